@@ -1,0 +1,3 @@
+from agentguard.cli import main
+
+main()
