@@ -1,0 +1,1 @@
+"""One module per rule; :func:`agentguard.checks.base.all_rules` finds them."""

@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.common import effect_words, tool_evidence, via, weakest
+from agentguard.diagnostics import Applicability, Finding, Severity
+from agentguard.project import ProjectModel
+
+
+class UndeclaredToolSemantics(Rule):
+    """
+    ## What it does
+    Flags a tool whose code writes, sends, pays, deletes or executes, and that declares no
+    idempotency, risk or replay policy: no `@guarded(...)`, no MCP `ToolAnnotations`, no
+    LangChain `metadata` hints, no entry in an `agentguard.yaml` manifest.
+
+    ## Why it matters
+    When the call times out, the runtime and the model must decide whether to call again.
+    With nothing declared, the only safe reading is the MCP spec's pessimistic default
+    (destructive, not idempotent), but most runtimes retry anyway: the order is placed twice.
+
+    ## Example
+    ```python
+    @tool
+    def create_order(cart_id: str) -> dict:
+        return requests.post(ORDERS_URL, json={"cart": cart_id}).json()
+    ```
+
+    ## Use instead
+    ```python
+    @tool
+    @guarded(runtime, risk="write", idempotency="non_idempotent", replay="never",
+             key=lambda call: f"order:{call.user_id}:{call.args['cart_id']}:{call.run_id}")
+    def create_order(cart_id: str) -> dict:
+        ...
+    ```
+    For MCP tools, declare `annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=False, ...)`.
+
+    ## Fix safety
+    Unsafe for `@guarded` (it changes behaviour: the call is journaled and deduplicated);
+    safe for MCP annotations (hints only).
+    """
+
+    code, name, question = "AG101", "undeclared-tool-semantics", "Q1"
+    severity = Severity.ERROR
+    fix_applicability = Applicability.UNSAFE
+    VALID = (
+        Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def get_order(order_id: str) -> dict:\n"
+            '    """Look an order up."""\n'
+            '    return requests.get(f"https://shop.example/orders/{order_id}").json()\n'
+        ),
+        Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n"
+            "from agentguard.runtime import guarded, current_call\n"
+            "from app.runtime import runtime\n\n"
+            "@tool\n"
+            '@guarded(runtime, risk="write", idempotency="conditional", replay="never",\n'
+            "         key=lambda call: f\"order:{call.user_id}:{call.args['cart_id']}:{call.run_id}\")\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    headers = {"Idempotency-Key": current_call().idempotency_key}\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}, headers=headers).json()\n'
+        ),
+        Valid(
+            "from mcp.server.fastmcp import FastMCP\n"
+            "from mcp.types import ToolAnnotations\n"
+            "import subprocess\n\n"
+            'mcp = FastMCP("ops")\n\n'
+            "@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False))\n"
+            "def restart_service(name: str) -> str:\n"
+            '    return subprocess.run(["systemctl", "restart", name], check=True).stdout\n'
+        ),
+    )
+    INVALID = (
+        Invalid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
+            line=5,
+            message_contains="requests.post",
+        ),
+        Invalid(
+            "from mcp.server.fastmcp import FastMCP\n"
+            "import smtplib\n\n"
+            'mcp = FastMCP("mail")\n\n'
+            "@mcp.tool()\n"
+            "def send_invoice(to: str, body: str) -> str:\n"
+            '    with smtplib.SMTP("localhost") as smtp:\n'
+            '        smtp.sendmail("billing@shop.example", [to], body)\n'
+            '    return "sent"\n',
+            line=7,
+        ),
+    )
+
+    def check(self, project: ProjectModel) -> Iterator[Finding]:
+        for tool in project.tools:
+            if tool.declaration is not None:
+                continue
+            writes = tool.writes()
+            if not writes:
+                continue
+            worst = sorted(
+                writes,
+                key=lambda e: (e.idempotent is True, -e.confidence.rank, e.site.path, e.site.span),
+            )[0]
+            severity = Severity.ERROR if any(e.non_idempotent for e in writes) else Severity.WARNING
+            more = f" (and {len(writes) - 1} more side effects)" if len(writes) > 1 else ""
+            yield self.finding(
+                tool.anchor,
+                f"Tool `{tool.name}` makes {effect_words(worst)} ({via(worst)}){more} but "
+                "declares no idempotency, risk or replay policy",
+                tool=tool,
+                confidence=weakest(writes),
+                evidence=tool_evidence(tool, worst),
+                severity=severity,
+                node_text=f"{tool.name}:{tool.framework}",
+            )

@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.common import effect_words, tool_evidence, via
+from agentguard.diagnostics import Finding, Severity
+from agentguard.project import ProjectModel
+
+
+class MissingIdempotencyKey(Rule):
+    """
+    ## What it does
+    Flags a non-idempotent remote write (HTTP POST/PATCH, a payment, a message, a ticket, a
+    cloud create) that reaches its service without an idempotency key: no `Idempotency-Key`
+    header, no `idempotency_key=` (Stripe), `ClientToken` (AWS), dedupe id, and no
+    `@guarded(key=...)` on the tool.
+
+    Local writes (files, a local git repository) have nothing downstream that could
+    deduplicate; they are judged by AG101. Idempotent verbs (PUT, DELETE by id) need no key.
+
+    ## Why it matters
+    The client times out after the service committed; the retry (the model's or a
+    library's) arrives as a new request and the order is placed twice.
+
+    ## Example
+    ```python
+    @tool
+    def create_order(cart_id: str) -> dict:
+        return requests.post(ORDERS_URL, json={"cart": cart_id}).json()
+    ```
+
+    ## Use instead
+    ```python
+    @tool
+    @guarded(runtime, risk="write", idempotency="conditional", replay="never",
+             key=lambda call: f"order:{call.user_id}:{call.args['cart_id']}:{call.run_id}")
+    def create_order(cart_id: str) -> dict:
+        headers = {"Idempotency-Key": current_call().idempotency_key}
+        return requests.post(ORDERS_URL, json={"cart": cart_id}, headers=headers).json()
+    ```
+
+    ## Fix safety
+    No automatic fix: the key's business parts (user, resource, run, approval) must be chosen.
+    """
+
+    code, name, question = "AG201", "missing-idempotency-key", "Q2"
+    severity = Severity.ERROR
+    VALID = (
+        Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n"
+            "from agentguard.runtime import current_call\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    headers = {"Idempotency-Key": current_call().idempotency_key}\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}, headers=headers).json()\n'
+        ),
+        Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def rename_order(order_id: str, label: str) -> dict:\n"
+            '    """Set an order label."""\n'
+            '    return requests.put(f"https://shop.example/orders/{order_id}/label", json={"label": label}).json()\n'
+        ),
+        Valid(
+            "from pathlib import Path\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def save_note(text: str) -> str:\n"
+            '    """Append a note."""\n'
+            '    with open("notes.txt", "a") as fh:\n'
+            "        fh.write(text)\n"
+            '    return "saved"\n'
+        ),
+    )
+    INVALID = (
+        Invalid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
+            line=7,
+            message_contains="requests.post",
+        ),
+        Invalid(
+            "import stripe\n"
+            "from agents import function_tool\n\n"
+            "@function_tool\n"
+            "def charge(customer: str, cents: int) -> str:\n"
+            "    intent = stripe.PaymentIntent.create(customer=customer, amount=cents, currency='eur')\n"
+            "    return intent.id\n",
+            line=6,
+        ),
+    )
+
+    def check(self, project: ProjectModel) -> Iterator[Finding]:
+        for tool in project.tools:
+            guarded = tool.guarded
+            if guarded is not None and guarded.has_key:
+                continue
+            for effect in tool.effects:
+                if not (effect.remote_write and effect.non_idempotent) or effect.key is not None:
+                    continue
+                yield self.finding(
+                    effect.site,
+                    f"Tool `{tool.name}` makes {effect_words(effect)} ({via(effect)}) with no "
+                    "idempotency key: a retry after a timeout repeats it",
+                    tool=tool,
+                    confidence=effect.confidence,
+                    evidence=tool_evidence(tool, effect),
+                    node_text=f"{tool.name}:{effect.call.text}",
+                )

@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.common import tool_evidence, via
+from agentguard.diagnostics import Applicability, Finding, Severity
+from agentguard.project import FRESH_CALLS, ProjectModel
+
+
+class UnstableIdempotencyKey(Rule):
+    """
+    ## What it does
+    Flags an idempotency key made fresh on every call: `uuid4()`, the time, random bytes.
+
+    ## Why it matters
+    The retry runs the tool again, which makes a new key; the service sees two different
+    operations and performs both. A per-call key protects only against retries inside one
+    HTTP client call, never against the model or the framework calling the tool again.
+
+    ## Example
+    ```python
+    headers = {"Idempotency-Key": str(uuid.uuid4())}
+    requests.post(URL, json=order, headers=headers)
+    ```
+
+    ## Use instead
+    A key derived from the business operation and the run, built by the runtime:
+    `current_call().idempotency_key`.
+
+    ## Fix safety
+    Unsafe: the key changes meaning.
+    """
+
+    code, name, question = "AG203", "unstable-idempotency-key", "Q2"
+    severity = Severity.ERROR
+    fix_applicability = Applicability.UNSAFE
+    VALID = (
+        Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str, user_id: str, run_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    key = f"order:{user_id}:{cart_id}:{run_id}"\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}, headers={"Idempotency-Key": key}).json()\n'
+        ),
+    )
+    INVALID = (
+        Invalid(
+            "import uuid\n"
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    headers = {"Idempotency-Key": str(uuid.uuid4())}\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}, headers=headers).json()\n',
+            line=8,
+            message_contains="uuid.uuid4",
+        ),
+    )
+
+    def check(self, project: ProjectModel) -> Iterator[Finding]:
+        for tool in project.tools:
+            for effect in tool.effects:
+                key = effect.key
+                if key is None or key.origin != "fresh":
+                    continue
+                yield self.finding(
+                    key.location or effect.site,
+                    f"Tool `{tool.name}` sends a per-call idempotency key to {via(effect)}: "
+                    f"{key.detail}, so a retry gets a new key",
+                    tool=tool,
+                    confidence=effect.confidence,
+                    evidence=tool_evidence(tool, effect),
+                    node_text=f"{tool.name}:{key.value.text}",
+                )
+            guarded = tool.guarded
+            if guarded is not None and guarded.key is not None:
+                fresh = [c for c in guarded.key.calls if FRESH_CALLS.match(c.replace("()", ""))]
+                if fresh:
+                    yield self.finding(
+                        guarded.fields.get("key") or guarded.location,
+                        f"Tool `{tool.name}` builds its key with `{fresh[0]}()`, new on every call",
+                        tool=tool,
+                        node_text=f"{tool.name}:guarded-key",
+                    )

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.diagnostics import Confidence, Finding, Severity
+from agentguard.project import ProjectModel
+
+DISPATCH_TEXT = re.compile(r"(\[\s*\w*name\w*\s*\]|\.(a?invoke|a?run|call_tool|on_invoke_tool)$)")
+GLOBAL_RECEIVER = re.compile(
+    r"(?i)(agent|graph|executor|chain|app|workflow|crew|runnable|pipeline)"
+)
+
+
+class GlobalRetryWrapper(Rule):
+    """
+    ## What it does
+    Flags one retry placed around the dispatch of every tool: `ToolRetryMiddleware()` with no
+    `tools=` filter, `set_node_defaults(retry_policy=...)`, `.with_retry()` on an agent,
+    graph or executor, a retry decorator on the function that dispatches tool calls by name,
+    or `[t.with_retry() for t in tools]`. Reported only when some tool of the project writes
+    without being idempotent.
+
+    ## Why it matters
+    A global retry cannot know which tool it is repeating. It is right for `search_docs` and
+    wrong for `create_order`: the timeout of the order call is retried like any other error.
+
+    ## Example
+    ```python
+    agent = create_agent(model, tools=[search_docs, create_order],
+                         middleware=[ToolRetryMiddleware(max_retries=3)])
+    ```
+
+    ## Use instead
+    Bind retries to each tool (`@guarded(retry=RetryPolicy(...))`, or
+    `ToolRetryMiddleware(tools=["search_docs"])`) and retry only errors that are safe to retry.
+
+    ## Fix safety
+    No automatic fix.
+    """
+
+    code, name, question = "AG901", "global-retry-wrapper", "retry"
+    severity = Severity.ERROR
+    VALID = (
+        Valid(
+            "import requests\n"
+            "from langchain.agents import create_agent\n"
+            "from langchain.agents.middleware import ToolRetryMiddleware\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def search_docs(query: str) -> str:\n"
+            '    """Search the docs."""\n'
+            '    return requests.get("https://docs.example/search", params={"q": query}).text\n\n'
+            'agent = create_agent("gpt-5", tools=[search_docs], middleware=[ToolRetryMiddleware(tools=["search_docs"])])\n'
+        ),
+    )
+    INVALID = (
+        Invalid(
+            "import requests\n"
+            "from langchain.agents import create_agent\n"
+            "from langchain.agents.middleware import ToolRetryMiddleware\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n\n'
+            'agent = create_agent("gpt-5", tools=[create_order], middleware=[ToolRetryMiddleware(max_retries=3)])\n',
+            line=11,
+        ),
+        Invalid(
+            "import requests\n"
+            "from tenacity import retry, stop_after_attempt\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n\n'
+            'TOOLS = {"create_order": create_order}\n\n'
+            "@retry(stop=stop_after_attempt(3))\n"
+            "def run_tool(name: str, args: dict) -> object:\n"
+            "    return TOOLS[name].invoke(args)\n",
+            line=12,
+        ),
+    )
+
+    def check(self, project: ProjectModel) -> Iterator[Finding]:
+        risky = [t for t in project.tools if t.non_idempotent_writes()]
+        if not risky:
+            return
+        names = ", ".join(f"`{t.name}`" for t in risky[:3])
+        for use in project.retry_uses():
+            reason = None
+            confidence = Confidence.HIGH
+            construct = use.construct
+            if use.kind == "global" and construct is not None and use.call is not None:
+                if construct.scope_kwarg and construct.scope_kwarg in use.call.kwargs:
+                    continue
+                if construct.requires_kwarg and construct.requires_kwarg not in use.call.kwargs:
+                    continue
+                reason = construct.what
+            elif use.kind == "with_retry" and use.call is not None:
+                receiver = (use.call.receiver or "").split(".")[-1]
+                tool_names = {t.name for t in project.tools} | {
+                    f.rsplit(".", 1)[-1] for t in project.tools for f in t.functions
+                }
+                if receiver in tool_names:
+                    continue
+                if receiver in {"t", "tool", "tool_"} or GLOBAL_RECEIVER.search(receiver):
+                    reason = f"`{use.call.text}()` re-runs every tool of `{receiver}` on failure"
+                    confidence = Confidence.MEDIUM
+            elif use.kind in {"decorator", "wrapper"} and use.function is not None:
+                if project.tool_for_function(use.function) is not None:
+                    continue
+                dispatches = [
+                    c for c in project.calls_in(use.function) if DISPATCH_TEXT.search(c.text)
+                ]
+                if dispatches:
+                    reason = f"the retry re-runs `{dispatches[0].text}(...)`, which dispatches every tool"
+                    confidence = Confidence.MEDIUM
+            if reason is None:
+                continue
+            yield self.finding(
+                use.location,
+                f"Global retry over all tools: {reason}; it also repeats non-idempotent tools ({names})",
+                confidence=confidence,
+                node_text=use.text,
+            )

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.common import via
+from agentguard.checks.retry_common import only_transient, retried_effects
+from agentguard.diagnostics import EvidenceStep, Finding, Severity
+from agentguard.project import ProjectModel
+
+
+class RetryAroundNonIdempotentCall(Rule):
+    """
+    ## What it does
+    Flags a retry (tenacity, backoff, stamina, `with_retry`, a hand-written loop) around a
+    non-idempotent side effect that carries no stable idempotency key. Retries limited to
+    errors raised before the request was sent (connection refused) or to rate limits are fine.
+
+    ## Why it matters
+    A read timeout is raised after the request was sent: the service may have committed. The
+    retry sends it again, and without a key the service performs it again.
+
+    ## Example
+    ```python
+    @retry(stop=stop_after_attempt(3))
+    def place(order):
+        return requests.post(ORDERS_URL, json=order)
+    ```
+
+    ## Use instead
+    Pass a stable key (`Idempotency-Key`), or retry only `ConnectError`/429, or move the retry
+    into `@guarded(retry=RetryPolicy(...))`, which never re-sends after a possible send.
+
+    ## Fix safety
+    No automatic fix.
+    """
+
+    code, name, question = "AG902", "retry-around-non-idempotent-call", "retry"
+    severity = Severity.ERROR
+    VALID = (
+        Valid(
+            "import httpx\n"
+            "from tenacity import retry, retry_if_exception_type, stop_after_attempt\n\n"
+            "@retry(retry=retry_if_exception_type(httpx.ConnectError), stop=stop_after_attempt(3))\n"
+            "def place(order: dict) -> dict:\n"
+            '    return httpx.post("https://shop.example/orders", json=order).json()\n'
+        ),
+        Valid(
+            "import requests\n"
+            "from tenacity import retry, stop_after_attempt\n\n"
+            "@retry(stop=stop_after_attempt(3))\n"
+            "def fetch(order_id: str) -> dict:\n"
+            '    return requests.get(f"https://shop.example/orders/{order_id}").json()\n'
+        ),
+    )
+    INVALID = (
+        Invalid(
+            "import requests\n"
+            "from tenacity import retry, stop_after_attempt\n\n"
+            "@retry(stop=stop_after_attempt(3))\n"
+            "def place(order: dict) -> dict:\n"
+            '    return requests.post("https://shop.example/orders", json=order).json()\n',
+            line=4,
+        ),
+        Invalid(
+            "import time\n"
+            "import requests\n\n"
+            "def place(order: dict) -> dict:\n"
+            "    for attempt in range(3):\n"
+            "        try:\n"
+            '            return requests.post("https://shop.example/orders", json=order, timeout=10).json()\n'
+            "        except requests.Timeout:\n"
+            "            time.sleep(2 ** attempt)\n"
+            '    raise RuntimeError("order service unavailable")\n',
+            line=5,
+        ),
+    )
+
+    def check(self, project: ProjectModel) -> Iterator[Finding]:
+        for use in project.retry_uses():
+            if use.kind in {"global", "http_retry"} or only_transient(project, use):
+                continue
+            effects, tool = retried_effects(project, use)
+            risky = [
+                e
+                for e in effects
+                if e.non_idempotent and (e.key is None or e.key.origin in {"fresh", "param"})
+            ]
+            if tool is not None and tool.guarded is not None and tool.guarded.has_key:
+                continue
+            if not risky:
+                continue
+            effect = risky[0]
+            what = "every exception" if use.catches is None else ", ".join(use.catches)
+            yield self.finding(
+                use.location,
+                f"Retry ({use.library}, on {what}) repeats {via(effect)}, which is not idempotent "
+                "and has no stable idempotency key",
+                tool=tool,
+                confidence=effect.confidence,
+                evidence=(EvidenceStep(f"retry: {use.text}", use.location), *effect.chain),
+                node_text=use.text,
+            )

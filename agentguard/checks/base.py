@@ -1,0 +1,187 @@
+"""The rule base class: a rule's code, docs, examples and judgement live in one class."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, ClassVar
+
+from agentguard.diagnostics import (
+    Applicability,
+    Confidence,
+    EvidenceStep,
+    Finding,
+    Fix,
+    Location,
+    Severity,
+    Span,
+)
+
+if TYPE_CHECKING:
+    from agentguard.project import ProjectModel, ToolFacts
+
+QUESTIONS: dict[str, str] = {
+    "Q1": "Does every tool declare its idempotency, risk and replay policy?",
+    "Q2": "Do write tools carry an idempotency key built by the runtime?",
+    "Q3": "Is a ledger entry written before the external call?",
+    "Q4": "Does a timeout after the request was sent become SIDE_EFFECT_UNCERTAIN?",
+    "Q5": "Can recovery or resume replay the last write?",
+    "Q6": "Does the observation tell the model whether it may retry?",
+    "Q7": "Can the trace tell whether the same input already ran?",
+    "Q8": "Does an eval cover 'non-idempotent tool times out and is not replayed'?",
+    "retry": "Are retries bound to the tool and limited to errors that are safe to retry?",
+    "meta": "Could every file be read, and is every suppression still needed?",
+}
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code that must produce no finding of the rule.
+
+    ``files`` adds more files to the example project (path -> text), for rules that
+    look across files (tests, manifests, helpers in other modules).
+    """
+
+    code: str
+    filename: str = "agent.py"
+    files: dict[str, str] = field(default_factory=dict)
+    config: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code that must produce a finding of the rule on ``line`` (1-based, in ``filename``).
+
+    ``fixed`` is the expected text of ``filename`` after the rule's fix, where it has one.
+    """
+
+    code: str
+    line: int
+    filename: str = "agent.py"
+    files: dict[str, str] = field(default_factory=dict)
+    fixed: str | None = None
+    message_contains: str | None = None
+    config: dict[str, object] = field(default_factory=dict)
+
+
+class Rule:
+    """Base class of every rule.
+
+    Subclasses set the class attributes, write their docs in the docstring (sections
+    "What it does", "Why it matters", "Example", "Use instead", "Fix safety") and
+    implement :meth:`check`, which reads facts from the project model and yields findings.
+    """
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    question: ClassVar[str] = ""
+    severity: ClassVar[Severity] = Severity.ERROR
+    fix_applicability: ClassVar[Applicability | None] = None
+    summary: ClassVar[str] = ""
+    VALID: ClassVar[Sequence[Valid]] = ()
+    INVALID: ClassVar[Sequence[Invalid]] = ()
+
+    def check(self, project: ProjectModel) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    @classmethod
+    def docs(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def short_description(cls) -> str:
+        if cls.summary:
+            return cls.summary
+        doc = cls.docs()
+        marker = "## What it does"
+        if marker in doc:
+            body = doc.split(marker, 1)[1].strip()
+            return " ".join(body.split("\n\n", 1)[0].split())
+        return cls.name.replace("-", " ")
+
+    @classmethod
+    def help_uri(cls) -> str:
+        return f"docs/rules/{cls.code}.md"
+
+    def finding(
+        self,
+        location: Location,
+        message: str,
+        *,
+        tool: ToolFacts | str | None = None,
+        confidence: Confidence = Confidence.HIGH,
+        evidence: Sequence[EvidenceStep] = (),
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+        symbol: str | None = None,
+        node_text: str = "",
+        related: Sequence[Location] = (),
+    ) -> Finding:
+        tool_name = tool if isinstance(tool, str) or tool is None else tool.name
+        if symbol is None and tool is not None and not isinstance(tool, str):
+            symbol = tool.symbol
+        return Finding(
+            code=self.code,
+            name=self.name,
+            severity=severity or self.severity,
+            confidence=confidence,
+            location=location,
+            message=message,
+            question=self.question,
+            tool=tool_name,
+            evidence=tuple(evidence),
+            fix=fix,
+            symbol=symbol,
+            node_text=node_text or message,
+            related=tuple(related),
+        )
+
+
+def point(path: str, line: int, column: int = 1) -> Location:
+    return Location(path, Span.point(line, column))
+
+
+@cache
+def all_rules() -> tuple[type[Rule], ...]:
+    """Every rule class under agentguard.checks, sorted by code."""
+    import agentguard.checks as package
+
+    found: dict[str, type[Rule]] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name == "base":
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for obj in vars(module).values():
+            if inspect.isclass(obj) and issubclass(obj, Rule) and obj is not Rule and obj.code:
+                if obj.code in found and found[obj.code] is not obj:
+                    raise RuntimeError(f"two rules claim {obj.code}")
+                found[obj.code] = obj
+    return tuple(found[c] for c in sorted(found))
+
+
+def rule_by_code(code: str) -> type[Rule] | None:
+    code = code.upper()
+    for rule in all_rules():
+        if rule.code == code or rule.name == code.lower():
+            return rule
+    return None
+
+
+def selected(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:
+    """ruff-style selection: the longest matching prefix wins; ALL selects everything."""
+
+    def best(prefixes: Sequence[str]) -> int:
+        lengths = [
+            len(p) if p != "ALL" else 0
+            for p in (x.upper() for x in prefixes)
+            if p == "ALL" or code.startswith(p)
+        ]
+        return max(lengths, default=-1)
+
+    chosen = best(select) if select else 0
+    dropped = best(ignore)
+    return chosen >= 0 and chosen > dropped if dropped >= 0 else chosen >= 0

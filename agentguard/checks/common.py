@@ -1,0 +1,44 @@
+"""Small shared helpers for rules: evidence chains and effect descriptions."""
+
+from __future__ import annotations
+
+from agentguard.diagnostics import Confidence, EvidenceStep
+from agentguard.project import Effect, ToolFacts
+
+
+def tool_evidence(tool: ToolFacts, effect: Effect) -> tuple[EvidenceStep, ...]:
+    head = EvidenceStep(f"tool `{tool.name}` ({tool.framework})", tool.anchor)
+    return (head, *effect.chain)
+
+
+def via(effect: Effect) -> str:
+    """`requests.post` via `place`: the sink and the helpers between tool and sink."""
+    helpers = [
+        step.label.split(" calls ", 1)[1] for step in effect.chain[:-1] if " calls " in step.label
+    ]
+    text = f"`{effect.describe()}`"
+    if helpers:
+        text += " via " + " -> ".join(f"`{h}`" for h in helpers)
+    return text
+
+
+def weakest(effects: list[Effect]) -> Confidence:
+    """The confidence of a judgement resting on several effects: the strongest one's."""
+    if not effects:
+        return Confidence.LOW
+    return max((e.confidence for e in effects), key=lambda c: c.rank)
+
+
+EFFECT_WORDS = {
+    "network_write": "a remote write",
+    "payment": "a payment",
+    "message": "a message send",
+    "write": "a write",
+    "destructive": "a destructive call",
+    "exec": "a process execution",
+    "unknown": "an unresolved call",
+}
+
+
+def effect_words(effect: Effect) -> str:
+    return EFFECT_WORDS.get(effect.kind, effect.kind)

@@ -1,0 +1,172 @@
+"""The command line: thin; parses options, calls the library, renders."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markdown import Markdown
+
+from agentguard import __version__
+from agentguard.checks.base import QUESTIONS, all_rules, rule_by_code
+from agentguard.config import ConfigError, load_config
+from agentguard.diagnostics import Severity
+from agentguard.output import FORMAT_MODULES, RenderOptions, renderer
+
+app = typer.Typer(
+    name="agentguard",
+    help="Make LLM-agent tool calls replay-safe: lint tools, fix declarations, report.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True, highlight=False)
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class FailOn(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+def _split_codes(values: list[str] | None) -> list[str]:
+    codes: list[str] = []
+    for value in values or []:
+        codes += [c.strip().upper() for c in value.split(",") if c.strip()]
+    return codes
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"agentguard {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """agentguard: replay-safety for LLM tool calls."""
+
+
+def _fail(message: str) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+    return typer.Exit(EXIT_ERROR)
+
+
+@app.command()
+def check(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", "-f", help=f"Output format: {'|'.join(FORMAT_MODULES)}.")
+    ] = "text",
+    select: Annotated[
+        list[str] | None, typer.Option(help="Rule codes or prefixes to enable (AG2, AG201).")
+    ] = None,
+    ignore: Annotated[
+        list[str] | None, typer.Option(help="Rule codes or prefixes to skip.")
+    ] = None,
+    fail_on: Annotated[
+        FailOn | None, typer.Option(help="Lowest severity that fails the run.")
+    ] = None,
+    exit_zero: Annotated[bool, typer.Option(help="Exit 0 even with findings.")] = False,
+    statistics: Annotated[bool, typer.Option(help="Show counts per rule.")] = False,
+    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+    no_source: Annotated[bool, typer.Option(help="Do not print the offending lines.")] = False,
+) -> None:
+    """Scan agent code and tool schemas for replay-safety problems."""
+    if output_format not in FORMAT_MODULES:
+        raise _fail(f"unknown format {output_format!r}; choose one of {', '.join(FORMAT_MODULES)}")
+    targets = paths or [Path(".")]
+    for target in targets:
+        if not target.exists() and not target.is_symlink():
+            raise _fail(f"{target}: no such file or folder")
+    try:
+        cfg = load_config(targets, config)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    from agentguard.engine import scan
+
+    try:
+        result = scan(targets, cfg, select=_split_codes(select), ignore=_split_codes(ignore))
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    options = RenderOptions(
+        color=sys.stdout.isatty() and output_format == "text",
+        statistics=statistics,
+        show_source=not no_source,
+    )
+    renderer(output_format)(result, sys.stdout, options)
+    threshold = Severity((fail_on.value if fail_on else None) or cfg.fail_on).rank
+    failing = [f for f in result.findings if f.severity.rank >= threshold]
+    if failing and not exit_zero:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+@app.command()
+def rule(code: Annotated[str, typer.Argument(help="A rule code (AG201) or name.")]) -> None:
+    """Show a rule's documentation."""
+    found = rule_by_code(code)
+    if found is None:
+        raise _fail(f"no rule {code!r}; `agentguard rules` lists them")
+    console = Console()
+    console.print(f"[bold]{found.code} {found.name}[/] ({found.severity.value}, {found.question})")
+    console.print(f"[dim]{QUESTIONS.get(found.question, '')}[/]")
+    fix = found.fix_applicability.value if found.fix_applicability else "none"
+    console.print(f"[dim]fix: {fix}[/]\n")
+    console.print(Markdown(found.docs()))
+
+
+@app.command()
+def rules(
+    output_format: Annotated[str, typer.Option("--format", "-f", help="text|json")] = "text",
+) -> None:
+    """List every rule."""
+    if output_format == "json":
+        import json
+
+        typer.echo(
+            json.dumps(
+                [
+                    {
+                        "code": r.code,
+                        "name": r.name,
+                        "question": r.question,
+                        "severity": r.severity.value,
+                        "fix": r.fix_applicability.value if r.fix_applicability else None,
+                        "summary": r.short_description(),
+                    }
+                    for r in all_rules()
+                ],
+                indent=2,
+            )
+        )
+        return
+    from rich.table import Table
+
+    table = Table(show_edge=False)
+    for column in ("code", "name", "question", "severity", "fix", "what it flags"):
+        table.add_column(column)
+    for r in all_rules():
+        fix = r.fix_applicability.value if r.fix_applicability else ""
+        table.add_row(r.code, r.name, r.question, r.severity.value, fix, r.short_description())
+    Console().print(table)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover
+        sys.exit(130)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

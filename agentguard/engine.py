@@ -1,0 +1,231 @@
+"""The scan pipeline: discovery -> per-file facts -> project model -> checks -> findings."""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentguard.catalog import Catalog, load_catalog
+from agentguard.checks.base import Rule, all_rules, selected
+from agentguard.config import Config
+from agentguard.diagnostics import Confidence, Finding, Location, ScanProblem, Span
+from agentguard.discovery import discover
+from agentguard.project import ProjectModel
+from agentguard.python.extract import extract
+from agentguard.python.facts import ModuleFacts, Suppression
+
+UNUSED_SUPPRESSION = "AG002"
+PARSE_ERROR = "AG000"
+
+
+@dataclass
+class ScanResult:
+    root: Path
+    config: Config
+    findings: list[Finding]
+    suppressed: list[Finding]
+    project: ProjectModel
+    files_scanned: int
+    problems: list[ScanProblem]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def tools(self) -> int:
+        return len(self.project.tools)
+
+
+def read_source(path: Path, rel: str, max_size: int) -> bytes | ScanProblem:
+    try:
+        size = path.stat().st_size
+        if size > max_size:
+            return ScanProblem(
+                rel, f"file is {size:,} bytes, over the max-file-size of {max_size:,}"
+            )
+        data = path.read_bytes()
+    except PermissionError:
+        return ScanProblem(rel, "permission denied")
+    except OSError as exc:
+        return ScanProblem(rel, exc.strerror or str(exc))
+    if b"\0" in data[:8192]:
+        return ScanProblem(rel, "binary file (contains NUL bytes)")
+    return data
+
+
+def python_facts(path: Path, rel: str, max_size: int) -> ModuleFacts | ScanProblem:
+    """Facts for one Python file, or the reason it could not be read or parsed."""
+    data = read_source(path, rel, max_size)
+    if isinstance(data, ScanProblem):
+        return data
+    try:
+        return extract(data, rel)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        column = exc.offset or 1
+        reason = exc.msg or "invalid syntax"
+        if "codec" in reason or "encoding" in reason or "utf-8" in reason.lower():
+            return ScanProblem(
+                rel, f"not valid UTF-8 or declared encoding: {reason}", "parse-error"
+            )
+        return ScanProblem(rel, reason, "parse-error", Span.point(line, column))
+    except (ValueError, UnicodeDecodeError) as exc:
+        return ScanProblem(rel, f"cannot decode: {exc}", "parse-error")
+    except RecursionError:
+        return ScanProblem(rel, "too deeply nested to parse", "parse-error")
+
+
+def collect_facts(
+    files: Sequence[tuple[Path, str]], config: Config
+) -> tuple[list[ModuleFacts], list[ScanProblem]]:
+    modules: list[ModuleFacts] = []
+    problems: list[ScanProblem] = []
+    for path, rel in files:
+        result = python_facts(path, rel, config.max_file_size)
+        if isinstance(result, ScanProblem):
+            problems.append(result)
+        else:
+            modules.append(result)
+    return modules, problems
+
+
+def _covers(suppression: Suppression, finding: Finding, facts: ModuleFacts | None) -> bool:
+    if suppression.codes and not any(finding.code.startswith(c) for c in suppression.codes):
+        return False
+    span = finding.span
+    if span.line <= suppression.line <= span.end_line:
+        return True
+    if facts is None:
+        return False
+    # A comment on a decorator or def line covers the whole definition.
+    for fn in facts.functions.values():
+        if fn.span.line <= suppression.line <= fn.name_span.line:
+            if fn.span.line <= span.line <= fn.span.end_line:
+                return True
+    for cls in facts.classes.values():
+        if cls.span.line <= suppression.line <= cls.name_span.line:
+            if cls.span.line <= span.line <= cls.span.end_line:
+                return True
+    return False
+
+
+def _per_file_ignored(finding: Finding, per_file: dict[str, list[str]]) -> bool:
+    for pattern, codes in per_file.items():
+        if fnmatch.fnmatch(finding.path, pattern) or fnmatch.fnmatch(
+            finding.path.rsplit("/", 1)[-1], pattern
+        ):
+            if any(c == "ALL" or finding.code.startswith(c) for c in codes):
+                return True
+    return False
+
+
+def apply_suppressions(
+    findings: list[Finding], project: ProjectModel, config: Config, unused_rule: Rule | None
+) -> tuple[list[Finding], list[Finding], list[Finding]]:
+    """Split findings into kept and suppressed; report suppressions that matched nothing."""
+    kept: list[Finding] = []
+    suppressed: list[Finding] = []
+    used: set[tuple[str, int]] = set()
+    for finding in findings:
+        facts = project.modules.get(finding.path)
+        hit = False
+        for suppression in facts.suppressions if facts else []:
+            if _covers(suppression, finding, facts):
+                used.add((finding.path, suppression.line))
+                hit = True
+        if hit or _per_file_ignored(finding, config.per_file_ignores):
+            suppressed.append(finding)
+        else:
+            kept.append(finding)
+    unused: list[Finding] = []
+    if unused_rule is not None:
+        for facts in project.modules.values():
+            for suppression in facts.suppressions:
+                if (facts.path, suppression.line) in used:
+                    continue
+                codes = ", ".join(suppression.codes) or "every rule"
+                unused.append(
+                    unused_rule.finding(
+                        Location(facts.path, suppression.span),
+                        f"Unused suppression: nothing here is reported for {codes}",
+                        confidence=Confidence.HIGH,
+                        node_text=f"ignore[{codes}]@{suppression.line}",
+                    )
+                )
+    return kept, suppressed, unused
+
+
+def scan(
+    paths: Sequence[Path],
+    config: Config,
+    *,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    catalog: Catalog | None = None,
+) -> ScanResult:
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    catalog = catalog or load_catalog(config.catalog_extensions)
+    files = discover(list(paths), config)
+    timings["discovery"] = time.perf_counter() - started
+
+    mark = time.perf_counter()
+    modules, problems = collect_facts(files.python, config)
+    problems = files.problems + problems
+    timings["facts"] = time.perf_counter() - mark
+
+    mark = time.perf_counter()
+    project = ProjectModel(modules, catalog)
+    project.problems = problems
+    project.config = config
+    project.schema_files = files.schemas
+    timings["project"] = time.perf_counter() - mark
+
+    select = list(select) or config.select or ["ALL"]
+    ignore = list(ignore) + config.ignore
+    findings: list[Finding] = []
+    unused_rule: Rule | None = None
+    # Every rule runs, so that a suppression counts as used whatever is selected; the
+    # selection filters what is reported.
+    for rule_cls in all_rules():
+        rule = rule_cls()
+        if rule_cls.code == UNUSED_SUPPRESSION:
+            unused_rule = rule
+            continue
+        mark = time.perf_counter()
+        findings.extend(rule.check(project))
+        timings[f"rule {rule_cls.code}"] = time.perf_counter() - mark
+
+    minimum = Confidence(config.min_confidence).rank
+    findings = [f for f in findings if f.confidence.rank >= minimum]
+    findings = _dedupe(findings)
+    kept, suppressed, unused = apply_suppressions(findings, project, config, unused_rule)
+    kept.extend(unused)
+    kept = [f for f in kept if selected(f.code, select, ignore)]
+    suppressed = [f for f in suppressed if selected(f.code, select, ignore)]
+    kept.sort(key=Finding.sort_key)
+    suppressed.sort(key=Finding.sort_key)
+    timings["total"] = time.perf_counter() - started
+    return ScanResult(
+        root=config.root,
+        config=config,
+        findings=kept,
+        suppressed=suppressed,
+        project=project,
+        files_scanned=len(modules) + len(files.schemas),
+        problems=problems,
+        timings=timings,
+    )
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple[str, str, int, int, str | None]] = set()
+    result = []
+    for finding in sorted(findings, key=Finding.sort_key):
+        key = (finding.code, finding.path, finding.span.line, finding.span.column, finding.tool)
+        if key in seen:
+            continue
+        seen.add(key)
+        result.append(finding)
+    return result

@@ -1,0 +1,34 @@
+"""Output formats. Each module renders a :class:`ScanResult` to a stream."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from agentguard.engine import ScanResult
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    color: bool = False
+    statistics: bool = False
+    show_source: bool = True
+    width: int | None = None
+
+
+Renderer = Callable[["ScanResult", TextIO, RenderOptions], None]
+
+# format name -> module under agentguard.output exposing render(result, stream, options)
+FORMAT_MODULES: dict[str, str] = {
+    "text": "text",
+    "json": "json_format",
+}
+
+
+def renderer(name: str) -> Renderer:
+    module = importlib.import_module(f"agentguard.output.{FORMAT_MODULES[name]}")
+    render: Renderer = module.render
+    return render

@@ -1,0 +1,53 @@
+"""Versioned JSON output, described by ``agentguard/data/findings.schema.json``."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, TextIO
+
+from agentguard import __version__
+from agentguard.output import RenderOptions
+
+if TYPE_CHECKING:
+    from agentguard.engine import ScanResult
+
+SCHEMA_VERSION = "1.0"
+
+
+def document(result: ScanResult) -> dict[str, Any]:
+    findings = [f.to_dict() for f in result.findings]
+    by_severity = {"error": 0, "warning": 0, "info": 0}
+    for finding in result.findings:
+        by_severity[finding.severity.value] += 1
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "agentguard", "version": __version__},
+        "summary": {
+            "findings": len(findings),
+            "by_severity": by_severity,
+            "tools": len(result.project.tools),
+            "files": result.files_scanned,
+            "suppressed": len(result.suppressed),
+        },
+        "findings": findings,
+        "tools": [
+            {
+                "name": tool.name,
+                "framework": tool.framework,
+                "path": tool.path,
+                "line": tool.anchor.span.line,
+                "declared": tool.declaration is not None,
+                "effects": sorted({e.kind for e in tool.effects}),
+            }
+            for tool in result.project.tools
+        ],
+        "problems": [
+            {"path": p.path, "kind": p.kind, "reason": p.reason, "line": p.span.line}
+            for p in result.problems
+        ],
+    }
+
+
+def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
+    json.dump(document(result), stream, indent=2, sort_keys=False)
+    stream.write("\n")

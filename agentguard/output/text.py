@@ -1,0 +1,96 @@
+"""Human output: location, code, message, the offending lines, the evidence chain."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from agentguard.diagnostics import Finding
+from agentguard.output import RenderOptions
+
+if TYPE_CHECKING:
+    from agentguard.engine import ScanResult
+
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def _source_lines(root: Path, finding: Finding, cache: dict[str, list[str]]) -> list[str]:
+    if finding.path not in cache:
+        try:
+            text = (root / finding.path).read_text(encoding="utf-8", errors="replace")
+            cache[finding.path] = text.splitlines()
+        except OSError:
+            cache[finding.path] = []
+    return cache[finding.path]
+
+
+def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
+    console = Console(
+        file=stream,
+        force_terminal=options.color,
+        no_color=not options.color,
+        highlight=False,
+        width=options.width or (None if options.color else 120),
+        soft_wrap=not options.color,
+    )
+    cache: dict[str, list[str]] = {}
+    for finding in result.findings:
+        style = SEVERITY_STYLE[finding.severity.value]
+        console.print(
+            f"[bold]{escape(str(finding.location))}[/]: [{style}]{finding.code}[/] "
+            f"{escape(finding.message)} [dim]\\[{finding.name}, {finding.severity.value}, "
+            f"confidence {finding.confidence.value}][/]"
+        )
+        if options.show_source:
+            lines = _source_lines(result.root, finding, cache)
+            start, end = finding.span.line, min(finding.span.end_line, finding.span.line + 3)
+            for number in range(start, end + 1):
+                if 0 < number <= len(lines):
+                    console.print(f"  [dim]{number:>5} |[/] {escape(lines[number - 1])}")
+            if start == end and 0 < start <= len(lines):
+                pad = " " * (finding.span.column - 1)
+                width = max(1, finding.span.end_column - finding.span.column)
+                console.print(f"  [dim]      |[/] {pad}[{style}]{'^' * width}[/]")
+        for step in finding.evidence:
+            where = f" ({step.location})" if step.location else ""
+            console.print(f"  [dim]= evidence:[/] {escape(step.label)}[dim]{escape(where)}[/]")
+        if finding.fix is not None:
+            console.print(
+                f"  [dim]= fix ({finding.fix.applicability.value}):[/] {escape(finding.fix.description)}"
+            )
+        console.print()
+    for problem in result.problems:
+        if problem.kind != "parse-error":
+            console.print(f"[yellow]skipped[/] {escape(problem.path)}: {escape(problem.reason)}")
+    if options.statistics and result.findings:
+        table = Table(title="Findings by rule", show_edge=False)
+        table.add_column("count", justify="right")
+        table.add_column("code")
+        table.add_column("name")
+        counts = Counter((f.code, f.name) for f in result.findings)
+        for (code, name), count in sorted(counts.items()):
+            table.add_row(str(count), code, name)
+        console.print(table)
+    tools_with_findings = len({f.tool for f in result.findings if f.tool})
+    total = len(result.findings)
+    summary = (
+        f"{_plural(total, 'finding')} in {_plural(tools_with_findings, 'tool')}, "
+        f"{_plural(result.files_scanned, 'file')}"
+    )
+    extras = [f"{_plural(len(result.project.tools), 'tool')} found"]
+    if result.suppressed:
+        extras.append(f"{len(result.suppressed)} suppressed")
+    skipped = sum(1 for p in result.problems if p.kind != "parse-error")
+    if skipped:
+        extras.append(f"{skipped} skipped")
+    summary += f" ({', '.join(extras)})"
+    console.print(f"[bold]{summary}[/]" if total else f"[green]{summary}[/]")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -1,0 +1,629 @@
+"""Extract :class:`ModuleFacts` from Python source: one ``ast`` parse, one traversal.
+
+Comments (suppressions) come from ``tokenize`` only when the bytes contain the marker.
+Nothing here imports or runs the scanned code.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Iterator
+
+from agentguard.diagnostics import Span
+from agentguard.python.facts import (
+    Assignment,
+    Call,
+    ClassDef,
+    Decorator,
+    Function,
+    Handler,
+    Loop,
+    ModuleFacts,
+    Suppression,
+    TryBlock,
+    Value,
+)
+
+TEXT_LIMIT = 240
+SUPPRESSION_RE = re.compile(
+    r"#\s*agentguard:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s-]*)\])?(?P<reason>[^#]*)"
+)
+_TOOL_SCHEMA_KEYS = ({"type", "function"}, {"name", "input_schema"}, {"name", "parameters"})
+
+
+def module_name_for(path: str) -> str:
+    parts = path[:-3].split("/") if path.endswith(".py") else path.split("/")
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(p for p in parts if p) or "__main__"
+
+
+def is_test_path(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or "/tests/" in f"/{path}"
+        or "/test/" in f"/{path}"
+    )
+
+
+def extract(source: bytes, path: str) -> ModuleFacts:
+    """Parse ``source`` and return its facts. Raises SyntaxError/ValueError on bad input."""
+    tree = ast.parse(source, filename=path, type_comments=False)
+    extractor = _Extractor(source, path)
+    extractor.run(tree)
+    facts = extractor.facts
+    if b"agentguard:" in source:
+        facts.suppressions = list(_suppressions(source))
+    return facts
+
+
+def _suppressions(source: bytes) -> Iterator[Suppression]:
+    try:
+        tokens = list(tokenize.tokenize(io.BytesIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return
+    for tok in tokens:
+        if tok.type != tokenize.COMMENT:
+            continue
+        match = SUPPRESSION_RE.search(tok.string)
+        if not match:
+            continue
+        codes_text = match.group("codes")
+        codes = [c.strip().upper() for c in (codes_text or "").split(",") if c.strip()]
+        (line, col), (end_line, end_col) = tok.start, tok.end
+        yield Suppression(
+            line=line,
+            codes=codes,
+            reason=match.group("reason").strip(),
+            span=Span(line, col + 1, end_line, end_col + 1),
+        )
+
+
+def span_of(node: ast.AST) -> Span:
+    line = getattr(node, "lineno", 1)
+    col = getattr(node, "col_offset", 0)
+    end_line = getattr(node, "end_lineno", None) or line
+    end_col = getattr(node, "end_col_offset", None)
+    return Span(line, col + 1, end_line, (end_col if end_col is not None else col) + 1)
+
+
+class _Scope:
+    __slots__ = ("function", "loops", "order", "tries", "types")
+
+    def __init__(self, function: Function | None) -> None:
+        self.function = function
+        self.types: dict[str, str] = {}
+        self.tries: list[int] = []
+        self.loops: list[int] = []
+        self.order = 0
+
+
+class _Extractor(ast.NodeVisitor):
+    def __init__(self, source: bytes, path: str) -> None:
+        self.source = source
+        self.path = path
+        self.module = module_name_for(path)
+        self.facts = ModuleFacts(path=path, module=self.module, is_test=is_test_path(path))
+        self._line_offsets = [0]
+        for match in re.finditer(b"\n", source):
+            self._line_offsets.append(match.end())
+        self.facts.lines = len(self._line_offsets)
+        self.module_scope = _Scope(None)
+        self.scopes: list[_Scope] = [self.module_scope]
+        self.class_stack: list[ClassDef] = []
+        self.containers: list[tuple[str, str]] = []  # ("class" | "def", qualname)
+        self.top_level: set[str] = set()
+        self._next_id = 0
+        self._pending_assign: str | None = None
+        self._pending_with: str | None = None
+        self._awaited: set[int] = set()
+
+    # ------------------------------------------------------------------ helpers
+    def text(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
+        try:
+            start = self._line_offsets[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+            end = self._line_offsets[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+        except (AttributeError, IndexError, TypeError):
+            return ""
+        raw = self.source[start:end]
+        if len(raw) > limit:
+            raw = raw[:limit] + b"..."
+        return raw.decode("utf-8", "replace")
+
+    def new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    @property
+    def scope(self) -> _Scope:
+        return self.scopes[-1]
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """Dotted, import-resolved name of a Name/Attribute chain (None for other shapes)."""
+        if isinstance(node, ast.Name):
+            return self.resolve_name(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            if base is None:
+                if isinstance(node.value, ast.Call):
+                    inner = self.resolve(node.value.func)
+                    return f"{inner}().{node.attr}" if inner else None
+                return None
+            return f"{base}.{node.attr}"
+        return None
+
+    def resolve_name(self, name: str) -> str:
+        for scope in reversed(self.scopes):
+            if name in scope.types:
+                return scope.types[name]
+        if name in self.facts.imports:
+            return self.facts.imports[name]
+        if name in self.top_level:
+            return f"{self.module}.{name}"
+        return name
+
+    def value(self, node: ast.AST | None) -> Value:
+        if node is None:
+            return Value(kind="const", text="None")
+        text = self.text(node)
+        span = span_of(node)
+        if isinstance(node, ast.Constant):
+            const = node.value
+            if isinstance(const, bytes):
+                const = const.decode("latin-1")
+            if not isinstance(const, (str, int, float, bool)) and const is not None:
+                const = str(const)
+            return Value(kind="const", text=text, const=const, span=span)
+        names: list[str] = []
+        calls: list[str] = []
+        attrs: list[str] = []
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                names.append(sub.id)
+            elif isinstance(sub, ast.Call):
+                callee = self.resolve(sub.func)
+                if callee:
+                    calls.append(callee)
+            elif isinstance(sub, ast.Attribute):
+                attrs.append(sub.attr)
+        result = Value(kind="other", text=text, names=names, calls=calls, attrs=attrs, span=span)
+        if isinstance(node, ast.Name):
+            result.kind, result.qualname = "name", self.resolve_name(node.id)
+        elif isinstance(node, ast.Attribute):
+            result.kind, result.qualname = "attr", self.resolve(node)
+        elif isinstance(node, ast.Call):
+            result.kind, result.qualname = "call", self.resolve(node.func)
+            result.call_args = [self.value(a) for a in node.args[:6]]
+            result.call_kwargs = {k.arg: self.value(k.value) for k in node.keywords if k.arg}
+        elif isinstance(node, ast.Dict):
+            result.kind = "dict"
+            for key, val in zip(node.keys, node.values, strict=False):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    result.items[key.value] = self.value(val)
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            result.kind = "list"
+            result.elements = [self.value(e) for e in node.elts[:64]]
+        elif isinstance(node, ast.JoinedStr):
+            result.kind = "fstring"
+        elif isinstance(node, ast.Lambda):
+            result.kind = "lambda"
+        return result
+
+    # ------------------------------------------------------------------ module
+    def run(self, tree: ast.Module) -> None:
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.top_level.add(stmt.name)
+            elif isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        self.top_level.add(target.id)
+        self.visit(tree)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.facts.imports[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".")[0]
+                self.facts.imports[head] = head
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = node.module or ""
+        if node.level:
+            parts = self.module.split(".")
+            is_package = self.path.endswith("__init__.py")
+            keep = len(parts) - node.level + (1 if is_package else 0)
+            prefix = ".".join(parts[: max(keep, 0)])
+            base = ".".join(p for p in (prefix, base) if p)
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            self.facts.imports[alias.asname or alias.name] = (
+                f"{base}.{alias.name}" if base else alias.name
+            )
+
+    # ------------------------------------------------------------------ definitions
+    def _qualname(self, name: str) -> str:
+        if not self.containers:
+            return f"{self.module}.{name}"
+        kind, outer = self.containers[-1]
+        return f"{outer}.{name}" if kind == "class" else f"{outer}.<locals>.{name}"
+
+    def _decorator(self, node: ast.expr) -> Decorator:
+        if isinstance(node, ast.Call):
+            return Decorator(
+                qualname=self.resolve(node.func) or self.text(node.func),
+                text=self.text(node),
+                called=True,
+                args=[self.value(a) for a in node.args],
+                kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
+                span=span_of(node),
+            )
+        return Decorator(
+            qualname=self.resolve(node) or self.text(node),
+            text=self.text(node),
+            called=False,
+            span=span_of(node),
+        )
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        qualname = self._qualname(node.name)
+        decorators = [self._decorator(d) for d in node.decorator_list]
+        for dec in node.decorator_list:
+            self._visit_decorator_calls(dec)
+        first_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        span = span_of(node)
+        name_col = node.col_offset + (6 if isinstance(node, ast.AsyncFunctionDef) else 0) + 5
+        args = node.args
+        params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        if args.vararg:
+            params.append(args.vararg.arg)
+        if args.kwarg:
+            params.append(args.kwarg.arg)
+        in_class = bool(self.containers) and self.containers[-1][0] == "class"
+        function = Function(
+            qualname=qualname,
+            name=node.name,
+            module=self.module,
+            class_name=self.class_stack[-1].qualname if in_class else None,
+            span=Span(first_line, span.column, span.end_line, span.end_column),
+            name_span=Span(node.lineno, name_col, node.lineno, name_col + len(node.name)),
+            params=params,
+            is_async=isinstance(node, ast.AsyncFunctionDef),
+            decorators=decorators,
+            docstring=ast.get_docstring(node),
+            is_test=self.facts.is_test and node.name.startswith("test"),
+        )
+        if self.scope.function is not None:
+            self.scope.function.nested.append(qualname)
+        self.facts.functions[qualname] = function
+        if in_class:
+            self.class_stack[-1].methods.append(qualname)
+        scope = _Scope(function)
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            if a.annotation is not None:
+                annotated = self._annotation_type(a.annotation)
+                if annotated:
+                    scope.types[a.arg] = annotated
+        for default in (*args.defaults, *args.kw_defaults):
+            if default is not None:
+                self.visit(default)
+        self.scopes.append(scope)
+        self.containers.append(("def", qualname))
+        for stmt in node.body:
+            self.visit(stmt)
+        self.containers.pop()
+        self.scopes.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _annotation_type(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.BinOp):  # X | None
+            return self._annotation_type(node.left)
+        if isinstance(node, ast.Subscript):  # Optional[X]
+            return self._annotation_type(node.slice)
+        name = self.resolve(node)
+        if name and name.rsplit(".", 1)[-1][:1].isupper():
+            return name
+        return None
+
+    def _visit_decorator_calls(self, node: ast.expr) -> None:
+        # Calls inside decorator arguments (lambdas, retry stop conditions) still count.
+        if isinstance(node, ast.Call):
+            for arg in (*node.args, *(k.value for k in node.keywords)):
+                self.visit(arg)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        qualname = self._qualname(node.name)
+        cls = ClassDef(
+            qualname=qualname,
+            name=node.name,
+            module=self.module,
+            span=span_of(node),
+            name_span=Span(
+                node.lineno, node.col_offset + 7, node.lineno, node.col_offset + 7 + len(node.name)
+            ),
+            bases=[self.resolve(b) or self.text(b) for b in node.bases],
+            methods=[],
+            decorators=[self._decorator(d) for d in node.decorator_list],
+        )
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+                if isinstance(target, ast.Name):
+                    cls.attributes[target.id] = self.value(stmt.value)
+            elif (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and stmt.value is not None
+            ):
+                cls.attributes[stmt.target.id] = self.value(stmt.value)
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                annotated = self._annotation_type(stmt.annotation)
+                if annotated:
+                    cls.self_types[stmt.target.id] = annotated
+        self.facts.classes[qualname] = cls
+        self.class_stack.append(cls)
+        self.containers.append(("class", qualname))
+        class_scope = _Scope(self.scope.function)
+        class_scope.order = self.scope.order
+        self.scopes.append(class_scope)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.scopes.pop()
+        self.containers.pop()
+        self.class_stack.pop()
+
+    # ------------------------------------------------------------------ statements
+    def _record_assignment(self, target: ast.expr, value: ast.expr, node: ast.stmt) -> None:
+        name: str | None = None
+        if isinstance(target, ast.Name):
+            name = target.id
+        elif (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+        ):
+            name = f"self.{target.attr}"
+        elif (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and isinstance(target.slice, ast.Constant)
+            and isinstance(target.slice.value, str)
+        ):
+            name = f"{target.value.id}[{target.slice.value}]"
+        if name is None:
+            return
+        val = self.value(value)
+        scope = self.scope
+        self.facts.assignments.append(
+            Assignment(
+                target=name,
+                value=val,
+                span=span_of(node),
+                function=scope.function.qualname if scope.function else None,
+                order=scope.order,
+            )
+        )
+        if val.kind == "call" and val.qualname:
+            last = val.qualname.rsplit(".", 1)[-1]
+            if last[:1].isupper() or last in {"Session", "client", "Client", "resource"}:
+                typed = val.qualname
+                if last == "client" and val.call_args and val.call_args[0].string():
+                    typed = f"{val.qualname}:{val.call_args[0].string()}"
+                if name.startswith("self.") and self.class_stack:
+                    self.class_stack[-1].self_types.setdefault(name[5:], typed)
+                elif not name.startswith("self."):
+                    scope.types[name] = typed
+        elif val.kind in {"name", "attr"} and val.qualname and not name.startswith("self."):
+            if val.qualname in scope.types.values() or "." in val.qualname:
+                scope.types.setdefault(name, val.qualname)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for target in node.targets:
+            self._record_assignment(target, node.value, node)
+            if not isinstance(target, ast.Name):
+                self.visit(target)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self._record_assignment(node.target, node.value, node)
+        annotated = self._annotation_type(node.annotation)
+        if annotated and isinstance(node.target, ast.Name):
+            self.scope.types.setdefault(node.target.id, annotated)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            if self.scope.function is not None:
+                self.scope.function.returns.append(self.value(node.value))
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        if node.exc is not None:
+            self.visit(node.exc)
+            if self.scope.function is not None:
+                self.scope.function.raises.append(self.value(node.exc))
+
+    def visit_Await(self, node: ast.Await) -> None:
+        self._awaited.add(id(node.value))
+        self.visit(node.value)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
+            for side in (node.left, node.comparators[0]):
+                if isinstance(side, ast.Constant) and isinstance(side.value, str):
+                    fn = self.scope.function
+                    self.facts.comparisons.append(
+                        (fn.qualname if fn else None, side.value, span_of(node))
+                    )
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        self.generic_visit(node)
+        keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+        if any(shape <= keys for shape in _TOOL_SCHEMA_KEYS):
+            self.facts.dicts.append(self.value(node))
+
+    def _loop(self, node: ast.For | ast.AsyncFor | ast.While, kind: str) -> None:
+        loop_id = self.new_id()
+        retry_shape = False
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            it = node.iter
+            retry_shape = (
+                isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+            ) and isinstance(node.target, ast.Name)
+            self.visit(node.iter)
+        else:
+            retry_shape = True
+            self.visit(node.test)
+        breaks = any(isinstance(n, ast.Break) for n in ast.walk(node))
+        fn = self.scope.function
+        if fn is not None:
+            fn.loops.append(
+                Loop(
+                    loop_id=loop_id,
+                    kind=kind,
+                    span=span_of(node),
+                    is_retry_shape=retry_shape,
+                    breaks=breaks,
+                )
+            )
+        self.scope.loops.append(loop_id)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.scope.loops.pop()
+        for stmt in node.orelse:
+            self.visit(stmt)
+
+    def visit_For(self, node: ast.For) -> None:
+        self._loop(node, "for")
+
+    def visit_AsyncFor(self, node: ast.AsyncFor) -> None:
+        self._loop(node, "for")
+
+    def visit_While(self, node: ast.While) -> None:
+        self._loop(node, "while")
+
+    def visit_Try(self, node: ast.Try) -> None:
+        try_id = self.new_id()
+        scope = self.scope
+        start = scope.order
+        scope.tries.append(try_id)
+        for stmt in node.body:
+            self.visit(stmt)
+        scope.tries.pop()
+        end = scope.order
+        fn = scope.function
+        if fn is not None:
+            fn.tries.append(
+                TryBlock(
+                    try_id=try_id,
+                    span=span_of(node),
+                    loop_ids=list(scope.loops),
+                    body_order=(start, end),
+                )
+            )
+        for handler in node.handlers:
+            self._handler(handler, try_id)
+        for stmt in (*node.orelse, *node.finalbody):
+            self.visit(stmt)
+
+    visit_TryStar = visit_Try
+
+    def _caught(self, node: ast.expr | None) -> list[str]:
+        if node is None:
+            return []
+        if isinstance(node, ast.Tuple):
+            return [self.resolve(e) or self.text(e) for e in node.elts]
+        return [self.resolve(node) or self.text(node)]
+
+    def _handler(self, handler: ast.ExceptHandler, try_id: int) -> None:
+        fn = self.scope.function
+        record = Handler(
+            try_id=try_id,
+            caught=self._caught(handler.type),
+            span=span_of(handler),
+            name=handler.name,
+        )
+        for sub in ast.walk(handler):
+            if isinstance(sub, ast.Raise):
+                if sub.exc is None or (
+                    isinstance(sub.exc, ast.Name) and sub.exc.id == handler.name
+                ):
+                    record.reraises = True
+                else:
+                    record.raises.append(self.value(sub.exc))
+            elif isinstance(sub, ast.Return) and sub.value is not None:
+                record.returns.append(self.value(sub.value))
+            elif isinstance(sub, ast.Continue):
+                record.continues = True
+            elif isinstance(sub, ast.Call):
+                callee = self.resolve(sub.func)
+                if callee:
+                    record.calls.append(callee)
+            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                record.strings.append(sub.value[:200])
+        if fn is not None:
+            fn.handlers.append(record)
+        if handler.name:
+            self.scope.types.pop(handler.name, None)
+        for stmt in handler.body:
+            self.visit(stmt)
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call):
+                callee = self.resolve(item.context_expr.func)
+                if callee and callee.rsplit(".", 1)[-1][:1].isupper():
+                    self.scope.types[item.optional_vars.id] = callee
+                self._record_assignment(item.optional_vars, item.context_expr, node)
+        for stmt in node.body:
+            self.visit(stmt)
+
+    visit_AsyncWith = visit_With
+
+    # ------------------------------------------------------------------ calls
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        resolved = self.resolve(func)
+        text = self.text(func, 120)
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            receiver = self.resolve(func.value) or self.text(func.value, 120)
+        else:
+            method = resolved.rsplit(".", 1)[-1] if resolved else text
+            receiver = None
+        scope = self.scope
+        call = Call(
+            callee=resolved or text,
+            text=text,
+            method=method,
+            receiver=receiver,
+            span=span_of(node),
+            args=[self.value(a) for a in node.args[:8]],
+            kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
+            star_kwargs=any(k.arg is None for k in node.keywords),
+            function=scope.function.qualname if scope.function else None,
+            try_ids=list(scope.tries),
+            loop_ids=list(scope.loops),
+            awaited=id(node) in self._awaited,
+            order=scope.order,
+        )
+        scope.order += 1
+        self.facts.calls.append(call)
+        self.generic_visit(node)

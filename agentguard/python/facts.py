@@ -1,0 +1,185 @@
+"""Per-file facts extracted from Python source with one ``ast`` parse and one traversal.
+
+Facts are plain data (picklable, cacheable by content hash). They describe what the code
+says, not what it means: checks and the project model judge them. Names are resolved
+through the module's imports, so ``from langchain_core.tools import tool as lc_tool``
+makes ``@lc_tool`` a call of ``langchain_core.tools.tool``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentguard.diagnostics import Span
+
+Const = str | int | float | bool | None
+
+
+@dataclass
+class Value:
+    """What an expression is, as far as a linter needs to know without running it.
+
+    ``kind`` is one of: const, name, attr, call, dict, list, fstring, lambda, other.
+    ``names`` are the bare names the expression reads (parameters, locals);
+    ``calls`` the qualified callees it calls (``uuid.uuid4``, ``hashlib.sha256``);
+    ``items`` the string-keyed entries of a dict literal; ``elements`` list/tuple items.
+    """
+
+    kind: str
+    text: str
+    const: Const = None
+    qualname: str | None = None  # resolved dotted name for name/attr/call expressions
+    names: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    attrs: list[str] = field(default_factory=list)  # attribute names read anywhere inside
+    items: dict[str, Value] = field(default_factory=dict)
+    elements: list[Value] = field(default_factory=list)
+    span: Span | None = None
+    call_kwargs: dict[str, Value] = field(default_factory=dict)
+    call_args: list[Value] = field(default_factory=list)
+
+    def is_true(self) -> bool:
+        return self.kind == "const" and self.const is True
+
+    def string(self) -> str | None:
+        return self.const if self.kind == "const" and isinstance(self.const, str) else None
+
+
+@dataclass
+class Call:
+    """One call expression. ``callee`` is resolved through imports where possible;
+    otherwise it is the dotted text (``self._client.place``)."""
+
+    callee: str
+    text: str
+    method: str
+    receiver: str | None
+    span: Span
+    args: list[Value] = field(default_factory=list)
+    kwargs: dict[str, Value] = field(default_factory=dict)
+    star_kwargs: bool = False
+    function: str | None = None  # qualname of the enclosing function, None at module level
+    try_ids: list[int] = field(default_factory=list)  # enclosing try statements (innermost last)
+    loop_ids: list[int] = field(default_factory=list)  # enclosing loops (innermost last)
+    awaited: bool = False
+    order: int = 0  # position in the enclosing function, in source order
+    assigned_to: str | None = None  # ``x = call(...)`` binds x
+    with_target: str | None = None  # ``with call(...) as x`` binds x
+
+
+@dataclass
+class Handler:
+    """An ``except`` clause and what it does with the exception."""
+
+    try_id: int
+    caught: list[str]  # qualified exception names; empty for a bare except
+    span: Span
+    name: str | None  # ``except E as name``
+    reraises: bool = False  # bare ``raise`` or ``raise ... from``/raise of the same name
+    raises: list[Value] = field(default_factory=list)
+    returns: list[Value] = field(default_factory=list)
+    continues: bool = False  # ``continue`` (a hand-written retry when in a loop)
+    calls: list[str] = field(default_factory=list)  # qualified callees inside the handler
+    strings: list[str] = field(default_factory=list)  # string constants inside the handler
+
+
+@dataclass
+class TryBlock:
+    try_id: int
+    span: Span
+    loop_ids: list[int] = field(default_factory=list)
+    body_order: tuple[int, int] = (0, 0)  # call orders covered by the try body [start, end)
+
+
+@dataclass
+class Loop:
+    loop_id: int
+    kind: str  # for / while
+    span: Span
+    is_retry_shape: bool = False  # for _ in range(n) / while attempts < n / while True
+    breaks: bool = False
+
+
+@dataclass
+class Assignment:
+    target: str  # a local name or ``self.attr``
+    value: Value
+    span: Span
+    function: str | None
+    order: int = 0
+
+
+@dataclass
+class Decorator:
+    qualname: str  # resolved name of the decorator (callee for called decorators)
+    text: str
+    called: bool
+    args: list[Value] = field(default_factory=list)
+    kwargs: dict[str, Value] = field(default_factory=dict)
+    span: Span = field(default_factory=lambda: Span.point(1))
+
+
+@dataclass
+class Function:
+    qualname: str  # module-qualified: pkg.mod.Class.method
+    name: str
+    module: str
+    class_name: str | None
+    span: Span  # whole def, decorators included
+    name_span: Span  # the ``def name`` line, where tool findings are anchored
+    params: list[str]
+    is_async: bool
+    decorators: list[Decorator] = field(default_factory=list)
+    docstring: str | None = None
+    returns: list[Value] = field(default_factory=list)
+    handlers: list[Handler] = field(default_factory=list)
+    tries: list[TryBlock] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
+    nested: list[str] = field(default_factory=list)  # qualnames of functions defined inside
+    raises: list[Value] = field(default_factory=list)
+    is_test: bool = False
+
+
+@dataclass
+class ClassDef:
+    qualname: str
+    name: str
+    module: str
+    span: Span
+    name_span: Span
+    bases: list[str]
+    methods: list[str]  # qualnames
+    attributes: dict[str, Value] = field(default_factory=dict)  # class-level assignments
+    decorators: list[Decorator] = field(default_factory=list)
+    self_types: dict[str, str] = field(default_factory=dict)  # self.attr -> qualified type
+
+
+@dataclass
+class Suppression:
+    line: int
+    codes: list[str]  # empty means every code
+    reason: str
+    span: Span
+
+
+@dataclass
+class ModuleFacts:
+    path: str  # relative, "/"-separated
+    module: str
+    imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
+    functions: dict[str, Function] = field(default_factory=dict)
+    classes: dict[str, ClassDef] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
+    dicts: list[Value] = field(default_factory=list)  # dict literals shaped like tool schemas
+    suppressions: list[Suppression] = field(default_factory=list)
+    comparisons: list[tuple[str | None, str, Span]] = field(default_factory=list)
+    # ``name == "create_order"`` string comparisons: (function, string, span), for dispatch
+    is_test: bool = False
+    lines: int = 0
+
+    def calls_in(self, function: str | None) -> list[Call]:
+        return [c for c in self.calls if c.function == function]
+
+    def assignments_in(self, function: str | None) -> list[Assignment]:
+        return [a for a in self.assignments if a.function == function]

@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from agentguard.config import load_config
+from agentguard.engine import ScanResult, scan
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+
+ScanFiles = Callable[..., ScanResult]
+
+
+def write_project(root: Path, files: Mapping[str, str]) -> None:
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def scan_files(tmp_path: Path) -> ScanFiles:
+    """Write files into a fresh project folder and scan it."""
+
+    def run(files: Mapping[str, str], select: tuple[str, ...] = (), **config: object) -> ScanResult:
+        project = tmp_path / "project"
+        project.mkdir(exist_ok=True)
+        (project / ".git").mkdir(exist_ok=True)  # stop config lookup here
+        write_project(project, files)
+        cfg = load_config([project])
+        for key, value in config.items():
+            setattr(cfg, key, value)
+        return scan([project], cfg, select=list(select))
+
+    return run
