@@ -1,0 +1,404 @@
+"""Effect inference: side-effect sinks (rules/effects.yaml), idempotency keys, and effect
+summaries propagated through the project's call graph to a fixpoint."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from agentguard.catalog import Sink
+from agentguard.diagnostics import Confidence, EvidenceStep, Location
+from agentguard.model import (
+    FRESH_CALLS,
+    HASH_CALLS,
+    INJECTED_PARAMS,
+    KEY_HEADER_RE,
+    KEY_KWARG_RE,
+    SCOPE_NAMES,
+    SELF_NAMES,
+    SQL_READ_RE,
+    SQL_WRITE_RE,
+    ArgSpec,
+    Effect,
+    KeyEvidence,
+    argument_at,
+    first_word,
+)
+from agentguard.python.facts import Call, Function, ModuleFacts, Value
+
+if TYPE_CHECKING:
+    from agentguard.project import ProjectModel
+
+
+def _http_method(project: ProjectModel, call: Call, sink: Sink) -> str | None:
+    if sink.method:
+        return sink.method
+    spec = sink.method_from or {}
+    if spec.get("request_data"):
+        first = call.args[0] if call.args else None
+        if first and first.kind == "call":
+            method = first.call_kwargs.get("method")
+            method_text = method.string() if method else None
+            if method_text:
+                return method_text.upper()
+            if "data" in first.call_kwargs or len(first.call_args) > 1:
+                return "POST"
+        return "POST" if ("data" in call.kwargs or len(call.args) > 1) else "GET"
+    value = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
+    if value is not None and value.string():
+        return value.string().upper()  # type: ignore[union-attr]
+    return None
+
+
+def _classify_sink(
+    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    sink = project.catalog.sinks(callee)
+    if sink is None and callee != call.callee:
+        sink = project.catalog.sinks(call.callee)
+    site = Location(facts.path, call.span)
+    if sink is not None:
+        kind, idempotent, method = sink.effect, sink.idempotent, None
+        confidence = Confidence(sink.confidence)
+        remote = sink.remote if sink.remote is not None else True
+        if kind in {"http"}:
+            method = _http_method(project, call, sink)
+            if method in {None, "GET", "HEAD", "OPTIONS"}:
+                if method is None and call.kwargs.get("method") is not None:
+                    kind, idempotent, confidence = "network_write", False, Confidence.LOW
+                else:
+                    return None
+            elif method in {"PUT"}:
+                kind, idempotent = "network_write", True
+            elif method == "DELETE":
+                kind, idempotent = "destructive", True
+            else:
+                kind, idempotent = "network_write", False
+        elif kind == "network_write" or kind in {"payment", "message", "destructive"}:
+            method = sink.method
+        elif kind == "sql":
+            statement = call.args[0] if call.args else call.kwargs.get("sql")
+            if statement is None:
+                return None
+            text = statement.string()
+            receiver = (call.receiver or "").lower()
+            if not re.search(r"(cur|conn|db|session|engine|cx|sql|tx|transaction)", receiver):
+                return None
+            if text is not None:
+                if SQL_READ_RE.match(text) or not SQL_WRITE_RE.match(text):
+                    return None
+                upsert = bool(
+                    re.search(r"(?i)on\s+conflict|on\s+duplicate\s+key|insert\s+or\s+ignore", text)
+                )
+                idempotent = upsert or not re.match(r"(?is)^\s*insert", text)
+                kind = "write"
+            elif (
+                statement.kind == "call"
+                and statement.qualname
+                and statement.qualname.rsplit(".", 1)[-1] in {"insert", "update", "delete"}
+            ):
+                kind = "write"
+                idempotent = statement.qualname.rsplit(".", 1)[-1] != "insert"
+            else:
+                kind, idempotent, confidence = "write", None, Confidence.LOW
+            remote = True
+        elif kind == "file_open":
+            mode = call.args[1] if len(call.args) > 1 else call.kwargs.get("mode")
+            mode_text = mode.string() if mode else "r"
+            if not mode_text or not any(ch in mode_text for ch in "wax+"):
+                return None
+            kind, idempotent, remote = "write", "a" not in mode_text, False
+        if sink.receiver_hint == "task" and not (call.receiver or "").strip():
+            return None
+        return Effect(
+            kind=kind,
+            idempotent=idempotent,
+            remote=remote,
+            sink=_display_sink(project, callee, call),
+            site=site,
+            call=call,
+            chain=(EvidenceStep(f"calls {_display_sink(project, callee, call)}", site),),
+            confidence=confidence,
+            method=method,
+            key=_key_for(project, call, sink, fn, facts),
+            function=fn.qualname,
+        )
+    return _heuristic_sink(project, call, callee, fn, facts)
+
+
+def _display_sink(project: ProjectModel, callee: str, call: Call) -> str:
+    if callee.startswith(("project.", "cls.")) or "." not in callee:
+        return call.text
+    return callee.replace("()", "")
+
+
+def _heuristic_sink(
+    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    if project.catalog.reads(callee):
+        return None
+    verb_class = project.catalog.verbs.get(first_word(call.method))
+    if verb_class in {None, "read"}:
+        return None
+    receiver = call.receiver or ""
+    head = callee.split(".", 1)[0]
+    external = head in facts.imports.values() or callee.split(".")[0] in {
+        v.split(".")[0] for v in facts.imports.values()
+    }
+    trusted_receiver = bool(receiver) and bool(project.catalog.client_receiver.search(receiver))
+    if not (trusted_receiver or (external and "." in callee)):
+        return None
+    if receiver and receiver.split(".")[-1] in {"self", "cls", "logger", "log", "logging"}:
+        return None
+    kind = {
+        "non_idempotent": "network_write",
+        "destructive": "destructive",
+        "idempotent_write": "write",
+    }[verb_class]
+    idempotent = verb_class != "non_idempotent"
+    site = Location(facts.path, call.span)
+    sink = Sink(effect=kind, idempotent=idempotent, key={})
+    return Effect(
+        kind=kind,
+        idempotent=idempotent,
+        remote=True,
+        sink=call.text,
+        site=site,
+        call=call,
+        chain=(EvidenceStep(f"calls {call.text} (write verb, not resolved)", site),),
+        confidence=Confidence.LOW if not trusted_receiver else Confidence.MEDIUM,
+        key=_key_for(project, call, sink, fn, facts),
+        heuristic=True,
+        function=fn.qualname,
+    )
+
+
+def _local_value(
+    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
+) -> Value | None:
+    found: Value | None = None
+    for assignment in facts.assignments:
+        if assignment.function == fn.qualname and assignment.target == name:
+            if assignment.order <= before:
+                found = assignment.value
+    return found
+
+
+def _key_for(
+    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+) -> KeyEvidence | None:
+    key_spec = sink.key or {}
+    candidates: list[Value] = []
+    kwarg_names = key_spec.get("kwarg")
+    names = kwarg_names if isinstance(kwarg_names, list) else [kwarg_names] if kwarg_names else []
+    for name, value in call.kwargs.items():
+        if name in names or KEY_KWARG_RE.match(name):
+            candidates.append(value)
+    option = key_spec.get("option")
+    for holder in (
+        "options",
+        "request_options",
+        "extra_headers",
+        "headers",
+        "params",
+        "json",
+        "data",
+    ):
+        holder_value = call.kwargs.get(holder)
+        if holder_value is None:
+            continue
+        if holder_value.kind == "name":
+            holder_value = (
+                _local_value(project, holder_value.text, fn, facts, call.order) or holder_value
+            )
+        if holder_value.kind == "dict":
+            for item_key, item in holder_value.items.items():
+                if (
+                    KEY_HEADER_RE.match(item_key)
+                    or (option and item_key == option)
+                    or KEY_KWARG_RE.match(item_key)
+                ):
+                    candidates.append(item)
+        elif holder_value.kind == "name":
+            # headers built up by subscript: headers["Idempotency-Key"] = ...
+            for assignment in facts.assignments:
+                if assignment.function == fn.qualname and assignment.target.startswith(
+                    holder_value.text + "["
+                ):
+                    header = assignment.target[len(holder_value.text) + 1 : -1]
+                    if KEY_HEADER_RE.match(header):
+                        candidates.append(assignment.value)
+    if key_spec.get("sql_conflict"):
+        return None
+    if not candidates:
+        # An SDK object built with a key outside the call (client with default headers).
+        return None
+    value = candidates[0]
+    return _classify_key(project, value, fn, facts, call.order)
+
+
+def _classify_key(
+    project: ProjectModel,
+    value: Value,
+    fn: Function,
+    facts: ModuleFacts,
+    before: int,
+    depth: int = 0,
+) -> KeyEvidence:
+    location = Location(facts.path, value.span) if value.span else None
+    if value.kind == "name" and depth < 3:
+        if value.text in fn.params and value.text not in INJECTED_PARAMS:
+            return KeyEvidence(value, "param", f"parameter `{value.text}`", value.text, location)
+        local = _local_value(project, value.text, fn, facts, before)
+        if local is not None:
+            return _classify_key(project, local, fn, facts, before, depth + 1)
+    text = value.text
+    calls = [c.replace("()", "") for c in value.calls]
+    if (
+        "current_call" in text
+        or any(c.endswith("current_call") for c in calls)
+        or (
+            "idempotency_key" in value.attrs
+            and any(n in {"call", "ctx", "context", "tool_call"} for n in value.names)
+        )
+    ):
+        return KeyEvidence(value, "runtime", "built by the runtime", None, location)
+    fresh = [c for c in calls if FRESH_CALLS.match(c)]
+    if fresh:
+        return KeyEvidence(value, "fresh", f"`{fresh[0]}()` is new on every call", None, location)
+    params_used = [n for n in value.names if n in fn.params and n not in INJECTED_PARAMS]
+    if value.kind in {"attr", "fstring", "other", "call"} and params_used and not fresh:
+        only_params = all(
+            n in fn.params
+            or n in {"json", "hashlib", "str", "repr", "sorted", "dict", "uuid", "hash"}
+            for n in value.names
+        )
+        hashed = any(HASH_CALLS.match(c) for c in calls)
+        scoped = any(SCOPE_NAMES.search(n) for n in value.names) or any(
+            SCOPE_NAMES.search(a) for a in value.attrs
+        )
+        if hashed and only_params and not scoped:
+            return KeyEvidence(value, "args_hash", "a hash of the arguments only", None, location)
+        if (
+            value.kind == "fstring"
+            and only_params
+            and not scoped
+            and len(params_used) == len(set(value.names))
+        ):
+            return KeyEvidence(
+                value,
+                "param",
+                f"made from parameter `{params_used[0]}`",
+                params_used[0],
+                location,
+            )
+    if any(HASH_CALLS.match(c) for c in calls) and not any(
+        SCOPE_NAMES.search(n) for n in value.names + value.attrs
+    ):
+        if all(
+            n in fn.params
+            or n
+            in {
+                "json",
+                "hashlib",
+                "str",
+                "repr",
+                "sorted",
+                "uuid",
+                "hash",
+                "args",
+                "kwargs",
+                "arguments",
+                "payload",
+                "params",
+            }
+            for n in value.names
+        ):
+            return KeyEvidence(value, "args_hash", "a hash of the arguments only", None, location)
+    return KeyEvidence(value, "scoped", "", None, location)
+
+
+def _map_key_through_call(
+    project: ProjectModel,
+    key: KeyEvidence | None,
+    callee_fn: Function,
+    call: Call,
+    caller: Function,
+    facts: ModuleFacts,
+) -> KeyEvidence | None:
+    """A key that is a helper's parameter takes the caller's argument's origin."""
+    if key is None or key.origin != "param" or key.param is None:
+        return key
+    params = [p for p in callee_fn.params if p not in SELF_NAMES]
+    argument: Value | None = call.kwargs.get(key.param)
+    if argument is None and key.param in params:
+        index = params.index(key.param)
+        if index < len(call.args):
+            argument = call.args[index]
+    if argument is None:
+        return KeyEvidence(key.value, "scoped", "", None, key.location)
+    return _classify_key(project, argument, caller, facts, call.order)
+
+
+def infer_effects(
+    project: ProjectModel,
+) -> None:
+    direct: dict[str, list[Effect]] = {}
+    edges: dict[str, list[tuple[Call, str]]] = {}
+    for qualname, (fn, facts) in project.functions.items():
+        effects: list[Effect] = []
+        out: list[tuple[Call, str]] = []
+        for call in project.calls_in(qualname):
+            callee = project.resolve_callee(call, fn, facts)
+            target = project.project_function(callee, facts) if callee else None
+            if target is None and callee in project.classes:
+                target = project.find_method(callee, "__init__")
+            if target and target != qualname:
+                out.append((call, target))
+                continue
+            effect = _classify_sink(project, call, callee, fn, facts)
+            if effect is not None:
+                effects.append(effect)
+        direct[qualname] = effects
+        edges[qualname] = out
+    summaries: dict[str, dict[tuple[str, int, int], Effect]] = {
+        q: {(e.site.path, e.site.span.line, e.site.span.column): e for e in effects}
+        for q, effects in direct.items()
+    }
+    changed = True
+    rounds = 0
+    while changed and rounds < 50:
+        changed = False
+        rounds += 1
+        for qualname in sorted(edges):
+            fn, facts = project.functions[qualname]
+            mine = summaries[qualname]
+            for call, target in edges[qualname]:
+                target_fn = project.functions[target][0]
+                for key, effect in list(summaries.get(target, {}).items()):
+                    if key in mine and len(mine[key].chain) <= len(effect.chain) + 1:
+                        continue
+                    step = EvidenceStep(
+                        f"{fn.name} calls {target_fn.name}", Location(facts.path, call.span)
+                    )
+                    mine[key] = replace(
+                        effect,
+                        chain=(step, *effect.chain),
+                        key=_map_key_through_call(project, effect.key, target_fn, call, fn, facts),
+                    )
+                    changed = True
+    project._summaries = {
+        q: sorted(s.values(), key=lambda e: (e.site.path, e.site.span))
+        for q, s in summaries.items()
+    }
+    for tool in project.tools:
+        seen: set[tuple[str, int, int]] = set()
+        gathered: list[Effect] = []
+        for qualname in tool.functions:
+            for effect in project._summaries.get(qualname, []):
+                key = (effect.site.path, effect.site.span.line, effect.site.span.column)
+                if key not in seen:
+                    seen.add(key)
+                    gathered.append(effect)
+        tool.effects = gathered

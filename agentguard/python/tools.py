@@ -1,0 +1,393 @@
+"""Tool discovery: which functions and classes are LLM tools, driven by rules/frameworks.yaml."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.catalog import ToolForm
+from agentguard.diagnostics import Location, Span
+from agentguard.model import GUARDED_NAMES, INJECTED_PARAMS, Declaration, ToolFacts, argument_at
+from agentguard.python.facts import Call, ClassDef, Function, ModuleFacts, Value
+
+if TYPE_CHECKING:
+    from agentguard.project import ProjectModel
+
+
+def _model_params(project: ProjectModel, fn: Function) -> list[str]:
+    return [p for p in fn.params if p not in INJECTED_PARAMS and not p.startswith("_")]
+
+
+def _add_tool(project: ProjectModel, tool: ToolFacts) -> None:
+    for existing in project.tools:
+        if existing.functions == tool.functions and existing.functions:
+            # The same function registered twice (decorated and listed): keep one tool,
+            # gather every declaration and option.
+            existing.declarations += tool.declarations
+            for key, value in tool.options.items():
+                existing.options.setdefault(key, value)
+            return
+    project.tools.append(tool)
+
+
+def _tool_from_function(
+    project: ProjectModel,
+    qualname: str,
+    form: ToolForm,
+    site: Location,
+    name: str | None,
+    options: dict[str, Value],
+    extra: list[str] | None = None,
+) -> ToolFacts | None:
+    entry = project.functions.get(qualname)
+    if entry is None:
+        return None
+    fn, facts = entry
+    functions = [qualname, *(extra or [])]
+    tool = ToolFacts(
+        name=name or fn.name,
+        framework=form.framework,
+        form=form.form,
+        path=facts.path,
+        anchor=Location(facts.path, fn.name_span),
+        functions=functions,
+        symbol=qualname,
+        site=site,
+        params=_model_params(project, fn),
+        options=options,
+        description=(fn.docstring or "").strip().split("\n", 1)[0],
+    )
+    tool.declarations += _declarations_from_options(project, form.framework, options, site, facts)
+    for dec in fn.decorators:
+        if dec.qualname in GUARDED_NAMES or dec.qualname.endswith("agentguard.runtime.guarded"):
+            tool.declarations.append(_guarded_declaration(project, dec.kwargs, dec.span, facts))
+    return tool
+
+
+def _guarded_declaration(
+    project: ProjectModel, kwargs: dict[str, Value], span: Span, facts: ModuleFacts
+) -> Declaration:
+    decl = Declaration(source="guarded", location=Location(facts.path, span))
+    for field_name in ("risk", "idempotency", "replay"):
+        value = kwargs.get(field_name)
+        if value is not None:
+            setattr(decl, field_name, value.string() or value.text.split(".")[-1].lower())
+            decl.fields[field_name] = Location(facts.path, value.span or span)
+    decl.has_key = "key" in kwargs
+    decl.key = kwargs.get("key")
+    decl.has_reconcile = "reconcile" in kwargs
+    decl.retry = kwargs.get("retry")
+    return decl
+
+
+def _declarations_from_options(
+    project: ProjectModel,
+    framework: str,
+    options: dict[str, Value],
+    site: Location,
+    facts: ModuleFacts,
+) -> list[Declaration]:
+    result: list[Declaration] = []
+    annotations = options.get("annotations")
+    if annotations is not None:
+        decl = annotations_declaration(project, annotations, site.path)
+        if decl is not None:
+            result.append(decl)
+    metadata_key = project.catalog.metadata_kwargs.get(framework)
+    metadata = options.get(metadata_key) if metadata_key else None
+    if metadata is not None and metadata.kind == "dict":
+        decl = annotations_declaration(project, metadata, site.path, source="langchain-metadata")
+        if decl is not None and decl.declares_anything:
+            result.append(decl)
+    return result
+
+
+def annotations_declaration(
+    project: ProjectModel, value: Value, path: str, source: str = "mcp-annotations"
+) -> Declaration | None:
+    """MCP ToolAnnotations (call or dict, camelCase or snake_case)."""
+    if value.kind == "call":
+        fields = value.call_kwargs
+    elif value.kind == "dict":
+        fields = value.items
+    else:
+        return None
+    span = value.span or Span.point(1)
+    decl = Declaration(source=source, location=Location(path, span))
+    names = {
+        "read_only": ("readOnlyHint", "read_only_hint"),
+        "destructive": ("destructiveHint", "destructive_hint"),
+        "idempotent_hint": ("idempotentHint", "idempotent_hint"),
+    }
+    for attr, keys in names.items():
+        for key in keys:
+            if key in fields and fields[key].kind == "const":
+                const = fields[key].const
+                if isinstance(const, bool):
+                    setattr(decl, attr, const)
+                    decl.fields[attr] = Location(path, fields[key].span or span)
+    for key in ("risk", "idempotency", "replay"):
+        if key in fields and fields[key].string():
+            setattr(decl, key, fields[key].string())
+            decl.fields[key] = Location(path, fields[key].span or span)
+    if source == "mcp-annotations" and decl.declares_anything:
+        # The spec's pessimistic defaults for hints left out.
+        if decl.read_only is None:
+            decl.read_only = False
+        if decl.read_only is False and decl.destructive is None:
+            decl.destructive = True
+        if decl.read_only is False and decl.idempotent_hint is None:
+            decl.idempotent_hint = False
+    return decl if decl.declares_anything else None
+
+
+def discover_tools(
+    project: ProjectModel,
+) -> None:
+    forms = project.catalog.tool_forms
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for fn in facts.functions.values():
+            for dec in fn.decorators:
+                form = forms["decorator"](dec.qualname)
+                if form is None:
+                    continue
+                name = dec.kwargs.get("name") or dec.kwargs.get("name_override")
+                name_text = name.string() if name else None
+                if name_text is None and dec.args and dec.args[0].string():
+                    name_text = dec.args[0].string()
+                tool = _tool_from_function(
+                    project,
+                    fn.qualname,
+                    form,
+                    Location(facts.path, dec.span),
+                    name_text,
+                    dict(dec.kwargs),
+                )
+                if tool:
+                    _add_tool(project, tool)
+                break
+        for cls in facts.classes.values():
+            _discover_class_tool(project, cls, facts)
+        for call in facts.calls:
+            _discover_from_call(project, call, facts)
+    _discover_lowlevel_mcp(project)
+    _discover_raw_schemas(project)
+    project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
+
+
+def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFacts) -> None:
+    for base in project.class_bases(cls):
+        form = project.catalog.tool_forms["base_class"](base)
+        if form is None:
+            continue
+        methods: list[str] = []
+        if form.methods_from_attribute:
+            attr = cls.attributes.get(form.methods_from_attribute)
+            names = [e.string() for e in attr.elements] if attr else []
+            methods = [f"{cls.qualname}.{n}" for n in names if n]
+        else:
+            methods = [m for m in (project.find_method(cls.qualname, n) for n in form.methods) if m]
+        methods = [m for m in methods if m in project.functions]
+        if not methods:
+            return
+        if form.methods_from_attribute:
+            for method in methods:
+                fn = project.functions[method][0]
+                _add_tool(
+                    project,
+                    ToolFacts(
+                        name=fn.name,
+                        framework=form.framework,
+                        form=form.form,
+                        path=facts.path,
+                        anchor=Location(facts.path, fn.name_span),
+                        functions=[method],
+                        symbol=method,
+                        site=Location(facts.path, cls.name_span),
+                        params=_model_params(project, fn),
+                    ),
+                )
+            return
+        name_value = cls.attributes.get("name")
+        name = (name_value.string() if name_value else None) or cls.name
+        description = cls.attributes.get("description")
+        options = dict(cls.attributes)
+        tool = ToolFacts(
+            name=name,
+            framework=form.framework,
+            form=form.form,
+            path=facts.path,
+            anchor=Location(facts.path, cls.name_span),
+            functions=methods,
+            symbol=cls.qualname,
+            site=Location(facts.path, cls.name_span),
+            params=_model_params(project, project.functions[methods[0]][0]),
+            options=options,
+            description=(description.string() if description else "") or "",
+        )
+        tool.declarations += _declarations_from_options(
+            project, form.framework, options, tool.site, facts
+        )
+        for method in methods:
+            for dec in project.functions[method][0].decorators:
+                if dec.qualname in GUARDED_NAMES:
+                    tool.declarations.append(
+                        _guarded_declaration(project, dec.kwargs, dec.span, facts)
+                    )
+        _add_tool(project, tool)
+        return
+
+
+def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts) -> None:
+    forms = project.catalog.tool_forms
+    callee = _resolved_call_name(project, call, facts)
+    factory = forms["factory"](callee)
+    decorator_as_function = forms["decorator"](callee)
+    site = Location(facts.path, call.span)
+    if factory is not None:
+        target = argument_at(call.args, call.kwargs, factory.function)
+        also = argument_at(call.args, call.kwargs, factory.also) if factory.also else None
+        name_value = argument_at(call.args, call.kwargs, factory.name) if factory.name else None
+        qual = project.project_function(target.qualname if target else None, facts)
+        also_qual = project.project_function(also.qualname if also else None, facts)
+        if qual is None and also_qual is not None:
+            qual, also_qual = also_qual, None
+        if qual:
+            tool = _tool_from_function(
+                project,
+                qual,
+                factory,
+                site,
+                name_value.string() if name_value else None,
+                dict(call.kwargs),
+                [also_qual] if also_qual else None,
+            )
+            if tool:
+                _add_tool(project, tool)
+        return
+    if decorator_as_function is not None and call.args:
+        # create_order = tool(_create_order)  /  tool("name", fn)
+        for arg in call.args[:2]:
+            qual = project.project_function(arg.qualname, facts) if arg.kind == "name" else None
+            if qual:
+                name = call.args[0].string() if call.args[0].kind == "const" else None
+                tool = _tool_from_function(
+                    project, qual, decorator_as_function, site, name, dict(call.kwargs)
+                )
+                if tool:
+                    _add_tool(project, tool)
+                return
+    registry = forms["registry"](callee)
+    if registry is not None and registry.tools is not None:
+        listed = argument_at(call.args, call.kwargs, registry.tools)
+        if listed is None or listed.kind != "list":
+            return
+        for element in listed.elements:
+            qual = project.project_function(element.qualname, facts)
+            if qual and not any(qual in t.functions for t in project.tools):
+                tool = _tool_from_function(
+                    project,
+                    qual,
+                    registry,
+                    Location(facts.path, element.span or call.span),
+                    None,
+                    {},
+                )
+                if tool:
+                    _add_tool(project, tool)
+
+
+def _resolved_call_name(project: ProjectModel, call: Call, facts: ModuleFacts) -> str:
+    caller = project.function(call.function) if call.function else None
+    return project.resolve_callee(call, caller, facts)
+
+
+def _discover_lowlevel_mcp(
+    project: ProjectModel,
+) -> None:
+    """Low-level MCP servers: Tool(name=...) objects listed, dispatched by name."""
+    tool_types = set(project.catalog.mcp_tool_types)
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for call in facts.calls:
+            if call.callee.replace("()", "") not in tool_types:
+                continue
+            name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
+            name = name_value.string() if name_value else None
+            if not name:
+                continue
+            target = _dispatch_target(project, name, facts)
+            options = dict(call.kwargs)
+            site = Location(facts.path, call.span)
+            if target is None:
+                continue
+            tool = _tool_from_function(project, target, ToolForm("mcp", "lowlevel"), site, name, {})
+            if tool is None:
+                continue
+            tool.declarations += _declarations_from_options(project, "mcp", options, site, facts)
+            tool.options.update(options)
+            _add_tool(project, tool)
+
+
+def _dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> str | None:
+    """The project function that a name-to-function dispatch runs for ``name``."""
+    # 1. a dict literal {"name": fn}
+    for assignment in facts.assignments:
+        value = assignment.value
+        if value.kind == "dict" and name in value.items:
+            target = value.items[name]
+            qual = project.project_function(target.qualname, facts)
+            if qual:
+                return qual
+    # 2. if name == "create_order": ... the calls in that branch
+    for function, string, span in facts.comparisons:
+        if string != name or function is None:
+            continue
+        for call in project.calls_in(function):
+            if call.span.line > span.line and call.span.line <= span.end_line + 6:
+                qual = project.project_function(call.callee, facts)
+                if qual and qual != function:
+                    return qual
+    # 3. a function of the same name
+    qual = project.project_function(name, facts)
+    if qual:
+        return qual
+    candidates = project.by_name.get(name, [])
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _discover_raw_schemas(
+    project: ProjectModel,
+) -> None:
+    """OpenAI/Anthropic tool dicts in code, linked to the function the dispatch calls."""
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for schema in facts.dicts:
+            items = schema.items
+            if "function" in items and items["function"].kind == "dict":
+                body = items["function"].items
+                framework = "openai"
+            elif "input_schema" in items:
+                body, framework = items, "anthropic"
+            elif "parameters" in items and (
+                items.get("type") is None or items["type"].string() == "function"
+            ):
+                body, framework = items, "openai"
+            else:
+                continue
+            name_value = body.get("name")
+            name = name_value.string() if name_value else None
+            if not name:
+                continue
+            target = _dispatch_target(project, name, facts)
+            if target is None or any(target in t.functions for t in project.tools):
+                continue
+            site = Location(facts.path, schema.span or Span.point(1))
+            tool = _tool_from_function(
+                project, target, ToolForm(framework, "schema-dict"), site, name, {}
+            )
+            if tool:
+                _add_tool(project, tool)
