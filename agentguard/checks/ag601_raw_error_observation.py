@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.diagnostics import EvidenceStep, Finding, Severity
+from agentguard.project import ProjectModel
+from agentguard.python.observations import raw_observations
+
+
+class RawErrorObservation(Rule):
+    """
+    ## What it does
+    Flags raw exception text (`str(e)`, `repr(e)`, `f"...{e}"`, `e.args`,
+    `traceback.format_exc()`) that reaches the model: a tool's return value, a raised
+    `ToolException`/`ModelRetry`/`ToolError` message, a `ToolMessage`, an MCP
+    `CallToolResult(isError=True, content=[TextContent(text=str(e))])`, or a tool message an
+    executor appends to the conversation.
+
+    Naming the exception type (`type(e).__name__`) or a status code is fine.
+
+    ## Why it matters
+    "ReadTimeout: HTTPSConnectionPool(...): Read timed out" tells the model nothing about
+    whether the order exists; models read it as "failed" and call the tool again. Raw text
+    also leaks hosts, SQL and stack traces into the conversation.
+
+    ## Example
+    ```python
+    except Exception as e:
+        return f"Error: {e}"
+    ```
+
+    ## Use instead
+    ```python
+    except Exception as e:
+        log.exception("create_order failed")
+        return {"ok": False, "code": "TOOL_CRASH", "retryable": False,
+                "content": f"create_order failed ({type(e).__name__}); do not retry."}
+    ```
+
+    ## Fix safety
+    No automatic fix.
+    """
+
+    code, name, question = "AG601", "raw-error-observation", "Q6"
+    severity = Severity.ERROR
+    VALID = (
+        Valid(
+            "import logging\n"
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "log = logging.getLogger(__name__)\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            "    try:\n"
+            '        return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
+            "    except Exception as e:\n"
+            '        log.error("create_order failed: %s", e)\n'
+            '        return {"ok": False, "code": "TOOL_CRASH", "retryable": False,\n'
+            '                "content": f"create_order failed ({type(e).__name__}); do not retry."}\n'
+        ),
+    )
+    INVALID = (
+        Invalid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> str:\n"
+            '    """Create an order."""\n'
+            "    try:\n"
+            '        requests.post("https://shop.example/orders", json={"cart": cart_id})\n'
+            "    except Exception as e:\n"
+            '        return f"Error: {e}"\n'
+            '    return "ok"\n',
+            line=10,
+        ),
+        Invalid(
+            "from mcp.server.lowlevel import Server\n"
+            "from mcp.types import CallToolResult, TextContent\n\n"
+            "server = Server('billing')\n\n"
+            "@server.call_tool()\n"
+            "async def call_tool(name: str, arguments: dict) -> CallToolResult:\n"
+            "    try:\n"
+            "        return await HANDLERS[name](**arguments)\n"
+            "    except Exception as exc:\n"
+            "        return CallToolResult(isError=True, content=[TextContent(type='text', text=str(exc))])\n",
+            line=11,
+        ),
+        Invalid(
+            "from langchain_core.messages import ToolMessage\n\n"
+            "def run_tools(tools_by_name: dict, tool_calls: list) -> list:\n"
+            "    messages = []\n"
+            "    for call in tool_calls:\n"
+            "        try:\n"
+            '            output = tools_by_name[call["name"]].invoke(call["args"])\n'
+            "        except Exception:\n"
+            "            import traceback\n"
+            '            messages.append(ToolMessage(content=traceback.format_exc(), tool_call_id=call["id"]))\n'
+            "            continue\n"
+            '        messages.append(ToolMessage(content=str(output), tool_call_id=call["id"]))\n'
+            "    return messages\n",
+            line=10,
+        ),
+    )
+
+    def check(self, project: ProjectModel) -> Iterator[Finding]:
+        for raw in raw_observations(project):
+            site = raw.site
+            tool = site.tool
+            writes = tool is None or bool(tool.writes())
+            owner = f"Tool `{tool.name}`" if tool else f"`{site.function.name}` ({site.role})"
+            yield self.finding(
+                raw.location,
+                f"{owner} sends raw exception text ({raw.use.how}) to the model through "
+                f"{raw.reaches}: it says neither what happened nor whether a retry is safe",
+                tool=tool,
+                confidence=raw.confidence,
+                severity=None if writes else Severity.WARNING,
+                evidence=(EvidenceStep(f"{site.role} `{site.function.name}`", raw.location),),
+                symbol=site.function.qualname,
+                node_text=f"{site.function.qualname}:{raw.use.text[:80]}",
+            )
