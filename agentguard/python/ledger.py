@@ -325,3 +325,26 @@ def tool_ledger_verdicts(project: ProjectModel) -> list[ToolLedgerVerdict]:
             break
     cache["_tool_ledger_verdicts"] = verdicts
     return verdicts
+
+
+def tool_call_records(project: ProjectModel) -> list[LedgerWrite]:
+    """The record writes that tools and executors reach (the ones that trace tool calls)."""
+    index = ledger_index(project)
+    roots = [q for t in project.tools for q in t.functions]
+    roots += [e.function for e in index.executors]
+    seen: set[str] = set()
+    queue = list(roots)
+    while queue:
+        qualname = queue.pop()
+        if qualname in seen:
+            continue
+        seen.add(qualname)
+        entry = project.functions.get(qualname)
+        if entry is None:
+            continue
+        fn, facts = entry
+        for call in project.calls_in(qualname):
+            target = _project_target(project, call, fn, facts)
+            if target and target in index.recording:
+                queue.append(target)
+    return [w for w in index.writes if w.function in seen and not w.inner]
