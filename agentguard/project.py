@@ -108,7 +108,19 @@ class ProjectModel:
                 if method:
                     return method
             # An instance of a project class whose method is called: Cls.method
+            instance = self._imported_instance(parts)
+            if instance:
+                return instance
         return callee
+
+    def _imported_instance(self, parts: list[str]) -> str | None:
+        """``pkg.mod.client.create`` where ``client = Client()`` at the top of ``pkg.mod``
+        (a module-level instance imported into another module): ``pkg.mod.Client.create``."""
+        for split in range(len(parts) - 2, 0, -1):
+            types = self.module_types.get(".".join(parts[:split]))
+            if types and parts[split] in types:
+                return ".".join([types[parts[split]], *parts[split + 1 :]])
+        return None
 
     def self_type(self, cls_qual: str, attr: str) -> str | None:
         seen: set[str] = set()

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 _ROW_CLASS = re.compile(r"(?i)(tool_?call|ledger|audit|journal|call_?record|invocation)")
 _SUBSCRIPT_DISPATCH = re.compile(r"^[\w.]+\[(?P<key>.+)\](\.(?P<method>\w+))?$")
-_LOOKUP_VALUE = re.compile(r"^[\w.]+(\[(?P<key>[^\]]+)\]|\.get\((?P<arg>[^,)]+)[,)]?.*)$")
+_LOOKUP_VALUE = re.compile(r"^[\w.]+(\[(?P<key>.+)\]|\.get\((?P<arg>[^,)]+)[,)]?.*)$")
 
 
 @dataclass
