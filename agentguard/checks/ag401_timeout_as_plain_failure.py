@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, via
-from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity
 from agentguard.project import ProjectModel
 from agentguard.python.observations import timeout_verdicts
 
@@ -111,6 +111,28 @@ class TimeoutAsPlainFailure(Rule):
             '        raise ModelRetry("Sending timed out, try again")\n',
             line=8,
         ),
+        Invalid(
+            "import asyncio\n"
+            "import json\n"
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n\n'
+            "TOOLS = {create_order.name: create_order}\n\n"
+            "async def execute(tool_calls: list, messages: list) -> None:\n"
+            "    for tc in tool_calls:\n"
+            "        try:\n"
+            "            result = await asyncio.wait_for(\n"
+            "                TOOLS[tc.function.name].ainvoke(json.loads(tc.function.arguments)), 30\n"
+            "            )\n"
+            "        except asyncio.TimeoutError:\n"
+            '            result = "Tool timed out. Please try again."\n'
+            '        messages.append({"role": "tool", "tool_call_id": tc.id, "content": str(result)})\n',
+            line=19,
+            message_contains="dispatches",
+        ),
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
@@ -119,17 +141,26 @@ class TimeoutAsPlainFailure(Rule):
             location = Location(verdict.facts.path, verdict.handler.span)
             caught = ", ".join(f"`{c}`" for c in verdict.caught)
             where = f"Tool `{verdict.tool.name}`" if verdict.tool else f"`{verdict.function.name}`"
-            if verdict.outcome == "retry":
+            if verdict.handler.try_id == -1:
+                what = "sends it again"
+            elif verdict.outcome == "retry":
                 what = "retries it"
             else:
                 what = f"reports it as a plain error (`{verdict.detail[:80]}`)"
+            around = f"{effect_words(effect)} ({via(effect)})"
+            confidence = effect.confidence
+            if verdict.dispatched:
+                names = ", ".join(f"`{t.name}`" for t in verdict.dispatched[:3])
+                around = f"the tools it dispatches, which include write tools ({names})"
+                confidence = Confidence.MEDIUM
+            verb = "retries on" if verdict.handler.try_id == -1 else "catches"
             yield self.finding(
                 location,
-                f"{where} catches {caught} around {effect_words(effect)} ({via(effect)}) and "
+                f"{where} {verb} {caught} around {around} and "
                 f"{what}: the request may have committed, so the outcome is unknown "
                 "(SIDE_EFFECT_UNCERTAIN), not failed",
                 tool=verdict.tool,
-                confidence=effect.confidence,
+                confidence=confidence,
                 evidence=(
                     *effect.chain,
                     EvidenceStep(f"except {', '.join(verdict.caught)}", location),

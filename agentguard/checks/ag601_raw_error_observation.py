@@ -47,6 +47,19 @@ class RawErrorObservation(Rule):
     VALID = (
         Valid(
             "import logging\n"
+            "from typing import Any\n\n"
+            "log = logging.getLogger(__name__)\n\n"
+            "def run_tools(tools: dict[str, Any], tool_calls: list, messages: list) -> None:\n"
+            "    for tc in tool_calls:\n"
+            "        try:\n"
+            "            content = str(tools[tc.name](**tc.arguments))\n"
+            "        except Exception as exc:\n"
+            '            log.exception("tool %s failed: %s", tc.name, exc)\n'
+            '            content = f"{tc.name} failed ({type(exc).__name__}); outcome unknown, do not retry."\n'
+            '        messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})\n'
+        ),
+        Valid(
+            "import logging\n"
             "import requests\n"
             "from langchain_core.tools import tool\n\n"
             "log = logging.getLogger(__name__)\n\n"
@@ -101,6 +114,17 @@ class RawErrorObservation(Rule):
             '        messages.append(ToolMessage(content=str(output), tool_call_id=call["id"]))\n'
             "    return messages\n",
             line=10,
+        ),
+        Invalid(
+            "from typing import Any\n\n"
+            "def run_tools(tools: dict[str, Any], tool_calls: list, messages: list) -> None:\n"
+            "    for tc in tool_calls:\n"
+            "        try:\n"
+            "            content = str(tools[tc.name](**tc.arguments))\n"
+            "        except Exception as exc:\n"
+            '            content = f"Error executing {tc.name}: {exc}"\n'
+            '        messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})\n',
+            line=9,
         ),
     )
 

@@ -105,14 +105,16 @@ def raw_observations(project: ProjectModel) -> list[RawObservation]:
     result: list[RawObservation] = []
     for site in observation_sites(project):
         for handler in site.function.handlers:
-            found = _first_raw(site, handler)
+            found = _first_raw(project, site, handler)
             if found is not None:
                 result.append(found)
     cache["_raw_observations"] = result
     return result
 
 
-def _first_raw(site: ObservationSite, handler: Handler) -> RawObservation | None:
+def _first_raw(
+    project: ProjectModel, site: ObservationSite, handler: Handler
+) -> RawObservation | None:
     for use in handler.raw_error_uses:
         verdict = _reaches_model(site, use)
         if verdict is not None:
@@ -140,6 +142,37 @@ def _first_raw(site: ObservationSite, handler: Handler) -> RawObservation | None
                     "the tool's return value",
                     Confidence.MEDIUM,
                 )
+        # error = f"... {e}" in the handler, messages.append({... "content": error}) later
+        for call in project.calls_in(site.function.qualname):
+            if call.span.line <= handler.span.end_line:
+                continue
+            args = [*call.args, *call.kwargs.values()]
+            held = sorted(
+                tainted
+                & {
+                    n
+                    for v in args
+                    for n in (*v.names, *(n for i in v.items.values() for n in i.names))
+                }
+            )
+            if not held:
+                continue
+            keys = [k for v in args for k in v.items] + list(call.kwargs)
+            strings = [s for v in args for i in v.items.values() if (s := i.string())]
+            use = RawErrorUse(
+                f"`{held[0]}` (set from the exception)",
+                "call",
+                call.span,
+                call.callee,
+                call.text,
+                keys,
+                strings,
+            )
+            verdict = _reaches_model(site, use)
+            if verdict is not None:
+                return RawObservation(
+                    site, use, Location(site.facts.path, call.span), verdict[0], Confidence.MEDIUM
+                )
     return None
 
 
@@ -156,6 +189,7 @@ class TimeoutVerdict:
     detail: str
     tool: ToolFacts | None = None
     caught: list[str] = field(default_factory=list)
+    dispatched: list[ToolFacts] = field(default_factory=list)  # for executors
 
 
 def _try_block(fn: Function, handler: Handler) -> TryBlock | None:
@@ -213,18 +247,103 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
             ]
             if not effects or says_outcome_unknown(handler):
                 continue
-            if handler.returns or handler.raises:
-                value = (handler.returns or handler.raises)[0]
-                outcome, detail = "plain", value.text
-            elif (handler.continues or not handler.reraises) and _in_retry_loop(fn, block):
-                outcome, detail = "retry", "the enclosing loop sends it again"
-            else:
+            verdict = _handler_outcome(fn, block, handler)
+            if verdict is None:
                 continue
+            outcome, detail = verdict
             tool = project.tool_for_function(qualname) or _tool_with_effect(project, effects[0])
             result.append(
                 TimeoutVerdict(fn, facts, handler, effects, outcome, detail, tool, caught)
             )
+    result += _executor_timeouts(project)
+    result += _timeout_retries(project)
     cache["_timeout_verdicts"] = result
+    return result
+
+
+def _handler_outcome(fn: Function, block: TryBlock, handler: Handler) -> tuple[str, str] | None:
+    """plain: the handler answers with an error; retry: the loop around it sends it again."""
+    if handler.returns or handler.raises:
+        return "plain", (handler.returns or handler.raises)[0].text
+    if handler.reraises:
+        return None
+    if _in_retry_loop(fn, block):
+        return "retry", "the enclosing loop sends it again"
+    messages = [s for s in handler.strings if " " in s.strip()]
+    if messages and not any(c.split(".")[0] in {"logger", "log", "logging"} for c in handler.calls):
+        return "plain", repr(messages[0])  # result = "Timed out, try again" used later
+    return None
+
+
+def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
+    """An executor that catches a timeout around ``tools[name](...)``: it speaks for every
+    tool it may run, so it counts when the project has a non-idempotent write tool."""
+    know = knowledge()
+    writers = [
+        t
+        for t in project.tools
+        if t.guarded is None and any(e.kind != "unknown" for e in t.non_idempotent_writes())
+    ]
+    if not writers:
+        return []
+    result: list[TimeoutVerdict] = []
+    for executor in ledger_index(project).executors:
+        if executor.dispatch is None:
+            continue
+        entry = project.functions.get(executor.function)
+        if entry is None:
+            continue
+        fn, facts = entry
+        for handler in fn.handlers:
+            caught = [c for c in handler.caught if know.is_timeout(c)]
+            block = _try_block(fn, handler)
+            if not caught or block is None:
+                continue
+            if not (block.body_order[0] <= executor.dispatch_order < block.body_order[1]):
+                continue
+            if says_outcome_unknown(handler):
+                continue
+            verdict = _handler_outcome(fn, block, handler)
+            if verdict is None:
+                continue
+            outcome, detail = verdict
+            effects = [e for e in writers[0].non_idempotent_writes() if e.kind != "unknown"]
+            result.append(
+                TimeoutVerdict(fn, facts, handler, effects, outcome, detail, None, caught, writers)
+            )
+    return result
+
+
+def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
+    """A retry decorator or wrapper that names a timeout among the errors it retries."""
+    from agentguard.checks.retry_common import retried_effects
+
+    know = knowledge()
+    result: list[TimeoutVerdict] = []
+    for use in project.retry_uses():
+        if use.kind != "decorator" or not use.catches or use.function is None:
+            continue
+        caught = [c for c in use.catches if know.is_timeout(c)]
+        if not caught:
+            continue
+        effects, tool = retried_effects(project, use)
+        risky = [
+            e
+            for e in effects
+            if e.non_idempotent
+            and e.kind != "unknown"
+            and (e.key is None or e.key.origin in {"fresh", "param"})
+        ]
+        entry = project.functions.get(use.function)
+        if not risky or entry is None or (tool is not None and tool.guarded is not None):
+            continue
+        fn, facts = entry
+        handler = Handler(try_id=-1, caught=caught, span=use.location.span, name=None)
+        result.append(
+            TimeoutVerdict(
+                fn, facts, handler, risky, "retry", f"{use.library} retries it", tool, caught
+            )
+        )
     return result
 
 
