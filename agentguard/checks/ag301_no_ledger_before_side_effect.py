@@ -79,6 +79,22 @@ class NoLedgerBeforeSideEffect(Rule):
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
             config={"catalog_extensions": {"ledger_functions": ["app.audit.record"]}},
         ),
+        Valid(
+            "import hashlib\n"
+            "import json\n"
+            "import requests\n"
+            "from langchain_core.tools import tool\n"
+            "from app.journal import journal\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n\n'
+            "TOOLS = {create_order.name: create_order}\n\n"
+            "def run_tool(call_id: str, name: str, args: dict) -> dict:\n"
+            "    digest = hashlib.sha256(json.dumps(args, sort_keys=True).encode()).hexdigest()\n"
+            "    journal.begin(call_id, name, input_hash=digest)\n"
+            "    return TOOLS[name].invoke(args)\n"
+        ),
     )
     INVALID = (
         Invalid(

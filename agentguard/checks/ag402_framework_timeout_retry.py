@@ -59,6 +59,19 @@ class FrameworkTimeoutRetry(Rule):
             "    async with httpx.AsyncClient() as client:\n"
             '        return (await client.post("https://shop.example/orders", json={"cart": cart_id})).json()\n'
         ),
+        Valid(
+            "import httpx\n"
+            "from langgraph.graph import StateGraph\n"
+            "from langgraph.types import RetryPolicy\n\n"
+            "def place_order(state: dict) -> dict:\n"
+            '    order = httpx.post("https://shop.example/orders", json=state["cart"]).json()\n'
+            '    return {"order": order}\n\n'
+            "builder = StateGraph(dict)\n"
+            "builder.add_node(\n"
+            '    "place_order", place_order,\n'
+            "    retry_policy=RetryPolicy(max_attempts=3, retry_on=httpx.ConnectError),\n"
+            ")\n"
+        ),
     )
     INVALID = (
         Invalid(

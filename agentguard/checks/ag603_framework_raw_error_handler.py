@@ -64,6 +64,16 @@ class FrameworkRawErrorHandler(Rule):
             '        return {"ok": False, "code": "SIDE_EFFECT_UNCERTAIN", "retryable": False,\n'
             '                "content": f"Sending may have happened ({type(exc).__name__}); do not retry."}\n'
         ),
+        Valid(
+            "import httpx\n"
+            "from agents import function_tool\n\n"
+            "def outcome_unknown(ctx, error: Exception) -> str:\n"
+            '    return "create_order did not confirm; the order may exist. Do not retry."\n\n'
+            "@function_tool(failure_error_function=outcome_unknown)\n"
+            "async def create_order(cart_id: str) -> dict:\n"
+            "    async with httpx.AsyncClient() as client:\n"
+            '        return (await client.post("https://shop.example/orders", json={"cart": cart_id})).json()\n'
+        ),
     )
     INVALID = (
         Invalid(

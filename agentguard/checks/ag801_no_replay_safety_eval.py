@@ -79,6 +79,23 @@ class NoReplaySafetyEval(Rule):
                 )
             },
         ),
+        Valid(
+            _TOOL,
+            files={
+                "tests/test_timeouts.py": (
+                    "import requests\n"
+                    "import agent\n\n"
+                    "def test_create_order_times_out_once(monkeypatch):\n"
+                    "    calls = []\n\n"
+                    "    def slow_post(*args, **kwargs):\n"
+                    "        calls.append(args)\n"
+                    '        raise requests.exceptions.ReadTimeout("read timed out")\n\n'
+                    '    monkeypatch.setattr(agent.requests, "post", slow_post)\n'
+                    '    agent.create_order.invoke({"cart_id": "c1"})\n'
+                    "    assert len(calls) == 1\n"
+                )
+            },
+        ),
     )
     INVALID = (
         Invalid(

@@ -8,6 +8,7 @@ function (with its nested helpers) names the tool, injects a timeout (agentguard
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -18,6 +19,9 @@ from agentguard.python.facts import Call, Function, ModuleFacts, Value
 
 if TYPE_CHECKING:
     from agentguard.project import ProjectModel, ToolFacts
+
+
+_ONCE = re.compile(r"(==|<=|<)\s*[012]\b")
 
 
 @dataclass
@@ -98,6 +102,8 @@ def replay_tests(project: ProjectModel) -> list[ReplayTest]:
                     test.asserts_once = True
                 if any(know.count_calls(c) for c in value.calls):
                     test.asserts_once = True
+                if "len" in value.calls and _ONCE.search(value.text):
+                    test.asserts_once = True  # assert len(sent) == 1
             result.append(test)
     cache["_replay_tests"] = result
     return result
