@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.diagnostics import EvidenceStep, Finding, Severity
 from agentguard.project import ProjectModel
+from agentguard.python.checklist_knowledge import knowledge
 from agentguard.python.observations import raw_observations
 
 
@@ -132,7 +133,9 @@ class RawErrorObservation(Rule):
         for raw in raw_observations(project):
             site = raw.site
             tool = site.tool
-            writes = tool is None or bool(tool.writes())
+            writes = tool is None or any(
+                knowledge().counts_as_write(e, tool.name) for e in tool.effects
+            )
             owner = f"Tool `{tool.name}`" if tool else f"`{site.function.name}` ({site.role})"
             yield self.finding(
                 raw.location,

@@ -6,6 +6,7 @@ from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence, via
 from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.project import ProjectModel
+from agentguard.python.checklist_knowledge import knowledge
 from agentguard.python.evals import covering_test
 
 
@@ -121,7 +122,7 @@ class NoReplaySafetyEval(Rule):
             declared = tool.declaration
             if declared is not None and declared.says_idempotent:
                 continue
-            risky = [e for e in tool.non_idempotent_writes() if e.kind != "unknown"]
+            risky = [e for e in tool.effects if knowledge().counts_as_write(e, tool.name)]
             if not risky or covering_test(project, tool) is not None:
                 continue
             effect = risky[0]

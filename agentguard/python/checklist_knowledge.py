@@ -10,11 +10,14 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from agentguard.catalog import Matcher, _as_list
+
+if TYPE_CHECKING:
+    from agentguard.model import Effect
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,28 @@ class Knowledge:
         self.count_calls: Matcher[bool] = Matcher()
         self.count_calls.add(_as_list(evals.get("count_calls")), True)
         self.ledger_words = re.compile(evals.get("ledger_words") or "$^")
+
+        read_like = data.get("read_like") or {}
+        self.read_like_url = re.compile(read_like.get("url_pattern") or "$^")
+        self.read_like_tool = re.compile(read_like.get("tool_pattern") or "$^")
+        self.read_like_sdk = re.compile(read_like.get("sdk_pattern") or "$^")
+
+    def counts_as_write(self, effect: Effect, tool_name: str | None = None) -> bool:
+        """A non-idempotent side effect worth a checklist finding: not an unresolved call,
+        not a low-confidence guess, not a POST that reads (search, embeddings, model calls)."""
+        if not effect.non_idempotent or effect.kind == "unknown":
+            return False
+        if effect.kind != "network_write":
+            return effect.confidence.rank >= 1 or not effect.heuristic
+        if self.read_like_sdk.search(effect.sink) or self.read_like_sdk.search(effect.call.text):
+            return False
+        if effect.heuristic and effect.confidence.rank < 1:
+            return False
+        url = effect.call.args[0].text if effect.call.args else ""
+        url = url or (effect.call.kwargs["url"].text if "url" in effect.call.kwargs else "")
+        if url and self.read_like_url.search(url):
+            return False
+        return not (tool_name and self.read_like_tool.search(tool_name))
 
     @staticmethod
     def _setting(raw: dict[str, Any]) -> Setting:

@@ -28,7 +28,7 @@ class SettingUse:
 
 
 def _risky(tool: ToolFacts) -> list[Effect]:
-    return [e for e in tool.non_idempotent_writes() if e.kind != "unknown"]
+    return [e for e in tool.effects if knowledge().counts_as_write(e, tool.name)]
 
 
 def _tool_decorators(project: ProjectModel, tool: ToolFacts) -> list[str]:
@@ -155,7 +155,8 @@ def _default_retry_on(policy: Value) -> bool:
 
 
 def _node_effects(project: ProjectModel, qualname: str) -> list[Effect]:
-    return [e for e in project.effects_of(qualname) if e.non_idempotent and e.kind != "unknown"]
+    name = qualname.rsplit(".", 1)[-1]
+    return [e for e in project.effects_of(qualname) if knowledge().counts_as_write(e, name)]
 
 
 def _retry_confidence(effects: list[Effect]) -> Confidence:

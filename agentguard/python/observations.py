@@ -240,10 +240,12 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
             block = _try_block(fn, handler)
             if block is None:
                 continue
+            owner = project.tool_for_function(qualname)
+            name = owner.name if owner else fn.name
             effects = [
                 e
                 for e in project.effects_in_orders(qualname, block.body_order)
-                if e.non_idempotent and e.kind != "unknown"
+                if know.counts_as_write(e, name)
             ]
             if not effects or says_outcome_unknown(handler):
                 continue
@@ -282,7 +284,7 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
     writers = [
         t
         for t in project.tools
-        if t.guarded is None and any(e.kind != "unknown" for e in t.non_idempotent_writes())
+        if t.guarded is None and any(know.counts_as_write(e, t.name) for e in t.effects)
     ]
     if not writers:
         return []
@@ -307,7 +309,7 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
             if verdict is None:
                 continue
             outcome, detail = verdict
-            effects = [e for e in writers[0].non_idempotent_writes() if e.kind != "unknown"]
+            effects = [e for e in writers[0].effects if know.counts_as_write(e, writers[0].name)]
             result.append(
                 TimeoutVerdict(fn, facts, handler, effects, outcome, detail, None, caught, writers)
             )
@@ -330,8 +332,7 @@ def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
         risky = [
             e
             for e in effects
-            if e.non_idempotent
-            and e.kind != "unknown"
+            if know.counts_as_write(e, tool.name if tool else use.function.rsplit(".", 1)[-1])
             and (e.key is None or e.key.origin in {"fresh", "param"})
         ]
         entry = project.functions.get(use.function)
@@ -378,8 +379,9 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
     know = knowledge()
     raw_lines = {(r.location.path, r.location.span.line) for r in raw_observations(project)}
     for site in observation_sites(project):
-        if site.role != "tool" or site.tool is None or not site.tool.non_idempotent_writes():
+        if site.role != "tool" or site.tool is None:
             continue
+        tool_name = site.tool.name
         fn = site.function
         for handler in fn.handlers:
             block = _try_block(fn, handler)
@@ -388,7 +390,7 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
             effects = [
                 e
                 for e in project.effects_in_orders(fn.qualname, block.body_order)
-                if e.non_idempotent
+                if know.counts_as_write(e, tool_name)
             ]
             if not effects or says_outcome_unknown(handler):
                 continue

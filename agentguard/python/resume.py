@@ -103,7 +103,10 @@ def _rerun_call(
             return call
         if _dispatch_call(project, call, fn, facts):
             return call
-        if target and any(e.non_idempotent for e in project.effects_of(target)):
+        target_name = target.rsplit(".", 1)[-1] if target else ""
+        if target and any(
+            knowledge().counts_as_write(e, target_name) for e in project.effects_of(target)
+        ):
             return call
     return None
 
@@ -128,7 +131,7 @@ def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
         if interrupt is None:
             continue
         for effect in project.effects_in_orders(qualname, (0, interrupt.order)):
-            if not effect.non_idempotent or effect.kind == "unknown":
+            if not know.counts_as_write(effect, fn.name):
                 continue
             first = effect.chain[0].location if effect.chain else None
             if first is None:
