@@ -54,6 +54,17 @@ class TimeoutAsPlainFailure(Rule):
             "import requests\n"
             "from langchain_core.tools import tool\n\n"
             "@tool\n"
+            "def web_search(query: str) -> str:\n"
+            '    """Search the web."""\n'
+            "    try:\n"
+            '        return requests.post("https://search.example/v1/search", json={"q": query}, timeout=10).text\n'
+            "    except requests.Timeout:\n"
+            '        return "Search timed out. Try again."\n'
+        ),
+        Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
             "def order_status(order_id: str) -> str:\n"
             '    """Look an order up."""\n'
             "    try:\n"

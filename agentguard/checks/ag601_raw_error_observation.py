@@ -77,6 +77,20 @@ class RawErrorObservation(Rule):
     )
     INVALID = (
         Invalid(
+            "import stripe\n"
+            "from crewai.tools import tool\n\n"
+            "def error_response(error: Exception) -> dict:\n"
+            '    return {"status": "error", "message": f"Stripe call failed: {error}"}\n\n'
+            '@tool("Charge customer")\n'
+            "def charge_customer(customer_id: str, cents: int) -> dict:\n"
+            '    """Charge a customer."""\n'
+            "    try:\n"
+            '        return stripe.PaymentIntent.create(customer=customer_id, amount=cents, currency="eur")\n'
+            "    except stripe.error.StripeError as exc:\n"
+            "        return error_response(exc)\n",
+            line=13,
+        ),
+        Invalid(
             "import requests\n"
             "from langchain_core.tools import tool\n\n"
             "@tool\n"

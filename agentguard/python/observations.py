@@ -122,6 +122,9 @@ def _first_raw(
             return RawObservation(
                 site, use, Location(site.facts.path, use.span), reaches, confidence
             )
+    helper = _error_helper_return(project, site, handler)
+    if helper is not None:
+        return helper
     if handler.tainted_names:
         tainted = set(handler.tainted_names)
         for value in site.function.returns:
@@ -174,6 +177,63 @@ def _first_raw(
                     site, use, Location(site.facts.path, call.span), verdict[0], Confidence.MEDIUM
                 )
     return None
+
+
+def _error_helper_return(
+    project: ProjectModel, site: ObservationSite, handler: Handler
+) -> RawObservation | None:
+    """``return format_error(e)`` where the project helper returns ``str(e)``/``f"{e}"``."""
+    if not handler.name:
+        return None
+    for value in handler.returns:
+        if value.kind != "call" or value.span is None:
+            continue
+        target = project.project_function(value.qualname, site.facts)
+        helper = project.function(target) if target else None
+        if helper is None:
+            continue
+        params = [p for p in helper.params if p not in {"self", "cls"}]
+        passed = [
+            params[i]
+            for i, arg in enumerate(value.call_args)
+            if i < len(params) and arg.kind == "name" and arg.text == handler.name
+        ]
+        passed += [k for k, arg in value.call_kwargs.items() if arg.text == handler.name]
+        for param in passed:
+            for returned in helper.returns:
+                if _formats(returned, param):
+                    use = RawErrorUse(
+                        f"`{helper.name}({param})` returns its text",
+                        "return",
+                        value.span,
+                        helper.qualname,
+                        value.text,
+                    )
+                    return RawObservation(
+                        site,
+                        use,
+                        Location(site.facts.path, value.span),
+                        "the tool's return value",
+                        Confidence.MEDIUM,
+                    )
+    return None
+
+
+def _formats(value: Value, param: str) -> bool:
+    if param not in value.names:
+        return False
+    if value.kind == "fstring":
+        return True
+    stack = [value, *value.items.values()]
+    while stack:
+        current = stack.pop()
+        if current.kind == "fstring" and param in current.names:
+            return True
+        if current.kind == "call" and current.qualname in {"str", "repr"}:
+            if current.call_args and current.call_args[0].text == param:
+                return True
+        stack += current.call_args + list(current.items.values()) + current.elements
+    return False
 
 
 # ---------------------------------------------------------------- Q4: timeouts
