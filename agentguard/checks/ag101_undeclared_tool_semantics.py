@@ -86,6 +86,26 @@ class UndeclaredToolSemantics(Rule):
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
             line=5,
+            fixed=(
+                "import requests\n"
+                "from agentguard.runtime import Runtime, SQLiteLedger, guarded\n"
+                "from langchain_core.tools import tool\n"
+                "\n"
+                "# The ledger that makes guarded tools replay-safe: share one Runtime per process.\n"
+                'runtime = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))\n'
+                "\n"
+                "@tool\n"
+                "@guarded(\n"
+                "    runtime,\n"
+                '    risk="write",\n'
+                '    idempotency="non_idempotent",\n'
+                '    replay="never",\n'
+                "    key=lambda call: f\"create_order:{call.user_id}:{call.args['cart_id']}:{call.run_id}:{call.approved_at}\",\n"
+                ")\n"
+                "def create_order(cart_id: str) -> dict:\n"
+                '    """Create an order."""\n'
+                '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
+            ),
             message_contains="requests.post",
         ),
         Invalid(
@@ -98,6 +118,26 @@ class UndeclaredToolSemantics(Rule):
             '        smtp.sendmail("billing@shop.example", [to], body)\n'
             '    return "sent"\n',
             line=7,
+            fixed=(
+                "from mcp.server.fastmcp import FastMCP\n"
+                "from mcp.types import ToolAnnotations\n"
+                "import smtplib\n"
+                "\n"
+                'mcp = FastMCP("mail")\n'
+                "\n"
+                "@mcp.tool(\n"
+                "    annotations=ToolAnnotations(\n"
+                "        readOnlyHint=False,\n"
+                "        destructiveHint=False,\n"
+                "        idempotentHint=False,\n"
+                "        openWorldHint=True,\n"
+                "    ),\n"
+                ")\n"
+                "def send_invoice(to: str, body: str) -> str:\n"
+                '    with smtplib.SMTP("localhost") as smtp:\n'
+                '        smtp.sendmail("billing@shop.example", [to], body)\n'
+                '    return "sent"\n'
+            ),
         ),
     )
 

@@ -66,6 +66,17 @@ class DeclarationContradictsEffects(Rule):
             "def cancel_order(order_id: str) -> str:\n"
             '    return requests.delete(f"https://shop.example/orders/{order_id}").text\n',
             line=7,
+            fixed=(
+                "import requests\n"
+                "from mcp.server.fastmcp import FastMCP\n"
+                "from mcp.types import ToolAnnotations\n"
+                "\n"
+                'mcp = FastMCP("shop")\n'
+                "\n"
+                "@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False))\n"
+                "def cancel_order(order_id: str) -> str:\n"
+                '    return requests.delete(f"https://shop.example/orders/{order_id}").text\n'
+            ),
             message_contains="read-only",
         ),
         Invalid(
@@ -79,6 +90,18 @@ class DeclarationContradictsEffects(Rule):
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
             line=7,
+            fixed=(
+                "import requests\n"
+                "from langchain_core.tools import tool\n"
+                "from agentguard.runtime import guarded\n"
+                "from app.runtime import runtime\n"
+                "\n"
+                "@tool\n"
+                '@guarded(runtime, risk="write", idempotency="non_idempotent", replay="never")\n'
+                "def create_order(cart_id: str) -> dict:\n"
+                '    """Create an order."""\n'
+                '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
+            ),
             message_contains="idempotent",
         ),
     )

@@ -58,6 +58,18 @@ class ModelSuppliedIdempotencyKey(Rule):
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id},\n'
             '                         headers={"Idempotency-Key": idempotency_key}).json()\n',
             line=8,
+            fixed=(
+                "import requests\n"
+                "from agentguard.runtime import current_call\n"
+                "from langchain_core.tools import tool\n"
+                "\n"
+                "@tool\n"
+                "def create_order(cart_id: str) -> dict:\n"
+                '    """Create an order."""\n'
+                "    idempotency_key = current_call().idempotency_key\n"
+                '    return requests.post("https://shop.example/orders", json={"cart": cart_id},\n'
+                '                         headers={"Idempotency-Key": idempotency_key}).json()\n'
+            ),
             message_contains="idempotency_key",
         ),
     )

@@ -40,7 +40,7 @@ def attach_fixes(
             continue
         try:
             fix = build_fix(finding, context)
-        except Exception:  # noqa: BLE001 - a fix we cannot build must not break the scan
+        except Exception:
             fix = None
         if fix is not None:
             fixes[id(finding)] = finding.with_fix(fix)

@@ -224,7 +224,9 @@ def write_changes(changes: Sequence[FileChange]) -> list[WriteProblem]:
 def write_atomically(path: Path, data: bytes) -> None:
     path = path.resolve()  # write through a symlink, never replace the link itself
     mode = stat.S_IMODE(path.stat().st_mode)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".agentguard", dir=path.parent)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix=".agentguard", dir=path.parent
+    )
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)

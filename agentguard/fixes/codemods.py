@@ -41,6 +41,7 @@ IDEMPOTENT_METHODS = ("HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE")
 UNSAFE_METHODS = {"POST", "PATCH"}
 ADDITIVE_KINDS = {"network_write", "payment", "message"}
 KEY_FROM_RUNTIME = "current_call().idempotency_key"
+LINE_LENGTH = 88
 SUPPRESSION_RE = re.compile(r"#\s*agentguard:\s*ignore(?:\[[A-Za-z0-9_,\s-]*\])?[^#]*")
 
 
@@ -58,6 +59,11 @@ class FileContext:
         if self._parsed is None:
             self._parsed = ParsedFile(self.text)
         return self._parsed
+
+    @property
+    def first_party(self) -> frozenset[str]:
+        """Top-level package names of the project (their imports form the last group)."""
+        return frozenset(m.module.split(".", 1)[0] for m in self.project.modules.values())
 
     @property
     def facts(self) -> ModuleFacts | None:
@@ -145,7 +151,9 @@ def infer_semantics(effects: list[Effect]) -> Semantics:
         read_only=not effects,
         destructive=not additive,
         idempotent=idempotent,
-        open_world=any(e.remote or e.kind in ADDITIVE_KINDS or e.kind == "unknown" for e in effects),
+        open_world=any(
+            e.remote or e.kind in ADDITIVE_KINDS or e.kind == "unknown" for e in effects
+        ),
     )
 
 
@@ -269,13 +277,37 @@ def _mcp_annotations(
             + ")"
         )
     arg = cst.Arg(annotations, keyword=cst.Name("annotations"), equal=_equal())
+    indent = _indent_of(ctx, function)
+    bare = not isinstance(expression, cst.Call) or not expression.args
+    one_line = cst.Module(body=[]).code_for_node(arg)
+    head = cst.Module(body=[]).code_for_node(
+        expression.func if isinstance(expression, cst.Call) else expression
+    )
+    if bare and len(indent) + len(head) + len(one_line) + 3 > LINE_LENGTH:
+        # One hint per line, as a formatter would lay it out.
+        inner = indent + "    "
+        value = cst.Module(body=[]).code_for_node(annotations)
+        callee, _, rest = value.partition("(")
+        if rest:
+            hints = [h.strip() for h in rest.rstrip(")").split(",")]
+            body = "".join(f"\n{inner}    {h}," for h in hints)
+            value = f"{callee}({body}\n{inner})"
+        else:
+            hints = [h.strip() for h in value.strip("{}").split(",")]
+            body = "".join(f"\n{inner}    {h}," for h in hints)
+            value = f"{{{body}\n{inner}}}"
+        new_call = cst.parse_expression(f"{head}(\n{inner}annotations={value},\n{indent})")
+        module = ctx.parsed.replace(expression, new_call)
+        if not uses_dicts:
+            module = add_import(module, MCP_TYPES_MODULE, ["ToolAnnotations"], ctx.first_party)
+        return module.code
     if isinstance(expression, cst.Call):
         new_call = with_appended_arg(expression, arg)
     else:
         new_call = cst.Call(func=expression, args=[arg])
     module = ctx.parsed.replace(expression, new_call)
     if not uses_dicts:
-        module = add_import(module, MCP_TYPES_MODULE, ["ToolAnnotations"])
+        module = add_import(module, MCP_TYPES_MODULE, ["ToolAnnotations"], ctx.first_party)
     del holder
     return module.code
 
@@ -301,9 +333,10 @@ def _recomma(elements: list[cst.BaseDictElement]) -> list[cst.BaseDictElement]:
 def _guarded_decorator(
     ctx: FileContext, tool: ToolFacts, function: cst.FunctionDef, semantics: Semantics
 ) -> str | None:
-    if tool.symbol != tool.functions[0] or tool.anchor.span.line != ctx.parsed.position(
-        function.name
-    ).start.line:
+    if (
+        tool.symbol != tool.functions[0]
+        or tool.anchor.span.line != ctx.parsed.position(function.name).start.line
+    ):
         return None  # class-based tools: the fix is not obvious enough to automate
     runtime_name, runtime_import, define_runtime = _runtime_reference(ctx)
     parts = [runtime_name, f'risk="{semantics.risk}"', f'idempotency="{semantics.idempotency}"']
@@ -311,7 +344,8 @@ def _guarded_decorator(
     if semantics.idempotency != "idempotent":
         parts.append(f"key={_key_placeholder(tool)}")
     guarded_local = imported_name(ctx.parsed.module, RUNTIME_MODULE, "guarded") or "guarded"
-    decorator = cst.Decorator(cst.parse_expression(f"{guarded_local}({', '.join(parts)})"))
+    indent = _indent_of(ctx, function)
+    decorator = cst.Decorator(_call_expression(guarded_local, parts, indent))
     decorators = list(function.decorators)
     index = 0
     for position, existing in enumerate(decorators):
@@ -322,24 +356,37 @@ def _guarded_decorator(
     names = ["guarded"]
     if define_runtime:
         names += ["Runtime", "SQLiteLedger"]
-    module = add_import(module, RUNTIME_MODULE, names)
+    module = add_import(module, RUNTIME_MODULE, names, ctx.first_party)
     if runtime_import is not None:
-        module = add_import(module, runtime_import[0], [runtime_import[1]])
+        module = add_import(module, runtime_import[0], [runtime_import[1]], ctx.first_party)
     if define_runtime:
-        statements = cst.parse_module(
-            "# The ledger that makes guarded tools replay-safe; share one Runtime per process.\n"
-            f'{runtime_name} = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))\n',
+        statement = cst.parse_statement(
+            f'{runtime_name} = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))',
             config=module.config_for_parsing,
-        ).body
-        first = statements[0]
-        assert isinstance(first, cst.SimpleStatementLine)
-        blank = cst.EmptyLine()
-        statements = [
-            first.with_changes(leading_lines=[blank, *first.leading_lines]),
-            *statements[1:],
-        ]
-        module = insert_after_imports(module, statements)
+        )
+        note = cst.Comment(
+            "# The ledger that makes guarded tools replay-safe: share one Runtime per process."
+        )
+        statement = statement.with_changes(
+            leading_lines=[cst.EmptyLine(), cst.EmptyLine(comment=note)]
+        )
+        module = insert_after_imports(module, [statement])
     return module.code
+
+
+def _indent_of(ctx: FileContext, function: cst.FunctionDef) -> str:
+    line = ctx.parsed.lines[ctx.parsed.position(function.name).start.line - 1]
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _call_expression(callee: str, parts: list[str], indent: str) -> cst.BaseExpression:
+    """``callee(parts)`` on one line, or one part per line when that is too long."""
+    one_line = f"{callee}({', '.join(parts)})"
+    if len(indent) + 1 + len(one_line) <= LINE_LENGTH:
+        return cst.parse_expression(one_line)
+    inner = indent + "    "
+    lines = "".join(f"\n{inner}{part}," for part in parts)
+    return cst.parse_expression(f"{callee}({lines}\n{indent})")
 
 
 def _runtime_reference(ctx: FileContext) -> tuple[str, tuple[str, str] | None, bool]:
@@ -369,7 +416,9 @@ def _runtime_reference(ctx: FileContext) -> tuple[str, tuple[str, str] | None, b
                 return assignment.target, (other.module, assignment.target), False
     taken = set(facts.functions if facts else ()) | set(facts.imports if facts else ())
     taken |= {a.target for a in (facts.assignments if facts else []) if a.function is None}
-    name = "runtime" if not any(t.rsplit(".", 1)[-1] == "runtime" for t in taken) else "agent_runtime"
+    name = (
+        "runtime" if not any(t.rsplit(".", 1)[-1] == "runtime" for t in taken) else "agent_runtime"
+    )
     return name, None, True
 
 
@@ -421,16 +470,22 @@ def correct_hint(finding: Finding, ctx: FileContext) -> tuple[str, Applicability
     else:
         return None
     module = ctx.parsed.replace(value, replacement)
-    if key == "idempotency":
+    call = ctx.parsed.parent(parent)
+    if key == "idempotency" and isinstance(call, cst.Call):
         # replay="auto" was only sound for an idempotent tool.
-        grandparent = ctx.parsed.parent(parent)
-        if isinstance(grandparent, cst.Call):
-            for arg in grandparent.args:
-                if arg.keyword and arg.keyword.value == "replay":
-                    if isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == "auto":
-                        module = module.deep_replace(
-                            arg.value, cst.SimpleString(f"{quote}never{quote}")
-                        )  # type: ignore[assignment]
+        args = []
+        for arg in call.args:
+            if arg is parent:
+                arg = arg.with_changes(value=replacement)
+            elif (
+                arg.keyword
+                and arg.keyword.value == "replay"
+                and isinstance(arg.value, cst.SimpleString)
+                and arg.value.evaluated_value == "auto"
+            ):
+                arg = arg.with_changes(value=cst.SimpleString(f"{quote}never{quote}"))
+            args.append(arg)
+        module = ctx.parsed.replace(call, call.with_changes(args=args))
     return module.code, Applicability.UNSAFE, f"Declare `{key}` as the code behaves"
 
 
@@ -471,7 +526,7 @@ def key_from_runtime_param(
         body.insert(index, binding)
         new_function = new_function.with_changes(body=function.body.with_changes(body=body))
     module = ctx.parsed.replace(function, new_function)
-    module = add_import(module, RUNTIME_MODULE, ["current_call"])
+    module = add_import(module, RUNTIME_MODULE, ["current_call"], ctx.first_party)
     return (
         module.code,
         Applicability.UNSAFE,
@@ -508,7 +563,7 @@ def key_from_runtime_expression(
     module = ctx.parsed.replace(node, cst.parse_expression(KEY_FROM_RUNTIME))
     for name in names:
         module = remove_unused_import(module, name)
-    module = add_import(module, RUNTIME_MODULE, ["current_call"])
+    module = add_import(module, RUNTIME_MODULE, ["current_call"], ctx.first_party)
     return (
         module.code,
         Applicability.UNSAFE,
@@ -592,9 +647,7 @@ def _innermost_collection(node: cst.CSTNode) -> cst.List | cst.Set | cst.Tuple |
 
 
 @builder("AG002")
-def remove_suppression(
-    finding: Finding, ctx: FileContext
-) -> tuple[str, Applicability, str] | None:
+def remove_suppression(finding: Finding, ctx: FileContext) -> tuple[str, Applicability, str] | None:
     lines = ctx.text.splitlines(keepends=True)
     number = finding.span.line
     if not 0 < number <= len(lines):

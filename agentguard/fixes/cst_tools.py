@@ -6,6 +6,7 @@ the codemods below change only the nodes they mean to change.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -85,9 +86,7 @@ def with_appended_arg(call: cst.Call, arg: cst.Arg) -> cst.Call:
     return call.with_changes(args=args)
 
 
-def without_items(
-    items: Sequence[NodeT], drop: Callable[[NodeT], bool]
-) -> list[NodeT]:
+def without_items(items: Sequence[NodeT], drop: Callable[[NodeT], bool]) -> list[NodeT]:
     """Remove items from a comma-separated sequence (params, elements) keeping its style."""
     kept = [item for item in items if not drop(item)]
     if not kept or len(kept) == len(items):
@@ -144,9 +143,15 @@ def imported_name(module: cst.Module, source: str, name: str) -> str | None:
     return None
 
 
-def add_import(module: cst.Module, source: str, names: Sequence[str]) -> cst.Module:
+def add_import(
+    module: cst.Module,
+    source: str,
+    names: Sequence[str],
+    first_party: frozenset[str] = frozenset(),
+) -> cst.Module:
     """Import ``names`` from ``source`` once: merged into an existing ``from source import``
-    line (sorted in if that line is sorted), else a new line after the last top-level import."""
+    line (sorted in if that line is sorted), else a new line in the third-party group of the
+    leading imports, in alphabetical place (isort/ruff order), or after the last import."""
     missing = [n for n in names if imported_name(module, source, n) is None]
     if not missing:
         return module
@@ -166,11 +171,68 @@ def add_import(module: cst.Module, source: str, names: Sequence[str]) -> cst.Mod
                 body[index] = statement.with_changes(body=small_body)
                 return module.with_changes(body=body)
     line = cst.parse_statement(
-        f"from {source} import {', '.join(missing)}", config=module.config_for_parsing
+        f"from {source} import {', '.join(sorted(missing))}", config=module.config_for_parsing
     )
-    insert_at = _import_insertion_index(body)
-    body.insert(insert_at, line)
+    insert_at, opens_group = _sorted_import_index(body, source, first_party)
+    if insert_at is None:
+        body.insert(_import_insertion_index(body), line)
+    elif not opens_group:
+        body.insert(insert_at, line)
+    else:
+        following = body[insert_at]
+        assert isinstance(following, cst.SimpleStatementLine)
+        # The new line opens the group, so it takes over the group's leading blank/comment lines.
+        line = line.with_changes(leading_lines=following.leading_lines)
+        body[insert_at] = following.with_changes(leading_lines=[])
+        body.insert(insert_at, line)
     return module.with_changes(body=body)
+
+
+def _import_section(statement: cst.SimpleStatementLine, first_party: frozenset[str]) -> str:
+    small = statement.body[0]
+    if isinstance(small, cst.ImportFrom):
+        name = _module_name(small)
+        if name is None:
+            return "first-party"
+    elif isinstance(small, cst.Import):
+        name = cst.Module(body=[]).code_for_node(small.names[0].name)
+    else:
+        return "other"
+    top = name.split(".", 1)[0]
+    if top == "__future__":
+        return "future"
+    if top in sys.stdlib_module_names:
+        return "stdlib"
+    return "first-party" if top in first_party else "third-party"
+
+
+def _sorted_import_index(
+    body: Sequence[cst.CSTNode], source: str, first_party: frozenset[str]
+) -> tuple[int | None, bool]:
+    """Where ``from source import ...`` goes among the leading third-party imports, and
+    whether it goes first in that group (before the statement now at that index)."""
+    top = source.split(".", 1)[0]
+    if top in first_party:
+        return None, False
+    third_party = []
+    for index, statement in enumerate(body):
+        if _is_import(statement):
+            assert isinstance(statement, cst.SimpleStatementLine)
+            if _import_section(statement, first_party) == "third-party":
+                third_party.append((index, statement))
+        elif not _is_docstring(statement, index):
+            break
+    for position, (index, statement) in enumerate(third_party):
+        small = statement.body[0]
+        if (
+            isinstance(small, cst.ImportFrom)
+            and (_module_name(small) or "").lower() > source.lower()
+        ):
+            opens = position == 0 or third_party[position - 1][0] != index - 1
+            return index, opens or bool(statement.leading_lines)
+    if third_party:
+        return third_party[-1][0] + 1, False
+    return None, False
 
 
 def _import_insertion_index(body: Sequence[cst.CSTNode]) -> int:
