@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Finding
 
 if TYPE_CHECKING:
+    from agentguard.fixes.codemods import FileContext
     from agentguard.project import ProjectModel
 
 
@@ -25,7 +26,7 @@ def attach_fixes(
 ) -> list[Finding]:
     """Return the findings with a Fix attached where the rule has one for them."""
     from agentguard.checks.base import rule_by_code
-    from agentguard.fixes.codemods import BUILDERS, FileContext, build_fix
+    from agentguard.fixes.codemods import BUILDERS, build_fix
 
     fixable = [f for f in findings if f.code in BUILDERS and rule_by_code(f.code) is not None]
     if not fixable:
@@ -49,7 +50,7 @@ def attach_fixes(
 
 def _context(
     path: str, project: ProjectModel, root: Path, sources: Mapping[str, bytes] | None
-) -> object | None:
+) -> FileContext | None:
     from agentguard.fixes.codemods import FileContext
 
     data = sources.get(path) if sources is not None else None

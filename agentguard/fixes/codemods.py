@@ -234,13 +234,14 @@ def _mcp_annotations(
             new_value: cst.BaseExpression = value
             for camel, attr in HINTS:
                 if camel not in present and _snake(camel) not in present:
+                    assert isinstance(new_value, cst.Call)
                     new_value = with_appended_arg(
-                        new_value,  # type: ignore[arg-type]
+                        new_value,
                         cst.Arg(_bool(getattr(semantics, attr)), keyword=cst.Name(camel)),
                     )
         elif isinstance(value, cst.Dict):
             present = {
-                e.key.evaluated_value
+                str(e.key.evaluated_value)
                 for e in value.elements
                 if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
             }
@@ -256,8 +257,9 @@ def _mcp_annotations(
             new_value = value.with_changes(elements=_recomma(elements))
         else:
             return None
-        new_expression: cst.BaseExpression = expression.with_changes(  # type: ignore[union-attr]
-            args=[a.with_changes(value=new_value) if a is existing else a for a in expression.args]  # type: ignore[union-attr]
+        assert isinstance(expression, cst.Call)
+        new_expression = expression.with_changes(
+            args=[a.with_changes(value=new_value) if a is existing else a for a in expression.args]
         )
         module = ctx.parsed.replace(expression, new_expression)
         return module.code
@@ -286,17 +288,17 @@ def _mcp_annotations(
     if bare and len(indent) + len(head) + len(one_line) + 3 > LINE_LENGTH:
         # One hint per line, as a formatter would lay it out.
         inner = indent + "    "
-        value = cst.Module(body=[]).code_for_node(annotations)
-        callee, _, rest = value.partition("(")
+        text = cst.Module(body=[]).code_for_node(annotations)
+        callee, _, rest = text.partition("(")
         if rest:
             hints = [h.strip() for h in rest.rstrip(")").split(",")]
             body = "".join(f"\n{inner}    {h}," for h in hints)
-            value = f"{callee}({body}\n{inner})"
+            text = f"{callee}({body}\n{inner})"
         else:
-            hints = [h.strip() for h in value.strip("{}").split(",")]
+            hints = [h.strip() for h in text.strip("{}").split(",")]
             body = "".join(f"\n{inner}    {h}," for h in hints)
-            value = f"{{{body}\n{inner}}}"
-        new_call = cst.parse_expression(f"{head}(\n{inner}annotations={value},\n{indent})")
+            text = f"{{{body}\n{inner}}}"
+        new_call = cst.parse_expression(f"{head}(\n{inner}annotations={text},\n{indent})")
         module = ctx.parsed.replace(expression, new_call)
         if not uses_dicts:
             module = add_import(module, MCP_TYPES_MODULE, ["ToolAnnotations"], ctx.first_party)
@@ -470,7 +472,7 @@ def correct_hint(finding: Finding, ctx: FileContext) -> tuple[str, Applicability
     else:
         return None
     module = ctx.parsed.replace(value, replacement)
-    call = ctx.parsed.parent(parent)
+    call = ctx.parsed.parent(parent) if parent is not None else None
     if key == "idempotency" and isinstance(call, cst.Call):
         # replay="auto" was only sound for an idempotent tool.
         args = []
@@ -603,7 +605,7 @@ def idempotent_methods_only(
     parent = ctx.parsed.parent(value)
     if not isinstance(parent, cst.Arg):
         return None
-    quote = string_quote(ctx.parsed.module, ctx.parsed.parent(parent))
+    quote = string_quote(ctx.parsed.module, ctx.parsed.parent(parent) or parent)
     default = cst.parse_expression(
         "[" + ", ".join(f"{quote}{m}{quote}" for m in IDEMPOTENT_METHODS) + "]"
     )

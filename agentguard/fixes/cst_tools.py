@@ -44,7 +44,7 @@ class ParsedFile:
 
     def function_at(self, name: str, line: int) -> cst.FunctionDef | None:
         """The ``def name`` whose name is on ``line``."""
-        for node, where in self.positions.items():
+        for node in self.positions:
             if isinstance(node, cst.FunctionDef) and node.name.value == name:
                 if self.positions[node.name].start.line == line:
                     return node
@@ -53,8 +53,10 @@ class ParsedFile:
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
 
-    def replace(self, old: cst.CSTNode, new: cst.CSTNode | cst.RemovalSentinel) -> cst.Module:
-        return self.module.deep_replace(old, new)  # type: ignore[return-value]
+    def replace(self, old: cst.CSTNode, new: cst.CSTNode) -> cst.Module:
+        replaced = self.module.deep_replace(old, new)
+        assert isinstance(replaced, cst.Module)
+        return replaced
 
 
 def _size(where: CodeRange) -> tuple[int, int]:
@@ -277,7 +279,9 @@ def _merge_names(node: cst.ImportFrom, names: Sequence[str]) -> cst.ImportFrom:
     return node.with_changes(names=aliases)
 
 
-def insert_after_imports(module: cst.Module, statements: Sequence[cst.BaseStatement]) -> cst.Module:
+def insert_after_imports(
+    module: cst.Module, statements: Sequence[cst.SimpleStatementLine | cst.BaseCompoundStatement]
+) -> cst.Module:
     """Insert module-level statements right after the import block."""
     body = list(module.body)
     index = _import_insertion_index(body)
@@ -285,7 +289,7 @@ def insert_after_imports(module: cst.Module, statements: Sequence[cst.BaseStatem
     return module.with_changes(body=body)
 
 
-def name_is_used(module: cst.Module, name: str) -> bool:
+def name_is_used(module: cst.CSTNode, name: str) -> bool:
     """Whether ``name`` is read anywhere outside import statements."""
 
     class Finder(cst.CSTVisitor):

@@ -76,7 +76,12 @@ class TextEdit:
 
     def conflicts(self, other: TextEdit) -> bool:
         if self == other:
-            return False
+            return False  # the same edit from two fixes (an import both need): applied once
+        added = self.replacement.strip()
+        if added and added == other.replacement.strip():
+            # Two fixes adding the same text at different places (a shared definition, the
+            # diff aligned differently): one now, the other recomputed next round.
+            return True
         if self.start == self.end or other.start == other.end:
             # An insertion touching another edit: their order would be ambiguous.
             return self.start <= other.end and other.start <= self.end
