@@ -38,8 +38,19 @@ class UndeclaredToolSemantics(Rule):
     For MCP tools, declare `annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=False, ...)`.
 
     ## Fix safety
-    Unsafe for `@guarded` (it changes behaviour: the call is journaled and deduplicated);
-    safe for MCP annotations (hints only).
+    Safe for MCP tools: the fix adds `annotations=ToolAnnotations(readOnlyHint=...,
+    destructiveHint=..., idempotentHint=..., openWorldHint=...)` (or the dict form where the
+    file already uses dicts), inferred from the effects; hints change no behaviour.
+
+    Unsafe elsewhere: the fix adds `@guarded(runtime, risk=..., idempotency=..., replay=...)`
+    directly under the framework decorator, which journals and deduplicates every call.
+    Where the tool is not idempotent it adds a placeholder
+    `key=lambda call: f"tool:{call.user_id}:{call.args['<id>']}:{call.run_id}:{call.approved_at}"`
+    naming user, resource, run and approval: check that it identifies the business operation.
+    The `runtime` it passes is, in order: a `Runtime(...)` this module already binds; one
+    bound at module level elsewhere in the project (imported from there); otherwise a new
+    `runtime = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))` after the imports, which
+    you should move to one shared module so the process has a single Runtime.
     """
 
     code, name, question = "AG101", "undeclared-tool-semantics", "Q1"

@@ -30,7 +30,9 @@ class ModelSuppliedIdempotencyKey(Rule):
     run and approval by `@guarded(key=...)`.
 
     ## Fix safety
-    Unsafe: the parameter disappears from the tool's schema.
+    Unsafe: the fix removes the parameter from the tool's signature (and so from its schema)
+    and binds the name to `current_call().idempotency_key` at the top of the body, which
+    works only when the tool runs under `@guarded(...)` (the AG101 fix adds it).
     """
 
     code, name, question = "AG202", "model-supplied-idempotency-key", "Q2"
