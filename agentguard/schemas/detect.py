@@ -185,8 +185,28 @@ def _errors(
                 )
                 yield issue, (*path, str(extra[0]))
                 continue
-        message = f"{title}: `{path_text(path)}`: {error.message}"
+        detail = error.message
+        if error.validator == "type":
+            detail = (
+                f"expected {_type_words(error.validator_value)}, found {_json_type(error.instance)}"
+            )
+            if isinstance(error.instance, (str, int, float)):
+                detail += f" {error.instance!r}"
+        message = f"{title}: `{path_text(path)}`: {detail}"
         yield SchemaIssue(_locate(document, path), message, fmt), path
+
+
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
+               (list, "array"), (dict, "object"), (type(None), "null"))  # fmt: skip
+
+
+def _json_type(value: Any) -> str:
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "value")
+
+
+def _type_words(expected: Any) -> str:
+    names = expected if isinstance(expected, list) else [expected]
+    return " or ".join(f"an {n}" if str(n)[0] in "aeiou" else f"a {n}" for n in names)
 
 
 def _input_params(schema: Any) -> list[str]:
