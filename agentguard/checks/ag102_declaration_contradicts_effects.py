@@ -160,7 +160,9 @@ class DeclarationContradictsEffects(Rule):
                 # only `replay: never` does not contradict `idempotentHint: true`.
                 differing = [
                     index
-                    for index, (a, b) in enumerate(zip(_claims(first), _claims(second)))
+                    for index, (a, b) in enumerate(
+                        zip(_claims(first), _claims(second), strict=True)
+                    )
                     if a is not None and b is not None and a != b
                 ]
                 if differing:
