@@ -51,7 +51,11 @@ def load_schema_files(
             continue
         if not loaded.documents:
             continue
-        detected = detect(loaded.documents, manifest_name=is_manifest_name(rel))
+        try:
+            detected = detect(loaded.documents, manifest_name=is_manifest_name(rel))
+        except RecursionError:
+            skipped.append(ScanProblem(rel, "too deeply nested to check"))
+            continue
         found.tools += detected.tools
         found.manifest += detected.manifest
         found.issues += detected.issues
