@@ -16,6 +16,7 @@ from agentguard.discovery import discover
 from agentguard.project import ProjectModel
 from agentguard.python.extract import extract
 from agentguard.python.facts import ModuleFacts, Suppression
+from agentguard.schemas import add_schema_tools
 
 UNUSED_SUPPRESSION = "AG002"
 PARSE_ERROR = "AG000"
@@ -193,6 +194,7 @@ def scan(
     project.problems = problems
     project.config = config
     project.schema_files = files.schemas
+    problems += add_schema_tools(project, files.schemas, config)
     timings["project"] = time.perf_counter() - mark
 
     select = list(select) or config.select or ["ALL"]

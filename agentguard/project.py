@@ -30,6 +30,7 @@ from agentguard.python.facts import Call, ClassDef, Function, ModuleFacts
 
 if TYPE_CHECKING:
     from agentguard.config import Config
+    from agentguard.schemas.detect import SchemaIssue
 
 
 class ProjectModel:
@@ -62,6 +63,7 @@ class ProjectModel:
         self.problems: list[ScanProblem] = []
         self.config: Config | None = None
         self.schema_files: list[tuple[Path, str]] = []
+        self.schema_issues: list[SchemaIssue] = []  # filled by agentguard.schemas (AG001)
         self._summaries: dict[str, list[Effect]] = {}
         from agentguard.python import effects, tools
 

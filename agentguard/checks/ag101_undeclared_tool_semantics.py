@@ -164,6 +164,20 @@ class UndeclaredToolSemantics(Rule):
                 key=lambda e: (e.idempotent is True, -e.confidence.rank, e.site.path, e.site.span),
             )[0]
             severity = Severity.ERROR if any(e.non_idempotent for e in writes) else Severity.WARNING
+            if tool.schema_only:
+                # Known only from a tool schema: the effect is a guess from its name.
+                yield self.finding(
+                    tool.anchor,
+                    f"Tool `{tool.name}` looks like it makes {effect_words(worst)}, judging "
+                    f"from its schema ({worst.sink}), but declares no idempotency, risk or "
+                    "replay policy (no MCP annotations, no agentguard.yaml entry)",
+                    tool=tool,
+                    confidence=weakest(writes),
+                    evidence=tool_evidence(tool, worst),
+                    severity=severity,
+                    node_text=f"{tool.name}:{tool.framework}",
+                )
+                continue
             more = f" (and {len(writes) - 1} more side effects)" if len(writes) > 1 else ""
             yield self.finding(
                 tool.anchor,
