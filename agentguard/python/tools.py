@@ -149,7 +149,9 @@ def discover_tools(
             continue
         for fn in facts.functions.values():
             for dec in fn.decorators:
-                form = forms["decorator"](dec.qualname)
+                form = forms["decorator"](dec.qualname) or forms["decorator"](
+                    project.resolve_instance(dec.qualname)
+                )
                 if form is None:
                     continue
                 name = dec.kwargs.get("name") or dec.kwargs.get("name_override")
@@ -281,9 +283,7 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts) -
     registry = forms["registry"](callee)
     if registry is not None and registry.tools is not None:
         listed = argument_at(call.args, call.kwargs, registry.tools)
-        if listed is None or listed.kind != "list":
-            return
-        for element in listed.elements:
+        for element in listed_elements(project, listed, call, facts):
             qual = project.project_function(element.qualname, facts)
             if qual and not any(qual in t.functions for t in project.tools):
                 tool = _tool_from_function(
@@ -296,6 +296,62 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts) -
                 )
                 if tool:
                     _add_tool(project, tool)
+
+
+def listed_elements(
+    project: ProjectModel, value: Value | None, call: Call, facts: ModuleFacts, depth: int = 0
+) -> list[Value]:
+    """The items of a tool list: a literal, or a simple variable holding one (module level,
+    possibly imported, or local to the calling function), concatenations and ``*`` spreads
+    included. Anything computed is left alone."""
+    if value is None or depth > 4:
+        return []
+    if value.kind == "list":
+        result: list[Value] = []
+        for element in value.elements:
+            if element.kind == "other" and element.text.startswith("*"):
+                result += _variable_elements(project, element.names[:1], call, facts, depth)
+            else:
+                result.append(element)
+        return result
+    if value.kind in {"name", "attr"}:
+        held = _variable_value(project, value, call, facts)
+        return listed_elements(project, held, call, facts, depth + 1)
+    if value.kind == "other" and "+" in value.text and not value.calls:
+        # READ_TOOLS + WRITE_TOOLS  /  [a] + EXTRA
+        names = [n for n in value.names if n not in project.functions]
+        return _variable_elements(project, names, call, facts, depth)
+    return []
+
+
+def _variable_elements(
+    project: ProjectModel, names: list[str], call: Call, facts: ModuleFacts, depth: int
+) -> list[Value]:
+    result: list[Value] = []
+    for name in names:
+        qualname = facts.imports.get(name) or f"{facts.module}.{name}"
+        held = _variable_value(
+            project, Value(kind="name", text=name, qualname=qualname), call, facts
+        )
+        result += listed_elements(project, held, call, facts, depth + 1)
+    return result
+
+
+def _variable_value(
+    project: ProjectModel, value: Value, call: Call, facts: ModuleFacts
+) -> Value | None:
+    if value.kind == "name" and call.function is not None:
+        local: Value | None = None
+        for assignment in facts.assignments:
+            if (
+                assignment.function == call.function
+                and assignment.target == value.text
+                and assignment.span.line < call.span.line
+            ):
+                local = assignment.value
+        if local is not None:
+            return local
+    return project.module_variable(value.qualname)
 
 
 def _resolved_call_name(project: ProjectModel, call: Call, facts: ModuleFacts) -> str:
@@ -341,15 +397,19 @@ def _dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> st
             qual = project.project_function(target.qualname, facts)
             if qual:
                 return qual
-    # 2. if name == "create_order": ... the calls in that branch
-    for function, string, span in facts.comparisons:
+    # 2. if name == "create_order": / case "create_order": the first project function
+    #    the branch calls
+    for function, string, body in facts.branches:
         if string != name or function is None:
             continue
-        for call in project.calls_in(function):
-            if call.span.line > span.line and call.span.line <= span.end_line + 6:
-                qual = project.project_function(call.callee, facts)
-                if qual and qual != function:
-                    return qual
+        caller = project.function(function)
+        for call in sorted(project.calls_in(function), key=lambda c: c.order):
+            if not body.line <= call.span.line <= body.end_line:
+                continue
+            resolved = project.resolve_callee(call, caller, facts)
+            qual = project.project_function(resolved, facts)
+            if qual and qual != function:
+                return qual
     # 3. a function of the same name
     qual = project.project_function(name, facts)
     if qual:
