@@ -1081,3 +1081,209 @@ def test_test_files_do_not_define_tools() -> None:
         return sku
     """
     assert discover({"tests/test_agent.py": source}) == []
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+def only(tools: list[ToolFacts]) -> ToolFacts:
+    assert len(tools) == 1, [t.name for t in tools]
+    return tools[0]
+
+
+def test_guarded_declaration_is_read_by_name_without_the_runtime() -> None:
+    source = """\
+    from langchain_core.tools import tool
+
+    from agentguard.runtime import guarded
+
+
+    @tool
+    @guarded(runtime, risk="write", idempotency="conditional", replay="never", key=make_key)
+    def create_order(cart_id: str) -> str:
+        \"\"\"Create.\"\"\"
+        return cart_id
+    """
+    decl = only(discover({"app/tools.py": source})).guarded
+    assert decl is not None
+    assert (decl.risk, decl.idempotency, decl.replay, decl.has_key) == (
+        "write",
+        "conditional",
+        "never",
+        True,
+    )
+    assert decl.location.span.line == 7
+
+
+@pytest.mark.parametrize(
+    ("imports", "decorator"),
+    [
+        ("from agentguard.runtime import guarded as safe", "safe"),
+        ("import agentguard.runtime as agr", "agr.guarded"),
+        ("from agentguard import guarded", "guarded"),
+    ],
+)
+def test_guarded_declaration_under_aliases(imports: str, decorator: str) -> None:
+    source = f"""\
+from agents import function_tool
+{imports}
+
+
+@function_tool
+@{decorator}(runtime, risk="read", idempotency="idempotent")
+def order_status(order_id: str) -> str:
+    return order_id
+"""
+    decl = only(discover({"app/tools.py": source})).guarded
+    assert decl is not None and decl.says_read_only and decl.idempotency == "idempotent"
+
+
+def test_guarded_on_a_base_tool_method_declares_the_class_tool() -> None:
+    source = """\
+    from crewai.tools import BaseTool
+    from agentguard.runtime import guarded as g
+
+
+    class SendInvoice(BaseTool):
+        name: str = "send_invoice"
+        description: str = "Email an invoice"
+
+        @g(runtime, risk="write", idempotency="keyed", replay="never")
+        def _run(self, invoice_id: str) -> str:
+            return invoice_id
+    """
+    decl = only(discover({"app/tools.py": source})).guarded
+    assert decl is not None and decl.idempotency == "keyed"
+
+
+def test_a_guarded_look_alike_from_another_package_is_no_declaration() -> None:
+    source = """\
+    from langchain_core.tools import tool
+    from myapp.safety import guarded
+
+
+    @tool
+    @guarded(risk="read")
+    def create_order(cart_id: str) -> str:
+        \"\"\"Create.\"\"\"
+        return cart_id
+    """
+    assert only(discover({"app/tools.py": source})).declarations == []
+
+
+def test_mcp_tool_annotations_camel_case_in_decorator() -> None:
+    source = """\
+    from mcp.server.fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
+
+    mcp = FastMCP("orders")
+
+
+    @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=True))
+    def set_status(order_id: str, status: str) -> str:
+        return order_id
+    """
+    decl = only(discover({"server.py": source})).declaration
+    assert decl is not None and decl.source == "mcp-annotations"
+    assert (decl.read_only, decl.idempotent_hint, decl.destructive) == (False, True, True)
+    assert decl.says_idempotent
+
+
+def test_mcp_v2_snake_case_annotations_with_pessimistic_defaults() -> None:
+    source = """\
+    from mcp.server import MCPServer
+    from mcp.types import ToolAnnotations
+
+    server = MCPServer("orders")
+
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=False))
+    def add_note(order_id: str, note: str) -> str:
+        return order_id
+    """
+    decl = only(discover({"server.py": source})).declaration
+    assert decl is not None
+    # Left out: readOnlyHint -> False, idempotentHint -> False (the spec's defaults).
+    assert (decl.read_only, decl.destructive, decl.idempotent_hint) == (False, False, False)
+    assert not decl.says_idempotent
+
+
+def test_mcp_annotations_dict_and_module_constant() -> None:
+    source = """\
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("files")
+    READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+
+
+    @mcp.tool(annotations={"idempotentHint": True, "readOnlyHint": False})
+    def put_file(path: str, text: str) -> str:
+        return path
+
+
+    @mcp.tool(annotations=READ_ONLY)
+    def read_file(path: str) -> str:
+        return path
+    """
+    tools = {t.name: t for t in discover({"server.py": source})}
+    put = tools["put_file"].declaration
+    assert put is not None and put.says_idempotent
+    read = tools["read_file"].declaration
+    assert read is not None and read.says_read_only
+
+
+def test_mcp_annotations_title_only_declares_nothing() -> None:
+    source = """\
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("files")
+
+
+    @mcp.tool(annotations={"title": "Delete a file"})
+    def delete_file(path: str) -> str:
+        return path
+    """
+    assert only(discover({"server.py": source})).declaration is None
+
+
+def test_langchain_metadata_hints_on_factory_and_class_attribute() -> None:
+    source = """\
+    from langchain_core.tools import BaseTool, StructuredTool
+
+
+    def _upsert(key: str, value: str) -> str:
+        return key
+
+
+    upsert_tool = StructuredTool.from_function(
+        _upsert, name="upsert", metadata={"idempotentHint": True, "readOnlyHint": False}
+    )
+
+
+    class Lookup(BaseTool):
+        name: str = "lookup"
+        description: str = "Find a record"
+        metadata: dict = {"readOnlyHint": True}
+
+        def _run(self, key: str) -> str:
+            return key
+    """
+    tools = {t.name: t for t in discover({"app/tools.py": source})}
+    upsert = tools["upsert"].declaration
+    assert upsert is not None and upsert.source == "langchain-metadata" and upsert.says_idempotent
+    lookup = tools["lookup"].declaration
+    assert lookup is not None and lookup.says_read_only
+
+
+def test_langchain_metadata_without_hint_keys_declares_nothing() -> None:
+    source = """\
+    from langchain_core.tools import StructuredTool
+
+
+    def _send(to: str) -> str:
+        return to
+
+
+    send_tool = StructuredTool.from_function(_send, name="send", metadata={"team": "billing"})
+    """
+    assert only(discover({"app/tools.py": source})).declaration is None

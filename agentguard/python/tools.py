@@ -88,12 +88,17 @@ def _declarations_from_options(
 ) -> list[Declaration]:
     result: list[Declaration] = []
     annotations = options.get("annotations")
+    if annotations is not None and annotations.kind in {"name", "attr"}:
+        # READ_ONLY = ToolAnnotations(readOnlyHint=True)  ...  @mcp.tool(annotations=READ_ONLY)
+        annotations = project.module_variable(annotations.qualname) or annotations
     if annotations is not None:
         decl = annotations_declaration(project, annotations, site.path)
         if decl is not None:
             result.append(decl)
     metadata_key = project.catalog.metadata_kwargs.get(framework)
     metadata = options.get(metadata_key) if metadata_key else None
+    if metadata is not None and metadata.kind in {"name", "attr"}:
+        metadata = project.module_variable(metadata.qualname) or metadata
     if metadata is not None and metadata.kind == "dict":
         decl = annotations_declaration(project, metadata, site.path, source="langchain-metadata")
         if decl is not None and decl.declares_anything:
