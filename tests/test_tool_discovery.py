@@ -1287,3 +1287,47 @@ def test_langchain_metadata_without_hint_keys_declares_nothing() -> None:
     send_tool = StructuredTool.from_function(_send, name="send", metadata={"team": "billing"})
     """
     assert only(discover({"app/tools.py": source})).declaration is None
+
+
+def test_decorated_tool_listed_in_an_agent_of_another_module_keeps_its_decorator_name() -> None:
+    tools_py = """\
+    from langchain_core.tools import tool
+
+
+    @tool("create_lead")
+    def add_lead(email: str) -> str:
+        \"\"\"Add a lead.\"\"\"
+        return email
+    """
+    agent_py = """\
+    from langchain.agents import create_agent
+    from crm.tools import add_lead
+
+    agent = create_agent("openai:gpt-4o", tools=[add_lead])
+    """
+    # agent.py sorts before tools.py: the registry must not name the tool first.
+    tools = discover({"crm/agent.py": agent_py, "crm/tools.py": tools_py})
+    assert_tool(tools, "create_lead", "langchain", "crm.tools.add_lead", "crm/tools.py", 5)
+
+
+def test_guarded_outside_the_framework_decorator_still_names_the_framework() -> None:
+    source = """\
+    from agentguard.runtime import guarded
+    from smolagents import tool
+
+
+    @guarded(runtime, risk="write", idempotency="keyed")
+    @tool
+    def post_tweet(text: str) -> str:
+        \"\"\"Post.\"\"\"
+        return text
+    """
+    tool = assert_tool(
+        discover({"bot/tools.py": source}),
+        "post_tweet",
+        "smolagents",
+        "bot.tools.post_tweet",
+        "bot/tools.py",
+        7,
+    )
+    assert tool.guarded is not None and tool.guarded.idempotency == "keyed"

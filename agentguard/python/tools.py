@@ -149,16 +149,23 @@ def discover_tools(
     project: ProjectModel,
 ) -> None:
     forms = project.catalog.tool_forms
-    for facts in project.modules.values():
-        if facts.is_test:
-            continue
+    sources = [facts for facts in project.modules.values() if not facts.is_test]
+    # Declarations first (decorators, factories, classes), then the lists handed to agents:
+    # a function both decorated and listed keeps its decorator's name and framework.
+    for facts in sources:
         for fn in facts.functions.values():
-            for dec in fn.decorators:
-                form = forms["decorator"](dec.qualname) or forms["decorator"](
-                    project.resolve_instance(dec.qualname)
+            matched = [
+                (dec, form)
+                for dec in fn.decorators
+                if (
+                    form := forms["decorator"](dec.qualname)
+                    or forms["decorator"](project.resolve_instance(dec.qualname))
                 )
-                if form is None:
-                    continue
+                is not None
+            ]
+            # ``@guarded`` alone makes a tool; next to a framework decorator it only declares.
+            framework_matches = [m for m in matched if m[1].framework != "agentguard"]
+            for dec, form in (framework_matches or matched)[:1]:
                 name = dec.kwargs.get("name") or dec.kwargs.get("name_override")
                 name_text = name.string() if name else None
                 if name_text is None and dec.args and dec.args[0].string():
@@ -173,11 +180,13 @@ def discover_tools(
                 )
                 if tool:
                     _add_tool(project, tool)
-                break
         for cls in facts.classes.values():
             _discover_class_tool(project, cls, facts)
         for call in facts.calls:
-            _discover_from_call(project, call, facts)
+            _discover_from_call(project, call, facts, registries=False)
+    for facts in sources:
+        for call in facts.calls:
+            _discover_from_call(project, call, facts, registries=True)
     _discover_lowlevel_mcp(project)
     _discover_raw_schemas(project)
     project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
@@ -246,9 +255,14 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
         return
 
 
-def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts) -> None:
+def _discover_from_call(
+    project: ProjectModel, call: Call, facts: ModuleFacts, registries: bool
+) -> None:
     forms = project.catalog.tool_forms
     callee = _resolved_call_name(project, call, facts)
+    if registries:
+        _discover_from_registry(project, call, facts, callee)
+        return
     factory = forms["factory"](callee)
     decorator_as_function = forms["decorator"](callee)
     site = Location(facts.path, call.span)
@@ -285,7 +299,12 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts) -
                 if tool:
                     _add_tool(project, tool)
                 return
-    registry = forms["registry"](callee)
+
+
+def _discover_from_registry(
+    project: ProjectModel, call: Call, facts: ModuleFacts, callee: str
+) -> None:
+    registry = project.catalog.tool_forms["registry"](callee)
     if registry is not None and registry.tools is not None:
         listed = argument_at(call.args, call.kwargs, registry.tools)
         for element in listed_elements(project, listed, call, facts):
