@@ -314,12 +314,20 @@ def _discover_from_registry(
                     project,
                     qual,
                     registry,
-                    Location(facts.path, element.span or call.span),
+                    Location(facts.path, _within(element.span, call.span)),
                     None,
                     {},
                 )
                 if tool:
                     _add_tool(project, tool)
+
+
+def _within(span: Span | None, call_span: Span) -> Span:
+    """``span`` when it lies inside the call (a literal list), else the call itself (the
+    list came from a variable, possibly in another module)."""
+    if span is not None and call_span.line <= span.line <= call_span.end_line:
+        return span
+    return call_span
 
 
 def listed_elements(
