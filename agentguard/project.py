@@ -58,6 +58,8 @@ class ProjectModel:
             for call in facts.calls:
                 key = f"{facts.path}::{call.function}" if call.function is None else call.function
                 self.calls_by_function.setdefault(key, []).append(call)
+        # Top-level packages of the scanned code: imports from them are not third-party.
+        self.module_heads: set[str] = {m.module.split(".")[0] for m in self.modules.values()}
         self.tools: list[ToolFacts] = []
         self.problems: list[ScanProblem] = []
         self.config: Config | None = None

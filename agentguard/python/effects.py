@@ -4,6 +4,7 @@ summaries propagated through the project's call graph to a fixpoint."""
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -27,16 +28,24 @@ from agentguard.model import (
 )
 from agentguard.python.facts import Call, Function, ModuleFacts, Value
 
+# The standard library talks to no service on its own (queue.Queue.put, collections...);
+# its real sinks (smtplib, subprocess, urllib) are catalogue entries.
+STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
+
 if TYPE_CHECKING:
     from agentguard.project import ProjectModel
 
 
-def _http_method(project: ProjectModel, call: Call, sink: Sink) -> str | None:
+def _http_method(
+    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+) -> str | None:
     if sink.method:
         return sink.method
     spec = sink.method_from or {}
     if spec.get("request_data"):
         first = call.args[0] if call.args else None
+        if first is not None and first.kind == "name":
+            first = _local_value(project, first.text, fn, facts, call.order) or first
         if first and first.kind == "call":
             method = first.call_kwargs.get("method")
             method_text = method.string() if method else None
@@ -46,6 +55,8 @@ def _http_method(project: ProjectModel, call: Call, sink: Sink) -> str | None:
                 return "POST"
         return "POST" if ("data" in call.kwargs or len(call.args) > 1) else "GET"
     value = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
+    if value is not None and value.kind == "name":
+        value = _local_value(project, value.text, fn, facts, call.order) or value
     if value is not None and value.string():
         return value.string().upper()  # type: ignore[union-attr]
     return None
@@ -63,7 +74,7 @@ def _classify_sink(
         confidence = Confidence(sink.confidence)
         remote = sink.remote if sink.remote is not None else True
         if kind in {"http"}:
-            method = _http_method(project, call, sink)
+            method = _http_method(project, call, sink, fn, facts)
             if method in {None, "GET", "HEAD", "OPTIONS"}:
                 if method is None and call.kwargs.get("method") is not None:
                     kind, idempotent, confidence = "network_write", False, Confidence.LOW
@@ -81,6 +92,10 @@ def _classify_sink(
             statement = call.args[0] if call.args else call.kwargs.get("sql")
             if statement is None:
                 return None
+            if statement.kind == "name":
+                statement = (
+                    _local_value(project, statement.text, fn, facts, call.order) or statement
+                )
             text = statement.string()
             receiver = (call.receiver or "").lower()
             if not re.search(r"(cur|conn|db|session|engine|cx|sql|tx|transaction)", receiver):
@@ -91,15 +106,17 @@ def _classify_sink(
                 upsert = bool(
                     re.search(r"(?i)on\s+conflict|on\s+duplicate\s+key|insert\s+or\s+ignore", text)
                 )
-                idempotent = upsert or not re.match(r"(?is)^\s*insert", text)
+                # UPDATE t SET n = n + 1 repeats its increment; INSERT adds a row each time.
+                relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
+                idempotent = upsert or not (re.match(r"(?is)^\s*insert", text) or relative)
                 kind = "write"
-            elif (
-                statement.kind == "call"
-                and statement.qualname
-                and statement.qualname.rsplit(".", 1)[-1] in {"insert", "update", "delete"}
-            ):
+                method = text.split(None, 1)[0].upper()
+            elif (verb := _sqlalchemy_statement(statement)) is not None:
+                if verb == "select":
+                    return None
                 kind = "write"
-                idempotent = statement.qualname.rsplit(".", 1)[-1] != "insert"
+                idempotent = verb != "insert"
+                method = verb.upper()
             else:
                 kind, idempotent, confidence = "write", None, Confidence.LOW
             remote = True
@@ -127,29 +144,112 @@ def _classify_sink(
     return _heuristic_sink(project, call, callee, fn, facts)
 
 
+SQL_BUILDERS = {"insert", "update", "delete", "select"}
+
+
+def _sqlalchemy_statement(statement: Value) -> str | None:
+    """The verb of ``insert(T).values(...)`` / ``text("INSERT ...")``, or None."""
+    if statement.kind != "call":
+        return None
+    for callee in statement.calls:
+        last = callee.replace("()", "").rsplit(".", 1)[-1]
+        if last in SQL_BUILDERS and (callee.startswith("sqlalchemy") or "." not in callee):
+            return last
+    if statement.qualname and statement.qualname.rsplit(".", 1)[-1] == "text":
+        sql = statement.call_args[0].string() if statement.call_args else None
+        if sql is not None:
+            if SQL_READ_RE.match(sql) or not SQL_WRITE_RE.match(sql):
+                return "select"
+            return sql.split(None, 1)[0].lower()
+    return None
+
+
 def _display_sink(project: ProjectModel, callee: str, call: Call) -> str:
     if callee.startswith(("project.", "cls.")) or "." not in callee:
         return call.text
     return callee.replace("()", "")
 
 
+# Methods that lists, sets and dicts have too: on a receiver not named like a client they
+# are container operations (``parts.insert(0, x)``, ``seen.update(...)``), never a write.
+CONTAINER_METHODS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "add",
+        "update",
+        "remove",
+        "pop",
+        "discard",
+        "clear",
+        "setdefault",
+        "put",
+        "put_nowait",
+        "push",
+        "set",
+        "write",
+        "send",
+        "sort",
+        "replace",
+    }
+)
+LOGGER_NAMES = re.compile(r"(?i)^_?(log|logger|logging|console|print|warnings|self|cls)$")
+CONTAINER_FACTORIES = re.compile(
+    r"^(list|dict|set|tuple|frozenset|collections\..*|defaultdict|deque|OrderedDict|Counter)$"
+)
+
+
+def _written_receiver(call: Call) -> str:
+    """The receiver as written in the source (``self._client`` for ``self._client.place``)."""
+    text = call.text
+    return text.rsplit(".", 1)[0] if "." in text else ""
+
+
+def _is_container(
+    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
+) -> bool:
+    """A receiver bound to a list/dict/set literal or factory, locally or at module level."""
+    value = _local_value(project, name, fn, facts, before)
+    if value is None:
+        for assignment in facts.assignments:
+            if assignment.function is None and assignment.target == name:
+                value = assignment.value
+    if value is None:
+        return False
+    if value.kind in {"list", "dict"} or value.text[:1] in {"[", "{"}:
+        return True
+    return value.kind == "call" and bool(CONTAINER_FACTORIES.match(value.qualname or ""))
+
+
 def _heuristic_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
-    if project.catalog.reads(callee):
+    """An unresolved call whose method name starts with a write verb, on a receiver that
+    looks like a service client. Lower confidence than a catalogue sink, and silent on
+    containers, loggers, strings and the standard library."""
+    if project.catalog.reads(callee) or project.catalog.reads(call.callee):
         return None
+    if call.method[:1].isupper():
+        return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
     verb_class = project.catalog.verbs.get(first_word(call.method))
     if verb_class in {None, "read"}:
         return None
-    receiver = call.receiver or ""
     head = callee.split(".", 1)[0]
-    external = head in facts.imports.values() or callee.split(".")[0] in {
-        v.split(".")[0] for v in facts.imports.values()
-    }
-    trusted_receiver = bool(receiver) and bool(project.catalog.client_receiver.search(receiver))
-    if not (trusted_receiver or (external and "." in callee)):
+    if head in STDLIB_MODULES or callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
         return None
-    if receiver and receiver.split(".")[-1] in {"self", "cls", "logger", "log", "logging"}:
+    written = _written_receiver(call)
+    last = written.rsplit(".", 1)[-1] if written else ""
+    if last and (LOGGER_NAMES.match(last) or last[:1] in {'"', "'", "[", "{", "("}):
+        return None
+    if written and "." not in written and _is_container(project, written, fn, facts, call.order):
+        return None
+    trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
+    imported_heads = {v.split(".")[0] for v in facts.imports.values()}
+    external = head in imported_heads and head not in project.module_heads
+    if call.method in CONTAINER_METHODS and not trusted_receiver:
+        return None
+    if not (trusted_receiver or (external and "." in callee)):
         return None
     kind = {
         "non_idempotent": "network_write",
@@ -167,7 +267,7 @@ def _heuristic_sink(
         site=site,
         call=call,
         chain=(EvidenceStep(f"calls {call.text} (write verb, not resolved)", site),),
-        confidence=Confidence.LOW if not trusted_receiver else Confidence.MEDIUM,
+        confidence=Confidence.MEDIUM if trusted_receiver and external else Confidence.LOW,
         key=_key_for(project, call, sink, fn, facts),
         heuristic=True,
         function=fn.qualname,
