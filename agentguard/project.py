@@ -89,6 +89,14 @@ class ProjectModel:
         """Resolve self.x.y and module-level instances into a qualified callee name."""
         callee = call.callee.replace("()", "")
         parts = callee.split(".")
+        if parts[0] == "super" and len(parts) == 2 and caller is not None and caller.class_name:
+            # super().method(): the first definition in the bases, not the class itself
+            cls_entry = self.classes.get(caller.class_name)
+            for base in cls_entry[0].bases if cls_entry else []:
+                method = self.find_method(self._class_qualname(base, facts), parts[1])
+                if method:
+                    return method
+            return callee
         if parts[0] in SELF_NAMES and caller is not None and caller.class_name:
             cls_qual = caller.class_name
             if len(parts) == 2:
@@ -103,6 +111,12 @@ class ProjectModel:
             return ".".join([types[parts[0]], *parts[1:]])
         if parts[0] in self.classes or callee in self.functions:
             return callee
+        # an instance defined at module level in another project module:
+        # ``from shop.client import orders_client; orders_client.place(...)``
+        for cut in range(len(parts) - 1, 0, -1):
+            module_vars = self.module_types.get(".".join(parts[:cut]))
+            if module_vars and parts[cut] in module_vars:
+                return ".".join([module_vars[parts[cut]], *parts[cut + 1 :]])
         if len(parts) >= 2:
             owner = ".".join(parts[:-1])
             if owner in self.classes:
@@ -111,6 +125,12 @@ class ProjectModel:
                     return method
             # An instance of a project class whose method is called: Cls.method
         return callee
+
+    def _class_qualname(self, name: str, facts: ModuleFacts) -> str:
+        if name in self.classes:
+            return name
+        local = f"{facts.module}.{name}"
+        return local if local in self.classes else name
 
     def self_type(self, cls_qual: str, attr: str) -> str | None:
         seen: set[str] = set()

@@ -583,3 +583,217 @@ def test_git_push_is_local_write_not_ag201(scan_files: ScanFiles) -> None:
     effects = effects_of(scan_files, files)
     assert effects and all(e.kind == "write" for e in effects)
     assert "AG201" not in codes(scan_files, files)
+
+
+# ---------------------------------------------------------------- interprocedural
+CLIENT_MODULE = """
+import requests
+
+
+class OrdersClient:
+    def __init__(self, base: str) -> None:
+        self.session = requests.Session()
+        self.base = base
+
+    def place(self, cart_id: str) -> dict:
+        return self._post("/orders", {"cart": cart_id})
+
+    def _post(self, path: str, body: dict) -> dict:
+        return self.session.post(self.base + path, json=body).json()
+
+
+orders_client = OrdersClient("https://shop.example")
+"""
+
+
+def test_helper_method_in_another_module_through_module_instance(scan_files: ScanFiles) -> None:
+    tools = HEADER + textwrap.dedent(
+        '''
+        from shop.client import orders_client
+
+        @tool
+        def create_order(cart_id: str) -> dict:
+            """Create an order."""
+            return orders_client.place(cart_id)
+        '''
+    )
+    files = {"shop/__init__.py": "", "shop/client.py": CLIENT_MODULE, "shop/tools.py": tools}
+    result = scan_files(files)
+    tool = next(t for t in result.project.tools if t.name == "create_order")
+    assert [e.sink for e in tool.effects] == ["requests.Session.post"]
+    labels = [s.label for s in tool.effects[0].chain]
+    assert labels == [
+        "create_order calls place",
+        "place calls _post",
+        "calls requests.Session.post",
+    ]
+    ag201 = [f for f in result.findings if f.code == "AG201"]
+    assert len(ag201) == 1
+    assert "requests.Session.post" in ag201[0].message and "`place`" in ag201[0].message
+
+
+def test_self_attribute_typed_in_init_with_a_project_class(scan_files: ScanFiles) -> None:
+    agent = HEADER + textwrap.dedent(
+        '''
+        from shop.client import OrdersClient
+
+        class ShopTools:
+            def __init__(self) -> None:
+                self._client = OrdersClient("https://shop.example")
+
+            def create_order(self, cart_id: str) -> dict:
+                return self._client.place(cart_id)
+
+        shop = ShopTools()
+
+        @tool
+        def create_order(cart_id: str) -> dict:
+            """Create an order."""
+            return shop.create_order(cart_id)
+        '''
+    )
+    files = {"shop/__init__.py": "", "shop/client.py": CLIENT_MODULE, "agent.py": agent}
+    effects = effects_of(scan_files, files, tool="create_order")
+    assert [e.sink for e in effects] == ["requests.Session.post"]
+
+
+def test_imported_helper_function_across_modules(scan_files: ScanFiles) -> None:
+    helpers = "import httpx\n\n\ndef notify(text: str) -> None:\n    httpx.post('https://hooks.example', json={'text': text})\n"
+    agent = (
+        HEADER
+        + 'from app.helpers import notify\n\n\n@tool\ndef ping(text: str) -> str:\n    """Ping."""\n    notify(text)\n    return \'ok\'\n'
+    )
+    files = {"app/__init__.py": "", "app/helpers.py": helpers, "app/agent.py": agent}
+    effects = effects_of(scan_files, files, tool="ping")
+    assert [(e.sink, [s.label for s in e.chain]) for e in effects] == [
+        ("httpx.post", ["ping calls notify", "calls httpx.post"])
+    ]
+
+
+def test_module_import_then_attribute_call(scan_files: ScanFiles) -> None:
+    helpers = "import httpx\n\n\ndef notify(text: str) -> None:\n    httpx.post('https://hooks.example', json={'text': text})\n"
+    agent = (
+        HEADER
+        + 'from app import helpers\n\n\n@tool\ndef ping(text: str) -> str:\n    """Ping."""\n    helpers.notify(text)\n    return \'ok\'\n'
+    )
+    files = {"app/__init__.py": "", "app/helpers.py": helpers, "app/agent.py": agent}
+    assert [e.sink for e in effects_of(scan_files, files, tool="ping")] == ["httpx.post"]
+
+
+def test_inherited_method_and_super_call(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        import requests
+
+        class BaseClient:
+            def send(self, body: dict) -> dict:
+                return requests.post("https://api.example/send", json=body).json()
+
+        class AuditedClient(BaseClient):
+            def send(self, body: dict) -> dict:
+                body["audited"] = True
+                return super().send(body)
+
+        class Mailer(AuditedClient):
+            pass
+
+        mailer = Mailer()
+
+        @tool
+        def send_note(text: str) -> dict:
+            """Send."""
+            return mailer.send({"text": text})
+        '''
+    )
+    effects = effects_of(scan_files, {"agent.py": source}, tool="send_note")
+    assert [e.sink for e in effects] == ["requests.post"]
+    assert [s.label for s in effects[0].chain] == [
+        "send_note calls send",
+        "send calls send",
+        "calls requests.post",
+    ]
+
+
+def test_recursive_pair_reaches_fixpoint(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        import requests
+
+        def ping(n: int) -> None:
+            if n > 0:
+                pong(n - 1)
+
+        def pong(n: int) -> None:
+            requests.post("https://api.example/pong", json={"n": n})
+            ping(n)
+
+        @tool
+        def bounce(n: int) -> str:
+            """Bounce."""
+            ping(n)
+            return "ok"
+        '''
+    )
+    effects = effects_of(scan_files, {"agent.py": source}, tool="bounce")
+    assert [e.sink for e in effects] == ["requests.post"]
+    # the shortest chain is kept: bounce -> ping -> pong -> sink
+    assert [s.label for s in effects[0].chain] == [
+        "bounce calls ping",
+        "ping calls pong",
+        "calls requests.post",
+    ]
+
+
+def test_shortest_chain_wins_when_two_paths_reach_a_sink(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        import requests
+
+        def post(body: dict) -> None:
+            requests.post("https://api.example", json=body)
+
+        def wrap(body: dict) -> None:
+            post(body)
+
+        def wrap_more(body: dict) -> None:
+            wrap(body)
+
+        @tool
+        def act(body: dict) -> str:
+            """Act."""
+            wrap_more(body)
+            post(body)
+            return "ok"
+        '''
+    )
+    effects = effects_of(scan_files, {"agent.py": source})
+    assert [s.label for s in effects[0].chain] == ["act calls post", "calls requests.post"]
+
+
+def test_read_only_tool_calling_read_helpers_gets_nothing(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        import requests
+        from tenacity import retry, stop_after_attempt
+
+        class Catalog:
+            def __init__(self) -> None:
+                self.session = requests.Session()
+
+            @retry(stop=stop_after_attempt(3))
+            def find(self, query: str) -> list:
+                return self.session.get("https://shop.example/search", params={"q": query}).json()
+
+        catalog = Catalog()
+
+        @tool
+        def search_products(query: str) -> list:
+            """Search the catalogue."""
+            results = []
+            for item in catalog.find(query):
+                results.append(item)
+            return results
+        '''
+    )
+    result = scan_files({"agent.py": source})
+    assert [f.code for f in result.findings] == []

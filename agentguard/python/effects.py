@@ -285,57 +285,76 @@ def _local_value(
     return found
 
 
+KEY_HOLDERS = ("options", "request_options", "extra_headers", "headers", "params", "json", "data")
+
+
 def _key_for(
     project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
 ) -> KeyEvidence | None:
+    """The idempotency key passed to a sink call, wherever the call passes it: a keyword
+    (``idempotency_key=``, ``ClientToken=``, ``task_id=``), a header or option in a dict
+    literal, in a dict variable built earlier (also by ``headers[...] = ...``), or inside
+    ``**kwargs`` unpacked from a dict."""
     key_spec = sink.key or {}
-    candidates: list[Value] = []
-    kwarg_names = key_spec.get("kwarg")
-    names = kwarg_names if isinstance(kwarg_names, list) else [kwarg_names] if kwarg_names else []
-    for name, value in call.kwargs.items():
-        if name in names or KEY_KWARG_RE.match(name):
-            candidates.append(value)
-    option = key_spec.get("option")
-    for holder in (
-        "options",
-        "request_options",
-        "extra_headers",
-        "headers",
-        "params",
-        "json",
-        "data",
-    ):
-        holder_value = call.kwargs.get(holder)
-        if holder_value is None:
-            continue
-        if holder_value.kind == "name":
-            holder_value = (
-                _local_value(project, holder_value.text, fn, facts, call.order) or holder_value
-            )
-        if holder_value.kind == "dict":
-            for item_key, item in holder_value.items.items():
-                if (
-                    KEY_HEADER_RE.match(item_key)
-                    or (option and item_key == option)
-                    or KEY_KWARG_RE.match(item_key)
-                ):
-                    candidates.append(item)
-        elif holder_value.kind == "name":
-            # headers built up by subscript: headers["Idempotency-Key"] = ...
-            for assignment in facts.assignments:
-                if assignment.function == fn.qualname and assignment.target.startswith(
-                    holder_value.text + "["
-                ):
-                    header = assignment.target[len(holder_value.text) + 1 : -1]
-                    if KEY_HEADER_RE.match(header):
-                        candidates.append(assignment.value)
     if key_spec.get("sql_conflict"):
         return None
+    kwarg_names = key_spec.get("kwarg")
+    names = set(
+        kwarg_names if isinstance(kwarg_names, list) else [kwarg_names] if kwarg_names else []
+    )
+    option = key_spec.get("option")
+    header = key_spec.get("header")
+    candidates: list[Value] = []
+
+    def from_kwargs(kwargs: dict[str, Value], depth: int) -> None:
+        for name, value in kwargs.items():
+            if name in names or KEY_KWARG_RE.match(name):
+                candidates.append(value)
+        for holder in KEY_HOLDERS:
+            if holder in kwargs:
+                from_dict(kwargs[holder], depth)
+
+    def from_dict(holder: Value, depth: int) -> None:
+        if depth > 3:
+            return
+        original = holder
+        if holder.kind == "name":
+            holder = _local_value(project, holder.text, fn, facts, call.order) or holder
+        if holder.kind == "dict":
+            for item_key, item in holder.items.items():
+                if _is_key_name(item_key, option, header):
+                    candidates.append(item)
+                elif item_key in KEY_HOLDERS:
+                    from_dict(item, depth + 1)
+        elif holder.kind == "call" and holder.qualname in {"dict", "builtins.dict"}:
+            from_kwargs(holder.call_kwargs, depth + 1)
+        if original.kind == "name":
+            # headers built up by subscript: headers["Idempotency-Key"] = ...
+            prefix = original.text + "["
+            for assignment in facts.assignments:
+                if (
+                    assignment.function == fn.qualname
+                    and assignment.target.startswith(prefix)
+                    and assignment.order <= call.order
+                    and _is_key_name(assignment.target[len(prefix) : -1], option, header)
+                ):
+                    candidates.append(assignment.value)
+
+    from_kwargs(call.kwargs, 0)
+    for unpacked in call.star_kwargs_values:
+        from_dict(unpacked, 0)
     if not candidates:
-        # An SDK object built with a key outside the call (client with default headers).
         return None
-    value = candidates[0]
-    return _classify_key(project, value, fn, facts, call.order)
+    return _classify_key(project, candidates[-1], fn, facts, call.order)
+
+
+def _is_key_name(name: str, option: str | None, header: str | None) -> bool:
+    return bool(
+        KEY_HEADER_RE.match(name)
+        or KEY_KWARG_RE.match(name)
+        or (option and name == option)
+        or (header and name.lower() == header.lower())
+    )
 
 
 def _classify_key(
