@@ -110,6 +110,7 @@ class RetryConstruct:
     scope_kwarg: str | None = None
     requires_kwarg: str | None = None
     what: str = ""
+    node: ArgRef | None = None  # node_retry: where the retried node sits in the call
 
 
 class Catalog:
@@ -150,10 +151,10 @@ class Catalog:
         self.client_receiver = re.compile(effects.get("client_receiver_pattern") or "$^")
         retries = data.get("retries") or {}
         self.retries: Matcher[RetryConstruct] = Matcher()
-        for kind in ("decorators", "wrappers", "http_retry", "global"):
+        for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):
             for raw in retries.get(kind) or []:
                 construct = RetryConstruct(
-                    kind=kind.rstrip("s") if kind != "http_retry" else kind,
+                    kind=kind.rstrip("s") if kind in {"decorators", "wrappers"} else kind,
                     library=raw.get("library", ""),
                     on=ArgRef.parse(raw.get("exceptions")),
                     default_catches_all=bool(raw.get("default_catches_all")),
@@ -162,10 +163,12 @@ class Catalog:
                     scope_kwarg=raw.get("scope_kwarg"),
                     requires_kwarg=raw.get("requires_kwarg"),
                     what=raw.get("what", ""),
+                    node=ArgRef.parse(raw.get("node")),
                 )
                 self.retries.add(_as_list(raw["match"]), construct)
         self.transient_exceptions = set(_as_list(retries.get("transient_exceptions")))
         self.catch_all_exceptions = set(_as_list(retries.get("catch_all_exceptions")))
+        self.policy_default_catches = list(_as_list(retries.get("policy_default_catches")))
         self.ledger_functions: Matcher[bool] = Matcher()
         self.ledger_functions.add(_as_list(data.get("ledger_functions")), True)
 

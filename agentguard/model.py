@@ -181,6 +181,7 @@ class RetryUse:
     call: Call | None = None
     covered_orders: tuple[int, int] | None = None  # for loops: call orders retried
     text: str = ""
+    tool: str | None = None  # the one tool a tool-scoped retry re-runs (by tool name)
 
 
 def first_word(method: str) -> str:
