@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agentguard.catalog import Sink
+from agentguard.catalog import Matcher, Sink
 from agentguard.diagnostics import Confidence, EvidenceStep, Location
 from agentguard.model import (
     FRESH_CALLS,
@@ -62,12 +62,20 @@ def _http_method(
     return None
 
 
+def _find_sink(matcher: Matcher[Sink], call: Call, callee: str) -> Sink | None:
+    """A sink entry for the resolved callee, the import-resolved name, or the call as
+    written (``orders_client.create`` in a user's catalogue)."""
+    for name in dict.fromkeys((callee, call.callee, call.text)):
+        sink = matcher(name)
+        if sink is not None:
+            return sink
+    return None
+
+
 def _classify_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
-    sink = project.catalog.sinks(callee)
-    if sink is None and callee != call.callee:
-        sink = project.catalog.sinks(call.callee)
+    sink = _find_sink(project.catalog.sinks, call, callee)
     site = Location(facts.path, call.span)
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
@@ -470,6 +478,12 @@ def infer_effects(
         out: list[tuple[Call, str]] = []
         for call in project.calls_in(qualname):
             callee = project.resolve_callee(call, fn, facts)
+            if _find_sink(project.catalog.user_sinks, call, callee) is not None:
+                # the user declared this call a sink: judge it here, do not look inside
+                effect = _classify_sink(project, call, callee, fn, facts)
+                if effect is not None:
+                    effects.append(effect)
+                continue
             target = project.project_function(callee, facts) if callee else None
             if target is None and callee in project.classes:
                 target = project.find_method(callee, "__init__")
