@@ -54,6 +54,11 @@ class ProjectModel:
                     last = value.qualname.rsplit(".", 1)[-1]
                     if last[:1].isupper():
                         types.setdefault(assignment.target, value.qualname)
+                    elif last in {"client", "resource"} and value.call_args:
+                        # boto3.client("sqs") -> boto3.client:sqs, as the extractor types it
+                        service = value.call_args[0].string()
+                        if service:
+                            types.setdefault(assignment.target, f"{value.qualname}:{service}")
             self.module_types[facts.module] = types
             for call in facts.calls:
                 key = f"{facts.path}::{call.function}" if call.function is None else call.function

@@ -797,3 +797,60 @@ def test_read_only_tool_calling_read_helpers_gets_nothing(scan_files: ScanFiles)
     )
     result = scan_files({"agent.py": source})
     assert [f.code for f in result.findings] == []
+
+
+def test_llm_calls_inside_a_tool_are_not_writes(scan_files: ScanFiles) -> None:
+    body = """
+        completion = client.chat.completions.create(model="gpt-5", messages=[])
+        summary = claude.messages.create(model="claude", max_tokens=10, messages=[])
+        vectors = client.embeddings.create(model="e", input=["x"])
+        return completion, summary, vectors
+    """
+    prelude = "from openai import OpenAI\nfrom anthropic import Anthropic\n\nclient = OpenAI()\nclaude = Anthropic()"
+    files = {"agent.py": tool_source("", body, prelude=prelude)}
+    assert effects_of(scan_files, files) == []
+
+
+def test_twilio_messages_create_is_still_a_message(scan_files: ScanFiles) -> None:
+    prelude = 'from twilio.rest import Client\n\nclient = Client("sid", "token")'
+    body = 'return client.messages.create(to="+1", from_="+2", body="hi")'
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert [e.kind for e in effects] == ["message"]
+
+
+def test_boto3_client_defined_in_another_module(scan_files: ScanFiles) -> None:
+    aws = 'import boto3\n\nsqs = boto3.client("sqs")\n'
+    agent = tool_source(
+        "from app.aws import sqs", 'sqs.send_message(QueueUrl="q", MessageBody="m")'
+    )
+    files = {"app/__init__.py": "", "app/aws.py": aws, "app/agent.py": agent}
+    effects = effects_of(scan_files, files)
+    assert [(e.kind, e.heuristic) for e in effects] == [("message", False)]
+
+
+def test_service_client_attribute_write_verb_is_a_guess(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        class Tools:
+            def __init__(self, orders_client) -> None:
+                self.orders_client = orders_client
+
+            def submit(self, cart_id: str) -> dict:
+                return self.orders_client.submit_order(cart_id)
+
+        tools_impl = Tools(None)
+
+        @tool
+        def submit_order(cart_id: str) -> dict:
+            """Submit."""
+            return tools_impl.submit(cart_id)
+        '''
+    )
+    result = scan_files({"agent.py": source})
+    effects = next(t for t in result.project.tools if t.name == "submit_order").effects
+    assert [(e.kind, e.heuristic, e.confidence) for e in effects] == [
+        ("network_write", True, Confidence.LOW)
+    ]
+    ag201 = [f for f in result.findings if f.code == "AG201"]
+    assert ag201 and ag201[0].confidence == Confidence.LOW
+    assert "not resolved" in " ".join(s.label for s in ag201[0].evidence)
