@@ -58,6 +58,7 @@ class Call:
     args: list[Value] = field(default_factory=list)
     kwargs: dict[str, Value] = field(default_factory=dict)
     star_kwargs: bool = False
+    star_kwargs_values: list[Value] = field(default_factory=list)  # ``**expr`` arguments
     function: str | None = None  # qualname of the enclosing function, None at module level
     try_ids: list[int] = field(default_factory=list)  # enclosing try statements (innermost last)
     loop_ids: list[int] = field(default_factory=list)  # enclosing loops (innermost last)
@@ -209,6 +210,9 @@ class ModuleFacts:
     suppressions: list[Suppression] = field(default_factory=list)
     comparisons: list[tuple[str | None, str, Span]] = field(default_factory=list)
     # ``name == "create_order"`` string comparisons: (function, string, span), for dispatch
+    branches: list[tuple[str | None, str, Span]] = field(default_factory=list)
+    # ``if name == "create_order":`` / ``case "create_order":`` (function, string, body span):
+    # the statements a name-to-function dispatch runs for that name
     is_test: bool = False
     lines: int = 0
     attribute_sets: list[Assignment] = field(default_factory=list)
