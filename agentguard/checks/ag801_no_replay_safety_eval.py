@@ -18,7 +18,8 @@ class NoReplaySafetyEval(Rule):
     timeout (agentguard's `agentguard.runtime.testing` fault injection, `side_effect=
     requests.Timeout`, a fake client raising `httpx.ReadTimeout`, `respx`/`responses`
     timeouts) and asserts a call count (`call_count == 1`, `assert_called_once()`) or the
-    ledger state (`uncertain`). The finding sits on the tool.
+    ledger state (`uncertain`). The finding sits on the tool. Tools wrapped in agentguard's
+    `@guarded` are compliant: the runtime's timeout and replay handling is tested by agentguard.
 
     ## Why it matters
     Replay safety regresses silently: a refactor adds a retry, a framework upgrade changes
@@ -117,8 +118,8 @@ class NoReplaySafetyEval(Rule):
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         for tool in project.tools:
-            if tool.schema_only:
-                continue
+            if tool.schema_only or tool.guarded is not None:
+                continue  # @guarded: the runtime's own fault-injection suite covers it
             declared = tool.declaration
             if declared is not None and declared.says_idempotent:
                 continue

@@ -60,7 +60,7 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
     result: list[SettingUse] = []
     for tool in project.tools:
         risky = _risky(tool)
-        if not risky or tool.guarded is not None:
+        if not risky or tool.guarded is not None or tool.schema_only:
             continue
         key = _framework_key(project, tool)
         for raw in know.timeout_settings:
@@ -300,7 +300,7 @@ def default_error_texts(project: ProjectModel) -> list[DefaultErrorText]:
     masked = _fastmcp_masked(project)
     result: list[DefaultErrorText] = []
     for tool in project.tools:
-        if tool.guarded is not None or tool.form in {"lowlevel", "schema-dict"}:
+        if tool.guarded is not None or tool.schema_only or tool.form in {"lowlevel", "schema-dict"}:
             continue
         default = know.framework_errors.get(tool.framework)
         if not default:
