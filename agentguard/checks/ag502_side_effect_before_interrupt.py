@@ -14,7 +14,10 @@ class SideEffectBeforeInterrupt(Rule):
     ## What it does
     Flags a non-idempotent side effect in a LangGraph node (or entrypoint) that runs before
     `interrupt(...)` in the same node. Writes after the interrupt, and writes isolated in a
-    `@task` (whose result is read back from the checkpoint) are fine.
+    `@task` (whose result is read back from the checkpoint) are fine. The same shape in other
+    frameworks whose resume re-runs the step: a LlamaIndex workflow step that writes before
+    `await ctx.wait_for_event(...)`, a Google ADK tool that writes before
+    `tool_context.request_confirmation()`.
 
     ## Why it matters
     `interrupt()` stops the node; `Command(resume=...)` restarts the node **from its first
@@ -72,6 +75,20 @@ class SideEffectBeforeInterrupt(Rule):
             '    approved = interrupt({"refund": refund.id, "question": "Notify the customer?"})\n'
             '    return {"refund": refund.id, "notify": approved}\n',
             line=5,
+        ),
+        Invalid(
+            "import httpx\n"
+            "from llama_index.core.workflow import Context, StartEvent, StopEvent, Workflow, step\n"
+            "from llama_index.core.workflow import HumanResponseEvent, InputRequiredEvent\n\n"
+            "class PayoutFlow(Workflow):\n"
+            "    @step\n"
+            "    async def pay(self, ctx: Context, ev: StartEvent) -> StopEvent:\n"
+            "        async with httpx.AsyncClient() as client:\n"
+            '            payout = (await client.post("https://pay.example/payouts", json={"to": ev.to})).json()\n'
+            '        ctx.write_event_to_stream(InputRequiredEvent(prefix="Payout sent. Notify?"))\n'
+            "        answer = await ctx.wait_for_event(HumanResponseEvent)\n"
+            "        return StopEvent(result=answer.response)\n",
+            line=9,
         ),
     )
 
