@@ -317,7 +317,8 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
             result.append(
                 TimeoutVerdict(fn, facts, handler, effects, outcome, detail, tool, caught)
             )
-    result += _executor_timeouts(project)
+    seen = {(v.facts.path, v.handler.span) for v in result}
+    result += [v for v in _executor_timeouts(project) if (v.facts.path, v.handler.span) not in seen]
     result += _timeout_retries(project)
     cache["_timeout_verdicts"] = result
     return result
