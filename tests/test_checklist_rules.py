@@ -73,3 +73,12 @@ def test_ledger_functions_from_config_count_as_records(scan_files: ScanFiles) ->
     assert "AG701" in codes  # the record stores neither an input hash nor a key
     files["pyproject.toml"] = "[tool.agentguard]\n"
     assert "AG301" in {f.code for f in scan_files(files).findings}
+
+
+def test_the_checklist_catalogue_is_checked_against_its_schema() -> None:
+    from agentguard.catalog import _builtin_file, schema_problems
+
+    assert schema_problems("checklist", _builtin_file("checklist")) == []
+    broken = {"version": 1, "timeouts": {"exceptions": "requests.Timeout", "typo": []}}
+    keys = {key for key, _ in schema_problems("checklist", broken)}
+    assert keys == {"timeouts", "timeouts.exceptions"}

@@ -9,12 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from agentguard.catalog import Matcher, _as_list
+from agentguard.catalog import Matcher, _as_list, _builtin_file
 
 if TYPE_CHECKING:
     from agentguard.model import Effect
@@ -139,10 +136,7 @@ class Knowledge:
         return name in self.before_send or name.rsplit(".", 1)[-1] in self.before_send
 
 
-CHECKLIST_FILE = Path(__file__).resolve().parent.parent / "rules" / "checklist.yaml"
-
-
 @cache
 def knowledge() -> Knowledge:
-    data = yaml.safe_load(CHECKLIST_FILE.read_text(encoding="utf-8")) or {}
-    return Knowledge(data)
+    """``rules/checklist.yaml``, checked against ``data/checklist.schema.json``."""
+    return Knowledge(_builtin_file("checklist"))

@@ -267,7 +267,7 @@ def _setting_active(setting: Setting, value: Value | None) -> bool:
         return value is None or value.string() == "continue"
     if value is None:
         return False
-    if setting.when == "true":
+    if setting.when == "is_true":
         return value.is_true()
     # true_or_exception: True, an exception class or a tuple of them
     return value.is_true() or value.kind in {"name", "attr", "list"}
