@@ -34,3 +34,104 @@ def test_classmethod_constructing_cls_does_not_crash(scan_files: ScanFiles) -> N
     )
     assert not result.problems
     assert [t.name for t in result.project.tools] == ["count_notes"]
+
+
+LOWLEVEL_ENUM_SERVER = """\
+from enum import Enum
+
+import httpx
+from mcp.server import Server
+from mcp.types import TextContent, Tool
+
+server = Server("tickets")
+
+
+class TicketTools(str, Enum):
+    OPEN = "open_ticket"
+    LIST = "list_tickets"
+
+
+def open_ticket(title: str) -> str:
+    return httpx.post("https://desk.example/tickets", json={"title": title}).text
+
+
+def list_tickets() -> str:
+    return httpx.get("https://desk.example/tickets").text
+
+
+@server.list_tools()
+async def list_tools() -> list[Tool]:
+    return [
+        Tool(name=TicketTools.OPEN, description="Open a ticket", inputSchema={}),
+        Tool(name=TicketTools.LIST, description="List tickets", inputSchema={}),
+    ]
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    match name:
+        case TicketTools.OPEN:
+            return [TextContent(type="text", text=open_ticket(arguments["title"]))]
+        case TicketTools.LIST:
+            return [TextContent(type="text", text=list_tickets())]
+    if name == TicketTools.LIST:
+        return []
+    raise ValueError(name)
+"""
+
+
+def test_lowlevel_mcp_tools_named_by_enum_constants_are_discovered(scan_files: ScanFiles) -> None:
+    result = scan_files({"desk/server.py": LOWLEVEL_ENUM_SERVER})
+    tools = {t.name: t.symbol for t in result.project.tools}
+    assert tools == {
+        "open_ticket": "desk.server.open_ticket",
+        "list_tickets": "desk.server.list_tickets",
+    }
+    assert [tool for _, _, tool in codes(result, "AG101")] == ["open_ticket"]
+    assert [tool for _, _, tool in codes(result, "AG201")] == ["open_ticket"]
+
+
+GIT_TOOLS = """\
+import git
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("repo")
+
+
+@mcp.tool()
+def stage_and_commit(path: str, message: str) -> str:
+    repo = git.Repo(path)
+    repo.git.add(all=True)
+    return repo.index.commit(message).hexsha
+
+
+@mcp.tool()
+def switch_branch(path: str, branch: str) -> str:
+    repo = git.Repo(path)
+    repo.git.checkout(branch)
+    return branch
+
+
+@mcp.tool()
+def start_branch(path: str, branch: str) -> str:
+    repo = git.Repo(path)
+    repo.create_head(branch)
+    return branch
+
+
+@mcp.tool()
+def repo_status(path: str) -> str:
+    repo = git.Repo(path)
+    return repo.git.status() + repo.git.diff() + repo.commit("HEAD").hexsha
+"""
+
+
+def test_gitpython_operations_are_local_writes(scan_files: ScanFiles) -> None:
+    result = scan_files({"repo_tools.py": GIT_TOOLS})
+    assert sorted(tool for _, _, tool in codes(result, "AG101")) == [
+        "stage_and_commit",
+        "start_branch",
+        "switch_branch",
+    ]
+    # A local repository has nothing downstream that could deduplicate a key.
+    assert codes(result, "AG201") == []

@@ -496,21 +496,32 @@ class _Extractor(ast.NodeVisitor):
         test = node.test
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
             for side in (test.left, test.comparators[0]):
-                if isinstance(side, ast.Constant) and isinstance(side.value, str):
-                    self._branch(side.value, node.body)
+                string = self._static_string(side)
+                if string is not None:
+                    self._branch(string, node.body)
         self.generic_visit(node)
+
+    def _static_string(self, node: ast.expr) -> str | None:
+        """A string literal, or a class constant of this module naming one (``Tools.COMMIT``
+        in ``class Tools(str, Enum): COMMIT = "git_commit"``): dispatch compares tool names
+        against either."""
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            cls = self.facts.classes.get(f"{self.module}.{node.value.id}")
+            value = cls.attributes.get(node.attr) if cls is not None else None
+            return value.string() if value is not None else None
+        return None
 
     def visit_Match(self, node: ast.Match) -> None:
         for case in node.cases:
             pattern = case.pattern
             options = pattern.patterns if isinstance(pattern, ast.MatchOr) else [pattern]
             for option in options:
-                if (
-                    isinstance(option, ast.MatchValue)
-                    and isinstance(option.value, ast.Constant)
-                    and isinstance(option.value.value, str)
-                ):
-                    self._branch(option.value.value, case.body)
+                if isinstance(option, ast.MatchValue):
+                    string = self._static_string(option.value)
+                    if string is not None:
+                        self._branch(string, case.body)
         self.generic_visit(node)
 
     def visit_Dict(self, node: ast.Dict) -> None:
