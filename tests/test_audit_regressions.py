@@ -135,3 +135,43 @@ def test_gitpython_operations_are_local_writes(scan_files: ScanFiles) -> None:
     ]
     # A local repository has nothing downstream that could deduplicate a key.
     assert codes(result, "AG201") == []
+
+
+def test_cursor_bound_to_a_short_name_still_runs_sql(scan_files: ScanFiles) -> None:
+    result = scan_files(
+        {
+            "sql_tool.py": (
+                "import sqlite3\n"
+                "from langchain_core.tools import Tool\n\n"
+                'db = sqlite3.connect("shop.sqlite")\n\n'
+                "def run_query(statement: str) -> list:\n"
+                "    c = db.cursor()\n"
+                "    c.execute(statement)\n"
+                "    return c.fetchall()\n\n"
+                'query_tool = Tool.from_function(name="run_query", description="SQL", func=run_query)\n'
+            )
+        }
+    )
+    assert [tool for _, _, tool in codes(result, "AG101")] == ["run_query"]
+
+
+def test_embedded_sqlite_insert_is_a_local_write(scan_files: ScanFiles) -> None:
+    tool = (
+        "from langchain_core.tools import tool\n\n"
+        "@tool\n"
+        "def add_note(text: str) -> str:\n"
+        '    """Store a note."""\n'
+        "    conn = {connect}\n"
+        '    conn.execute("INSERT INTO notes (body) VALUES (?)", (text,))\n'
+        "    conn.commit()\n"
+        '    return "saved"\n'
+    )
+    local = scan_files(
+        {"notes.py": "import sqlite3\n" + tool.format(connect='sqlite3.connect("notes.db")')}
+    )
+    assert [t for _, _, t in codes(local, "AG101")] == ["add_note"]
+    assert codes(local, "AG201") == []
+    server = scan_files(
+        {"notes.py": "import psycopg\n" + tool.format(connect='psycopg.connect("dbname=notes")')}
+    )
+    assert [t for _, _, t in codes(server, "AG201")] == ["add_note"]
