@@ -175,3 +175,36 @@ def test_embedded_sqlite_insert_is_a_local_write(scan_files: ScanFiles) -> None:
         {"notes.py": "import psycopg\n" + tool.format(connect='psycopg.connect("dbname=notes")')}
     )
     assert [t for _, _, t in codes(server, "AG201")] == ["add_note"]
+
+
+def test_loop_over_a_wait_schedule_is_a_retry_but_a_batch_loop_is_not(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files(
+        {
+            "notify.py": (
+                "import time\n"
+                "import requests\n\n"
+                "WAITS = (0, 1, 3, 10)\n\n"
+                "def deliver(url: str, event: dict) -> bool:\n"
+                "    for wait in WAITS:\n"
+                "        time.sleep(wait)\n"
+                "        try:\n"
+                "            requests.post(url, json=event, timeout=5)\n"
+                "            return True\n"
+                "        except requests.RequestException:\n"
+                "            continue\n"
+                "    return False\n\n"
+                "def deliver_all(url: str, events: list[dict]) -> int:\n"
+                "    sent = 0\n"
+                "    for event in events:\n"
+                "        try:\n"
+                "            requests.post(url, json=event, timeout=5)\n"
+                "            sent += 1\n"
+                "        except requests.RequestException:\n"
+                "            continue\n"
+                "    return sent\n"
+            )
+        }
+    )
+    assert [line for _, line, _ in codes(result, "AG902")] == [7]

@@ -93,6 +93,25 @@ def span_of(node: ast.AST) -> Span:
     return Span(line, col + 1, end_line, (end_col if end_col is not None else col) + 1)
 
 
+def _repeats_same_attempt(loop: ast.For | ast.AsyncFor, target: str) -> bool:
+    """``for delay in (0, 1, 2, 4): sleep(delay); try: return post(...) except ...``: a loop
+    over a schedule of waits is a retry when the guarded code never reads the loop variable
+    (a batch loop passes each item to the call) and success leaves the loop."""
+    tries = [n for n in ast.walk(loop) if isinstance(n, ast.Try)]
+    if not tries:
+        return False
+    exits = any(
+        isinstance(n, (ast.Return, ast.Break)) for t in tries for s in t.body for n in ast.walk(s)
+    )
+    reads_target = any(
+        isinstance(n, ast.Name) and n.id == target
+        for t in tries
+        for s in t.body
+        for n in ast.walk(s)
+    )
+    return exits and not reads_target
+
+
 class _Scope:
     __slots__ = ("function", "loops", "order", "tries", "types")
 
@@ -538,6 +557,8 @@ class _Extractor(ast.NodeVisitor):
             retry_shape = (
                 isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
             ) and isinstance(node.target, ast.Name)
+            if not retry_shape and isinstance(node.target, ast.Name):
+                retry_shape = _repeats_same_attempt(node, node.target.id)
             self.visit(node.iter)
         else:
             retry_shape = True
