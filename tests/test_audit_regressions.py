@@ -208,3 +208,22 @@ def test_loop_over_a_wait_schedule_is_a_retry_but_a_batch_loop_is_not(
         }
     )
     assert [line for _, line, _ in codes(result, "AG902")] == [7]
+
+
+def test_capturing_a_payment_is_a_write(scan_files: ScanFiles) -> None:
+    result = scan_files(
+        {
+            "billing.py": (
+                "from mcp.server.fastmcp import FastMCP\n"
+                "from payments_sdk import PaymentsClient\n\n"
+                'mcp = FastMCP("billing")\n'
+                'payments_client = PaymentsClient("key")\n\n'
+                "@mcp.tool()\n"
+                "def capture(authorization_id: str) -> str:\n"
+                "    return payments_client.capture_authorization(authorization_id).status\n"
+            )
+        }
+    )
+    assert [t for _, _, t in codes(result, "AG101")] == ["capture"]
+    # Capturing an authorisation twice fails rather than charging twice.
+    assert codes(result, "AG201") == []
