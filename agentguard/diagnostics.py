@@ -163,8 +163,7 @@ class Finding:
             "question": self.question,
             "evidence": [e.to_dict() for e in self.evidence],
             "related": [
-                {"path": r.path, "line": r.span.line, "column": r.span.column}
-                for r in self.related
+                {"path": r.path, "line": r.span.line, "column": r.span.column} for r in self.related
             ],
             "symbol": self.symbol,
             "fix": self.fix.to_dict() if self.fix else None,

@@ -112,9 +112,11 @@ def test_httpx_connect_error_and_read_timeout(closed_port: int, silent_server: i
 def test_aiohttp_connector_error_and_server_timeout(closed_port: int, silent_server: int) -> None:
     async def call(port: int, timeout: float) -> None:
         client_timeout = aiohttp.ClientTimeout(sock_read=timeout, sock_connect=1)
-        async with aiohttp.ClientSession(timeout=client_timeout) as session:
-            async with session.post(f"http://127.0.0.1:{port}/orders", json={}):
-                pass
+        async with (
+            aiohttp.ClientSession(timeout=client_timeout) as session,
+            session.post(f"http://127.0.0.1:{port}/orders", json={}),
+        ):
+            pass
 
     with pytest.raises(aiohttp.ClientConnectorError) as refused:
         asyncio.run(call(closed_port, 1))
