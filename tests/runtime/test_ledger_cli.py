@@ -45,7 +45,7 @@ def test_list_filters_by_status_in_json(populated: Any) -> None:
 
 
 def test_list_renders_a_table(populated: Any) -> None:
-    url, _, done = populated
+    url, _, _ = populated
     result = runner.invoke(
         ledger_app, ["list", "--ledger", url, "--run", "run-1"], env={"COLUMNS": "250"}
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import urllib.parse
 from typing import Any
 
 from agentguard.runtime.ledger.base import (
@@ -26,16 +27,28 @@ def __getattr__(name: str) -> Any:
 
 
 def open_ledger(url: str) -> Ledger:
-    """``sqlite:///relative.db``, ``sqlite:////absolute.db``, ``postgresql://...``, ``memory://``."""
+    """``sqlite:///relative.db``, ``sqlite:////absolute.db``, ``postgresql://...``, ``memory://``.
+
+    A PostgreSQL URL may name the ledger's schema with ``?schema=NAME`` (default ``agentguard``).
+    """
     if url.startswith("sqlite:///"):
         return SQLiteLedger(url[len("sqlite:///") :])
     if url.startswith(("postgresql://", "postgres://")):
         from agentguard.runtime.ledger.postgres import PostgresLedger
 
-        return PostgresLedger(url)
+        dsn, schema = _split_schema(url)
+        return PostgresLedger(dsn, schema=schema) if schema else PostgresLedger(dsn)
     if url == "memory://":
         return MemoryLedger()
     raise ValueError(f"unsupported ledger URL {url!r}: use sqlite:///PATH or postgresql://...")
+
+
+def _split_schema(url: str) -> tuple[str, str | None]:
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    schema = next((value for name, value in query if name == "schema"), None)
+    rest = urllib.parse.urlencode([(name, value) for name, value in query if name != "schema"])
+    return urllib.parse.urlunsplit(parts._replace(query=rest)), schema
 
 
 __all__ = [
