@@ -980,7 +980,10 @@ def guarded(
                 return runtime._call_sync(spec, args, kwargs)
 
             wrapper = sync_wrapper
-        wrapper.__signature__ = signature
+        # The wrapper returns an observation, so that is what it declares; the parameters, from
+        # which frameworks build the model's input schema, stay exactly the function's.
+        wrapper.__signature__ = signature.replace(return_annotation=dict[str, Any])
+        wrapper.__annotations__ = {**function.__annotations__, "return": dict[str, Any]}
         wrapper.__agentguard__ = spec
         return wrapper
 

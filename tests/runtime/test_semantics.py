@@ -486,3 +486,66 @@ def test_entries_query_filters(runtime: Runtime) -> None:
     same_input = runtime.ledger.entries(input_hash=first["metadata"]["input_hash"])
     assert {entry.run_id for entry in same_input} == {"r1", "r2"}
     assert runtime.ledger.entries(status=["uncertain", "started"]) == []
+
+
+def test_a_guarded_call_costs_two_commits_on_sqlite(tmp_path: Any) -> None:
+    from agentguard.runtime import SQLiteLedger
+
+    ledger = SQLiteLedger(tmp_path / "l.db")
+    runtime = Runtime(ledger=ledger)
+    statements: list[str] = []
+    ledger._connection().set_trace_callback(statements.append)
+
+    @guarded(runtime, risk="write")
+    def noop(value: int) -> int:
+        return value
+
+    with runtime.run(run_id="r1"):
+        noop(value=1)
+    assert [s for s in statements if s.startswith(("BEGIN", "COMMIT"))] == [
+        "BEGIN IMMEDIATE",
+        "COMMIT",
+        "BEGIN IMMEDIATE",
+        "COMMIT",
+    ]
+    ledger.close()
+
+
+def test_async_duplicates_racing_on_one_loop_run_the_body_once(runtime: Runtime) -> None:
+    entered = {"n": 0}
+
+    @guarded(runtime, risk="write", key=("user_id", "cart_id"))
+    async def create_order(cart_id: str) -> str:
+        entered["n"] += 1
+        await asyncio.sleep(0.1)
+        return "created"
+
+    async def scenario() -> list[dict[str, Any]]:
+        async with runtime.run(run_id="r1", user_id="u1"):
+            return list(await asyncio.gather(*(create_order(cart_id="c1") for _ in range(5))))
+
+    observations = asyncio.run(scenario())
+    assert entered["n"] == 1
+    assert sorted(str(o["code"]) for o in observations) == ["DUPLICATE_IN_PROGRESS"] * 4 + ["None"]
+
+
+def test_retries_stop_at_the_total_deadline(runtime: Runtime) -> None:
+    attempts = {"n": 0}
+    slept: list[float] = []
+    runtime.sleep = slept.append
+
+    @guarded(
+        runtime,
+        risk="read",
+        retry=RetryPolicy(max_attempts=50, backoff_ms=40, max_backoff_ms=40, deadline_s=0.05),
+    )
+    def flaky_read(item: str) -> str:
+        attempts["n"] += 1
+        time.sleep(0.01)
+        raise ToolError("RATE_LIMIT", "slow down", sent="no", retry_after_s=0.02)
+
+    with runtime.run(run_id="r1"):
+        observation = flaky_read(item="x")
+    assert observation["code"] == "RATE_LIMIT" and observation["metadata"]["retryable"] is True
+    assert 1 < attempts["n"] < 10
+    assert all(0.02 <= delay <= 0.04 for delay in slept)
