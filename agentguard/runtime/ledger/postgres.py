@@ -7,6 +7,7 @@ statement (data-modifying CTEs append the events), so one round trip and one com
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -185,6 +186,37 @@ class PostgresLedger(Ledger):
             event_columns=event_columns,
         )
         self._event_columns = event_columns
+        connection = self._connection()
+        self._claim_text = self._claim.as_string(connection)
+        self._select_text = self._select.as_string(connection)
+        self._transition_cache: dict[tuple[str, ...], str] = {}
+
+    def _transition_statement(self, columns: tuple[str, ...]) -> str:
+        # Composing SQL costs more than the statement's own CPU on the server: do it once per shape.
+        cached = self._transition_cache.get(columns)
+        if cached is not None:
+            return cached
+        statement = sql.SQL(
+            "WITH updated AS ("
+            " UPDATE {calls} SET {assignments}"
+            " WHERE call_id = %s AND version = %s AND status = %s RETURNING call_id),"
+            " logged AS ("
+            " INSERT INTO {events} ({event_columns})"
+            " SELECT updated.call_id, e.at, e.from_status, e.to_status, e.actor, e.detail"
+            " FROM updated CROSS JOIN jsonb_to_recordset(%s::jsonb)"
+            " AS e(at double precision, from_status text, to_status text, actor text, detail text))"
+            " SELECT count(*) FROM updated"
+        ).format(
+            calls=self._calls,
+            assignments=sql.SQL(", ").join(
+                sql.SQL("{} = %s").format(sql.Identifier(column)) for column in columns
+            ),
+            events=self._events,
+            event_columns=self._event_columns,
+        )
+        text = statement.as_string(self._connection())
+        self._transition_cache[columns] = text
+        return text
 
     def schema_version(self) -> int:
         row = (
@@ -200,8 +232,6 @@ class PostgresLedger(Ledger):
 
     @staticmethod
     def _events_json(events: list[LedgerEvent]) -> str:
-        import json
-
         return json.dumps(
             [
                 {
@@ -223,7 +253,7 @@ class PostgresLedger(Ledger):
         events = path_events(stored.call_id, None, steps, "runtime", None, now)
         connection = self._connection()
         row = connection.execute(
-            self._claim, (*entry_to_row(stored), self._events_json(events))
+            self._claim_text, (*entry_to_row(stored), self._events_json(events))
         ).fetchone()
         if row is not None and row[0] == 1:
             return True, stored
@@ -250,24 +280,7 @@ class PostgresLedger(Ledger):
             column_for(name): encode_field(name, value) for name, value in changes.items()
         }
         assignments.update(status=steps[-1].value, updated_at=now, version=entry.version + 1)
-        statement = sql.SQL(
-            "WITH updated AS ("
-            " UPDATE {calls} SET {assignments}"
-            " WHERE call_id = %s AND version = %s AND status = %s RETURNING call_id),"
-            " logged AS ("
-            " INSERT INTO {events} ({event_columns})"
-            " SELECT updated.call_id, e.at, e.from_status, e.to_status, e.actor, e.detail"
-            " FROM updated CROSS JOIN jsonb_to_recordset(%s::jsonb)"
-            " AS e(at double precision, from_status text, to_status text, actor text, detail text))"
-            " SELECT count(*) FROM updated"
-        ).format(
-            calls=self._calls,
-            assignments=sql.SQL(", ").join(
-                sql.SQL("{} = %s").format(sql.Identifier(column)) for column in assignments
-            ),
-            events=self._events,
-            event_columns=self._event_columns,
-        )
+        statement = self._transition_statement(tuple(assignments))
         events = path_events(entry.call_id, entry.status, steps, actor, detail, now)
         row = (
             self._connection()
@@ -290,7 +303,7 @@ class PostgresLedger(Ledger):
     def get(self, call_id: str) -> LedgerEntry | None:
         row = (
             self._connection()
-            .execute(self._select + sql.SQL(" WHERE call_id = %s"), (call_id,))
+            .execute(self._select_text + " WHERE call_id = %s", (call_id,))
             .fetchone()
         )
         return row_to_entry(row) if row else None
@@ -299,7 +312,7 @@ class PostgresLedger(Ledger):
         row = (
             self._connection()
             .execute(
-                self._select + sql.SQL(" WHERE tool_name = %s AND idempotency_key = %s"),
+                self._select_text + " WHERE tool_name = %s AND idempotency_key = %s",
                 (tool_name, idempotency_key),
             )
             .fetchone()
