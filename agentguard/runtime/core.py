@@ -111,6 +111,7 @@ class ToolSpec:
     lease_s: float | None
     signature: inspect.Signature
     drop_first: bool
+    max_output_bytes: int | None = None
 
     @property
     def lookup_name(self) -> str | None:
@@ -622,7 +623,7 @@ class Runtime:
             except StopIteration as stop:
                 if interrupted is not None:
                     raise interrupted from None
-                return stop.value
+                return _limit_output(spec, stop.value)
             reply, pending = None, None
             if isinstance(request, _LedgerOp):
                 try:
@@ -734,7 +735,7 @@ class Runtime:
             except StopIteration as stop:
                 if interrupted is not None:
                     raise interrupted from None
-                return stop.value
+                return _limit_output(spec, stop.value)
             reply, pending = None, None
             if isinstance(request, _LedgerOp):
                 try:
@@ -885,6 +886,12 @@ def resolve_call(
     raise RuntimeError(f"{call_id} kept changing while it was being resolved")
 
 
+def _limit_output(spec: ToolSpec, observation: dict[str, Any]) -> dict[str, Any]:
+    if spec.max_output_bytes is None or not observation["ok"]:
+        return observation
+    return words.too_large(observation, spec.max_output_bytes)
+
+
 def _call_callback_sync(request: _Callback) -> _Outcome:
     try:
         value = request.function(request.call)
@@ -929,6 +936,7 @@ def guarded(
     redact: Sequence[str] = (),
     settle_s: float = 0.0,
     lease_s: float | None = None,
+    max_output_bytes: int | None = None,
     name: str | None = None,
 ) -> Callable[[F], F]:
     """Wrap a tool so each call is written ahead to the ledger and returns an observation.
@@ -961,6 +969,7 @@ def guarded(
             redact_fields=frozenset(redact),
             settle_s=settle_s,
             lease_s=lease_s,
+            max_output_bytes=max_output_bytes,
             signature=signature,
             drop_first=bool(parameters) and parameters[0] in ("self", "cls"),
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from agentguard.runtime.errors import TRANSIENT_CODES, ErrorCode
@@ -71,6 +72,27 @@ def succeeded(
         replayed=replayed,
         reconciled=reconciled_with is not None,
     )
+
+
+def too_large(observation: dict[str, Any], limit: int) -> dict[str, Any]:
+    """A succeeded observation whose result exceeds ``limit`` bytes: a preview, the call stands."""
+    text = json.dumps(observation["result"], sort_keys=True)
+    size = len(text.encode("utf-8"))
+    if size <= limit:
+        return observation
+    tool_name = observation["metadata"]["tool_name"]
+    preview = text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+    return {
+        **observation,
+        "code": ErrorCode.OUTPUT_TOO_LARGE.value,
+        "content": (
+            f"{tool_name} succeeded, but its result is too large to show ({size} bytes); `result` "
+            f"holds the first {limit} bytes of its JSON. The full result is recorded in the "
+            f"ledger. Do not call {tool_name} again to get it."
+        ),
+        "result": preview,
+        "metadata": {**observation["metadata"], "truncated": True, "result_bytes": size},
+    }
 
 
 def uncertain(

@@ -549,3 +549,24 @@ def test_retries_stop_at_the_total_deadline(runtime: Runtime) -> None:
     assert observation["code"] == "RATE_LIMIT" and observation["metadata"]["retryable"] is True
     assert 1 < attempts["n"] < 10
     assert all(0.02 <= delay <= 0.04 for delay in slept)
+
+
+def test_too_large_output_is_previewed_and_the_call_stands(runtime: Runtime) -> None:
+    runs = {"n": 0}
+
+    @guarded(runtime, risk="write", max_output_bytes=64)
+    def export_report(report_id: str) -> list[str]:
+        runs["n"] += 1
+        return [f"row {index}" for index in range(100)]
+
+    with runtime.run(run_id="r1"):
+        observation = export_report(report_id="q3")
+        again = export_report(report_id="q3")
+    assert observation["ok"] is True and observation["code"] == "OUTPUT_TOO_LARGE"
+    assert len(observation["result"].encode()) <= 64
+    assert observation["metadata"]["status"] == "succeeded"
+    assert "Do not call export_report again" in observation["content"]
+    assert again["code"] == "OUTPUT_TOO_LARGE" and again["metadata"]["replayed"] is True
+    assert runs["n"] == 1
+    stored = runtime.ledger.get(observation["metadata"]["call_id"])
+    assert stored is not None and len(stored.result) == 100
