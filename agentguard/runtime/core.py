@@ -39,7 +39,7 @@ from agentguard.runtime.hashing import (
     sha256_hex,
     to_jsonable,
 )
-from agentguard.runtime.ledger.base import Ledger, LedgerEntry, Status, new_call_id
+from agentguard.runtime.ledger.base import Ledger, LedgerEntry, Status, evolve, new_call_id
 from agentguard.runtime.retry import NO_RETRY, RetryPolicy
 
 logger = logging.getLogger("agentguard.runtime")
@@ -247,7 +247,7 @@ class Runtime:
             extra=run.extra,
             input_hash=input_hash(arguments),
         )
-        call = replace(call, idempotency_key=self._key_for(spec, call))
+        call = evolve(call, idempotency_key=self._key_for(spec, call))
         needs_approval = spec.replay is Replay.ASK
         now = time.time()
         entry = LedgerEntry(
@@ -272,7 +272,7 @@ class Runtime:
         path = [Status.PLANNED] if needs_approval else [Status.PLANNED, Status.STARTED]
         won, entry = yield _LedgerOp(lambda: self.ledger.claim(entry, path))
         if not won:
-            return (yield from self._existing(spec, replace(call, call_id=entry.call_id), entry))
+            return (yield from self._existing(spec, evolve(call, call_id=entry.call_id), entry))
         if needs_approval:
             return (yield from self._approve_then_execute(spec, call, entry))
         return (yield from self._execute(spec, call, entry, replays_left=1))
@@ -429,7 +429,7 @@ class Runtime:
         )
         while True:
             attempt = entry.attempts
-            outcome = yield _Body(replace(call, attempt=attempt))
+            outcome = yield _Body(evolve(call, attempt=attempt))
             if outcome.error is None:
                 result = to_jsonable(outcome.value)
                 settled = yield from self._settle(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from agentguard.runtime.ledger.base import (
@@ -15,6 +14,7 @@ from agentguard.runtime.ledger.base import (
     Status,
     apply_changes,
     check_path,
+    evolve,
     normalise_path,
     normalise_statuses,
     path_events,
@@ -38,7 +38,7 @@ class MemoryLedger(Ledger):
             existing_id = self._by_key.get((entry.tool_name, entry.idempotency_key))
             if existing_id is not None:
                 return False, self._rows[existing_id]
-            stored = replace(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
+            stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
             self._rows[stored.call_id] = stored
             self._by_key[(entry.tool_name, entry.idempotency_key)] = stored.call_id
             self._events.extend(path_events(entry.call_id, None, steps, "runtime", None, now))

@@ -12,7 +12,6 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import Any
 
 import psycopg
@@ -36,6 +35,7 @@ from agentguard.runtime.ledger.base import (
     Status,
     apply_changes,
     check_path,
+    evolve,
     normalise_path,
     normalise_statuses,
     path_events,
@@ -249,7 +249,7 @@ class PostgresLedger(Ledger):
         steps = normalise_path(path)
         check_path(Status.PLANNED, steps[1:])
         now = time.time()
-        stored = replace(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
+        stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
         events = path_events(stored.call_id, None, steps, "runtime", None, now)
         connection = self._connection()
         row = connection.execute(

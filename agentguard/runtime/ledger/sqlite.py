@@ -13,7 +13,6 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from agentguard.runtime.ledger.base import (
     Status,
     apply_changes,
     check_path,
+    evolve,
     normalise_path,
     normalise_statuses,
     path_events,
@@ -176,7 +176,7 @@ class SQLiteLedger(Ledger):
         steps = normalise_path(path)
         check_path(Status.PLANNED, steps[1:])
         now = time.time()
-        stored = replace(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
+        stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
         with self._write() as connection:
             inserted = connection.execute(_INSERT_CALL, entry_to_row(stored)).rowcount == 1
             if inserted:
