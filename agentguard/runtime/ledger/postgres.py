@@ -7,7 +7,6 @@ statement (data-modifying CTEs append the events), so one round trip and one com
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -94,6 +93,18 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x61676774  # pg_advisory_xact_lock key: one migrator at a time
 
 
+def _event_rows(count: int) -> sql.Composable:
+    row = sql.SQL("(%s::double precision, %s::text, %s::text, %s::text, %s::text)")
+    return sql.SQL(", ").join([row] * count)
+
+
+def _event_values(events: list[LedgerEvent]) -> list[Any]:
+    values: list[Any] = []
+    for event in events:
+        values.extend((event.at, event.from_status, event.to_status, event.actor, event.detail))
+    return values
+
+
 class PostgresLedger(Ledger):
     def __init__(
         self, dsn: str, *, schema: str = "agentguard", connect_timeout_s: int = 10
@@ -167,33 +178,39 @@ class PostgresLedger(Ledger):
         event_columns = sql.SQL(", ").join(sql.Identifier(c) for c in EVENT_COLUMNS)
         placeholders = sql.SQL(", ").join(sql.Placeholder() for _ in CALL_COLUMNS)
         self._select = sql.SQL("SELECT {} FROM {}").format(columns, self._calls)
-        # The claim and its events in one statement: one round trip, one commit.
-        self._claim = sql.SQL(
-            "WITH inserted AS ("
-            " INSERT INTO {calls} ({columns}) VALUES ({values})"
-            " ON CONFLICT (tool_name, idempotency_key) DO NOTHING RETURNING call_id),"
-            " logged AS ("
-            " INSERT INTO {events} ({event_columns})"
-            " SELECT inserted.call_id, e.at, e.from_status, e.to_status, e.actor, e.detail"
-            " FROM inserted CROSS JOIN jsonb_to_recordset(%s::jsonb)"
-            " AS e(at double precision, from_status text, to_status text, actor text, detail text))"
-            " SELECT count(*) FROM inserted"
-        ).format(
-            calls=self._calls,
-            columns=columns,
-            values=placeholders,
-            events=self._events,
-            event_columns=event_columns,
-        )
         self._event_columns = event_columns
         connection = self._connection()
-        self._claim_text = self._claim.as_string(connection)
+        # The claim and its events in one statement: one round trip, one commit.
+        self._claim_texts = {
+            event_count: sql.SQL(
+                "WITH inserted AS ("
+                " INSERT INTO {calls} ({columns}) VALUES ({values})"
+                " ON CONFLICT (tool_name, idempotency_key) DO NOTHING RETURNING call_id),"
+                " logged AS ("
+                " INSERT INTO {events} ({event_columns})"
+                " SELECT inserted.call_id, e.at, e.from_status, e.to_status, e.actor, e.detail"
+                " FROM inserted CROSS JOIN (VALUES {rows})"
+                " AS e(at, from_status, to_status, actor, detail))"
+                " SELECT count(*) FROM inserted"
+            )
+            .format(
+                calls=self._calls,
+                columns=columns,
+                values=placeholders,
+                events=self._events,
+                event_columns=event_columns,
+                rows=_event_rows(event_count),
+            )
+            .as_string(connection)
+            for event_count in (1, 2)
+        }
         self._select_text = self._select.as_string(connection)
         self._transition_cache: dict[tuple[str, ...], str] = {}
 
-    def _transition_statement(self, columns: tuple[str, ...]) -> str:
+    def _transition_statement(self, columns: tuple[str, ...], event_count: int) -> str:
         # Composing SQL costs more than the statement's own CPU on the server: do it once per shape.
-        cached = self._transition_cache.get(columns)
+        cache_key = (*columns, str(event_count))
+        cached = self._transition_cache.get(cache_key)
         if cached is not None:
             return cached
         statement = sql.SQL(
@@ -203,11 +220,12 @@ class PostgresLedger(Ledger):
             " logged AS ("
             " INSERT INTO {events} ({event_columns})"
             " SELECT updated.call_id, e.at, e.from_status, e.to_status, e.actor, e.detail"
-            " FROM updated CROSS JOIN jsonb_to_recordset(%s::jsonb)"
-            " AS e(at double precision, from_status text, to_status text, actor text, detail text))"
+            " FROM updated CROSS JOIN (VALUES {rows})"
+            " AS e(at, from_status, to_status, actor, detail))"
             " SELECT count(*) FROM updated"
         ).format(
             calls=self._calls,
+            rows=_event_rows(event_count),
             assignments=sql.SQL(", ").join(
                 sql.SQL("{} = %s").format(sql.Identifier(column)) for column in columns
             ),
@@ -215,7 +233,7 @@ class PostgresLedger(Ledger):
             event_columns=self._event_columns,
         )
         text = statement.as_string(self._connection())
-        self._transition_cache[columns] = text
+        self._transition_cache[cache_key] = text
         return text
 
     def schema_version(self) -> int:
@@ -230,21 +248,6 @@ class PostgresLedger(Ledger):
         )
         return int(row[0] or 0) if row else 0
 
-    @staticmethod
-    def _events_json(events: list[LedgerEvent]) -> str:
-        return json.dumps(
-            [
-                {
-                    "at": e.at,
-                    "from_status": e.from_status,
-                    "to_status": e.to_status,
-                    "actor": e.actor,
-                    "detail": e.detail,
-                }
-                for e in events
-            ]
-        )
-
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
         steps = normalise_path(path)
         check_path(Status.PLANNED, steps[1:])
@@ -253,7 +256,7 @@ class PostgresLedger(Ledger):
         events = path_events(stored.call_id, None, steps, "runtime", None, now)
         connection = self._connection()
         row = connection.execute(
-            self._claim_text, (*entry_to_row(stored), self._events_json(events))
+            self._claim_texts[len(events)], (*entry_to_row(stored), *_event_values(events))
         ).fetchone()
         if row is not None and row[0] == 1:
             return True, stored
@@ -280,8 +283,8 @@ class PostgresLedger(Ledger):
             column_for(name): encode_field(name, value) for name, value in changes.items()
         }
         assignments.update(status=steps[-1].value, updated_at=now, version=entry.version + 1)
-        statement = self._transition_statement(tuple(assignments))
         events = path_events(entry.call_id, entry.status, steps, actor, detail, now)
+        statement = self._transition_statement(tuple(assignments), len(events))
         row = (
             self._connection()
             .execute(
@@ -291,7 +294,7 @@ class PostgresLedger(Ledger):
                     entry.call_id,
                     entry.version,
                     entry.status.value,
-                    self._events_json(events),
+                    *_event_values(events),
                 ),
             )
             .fetchone()
