@@ -82,9 +82,8 @@ def input_hash(args: Mapping[str, Any]) -> str:
 
 
 def derived_key(material: Mapping[str, Any]) -> str:
-    """A short key safe for HTTP headers and every API's key field: ``agk1_`` + base32."""
-    digest = hashlib.sha256(canonical_json(dict(material)).encode("utf-8")).digest()
-    return "agk1_" + base64.b32encode(digest).decode("ascii").rstrip("=").lower()[:40]
+    """A short key safe for HTTP headers and every API's key field: ``agk1_`` + 160 bits in hex."""
+    return "agk1_" + sha256_hex(canonical_json(dict(material)))[:40]
 
 
 def is_secret_name(name: str, extra: Iterable[str] = ()) -> bool:
@@ -110,4 +109,6 @@ def redact(value: Any, extra_fields: frozenset[str] = frozenset()) -> Any:
         }
     if isinstance(value, (list, tuple)):
         return [redact(item, extra_fields) for item in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
     return to_jsonable(value)
