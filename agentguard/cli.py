@@ -29,6 +29,15 @@ app = typer.Typer(
 )
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
+
+def _mount_ledger_commands() -> None:
+    from agentguard.ledger_cli import ledger_app
+
+    app.add_typer(ledger_app, name="ledger", help="Inspect and resolve the runtime ledger.")
+
+
+_mount_ledger_commands()
+
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 

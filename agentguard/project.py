@@ -107,6 +107,9 @@ class ProjectModel:
             return callee
         if parts[0] in SELF_NAMES and caller is not None and caller.class_name:
             cls_qual = caller.class_name
+            if len(parts) == 1:
+                # ``cls(...)`` in a classmethod constructs the class itself.
+                return cls_qual if parts[0] == "cls" else callee
             if len(parts) == 2:
                 method = self.find_method(cls_qual, parts[1])
                 return method or f"{cls_qual}.{parts[1]}"

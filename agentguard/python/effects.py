@@ -106,7 +106,9 @@ def _classify_sink(
                 )
             text = statement.string()
             receiver = (call.receiver or "").lower()
-            if not re.search(r"(cur|conn|db|session|engine|cx|sql|tx|transaction)", receiver):
+            if not re.search(
+                r"(cur|conn|db|session|engine|cx|sql|tx|transaction)", receiver
+            ) and not _bound_to_db_handle(project, call.receiver or "", fn, facts, call.order):
                 return None
             if text is not None:
                 if SQL_READ_RE.match(text) or not SQL_WRITE_RE.match(text):
@@ -127,7 +129,9 @@ def _classify_sink(
                 method = verb.upper()
             else:
                 kind, idempotent, confidence = "write", None, Confidence.LOW
-            remote = True
+            # An embedded database file is a local write (judged by Q1): no service downstream
+            # could honour an idempotency key.
+            remote = not _embedded_database_module(facts)
         elif kind == "file_open":
             mode = call.args[1] if len(call.args) > 1 else call.kwargs.get("mode")
             mode_text = mode.string() if mode else "r"
@@ -206,6 +210,49 @@ LOGGER_NAMES = re.compile(r"(?i)^_?(log|logger|logging|console|print|warnings|se
 CONTAINER_FACTORIES = re.compile(
     r"^(list|dict|set|tuple|frozenset|collections\..*|defaultdict|deque|OrderedDict|Counter)$"
 )
+
+
+EMBEDDED_DATABASES = {"sqlite3", "aiosqlite", "duckdb"}
+SERVER_DATABASES = {
+    "psycopg",
+    "psycopg2",
+    "asyncpg",
+    "pymysql",
+    "MySQLdb",
+    "mysql",
+    "aiomysql",
+    "pymssql",
+    "oracledb",
+    "cx_Oracle",
+    "sqlalchemy",
+    "sqlmodel",
+    "databases",
+    "snowflake",
+    "clickhouse_driver",
+    "pyodbc",
+    "tortoise",
+    "peewee",
+    "django",
+}
+
+
+def _embedded_database_module(facts: ModuleFacts) -> bool:
+    roots = {qualified.split(".", 1)[0] for qualified in facts.imports.values()}
+    return bool(roots & EMBEDDED_DATABASES) and not roots & SERVER_DATABASES
+
+
+def _bound_to_db_handle(
+    project: ProjectModel, receiver: str, fn: Function, facts: ModuleFacts, before: int
+) -> bool:
+    """``c = conn.cursor()`` / ``db = sqlite3.connect(...)``: a receiver named ``c`` is still
+    a DB-API cursor or connection when the code bound it to one."""
+    if not receiver.isidentifier():
+        return False
+    value = _local_value(project, receiver, fn, facts, before)
+    if value is None or value.kind != "call":
+        return False
+    method = (value.qualname or value.text).split("(", 1)[0].rsplit(".", 1)[-1]
+    return method in {"cursor", "connect"}
 
 
 def _written_receiver(call: Call) -> str:

@@ -114,6 +114,25 @@ def span_of(node: ast.AST) -> Span:
     return Span(line, col + 1, end_line, (end_col if end_col is not None else col) + 1)
 
 
+def _repeats_same_attempt(loop: ast.For | ast.AsyncFor, target: str) -> bool:
+    """``for delay in (0, 1, 2, 4): sleep(delay); try: return post(...) except ...``: a loop
+    over a schedule of waits is a retry when the guarded code never reads the loop variable
+    (a batch loop passes each item to the call) and success leaves the loop."""
+    tries = [n for n in ast.walk(loop) if isinstance(n, ast.Try)]
+    if not tries:
+        return False
+    exits = any(
+        isinstance(n, (ast.Return, ast.Break)) for t in tries for s in t.body for n in ast.walk(s)
+    )
+    reads_target = any(
+        isinstance(n, ast.Name) and n.id == target
+        for t in tries
+        for s in t.body
+        for n in ast.walk(s)
+    )
+    return exits and not reads_target
+
+
 class _Scope:
     __slots__ = ("function", "loops", "order", "tries", "types")
 
@@ -578,21 +597,32 @@ class _Extractor(ast.NodeVisitor):
         test = node.test
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
             for side in (test.left, test.comparators[0]):
-                if isinstance(side, ast.Constant) and isinstance(side.value, str):
-                    self._branch(side.value, node.body)
+                string = self._static_string(side)
+                if string is not None:
+                    self._branch(string, node.body)
         self.generic_visit(node)
+
+    def _static_string(self, node: ast.expr) -> str | None:
+        """A string literal, or a class constant of this module naming one (``Tools.COMMIT``
+        in ``class Tools(str, Enum): COMMIT = "git_commit"``): dispatch compares tool names
+        against either."""
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            cls = self.facts.classes.get(f"{self.module}.{node.value.id}")
+            value = cls.attributes.get(node.attr) if cls is not None else None
+            return value.string() if value is not None else None
+        return None
 
     def visit_Match(self, node: ast.Match) -> None:
         for case in node.cases:
             pattern = case.pattern
             options = pattern.patterns if isinstance(pattern, ast.MatchOr) else [pattern]
             for option in options:
-                if (
-                    isinstance(option, ast.MatchValue)
-                    and isinstance(option.value, ast.Constant)
-                    and isinstance(option.value.value, str)
-                ):
-                    self._branch(option.value.value, case.body)
+                if isinstance(option, ast.MatchValue):
+                    string = self._static_string(option.value)
+                    if string is not None:
+                        self._branch(string, case.body)
         self.generic_visit(node)
 
     def visit_Dict(self, node: ast.Dict) -> None:
@@ -609,6 +639,8 @@ class _Extractor(ast.NodeVisitor):
             retry_shape = (
                 isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
             ) and isinstance(node.target, ast.Name)
+            if not retry_shape and isinstance(node.target, ast.Name):
+                retry_shape = _repeats_same_attempt(node, node.target.id)
             self.visit(node.iter)
         else:
             retry_shape = True

@@ -403,7 +403,7 @@ def _discover_lowlevel_mcp(
             if call.callee.replace("()", "") not in tool_types:
                 continue
             name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
-            name = name_value.string() if name_value else None
+            name = _static_name(project, name_value) if name_value else None
             if not name:
                 continue
             target = _dispatch_target(project, name, facts)
@@ -417,6 +417,19 @@ def _discover_lowlevel_mcp(
             tool.declarations += _declarations_from_options(project, "mcp", options, site, facts)
             tool.options.update(options)
             _add_tool(project, tool)
+
+
+def _static_name(project: ProjectModel, value: Value) -> str | None:
+    """A tool name given as a literal or as a class constant (``GitTools.COMMIT`` of a
+    ``class GitTools(str, Enum)``), as low-level MCP servers often name their tools."""
+    if value.string():
+        return value.string()
+    if value.kind == "attr" and value.qualname and "." in value.qualname:
+        owner, attr = value.qualname.rsplit(".", 1)
+        entry = project.classes.get(owner)
+        constant = entry[0].attributes.get(attr) if entry else None
+        return constant.string() if constant is not None else None
+    return None
 
 
 def _dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> str | None:
