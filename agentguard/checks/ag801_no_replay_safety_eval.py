@@ -71,14 +71,17 @@ class NoReplaySafetyEval(Rule):
         Valid(
             _TOOL,
             files={
+                "tests/conftest.py": 'pytest_plugins = ["agentguard.runtime.testing"]\n',
                 "tests/test_replay.py": (
-                    "from agentguard.runtime.testing import timeout_after_apply\n"
                     "from agent import create_order\n\n"
-                    "def test_create_order_is_not_replayed():\n"
-                    "    with timeout_after_apply(create_order) as fault:\n"
+                    "def test_create_order_is_not_replayed(guard_runtime, fault_injector):\n"
+                    '    fault_injector.timeout_after_apply("create_order")\n'
+                    '    with guard_runtime.run(run_id="r1", user_id="u1"):\n'
+                    '        first = create_order.invoke({"cart_id": "c1"})\n'
                     '        create_order.invoke({"cart_id": "c1"})\n'
-                    "    assert fault.executions == 1\n"
-                )
+                    '    assert first["code"] == "SIDE_EFFECT_UNCERTAIN"\n'
+                    '    assert fault_injector.applied["create_order"] == 1\n'
+                ),
             },
         ),
         Valid(

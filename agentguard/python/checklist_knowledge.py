@@ -86,6 +86,8 @@ class Knowledge:
         self.fault_injection: Matcher[bool] = Matcher()
         self.fault_injection.add(_as_list(evals.get("fault_injection")), True)
         self.count_attrs = set(_as_list(evals.get("count_attrs")))
+        self.fault_methods = set(_as_list(evals.get("fault_methods")))
+        self.fault_fixtures = set(_as_list(evals.get("fault_fixtures")))
         self.count_calls: Matcher[bool] = Matcher()
         self.count_calls.add(_as_list(evals.get("count_calls")), True)
         self.ledger_words = re.compile(evals.get("ledger_words") or "$^")

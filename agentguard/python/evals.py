@@ -73,10 +73,16 @@ def replay_tests(project: ProjectModel) -> list[ReplayTest]:
             test = ReplayTest(fn, Location(facts.path, fn.name_span))
             scope = [fn.qualname, *fn.nested]
             calls: list[Call] = [c for q in scope for c in project.calls_in(q)]
+            if set(fn.params) & know.fault_fixtures:
+                test.uses_runtime_testing = True
             for call in calls:
                 callee = call.callee.replace("()", "")
                 test.names.update(callee.split("."))
-                if know.fault_injection(callee) or callee.split(".")[0] in runtime_imports:
+                if (
+                    know.fault_injection(callee)
+                    or callee.split(".")[0] in runtime_imports
+                    or call.method in know.fault_methods
+                ):
                     test.uses_runtime_testing = True
                 if know.count_calls(callee):
                     test.asserts_once = True

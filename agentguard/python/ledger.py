@@ -318,7 +318,9 @@ def tool_ledger_verdicts(project: ProjectModel) -> list[ToolLedgerVerdict]:
                 continue
             order = first_call_order(project, owner, first) or 0
             records = index.record_calls(project, owner)
-            before = [r for r in records if r[0].order < order]
+            # A helper that both records and writes (``client.create`` journals, then POSTs)
+            # is taken to record first.
+            before = [r for r in records if r[0].order <= order]
             after = [r for r in records if r[0].order > order]
             status = "before" if before else "after" if after else "none"
             verdicts.append(ToolLedgerVerdict(tool, position, first, status, after))
