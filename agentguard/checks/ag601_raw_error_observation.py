@@ -47,6 +47,20 @@ class RawErrorObservation(Rule):
     severity = Severity.ERROR
     VALID = (
         Valid(
+            "import requests\n\n"
+            "def on_paid(event: dict) -> None:\n"
+            '    requests.post("https://erp.example/invoices", json=event)\n\n'
+            'HANDLERS = {"invoice.paid": on_paid}\n\n'
+            "def handle_webhook(event: dict) -> dict:\n"
+            '    handler = HANDLERS.get(event["type"])\n'
+            "    try:\n"
+            "        handler(event)\n"
+            "    except Exception as e:\n"
+            '        return {"error": str(e)}  # an HTTP answer to the payment provider\n'
+            '    return {"ok": True}\n',
+            filename="webhooks.py",
+        ),
+        Valid(
             "import logging\n"
             "from typing import Any\n\n"
             "log = logging.getLogger(__name__)\n\n"

@@ -157,6 +157,40 @@ def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: Modul
     return False
 
 
+_TOOL_WORDS = re.compile(r"(?i)(tool|function_?call|func_?call|fn_?call|available_functions)")
+
+
+def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispatch: Call) -> bool:
+    """The dispatch runs a tool the model named: the code says "tool"/"function call",
+    or the table it looks the callable up in holds project tools."""
+    know = knowledge()
+    if dispatch.method in {"call_tool", "on_invoke_tool"}:
+        return True
+    texts = [fn.name, *fn.params, dispatch.text, *(a.text for a in dispatch.args)]
+    head = dispatch.text.split("[", 1)[0].split(".", 1)[0]
+    for assignment in facts.assignments:
+        if assignment.function == fn.qualname and assignment.target == head:
+            texts.append(assignment.value.text)
+    if any(_TOOL_WORDS.search(t) for t in texts):
+        return True
+    tool_functions = {q for t in project.tools for q in t.functions}
+    for assignment in facts.assignments:
+        value = assignment.value
+        if (
+            assignment.function is None
+            and value.kind == "dict"
+            and assignment.target
+            in {
+                head,
+                *(a.value.text.split("[", 1)[0] for a in facts.assignments if a.target == head),
+            }
+        ):
+            for item in value.items.values():
+                if project.project_function(item.qualname, facts) in tool_functions:
+                    return True
+    return bool(know.dispatch_methods & {dispatch.method} - {"run", "execute", "func"})
+
+
 def _find_executors(project: ProjectModel) -> list[Executor]:
     know = knowledge()
     tool_functions = {q for t in project.tools for q in t.functions}
@@ -175,6 +209,12 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
                 break
         if dispatch is None and not decorated:
             continue
+        if (
+            dispatch is not None
+            and not decorated
+            and not _tool_context(project, fn, facts, dispatch)
+        ):
+            continue  # an event router or a command table, not a tool executor
         result.append(
             Executor(
                 function=qualname,
