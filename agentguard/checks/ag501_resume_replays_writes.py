@@ -68,6 +68,19 @@ class ResumeReplaysWrites(Rule):
             line=6,
             files={"app/executor.py": _EXECUTOR},
         ),
+        Invalid(
+            "import json\n"
+            "import sqlite3\n"
+            "from app.executor import run_tool\n\n"
+            "def recover_pending_calls(db: sqlite3.Connection) -> None:\n"
+            "    rows = db.execute(\n"
+            "        \"SELECT tool, args FROM tool_calls WHERE status IN ('pending', 'started')\"\n"
+            "    ).fetchall()\n"
+            "    for tool, args in rows:\n"
+            "        run_tool(tool, json.loads(args))\n",
+            line=6,
+            files={"app/executor.py": _EXECUTOR},
+        ),
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:

@@ -547,11 +547,12 @@ class _Extractor(ast.NodeVisitor):
         if isinstance(right, ast.Constant) and isinstance(right.value, str):
             values = [right.value]
         elif isinstance(right, (ast.Tuple, ast.List, ast.Set)):
-            values = [
-                e.value
-                for e in right.elts
-                if isinstance(e, ast.Constant) and isinstance(e.value, str)
-            ]
+            values = []
+            for element in right.elts:
+                if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                    values.append(element.value)
+                elif isinstance(element, ast.Attribute):
+                    values.append(element.attr)  # (Status.FAILED, Status.STARTED)
         elif isinstance(right, ast.Attribute):
             values = [right.attr]  # Status.SUCCEEDED
         else:

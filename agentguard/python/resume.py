@@ -44,6 +44,27 @@ class ResumeReplay:
     why: str
 
 
+_SQL_STATUS = re.compile(
+    r"(?is)\b(?P<subject>\w*(status|state))\s*(?P<op>!=|<>|=|not\s+in|in)\s*"
+    r"(?P<values>\((\s*'[^']*'\s*,?)+\)|'[^']*')"
+)
+_SQL_OPS = {"!=": "ne", "<>": "ne", "=": "eq", "in": "in", "not in": "not_in"}
+
+
+def _sql_status_checks(facts: ModuleFacts) -> list[StatusCheck]:
+    """``SELECT ... WHERE status != 'succeeded'`` in a query string."""
+    checks: list[StatusCheck] = []
+    for call in facts.calls:
+        sql = call.args[0].string() if call.args else None
+        if not sql or not re.search(r"(?i)\bselect\b", sql):
+            continue
+        for match in _SQL_STATUS.finditer(sql):
+            op = _SQL_OPS[" ".join(match.group("op").lower().split())]
+            values = [v.lower() for v in re.findall(r"'([^']*)'", match.group("values"))]
+            checks.append(StatusCheck(call.function, match.group("subject"), op, values, call.span))
+    return checks
+
+
 def _replays_unfinished(check: StatusCheck) -> str | None:
     values = set(check.values)
     if check.op in {"ne", "not_in"} and values & DONE:
@@ -62,7 +83,7 @@ def resume_replays(project: ProjectModel) -> list[ResumeReplay]:
         if facts.is_test:
             continue
         by_function: dict[str, list[StatusCheck]] = {}
-        for check in facts.status_checks:
+        for check in [*facts.status_checks, *_sql_status_checks(facts)]:
             if check.function:
                 by_function.setdefault(check.function, []).append(check)
         for qualname, checks in sorted(by_function.items()):
