@@ -14,12 +14,13 @@ from rich.markup import escape
 
 from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, all_rules, rule_by_code
-from agentguard.config import ConfigError, load_config
+from agentguard.config import Config, ConfigError, load_config
 from agentguard.diagnostics import Severity
 from agentguard.output import FORMAT_MODULES, RenderOptions, renderer
 
 if TYPE_CHECKING:
     from agentguard.engine import ScanResult
+    from agentguard.fixes.apply import FixRun
 
 app = typer.Typer(
     name="agentguard",
@@ -28,7 +29,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -98,6 +99,12 @@ def check(
         Path | None,
         typer.Option(help="Report only findings this baseline file does not already accept."),
     ] = None,
+    fix: Annotated[
+        bool, typer.Option("--fix", help="Apply safe fixes first, then report what remains.")
+    ] = False,
+    unsafe_fixes: Annotated[
+        bool, typer.Option("--unsafe-fixes", help="With --fix, apply unsafe fixes too.")
+    ] = False,
 ) -> None:
     """Scan agent code and tool schemas for replay-safety problems."""
     if output_format not in FORMAT_MODULES:
@@ -113,6 +120,8 @@ def check(
         raise _fail(str(exc)) from None
     from agentguard.engine import scan
 
+    if fix:
+        _apply_fixes(targets, cfg, _split_codes(select), _split_codes(ignore), unsafe_fixes)
     try:
         result = scan(targets, cfg, select=_split_codes(select), ignore=_split_codes(ignore))
     except ConfigError as exc:
@@ -247,6 +256,103 @@ def baseline_update(
         f"{file}: {len(result.findings)} findings accepted ({len(outcome.new)} added, "
         f"{dropped} no longer found and dropped)"
     )
+
+
+def _apply_fixes(
+    targets: list[Path], cfg: Config, select: list[str], ignore: list[str], unsafe: bool
+) -> FixRun:
+    """Apply fixes to disk (check --fix, fix --write) and say what happened on stderr."""
+    from agentguard.fixes.apply import run_fixes, write_changes
+
+    run = run_fixes(targets, cfg, select=select, ignore=ignore, unsafe=unsafe)
+    problems = write_changes(run.changes)
+    failed = {p.path for p in problems}
+    written = [c for c in run.changes if c.path not in failed]
+    for problem in problems:
+        err.print(f"[yellow]not written:[/] {problem.path}: {problem.reason}", markup=True)
+    _report_rollbacks(run)
+    fixed = sum(len(c.fixed) for c in written)
+    if fixed:
+        err.print(
+            f"Fixed {fixed} finding{'s' * (fixed != 1)} in {len(written)} file{'s' * (len(written) != 1)}."
+        )
+    return run
+
+
+def _report_rollbacks(run: FixRun) -> None:
+    for rolled in run.rolled_back:
+        f = rolled.finding
+        err.print(
+            f"[yellow]fix rolled back:[/] {f.location} {f.code}: {rolled.reason}",
+            markup=True,
+            highlight=False,
+        )
+
+
+@app.command(name="fix")
+def fix_command(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to fix.")] = None,
+    write: Annotated[bool, typer.Option("--write", help="Apply the fixes to the files.")] = False,
+    unsafe_fixes: Annotated[
+        bool,
+        typer.Option("--unsafe-fixes", help="Include unsafe fixes (they change behaviour)."),
+    ] = False,
+    emit_patch: Annotated[
+        Path | None,
+        typer.Option("--emit-patch", help="Write the fixes as a patch for `git apply`."),
+    ] = None,
+    select: Annotated[
+        list[str] | None, typer.Option(help="Only fix these rule codes or prefixes.")
+    ] = None,
+    ignore: Annotated[
+        list[str] | None, typer.Option(help="Do not fix these rule codes or prefixes.")
+    ] = None,
+    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+) -> None:
+    """Show the available fixes as a unified diff (default), apply them, or write a patch.
+
+    Exit codes: without --write, 1 when there is something to fix and 0 otherwise; with
+    --write, 1 when a fix had to be rolled back or a file could not be written.
+    """
+    targets = paths or [Path(".")]
+    for target in targets:
+        if not target.exists() and not target.is_symlink():
+            raise _fail(f"{target}: no such file or folder")
+    try:
+        cfg = load_config(targets, config)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    codes, skipped = _split_codes(select), _split_codes(ignore)
+    from agentguard.fixes.apply import run_fixes
+
+    try:
+        if write:
+            run = _apply_fixes(targets, cfg, codes, skipped, unsafe_fixes)
+        else:
+            run = run_fixes(targets, cfg, select=codes, ignore=skipped, unsafe=unsafe_fixes)
+            _report_rollbacks(run)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    diff = run.diff()
+    if emit_patch is not None:
+        try:
+            emit_patch.write_text(diff, encoding="utf-8", newline="")
+        except OSError as exc:
+            raise _fail(f"{emit_patch}: {exc.strerror or exc}") from None
+    elif not write:
+        sys.stdout.write(diff)
+    if run.unapplied_unsafe and not unsafe_fixes:
+        n = run.unapplied_unsafe
+        err.print(f"{n} more fix{'es' * (n != 1)} available with --unsafe-fixes.")
+    if not write and run.changes:
+        n = run.fixed_count
+        err.print(
+            f"{n} fix{'es' * (n != 1)} in {len(run.changes)} file{'s' * (len(run.changes) != 1)}"
+            + ("" if emit_patch else "; run with --write to apply.")
+        )
+        raise typer.Exit(EXIT_FINDINGS)
+    if write and run.rolled_back:
+        raise typer.Exit(EXIT_FINDINGS)
 
 
 @app.command()

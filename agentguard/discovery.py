@@ -22,9 +22,16 @@ class FileSet:
     problems: list[ScanProblem] = field(default_factory=list)
 
 
+def _absolute(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: keep the path as written
+        return Path(os.path.abspath(path))
+
+
 def relative(path: Path, root: Path) -> str:
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return _absolute(path).relative_to(_absolute(root)).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -74,7 +81,7 @@ def discover(paths: list[Path], config: Config) -> FileSet:
     seen: set[Path] = set()
 
     def add_file(path: Path, explicit: bool) -> None:
-        real = path.resolve()
+        real = _absolute(path)
         if real in seen:
             return
         seen.add(real)

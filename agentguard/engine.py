@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from agentguard.discovery import discover
 from agentguard.project import ProjectModel
 from agentguard.python.extract import extract
 from agentguard.python.facts import ModuleFacts, Suppression
+from agentguard.schemas import add_schema_tools
 
 UNUSED_SUPPRESSION = "AG002"
 PARSE_ERROR = "AG000"
@@ -57,9 +58,15 @@ def read_source(path: Path, rel: str, max_size: int) -> bytes | ScanProblem:
     return data
 
 
-def python_facts(path: Path, rel: str, max_size: int) -> ModuleFacts | ScanProblem:
-    """Facts for one Python file, or the reason it could not be read or parsed."""
-    data = read_source(path, rel, max_size)
+def python_facts(
+    path: Path, rel: str, max_size: int, data: bytes | ScanProblem | None = None
+) -> ModuleFacts | ScanProblem:
+    """Facts for one Python file, or the reason it could not be read or parsed.
+
+    ``data`` is the file's content when the caller holds it in memory (the fixer does).
+    """
+    if data is None:
+        data = read_source(path, rel, max_size)
     if isinstance(data, ScanProblem):
         return data
     try:
@@ -80,12 +87,15 @@ def python_facts(path: Path, rel: str, max_size: int) -> ModuleFacts | ScanProbl
 
 
 def collect_facts(
-    files: Sequence[tuple[Path, str]], config: Config
+    files: Sequence[tuple[Path, str]],
+    config: Config,
+    sources: Mapping[str, bytes] | None = None,
 ) -> tuple[list[ModuleFacts], list[ScanProblem]]:
     modules: list[ModuleFacts] = []
     problems: list[ScanProblem] = []
     for path, rel in files:
-        result = python_facts(path, rel, config.max_file_size)
+        data = sources.get(rel) if sources is not None else None
+        result = python_facts(path, rel, config.max_file_size, data)
         if isinstance(result, ScanProblem):
             problems.append(result)
         else:
@@ -166,7 +176,11 @@ def scan(
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
     catalog: Catalog | None = None,
+    sources: Mapping[str, bytes] | None = None,
+    with_fixes: bool = True,
 ) -> ScanResult:
+    """Scan ``paths``. ``sources`` overrides file contents by relative path (the fixer's
+    in-memory texts); ``with_fixes`` attaches each fixable finding's Fix."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     catalog = catalog or load_catalog(config.catalog_extensions)
@@ -174,7 +188,7 @@ def scan(
     timings["discovery"] = time.perf_counter() - started
 
     mark = time.perf_counter()
-    modules, problems = collect_facts(files.python, config)
+    modules, problems = collect_facts(files.python, config, sources)
     problems = files.problems + problems
     timings["facts"] = time.perf_counter() - mark
 
@@ -183,6 +197,7 @@ def scan(
     project.problems = problems
     project.config = config
     project.schema_files = files.schemas
+    problems += add_schema_tools(project, files.schemas, config)
     timings["project"] = time.perf_counter() - mark
 
     select = list(select) or config.select or ["ALL"]
@@ -207,6 +222,10 @@ def scan(
     kept.extend(unused)
     kept = [f for f in kept if selected(f.code, select, ignore)]
     suppressed = [f for f in suppressed if selected(f.code, select, ignore)]
+    if with_fixes:
+        from agentguard.fixes import attach_fixes
+
+        kept = attach_fixes(kept, project, config.root, sources)
     kept.sort(key=Finding.sort_key)
     suppressed.sort(key=Finding.sort_key)
     timings["total"] = time.perf_counter() - started

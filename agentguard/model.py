@@ -147,6 +147,8 @@ class ToolFacts:
     effects: list[Effect] = field(default_factory=list)
     schema_only: bool = False
     description: str = ""
+    # Other places defining or declaring the same tool (schema files, manifest entries).
+    sources: list[Location] = field(default_factory=list)
 
     @property
     def guarded(self) -> Declaration | None:

@@ -38,6 +38,8 @@ def document(result: ScanResult) -> dict[str, Any]:
                 "path": tool.path,
                 "line": tool.anchor.span.line,
                 "declared": tool.declaration is not None,
+                "schema_only": tool.schema_only,
+                "sources": [str(loc) for loc in (tool.anchor, *tool.sources)],
                 "effects": sorted({e.kind for e in tool.effects}),
             }
             for tool in result.project.tools

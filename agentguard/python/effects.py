@@ -138,6 +138,9 @@ def _heuristic_sink(
 ) -> Effect | None:
     if project.catalog.reads(callee):
         return None
+    if call.method[:1].isupper():
+        # Constructing an object (``EmailMessage()``, ``CreateOrderRequest()``) does nothing yet.
+        return None
     verb_class = project.catalog.verbs.get(first_word(call.method))
     if verb_class in {None, "read"}:
         return None

@@ -158,6 +158,13 @@ class _Extractor(ast.NodeVisitor):
             return f"{base}.{node.attr}"
         return None
 
+    def _callee_name(self, func: ast.expr) -> str | None:
+        # ``Agent[Deps, str](...)`` constructs an ``Agent``.
+        resolved = self.resolve(func)
+        if resolved is None and isinstance(func, ast.Subscript):
+            resolved = self.resolve(func.value)
+        return resolved
+
     def resolve_name(self, name: str) -> str:
         for scope in reversed(self.scopes):
             if name in scope.types:
@@ -198,7 +205,7 @@ class _Extractor(ast.NodeVisitor):
         elif isinstance(node, ast.Attribute):
             result.kind, result.qualname = "attr", self.resolve(node)
         elif isinstance(node, ast.Call):
-            result.kind, result.qualname = "call", self.resolve(node.func)
+            result.kind, result.qualname = "call", self._callee_name(node.func)
             result.call_args = [self.value(a) for a in node.args[:6]]
             result.call_kwargs = {k.arg: self.value(k.value) for k in node.keywords if k.arg}
         elif isinstance(node, ast.Dict):
@@ -472,6 +479,40 @@ class _Extractor(ast.NodeVisitor):
                         (fn.qualname if fn else None, side.value, span_of(node))
                     )
 
+    def _branch(self, string: str, body: list[ast.stmt]) -> None:
+        if not body:
+            return
+        first, last = span_of(body[0]), span_of(body[-1])
+        fn = self.scope.function
+        self.facts.branches.append(
+            (
+                fn.qualname if fn else None,
+                string,
+                Span(first.line, first.column, last.end_line, last.end_column),
+            )
+        )
+
+    def visit_If(self, node: ast.If) -> None:
+        test = node.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+            for side in (test.left, test.comparators[0]):
+                if isinstance(side, ast.Constant) and isinstance(side.value, str):
+                    self._branch(side.value, node.body)
+        self.generic_visit(node)
+
+    def visit_Match(self, node: ast.Match) -> None:
+        for case in node.cases:
+            pattern = case.pattern
+            options = pattern.patterns if isinstance(pattern, ast.MatchOr) else [pattern]
+            for option in options:
+                if (
+                    isinstance(option, ast.MatchValue)
+                    and isinstance(option.value, ast.Constant)
+                    and isinstance(option.value.value, str)
+                ):
+                    self._branch(option.value.value, case.body)
+        self.generic_visit(node)
+
     def visit_Dict(self, node: ast.Dict) -> None:
         self.generic_visit(node)
         keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
@@ -600,7 +641,7 @@ class _Extractor(ast.NodeVisitor):
     # ------------------------------------------------------------------ calls
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        resolved = self.resolve(func)
+        resolved = self._callee_name(func)
         text = self.text(func, 120)
         if isinstance(func, ast.Attribute):
             method = func.attr

@@ -175,6 +175,9 @@ class ModuleFacts:
     suppressions: list[Suppression] = field(default_factory=list)
     comparisons: list[tuple[str | None, str, Span]] = field(default_factory=list)
     # ``name == "create_order"`` string comparisons: (function, string, span), for dispatch
+    branches: list[tuple[str | None, str, Span]] = field(default_factory=list)
+    # ``if name == "create_order":`` / ``case "create_order":`` (function, string, body span):
+    # the statements a name-to-function dispatch runs for that name
     is_test: bool = False
     lines: int = 0
 
