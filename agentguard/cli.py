@@ -194,7 +194,7 @@ baseline_app = typer.Typer(
 app.add_typer(baseline_app, name="baseline")
 
 
-def _scan_for_baseline(paths: list[Path] | None, config: Path | None) -> ScanResult:
+def _scan_paths(paths: list[Path] | None, config: Path | None) -> ScanResult:
     targets = paths or [Path(".")]
     for target in targets:
         if not target.exists():
@@ -220,7 +220,7 @@ def baseline_create(
 
     if file.exists() and not force:
         raise _fail(f"{file}: already exists; use `agentguard baseline update` or --force")
-    result = _scan_for_baseline(paths, config)
+    result = _scan_paths(paths, config)
     accepted = Baseline.from_findings(result.findings)
     try:
         accepted.write(file)
@@ -244,7 +244,7 @@ def baseline_update(
         previous = Baseline.load(file)
     except BaselineError as exc:
         raise _fail(str(exc)) from None
-    result = _scan_for_baseline(paths, config)
+    result = _scan_paths(paths, config)
     outcome = compare(result.findings, previous)
     accepted = Baseline.from_findings(result.findings)
     try:
@@ -353,6 +353,47 @@ def fix_command(
         raise typer.Exit(EXIT_FINDINGS)
     if write and run.rolled_back:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+class ReportFormat(str, Enum):
+    markdown = "markdown"
+    html = "html"
+    json = "json"
+
+
+@app.command()
+def report(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
+    output_format: Annotated[
+        ReportFormat, typer.Option("--format", "-f", help="markdown|html|json.")
+    ] = ReportFormat.markdown,
+    output_file: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
+    ] = None,
+    link_base: Annotated[
+        str | None,
+        typer.Option(
+            help="Prefix for evidence links, e.g. https://github.com/OWNER/REPO/blob/SHA",
+        ),
+    ] = None,
+    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+) -> None:
+    """The checklist report: a verdict per question with evidence, and a table of tools."""
+    from agentguard.report import build_report, render_report
+
+    result = _scan_paths(paths, config)
+    document = build_report(result, link_base=link_base)
+    if output_file is None:
+        render_report(document, output_format.value, sys.stdout)
+        return
+    try:
+        if output_file.parent != Path(""):
+            output_file.parent.mkdir(parents=True, exist_ok=True)
+        with output_file.open("w", encoding="utf-8", newline="\n") as stream:
+            render_report(document, output_format.value, stream)
+    except OSError as exc:
+        raise _fail(f"{output_file}: cannot write the report: {exc.strerror or exc}") from None
+    err.print(f"wrote {escape(str(output_file))}")
 
 
 @app.command()

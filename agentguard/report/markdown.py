@@ -10,7 +10,7 @@ VERDICT_ICON = {
     "pass": "✅ pass",
     "partial": "🟡 partial",
     "fail": "❌ fail",
-    "not applicable": "➖ not applicable",
+    "not applicable": "⚪ not applicable",
     "not checked": "❔ not checked",
 }
 STATUS_ICON = {GOOD: "✅ ", BAD: "❌ ", UNKNOWN: "❔ "}
@@ -64,7 +64,7 @@ def render(report: Report, stream: TextIO) -> None:
         )
         out.append("| --- " * 12 + "|")
         for tool in report.tools:
-            codes = ", ".join(dict.fromkeys(f.code or "" for f in tool.findings)) or "–"
+            codes = ", ".join(dict.fromkeys(f.code or "" for f in tool.findings)) or "-"
             out.append(
                 f"| **{cell(tool.name)}** | {cell(tool.framework)} | "
                 f"{where(report, tool.path, tool.line)} | {show(tool.risk)} | "

@@ -150,10 +150,7 @@ def _judge(
         project_wide = [f for f in findings if not f.tool]
         errors = [f for f in findings if f.severity is Severity.ERROR]
         clean = [t.name for t in writers if t.name not in flagged]
-        if errors and (project_wide or not clean):
-            verdict = FAIL
-        else:
-            verdict = PARTIAL
+        verdict = FAIL if errors and (project_wide or not clean) else PARTIAL
         tools_text = (
             f"{len(flagged)} of {relevant_count} write tools flagged"
             if flagged and qid != "retry"
@@ -221,17 +218,19 @@ def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
     elif not writes:
         idem = Cell("idempotent", "inferred", NEUTRAL)
     else:
-        idem = Cell(
-            "non-idempotent" if non_idempotent else "idempotent", "inferred", NEUTRAL
-        )
+        idem = Cell("non-idempotent" if non_idempotent else "idempotent", "inferred", NEUTRAL)
     if decl and decl.replay:
-        replay = Cell(decl.replay, source, BAD if decl.replay == "auto" and non_idempotent else NEUTRAL)
+        replay = Cell(
+            decl.replay, source, BAD if decl.replay == "auto" and non_idempotent else NEUTRAL
+        )
     elif not writes:
         replay = Cell("safe", "inferred", GOOD)
     else:
         unsafe = [e for e in non_idempotent if e.key is None]
         replay = Cell(
-            "unsafe: repeats the write" if unsafe else "safe: keyed", "inferred", BAD if unsafe else GOOD
+            "unsafe: repeats the write" if unsafe else "safe: keyed",
+            "inferred",
+            BAD if unsafe else GOOD,
         )
     return risk, idem, replay
 
@@ -345,9 +344,7 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
             )
         )
     by_severity = {s.value: sum(1 for f in findings if f.severity is s) for s in Severity}
-    problems = [
-        Evidence(f"{p.kind}: {p.reason}", p.path, p.span.line) for p in result.problems
-    ]
+    problems = [Evidence(f"{p.kind}: {p.reason}", p.path, p.span.line) for p in result.problems]
     return Report(
         version=__version__,
         root_name=result.root.name,
