@@ -30,10 +30,29 @@ def step(step_id: str) -> dict[str, Any]:
     return next(s for s in action()["runs"]["steps"] if s.get("id") == step_id)
 
 
-def check_options() -> set[str]:
+def command_options(name: str) -> set[str]:
     command = typer.main.get_command(app)
-    check = command.commands["check"]  # type: ignore[attr-defined]
-    return {opt for param in check.params for opt in getattr(param, "opts", [])}
+    sub = command.commands[name]  # type: ignore[attr-defined]
+    return {opt for param in sub.params for opt in getattr(param, "opts", [])}
+
+
+def invocations() -> list[tuple[str, set[str]]]:
+    """Every `agentguard COMMAND ...` the action runs, with the options it passes."""
+    found = []
+    for item in action()["runs"]["steps"]:
+        script = item.get("run", "")
+        lines = script.splitlines()
+        for index, line in enumerate(lines):
+            match = re.match(r"\s*agentguard ([a-z]+)\b", line)
+            if not match or line.lstrip().startswith("#"):
+                continue
+            words: list[str] = []
+            for continued in lines[index:]:
+                words += shlex.split(continued.replace("\\", "").split(">>")[0], posix=True)
+                if not continued.rstrip().endswith("\\"):
+                    break
+            found.append((match[1], {w for w in words if w.startswith("--")}))
+    return found
 
 
 def test_action_is_a_composite_with_named_steps_and_shells() -> None:
@@ -70,19 +89,13 @@ def test_every_referenced_input_and_output_exists() -> None:
     assert {"findings", "errors", "warnings", "exit-code"} <= set(data["outputs"])
 
 
-def test_the_check_command_uses_only_options_agentguard_has() -> None:
-    script = step("check")["run"]
-    invocation = next(line for line in script.splitlines() if "agentguard check" in line)
-    continued = script[script.index(invocation) :].split("\n")
-    words: list[str] = []
-    for line in continued:
-        words += shlex.split(line.replace("\\", ""), posix=True)
-        if not line.rstrip().endswith("\\"):
-            break
-    used = {w for w in words if w.startswith("--")}
-    assert used, words
-    assert used <= check_options(), used - check_options()
-    assert {"--format", "--output", "--fail-on"} <= used
+def test_the_action_runs_only_commands_and_options_agentguard_has() -> None:
+    runs = invocations()
+    assert {name for name, _ in runs} >= {"check", "report"}
+    for name, used in runs:
+        assert used <= command_options(name), (name, used - command_options(name))
+    check = next(used for name, used in runs if name == "check")
+    assert {"--format", "--output", "--fail-on"} <= check
 
 
 @pytest.fixture
@@ -157,3 +170,31 @@ def test_readme_documents_the_action_with_a_workflow() -> None:
     steps = next(iter(data["jobs"].values()))["steps"]
     assert any("agentguard" in str(s.get("uses", "")) for s in steps)
     assert data["jobs"][next(iter(data["jobs"]))]["permissions"]["security-events"] == "write"
+
+
+def test_the_report_step_appends_the_checklist_to_the_step_summary(
+    tmp_path: Path, agentguard_on_path: dict[str, str]
+) -> None:
+    report_step = next(
+        s for s in action()["runs"]["steps"] if "agentguard report" in s.get("run", "")
+    )
+    summary = tmp_path / "step-summary.md"
+    env = {
+        **agentguard_on_path,
+        "AG_PATHS": str(FIXTURES / "shop-agent"),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_REPOSITORY": "acme/shop",
+        "GITHUB_SHA": "0123abc",
+    }
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", report_step["run"]],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    text = summary.read_text()
+    assert text.startswith("# agentguard checklist: shop-agent")
+    assert "https://github.com/acme/shop/blob/0123abc/shop_agent/tools.py#L16" in text

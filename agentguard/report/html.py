@@ -40,7 +40,7 @@ STYLE = """
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);
 background:var(--bg)}
-main{max-width:1200px;margin:0 auto;padding:16px}
+main{max-width:1440px;margin:0 auto;padding:16px}
 h1{font-size:1.5rem;margin:.2em 0}
 h2{font-size:1.2rem;margin:1.6em 0 .6em;border-bottom:1px solid var(--line);padding-bottom:.2em}
 .muted{color:var(--muted)}
@@ -76,7 +76,11 @@ th[aria-sort=ascending] button::after{content:" \\25B2"}
 th[aria-sort=descending] button::after{content:" \\25BC"}
 td.good{color:var(--pass)}td.bad{color:var(--fail);font-weight:600}td.unknown{color:var(--unknown)}
 .inferred::after{content:"*";color:var(--muted)}
-.sev-error{color:var(--fail)}.sev-warning{color:var(--partial)}.sev-info{color:var(--muted)}
+li.sev-error::marker{color:var(--fail)}li.sev-warning::marker{color:var(--partial)}
+.sev-error b{color:var(--fail)}.sev-warning b{color:var(--partial)}
+.badges .sev-error{color:var(--fail)}.badges .sev-warning{color:var(--partial)}
+p.legend .inferred::after{content:""}p.legend .inferred::before{content:"* ";color:var(--muted)}
+td{min-width:7em}td:first-child,td:nth-child(3){min-width:0}
 @media (max-width:720px){
  main{padding:10px}
  table,thead,tbody,tr,td{display:block;width:100%}
@@ -137,16 +141,21 @@ def _where(report: Report, path: str | None, line: int | None) -> str:
 
 def _evidence(report: Report, item: Evidence) -> str:
     severity = f' class="sev-{escape(item.severity)}"' if item.severity else ""
-    return f"<li{severity}>{_where(report, item.path, item.line)} {escape(item.text)}</li>"
+    text = escape(item.text)
+    if item.code and item.text.startswith(item.code):
+        text = f"<b>{escape(item.code)}</b>{escape(item.text[len(item.code) :])}"
+    return f"<li{severity}>{_where(report, item.path, item.line)} {text}</li>"
 
 
 def _cell(label: str, value: Cell) -> str:
-    classes = [value.status] + (["inferred"] if value.source == "inferred" else [])
     title = f' title="{escape(value.source)}"' if value.source else ""
-    return (
-        f'<td data-label="{escape(label)}" class="{" ".join(classes)}"{title}>'
-        f"{escape(value.value)}</td>"
+    # The marker sits on an inner span so it stays next to the value in the phone layout.
+    inner = (
+        f'<span class="inferred">{escape(value.value)}</span>'
+        if value.source == "inferred"
+        else f"<span>{escape(value.value)}</span>"
     )
+    return f'<td data-label="{escape(label)}" class="{value.status}"{title}>{inner}</td>'
 
 
 def _tool_row(report: Report, tool: ToolRow) -> str:
@@ -247,8 +256,8 @@ def render(report: Report, stream: TextIO) -> None:
         parts += [_tool_row(report, tool) for tool in report.tools]
         parts += [
             "</tbody></table></div>",
-            '<p class="muted"><span class="inferred">inferred from the code, not declared '
-            "by the tool</span></p>",
+            '<p class="muted legend"><span class="inferred">inferred from the code, not '
+            "declared by the tool</span></p>",
         ]
     else:
         parts.append("<p>No tools found.</p>")
