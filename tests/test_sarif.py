@@ -174,3 +174,19 @@ def test_a_clean_full_scan_is_successful(scan_files: ScanFiles) -> None:
     result = scan_files({"agent.py": "def add(a: int, b: int) -> int:\n    return a + b\n"})
     invocation = document(result)["runs"][0]["invocations"][0]
     assert invocation == {"executionSuccessful": True, "toolExecutionNotifications": []}
+
+
+def test_columns_count_characters_not_utf8_bytes(scan_files: ScanFiles) -> None:
+    # "é" and "€" are several bytes in UTF-8; ast counts bytes, SARIF counts code points.
+    source = AGENT.replace(
+        '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()',
+        '    note = "café €"; return requests.post("https://shop.example/o", json={"c": cart_id})',
+    )
+    result = scan_files({"agent.py": source})
+    ag201 = next(f for f in result.findings if f.code == "AG201")
+    line = source.splitlines()[ag201.span.line - 1]
+    region = next(r for r in sarif_of(result)["runs"][0]["results"] if r["ruleId"] == "AG201")[
+        "locations"
+    ][0]["physicalLocation"]["region"]
+    assert line[region["startColumn"] - 1 :].startswith("requests.post(")
+    assert ag201.span.column != region["startColumn"]  # the byte column would be off

@@ -11,8 +11,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from agentguard.diagnostics import Finding, Severity
+from agentguard.diagnostics import Finding, Severity, Span
 from agentguard.output import RenderOptions
+from agentguard.output.columns import ColumnMapper
 
 if TYPE_CHECKING:
     from agentguard.engine import ScanResult
@@ -47,8 +48,15 @@ def command(kind: str, message: str, **properties: str | int) -> str:
     )
 
 
-def annotation(root: Path, finding: Finding) -> str:
+def annotation(root: Path, finding: Finding, columns: ColumnMapper | None = None) -> str:
     span = finding.span
+    if columns is not None:
+        span = Span(
+            span.line,
+            columns.column(finding.path, span.line, span.column),
+            span.end_line,
+            columns.column(finding.path, span.end_line, span.end_column),
+        )
     message = finding.message
     if finding.evidence:
         message += "\n" + "\n".join(
@@ -70,8 +78,9 @@ def annotation(root: Path, finding: Finding) -> str:
 
 
 def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
+    columns = ColumnMapper(result.root)
     for finding in result.findings:
-        stream.write(annotation(result.root, finding) + "\n")
+        stream.write(annotation(result.root, finding, columns) + "\n")
     for problem in result.problems:
         if problem.kind == "parse-error":
             continue  # already an AG000 finding

@@ -18,6 +18,7 @@ from agentguard.checks.base import QUESTIONS, Rule, all_rules
 from agentguard.diagnostics import Finding, Fix, Location, Severity, Span
 from agentguard.docs_gen import rule_doc_path, rule_doc_url
 from agentguard.output import RenderOptions
+from agentguard.output.columns import ColumnMapper
 
 if TYPE_CHECKING:
     from agentguard.engine import ScanResult
@@ -39,7 +40,14 @@ PROBLEM_SEVERITY = {
 PRECISION = {"high": "high", "medium": "medium", "low": "low"}
 
 
-def _region(span: Span) -> dict[str, int]:
+def _region(span: Span, path: str = "", columns: ColumnMapper | None = None) -> dict[str, int]:
+    if columns is not None and path:
+        span = Span(
+            span.line,
+            columns.column(path, span.line, span.column),
+            span.end_line,
+            columns.column(path, span.end_line, span.end_column),
+        )
     end_line = max(span.end_line, span.line)
     end_column = span.end_column if end_line > span.line else max(span.end_column, span.column)
     return {
@@ -50,10 +58,10 @@ def _region(span: Span) -> dict[str, int]:
     }
 
 
-def _physical(location: Location) -> dict[str, Any]:
+def _physical(location: Location, columns: ColumnMapper | None) -> dict[str, Any]:
     return {
         "artifactLocation": {"uri": location.path, "uriBaseId": SRCROOT},
-        "region": _region(location.span),
+        "region": _region(location.span, location.path, columns),
     }
 
 
@@ -120,13 +128,17 @@ def _fixes(fix: Fix) -> list[dict[str, Any]]:
 
 
 def _result(
-    finding: Finding, rule_index: dict[str, int], occurrence: int, baseline: bool
+    finding: Finding,
+    rule_index: dict[str, int],
+    occurrence: int,
+    baseline: bool,
+    columns: ColumnMapper,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "level": LEVEL[finding.severity],
         "message": {"text": finding.message},
-        "locations": [{"physicalLocation": _physical(finding.location)}],
+        "locations": [{"physicalLocation": _physical(finding.location, columns)}],
         # The n-th identical finding in the same symbol gets its own identity, so two
         # copies of one mistake are two alerts, and neither depends on line numbers.
         "partialFingerprints": {FINGERPRINT_KEY: f"{finding.fingerprint}:{occurrence}"},
@@ -147,7 +159,7 @@ def _result(
         related.append(
             {
                 "id": len(related) + 1,
-                "physicalLocation": _physical(location),
+                "physicalLocation": _physical(location, columns),
                 "message": {"text": "related"},
             }
         )
@@ -156,7 +168,7 @@ def _result(
             related.append(
                 {
                     "id": len(related) + 1,
-                    "physicalLocation": _physical(step.location),
+                    "physicalLocation": _physical(step.location, columns),
                     "message": {"text": step.label},
                 }
             )
@@ -172,7 +184,7 @@ def _result(
                         "locations": [
                             {
                                 "location": {
-                                    "physicalLocation": _physical(step.location),
+                                    "physicalLocation": _physical(step.location, columns),
                                     "message": {"text": step.label},
                                 },
                                 "nestingLevel": depth,
@@ -209,7 +221,7 @@ def _notifications(result: ScanResult) -> list[dict[str, Any]]:
                     )
                 },
                 "locations": [
-                    {"physicalLocation": _physical(Location(problem.path, problem.span))}
+                    {"physicalLocation": _physical(Location(problem.path, problem.span), None)}
                 ],
                 "descriptor": {"id": "AG000" if parse_error else "skipped-file"},
                 "properties": {"kind": problem.kind},
@@ -228,6 +240,7 @@ def _notifications(result: ScanResult) -> list[dict[str, Any]]:
 
 
 def document(result: ScanResult) -> dict[str, Any]:
+    columns = ColumnMapper(result.root)
     rules = all_rules()
     rule_index = {rule.code: index for index, rule in enumerate(rules)}
     baseline = result.baseline is not None
@@ -236,7 +249,7 @@ def document(result: ScanResult) -> dict[str, Any]:
     for finding in result.findings:
         occurrence = seen[finding.fingerprint]
         seen[finding.fingerprint] += 1
-        results.append(_result(finding, rule_index, occurrence, baseline))
+        results.append(_result(finding, rule_index, occurrence, baseline, columns))
     notifications = _notifications(result)
     # The run completed, but it did not analyse every file: say so rather than pass as clean.
     successful = not result.problems
