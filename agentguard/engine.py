@@ -183,7 +183,7 @@ def scan(
     in-memory texts); ``with_fixes`` attaches each fixable finding's Fix."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    catalog = catalog or load_catalog(config.catalog_extensions)
+    catalog = catalog or load_catalog(config.catalog_extensions, source=config.source)
     files = discover(list(paths), config)
     timings["discovery"] = time.perf_counter() - started
 

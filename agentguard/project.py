@@ -56,10 +56,17 @@ class ProjectModel:
                     last = value.qualname.rsplit(".", 1)[-1]
                     if last[:1].isupper():
                         types.setdefault(assignment.target, value.qualname)
+                    elif last in {"client", "resource"} and value.call_args:
+                        # boto3.client("sqs") -> boto3.client:sqs, as the extractor types it
+                        service = value.call_args[0].string()
+                        if service:
+                            types.setdefault(assignment.target, f"{value.qualname}:{service}")
             self.module_types[facts.module] = types
             for call in facts.calls:
                 key = f"{facts.path}::{call.function}" if call.function is None else call.function
                 self.calls_by_function.setdefault(key, []).append(call)
+        # Top-level packages of the scanned code: imports from them are not third-party.
+        self.module_heads: set[str] = {m.module.split(".")[0] for m in self.modules.values()}
         self.tools: list[ToolFacts] = []
         self.problems: list[ScanProblem] = []
         self.config: Config | None = None
@@ -90,6 +97,14 @@ class ProjectModel:
         """Resolve self.x.y and module-level instances into a qualified callee name."""
         callee = call.callee.replace("()", "")
         parts = callee.split(".")
+        if parts[0] == "super" and len(parts) == 2 and caller is not None and caller.class_name:
+            # super().method(): the first definition in the bases, not the class itself
+            cls_entry = self.classes.get(caller.class_name)
+            for base in cls_entry[0].bases if cls_entry else []:
+                method = self.find_method(self._class_qualname(base, facts), parts[1])
+                if method:
+                    return method
+            return callee
         if parts[0] in SELF_NAMES and caller is not None and caller.class_name:
             cls_qual = caller.class_name
             if len(parts) == 2:
@@ -144,6 +159,12 @@ class ProjectModel:
             if assignment.function is None and assignment.target == name:
                 found = assignment.value
         return found
+
+    def _class_qualname(self, name: str, facts: ModuleFacts) -> str:
+        if name in self.classes:
+            return name
+        local = f"{facts.module}.{name}"
+        return local if local in self.classes else name
 
     def self_type(self, cls_qual: str, attr: str) -> str | None:
         seen: set[str] = set()

@@ -659,6 +659,7 @@ class _Extractor(ast.NodeVisitor):
             args=[self.value(a) for a in node.args[:8]],
             kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
             star_kwargs=any(k.arg is None for k in node.keywords),
+            star_kwargs_values=[self.value(k.value) for k in node.keywords if k.arg is None],
             function=scope.function.qualname if scope.function else None,
             try_ids=list(scope.tries),
             loop_ids=list(scope.loops),

@@ -58,6 +58,7 @@ class Call:
     args: list[Value] = field(default_factory=list)
     kwargs: dict[str, Value] = field(default_factory=dict)
     star_kwargs: bool = False
+    star_kwargs_values: list[Value] = field(default_factory=list)  # ``**expr`` arguments
     function: str | None = None  # qualname of the enclosing function, None at module level
     try_ids: list[int] = field(default_factory=list)  # enclosing try statements (innermost last)
     loop_ids: list[int] = field(default_factory=list)  # enclosing loops (innermost last)
