@@ -230,3 +230,19 @@ def test_cli_report_writes_each_format(tmp_path: Path, fmt: str) -> None:
 def test_cli_report_rejects_an_unknown_format() -> None:
     run = CliRunner().invoke(app, ["report", str(SHOP), "--format", "pdf"])
     assert run.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "project", sorted(p for p in FIXTURES.iterdir() if p.is_dir()), ids=lambda p: p.name
+)
+def test_every_fixture_gets_a_consistent_report(project: Path) -> None:
+    result = scan([project], load_config([project]))
+    report = build_report(result)
+    assert len(report.tools) == len(result.project.tools)
+    assert sum(q.counts["findings"] for q in report.questions) == len(result.findings)
+    for q in report.questions:
+        if q.id != "meta":  # unreadable files make meta partial without a finding
+            assert (q.verdict in {FAIL, "partial"}) == bool(q.findings), q
+    page = rendered(report, "html")
+    assert parse(page).errors == []
+    assert json.loads(rendered(report, "json"))["findings"] == len(result.findings)

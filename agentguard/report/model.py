@@ -126,6 +126,14 @@ def _rules_by_question() -> dict[str, list[type[Rule]]]:
     return grouped
 
 
+def _relevant_tools(qid: str, writers: list[ToolFacts]) -> list[ToolFacts]:
+    """The tools a question is about: keys matter only for remote non-idempotent writes (a
+    local file has nothing downstream to deduplicate); the rest concern every write tool."""
+    if qid == "Q2":
+        return [t for t in writers if any(e.remote_write for e in t.non_idempotent_writes())]
+    return writers
+
+
 def _judge(
     qid: str,
     rules: list[type[Rule]],
@@ -152,7 +160,8 @@ def _judge(
         clean = [t.name for t in writers if t.name not in flagged]
         verdict = FAIL if errors and (project_wide or not clean) else PARTIAL
         tools_text = (
-            f"{len(flagged)} of {relevant_count} write tools flagged"
+            f"{len(flagged)} of {relevant_count} {'remote ' if qid == 'Q2' else ''}"
+            "write tools flagged"
             if flagged and qid != "retry"
             else ""
         )
@@ -167,6 +176,8 @@ def _judge(
             return NOT_APPLICABLE, "no retry constructs found", support
         return PASS, f"{relevant_count} retry constructs, none unsafe", support
     if not writers:
+        if qid == "Q2":
+            return NOT_APPLICABLE, "no tool makes a remote non-idempotent write", support
         return NOT_APPLICABLE, "no tool writes anything: every tool is read-only", support
     if not rules:
         if len(guarded) == len(writers) and qid in RUNTIME_ANSWERS:
@@ -291,8 +302,9 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
     for qid in ids:
         rules = by_question.get(qid, [])
         mine = [f for f in findings if f.question == qid]
-        relevant = retry_count if qid == "retry" else len(writers)
-        verdict, summary, support = _judge(qid, rules, mine, writers, relevant)
+        scope = _relevant_tools(qid, writers)
+        relevant = retry_count if qid == "retry" else len(scope)
+        verdict, summary, support = _judge(qid, rules, mine, scope, relevant)
         skipped = [p for p in result.problems if p.kind != "parse-error"]
         if qid == "meta" and skipped:
             verdict = PARTIAL if verdict == PASS else verdict
