@@ -238,11 +238,12 @@ def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
         replay = Cell("safe", "inferred", GOOD)
     else:
         unsafe = [e for e in non_idempotent if e.key is None]
-        replay = Cell(
-            "unsafe: repeats the write" if unsafe else "safe: keyed",
-            "inferred",
-            BAD if unsafe else GOOD,
-        )
+        if not non_idempotent:
+            replay = Cell("safe: idempotent", "inferred", GOOD)
+        elif unsafe:
+            replay = Cell("unsafe: repeats the write", "inferred", BAD)
+        else:
+            replay = Cell("safe: keyed", "inferred", GOOD)
     return risk, idem, replay
 
 
@@ -257,8 +258,14 @@ def _key_cell(tool: ToolFacts, findings: list[Finding]) -> Cell:
             "declared (guarded)",
             BAD if mine else GOOD,
         )
-    origins = sorted({e.key.origin for e in tool.non_idempotent_writes() if e.key is not None})
-    missing = any(e.key is None for e in tool.non_idempotent_writes() if e.remote_write)
+    non_idempotent = tool.non_idempotent_writes()
+    if not non_idempotent:
+        return Cell("not needed (idempotent)", "inferred", GOOD)
+    remote = [e for e in non_idempotent if e.remote_write]
+    if not remote and not mine:
+        return Cell("n/a (local write)", "inferred", NEUTRAL)
+    origins = sorted({e.key.origin for e in remote if e.key is not None})
+    missing = any(e.key is None for e in remote)
     parts = origins + (["none"] if missing or not origins else [])
     text = ", ".join(dict.fromkeys(parts))
     if mine:
