@@ -153,3 +153,31 @@ def test_check_with_a_missing_baseline_is_a_usage_error(tmp_path: Path) -> None:
     )
     assert run.exit_code == 2
     assert "baseline file not found" in run.output
+
+
+def test_stale_entries_reach_sarif_and_annotations(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    write_project(project, {"agent.py": HEADER + CREATE_ORDER})
+    baseline = tmp_path / "baseline.json"
+    runner = CliRunner()
+    assert runner.invoke(app, ["baseline", "create", str(baseline), str(project)]).exit_code == 0
+    write_project(project, {"agent.py": HEADER + LOOKUP})
+    sarif = tmp_path / "out.sarif"
+    run = runner.invoke(
+        app,
+        [
+            "check",
+            str(project),
+            "--baseline",
+            str(baseline),
+            "--format",
+            "github",
+            "-o",
+            f"sarif:{sarif}",
+        ],
+    )
+    assert run.exit_code == 0
+    assert "::notice::stale baseline entry: AG201" in run.stdout
+    notes = json.loads(sarif.read_text())["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert any(n["descriptor"]["id"] == "stale-baseline-entry" for n in notes)
