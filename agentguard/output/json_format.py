@@ -28,6 +28,7 @@ def document(result: ScanResult) -> dict[str, Any]:
             "tools": len(result.project.tools),
             "files": result.files_scanned,
             "suppressed": len(result.suppressed),
+            "baseline": result.baseline.summary() if result.baseline is not None else None,
         },
         "findings": findings,
         "tools": [

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agentguard.diagnostics import Finding
+from agentguard.docs_gen import rule_doc_path, rule_doc_url
 from agentguard.output import RenderOptions
 
 if TYPE_CHECKING:
@@ -63,6 +64,10 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
             console.print(
                 f"  [dim]= fix ({finding.fix.applicability.value}):[/] {escape(finding.fix.description)}"
             )
+        console.print(
+            f"  [dim]= docs: agentguard rule {finding.code} "
+            f"({escape(rule_doc_url(finding.code) or rule_doc_path(finding.code))})[/]"
+        )
         console.print()
     for problem in result.problems:
         if problem.kind != "parse-error":
