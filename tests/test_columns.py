@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -20,7 +21,7 @@ SOURCE = (
 )
 
 
-def test_non_ascii_before_the_finding_does_not_shift_its_column(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_non_ascii_before_the_finding_does_not_shift_its_column(tmp_path: Path) -> None:
     write_project(tmp_path, {"agent.py": SOURCE})
     expected = SOURCE.splitlines()[6].index("requests.post") + 1
     runner = CliRunner()
