@@ -139,6 +139,9 @@ def parse_text(rel: str, data: bytes, force: bool = False) -> Loaded:
             Document(rel, _construct(node), node, index) for index, node in enumerate(nodes)
         ]
     except yaml.MarkedYAMLError as exc:
+        if "nesting depth" in (exc.problem or ""):
+            # libyaml >= 0.2.5 refuses deep nesting itself; the pure-Python parser recurses.
+            return Loaded(skipped=ScanProblem(rel, "too deeply nested to parse"))
         if not likely_tools:
             return Loaded()
         mark = exc.problem_mark or exc.context_mark
