@@ -146,8 +146,9 @@ def test_the_check_step_writes_reports_and_counts(
     done, outputs = run_check_step(tmp_path, agentguard_on_path, str(FIXTURES / "shop-agent"))
     assert done.returncode == 0, done.stderr  # the step records; the last step fails
     assert outputs["exit-code"] == "1"
-    assert outputs["findings"] == "3" and outputs["errors"] == "3"
-    assert outputs["warnings"] == "0" and outputs["stale"] == "0"
+    # shop-agent: AG101, AG201, AG401, AG901 (errors); AG301, AG602, AG801 (warnings)
+    assert outputs["findings"] == "7" and outputs["errors"] == "4"
+    assert outputs["warnings"] == "3" and outputs["stale"] == "0"
     assert "::error file=fixtures/shop-agent/" in done.stdout
     assert (tmp_path / "agentguard.sarif").read_text().lstrip().startswith("{")
     assert (tmp_path / "agentguard.md").read_text().startswith("## agentguard")

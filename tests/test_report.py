@@ -81,7 +81,7 @@ def test_tool_table_marks_inferred_values_and_spares_read_only_tools() -> None:
     assert create.framework == "langchain"
     assert create.idempotency.source == "inferred" and create.idempotency.value == "non-idempotent"
     assert create.key.status == "bad" and "AG201" in create.key.value
-    assert {f.code for f in create.findings} == {"AG101", "AG201"}
+    assert {"AG101", "AG201"} <= {f.code for f in create.findings}
     for name in ("order_status", "orders_for_cart"):
         assert tools[name].findings == []
         assert tools[name].key.value.startswith("n/a")
