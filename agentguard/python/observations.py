@@ -333,7 +333,8 @@ def _handler_outcome(fn: Function, block: TryBlock, handler: Handler) -> tuple[s
     if _in_retry_loop(fn, block):
         return "retry", "the enclosing loop sends it again"
     messages = [s for s in handler.strings if " " in s.strip()]
-    if messages and not any(c.split(".")[0] in {"logger", "log", "logging"} for c in handler.calls):
+    logs = {"logger", "log", "logging", "print", "warnings", "console"}
+    if messages and not any(c.split(".")[0] in logs for c in handler.calls):
         return "plain", repr(messages[0])  # result = "Timed out, try again" used later
     return None
 
