@@ -157,6 +157,15 @@ class Catalog:
             for verb in verbs.get(category) or []:
                 self.verbs[verb] = category
         self.client_receiver = re.compile(effects.get("client_receiver_pattern") or "$^")
+        read_posts = effects.get("read_posts") or {}
+        self.post_read_words = frozenset(_as_list(read_posts.get("read_words")))
+        self.post_write_words = frozenset(_as_list(read_posts.get("write_words"))) | {
+            verb for verb, category in self.verbs.items() if category != "read"
+        }
+        self.post_read_hosts = re.compile(read_posts.get("read_hosts") or "$^")
+        self.post_query_keys = frozenset(_as_list(read_posts.get("query_keys")))
+        self.post_model_keys = frozenset(_as_list(read_posts.get("model_keys")))
+        self.name_read_words = frozenset(_as_list(read_posts.get("name_read_words")))
         retries = data.get("retries") or {}
         self.retries: Matcher[RetryConstruct] = Matcher()
         for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):

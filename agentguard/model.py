@@ -114,6 +114,10 @@ class Effect:
     key: KeyEvidence | None = None
     heuristic: bool = False
     function: str = ""  # qualname of the function holding the sink call
+    # For an HTTP POST, what the request says about reading (python/read_posts.py):
+    # mixed | weak | neutral, or "" when it says it writes (or is not a POST).
+    reading: str = ""
+    url_param: str | None = None  # the URL comes from this parameter of ``function``
 
     @property
     def writes(self) -> bool:

@@ -162,7 +162,7 @@ class RawErrorObservation(Rule):
             site = raw.site
             tool = site.tool
             writes = tool is None or any(
-                knowledge().counts_as_write(e, tool.name) for e in tool.effects
+                knowledge().counts_as_write(e, tool.name, project.catalog) for e in tool.effects
             )
             owner = f"Tool `{tool.name}`" if tool else f"`{site.function.name}` ({site.role})"
             yield self.finding(

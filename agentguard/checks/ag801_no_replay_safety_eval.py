@@ -126,7 +126,11 @@ class NoReplaySafetyEval(Rule):
             declared = tool.declaration
             if declared is not None and declared.says_idempotent:
                 continue
-            risky = [e for e in tool.effects if knowledge().counts_as_write(e, tool.name)]
+            risky = [
+                e
+                for e in tool.effects
+                if knowledge().counts_as_write(e, tool.name, project.catalog)
+            ]
             if not risky or covering_test(project, tool) is not None:
                 continue
             effect = risky[0]

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from agentguard.catalog import Matcher, _as_list, _builtin_file
+from agentguard.catalog import Catalog, Matcher, _as_list, _builtin_file, load_catalog
+from agentguard.python.read_posts import read_by_name
 
 if TYPE_CHECKING:
     from agentguard.model import Effect
@@ -92,27 +93,19 @@ class Knowledge:
         self.count_calls.add(_as_list(evals.get("count_calls")), True)
         self.ledger_words = re.compile(evals.get("ledger_words") or "$^")
 
-        read_like = data.get("read_like") or {}
-        self.read_like_url = re.compile(read_like.get("url_pattern") or "$^")
-        self.read_like_tool = re.compile(read_like.get("tool_pattern") or "$^")
-        self.read_like_sdk = re.compile(read_like.get("sdk_pattern") or "$^")
-
-    def counts_as_write(self, effect: Effect, tool_name: str | None = None) -> bool:
+    def counts_as_write(
+        self, effect: Effect, tool_name: str | None = None, catalog: Catalog | None = None
+    ) -> bool:
         """A non-idempotent side effect worth a checklist finding: not an unresolved call,
-        not a low-confidence guess, not a POST that reads (search, embeddings, model calls)."""
+        not a low-confidence guess. Whether a POST reads is the effect layer's judgement
+        (python/read_posts.py); a POST it leaves to names is judged here by ``tool_name``."""
         if not effect.non_idempotent or effect.kind == "unknown":
             return False
         if effect.kind != "network_write":
             return effect.confidence.rank >= 1 or not effect.heuristic
-        if self.read_like_sdk.search(effect.sink) or self.read_like_sdk.search(effect.call.text):
-            return False
         if effect.heuristic and effect.confidence.rank < 1:
             return False
-        url = effect.call.args[0].text if effect.call.args else ""
-        url = url or (effect.call.kwargs["url"].text if "url" in effect.call.kwargs else "")
-        if url and self.read_like_url.search(url):
-            return False
-        return not (tool_name and self.read_like_tool.search(tool_name))
+        return not read_by_name(catalog or builtin_catalog(), effect, tool_name or "")
 
     @staticmethod
     def _setting(raw: dict[str, Any]) -> Setting:
@@ -136,6 +129,11 @@ class Knowledge:
 
     def is_before_send(self, name: str) -> bool:
         return name in self.before_send or name.rsplit(".", 1)[-1] in self.before_send
+
+
+@cache
+def builtin_catalog() -> Catalog:
+    return load_catalog()
 
 
 @cache

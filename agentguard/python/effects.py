@@ -27,6 +27,15 @@ from agentguard.model import (
     first_word,
 )
 from agentguard.python.facts import Call, Function, ModuleFacts, Value
+from agentguard.python.read_posts import (
+    MIXED,
+    NEUTRAL,
+    READ,
+    WEAK,
+    judge_mapped_url,
+    judge_post,
+    read_by_name,
+)
 
 # The standard library talks to no service on its own (queue.Queue.put, collections...);
 # its real sinks (smtplib, subprocess, urllib) are catalogue entries.
@@ -140,7 +149,7 @@ def _classify_sink(
             kind, idempotent, remote = "write", "a" not in mode_text, False
         if sink.receiver_hint == "task" and not (call.receiver or "").strip():
             return None
-        return Effect(
+        effect = Effect(
             kind=kind,
             idempotent=idempotent,
             remote=remote,
@@ -153,7 +162,40 @@ def _classify_sink(
             key=_key_for(project, call, sink, fn, facts),
             function=fn.qualname,
         )
-    return _heuristic_sink(project, call, callee, fn, facts)
+        if method == "POST" and kind == "network_write":
+            return _judged_post(project, effect, fn, facts)
+        return effect
+    guessed = _heuristic_sink(project, call, callee, fn, facts)
+    if guessed is not None and call.method in {"post", "apost"}:
+        return _judged_post(project, guessed, fn, facts)  # client.post(...) on an unknown client
+    return guessed
+
+
+def _judged_post(
+    project: ProjectModel, effect: Effect, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    """An HTTP POST as its request reads: no effect when it only asks a question (search,
+    embeddings, a model call, a GraphQL query), low confidence on mixed evidence."""
+    judgement = judge_post(project, effect.call, fn, facts)
+    if judgement.verdict == READ:
+        return None
+    if judgement.verdict in {MIXED, WEAK}:
+        why = "reads and writes" if judgement.verdict == MIXED else "looks like a search"
+        return replace(
+            effect,
+            confidence=Confidence.LOW,
+            reading=judgement.verdict,
+            url_param=judgement.url_param,
+            chain=(
+                *effect.chain,
+                EvidenceStep(
+                    f"the request {why} ({judgement.reason or 'URL and body'})", effect.site
+                ),
+            ),
+        )
+    if judgement.verdict == NEUTRAL:
+        return replace(effect, reading=NEUTRAL, url_param=judgement.url_param)
+    return effect
 
 
 SQL_BUILDERS = {"insert", "update", "delete", "select"}
@@ -515,6 +557,36 @@ def _map_key_through_call(
     return _classify_key(project, argument, caller, facts, call.order)
 
 
+def _map_url_through_call(
+    project: ProjectModel,
+    effect: Effect,
+    callee_fn: Function,
+    call: Call,
+    caller: Function,
+    facts: ModuleFacts,
+) -> Effect | None:
+    """A helper's POST whose URL is its parameter (``def _post(self, path, body)``) reads
+    or writes as the caller's argument says (``self._post("/v1/search", ...)``)."""
+    if effect.url_param is None or effect.reading not in {NEUTRAL, WEAK}:
+        return effect
+    params = [p for p in callee_fn.params if p not in SELF_NAMES]
+    argument: Value | None = call.kwargs.get(effect.url_param)
+    if argument is None and effect.url_param in params:
+        index = params.index(effect.url_param)
+        if index < len(call.args):
+            argument = call.args[index]
+    if argument is None:
+        return replace(effect, url_param=None)
+    judgement = judge_mapped_url(project, argument, caller, facts, call)
+    if judgement.verdict == READ:
+        return None
+    if judgement.verdict == MIXED:
+        return replace(effect, reading=MIXED, url_param=None, confidence=Confidence.LOW)
+    if judgement.verdict == NEUTRAL:
+        return replace(effect, url_param=judgement.url_param)
+    return replace(effect, reading="", url_param=None)
+
+
 def infer_effects(
     project: ProjectModel,
 ) -> None:
@@ -562,9 +634,12 @@ def infer_effects(
                     step = EvidenceStep(
                         f"{fn.name} calls {target_fn.name}", Location(facts.path, call.span)
                     )
+                    mapped = _map_url_through_call(project, effect, target_fn, call, fn, facts)
+                    if mapped is None:
+                        continue  # this caller's URL reads: no effect on this path
                     mine[key] = replace(
-                        effect,
-                        chain=(step, *effect.chain),
+                        mapped,
+                        chain=(step, *mapped.chain),
                         key=_map_key_through_call(project, effect.key, target_fn, call, fn, facts),
                     )
                     changed = True
@@ -575,9 +650,12 @@ def infer_effects(
     for tool in project.tools:
         seen: set[tuple[str, int, int]] = set()
         gathered: list[Effect] = []
+        description = tool.description.split(None, 1)[:1]
         for qualname in tool.functions:
             for effect in project._summaries.get(qualname, []):
                 key = (effect.site.path, effect.site.span.line, effect.site.span.column)
+                if read_by_name(project.catalog, effect, tool.name, *description):
+                    continue  # a POST the request does not judge, in a tool named to read
                 if key not in seen:
                     seen.add(key)
                     gathered.append(effect)

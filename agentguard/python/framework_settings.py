@@ -156,7 +156,11 @@ def _default_retry_on(policy: Value) -> bool:
 
 def _node_effects(project: ProjectModel, qualname: str) -> list[Effect]:
     name = qualname.rsplit(".", 1)[-1]
-    return [e for e in project.effects_of(qualname) if knowledge().counts_as_write(e, name)]
+    return [
+        e
+        for e in project.effects_of(qualname)
+        if knowledge().counts_as_write(e, name, project.catalog)
+    ]
 
 
 def _retry_confidence(effects: list[Effect]) -> Confidence:

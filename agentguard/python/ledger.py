@@ -343,7 +343,7 @@ def tool_ledger_verdicts(project: ProjectModel) -> list[ToolLedgerVerdict]:
         if covering_executor is not None or tool_records_via_decorator(project, tool):
             continue
         for position, effect in enumerate(tool.effects):
-            if not knowledge().counts_as_write(effect, tool.name):
+            if not knowledge().counts_as_write(effect, tool.name, project.catalog):
                 continue
             if is_ledger_site(index, effect.site):
                 continue

@@ -305,7 +305,7 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
             effects = [
                 e
                 for e in project.effects_in_orders(qualname, block.body_order)
-                if know.counts_as_write(e, name)
+                if know.counts_as_write(e, name, project.catalog)
             ]
             if not effects or says_outcome_unknown(handler):
                 continue
@@ -346,7 +346,8 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
     writers = [
         t
         for t in project.tools
-        if t.guarded is None and any(know.counts_as_write(e, t.name) for e in t.effects)
+        if t.guarded is None
+        and any(know.counts_as_write(e, t.name, project.catalog) for e in t.effects)
     ]
     if not writers:
         return []
@@ -371,7 +372,11 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
             if verdict is None:
                 continue
             outcome, detail = verdict
-            effects = [e for e in writers[0].effects if know.counts_as_write(e, writers[0].name)]
+            effects = [
+                e
+                for e in writers[0].effects
+                if know.counts_as_write(e, writers[0].name, project.catalog)
+            ]
             result.append(
                 TimeoutVerdict(fn, facts, handler, effects, outcome, detail, None, caught, writers)
             )
@@ -394,7 +399,9 @@ def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
         risky = [
             e
             for e in effects
-            if know.counts_as_write(e, tool.name if tool else use.function.rsplit(".", 1)[-1])
+            if know.counts_as_write(
+                e, tool.name if tool else use.function.rsplit(".", 1)[-1], project.catalog
+            )
             and (e.key is None or e.key.origin in {"fresh", "param"})
         ]
         entry = project.functions.get(use.function)
@@ -452,7 +459,7 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
             effects = [
                 e
                 for e in project.effects_in_orders(fn.qualname, block.body_order)
-                if know.counts_as_write(e, tool_name)
+                if know.counts_as_write(e, tool_name, project.catalog)
             ]
             if not effects or says_outcome_unknown(handler):
                 continue

@@ -126,7 +126,8 @@ def _rerun_call(
             return call
         target_name = target.rsplit(".", 1)[-1] if target else ""
         if target and any(
-            knowledge().counts_as_write(e, target_name) for e in project.effects_of(target)
+            knowledge().counts_as_write(e, target_name, project.catalog)
+            for e in project.effects_of(target)
         ):
             return call
     return None
@@ -152,7 +153,7 @@ def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
         if interrupt is None:
             continue
         for effect in project.effects_in_orders(qualname, (0, interrupt.order)):
-            if not know.counts_as_write(effect, fn.name):
+            if not know.counts_as_write(effect, fn.name, project.catalog):
                 continue
             first = effect.chain[0].location if effect.chain else None
             if first is None:

@@ -1,0 +1,176 @@
+"""POSTs that only read (search, embeddings, model calls, GraphQL queries) are not writes;
+POSTs that write stay writes, whatever rule asks."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.conftest import ScanFiles
+
+HEADER = """\
+import os
+
+import httpx
+import requests
+from langchain_core.tools import tool
+
+BASE = os.environ.get("SERVICE_URL", "https://svc.example")
+"""
+
+
+def _tool(body: str, name: str = "lookup", extra: str = "", doc: str = "Answer a question.") -> str:
+    return (
+        HEADER
+        + textwrap.dedent(extra)
+        + f"\n\n@tool\ndef {name}(q: str) -> dict:\n"
+        + f'    """{doc}"""\n'
+        + textwrap.indent(textwrap.dedent(body), "    ")
+    )
+
+
+def _write_codes(scan_files: ScanFiles, source: str) -> dict[str, str]:
+    """Codes of the Q1/Q2/Q3 write findings, with their confidence."""
+    result = scan_files({"tools.py": source})
+    return {
+        f.code: f.confidence.value
+        for f in result.findings
+        if f.code in {"AG101", "AG201", "AG301", "AG801"}
+    }
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a search API by its path, through a module constant
+        'return requests.post(TAVILY, json={"query": q, "max_results": 5}).json()\n',
+        # embeddings and chat completions under an f-string base URL
+        'return httpx.post(f"{BASE}/v1/embeddings", json={"input": q}).json()\n',
+        'return httpx.post(f"{BASE}/v1/chat/completions", json={"messages": []}).json()\n',
+        # Elasticsearch _search with the index as a placeholder
+        'return requests.post(f"{BASE}/{q}/_search", json={"size": 3}).json()\n',
+        # a vector store query, URL built by concatenation
+        'return requests.post(BASE + "/collections/docs/points/query", json={"limit": 3}).json()\n',
+        # a GraphQL query document held in a constant
+        'return httpx.post(f"{BASE}/graphql", json={"query": PRODUCTS}).json()\n',
+        # a model call by its body, URL unknown
+        'return requests.post(os.environ["LLM_URL"], json={"model": "m", "prompt": q}).json()\n',
+        # a search host, whatever the path
+        'return requests.post("https://api.tavily.com/v1", json={"q": q}).json()\n',
+    ],
+)
+def test_a_post_that_reads_is_not_a_write(scan_files: ScanFiles, body: str) -> None:
+    extra = """
+    TAVILY = "https://api.tavily.com/search"
+    PRODUCTS = "query Products($q: String!) { products(q: $q) { id name } }"
+    """
+    assert _write_codes(scan_files, _tool(body, extra=extra)) == {}
+
+
+@pytest.mark.parametrize(
+    ("body", "name"),
+    [
+        ('return requests.post(f"{BASE}/orders", json={"cart": q}).json()\n', "create_order"),
+        # a write verb in the last path segment wins over the search before it
+        ('return requests.post(f"{BASE}/logs/_delete_by_query", json={"q": q}).json()\n', "lookup"),
+        (
+            'return requests.post("https://slack.com/api/chat.postMessage", json={"text": q}).json()\n',
+            "lookup",
+        ),
+        ('return httpx.post(f"{BASE}/graphql", json={"query": CREATE}).json()\n', "lookup"),
+        # a POST the request does not judge, in a tool named for a write
+        ('return requests.post(os.environ["CRM_URL"], json={"lead": q}).json()\n', "add_lead"),
+    ],
+)
+def test_a_post_that_writes_stays_a_write(scan_files: ScanFiles, body: str, name: str) -> None:
+    extra = 'CREATE = "mutation Create($n: String!) { createProduct(name: $n) { id } }"\n'
+    codes = _write_codes(scan_files, _tool(body, name=name, extra=extra))
+    assert codes.get("AG101") == "high"
+    assert codes.get("AG201") == "high"
+    assert "AG301" in codes and "AG801" in codes
+
+
+def test_an_unjudged_post_in_a_tool_named_to_read_is_not_a_write(scan_files: ScanFiles) -> None:
+    body = 'return requests.post(os.environ["CATALOG_API"], json={"term": q}).json()\n'
+    assert _write_codes(scan_files, _tool(body, name="search_catalog")) == {}
+    assert "AG201" in _write_codes(scan_files, _tool(body, name="catalog", doc="Catalog."))
+    # the description speaks when the name does not
+    assert _write_codes(scan_files, _tool(body, name="catalog", doc="Search the catalog.")) == {}
+
+
+def test_mixed_evidence_keeps_the_write_at_low_confidence(scan_files: ScanFiles) -> None:
+    # the path searches, the body is a GraphQL mutation
+    body = 'return httpx.post(f"{BASE}/search/graphql", json={"query": CREATE}).json()\n'
+    extra = 'CREATE = "mutation { reindex { ok } }"\n'
+    codes = _write_codes(scan_files, _tool(body, name="refresh", extra=extra))
+    assert codes.get("AG101") == "low"
+    assert codes.get("AG201") == "low"
+
+
+def test_a_search_shaped_body_is_weak_evidence(scan_files: ScanFiles) -> None:
+    body = 'return requests.post(os.environ["API_URL"], json={"query": q}).json()\n'
+    assert (
+        _write_codes(scan_files, _tool(body, name="support_desk", doc="Support desk.")).get("AG201")
+        == "low"
+    )
+    assert _write_codes(scan_files, _tool(body, name="ask_docs")) == {}
+
+
+HELPER = """\
+import requests
+from langchain_core.tools import tool
+
+API = "https://svc.example"
+
+
+class Backend:
+    def __init__(self) -> None:
+        self.session = requests.Session()
+
+    def _post(self, path: str, body: dict) -> dict:
+        return self.session.post(f"{API}{path}", json=body, timeout=10).json()
+
+
+backend = Backend()
+
+
+@tool
+def similar_docs(text: str) -> dict:
+    \"\"\"Documents like this text.\"\"\"
+    return backend._post("/v1/search", {"text": text})
+
+
+@tool
+def open_ticket(title: str) -> dict:
+    \"\"\"Open a support ticket.\"\"\"
+    return backend._post("/v1/tickets", {"title": title})
+"""
+
+
+def test_a_helper_post_reads_or_writes_as_its_callers_url_says(scan_files: ScanFiles) -> None:
+    result = scan_files({"tools.py": HELPER})
+    blamed = {(f.code, f.tool) for f in result.findings if f.code in {"AG101", "AG201"}}
+    assert blamed == {("AG101", "open_ticket"), ("AG201", "open_ticket")}
+
+
+def test_unknown_client_post_to_a_query_endpoint_is_not_a_write(scan_files: ScanFiles) -> None:
+    source = """\
+from mcp.server.fastmcp import FastMCP
+
+from app.http import api_client
+
+mcp = FastMCP("kb")
+
+
+@mcp.tool()
+async def kb(question: str) -> dict:
+    return await api_client.post("/api/v1/query", json={"question": question})
+
+
+@mcp.tool()
+async def kb_note(note: str) -> dict:
+    return await api_client.post("/api/v1/notes", json={"note": note})
+"""
+    result = scan_files({"server.py": source})
+    assert {f.tool for f in result.findings if f.code == "AG101"} == {"kb_note"}
