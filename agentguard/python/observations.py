@@ -26,7 +26,7 @@ class ObservationSite:
     function: Function
     facts: ModuleFacts
     tool: ToolFacts | None
-    role: str  # tool | wrapper | executor
+    role: str  # tool | wrapper | executor | helper (a function whose result a tool returns)
 
 
 def observation_sites(project: ProjectModel) -> list[ObservationSite]:
@@ -55,9 +55,37 @@ def observation_sites(project: ProjectModel) -> list[ObservationSite]:
         entry = project.functions.get(executor.function)
         if entry is not None and executor.function not in sites:
             sites[executor.function] = ObservationSite(entry[0], entry[1], None, "executor")
+    for site in [s for s in sites.values() if s.role == "tool"]:
+        for helper in _returned_helpers(project, site):
+            if helper not in sites:
+                fn, facts = project.functions[helper]
+                sites[helper] = ObservationSite(fn, facts, site.tool, "helper")
     result = [sites[q] for q in sorted(sites)]
     cache["_observation_sites"] = result
     return result
+
+
+def _returned_helpers(project: ProjectModel, site: ObservationSite) -> list[str]:
+    """Project functions whose result the tool returns: ``return await make_request(...)``
+    or ``data = make_request(...)`` then ``return json.dumps(data)``. What the helper
+    returns from its ``except`` handlers reaches the model too."""
+    fn, facts = site.function, site.facts
+    held: dict[str, list[str]] = {}  # local name -> helpers whose result it holds
+    for assignment in facts.assignments:
+        if assignment.function == fn.qualname and assignment.value.kind in {"call", "other"}:
+            held.setdefault(assignment.target, []).extend(assignment.value.calls)
+    found: list[str] = []
+    for value in fn.returns:
+        callees = [] if value.kind not in {"call", "other"} else value.calls[:1]
+        if value.kind == "other" and not value.text.startswith("await "):
+            callees = []
+        for name in value.names:
+            callees += held.get(name, [])
+        for callee in callees:
+            target = project.project_function(callee.replace("()", ""), facts)
+            if target and target != fn.qualname and target in project.functions:
+                found.append(target)
+    return list(dict.fromkeys(found))
 
 
 # ---------------------------------------------------------------- Q6: raw error text
@@ -119,6 +147,10 @@ def _first_raw(
         verdict = _reaches_model(site, use)
         if verdict is not None:
             reaches, confidence = verdict
+            if site.role == "helper" and use.dest == "return":
+                # one step removed: the tool returns what this function returns
+                reaches = f"`{site.function.name}`'s return value, which the tool returns"
+                confidence = min(confidence, Confidence.MEDIUM, key=lambda c: c.rank)
             return RawObservation(
                 site, use, Location(site.facts.path, use.span), reaches, confidence
             )
