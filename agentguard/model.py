@@ -118,6 +118,9 @@ class Effect:
     # mixed | weak | neutral, or "" when it says it writes (or is not a POST).
     reading: str = ""
     url_param: str | None = None  # the URL comes from this parameter of ``function``
+    # An HTTP call whose method is this parameter of ``function`` (``def _request(self,
+    # method, url)``): kind ``http_deferred`` (no write yet) until a caller passes "POST".
+    method_param: str | None = None
 
     @property
     def writes(self) -> bool:

@@ -134,7 +134,33 @@ class ProjectModel:
                 if method:
                     return method
             # An instance of a project class whose method is called: Cls.method
+        if len(parts) == 2 and caller is not None:
+            made = self._factory_class(parts[0], caller, facts)
+            method = self.find_method(made, parts[1]) if made else None
+            if method:
+                return method
         return callee
+
+    def _factory_class(self, name: str, caller: Function, facts: ModuleFacts) -> str | None:
+        """``client = _get_client(...)`` where the project function returns
+        ``_Client(...)``: the project class the local holds."""
+        bound = None
+        for assignment in facts.assignments:
+            if assignment.function == caller.qualname and assignment.target == name:
+                bound = assignment.value
+        if bound is None or bound.kind not in {"call", "other"} or not bound.calls:
+            return None
+        callee = bound.calls[0].replace("()", "")
+        target = self.project_function(callee, facts)
+        if target is None and "." not in callee:
+            # a sibling helper nested in the same function (``register_tools`` style)
+            same = [q for q in self.by_name.get(callee, []) if q.startswith(facts.module + ".")]
+            target = same[0] if len(same) == 1 else None
+        made = self.functions.get(target) if target else None
+        for value in made[0].returns if made else []:
+            if value.kind == "call" and value.qualname in self.classes:
+                return value.qualname
+        return None
 
     def resolve_instance(self, qualname: str) -> str:
         """``pkg.app.mcp.tool`` -> ``fastmcp.FastMCP.tool`` when ``pkg/app.py`` holds

@@ -32,6 +32,7 @@ from agentguard.python.read_posts import (
     NEUTRAL,
     READ,
     WEAK,
+    WRITE,
     judge_mapped_url,
     judge_post,
     read_by_name,
@@ -92,6 +93,25 @@ def _classify_sink(
         remote = sink.remote if sink.remote is not None else True
         if kind in {"http"}:
             method = _http_method(project, call, sink, fn, facts)
+            method_param = _method_param(call, sink, fn) if method is None else None
+            if method_param is not None:
+                # judged where a caller passes the method (``self._request("POST", ...)``)
+                judgement = judge_post(project, call, fn, facts)
+                return Effect(
+                    kind=DEFERRED,
+                    idempotent=None,
+                    remote=remote,
+                    sink=_display_sink(project, callee, call),
+                    site=site,
+                    call=call,
+                    chain=(EvidenceStep(f"calls {_display_sink(project, callee, call)}", site),),
+                    confidence=confidence,
+                    key=_key_for(project, call, sink, fn, facts),
+                    function=fn.qualname,
+                    reading=judgement.verdict,
+                    url_param=judgement.url_param,
+                    method_param=method_param,
+                )
             if method in {None, "GET", "HEAD", "OPTIONS"}:
                 if method is None and call.kwargs.get("method") is not None:
                     kind, idempotent, confidence = "network_write", False, Confidence.LOW
@@ -196,6 +216,91 @@ def _judged_post(
     if judgement.verdict == NEUTRAL:
         return replace(effect, reading=NEUTRAL, url_param=judgement.url_param)
     return effect
+
+
+# An HTTP call whose method a caller chooses: no effect until a caller passes one.
+DEFERRED = "http_deferred"
+
+
+def _method_param(call: Call, sink: Sink, fn: Function) -> str | None:
+    """The parameter of ``fn`` passed as the HTTP method (``httpx.request(method, url)``)."""
+    spec = sink.method_from or {}
+    if spec.get("request_data"):
+        return None
+    value = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
+    if value is not None and value.kind == "name" and value.text in fn.params:
+        return value.text if value.text not in SELF_NAMES else None
+    return None
+
+
+def _map_method_through_call(
+    project: ProjectModel,
+    effect: Effect,
+    callee_fn: Function,
+    call: Call,
+    caller: Function,
+    facts: ModuleFacts,
+) -> Effect | None:
+    """A helper's HTTP call whose method is its parameter takes the caller's argument:
+    "GET" reads (no effect), "PUT"/"DELETE" are idempotent, "POST" is judged by its URL."""
+    if effect.method_param is None:
+        return effect
+    argument = _argument_for(effect.method_param, callee_fn, call)
+    if argument is None:
+        return None
+    if argument.kind == "name" and argument.text in caller.params:
+        return replace(effect, method_param=argument.text)
+    method = (argument.string() or "").upper()
+    if method == "PUT":
+        return replace(
+            effect,
+            kind="network_write",
+            idempotent=True,
+            method=method,
+            method_param=None,
+            reading="",
+            url_param=None,
+        )
+    if method == "DELETE":
+        return replace(
+            effect,
+            kind="destructive",
+            idempotent=True,
+            method=method,
+            method_param=None,
+            reading="",
+            url_param=None,
+        )
+    if method == "PATCH":
+        return replace(
+            effect,
+            kind="network_write",
+            idempotent=False,
+            method=method,
+            method_param=None,
+            reading="",
+            url_param=None,
+        )
+    if method != "POST" or effect.reading == READ:
+        return None  # GET/HEAD/OPTIONS, an unknown method, or a POST whose URL reads
+    posted = replace(
+        effect, kind="network_write", idempotent=False, method=method, method_param=None
+    )
+    if effect.reading == MIXED:
+        return replace(posted, confidence=Confidence.LOW)
+    if effect.reading == WRITE:
+        return replace(posted, reading="")
+    return posted
+
+
+def _argument_for(param: str, callee_fn: Function, call: Call) -> Value | None:
+    params = [p for p in callee_fn.params if p not in SELF_NAMES]
+    argument: Value | None = call.kwargs.get(param)
+    if argument is None and param in params:
+        index = params.index(param)
+        if index < len(call.args):
+            argument = call.args[index]
+    return argument
 
 
 SQL_BUILDERS = {"insert", "update", "delete", "select"}
@@ -569,12 +674,7 @@ def _map_url_through_call(
     or writes as the caller's argument says (``self._post("/v1/search", ...)``)."""
     if effect.url_param is None or effect.reading not in {NEUTRAL, WEAK}:
         return effect
-    params = [p for p in callee_fn.params if p not in SELF_NAMES]
-    argument: Value | None = call.kwargs.get(effect.url_param)
-    if argument is None and effect.url_param in params:
-        index = params.index(effect.url_param)
-        if index < len(call.args):
-            argument = call.args[index]
+    argument = _argument_for(effect.url_param, callee_fn, call)
     if argument is None:
         return replace(effect, url_param=None)
     judgement = judge_mapped_url(project, argument, caller, facts, call)
@@ -634,7 +734,9 @@ def infer_effects(
                     step = EvidenceStep(
                         f"{fn.name} calls {target_fn.name}", Location(facts.path, call.span)
                     )
-                    mapped = _map_url_through_call(project, effect, target_fn, call, fn, facts)
+                    mapped = _map_method_through_call(project, effect, target_fn, call, fn, facts)
+                    if mapped is not None and mapped.method_param is None:
+                        mapped = _map_url_through_call(project, mapped, target_fn, call, fn, facts)
                     if mapped is None:
                         continue  # this caller's URL reads: no effect on this path
                     mine[key] = replace(
@@ -656,6 +758,8 @@ def infer_effects(
                 key = (effect.site.path, effect.site.span.line, effect.site.span.column)
                 if read_by_name(project.catalog, effect, tool.name, *description):
                     continue  # a POST the request does not judge, in a tool named to read
+                if effect.kind == DEFERRED:
+                    continue  # no caller chose the HTTP method
                 if key not in seen:
                     seen.add(key)
                     gathered.append(effect)

@@ -483,7 +483,12 @@ class _Extractor(ast.NodeVisitor):
         )
         if val.kind == "call" and val.qualname:
             last = val.qualname.rsplit(".", 1)[-1]
-            if last[:1].isupper() or last in {"Session", "client", "Client", "resource"}:
+            if last.lstrip("_")[:1].isupper() or last in {
+                "Session",
+                "client",
+                "Client",
+                "resource",
+            }:
                 typed = val.qualname
                 if last == "client" and val.call_args and val.call_args[0].string():
                     typed = f"{val.qualname}:{val.call_args[0].string()}"

@@ -94,9 +94,11 @@ class _UrlResolver:
     def _placeholders(self, body: str, depth: int) -> str:
         def replace(match: re.Match[str]) -> str:
             expr = match.group(1).split("!", 1)[0].split(":", 1)[0].strip()
-            if re.fullmatch(r"[A-Za-z_][\w.]*", expr):
-                return self._name(expr, depth)
-            return ""
+            if not re.fullmatch(r"[A-Za-z_][\w.]*", expr):
+                return ""
+            if expr in self.fn.params and re.match(r"/\w", body[match.end() :]):
+                return ""  # an id in the middle of the path (``/channels/{id}/messages``)
+            return self._name(expr, depth)
 
         return _PLACEHOLDER.sub(replace, body)
 

@@ -1,0 +1,95 @@
+"""API-wrapping tools: an HTTP helper whose method is its parameter
+(``_request("POST", url)``), reached through a client a factory returns."""
+
+from __future__ import annotations
+
+from tests.conftest import ScanFiles
+
+SERVER = """\
+import os
+
+import httpx
+from fastmcp import FastMCP
+
+API = "https://chat.example/api/v1"
+
+
+class _ChatClient:
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def _request(self, method: str, url: str, **kwargs) -> dict:
+        response = httpx.request(method, url, headers={"Authorization": self._token}, **kwargs)
+        return response.json()
+
+    def list_rooms(self) -> dict:
+        return self._request("GET", f"{API}/rooms")
+
+    def post_message(self, room: str, text: str) -> dict:
+        return self._request("POST", f"{API}/rooms/{room}/messages", json={"text": text})
+
+    def rename_room(self, room: str, name: str) -> dict:
+        return self._request("PUT", f"{API}/rooms/{room}", json={"name": name})
+
+    def search(self, text: str) -> dict:
+        return self._request("POST", f"{API}/search", json={"q": text})
+
+
+def register_tools(mcp: FastMCP) -> None:
+    def _client() -> _ChatClient:
+        return _ChatClient(os.environ["CHAT_TOKEN"])
+
+    @mcp.tool()
+    def list_rooms() -> dict:
+        client = _client()
+        return client.list_rooms()
+
+    @mcp.tool()
+    def post_message(room: str, text: str) -> dict:
+        client = _client()
+        try:
+            return client.post_message(room, text)
+        except httpx.TimeoutException:
+            return {"error": "Request timed out"}
+
+    @mcp.tool()
+    def rename_room(room: str, name: str) -> dict:
+        client = _client()
+        return client.rename_room(room, name)
+
+    @mcp.tool()
+    def find_messages(text: str) -> dict:
+        client = _client()
+        return client.search(text)
+"""
+
+
+def test_the_callers_method_decides_what_the_helper_does(scan_files: ScanFiles) -> None:
+    result = scan_files({"server.py": SERVER})
+    by_tool: dict[str, set[str]] = {}
+    for finding in result.findings:
+        by_tool.setdefault(finding.tool or "-", set()).add(finding.code)
+    # GET and a POST to /search read; PUT is an idempotent write; POST to messages writes
+    assert "list_rooms" not in by_tool
+    assert "find_messages" not in by_tool
+    assert "AG101" in by_tool["rename_room"] and "AG201" not in by_tool["rename_room"]
+    assert {"AG101", "AG201", "AG401"} <= by_tool["post_message"]
+
+
+def test_a_helper_whose_method_no_caller_chooses_is_not_a_write(scan_files: ScanFiles) -> None:
+    source = """\
+import httpx
+from langchain_core.tools import tool
+
+
+def call_api(method: str, path: str) -> dict:
+    return httpx.request(method, f"https://svc.example{path}").json()
+
+
+@tool
+def proxy(method: str, path: str) -> dict:
+    \"\"\"Call the service.\"\"\"
+    return call_api(method, path)
+"""
+    result = scan_files({"tools.py": source})
+    assert [f.code for f in result.findings if f.code in {"AG101", "AG201"}] == []
