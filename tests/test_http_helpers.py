@@ -93,3 +93,38 @@ def proxy(method: str, path: str) -> dict:
 """
     result = scan_files({"tools.py": source})
     assert [f.code for f in result.findings if f.code in {"AG101", "AG201"}] == []
+
+
+def test_a_patch_that_sets_fields_is_idempotent(scan_files: ScanFiles) -> None:
+    source = """\
+import httpx
+from langchain_core.tools import tool
+
+API = "https://crm.example/v3"
+
+
+def update_contact_fields(contact_id: str, fields: dict) -> dict:
+    return httpx.patch(f"{API}/contacts/{contact_id}", json=fields).json()
+
+
+def add_contact_note(contact_id: str, note: str) -> dict:
+    return httpx.patch(f"{API}/contacts/{contact_id}/notes", json={"append": note}).json()
+
+
+@tool
+def update_contact(contact_id: str, fields: dict) -> dict:
+    \"\"\"Update a contact.\"\"\"
+    return update_contact_fields(contact_id, fields)
+
+
+@tool
+def note_contact(contact_id: str, note: str) -> dict:
+    \"\"\"Note on a contact.\"\"\"
+    return add_contact_note(contact_id, note)
+"""
+    result = scan_files({"tools.py": source})
+    assert {f.tool for f in result.findings if f.code == "AG201"} == {"note_contact"}
+    assert {f.tool for f in result.findings if f.code == "AG101"} == {
+        "update_contact",
+        "note_contact",
+    }

@@ -35,6 +35,7 @@ from agentguard.python.read_posts import (
     WRITE,
     judge_mapped_url,
     judge_post,
+    name_sets,
     read_by_name,
 )
 
@@ -184,6 +185,8 @@ def _classify_sink(
         )
         if method == "POST" and kind == "network_write":
             return _judged_post(project, effect, fn, facts)
+        if method == "PATCH" and name_sets(project.catalog, fn.name):
+            return _idempotent_patch(effect, fn.name)
         return effect
     guessed = _heuristic_sink(project, call, callee, fn, facts)
     if guessed is not None and call.method in {"post", "apost"}:
@@ -272,7 +275,7 @@ def _map_method_through_call(
             url_param=None,
         )
     if method == "PATCH":
-        return replace(
+        patched = replace(
             effect,
             kind="network_write",
             idempotent=False,
@@ -281,6 +284,9 @@ def _map_method_through_call(
             reading="",
             url_param=None,
         )
+        if name_sets(project.catalog, caller.name):
+            return _idempotent_patch(patched, caller.name)
+        return patched
     if method != "POST" or effect.reading == READ:
         return None  # GET/HEAD/OPTIONS, an unknown method, or a POST whose URL reads
     posted = replace(
@@ -291,6 +297,17 @@ def _map_method_through_call(
     if effect.reading == WRITE:
         return replace(posted, reading="")
     return posted
+
+
+def _idempotent_patch(effect: Effect, name: str) -> Effect:
+    """PATCH is idempotent when it sets fields (``update_object``); the name is the only
+    evidence, so the judgement is at most medium confidence."""
+    return replace(
+        effect,
+        idempotent=True,
+        confidence=min(effect.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
+        chain=(*effect.chain, EvidenceStep(f"PATCH in `{name}` sets fields", effect.site)),
+    )
 
 
 def _argument_for(param: str, callee_fn: Function, call: Call) -> Value | None:

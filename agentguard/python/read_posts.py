@@ -301,3 +301,11 @@ def read_by_name(catalog: Catalog, effect: Effect, *names: str) -> bool:
             break
         verdict = name_reads(catalog, name) if name else None
     return bool(verdict)
+
+
+def name_sets(catalog: Catalog, name: str) -> bool:
+    """A PATCH made by ``update_contact``/``set_status``/``rename_room``: a function named
+    for an idempotent write (setting fields again changes nothing), with no verb that adds."""
+    name_words = [w for w in words(name) if w not in _HTTP_HELPER_WORDS and w != "patch"]
+    kinds = [catalog.verbs.get(w) for w in name_words]
+    return "idempotent_write" in kinds and not {"non_idempotent", "destructive"} & set(kinds)

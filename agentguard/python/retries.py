@@ -230,11 +230,17 @@ def _catches(
 
 def _loop_retries(project: ProjectModel, fn: Function, facts: ModuleFacts) -> Iterator[RetryUse]:
     """for attempt in range(n): try: ... except E: continue / sleep."""
+    shapes = {loop.loop_id: loop.is_retry_shape for loop in fn.loops}
     for loop in fn.loops:
         if not loop.is_retry_shape:
             continue
         for try_block in fn.tries:
             if loop.loop_id not in try_block.loop_ids:
+                continue
+            inner = try_block.loop_ids[try_block.loop_ids.index(loop.loop_id) + 1 :]
+            if not all(shapes.get(i, True) for i in inner):
+                # ``for call in tool_calls: try: ...`` inside an agent's ``while`` loop: the
+                # inner loop moves on to the next item, the outer one never repeats this one
                 continue
             handlers = [h for h in fn.handlers if h.try_id == try_block.try_id]
             retrying = [
