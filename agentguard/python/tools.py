@@ -305,10 +305,22 @@ def _discover_from_registry(
     project: ProjectModel, call: Call, facts: ModuleFacts, callee: str
 ) -> None:
     registry = project.catalog.tool_forms["registry"](callee)
+    caller = project.function(call.function) if call.function else None
+    if registry is None and caller is not None and call.callee.startswith("super"):
+        # class SendEmailAgent(AssistantAgent): super().__init__(..., tools=[self.send_email])
+        owner = project.classes.get(caller.class_name or "")
+        for base in project.class_bases(owner[0]) if owner else []:
+            registry = project.catalog.tool_forms["registry"](base)
+            if registry is not None:
+                break
     if registry is not None and registry.tools is not None:
         listed = argument_at(call.args, call.kwargs, registry.tools)
         for element in listed_elements(project, listed, call, facts):
             qual = project.project_function(element.qualname, facts)
+            if qual is None and caller is not None and caller.class_name:
+                head, _, attr = element.text.partition(".")
+                if head == "self" and attr.isidentifier():
+                    qual = project.find_method(caller.class_name, attr)
             if qual and not any(qual in t.functions for t in project.tools):
                 tool = _tool_from_function(
                     project,

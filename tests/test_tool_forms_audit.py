@@ -1,0 +1,57 @@
+"""Tool forms seen in real agent code: an AutoGen AssistantAgent subclass that hands its
+own methods to ``super().__init__(tools=...)``, and agency-swarm BaseTool classes."""
+
+from __future__ import annotations
+
+from tests.conftest import ScanFiles
+
+AUTOGEN_SUBCLASS = """\
+from autogen_agentchat.agents import AssistantAgent
+
+from app.mail import MailClient
+
+
+class MailAgent(AssistantAgent):
+    def __init__(self, model_client) -> None:
+        self.mail = MailClient()
+        super().__init__(name="mail", model_client=model_client, tools=[self.send_note])
+
+    def send_note(self, to: str, text: str) -> str:
+        try:
+            return self.mail.send_message(to=to, text=text)
+        except Exception as e:
+            return f"Error: {e}"
+
+    def helper(self) -> str:
+        return "not a tool"
+"""
+
+
+def test_methods_an_agent_subclass_lists_are_tools(scan_files: ScanFiles) -> None:
+    result = scan_files({"agent.py": AUTOGEN_SUBCLASS}, select=("AG601",))
+    assert [(f.tool, f.location.span.line) for f in result.findings] == [("send_note", 15)]
+
+
+AGENCY_SWARM = """\
+import requests
+from agency_swarm.tools import BaseTool
+from pydantic import Field
+
+
+class CreateLead(BaseTool):
+    \"\"\"Create a lead in the CRM.\"\"\"
+
+    name: str = Field(..., description="Lead name")
+
+    def run(self) -> str:
+        response = requests.post("https://crm.example/leads", json={"name": self.name})
+        return response.text
+"""
+
+
+def test_agency_swarm_tools(scan_files: ScanFiles) -> None:
+    result = scan_files({"tools/create_lead.py": AGENCY_SWARM}, select=("AG101", "AG201"))
+    assert sorted((f.code, f.tool) for f in result.findings) == [
+        ("AG101", "CreateLead"),
+        ("AG201", "CreateLead"),
+    ]
