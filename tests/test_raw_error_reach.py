@@ -113,3 +113,45 @@ def test_an_agent_loop_running_tools_by_name(scan_files: ScanFiles) -> None:
     # the raw text reaches the model; the agent's turn loop is not a retry of the tool call
     assert ("AG601", 16) in codes
     assert not [c for c, _ in codes if c in {"AG902", "AG903"}]
+
+
+POLLER = """\
+import asyncio
+
+import httpx
+
+
+async def send_reply(chat_id: int, text: str) -> None:
+    async with httpx.AsyncClient() as client:
+        await client.post("https://chat.example/sendMessage", json={"chat_id": chat_id, "text": text})
+
+
+async def poll(offset: int) -> None:
+    while True:
+        try:
+            updates = (await httpx.AsyncClient().get(f"https://chat.example/updates?o={offset}")).json()
+            for update in updates:
+                offset = update["id"] + 1
+                await send_reply(update["chat"], "ok")
+        except Exception:
+            await asyncio.sleep(5)
+
+
+async def send_with_retry(chat_id: int, text: str) -> None:
+    while True:
+        try:
+            await send_reply(chat_id, text)
+            break
+        except Exception:
+            await asyncio.sleep(5)
+"""
+
+
+def test_a_polling_loop_is_not_a_retry_but_a_loop_that_leaves_on_success_is(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files({"bot.py": POLLER}, select=("AG902", "AG903"))
+    assert {(f.code, f.location.span.line) for f in result.findings} == {
+        ("AG902", 23),
+        ("AG903", 23),
+    }

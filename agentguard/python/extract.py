@@ -133,6 +133,45 @@ def _repeats_same_attempt(loop: ast.For | ast.AsyncFor, target: str) -> bool:
     return exits and not reads_target
 
 
+def _exits_on_success(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
+    """A retry loop leaves once an attempt succeeds: a ``return``/``break`` in a guarded
+    body (or its ``else``, or right after the ``try``), or a flag the ``while`` test reads
+    set there. A poller or worker loop (``while True: try: poll()``) never leaves on
+    success: it is not retrying anything."""
+    flags = (
+        {n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name)}
+        if isinstance(loop, ast.While)
+        else set()
+    )
+
+    def leaves(statements: list[ast.stmt]) -> bool:
+        for statement in statements:
+            for node in ast.walk(statement):
+                if isinstance(node, (ast.Return, ast.Break)):
+                    return True
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id in flags for t in node.targets
+                ):
+                    return True
+        return False
+
+    def tries_in(statements: list[ast.stmt]) -> Iterator[tuple[ast.Try, list[ast.stmt]]]:
+        for index, statement in enumerate(statements):
+            if isinstance(statement, ast.Try):
+                yield statement, statements[index + 1 : index + 2]
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, field, None)
+                if isinstance(inner, list) and not isinstance(statement, ast.Try):
+                    yield from tries_in(inner)
+
+    for node, following in tries_in(loop.body):
+        if leaves(node.body) or leaves(node.orelse) or leaves(following):
+            return True
+    return False
+
+
 class _Scope:
     __slots__ = ("function", "loops", "order", "tries", "types")
 
@@ -645,11 +684,12 @@ class _Extractor(ast.NodeVisitor):
             retry_shape = (
                 isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
             ) and isinstance(node.target, ast.Name)
+            retry_shape = retry_shape and _exits_on_success(node)
             if not retry_shape and isinstance(node.target, ast.Name):
                 retry_shape = _repeats_same_attempt(node, node.target.id)
             self.visit(node.iter)
         else:
-            retry_shape = True
+            retry_shape = _exits_on_success(node)
             self.visit(node.test)
         breaks = any(isinstance(n, ast.Break) for n in ast.walk(node))
         fn = self.scope.function
