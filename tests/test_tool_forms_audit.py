@@ -55,3 +55,27 @@ def test_agency_swarm_tools(scan_files: ScanFiles) -> None:
         ("AG101", "CreateLead"),
         ("AG201", "CreateLead"),
     ]
+
+
+PLUGIN = """\
+import requests
+
+MANIFEST = {
+    "name": "weather_now",
+    "description": "Current weather for a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+
+
+def run(parameters: dict) -> str:
+    try:
+        data = requests.get("https://wx.example/now", params=parameters, timeout=5).json()
+        return f"{data['temp']} degrees"
+    except Exception as e:
+        return f"Weather failed: {e}"
+"""
+
+
+def test_a_plugin_module_with_a_manifest_and_a_run_function(scan_files: ScanFiles) -> None:
+    result = scan_files({"plugins/weather_now.py": PLUGIN}, select=("AG601",))
+    assert [(f.tool, f.location.span.line) for f in result.findings] == [("weather_now", 15)]

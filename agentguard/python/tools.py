@@ -499,7 +499,7 @@ def _discover_raw_schemas(
             name = name_value.string() if name_value else None
             if not name:
                 continue
-            target = _dispatch_target(project, name, facts)
+            target = _dispatch_target(project, name, facts) or _plugin_entry(project, facts)
             if target is None or any(target in t.functions for t in project.tools):
                 continue
             site = Location(facts.path, schema.span or Span.point(1))
@@ -508,3 +508,17 @@ def _discover_raw_schemas(
             )
             if tool:
                 _add_tool(project, tool)
+
+
+# A module per tool: ``MANIFEST = {"name": ..., "parameters": ...}`` next to ``def run(...)``.
+PLUGIN_ENTRY_NAMES = ("run", "execute", "invoke", "call", "handler", "handle")
+
+
+def _plugin_entry(project: ProjectModel, facts: ModuleFacts) -> str | None:
+    """The one module-level entry function of a tool plugin module, if there is one."""
+    found = [
+        f"{facts.module}.{name}"
+        for name in PLUGIN_ENTRY_NAMES
+        if f"{facts.module}.{name}" in project.functions
+    ]
+    return found[0] if len(found) == 1 else None
