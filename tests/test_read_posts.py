@@ -174,3 +174,32 @@ async def kb_note(note: str) -> dict:
 """
     result = scan_files({"server.py": source})
     assert {f.tool for f in result.findings if f.code == "AG101"} == {"kb_note"}
+
+
+def test_graphql_documents_imported_from_another_module(scan_files: ScanFiles) -> None:
+    queries = (
+        'CREATE_ISSUE_QUERY = """mutation ($t: String!) { issueCreate(input: {title: $t}) { success } }"""\n'
+        'ISSUES = """query { issues { nodes { id title } } }"""\n'
+    )
+    tools = """\
+import requests
+from langchain_core.tools import tool
+
+from app.queries import CREATE_ISSUE_QUERY, ISSUES
+
+URL = "https://tracker.example/graphql"
+
+
+@tool
+def file_bug(title: str) -> dict:
+    \"\"\"File a bug.\"\"\"
+    return requests.post(URL, json={"query": CREATE_ISSUE_QUERY, "variables": {"t": title}}).json()
+
+
+@tool
+def open_bugs() -> dict:
+    \"\"\"Open bugs.\"\"\"
+    return requests.post(URL, json={"query": ISSUES}).json()
+"""
+    result = scan_files({"app/queries.py": queries, "app/tools.py": tools})
+    assert {f.tool for f in result.findings if f.code == "AG201"} == {"file_bug"}

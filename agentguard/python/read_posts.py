@@ -122,6 +122,9 @@ class _UrlResolver:
             shared = assignment.function is None or name.startswith("self.")
             if local or (shared and found is None):
                 found = assignment.value
+        if found is None and name in self.facts.imports:
+            # a constant imported from another project module (``from .queries import URL``)
+            found = self.project.module_variable(self.facts.imports[name])
         return found
 
     def _strip_host(self, text: str) -> str:
@@ -175,8 +178,9 @@ def _graphql_operation(resolver: _UrlResolver, query: Value | None, depth: int =
         if bound is not None:
             return _graphql_operation(resolver, bound, depth + 1)
         name_words = words(query.text)
-        if "mutation" in name_words:
-            return "mutation"
+        writes = resolver.project.catalog.post_write_words
+        if "mutation" in name_words or any(w in writes for w in name_words):
+            return "mutation"  # CREATE_ISSUE_QUERY holds a mutation whatever it is called
         if "query" in name_words:
             return "query"
     return None
