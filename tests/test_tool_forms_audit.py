@@ -79,3 +79,52 @@ def run(parameters: dict) -> str:
 def test_a_plugin_module_with_a_manifest_and_a_run_function(scan_files: ScanFiles) -> None:
     result = scan_files({"plugins/weather_now.py": PLUGIN}, select=("AG601",))
     assert [(f.tool, f.location.span.line) for f in result.findings] == [("weather_now", 15)]
+
+
+STRANDS = """\
+import requests
+from strands import Agent, tool
+
+
+@tool
+def file_ticket(title: str) -> str:
+    \"\"\"File a support ticket.\"\"\"
+    try:
+        return requests.post("https://desk.example/tickets", json={"title": title}, timeout=5).text
+    except Exception as e:
+        return f"Error: {e}"
+
+
+agent = Agent(tools=[file_ticket])
+"""
+
+
+def test_strands_tools(scan_files: ScanFiles) -> None:
+    result = scan_files({"agent.py": STRANDS}, select=("AG101", "AG601"))
+    assert sorted((f.code, f.tool) for f in result.findings) == [
+        ("AG101", "file_ticket"),
+        ("AG601", "file_ticket"),
+    ]
+
+
+SCANNER = """\
+import requests
+from crewai.tools import BaseTool
+
+
+class ThreatScanner(BaseTool):
+    name: str = "Threat Scanner"
+    description: str = "Inspect a web page for phishing and return a verdict."
+
+    def _run(self, url: str) -> str:
+        try:
+            return requests.post("https://scan.example/v1/pages", json={"url": url}, timeout=5).text
+        except requests.Timeout:
+            return "Error: the scan timed out"
+"""
+
+
+def test_every_rule_reads_a_tool_described_as_reading_alike(scan_files: ScanFiles) -> None:
+    # the URL says nothing, the description reads: no rule treats the POST as a write
+    result = scan_files({"scanner.py": SCANNER})
+    assert [f.code for f in result.findings if f.code in {"AG101", "AG201", "AG401"}] == []

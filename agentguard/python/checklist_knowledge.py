@@ -94,7 +94,11 @@ class Knowledge:
         self.ledger_words = re.compile(evals.get("ledger_words") or "$^")
 
     def counts_as_write(
-        self, effect: Effect, tool_name: str | None = None, catalog: Catalog | None = None
+        self,
+        effect: Effect,
+        tool_name: str | None = None,
+        catalog: Catalog | None = None,
+        description: str = "",
     ) -> bool:
         """A non-idempotent side effect worth a checklist finding: not an unresolved call,
         not a low-confidence guess. Whether a POST reads is the effect layer's judgement
@@ -105,7 +109,7 @@ class Knowledge:
             return effect.confidence.rank >= 1 or not effect.heuristic
         if effect.heuristic and effect.confidence.rank < 1:
             return False
-        return not read_by_name(catalog or builtin_catalog(), effect, tool_name or "")
+        return not read_by_name(catalog or builtin_catalog(), effect, tool_name or "", description)
 
     @staticmethod
     def _setting(raw: dict[str, Any]) -> Setting:

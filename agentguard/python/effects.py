@@ -769,11 +769,10 @@ def infer_effects(
     for tool in project.tools:
         seen: set[tuple[str, int, int]] = set()
         gathered: list[Effect] = []
-        description = tool.description.split(None, 1)[:1]
         for qualname in tool.functions:
             for effect in project._summaries.get(qualname, []):
                 key = (effect.site.path, effect.site.span.line, effect.site.span.column)
-                if read_by_name(project.catalog, effect, tool.name, *description):
+                if read_by_name(project.catalog, effect, tool.name, tool.description):
                     continue  # a POST the request does not judge, in a tool named to read
                 if effect.kind == DEFERRED:
                     continue  # no caller chose the HTTP method

@@ -337,7 +337,9 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
             effects = [
                 e
                 for e in project.effects_in_orders(qualname, block.body_order)
-                if know.counts_as_write(e, name, project.catalog)
+                if know.counts_as_write(
+                    e, name, project.catalog, owner.description if owner else ""
+                )
             ]
             if not effects or says_outcome_unknown(handler):
                 continue
@@ -432,7 +434,10 @@ def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
             e
             for e in effects
             if know.counts_as_write(
-                e, tool.name if tool else use.function.rsplit(".", 1)[-1], project.catalog
+                e,
+                tool.name if tool else use.function.rsplit(".", 1)[-1],
+                project.catalog,
+                tool.description if tool else "",
             )
             and (e.key is None or e.key.origin in {"fresh", "param"})
         ]
@@ -491,7 +496,7 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
             effects = [
                 e
                 for e in project.effects_in_orders(fn.qualname, block.body_order)
-                if know.counts_as_write(e, tool_name, project.catalog)
+                if know.counts_as_write(e, tool_name, project.catalog, site.tool.description)
             ]
             if not effects or says_outcome_unknown(handler):
                 continue

@@ -293,14 +293,15 @@ def name_reads(catalog: Catalog, name: str, helper: bool = False) -> bool | None
     return None
 
 
-def read_by_name(catalog: Catalog, effect: Effect, *names: str) -> bool:
+def read_by_name(catalog: Catalog, effect: Effect, tool_name: str, description: str = "") -> bool:
     """A POST the request itself does not judge (``neutral``/``weak``) reads when the
-    closest name that says anything (the function making the call, then the tool) reads."""
+    closest name that says anything reads: the function making the call, then the tool,
+    then the first word of the tool's description ("Search the catalog.")."""
     if effect.reading not in {NEUTRAL, WEAK}:
         return False
     function = effect.function.rsplit(".", 1)[-1] if effect.function else ""
     verdict = name_reads(catalog, function, helper=True) if function else None
-    for name in names:
+    for name in (tool_name, *description.split(None, 1)[:1]):
         if verdict is not None:
             break
         verdict = name_reads(catalog, name) if name else None
