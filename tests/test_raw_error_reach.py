@@ -155,3 +155,46 @@ def test_a_polling_loop_is_not_a_retry_but_a_loop_that_leaves_on_success_is(
         ("AG902", 23),
         ("AG903", 23),
     }
+
+
+PYDANTIC_AI = """\
+import httpx
+from pydantic_ai import Agent, ModelRetry, RunContext
+
+from app.db import InvalidQueryError
+
+agent = Agent("openai:gpt-4o")
+
+
+@agent.tool
+def run_sql(ctx: RunContext, sql: str) -> list:
+    \"\"\"Run one read-only SELECT against the analytics database.\"\"\"
+    try:
+        return ctx.deps.db.execute(sql)
+    except InvalidQueryError as e:
+        raise ModelRetry(str(e)) from e
+
+
+@agent.tool
+def play_move(ctx: RunContext, move: str) -> str:
+    \"\"\"Apply a move to the board.\"\"\"
+    ctx.deps.board.send_move(move)
+    return "ok"
+
+
+@agent.tool
+def book_room(ctx: RunContext, room: str) -> str:
+    \"\"\"Book a meeting room.\"\"\"
+    try:
+        return httpx.post("https://rooms.example/bookings", json={"room": room}).text
+    except httpx.HTTPStatusError as e:
+        raise ModelRetry(str(e)) from e
+"""
+
+
+def test_pydantic_ai_tools_fixing_their_input_are_not_blamed(scan_files: ScanFiles) -> None:
+    result = scan_files({"agent.py": PYDANTIC_AI})
+    blamed = sorted({(f.code, f.tool) for f in result.findings if f.code in {"AG101", "AG601"}})
+    # a rejected query's text is what the model needs; a move on the user's own board
+    # object is no remote write; a booking's HTTP error text is raw text around a write
+    assert blamed == [("AG101", "book_room"), ("AG601", "book_room")]

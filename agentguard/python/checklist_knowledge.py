@@ -56,6 +56,7 @@ class Knowledge:
         self.tool_message_roles = set(_as_list(obs.get("tool_message_roles")))
         self.code_keys = set(_as_list(obs.get("code_keys")))
         self.retry_keys = set(_as_list(obs.get("retry_keys")))
+        self.input_error = re.compile(obs.get("input_error_pattern") or "$^")
 
         self.framework_errors: dict[str, dict[str, Any]] = dict(data.get("framework_errors") or {})
         self.error_settings = [self._setting(raw) for raw in data.get("error_settings") or []]
@@ -105,11 +106,11 @@ class Knowledge:
         (python/read_posts.py); a POST it leaves to names is judged here by ``tool_name``."""
         if not effect.non_idempotent or effect.kind == "unknown":
             return False
+        if read_by_name(catalog or builtin_catalog(), effect, tool_name or "", description):
+            return False
         if effect.kind != "network_write":
             return effect.confidence.rank >= 1 or not effect.heuristic
-        if effect.heuristic and effect.confidence.rank < 1:
-            return False
-        return not read_by_name(catalog or builtin_catalog(), effect, tool_name or "", description)
+        return not (effect.heuristic and effect.confidence.rank < 1)
 
     @staticmethod
     def _setting(raw: dict[str, Any]) -> Setting:

@@ -90,6 +90,7 @@ def _classify_sink(
     site = Location(facts.path, call.span)
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
+        unknown_statement = False  # SQL whose statement the caller supplies
         confidence = Confidence(sink.confidence)
         remote = sink.remote if sink.remote is not None else True
         if kind in {"http"}:
@@ -159,6 +160,7 @@ def _classify_sink(
                 method = verb.upper()
             else:
                 kind, idempotent, confidence = "write", None, Confidence.LOW
+                unknown_statement = True
             # An embedded database file is a local write (judged by Q1): no service downstream
             # could honour an idempotency key.
             remote = not _embedded_database_module(facts)
@@ -185,6 +187,9 @@ def _classify_sink(
         )
         if method == "POST" and kind == "network_write":
             return _judged_post(project, effect, fn, facts)
+        if unknown_statement:
+            # a statement the caller supplies: the tool's name and description decide
+            return replace(effect, reading=NEUTRAL)
         if method == "PATCH" and name_sets(project.catalog, fn.name):
             return _idempotent_patch(effect, fn.name)
         return effect
@@ -466,6 +471,8 @@ def _heuristic_sink(
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
     imported_heads = {v.split(".")[0] for v in facts.imports.values()}
     external = head in imported_heads and head not in project.module_heads
+    if external and re.search(r"\.(deps|context)\.", callee):
+        external = False  # ``ctx.deps.client.send(...)``: the user's own dependencies
     if call.method in CONTAINER_METHODS and not trusted_receiver:
         return None
     if not (trusted_receiver or (external and "." in callee)):

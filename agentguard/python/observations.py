@@ -140,9 +140,32 @@ def raw_observations(project: ProjectModel) -> list[RawObservation]:
     return result
 
 
+def _input_error_only(project: ProjectModel, site: ObservationSite, handler: Handler) -> bool:
+    """``except InvalidQueryError as e: raise ModelRetry(str(e))`` around code that writes
+    nothing: the message describes the model's own input (a rejected SQL statement, a
+    failed validation), which is what the model needs to correct it; no outcome is in
+    doubt."""
+    know = knowledge()
+    if not handler.caught or not all(
+        know.input_error.search(name.rsplit(".", 1)[-1]) for name in handler.caught
+    ):
+        return False
+    block = _try_block(site.function, handler)
+    if block is None:
+        return False
+    name = site.tool.name if site.tool else site.function.name
+    description = site.tool.description if site.tool else ""
+    return not any(
+        know.counts_as_write(e, name, project.catalog, description)
+        for e in project.effects_in_orders(site.function.qualname, block.body_order)
+    )
+
+
 def _first_raw(
     project: ProjectModel, site: ObservationSite, handler: Handler
 ) -> RawObservation | None:
+    if _input_error_only(project, site, handler):
+        return None
     for use in handler.raw_error_uses:
         verdict = _reaches_model(site, use)
         if verdict is not None:

@@ -279,11 +279,22 @@ _HTTP_HELPER_WORDS = frozenset(
 )
 
 
-def name_reads(catalog: Catalog, name: str, helper: bool = False) -> bool | None:
-    """True when a tool or function name reads (``search_docs``, ``get_weather``), False
-    when it names a write (``create_order``, ``search_and_book``), None when it says
-    neither. A ``helper`` name's HTTP words (``_post_json``) say nothing."""
-    name_words = words(name)
+# Words of a tool name or description that say how, not what (``run_sql``, "Use this to").
+_GENERIC_WORDS = frozenset({"run", "call", "invoke", "use", "do", "perform", "handle", "process"})
+
+
+# In SQL a "query" is any statement (``run_query`` may DROP a table): not read evidence.
+_SQL_NEUTRAL_WORDS = frozenset({"query", "queries", "sql", "statement"})
+
+
+def name_reads(catalog: Catalog, name: str, helper: bool = False, sql: bool = False) -> bool | None:
+    """True when a tool or function name (or a description's first sentence) reads
+    (``search_docs``, ``get_weather``, "Run one read-only SELECT."), False when it names
+    a write (``create_order``, ``search_and_book``), None when it says neither. A
+    ``helper`` name's HTTP words (``_post_json``) say nothing."""
+    name_words = [w for w in words(name) if w not in _GENERIC_WORDS]
+    if sql:
+        name_words = [w for w in name_words if w not in _SQL_NEUTRAL_WORDS]
     if helper:
         name_words = [w for w in name_words if w not in _HTTP_HELPER_WORDS]
     if any(w in catalog.post_write_words for w in name_words):
@@ -294,17 +305,19 @@ def name_reads(catalog: Catalog, name: str, helper: bool = False) -> bool | None
 
 
 def read_by_name(catalog: Catalog, effect: Effect, tool_name: str, description: str = "") -> bool:
-    """A POST the request itself does not judge (``neutral``/``weak``) reads when the
-    closest name that says anything reads: the function making the call, then the tool,
-    then the first word of the tool's description ("Search the catalog.")."""
+    """A POST (or a SQL statement) the request itself does not judge (``neutral``/``weak``)
+    reads when the closest name that says anything reads: the function making the call,
+    then the tool, then the first sentence of the tool's description."""
     if effect.reading not in {NEUTRAL, WEAK}:
         return False
     function = effect.function.rsplit(".", 1)[-1] if effect.function else ""
-    verdict = name_reads(catalog, function, helper=True) if function else None
-    for name in (tool_name, *description.split(None, 1)[:1]):
+    sql = effect.kind != "network_write"
+    verdict = name_reads(catalog, function, helper=True, sql=sql) if function else None
+    sentence = " ".join(re.split(r"(?<=[.!?])\s", description.strip(), maxsplit=1)[0].split()[:12])
+    for name in (tool_name, sentence):
         if verdict is not None:
             break
-        verdict = name_reads(catalog, name) if name else None
+        verdict = name_reads(catalog, name, sql=sql) if name else None
     return bool(verdict)
 
 
