@@ -414,8 +414,7 @@ def rule(code: Annotated[str, typer.Argument(help="A rule code (AG201) or name."
     console = Console()
     console.print(f"[bold]{found.code} {found.name}[/] ({found.severity.value}, {found.question})")
     console.print(f"[dim]{QUESTIONS.get(found.question, '')}[/]")
-    fix = found.fix_applicability.value if found.fix_applicability else "none"
-    console.print(f"[dim]fix: {fix}[/]\n")
+    console.print(f"[dim]fix: {found.fix_label() or 'none'}[/]\n")
     console.print(Markdown(found.docs()))
 
 
@@ -436,6 +435,7 @@ def rules(
                         "question": r.question,
                         "severity": r.severity.value,
                         "fix": r.fix_applicability.value if r.fix_applicability else None,
+                        "fix_detail": r.fix_label(),
                         "summary": r.short_description(),
                     }
                     for r in all_rules()
@@ -450,7 +450,7 @@ def rules(
     for column in ("code", "name", "question", "severity", "fix", "what it flags"):
         table.add_column(column)
     for r in all_rules():
-        fix = r.fix_applicability.value if r.fix_applicability else ""
+        fix = r.fix_label() or ""
         table.add_row(r.code, r.name, r.question, r.severity.value, fix, r.short_description())
     Console().print(table)
 

@@ -35,6 +35,8 @@ class ScanResult:
     timings: dict[str, float] = field(default_factory=dict)
     # Set by `check --baseline`: which findings were accepted, which entries went stale.
     baseline: BaselineOutcome | None = None
+    # Whether findings carry their fix edits (computed lazily: agentguard.fixes.ensure_fixes).
+    fixes_attached: bool = False
 
     @property
     def tools(self) -> int:
@@ -177,10 +179,11 @@ def scan(
     ignore: Sequence[str] = (),
     catalog: Catalog | None = None,
     sources: Mapping[str, bytes] | None = None,
-    with_fixes: bool = True,
+    with_fixes: bool = False,
 ) -> ScanResult:
     """Scan ``paths``. ``sources`` overrides file contents by relative path (the fixer's
-    in-memory texts); ``with_fixes`` attaches each fixable finding's Fix."""
+    in-memory texts); ``with_fixes`` attaches each fixable finding's Fix now (they cost a
+    LibCST parse per file, so by default only the outputs that print edits compute them)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     catalog = catalog or load_catalog(config.catalog_extensions, source=config.source)
@@ -238,6 +241,7 @@ def scan(
         files_scanned=len(modules) + len(files.schemas),
         problems=problems,
         timings=timings,
+        fixes_attached=with_fixes,
     )
 
 

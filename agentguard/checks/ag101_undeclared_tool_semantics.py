@@ -56,6 +56,7 @@ class UndeclaredToolSemantics(Rule):
     code, name, question = "AG101", "undeclared-tool-semantics", "Q1"
     severity = Severity.ERROR
     fix_applicability = Applicability.UNSAFE
+    fix_applicability_detail = "safe (MCP) / unsafe"
     VALID = (
         Valid(
             "import requests\n"

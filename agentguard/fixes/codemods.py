@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from agentguard.diagnostics import Applicability, Finding, Fix
+from agentguard.diagnostics import Finding, Fix
 from agentguard.fixes.cst_tools import (
     ParsedFile,
     add_import,
@@ -27,10 +27,17 @@ from agentguard.fixes.cst_tools import (
     with_appended_arg,
     without_items,
 )
+from agentguard.fixes.offers import (
+    KEY_FROM_RUNTIME,
+    Semantics,
+    finding_tool,
+    fix_offer,
+    infer_semantics,
+)
 from agentguard.fixes.text import char_column, line_edits
 
 if TYPE_CHECKING:
-    from agentguard.model import Effect, ToolFacts
+    from agentguard.model import ToolFacts
     from agentguard.project import ProjectModel
     from agentguard.python.facts import ModuleFacts
 
@@ -39,8 +46,6 @@ RUNTIME_TYPES = ("agentguard.runtime.Runtime", "agentguard.runtime.core.Runtime"
 MCP_TYPES_MODULE = "mcp.types"
 IDEMPOTENT_METHODS = ("HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE")
 UNSAFE_METHODS = {"POST", "PATCH"}
-ADDITIVE_KINDS = {"network_write", "payment", "message"}
-KEY_FROM_RUNTIME = "current_call().idempotency_key"
 LINE_LENGTH = 88
 SUPPRESSION_RE = re.compile(r"#\s*agentguard:\s*ignore(?:\[[A-Za-z0-9_,\s-]*\])?[^#]*")
 
@@ -70,11 +75,7 @@ class FileContext:
         return self.project.modules.get(self.path)
 
     def tool(self, finding: Finding) -> ToolFacts | None:
-        for tool in self.project.tools:
-            if tool.name == finding.tool and tool.path == self.path and not tool.schema_only:
-                if finding.symbol in (None, tool.symbol):
-                    return tool
-        return None
+        return finding_tool(self.project, finding) if finding.path == self.path else None
 
     def char_col(self, line: int, byte_column: int) -> int:
         lines = self.parsed.lines
@@ -97,7 +98,7 @@ class FileContext:
         return self.parsed.function_at(fn.name, fn.name_span.line)
 
 
-Builder = Callable[[Finding, FileContext], "tuple[str, Applicability, str] | None"]
+Builder = Callable[[Finding, FileContext], "str | None"]
 BUILDERS: dict[str, Builder] = {}
 
 
@@ -110,51 +111,17 @@ def builder(code: str) -> Callable[[Builder], Builder]:
 
 
 def build_fix(finding: Finding, context: FileContext) -> Fix | None:
+    """The finding's fix with its edits; applicability and description come from its offer,
+    so that every output says the same whether or not it computed the edits."""
     build = BUILDERS.get(finding.code)
-    if build is None:
+    offered = fix_offer(finding, context.project)
+    if build is None or offered is None:
         return None
-    result = build(finding, context)
-    if result is None:
+    new_text = build(finding, context)
+    if new_text is None or new_text == context.text:
         return None
-    new_text, applicability, description = result
-    if new_text == context.text:
-        return None
-    return Fix(applicability, description, line_edits(context.path, context.text, new_text))
-
-
-# --------------------------------------------------------------------------- semantics
-
-
-@dataclass(frozen=True)
-class Semantics:
-    """What a tool's inferred effects say it should declare."""
-
-    risk: str
-    idempotency: str
-    replay: str
-    read_only: bool
-    destructive: bool
-    idempotent: bool
-    open_world: bool
-
-
-def infer_semantics(effects: list[Effect]) -> Semantics:
-    kinds = {e.kind for e in effects}
-    idempotent = bool(effects) and all(e.idempotent is True for e in effects)
-    destructive_risk = bool(kinds & {"destructive", "exec"})
-    # MCP: destructiveHint=false means "only additive updates" (a POST create, a send).
-    additive = all(e.kind in ADDITIVE_KINDS and e.idempotent is not True for e in effects)
-    return Semantics(
-        risk="destructive" if destructive_risk else "write",
-        idempotency="idempotent" if idempotent else "non_idempotent",
-        replay="auto" if idempotent and not destructive_risk else "never",
-        read_only=not effects,
-        destructive=not additive,
-        idempotent=idempotent,
-        open_world=any(
-            e.remote or e.kind in ADDITIVE_KINDS or e.kind == "unknown" for e in effects
-        ),
-    )
+    edits = line_edits(context.path, context.text, new_text)
+    return Fix(offered.applicability, offered.description, edits)
 
 
 def _bool(value: bool) -> cst.Name:
@@ -173,7 +140,7 @@ HINTS = (
 
 
 @builder("AG101")
-def declare_semantics(finding: Finding, ctx: FileContext) -> tuple[str, Applicability, str] | None:
+def declare_semantics(finding: Finding, ctx: FileContext) -> str | None:
     tool = ctx.tool(finding)
     if tool is None:
         return None
@@ -182,19 +149,8 @@ def declare_semantics(finding: Finding, ctx: FileContext) -> tuple[str, Applicab
         return None
     semantics = infer_semantics(tool.writes())
     if tool.framework == "mcp":
-        new = _mcp_annotations(ctx, tool, function, semantics)
-        if new is None:
-            return None
-        return new, Applicability.SAFE, "Declare the tool's MCP annotations"
-    new = _guarded_decorator(ctx, tool, function, semantics)
-    if new is None:
-        return None
-    return (
-        new,
-        Applicability.UNSAFE,
-        f"Wrap the tool in @guarded(risk={semantics.risk!r}, idempotency="
-        f"{semantics.idempotency!r}, replay={semantics.replay!r})",
-    )
+        return _mcp_annotations(ctx, tool, function, semantics)
+    return _guarded_decorator(ctx, tool, function, semantics)
 
 
 def _site_call(
@@ -407,7 +363,7 @@ def _runtime_reference(ctx: FileContext) -> tuple[str, tuple[str, str] | None, b
         if "runtime" in facts.imports:
             return "runtime", None, False
     for other in sorted(ctx.project.modules.values(), key=lambda m: m.path):
-        if other.path == ctx.path or other.is_test:
+        if other.path == ctx.path or other.is_test or not _importable(other.module):
             continue
         for assignment in other.assignments:
             if (
@@ -422,6 +378,11 @@ def _runtime_reference(ctx: FileContext) -> tuple[str, tuple[str, str] | None, b
         "runtime" if not any(t.rsplit(".", 1)[-1] == "runtime" for t in taken) else "agent_runtime"
     )
     return name, None, True
+
+
+def _importable(module: str) -> bool:
+    """Whether ``from module import name`` is valid Python (a folder named ``my-agent`` is not)."""
+    return all(part.isidentifier() for part in module.split("."))
 
 
 def _is_runtime(qualname: str | None) -> bool:
@@ -441,7 +402,7 @@ def _key_placeholder(tool: ToolFacts) -> str:
 
 
 @builder("AG102")
-def correct_hint(finding: Finding, ctx: FileContext) -> tuple[str, Applicability, str] | None:
+def correct_hint(finding: Finding, ctx: FileContext) -> str | None:
     kind = finding.node_text.split(":")[1] if finding.node_text.count(":") >= 2 else ""
     if kind not in ("read-only", "idempotent"):
         return None
@@ -488,16 +449,14 @@ def correct_hint(finding: Finding, ctx: FileContext) -> tuple[str, Applicability
                 arg = arg.with_changes(value=cst.SimpleString(f"{quote}never{quote}"))
             args.append(arg)
         module = ctx.parsed.replace(call, call.with_changes(args=args))
-    return module.code, Applicability.UNSAFE, f"Declare `{key}` as the code behaves"
+    return module.code
 
 
 # --------------------------------------------------------------------------- AG202 / AG203
 
 
 @builder("AG202")
-def key_from_runtime_param(
-    finding: Finding, ctx: FileContext
-) -> tuple[str, Applicability, str] | None:
+def key_from_runtime_param(finding: Finding, ctx: FileContext) -> str | None:
     tool = ctx.tool(finding)
     if tool is None:
         return None
@@ -529,11 +488,7 @@ def key_from_runtime_param(
         new_function = new_function.with_changes(body=function.body.with_changes(body=body))
     module = ctx.parsed.replace(function, new_function)
     module = add_import(module, RUNTIME_MODULE, ["current_call"], ctx.first_party)
-    return (
-        module.code,
-        Applicability.UNSAFE,
-        f"Drop the `{param}` parameter and take the key from `{KEY_FROM_RUNTIME}`",
-    )
+    return module.code
 
 
 def _is_docstring_statement(statement: cst.CSTNode) -> bool:
@@ -546,9 +501,7 @@ def _is_docstring_statement(statement: cst.CSTNode) -> bool:
 
 
 @builder("AG203")
-def key_from_runtime_expression(
-    finding: Finding, ctx: FileContext
-) -> tuple[str, Applicability, str] | None:
+def key_from_runtime_expression(finding: Finding, ctx: FileContext) -> str | None:
     if finding.node_text.endswith(":guarded-key"):
         return None
     span = finding.span
@@ -566,11 +519,7 @@ def key_from_runtime_expression(
     for name in names:
         module = remove_unused_import(module, name)
     module = add_import(module, RUNTIME_MODULE, ["current_call"], ctx.first_party)
-    return (
-        module.code,
-        Applicability.UNSAFE,
-        f"Take the key from `{KEY_FROM_RUNTIME}` instead of a fresh value per call",
-    )
+    return module.code
 
 
 def _names_in(node: cst.CSTNode) -> list[str]:
@@ -595,9 +544,7 @@ def _names_in(node: cst.CSTNode) -> list[str]:
 
 
 @builder("AG904")
-def idempotent_methods_only(
-    finding: Finding, ctx: FileContext
-) -> tuple[str, Applicability, str] | None:
+def idempotent_methods_only(finding: Finding, ctx: FileContext) -> str | None:
     span = finding.span
     value = ctx.node_at(span.line, span.column, (cst.BaseExpression,))
     if value is None:
@@ -630,11 +577,7 @@ def idempotent_methods_only(
             module = ctx.parsed.replace(collection, collection.with_changes(elements=kept))
         else:
             module = ctx.parsed.replace(value, default)
-    return (
-        module.code,
-        Applicability.SAFE,
-        "Retry only idempotent methods after the request may have been sent",
-    )
+    return module.code
 
 
 def _innermost_collection(node: cst.CSTNode) -> cst.List | cst.Set | cst.Tuple | None:
@@ -649,7 +592,7 @@ def _innermost_collection(node: cst.CSTNode) -> cst.List | cst.Set | cst.Tuple |
 
 
 @builder("AG002")
-def remove_suppression(finding: Finding, ctx: FileContext) -> tuple[str, Applicability, str] | None:
+def remove_suppression(finding: Finding, ctx: FileContext) -> str | None:
     lines = ctx.text.splitlines(keepends=True)
     number = finding.span.line
     if not 0 < number <= len(lines):
@@ -674,7 +617,7 @@ def remove_suppression(finding: Finding, ctx: FileContext) -> tuple[str, Applica
         indent = body[: len(body) - len(body.lstrip())]
         joined = f"{code}  {new_comment}" if code and new_comment else code or indent + new_comment
         lines[number - 1] = joined + ending
-    return "".join(lines), Applicability.SAFE, "Remove the unused suppression comment"
+    return "".join(lines)
 
 
 def _comment_start(line: str) -> int | None:
