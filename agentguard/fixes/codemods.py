@@ -19,20 +19,25 @@ from agentguard.diagnostics import Finding, Fix
 from agentguard.fixes.cst_tools import (
     ParsedFile,
     add_import,
+    add_plain_import,
     imported_name,
     insert_after_imports,
     name_is_used,
+    plain_import_name,
     remove_unused_import,
     string_quote,
     with_appended_arg,
     without_items,
 )
 from agentguard.fixes.offers import (
+    EXCEPTION_TYPE,
     KEY_FROM_RUNTIME,
     Semantics,
+    StructuredError,
     finding_tool,
     fix_offer,
     infer_semantics,
+    structured_error,
 )
 from agentguard.fixes.text import char_column, line_edits
 
@@ -630,3 +635,141 @@ def _comment_start(line: str) -> int | None:
     except (tokenize.TokenError, SyntaxError):
         pass  # a line inside an open bracket: the tokens before the error were seen
     return None
+
+
+# --------------------------------------------------------------------------- AG601
+
+
+@builder("AG601")
+def structured_error_return(finding: Finding, ctx: FileContext) -> str | None:
+    error = structured_error(finding, ctx.project)
+    if error is None:
+        return None
+    span = finding.span
+    node = ctx.node_at(span.line, span.column, (cst.Return,))
+    if not isinstance(node, cst.Return) or node.value is None:
+        return None
+    handler: cst.CSTNode | None = node
+    while handler is not None and not isinstance(handler, cst.ExceptHandler):
+        handler = ctx.parsed.parent(handler)
+    function: cst.CSTNode | None = handler
+    while function is not None and not isinstance(function, cst.FunctionDef):
+        function = ctx.parsed.parent(function)
+    if not isinstance(handler, cst.ExceptHandler) or not isinstance(function, cst.FunctionDef):
+        return None
+    module = ctx.parsed.module
+    as_text = _annotated_str(function)
+    line = ctx.parsed.lines[ctx.parsed.position(node).start.line - 1]
+    indent = line[: len(line) - len(line.lstrip())]
+    source = _structured_error_source(
+        error,
+        len(indent),
+        string_quote(module, node),
+        (plain_import_name(module, "json") or "json") if as_text else None,
+    )
+    new_return = node.with_changes(value=cst.parse_expression(source))
+    new_handler = handler.deep_replace(node, new_return)
+    assert isinstance(new_handler, cst.ExceptHandler)
+    new_function = function.deep_replace(handler, new_handler)
+    for name in ("traceback", "sys"):
+        if name in _names_in(node.value) and not name_is_used(new_function, name):
+            # ``import traceback`` inside the handler, only for the text just replaced.
+            new_handler = _without_local_import(new_handler, name)
+    module = ctx.parsed.replace(handler, new_handler)
+    for name in ("traceback", "sys"):
+        if name in _names_in(node.value):
+            module = remove_unused_import(module, name)
+    if as_text:
+        module = add_plain_import(module, "json")
+    return module.code
+
+
+def _without_local_import(handler: cst.ExceptHandler, name: str) -> cst.ExceptHandler:
+    body = handler.body
+    if not isinstance(body, cst.IndentedBlock):
+        return handler
+
+    def binds_only(statement: cst.BaseStatement) -> bool:
+        return (
+            isinstance(statement, cst.SimpleStatementLine)
+            and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Import)
+            and [cst.Module(body=[]).code_for_node(a) for a in statement.body[0].names] == [name]
+        )
+
+    kept = [s for s in body.body if not binds_only(s)]
+    if not kept or len(kept) == len(body.body):
+        return handler
+    return handler.with_changes(body=body.with_changes(body=kept))
+
+
+def _annotated_str(function: cst.FunctionDef) -> bool:
+    """``-> str``: the framework expects text, so the structure goes out as JSON text."""
+    annotation = function.returns.annotation if function.returns else None
+    return isinstance(annotation, cst.Name) and annotation.value == "str"
+
+
+def _structured_error_source(
+    error: StructuredError, indent: int, quote: str, json_name: str | None
+) -> str:
+    """``{"ok": False, "code": ..., "content": ..., "retryable": ...}`` laid out one item per
+    line (a formatter's layout), inside ``json.dumps(...)`` when the tool returns text.
+
+    Lines are indented relative to the statement: LibCST adds the block's indentation.
+    """
+    inner = "        " if json_name else "    "
+
+    def literal(text: str) -> str:
+        return f"{quote}{text}{quote}"
+
+    width = LINE_LENGTH - indent - len(inner)
+    pieces = _content_pieces(error, quote, width - 4)
+    if len(pieces) == 1 and len(f"'content': {pieces[0]},") <= width:
+        content = pieces[0]
+    else:
+        lines = "".join(f"\n{inner}    {piece}" for piece in pieces)
+        content = f"({lines}\n{inner})"
+    items = [
+        f"{literal('ok')}: False",
+        f"{literal('code')}: {literal(error.code)}",
+        f"{literal('content')}: {content}",
+        f"{literal('retryable')}: {error.retryable}",
+    ]
+    closing = inner[:-4]
+    body = "{" + "".join(f"\n{inner}{item}," for item in items) + f"\n{closing}}}"
+    if json_name is None:
+        return body
+    return f"{json_name}.dumps(\n{closing}{body}\n)"
+
+
+def _content_pieces(error: StructuredError, quote: str, width: int) -> list[str]:
+    """The content as adjacent string literals of at most ``width`` characters each; only
+    those holding the exception type placeholder are f-strings."""
+    placeholder = (
+        EXCEPTION_TYPE.replace("NAME", error.exception_name) if error.exception_name else None
+    )
+
+    def escape(text: str, formatted: bool) -> str:
+        text = text.replace("\\", "\\\\").replace(quote, f"\\{quote}")
+        if formatted:
+            parts = text.split(placeholder) if placeholder else [text]
+            doubled = [p.replace("{", "{{").replace("}", "}}") for p in parts]
+            return (placeholder or "").join(doubled)
+        return text
+
+    words = error.content.split(" ")
+    chunks: list[str] = []
+    current = ""
+    for word in words:
+        candidate = f"{current} {word}" if current else word
+        if current and len(candidate) + 4 > max(width, 30):
+            chunks.append(current + " ")
+            current = word
+        else:
+            current = candidate
+    chunks.append(current)
+    pieces = []
+    for chunk in chunks:
+        formatted = placeholder is not None and placeholder in chunk
+        pieces.append(("f" if formatted else "") + quote + escape(chunk, formatted) + quote)
+    return pieces

@@ -149,3 +149,101 @@ def _idempotent_methods_only(finding: Finding, project: ProjectModel) -> FixOffe
 @offer("AG002")
 def _remove_suppression(finding: Finding, project: ProjectModel) -> FixOffer | None:
     return FixOffer(Applicability.SAFE, "Remove the unused suppression comment")
+
+
+# --------------------------------------------------------------------------- AG601
+
+EXCEPTION_TYPE = "{type(NAME).__name__}"
+
+
+@dataclass(frozen=True)
+class StructuredError:
+    """The structured error that replaces raw exception text in a tool's return value.
+
+    ``content`` is plain words for the model: what happened, whether it may call again, what
+    to do next. Where the handler names the exception, ``content`` holds the placeholder
+    ``{type(<name>).__name__}`` (the type is fine to show; the message is what leaks).
+    """
+
+    code: str
+    retryable: bool
+    content: str
+    exception_name: str | None
+
+
+def structured_error(finding: Finding, project: ProjectModel) -> StructuredError | None:
+    """For an AG601 finding on ``return <raw text>`` directly inside a tool's ``except``."""
+    from agentguard.python.checklist_knowledge import knowledge
+
+    tool = finding_tool(project, finding)
+    entry = project.functions.get(finding.symbol or "")
+    if tool is None or entry is None or entry[0].qualname not in tool.functions:
+        return None
+    function = entry[0]
+    handler = next(
+        (
+            h
+            for h in sorted(function.handlers, key=lambda h: h.span, reverse=True)
+            if any(u.dest == "return" and u.span == finding.span for u in h.raw_error_uses)
+        ),
+        None,
+    )
+    if handler is None:
+        return None
+    know = knowledge()
+    writes = any(know.counts_as_write(e, tool.name) for e in tool.effects)
+    caught = [c.replace("()", "") for c in handler.caught]
+    before_send = [
+        c for c in caught if c in know.before_send or c.rsplit(".", 1)[-1] in know.before_send
+    ]
+    timeouts = [c for c in caught if know.is_timeout(c)]
+    name = tool.name
+    typed = f" ({EXCEPTION_TYPE.replace('NAME', handler.name)})" if handler.name else ""
+    if caught and len(before_send) == len(caught):
+        return StructuredError(
+            "TRANSIENT_NETWORK",
+            True,
+            f"{name} could not reach the service{typed}; nothing was sent. It is safe to call "
+            f"{name} again in a moment.",
+            handler.name,
+        )
+    if timeouts and writes:
+        return StructuredError(
+            "SIDE_EFFECT_UNCERTAIN",
+            False,
+            f"{name} timed out{typed} after its request may have reached the service, so it "
+            f"may or may not have taken effect. Do not call {name} again for this request: "
+            "that could do it twice. Tell the user it is not known yet whether it happened.",
+            handler.name,
+        )
+    if caught and len(timeouts) + len(before_send) == len(caught):
+        return StructuredError(
+            "TIMEOUT",
+            True,
+            f"{name} timed out{typed}. It changes nothing, so it is safe to call {name} again "
+            "in a moment.",
+            handler.name,
+        )
+    if writes:
+        content = (
+            f"{name} failed unexpectedly{typed} and may already have acted. Do not call "
+            f"{name} again for this request; tell the user what failed."
+        )
+    else:
+        content = (
+            f"{name} failed{typed}. Calling it again is unlikely to help; tell the user what "
+            "failed."
+        )
+    return StructuredError("TOOL_CRASH", False, content, handler.name)
+
+
+@offer("AG601")
+def _structured_error(finding: Finding, project: ProjectModel) -> FixOffer | None:
+    error = structured_error(finding, project)
+    if error is None:
+        return None
+    retry = "retryable" if error.retryable else "not retryable"
+    return FixOffer(
+        Applicability.UNSAFE,
+        f"Return a structured error ({error.code}, {retry}) instead of the exception text",
+    )
