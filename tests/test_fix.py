@@ -340,3 +340,50 @@ def test_runtime_is_not_imported_from_a_folder_python_cannot_import(tmp_path: Pa
     text = next(c.after for c in run.changes if c.path == "shop/agent.py")
     assert "@guarded(" in text and "support-desk" not in text
     compile(text, "agent.py", "exec")
+
+
+def _tool_catching(caught: str, method: str, returned: str = "str(e)") -> str:
+    return (
+        "import requests\n"
+        "from langchain_core.tools import tool\n\n"
+        "@tool\n"
+        "def sync_account(account_id: str) -> dict:\n"
+        '    """Sync an account."""\n'
+        "    try:\n"
+        f'        return requests.{method}(f"https://crm.example/accounts/{{account_id}}").json()\n'
+        f"    except {caught} as e:\n"
+        f"        return {{'error': {returned}}}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("caught", "method", "code", "retryable", "says"),
+    [
+        ("requests.ConnectTimeout", "post", "TRANSIENT_NETWORK", True, "nothing was sent"),
+        ("requests.Timeout", "post", "SIDE_EFFECT_UNCERTAIN", False, "may or may not"),
+        ("requests.Timeout", "get", "TIMEOUT", True, "safe to call sync_account again"),
+        ("requests.HTTPError", "post", "TOOL_CRASH", False, "error response"),
+        ("ValueError", "get", "TOOL_CRASH", False, "unlikely to help"),
+    ],
+)
+def test_raw_error_fix_picks_the_code_from_the_exception_and_the_tools_effects(
+    caught: str, method: str, code: str, retryable: bool, says: str, tmp_path: Path
+) -> None:
+    project = make_project(tmp_path, {"agent.py": _tool_catching(caught, method)})
+    run = run_fixes([project], load_config([project]), select=["AG601"], unsafe=True)
+    text = run.changes[0].after
+    assert f"'code': '{code}'" in text and f"'retryable': {retryable}" in text
+    assert says in " ".join(text.replace("'\n", "").split())
+    assert "str(e)" not in text and "{type(e).__name__}" in text  # the type, never the text
+    compile(text, "agent.py", "exec")
+
+
+def test_raised_tool_exception_with_raw_text_is_not_rewritten(tmp_path: Path) -> None:
+    code = _tool_catching("Exception", "post").replace(
+        "        return {'error': str(e)}\n", "        raise ToolException(str(e))\n"
+    )
+    code = code.replace("import tool\n", "import ToolException, tool\n")
+    project = make_project(tmp_path, {"agent.py": code})
+    assert "AG601" in {f.code for f in scan([project], load_config([project])).findings}
+    run = run_fixes([project], load_config([project]), select=["AG601"], unsafe=True)
+    assert run.changes == []

@@ -108,8 +108,10 @@ def string_quote(module: cst.Module, near: cst.CSTNode | None = None) -> str:
             self.quote: str | None = None
 
         def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            if self.quote is None and "'" not in node.value and '"' not in node.value[1:-1]:
-                self.quote = node.quote if len(node.quote) == 1 else None
+            if self.quote is None and len(node.quote) == 1:
+                inner = node.value[len(node.prefix) + 1 : -1]
+                if "'" not in inner and '"' not in inner:  # no quote forced by the content
+                    self.quote = node.quote
 
     finder = Finder()
     (near or module).visit(finder)

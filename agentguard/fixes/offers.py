@@ -154,6 +154,10 @@ def _remove_suppression(finding: Finding, project: ProjectModel) -> FixOffer | N
 # --------------------------------------------------------------------------- AG601
 
 EXCEPTION_TYPE = "{type(NAME).__name__}"
+# The service answered with an error status (4xx: refused; 5xx: may have acted).
+HTTP_STATUS_ERRORS = frozenset(
+    {"HTTPStatusError", "HTTPError", "ClientResponseError", "APIStatusError"}
+)
 
 
 @dataclass(frozen=True)
@@ -224,7 +228,18 @@ def structured_error(finding: Finding, project: ProjectModel) -> StructuredError
             "in a moment.",
             handler.name,
         )
-    if writes:
+    answered = caught and all(c.rsplit(".", 1)[-1] in HTTP_STATUS_ERRORS for c in caught)
+    if answered and writes:
+        content = (
+            f"{name} got an error response from the service{typed}; it may or may not have "
+            f"acted. Do not call {name} again for this request; tell the user what failed."
+        )
+    elif answered:
+        content = (
+            f"{name} got an error response from the service{typed}. Check the arguments "
+            "before calling it again, or tell the user what failed."
+        )
+    elif writes:
         content = (
             f"{name} failed unexpectedly{typed} and may already have acted. Do not call "
             f"{name} again for this request; tell the user what failed."
