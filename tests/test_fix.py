@@ -387,3 +387,40 @@ def test_raised_tool_exception_with_raw_text_is_not_rewritten(tmp_path: Path) ->
     assert "AG601" in {f.code for f in scan([project], load_config([project])).findings}
     run = run_fixes([project], load_config([project]), select=["AG601"], unsafe=True)
     assert run.changes == []
+
+
+def test_class_based_tool_gets_guarded_on_its_own_methods_only(tmp_path: Path) -> None:
+    code = (
+        "import requests\n"
+        "from crewai.tools import BaseTool\n\n\n"
+        "class BookingTool(BaseTool):\n"
+        "    def _run(self, hotel_id: str) -> str:\n"
+        '        return requests.post(f"https://hotels.example/{hotel_id}/bookings").text\n\n\n'
+        "class BookHotel(BookingTool):\n"
+        '    name: str = "Book Hotel"\n'
+        '    description: str = "Book a hotel"\n\n\n'
+        "class CancelBooking(BaseTool):\n"
+        '    name: str = "Cancel Booking"\n'
+        '    description: str = "Cancel a booking"\n\n'
+        "    def _run(self, booking_id: str) -> str:\n"
+        '        return requests.delete(f"https://hotels.example/bookings/{booking_id}").text\n\n'
+        "    async def _arun(self, booking_id: str) -> str:\n"
+        "        return self._run(booking_id)\n"
+    )
+    project = make_project(tmp_path, {"tools.py": code})
+    run = run_fixes([project], load_config([project]), unsafe=True, select=["AG101"])
+    text = run.changes[0].after
+    compile(text, "tools.py", "exec")
+    # Cancel Booking's own _run is guarded, named after the tool and indented as a method;
+    # its _arun only hands over to _run (guarding both would journal one call twice); the
+    # shared base class other tools inherit _run from is left for a person.
+    assert text.count('name="Cancel Booking",\n    )\n    def _run') == 1
+    assert "@guarded" not in text.split("async def _arun")[1]
+    assert "@guarded" not in text.split("class CancelBooking")[0]
+    remaining = {f.tool for f in signature_findings(project, run)}
+    assert "Cancel Booking" not in remaining and "BookingTool" in remaining
+
+
+def signature_findings(project: Path, run: object) -> list:  # type: ignore[type-arg]
+    write_changes(run.changes)  # type: ignore[attr-defined]
+    return [f for f in scan([project], load_config([project])).findings if f.code == "AG101"]

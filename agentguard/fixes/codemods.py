@@ -6,6 +6,7 @@ finding with confidence); :func:`build_fix` turns that into line edits.
 
 from __future__ import annotations
 
+import json
 import re
 import tokenize
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from agentguard.fixes.cst_tools import (
     name_is_used,
     plain_import_name,
     remove_unused_import,
+    replace_functions,
     string_quote,
     with_appended_arg,
     without_items,
@@ -36,7 +38,9 @@ from agentguard.fixes.offers import (
     StructuredError,
     finding_tool,
     fix_offer,
+    guarded_methods,
     infer_semantics,
+    is_class_based,
     structured_error,
 )
 from agentguard.fixes.text import char_column, line_edits
@@ -248,7 +252,8 @@ def _mcp_annotations(
     )
     if bare and len(indent) + len(head) + len(one_line) + 3 > LINE_LENGTH:
         # One hint per line, as a formatter would lay it out.
-        inner = indent + "    "
+        # Relative to the decorator's line: LibCST adds the block's own indentation.
+        inner = "    "
         text = cst.Module(body=[]).code_for_node(annotations)
         callee, _, rest = text.partition("(")
         if rest:
@@ -259,7 +264,7 @@ def _mcp_annotations(
             hints = [h.strip() for h in text.strip("{}").split(",")]
             body = "".join(f"\n{inner}    {h}," for h in hints)
             text = f"{{{body}\n{inner}}}"
-        new_call = cst.parse_expression(f"{head}(\n{inner}annotations={text},\n{indent})")
+        new_call = cst.parse_expression(f"{head}(\n{inner}annotations={text},\n)")
         module = ctx.parsed.replace(expression, new_call)
         if not uses_dicts:
             module = add_import(module, MCP_TYPES_MODULE, ["ToolAnnotations"], ctx.first_party)
@@ -296,26 +301,41 @@ def _recomma(elements: list[cst.BaseDictElement]) -> list[cst.BaseDictElement]:
 def _guarded_decorator(
     ctx: FileContext, tool: ToolFacts, function: cst.FunctionDef, semantics: Semantics
 ) -> str | None:
-    if (
-        tool.symbol != tool.functions[0]
-        or tool.anchor.span.line != ctx.parsed.position(function.name).start.line
-    ):
-        return None  # class-based tools: the fix is not obvious enough to automate
+    class_based = is_class_based(tool)
+    if class_based:
+        # ``BaseTool._run`` (and ``_arun``): the methods the framework calls, defined on the
+        # tool's own class; a method shared through a base class would guard every subclass.
+        targets = []
+        for qualname in guarded_methods(ctx.project, tool):
+            fn = ctx.project.functions[qualname][0]
+            method = ctx.parsed.function_at(fn.name, fn.name_span.line)
+            if method is not None:
+                targets.append(method)
+        if not targets:
+            return None
+    elif tool.anchor.span.line != ctx.parsed.position(function.name).start.line:
+        return None
+    else:
+        targets = [function]
     runtime_name, runtime_import, define_runtime = _runtime_reference(ctx)
     parts = [runtime_name, f'risk="{semantics.risk}"', f'idempotency="{semantics.idempotency}"']
     parts.append(f'replay="{semantics.replay}"')
     if semantics.idempotency != "idempotent":
         parts.append(f"key={_key_placeholder(tool)}")
+    if class_based:
+        parts.append(f"name={json.dumps(tool.name)}")  # the method is called `_run`
     guarded_local = imported_name(ctx.parsed.module, RUNTIME_MODULE, "guarded") or "guarded"
-    indent = _indent_of(ctx, function)
-    decorator = cst.Decorator(_call_expression(guarded_local, parts, indent))
-    decorators = list(function.decorators)
-    index = 0
-    for position, existing in enumerate(decorators):
-        if ctx.parsed.position(existing.decorator).start.line == tool.site.span.line:
-            index = position + 1
-    decorators.insert(index, decorator)
-    module = ctx.parsed.replace(function, function.with_changes(decorators=decorators))
+    replacements: dict[cst.FunctionDef, cst.FunctionDef] = {}
+    for target in targets:
+        decorator = cst.Decorator(_call_expression(guarded_local, parts, _indent_of(ctx, target)))
+        decorators = list(target.decorators)
+        index = len(decorators) if class_based else 0
+        for position, existing in enumerate(decorators):
+            if ctx.parsed.position(existing.decorator).start.line == tool.site.span.line:
+                index = position + 1
+        decorators.insert(index, decorator)
+        replacements[target] = target.with_changes(decorators=decorators)
+    module = replace_functions(ctx.parsed.module, replacements)
     names = ["guarded"]
     if define_runtime:
         names += ["Runtime", "SQLiteLedger"]
@@ -347,9 +367,9 @@ def _call_expression(callee: str, parts: list[str], indent: str) -> cst.BaseExpr
     one_line = f"{callee}({', '.join(parts)})"
     if len(indent) + 1 + len(one_line) <= LINE_LENGTH:
         return cst.parse_expression(one_line)
-    inner = indent + "    "
-    lines = "".join(f"\n{inner}{part}," for part in parts)
-    return cst.parse_expression(f"{callee}({lines}\n{indent})")
+    # Relative to the decorator's line: LibCST adds the block's own indentation.
+    lines = "".join(f"\n    {part}," for part in parts)
+    return cst.parse_expression(f"{callee}({lines}\n)")
 
 
 def _runtime_reference(ctx: FileContext) -> tuple[str, tuple[str, str] | None, bool]:

@@ -422,3 +422,21 @@ def _import_sort_key(statement: cst.SimpleStatementLine) -> str:
     if isinstance(small, cst.Import):
         return cst.Module(body=[]).code_for_node(small.names[0].name).lower()
     return ""
+
+
+def replace_functions(
+    module: cst.Module, replacements: dict[cst.FunctionDef, cst.FunctionDef]
+) -> cst.Module:
+    """Replace several ``def`` nodes of ``module`` (by identity) in one pass: after one
+    ``deep_replace`` the other nodes are no longer part of the new tree."""
+    by_id = {id(old): new for old, new in replacements.items()}
+
+    class Replacer(cst.CSTTransformer):
+        def leave_FunctionDef(
+            self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+        ) -> cst.FunctionDef:
+            return by_id.get(id(original_node), updated_node)
+
+    replaced = module.visit(Replacer())
+    assert isinstance(replaced, cst.Module)
+    return replaced

@@ -93,10 +93,43 @@ def is_class_based(tool: ToolFacts) -> bool:
     return not tool.functions or tool.symbol != tool.functions[0]
 
 
+def guarded_methods(project: ProjectModel, tool: ToolFacts) -> list[str]:
+    """The methods of a class-based tool that ``@guarded`` goes on: those the framework
+    calls (``_run``, ``_arun``, ``forward``), defined on the tool's own class in its file,
+    except one that only hands over to another of them (``_arun`` calling ``self._run``:
+    guarding both would journal one call twice). None for a class other tools subclass:
+    ``name=`` and the key would be wrong for them."""
+    own = [
+        qualname
+        for qualname in tool.functions
+        if qualname.startswith(f"{tool.symbol}.")
+        and (entry := project.functions.get(qualname)) is not None
+        and entry[1].path == tool.path
+    ]
+    simple = tool.symbol.rsplit(".", 1)[-1]
+    for other, _ in project.classes.values():
+        if other.qualname != tool.symbol and any(
+            base == tool.symbol or base == simple or base.endswith(f".{simple}")
+            for base in other.bases
+        ):
+            return []
+    names = {q.rsplit(".", 1)[-1] for q in own}
+    return [
+        qualname
+        for qualname in own
+        if not any(
+            call.callee in {f"self.{n}" for n in names - {qualname.rsplit(".", 1)[-1]}}
+            for call in project.calls_in(qualname)
+        )
+    ]
+
+
 @offer("AG101")
 def _declare_semantics(finding: Finding, project: ProjectModel) -> FixOffer | None:
     tool = finding_tool(project, finding)
-    if tool is None or is_class_based(tool):
+    if tool is None or not tool.functions:
+        return None
+    if is_class_based(tool) and not guarded_methods(project, tool):
         return None
     semantics = infer_semantics(tool.writes())
     if tool.framework == "mcp":
