@@ -11,6 +11,7 @@ import pytest
 
 from agentguard.runtime import IllegalTransition, LedgerEntry, SQLiteLedger, Status, open_ledger
 from agentguard.runtime.ledger.base import new_call_id
+from agentguard.runtime.ledger.sqlite import SCHEMA_VERSION
 
 
 def make_entry(key: str = "k1", **overrides: Any) -> LedgerEntry:
@@ -95,7 +96,7 @@ def test_migrations_are_versioned_and_idempotent(tmp_path: Path) -> None:
     first = SQLiteLedger(path)
     first.claim(make_entry(), [Status.PLANNED])
     second = SQLiteLedger(path)  # reopening must neither fail nor lose rows
-    assert second.schema_version() == 1
+    assert second.schema_version() == SCHEMA_VERSION
     assert len(second.entries()) == 1
     first.close()
     second.close()

@@ -502,12 +502,10 @@ def test_a_guarded_call_costs_two_commits_on_sqlite(tmp_path: Any) -> None:
 
     with runtime.run(run_id="r1"):
         noop(value=1)
-    assert [s for s in statements if s.startswith(("BEGIN", "COMMIT"))] == [
-        "BEGIN IMMEDIATE",
-        "COMMIT",
-        "BEGIN IMMEDIATE",
-        "COMMIT",
-    ]
+    # Each write is one statement in autocommit mode (its own durable transaction): the
+    # write-ahead insert, then the outcome with its history; nothing else is executed.
+    assert [s.split()[0] for s in statements] == ["INSERT", "UPDATE"]
+    assert not ledger._connection().in_transaction
     ledger.close()
 
 
@@ -537,7 +535,7 @@ def test_retries_stop_at_the_total_deadline(runtime: Runtime) -> None:
     @guarded(
         runtime,
         risk="read",
-        retry=RetryPolicy(max_attempts=50, backoff_ms=40, max_backoff_ms=40, deadline_s=0.05),
+        retry=RetryPolicy(max_attempts=50, backoff_ms=40, max_backoff_ms=40, deadline_s=0.2),
     )
     def flaky_read(item: str) -> str:
         attempts["n"] += 1
@@ -547,7 +545,8 @@ def test_retries_stop_at_the_total_deadline(runtime: Runtime) -> None:
     with runtime.run(run_id="r1"):
         observation = flaky_read(item="x")
     assert observation["code"] == "RATE_LIMIT" and observation["metadata"]["retryable"] is True
-    assert 1 < attempts["n"] < 10
+    # the sleeps are faked, so only the bodies' 10 ms count against the 200 ms deadline
+    assert 1 < attempts["n"] < 25
     assert all(0.02 <= delay <= 0.04 for delay in slept)
 
 
