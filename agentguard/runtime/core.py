@@ -32,12 +32,10 @@ from agentguard.runtime.context import (
 )
 from agentguard.runtime.errors import ErrorCode, Failure, classify_exception
 from agentguard.runtime.hashing import (
-    canonical_json,
     derived_key,
     input_hash,
+    jsonable_result,
     redact,
-    sha256_hex,
-    to_jsonable,
 )
 from agentguard.runtime.ledger.base import Ledger, LedgerEntry, Status, evolve, new_call_id
 from agentguard.runtime.retry import NO_RETRY, RetryPolicy
@@ -112,6 +110,7 @@ class ToolSpec:
     signature: inspect.Signature
     drop_first: bool
     max_output_bytes: int | None = None
+    simple_parameters: tuple[tuple[str, ...], frozenset[str], dict[str, Any]] | None = None
 
     @property
     def lookup_name(self) -> str | None:
@@ -228,13 +227,9 @@ class Runtime:
                 f"{spec.name} is guarded by agentguard: call it inside `with runtime.run(...)`"
             )
         try:
-            bound = spec.signature.bind(*args, **kwargs)
+            arguments = _bind(spec, args, kwargs)
         except TypeError as exc:
             return words.invalid_call(spec.name, str(exc))
-        bound.apply_defaults()
-        arguments = dict(bound.arguments)
-        if spec.drop_first and arguments:
-            arguments.pop(next(iter(arguments)))
         call = CallContext(
             call_id=new_call_id(),
             tool_name=spec.name,
@@ -431,13 +426,13 @@ class Runtime:
             attempt = entry.attempts
             outcome = yield _Body(evolve(call, attempt=attempt))
             if outcome.error is None:
-                result = to_jsonable(outcome.value)
+                result, result_ref = jsonable_result(outcome.value)
                 settled = yield from self._settle(
                     entry,
                     Status.SUCCEEDED,
                     attempt,
                     result=result,
-                    result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                    result_ref=result_ref,
                     finished_at=time.time(),
                     error_code=None,
                     error_detail=None,
@@ -546,7 +541,7 @@ class Runtime:
         ):
             verdict = Unknown("too early to trust a negative lookup")
         if isinstance(verdict, Found):
-            result = to_jsonable(verdict.value)
+            result, result_ref = jsonable_result(verdict.value)
             moved = yield _LedgerOp(
                 lambda: self.ledger.transition(
                     entry,
@@ -554,7 +549,7 @@ class Runtime:
                     actor="reconciler",
                     detail=f"{lookup} found the effect",
                     result=result,
-                    result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                    result_ref=result_ref,
                     finished_at=time.time(),
                 )
             )
@@ -704,14 +699,14 @@ class Runtime:
         if entry is None or outcome.error is not None:
             return
         if entry.status is Status.UNCERTAIN and entry.attempts == call.attempt:
-            result = to_jsonable(outcome.value)
+            result, result_ref = jsonable_result(outcome.value)
             self.ledger.transition(
                 entry,
                 Status.SUCCEEDED,
                 actor="late_completion",
                 detail="the attempt finished after its deadline and succeeded",
                 result=result,
-                result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                result_ref=result_ref,
                 finished_at=time.time(),
             )
         elif entry.status is not Status.SUCCEEDED:
@@ -828,14 +823,14 @@ class Runtime:
             if isinstance(verdict, NotFound) and moment < (entry.started_at or 0.0) + spec.settle_s:
                 verdict = Unknown("too early to trust a negative lookup")
             if isinstance(verdict, Found):
-                result = to_jsonable(verdict.value)
+                result, result_ref = jsonable_result(verdict.value)
                 moved = self.ledger.transition(
                     entry,
                     Status.SUCCEEDED,
                     actor="reconciler",
                     detail=f"{spec.lookup_name} found the effect",
                     result=result,
-                    result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                    result_ref=result_ref,
                     finished_at=time.time(),
                 )
                 succeeded += moved is not None
@@ -884,6 +879,50 @@ def resolve_call(
         if moved is not None:
             return moved
     raise RuntimeError(f"{call_id} kept changing while it was being resolved")
+
+
+def _simple_parameters(
+    signature: inspect.Signature,
+) -> tuple[tuple[str, ...], frozenset[str], dict[str, Any]] | None:
+    """Positional names, all names and defaults, if no parameter is variadic or positional-only."""
+    positional: list[str] = []
+    defaults: dict[str, Any] = {}
+    for parameter in signature.parameters.values():
+        if parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            positional.append(parameter.name)
+        elif parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+            return None
+        if parameter.default is not inspect.Parameter.empty:
+            defaults[parameter.name] = parameter.default
+    return tuple(positional), frozenset(signature.parameters), defaults
+
+
+def _bind(spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The call's arguments by name, defaults applied, in the signature's order.
+
+    Signature.bind costs more than the rest of the decision logic; the common shapes are bound
+    directly, and anything unusual (or wrong, for its error message) goes through it.
+    """
+    simple = spec.simple_parameters
+    if simple is not None and len(args) <= len(simple[0]):
+        positional, names, defaults = simple
+        arguments = dict(zip(positional, args, strict=False))
+        if all(name in names and name not in arguments for name in kwargs):
+            arguments.update(kwargs)
+            if len(arguments) < len(names):
+                for name, default in defaults.items():
+                    arguments.setdefault(name, default)
+            if len(arguments) == len(names):
+                ordered = {name: arguments[name] for name in spec.signature.parameters}
+                if spec.drop_first:
+                    ordered.pop(next(iter(ordered)))
+                return ordered
+    bound = spec.signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    arguments = dict(bound.arguments)
+    if spec.drop_first and arguments:
+        arguments.pop(next(iter(arguments)))
+    return arguments
 
 
 def _limit_output(spec: ToolSpec, observation: dict[str, Any]) -> dict[str, Any]:
@@ -972,6 +1011,7 @@ def guarded(
             max_output_bytes=max_output_bytes,
             signature=signature,
             drop_first=bool(parameters) and parameters[0] in ("self", "cls"),
+            simple_parameters=_simple_parameters(signature),
         )
         runtime.tools[spec.name] = spec
         wrapper: Any

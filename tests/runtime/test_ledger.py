@@ -132,3 +132,57 @@ def test_sqlite_processes_claim_a_key_once(tmp_path: Path) -> None:
         process.join(20)
     wins = [results.get(timeout=5) for _ in processes]
     assert sorted(wins) == [False] * 5 + [True]
+
+
+def test_a_version_1_ledger_is_migrated_with_its_history(tmp_path: Path) -> None:
+    import sqlite3
+
+    from agentguard.runtime.ledger.sqlite import MIGRATIONS
+
+    path = tmp_path / "v1.db"
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("CREATE TABLE agentguard_schema (version INTEGER NOT NULL)")
+    for statement in MIGRATIONS[0][1]:
+        connection.execute(statement)
+    connection.execute("INSERT INTO agentguard_schema (version) VALUES (1)")
+    connection.execute(
+        "INSERT INTO agentguard_calls (call_id, run_id, tool_name, idempotency_key, input_hash,"
+        " args_json, status, risk, idempotency, replay, attempts, created_at, updated_at, version)"
+        " VALUES ('call_old', 'r1', 'create_order', 'k1', 'sha256:x', '{}', 'uncertain',"
+        " 'write', 'non_idempotent', 'never', 1, 1.0, 3.0, 3)"
+    )
+    for event_id, (source, target, actor) in enumerate(
+        [
+            (None, "planned", "runtime"),
+            ("planned", "started", "runtime"),
+            ("started", "uncertain", "sweeper"),
+        ]
+    ):
+        connection.execute(
+            "INSERT INTO agentguard_events (call_id, at, from_status, to_status, actor, detail)"
+            " VALUES ('call_old', ?, ?, ?, ?, ?)",
+            (
+                1.0 + event_id,
+                source,
+                target,
+                actor,
+                "lease expired" if actor == "sweeper" else None,
+            ),
+        )
+    connection.close()
+
+    ledger = SQLiteLedger(path)
+    assert ledger.schema_version() == SCHEMA_VERSION
+    events = ledger.events("call_old")
+    assert [(e.from_status, e.to_status, e.actor) for e in events] == [
+        (None, "planned", "runtime"),
+        ("planned", "started", "runtime"),
+        ("started", "uncertain", "sweeper"),
+    ]
+    assert events[-1].detail == "lease expired" and events[0].at == 1.0
+    entry = ledger.get("call_old")
+    assert entry is not None
+    moved = ledger.transition(entry, Status.SUCCEEDED, actor="human", detail="seen in admin")
+    assert moved is not None
+    assert [e.to_status for e in ledger.events("call_old")][-1] == "succeeded"
+    ledger.close()
