@@ -37,6 +37,7 @@ from agentguard.runtime.hashing import (
     jsonable_result,
     redact,
 )
+from agentguard.runtime.heartbeat import Heartbeat
 from agentguard.runtime.ledger.base import Ledger, LedgerEntry, Status, evolve, new_call_id
 from agentguard.runtime.retry import NO_RETRY, RetryPolicy
 
@@ -191,6 +192,7 @@ class Runtime:
         self.fault_hooks: list[Any] = []
         self.sleep: Callable[[float], None] = time.sleep
         self.async_sleep: Callable[[float], Any] = asyncio.sleep
+        self.heartbeat = Heartbeat(lambda: self.ledger)
 
     @property
     def worker_id(self) -> str:
@@ -331,11 +333,13 @@ class Runtime:
         if entry.status is Status.SUCCEEDED:
             return words.succeeded(spec.name, entry, replayed=True)
         if entry.status is Status.STARTED:
-            if entry.lease_expires_at is not None and entry.lease_expires_at < time.time():
+            now = time.time()
+            if entry.lease_expires_at is not None and entry.lease_expires_at < now:
                 moved = yield _LedgerOp(
                     lambda: self.ledger.transition(
                         entry,
                         Status.UNCERTAIN,
+                        lease_expired_by=now,
                         detail="lease expired: the worker stopped before recording the outcome",
                         error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
                         error_detail="TOOL_CRASH: lease expired",
@@ -650,6 +654,7 @@ class Runtime:
             return value
 
         token = _current_call.set(call)
+        beat = self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
         try:
             if spec.timeout_s is None:
                 return _Outcome(value=invoke())
@@ -659,6 +664,7 @@ class Runtime:
         except Exception as exc:
             return _Outcome(error=exc)
         finally:
+            self.heartbeat.unwatch(beat)
             _current_call.reset(token)
 
     def _body_with_deadline(
@@ -758,6 +764,7 @@ class Runtime:
         self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> _Outcome:
         token = _current_call.set(call)
+        beat = self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
         try:
             for hook in self.fault_hooks:
                 hook.before_body(call)
@@ -773,6 +780,7 @@ class Runtime:
         except Exception as exc:
             return _Outcome(error=exc)
         finally:
+            self.heartbeat.unwatch(beat)
             _current_call.reset(token)
 
     # ---- recovery and resolution ----------------------------------------------------------
@@ -790,6 +798,7 @@ class Runtime:
             moved = self.ledger.transition(
                 entry,
                 Status.UNCERTAIN,
+                lease_expired_by=moment,
                 actor="sweeper",
                 detail="lease expired: the worker stopped before recording the outcome",
                 error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,

@@ -132,14 +132,19 @@ def decode_history(call_id: str, history: str | None) -> list[LedgerEvent]:
     return events
 
 
-def update_text(table: str, columns: Sequence[str], placeholder: str) -> str:
+def update_text(
+    table: str, columns: Sequence[str], placeholder: str, *, lease_guard: bool = False
+) -> str:
     """A compare-and-set UPDATE of ``columns`` that also appends to the history.
 
-    Parameters: the column values, the history lines, then call_id, version and status.
+    Parameters: the column values, the history lines, then call_id, version and status, then
+    (with ``lease_guard``) the moment the stored lease must have expired by.
     """
     assignments = ", ".join(f"{column} = {placeholder}" for column in columns)
+    guard = f" AND lease_expires_at < {placeholder}" if lease_guard else ""
     return (
         f"UPDATE {table} SET {assignments}, "
         f"{HISTORY_COLUMN} = {HISTORY_COLUMN} || {placeholder} "
         f"WHERE call_id = {placeholder} AND version = {placeholder} AND status = {placeholder}"
+        f"{guard}"
     )

@@ -194,9 +194,22 @@ class Ledger(ABC):
         *,
         actor: str = "runtime",
         detail: str | None = None,
+        lease_expired_by: float | None = None,
         **changes: Any,
     ) -> LedgerEntry | None:
-        """Compare-and-set from ``entry.version``; None if someone else changed the row first."""
+        """Compare-and-set from ``entry.version``; None if someone else changed the row first.
+
+        With ``lease_expired_by``, the move happens only if the lease (as stored now, not as
+        read earlier) ran out before that moment: a renewal in between wins.
+        """
+
+    @abstractmethod
+    def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
+        """Extend the lease of a call still ``started`` on ``attempt``; False if it moved on.
+
+        The version does not change, so the running attempt's outcome still compares-and-sets
+        against the entry it started with; expiry moves guard on the stored lease instead.
+        """
 
     @abstractmethod
     def get(self, call_id: str) -> LedgerEntry | None: ...

@@ -234,19 +234,23 @@ class PostgresLedger(Ledger):
         *,
         actor: str = "runtime",
         detail: str | None = None,
+        lease_expired_by: float | None = None,
         **changes: Any,
     ) -> LedgerEntry | None:
         steps = normalise_path(path)
         check_path(entry.status, steps)
         now = time.time()
         updated = apply_changes(entry, steps, changes, now)
-        shape = tuple(changes)
+        shape = (*changes, "" if lease_expired_by is None else "lease_expired_by")
         statement = self._update_texts.get(shape)
         if statement is None:
             # Composing SQL costs more than the statement's own work on the server: once per shape.
-            columns = [column_for(name) for name in shape]
+            columns = [column_for(name) for name in changes]
             statement = update_text(
-                self._calls_text, [*columns, "status", "updated_at", "version"], "%s"
+                self._calls_text,
+                [*columns, "status", "updated_at", "version"],
+                "%s",
+                lease_guard=lease_expired_by is not None,
             )
             self._update_texts[shape] = statement
         parameters = (
@@ -258,10 +262,19 @@ class PostgresLedger(Ledger):
             entry.call_id,
             entry.version,
             entry.status.value,
+            *(() if lease_expired_by is None else (lease_expired_by,)),
         )
         if self._connection().execute(statement, parameters).rowcount != 1:
             return None
         return updated
+
+    def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
+        statement = (
+            f"UPDATE {self._calls_text} SET lease_expires_at = %s "
+            "WHERE call_id = %s AND status = 'started' AND attempts = %s"
+        )
+        cursor = self._connection().execute(statement, (expires_at, call_id, attempt))
+        return bool(cursor.rowcount == 1)
 
     def get(self, call_id: str) -> LedgerEntry | None:
         row = (

@@ -1,0 +1,108 @@
+"""Lease renewal while tool bodies run, so recovery elsewhere never takes a live call for dead.
+
+One daemon thread per runtime (and per process) renews the leases of every body in flight:
+watching a call costs a dict insert, not a thread, and bodies that finish before their first
+renewal is due never touch the ledger.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agentguard.runtime.ledger.base import Ledger
+
+logger = logging.getLogger("agentguard.runtime")
+
+# Renew when this fraction of the lease has passed: two renewals can fail before it runs out.
+RENEW_FRACTION = 1 / 3
+
+
+@dataclass
+class _Watched:
+    call_id: str
+    attempt: int
+    lease_s: float
+    due: float
+
+
+class Heartbeat:
+    def __init__(self, ledger: Callable[[], Ledger]) -> None:
+        self._ledger = ledger
+        self._lock = threading.Condition(threading.Lock())
+        self._watched: dict[int, _Watched] = {}
+        self._next_token = 0
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        self._wake_at = float("inf")
+        self.renewals = 0
+
+    def watch(self, call_id: str, attempt: int, lease_s: float) -> int | None:
+        """Keep the lease of ``call_id`` (on ``attempt``) alive until ``unwatch``."""
+        if lease_s <= 0:
+            return None
+        due = time.monotonic() + lease_s * RENEW_FRACTION
+        with self._lock:
+            self._next_token += 1
+            token = self._next_token
+            self._watched[token] = _Watched(call_id, attempt, lease_s, due)
+            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+                # a thread does not survive fork(): a child process starts its own
+                self._pid = os.getpid()
+                self._wake_at = due
+                self._thread = threading.Thread(
+                    target=self._loop, name="agentguard-heartbeat", daemon=True
+                )
+                self._thread.start()
+            elif due < self._wake_at:
+                self._wake_at = due
+                self._lock.notify()
+        return token
+
+    def unwatch(self, token: int | None) -> None:
+        if token is None:
+            return
+        with self._lock:
+            self._watched.pop(token, None)
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                if self._pid != os.getpid():
+                    return
+                now = time.monotonic()
+                due = [(token, item) for token, item in self._watched.items() if item.due <= now]
+                if not due:
+                    upcoming = min((item.due for item in self._watched.values()), default=None)
+                    self._wake_at = upcoming if upcoming is not None else float("inf")
+                    self._lock.wait(None if upcoming is None else upcoming - now)
+                    continue
+                for _, item in due:
+                    item.due = now + item.lease_s * RENEW_FRACTION
+            for token, item in due:
+                if not self._renew(item):
+                    self.unwatch(token)
+
+    def _renew(self, item: _Watched) -> bool:
+        """False once the call has moved on without us: there is nothing left to renew."""
+        try:
+            renewed = self._ledger().renew_lease(
+                item.call_id, item.attempt, time.time() + item.lease_s
+            )
+        except Exception as exc:  # the next beat tries again; the lease has slack for it
+            logger.warning("could not renew the lease of %s: %r", item.call_id, exc)
+            return True
+        if renewed:
+            self.renewals += 1
+        else:
+            logger.error(
+                "%s attempt %d lost its lease while still running (declared uncertain elsewhere); "
+                "its outcome will be recorded when it finishes",
+                item.call_id,
+                item.attempt,
+            )
+        return renewed
