@@ -13,6 +13,7 @@ import inspect
 import logging
 import os
 import random
+import re
 import socket
 import threading
 import time
@@ -127,6 +128,7 @@ class RecoveryReport:
     failed: int = 0
     uncertain: int = 0
     call_ids: list[str] = field(default_factory=list)
+    replayed: int = 0  # of the settled calls, how many recovery re-ran (replay="auto")
 
 
 # Effects the decision generator asks its driver to perform.
@@ -526,7 +528,13 @@ class Runtime:
         return current
 
     def _reconcile(
-        self, spec: ToolSpec, call: CallContext, entry: LedgerEntry, *, replays_left: int
+        self,
+        spec: ToolSpec,
+        call: CallContext,
+        entry: LedgerEntry,
+        *,
+        replays_left: int,
+        now: float | None = None,
     ) -> Plan:
         lookup = spec.lookup_name
         if spec.reconcile is None:
@@ -539,10 +547,8 @@ class Runtime:
         )
         outcome = yield _Callback(spec.reconcile, reconcile_call)
         verdict = outcome.value if outcome.error is None else Unknown(repr(outcome.error))
-        if (
-            isinstance(verdict, NotFound)
-            and time.time() < (entry.started_at or 0.0) + spec.settle_s
-        ):
+        moment = time.time() if now is None else now
+        if isinstance(verdict, NotFound) and moment < (entry.started_at or 0.0) + spec.settle_s:
             verdict = Unknown("too early to trust a negative lookup")
         if isinstance(verdict, Found):
             result, result_ref = jsonable_result(verdict.value)
@@ -612,7 +618,11 @@ class Runtime:
     def _call_sync(
         self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        plan = self._plan(spec, args, kwargs)
+        return self._drive_sync(spec, self._plan(spec, args, kwargs), args, kwargs)
+
+    def _drive_sync(
+        self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
         reply: Any = None
         pending: BaseException | None = None
         interrupted: BaseException | None = None
@@ -726,7 +736,11 @@ class Runtime:
     async def _call_async(
         self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        plan = self._plan(spec, args, kwargs)
+        return await self._drive_async(spec, self._plan(spec, args, kwargs), args, kwargs)
+
+    async def _drive_async(
+        self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
         reply: Any = None
         pending: BaseException | None = None
         interrupted: BaseException | None = None
@@ -807,11 +821,12 @@ class Runtime:
             if moved is not None:
                 expired += 1
                 touched.append(entry.call_id)
-        succeeded = failed = still_uncertain = 0
+        counts = {Status.SUCCEEDED: 0, Status.FAILED: 0, Status.UNCERTAIN: 0}
+        replayed = 0
         for entry in self.ledger.entries(status=Status.UNCERTAIN):
             spec = self.tools.get(entry.tool_name)
             if not reconcile or spec is None or spec.reconcile is None:
-                still_uncertain += 1
+                counts[Status.UNCERTAIN] += 1
                 continue
             call = CallContext(
                 call_id=entry.call_id,
@@ -827,38 +842,34 @@ class Runtime:
                 input_hash=entry.input_hash,
                 attempt=entry.attempts,
             )
-            outcome = _call_callback_sync(_Callback(spec.reconcile, call))
-            verdict = outcome.value if outcome.error is None else Unknown(repr(outcome.error))
-            if isinstance(verdict, NotFound) and moment < (entry.started_at or 0.0) + spec.settle_s:
-                verdict = Unknown("too early to trust a negative lookup")
-            if isinstance(verdict, Found):
-                result, result_ref = jsonable_result(verdict.value)
-                moved = self.ledger.transition(
-                    entry,
-                    Status.SUCCEEDED,
-                    actor="reconciler",
-                    detail=f"{spec.lookup_name} found the effect",
-                    result=result,
-                    result_ref=result_ref,
-                    finished_at=time.time(),
-                )
-                succeeded += moved is not None
-            elif isinstance(verdict, NotFound):
-                cause = (entry.error_detail or "TOOL_CRASH").split(":", 1)[0]
-                moved = self.ledger.transition(
-                    entry,
-                    Status.FAILED,
-                    actor="reconciler",
-                    detail=f"{spec.lookup_name} did not find the effect: it did not take effect",
-                    error_code=cause,
-                    finished_at=time.time(),
-                )
-                failed += moved is not None
+            # The same reconciliation as inside a call: Found -> succeeded; NotFound -> re-run
+            # with the same key when replay="auto" (or "ask" and approved), else failed;
+            # anything else stays uncertain. A re-run needs the exact arguments, so calls whose
+            # stored arguments cannot be passed back to the tool are settled failed instead,
+            # and the agent's next call with the same key re-arms them.
+            replays_left = 1 if _can_rerun_from_ledger(spec, entry) else 0
+            plan = self._reconcile(spec, call, entry, replays_left=replays_left, now=moment)
+            kwargs = dict(entry.args)
+            if spec.is_async:
+                _run_awaitable(self._drive_async(spec, plan, (), kwargs))
             else:
-                still_uncertain += 1
+                self._drive_sync(spec, plan, (), kwargs)
+            settled = self.ledger.get(entry.call_id)
+            if settled is None or settled.status not in counts:
                 continue
-            touched.append(entry.call_id)
-        return RecoveryReport(expired, succeeded, failed, still_uncertain, touched)
+            counts[settled.status] += 1
+            if settled.attempts > entry.attempts:
+                replayed += 1
+            if settled.status is not Status.UNCERTAIN:
+                touched.append(entry.call_id)
+        return RecoveryReport(
+            expired,
+            counts[Status.SUCCEEDED],
+            counts[Status.FAILED],
+            counts[Status.UNCERTAIN],
+            touched,
+            replayed,
+        )
 
     def resolve(
         self, call_id: str, outcome: str, note: str, *, actor: str = "human"
@@ -932,6 +943,31 @@ def _bind(spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict
     if spec.drop_first and arguments:
         arguments.pop(next(iter(arguments)))
     return arguments
+
+
+_JSON_ANNOTATIONS = frozenset(
+    {"str", "int", "float", "bool", "dict", "list", "Any", "None", "typing.Any", "object"}
+)
+
+
+def _can_rerun_from_ledger(spec: ToolSpec, entry: LedgerEntry) -> bool:
+    """Whether the stored (JSON, possibly redacted) arguments are exactly what the tool got.
+
+    Methods need their instance; redacted secrets and arguments whose type JSON does not keep
+    (a pydantic model, a datetime) cannot be passed back. The input hash proves nothing was
+    redacted; the annotations that every parameter takes plain JSON values.
+    """
+    if spec.drop_first or entry.input_hash != input_hash(entry.args):
+        return False
+    for parameter in spec.signature.parameters.values():
+        annotation = parameter.annotation
+        if annotation is inspect.Parameter.empty:
+            continue
+        text = annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
+        parts = {part.strip() for part in re.split(r"[|\[\],]|Optional|Union", text)}
+        if not parts - {""} <= _JSON_ANNOTATIONS:
+            return False
+    return True
 
 
 def _limit_output(spec: ToolSpec, observation: dict[str, Any]) -> dict[str, Any]:
