@@ -186,3 +186,61 @@ def test_a_version_1_ledger_is_migrated_with_its_history(tmp_path: Path) -> None
     assert moved is not None
     assert [e.to_status for e in ledger.events("call_old")][-1] == "succeeded"
     ledger.close()
+
+
+def test_a_version_1_postgres_ledger_is_migrated_with_its_history() -> None:
+    import psycopg
+    from psycopg import sql
+
+    from agentguard.runtime.ledger.postgres import MIGRATIONS, PostgresLedger
+    from tests.runtime.conftest import drop_schema, fresh_schema, require_postgres
+
+    dsn = require_postgres()
+    schema = fresh_schema()
+    ident = sql.Identifier(schema)
+    try:
+        with psycopg.connect(dsn, autocommit=True) as connection:
+            connection.execute(sql.SQL("CREATE SCHEMA {}").format(ident))
+            connection.execute(
+                sql.SQL("CREATE TABLE {}.agentguard_schema (version integer NOT NULL)").format(
+                    ident
+                )
+            )
+            for statement in MIGRATIONS[0][1]:
+                connection.execute(sql.SQL(statement).format(schema=ident))
+            connection.execute(
+                sql.SQL("INSERT INTO {}.agentguard_schema (version) VALUES (1)").format(ident)
+            )
+            connection.execute(
+                sql.SQL(
+                    "INSERT INTO {}.agentguard_calls (call_id, run_id, tool_name, idempotency_key,"
+                    " input_hash, args_json, status, risk, idempotency, replay, attempts,"
+                    " created_at, updated_at, version) VALUES ('call_old', 'r1', 'create_order',"
+                    " 'k1', 'sha256:x', '{{}}', 'started', 'write', 'non_idempotent', 'never', 1,"
+                    " 1.0, 2.0, 2)"
+                ).format(ident)
+            )
+            for event_id, (source, target) in enumerate(
+                [(None, "planned"), ("planned", "started")]
+            ):
+                connection.execute(
+                    sql.SQL(
+                        "INSERT INTO {}.agentguard_events"
+                        " (call_id, at, from_status, to_status, actor, detail)"
+                        " VALUES ('call_old', %s, %s, %s, 'runtime', NULL)"
+                    ).format(ident),
+                    (1.0 + event_id, source, target),
+                )
+        ledger = PostgresLedger(dsn, schema=schema)
+        assert ledger.schema_version() == 2
+        assert [(e.from_status, e.to_status) for e in ledger.events("call_old")] == [
+            (None, "planned"),
+            ("planned", "started"),
+        ]
+        entry = ledger.get("call_old")
+        assert entry is not None
+        assert ledger.transition(entry, Status.UNCERTAIN, actor="sweeper") is not None
+        assert [e.actor for e in ledger.events("call_old")][-1] == "sweeper"
+        ledger.close()
+    finally:
+        drop_schema(dsn, schema)
