@@ -189,6 +189,7 @@ class Runtime:
         self.lease_s = lease_s
         self.approve = approve
         self._worker_id = worker_id
+        self._default_worker_id: tuple[int, str] = (0, "")
         self._rng = random.Random(seed)
         self.tools: dict[str, ToolSpec] = {}
         self.fault_hooks: list[Any] = []
@@ -198,7 +199,12 @@ class Runtime:
 
     @property
     def worker_id(self) -> str:
-        return self._worker_id or f"{socket.gethostname()}:{os.getpid()}"
+        if self._worker_id:
+            return self._worker_id
+        pid = os.getpid()
+        if self._default_worker_id[0] != pid:  # computed once per process
+            self._default_worker_id = (pid, f"{socket.gethostname()}:{pid}")
+        return self._default_worker_id[1]
 
     def run(
         self,

@@ -38,28 +38,30 @@ class Heartbeat:
         self._next_token = 0
         self._thread: threading.Thread | None = None
         self._pid = 0
-        self._wake_at = float("inf")
+        self._tick = float("inf")
         self.renewals = 0
 
     def watch(self, call_id: str, attempt: int, lease_s: float) -> int | None:
         """Keep the lease of ``call_id`` (on ``attempt``) alive until ``unwatch``."""
         if lease_s <= 0:
             return None
-        due = time.monotonic() + lease_s * RENEW_FRACTION
+        interval = lease_s * RENEW_FRACTION
         with self._lock:
             self._next_token += 1
             token = self._next_token
-            self._watched[token] = _Watched(call_id, attempt, lease_s, due)
+            self._watched[token] = _Watched(call_id, attempt, lease_s, time.monotonic() + interval)
             if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
                 # a thread does not survive fork(): a child process starts its own
                 self._pid = os.getpid()
-                self._wake_at = due
+                self._tick = interval
                 self._thread = threading.Thread(
                     target=self._loop, name="agentguard-heartbeat", daemon=True
                 )
                 self._thread.start()
-            elif due < self._wake_at:
-                self._wake_at = due
+            elif interval < self._tick:
+                # The thread wakes every `tick` (the shortest renewal interval seen), so watching
+                # a call is a dict insert; only a shorter lease than any before wakes it early.
+                self._tick = interval
                 self._lock.notify()
         return token
 
@@ -72,15 +74,11 @@ class Heartbeat:
     def _loop(self) -> None:
         while True:
             with self._lock:
+                self._lock.wait(min(self._tick, 3600.0))
                 if self._pid != os.getpid():
                     return
                 now = time.monotonic()
                 due = [(token, item) for token, item in self._watched.items() if item.due <= now]
-                if not due:
-                    upcoming = min((item.due for item in self._watched.values()), default=None)
-                    self._wake_at = upcoming if upcoming is not None else float("inf")
-                    self._lock.wait(None if upcoming is None else upcoming - now)
-                    continue
                 for _, item in due:
                     item.due = now + item.lease_s * RENEW_FRACTION
             for token, item in due:
