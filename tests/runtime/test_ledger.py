@@ -244,3 +244,26 @@ def test_a_version_1_postgres_ledger_is_migrated_with_its_history() -> None:
         ledger.close()
     finally:
         drop_schema(dsn, schema)
+
+
+def _child_call_ids(queue: Any) -> None:
+    queue.put([new_call_id() for _ in range(3)])
+
+
+def test_call_ids_differ_across_forked_processes_and_user_seeding() -> None:
+    import random
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    children = [context.Process(target=_child_call_ids, args=(queue,)) for _ in range(2)]
+    for child in children:
+        child.start()
+    ids = [call_id for _ in children for call_id in queue.get(timeout=20)]
+    for child in children:
+        child.join(20)
+    random.seed(0)  # a user's seeding must not make ids repeat
+    first = new_call_id()
+    random.seed(0)
+    ids += [first, new_call_id(), *(new_call_id() for _ in range(3))]
+    assert len(set(ids)) == len(ids)
+    assert all(call_id.startswith("call_") and len(call_id) == 37 for call_id in ids)
