@@ -853,13 +853,15 @@ class Runtime:
             # anything else stays uncertain. A re-run needs the exact arguments, so calls whose
             # stored arguments cannot be passed back to the tool are settled failed instead,
             # and the agent's next call with the same key re-arms them.
-            replays_left = 1 if _can_rerun_from_ledger(spec, entry) else 0
+            # An async body can only be re-run here when no event loop runs in this thread.
+            async_blocked = spec.is_async and _loop_running()
+            replays_left = 1 if _can_rerun_from_ledger(spec, entry) and not async_blocked else 0
             plan = self._reconcile(spec, call, entry, replays_left=replays_left, now=moment)
             kwargs = dict(entry.args)
-            if spec.is_async:
+            if spec.is_async and not async_blocked:
                 _run_awaitable(self._drive_async(spec, plan, (), kwargs))
             else:
-                self._drive_sync(spec, plan, (), kwargs)
+                self._drive_sync(spec, plan, (), kwargs)  # never asks for the body
             settled = self.ledger.get(entry.call_id)
             if settled is None or settled.status not in counts:
                 continue
@@ -963,7 +965,9 @@ def _can_rerun_from_ledger(spec: ToolSpec, entry: LedgerEntry) -> bool:
     (a pydantic model, a datetime) cannot be passed back. The input hash proves nothing was
     redacted; the annotations that every parameter takes plain JSON values.
     """
-    if spec.drop_first or entry.input_hash != input_hash(entry.args):
+    if spec.drop_first or spec.simple_parameters is None:
+        return False  # no instance; or variadic/positional-only parameters
+    if entry.input_hash != input_hash(entry.args):
         return False
     for parameter in spec.signature.parameters.values():
         annotation = parameter.annotation
@@ -990,6 +994,14 @@ def _call_callback_sync(request: _Callback) -> _Outcome:
         return _Outcome(value=value)
     except Exception as exc:
         return _Outcome(error=exc)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _run_awaitable(awaitable: Any) -> Any:

@@ -20,6 +20,8 @@ logger = logging.getLogger("agentguard.runtime")
 
 # Renew when this fraction of the lease has passed: two renewals can fail before it runs out.
 RENEW_FRACTION = 1 / 3
+# A heartbeat thread with nothing to renew for this long stops (a new call restarts it).
+IDLE_STOP_S = 5.0
 
 
 @dataclass
@@ -50,7 +52,7 @@ class Heartbeat:
             self._next_token += 1
             token = self._next_token
             self._watched[token] = _Watched(call_id, attempt, lease_s, time.monotonic() + interval)
-            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+            if self._thread is None or self._pid != os.getpid():
                 # a thread does not survive fork(): a child process starts its own
                 self._pid = os.getpid()
                 self._tick = interval
@@ -72,12 +74,24 @@ class Heartbeat:
             self._watched.pop(token, None)
 
     def _loop(self) -> None:
+        idle_since: float | None = None
         while True:
             with self._lock:
                 self._lock.wait(min(self._tick, 3600.0))
                 if self._pid != os.getpid():
                     return
                 now = time.monotonic()
+                if not self._watched:
+                    # Idle for a while: stop, so that a runtime nobody uses can be collected;
+                    # the next watched call starts a new thread (decided under the lock, so no
+                    # call is ever left to a thread that is about to stop).
+                    if idle_since is None:
+                        idle_since = now
+                    elif now - idle_since >= max(IDLE_STOP_S, self._tick):
+                        self._thread = None
+                        return
+                    continue
+                idle_since = None
                 due = [(token, item) for token, item in self._watched.items() if item.due <= now]
                 for _, item in due:
                     item.due = now + item.lease_s * RENEW_FRACTION

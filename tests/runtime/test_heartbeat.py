@@ -165,3 +165,28 @@ def test_a_dead_worker_stops_renewing(ledger_factory: Any) -> None:
     time.sleep(0.3)
     report = Runtime(ledger=ledger_factory()).recover(reconcile=False)
     assert report.expired == 1 and report.uncertain == 1
+
+
+def test_an_idle_heartbeat_stops_and_a_new_call_restarts_it(
+    ledger_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentguard.runtime import heartbeat
+
+    monkeypatch.setattr(heartbeat, "IDLE_STOP_S", 0.2)
+    runtime = Runtime(ledger=ledger_factory())
+
+    @guarded(runtime, risk="write", key=("n",), lease_s=0.3)
+    def slow(n: int) -> int:
+        time.sleep(0.35)
+        return n
+
+    with runtime.run(run_id="r1"):
+        assert slow(n=1)["ok"] is True
+    first_thread = runtime.heartbeat._thread
+    assert first_thread is not None
+    first_thread.join(3)
+    assert not first_thread.is_alive() and runtime.heartbeat._thread is None
+    renewals = runtime.heartbeat.renewals
+    with runtime.run(run_id="r1"):
+        assert slow(n=2)["ok"] is True
+    assert runtime.heartbeat.renewals > renewals

@@ -192,3 +192,21 @@ def test_recovery_does_not_rerun_tools_whose_arguments_json_does_not_keep(
     time.sleep(0.06)
     report = runtime.recover()
     assert (report.failed, report.replayed) == (1, 0) and ran == []
+
+
+def test_recovery_inside_a_running_loop_settles_async_calls_without_rerunning(
+    ledger_factory: Any,
+) -> None:
+    import asyncio
+
+    service = Service()
+    _crash(ledger_factory, service, replay="auto", applied=False, is_async=True)
+    restarted = Runtime(ledger=ledger_factory())
+    _tool(restarted, service, replay="auto", is_async=True)
+
+    async def recover_in_loop() -> Any:
+        return restarted.recover()
+
+    report = asyncio.run(recover_in_loop())
+    assert (report.expired, report.failed, report.replayed) == (1, 1, 0)
+    assert service.calls == 0
