@@ -88,6 +88,7 @@ def test_sqlite_durability_settings(tmp_path: Path) -> None:
     assert str(ledger.pragma("journal_mode")).lower() == "wal"
     assert ledger.pragma("synchronous") == 2  # FULL
     assert ledger.pragma("busy_timeout") >= 5000
+    assert ledger.pragma("page_size") == 2048
     ledger.close()
 
 

@@ -143,6 +143,9 @@ class SQLiteLedger(Ledger):
         connection = sqlite3.connect(
             self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=True
         )
+        # Only takes effect when the file is created. A call writes small rows, so a 2 KiB page
+        # halves the bytes each commit appends to the WAL (and syncs) compared with 4 KiB.
+        connection.execute("PRAGMA page_size=2048")
         mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if str(mode).lower() != "wal" and self.path != ":memory:":
             raise LedgerConfigurationError(f"SQLite refused WAL mode (got {mode!r})")
