@@ -569,3 +569,43 @@ def test_too_large_output_is_previewed_and_the_call_stands(runtime: Runtime) -> 
     assert runs["n"] == 1
     stored = runtime.ledger.get(observation["metadata"]["call_id"])
     assert stored is not None and len(stored.result) == 100
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        ((1,), {}),
+        ((1, 5), {}),
+        ((), {"a": 1, "c": 4}),
+        ((1,), {"c": 9, "b": 2}),
+        ((), {}),  # missing a
+        ((1,), {"a": 1}),  # a twice
+        ((1, 2, 3), {}),  # c is keyword-only
+        ((1,), {"d": 1}),  # unknown
+    ],
+)
+def test_arguments_are_bound_exactly_as_python_binds_them(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    import inspect
+
+    from agentguard.runtime import MemoryLedger
+
+    runtime = Runtime(ledger=MemoryLedger())
+
+    def tool(a: int, b: int = 2, *, c: int = 3) -> int:
+        return a + b + c
+
+    guarded_tool = guarded(runtime, risk="read")(tool)
+    with runtime.run(run_id="r1"):
+        observation = guarded_tool(*args, **kwargs)
+    try:
+        bound = inspect.signature(tool).bind(*args, **kwargs)
+    except TypeError as exc:
+        assert observation["code"] == "INVALID_ARGUMENTS"
+        assert str(exc) in observation["content"]
+        return
+    bound.apply_defaults()
+    assert observation["ok"] is True and observation["result"] == tool(*args, **kwargs)
+    entry = runtime.ledger.get(observation["metadata"]["call_id"])
+    assert entry is not None and list(entry.args.items()) == list(bound.arguments.items())
