@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 
 from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, all_rules, rule_by_code
@@ -18,6 +19,7 @@ from agentguard.diagnostics import Severity
 from agentguard.output import FORMAT_MODULES, RenderOptions, renderer
 
 if TYPE_CHECKING:
+    from agentguard.engine import ScanResult
     from agentguard.fixes.apply import FixRun
 
 app = typer.Typer(
@@ -93,6 +95,19 @@ def check(
     statistics: Annotated[bool, typer.Option(help="Show counts per rule.")] = False,
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
     no_source: Annotated[bool, typer.Option(help="Do not print the offending lines.")] = False,
+    output: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FORMAT:FILE",
+            help="Also write FORMAT to FILE (repeatable), e.g. -o sarif:agentguard.sarif.",
+        ),
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(help="Report only findings this baseline file does not already accept."),
+    ] = None,
     fix: Annotated[
         bool, typer.Option("--fix", help="Apply safe fixes first, then report what remains.")
     ] = False,
@@ -103,6 +118,7 @@ def check(
     """Scan agent code and tool schemas for replay-safety problems."""
     if output_format not in FORMAT_MODULES:
         raise _fail(f"unknown format {output_format!r}; choose one of {', '.join(FORMAT_MODULES)}")
+    extra_outputs = _parse_outputs(output)
     targets = paths or [Path(".")]
     for target in targets:
         if not target.exists() and not target.is_symlink():
@@ -119,16 +135,136 @@ def check(
         result = scan(targets, cfg, select=_split_codes(select), ignore=_split_codes(ignore))
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    if baseline is not None:
+        _apply_baseline(result, baseline)
     options = RenderOptions(
         color=sys.stdout.isatty() and output_format == "text",
         statistics=statistics,
         show_source=not no_source,
     )
     renderer(output_format)(result, sys.stdout, options)
+    _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
     threshold = Severity((fail_on.value if fail_on else None) or cfg.fail_on).rank
     failing = [f for f in result.findings if f.severity.rank >= threshold]
     if failing and not exit_zero:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _parse_outputs(values: list[str] | None) -> list[tuple[str, Path]]:
+    """``FORMAT:FILE`` pairs; the format is checked before anything is scanned."""
+    outputs: list[tuple[str, Path]] = []
+    for value in values or []:
+        name, sep, file = value.partition(":")
+        if not sep or not file or not name:
+            raise _fail(f"--output {value!r}: expected FORMAT:FILE, e.g. sarif:agentguard.sarif")
+        if name not in FORMAT_MODULES:
+            raise _fail(
+                f"--output {value!r}: unknown format {name!r}; choose one of "
+                f"{', '.join(FORMAT_MODULES)}"
+            )
+        outputs.append((name, Path(file)))
+    return outputs
+
+
+def _write_outputs(
+    result: ScanResult, outputs: list[tuple[str, Path]], *, statistics: bool, show_source: bool
+) -> None:
+    for name, file in outputs:
+        options = RenderOptions(color=False, statistics=statistics, show_source=show_source)
+        try:
+            if file.parent != Path(""):
+                file.parent.mkdir(parents=True, exist_ok=True)
+            with file.open("w", encoding="utf-8", newline="\n") as stream:
+                renderer(name)(result, stream, options)
+        except OSError as exc:
+            raise _fail(f"{file}: cannot write {name} output: {exc.strerror or exc}") from None
+
+
+def _apply_baseline(result: ScanResult, file: Path) -> None:
+    from agentguard.baseline import Baseline, BaselineError, compare
+
+    try:
+        accepted = Baseline.load(file)
+    except BaselineError as exc:
+        raise _fail(str(exc)) from None
+    outcome = compare(result.findings, accepted, file.as_posix())
+    result.findings = outcome.new
+    result.baseline = outcome
+    for entry in outcome.stale:
+        err.print(
+            f"[yellow]stale baseline entry[/] {escape(entry.describe())} "
+            f"[dim](no longer found; `agentguard baseline update {escape(str(file))}` drops it)[/]"
+        )
+
+
+baseline_app = typer.Typer(
+    help="Accept today's findings so that only new ones fail the build.", no_args_is_help=True
+)
+app.add_typer(baseline_app, name="baseline")
+
+
+def _scan_paths(paths: list[Path] | None, config: Path | None) -> ScanResult:
+    targets = paths or [Path(".")]
+    for target in targets:
+        if not target.exists():
+            raise _fail(f"{target}: no such file or folder")
+    try:
+        cfg = load_config(targets, config)
+        from agentguard.engine import scan
+
+        return scan(targets, cfg)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+
+
+@baseline_app.command("create")
+def baseline_create(
+    file: Annotated[Path, typer.Argument(help="The baseline file to write (JSON).")],
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
+    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing baseline.")] = False,
+) -> None:
+    """Write a baseline accepting every current finding."""
+    from agentguard.baseline import Baseline
+
+    if file.exists() and not force:
+        raise _fail(f"{file}: already exists; use `agentguard baseline update` or --force")
+    result = _scan_paths(paths, config)
+    accepted = Baseline.from_findings(result.findings)
+    try:
+        accepted.write(file)
+    except OSError as exc:
+        raise _fail(f"{file}: cannot write baseline: {exc.strerror or exc}") from None
+    typer.echo(
+        f"{file}: {len(result.findings)} findings accepted in {len(accepted.counts)} entries"
+    )
+
+
+@baseline_app.command("update")
+def baseline_update(
+    file: Annotated[Path, typer.Argument(help="The baseline file to rewrite.")],
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
+    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+) -> None:
+    """Rewrite a baseline from the current findings: stale entries go, new findings join."""
+    from agentguard.baseline import Baseline, BaselineError, compare
+
+    try:
+        previous = Baseline.load(file)
+    except BaselineError as exc:
+        raise _fail(str(exc)) from None
+    result = _scan_paths(paths, config)
+    outcome = compare(result.findings, previous)
+    accepted = Baseline.from_findings(result.findings)
+    try:
+        accepted.write(file)
+    except OSError as exc:
+        raise _fail(f"{file}: cannot write baseline: {exc.strerror or exc}") from None
+    dropped = sum(entry.unmatched for entry in outcome.stale)
+    typer.echo(
+        f"{file}: {len(result.findings)} findings accepted ({len(outcome.new)} added, "
+        f"{dropped} no longer found and dropped)"
+    )
 
 
 def _apply_fixes(
@@ -226,6 +362,47 @@ def fix_command(
         raise typer.Exit(EXIT_FINDINGS)
     if write and run.rolled_back:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+class ReportFormat(str, Enum):
+    markdown = "markdown"
+    html = "html"
+    json = "json"
+
+
+@app.command()
+def report(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
+    output_format: Annotated[
+        ReportFormat, typer.Option("--format", "-f", help="markdown|html|json.")
+    ] = ReportFormat.markdown,
+    output_file: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
+    ] = None,
+    link_base: Annotated[
+        str | None,
+        typer.Option(
+            help="Prefix for evidence links, e.g. https://github.com/OWNER/REPO/blob/SHA",
+        ),
+    ] = None,
+    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+) -> None:
+    """The checklist report: a verdict per question with evidence, and a table of tools."""
+    from agentguard.report import build_report, render_report
+
+    result = _scan_paths(paths, config)
+    document = build_report(result, link_base=link_base)
+    if output_file is None:
+        render_report(document, output_format.value, sys.stdout)
+        return
+    try:
+        if output_file.parent != Path(""):
+            output_file.parent.mkdir(parents=True, exist_ok=True)
+        with output_file.open("w", encoding="utf-8", newline="\n") as stream:
+            render_report(document, output_format.value, stream)
+    except OSError as exc:
+        raise _fail(f"{output_file}: cannot write the report: {exc.strerror or exc}") from None
+    err.print(f"wrote {escape(str(output_file))}")
 
 
 @app.command()

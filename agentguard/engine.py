@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentguard.baseline import BaselineOutcome
 from agentguard.catalog import Catalog, load_catalog
 from agentguard.checks.base import Rule, all_rules, selected
 from agentguard.config import Config
@@ -32,6 +33,8 @@ class ScanResult:
     files_scanned: int
     problems: list[ScanProblem]
     timings: dict[str, float] = field(default_factory=dict)
+    # Set by `check --baseline`: which findings were accepted, which entries went stale.
+    baseline: BaselineOutcome | None = None
 
     @property
     def tools(self) -> int:
