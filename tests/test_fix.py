@@ -418,7 +418,7 @@ def test_class_based_tool_gets_guarded_on_its_own_methods_only(tmp_path: Path) -
     assert "@guarded" not in text.split("async def _arun")[1]
     assert "@guarded" not in text.split("class CancelBooking")[0]
     remaining = {f.tool for f in signature_findings(project, run)}
-    assert "Cancel Booking" not in remaining and "BookingTool" in remaining
+    assert "Cancel Booking" not in remaining and "Book Hotel" in remaining
 
 
 def signature_findings(project: Path, run: object) -> list:  # type: ignore[type-arg]
