@@ -87,7 +87,7 @@ class ProjectModel:
         """Resolve self.x.y and module-level instances into a qualified callee name."""
         callee = call.callee.replace("()", "")
         parts = callee.split(".")
-        if parts[0] in SELF_NAMES and caller is not None and caller.class_name:
+        if len(parts) >= 2 and parts[0] in SELF_NAMES and caller is not None and caller.class_name:
             cls_qual = caller.class_name
             if len(parts) == 2:
                 method = self.find_method(cls_qual, parts[1])
@@ -172,10 +172,20 @@ class ProjectModel:
                 queue.extend(self.classes[base][0].bases)
             else:
                 # a base written as a bare name imported from a sibling module
-                for qual, (other, _) in self.classes.items():
+                for qual in self._classes_by_last_name().get(base.rsplit(".", 1)[-1], ()):
                     if qual.endswith("." + base) and qual not in seen:
-                        queue.extend(other.bases)
+                        queue.extend(self.classes[qual][0].bases)
         return result
+
+    def _classes_by_last_name(self) -> dict[str, list[str]]:
+        # An index instead of a scan of every class per base: class_bases runs per class.
+        index: dict[str, list[str]] | None = getattr(self, "_class_index", None)
+        if index is None:
+            index = {}
+            for qual in self.classes:
+                index.setdefault(qual.rsplit(".", 1)[-1], []).append(qual)
+            self._class_index = index
+        return index
 
     def effects_of(self, qualname: str) -> list[Effect]:
         return self._summaries.get(qualname, [])

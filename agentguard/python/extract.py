@@ -85,6 +85,31 @@ def _suppressions(source: bytes) -> Iterator[Suppression]:
         )
 
 
+# Leaf node kinds that carry no facts: skipping them keeps every walk's order otherwise the
+# same as ``ast.walk`` (they never have children) while visiting about a third fewer nodes.
+_LEAF_KINDS = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+
+
+def _walk(node: ast.AST) -> list[ast.AST]:
+    """``ast.walk`` order (breadth first), without the fact-free leaf kinds; a list, not a
+    generator, because a list is cheaper for the short walks this module does."""
+    result = [node]
+    index = 0
+    while index < len(result):
+        current = result[index]
+        index += 1
+        for name in current._fields:
+            child = getattr(current, name, None)
+            if isinstance(child, ast.AST):
+                if not isinstance(child, _LEAF_KINDS):
+                    result.append(child)
+            elif isinstance(child, list):
+                for item in child:
+                    if isinstance(item, ast.AST) and not isinstance(item, _LEAF_KINDS):
+                        result.append(item)
+    return result
+
+
 def span_of(node: ast.AST) -> Span:
     line = getattr(node, "lineno", 1)
     col = getattr(node, "col_offset", 0)
@@ -123,6 +148,43 @@ class _Extractor(ast.NodeVisitor):
         self._pending_assign: str | None = None
         self._pending_with: str | None = None
         self._awaited: set[int] = set()
+        # One flag per loop being visited: set when a ``break`` is found anywhere under it.
+        self._loop_breaks: list[list[bool]] = []
+
+    # ------------------------------------------------------------------ traversal
+    # ``ast.NodeVisitor`` looks each method up by name per node and walks every field
+    # through generators; a per-class dispatch table and a direct field loop do the same
+    # traversal in well under half the time.
+    _dispatch: dict[type, str | None] = {}
+
+    def visit(self, node: ast.AST) -> None:
+        kind = type(node)
+        try:
+            method = self._dispatch[kind]
+        except KeyError:
+            name = "visit_" + kind.__name__
+            own = getattr(type(self), name, None)
+            # NodeVisitor's own visit_Constant only forwards to deprecated hooks.
+            defined = own is not None and own is not getattr(ast.NodeVisitor, name, None)
+            method = self._dispatch[kind] = name if defined else None
+        if method is None:
+            self.generic_visit(node)
+        else:
+            getattr(self, method)(node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for name in node._fields:
+            child = getattr(node, name, None)
+            if isinstance(child, list):
+                for item in child:
+                    if isinstance(item, ast.AST) and not isinstance(item, _LEAF_KINDS):
+                        self.visit(item)
+            elif isinstance(child, ast.AST) and not isinstance(child, _LEAF_KINDS):
+                self.visit(child)
+
+    def visit_Break(self, node: ast.Break) -> None:
+        for flag in self._loop_breaks:
+            flag[0] = True
 
     # ------------------------------------------------------------------ helpers
     def text(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
@@ -183,7 +245,7 @@ class _Extractor(ast.NodeVisitor):
         names: list[str] = []
         calls: list[str] = []
         attrs: list[str] = []
-        for sub in ast.walk(node):
+        for sub in [node] if isinstance(node, ast.Name) else _walk(node):
             if isinstance(sub, ast.Name):
                 names.append(sub.id)
             elif isinstance(sub, ast.Call):
@@ -490,24 +552,22 @@ class _Extractor(ast.NodeVisitor):
         else:
             retry_shape = True
             self.visit(node.test)
-        breaks = any(isinstance(n, ast.Break) for n in ast.walk(node))
+        loop = Loop(loop_id=loop_id, kind=kind, span=span_of(node), is_retry_shape=retry_shape)
         fn = self.scope.function
         if fn is not None:
-            fn.loops.append(
-                Loop(
-                    loop_id=loop_id,
-                    kind=kind,
-                    span=span_of(node),
-                    is_retry_shape=retry_shape,
-                    breaks=breaks,
-                )
-            )
+            fn.loops.append(loop)
+        # Every statement is visited, so a flag raised by visit_Break while this loop's
+        # body and else-branch are visited sees every ``break`` under the loop.
+        breaks = [False]
+        self._loop_breaks.append(breaks)
         self.scope.loops.append(loop_id)
         for stmt in node.body:
             self.visit(stmt)
         self.scope.loops.pop()
         for stmt in node.orelse:
             self.visit(stmt)
+        self._loop_breaks.pop()
+        loop.breaks = breaks[0]
 
     def visit_For(self, node: ast.For) -> None:
         self._loop(node, "for")
@@ -559,7 +619,7 @@ class _Extractor(ast.NodeVisitor):
             span=span_of(handler),
             name=handler.name,
         )
-        for sub in ast.walk(handler):
+        for sub in _walk(handler):
             if isinstance(sub, ast.Raise):
                 if sub.exc is None or (
                     isinstance(sub.exc, ast.Name) and sub.exc.id == handler.name
