@@ -149,13 +149,21 @@ class ProjectModel:
         if local in self.functions:
             return local
         # from pkg import mod; mod.fn  or  package re-exports
-        tail = qualname.rsplit(".", 1)[-1]
-        candidates = self.by_name.get(tail, [])
-        module_prefix = qualname.rsplit(".", 1)[0] if "." in qualname else ""
-        for candidate in candidates:
-            if module_prefix and candidate.startswith(module_prefix + "."):
-                return candidate
-        return None
+        if "." not in qualname:
+            return None
+        # Memoised: common names (get, run) have thousands of candidates, and the same
+        # dotted callee is looked up from every call site.
+        memo: dict[str, str | None] | None = getattr(self, "_by_prefix_memo", None)
+        if memo is None:
+            memo = {}
+            self._by_prefix_memo = memo
+        if qualname not in memo:
+            module_prefix, tail = qualname.rsplit(".", 1)
+            memo[qualname] = next(
+                (c for c in self.by_name.get(tail, []) if c.startswith(module_prefix + ".")),
+                None,
+            )
+        return memo[qualname]
 
     def class_bases(self, cls: ClassDef) -> list[str]:
         """All base names, following project classes transitively."""
