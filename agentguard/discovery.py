@@ -50,8 +50,8 @@ class _Ignores:
                 return
             self.gitignores[folder] = pathspec.GitIgnoreSpec.from_lines(lines)
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
-        rel = relative(path, self.root)
+    def ignored(self, path: Path, is_dir: bool, rel: str | None = None) -> bool:
+        rel = relative(path, self.root) if rel is None else rel
         probe = rel + "/" if is_dir else rel
         if self.exclude.match_file(probe) or self.exclude.match_file(
             path.name + ("/" if is_dir else "")
@@ -72,13 +72,22 @@ def discover(paths: list[Path], config: Config) -> FileSet:
     ignores = _Ignores(config)
     ignores.load_gitignore(config.root.resolve())
     seen: set[Path] = set()
+    root_real = config.root.resolve()
 
-    def add_file(path: Path, explicit: bool) -> None:
-        real = path.resolve()
+    def relative_real(path: Path) -> str:
+        # For a path known to be resolved already (under the resolved walk root, not a
+        # symlink): resolving it again costs a system call per path component.
+        try:
+            return path.relative_to(root_real).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def add_file(path: Path, explicit: bool, resolved: bool = False) -> None:
+        real = path if resolved else path.resolve()
         if real in seen:
             return
         seen.add(real)
-        rel = relative(path, config.root)
+        rel = relative_real(path) if resolved else relative(path, config.root)
         if path.suffix in PYTHON_SUFFIXES:
             result.python.append((path, rel))
         elif path.suffix in SCHEMA_SUFFIXES:
@@ -102,7 +111,7 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             kept = []
             for name in sorted(dirs):
                 sub = base / name
-                if sub.is_symlink() or ignores.ignored(sub, True):
+                if sub.is_symlink() or ignores.ignored(sub, True, relative_real(sub)):
                     continue
                 kept.append(name)
             dirs[:] = kept
@@ -110,7 +119,8 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                 path = base / name
                 if not name.endswith(PYTHON_SUFFIXES + SCHEMA_SUFFIXES):
                     continue
-                if path.is_symlink():
+                linked = path.is_symlink()
+                if linked:
                     try:
                         path.resolve(strict=True)
                     except (OSError, RuntimeError):
@@ -120,9 +130,9 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                             )
                         )
                         continue
-                if ignores.ignored(path, False):
+                if ignores.ignored(path, False, None if linked else relative_real(path)):
                     continue
-                add_file(path, explicit=False)
+                add_file(path, explicit=False, resolved=not linked)
     result.python.sort(key=lambda p: p[1])
     result.schemas.sort(key=lambda p: p[1])
     return result
