@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 from collections.abc import Iterator
 
@@ -150,6 +151,8 @@ class _Extractor(ast.NodeVisitor):
         self._awaited: set[int] = set()
         # One flag per loop being visited: set when a ``break`` is found anywhere under it.
         self._loop_breaks: list[list[bool]] = []
+        self._spans: dict[Span, Span] = {}
+        self._texts: dict[str, str] = {}
 
     # ------------------------------------------------------------------ traversal
     # ``ast.NodeVisitor`` looks each method up by name per node and walks every field
@@ -196,7 +199,15 @@ class _Extractor(ast.NodeVisitor):
         raw = self.source[start:end]
         if len(raw) > limit:
             raw = raw[:limit] + b"..."
-        return raw.decode("utf-8", "replace")
+        text = raw.decode("utf-8", "replace")
+        # A node's text is asked for at every nesting level it is a value in: keep one copy.
+        return self._texts.setdefault(text, text)
+
+    def span(self, node: ast.AST) -> Span:
+        """The node's span; equal spans are one shared (frozen) object, which keeps the
+        facts smaller in memory and in the cache (pickle stores a repeated object once)."""
+        made = span_of(node)
+        return self._spans.setdefault(made, made)
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -217,7 +228,9 @@ class _Extractor(ast.NodeVisitor):
                     inner = self.resolve(node.value.func)
                     return f"{inner}().{node.attr}" if inner else None
                 return None
-            return f"{base}.{node.attr}"
+            # Interned: the same dotted name recurs at every call site, and one shared
+            # string is stored once in memory and once per cache entry.
+            return sys.intern(f"{base}.{node.attr}")
         return None
 
     def resolve_name(self, name: str) -> str:
@@ -227,14 +240,14 @@ class _Extractor(ast.NodeVisitor):
         if name in self.facts.imports:
             return self.facts.imports[name]
         if name in self.top_level:
-            return f"{self.module}.{name}"
+            return sys.intern(f"{self.module}.{name}")
         return name
 
     def value(self, node: ast.AST | None) -> Value:
         if node is None:
             return Value(kind="const", text="None")
         text = self.text(node)
-        span = span_of(node)
+        span = self.span(node)
         if isinstance(node, ast.Constant):
             const = node.value
             if isinstance(const, bytes):
@@ -326,13 +339,13 @@ class _Extractor(ast.NodeVisitor):
                 called=True,
                 args=[self.value(a) for a in node.args],
                 kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
-                span=span_of(node),
+                span=self.span(node),
             )
         return Decorator(
             qualname=self.resolve(node) or self.text(node),
             text=self.text(node),
             called=False,
-            span=span_of(node),
+            span=self.span(node),
         )
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -341,7 +354,7 @@ class _Extractor(ast.NodeVisitor):
         for dec in node.decorator_list:
             self._visit_decorator_calls(dec)
         first_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
-        span = span_of(node)
+        span = self.span(node)
         name_col = node.col_offset + (6 if isinstance(node, ast.AsyncFunctionDef) else 0) + 5
         args = node.args
         params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
@@ -413,7 +426,7 @@ class _Extractor(ast.NodeVisitor):
             qualname=qualname,
             name=node.name,
             module=self.module,
-            span=span_of(node),
+            span=self.span(node),
             name_span=Span(
                 node.lineno, node.col_offset + 7, node.lineno, node.col_offset + 7 + len(node.name)
             ),
@@ -474,7 +487,7 @@ class _Extractor(ast.NodeVisitor):
             Assignment(
                 target=name,
                 value=val,
-                span=span_of(node),
+                span=self.span(node),
                 function=scope.function.qualname if scope.function else None,
                 order=scope.order,
             )
@@ -531,7 +544,7 @@ class _Extractor(ast.NodeVisitor):
                 if isinstance(side, ast.Constant) and isinstance(side.value, str):
                     fn = self.scope.function
                     self.facts.comparisons.append(
-                        (fn.qualname if fn else None, side.value, span_of(node))
+                        (fn.qualname if fn else None, side.value, self.span(node))
                     )
 
     def visit_Dict(self, node: ast.Dict) -> None:
@@ -552,7 +565,7 @@ class _Extractor(ast.NodeVisitor):
         else:
             retry_shape = True
             self.visit(node.test)
-        loop = Loop(loop_id=loop_id, kind=kind, span=span_of(node), is_retry_shape=retry_shape)
+        loop = Loop(loop_id=loop_id, kind=kind, span=self.span(node), is_retry_shape=retry_shape)
         fn = self.scope.function
         if fn is not None:
             fn.loops.append(loop)
@@ -592,7 +605,7 @@ class _Extractor(ast.NodeVisitor):
             fn.tries.append(
                 TryBlock(
                     try_id=try_id,
-                    span=span_of(node),
+                    span=self.span(node),
                     loop_ids=list(scope.loops),
                     body_order=(start, end),
                 )
@@ -616,7 +629,7 @@ class _Extractor(ast.NodeVisitor):
         record = Handler(
             try_id=try_id,
             caught=self._caught(handler.type),
-            span=span_of(handler),
+            span=self.span(handler),
             name=handler.name,
         )
         for sub in _walk(handler):
@@ -674,7 +687,7 @@ class _Extractor(ast.NodeVisitor):
             text=text,
             method=method,
             receiver=receiver,
-            span=span_of(node),
+            span=self.span(node),
             args=[self.value(a) for a in node.args[:8]],
             kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
             star_kwargs=any(k.arg is None for k in node.keywords),
