@@ -153,6 +153,7 @@ class _Extractor(ast.NodeVisitor):
         self._loop_breaks: list[list[bool]] = []
         self._spans: dict[Span, Span] = {}
         self._texts: dict[str, str] = {}
+        self._values: dict[int, Value] = {}
 
     # ------------------------------------------------------------------ traversal
     # ``ast.NodeVisitor`` looks each method up by name per node and walks every field
@@ -170,6 +171,8 @@ class _Extractor(ast.NodeVisitor):
             # NodeVisitor's own visit_Constant only forwards to deprecated hooks.
             defined = own is not None and own is not getattr(ast.NodeVisitor, name, None)
             method = self._dispatch[kind] = name if defined else None
+        if isinstance(node, ast.stmt) and self._values:
+            self._values.clear()
         if method is None:
             self.generic_visit(node)
         else:
@@ -244,8 +247,23 @@ class _Extractor(ast.NodeVisitor):
         return name
 
     def value(self, node: ast.AST | None) -> Value:
+        """The node's Value; memoised, because a nested call's arguments are asked for at
+        every level (the outer call's arguments, then the inner call's own), which made
+        value construction quadratic in nesting depth. The memo is dropped at every
+        statement and whenever a name's type changes, the only times a Value could differ.
+        """
         if node is None:
             return Value(kind="const", text="None")
+        key = id(node)
+        known = self._values.get(key)
+        if known is None:
+            known = self._values[key] = self._value(node)
+        return known
+
+    def _forget_values(self) -> None:
+        self._values.clear()
+
+    def _value(self, node: ast.AST) -> Value:
         text = self.text(node)
         span = self.span(node)
         if isinstance(node, ast.Constant):
@@ -391,11 +409,13 @@ class _Extractor(ast.NodeVisitor):
             if default is not None:
                 self.visit(default)
         self.scopes.append(scope)
+        self._forget_values()
         self.containers.append(("def", qualname))
         for stmt in node.body:
             self.visit(stmt)
         self.containers.pop()
         self.scopes.pop()
+        self._forget_values()
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -455,9 +475,11 @@ class _Extractor(ast.NodeVisitor):
         class_scope = _Scope(self.scope.function)
         class_scope.order = self.scope.order
         self.scopes.append(class_scope)
+        self._forget_values()
         for stmt in node.body:
             self.visit(stmt)
         self.scopes.pop()
+        self._forget_values()
         self.containers.pop()
         self.class_stack.pop()
 
@@ -502,9 +524,11 @@ class _Extractor(ast.NodeVisitor):
                     self.class_stack[-1].self_types.setdefault(name[5:], typed)
                 elif not name.startswith("self."):
                     scope.types[name] = typed
+                    self._forget_values()
         elif val.kind in {"name", "attr"} and val.qualname and not name.startswith("self."):
             if val.qualname in scope.types.values() or "." in val.qualname:
                 scope.types.setdefault(name, val.qualname)
+                self._forget_values()
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
@@ -520,6 +544,7 @@ class _Extractor(ast.NodeVisitor):
         annotated = self._annotation_type(node.annotation)
         if annotated and isinstance(node.target, ast.Name):
             self.scope.types.setdefault(node.target.id, annotated)
+            self._forget_values()
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
@@ -654,6 +679,7 @@ class _Extractor(ast.NodeVisitor):
             fn.handlers.append(record)
         if handler.name:
             self.scope.types.pop(handler.name, None)
+            self._forget_values()
         for stmt in handler.body:
             self.visit(stmt)
 
@@ -664,6 +690,7 @@ class _Extractor(ast.NodeVisitor):
                 callee = self.resolve(item.context_expr.func)
                 if callee and callee.rsplit(".", 1)[-1][:1].isupper():
                     self.scope.types[item.optional_vars.id] = callee
+                    self._forget_values()
                 self._record_assignment(item.optional_vars, item.context_expr, node)
         for stmt in node.body:
             self.visit(stmt)
