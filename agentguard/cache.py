@@ -1,6 +1,7 @@
 """Per-file fact cache, keyed on content, so a warm run after a fresh clone still hits.
 
-An entry holds the pickled :class:`ModuleFacts` of one file (facts, never findings: the
+An entry holds the pickled :class:`ModuleFacts` of one file, or the parse error its bytes
+give (facts, never findings: the
 project model links files to each other, so findings are always recomputed). Its key is
 the sha256 of the file's relative path and bytes; the folder it lives in is named after
 everything else the facts depend on: agentguard's version, the Python version (its ``ast``),
@@ -24,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from agentguard import __version__
+from agentguard.diagnostics import ScanProblem
 from agentguard.python.facts import ModuleFacts
 
 CACHE_DIR_NAME = ".agentguard_cache"
@@ -70,8 +72,8 @@ class FactCache:
     def _entry(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key[2:]}.pickle"
 
-    def load(self, key: str) -> ModuleFacts | None:
-        """Cached facts, or None on a miss or an entry that cannot be read back."""
+    def load(self, key: str) -> ModuleFacts | ScanProblem | None:
+        """Cached facts (or parse error), or None on a miss or an unreadable entry."""
         try:
             blob = self._entry(key).read_bytes()
         except OSError:
@@ -112,7 +114,7 @@ class FactCache:
         self._ready = True
 
 
-def encode(facts: ModuleFacts) -> bytes:
+def encode(facts: ModuleFacts | ScanProblem) -> bytes:
     return pickle.dumps(facts, protocol=PICKLE_PROTOCOL)
 
 
@@ -137,7 +139,7 @@ class _FactsUnpickler(pickle.Unpickler):
                 "Value",
             )
         }
-        | {("agentguard.diagnostics", "Span")}
+        | {("agentguard.diagnostics", "Span"), ("agentguard.diagnostics", "ScanProblem")}
     )
 
     def find_class(self, module: str, name: str) -> type:
@@ -147,13 +149,13 @@ class _FactsUnpickler(pickle.Unpickler):
         return found
 
 
-def decode(blob: bytes) -> ModuleFacts | None:
-    """Facts from an entry; None for anything that is not a readable facts pickle."""
+def decode(blob: bytes) -> ModuleFacts | ScanProblem | None:
+    """Facts (or the file's parse error) from an entry; None for anything else."""
     try:
         facts = _FactsUnpickler(io.BytesIO(blob)).load()
     except Exception:  # a truncated or foreign file raises anything from EOFError up
         return None
-    return facts if isinstance(facts, ModuleFacts) else None
+    return facts if isinstance(facts, (ModuleFacts, ScanProblem)) else None
 
 
 def default_cache_dir(root: Path) -> Path:

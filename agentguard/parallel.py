@@ -72,11 +72,10 @@ def source_facts(data: bytes, rel: str) -> ModuleFacts | ScanProblem:
         return ScanProblem(rel, "too deeply nested to parse", "parse-error")
 
 
-def _work(item: tuple[bytes, str]) -> bytes | ScanProblem:
-    """In a worker: pickled facts for one file, or its problem."""
+def _work(item: tuple[bytes, str]) -> bytes:
+    """In a worker: the pickled facts of one file, or of its parse error."""
     data, rel = item
-    result = source_facts(data, rel)
-    return result if isinstance(result, ScanProblem) else encode(result)
+    return encode(source_facts(data, rel))
 
 
 def _worker_start() -> None:
@@ -126,7 +125,11 @@ def extract_all(
     cache: FactCache | None = None,
     progress: Progress | None = None,
 ) -> tuple[list[ModuleFacts | ScanProblem], ExtractStats]:
-    """Facts (or a problem) for every file, in the order given."""
+    """Facts (or a problem) for every file, in the order given.
+
+    Parse errors are cached like facts (both follow from the bytes alone); read errors
+    (permissions, size) are not.
+    """
     stats = ExtractStats(files=len(files), jobs=max(1, jobs))
     results: list[ModuleFacts | ScanProblem | None] = [None] * len(files)
     pending: list[tuple[int, bytes, str, str]] = []  # index, bytes, rel, cache key
@@ -152,14 +155,12 @@ def extract_all(
             stats.jobs = 1
             for index, data, rel, key in pending:
                 result = source_facts(data, rel)
-                if cache is not None and isinstance(result, ModuleFacts):
+                if cache is not None:
                     cache.store(key, encode(result))
                 results[index] = result
                 if progress is not None:
                     progress(1)
-    final = [r for r in results if r is not None]
-    assert len(final) == len(files)
-    return final, stats
+    return [r for r in results if r is not None], stats
 
 
 def _extract_in_pool(
@@ -178,11 +179,8 @@ def _extract_in_pool(
         outputs = pool.imap(_work, ((pending[i][1], pending[i][2]) for i in order), chunksize)
         for position, output in zip(order, outputs, strict=True):
             index, _, _, key = pending[position]
-            if isinstance(output, ScanProblem):
-                results[index] = output
-            else:
-                if cache is not None:
-                    cache.store(key, output)
-                results[index] = pickle.loads(output)
+            if cache is not None:
+                cache.store(key, output)
+            results[index] = pickle.loads(output)
             if progress is not None:
                 progress(1)

@@ -169,3 +169,13 @@ def test_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["clean", str(tmp_path), "--cache-dir", str(precious)])
     assert result.exit_code == 2
     assert precious.exists()
+
+
+def test_a_parse_error_is_cached_and_still_reported(project: Path, tmp_path: Path) -> None:
+    (project / "broken.py").write_text("def oops(:\n    pass\n", encoding="utf-8")
+    cache_dir = tmp_path / "cache"
+    cold, _ = cached_scan(project, cache_dir)
+    warm, stats = cached_scan(project, cache_dir)
+    assert stats.parsed == 0
+    assert [p.path for p in warm.problems] == [p.path for p in cold.problems] == ["broken.py"]
+    assert finding_lines(warm) == finding_lines(cold)
