@@ -154,7 +154,7 @@ PROGRESS_MIN_FILES = 500
 
 
 @contextmanager
-def _progress_bar(enabled: bool) -> Iterator[Callable[[int], None] | None]:
+def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A rich progress bar on stderr for long scans in a terminal; nothing otherwise."""
     if not enabled:
         yield None
@@ -173,14 +173,14 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[int], None] | None]:
     counted = 0
     started = False
 
-    def advance(count: int) -> None:
+    def advance(count: int, total: int) -> None:
         nonlocal counted, started
         counted += count
-        if not started and counted >= PROGRESS_MIN_FILES:
+        if not started and total >= PROGRESS_MIN_FILES:
             started = True
             bar.start()
             bar.update(task, visible=True)
-        bar.update(task, completed=counted)
+        bar.update(task, completed=counted, total=total)
 
     try:
         yield advance

@@ -25,7 +25,8 @@ from agentguard.python.facts import ModuleFacts
 # Below this many files to parse, starting worker processes costs more than it saves.
 MIN_FILES_FOR_POOL = 24
 
-Progress = Callable[[int], None]
+# Called with (files just finished, files in all) as extraction goes.
+Progress = Callable[[int, int], None]
 
 
 def default_jobs() -> int:
@@ -146,20 +147,21 @@ def extract_all(
                 stats.cache_hits += 1
             else:
                 pending.append((index, data, rel, key))
-        if progress is not None:
-            progress(len(files) - len(pending))
         stats.parsed = len(pending)
+        done = len(files) - len(pending)
         if stats.jobs > 1 and len(pending) >= MIN_FILES_FOR_POOL:
-            _extract_in_pool(pending, results, stats.jobs, cache, progress)
+            _extract_in_pool(pending, results, stats.jobs, cache, progress, done)
         else:
             stats.jobs = 1
+            if progress is not None:
+                progress(done, len(results))
             for index, data, rel, key in pending:
                 result = source_facts(data, rel)
                 if cache is not None:
                     cache.store(key, encode(result))
                 results[index] = result
                 if progress is not None:
-                    progress(1)
+                    progress(1, len(results))
     return [r for r in results if r is not None], stats
 
 
@@ -169,6 +171,7 @@ def _extract_in_pool(
     jobs: int,
     cache: FactCache | None,
     progress: Progress | None,
+    done: int,
 ) -> None:
     # Large files first, so that no worker is left with one big file at the end; the
     # results still land at their own index, so the order never depends on scheduling.
@@ -176,6 +179,10 @@ def _extract_in_pool(
     chunksize = max(1, min(16, len(pending) // (jobs * 16)))
     context = _pool_context()
     with context.Pool(jobs, initializer=_worker_start) as pool:
+        # Only now may the progress bar start its drawing thread: forking a process
+        # while another thread holds a lock can leave that lock held in the child.
+        if progress is not None:
+            progress(done, len(results))
         outputs = pool.imap(_work, ((pending[i][1], pending[i][2]) for i in order), chunksize)
         for position, output in zip(order, outputs, strict=True):
             index, _, _, key = pending[position]
@@ -183,4 +190,4 @@ def _extract_in_pool(
                 cache.store(key, output)
             results[index] = pickle.loads(output)
             if progress is not None:
-                progress(1)
+                progress(1, len(results))
