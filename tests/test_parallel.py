@@ -70,3 +70,29 @@ def test_a_pool_is_not_started_for_a_handful_of_files(
     options = FactOptions(jobs=2)
     scan([FIXTURES / "shop-agent"], load_config([FIXTURES / "shop-agent"]), facts=options)
     assert options.stats is not None and options.stats.jobs == 1
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_counts_every_file_once(jobs: int) -> None:
+    project = FIXTURES / "shop-agent"
+    seen: list[tuple[int, int]] = []
+    options = FactOptions(jobs=jobs, progress=lambda done, total: seen.append((done, total)))
+    result = scan([project], load_config([project]), facts=options)
+    files = len(result.project.modules) + len(
+        [p for p in result.problems if p.kind == "parse-error"]
+    )
+    assert sum(done for done, _ in seen) == files
+    assert {total for _, total in seen} == {files}
+
+
+def test_profile_prints_each_phase_and_rule() -> None:
+    from typer.testing import CliRunner
+
+    from agentguard.cli import app
+
+    result = CliRunner().invoke(
+        app, ["check", str(FIXTURES / "shop-agent"), "--no-cache", "--profile", "--exit-zero"]
+    )
+    assert result.exit_code == 0, result.output
+    for phase in ("discovery", "facts", "project", "rule AG201", "total"):
+        assert phase in result.output
