@@ -9,11 +9,14 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
+import jsonschema
 import yaml
+
+from agentguard.config import ConfigError
 
 T = TypeVar("T")
 
@@ -97,6 +100,7 @@ class Sink:
     confidence: str = "high"
     receiver_hint: str | None = None
     pattern: str = ""
+    user: bool = False  # declared in the user's config: wins over following project code
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,7 @@ class RetryConstruct:
     scope_kwarg: str | None = None
     requires_kwarg: str | None = None
     what: str = ""
+    node: ArgRef | None = None  # node_retry: where the retried node sits in the call
 
 
 class Catalog:
@@ -126,6 +131,7 @@ class Catalog:
             self._load_framework(framework, spec or {})
         effects = data.get("effects") or {}
         self.sinks: Matcher[Sink] = Matcher()
+        self.user_sinks: Matcher[Sink] = Matcher()
         for raw in effects.get("sinks") or []:
             patterns = _as_list(raw["match"])
             sink = Sink(
@@ -138,8 +144,11 @@ class Catalog:
                 confidence=raw.get("confidence", "high"),
                 receiver_hint=raw.get("receiver_hint"),
                 pattern=patterns[0],
+                user=bool(raw.get(USER_MARK)),
             )
             self.sinks.add(patterns, sink)
+            if sink.user:
+                self.user_sinks.add(patterns, sink)
         self.reads: Matcher[bool] = Matcher()
         self.reads.add(_as_list(effects.get("reads")), True)
         verbs = effects.get("verbs") or {}
@@ -150,10 +159,10 @@ class Catalog:
         self.client_receiver = re.compile(effects.get("client_receiver_pattern") or "$^")
         retries = data.get("retries") or {}
         self.retries: Matcher[RetryConstruct] = Matcher()
-        for kind in ("decorators", "wrappers", "http_retry", "global"):
+        for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):
             for raw in retries.get(kind) or []:
                 construct = RetryConstruct(
-                    kind=kind.rstrip("s") if kind != "http_retry" else kind,
+                    kind=kind.rstrip("s") if kind in {"decorators", "wrappers"} else kind,
                     library=raw.get("library", ""),
                     on=ArgRef.parse(raw.get("exceptions")),
                     default_catches_all=bool(raw.get("default_catches_all")),
@@ -162,10 +171,12 @@ class Catalog:
                     scope_kwarg=raw.get("scope_kwarg"),
                     requires_kwarg=raw.get("requires_kwarg"),
                     what=raw.get("what", ""),
+                    node=ArgRef.parse(raw.get("node")),
                 )
                 self.retries.add(_as_list(raw["match"]), construct)
         self.transient_exceptions = set(_as_list(retries.get("transient_exceptions")))
         self.catch_all_exceptions = set(_as_list(retries.get("catch_all_exceptions")))
+        self.policy_default_catches = list(_as_list(retries.get("policy_default_catches")))
         self.ledger_functions: Matcher[bool] = Matcher()
         self.ledger_functions.add(_as_list(data.get("ledger_functions")), True)
 
@@ -214,15 +225,52 @@ class Catalog:
 
 
 CATALOG_FILES = ("frameworks", "effects", "retries")
+USER_MARK = "_user"  # set on entries merged from the user's config (never in YAML files)
+_PACKAGE = Path(__file__).resolve().parent
+
+
+class CatalogError(ConfigError):
+    """A catalogue (built-in YAML or the user's extension) that breaks its schema."""
+
+
+@cache
+def catalog_schema(name: str) -> dict[str, Any]:
+    text = (_PACKAGE / "data" / f"{name}.schema.json").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def schema_problems(name: str, document: Any) -> list[tuple[str, str]]:
+    """(dotted key, message) for each place ``document`` breaks the ``name`` schema."""
+    validator = jsonschema.Draft202012Validator(
+        catalog_schema(name), format_checker=jsonschema.FormatChecker()
+    )
+    problems = []
+    for error in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path)):
+        key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        message = error.message.replace("Additional properties are not allowed", "unknown key")
+        problems.append((key, message))
+    return problems
+
+
+@cache
+def _builtin_file(name: str) -> dict[str, Any]:
+    path = _PACKAGE / "rules" / f"{name}.yaml"
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise CatalogError(f"{path}: cannot load the built-in catalogue: {exc}") from exc
+    problems = schema_problems(name, loaded)
+    if problems:
+        key, message = problems[0]
+        raise CatalogError(f"{path}: invalid catalogue at `{key}`: {message}")
+    return cast(dict[str, Any], loaded)
 
 
 def builtin_data() -> dict[str, Any]:
     data: dict[str, Any] = {}
-    package = Path(__file__).resolve().parent / "rules"
     for name in CATALOG_FILES:
-        text = (package / f"{name}.yaml").read_text(encoding="utf-8")
-        # libyaml's loader when present: the pure-Python one costs ~0.1 s on every run.
-        loaded = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+        loaded = json.loads(json.dumps(_builtin_file(name)))
         if name == "frameworks":
             data["frameworks"] = loaded.get("frameworks") or {}
         else:
@@ -233,6 +281,37 @@ def builtin_data() -> dict[str, Any]:
         "agentguard.runtime.Runtime.ledger.*",
     ]
     return data
+
+
+def validate_extensions(extensions: Mapping[str, Any], source: Path | str | None) -> None:
+    """Check the user's catalogue extensions against the catalogue schemas; a problem is a
+    configuration error naming the config file and the key (``effects.sinks.0.effect``)."""
+    where = str(source) if source is not None else "configuration"
+    documents = {
+        "frameworks": {"frameworks": extensions["frameworks"]}
+        if "frameworks" in extensions
+        else None,
+        "effects": extensions.get("effects"),
+        "retries": extensions.get("retries"),
+    }
+    for name, document in documents.items():
+        if document is None:
+            continue
+        if not isinstance(document, Mapping):
+            raise CatalogError(f"{where}: invalid configuration at `{name}`: must be a table")
+        problems = schema_problems(name, document)
+        if problems:
+            key, message = problems[0]
+            if name != "frameworks":
+                key = f"{name}.{key}" if key != "(top level)" else name
+            raise CatalogError(f"{where}: invalid configuration at `{key}`: {message}")
+    ledger = extensions.get("ledger_functions")
+    if ledger is not None and not (
+        isinstance(ledger, list) and all(isinstance(x, str) and x for x in ledger)
+    ):
+        raise CatalogError(
+            f"{where}: invalid configuration at `ledger-functions`: must be a list of names"
+        )
 
 
 def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dict[str, Any]:
@@ -249,8 +328,18 @@ def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dic
         for key, value in (extensions.get(section) or {}).items():
             existing = merged[section].get(key)
             if isinstance(value, list):
+                if key == "sinks":
+                    value = [{**entry, USER_MARK: True} for entry in value]
                 # User entries come first, so they win over built-in globs.
                 merged[section][key] = value + list(existing or [])
+            elif isinstance(value, dict) and isinstance(existing, dict):
+                # verbs: the user's words join the built-in ones
+                combined = dict(existing)
+                for k, v in value.items():
+                    combined[k] = (
+                        list(v) + list(existing.get(k) or []) if isinstance(v, list) else v
+                    )
+                merged[section][key] = combined
             else:
                 merged[section][key] = value
     merged["ledger_functions"] = list(merged.get("ledger_functions") or []) + list(
@@ -259,8 +348,11 @@ def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dic
     return merged
 
 
-def load_catalog(extensions: Mapping[str, Any] | None = None) -> Catalog:
+def load_catalog(
+    extensions: Mapping[str, Any] | None = None, source: Path | str | None = None
+) -> Catalog:
     data = builtin_data()
     if extensions:
+        validate_extensions(extensions, source)
         data = merge_extensions(data, extensions)
     return Catalog(data)

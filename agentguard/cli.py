@@ -12,17 +12,19 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 
 from agentguard import __version__
 from agentguard.cache import clean as remove_cache
 from agentguard.cache import default_cache_dir
 from agentguard.checks.base import QUESTIONS, all_rules, rule_by_code
-from agentguard.config import ConfigError, load_config
+from agentguard.config import Config, ConfigError, load_config
 from agentguard.diagnostics import Severity
 from agentguard.output import FORMAT_MODULES, RenderOptions, renderer
 
 if TYPE_CHECKING:
-    from agentguard.engine import FactOptions
+    from agentguard.engine import FactOptions, ScanResult
+    from agentguard.fixes.apply import FixRun
 
 app = typer.Typer(
     name="agentguard",
@@ -31,7 +33,16 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _mount_ledger_commands() -> None:
+    from agentguard.ledger_cli import ledger_app
+
+    app.add_typer(ledger_app, name="ledger", help="Inspect and resolve the runtime ledger.")
+
+
+_mount_ledger_commands()
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -104,10 +115,30 @@ def check(
     profile: Annotated[
         bool, typer.Option("--profile", help="Print the time of each phase and rule to stderr.")
     ] = False,
+    output: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FORMAT:FILE",
+            help="Also write FORMAT to FILE (repeatable), e.g. -o sarif:agentguard.sarif.",
+        ),
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(help="Report only findings this baseline file does not already accept."),
+    ] = None,
+    fix: Annotated[
+        bool, typer.Option("--fix", help="Apply safe fixes first, then report what remains.")
+    ] = False,
+    unsafe_fixes: Annotated[
+        bool, typer.Option("--unsafe-fixes", help="With --fix, apply unsafe fixes too.")
+    ] = False,
 ) -> None:
     """Scan agent code and tool schemas for replay-safety problems."""
     if output_format not in FORMAT_MODULES:
         raise _fail(f"unknown format {output_format!r}; choose one of {', '.join(FORMAT_MODULES)}")
+    extra_outputs = _parse_outputs(output)
     targets = paths or [Path(".")]
     for target in targets:
         if not target.exists() and not target.is_symlink():
@@ -123,6 +154,8 @@ def check(
         jobs=jobs or default_jobs(),
         cache_dir=None if no_cache else (cache_dir or default_cache_dir(cfg.root)),
     )
+    if fix:
+        _apply_fixes(targets, cfg, _split_codes(select), _split_codes(ignore), unsafe_fixes)
     try:
         with _progress_bar(enabled=sys.stderr.isatty() and sys.stdout.isatty()) as progress:
             fact_options.progress = progress
@@ -135,6 +168,8 @@ def check(
             )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    if baseline is not None:
+        _apply_baseline(result, baseline)
     options = RenderOptions(
         color=sys.stdout.isatty() and output_format == "text",
         statistics=statistics,
@@ -143,6 +178,7 @@ def check(
     renderer(output_format)(result, sys.stdout, options)
     if profile:
         _print_profile(result.timings, fact_options)
+    _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
     threshold = Severity((fail_on.value if fail_on else None) or cfg.fail_on).rank
     failing = [f for f in result.findings if f.severity.rank >= threshold]
     if failing and not exit_zero:
@@ -229,6 +265,261 @@ def clean(
     typer.echo(f"removed {folder}" if removed else f"no cache at {folder}")
 
 
+def _parse_outputs(values: list[str] | None) -> list[tuple[str, Path]]:
+    """``FORMAT:FILE`` pairs; the format is checked before anything is scanned."""
+    outputs: list[tuple[str, Path]] = []
+    for value in values or []:
+        name, sep, file = value.partition(":")
+        if not sep or not file or not name:
+            raise _fail(f"--output {value!r}: expected FORMAT:FILE, e.g. sarif:agentguard.sarif")
+        if name not in FORMAT_MODULES:
+            raise _fail(
+                f"--output {value!r}: unknown format {name!r}; choose one of "
+                f"{', '.join(FORMAT_MODULES)}"
+            )
+        outputs.append((name, Path(file)))
+    return outputs
+
+
+def _write_outputs(
+    result: ScanResult, outputs: list[tuple[str, Path]], *, statistics: bool, show_source: bool
+) -> None:
+    for name, file in outputs:
+        options = RenderOptions(color=False, statistics=statistics, show_source=show_source)
+        try:
+            if file.parent != Path(""):
+                file.parent.mkdir(parents=True, exist_ok=True)
+            with file.open("w", encoding="utf-8", newline="\n") as stream:
+                renderer(name)(result, stream, options)
+        except OSError as exc:
+            raise _fail(f"{file}: cannot write {name} output: {exc.strerror or exc}") from None
+
+
+def _apply_baseline(result: ScanResult, file: Path) -> None:
+    from agentguard.baseline import Baseline, BaselineError, compare
+
+    try:
+        accepted = Baseline.load(file)
+    except BaselineError as exc:
+        raise _fail(str(exc)) from None
+    outcome = compare(result.findings, accepted, file.as_posix())
+    result.findings = outcome.new
+    result.baseline = outcome
+    for entry in outcome.stale:
+        err.print(
+            f"[yellow]stale baseline entry[/] {escape(entry.describe())} "
+            f"[dim](no longer found; `agentguard baseline update {escape(str(file))}` drops it)[/]"
+        )
+
+
+baseline_app = typer.Typer(
+    help="Accept today's findings so that only new ones fail the build.", no_args_is_help=True
+)
+app.add_typer(baseline_app, name="baseline")
+
+
+def _scan_paths(paths: list[Path] | None, config: Path | None) -> ScanResult:
+    targets = paths or [Path(".")]
+    for target in targets:
+        if not target.exists():
+            raise _fail(f"{target}: no such file or folder")
+    try:
+        cfg = load_config(targets, config)
+        from agentguard.engine import scan
+
+        return scan(targets, cfg)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+
+
+@baseline_app.command("create")
+def baseline_create(
+    file: Annotated[Path, typer.Argument(help="The baseline file to write (JSON).")],
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
+    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing baseline.")] = False,
+) -> None:
+    """Write a baseline accepting every current finding."""
+    from agentguard.baseline import Baseline
+
+    if file.exists() and not force:
+        raise _fail(f"{file}: already exists; use `agentguard baseline update` or --force")
+    result = _scan_paths(paths, config)
+    accepted = Baseline.from_findings(result.findings)
+    try:
+        accepted.write(file)
+    except OSError as exc:
+        raise _fail(f"{file}: cannot write baseline: {exc.strerror or exc}") from None
+    typer.echo(
+        f"{file}: {len(result.findings)} findings accepted in {len(accepted.counts)} entries"
+    )
+
+
+@baseline_app.command("update")
+def baseline_update(
+    file: Annotated[Path, typer.Argument(help="The baseline file to rewrite.")],
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
+    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+) -> None:
+    """Rewrite a baseline from the current findings: stale entries go, new findings join."""
+    from agentguard.baseline import Baseline, BaselineError, compare
+
+    try:
+        previous = Baseline.load(file)
+    except BaselineError as exc:
+        raise _fail(str(exc)) from None
+    result = _scan_paths(paths, config)
+    outcome = compare(result.findings, previous)
+    accepted = Baseline.from_findings(result.findings)
+    try:
+        accepted.write(file)
+    except OSError as exc:
+        raise _fail(f"{file}: cannot write baseline: {exc.strerror or exc}") from None
+    dropped = sum(entry.unmatched for entry in outcome.stale)
+    typer.echo(
+        f"{file}: {len(result.findings)} findings accepted ({len(outcome.new)} added, "
+        f"{dropped} no longer found and dropped)"
+    )
+
+
+def _apply_fixes(
+    targets: list[Path], cfg: Config, select: list[str], ignore: list[str], unsafe: bool
+) -> FixRun:
+    """Apply fixes to disk (check --fix, fix --write) and say what happened on stderr."""
+    from agentguard.fixes.apply import run_fixes, write_changes
+
+    run = run_fixes(targets, cfg, select=select, ignore=ignore, unsafe=unsafe)
+    problems = write_changes(run.changes)
+    failed = {p.path for p in problems}
+    written = [c for c in run.changes if c.path not in failed]
+    for problem in problems:
+        err.print(f"[yellow]not written:[/] {problem.path}: {problem.reason}", markup=True)
+    _report_rollbacks(run)
+    fixed = sum(len(c.fixed) for c in written)
+    if fixed:
+        err.print(
+            f"Fixed {fixed} finding{'s' * (fixed != 1)} in {len(written)} file{'s' * (len(written) != 1)}."
+        )
+    return run
+
+
+def _report_rollbacks(run: FixRun) -> None:
+    for rolled in run.rolled_back:
+        f = rolled.finding
+        err.print(
+            f"[yellow]fix rolled back:[/] {f.location} {f.code}: {rolled.reason}",
+            markup=True,
+            highlight=False,
+        )
+
+
+@app.command(name="fix")
+def fix_command(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to fix.")] = None,
+    write: Annotated[bool, typer.Option("--write", help="Apply the fixes to the files.")] = False,
+    unsafe_fixes: Annotated[
+        bool,
+        typer.Option("--unsafe-fixes", help="Include unsafe fixes (they change behaviour)."),
+    ] = False,
+    emit_patch: Annotated[
+        Path | None,
+        typer.Option("--emit-patch", help="Write the fixes as a patch for `git apply`."),
+    ] = None,
+    select: Annotated[
+        list[str] | None, typer.Option(help="Only fix these rule codes or prefixes.")
+    ] = None,
+    ignore: Annotated[
+        list[str] | None, typer.Option(help="Do not fix these rule codes or prefixes.")
+    ] = None,
+    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+) -> None:
+    """Show the available fixes as a unified diff (default), apply them, or write a patch.
+
+    Exit codes: without --write, 1 when there is something to fix and 0 otherwise; with
+    --write, 1 when a fix had to be rolled back or a file could not be written.
+    """
+    targets = paths or [Path(".")]
+    for target in targets:
+        if not target.exists() and not target.is_symlink():
+            raise _fail(f"{target}: no such file or folder")
+    try:
+        cfg = load_config(targets, config)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    codes, skipped = _split_codes(select), _split_codes(ignore)
+    from agentguard.fixes.apply import run_fixes
+
+    try:
+        if write:
+            run = _apply_fixes(targets, cfg, codes, skipped, unsafe_fixes)
+        else:
+            run = run_fixes(targets, cfg, select=codes, ignore=skipped, unsafe=unsafe_fixes)
+            _report_rollbacks(run)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    diff = run.diff()
+    if emit_patch is not None:
+        try:
+            emit_patch.write_text(diff, encoding="utf-8", newline="")
+        except OSError as exc:
+            raise _fail(f"{emit_patch}: {exc.strerror or exc}") from None
+    elif not write:
+        sys.stdout.write(diff)
+    if run.unapplied_unsafe and not unsafe_fixes:
+        n = run.unapplied_unsafe
+        err.print(f"{n} more fix{'es' * (n != 1)} available with --unsafe-fixes.")
+    if not write and run.changes:
+        n = run.fixed_count
+        err.print(
+            f"{n} fix{'es' * (n != 1)} in {len(run.changes)} file{'s' * (len(run.changes) != 1)}"
+            + ("" if emit_patch else "; run with --write to apply.")
+        )
+        raise typer.Exit(EXIT_FINDINGS)
+    if write and run.rolled_back:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+class ReportFormat(str, Enum):
+    markdown = "markdown"
+    html = "html"
+    json = "json"
+
+
+@app.command()
+def report(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
+    output_format: Annotated[
+        ReportFormat, typer.Option("--format", "-f", help="markdown|html|json.")
+    ] = ReportFormat.markdown,
+    output_file: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report to this file.")
+    ] = None,
+    link_base: Annotated[
+        str | None,
+        typer.Option(
+            help="Prefix for evidence links, e.g. https://github.com/OWNER/REPO/blob/SHA",
+        ),
+    ] = None,
+    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+) -> None:
+    """The checklist report: a verdict per question with evidence, and a table of tools."""
+    from agentguard.report import build_report, render_report
+
+    result = _scan_paths(paths, config)
+    document = build_report(result, link_base=link_base)
+    if output_file is None:
+        render_report(document, output_format.value, sys.stdout)
+        return
+    try:
+        if output_file.parent != Path(""):
+            output_file.parent.mkdir(parents=True, exist_ok=True)
+        with output_file.open("w", encoding="utf-8", newline="\n") as stream:
+            render_report(document, output_format.value, stream)
+    except OSError as exc:
+        raise _fail(f"{output_file}: cannot write the report: {exc.strerror or exc}") from None
+    err.print(f"wrote {escape(str(output_file))}")
+
+
 @app.command()
 def rule(code: Annotated[str, typer.Argument(help="A rule code (AG201) or name.")]) -> None:
     """Show a rule's documentation."""
@@ -238,8 +529,7 @@ def rule(code: Annotated[str, typer.Argument(help="A rule code (AG201) or name."
     console = Console()
     console.print(f"[bold]{found.code} {found.name}[/] ({found.severity.value}, {found.question})")
     console.print(f"[dim]{QUESTIONS.get(found.question, '')}[/]")
-    fix = found.fix_applicability.value if found.fix_applicability else "none"
-    console.print(f"[dim]fix: {fix}[/]\n")
+    console.print(f"[dim]fix: {found.fix_label() or 'none'}[/]\n")
     console.print(Markdown(found.docs()))
 
 
@@ -260,6 +550,7 @@ def rules(
                         "question": r.question,
                         "severity": r.severity.value,
                         "fix": r.fix_applicability.value if r.fix_applicability else None,
+                        "fix_detail": r.fix_label(),
                         "summary": r.short_description(),
                     }
                     for r in all_rules()
@@ -274,7 +565,7 @@ def rules(
     for column in ("code", "name", "question", "severity", "fix", "what it flags"):
         table.add_column(column)
     for r in all_rules():
-        fix = r.fix_applicability.value if r.fix_applicability else ""
+        fix = r.fix_label() or ""
         table.add_row(r.code, r.name, r.question, r.severity.value, fix, r.short_description())
     Console().print(table)
 

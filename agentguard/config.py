@@ -128,12 +128,16 @@ def load_config(
     )
     if errors:
         first = errors[0]
-        key = ".".join(str(p) for p in first.absolute_path) or "(top level)"
-        if first.validator == "additionalProperties":
-            message = first.message.replace("Additional properties are not allowed", "unknown key")
-        else:
-            message = first.message
-        raise ConfigError(f"{source}: invalid configuration at `{key}`: {message}")
+        key = ".".join(str(p) for p in first.absolute_path)
+        if first.validator == "additionalProperties" and isinstance(first.instance, dict):
+            allowed = set(first.schema.get("properties", {}))
+            unknown = sorted(k for k in first.instance if k not in allowed)
+            where = f"{key}." if key else ""
+            raise ConfigError(
+                f"{source}: unknown key `{where}{unknown[0]}` "
+                f"(allowed: {', '.join(sorted(allowed))})"
+            )
+        raise ConfigError(f"{source}: invalid value for `{key or '(top level)'}`: {first.message}")
     root = source.parent if source is not None else (start if start.is_dir() else start.parent)
     if not paths:
         root = Path.cwd()

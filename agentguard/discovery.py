@@ -22,9 +22,16 @@ class FileSet:
     problems: list[ScanProblem] = field(default_factory=list)
 
 
+def _absolute(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: keep the path as written
+        return Path(os.path.abspath(path))
+
+
 def relative(path: Path, root: Path) -> str:
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return _absolute(path).relative_to(_absolute(root)).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -50,8 +57,8 @@ class _Ignores:
                 return
             self.gitignores[folder] = pathspec.GitIgnoreSpec.from_lines(lines)
 
-    def ignored(self, path: Path, is_dir: bool, rel: str | None = None) -> bool:
-        rel = relative(path, self.root) if rel is None else rel
+    def ignored(self, path: Path, is_dir: bool) -> bool:
+        rel = relative(path, self.root)
         probe = rel + "/" if is_dir else rel
         if self.exclude.match_file(probe) or self.exclude.match_file(
             path.name + ("/" if is_dir else "")
@@ -72,22 +79,13 @@ def discover(paths: list[Path], config: Config) -> FileSet:
     ignores = _Ignores(config)
     ignores.load_gitignore(config.root.resolve())
     seen: set[Path] = set()
-    root_real = config.root.resolve()
 
-    def relative_real(path: Path) -> str:
-        # For a path known to be resolved already (under the resolved walk root, not a
-        # symlink): resolving it again costs a system call per path component.
-        try:
-            return path.relative_to(root_real).as_posix()
-        except ValueError:
-            return path.as_posix()
-
-    def add_file(path: Path, explicit: bool, resolved: bool = False) -> None:
-        real = path if resolved else path.resolve()
+    def add_file(path: Path, explicit: bool) -> None:
+        real = _absolute(path)
         if real in seen:
             return
         seen.add(real)
-        rel = relative_real(path) if resolved else relative(path, config.root)
+        rel = relative(path, config.root)
         if path.suffix in PYTHON_SUFFIXES:
             result.python.append((path, rel))
         elif path.suffix in SCHEMA_SUFFIXES:
@@ -111,7 +109,7 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             kept = []
             for name in sorted(dirs):
                 sub = base / name
-                if sub.is_symlink() or ignores.ignored(sub, True, relative_real(sub)):
+                if sub.is_symlink() or ignores.ignored(sub, True):
                     continue
                 kept.append(name)
             dirs[:] = kept
@@ -119,8 +117,7 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                 path = base / name
                 if not name.endswith(PYTHON_SUFFIXES + SCHEMA_SUFFIXES):
                     continue
-                linked = path.is_symlink()
-                if linked:
+                if path.is_symlink():
                     try:
                         path.resolve(strict=True)
                     except (OSError, RuntimeError):
@@ -130,9 +127,9 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                             )
                         )
                         continue
-                if ignores.ignored(path, False, None if linked else relative_real(path)):
+                if ignores.ignored(path, False):
                     continue
-                add_file(path, explicit=False, resolved=not linked)
+                add_file(path, explicit=False)
     result.python.sort(key=lambda p: p[1])
     result.schemas.sort(key=lambda p: p[1])
     return result

@@ -5,10 +5,11 @@ from __future__ import annotations
 import fnmatch
 import gc
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentguard.baseline import BaselineOutcome
 from agentguard.cache import FactCache
 from agentguard.catalog import Catalog, load_catalog
 from agentguard.checks.base import Rule, all_rules, selected
@@ -18,6 +19,7 @@ from agentguard.discovery import discover
 from agentguard.parallel import ExtractStats, Progress, extract_all, read_source, source_facts
 from agentguard.project import ProjectModel
 from agentguard.python.facts import ModuleFacts, Suppression
+from agentguard.schemas import add_schema_tools
 
 UNUSED_SUPPRESSION = "AG002"
 PARSE_ERROR = "AG000"
@@ -34,15 +36,25 @@ class ScanResult:
     files_scanned: int
     problems: list[ScanProblem]
     timings: dict[str, float] = field(default_factory=dict)
+    # Set by `check --baseline`: which findings were accepted, which entries went stale.
+    baseline: BaselineOutcome | None = None
+    # Whether findings carry their fix edits (computed lazily: agentguard.fixes.ensure_fixes).
+    fixes_attached: bool = False
 
     @property
     def tools(self) -> int:
         return len(self.project.tools)
 
 
-def python_facts(path: Path, rel: str, max_size: int) -> ModuleFacts | ScanProblem:
-    """Facts for one Python file, or the reason it could not be read or parsed."""
-    data = read_source(path, rel, max_size)
+def python_facts(
+    path: Path, rel: str, max_size: int, data: bytes | ScanProblem | None = None
+) -> ModuleFacts | ScanProblem:
+    """Facts for one Python file, or the reason it could not be read or parsed.
+
+    ``data`` is the file's content when the caller holds it in memory (the fixer does).
+    """
+    if data is None:
+        data = read_source(path, rel, max_size)
     if isinstance(data, ScanProblem):
         return data
     return source_facts(data, rel)
@@ -61,16 +73,22 @@ class FactOptions:
 def collect_facts(
     files: Sequence[tuple[Path, str]],
     config: Config,
+    sources: Mapping[str, bytes] | None = None,
     options: FactOptions | None = None,
     catalog: Catalog | None = None,
 ) -> tuple[list[ModuleFacts], list[ScanProblem]]:
     options = options or FactOptions()
     cache = None
     if options.cache_dir is not None:
-        digest = (catalog or load_catalog(config.catalog_extensions)).digest
+        digest = (catalog or load_catalog(config.catalog_extensions, source=config.source)).digest
         cache = FactCache(options.cache_dir, config.digest, digest)
     results, stats = extract_all(
-        files, config.max_file_size, jobs=options.jobs, cache=cache, progress=options.progress
+        files,
+        config.max_file_size,
+        jobs=options.jobs,
+        cache=cache,
+        progress=options.progress,
+        sources=sources,
     )
     options.stats = stats
     modules: list[ModuleFacts] = []
@@ -160,16 +178,21 @@ def scan(
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
     catalog: Catalog | None = None,
+    sources: Mapping[str, bytes] | None = None,
+    with_fixes: bool = False,
     facts: FactOptions | None = None,
 ) -> ScanResult:
+    """Scan ``paths``. ``sources`` overrides file contents by relative path (the fixer's
+    in-memory texts); ``with_fixes`` attaches each fixable finding's Fix now (they cost a
+    LibCST parse per file, so by default only the outputs that print edits compute them)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    catalog = catalog or load_catalog(config.catalog_extensions)
+    catalog = catalog or load_catalog(config.catalog_extensions, source=config.source)
     files = discover(list(paths), config)
     timings["discovery"] = time.perf_counter() - started
 
     mark = time.perf_counter()
-    modules, problems = collect_facts(files.python, config, facts, catalog)
+    modules, problems = collect_facts(files.python, config, sources, facts, catalog)
     problems = files.problems + problems
     timings["facts"] = time.perf_counter() - mark
 
@@ -178,6 +201,7 @@ def scan(
     project.problems = problems
     project.config = config
     project.schema_files = files.schemas
+    problems += add_schema_tools(project, files.schemas, config)
     timings["project"] = time.perf_counter() - mark
 
     select = list(select) or config.select or ["ALL"]
@@ -202,6 +226,10 @@ def scan(
     kept.extend(unused)
     kept = [f for f in kept if selected(f.code, select, ignore)]
     suppressed = [f for f in suppressed if selected(f.code, select, ignore)]
+    if with_fixes:
+        from agentguard.fixes import attach_fixes
+
+        kept = attach_fixes(kept, project, config.root, sources)
     kept.sort(key=Finding.sort_key)
     suppressed.sort(key=Finding.sort_key)
     timings["total"] = time.perf_counter() - started
@@ -214,6 +242,7 @@ def scan(
         files_scanned=len(modules) + len(files.schemas),
         problems=problems,
         timings=timings,
+        fixes_attached=with_fixes,
     )
 
 

@@ -26,7 +26,8 @@ KEY_KWARG_RE = re.compile(
     r"client_?token|client_?request_?(id|token)|request_?token|messagededuplicationid|clienttoken|"
     r"idempotencytoken|clientrequesttoken)$"
 )
-KEY_HEADER_RE = re.compile(r"(?i)^(x-)?idempotency[-_]?key$|^x-request-id$|^x-idempotency-token$")
+# A tracing header (X-Request-ID) is new per request by design: it is not an idempotency key.
+KEY_HEADER_RE = re.compile(r"(?i)^(x-)?idempotency[-_]?(key|token)$")
 FRESH_CALLS = re.compile(
     r"^(uuid\.uuid[14]|uuid\.uuid4\(\)\.hex|time\.time(_ns)?|time\.monotonic(_ns)?|"
     r"datetime\.(datetime\.)?(now|utcnow|today)|random\..*|secrets\..*|os\.urandom|ulid\..*|"
@@ -147,6 +148,8 @@ class ToolFacts:
     effects: list[Effect] = field(default_factory=list)
     schema_only: bool = False
     description: str = ""
+    # Other places defining or declaring the same tool (schema files, manifest entries).
+    sources: list[Location] = field(default_factory=list)
 
     @property
     def guarded(self) -> Declaration | None:
@@ -180,6 +183,7 @@ class RetryUse:
     call: Call | None = None
     covered_orders: tuple[int, int] | None = None  # for loops: call orders retried
     text: str = ""
+    tool: str | None = None  # the one tool a tool-scoped retry re-runs (by tool name)
 
 
 def first_word(method: str) -> str:

@@ -12,7 +12,7 @@ import multiprocessing
 import os
 import pickle
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,6 +125,7 @@ def extract_all(
     jobs: int = 1,
     cache: FactCache | None = None,
     progress: Progress | None = None,
+    sources: Mapping[str, bytes] | None = None,
 ) -> tuple[list[ModuleFacts | ScanProblem], ExtractStats]:
     """Facts (or a problem) for every file, in the order given.
 
@@ -136,7 +137,9 @@ def extract_all(
     pending: list[tuple[int, bytes, str, str]] = []  # index, bytes, rel, cache key
     with collector_paused():
         for index, (path, rel) in enumerate(files):
-            data = read_source(path, rel, max_size)
+            # ``sources`` holds contents the caller has in memory (the fixer's edits).
+            known = sources.get(rel) if sources is not None else None
+            data = known if known is not None else read_source(path, rel, max_size)
             if isinstance(data, ScanProblem):
                 results[index] = data
                 continue

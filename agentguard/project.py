@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentguard.catalog import Catalog
+from agentguard.catalog import Catalog, normalise
 from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.model import (  # noqa: F401  (re-exported for checks)
     FRESH_CALLS,
@@ -26,16 +26,18 @@ from agentguard.model import (  # noqa: F401  (re-exported for checks)
     RetryUse,
     ToolFacts,
 )
-from agentguard.python.facts import Call, ClassDef, Function, ModuleFacts
+from agentguard.python.facts import Call, ClassDef, Function, ModuleFacts, Value
 
 if TYPE_CHECKING:
     from agentguard.config import Config
+    from agentguard.schemas.detect import SchemaIssue
 
 
 class ProjectModel:
     def __init__(self, modules: Iterable[ModuleFacts], catalog: Catalog) -> None:
         self.catalog = catalog
         self.modules: dict[str, ModuleFacts] = {m.path: m for m in modules}
+        self.modules_by_name: dict[str, ModuleFacts] = {m.module: m for m in self.modules.values()}
         self.functions: dict[str, tuple[Function, ModuleFacts]] = {}
         self.classes: dict[str, tuple[ClassDef, ModuleFacts]] = {}
         self.by_name: dict[str, list[str]] = {}
@@ -54,14 +56,22 @@ class ProjectModel:
                     last = value.qualname.rsplit(".", 1)[-1]
                     if last[:1].isupper():
                         types.setdefault(assignment.target, value.qualname)
+                    elif last in {"client", "resource"} and value.call_args:
+                        # boto3.client("sqs") -> boto3.client:sqs, as the extractor types it
+                        service = value.call_args[0].string()
+                        if service:
+                            types.setdefault(assignment.target, f"{value.qualname}:{service}")
             self.module_types[facts.module] = types
             for call in facts.calls:
                 key = f"{facts.path}::{call.function}" if call.function is None else call.function
                 self.calls_by_function.setdefault(key, []).append(call)
+        # Top-level packages of the scanned code: imports from them are not third-party.
+        self.module_heads: set[str] = {m.module.split(".")[0] for m in self.modules.values()}
         self.tools: list[ToolFacts] = []
         self.problems: list[ScanProblem] = []
         self.config: Config | None = None
         self.schema_files: list[tuple[Path, str]] = []
+        self.schema_issues: list[SchemaIssue] = []  # filled by agentguard.schemas (AG001)
         self._summaries: dict[str, list[Effect]] = {}
         from agentguard.python import effects, tools
 
@@ -87,8 +97,19 @@ class ProjectModel:
         """Resolve self.x.y and module-level instances into a qualified callee name."""
         callee = call.callee.replace("()", "")
         parts = callee.split(".")
+        if parts[0] == "super" and len(parts) == 2 and caller is not None and caller.class_name:
+            # super().method(): the first definition in the bases, not the class itself
+            cls_entry = self.classes.get(caller.class_name)
+            for base in cls_entry[0].bases if cls_entry else []:
+                method = self.find_method(self._class_qualname(base, facts), parts[1])
+                if method:
+                    return method
+            return callee
         if len(parts) >= 2 and parts[0] in SELF_NAMES and caller is not None and caller.class_name:
             cls_qual = caller.class_name
+            if len(parts) == 1:
+                # ``cls(...)`` in a classmethod constructs the class itself.
+                return cls_qual if parts[0] == "cls" else callee
             if len(parts) == 2:
                 method = self.find_method(cls_qual, parts[1])
                 return method or f"{cls_qual}.{parts[1]}"
@@ -97,8 +118,13 @@ class ProjectModel:
                 return ".".join([attr_type, *parts[2:]])
             return callee
         types = self.module_types.get(facts.module, {})
-        if parts[0] in types:
+        # Only a name the extractor left unresolved (a module variable assigned below its
+        # use): ``mcp.server.fastmcp.FastMCP.add_tool`` must not be resolved twice.
+        if parts[0] in types and callee == normalise(call.text):
             return ".".join([types[parts[0]], *parts[1:]])
+        instance = self.resolve_instance(callee)
+        if instance != callee:
+            return instance
         if parts[0] in self.classes or callee in self.functions:
             return callee
         if len(parts) >= 2:
@@ -109,6 +135,39 @@ class ProjectModel:
                     return method
             # An instance of a project class whose method is called: Cls.method
         return callee
+
+    def resolve_instance(self, qualname: str) -> str:
+        """``pkg.app.mcp.tool`` -> ``fastmcp.FastMCP.tool`` when ``pkg/app.py`` holds
+        ``mcp = FastMCP(...)``: an instance imported from another project module."""
+        parts = qualname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module in self.modules_by_name:
+                typed = self.module_types.get(module, {}).get(parts[cut])
+                if typed:
+                    return ".".join([typed, *parts[cut + 1 :]])
+                return qualname
+        return qualname
+
+    def module_variable(self, qualname: str | None) -> Value | None:
+        """The value last assigned at module level to ``pkg.mod.NAME``, if any."""
+        if not qualname or "." not in qualname:
+            return None
+        module, name = qualname.rsplit(".", 1)
+        facts = self.modules_by_name.get(module)
+        if facts is None:
+            return None
+        found: Value | None = None
+        for assignment in facts.assignments:
+            if assignment.function is None and assignment.target == name:
+                found = assignment.value
+        return found
+
+    def _class_qualname(self, name: str, facts: ModuleFacts) -> str:
+        if name in self.classes:
+            return name
+        local = f"{facts.module}.{name}"
+        return local if local in self.classes else name
 
     def self_type(self, cls_qual: str, attr: str) -> str | None:
         seen: set[str] = set()

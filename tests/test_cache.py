@@ -28,7 +28,9 @@ def finding_lines(result: ScanResult) -> list[str]:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     target = tmp_path / "shop-agent"
-    shutil.copytree(FIXTURES / "shop-agent", target)
+    shutil.copytree(
+        FIXTURES / "shop-agent", target, ignore=shutil.ignore_patterns(fact_cache.CACHE_DIR_NAME)
+    )
     (target / ".git").mkdir(exist_ok=True)
     return target
 

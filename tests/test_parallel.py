@@ -45,7 +45,9 @@ def test_fixture_output_is_identical_at_any_job_count(project: Path, output_form
 
 def test_many_files_with_problems_keep_their_order_across_processes(tmp_path: Path) -> None:
     project = tmp_path / "agent"
-    shutil.copytree(FIXTURES / "shop-agent", project)
+    shutil.copytree(
+        FIXTURES / "shop-agent", project, ignore=shutil.ignore_patterns(".agentguard_cache")
+    )
     (project / ".git").mkdir(exist_ok=True)
     files = {}
     for number in range(40):

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agentguard.checks.base import Invalid, Rule, Valid, all_rules
+from agentguard.config import load_config
+from agentguard.fixes.apply import run_fixes, write_changes
 
-from .conftest import ScanFiles
+from .conftest import ScanFiles, write_project
 
 CASES = [
     pytest.param(rule, example, id=f"{rule.code}-{kind}-{index}")
@@ -31,6 +35,40 @@ def test_rule_example(rule: type[Rule], example: Valid | Invalid, scan_files: Sc
     )
     if example.message_contains:
         assert any(example.message_contains in f.message for f in mine)
+
+
+FIX_CASES = [
+    pytest.param(rule, example, id=f"{rule.code}-fixed-{index}")
+    for rule in all_rules()
+    for index, example in enumerate(rule.INVALID)
+    if example.fixed is not None
+]
+
+
+@pytest.mark.parametrize(("rule", "example"), FIX_CASES)
+def test_rule_fix_example(rule: type[Rule], example: Invalid, tmp_path: Path) -> None:
+    """The rule's fixes turn the example into exactly ``fixed``; fixing again changes nothing."""
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    write_project(project, {example.filename: example.code, **example.files})
+    config = load_config([project])
+    for key, value in example.config.items():
+        setattr(config, key, value)
+    first = run_fixes([project], config, select=[rule.code], unsafe=True)
+    assert first.rolled_back == []
+    write_changes(first.changes)
+    assert (project / example.filename).read_text(encoding="utf-8") == example.fixed
+    second = run_fixes([project], config, select=[rule.code], unsafe=True)
+    assert second.changes == []
+
+
+def test_rules_with_a_fix_show_it_in_an_example() -> None:
+    missing = [
+        rule.code
+        for rule in all_rules()
+        if rule.fix_applicability is not None and not any(e.fixed for e in rule.INVALID)
+    ]
+    assert missing == []
 
 
 def test_every_rule_has_docs_and_examples() -> None:

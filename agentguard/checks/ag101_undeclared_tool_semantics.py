@@ -38,13 +38,28 @@ class UndeclaredToolSemantics(Rule):
     For MCP tools, declare `annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=False, ...)`.
 
     ## Fix safety
-    Unsafe for `@guarded` (it changes behaviour: the call is journaled and deduplicated);
-    safe for MCP annotations (hints only).
+    Safe for MCP tools: the fix adds `annotations=ToolAnnotations(readOnlyHint=...,
+    destructiveHint=..., idempotentHint=..., openWorldHint=...)` (or the dict form where the
+    file already uses dicts), inferred from the effects; hints change no behaviour.
+
+    Unsafe elsewhere: the fix adds `@guarded(runtime, risk=..., idempotency=..., replay=...)`
+    directly under the framework decorator, which journals and deduplicates every call.
+    For a class-based tool (`BaseTool` and the like) it goes on the methods the framework
+    calls (`_run`, `_arun`, `forward`) defined on the tool's own class, with `name=` set to
+    the tool's name; a method inherited from a shared base class is left for you.
+    Where the tool is not idempotent it adds a placeholder
+    `key=lambda call: f"tool:{call.user_id}:{call.args['<id>']}:{call.run_id}:{call.approved_at}"`
+    naming user, resource, run and approval: check that it identifies the business operation.
+    The `runtime` it passes is, in order: a `Runtime(...)` this module already binds; one
+    bound at module level elsewhere in the project (imported from there); otherwise a new
+    `runtime = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))` after the imports, which
+    you should move to one shared module so the process has a single Runtime.
     """
 
     code, name, question = "AG101", "undeclared-tool-semantics", "Q1"
     severity = Severity.ERROR
     fix_applicability = Applicability.UNSAFE
+    fix_applicability_detail = "safe (MCP) / unsafe"
     VALID = (
         Valid(
             "import requests\n"
@@ -80,12 +95,73 @@ class UndeclaredToolSemantics(Rule):
     INVALID = (
         Invalid(
             "import requests\n"
+            "from langchain_core.tools import BaseTool\n"
+            "\n"
+            "\n"
+            "class CreateInvoice(BaseTool):\n"
+            '    name: str = "create_invoice"\n'
+            '    description: str = "Create an invoice for a customer"\n'
+            "\n"
+            "    def _run(self, customer_id: str, cents: int) -> dict:\n"
+            "        return requests.post(\n"
+            '            "https://billing.example/invoices", json={"customer": customer_id, "cents": cents}\n'
+            "        ).json()\n",
+            line=5,
+            fixed=(
+                "import requests\n"
+                "from agentguard.runtime import Runtime, SQLiteLedger, guarded\n"
+                "from langchain_core.tools import BaseTool\n"
+                "\n"
+                "# The ledger that makes guarded tools replay-safe: share one Runtime per process.\n"
+                'runtime = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))\n'
+                "\n"
+                "\n"
+                "class CreateInvoice(BaseTool):\n"
+                '    name: str = "create_invoice"\n'
+                '    description: str = "Create an invoice for a customer"\n'
+                "\n"
+                "    @guarded(\n"
+                "        runtime,\n"
+                '        risk="write",\n'
+                '        idempotency="non_idempotent",\n'
+                '        replay="never",\n'
+                "        key=lambda call: f\"create_invoice:{call.user_id}:{call.args['customer_id']}:{call.run_id}:{call.approved_at}\",\n"
+                '        name="create_invoice",\n'
+                "    )\n"
+                "    def _run(self, customer_id: str, cents: int) -> dict:\n"
+                "        return requests.post(\n"
+                '            "https://billing.example/invoices", json={"customer": customer_id, "cents": cents}\n'
+                "        ).json()\n"
+            ),
+        ),
+        Invalid(
+            "import requests\n"
             "from langchain_core.tools import tool\n\n"
             "@tool\n"
             "def create_order(cart_id: str) -> dict:\n"
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
             line=5,
+            fixed=(
+                "import requests\n"
+                "from agentguard.runtime import Runtime, SQLiteLedger, guarded\n"
+                "from langchain_core.tools import tool\n"
+                "\n"
+                "# The ledger that makes guarded tools replay-safe: share one Runtime per process.\n"
+                'runtime = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))\n'
+                "\n"
+                "@tool\n"
+                "@guarded(\n"
+                "    runtime,\n"
+                '    risk="write",\n'
+                '    idempotency="non_idempotent",\n'
+                '    replay="never",\n'
+                "    key=lambda call: f\"create_order:{call.user_id}:{call.args['cart_id']}:{call.run_id}:{call.approved_at}\",\n"
+                ")\n"
+                "def create_order(cart_id: str) -> dict:\n"
+                '    """Create an order."""\n'
+                '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
+            ),
             message_contains="requests.post",
         ),
         Invalid(
@@ -98,6 +174,26 @@ class UndeclaredToolSemantics(Rule):
             '        smtp.sendmail("billing@shop.example", [to], body)\n'
             '    return "sent"\n',
             line=7,
+            fixed=(
+                "from mcp.server.fastmcp import FastMCP\n"
+                "from mcp.types import ToolAnnotations\n"
+                "import smtplib\n"
+                "\n"
+                'mcp = FastMCP("mail")\n'
+                "\n"
+                "@mcp.tool(\n"
+                "    annotations=ToolAnnotations(\n"
+                "        readOnlyHint=False,\n"
+                "        destructiveHint=False,\n"
+                "        idempotentHint=False,\n"
+                "        openWorldHint=True,\n"
+                "    ),\n"
+                ")\n"
+                "def send_invoice(to: str, body: str) -> str:\n"
+                '    with smtplib.SMTP("localhost") as smtp:\n'
+                '        smtp.sendmail("billing@shop.example", [to], body)\n'
+                '    return "sent"\n'
+            ),
         ),
     )
 
@@ -113,6 +209,20 @@ class UndeclaredToolSemantics(Rule):
                 key=lambda e: (e.idempotent is True, -e.confidence.rank, e.site.path, e.site.span),
             )[0]
             severity = Severity.ERROR if any(e.non_idempotent for e in writes) else Severity.WARNING
+            if tool.schema_only:
+                # Known only from a tool schema: the effect is a guess from its name.
+                yield self.finding(
+                    tool.anchor,
+                    f"Tool `{tool.name}` looks like it makes {effect_words(worst)}, judging "
+                    f"from its schema ({worst.sink}), but declares no idempotency, risk or "
+                    "replay policy (no MCP annotations, no agentguard.yaml entry)",
+                    tool=tool,
+                    confidence=weakest(writes),
+                    evidence=tool_evidence(tool, worst),
+                    severity=severity,
+                    node_text=f"{tool.name}:{tool.framework}",
+                )
+                continue
             more = f" (and {len(writes) - 1} more side effects)" if len(writes) > 1 else ""
             yield self.finding(
                 tool.anchor,

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence, via
-from agentguard.diagnostics import Applicability, Finding, Severity
-from agentguard.project import ProjectModel
+from agentguard.diagnostics import Applicability, Finding, Location, Severity
+from agentguard.project import Declaration, ProjectModel
 
 
 class DeclarationContradictsEffects(Rule):
@@ -66,6 +66,17 @@ class DeclarationContradictsEffects(Rule):
             "def cancel_order(order_id: str) -> str:\n"
             '    return requests.delete(f"https://shop.example/orders/{order_id}").text\n',
             line=7,
+            fixed=(
+                "import requests\n"
+                "from mcp.server.fastmcp import FastMCP\n"
+                "from mcp.types import ToolAnnotations\n"
+                "\n"
+                'mcp = FastMCP("shop")\n'
+                "\n"
+                "@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False))\n"
+                "def cancel_order(order_id: str) -> str:\n"
+                '    return requests.delete(f"https://shop.example/orders/{order_id}").text\n'
+            ),
             message_contains="read-only",
         ),
         Invalid(
@@ -79,6 +90,18 @@ class DeclarationContradictsEffects(Rule):
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
             line=7,
+            fixed=(
+                "import requests\n"
+                "from langchain_core.tools import tool\n"
+                "from agentguard.runtime import guarded\n"
+                "from app.runtime import runtime\n"
+                "\n"
+                "@tool\n"
+                '@guarded(runtime, risk="write", idempotency="non_idempotent", replay="never")\n'
+                "def create_order(cart_id: str) -> dict:\n"
+                '    """Create an order."""\n'
+                '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
+            ),
             message_contains="idempotent",
         ),
     )
@@ -90,12 +113,28 @@ class DeclarationContradictsEffects(Rule):
                 if not decl.declares_anything:
                     continue
                 where = decl.fields.get("read_only") or decl.fields.get("risk") or decl.location
+                contradiction = _self_contradiction(decl)
+                if contradiction is not None:
+                    location, text = contradiction
+                    yield self.finding(
+                        location,
+                        f"Tool `{tool.name}` declares {text} ({decl.source}): clients cannot "
+                        "tell whether a retry is safe",
+                        tool=tool,
+                        related=(decl.location,),
+                        node_text=f"{tool.name}:self-contradiction:{decl.source}",
+                    )
+                    continue
                 if decl.says_read_only and writes:
                     effect = writes[0]
+                    makes = (
+                        f"its schema says it makes {effect_words(effect)} ({effect.sink})"
+                        if tool.schema_only
+                        else f"makes {effect_words(effect)} ({via(effect)})"
+                    )
                     yield self.finding(
                         where,
-                        f"Tool `{tool.name}` is declared read-only ({decl.source}) but makes "
-                        f"{effect_words(effect)} ({via(effect)})",
+                        f"Tool `{tool.name}` is declared read-only ({decl.source}) but {makes}",
                         tool=tool,
                         confidence=effect.confidence,
                         evidence=tool_evidence(tool, effect),
@@ -140,14 +179,57 @@ class DeclarationContradictsEffects(Rule):
             for second in declared[first_index + 1 :]:
                 if first.location.path == second.location.path:
                     continue
-                if first.says_read_only != second.says_read_only or (
-                    first.says_idempotent != second.says_idempotent
-                ):
+                # Only what both of them state explicitly can disagree: a manifest that says
+                # only `replay: never` does not contradict `idempotentHint: true`.
+                differing = [
+                    index
+                    for index, (a, b) in enumerate(
+                        zip(_claims(first), _claims(second), strict=True)
+                    )
+                    if a is not None and b is not None and a != b
+                ]
+                if differing:
+                    # Point at the field that says otherwise (risk/idempotency line).
+                    names = (("risk", "read_only"), ("idempotency", "idempotent_hint"))[
+                        differing[0]
+                    ]
+                    where = next(
+                        (second.fields[n] for n in names if n in second.fields), second.location
+                    )
                     yield self.finding(
-                        second.location,
+                        where,
                         f"Tool `{tool.name}` is declared differently in {first.location} "
                         f"({first.source}) and here ({second.source})",
                         tool=tool,
                         related=(first.location,),
                         node_text=f"{tool.name}:disagree",
                     )
+
+
+def _claims(decl: Declaration) -> tuple[bool | None, bool | None]:
+    """(read-only?, idempotent?) as the declaration states them explicitly; None: silent."""
+    read_only: bool | None = None
+    if "risk" in decl.fields:
+        read_only = decl.risk == "read"
+    elif "read_only" in decl.fields:
+        read_only = decl.read_only
+    idempotent: bool | None = None
+    if "idempotency" in decl.fields and decl.idempotency != "conditional":
+        idempotent = decl.idempotency == "idempotent"
+    elif "idempotent_hint" in decl.fields and decl.read_only is not True:
+        idempotent = decl.idempotent_hint
+    elif read_only is True:
+        idempotent = True  # reading twice changes nothing
+    return read_only, idempotent
+
+
+def _self_contradiction(decl: Declaration) -> tuple[Location, str] | None:
+    """Fields of one declaration that cannot both hold, and where the second is written."""
+    if decl.says_read_only and decl.destructive is True and "destructive" in decl.fields:
+        return decl.fields["destructive"], "itself read-only and destructive at once"
+    if decl.says_read_only and decl.idempotency == "non_idempotent":
+        where = decl.fields.get("idempotency", decl.location)
+        return where, "itself read-only and non-idempotent at once"
+    if decl.risk == "destructive" and decl.read_only is True and "read_only" in decl.fields:
+        return decl.fields["read_only"], "itself destructive and read-only at once"
+    return None

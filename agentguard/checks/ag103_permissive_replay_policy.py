@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.diagnostics import Finding, Severity
+from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.project import ProjectModel
 
 
@@ -79,10 +79,18 @@ class PermissiveReplayPolicy(Rule):
                     for n, ok in (("key", decl.has_key), ("reconcile", decl.has_reconcile))
                     if not ok
                 ]
+                declared_risky = (
+                    decl.idempotency == "non_idempotent"
+                    or decl.risk == "destructive"
+                    or decl.destructive is True
+                )
+                guessed = tool.schema_only and not declared_risky
                 yield self.finding(
                     decl.fields.get("replay") or decl.location,
                     f'Tool `{tool.name}` may be replayed automatically (replay="auto") but is '
-                    f"not idempotent and has no {' and no '.join(missing)}",
+                    + ("not idempotent, judging from its schema," if guessed else "not idempotent")
+                    + f" and has no {' and no '.join(missing)}",
                     tool=tool,
+                    confidence=Confidence.MEDIUM if guessed else Confidence.HIGH,
                     node_text=f"{tool.name}:replay-auto",
                 )

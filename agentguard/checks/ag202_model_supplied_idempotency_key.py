@@ -30,7 +30,9 @@ class ModelSuppliedIdempotencyKey(Rule):
     run and approval by `@guarded(key=...)`.
 
     ## Fix safety
-    Unsafe: the parameter disappears from the tool's schema.
+    Unsafe: the fix removes the parameter from the tool's signature (and so from its schema)
+    and binds the name to `current_call().idempotency_key` at the top of the body, which
+    works only when the tool runs under `@guarded(...)` (the AG101 fix adds it).
     """
 
     code, name, question = "AG202", "model-supplied-idempotency-key", "Q2"
@@ -58,6 +60,18 @@ class ModelSuppliedIdempotencyKey(Rule):
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id},\n'
             '                         headers={"Idempotency-Key": idempotency_key}).json()\n',
             line=8,
+            fixed=(
+                "import requests\n"
+                "from agentguard.runtime import current_call\n"
+                "from langchain_core.tools import tool\n"
+                "\n"
+                "@tool\n"
+                "def create_order(cart_id: str) -> dict:\n"
+                '    """Create an order."""\n'
+                "    idempotency_key = current_call().idempotency_key\n"
+                '    return requests.post("https://shop.example/orders", json={"cart": cart_id},\n'
+                '                         headers={"Idempotency-Key": idempotency_key}).json()\n'
+            ),
             message_contains="idempotency_key",
         ),
     )

@@ -57,6 +57,17 @@ class UnstableIdempotencyKey(Rule):
             '    headers = {"Idempotency-Key": str(uuid.uuid4())}\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}, headers=headers).json()\n',
             line=8,
+            fixed=(
+                "import requests\n"
+                "from agentguard.runtime import current_call\n"
+                "from langchain_core.tools import tool\n"
+                "\n"
+                "@tool\n"
+                "def create_order(cart_id: str) -> dict:\n"
+                '    """Create an order."""\n'
+                '    headers = {"Idempotency-Key": current_call().idempotency_key}\n'
+                '    return requests.post("https://shop.example/orders", json={"cart": cart_id}, headers=headers).json()\n'
+            ),
             message_contains="uuid.uuid4",
         ),
     )

@@ -4,6 +4,7 @@ import re
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.retry_common import only_transient
 from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.project import ProjectModel
 
@@ -94,10 +95,8 @@ class GlobalRetryWrapper(Rule):
             confidence = Confidence.HIGH
             construct = use.construct
             if use.kind == "global" and construct is not None and use.call is not None:
-                if construct.scope_kwarg and construct.scope_kwarg in use.call.kwargs:
-                    continue
-                if construct.requires_kwarg and construct.requires_kwarg not in use.call.kwargs:
-                    continue
+                if only_transient(project, use):
+                    continue  # connect errors / 429: nothing reached the service
                 reason = construct.what
             elif use.kind == "with_retry" and use.call is not None:
                 receiver = (use.call.receiver or "").split(".")[-1]

@@ -52,12 +52,23 @@ class HttpRetryAllowsUnsafeMethods(Rule):
             "from urllib3.util.retry import Retry\n\n"
             "retry = Retry(total=5, allowed_methods=None)\n",
             line=3,
+            fixed=(
+                "from urllib3.util.retry import Retry\n"
+                "\n"
+                'retry = Retry(total=5, allowed_methods=["HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE"])\n'
+            ),
         ),
         Invalid(
             "from requests.adapters import HTTPAdapter\n"
             "from urllib3.util.retry import Retry\n\n"
             'adapter = HTTPAdapter(max_retries=Retry(total=3, allowed_methods=frozenset({"GET", "POST"})))\n',
             line=4,
+            fixed=(
+                "from requests.adapters import HTTPAdapter\n"
+                "from urllib3.util.retry import Retry\n"
+                "\n"
+                'adapter = HTTPAdapter(max_retries=Retry(total=3, allowed_methods=frozenset({"GET"})))\n'
+            ),
             message_contains="POST",
         ),
     )

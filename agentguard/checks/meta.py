@@ -89,6 +89,7 @@ class UnusedSuppression(Rule):
             "def lookup(order_id: str) -> str:  # agentguard: ignore[AG201] legacy\n"
             "    return order_id\n",
             line=1,
+            fixed=("def lookup(order_id: str) -> str:\n    return order_id\n"),
         ),
     )
 

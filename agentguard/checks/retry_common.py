@@ -16,6 +16,9 @@ def retried_effects(project: ProjectModel, use: RetryUse) -> tuple[list[Effect],
             }:
                 return list(tool.effects), tool
         return [], None
+    if use.tool is not None:
+        named = next((t for t in project.tools if t.name == use.tool), None)
+        return (list(named.effects), named) if named else ([], None)
     if use.function is None:
         return [], None
     owner = project.tool_for_function(use.function)

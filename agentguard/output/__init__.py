@@ -25,6 +25,10 @@ Renderer = Callable[["ScanResult", TextIO, RenderOptions], None]
 FORMAT_MODULES: dict[str, str] = {
     "text": "text",
     "json": "json_format",
+    "sarif": "sarif",
+    "github": "github",
+    "markdown": "markdown",
+    "junit": "junit",
 }
 
 

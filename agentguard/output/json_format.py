@@ -6,7 +6,9 @@ import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentguard import __version__
+from agentguard.fixes import ensure_fixes
 from agentguard.output import RenderOptions
+from agentguard.output.columns import ColumnMapper
 
 if TYPE_CHECKING:
     from agentguard.engine import ScanResult
@@ -15,7 +17,17 @@ SCHEMA_VERSION = "1.0"
 
 
 def document(result: ScanResult) -> dict[str, Any]:
-    findings = [f.to_dict() for f in result.findings]
+    ensure_fixes(result)  # these formats print each fix's edits
+    columns = ColumnMapper(result.root)
+    findings = []
+    for finding in result.findings:
+        entry = finding.to_dict()
+        # Editors and SARIF count characters; ast counts UTF-8 bytes.
+        entry["column"] = columns.column(finding.path, finding.span.line, finding.span.column)
+        entry["end_column"] = columns.column(
+            finding.path, finding.span.end_line, finding.span.end_column
+        )
+        findings.append(entry)
     by_severity = {"error": 0, "warning": 0, "info": 0}
     for finding in result.findings:
         by_severity[finding.severity.value] += 1
@@ -28,6 +40,7 @@ def document(result: ScanResult) -> dict[str, Any]:
             "tools": len(result.project.tools),
             "files": result.files_scanned,
             "suppressed": len(result.suppressed),
+            "baseline": result.baseline.summary() if result.baseline is not None else None,
         },
         "findings": findings,
         "tools": [
@@ -37,6 +50,8 @@ def document(result: ScanResult) -> dict[str, Any]:
                 "path": tool.path,
                 "line": tool.anchor.span.line,
                 "declared": tool.declaration is not None,
+                "schema_only": tool.schema_only,
+                "sources": [str(loc) for loc in (tool.anchor, *tool.sources)],
                 "effects": sorted({e.kind for e in tool.effects}),
             }
             for tool in result.project.tools

@@ -11,7 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from agentguard.diagnostics import Finding
+from agentguard.docs_gen import rule_doc_path, rule_doc_url
+from agentguard.fixes.offers import fix_offer
 from agentguard.output import RenderOptions
+from agentguard.output.columns import ColumnMapper
 
 if TYPE_CHECKING:
     from agentguard.engine import ScanResult
@@ -39,10 +42,15 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         soft_wrap=not options.color,
     )
     cache: dict[str, list[str]] = {}
+    columns = ColumnMapper(result.root)
     for finding in result.findings:
         style = SEVERITY_STYLE[finding.severity.value]
+        where = (
+            f"{finding.path}:{finding.span.line}:"
+            f"{columns.column(finding.path, finding.span.line, finding.span.column)}"
+        )
         console.print(
-            f"[bold]{escape(str(finding.location))}[/]: [{style}]{finding.code}[/] "
+            f"[bold]{escape(where)}[/]: [{style}]{finding.code}[/] "
             f"{escape(finding.message)} [dim]\\[{finding.name}, {finding.severity.value}, "
             f"confidence {finding.confidence.value}][/]"
         )
@@ -53,16 +61,25 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
                 if 0 < number <= len(lines):
                     console.print(f"  [dim]{number:>5} |[/] {escape(lines[number - 1])}")
             if start == end and 0 < start <= len(lines):
-                pad = " " * (finding.span.column - 1)
-                width = max(1, finding.span.end_column - finding.span.column)
+                span = finding.span
+                first = columns.column(finding.path, span.line, span.column)
+                last = columns.column(finding.path, span.line, span.end_column)
+                pad = " " * (first - 1)
+                width = max(1, last - first)
                 console.print(f"  [dim]      |[/] {pad}[{style}]{'^' * width}[/]")
         for step in finding.evidence:
             where = f" ({step.location})" if step.location else ""
             console.print(f"  [dim]= evidence:[/] {escape(step.label)}[dim]{escape(where)}[/]")
-        if finding.fix is not None:
+        offered = finding.fix or fix_offer(finding, result.project)
+        if offered is not None:
             console.print(
-                f"  [dim]= fix ({finding.fix.applicability.value}):[/] {escape(finding.fix.description)}"
+                f"  [dim]= fix available ({offered.applicability.value}):[/] "
+                f"{escape(offered.description)}"
             )
+        console.print(
+            f"  [dim]= docs: agentguard rule {finding.code} "
+            f"({escape(rule_doc_url(finding.code) or rule_doc_path(finding.code))})[/]"
+        )
         console.print()
     for problem in result.problems:
         if problem.kind != "parse-error":

@@ -4,10 +4,11 @@ summaries propagated through the project's call graph to a fixpoint."""
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agentguard.catalog import Sink
+from agentguard.catalog import Matcher, Sink
 from agentguard.diagnostics import Confidence, EvidenceStep, Location
 from agentguard.model import (
     FRESH_CALLS,
@@ -27,16 +28,24 @@ from agentguard.model import (
 )
 from agentguard.python.facts import Call, Function, ModuleFacts, Value
 
+# The standard library talks to no service on its own (queue.Queue.put, collections...);
+# its real sinks (smtplib, subprocess, urllib) are catalogue entries.
+STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
+
 if TYPE_CHECKING:
     from agentguard.project import ProjectModel
 
 
-def _http_method(project: ProjectModel, call: Call, sink: Sink) -> str | None:
+def _http_method(
+    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+) -> str | None:
     if sink.method:
         return sink.method
     spec = sink.method_from or {}
     if spec.get("request_data"):
         first = call.args[0] if call.args else None
+        if first is not None and first.kind == "name":
+            first = _local_value(project, first.text, fn, facts, call.order) or first
         if first and first.kind == "call":
             method = first.call_kwargs.get("method")
             method_text = method.string() if method else None
@@ -46,24 +55,34 @@ def _http_method(project: ProjectModel, call: Call, sink: Sink) -> str | None:
                 return "POST"
         return "POST" if ("data" in call.kwargs or len(call.args) > 1) else "GET"
     value = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
+    if value is not None and value.kind == "name":
+        value = _local_value(project, value.text, fn, facts, call.order) or value
     if value is not None and value.string():
         return value.string().upper()  # type: ignore[union-attr]
+    return None
+
+
+def _find_sink(matcher: Matcher[Sink], call: Call, callee: str) -> Sink | None:
+    """A sink entry for the resolved callee, the import-resolved name, or the call as
+    written (``orders_client.create`` in a user's catalogue)."""
+    for name in dict.fromkeys((callee, call.callee, call.text)):
+        sink = matcher(name)
+        if sink is not None:
+            return sink
     return None
 
 
 def _classify_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
-    sink = project.catalog.sinks(callee)
-    if sink is None and callee != call.callee:
-        sink = project.catalog.sinks(call.callee)
+    sink = _find_sink(project.catalog.sinks, call, callee)
     site = Location(facts.path, call.span)
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
         confidence = Confidence(sink.confidence)
         remote = sink.remote if sink.remote is not None else True
         if kind in {"http"}:
-            method = _http_method(project, call, sink)
+            method = _http_method(project, call, sink, fn, facts)
             if method in {None, "GET", "HEAD", "OPTIONS"}:
                 if method is None and call.kwargs.get("method") is not None:
                     kind, idempotent, confidence = "network_write", False, Confidence.LOW
@@ -81,9 +100,15 @@ def _classify_sink(
             statement = call.args[0] if call.args else call.kwargs.get("sql")
             if statement is None:
                 return None
+            if statement.kind == "name":
+                statement = (
+                    _local_value(project, statement.text, fn, facts, call.order) or statement
+                )
             text = statement.string()
             receiver = (call.receiver or "").lower()
-            if not re.search(r"(cur|conn|db|session|engine|cx|sql|tx|transaction)", receiver):
+            if not re.search(
+                r"(cur|conn|db|session|engine|cx|sql|tx|transaction)", receiver
+            ) and not _bound_to_db_handle(project, call.receiver or "", fn, facts, call.order):
                 return None
             if text is not None:
                 if SQL_READ_RE.match(text) or not SQL_WRITE_RE.match(text):
@@ -91,18 +116,22 @@ def _classify_sink(
                 upsert = bool(
                     re.search(r"(?i)on\s+conflict|on\s+duplicate\s+key|insert\s+or\s+ignore", text)
                 )
-                idempotent = upsert or not re.match(r"(?is)^\s*insert", text)
+                # UPDATE t SET n = n + 1 repeats its increment; INSERT adds a row each time.
+                relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
+                idempotent = upsert or not (re.match(r"(?is)^\s*insert", text) or relative)
                 kind = "write"
-            elif (
-                statement.kind == "call"
-                and statement.qualname
-                and statement.qualname.rsplit(".", 1)[-1] in {"insert", "update", "delete"}
-            ):
+                method = text.split(None, 1)[0].upper()
+            elif (verb := _sqlalchemy_statement(statement)) is not None:
+                if verb == "select":
+                    return None
                 kind = "write"
-                idempotent = statement.qualname.rsplit(".", 1)[-1] != "insert"
+                idempotent = verb != "insert"
+                method = verb.upper()
             else:
                 kind, idempotent, confidence = "write", None, Confidence.LOW
-            remote = True
+            # An embedded database file is a local write (judged by Q1): no service downstream
+            # could honour an idempotency key.
+            remote = not _embedded_database_module(facts)
         elif kind == "file_open":
             mode = call.args[1] if len(call.args) > 1 else call.kwargs.get("mode")
             mode_text = mode.string() if mode else "r"
@@ -127,29 +156,155 @@ def _classify_sink(
     return _heuristic_sink(project, call, callee, fn, facts)
 
 
+SQL_BUILDERS = {"insert", "update", "delete", "select"}
+
+
+def _sqlalchemy_statement(statement: Value) -> str | None:
+    """The verb of ``insert(T).values(...)`` / ``text("INSERT ...")``, or None."""
+    if statement.kind != "call":
+        return None
+    for callee in statement.calls:
+        last = callee.replace("()", "").rsplit(".", 1)[-1]
+        if last in SQL_BUILDERS and (callee.startswith("sqlalchemy") or "." not in callee):
+            return last
+    if statement.qualname and statement.qualname.rsplit(".", 1)[-1] == "text":
+        sql = statement.call_args[0].string() if statement.call_args else None
+        if sql is not None:
+            if SQL_READ_RE.match(sql) or not SQL_WRITE_RE.match(sql):
+                return "select"
+            return sql.split(None, 1)[0].lower()
+    return None
+
+
 def _display_sink(project: ProjectModel, callee: str, call: Call) -> str:
     if callee.startswith(("project.", "cls.")) or "." not in callee:
         return call.text
     return callee.replace("()", "")
 
 
+# Methods that lists, sets and dicts have too: on a receiver not named like a client they
+# are container operations (``parts.insert(0, x)``, ``seen.update(...)``), never a write.
+CONTAINER_METHODS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "add",
+        "update",
+        "remove",
+        "pop",
+        "discard",
+        "clear",
+        "setdefault",
+        "put",
+        "put_nowait",
+        "push",
+        "set",
+        "write",
+        "send",
+        "sort",
+        "replace",
+    }
+)
+LOGGER_NAMES = re.compile(r"(?i)^_?(log|logger|logging|console|print|warnings|self|cls)$")
+CONTAINER_FACTORIES = re.compile(
+    r"^(list|dict|set|tuple|frozenset|collections\..*|defaultdict|deque|OrderedDict|Counter)$"
+)
+
+
+EMBEDDED_DATABASES = {"sqlite3", "aiosqlite", "duckdb"}
+SERVER_DATABASES = {
+    "psycopg",
+    "psycopg2",
+    "asyncpg",
+    "pymysql",
+    "MySQLdb",
+    "mysql",
+    "aiomysql",
+    "pymssql",
+    "oracledb",
+    "cx_Oracle",
+    "sqlalchemy",
+    "sqlmodel",
+    "databases",
+    "snowflake",
+    "clickhouse_driver",
+    "pyodbc",
+    "tortoise",
+    "peewee",
+    "django",
+}
+
+
+def _embedded_database_module(facts: ModuleFacts) -> bool:
+    roots = {qualified.split(".", 1)[0] for qualified in facts.imports.values()}
+    return bool(roots & EMBEDDED_DATABASES) and not roots & SERVER_DATABASES
+
+
+def _bound_to_db_handle(
+    project: ProjectModel, receiver: str, fn: Function, facts: ModuleFacts, before: int
+) -> bool:
+    """``c = conn.cursor()`` / ``db = sqlite3.connect(...)``: a receiver named ``c`` is still
+    a DB-API cursor or connection when the code bound it to one."""
+    if not receiver.isidentifier():
+        return False
+    value = _local_value(project, receiver, fn, facts, before)
+    if value is None or value.kind != "call":
+        return False
+    method = (value.qualname or value.text).split("(", 1)[0].rsplit(".", 1)[-1]
+    return method in {"cursor", "connect"}
+
+
+def _written_receiver(call: Call) -> str:
+    """The receiver as written in the source (``self._client`` for ``self._client.place``)."""
+    text = call.text
+    return text.rsplit(".", 1)[0] if "." in text else ""
+
+
+def _is_container(
+    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
+) -> bool:
+    """A receiver bound to a list/dict/set literal or factory, locally or at module level."""
+    value = _local_value(project, name, fn, facts, before)
+    if value is None:
+        for assignment in facts.assignments:
+            if assignment.function is None and assignment.target == name:
+                value = assignment.value
+    if value is None:
+        return False
+    if value.kind in {"list", "dict"} or value.text[:1] in {"[", "{"}:
+        return True
+    return value.kind == "call" and bool(CONTAINER_FACTORIES.match(value.qualname or ""))
+
+
 def _heuristic_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
-    if project.catalog.reads(callee):
+    """An unresolved call whose method name starts with a write verb, on a receiver that
+    looks like a service client. Lower confidence than a catalogue sink, and silent on
+    containers, loggers, strings and the standard library."""
+    if project.catalog.reads(callee) or project.catalog.reads(call.callee):
         return None
+    if call.method[:1].isupper():
+        return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
     verb_class = project.catalog.verbs.get(first_word(call.method))
     if verb_class in {None, "read"}:
         return None
-    receiver = call.receiver or ""
     head = callee.split(".", 1)[0]
-    external = head in facts.imports.values() or callee.split(".")[0] in {
-        v.split(".")[0] for v in facts.imports.values()
-    }
-    trusted_receiver = bool(receiver) and bool(project.catalog.client_receiver.search(receiver))
-    if not (trusted_receiver or (external and "." in callee)):
+    if head in STDLIB_MODULES or callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
         return None
-    if receiver and receiver.split(".")[-1] in {"self", "cls", "logger", "log", "logging"}:
+    written = _written_receiver(call)
+    last = written.rsplit(".", 1)[-1] if written else ""
+    if last and (LOGGER_NAMES.match(last) or last[:1] in {'"', "'", "[", "{", "("}):
+        return None
+    if written and "." not in written and _is_container(project, written, fn, facts, call.order):
+        return None
+    trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
+    imported_heads = {v.split(".")[0] for v in facts.imports.values()}
+    external = head in imported_heads and head not in project.module_heads
+    if call.method in CONTAINER_METHODS and not trusted_receiver:
+        return None
+    if not (trusted_receiver or (external and "." in callee)):
         return None
     kind = {
         "non_idempotent": "network_write",
@@ -167,7 +322,7 @@ def _heuristic_sink(
         site=site,
         call=call,
         chain=(EvidenceStep(f"calls {call.text} (write verb, not resolved)", site),),
-        confidence=Confidence.LOW if not trusted_receiver else Confidence.MEDIUM,
+        confidence=Confidence.MEDIUM if trusted_receiver and external else Confidence.LOW,
         key=_key_for(project, call, sink, fn, facts),
         heuristic=True,
         function=fn.qualname,
@@ -185,57 +340,76 @@ def _local_value(
     return found
 
 
+KEY_HOLDERS = ("options", "request_options", "extra_headers", "headers", "params", "json", "data")
+
+
 def _key_for(
     project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
 ) -> KeyEvidence | None:
+    """The idempotency key passed to a sink call, wherever the call passes it: a keyword
+    (``idempotency_key=``, ``ClientToken=``, ``task_id=``), a header or option in a dict
+    literal, in a dict variable built earlier (also by ``headers[...] = ...``), or inside
+    ``**kwargs`` unpacked from a dict."""
     key_spec = sink.key or {}
-    candidates: list[Value] = []
-    kwarg_names = key_spec.get("kwarg")
-    names = kwarg_names if isinstance(kwarg_names, list) else [kwarg_names] if kwarg_names else []
-    for name, value in call.kwargs.items():
-        if name in names or KEY_KWARG_RE.match(name):
-            candidates.append(value)
-    option = key_spec.get("option")
-    for holder in (
-        "options",
-        "request_options",
-        "extra_headers",
-        "headers",
-        "params",
-        "json",
-        "data",
-    ):
-        holder_value = call.kwargs.get(holder)
-        if holder_value is None:
-            continue
-        if holder_value.kind == "name":
-            holder_value = (
-                _local_value(project, holder_value.text, fn, facts, call.order) or holder_value
-            )
-        if holder_value.kind == "dict":
-            for item_key, item in holder_value.items.items():
-                if (
-                    KEY_HEADER_RE.match(item_key)
-                    or (option and item_key == option)
-                    or KEY_KWARG_RE.match(item_key)
-                ):
-                    candidates.append(item)
-        elif holder_value.kind == "name":
-            # headers built up by subscript: headers["Idempotency-Key"] = ...
-            for assignment in facts.assignments:
-                if assignment.function == fn.qualname and assignment.target.startswith(
-                    holder_value.text + "["
-                ):
-                    header = assignment.target[len(holder_value.text) + 1 : -1]
-                    if KEY_HEADER_RE.match(header):
-                        candidates.append(assignment.value)
     if key_spec.get("sql_conflict"):
         return None
+    kwarg_names = key_spec.get("kwarg")
+    names = set(
+        kwarg_names if isinstance(kwarg_names, list) else [kwarg_names] if kwarg_names else []
+    )
+    option = key_spec.get("option")
+    header = key_spec.get("header")
+    candidates: list[Value] = []
+
+    def from_kwargs(kwargs: dict[str, Value], depth: int) -> None:
+        for name, value in kwargs.items():
+            if name in names or KEY_KWARG_RE.match(name):
+                candidates.append(value)
+        for holder in KEY_HOLDERS:
+            if holder in kwargs:
+                from_dict(kwargs[holder], depth)
+
+    def from_dict(holder: Value, depth: int) -> None:
+        if depth > 3:
+            return
+        original = holder
+        if holder.kind == "name":
+            holder = _local_value(project, holder.text, fn, facts, call.order) or holder
+        if holder.kind == "dict":
+            for item_key, item in holder.items.items():
+                if _is_key_name(item_key, option, header):
+                    candidates.append(item)
+                elif item_key in KEY_HOLDERS:
+                    from_dict(item, depth + 1)
+        elif holder.kind == "call" and holder.qualname in {"dict", "builtins.dict"}:
+            from_kwargs(holder.call_kwargs, depth + 1)
+        if original.kind == "name":
+            # headers built up by subscript: headers["Idempotency-Key"] = ...
+            prefix = original.text + "["
+            for assignment in facts.assignments:
+                if (
+                    assignment.function == fn.qualname
+                    and assignment.target.startswith(prefix)
+                    and assignment.order <= call.order
+                    and _is_key_name(assignment.target[len(prefix) : -1], option, header)
+                ):
+                    candidates.append(assignment.value)
+
+    from_kwargs(call.kwargs, 0)
+    for unpacked in call.star_kwargs_values:
+        from_dict(unpacked, 0)
     if not candidates:
-        # An SDK object built with a key outside the call (client with default headers).
         return None
-    value = candidates[0]
-    return _classify_key(project, value, fn, facts, call.order)
+    return _classify_key(project, candidates[-1], fn, facts, call.order)
+
+
+def _is_key_name(name: str, option: str | None, header: str | None) -> bool:
+    return bool(
+        KEY_HEADER_RE.match(name)
+        or KEY_KWARG_RE.match(name)
+        or (option and name == option)
+        or (header and name.lower() == header.lower())
+    )
 
 
 def _classify_key(
@@ -351,6 +525,12 @@ def infer_effects(
         out: list[tuple[Call, str]] = []
         for call in project.calls_in(qualname):
             callee = project.resolve_callee(call, fn, facts)
+            if _find_sink(project.catalog.user_sinks, call, callee) is not None:
+                # the user declared this call a sink: judge it here, do not look inside
+                effect = _classify_sink(project, call, callee, fn, facts)
+                if effect is not None:
+                    effects.append(effect)
+                continue
             target = project.project_function(callee, facts) if callee else None
             if target is None and callee in project.classes:
                 target = project.find_method(callee, "__init__")

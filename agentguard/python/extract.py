@@ -23,6 +23,8 @@ from agentguard.python.facts import (
     Handler,
     Loop,
     ModuleFacts,
+    RawErrorUse,
+    StatusCheck,
     Suppression,
     TryBlock,
     Value,
@@ -32,6 +34,25 @@ TEXT_LIMIT = 240
 SUPPRESSION_RE = re.compile(
     r"#\s*agentguard:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s-]*)\])?(?P<reason>[^#]*)"
 )
+_TRACEBACK_TEXT = {
+    "traceback.format_exc",
+    "traceback.format_exception",
+    "traceback.format_exception_only",
+    "traceback.format_tb",
+}
+_NOT_A_DESTINATION = {
+    "str",
+    "repr",
+    "type",
+    "isinstance",
+    "format",
+    "getattr",
+    "hasattr",
+    "len",
+    "print",
+}
+_RAW_ATTRS = {"args", "message", "msg", "strerror", "detail", "details"}
+_STATUS_SUBJECT = re.compile(r"(?i)(status|state)")
 _TOOL_SCHEMA_KEYS = ({"type", "function"}, {"name", "input_schema"}, {"name", "parameters"})
 
 
@@ -117,6 +138,25 @@ def span_of(node: ast.AST) -> Span:
     end_line = getattr(node, "end_lineno", None) or line
     end_col = getattr(node, "end_col_offset", None)
     return Span(line, col + 1, end_line, (end_col if end_col is not None else col) + 1)
+
+
+def _repeats_same_attempt(loop: ast.For | ast.AsyncFor, target: str) -> bool:
+    """``for delay in (0, 1, 2, 4): sleep(delay); try: return post(...) except ...``: a loop
+    over a schedule of waits is a retry when the guarded code never reads the loop variable
+    (a batch loop passes each item to the call) and success leaves the loop."""
+    tries = [n for n in ast.walk(loop) if isinstance(n, ast.Try)]
+    if not tries:
+        return False
+    exits = any(
+        isinstance(n, (ast.Return, ast.Break)) for t in tries for s in t.body for n in ast.walk(s)
+    )
+    reads_target = any(
+        isinstance(n, ast.Name) and n.id == target
+        for t in tries
+        for s in t.body
+        for n in ast.walk(s)
+    )
+    return exits and not reads_target
 
 
 class _Scope:
@@ -236,6 +276,13 @@ class _Extractor(ast.NodeVisitor):
             return sys.intern(f"{base}.{node.attr}")
         return None
 
+    def _callee_name(self, func: ast.expr) -> str | None:
+        # ``Agent[Deps, str](...)`` constructs an ``Agent``.
+        resolved = self.resolve(func)
+        if resolved is None and isinstance(func, ast.Subscript):
+            resolved = self.resolve(func.value)
+        return resolved
+
     def resolve_name(self, name: str) -> str:
         for scope in reversed(self.scopes):
             if name in scope.types:
@@ -291,7 +338,7 @@ class _Extractor(ast.NodeVisitor):
         elif isinstance(node, ast.Attribute):
             result.kind, result.qualname = "attr", self.resolve(node)
         elif isinstance(node, ast.Call):
-            result.kind, result.qualname = "call", self.resolve(node.func)
+            result.kind, result.qualname = "call", self._callee_name(node.func)
             result.call_args = [self.value(a) for a in node.args[:6]]
             result.call_kwargs = {k.arg: self.value(k.value) for k in node.keywords if k.arg}
         elif isinstance(node, ast.Dict):
@@ -501,6 +548,23 @@ class _Extractor(ast.NodeVisitor):
             and isinstance(target.slice.value, str)
         ):
             name = f"{target.value.id}[{target.slice.value}]"
+        if (
+            name is None
+            and isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id not in {"self", "cls"}
+        ):
+            fn = self.scope.function
+            self.facts.attribute_sets.append(
+                Assignment(
+                    target=f"{self.resolve_name(target.value.id)}.{target.attr}",
+                    value=self.value(value),
+                    span=span_of(node),
+                    function=fn.qualname if fn else None,
+                    order=self.scope.order,
+                )
+            )
+            return
         if name is None:
             return
         val = self.value(value)
@@ -562,8 +626,53 @@ class _Extractor(ast.NodeVisitor):
         self._awaited.add(id(node.value))
         self.visit(node.value)
 
+    def visit_Assert(self, node: ast.Assert) -> None:
+        self.generic_visit(node)
+        if self.scope.function is not None:
+            self.scope.function.asserts.append(self.value(node.test))
+
+    def _status_check(self, node: ast.Compare) -> None:
+        if len(node.ops) != 1:
+            return
+        ops = {ast.Eq: "eq", ast.NotEq: "ne", ast.In: "in", ast.NotIn: "not_in"}
+        op = ops.get(type(node.ops[0]))
+        if op is None:
+            return
+        left, right = node.left, node.comparators[0]
+        if op in {"eq", "ne"} and isinstance(left, ast.Constant):
+            left, right = right, left
+        subject = self.text(left, 80)
+        if not _STATUS_SUBJECT.search(subject):
+            return
+        if isinstance(right, ast.Constant) and isinstance(right.value, str):
+            values = [right.value]
+        elif isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+            values = []
+            for element in right.elts:
+                if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                    values.append(element.value)
+                elif isinstance(element, ast.Attribute):
+                    values.append(element.attr)  # (Status.FAILED, Status.STARTED)
+        elif isinstance(right, ast.Attribute):
+            values = [right.attr]  # Status.SUCCEEDED
+        else:
+            return
+        if not values:
+            return
+        fn = self.scope.function
+        self.facts.status_checks.append(
+            StatusCheck(
+                function=fn.qualname if fn else None,
+                subject=subject,
+                op=op,
+                values=[v.lower() for v in values],
+                span=span_of(node),
+            )
+        )
+
     def visit_Compare(self, node: ast.Compare) -> None:
         self.generic_visit(node)
+        self._status_check(node)
         if len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
             for side in (node.left, node.comparators[0]):
                 if isinstance(side, ast.Constant) and isinstance(side.value, str):
@@ -571,6 +680,51 @@ class _Extractor(ast.NodeVisitor):
                     self.facts.comparisons.append(
                         (fn.qualname if fn else None, side.value, self.span(node))
                     )
+
+    def _branch(self, string: str, body: list[ast.stmt]) -> None:
+        if not body:
+            return
+        first, last = span_of(body[0]), span_of(body[-1])
+        fn = self.scope.function
+        self.facts.branches.append(
+            (
+                fn.qualname if fn else None,
+                string,
+                Span(first.line, first.column, last.end_line, last.end_column),
+            )
+        )
+
+    def visit_If(self, node: ast.If) -> None:
+        test = node.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+            for side in (test.left, test.comparators[0]):
+                string = self._static_string(side)
+                if string is not None:
+                    self._branch(string, node.body)
+        self.generic_visit(node)
+
+    def _static_string(self, node: ast.expr) -> str | None:
+        """A string literal, or a class constant of this module naming one (``Tools.COMMIT``
+        in ``class Tools(str, Enum): COMMIT = "git_commit"``): dispatch compares tool names
+        against either."""
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            cls = self.facts.classes.get(f"{self.module}.{node.value.id}")
+            value = cls.attributes.get(node.attr) if cls is not None else None
+            return value.string() if value is not None else None
+        return None
+
+    def visit_Match(self, node: ast.Match) -> None:
+        for case in node.cases:
+            pattern = case.pattern
+            options = pattern.patterns if isinstance(pattern, ast.MatchOr) else [pattern]
+            for option in options:
+                if isinstance(option, ast.MatchValue):
+                    string = self._static_string(option.value)
+                    if string is not None:
+                        self._branch(string, case.body)
+        self.generic_visit(node)
 
     def visit_Dict(self, node: ast.Dict) -> None:
         self.generic_visit(node)
@@ -586,6 +740,8 @@ class _Extractor(ast.NodeVisitor):
             retry_shape = (
                 isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
             ) and isinstance(node.target, ast.Name)
+            if not retry_shape and isinstance(node.target, ast.Name):
+                retry_shape = _repeats_same_attempt(node, node.target.id)
             self.visit(node.iter)
         else:
             retry_shape = True
@@ -675,6 +831,7 @@ class _Extractor(ast.NodeVisitor):
                     record.calls.append(callee)
             elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 record.strings.append(sub.value[:200])
+        record.raw_error_uses, record.tainted_names = self._raw_error_uses(handler)
         if fn is not None:
             fn.handlers.append(record)
         if handler.name:
@@ -682,6 +839,114 @@ class _Extractor(ast.NodeVisitor):
             self._forget_values()
         for stmt in handler.body:
             self.visit(stmt)
+
+    def _raw_text(self, expr: ast.AST, name: str | None, tainted: set[str]) -> str | None:
+        """How ``expr`` carries the exception's raw text, if it does."""
+        top_level = [expr]
+        if isinstance(expr, ast.Dict):
+            top_level += [v for v in expr.values if v is not None]
+        for item in top_level:
+            if name and isinstance(item, ast.Name) and item.id == name:
+                return name
+        for sub in ast.walk(expr):
+            if isinstance(sub, ast.Call):
+                callee = self.resolve(sub.func) or ""
+                if callee in _TRACEBACK_TEXT:
+                    return f"{callee}()"
+                first = sub.args[0] if sub.args else None
+                if name and isinstance(first, ast.Name) and first.id == name:
+                    if callee in {"str", "repr", "format"}:
+                        return f"{callee}({name})"
+                if (
+                    name
+                    and isinstance(sub.func, ast.Attribute)
+                    and sub.func.attr == "format"
+                    and any(isinstance(a, ast.Name) and a.id == name for a in sub.args)
+                ):
+                    return f".format({name})"
+            elif isinstance(sub, ast.FormattedValue):
+                inner = sub.value
+                if name and isinstance(inner, ast.Name) and inner.id == name:
+                    return f'f"{{{name}}}"'
+            elif isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Mod):
+                parts = sub.right.elts if isinstance(sub.right, ast.Tuple) else [sub.right]
+                if name and any(isinstance(p, ast.Name) and p.id == name for p in parts):
+                    return f"% {name}"
+            elif (
+                isinstance(sub, ast.Attribute)
+                and isinstance(sub.value, ast.Name)
+                and name
+                and sub.value.id == name
+                and sub.attr in _RAW_ATTRS
+            ):
+                return f"{name}.{sub.attr}"
+            elif isinstance(sub, ast.Name) and sub.id in tainted and isinstance(sub.ctx, ast.Load):
+                return f"`{sub.id}` (holds the error text)"
+        return None
+
+    def _raw_error_uses(self, handler: ast.ExceptHandler) -> tuple[list[RawErrorUse], list[str]]:
+        name = handler.name
+        if not name and b"traceback" not in self.source:
+            return [], []
+        tainted: set[str] = set()
+        uses: list[RawErrorUse] = []
+        raised = {id(n.exc) for n in ast.walk(handler) if isinstance(n, ast.Raise)}
+        nodes = [n for n in ast.walk(handler) if hasattr(n, "lineno")]
+        nodes.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+        for node in nodes:
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
+                how = self._raw_text(node.value, name, tainted)
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    base = target.value if isinstance(target, ast.Subscript) else target
+                    if how and isinstance(base, ast.Name):
+                        tainted.add(base.id)
+            elif isinstance(node, ast.Return) and node.value is not None:
+                how = self._raw_text(node.value, name, tainted)
+                if how:
+                    uses.append(RawErrorUse(how, "return", span_of(node), None, self.text(node)))
+            elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                args = [*node.exc.args, *(k.value for k in node.exc.keywords)]
+                how = next((h for h in (self._raw_text(a, name, tainted) for a in args) if h), None)
+                if how:
+                    uses.append(
+                        RawErrorUse(
+                            how,
+                            "raise",
+                            span_of(node),
+                            self.resolve(node.exc.func),
+                            self.text(node),
+                        )
+                    )
+            elif isinstance(node, ast.Call) and id(node) not in raised:
+                if self.resolve(node.func) in _NOT_A_DESTINATION:
+                    continue
+                args = [*node.args, *(k.value for k in node.keywords)]
+                how = next((h for h in (self._raw_text(a, name, tainted) for a in args) if h), None)
+                if not how:
+                    continue
+                keys: list[str] = []
+                strings: list[str] = []
+                for arg in args:
+                    if isinstance(arg, ast.Dict):
+                        for key, val in zip(arg.keys, arg.values, strict=False):
+                            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                                keys.append(key.value)
+                            if isinstance(val, ast.Constant) and isinstance(val.value, str):
+                                strings.append(val.value)
+                keys += [k.arg for k in node.keywords if k.arg]
+                uses.append(
+                    RawErrorUse(
+                        how,
+                        "call",
+                        span_of(node),
+                        self.resolve(node.func) or self.text(node.func, 120),
+                        self.text(node),
+                        keys,
+                        strings,
+                    )
+                )
+        return uses, sorted(tainted)
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:
@@ -700,7 +965,7 @@ class _Extractor(ast.NodeVisitor):
     # ------------------------------------------------------------------ calls
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        resolved = self.resolve(func)
+        resolved = self._callee_name(func)
         text = self.text(func, 120)
         if isinstance(func, ast.Attribute):
             method = func.attr
@@ -718,6 +983,7 @@ class _Extractor(ast.NodeVisitor):
             args=[self.value(a) for a in node.args[:8]],
             kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
             star_kwargs=any(k.arg is None for k in node.keywords),
+            star_kwargs_values=[self.value(k.value) for k in node.keywords if k.arg is None],
             function=scope.function.qualname if scope.function else None,
             try_ids=list(scope.tries),
             loop_ids=list(scope.loops),

@@ -58,6 +58,7 @@ class Call:
     args: list[Value] = field(default_factory=list)
     kwargs: dict[str, Value] = field(default_factory=dict)
     star_kwargs: bool = False
+    star_kwargs_values: list[Value] = field(default_factory=list)  # ``**expr`` arguments
     function: str | None = None  # qualname of the enclosing function, None at module level
     try_ids: list[int] = field(default_factory=list)  # enclosing try statements (innermost last)
     loop_ids: list[int] = field(default_factory=list)  # enclosing loops (innermost last)
@@ -65,6 +66,37 @@ class Call:
     order: int = 0  # position in the enclosing function, in source order
     assigned_to: str | None = None  # ``x = call(...)`` binds x
     with_target: str | None = None  # ``with call(...) as x`` binds x
+
+
+@dataclass
+class RawErrorUse:
+    """Raw exception text (``str(e)``, ``f"{e}"``, ``e.args``, ``traceback.format_exc()``)
+    reaching a return, a raise or a call inside an ``except`` handler.
+
+    ``dest`` is return | raise | call; ``callee`` the resolved callee for raise/call;
+    ``arg_keys`` the string keys of a dict argument (``{"role": "tool", ...}``) and
+    ``arg_strings`` the string constants among that dict's values.
+    """
+
+    how: str
+    dest: str
+    span: Span
+    callee: str | None = None
+    text: str = ""
+    arg_keys: list[str] = field(default_factory=list)
+    arg_strings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class StatusCheck:
+    """A comparison of a status-like field with string constants:
+    ``entry.status != "succeeded"``, ``row["state"] in ("failed", "started")``."""
+
+    function: str | None
+    subject: str
+    op: str  # eq | ne | in | not_in
+    values: list[str]
+    span: Span
 
 
 @dataclass
@@ -81,6 +113,8 @@ class Handler:
     continues: bool = False  # ``continue`` (a hand-written retry when in a loop)
     calls: list[str] = field(default_factory=list)  # qualified callees inside the handler
     strings: list[str] = field(default_factory=list)  # string constants inside the handler
+    raw_error_uses: list[RawErrorUse] = field(default_factory=list)
+    tainted_names: list[str] = field(default_factory=list)  # locals holding raw error text
 
 
 @dataclass
@@ -138,6 +172,7 @@ class Function:
     nested: list[str] = field(default_factory=list)  # qualnames of functions defined inside
     raises: list[Value] = field(default_factory=list)
     is_test: bool = False
+    asserts: list[Value] = field(default_factory=list)  # ``assert`` expressions, in order
 
 
 @dataclass
@@ -175,8 +210,14 @@ class ModuleFacts:
     suppressions: list[Suppression] = field(default_factory=list)
     comparisons: list[tuple[str | None, str, Span]] = field(default_factory=list)
     # ``name == "create_order"`` string comparisons: (function, string, span), for dispatch
+    branches: list[tuple[str | None, str, Span]] = field(default_factory=list)
+    # ``if name == "create_order":`` / ``case "create_order":`` (function, string, body span):
+    # the statements a name-to-function dispatch runs for that name
     is_test: bool = False
     lines: int = 0
+    attribute_sets: list[Assignment] = field(default_factory=list)
+    # ``obj.attr = value`` on a non-self object (``create_order.handle_tool_error = True``)
+    status_checks: list[StatusCheck] = field(default_factory=list)
 
     def calls_in(self, function: str | None) -> list[Call]:
         return [c for c in self.calls if c.function == function]

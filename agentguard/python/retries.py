@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from agentguard.catalog import RetryConstruct
 from agentguard.diagnostics import Location
-from agentguard.model import RetryUse, argument_at
-from agentguard.python.facts import Function, ModuleFacts, Value
+from agentguard.model import RetryUse, ToolFacts, argument_at
+from agentguard.python.facts import Call, Function, ModuleFacts, Value
 
 if TYPE_CHECKING:
     from agentguard.project import ProjectModel
@@ -23,19 +23,30 @@ def retry_uses(
             construct = project.catalog.retries(dec.qualname)
             if construct is None or construct.kind != "decorator":
                 continue
+            if construct.requires_kwarg:
+                policy = dec.kwargs.get(construct.requires_kwarg)
+                if policy is None or (policy.kind == "const" and policy.const is None):
+                    continue
+                catches = _policy_catches(project, policy)
+            else:
+                catches = _catches(project, construct, dec.args, dec.kwargs, dec.called)
             yield RetryUse(
                 kind="decorator",
                 library=construct.library,
                 location=Location(facts.path, dec.span),
                 function=qualname,
-                catches=_catches(project, construct, dec.args, dec.kwargs, dec.called),
+                catches=catches,
                 construct=construct,
                 text=dec.text,
             )
         yield from _loop_retries(project, fn, facts)
-    for facts in project.modules.values():
+    for facts in sorted(project.modules.values(), key=lambda m: m.path):
         for call in facts.calls:
             construct = project.catalog.retries(call.callee)
+            if construct is None:
+                caller = project.function(call.function) if call.function else None
+                resolved = project.resolve_callee(call, caller, facts)
+                construct = project.catalog.retries(resolved) if resolved != call.callee else None
             if construct is None:
                 continue
             location = Location(facts.path, call.span)
@@ -53,7 +64,11 @@ def retry_uses(
                     call=call,
                     text=call.text,
                 )
-            elif construct.kind in {"http_retry", "global"}:
+            elif construct.kind == "global":
+                yield from _global_retry(project, construct, call, location)
+            elif construct.kind == "node_retry":
+                yield from _node_retry(project, construct, call, facts, location)
+            elif construct.kind == "http_retry":
                 yield RetryUse(
                     kind=construct.kind,
                     library=construct.library,
@@ -64,6 +79,121 @@ def retry_uses(
                     call=call,
                     text=call.text,
                 )
+
+
+def _global_retry(
+    project: ProjectModel, construct: RetryConstruct, call: Call, location: Location
+) -> Iterator[RetryUse]:
+    """A retry over every tool, or, with its scope argument (``tools=[...]``), a retry of
+    each named tool."""
+    if construct.requires_kwarg and construct.requires_kwarg not in call.kwargs:
+        return
+    catches = _catches(project, construct, call.args, call.kwargs, True) if construct.on else None
+    scope = call.kwargs.get(construct.scope_kwarg) if construct.scope_kwarg else None
+    if scope is None:
+        yield RetryUse(
+            kind="global",
+            library=construct.library,
+            location=location,
+            function=call.function,
+            catches=catches,
+            construct=construct,
+            call=call,
+            text=call.text,
+        )
+        return
+    for tool in _tools_named(project, scope.elements if scope.kind == "list" else []):
+        yield RetryUse(
+            kind="tool_retry",
+            library=construct.library,
+            location=location,
+            function=tool.functions[0] if tool.functions else None,
+            catches=catches,
+            construct=construct,
+            call=call,
+            text=call.text,
+            tool=tool.name,
+        )
+
+
+def _tools_named(project: ProjectModel, values: list[Value]) -> list[ToolFacts]:
+    """The project's tools a list names, by tool name (strings) or by reference."""
+    found: list[ToolFacts] = []
+    for value in values:
+        name = value.string() or value.text.rsplit(".", 1)[-1]
+        for tool in project.tools:
+            if tool.name == name or any(f.rsplit(".", 1)[-1] == name for f in tool.functions):
+                if tool not in found:
+                    found.append(tool)
+                break
+    return found
+
+
+def _node_retry(
+    project: ProjectModel,
+    construct: RetryConstruct,
+    call: Call,
+    facts: ModuleFacts,
+    location: Location,
+) -> Iterator[RetryUse]:
+    """``add_node(name, node, retry_policy=...)``: a ToolNode retries every tool it holds;
+    a function node retries its own body."""
+    policy = call.kwargs.get(construct.requires_kwarg or "retry_policy")
+    if policy is None or (policy.kind == "const" and policy.const is None):
+        return
+    args = call.args
+    node: Value | None = None
+    for name in construct.node.kwarg if construct.node else ():
+        node = node or call.kwargs.get(name)
+    if node is None and args:
+        node = args[1] if args[0].string() is not None and len(args) > 1 else args[0]
+    if node is None:
+        return
+    catches = _policy_catches(project, policy)
+    if node.kind == "call" and (node.qualname or "").rsplit(".", 1)[-1] == "ToolNode":
+        yield RetryUse(
+            kind="global",
+            library=construct.library,
+            location=location,
+            function=call.function,
+            catches=catches,
+            construct=construct,
+            call=call,
+            text=call.text,
+        )
+        return
+    caller = project.function(call.function) if call.function else None
+    target = node.qualname or node.text
+    resolved = project.project_function(target, facts)
+    if resolved is None and caller is not None:
+        resolved = project.project_function(f"{caller.qualname}.<locals>.{node.text}", facts)
+    if resolved is None:
+        return
+    yield RetryUse(
+        kind="node",
+        library=construct.library,
+        location=location,
+        function=resolved,
+        catches=catches,
+        construct=construct,
+        call=call,
+        text=call.text,
+    )
+
+
+def _policy_catches(project: ProjectModel, policy: Value) -> list[str] | None:
+    """What a LangGraph ``RetryPolicy(retry_on=...)`` retries."""
+    retry_on = policy.call_kwargs.get("retry_on") if policy.kind == "call" else None
+    if retry_on is None:
+        return list(project.catalog.policy_default_catches)
+    names = (
+        [e.qualname or e.text for e in retry_on.elements]
+        if retry_on.kind == "list"
+        else [retry_on.qualname or retry_on.text]
+    )
+    if any(n in project.catalog.catch_all_exceptions for n in names):
+        return None
+    return names
 
 
 def _catches(

@@ -88,12 +88,17 @@ def _declarations_from_options(
 ) -> list[Declaration]:
     result: list[Declaration] = []
     annotations = options.get("annotations")
+    if annotations is not None and annotations.kind in {"name", "attr"}:
+        # READ_ONLY = ToolAnnotations(readOnlyHint=True)  ...  @mcp.tool(annotations=READ_ONLY)
+        annotations = project.module_variable(annotations.qualname) or annotations
     if annotations is not None:
         decl = annotations_declaration(project, annotations, site.path)
         if decl is not None:
             result.append(decl)
     metadata_key = project.catalog.metadata_kwargs.get(framework)
     metadata = options.get(metadata_key) if metadata_key else None
+    if metadata is not None and metadata.kind in {"name", "attr"}:
+        metadata = project.module_variable(metadata.qualname) or metadata
     if metadata is not None and metadata.kind == "dict":
         decl = annotations_declaration(project, metadata, site.path, source="langchain-metadata")
         if decl is not None and decl.declares_anything:
@@ -144,14 +149,23 @@ def discover_tools(
     project: ProjectModel,
 ) -> None:
     forms = project.catalog.tool_forms
-    for facts in project.modules.values():
-        if facts.is_test:
-            continue
+    sources = [facts for facts in project.modules.values() if not facts.is_test]
+    # Declarations first (decorators, factories, classes), then the lists handed to agents:
+    # a function both decorated and listed keeps its decorator's name and framework.
+    for facts in sources:
         for fn in facts.functions.values():
-            for dec in fn.decorators:
-                form = forms["decorator"](dec.qualname)
-                if form is None:
-                    continue
+            matched = [
+                (dec, form)
+                for dec in fn.decorators
+                if (
+                    form := forms["decorator"](dec.qualname)
+                    or forms["decorator"](project.resolve_instance(dec.qualname))
+                )
+                is not None
+            ]
+            # ``@guarded`` alone makes a tool; next to a framework decorator it only declares.
+            framework_matches = [m for m in matched if m[1].framework != "agentguard"]
+            for dec, form in (framework_matches or matched)[:1]:
                 name = dec.kwargs.get("name") or dec.kwargs.get("name_override")
                 name_text = name.string() if name else None
                 if name_text is None and dec.args and dec.args[0].string():
@@ -166,11 +180,13 @@ def discover_tools(
                 )
                 if tool:
                     _add_tool(project, tool)
-                break
         for cls in facts.classes.values():
             _discover_class_tool(project, cls, facts)
         for call in facts.calls:
-            _discover_from_call(project, call, facts)
+            _discover_from_call(project, call, facts, registries=False)
+    for facts in sources:
+        for call in facts.calls:
+            _discover_from_call(project, call, facts, registries=True)
     _discover_lowlevel_mcp(project)
     _discover_raw_schemas(project)
     project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
@@ -239,9 +255,14 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
         return
 
 
-def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts) -> None:
+def _discover_from_call(
+    project: ProjectModel, call: Call, facts: ModuleFacts, registries: bool
+) -> None:
     forms = project.catalog.tool_forms
     callee = _resolved_call_name(project, call, facts)
+    if registries:
+        _discover_from_registry(project, call, facts, callee)
+        return
     factory = forms["factory"](callee)
     decorator_as_function = forms["decorator"](callee)
     site = Location(facts.path, call.span)
@@ -278,24 +299,91 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts) -
                 if tool:
                     _add_tool(project, tool)
                 return
-    registry = forms["registry"](callee)
+
+
+def _discover_from_registry(
+    project: ProjectModel, call: Call, facts: ModuleFacts, callee: str
+) -> None:
+    registry = project.catalog.tool_forms["registry"](callee)
     if registry is not None and registry.tools is not None:
         listed = argument_at(call.args, call.kwargs, registry.tools)
-        if listed is None or listed.kind != "list":
-            return
-        for element in listed.elements:
+        for element in listed_elements(project, listed, call, facts):
             qual = project.project_function(element.qualname, facts)
             if qual and not any(qual in t.functions for t in project.tools):
                 tool = _tool_from_function(
                     project,
                     qual,
                     registry,
-                    Location(facts.path, element.span or call.span),
+                    Location(facts.path, _within(element.span, call.span)),
                     None,
                     {},
                 )
                 if tool:
                     _add_tool(project, tool)
+
+
+def _within(span: Span | None, call_span: Span) -> Span:
+    """``span`` when it lies inside the call (a literal list), else the call itself (the
+    list came from a variable, possibly in another module)."""
+    if span is not None and call_span.line <= span.line <= call_span.end_line:
+        return span
+    return call_span
+
+
+def listed_elements(
+    project: ProjectModel, value: Value | None, call: Call, facts: ModuleFacts, depth: int = 0
+) -> list[Value]:
+    """The items of a tool list: a literal, or a simple variable holding one (module level,
+    possibly imported, or local to the calling function), concatenations and ``*`` spreads
+    included. Anything computed is left alone."""
+    if value is None or depth > 4:
+        return []
+    if value.kind == "list":
+        result: list[Value] = []
+        for element in value.elements:
+            if element.kind == "other" and element.text.startswith("*"):
+                result += _variable_elements(project, element.names[:1], call, facts, depth)
+            else:
+                result.append(element)
+        return result
+    if value.kind in {"name", "attr"}:
+        held = _variable_value(project, value, call, facts)
+        return listed_elements(project, held, call, facts, depth + 1)
+    if value.kind == "other" and "+" in value.text and not value.calls:
+        # READ_TOOLS + WRITE_TOOLS  /  [a] + EXTRA
+        names = [n for n in value.names if n not in project.functions]
+        return _variable_elements(project, names, call, facts, depth)
+    return []
+
+
+def _variable_elements(
+    project: ProjectModel, names: list[str], call: Call, facts: ModuleFacts, depth: int
+) -> list[Value]:
+    result: list[Value] = []
+    for name in names:
+        qualname = facts.imports.get(name) or f"{facts.module}.{name}"
+        held = _variable_value(
+            project, Value(kind="name", text=name, qualname=qualname), call, facts
+        )
+        result += listed_elements(project, held, call, facts, depth + 1)
+    return result
+
+
+def _variable_value(
+    project: ProjectModel, value: Value, call: Call, facts: ModuleFacts
+) -> Value | None:
+    if value.kind == "name" and call.function is not None:
+        local: Value | None = None
+        for assignment in facts.assignments:
+            if (
+                assignment.function == call.function
+                and assignment.target == value.text
+                and assignment.span.line < call.span.line
+            ):
+                local = assignment.value
+        if local is not None:
+            return local
+    return project.module_variable(value.qualname)
 
 
 def _resolved_call_name(project: ProjectModel, call: Call, facts: ModuleFacts) -> str:
@@ -315,7 +403,7 @@ def _discover_lowlevel_mcp(
             if call.callee.replace("()", "") not in tool_types:
                 continue
             name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
-            name = name_value.string() if name_value else None
+            name = _static_name(project, name_value) if name_value else None
             if not name:
                 continue
             target = _dispatch_target(project, name, facts)
@@ -331,6 +419,19 @@ def _discover_lowlevel_mcp(
             _add_tool(project, tool)
 
 
+def _static_name(project: ProjectModel, value: Value) -> str | None:
+    """A tool name given as a literal or as a class constant (``GitTools.COMMIT`` of a
+    ``class GitTools(str, Enum)``), as low-level MCP servers often name their tools."""
+    if value.string():
+        return value.string()
+    if value.kind == "attr" and value.qualname and "." in value.qualname:
+        owner, attr = value.qualname.rsplit(".", 1)
+        entry = project.classes.get(owner)
+        constant = entry[0].attributes.get(attr) if entry else None
+        return constant.string() if constant is not None else None
+    return None
+
+
 def _dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> str | None:
     """The project function that a name-to-function dispatch runs for ``name``."""
     # 1. a dict literal {"name": fn}
@@ -341,15 +442,19 @@ def _dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> st
             qual = project.project_function(target.qualname, facts)
             if qual:
                 return qual
-    # 2. if name == "create_order": ... the calls in that branch
-    for function, string, span in facts.comparisons:
+    # 2. if name == "create_order": / case "create_order": the first project function
+    #    the branch calls
+    for function, string, body in facts.branches:
         if string != name or function is None:
             continue
-        for call in project.calls_in(function):
-            if call.span.line > span.line and call.span.line <= span.end_line + 6:
-                qual = project.project_function(call.callee, facts)
-                if qual and qual != function:
-                    return qual
+        caller = project.function(function)
+        for call in sorted(project.calls_in(function), key=lambda c: c.order):
+            if not body.line <= call.span.line <= body.end_line:
+                continue
+            resolved = project.resolve_callee(call, caller, facts)
+            qual = project.project_function(resolved, facts)
+            if qual and qual != function:
+                return qual
     # 3. a function of the same name
     qual = project.project_function(name, facts)
     if qual:

@@ -1,0 +1,181 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.common import effect_words, via
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity
+from agentguard.project import ProjectModel
+from agentguard.python.observations import timeout_verdicts
+
+
+class TimeoutAsPlainFailure(Rule):
+    """
+    ## What it does
+    Flags a timeout (`requests.Timeout`, `httpx.ReadTimeout`, `asyncio.TimeoutError`,
+    `TimeoutError`, `socket.timeout`, `aiohttp.ServerTimeoutError`, `openai.APITimeoutError`,
+    SDK timeout errors...) caught around a non-idempotent side effect and turned into an
+    ordinary or retryable error: a returned "failed, please retry" text or dict, a raised
+    `ToolException`/`ModelRetry`/plain error, or a loop that sends the request again.
+
+    A handler that says the outcome is unknown (`SIDE_EFFECT_UNCERTAIN`, "may have been
+    placed, do not retry", `retryable: False`), raises an "uncertain" exception or looks the
+    outcome up (reconcile) is fine, and so is a read-only call that times out. Connect
+    timeouts (`httpx.ConnectTimeout`) are raised before the request left and are fine too.
+
+    ## Why it matters
+    A read timeout is raised after the request was sent: the service may have committed. "The
+    order failed, please retry" makes the model place it again.
+
+    ## Example
+    ```python
+    try:
+        order = client.create(cart_id)
+    except requests.Timeout:
+        return "The order failed, please retry."
+    ```
+
+    ## Use instead
+    ```python
+    except requests.Timeout:
+        return {"ok": False, "code": "SIDE_EFFECT_UNCERTAIN", "retryable": False,
+                "content": "The order may have been placed. Do not retry; check order status."}
+    ```
+    or let `@guarded` turn the timeout into `SIDE_EFFECT_UNCERTAIN` and reconcile it.
+
+    ## Fix safety
+    No automatic fix.
+    """
+
+    code, name, question = "AG401", "timeout-as-plain-failure", "Q4"
+    severity = Severity.ERROR
+    VALID = (
+        Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def web_search(query: str) -> str:\n"
+            '    """Search the web."""\n'
+            "    try:\n"
+            '        return requests.post("https://search.example/v1/search", json={"q": query}, timeout=10).text\n'
+            "    except requests.Timeout:\n"
+            '        return "Search timed out. Try again."\n'
+        ),
+        Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def order_status(order_id: str) -> str:\n"
+            '    """Look an order up."""\n'
+            "    try:\n"
+            '        return requests.get(f"https://shop.example/orders/{order_id}", timeout=5).json()["status"]\n'
+            "    except requests.Timeout:\n"
+            '        return "The order service is slow, try again in a moment."\n'
+        ),
+        Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            "    try:\n"
+            '        return requests.post("https://shop.example/orders", json={"cart": cart_id}, timeout=30).json()\n'
+            "    except requests.Timeout:\n"
+            '        return {"ok": False, "code": "SIDE_EFFECT_UNCERTAIN", "retryable": False,\n'
+            '                "content": "The order may have been placed. Check order status before anything else."}\n'
+        ),
+        Valid(
+            "import httpx\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            "    try:\n"
+            '        return httpx.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
+            "    except httpx.ConnectTimeout:\n"
+            '        return {"ok": False, "code": "TRANSIENT_NETWORK", "retryable": True, "content": "Not sent."}\n'
+        ),
+    )
+    INVALID = (
+        Invalid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> str:\n"
+            '    """Create an order."""\n'
+            "    try:\n"
+            '        requests.post("https://shop.example/orders", json={"cart": cart_id}, timeout=30)\n'
+            "    except requests.Timeout:\n"
+            '        return "The order failed, please retry."\n'
+            '    return "ok"\n',
+            line=9,
+            message_contains="please retry",
+        ),
+        Invalid(
+            "import asyncio\n"
+            "import httpx\n"
+            "from pydantic_ai import ModelRetry\n\n"
+            "async def send_invoice(client: httpx.AsyncClient, invoice_id: str) -> None:\n"
+            "    try:\n"
+            '        await asyncio.wait_for(client.post(f"/invoices/{invoice_id}/send"), timeout=10)\n'
+            "    except asyncio.TimeoutError:\n"
+            '        raise ModelRetry("Sending timed out, try again")\n',
+            line=8,
+        ),
+        Invalid(
+            "import asyncio\n"
+            "import json\n"
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n\n'
+            "TOOLS = {create_order.name: create_order}\n\n"
+            "async def execute(tool_calls: list, messages: list) -> None:\n"
+            "    for tc in tool_calls:\n"
+            "        try:\n"
+            "            result = await asyncio.wait_for(\n"
+            "                TOOLS[tc.function.name].ainvoke(json.loads(tc.function.arguments)), 30\n"
+            "            )\n"
+            "        except asyncio.TimeoutError:\n"
+            '            result = "Tool timed out. Please try again."\n'
+            '        messages.append({"role": "tool", "tool_call_id": tc.id, "content": str(result)})\n',
+            line=19,
+            message_contains="dispatches",
+        ),
+    )
+
+    def check(self, project: ProjectModel) -> Iterator[Finding]:
+        for verdict in timeout_verdicts(project):
+            effect = verdict.effects[0]
+            location = Location(verdict.facts.path, verdict.handler.span)
+            caught = ", ".join(f"`{c}`" for c in verdict.caught)
+            where = f"Tool `{verdict.tool.name}`" if verdict.tool else f"`{verdict.function.name}`"
+            if verdict.handler.try_id == -1:
+                what = "sends it again"
+            elif verdict.outcome == "retry":
+                what = "retries it"
+            else:
+                what = f"reports it as a plain error (`{verdict.detail[:80]}`)"
+            around = f"{effect_words(effect)} ({via(effect)})"
+            confidence = effect.confidence
+            if verdict.dispatched:
+                names = ", ".join(f"`{t.name}`" for t in verdict.dispatched[:3])
+                around = f"the tools it dispatches, which include write tools ({names})"
+                confidence = Confidence.MEDIUM
+            verb = "retries on" if verdict.handler.try_id == -1 else "catches"
+            yield self.finding(
+                location,
+                f"{where} {verb} {caught} around {around} and "
+                f"{what}: the request may have committed, so the outcome is unknown "
+                "(SIDE_EFFECT_UNCERTAIN), not failed",
+                tool=verdict.tool,
+                confidence=confidence,
+                evidence=(
+                    *effect.chain,
+                    EvidenceStep(f"except {', '.join(verdict.caught)}", location),
+                ),
+                symbol=verdict.function.qualname,
+                node_text=f"{verdict.function.qualname}:{verdict.detail[:80]}",
+            )

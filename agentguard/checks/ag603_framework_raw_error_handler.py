@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.common import tool_evidence, via
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
+from agentguard.project import ProjectModel
+from agentguard.python.framework_settings import default_error_texts, error_handler_settings
+
+
+class FrameworkRawErrorHandler(Rule):
+    """
+    ## What it does
+    Flags a write tool whose errors are left to a framework's error text: settings such as
+    `handle_tool_error=True`, `ToolNode(handle_tool_errors=True)` (`"Error: {repr(e)}"`),
+    LangChain `ToolRetryMiddleware` (`"... {str(exc)}. Please try again."`), and frameworks
+    whose default already sends raw text or "please try again" (MCP servers without
+    `mask_error_details`, CrewAI, smolagents, LlamaIndex, AutoGen, Semantic Kernel, Haystack,
+    OpenAI Agents without a `failure_error_function`) when the tool does not catch errors
+    around its side effect itself.
+
+    ## Why it matters
+    A timeout after the request left comes back to the model as "Error: ReadTimeout(...)
+    Please try again." and the model does exactly that.
+
+    ## Example
+    ```python
+    builder.add_node("tools", ToolNode([create_order], handle_tool_errors=True))
+    ```
+
+    ## Use instead
+    Catch errors in the tool (or let `@guarded` do it) and return a structured observation
+    with `code` and `retryable`; give the framework a handler that says the outcome is
+    unknown for write tools.
+
+    ## Fix safety
+    No automatic fix.
+    """
+
+    code, name, question = "AG603", "framework-raw-error-handler", "Q6"
+    severity = Severity.WARNING
+    VALID = (
+        Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n"
+            "from langgraph.prebuilt import ToolNode\n\n"
+            "@tool\n"
+            "def order_status(order_id: str) -> dict:\n"
+            '    """Look an order up."""\n'
+            '    return requests.get(f"https://shop.example/orders/{order_id}").json()\n\n'
+            "tools = ToolNode([order_status], handle_tool_errors=True)\n"
+        ),
+        Valid(
+            "import httpx\n"
+            "from mcp.server.fastmcp import FastMCP\n\n"
+            'mcp = FastMCP("billing")\n\n'
+            "@mcp.tool()\n"
+            "def send_invoice(invoice_id: str) -> dict:\n"
+            '    """Send an invoice."""\n'
+            "    try:\n"
+            '        return httpx.post(f"https://billing.example/invoices/{invoice_id}/send").json()\n'
+            "    except Exception as exc:\n"
+            '        return {"ok": False, "code": "SIDE_EFFECT_UNCERTAIN", "retryable": False,\n'
+            '                "content": f"Sending may have happened ({type(exc).__name__}); do not retry."}\n'
+        ),
+        Valid(
+            "import httpx\n"
+            "from agents import function_tool\n\n"
+            "def outcome_unknown(ctx, error: Exception) -> str:\n"
+            '    return "create_order did not confirm; the order may exist. Do not retry."\n\n'
+            "@function_tool(failure_error_function=outcome_unknown)\n"
+            "async def create_order(cart_id: str) -> dict:\n"
+            "    async with httpx.AsyncClient() as client:\n"
+            '        return (await client.post("https://shop.example/orders", json={"cart": cart_id})).json()\n'
+        ),
+    )
+    INVALID = (
+        Invalid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n"
+            "from langgraph.prebuilt import ToolNode\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n\n'
+            "tools = ToolNode([create_order], handle_tool_errors=True)\n",
+            line=10,
+        ),
+        Invalid(
+            "import httpx\n"
+            "from mcp.server.fastmcp import FastMCP\n\n"
+            'mcp = FastMCP("billing")\n\n'
+            "@mcp.tool()\n"
+            "def send_invoice(invoice_id: str) -> dict:\n"
+            '    """Send an invoice."""\n'
+            '    return httpx.post(f"https://billing.example/invoices/{invoice_id}/send").json()\n',
+            line=7,
+        ),
+    )
+
+    def check(self, project: ProjectModel) -> Iterator[Finding]:
+        for use in error_handler_settings(project):
+            names = ", ".join(f"`{t.name}`" for t in use.tools[:3])
+            yield self.finding(
+                use.location,
+                f"{use.text}; it covers the write tool(s) {names} ({via(use.effects[0])})",
+                tool=use.tools[0] if len(use.tools) == 1 else None,
+                confidence=use.confidence,
+                evidence=(EvidenceStep(f"setting `{use.setting}`", use.location),),
+                node_text=use.setting,
+            )
+        for default in default_error_texts(project):
+            tool = default.tool
+            yield self.finding(
+                tool.anchor,
+                f"Tool `{tool.name}` lets errors around {via(default.effect)} reach the "
+                f"framework's default: {default.text}",
+                tool=tool,
+                confidence=Confidence.MEDIUM,
+                evidence=tool_evidence(tool, default.effect),
+                node_text=f"{tool.name}:default-error",
+            )

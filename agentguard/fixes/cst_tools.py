@@ -1,0 +1,442 @@
+"""LibCST helpers shared by the codemods: locating nodes, imports, list surgery.
+
+LibCST keeps every comment, blank line and quote of the file (a lossless round trip), so
+the codemods below change only the nodes they mean to change.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+
+
+class ParsedFile:
+    """One file's LibCST tree with positions and parents, parsed once per scan."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.splitlines()
+        self.wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
+        self.module = self.wrapper.module
+        self.positions = self.wrapper.resolve(PositionProvider)
+        self.parents = self.wrapper.resolve(ParentNodeProvider)
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        return self.positions[node]
+
+    def nodes_at(self, line: int, char_column: int | None = None) -> list[cst.CSTNode]:
+        """Nodes starting at a 1-based line (and 1-based code-point column), outermost first."""
+        found = []
+        for node, where in self.positions.items():
+            if where.start.line != line:
+                continue
+            if char_column is not None and where.start.column != char_column - 1:
+                continue
+            found.append(node)
+        found.sort(key=lambda n: _size(self.positions[n]), reverse=True)
+        return found
+
+    def function_at(self, name: str, line: int) -> cst.FunctionDef | None:
+        """The ``def name`` whose name is on ``line``."""
+        for node in self.positions:
+            if isinstance(node, cst.FunctionDef) and node.name.value == name:
+                if self.positions[node.name].start.line == line:
+                    return node
+        return None
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.parents.get(node)
+
+    def replace(self, old: cst.CSTNode, new: cst.CSTNode) -> cst.Module:
+        replaced = self.module.deep_replace(old, new)
+        assert isinstance(replaced, cst.Module)
+        return replaced
+
+
+def _size(where: CodeRange) -> tuple[int, int]:
+    return (where.end.line - where.start.line, where.end.column - where.start.column)
+
+
+def with_appended_arg(call: cst.Call, arg: cst.Arg) -> cst.Call:
+    """Append a keyword argument, keeping the call's comma style and a trailing comma."""
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[arg])
+    last = args[-1]
+    multiline = "\n" in cst.Module(body=[]).code_for_node(call)
+    if isinstance(last.comma, cst.Comma):
+        # A trailing comma: the new argument inherits it, and the old last gets a middle comma.
+        middle = args[-2].comma if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) else None
+        args[-1] = last.with_changes(comma=middle or last.comma)
+        args.append(arg.with_changes(comma=last.comma))
+    else:
+        comma: cst.Comma = (
+            args[-2].comma
+            if len(args) > 1 and isinstance(args[-2].comma, cst.Comma)
+            else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        )
+        if not multiline and "\n" in cst.Module(body=[]).code_for_node(comma):
+            comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args[-1] = last.with_changes(comma=comma)
+        args.append(arg)
+    return call.with_changes(args=args)
+
+
+def without_items(items: Sequence[NodeT], drop: Callable[[NodeT], bool]) -> list[NodeT]:
+    """Remove items from a comma-separated sequence (params, elements) keeping its style."""
+    kept = [item for item in items if not drop(item)]
+    if not kept or len(kept) == len(items):
+        return kept
+    old_last = items[-1]
+    if drop(old_last):
+        # The new last item takes the old last one's comma (trailing or none).
+        kept[-1] = kept[-1].with_changes(comma=old_last.comma)  # type: ignore[attr-defined]
+    return kept
+
+
+def string_quote(module: cst.Module, near: cst.CSTNode | None = None) -> str:
+    """The quote character the code already uses (near a node if given), `"` by default."""
+
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.quote: str | None = None
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            if self.quote is None and len(node.quote) == 1:
+                inner = node.value[len(node.prefix) + 1 : -1]
+                if "'" not in inner and '"' not in inner:  # no quote forced by the content
+                    self.quote = node.quote
+
+    finder = Finder()
+    (near or module).visit(finder)
+    return finder.quote or '"'
+
+
+def _is_import(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body
+    )
+
+
+def _module_name(node: cst.ImportFrom) -> str | None:
+    if node.relative or node.module is None:
+        return None
+    return cst.Module(body=[]).code_for_node(node.module)
+
+
+def imported_name(module: cst.Module, source: str, name: str) -> str | None:
+    """The local name under which ``source.name`` is already imported at module level."""
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.ImportFrom) and _module_name(small) == source:
+                if isinstance(small.names, cst.ImportStar):
+                    return name
+                for alias in small.names:
+                    if isinstance(alias.name, cst.Name) and alias.name.value == name:
+                        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                            return alias.asname.name.value
+                        return name
+    return None
+
+
+def add_import(
+    module: cst.Module,
+    source: str,
+    names: Sequence[str],
+    first_party: frozenset[str] = frozenset(),
+) -> cst.Module:
+    """Import ``names`` from ``source`` once: merged into an existing ``from source import``
+    line (sorted in if that line is sorted), else a new line in the third-party group of the
+    leading imports, in alphabetical place (isort/ruff order), or after the last import."""
+    missing = [n for n in names if imported_name(module, source, n) is None]
+    if not missing:
+        return module
+    body = list(module.body)
+    for index, statement in enumerate(body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for position, small in enumerate(statement.body):
+            if (
+                isinstance(small, cst.ImportFrom)
+                and _module_name(small) == source
+                and not isinstance(small.names, cst.ImportStar)
+            ):
+                merged = _merge_names(small, missing)
+                small_body = list(statement.body)
+                small_body[position] = merged
+                body[index] = statement.with_changes(body=small_body)
+                return module.with_changes(body=body)
+    line = cst.parse_statement(
+        f"from {source} import {', '.join(sorted(missing))}", config=module.config_for_parsing
+    )
+    insert_at, opens_group = _sorted_import_index(body, source, first_party)
+    if insert_at is None:
+        body.insert(_import_insertion_index(body), line)
+    elif not opens_group:
+        body.insert(insert_at, line)
+    else:
+        following = body[insert_at]
+        assert isinstance(following, cst.SimpleStatementLine)
+        # The new line opens the group, so it takes over the group's leading blank/comment lines.
+        line = line.with_changes(leading_lines=following.leading_lines)
+        body[insert_at] = following.with_changes(leading_lines=[])
+        body.insert(insert_at, line)
+    return module.with_changes(body=body)
+
+
+def _import_section(statement: cst.SimpleStatementLine, first_party: frozenset[str]) -> str:
+    small = statement.body[0]
+    if isinstance(small, cst.ImportFrom):
+        name = _module_name(small)
+        if name is None:
+            return "first-party"
+    elif isinstance(small, cst.Import):
+        name = cst.Module(body=[]).code_for_node(small.names[0].name)
+    else:
+        return "other"
+    top = name.split(".", 1)[0]
+    if top == "__future__":
+        return "future"
+    if top in sys.stdlib_module_names:
+        return "stdlib"
+    return "first-party" if top in first_party else "third-party"
+
+
+def _sorted_import_index(
+    body: Sequence[cst.CSTNode], source: str, first_party: frozenset[str]
+) -> tuple[int | None, bool]:
+    """Where ``from source import ...`` goes among the leading third-party imports, and
+    whether it goes first in that group (before the statement now at that index)."""
+    top = source.split(".", 1)[0]
+    if top in first_party:
+        return None, False
+    third_party = []
+    for index, statement in enumerate(body):
+        if _is_import(statement):
+            assert isinstance(statement, cst.SimpleStatementLine)
+            if _import_section(statement, first_party) == "third-party":
+                third_party.append((index, statement))
+        elif not _is_docstring(statement, index):
+            break
+    for position, (index, statement) in enumerate(third_party):
+        small = statement.body[0]
+        if (
+            isinstance(small, cst.ImportFrom)
+            and (_module_name(small) or "").lower() > source.lower()
+        ):
+            opens = position == 0 or third_party[position - 1][0] != index - 1
+            return index, opens or bool(statement.leading_lines)
+    if third_party:
+        return third_party[-1][0] + 1, False
+    return None, False
+
+
+def _import_insertion_index(body: Sequence[cst.CSTNode]) -> int:
+    """After the last import of the leading import block (after the docstring if none)."""
+    insert_at = 0
+    for index, statement in enumerate(body):
+        if _is_import(statement):
+            insert_at = index + 1
+        elif _is_docstring(statement, index):
+            insert_at = max(insert_at, 1)
+        else:
+            break
+    return insert_at
+
+
+def _is_docstring(statement: cst.CSTNode, index: int) -> bool:
+    return (
+        index == 0
+        and isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _merge_names(node: cst.ImportFrom, names: Sequence[str]) -> cst.ImportFrom:
+    aliases = list(node.names)  # type: ignore[arg-type]
+    existing = [a.name.value for a in aliases if isinstance(a.name, cst.Name)]
+    is_sorted = existing == sorted(existing)
+    middle_comma: cst.Comma = next(
+        (a.comma for a in aliases[:-1] if isinstance(a.comma, cst.Comma)),
+        cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+    )
+    trailing = aliases[-1].comma
+    aliases[-1] = aliases[-1].with_changes(comma=middle_comma)
+    for name in names:
+        aliases.append(cst.ImportAlias(name=cst.Name(name), comma=middle_comma))
+    if is_sorted:
+        aliases.sort(key=lambda a: a.name.value if isinstance(a.name, cst.Name) else "")
+    aliases = [a.with_changes(comma=middle_comma) for a in aliases]
+    aliases[-1] = aliases[-1].with_changes(comma=trailing)
+    return node.with_changes(names=aliases)
+
+
+def insert_after_imports(
+    module: cst.Module, statements: Sequence[cst.SimpleStatementLine | cst.BaseCompoundStatement]
+) -> cst.Module:
+    """Insert module-level statements right after the import block."""
+    body = list(module.body)
+    index = _import_insertion_index(body)
+    body[index:index] = statements
+    return module.with_changes(body=body)
+
+
+def name_is_used(module: cst.CSTNode, name: str) -> bool:
+    """Whether ``name`` is read anywhere outside import statements."""
+
+    class Finder(cst.CSTVisitor):
+        used = False
+
+        def visit_Import(self, node: cst.Import) -> bool:
+            return False
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                self.used = True
+
+    finder = Finder()
+    module.visit(finder)
+    return finder.used
+
+
+def remove_unused_import(module: cst.Module, local_name: str) -> cst.Module:
+    """Drop the top-level import that binds ``local_name`` if nothing reads it any more."""
+    if name_is_used(module, local_name):
+        return module
+
+    def binds(alias: cst.ImportAlias) -> bool:
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            return alias.asname.name.value == local_name
+        if isinstance(alias.name, cst.Name):
+            return alias.name.value == local_name
+        return False
+
+    body = list(module.body)
+    for index, statement in enumerate(body):
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            continue
+        small = statement.body[0]
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(
+            small.names, cst.ImportStar
+        ):
+            aliases = list(small.names)
+            if not any(binds(a) for a in aliases):
+                continue
+            kept = without_items(aliases, binds)
+            if kept:
+                body[index] = statement.with_changes(body=[small.with_changes(names=kept)])
+                return module.with_changes(body=body)
+            del body[index]
+            opened_group = index == 0 or bool(statement.leading_lines)
+            if opened_group and index < len(body):
+                # The next statement opens the group now (or the group is gone): it takes
+                # the removed line's leading lines, so no stray blank line is left behind.
+                following = body[index]
+                body[index] = following.with_changes(leading_lines=statement.leading_lines)
+            return module.with_changes(body=body)
+    return module
+
+
+def plain_import_name(module: cst.Module, source: str) -> str | None:
+    """The local name of a module-level ``import source`` (``import json as j``: ``j``)."""
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not isinstance(small, cst.Import):
+                continue
+            for alias in small.names:
+                if cst.Module(body=[]).code_for_node(alias.name) != source:
+                    continue
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    return alias.asname.name.value
+                return source
+    return None
+
+
+def add_plain_import(module: cst.Module, source: str) -> cst.Module:
+    """``import source`` (a standard-library module) once, in isort/ruff place among the
+    leading standard-library imports, else as its own group at the top of the imports."""
+    if plain_import_name(module, source) is not None:
+        return module
+    body = list(module.body)
+    line = cst.parse_statement(f"import {source}", config=module.config_for_parsing)
+    stdlib: list[int] = []
+    first_import: int | None = None
+    for index, statement in enumerate(body):
+        if _is_import(statement):
+            assert isinstance(statement, cst.SimpleStatementLine)
+            section = _import_section(statement, frozenset())
+            if section == "future":
+                continue
+            if first_import is None:
+                first_import = index
+            if section == "stdlib":
+                stdlib.append(index)
+        elif not _is_docstring(statement, index):
+            break
+    if stdlib:
+        for position, index in enumerate(stdlib):
+            statement = body[index]
+            assert isinstance(statement, cst.SimpleStatementLine)
+            # isort/ruff order: plain imports first, then ``from`` imports, each sorted.
+            if isinstance(statement.body[0], cst.ImportFrom) or (
+                _import_sort_key(statement) > source.lower()
+            ):
+                if position == 0 or statement.leading_lines:
+                    # The new line opens the group: it takes over the blank/comment lines.
+                    line = line.with_changes(leading_lines=statement.leading_lines)
+                    body[index] = statement.with_changes(leading_lines=[])
+                body.insert(index, line)
+                return module.with_changes(body=body)
+        body.insert(stdlib[-1] + 1, line)
+        return module.with_changes(body=body)
+    if first_import is not None:
+        following = body[first_import]
+        assert isinstance(following, cst.SimpleStatementLine)
+        line = line.with_changes(leading_lines=following.leading_lines)
+        body[first_import] = following.with_changes(leading_lines=[cst.EmptyLine()])
+        body.insert(first_import, line)
+        return module.with_changes(body=body)
+    body.insert(_import_insertion_index(body), line)
+    return module.with_changes(body=body)
+
+
+def _import_sort_key(statement: cst.SimpleStatementLine) -> str:
+    small = statement.body[0]
+    if isinstance(small, cst.ImportFrom):
+        return (_module_name(small) or "").lower()
+    if isinstance(small, cst.Import):
+        return cst.Module(body=[]).code_for_node(small.names[0].name).lower()
+    return ""
+
+
+def replace_functions(
+    module: cst.Module, replacements: dict[cst.FunctionDef, cst.FunctionDef]
+) -> cst.Module:
+    """Replace several ``def`` nodes of ``module`` (by identity) in one pass: after one
+    ``deep_replace`` the other nodes are no longer part of the new tree."""
+    by_id = {id(old): new for old, new in replacements.items()}
+
+    class Replacer(cst.CSTTransformer):
+        def leave_FunctionDef(
+            self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+        ) -> cst.FunctionDef:
+            return by_id.get(id(original_node), updated_node)
+
+    replaced = module.visit(Replacer())
+    assert isinstance(replaced, cst.Module)
+    return replaced

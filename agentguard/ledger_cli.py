@@ -1,0 +1,205 @@
+"""`agentguard ledger`: inspect the runtime ledger and resolve uncertain calls by hand.
+
+Mounted by the main CLI with ``app.add_typer(ledger_app, name="ledger")``.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from agentguard.runtime.core import resolve_call
+from agentguard.runtime.ledger import Ledger, LedgerEntry, Status, open_ledger
+
+ledger_app = typer.Typer(
+    name="ledger",
+    help="Inspect the agentguard runtime ledger: uncertain calls, a call's history, resolution.",
+    no_args_is_help=True,
+)
+
+DEFAULT_LEDGER_URL = "sqlite:///agentguard-ledger.db"
+
+
+class OutputFormat(str, Enum):
+    TABLE = "table"
+    JSON = "json"
+
+
+class Resolution(str, Enum):
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+LedgerUrl = Annotated[
+    str,
+    typer.Option(
+        "--ledger",
+        "-l",
+        envvar="AGENTGUARD_LEDGER",
+        help="Ledger URL: sqlite:///PATH or postgresql://...",
+    ),
+]
+Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="table or json")]
+
+_STATUS_STYLE = {
+    "succeeded": "green",
+    "failed": "red",
+    "uncertain": "bold yellow",
+    "started": "cyan",
+    "planned": "dim",
+    "approved": "blue",
+}
+
+
+def _open(url: str) -> Ledger:
+    try:
+        return open_ledger(url)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--ledger") from exc
+    except Exception as exc:
+        typer.echo(f"error: cannot open ledger {url}: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+def _console() -> Console:
+    return Console(soft_wrap=False)
+
+
+def _print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, sort_keys=True))
+
+
+def _entries_table(entries: list[LedgerEntry], title: str) -> Table:
+    table = Table(title=title, show_lines=False)
+    for column in ("call_id", "tool", "status", "error", "attempts", "run", "started", "key"):
+        table.add_column(column, overflow="fold", no_wrap=column in ("status", "attempts"))
+    for entry in entries:
+        style = _STATUS_STYLE.get(entry.status.value, "")
+        data = entry.to_dict()
+        table.add_row(
+            entry.call_id,
+            entry.tool_name,
+            f"[{style}]{entry.status.value}[/]" if style else entry.status.value,
+            entry.error_code or "",
+            str(entry.attempts),
+            entry.run_id,
+            data["started_at"] or "",
+            entry.idempotency_key,
+        )
+    return table
+
+
+def _emit_entries(entries: list[LedgerEntry], output: OutputFormat, title: str) -> None:
+    if output is OutputFormat.JSON:
+        _print_json([entry.to_dict() for entry in entries])
+        return
+    console = _console()
+    if not entries:
+        console.print(f"{title}: no entries")
+        return
+    console.print(_entries_table(entries, title))
+
+
+@ledger_app.command("list")
+def list_entries(
+    ledger_url: LedgerUrl = DEFAULT_LEDGER_URL,
+    run: Annotated[str | None, typer.Option("--run", help="only this run id")] = None,
+    tool: Annotated[str | None, typer.Option("--tool", help="only this tool")] = None,
+    status: Annotated[
+        list[str] | None, typer.Option("--status", help="only these statuses (repeatable)")
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+    output: Format = OutputFormat.TABLE,
+) -> None:
+    """List ledger entries, e.g. `--status uncertain` for calls that need checking."""
+    statuses = None
+    if status:
+        try:
+            statuses = [Status(value) for value in status]
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--status") from exc
+    with _open(ledger_url) as ledger:
+        entries = ledger.entries(run_id=run, tool_name=tool, status=statuses, limit=limit)
+        _emit_entries(entries, output, "ledger entries")
+
+
+@ledger_app.command("show")
+def show(
+    call_id: Annotated[str, typer.Argument(help="the call id from an observation or `list`")],
+    ledger_url: LedgerUrl = DEFAULT_LEDGER_URL,
+    output: Format = OutputFormat.TABLE,
+) -> None:
+    """Show one call and every transition it went through."""
+    with _open(ledger_url) as ledger:
+        entry = ledger.get(call_id)
+        if entry is None:
+            typer.echo(f"error: no ledger entry with call id {call_id}", err=True)
+            raise typer.Exit(1)
+        events = ledger.events(call_id)
+    if output is OutputFormat.JSON:
+        _print_json({"entry": entry.to_dict(), "events": [event.to_dict() for event in events]})
+        return
+    console = _console()
+    details = Table(title=f"call {call_id}", show_header=False)
+    details.add_column("field", style="bold")
+    details.add_column("value", overflow="fold")
+    for name, value in entry.to_dict().items():
+        if isinstance(value, (dict, list)):
+            value = json.dumps(value, sort_keys=True)
+        details.add_row(name, "" if value is None else str(value))
+    console.print(details)
+    history = Table(title="transitions")
+    for column in ("at", "from", "to", "actor", "detail"):
+        history.add_column(column, overflow="fold")
+    for event in events:
+        data = event.to_dict()
+        history.add_row(
+            data["at"], event.from_status or "", event.to_status, event.actor, event.detail or ""
+        )
+    console.print(history)
+
+
+@ledger_app.command("find")
+def find(
+    input_hash: Annotated[
+        str | None, typer.Option("--input-hash", help="calls with exactly these arguments")
+    ] = None,
+    key: Annotated[
+        str | None, typer.Option("--key", help="calls with this idempotency key")
+    ] = None,
+    ledger_url: LedgerUrl = DEFAULT_LEDGER_URL,
+    output: Format = OutputFormat.TABLE,
+) -> None:
+    """Find calls by input hash or idempotency key: has the same input already run?"""
+    if input_hash is None and key is None:
+        raise typer.BadParameter("give --input-hash or --key")
+    with _open(ledger_url) as ledger:
+        entries = ledger.entries(input_hash=input_hash, idempotency_key=key)
+        _emit_entries(entries, output, "matching calls")
+
+
+@ledger_app.command("resolve")
+def resolve(
+    call_id: Annotated[str, typer.Argument(help="the uncertain call")],
+    outcome: Annotated[Resolution, typer.Option("--as", help="what a person established happened")],
+    note: Annotated[str, typer.Option("--note", help="how it was established (recorded)")],
+    actor: Annotated[str, typer.Option("--actor", help="who resolved it")] = "human",
+    ledger_url: LedgerUrl = DEFAULT_LEDGER_URL,
+    output: Format = OutputFormat.TABLE,
+) -> None:
+    """Record a person's resolution of an uncertain call as succeeded or failed."""
+    with _open(ledger_url) as ledger:
+        try:
+            entry = resolve_call(ledger, call_id, outcome.value, note, actor=actor)
+        except (LookupError, ValueError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from exc
+    if output is OutputFormat.JSON:
+        _print_json(entry.to_dict())
+    else:
+        _console().print(f"{call_id} resolved as [bold]{entry.status.value}[/] by {actor}: {note}")

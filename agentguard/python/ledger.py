@@ -1,0 +1,392 @@
+"""Durable tool-call records (Q3, Q7) and tool executors: code that runs the tool the model named.
+
+A record is a call matched by the catalogue (agentguard's runtime, the user's
+``ledger-functions``), a write method on a receiver that names a ledger/journal/audit log,
+an ORM add of a tool-call row, or SQL that inserts into such a table. Functions that write a
+record directly or through project helpers are *recording* functions; a call to one counts as
+writing the record at that point.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location
+from agentguard.python.checklist_knowledge import knowledge
+from agentguard.python.facts import Call, Function, ModuleFacts
+
+if TYPE_CHECKING:
+    from agentguard.project import ProjectModel, ToolFacts
+
+_ROW_CLASS = re.compile(r"(?i)(tool_?call|ledger|audit|journal|call_?record|invocation)")
+_SUBSCRIPT_DISPATCH = re.compile(r"^[\w.]+\[(?P<key>.+)\](\.(?P<method>\w+))?$")
+_LOOKUP_VALUE = re.compile(r"^[\w.]+(\[(?P<key>.+)\]|\.get\((?P<arg>[^,)]+)[,)]?.*)$")
+
+
+@dataclass
+class LedgerWrite:
+    call: Call
+    function: str | None
+    location: Location
+    how: str
+    stores_identity: bool
+    inner: bool = False  # the callee is a project function that itself writes the record
+
+
+@dataclass
+class Executor:
+    function: str
+    location: Location
+    dispatch_order: int
+    dispatch: Call | None
+    path: str
+
+
+@dataclass
+class LedgerIndex:
+    writes: list[LedgerWrite] = field(default_factory=list)
+    recording: dict[str, str] = field(default_factory=dict)  # function -> how it records
+    executors: list[Executor] = field(default_factory=list)
+
+    def record_calls(self, project: ProjectModel, qualname: str) -> list[tuple[Call, str]]:
+        """Calls in ``qualname`` that write a record, directly or through a helper."""
+        entry = project.functions.get(qualname)
+        if entry is None:
+            return []
+        fn, facts = entry
+        direct = {id(w.call): w.how for w in self.writes if w.function == qualname}
+        result: list[tuple[Call, str]] = []
+        for call in project.calls_in(qualname):
+            if id(call) in direct:
+                result.append((call, direct[id(call)]))
+                continue
+            target = _project_target(project, call, fn, facts)
+            if target and target in self.recording and target != qualname:
+                result.append((call, f"`{call.text}` ({self.recording[target]})"))
+        return result
+
+
+def _project_target(
+    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
+) -> str | None:
+    callee = project.resolve_callee(call, fn, facts)
+    target = project.project_function(callee, facts)
+    if target is None and callee in project.classes:
+        target = project.find_method(callee, "__init__")
+    return target
+
+
+def _identity(call: Call, text: str) -> bool:
+    know = knowledge()
+    names: list[str] = list(call.kwargs)
+    for value in (*call.args, *call.kwargs.values()):
+        names += list(value.items) + value.names + value.attrs + list(value.call_kwargs)
+        if any(c.startswith("hashlib.") for c in value.calls):
+            return True
+        for item in value.items.values():
+            names += item.names + item.attrs
+    return any(know.input_identity.search(n) for n in names) or bool(
+        know.input_identity.search(text)
+    )
+
+
+def ledger_write(project: ProjectModel, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
+    """The record ``call`` writes, if it writes one."""
+    know = knowledge()
+    location = Location(facts.path, call.span)
+    callee = call.callee.replace("()", "")
+    if callee.startswith("agentguard.") and know.ledger_functions(callee):
+        return LedgerWrite(call, call.function, location, "agentguard runtime", True)
+    if project.catalog.ledger_functions(callee) or know.ledger_functions(callee):
+        return LedgerWrite(
+            call, call.function, location, f"`{callee}`", _identity(call, call.text), inner=False
+        )
+    receiver = (call.receiver or "").replace("()", "")
+    last = receiver.rsplit(".", 1)[-1]
+    if receiver and know.ledger_receiver.search(last) and call.method in know.ledger_methods:
+        return LedgerWrite(call, call.function, location, f"`{call.text}`", _identity(call, ""))
+    if call.method in {"execute", "executemany", "exec_driver_sql"} and call.args:
+        sql = call.args[0].string()
+        if sql and know.ledger_sql.search(sql):
+            return LedgerWrite(
+                call, call.function, location, "SQL into a tool-call table", _identity(call, sql)
+            )
+    if call.method in {"add", "add_all", "insert", "insert_one", "save", "create", "put_item"}:
+        for value in call.args[:1]:
+            if value.kind == "call" and value.qualname:
+                cls = value.qualname.rsplit(".", 1)[-1]
+                if _ROW_CLASS.search(cls):
+                    return LedgerWrite(
+                        call,
+                        call.function,
+                        location,
+                        f"a `{cls}` row",
+                        _identity(call, "")
+                        or any(know.input_identity.search(k) for k in value.call_kwargs),
+                    )
+    return None
+
+
+def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    know = knowledge()
+    if know.dispatch_direct(call.callee) or call.method in {"on_invoke_tool"}:
+        first = call.args[0] if call.args else call.kwargs.get("name")
+        return first is None or first.kind != "const"
+    match = _SUBSCRIPT_DISPATCH.match(call.text)
+    if match:
+        key = match.group("key").strip()
+        method = match.group("method")
+        if key[:1] in {"'", '"'} or key.isdigit():
+            return False
+        return method is None or method in know.dispatch_methods
+    if call.text.startswith("getattr(") and not call.text.rstrip(")").endswith(("'", '"')):
+        return True
+    head = call.text.split(".", 1)[0]
+    if head == call.text or call.method in know.dispatch_methods:
+        for assignment in facts.assignments:
+            if assignment.function != fn.qualname or assignment.target != head:
+                continue
+            lookup = _LOOKUP_VALUE.match(assignment.value.text)
+            if not lookup:
+                continue
+            key = (lookup.group("key") or lookup.group("arg") or "").strip()
+            if key and key[:1] not in {"'", '"'} and not key.isdigit():
+                return head == call.text or call.method in know.dispatch_methods
+    return False
+
+
+_TOOL_WORDS = re.compile(r"(?i)(tool|function_?call|func_?call|fn_?call|available_functions)")
+
+
+def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispatch: Call) -> bool:
+    """The dispatch runs a tool the model named: the code says "tool"/"function call",
+    or the table it looks the callable up in holds project tools."""
+    know = knowledge()
+    if dispatch.method in {"call_tool", "on_invoke_tool"}:
+        return True
+    texts = [fn.name, *fn.params, dispatch.text, *(a.text for a in dispatch.args)]
+    head = dispatch.text.split("[", 1)[0].split(".", 1)[0]
+    for assignment in facts.assignments:
+        if assignment.function == fn.qualname and assignment.target == head:
+            texts.append(assignment.value.text)
+    if any(_TOOL_WORDS.search(t) for t in texts):
+        return True
+    tool_functions = {q for t in project.tools for q in t.functions}
+    for assignment in facts.assignments:
+        value = assignment.value
+        if (
+            assignment.function is None
+            and value.kind == "dict"
+            and assignment.target
+            in {
+                head,
+                *(a.value.text.split("[", 1)[0] for a in facts.assignments if a.target == head),
+            }
+        ):
+            for item in value.items.values():
+                if project.project_function(item.qualname, facts) in tool_functions:
+                    return True
+    return bool(know.dispatch_methods & {dispatch.method} - {"run", "execute", "func"})
+
+
+def _find_executors(project: ProjectModel) -> list[Executor]:
+    know = knowledge()
+    tool_functions = {q for t in project.tools for q in t.functions}
+    result: list[Executor] = []
+    for qualname, (fn, facts) in sorted(project.functions.items()):
+        if facts.is_test or qualname in tool_functions:
+            continue
+        decorated = any(know.executor_decorators(d.qualname) for d in fn.decorators)
+        dispatch: Call | None = None
+        for call in project.calls_in(qualname):
+            if _dispatch_call(project, call, fn, facts):
+                dispatch = call
+                break
+            if decorated and _project_target(project, call, fn, facts) in tool_functions:
+                dispatch = call
+                break
+        if dispatch is None and not decorated:
+            continue
+        if (
+            dispatch is not None
+            and not decorated
+            and not _tool_context(project, fn, facts, dispatch)
+        ):
+            continue  # an event router or a command table, not a tool executor
+        result.append(
+            Executor(
+                function=qualname,
+                location=Location(facts.path, dispatch.span if dispatch else fn.name_span),
+                dispatch_order=dispatch.order if dispatch else 0,
+                dispatch=dispatch,
+                path=facts.path,
+            )
+        )
+    return result
+
+
+def ledger_index(project: ProjectModel) -> LedgerIndex:
+    cache = vars(project)
+    index = cache.get("_ledger_index")
+    if isinstance(index, LedgerIndex):
+        return index
+    index = LedgerIndex()
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for call in facts.calls:
+            write = ledger_write(project, call, facts)
+            if write is not None:
+                index.writes.append(write)
+    for write in index.writes:
+        if write.function:
+            index.recording.setdefault(write.function, write.how)
+    # Helpers that call recording helpers record too (a few rounds reach a fixpoint).
+    for _ in range(6):
+        changed = False
+        for qualname, (fn, facts) in project.functions.items():
+            if qualname in index.recording or facts.is_test:
+                continue
+            for call in project.calls_in(qualname):
+                target = _project_target(project, call, fn, facts)
+                if target and target != qualname and target in index.recording:
+                    index.recording[qualname] = index.recording[target]
+                    changed = True
+                    break
+        if not changed:
+            break
+    for write in index.writes:
+        if write.function is None:
+            continue
+        entry = project.functions.get(write.function)
+        if entry is None:
+            continue
+        target = _project_target(project, write.call, *entry)
+        if target and target != write.function and target in index.recording:
+            write.inner = True
+    index.executors = _find_executors(project)
+    cache["_ledger_index"] = index
+    return index
+
+
+def first_call_order(project: ProjectModel, qualname: str, location: Location) -> int | None:
+    for call in project.calls_in(qualname):
+        if call.span == location.span:
+            return call.order
+    return None
+
+
+def is_ledger_site(index: LedgerIndex, location: Location) -> bool:
+    return any(w.location == location for w in index.writes)
+
+
+def tool_records_via_decorator(project: ProjectModel, tool: ToolFacts) -> bool:
+    """A tool decorated with a ledger function (``@audit.recorded``) records every call."""
+    index = ledger_index(project)
+    for qualname in tool.functions:
+        fn = project.function(qualname)
+        facts = project.module_of(qualname)
+        if fn is None or facts is None:
+            continue
+        for dec in fn.decorators:
+            if project.catalog.ledger_functions(dec.qualname) or knowledge().ledger_functions(
+                dec.qualname
+            ):
+                return True
+            target = project.project_function(dec.qualname, facts)
+            decorator = project.function(target) if target else None
+            if decorator is not None and any(
+                q in index.recording for q in (decorator.qualname, *decorator.nested)
+            ):
+                return True
+    return False
+
+
+@dataclass
+class ToolLedgerVerdict:
+    """Whether a write tool's first risky side effect has a record written before it."""
+
+    tool: ToolFacts
+    effect_index: int
+    call_site: Location  # the call in the tool body that leads to the side effect
+    status: str  # before | after | none
+    records_after: list[tuple[Call, str]] = field(default_factory=list)
+
+
+def recorded_by_executor(project: ProjectModel) -> Executor | None:
+    """An executor that writes a record before it dispatches (it covers every tool)."""
+    index = ledger_index(project)
+    for executor in index.executors:
+        before = [
+            c
+            for c, _ in index.record_calls(project, executor.function)
+            if c.order < executor.dispatch_order
+        ]
+        if before:
+            return executor
+    return None
+
+
+def tool_ledger_verdicts(project: ProjectModel) -> list[ToolLedgerVerdict]:
+    cache = vars(project)
+    cached = cache.get("_tool_ledger_verdicts")
+    if isinstance(cached, list):
+        return cached
+    index = ledger_index(project)
+    covering_executor = recorded_by_executor(project)
+    verdicts: list[ToolLedgerVerdict] = []
+    for tool in project.tools:
+        if tool.guarded is not None or tool.schema_only:
+            continue
+        if covering_executor is not None or tool_records_via_decorator(project, tool):
+            continue
+        for position, effect in enumerate(tool.effects):
+            if not knowledge().counts_as_write(effect, tool.name):
+                continue
+            if is_ledger_site(index, effect.site):
+                continue
+            first = effect.chain[0].location if effect.chain else None
+            if first is None:
+                continue
+            owner = next(
+                (q for q in tool.functions if first_call_order(project, q, first) is not None),
+                None,
+            )
+            if owner is None:
+                continue
+            order = first_call_order(project, owner, first) or 0
+            records = index.record_calls(project, owner)
+            # A helper that both records and writes (``client.create`` journals, then POSTs)
+            # is taken to record first.
+            before = [r for r in records if r[0].order <= order]
+            after = [r for r in records if r[0].order > order]
+            status = "before" if before else "after" if after else "none"
+            verdicts.append(ToolLedgerVerdict(tool, position, first, status, after))
+            break
+    cache["_tool_ledger_verdicts"] = verdicts
+    return verdicts
+
+
+def tool_call_records(project: ProjectModel) -> list[LedgerWrite]:
+    """The record writes that tools and executors reach (the ones that trace tool calls)."""
+    index = ledger_index(project)
+    roots = [q for t in project.tools for q in t.functions]
+    roots += [e.function for e in index.executors]
+    seen: set[str] = set()
+    queue = list(roots)
+    while queue:
+        qualname = queue.pop()
+        if qualname in seen:
+            continue
+        seen.add(qualname)
+        entry = project.functions.get(qualname)
+        if entry is None:
+            continue
+        fn, facts = entry
+        for call in project.calls_in(qualname):
+            target = _project_target(project, call, fn, facts)
+            if target and target in index.recording:
+                queue.append(target)
+    return [w for w in index.writes if w.function in seen and not w.inner]

@@ -1,0 +1,13 @@
+"""The checklist report as JSON (the same data the Markdown and HTML pages show)."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from agentguard.report.model import Report
+
+
+def render(report: Report, stream: TextIO) -> None:
+    json.dump(report.to_dict(), stream, indent=2)
+    stream.write("\n")

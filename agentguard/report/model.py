@@ -1,0 +1,377 @@
+"""The checklist report's data: one verdict per checklist question, one row per tool.
+
+Built from a finished scan (findings plus the project model); the renderers only format it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agentguard import __version__
+from agentguard.checks.base import QUESTIONS, Rule, all_rules
+from agentguard.diagnostics import Finding, Severity
+from agentguard.model import ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.engine import ScanResult
+
+PASS, PARTIAL, FAIL = "pass", "partial", "fail"
+NOT_APPLICABLE, NOT_CHECKED = "not applicable", "not checked"
+VERDICTS = (PASS, PARTIAL, FAIL, NOT_APPLICABLE, NOT_CHECKED)
+# The order questions appear in: the checklist, then retries, then the scan itself.
+QUESTION_ORDER = ("Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "retry", "meta")
+RUNTIME_ANSWERS = {
+    "Q1": "declared in @guarded",
+    "Q2": "key built by the runtime",
+    "Q3": "the runtime writes the ledger before the call",
+    "Q4": "the runtime turns a timeout into SIDE_EFFECT_UNCERTAIN",
+    "Q5": "the runtime never replays an uncertain call",
+    "Q6": "the runtime's observation carries code and retryable",
+    "Q7": "the runtime's ledger stores the input hash and key",
+}
+GOOD, BAD, UNKNOWN, NEUTRAL = "good", "bad", "unknown", "neutral"
+
+
+@dataclass
+class Evidence:
+    text: str
+    path: str | None = None
+    line: int | None = None
+    code: str | None = None
+    severity: str | None = None
+    tool: str | None = None
+
+
+@dataclass
+class QuestionVerdict:
+    id: str
+    question: str
+    verdict: str
+    summary: str
+    rules: list[str]
+    counts: dict[str, int]
+    findings: list[Evidence] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)  # what the verdict rests on
+
+
+@dataclass
+class Cell:
+    """One table cell: the value, where it comes from, and whether it is good news."""
+
+    value: str
+    source: str = ""  # declared (guarded) | inferred | finding | runtime | ...
+    status: str = NEUTRAL
+
+
+@dataclass
+class ToolRow:
+    name: str
+    framework: str
+    path: str
+    line: int
+    effects: list[str]
+    risk: Cell
+    idempotency: Cell
+    replay: Cell
+    key: Cell
+    ledger: Cell
+    timeout: Cell
+    observation: Cell
+    eval: Cell
+    findings: list[Evidence]
+
+    @property
+    def worst(self) -> str:
+        ranks = [Severity(f.severity).rank for f in self.findings if f.severity]
+        return ["info", "warning", "error"][max(ranks)] if ranks else "none"
+
+
+@dataclass
+class Report:
+    version: str
+    root_name: str
+    files: int
+    questions: list[QuestionVerdict]
+    tools: list[ToolRow]
+    findings: int
+    by_severity: dict[str, int]
+    problems: list[Evidence]
+    link_base: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for row, tool in zip(data["tools"], self.tools, strict=True):
+            row["worst"] = tool.worst
+        data["schema_version"] = "1.0"
+        return data
+
+
+def _evidence(finding: Finding) -> Evidence:
+    return Evidence(
+        text=f"{finding.code} {finding.message}",
+        path=finding.path,
+        line=finding.span.line,
+        code=finding.code,
+        severity=finding.severity.value,
+        tool=finding.tool,
+    )
+
+
+def _rules_by_question() -> dict[str, list[type[Rule]]]:
+    grouped: dict[str, list[type[Rule]]] = defaultdict(list)
+    for rule in all_rules():
+        grouped[rule.question].append(rule)
+    return grouped
+
+
+def _relevant_tools(qid: str, writers: list[ToolFacts]) -> list[ToolFacts]:
+    """The tools a question is about: keys matter only for remote non-idempotent writes (a
+    local file has nothing downstream to deduplicate); the rest concern every write tool."""
+    if qid == "Q2":
+        return [t for t in writers if any(e.remote_write for e in t.non_idempotent_writes())]
+    return writers
+
+
+def _judge(
+    qid: str,
+    rules: list[type[Rule]],
+    findings: list[Finding],
+    writers: list[ToolFacts],
+    relevant_count: int,
+) -> tuple[str, str, list[Evidence]]:
+    """Verdict, one-line summary and supporting evidence for one question."""
+    guarded = [t for t in writers if t.guarded is not None]
+    support = [
+        Evidence(
+            f"`{t.name}` is wrapped in agentguard.runtime.guarded",
+            t.guarded.location.path,
+            t.guarded.location.span.line,
+            tool=t.name,
+        )
+        for t in guarded
+        if t.guarded is not None
+    ]
+    if findings:
+        flagged = {f.tool for f in findings if f.tool}
+        project_wide = [f for f in findings if not f.tool]
+        errors = [f for f in findings if f.severity is Severity.ERROR]
+        clean = [t.name for t in writers if t.name not in flagged]
+        verdict = FAIL if errors and (project_wide or not clean) else PARTIAL
+        tools_text = (
+            f"{len(flagged)} of {relevant_count} {'remote ' if qid == 'Q2' else ''}"
+            "write tools flagged"
+            if flagged and qid != "retry"
+            else ""
+        )
+        wide = f"{len(project_wide)} project-wide" if project_wide else ""
+        detail = ", ".join(p for p in (tools_text, wide) if p)
+        noun = "finding" if len(findings) == 1 else "findings"
+        return verdict, f"{len(findings)} {noun}" + (f" ({detail})" if detail else ""), support
+    if qid == "meta":
+        return PASS, "every file was read and every suppression is used", support
+    if qid == "retry":
+        if relevant_count == 0:
+            return NOT_APPLICABLE, "no retry constructs found", support
+        return PASS, f"{relevant_count} retry constructs, none unsafe", support
+    if not writers:
+        if qid == "Q2":
+            return NOT_APPLICABLE, "no tool makes a remote non-idempotent write", support
+        return NOT_APPLICABLE, "no tool writes anything: every tool is read-only", support
+    if not rules:
+        if len(guarded) == len(writers) and qid in RUNTIME_ANSWERS:
+            return PASS, f"all {len(writers)} write tools: {RUNTIME_ANSWERS[qid]}", support
+        return (
+            NOT_CHECKED,
+            f"no rule in agentguard {__version__} checks this; "
+            f"{len(guarded)} of {len(writers)} write tools use the runtime",
+            support,
+        )
+    return PASS, f"{len(writers)} write tools checked, no finding", support
+
+
+def _cell_for(
+    tool: ToolFacts,
+    qid: str,
+    findings: list[Finding],
+    rules: list[type[Rule]],
+    runtime_text: str,
+) -> Cell:
+    if not tool.writes():
+        return Cell("n/a (read-only)", "", NEUTRAL)
+    mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == qid})
+    if mine:
+        return Cell(", ".join(mine), "finding", BAD)
+    if tool.guarded is not None:
+        return Cell(runtime_text, "runtime", GOOD)
+    if rules:
+        return Cell("no finding", "checked", GOOD)
+    return Cell("not checked", "", UNKNOWN)
+
+
+def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
+    decl = tool.declaration
+    source = f"declared ({decl.source})" if decl else ""
+    writes = tool.writes()
+    kinds = sorted({e.kind for e in writes})
+    non_idempotent = tool.non_idempotent_writes()
+    if decl and decl.risk:
+        risk = Cell(decl.risk, source, NEUTRAL)
+    elif decl and decl.read_only is not None:
+        risk = Cell("read" if decl.read_only else "write", source, NEUTRAL)
+    else:
+        risk = Cell(", ".join(kinds) if kinds else "read", "inferred", NEUTRAL)
+    if decl and decl.idempotency:
+        idem = Cell(decl.idempotency, source, NEUTRAL)
+    elif decl and decl.idempotent_hint is not None:
+        idem = Cell("idempotent" if decl.idempotent_hint else "non-idempotent", source, NEUTRAL)
+    elif not writes:
+        idem = Cell("idempotent", "inferred", NEUTRAL)
+    else:
+        idem = Cell("non-idempotent" if non_idempotent else "idempotent", "inferred", NEUTRAL)
+    if decl and decl.replay:
+        replay = Cell(
+            decl.replay, source, BAD if decl.replay == "auto" and non_idempotent else NEUTRAL
+        )
+    elif not writes:
+        replay = Cell("safe", "inferred", GOOD)
+    else:
+        unsafe = [e for e in non_idempotent if e.key is None]
+        if not non_idempotent:
+            replay = Cell("safe: idempotent", "inferred", GOOD)
+        elif unsafe:
+            replay = Cell("unsafe: repeats the write", "inferred", BAD)
+        else:
+            replay = Cell("safe: keyed", "inferred", GOOD)
+    return risk, idem, replay
+
+
+def _key_cell(tool: ToolFacts, findings: list[Finding]) -> Cell:
+    if not tool.writes():
+        return Cell("n/a (read-only)", "", NEUTRAL)
+    mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == "Q2"})
+    guarded = tool.guarded
+    if guarded is not None and guarded.has_key:
+        return Cell(
+            "runtime key" + (f" ({', '.join(mine)})" if mine else ""),
+            "declared (guarded)",
+            BAD if mine else GOOD,
+        )
+    non_idempotent = tool.non_idempotent_writes()
+    if not non_idempotent:
+        return Cell("not needed (idempotent)", "inferred", GOOD)
+    remote = [e for e in non_idempotent if e.remote_write]
+    if not remote and not mine:
+        return Cell("n/a (local write)", "inferred", NEUTRAL)
+    origins = sorted({e.key.origin for e in remote if e.key is not None})
+    missing = any(e.key is None for e in remote)
+    parts = origins + (["none"] if missing or not origins else [])
+    text = ", ".join(dict.fromkeys(parts))
+    if mine:
+        text += f" ({', '.join(mine)})"
+    return Cell(text, "inferred", BAD if mine or missing else GOOD)
+
+
+def _eval_cell(tool: ToolFacts, result: ScanResult, findings: list[Finding], rules: bool) -> Cell:
+    if not tool.writes():
+        return Cell("n/a (read-only)", "", NEUTRAL)
+    mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == "Q8"})
+    if mine:
+        return Cell(", ".join(mine), "finding", BAD)
+    names = {tool.name, *(fn.rsplit(".", 1)[-1] for fn in tool.functions)}
+    fault, plain = [], []
+    for facts in result.project.modules.values():
+        if not facts.is_test:
+            continue
+        if not any(c.method in names or c.callee.rsplit(".", 1)[-1] in names for c in facts.calls):
+            continue
+        if any(q.startswith("agentguard.runtime.testing") for q in facts.imports.values()):
+            fault.append(facts.path)
+        else:
+            plain.append(facts.path)
+    if fault:
+        return Cell(f"fault-injection test: {fault[0]}", "inferred", GOOD)
+    if plain:
+        return Cell(f"tested, no timeout fault: {plain[0]}", "inferred", UNKNOWN)
+    return Cell("no test found", "inferred", BAD if rules else UNKNOWN)
+
+
+def build_report(result: ScanResult, link_base: str | None = None) -> Report:
+    by_question = _rules_by_question()
+    findings = result.findings
+    writers = [t for t in result.project.tools if t.writes()]
+    retry_count = sum(1 for _ in result.project.retry_uses())
+    questions: list[QuestionVerdict] = []
+    ids = [q for q in QUESTION_ORDER if q in QUESTIONS] + [
+        q for q in QUESTIONS if q not in QUESTION_ORDER
+    ]
+    for qid in ids:
+        rules = by_question.get(qid, [])
+        mine = [f for f in findings if f.question == qid]
+        scope = _relevant_tools(qid, writers)
+        relevant = retry_count if qid == "retry" else len(scope)
+        verdict, summary, support = _judge(qid, rules, mine, scope, relevant)
+        skipped = [p for p in result.problems if p.kind != "parse-error"]
+        if qid == "meta" and skipped:
+            verdict = PARTIAL if verdict == PASS else verdict
+            summary = f"{len(skipped)} files could not be read; " + summary
+            support += [Evidence(f"skipped: {p.reason}", p.path, p.span.line) for p in skipped]
+        counts = {
+            "findings": len(mine),
+            "error": sum(1 for f in mine if f.severity is Severity.ERROR),
+            "warning": sum(1 for f in mine if f.severity is Severity.WARNING),
+            "info": sum(1 for f in mine if f.severity is Severity.INFO),
+            "tools_flagged": len({f.tool for f in mine if f.tool}),
+            "relevant": relevant,
+        }
+        questions.append(
+            QuestionVerdict(
+                id=qid,
+                question=QUESTIONS[qid],
+                verdict=verdict,
+                summary=summary,
+                rules=[r.code for r in rules],
+                counts=counts,
+                findings=[_evidence(f) for f in mine],
+                evidence=support,
+            )
+        )
+    rows = []
+    for tool in result.project.tools:
+        risk, idem, replay = _declared_or_inferred(tool)
+        rows.append(
+            ToolRow(
+                name=tool.name,
+                framework=tool.framework,
+                path=tool.path,
+                line=tool.anchor.span.line,
+                effects=sorted({e.kind for e in tool.effects}),
+                risk=risk,
+                idempotency=idem,
+                replay=replay,
+                key=_key_cell(tool, findings),
+                ledger=_cell_for(tool, "Q3", findings, by_question.get("Q3", []), "runtime ledger"),
+                timeout=_cell_for(
+                    tool, "Q4", findings, by_question.get("Q4", []), "runtime: uncertain"
+                ),
+                observation=_cell_for(
+                    tool, "Q6", findings, by_question.get("Q6", []), "runtime observation"
+                ),
+                eval=_eval_cell(tool, result, findings, bool(by_question.get("Q8"))),
+                findings=[_evidence(f) for f in findings if f.tool == tool.name],
+            )
+        )
+    by_severity = {s.value: sum(1 for f in findings if f.severity is s) for s in Severity}
+    problems = [Evidence(f"{p.kind}: {p.reason}", p.path, p.span.line) for p in result.problems]
+    return Report(
+        version=__version__,
+        root_name=result.root.name,
+        files=result.files_scanned,
+        questions=questions,
+        tools=rows,
+        findings=len(findings),
+        by_severity=by_severity,
+        problems=problems,
+        link_base=link_base,
+    )

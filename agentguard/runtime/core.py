@@ -1,0 +1,999 @@
+"""The runtime: write-ahead ledger, replay-safe execution, reconciliation, recovery.
+
+The decision logic is written once, as a generator that yields the effects it needs (ledger
+operations, the tool body, sleeps, user callbacks); a sync and an async driver perform them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+import logging
+import os
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any, TypeVar
+
+from agentguard.runtime import observations as words
+from agentguard.runtime.context import (
+    CallContext,
+    RunContext,
+    RunScope,
+    _current_call,
+    current_run,
+    new_run_id,
+)
+from agentguard.runtime.errors import ErrorCode, Failure, classify_exception
+from agentguard.runtime.hashing import (
+    canonical_json,
+    derived_key,
+    input_hash,
+    redact,
+    sha256_hex,
+    to_jsonable,
+)
+from agentguard.runtime.ledger.base import Ledger, LedgerEntry, Status, evolve, new_call_id
+from agentguard.runtime.retry import NO_RETRY, RetryPolicy
+
+logger = logging.getLogger("agentguard.runtime")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Risk(str, Enum):
+    READ = "read"
+    WRITE = "write"
+    NETWORK = "network"
+    DESTRUCTIVE = "destructive"
+
+
+class Idempotency(str, Enum):
+    IDEMPOTENT = "idempotent"
+    CONDITIONAL = "conditional"
+    NON_IDEMPOTENT = "non_idempotent"
+
+
+class Replay(str, Enum):
+    AUTO = "auto"
+    ASK = "ask"
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class Found:
+    """The lookup found the effect: the call took effect; ``value`` becomes its result."""
+
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class NotFound:
+    """The lookup is sure the effect did not happen."""
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """The lookup cannot tell (yet)."""
+
+    reason: str = ""
+
+
+Verdict = Found | NotFound | Unknown
+KeyFunction = Callable[[CallContext], str]
+
+
+class SimulatedCrash(BaseException):
+    """Raised by fault injection to stop a call as a dead process would: nothing more recorded."""
+
+
+@dataclass
+class ToolSpec:
+    name: str
+    function: Callable[..., Any]
+    is_async: bool
+    risk: Risk
+    idempotency: Idempotency
+    replay: Replay
+    key: KeyFunction | Sequence[str] | None
+    reconcile: Callable[[CallContext], Any] | None
+    retry: RetryPolicy
+    timeout_s: float | None
+    approve: Callable[[CallContext], Any] | None
+    redact_fields: frozenset[str]
+    settle_s: float
+    lease_s: float | None
+    signature: inspect.Signature
+    drop_first: bool
+    max_output_bytes: int | None = None
+
+    @property
+    def lookup_name(self) -> str | None:
+        if self.reconcile is None:
+            return None
+        return getattr(self.reconcile, "__name__", "the lookup")
+
+
+@dataclass(frozen=True)
+class RecoveryReport:
+    expired: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    uncertain: int = 0
+    call_ids: list[str] = field(default_factory=list)
+
+
+# Effects the decision generator asks its driver to perform.
+@dataclass(frozen=True)
+class _LedgerOp:
+    operation: Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class _Body:
+    call: CallContext
+
+
+@dataclass(frozen=True)
+class _Sleep:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Callback:
+    function: Callable[[CallContext], Any]
+    call: CallContext
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    value: Any = None
+    error: BaseException | None = None
+
+
+Plan = Generator[Any, Any, dict[str, Any]]
+
+_DEFAULTS_BY_RISK = {
+    Risk.READ: (Idempotency.IDEMPOTENT, Replay.AUTO),
+    Risk.WRITE: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
+    Risk.NETWORK: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
+    Risk.DESTRUCTIVE: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
+}
+
+
+class Runtime:
+    """Owns the ledger and the registry of guarded tools (for ``recover()``)."""
+
+    def __init__(
+        self,
+        ledger: Ledger | None = None,
+        *,
+        lease_s: float = 300.0,
+        approve: Callable[[CallContext], Any] | None = None,
+        worker_id: str | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if ledger is None:
+            from agentguard.runtime.ledger.sqlite import SQLiteLedger
+
+            ledger = SQLiteLedger("agentguard-ledger.db")
+        self.ledger = ledger
+        self.lease_s = lease_s
+        self.approve = approve
+        self._worker_id = worker_id
+        self._rng = random.Random(seed)
+        self.tools: dict[str, ToolSpec] = {}
+        self.fault_hooks: list[Any] = []
+        self.sleep: Callable[[float], None] = time.sleep
+        self.async_sleep: Callable[[float], Any] = asyncio.sleep
+
+    @property
+    def worker_id(self) -> str:
+        return self._worker_id or f"{socket.gethostname()}:{os.getpid()}"
+
+    def run(
+        self,
+        run_id: str | None = None,
+        *,
+        user_id: str | None = None,
+        approved_at: str | None = None,
+        step_id: str | None = None,
+        tenant: str | None = None,
+        **extra: Any,
+    ) -> RunScope:
+        """The context guarded calls run in; keys are built from it. Sync and async."""
+        return RunScope(
+            RunContext(
+                run_id=run_id or new_run_id(),
+                user_id=user_id,
+                approved_at=approved_at,
+                step_id=step_id,
+                tenant=tenant,
+                extra=dict(extra),
+            )
+        )
+
+    # ---- decision logic -------------------------------------------------------------------
+
+    def _plan(self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
+        run = current_run()
+        if run is None:
+            raise RuntimeError(
+                f"{spec.name} is guarded by agentguard: call it inside `with runtime.run(...)`"
+            )
+        try:
+            bound = spec.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            return words.invalid_call(spec.name, str(exc))
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        if spec.drop_first and arguments:
+            arguments.pop(next(iter(arguments)))
+        call = CallContext(
+            call_id=new_call_id(),
+            tool_name=spec.name,
+            args=arguments,
+            run_id=run.run_id,
+            user_id=run.user_id,
+            approved_at=run.approved_at,
+            step_id=run.step_id,
+            tenant=run.tenant,
+            extra=run.extra,
+            input_hash=input_hash(arguments),
+        )
+        call = evolve(call, idempotency_key=self._key_for(spec, call))
+        needs_approval = spec.replay is Replay.ASK
+        now = time.time()
+        entry = LedgerEntry(
+            call_id=call.call_id,
+            run_id=call.run_id,
+            tool_name=spec.name,
+            idempotency_key=call.idempotency_key,
+            input_hash=call.input_hash,
+            status=Status.PLANNED,
+            risk=spec.risk.value,
+            idempotency=spec.idempotency.value,
+            replay=spec.replay.value,
+            step_id=call.step_id,
+            user_id=call.user_id,
+            approved_at=call.approved_at,
+            args=redact(arguments, spec.redact_fields),
+            attempts=0 if needs_approval else 1,
+            started_at=None if needs_approval else now,
+            lease_owner=None if needs_approval else self.worker_id,
+            lease_expires_at=None if needs_approval else now + self._lease(spec),
+        )
+        path = [Status.PLANNED] if needs_approval else [Status.PLANNED, Status.STARTED]
+        won, entry = yield _LedgerOp(lambda: self.ledger.claim(entry, path))
+        if not won:
+            return (yield from self._existing(spec, evolve(call, call_id=entry.call_id), entry))
+        if needs_approval:
+            return (yield from self._approve_then_execute(spec, call, entry))
+        return (yield from self._execute(spec, call, entry, replays_left=1))
+
+    def _key_for(self, spec: ToolSpec, call: CallContext) -> str:
+        if callable(spec.key):
+            key = spec.key(call)
+            if not isinstance(key, str) or not key:
+                raise ValueError(f"the key function of {spec.name} must return a non-empty str")
+            if len(key) > 200 or not key.isprintable() or not key.isascii():
+                return derived_key({"tool": spec.name, "key": key})
+            return key
+        if spec.key is not None:
+            material = {"v": 1, "tool": spec.name}
+            for part in spec.key:
+                try:
+                    material[part] = call[part]
+                except KeyError:
+                    raise ValueError(
+                        f"key part {part!r} of {spec.name} is neither a run field nor an argument"
+                    ) from None
+            return derived_key(material)
+        if spec.idempotency is Idempotency.IDEMPOTENT:
+            return call.call_id  # nothing to deduplicate: every call may run
+        # Scoped by who, which run and which approval, never by call id, attempt or time:
+        # the model's second call for the same thing must land on the same key.
+        return derived_key(
+            {
+                "v": 1,
+                "tool": spec.name,
+                "tenant": call.tenant,
+                "user": call.user_id,
+                "run": call.run_id,
+                "approved_at": call.approved_at,
+                "input": call.input_hash,
+            }
+        )
+
+    def _lease(self, spec: ToolSpec) -> float:
+        if spec.lease_s is not None:
+            return spec.lease_s
+        if spec.timeout_s is not None:
+            return spec.timeout_s + 30.0
+        return self.lease_s
+
+    def _start_changes(self, entry: LedgerEntry, spec: ToolSpec) -> dict[str, Any]:
+        now = time.time()
+        return {
+            "attempts": entry.attempts + 1,
+            "started_at": now,
+            "finished_at": None,
+            "lease_owner": self.worker_id,
+            "lease_expires_at": now + self._lease(spec),
+            "error_code": None,
+            "error_detail": None,
+        }
+
+    def _existing(self, spec: ToolSpec, call: CallContext, entry: LedgerEntry) -> Plan:
+        if entry.input_hash != call.input_hash and entry.status is not Status.FAILED:
+            return words.mismatch(spec.name, entry)
+        if entry.status is Status.SUCCEEDED:
+            return words.succeeded(spec.name, entry, replayed=True)
+        if entry.status is Status.STARTED:
+            if entry.lease_expires_at is not None and entry.lease_expires_at < time.time():
+                moved = yield _LedgerOp(
+                    lambda: self.ledger.transition(
+                        entry,
+                        Status.UNCERTAIN,
+                        detail="lease expired: the worker stopped before recording the outcome",
+                        error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
+                        error_detail="TOOL_CRASH: lease expired",
+                    )
+                )
+                if moved is None:
+                    return (yield from self._current_view(spec, call, entry))
+                return (yield from self._reconcile(spec, call, moved, replays_left=1))
+            return words.duplicate_in_progress(spec.name, entry)
+        if entry.status is Status.UNCERTAIN:
+            return (yield from self._reconcile(spec, call, entry, replays_left=1))
+        if entry.status is Status.PLANNED:
+            return (yield from self._approve_then_execute(spec, call, entry))
+        if entry.status is Status.APPROVED:
+            started = yield _LedgerOp(
+                lambda: self.ledger.transition(
+                    entry, Status.STARTED, **self._start_changes(entry, spec)
+                )
+            )
+            if started is None:
+                return (yield from self._current_view(spec, call, entry))
+            return (yield from self._execute(spec, call, started, replays_left=1))
+        # failed = known not to have taken effect: the same request may run again (re-armed),
+        # superseding earlier arguments; with replay="ask" a person approves first.
+        path = [Status.STARTED]
+        if spec.replay is Replay.ASK:
+            if not (yield from self._ask(spec, call)):
+                return words.approval_required(spec.name, entry)
+            path = [Status.APPROVED, Status.STARTED]
+        changes = self._start_changes(entry, spec)
+        changes.update(input_hash=call.input_hash, args=redact(dict(call.args), spec.redact_fields))
+        rearmed = yield _LedgerOp(
+            lambda: self.ledger.transition(entry, path, detail="re-armed by a new call", **changes)
+        )
+        if rearmed is None:
+            return (yield from self._current_view(spec, call, entry))
+        return (yield from self._execute(spec, call, rearmed, replays_left=1))
+
+    def _current_view(self, spec: ToolSpec, call: CallContext, entry: LedgerEntry) -> Plan:
+        current = yield _LedgerOp(lambda: self.ledger.get(entry.call_id))
+        return words.from_entry(spec.name, current or entry, lookup=spec.lookup_name)
+
+    def _ask(self, spec: ToolSpec, call: CallContext) -> Generator[Any, Any, bool]:
+        approver = spec.approve or self.approve
+        if approver is None:
+            return False
+        outcome = yield _Callback(approver, call)
+        if outcome.error is not None:
+            logger.warning("approval callback of %s raised %r", spec.name, outcome.error)
+            return False
+        return bool(outcome.value)
+
+    def _approve_then_execute(self, spec: ToolSpec, call: CallContext, entry: LedgerEntry) -> Plan:
+        if not (yield from self._ask(spec, call)):
+            return words.approval_required(spec.name, entry)
+        started = yield _LedgerOp(
+            lambda: self.ledger.transition(
+                entry,
+                [Status.APPROVED, Status.STARTED],
+                actor="approver",
+                **self._start_changes(entry, spec),
+            )
+        )
+        if started is None:
+            return (yield from self._current_view(spec, call, entry))
+        return (yield from self._execute(spec, call, started, replays_left=1))
+
+    def _retry_delay(
+        self, spec: ToolSpec, failure: Failure, attempt: int, deadline: float | None
+    ) -> float | None:
+        policy = spec.retry
+        if failure.code not in policy.retry_on or attempt >= policy.max_attempts:
+            return None
+        if failure.may_have_applied and spec.idempotency is Idempotency.NON_IDEMPOTENT:
+            return None  # a second attempt could apply it twice: reconcile instead
+        delay = policy.delay_s(attempt, self._rng, failure.retry_after_s)
+        if deadline is not None and time.monotonic() + delay > deadline:
+            return None
+        return delay
+
+    def _execute(
+        self, spec: ToolSpec, call: CallContext, entry: LedgerEntry, *, replays_left: int
+    ) -> Plan:
+        deadline = (
+            time.monotonic() + spec.retry.deadline_s if spec.retry.deadline_s is not None else None
+        )
+        while True:
+            attempt = entry.attempts
+            outcome = yield _Body(evolve(call, attempt=attempt))
+            if outcome.error is None:
+                result = to_jsonable(outcome.value)
+                settled = yield from self._settle(
+                    entry,
+                    Status.SUCCEEDED,
+                    attempt,
+                    result=result,
+                    result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                    finished_at=time.time(),
+                    error_code=None,
+                    error_detail=None,
+                )
+                if settled.status is Status.SUCCEEDED and settled.attempts == attempt:
+                    return words.succeeded(spec.name, settled, replayed=False)
+                return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
+            failure = classify_exception(outcome.error)
+            delay = self._retry_delay(spec, failure, attempt, deadline)
+            if delay is not None:
+                yield _Sleep(delay)
+                retry_note = (
+                    f"attempt {attempt} failed with {failure.code.value} "
+                    f"(sent: {failure.sent.value}); retrying"
+                )
+                retried = yield _LedgerOp(
+                    functools.partial(
+                        self.ledger.transition,
+                        entry,
+                        Status.STARTED,
+                        detail=retry_note,
+                        **self._start_changes(entry, spec),
+                    )
+                )
+                if retried is None:
+                    return (yield from self._current_view(spec, call, entry))
+                entry = retried
+                continue
+            if failure.may_have_applied and spec.idempotency is not Idempotency.IDEMPOTENT:
+                settled = yield from self._settle(
+                    entry,
+                    Status.UNCERTAIN,
+                    attempt,
+                    error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
+                    error_detail=f"{failure.code.value}: {failure.message}",
+                )
+                if settled.status is not Status.UNCERTAIN:
+                    return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
+                return (yield from self._reconcile(spec, call, settled, replays_left=replays_left))
+            settled = yield from self._settle(
+                entry,
+                Status.FAILED,
+                attempt,
+                error_code=failure.code.value,
+                error_detail=failure.message,
+                finished_at=time.time(),
+            )
+            if settled.status is not Status.FAILED:
+                return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
+            return words.failed(spec.name, settled, code=failure.code, detail=failure.message)
+
+    def _settle(
+        self, entry: LedgerEntry, target: Status, attempt: int, **changes: Any
+    ) -> Generator[Any, Any, LedgerEntry]:
+        """Record an attempt's outcome, fenced by its attempt number.
+
+        If a sweeper marked the call uncertain meanwhile, the late outcome of the same attempt
+        still settles it; if a newer attempt exists, the stale outcome is refused.
+        """
+        current = entry
+        for _ in range(8):
+            snapshot = current
+            updated = yield _LedgerOp(
+                lambda: self.ledger.transition(snapshot, target, **changes)  # noqa: B023
+            )
+            if updated is not None:
+                return updated
+            fresh = yield _LedgerOp(lambda: self.ledger.get(entry.call_id))
+            if fresh is None:
+                raise RuntimeError(f"ledger entry {entry.call_id} disappeared")
+            current = fresh
+            if current.attempts != attempt or current.status not in (
+                Status.STARTED,
+                Status.UNCERTAIN,
+            ):
+                logger.warning(
+                    "late outcome %s of %s attempt %d refused: the call is now %s (attempt %d)",
+                    target.value,
+                    entry.call_id,
+                    attempt,
+                    current.status.value,
+                    current.attempts,
+                )
+                return current
+            if current.status is target:
+                return current
+        return current
+
+    def _reconcile(
+        self, spec: ToolSpec, call: CallContext, entry: LedgerEntry, *, replays_left: int
+    ) -> Plan:
+        lookup = spec.lookup_name
+        if spec.reconcile is None:
+            return words.uncertain(spec.name, entry, lookup=None, checked=False)
+        reconcile_call = replace(
+            call,
+            call_id=entry.call_id,
+            idempotency_key=entry.idempotency_key,
+            attempt=entry.attempts,
+        )
+        outcome = yield _Callback(spec.reconcile, reconcile_call)
+        verdict = outcome.value if outcome.error is None else Unknown(repr(outcome.error))
+        if (
+            isinstance(verdict, NotFound)
+            and time.time() < (entry.started_at or 0.0) + spec.settle_s
+        ):
+            verdict = Unknown("too early to trust a negative lookup")
+        if isinstance(verdict, Found):
+            result = to_jsonable(verdict.value)
+            moved = yield _LedgerOp(
+                lambda: self.ledger.transition(
+                    entry,
+                    Status.SUCCEEDED,
+                    actor="reconciler",
+                    detail=f"{lookup} found the effect",
+                    result=result,
+                    result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                    finished_at=time.time(),
+                )
+            )
+            if moved is None:
+                return (yield from self._current_view(spec, call, entry))
+            return words.succeeded(spec.name, moved, replayed=False, reconciled_with=lookup)
+        if isinstance(verdict, NotFound):
+            path: list[Status] | None = None
+            if spec.replay is Replay.AUTO and replays_left > 0:
+                path = [Status.STARTED]
+            elif (
+                spec.replay is Replay.ASK
+                and replays_left > 0
+                and (yield from self._ask(spec, call))
+            ):
+                path = [Status.APPROVED, Status.STARTED]
+            if path is not None:
+                replay_path = path
+                restarted = yield _LedgerOp(
+                    lambda: self.ledger.transition(
+                        entry,
+                        replay_path,
+                        actor="reconciler",
+                        detail=f"{lookup} did not find the effect: replaying with the same key",
+                        **self._start_changes(entry, spec),
+                    )
+                )
+                if restarted is None:
+                    return (yield from self._current_view(spec, call, entry))
+                return (
+                    yield from self._execute(spec, call, restarted, replays_left=replays_left - 1)
+                )
+            needs_approval = spec.replay is Replay.ASK
+            cause = (entry.error_detail or "TOOL_CRASH").split(":", 1)[0]
+            code = ErrorCode.APPROVAL_REQUIRED if needs_approval else ErrorCode(cause)
+            moved = yield _LedgerOp(
+                lambda: self.ledger.transition(
+                    entry,
+                    Status.FAILED,
+                    actor="reconciler",
+                    detail=f"{lookup} did not find the effect: it did not take effect",
+                    error_code=code.value,
+                    finished_at=time.time(),
+                )
+            )
+            if moved is None:
+                return (yield from self._current_view(spec, call, entry))
+            if needs_approval:
+                return words.approval_required(spec.name, moved, after_check=lookup)
+            return words.failed(spec.name, moved, code=code, detail=None, checked_with=lookup)
+        logger.info("%s could not settle %s: %r", lookup, entry.call_id, verdict)
+        return words.uncertain(spec.name, entry, lookup=lookup, checked=True)
+
+    # ---- drivers --------------------------------------------------------------------------
+
+    def _call_sync(
+        self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        plan = self._plan(spec, args, kwargs)
+        reply: Any = None
+        pending: BaseException | None = None
+        interrupted: BaseException | None = None
+        while True:
+            try:
+                request = plan.throw(pending) if pending is not None else plan.send(reply)
+            except StopIteration as stop:
+                if interrupted is not None:
+                    raise interrupted from None
+                return _limit_output(spec, stop.value)
+            reply, pending = None, None
+            if isinstance(request, _LedgerOp):
+                try:
+                    reply = request.operation()
+                except Exception as exc:
+                    pending = exc
+            elif isinstance(request, _Body):
+                try:
+                    reply = self._body_sync(spec, request.call, args, kwargs)
+                except SimulatedCrash:
+                    raise
+                except BaseException as exc:  # KeyboardInterrupt, SystemExit: record, then re-raise
+                    interrupted = exc
+                    reply = _Outcome(error=exc)
+            elif isinstance(request, _Sleep):
+                self.sleep(request.seconds)
+            elif isinstance(request, _Callback):
+                reply = _call_callback_sync(request)
+
+    def _body_sync(
+        self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> _Outcome:
+        def invoke() -> Any:
+            for hook in self.fault_hooks:
+                hook.before_body(call)
+            value = spec.function(*args, **kwargs)
+            for hook in self.fault_hooks:
+                value = hook.after_body(call, value)
+            return value
+
+        token = _current_call.set(call)
+        try:
+            if spec.timeout_s is None:
+                return _Outcome(value=invoke())
+            return self._body_with_deadline(spec, call, invoke)
+        except SimulatedCrash:
+            raise
+        except Exception as exc:
+            return _Outcome(error=exc)
+        finally:
+            _current_call.reset(token)
+
+    def _body_with_deadline(
+        self, spec: ToolSpec, call: CallContext, invoke: Callable[[], Any]
+    ) -> _Outcome:
+        # A sync function cannot be interrupted: it runs on in a thread, and if it finishes
+        # after the deadline its outcome is recorded as a late completion of this attempt.
+        lock = threading.Lock()
+        state: dict[str, Any] = {"abandoned": False}
+        finished = threading.Event()
+
+        def runner() -> None:
+            try:
+                outcome = _Outcome(value=invoke())
+            except BaseException as exc:
+                outcome = _Outcome(error=exc)
+            with lock:
+                state["outcome"] = outcome
+                abandoned = state["abandoned"]
+            finished.set()
+            if abandoned:
+                self._late_completion(spec, call, outcome)
+
+        context = contextvars.copy_context()
+        threading.Thread(target=context.run, args=(runner,), daemon=True).start()
+        finished.wait(spec.timeout_s)
+        with lock:
+            if "outcome" in state:
+                outcome = state["outcome"]
+                if isinstance(outcome.error, SimulatedCrash):
+                    raise outcome.error
+                return outcome
+            state["abandoned"] = True
+        return _Outcome(error=TimeoutError(f"{spec.name} did not finish within {spec.timeout_s} s"))
+
+    def _late_completion(self, spec: ToolSpec, call: CallContext, outcome: _Outcome) -> None:
+        entry = self.ledger.get(call.call_id)
+        if entry is None or outcome.error is not None:
+            return
+        if entry.status is Status.UNCERTAIN and entry.attempts == call.attempt:
+            result = to_jsonable(outcome.value)
+            self.ledger.transition(
+                entry,
+                Status.SUCCEEDED,
+                actor="late_completion",
+                detail="the attempt finished after its deadline and succeeded",
+                result=result,
+                result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                finished_at=time.time(),
+            )
+        elif entry.status is not Status.SUCCEEDED:
+            logger.error(
+                "late success of %s attempt %d after the call became %s: it may have applied twice",
+                call.call_id,
+                call.attempt,
+                entry.status.value,
+            )
+
+    async def _call_async(
+        self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        plan = self._plan(spec, args, kwargs)
+        reply: Any = None
+        pending: BaseException | None = None
+        interrupted: BaseException | None = None
+        while True:
+            try:
+                request = plan.throw(pending) if pending is not None else plan.send(reply)
+            except StopIteration as stop:
+                if interrupted is not None:
+                    raise interrupted from None
+                return _limit_output(spec, stop.value)
+            reply, pending = None, None
+            if isinstance(request, _LedgerOp):
+                try:
+                    if interrupted is not None:
+                        # after a cancellation, record synchronously: awaiting could be cancelled again
+                        reply = request.operation()
+                    else:
+                        reply = await asyncio.to_thread(request.operation)
+                except Exception as exc:
+                    pending = exc
+            elif isinstance(request, _Body):
+                try:
+                    reply = await self._body_async(spec, request.call, args, kwargs)
+                except SimulatedCrash:
+                    raise
+                except BaseException as exc:  # cancellation: record uncertain, then re-raise
+                    interrupted = exc
+                    reply = _Outcome(error=exc)
+            elif isinstance(request, _Sleep):
+                await self.async_sleep(request.seconds)
+            elif isinstance(request, _Callback):
+                reply = await _call_callback_async(request)
+
+    async def _body_async(
+        self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> _Outcome:
+        token = _current_call.set(call)
+        try:
+            for hook in self.fault_hooks:
+                hook.before_body(call)
+            if spec.timeout_s is None:
+                value = await spec.function(*args, **kwargs)
+            else:
+                value = await asyncio.wait_for(spec.function(*args, **kwargs), spec.timeout_s)
+            for hook in self.fault_hooks:
+                value = hook.after_body(call, value)
+            return _Outcome(value=value)
+        except SimulatedCrash:
+            raise
+        except Exception as exc:
+            return _Outcome(error=exc)
+        finally:
+            _current_call.reset(token)
+
+    # ---- recovery and resolution ----------------------------------------------------------
+
+    def recover(self, *, now: float | None = None, reconcile: bool = True) -> RecoveryReport:
+        """Mark calls whose worker died (lease expired) uncertain, then reconcile uncertain calls.
+
+        Recovery never re-runs a tool body: a call its lookup did not find becomes ``failed``
+        (known not to have taken effect), and the agent's next call with the same key re-arms it.
+        """
+        moment = time.time() if now is None else now
+        expired = 0
+        touched: list[str] = []
+        for entry in self.ledger.expired(moment):
+            moved = self.ledger.transition(
+                entry,
+                Status.UNCERTAIN,
+                actor="sweeper",
+                detail="lease expired: the worker stopped before recording the outcome",
+                error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
+                error_detail="TOOL_CRASH: lease expired",
+            )
+            if moved is not None:
+                expired += 1
+                touched.append(entry.call_id)
+        succeeded = failed = still_uncertain = 0
+        for entry in self.ledger.entries(status=Status.UNCERTAIN):
+            spec = self.tools.get(entry.tool_name)
+            if not reconcile or spec is None or spec.reconcile is None:
+                still_uncertain += 1
+                continue
+            call = CallContext(
+                call_id=entry.call_id,
+                tool_name=entry.tool_name,
+                args=entry.args,
+                run_id=entry.run_id,
+                user_id=entry.user_id,
+                approved_at=entry.approved_at,
+                step_id=entry.step_id,
+                tenant=None,
+                extra={},
+                idempotency_key=entry.idempotency_key,
+                input_hash=entry.input_hash,
+                attempt=entry.attempts,
+            )
+            outcome = _call_callback_sync(_Callback(spec.reconcile, call))
+            verdict = outcome.value if outcome.error is None else Unknown(repr(outcome.error))
+            if isinstance(verdict, NotFound) and moment < (entry.started_at or 0.0) + spec.settle_s:
+                verdict = Unknown("too early to trust a negative lookup")
+            if isinstance(verdict, Found):
+                result = to_jsonable(verdict.value)
+                moved = self.ledger.transition(
+                    entry,
+                    Status.SUCCEEDED,
+                    actor="reconciler",
+                    detail=f"{spec.lookup_name} found the effect",
+                    result=result,
+                    result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                    finished_at=time.time(),
+                )
+                succeeded += moved is not None
+            elif isinstance(verdict, NotFound):
+                cause = (entry.error_detail or "TOOL_CRASH").split(":", 1)[0]
+                moved = self.ledger.transition(
+                    entry,
+                    Status.FAILED,
+                    actor="reconciler",
+                    detail=f"{spec.lookup_name} did not find the effect: it did not take effect",
+                    error_code=cause,
+                    finished_at=time.time(),
+                )
+                failed += moved is not None
+            else:
+                still_uncertain += 1
+                continue
+            touched.append(entry.call_id)
+        return RecoveryReport(expired, succeeded, failed, still_uncertain, touched)
+
+    def resolve(
+        self, call_id: str, outcome: str, note: str, *, actor: str = "human"
+    ) -> LedgerEntry:
+        return resolve_call(self.ledger, call_id, outcome, note, actor=actor)
+
+
+def resolve_call(
+    ledger: Ledger, call_id: str, outcome: str, note: str, *, actor: str = "human"
+) -> LedgerEntry:
+    """Record a person's resolution of an uncertain call (``succeeded`` or ``failed``)."""
+    target = Status(outcome)
+    if target not in (Status.SUCCEEDED, Status.FAILED):
+        raise ValueError("a call can be resolved as succeeded or failed")
+    for _ in range(8):
+        entry = ledger.get(call_id)
+        if entry is None:
+            raise LookupError(f"no ledger entry with call id {call_id}")
+        if entry.status is not Status.UNCERTAIN:
+            raise ValueError(
+                f"{call_id} is {entry.status.value}; only uncertain calls are resolved by hand"
+            )
+        changes: dict[str, Any] = {"finished_at": time.time()}
+        if target is Status.FAILED:
+            changes["error_code"] = entry.error_code or ErrorCode.SIDE_EFFECT_UNCERTAIN.value
+        moved = ledger.transition(entry, target, actor=actor, detail=note, **changes)
+        if moved is not None:
+            return moved
+    raise RuntimeError(f"{call_id} kept changing while it was being resolved")
+
+
+def _limit_output(spec: ToolSpec, observation: dict[str, Any]) -> dict[str, Any]:
+    if spec.max_output_bytes is None or not observation["ok"]:
+        return observation
+    return words.too_large(observation, spec.max_output_bytes)
+
+
+def _call_callback_sync(request: _Callback) -> _Outcome:
+    try:
+        value = request.function(request.call)
+        if inspect.isawaitable(value):
+            value = _run_awaitable(value)
+        return _Outcome(value=value)
+    except Exception as exc:
+        return _Outcome(error=exc)
+
+
+def _run_awaitable(awaitable: Any) -> Any:
+    async def wait() -> Any:
+        return await awaitable
+
+    return asyncio.run(wait())
+
+
+async def _call_callback_async(request: _Callback) -> _Outcome:
+    try:
+        if inspect.iscoroutinefunction(request.function):
+            value = await request.function(request.call)
+        else:
+            value = await asyncio.to_thread(request.function, request.call)
+            if inspect.isawaitable(value):
+                value = await value
+        return _Outcome(value=value)
+    except Exception as exc:
+        return _Outcome(error=exc)
+
+
+def guarded(
+    runtime: Runtime,
+    *,
+    risk: Risk | str = Risk.WRITE,
+    idempotency: Idempotency | str | None = None,
+    replay: Replay | str | None = None,
+    key: KeyFunction | Sequence[str] | None = None,
+    reconcile: Callable[[CallContext], Any] | None = None,
+    retry: RetryPolicy | None = None,
+    timeout_s: float | None = None,
+    approve: Callable[[CallContext], Any] | None = None,
+    redact: Sequence[str] = (),
+    settle_s: float = 0.0,
+    lease_s: float | None = None,
+    max_output_bytes: int | None = None,
+    name: str | None = None,
+) -> Callable[[F], F]:
+    """Wrap a tool so each call is written ahead to the ledger and returns an observation.
+
+    The wrapper keeps the function's name, docstring and signature, so framework decorators
+    placed outside it build the same tool schema.
+    """
+    risk_value = Risk(risk)
+    default_idempotency, default_replay = _DEFAULTS_BY_RISK[risk_value]
+    idempotency_value = Idempotency(idempotency) if idempotency is not None else default_idempotency
+    replay_value = Replay(replay) if replay is not None else default_replay
+    if isinstance(key, str):
+        raise TypeError("key must be a function of the call or a sequence of part names")
+
+    def decorate(function: F) -> F:
+        signature = inspect.signature(function)
+        parameters = list(signature.parameters)
+        spec = ToolSpec(
+            name=name or function.__name__,
+            function=function,
+            is_async=inspect.iscoroutinefunction(function),
+            risk=risk_value,
+            idempotency=idempotency_value,
+            replay=replay_value,
+            key=key,
+            reconcile=reconcile,
+            retry=retry or NO_RETRY,
+            timeout_s=timeout_s,
+            approve=approve,
+            redact_fields=frozenset(redact),
+            settle_s=settle_s,
+            lease_s=lease_s,
+            max_output_bytes=max_output_bytes,
+            signature=signature,
+            drop_first=bool(parameters) and parameters[0] in ("self", "cls"),
+        )
+        runtime.tools[spec.name] = spec
+        wrapper: Any
+        if spec.is_async:
+
+            @functools.wraps(function)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> dict[str, Any]:
+                return await runtime._call_async(spec, args, kwargs)
+
+            wrapper = async_wrapper
+        else:
+
+            @functools.wraps(function)
+            def sync_wrapper(*args: Any, **kwargs: Any) -> dict[str, Any]:
+                return runtime._call_sync(spec, args, kwargs)
+
+            wrapper = sync_wrapper
+        # The wrapper returns an observation, so that is what it declares; the parameters, from
+        # which frameworks build the model's input schema, stay exactly the function's.
+        wrapper.__signature__ = signature.replace(return_annotation=dict[str, Any])
+        wrapper.__annotations__ = {**function.__annotations__, "return": dict[str, Any]}
+        wrapper.__agentguard__ = spec
+        return wrapper
+
+    return decorate

@@ -1,0 +1,65 @@
+"""Ledger backends and the URL that selects one."""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any
+
+from agentguard.runtime.ledger.base import (
+    IllegalTransition,
+    Ledger,
+    LedgerConfigurationError,
+    LedgerEntry,
+    LedgerEvent,
+    Status,
+)
+from agentguard.runtime.ledger.memory import MemoryLedger
+from agentguard.runtime.ledger.sqlite import SQLiteLedger
+
+
+def __getattr__(name: str) -> Any:
+    # psycopg is an optional dependency: import it only when PostgresLedger is asked for.
+    if name == "PostgresLedger":
+        from agentguard.runtime.ledger.postgres import PostgresLedger
+
+        return PostgresLedger
+    raise AttributeError(name)
+
+
+def open_ledger(url: str) -> Ledger:
+    """``sqlite:///relative.db``, ``sqlite:////absolute.db``, ``postgresql://...``, ``memory://``.
+
+    A PostgreSQL URL may name the ledger's schema with ``?schema=NAME`` (default ``agentguard``).
+    """
+    if url.startswith("sqlite:///"):
+        return SQLiteLedger(url[len("sqlite:///") :])
+    if url.startswith(("postgresql://", "postgres://")):
+        from agentguard.runtime.ledger.postgres import PostgresLedger
+
+        dsn, schema = _split_schema(url)
+        return PostgresLedger(dsn, schema=schema) if schema else PostgresLedger(dsn)
+    if url == "memory://":
+        return MemoryLedger()
+    raise ValueError(f"unsupported ledger URL {url!r}: use sqlite:///PATH or postgresql://...")
+
+
+def _split_schema(url: str) -> tuple[str, str | None]:
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    schema = next((value for name, value in query if name == "schema"), None)
+    rest = urllib.parse.urlencode([(name, value) for name, value in query if name != "schema"])
+    return urllib.parse.urlunsplit(parts._replace(query=rest)), schema
+
+
+__all__ = [
+    "IllegalTransition",
+    "Ledger",
+    "LedgerConfigurationError",
+    "LedgerEntry",
+    "LedgerEvent",
+    "MemoryLedger",
+    "PostgresLedger",
+    "SQLiteLedger",
+    "Status",
+    "open_ledger",
+]

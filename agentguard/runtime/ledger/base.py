@@ -1,0 +1,254 @@
+"""The ledger model and the contract every backend keeps.
+
+One row per logical call, unique on (tool_name, idempotency_key). Every change of status is a
+compare-and-set on ``version`` that also appends an event, in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Any, TypeVar
+
+
+class Status(str, Enum):
+    PLANNED = "planned"
+    APPROVED = "approved"
+    STARTED = "started"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    UNCERTAIN = "uncertain"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# Legal moves. Anything else is a bug in the caller and is refused by every backend.
+TRANSITIONS: dict[Status, frozenset[Status]] = {
+    Status.PLANNED: frozenset({Status.APPROVED, Status.STARTED, Status.FAILED}),
+    Status.APPROVED: frozenset({Status.STARTED, Status.FAILED}),
+    # started -> started is the next attempt of a retry
+    Status.STARTED: frozenset({Status.STARTED, Status.SUCCEEDED, Status.FAILED, Status.UNCERTAIN}),
+    # uncertain -> started only after a definite NotFound (replay="auto" or approved)
+    Status.UNCERTAIN: frozenset({Status.SUCCEEDED, Status.FAILED, Status.STARTED, Status.APPROVED}),
+    # failed means "known not applied": the same request may be re-armed
+    Status.FAILED: frozenset({Status.STARTED, Status.APPROVED, Status.PLANNED}),
+    Status.SUCCEEDED: frozenset(),
+}
+
+# Columns a transition may change; everything else is fixed at claim time.
+MUTABLE_FIELDS = frozenset(
+    {
+        "attempts",
+        "error_code",
+        "error_detail",
+        "started_at",
+        "finished_at",
+        "result",
+        "result_ref",
+        "lease_owner",
+        "lease_expires_at",
+        "input_hash",
+        "args",
+    }
+)
+
+
+class IllegalTransition(RuntimeError):
+    pass
+
+
+class LedgerConfigurationError(RuntimeError):
+    pass
+
+
+def new_call_id() -> str:
+    return "call_" + uuid.uuid4().hex
+
+
+def iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    call_id: str
+    run_id: str
+    tool_name: str
+    idempotency_key: str
+    input_hash: str
+    status: Status
+    risk: str
+    idempotency: str
+    replay: str
+    step_id: str | None = None
+    user_id: str | None = None
+    approved_at: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    attempts: int = 0
+    error_code: str | None = None
+    error_detail: str | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    result: Any = None
+    result_ref: str | None = None
+    lease_owner: str | None = None
+    lease_expires_at: float | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    version: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["status"] = self.status.value
+        for name in ("started_at", "finished_at", "lease_expires_at", "created_at", "updated_at"):
+            data[name] = iso(data[name])
+        return data
+
+
+@dataclass(frozen=True)
+class LedgerEvent:
+    call_id: str
+    at: float
+    from_status: str | None
+    to_status: str
+    actor: str
+    detail: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["at"] = iso(self.at)
+        return data
+
+
+T = TypeVar("T")
+
+
+def evolve(instance: T, **changes: Any) -> T:
+    """``dataclasses.replace`` without its per-call field introspection (hot path)."""
+    return instance.__class__(**{**instance.__dict__, **changes})
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def check_path(current: Status, path: Sequence[Status]) -> None:
+    previous = current
+    for status in path:
+        if status not in TRANSITIONS[previous]:
+            raise IllegalTransition(f"{previous.value} -> {status.value} is not a legal transition")
+        previous = status
+
+
+def apply_changes(
+    entry: LedgerEntry, path: Sequence[Status], changes: dict[str, Any], now: float
+) -> LedgerEntry:
+    unknown = set(changes) - MUTABLE_FIELDS
+    if unknown:
+        raise ValueError(f"fields not changeable by a transition: {sorted(unknown)}")
+    return evolve(entry, status=path[-1], version=entry.version + 1, updated_at=now, **changes)
+
+
+def path_events(
+    call_id: str,
+    start: Status | None,
+    path: Sequence[Status],
+    actor: str,
+    detail: str | None,
+    now: float,
+) -> list[LedgerEvent]:
+    events = []
+    previous = start.value if start is not None else None
+    for status in path:
+        events.append(LedgerEvent(call_id, now, previous, status.value, actor, detail))
+        previous = status.value
+    return events
+
+
+class Ledger(ABC):
+    """Durable record of tool calls. Backends must be safe for concurrent callers."""
+
+    url: str = ""
+
+    @abstractmethod
+    def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
+        """Insert ``entry`` (moved along ``path`` from planned) unless its key exists.
+
+        Returns (True, the new entry) when this caller won, or (False, the existing entry).
+        The insert is durable when this returns.
+        """
+
+    @abstractmethod
+    def transition(
+        self,
+        entry: LedgerEntry,
+        path: Status | Sequence[Status],
+        *,
+        actor: str = "runtime",
+        detail: str | None = None,
+        **changes: Any,
+    ) -> LedgerEntry | None:
+        """Compare-and-set from ``entry.version``; None if someone else changed the row first."""
+
+    @abstractmethod
+    def get(self, call_id: str) -> LedgerEntry | None: ...
+
+    @abstractmethod
+    def find(self, tool_name: str, idempotency_key: str) -> LedgerEntry | None: ...
+
+    @abstractmethod
+    def entries(
+        self,
+        *,
+        run_id: str | None = None,
+        tool_name: str | None = None,
+        status: Status | str | Iterable[Status | str] | None = None,
+        input_hash: str | None = None,
+        idempotency_key: str | None = None,
+        limit: int | None = None,
+    ) -> list[LedgerEntry]: ...
+
+    @abstractmethod
+    def events(self, call_id: str) -> list[LedgerEvent]: ...
+
+    def expired(self, now: float) -> list[LedgerEntry]:
+        """Started entries whose lease ran out: their worker died or hung."""
+        return [
+            entry
+            for entry in self.entries(status=Status.STARTED)
+            if entry.lease_expires_at is not None and entry.lease_expires_at < now
+        ]
+
+    def close(self) -> None:  # noqa: B027 - optional for backends without resources
+        pass
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def normalise_path(path: Status | Sequence[Status]) -> list[Status]:
+    if isinstance(path, (Status, str)):
+        return [Status(path)]
+    result = [Status(step) for step in path]
+    if not result:
+        raise ValueError("a transition needs at least one status")
+    return result
+
+
+def normalise_statuses(status: Status | str | Iterable[Status | str] | None) -> list[str] | None:
+    if status is None:
+        return None
+    if isinstance(status, (Status, str)):
+        return [Status(status).value]
+    return [Status(item).value for item in status]

@@ -1,0 +1,105 @@
+"""In-process ledger for tests: same contract, no durability."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from agentguard.runtime.ledger.base import (
+    Ledger,
+    LedgerEntry,
+    LedgerEvent,
+    Status,
+    apply_changes,
+    check_path,
+    evolve,
+    normalise_path,
+    normalise_statuses,
+    path_events,
+)
+
+
+class MemoryLedger(Ledger):
+    url = "memory://"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._rows: dict[str, LedgerEntry] = {}
+        self._by_key: dict[tuple[str, str], str] = {}
+        self._events: list[LedgerEvent] = []
+
+    def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
+        now = time.time()
+        steps = normalise_path(path)
+        check_path(Status.PLANNED, steps[1:] if steps[0] is Status.PLANNED else steps)
+        with self._lock:
+            existing_id = self._by_key.get((entry.tool_name, entry.idempotency_key))
+            if existing_id is not None:
+                return False, self._rows[existing_id]
+            stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
+            self._rows[stored.call_id] = stored
+            self._by_key[(entry.tool_name, entry.idempotency_key)] = stored.call_id
+            self._events.extend(path_events(entry.call_id, None, steps, "runtime", None, now))
+            return True, stored
+
+    def transition(
+        self,
+        entry: LedgerEntry,
+        path: Status | Sequence[Status],
+        *,
+        actor: str = "runtime",
+        detail: str | None = None,
+        **changes: Any,
+    ) -> LedgerEntry | None:
+        steps = normalise_path(path)
+        now = time.time()
+        with self._lock:
+            current = self._rows.get(entry.call_id)
+            if current is None or current.version != entry.version:
+                return None
+            check_path(current.status, steps)
+            updated = apply_changes(current, steps, changes, now)
+            self._rows[entry.call_id] = updated
+            self._events.extend(
+                path_events(entry.call_id, current.status, steps, actor, detail, now)
+            )
+            return updated
+
+    def get(self, call_id: str) -> LedgerEntry | None:
+        with self._lock:
+            return self._rows.get(call_id)
+
+    def find(self, tool_name: str, idempotency_key: str) -> LedgerEntry | None:
+        with self._lock:
+            call_id = self._by_key.get((tool_name, idempotency_key))
+            return self._rows.get(call_id) if call_id else None
+
+    def entries(
+        self,
+        *,
+        run_id: str | None = None,
+        tool_name: str | None = None,
+        status: Status | str | Iterable[Status | str] | None = None,
+        input_hash: str | None = None,
+        idempotency_key: str | None = None,
+        limit: int | None = None,
+    ) -> list[LedgerEntry]:
+        statuses = normalise_statuses(status)
+        with self._lock:
+            rows = [
+                row
+                for row in self._rows.values()
+                if (run_id is None or row.run_id == run_id)
+                and (tool_name is None or row.tool_name == tool_name)
+                and (statuses is None or row.status.value in statuses)
+                and (input_hash is None or row.input_hash == input_hash)
+                and (idempotency_key is None or row.idempotency_key == idempotency_key)
+            ]
+        rows.sort(key=lambda row: (row.created_at, row.call_id))
+        return rows[:limit] if limit is not None else rows
+
+    def events(self, call_id: str) -> list[LedgerEvent]:
+        with self._lock:
+            return [event for event in self._events if event.call_id == call_id]

@@ -1,0 +1,271 @@
+"""What the model reads after a guarded call: plain words plus structured fields."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentguard.runtime.errors import TRANSIENT_CODES, ErrorCode
+from agentguard.runtime.ledger.base import LedgerEntry, Status
+
+SCHEMA = "agentguard.observation/v1"
+
+
+def _observation(
+    *,
+    ok: bool,
+    code: ErrorCode | None,
+    content: str,
+    result: Any,
+    tool_name: str,
+    entry: LedgerEntry | None,
+    retryable: bool,
+    replayed: bool = False,
+    **extra: Any,
+) -> dict[str, Any]:
+    metadata: dict[str, Any] = {
+        "schema": SCHEMA,
+        "tool_name": tool_name,
+        "call_id": entry.call_id if entry else None,
+        "idempotency_key": entry.idempotency_key if entry else None,
+        "retryable": retryable,
+        "status": entry.status.value if entry else None,
+        "replayed": replayed,
+        "attempts": entry.attempts if entry else 0,
+        "run_id": entry.run_id if entry else None,
+        "input_hash": entry.input_hash if entry else None,
+    }
+    metadata.update(extra)
+    return {
+        "ok": ok,
+        "code": code.value if code else None,
+        "content": content,
+        "result": result,
+        "metadata": metadata,
+    }
+
+
+def succeeded(
+    tool_name: str, entry: LedgerEntry, *, replayed: bool, reconciled_with: str | None = None
+) -> dict[str, Any]:
+    if replayed:
+        content = (
+            f"{tool_name} had already run for this request (call {entry.call_id}); this is its "
+            f"recorded result and nothing was done again. Do not call {tool_name} again for "
+            "this request."
+        )
+    elif reconciled_with:
+        content = (
+            f"{tool_name} did not answer in time, but a check with {reconciled_with} shows it "
+            f"took effect; this is the result. Do not call {tool_name} again for this request."
+        )
+    else:
+        content = f"{tool_name} succeeded."
+    return _observation(
+        ok=True,
+        code=None,
+        content=content,
+        result=entry.result,
+        tool_name=tool_name,
+        entry=entry,
+        retryable=False,
+        replayed=replayed,
+        reconciled=reconciled_with is not None,
+    )
+
+
+def too_large(observation: dict[str, Any], limit: int) -> dict[str, Any]:
+    """A succeeded observation whose result exceeds ``limit`` bytes: a preview, the call stands."""
+    text = json.dumps(observation["result"], sort_keys=True)
+    size = len(text.encode("utf-8"))
+    if size <= limit:
+        return observation
+    tool_name = observation["metadata"]["tool_name"]
+    preview = text.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+    return {
+        **observation,
+        "code": ErrorCode.OUTPUT_TOO_LARGE.value,
+        "content": (
+            f"{tool_name} succeeded, but its result is too large to show ({size} bytes); `result` "
+            f"holds the first {limit} bytes of its JSON. The full result is recorded in the "
+            f"ledger. Do not call {tool_name} again to get it."
+        ),
+        "result": preview,
+        "metadata": {**observation["metadata"], "truncated": True, "result_bytes": size},
+    }
+
+
+def uncertain(
+    tool_name: str, entry: LedgerEntry, *, lookup: str | None, checked: bool
+) -> dict[str, Any]:
+    cause = (entry.error_detail or "").split(":", 1)[0] or "an interrupted call"
+    what = {
+        "TIMEOUT": "timed out after its request may have reached the service",
+        "TRANSIENT_NETWORK": "lost its connection after its request may have reached the service",
+        "SERVER_ERROR": "got a server error after its request may have reached the service",
+        "TOOL_CRASH": "failed unexpectedly after it may already have acted",
+    }.get(cause, "was interrupted after it may already have acted")
+    if lookup and checked:
+        next_step = (
+            f"A check with {lookup} could not tell yet. Tell the user the outcome is being "
+            f"verified (call {entry.call_id})."
+        )
+    elif lookup:
+        next_step = f"The runtime will verify it with {lookup}. Tell the user it is being verified."
+    else:
+        next_step = (
+            f"A person has to check it: tell the user it is not known yet whether this happened "
+            f"(call {entry.call_id}, resolve with `agentguard ledger resolve`)."
+        )
+    content = (
+        f"{tool_name} {what}, so it may or may not have taken effect. Do not call {tool_name} "
+        f"again for this request: that could do it twice. {next_step}"
+    )
+    return _observation(
+        ok=False,
+        code=ErrorCode.SIDE_EFFECT_UNCERTAIN,
+        content=content,
+        result=None,
+        tool_name=tool_name,
+        entry=entry,
+        retryable=False,
+        cause=cause,
+        lookup=lookup,
+    )
+
+
+def duplicate_in_progress(tool_name: str, entry: LedgerEntry) -> dict[str, Any]:
+    content = (
+        f"{tool_name} is already running for this request (call {entry.call_id}). Do not call "
+        "it again; wait for that call's result or tell the user it is in progress."
+    )
+    return _observation(
+        ok=False,
+        code=ErrorCode.DUPLICATE_IN_PROGRESS,
+        content=content,
+        result=None,
+        tool_name=tool_name,
+        entry=entry,
+        retryable=False,
+    )
+
+
+def mismatch(tool_name: str, entry: LedgerEntry) -> dict[str, Any]:
+    content = (
+        f"{tool_name} already ran for this request with different arguments (call "
+        f"{entry.call_id}, status {entry.status.value}). This looks like a different request: "
+        f"do not retry it; ask the user to confirm whether they want a new one."
+    )
+    return _observation(
+        ok=False,
+        code=ErrorCode.IDEMPOTENCY_MISMATCH,
+        content=content,
+        result=None,
+        tool_name=tool_name,
+        entry=entry,
+        retryable=False,
+    )
+
+
+def approval_required(
+    tool_name: str, entry: LedgerEntry, *, after_check: str | None = None
+) -> dict[str, Any]:
+    if after_check:
+        content = (
+            f"{tool_name} did not take effect (checked with {after_check}). Running it again "
+            "needs a person's approval, which was not given. Tell the user what needs approval."
+        )
+    else:
+        content = (
+            f"{tool_name} needs a person's approval before it runs, and has not run. Tell the "
+            "user what needs approval; do not call it again until they approve."
+        )
+    return _observation(
+        ok=False,
+        code=ErrorCode.APPROVAL_REQUIRED,
+        content=content,
+        result=None,
+        tool_name=tool_name,
+        entry=entry,
+        retryable=False,
+    )
+
+
+_FAILURE_WORDS = {
+    ErrorCode.INVALID_ARGUMENTS: "rejected the arguments",
+    ErrorCode.NOT_FOUND: "did not find what it was asked for",
+    ErrorCode.PERMISSION_DENIED: "was not permitted",
+    ErrorCode.TIMEOUT: "timed out",
+    ErrorCode.TOOL_CRASH: "failed with an internal error",
+    ErrorCode.RATE_LIMIT: "was rate limited by the service",
+    ErrorCode.TRANSIENT_NETWORK: "could not reach the service",
+    ErrorCode.SERVER_ERROR: "got a server error",
+    ErrorCode.OUTPUT_TOO_LARGE: "produced too large an output",
+    ErrorCode.APPROVAL_REQUIRED: "was not approved",
+}
+
+_NEXT_STEP = {
+    ErrorCode.INVALID_ARGUMENTS: "Fix the arguments and call it again.",
+    ErrorCode.NOT_FOUND: "Check the identifiers (look them up first) before calling again.",
+    ErrorCode.PERMISSION_DENIED: "Do not call it again; tell the user.",
+    ErrorCode.TOOL_CRASH: "Calling it again is unlikely to help; tell the user.",
+    ErrorCode.APPROVAL_REQUIRED: "Tell the user what needs approval.",
+}
+
+
+def failed(
+    tool_name: str,
+    entry: LedgerEntry,
+    *,
+    code: ErrorCode,
+    detail: str | None,
+    checked_with: str | None = None,
+) -> dict[str, Any]:
+    retryable = code in TRANSIENT_CODES
+    words = _FAILURE_WORDS.get(code, "failed")
+    reason = f" ({detail})" if detail and detail != code.value else ""
+    if checked_with:
+        happened = f"A check with {checked_with} shows it did not take effect."
+    else:
+        happened = "Nothing was done."
+    if retryable:
+        next_step = f"It is safe to call {tool_name} again later if the user still wants it."
+    else:
+        next_step = _NEXT_STEP.get(code, "Tell the user.")
+    return _observation(
+        ok=False,
+        code=code,
+        content=f"{tool_name} {words}{reason}. {happened} {next_step}",
+        result=None,
+        tool_name=tool_name,
+        entry=entry,
+        retryable=retryable,
+        reconciled=checked_with is not None,
+    )
+
+
+def invalid_call(tool_name: str, message: str) -> dict[str, Any]:
+    return _observation(
+        ok=False,
+        code=ErrorCode.INVALID_ARGUMENTS,
+        content=f"{tool_name} was called with invalid arguments ({message}). Nothing was done. "
+        "Fix the arguments and call it again.",
+        result=None,
+        tool_name=tool_name,
+        entry=None,
+        retryable=False,
+    )
+
+
+def from_entry(tool_name: str, entry: LedgerEntry, *, lookup: str | None) -> dict[str, Any]:
+    """The observation for a call whose outcome is already recorded (a duplicate)."""
+    if entry.status is Status.SUCCEEDED:
+        return succeeded(tool_name, entry, replayed=True)
+    if entry.status is Status.STARTED:
+        return duplicate_in_progress(tool_name, entry)
+    if entry.status is Status.UNCERTAIN:
+        return uncertain(tool_name, entry, lookup=lookup, checked=lookup is not None)
+    if entry.status is Status.FAILED:
+        code = ErrorCode(entry.error_code) if entry.error_code else ErrorCode.TOOL_CRASH
+        return failed(tool_name, entry, code=code, detail=entry.error_detail)
+    return approval_required(tool_name, entry)

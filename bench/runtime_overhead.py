@@ -1,0 +1,241 @@
+"""Overhead of a guarded call, against the bare function and against the physical floor.
+
+The floor is what a write-ahead ledger cannot avoid, measured in the same run on the same disk
+and server: two durable commits per call (SQLite WAL with synchronous=FULL; two PostgreSQL
+commits). The goal is a guarded call costing at most 1.5x that floor.
+
+    python bench/runtime_overhead.py --calls 2000 --backend sqlite --backend postgres
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agentguard.runtime import Runtime, guarded, open_ledger
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def timed(operation: Callable[[int], Any], calls: int, offset: int = 0) -> list[float]:
+    samples = []
+    for index in range(calls):
+        began = time.perf_counter()
+        operation(offset + index)
+        samples.append(time.perf_counter() - began)
+    return samples
+
+
+def throughput(operation: Callable[[int], Any], workers: int, calls_per_worker: int) -> float:
+    barrier = threading.Barrier(workers + 1)
+    counter = itertools.count(10_000_000)
+
+    def work() -> None:
+        barrier.wait()
+        for _ in range(calls_per_worker):
+            operation(next(counter))
+
+    threads = [threading.Thread(target=work) for _ in range(workers)]
+    for thread in threads:
+        thread.start()
+    barrier.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return workers * calls_per_worker / (time.perf_counter() - began)
+
+
+def sqlite_floor(directory: Path) -> Callable[[int], None]:
+    path = directory / "floor.db"
+    local = threading.local()
+
+    def connection() -> sqlite3.Connection:
+        if not hasattr(local, "connection"):
+            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("CREATE TABLE IF NOT EXISTS t (id TEXT PRIMARY KEY, status TEXT)")
+            local.connection = conn
+        return local.connection  # type: ignore[no-any-return]
+
+    connection()
+
+    def two_commits(index: int) -> None:
+        conn = connection()
+        key = f"{uuid.uuid4().hex}"
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO t VALUES (?, 'started')", (key,))
+        conn.execute("COMMIT")
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("UPDATE t SET status = 'succeeded' WHERE id = ?", (key,))
+        conn.execute("COMMIT")
+
+    return two_commits
+
+
+def postgres_floor(dsn: str, schema: str) -> Callable[[int], None]:
+    import psycopg
+
+    local = threading.local()
+    with psycopg.connect(dsn, autocommit=True) as setup:
+        setup.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        setup.execute(f'CREATE TABLE IF NOT EXISTS "{schema}".t (id text PRIMARY KEY, status text)')
+
+    def two_commits(index: int) -> None:
+        if not hasattr(local, "connection"):
+            local.connection = psycopg.connect(dsn, autocommit=True)
+        conn = local.connection
+        key = uuid.uuid4().hex
+        conn.execute(f'INSERT INTO "{schema}".t VALUES (%s, %s)', (key, "started"))
+        conn.execute(f'UPDATE "{schema}".t SET status = %s WHERE id = %s', ("succeeded", key))
+
+    return two_commits
+
+
+def guarded_noop(ledger_url: str) -> Callable[[int], Any]:
+    runtime = Runtime(ledger=open_ledger(ledger_url))
+
+    @guarded(runtime, risk="write")
+    def noop(value: int) -> int:
+        return value
+
+    run_id = f"bench-{uuid.uuid4().hex}"
+
+    def call(index: int) -> Any:
+        with runtime.run(run_id=run_id, user_id="bench"):
+            observation = noop(value=index)
+        assert observation["ok"], observation
+        return observation
+
+    return call
+
+
+def bare_noop(index: int) -> int:
+    return index
+
+
+def describe(name: str, samples: list[float]) -> dict[str, float]:
+    return {
+        "median_us": statistics.median(samples) * 1e6,
+        "p99_us": percentile(samples, 0.99) * 1e6,
+    }
+
+
+def bench_backend(
+    backend: str,
+    floor: Callable[[int], None],
+    guarded_call: Callable[[int], Any],
+    calls: int,
+    workers: int,
+) -> dict[str, Any]:
+    for operation in (floor, guarded_call):  # warm up connections, pages, caches
+        timed(operation, 50, offset=50_000_000)
+    # Interleaved, so that a noisy neighbour or a checkpoint hits floor and guarded alike.
+    floor_samples: list[float] = []
+    guarded_samples: list[float] = []
+    bare_samples: list[float] = []
+    for index in range(calls):
+        floor_samples += timed(floor, 1, offset=index)
+        guarded_samples += timed(guarded_call, 1, offset=1_000_000 + index)
+        bare_samples += timed(bare_noop, 1, offset=index)
+    result = {
+        "backend": backend,
+        "bare": describe("bare", bare_samples),
+        "floor": describe("floor", floor_samples),
+        "guarded": describe("guarded", guarded_samples),
+        "overhead_median_us": (statistics.median(guarded_samples) - statistics.median(bare_samples))
+        * 1e6,
+        "overhead_p99_us": (percentile(guarded_samples, 0.99) - percentile(bare_samples, 0.99))
+        * 1e6,
+        "ratio_to_floor": statistics.median(guarded_samples) / statistics.median(floor_samples),
+        "calls_per_s": {},
+    }
+    per_worker = max(50, calls // 4)
+    for count in (1, workers):
+        result["calls_per_s"][count] = {
+            "floor": throughput(floor, count, per_worker),
+            "guarded": throughput(guarded_call, count, per_worker),
+        }
+    return result
+
+
+def print_result(result: dict[str, Any]) -> None:
+    print(f"== {result['backend']} ==")
+    for name in ("bare", "floor", "guarded"):
+        figures = result[name]
+        print(
+            f"  {name:<8} median {figures['median_us']:9.1f} us   p99 {figures['p99_us']:9.1f} us"
+        )
+    print(
+        f"  overhead vs bare: median {result['overhead_median_us']:.1f} us, "
+        f"p99 {result['overhead_p99_us']:.1f} us"
+    )
+    print(f"  guarded / floor (median): {result['ratio_to_floor']:.2f}x  (goal <= 1.5x)")
+    for workers, figures in result["calls_per_s"].items():
+        print(
+            f"  {workers} worker(s): guarded {figures['guarded']:8.0f} calls/s, "
+            f"floor {figures['floor']:8.0f} pairs/s"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--backend", action="append", choices=["sqlite", "postgres"])
+    parser.add_argument(
+        "--pg-dsn",
+        default=os.environ.get(
+            "AGENTGUARD_TEST_PG_DSN", "postgresql://postgres@127.0.0.1:5432/test"
+        ),
+    )
+    parser.add_argument("--dir", help="directory for the SQLite files (default: a temporary one)")
+    options = parser.parse_args(argv)
+    backends = options.backend or ["sqlite"]
+    with tempfile.TemporaryDirectory(dir=options.dir) as tmp:
+        for backend in backends:
+            if backend == "sqlite":
+                result = bench_backend(
+                    "sqlite (WAL, synchronous=FULL)",
+                    sqlite_floor(Path(tmp)),
+                    guarded_noop(f"sqlite:///{Path(tmp) / 'ledger.db'}"),
+                    options.calls,
+                    options.workers,
+                )
+            else:
+                schema = f"agentguard_bench_{os.getpid()}"
+                try:
+                    result = bench_backend(
+                        "postgresql",
+                        postgres_floor(options.pg_dsn, schema),
+                        guarded_noop(f"{options.pg_dsn}?schema={schema}"),
+                        options.calls,
+                        options.workers,
+                    )
+                finally:
+                    import psycopg
+
+                    with psycopg.connect(options.pg_dsn, autocommit=True) as connection:
+                        connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            print_result(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

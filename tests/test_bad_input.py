@@ -1,0 +1,133 @@
+"""Bad input is reported with its file and reason; the scan goes on; nothing is executed."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentguard.cli import app
+from agentguard.config import load_config
+from agentguard.engine import scan
+
+from .conftest import ScanFiles, write_project
+
+runner = CliRunner()
+
+WRITE_TOOL = (
+    "import requests\n"
+    "from langchain_core.tools import tool\n\n"
+    "@tool\n"
+    "def create_order(cart_id: str) -> dict:\n"
+    '    """Create an order."""\n'
+    '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
+)
+
+
+def test_syntax_error_gives_ag000_and_the_scan_goes_on(scan_files: ScanFiles) -> None:
+    result = scan_files({"broken.py": "def create_order(:\n    pass\n", "agent.py": WRITE_TOOL})
+    codes = {(f.code, f.path) for f in result.findings}
+    assert ("AG000", "broken.py") in codes
+    assert ("AG201", "agent.py") in codes
+    parse_error = next(f for f in result.findings if f.code == "AG000")
+    assert parse_error.span.line == 1
+    assert "parse" in parse_error.message.lower()
+
+
+def test_non_utf8_binary_and_oversized_files_are_skipped_with_a_reason(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_project(project, {"agent.py": WRITE_TOOL})
+    (project / "latin1.py").write_bytes("NAME = 'caf\xe9'\n".encode("latin-1"))
+    (project / "blob.py").write_bytes(b"\x00\x01\x02binary")
+    (project / "huge.py").write_text("x = 1\n" * 50_000)
+    config = load_config([project])
+    config.max_file_size = 100_000
+    result = scan([project], config)
+    reasons = {p.path: p.reason for p in result.problems}
+    assert "UTF-8" in reasons["latin1.py"] or "decode" in reasons["latin1.py"]
+    assert "binary" in reasons["blob.py"]
+    assert "max-file-size" in reasons["huge.py"]
+    assert any(f.code == "AG201" for f in result.findings)
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root reads anything")
+def test_unreadable_file_is_reported(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_project(project, {"agent.py": WRITE_TOOL, "secret.py": "x = 1\n"})
+    (project / "secret.py").chmod(0)
+    result = scan([project], load_config([project]))
+    assert any(p.path == "secret.py" and "permission" in p.reason for p in result.problems)
+
+
+def test_symlink_loops_are_reported_and_skipped(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_project(project, {"agent.py": WRITE_TOOL})
+    (project / "loop.py").symlink_to(project / "loop.py")
+    (project / "folder").symlink_to(project)  # a folder link back to the root
+    result = scan([project], load_config([project]))
+    assert any(p.path.endswith("loop.py") for p in result.problems)
+    assert sum(1 for f in result.findings if f.code == "AG201") == 1
+
+
+def test_invalid_config_exits_2_naming_file_and_key(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_project(
+        project,
+        {
+            "agent.py": WRITE_TOOL,
+            "pyproject.toml": '[tool.agentguard]\nfail-on = "sometimes"\n',
+        },
+    )
+    result = runner.invoke(app, ["check", str(project)])
+    assert result.exit_code == 2
+    assert "pyproject.toml" in result.output
+    assert "fail-on" in result.output
+
+
+def test_unknown_config_key_is_named(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_project(project, {"agentguard.toml": 'selekt = ["AG2"]\n'})
+    result = runner.invoke(app, ["check", str(project)])
+    assert result.exit_code == 2
+    assert "agentguard.toml" in result.output and "selekt" in result.output
+
+
+def test_broken_toml_exits_2(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_project(project, {"agentguard.toml": "select = [\n"})
+    result = runner.invoke(app, ["check", str(project)])
+    assert result.exit_code == 2
+    assert "invalid TOML" in result.output
+
+
+def test_missing_path_exits_2(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["check", str(tmp_path / "nowhere")])
+    assert result.exit_code == 2
+    assert "no such file" in result.output
+
+
+def test_scanned_code_is_never_imported_or_executed(tmp_path: Path) -> None:
+    marker = tmp_path / "executed"
+    payload = (
+        "import pathlib\n"
+        f"pathlib.Path({str(marker)!r}).write_text('ran')\n"
+        "raise SystemExit('imported')\n"
+    )
+    project = tmp_path / "project"
+    write_project(
+        project,
+        {
+            "agent.py": payload + WRITE_TOOL,
+            "conftest.py": payload,
+            "tools/__init__.py": payload,
+            "setup.py": payload,
+        },
+    )
+    before = set(sys.modules)
+    result = scan([project], load_config([project]))
+    assert not marker.exists()
+    assert not {m for m in set(sys.modules) - before if m in {"agent", "tools", "setup"}}
+    assert result.files_scanned == 4

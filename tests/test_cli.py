@@ -1,0 +1,122 @@
+"""The command line as a CI user meets it: exit codes, selection, formats, rule docs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from agentguard.cli import app
+
+from .conftest import FIXTURES, write_project
+
+runner = CliRunner()
+SHOP = str(FIXTURES / "shop-agent")
+
+READ_ONLY = (
+    "import requests\n"
+    "from langchain_core.tools import tool\n\n"
+    "@tool\n"
+    "def get_order(order_id: str) -> dict:\n"
+    '    """Look an order up."""\n'
+    '    return requests.get(f"https://shop.example/orders/{order_id}").json()\n'
+)
+
+
+def test_findings_exit_1_and_print_a_summary_line() -> None:
+    result = runner.invoke(app, ["check", SHOP])
+    assert result.exit_code == 1
+    last = result.output.strip().splitlines()[-1]
+    assert "findings in" in last and "files" in last
+    assert "AG201" in result.output
+    assert "evidence:" in result.output
+
+
+def test_clean_project_exits_0(tmp_path: Path) -> None:
+    write_project(tmp_path, {"agent.py": READ_ONLY})
+    result = runner.invoke(app, ["check", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "0 findings" in result.output
+
+
+def test_exit_zero_and_fail_on() -> None:
+    assert runner.invoke(app, ["check", SHOP, "--exit-zero"]).exit_code == 0
+    # Only warnings selected: below the default fail-on=error.
+    only_warnings = runner.invoke(app, ["check", SHOP, "--select", "AG204"])
+    assert only_warnings.exit_code == 0
+
+
+def test_select_and_ignore_take_codes_and_prefixes() -> None:
+    result = runner.invoke(app, ["check", SHOP, "--format", "json", "--select", "AG2"])
+    codes = {f["code"] for f in json.loads(result.output)["findings"]}
+    assert codes == {"AG201"}
+    result = runner.invoke(app, ["check", SHOP, "--format", "json", "--ignore", "AG2,AG9"])
+    codes = {f["code"] for f in json.loads(result.output)["findings"]}
+    assert "AG201" not in codes and "AG901" not in codes and "AG101" in codes
+
+
+def test_json_output_has_the_documented_fields_and_is_deterministic() -> None:
+    first = runner.invoke(app, ["check", SHOP, "--format", "json"])
+    second = runner.invoke(app, ["check", SHOP, "--format", "json"])
+    assert first.output == second.output
+    document = json.loads(first.output)
+    assert document["schema_version"]
+    for finding in document["findings"]:
+        for key in (
+            "code",
+            "name",
+            "severity",
+            "confidence",
+            "path",
+            "line",
+            "column",
+            "end_line",
+            "end_column",
+            "tool",
+            "message",
+            "question",
+            "fix",
+            "fingerprint",
+        ):
+            assert key in finding
+        assert not finding["path"].startswith("/")
+        assert "\\" not in finding["path"]
+
+
+def test_statistics_counts_per_rule() -> None:
+    result = runner.invoke(app, ["check", SHOP, "--statistics"])
+    assert "Findings by rule" in result.output
+    assert "missing-idempotency-key" in result.output
+
+
+def test_unknown_format_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["check", SHOP, "--format", "yaml"])
+    assert result.exit_code == 2
+    assert "unknown format" in result.output
+
+
+def test_rule_docs_and_rule_list() -> None:
+    result = runner.invoke(app, ["rule", "AG201"])
+    assert result.exit_code == 0
+    assert "missing-idempotency-key" in result.output
+    assert "Why it matters" in result.output
+    by_name = runner.invoke(app, ["rule", "missing-idempotency-key"])
+    assert by_name.exit_code == 0
+    assert runner.invoke(app, ["rule", "AG999"]).exit_code == 2
+    listing = runner.invoke(app, ["rules", "--format", "json"])
+    codes = [r["code"] for r in json.loads(listing.output)]
+    assert "AG101" in codes and codes == sorted(codes)
+
+
+def test_python_dash_m_runs_the_cli() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "agentguard", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0
+    assert completed.stdout.startswith("agentguard ")

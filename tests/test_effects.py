@@ -1,0 +1,856 @@
+"""Effect inference: which calls in a tool's body change the world, and how surely.
+
+Each case is a small tool written the way real agent projects write them; the assertions
+are what a user sees: the tool's inferred effects (kind, idempotency, sink) and the
+AG101/AG201 findings they lead to.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from agentguard.diagnostics import Confidence
+from agentguard.model import Effect
+
+from .conftest import ScanFiles
+
+HEADER = "from langchain_core.tools import tool\n"
+
+
+def tool_source(imports: str, body: str, params: str = "payload: dict", prelude: str = "") -> str:
+    return (
+        HEADER
+        + textwrap.dedent(imports).strip()
+        + "\n\n"
+        + textwrap.dedent(prelude).strip()
+        + "\n\n@tool\ndef act("
+        + params
+        + ") -> object:\n"
+        + '    """Do the thing."""\n'
+        + textwrap.indent(textwrap.dedent(body).strip(), "    ")
+        + "\n"
+    )
+
+
+def effects_of(scan_files: ScanFiles, files: dict[str, str], tool: str = "act") -> list[Effect]:
+    result = scan_files(files)
+    matches = [t for t in result.project.tools if t.name == tool]
+    assert matches, f"tool {tool} not found: {[t.name for t in result.project.tools]}"
+    return matches[0].effects
+
+
+def codes(scan_files: ScanFiles, files: dict[str, str]) -> list[str]:
+    return sorted(f.code for f in scan_files(files).findings)
+
+
+# (id, imports, prelude, body, expected kind, expected idempotent, sink substring)
+WRITES = [
+    (
+        "requests-post",
+        "import requests",
+        "",
+        'return requests.post("https://x", json=payload)',
+        "network_write",
+        False,
+        "requests.post",
+    ),
+    (
+        "requests-request-verb",
+        "import requests",
+        "",
+        'return requests.request("POST", "https://x", json=payload)',
+        "network_write",
+        False,
+        "requests.request",
+    ),
+    (
+        "requests-request-kwarg",
+        "import requests",
+        "",
+        'return requests.request(method="patch", url="https://x", json=payload)',
+        "network_write",
+        False,
+        "requests.request",
+    ),
+    (
+        "requests-session-local",
+        "import requests",
+        "",
+        's = requests.Session()\nreturn s.post("https://x", json=payload)',
+        "network_write",
+        False,
+        "requests.Session.post",
+    ),
+    (
+        "requests-session-with",
+        "import requests",
+        "",
+        'with requests.Session() as s:\n    return s.post("https://x", json=payload)',
+        "network_write",
+        False,
+        "requests.Session.post",
+    ),
+    (
+        "httpx-with-client",
+        "import httpx",
+        "",
+        'with httpx.Client(base_url="https://x") as c:\n    return c.post("/orders", json=payload)',
+        "network_write",
+        False,
+        "httpx.Client.post",
+    ),
+    (
+        "httpx-module-client",
+        "import httpx",
+        'CLIENT = httpx.Client(base_url="https://x")',
+        'return CLIENT.post("/orders", json=payload)',
+        "network_write",
+        False,
+        "httpx.Client.post",
+    ),
+    (
+        "httpx-client-request",
+        "import httpx",
+        "",
+        'client = httpx.Client()\nreturn client.request("POST", "https://x/orders", json=payload)',
+        "network_write",
+        False,
+        "httpx.Client.request",
+    ),
+    (
+        "urllib3-poolmanager",
+        "import urllib3",
+        "",
+        'http = urllib3.PoolManager()\nreturn http.request("POST", "https://x", body=b"{}")',
+        "network_write",
+        False,
+        "urllib3.PoolManager.request",
+    ),
+    (
+        "urllib-request-data",
+        "import urllib.request",
+        "",
+        'req = urllib.request.Request("https://x", data=b"{}", method="POST")\n'
+        "return urllib.request.urlopen(req).read()",
+        "network_write",
+        False,
+        "urllib.request.urlopen",
+    ),
+    (
+        "stripe-legacy",
+        "import stripe",
+        "",
+        'return stripe.PaymentIntent.create(amount=100, currency="eur")',
+        "payment",
+        False,
+        "stripe.PaymentIntent.create",
+    ),
+    (
+        "stripe-client",
+        "from stripe import StripeClient",
+        'client = StripeClient("sk")',
+        'return client.payment_intents.create(params={"amount": 100})',
+        "payment",
+        False,
+        "payment_intents.create",
+    ),
+    (
+        "stripe-client-v1",
+        "from stripe import StripeClient",
+        'client = StripeClient("sk")',
+        'return client.v1.payment_intents.create(params={"amount": 100})',
+        "payment",
+        False,
+        "payment_intents.create",
+    ),
+    (
+        "smtplib",
+        "import smtplib",
+        "",
+        'with smtplib.SMTP("localhost") as smtp:\n    smtp.send_message(payload["msg"])',
+        "message",
+        False,
+        "smtplib.SMTP.send_message",
+    ),
+    (
+        "sendgrid",
+        "from sendgrid import SendGridAPIClient",
+        "",
+        'sg = SendGridAPIClient("key")\nreturn sg.send(payload["mail"])',
+        "message",
+        False,
+        "SendGridAPIClient.send",
+    ),
+    (
+        "ses",
+        "import boto3",
+        'ses = boto3.client("ses")',
+        'return ses.send_email(Source="a", Destination={}, Message={})',
+        "message",
+        False,
+        "send_email",
+    ),
+    (
+        "slack",
+        "from slack_sdk import WebClient",
+        'slack = WebClient(token="t")',
+        'return slack.chat_postMessage(channel="#ops", text=payload["text"])',
+        "message",
+        False,
+        "chat_postMessage",
+    ),
+    (
+        "twilio",
+        "from twilio.rest import Client",
+        'twilio = Client("sid", "token")',
+        'return twilio.messages.create(to="+1", from_="+2", body="hi")',
+        "message",
+        False,
+        "messages.create",
+    ),
+    (
+        "boto3-sqs",
+        "import boto3",
+        "",
+        'sqs = boto3.client("sqs")\nreturn sqs.send_message(QueueUrl="q", MessageBody="m")',
+        "message",
+        False,
+        "send_message",
+    ),
+    (
+        "boto3-ec2-run",
+        "import boto3",
+        "",
+        'ec2 = boto3.client("ec2")\nreturn ec2.run_instances(ImageId="ami", MinCount=1, MaxCount=1)',
+        "network_write",
+        False,
+        "run_instances",
+    ),
+    (
+        "github",
+        "from github import Github",
+        "",
+        'gh = Github("t")\nrepo = gh.get_repo("a/b")\nreturn repo.create_issue(title="t")',
+        "network_write",
+        False,
+        "create_issue",
+    ),
+    (
+        "jira",
+        "from jira import JIRA",
+        'jira = JIRA("https://jira")',
+        "return jira.create_issue(fields=payload)",
+        "network_write",
+        False,
+        "create_issue",
+    ),
+    (
+        "celery-delay",
+        "from app.tasks import send_welcome",
+        "",
+        "return send_welcome.delay(payload['user'])",
+        "network_write",
+        False,
+        "delay",
+    ),
+    (
+        "celery-apply-async",
+        "from app.tasks import send_welcome",
+        "",
+        "return send_welcome.apply_async(args=[payload['user']])",
+        "network_write",
+        False,
+        "apply_async",
+    ),
+    (
+        "kafka",
+        "from kafka import KafkaProducer",
+        "producer = KafkaProducer()",
+        'producer.send("orders", b"x")',
+        "message",
+        False,
+        "KafkaProducer.send",
+    ),
+    (
+        "pika",
+        "import pika",
+        "",
+        "conn = pika.BlockingConnection()\nch = conn.channel()\n"
+        'ch.basic_publish(exchange="", routing_key="q", body=b"x")',
+        "message",
+        False,
+        "basic_publish",
+    ),
+    (
+        "redis-incr",
+        "import redis",
+        "r = redis.Redis()",
+        'return r.incr("counter")',
+        "write",
+        False,
+        "redis.Redis.incr",
+    ),
+    (
+        "mongo-insert",
+        "from pymongo import MongoClient",
+        "orders = MongoClient().shop.orders",
+        "return orders.insert_one(payload)",
+        "write",
+        False,
+        "insert_one",
+    ),
+    (
+        "sql-insert",
+        "import sqlite3",
+        "",
+        'conn = sqlite3.connect("db")\ncur = conn.cursor()\n'
+        'cur.execute("INSERT INTO orders (id) VALUES (?)", (1,))',
+        "write",
+        False,
+        "execute",
+    ),
+    (
+        "sqlalchemy-add",
+        "from sqlalchemy.orm import Session",
+        "",
+        "with Session(engine) as session:\n    session.add(payload['row'])\n    session.commit()",
+        "write",
+        False,
+        "Session.add",
+    ),
+    (
+        "django-create",
+        "from shop.models import Order",
+        "",
+        "return Order.objects.create(**payload)",
+        "write",
+        False,
+        "objects.create",
+    ),
+    (
+        "subprocess",
+        "import subprocess",
+        "",
+        'subprocess.run(["make", "deploy"], check=True)',
+        "exec",
+        False,
+        "subprocess.run",
+    ),
+    ("os-system", "import os", "", 'os.system("make deploy")', "exec", False, "os.system"),
+    (
+        "aiohttp-session",
+        "import aiohttp",
+        "",
+        'async with aiohttp.ClientSession() as s:\n    await s.post("https://x", json=payload)',
+        "network_write",
+        False,
+        "aiohttp.ClientSession.post",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("imports", "prelude", "body", "kind", "idempotent", "sink"),
+    [pytest.param(*case[1:], id=case[0]) for case in WRITES],
+)
+def test_write_sinks_are_recognised(
+    scan_files: ScanFiles,
+    imports: str,
+    prelude: str,
+    body: str,
+    kind: str,
+    idempotent: bool,
+    sink: str,
+) -> None:
+    source = tool_source(imports, body, prelude=prelude)
+    if "async with" in body or "await " in body:
+        source = source.replace("def act(", "async def act(")
+    effects = effects_of(scan_files, {"agent.py": source})
+    assert [(e.kind, e.idempotent) for e in effects] == [(kind, idempotent)], [
+        (e.kind, e.sink) for e in effects
+    ]
+    assert sink in effects[0].sink
+
+
+READS = [
+    ("requests-get", "import requests", "", 'return requests.get("https://x").json()'),
+    ("requests-request-get", "import requests", "", 'return requests.request("GET", "https://x")'),
+    (
+        "httpx-client-get",
+        "import httpx",
+        "",
+        'with httpx.Client() as c:\n    return c.get("https://x").json()',
+    ),
+    (
+        "urlopen-get",
+        "import urllib.request",
+        "",
+        'return urllib.request.urlopen("https://x").read()',
+    ),
+    (
+        "sql-select",
+        "import sqlite3",
+        "",
+        'conn = sqlite3.connect("db")\ncur = conn.cursor()\n'
+        'cur.execute("SELECT * FROM orders WHERE id = ?", (1,))\nreturn cur.fetchall()',
+    ),
+    ("open-read", "", "", 'with open("notes.txt") as fh:\n    return fh.read()'),
+    ("redis-get", "import redis", "r = redis.Redis()", 'return r.get("k")'),
+    (
+        "django-filter",
+        "from shop.models import Order",
+        "",
+        "return list(Order.objects.filter(status='open'))",
+    ),
+    ("list-append", "", "", "items = []\nitems.append(payload)\nreturn items"),
+    ("set-add", "", "", "seen = set()\nseen.add(payload['id'])\nreturn seen"),
+    ("list-insert", "", "", "parts = ['a']\nparts.insert(0, 'b')\nreturn parts"),
+    ("dict-update", "", "", "out = {}\nout.update(payload)\nreturn out"),
+    (
+        "logger-send",
+        "import logging",
+        "logger = logging.getLogger(__name__)",
+        'logger.info("sending")\nlogger.send = None\nreturn payload',
+    ),
+    ("str-replace", "", "", "return payload['name'].replace('a', 'b')"),
+    ("queue-put-local", "import queue", "", "q = queue.Queue()\nq.put(payload)\nreturn q.get()"),
+    (
+        "pydantic-create",
+        "from app.schemas import OrderIn",
+        "",
+        "return OrderIn.model_validate(payload)",
+    ),
+    ("json-dumps", "import json", "", "return json.dumps(payload)"),
+    ("string-format-submit", "", "", 'text = "submit {}".format(payload)\nreturn text'),
+]
+
+
+@pytest.mark.parametrize(
+    ("imports", "prelude", "body"), [pytest.param(*case[1:], id=case[0]) for case in READS]
+)
+def test_read_only_tools_have_no_write_effects_and_no_findings(
+    scan_files: ScanFiles, imports: str, prelude: str, body: str
+) -> None:
+    files = {"agent.py": tool_source(imports, body, prelude=prelude)}
+    result = scan_files(files)
+    tool = next(t for t in result.project.tools if t.name == "act")
+    assert tool.writes() == [], [(e.kind, e.sink) for e in tool.writes()]
+    assert [f.code for f in result.findings] == []
+
+
+def test_heuristic_never_fires_on_containers_and_loggers(scan_files: ScanFiles) -> None:
+    body = """
+        items = []
+        items.append(payload)
+        seen = set()
+        seen.add(1)
+        parts = ["a"]
+        parts.insert(0, "b")
+        logger.send("x")
+        log.post("y")
+        cache = {}
+        cache.update(payload)
+        name = payload["name"].replace("a", "b")
+        results.extend(items)
+        self_notes.remove("x")
+        return name
+    """
+    prelude = """
+        import logging
+        logger = logging.getLogger(__name__)
+        log = logging.getLogger("x")
+        results: list = []
+        self_notes: list = []
+    """
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert effects == []
+
+
+def test_unresolved_write_verb_on_service_client_is_low_confidence(scan_files: ScanFiles) -> None:
+    prelude = "from vendor_sdk import make_client\n\nbilling_client = make_client()"
+    effects = effects_of(
+        scan_files,
+        {
+            "agent.py": tool_source(
+                "", "return billing_client.charge_card(payload)", prelude=prelude
+            )
+        },
+    )
+    assert len(effects) == 1
+    assert effects[0].heuristic
+    assert effects[0].confidence in {Confidence.LOW, Confidence.MEDIUM}
+    assert effects[0].kind == "network_write"
+
+
+def test_sql_statement_built_at_runtime_is_a_low_confidence_write(scan_files: ScanFiles) -> None:
+    body = "cur = conn.cursor()\nsql = build_statement(payload)\ncur.execute(sql)"
+    prelude = 'import psycopg\nconn = psycopg.connect("dbname=x")'
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert [(e.kind, e.confidence) for e in effects] == [("write", Confidence.LOW)]
+
+
+def test_sql_statement_in_a_variable_is_read(scan_files: ScanFiles) -> None:
+    body = (
+        'query = "SELECT id FROM orders WHERE user_id = %s"\n'
+        "with conn.cursor() as cur:\n    cur.execute(query, (payload['user'],))\n"
+        "    return cur.fetchall()"
+    )
+    prelude = 'import psycopg\nconn = psycopg.connect("dbname=x")'
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert effects == []
+
+
+def test_sql_upsert_on_conflict_is_idempotent(scan_files: ScanFiles) -> None:
+    body = (
+        "cur = conn.cursor()\n"
+        'cur.execute("INSERT INTO orders (id) VALUES (%s) ON CONFLICT (id) DO NOTHING", (1,))'
+    )
+    prelude = 'import psycopg\nconn = psycopg.connect("dbname=x")'
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert [(e.kind, e.idempotent) for e in effects] == [("write", True)]
+
+
+def test_sqlalchemy_insert_statement(scan_files: ScanFiles) -> None:
+    body = "with engine.begin() as conn:\n    conn.execute(insert(orders).values(**payload))"
+    prelude = "from sqlalchemy import create_engine, insert\nengine = create_engine('sqlite://')"
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert [(e.kind, e.idempotent) for e in effects] == [("write", False)]
+
+
+def test_django_instance_save_and_delete(scan_files: ScanFiles) -> None:
+    body = "order = Order.objects.get(pk=payload['id'])\norder.status = 'x'\norder.save()"
+    effects = effects_of(
+        scan_files,
+        {"agent.py": tool_source("from shop.models import Order", body)},
+    )
+    assert [e.kind for e in effects] == ["write"]
+
+
+def test_redis_set_is_idempotent_write(scan_files: ScanFiles) -> None:
+    effects = effects_of(
+        scan_files,
+        {"agent.py": tool_source("import redis", 'r.set("k", 1)', prelude="r = redis.Redis()")},
+    )
+    assert [(e.kind, e.idempotent) for e in effects] == [("write", True)]
+
+
+def test_http_put_and_delete_are_idempotent(scan_files: ScanFiles) -> None:
+    body = 'requests.put("https://x/1", json=payload)\nrequests.delete("https://x/2")'
+    files = {"agent.py": tool_source("import requests", body)}
+    effects = effects_of(scan_files, files)
+    assert sorted((e.method, e.idempotent) for e in effects) == [("DELETE", True), ("PUT", True)]
+    assert codes(scan_files, files) == ["AG101"]  # declared nothing, but no key needed
+
+
+def test_self_client_set_in_init(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        import httpx
+
+        class Orders:
+            def __init__(self) -> None:
+                self.client = httpx.Client(base_url="https://x")
+
+            def place(self, order: dict) -> dict:
+                return self.client.post("/orders", json=order).json()
+
+        orders = Orders()
+
+        @tool
+        def act(payload: dict) -> object:
+            """Place."""
+            return orders.place(payload)
+        '''
+    )
+    effects = effects_of(scan_files, {"agent.py": source})
+    assert [e.sink for e in effects] == ["httpx.Client.post"]
+    assert effects[0].chain[0].label == "act calls place"
+
+
+def test_local_file_write_is_ag101_only(scan_files: ScanFiles) -> None:
+    body = 'with open("notes.txt", "w") as fh:\n    fh.write(str(payload))\nos.remove("old.txt")'
+    files = {"agent.py": tool_source("import os", body)}
+    effects = effects_of(scan_files, files)
+    assert {e.remote for e in effects} == {False}
+    assert codes(scan_files, files) == ["AG101"]
+
+
+def test_git_push_is_local_write_not_ag201(scan_files: ScanFiles) -> None:
+    body = 'repo = git.Repo(".")\nrepo.index.commit("msg")\nrepo.remote().push()'
+    files = {"agent.py": tool_source("import git", body)}
+    effects = effects_of(scan_files, files)
+    assert effects and all(e.kind == "write" for e in effects)
+    assert "AG201" not in codes(scan_files, files)
+
+
+# ---------------------------------------------------------------- interprocedural
+CLIENT_MODULE = """
+import requests
+
+
+class OrdersClient:
+    def __init__(self, base: str) -> None:
+        self.session = requests.Session()
+        self.base = base
+
+    def place(self, cart_id: str) -> dict:
+        return self._post("/orders", {"cart": cart_id})
+
+    def _post(self, path: str, body: dict) -> dict:
+        return self.session.post(self.base + path, json=body).json()
+
+
+orders_client = OrdersClient("https://shop.example")
+"""
+
+
+def test_helper_method_in_another_module_through_module_instance(scan_files: ScanFiles) -> None:
+    tools = HEADER + textwrap.dedent(
+        '''
+        from shop.client import orders_client
+
+        @tool
+        def create_order(cart_id: str) -> dict:
+            """Create an order."""
+            return orders_client.place(cart_id)
+        '''
+    )
+    files = {"shop/__init__.py": "", "shop/client.py": CLIENT_MODULE, "shop/tools.py": tools}
+    result = scan_files(files)
+    tool = next(t for t in result.project.tools if t.name == "create_order")
+    assert [e.sink for e in tool.effects] == ["requests.Session.post"]
+    labels = [s.label for s in tool.effects[0].chain]
+    assert labels == [
+        "create_order calls place",
+        "place calls _post",
+        "calls requests.Session.post",
+    ]
+    ag201 = [f for f in result.findings if f.code == "AG201"]
+    assert len(ag201) == 1
+    assert "requests.Session.post" in ag201[0].message and "`place`" in ag201[0].message
+
+
+def test_self_attribute_typed_in_init_with_a_project_class(scan_files: ScanFiles) -> None:
+    agent = HEADER + textwrap.dedent(
+        '''
+        from shop.client import OrdersClient
+
+        class ShopTools:
+            def __init__(self) -> None:
+                self._client = OrdersClient("https://shop.example")
+
+            def create_order(self, cart_id: str) -> dict:
+                return self._client.place(cart_id)
+
+        shop = ShopTools()
+
+        @tool
+        def create_order(cart_id: str) -> dict:
+            """Create an order."""
+            return shop.create_order(cart_id)
+        '''
+    )
+    files = {"shop/__init__.py": "", "shop/client.py": CLIENT_MODULE, "agent.py": agent}
+    effects = effects_of(scan_files, files, tool="create_order")
+    assert [e.sink for e in effects] == ["requests.Session.post"]
+
+
+def test_imported_helper_function_across_modules(scan_files: ScanFiles) -> None:
+    helpers = "import httpx\n\n\ndef notify(text: str) -> None:\n    httpx.post('https://hooks.example', json={'text': text})\n"
+    agent = (
+        HEADER
+        + 'from app.helpers import notify\n\n\n@tool\ndef ping(text: str) -> str:\n    """Ping."""\n    notify(text)\n    return \'ok\'\n'
+    )
+    files = {"app/__init__.py": "", "app/helpers.py": helpers, "app/agent.py": agent}
+    effects = effects_of(scan_files, files, tool="ping")
+    assert [(e.sink, [s.label for s in e.chain]) for e in effects] == [
+        ("httpx.post", ["ping calls notify", "calls httpx.post"])
+    ]
+
+
+def test_module_import_then_attribute_call(scan_files: ScanFiles) -> None:
+    helpers = "import httpx\n\n\ndef notify(text: str) -> None:\n    httpx.post('https://hooks.example', json={'text': text})\n"
+    agent = (
+        HEADER
+        + 'from app import helpers\n\n\n@tool\ndef ping(text: str) -> str:\n    """Ping."""\n    helpers.notify(text)\n    return \'ok\'\n'
+    )
+    files = {"app/__init__.py": "", "app/helpers.py": helpers, "app/agent.py": agent}
+    assert [e.sink for e in effects_of(scan_files, files, tool="ping")] == ["httpx.post"]
+
+
+def test_inherited_method_and_super_call(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        import requests
+
+        class BaseClient:
+            def send(self, body: dict) -> dict:
+                return requests.post("https://api.example/send", json=body).json()
+
+        class AuditedClient(BaseClient):
+            def send(self, body: dict) -> dict:
+                body["audited"] = True
+                return super().send(body)
+
+        class Mailer(AuditedClient):
+            pass
+
+        mailer = Mailer()
+
+        @tool
+        def send_note(text: str) -> dict:
+            """Send."""
+            return mailer.send({"text": text})
+        '''
+    )
+    effects = effects_of(scan_files, {"agent.py": source}, tool="send_note")
+    assert [e.sink for e in effects] == ["requests.post"]
+    assert [s.label for s in effects[0].chain] == [
+        "send_note calls send",
+        "send calls send",
+        "calls requests.post",
+    ]
+
+
+def test_recursive_pair_reaches_fixpoint(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        import requests
+
+        def ping(n: int) -> None:
+            if n > 0:
+                pong(n - 1)
+
+        def pong(n: int) -> None:
+            requests.post("https://api.example/pong", json={"n": n})
+            ping(n)
+
+        @tool
+        def bounce(n: int) -> str:
+            """Bounce."""
+            ping(n)
+            return "ok"
+        '''
+    )
+    effects = effects_of(scan_files, {"agent.py": source}, tool="bounce")
+    assert [e.sink for e in effects] == ["requests.post"]
+    # the shortest chain is kept: bounce -> ping -> pong -> sink
+    assert [s.label for s in effects[0].chain] == [
+        "bounce calls ping",
+        "ping calls pong",
+        "calls requests.post",
+    ]
+
+
+def test_shortest_chain_wins_when_two_paths_reach_a_sink(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        import requests
+
+        def post(body: dict) -> None:
+            requests.post("https://api.example", json=body)
+
+        def wrap(body: dict) -> None:
+            post(body)
+
+        def wrap_more(body: dict) -> None:
+            wrap(body)
+
+        @tool
+        def act(body: dict) -> str:
+            """Act."""
+            wrap_more(body)
+            post(body)
+            return "ok"
+        '''
+    )
+    effects = effects_of(scan_files, {"agent.py": source})
+    assert [s.label for s in effects[0].chain] == ["act calls post", "calls requests.post"]
+
+
+def test_read_only_tool_calling_read_helpers_gets_nothing(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        import requests
+        from tenacity import retry, stop_after_attempt
+
+        class Catalog:
+            def __init__(self) -> None:
+                self.session = requests.Session()
+
+            @retry(stop=stop_after_attempt(3))
+            def find(self, query: str) -> list:
+                return self.session.get("https://shop.example/search", params={"q": query}).json()
+
+        catalog = Catalog()
+
+        @tool
+        def search_products(query: str) -> list:
+            """Search the catalogue."""
+            results = []
+            for item in catalog.find(query):
+                results.append(item)
+            return results
+        '''
+    )
+    result = scan_files({"agent.py": source})
+    assert [f.code for f in result.findings] == []
+
+
+def test_llm_calls_inside_a_tool_are_not_writes(scan_files: ScanFiles) -> None:
+    body = """
+        completion = client.chat.completions.create(model="gpt-5", messages=[])
+        summary = claude.messages.create(model="claude", max_tokens=10, messages=[])
+        vectors = client.embeddings.create(model="e", input=["x"])
+        return completion, summary, vectors
+    """
+    prelude = "from openai import OpenAI\nfrom anthropic import Anthropic\n\nclient = OpenAI()\nclaude = Anthropic()"
+    files = {"agent.py": tool_source("", body, prelude=prelude)}
+    assert effects_of(scan_files, files) == []
+
+
+def test_twilio_messages_create_is_still_a_message(scan_files: ScanFiles) -> None:
+    prelude = 'from twilio.rest import Client\n\nclient = Client("sid", "token")'
+    body = 'return client.messages.create(to="+1", from_="+2", body="hi")'
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert [e.kind for e in effects] == ["message"]
+
+
+def test_boto3_client_defined_in_another_module(scan_files: ScanFiles) -> None:
+    aws = 'import boto3\n\nsqs = boto3.client("sqs")\n'
+    agent = tool_source(
+        "from app.aws import sqs", 'sqs.send_message(QueueUrl="q", MessageBody="m")'
+    )
+    files = {"app/__init__.py": "", "app/aws.py": aws, "app/agent.py": agent}
+    effects = effects_of(scan_files, files)
+    assert [(e.kind, e.heuristic) for e in effects] == [("message", False)]
+
+
+def test_service_client_attribute_write_verb_is_a_guess(scan_files: ScanFiles) -> None:
+    source = HEADER + textwrap.dedent(
+        '''
+        class Tools:
+            def __init__(self, orders_client) -> None:
+                self.orders_client = orders_client
+
+            def submit(self, cart_id: str) -> dict:
+                return self.orders_client.submit_order(cart_id)
+
+        tools_impl = Tools(None)
+
+        @tool
+        def submit_order(cart_id: str) -> dict:
+            """Submit."""
+            return tools_impl.submit(cart_id)
+        '''
+    )
+    result = scan_files({"agent.py": source})
+    effects = next(t for t in result.project.tools if t.name == "submit_order").effects
+    assert [(e.kind, e.heuristic, e.confidence) for e in effects] == [
+        ("network_write", True, Confidence.LOW)
+    ]
+    ag201 = [f for f in result.findings if f.code == "AG201"]
+    assert ag201 and ag201[0].confidence == Confidence.LOW
+    assert "not resolved" in " ".join(s.label for s in ag201[0].evidence)

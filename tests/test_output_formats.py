@@ -1,0 +1,202 @@
+"""GitHub annotations, Markdown, JUnit and JSON outputs, and several outputs in one run."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from agentguard.cli import app
+from agentguard.config import load_config
+from agentguard.engine import ScanResult, scan
+from agentguard.output import FORMAT_MODULES, RenderOptions, renderer
+from agentguard.output.github import escape_data, escape_property
+
+from .conftest import FIXTURES, ROOT, ScanFiles
+
+PROJECTS = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
+FINDINGS_SCHEMA = ROOT / "agentguard" / "data" / "findings.schema.json"
+
+AGENT = """\
+import requests
+from langchain_core.tools import tool
+
+
+@tool
+def create_order(cart_id: str) -> dict:
+    \"\"\"Place an order | pay it.\"\"\"
+    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()
+"""
+
+ANNOTATION = re.compile(r"^::(error|warning|notice) (?P<props>[^:]*)::(?P<message>.*)$")
+
+
+def rendered(result: ScanResult, name: str) -> str:
+    stream = io.StringIO()
+    renderer(name)(result, stream, RenderOptions())
+    return stream.getvalue()
+
+
+def shop_agent() -> ScanResult:
+    project = FIXTURES / "shop-agent"
+    return scan([project], load_config([project]))
+
+
+# --- github ---------------------------------------------------------------------------------
+
+
+def test_github_escaping_follows_the_runner_rules() -> None:
+    assert escape_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
+    assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
+
+
+def test_github_annotations_one_per_finding_with_positions(
+    scan_files: ScanFiles, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = scan_files({"agent.py": AGENT})
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(result.root))
+    lines = rendered(result, "github").splitlines()
+    assert len(lines) == len(result.findings)
+    for line, finding in zip(lines, result.findings, strict=True):
+        match = ANNOTATION.match(line)
+        assert match, line
+        props = dict(p.split("=", 1) for p in match["props"].split(","))
+        assert props["file"] == finding.path
+        assert int(props["line"]) == finding.span.line
+        assert int(props["endLine"]) == finding.span.end_line
+        assert props["title"] == f"{finding.code} {finding.name}"
+        assert "\n" not in match["message"]
+        assert match["message"].startswith(escape_data(finding.message))
+
+
+def test_github_paths_are_relative_to_the_workspace(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(ROOT))
+    text = rendered(shop_agent(), "github")
+    assert "file=fixtures/shop-agent/shop_agent/orders_client.py,line=17" in text
+
+
+def test_github_reports_skipped_files(scan_files: ScanFiles) -> None:
+    result = scan_files({"agent.py": AGENT, "blob.py": "\0\1"})
+    assert any(
+        line.startswith("::warning ") and "blob.py" in line and "binary" in line
+        for line in rendered(result, "github").splitlines()
+    )
+
+
+# --- markdown -------------------------------------------------------------------------------
+
+
+def test_markdown_table_has_one_row_per_finding_and_escapes_cells(scan_files: ScanFiles) -> None:
+    result = scan_files({"agent.py": AGENT})
+    text = rendered(result, "markdown")
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "AG" in line]
+    table_rows = [r for r in rows if "](docs/rules/" in r and r.count(" | ") >= 4]
+    assert len(table_rows) == len(result.findings)
+    for row in table_rows:
+        # Every row has exactly five cells, however the messages read.
+        assert len(re.split(r"(?<!\\)\|", row.strip())[1:-1]) == 5
+    assert f"**{len(result.findings)} findings**" in text
+
+
+def test_markdown_says_so_when_clean(scan_files: ScanFiles) -> None:
+    result = scan_files({"agent.py": "def add(a: int, b: int) -> int:\n    return a + b\n"})
+    text = rendered(result, "markdown")
+    assert "No findings" in text
+    assert "| Severity |" not in text
+
+
+# --- junit ----------------------------------------------------------------------------------
+
+
+def test_junit_has_one_testcase_per_file_and_fails_files_with_findings(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files({"agent.py": AGENT, "helpers.py": "X = 1\n", "blob.py": "\0\1"})
+    root = ET.fromstring(rendered(result, "junit"))
+    assert root.tag == "testsuites"
+    suite = root.find("testsuite")
+    assert suite is not None
+    cases = {case.get("name"): case for case in suite.findall("testcase")}
+    assert set(cases) == {"agent.py", "helpers.py", "blob.py"}
+    assert cases["agent.py"].find("failure") is not None
+    assert "AG201" in (cases["agent.py"].find("failure").text or "")  # type: ignore[union-attr]
+    assert cases["helpers.py"].find("failure") is None
+    assert cases["blob.py"].find("skipped") is not None
+    assert suite.get("tests") == "3"
+    assert suite.get("failures") == "1"
+    assert suite.get("skipped") == "1"
+
+
+# --- json -----------------------------------------------------------------------------------
+
+
+def findings_validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(FINDINGS_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+@pytest.mark.parametrize("project", PROJECTS, ids=[p.name for p in PROJECTS])
+def test_json_output_matches_its_published_schema(project: Path) -> None:
+    data = json.loads(rendered(scan([project], load_config([project])), "json"))
+    errors = list(findings_validator().iter_errors(data))
+    assert not errors, [e.message for e in errors]
+
+
+def test_json_schema_covers_problems_and_rejects_drift(scan_files: ScanFiles) -> None:
+    result = scan_files({"agent.py": AGENT, "broken.py": "def broken(:\n", "blob.py": "\0"})
+    data = json.loads(rendered(result, "json"))
+    assert not list(findings_validator().iter_errors(data))
+    data["findings"][0]["severity"] = "fatal"
+    del data["findings"][0]["fingerprint"]
+    messages = [e.message for e in findings_validator().iter_errors(data)]
+    assert any("fatal" in m for m in messages)
+    assert any("fingerprint" in m for m in messages)
+
+
+# --- several outputs in one run -------------------------------------------------------------
+
+
+def test_one_run_writes_text_to_the_terminal_and_sarif_and_markdown_to_files(
+    tmp_path: Path,
+) -> None:
+    sarif, summary = tmp_path / "out" / "agentguard.sarif", tmp_path / "summary.md"
+    run = CliRunner().invoke(
+        app,
+        [
+            "check",
+            str(FIXTURES / "shop-agent"),
+            "--output",
+            f"sarif:{sarif}",
+            "-o",
+            f"markdown:{summary}",
+        ],
+    )
+    assert run.exit_code == 1, run.output
+    assert "AG201" in run.output and "findings in" in run.output  # text on the terminal
+    assert json.loads(sarif.read_text())["version"] == "2.1.0"
+    assert summary.read_text().startswith("## agentguard")
+
+
+@pytest.mark.parametrize("bad", ["sarif", "pdf:out.pdf", ":out.sarif", "sarif:"])
+def test_bad_output_option_is_a_usage_error(bad: str) -> None:
+    run = CliRunner().invoke(app, ["check", str(FIXTURES / "shop-agent"), "--output", bad])
+    assert run.exit_code == 2
+    assert "--output" in run.output
+
+
+def test_every_registered_format_renders_the_fixture() -> None:
+    result = shop_agent()
+    for name in FORMAT_MODULES:
+        assert rendered(result, name).strip(), name
+
+
+def test_text_output_links_each_finding_to_its_rule_doc() -> None:
+    text = rendered(shop_agent(), "text")
+    assert "agentguard rule AG201 (docs/rules/AG201.md)" in text
