@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -13,13 +15,15 @@ from rich.markdown import Markdown
 from rich.markup import escape
 
 from agentguard import __version__
+from agentguard.cache import clean as remove_cache
+from agentguard.cache import default_cache_dir
 from agentguard.checks.base import QUESTIONS, all_rules, rule_by_code
 from agentguard.config import Config, ConfigError, load_config
 from agentguard.diagnostics import Severity
 from agentguard.output import FORMAT_MODULES, RenderOptions, renderer
 
 if TYPE_CHECKING:
-    from agentguard.engine import ScanResult
+    from agentguard.engine import FactOptions, ScanResult
     from agentguard.fixes.apply import FixRun
 
 app = typer.Typer(
@@ -95,6 +99,22 @@ def check(
     statistics: Annotated[bool, typer.Option(help="Show counts per rule.")] = False,
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
     no_source: Annotated[bool, typer.Option(help="Do not print the offending lines.")] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Processes that parse files (default: the cores)."
+        ),
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Parse every file; neither read nor write the cache.")
+    ] = False,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(help="Where per-file facts are cached (default: .agentguard_cache/)."),
+    ] = None,
+    profile: Annotated[
+        bool, typer.Option("--profile", help="Print the time of each phase and rule to stderr.")
+    ] = False,
     output: Annotated[
         list[str] | None,
         typer.Option(
@@ -127,12 +147,25 @@ def check(
         cfg = load_config(targets, config)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    from agentguard.engine import scan
+    from agentguard.engine import FactOptions, scan
+    from agentguard.parallel import default_jobs
 
+    fact_options = FactOptions(
+        jobs=jobs or default_jobs(),
+        cache_dir=None if no_cache else (cache_dir or default_cache_dir(cfg.root)),
+    )
     if fix:
         _apply_fixes(targets, cfg, _split_codes(select), _split_codes(ignore), unsafe_fixes)
     try:
-        result = scan(targets, cfg, select=_split_codes(select), ignore=_split_codes(ignore))
+        with _progress_bar(enabled=sys.stderr.isatty() and sys.stdout.isatty()) as progress:
+            fact_options.progress = progress
+            result = scan(
+                targets,
+                cfg,
+                select=_split_codes(select),
+                ignore=_split_codes(ignore),
+                facts=fact_options,
+            )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     if baseline is not None:
@@ -143,11 +176,93 @@ def check(
         show_source=not no_source,
     )
     renderer(output_format)(result, sys.stdout, options)
+    if profile:
+        _print_profile(result.timings, fact_options)
     _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
     threshold = Severity((fail_on.value if fail_on else None) or cfg.fail_on).rank
     failing = [f for f in result.findings if f.severity.rank >= threshold]
     if failing and not exit_zero:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+# Scans with fewer files than this finish before a progress bar would be worth drawing.
+PROGRESS_MIN_FILES = 500
+
+
+@contextmanager
+def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr for long scans in a terminal; nothing otherwise."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )
+    task = bar.add_task("parsing", total=None, visible=False)
+    counted = 0
+    started = False
+
+    def advance(count: int, total: int) -> None:
+        nonlocal counted, started
+        counted += count
+        if not started and total >= PROGRESS_MIN_FILES:
+            started = True
+            bar.start()
+            bar.update(task, visible=True)
+        bar.update(task, completed=counted, total=total)
+
+    try:
+        yield advance
+    finally:
+        if started:
+            bar.stop()
+
+
+def _print_profile(timings: dict[str, float], options: FactOptions) -> None:
+    from rich.table import Table
+
+    table = Table(title="agentguard --profile", show_edge=False)
+    table.add_column("phase / rule")
+    table.add_column("seconds", justify="right")
+    for name, seconds in timings.items():
+        if name != "total":
+            table.add_row(name, f"{seconds:.3f}")
+    table.add_row("[bold]total[/]", f"[bold]{timings.get('total', 0.0):.3f}[/]")
+    err.print(table)
+    stats = options.stats
+    if stats is not None:
+        err.print(
+            f"files {stats.files}: parsed {stats.parsed}, from cache {stats.cache_hits}, "
+            f"jobs {stats.jobs}"
+        )
+
+
+@app.command()
+def clean(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Project folders (default: this one).")
+    ] = None,
+    cache_dir: Annotated[Path | None, typer.Option(help="Remove this cache folder.")] = None,
+) -> None:
+    """Remove the cached per-file facts."""
+    targets = paths or [Path(".")]
+    try:
+        cfg = load_config(targets, None)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    folder = cache_dir or default_cache_dir(cfg.root)
+    try:
+        removed = remove_cache(folder)
+    except (OSError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"removed {folder}" if removed else f"no cache at {folder}")
 
 
 def _parse_outputs(values: list[str] | None) -> list[tuple[str, Path]]:
@@ -414,8 +529,7 @@ def rule(code: Annotated[str, typer.Argument(help="A rule code (AG201) or name."
     console = Console()
     console.print(f"[bold]{found.code} {found.name}[/] ({found.severity.value}, {found.question})")
     console.print(f"[dim]{QUESTIONS.get(found.question, '')}[/]")
-    fix = found.fix_applicability.value if found.fix_applicability else "none"
-    console.print(f"[dim]fix: {fix}[/]\n")
+    console.print(f"[dim]fix: {found.fix_label() or 'none'}[/]\n")
     console.print(Markdown(found.docs()))
 
 
@@ -436,6 +550,7 @@ def rules(
                         "question": r.question,
                         "severity": r.severity.value,
                         "fix": r.fix_applicability.value if r.fix_applicability else None,
+                        "fix_detail": r.fix_label(),
                         "summary": r.short_description(),
                     }
                     for r in all_rules()
@@ -450,7 +565,7 @@ def rules(
     for column in ("code", "name", "question", "severity", "fix", "what it flags"):
         table.add_column(column)
     for r in all_rules():
-        fix = r.fix_applicability.value if r.fix_applicability else ""
+        fix = r.fix_label() or ""
         table.add_row(r.code, r.name, r.question, r.severity.value, fix, r.short_description())
     Console().print(table)
 

@@ -35,7 +35,7 @@ def rule_doc_url(code: str) -> str | None:
 
 
 def render_rule(rule: type[Rule]) -> str:
-    fix = rule.fix_applicability.value if rule.fix_applicability else "none"
+    fix = rule.fix_label() or "none"
     question = QUESTIONS.get(rule.question, "")
     lines = [
         f"# {rule.code} {rule.name}",
@@ -71,7 +71,7 @@ def render_index(rules: Sequence[type[Rule]]) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for rule in rules:
-        fix = rule.fix_applicability.value if rule.fix_applicability else ""
+        fix = rule.fix_label() or ""
         summary = rule.short_description().replace("|", "\\|")
         lines.append(
             f"| [{rule.code}]({rule.code}.md) | `{rule.name}` | {rule.question} | "

@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import fnmatch
+import gc
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentguard.baseline import BaselineOutcome
+from agentguard.cache import FactCache
 from agentguard.catalog import Catalog, load_catalog
 from agentguard.checks.base import Rule, all_rules, selected
 from agentguard.config import Config
-from agentguard.diagnostics import Confidence, Finding, Location, ScanProblem, Span
+from agentguard.diagnostics import Confidence, Finding, Location, ScanProblem
 from agentguard.discovery import discover
+from agentguard.parallel import ExtractStats, Progress, extract_all, read_source, source_facts
 from agentguard.project import ProjectModel
-from agentguard.python.extract import extract
 from agentguard.python.facts import ModuleFacts, Suppression
 from agentguard.schemas import add_schema_tools
 
 UNUSED_SUPPRESSION = "AG002"
 PARSE_ERROR = "AG000"
+FREEZE_AFTER_FILES = 500
 
 
 @dataclass
@@ -35,27 +38,12 @@ class ScanResult:
     timings: dict[str, float] = field(default_factory=dict)
     # Set by `check --baseline`: which findings were accepted, which entries went stale.
     baseline: BaselineOutcome | None = None
+    # Whether findings carry their fix edits (computed lazily: agentguard.fixes.ensure_fixes).
+    fixes_attached: bool = False
 
     @property
     def tools(self) -> int:
         return len(self.project.tools)
-
-
-def read_source(path: Path, rel: str, max_size: int) -> bytes | ScanProblem:
-    try:
-        size = path.stat().st_size
-        if size > max_size:
-            return ScanProblem(
-                rel, f"file is {size:,} bytes, over the max-file-size of {max_size:,}"
-            )
-        data = path.read_bytes()
-    except PermissionError:
-        return ScanProblem(rel, "permission denied")
-    except OSError as exc:
-        return ScanProblem(rel, exc.strerror or str(exc))
-    if b"\0" in data[:8192]:
-        return ScanProblem(rel, "binary file (contains NUL bytes)")
-    return data
 
 
 def python_facts(
@@ -69,37 +57,51 @@ def python_facts(
         data = read_source(path, rel, max_size)
     if isinstance(data, ScanProblem):
         return data
-    try:
-        return extract(data, rel)
-    except SyntaxError as exc:
-        line = exc.lineno or 1
-        column = exc.offset or 1
-        reason = exc.msg or "invalid syntax"
-        if "codec" in reason or "encoding" in reason or "utf-8" in reason.lower():
-            return ScanProblem(
-                rel, f"not valid UTF-8 or declared encoding: {reason}", "parse-error"
-            )
-        return ScanProblem(rel, reason, "parse-error", Span.point(line, column))
-    except (ValueError, UnicodeDecodeError) as exc:
-        return ScanProblem(rel, f"cannot decode: {exc}", "parse-error")
-    except RecursionError:
-        return ScanProblem(rel, "too deeply nested to parse", "parse-error")
+    return source_facts(data, rel)
+
+
+@dataclass
+class FactOptions:
+    """How facts are collected: worker processes and the per-file fact cache."""
+
+    jobs: int = 1
+    cache_dir: Path | None = None  # None: no cache
+    progress: Progress | None = None
+    stats: ExtractStats | None = None  # filled in by collect_facts
 
 
 def collect_facts(
     files: Sequence[tuple[Path, str]],
     config: Config,
     sources: Mapping[str, bytes] | None = None,
+    options: FactOptions | None = None,
+    catalog: Catalog | None = None,
 ) -> tuple[list[ModuleFacts], list[ScanProblem]]:
+    options = options or FactOptions()
+    cache = None
+    if options.cache_dir is not None:
+        digest = (catalog or load_catalog(config.catalog_extensions, source=config.source)).digest
+        cache = FactCache(options.cache_dir, config.digest, digest)
+    results, stats = extract_all(
+        files,
+        config.max_file_size,
+        jobs=options.jobs,
+        cache=cache,
+        progress=options.progress,
+        sources=sources,
+    )
+    options.stats = stats
     modules: list[ModuleFacts] = []
     problems: list[ScanProblem] = []
-    for path, rel in files:
-        data = sources.get(rel) if sources is not None else None
-        result = python_facts(path, rel, config.max_file_size, data)
+    for result in results:
         if isinstance(result, ScanProblem):
             problems.append(result)
         else:
             modules.append(result)
+    if len(modules) >= FREEZE_AFTER_FILES:
+        # The facts live until the process ends: move them out of the collector's sight,
+        # so that every later full collection does not rescan millions of them.
+        gc.freeze()
     return modules, problems
 
 
@@ -177,10 +179,12 @@ def scan(
     ignore: Sequence[str] = (),
     catalog: Catalog | None = None,
     sources: Mapping[str, bytes] | None = None,
-    with_fixes: bool = True,
+    with_fixes: bool = False,
+    facts: FactOptions | None = None,
 ) -> ScanResult:
     """Scan ``paths``. ``sources`` overrides file contents by relative path (the fixer's
-    in-memory texts); ``with_fixes`` attaches each fixable finding's Fix."""
+    in-memory texts); ``with_fixes`` attaches each fixable finding's Fix now (they cost a
+    LibCST parse per file, so by default only the outputs that print edits compute them)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     catalog = catalog or load_catalog(config.catalog_extensions, source=config.source)
@@ -188,7 +192,7 @@ def scan(
     timings["discovery"] = time.perf_counter() - started
 
     mark = time.perf_counter()
-    modules, problems = collect_facts(files.python, config, sources)
+    modules, problems = collect_facts(files.python, config, sources, facts, catalog)
     problems = files.problems + problems
     timings["facts"] = time.perf_counter() - mark
 
@@ -238,6 +242,7 @@ def scan(
         files_scanned=len(modules) + len(files.schemas),
         problems=problems,
         timings=timings,
+        fixes_attached=with_fixes,
     )
 
 

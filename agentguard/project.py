@@ -105,7 +105,7 @@ class ProjectModel:
                 if method:
                     return method
             return callee
-        if parts[0] in SELF_NAMES and caller is not None and caller.class_name:
+        if len(parts) >= 2 and parts[0] in SELF_NAMES and caller is not None and caller.class_name:
             cls_qual = caller.class_name
             if len(parts) == 1:
                 # ``cls(...)`` in a classmethod constructs the class itself.
@@ -234,13 +234,21 @@ class ProjectModel:
         if local in self.functions:
             return local
         # from pkg import mod; mod.fn  or  package re-exports
-        tail = qualname.rsplit(".", 1)[-1]
-        candidates = self.by_name.get(tail, [])
-        module_prefix = qualname.rsplit(".", 1)[0] if "." in qualname else ""
-        for candidate in candidates:
-            if module_prefix and candidate.startswith(module_prefix + "."):
-                return candidate
-        return None
+        if "." not in qualname:
+            return None
+        # Memoised: common names (get, run) have thousands of candidates, and the same
+        # dotted callee is looked up from every call site.
+        memo: dict[str, str | None] | None = getattr(self, "_by_prefix_memo", None)
+        if memo is None:
+            memo = {}
+            self._by_prefix_memo = memo
+        if qualname not in memo:
+            module_prefix, tail = qualname.rsplit(".", 1)
+            memo[qualname] = next(
+                (c for c in self.by_name.get(tail, []) if c.startswith(module_prefix + ".")),
+                None,
+            )
+        return memo[qualname]
 
     def class_bases(self, cls: ClassDef) -> list[str]:
         """All base names, following project classes transitively."""
@@ -257,10 +265,20 @@ class ProjectModel:
                 queue.extend(self.classes[base][0].bases)
             else:
                 # a base written as a bare name imported from a sibling module
-                for qual, (other, _) in self.classes.items():
+                for qual in self._classes_by_last_name().get(base.rsplit(".", 1)[-1], ()):
                     if qual.endswith("." + base) and qual not in seen:
-                        queue.extend(other.bases)
+                        queue.extend(self.classes[qual][0].bases)
         return result
+
+    def _classes_by_last_name(self) -> dict[str, list[str]]:
+        # An index instead of a scan of every class per base: class_bases runs per class.
+        index: dict[str, list[str]] | None = getattr(self, "_class_index", None)
+        if index is None:
+            index = {}
+            for qual in self.classes:
+                index.setdefault(qual.rsplit(".", 1)[-1], []).append(qual)
+            self._class_index = index
+        return index
 
     def effects_of(self, qualname: str) -> list[Effect]:
         return self._summaries.get(qualname, [])

@@ -275,6 +275,7 @@ def run_campaign(
             "succeeded": report.succeeded,
             "failed": report.failed,
             "uncertain": report.uncertain,
+            "re-run (replay=auto, NotFound)": report.replayed,
         },
         seconds=round(time.monotonic() - began, 2),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -13,10 +14,10 @@ from typer.testing import CliRunner
 
 from agentguard.cli import app
 from agentguard.config import load_config
-from agentguard.diagnostics import Applicability
 from agentguard.engine import scan
 from agentguard.fixes import codemods
 from agentguard.fixes.apply import run_fixes, write_changes
+from agentguard.fixes.offers import fix_offer
 
 from .conftest import FIXTURES, write_project
 
@@ -170,8 +171,8 @@ def test_file_changed_on_disk_is_not_overwritten(tmp_path: Path) -> None:
 def test_fix_that_breaks_syntax_is_rolled_back_and_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(finding: object, ctx: codemods.FileContext) -> tuple[str, Applicability, str]:
-        return ctx.text.replace("def lookup", "def lookup(", 1), Applicability.SAFE, "break it"
+    def broken(finding: object, ctx: codemods.FileContext) -> str:
+        return ctx.text.replace("def lookup", "def lookup(", 1)
 
     monkeypatch.setitem(codemods.BUILDERS, "AG002", broken)
     project = make_project(tmp_path, {"agent.py": UNUSED_SUPPRESSION})
@@ -253,6 +254,58 @@ def test_fix_is_shown_in_json_output(tmp_path: Path) -> None:
     assert '"applicability": "safe"' in result.stdout
 
 
+MCP_AND_LANGCHAIN = {
+    "server.py": (
+        "import requests\n"
+        "from mcp.server.fastmcp import FastMCP\n\n"
+        'mcp = FastMCP("shop")\n\n'
+        "@mcp.tool()\n"
+        "def create_order(cart_id: str) -> dict:\n"
+        '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
+    ),
+    "agent.py": TOOL.replace("create_order", "create_refund"),
+}
+
+
+def test_text_output_names_each_findings_fix_without_building_edits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def must_not_run(finding: object, ctx: codemods.FileContext) -> str:
+        raise AssertionError("text output built a fix's edits")
+
+    monkeypatch.setitem(codemods.BUILDERS, "AG101", must_not_run)
+    project = make_project(tmp_path, MCP_AND_LANGCHAIN)
+    result = runner.invoke(app, ["check", str(project), "--select", "AG101"])
+    blocks = result.stdout.split("\n\n")
+    mcp = next(b for b in blocks if "server.py" in b and "AG101" in b)
+    langchain = next(b for b in blocks if "agent.py" in b and "AG101" in b)
+    assert "= fix available (safe): Declare the tool's MCP annotations" in mcp
+    assert "= fix available (unsafe): Wrap the tool in @guarded(risk='write'" in langchain
+
+
+def test_json_and_sarif_carry_the_edits_with_per_finding_applicability(tmp_path: Path) -> None:
+    project = make_project(tmp_path, MCP_AND_LANGCHAIN)
+    data = json.loads(
+        runner.invoke(app, ["check", str(project), "--select", "AG101", "-f", "json"]).stdout
+    )
+    fixes = {f["path"]: f["fix"] for f in data["findings"]}
+    assert fixes["server.py"]["applicability"] == "safe"
+    assert fixes["agent.py"]["applicability"] == "unsafe"
+    assert any("@guarded(" in e["replacement"] for e in fixes["agent.py"]["edits"])
+    sarif = json.loads(
+        runner.invoke(app, ["check", str(project), "--select", "AG101", "-f", "sarif"]).stdout
+    )
+    changes = [r["fixes"] for r in sarif["runs"][0]["results"]]
+    assert len(changes) == 2 and all(c[0]["artifactChanges"] for c in changes)
+
+
+def test_rules_show_both_applicabilities_where_a_rule_has_two() -> None:
+    listing = json.loads(runner.invoke(app, ["rules", "--format", "json"]).stdout)
+    ag101 = next(r for r in listing if r["code"] == "AG101")
+    assert ag101["fix_detail"] == "safe (MCP) / unsafe"
+    assert "fix: safe (MCP) / unsafe" in runner.invoke(app, ["rule", "AG101"]).stdout
+
+
 def test_symlinked_file_is_written_through(tmp_path: Path) -> None:
     if os.name == "nt":
         pytest.skip("symlinks need privileges on Windows")
@@ -260,3 +313,114 @@ def test_symlinked_file_is_written_through(tmp_path: Path) -> None:
     (project / "link.py").symlink_to(project / "real" / "agent.py")
     runner.invoke(app, ["fix", str(project / "link.py"), "--write"])
     assert (project / "link.py").is_symlink()
+
+
+@pytest.mark.parametrize("fixture", FIXTURE_PROJECTS, ids=lambda p: p.name)
+def test_text_and_json_agree_on_which_findings_have_a_fix(fixture: Path) -> None:
+    result = scan([fixture], load_config([fixture]), with_fixes=True)
+    offered = {
+        (f.code, str(f.location)): offer.applicability
+        for f in result.findings
+        if (offer := fix_offer(f, result.project)) is not None
+    }
+    built = {(f.code, str(f.location)): f.fix.applicability for f in result.findings if f.fix}
+    assert offered == built
+
+
+def test_runtime_is_not_imported_from_a_folder_python_cannot_import(tmp_path: Path) -> None:
+    files = {
+        "support-desk/desk/setup.py": (
+            "from agentguard.runtime import Runtime, SQLiteLedger\n\n"
+            'runtime = Runtime(ledger=SQLiteLedger("ledger.db"))\n'
+        ),
+        "shop/agent.py": TOOL,
+    }
+    project = make_project(tmp_path, files)
+    run = run_fixes([project], load_config([project]), unsafe=True)
+    text = next(c.after for c in run.changes if c.path == "shop/agent.py")
+    assert "@guarded(" in text and "support-desk" not in text
+    compile(text, "agent.py", "exec")
+
+
+def _tool_catching(caught: str, method: str, returned: str = "str(e)") -> str:
+    return (
+        "import requests\n"
+        "from langchain_core.tools import tool\n\n"
+        "@tool\n"
+        "def sync_account(account_id: str) -> dict:\n"
+        '    """Sync an account."""\n'
+        "    try:\n"
+        f'        return requests.{method}(f"https://crm.example/accounts/{{account_id}}").json()\n'
+        f"    except {caught} as e:\n"
+        f"        return {{'error': {returned}}}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("caught", "method", "code", "retryable", "says"),
+    [
+        ("requests.ConnectTimeout", "post", "TRANSIENT_NETWORK", True, "nothing was sent"),
+        ("requests.Timeout", "post", "SIDE_EFFECT_UNCERTAIN", False, "may or may not"),
+        ("requests.Timeout", "get", "TIMEOUT", True, "safe to call sync_account again"),
+        ("requests.HTTPError", "post", "TOOL_CRASH", False, "error response"),
+        ("ValueError", "get", "TOOL_CRASH", False, "unlikely to help"),
+    ],
+)
+def test_raw_error_fix_picks_the_code_from_the_exception_and_the_tools_effects(
+    caught: str, method: str, code: str, retryable: bool, says: str, tmp_path: Path
+) -> None:
+    project = make_project(tmp_path, {"agent.py": _tool_catching(caught, method)})
+    run = run_fixes([project], load_config([project]), select=["AG601"], unsafe=True)
+    text = run.changes[0].after
+    assert f"'code': '{code}'" in text and f"'retryable': {retryable}" in text
+    assert says in " ".join(text.replace("'\n", "").split())
+    assert "str(e)" not in text and "{type(e).__name__}" in text  # the type, never the text
+    compile(text, "agent.py", "exec")
+
+
+def test_raised_tool_exception_with_raw_text_is_not_rewritten(tmp_path: Path) -> None:
+    code = _tool_catching("Exception", "post").replace(
+        "        return {'error': str(e)}\n", "        raise ToolException(str(e))\n"
+    )
+    code = code.replace("import tool\n", "import ToolException, tool\n")
+    project = make_project(tmp_path, {"agent.py": code})
+    assert "AG601" in {f.code for f in scan([project], load_config([project])).findings}
+    run = run_fixes([project], load_config([project]), select=["AG601"], unsafe=True)
+    assert run.changes == []
+
+
+def test_class_based_tool_gets_guarded_on_its_own_methods_only(tmp_path: Path) -> None:
+    code = (
+        "import requests\n"
+        "from crewai.tools import BaseTool\n\n\n"
+        "class BookingTool(BaseTool):\n"
+        "    def _run(self, hotel_id: str) -> str:\n"
+        '        return requests.post(f"https://hotels.example/{hotel_id}/bookings").text\n\n\n'
+        "class BookHotel(BookingTool):\n"
+        '    name: str = "Book Hotel"\n'
+        '    description: str = "Book a hotel"\n\n\n'
+        "class CancelBooking(BaseTool):\n"
+        '    name: str = "Cancel Booking"\n'
+        '    description: str = "Cancel a booking"\n\n'
+        "    def _run(self, booking_id: str) -> str:\n"
+        '        return requests.delete(f"https://hotels.example/bookings/{booking_id}").text\n\n'
+        "    async def _arun(self, booking_id: str) -> str:\n"
+        "        return self._run(booking_id)\n"
+    )
+    project = make_project(tmp_path, {"tools.py": code})
+    run = run_fixes([project], load_config([project]), unsafe=True, select=["AG101"])
+    text = run.changes[0].after
+    compile(text, "tools.py", "exec")
+    # Cancel Booking's own _run is guarded, named after the tool and indented as a method;
+    # its _arun only hands over to _run (guarding both would journal one call twice); the
+    # shared base class other tools inherit _run from is left for a person.
+    assert text.count('name="Cancel Booking",\n    )\n    def _run') == 1
+    assert "@guarded" not in text.split("async def _arun")[1]
+    assert "@guarded" not in text.split("class CancelBooking")[0]
+    remaining = {f.tool for f in signature_findings(project, run)}
+    assert "Cancel Booking" not in remaining and "Book Hotel" in remaining
+
+
+def signature_findings(project: Path, run: object) -> list:  # type: ignore[type-arg]
+    write_changes(run.changes)  # type: ignore[attr-defined]
+    return [f for f in scan([project], load_config([project])).findings if f.code == "AG101"]

@@ -1331,3 +1331,24 @@ def test_guarded_outside_the_framework_decorator_still_names_the_framework() -> 
         7,
     )
     assert tool.guarded is not None and tool.guarded.idempotency == "keyed"
+
+
+def test_shared_base_class_of_tools_is_not_a_tool_itself() -> None:
+    tools = discover(
+        {
+            "travel/tools.py": (
+                "import requests\n"
+                "from crewai.tools import BaseTool\n\n"
+                "class BookingTool(BaseTool):\n"
+                '    """Common plumbing for booking tools."""\n\n'
+                "    def _run(self, **kwargs: object) -> str:\n"
+                "        return self.book(**kwargs)\n\n"
+                "class HotelTool(BookingTool):\n"
+                '    name: str = "Book Hotel"\n'
+                '    description: str = "Book a hotel room."\n\n'
+                "    def book(self, hotel_id: str) -> str:\n"
+                '        return requests.post("https://hotels.example/bookings", json={"hotel": hotel_id}).text\n'
+            )
+        }
+    )
+    assert sorted(t.name for t in tools) == ["Book Hotel"]

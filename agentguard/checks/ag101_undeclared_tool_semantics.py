@@ -44,6 +44,9 @@ class UndeclaredToolSemantics(Rule):
 
     Unsafe elsewhere: the fix adds `@guarded(runtime, risk=..., idempotency=..., replay=...)`
     directly under the framework decorator, which journals and deduplicates every call.
+    For a class-based tool (`BaseTool` and the like) it goes on the methods the framework
+    calls (`_run`, `_arun`, `forward`) defined on the tool's own class, with `name=` set to
+    the tool's name; a method inherited from a shared base class is left for you.
     Where the tool is not idempotent it adds a placeholder
     `key=lambda call: f"tool:{call.user_id}:{call.args['<id>']}:{call.run_id}:{call.approved_at}"`
     naming user, resource, run and approval: check that it identifies the business operation.
@@ -56,6 +59,7 @@ class UndeclaredToolSemantics(Rule):
     code, name, question = "AG101", "undeclared-tool-semantics", "Q1"
     severity = Severity.ERROR
     fix_applicability = Applicability.UNSAFE
+    fix_applicability_detail = "safe (MCP) / unsafe"
     VALID = (
         Valid(
             "import requests\n"
@@ -89,6 +93,47 @@ class UndeclaredToolSemantics(Rule):
         ),
     )
     INVALID = (
+        Invalid(
+            "import requests\n"
+            "from langchain_core.tools import BaseTool\n"
+            "\n"
+            "\n"
+            "class CreateInvoice(BaseTool):\n"
+            '    name: str = "create_invoice"\n'
+            '    description: str = "Create an invoice for a customer"\n'
+            "\n"
+            "    def _run(self, customer_id: str, cents: int) -> dict:\n"
+            "        return requests.post(\n"
+            '            "https://billing.example/invoices", json={"customer": customer_id, "cents": cents}\n'
+            "        ).json()\n",
+            line=5,
+            fixed=(
+                "import requests\n"
+                "from agentguard.runtime import Runtime, SQLiteLedger, guarded\n"
+                "from langchain_core.tools import BaseTool\n"
+                "\n"
+                "# The ledger that makes guarded tools replay-safe: share one Runtime per process.\n"
+                'runtime = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))\n'
+                "\n"
+                "\n"
+                "class CreateInvoice(BaseTool):\n"
+                '    name: str = "create_invoice"\n'
+                '    description: str = "Create an invoice for a customer"\n'
+                "\n"
+                "    @guarded(\n"
+                "        runtime,\n"
+                '        risk="write",\n'
+                '        idempotency="non_idempotent",\n'
+                '        replay="never",\n'
+                "        key=lambda call: f\"create_invoice:{call.user_id}:{call.args['customer_id']}:{call.run_id}:{call.approved_at}\",\n"
+                '        name="create_invoice",\n'
+                "    )\n"
+                "    def _run(self, customer_id: str, cents: int) -> dict:\n"
+                "        return requests.post(\n"
+                '            "https://billing.example/invoices", json={"customer": customer_id, "cents": cents}\n'
+                "        ).json()\n"
+            ),
+        ),
         Invalid(
             "import requests\n"
             "from langchain_core.tools import tool\n\n"

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.diagnostics import EvidenceStep, Finding, Severity
+from agentguard.diagnostics import Applicability, EvidenceStep, Finding, Severity
 from agentguard.project import ProjectModel
 from agentguard.python.checklist_knowledge import knowledge
 from agentguard.python.observations import raw_observations
@@ -40,11 +40,22 @@ class RawErrorObservation(Rule):
     ```
 
     ## Fix safety
-    No automatic fix.
+    Unsafe: for `return <raw text>` directly in a tool's `except` handler (`str(e)`,
+    `repr(e)`, f-strings, `traceback.format_exc()`), the fix returns
+    `{"ok": False, "code": ..., "content": ..., "retryable": ...}` instead (inside
+    `json.dumps(...)` when the tool is annotated `-> str`). The code comes from the caught
+    exception: a timeout in a tool that writes is `SIDE_EFFECT_UNCERTAIN` (not retryable: the
+    request may have taken effect), in a read-only tool `TIMEOUT` (retryable); a connection
+    that never opened is `TRANSIENT_NETWORK` (retryable); anything else `TOOL_CRASH` (not
+    retryable). `content` tells the model in plain words what happened, whether to call
+    again and what to do next, naming only the exception's type. Callers that parsed the old
+    error text see a different value, so review the change. Raised `ToolException`/
+    `ModelRetry` messages, tool messages and error helpers are left for you to change.
     """
 
     code, name, question = "AG601", "raw-error-observation", "Q6"
     severity = Severity.ERROR
+    fix_applicability = Applicability.UNSAFE
     VALID = (
         Valid(
             "import requests\n\n"
@@ -116,6 +127,136 @@ class RawErrorObservation(Rule):
             '        return f"Error: {e}"\n'
             '    return "ok"\n',
             line=10,
+            fixed=(
+                "import json\n"
+                "\n"
+                "import requests\n"
+                "from langchain_core.tools import tool\n"
+                "\n"
+                "@tool\n"
+                "def create_order(cart_id: str) -> str:\n"
+                '    """Create an order."""\n'
+                "    try:\n"
+                '        requests.post("https://shop.example/orders", json={"cart": cart_id})\n'
+                "    except Exception as e:\n"
+                "        return json.dumps(\n"
+                "            {\n"
+                '                "ok": False,\n'
+                '                "code": "TOOL_CRASH",\n'
+                '                "content": (\n'
+                '                    f"create_order failed unexpectedly ({type(e).__name__}) and may "\n'
+                '                    "already have acted. Do not call create_order again for this "\n'
+                '                    "request; tell the user what failed."\n'
+                "                ),\n"
+                '                "retryable": False,\n'
+                "            }\n"
+                "        )\n"
+                '    return "ok"\n'
+            ),
+        ),
+        Invalid(
+            "import httpx\n"
+            "from mcp.server.fastmcp import FastMCP\n"
+            "\n"
+            'mcp = FastMCP("billing")\n'
+            "\n"
+            "\n"
+            "@mcp.tool()\n"
+            "async def refund_payment(payment_id: str, cents: int) -> dict:\n"
+            '    """Refund part of a payment."""\n'
+            "    async with httpx.AsyncClient(timeout=10) as client:\n"
+            "        try:\n"
+            "            response = await client.post(\n"
+            '                f"https://billing.example/payments/{payment_id}/refunds", json={"amount": cents}\n'
+            "            )\n"
+            "        except httpx.TimeoutException as exc:\n"
+            '            return {"error": str(exc)}\n'
+            "    return response.json()\n",
+            filename="server.py",
+            line=16,
+            fixed=(
+                "import httpx\n"
+                "from mcp.server.fastmcp import FastMCP\n"
+                "\n"
+                'mcp = FastMCP("billing")\n'
+                "\n"
+                "\n"
+                "@mcp.tool()\n"
+                "async def refund_payment(payment_id: str, cents: int) -> dict:\n"
+                '    """Refund part of a payment."""\n'
+                "    async with httpx.AsyncClient(timeout=10) as client:\n"
+                "        try:\n"
+                "            response = await client.post(\n"
+                '                f"https://billing.example/payments/{payment_id}/refunds", json={"amount": cents}\n'
+                "            )\n"
+                "        except httpx.TimeoutException as exc:\n"
+                "            return {\n"
+                '                "ok": False,\n'
+                '                "code": "SIDE_EFFECT_UNCERTAIN",\n'
+                '                "content": (\n'
+                '                    f"refund_payment timed out ({type(exc).__name__}) after its "\n'
+                '                    "request may have reached the service, so it may or may not have "\n'
+                '                    "taken effect. Do not call refund_payment again for this request: "\n'
+                '                    "that could do it twice. Tell the user it is not known yet "\n'
+                '                    "whether it happened."\n'
+                "                ),\n"
+                '                "retryable": False,\n'
+                "            }\n"
+                "    return response.json()\n"
+            ),
+        ),
+        Invalid(
+            "import traceback\n"
+            "\n"
+            "import requests\n"
+            "from langchain_core.tools import tool\n"
+            "\n"
+            "\n"
+            "@tool\n"
+            "def find_flights(origin: str, destination: str) -> dict:\n"
+            '    """Search flights between two airports."""\n'
+            "    try:\n"
+            "        return requests.get(\n"
+            '            "https://flights.example/search", params={"from": origin, "to": destination}\n'
+            "        ).json()\n"
+            "    except requests.ReadTimeout as e:\n"
+            '        return {"error": repr(e)}\n'
+            "    except Exception:\n"
+            '        return {"error": traceback.format_exc()}\n',
+            line=15,
+            fixed=(
+                "import requests\n"
+                "from langchain_core.tools import tool\n"
+                "\n"
+                "\n"
+                "@tool\n"
+                "def find_flights(origin: str, destination: str) -> dict:\n"
+                '    """Search flights between two airports."""\n'
+                "    try:\n"
+                "        return requests.get(\n"
+                '            "https://flights.example/search", params={"from": origin, "to": destination}\n'
+                "        ).json()\n"
+                "    except requests.ReadTimeout as e:\n"
+                "        return {\n"
+                '            "ok": False,\n'
+                '            "code": "TIMEOUT",\n'
+                '            "content": (\n'
+                '                f"find_flights timed out ({type(e).__name__}). It changes nothing, so "\n'
+                '                "it is safe to call find_flights again in a moment."\n'
+                "            ),\n"
+                '            "retryable": True,\n'
+                "        }\n"
+                "    except Exception:\n"
+                "        return {\n"
+                '            "ok": False,\n'
+                '            "code": "TOOL_CRASH",\n'
+                '            "content": (\n'
+                '                "find_flights failed. Calling it again is unlikely to help; tell the "\n'
+                '                "user what failed."\n'
+                "            ),\n"
+                '            "retryable": False,\n'
+                "        }\n"
+            ),
         ),
         Invalid(
             "from mcp.server.lowlevel import Server\n"

@@ -81,6 +81,9 @@ class Rule:
     question: ClassVar[str] = ""
     severity: ClassVar[Severity] = Severity.ERROR
     fix_applicability: ClassVar[Applicability | None] = None
+    # Where the applicability depends on the finding ("safe (MCP) / unsafe"); then
+    # ``fix_applicability`` is the least safe of them.
+    fix_applicability_detail: ClassVar[str] = ""
     summary: ClassVar[str] = ""
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
@@ -102,6 +105,13 @@ class Rule:
             body = doc.split(marker, 1)[1].strip()
             return " ".join(body.split("\n\n", 1)[0].split())
         return cls.name.replace("-", " ")
+
+    @classmethod
+    def fix_label(cls) -> str | None:
+        """How safe the rule's fix is, for people: "safe", "unsafe", "safe (MCP) / unsafe"."""
+        if cls.fix_applicability is None:
+            return None
+        return cls.fix_applicability_detail or cls.fix_applicability.value
 
     @classmethod
     def help_uri(cls) -> str:

@@ -1,8 +1,11 @@
 """Autofixes: LibCST codemods on the files being fixed, rendered as text edits.
 
-Facts come from ``ast`` (fast); edits come from LibCST (lossless) and only for files that
-have a fixable finding. :func:`attach_fixes` is the scan's hook; :mod:`agentguard.fixes.apply`
-applies fixes to a fixpoint, renders diffs and patches, and writes files atomically.
+Facts come from ``ast`` (fast); edits come from LibCST (lossless), and only when something
+needs them: the fixer, and the output formats that print edits (JSON, SARIF), which call
+:func:`ensure_fixes`. Whether a finding has a fix, and how safe it is, comes from facts
+alone (:mod:`agentguard.fixes.offers`), so text output never parses with LibCST.
+:mod:`agentguard.fixes.apply` applies fixes to a fixpoint, renders diffs and patches, and
+writes files atomically.
 """
 
 from __future__ import annotations
@@ -14,8 +17,17 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Finding
 
 if TYPE_CHECKING:
+    from agentguard.engine import ScanResult
     from agentguard.fixes.codemods import FileContext
     from agentguard.project import ProjectModel
+
+
+def ensure_fixes(result: ScanResult) -> None:
+    """Attach their fix (with edits) to the result's findings, once per result."""
+    if result.fixes_attached:
+        return
+    result.findings = attach_fixes(result.findings, result.project, result.root)
+    result.fixes_attached = True
 
 
 def attach_fixes(
@@ -28,7 +40,11 @@ def attach_fixes(
     from agentguard.checks.base import rule_by_code
     from agentguard.fixes.codemods import BUILDERS, build_fix
 
-    fixable = [f for f in findings if f.code in BUILDERS and rule_by_code(f.code) is not None]
+    fixable = [
+        f
+        for f in findings
+        if f.fix is None and f.code in BUILDERS and rule_by_code(f.code) is not None
+    ]
     if not fixable:
         return findings
     contexts: dict[str, FileContext | None] = {}

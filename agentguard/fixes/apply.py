@@ -19,7 +19,8 @@ from pathlib import Path
 
 from agentguard.config import Config
 from agentguard.diagnostics import Applicability, Finding
-from agentguard.fixes import decode
+from agentguard.fixes import attach_fixes, decode
+from agentguard.fixes.offers import fix_offer
 from agentguard.fixes.text import TextEdit, apply_text_edits, resolve
 
 MAX_ROUNDS = 10
@@ -96,17 +97,23 @@ def run_fixes(
     for rounds in range(1, max_rounds + 1):  # noqa: B007 - the count is reported
         sources = {rel: (originals[rel][2] + text).encode("utf-8") for rel, text in current.items()}
         result = scan(paths, config, select=select, ignore=ignore, sources=sources)
-        by_file: dict[str, list[Finding]] = {}
+        # Edits are built (a LibCST parse per file) only for the fixes this run may apply.
+        wanted: list[Finding] = []
         unapplied_unsafe = 0
         for finding in result.findings:
-            if finding.fix is None or finding.path not in current:
+            offered = fix_offer(finding, result.project)
+            if offered is None or finding.path not in current:
                 continue
             if (finding.path, finding.fingerprint) in blocked:
                 continue
-            if not allowed(finding.fix.applicability, unsafe):
-                unapplied_unsafe += finding.fix.applicability is Applicability.UNSAFE
+            if not allowed(offered.applicability, unsafe):
+                unapplied_unsafe += offered.applicability is Applicability.UNSAFE
                 continue
-            by_file.setdefault(finding.path, []).append(finding)
+            wanted.append(finding)
+        by_file: dict[str, list[Finding]] = {}
+        for finding in attach_fixes(wanted, result.project, config.root, sources):
+            if finding.fix is not None:
+                by_file.setdefault(finding.path, []).append(finding)
         progressed = False
         for rel, findings in sorted(by_file.items()):
             text, applied, broken = apply_round(current[rel], findings, rel)

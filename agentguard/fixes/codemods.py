@@ -6,6 +6,7 @@ finding with confidence); :func:`build_fix` turns that into line edits.
 
 from __future__ import annotations
 
+import json
 import re
 import tokenize
 from collections.abc import Callable
@@ -15,22 +16,37 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from agentguard.diagnostics import Applicability, Finding, Fix
+from agentguard.diagnostics import Finding, Fix
 from agentguard.fixes.cst_tools import (
     ParsedFile,
     add_import,
+    add_plain_import,
     imported_name,
     insert_after_imports,
     name_is_used,
+    plain_import_name,
     remove_unused_import,
+    replace_functions,
     string_quote,
     with_appended_arg,
     without_items,
 )
+from agentguard.fixes.offers import (
+    EXCEPTION_TYPE,
+    KEY_FROM_RUNTIME,
+    Semantics,
+    StructuredError,
+    finding_tool,
+    fix_offer,
+    guarded_methods,
+    infer_semantics,
+    is_class_based,
+    structured_error,
+)
 from agentguard.fixes.text import char_column, line_edits
 
 if TYPE_CHECKING:
-    from agentguard.model import Effect, ToolFacts
+    from agentguard.model import ToolFacts
     from agentguard.project import ProjectModel
     from agentguard.python.facts import ModuleFacts
 
@@ -39,8 +55,6 @@ RUNTIME_TYPES = ("agentguard.runtime.Runtime", "agentguard.runtime.core.Runtime"
 MCP_TYPES_MODULE = "mcp.types"
 IDEMPOTENT_METHODS = ("HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE")
 UNSAFE_METHODS = {"POST", "PATCH"}
-ADDITIVE_KINDS = {"network_write", "payment", "message"}
-KEY_FROM_RUNTIME = "current_call().idempotency_key"
 LINE_LENGTH = 88
 SUPPRESSION_RE = re.compile(r"#\s*agentguard:\s*ignore(?:\[[A-Za-z0-9_,\s-]*\])?[^#]*")
 
@@ -70,11 +84,7 @@ class FileContext:
         return self.project.modules.get(self.path)
 
     def tool(self, finding: Finding) -> ToolFacts | None:
-        for tool in self.project.tools:
-            if tool.name == finding.tool and tool.path == self.path and not tool.schema_only:
-                if finding.symbol in (None, tool.symbol):
-                    return tool
-        return None
+        return finding_tool(self.project, finding) if finding.path == self.path else None
 
     def char_col(self, line: int, byte_column: int) -> int:
         lines = self.parsed.lines
@@ -97,7 +107,7 @@ class FileContext:
         return self.parsed.function_at(fn.name, fn.name_span.line)
 
 
-Builder = Callable[[Finding, FileContext], "tuple[str, Applicability, str] | None"]
+Builder = Callable[[Finding, FileContext], "str | None"]
 BUILDERS: dict[str, Builder] = {}
 
 
@@ -110,51 +120,17 @@ def builder(code: str) -> Callable[[Builder], Builder]:
 
 
 def build_fix(finding: Finding, context: FileContext) -> Fix | None:
+    """The finding's fix with its edits; applicability and description come from its offer,
+    so that every output says the same whether or not it computed the edits."""
     build = BUILDERS.get(finding.code)
-    if build is None:
+    offered = fix_offer(finding, context.project)
+    if build is None or offered is None:
         return None
-    result = build(finding, context)
-    if result is None:
+    new_text = build(finding, context)
+    if new_text is None or new_text == context.text:
         return None
-    new_text, applicability, description = result
-    if new_text == context.text:
-        return None
-    return Fix(applicability, description, line_edits(context.path, context.text, new_text))
-
-
-# --------------------------------------------------------------------------- semantics
-
-
-@dataclass(frozen=True)
-class Semantics:
-    """What a tool's inferred effects say it should declare."""
-
-    risk: str
-    idempotency: str
-    replay: str
-    read_only: bool
-    destructive: bool
-    idempotent: bool
-    open_world: bool
-
-
-def infer_semantics(effects: list[Effect]) -> Semantics:
-    kinds = {e.kind for e in effects}
-    idempotent = bool(effects) and all(e.idempotent is True for e in effects)
-    destructive_risk = bool(kinds & {"destructive", "exec"})
-    # MCP: destructiveHint=false means "only additive updates" (a POST create, a send).
-    additive = all(e.kind in ADDITIVE_KINDS and e.idempotent is not True for e in effects)
-    return Semantics(
-        risk="destructive" if destructive_risk else "write",
-        idempotency="idempotent" if idempotent else "non_idempotent",
-        replay="auto" if idempotent and not destructive_risk else "never",
-        read_only=not effects,
-        destructive=not additive,
-        idempotent=idempotent,
-        open_world=any(
-            e.remote or e.kind in ADDITIVE_KINDS or e.kind == "unknown" for e in effects
-        ),
-    )
+    edits = line_edits(context.path, context.text, new_text)
+    return Fix(offered.applicability, offered.description, edits)
 
 
 def _bool(value: bool) -> cst.Name:
@@ -173,7 +149,7 @@ HINTS = (
 
 
 @builder("AG101")
-def declare_semantics(finding: Finding, ctx: FileContext) -> tuple[str, Applicability, str] | None:
+def declare_semantics(finding: Finding, ctx: FileContext) -> str | None:
     tool = ctx.tool(finding)
     if tool is None:
         return None
@@ -182,19 +158,8 @@ def declare_semantics(finding: Finding, ctx: FileContext) -> tuple[str, Applicab
         return None
     semantics = infer_semantics(tool.writes())
     if tool.framework == "mcp":
-        new = _mcp_annotations(ctx, tool, function, semantics)
-        if new is None:
-            return None
-        return new, Applicability.SAFE, "Declare the tool's MCP annotations"
-    new = _guarded_decorator(ctx, tool, function, semantics)
-    if new is None:
-        return None
-    return (
-        new,
-        Applicability.UNSAFE,
-        f"Wrap the tool in @guarded(risk={semantics.risk!r}, idempotency="
-        f"{semantics.idempotency!r}, replay={semantics.replay!r})",
-    )
+        return _mcp_annotations(ctx, tool, function, semantics)
+    return _guarded_decorator(ctx, tool, function, semantics)
 
 
 def _site_call(
@@ -287,7 +252,8 @@ def _mcp_annotations(
     )
     if bare and len(indent) + len(head) + len(one_line) + 3 > LINE_LENGTH:
         # One hint per line, as a formatter would lay it out.
-        inner = indent + "    "
+        # Relative to the decorator's line: LibCST adds the block's own indentation.
+        inner = "    "
         text = cst.Module(body=[]).code_for_node(annotations)
         callee, _, rest = text.partition("(")
         if rest:
@@ -298,7 +264,7 @@ def _mcp_annotations(
             hints = [h.strip() for h in text.strip("{}").split(",")]
             body = "".join(f"\n{inner}    {h}," for h in hints)
             text = f"{{{body}\n{inner}}}"
-        new_call = cst.parse_expression(f"{head}(\n{inner}annotations={text},\n{indent})")
+        new_call = cst.parse_expression(f"{head}(\n{inner}annotations={text},\n)")
         module = ctx.parsed.replace(expression, new_call)
         if not uses_dicts:
             module = add_import(module, MCP_TYPES_MODULE, ["ToolAnnotations"], ctx.first_party)
@@ -335,26 +301,41 @@ def _recomma(elements: list[cst.BaseDictElement]) -> list[cst.BaseDictElement]:
 def _guarded_decorator(
     ctx: FileContext, tool: ToolFacts, function: cst.FunctionDef, semantics: Semantics
 ) -> str | None:
-    if (
-        tool.symbol != tool.functions[0]
-        or tool.anchor.span.line != ctx.parsed.position(function.name).start.line
-    ):
-        return None  # class-based tools: the fix is not obvious enough to automate
+    class_based = is_class_based(tool)
+    if class_based:
+        # ``BaseTool._run`` (and ``_arun``): the methods the framework calls, defined on the
+        # tool's own class; a method shared through a base class would guard every subclass.
+        targets = []
+        for qualname in guarded_methods(ctx.project, tool):
+            fn = ctx.project.functions[qualname][0]
+            method = ctx.parsed.function_at(fn.name, fn.name_span.line)
+            if method is not None:
+                targets.append(method)
+        if not targets:
+            return None
+    elif tool.anchor.span.line != ctx.parsed.position(function.name).start.line:
+        return None
+    else:
+        targets = [function]
     runtime_name, runtime_import, define_runtime = _runtime_reference(ctx)
     parts = [runtime_name, f'risk="{semantics.risk}"', f'idempotency="{semantics.idempotency}"']
     parts.append(f'replay="{semantics.replay}"')
     if semantics.idempotency != "idempotent":
         parts.append(f"key={_key_placeholder(tool)}")
+    if class_based:
+        parts.append(f"name={json.dumps(tool.name)}")  # the method is called `_run`
     guarded_local = imported_name(ctx.parsed.module, RUNTIME_MODULE, "guarded") or "guarded"
-    indent = _indent_of(ctx, function)
-    decorator = cst.Decorator(_call_expression(guarded_local, parts, indent))
-    decorators = list(function.decorators)
-    index = 0
-    for position, existing in enumerate(decorators):
-        if ctx.parsed.position(existing.decorator).start.line == tool.site.span.line:
-            index = position + 1
-    decorators.insert(index, decorator)
-    module = ctx.parsed.replace(function, function.with_changes(decorators=decorators))
+    replacements: dict[cst.FunctionDef, cst.FunctionDef] = {}
+    for target in targets:
+        decorator = cst.Decorator(_call_expression(guarded_local, parts, _indent_of(ctx, target)))
+        decorators = list(target.decorators)
+        index = len(decorators) if class_based else 0
+        for position, existing in enumerate(decorators):
+            if ctx.parsed.position(existing.decorator).start.line == tool.site.span.line:
+                index = position + 1
+        decorators.insert(index, decorator)
+        replacements[target] = target.with_changes(decorators=decorators)
+    module = replace_functions(ctx.parsed.module, replacements)
     names = ["guarded"]
     if define_runtime:
         names += ["Runtime", "SQLiteLedger"]
@@ -386,9 +367,9 @@ def _call_expression(callee: str, parts: list[str], indent: str) -> cst.BaseExpr
     one_line = f"{callee}({', '.join(parts)})"
     if len(indent) + 1 + len(one_line) <= LINE_LENGTH:
         return cst.parse_expression(one_line)
-    inner = indent + "    "
-    lines = "".join(f"\n{inner}{part}," for part in parts)
-    return cst.parse_expression(f"{callee}({lines}\n{indent})")
+    # Relative to the decorator's line: LibCST adds the block's own indentation.
+    lines = "".join(f"\n    {part}," for part in parts)
+    return cst.parse_expression(f"{callee}({lines}\n)")
 
 
 def _runtime_reference(ctx: FileContext) -> tuple[str, tuple[str, str] | None, bool]:
@@ -407,7 +388,7 @@ def _runtime_reference(ctx: FileContext) -> tuple[str, tuple[str, str] | None, b
         if "runtime" in facts.imports:
             return "runtime", None, False
     for other in sorted(ctx.project.modules.values(), key=lambda m: m.path):
-        if other.path == ctx.path or other.is_test:
+        if other.path == ctx.path or other.is_test or not _importable(other.module):
             continue
         for assignment in other.assignments:
             if (
@@ -422,6 +403,11 @@ def _runtime_reference(ctx: FileContext) -> tuple[str, tuple[str, str] | None, b
         "runtime" if not any(t.rsplit(".", 1)[-1] == "runtime" for t in taken) else "agent_runtime"
     )
     return name, None, True
+
+
+def _importable(module: str) -> bool:
+    """Whether ``from module import name`` is valid Python (a folder named ``my-agent`` is not)."""
+    return all(part.isidentifier() for part in module.split("."))
 
 
 def _is_runtime(qualname: str | None) -> bool:
@@ -441,7 +427,7 @@ def _key_placeholder(tool: ToolFacts) -> str:
 
 
 @builder("AG102")
-def correct_hint(finding: Finding, ctx: FileContext) -> tuple[str, Applicability, str] | None:
+def correct_hint(finding: Finding, ctx: FileContext) -> str | None:
     kind = finding.node_text.split(":")[1] if finding.node_text.count(":") >= 2 else ""
     if kind not in ("read-only", "idempotent"):
         return None
@@ -488,16 +474,14 @@ def correct_hint(finding: Finding, ctx: FileContext) -> tuple[str, Applicability
                 arg = arg.with_changes(value=cst.SimpleString(f"{quote}never{quote}"))
             args.append(arg)
         module = ctx.parsed.replace(call, call.with_changes(args=args))
-    return module.code, Applicability.UNSAFE, f"Declare `{key}` as the code behaves"
+    return module.code
 
 
 # --------------------------------------------------------------------------- AG202 / AG203
 
 
 @builder("AG202")
-def key_from_runtime_param(
-    finding: Finding, ctx: FileContext
-) -> tuple[str, Applicability, str] | None:
+def key_from_runtime_param(finding: Finding, ctx: FileContext) -> str | None:
     tool = ctx.tool(finding)
     if tool is None:
         return None
@@ -529,11 +513,7 @@ def key_from_runtime_param(
         new_function = new_function.with_changes(body=function.body.with_changes(body=body))
     module = ctx.parsed.replace(function, new_function)
     module = add_import(module, RUNTIME_MODULE, ["current_call"], ctx.first_party)
-    return (
-        module.code,
-        Applicability.UNSAFE,
-        f"Drop the `{param}` parameter and take the key from `{KEY_FROM_RUNTIME}`",
-    )
+    return module.code
 
 
 def _is_docstring_statement(statement: cst.CSTNode) -> bool:
@@ -546,9 +526,7 @@ def _is_docstring_statement(statement: cst.CSTNode) -> bool:
 
 
 @builder("AG203")
-def key_from_runtime_expression(
-    finding: Finding, ctx: FileContext
-) -> tuple[str, Applicability, str] | None:
+def key_from_runtime_expression(finding: Finding, ctx: FileContext) -> str | None:
     if finding.node_text.endswith(":guarded-key"):
         return None
     span = finding.span
@@ -566,11 +544,7 @@ def key_from_runtime_expression(
     for name in names:
         module = remove_unused_import(module, name)
     module = add_import(module, RUNTIME_MODULE, ["current_call"], ctx.first_party)
-    return (
-        module.code,
-        Applicability.UNSAFE,
-        f"Take the key from `{KEY_FROM_RUNTIME}` instead of a fresh value per call",
-    )
+    return module.code
 
 
 def _names_in(node: cst.CSTNode) -> list[str]:
@@ -595,9 +569,7 @@ def _names_in(node: cst.CSTNode) -> list[str]:
 
 
 @builder("AG904")
-def idempotent_methods_only(
-    finding: Finding, ctx: FileContext
-) -> tuple[str, Applicability, str] | None:
+def idempotent_methods_only(finding: Finding, ctx: FileContext) -> str | None:
     span = finding.span
     value = ctx.node_at(span.line, span.column, (cst.BaseExpression,))
     if value is None:
@@ -630,11 +602,7 @@ def idempotent_methods_only(
             module = ctx.parsed.replace(collection, collection.with_changes(elements=kept))
         else:
             module = ctx.parsed.replace(value, default)
-    return (
-        module.code,
-        Applicability.SAFE,
-        "Retry only idempotent methods after the request may have been sent",
-    )
+    return module.code
 
 
 def _innermost_collection(node: cst.CSTNode) -> cst.List | cst.Set | cst.Tuple | None:
@@ -649,7 +617,7 @@ def _innermost_collection(node: cst.CSTNode) -> cst.List | cst.Set | cst.Tuple |
 
 
 @builder("AG002")
-def remove_suppression(finding: Finding, ctx: FileContext) -> tuple[str, Applicability, str] | None:
+def remove_suppression(finding: Finding, ctx: FileContext) -> str | None:
     lines = ctx.text.splitlines(keepends=True)
     number = finding.span.line
     if not 0 < number <= len(lines):
@@ -674,7 +642,7 @@ def remove_suppression(finding: Finding, ctx: FileContext) -> tuple[str, Applica
         indent = body[: len(body) - len(body.lstrip())]
         joined = f"{code}  {new_comment}" if code and new_comment else code or indent + new_comment
         lines[number - 1] = joined + ending
-    return "".join(lines), Applicability.SAFE, "Remove the unused suppression comment"
+    return "".join(lines)
 
 
 def _comment_start(line: str) -> int | None:
@@ -687,3 +655,141 @@ def _comment_start(line: str) -> int | None:
     except (tokenize.TokenError, SyntaxError):
         pass  # a line inside an open bracket: the tokens before the error were seen
     return None
+
+
+# --------------------------------------------------------------------------- AG601
+
+
+@builder("AG601")
+def structured_error_return(finding: Finding, ctx: FileContext) -> str | None:
+    error = structured_error(finding, ctx.project)
+    if error is None:
+        return None
+    span = finding.span
+    node = ctx.node_at(span.line, span.column, (cst.Return,))
+    if not isinstance(node, cst.Return) or node.value is None:
+        return None
+    handler: cst.CSTNode | None = node
+    while handler is not None and not isinstance(handler, cst.ExceptHandler):
+        handler = ctx.parsed.parent(handler)
+    function: cst.CSTNode | None = handler
+    while function is not None and not isinstance(function, cst.FunctionDef):
+        function = ctx.parsed.parent(function)
+    if not isinstance(handler, cst.ExceptHandler) or not isinstance(function, cst.FunctionDef):
+        return None
+    module = ctx.parsed.module
+    as_text = _annotated_str(function)
+    line = ctx.parsed.lines[ctx.parsed.position(node).start.line - 1]
+    indent = line[: len(line) - len(line.lstrip())]
+    source = _structured_error_source(
+        error,
+        len(indent),
+        string_quote(module, node),
+        (plain_import_name(module, "json") or "json") if as_text else None,
+    )
+    new_return = node.with_changes(value=cst.parse_expression(source))
+    new_handler = handler.deep_replace(node, new_return)
+    assert isinstance(new_handler, cst.ExceptHandler)
+    new_function = function.deep_replace(handler, new_handler)
+    for name in ("traceback", "sys"):
+        if name in _names_in(node.value) and not name_is_used(new_function, name):
+            # ``import traceback`` inside the handler, only for the text just replaced.
+            new_handler = _without_local_import(new_handler, name)
+    module = ctx.parsed.replace(handler, new_handler)
+    for name in ("traceback", "sys"):
+        if name in _names_in(node.value):
+            module = remove_unused_import(module, name)
+    if as_text:
+        module = add_plain_import(module, "json")
+    return module.code
+
+
+def _without_local_import(handler: cst.ExceptHandler, name: str) -> cst.ExceptHandler:
+    body = handler.body
+    if not isinstance(body, cst.IndentedBlock):
+        return handler
+
+    def binds_only(statement: cst.BaseStatement) -> bool:
+        return (
+            isinstance(statement, cst.SimpleStatementLine)
+            and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Import)
+            and [cst.Module(body=[]).code_for_node(a) for a in statement.body[0].names] == [name]
+        )
+
+    kept = [s for s in body.body if not binds_only(s)]
+    if not kept or len(kept) == len(body.body):
+        return handler
+    return handler.with_changes(body=body.with_changes(body=kept))
+
+
+def _annotated_str(function: cst.FunctionDef) -> bool:
+    """``-> str``: the framework expects text, so the structure goes out as JSON text."""
+    annotation = function.returns.annotation if function.returns else None
+    return isinstance(annotation, cst.Name) and annotation.value == "str"
+
+
+def _structured_error_source(
+    error: StructuredError, indent: int, quote: str, json_name: str | None
+) -> str:
+    """``{"ok": False, "code": ..., "content": ..., "retryable": ...}`` laid out one item per
+    line (a formatter's layout), inside ``json.dumps(...)`` when the tool returns text.
+
+    Lines are indented relative to the statement: LibCST adds the block's indentation.
+    """
+    inner = "        " if json_name else "    "
+
+    def literal(text: str) -> str:
+        return f"{quote}{text}{quote}"
+
+    width = LINE_LENGTH - indent - len(inner)
+    pieces = _content_pieces(error, quote, width - 4)
+    if len(pieces) == 1 and len(f"'content': {pieces[0]},") <= width:
+        content = pieces[0]
+    else:
+        lines = "".join(f"\n{inner}    {piece}" for piece in pieces)
+        content = f"({lines}\n{inner})"
+    items = [
+        f"{literal('ok')}: False",
+        f"{literal('code')}: {literal(error.code)}",
+        f"{literal('content')}: {content}",
+        f"{literal('retryable')}: {error.retryable}",
+    ]
+    closing = inner[:-4]
+    body = "{" + "".join(f"\n{inner}{item}," for item in items) + f"\n{closing}}}"
+    if json_name is None:
+        return body
+    return f"{json_name}.dumps(\n{closing}{body}\n)"
+
+
+def _content_pieces(error: StructuredError, quote: str, width: int) -> list[str]:
+    """The content as adjacent string literals of at most ``width`` characters each; only
+    those holding the exception type placeholder are f-strings."""
+    placeholder = (
+        EXCEPTION_TYPE.replace("NAME", error.exception_name) if error.exception_name else None
+    )
+
+    def escape(text: str, formatted: bool) -> str:
+        text = text.replace("\\", "\\\\").replace(quote, f"\\{quote}")
+        if formatted:
+            parts = text.split(placeholder) if placeholder else [text]
+            doubled = [p.replace("{", "{{").replace("}", "}}") for p in parts]
+            return (placeholder or "").join(doubled)
+        return text
+
+    words = error.content.split(" ")
+    chunks: list[str] = []
+    current = ""
+    for word in words:
+        candidate = f"{current} {word}" if current else word
+        if current and len(candidate) + 4 > max(width, 30):
+            chunks.append(current + " ")
+            current = word
+        else:
+            current = candidate
+    chunks.append(current)
+    pieces = []
+    for chunk in chunks:
+        formatted = placeholder is not None and placeholder in chunk
+        pieces.append(("f" if formatted else "") + quote + escape(chunk, formatted) + quote)
+    return pieces

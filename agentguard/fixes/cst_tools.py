@@ -108,8 +108,10 @@ def string_quote(module: cst.Module, near: cst.CSTNode | None = None) -> str:
             self.quote: str | None = None
 
         def visit_SimpleString(self, node: cst.SimpleString) -> None:
-            if self.quote is None and "'" not in node.value and '"' not in node.value[1:-1]:
-                self.quote = node.quote if len(node.quote) == 1 else None
+            if self.quote is None and len(node.quote) == 1:
+                inner = node.value[len(node.prefix) + 1 : -1]
+                if "'" not in inner and '"' not in inner:  # no quote forced by the content
+                    self.quote = node.quote
 
     finder = Finder()
     (near or module).visit(finder)
@@ -336,7 +338,105 @@ def remove_unused_import(module: cst.Module, local_name: str) -> cst.Module:
             kept = without_items(aliases, binds)
             if kept:
                 body[index] = statement.with_changes(body=[small.with_changes(names=kept)])
-            else:
-                del body[index]
+                return module.with_changes(body=body)
+            del body[index]
+            opened_group = index == 0 or bool(statement.leading_lines)
+            if opened_group and index < len(body):
+                # The next statement opens the group now (or the group is gone): it takes
+                # the removed line's leading lines, so no stray blank line is left behind.
+                following = body[index]
+                body[index] = following.with_changes(leading_lines=statement.leading_lines)
             return module.with_changes(body=body)
     return module
+
+
+def plain_import_name(module: cst.Module, source: str) -> str | None:
+    """The local name of a module-level ``import source`` (``import json as j``: ``j``)."""
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not isinstance(small, cst.Import):
+                continue
+            for alias in small.names:
+                if cst.Module(body=[]).code_for_node(alias.name) != source:
+                    continue
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    return alias.asname.name.value
+                return source
+    return None
+
+
+def add_plain_import(module: cst.Module, source: str) -> cst.Module:
+    """``import source`` (a standard-library module) once, in isort/ruff place among the
+    leading standard-library imports, else as its own group at the top of the imports."""
+    if plain_import_name(module, source) is not None:
+        return module
+    body = list(module.body)
+    line = cst.parse_statement(f"import {source}", config=module.config_for_parsing)
+    stdlib: list[int] = []
+    first_import: int | None = None
+    for index, statement in enumerate(body):
+        if _is_import(statement):
+            assert isinstance(statement, cst.SimpleStatementLine)
+            section = _import_section(statement, frozenset())
+            if section == "future":
+                continue
+            if first_import is None:
+                first_import = index
+            if section == "stdlib":
+                stdlib.append(index)
+        elif not _is_docstring(statement, index):
+            break
+    if stdlib:
+        for position, index in enumerate(stdlib):
+            statement = body[index]
+            assert isinstance(statement, cst.SimpleStatementLine)
+            # isort/ruff order: plain imports first, then ``from`` imports, each sorted.
+            if isinstance(statement.body[0], cst.ImportFrom) or (
+                _import_sort_key(statement) > source.lower()
+            ):
+                if position == 0 or statement.leading_lines:
+                    # The new line opens the group: it takes over the blank/comment lines.
+                    line = line.with_changes(leading_lines=statement.leading_lines)
+                    body[index] = statement.with_changes(leading_lines=[])
+                body.insert(index, line)
+                return module.with_changes(body=body)
+        body.insert(stdlib[-1] + 1, line)
+        return module.with_changes(body=body)
+    if first_import is not None:
+        following = body[first_import]
+        assert isinstance(following, cst.SimpleStatementLine)
+        line = line.with_changes(leading_lines=following.leading_lines)
+        body[first_import] = following.with_changes(leading_lines=[cst.EmptyLine()])
+        body.insert(first_import, line)
+        return module.with_changes(body=body)
+    body.insert(_import_insertion_index(body), line)
+    return module.with_changes(body=body)
+
+
+def _import_sort_key(statement: cst.SimpleStatementLine) -> str:
+    small = statement.body[0]
+    if isinstance(small, cst.ImportFrom):
+        return (_module_name(small) or "").lower()
+    if isinstance(small, cst.Import):
+        return cst.Module(body=[]).code_for_node(small.names[0].name).lower()
+    return ""
+
+
+def replace_functions(
+    module: cst.Module, replacements: dict[cst.FunctionDef, cst.FunctionDef]
+) -> cst.Module:
+    """Replace several ``def`` nodes of ``module`` (by identity) in one pass: after one
+    ``deep_replace`` the other nodes are no longer part of the new tree."""
+    by_id = {id(old): new for old, new in replacements.items()}
+
+    class Replacer(cst.CSTTransformer):
+        def leave_FunctionDef(
+            self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+        ) -> cst.FunctionDef:
+            return by_id.get(id(original_node), updated_node)
+
+    replaced = module.visit(Replacer())
+    assert isinstance(replaced, cst.Module)
+    return replaced

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentguard import __version__
+from agentguard.fixes import ensure_fixes
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
 
@@ -16,6 +17,7 @@ SCHEMA_VERSION = "1.0"
 
 
 def document(result: ScanResult) -> dict[str, Any]:
+    ensure_fixes(result)  # these formats print each fix's edits
     columns = ColumnMapper(result.root)
     findings = []
     for finding in result.findings:

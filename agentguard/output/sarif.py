@@ -17,6 +17,7 @@ from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, Rule, all_rules
 from agentguard.diagnostics import Finding, Fix, Location, Severity, Span
 from agentguard.docs_gen import rule_doc_path, rule_doc_url
+from agentguard.fixes import ensure_fixes
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
 
@@ -240,6 +241,7 @@ def _notifications(result: ScanResult) -> list[dict[str, Any]]:
 
 
 def document(result: ScanResult) -> dict[str, Any]:
+    ensure_fixes(result)  # these formats print each fix's edits
     columns = ColumnMapper(result.root)
     rules = all_rules()
     rule_index = {rule.code: index for index, rule in enumerate(rules)}

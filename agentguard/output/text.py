@@ -12,6 +12,7 @@ from rich.table import Table
 
 from agentguard.diagnostics import Finding
 from agentguard.docs_gen import rule_doc_path, rule_doc_url
+from agentguard.fixes.offers import fix_offer
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
 
@@ -69,9 +70,11 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         for step in finding.evidence:
             where = f" ({step.location})" if step.location else ""
             console.print(f"  [dim]= evidence:[/] {escape(step.label)}[dim]{escape(where)}[/]")
-        if finding.fix is not None:
+        offered = finding.fix or fix_offer(finding, result.project)
+        if offered is not None:
             console.print(
-                f"  [dim]= fix ({finding.fix.applicability.value}):[/] {escape(finding.fix.description)}"
+                f"  [dim]= fix available ({offered.applicability.value}):[/] "
+                f"{escape(offered.description)}"
             )
         console.print(
             f"  [dim]= docs: agentguard rule {finding.code} "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 from collections.abc import Iterator
 
@@ -104,6 +105,31 @@ def _suppressions(source: bytes) -> Iterator[Suppression]:
             reason=match.group("reason").strip(),
             span=Span(line, col + 1, end_line, end_col + 1),
         )
+
+
+# Leaf node kinds that carry no facts: skipping them keeps every walk's order otherwise the
+# same as ``ast.walk`` (they never have children) while visiting about a third fewer nodes.
+_LEAF_KINDS = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+
+
+def _walk(node: ast.AST) -> list[ast.AST]:
+    """``ast.walk`` order (breadth first), without the fact-free leaf kinds; a list, not a
+    generator, because a list is cheaper for the short walks this module does."""
+    result = [node]
+    index = 0
+    while index < len(result):
+        current = result[index]
+        index += 1
+        for name in current._fields:
+            child = getattr(current, name, None)
+            if isinstance(child, ast.AST):
+                if not isinstance(child, _LEAF_KINDS):
+                    result.append(child)
+            elif isinstance(child, list):
+                for item in child:
+                    if isinstance(item, ast.AST) and not isinstance(item, _LEAF_KINDS):
+                        result.append(item)
+    return result
 
 
 def span_of(node: ast.AST) -> Span:
@@ -202,6 +228,48 @@ class _Extractor(ast.NodeVisitor):
         self._pending_assign: str | None = None
         self._pending_with: str | None = None
         self._awaited: set[int] = set()
+        # One flag per loop being visited: set when a ``break`` is found anywhere under it.
+        self._loop_breaks: list[list[bool]] = []
+        self._spans: dict[Span, Span] = {}
+        self._texts: dict[str, str] = {}
+        self._values: dict[int, Value] = {}
+
+    # ------------------------------------------------------------------ traversal
+    # ``ast.NodeVisitor`` looks each method up by name per node and walks every field
+    # through generators; a per-class dispatch table and a direct field loop do the same
+    # traversal in well under half the time.
+    _dispatch: dict[type, str | None] = {}
+
+    def visit(self, node: ast.AST) -> None:
+        kind = type(node)
+        try:
+            method = self._dispatch[kind]
+        except KeyError:
+            name = "visit_" + kind.__name__
+            own = getattr(type(self), name, None)
+            # NodeVisitor's own visit_Constant only forwards to deprecated hooks.
+            defined = own is not None and own is not getattr(ast.NodeVisitor, name, None)
+            method = self._dispatch[kind] = name if defined else None
+        if isinstance(node, ast.stmt) and self._values:
+            self._values.clear()
+        if method is None:
+            self.generic_visit(node)
+        else:
+            getattr(self, method)(node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for name in node._fields:
+            child = getattr(node, name, None)
+            if isinstance(child, list):
+                for item in child:
+                    if isinstance(item, ast.AST) and not isinstance(item, _LEAF_KINDS):
+                        self.visit(item)
+            elif isinstance(child, ast.AST) and not isinstance(child, _LEAF_KINDS):
+                self.visit(child)
+
+    def visit_Break(self, node: ast.Break) -> None:
+        for flag in self._loop_breaks:
+            flag[0] = True
 
     # ------------------------------------------------------------------ helpers
     def text(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
@@ -213,7 +281,15 @@ class _Extractor(ast.NodeVisitor):
         raw = self.source[start:end]
         if len(raw) > limit:
             raw = raw[:limit] + b"..."
-        return raw.decode("utf-8", "replace")
+        text = raw.decode("utf-8", "replace")
+        # A node's text is asked for at every nesting level it is a value in: keep one copy.
+        return self._texts.setdefault(text, text)
+
+    def span(self, node: ast.AST) -> Span:
+        """The node's span; equal spans are one shared (frozen) object, which keeps the
+        facts smaller in memory and in the cache (pickle stores a repeated object once)."""
+        made = span_of(node)
+        return self._spans.setdefault(made, made)
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -234,7 +310,9 @@ class _Extractor(ast.NodeVisitor):
                     inner = self.resolve(node.value.func)
                     return f"{inner}().{node.attr}" if inner else None
                 return None
-            return f"{base}.{node.attr}"
+            # Interned: the same dotted name recurs at every call site, and one shared
+            # string is stored once in memory and once per cache entry.
+            return sys.intern(f"{base}.{node.attr}")
         return None
 
     def _callee_name(self, func: ast.expr) -> str | None:
@@ -251,14 +329,29 @@ class _Extractor(ast.NodeVisitor):
         if name in self.facts.imports:
             return self.facts.imports[name]
         if name in self.top_level:
-            return f"{self.module}.{name}"
+            return sys.intern(f"{self.module}.{name}")
         return name
 
     def value(self, node: ast.AST | None) -> Value:
+        """The node's Value; memoised, because a nested call's arguments are asked for at
+        every level (the outer call's arguments, then the inner call's own), which made
+        value construction quadratic in nesting depth. The memo is dropped at every
+        statement and whenever a name's type changes, the only times a Value could differ.
+        """
         if node is None:
             return Value(kind="const", text="None")
+        key = id(node)
+        known = self._values.get(key)
+        if known is None:
+            known = self._values[key] = self._value(node)
+        return known
+
+    def _forget_values(self) -> None:
+        self._values.clear()
+
+    def _value(self, node: ast.AST) -> Value:
         text = self.text(node)
-        span = span_of(node)
+        span = self.span(node)
         if isinstance(node, ast.Constant):
             const = node.value
             if isinstance(const, bytes):
@@ -269,7 +362,7 @@ class _Extractor(ast.NodeVisitor):
         names: list[str] = []
         calls: list[str] = []
         attrs: list[str] = []
-        for sub in ast.walk(node):
+        for sub in [node] if isinstance(node, ast.Name) else _walk(node):
             if isinstance(sub, ast.Name):
                 names.append(sub.id)
             elif isinstance(sub, ast.Call):
@@ -350,13 +443,13 @@ class _Extractor(ast.NodeVisitor):
                 called=True,
                 args=[self.value(a) for a in node.args],
                 kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
-                span=span_of(node),
+                span=self.span(node),
             )
         return Decorator(
             qualname=self.resolve(node) or self.text(node),
             text=self.text(node),
             called=False,
-            span=span_of(node),
+            span=self.span(node),
         )
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -365,7 +458,7 @@ class _Extractor(ast.NodeVisitor):
         for dec in node.decorator_list:
             self._visit_decorator_calls(dec)
         first_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
-        span = span_of(node)
+        span = self.span(node)
         name_col = node.col_offset + (6 if isinstance(node, ast.AsyncFunctionDef) else 0) + 5
         args = node.args
         params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
@@ -402,11 +495,13 @@ class _Extractor(ast.NodeVisitor):
             if default is not None:
                 self.visit(default)
         self.scopes.append(scope)
+        self._forget_values()
         self.containers.append(("def", qualname))
         for stmt in node.body:
             self.visit(stmt)
         self.containers.pop()
         self.scopes.pop()
+        self._forget_values()
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -437,7 +532,7 @@ class _Extractor(ast.NodeVisitor):
             qualname=qualname,
             name=node.name,
             module=self.module,
-            span=span_of(node),
+            span=self.span(node),
             name_span=Span(
                 node.lineno, node.col_offset + 7, node.lineno, node.col_offset + 7 + len(node.name)
             ),
@@ -466,9 +561,11 @@ class _Extractor(ast.NodeVisitor):
         class_scope = _Scope(self.scope.function)
         class_scope.order = self.scope.order
         self.scopes.append(class_scope)
+        self._forget_values()
         for stmt in node.body:
             self.visit(stmt)
         self.scopes.pop()
+        self._forget_values()
         self.containers.pop()
         self.class_stack.pop()
 
@@ -515,7 +612,7 @@ class _Extractor(ast.NodeVisitor):
             Assignment(
                 target=name,
                 value=val,
-                span=span_of(node),
+                span=self.span(node),
                 function=scope.function.qualname if scope.function else None,
                 order=scope.order,
             )
@@ -535,9 +632,11 @@ class _Extractor(ast.NodeVisitor):
                     self.class_stack[-1].self_types.setdefault(name[5:], typed)
                 elif not name.startswith("self."):
                     scope.types[name] = typed
+                    self._forget_values()
         elif val.kind in {"name", "attr"} and val.qualname and not name.startswith("self."):
             if val.qualname in scope.types.values() or "." in val.qualname:
                 scope.types.setdefault(name, val.qualname)
+                self._forget_values()
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
@@ -553,6 +652,7 @@ class _Extractor(ast.NodeVisitor):
         annotated = self._annotation_type(node.annotation)
         if annotated and isinstance(node.target, ast.Name):
             self.scope.types.setdefault(node.target.id, annotated)
+            self._forget_values()
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
@@ -622,7 +722,7 @@ class _Extractor(ast.NodeVisitor):
                 if isinstance(side, ast.Constant) and isinstance(side.value, str):
                     fn = self.scope.function
                     self.facts.comparisons.append(
-                        (fn.qualname if fn else None, side.value, span_of(node))
+                        (fn.qualname if fn else None, side.value, self.span(node))
                     )
 
     def _branch(self, string: str, body: list[ast.stmt]) -> None:
@@ -691,24 +791,22 @@ class _Extractor(ast.NodeVisitor):
         else:
             retry_shape = _exits_on_success(node)
             self.visit(node.test)
-        breaks = any(isinstance(n, ast.Break) for n in ast.walk(node))
+        loop = Loop(loop_id=loop_id, kind=kind, span=self.span(node), is_retry_shape=retry_shape)
         fn = self.scope.function
         if fn is not None:
-            fn.loops.append(
-                Loop(
-                    loop_id=loop_id,
-                    kind=kind,
-                    span=span_of(node),
-                    is_retry_shape=retry_shape,
-                    breaks=breaks,
-                )
-            )
+            fn.loops.append(loop)
+        # Every statement is visited, so a flag raised by visit_Break while this loop's
+        # body and else-branch are visited sees every ``break`` under the loop.
+        breaks = [False]
+        self._loop_breaks.append(breaks)
         self.scope.loops.append(loop_id)
         for stmt in node.body:
             self.visit(stmt)
         self.scope.loops.pop()
         for stmt in node.orelse:
             self.visit(stmt)
+        self._loop_breaks.pop()
+        loop.breaks = breaks[0]
 
     def visit_For(self, node: ast.For) -> None:
         self._loop(node, "for")
@@ -733,7 +831,7 @@ class _Extractor(ast.NodeVisitor):
             fn.tries.append(
                 TryBlock(
                     try_id=try_id,
-                    span=span_of(node),
+                    span=self.span(node),
                     loop_ids=list(scope.loops),
                     body_order=(start, end),
                 )
@@ -757,10 +855,10 @@ class _Extractor(ast.NodeVisitor):
         record = Handler(
             try_id=try_id,
             caught=self._caught(handler.type),
-            span=span_of(handler),
+            span=self.span(handler),
             name=handler.name,
         )
-        for sub in ast.walk(handler):
+        for sub in _walk(handler):
             if isinstance(sub, ast.Raise):
                 if sub.exc is None or (
                     isinstance(sub.exc, ast.Name) and sub.exc.id == handler.name
@@ -783,6 +881,7 @@ class _Extractor(ast.NodeVisitor):
             fn.handlers.append(record)
         if handler.name:
             self.scope.types.pop(handler.name, None)
+            self._forget_values()
         for stmt in handler.body:
             self.visit(stmt)
 
@@ -901,6 +1000,7 @@ class _Extractor(ast.NodeVisitor):
                 callee = self.resolve(item.context_expr.func)
                 if callee and callee.rsplit(".", 1)[-1][:1].isupper():
                     self.scope.types[item.optional_vars.id] = callee
+                    self._forget_values()
                 self._record_assignment(item.optional_vars, item.context_expr, node)
         for stmt in node.body:
             self.visit(stmt)
@@ -924,7 +1024,7 @@ class _Extractor(ast.NodeVisitor):
             text=text,
             method=method,
             receiver=receiver,
-            span=span_of(node),
+            span=self.span(node),
             args=[self.value(a) for a in node.args[:8]],
             kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
             star_kwargs=any(k.arg is None for k in node.keywords),

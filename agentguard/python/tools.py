@@ -192,7 +192,22 @@ def discover_tools(
     project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
 
 
+def _is_shared_base(project: ProjectModel, cls: ClassDef) -> bool:
+    """A project class that other tool classes extend and that names no tool itself is
+    their shared base (``class BookingTool(BaseTool)`` under ``HotelTool``), not a tool."""
+    name = cls.attributes.get("name")
+    if name is not None and name.string():
+        return False
+    return any(
+        cls.qualname in other.bases or any(b.endswith("." + cls.name) for b in other.bases)
+        for other, _ in project.classes.values()
+        if other is not cls
+    )
+
+
 def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFacts) -> None:
+    if _is_shared_base(project, cls):
+        return
     for base in project.class_bases(cls):
         form = project.catalog.tool_forms["base_class"](base)
         if form is None:

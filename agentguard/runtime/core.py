@@ -13,6 +13,7 @@ import inspect
 import logging
 import os
 import random
+import re
 import socket
 import threading
 import time
@@ -32,13 +33,12 @@ from agentguard.runtime.context import (
 )
 from agentguard.runtime.errors import ErrorCode, Failure, classify_exception
 from agentguard.runtime.hashing import (
-    canonical_json,
     derived_key,
     input_hash,
+    jsonable_result,
     redact,
-    sha256_hex,
-    to_jsonable,
 )
+from agentguard.runtime.heartbeat import Heartbeat
 from agentguard.runtime.ledger.base import Ledger, LedgerEntry, Status, evolve, new_call_id
 from agentguard.runtime.retry import NO_RETRY, RetryPolicy
 
@@ -112,6 +112,7 @@ class ToolSpec:
     signature: inspect.Signature
     drop_first: bool
     max_output_bytes: int | None = None
+    simple_parameters: tuple[tuple[str, ...], frozenset[str], dict[str, Any]] | None = None
 
     @property
     def lookup_name(self) -> str | None:
@@ -127,6 +128,7 @@ class RecoveryReport:
     failed: int = 0
     uncertain: int = 0
     call_ids: list[str] = field(default_factory=list)
+    replayed: int = 0  # of the settled calls, how many recovery re-ran (replay="auto")
 
 
 # Effects the decision generator asks its driver to perform.
@@ -187,15 +189,22 @@ class Runtime:
         self.lease_s = lease_s
         self.approve = approve
         self._worker_id = worker_id
+        self._default_worker_id: tuple[int, str] = (0, "")
         self._rng = random.Random(seed)
         self.tools: dict[str, ToolSpec] = {}
         self.fault_hooks: list[Any] = []
         self.sleep: Callable[[float], None] = time.sleep
         self.async_sleep: Callable[[float], Any] = asyncio.sleep
+        self.heartbeat = Heartbeat(lambda: self.ledger)
 
     @property
     def worker_id(self) -> str:
-        return self._worker_id or f"{socket.gethostname()}:{os.getpid()}"
+        if self._worker_id:
+            return self._worker_id
+        pid = os.getpid()
+        if self._default_worker_id[0] != pid:  # computed once per process
+            self._default_worker_id = (pid, f"{socket.gethostname()}:{pid}")
+        return self._default_worker_id[1]
 
     def run(
         self,
@@ -228,13 +237,9 @@ class Runtime:
                 f"{spec.name} is guarded by agentguard: call it inside `with runtime.run(...)`"
             )
         try:
-            bound = spec.signature.bind(*args, **kwargs)
+            arguments = _bind(spec, args, kwargs)
         except TypeError as exc:
             return words.invalid_call(spec.name, str(exc))
-        bound.apply_defaults()
-        arguments = dict(bound.arguments)
-        if spec.drop_first and arguments:
-            arguments.pop(next(iter(arguments)))
         call = CallContext(
             call_id=new_call_id(),
             tool_name=spec.name,
@@ -336,11 +341,13 @@ class Runtime:
         if entry.status is Status.SUCCEEDED:
             return words.succeeded(spec.name, entry, replayed=True)
         if entry.status is Status.STARTED:
-            if entry.lease_expires_at is not None and entry.lease_expires_at < time.time():
+            now = time.time()
+            if entry.lease_expires_at is not None and entry.lease_expires_at < now:
                 moved = yield _LedgerOp(
                     lambda: self.ledger.transition(
                         entry,
                         Status.UNCERTAIN,
+                        lease_expired_by=now,
                         detail="lease expired: the worker stopped before recording the outcome",
                         error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
                         error_detail="TOOL_CRASH: lease expired",
@@ -431,13 +438,13 @@ class Runtime:
             attempt = entry.attempts
             outcome = yield _Body(evolve(call, attempt=attempt))
             if outcome.error is None:
-                result = to_jsonable(outcome.value)
+                result, result_ref = jsonable_result(outcome.value)
                 settled = yield from self._settle(
                     entry,
                     Status.SUCCEEDED,
                     attempt,
                     result=result,
-                    result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                    result_ref=result_ref,
                     finished_at=time.time(),
                     error_code=None,
                     error_detail=None,
@@ -527,7 +534,13 @@ class Runtime:
         return current
 
     def _reconcile(
-        self, spec: ToolSpec, call: CallContext, entry: LedgerEntry, *, replays_left: int
+        self,
+        spec: ToolSpec,
+        call: CallContext,
+        entry: LedgerEntry,
+        *,
+        replays_left: int,
+        now: float | None = None,
     ) -> Plan:
         lookup = spec.lookup_name
         if spec.reconcile is None:
@@ -540,13 +553,11 @@ class Runtime:
         )
         outcome = yield _Callback(spec.reconcile, reconcile_call)
         verdict = outcome.value if outcome.error is None else Unknown(repr(outcome.error))
-        if (
-            isinstance(verdict, NotFound)
-            and time.time() < (entry.started_at or 0.0) + spec.settle_s
-        ):
+        moment = time.time() if now is None else now
+        if isinstance(verdict, NotFound) and moment < (entry.started_at or 0.0) + spec.settle_s:
             verdict = Unknown("too early to trust a negative lookup")
         if isinstance(verdict, Found):
-            result = to_jsonable(verdict.value)
+            result, result_ref = jsonable_result(verdict.value)
             moved = yield _LedgerOp(
                 lambda: self.ledger.transition(
                     entry,
@@ -554,7 +565,7 @@ class Runtime:
                     actor="reconciler",
                     detail=f"{lookup} found the effect",
                     result=result,
-                    result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                    result_ref=result_ref,
                     finished_at=time.time(),
                 )
             )
@@ -613,7 +624,11 @@ class Runtime:
     def _call_sync(
         self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        plan = self._plan(spec, args, kwargs)
+        return self._drive_sync(spec, self._plan(spec, args, kwargs), args, kwargs)
+
+    def _drive_sync(
+        self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
         reply: Any = None
         pending: BaseException | None = None
         interrupted: BaseException | None = None
@@ -655,6 +670,7 @@ class Runtime:
             return value
 
         token = _current_call.set(call)
+        beat = self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
         try:
             if spec.timeout_s is None:
                 return _Outcome(value=invoke())
@@ -664,6 +680,7 @@ class Runtime:
         except Exception as exc:
             return _Outcome(error=exc)
         finally:
+            self.heartbeat.unwatch(beat)
             _current_call.reset(token)
 
     def _body_with_deadline(
@@ -704,14 +721,14 @@ class Runtime:
         if entry is None or outcome.error is not None:
             return
         if entry.status is Status.UNCERTAIN and entry.attempts == call.attempt:
-            result = to_jsonable(outcome.value)
+            result, result_ref = jsonable_result(outcome.value)
             self.ledger.transition(
                 entry,
                 Status.SUCCEEDED,
                 actor="late_completion",
                 detail="the attempt finished after its deadline and succeeded",
                 result=result,
-                result_ref="sha256:" + sha256_hex(canonical_json(result)),
+                result_ref=result_ref,
                 finished_at=time.time(),
             )
         elif entry.status is not Status.SUCCEEDED:
@@ -725,7 +742,11 @@ class Runtime:
     async def _call_async(
         self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        plan = self._plan(spec, args, kwargs)
+        return await self._drive_async(spec, self._plan(spec, args, kwargs), args, kwargs)
+
+    async def _drive_async(
+        self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
         reply: Any = None
         pending: BaseException | None = None
         interrupted: BaseException | None = None
@@ -763,6 +784,7 @@ class Runtime:
         self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> _Outcome:
         token = _current_call.set(call)
+        beat = self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
         try:
             for hook in self.fault_hooks:
                 hook.before_body(call)
@@ -778,6 +800,7 @@ class Runtime:
         except Exception as exc:
             return _Outcome(error=exc)
         finally:
+            self.heartbeat.unwatch(beat)
             _current_call.reset(token)
 
     # ---- recovery and resolution ----------------------------------------------------------
@@ -795,6 +818,7 @@ class Runtime:
             moved = self.ledger.transition(
                 entry,
                 Status.UNCERTAIN,
+                lease_expired_by=moment,
                 actor="sweeper",
                 detail="lease expired: the worker stopped before recording the outcome",
                 error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
@@ -803,11 +827,12 @@ class Runtime:
             if moved is not None:
                 expired += 1
                 touched.append(entry.call_id)
-        succeeded = failed = still_uncertain = 0
+        counts = {Status.SUCCEEDED: 0, Status.FAILED: 0, Status.UNCERTAIN: 0}
+        replayed = 0
         for entry in self.ledger.entries(status=Status.UNCERTAIN):
             spec = self.tools.get(entry.tool_name)
             if not reconcile or spec is None or spec.reconcile is None:
-                still_uncertain += 1
+                counts[Status.UNCERTAIN] += 1
                 continue
             call = CallContext(
                 call_id=entry.call_id,
@@ -823,38 +848,36 @@ class Runtime:
                 input_hash=entry.input_hash,
                 attempt=entry.attempts,
             )
-            outcome = _call_callback_sync(_Callback(spec.reconcile, call))
-            verdict = outcome.value if outcome.error is None else Unknown(repr(outcome.error))
-            if isinstance(verdict, NotFound) and moment < (entry.started_at or 0.0) + spec.settle_s:
-                verdict = Unknown("too early to trust a negative lookup")
-            if isinstance(verdict, Found):
-                result = to_jsonable(verdict.value)
-                moved = self.ledger.transition(
-                    entry,
-                    Status.SUCCEEDED,
-                    actor="reconciler",
-                    detail=f"{spec.lookup_name} found the effect",
-                    result=result,
-                    result_ref="sha256:" + sha256_hex(canonical_json(result)),
-                    finished_at=time.time(),
-                )
-                succeeded += moved is not None
-            elif isinstance(verdict, NotFound):
-                cause = (entry.error_detail or "TOOL_CRASH").split(":", 1)[0]
-                moved = self.ledger.transition(
-                    entry,
-                    Status.FAILED,
-                    actor="reconciler",
-                    detail=f"{spec.lookup_name} did not find the effect: it did not take effect",
-                    error_code=cause,
-                    finished_at=time.time(),
-                )
-                failed += moved is not None
+            # The same reconciliation as inside a call: Found -> succeeded; NotFound -> re-run
+            # with the same key when replay="auto" (or "ask" and approved), else failed;
+            # anything else stays uncertain. A re-run needs the exact arguments, so calls whose
+            # stored arguments cannot be passed back to the tool are settled failed instead,
+            # and the agent's next call with the same key re-arms them.
+            # An async body can only be re-run here when no event loop runs in this thread.
+            async_blocked = spec.is_async and _loop_running()
+            replays_left = 1 if _can_rerun_from_ledger(spec, entry) and not async_blocked else 0
+            plan = self._reconcile(spec, call, entry, replays_left=replays_left, now=moment)
+            kwargs = dict(entry.args)
+            if spec.is_async and not async_blocked:
+                _run_awaitable(self._drive_async(spec, plan, (), kwargs))
             else:
-                still_uncertain += 1
+                self._drive_sync(spec, plan, (), kwargs)  # never asks for the body
+            settled = self.ledger.get(entry.call_id)
+            if settled is None or settled.status not in counts:
                 continue
-            touched.append(entry.call_id)
-        return RecoveryReport(expired, succeeded, failed, still_uncertain, touched)
+            counts[settled.status] += 1
+            if settled.attempts > entry.attempts:
+                replayed += 1
+            if settled.status is not Status.UNCERTAIN:
+                touched.append(entry.call_id)
+        return RecoveryReport(
+            expired,
+            counts[Status.SUCCEEDED],
+            counts[Status.FAILED],
+            counts[Status.UNCERTAIN],
+            touched,
+            replayed,
+        )
 
     def resolve(
         self, call_id: str, outcome: str, note: str, *, actor: str = "human"
@@ -886,6 +909,77 @@ def resolve_call(
     raise RuntimeError(f"{call_id} kept changing while it was being resolved")
 
 
+def _simple_parameters(
+    signature: inspect.Signature,
+) -> tuple[tuple[str, ...], frozenset[str], dict[str, Any]] | None:
+    """Positional names, all names and defaults, if no parameter is variadic or positional-only."""
+    positional: list[str] = []
+    defaults: dict[str, Any] = {}
+    for parameter in signature.parameters.values():
+        if parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            positional.append(parameter.name)
+        elif parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+            return None
+        if parameter.default is not inspect.Parameter.empty:
+            defaults[parameter.name] = parameter.default
+    return tuple(positional), frozenset(signature.parameters), defaults
+
+
+def _bind(spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The call's arguments by name, defaults applied, in the signature's order.
+
+    Signature.bind costs more than the rest of the decision logic; the common shapes are bound
+    directly, and anything unusual (or wrong, for its error message) goes through it.
+    """
+    simple = spec.simple_parameters
+    if simple is not None and len(args) <= len(simple[0]):
+        positional, names, defaults = simple
+        arguments = dict(zip(positional, args, strict=False))
+        if all(name in names and name not in arguments for name in kwargs):
+            arguments.update(kwargs)
+            if len(arguments) < len(names):
+                for name, default in defaults.items():
+                    arguments.setdefault(name, default)
+            if len(arguments) == len(names):
+                ordered = {name: arguments[name] for name in spec.signature.parameters}
+                if spec.drop_first:
+                    ordered.pop(next(iter(ordered)))
+                return ordered
+    bound = spec.signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    arguments = dict(bound.arguments)
+    if spec.drop_first and arguments:
+        arguments.pop(next(iter(arguments)))
+    return arguments
+
+
+_JSON_ANNOTATIONS = frozenset(
+    {"str", "int", "float", "bool", "dict", "list", "Any", "None", "typing.Any", "object"}
+)
+
+
+def _can_rerun_from_ledger(spec: ToolSpec, entry: LedgerEntry) -> bool:
+    """Whether the stored (JSON, possibly redacted) arguments are exactly what the tool got.
+
+    Methods need their instance; redacted secrets and arguments whose type JSON does not keep
+    (a pydantic model, a datetime) cannot be passed back. The input hash proves nothing was
+    redacted; the annotations that every parameter takes plain JSON values.
+    """
+    if spec.drop_first or spec.simple_parameters is None:
+        return False  # no instance; or variadic/positional-only parameters
+    if entry.input_hash != input_hash(entry.args):
+        return False
+    for parameter in spec.signature.parameters.values():
+        annotation = parameter.annotation
+        if annotation is inspect.Parameter.empty:
+            continue
+        text = annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
+        parts = {part.strip() for part in re.split(r"[|\[\],]|Optional|Union", text)}
+        if not parts - {""} <= _JSON_ANNOTATIONS:
+            return False
+    return True
+
+
 def _limit_output(spec: ToolSpec, observation: dict[str, Any]) -> dict[str, Any]:
     if spec.max_output_bytes is None or not observation["ok"]:
         return observation
@@ -900,6 +994,14 @@ def _call_callback_sync(request: _Callback) -> _Outcome:
         return _Outcome(value=value)
     except Exception as exc:
         return _Outcome(error=exc)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _run_awaitable(awaitable: Any) -> Any:
@@ -972,6 +1074,7 @@ def guarded(
             max_output_bytes=max_output_bytes,
             signature=signature,
             drop_first=bool(parameters) and parameters[0] in ("self", "cls"),
+            simple_parameters=_simple_parameters(signature),
         )
         runtime.tools[spec.name] = spec
         wrapper: Any

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import hashlib
 import json
 import re
@@ -43,9 +44,24 @@ SECRET_NAMES = frozenset({"pin", "otp", "auth", "key"})
 _SEPARATORS = re.compile(r"[^a-z0-9]")
 
 
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
 def to_jsonable(value: Any) -> Any:
     """A JSON-compatible copy of ``value`` (pydantic models, dataclasses, enums, dates...)."""
+    if type(value) in _JSON_SCALARS:
+        return value
     return json.loads(json.dumps(value, default=_json_default))
+
+
+def jsonable_result(value: Any) -> tuple[Any, str]:
+    """A tool's result as stored (JSON-compatible) and its ``result_ref``, encoding it once."""
+    try:
+        text = canonical_json(value)
+    except TypeError:  # keys of mixed types cannot be sorted until they are strings
+        text = canonical_json(to_jsonable(value))
+    result = value if type(value) in _JSON_SCALARS else json.loads(text)
+    return result, "sha256:" + sha256_hex(text)
 
 
 def _json_default(value: Any) -> Any:
@@ -89,6 +105,12 @@ def derived_key(material: Mapping[str, Any]) -> str:
 def is_secret_name(name: str, extra: Iterable[str] = ()) -> bool:
     if name in extra:
         return True
+    return _is_common_secret_name(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_common_secret_name(name: str) -> bool:
+    # argument names repeat from call to call: decide each once
     compact = _SEPARATORS.sub("", name.lower())
     if compact in SECRET_NAMES:
         return True

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
+from importlib import resources
 from typing import Any
 
 from agentguard.runtime.errors import TRANSIENT_CODES, ErrorCode
 from agentguard.runtime.ledger.base import LedgerEntry, Status
 
 SCHEMA = "agentguard.observation/v1"
+
+
+def observation_schema() -> dict[str, Any]:
+    """The JSON Schema of observations (``agentguard/data/observation.schema.json``)."""
+    text = resources.files("agentguard").joinpath("data/observation.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 def _observation(

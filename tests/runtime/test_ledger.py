@@ -11,6 +11,7 @@ import pytest
 
 from agentguard.runtime import IllegalTransition, LedgerEntry, SQLiteLedger, Status, open_ledger
 from agentguard.runtime.ledger.base import new_call_id
+from agentguard.runtime.ledger.sqlite import SCHEMA_VERSION
 
 
 def make_entry(key: str = "k1", **overrides: Any) -> LedgerEntry:
@@ -87,6 +88,7 @@ def test_sqlite_durability_settings(tmp_path: Path) -> None:
     assert str(ledger.pragma("journal_mode")).lower() == "wal"
     assert ledger.pragma("synchronous") == 2  # FULL
     assert ledger.pragma("busy_timeout") >= 5000
+    assert ledger.pragma("page_size") == 2048
     ledger.close()
 
 
@@ -95,7 +97,7 @@ def test_migrations_are_versioned_and_idempotent(tmp_path: Path) -> None:
     first = SQLiteLedger(path)
     first.claim(make_entry(), [Status.PLANNED])
     second = SQLiteLedger(path)  # reopening must neither fail nor lose rows
-    assert second.schema_version() == 1
+    assert second.schema_version() == SCHEMA_VERSION
     assert len(second.entries()) == 1
     first.close()
     second.close()
@@ -131,3 +133,138 @@ def test_sqlite_processes_claim_a_key_once(tmp_path: Path) -> None:
         process.join(20)
     wins = [results.get(timeout=5) for _ in processes]
     assert sorted(wins) == [False] * 5 + [True]
+
+
+def test_a_version_1_ledger_is_migrated_with_its_history(tmp_path: Path) -> None:
+    import sqlite3
+
+    from agentguard.runtime.ledger.sqlite import MIGRATIONS
+
+    path = tmp_path / "v1.db"
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("CREATE TABLE agentguard_schema (version INTEGER NOT NULL)")
+    for statement in MIGRATIONS[0][1]:
+        connection.execute(statement)
+    connection.execute("INSERT INTO agentguard_schema (version) VALUES (1)")
+    connection.execute(
+        "INSERT INTO agentguard_calls (call_id, run_id, tool_name, idempotency_key, input_hash,"
+        " args_json, status, risk, idempotency, replay, attempts, created_at, updated_at, version)"
+        " VALUES ('call_old', 'r1', 'create_order', 'k1', 'sha256:x', '{}', 'uncertain',"
+        " 'write', 'non_idempotent', 'never', 1, 1.0, 3.0, 3)"
+    )
+    for event_id, (source, target, actor) in enumerate(
+        [
+            (None, "planned", "runtime"),
+            ("planned", "started", "runtime"),
+            ("started", "uncertain", "sweeper"),
+        ]
+    ):
+        connection.execute(
+            "INSERT INTO agentguard_events (call_id, at, from_status, to_status, actor, detail)"
+            " VALUES ('call_old', ?, ?, ?, ?, ?)",
+            (
+                1.0 + event_id,
+                source,
+                target,
+                actor,
+                "lease expired" if actor == "sweeper" else None,
+            ),
+        )
+    connection.close()
+
+    ledger = SQLiteLedger(path)
+    assert ledger.schema_version() == SCHEMA_VERSION
+    events = ledger.events("call_old")
+    assert [(e.from_status, e.to_status, e.actor) for e in events] == [
+        (None, "planned", "runtime"),
+        ("planned", "started", "runtime"),
+        ("started", "uncertain", "sweeper"),
+    ]
+    assert events[-1].detail == "lease expired" and events[0].at == 1.0
+    entry = ledger.get("call_old")
+    assert entry is not None
+    moved = ledger.transition(entry, Status.SUCCEEDED, actor="human", detail="seen in admin")
+    assert moved is not None
+    assert [e.to_status for e in ledger.events("call_old")][-1] == "succeeded"
+    ledger.close()
+
+
+def test_a_version_1_postgres_ledger_is_migrated_with_its_history() -> None:
+    import psycopg
+    from psycopg import sql
+
+    from agentguard.runtime.ledger.postgres import MIGRATIONS, PostgresLedger
+    from tests.runtime.conftest import drop_schema, fresh_schema, require_postgres
+
+    dsn = require_postgres()
+    schema = fresh_schema()
+    ident = sql.Identifier(schema)
+    try:
+        with psycopg.connect(dsn, autocommit=True) as connection:
+            connection.execute(sql.SQL("CREATE SCHEMA {}").format(ident))
+            connection.execute(
+                sql.SQL("CREATE TABLE {}.agentguard_schema (version integer NOT NULL)").format(
+                    ident
+                )
+            )
+            for statement in MIGRATIONS[0][1]:
+                connection.execute(sql.SQL(statement).format(schema=ident))
+            connection.execute(
+                sql.SQL("INSERT INTO {}.agentguard_schema (version) VALUES (1)").format(ident)
+            )
+            connection.execute(
+                sql.SQL(
+                    "INSERT INTO {}.agentguard_calls (call_id, run_id, tool_name, idempotency_key,"
+                    " input_hash, args_json, status, risk, idempotency, replay, attempts,"
+                    " created_at, updated_at, version) VALUES ('call_old', 'r1', 'create_order',"
+                    " 'k1', 'sha256:x', '{{}}', 'started', 'write', 'non_idempotent', 'never', 1,"
+                    " 1.0, 2.0, 2)"
+                ).format(ident)
+            )
+            for event_id, (source, target) in enumerate(
+                [(None, "planned"), ("planned", "started")]
+            ):
+                connection.execute(
+                    sql.SQL(
+                        "INSERT INTO {}.agentguard_events"
+                        " (call_id, at, from_status, to_status, actor, detail)"
+                        " VALUES ('call_old', %s, %s, %s, 'runtime', NULL)"
+                    ).format(ident),
+                    (1.0 + event_id, source, target),
+                )
+        ledger = PostgresLedger(dsn, schema=schema)
+        assert ledger.schema_version() == 2
+        assert [(e.from_status, e.to_status) for e in ledger.events("call_old")] == [
+            (None, "planned"),
+            ("planned", "started"),
+        ]
+        entry = ledger.get("call_old")
+        assert entry is not None
+        assert ledger.transition(entry, Status.UNCERTAIN, actor="sweeper") is not None
+        assert [e.actor for e in ledger.events("call_old")][-1] == "sweeper"
+        ledger.close()
+    finally:
+        drop_schema(dsn, schema)
+
+
+def _child_call_ids(queue: Any) -> None:
+    queue.put([new_call_id() for _ in range(3)])
+
+
+def test_call_ids_differ_across_forked_processes_and_user_seeding() -> None:
+    import random
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    children = [context.Process(target=_child_call_ids, args=(queue,)) for _ in range(2)]
+    for child in children:
+        child.start()
+    ids = [call_id for _ in children for call_id in queue.get(timeout=20)]
+    for child in children:
+        child.join(20)
+    random.seed(0)  # a user's seeding must not make ids repeat
+    first = new_call_id()
+    random.seed(0)
+    ids += [first, new_call_id(), *(new_call_id() for _ in range(3))]
+    assert len(set(ids)) == len(ids)
+    assert all(call_id.startswith("call_") and len(call_id) == 37 for call_id in ids)

@@ -1,4 +1,4 @@
-"""Row <-> entry conversion shared by the SQL backends."""
+"""Row <-> entry conversion and statement text shared by the SQL backends."""
 
 from __future__ import annotations
 
@@ -36,6 +36,10 @@ CALL_COLUMNS = (
     "version",
 )
 
+# Written on insert, appended to by every transition; read only by ``events()``.
+HISTORY_COLUMN = "history"
+INSERT_COLUMNS = (*CALL_COLUMNS, HISTORY_COLUMN)
+
 EVENT_COLUMNS = ("call_id", "at", "from_status", "to_status", "actor", "detail")
 
 STATUS_CHECK = "status IN ('planned','approved','started','succeeded','failed','uncertain')"
@@ -58,14 +62,35 @@ def encode_field(field_name: str, value: Any) -> Any:
     return value
 
 
-def entry_to_row(entry: LedgerEntry) -> tuple[Any, ...]:
-    values = {
-        "args_json": dumps(entry.args),
-        "result_json": None if entry.result is None else dumps(entry.result),
-        "status": entry.status.value,
-    }
-    return tuple(
-        values[column] if column in values else getattr(entry, column) for column in CALL_COLUMNS
+def entry_to_row(entry: LedgerEntry, history: str) -> tuple[Any, ...]:
+    """Values for INSERT_COLUMNS."""
+    return (
+        entry.call_id,
+        entry.run_id,
+        entry.step_id,
+        entry.tool_name,
+        entry.user_id,
+        entry.approved_at,
+        entry.idempotency_key,
+        entry.input_hash,
+        dumps(entry.args),
+        entry.status.value,
+        entry.risk,
+        entry.idempotency,
+        entry.replay,
+        entry.attempts,
+        entry.error_code,
+        entry.error_detail,
+        entry.started_at,
+        entry.finished_at,
+        None if entry.result is None else dumps(entry.result),
+        entry.result_ref,
+        entry.lease_owner,
+        entry.lease_expires_at,
+        entry.created_at,
+        entry.updated_at,
+        entry.version,
+        history,
     )
 
 
@@ -79,5 +104,47 @@ def row_to_entry(row: Sequence[Any]) -> LedgerEntry:
     return LedgerEntry(**data)
 
 
-def row_to_event(row: Sequence[Any]) -> LedgerEvent:
-    return LedgerEvent(**dict(zip(EVENT_COLUMNS, row, strict=True)))
+def encode_history(
+    start: Status | None,
+    path: Sequence[Status],
+    actor: str,
+    detail: str | None,
+    now: float,
+) -> str:
+    """The events of one transition as JSON lines, appended to the row in the same statement.
+
+    Keeping the history in the row (instead of a table of its own) means a transition dirties
+    one page and no index, which is most of what a guarded call costs beyond its two commits.
+    """
+    lines = []
+    previous = start.value if start is not None else None
+    for status in path:
+        lines.append(dumps([now, previous, status.value, actor, detail]) + "\n")
+        previous = status.value
+    return "".join(lines)
+
+
+def decode_history(call_id: str, history: str | None) -> list[LedgerEvent]:
+    events = []
+    for line in (history or "").splitlines():
+        at, from_status, to_status, actor, detail = json.loads(line)
+        events.append(LedgerEvent(call_id, at, from_status, to_status, actor, detail))
+    return events
+
+
+def update_text(
+    table: str, columns: Sequence[str], placeholder: str, *, lease_guard: bool = False
+) -> str:
+    """A compare-and-set UPDATE of ``columns`` that also appends to the history.
+
+    Parameters: the column values, the history lines, then call_id, version and status, then
+    (with ``lease_guard``) the moment the stored lease must have expired by.
+    """
+    assignments = ", ".join(f"{column} = {placeholder}" for column in columns)
+    guard = f" AND lease_expires_at < {placeholder}" if lease_guard else ""
+    return (
+        f"UPDATE {table} SET {assignments}, "
+        f"{HISTORY_COLUMN} = {HISTORY_COLUMN} || {placeholder} "
+        f"WHERE call_id = {placeholder} AND version = {placeholder} AND status = {placeholder}"
+        f"{guard}"
+    )

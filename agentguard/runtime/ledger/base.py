@@ -7,7 +7,8 @@ compare-and-set on ``version`` that also appends an event, in one transaction.
 from __future__ import annotations
 
 import json
-import uuid
+import os
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -67,8 +68,16 @@ class LedgerConfigurationError(RuntimeError):
     pass
 
 
+# Call ids need uniqueness, not secrecy: 128 bits from a generator seeded by the OS (a private
+# one, so a user's random.seed() cannot make two processes agree), reseeded in every forked
+# child. uuid4() asks the kernel for fresh bytes on every call, which costs more here.
+_ids = random.Random()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_ids.seed)
+
+
 def new_call_id() -> str:
-    return "call_" + uuid.uuid4().hex
+    return f"call_{_ids.getrandbits(128):032x}"
 
 
 def iso(ts: float | None) -> str | None:
@@ -194,9 +203,22 @@ class Ledger(ABC):
         *,
         actor: str = "runtime",
         detail: str | None = None,
+        lease_expired_by: float | None = None,
         **changes: Any,
     ) -> LedgerEntry | None:
-        """Compare-and-set from ``entry.version``; None if someone else changed the row first."""
+        """Compare-and-set from ``entry.version``; None if someone else changed the row first.
+
+        With ``lease_expired_by``, the move happens only if the lease (as stored now, not as
+        read earlier) ran out before that moment: a renewal in between wins.
+        """
+
+    @abstractmethod
+    def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
+        """Extend the lease of a call still ``started`` on ``attempt``; False if it moved on.
+
+        The version does not change, so the running attempt's outcome still compares-and-sets
+        against the entry it started with; expiry moves guard on the stored lease instead.
+        """
 
     @abstractmethod
     def get(self, call_id: str) -> LedgerEntry | None: ...

@@ -51,6 +51,7 @@ class MemoryLedger(Ledger):
         *,
         actor: str = "runtime",
         detail: str | None = None,
+        lease_expired_by: float | None = None,
         **changes: Any,
     ) -> LedgerEntry | None:
         steps = normalise_path(path)
@@ -59,6 +60,10 @@ class MemoryLedger(Ledger):
             current = self._rows.get(entry.call_id)
             if current is None or current.version != entry.version:
                 return None
+            if lease_expired_by is not None and not (
+                current.lease_expires_at is not None and current.lease_expires_at < lease_expired_by
+            ):
+                return None
             check_path(current.status, steps)
             updated = apply_changes(current, steps, changes, now)
             self._rows[entry.call_id] = updated
@@ -66,6 +71,16 @@ class MemoryLedger(Ledger):
                 path_events(entry.call_id, current.status, steps, actor, detail, now)
             )
             return updated
+
+    def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
+        with self._lock:
+            current = self._rows.get(call_id)
+            if current is None or current.status is not Status.STARTED:
+                return False
+            if current.attempts != attempt:
+                return False
+            self._rows[call_id] = evolve(current, lease_expires_at=expires_at)
+            return True
 
     def get(self, call_id: str) -> LedgerEntry | None:
         with self._lock:

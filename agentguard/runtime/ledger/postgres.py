@@ -2,7 +2,8 @@
 
 Uniqueness comes from a unique index on (tool_name, idempotency_key) and INSERT ... ON CONFLICT;
 every change is a compare-and-set on ``version``. Each claim and each transition is a single
-statement (data-modifying CTEs append the events), so one round trip and one commit.
+statement (the transition appends its events to the row's history), so one round trip and one
+commit.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from psycopg import sql
 
 from agentguard.runtime.ledger._rows import (
     CALL_COLUMNS,
-    EVENT_COLUMNS,
+    INSERT_COLUMNS,
     STATUS_CHECK,
     column_for,
+    decode_history,
     encode_field,
+    encode_history,
     entry_to_row,
     row_to_entry,
-    row_to_event,
+    update_text,
 )
 from agentguard.runtime.ledger.base import (
     Ledger,
@@ -37,7 +40,6 @@ from agentguard.runtime.ledger.base import (
     evolve,
     normalise_path,
     normalise_statuses,
-    path_events,
 )
 
 MIGRATIONS: list[tuple[int, list[str]]] = [
@@ -87,22 +89,28 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
             "CREATE INDEX agentguard_events_call ON {schema}.agentguard_events (call_id, id)",
         ],
     ),
+    (
+        # v2: the history moves into the row and the status and input-hash indexes go, so a
+        # transition changes no indexed column: PostgreSQL updates the row in place (HOT, with
+        # room left on each page by the fillfactor) and writes no index entries at all.
+        2,
+        [
+            "ALTER TABLE {schema}.agentguard_calls ADD COLUMN history text NOT NULL DEFAULT ''",
+            """UPDATE {schema}.agentguard_calls AS c SET history = coalesce((
+                SELECT string_agg(
+                    json_build_array(e.at, e.from_status, e.to_status, e.actor, e.detail)::text
+                    || chr(10), '' ORDER BY e.id)
+                FROM {schema}.agentguard_events e WHERE e.call_id = c.call_id), '')""",
+            "DROP INDEX {schema}.agentguard_calls_status",
+            "DROP INDEX {schema}.agentguard_calls_input_hash",
+            "DROP TABLE {schema}.agentguard_events",
+            "ALTER TABLE {schema}.agentguard_calls SET (fillfactor = 70)",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x61676774  # pg_advisory_xact_lock key: one migrator at a time
-
-
-def _event_rows(count: int) -> sql.Composable:
-    row = sql.SQL("(%s::double precision, %s::text, %s::text, %s::text, %s::text)")
-    return sql.SQL(", ").join([row] * count)
-
-
-def _event_values(events: list[LedgerEvent]) -> list[Any]:
-    values: list[Any] = []
-    for event in events:
-        values.extend((event.at, event.from_status, event.to_status, event.actor, event.detail))
-    return values
 
 
 class PostgresLedger(Ledger):
@@ -118,7 +126,6 @@ class PostgresLedger(Ledger):
         self._connections_lock = threading.Lock()
         ident = sql.Identifier(schema)
         self._calls = sql.SQL("{}.agentguard_calls").format(ident)
-        self._events = sql.SQL("{}.agentguard_events").format(ident)
         self._migrate()
         self._prepare_statements()
 
@@ -174,67 +181,24 @@ class PostgresLedger(Ledger):
                 )
 
     def _prepare_statements(self) -> None:
-        columns = sql.SQL(", ").join(sql.Identifier(c) for c in CALL_COLUMNS)
-        event_columns = sql.SQL(", ").join(sql.Identifier(c) for c in EVENT_COLUMNS)
-        placeholders = sql.SQL(", ").join(sql.Placeholder() for _ in CALL_COLUMNS)
-        self._select = sql.SQL("SELECT {} FROM {}").format(columns, self._calls)
-        self._event_columns = event_columns
         connection = self._connection()
-        # The claim and its events in one statement: one round trip, one commit.
-        self._claim_texts = {
-            event_count: sql.SQL(
-                "WITH inserted AS ("
-                " INSERT INTO {calls} ({columns}) VALUES ({values})"
-                " ON CONFLICT (tool_name, idempotency_key) DO NOTHING RETURNING call_id),"
-                " logged AS ("
-                " INSERT INTO {events} ({event_columns})"
-                " SELECT inserted.call_id, e.at, e.from_status, e.to_status, e.actor, e.detail"
-                " FROM inserted CROSS JOIN (VALUES {rows})"
-                " AS e(at, from_status, to_status, actor, detail))"
-                " SELECT count(*) FROM inserted"
+        columns = sql.SQL(", ").join(sql.Identifier(c) for c in CALL_COLUMNS)
+        self._select = sql.SQL("SELECT {} FROM {}").format(columns, self._calls)
+        self._select_text = self._select.as_string(connection)
+        self._calls_text = self._calls.as_string(connection)
+        self._insert_text = (
+            sql.SQL(
+                "INSERT INTO {calls} ({columns}) VALUES ({values})"
+                " ON CONFLICT (tool_name, idempotency_key) DO NOTHING"
             )
             .format(
                 calls=self._calls,
-                columns=columns,
-                values=placeholders,
-                events=self._events,
-                event_columns=event_columns,
-                rows=_event_rows(event_count),
+                columns=sql.SQL(", ").join(sql.Identifier(c) for c in INSERT_COLUMNS),
+                values=sql.SQL(", ").join(sql.Placeholder() for _ in INSERT_COLUMNS),
             )
             .as_string(connection)
-            for event_count in (1, 2)
-        }
-        self._select_text = self._select.as_string(connection)
-        self._transition_cache: dict[tuple[str, ...], str] = {}
-
-    def _transition_statement(self, columns: tuple[str, ...], event_count: int) -> str:
-        # Composing SQL costs more than the statement's own CPU on the server: do it once per shape.
-        cache_key = (*columns, str(event_count))
-        cached = self._transition_cache.get(cache_key)
-        if cached is not None:
-            return cached
-        statement = sql.SQL(
-            "WITH updated AS ("
-            " UPDATE {calls} SET {assignments}"
-            " WHERE call_id = %s AND version = %s AND status = %s RETURNING call_id),"
-            " logged AS ("
-            " INSERT INTO {events} ({event_columns})"
-            " SELECT updated.call_id, e.at, e.from_status, e.to_status, e.actor, e.detail"
-            " FROM updated CROSS JOIN (VALUES {rows})"
-            " AS e(at, from_status, to_status, actor, detail))"
-            " SELECT count(*) FROM updated"
-        ).format(
-            calls=self._calls,
-            rows=_event_rows(event_count),
-            assignments=sql.SQL(", ").join(
-                sql.SQL("{} = %s").format(sql.Identifier(column)) for column in columns
-            ),
-            events=self._events,
-            event_columns=self._event_columns,
         )
-        text = statement.as_string(self._connection())
-        self._transition_cache[cache_key] = text
-        return text
+        self._update_texts: dict[tuple[str, ...], str] = {}
 
     def schema_version(self) -> int:
         row = (
@@ -253,12 +217,9 @@ class PostgresLedger(Ledger):
         check_path(Status.PLANNED, steps[1:])
         now = time.time()
         stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
-        events = path_events(stored.call_id, None, steps, "runtime", None, now)
-        connection = self._connection()
-        row = connection.execute(
-            self._claim_texts[len(events)], (*entry_to_row(stored), *_event_values(events))
-        ).fetchone()
-        if row is not None and row[0] == 1:
+        history = encode_history(None, steps, "runtime", None, now)
+        cursor = self._connection().execute(self._insert_text, entry_to_row(stored, history))
+        if cursor.rowcount == 1:
             return True, stored
         # ON CONFLICT DO NOTHING waited for a concurrent inserter to commit; read the winner.
         existing = self.find(entry.tool_name, entry.idempotency_key)
@@ -273,35 +234,47 @@ class PostgresLedger(Ledger):
         *,
         actor: str = "runtime",
         detail: str | None = None,
+        lease_expired_by: float | None = None,
         **changes: Any,
     ) -> LedgerEntry | None:
         steps = normalise_path(path)
         check_path(entry.status, steps)
         now = time.time()
         updated = apply_changes(entry, steps, changes, now)
-        assignments = {
-            column_for(name): encode_field(name, value) for name, value in changes.items()
-        }
-        assignments.update(status=steps[-1].value, updated_at=now, version=entry.version + 1)
-        events = path_events(entry.call_id, entry.status, steps, actor, detail, now)
-        statement = self._transition_statement(tuple(assignments), len(events))
-        row = (
-            self._connection()
-            .execute(
-                statement,
-                (
-                    *assignments.values(),
-                    entry.call_id,
-                    entry.version,
-                    entry.status.value,
-                    *_event_values(events),
-                ),
+        shape = (*changes, "" if lease_expired_by is None else "lease_expired_by")
+        statement = self._update_texts.get(shape)
+        if statement is None:
+            # Composing SQL costs more than the statement's own work on the server: once per shape.
+            columns = [column_for(name) for name in changes]
+            statement = update_text(
+                self._calls_text,
+                [*columns, "status", "updated_at", "version"],
+                "%s",
+                lease_guard=lease_expired_by is not None,
             )
-            .fetchone()
+            self._update_texts[shape] = statement
+        parameters = (
+            *[encode_field(name, value) for name, value in changes.items()],
+            steps[-1].value,
+            now,
+            entry.version + 1,
+            encode_history(entry.status, steps, actor, detail, now),
+            entry.call_id,
+            entry.version,
+            entry.status.value,
+            *(() if lease_expired_by is None else (lease_expired_by,)),
         )
-        if row is None or row[0] != 1:
+        if self._connection().execute(statement, parameters).rowcount != 1:
             return None
         return updated
+
+    def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
+        statement = (
+            f"UPDATE {self._calls_text} SET lease_expires_at = %s "
+            "WHERE call_id = %s AND status = 'started' AND attempts = %s"
+        )
+        cursor = self._connection().execute(statement, (expires_at, call_id, attempt))
+        return bool(cursor.rowcount == 1)
 
     def get(self, call_id: str) -> LedgerEntry | None:
         row = (
@@ -358,17 +331,15 @@ class PostgresLedger(Ledger):
         return [row_to_entry(row) for row in rows]
 
     def events(self, call_id: str) -> list[LedgerEvent]:
-        rows = (
+        row = (
             self._connection()
             .execute(
-                sql.SQL("SELECT {} FROM {} WHERE call_id = %s ORDER BY id").format(
-                    self._event_columns, self._events
-                ),
+                sql.SQL("SELECT history FROM {} WHERE call_id = %s").format(self._calls),
                 (call_id,),
             )
-            .fetchall()
+            .fetchone()
         )
-        return [row_to_event(row) for row in rows]
+        return decode_history(call_id, row[0]) if row else []
 
     def close(self) -> None:
         with self._connections_lock:

@@ -1,0 +1,172 @@
+"""Per-file fact cache, keyed on content, so a warm run after a fresh clone still hits.
+
+An entry holds the pickled :class:`ModuleFacts` of one file, or the parse error its bytes
+give (facts, never findings: the
+project model links files to each other, so findings are always recomputed). Its key is
+the sha256 of the file's relative path and bytes; the folder it lives in is named after
+everything else the facts depend on: agentguard's version, the Python version (its ``ast``),
+the resolved config digest and the catalogue digest. A change to any of them selects a
+fresh folder, so nothing stale is ever read. Modification times are never consulted: a
+fresh clone gives every file a new mtime and the same content.
+
+Entries are written to a temporary file and renamed into place, so concurrent runs never
+see half an entry; a corrupt or unreadable entry counts as a miss and is rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from agentguard import __version__
+from agentguard.diagnostics import ScanProblem
+from agentguard.python.facts import ModuleFacts
+
+CACHE_DIR_NAME = ".agentguard_cache"
+FORMAT = "1"  # bump when the facts dataclasses change shape
+PICKLE_PROTOCOL = 5
+
+_CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by agentguard.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+
+
+def content_key(rel: str, data: bytes) -> str:
+    """The key of one file's facts: its path (module name, test-ness) and its bytes."""
+    digest = hashlib.sha256(rel.encode("utf-8"))
+    digest.update(b"\0")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def namespace(config_digest: str, catalog_digest: str) -> str:
+    """The folder name for every input other than the file itself."""
+    parts = (
+        FORMAT,
+        __version__,
+        f"{sys.version_info[0]}.{sys.version_info[1]}",
+        config_digest,
+        catalog_digest,
+    )
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
+
+
+class FactCache:
+    """Facts by content key under ``<directory>/<namespace>/``."""
+
+    def __init__(self, directory: Path, config_digest: str, catalog_digest: str) -> None:
+        self.directory = directory
+        self.folder = directory / namespace(config_digest, catalog_digest)
+        self.hits = 0
+        self.misses = 0
+        self._ready = False
+
+    def _entry(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key[2:]}.pickle"
+
+    def load(self, key: str) -> ModuleFacts | ScanProblem | None:
+        """Cached facts (or parse error), or None on a miss or an unreadable entry."""
+        try:
+            blob = self._entry(key).read_bytes()
+        except OSError:
+            self.misses += 1
+            return None
+        facts = decode(blob)
+        if facts is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return facts
+
+    def store(self, key: str, blob: bytes) -> None:
+        """Write one entry atomically; a cache that cannot be written is skipped quietly."""
+        target = self._entry(key)
+        try:
+            if not self._ready:
+                self._prepare()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(blob)
+                os.replace(temporary, target)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return
+
+    def _prepare(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        # Keep the cache out of version control and out of backups.
+        for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+            marker = self.directory / name
+            if not marker.exists():
+                marker.write_text(text, encoding="utf-8")
+        self._ready = True
+
+
+def encode(facts: ModuleFacts | ScanProblem) -> bytes:
+    return pickle.dumps(facts, protocol=PICKLE_PROTOCOL)
+
+
+class _FactsUnpickler(pickle.Unpickler):
+    """Loads facts and nothing else: a cache folder can come from an untrusted checkout,
+    and a plain pickle could name any callable."""
+
+    ALLOWED = frozenset(
+        {
+            ("agentguard.python.facts", name)
+            for name in (
+                "Assignment",
+                "Call",
+                "ClassDef",
+                "Decorator",
+                "Function",
+                "Handler",
+                "Loop",
+                "ModuleFacts",
+                "Suppression",
+                "TryBlock",
+                "Value",
+            )
+        }
+        | {("agentguard.diagnostics", "Span"), ("agentguard.diagnostics", "ScanProblem")}
+    )
+
+    def find_class(self, module: str, name: str) -> type:
+        if (module, name) not in self.ALLOWED:
+            raise pickle.UnpicklingError(f"{module}.{name} is not a facts class")
+        found: type = super().find_class(module, name)
+        return found
+
+
+def decode(blob: bytes) -> ModuleFacts | ScanProblem | None:
+    """Facts (or the file's parse error) from an entry; None for anything else."""
+    try:
+        facts = _FactsUnpickler(io.BytesIO(blob)).load()
+    except Exception:  # a truncated or foreign file raises anything from EOFError up
+        return None
+    return facts if isinstance(facts, (ModuleFacts, ScanProblem)) else None
+
+
+def default_cache_dir(root: Path) -> Path:
+    return root / CACHE_DIR_NAME
+
+
+def clean(directory: Path) -> bool:
+    """Remove a cache folder; True when there was one. Refuses folders that are not ours."""
+    if not directory.exists():
+        return False
+    if not (directory / "CACHEDIR.TAG").exists() and directory.name != CACHE_DIR_NAME:
+        raise ValueError(f"{directory} does not look like an agentguard cache; not removing it")
+    shutil.rmtree(directory)
+    return True

@@ -1,0 +1,120 @@
+"""Lease renewal while tool bodies run, so recovery elsewhere never takes a live call for dead.
+
+One daemon thread per runtime (and per process) renews the leases of every body in flight:
+watching a call costs a dict insert, not a thread, and bodies that finish before their first
+renewal is due never touch the ledger.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agentguard.runtime.ledger.base import Ledger
+
+logger = logging.getLogger("agentguard.runtime")
+
+# Renew when this fraction of the lease has passed: two renewals can fail before it runs out.
+RENEW_FRACTION = 1 / 3
+# A heartbeat thread with nothing to renew for this long stops (a new call restarts it).
+IDLE_STOP_S = 5.0
+
+
+@dataclass
+class _Watched:
+    call_id: str
+    attempt: int
+    lease_s: float
+    due: float
+
+
+class Heartbeat:
+    def __init__(self, ledger: Callable[[], Ledger]) -> None:
+        self._ledger = ledger
+        self._lock = threading.Condition(threading.Lock())
+        self._watched: dict[int, _Watched] = {}
+        self._next_token = 0
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        self._tick = float("inf")
+        self.renewals = 0
+
+    def watch(self, call_id: str, attempt: int, lease_s: float) -> int | None:
+        """Keep the lease of ``call_id`` (on ``attempt``) alive until ``unwatch``."""
+        if lease_s <= 0:
+            return None
+        interval = lease_s * RENEW_FRACTION
+        with self._lock:
+            self._next_token += 1
+            token = self._next_token
+            self._watched[token] = _Watched(call_id, attempt, lease_s, time.monotonic() + interval)
+            if self._thread is None or self._pid != os.getpid():
+                # a thread does not survive fork(): a child process starts its own
+                self._pid = os.getpid()
+                self._tick = interval
+                self._thread = threading.Thread(
+                    target=self._loop, name="agentguard-heartbeat", daemon=True
+                )
+                self._thread.start()
+            elif interval < self._tick:
+                # The thread wakes every `tick` (the shortest renewal interval seen), so watching
+                # a call is a dict insert; only a shorter lease than any before wakes it early.
+                self._tick = interval
+                self._lock.notify()
+        return token
+
+    def unwatch(self, token: int | None) -> None:
+        if token is None:
+            return
+        with self._lock:
+            self._watched.pop(token, None)
+
+    def _loop(self) -> None:
+        idle_since: float | None = None
+        while True:
+            with self._lock:
+                self._lock.wait(min(self._tick, 3600.0))
+                if self._pid != os.getpid():
+                    return
+                now = time.monotonic()
+                if not self._watched:
+                    # Idle for a while: stop, so that a runtime nobody uses can be collected;
+                    # the next watched call starts a new thread (decided under the lock, so no
+                    # call is ever left to a thread that is about to stop).
+                    if idle_since is None:
+                        idle_since = now
+                    elif now - idle_since >= max(IDLE_STOP_S, self._tick):
+                        self._thread = None
+                        return
+                    continue
+                idle_since = None
+                due = [(token, item) for token, item in self._watched.items() if item.due <= now]
+                for _, item in due:
+                    item.due = now + item.lease_s * RENEW_FRACTION
+            for token, item in due:
+                if not self._renew(item):
+                    self.unwatch(token)
+
+    def _renew(self, item: _Watched) -> bool:
+        """False once the call has moved on without us: there is nothing left to renew."""
+        try:
+            renewed = self._ledger().renew_lease(
+                item.call_id, item.attempt, time.time() + item.lease_s
+            )
+        except Exception as exc:  # the next beat tries again; the lease has slack for it
+            logger.warning("could not renew the lease of %s: %r", item.call_id, exc)
+            return True
+        if renewed:
+            self.renewals += 1
+        else:
+            logger.error(
+                "%s attempt %d lost its lease while still running (declared uncertain elsewhere); "
+                "its outcome will be recorded when it finishes",
+                item.call_id,
+                item.attempt,
+            )
+        return renewed

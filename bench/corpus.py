@@ -1,0 +1,97 @@
+"""Build (or locate) the benchmark corpus: the ``.py`` files of agent frameworks from PyPI.
+
+The packages are installed with pip into a scratch folder outside the repository, then
+only their ``.py`` files are copied into ``<scratch>/corpus`` (no config files, so no tool
+picks up a package's own lint settings). A second call finds the corpus and reuses it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+# Agent frameworks and the clients they are built on; together about 5,800 .py files.
+REQUIREMENTS = (
+    "langchain",
+    "langgraph",
+    "crewai",
+    "llama-index-core",
+    "autogen-agentchat",
+    "pydantic-ai",
+    "smolagents",
+    "openai-agents",
+    "mcp",
+)
+PACKAGES = (
+    "langchain",
+    "langchain_core",
+    "langchain_protocol",
+    "langgraph",
+    "langgraph_sdk",
+    "autogen_agentchat",
+    "autogen_core",
+    "smolagents",
+    "mcp",
+    "agents",
+    "pydantic_ai",
+    "crewai",
+    "crewai_cli",
+    "crewai_core",
+    "llama_index",
+    "fastmcp",
+    "instructor",
+    "openai",
+    "langsmith",
+    "chromadb",
+    "huggingface_hub",
+    "opentelemetry",
+    "logfire",
+    "sqlalchemy",
+)
+
+
+def build_corpus(scratch: Path) -> Path:
+    """The corpus folder under ``scratch``, installing and copying it on first use."""
+    corpus = scratch / "corpus"
+    done = corpus / ".complete"
+    if done.exists():
+        return corpus
+    site = scratch / "site"
+    if not site.exists():
+        print(f"installing the corpus packages into {site} ...", file=sys.stderr)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--target",
+                str(site),
+                *list(REQUIREMENTS),
+            ],
+            check=True,
+        )
+    if corpus.exists():
+        shutil.rmtree(corpus)
+    for package in PACKAGES:
+        source = site / package
+        if not source.is_dir():
+            continue
+        for path in source.rglob("*.py"):
+            target = corpus / path.relative_to(site)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    done.write_text("")
+    return corpus
+
+
+def python_files(corpus: Path) -> list[Path]:
+    return sorted(corpus.rglob("*.py"))
+
+
+if __name__ == "__main__":
+    folder = build_corpus(Path(sys.argv[1]))
+    print(folder, len(python_files(folder)))

@@ -1,0 +1,317 @@
+"""Side-by-side benchmark: agentguard cold, warm and after one change, against peers.
+
+    python bench/run.py [--scratch DIR] [--runs 3] [--skip-bandit] [--skip-semgrep]
+
+Builds or reuses the corpus (``bench/corpus.py``) and a venv with ruff, bandit and semgrep
+under the scratch folder (default: ``$TMPDIR/agentguard-bench``, outside the repository),
+then times every command as a whole process, start-up included: median wall seconds of
+``--runs`` runs (bandit once: it takes minutes), files per second, and the peak RSS of the
+largest single process (GNU time). Every number and ratio comes from this one run on this
+machine; nothing is compared with figures measured elsewhere.
+
+agentguard runs are checked to agree: cold, warm and --jobs 1 print the same findings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import build_corpus, python_files
+
+REPO = Path(__file__).resolve().parent.parent
+SEMGREP_RULE = """rules:
+  - id: no-eval
+    languages: [python]
+    severity: WARNING
+    message: eval() call
+    pattern: eval(...)
+"""
+
+
+@dataclass
+class Row:
+    name: str
+    walls: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
+    peak_kib: int = 0
+    note: str = ""
+
+    @property
+    def wall(self) -> float:
+        return statistics.median(self.walls)
+
+
+def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int, str]:
+    """Wall seconds, cpu seconds (user + sys, children included), peak RSS (KiB) and stdout
+    of one whole process."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        wrapped = ["/usr/bin/time", "-f", "%M %U %S", "-o", report.name, *command]
+        use_time = Path("/usr/bin/time").exists()
+        started = time.perf_counter()
+        done = subprocess.run(
+            wrapped if use_time else command,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            check=False,
+        )
+        wall = time.perf_counter() - started
+        peak, cpu = 0, 0.0
+        if use_time:
+            last = report.read().strip().splitlines()[-1:] or ["0 0 0"]
+            fields = last[0].split()
+            if len(fields) == 3:
+                peak, cpu = int(fields[0]), float(fields[1]) + float(fields[2])
+    return wall, cpu, peak, done.stdout
+
+
+@dataclass
+class Case:
+    """One command, run once per round; rounds interleave the commands, so that the
+    load of a shared machine drifting over minutes falls on every command alike."""
+
+    row: Row
+    command: list[str]
+    env: dict[str, str] | None = None
+    before: Callable[[], None] | None = None
+    rounds: int = 3
+    output: str = ""
+
+    def run(self) -> None:
+        if self.before is not None:
+            self.before()
+        wall, cpu, peak, self.output = timed(self.command, self.env)
+        self.row.walls.append(wall)
+        self.row.cpus.append(cpu)
+        self.row.peak_kib = max(self.row.peak_kib, peak)
+
+
+def run_rounds(cases: list[Case]) -> None:
+    for round_number in range(max(case.rounds for case in cases)):
+        for case in cases:
+            if round_number < case.rounds:
+                case.run()
+
+
+def peers_venv(scratch: Path, skip_semgrep: bool) -> Path:
+    venv = scratch / "peers"
+    bin_dir = venv / "bin"
+    if not (bin_dir / "ruff").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        packages = ["ruff", "bandit"] + ([] if skip_semgrep else ["semgrep"])
+        subprocess.run([str(bin_dir / "pip"), "install", "--quiet", *packages], check=True)
+    return bin_dir
+
+
+def touch_all(files: list[Path]) -> None:
+    """A fresh clone: the same bytes, every modification time new."""
+    now = time.time()
+    for path in files:
+        os.utime(path, (now, now))
+
+
+def findings_of(output: str) -> list[object]:
+    data = json.loads(output)
+    return [data["findings"], data["tools"]]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument(
+        "--scratch", type=Path, default=Path(tempfile.gettempdir()) / "agentguard-bench"
+    )
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--skip-bandit", action="store_true")
+    parser.add_argument("--skip-semgrep", action="store_true")
+    args = parser.parse_args()
+    scratch: Path = args.scratch.resolve()
+    scratch.mkdir(parents=True, exist_ok=True)
+    corpus = build_corpus(scratch)
+    files = python_files(corpus)
+    size = sum(p.stat().st_size for p in files)
+    peers = peers_venv(scratch, args.skip_semgrep)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cache_dir = scratch / "cache"
+    agentguard = [
+        sys.executable,
+        "-m",
+        "agentguard",
+        "check",
+        str(corpus),
+        "--exit-zero",
+        "--format",
+        "json",
+    ]
+    rows: list[Row] = []
+    runs = args.runs
+    print(
+        f"corpus: {len(files):,} .py files, {size / 1e6:.1f} MB; {os.cpu_count()} cores; "
+        f"Python {platform.python_version()}; {time.strftime('%Y-%m-%d')}",
+        flush=True,
+    )
+
+    # Floor: read and sha256 every file (what a warm run cannot avoid).
+    floor = Row("floor: read + sha256 every file")
+    for _ in range(max(runs, 3)):
+        started = time.perf_counter()
+        for path in files:
+            hashlib.sha256(path.read_bytes()).digest()
+        floor.walls.append(time.perf_counter() - started)
+    rows.append(floor)
+
+    shutil.rmtree(cache_dir, ignore_errors=True)
+    fill = Case(
+        Row("agentguard first run, writing the cache (--jobs 2)"),
+        [*agentguard, "--cache-dir", str(cache_dir), "--jobs", "2"],
+        env,
+        rounds=1,
+    )
+    fill.run()
+    changed_file = files[len(files) // 2]
+    original = changed_file.read_bytes()
+    counter = [0]
+
+    def change_one() -> None:
+        counter[0] += 1
+        changed_file.write_bytes(original + f"\n# bench change {counter[0]}\n".encode())
+
+    def fresh_clone() -> None:
+        changed_file.write_bytes(original)
+        touch_all(files)
+
+    cold = Case(
+        Row("agentguard cold (--no-cache, --jobs 2)"),
+        [*agentguard, "--no-cache", "--jobs", "2"],
+        env,
+        rounds=runs,
+    )
+    single = Case(
+        Row("agentguard cold (--no-cache, --jobs 1)"),
+        [*agentguard, "--no-cache", "--jobs", "1"],
+        env,
+        rounds=1,
+    )
+    warm_command = [*agentguard, "--cache-dir", str(cache_dir), "--jobs", "2"]
+    warm = Case(
+        Row("agentguard warm, fresh clone (cache restored, new mtimes)"),
+        warm_command,
+        env,
+        before=fresh_clone,
+        rounds=runs,
+    )
+    one = Case(
+        Row("agentguard warm, one file changed"),
+        warm_command,
+        env,
+        before=change_one,
+        rounds=runs,
+    )
+    ruff = Case(
+        Row("ruff check --select ALL --no-cache"),
+        [
+            str(peers / "ruff"),
+            "check",
+            "--isolated",
+            "--no-cache",
+            "--select",
+            "ALL",
+            "--exit-zero",
+            "--output-format",
+            "concise",
+            str(corpus),
+        ],
+        rounds=runs,
+    )
+    cases = [cold, ruff, warm, one, single]
+    semgrep = bandit = None
+    if not args.skip_semgrep and (peers / "semgrep").exists():
+        rule = scratch / "semgrep-rule.yaml"
+        rule.write_text(SEMGREP_RULE, encoding="utf-8")
+        (corpus / ".semgrepignore").write_text("", encoding="utf-8")  # scan tests/ too
+        semgrep = Case(
+            Row("semgrep, one local rule"),
+            [
+                str(peers / "semgrep"),
+                "scan",
+                "--config",
+                str(rule),
+                "--metrics=off",
+                "--disable-version-check",
+                "--max-target-bytes",
+                "0",
+                "--project-root",
+                str(corpus),
+                str(corpus),
+            ],
+            rounds=1,
+        )
+        cases.append(semgrep)
+    if not args.skip_bandit:
+        # bandit takes minutes: once.
+        bandit = Case(
+            Row("bandit -r (all plugins)"),
+            [str(peers / "bandit"), "-r", "-q", str(corpus)],
+            rounds=1,
+        )
+        cases.append(bandit)
+    load_before = os.getloadavg()
+    try:
+        run_rounds(cases)
+    finally:
+        changed_file.write_bytes(original)
+    load_after = os.getloadavg()
+    rows += [fill.row] + [case.row for case in cases]
+    agree = findings_of(cold.output) == findings_of(single.output) == findings_of(warm.output)
+
+    print()
+    print(f"load average (1 min) before / after: {load_before[0]:.1f} / {load_after[0]:.1f}")
+    print()
+    print("| what | runs | wall s (median) | cpu s (median) | files/s | peak MiB |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for row in rows:
+        peak = f"{row.peak_kib / 1024:.0f}" if row.peak_kib else "-"
+        cpu = f"{statistics.median(row.cpus):.2f}" if row.cpus else "-"
+        print(
+            f"| {row.name} | {len(row.walls)} | {row.wall:.2f} | {cpu} | "
+            f"{len(files) / row.wall:,.0f} | {peak} |"
+        )
+    print()
+    ratios = [
+        ("cold ÷ ruff ALL", cold.row.wall / ruff.row.wall, "target ≤ 2"),
+        ("warm ÷ ruff ALL cold", warm.row.wall / ruff.row.wall, "goal < 1"),
+        ("warm ÷ sha256 floor", warm.row.wall / floor.wall, "goal: a few"),
+        ("one change ÷ warm", one.row.wall / warm.row.wall, "goal ≈ 1"),
+        ("cold --jobs 2 ÷ cold --jobs 1", cold.row.wall / single.row.wall, "2 cores: ≈ 0.5"),
+    ]
+    if semgrep is not None:
+        ratios.insert(0, ("cold ÷ semgrep (1 rule)", cold.row.wall / semgrep.row.wall, "goal ≤ 1"))
+    if bandit is not None:
+        ratios.insert(0, ("cold ÷ bandit", cold.row.wall / bandit.row.wall, "goal ≤ 0.1"))
+    for name, value, goal in ratios:
+        print(f"{name}: {value:.3f}  ({goal})")
+    peak_mib = max(cold.row.peak_kib, warm.row.peak_kib) / 1024
+    print(f"peak memory of agentguard: {peak_mib:.0f} MiB (goal < 1024)")
+    print(
+        f"findings identical cold --jobs 2 / --jobs 1 / warm: {agree} "
+        f"({len(findings_of(cold.output)[0])} findings)"
+    )
+    return 0 if agree else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

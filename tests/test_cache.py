@@ -1,0 +1,183 @@
+"""The per-file fact cache: hits after a fresh clone, misses after any input changes."""
+
+from __future__ import annotations
+
+import copy
+import os
+import pickle
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentguard import cache as fact_cache
+from agentguard.catalog import Catalog, builtin_data
+from agentguard.cli import app
+from agentguard.config import load_config
+from agentguard.engine import FactOptions, ScanResult, scan
+from agentguard.parallel import ExtractStats
+
+from .conftest import FIXTURES
+
+
+def finding_lines(result: ScanResult) -> list[str]:
+    return [f"{f.code} {f.path}:{f.span.line}:{f.span.column} {f.tool}" for f in result.findings]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    target = tmp_path / "shop-agent"
+    shutil.copytree(
+        FIXTURES / "shop-agent", target, ignore=shutil.ignore_patterns(fact_cache.CACHE_DIR_NAME)
+    )
+    (target / ".git").mkdir(exist_ok=True)
+    return target
+
+
+def cached_scan(
+    project: Path, cache_dir: Path, catalog: Catalog | None = None
+) -> tuple[ScanResult, ExtractStats]:
+    options = FactOptions(jobs=1, cache_dir=cache_dir)
+    result = scan([project], load_config([project]), facts=options, catalog=catalog)
+    assert options.stats is not None
+    return result, options.stats
+
+
+def python_files(project: Path) -> list[Path]:
+    return sorted(p for p in project.rglob("*.py") if ".agentguard_cache" not in p.parts)
+
+
+def test_second_run_reads_every_file_from_the_cache_even_with_new_mtimes(
+    project: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    cold, cold_stats = cached_scan(project, cache_dir)
+    assert cold_stats.cache_hits == 0
+    assert cold_stats.parsed == len(python_files(project)) > 0
+    # A fresh clone: same bytes, every modification time new.
+    for path in python_files(project):
+        os.utime(path, (1_900_000_000, 1_900_000_000))
+    warm, warm_stats = cached_scan(project, cache_dir)
+    assert warm_stats.parsed == 0
+    assert warm_stats.cache_hits == cold_stats.parsed
+    assert finding_lines(warm) == finding_lines(cold)
+    assert finding_lines(cold)  # the fixture has findings, so the comparison means something
+
+
+def test_a_changed_file_is_parsed_again_and_its_new_content_is_used(
+    project: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    cold, _ = cached_scan(project, cache_dir)
+    changed = project / cold.findings[0].path
+    changed.write_text("\n\n" + changed.read_text(encoding="utf-8"), encoding="utf-8")
+    warm, stats = cached_scan(project, cache_dir)
+    assert stats.parsed == 1
+    assert stats.cache_hits == len(python_files(project)) - 1
+    uncached = scan([project], load_config([project]))
+    assert finding_lines(warm) == finding_lines(uncached)
+    moved = [f.span.line for f in warm.findings if f.path == cold.findings[0].path]
+    assert cold.findings[0].span.line + 2 in moved
+
+
+def test_a_config_change_invalidates_every_entry(project: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    cached_scan(project, cache_dir)
+    (project / "agentguard.toml").write_text('min-confidence = "low"\n', encoding="utf-8")
+    _, stats = cached_scan(project, cache_dir)
+    assert stats.cache_hits == 0
+    assert stats.parsed == len(python_files(project))
+
+
+def test_a_catalogue_change_invalidates_every_entry(project: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    cached_scan(project, cache_dir, Catalog(builtin_data()))
+    data = copy.deepcopy(builtin_data())
+    data["ledger_functions"].append("billing.ledger.record_attempt")
+    changed = Catalog(data)
+    assert changed.digest != Catalog(builtin_data()).digest
+    _, stats = cached_scan(project, cache_dir, changed)
+    assert stats.cache_hits == 0
+    assert stats.parsed == len(python_files(project))
+
+
+def entries(cache_dir: Path) -> list[Path]:
+    return sorted(cache_dir.rglob("*.pickle"))
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"", b"not a pickle", pickle.dumps({"path": "x"}), pickle.dumps(Path("/etc/passwd"))],
+    ids=["empty", "text", "wrong-type", "foreign-class"],
+)
+def test_a_corrupt_entry_is_ignored_and_rebuilt(
+    project: Path, tmp_path: Path, garbage: bytes
+) -> None:
+    cache_dir = tmp_path / "cache"
+    cold, _ = cached_scan(project, cache_dir)
+    written = entries(cache_dir)
+    assert len(written) == len(python_files(project))
+    for entry in written:
+        entry.write_bytes(garbage)
+    rebuilt, stats = cached_scan(project, cache_dir)
+    assert stats.cache_hits == 0
+    assert finding_lines(rebuilt) == finding_lines(cold)
+    _, again = cached_scan(project, cache_dir)
+    assert again.cache_hits == len(written)
+
+
+def test_an_entry_naming_any_other_callable_is_never_run(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (os.mkdir, (str(marker),))
+
+    assert fact_cache.decode(pickle.dumps(Payload())) is None
+    assert not marker.exists()
+
+
+def test_the_cache_folder_is_ignored_by_git_and_tagged(project: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    cached_scan(project, cache_dir)
+    assert (cache_dir / ".gitignore").read_text(encoding="utf-8") == "*\n"
+    assert (cache_dir / "CACHEDIR.TAG").read_text(encoding="utf-8").startswith("Signature: ")
+    assert not list(cache_dir.rglob(".tmp-*"))  # every write was renamed into place
+
+
+def test_cli_writes_the_default_cache_and_clean_removes_it(project: Path) -> None:
+    runner = CliRunner()
+    checked = runner.invoke(app, ["check", str(project), "--exit-zero", "--jobs", "1"])
+    assert checked.exit_code == 0, checked.output
+    cache_dir = project / fact_cache.CACHE_DIR_NAME
+    assert entries(cache_dir)
+    cleaned = runner.invoke(app, ["clean", str(project)])
+    assert cleaned.exit_code == 0, cleaned.output
+    assert not cache_dir.exists()
+    again = runner.invoke(app, ["clean", str(project)])
+    assert again.exit_code == 0 and "no cache" in again.output
+
+
+def test_no_cache_writes_nothing(project: Path) -> None:
+    result = CliRunner().invoke(app, ["check", str(project), "--exit-zero", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert not (project / fact_cache.CACHE_DIR_NAME).exists()
+
+
+def test_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path) -> None:
+    precious = tmp_path / "src"
+    precious.mkdir()
+    result = CliRunner().invoke(app, ["clean", str(tmp_path), "--cache-dir", str(precious)])
+    assert result.exit_code == 2
+    assert precious.exists()
+
+
+def test_a_parse_error_is_cached_and_still_reported(project: Path, tmp_path: Path) -> None:
+    (project / "broken.py").write_text("def oops(:\n    pass\n", encoding="utf-8")
+    cache_dir = tmp_path / "cache"
+    cold, _ = cached_scan(project, cache_dir)
+    warm, stats = cached_scan(project, cache_dir)
+    assert stats.parsed == 0
+    assert [p.path for p in warm.problems] == [p.path for p in cold.problems] == ["broken.py"]
+    assert finding_lines(warm) == finding_lines(cold)
