@@ -29,7 +29,7 @@ from agentguard.diagnostics import ScanProblem
 from agentguard.python.facts import ModuleFacts
 
 CACHE_DIR_NAME = ".agentguard_cache"
-FORMAT = "1"  # bump when the facts dataclasses change shape
+FORMAT = "2"  # bump when the facts dataclasses change shape or the extractor fills them differently
 PICKLE_PROTOCOL = 5
 
 _CACHEDIR_TAG = (
