@@ -87,6 +87,8 @@ class ToolForm:
     tools: ArgRef | None = None
     methods: tuple[str, ...] = ()
     methods_from_attribute: str | None = None
+    # class attributes a duck-typed base needs (``name``, ``description``) to count
+    requires_attributes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -212,6 +214,7 @@ class Catalog:
                     "base_class",
                     methods=tuple(_as_list(raw.get("methods"))),
                     methods_from_attribute=raw.get("methods_from_attribute"),
+                    requires_attributes=tuple(_as_list(raw.get("requires_attributes"))),
                 ),
             )
         for raw in spec.get("registries") or []:

@@ -128,3 +128,36 @@ def test_every_rule_reads_a_tool_described_as_reading_alike(scan_files: ScanFile
     # the URL says nothing, the description reads: no rule treats the POST as a write
     result = scan_files({"scanner.py": SCANNER})
     assert [f.code for f in result.findings if f.code in {"AG101", "AG201", "AG401"}] == []
+
+
+CUSTOM_TOOLS = """\
+import subprocess
+
+from .base import Tool, ToolResult
+
+
+class ShellTool(Tool):
+    name = "shell"
+    description = "Run a shell command."
+
+    def execute(self, command: str) -> ToolResult:
+        try:
+            out = subprocess.run(command, shell=True, capture_output=True, text=True)
+            return ToolResult(output=out.stdout)
+        except Exception as e:
+            return ToolResult(error=str(e))
+
+
+class Tool2(Tool):
+    def execute(self, command: str) -> str:
+        return subprocess.run(command, shell=True).stdout
+"""
+
+
+def test_an_agents_own_tool_classes(scan_files: ScanFiles) -> None:
+    result = scan_files({"agent/tools/shell.py": CUSTOM_TOOLS}, select=("AG101", "AG601"))
+    # the class with a name and a description for the model is a tool; the bare one is not
+    assert sorted((f.code, f.tool) for f in result.findings) == [
+        ("AG101", "shell"),
+        ("AG601", "shell"),
+    ]

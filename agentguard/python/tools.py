@@ -212,6 +212,8 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
         form = project.catalog.tool_forms["base_class"](base)
         if form is None:
             continue
+        if not all(attr in cls.attributes for attr in form.requires_attributes):
+            continue  # a class merely named like a tool base
         methods: list[str] = []
         if form.methods_from_attribute:
             attr = cls.attributes.get(form.methods_from_attribute)
