@@ -161,6 +161,56 @@ class _Outcome:
 
 Plan = Generator[Any, Any, dict[str, Any]]
 
+_FINISHED = object()
+
+
+class _Drive:
+    """What the sync and async drivers share: the plan's state between its requests.
+
+    A driver performs each request its own way and hands back the reply, or the exception it
+    raised to ``absorb``: a ledger error goes back into the plan; an interruption of the body
+    (KeyboardInterrupt, SystemExit, cancellation) is recorded, then re-raised at the end.
+    """
+
+    __slots__ = ("interrupted", "observation", "pending", "plan", "reply", "spec")
+
+    def __init__(self, spec: ToolSpec, plan: Plan) -> None:
+        self.spec = spec
+        self.plan = plan
+        self.reply: Any = None
+        self.pending: BaseException | None = None
+        self.interrupted: BaseException | None = None
+        self.observation: dict[str, Any] = {}
+
+    def next_request(self) -> Any:
+        """The plan's next request, or ``_FINISHED`` once ``observation`` holds its answer."""
+        try:
+            if self.pending is not None:
+                request = self.plan.throw(self.pending)
+            else:
+                request = self.plan.send(self.reply)
+        except StopIteration as stop:
+            if self.interrupted is not None:
+                raise self.interrupted from None
+            self.observation = _limit_output(self.spec, stop.value)
+            return _FINISHED
+        self.reply, self.pending = None, None
+        return request
+
+    def absorb(self, request: Any, error: BaseException) -> bool:
+        """Whether ``error``, raised performing ``request``, goes back to the plan."""
+        if isinstance(request, _LedgerOp):
+            if isinstance(error, Exception):
+                self.pending = error
+                return True
+            return False
+        if isinstance(request, _Body) and not isinstance(error, SimulatedCrash):
+            self.interrupted = error
+            self.reply = _Outcome(error=error)
+            return True
+        return False
+
+
 _DEFAULTS_BY_RISK = {
     Risk.READ: (Idempotency.IDEMPOTENT, Replay.AUTO),
     Risk.WRITE: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
@@ -343,16 +393,7 @@ class Runtime:
         if entry.status is Status.STARTED:
             now = time.time()
             if entry.lease_expires_at is not None and entry.lease_expires_at < now:
-                moved = yield _LedgerOp(
-                    lambda: self.ledger.transition(
-                        entry,
-                        Status.UNCERTAIN,
-                        lease_expired_by=now,
-                        detail="lease expired: the worker stopped before recording the outcome",
-                        error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
-                        error_detail="TOOL_CRASH: lease expired",
-                    )
-                )
+                moved = yield _LedgerOp(lambda: _expire_lease(self.ledger, entry, now))
                 if moved is None:
                     return (yield from self._current_view(spec, call, entry))
                 return (yield from self._reconcile(spec, call, moved, replays_left=1))
@@ -629,34 +670,30 @@ class Runtime:
     def _drive_sync(
         self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        reply: Any = None
-        pending: BaseException | None = None
-        interrupted: BaseException | None = None
-        while True:
+        drive = _Drive(spec, plan)
+        while (request := drive.next_request()) is not _FINISHED:
             try:
-                request = plan.throw(pending) if pending is not None else plan.send(reply)
-            except StopIteration as stop:
-                if interrupted is not None:
-                    raise interrupted from None
-                return _limit_output(spec, stop.value)
-            reply, pending = None, None
-            if isinstance(request, _LedgerOp):
-                try:
-                    reply = request.operation()
-                except Exception as exc:
-                    pending = exc
-            elif isinstance(request, _Body):
-                try:
-                    reply = self._body_sync(spec, request.call, args, kwargs)
-                except SimulatedCrash:
+                if isinstance(request, _LedgerOp):
+                    drive.reply = request.operation()
+                elif isinstance(request, _Body):
+                    drive.reply = self._body_sync(spec, request.call, args, kwargs)
+                elif isinstance(request, _Sleep):
+                    self.sleep(request.seconds)
+                elif isinstance(request, _Callback):
+                    drive.reply = _call_callback_sync(request)
+            except BaseException as exc:
+                if not drive.absorb(request, exc):
                     raise
-                except BaseException as exc:  # KeyboardInterrupt, SystemExit: record, then re-raise
-                    interrupted = exc
-                    reply = _Outcome(error=exc)
-            elif isinstance(request, _Sleep):
-                self.sleep(request.seconds)
-            elif isinstance(request, _Callback):
-                reply = _call_callback_sync(request)
+        return drive.observation
+
+    def _begin_attempt(self, spec: ToolSpec, call: CallContext) -> tuple[Any, Any]:
+        """Make ``call`` current and watch its lease while its body runs."""
+        token = _current_call.set(call)
+        return token, self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
+
+    def _end_attempt(self, token: Any, beat: Any) -> None:
+        self.heartbeat.unwatch(beat)
+        _current_call.reset(token)
 
     def _body_sync(
         self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -669,8 +706,7 @@ class Runtime:
                 value = hook.after_body(call, value)
             return value
 
-        token = _current_call.set(call)
-        beat = self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
+        token, beat = self._begin_attempt(spec, call)
         try:
             if spec.timeout_s is None:
                 return _Outcome(value=invoke())
@@ -680,8 +716,7 @@ class Runtime:
         except Exception as exc:
             return _Outcome(error=exc)
         finally:
-            self.heartbeat.unwatch(beat)
-            _current_call.reset(token)
+            self._end_attempt(token, beat)
 
     def _body_with_deadline(
         self, spec: ToolSpec, call: CallContext, invoke: Callable[[], Any]
@@ -747,44 +782,30 @@ class Runtime:
     async def _drive_async(
         self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        reply: Any = None
-        pending: BaseException | None = None
-        interrupted: BaseException | None = None
-        while True:
+        drive = _Drive(spec, plan)
+        while (request := drive.next_request()) is not _FINISHED:
             try:
-                request = plan.throw(pending) if pending is not None else plan.send(reply)
-            except StopIteration as stop:
-                if interrupted is not None:
-                    raise interrupted from None
-                return _limit_output(spec, stop.value)
-            reply, pending = None, None
-            if isinstance(request, _LedgerOp):
-                try:
-                    if interrupted is not None:
+                if isinstance(request, _LedgerOp):
+                    if drive.interrupted is not None:
                         # after a cancellation, record synchronously: awaiting could be cancelled again
-                        reply = request.operation()
+                        drive.reply = request.operation()
                     else:
-                        reply = await asyncio.to_thread(request.operation)
-                except Exception as exc:
-                    pending = exc
-            elif isinstance(request, _Body):
-                try:
-                    reply = await self._body_async(spec, request.call, args, kwargs)
-                except SimulatedCrash:
+                        drive.reply = await asyncio.to_thread(request.operation)
+                elif isinstance(request, _Body):
+                    drive.reply = await self._body_async(spec, request.call, args, kwargs)
+                elif isinstance(request, _Sleep):
+                    await self.async_sleep(request.seconds)
+                elif isinstance(request, _Callback):
+                    drive.reply = await _call_callback_async(request)
+            except BaseException as exc:
+                if not drive.absorb(request, exc):
                     raise
-                except BaseException as exc:  # cancellation: record uncertain, then re-raise
-                    interrupted = exc
-                    reply = _Outcome(error=exc)
-            elif isinstance(request, _Sleep):
-                await self.async_sleep(request.seconds)
-            elif isinstance(request, _Callback):
-                reply = await _call_callback_async(request)
+        return drive.observation
 
     async def _body_async(
         self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> _Outcome:
-        token = _current_call.set(call)
-        beat = self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
+        token, beat = self._begin_attempt(spec, call)
         try:
             for hook in self.fault_hooks:
                 hook.before_body(call)
@@ -800,8 +821,7 @@ class Runtime:
         except Exception as exc:
             return _Outcome(error=exc)
         finally:
-            self.heartbeat.unwatch(beat)
-            _current_call.reset(token)
+            self._end_attempt(token, beat)
 
     # ---- recovery and resolution ----------------------------------------------------------
 
@@ -815,15 +835,7 @@ class Runtime:
         expired = 0
         touched: list[str] = []
         for entry in self.ledger.expired(moment):
-            moved = self.ledger.transition(
-                entry,
-                Status.UNCERTAIN,
-                lease_expired_by=moment,
-                actor="sweeper",
-                detail="lease expired: the worker stopped before recording the outcome",
-                error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
-                error_detail="TOOL_CRASH: lease expired",
-            )
+            moved = _expire_lease(self.ledger, entry, moment, actor="sweeper")
             if moved is not None:
                 expired += 1
                 touched.append(entry.call_id)
@@ -978,6 +990,21 @@ def _can_rerun_from_ledger(spec: ToolSpec, entry: LedgerEntry) -> bool:
         if not parts - {""} <= _JSON_ANNOTATIONS:
             return False
     return True
+
+
+def _expire_lease(
+    ledger: Ledger, entry: LedgerEntry, moment: float, *, actor: str = "runtime"
+) -> LedgerEntry | None:
+    """Mark a started call uncertain if its stored lease ran out before ``moment``."""
+    return ledger.transition(
+        entry,
+        Status.UNCERTAIN,
+        lease_expired_by=moment,
+        actor=actor,
+        detail="lease expired: the worker stopped before recording the outcome",
+        error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
+        error_detail="TOOL_CRASH: lease expired",
+    )
 
 
 def _limit_output(spec: ToolSpec, observation: dict[str, Any]) -> dict[str, Any]:

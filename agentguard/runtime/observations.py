@@ -20,17 +20,17 @@ def observation_schema() -> dict[str, Any]:
 
 
 def _observation(
-    *,
-    ok: bool,
-    code: ErrorCode | None,
-    content: str,
-    result: Any,
     tool_name: str,
     entry: LedgerEntry | None,
-    retryable: bool,
+    code: ErrorCode | None,
+    content: str,
+    *,
+    result: Any = None,
+    retryable: bool = False,
     replayed: bool = False,
     **extra: Any,
 ) -> dict[str, Any]:
+    """Every observation: ``ok`` when there is no error code; a result only on success."""
     metadata: dict[str, Any] = {
         "schema": SCHEMA,
         "tool_name": tool_name,
@@ -45,7 +45,7 @@ def _observation(
     }
     metadata.update(extra)
     return {
-        "ok": ok,
+        "ok": code is None,
         "code": code.value if code else None,
         "content": content,
         "result": result,
@@ -70,13 +70,11 @@ def succeeded(
     else:
         content = f"{tool_name} succeeded."
     return _observation(
-        ok=True,
-        code=None,
-        content=content,
+        tool_name,
+        entry,
+        None,
+        content,
         result=entry.result,
-        tool_name=tool_name,
-        entry=entry,
-        retryable=False,
         replayed=replayed,
         reconciled=reconciled_with is not None,
     )
@@ -130,15 +128,7 @@ def uncertain(
         f"again for this request: that could do it twice. {next_step}"
     )
     return _observation(
-        ok=False,
-        code=ErrorCode.SIDE_EFFECT_UNCERTAIN,
-        content=content,
-        result=None,
-        tool_name=tool_name,
-        entry=entry,
-        retryable=False,
-        cause=cause,
-        lookup=lookup,
+        tool_name, entry, ErrorCode.SIDE_EFFECT_UNCERTAIN, content, cause=cause, lookup=lookup
     )
 
 
@@ -147,15 +137,7 @@ def duplicate_in_progress(tool_name: str, entry: LedgerEntry) -> dict[str, Any]:
         f"{tool_name} is already running for this request (call {entry.call_id}). Do not call "
         "it again; wait for that call's result or tell the user it is in progress."
     )
-    return _observation(
-        ok=False,
-        code=ErrorCode.DUPLICATE_IN_PROGRESS,
-        content=content,
-        result=None,
-        tool_name=tool_name,
-        entry=entry,
-        retryable=False,
-    )
+    return _observation(tool_name, entry, ErrorCode.DUPLICATE_IN_PROGRESS, content)
 
 
 def mismatch(tool_name: str, entry: LedgerEntry) -> dict[str, Any]:
@@ -164,15 +146,7 @@ def mismatch(tool_name: str, entry: LedgerEntry) -> dict[str, Any]:
         f"{entry.call_id}, status {entry.status.value}). This looks like a different request: "
         f"do not retry it; ask the user to confirm whether they want a new one."
     )
-    return _observation(
-        ok=False,
-        code=ErrorCode.IDEMPOTENCY_MISMATCH,
-        content=content,
-        result=None,
-        tool_name=tool_name,
-        entry=entry,
-        retryable=False,
-    )
+    return _observation(tool_name, entry, ErrorCode.IDEMPOTENCY_MISMATCH, content)
 
 
 def approval_required(
@@ -188,15 +162,7 @@ def approval_required(
             f"{tool_name} needs a person's approval before it runs, and has not run. Tell the "
             "user what needs approval; do not call it again until they approve."
         )
-    return _observation(
-        ok=False,
-        code=ErrorCode.APPROVAL_REQUIRED,
-        content=content,
-        result=None,
-        tool_name=tool_name,
-        entry=entry,
-        retryable=False,
-    )
+    return _observation(tool_name, entry, ErrorCode.APPROVAL_REQUIRED, content)
 
 
 _FAILURE_WORDS = {
@@ -241,12 +207,10 @@ def failed(
     else:
         next_step = _NEXT_STEP.get(code, "Tell the user.")
     return _observation(
-        ok=False,
-        code=code,
-        content=f"{tool_name} {words}{reason}. {happened} {next_step}",
-        result=None,
-        tool_name=tool_name,
-        entry=entry,
+        tool_name,
+        entry,
+        code,
+        f"{tool_name} {words}{reason}. {happened} {next_step}",
         retryable=retryable,
         reconciled=checked_with is not None,
     )
@@ -254,14 +218,11 @@ def failed(
 
 def invalid_call(tool_name: str, message: str) -> dict[str, Any]:
     return _observation(
-        ok=False,
-        code=ErrorCode.INVALID_ARGUMENTS,
-        content=f"{tool_name} was called with invalid arguments ({message}). Nothing was done. "
+        tool_name,
+        None,
+        ErrorCode.INVALID_ARGUMENTS,
+        f"{tool_name} was called with invalid arguments ({message}). Nothing was done. "
         "Fix the arguments and call it again.",
-        result=None,
-        tool_name=tool_name,
-        entry=None,
-        retryable=False,
     )
 
 

@@ -1,0 +1,254 @@
+"""The ledger operations both SQL backends share, written once.
+
+A backend supplies what differs between dialects: how it opens a connection, its placeholder,
+the table names as SQL text, how a statement matches a list of statuses, and how it migrates
+and locks. Every claim and every transition stays one statement, so one round trip and one
+commit.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from abc import abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from agentguard.runtime.ledger._rows import (
+    CALL_COLUMNS,
+    INSERT_COLUMNS,
+    column_for,
+    decode_history,
+    encode_field,
+    encode_history,
+    entry_to_row,
+    row_to_entry,
+    update_text,
+)
+from agentguard.runtime.ledger.base import (
+    Ledger,
+    LedgerConfigurationError,
+    LedgerEntry,
+    LedgerEvent,
+    Status,
+    apply_changes,
+    check_path,
+    evolve,
+    normalise_path,
+    normalise_statuses,
+)
+
+Migrations = list[tuple[int, list[str]]]
+
+
+class SQLLedger(Ledger):
+    """A ledger in one SQL table, reached through one connection per thread and per process.
+
+    Subclasses set ``placeholder`` and implement ``_connect``; they call ``_init_connections``
+    before their first statement and ``_prepare_statements`` once the table exists.
+    """
+
+    placeholder: str = "?"
+
+    def _init_connections(self) -> None:
+        self._local = threading.local()
+        self._connections: list[Any] = []
+        self._connections_lock = threading.Lock()
+
+    @abstractmethod
+    def _connect(self) -> Any:
+        """A new connection in autocommit mode, checked for the durability the ledger needs."""
+
+    def _reusable(self, connection: Any) -> bool:
+        return True
+
+    def _close_connection(self, connection: Any) -> None:
+        connection.close()
+
+    @abstractmethod
+    def _statuses_match(self, statuses: list[str]) -> tuple[str, list[Any]]:
+        """A condition that ``status`` is one of ``statuses``, and its parameters."""
+
+    # One connection per thread and per process: a connection must not cross threads, and one
+    # inherited through fork() must never be used by the child.
+    def _connection(self) -> Any:
+        pid = os.getpid()
+        connection = getattr(self._local, "connection", None)
+        if connection is not None and self._local.pid == pid and self._reusable(connection):
+            return connection
+        connection = self._connect()
+        self._local.connection = connection
+        self._local.pid = pid
+        with self._connections_lock:
+            self._connections.append(connection)
+        return connection
+
+    def _prepare_statements(self, calls: str, schema_table: str) -> None:
+        """Statement texts for the calls table and the schema-version table named as given."""
+        mark = self.placeholder
+        self._calls_text = calls
+        self._schema_table_text = schema_table
+        self._select_text = f"SELECT {', '.join(CALL_COLUMNS)} FROM {calls}"
+        self._insert_text = (
+            f"INSERT INTO {calls} ({', '.join(INSERT_COLUMNS)}) "
+            f"VALUES ({', '.join(mark for _ in INSERT_COLUMNS)}) "
+            "ON CONFLICT (tool_name, idempotency_key) DO NOTHING"
+        )
+        self._get_text = f"{self._select_text} WHERE call_id = {mark}"
+        self._find_text = (
+            f"{self._select_text} WHERE tool_name = {mark} AND idempotency_key = {mark}"
+        )
+        self._renew_text = (
+            f"UPDATE {calls} SET lease_expires_at = {mark} "
+            f"WHERE call_id = {mark} AND status = 'started' AND attempts = {mark}"
+        )
+        self._events_text = f"SELECT history FROM {calls} WHERE call_id = {mark}"
+        self._update_texts: dict[tuple[str, ...], str] = {}
+
+    @staticmethod
+    def _apply_migrations(
+        migrations: Migrations,
+        current: int,
+        execute: Callable[[str], object],
+        record: Callable[[int], object],
+    ) -> None:
+        """Run the statements of every migration newer than ``current``, recording each."""
+        latest = migrations[-1][0]
+        if current > latest:
+            raise LedgerConfigurationError(
+                f"ledger schema version {current} is newer than this agentguard ({latest})"
+            )
+        for version, statements in migrations:
+            if version <= current:
+                continue
+            for statement in statements:
+                execute(statement)
+            record(version)
+
+    def schema_version(self) -> int:
+        row = (
+            self._connection()
+            .execute(f"SELECT max(version) FROM {self._schema_table_text}")
+            .fetchone()
+        )
+        return int(row[0] or 0) if row else 0
+
+    def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
+        steps = normalise_path(path)
+        check_path(Status.PLANNED, steps[1:])
+        now = time.time()
+        stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
+        history = encode_history(None, steps, "runtime", None, now)
+        # One statement in autocommit mode is its own transaction, and a writing statement takes
+        # the write lock (SQLite waits on its busy timeout) before it reads anything: the same
+        # guarantee as an explicit transaction, without two extra round trips.
+        cursor = self._connection().execute(self._insert_text, entry_to_row(stored, history))
+        if cursor.rowcount == 1:
+            return True, stored
+        # ON CONFLICT DO NOTHING waited for a concurrent inserter to commit; read the winner.
+        existing = self.find(entry.tool_name, entry.idempotency_key)
+        if existing is None:
+            raise RuntimeError(f"claim of {entry.idempotency_key!r} lost, yet no winner is visible")
+        return False, existing
+
+    def transition(
+        self,
+        entry: LedgerEntry,
+        path: Status | Sequence[Status],
+        *,
+        actor: str = "runtime",
+        detail: str | None = None,
+        lease_expired_by: float | None = None,
+        **changes: Any,
+    ) -> LedgerEntry | None:
+        steps = normalise_path(path)
+        check_path(entry.status, steps)
+        now = time.time()
+        updated = apply_changes(entry, steps, changes, now)
+        shape = (*changes, "" if lease_expired_by is None else "lease_expired_by")
+        statement = self._update_texts.get(shape)
+        if statement is None:
+            # Composing SQL costs more than the statement's own work on the server: once per shape.
+            columns = [column_for(name) for name in changes]
+            statement = update_text(
+                self._calls_text,
+                [*columns, "status", "updated_at", "version"],
+                self.placeholder,
+                lease_guard=lease_expired_by is not None,
+            )
+            self._update_texts[shape] = statement
+        parameters = (
+            *[encode_field(name, value) for name, value in changes.items()],
+            steps[-1].value,
+            now,
+            entry.version + 1,
+            encode_history(entry.status, steps, actor, detail, now),
+            entry.call_id,
+            entry.version,
+            entry.status.value,
+            *(() if lease_expired_by is None else (lease_expired_by,)),
+        )
+        if self._connection().execute(statement, parameters).rowcount != 1:
+            return None
+        return updated
+
+    def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
+        cursor = self._connection().execute(self._renew_text, (expires_at, call_id, attempt))
+        return bool(cursor.rowcount == 1)
+
+    def get(self, call_id: str) -> LedgerEntry | None:
+        row = self._connection().execute(self._get_text, (call_id,)).fetchone()
+        return row_to_entry(row) if row else None
+
+    def find(self, tool_name: str, idempotency_key: str) -> LedgerEntry | None:
+        row = self._connection().execute(self._find_text, (tool_name, idempotency_key)).fetchone()
+        return row_to_entry(row) if row else None
+
+    def entries(
+        self,
+        *,
+        run_id: str | None = None,
+        tool_name: str | None = None,
+        status: Status | str | Iterable[Status | str] | None = None,
+        input_hash: str | None = None,
+        idempotency_key: str | None = None,
+        limit: int | None = None,
+    ) -> list[LedgerEntry]:
+        mark = self.placeholder
+        clauses: list[str] = []
+        parameters: list[Any] = []
+        for column, value in (
+            ("run_id", run_id),
+            ("tool_name", tool_name),
+            ("input_hash", input_hash),
+            ("idempotency_key", idempotency_key),
+        ):
+            if value is not None:
+                clauses.append(f"{column} = {mark}")
+                parameters.append(value)
+        statuses = normalise_statuses(status)
+        if statuses is not None:
+            clause, values = self._statuses_match(statuses)
+            clauses.append(clause)
+            parameters.extend(values)
+        statement = self._select_text
+        if clauses:
+            statement += " WHERE " + " AND ".join(clauses)
+        statement += " ORDER BY created_at, call_id"
+        if limit is not None:
+            statement += f" LIMIT {mark}"
+            parameters.append(limit)
+        rows = self._connection().execute(statement, parameters).fetchall()
+        return [row_to_entry(row) for row in rows]
+
+    def events(self, call_id: str) -> list[LedgerEvent]:
+        row = self._connection().execute(self._events_text, (call_id,)).fetchone()
+        return decode_history(call_id, row[0]) if row else []
+
+    def close(self) -> None:
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+        for connection in connections:
+            self._close_connection(connection)
+        self._local = threading.local()
