@@ -223,7 +223,7 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
             methods = [m for m in (project.find_method(cls.qualname, n) for n in form.methods) if m]
         methods = [m for m in methods if m in project.functions]
         if not methods:
-            return
+            continue  # another matching base may name the entry methods
         if form.methods_from_attribute:
             for method in methods:
                 fn = project.functions[method][0]
