@@ -113,7 +113,9 @@ class ProjectModel:
             if len(parts) == 2:
                 method = self.find_method(cls_qual, parts[1])
                 return method or f"{cls_qual}.{parts[1]}"
-            attr_type = self.self_type(cls_qual, parts[1])
+            attr_type = self.self_type(cls_qual, parts[1]) or self._accessor_type(
+                cls_qual, parts[1]
+            )
             if attr_type:
                 return ".".join([attr_type, *parts[2:]])
             return callee
@@ -194,6 +196,22 @@ class ProjectModel:
             return name
         local = f"{facts.module}.{name}"
         return local if local in self.classes else name
+
+    def _accessor_type(self, cls_qual: str, method_name: str) -> str | None:
+        """``self._stripe().customers.create``: the type an accessor method returns when it
+        returns one of the instance's typed attributes (``return self._client``)."""
+        method = self.find_method(cls_qual, method_name)
+        fn = self.function(method) if method else None
+        for value in fn.returns if fn else ():
+            if (
+                value.kind == "attr"
+                and value.text.startswith("self.")
+                and value.text.count(".") == 1
+            ):
+                typed = self.self_type(cls_qual, value.text[5:])
+                if typed:
+                    return typed
+        return None
 
     def self_type(self, cls_qual: str, attr: str) -> str | None:
         seen: set[str] = set()

@@ -227,3 +227,33 @@ def test_capturing_a_payment_is_a_write(scan_files: ScanFiles) -> None:
     assert [t for _, _, t in codes(result, "AG101")] == ["capture"]
     # Capturing an authorisation twice fails rather than charging twice.
     assert codes(result, "AG201") == []
+
+
+def test_sdk_client_behind_an_accessor_method_is_typed(scan_files: ScanFiles) -> None:
+    """``self._stripe().customers.create``: an accessor returning a typed attribute."""
+    code = (
+        "import stripe\n"
+        "from fastmcp import FastMCP\n\n"
+        'mcp = FastMCP("billing")\n\n'
+        "class _Billing:\n"
+        "    def __init__(self, api_key: str) -> None:\n"
+        "        self._client = stripe.StripeClient(api_key)\n\n"
+        "    def _stripe(self) -> stripe.StripeClient:\n"
+        "        return self._client\n\n"
+        "    def refund(self, charge_id: str) -> str:\n"
+        '        return self._stripe().refunds.create({"charge": charge_id}).id\n\n'
+        "    def rename(self, customer_id: str, name: str) -> str:\n"
+        '        return self._stripe().customers.update(customer_id, {"name": name}).id\n\n'
+        'billing = _Billing("sk_test")\n\n'
+        "@mcp.tool\n"
+        "def refund_charge(charge_id: str) -> str:\n"
+        "    return billing.refund(charge_id)\n\n"
+        "@mcp.tool\n"
+        "def rename_customer(customer_id: str, name: str) -> str:\n"
+        "    return billing.rename(customer_id, name)\n"
+    )
+    result = scan_files({"billing.py": code})
+    found = {(f.code, f.tool) for f in result.findings if f.code in {"AG101", "AG201"}}
+    assert ("AG201", "refund_charge") in found and ("AG101", "refund_charge") in found
+    # An update by id is a write (declare it) but repeating it changes nothing more (no key).
+    assert ("AG101", "rename_customer") in found and ("AG201", "rename_customer") not in found
