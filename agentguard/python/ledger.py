@@ -145,9 +145,7 @@ def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: Modul
         return True
     head = call.text.split(".", 1)[0]
     if head == call.text or call.method in know.dispatch_methods:
-        for assignment in facts.assignments:
-            if assignment.function != fn.qualname or assignment.target != head:
-                continue
+        for assignment in project.local_assignments(facts, fn.qualname, head):
             lookup = _LOOKUP_VALUE.match(assignment.value.text)
             if not lookup:
                 continue
@@ -168,9 +166,8 @@ def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispa
         return True
     texts = [fn.name, *fn.params, dispatch.text, *(a.text for a in dispatch.args)]
     head = dispatch.text.split("[", 1)[0].split(".", 1)[0]
-    for assignment in facts.assignments:
-        if assignment.function == fn.qualname and assignment.target == head:
-            texts.append(assignment.value.text)
+    for assignment in project.local_assignments(facts, fn.qualname, head):
+        texts.append(assignment.value.text)
     if any(_TOOL_WORDS.search(t) for t in texts):
         return True
     tool_functions = {q for t in project.tools for q in t.functions}
