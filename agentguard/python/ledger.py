@@ -240,16 +240,33 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     for write in index.writes:
         if write.function:
             index.recording.setdefault(write.function, write.how)
-    # Helpers that call recording helpers record too (a few rounds reach a fixpoint).
+    # Helpers that call recording helpers record too (a few rounds reach a fixpoint). A
+    # function is looked at again only once one of its callees has started recording.
+    targets: dict[str, list[str]] = {}
+    callers: dict[str, list[str]] = {}
+    for qualname, (fn, facts) in project.functions.items():
+        if qualname in index.recording or facts.is_test:
+            continue
+        found = []
+        for call in project.calls_in(qualname):
+            target = _project_target(project, call, fn, facts)
+            if target and target != qualname:
+                found.append(target)
+                callers.setdefault(target, []).append(qualname)
+        targets[qualname] = found
+    dirty = {q for q, found in targets.items() if any(t in index.recording for t in found)}
     for _ in range(6):
         changed = False
-        for qualname, (fn, facts) in project.functions.items():
-            if qualname in index.recording or facts.is_test:
+        for qualname in targets:
+            if qualname not in dirty:
                 continue
-            for call in project.calls_in(qualname):
-                target = _project_target(project, call, fn, facts)
-                if target and target != qualname and target in index.recording:
+            dirty.discard(qualname)
+            if qualname in index.recording:
+                continue
+            for target in targets[qualname]:
+                if target in index.recording:
                     index.recording[qualname] = index.recording[target]
+                    dirty.update(callers.get(qualname, ()))
                     changed = True
                     break
         if not changed:
