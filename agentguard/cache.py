@@ -15,6 +15,7 @@ see half an entry; a corrupt or unreadable entry counts as a miss and is rewritt
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import os
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from agentguard import __version__
 from agentguard.diagnostics import ScanProblem
+from agentguard.python import facts as facts_module
 from agentguard.python.facts import ModuleFacts
 
 CACHE_DIR_NAME = ".agentguard_cache"
@@ -122,22 +124,15 @@ class _FactsUnpickler(pickle.Unpickler):
     """Loads facts and nothing else: a cache folder can come from an untrusted checkout,
     and a plain pickle could name any callable."""
 
+    # Every dataclass of the facts module (a class added there is cached without a list
+    # to keep in step here: a class left off made every file holding one a cache miss).
     ALLOWED = frozenset(
         {
             ("agentguard.python.facts", name)
-            for name in (
-                "Assignment",
-                "Call",
-                "ClassDef",
-                "Decorator",
-                "Function",
-                "Handler",
-                "Loop",
-                "ModuleFacts",
-                "Suppression",
-                "TryBlock",
-                "Value",
-            )
+            for name, value in vars(facts_module).items()
+            if isinstance(value, type)
+            and dataclasses.is_dataclass(value)
+            and value.__module__ == facts_module.__name__
         }
         | {("agentguard.diagnostics", "Span"), ("agentguard.diagnostics", "ScanProblem")}
     )

@@ -16,7 +16,14 @@ from agentguard.checks.base import Rule, all_rules, selected
 from agentguard.config import Config
 from agentguard.diagnostics import Confidence, Finding, Location, ScanProblem
 from agentguard.discovery import discover
-from agentguard.parallel import ExtractStats, Progress, extract_all, read_source, source_facts
+from agentguard.parallel import (
+    ExtractStats,
+    Progress,
+    collector_paused,
+    extract_all,
+    read_source,
+    source_facts,
+)
 from agentguard.project import ProjectModel
 from agentguard.python.facts import ModuleFacts, Suppression
 from agentguard.schemas import add_schema_tools
@@ -197,7 +204,10 @@ def scan(
     timings["facts"] = time.perf_counter() - mark
 
     mark = time.perf_counter()
-    project = ProjectModel(modules, catalog)
+    # The model adds hundreds of thousands of acyclic objects (resolved callees, effects):
+    # the cyclic collector would only rescan them.
+    with collector_paused():
+        project = ProjectModel(modules, catalog)
     project.problems = problems
     project.config = config
     project.schema_files = files.schemas

@@ -5,6 +5,7 @@ Front ends fill these; checks read them.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -193,6 +194,7 @@ class RetryUse:
     tool: str | None = None  # the one tool a tool-scoped retry re-runs (by tool name)
 
 
+@functools.lru_cache(maxsize=65536)
 def first_word(method: str) -> str:
     snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", method).lower().lstrip("_")
     return snake.split("_", 1)[0]

@@ -26,7 +26,7 @@ from agentguard.model import (  # noqa: F401  (re-exported for checks)
     RetryUse,
     ToolFacts,
 )
-from agentguard.python.facts import Call, ClassDef, Function, ModuleFacts, Value
+from agentguard.python.facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
 
 if TYPE_CHECKING:
     from agentguard.config import Config
@@ -73,6 +73,16 @@ class ProjectModel:
         self.schema_files: list[tuple[Path, str]] = []
         self.schema_issues: list[SchemaIssue] = []  # filled by agentguard.schemas (AG001)
         self._summaries: dict[str, list[Effect]] = {}
+        self._resolved: dict[int, tuple[Call, Function | None, ModuleFacts, str]] = {}
+        self._assignment_index: dict[
+            int,
+            tuple[
+                ModuleFacts,
+                dict[str | None, list[Assignment]],
+                dict[tuple[str | None, str], list[Assignment]],
+            ],
+        ] = {}
+        self._retry_uses: list[RetryUse] | None = None
         from agentguard.python import effects, tools
 
         tools.discover_tools(self)
@@ -95,6 +105,37 @@ class ProjectModel:
 
     def resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
         """Resolve self.x.y and module-level instances into a qualified callee name."""
+        # Memoised per call site: tool discovery, effects, ledgers and retries each resolve
+        # every call, some of them in several rounds.
+        memo = self._resolved
+        entry = memo.get(id(call))
+        if entry is not None and entry[0] is call and entry[1] is caller and entry[2] is facts:
+            return entry[3]
+        resolved = self._resolve_callee(call, caller, facts)
+        memo[id(call)] = (call, caller, facts, resolved)
+        return resolved
+
+    def local_assignments(
+        self, facts: ModuleFacts, function: str | None, target: str | None = None
+    ) -> list[Assignment]:
+        """The assignments of ``facts`` made in ``function`` (None: at module level), to
+        ``target`` when given, in source order: an index instead of a scan per lookup."""
+        entry = self._assignment_index.get(id(facts))
+        if entry is None or entry[0] is not facts:
+            by_function: dict[str | None, list[Assignment]] = {}
+            by_target: dict[tuple[str | None, str], list[Assignment]] = {}
+            for assignment in facts.assignments:
+                by_function.setdefault(assignment.function, []).append(assignment)
+                by_target.setdefault((assignment.function, assignment.target), []).append(
+                    assignment
+                )
+            entry = (facts, by_function, by_target)
+            self._assignment_index[id(facts)] = entry
+        if target is None:
+            return entry[1].get(function, [])
+        return entry[2].get((function, target), [])
+
+    def _resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
         callee = call.callee.replace("()", "")
         parts = callee.split(".")
         if parts[0] == "super" and len(parts) == 2 and caller is not None and caller.class_name:
@@ -185,11 +226,8 @@ class ProjectModel:
         facts = self.modules_by_name.get(module)
         if facts is None:
             return None
-        found: Value | None = None
-        for assignment in facts.assignments:
-            if assignment.function is None and assignment.target == name:
-                found = assignment.value
-        return found
+        assigned = self.local_assignments(facts, None, name)
+        return assigned[-1].value if assigned else None
 
     def _class_qualname(self, name: str, facts: ModuleFacts) -> str:
         if name in self.classes:
@@ -305,9 +343,12 @@ class ProjectModel:
         return next((t for t in self.tools if qualname in t.functions), None)
 
     def retry_uses(self) -> Iterator[RetryUse]:
-        from agentguard.python.retries import retry_uses
+        # Computed once: several rules and the observation checks each walk every use.
+        if self._retry_uses is None:
+            from agentguard.python.retries import retry_uses
 
-        return retry_uses(self)
+            self._retry_uses = list(retry_uses(self))
+        return iter(self._retry_uses)
 
     def effects_in_orders(self, qualname: str, orders: tuple[int, int]) -> list[Effect]:
         """Effects reached from the calls of ``qualname`` whose order is within ``orders``."""

@@ -36,3 +36,22 @@ def scan_files(tmp_path: Path) -> ScanFiles:
         return scan([project], cfg, select=list(select))
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def fixture_caches_elsewhere(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """``check fixtures/...`` in a test keeps its fact cache in a temporary folder: the
+    fixtures stay exactly as committed, and no test reads another run's cache."""
+    import agentguard.cli as cli
+
+    original = cli.default_cache_dir
+    caches = tmp_path_factory.getbasetemp() / "fixture-caches"
+
+    def routed(root: Path) -> Path:
+        if root.resolve().is_relative_to(FIXTURES.resolve()):
+            return caches / root.resolve().relative_to(FIXTURES.resolve())
+        return original(root)
+
+    monkeypatch.setattr(cli, "default_cache_dir", routed)

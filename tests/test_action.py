@@ -122,7 +122,8 @@ def run_check_step(
         "AG_PATHS": paths,
         "AG_FAIL_ON": "error",
         "AG_BASELINE": baseline,
-        "AG_ARGS": "",
+        # The fixtures stay as committed: no fact cache written into them.
+        "AG_ARGS": "--no-cache",
         "AG_SARIF": str(tmp_path / "agentguard.sarif"),
         "AG_MARKDOWN": str(tmp_path / "agentguard.md"),
         "AG_JSON": str(tmp_path / "agentguard.json"),

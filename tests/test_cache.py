@@ -181,3 +181,33 @@ def test_a_parse_error_is_cached_and_still_reported(project: Path, tmp_path: Pat
     assert stats.parsed == 0
     assert [p.path for p in warm.problems] == [p.path for p in cold.problems] == ["broken.py"]
     assert finding_lines(warm) == finding_lines(cold)
+
+
+def test_files_with_every_kind_of_fact_are_read_back_from_the_cache(tmp_path: Path) -> None:
+    # Raw error text returned from a handler and a status comparison: facts of their own
+    # classes, which the cache must load like the others rather than parse again.
+    target = tmp_path / "agent"
+    target.mkdir()
+    (target / "tools.py").write_text(
+        "import requests\n"
+        "from langchain_core.tools import tool\n\n"
+        "@tool\n"
+        "def create_order(cart_id: str, entry: dict) -> str:\n"
+        '    """Create an order."""\n'
+        '    if entry["status"] != "succeeded":\n'
+        "        try:\n"
+        '            return requests.post("https://shop.example/orders", json={}).text\n'
+        "        except Exception as exc:\n"
+        "            return str(exc)\n"
+        '    return "done"\n',
+        encoding="utf-8",
+    )
+    cache_dir = tmp_path / "cache"
+    cold, _ = cached_scan(target, cache_dir)
+    facts = cold.project.modules["tools.py"]
+    assert facts.status_checks and any(
+        h.raw_error_uses for h in facts.functions["tools.create_order"].handlers
+    )
+    warm, warm_stats = cached_scan(target, cache_dir)
+    assert (warm_stats.parsed, warm_stats.cache_hits) == (0, 1)
+    assert finding_lines(warm) == finding_lines(cold)

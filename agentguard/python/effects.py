@@ -436,9 +436,8 @@ def _is_container(
     """A receiver bound to a list/dict/set literal or factory, locally or at module level."""
     value = _local_value(project, name, fn, facts, before)
     if value is None:
-        for assignment in facts.assignments:
-            if assignment.function is None and assignment.target == name:
-                value = assignment.value
+        module_level = project.local_assignments(facts, None, name)
+        value = module_level[-1].value if module_level else None
     if value is None:
         return False
     if value.kind in {"list", "dict"} or value.text[:1] in {"[", "{"}:
@@ -504,10 +503,9 @@ def _local_value(
     project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
 ) -> Value | None:
     found: Value | None = None
-    for assignment in facts.assignments:
-        if assignment.function == fn.qualname and assignment.target == name:
-            if assignment.order <= before:
-                found = assignment.value
+    for assignment in project.local_assignments(facts, fn.qualname, name):
+        if assignment.order <= before:
+            found = assignment.value
     return found
 
 
@@ -557,10 +555,9 @@ def _key_for(
         if original.kind == "name":
             # headers built up by subscript: headers["Idempotency-Key"] = ...
             prefix = original.text + "["
-            for assignment in facts.assignments:
+            for assignment in project.local_assignments(facts, fn.qualname):
                 if (
-                    assignment.function == fn.qualname
-                    and assignment.target.startswith(prefix)
+                    assignment.target.startswith(prefix)
                     and assignment.order <= call.order
                     and _is_key_name(assignment.target[len(prefix) : -1], option, header)
                 ):
@@ -742,12 +739,23 @@ def infer_effects(
         q: {(e.site.path, e.site.span.line, e.site.span.column): e for e in effects}
         for q, effects in direct.items()
     }
-    changed = True
+    # Rounds in sorted order, each function seeing what earlier ones found in the same
+    # round; a function is revisited only when a callee's summary changed since its last
+    # visit (a visit with unchanged callees changes nothing).
+    callers: dict[str, set[str]] = {}
+    for qualname, out in edges.items():
+        for _, target in out:
+            callers.setdefault(target, set()).add(qualname)
+    order = sorted(edges)
+    dirty = set(order)
     rounds = 0
-    while changed and rounds < 50:
-        changed = False
+    while dirty and rounds < 50:
         rounds += 1
-        for qualname in sorted(edges):
+        for qualname in order:
+            if qualname not in dirty:
+                continue
+            dirty.discard(qualname)
+            changed = False
             fn, facts = project.functions[qualname]
             mine = summaries[qualname]
             for call, target in edges[qualname]:
@@ -769,6 +777,8 @@ def infer_effects(
                         key=_map_key_through_call(project, effect.key, target_fn, call, fn, facts),
                     )
                     changed = True
+            if changed:
+                dirty.update(callers.get(qualname, ()))
     project._summaries = {
         q: sorted(s.values(), key=lambda e: (e.site.path, e.site.span))
         for q, s in summaries.items()

@@ -145,9 +145,7 @@ def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: Modul
         return True
     head = call.text.split(".", 1)[0]
     if head == call.text or call.method in know.dispatch_methods:
-        for assignment in facts.assignments:
-            if assignment.function != fn.qualname or assignment.target != head:
-                continue
+        for assignment in project.local_assignments(facts, fn.qualname, head):
             lookup = _LOOKUP_VALUE.match(assignment.value.text)
             if not lookup:
                 continue
@@ -168,9 +166,8 @@ def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispa
         return True
     texts = [fn.name, *fn.params, dispatch.text, *(a.text for a in dispatch.args)]
     head = dispatch.text.split("[", 1)[0].split(".", 1)[0]
-    for assignment in facts.assignments:
-        if assignment.function == fn.qualname and assignment.target == head:
-            texts.append(assignment.value.text)
+    for assignment in project.local_assignments(facts, fn.qualname, head):
+        texts.append(assignment.value.text)
     if any(_TOOL_WORDS.search(t) for t in texts):
         return True
     tool_functions = {q for t in project.tools for q in t.functions}
@@ -243,16 +240,33 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     for write in index.writes:
         if write.function:
             index.recording.setdefault(write.function, write.how)
-    # Helpers that call recording helpers record too (a few rounds reach a fixpoint).
+    # Helpers that call recording helpers record too (a few rounds reach a fixpoint). A
+    # function is looked at again only once one of its callees has started recording.
+    targets: dict[str, list[str]] = {}
+    callers: dict[str, list[str]] = {}
+    for qualname, (fn, facts) in project.functions.items():
+        if qualname in index.recording or facts.is_test:
+            continue
+        found = []
+        for call in project.calls_in(qualname):
+            target = _project_target(project, call, fn, facts)
+            if target and target != qualname:
+                found.append(target)
+                callers.setdefault(target, []).append(qualname)
+        targets[qualname] = found
+    dirty = {q for q, found in targets.items() if any(t in index.recording for t in found)}
     for _ in range(6):
         changed = False
-        for qualname, (fn, facts) in project.functions.items():
-            if qualname in index.recording or facts.is_test:
+        for qualname in targets:
+            if qualname not in dirty:
                 continue
-            for call in project.calls_in(qualname):
-                target = _project_target(project, call, fn, facts)
-                if target and target != qualname and target in index.recording:
+            dirty.discard(qualname)
+            if qualname in index.recording:
+                continue
+            for target in targets[qualname]:
+                if target in index.recording:
                     index.recording[qualname] = index.recording[target]
+                    dirty.update(callers.get(qualname, ()))
                     changed = True
                     break
         if not changed:
