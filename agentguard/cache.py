@@ -16,6 +16,7 @@ see half an entry; a corrupt or unreadable entry counts as a miss and is rewritt
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import io
 import os
@@ -49,11 +50,23 @@ def content_key(rel: str, data: bytes) -> str:
     return digest.hexdigest()
 
 
+@functools.cache
+def extractor_digest() -> str:
+    """The facts depend on the extractor's code too: a change to it must not reuse old facts,
+    even when nobody remembered to bump FORMAT."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent / "python"
+    for name in ("extract.py", "facts.py"):
+        digest.update((package / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def namespace(config_digest: str, catalog_digest: str) -> str:
     """The folder name for every input other than the file itself."""
     parts = (
         FORMAT,
         __version__,
+        extractor_digest(),
         f"{sys.version_info[0]}.{sys.version_info[1]}",
         config_digest,
         catalog_digest,
