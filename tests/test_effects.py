@@ -854,3 +854,26 @@ def test_service_client_attribute_write_verb_is_a_guess(scan_files: ScanFiles) -
     ag201 = [f for f in result.findings if f.code == "AG201"]
     assert ag201 and ag201[0].confidence == Confidence.LOW
     assert "not resolved" in " ".join(s.label for s in ag201[0].evidence)
+
+
+def test_a_sink_reached_through_self_is_named_as_written(scan_files: ScanFiles) -> None:
+    code = (
+        "import psycopg\n"
+        "from langchain_core.tools import tool\n\n"
+        "class Notes:\n"
+        "    def __init__(self, dsn: str) -> None:\n"
+        "        self.dsn = dsn\n\n"
+        "    def _cursor(self):\n"
+        "        return psycopg.connect(self.dsn).cursor()\n\n"
+        "    def add(self, text: str) -> None:\n"
+        '        self._cursor().execute("INSERT INTO notes (body) VALUES (%s)", (text,))\n\n'
+        'notes = Notes("postgresql://db/notes")\n\n'
+        "@tool\n"
+        "def save_note(text: str) -> str:\n"
+        '    """Save a note."""\n'
+        "    notes.add(text)\n"
+        '    return "saved"\n'
+    )
+    result = scan_files({"notes.py": code}, select=("AG101",))
+    (finding,) = result.findings
+    assert "`INSERT self._cursor().execute` via `add`" in finding.message

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentguard.catalog import Matcher, Sink
 from agentguard.diagnostics import Confidence, EvidenceStep, Location
@@ -87,7 +87,6 @@ def _classify_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
     sink = _find_sink(project.catalog.sinks, call, callee)
-    site = Location(facts.path, call.span)
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
         unknown_statement = False  # SQL whose statement the caller supplies
@@ -99,17 +98,17 @@ def _classify_sink(
             if method_param is not None:
                 # judged where a caller passes the method (``self._request("POST", ...)``)
                 judgement = judge_post(project, call, fn, facts)
-                return Effect(
+                return _sink_effect(
+                    project,
+                    call,
+                    callee,
+                    sink,
+                    fn,
+                    facts,
                     kind=DEFERRED,
                     idempotent=None,
                     remote=remote,
-                    sink=_display_sink(project, callee, call),
-                    site=site,
-                    call=call,
-                    chain=(EvidenceStep(f"calls {_display_sink(project, callee, call)}", site),),
                     confidence=confidence,
-                    key=_key_for(project, call, sink, fn, facts),
-                    function=fn.qualname,
                     reading=judgement.verdict,
                     url_param=judgement.url_param,
                     method_param=method_param,
@@ -172,18 +171,18 @@ def _classify_sink(
             kind, idempotent, remote = "write", "a" not in mode_text, False
         if sink.receiver_hint == "task" and not (call.receiver or "").strip():
             return None
-        effect = Effect(
+        effect = _sink_effect(
+            project,
+            call,
+            callee,
+            sink,
+            fn,
+            facts,
             kind=kind,
             idempotent=idempotent,
             remote=remote,
-            sink=_display_sink(project, callee, call),
-            site=site,
-            call=call,
-            chain=(EvidenceStep(f"calls {_display_sink(project, callee, call)}", site),),
             confidence=confidence,
             method=method,
-            key=_key_for(project, call, sink, fn, facts),
-            function=fn.qualname,
         )
         if method == "POST" and kind == "network_write":
             return _judged_post(project, effect, fn, facts)
@@ -345,8 +344,31 @@ def _sqlalchemy_statement(statement: Value) -> str | None:
     return None
 
 
+def _sink_effect(
+    project: ProjectModel,
+    call: Call,
+    callee: str,
+    sink: Sink,
+    fn: Function,
+    facts: ModuleFacts,
+    **judgement: Any,
+) -> Effect:
+    """The effect of a catalogue sink call: where it is, its evidence and its key."""
+    site = Location(facts.path, call.span)
+    shown = _display_sink(project, callee, call)
+    return Effect(
+        sink=shown,
+        site=site,
+        call=call,
+        chain=(EvidenceStep(f"calls {shown}", site),),
+        key=_key_for(project, call, sink, fn, facts),
+        function=fn.qualname,
+        **judgement,
+    )
+
+
 def _display_sink(project: ProjectModel, callee: str, call: Call) -> str:
-    if callee.startswith(("project.", "cls.")) or "." not in callee:
+    if callee.startswith(("self.", "cls.")) or "." not in callee:
         return call.text
     return callee.replace("()", "")
 
