@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import tool_evidence, via
+from agentguard.checks.common import keys_of_origin, tool_evidence, via
 from agentguard.diagnostics import Applicability, Finding, Severity
 from agentguard.project import FRESH_CALLS, ProjectModel
 
@@ -73,20 +73,17 @@ class UnstableIdempotencyKey(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
+        for tool, effect, key in keys_of_origin(project, "fresh"):
+            yield self.finding(
+                key.location or effect.site,
+                f"Tool `{tool.name}` sends a per-call idempotency key to {via(effect)}: "
+                f"{key.detail}, so a retry gets a new key",
+                tool=tool,
+                confidence=effect.confidence,
+                evidence=tool_evidence(tool, effect),
+                node_text=f"{tool.name}:{key.value.text}",
+            )
         for tool in project.tools:
-            for effect in tool.effects:
-                key = effect.key
-                if key is None or key.origin != "fresh":
-                    continue
-                yield self.finding(
-                    key.location or effect.site,
-                    f"Tool `{tool.name}` sends a per-call idempotency key to {via(effect)}: "
-                    f"{key.detail}, so a retry gets a new key",
-                    tool=tool,
-                    confidence=effect.confidence,
-                    evidence=tool_evidence(tool, effect),
-                    node_text=f"{tool.name}:{key.value.text}",
-                )
             guarded = tool.guarded
             if guarded is not None and guarded.key is not None:
                 fresh = [c for c in guarded.key.calls if FRESH_CALLS.match(c.replace("()", ""))]

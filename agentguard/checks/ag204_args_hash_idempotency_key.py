@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import tool_evidence, via
+from agentguard.checks.common import keys_of_origin, tool_evidence, via
 from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.project import ProjectModel
 
@@ -62,17 +62,13 @@ class ArgsHashIdempotencyKey(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for tool in project.tools:
-            for effect in tool.effects:
-                key = effect.key
-                if key is None or key.origin != "args_hash":
-                    continue
-                yield self.finding(
-                    key.location or effect.site,
-                    f"Tool `{tool.name}` keys {via(effect)} with {key.detail}: not scoped by "
-                    "user, run or approval",
-                    tool=tool,
-                    confidence=min(effect.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
-                    evidence=tool_evidence(tool, effect),
-                    node_text=f"{tool.name}:{key.value.text}",
-                )
+        for tool, effect, key in keys_of_origin(project, "args_hash"):
+            yield self.finding(
+                key.location or effect.site,
+                f"Tool `{tool.name}` keys {via(effect)} with {key.detail}: not scoped by "
+                "user, run or approval",
+                tool=tool,
+                confidence=min(effect.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
+                evidence=tool_evidence(tool, effect),
+                node_text=f"{tool.name}:{key.value.text}",
+            )

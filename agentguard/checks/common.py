@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from agentguard.diagnostics import Confidence, EvidenceStep
-from agentguard.project import Effect, ToolFacts
+from agentguard.project import Effect, KeyEvidence, ProjectModel, ToolFacts
 
 
 def tool_evidence(tool: ToolFacts, effect: Effect) -> tuple[EvidenceStep, ...]:
@@ -42,3 +44,14 @@ EFFECT_WORDS = {
 
 def effect_words(effect: Effect) -> str:
     return EFFECT_WORDS.get(effect.kind, effect.kind)
+
+
+def keys_of_origin(
+    project: ProjectModel, origin: str
+) -> Iterator[tuple[ToolFacts, Effect, KeyEvidence]]:
+    """Every idempotency key reaching a tool's sink whose origin is ``origin``
+    (param, fresh, args_hash...): what the key rules judge."""
+    for tool in project.tools:
+        for effect in tool.effects:
+            if effect.key is not None and effect.key.origin == origin:
+                yield tool, effect, effect.key

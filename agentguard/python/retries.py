@@ -91,16 +91,7 @@ def _global_retry(
     catches = _catches(project, construct, call.args, call.kwargs, True) if construct.on else None
     scope = call.kwargs.get(construct.scope_kwarg) if construct.scope_kwarg else None
     if scope is None:
-        yield RetryUse(
-            kind="global",
-            library=construct.library,
-            location=location,
-            function=call.function,
-            catches=catches,
-            construct=construct,
-            call=call,
-            text=call.text,
-        )
+        yield _global_use(construct, location, call, catches)
         return
     for tool in _tools_named(project, scope.elements if scope.kind == "list" else []):
         yield RetryUse(
@@ -151,16 +142,7 @@ def _node_retry(
         return
     catches = _policy_catches(project, policy)
     if node.kind == "call" and (node.qualname or "").rsplit(".", 1)[-1] == "ToolNode":
-        yield RetryUse(
-            kind="global",
-            library=construct.library,
-            location=location,
-            function=call.function,
-            catches=catches,
-            construct=construct,
-            call=call,
-            text=call.text,
-        )
+        yield _global_use(construct, location, call, catches)
         return
     caller = project.function(call.function) if call.function else None
     target = node.qualname or node.text
@@ -271,3 +253,19 @@ def _loop_retries(project: ProjectModel, fn: Function, facts: ModuleFacts) -> It
                 text="retry loop",
             )
             break
+
+
+def _global_use(
+    construct: RetryConstruct, location: Location, call: Call, catches: list[str] | None
+) -> RetryUse:
+    """A retry that re-runs every tool behind it (middleware, node defaults, a ToolNode)."""
+    return RetryUse(
+        kind="global",
+        library=construct.library,
+        location=location,
+        function=call.function,
+        catches=catches,
+        construct=construct,
+        call=call,
+        text=call.text,
+    )
