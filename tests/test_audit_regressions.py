@@ -257,3 +257,17 @@ def test_sdk_client_behind_an_accessor_method_is_typed(scan_files: ScanFiles) ->
     assert ("AG201", "refund_charge") in found and ("AG101", "refund_charge") in found
     # An update by id is a write (declare it) but repeating it changes nothing more (no key).
     assert ("AG101", "rename_customer") in found and ("AG201", "rename_customer") not in found
+
+
+def test_stripe_capture_is_declared_but_needs_no_key(scan_files: ScanFiles) -> None:
+    code = (
+        "import stripe\n"
+        "from langchain_core.tools import tool\n\n"
+        "@tool\n"
+        "def capture_payment(intent_id: str) -> str:\n"
+        '    """Capture an authorised payment."""\n'
+        "    return stripe.PaymentIntent.capture(intent_id).status\n"
+    )
+    result = scan_files({"pay.py": code})
+    codes = {f.code for f in result.findings if f.tool == "capture_payment"}
+    assert "AG101" in codes and "AG201" not in codes
