@@ -30,62 +30,70 @@ def _absolute(path: Path) -> Path:
 
 
 def relative(path: Path, root: Path) -> str:
-    try:
-        return _absolute(path).relative_to(_absolute(root)).as_posix()
-    except ValueError:
-        return path.as_posix()
+    return _relative_to(str(_absolute(path)), str(_absolute(root)), path)
+
+
+def _relative_to(absolute: str, root: str, path: Path) -> str:
+    """``absolute`` (a resolved path) relative to the resolved ``root``, "/"-separated; the
+    path as written when it lies outside the root. String slicing, not ``Path.resolve``:
+    discovery calls this for every file, and resolving costs a system call per component."""
+    if absolute == root:
+        return "."
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    if absolute.startswith(prefix):
+        return absolute[len(prefix) :].replace(os.sep, "/")
+    return path.as_posix()
 
 
 class _Ignores:
     """Nested .gitignore files, each applying to its own folder, plus config excludes."""
 
     def __init__(self, config: Config) -> None:
-        self.root = config.root.resolve()
+        self.root = str(_absolute(config.root))
         self.exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude)
         self.include = pathspec.GitIgnoreSpec.from_lines(config.include) if config.include else None
         self.respect_gitignore = config.respect_gitignore
-        self.gitignores: dict[Path, pathspec.GitIgnoreSpec] = {}
+        # Resolved folder (with a trailing separator) -> its .gitignore.
+        self.gitignores: dict[str, pathspec.GitIgnoreSpec] = {}
 
-    def load_gitignore(self, folder: Path) -> None:
+    def load_gitignore(self, folder: str) -> None:
         if not self.respect_gitignore:
             return
-        candidate = folder / ".gitignore"
-        if candidate.is_file():
+        candidate = os.path.join(folder, ".gitignore")
+        if os.path.isfile(candidate):
             try:
-                lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
+                with open(candidate, encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read().splitlines()
             except OSError:
                 return
-            self.gitignores[folder] = pathspec.GitIgnoreSpec.from_lines(lines)
+            key = folder if folder.endswith(os.sep) else folder + os.sep
+            self.gitignores[key] = pathspec.GitIgnoreSpec.from_lines(lines)
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
-        rel = relative(path, self.root)
-        probe = rel + "/" if is_dir else rel
-        if self.exclude.match_file(probe) or self.exclude.match_file(
-            path.name + ("/" if is_dir else "")
-        ):
+    def ignored(self, absolute: str, rel: str, name: str, is_dir: bool) -> bool:
+        """``absolute`` is the resolved path, ``rel`` the same relative to the root."""
+        suffix = "/" if is_dir else ""
+        if self.exclude.match_file(rel + suffix) or self.exclude.match_file(name + suffix):
             return True
         for folder, spec in self.gitignores.items():
-            try:
-                inner = path.relative_to(folder).as_posix()
-            except ValueError:
-                continue
-            if spec.match_file(inner + "/" if is_dir else inner):
-                return True
+            if absolute.startswith(folder):
+                inner = absolute[len(folder) :].replace(os.sep, "/")
+                if spec.match_file(inner + suffix):
+                    return True
         return bool(not is_dir and self.include is not None and not self.include.match_file(rel))
 
 
 def discover(paths: list[Path], config: Config) -> FileSet:
     result = FileSet()
     ignores = _Ignores(config)
-    ignores.load_gitignore(config.root.resolve())
-    seen: set[Path] = set()
+    root = ignores.root
+    ignores.load_gitignore(root)
+    seen: set[str] = set()
 
-    def add_file(path: Path, explicit: bool) -> None:
-        real = _absolute(path)
+    def add_file(path: Path, real: str, explicit: bool) -> None:
         if real in seen:
             return
         seen.add(real)
-        rel = relative(path, config.root)
+        rel = _relative_to(real, root, path)
         if path.suffix in PYTHON_SUFFIXES:
             result.python.append((path, rel))
         elif path.suffix in SCHEMA_SUFFIXES:
@@ -101,25 +109,30 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             result.problems.append(ScanProblem(relative(given, config.root), reason))
             continue
         if given.is_file():
-            add_file(given, explicit=True)
+            add_file(given, str(_absolute(given)), explicit=True)
             continue
-        for folder, dirs, files in os.walk(given.resolve(), followlinks=False):
-            base = Path(folder)
-            ignores.load_gitignore(base)
+        # Walking from a resolved folder and never into symlinked folders, every path
+        # below is already resolved: only symlinked files need resolving.
+        for folder, dirs, files in os.walk(_absolute(given), followlinks=False):
+            ignores.load_gitignore(folder)
             kept = []
             for name in sorted(dirs):
-                sub = base / name
-                if sub.is_symlink() or ignores.ignored(sub, True):
+                sub = os.path.join(folder, name)
+                if os.path.islink(sub):
+                    continue
+                if ignores.ignored(sub, _relative_to(sub, root, Path(sub)), name, True):
                     continue
                 kept.append(name)
             dirs[:] = kept
             for name in sorted(files):
-                path = base / name
                 if not name.endswith(PYTHON_SUFFIXES + SCHEMA_SUFFIXES):
                     continue
-                if path.is_symlink():
+                absolute = os.path.join(folder, name)
+                path = Path(absolute)
+                real = absolute
+                if os.path.islink(absolute):
                     try:
-                        path.resolve(strict=True)
+                        real = str(path.resolve(strict=True))
                     except (OSError, RuntimeError):
                         result.problems.append(
                             ScanProblem(
@@ -127,9 +140,9 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                             )
                         )
                         continue
-                if ignores.ignored(path, False):
+                if ignores.ignored(absolute, _relative_to(absolute, root, path), name, False):
                     continue
-                add_file(path, explicit=False)
+                add_file(path, real, explicit=False)
     result.python.sort(key=lambda p: p[1])
     result.schemas.sort(key=lambda p: p[1])
     return result
