@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.markup import escape
 
 from agentguard import __version__
@@ -20,7 +19,7 @@ from agentguard.cache import default_cache_dir
 from agentguard.checks.base import QUESTIONS, all_rules, rule_by_code
 from agentguard.config import Config, ConfigError, load_config
 from agentguard.diagnostics import Severity
-from agentguard.output import FORMAT_MODULES, RenderOptions, renderer
+from agentguard.output import EDIT_FORMATS, FORMAT_MODULES, RenderOptions, renderer
 
 if TYPE_CHECKING:
     from agentguard.engine import FactOptions, ScanResult
@@ -153,7 +152,10 @@ def check(
     fact_options = FactOptions(
         jobs=jobs or default_jobs(),
         cache_dir=None if no_cache else (cache_dir or default_cache_dir(cfg.root)),
+        record_runs=not no_cache,
     )
+    # Built inside the scan, so that a recorded run holds them too.
+    with_fixes = bool({output_format, *(name for name, _ in extra_outputs)} & EDIT_FORMATS)
     if fix:
         _apply_fixes(targets, cfg, _split_codes(select), _split_codes(ignore), unsafe_fixes)
     try:
@@ -164,6 +166,7 @@ def check(
                 cfg,
                 select=_split_codes(select),
                 ignore=_split_codes(ignore),
+                with_fixes=with_fixes,
                 facts=fact_options,
             )
     except ConfigError as exc:
@@ -178,6 +181,8 @@ def check(
     renderer(output_format)(result, sys.stdout, options)
     if profile:
         _print_profile(result.timings, fact_options)
+        if result.from_record:
+            err.print("no input changed since a recorded run: its findings were reused")
     _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
     threshold = Severity((fail_on.value if fail_on else None) or cfg.fail_on).rank
     failing = [f for f in result.findings if f.severity.rank >= threshold]
@@ -530,6 +535,8 @@ def rule(code: Annotated[str, typer.Argument(help="A rule code (AG201) or name."
     console.print(f"[bold]{found.code} {found.name}[/] ({found.severity.value}, {found.question})")
     console.print(f"[dim]{QUESTIONS.get(found.question, '')}[/]")
     console.print(f"[dim]fix: {found.fix_label() or 'none'}[/]\n")
+    from rich.markdown import Markdown  # slow to import; only `rule` renders docs
+
     console.print(Markdown(found.docs()))
 
 

@@ -11,8 +11,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -69,6 +67,16 @@ class Config:
         return hashlib.sha256(json.dumps(self.raw, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def _schema_errors(section: dict[str, Any]) -> list[Any]:
+    # jsonschema takes a third of a second to import: only a config with settings needs it.
+    import jsonschema
+
+    return sorted(
+        jsonschema.Draft202012Validator(config_schema()).iter_errors(section),
+        key=lambda e: list(e.absolute_path),
+    )
+
+
 @cache
 def config_schema() -> dict[str, Any]:
     text = (Path(__file__).resolve().parent / "data" / "config.schema.json").read_text("utf-8")
@@ -122,10 +130,7 @@ def load_config(
         section = data["tool"]["agentguard"]
     if not isinstance(section, dict):
         raise ConfigError(f"{source}: [tool.agentguard] must be a table")
-    errors = sorted(
-        jsonschema.Draft202012Validator(config_schema()).iter_errors(section),
-        key=lambda e: list(e.absolute_path),
-    )
+    errors = _schema_errors(section) if section else []
     if errors:
         first = errors[0]
         key = ".".join(str(p) for p in first.absolute_path)

@@ -16,16 +16,21 @@ from agentguard.checks.base import Rule, all_rules, selected
 from agentguard.config import Config
 from agentguard.diagnostics import Confidence, Finding, Location, ScanProblem
 from agentguard.discovery import discover
+from agentguard.fixes.offers import FixOffer, fix_offer
+from agentguard.model import ToolFacts
 from agentguard.parallel import (
     ExtractStats,
     Progress,
+    SourceFile,
     collector_paused,
     extract_all,
+    read_all,
     read_source,
     source_facts,
 )
 from agentguard.project import ProjectModel
 from agentguard.python.facts import ModuleFacts, Suppression
+from agentguard.run_memo import OfferKey, RunMemo, RunRecord, offer_key, run_key
 from agentguard.schemas import add_schema_tools
 
 UNUSED_SUPPRESSION = "AG002"
@@ -39,7 +44,8 @@ class ScanResult:
     config: Config
     findings: list[Finding]
     suppressed: list[Finding]
-    project: ProjectModel
+    # None when the result is a recorded run (agentguard.run_memo): nothing was linked.
+    project: ProjectModel | None
     files_scanned: int
     problems: list[ScanProblem]
     timings: dict[str, float] = field(default_factory=dict)
@@ -47,10 +53,30 @@ class ScanResult:
     baseline: BaselineOutcome | None = None
     # Whether findings carry their fix edits (computed lazily: agentguard.fixes.ensure_fixes).
     fixes_attached: bool = False
+    # What the outputs show of the project; kept apart so a recorded run can fill them.
+    found_tools: list[ToolFacts] = field(default_factory=list)
+    python_paths: list[str] = field(default_factory=list)
+    schema_paths: list[str] = field(default_factory=list)
+    # A recorded run's fix offers (a live run asks the project model).
+    offers: dict[OfferKey, FixOffer | None] = field(default_factory=dict)
+    from_record: bool = False
 
     @property
     def tools(self) -> int:
-        return len(self.project.tools)
+        return len(self.found_tools)
+
+    @property
+    def model(self) -> ProjectModel:
+        """The project model, for commands that read more than the findings."""
+        if self.project is None:
+            raise RuntimeError("a recorded run has no project model")
+        return self.project
+
+    def fix_offer(self, finding: Finding) -> FixOffer | None:
+        """The fix this finding would get, without building its edits."""
+        if self.project is not None:
+            return fix_offer(finding, self.project)
+        return self.offers.get(offer_key(finding))
 
 
 def python_facts(
@@ -73,6 +99,8 @@ class FactOptions:
 
     jobs: int = 1
     cache_dir: Path | None = None  # None: no cache
+    # Reuse (and record) a whole run when no input changed; needs cache_dir.
+    record_runs: bool = False
     progress: Progress | None = None
     stats: ExtractStats | None = None  # filled in by collect_facts
 
@@ -83,7 +111,9 @@ def collect_facts(
     sources: Mapping[str, bytes] | None = None,
     options: FactOptions | None = None,
     catalog: Catalog | None = None,
+    contents: Sequence[SourceFile] | None = None,
 ) -> tuple[list[ModuleFacts], list[ScanProblem]]:
+    """``contents``: the files already read and keyed (one per file, in order)."""
     options = options or FactOptions()
     cache = None
     if options.cache_dir is not None:
@@ -96,6 +126,7 @@ def collect_facts(
         cache=cache,
         progress=options.progress,
         sources=sources,
+        contents=contents,
     )
     options.stats = stats
     modules: list[ModuleFacts] = []
@@ -198,8 +229,30 @@ def scan(
     files = discover(list(paths), config)
     timings["discovery"] = time.perf_counter() - started
 
+    contents: list[SourceFile] | None = None
+    memo: tuple[RunMemo, str] | None = None
+    if facts is not None and facts.record_runs and facts.cache_dir is not None and not sources:
+        mark = time.perf_counter()
+        contents = read_all(files.python, config.max_file_size, keyed=True)
+        runs = RunMemo(facts.cache_dir, config.digest, catalog.digest)
+        key = run_key(
+            config,
+            catalog.digest,
+            [*select, "\x1e", *ignore],
+            with_fixes,
+            [(file.rel, file.key) for file in contents],
+            files.schemas,
+        )
+        record = runs.load(key)
+        timings["read and hash, look up the recorded run"] = time.perf_counter() - mark
+        if record is not None:
+            facts.stats = ExtractStats(files=len(files.python), cache_hits=len(files.python))
+            timings["total"] = time.perf_counter() - started
+            return _recorded_result(record, config, timings)
+        memo = (runs, key)
+
     mark = time.perf_counter()
-    modules, problems = collect_facts(files.python, config, sources, facts, catalog)
+    modules, problems = collect_facts(files.python, config, sources, facts, catalog, contents)
     problems = files.problems + problems
     timings["facts"] = time.perf_counter() - mark
 
@@ -242,8 +295,7 @@ def scan(
         kept = attach_fixes(kept, project, config.root, sources)
     kept.sort(key=Finding.sort_key)
     suppressed.sort(key=Finding.sort_key)
-    timings["total"] = time.perf_counter() - started
-    return ScanResult(
+    result = ScanResult(
         root=config.root,
         config=config,
         findings=kept,
@@ -253,6 +305,49 @@ def scan(
         problems=problems,
         timings=timings,
         fixes_attached=with_fixes,
+        found_tools=project.tools,
+        python_paths=list(project.modules),
+        schema_paths=[rel for _, rel in files.schemas],
+    )
+    if memo is not None:
+        mark = time.perf_counter()
+        runs, key = memo
+        runs.store(key, _record_of(result, project))
+        timings["record the run"] = time.perf_counter() - mark
+    timings["total"] = time.perf_counter() - started
+    return result
+
+
+def _record_of(result: ScanResult, project: ProjectModel) -> RunRecord:
+    return RunRecord(
+        findings=result.findings,
+        suppressed=result.suppressed,
+        problems=result.problems,
+        files_scanned=result.files_scanned,
+        tools=result.found_tools,
+        python_paths=result.python_paths,
+        schema_paths=result.schema_paths,
+        fixes_attached=result.fixes_attached,
+        offers={offer_key(f): fix_offer(f, project) for f in result.findings},
+    )
+
+
+def _recorded_result(record: RunRecord, config: Config, timings: dict[str, float]) -> ScanResult:
+    return ScanResult(
+        root=config.root,
+        config=config,
+        findings=record.findings,
+        suppressed=record.suppressed,
+        project=None,
+        files_scanned=record.files_scanned,
+        problems=record.problems,
+        timings=timings,
+        fixes_attached=record.fixes_attached,
+        found_tools=record.tools,
+        python_paths=record.python_paths,
+        schema_paths=record.schema_paths,
+        offers=record.offers,
+        from_record=True,
     )
 
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import json
 from enum import Enum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from agentguard.runtime.core import resolve_call
-from agentguard.runtime.ledger import Ledger, LedgerEntry, Status, open_ledger
+if TYPE_CHECKING:
+    from agentguard.runtime.ledger import Ledger, LedgerEntry
 
 ledger_app = typer.Typer(
     name="ledger",
@@ -57,6 +57,9 @@ _STATUS_STYLE = {
 
 
 def _open(url: str) -> Ledger:
+    # The runtime is imported by the ledger commands only: `check` never needs it.
+    from agentguard.runtime.ledger import open_ledger
+
     try:
         return open_ledger(url)
     except ValueError as exc:
@@ -120,6 +123,8 @@ def list_entries(
     statuses = None
     if status:
         try:
+            from agentguard.runtime.ledger import Status
+
             statuses = [Status(value) for value in status]
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--status") from exc
@@ -195,6 +200,8 @@ def resolve(
     """Record a person's resolution of an uncertain call as succeeded or failed."""
     with _open(ledger_url) as ledger:
         try:
+            from agentguard.runtime.core import resolve_call
+
             entry = resolve_call(ledger, call_id, outcome.value, note, actor=actor)
         except (LookupError, ValueError) as exc:
             typer.echo(f"error: {exc}", err=True)

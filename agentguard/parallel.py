@@ -54,6 +54,28 @@ def read_source(path: Path, rel: str, max_size: int) -> bytes | ScanProblem:
     return data
 
 
+@dataclass
+class SourceFile:
+    """One Python file's bytes (or why they could not be read) and its cache key."""
+
+    rel: str
+    data: bytes | ScanProblem
+    key: str  # content_key of the bytes, or the problem; "" when not keyed
+
+
+def read_all(files: Sequence[tuple[Path, str]], max_size: int, *, keyed: bool) -> list[SourceFile]:
+    """Read every file once, hashing it when ``keyed`` (for the caches)."""
+    result = []
+    for path, rel in files:
+        data = read_source(path, rel, max_size)
+        if isinstance(data, ScanProblem):
+            key = f"unreadable: {data.reason}" if keyed else ""
+        else:
+            key = content_key(rel, data) if keyed else ""
+        result.append(SourceFile(rel, data, key))
+    return result
+
+
 def source_facts(data: bytes, rel: str) -> ModuleFacts | ScanProblem:
     """Facts for one file's bytes, or why they cannot be parsed."""
     try:
@@ -126,24 +148,35 @@ def extract_all(
     cache: FactCache | None = None,
     progress: Progress | None = None,
     sources: Mapping[str, bytes] | None = None,
+    contents: Sequence[SourceFile] | None = None,
 ) -> tuple[list[ModuleFacts | ScanProblem], ExtractStats]:
     """Facts (or a problem) for every file, in the order given.
 
-    Parse errors are cached like facts (both follow from the bytes alone); read errors
-    (permissions, size) are not.
+    ``contents`` holds the files already read (and keyed), one per file. Parse errors are
+    cached like facts (both follow from the bytes alone); read errors (permissions, size)
+    are not.
     """
     stats = ExtractStats(files=len(files), jobs=max(1, jobs))
     results: list[ModuleFacts | ScanProblem | None] = [None] * len(files)
     pending: list[tuple[int, bytes, str, str]] = []  # index, bytes, rel, cache key
     with collector_paused():
         for index, (path, rel) in enumerate(files):
+            known_key = ""
             # ``sources`` holds contents the caller has in memory (the fixer's edits).
             known = sources.get(rel) if sources is not None else None
-            data = known if known is not None else read_source(path, rel, max_size)
+            if known is not None:
+                data: bytes | ScanProblem = known
+            elif contents is not None:
+                data, known_key = contents[index].data, contents[index].key
+            else:
+                data = read_source(path, rel, max_size)
             if isinstance(data, ScanProblem):
                 results[index] = data
                 continue
-            key = content_key(rel, data) if cache is not None else ""
+            if cache is None:
+                key = ""
+            else:
+                key = known_key if known is None and known_key else content_key(rel, data)
             cached = cache.load(key) if cache is not None else None
             if cached is not None:
                 results[index] = cached

@@ -26,7 +26,7 @@ def ensure_fixes(result: ScanResult) -> None:
     """Attach their fix (with edits) to the result's findings, once per result."""
     if result.fixes_attached:
         return
-    result.findings = attach_fixes(result.findings, result.project, result.root)
+    result.findings = attach_fixes(result.findings, result.model, result.root)
     result.fixes_attached = True
 
 

@@ -22,6 +22,9 @@ class RenderOptions:
 Renderer = Callable[["ScanResult", TextIO, RenderOptions], None]
 
 # format name -> module under agentguard.output exposing render(result, stream, options)
+# The formats that print each fix's edits (they build them with LibCST).
+EDIT_FORMATS = frozenset({"json", "sarif"})
+
 FORMAT_MODULES: dict[str, str] = {
     "text": "text",
     "json": "json_format",

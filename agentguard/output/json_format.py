@@ -37,7 +37,7 @@ def document(result: ScanResult) -> dict[str, Any]:
         "summary": {
             "findings": len(findings),
             "by_severity": by_severity,
-            "tools": len(result.project.tools),
+            "tools": result.tools,
             "files": result.files_scanned,
             "suppressed": len(result.suppressed),
             "baseline": result.baseline.summary() if result.baseline is not None else None,
@@ -54,7 +54,7 @@ def document(result: ScanResult) -> dict[str, Any]:
                 "sources": [str(loc) for loc in (tool.anchor, *tool.sources)],
                 "effects": sorted({e.kind for e in tool.effects}),
             }
-            for tool in result.project.tools
+            for tool in result.found_tools
         ],
         "problems": [
             {"path": p.path, "kind": p.kind, "reason": p.reason, "line": p.span.line}

@@ -18,11 +18,7 @@ if TYPE_CHECKING:
 
 
 def _scanned_paths(result: ScanResult) -> list[str]:
-    paths = set(result.project.modules)
-    for schema in getattr(result.project, "schema_files", None) or []:
-        rel = schema[1] if isinstance(schema, tuple) else getattr(schema, "rel", None)
-        if isinstance(rel, str):
-            paths.add(rel)
+    paths = {*result.python_paths, *result.schema_paths}
     paths.update(f.path for f in result.findings)
     paths.update(p.path for p in result.problems)
     return sorted(paths)

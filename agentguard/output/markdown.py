@@ -39,13 +39,10 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         parts = [f"{counts[s]} {s}" for s in ("error", "warning", "info") if counts[s]]
         out.append(
             f"**{len(findings)} finding{'s' if len(findings) != 1 else ''}** ({', '.join(parts)}) "
-            f"in {result.files_scanned} files, {len(result.project.tools)} tools found."
+            f"in {result.files_scanned} files, {result.tools} tools found."
         )
     else:
-        out.append(
-            f"No findings in {result.files_scanned} files "
-            f"({len(result.project.tools)} tools found)."
-        )
+        out.append(f"No findings in {result.files_scanned} files ({result.tools} tools found).")
     if result.suppressed:
         out.append(f"{len(result.suppressed)} suppressed.")
     outcome = result.baseline

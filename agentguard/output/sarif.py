@@ -280,7 +280,7 @@ def document(result: ScanResult) -> dict[str, Any]:
                 "columnKind": "unicodeCodePoints",
                 "properties": {
                     "files": result.files_scanned,
-                    "tools": len(result.project.tools),
+                    "tools": result.tools,
                     "suppressed": len(result.suppressed),
                 },
             }

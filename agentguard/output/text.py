@@ -12,7 +12,6 @@ from rich.table import Table
 
 from agentguard.diagnostics import Finding
 from agentguard.docs_gen import rule_doc_path, rule_doc_url
-from agentguard.fixes.offers import fix_offer
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
 
@@ -70,7 +69,7 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         for step in finding.evidence:
             where = f" ({step.location})" if step.location else ""
             console.print(f"  [dim]= evidence:[/] {escape(step.label)}[dim]{escape(where)}[/]")
-        offered = finding.fix or fix_offer(finding, result.project)
+        offered = finding.fix or result.fix_offer(finding)
         if offered is not None:
             console.print(
                 f"  [dim]= fix available ({offered.applicability.value}):[/] "
@@ -99,7 +98,7 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         f"{_plural(total, 'finding')} in {_plural(tools_with_findings, 'tool')}, "
         f"{_plural(result.files_scanned, 'file')}"
     )
-    extras = [f"{_plural(len(result.project.tools), 'tool')} found"]
+    extras = [f"{_plural(result.tools, 'tool')} found"]
     if result.suppressed:
         extras.append(f"{len(result.suppressed)} suppressed")
     skipped = sum(1 for p in result.problems if p.kind != "parse-error")

@@ -1,0 +1,184 @@
+"""Whole-run memo: a check whose every input is unchanged returns the recorded result.
+
+The per-file fact cache (:mod:`agentguard.cache`) saves parsing; linking the project and
+running the rules still cost seconds on a large tree. But a check is a pure function of
+its inputs: the bytes and paths of every scanned file, agentguard's own code and
+catalogue, the resolved config and the command's selection. When all of them are the
+same as in a recorded run (a CI re-run after a fresh clone, a pre-commit hook on an
+untouched tree), the recorded findings are the answer, and only hashing the files is
+left to do. Any change to any input, one byte of one file included, gives another key and
+a full (cached-facts) run, so linking across files stays exact.
+
+Records live beside the fact cache, in ``<cache>/<namespace>/runs/``, are written
+atomically, read with an unpickler that admits agentguard's data classes only (a cache
+folder can come from an untrusted checkout), and only the newest few are kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import hashlib
+import io
+import os
+import pickle
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentguard import diagnostics, model
+from agentguard.cache import PICKLE_PROTOCOL, namespace
+from agentguard.diagnostics import Finding, ScanProblem
+from agentguard.fixes import offers
+from agentguard.fixes.offers import FixOffer
+from agentguard.model import ToolFacts
+from agentguard.python import facts as facts_module
+
+if TYPE_CHECKING:
+    from agentguard.config import Config
+
+RECORDS_KEPT = 8
+OfferKey = tuple[str, str, int, int, str | None]
+
+
+def offer_key(finding: Finding) -> OfferKey:
+    return (finding.code, finding.path, finding.span.line, finding.span.column, finding.tool)
+
+
+@dataclass
+class RunRecord:
+    """What the outputs of ``check`` read of a scan, without the project model."""
+
+    findings: list[Finding]
+    suppressed: list[Finding]
+    problems: list[ScanProblem]
+    files_scanned: int
+    tools: list[ToolFacts]
+    python_paths: list[str]
+    schema_paths: list[str]
+    fixes_attached: bool
+    offers: dict[OfferKey, FixOffer | None] = field(default_factory=dict)
+
+
+@functools.cache
+def package_digest() -> str:
+    """agentguard's own code and data: a new rule or a fixed bug must not reuse old results."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*")):
+        if path.suffix in {".py", ".yaml", ".json"} and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(package).as_posix().encode())
+            digest.update(b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def run_key(
+    config: Config,
+    catalog_digest: str,
+    selection: Sequence[str],
+    with_fixes: bool,
+    python_keys: Sequence[tuple[str, str]],
+    schema_files: Sequence[tuple[Path, str]],
+) -> str:
+    """The key of one check: every input its result depends on.
+
+    ``python_keys`` pairs each Python file's relative path with its content key (or the
+    reason it could not be read); schema files are hashed here.
+    """
+    digest = hashlib.sha256()
+    for part in (
+        namespace(config.digest, catalog_digest),
+        package_digest(),
+        "\x1f".join(selection),
+        "fixes" if with_fixes else "offers",
+    ):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    for rel, key in python_keys:
+        digest.update(f"py\0{rel}\0{key}\0".encode())
+    for path, rel in schema_files:
+        try:
+            content = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError as exc:
+            content = f"unreadable: {exc.strerror or exc}"
+        digest.update(f"schema\0{rel}\0{content}\0".encode())
+    return digest.hexdigest()
+
+
+def _record_classes() -> frozenset[tuple[str, str]]:
+    allowed: set[tuple[str, str]] = {
+        (RunRecord.__module__, RunRecord.__name__),
+        (offers.__name__, FixOffer.__name__),
+    }
+    for module in (diagnostics, model, facts_module):
+        for name, value in vars(module).items():
+            if (
+                isinstance(value, type)
+                and value.__module__ == module.__name__
+                and (dataclasses.is_dataclass(value) or issubclass(value, enum.Enum))
+            ):
+                allowed.add((module.__name__, name))
+    return frozenset(allowed)
+
+
+class _RecordUnpickler(pickle.Unpickler):
+    ALLOWED = _record_classes()
+
+    def find_class(self, module: str, name: str) -> type:
+        if (module, name) not in self.ALLOWED:
+            raise pickle.UnpicklingError(f"{module}.{name} is not an agentguard record class")
+        found: type = super().find_class(module, name)
+        return found
+
+
+class RunMemo:
+    """Run records under ``<cache>/<namespace>/runs/``."""
+
+    def __init__(self, cache_dir: Path, config_digest: str, catalog_digest: str) -> None:
+        self.folder = cache_dir / namespace(config_digest, catalog_digest) / "runs"
+
+    def _entry(self, key: str) -> Path:
+        return self.folder / f"{key}.pickle"
+
+    def load(self, key: str) -> RunRecord | None:
+        """The recorded run, or None when there is none or it cannot be read."""
+        try:
+            blob = self._entry(key).read_bytes()
+        except OSError:
+            return None
+        try:
+            record = _RecordUnpickler(io.BytesIO(blob)).load()
+        except Exception:  # truncated, foreign or from another version: a miss
+            return None
+        return record if isinstance(record, RunRecord) else None
+
+    def store(self, key: str, record: RunRecord) -> None:
+        """Write atomically and keep the newest few; a cache that cannot be written is skipped."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    pickle.dump(record, out, protocol=PICKLE_PROTOCOL)
+                os.replace(temporary, self._entry(key))
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+            self._prune()
+        except (OSError, pickle.PicklingError):
+            return
+
+    def _prune(self) -> None:
+        records = []
+        for path in self.folder.glob("*.pickle"):
+            try:
+                records.append((path.stat().st_mtime, path))
+            except OSError:
+                continue
+        records.sort(reverse=True)
+        for _, path in records[RECORDS_KEPT:]:
+            path.unlink(missing_ok=True)
