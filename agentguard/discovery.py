@@ -45,12 +45,40 @@ def _relative_to(absolute: str, root: str, path: Path) -> str:
     return path.as_posix()
 
 
+_GLOB_CHARS = frozenset("*?[]!\\/#")
+
+
+def _literal_names(patterns: list[str]) -> tuple[frozenset[str], frozenset[str], list[str]]:
+    """Split exclude patterns into plain names (``.venv``; ``build/`` for folders only) and
+    the rest. A plain gitignore name matches any path component equal to it, so a set
+    lookup decides it; matching every file against each pattern's regular expression was
+    most of discovery's time. With a negation (``!keep``) order matters: all stay patterns.
+    """
+    if any(p.strip().startswith("!") for p in patterns):
+        return frozenset(), frozenset(), list(patterns)
+    names: set[str] = set()
+    dir_names: set[str] = set()
+    rest: list[str] = []
+    for raw in patterns:
+        pattern = raw.strip()
+        if not pattern:
+            continue
+        folder_only = pattern.endswith("/")
+        bare = pattern[:-1] if folder_only else pattern
+        if bare and not _GLOB_CHARS.intersection(bare) and bare not in {".", ".."}:
+            (dir_names if folder_only else names).add(bare)
+        else:
+            rest.append(raw)
+    return frozenset(names), frozenset(dir_names), rest
+
+
 class _Ignores:
     """Nested .gitignore files, each applying to its own folder, plus config excludes."""
 
     def __init__(self, config: Config) -> None:
         self.root = str(_absolute(config.root))
-        self.exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude)
+        self.exclude_names, self.exclude_dir_names, rest = _literal_names(config.exclude)
+        self.exclude = pathspec.GitIgnoreSpec.from_lines(rest) if rest else None
         self.include = pathspec.GitIgnoreSpec.from_lines(config.include) if config.include else None
         self.respect_gitignore = config.respect_gitignore
         # Resolved folder (with a trailing separator) -> its .gitignore.
@@ -72,8 +100,17 @@ class _Ignores:
     def ignored(self, absolute: str, rel: str, name: str, is_dir: bool) -> bool:
         """``absolute`` is the resolved path, ``rel`` the same relative to the root."""
         suffix = "/" if is_dir else ""
-        if self.exclude.match_file(rel + suffix) or self.exclude.match_file(name + suffix):
+        parts = rel.split("/")
+        if not self.exclude_names.isdisjoint(parts):
             return True
+        if not self.exclude_dir_names.isdisjoint(parts if is_dir else parts[:-1]):
+            return True
+        if self.exclude is not None:
+            if self.exclude.match_file(rel + suffix):
+                return True
+            # Outside the root there is no relative path to anchor on: judge the name.
+            if rel.startswith("/") and self.exclude.match_file(name + suffix):
+                return True
         for folder, spec in self.gitignores.items():
             if absolute.startswith(folder):
                 inner = absolute[len(folder) :].replace(os.sep, "/")
