@@ -31,7 +31,6 @@ from agentguard.parallel import (
 from agentguard.project import ProjectModel
 from agentguard.python.facts import ModuleFacts, Suppression
 from agentguard.run_memo import OfferKey, RunMemo, RunRecord, offer_key, run_key
-from agentguard.schemas import add_schema_tools
 
 UNUSED_SUPPRESSION = "AG002"
 PARSE_ERROR = "AG000"
@@ -264,6 +263,9 @@ def scan(
     project.problems = problems
     project.config = config
     project.schema_files = files.schemas
+    # Imported here: a recorded run never reads schemas, and jsonschema is slow to import.
+    from agentguard.schemas import add_schema_tools
+
     problems += add_schema_tools(project, files.schemas, config)
     timings["project"] = time.perf_counter() - mark
 
