@@ -19,9 +19,10 @@ from agentguard import cache as fact_cache
 from agentguard.catalog import Catalog, builtin_data
 from agentguard.cli import app
 from agentguard.config import load_config
+from agentguard.diagnostics import Span
 from agentguard.engine import FactOptions, ScanResult, scan
 from agentguard.parallel import ExtractStats, source_facts
-from agentguard.python.facts import ModuleFacts
+from agentguard.python.facts import ModuleFacts, Suppression
 
 from .conftest import FIXTURES
 
@@ -188,6 +189,21 @@ def test_facts_read_back_from_the_cache_equal_the_extracted_facts() -> None:
     assert len(every) > 50
     for facts in every:
         assert fact_cache.decode(fact_cache.encode(facts)) == facts, facts.path
+
+
+def test_loaded_facts_refuse_changes_to_their_shared_empty_containers() -> None:
+    # Loaded facts share one empty list and one empty dict: a change to one would show
+    # up in every other loaded file, so it must fail instead.
+    first, second = (
+        fact_cache.decode(fact_cache.encode(ModuleFacts(path=f"{name}.py", module=name)))
+        for name in ("first", "second")
+    )
+    assert isinstance(first, ModuleFacts) and isinstance(second, ModuleFacts)
+    with pytest.raises(TypeError):
+        first.suppressions.append(Suppression(1, [], "", Span.point(1)))
+    with pytest.raises(TypeError):
+        first.imports["requests"] = "requests"
+    assert second.suppressions == [] and second.imports == {}
 
 
 def test_an_entry_naming_any_other_callable_is_never_run(tmp_path: Path) -> None:

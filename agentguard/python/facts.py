@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import Any
+from typing import Any, NoReturn
 
 from agentguard.diagnostics import Span
 
@@ -30,7 +30,7 @@ class CompactPickle:
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         layout = _LAYOUTS[type(self)]
         row = list(layout.values_of(self))
-        for index, _ in layout.container_positions:
+        for index in layout.container_positions:
             if not row[index]:
                 row[index] = None
         while row and row[-1] is None:
@@ -249,26 +249,52 @@ class ModuleFacts(CompactPickle):
         return [a for a in self.assignments if a.function == function]
 
 
+class _LoadedEmpty:
+    """Refuses changes: every facts object read back from a pickle shares one empty list and
+    one empty dict for its empty fields (there are a million of them in a large project),
+    so changing one would change them all. Facts are read, never changed, once extracted."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("facts read from a pickle share their empty containers; copy first")
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
+    update = setdefault = popitem = __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    __ior__ = _refuse
+
+
+class _LoadedEmptyList(_LoadedEmpty, list[Any]):
+    __slots__ = ()
+
+
+class _LoadedEmptyDict(_LoadedEmpty, dict[Any, Any]):
+    __slots__ = ()
+
+
 class _Layout:
     """How one facts class is written and read back: its fields in declaration order and,
-    for each list or dict field, the empty container that None stands for."""
+    for each list or dict field, the shared empty container that None stands for."""
 
     def __init__(self, cls: type) -> None:
         declared = fields(cls)
         self.values_of = attrgetter(*(f.name for f in declared))
-        empties = (_empty_container(str(f.type)) for f in declared)
+        self.loaded_values = [_loaded_empty(str(f.type)) for f in declared]
         self.container_positions = tuple(
-            (index, empty) for index, empty in enumerate(empties) if empty is not None
+            index for index, empty in enumerate(self.loaded_values) if empty is not None
         )
-        self.width = len(declared)
 
 
-def _empty_container(annotation: str) -> type[list[Any]] | type[dict[Any, Any]] | None:
+_LOADED_EMPTY_LIST = _LoadedEmptyList()
+_LOADED_EMPTY_DICT = _LoadedEmptyDict()
+
+
+def _loaded_empty(annotation: str) -> list[Any] | dict[Any, Any] | None:
     # Annotations are strings here (``from __future__ import annotations``).
     if annotation.startswith("list["):
-        return list
+        return _LOADED_EMPTY_LIST
     if annotation.startswith("dict["):
-        return dict
+        return _LOADED_EMPTY_DICT
     return None
 
 
@@ -283,8 +309,8 @@ def facts_from_row(cls: type[CompactPickle], *row: Any) -> CompactPickle:
     """A facts object from the row :meth:`CompactPickle.__reduce__` wrote. Only facts
     classes have a layout, so a cache entry cannot make this construct anything else."""
     layout = _LAYOUTS[cls]
-    values = [*row, *(None,) * (layout.width - len(row))]
-    for index, empty in layout.container_positions:
+    values = [*row, *layout.loaded_values[len(row) :]]
+    for index in layout.container_positions:
         if values[index] is None:
-            values[index] = empty()
+            values[index] = layout.loaded_values[index]
     return cls(*values)
