@@ -36,7 +36,7 @@ class Applicability(str, Enum):
     DISPLAY = "display"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Span:
     """1-based lines, 1-based columns, end exclusive (as SARIF and editors count)."""
 
@@ -48,6 +48,10 @@ class Span:
     @classmethod
     def point(cls, line: int, column: int = 1) -> Span:
         return cls(line, column, line, column)
+
+    def __reduce__(self) -> tuple[type[Span], tuple[int, int, int, int]]:
+        # Positional, without field names: a cache entry holds thousands of spans.
+        return Span, (self.line, self.column, self.end_line, self.end_column)
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import copy
+import copyreg
+import dataclasses
+import io
 import os
 import pickle
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -15,8 +19,10 @@ from agentguard import cache as fact_cache
 from agentguard.catalog import Catalog, builtin_data
 from agentguard.cli import app
 from agentguard.config import load_config
+from agentguard.diagnostics import Span
 from agentguard.engine import FactOptions, ScanResult, scan
-from agentguard.parallel import ExtractStats
+from agentguard.parallel import ExtractStats, source_facts
+from agentguard.python.facts import ModuleFacts, Suppression
 
 from .conftest import FIXTURES
 
@@ -125,6 +131,79 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(
     assert finding_lines(rebuilt) == finding_lines(cold)
     _, again = cached_scan(project, cache_dir)
     assert again.cache_hits == len(written)
+
+
+def field_named_pickle(facts: ModuleFacts) -> bytes:
+    """An entry as FORMAT 2 wrote it: each object's fields by name, as a ``__dict__``."""
+
+    class FieldNamedPickler(pickle.Pickler):
+        def reducer_override(self, obj: Any) -> Any:
+            if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+                state = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+                return copyreg.__newobj__, (type(obj),), state
+            return NotImplemented
+
+    out = io.BytesIO()
+    FieldNamedPickler(out, protocol=fact_cache.PICKLE_PROTOCOL).dump(facts)
+    return out.getvalue()
+
+
+def test_an_entry_in_the_previous_format_is_ignored_and_rebuilt(
+    project: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    cold, _ = cached_scan(project, cache_dir)
+    written = entries(cache_dir)
+    for entry in written:
+        facts = fact_cache.decode(entry.read_bytes())
+        assert isinstance(facts, ModuleFacts)
+        entry.write_bytes(field_named_pickle(facts))
+    rebuilt, stats = cached_scan(project, cache_dir)
+    assert (stats.cache_hits, stats.parsed) == (0, len(written))
+    assert finding_lines(rebuilt) == finding_lines(cold)
+    _, again = cached_scan(project, cache_dir)
+    assert again.cache_hits == len(written)
+
+
+def test_a_cache_written_by_another_format_version_is_not_read(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache_dir = tmp_path / "cache"
+    cached_scan(project, cache_dir)
+    monkeypatch.setattr(fact_cache, "FORMAT", fact_cache.FORMAT + "-next")
+    _, stats = cached_scan(project, cache_dir)
+    assert (stats.cache_hits, stats.parsed) == (0, len(python_files(project)))
+
+
+def fixture_facts() -> list[ModuleFacts]:
+    found = []
+    for path in sorted(FIXTURES.rglob("*.py")):
+        facts = source_facts(path.read_bytes(), path.relative_to(FIXTURES).as_posix())
+        if isinstance(facts, ModuleFacts):
+            found.append(facts)
+    return found
+
+
+def test_facts_read_back_from_the_cache_equal_the_extracted_facts() -> None:
+    every = fixture_facts()
+    assert len(every) > 50
+    for facts in every:
+        assert fact_cache.decode(fact_cache.encode(facts)) == facts, facts.path
+
+
+def test_loaded_facts_refuse_changes_to_their_shared_empty_containers() -> None:
+    # Loaded facts share one empty list and one empty dict: a change to one would show
+    # up in every other loaded file, so it must fail instead.
+    first, second = (
+        fact_cache.decode(fact_cache.encode(ModuleFacts(path=f"{name}.py", module=name)))
+        for name in ("first", "second")
+    )
+    assert isinstance(first, ModuleFacts) and isinstance(second, ModuleFacts)
+    with pytest.raises(TypeError):
+        first.suppressions.append(Suppression(1, [], "", Span.point(1)))
+    with pytest.raises(TypeError):
+        first.imports["requests"] = "requests"
+    assert second.suppressions == [] and second.imports == {}
 
 
 def test_an_entry_naming_any_other_callable_is_never_run(tmp_path: Path) -> None:

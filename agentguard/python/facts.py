@@ -8,15 +8,38 @@ makes ``@lc_tool`` a call of ``langchain_core.tools.tool``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
+from typing import Any, NoReturn
 
 from agentguard.diagnostics import Span
 
 Const = str | int | float | bool | None
 
 
-@dataclass
-class Value:
+class CompactPickle:
+    """Pickles a facts object as its field values in declaration order, without field names,
+    with empty lists and dicts written as None and trailing Nones left off.
+
+    A corpus holds about a million facts objects, most of them with several empty
+    containers: field names and empty containers were most of each cache entry.
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        layout = _LAYOUTS[type(self)]
+        row = list(layout.values_of(self))
+        for index in layout.container_positions:
+            if not row[index]:
+                row[index] = None
+        while row and row[-1] is None:
+            row.pop()
+        return facts_from_row, (type(self), *row)
+
+
+@dataclass(slots=True)
+class Value(CompactPickle):
     """What an expression is, as far as a linter needs to know without running it.
 
     ``kind`` is one of: const, name, attr, call, dict, list, fstring, lambda, other.
@@ -45,8 +68,8 @@ class Value:
         return self.const if self.kind == "const" and isinstance(self.const, str) else None
 
 
-@dataclass
-class Call:
+@dataclass(slots=True)
+class Call(CompactPickle):
     """One call expression. ``callee`` is resolved through imports where possible;
     otherwise it is the dotted text (``self._client.place``)."""
 
@@ -68,8 +91,8 @@ class Call:
     with_target: str | None = None  # ``with call(...) as x`` binds x
 
 
-@dataclass
-class RawErrorUse:
+@dataclass(slots=True)
+class RawErrorUse(CompactPickle):
     """Raw exception text (``str(e)``, ``f"{e}"``, ``e.args``, ``traceback.format_exc()``)
     reaching a return, a raise or a call inside an ``except`` handler.
 
@@ -87,8 +110,8 @@ class RawErrorUse:
     arg_strings: list[str] = field(default_factory=list)
 
 
-@dataclass
-class StatusCheck:
+@dataclass(slots=True)
+class StatusCheck(CompactPickle):
     """A comparison of a status-like field with string constants:
     ``entry.status != "succeeded"``, ``row["state"] in ("failed", "started")``."""
 
@@ -99,8 +122,8 @@ class StatusCheck:
     span: Span
 
 
-@dataclass
-class Handler:
+@dataclass(slots=True)
+class Handler(CompactPickle):
     """An ``except`` clause and what it does with the exception."""
 
     try_id: int
@@ -117,16 +140,16 @@ class Handler:
     tainted_names: list[str] = field(default_factory=list)  # locals holding raw error text
 
 
-@dataclass
-class TryBlock:
+@dataclass(slots=True)
+class TryBlock(CompactPickle):
     try_id: int
     span: Span
     loop_ids: list[int] = field(default_factory=list)
     body_order: tuple[int, int] = (0, 0)  # call orders covered by the try body [start, end)
 
 
-@dataclass
-class Loop:
+@dataclass(slots=True)
+class Loop(CompactPickle):
     loop_id: int
     kind: str  # for / while
     span: Span
@@ -134,8 +157,8 @@ class Loop:
     breaks: bool = False
 
 
-@dataclass
-class Assignment:
+@dataclass(slots=True)
+class Assignment(CompactPickle):
     target: str  # a local name or ``self.attr``
     value: Value
     span: Span
@@ -143,8 +166,8 @@ class Assignment:
     order: int = 0
 
 
-@dataclass
-class Decorator:
+@dataclass(slots=True)
+class Decorator(CompactPickle):
     qualname: str  # resolved name of the decorator (callee for called decorators)
     text: str
     called: bool
@@ -153,8 +176,8 @@ class Decorator:
     span: Span = field(default_factory=lambda: Span.point(1))
 
 
-@dataclass
-class Function:
+@dataclass(slots=True)
+class Function(CompactPickle):
     qualname: str  # module-qualified: pkg.mod.Class.method
     name: str
     module: str
@@ -175,8 +198,8 @@ class Function:
     asserts: list[Value] = field(default_factory=list)  # ``assert`` expressions, in order
 
 
-@dataclass
-class ClassDef:
+@dataclass(slots=True)
+class ClassDef(CompactPickle):
     qualname: str
     name: str
     module: str
@@ -189,16 +212,16 @@ class ClassDef:
     self_types: dict[str, str] = field(default_factory=dict)  # self.attr -> qualified type
 
 
-@dataclass
-class Suppression:
+@dataclass(slots=True)
+class Suppression(CompactPickle):
     line: int
     codes: list[str]  # empty means every code
     reason: str
     span: Span
 
 
-@dataclass
-class ModuleFacts:
+@dataclass(slots=True)
+class ModuleFacts(CompactPickle):
     path: str  # relative, "/"-separated
     module: str
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
@@ -224,3 +247,70 @@ class ModuleFacts:
 
     def assignments_in(self, function: str | None) -> list[Assignment]:
         return [a for a in self.assignments if a.function == function]
+
+
+class _LoadedEmpty:
+    """Refuses changes: every facts object read back from a pickle shares one empty list and
+    one empty dict for its empty fields (there are a million of them in a large project),
+    so changing one would change them all. Facts are read, never changed, once extracted."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("facts read from a pickle share their empty containers; copy first")
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
+    update = setdefault = popitem = __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    __ior__ = _refuse
+
+
+class _LoadedEmptyList(_LoadedEmpty, list[Any]):
+    __slots__ = ()
+
+
+class _LoadedEmptyDict(_LoadedEmpty, dict[Any, Any]):
+    __slots__ = ()
+
+
+class _Layout:
+    """How one facts class is written and read back: its fields in declaration order and,
+    for each list or dict field, the shared empty container that None stands for."""
+
+    def __init__(self, cls: type) -> None:
+        declared = fields(cls)
+        self.values_of = attrgetter(*(f.name for f in declared))
+        self.loaded_values = [_loaded_empty(str(f.type)) for f in declared]
+        self.container_positions = tuple(
+            index for index, empty in enumerate(self.loaded_values) if empty is not None
+        )
+
+
+_LOADED_EMPTY_LIST = _LoadedEmptyList()
+_LOADED_EMPTY_DICT = _LoadedEmptyDict()
+
+
+def _loaded_empty(annotation: str) -> list[Any] | dict[Any, Any] | None:
+    # Annotations are strings here (``from __future__ import annotations``).
+    if annotation.startswith("list["):
+        return _LOADED_EMPTY_LIST
+    if annotation.startswith("dict["):
+        return _LOADED_EMPTY_DICT
+    return None
+
+
+_LAYOUTS = {
+    value: _Layout(value)
+    for value in list(globals().values())
+    if isinstance(value, type) and issubclass(value, CompactPickle) and value is not CompactPickle
+}
+
+
+def facts_from_row(cls: type[CompactPickle], *row: Any) -> CompactPickle:
+    """A facts object from the row :meth:`CompactPickle.__reduce__` wrote. Only facts
+    classes have a layout, so a cache entry cannot make this construct anything else."""
+    layout = _LAYOUTS[cls]
+    values = [*row, *layout.loaded_values[len(row) :]]
+    for index in layout.container_positions:
+        if values[index] is None:
+            values[index] = layout.loaded_values[index]
+    return cls(*values)
