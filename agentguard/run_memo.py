@@ -114,6 +114,8 @@ def _record_classes() -> frozenset[tuple[str, str]]:
         (RunRecord.__module__, RunRecord.__name__),
         (offers.__name__, FixOffer.__name__),
     }
+    # The facts' compact pickle form rebuilds them through this one function.
+    allowed.add((facts_module.__name__, facts_module.facts_from_row.__name__))
     for module in (diagnostics, model, facts_module):
         for name, value in vars(module).items():
             if (
