@@ -6,57 +6,229 @@ the codemods below change only the nodes they mean to change.
 
 from __future__ import annotations
 
+import re
 import sys
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import CodeRange
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+NEWLINE_RE = re.compile(r"\r\n?|\n")  # what LibCST counts as a line break
 
 
 class ParsedFile:
-    """One file's LibCST tree with positions and parents, parsed once per scan."""
+    """One file's LibCST tree, parsed once per scan, with positions and parents on demand.
+
+    No metadata provider runs: resolving positions and parents for the whole module costs
+    several times the parse. A lookup by line descends to the innermost statement of a
+    block that holds the line, counting the line breaks in the code of the statements
+    before it, and computes positions (LibCST's own, by its position-tracking code
+    generator) for that statement only.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = text.splitlines()
-        self.wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
-        self.module = self.wrapper.module
-        self.positions = self.wrapper.resolve(PositionProvider)
-        self.parents = self.wrapper.resolve(ParentNodeProvider)
+        self.module = cst.parse_module(text)
+        self._line_breaks: dict[cst.CSTNode, int] = {}
+        self._scope_of_line: dict[int, cst.CSTNode | None] = {}
+        self._scopes: dict[cst.CSTNode, dict[cst.CSTNode, CodeRange]] = {}
+        self._positions: dict[cst.CSTNode, CodeRange] = {}
+        self._parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._walked: set[cst.CSTNode] = set()
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        return self.positions[node]
+        """The position of a node found through this file (by line, or as a parent)."""
+        return self._positions[node]
 
     def nodes_at(self, line: int, char_column: int | None = None) -> list[cst.CSTNode]:
         """Nodes starting at a 1-based line (and 1-based code-point column), outermost first."""
+        positions = self._scope_positions(line)
         found = []
-        for node, where in self.positions.items():
+        for node, where in positions.items():
             if where.start.line != line:
                 continue
             if char_column is not None and where.start.column != char_column - 1:
                 continue
             found.append(node)
-        found.sort(key=lambda n: _size(self.positions[n]), reverse=True)
+        found.sort(key=lambda n: _size(positions[n]), reverse=True)
         return found
 
     def function_at(self, name: str, line: int) -> cst.FunctionDef | None:
         """The ``def name`` whose name is on ``line``."""
-        for node in self.positions:
+        positions = self._scope_positions(line)
+        for node in positions:
             if isinstance(node, cst.FunctionDef) and node.name.value == name:
-                if self.positions[node.name].start.line == line:
+                if positions[node.name].start.line == line:
                     return node
         return None
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.parents.get(node)
+        if node not in self._parents:
+            for scope in self._scopes:
+                if node in self._scopes[scope]:
+                    self._walk_parents(scope)
+                    break
+        return self._parents.get(node)
 
     def replace(self, old: cst.CSTNode, new: cst.CSTNode) -> cst.Module:
-        replaced = self.module.deep_replace(old, new)
+        return self.replace_all({old: new})
+
+    def replace_all(self, replacements: Mapping[cst.CSTNode, cst.CSTNode]) -> cst.Module:
+        """The module with nodes replaced (by identity), rebuilding only their ancestors."""
+        on_path: set[int] = {id(self.module)}
+        for old in replacements:
+            ancestor = self.parent(old)
+            if ancestor is None and old is not self.module:
+                # Not found through this file: search the whole tree.
+                return _replaced_anywhere(self.module, replacements)
+            while ancestor is not None:
+                on_path.add(id(ancestor))
+                ancestor = self.parent(ancestor)
+        replaced = self.module.visit(
+            _PathReplacer(on_path, {id(old): new for old, new in replacements.items()})
+        )
         assert isinstance(replaced, cst.Module)
         return replaced
+
+    def _scope_positions(self, line: int) -> Mapping[cst.CSTNode, CodeRange]:
+        if line not in self._scope_of_line:
+            self._scope_of_line[line] = self._locate(line)
+        scope = self._scope_of_line[line]
+        return self._scopes[scope] if scope is not None else {}
+
+    def _locate(self, line: int) -> cst.CSTNode | None:
+        """Position the innermost statement of a block (or the module) holding ``line``."""
+        node: cst.CSTNode = self.module
+        first_line = 1
+        indents: list[str] = []
+        scope: tuple[cst.CSTNode, int, list[str]] | None = None
+        while True:
+            cursor = first_line
+            inner = None
+            for child in node.children:
+                if cursor > line:
+                    break
+                breaks = self._breaks(child)
+                if cursor <= line < cursor + breaks:
+                    inner = child
+                    break
+                cursor += breaks
+            if inner is None:
+                break
+            if isinstance(node, (cst.Module, cst.IndentedBlock)) and isinstance(
+                inner, (cst.BaseStatement, cst.EmptyLine)
+            ):
+                # A statement, or a comment or blank line outside statements: each starts
+                # a line, inside the indentation of the blocks around it.
+                self._parents[inner] = node
+                scope = (inner, cursor, list(indents))
+            if not _holds_statements(inner):
+                break
+            self._parents[inner] = node
+            if isinstance(inner, (cst.IndentedBlock, cst.Match)):
+                # The blocks that indent what they hold (``match`` indents its cases).
+                indents.append(self.module.default_indent if inner.indent is None else inner.indent)
+            node, first_line = inner, cursor
+        if scope is None:
+            return None
+        statement, first_line, indents = scope
+        if statement not in self._scopes:
+            self._scopes[statement] = self._positions_of(statement, first_line, indents)
+            self._positions.update(self._scopes[statement])
+        return statement
+
+    def _breaks(self, node: cst.CSTNode) -> int:
+        """Line breaks in a node's code (its indentation, which it does not know, has none)."""
+        if node not in self._line_breaks:
+            try:
+                code = self.module.code_for_node(node)
+            except SyntaxError:  # LibCST's CSTCodegenError
+                # A node whose code depends on its parent (an annotation's ``:`` or ``->``);
+                # the parent's own tokens hold no line break, its children's do.
+                self._line_breaks[node] = sum(self._breaks(child) for child in node.children)
+            else:
+                self._line_breaks[node] = len(NEWLINE_RE.findall(code))
+        return self._line_breaks[node]
+
+    def _positions_of(
+        self, statement: cst.CSTNode, first_line: int, indents: list[str]
+    ) -> dict[cst.CSTNode, CodeRange]:
+        """Positions of a block's statement and its nodes, as for the whole module: the
+        statement starts a line, inside the indentation of its enclosing blocks."""
+        holder = _Positions()
+        state = PositionProvidingCodegenState(
+            default_indent=self.module.default_indent,
+            default_newline=self.module.default_newline,
+            provider=cast(Any, holder),
+            indent_tokens=indents,
+            line=first_line,
+            column=0,
+        )
+        statement._codegen(state)
+        return holder._computed
+
+    def _walk_parents(self, scope: cst.CSTNode) -> None:
+        if scope in self._walked:
+            return
+        self._walked.add(scope)
+        stack = [scope]
+        while stack:
+            node = stack.pop()
+            for child in node.children:
+                self._parents[child] = node
+                stack.append(child)
+
+
+class _Positions:
+    """Where LibCST's position-tracking code generator records positions."""
+
+    def __init__(self) -> None:
+        self._computed: dict[cst.CSTNode, CodeRange] = {}
+
+
+def _holds_statements(node: cst.CSTNode) -> bool:
+    """Whether statements of a block may be inside: a block, a compound statement, or a
+    clause of one (``else:``, ``except:``, ``finally:``, ``case:``)."""
+    return isinstance(node, (cst.IndentedBlock, cst.BaseCompoundStatement)) or isinstance(
+        getattr(node, "body", None), cst.IndentedBlock
+    )
+
+
+class _PathReplacer(cst.CSTTransformer):
+    """Replaces nodes by identity, visiting only the nodes on their paths from the root."""
+
+    def __init__(self, on_path: set[int], replacements: dict[int, cst.CSTNode]) -> None:
+        super().__init__()
+        self.on_path = on_path
+        self.replacements = replacements
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.on_path
+
+    def on_leave(  # type: ignore[override]
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode:
+        return self.replacements.get(id(original_node), updated_node)
+
+
+def _replaced_anywhere(
+    module: cst.Module, replacements: Mapping[cst.CSTNode, cst.CSTNode]
+) -> cst.Module:
+    by_id = {id(old): new for old, new in replacements.items()}
+
+    class Replacer(cst.CSTTransformer):
+        def on_leave(  # type: ignore[override]
+            self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+        ) -> cst.CSTNode:
+            return by_id.get(id(original_node), updated_node)
+
+    replaced = module.visit(Replacer())
+    assert isinstance(replaced, cst.Module)
+    return replaced
 
 
 def _size(where: CodeRange) -> tuple[int, int]:
