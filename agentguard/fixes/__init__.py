@@ -18,7 +18,7 @@ from agentguard.diagnostics import Finding
 
 if TYPE_CHECKING:
     from agentguard.engine import ScanResult
-    from agentguard.fixes.codemods import FileContext
+    from agentguard.fixes.codemods import FileContext, ProjectFixFacts
     from agentguard.project import ProjectModel
 
 
@@ -38,25 +38,30 @@ def attach_fixes(
 ) -> list[Finding]:
     """Return the findings with a Fix attached where the rule has one for them."""
     from agentguard.checks.base import rule_by_code
-    from agentguard.fixes.codemods import BUILDERS, build_fix
+    from agentguard.fixes.codemods import BUILDERS, ProjectFixFacts, build_fix
+    from agentguard.fixes.offers import fix_offer
 
+    # Edits only for findings with a fix on offer: the others' files are not even read.
     fixable = [
-        f
+        (f, offer)
         for f in findings
         if f.fix is None and f.code in BUILDERS and rule_by_code(f.code) is not None
+        if (offer := fix_offer(f, project)) is not None
     ]
     if not fixable:
         return findings
+    shared = ProjectFixFacts(project)
+    # One context per file, so one LibCST parse per file however many fixes it gets.
     contexts: dict[str, FileContext | None] = {}
     fixes: dict[int, Finding] = {}
-    for finding in fixable:
+    for finding, offer in fixable:
         if finding.path not in contexts:
-            contexts[finding.path] = _context(finding.path, project, root, sources)
+            contexts[finding.path] = _context(finding.path, shared, root, sources)
         context = contexts[finding.path]
         if context is None:
             continue
         try:
-            fix = build_fix(finding, context)
+            fix = build_fix(finding, context, offer)
         except Exception:
             fix = None
         if fix is not None:
@@ -65,7 +70,7 @@ def attach_fixes(
 
 
 def _context(
-    path: str, project: ProjectModel, root: Path, sources: Mapping[str, bytes] | None
+    path: str, shared: ProjectFixFacts, root: Path, sources: Mapping[str, bytes] | None
 ) -> FileContext | None:
     from agentguard.fixes.codemods import FileContext
 
@@ -78,7 +83,7 @@ def _context(
     text = decode(data)
     if text is None:
         return None
-    return FileContext(path=path, text=text[1], project=project)
+    return FileContext(path=path, text=text[1], shared=shared)
 
 
 BOM = "\ufeff"

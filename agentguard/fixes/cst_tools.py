@@ -77,7 +77,7 @@ class ParsedFile:
     def replace(self, old: cst.CSTNode, new: cst.CSTNode) -> cst.Module:
         return self.replace_all({old: new})
 
-    def replace_all(self, replacements: Mapping[cst.CSTNode, cst.CSTNode]) -> cst.Module:
+    def replace_all(self, replacements: Mapping[NodeT, cst.CSTNode]) -> cst.Module:
         """The module with nodes replaced (by identity), rebuilding only their ancestors."""
         on_path: set[int] = {id(self.module)}
         for old in replacements:
@@ -102,44 +102,49 @@ class ParsedFile:
 
     def _locate(self, line: int) -> cst.CSTNode | None:
         """Position the innermost statement of a block (or the module) holding ``line``."""
-        node: cst.CSTNode = self.module
-        first_line = 1
-        indents: list[str] = []
-        scope: tuple[cst.CSTNode, int, list[str]] | None = None
-        while True:
-            cursor = first_line
-            inner = None
-            for child in node.children:
-                if cursor > line:
-                    break
-                breaks = self._breaks(child)
-                if cursor <= line < cursor + breaks:
-                    inner = child
-                    break
-                cursor += breaks
-            if inner is None:
-                break
-            if isinstance(node, (cst.Module, cst.IndentedBlock)) and isinstance(
-                inner, (cst.BaseStatement, cst.EmptyLine)
-            ):
-                # A statement, or a comment or blank line outside statements: each starts
-                # a line, inside the indentation of the blocks around it.
-                self._parents[inner] = node
-                scope = (inner, cursor, list(indents))
-            if not _holds_statements(inner):
-                break
-            self._parents[inner] = node
-            if isinstance(inner, (cst.IndentedBlock, cst.Match)):
-                # The blocks that indent what they hold (``match`` indents its cases).
-                indents.append(self.module.default_indent if inner.indent is None else inner.indent)
-            node, first_line = inner, cursor
-        if scope is None:
+        found = self._search(self.module, 1, line, [])
+        if not isinstance(found, _Found) or found.scope is None:
             return None
-        statement, first_line, indents = scope
+        statement, first_line, indents = found.scope
         if statement not in self._scopes:
             self._scopes[statement] = self._positions_of(statement, first_line, indents)
             self._positions.update(self._scopes[statement])
         return statement
+
+    def _search(
+        self, node: cst.CSTNode, first_line: int, line: int, indents: list[str]
+    ) -> _Found | int:
+        """Where ``line`` is among the children of ``node`` (which starts on ``first_line``),
+        or, when it is past them, the line breaks in ``node``.
+
+        Compound statements and blocks are searched rather than measured, so that only the
+        code before the line is generated: a node's own tokens hold no line break.
+        """
+        cursor = first_line
+        for child in node.children:
+            known = self._line_breaks.get(child)
+            if _holds_statements(child) and (known is None or line < cursor + known):
+                inner = list(indents)
+                if isinstance(child, (cst.IndentedBlock, cst.Match)):
+                    # What indents what it holds (``match`` indents its cases).
+                    default = self.module.default_indent
+                    inner.append(default if child.indent is None else child.indent)
+                found = self._search(child, cursor, line, inner)
+                if isinstance(found, int):
+                    cursor += found
+                    continue
+            else:
+                breaks = self._breaks(child)
+                if not cursor <= line < cursor + breaks:
+                    cursor += breaks
+                    continue
+                found = _Found(None)
+            self._parents[child] = node
+            if found.scope is None and _starts_a_line(node, child):
+                found = _Found((child, cursor, indents))
+            return found
+        self._line_breaks[node] = cursor - first_line
+        return cursor - first_line
 
     def _breaks(self, node: cst.CSTNode) -> int:
         """Line breaks in a node's code (its indentation, which it does not know, has none)."""
@@ -190,6 +195,21 @@ class _Positions:
         self._computed: dict[cst.CSTNode, CodeRange] = {}
 
 
+class _Found:
+    """A line found inside a node: the innermost statement of a block holding it (or a
+    comment line between statements), with its first line and enclosing indentation."""
+
+    def __init__(self, scope: tuple[cst.CSTNode, int, list[str]] | None) -> None:
+        self.scope = scope
+
+
+def _starts_a_line(holder: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """A statement of a block or of the module, or a comment or blank line between them."""
+    return isinstance(holder, (cst.Module, cst.IndentedBlock)) and isinstance(
+        child, (cst.BaseStatement, cst.EmptyLine)
+    )
+
+
 def _holds_statements(node: cst.CSTNode) -> bool:
     """Whether statements of a block may be inside: a block, a compound statement, or a
     clause of one (``else:``, ``except:``, ``finally:``, ``case:``)."""
@@ -215,9 +235,7 @@ class _PathReplacer(cst.CSTTransformer):
         return self.replacements.get(id(original_node), updated_node)
 
 
-def _replaced_anywhere(
-    module: cst.Module, replacements: Mapping[cst.CSTNode, cst.CSTNode]
-) -> cst.Module:
+def _replaced_anywhere(module: cst.Module, replacements: Mapping[NodeT, cst.CSTNode]) -> cst.Module:
     by_id = {id(old): new for old, new in replacements.items()}
 
     class Replacer(cst.CSTTransformer):
@@ -594,21 +612,3 @@ def _import_sort_key(statement: cst.SimpleStatementLine) -> str:
     if isinstance(small, cst.Import):
         return cst.Module(body=[]).code_for_node(small.names[0].name).lower()
     return ""
-
-
-def replace_functions(
-    module: cst.Module, replacements: dict[cst.FunctionDef, cst.FunctionDef]
-) -> cst.Module:
-    """Replace several ``def`` nodes of ``module`` (by identity) in one pass: after one
-    ``deep_replace`` the other nodes are no longer part of the new tree."""
-    by_id = {id(old): new for old, new in replacements.items()}
-
-    class Replacer(cst.CSTTransformer):
-        def leave_FunctionDef(
-            self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-        ) -> cst.FunctionDef:
-            return by_id.get(id(original_node), updated_node)
-
-    replaced = module.visit(Replacer())
-    assert isinstance(replaced, cst.Module)
-    return replaced
