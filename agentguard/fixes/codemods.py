@@ -76,16 +76,18 @@ class ProjectFixFacts:
         """(path, module, name) of each module-level Runtime an importable, non-test module
         defines, by path."""
         found = []
-        for other in sorted(self.project.modules.values(), key=lambda m: m.path):
-            if other.is_test or not _importable(other.module):
+        for other in self.project.modules.values():
+            if other.is_test:
                 continue
             for assignment in other.assignments:
                 if (
                     assignment.function is None
-                    and "." not in assignment.target
                     and _is_runtime(assignment.value.qualname)
+                    and "." not in assignment.target
+                    and _importable(other.module)
                 ):
                     found.append((other.path, other.module, assignment.target))
+        found.sort(key=lambda runtime: runtime[0])  # stable: a module's own order stays
         return found
 
 

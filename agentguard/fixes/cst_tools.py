@@ -295,7 +295,12 @@ def string_quote(module: cst.Module, near: cst.CSTNode | None = None) -> str:
 
     class Finder(cst.CSTVisitor):
         def __init__(self) -> None:
+            super().__init__()
             self.quote: str | None = None
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            # The first quote decides: the rest of the tree is not visited.
+            return self.quote is None and super().on_visit(node)
 
         def visit_SimpleString(self, node: cst.SimpleString) -> None:
             if self.quote is None and len(node.quote) == 1:
@@ -486,6 +491,9 @@ def name_is_used(module: cst.CSTNode, name: str) -> bool:
 
     class Finder(cst.CSTVisitor):
         used = False
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return not self.used and super().on_visit(node)  # one read is enough
 
         def visit_Import(self, node: cst.Import) -> bool:
             return False
