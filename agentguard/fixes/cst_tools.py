@@ -24,9 +24,9 @@ class ParsedFile:
 
     No metadata provider runs: resolving positions and parents for the whole module costs
     several times the parse. A lookup by line descends to the innermost statement of a
-    block that holds the line, counting the line breaks in the code of the statements
-    before it, and computes positions (LibCST's own, by its position-tracking code
-    generator) for that statement only.
+    block that holds the line, counting the line breaks in the code before it, and
+    computes positions (LibCST's own, by its position-tracking code generator) for that
+    statement only. Parents are known along the way down, and inside that statement.
     """
 
     def __init__(self, text: str) -> None:
