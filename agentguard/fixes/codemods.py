@@ -160,7 +160,8 @@ def build_fix(
     """The finding's fix with its edits; applicability and description come from its offer,
     so that every output says the same whether or not it computed the edits."""
     build = BUILDERS.get(finding.code)
-    offered = offered or fix_offer(finding, context.project)
+    if offered is None:
+        offered = fix_offer(finding, context.project)
     if build is None or offered is None:
         return None
     new_text = build(finding, context)
