@@ -294,7 +294,9 @@ def scan(
     if with_fixes:
         from agentguard.fixes import attach_fixes
 
+        mark = time.perf_counter()
         kept = attach_fixes(kept, project, config.root, sources)
+        timings["fix edits"] = time.perf_counter() - mark
     kept.sort(key=Finding.sort_key)
     suppressed.sort(key=Finding.sort_key)
     result = ScanResult(

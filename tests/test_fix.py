@@ -424,3 +424,11 @@ def test_class_based_tool_gets_guarded_on_its_own_methods_only(tmp_path: Path) -
 def signature_findings(project: Path, run: object) -> list:  # type: ignore[type-arg]
     write_changes(run.changes)  # type: ignore[attr-defined]
     return [f for f in scan([project], load_config([project])).findings if f.code == "AG101"]
+
+
+def test_profile_shows_the_time_of_fix_edits_only_for_formats_that_print_them() -> None:
+    target = str(FIXTURES / "shop-agent")
+    as_json = runner.invoke(app, ["check", target, "--no-cache", "--profile", "-f", "json"])
+    as_text = runner.invoke(app, ["check", target, "--no-cache", "--profile", "-f", "text"])
+    assert "fix edits" in as_json.stderr
+    assert "fix edits" not in as_text.stderr

@@ -10,6 +10,7 @@ writes files atomically.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +19,7 @@ from agentguard.diagnostics import Finding
 
 if TYPE_CHECKING:
     from agentguard.engine import ScanResult
-    from agentguard.fixes.codemods import FileContext
+    from agentguard.fixes.codemods import FileContext, ProjectFixFacts
     from agentguard.project import ProjectModel
 
 
@@ -26,8 +27,11 @@ def ensure_fixes(result: ScanResult) -> None:
     """Attach their fix (with edits) to the result's findings, once per result."""
     if result.fixes_attached:
         return
+    started = time.perf_counter()
     result.findings = attach_fixes(result.findings, result.model, result.root)
     result.fixes_attached = True
+    # Shown by --profile; the scan's total does not include it.
+    result.timings["fix edits (after scan)"] = time.perf_counter() - started
 
 
 def attach_fixes(
@@ -38,25 +42,30 @@ def attach_fixes(
 ) -> list[Finding]:
     """Return the findings with a Fix attached where the rule has one for them."""
     from agentguard.checks.base import rule_by_code
-    from agentguard.fixes.codemods import BUILDERS, build_fix
+    from agentguard.fixes.codemods import BUILDERS, ProjectFixFacts, build_fix
+    from agentguard.fixes.offers import fix_offer
 
+    # Edits only for findings with a fix on offer: the others' files are not even read.
     fixable = [
-        f
+        (f, offer)
         for f in findings
         if f.fix is None and f.code in BUILDERS and rule_by_code(f.code) is not None
+        if (offer := fix_offer(f, project)) is not None
     ]
     if not fixable:
         return findings
+    shared = ProjectFixFacts(project)
+    # One context per file, so one LibCST parse per file however many fixes it gets.
     contexts: dict[str, FileContext | None] = {}
     fixes: dict[int, Finding] = {}
-    for finding in fixable:
+    for finding, offer in fixable:
         if finding.path not in contexts:
-            contexts[finding.path] = _context(finding.path, project, root, sources)
+            contexts[finding.path] = _context(finding.path, shared, root, sources)
         context = contexts[finding.path]
         if context is None:
             continue
         try:
-            fix = build_fix(finding, context)
+            fix = build_fix(finding, context, offer)
         except Exception:
             fix = None
         if fix is not None:
@@ -65,7 +74,7 @@ def attach_fixes(
 
 
 def _context(
-    path: str, project: ProjectModel, root: Path, sources: Mapping[str, bytes] | None
+    path: str, shared: ProjectFixFacts, root: Path, sources: Mapping[str, bytes] | None
 ) -> FileContext | None:
     from agentguard.fixes.codemods import FileContext
 
@@ -78,7 +87,7 @@ def _context(
     text = decode(data)
     if text is None:
         return None
-    return FileContext(path=path, text=text[1], project=project)
+    return FileContext(path=path, text=text[1], shared=shared)
 
 
 BOM = "\ufeff"

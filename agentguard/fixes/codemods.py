@@ -11,6 +11,7 @@ import re
 import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from io import StringIO
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,6 @@ from agentguard.fixes.cst_tools import (
     name_is_used,
     plain_import_name,
     remove_unused_import,
-    replace_functions,
     string_quote,
     with_appended_arg,
     without_items,
@@ -34,6 +34,7 @@ from agentguard.fixes.cst_tools import (
 from agentguard.fixes.offers import (
     EXCEPTION_TYPE,
     KEY_FROM_RUNTIME,
+    FixOffer,
     Semantics,
     StructuredError,
     finding_tool,
@@ -59,14 +60,49 @@ LINE_LENGTH = 88
 SUPPRESSION_RE = re.compile(r"#\s*agentguard:\s*ignore(?:\[[A-Za-z0-9_,\s-]*\])?[^#]*")
 
 
+class ProjectFixFacts:
+    """What builders derive from the whole project, once per run rather than per fix."""
+
+    def __init__(self, project: ProjectModel) -> None:
+        self.project = project
+
+    @cached_property
+    def first_party(self) -> frozenset[str]:
+        """Top-level package names of the project (their imports form the last group)."""
+        return frozenset(m.module.split(".", 1)[0] for m in self.project.modules.values())
+
+    @cached_property
+    def runtimes(self) -> list[tuple[str, str, str]]:
+        """(path, module, name) of each module-level Runtime an importable, non-test module
+        defines, by path."""
+        found = []
+        for other in self.project.modules.values():
+            if other.is_test:
+                continue
+            for assignment in other.assignments:
+                if (
+                    assignment.function is None
+                    and _is_runtime(assignment.value.qualname)
+                    and "." not in assignment.target
+                    and _importable(other.module)
+                ):
+                    found.append((other.path, other.module, assignment.target))
+        found.sort(key=lambda runtime: runtime[0])  # stable: a module's own order stays
+        return found
+
+
 @dataclass
 class FileContext:
     """What a builder may read: the finding's file (text, facts, lazy LibCST tree) and project."""
 
     path: str
     text: str
-    project: ProjectModel
+    shared: ProjectFixFacts
     _parsed: ParsedFile | None = None
+
+    @property
+    def project(self) -> ProjectModel:
+        return self.shared.project
 
     @property
     def parsed(self) -> ParsedFile:
@@ -76,8 +112,7 @@ class FileContext:
 
     @property
     def first_party(self) -> frozenset[str]:
-        """Top-level package names of the project (their imports form the last group)."""
-        return frozenset(m.module.split(".", 1)[0] for m in self.project.modules.values())
+        return self.shared.first_party
 
     @property
     def facts(self) -> ModuleFacts | None:
@@ -119,11 +154,14 @@ def builder(code: str) -> Callable[[Builder], Builder]:
     return register
 
 
-def build_fix(finding: Finding, context: FileContext) -> Fix | None:
+def build_fix(
+    finding: Finding, context: FileContext, offered: FixOffer | None = None
+) -> Fix | None:
     """The finding's fix with its edits; applicability and description come from its offer,
     so that every output says the same whether or not it computed the edits."""
     build = BUILDERS.get(finding.code)
-    offered = fix_offer(finding, context.project)
+    if offered is None:
+        offered = fix_offer(finding, context.project)
     if build is None or offered is None:
         return None
     new_text = build(finding, context)
@@ -335,7 +373,7 @@ def _guarded_decorator(
                 index = position + 1
         decorators.insert(index, decorator)
         replacements[target] = target.with_changes(decorators=decorators)
-    module = replace_functions(ctx.parsed.module, replacements)
+    module = ctx.parsed.replace_all(replacements)
     names = ["guarded"]
     if define_runtime:
         names += ["Runtime", "SQLiteLedger"]
@@ -387,16 +425,9 @@ def _runtime_reference(ctx: FileContext) -> tuple[str, tuple[str, str] | None, b
                 return assignment.target, None, False
         if "runtime" in facts.imports:
             return "runtime", None, False
-    for other in sorted(ctx.project.modules.values(), key=lambda m: m.path):
-        if other.path == ctx.path or other.is_test or not _importable(other.module):
-            continue
-        for assignment in other.assignments:
-            if (
-                assignment.function is None
-                and "." not in assignment.target
-                and _is_runtime(assignment.value.qualname)
-            ):
-                return assignment.target, (other.module, assignment.target), False
+    for path, module, target in ctx.shared.runtimes:
+        if path != ctx.path:
+            return target, (module, target), False
     taken = set(facts.functions if facts else ()) | set(facts.imports if facts else ())
     taken |= {a.target for a in (facts.assignments if facts else []) if a.function is None}
     name = (

@@ -6,57 +6,247 @@ the codemods below change only the nodes they mean to change.
 
 from __future__ import annotations
 
+import re
 import sys
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import CodeRange
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+NEWLINE_RE = re.compile(r"\r\n?|\n")  # what LibCST counts as a line break
 
 
 class ParsedFile:
-    """One file's LibCST tree with positions and parents, parsed once per scan."""
+    """One file's LibCST tree, parsed once per scan, with positions and parents on demand.
+
+    No metadata provider runs: resolving positions and parents for the whole module costs
+    several times the parse. A lookup by line descends to the innermost statement of a
+    block that holds the line, counting the line breaks in the code before it, and
+    computes positions (LibCST's own, by its position-tracking code generator) for that
+    statement only. Parents are known along the way down, and inside that statement.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = text.splitlines()
-        self.wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
-        self.module = self.wrapper.module
-        self.positions = self.wrapper.resolve(PositionProvider)
-        self.parents = self.wrapper.resolve(ParentNodeProvider)
+        self.module = cst.parse_module(text)
+        self._line_breaks: dict[cst.CSTNode, int] = {}
+        self._scope_of_line: dict[int, cst.CSTNode | None] = {}
+        self._scopes: dict[cst.CSTNode, dict[cst.CSTNode, CodeRange]] = {}
+        self._positions: dict[cst.CSTNode, CodeRange] = {}
+        self._parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._walked: set[cst.CSTNode] = set()
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        return self.positions[node]
+        """The position of a node found through this file (by line, or as a parent)."""
+        return self._positions[node]
 
     def nodes_at(self, line: int, char_column: int | None = None) -> list[cst.CSTNode]:
         """Nodes starting at a 1-based line (and 1-based code-point column), outermost first."""
+        positions = self._scope_positions(line)
         found = []
-        for node, where in self.positions.items():
+        for node, where in positions.items():
             if where.start.line != line:
                 continue
             if char_column is not None and where.start.column != char_column - 1:
                 continue
             found.append(node)
-        found.sort(key=lambda n: _size(self.positions[n]), reverse=True)
+        found.sort(key=lambda n: _size(positions[n]), reverse=True)
         return found
 
     def function_at(self, name: str, line: int) -> cst.FunctionDef | None:
         """The ``def name`` whose name is on ``line``."""
-        for node in self.positions:
+        positions = self._scope_positions(line)
+        for node in positions:
             if isinstance(node, cst.FunctionDef) and node.name.value == name:
-                if self.positions[node.name].start.line == line:
+                if positions[node.name].start.line == line:
                     return node
         return None
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.parents.get(node)
+        if node not in self._parents:
+            for scope in self._scopes:
+                if node in self._scopes[scope]:
+                    self._walk_parents(scope)
+                    break
+        return self._parents.get(node)
 
     def replace(self, old: cst.CSTNode, new: cst.CSTNode) -> cst.Module:
-        replaced = self.module.deep_replace(old, new)
+        return self.replace_all({old: new})
+
+    def replace_all(self, replacements: Mapping[NodeT, cst.CSTNode]) -> cst.Module:
+        """The module with nodes replaced (by identity), rebuilding only their ancestors."""
+        on_path: set[int] = {id(self.module)}
+        for old in replacements:
+            ancestor = self.parent(old)
+            if ancestor is None and old is not self.module:
+                # Not found through this file: search the whole tree.
+                return _replaced_anywhere(self.module, replacements)
+            while ancestor is not None:
+                on_path.add(id(ancestor))
+                ancestor = self.parent(ancestor)
+        replaced = self.module.visit(
+            _PathReplacer(on_path, {id(old): new for old, new in replacements.items()})
+        )
         assert isinstance(replaced, cst.Module)
         return replaced
+
+    def _scope_positions(self, line: int) -> Mapping[cst.CSTNode, CodeRange]:
+        if line not in self._scope_of_line:
+            self._scope_of_line[line] = self._locate(line)
+        scope = self._scope_of_line[line]
+        return self._scopes[scope] if scope is not None else {}
+
+    def _locate(self, line: int) -> cst.CSTNode | None:
+        """Position the innermost statement of a block (or the module) holding ``line``."""
+        found = self._search(self.module, 1, line, [])
+        if not isinstance(found, _Found) or found.scope is None:
+            return None
+        statement, first_line, indents = found.scope
+        if statement not in self._scopes:
+            self._scopes[statement] = self._positions_of(statement, first_line, indents)
+            self._positions.update(self._scopes[statement])
+        return statement
+
+    def _search(
+        self, node: cst.CSTNode, first_line: int, line: int, indents: list[str]
+    ) -> _Found | int:
+        """Where ``line`` is among the children of ``node`` (which starts on ``first_line``),
+        or, when it is past them, the line breaks in ``node``.
+
+        Compound statements and blocks are searched rather than measured, so that only the
+        code before the line is generated: a node's own tokens hold no line break.
+        """
+        cursor = first_line
+        for child in node.children:
+            known = self._line_breaks.get(child)
+            if _holds_statements(child) and (known is None or line < cursor + known):
+                inner = list(indents)
+                if isinstance(child, (cst.IndentedBlock, cst.Match)):
+                    # What indents what it holds (``match`` indents its cases).
+                    default = self.module.default_indent
+                    inner.append(default if child.indent is None else child.indent)
+                found = self._search(child, cursor, line, inner)
+                if isinstance(found, int):
+                    cursor += found
+                    continue
+            else:
+                breaks = self._breaks(child)
+                if not cursor <= line < cursor + breaks:
+                    cursor += breaks
+                    continue
+                found = _Found(None)
+            self._parents[child] = node
+            if found.scope is None and _starts_a_line(node, child):
+                found = _Found((child, cursor, indents))
+            return found
+        self._line_breaks[node] = cursor - first_line
+        return cursor - first_line
+
+    def _breaks(self, node: cst.CSTNode) -> int:
+        """Line breaks in a node's code (its indentation, which it does not know, has none)."""
+        if node not in self._line_breaks:
+            try:
+                code = self.module.code_for_node(node)
+            except SyntaxError:  # LibCST's CSTCodegenError
+                # A node whose code depends on its parent (an annotation's ``:`` or ``->``);
+                # the parent's own tokens hold no line break, its children's do.
+                self._line_breaks[node] = sum(self._breaks(child) for child in node.children)
+            else:
+                self._line_breaks[node] = len(NEWLINE_RE.findall(code))
+        return self._line_breaks[node]
+
+    def _positions_of(
+        self, statement: cst.CSTNode, first_line: int, indents: list[str]
+    ) -> dict[cst.CSTNode, CodeRange]:
+        """Positions of a block's statement and its nodes, as for the whole module: the
+        statement starts a line, inside the indentation of its enclosing blocks."""
+        holder = _Positions()
+        state = PositionProvidingCodegenState(
+            default_indent=self.module.default_indent,
+            default_newline=self.module.default_newline,
+            provider=cast(Any, holder),
+            indent_tokens=indents,
+            line=first_line,
+            column=0,
+        )
+        statement._codegen(state)
+        return holder._computed
+
+    def _walk_parents(self, scope: cst.CSTNode) -> None:
+        if scope in self._walked:
+            return
+        self._walked.add(scope)
+        stack = [scope]
+        while stack:
+            node = stack.pop()
+            for child in node.children:
+                self._parents[child] = node
+                stack.append(child)
+
+
+class _Positions:
+    """Where LibCST's position-tracking code generator records positions."""
+
+    def __init__(self) -> None:
+        self._computed: dict[cst.CSTNode, CodeRange] = {}
+
+
+class _Found:
+    """A line found inside a node: the innermost statement of a block holding it (or a
+    comment line between statements), with its first line and enclosing indentation."""
+
+    def __init__(self, scope: tuple[cst.CSTNode, int, list[str]] | None) -> None:
+        self.scope = scope
+
+
+def _starts_a_line(holder: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """A statement of a block or of the module, or a comment or blank line between them."""
+    return isinstance(holder, (cst.Module, cst.IndentedBlock)) and isinstance(
+        child, (cst.BaseStatement, cst.EmptyLine)
+    )
+
+
+def _holds_statements(node: cst.CSTNode) -> bool:
+    """Whether statements of a block may be inside: a block, a compound statement, or a
+    clause of one (``else:``, ``except:``, ``finally:``, ``case:``)."""
+    return isinstance(node, (cst.IndentedBlock, cst.BaseCompoundStatement)) or isinstance(
+        getattr(node, "body", None), cst.IndentedBlock
+    )
+
+
+class _PathReplacer(cst.CSTTransformer):
+    """Replaces nodes by identity, visiting only the nodes on their paths from the root."""
+
+    def __init__(self, on_path: set[int], replacements: dict[int, cst.CSTNode]) -> None:
+        super().__init__()
+        self.on_path = on_path
+        self.replacements = replacements
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.on_path
+
+    def on_leave(  # type: ignore[override]
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode:
+        return self.replacements.get(id(original_node), updated_node)
+
+
+def _replaced_anywhere(module: cst.Module, replacements: Mapping[NodeT, cst.CSTNode]) -> cst.Module:
+    by_id = {id(old): new for old, new in replacements.items()}
+
+    class Replacer(cst.CSTTransformer):
+        def on_leave(  # type: ignore[override]
+            self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+        ) -> cst.CSTNode:
+            return by_id.get(id(original_node), updated_node)
+
+    replaced = module.visit(Replacer())
+    assert isinstance(replaced, cst.Module)
+    return replaced
 
 
 def _size(where: CodeRange) -> tuple[int, int]:
@@ -105,7 +295,12 @@ def string_quote(module: cst.Module, near: cst.CSTNode | None = None) -> str:
 
     class Finder(cst.CSTVisitor):
         def __init__(self) -> None:
+            super().__init__()
             self.quote: str | None = None
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            # The first quote decides: the rest of the tree is not visited.
+            return self.quote is None and super().on_visit(node)
 
         def visit_SimpleString(self, node: cst.SimpleString) -> None:
             if self.quote is None and len(node.quote) == 1:
@@ -297,6 +492,9 @@ def name_is_used(module: cst.CSTNode, name: str) -> bool:
     class Finder(cst.CSTVisitor):
         used = False
 
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return not self.used and super().on_visit(node)  # one read is enough
+
         def visit_Import(self, node: cst.Import) -> bool:
             return False
 
@@ -422,21 +620,3 @@ def _import_sort_key(statement: cst.SimpleStatementLine) -> str:
     if isinstance(small, cst.Import):
         return cst.Module(body=[]).code_for_node(small.names[0].name).lower()
     return ""
-
-
-def replace_functions(
-    module: cst.Module, replacements: dict[cst.FunctionDef, cst.FunctionDef]
-) -> cst.Module:
-    """Replace several ``def`` nodes of ``module`` (by identity) in one pass: after one
-    ``deep_replace`` the other nodes are no longer part of the new tree."""
-    by_id = {id(old): new for old, new in replacements.items()}
-
-    class Replacer(cst.CSTTransformer):
-        def leave_FunctionDef(
-            self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-        ) -> cst.FunctionDef:
-            return by_id.get(id(original_node), updated_node)
-
-    replaced = module.visit(Replacer())
-    assert isinstance(replaced, cst.Module)
-    return replaced
