@@ -187,10 +187,8 @@ class ProjectModel:
     def _factory_class(self, name: str, caller: Function, facts: ModuleFacts) -> str | None:
         """``client = _get_client(...)`` where the project function returns
         ``_Client(...)``: the project class the local holds."""
-        bound = None
-        for assignment in facts.assignments:
-            if assignment.function == caller.qualname and assignment.target == name:
-                bound = assignment.value
+        assigned = self.local_assignments(facts, caller.qualname, name)
+        bound = assigned[-1].value if assigned else None
         if bound is None or bound.kind not in {"call", "other"} or not bound.calls:
             return None
         callee = bound.calls[0].replace("()", "")
