@@ -54,6 +54,10 @@ class Matcher(Generic[T]):
                 self._exact.setdefault(pattern, entry)
         self._memo.clear()
 
+    def __bool__(self) -> bool:
+        """Whether any name can match (the user's sinks are often none)."""
+        return bool(self._exact or self._globs)
+
     def _index_glob(self, pattern: str, position: int) -> None:
         if "[" in pattern or "]" in pattern:
             self._unkeyed.append(position)

@@ -74,6 +74,9 @@ class ProjectModel:
         self.schema_issues: list[SchemaIssue] = []  # filled by agentguard.schemas (AG001)
         self._summaries: dict[str, list[Effect]] = {}
         self._resolved: dict[int, tuple[Call, Function | None, ModuleFacts, str]] = {}
+        self._targets: dict[int, tuple[Call, Function | None, ModuleFacts, str | None]] = {}
+        self._instances: dict[str, str] = {}
+        self._sorted_functions: list[tuple[str, tuple[Function, ModuleFacts]]] | None = None
         self._assignment_index: dict[
             int,
             tuple[
@@ -97,6 +100,12 @@ class ProjectModel:
         entry = self.functions.get(qualname)
         return entry[1] if entry else None
 
+    def sorted_functions(self) -> list[tuple[str, tuple[Function, ModuleFacts]]]:
+        """The project's functions by qualified name: several rules walk them in order."""
+        if self._sorted_functions is None:
+            self._sorted_functions = sorted(self.functions.items())
+        return self._sorted_functions
+
     def calls_in(self, qualname: str) -> list[Call]:
         return self.calls_by_function.get(qualname, [])
 
@@ -114,6 +123,20 @@ class ProjectModel:
         resolved = self._resolve_callee(call, caller, facts)
         memo[id(call)] = (call, caller, facts, resolved)
         return resolved
+
+    def call_target(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str | None:
+        """The project function a call runs (a class's ``__init__`` for a construction)."""
+        # Memoised per call site like resolve_callee: effects, ledgers and resume ask it.
+        memo = self._targets
+        entry = memo.get(id(call))
+        if entry is not None and entry[0] is call and entry[1] is caller and entry[2] is facts:
+            return entry[3]
+        callee = self.resolve_callee(call, caller, facts)
+        target = self.project_function(callee, facts)
+        if target is None and callee in self.classes:
+            target = self.find_method(callee, "__init__")
+        memo[id(call)] = (call, caller, facts, target)
+        return target
 
     def local_assignments(
         self, facts: ModuleFacts, function: str | None, target: str | None = None
@@ -206,6 +229,13 @@ class ProjectModel:
     def resolve_instance(self, qualname: str) -> str:
         """``pkg.app.mcp.tool`` -> ``fastmcp.FastMCP.tool`` when ``pkg/app.py`` holds
         ``mcp = FastMCP(...)``: an instance imported from another project module."""
+        # Memoised: the same dotted names come from every call site.
+        found = self._instances.get(qualname)
+        if found is None:
+            found = self._instances[qualname] = self._resolve_instance(qualname)
+        return found
+
+    def _resolve_instance(self, qualname: str) -> str:
         parts = qualname.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:cut])

@@ -76,11 +76,12 @@ def _http_method(
 def _find_sink(matcher: Matcher[Sink], call: Call, callee: str) -> Sink | None:
     """A sink entry for the resolved callee, the import-resolved name, or the call as
     written (``orders_client.create`` in a user's catalogue)."""
-    for name in dict.fromkeys((callee, call.callee, call.text)):
-        sink = matcher(name)
-        if sink is not None:
-            return sink
-    return None
+    sink = matcher(callee)
+    if sink is None and call.callee != callee:
+        sink = matcher(call.callee)
+    if sink is None and call.text != callee and call.text != call.callee:
+        sink = matcher(call.text)
+    return sink
 
 
 def _classify_sink(
@@ -735,20 +736,19 @@ def infer_effects(
 ) -> None:
     direct: dict[str, list[Effect]] = {}
     edges: dict[str, list[tuple[Call, str]]] = {}
+    user_sinks = project.catalog.user_sinks
     for qualname, (fn, facts) in project.functions.items():
         effects: list[Effect] = []
         out: list[tuple[Call, str]] = []
         for call in project.calls_in(qualname):
             callee = project.resolve_callee(call, fn, facts)
-            if _find_sink(project.catalog.user_sinks, call, callee) is not None:
+            if user_sinks and _find_sink(user_sinks, call, callee) is not None:
                 # the user declared this call a sink: judge it here, do not look inside
                 effect = _classify_sink(project, call, callee, fn, facts)
                 if effect is not None:
                     effects.append(effect)
                 continue
-            target = project.project_function(callee, facts) if callee else None
-            if target is None and callee in project.classes:
-                target = project.find_method(callee, "__init__")
+            target = project.call_target(call, fn, facts)
             if target and target != qualname:
                 out.append((call, target))
                 continue

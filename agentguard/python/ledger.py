@@ -71,11 +71,7 @@ class LedgerIndex:
 def _project_target(
     project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
 ) -> str | None:
-    callee = project.resolve_callee(call, fn, facts)
-    target = project.project_function(callee, facts)
-    if target is None and callee in project.classes:
-        target = project.find_method(callee, "__init__")
-    return target
+    return project.call_target(call, fn, facts)
 
 
 def _identity(call: Call, text: str) -> bool:
@@ -92,28 +88,37 @@ def _identity(call: Call, text: str) -> bool:
     )
 
 
+_SQL_METHODS = frozenset({"execute", "executemany", "exec_driver_sql"})
+_ROW_METHODS = frozenset({"add", "add_all", "insert", "insert_one", "save", "create", "put_item"})
+
+
 def ledger_write(project: ProjectModel, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
     """The record ``call`` writes, if it writes one."""
     know = knowledge()
-    location = Location(facts.path, call.span)
     callee = call.callee.replace("()", "")
     if callee.startswith("agentguard.") and know.ledger_functions(callee):
+        location = Location(facts.path, call.span)
         return LedgerWrite(call, call.function, location, "agentguard runtime", True)
     if project.catalog.ledger_functions(callee) or know.ledger_functions(callee):
+        location = Location(facts.path, call.span)
         return LedgerWrite(
             call, call.function, location, f"`{callee}`", _identity(call, call.text), inner=False
         )
-    receiver = (call.receiver or "").replace("()", "")
-    last = receiver.rsplit(".", 1)[-1]
-    if receiver and know.ledger_receiver.search(last) and call.method in know.ledger_methods:
-        return LedgerWrite(call, call.function, location, f"`{call.text}`", _identity(call, ""))
-    if call.method in {"execute", "executemany", "exec_driver_sql"} and call.args:
+    method = call.method
+    if method in know.ledger_methods and call.receiver:
+        receiver = call.receiver.replace("()", "")
+        last = receiver.rsplit(".", 1)[-1]
+        if receiver and know.ledger_receiver.search(last):
+            location = Location(facts.path, call.span)
+            return LedgerWrite(call, call.function, location, f"`{call.text}`", _identity(call, ""))
+    if method in _SQL_METHODS and call.args:
         sql = call.args[0].string()
         if sql and know.ledger_sql.search(sql):
+            location = Location(facts.path, call.span)
             return LedgerWrite(
                 call, call.function, location, "SQL into a tool-call table", _identity(call, sql)
             )
-    if call.method in {"add", "add_all", "insert", "insert_one", "save", "create", "put_item"}:
+    if method in _ROW_METHODS:
         for value in call.args[:1]:
             if value.kind == "call" and value.qualname:
                 cls = value.qualname.rsplit(".", 1)[-1]
@@ -121,7 +126,7 @@ def ledger_write(project: ProjectModel, call: Call, facts: ModuleFacts) -> Ledge
                     return LedgerWrite(
                         call,
                         call.function,
-                        location,
+                        Location(facts.path, call.span),
                         f"a `{cls}` row",
                         _identity(call, "")
                         or any(know.input_identity.search(k) for k in value.call_kwargs),
@@ -134,7 +139,7 @@ def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: Modul
     if know.dispatch_direct(call.callee) or call.method in {"on_invoke_tool"}:
         first = call.args[0] if call.args else call.kwargs.get("name")
         return first is None or first.kind != "const"
-    match = _SUBSCRIPT_DISPATCH.match(call.text)
+    match = _SUBSCRIPT_DISPATCH.match(call.text) if "[" in call.text else None
     if match:
         key = match.group("key").strip()
         method = match.group("method")
@@ -192,7 +197,7 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
     know = knowledge()
     tool_functions = {q for t in project.tools for q in t.functions}
     result: list[Executor] = []
-    for qualname, (fn, facts) in sorted(project.functions.items()):
+    for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test or qualname in tool_functions:
             continue
         decorated = any(know.executor_decorators(d.qualname) for d in fn.decorators)
