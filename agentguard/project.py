@@ -76,6 +76,7 @@ class ProjectModel:
         self._resolved: dict[int, tuple[Call, Function | None, ModuleFacts, str]] = {}
         self._targets: dict[int, tuple[Call, Function | None, ModuleFacts, str | None]] = {}
         self._instances: dict[str, str] = {}
+        self._prefix_index: dict[str, dict[str, str]] = {}
         self._sorted_functions: list[tuple[str, tuple[Function, ModuleFacts]]] | None = None
         self._assignment_index: dict[
             int,
@@ -328,11 +329,22 @@ class ProjectModel:
             self._by_prefix_memo = memo
         if qualname not in memo:
             module_prefix, tail = qualname.rsplit(".", 1)
-            memo[qualname] = next(
-                (c for c in self.by_name.get(tail, []) if c.startswith(module_prefix + ".")),
-                None,
-            )
+            memo[qualname] = self._functions_under(tail).get(module_prefix)
         return memo[qualname]
+
+    def _functions_under(self, name: str) -> dict[str, str]:
+        """For the functions called ``name``: each dotted prefix of their qualified names
+        (``pkg``, ``pkg.mod``, ``pkg.mod.Cls``) -> the first of them under it."""
+        index = self._prefix_index.get(name)
+        if index is None:
+            index = {}
+            for qualname in self.by_name.get(name, ()):
+                dot = qualname.find(".")
+                while dot >= 0:
+                    index.setdefault(qualname[:dot], qualname)
+                    dot = qualname.find(".", dot + 1)
+            self._prefix_index[name] = index
+        return index
 
     def class_bases(self, cls: ClassDef) -> list[str]:
         """All base names, following project classes transitively."""

@@ -491,8 +491,7 @@ def _heuristic_sink(
     if written and "." not in written and _is_container(project, written, fn, facts, call.order):
         return None
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
-    imported_heads = {v.split(".")[0] for v in facts.imports.values()}
-    external = head in imported_heads and head not in project.module_heads
+    external = head in _imported_heads(project, facts) and head not in project.module_heads
     if external and re.search(r"\.(deps|context)\.", callee):
         external = False  # ``ctx.deps.client.send(...)``: the user's own dependencies
     if call.method in CONTAINER_METHODS and not trusted_receiver:
@@ -520,6 +519,15 @@ def _heuristic_sink(
         heuristic=True,
         function=fn.qualname,
     )
+
+
+def _imported_heads(project: ProjectModel, facts: ModuleFacts) -> frozenset[str]:
+    """The top-level names a module imports from (memoised: asked per call)."""
+    memo: dict[str, frozenset[str]] = project.__dict__.setdefault("_imported_heads", {})
+    heads = memo.get(facts.path)
+    if heads is None:
+        heads = memo[facts.path] = frozenset(v.split(".")[0] for v in facts.imports.values())
+    return heads
 
 
 def _local_value(
