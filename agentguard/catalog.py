@@ -43,7 +43,7 @@ class Matcher(Generic[T]):
         self._by_head: dict[str, list[int]] = {}
         self._by_tail: dict[str, list[int]] = {}
         self._unkeyed: list[int] = []
-        self._memo: dict[str, T | None] = {}
+        self._memo: dict[str | None, T | None] = {}
 
     def add(self, patterns: Iterable[str], entry: T) -> None:
         for pattern in patterns:
@@ -72,11 +72,17 @@ class Matcher(Generic[T]):
             self._unkeyed.append(position)
 
     def __call__(self, qualname: str | None) -> T | None:
+        # One probe of the memo on the hot path: callers ask per call site.
+        try:
+            return self._memo[qualname]
+        except KeyError:
+            return self._lookup(qualname)
+
+    def _lookup(self, qualname: str | None) -> T | None:
         if not qualname:
+            self._memo[qualname] = None
             return None
         memo = self._memo
-        if qualname in memo:
-            return memo[qualname]
         name = qualname.replace("()", "") if "()" in qualname else qualname
         found = self._exact.get(name)
         if found is None and self._globs:

@@ -474,12 +474,12 @@ def _heuristic_sink(
     """An unresolved call whose method name starts with a write verb, on a receiver that
     looks like a service client. Lower confidence than a catalogue sink, and silent on
     containers, loggers, strings and the standard library."""
-    if project.catalog.reads(callee) or project.catalog.reads(call.callee):
-        return None
     if call.method[:1].isupper():
         return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
     verb_class = project.catalog.verbs.get(first_word(call.method))
     if verb_class in {None, "read"}:
+        return None
+    if project.catalog.reads(callee) or project.catalog.reads(call.callee):
         return None
     head = callee.split(".", 1)[0]
     if head in STDLIB_MODULES or callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):

@@ -459,7 +459,8 @@ def _discover_lowlevel_mcp(
         if facts.is_test:
             continue
         for call in facts.calls:
-            if call.callee.replace("()", "") not in tool_types:
+            callee = call.callee
+            if (callee.replace("()", "") if "()" in callee else callee) not in tool_types:
                 continue
             name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
             name = _static_name(project, name_value) if name_value else None
