@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from agentguard.catalog import Catalog, normalise
 from agentguard.diagnostics import Location, ScanProblem, Span
@@ -31,6 +31,9 @@ from agentguard.python.facts import Assignment, Call, ClassDef, Function, Module
 if TYPE_CHECKING:
     from agentguard.config import Config
     from agentguard.schemas.detect import SchemaIssue
+
+
+_UNSET = object()  # a call target not computed yet (None: the call runs no project code)
 
 
 class ProjectModel:
@@ -73,8 +76,8 @@ class ProjectModel:
         self.schema_files: list[tuple[Path, str]] = []
         self.schema_issues: list[SchemaIssue] = []  # filled by agentguard.schemas (AG001)
         self._summaries: dict[str, list[Effect]] = {}
-        self._resolved: dict[int, tuple[Call, Function | None, ModuleFacts, str]] = {}
-        self._targets: dict[int, tuple[Call, Function | None, ModuleFacts, str | None]] = {}
+        # Per call site: (call, caller, facts, resolved callee, call target or _UNSET).
+        self._resolved: dict[int, list[object]] = {}
         self._instances: dict[str, str] = {}
         self._prefix_index: dict[str, dict[str, str]] = {}
         self._sorted_functions: list[tuple[str, tuple[Function, ModuleFacts]]] | None = None
@@ -117,27 +120,28 @@ class ProjectModel:
         """Resolve self.x.y and module-level instances into a qualified callee name."""
         # Memoised per call site: tool discovery, effects, ledgers and retries each resolve
         # every call, some of them in several rounds.
+        return cast(str, self._site(call, caller, facts)[3])
+
+    def _site(self, call: Call, caller: Function | None, facts: ModuleFacts) -> list[object]:
         memo = self._resolved
         entry = memo.get(id(call))
         if entry is not None and entry[0] is call and entry[1] is caller and entry[2] is facts:
-            return entry[3]
-        resolved = self._resolve_callee(call, caller, facts)
-        memo[id(call)] = (call, caller, facts, resolved)
-        return resolved
+            return entry
+        entry = [call, caller, facts, self._resolve_callee(call, caller, facts), _UNSET]
+        memo[id(call)] = entry
+        return entry
 
     def call_target(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str | None:
         """The project function a call runs (a class's ``__init__`` for a construction)."""
         # Memoised per call site like resolve_callee: effects, ledgers and resume ask it.
-        memo = self._targets
-        entry = memo.get(id(call))
-        if entry is not None and entry[0] is call and entry[1] is caller and entry[2] is facts:
-            return entry[3]
-        callee = self.resolve_callee(call, caller, facts)
-        target = self.project_function(callee, facts)
-        if target is None and callee in self.classes:
-            target = self.find_method(callee, "__init__")
-        memo[id(call)] = (call, caller, facts, target)
-        return target
+        entry = self._site(call, caller, facts)
+        if entry[4] is _UNSET:
+            callee = cast(str, entry[3])
+            target = self.project_function(callee, facts)
+            if target is None and callee in self.classes:
+                target = self.find_method(callee, "__init__")
+            entry[4] = target
+        return cast("str | None", entry[4])
 
     def local_assignments(
         self, facts: ModuleFacts, function: str | None, target: str | None = None

@@ -148,15 +148,16 @@ def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: Modul
         return method is None or method in know.dispatch_methods
     if call.text.startswith("getattr(") and not call.text.rstrip(")").endswith(("'", '"')):
         return True
-    head = call.text.split(".", 1)[0]
-    if head == call.text or call.method in know.dispatch_methods:
+    bare = "." not in call.text
+    if bare or call.method in know.dispatch_methods:
+        head = call.text if bare else call.text.split(".", 1)[0]
         for assignment in project.local_assignments(facts, fn.qualname, head):
             lookup = _LOOKUP_VALUE.match(assignment.value.text)
             if not lookup:
                 continue
             key = (lookup.group("key") or lookup.group("arg") or "").strip()
             if key and key[:1] not in {"'", '"'} and not key.isdigit():
-                return head == call.text or call.method in know.dispatch_methods
+                return bare or call.method in know.dispatch_methods
     return False
 
 
