@@ -80,6 +80,7 @@ class ProjectModel:
         self._resolved: dict[int, list[object]] = {}
         self._instances: dict[str, str] = {}
         self._prefix_index: dict[str, dict[str, str]] = {}
+        self._edges: dict[str, list[tuple[Call, str]]] = {}
         self._sorted_functions: list[tuple[str, tuple[Function, ModuleFacts]]] | None = None
         self._assignment_index: dict[
             int,
@@ -142,6 +143,20 @@ class ProjectModel:
                 target = self.find_method(callee, "__init__")
             entry[4] = target
         return cast("str | None", entry[4])
+
+    def call_edges(self, qualname: str) -> list[tuple[Call, str]]:
+        """The calls in ``qualname`` that run another project function, with that function
+        (kept from effect inference, which finds them first)."""
+        edges = self._edges.get(qualname)
+        if edges is None:
+            fn, facts = self.functions[qualname]
+            edges = []
+            for call in self.calls_in(qualname):
+                target = self.call_target(call, fn, facts)
+                if target and target != qualname:
+                    edges.append((call, target))
+            self._edges[qualname] = edges
+        return edges
 
     def local_assignments(
         self, facts: ModuleFacts, function: str | None, target: str | None = None

@@ -765,6 +765,8 @@ def infer_effects(
                 effects.append(effect)
         direct[qualname] = effects
         edges[qualname] = out
+        if not user_sinks:
+            project._edges[qualname] = out  # every call was followed: the call graph's edges
     summaries: dict[str, dict[tuple[str, int, int], Effect]] = {
         q: {(e.site.path, e.site.span.line, e.site.span.column): e for e in effects}
         for q, effects in direct.items()

@@ -95,11 +95,14 @@ _ROW_METHODS = frozenset({"add", "add_all", "insert", "insert_one", "save", "cre
 def ledger_write(project: ProjectModel, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
     """The record ``call`` writes, if it writes one."""
     know = knowledge()
-    callee = call.callee.replace("()", "")
-    if callee.startswith("agentguard.") and know.ledger_functions(callee):
+    # The catalogues normalise names themselves: asked with the call's own string (its
+    # hash is cached), not a copy per call.
+    callee = call.callee.replace("()", "") if "()" in call.callee else call.callee
+    known = know.ledger_functions(call.callee)
+    if known and callee.startswith("agentguard."):
         location = Location(facts.path, call.span)
         return LedgerWrite(call, call.function, location, "agentguard runtime", True)
-    if project.catalog.ledger_functions(callee) or know.ledger_functions(callee):
+    if known or project.catalog.ledger_functions(call.callee):
         location = Location(facts.path, call.span)
         return LedgerWrite(
             call, call.function, location, f"`{callee}`", _identity(call, call.text), inner=False
@@ -250,15 +253,13 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     # function is looked at again only once one of its callees has started recording.
     targets: dict[str, list[str]] = {}
     callers: dict[str, list[str]] = {}
-    for qualname, (fn, facts) in project.functions.items():
+    for qualname, (_, facts) in project.functions.items():
         if qualname in index.recording or facts.is_test:
             continue
         found = []
-        for call in project.calls_in(qualname):
-            target = _project_target(project, call, fn, facts)
-            if target and target != qualname:
-                found.append(target)
-                callers.setdefault(target, []).append(qualname)
+        for _, target in project.call_edges(qualname):
+            found.append(target)
+            callers.setdefault(target, []).append(qualname)
         targets[qualname] = found
     dirty = {q for q, found in targets.items() if any(t in index.recording for t in found)}
     for _ in range(6):
