@@ -256,11 +256,10 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     for qualname, (_, facts) in project.functions.items():
         if qualname in index.recording or facts.is_test:
             continue
-        found = []
-        for _, target in project.call_edges(qualname):
-            found.append(target)
-            callers.setdefault(target, []).append(qualname)
-        targets[qualname] = found
+        edges = project.call_edges(qualname)
+        targets[qualname] = [called for _, called in edges]
+        for _, called in edges:
+            callers.setdefault(called, []).append(qualname)
     dirty = {q for q, found in targets.items() if any(t in index.recording for t in found)}
     for _ in range(6):
         changed = False
@@ -284,8 +283,8 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
         entry = project.functions.get(write.function)
         if entry is None:
             continue
-        target = _project_target(project, write.call, *entry)
-        if target and target != write.function and target in index.recording:
+        helper = _project_target(project, write.call, *entry)
+        if helper and helper != write.function and helper in index.recording:
             write.inner = True
     index.executors = _find_executors(project)
     cache["_ledger_index"] = index
