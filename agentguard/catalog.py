@@ -36,29 +36,64 @@ class Matcher(Generic[T]):
     def __init__(self) -> None:
         self._exact: dict[str, T] = {}
         self._globs: list[tuple[re.Pattern[str], T]] = []
-        self._memo: dict[str, T | None] = {}
+        # Globs by the first or last dotted part every name they match must have
+        # (``stripe.*.create`` by ``stripe``, ``*.put_item`` by ``put_item``): a name is
+        # tried against the few globs that can match it, not against all of them.
+        self._by_head: dict[str, list[int]] = {}
+        self._by_tail: dict[str, list[int]] = {}
+        self._unkeyed: list[int] = []
+        self._memo: dict[str | None, T | None] = {}
 
     def add(self, patterns: Iterable[str], entry: T) -> None:
         for pattern in patterns:
             if any(ch in pattern for ch in "*?["):
+                self._index_glob(pattern, len(self._globs))
                 self._globs.append((re.compile(fnmatch.translate(pattern)), entry))
             else:
                 self._exact.setdefault(pattern, entry)
         self._memo.clear()
 
+    def __bool__(self) -> bool:
+        """Whether any name can match (the user's sinks are often none)."""
+        return bool(self._exact or self._globs)
+
+    def _index_glob(self, pattern: str, position: int) -> None:
+        if "[" in pattern or "]" in pattern:
+            self._unkeyed.append(position)
+            return
+        prefix = re.split(r"[*?]", pattern, maxsplit=1)[0]
+        suffix = re.split(r"[*?]", pattern)[-1]
+        if "." in prefix:
+            self._by_head.setdefault(prefix.split(".", 1)[0], []).append(position)
+        elif "." in suffix:
+            self._by_tail.setdefault(suffix.rsplit(".", 1)[1], []).append(position)
+        else:
+            self._unkeyed.append(position)
+
     def __call__(self, qualname: str | None) -> T | None:
-        if not qualname:
-            return None
-        if qualname in self._memo:
+        # One probe of the memo on the hot path: callers ask per call site.
+        try:
             return self._memo[qualname]
-        name = normalise(qualname)
+        except KeyError:
+            return self._lookup(qualname)
+
+    def _lookup(self, qualname: str | None) -> T | None:
+        if not qualname:
+            self._memo[qualname] = None
+            return None
+        memo = self._memo
+        name = qualname.replace("()", "") if "()" in qualname else qualname
         found = self._exact.get(name)
-        if found is None:
-            for regex, entry in self._globs:
+        if found is None and self._globs:
+            head = self._by_head.get(name.split(".", 1)[0], ())
+            tail = self._by_tail.get(name.rsplit(".", 1)[-1], ())
+            candidates = sorted((*head, *tail, *self._unkeyed)) if head or tail else self._unkeyed
+            for position in candidates:
+                regex, entry = self._globs[position]
                 if regex.match(name):
                     found = entry
                     break
-        self._memo[qualname] = found
+        memo[qualname] = found
         return found
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from agentguard.catalog import Catalog, normalise
 from agentguard.diagnostics import Location, ScanProblem, Span
@@ -31,6 +31,9 @@ from agentguard.python.facts import Assignment, Call, ClassDef, Function, Module
 if TYPE_CHECKING:
     from agentguard.config import Config
     from agentguard.schemas.detect import SchemaIssue
+
+
+_UNSET = object()  # a call target not computed yet (None: the call runs no project code)
 
 
 class ProjectModel:
@@ -73,7 +76,12 @@ class ProjectModel:
         self.schema_files: list[tuple[Path, str]] = []
         self.schema_issues: list[SchemaIssue] = []  # filled by agentguard.schemas (AG001)
         self._summaries: dict[str, list[Effect]] = {}
-        self._resolved: dict[int, tuple[Call, Function | None, ModuleFacts, str]] = {}
+        # Per call site: (call, caller, facts, resolved callee, call target or _UNSET).
+        self._resolved: dict[int, list[object]] = {}
+        self._instances: dict[str, str] = {}
+        self._prefix_index: dict[str, dict[str, str]] = {}
+        self._edges: dict[str, list[tuple[Call, str]]] = {}
+        self._sorted_functions: list[tuple[str, tuple[Function, ModuleFacts]]] | None = None
         self._assignment_index: dict[
             int,
             tuple[
@@ -97,6 +105,12 @@ class ProjectModel:
         entry = self.functions.get(qualname)
         return entry[1] if entry else None
 
+    def sorted_functions(self) -> list[tuple[str, tuple[Function, ModuleFacts]]]:
+        """The project's functions by qualified name: several rules walk them in order."""
+        if self._sorted_functions is None:
+            self._sorted_functions = sorted(self.functions.items())
+        return self._sorted_functions
+
     def calls_in(self, qualname: str) -> list[Call]:
         return self.calls_by_function.get(qualname, [])
 
@@ -107,13 +121,42 @@ class ProjectModel:
         """Resolve self.x.y and module-level instances into a qualified callee name."""
         # Memoised per call site: tool discovery, effects, ledgers and retries each resolve
         # every call, some of them in several rounds.
+        return cast(str, self._site(call, caller, facts)[3])
+
+    def _site(self, call: Call, caller: Function | None, facts: ModuleFacts) -> list[object]:
         memo = self._resolved
         entry = memo.get(id(call))
         if entry is not None and entry[0] is call and entry[1] is caller and entry[2] is facts:
-            return entry[3]
-        resolved = self._resolve_callee(call, caller, facts)
-        memo[id(call)] = (call, caller, facts, resolved)
-        return resolved
+            return entry
+        entry = [call, caller, facts, self._resolve_callee(call, caller, facts), _UNSET]
+        memo[id(call)] = entry
+        return entry
+
+    def call_target(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str | None:
+        """The project function a call runs (a class's ``__init__`` for a construction)."""
+        # Memoised per call site like resolve_callee: effects, ledgers and resume ask it.
+        entry = self._site(call, caller, facts)
+        if entry[4] is _UNSET:
+            callee = cast(str, entry[3])
+            target = self.project_function(callee, facts)
+            if target is None and callee in self.classes:
+                target = self.find_method(callee, "__init__")
+            entry[4] = target
+        return cast("str | None", entry[4])
+
+    def call_edges(self, qualname: str) -> list[tuple[Call, str]]:
+        """The calls in ``qualname`` that run another project function, with that function
+        (kept from effect inference, which finds them first)."""
+        edges = self._edges.get(qualname)
+        if edges is None:
+            fn, facts = self.functions[qualname]
+            edges = []
+            for call in self.calls_in(qualname):
+                target = self.call_target(call, fn, facts)
+                if target and target != qualname:
+                    edges.append((call, target))
+            self._edges[qualname] = edges
+        return edges
 
     def local_assignments(
         self, facts: ModuleFacts, function: str | None, target: str | None = None
@@ -187,10 +230,8 @@ class ProjectModel:
     def _factory_class(self, name: str, caller: Function, facts: ModuleFacts) -> str | None:
         """``client = _get_client(...)`` where the project function returns
         ``_Client(...)``: the project class the local holds."""
-        bound = None
-        for assignment in facts.assignments:
-            if assignment.function == caller.qualname and assignment.target == name:
-                bound = assignment.value
+        assigned = self.local_assignments(facts, caller.qualname, name)
+        bound = assigned[-1].value if assigned else None
         if bound is None or bound.kind not in {"call", "other"} or not bound.calls:
             return None
         callee = bound.calls[0].replace("()", "")
@@ -208,6 +249,13 @@ class ProjectModel:
     def resolve_instance(self, qualname: str) -> str:
         """``pkg.app.mcp.tool`` -> ``fastmcp.FastMCP.tool`` when ``pkg/app.py`` holds
         ``mcp = FastMCP(...)``: an instance imported from another project module."""
+        # Memoised: the same dotted names come from every call site.
+        found = self._instances.get(qualname)
+        if found is None:
+            found = self._instances[qualname] = self._resolve_instance(qualname)
+        return found
+
+    def _resolve_instance(self, qualname: str) -> str:
         parts = qualname.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:cut])
@@ -300,11 +348,22 @@ class ProjectModel:
             self._by_prefix_memo = memo
         if qualname not in memo:
             module_prefix, tail = qualname.rsplit(".", 1)
-            memo[qualname] = next(
-                (c for c in self.by_name.get(tail, []) if c.startswith(module_prefix + ".")),
-                None,
-            )
+            memo[qualname] = self._functions_under(tail).get(module_prefix)
         return memo[qualname]
+
+    def _functions_under(self, name: str) -> dict[str, str]:
+        """For the functions called ``name``: each dotted prefix of their qualified names
+        (``pkg``, ``pkg.mod``, ``pkg.mod.Cls``) -> the first of them under it."""
+        index = self._prefix_index.get(name)
+        if index is None:
+            index = {}
+            for qualname in self.by_name.get(name, ()):
+                dot = qualname.find(".")
+                while dot >= 0:
+                    index.setdefault(qualname[:dot], qualname)
+                    dot = qualname.find(".", dot + 1)
+            self._prefix_index[name] = index
+        return index
 
     def class_bases(self, cls: ClassDef) -> list[str]:
         """All base names, following project classes transitively."""

@@ -76,11 +76,12 @@ def _http_method(
 def _find_sink(matcher: Matcher[Sink], call: Call, callee: str) -> Sink | None:
     """A sink entry for the resolved callee, the import-resolved name, or the call as
     written (``orders_client.create`` in a user's catalogue)."""
-    for name in dict.fromkeys((callee, call.callee, call.text)):
-        sink = matcher(name)
-        if sink is not None:
-            return sink
-    return None
+    sink = matcher(callee)
+    if sink is None and call.callee != callee:
+        sink = matcher(call.callee)
+    if sink is None and call.text != callee and call.text != call.callee:
+        sink = matcher(call.text)
+    return sink
 
 
 def _classify_sink(
@@ -473,12 +474,12 @@ def _heuristic_sink(
     """An unresolved call whose method name starts with a write verb, on a receiver that
     looks like a service client. Lower confidence than a catalogue sink, and silent on
     containers, loggers, strings and the standard library."""
-    if project.catalog.reads(callee) or project.catalog.reads(call.callee):
-        return None
     if call.method[:1].isupper():
         return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
     verb_class = project.catalog.verbs.get(first_word(call.method))
     if verb_class in {None, "read"}:
+        return None
+    if project.catalog.reads(callee) or project.catalog.reads(call.callee):
         return None
     head = callee.split(".", 1)[0]
     if head in STDLIB_MODULES or callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
@@ -490,8 +491,7 @@ def _heuristic_sink(
     if written and "." not in written and _is_container(project, written, fn, facts, call.order):
         return None
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
-    imported_heads = {v.split(".")[0] for v in facts.imports.values()}
-    external = head in imported_heads and head not in project.module_heads
+    external = head in _imported_heads(project, facts) and head not in project.module_heads
     if external and re.search(r"\.(deps|context)\.", callee):
         external = False  # ``ctx.deps.client.send(...)``: the user's own dependencies
     if call.method in CONTAINER_METHODS and not trusted_receiver:
@@ -519,6 +519,15 @@ def _heuristic_sink(
         heuristic=True,
         function=fn.qualname,
     )
+
+
+def _imported_heads(project: ProjectModel, facts: ModuleFacts) -> frozenset[str]:
+    """The top-level names a module imports from (memoised: asked per call)."""
+    memo: dict[str, frozenset[str]] = project.__dict__.setdefault("_imported_heads", {})
+    heads = memo.get(facts.path)
+    if heads is None:
+        heads = memo[facts.path] = frozenset(v.split(".")[0] for v in facts.imports.values())
+    return heads
 
 
 def _local_value(
@@ -735,20 +744,19 @@ def infer_effects(
 ) -> None:
     direct: dict[str, list[Effect]] = {}
     edges: dict[str, list[tuple[Call, str]]] = {}
+    user_sinks = project.catalog.user_sinks
     for qualname, (fn, facts) in project.functions.items():
         effects: list[Effect] = []
         out: list[tuple[Call, str]] = []
         for call in project.calls_in(qualname):
             callee = project.resolve_callee(call, fn, facts)
-            if _find_sink(project.catalog.user_sinks, call, callee) is not None:
+            if user_sinks and _find_sink(user_sinks, call, callee) is not None:
                 # the user declared this call a sink: judge it here, do not look inside
                 effect = _classify_sink(project, call, callee, fn, facts)
                 if effect is not None:
                     effects.append(effect)
                 continue
-            target = project.project_function(callee, facts) if callee else None
-            if target is None and callee in project.classes:
-                target = project.find_method(callee, "__init__")
+            target = project.call_target(call, fn, facts)
             if target and target != qualname:
                 out.append((call, target))
                 continue
@@ -757,6 +765,8 @@ def infer_effects(
                 effects.append(effect)
         direct[qualname] = effects
         edges[qualname] = out
+        if not user_sinks:
+            project._edges[qualname] = out  # every call was followed: the call graph's edges
     summaries: dict[str, dict[tuple[str, int, int], Effect]] = {
         q: {(e.site.path, e.site.span.line, e.site.span.column): e for e in effects}
         for q, effects in direct.items()

@@ -91,7 +91,7 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
         for call in facts.calls:
             for setting in know.agent_timeout_settings:
                 value = call.kwargs.get(setting.kwarg)
-                if _matches(setting, call) and value is not None and not _is_off(value):
+                if value is not None and _matches(setting, call) and not _is_off(value):
                     writer = writers.get(setting.framework)
                     if writer is not None:
                         result.append(
@@ -105,7 +105,7 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
                         )
             for setting in know.mcp_client_retries:
                 value = call.kwargs.get(setting.kwarg)
-                if _matches(setting, call) and value is not None and not _is_off(value):
+                if value is not None and _matches(setting, call) and not _is_off(value):
                     result.append(
                         SettingUse(
                             Location(facts.path, value.span or call.span),
@@ -174,7 +174,7 @@ def _retry_confidence(effects: list[Effect]) -> Confidence:
 
 def _langgraph_retry(project: ProjectModel, call: Call, facts: ModuleFacts) -> list[SettingUse]:
     know = knowledge()
-    if not know.add_node(call.callee) and call.method != "add_node":
+    if call.method != "add_node" and not know.add_node(call.callee):
         return []
     policy = call.kwargs.get("retry_policy")
     if policy is None or not _default_retry_on(policy):
@@ -223,11 +223,14 @@ def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
     by_name = {
         n: t for t in writers for n in (t.name, *(q.rsplit(".", 1)[-1] for q in t.functions))
     }
+    named = {name for setting in know.error_settings for name in setting.match}
     for facts in project.modules.values():
         if facts.is_test:
             continue
         for call in facts.calls:
-            callee = call.callee.replace("()", "")
+            callee = call.callee.replace("()", "") if "()" in call.callee else call.callee
+            if callee not in named:
+                continue
             for setting in know.error_settings:
                 if callee not in setting.match:
                     continue

@@ -71,11 +71,7 @@ class LedgerIndex:
 def _project_target(
     project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
 ) -> str | None:
-    callee = project.resolve_callee(call, fn, facts)
-    target = project.project_function(callee, facts)
-    if target is None and callee in project.classes:
-        target = project.find_method(callee, "__init__")
-    return target
+    return project.call_target(call, fn, facts)
 
 
 def _identity(call: Call, text: str) -> bool:
@@ -92,28 +88,40 @@ def _identity(call: Call, text: str) -> bool:
     )
 
 
+_SQL_METHODS = frozenset({"execute", "executemany", "exec_driver_sql"})
+_ROW_METHODS = frozenset({"add", "add_all", "insert", "insert_one", "save", "create", "put_item"})
+
+
 def ledger_write(project: ProjectModel, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
     """The record ``call`` writes, if it writes one."""
     know = knowledge()
-    location = Location(facts.path, call.span)
-    callee = call.callee.replace("()", "")
-    if callee.startswith("agentguard.") and know.ledger_functions(callee):
+    # The catalogues normalise names themselves: asked with the call's own string (its
+    # hash is cached), not a copy per call.
+    callee = call.callee.replace("()", "") if "()" in call.callee else call.callee
+    known = know.ledger_functions(call.callee)
+    if known and callee.startswith("agentguard."):
+        location = Location(facts.path, call.span)
         return LedgerWrite(call, call.function, location, "agentguard runtime", True)
-    if project.catalog.ledger_functions(callee) or know.ledger_functions(callee):
+    if known or project.catalog.ledger_functions(call.callee):
+        location = Location(facts.path, call.span)
         return LedgerWrite(
             call, call.function, location, f"`{callee}`", _identity(call, call.text), inner=False
         )
-    receiver = (call.receiver or "").replace("()", "")
-    last = receiver.rsplit(".", 1)[-1]
-    if receiver and know.ledger_receiver.search(last) and call.method in know.ledger_methods:
-        return LedgerWrite(call, call.function, location, f"`{call.text}`", _identity(call, ""))
-    if call.method in {"execute", "executemany", "exec_driver_sql"} and call.args:
+    method = call.method
+    if method in know.ledger_methods and call.receiver:
+        receiver = call.receiver.replace("()", "")
+        last = receiver.rsplit(".", 1)[-1]
+        if receiver and know.ledger_receiver.search(last):
+            location = Location(facts.path, call.span)
+            return LedgerWrite(call, call.function, location, f"`{call.text}`", _identity(call, ""))
+    if method in _SQL_METHODS and call.args:
         sql = call.args[0].string()
         if sql and know.ledger_sql.search(sql):
+            location = Location(facts.path, call.span)
             return LedgerWrite(
                 call, call.function, location, "SQL into a tool-call table", _identity(call, sql)
             )
-    if call.method in {"add", "add_all", "insert", "insert_one", "save", "create", "put_item"}:
+    if method in _ROW_METHODS:
         for value in call.args[:1]:
             if value.kind == "call" and value.qualname:
                 cls = value.qualname.rsplit(".", 1)[-1]
@@ -121,7 +129,7 @@ def ledger_write(project: ProjectModel, call: Call, facts: ModuleFacts) -> Ledge
                     return LedgerWrite(
                         call,
                         call.function,
-                        location,
+                        Location(facts.path, call.span),
                         f"a `{cls}` row",
                         _identity(call, "")
                         or any(know.input_identity.search(k) for k in value.call_kwargs),
@@ -134,7 +142,7 @@ def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: Modul
     if know.dispatch_direct(call.callee) or call.method in {"on_invoke_tool"}:
         first = call.args[0] if call.args else call.kwargs.get("name")
         return first is None or first.kind != "const"
-    match = _SUBSCRIPT_DISPATCH.match(call.text)
+    match = _SUBSCRIPT_DISPATCH.match(call.text) if "[" in call.text else None
     if match:
         key = match.group("key").strip()
         method = match.group("method")
@@ -143,15 +151,16 @@ def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: Modul
         return method is None or method in know.dispatch_methods
     if call.text.startswith("getattr(") and not call.text.rstrip(")").endswith(("'", '"')):
         return True
-    head = call.text.split(".", 1)[0]
-    if head == call.text or call.method in know.dispatch_methods:
+    bare = "." not in call.text
+    if bare or call.method in know.dispatch_methods:
+        head = call.text if bare else call.text.split(".", 1)[0]
         for assignment in project.local_assignments(facts, fn.qualname, head):
             lookup = _LOOKUP_VALUE.match(assignment.value.text)
             if not lookup:
                 continue
             key = (lookup.group("key") or lookup.group("arg") or "").strip()
             if key and key[:1] not in {"'", '"'} and not key.isdigit():
-                return head == call.text or call.method in know.dispatch_methods
+                return bare or call.method in know.dispatch_methods
     return False
 
 
@@ -192,7 +201,7 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
     know = knowledge()
     tool_functions = {q for t in project.tools for q in t.functions}
     result: list[Executor] = []
-    for qualname, (fn, facts) in sorted(project.functions.items()):
+    for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test or qualname in tool_functions:
             continue
         decorated = any(know.executor_decorators(d.qualname) for d in fn.decorators)
@@ -244,16 +253,13 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     # function is looked at again only once one of its callees has started recording.
     targets: dict[str, list[str]] = {}
     callers: dict[str, list[str]] = {}
-    for qualname, (fn, facts) in project.functions.items():
+    for qualname, (_, facts) in project.functions.items():
         if qualname in index.recording or facts.is_test:
             continue
-        found = []
-        for call in project.calls_in(qualname):
-            target = _project_target(project, call, fn, facts)
-            if target and target != qualname:
-                found.append(target)
-                callers.setdefault(target, []).append(qualname)
-        targets[qualname] = found
+        edges = project.call_edges(qualname)
+        targets[qualname] = [called for _, called in edges]
+        for _, called in edges:
+            callers.setdefault(called, []).append(qualname)
     dirty = {q for q, found in targets.items() if any(t in index.recording for t in found)}
     for _ in range(6):
         changed = False
@@ -277,8 +283,8 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
         entry = project.functions.get(write.function)
         if entry is None:
             continue
-        target = _project_target(project, write.call, *entry)
-        if target and target != write.function and target in index.recording:
+        helper = _project_target(project, write.call, *entry)
+        if helper and helper != write.function and helper in index.recording:
             write.inner = True
     index.executors = _find_executors(project)
     cache["_ledger_index"] = index

@@ -345,7 +345,7 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
         return cached
     know = knowledge()
     result: list[TimeoutVerdict] = []
-    for qualname, (fn, facts) in sorted(project.functions.items()):
+    for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test:
             continue
         for handler in fn.handlers:

@@ -145,7 +145,7 @@ class InterruptReplay:
 def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
     know = knowledge()
     result: list[InterruptReplay] = []
-    for qualname, (fn, facts) in sorted(project.functions.items()):
+    for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test:
             continue
         calls = project.calls_in(qualname)

@@ -18,7 +18,7 @@ def retry_uses(
     project: ProjectModel,
 ) -> Iterator[RetryUse]:
     """Every retry construct in the project, with the code it re-runs."""
-    for qualname, (fn, facts) in sorted(project.functions.items()):
+    for qualname, (fn, facts) in project.sorted_functions():
         for dec in fn.decorators:
             construct = project.catalog.retries(dec.qualname)
             if construct is None or construct.kind != "decorator":

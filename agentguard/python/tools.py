@@ -150,6 +150,9 @@ def discover_tools(
 ) -> None:
     forms = project.catalog.tool_forms
     sources = [facts for facts in project.modules.values() if not facts.is_test]
+    # Calls that may hand a list of tools to an agent, kept from the first pass for the
+    # second one (their callees are resolved once).
+    listings: list[tuple[Call, ModuleFacts, str]] = []
     # Declarations first (decorators, factories, classes), then the lists handed to agents:
     # a function both decorated and listed keeps its decorator's name and framework.
     for facts in sources:
@@ -183,10 +186,12 @@ def discover_tools(
         for cls in facts.classes.values():
             _discover_class_tool(project, cls, facts)
         for call in facts.calls:
-            _discover_from_call(project, call, facts, registries=False)
-    for facts in sources:
-        for call in facts.calls:
-            _discover_from_call(project, call, facts, registries=True)
+            callee = _resolved_call_name(project, call, facts)
+            _discover_from_call(project, call, facts, callee)
+            if _may_register(project, call, callee):
+                listings.append((call, facts, callee))
+    for call, facts, callee in listings:
+        _discover_from_registry(project, call, facts, callee)
     _discover_lowlevel_mcp(project)
     _discover_raw_schemas(project)
     project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
@@ -298,16 +303,19 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
         return
 
 
-def _discover_from_call(
-    project: ProjectModel, call: Call, facts: ModuleFacts, registries: bool
-) -> None:
+def _may_register(project: ProjectModel, call: Call, callee: str) -> bool:
+    """Whether ``_discover_from_registry`` may find a registry at this call."""
+    if project.catalog.tool_forms["registry"](callee) is not None:
+        return True
+    return bool(call.function) and call.callee.startswith("super")
+
+
+def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, callee: str) -> None:
     forms = project.catalog.tool_forms
-    callee = _resolved_call_name(project, call, facts)
-    if registries:
-        _discover_from_registry(project, call, facts, callee)
-        return
     factory = forms["factory"](callee)
     decorator_as_function = forms["decorator"](callee)
+    if factory is None and decorator_as_function is None:
+        return
     site = Location(facts.path, call.span)
     if factory is not None:
         target = argument_at(call.args, call.kwargs, factory.function)
@@ -451,7 +459,8 @@ def _discover_lowlevel_mcp(
         if facts.is_test:
             continue
         for call in facts.calls:
-            if call.callee.replace("()", "") not in tool_types:
+            callee = call.callee
+            if (callee.replace("()", "") if "()" in callee else callee) not in tool_types:
                 continue
             name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
             name = _static_name(project, name_value) if name_value else None
