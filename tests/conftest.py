@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -55,3 +56,14 @@ def fixture_caches_elsewhere(
         return original(root)
 
     monkeypatch.setattr(cli, "default_cache_dir", routed)
+
+
+@pytest.fixture
+def shop_agent(tmp_path: Path) -> Path:
+    """A private copy of the shop-agent fixture (no cache folder), to change and rescan."""
+    from agentguard.cache import CACHE_DIR_NAME
+
+    target = tmp_path / "shop-agent"
+    shutil.copytree(FIXTURES / "shop-agent", target, ignore=shutil.ignore_patterns(CACHE_DIR_NAME))
+    (target / ".git").mkdir(exist_ok=True)
+    return target

@@ -8,7 +8,6 @@ import dataclasses
 import io
 import os
 import pickle
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +31,8 @@ def finding_lines(result: ScanResult) -> list[str]:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    target = tmp_path / "shop-agent"
-    shutil.copytree(
-        FIXTURES / "shop-agent", target, ignore=shutil.ignore_patterns(fact_cache.CACHE_DIR_NAME)
-    )
-    (target / ".git").mkdir(exist_ok=True)
-    return target
+def project(shop_agent: Path) -> Path:
+    return shop_agent
 
 
 def cached_scan(

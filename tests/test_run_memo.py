@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,17 +15,10 @@ from agentguard.cli import app
 from agentguard.config import load_config
 from agentguard.engine import FactOptions, ScanResult, scan
 
-from .conftest import FIXTURES
-
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    target = tmp_path / "shop-agent"
-    shutil.copytree(
-        FIXTURES / "shop-agent", target, ignore=shutil.ignore_patterns(fact_cache.CACHE_DIR_NAME)
-    )
-    (target / ".git").mkdir(exist_ok=True)
-    return target
+def project(shop_agent: Path) -> Path:
+    return shop_agent
 
 
 def recorded_scan(
