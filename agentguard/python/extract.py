@@ -110,25 +110,57 @@ def _suppressions(source: bytes) -> Iterator[Suppression]:
 # Leaf node kinds that carry no facts: skipping them keeps every walk's order otherwise the
 # same as ``ast.walk`` (they never have children) while visiting about a third fewer nodes.
 _LEAF_KINDS = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+# Fields that never hold a node (names, flags, the leaf kinds above): not worth a look.
+_SCALAR_FIELDS = {
+    "ctx",
+    "op",
+    "ops",
+    "id",
+    "attr",
+    "kind",
+    "conversion",
+    "is_async",
+    "type_comment",
+    "level",
+    "module",
+    "asname",
+}
+
+
+def _node_types() -> list[type[ast.AST]]:
+    """Every node class of the running Python's ``ast`` (the grammar differs by version)."""
+    found: list[type[ast.AST]] = []
+    todo: list[type[ast.AST]] = [ast.AST]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.append(sub)
+                todo.append(sub)
+    return found
+
+
+# Walks look a node's kind up in these tables instead of asking ``isinstance`` per field
+# per node: one dict or set probe answers "is this a node, and where are its children".
+_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: tuple(f for f in kind._fields if f not in _SCALAR_FIELDS) for kind in _node_types()
+}
+_WALKED = frozenset(kind for kind in _FIELDS if not issubclass(kind, _LEAF_KINDS))
 
 
 def _walk(node: ast.AST) -> list[ast.AST]:
     """``ast.walk`` order (breadth first), without the fact-free leaf kinds; a list, not a
     generator, because a list is cheaper for the short walks this module does."""
     result = [node]
-    index = 0
-    while index < len(result):
-        current = result[index]
-        index += 1
-        for name in current._fields:
+    walked, fields = _WALKED, _FIELDS
+    for current in result:  # extended while iterated: breadth first
+        for name in fields[type(current)]:
             child = getattr(current, name, None)
-            if isinstance(child, ast.AST):
-                if not isinstance(child, _LEAF_KINDS):
-                    result.append(child)
-            elif isinstance(child, list):
+            if type(child) is list:
                 for item in child:
-                    if isinstance(item, ast.AST) and not isinstance(item, _LEAF_KINDS):
+                    if type(item) in walked:
                         result.append(item)
+            elif type(child) in walked:
+                result.append(child)
     return result
 
 
