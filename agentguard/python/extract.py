@@ -12,6 +12,7 @@ import re
 import sys
 import tokenize
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 from typing import Any
 
 from agentguard.diagnostics import Span
@@ -146,6 +147,9 @@ _FIELDS: dict[type, tuple[str, ...]] = {
     kind: tuple(f for f in kind._fields if f not in _SCALAR_FIELDS) for kind in _node_types()
 }
 _WALKED = frozenset(kind for kind in _FIELDS if not issubclass(kind, _LEAF_KINDS))
+# What a search for names, calls and attributes queues: names are taken when found, and a
+# constant holds none of the three.
+_QUEUED = _WALKED - {ast.Name, ast.Constant}
 
 
 def _walk(node: ast.AST) -> list[ast.AST]:
@@ -177,17 +181,14 @@ def _repeats_same_attempt(loop: ast.For | ast.AsyncFor, target: str) -> bool:
     """``for delay in (0, 1, 2, 4): sleep(delay); try: return post(...) except ...``: a loop
     over a schedule of waits is a retry when the guarded code never reads the loop variable
     (a batch loop passes each item to the call) and success leaves the loop."""
-    tries = [n for n in ast.walk(loop) if isinstance(n, ast.Try)]
+    tries = [n for n in _walk(loop) if type(n) is ast.Try]
     if not tries:
         return False
     exits = any(
-        isinstance(n, (ast.Return, ast.Break)) for t in tries for s in t.body for n in ast.walk(s)
+        isinstance(n, (ast.Return, ast.Break)) for t in tries for s in t.body for n in _walk(s)
     )
     reads_target = any(
-        isinstance(n, ast.Name) and n.id == target
-        for t in tries
-        for s in t.body
-        for n in ast.walk(s)
+        isinstance(n, ast.Name) and n.id == target for t in tries for s in t.body for n in _walk(s)
     )
     return exits and not reads_target
 
@@ -198,14 +199,14 @@ def _exits_on_success(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
     set there. A poller or worker loop (``while True: try: poll()``) never leaves on
     success: it is not retrying anything."""
     flags = (
-        {n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name)}
+        {n.id for n in _walk(loop.test) if isinstance(n, ast.Name)}
         if isinstance(loop, ast.While)
         else set()
     )
 
     def leaves(statements: list[ast.stmt]) -> bool:
         for statement in statements:
-            for node in ast.walk(statement):
+            for node in _walk(statement):
                 if isinstance(node, (ast.Return, ast.Break)):
                     return True
                 if isinstance(node, ast.Assign) and any(
@@ -248,9 +249,10 @@ class _Extractor:
         self.path = path
         self.module = module_name_for(path)
         self.facts = ModuleFacts(path=path, module=self.module, is_test=is_test_path(path))
-        self._line_offsets = [0]
-        for match in re.finditer(b"\n", source):
-            self._line_offsets.append(match.end())
+        # Where each line starts: after every b"\n", summed in C.
+        self._line_offsets = list(
+            accumulate(map((1).__add__, map(len, source.split(b"\n")[:-1])), initial=0)
+        )
         self.facts.lines = len(self._line_offsets)
         self.module_scope = _Scope(None)
         self.scopes: list[_Scope] = [self.module_scope]
@@ -263,7 +265,7 @@ class _Extractor:
         self._awaited: set[int] = set()
         # One flag per loop being visited: set when a ``break`` is found anywhere under it.
         self._loop_breaks: list[list[bool]] = []
-        self._spans: dict[Span, Span] = {}
+        self._spans: dict[tuple[int, int, int | None, int | None], Span] = {}
         self._texts: dict[str, str] = {}
         self._values: dict[int, Value] = {}
 
@@ -317,13 +319,18 @@ class _Extractor:
     # ------------------------------------------------------------------ helpers
     def text(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
         try:
-            start = self._line_offsets[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
-            end = self._line_offsets[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+            offsets = self._line_offsets
+            start = offsets[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+            end = offsets[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
         except (AttributeError, IndexError, TypeError):
             return ""
-        raw = self.source[start:end]
-        if len(raw) > limit:
-            raw = raw[:limit] + b"..."
+        source = self.source
+        # The slice's own length, without slicing: a long text (a large dict literal) is
+        # asked for at every nesting level, and only its first ``limit`` bytes are kept.
+        if min(end, len(source)) - start > limit:
+            raw = source[start : start + limit] + b"..."
+        else:
+            raw = source[start:end]
         text = raw.decode("utf-8", "replace")
         # A node's text is asked for at every nesting level it is a value in: keep one copy.
         return self._texts.setdefault(text, text)
@@ -331,8 +338,16 @@ class _Extractor:
     def span(self, node: ast.AST) -> Span:
         """The node's span; equal spans are one shared (frozen) object, which keeps the
         facts smaller in memory and in the cache (pickle stores a repeated object once)."""
-        made = span_of(node)
-        return self._spans.setdefault(made, made)
+        try:
+            key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+        except AttributeError:
+            return span_of(node)
+        known = self._spans.get(key)
+        if known is None:
+            # Keyed by the raw position (a tuple hashes in C, a Span's hash is Python code),
+            # and a Span built only the first time a position is seen.
+            known = self._spans[key] = span_of(node)
+        return known
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -395,47 +410,75 @@ class _Extractor:
     def _value(self, node: ast.AST) -> Value:
         text = self.text(node)
         span = self.span(node)
-        if isinstance(node, ast.Constant):
-            const = node.value
+        kind = type(node)
+        if kind is ast.Constant:
+            const = node.value  # type: ignore[attr-defined]
             if isinstance(const, bytes):
                 const = const.decode("latin-1")
             if not isinstance(const, (str, int, float, bool)) and const is not None:
                 const = str(const)
             return Value(kind="const", text=text, const=const, span=span)
+        if kind is ast.Name:
+            name = node.id  # type: ignore[attr-defined]
+            return Value(
+                kind="name", text=text, qualname=self.resolve_name(name), names=[name], span=span
+            )
+        names, calls, attrs = self._reads(node)
+        result = Value(kind="other", text=text, names=names, calls=calls, attrs=attrs, span=span)
+        if kind is ast.Attribute:
+            result.kind, result.qualname = "attr", self.resolve(node)
+        elif kind is ast.Call:
+            call: ast.Call = node  # type: ignore[assignment]
+            result.kind, result.qualname = "call", self._callee_name(call.func)
+            result.call_args = [self.value(a) for a in call.args[:6]]
+            result.call_kwargs = {k.arg: self.value(k.value) for k in call.keywords if k.arg}
+        elif kind is ast.Dict:
+            result.kind = "dict"
+            items = result.items
+            for key, val in zip(node.keys, node.values, strict=False):  # type: ignore[attr-defined]
+                if type(key) is ast.Constant and isinstance(key.value, str):
+                    items[key.value] = self.value(val)
+        elif kind is ast.List or kind is ast.Tuple or kind is ast.Set:
+            result.kind = "list"
+            result.elements = [self.value(e) for e in node.elts[:64]]  # type: ignore[attr-defined]
+        elif kind is ast.JoinedStr:
+            result.kind = "fstring"
+        elif kind is ast.Lambda:
+            result.kind = "lambda"
+        return result
+
+    def _reads(self, node: ast.AST) -> tuple[list[str], list[str], list[str]]:
+        """The names, callees and attribute names under ``node``, each in ``ast.walk``
+        order (breadth first)."""
         names: list[str] = []
         calls: list[str] = []
         attrs: list[str] = []
-        for sub in [node] if isinstance(node, ast.Name) else _walk(node):
-            if isinstance(sub, ast.Name):
-                names.append(sub.id)
-            elif isinstance(sub, ast.Call):
-                callee = self.resolve(sub.func)
+        queue = [node]
+        fields, queued = _FIELDS, _QUEUED
+        Name, Call, Attribute = ast.Name, ast.Call, ast.Attribute
+        for current in queue:  # extended while iterated: breadth first
+            kind = type(current)
+            if kind is Call:
+                callee = self.resolve(current.func)  # type: ignore[attr-defined]
                 if callee:
                     calls.append(callee)
-            elif isinstance(sub, ast.Attribute):
-                attrs.append(sub.attr)
-        result = Value(kind="other", text=text, names=names, calls=calls, attrs=attrs, span=span)
-        if isinstance(node, ast.Name):
-            result.kind, result.qualname = "name", self.resolve_name(node.id)
-        elif isinstance(node, ast.Attribute):
-            result.kind, result.qualname = "attr", self.resolve(node)
-        elif isinstance(node, ast.Call):
-            result.kind, result.qualname = "call", self._callee_name(node.func)
-            result.call_args = [self.value(a) for a in node.args[:6]]
-            result.call_kwargs = {k.arg: self.value(k.value) for k in node.keywords if k.arg}
-        elif isinstance(node, ast.Dict):
-            result.kind = "dict"
-            for key, val in zip(node.keys, node.values, strict=False):
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    result.items[key.value] = self.value(val)
-        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            result.kind = "list"
-            result.elements = [self.value(e) for e in node.elts[:64]]
-        elif isinstance(node, ast.JoinedStr):
-            result.kind = "fstring"
-        elif isinstance(node, ast.Lambda):
-            result.kind = "lambda"
-        return result
+            elif kind is Attribute:
+                attrs.append(current.attr)  # type: ignore[attr-defined]
+            for field in fields[kind]:
+                child: Any = getattr(current, field, None)
+                if type(child) is list:
+                    for item in child:
+                        if type(item) is Name:
+                            # A name has no children: taking it when found keeps the
+                            # breadth-first order among names without queueing it.
+                            names.append(item.id)
+                        elif type(item) in queued:
+                            queue.append(item)
+                elif type(child) is Name:
+                    names.append(child.id)
+                elif type(child) in queued:
+                    queue.append(child)
+        return names, calls, attrs
 
     # ------------------------------------------------------------------ module
     def run(self, tree: ast.Module) -> None:
@@ -936,7 +979,7 @@ class _Extractor:
         for item in top_level:
             if name and isinstance(item, ast.Name) and item.id == name:
                 return name
-        for sub in ast.walk(expr):
+        for sub in _walk(expr):
             if isinstance(sub, ast.Call):
                 callee = self.resolve(sub.func) or ""
                 if callee in _TRACEBACK_TEXT:
@@ -978,8 +1021,9 @@ class _Extractor:
             return [], []
         tainted: set[str] = set()
         uses: list[RawErrorUse] = []
-        raised = {id(n.exc) for n in ast.walk(handler) if isinstance(n, ast.Raise)}
-        nodes = [n for n in ast.walk(handler) if hasattr(n, "lineno")]
+        walked = _walk(handler)
+        raised = {id(n.exc) for n in walked if isinstance(n, ast.Raise)}
+        nodes = [n for n in walked if hasattr(n, "lineno")]
         nodes.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
         for node in nodes:
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
