@@ -7,11 +7,14 @@ Nothing here imports or runs the scanned code.
 from __future__ import annotations
 
 import ast
+import gc
 import io
 import re
 import sys
 import tokenize
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from itertools import accumulate
+from typing import Any
 
 from agentguard.diagnostics import Span
 from agentguard.python.facts import (
@@ -76,13 +79,22 @@ def is_test_path(path: str) -> bool:
 
 def extract(source: bytes, path: str) -> ModuleFacts:
     """Parse ``source`` and return its facts. Raises SyntaxError/ValueError on bad input."""
-    tree = ast.parse(source, filename=path, type_comments=False)
-    extractor = _Extractor(source, path)
-    extractor.run(tree)
-    facts = extractor.facts
-    if b"agentguard:" in source:
-        facts.suppressions = list(_suppressions(source))
-    return facts
+    # A parse and its facts allocate hundreds of thousands of objects, none in a reference
+    # cycle, so the cyclic collector finds nothing here; it would scan them again and again
+    # (a seventh of the time). Reference counting still frees every one.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        tree = ast.parse(source, filename=path, type_comments=False)
+        extractor = _Extractor(source, path)
+        extractor.run(tree)
+        facts = extractor.facts
+        if b"agentguard:" in source:
+            facts.suppressions = list(_suppressions(source))
+        return facts
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _suppressions(source: bytes) -> Iterator[Suppression]:
@@ -110,25 +122,60 @@ def _suppressions(source: bytes) -> Iterator[Suppression]:
 # Leaf node kinds that carry no facts: skipping them keeps every walk's order otherwise the
 # same as ``ast.walk`` (they never have children) while visiting about a third fewer nodes.
 _LEAF_KINDS = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+# Fields that never hold a node (names, flags, the leaf kinds above): not worth a look.
+_SCALAR_FIELDS = {
+    "ctx",
+    "op",
+    "ops",
+    "id",
+    "attr",
+    "kind",
+    "conversion",
+    "is_async",
+    "type_comment",
+    "level",
+    "module",
+    "asname",
+}
+
+
+def _node_types() -> list[type[ast.AST]]:
+    """Every node class of the running Python's ``ast`` (the grammar differs by version)."""
+    found: list[type[ast.AST]] = []
+    todo: list[type[ast.AST]] = [ast.AST]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.append(sub)
+                todo.append(sub)
+    return found
+
+
+# Walks look a node's kind up in these tables instead of asking ``isinstance`` per field
+# per node: one dict or set probe answers "is this a node, and where are its children".
+_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: tuple(f for f in kind._fields if f not in _SCALAR_FIELDS) for kind in _node_types()
+}
+_WALKED = frozenset(kind for kind in _FIELDS if not issubclass(kind, _LEAF_KINDS))
+# What a search for names, calls and attributes queues: names are taken when found, and a
+# constant holds none of the three.
+_QUEUED = _WALKED - {ast.Name, ast.Constant}
 
 
 def _walk(node: ast.AST) -> list[ast.AST]:
     """``ast.walk`` order (breadth first), without the fact-free leaf kinds; a list, not a
     generator, because a list is cheaper for the short walks this module does."""
     result = [node]
-    index = 0
-    while index < len(result):
-        current = result[index]
-        index += 1
-        for name in current._fields:
-            child = getattr(current, name, None)
-            if isinstance(child, ast.AST):
-                if not isinstance(child, _LEAF_KINDS):
-                    result.append(child)
-            elif isinstance(child, list):
+    walked, fields = _WALKED, _FIELDS
+    for current in result:  # extended while iterated: breadth first
+        for name in fields[type(current)]:
+            child: Any = getattr(current, name, None)
+            if type(child) is list:
                 for item in child:
-                    if isinstance(item, ast.AST) and not isinstance(item, _LEAF_KINDS):
+                    if type(item) in walked:
                         result.append(item)
+            elif type(child) in walked:
+                result.append(child)
     return result
 
 
@@ -144,17 +191,14 @@ def _repeats_same_attempt(loop: ast.For | ast.AsyncFor, target: str) -> bool:
     """``for delay in (0, 1, 2, 4): sleep(delay); try: return post(...) except ...``: a loop
     over a schedule of waits is a retry when the guarded code never reads the loop variable
     (a batch loop passes each item to the call) and success leaves the loop."""
-    tries = [n for n in ast.walk(loop) if isinstance(n, ast.Try)]
+    tries = [n for n in _walk(loop) if type(n) is ast.Try]
     if not tries:
         return False
     exits = any(
-        isinstance(n, (ast.Return, ast.Break)) for t in tries for s in t.body for n in ast.walk(s)
+        isinstance(n, (ast.Return, ast.Break)) for t in tries for s in t.body for n in _walk(s)
     )
     reads_target = any(
-        isinstance(n, ast.Name) and n.id == target
-        for t in tries
-        for s in t.body
-        for n in ast.walk(s)
+        isinstance(n, ast.Name) and n.id == target for t in tries for s in t.body for n in _walk(s)
     )
     return exits and not reads_target
 
@@ -165,14 +209,14 @@ def _exits_on_success(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
     set there. A poller or worker loop (``while True: try: poll()``) never leaves on
     success: it is not retrying anything."""
     flags = (
-        {n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name)}
+        {n.id for n in _walk(loop.test) if isinstance(n, ast.Name)}
         if isinstance(loop, ast.While)
         else set()
     )
 
     def leaves(statements: list[ast.stmt]) -> bool:
         for statement in statements:
-            for node in ast.walk(statement):
+            for node in _walk(statement):
                 if isinstance(node, (ast.Return, ast.Break)):
                     return True
                 if isinstance(node, ast.Assign) and any(
@@ -209,15 +253,16 @@ class _Scope:
         self.order = 0
 
 
-class _Extractor(ast.NodeVisitor):
+class _Extractor:
     def __init__(self, source: bytes, path: str) -> None:
         self.source = source
         self.path = path
         self.module = module_name_for(path)
         self.facts = ModuleFacts(path=path, module=self.module, is_test=is_test_path(path))
-        self._line_offsets = [0]
-        for match in re.finditer(b"\n", source):
-            self._line_offsets.append(match.end())
+        # Where each line starts: after every b"\n", summed in C.
+        self._line_offsets = list(
+            accumulate(map((1).__add__, map(len, source.split(b"\n")[:-1])), initial=0)
+        )
         self.facts.lines = len(self._line_offsets)
         self.module_scope = _Scope(None)
         self.scopes: list[_Scope] = [self.module_scope]
@@ -230,42 +275,53 @@ class _Extractor(ast.NodeVisitor):
         self._awaited: set[int] = set()
         # One flag per loop being visited: set when a ``break`` is found anywhere under it.
         self._loop_breaks: list[list[bool]] = []
-        self._spans: dict[Span, Span] = {}
+        self._spans: dict[tuple[int, int, int | None, int | None], Span] = {}
         self._texts: dict[str, str] = {}
         self._values: dict[int, Value] = {}
+        self._names: dict[str, str] = {}
 
     # ------------------------------------------------------------------ traversal
     # ``ast.NodeVisitor`` looks each method up by name per node and walks every field
-    # through generators; a per-class dispatch table and a direct field loop do the same
-    # traversal in well under half the time.
-    _dispatch: dict[type, str | None] = {}
-
+    # through generators; a per-kind plan (handler, child fields, is it a statement) found
+    # with one dict probe, and children without facts (names, constants) never visited,
+    # do the same traversal in a fraction of the time.
     def visit(self, node: ast.AST) -> None:
-        kind = type(node)
-        try:
-            method = self._dispatch[kind]
-        except KeyError:
-            name = "visit_" + kind.__name__
-            own = getattr(type(self), name, None)
-            # NodeVisitor's own visit_Constant only forwards to deprecated hooks.
-            defined = own is not None and own is not getattr(ast.NodeVisitor, name, None)
-            method = self._dispatch[kind] = name if defined else None
-        if isinstance(node, ast.stmt) and self._values:
-            self._values.clear()
-        if method is None:
-            self.generic_visit(node)
+        handler, fields, is_statement = _PLANS[type(node)]
+        if is_statement:
+            self._forget_values()
+        if handler is None:
+            self._visit_children(node, fields)
         else:
-            getattr(self, method)(node)
+            handler(self, node)
 
     def generic_visit(self, node: ast.AST) -> None:
-        for name in node._fields:
-            child = getattr(node, name, None)
-            if isinstance(child, list):
+        self._visit_children(node, _FIELDS[type(node)])
+
+    def _visit_children(self, node: ast.AST, fields: tuple[str, ...]) -> None:
+        plans = _VISITED
+        for name in fields:
+            child: Any = getattr(node, name, None)
+            if type(child) is list:
                 for item in child:
-                    if isinstance(item, ast.AST) and not isinstance(item, _LEAF_KINDS):
-                        self.visit(item)
-            elif isinstance(child, ast.AST) and not isinstance(child, _LEAF_KINDS):
-                self.visit(child)
+                    plan = plans.get(type(item))
+                    if plan is not None:
+                        handler, inner, is_statement = plan
+                        if is_statement:
+                            self._forget_values()
+                        if handler is None:
+                            self._visit_children(item, inner)
+                        else:
+                            handler(self, item)
+            else:
+                plan = plans.get(type(child))
+                if plan is not None:
+                    handler, inner, is_statement = plan
+                    if is_statement:
+                        self._forget_values()
+                    if handler is None:
+                        self._visit_children(child, inner)
+                    else:
+                        handler(self, child)
 
     def visit_Break(self, node: ast.Break) -> None:
         for flag in self._loop_breaks:
@@ -274,13 +330,18 @@ class _Extractor(ast.NodeVisitor):
     # ------------------------------------------------------------------ helpers
     def text(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
         try:
-            start = self._line_offsets[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
-            end = self._line_offsets[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+            offsets = self._line_offsets
+            start = offsets[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+            end = offsets[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
         except (AttributeError, IndexError, TypeError):
             return ""
-        raw = self.source[start:end]
-        if len(raw) > limit:
-            raw = raw[:limit] + b"..."
+        source = self.source
+        # The slice's own length, without slicing: a long text (a large dict literal) is
+        # asked for at every nesting level, and only its first ``limit`` bytes are kept.
+        if min(end, len(source)) - start > limit:
+            raw = source[start : start + limit] + b"..."
+        else:
+            raw = source[start:end]
         text = raw.decode("utf-8", "replace")
         # A node's text is asked for at every nesting level it is a value in: keep one copy.
         return self._texts.setdefault(text, text)
@@ -288,8 +349,24 @@ class _Extractor(ast.NodeVisitor):
     def span(self, node: ast.AST) -> Span:
         """The node's span; equal spans are one shared (frozen) object, which keeps the
         facts smaller in memory and in the cache (pickle stores a repeated object once)."""
-        made = span_of(node)
-        return self._spans.setdefault(made, made)
+        try:
+            line = node.lineno  # type: ignore[attr-defined]
+            column = node.col_offset  # type: ignore[attr-defined]
+            end_line = node.end_lineno  # type: ignore[attr-defined]
+            end_column = node.end_col_offset  # type: ignore[attr-defined]
+        except AttributeError:
+            return span_of(node)
+        # Keyed by the raw position (a tuple hashes in C, a Span's hash is Python code),
+        # and a Span built only the first time a position is seen.
+        key = (line, column, end_line, end_column)
+        known = self._spans.get(key)
+        if known is None:
+            if end_line is None or end_column is None:
+                known = span_of(node)
+            else:
+                known = Span(line, column + 1, end_line, end_column + 1)
+            self._spans[key] = known
+        return known
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -323,6 +400,13 @@ class _Extractor(ast.NodeVisitor):
         return resolved
 
     def resolve_name(self, name: str) -> str:
+        # Memoised like Values (and forgotten with them): most names are read many times.
+        known = self._names.get(name)
+        if known is None:
+            known = self._names[name] = self._resolve_name(name)
+        return known
+
+    def _resolve_name(self, name: str) -> str:
         for scope in reversed(self.scopes):
             if name in scope.types:
                 return scope.types[name]
@@ -348,51 +432,80 @@ class _Extractor(ast.NodeVisitor):
 
     def _forget_values(self) -> None:
         self._values.clear()
+        self._names.clear()
 
     def _value(self, node: ast.AST) -> Value:
         text = self.text(node)
         span = self.span(node)
-        if isinstance(node, ast.Constant):
-            const = node.value
+        kind = type(node)
+        if kind is ast.Constant:
+            const = node.value  # type: ignore[attr-defined]
             if isinstance(const, bytes):
                 const = const.decode("latin-1")
             if not isinstance(const, (str, int, float, bool)) and const is not None:
                 const = str(const)
             return Value(kind="const", text=text, const=const, span=span)
+        if kind is ast.Name:
+            name = node.id  # type: ignore[attr-defined]
+            return Value(
+                kind="name", text=text, qualname=self.resolve_name(name), names=[name], span=span
+            )
+        names, calls, attrs = self._reads(node)
+        result = Value(kind="other", text=text, names=names, calls=calls, attrs=attrs, span=span)
+        if kind is ast.Attribute:
+            result.kind, result.qualname = "attr", self.resolve(node)
+        elif kind is ast.Call:
+            call: ast.Call = node  # type: ignore[assignment]
+            result.kind, result.qualname = "call", self._callee_name(call.func)
+            result.call_args = [self.value(a) for a in call.args[:6]]
+            result.call_kwargs = {k.arg: self.value(k.value) for k in call.keywords if k.arg}
+        elif kind is ast.Dict:
+            result.kind = "dict"
+            items = result.items
+            for key, val in zip(node.keys, node.values, strict=False):  # type: ignore[attr-defined]
+                if type(key) is ast.Constant and isinstance(key.value, str):
+                    items[key.value] = self.value(val)
+        elif kind is ast.List or kind is ast.Tuple or kind is ast.Set:
+            result.kind = "list"
+            result.elements = [self.value(e) for e in node.elts[:64]]  # type: ignore[attr-defined]
+        elif kind is ast.JoinedStr:
+            result.kind = "fstring"
+        elif kind is ast.Lambda:
+            result.kind = "lambda"
+        return result
+
+    def _reads(self, node: ast.AST) -> tuple[list[str], list[str], list[str]]:
+        """The names, callees and attribute names under ``node``, each in ``ast.walk``
+        order (breadth first)."""
         names: list[str] = []
         calls: list[str] = []
         attrs: list[str] = []
-        for sub in [node] if isinstance(node, ast.Name) else _walk(node):
-            if isinstance(sub, ast.Name):
-                names.append(sub.id)
-            elif isinstance(sub, ast.Call):
-                callee = self.resolve(sub.func)
+        queue = [node]
+        fields, queued = _FIELDS, _QUEUED
+        Name, Call, Attribute = ast.Name, ast.Call, ast.Attribute
+        for current in queue:  # extended while iterated: breadth first
+            kind = type(current)
+            if kind is Call:
+                callee = self.resolve(current.func)  # type: ignore[attr-defined]
                 if callee:
                     calls.append(callee)
-            elif isinstance(sub, ast.Attribute):
-                attrs.append(sub.attr)
-        result = Value(kind="other", text=text, names=names, calls=calls, attrs=attrs, span=span)
-        if isinstance(node, ast.Name):
-            result.kind, result.qualname = "name", self.resolve_name(node.id)
-        elif isinstance(node, ast.Attribute):
-            result.kind, result.qualname = "attr", self.resolve(node)
-        elif isinstance(node, ast.Call):
-            result.kind, result.qualname = "call", self._callee_name(node.func)
-            result.call_args = [self.value(a) for a in node.args[:6]]
-            result.call_kwargs = {k.arg: self.value(k.value) for k in node.keywords if k.arg}
-        elif isinstance(node, ast.Dict):
-            result.kind = "dict"
-            for key, val in zip(node.keys, node.values, strict=False):
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    result.items[key.value] = self.value(val)
-        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            result.kind = "list"
-            result.elements = [self.value(e) for e in node.elts[:64]]
-        elif isinstance(node, ast.JoinedStr):
-            result.kind = "fstring"
-        elif isinstance(node, ast.Lambda):
-            result.kind = "lambda"
-        return result
+            elif kind is Attribute:
+                attrs.append(current.attr)  # type: ignore[attr-defined]
+            for field in fields[kind]:
+                child: Any = getattr(current, field, None)
+                if type(child) is list:
+                    for item in child:
+                        if type(item) is Name:
+                            # A name has no children: taking it when found keeps the
+                            # breadth-first order among names without queueing it.
+                            names.append(item.id)
+                        elif type(item) in queued:
+                            queue.append(item)
+                elif type(child) is Name:
+                    names.append(child.id)
+                elif type(child) in queued:
+                    queue.append(child)
+        return names, calls, attrs
 
     # ------------------------------------------------------------------ module
     def run(self, tree: ast.Module) -> None:
@@ -893,7 +1006,7 @@ class _Extractor(ast.NodeVisitor):
         for item in top_level:
             if name and isinstance(item, ast.Name) and item.id == name:
                 return name
-        for sub in ast.walk(expr):
+        for sub in _walk(expr):
             if isinstance(sub, ast.Call):
                 callee = self.resolve(sub.func) or ""
                 if callee in _TRACEBACK_TEXT:
@@ -935,8 +1048,9 @@ class _Extractor(ast.NodeVisitor):
             return [], []
         tainted: set[str] = set()
         uses: list[RawErrorUse] = []
-        raised = {id(n.exc) for n in ast.walk(handler) if isinstance(n, ast.Raise)}
-        nodes = [n for n in ast.walk(handler) if hasattr(n, "lineno")]
+        walked = _walk(handler)
+        raised = {id(n.exc) for n in walked if isinstance(n, ast.Raise)}
+        nodes = [n for n in walked if hasattr(n, "lineno")]
         nodes.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
         for node in nodes:
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
@@ -1038,3 +1152,21 @@ class _Extractor(ast.NodeVisitor):
         scope.order += 1
         self.facts.calls.append(call)
         self.generic_visit(node)
+
+
+_Plan = tuple["Callable[[_Extractor, Any], None] | None", tuple[str, ...], bool]
+
+
+def _plan(kind: type) -> _Plan:
+    handler = getattr(_Extractor, "visit_" + kind.__name__, None)
+    return handler, _FIELDS[kind], issubclass(kind, ast.stmt)
+
+
+_PLANS: dict[type, _Plan] = {kind: _plan(kind) for kind in _FIELDS}
+# What a traversal steps into: not the leaf kinds, nor names and constants (no children,
+# no handler), nor anything that is not a node.
+_VISITED: dict[type, _Plan] = {
+    kind: plan
+    for kind, plan in _PLANS.items()
+    if kind in _WALKED and kind not in (ast.Name, ast.Constant)
+}
