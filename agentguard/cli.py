@@ -109,7 +109,7 @@ def check(
     ] = False,
     cache_dir: Annotated[
         Path | None,
-        typer.Option(help="Where per-file facts are cached (default: .agentguard_cache/)."),
+        typer.Option(help="Where per-file facts and recorded runs are kept (default: .agentguard_cache/)."),
     ] = None,
     profile: Annotated[
         bool, typer.Option("--profile", help="Print the time of each phase and rule to stderr.")
@@ -256,7 +256,7 @@ def clean(
     ] = None,
     cache_dir: Annotated[Path | None, typer.Option(help="Remove this cache folder.")] = None,
 ) -> None:
-    """Remove the cached per-file facts."""
+    """Remove the cache: per-file facts and recorded runs."""
     targets = paths or [Path(".")]
     try:
         cfg = load_config(targets, None)
