@@ -109,7 +109,9 @@ def check(
     ] = False,
     cache_dir: Annotated[
         Path | None,
-        typer.Option(help="Where per-file facts and recorded runs are kept (default: .agentguard_cache/)."),
+        typer.Option(
+            help="Where per-file facts and recorded runs are kept (default: .agentguard_cache/)."
+        ),
     ] = None,
     profile: Annotated[
         bool, typer.Option("--profile", help="Print the time of each phase and rule to stderr.")
