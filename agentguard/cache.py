@@ -24,8 +24,8 @@ import pickle
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from agentguard import __version__
 from agentguard.diagnostics import ScanProblem
@@ -33,7 +33,7 @@ from agentguard.python import facts as facts_module
 from agentguard.python.facts import ModuleFacts
 
 CACHE_DIR_NAME = ".agentguard_cache"
-FORMAT = "3"  # bump when the facts dataclasses change shape or the extractor fills them differently
+FORMAT = "4"  # bump when the facts dataclasses change shape or the extractor fills them differently
 PICKLE_PROTOCOL = 5
 
 _CACHEDIR_TAG = (
@@ -136,8 +136,8 @@ def encode(facts: ModuleFacts | ScanProblem) -> bytes:
 
 class _FactsUnpickler(pickle.Unpickler):
     """Loads facts and nothing else: a cache folder can come from an untrusted checkout,
-    and a plain pickle could name any callable. The only function it may name is the one
-    that rebuilds facts from their compact rows, and that builds facts classes only."""
+    and a plain pickle could name any callable. Besides the facts classes it may name only
+    the shared empty list and dict that empty fields are written as."""
 
     # Every dataclass of the facts module (a class added there is cached without a list
     # to keep in step here: a class left off made every file holding one a cache miss).
@@ -150,14 +150,14 @@ class _FactsUnpickler(pickle.Unpickler):
             and value.__module__ == facts_module.__name__
         }
         | {("agentguard.diagnostics", "Span"), ("agentguard.diagnostics", "ScanProblem")}
-        | {("agentguard.python.facts", facts_module.facts_from_row.__name__)}
+        # The one shared empty list and dict that empty fields are pickled as.
+        | {("agentguard.python.facts", name) for name in facts_module.PICKLED_GLOBALS}
     )
 
-    def find_class(self, module: str, name: str) -> Callable[..., object]:
+    def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in self.ALLOWED:
             raise pickle.UnpicklingError(f"{module}.{name} is not a facts class")
-        found: Callable[..., object] = super().find_class(module, name)
-        return found
+        return super().find_class(module, name)
 
 
 def decode(blob: bytes) -> ModuleFacts | ScanProblem | None:

@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentguard import diagnostics, model
 from agentguard.cache import PICKLE_PROTOCOL, namespace
@@ -114,8 +114,8 @@ def _record_classes() -> frozenset[tuple[str, str]]:
         (RunRecord.__module__, RunRecord.__name__),
         (offers.__name__, FixOffer.__name__),
     }
-    # The facts' compact pickle form rebuilds them through this one function.
-    allowed.add((facts_module.__name__, facts_module.facts_from_row.__name__))
+    # The shared empty containers the facts' compact pickle form refers to by name.
+    allowed.update((facts_module.__name__, name) for name in facts_module.PICKLED_GLOBALS)
     for module in (diagnostics, model, facts_module):
         for name, value in vars(module).items():
             if (
@@ -130,11 +130,10 @@ def _record_classes() -> frozenset[tuple[str, str]]:
 class _RecordUnpickler(pickle.Unpickler):
     ALLOWED = _record_classes()
 
-    def find_class(self, module: str, name: str) -> type:
+    def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in self.ALLOWED:
             raise pickle.UnpicklingError(f"{module}.{name} is not an agentguard record class")
-        found: type = super().find_class(module, name)
-        return found
+        return super().find_class(module, name)
 
 
 class RunMemo:

@@ -8,7 +8,7 @@ makes ``@lc_tool`` a call of ``langchain_core.tools.tool``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from operator import attrgetter
 from typing import Any, NoReturn
 
@@ -18,11 +18,13 @@ Const = str | int | float | bool | None
 
 
 class CompactPickle:
-    """Pickles a facts object as its field values in declaration order, without field names,
-    with empty lists and dicts written as None and trailing Nones left off.
+    """Pickles a facts object as its class called with its field values in declaration
+    order (no field names), with every empty list and dict written as a reference to one
+    shared, read-only empty container, and trailing default values left off.
 
     A corpus holds about a million facts objects, most of them with several empty
-    containers: field names and empty containers were most of each cache entry.
+    containers: field names and empty containers were most of each cache entry. Calling
+    the class itself, not a rebuilding function, keeps loading in the unpickler's C code.
     """
 
     __slots__ = ()
@@ -32,10 +34,19 @@ class CompactPickle:
         row = list(layout.values_of(self))
         for index in layout.container_positions:
             if not row[index]:
-                row[index] = None
-        while row and row[-1] is None:
-            row.pop()
-        return facts_from_row, (type(self), *row)
+                row[index] = layout.loaded_values[index]
+        end = len(row)
+        defaults = layout.defaults
+        while end > layout.trim_floor:
+            value, default = row[end - 1], defaults[end - 1]
+            # ``0 == False``: the type must match too, or a trimmed 0 would load as False.
+            if type(value) is not type(default) or value != default:
+                break
+            end -= 1
+        return type(self), tuple(row[:end])
+
+
+_NO_DEFAULT = object()
 
 
 @dataclass(slots=True)
@@ -255,6 +266,11 @@ class _LoadedEmpty:
     so changing one would change them all. Facts are read, never changed, once extracted."""
 
     __slots__ = ()
+    _global_name = ""
+
+    def __reduce__(self) -> str:
+        # Pickled by name: every entry refers to the one module-level empty container.
+        return self._global_name
 
     def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError("facts read from a pickle share their empty containers; copy first")
@@ -266,10 +282,12 @@ class _LoadedEmpty:
 
 class _LoadedEmptyList(_LoadedEmpty, list[Any]):
     __slots__ = ()
+    _global_name = "LOADED_EMPTY_LIST"
 
 
 class _LoadedEmptyDict(_LoadedEmpty, dict[Any, Any]):
     __slots__ = ()
+    _global_name = "LOADED_EMPTY_DICT"
 
 
 class _Layout:
@@ -283,18 +301,29 @@ class _Layout:
         self.container_positions = tuple(
             index for index, empty in enumerate(self.loaded_values) if empty is not None
         )
+        self.defaults = [
+            _NO_DEFAULT if f.default is MISSING or empty is not None else f.default
+            for f, empty in zip(declared, self.loaded_values, strict=True)
+        ]
+        # Fields from here on all have a plain default, so a trailing run of them may go.
+        self.trim_floor = max(
+            (index + 1 for index, default in enumerate(self.defaults) if default is _NO_DEFAULT),
+            default=0,
+        )
 
 
-_LOADED_EMPTY_LIST = _LoadedEmptyList()
-_LOADED_EMPTY_DICT = _LoadedEmptyDict()
+LOADED_EMPTY_LIST = _LoadedEmptyList()
+LOADED_EMPTY_DICT = _LoadedEmptyDict()
+# What a cache entry may name besides the facts classes (see agentguard.cache).
+PICKLED_GLOBALS = (LOADED_EMPTY_LIST._global_name, LOADED_EMPTY_DICT._global_name)
 
 
 def _loaded_empty(annotation: str) -> list[Any] | dict[Any, Any] | None:
     # Annotations are strings here (``from __future__ import annotations``).
     if annotation.startswith("list["):
-        return _LOADED_EMPTY_LIST
+        return LOADED_EMPTY_LIST
     if annotation.startswith("dict["):
-        return _LOADED_EMPTY_DICT
+        return LOADED_EMPTY_DICT
     return None
 
 
@@ -303,14 +332,3 @@ _LAYOUTS = {
     for value in list(globals().values())
     if isinstance(value, type) and issubclass(value, CompactPickle) and value is not CompactPickle
 }
-
-
-def facts_from_row(cls: type[CompactPickle], *row: Any) -> CompactPickle:
-    """A facts object from the row :meth:`CompactPickle.__reduce__` wrote. Only facts
-    classes have a layout, so a cache entry cannot make this construct anything else."""
-    layout = _LAYOUTS[cls]
-    values = [*row, *layout.loaded_values[len(row) :]]
-    for index in layout.container_positions:
-        if values[index] is None:
-            values[index] = layout.loaded_values[index]
-    return cls(*values)
