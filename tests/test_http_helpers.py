@@ -128,3 +128,42 @@ def note_contact(contact_id: str, note: str) -> dict:
         "update_contact",
         "note_contact",
     }
+
+
+def test_delete_and_patch_chosen_by_the_caller_settle_the_helpers_effect(
+    scan_files: ScanFiles,
+) -> None:
+    source = """\
+import httpx
+from fastmcp import FastMCP
+
+API = "https://crm.example/v3"
+mcp = FastMCP("crm")
+
+
+def _request(method: str, url: str, **kwargs) -> dict:
+    return httpx.request(method, url, **kwargs).json()
+
+
+@mcp.tool()
+def delete_contact(contact_id: str) -> dict:
+    return _request("DELETE", f"{API}/contacts/{contact_id}")
+
+
+@mcp.tool()
+def set_contact_title(contact_id: str, title: str) -> dict:
+    return _request("PATCH", f"{API}/contacts/{contact_id}", json={"title": title})
+
+
+@mcp.tool()
+def bump_contact_score(contact_id: str) -> dict:
+    return _request("PATCH", f"{API}/contacts/{contact_id}/score", json={"op": "inc"})
+"""
+    result = scan_files({"server.py": source})
+    effects = {
+        tool.name: [(e.kind, e.idempotent, e.method) for e in tool.effects]
+        for tool in result.model.tools
+    }
+    assert effects["delete_contact"] == [("destructive", True, "DELETE")]
+    assert effects["set_contact_title"] == [("network_write", True, "PATCH")]
+    assert effects["bump_contact_score"] == [("network_write", False, "PATCH")]

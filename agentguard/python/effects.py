@@ -241,6 +241,14 @@ def _method_param(call: Call, sink: Sink, fn: Function) -> str | None:
     return None
 
 
+# What a helper's HTTP call does once its caller names the method (POST is judged by URL).
+_METHOD_EFFECTS: dict[str, tuple[str, bool]] = {
+    "PUT": ("network_write", True),
+    "DELETE": ("destructive", True),
+    "PATCH": ("network_write", False),
+}
+
+
 def _map_method_through_call(
     project: ProjectModel,
     effect: Effect,
@@ -259,39 +267,21 @@ def _map_method_through_call(
     if argument.kind == "name" and argument.text in caller.params:
         return replace(effect, method_param=argument.text)
     method = (argument.string() or "").upper()
-    if method == "PUT":
-        return replace(
+    chosen = _METHOD_EFFECTS.get(method)
+    if chosen is not None:
+        kind, idempotent = chosen
+        settled = replace(
             effect,
-            kind="network_write",
-            idempotent=True,
+            kind=kind,
+            idempotent=idempotent,
             method=method,
             method_param=None,
             reading="",
             url_param=None,
         )
-    if method == "DELETE":
-        return replace(
-            effect,
-            kind="destructive",
-            idempotent=True,
-            method=method,
-            method_param=None,
-            reading="",
-            url_param=None,
-        )
-    if method == "PATCH":
-        patched = replace(
-            effect,
-            kind="network_write",
-            idempotent=False,
-            method=method,
-            method_param=None,
-            reading="",
-            url_param=None,
-        )
-        if name_sets(project.catalog, caller.name):
-            return _idempotent_patch(patched, caller.name)
-        return patched
+        if method == "PATCH" and name_sets(project.catalog, caller.name):
+            return _idempotent_patch(settled, caller.name)
+        return settled
     if method != "POST" or effect.reading == READ:
         return None  # GET/HEAD/OPTIONS, an unknown method, or a POST whose URL reads
     posted = replace(
