@@ -30,19 +30,19 @@ def _absolute(path: Path) -> Path:
 
 
 def relative(path: Path, root: Path) -> str:
-    return _relative_to(str(_absolute(path)), str(_absolute(root)), path)
+    return _relative_to(str(_absolute(path)), str(_absolute(root)), path.as_posix())
 
 
-def _relative_to(absolute: str, root: str, path: Path) -> str:
+def _relative_to(absolute: str, root: str, written: str | None = None) -> str:
     """``absolute`` (a resolved path) relative to the resolved ``root``, "/"-separated; the
-    path as written when it lies outside the root. String slicing, not ``Path.resolve``:
+    path as written (default: ``absolute``) when it lies outside the root. String slicing, not ``Path.resolve``:
     discovery calls this for every file, and resolving costs a system call per component."""
     if absolute == root:
         return "."
     prefix = root if root.endswith(os.sep) else root + os.sep
     if absolute.startswith(prefix):
         return absolute[len(prefix) :].replace(os.sep, "/")
-    return path.as_posix()
+    return written if written is not None else absolute.replace(os.sep, "/")
 
 
 _GLOB_CHARS = frozenset("*?[]!\\/#")
@@ -130,7 +130,7 @@ def discover(paths: list[Path], config: Config) -> FileSet:
         if real in seen:
             return
         seen.add(real)
-        rel = _relative_to(real, root, path)
+        rel = _relative_to(real, root, path.as_posix())
         if path.suffix in PYTHON_SUFFIXES:
             result.python.append((path, rel))
         elif path.suffix in SCHEMA_SUFFIXES:
@@ -157,7 +157,7 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                 sub = os.path.join(folder, name)
                 if os.path.islink(sub):
                     continue
-                if ignores.ignored(sub, _relative_to(sub, root, Path(sub)), name, True):
+                if ignores.ignored(sub, _relative_to(sub, root), name, True):
                     continue
                 kept.append(name)
             dirs[:] = kept
@@ -177,7 +177,12 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                             )
                         )
                         continue
-                if ignores.ignored(absolute, _relative_to(absolute, root, path), name, False):
+                if ignores.ignored(
+                    absolute,
+                    _relative_to(absolute, root),
+                    name,
+                    False,
+                ):
                     continue
                 add_file(path, real, explicit=False)
     result.python.sort(key=lambda p: p[1])

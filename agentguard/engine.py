@@ -58,7 +58,11 @@ class ScanResult:
     schema_paths: list[str] = field(default_factory=list)
     # A recorded run's fix offers (a live run asks the project model).
     offers: dict[OfferKey, FixOffer | None] = field(default_factory=dict)
-    from_record: bool = False
+
+    @property
+    def from_record(self) -> bool:
+        """Whether a recorded run answered (nothing was linked)."""
+        return self.project is None
 
     @property
     def tools(self) -> int:
@@ -245,7 +249,6 @@ def scan(
         record = runs.load(key)
         timings["read and hash, look up the recorded run"] = time.perf_counter() - mark
         if record is not None:
-            facts.stats = ExtractStats(files=len(files.python), cache_hits=len(files.python))
             timings["total"] = time.perf_counter() - started
             return _recorded_result(record, config, timings)
         memo = (runs, key)
@@ -351,7 +354,6 @@ def _recorded_result(record: RunRecord, config: Config, timings: dict[str, float
         python_paths=record.python_paths,
         schema_paths=record.schema_paths,
         offers=record.offers,
-        from_record=True,
     )
 
 

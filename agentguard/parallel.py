@@ -173,10 +173,7 @@ def extract_all(
             if isinstance(data, ScanProblem):
                 results[index] = data
                 continue
-            if cache is None:
-                key = ""
-            else:
-                key = known_key if known is None and known_key else content_key(rel, data)
+            key = "" if cache is None else known_key or content_key(rel, data)
             cached = cache.load(key) if cache is not None else None
             if cached is not None:
                 results[index] = cached
