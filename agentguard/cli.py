@@ -113,6 +113,13 @@ def check(
             help="Where per-file facts and recorded runs are kept (default: .agentguard_cache/)."
         ),
     ] = None,
+    no_prefilter: Annotated[
+        bool,
+        typer.Option(
+            "--no-prefilter",
+            help="Parse every file, not only those that can matter (reports every syntax error).",
+        ),
+    ] = False,
     profile: Annotated[
         bool, typer.Option("--profile", help="Print the time of each phase and rule to stderr.")
     ] = False,
@@ -155,6 +162,7 @@ def check(
         jobs=jobs or default_jobs(),
         cache_dir=None if no_cache else (cache_dir or default_cache_dir(cfg.root)),
         record_runs=not no_cache,
+        prefilter=cfg.prefilter and not no_prefilter,
     )
     # Built inside the scan, so that a recorded run holds them too.
     with_fixes = bool({output_format, *(name for name, _ in extra_outputs)} & EDIT_FORMATS)
@@ -247,7 +255,7 @@ def _print_profile(timings: dict[str, float], options: FactOptions) -> None:
     if stats is not None:
         err.print(
             f"files {stats.files}: parsed {stats.parsed}, from cache {stats.cache_hits}, "
-            f"jobs {stats.jobs}"
+            f"left out by the prefilter {len(stats.skipped)}, jobs {stats.jobs}"
         )
 
 

@@ -28,7 +28,9 @@ from agentguard.parallel import (
     read_source,
     source_facts,
 )
+from agentguard.prefilter import Prefilter
 from agentguard.project import ProjectModel
+from agentguard.python.extract import module_name_for
 from agentguard.python.facts import ModuleFacts, Suppression
 from agentguard.run_memo import OfferKey, RunMemo, RunRecord, offer_key, run_key
 
@@ -106,6 +108,8 @@ class FactOptions:
     record_runs: bool = False
     progress: Progress | None = None
     stats: ExtractStats | None = None  # filled in by collect_facts
+    # Parse only the files that can matter (agentguard.prefilter).
+    prefilter: bool = True
 
 
 def collect_facts(
@@ -116,12 +120,29 @@ def collect_facts(
     catalog: Catalog | None = None,
     contents: Sequence[SourceFile] | None = None,
 ) -> tuple[list[ModuleFacts], list[ScanProblem]]:
-    """``contents``: the files already read and keyed (one per file, in order)."""
+    """``contents``: the files already read and keyed (one per file, in order).
+
+    With ``options.prefilter`` only the files that can matter are parsed
+    (agentguard.prefilter); the others are left out of the facts.
+    """
     options = options or FactOptions()
+    catalog = catalog or load_catalog(config.catalog_extensions, source=config.source)
     cache = None
     if options.cache_dir is not None:
-        digest = (catalog or load_catalog(config.catalog_extensions, source=config.source)).digest
-        cache = FactCache(options.cache_dir, config.digest, digest)
+        cache = FactCache(options.cache_dir, config.digest, catalog.digest)
+    wanted: list[int] | None = None
+    follow = None
+    if options.prefilter:
+        if contents is None:
+            contents = read_all(files, config.max_file_size, keyed=False)
+        prefilter = Prefilter(catalog, [rel for _, rel in files])
+        wanted = [
+            index
+            for index, content in enumerate(contents)
+            if isinstance(content.data, ScanProblem)
+            or prefilter.is_seed(content.rel, (sources or {}).get(content.rel, content.data))
+        ]
+        follow = prefilter.referred_files
     results, stats = extract_all(
         files,
         config.max_file_size,
@@ -130,15 +151,21 @@ def collect_facts(
         progress=options.progress,
         sources=sources,
         contents=contents,
+        wanted=wanted,
+        follow=follow,
     )
-    options.stats = stats
     modules: list[ModuleFacts] = []
     problems: list[ScanProblem] = []
-    for result in results:
-        if isinstance(result, ScanProblem):
+    for (_, rel), result in zip(files, results, strict=True):
+        if result is None:
+            stats.skipped.append(rel)
+        elif isinstance(result, ScanProblem):
             problems.append(result)
         else:
             modules.append(result)
+    if stats.skipped and options.progress is not None:
+        options.progress(len(stats.skipped), len(files))
+    options.stats = stats
     if len(modules) >= FREEZE_AFTER_FILES:
         # The facts live until the process ends: move them out of the collector's sight,
         # so that every later full collection does not rescan millions of them.
@@ -241,7 +268,7 @@ def scan(
         key = run_key(
             config,
             catalog.digest,
-            [*select, "\x1e", *ignore],
+            [*select, "\x1e", *ignore, "\x1e", "prefilter" if facts.prefilter else "every file"],
             with_fixes,
             [(file.rel, file.key) for file in contents],
             files.schemas,
@@ -254,7 +281,9 @@ def scan(
         memo = (runs, key)
 
     mark = time.perf_counter()
+    facts = facts or FactOptions(prefilter=config.prefilter)
     modules, problems = collect_facts(files.python, config, sources, facts, catalog, contents)
+    skipped = facts.stats.skipped if facts.stats is not None else []
     problems = files.problems + problems
     timings["facts"] = time.perf_counter() - mark
 
@@ -262,7 +291,9 @@ def scan(
     # The model adds hundreds of thousands of acyclic objects (resolved callees, effects):
     # the cyclic collector would only rescan them.
     with collector_paused():
-        project = ProjectModel(modules, catalog)
+        project = ProjectModel(
+            modules, catalog, other_modules=[module_name_for(rel) for rel in skipped]
+        )
     project.problems = problems
     project.config = config
     project.schema_files = files.schemas
@@ -308,12 +339,12 @@ def scan(
         findings=kept,
         suppressed=suppressed,
         project=project,
-        files_scanned=len(modules) + len(files.schemas),
+        files_scanned=len(modules) + len(skipped) + len(files.schemas),
         problems=problems,
         timings=timings,
         fixes_attached=with_fixes,
         found_tools=project.tools,
-        python_paths=list(project.modules),
+        python_paths=_checked_paths(files.python, project, skipped),
         schema_paths=[rel for _, rel in files.schemas],
     )
     if memo is not None:
@@ -323,6 +354,16 @@ def scan(
         timings["record the run"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - started
     return result
+
+
+def _checked_paths(
+    python: Sequence[tuple[Path, str]], project: ProjectModel, skipped: list[str]
+) -> list[str]:
+    """The Python files checked (parsed, or left out by the prefilter), in scan order."""
+    if not skipped:
+        return list(project.modules)
+    left_out = set(skipped)
+    return [rel for _, rel in python if rel in project.modules or rel in left_out]
 
 
 def _record_of(result: ScanResult, project: ProjectModel) -> RunRecord:

@@ -11,8 +11,9 @@ import gc
 import multiprocessing
 import os
 import pickle
+import queue
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,10 +96,9 @@ def source_facts(data: bytes, rel: str) -> ModuleFacts | ScanProblem:
         return ScanProblem(rel, "too deeply nested to parse", "parse-error")
 
 
-def _work(item: tuple[bytes, str]) -> bytes:
-    """In a worker: the pickled facts of one file, or of its parse error."""
-    data, rel = item
-    return encode(source_facts(data, rel))
+def _work_chunk(chunk: list[tuple[int, bytes, str]]) -> list[tuple[int, bytes]]:
+    """In a worker: the pickled facts (or parse error) of each file of a chunk."""
+    return [(index, encode(source_facts(data, rel))) for index, data, rel in chunk]
 
 
 def _worker_start() -> None:
@@ -128,6 +128,8 @@ class ExtractStats:
     files: int = 0
     parsed: int = 0
     cache_hits: int = 0
+    # Left out by the prefilter (nothing in them can matter): their relative paths.
+    skipped: list[str] = field(default_factory=list)
     jobs: int = 1
     problems: list[ScanProblem] = field(default_factory=list)
 
@@ -140,6 +142,10 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+# Given a file's facts, the indices of more files to extract (agentguard.prefilter).
+Follow = Callable[[ModuleFacts], Iterable[int]]
+
+
 def extract_all(
     files: Sequence[tuple[Path, str]],
     max_size: int,
@@ -149,78 +155,160 @@ def extract_all(
     progress: Progress | None = None,
     sources: Mapping[str, bytes] | None = None,
     contents: Sequence[SourceFile] | None = None,
-) -> tuple[list[ModuleFacts | ScanProblem], ExtractStats]:
-    """Facts (or a problem) for every file, in the order given.
+    wanted: Iterable[int] | None = None,
+    follow: Follow | None = None,
+) -> tuple[list[ModuleFacts | ScanProblem | None], ExtractStats]:
+    """Facts (or a problem) for the files wanted, at their index in ``files``.
 
-    ``contents`` holds the files already read (and keyed), one per file. Parse errors are
-    cached like facts (both follow from the bytes alone); read errors (permissions, size)
-    are not.
+    ``wanted`` names the files to start from (default: all); ``follow`` adds files as facts
+    arrive, so the files extracted are the same whatever order workers finish in. Files
+    never wanted stay None. ``contents`` holds the files already read (and keyed), one per
+    file. Parse errors are cached like facts (both follow from the bytes alone); read
+    errors (permissions, size) are not.
     """
     stats = ExtractStats(files=len(files), jobs=max(1, jobs))
-    results: list[ModuleFacts | ScanProblem | None] = [None] * len(files)
-    pending: list[tuple[int, bytes, str, str]] = []  # index, bytes, rel, cache key
+    work = _Work(files, max_size, cache, sources, contents, follow)
     with collector_paused():
-        for index, (path, rel) in enumerate(files):
-            known_key = ""
-            # ``sources`` holds contents the caller has in memory (the fixer's edits).
-            known = sources.get(rel) if sources is not None else None
-            if known is not None:
-                data: bytes | ScanProblem = known
-            elif contents is not None:
-                data, known_key = contents[index].data, contents[index].key
-            else:
-                data = read_source(path, rel, max_size)
-            if isinstance(data, ScanProblem):
-                results[index] = data
-                continue
-            key = "" if cache is None else known_key or content_key(rel, data)
-            cached = cache.load(key) if cache is not None else None
-            if cached is not None:
-                results[index] = cached
-                stats.cache_hits += 1
-            else:
-                pending.append((index, data, rel, key))
-        stats.parsed = len(pending)
-        done = len(files) - len(pending)
-        if stats.jobs > 1 and len(pending) >= MIN_FILES_FOR_POOL:
-            _extract_in_pool(pending, results, stats.jobs, cache, progress, done)
+        work.want(range(len(files)) if wanted is None else wanted)
+        # Files found to follow may make the work large enough for the pool only later.
+        pool_worth_it = stats.jobs > 1
+        work.run_here(progress, stop_at=MIN_FILES_FOR_POOL if pool_worth_it else None)
+        if work.pending:
+            work.run_pool(stats.jobs, progress)
         else:
             stats.jobs = 1
-            if progress is not None:
-                progress(done, len(results))
-            for index, data, rel, key in pending:
-                result = source_facts(data, rel)
-                if cache is not None:
-                    cache.store(key, encode(result))
-                results[index] = result
-                if progress is not None:
-                    progress(1, len(results))
-    return [r for r in results if r is not None], stats
+            work.report(progress)
+    stats.parsed = work.parsed
+    stats.cache_hits = work.cache_hits
+    return work.results, stats
 
 
-def _extract_in_pool(
-    pending: list[tuple[int, bytes, str, str]],
-    results: list[ModuleFacts | ScanProblem | None],
-    jobs: int,
-    cache: FactCache | None,
-    progress: Progress | None,
-    done: int,
-) -> None:
-    # Large files first, so that no worker is left with one big file at the end; the
-    # results still land at their own index, so the order never depends on scheduling.
-    order = sorted(range(len(pending)), key=lambda i: -len(pending[i][1]))
-    chunksize = max(1, min(16, len(pending) // (jobs * 16)))
-    context = _pool_context()
-    with context.Pool(jobs, initializer=_worker_start) as pool:
-        # Only now may the progress bar start its drawing thread: forking a process
-        # while another thread holds a lock can leave that lock held in the child.
-        if progress is not None:
-            progress(done, len(results))
-        outputs = pool.imap(_work, ((pending[i][1], pending[i][2]) for i in order), chunksize)
-        for position, output in zip(order, outputs, strict=True):
-            index, _, _, key = pending[position]
-            if cache is not None:
-                cache.store(key, output)
-            results[index] = pickle.loads(output)
-            if progress is not None:
-                progress(1, len(results))
+class _Work:
+    """The extraction work list: cache hits are answered at once, misses are parsed."""
+
+    def __init__(
+        self,
+        files: Sequence[tuple[Path, str]],
+        max_size: int,
+        cache: FactCache | None,
+        sources: Mapping[str, bytes] | None,
+        contents: Sequence[SourceFile] | None,
+        follow: Follow | None,
+    ) -> None:
+        self.files = files
+        self.max_size = max_size
+        self.cache = cache
+        self.sources = sources
+        self.contents = contents
+        self.follow = follow
+        self.results: list[ModuleFacts | ScanProblem | None] = [None] * len(files)
+        self.seen: set[int] = set()
+        self.pending: list[tuple[int, bytes, str, str]] = []  # index, bytes, rel, cache key
+        self.parsed = 0
+        self.cache_hits = 0
+        self.done = 0  # finished since the last progress report
+
+    def want(self, indices: Iterable[int]) -> None:
+        # A worklist, not recursion: cached facts lead on to more files at once.
+        stack = list(indices)
+        stack.reverse()
+        while stack:
+            index = stack.pop()
+            if index in self.seen:
+                continue
+            self.seen.add(index)
+            path, rel = self.files[index]
+            known_key = ""
+            # ``sources`` holds contents the caller has in memory (the fixer's edits).
+            known = self.sources.get(rel) if self.sources is not None else None
+            if known is not None:
+                data: bytes | ScanProblem = known
+            elif self.contents is not None:
+                data, known_key = self.contents[index].data, self.contents[index].key
+            else:
+                data = read_source(path, rel, self.max_size)
+            if isinstance(data, ScanProblem):
+                self.record(index, data)
+                continue
+            key = "" if self.cache is None else known_key or content_key(rel, data)
+            cached = self.cache.load(key) if self.cache is not None else None
+            if cached is None:
+                self.pending.append((index, data, rel, key))
+                continue
+            self.cache_hits += 1
+            stack.extend(reversed(list(self.record(index, cached))))
+
+    def record(self, index: int, result: ModuleFacts | ScanProblem) -> Iterable[int]:
+        """Keep a file's result; the files it leads on to."""
+        self.results[index] = result
+        self.done += 1
+        if self.follow is not None and isinstance(result, ModuleFacts):
+            return self.follow(result)
+        return ()
+
+    def finish(self, index: int, result: ModuleFacts | ScanProblem) -> None:
+        self.want(self.record(index, result))
+
+    def report(self, progress: Progress | None) -> None:
+        if progress is not None and self.done:
+            progress(self.done, len(self.results))
+            self.done = 0
+
+    def run_here(self, progress: Progress | None, stop_at: int | None = None) -> None:
+        """Parse in this process, until ``stop_at`` files are waiting (then the pool
+        is worth starting)."""
+        # While a pool may still be started, progress waits: the bar's drawing thread
+        # must not run when the workers are forked.
+        if stop_at is not None:
+            progress = None
+        self.report(progress)
+        while self.pending and (stop_at is None or len(self.pending) < stop_at):
+            index, data, rel, key = self.pending.pop()
+            result = source_facts(data, rel)
+            if self.cache is not None:
+                self.cache.store(key, encode(result))
+            self.parsed += 1
+            self.finish(index, result)
+            self.report(progress)
+
+    def run_pool(self, jobs: int, progress: Progress | None) -> None:
+        # Tasks are fed as facts arrive (``follow`` adds files), so the pool reads them
+        # from a queue; each task is a chunk of files, and None ends the feed.
+        feed: queue.SimpleQueue[list[tuple[int, bytes, str]] | None] = queue.SimpleQueue()
+        keys: dict[int, str] = {}
+        submitted = 0
+
+        def submit(chunk_size: int) -> int:
+            batch, self.pending = self.pending, []
+            # Large files first, so that no worker is left with one big file at the end;
+            # results land at their own index, so order never depends on timing.
+            batch.sort(key=lambda item: -len(item[1]))
+            for start in range(0, len(batch), chunk_size):
+                chunk = batch[start : start + chunk_size]
+                for index, _, _, key in chunk:
+                    keys[index] = key
+                feed.put([(index, data, rel) for index, data, rel, _ in chunk])
+            return len(batch)
+
+        def tasks() -> Iterator[list[tuple[int, bytes, str]]]:
+            while (chunk := feed.get()) is not None:
+                yield chunk
+
+        submitted = submit(max(1, min(16, len(self.pending) // (jobs * 16))))
+        context = _pool_context()
+        with context.Pool(jobs, initializer=_worker_start) as pool:
+            # Only now may the progress bar start its drawing thread: forking a process
+            # while another thread holds a lock can leave that lock held in the child.
+            self.report(progress)
+            received = 0
+            for outputs in pool.imap_unordered(_work_chunk, tasks()):
+                for index, output in outputs:
+                    if self.cache is not None:
+                        self.cache.store(keys[index], output)
+                    received += 1
+                    self.finish(index, pickle.loads(output))
+                self.parsed = received
+                submitted += submit(1)
+                self.report(progress)
+                if received == submitted:
+                    feed.put(None)

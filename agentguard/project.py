@@ -37,7 +37,14 @@ _UNSET = object()  # a call target not computed yet (None: the call runs no proj
 
 
 class ProjectModel:
-    def __init__(self, modules: Iterable[ModuleFacts], catalog: Catalog) -> None:
+    def __init__(
+        self,
+        modules: Iterable[ModuleFacts],
+        catalog: Catalog,
+        other_modules: Iterable[str] = (),
+    ) -> None:
+        """``other_modules``: the project's modules left unparsed (agentguard.prefilter):
+        imports from them are still not third-party."""
         self.catalog = catalog
         self.modules: dict[str, ModuleFacts] = {m.path: m for m in modules}
         self.modules_by_name: dict[str, ModuleFacts] = {m.module: m for m in self.modules.values()}
@@ -69,7 +76,10 @@ class ProjectModel:
                 key = f"{facts.path}::{call.function}" if call.function is None else call.function
                 self.calls_by_function.setdefault(key, []).append(call)
         # Top-level packages of the scanned code: imports from them are not third-party.
-        self.module_heads: set[str] = {m.module.split(".")[0] for m in self.modules.values()}
+        self.module_heads: set[str] = {
+            name.split(".")[0]
+            for name in (*(m.module for m in self.modules.values()), *other_modules)
+        }
         self.tools: list[ToolFacts] = []
         self.problems: list[ScanProblem] = []
         self.config: Config | None = None

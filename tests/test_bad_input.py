@@ -27,19 +27,21 @@ WRITE_TOOL = (
 
 
 def test_syntax_error_gives_ag000_and_the_scan_goes_on(scan_files: ScanFiles) -> None:
-    result = scan_files({"broken.py": "def create_order(:\n    pass\n", "agent.py": WRITE_TOOL})
+    result = scan_files(
+        {"broken.py": "@tool\ndef create_order(:\n    pass\n", "agent.py": WRITE_TOOL}
+    )
     codes = {(f.code, f.path) for f in result.findings}
     assert ("AG000", "broken.py") in codes
     assert ("AG201", "agent.py") in codes
     parse_error = next(f for f in result.findings if f.code == "AG000")
-    assert parse_error.span.line == 1
+    assert parse_error.span.line == 2
     assert "parse" in parse_error.message.lower()
 
 
 def test_non_utf8_binary_and_oversized_files_are_skipped_with_a_reason(tmp_path: Path) -> None:
     project = tmp_path / "project"
     write_project(project, {"agent.py": WRITE_TOOL})
-    (project / "latin1.py").write_bytes("NAME = 'caf\xe9'\n".encode("latin-1"))
+    (project / "latin1.py").write_bytes("TOOL_NAME = 'caf\xe9'\n".encode("latin-1"))
     (project / "blob.py").write_bytes(b"\x00\x01\x02binary")
     (project / "huge.py").write_text("x = 1\n" * 50_000)
     config = load_config([project])

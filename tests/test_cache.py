@@ -247,7 +247,7 @@ def test_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path) -> None:
 
 
 def test_a_parse_error_is_cached_and_still_reported(project: Path, tmp_path: Path) -> None:
-    (project / "broken.py").write_text("def oops(:\n    pass\n", encoding="utf-8")
+    (project / "broken.py").write_text("@tool\ndef oops(:\n    pass\n", encoding="utf-8")
     cache_dir = tmp_path / "cache"
     cold, _ = cached_scan(project, cache_dir)
     warm, stats = cached_scan(project, cache_dir)

@@ -56,8 +56,8 @@ def test_many_files_with_problems_keep_their_order_across_processes(tmp_path: Pa
             f"def submit_{number}(payload):\n"
             f"    return requests.post('https://api.example.com/v{number}', json=payload)\n"
         )
-    files["helpers/broken.py"] = "def oops(:\n    pass\n"
-    files["helpers/latin.py"] = "# -*- coding: ascii -*-\nname = 'caf\u00e9'\n"
+    files["helpers/broken.py"] = "@tool\ndef oops(:\n    pass\n"
+    files["helpers/latin.py"] = "# -*- coding: ascii -*-\ntool_name = 'caf\u00e9'\n"
     write_project(project, files)
     outputs = {jobs: rendered(project, jobs, "json") for jobs in (1, 2, 4)}
     assert outputs[2] == outputs[1]

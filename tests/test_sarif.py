@@ -156,7 +156,9 @@ def test_a_fix_becomes_artifact_changes(scan_files: ScanFiles) -> None:
 
 
 def test_unreadable_and_unparsable_files_become_notifications(scan_files: ScanFiles) -> None:
-    result = scan_files({"agent.py": AGENT, "broken.py": "def broken(:\n", "blob.py": "\0\1"})
+    result = scan_files(
+        {"agent.py": AGENT, "broken.py": "@tool\ndef broken(:\n", "blob.py": "\0\1"}
+    )
     sarif = sarif_of(result)
     assert_valid(sarif)
     invocation = sarif["runs"][0]["invocations"][0]

@@ -18,8 +18,12 @@ class ParseError(Rule):
     A file agentguard cannot read is a file whose tools are not checked: a scan that
     silently skipped it would report a clean project that is not.
 
+    Files the prefilter leaves out (nothing in them can matter to a tool) are not parsed,
+    so their syntax errors are not reported; `--no-prefilter` parses every file.
+
     ## Example
     ```python
+    @tool
     def create_order(cart_id: str)
         return orders.create(cart_id)
     ```
@@ -34,8 +38,8 @@ class ParseError(Rule):
 
     code, name, question = "AG000", "parse-error", "meta"
     severity = Severity.ERROR
-    VALID = (Valid("def create_order(cart_id: str) -> str:\n    return cart_id\n"),)
-    INVALID = (Invalid("def create_order(cart_id: str)\n    return cart_id\n", line=1),)
+    VALID = (Valid("@tool\ndef create_order(cart_id: str) -> str:\n    return cart_id\n"),)
+    INVALID = (Invalid("@tool\ndef create_order(cart_id: str)\n    return cart_id\n", line=2),)
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         for problem in project.problems:

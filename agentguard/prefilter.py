@@ -1,0 +1,149 @@
+"""Which Python files can matter to a check, decided before they are parsed.
+
+A large repository is mostly code no agent tool touches. Parsing and linking it costs as
+much as the agent code itself and can add no finding, so a scan starts from the *seed*
+files, whose bytes name something the rules look for (a tool, an agent framework, a retry
+construct, an ``agentguard`` suppression or runtime call, a raw tool schema), and adds
+every project module a parsed file refers to, until nothing new is referred to. A helper a
+tool calls, the client class it constructs, the base class of a tool class: each is
+reached through a name the referring file imports or calls, so it is never left out.
+
+Side-effect sinks are not seeds: a sink matters only when a tool or a retry construct
+reaches it, and then the file that holds it is referred to. Test files are always kept
+(the eval rule reads every test). Files left out are not parsed, so a syntax error in one
+is not reported (AG000); ``--no-prefilter`` (or ``prefilter = false``) checks every file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from agentguard.catalog import Catalog
+from agentguard.python.extract import is_test_path, module_name_for
+from agentguard.python.facts import ModuleFacts
+
+# Lower-case words whose presence makes a file a seed, beside the names the catalogues
+# give (framework packages, tool and retry constructs).
+SEED_WORDS = (
+    "tool",  # tools, @tool, BaseTool, tool_calls, bind_tools, ToolNode
+    "agent",  # Agent(...), agents SDK, create_react_agent
+    "retry",  # @retry, Retry(...), RetryPolicy, with_retry, retry_policy
+    "retries",
+    "backoff",
+    # A hand-written retry loop: ``for attempt in range(3)``, ``time.sleep(2 ** tries)``.
+    "attempt",
+    "tries",
+    "sleep",
+    "interrupt",  # LangGraph human-in-the-loop resumes
+    "idempoten",
+    "agentguard",  # suppression comments, the runtime, ledger calls
+    "input_schema",  # Anthropic tool dicts
+    '"parameters"',  # OpenAI tool dicts
+    "'parameters'",
+)
+# Catalogue sections whose dotted names say what a tool or retry construct is called.
+_CATALOG_SECTIONS = ("frameworks", "retries")
+# Parts of them that name exception types, not constructs to look for.
+_SKIPPED_KEYS = frozenset(
+    {"transient_exceptions", "catch_all_exceptions", "policy_default_catches"}
+)
+# Parts whose first name part is a client library, not a framework (``requests`` for
+# ``requests.adapters.Retry``): a file is a seed by the construct's own name there.
+_TAIL_ONLY_KEYS = frozenset({"http_retry"})
+# Parts whose last name part is too common a word to mean anything (``Server``): their
+# files name the framework or a tool anyway.
+_HEAD_ONLY_KEYS = frozenset({"lowlevel"})
+# Names too common to tell anything (``tenacity.Retrying.__call__``, ``langgraph.func.task``):
+# those constructs need a retry setting, or their framework's name, in the same file.
+_TOO_COMMON = frozenset({"__call__", "task", "entrypoint", "server", "run", "call"})
+
+
+def _dotted_names(
+    data: Any, keys: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, frozenset[str]]]:
+    """Every dotted name in a catalogue section, with the keys on its way."""
+    if isinstance(data, str):
+        if "." in data and " " not in data:
+            yield data, keys
+    elif isinstance(data, Mapping):
+        for key, value in data.items():
+            if key not in _SKIPPED_KEYS:
+                yield from _dotted_names(value, keys | {str(key)})
+    elif isinstance(data, (list, tuple)):
+        for value in data:
+            yield from _dotted_names(value, keys)
+
+
+def catalog_words(catalog: Catalog) -> frozenset[str]:
+    """The framework packages (first name part) and construct names (last part) the
+    catalogues match, lower-cased: ``smolagents.tools.tool`` gives ``smolagents``."""
+    words: set[str] = set()
+    for section in _CATALOG_SECTIONS:
+        for name, keys in _dotted_names(catalog.data.get(section) or {}):
+            parts = name.split(".")
+            chosen = []
+            if not keys & _TAIL_ONLY_KEYS:
+                chosen.append(parts[0])
+            if not keys & _HEAD_ONLY_KEYS:
+                chosen.append(parts[-1])
+            for part in chosen:
+                word = part.lower()
+                if word and word not in _TOO_COMMON and not any(ch in word for ch in "*?[]"):
+                    words.add(word)
+    return frozenset(words)
+
+
+class Prefilter:
+    """Seeds from bytes, then the project modules the parsed files refer to."""
+
+    def __init__(self, catalog: Catalog, rels: Sequence[str]) -> None:
+        words = set(SEED_WORDS) | catalog_words(catalog)
+        # A word containing another seed word adds nothing: fewer searches per file.
+        self._words = tuple(
+            word.encode() for word in sorted(w for w in words if not _contains_other(w, words))
+        )
+        self._module_files: dict[str, list[int]] = {}
+        for index, rel in enumerate(rels):
+            parts = module_name_for(rel).split(".")
+            # Every dotted tail: code run from a sub-folder imports ``shop.orders`` for
+            # the file the scan root names ``backend.shop.orders``.
+            for start in range(len(parts)):
+                self._module_files.setdefault(".".join(parts[start:]), []).append(index)
+        self._rels = rels
+
+    def is_seed(self, rel: str, data: bytes) -> bool:
+        if is_test_path(rel):
+            return True
+        lowered = data.lower()
+        return any(word in lowered for word in self._words)
+
+    def referred_files(self, facts: ModuleFacts) -> set[int]:
+        """The files of the project modules that ``facts`` imports or calls into."""
+        found: set[int] = set()
+        for name in _referred_names(facts):
+            parts = name.replace("()", "").split(".")
+            for cut in range(len(parts), 0, -1):
+                files = self._module_files.get(".".join(parts[:cut]))
+                if files is not None:
+                    found.update(files)
+                    break
+        return found
+
+
+def _contains_other(word: str, words: Iterable[str]) -> bool:
+    return any(other != word and other in word for other in words)
+
+
+def _referred_names(facts: ModuleFacts) -> Iterator[str]:
+    yield from facts.imports.values()
+    for call in facts.calls:
+        yield call.callee
+    for cls in facts.classes.values():
+        yield from cls.bases
+        yield from cls.self_types.values()
+        for decorator in cls.decorators:
+            yield decorator.qualname
+    for fn in facts.functions.values():
+        for decorator in fn.decorators:
+            yield decorator.qualname
