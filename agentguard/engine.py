@@ -119,6 +119,7 @@ def collect_facts(
     options: FactOptions | None = None,
     catalog: Catalog | None = None,
     contents: Sequence[SourceFile] | None = None,
+    prefilter: Prefilter | None = None,
 ) -> tuple[list[ModuleFacts], list[ScanProblem]]:
     """``contents``: the files already read and keyed (one per file, in order).
 
@@ -135,7 +136,7 @@ def collect_facts(
     if options.prefilter:
         if contents is None:
             contents = read_all(files, config.max_file_size, keyed=False)
-        prefilter = Prefilter(catalog, [rel for _, rel in files])
+        prefilter = prefilter or Prefilter(catalog, [rel for _, rel in files])
         wanted = [
             index
             for index, content in enumerate(contents)
@@ -259,21 +260,23 @@ def scan(
     files = discover(list(paths), config)
     timings["discovery"] = time.perf_counter() - started
 
+    facts = facts or FactOptions(prefilter=config.prefilter)
+    prefilter = Prefilter(catalog, [rel for _, rel in files.python]) if facts.prefilter else None
     contents: list[SourceFile] | None = None
     memo: tuple[RunMemo, str] | None = None
-    if facts is not None and facts.record_runs and facts.cache_dir is not None and not sources:
+    if facts.record_runs and facts.cache_dir is not None and not sources:
         mark = time.perf_counter()
         contents = read_all(files.python, config.max_file_size, keyed=True)
         runs = RunMemo(facts.cache_dir, config.digest, catalog.digest)
         key = run_key(
             config,
             catalog.digest,
-            [*select, "\x1e", *ignore, "\x1e", "prefilter" if facts.prefilter else "every file"],
+            [*select, "\x1e", *ignore, "\x1e", "prefilter" if prefilter else "every file"],
             with_fixes,
-            [(file.rel, file.key) for file in contents],
+            [rel for _, rel in files.python],
             files.schemas,
         )
-        record = runs.load(key)
+        record = next((r for r in runs.load(key) if _still_holds(r, contents, prefilter)), None)
         timings["read and hash, look up the recorded run"] = time.perf_counter() - mark
         if record is not None:
             timings["total"] = time.perf_counter() - started
@@ -281,8 +284,9 @@ def scan(
         memo = (runs, key)
 
     mark = time.perf_counter()
-    facts = facts or FactOptions(prefilter=config.prefilter)
-    modules, problems = collect_facts(files.python, config, sources, facts, catalog, contents)
+    modules, problems = collect_facts(
+        files.python, config, sources, facts, catalog, contents, prefilter
+    )
     skipped = facts.stats.skipped if facts.stats is not None else []
     problems = files.problems + problems
     timings["facts"] = time.perf_counter() - mark
@@ -350,7 +354,8 @@ def scan(
     if memo is not None:
         mark = time.perf_counter()
         runs, key = memo
-        runs.store(key, _record_of(result, project))
+        assert contents is not None  # read (and keyed) with the memo
+        runs.store(key, _record_of(result, project, contents, skipped))
         timings["record the run"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - started
     return result
@@ -366,8 +371,36 @@ def _checked_paths(
     return [rel for _, rel in python if rel in project.modules or rel in left_out]
 
 
-def _record_of(result: ScanResult, project: ProjectModel) -> RunRecord:
+def _still_holds(
+    record: RunRecord, contents: Sequence[SourceFile], prefilter: Prefilter | None
+) -> bool:
+    """Whether a recorded run (same paths, config and selection) answers for these bytes.
+
+    Its result follows from the files it parsed: each must be unchanged. A file it left out
+    may have changed in any way that keeps it out: no seed word, and (the parsed files being
+    the same) still referred to by none of them.
+    """
+    inputs = record.inputs
+    for content in contents:
+        known = inputs.get(content.rel)
+        if known is not None:
+            if known != content.key:
+                return False
+        elif (
+            prefilter is None
+            or isinstance(content.data, ScanProblem)
+            or prefilter.is_seed(content.rel, content.data)
+        ):
+            return False
+    return True
+
+
+def _record_of(
+    result: ScanResult, project: ProjectModel, contents: Sequence[SourceFile], skipped: list[str]
+) -> RunRecord:
+    left_out = set(skipped)
     return RunRecord(
+        inputs={c.rel: c.key for c in contents if c.rel not in left_out},
         findings=result.findings,
         suppressed=result.suppressed,
         problems=result.problems,

@@ -308,7 +308,7 @@ class _Work:
                     received += 1
                     self.finish(index, pickle.loads(output))
                 self.parsed = received
-                submitted += submit(1)
+                submitted += submit(max(1, min(8, len(self.pending) // (jobs * 4))))
                 self.report(progress)
                 if received == submitted:
                     feed.put(None)

@@ -1,17 +1,21 @@
-"""Whole-run memo: a check whose every input is unchanged returns the recorded result.
+"""Whole-run memo: a check whose inputs are unchanged returns the recorded result.
 
 The per-file fact cache (:mod:`agentguard.cache`) saves parsing; linking the project and
 running the rules still cost seconds on a large tree. But a check is a pure function of
-its inputs: the bytes and paths of every scanned file, agentguard's own code and
-catalogue, the resolved config and the command's selection. When all of them are the
-same as in a recorded run (a CI re-run after a fresh clone, a pre-commit hook on an
-untouched tree), the recorded findings are the answer, and only hashing the files is
-left to do. Any change to any input, one byte of one file included, gives another key and
-a full (cached-facts) run, so linking across files stays exact.
+its inputs: the paths of the scanned files, the bytes of those it parsed, agentguard's own
+code and catalogue, the resolved config and the command's selection. When all of them are
+the same as in a recorded run (a CI re-run after a fresh clone, a pre-commit hook on an
+untouched tree, an edit to code no agent tool reaches), the recorded findings are the
+answer, and only hashing the files is left to do. A changed byte in a parsed file, a new
+or removed file, or a left-out file that now names a seed word gives a full
+(cached-facts) run, so linking across files stays exact.
 
-Records live beside the fact cache, in ``<cache>/<namespace>/runs/``, are written
-atomically, read with an unpickler that admits agentguard's data classes only (a cache
-folder can come from an untrusted checkout), and only the newest few are kept.
+The key covers everything but the Python files' bytes; each record lists the content key
+of every file it parsed (``RunRecord.inputs``), and the caller checks them (and that the
+files left out still would be: ``agentguard.engine``). Records live beside the fact cache,
+in ``<cache>/<namespace>/runs/<key>-<inputs>.pickle``, are written atomically, read with
+an unpickler that admits agentguard's data classes only (a cache folder can come from an
+untrusted checkout), and only the newest few are kept.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import io
 import os
 import pickle
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,6 +56,9 @@ def offer_key(finding: Finding) -> OfferKey:
 class RunRecord:
     """What the outputs of ``check`` read of a scan, without the project model."""
 
+    # The content key of each Python file the result follows from (every file but those
+    # the prefilter left out).
+    inputs: dict[str, str]
     findings: list[Finding]
     suppressed: list[Finding]
     problems: list[ScanProblem]
@@ -81,13 +88,11 @@ def run_key(
     catalog_digest: str,
     selection: Sequence[str],
     with_fixes: bool,
-    python_keys: Sequence[tuple[str, str]],
+    python_paths: Sequence[str],
     schema_files: Sequence[tuple[Path, str]],
 ) -> str:
-    """The key of one check: every input its result depends on.
-
-    ``python_keys`` pairs each Python file's relative path with its content key (or the
-    reason it could not be read); schema files are hashed here.
+    """The key of one check: every input but the Python files' bytes, which the record
+    lists (``RunRecord.inputs``) for the caller to compare. Schema files are hashed here.
     """
     digest = hashlib.sha256()
     for part in (
@@ -98,8 +103,8 @@ def run_key(
     ):
         digest.update(part.encode())
         digest.update(b"\0")
-    for rel, key in python_keys:
-        digest.update(f"py\0{rel}\0{key}\0".encode())
+    for rel in python_paths:
+        digest.update(f"py\0{rel}\0".encode())
     for path, rel in schema_files:
         try:
             content = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -142,20 +147,26 @@ class RunMemo:
     def __init__(self, cache_dir: Path, config_digest: str, catalog_digest: str) -> None:
         self.folder = cache_dir / namespace(config_digest, catalog_digest) / "runs"
 
-    def _entry(self, key: str) -> Path:
-        return self.folder / f"{key}.pickle"
+    def _entry(self, key: str, record: RunRecord) -> Path:
+        inputs = hashlib.sha256(repr(sorted(record.inputs.items())).encode()).hexdigest()[:16]
+        return self.folder / f"{key}-{inputs}.pickle"
 
-    def load(self, key: str) -> RunRecord | None:
-        """The recorded run, or None when there is none or it cannot be read."""
-        try:
-            blob = self._entry(key).read_bytes()
-        except OSError:
-            return None
-        try:
-            record = _RecordUnpickler(io.BytesIO(blob)).load()
-        except Exception:  # truncated, foreign or from another version: a miss
-            return None
-        return record if isinstance(record, RunRecord) else None
+    def load(self, key: str) -> Iterator[RunRecord]:
+        """The runs recorded under ``key`` (for other bytes of the files), newest first;
+        one that cannot be read is passed over."""
+        entries = []
+        for path in self.folder.glob(f"{key}-*.pickle"):
+            try:
+                entries.append((path.stat().st_mtime, path))
+            except OSError:
+                continue
+        for _, path in sorted(entries, reverse=True):
+            try:
+                record = _RecordUnpickler(io.BytesIO(path.read_bytes())).load()
+            except Exception:  # unreadable, truncated, foreign or from another version
+                continue
+            if isinstance(record, RunRecord):
+                yield record
 
     def store(self, key: str, record: RunRecord) -> None:
         """Write atomically and keep the newest few; a cache that cannot be written is skipped."""
@@ -165,7 +176,7 @@ class RunMemo:
             try:
                 with os.fdopen(handle, "wb") as out:
                     pickle.dump(record, out, protocol=PICKLE_PROTOCOL)
-                os.replace(temporary, self._entry(key))
+                os.replace(temporary, self._entry(key, record))
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)
                 raise

@@ -1,4 +1,4 @@
-"""A check whose inputs are all unchanged reuses the recorded run; any change re-links."""
+"""A check whose inputs are unchanged reuses the recorded run; a change that can matter re-links."""
 
 from __future__ import annotations
 
@@ -74,6 +74,63 @@ def test_one_changed_byte_in_one_file_links_the_project_again(
     assert not second.from_record
     assert lines(second) != lines(first)
     assert any(f.code == flagged.code and f.path == flagged.path for f in second.suppressed)
+
+
+def test_an_edit_to_code_no_tool_reaches_reuses_the_recorded_run(
+    project: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    report = project / "reports" / "revenue.py"
+    report.parent.mkdir()
+    report.write_text("def total(values: list) -> int:\n    return sum(values)\n")
+    first = recorded_scan(project, cache_dir)
+    assert "reports/revenue.py" in first.python_paths
+    report.write_text("def total(values: list) -> int:\n    return sum(values, 0)\n")
+    second = recorded_scan(project, cache_dir)
+    assert second.from_record
+    assert lines(second) == lines(first)
+
+
+def test_a_left_out_file_that_becomes_a_tool_links_the_project_again(
+    project: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    report = project / "reports" / "revenue.py"
+    report.parent.mkdir()
+    report.write_text("def total(values: list) -> int:\n    return sum(values)\n")
+    first = recorded_scan(project, cache_dir)
+    report.write_text(
+        "import requests\nfrom langchain_core.tools import tool\n\n\n@tool\n"
+        "def publish_revenue(month: str) -> dict:\n"
+        '    """Publish the revenue of a month to the finance API."""\n'
+        '    return requests.post("https://finance.example/revenue", json={"m": month}).json()\n'
+    )
+    second = recorded_scan(project, cache_dir)
+    assert not second.from_record
+    assert second.tools == first.tools + 1
+    assert any(f.path == "reports/revenue.py" for f in second.findings)
+
+
+def test_a_new_file_links_the_project_again(project: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    recorded_scan(project, cache_dir)
+    (project / "notes.py").write_text("NOTES = []\n")
+    assert not recorded_scan(project, cache_dir).from_record
+
+
+def test_switching_back_to_an_earlier_version_reuses_its_record(
+    project: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    first = recorded_scan(project, cache_dir)
+    path = project / first.findings[0].path
+    original = path.read_bytes()
+    path.write_bytes(original + b"\n# another branch\n")
+    assert not recorded_scan(project, cache_dir).from_record
+    path.write_bytes(original)
+    back = recorded_scan(project, cache_dir)
+    assert back.from_record
+    assert lines(back) == lines(first)
 
 
 def test_another_selection_or_fix_setting_is_another_run(project: Path, tmp_path: Path) -> None:
