@@ -9,7 +9,11 @@ then times every command as a whole process, start-up included: median wall seco
 largest single process (GNU time). Every number and ratio comes from this one run on this
 machine; nothing is compared with figures measured elsewhere.
 
-agentguard runs are checked to agree: cold, warm and --jobs 1 print the same findings.
+agentguard runs are checked to agree: cold, warm, --jobs 1 and --no-prefilter print the
+same findings (--no-prefilter may add syntax errors of files the prefilter leaves out).
+
+Two "one file changed" cases: a file the check parses (the middle one of the corpus), and a
+file the prefilter leaves out (no tool reaches it), where the recorded run still answers.
 """
 
 from __future__ import annotations
@@ -118,6 +122,22 @@ def peers_venv(scratch: Path, skip_semgrep: bool) -> Path:
     return bin_dir
 
 
+def left_out_files(corpus: Path, cache_dir: Path) -> list[str]:
+    """The files the prefilter leaves out of the corpus, read off the filled fact cache."""
+    sys.path.insert(0, str(REPO))
+    from agentguard.catalog import load_catalog
+    from agentguard.config import load_config
+    from agentguard.discovery import discover
+    from agentguard.engine import FactOptions, collect_facts
+
+    config = load_config([corpus])
+    catalog = load_catalog(config.catalog_extensions, source=config.source)
+    options = FactOptions(cache_dir=cache_dir, prefilter=True)
+    collect_facts(discover([corpus], config).python, config, options=options, catalog=catalog)
+    assert options.stats is not None
+    return options.stats.skipped
+
+
 def touch_all(files: list[Path]) -> None:
     """A fresh clone: the same bytes, every modification time new."""
     now = time.time()
@@ -184,14 +204,27 @@ def main() -> int:
     fill.run()
     changed_file = files[len(files) // 2]
     original = changed_file.read_bytes()
+    left_out = left_out_files(corpus, cache_dir)
+    unreached_file = corpus / left_out[len(left_out) // 2]
+    unreached_original = unreached_file.read_bytes()
     counter = [0]
 
+    def restore() -> None:
+        changed_file.write_bytes(original)
+        unreached_file.write_bytes(unreached_original)
+
     def change_one() -> None:
+        restore()
         counter[0] += 1
         changed_file.write_bytes(original + f"\n# bench change {counter[0]}\n".encode())
 
+    def change_unreached() -> None:
+        restore()
+        counter[0] += 1
+        unreached_file.write_bytes(unreached_original + f"\n# bench change {counter[0]}\n".encode())
+
     def fresh_clone() -> None:
-        changed_file.write_bytes(original)
+        restore()
         touch_all(files)
 
     cold = Case(
@@ -203,6 +236,12 @@ def main() -> int:
     single = Case(
         Row("agentguard cold (--no-cache, --jobs 1)"),
         [*agentguard, "--no-cache", "--jobs", "1"],
+        env,
+        rounds=1,
+    )
+    every_file = Case(
+        Row("agentguard cold, every file parsed (--no-cache --no-prefilter, --jobs 2)"),
+        [*agentguard, "--no-cache", "--no-prefilter", "--jobs", "2"],
         env,
         rounds=1,
     )
@@ -221,6 +260,13 @@ def main() -> int:
         before=change_one,
         rounds=runs,
     )
+    one_unreached = Case(
+        Row("agentguard warm, one file changed that no tool reaches"),
+        warm_command,
+        env,
+        before=change_unreached,
+        rounds=runs,
+    )
     ruff = Case(
         Row("ruff check --select ALL --no-cache"),
         [
@@ -237,7 +283,7 @@ def main() -> int:
         ],
         rounds=runs,
     )
-    cases = [cold, ruff, warm, one, single]
+    cases = [cold, ruff, warm, one, one_unreached, single, every_file]
     semgrep = bandit = None
     if not args.skip_semgrep and (peers / "semgrep").exists():
         rule = scratch / "semgrep-rule.yaml"
@@ -273,10 +319,14 @@ def main() -> int:
     try:
         run_rounds(cases)
     finally:
-        changed_file.write_bytes(original)
+        restore()
     load_after = os.getloadavg()
     rows += [fill.row] + [case.row for case in cases]
     agree = findings_of(cold.output) == findings_of(single.output) == findings_of(warm.output)
+    every_findings = findings_of(every_file.output)
+    every_agrees = every_findings[1] == findings_of(cold.output)[1] and [
+        f for f in every_findings[0] if f["code"] != "AG000"
+    ] == [f for f in findings_of(cold.output)[0] if f["code"] != "AG000"]
 
     print()
     print(f"load average (1 min) before / after: {load_before[0]:.1f} / {load_after[0]:.1f}")
@@ -296,6 +346,12 @@ def main() -> int:
         ("warm ÷ ruff ALL cold", warm.row.wall / ruff.row.wall, "goal < 1"),
         ("warm ÷ sha256 floor", warm.row.wall / floor.wall, "goal: a few"),
         ("one change ÷ warm", one.row.wall / warm.row.wall, "goal ≈ 1"),
+        (
+            "one change no tool reaches ÷ warm",
+            one_unreached.row.wall / warm.row.wall,
+            "goal ≈ 1",
+        ),
+        ("cold ÷ cold --no-prefilter", cold.row.wall / every_file.row.wall, "< 1"),
         ("cold --jobs 2 ÷ cold --jobs 1", cold.row.wall / single.row.wall, "2 cores: ≈ 0.5"),
     ]
     if semgrep is not None:
@@ -310,7 +366,11 @@ def main() -> int:
         f"findings identical cold --jobs 2 / --jobs 1 / warm: {agree} "
         f"({len(findings_of(cold.output)[0])} findings)"
     )
-    return 0 if agree else 1
+    print(
+        f"files left out by the prefilter: {len(left_out):,} of {len(files):,}; findings "
+        f"with every file parsed identical but for syntax errors: {every_agrees}"
+    )
+    return 0 if agree and every_agrees else 1
 
 
 if __name__ == "__main__":
