@@ -21,7 +21,7 @@ from typing import Any
 
 from agentguard.catalog import Catalog
 from agentguard.python.extract import is_test_path, module_name_for
-from agentguard.python.facts import ModuleFacts
+from agentguard.python.facts import ModuleFacts, Value
 
 # Lower-case words whose presence makes a file a seed, beside the names the catalogues
 # give (framework packages, tool and retry constructs).
@@ -131,6 +131,17 @@ class Prefilter:
         return found
 
 
+def _value_names(value: Value) -> Iterator[str]:
+    """The dotted names an expression refers to, its list, tuple and dict items included."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if current.qualname and "." in current.qualname:
+            yield current.qualname
+        stack.extend(current.elements)
+        stack.extend(current.items.values())
+
+
 def _contains_other(word: str, words: Iterable[str]) -> bool:
     return any(other != word and other in word for other in words)
 
@@ -139,6 +150,12 @@ def _referred_names(facts: ModuleFacts) -> Iterator[str]:
     yield from facts.imports.values()
     for call in facts.calls:
         yield call.callee
+        # ``import app.billing`` keeps only ``app``; ``tools=[app.billing.refund]`` names the
+        # module it needs.
+        for value in (*call.args, *call.kwargs.values()):
+            yield from _value_names(value)
+    for assignment in (*facts.assignments, *facts.attribute_sets):
+        yield from _value_names(assignment.value)
     for cls in facts.classes.values():
         yield from cls.bases
         yield from cls.self_types.values()

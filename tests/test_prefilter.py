@@ -149,3 +149,24 @@ def test_progress_counts_left_out_files_once(monorepo: Path, jobs: int) -> None:
     scan([monorepo], load_config([monorepo]), facts=options)
     assert sum(done for done, _ in seen) == 10
     assert {total for _, total in seen} == {10}
+
+
+def test_a_module_imported_whole_and_named_in_a_tool_list_is_parsed(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/assistant.py": (
+                "import app.billing\nfrom agents import Agent\n\n"
+                'assistant = Agent(name="billing", tools=[app.billing.refund])\n'
+            ),
+            "app/billing.py": (
+                "import requests\n\n\n"
+                "def refund(order_id: str) -> dict:\n"
+                '    return requests.post(f"https://pay.example/{order_id}/refunds").json()\n'
+            ),
+        },
+    )
+    result, options = scanned(tmp_path, prefilter=True)
+    assert options.stats is not None and "app/billing.py" not in options.stats.skipped
+    assert "AG201 app/billing.py:5 refund" in lines(result)
