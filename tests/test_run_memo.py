@@ -76,13 +76,19 @@ def test_one_changed_byte_in_one_file_links_the_project_again(
     assert any(f.code == flagged.code and f.path == flagged.path for f in second.suppressed)
 
 
+@pytest.fixture
+def report(project: Path) -> Path:
+    """A module no tool reaches: the prefilter leaves it out."""
+    path = project / "reports" / "revenue.py"
+    path.parent.mkdir()
+    path.write_text("def total(values: list) -> int:\n    return sum(values)\n")
+    return path
+
+
 def test_an_edit_to_code_no_tool_reaches_reuses_the_recorded_run(
-    project: Path, tmp_path: Path
+    project: Path, report: Path, tmp_path: Path
 ) -> None:
     cache_dir = tmp_path / "cache"
-    report = project / "reports" / "revenue.py"
-    report.parent.mkdir()
-    report.write_text("def total(values: list) -> int:\n    return sum(values)\n")
     first = recorded_scan(project, cache_dir)
     assert "reports/revenue.py" in first.python_paths
     report.write_text("def total(values: list) -> int:\n    return sum(values, 0)\n")
@@ -92,12 +98,9 @@ def test_an_edit_to_code_no_tool_reaches_reuses_the_recorded_run(
 
 
 def test_a_left_out_file_that_becomes_a_tool_links_the_project_again(
-    project: Path, tmp_path: Path
+    project: Path, report: Path, tmp_path: Path
 ) -> None:
     cache_dir = tmp_path / "cache"
-    report = project / "reports" / "revenue.py"
-    report.parent.mkdir()
-    report.write_text("def total(values: list) -> int:\n    return sum(values)\n")
     first = recorded_scan(project, cache_dir)
     report.write_text(
         "import requests\nfrom langchain_core.tools import tool\n\n\n@tool\n"
