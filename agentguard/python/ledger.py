@@ -239,10 +239,19 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     if isinstance(index, LedgerIndex):
         return index
     index = LedgerIndex()
+    know = knowledge()
+    # A record is written only by a ledger function or by a call to a write method: any
+    # other call is passed over without a look at its arguments.
+    recorders = project.callees_matching(
+        know.ledger_functions, resolved=False
+    ) | project.callees_matching(project.catalog.ledger_functions, resolved=False)
+    write_methods = know.ledger_methods | _SQL_METHODS | _ROW_METHODS
     for facts in project.modules.values():
         if facts.is_test:
             continue
         for call in facts.calls:
+            if call.method not in write_methods and call.callee not in recorders:
+                continue
             write = ledger_write(project, call, facts)
             if write is not None:
                 index.writes.append(write)

@@ -144,12 +144,13 @@ class InterruptReplay:
 
 def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
     know = knowledge()
+    interrupts = project.callees_matching(know.interrupt, resolved=False)
     result: list[InterruptReplay] = []
     for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test:
             continue
         calls = project.calls_in(qualname)
-        interrupt = next((c for c in calls if know.interrupt(c.callee)), None)
+        interrupt = next((c for c in calls if c.callee in interrupts), None)
         if interrupt is None:
             continue
         for effect in project.effects_in_orders(qualname, (0, interrupt.order)):
