@@ -33,25 +33,30 @@ if TYPE_CHECKING:
     from agentguard.schemas.detect import SchemaIssue
 
 
-_UNSET: Any = object()  # a call target not computed yet (None: the call runs no project code)
-
 # A callee as written, resolved wherever it is called: (the name without "()", its dotted
 # parts, whether the caller's class decides it, the project name it stands for if known).
 _CalleeName = tuple[str, list[str], bool, "str | None"]
 
 
 class CallSite:
-    """One call site as resolved for its caller: the callee's qualified name and, once asked,
-    the project function the call runs."""
+    """One call site as resolved for its caller: the callee's qualified name and the project
+    function the call runs (a class's ``__init__`` for a construction), if any."""
 
     __slots__ = ("call", "callee", "caller", "facts", "target")
 
-    def __init__(self, call: Call, caller: Function | None, facts: ModuleFacts, callee: str):
+    def __init__(
+        self,
+        call: Call,
+        caller: Function | None,
+        facts: ModuleFacts,
+        callee: str,
+        target: str | None,
+    ) -> None:
         self.call = call
         self.caller = caller
         self.facts = facts
         self.callee = callee
-        self.target: str | None = _UNSET
+        self.target = target
 
 
 class ProjectModel:
@@ -86,6 +91,9 @@ class ProjectModel:
             for call in facts.calls:
                 key = f"{facts.path}::{call.function}" if call.function is None else call.function
                 self.calls_by_function.setdefault(key, []).append(call)
+        # The last parts of the project's function names: a callee ending otherwise names
+        # no project function (``project_function`` finds none).
+        self._function_tails = {q.rsplit(".", 1)[-1] for q in self.functions} | set(self.by_name)
         # Top-level packages of the scanned code: imports from them are not third-party.
         self.module_heads: set[str] = {m.module.split(".")[0] for m in self.modules.values()}
         self.tools: list[ToolFacts] = []
@@ -95,6 +103,7 @@ class ProjectModel:
         self.schema_issues: list[SchemaIssue] = []  # filled by agentguard.schemas (AG001)
         self._summaries: dict[str, list[Effect]] = {}
         self._sites: dict[int, CallSite] = {}
+        self._targets: dict[str, tuple[str | None, bool, str | None]] = {}
         self._module_sites: dict[str, list[CallSite]] = {}
         self._matching: dict[tuple[int, bool], tuple[Matcher[Any], frozenset[str]]] = {}
         self._written_names = NameIndex(
@@ -144,11 +153,16 @@ class ProjectModel:
 
     def resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
         """Resolve self.x.y and module-level instances into a qualified callee name."""
-        # Memoised per call site: tool discovery, effects, ledgers and retries each resolve
-        # every call, some of them in several rounds.
-        return self._site(call, caller, facts).callee
+        return self.call_site(call, caller, facts).callee
 
-    def _site(self, call: Call, caller: Function | None, facts: ModuleFacts) -> CallSite:
+    def call_target(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str | None:
+        """The project function a call runs (a class's ``__init__`` for a construction)."""
+        return self.call_site(call, caller, facts).target
+
+    def call_site(self, call: Call, caller: Function | None, facts: ModuleFacts) -> CallSite:
+        """``call`` as resolved for ``caller``: its callee and the project function it runs."""
+        # Memoised per call site: tool discovery, effects, ledgers, retries and resume each
+        # resolve every call, some of them in several rounds.
         site = self._sites.get(id(call))
         if (
             site is None
@@ -156,9 +170,41 @@ class ProjectModel:
             or site.caller is not caller
             or site.facts is not facts
         ):
-            site = CallSite(call, caller, facts, self._resolve_callee(call, caller, facts))
+            callee = self._resolve_callee(call, caller, facts)
+            site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
             self._sites[id(call)] = site
         return site
+
+    def _call_target(self, callee: str, facts: ModuleFacts) -> str | None:
+        # ``project_function`` (then a class's ``__init__``), with what does not depend on
+        # the calling module worked out once per name.
+        known = self._targets.get(callee)
+        if known is None:
+            known = self._targets[callee] = self._target_anywhere(callee)
+        direct, maybe_local, otherwise = known
+        if direct is not None:
+            return direct
+        if maybe_local:
+            local = f"{facts.module}.{callee}"
+            if local in self.functions:
+                return local
+        return otherwise
+
+    def _target_anywhere(self, callee: str) -> tuple[str | None, bool, str | None]:
+        """For ``_call_target``: the project function ``callee`` names from any module, whether
+        the calling module's own function of that name could come first, and the target
+        when it does not (a re-exported function, or a class's ``__init__``)."""
+        if callee in self.functions:
+            return (callee, False, None)
+        # The module's own function ends like the callee: a project function's last part.
+        maybe_local = bool(callee) and callee.rsplit(".", 1)[-1] in self._function_tails
+        otherwise = None
+        if "." in callee:
+            module_prefix, tail = callee.rsplit(".", 1)
+            otherwise = self._functions_under(tail).get(module_prefix)
+        if otherwise is None and callee in self.classes:
+            otherwise = self.find_method(callee, "__init__")
+        return (None, maybe_local, otherwise)
 
     def call_sites(self, facts: ModuleFacts) -> list[CallSite]:
         """The calls of ``facts``, each resolved for the function it is in (computed once:
@@ -167,7 +213,7 @@ class ProjectModel:
         if sites is None:
             function = self.function
             sites = [
-                self._site(call, function(call.function) if call.function else None, facts)
+                self.call_site(call, function(call.function) if call.function else None, facts)
                 for call in facts.calls
             ]
             self._module_sites[facts.path] = sites
@@ -190,18 +236,6 @@ class ProjectModel:
                 site.callee for facts in self.modules.values() for site in self.call_sites(facts)
             )
         return self._resolved_names
-
-    def call_target(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str | None:
-        """The project function a call runs (a class's ``__init__`` for a construction)."""
-        # Memoised per call site like resolve_callee: effects, ledgers and resume ask it.
-        site = self._site(call, caller, facts)
-        target = site.target
-        if target is _UNSET:
-            target = self.project_function(site.callee, facts)
-            if target is None and site.callee in self.classes:
-                target = self.find_method(site.callee, "__init__")
-            site.target = target
-        return target
 
     def call_edges(self, qualname: str) -> list[tuple[Call, str]]:
         """The calls in ``qualname`` that run another project function, with that function
