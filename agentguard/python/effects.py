@@ -783,8 +783,11 @@ def infer_effects(
             fn, facts = project.functions[qualname]
             mine = summaries[qualname]
             for call, target in edges[qualname]:
+                reached = summaries.get(target)
+                if not reached:
+                    continue  # most callees have no effect to pass on
                 target_fn = project.functions[target][0]
-                for key, effect in list(summaries.get(target, {}).items()):
+                for key, effect in list(reached.items()):
                     if key in mine and len(mine[key].chain) <= len(effect.chain) + 1:
                         continue
                     step = EvidenceStep(

@@ -200,6 +200,7 @@ def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispa
 def _find_executors(project: ProjectModel) -> list[Executor]:
     know = knowledge()
     tool_functions = {q for t in project.tools for q in t.functions}
+    direct = project.callees_matching(know.dispatch_direct, resolved=False)
     result: list[Executor] = []
     for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test or qualname in tool_functions:
@@ -207,7 +208,17 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
         decorated = any(know.executor_decorators(d.qualname) for d in fn.decorators)
         dispatch: Call | None = None
         for call in project.calls_in(qualname):
-            if _dispatch_call(project, call, fn, facts):
+            # Only calls of these shapes can dispatch (``_dispatch_call`` says no to any
+            # other): most calls are passed over without a look at the function's locals.
+            text = call.text
+            if (
+                call.callee in direct
+                or call.method in know.dispatch_methods
+                or call.method == "on_invoke_tool"
+                or "." not in text
+                or "[" in text
+                or text.startswith("getattr(")
+            ) and _dispatch_call(project, call, fn, facts):
                 dispatch = call
                 break
             if decorated and _project_target(project, call, fn, facts) in tool_functions:

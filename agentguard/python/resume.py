@@ -51,12 +51,15 @@ _SQL_STATUS = re.compile(
 _SQL_OPS = {"!=": "ne", "<>": "ne", "=": "eq", "in": "in", "not in": "not_in"}
 
 
+_SELECT = re.compile(r"(?i)\bselect\b")
+
+
 def _sql_status_checks(facts: ModuleFacts) -> list[StatusCheck]:
     """``SELECT ... WHERE status != 'succeeded'`` in a query string."""
     checks: list[StatusCheck] = []
     for call in facts.calls:
         sql = call.args[0].string() if call.args else None
-        if not sql or not re.search(r"(?i)\bselect\b", sql):
+        if not sql or not _SELECT.search(sql):
             continue
         for match in _SQL_STATUS.finditer(sql):
             op = _SQL_OPS[" ".join(match.group("op").lower().split())]
