@@ -91,9 +91,9 @@ class ProjectModel:
             for call in facts.calls:
                 key = f"{facts.path}::{call.function}" if call.function is None else call.function
                 self.calls_by_function.setdefault(key, []).append(call)
-        # The last parts of the project's function names: a callee ending otherwise names
-        # no project function (``project_function`` finds none).
-        self._function_tails = {q.rsplit(".", 1)[-1] for q in self.functions} | set(self.by_name)
+        # The last parts of the project's function names: a callee ending otherwise is no
+        # function of the calling module.
+        self._function_tails = {q.rsplit(".", 1)[-1] for q in self.functions}
         # Top-level packages of the scanned code: imports from them are not third-party.
         self.module_heads: set[str] = {m.module.split(".")[0] for m in self.modules.values()}
         self.tools: list[ToolFacts] = []
@@ -196,7 +196,6 @@ class ProjectModel:
         when it does not (a re-exported function, or a class's ``__init__``)."""
         if callee in self.functions:
             return (callee, False, None)
-        # The module's own function ends like the callee: a project function's last part.
         maybe_local = bool(callee) and callee.rsplit(".", 1)[-1] in self._function_tails
         otherwise = None
         if "." in callee:
