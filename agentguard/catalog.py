@@ -30,6 +30,23 @@ def normalise(qualname: str) -> str:
     return qualname.replace("()", "")
 
 
+class NameIndex:
+    """Distinct dotted names (callees, many thousands) by their exact form, first part and
+    last part, as a ``Matcher`` reads them: a catalogue finds the few names it may match
+    through its own keys, without looking at every name."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = frozenset(names)
+        self.by_name: dict[str, list[str]] = {}
+        self.by_head: dict[str, list[str]] = {}
+        self.by_tail: dict[str, list[str]] = {}
+        for written in self.names:
+            name = written.replace("()", "") if "()" in written else written
+            self.by_name.setdefault(name, []).append(written)
+            self.by_head.setdefault(name.split(".", 1)[0], []).append(written)
+            self.by_tail.setdefault(name.rsplit(".", 1)[-1], []).append(written)
+
+
 class Matcher(Generic[T]):
     """Maps qualified names to entries: exact names first, then glob patterns in order."""
 
@@ -56,6 +73,18 @@ class Matcher(Generic[T]):
     def __bool__(self) -> bool:
         """Whether any name can match (the user's sinks are often none)."""
         return bool(self._exact or self._globs)
+
+    def among(self, index: NameIndex) -> frozenset[str]:
+        """The names in ``index`` that match: for a walk over every call site, which then
+        tests membership in a set instead of asking the matcher at each site."""
+        if self._unkeyed:
+            candidates: Iterable[str] = index.names
+        else:
+            groups = [index.by_name.get(name, ()) for name in self._exact]
+            groups += [index.by_head.get(head, ()) for head in self._by_head]
+            groups += [index.by_tail.get(tail, ()) for tail in self._by_tail]
+            candidates = {name for group in groups for name in group}
+        return frozenset(name for name in candidates if self(name) is not None)
 
     def _index_glob(self, pattern: str, position: int) -> None:
         if "[" in pattern or "]" in pattern:

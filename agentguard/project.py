@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any
 
-from agentguard.catalog import Catalog, normalise
+from agentguard.catalog import Catalog, Matcher, NameIndex, normalise
 from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.model import (  # noqa: F401  (re-exported for checks)
     FRESH_CALLS,
@@ -33,7 +33,30 @@ if TYPE_CHECKING:
     from agentguard.schemas.detect import SchemaIssue
 
 
-_UNSET = object()  # a call target not computed yet (None: the call runs no project code)
+# A callee as written, resolved wherever it is called: (the name without "()", its dotted
+# parts, whether the caller's class decides it, the project name it stands for if known).
+_CalleeName = tuple[str, list[str], bool, "str | None"]
+
+
+class CallSite:
+    """One call site as resolved for its caller: the callee's qualified name and the project
+    function the call runs (a class's ``__init__`` for a construction), if any."""
+
+    __slots__ = ("call", "callee", "caller", "facts", "target")
+
+    def __init__(
+        self,
+        call: Call,
+        caller: Function | None,
+        facts: ModuleFacts,
+        callee: str,
+        target: str | None,
+    ) -> None:
+        self.call = call
+        self.caller = caller
+        self.facts = facts
+        self.callee = callee
+        self.target = target
 
 
 class ProjectModel:
@@ -75,6 +98,9 @@ class ProjectModel:
             for call in facts.calls:
                 key = f"{facts.path}::{call.function}" if call.function is None else call.function
                 self.calls_by_function.setdefault(key, []).append(call)
+        # The last parts of the project's function names: a callee ending otherwise is no
+        # function of the calling module.
+        self._function_tails = {q.rsplit(".", 1)[-1] for q in self.functions}
         # Top-level packages of the scanned code: imports from them are not third-party.
         self.module_heads: set[str] = {
             name.split(".")[0]
@@ -86,8 +112,16 @@ class ProjectModel:
         self.schema_files: list[tuple[Path, str]] = []
         self.schema_issues: list[SchemaIssue] = []  # filled by agentguard.schemas (AG001)
         self._summaries: dict[str, list[Effect]] = {}
-        # Per call site: (call, caller, facts, resolved callee, call target or _UNSET).
-        self._resolved: dict[int, list[object]] = {}
+        self._sites: dict[int, CallSite] = {}
+        self._targets: dict[str, tuple[str | None, bool, str | None]] = {}
+        self._module_sites: dict[str, list[CallSite]] = {}
+        self._matching: dict[tuple[int, bool], tuple[Matcher[Any], frozenset[str]]] = {}
+        self._written_names = NameIndex(
+            call.callee for calls in self.calls_by_function.values() for call in calls
+        )
+        self._resolved_names: NameIndex | None = None
+        self._callee_names: dict[str, _CalleeName] = {}
+        self._class_names: dict[tuple[str, str, str], str] = {}
         self._instances: dict[str, str] = {}
         self._prefix_index: dict[str, dict[str, str]] = {}
         self._edges: dict[str, list[tuple[Call, str]]] = {}
@@ -129,30 +163,88 @@ class ProjectModel:
 
     def resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
         """Resolve self.x.y and module-level instances into a qualified callee name."""
-        # Memoised per call site: tool discovery, effects, ledgers and retries each resolve
-        # every call, some of them in several rounds.
-        return cast(str, self._site(call, caller, facts)[3])
-
-    def _site(self, call: Call, caller: Function | None, facts: ModuleFacts) -> list[object]:
-        memo = self._resolved
-        entry = memo.get(id(call))
-        if entry is not None and entry[0] is call and entry[1] is caller and entry[2] is facts:
-            return entry
-        entry = [call, caller, facts, self._resolve_callee(call, caller, facts), _UNSET]
-        memo[id(call)] = entry
-        return entry
+        return self.call_site(call, caller, facts).callee
 
     def call_target(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str | None:
         """The project function a call runs (a class's ``__init__`` for a construction)."""
-        # Memoised per call site like resolve_callee: effects, ledgers and resume ask it.
-        entry = self._site(call, caller, facts)
-        if entry[4] is _UNSET:
-            callee = cast(str, entry[3])
-            target = self.project_function(callee, facts)
-            if target is None and callee in self.classes:
-                target = self.find_method(callee, "__init__")
-            entry[4] = target
-        return cast("str | None", entry[4])
+        return self.call_site(call, caller, facts).target
+
+    def call_site(self, call: Call, caller: Function | None, facts: ModuleFacts) -> CallSite:
+        """``call`` as resolved for ``caller``: its callee and the project function it runs."""
+        # Memoised per call site: tool discovery, effects, ledgers, retries and resume each
+        # resolve every call, some of them in several rounds.
+        site = self._sites.get(id(call))
+        if (
+            site is None
+            or site.call is not call
+            or site.caller is not caller
+            or site.facts is not facts
+        ):
+            callee = self._resolve_callee(call, caller, facts)
+            site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
+            self._sites[id(call)] = site
+        return site
+
+    def _call_target(self, callee: str, facts: ModuleFacts) -> str | None:
+        # ``project_function`` (then a class's ``__init__``), with what does not depend on
+        # the calling module worked out once per name.
+        known = self._targets.get(callee)
+        if known is None:
+            known = self._targets[callee] = self._target_anywhere(callee)
+        direct, maybe_local, otherwise = known
+        if direct is not None:
+            return direct
+        if maybe_local:
+            local = f"{facts.module}.{callee}"
+            if local in self.functions:
+                return local
+        return otherwise
+
+    def _target_anywhere(self, callee: str) -> tuple[str | None, bool, str | None]:
+        """For ``_call_target``: the project function ``callee`` names from any module, whether
+        the calling module's own function of that name could come first, and the target
+        when it does not (a re-exported function, or a class's ``__init__``)."""
+        if callee in self.functions:
+            return (callee, False, None)
+        maybe_local = bool(callee) and callee.rsplit(".", 1)[-1] in self._function_tails
+        otherwise = None
+        if "." in callee:
+            module_prefix, tail = callee.rsplit(".", 1)
+            otherwise = self._functions_under(tail).get(module_prefix)
+        if otherwise is None and callee in self.classes:
+            otherwise = self.find_method(callee, "__init__")
+        return (None, maybe_local, otherwise)
+
+    def call_sites(self, facts: ModuleFacts) -> list[CallSite]:
+        """The calls of ``facts``, each resolved for the function it is in (computed once:
+        tool discovery and retry detection walk every call of every module)."""
+        sites = self._module_sites.get(facts.path)
+        if sites is None:
+            function = self.function
+            sites = [
+                self.call_site(call, function(call.function) if call.function else None, facts)
+                for call in facts.calls
+            ]
+            self._module_sites[facts.path] = sites
+        return sites
+
+    def callees_matching(self, matcher: Matcher[Any], *, resolved: bool) -> frozenset[str]:
+        """The callees in the project, as written (``call.callee``) or as resolved for their
+        call sites, that ``matcher`` knows: a walk over every call site tests membership in
+        this set instead of asking the catalogue at each site. Most sites match nothing."""
+        key = (id(matcher), resolved)
+        entry = self._matching.get(key)
+        if entry is None or entry[0] is not matcher:
+            names = self._resolved_index() if resolved else self._written_names
+            entry = self._matching[key] = (matcher, matcher.among(names))
+        return entry[1]
+
+    def _resolved_index(self) -> NameIndex:
+        if self._resolved_names is None:
+            self._resolved_names = NameIndex(
+                site.callee for facts in self.modules.values() for site in self.call_sites(facts)
+            )
+        return self._resolved_names
 
     def call_edges(self, qualname: str) -> list[tuple[Call, str]]:
         """The calls in ``qualname`` that run another project function, with that function
@@ -189,52 +281,74 @@ class ProjectModel:
         return entry[2].get((function, target), [])
 
     def _resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
-        callee = call.callee.replace("()", "")
-        parts = callee.split(".")
-        if parts[0] == "super" and len(parts) == 2 and caller is not None and caller.class_name:
-            # super().method(): the first definition in the bases, not the class itself
-            cls_entry = self.classes.get(caller.class_name)
-            for base in cls_entry[0].bases if cls_entry else []:
-                method = self.find_method(self._class_qualname(base, facts), parts[1])
-                if method:
-                    return method
-            return callee
-        if len(parts) >= 2 and parts[0] in SELF_NAMES and caller is not None and caller.class_name:
-            cls_qual = caller.class_name
-            if len(parts) == 1:
-                # ``cls(...)`` in a classmethod constructs the class itself.
-                return cls_qual if parts[0] == "cls" else callee
-            if len(parts) == 2:
-                method = self.find_method(cls_qual, parts[1])
-                return method or f"{cls_qual}.{parts[1]}"
-            attr_type = self.self_type(cls_qual, parts[1]) or self._accessor_type(
-                cls_qual, parts[1]
-            )
-            if attr_type:
-                return ".".join([attr_type, *parts[2:]])
-            return callee
+        # Most of what a name resolves to does not depend on the call site: it is worked out
+        # once per name (and class), and only the site-specific parts are looked at here.
+        name = self._callee_names.get(call.callee)
+        if name is None:
+            name = self._callee_names[call.callee] = self._resolve_name(call.callee)
+        callee, parts, on_class, resolved = name
+        if on_class and caller is not None and caller.class_name:
+            class_key = (caller.class_name, facts.module, callee)
+            found = self._class_names.get(class_key)
+            if found is None:
+                found = self._class_names[class_key] = self._resolve_on_class(
+                    callee, parts, caller.class_name, facts
+                )
+            return found
         types = self.module_types.get(facts.module, {})
         # Only a name the extractor left unresolved (a module variable assigned below its
         # use): ``mcp.server.fastmcp.FastMCP.add_tool`` must not be resolved twice.
         if parts[0] in types and callee == normalise(call.text):
             return ".".join([types[parts[0]], *parts[1:]])
-        instance = self.resolve_instance(callee)
-        if instance != callee:
-            return instance
-        if parts[0] in self.classes or callee in self.functions:
-            return callee
-        if len(parts) >= 2:
-            owner = ".".join(parts[:-1])
-            if owner in self.classes:
-                method = self.find_method(owner, parts[-1])
-                if method:
-                    return method
-            # An instance of a project class whose method is called: Cls.method
+        if resolved is not None:
+            return resolved
         if len(parts) == 2 and caller is not None:
+            # An instance of a project class whose method is called: Cls.method
             made = self._factory_class(parts[0], caller, facts)
             method = self.find_method(made, parts[1]) if made else None
             if method:
                 return method
+        return callee
+
+    def _resolve_name(self, written: str) -> _CalleeName:
+        """What ``written`` (a callee as the extractor left it) names wherever it is called:
+        a project function or class, or a method of an instance another module holds (None:
+        the call site decides)."""
+        callee = written.replace("()", "")
+        parts = callee.split(".")
+        on_class = len(parts) >= 2 and (
+            (parts[0] == "super" and len(parts) == 2) or parts[0] in SELF_NAMES
+        )
+        resolved: str | None = None
+        instance = self.resolve_instance(callee)
+        if instance != callee:
+            resolved = instance
+        elif parts[0] in self.classes or callee in self.functions:
+            resolved = callee
+        elif len(parts) >= 2:
+            owner = ".".join(parts[:-1])
+            if owner in self.classes:
+                resolved = self.find_method(owner, parts[-1])
+        return (callee, parts, on_class, resolved)
+
+    def _resolve_on_class(
+        self, callee: str, parts: list[str], cls_qual: str, facts: ModuleFacts
+    ) -> str:
+        """``super().m``, ``self.m`` and ``self.attr.m`` called in a method of ``cls_qual``."""
+        if parts[0] == "super":
+            # super().method(): the first definition in the bases, not the class itself
+            cls_entry = self.classes.get(cls_qual)
+            for base in cls_entry[0].bases if cls_entry else []:
+                method = self.find_method(self._class_qualname(base, facts), parts[1])
+                if method:
+                    return method
+            return callee
+        if len(parts) == 2:
+            method = self.find_method(cls_qual, parts[1])
+            return method or f"{cls_qual}.{parts[1]}"
+        attr_type = self.self_type(cls_qual, parts[1]) or self._accessor_type(cls_qual, parts[1])
+        if attr_type:
+            return ".".join([attr_type, *parts[2:]])
         return callee
 
     def _factory_class(self, name: str, caller: Function, facts: ModuleFacts) -> str | None:

@@ -735,18 +735,20 @@ def infer_effects(
     direct: dict[str, list[Effect]] = {}
     edges: dict[str, list[tuple[Call, str]]] = {}
     user_sinks = project.catalog.user_sinks
+    any_user_sinks = bool(user_sinks)
     for qualname, (fn, facts) in project.functions.items():
         effects: list[Effect] = []
         out: list[tuple[Call, str]] = []
         for call in project.calls_in(qualname):
-            callee = project.resolve_callee(call, fn, facts)
-            if user_sinks and _find_sink(user_sinks, call, callee) is not None:
+            site = project.call_site(call, fn, facts)
+            callee = site.callee
+            if any_user_sinks and _find_sink(user_sinks, call, callee) is not None:
                 # the user declared this call a sink: judge it here, do not look inside
                 effect = _classify_sink(project, call, callee, fn, facts)
                 if effect is not None:
                     effects.append(effect)
                 continue
-            target = project.call_target(call, fn, facts)
+            target = site.target
             if target and target != qualname:
                 out.append((call, target))
                 continue
@@ -755,7 +757,7 @@ def infer_effects(
                 effects.append(effect)
         direct[qualname] = effects
         edges[qualname] = out
-        if not user_sinks:
+        if not any_user_sinks:
             project._edges[qualname] = out  # every call was followed: the call graph's edges
     summaries: dict[str, dict[tuple[str, int, int], Effect]] = {
         q: {(e.site.path, e.site.span.line, e.site.span.column): e for e in effects}
@@ -781,8 +783,11 @@ def infer_effects(
             fn, facts = project.functions[qualname]
             mine = summaries[qualname]
             for call, target in edges[qualname]:
+                reached = summaries.get(target)
+                if not reached:
+                    continue  # most callees have no effect to pass on
                 target_fn = project.functions[target][0]
-                for key, effect in list(summaries.get(target, {}).items()):
+                for key, effect in list(reached.items()):
                     if key in mine and len(mine[key].chain) <= len(effect.chain) + 1:
                         continue
                     step = EvidenceStep(

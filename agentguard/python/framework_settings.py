@@ -89,6 +89,8 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
         if facts.is_test:
             continue
         for call in facts.calls:
+            if not call.kwargs:
+                continue  # every setting below is a keyword argument
             for setting in know.agent_timeout_settings:
                 value = call.kwargs.get(setting.kwarg)
                 if value is not None and _matches(setting, call) and not _is_off(value):

@@ -200,6 +200,7 @@ def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispa
 def _find_executors(project: ProjectModel) -> list[Executor]:
     know = knowledge()
     tool_functions = {q for t in project.tools for q in t.functions}
+    direct = project.callees_matching(know.dispatch_direct, resolved=False)
     result: list[Executor] = []
     for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test or qualname in tool_functions:
@@ -207,7 +208,17 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
         decorated = any(know.executor_decorators(d.qualname) for d in fn.decorators)
         dispatch: Call | None = None
         for call in project.calls_in(qualname):
-            if _dispatch_call(project, call, fn, facts):
+            # Only calls of these shapes can dispatch (``_dispatch_call`` says no to any
+            # other): most calls are passed over without a look at the function's locals.
+            text = call.text
+            if (
+                call.callee in direct
+                or call.method in know.dispatch_methods
+                or call.method == "on_invoke_tool"
+                or "." not in text
+                or "[" in text
+                or text.startswith("getattr(")
+            ) and _dispatch_call(project, call, fn, facts):
                 dispatch = call
                 break
             if decorated and _project_target(project, call, fn, facts) in tool_functions:
@@ -239,10 +250,19 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     if isinstance(index, LedgerIndex):
         return index
     index = LedgerIndex()
+    know = knowledge()
+    # A record is written only by a ledger function or by a call to a write method: any
+    # other call is passed over without a look at its arguments.
+    recorders = project.callees_matching(
+        know.ledger_functions, resolved=False
+    ) | project.callees_matching(project.catalog.ledger_functions, resolved=False)
+    write_methods = know.ledger_methods | _SQL_METHODS | _ROW_METHODS
     for facts in project.modules.values():
         if facts.is_test:
             continue
         for call in facts.calls:
+            if call.method not in write_methods and call.callee not in recorders:
+                continue
             write = ledger_write(project, call, facts)
             if write is not None:
                 index.writes.append(write)

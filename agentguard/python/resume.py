@@ -51,12 +51,15 @@ _SQL_STATUS = re.compile(
 _SQL_OPS = {"!=": "ne", "<>": "ne", "=": "eq", "in": "in", "not in": "not_in"}
 
 
+_SELECT = re.compile(r"(?i)\bselect\b")
+
+
 def _sql_status_checks(facts: ModuleFacts) -> list[StatusCheck]:
     """``SELECT ... WHERE status != 'succeeded'`` in a query string."""
     checks: list[StatusCheck] = []
     for call in facts.calls:
         sql = call.args[0].string() if call.args else None
-        if not sql or not re.search(r"(?i)\bselect\b", sql):
+        if not sql or not _SELECT.search(sql):
             continue
         for match in _SQL_STATUS.finditer(sql):
             op = _SQL_OPS[" ".join(match.group("op").lower().split())]
@@ -144,12 +147,13 @@ class InterruptReplay:
 
 def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
     know = knowledge()
+    interrupts = project.callees_matching(know.interrupt, resolved=False)
     result: list[InterruptReplay] = []
     for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test:
             continue
         calls = project.calls_in(qualname)
-        interrupt = next((c for c in calls if know.interrupt(c.callee)), None)
+        interrupt = next((c for c in calls if c.callee in interrupts), None)
         if interrupt is None:
             continue
         for effect in project.effects_in_orders(qualname, (0, interrupt.order)):

@@ -40,13 +40,18 @@ def retry_uses(
                 text=dec.text,
             )
         yield from _loop_retries(project, fn, facts)
+    # The names of retry constructs among the callees: most calls are none of them.
+    written = project.callees_matching(project.catalog.retries, resolved=False)
+    resolved = project.callees_matching(project.catalog.retries, resolved=True)
     for facts in sorted(project.modules.values(), key=lambda m: m.path):
-        for call in facts.calls:
-            construct = project.catalog.retries(call.callee)
-            if construct is None:
-                caller = project.function(call.function) if call.function else None
-                resolved = project.resolve_callee(call, caller, facts)
-                construct = project.catalog.retries(resolved) if resolved != call.callee else None
+        for site in project.call_sites(facts):
+            call = site.call
+            if call.callee in written:
+                construct = project.catalog.retries(call.callee)
+            elif site.callee in resolved:
+                construct = project.catalog.retries(site.callee)
+            else:
+                continue
             if construct is None:
                 continue
             location = Location(facts.path, call.span)

@@ -153,6 +153,11 @@ def discover_tools(
     # Calls that may hand a list of tools to an agent, kept from the first pass for the
     # second one (their callees are resolved once).
     listings: list[tuple[Call, ModuleFacts, str]] = []
+    # The few resolved callees that make or list tools: every other call is passed over.
+    declaring = project.callees_matching(
+        forms["factory"], resolved=True
+    ) | project.callees_matching(forms["decorator"], resolved=True)
+    registries = project.callees_matching(forms["registry"], resolved=True)
     # Declarations first (decorators, factories, classes), then the lists handed to agents:
     # a function both decorated and listed keeps its decorator's name and framework.
     for facts in sources:
@@ -185,10 +190,11 @@ def discover_tools(
                     _add_tool(project, tool)
         for cls in facts.classes.values():
             _discover_class_tool(project, cls, facts)
-        for call in facts.calls:
-            callee = _resolved_call_name(project, call, facts)
-            _discover_from_call(project, call, facts, callee)
-            if _may_register(project, call, callee):
+        for site in project.call_sites(facts):
+            call, callee = site.call, site.callee
+            if callee in declaring:
+                _discover_from_call(project, call, facts, callee)
+            if callee in registries or (call.function and call.callee.startswith("super")):
                 listings.append((call, facts, callee))
     for call, facts, callee in listings:
         _discover_from_registry(project, call, facts, callee)
@@ -301,13 +307,6 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
                     )
         _add_tool(project, tool)
         return
-
-
-def _may_register(project: ProjectModel, call: Call, callee: str) -> bool:
-    """Whether ``_discover_from_registry`` may find a registry at this call."""
-    if project.catalog.tool_forms["registry"](callee) is not None:
-        return True
-    return bool(call.function) and call.callee.startswith("super")
 
 
 def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, callee: str) -> None:
@@ -443,11 +442,6 @@ def _variable_value(
         if local is not None:
             return local
     return project.module_variable(value.qualname)
-
-
-def _resolved_call_name(project: ProjectModel, call: Call, facts: ModuleFacts) -> str:
-    caller = project.function(call.function) if call.function else None
-    return project.resolve_callee(call, caller, facts)
 
 
 def _discover_lowlevel_mcp(
