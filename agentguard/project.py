@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 # A callee as written, resolved wherever it is called: (the name without "()", its dotted
 # parts, whether the caller's class decides it, the project name it stands for if known).
 _CalleeName = tuple[str, list[str], bool, "str | None"]
+# How many ``__init__.py`` re-exports a name is followed through (a cycle ends there).
+MAX_REEXPORT_HOPS = 8
 
 
 class CallSite:
@@ -322,7 +324,7 @@ class ProjectModel:
         resolved: str | None = None
         instance = self.resolve_instance(callee)
         if instance != callee:
-            resolved = instance
+            resolved = self._method_if_project_class(instance)
         elif parts[0] in self.classes or callee in self.functions:
             resolved = callee
         elif len(parts) >= 2:
@@ -348,8 +350,16 @@ class ProjectModel:
             return method or f"{cls_qual}.{parts[1]}"
         attr_type = self.self_type(cls_qual, parts[1]) or self._accessor_type(cls_qual, parts[1])
         if attr_type:
-            return ".".join([attr_type, *parts[2:]])
+            typed = self.resolve_instance(".".join([attr_type, *parts[2:]]))
+            return self._method_if_project_class(typed)
         return callee
+
+    def _method_if_project_class(self, qualname: str) -> str:
+        """``pkg.gateway.Gateway.refund``: the method it runs, inherited ones included."""
+        owner, _, method = qualname.rpartition(".")
+        if owner in self.classes and qualname not in self.functions:
+            return self.find_method(owner, method) or qualname
+        return qualname
 
     def _factory_class(self, name: str, caller: Function, facts: ModuleFacts) -> str | None:
         """``client = _get_client(...)`` where the project function returns
@@ -379,15 +389,29 @@ class ProjectModel:
             found = self._instances[qualname] = self._resolve_instance(qualname)
         return found
 
-    def _resolve_instance(self, qualname: str) -> str:
+    def _resolve_instance(self, qualname: str, hops: int = 0) -> str:
         parts = qualname.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:cut])
-            if module in self.modules_by_name:
-                typed = self.module_types.get(module, {}).get(parts[cut])
-                if typed:
-                    return ".".join([typed, *parts[cut + 1 :]])
-                return qualname
+            facts = self.modules_by_name.get(module)
+            if facts is None:
+                continue
+            name = ".".join(parts[: cut + 1])
+            typed = self.module_types.get(module, {}).get(parts[cut])
+            if typed:
+                return ".".join([typed, *parts[cut + 1 :]])
+            # ``billing/__init__.py`` re-exports ``from .gateway import PaymentGateway``:
+            # ``billing.PaymentGateway`` is ``billing.gateway.PaymentGateway``.
+            exported = facts.imports.get(parts[cut])
+            if (
+                exported
+                and exported != name
+                and name not in self.classes
+                and name not in self.functions
+                and hops < MAX_REEXPORT_HOPS
+            ):
+                return self._resolve_instance(".".join([exported, *parts[cut + 1 :]]), hops + 1)
+            return qualname
         return qualname
 
     def module_variable(self, qualname: str | None) -> Value | None:

@@ -877,3 +877,34 @@ def test_a_sink_reached_through_self_is_named_as_written(scan_files: ScanFiles) 
     result = scan_files({"notes.py": code}, select=("AG101",))
     (finding,) = result.findings
     assert "`INSERT self._cursor().execute` via `add`" in finding.message
+
+
+def test_an_inherited_method_of_a_re_exported_class_held_by_self_is_followed(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files(
+        {
+            "payments/__init__.py": "from .gateway import Gateway\n",
+            "payments/base.py": (
+                "import httpx\n\n\nclass BaseGateway:\n"
+                "    def refund(self, order_id: str) -> dict:\n"
+                '        return httpx.post(f"https://pay.example/{order_id}/refunds").json()\n'
+            ),
+            "payments/gateway.py": (
+                "from .base import BaseGateway\n\n\nclass Gateway(BaseGateway):\n    pass\n"
+            ),
+            "agent.py": (
+                "from langchain_core.tools import BaseTool\n\nfrom payments import Gateway\n\n\n"
+                "class RefundTool(BaseTool):\n"
+                '    name: str = "refund"\n'
+                '    description: str = "Refund an order."\n\n'
+                "    def __init__(self) -> None:\n"
+                "        super().__init__()\n"
+                "        self._gateway = Gateway()\n\n"
+                "    def _run(self, order_id: str) -> dict:\n"
+                "        return self._gateway.refund(order_id)\n"
+            ),
+        }
+    )
+    keys = [f for f in result.findings if f.code == "AG201"]
+    assert [(f.path, f.span.line, f.tool) for f in keys] == [("payments/base.py", 6, "refund")]

@@ -170,3 +170,11 @@ def test_a_module_imported_whole_and_named_in_a_tool_list_is_parsed(tmp_path: Pa
     result, options = scanned(tmp_path, prefilter=True)
     assert options.stats is not None and "app/billing.py" not in options.stats.skipped
     assert "AG201 app/billing.py:5 refund" in lines(result)
+
+
+def test_a_class_re_exported_by_a_package_is_followed_to_its_methods(monorepo: Path) -> None:
+    result, _ = scanned(monorepo, prefilter=True)
+    refund = [f for f in result.findings if f.tool == "refund_order" and f.code == "AG201"]
+    assert [(f.path, f.span.line) for f in refund] == [("billing/gateway.py", 13)]
+    assert "POST httpx.Client.post" in refund[0].message
+    assert refund[0].confidence.value == "high"
