@@ -31,11 +31,9 @@ SEED_WORDS = (
     "retry",  # @retry, Retry(...), RetryPolicy, with_retry, retry_policy
     "retries",
     "backoff",
-    # A hand-written retry loop: ``for attempt in range(3)``, ``time.sleep(2 ** tries)``.
+    # A hand-written retry loop: ``for attempt in range(3)``. (``tries`` is in "entries",
+    # ``sleep`` in every polling loop: too common to tell anything.)
     "attempt",
-    "tries",
-    "sleep",
-    "interrupt",  # LangGraph human-in-the-loop resumes
     "idempoten",
     "agentguard",  # suppression comments, the runtime, ledger calls
     "input_schema",  # Anthropic tool dicts
@@ -57,6 +55,9 @@ _HEAD_ONLY_KEYS = frozenset({"lowlevel"})
 # Names too common to tell anything (``tenacity.Retrying.__call__``, ``langgraph.func.task``):
 # those constructs need a retry setting, or their framework's name, in the same file.
 _TOO_COMMON = frozenset({"__call__", "task", "entrypoint", "server", "run", "call"})
+# First name parts shared by many unrelated packages: the second part names the framework
+# (``google.adk``).
+_NAMESPACE_HEADS = frozenset({"google"})
 
 
 def _dotted_names(
@@ -84,7 +85,8 @@ def catalog_words(catalog: Catalog) -> frozenset[str]:
             parts = name.split(".")
             chosen = []
             if not keys & _TAIL_ONLY_KEYS:
-                chosen.append(parts[0])
+                head = ".".join(parts[:2]) if parts[0] in _NAMESPACE_HEADS else parts[0]
+                chosen.append(head)
             if not keys & _HEAD_ONLY_KEYS:
                 chosen.append(parts[-1])
             for part in chosen:
