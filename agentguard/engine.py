@@ -144,17 +144,23 @@ def collect_facts(
             or prefilter.is_seed(content.rel, (sources or {}).get(content.rel, content.data))
         ]
         follow = prefilter.referred_files
-    results, stats = extract_all(
-        files,
-        config.max_file_size,
-        jobs=options.jobs,
-        cache=cache,
-        progress=options.progress,
-        sources=sources,
-        contents=contents,
-        wanted=wanted,
-        follow=follow,
-    )
+    with collector_paused():
+        results, stats = extract_all(
+            files,
+            config.max_file_size,
+            jobs=options.jobs,
+            cache=cache,
+            progress=options.progress,
+            sources=sources,
+            contents=contents,
+            wanted=wanted,
+            follow=follow,
+        )
+        if sum(1 for result in results if result is not None) >= FREEZE_AFTER_FILES:
+            # The facts live until the process ends: move them out of the collector's
+            # sight before it runs again, or its first collection (and every later full
+            # one) would rescan millions of them.
+            gc.freeze()
     modules: list[ModuleFacts] = []
     problems: list[ScanProblem] = []
     for (_, rel), result in zip(files, results, strict=True):
@@ -167,10 +173,6 @@ def collect_facts(
     if stats.skipped and options.progress is not None:
         options.progress(len(stats.skipped), len(files))
     options.stats = stats
-    if len(modules) >= FREEZE_AFTER_FILES:
-        # The facts live until the process ends: move them out of the collector's sight,
-        # so that every later full collection does not rescan millions of them.
-        gc.freeze()
     return modules, problems
 
 

@@ -31,9 +31,10 @@ SEED_WORDS = (
     "retry",  # @retry, Retry(...), RetryPolicy, with_retry, retry_policy
     "retries",
     "backoff",
-    # A hand-written retry loop: ``for attempt in range(3)``. (``tries`` is in "entries",
-    # ``sleep`` in every polling loop: too common to tell anything.)
+    # A hand-written retry loop: ``for attempt in range(3)``, or a wait between tries
+    # (``for wait in WAITS: time.sleep(wait)``). (``tries`` is in "entries": it tells nothing.)
     "attempt",
+    "sleep",
     "idempoten",
     "agentguard",  # suppression comments, the runtime, ledger calls
     "input_schema",  # Anthropic tool dicts
@@ -106,13 +107,15 @@ class Prefilter:
             word.encode() for word in sorted(w for w in words if not _contains_other(w, words))
         )
         self._module_files: dict[str, list[int]] = {}
+        self._module_parts: set[str] = set()
         for index, rel in enumerate(rels):
             parts = module_name_for(rel).split(".")
             # Every dotted tail: code run from a sub-folder imports ``shop.orders`` for
             # the file the scan root names ``backend.shop.orders``.
             for start in range(len(parts)):
                 self._module_files.setdefault(".".join(parts[start:]), []).append(index)
-        self._rels = rels
+            self._module_parts.update(parts)
+        self._files_by_name: dict[str, tuple[int, ...]] = {}
 
     def is_seed(self, rel: str, data: bytes) -> bool:
         if is_test_path(rel):
@@ -123,46 +126,61 @@ class Prefilter:
     def referred_files(self, facts: ModuleFacts) -> set[int]:
         """The files of the project modules that ``facts`` imports or calls into."""
         found: set[int] = set()
+        known = self._files_by_name
         for name in _referred_names(facts):
-            parts = name.replace("()", "").split(".")
-            for cut in range(len(parts), 0, -1):
-                files = self._module_files.get(".".join(parts[:cut]))
-                if files is not None:
-                    found.update(files)
-                    break
+            files = known.get(name)
+            if files is None:
+                files = known[name] = self._files_named(name)
+            found.update(files)
         return found
 
+    def _files_named(self, name: str) -> tuple[int, ...]:
+        parts = name.replace("()", "").split(".")
+        # Most names (``self.client.get``, ``json.dumps``) start with no module part at all.
+        if parts[0] not in self._module_parts:
+            return ()
+        for cut in range(len(parts), 0, -1):
+            files = self._module_files.get(".".join(parts[:cut]))
+            if files is not None:
+                return tuple(files)
+        return ()
 
-def _value_names(value: Value) -> Iterator[str]:
-    """The dotted names an expression refers to, its list, tuple and dict items included."""
-    stack = [value]
+
+def _value_names(values: Iterable[Value], names: set[str]) -> None:
+    """Add the dotted names expressions refer to, their list, tuple and dict items
+    included."""
+    stack = list(values)
     while stack:
         current = stack.pop()
+        # A bare name is a local or a builtin: a module is reached through a dotted one.
         if current.qualname and "." in current.qualname:
-            yield current.qualname
-        stack.extend(current.elements)
-        stack.extend(current.items.values())
+            names.add(current.qualname)
+        if current.elements:
+            stack.extend(current.elements)
+        if current.items:
+            stack.extend(current.items.values())
 
 
 def _contains_other(word: str, words: Iterable[str]) -> bool:
     return any(other != word and other in word for other in words)
 
 
-def _referred_names(facts: ModuleFacts) -> Iterator[str]:
-    yield from facts.imports.values()
+def _referred_names(facts: ModuleFacts) -> set[str]:
+    names = set(facts.imports.values())
     for call in facts.calls:
-        yield call.callee
+        names.add(call.callee)
         # ``import app.billing`` keeps only ``app``; ``tools=[app.billing.refund]`` names the
         # module it needs.
-        for value in (*call.args, *call.kwargs.values()):
-            yield from _value_names(value)
-    for assignment in (*facts.assignments, *facts.attribute_sets):
-        yield from _value_names(assignment.value)
+        if call.args:
+            _value_names(call.args, names)
+        if call.kwargs:
+            _value_names(call.kwargs.values(), names)
+    _value_names((a.value for a in facts.assignments), names)
+    _value_names((a.value for a in facts.attribute_sets), names)
     for cls in facts.classes.values():
-        yield from cls.bases
-        yield from cls.self_types.values()
-        for decorator in cls.decorators:
-            yield decorator.qualname
+        names.update(cls.bases)
+        names.update(cls.self_types.values())
+        names.update(decorator.qualname for decorator in cls.decorators)
     for fn in facts.functions.values():
-        for decorator in fn.decorators:
-            yield decorator.qualname
+        names.update(decorator.qualname for decorator in fn.decorators)
+    return names
