@@ -15,6 +15,7 @@ see half an entry; a corrupt or unreadable entry counts as a miss and is rewritt
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 import functools
 import hashlib
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agentguard import __version__
-from agentguard.diagnostics import ScanProblem
+from agentguard.diagnostics import ScanProblem, Span
 from agentguard.python import facts as facts_module
 from agentguard.python.facts import ModuleFacts
 
@@ -130,8 +131,22 @@ class FactCache:
         self._ready = True
 
 
+class _FactsPickler(pickle.Pickler):
+    """Writes exactly what ``pickle.dumps`` writes, but finds each facts class's reducer in
+    one table probe: the default route asks every object for ``__reduce_ex__``, which
+    then looks up and binds ``__reduce__``, about a third of encoding a large project."""
+
+    dispatch_table = {
+        **copyreg.dispatch_table,
+        **facts_module.REDUCERS,
+        Span: Span.__reduce__,
+    }
+
+
 def encode(facts: ModuleFacts | ScanProblem) -> bytes:
-    return pickle.dumps(facts, protocol=PICKLE_PROTOCOL)
+    buffer = io.BytesIO()
+    _FactsPickler(buffer, protocol=PICKLE_PROTOCOL).dump(facts)
+    return buffer.getvalue()
 
 
 class _FactsUnpickler(pickle.Unpickler):

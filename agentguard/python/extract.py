@@ -18,9 +18,12 @@ from typing import Any
 
 from agentguard.diagnostics import Span
 from agentguard.python.facts import (
+    LOADED_EMPTY_DICT,
+    LOADED_EMPTY_LIST,
     Assignment,
     Call,
     ClassDef,
+    Const,
     Decorator,
     Function,
     Handler,
@@ -177,6 +180,34 @@ def _walk(node: ast.AST) -> list[ast.AST]:
             elif type(child) in walked:
                 result.append(child)
     return result
+
+
+# Values made here hold the one shared, read-only empty list or dict (the ones facts read
+# back from a pickle hold) for each empty field: most of a Value's seven containers stay
+# empty, and making them was about a quarter of the memory extracted facts take.
+NO_NAMES: list[str] = LOADED_EMPTY_LIST
+NO_VALUES: list[Value] = LOADED_EMPTY_LIST
+NO_ITEMS: dict[str, Value] = LOADED_EMPTY_DICT
+
+
+def _leaf_value(
+    kind: str, text: str, const: Const, qualname: str | None, names: list[str], span: Span
+) -> Value:
+    """A constant or a name: nothing nested, nothing called, no attributes read."""
+    return Value(
+        kind,
+        text,
+        const,
+        qualname,
+        names,
+        NO_NAMES,
+        NO_NAMES,
+        NO_ITEMS,
+        NO_VALUES,
+        span,
+        NO_ITEMS,
+        NO_VALUES,
+    )
 
 
 def span_of(node: ast.AST) -> Span:
@@ -368,6 +399,31 @@ class _Extractor:
             self._spans[key] = known
         return known
 
+    def _text_and_span(self, node: ast.AST) -> tuple[str, Span]:
+        """``text(node)`` and ``span(node)``, reading the node's position once: every Value
+        needs both, and reading an ``ast`` node's attributes is much of what they cost."""
+        try:
+            line = node.lineno  # type: ignore[attr-defined]
+            column = node.col_offset  # type: ignore[attr-defined]
+            end_line = node.end_lineno  # type: ignore[attr-defined]
+            end_column = node.end_col_offset  # type: ignore[attr-defined]
+            offsets = self._line_offsets
+            start = offsets[line - 1] + column
+            end = offsets[end_line - 1] + end_column
+        except (AttributeError, IndexError, TypeError):
+            return self.text(node), self.span(node)
+        source = self.source
+        if min(end, len(source)) - start > TEXT_LIMIT:
+            raw = source[start : start + TEXT_LIMIT] + b"..."
+        else:
+            raw = source[start:end]
+        text = raw.decode("utf-8", "replace")
+        key = (line, column, end_line, end_column)
+        span = self._spans.get(key)
+        if span is None:
+            span = self._spans[key] = Span(line, column + 1, end_line, end_column + 1)
+        return self._texts.setdefault(text, text), span
+
     def new_id(self) -> int:
         self._next_id += 1
         return self._next_id
@@ -435,8 +491,7 @@ class _Extractor:
         self._names.clear()
 
     def _value(self, node: ast.AST) -> Value:
-        text = self.text(node)
-        span = self.span(node)
+        text, span = self._text_and_span(node)
         kind = type(node)
         if kind is ast.Constant:
             const = node.value  # type: ignore[attr-defined]
@@ -444,35 +499,54 @@ class _Extractor:
                 const = const.decode("latin-1")
             if not isinstance(const, (str, int, float, bool)) and const is not None:
                 const = str(const)
-            return Value(kind="const", text=text, const=const, span=span)
+            return _leaf_value("const", text, const, None, NO_NAMES, span)
         if kind is ast.Name:
             name = node.id  # type: ignore[attr-defined]
-            return Value(
-                kind="name", text=text, qualname=self.resolve_name(name), names=[name], span=span
-            )
+            return _leaf_value("name", text, None, self.resolve_name(name), [name], span)
         names, calls, attrs = self._reads(node)
-        result = Value(kind="other", text=text, names=names, calls=calls, attrs=attrs, span=span)
+        value_kind, qualname = "other", None
+        items: dict[str, Value] = NO_ITEMS
+        elements: list[Value] = NO_VALUES
+        call_kwargs: dict[str, Value] = NO_ITEMS
+        call_args: list[Value] = NO_VALUES
         if kind is ast.Attribute:
-            result.kind, result.qualname = "attr", self.resolve(node)
+            value_kind, qualname = "attr", self.resolve(node)
         elif kind is ast.Call:
             call: ast.Call = node  # type: ignore[assignment]
-            result.kind, result.qualname = "call", self._callee_name(call.func)
-            result.call_args = [self.value(a) for a in call.args[:6]]
-            result.call_kwargs = {k.arg: self.value(k.value) for k in call.keywords if k.arg}
+            value_kind, qualname = "call", self._callee_name(call.func)
+            if call.args:
+                call_args = [self.value(a) for a in call.args[:6]]
+            if call.keywords:
+                call_kwargs = {k.arg: self.value(k.value) for k in call.keywords if k.arg}
         elif kind is ast.Dict:
-            result.kind = "dict"
-            items = result.items
+            value_kind = "dict"
+            items = {}
             for key, val in zip(node.keys, node.values, strict=False):  # type: ignore[attr-defined]
                 if type(key) is ast.Constant and isinstance(key.value, str):
                     items[key.value] = self.value(val)
         elif kind is ast.List or kind is ast.Tuple or kind is ast.Set:
-            result.kind = "list"
-            result.elements = [self.value(e) for e in node.elts[:64]]  # type: ignore[attr-defined]
+            value_kind = "list"
+            elements = [self.value(e) for e in node.elts[:64]]  # type: ignore[attr-defined]
         elif kind is ast.JoinedStr:
-            result.kind = "fstring"
+            value_kind = "fstring"
         elif kind is ast.Lambda:
-            result.kind = "lambda"
-        return result
+            value_kind = "lambda"
+        # Positional: keyword arguments cost a dataclass ``__init__`` more than the rest of
+        # its work, and there are about 700,000 Values in a large project.
+        return Value(
+            value_kind,
+            text,
+            None,
+            qualname,
+            names or NO_NAMES,
+            calls or NO_NAMES,
+            attrs or NO_NAMES,
+            items,
+            elements,
+            span,
+            call_kwargs,
+            call_args,
+        )
 
     def _reads(self, node: ast.AST) -> tuple[list[str], list[str], list[str]]:
         """The names, callees and attribute names under ``node``, each in ``ast.walk``

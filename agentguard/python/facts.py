@@ -8,8 +8,8 @@ makes ``@lc_tool`` a call of ``langchain_core.tools.tool``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
-from operator import attrgetter
 from typing import Any, NoReturn
 
 from agentguard.diagnostics import Span
@@ -25,28 +25,10 @@ class CompactPickle:
     A corpus holds about a million facts objects, most of them with several empty
     containers: field names and empty containers were most of each cache entry. Calling
     the class itself, not a rebuilding function, keeps loading in the unpickler's C code.
+    Each class's ``__reduce__`` is written for it (see :func:`_compile_reducer`).
     """
 
     __slots__ = ()
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        layout = _LAYOUTS[type(self)]
-        row = list(layout.values_of(self))
-        for index in layout.container_positions:
-            if not row[index]:
-                row[index] = layout.loaded_values[index]
-        end = len(row)
-        defaults = layout.defaults
-        while end > layout.trim_floor:
-            value, default = row[end - 1], defaults[end - 1]
-            # ``0 == False``: the type must match too, or a trimmed 0 would load as False.
-            if type(value) is not type(default) or value != default:
-                break
-            end -= 1
-        return type(self), tuple(row[:end])
-
-
-_NO_DEFAULT = object()
 
 
 @dataclass(slots=True)
@@ -290,28 +272,6 @@ class _LoadedEmptyDict(_LoadedEmpty, dict[Any, Any]):
     _global_name = "LOADED_EMPTY_DICT"
 
 
-class _Layout:
-    """How one facts class is written and read back: its fields in declaration order and,
-    for each list or dict field, the shared empty container that None stands for."""
-
-    def __init__(self, cls: type) -> None:
-        declared = fields(cls)
-        self.values_of = attrgetter(*(f.name for f in declared))
-        self.loaded_values = [_loaded_empty(str(f.type)) for f in declared]
-        self.container_positions = tuple(
-            index for index, empty in enumerate(self.loaded_values) if empty is not None
-        )
-        self.defaults = [
-            _NO_DEFAULT if f.default is MISSING or empty is not None else f.default
-            for f, empty in zip(declared, self.loaded_values, strict=True)
-        ]
-        # Fields from here on all have a plain default, so a trailing run of them may go.
-        self.trim_floor = max(
-            (index + 1 for index, default in enumerate(self.defaults) if default is _NO_DEFAULT),
-            default=0,
-        )
-
-
 LOADED_EMPTY_LIST = _LoadedEmptyList()
 LOADED_EMPTY_DICT = _LoadedEmptyDict()
 # What a cache entry may name besides the facts classes (see agentguard.cache).
@@ -327,8 +287,52 @@ def _loaded_empty(annotation: str) -> list[Any] | dict[Any, Any] | None:
     return None
 
 
-_LAYOUTS = {
-    value: _Layout(value)
-    for value in list(globals().values())
-    if isinstance(value, type) and issubclass(value, CompactPickle) and value is not CompactPickle
-}
+def _compile_reducer(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
+    """The ``__reduce__`` of one facts class, written out field by field.
+
+    Encoding calls it once per facts object (about two million in a large project): a
+    generic loop over a per-class layout spent more time deciding what to write than the
+    pickler spent writing it. The written-out form reads each field once, puts the shared
+    empty container in place of an empty one with ``or``, and leaves off the trailing run
+    of fields that hold their default.
+    """
+    declared = fields(cls)
+    namespace: dict[str, Any] = {"cls": cls}
+    row: list[str] = []
+    for index, f in enumerate(declared):
+        empty = _loaded_empty(str(f.type))
+        if empty is not None:
+            namespace[f"empty_{index}"] = empty
+            row.append(f"self.{f.name} or empty_{index}")
+        else:
+            row.append(f"self.{f.name}")
+    # Only fields with a plain default may go, and only as a trailing run of them.
+    trimmable = 0
+    for f in reversed(declared):
+        if f.default is MISSING or _loaded_empty(str(f.type)) is not None:
+            break
+        trimmable += 1
+    lines = ["def __reduce__(self):", f"    row = ({', '.join(row)},)"]
+    for index in range(len(declared) - 1, len(declared) - 1 - trimmable, -1):
+        default = declared[index].default
+        namespace[f"default_{index}"] = default
+        namespace[f"type_{index}"] = type(default)
+        # ``0 == False``: the type must match too, or a trimmed 0 would load as False.
+        is_default = f"type(row[{index}]) is type_{index} and row[{index}] == default_{index}"
+        lines.append(f"    if not ({is_default}):")
+        lines.append(f"        return cls, row[:{index + 1}]")
+    end = len(declared) - trimmable
+    lines.append(f"    return cls, row[:{end}]" if trimmable else "    return cls, row")
+    exec("\n".join(lines), namespace)  # the source is built above from field names only
+    reducer: Callable[[Any], tuple[type, tuple[Any, ...]]] = namespace["__reduce__"]
+    reducer.__qualname__ = f"{cls.__qualname__}.__reduce__"
+    return reducer
+
+
+# Each facts class with its own ``__reduce__``; agentguard.cache hands this table to its
+# pickler, which then calls the reducer directly instead of through ``__reduce_ex__``.
+REDUCERS: dict[type, Callable[[Any], tuple[type, tuple[Any, ...]]]] = {}
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and issubclass(_cls, CompactPickle) and _cls is not CompactPickle:
+        _cls.__reduce__ = REDUCERS[_cls] = _compile_reducer(_cls)  # type: ignore[method-assign,assignment]
+del _cls
