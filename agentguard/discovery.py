@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pathspec
 
 from agentguard.config import Config
 from agentguard.diagnostics import ScanProblem
+from agentguard.python.extract import is_test_path
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")
@@ -188,3 +190,12 @@ def discover(paths: list[Path], config: Config) -> FileSet:
     result.python.sort(key=lambda p: p[1])
     result.schemas.sort(key=lambda p: p[1])
     return result
+
+
+def test_files(config: Config) -> Callable[[str], bool]:
+    """Whether a relative path is a test: by its name (``test_*.py``, ``tests/``...) or by
+    the config's ``test-paths`` (gitignore-style patterns)."""
+    if not config.test_paths:
+        return is_test_path
+    extra = pathspec.GitIgnoreSpec.from_lines(config.test_paths)
+    return lambda rel: is_test_path(rel) or extra.match_file(rel)

@@ -15,7 +15,7 @@ from agentguard.catalog import Catalog, load_catalog
 from agentguard.checks.base import Rule, all_rules, selected
 from agentguard.config import Config
 from agentguard.diagnostics import Confidence, Finding, Location, ScanProblem
-from agentguard.discovery import discover
+from agentguard.discovery import discover, test_files
 from agentguard.fixes.offers import FixOffer, fix_offer
 from agentguard.model import ToolFacts
 from agentguard.parallel import (
@@ -25,8 +25,6 @@ from agentguard.parallel import (
     collector_paused,
     extract_all,
     read_all,
-    read_source,
-    source_facts,
 )
 from agentguard.prefilter import Prefilter
 from agentguard.project import ProjectModel
@@ -84,20 +82,6 @@ class ScanResult:
         return self.offers.get(offer_key(finding))
 
 
-def python_facts(
-    path: Path, rel: str, max_size: int, data: bytes | ScanProblem | None = None
-) -> ModuleFacts | ScanProblem:
-    """Facts for one Python file, or the reason it could not be read or parsed.
-
-    ``data`` is the file's content when the caller holds it in memory (the fixer does).
-    """
-    if data is None:
-        data = read_source(path, rel, max_size)
-    if isinstance(data, ScanProblem):
-        return data
-    return source_facts(data, rel)
-
-
 @dataclass
 class FactOptions:
     """How facts are collected: worker processes and the per-file fact cache."""
@@ -128,6 +112,7 @@ def collect_facts(
     """
     options = options or FactOptions()
     catalog = catalog or load_catalog(config.catalog_extensions, source=config.source)
+    is_test = test_files(config)
     cache = None
     if options.cache_dir is not None:
         cache = FactCache(options.cache_dir, config.digest, catalog.digest)
@@ -136,7 +121,7 @@ def collect_facts(
     if options.prefilter:
         if contents is None:
             contents = read_all(files, config.max_file_size, keyed=False)
-        prefilter = prefilter or Prefilter(catalog, [rel for _, rel in files])
+        prefilter = prefilter or Prefilter(catalog, [rel for _, rel in files], is_test)
         wanted = [
             index
             for index, content in enumerate(contents)
@@ -155,6 +140,7 @@ def collect_facts(
             contents=contents,
             wanted=wanted,
             follow=follow,
+            is_test=is_test,
         )
         if sum(1 for result in results if result is not None) >= FREEZE_AFTER_FILES:
             # The facts live until the process ends: move them out of the collector's
@@ -263,7 +249,10 @@ def scan(
     timings["discovery"] = time.perf_counter() - started
 
     facts = facts or FactOptions(prefilter=config.prefilter)
-    prefilter = Prefilter(catalog, [rel for _, rel in files.python]) if facts.prefilter else None
+    is_test = test_files(config)
+    prefilter = (
+        Prefilter(catalog, [rel for _, rel in files.python], is_test) if facts.prefilter else None
+    )
     contents: list[SourceFile] | None = None
     memo: tuple[RunMemo, str] | None = None
     if facts.record_runs and facts.cache_dir is not None and not sources:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from agentguard.cache import FactCache, content_key, encode
 from agentguard.diagnostics import ScanProblem, Span
-from agentguard.python.extract import extract
+from agentguard.python.extract import extract, is_test_path
 from agentguard.python.facts import ModuleFacts
 
 # Below this many files to parse, starting worker processes costs more than it saves.
@@ -77,10 +77,10 @@ def read_all(files: Sequence[tuple[Path, str]], max_size: int, *, keyed: bool) -
     return result
 
 
-def source_facts(data: bytes, rel: str) -> ModuleFacts | ScanProblem:
+def source_facts(data: bytes, rel: str, is_test: bool | None = None) -> ModuleFacts | ScanProblem:
     """Facts for one file's bytes, or why they cannot be parsed."""
     try:
-        return extract(data, rel)
+        return extract(data, rel, is_test)
     except SyntaxError as exc:
         line = exc.lineno or 1
         column = exc.offset or 1
@@ -96,9 +96,13 @@ def source_facts(data: bytes, rel: str) -> ModuleFacts | ScanProblem:
         return ScanProblem(rel, "too deeply nested to parse", "parse-error")
 
 
-def _work_chunk(chunk: list[tuple[int, bytes, str]]) -> list[tuple[int, bytes]]:
+# A file for a worker: its index, bytes, relative path and whether it is a test.
+Task = tuple[int, bytes, str, bool]
+
+
+def _work_chunk(chunk: list[Task]) -> list[tuple[int, bytes]]:
     """In a worker: the pickled facts (or parse error) of each file of a chunk."""
-    return [(index, encode(source_facts(data, rel))) for index, data, rel in chunk]
+    return [(index, encode(source_facts(data, rel, test))) for index, data, rel, test in chunk]
 
 
 def _worker_start() -> None:
@@ -157,17 +161,19 @@ def extract_all(
     contents: Sequence[SourceFile] | None = None,
     wanted: Iterable[int] | None = None,
     follow: Follow | None = None,
+    is_test: Callable[[str], bool] = is_test_path,
 ) -> tuple[list[ModuleFacts | ScanProblem | None], ExtractStats]:
     """Facts (or a problem) for the files wanted, at their index in ``files``.
 
     ``wanted`` names the files to start from (default: all); ``follow`` adds files as facts
-    arrive, so the files extracted are the same whatever order workers finish in. Files
+    arrive, so the files extracted are the same whatever order workers finish in;
+    ``is_test`` tells test files (the config's ``test-paths``) from the rest. Files
     never wanted stay None. ``contents`` holds the files already read (and keyed), one per
     file. Parse errors are cached like facts (both follow from the bytes alone); read
     errors (permissions, size) are not.
     """
     stats = ExtractStats(files=len(files), jobs=max(1, jobs))
-    work = _Work(files, max_size, cache, sources, contents, follow)
+    work = _Work(files, max_size, cache, sources, contents, follow, is_test)
     with collector_paused():
         work.want(range(len(files)) if wanted is None else wanted)
         # Files found to follow may make the work large enough for the pool only later.
@@ -194,6 +200,7 @@ class _Work:
         sources: Mapping[str, bytes] | None,
         contents: Sequence[SourceFile] | None,
         follow: Follow | None,
+        is_test: Callable[[str], bool],
     ) -> None:
         self.files = files
         self.max_size = max_size
@@ -201,6 +208,7 @@ class _Work:
         self.sources = sources
         self.contents = contents
         self.follow = follow
+        self.is_test = is_test
         self.results: list[ModuleFacts | ScanProblem | None] = [None] * len(files)
         self.seen: set[int] = set()
         self.pending: list[tuple[int, bytes, str, str]] = []  # index, bytes, rel, cache key
@@ -264,7 +272,7 @@ class _Work:
         self.report(progress)
         while self.pending and (stop_at is None or len(self.pending) < stop_at):
             index, data, rel, key = self.pending.pop()
-            result = source_facts(data, rel)
+            result = source_facts(data, rel, self.is_test(rel))
             if self.cache is not None:
                 self.cache.store(key, encode(result))
             self.parsed += 1
@@ -274,7 +282,7 @@ class _Work:
     def run_pool(self, jobs: int, progress: Progress | None) -> None:
         # Tasks are fed as facts arrive (``follow`` adds files), so the pool reads them
         # from a queue; each task is a chunk of files, and None ends the feed.
-        feed: queue.SimpleQueue[list[tuple[int, bytes, str]] | None] = queue.SimpleQueue()
+        feed: queue.SimpleQueue[list[Task] | None] = queue.SimpleQueue()
         keys: dict[int, str] = {}
         submitted = 0
 
@@ -287,10 +295,10 @@ class _Work:
                 chunk = batch[start : start + chunk_size]
                 for index, _, _, key in chunk:
                     keys[index] = key
-                feed.put([(index, data, rel) for index, data, rel, _ in chunk])
+                feed.put([(index, data, rel, self.is_test(rel)) for index, data, rel, _ in chunk])
             return len(batch)
 
-        def tasks() -> Iterator[list[tuple[int, bytes, str]]]:
+        def tasks() -> Iterator[list[Task]]:
             while (chunk := feed.get()) is not None:
                 yield chunk
 

@@ -16,7 +16,7 @@ is not reported (AG000); ``--no-prefilter`` (or ``prefilter = false``) checks ev
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from agentguard.catalog import Catalog
@@ -100,7 +100,13 @@ def catalog_words(catalog: Catalog) -> frozenset[str]:
 class Prefilter:
     """Seeds from bytes, then the project modules the parsed files refer to."""
 
-    def __init__(self, catalog: Catalog, rels: Sequence[str]) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        rels: Sequence[str],
+        is_test: Callable[[str], bool] = is_test_path,
+    ) -> None:
+        self._is_test = is_test
         words = set(SEED_WORDS) | catalog_words(catalog)
         # A word containing another seed word adds nothing: fewer searches per file.
         self._words = tuple(
@@ -118,7 +124,7 @@ class Prefilter:
         self._files_by_name: dict[str, tuple[int, ...]] = {}
 
     def is_seed(self, rel: str, data: bytes) -> bool:
-        if is_test_path(rel):
+        if self._is_test(rel):
             return True
         lowered = data.lower()
         return any(word in lowered for word in self._words)

@@ -178,3 +178,19 @@ def test_a_class_re_exported_by_a_package_is_followed_to_its_methods(monorepo: P
     assert [(f.path, f.span.line) for f in refund] == [("billing/gateway.py", 13)]
     assert "POST httpx.Client.post" in refund[0].message
     assert refund[0].confidence.value == "high"
+
+
+def test_test_paths_make_a_folder_of_replay_checks_count_as_tests(tmp_path: Path) -> None:
+    project = tmp_path / "refunds-project"
+    shutil.copytree(FIXTURES / "langgraph-refunds", project)
+    (project / "qa").mkdir()
+    (project / "tests" / "test_tools.py").rename(project / "qa" / "replay_checks.py")
+
+    def eval_findings() -> list[str]:
+        result = scan([project], load_config([project]))
+        return [f"{f.code} {f.tool}" for f in result.findings if f.code == "AG801"]
+
+    # Out of a test folder, the fault-injection test is not seen as one.
+    assert eval_findings() == ["AG801 cancel_subscription"]
+    (project / "agentguard.toml").write_text('test-paths = ["qa/"]\n', encoding="utf-8")
+    assert eval_findings() == []

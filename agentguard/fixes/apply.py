@@ -78,7 +78,8 @@ def run_fixes(
     max_rounds: int = MAX_ROUNDS,
 ) -> FixRun:
     from agentguard.discovery import discover
-    from agentguard.engine import read_source, scan
+    from agentguard.engine import scan
+    from agentguard.parallel import read_source
 
     files = discover(list(paths), config)
     originals: dict[str, tuple[Path, bytes, str, str]] = {}

@@ -80,8 +80,11 @@ def is_test_path(path: str) -> bool:
     )
 
 
-def extract(source: bytes, path: str) -> ModuleFacts:
-    """Parse ``source`` and return its facts. Raises SyntaxError/ValueError on bad input."""
+def extract(source: bytes, path: str, is_test: bool | None = None) -> ModuleFacts:
+    """Parse ``source`` and return its facts. Raises SyntaxError/ValueError on bad input.
+
+    ``is_test``: whether the file is a test (the config's ``test-paths``); by default, by
+    its name (``is_test_path``)."""
     # A parse and its facts allocate hundreds of thousands of objects, none in a reference
     # cycle, so the cyclic collector finds nothing here; it would scan them again and again
     # (a seventh of the time). Reference counting still frees every one.
@@ -89,7 +92,7 @@ def extract(source: bytes, path: str) -> ModuleFacts:
     gc.disable()
     try:
         tree = ast.parse(source, filename=path, type_comments=False)
-        extractor = _Extractor(source, path)
+        extractor = _Extractor(source, path, is_test_path(path) if is_test is None else is_test)
         extractor.run(tree)
         facts = extractor.facts
         if b"agentguard:" in source:
@@ -285,11 +288,11 @@ class _Scope:
 
 
 class _Extractor:
-    def __init__(self, source: bytes, path: str) -> None:
+    def __init__(self, source: bytes, path: str, is_test: bool) -> None:
         self.source = source
         self.path = path
         self.module = module_name_for(path)
-        self.facts = ModuleFacts(path=path, module=self.module, is_test=is_test_path(path))
+        self.facts = ModuleFacts(path=path, module=self.module, is_test=is_test)
         # Where each line starts: after every b"\n", summed in C.
         self._line_offsets = list(
             accumulate(map((1).__add__, map(len, source.split(b"\n")[:-1])), initial=0)
