@@ -36,11 +36,6 @@ if TYPE_CHECKING:
 # A callee as written, resolved wherever it is called: (the name without "()", its dotted
 # parts, whether the caller's class decides it, the project name it stands for if known).
 _CalleeName = tuple[str, list[str], bool, "str | None"]
-# A callee as written, as most sites resolve it: (the callee, ``_target_anywhere`` of it,
-# its first part, whether the caller's class decides it, the first part a local of the
-# caller can decide it by).
-_WrittenName = tuple[str, "str | None", bool, "str | None", str, bool, "str | None"]
-_ModuleContext = tuple[dict[str, str], dict[tuple["str | None", str], list[Assignment]]]
 # How many ``__init__.py`` re-exports a name is followed through (a cycle ends there).
 MAX_REEXPORT_HOPS = 8
 
@@ -128,8 +123,6 @@ class ProjectModel:
         )
         self._resolved_names: NameIndex | None = None
         self._callee_names: dict[str, _CalleeName] = {}
-        self._written_names_resolved: dict[str, _WrittenName] = {}
-        self._module_contexts: dict[str, tuple[ModuleFacts, _ModuleContext]] = {}
         self._class_names: dict[tuple[str, str, str], str] = {}
         self._instances: dict[str, str] = {}
         self._prefix_index: dict[str, dict[str, str]] = {}
@@ -189,71 +182,10 @@ class ProjectModel:
             or site.caller is not caller
             or site.facts is not facts
         ):
-            site = self._new_site(call, caller, facts, self._module_context(facts))
+            callee = self._resolve_callee(call, caller, facts)
+            site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
             self._sites[id(call)] = site
         return site
-
-    def _new_site(
-        self,
-        call: Call,
-        caller: Function | None,
-        facts: ModuleFacts,
-        module: _ModuleContext,
-    ) -> CallSite:
-        """``call`` resolved for ``caller`` (``module``: ``_module_context(facts)``)."""
-        written = call.callee
-        known = self._written_names_resolved.get(written)
-        if known is None:
-            known = self._written_names_resolved[written] = self._written_name(written)
-        callee, direct, maybe_local, otherwise, head, on_class, local_head = known
-        types, bound = module
-        if head not in types and (
-            caller is None
-            or not (
-                (on_class and caller.class_name)
-                or (local_head is not None and (caller.qualname, local_head) in bound)
-            )
-        ):
-            # resolved as anywhere else: ``_call_target`` with its per-name part known
-            if direct is not None:
-                return CallSite(call, caller, facts, callee, direct)
-            if maybe_local:
-                local = f"{facts.module}.{callee}"
-                if local in self.functions:
-                    return CallSite(call, caller, facts, callee, local)
-            return CallSite(call, caller, facts, callee, otherwise)
-        callee = self._resolve_callee(call, caller, facts)
-        return CallSite(call, caller, facts, callee, self._call_target(callee, facts))
-
-    def _module_context(self, facts: ModuleFacts) -> _ModuleContext:
-        """The module-level instances of ``facts`` by name, and its assignments by
-        (function, target): what decides whether a site resolves as its name does
-        everywhere."""
-        entry = self._module_contexts.get(facts.path)
-        if entry is None or entry[0] is not facts:
-            self.local_assignments(facts, None)
-            bound = self._assignment_index[id(facts)][2]
-            types = self.module_types.get(facts.module, {})
-            entry = self._module_contexts[facts.path] = (facts, (types, bound))
-        return entry[1]
-
-    def _written_name(self, written: str) -> _WrittenName:
-        """What ``_resolve_callee`` gives for ``written`` at a site it does not decide (the
-        first part no module-level instance, the caller no method, and no local of the
-        caller bound to the first part), with ``_target_anywhere`` of it and what the site
-        is checked for."""
-        name = self._callee_names.get(written)
-        if name is None:
-            name = self._callee_names[written] = self._resolve_name(written)
-        callee, parts, on_class, resolved = name
-        local_head = parts[0] if resolved is None and len(parts) == 2 else None
-        if resolved is not None:
-            callee = resolved
-        known = self._targets.get(callee)
-        if known is None:
-            known = self._targets[callee] = self._target_anywhere(callee)
-        direct, maybe_local, otherwise = known
-        return (callee, direct, maybe_local, otherwise, parts[0], on_class, local_head)
 
     def _call_target(self, callee: str, facts: ModuleFacts) -> str | None:
         # ``project_function`` (then a class's ``__init__``), with what does not depend on
@@ -290,23 +222,11 @@ class ProjectModel:
         tool discovery and retry detection walk every call of every module)."""
         sites = self._module_sites.get(facts.path)
         if sites is None:
-            # ``call_site`` unrolled: this walk resolves most of the project's calls first.
-            functions = self.functions
-            memo = self._sites
-            module = self._module_context(facts)
-            sites = []
-            for call in facts.calls:
-                entry = functions.get(call.function) if call.function else None
-                caller = entry[0] if entry else None
-                site = memo.get(id(call))
-                if (
-                    site is None
-                    or site.call is not call
-                    or site.caller is not caller
-                    or site.facts is not facts
-                ):
-                    site = memo[id(call)] = self._new_site(call, caller, facts, module)
-                sites.append(site)
+            function = self.function
+            sites = [
+                self.call_site(call, function(call.function) if call.function else None, facts)
+                for call in facts.calls
+            ]
             self._module_sites[facts.path] = sites
         return sites
 
