@@ -195,6 +195,8 @@ class RetryUse:
 
 
 @functools.lru_cache(maxsize=65536)
+# Memoised: effect inference asks for every unresolved call, and method names repeat.
+@functools.cache
 def first_word(method: str) -> str:
     snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", method).lower().lstrip("_")
     return snake.split("_", 1)[0]

@@ -201,11 +201,14 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
     know = knowledge()
     tool_functions = {q for t in project.tools for q in t.functions}
     direct = project.callees_matching(know.dispatch_direct, resolved=False)
+    dispatch_methods = know.dispatch_methods
     result: list[Executor] = []
     for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test or qualname in tool_functions:
             continue
-        decorated = any(know.executor_decorators(d.qualname) for d in fn.decorators)
+        decorated = bool(fn.decorators) and any(
+            know.executor_decorators(d.qualname) for d in fn.decorators
+        )
         dispatch: Call | None = None
         for call in project.calls_in(qualname):
             # Only calls of these shapes can dispatch (``_dispatch_call`` says no to any
@@ -213,12 +216,19 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
             text = call.text
             if (
                 call.callee in direct
-                or call.method in know.dispatch_methods
+                or call.method in dispatch_methods
                 or call.method == "on_invoke_tool"
-                or "." not in text
                 or "[" in text
                 or text.startswith("getattr(")
-            ) and _dispatch_call(project, call, fn, facts):
+            ):
+                shaped = True
+            else:
+                # A bare name (``handler(args)``) dispatches only through a local bound to a
+                # lookup: most (print, len) are bound to nothing in the function.
+                shaped = "." not in text and bool(
+                    project.local_assignments(facts, fn.qualname, text)
+                )
+            if shaped and _dispatch_call(project, call, fn, facts):
                 dispatch = call
                 break
             if decorated and _project_target(project, call, fn, facts) in tool_functions:
