@@ -298,6 +298,8 @@ class _Extractor:
         self.facts.lines = len(self._line_offsets)
         self.module_scope = _Scope(None)
         self.scopes: list[_Scope] = [self.module_scope]
+        # The innermost of ``scopes``, kept in step with it: read at nearly every node.
+        self.scope = self.module_scope
         self.class_stack: list[ClassDef] = []
         self.containers: list[tuple[str, str]] = []  # ("class" | "def", qualname)
         self.top_level: set[str] = set()
@@ -428,10 +430,6 @@ class _Extractor:
     def new_id(self) -> int:
         self._next_id += 1
         return self._next_id
-
-    @property
-    def scope(self) -> _Scope:
-        return self.scopes[-1]
 
     def resolve(self, node: ast.AST) -> str | None:
         """Dotted, import-resolved name of a Name/Attribute chain (None for other shapes)."""
@@ -683,12 +681,14 @@ class _Extractor:
             if default is not None:
                 self.visit(default)
         self.scopes.append(scope)
+        self.scope = scope
         self._forget_values()
         self.containers.append(("def", qualname))
         for stmt in node.body:
             self.visit(stmt)
         self.containers.pop()
         self.scopes.pop()
+        self.scope = self.scopes[-1]
         self._forget_values()
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -749,10 +749,12 @@ class _Extractor:
         class_scope = _Scope(self.scope.function)
         class_scope.order = self.scope.order
         self.scopes.append(class_scope)
+        self.scope = class_scope
         self._forget_values()
         for stmt in node.body:
             self.visit(stmt)
         self.scopes.pop()
+        self.scope = self.scopes[-1]
         self._forget_values()
         self.containers.pop()
         self.class_stack.pop()
@@ -796,13 +798,15 @@ class _Extractor:
             return
         val = self.value(value)
         scope = self.scope
+        function = scope.function
+        # Positional: keyword arguments cost a dataclass ``__init__`` more than its work.
         self.facts.assignments.append(
             Assignment(
-                target=name,
-                value=val,
-                span=self.span(node),
-                function=scope.function.qualname if scope.function else None,
-                order=scope.order,
+                name,
+                val,
+                self.span(node),
+                function.qualname if function else None,
+                scope.order,
             )
         )
         if val.kind == "call" and val.qualname:
