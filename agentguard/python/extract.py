@@ -288,6 +288,8 @@ class _Scope:
 class _Extractor:
     def __init__(self, source: bytes, path: str) -> None:
         self.source = source
+        # Most files are ASCII: their text is sliced from one decoded copy.
+        self._ascii_text = source.decode("ascii") if source.isascii() else None
         self.path = path
         self.module = module_name_for(path)
         self.facts = ModuleFacts(path=path, module=self.module, is_test=is_test_path(path))
@@ -369,6 +371,19 @@ class _Extractor:
             end = offsets[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
         except (AttributeError, IndexError, TypeError):
             return ""
+        text = self._slice(start, end, limit)
+        # A node's text is asked for at every nesting level it is a value in: keep one copy.
+        return self._texts.setdefault(text, text)
+
+    def _slice(self, start: int, end: int, limit: int) -> str:
+        """The source between two byte offsets, cut after ``limit`` bytes."""
+        text_source = self._ascii_text
+        if text_source is not None:
+            # Characters are bytes here: a slice of the decoded text is the same string,
+            # without a bytes object to make and decode per slice.
+            if min(end, len(text_source)) - start > limit:
+                return text_source[start : start + limit] + "..."
+            return text_source[start:end]
         source = self.source
         # The slice's own length, without slicing: a long text (a large dict literal) is
         # asked for at every nesting level, and only its first ``limit`` bytes are kept.
@@ -376,9 +391,7 @@ class _Extractor:
             raw = source[start : start + limit] + b"..."
         else:
             raw = source[start:end]
-        text = raw.decode("utf-8", "replace")
-        # A node's text is asked for at every nesting level it is a value in: keep one copy.
-        return self._texts.setdefault(text, text)
+        return raw.decode("utf-8", "replace")
 
     def span(self, node: ast.AST) -> Span:
         """The node's span; equal spans are one shared (frozen) object, which keeps the
@@ -415,12 +428,11 @@ class _Extractor:
             end = offsets[end_line - 1] + end_column
         except (AttributeError, IndexError, TypeError):
             return self.text(node), self.span(node)
-        source = self.source
-        if min(end, len(source)) - start > TEXT_LIMIT:
-            raw = source[start : start + TEXT_LIMIT] + b"..."
+        ascii_text = self._ascii_text
+        if ascii_text is not None and min(end, len(ascii_text)) - start <= TEXT_LIMIT:
+            text = ascii_text[start:end]  # what ``_slice`` gives, without a call
         else:
-            raw = source[start:end]
-        text = raw.decode("utf-8", "replace")
+            text = self._slice(start, end, TEXT_LIMIT)
         key = (line, column, end_line, end_column)
         span = self._spans.get(key)
         if span is None:
