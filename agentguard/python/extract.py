@@ -191,6 +191,7 @@ def _walk(node: ast.AST) -> list[ast.AST]:
 NO_NAMES: list[str] = LOADED_EMPTY_LIST
 NO_VALUES: list[Value] = LOADED_EMPTY_LIST
 NO_ITEMS: dict[str, Value] = LOADED_EMPTY_DICT
+NO_IDS: list[int] = LOADED_EMPTY_LIST
 
 
 def _leaf_value(
@@ -290,6 +291,8 @@ class _Scope:
 class _Extractor:
     def __init__(self, source: bytes, path: str, is_test: bool) -> None:
         self.source = source
+        # Most files are ASCII: their text is sliced from one decoded copy.
+        self._ascii_text = source.decode("ascii") if source.isascii() else None
         self.path = path
         self.module = module_name_for(path)
         self.facts = ModuleFacts(path=path, module=self.module, is_test=is_test)
@@ -300,6 +303,8 @@ class _Extractor:
         self.facts.lines = len(self._line_offsets)
         self.module_scope = _Scope(None)
         self.scopes: list[_Scope] = [self.module_scope]
+        # The innermost of ``scopes``, kept in step with it: read at nearly every node.
+        self.scope = self.module_scope
         self.class_stack: list[ClassDef] = []
         self.containers: list[tuple[str, str]] = []  # ("class" | "def", qualname)
         self.top_level: set[str] = set()
@@ -369,6 +374,19 @@ class _Extractor:
             end = offsets[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
         except (AttributeError, IndexError, TypeError):
             return ""
+        text = self._slice(start, end, limit)
+        # A node's text is asked for at every nesting level it is a value in: keep one copy.
+        return self._texts.setdefault(text, text)
+
+    def _slice(self, start: int, end: int, limit: int) -> str:
+        """The source between two byte offsets, cut after ``limit`` bytes."""
+        text_source = self._ascii_text
+        if text_source is not None:
+            # Characters are bytes here: a slice of the decoded text is the same string,
+            # without a bytes object to make and decode per slice.
+            if min(end, len(text_source)) - start > limit:
+                return text_source[start : start + limit] + "..."
+            return text_source[start:end]
         source = self.source
         # The slice's own length, without slicing: a long text (a large dict literal) is
         # asked for at every nesting level, and only its first ``limit`` bytes are kept.
@@ -376,9 +394,7 @@ class _Extractor:
             raw = source[start : start + limit] + b"..."
         else:
             raw = source[start:end]
-        text = raw.decode("utf-8", "replace")
-        # A node's text is asked for at every nesting level it is a value in: keep one copy.
-        return self._texts.setdefault(text, text)
+        return raw.decode("utf-8", "replace")
 
     def span(self, node: ast.AST) -> Span:
         """The node's span; equal spans are one shared (frozen) object, which keeps the
@@ -415,12 +431,11 @@ class _Extractor:
             end = offsets[end_line - 1] + end_column
         except (AttributeError, IndexError, TypeError):
             return self.text(node), self.span(node)
-        source = self.source
-        if min(end, len(source)) - start > TEXT_LIMIT:
-            raw = source[start : start + TEXT_LIMIT] + b"..."
+        ascii_text = self._ascii_text
+        if ascii_text is not None and min(end, len(ascii_text)) - start <= TEXT_LIMIT:
+            text = ascii_text[start:end]  # what ``_slice`` gives, without a call
         else:
-            raw = source[start:end]
-        text = raw.decode("utf-8", "replace")
+            text = self._slice(start, end, TEXT_LIMIT)
         key = (line, column, end_line, end_column)
         span = self._spans.get(key)
         if span is None:
@@ -430,10 +445,6 @@ class _Extractor:
     def new_id(self) -> int:
         self._next_id += 1
         return self._next_id
-
-    @property
-    def scope(self) -> _Scope:
-        return self.scopes[-1]
 
     def resolve(self, node: ast.AST) -> str | None:
         """Dotted, import-resolved name of a Name/Attribute chain (None for other shapes)."""
@@ -685,12 +696,14 @@ class _Extractor:
             if default is not None:
                 self.visit(default)
         self.scopes.append(scope)
+        self.scope = scope
         self._forget_values()
         self.containers.append(("def", qualname))
         for stmt in node.body:
             self.visit(stmt)
         self.containers.pop()
         self.scopes.pop()
+        self.scope = self.scopes[-1]
         self._forget_values()
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -751,10 +764,12 @@ class _Extractor:
         class_scope = _Scope(self.scope.function)
         class_scope.order = self.scope.order
         self.scopes.append(class_scope)
+        self.scope = class_scope
         self._forget_values()
         for stmt in node.body:
             self.visit(stmt)
         self.scopes.pop()
+        self.scope = self.scopes[-1]
         self._forget_values()
         self.containers.pop()
         self.class_stack.pop()
@@ -798,13 +813,15 @@ class _Extractor:
             return
         val = self.value(value)
         scope = self.scope
+        function = scope.function
+        # Positional: keyword arguments cost a dataclass ``__init__`` more than its work.
         self.facts.assignments.append(
             Assignment(
-                target=name,
-                value=val,
-                span=self.span(node),
-                function=scope.function.qualname if scope.function else None,
-                order=scope.order,
+                name,
+                val,
+                self.span(node),
+                function.qualname if function else None,
+                scope.order,
             )
         )
         if val.kind == "call" and val.qualname:
@@ -1203,28 +1220,39 @@ class _Extractor:
         func = node.func
         resolved = self._callee_name(func)
         text = self.text(func, 120)
-        if isinstance(func, ast.Attribute):
+        if type(func) is ast.Attribute:
             method = func.attr
             receiver = self.resolve(func.value) or self.text(func.value, 120)
         else:
             method = resolved.rsplit(".", 1)[-1] if resolved else text
             receiver = None
         scope = self.scope
+        function = scope.function
+        args = [self.value(a) for a in node.args[:8]] if node.args else NO_VALUES
+        kwargs: dict[str, Value] = NO_ITEMS
+        star_kwargs_values: list[Value] = NO_VALUES
+        if node.keywords:
+            kwargs = {k.arg: self.value(k.value) for k in node.keywords if k.arg} or NO_ITEMS
+            star_kwargs_values = [
+                self.value(k.value) for k in node.keywords if k.arg is None
+            ] or NO_VALUES
+        # Positional, with the shared empties for empty lists (see ``_leaf_value``): there
+        # are about 235,000 calls in a large project, most with no keywords, try or loop.
         call = Call(
-            callee=resolved or text,
-            text=text,
-            method=method,
-            receiver=receiver,
-            span=self.span(node),
-            args=[self.value(a) for a in node.args[:8]],
-            kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
-            star_kwargs=any(k.arg is None for k in node.keywords),
-            star_kwargs_values=[self.value(k.value) for k in node.keywords if k.arg is None],
-            function=scope.function.qualname if scope.function else None,
-            try_ids=list(scope.tries),
-            loop_ids=list(scope.loops),
-            awaited=id(node) in self._awaited,
-            order=scope.order,
+            resolved or text,
+            text,
+            method,
+            receiver,
+            self.span(node),
+            args,
+            kwargs,
+            star_kwargs_values is not NO_VALUES,
+            star_kwargs_values,
+            function.qualname if function else None,
+            list(scope.tries) if scope.tries else NO_IDS,
+            list(scope.loops) if scope.loops else NO_IDS,
+            id(node) in self._awaited,
+            scope.order,
         )
         scope.order += 1
         self.facts.calls.append(call)
