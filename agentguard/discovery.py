@@ -197,5 +197,14 @@ def test_files(config: Config) -> Callable[[str], bool]:
     the config's ``test-paths`` (gitignore-style patterns)."""
     if not config.test_paths:
         return is_test_path
-    extra = pathspec.GitIgnoreSpec.from_lines(config.test_paths)
-    return lambda rel: is_test_path(rel) or extra.match_file(rel)
+    return _TestPaths(pathspec.GitIgnoreSpec.from_lines(config.test_paths))
+
+
+@dataclass(frozen=True)
+class _TestPaths:
+    """A test-file predicate that worker processes can be sent (a class, not a lambda)."""
+
+    extra: pathspec.GitIgnoreSpec
+
+    def __call__(self, rel: str) -> bool:
+        return is_test_path(rel) or self.extra.match_file(rel)

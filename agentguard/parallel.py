@@ -23,6 +23,10 @@ from agentguard.diagnostics import ScanProblem, Span
 from agentguard.python.extract import extract, is_test_path
 from agentguard.python.facts import ModuleFacts
 
+# At most this many files make one task for a worker, and this many tasks per worker are
+# queued ahead of it.
+MAX_CHUNK = 16
+TASKS_AHEAD_PER_JOB = 4
 # Below this many files to parse, starting worker processes costs more than it saves.
 MIN_FILES_FOR_POOL = 24
 
@@ -100,12 +104,26 @@ def source_facts(data: bytes, rel: str, is_test: bool | None = None) -> ModuleFa
 Task = tuple[int, bytes, str, bool]
 
 
-def _work_chunk(chunk: list[Task]) -> list[tuple[int, bytes]]:
-    """In a worker: the pickled facts (or parse error) of each file of a chunk."""
-    return [(index, encode(source_facts(data, rel, test))) for index, data, rel, test in chunk]
+# In a worker: what ``extract_all`` follows, set by ``_worker_start``.
+_worker_follow: Follow | None = None
 
 
-def _worker_start() -> None:
+def _work_chunk(chunk: list[Task]) -> list[tuple[int, bytes, tuple[int, ...]]]:
+    """In a worker: the pickled facts (or parse error) of each file of a chunk, with the
+    files they lead on to (found here, in parallel, not in the collecting process)."""
+    done = []
+    for index, data, rel, test in chunk:
+        result = source_facts(data, rel, test)
+        leads: tuple[int, ...] = ()
+        if _worker_follow is not None and isinstance(result, ModuleFacts):
+            leads = tuple(_worker_follow(result))
+        done.append((index, encode(result), leads))
+    return done
+
+
+def _worker_start(follow: Follow | None) -> None:
+    global _worker_follow
+    _worker_follow = follow
     # Workers only build short-lived trees and acyclic facts: reference counting frees
     # them, and the cyclic collector would only rescan the growing result lists.
     gc.disable()
@@ -246,16 +264,28 @@ class _Work:
             self.cache_hits += 1
             stack.extend(reversed(list(self.record(index, cached))))
 
-    def record(self, index: int, result: ModuleFacts | ScanProblem) -> Iterable[int]:
-        """Keep a file's result; the files it leads on to."""
+    def record(
+        self,
+        index: int,
+        result: ModuleFacts | ScanProblem,
+        leads: Iterable[int] | None = None,
+    ) -> Iterable[int]:
+        """Keep a file's result; the files it leads on to (``leads``: as a worker found)."""
         self.results[index] = result
         self.done += 1
+        if leads is not None:
+            return leads
         if self.follow is not None and isinstance(result, ModuleFacts):
             return self.follow(result)
         return ()
 
-    def finish(self, index: int, result: ModuleFacts | ScanProblem) -> None:
-        self.want(self.record(index, result))
+    def finish(
+        self,
+        index: int,
+        result: ModuleFacts | ScanProblem,
+        leads: Iterable[int] | None = None,
+    ) -> None:
+        self.want(self.record(index, result, leads))
 
     def report(self, progress: Progress | None) -> None:
         if progress is not None and self.done:
@@ -280,43 +310,54 @@ class _Work:
             self.report(progress)
 
     def run_pool(self, jobs: int, progress: Progress | None) -> None:
-        # Tasks are fed as facts arrive (``follow`` adds files), so the pool reads them
-        # from a queue; each task is a chunk of files, and None ends the feed.
+        # The pool reads tasks (chunks of files) from a queue that this process keeps a few
+        # chunks ahead of the workers, so that files found to follow (``follow``) go
+        # before the backlog: a chain of imports is walked while the backlog keeps the
+        # workers busy, not left for the end. None ends the feed.
         feed: queue.SimpleQueue[list[Task] | None] = queue.SimpleQueue()
         keys: dict[int, str] = {}
-        submitted = 0
+        # Large files first, so that no worker is left with one big file at the end;
+        # results land at their own index, so order never depends on timing.
+        backlog = sorted(self.pending, key=lambda item: len(item[1]))
+        self.pending = []
+        ahead = jobs * TASKS_AHEAD_PER_JOB
+        chunk_size = max(1, min(MAX_CHUNK, len(backlog) // (jobs * 16)))
+        submitted = received = queued = 0
 
-        def submit(chunk_size: int) -> int:
-            batch, self.pending = self.pending, []
-            # Large files first, so that no worker is left with one big file at the end;
-            # results land at their own index, so order never depends on timing.
-            batch.sort(key=lambda item: -len(item[1]))
-            for start in range(0, len(batch), chunk_size):
-                chunk = batch[start : start + chunk_size]
+        def top_up() -> None:
+            nonlocal submitted, queued
+            while queued < ahead and (self.pending or backlog):
+                if self.pending:
+                    self.pending.sort(key=lambda item: len(item[1]))
+                    source = self.pending
+                else:
+                    source = backlog
+                chunk = [source.pop() for _ in range(min(chunk_size, len(source)))]
                 for index, _, _, key in chunk:
                     keys[index] = key
                 feed.put([(index, data, rel, self.is_test(rel)) for index, data, rel, _ in chunk])
-            return len(batch)
+                submitted += len(chunk)
+                queued += 1
 
         def tasks() -> Iterator[list[Task]]:
             while (chunk := feed.get()) is not None:
                 yield chunk
 
-        submitted = submit(max(1, min(16, len(self.pending) // (jobs * 16))))
+        top_up()
         context = _pool_context()
-        with context.Pool(jobs, initializer=_worker_start) as pool:
+        with context.Pool(jobs, initializer=_worker_start, initargs=(self.follow,)) as pool:
             # Only now may the progress bar start its drawing thread: forking a process
             # while another thread holds a lock can leave that lock held in the child.
             self.report(progress)
-            received = 0
             for outputs in pool.imap_unordered(_work_chunk, tasks()):
-                for index, output in outputs:
+                queued -= 1
+                for index, output, leads in outputs:
                     if self.cache is not None:
                         self.cache.store(keys[index], output)
                     received += 1
-                    self.finish(index, pickle.loads(output))
+                    self.finish(index, pickle.loads(output), leads)
                 self.parsed = received
-                submitted += submit(max(1, min(8, len(self.pending) // (jobs * 4))))
+                top_up()
                 self.report(progress)
                 if received == submitted:
                     feed.put(None)

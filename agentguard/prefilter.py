@@ -133,7 +133,12 @@ class Prefilter:
         """The files of the project modules that ``facts`` imports or calls into."""
         found: set[int] = set()
         known = self._files_by_name
-        for name in _referred_names(facts):
+        # ``import app.billing`` records only ``app``: only then can a module be named by a
+        # dotted value that is not a call (``tools=[app.billing.refund]``).
+        whole = any(
+            local == name and name in self._module_parts for local, name in facts.imports.items()
+        )
+        for name in _referred_names(facts, whole):
             files = known.get(name)
             if files is None:
                 files = known[name] = self._files_named(name)
@@ -171,18 +176,17 @@ def _contains_other(word: str, words: Iterable[str]) -> bool:
     return any(other != word and other in word for other in words)
 
 
-def _referred_names(facts: ModuleFacts) -> set[str]:
+def _referred_names(facts: ModuleFacts, values_too: bool) -> set[str]:
     names = set(facts.imports.values())
-    for call in facts.calls:
-        names.add(call.callee)
-        # ``import app.billing`` keeps only ``app``; ``tools=[app.billing.refund]`` names the
-        # module it needs.
-        if call.args:
-            _value_names(call.args, names)
-        if call.kwargs:
-            _value_names(call.kwargs.values(), names)
-    _value_names((a.value for a in facts.assignments), names)
-    _value_names((a.value for a in facts.attribute_sets), names)
+    names.update(call.callee for call in facts.calls)
+    if values_too:
+        for call in facts.calls:
+            if call.args:
+                _value_names(call.args, names)
+            if call.kwargs:
+                _value_names(call.kwargs.values(), names)
+        _value_names((a.value for a in facts.assignments), names)
+        _value_names((a.value for a in facts.attribute_sets), names)
     for cls in facts.classes.values():
         names.update(cls.bases)
         names.update(cls.self_types.values())
