@@ -249,10 +249,14 @@ def scan(
     timings["discovery"] = time.perf_counter() - started
 
     facts = facts or FactOptions(prefilter=config.prefilter)
-    is_test = test_files(config)
-    prefilter = (
-        Prefilter(catalog, [rel for _, rel in files.python], is_test) if facts.prefilter else None
-    )
+    prefilter = None
+    named: list[str] = []
+    if facts.prefilter:
+        given = {path.resolve() for path in paths if path.is_file()}
+        named = [rel for path, rel in files.python if given and path.resolve() in given]
+        prefilter = Prefilter(
+            catalog, [rel for _, rel in files.python], test_files(config), named=named
+        )
     contents: list[SourceFile] | None = None
     memo: tuple[RunMemo, str] | None = None
     if facts.record_runs and facts.cache_dir is not None and not sources:
@@ -262,7 +266,8 @@ def scan(
         key = run_key(
             config,
             catalog.digest,
-            [*select, "\x1e", *ignore, "\x1e", "prefilter" if prefilter else "every file"],
+            # Files named one by one are always checked: part of what the run answers.
+            [*select, "\x1e", *ignore, "\x1e", "prefilter" if prefilter else "every file", *named],
             with_fixes,
             [rel for _, rel in files.python],
             files.schemas,

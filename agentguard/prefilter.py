@@ -10,7 +10,8 @@ reached through a name the referring file imports or calls, so it is never left 
 
 Side-effect sinks are not seeds: a sink matters only when a tool or a retry construct
 reaches it, and then the file that holds it is referred to. Test files are always kept
-(the eval rule reads every test). Files left out are not parsed, so a syntax error in one
+(the eval rule reads every test), and so is a file named on the command line. Files left
+out are not parsed, so a syntax error in one
 is not reported (AG000); ``--no-prefilter`` (or ``prefilter = false``) checks every file.
 """
 
@@ -105,8 +106,12 @@ class Prefilter:
         catalog: Catalog,
         rels: Sequence[str],
         is_test: Callable[[str], bool] = is_test_path,
+        named: Iterable[str] = (),
     ) -> None:
+        """``named``: files the user named one by one (not through a folder): always
+        checked, as a linter checks a file it is given."""
         self._is_test = is_test
+        self._named = frozenset(named)
         words = set(SEED_WORDS) | catalog_words(catalog)
         # A word containing another seed word adds nothing: fewer searches per file.
         self._words = tuple(
@@ -124,7 +129,7 @@ class Prefilter:
         self._files_by_name: dict[str, tuple[int, ...]] = {}
 
     def is_seed(self, rel: str, data: bytes) -> bool:
-        if self._is_test(rel):
+        if rel in self._named or self._is_test(rel):
             return True
         lowered = data.lower()
         return any(word in lowered for word in self._words)

@@ -194,3 +194,11 @@ def test_test_paths_make_a_folder_of_replay_checks_count_as_tests(tmp_path: Path
     assert eval_findings() == ["AG801 cancel_subscription"]
     (project / "agentguard.toml").write_text('test-paths = ["qa/"]\n', encoding="utf-8")
     assert eval_findings() == []
+
+
+def test_a_file_named_on_the_command_line_is_always_checked(monorepo: Path) -> None:
+    script = monorepo / "legacy" / "import_customers.py"
+    named = runner.invoke(app, ["check", str(script), "--no-cache"])
+    assert "AG000" in named.stdout
+    folder = runner.invoke(app, ["check", str(monorepo / "legacy"), "--no-cache", "--exit-zero"])
+    assert "AG000" not in folder.stdout
