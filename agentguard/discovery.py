@@ -197,14 +197,9 @@ def test_files(config: Config) -> Callable[[str], bool]:
     the config's ``test-paths`` (gitignore-style patterns)."""
     if not config.test_paths:
         return is_test_path
-    return _TestPaths(pathspec.GitIgnoreSpec.from_lines(config.test_paths))
+    extra = pathspec.GitIgnoreSpec.from_lines(config.test_paths)
 
+    def is_test(rel: str) -> bool:
+        return is_test_path(rel) or extra.match_file(rel)
 
-@dataclass(frozen=True)
-class _TestPaths:
-    """A test-file predicate that worker processes can be sent (a class, not a lambda)."""
-
-    extra: pathspec.GitIgnoreSpec
-
-    def __call__(self, rel: str) -> bool:
-        return is_test_path(rel) or self.extra.match_file(rel)
+    return is_test

@@ -112,7 +112,7 @@ def collect_facts(
     """
     options = options or FactOptions()
     catalog = catalog or load_catalog(config.catalog_extensions, source=config.source)
-    is_test = test_files(config)
+    is_test = prefilter.is_test if prefilter is not None else test_files(config)
     cache = None
     if options.cache_dir is not None:
         cache = FactCache(options.cache_dir, config.digest, catalog.digest)

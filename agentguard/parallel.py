@@ -104,26 +104,12 @@ def source_facts(data: bytes, rel: str, is_test: bool | None = None) -> ModuleFa
 Task = tuple[int, bytes, str, bool]
 
 
-# In a worker: what ``extract_all`` follows, set by ``_worker_start``.
-_worker_follow: Follow | None = None
+def _work_chunk(chunk: list[Task]) -> list[tuple[int, bytes]]:
+    """In a worker: the pickled facts (or parse error) of each file of a chunk."""
+    return [(index, encode(source_facts(data, rel, test))) for index, data, rel, test in chunk]
 
 
-def _work_chunk(chunk: list[Task]) -> list[tuple[int, bytes, tuple[int, ...]]]:
-    """In a worker: the pickled facts (or parse error) of each file of a chunk, with the
-    files they lead on to (found here, in parallel, not in the collecting process)."""
-    done = []
-    for index, data, rel, test in chunk:
-        result = source_facts(data, rel, test)
-        leads: tuple[int, ...] = ()
-        if _worker_follow is not None and isinstance(result, ModuleFacts):
-            leads = tuple(_worker_follow(result))
-        done.append((index, encode(result), leads))
-    return done
-
-
-def _worker_start(follow: Follow | None) -> None:
-    global _worker_follow
-    _worker_follow = follow
+def _worker_start() -> None:
     # Workers only build short-lived trees and acyclic facts: reference counting frees
     # them, and the cyclic collector would only rescan the growing result lists.
     gc.disable()
@@ -153,7 +139,6 @@ class ExtractStats:
     # Left out by the prefilter (nothing in them can matter): their relative paths.
     skipped: list[str] = field(default_factory=list)
     jobs: int = 1
-    problems: list[ScanProblem] = field(default_factory=list)
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -264,28 +249,16 @@ class _Work:
             self.cache_hits += 1
             stack.extend(reversed(list(self.record(index, cached))))
 
-    def record(
-        self,
-        index: int,
-        result: ModuleFacts | ScanProblem,
-        leads: Iterable[int] | None = None,
-    ) -> Iterable[int]:
-        """Keep a file's result; the files it leads on to (``leads``: as a worker found)."""
+    def record(self, index: int, result: ModuleFacts | ScanProblem) -> Iterable[int]:
+        """Keep a file's result; the files it leads on to."""
         self.results[index] = result
         self.done += 1
-        if leads is not None:
-            return leads
         if self.follow is not None and isinstance(result, ModuleFacts):
             return self.follow(result)
         return ()
 
-    def finish(
-        self,
-        index: int,
-        result: ModuleFacts | ScanProblem,
-        leads: Iterable[int] | None = None,
-    ) -> None:
-        self.want(self.record(index, result, leads))
+    def finish(self, index: int, result: ModuleFacts | ScanProblem) -> None:
+        self.want(self.record(index, result))
 
     def report(self, progress: Progress | None) -> None:
         if progress is not None and self.done:
@@ -345,17 +318,17 @@ class _Work:
 
         top_up()
         context = _pool_context()
-        with context.Pool(jobs, initializer=_worker_start, initargs=(self.follow,)) as pool:
+        with context.Pool(jobs, initializer=_worker_start) as pool:
             # Only now may the progress bar start its drawing thread: forking a process
             # while another thread holds a lock can leave that lock held in the child.
             self.report(progress)
             for outputs in pool.imap_unordered(_work_chunk, tasks()):
                 queued -= 1
-                for index, output, leads in outputs:
+                for index, output in outputs:
                     if self.cache is not None:
                         self.cache.store(keys[index], output)
                     received += 1
-                    self.finish(index, pickle.loads(output), leads)
+                    self.finish(index, pickle.loads(output))
                 self.parsed = received
                 top_up()
                 self.report(progress)

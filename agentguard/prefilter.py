@@ -110,7 +110,7 @@ class Prefilter:
     ) -> None:
         """``named``: files the user named one by one (not through a folder): always
         checked, as a linter checks a file it is given."""
-        self._is_test = is_test
+        self.is_test = is_test
         self._named = frozenset(named)
         words = set(SEED_WORDS) | catalog_words(catalog)
         # A word containing another seed word adds nothing: fewer searches per file.
@@ -129,7 +129,7 @@ class Prefilter:
         self._files_by_name: dict[str, tuple[int, ...]] = {}
 
     def is_seed(self, rel: str, data: bytes) -> bool:
-        if rel in self._named or self._is_test(rel):
+        if rel in self._named or self.is_test(rel):
             return True
         lowered = data.lower()
         return any(word in lowered for word in self._words)
