@@ -127,12 +127,19 @@ class Prefilter:
                 self._module_files.setdefault(".".join(parts[start:]), []).append(index)
             self._module_parts.update(parts)
         self._files_by_name: dict[str, tuple[int, ...]] = {}
+        self._seeds: dict[str, bool] = {}
 
     def is_seed(self, rel: str, data: bytes) -> bool:
-        if rel in self._named or self.is_test(rel):
-            return True
-        lowered = data.lower()
-        return any(word in lowered for word in self._words)
+        """Whether ``rel`` (with these bytes: one scan reads a file once) is a seed."""
+        # Asked again for the same file by each recorded run tried, then by the scan.
+        known = self._seeds.get(rel)
+        if known is None:
+            known = rel in self._named or self.is_test(rel)
+            if not known:
+                lowered = data.lower()
+                known = any(word in lowered for word in self._words)
+            self._seeds[rel] = known
+        return known
 
     def referred_files(self, facts: ModuleFacts) -> set[int]:
         """The files of the project modules that ``facts`` imports or calls into."""
