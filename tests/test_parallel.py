@@ -65,6 +65,34 @@ def test_many_files_with_problems_keep_their_order_across_processes(tmp_path: Pa
     assert "broken.py" in outputs[1]  # the parse problem is reported, in the same place
 
 
+def test_the_parsed_count_covers_every_file_parsed_here_or_in_a_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # --profile prints "parsed N". The tool file is parsed before the pool starts (only
+    # it is a seed), the 60 helpers it imports after, here and in the worker.
+    project = tmp_path / "agent"
+    helpers = {
+        f"billing/h{number:02}.py": (
+            "import requests\n\n\n"
+            f"def submit_{number}(payload):\n"
+            f"    return requests.post('https://api.example.com/v{number}', json=payload)\n"
+        )
+        for number in range(60)
+    }
+    imports = "".join(f"from billing.h{number:02} import submit_{number}\n" for number in range(60))
+    calls = "".join(f"    submit_{number}(payload)\n" for number in range(60))
+    tool = (
+        f"from langchain_core.tools import tool\n{imports}\n\n"
+        f"@tool\ndef settle(payload: dict) -> str:\n{calls}    return 'done'\n"
+    )
+    write_project(project, {**helpers, "agent/tools.py": tool})
+    monkeypatch.setattr(parallel, "MIN_FILES_FOR_POOL", 24)
+    options = FactOptions(jobs=2)
+    result = scan([project], load_config([project]), facts=options)
+    assert options.stats is not None and options.stats.jobs == 2
+    assert options.stats.parsed == len(result.project.modules) == 61
+
+
 def test_a_pool_is_not_started_for_a_handful_of_files(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
