@@ -26,7 +26,7 @@ from agentguard.python.facts import ModuleFacts, Value
 
 # Lower-case words whose presence makes a file a seed, beside the names the catalogues
 # give (framework packages, tool and retry constructs).
-SEED_WORDS = (
+SEED_WORDS = (  # the most common first
     "tool",  # tools, @tool, BaseTool, tool_calls, bind_tools, ToolNode
     "agent",  # Agent(...), agents SDK, create_react_agent
     "retry",  # @retry, Retry(...), RetryPolicy, with_retry, retry_policy
@@ -113,10 +113,13 @@ class Prefilter:
         self.is_test = is_test
         self._named = frozenset(named)
         words = set(SEED_WORDS) | catalog_words(catalog)
-        # A word containing another seed word adds nothing: fewer searches per file.
-        self._words = tuple(
-            word.encode() for word in sorted(w for w in words if not _contains_other(w, words))
-        )
+        # A word containing another seed word adds nothing: fewer searches per file. The
+        # search stops at the first word found, so the words most files hold go first
+        # (SEED_WORDS in their order), then the catalogue's.
+        kept = {word for word in words if not _contains_other(word, words)}
+        ordered = [word for word in SEED_WORDS if word in kept]
+        ordered += sorted(kept - set(ordered))
+        self._words = tuple(word.encode() for word in ordered)
         self._module_files: dict[str, list[int]] = {}
         self._module_parts: set[str] = set()
         for index, rel in enumerate(rels):
