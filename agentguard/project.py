@@ -30,6 +30,7 @@ from agentguard.python.facts import Assignment, Call, ClassDef, Function, Module
 
 if TYPE_CHECKING:
     from agentguard.config import Config
+    from agentguard.python.effects import EffectSummaries
     from agentguard.schemas.detect import SchemaIssue
 
 
@@ -113,7 +114,7 @@ class ProjectModel:
         self.config: Config | None = None
         self.schema_files: list[tuple[Path, str]] = []
         self.schema_issues: list[SchemaIssue] = []  # filled by agentguard.schemas (AG001)
-        self._summaries: dict[str, list[Effect]] = {}
+        self._effects: EffectSummaries | None = None  # set by effect inference
         self._sites: dict[int, CallSite] = {}
         self._targets: dict[str, tuple[str | None, bool, str | None]] = {}
         self._module_sites: dict[str, list[CallSite]] = {}
@@ -250,7 +251,7 @@ class ProjectModel:
 
     def call_edges(self, qualname: str) -> list[tuple[Call, str]]:
         """The calls in ``qualname`` that run another project function, with that function
-        (kept from effect inference, which finds them first)."""
+        (kept from effect inference for the functions it worked out)."""
         edges = self._edges.get(qualname)
         if edges is None:
             fn, facts = self.functions[qualname]
@@ -544,7 +545,9 @@ class ProjectModel:
         return index
 
     def effects_of(self, qualname: str) -> list[Effect]:
-        return self._summaries.get(qualname, [])
+        """The effects ``qualname`` has or reaches through its calls (worked out on first
+        demand for a function no tool reaches)."""
+        return self._effects.of(qualname) if self._effects is not None else []
 
     def tool_for_function(self, qualname: str) -> ToolFacts | None:
         return next((t for t in self.tools if qualname in t.functions), None)

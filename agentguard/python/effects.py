@@ -1,10 +1,12 @@
 """Effect inference: side-effect sinks (rules/effects.yaml), idempotency keys, and effect
-summaries propagated through the project's call graph to a fixpoint."""
+summaries propagated through the project's call graph to a fixpoint, for the functions
+asked about (``EffectSummaries``)."""
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -729,20 +731,97 @@ def _map_url_through_call(
     return replace(effect, reading="", url_param=None)
 
 
-def infer_effects(
-    project: ProjectModel,
-) -> None:
-    direct: dict[str, list[Effect]] = {}
-    edges: dict[str, list[tuple[Call, str]]] = {}
-    user_sinks = project.catalog.user_sinks
-    any_user_sinks = bool(user_sinks)
-    for qualname, (fn, facts) in project.functions.items():
+# A summary entry: where the sink call is (path, line, column).
+SiteKey = tuple[str, int, int]
+# Rounds of propagation at most: a cycle of ever-shorter chains ends here.
+MAX_ROUNDS = 50
+
+
+def _site_key(effect: Effect) -> SiteKey:
+    return (effect.site.path, effect.site.span.line, effect.site.span.column)
+
+
+class EffectSummaries:
+    """Each function's effects, its own and those reached through the project functions it
+    calls: worked out on demand, for the functions asked about and what they reach.
+
+    Summaries propagate in rounds over the functions in sorted order, each visit seeing what
+    earlier visits found, a function revisited only when a callee's summary changed. Asked
+    for every function at once this is the fixpoint over the whole project; asked for some,
+    only the functions they reach (a set closed under calls) are worked out. A summary
+    depends on its callees' alone, so the visits to that set are those of the whole run in
+    the same order, and its summaries are the whole run's. Its rounds are the whole run's
+    too (a visit in round k of one is in round k of the other), so the cap of
+    ``MAX_ROUNDS`` stops both at the same visit.
+
+    A later question reaches new functions whose callees were worked out earlier. Seeing
+    those callees' final summaries would not do: between two evidence chains of the same
+    length the first found is kept, and in the whole run a caller may first have seen a
+    callee's summary before its shorter chains arrived. So each function keeps the summary
+    it had before each change, with the round of the change, and the new functions replay
+    their part of the whole run: they read a callee as it stood at their visit, and are
+    woken in the round the whole run would have woken them. Whatever is asked, in whatever
+    order, every summary is the one the whole run would give.
+    """
+
+    def __init__(self, project: ProjectModel) -> None:
+        self._project = project
+        self._user_sinks = project.catalog.user_sinks
+        # For the functions worked out (a set closed under calls), final:
+        self._summaries: dict[str, dict[SiteKey, Effect]] = {}
+        self._edges: dict[str, list[tuple[Call, str]]] = {}
+        # qualname -> (round, the summary before that round's change), oldest first
+        self._history: dict[str, list[tuple[int, dict[SiteKey, Effect]]]] = {}
+        self._sorted: dict[str, list[Effect]] = {}
+
+    def of(self, qualname: str) -> list[Effect]:
+        """The effects ``qualname`` has or reaches, by position in the source."""
+        found = self._sorted.get(qualname)
+        if found is None:
+            if qualname not in self._project.functions:
+                return []
+            self.cover([qualname])
+            found = self._sorted[qualname]
+        return found
+
+    def cover(self, qualnames: Iterable[str]) -> None:
+        """Work out the summaries of ``qualnames`` and of every function they reach."""
+        new = self._reach(qualnames)
+        if new:
+            self._propagate(sorted(new))
+            for qualname in new:
+                self._sorted[qualname] = sorted(
+                    self._summaries[qualname].values(), key=lambda e: (e.site.path, e.site.span)
+                )
+
+    def _reach(self, qualnames: Iterable[str]) -> set[str]:
+        """The functions reached from ``qualnames`` not worked out yet, their own effects and
+        call edges found."""
+        functions = self._project.functions
+        new: set[str] = set()
+        pending = [q for q in qualnames if q in functions and q not in self._summaries]
+        while pending:
+            qualname = pending.pop()
+            if qualname in self._summaries:
+                continue
+            effects, edges = self._direct(qualname)
+            self._summaries[qualname] = {_site_key(e): e for e in effects}
+            self._edges[qualname] = edges
+            new.add(qualname)
+            pending.extend(target for _, target in edges if target not in self._summaries)
+        return new
+
+    def _direct(self, qualname: str) -> tuple[list[Effect], list[tuple[Call, str]]]:
+        """The sink calls in ``qualname``, and its calls of other project functions."""
+        project = self._project
+        user_sinks = self._user_sinks
+        fn, facts = project.functions[qualname]
         effects: list[Effect] = []
-        out: list[tuple[Call, str]] = []
+        edges: list[tuple[Call, str]] = []
         for call in project.calls_in(qualname):
             site = project.call_site(call, fn, facts)
             callee = site.callee
-            if any_user_sinks and _find_sink(user_sinks, call, callee) is not None:
+            if user_sinks and _find_sink(user_sinks, call, callee) is not None:
                 # the user declared this call a sink: judge it here, do not look inside
                 effect = _classify_sink(project, call, callee, fn, facts)
                 if effect is not None:
@@ -750,72 +829,101 @@ def infer_effects(
                 continue
             target = site.target
             if target and target != qualname:
-                out.append((call, target))
+                edges.append((call, target))
                 continue
             effect = _classify_sink(project, call, callee, fn, facts)
             if effect is not None:
                 effects.append(effect)
-        direct[qualname] = effects
-        edges[qualname] = out
-        if not any_user_sinks:
-            project._edges[qualname] = out  # every call was followed: the call graph's edges
-    summaries: dict[str, dict[tuple[str, int, int], Effect]] = {
-        q: {(e.site.path, e.site.span.line, e.site.span.column): e for e in effects}
-        for q, effects in direct.items()
-    }
-    # Rounds in sorted order, each function seeing what earlier ones found in the same
-    # round; a function is revisited only when a callee's summary changed since its last
-    # visit (a visit with unchanged callees changes nothing).
-    callers: dict[str, set[str]] = {}
-    for qualname, out in edges.items():
-        for _, target in out:
-            callers.setdefault(target, set()).add(qualname)
-    order = sorted(edges)
-    dirty = set(order)
-    rounds = 0
-    while dirty and rounds < 50:
-        rounds += 1
+        if not user_sinks:
+            project._edges[qualname] = edges  # every call was followed: the call graph's edges
+        return effects, edges
+
+    def _propagate(self, order: list[str]) -> None:
+        """The rounds of the whole run, for the functions in ``order`` (new, sorted); the
+        functions they call outside it were worked out before."""
+        history = self._history
+        members = set(order)
+        callers: dict[str, set[str]] = {}
+        # round -> the functions a change of an earlier-worked callee wakes in that round:
+        # the same round when the callee is visited first, the next one otherwise
+        woken: dict[int, set[str]] = {}
         for qualname in order:
-            if qualname not in dirty:
-                continue
-            dirty.discard(qualname)
-            changed = False
-            fn, facts = project.functions[qualname]
-            mine = summaries[qualname]
-            for call, target in edges[qualname]:
-                reached = summaries.get(target)
-                if not reached:
-                    continue  # most callees have no effect to pass on
-                target_fn = project.functions[target][0]
-                for key, effect in list(reached.items()):
-                    if key in mine and len(mine[key].chain) <= len(effect.chain) + 1:
-                        continue
-                    step = EvidenceStep(
-                        f"{fn.name} calls {target_fn.name}", Location(facts.path, call.span)
-                    )
-                    mapped = _map_method_through_call(project, effect, target_fn, call, fn, facts)
-                    if mapped is not None and mapped.method_param is None:
-                        mapped = _map_url_through_call(project, mapped, target_fn, call, fn, facts)
-                    if mapped is None:
-                        continue  # this caller's URL reads: no effect on this path
-                    mine[key] = replace(
-                        mapped,
-                        chain=(step, *mapped.chain),
-                        key=_map_key_through_call(project, effect.key, target_fn, call, fn, facts),
-                    )
-                    changed = True
-            if changed:
-                dirty.update(callers.get(qualname, ()))
-    project._summaries = {
-        q: sorted(s.values(), key=lambda e: (e.site.path, e.site.span))
-        for q, s in summaries.items()
-    }
+            for _, target in self._edges[qualname]:
+                if target in members:
+                    callers.setdefault(target, set()).add(qualname)
+                else:
+                    for changed, _ in history.get(target, ()):
+                        wakes = changed if target < qualname else changed + 1
+                        woken.setdefault(wakes, set()).add(qualname)
+        last_woken = max(woken, default=0)
+        dirty = set(order)
+        rounds = 0
+        while (dirty or rounds < last_woken) and rounds < MAX_ROUNDS:
+            rounds += 1
+            dirty.update(woken.get(rounds, ()))
+            for qualname in order:
+                if qualname not in dirty:
+                    continue
+                dirty.discard(qualname)
+                if self._visit(qualname, rounds, members):
+                    dirty.update(callers.get(qualname, ()))
+
+    def _seen_by(
+        self, target: str, qualname: str, rounds: int, members: set[str]
+    ) -> dict[SiteKey, Effect]:
+        """``target``'s summary as the whole run had it when it visited ``qualname``."""
+        if target not in members:
+            for changed, before in self._history.get(target, ()):
+                if changed > rounds or (changed == rounds and target > qualname):
+                    return before
+        return self._summaries[target]
+
+    def _visit(self, qualname: str, rounds: int, members: set[str]) -> bool:
+        """One visit of ``qualname`` in round ``rounds``: whether its summary changed."""
+        project = self._project
+        fn, facts = project.functions[qualname]
+        mine = self._summaries[qualname]
+        before: dict[SiteKey, Effect] | None = None
+        for call, target in self._edges[qualname]:
+            reached = self._seen_by(target, qualname, rounds, members)
+            if not reached:
+                continue  # most callees have no effect to pass on
+            target_fn = project.functions[target][0]
+            for key, effect in list(reached.items()):
+                if key in mine and len(mine[key].chain) <= len(effect.chain) + 1:
+                    continue
+                step = EvidenceStep(
+                    f"{fn.name} calls {target_fn.name}", Location(facts.path, call.span)
+                )
+                mapped = _map_method_through_call(project, effect, target_fn, call, fn, facts)
+                if mapped is not None and mapped.method_param is None:
+                    mapped = _map_url_through_call(project, mapped, target_fn, call, fn, facts)
+                if mapped is None:
+                    continue  # this caller's URL reads: no effect on this path
+                if before is None:
+                    before = dict(mine)
+                mine[key] = replace(
+                    mapped,
+                    chain=(step, *mapped.chain),
+                    key=_map_key_through_call(project, effect.key, target_fn, call, fn, facts),
+                )
+        if before is None:
+            return False
+        self._history.setdefault(qualname, []).append((rounds, before))
+        return True
+
+
+def infer_effects(project: ProjectModel) -> None:
+    """Effect summaries for the project, worked out now for its tools' functions (and what
+    they reach), later for any other function asked about; each tool's effects."""
+    summaries = project._effects = EffectSummaries(project)
+    summaries.cover(qualname for tool in project.tools for qualname in tool.functions)
     for tool in project.tools:
-        seen: set[tuple[str, int, int]] = set()
+        seen: set[SiteKey] = set()
         gathered: list[Effect] = []
         for qualname in tool.functions:
-            for effect in project._summaries.get(qualname, []):
-                key = (effect.site.path, effect.site.span.line, effect.site.span.column)
+            for effect in summaries.of(qualname):
+                key = _site_key(effect)
                 if read_by_name(project.catalog, effect, tool.name, tool.description):
                     continue  # a POST the request does not judge, in a tool named to read
                 if effect.kind == DEFERRED:

@@ -1,0 +1,104 @@
+"""Effect summaries worked out on demand: a function no tool reaches gets its summary when a
+rule first asks, and it is the summary a run over the whole project would give."""
+
+from __future__ import annotations
+
+import textwrap
+
+from agentguard.python.effects import EffectSummaries
+
+from .conftest import ScanFiles
+
+# A tool and a retried function, each reaching a POST through two helpers. No tool
+# reaches ``sync_orders``: its summary is asked for by the retry rules, after the model is
+# built.
+HELPERS = textwrap.dedent(
+    '''
+    import requests
+    from langchain_core.tools import tool
+    from tenacity import retry
+
+    def _send(order: dict) -> dict:
+        return requests.post("https://shop.example/orders", json=order).json()
+
+    def _submit(order: dict) -> dict:
+        return _send(order)
+
+    @tool
+    def place_order(order: dict) -> dict:
+        """Place an order."""
+        return _submit(order)
+
+    def _push(order: dict) -> dict:
+        return requests.post("https://shop.example/sync", json=order).json()
+
+    def _forward(order: dict) -> dict:
+        return _push(order)
+
+    @retry
+    def sync_orders(order: dict) -> dict:
+        return _forward(order)
+    '''
+)
+
+
+def test_a_helper_of_a_helper_is_found_for_a_tool_and_for_a_retried_function(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files({"agent.py": HELPERS})
+    (tool,) = [t for t in result.project.tools if t.name == "place_order"]
+    assert [(e.kind, e.sink) for e in tool.effects] == [("network_write", "requests.post")]
+    assert [step.label for step in tool.effects[0].chain] == [
+        "place_order calls _submit",
+        "_submit calls _send",
+        "calls requests.post",
+    ]
+    retried = [f for f in result.findings if f.code == "AG902"]
+    assert [f.span.line for f in retried] == [HELPERS.splitlines().index("@retry") + 1]
+    assert "_forward calls _push" in [step.label for step in retried[0].evidence]
+
+
+# Two paths of the same length from ``b_retried`` to one POST. In the run over every
+# function (sorted order), ``b_retried`` is visited before ``c_shared`` has found the POST,
+# so the path through ``a_first`` is kept. ``c_shared`` is worked out with the tool, before
+# anything asks about ``b_retried``; its final summary must not make the later answer take
+# the other path.
+TIE = textwrap.dedent(
+    '''
+    import requests
+    from langchain_core.tools import tool
+    from tenacity import retry
+
+    def z_send(order: dict) -> dict:
+        return requests.post("https://shop.example/orders", json=order).json()
+
+    def c_shared(order: dict) -> dict:
+        return z_send(order)
+
+    def a_first(order: dict) -> dict:
+        return z_send(order)
+
+    @tool
+    def place_order(order: dict) -> dict:
+        """Place an order."""
+        return c_shared(order)
+
+    @retry
+    def b_retried(order: dict) -> dict:
+        c_shared(order)
+        return a_first(order)
+    '''
+)
+
+
+def test_a_summary_asked_later_is_the_one_the_whole_run_gives(scan_files: ScanFiles) -> None:
+    result = scan_files({"agent.py": TIE})
+    (finding,) = [f for f in result.findings if f.code == "AG902"]
+    assert [step.label for step in finding.evidence[-3:]] == [
+        "b_retried calls a_first",
+        "a_first calls z_send",
+        "calls requests.post",
+    ]
+    whole = EffectSummaries(result.project)
+    whole.cover(result.project.functions)
+    assert result.project.effects_of("agent.b_retried") == whole.of("agent.b_retried")
