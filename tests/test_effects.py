@@ -566,7 +566,7 @@ def test_self_client_set_in_init(scan_files: ScanFiles) -> None:
     )
     effects = effects_of(scan_files, {"agent.py": source})
     assert [e.sink for e in effects] == ["httpx.Client.post"]
-    assert effects[0].chain[0].label == "act calls place"
+    assert effects[0].chain[0].label == "act calls Orders.place"
 
 
 def test_local_file_write_is_ag101_only(scan_files: ScanFiles) -> None:
@@ -623,13 +623,15 @@ def test_helper_method_in_another_module_through_module_instance(scan_files: Sca
     assert [e.sink for e in tool.effects] == ["requests.Session.post"]
     labels = [s.label for s in tool.effects[0].chain]
     assert labels == [
-        "create_order calls place",
-        "place calls _post",
+        "create_order calls OrdersClient.place",
+        "OrdersClient.place calls _post",
         "calls requests.Session.post",
     ]
     ag201 = [f for f in result.findings if f.code == "AG201"]
     assert len(ag201) == 1
-    assert "requests.Session.post" in ag201[0].message and "`place`" in ag201[0].message
+    assert (
+        "requests.Session.post" in ag201[0].message and "`OrdersClient.place`" in ag201[0].message
+    )
 
 
 def test_self_attribute_typed_in_init_with_a_project_class(scan_files: ScanFiles) -> None:
@@ -708,8 +710,8 @@ def test_inherited_method_and_super_call(scan_files: ScanFiles) -> None:
     effects = effects_of(scan_files, {"agent.py": source}, tool="send_note")
     assert [e.sink for e in effects] == ["requests.post"]
     assert [s.label for s in effects[0].chain] == [
-        "send_note calls send",
-        "send calls send",
+        "send_note calls AuditedClient.send",
+        "AuditedClient.send calls BaseClient.send",
         "calls requests.post",
     ]
 
@@ -876,7 +878,7 @@ def test_a_sink_reached_through_self_is_named_as_written(scan_files: ScanFiles) 
     )
     result = scan_files({"notes.py": code}, select=("AG101",))
     (finding,) = result.findings
-    assert "`INSERT self._cursor().execute` via `add`" in finding.message
+    assert "`INSERT self._cursor().execute` via `Notes.add`" in finding.message
 
 
 def test_an_inherited_method_of_a_re_exported_class_held_by_self_is_followed(

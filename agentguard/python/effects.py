@@ -893,7 +893,7 @@ class EffectSummaries:
                 if key in mine and len(mine[key].chain) <= len(effect.chain) + 1:
                     continue
                 step = EvidenceStep(
-                    f"{fn.name} calls {target_fn.name}", Location(facts.path, call.span)
+                    f"{_shown(fn)} calls {_shown(target_fn, fn)}", Location(facts.path, call.span)
                 )
                 mapped = _map_method_through_call(project, effect, target_fn, call, fn, facts)
                 if mapped is not None and mapped.method_param is None:
@@ -911,6 +911,15 @@ class EffectSummaries:
             return False
         self._history.setdefault(qualname, []).append((rounds, before))
         return True
+
+
+def _shown(fn: Function, caller: Function | None = None) -> str:
+    """A function as an evidence step names it: a method with its class (``create_order
+    calls OrdersClient.create_order``, not ``create_order calls create_order``), except a
+    method of the caller's own class (``OrdersClient.place calls _post``)."""
+    if fn.class_name is None or (caller is not None and caller.class_name == fn.class_name):
+        return fn.name
+    return f"{fn.class_name.rsplit('.', 1)[-1]}.{fn.name}"
 
 
 def infer_effects(project: ProjectModel) -> None:
