@@ -57,8 +57,9 @@ def extractor_digest() -> str:
     """The facts depend on the extractor's code too: a change to it must not reuse old facts,
     even when nobody remembered to bump FORMAT."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent / "python"
-    for name in ("extract.py", "facts.py"):
+    package = Path(__file__).resolve().parent
+    # The facts' spans and parse problems are classes of diagnostics.py.
+    for name in ("python/extract.py", "python/facts.py", "diagnostics.py"):
         digest.update((package / name).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -131,6 +132,13 @@ class FactCache:
         self._ready = True
 
 
+def _reduce_span(span: Span) -> tuple[Any, tuple[type[Span], tuple[int, ...]]]:
+    # What the default route writes for a tuple subclass (``NEWOBJ``: rebuilt by
+    # ``tuple.__new__`` in C), found without its lookups of ``__reduce_ex__`` and
+    # ``__getnewargs__`` per span.
+    return copyreg.__newobj__, (Span, tuple(span))  # type: ignore[attr-defined]
+
+
 class _FactsPickler(pickle.Pickler):
     """Writes exactly what ``pickle.dumps`` writes, but finds each facts class's reducer in
     one table probe: the default route asks every object for ``__reduce_ex__``, which
@@ -139,7 +147,7 @@ class _FactsPickler(pickle.Pickler):
     dispatch_table = {
         **copyreg.dispatch_table,
         **facts_module.REDUCERS,
-        Span: Span.__reduce__,
+        Span: _reduce_span,
     }
 
 

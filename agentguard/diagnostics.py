@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 
 
 class Severity(str, Enum):
@@ -36,22 +37,43 @@ class Applicability(str, Enum):
     DISPLAY = "display"
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class Span:
-    """1-based lines, 1-based columns, end exclusive (as SARIF and editors count)."""
+class _SpanType(type):
+    def __call__(cls, line: int, column: int, end_line: int, end_column: int) -> Any:
+        return tuple.__new__(cls, (line, column, end_line, end_column))  # type: ignore[arg-type]
 
-    line: int
-    column: int
-    end_line: int
-    end_column: int
+
+class Span(tuple[int, int, int, int], metaclass=_SpanType):
+    """1-based lines, 1-based columns, end exclusive (as SARIF and editors count).
+
+    A tuple (compared, ordered and hashed as one), not a dataclass: a large project's facts
+    hold over a million spans, and a tuple subclass with no ``__new__`` or ``__reduce__``
+    of its own is pickled and rebuilt in C (the ``NEWOBJ`` opcode, ``tuple.__new__``),
+    where a frozen dataclass ran a Python ``__init__`` per span, a third of loading facts.
+    ``Span(line, column, end_line, end_column)`` builds one (through the metaclass).
+    """
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        line: int
+        column: int
+        end_line: int
+        end_column: int
+
+        def __new__(cls, line: int, column: int, end_line: int, end_column: int) -> Span: ...
+
+    else:
+        line = property(itemgetter(0))
+        column = property(itemgetter(1))
+        end_line = property(itemgetter(2))
+        end_column = property(itemgetter(3))
 
     @classmethod
     def point(cls, line: int, column: int = 1) -> Span:
         return cls(line, column, line, column)
 
-    def __reduce__(self) -> tuple[type[Span], tuple[int, int, int, int]]:
-        # Positional, without field names: a cache entry holds thousands of spans.
-        return Span, (self.line, self.column, self.end_line, self.end_column)
+    def __repr__(self) -> str:
+        return f"Span(line={self[0]}, column={self[1]}, end_line={self[2]}, end_column={self[3]})"
 
 
 @dataclass(frozen=True)

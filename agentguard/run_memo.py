@@ -118,6 +118,7 @@ def _record_classes() -> frozenset[tuple[str, str]]:
     allowed: set[tuple[str, str]] = {
         (RunRecord.__module__, RunRecord.__name__),
         (offers.__name__, FixOffer.__name__),
+        (diagnostics.__name__, diagnostics.Span.__name__),
     }
     # The shared empty containers the facts' compact pickle form refers to by name.
     allowed.update((facts_module.__name__, name) for name in facts_module.PICKLED_GLOBALS)

@@ -185,6 +185,19 @@ def test_facts_read_back_from_the_cache_equal_the_extracted_facts() -> None:
         assert fact_cache.decode(fact_cache.encode(facts)) == facts, facts.path
 
 
+def test_spans_read_back_from_the_cache_are_spans_that_order_by_position() -> None:
+    facts = next(f for f in fixture_facts() if f.calls)
+    loaded = fact_cache.decode(fact_cache.encode(facts))
+    assert isinstance(loaded, ModuleFacts)
+    spans = [call.span for call in loaded.calls]
+    assert all(type(span) is Span for span in spans)
+    assert spans == [call.span for call in facts.calls]
+    assert sorted(spans) == sorted(
+        spans, key=lambda s: (s.line, s.column, s.end_line, s.end_column)
+    )
+    assert {spans[0]: "first"}[Span(*spans[0])] == "first"  # hashed by position
+
+
 def test_loaded_facts_refuse_changes_to_their_shared_empty_containers() -> None:
     # Loaded facts share one empty list and one empty dict: a change to one would show
     # up in every other loaded file, so it must fail instead.

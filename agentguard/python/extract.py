@@ -414,7 +414,7 @@ class _Extractor:
             if end_line is None or end_column is None:
                 known = span_of(node)
             else:
-                known = Span(line, column + 1, end_line, end_column + 1)
+                known = tuple.__new__(Span, (line, column + 1, end_line, end_column + 1))
             self._spans[key] = known
         return known
 
@@ -439,7 +439,10 @@ class _Extractor:
         key = (line, column, end_line, end_column)
         span = self._spans.get(key)
         if span is None:
-            span = self._spans[key] = Span(line, column + 1, end_line, end_column + 1)
+            # ``tuple.__new__`` directly: Span's own call goes through Python code.
+            span = self._spans[key] = tuple.__new__(
+                Span, (line, column + 1, end_line, end_column + 1)
+            )
         return self._texts.setdefault(text, text), span
 
     def new_id(self) -> int:
