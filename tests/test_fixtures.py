@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,22 @@ def expected_lines(project: Path) -> list[str]:
 def test_fixture_gives_exactly_its_expected_findings(project: Path) -> None:
     result = scan([project], load_config([project]))
     assert finding_lines(result) == expected_lines(project)
+
+
+def test_a_dropped_result_frees_its_project_model_without_the_collector() -> None:
+    # A large scan freezes the model (engine.FREEZE_AFTER_FILES): a reference cycle in it
+    # would then keep the whole model alive for as long as the process runs.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = scan([FIXTURES], load_config([FIXTURES]), with_fixes=True)
+        assert result.findings
+        model = weakref.ref(result.model)
+        del result
+        assert model() is None
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def test_shop_agent_reproduces_the_duplicate_order_incident() -> None:

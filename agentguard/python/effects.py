@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
+import weakref
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -546,35 +547,70 @@ def _key_for(
     if key_spec.get("sql_conflict"):
         return None
     kwarg_names = key_spec.get("kwarg")
-    names = set(
-        kwarg_names if isinstance(kwarg_names, list) else [kwarg_names] if kwarg_names else []
+    search = _KeySearch(
+        project,
+        call,
+        fn,
+        facts,
+        set(kwarg_names if isinstance(kwarg_names, list) else [kwarg_names] if kwarg_names else []),
+        key_spec.get("option"),
+        key_spec.get("header"),
     )
-    option = key_spec.get("option")
-    header = key_spec.get("header")
-    candidates: list[Value] = []
+    search.from_kwargs(call.kwargs, 0)
+    for unpacked in call.star_kwargs_values:
+        search.from_dict(unpacked, 0)
+    if not search.candidates:
+        return None
+    return _classify_key(project, search.candidates[-1], fn, facts, call.order)
 
-    def from_kwargs(kwargs: dict[str, Value], depth: int) -> None:
+
+class _KeySearch:
+    """The values a sink call may pass its key in, found by ``_key_for``. (A class, not two
+    closures calling each other: those made a reference cycle holding the project per call,
+    and the engine freezes the model, cycles and all.)"""
+
+    def __init__(
+        self,
+        project: ProjectModel,
+        call: Call,
+        fn: Function,
+        facts: ModuleFacts,
+        names: set[str],
+        option: str | None,
+        header: str | None,
+    ) -> None:
+        self.project = project
+        self.call = call
+        self.fn = fn
+        self.facts = facts
+        self.names = names
+        self.option = option
+        self.header = header
+        self.candidates: list[Value] = []
+
+    def from_kwargs(self, kwargs: dict[str, Value], depth: int) -> None:
         for name, value in kwargs.items():
-            if name in names or KEY_KWARG_RE.match(name):
-                candidates.append(value)
+            if name in self.names or KEY_KWARG_RE.match(name):
+                self.candidates.append(value)
         for holder in KEY_HOLDERS:
             if holder in kwargs:
-                from_dict(kwargs[holder], depth)
+                self.from_dict(kwargs[holder], depth)
 
-    def from_dict(holder: Value, depth: int) -> None:
+    def from_dict(self, holder: Value, depth: int) -> None:
         if depth > 3:
             return
+        project, call, fn, facts = self.project, self.call, self.fn, self.facts
         original = holder
         if holder.kind == "name":
             holder = _local_value(project, holder.text, fn, facts, call.order) or holder
         if holder.kind == "dict":
             for item_key, item in holder.items.items():
-                if _is_key_name(item_key, option, header):
-                    candidates.append(item)
+                if _is_key_name(item_key, self.option, self.header):
+                    self.candidates.append(item)
                 elif item_key in KEY_HOLDERS:
-                    from_dict(item, depth + 1)
+                    self.from_dict(item, depth + 1)
         elif holder.kind == "call" and holder.qualname in {"dict", "builtins.dict"}:
-            from_kwargs(holder.call_kwargs, depth + 1)
+            self.from_kwargs(holder.call_kwargs, depth + 1)
         if original.kind == "name":
             # headers built up by subscript: headers["Idempotency-Key"] = ...
             prefix = original.text + "["
@@ -582,16 +618,9 @@ def _key_for(
                 if (
                     assignment.target.startswith(prefix)
                     and assignment.order <= call.order
-                    and _is_key_name(assignment.target[len(prefix) : -1], option, header)
+                    and _is_key_name(assignment.target[len(prefix) : -1], self.option, self.header)
                 ):
-                    candidates.append(assignment.value)
-
-    from_kwargs(call.kwargs, 0)
-    for unpacked in call.star_kwargs_values:
-        from_dict(unpacked, 0)
-    if not candidates:
-        return None
-    return _classify_key(project, candidates[-1], fn, facts, call.order)
+                    self.candidates.append(assignment.value)
 
 
 def _is_key_name(name: str, option: str | None, header: str | None) -> bool:
@@ -765,7 +794,9 @@ class EffectSummaries:
     """
 
     def __init__(self, project: ProjectModel) -> None:
-        self._project = project
+        # Held weakly: the project holds the summaries, and the cycle the two would make
+        # outlives a dropped scan result once the engine has frozen the model.
+        self._project_ref = weakref.ref(project)
         self._user_sinks = project.catalog.user_sinks
         # For the functions worked out (a set closed under calls), final:
         self._summaries: dict[str, dict[SiteKey, Effect]] = {}
@@ -773,6 +804,13 @@ class EffectSummaries:
         # qualname -> (round, the summary before that round's change), oldest first
         self._history: dict[str, list[tuple[int, dict[SiteKey, Effect]]]] = {}
         self._sorted: dict[str, list[Effect]] = {}
+
+    @property
+    def _project(self) -> ProjectModel:
+        project = self._project_ref()
+        if project is None:
+            raise RuntimeError("effect summaries outlived their project")
+        return project
 
     def of(self, qualname: str) -> list[Effect]:
         """The effects ``qualname`` has or reaches, by position in the source."""

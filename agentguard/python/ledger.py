@@ -283,8 +283,9 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     # function is looked at again only once one of its callees has started recording.
     targets: dict[str, list[str]] = {}
     callers: dict[str, list[str]] = {}
+    reaching = _reaching(project, index.recording)
     for qualname, (_, facts) in project.functions.items():
-        if qualname in index.recording or facts.is_test:
+        if qualname in index.recording or facts.is_test or qualname not in reaching:
             continue
         edges = project.call_edges(qualname)
         targets[qualname] = [called for _, called in edges]
@@ -319,6 +320,41 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     index.executors = _find_executors(project)
     cache["_ledger_index"] = index
     return index
+
+
+def _reaching(project: ProjectModel, recording: dict[str, str]) -> set[str]:
+    """The functions that may reach a recording one through project calls: only these can
+    start recording, so only their call edges are worked out (every function's took a third
+    of the rule). Found backwards over the call sites tool discovery resolved, whose targets
+    are the edges' own, except for a function defined in several modules (its calls are all
+    resolved for one of them): such a function is kept, with what reaches it."""
+    functions = project.functions
+    called_by: dict[str, list[str]] = {}
+    reaching = set(recording)
+    for facts in project.modules.values():
+        if facts.is_test:
+            for call in facts.calls:
+                qualname = call.function
+                entry = functions.get(qualname) if qualname else None
+                if qualname and entry is not None and entry[1] is not facts:
+                    reaching.add(qualname)
+            continue
+        for site in project.call_sites(facts):
+            qualname = site.call.function
+            entry = functions.get(qualname) if qualname else None
+            if not qualname or entry is None:
+                continue
+            if entry[1] is not facts:
+                reaching.add(qualname)
+            elif site.target and site.target != qualname:
+                called_by.setdefault(site.target, []).append(qualname)
+    queue = list(reaching)
+    while queue:
+        for caller in called_by.get(queue.pop(), ()):
+            if caller not in reaching:
+                reaching.add(caller)
+                queue.append(caller)
+    return reaching
 
 
 def first_call_order(project: ProjectModel, qualname: str, location: Location) -> int | None:

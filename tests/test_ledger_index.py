@@ -1,0 +1,100 @@
+"""The ledger index works out call edges only for the functions that may reach a record
+writer: it must find the recording helpers that every function's edges find."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentguard.config import load_config
+from agentguard.engine import scan
+from agentguard.project import ProjectModel
+from agentguard.python.ledger import ledger_index
+
+from .conftest import FIXTURES, ScanFiles
+
+PROJECTS = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
+
+
+def recording_over_every_edge(project: ProjectModel) -> dict[str, str]:
+    """The propagation as defined: each non-test function's call edges, six rounds."""
+    recording: dict[str, str] = {}
+    for write in ledger_index(project).writes:
+        if write.function:
+            recording.setdefault(write.function, write.how)
+    targets: dict[str, list[str]] = {}
+    callers: dict[str, list[str]] = {}
+    for qualname, (_, facts) in project.functions.items():
+        if qualname in recording or facts.is_test:
+            continue
+        targets[qualname] = [called for _, called in project.call_edges(qualname)]
+        for called in targets[qualname]:
+            callers.setdefault(called, []).append(qualname)
+    dirty = {q for q, found in targets.items() if any(t in recording for t in found)}
+    for _ in range(6):
+        changed = False
+        for qualname in targets:
+            if qualname not in dirty:
+                continue
+            dirty.discard(qualname)
+            if qualname in recording:
+                continue
+            for target in targets[qualname]:
+                if target in recording:
+                    recording[qualname] = recording[target]
+                    dirty.update(callers.get(qualname, ()))
+                    changed = True
+                    break
+        if not changed:
+            break
+    return recording
+
+
+@pytest.mark.parametrize("root", PROJECTS, ids=[p.name for p in PROJECTS])
+def test_recording_helpers_are_those_every_edge_gives(root: Path) -> None:
+    project = scan([root], load_config([root])).model
+    assert ledger_index(project).recording == recording_over_every_edge(project)
+
+
+def test_a_chain_of_helpers_and_a_name_two_modules_define(scan_files: ScanFiles) -> None:
+    # ``app.jobs.Runner.go`` is both a method in app/jobs/__init__.py and a function in
+    # app/jobs/Runner.py: the calls of both are resolved for one of the two modules (every
+    # file is parsed, or the prefilter would leave the package's __init__ out).
+    files = {
+        "pyproject.toml": (
+            '[tool.agentguard]\nprefilter = false\nledger-functions = ["app.audit.record"]\n'
+        ),
+        "app/__init__.py": "",
+        "app/audit.py": "def record(*args: object) -> None: ...\n",
+        "app/helpers.py": (
+            "from app.audit import record\n\n"
+            "def log_call(name: str) -> None:\n"
+            "    record(name)\n\n"
+            "def start(name: str) -> None:\n"
+            "    log_call(name)\n"
+        ),
+        "app/jobs/__init__.py": (
+            "class Runner:\n    def go(self, name: str) -> None:\n        print(name)\n"
+        ),
+        "app/jobs/Runner.py": (
+            "from app.helpers import start\n\ndef go(name: str) -> None:\n    start(name)\n"
+        ),
+        "agent.py": (
+            "import requests\n"
+            "from langchain_core.tools import tool\n"
+            "from app.jobs.Runner import go\n\n"
+            "def prepare(cart_id: str) -> None:\n"
+            "    go(cart_id)\n\n"
+            "@tool\n"
+            "def create_order(cart_id: str) -> dict:\n"
+            '    """Create an order."""\n'
+            "    prepare(cart_id)\n"
+            '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
+        ),
+    }
+    project = scan_files(files).model
+    recording = ledger_index(project).recording
+    assert recording == recording_over_every_edge(project)
+    assert project.functions["app.jobs.Runner.go"][1].path == "app/jobs/__init__.py"
+    assert {"app.helpers.start", "app.jobs.Runner.go", "agent.prepare"} <= set(recording)
