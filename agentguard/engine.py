@@ -296,9 +296,9 @@ def scan(
         )
         if len(modules) >= FREEZE_AFTER_FILES:
             # As with the facts: the model lives as long as the scan's result, and the
-            # collector's first runs under the rules would rescan all of it (1.2 s of 2.5 s
-            # of rules on 5,551 modules). It holds no reference cycle, so dropping the
-            # result still frees it.
+            # collector's first runs under the rules would rescan all of it (1.1 s of CPU
+            # in a relink of 5,551 modules, 0.16 s frozen). It holds no reference cycle,
+            # so dropping the result still frees it.
             gc.freeze()
     project.problems = problems
     project.config = config
