@@ -10,7 +10,7 @@ import pytest
 from agentguard.config import load_config
 from agentguard.engine import scan
 from agentguard.project import ProjectModel
-from agentguard.python.ledger import ledger_index
+from agentguard.python.ledger import ledger_index, propagate_recording
 
 from .conftest import FIXTURES, ScanFiles
 
@@ -18,36 +18,13 @@ PROJECTS = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
 
 
 def recording_over_every_edge(project: ProjectModel) -> dict[str, str]:
-    """The propagation as defined: each non-test function's call edges, six rounds."""
+    """The propagation with every function a candidate, not only those that may reach a
+    recording one."""
     recording: dict[str, str] = {}
     for write in ledger_index(project).writes:
         if write.function:
             recording.setdefault(write.function, write.how)
-    targets: dict[str, list[str]] = {}
-    callers: dict[str, list[str]] = {}
-    for qualname, (_, facts) in project.functions.items():
-        if qualname in recording or facts.is_test:
-            continue
-        targets[qualname] = [called for _, called in project.call_edges(qualname)]
-        for called in targets[qualname]:
-            callers.setdefault(called, []).append(qualname)
-    dirty = {q for q, found in targets.items() if any(t in recording for t in found)}
-    for _ in range(6):
-        changed = False
-        for qualname in targets:
-            if qualname not in dirty:
-                continue
-            dirty.discard(qualname)
-            if qualname in recording:
-                continue
-            for target in targets[qualname]:
-                if target in recording:
-                    recording[qualname] = recording[target]
-                    dirty.update(callers.get(qualname, ()))
-                    changed = True
-                    break
-        if not changed:
-            break
+    propagate_recording(project, recording, project.functions)
     return recording
 
 

@@ -10,6 +10,7 @@ writing the record at that point.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -279,35 +280,7 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     for write in index.writes:
         if write.function:
             index.recording.setdefault(write.function, write.how)
-    # Helpers that call recording helpers record too (a few rounds reach a fixpoint). A
-    # function is looked at again only once one of its callees has started recording.
-    targets: dict[str, list[str]] = {}
-    callers: dict[str, list[str]] = {}
-    reaching = _reaching(project, index.recording)
-    for qualname, (_, facts) in project.functions.items():
-        if qualname in index.recording or facts.is_test or qualname not in reaching:
-            continue
-        edges = project.call_edges(qualname)
-        targets[qualname] = [called for _, called in edges]
-        for _, called in edges:
-            callers.setdefault(called, []).append(qualname)
-    dirty = {q for q, found in targets.items() if any(t in index.recording for t in found)}
-    for _ in range(6):
-        changed = False
-        for qualname in targets:
-            if qualname not in dirty:
-                continue
-            dirty.discard(qualname)
-            if qualname in index.recording:
-                continue
-            for target in targets[qualname]:
-                if target in index.recording:
-                    index.recording[qualname] = index.recording[target]
-                    dirty.update(callers.get(qualname, ()))
-                    changed = True
-                    break
-        if not changed:
-            break
+    propagate_recording(project, index.recording, _reaching(project, index.recording))
     for write in index.writes:
         if write.function is None:
             continue
@@ -320,6 +293,39 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     index.executors = _find_executors(project)
     cache["_ledger_index"] = index
     return index
+
+
+def propagate_recording(
+    project: ProjectModel, recording: dict[str, str], candidates: Container[str]
+) -> None:
+    """Helpers that call recording helpers record too (a few rounds reach a fixpoint), among
+    the non-test ``candidates``. A function is looked at again only once one of its callees
+    has started recording."""
+    targets: dict[str, list[str]] = {}
+    callers: dict[str, list[str]] = {}
+    for qualname, (_, facts) in project.functions.items():
+        if qualname in recording or facts.is_test or qualname not in candidates:
+            continue
+        targets[qualname] = [called for _, called in project.call_edges(qualname)]
+        for called in targets[qualname]:
+            callers.setdefault(called, []).append(qualname)
+    dirty = {q for q, found in targets.items() if any(t in recording for t in found)}
+    for _ in range(6):
+        changed = False
+        for qualname in targets:
+            if qualname not in dirty:
+                continue
+            dirty.discard(qualname)
+            if qualname in recording:
+                continue
+            for target in targets[qualname]:
+                if target in recording:
+                    recording[qualname] = recording[target]
+                    dirty.update(callers.get(qualname, ()))
+                    changed = True
+                    break
+        if not changed:
+            break
 
 
 def _reaching(project: ProjectModel, recording: dict[str, str]) -> set[str]:
