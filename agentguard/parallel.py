@@ -217,6 +217,7 @@ class _Work:
         self.results: list[ModuleFacts | ScanProblem | None] = [None] * len(files)
         self.seen: set[int] = set()
         self.pending: list[tuple[int, bytes, str, str]] = []  # index, bytes, rel, cache key
+        self.pending_sorted = True  # by size, largest last; taking from the end keeps it so
         self.parsed = 0
         self.cache_hits = 0
         self.done = 0  # finished since the last progress report
@@ -247,6 +248,7 @@ class _Work:
             cached = self.cache.load(key) if self.cache is not None else None
             if cached is None:
                 self.pending.append((index, data, rel, key))
+                self.pending_sorted = False
                 continue
             self.cache_hits += 1
             stack.extend(reversed(list(self.record(index, cached))))
@@ -314,7 +316,10 @@ class _Work:
 
         def next_source() -> list[tuple[int, bytes, str, str]]:
             if self.pending:
-                self.pending.sort(key=lambda item: len(item[1]))
+                # Asked several times per file taken: sorted only after files were added.
+                if not self.pending_sorted:
+                    self.pending.sort(key=lambda item: len(item[1]))
+                    self.pending_sorted = True
                 return self.pending
             return backlog
 
