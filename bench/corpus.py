@@ -7,9 +7,11 @@ picks up a package's own lint settings). A second call finds the corpus and reus
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 # Agent frameworks and the clients they are built on; together about 5,800 .py files.
@@ -92,6 +94,20 @@ def python_files(corpus: Path) -> list[Path]:
     return sorted(corpus.rglob("*.py"))
 
 
-if __name__ == "__main__":
-    folder = build_corpus(Path(sys.argv[1]))
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description="Build (or find) the benchmark corpus under SCRATCH and print its size."
+    )
+    parser.add_argument(
+        "scratch",
+        type=Path,
+        nargs="?",
+        default=Path(tempfile.gettempdir()) / "agentguard-bench",
+        help="scratch folder outside the repository (default: $TMPDIR/agentguard-bench)",
+    )
+    folder = build_corpus(parser.parse_args().scratch.resolve())
     print(folder, len(python_files(folder)))
+
+
+if __name__ == "__main__":
+    main()
