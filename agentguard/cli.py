@@ -192,7 +192,7 @@ def check(
     if profile:
         _print_profile(result.timings, fact_options)
         if result.from_record:
-            err.print("no input changed since a recorded run: its findings were reused")
+            err.print(result.record_note)
     _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
     threshold = Severity((fail_on.value if fail_on else None) or cfg.fail_on).rank
     failing = [f for f in result.findings if f.severity.rank >= threshold]

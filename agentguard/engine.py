@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import gc
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,13 +25,21 @@ from agentguard.parallel import (
     SourceFile,
     collector_paused,
     extract_all,
+    parse_and_cache,
     read_all,
 )
 from agentguard.prefilter import Prefilter
 from agentguard.project import ProjectModel
 from agentguard.python.extract import module_name_for
-from agentguard.python.facts import ModuleFacts, Suppression
-from agentguard.run_memo import OfferKey, RunMemo, RunRecord, offer_key, run_key
+from agentguard.python.facts import ModuleFacts, Suppression, same_but_line_numbers
+from agentguard.run_memo import (
+    OfferKey,
+    RunMemo,
+    RunRecord,
+    offer_key,
+    paths_shown,
+    run_key,
+)
 
 UNUSED_SUPPRESSION = "AG002"
 PARSE_ERROR = "AG000"
@@ -58,6 +67,8 @@ class ScanResult:
     schema_paths: list[str] = field(default_factory=list)
     # A recorded run's fix offers (a live run asks the project model).
     offers: dict[OfferKey, FixOffer | None] = field(default_factory=dict)
+    # Why a recorded run answered (for --profile).
+    record_note: str = ""
 
     @property
     def from_record(self) -> bool:
@@ -158,6 +169,8 @@ def collect_facts(
             modules.append(result)
     if stats.skipped and options.progress is not None:
         options.progress(len(stats.skipped), len(files))
+    if wanted is not None:
+        stats.seeds = [files[index][1] for index in wanted]
     options.stats = stats
     return modules, problems
 
@@ -272,11 +285,29 @@ def scan(
             [rel for _, rel in files.python],
             files.schemas,
         )
-        record = next((r for r in runs.load(key) if _still_holds(r, contents, prefilter)), None)
+        records = list(runs.load(key))
+        changes = _Changes(contents, prefilter)
+        record = next((r for r in records if changes.since(r) == []), None)
+        note = "no input changed since a recorded run: its findings were reused"
         timings["read and hash, look up the recorded run"] = time.perf_counter() - mark
+        if record is None:
+            mark = time.perf_counter()
+            cache = FactCache(facts.cache_dir, config.digest, catalog.digest)
+            is_test = prefilter.is_test if prefilter is not None else test_files(config)
+            for candidate in records:
+                record = _moved_lines_record(candidate, changes, prefilter, cache, is_test)
+                if record is not None:
+                    runs.store(key, record)
+                    moved = len(record.inputs.items() - candidate.inputs.items())
+                    note = (
+                        f"{moved} changed file(s) differ from a recorded run only in line "
+                        "numbers, in files no output names: its findings were reused"
+                    )
+                    break
+            timings["compare changed files with the recorded run"] = time.perf_counter() - mark
         if record is not None:
             timings["total"] = time.perf_counter() - started
-            return _recorded_result(record, config, timings)
+            return _recorded_result(record, config, timings, note)
         memo = (runs, key)
 
     mark = time.perf_counter()
@@ -357,7 +388,8 @@ def scan(
         mark = time.perf_counter()
         runs, key = memo
         assert contents is not None  # read (and keyed) with the memo
-        runs.store(key, _record_of(result, project, contents, skipped))
+        seeds = facts.stats.seeds if facts.stats is not None and prefilter is not None else None
+        runs.store(key, _record_of(result, project, contents, skipped, seeds))
         timings["record the run"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - started
     return result
@@ -373,32 +405,103 @@ def _checked_paths(
     return [rel for _, rel in python if rel in project.modules or rel in left_out]
 
 
-def _still_holds(
-    record: RunRecord, contents: Sequence[SourceFile], prefilter: Prefilter | None
-) -> bool:
-    """Whether a recorded run (same paths, config and selection) answers for these bytes.
+# More changed files than this are parsed by the pool, not compared one by one.
+MOST_FILES_COMPARED = 64
 
-    Its result follows from the files it parsed: each must be unchanged. A file it left out
-    may have changed in any way that keeps it out: no seed word, and (the parsed files being
-    the same) still referred to by none of them.
+
+class _Changes:
+    """How the files read now differ from a recorded run's (same paths, config and
+    selection)."""
+
+    def __init__(self, contents: Sequence[SourceFile], prefilter: Prefilter | None) -> None:
+        self.contents = contents
+        self.prefilter = prefilter
+        self._seed: dict[str, bool] = {}
+
+    def is_seed(self, content: SourceFile) -> bool:
+        known = self._seed.get(content.rel)
+        if known is None:
+            assert self.prefilter is not None and not isinstance(content.data, ScanProblem)
+            known = self._seed[content.rel] = self.prefilter.is_seed(content.rel, content.data)
+        return known
+
+    def since(self, record: RunRecord) -> list[SourceFile] | None:
+        """The files the run parsed whose bytes changed since; None when a file it left out
+        would be parsed now, or more than MOST_FILES_COMPARED changed.
+
+        A file the run left out may have changed in any way that keeps it out: no seed
+        word, and (the parsed files being the same, or the same but for line numbers)
+        still referred to by none of them.
+        """
+        inputs = record.inputs
+        changed: list[SourceFile] = []
+        left_out: list[SourceFile] = []
+        for content in self.contents:
+            known = inputs.get(content.rel)
+            if known is None:
+                if self.prefilter is None or isinstance(content.data, ScanProblem):
+                    return None
+                left_out.append(content)
+            elif known != content.key:
+                changed.append(content)
+                if len(changed) > MOST_FILES_COMPARED:
+                    return None
+        if any(self.is_seed(content) for content in left_out):
+            return None
+        return changed
+
+
+def _moved_lines_record(
+    record: RunRecord,
+    changes: _Changes,
+    prefilter: Prefilter | None,
+    cache: FactCache,
+    is_test: Callable[[str], bool],
+) -> RunRecord | None:
+    """The recorded run, brought up to date, when it still answers although files changed.
+
+    It does when each changed file's facts are the old ones but for line numbers, kept in
+    the same order (a comment, a blank line, a statement split over two lines: see
+    ``same_but_line_numbers``), no output names the file (so none of its positions is
+    shown), and it is still parsed for the same reason (a seed stays a seed; a file parsed
+    because another refers to it still is, that one's facts being the same). The project
+    model and the rules then work out the same result from the facts.
     """
-    inputs = record.inputs
-    for content in contents:
-        known = inputs.get(content.rel)
-        if known is not None:
-            if known != content.key:
-                return False
-        elif (
-            prefilter is None
-            or isinstance(content.data, ScanProblem)
-            or prefilter.is_seed(content.rel, content.data)
-        ):
-            return False
-    return True
+    changed = changes.since(record)
+    if not changed or any(content.rel in record.shown_paths for content in changed):
+        return None
+    if prefilter is not None and record.seeds is None:
+        return None
+    seeds = set(record.seeds) if record.seeds is not None else None
+    inputs = dict(record.inputs)
+    for content in changed:
+        if isinstance(content.data, ScanProblem):
+            return None
+        old = cache.load(record.inputs[content.rel])
+        if not isinstance(old, ModuleFacts):
+            return None
+        new = cache.load(content.key) or parse_and_cache(
+            content.data, content.rel, is_test(content.rel), cache, content.key
+        )
+        if not isinstance(new, ModuleFacts) or not same_but_line_numbers(old, new):
+            return None
+        if seeds is not None:
+            if changes.is_seed(content):
+                seeds.add(content.rel)
+            elif content.rel in seeds:
+                return None
+        inputs[content.rel] = content.key
+    return dataclasses.replace(
+        record, inputs=inputs, seeds=None if seeds is None else frozenset(seeds)
+    )
 
 
 def _record_of(
-    result: ScanResult, project: ProjectModel, contents: Sequence[SourceFile], skipped: list[str]
+    result: ScanResult,
+    project: ProjectModel,
+    contents: Sequence[SourceFile],
+    skipped: list[str],
+    seeds: list[str] | None,
 ) -> RunRecord:
     left_out = set(skipped)
     return RunRecord(
@@ -412,10 +515,14 @@ def _record_of(
         schema_paths=result.schema_paths,
         fixes_attached=result.fixes_attached,
         offers={offer_key(f): fix_offer(f, project) for f in result.findings},
+        shown_paths=paths_shown(result.findings, result.suppressed, result.problems, project.tools),
+        seeds=None if seeds is None else frozenset(seeds),
     )
 
 
-def _recorded_result(record: RunRecord, config: Config, timings: dict[str, float]) -> ScanResult:
+def _recorded_result(
+    record: RunRecord, config: Config, timings: dict[str, float], note: str
+) -> ScanResult:
     return ScanResult(
         root=config.root,
         config=config,
@@ -430,6 +537,7 @@ def _recorded_result(record: RunRecord, config: Config, timings: dict[str, float
         python_paths=record.python_paths,
         schema_paths=record.schema_paths,
         offers=record.offers,
+        record_note=note,
     )
 
 

@@ -102,6 +102,16 @@ def source_facts(data: bytes, rel: str, is_test: bool | None = None) -> ModuleFa
         return ScanProblem(rel, "too deeply nested to parse", "parse-error")
 
 
+def parse_and_cache(
+    data: bytes, rel: str, is_test: bool, cache: FactCache | None, key: str
+) -> ModuleFacts | ScanProblem:
+    """One file's facts (or parse error), parsed here and stored in the cache under ``key``."""
+    result = source_facts(data, rel, is_test)
+    if cache is not None:
+        cache.store(key, encode(result))
+    return result
+
+
 # A file for a worker: its index, bytes, relative path and whether it is a test.
 Task = tuple[int, bytes, str, bool]
 
@@ -141,6 +151,8 @@ class ExtractStats:
     # Left out by the prefilter (nothing in them can matter): their relative paths.
     skipped: list[str] = field(default_factory=list)
     jobs: int = 1
+    # Parsed for their own bytes, not only because a parsed file refers to them.
+    seeds: list[str] = field(default_factory=list)
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -285,9 +297,7 @@ class _Work:
         """Parse one file in this process: its facts need no pickling to arrive here
         (only to be cached)."""
         index, data, rel, key = item
-        result = source_facts(data, rel, self.is_test(rel))
-        if self.cache is not None:
-            self.cache.store(key, encode(result))
+        result = parse_and_cache(data, rel, self.is_test(rel), self.cache, key)
         self.parsed += 1
         self.finish(index, result)
 

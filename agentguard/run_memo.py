@@ -68,6 +68,12 @@ class RunRecord:
     schema_paths: list[str]
     fixes_attached: bool
     offers: dict[OfferKey, FixOffer | None] = field(default_factory=dict)
+    # The files any output names (a finding, its evidence or fix, a tool, a problem): a
+    # position in them is part of the result.
+    shown_paths: frozenset[str] = frozenset()
+    # The parsed files that were seeds (agentguard.prefilter), not only referred to; None
+    # when every file was parsed.
+    seeds: frozenset[str] | None = None
 
 
 @functools.cache
@@ -195,3 +201,28 @@ class RunMemo:
         records.sort(reverse=True)
         for _, path in records[RECORDS_KEPT:]:
             path.unlink(missing_ok=True)
+
+
+def paths_shown(*outputs: object) -> frozenset[str]:
+    """Every file path the outputs hold: of a finding, an evidence step, a fix's edit, a
+    tool, a scan problem (any agentguard data object with a ``path``)."""
+    found: set[str] = set()
+    seen: set[int] = set()
+    stack: list[object] = list(outputs)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (str, int, float, enum.Enum)) or value is None:
+            continue
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if dataclasses.is_dataclass(value):
+            path = getattr(value, "path", None)
+            if isinstance(path, str):
+                found.add(path)
+            stack.extend(getattr(value, f.name) for f in dataclasses.fields(value))
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            stack.extend(value)
+    return frozenset(found)

@@ -336,3 +336,76 @@ for _cls in list(globals().values()):
     if isinstance(_cls, type) and issubclass(_cls, CompactPickle) and _cls is not CompactPickle:
         _cls.__reduce__ = REDUCERS[_cls] = _compile_reducer(_cls)  # type: ignore[method-assign,assignment]
 del _cls
+
+
+# Fields holding a line number outside a Span.
+_LINE_FIELDS = frozenset({(Suppression, "line"), (ModuleFacts, "lines")})
+_FIELD_NAMES: dict[type, tuple[tuple[str, bool], ...]] = {
+    cls: tuple((f.name, (cls, f.name) in _LINE_FIELDS) for f in fields(cls)) for cls in REDUCERS
+}
+
+
+def _layout(facts: ModuleFacts) -> tuple[list[object], list[int], list[int]]:
+    """What the facts say apart from line numbers, and their line numbers, in one order.
+
+    The first list has every class, container size and value (with its type, so that
+    ``1`` and ``True`` differ); the second every column; the third every line number.
+    """
+    shape: list[object] = []
+    columns: list[int] = []
+    lines: list[int] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, Span):
+            shape.append(Span)
+            lines.append(value[0])
+            lines.append(value[2])
+            columns.append(value[1])
+            columns.append(value[3])
+        elif isinstance(value, CompactPickle):
+            cls = type(value)
+            shape.append(cls)
+            for name, is_line in _FIELD_NAMES[cls]:
+                item = getattr(value, name)
+                if is_line:
+                    lines.append(item)
+                else:
+                    walk(item)
+        elif isinstance(value, (list, tuple)):
+            shape.append((tuple if isinstance(value, tuple) else list, len(value)))
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            shape.append((dict, len(value)))
+            for key, item in value.items():
+                shape.append(key)
+                walk(item)
+        else:
+            shape.append(type(value))
+            shape.append(value)
+
+    walk(facts)
+    return shape, columns, lines
+
+
+def _ranks(lines: list[int]) -> list[int]:
+    order = {line: rank for rank, line in enumerate(sorted(set(lines)))}
+    return [order[line] for line in lines]
+
+
+def same_but_line_numbers(old: ModuleFacts, new: ModuleFacts) -> bool:
+    """Whether two versions of a file's facts differ only in line numbers, and those in a
+    way that keeps every line of the one before, after or on every other line as in the
+    other (an added comment, blank line or line break between statements).
+
+    Whatever the project model and the rules work out from facts compares lines only with
+    lines of the same file (is this call inside that ``try``, before that ledger write), so
+    from such facts they work out the same, but for where things are in this file.
+    """
+    old_shape, old_columns, old_lines = _layout(old)
+    new_shape, new_columns, new_lines = _layout(new)
+    return (
+        old_shape == new_shape
+        and old_columns == new_columns
+        and _ranks(old_lines) == _ranks(new_lines)
+    )
