@@ -304,6 +304,8 @@ def scan(
                         "numbers, in files no output names: its findings were reused"
                     )
                     break
+            if record is None:
+                changes.reuse_seeds(records)
             timings["compare changed files with the recorded run"] = time.perf_counter() - mark
         if record is not None:
             timings["total"] = time.perf_counter() - started
@@ -424,6 +426,20 @@ class _Changes:
             assert self.prefilter is not None and not isinstance(content.data, ScanProblem)
             known = self._seed[content.rel] = self.prefilter.is_seed(content.rel, content.data)
         return known
+
+    def reuse_seeds(self, records: Sequence[RunRecord]) -> None:
+        """Tell the prefilter which files were seeds in the newest record, for each file
+        whose bytes are the same: a re-link after an edit searches only the changed files
+        for seed words."""
+        if self.prefilter is None:
+            return
+        record = next((r for r in records if r.seeds is not None), None)
+        if record is None or record.seeds is None:
+            return
+        inputs, seeds = record.inputs, record.seeds
+        for content in self.contents:
+            if inputs.get(content.rel) == content.key:
+                self.prefilter.remember(content.rel, content.rel in seeds)
 
     def since(self, record: RunRecord) -> list[SourceFile] | None:
         """The files the run parsed whose bytes changed since; None when a file it left out

@@ -144,6 +144,11 @@ class Prefilter:
             self._seeds[rel] = known
         return known
 
+    def remember(self, rel: str, seed: bool) -> None:
+        """What an earlier check found for the same bytes of ``rel`` (same words, tests and
+        named files): no search needed."""
+        self._seeds.setdefault(rel, seed)
+
     def referred_files(self, facts: ModuleFacts) -> set[int]:
         """The files of the project modules that ``facts`` imports or calls into."""
         found: set[int] = set()

@@ -9,6 +9,7 @@ import pytest
 from agentguard.config import load_config
 from agentguard.engine import FactOptions, ScanResult, scan
 from agentguard.parallel import source_facts
+from agentguard.prefilter import Prefilter
 from agentguard.python.facts import ModuleFacts, same_but_line_numbers
 from tests.conftest import write_project
 
@@ -178,3 +179,33 @@ def test_comments_and_blank_lines_change_only_line_numbers(edited: str) -> None:
 )
 def test_any_other_change_is_a_change(edited: str) -> None:
     assert not same_but_line_numbers(facts_of(RECEIPTS), facts_of(edited))
+
+
+def test_a_relink_searches_only_the_changed_files_for_seed_words(
+    desk: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache_dir = tmp_path / "cache"
+    first = check(desk, cache_dir)
+    assert first.project is not None
+    left_out = [rel for rel in first.python_paths if rel not in first.project.modules]
+    searched: list[str] = []
+    original = Prefilter.is_seed
+
+    def counting(self: Prefilter, rel: str, data: bytes) -> bool:
+        if rel not in self._seeds:
+            searched.append(rel)
+        return original(self, rel, data)
+
+    monkeypatch.setattr(Prefilter, "is_seed", counting)
+    status = desk / "order_desk/status.py"
+    status.write_text(
+        STATUS + "\n\ndef order_link(order_id: int) -> str:\n    return str(order_id)\n"
+    )
+    relinked = check(desk, cache_dir)
+    assert not relinked.from_record
+    # The files parsed last time, unchanged, were not searched again; the ones left out
+    # were (their bytes were not recorded).
+    assert sorted(searched) == sorted(["order_desk/status.py", *left_out])
+    assert "order_desk/tools.py" not in searched
+    monkeypatch.undo()
+    assert shown(relinked) == shown(check(desk, None))
