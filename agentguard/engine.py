@@ -31,7 +31,7 @@ from agentguard.parallel import (
 from agentguard.prefilter import Prefilter
 from agentguard.project import ProjectModel
 from agentguard.python.extract import module_name_for
-from agentguard.python.facts import ModuleFacts, Suppression, same_but_line_numbers
+from agentguard.python.facts import LineLayout, ModuleFacts, Suppression, line_layout
 from agentguard.run_memo import (
     OfferKey,
     RunMemo,
@@ -419,6 +419,7 @@ class _Changes:
         self.contents = contents
         self.prefilter = prefilter
         self._seed: dict[str, bool] = {}
+        self._layouts: dict[str, LineLayout | None] = {}
 
     def is_seed(self, content: SourceFile) -> bool:
         known = self._seed.get(content.rel)
@@ -426,6 +427,24 @@ class _Changes:
             assert self.prefilter is not None and not isinstance(content.data, ScanProblem)
             known = self._seed[content.rel] = self.prefilter.is_seed(content.rel, content.data)
         return known
+
+    def layout(
+        self,
+        key: str,
+        cache: FactCache,
+        content: SourceFile | None = None,
+        is_test: Callable[[str], bool] | None = None,
+    ) -> LineLayout | None:
+        """The line layout of the facts cached under ``key`` (parsed from ``content`` when
+        not cached); None for a parse error or facts no longer cached. Worked out once per
+        key, however many records are compared."""
+        if key not in self._layouts:
+            facts = cache.load(key)
+            if facts is None and content is not None and is_test is not None:
+                assert not isinstance(content.data, ScanProblem)
+                facts = parse_and_cache(content.data, content.rel, is_test(content.rel), cache, key)
+            self._layouts[key] = line_layout(facts) if isinstance(facts, ModuleFacts) else None
+        return self._layouts[key]
 
     def reuse_seeds(self, records: Sequence[RunRecord]) -> None:
         """Tell the prefilter which files were seeds in the newest record, for each file
@@ -478,7 +497,7 @@ def _moved_lines_record(
 
     It does when each changed file's facts are the old ones but for line numbers, kept in
     the same order (a comment, a blank line, a statement split over two lines: see
-    ``same_but_line_numbers``), no output names the file (so none of its positions is
+    ``line_layout``), no output names the file (so none of its positions is
     shown), and it is still parsed for the same reason (a seed stays a seed; a file parsed
     because another refers to it still is, that one's facts being the same). The project
     model and the rules then work out the same result from the facts.
@@ -493,13 +512,9 @@ def _moved_lines_record(
     for content in changed:
         if isinstance(content.data, ScanProblem):
             return None
-        old = cache.load(record.inputs[content.rel])
-        if not isinstance(old, ModuleFacts):
-            return None
-        new = cache.load(content.key) or parse_and_cache(
-            content.data, content.rel, is_test(content.rel), cache, content.key
-        )
-        if not isinstance(new, ModuleFacts) or not same_but_line_numbers(old, new):
+        old = changes.layout(record.inputs[content.rel], cache)
+        new = changes.layout(content.key, cache, content, is_test)
+        if old is None or new is None or old != new:
             return None
         if seeds is not None:
             if changes.is_seed(content):

@@ -393,19 +393,23 @@ def _ranks(lines: list[int]) -> list[int]:
     return [order[line] for line in lines]
 
 
-def same_but_line_numbers(old: ModuleFacts, new: ModuleFacts) -> bool:
-    """Whether two versions of a file's facts differ only in line numbers, and those in a
-    way that keeps every line of the one before, after or on every other line as in the
-    other (an added comment, blank line or line break between statements).
+# A file's facts with each line number replaced by its rank among the file's line numbers.
+LineLayout = tuple[list[object], list[int], list[int]]
+
+
+def line_layout(facts: ModuleFacts) -> LineLayout:
+    """What the facts say, with line numbers kept only as their order: two versions of a
+    file have equal layouts when they differ only in line numbers, and those in a way that
+    keeps every line before, after or on every other line as it was (a comment or a blank
+    line added or removed).
 
     Whatever the project model and the rules work out from facts compares lines only with
     lines of the same file (is this call inside that ``try``, before that ledger write), so
     from such facts they work out the same, but for where things are in this file.
     """
-    old_shape, old_columns, old_lines = _layout(old)
-    new_shape, new_columns, new_lines = _layout(new)
-    return (
-        old_shape == new_shape
-        and old_columns == new_columns
-        and _ranks(old_lines) == _ranks(new_lines)
-    )
+    shape, columns, lines = _layout(facts)
+    return shape, columns, _ranks(lines)
+
+
+def same_but_line_numbers(old: ModuleFacts, new: ModuleFacts) -> bool:
+    return line_layout(old) == line_layout(new)
