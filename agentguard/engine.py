@@ -497,10 +497,10 @@ def _moved_lines_record(
 
     It does when each changed file's facts are the old ones but for line numbers, kept in
     the same order (a comment or a blank line added or removed: see ``line_layout``), no
-    output names the file (so none of its positions is
-    shown), and it is still parsed for the same reason (a seed stays a seed; a file parsed
-    because another refers to it still is, that one's facts being the same). The project
-    model and the rules then work out the same result from the facts.
+    output names the file (so none of its positions is shown), and it is still parsed for
+    the same reason (a seed stays a seed; a file parsed because another refers to it still
+    is, that one's facts being the same). The project model and the rules then work out the
+    same result from the facts.
     """
     changed = changes.since(record)
     if not changed or any(content.rel in record.shown_paths for content in changed):
