@@ -66,8 +66,10 @@ def desk(tmp_path: Path) -> Path:
     return root
 
 
-def check(project: Path, cache_dir: Path | None) -> ScanResult:
-    options = FactOptions(jobs=1, cache_dir=cache_dir, record_runs=cache_dir is not None)
+def check(project: Path, cache_dir: Path | None, prefilter: bool = True) -> ScanResult:
+    options = FactOptions(
+        jobs=1, cache_dir=cache_dir, record_runs=cache_dir is not None, prefilter=prefilter
+    )
     return scan([project], load_config([project]), facts=options)
 
 
@@ -75,23 +77,26 @@ def shown(result: ScanResult) -> list[tuple[str, str, int, str | None, str]]:
     return [(f.code, f.path, f.span.line, f.tool, f.message) for f in result.findings]
 
 
-def test_comments_in_a_helper_no_output_names_reuse_the_record(desk: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("prefilter", [True, False], ids=["prefilter", "every-file"])
+def test_comments_in_a_helper_no_output_names_reuse_the_record(
+    desk: Path, tmp_path: Path, prefilter: bool
+) -> None:
     cache_dir = tmp_path / "cache"
-    first = check(desk, cache_dir)
+    first = check(desk, cache_dir, prefilter)
     assert first.findings and "order_desk/receipts.py" in first.python_paths
     assert all(f.path != "order_desk/receipts.py" for f in first.findings)
     receipts = desk / "order_desk/receipts.py"
     receipts.write_text(
         "# Receipt text for the order desk.\n\n" + RECEIPTS.replace("\n\n\n", "\n\n\n# header\n")
     )
-    second = check(desk, cache_dir)
+    second = check(desk, cache_dir, prefilter)
     assert second.from_record
     assert "1 changed file(s) differ from a recorded run only in line numbers" in (
         second.record_note
     )
-    assert shown(second) == shown(first) == shown(check(desk, None))
+    assert shown(second) == shown(first) == shown(check(desk, None, prefilter))
     # The brought-up-to-date record answers the next run as an unchanged tree.
-    third = check(desk, cache_dir)
+    third = check(desk, cache_dir, prefilter)
     assert third.from_record and third.record_note.startswith("no input changed")
 
 
