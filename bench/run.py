@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -107,6 +108,31 @@ class Case:
         self.row.walls.append(wall)
         self.row.cpus.append(cpu)
         self.row.peak_kib = max(self.row.peak_kib, peak)
+
+
+PROFILE_ROW = re.compile(r"^\s*(?P<name>\S.*?)\s+│\s+(?P<seconds>\d+\.\d+)\s*$")
+
+
+def phases(case: Case) -> str:
+    """Where one more run of ``case`` spends its time, from agentguard's ``--profile``
+    (printed on stderr): the rules summed into one figure."""
+    if case.before is not None:
+        case.before()
+    done = subprocess.run(
+        [*case.command, "--profile"],
+        env=case.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    seconds: dict[str, float] = {}
+    for line in done.stderr.splitlines():
+        match = PROFILE_ROW.match(line)
+        if match:
+            name = "rules" if match["name"].startswith("rule ") else match["name"]
+            seconds[name] = seconds.get(name, 0.0) + float(match["seconds"])
+    return ", ".join(f"{name} {value:.2f}" for name, value in seconds.items())
 
 
 def run_rounds(cases: list[Case]) -> None:
@@ -335,6 +361,8 @@ def main() -> int:
     load_before = os.getloadavg()
     try:
         run_rounds(cases)
+        cold_phases = phases(cold)
+        relink_phases = phases(one_code)
     finally:
         restore()
     load_after = os.getloadavg()
@@ -386,6 +414,8 @@ def main() -> int:
         print(f"{name}: {value:.3f}  ({goal})")
     peak_mib = max(cold.row.peak_kib, warm.row.peak_kib) / 1024
     print(f"peak memory of agentguard: {peak_mib:.0f} MiB (goal < 1024)")
+    print(f"one more cold run, seconds by phase (--profile): {cold_phases}")
+    print(f"one more run after a function added, seconds by phase: {relink_phases}")
     print(
         f"findings identical cold --jobs 2 / --jobs 1 / warm / after a comment or a function "
         f"added: {agree} "
