@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -194,6 +195,7 @@ def check(
         if result.from_record:
             err.print(result.record_note)
     _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
+    _Exit.fast = True
     threshold = Severity((fail_on.value if fail_on else None) or cfg.fail_on).rank
     failing = [f for f in result.findings if f.severity.rank >= threshold]
     if failing and not exit_zero:
@@ -587,11 +589,41 @@ def rules(
     Console().print(table)
 
 
+class _Exit:
+    """Whether the process may end without freeing what it built: set by ``check`` once
+    every output is written. A large project's model is millions of objects; freeing them
+    one by one on the way out took 0.6 to 0.9 s of a 9 s re-link of 5,556 files."""
+
+    fast = False
+
+
 def main() -> None:
     try:
         app()
     except KeyboardInterrupt:  # pragma: no cover
         sys.exit(130)
+    except SystemExit as done:
+        if not _Exit.fast:
+            raise
+        _leave(done.code)
+
+
+def _leave(code: object) -> NoReturn:
+    """``sys.exit(code)`` without the interpreter's teardown (as mypy ends its runs):
+    the outputs are flushed here, nothing else is left to do."""
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            status = status or 120  # what Python exits with when stdout cannot be flushed
+    os._exit(status)
 
 
 if __name__ == "__main__":  # pragma: no cover

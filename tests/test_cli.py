@@ -120,3 +120,30 @@ def test_python_dash_m_runs_the_cli() -> None:
     )
     assert completed.returncode == 0
     assert completed.stdout.startswith("agentguard ")
+
+
+def test_a_check_run_as_a_process_ends_with_every_output_complete(
+    shop_agent: Path, tmp_path: Path
+) -> None:
+    """``check`` ends the process without the interpreter's teardown: what it printed and
+    wrote must still all be there, with the exit code a normal exit gives."""
+    sarif = tmp_path / "out.sarif"
+    command = [sys.executable, "-m", "agentguard", "check", str(shop_agent), "--no-cache"]
+    failing = subprocess.run(
+        [*command, "--format", "json", "--output", f"sarif:{sarif}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert failing.returncode == 1, failing.stderr
+    assert json.loads(failing.stdout)["findings"]
+    assert json.loads(sarif.read_text(encoding="utf-8"))["runs"][0]["results"]
+    passing = subprocess.run(
+        [*command, "--exit-zero", "--statistics"], capture_output=True, text=True, check=False
+    )
+    assert passing.returncode == 0, passing.stderr
+    assert "AG101" in passing.stdout
+    usage = subprocess.run(
+        [*command, "--format", "nope"], capture_output=True, text=True, check=False
+    )
+    assert usage.returncode == 2 and "unknown format" in usage.stderr
