@@ -603,7 +603,8 @@ def main() -> None:
     except KeyboardInterrupt:  # pragma: no cover
         sys.exit(130)
     except SystemExit as done:
-        if not _Exit.fast:
+        # A profiler or a coverage tracer writes its results at the normal exit.
+        if not _Exit.fast or sys.getprofile() is not None or sys.gettrace() is not None:
             raise
         _leave(done.code)
 

@@ -147,3 +147,16 @@ def test_a_check_run_as_a_process_ends_with_every_output_complete(
         [*command, "--format", "nope"], capture_output=True, text=True, check=False
     )
     assert usage.returncode == 2 and "unknown format" in usage.stderr
+
+
+def test_a_profiled_check_still_writes_its_profile(shop_agent: Path, tmp_path: Path) -> None:
+    profile = tmp_path / "check.prof"
+    profiled = [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "agentguard"]
+    completed = subprocess.run(
+        [*profiled, "check", str(shop_agent), "--no-cache", "--exit-zero"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert profile.stat().st_size > 0
