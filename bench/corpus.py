@@ -94,6 +94,24 @@ def python_files(corpus: Path) -> list[Path]:
     return sorted(corpus.rglob("*.py"))
 
 
+def half_corpus(scratch: Path, corpus: Path) -> Path:
+    """Every other file of the corpus (in path order), at the same relative paths, under
+    ``<scratch>/half-corpus``: the same kind of code in half the amount, to see how the
+    cost grows with the number of files."""
+    half = scratch / "half-corpus"
+    done = half / ".complete"
+    if done.exists():
+        return half
+    if half.exists():
+        shutil.rmtree(half)
+    for path in python_files(corpus)[::2]:
+        target = half / path.relative_to(corpus)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    done.write_text("")
+    return half
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description="Build (or find) the benchmark corpus under SCRATCH and print its size."

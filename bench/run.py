@@ -13,6 +13,9 @@ agentguard runs are checked to agree: cold, warm, --jobs 1, after each change an
 --no-prefilter print the same findings (--no-prefilter may add syntax errors of files the
 prefilter leaves out).
 
+A cold run on every other file of the corpus (``bench/corpus.py``: the same code, half as
+much) shows how the cost grows with the number of files.
+
 Three "one file changed" cases: a comment added to a file the check parses (the middle one
 of the corpus: its facts change only in line numbers), a function added to that file (a
 change to its facts: the project is linked again from cached facts), and a comment added
@@ -39,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import build_corpus, python_files
+from corpus import build_corpus, half_corpus, python_files
 
 REPO = Path(__file__).resolve().parent.parent
 SEMGREP_RULE = """rules:
@@ -197,16 +200,20 @@ def main() -> int:
     peers = peers_venv(scratch, args.skip_semgrep)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     cache_dir = scratch / "cache"
-    agentguard = [
-        sys.executable,
-        "-m",
-        "agentguard",
-        "check",
-        str(corpus),
-        "--exit-zero",
-        "--format",
-        "json",
-    ]
+
+    def agentguard_on(folder: Path) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "agentguard",
+            "check",
+            str(folder),
+            "--exit-zero",
+            "--format",
+            "json",
+        ]
+
+    agentguard = agentguard_on(corpus)
     rows: list[Row] = []
     runs = args.runs
     print(
@@ -269,6 +276,14 @@ def main() -> int:
         env,
         rounds=runs,
     )
+    half = half_corpus(scratch, corpus)
+    half_files = len(python_files(half))
+    cold_half = Case(
+        Row(f"agentguard cold on every other file ({half_files:,} files; --no-cache, --jobs 2)"),
+        [*agentguard_on(half), "--no-cache", "--jobs", "2"],
+        env,
+        rounds=runs,
+    )
     single = Case(
         Row("agentguard cold (--no-cache, --jobs 1)"),
         [*agentguard, "--no-cache", "--jobs", "1"],
@@ -326,7 +341,7 @@ def main() -> int:
         ],
         rounds=runs,
     )
-    cases = [cold, ruff, warm, one, one_code, one_unreached, single, every_file]
+    cases = [cold, cold_half, ruff, warm, one, one_code, one_unreached, single, every_file]
     semgrep = bandit = None
     if not args.skip_semgrep and (peers / "semgrep").exists():
         rule = scratch / "semgrep-rule.yaml"
@@ -402,6 +417,11 @@ def main() -> int:
             "one change no tool reaches ÷ warm",
             one_unreached.row.wall / warm.row.wall,
             "goal ≈ 1",
+        ),
+        (
+            f"cold, all files ÷ every other file ({len(files) / half_files:.2f} times the files)",
+            cold.row.wall / cold_half.row.wall,
+            "linear: the same as the files' ratio",
         ),
         ("cold ÷ cold --no-prefilter", cold.row.wall / every_file.row.wall, "< 1"),
         ("cold --jobs 2 ÷ cold --jobs 1", cold.row.wall / single.row.wall, "2 cores: ≈ 0.5"),
