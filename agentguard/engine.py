@@ -420,6 +420,7 @@ class _Changes:
         self.prefilter = prefilter
         self._seed: dict[str, bool] = {}
         self._layouts: dict[str, LineLayout | None] = {}
+        self._since: dict[int, list[SourceFile] | None] = {}
 
     def is_seed(self, content: SourceFile) -> bool:
         known = self._seed.get(content.rel)
@@ -466,8 +467,15 @@ class _Changes:
 
         A file the run left out may have changed in any way that keeps it out: no seed
         word, and (the parsed files being the same, or the same but for line numbers)
-        still referred to by none of them.
+        still referred to by none of them. Worked out once per record (the records asked
+        about live as long as this object).
         """
+        if id(record) in self._since:
+            return self._since[id(record)]
+        self._since[id(record)] = changed = self._changed_since(record)
+        return changed
+
+    def _changed_since(self, record: RunRecord) -> list[SourceFile] | None:
         inputs = record.inputs
         changed: list[SourceFile] = []
         left_out: list[SourceFile] = []
