@@ -192,7 +192,7 @@ def check(
     renderer(output_format)(result, sys.stdout, options)
     if profile:
         _print_profile(result.timings, fact_options)
-        if result.from_record:
+        if result.record_note:
             err.print(result.record_note)
     _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
     _Exit.fast = True

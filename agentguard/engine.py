@@ -271,7 +271,7 @@ def scan(
             catalog, [rel for _, rel in files.python], test_files(config), named=named
         )
     contents: list[SourceFile] | None = None
-    memo: tuple[RunMemo, str] | None = None
+    memo: tuple[RunMemo, str, str] | None = None
     if facts.record_runs and facts.cache_dir is not None and not sources:
         mark = time.perf_counter()
         contents = read_all(files.python, config.max_file_size, keyed=True)
@@ -294,9 +294,11 @@ def scan(
             mark = time.perf_counter()
             cache = FactCache(facts.cache_dir, config.digest, catalog.digest)
             is_test = prefilter.is_test if prefilter is not None else test_files(config)
-            for candidate in records:
-                record = _moved_lines_record(candidate, changes, prefilter, cache, is_test)
-                if record is not None:
+            note = "no run was recorded with these paths, config and selection: a full run"
+            for index, candidate in enumerate(records):
+                answer = _moved_lines_record(candidate, changes, prefilter, cache, is_test)
+                if isinstance(answer, RunRecord):
+                    record = answer
                     runs.store(key, record)
                     moved = len(record.inputs.items() - candidate.inputs.items())
                     note = (
@@ -304,13 +306,15 @@ def scan(
                         "numbers, in files no output names: its findings were reused"
                     )
                     break
+                if index == 0:
+                    note = f"linked again: since the newest recorded run, {answer}"
             if record is None:
                 changes.reuse_seeds(records)
             timings["compare changed files with the recorded run"] = time.perf_counter() - mark
         if record is not None:
             timings["total"] = time.perf_counter() - started
             return _recorded_result(record, config, timings, note)
-        memo = (runs, key)
+        memo = (runs, key, note)
 
     mark = time.perf_counter()
     modules, problems = collect_facts(
@@ -388,7 +392,8 @@ def scan(
     )
     if memo is not None:
         mark = time.perf_counter()
-        runs, key = memo
+        runs, key, note = memo
+        result.record_note = note
         assert contents is not None  # read (and keyed) with the memo
         seeds = facts.stats.seeds if facts.stats is not None and prefilter is not None else None
         runs.store(key, _record_of(result, project, contents, skipped, seeds))
@@ -500,8 +505,9 @@ def _moved_lines_record(
     prefilter: Prefilter | None,
     cache: FactCache,
     is_test: Callable[[str], bool],
-) -> RunRecord | None:
-    """The recorded run, brought up to date, when it still answers although files changed.
+) -> RunRecord | str:
+    """The recorded run, brought up to date, when it still answers although files changed;
+    otherwise why not (for ``--profile``).
 
     It does when each changed file's facts are the old ones but for line numbers, kept in
     the same order (a comment or a blank line added or removed: see ``line_layout``), no
@@ -511,25 +517,35 @@ def _moved_lines_record(
     same result from the facts.
     """
     changed = changes.since(record)
-    if not changed or any(content.rel in record.shown_paths for content in changed):
-        return None
+    if changed is None:
+        return (
+            f"more than {MOST_FILES_COMPARED} parsed files changed, or a file left out "
+            "now names a seed word"
+        )
     if prefilter is not None and record.seeds is None:
-        return None
+        return "the recorded run does not say which files were seeds"
     seeds = set(record.seeds) if record.seeds is not None else None
     inputs = dict(record.inputs)
     for content in changed:
+        rel = content.rel
+        if rel in record.shown_paths:
+            return f"{rel} changed, and an output names it (a finding, evidence, a tool)"
         if isinstance(content.data, ScanProblem):
-            return None
-        old = changes.layout(record.inputs[content.rel], cache)
+            return f"{rel} cannot be read"
+        old = changes.layout(record.inputs[rel], cache)
         new = changes.layout(content.key, cache, content, is_test)
-        if old is None or new is None or old != new:
-            return None
+        if old is None:
+            return f"the facts {rel} had then are no longer cached"
+        if new is None:
+            return f"{rel} does not parse"
+        if old != new:
+            return f"{rel} changed in more than line numbers"
         if seeds is not None:
             if changes.is_seed(content):
-                seeds.add(content.rel)
-            elif content.rel in seeds:
-                return None
-        inputs[content.rel] = content.key
+                seeds.add(rel)
+            elif rel in seeds:
+                return f"{rel} no longer names a seed word"
+        inputs[rel] = content.key
     return dataclasses.replace(
         record, inputs=inputs, seeds=None if seeds is None else frozenset(seeds)
     )

@@ -109,6 +109,11 @@ def test_a_side_effect_added_to_a_helper_is_found(desk: Path, tmp_path: Path) ->
     )
     second = check(desk, cache_dir)
     assert not second.from_record
+    assert first.record_note.startswith("no run was recorded")
+    assert second.record_note == (
+        "linked again: since the newest recorded run, "
+        "order_desk/status.py changed in more than line numbers"
+    )
     assert shown(second) == shown(check(desk, None))
     assert shown(second) != shown(first)
     assert [f for f in second.findings if f.tool == "order_status" and f.code == "AG201"]
@@ -121,6 +126,7 @@ def test_a_comment_above_a_finding_moves_it(desk: Path, tmp_path: Path) -> None:
     tools.write_text("# The order desk's tools.\n" + TOOLS)
     second = check(desk, cache_dir)
     assert not second.from_record
+    assert "order_desk/tools.py changed, and an output names it" in second.record_note
     moved = [
         (code, path, line + 1, tool, message) for code, path, line, tool, message in shown(first)
     ]
@@ -138,6 +144,7 @@ def test_a_file_parsed_for_a_word_in_a_comment_is_left_out_once_it_goes(
     notes.write_text("# Notes kept between runs.\nNOTES: list[str] = []\n")
     second = check(desk, cache_dir)
     assert not second.from_record
+    assert second.record_note.endswith("order_desk/notes.py no longer names a seed word")
     assert second.project is not None and "order_desk/notes.py" not in second.project.modules
     assert shown(second) == shown(first)
 
