@@ -296,7 +296,7 @@ def scan(
             is_test = prefilter.is_test if prefilter is not None else test_files(config)
             note = "no run was recorded with these paths, config and selection: a full run"
             for index, candidate in enumerate(records):
-                answer = _moved_lines_record(candidate, changes, prefilter, cache, is_test)
+                answer = _moved_lines_record(candidate, changes, cache, is_test)
                 if isinstance(answer, RunRecord):
                     record = answer
                     runs.store(key, record)
@@ -423,16 +423,13 @@ class _Changes:
     def __init__(self, contents: Sequence[SourceFile], prefilter: Prefilter | None) -> None:
         self.contents = contents
         self.prefilter = prefilter
-        self._seed: dict[str, bool] = {}
         self._layouts: dict[str, LineLayout | None] = {}
         self._since: dict[int, list[SourceFile] | None] = {}
 
     def is_seed(self, content: SourceFile) -> bool:
-        known = self._seed.get(content.rel)
-        if known is None:
-            assert self.prefilter is not None and not isinstance(content.data, ScanProblem)
-            known = self._seed[content.rel] = self.prefilter.is_seed(content.rel, content.data)
-        return known
+        # The prefilter remembers each answer: asked again for every record compared.
+        assert self.prefilter is not None and not isinstance(content.data, ScanProblem)
+        return self.prefilter.is_seed(content.rel, content.data)
 
     def layout(
         self,
@@ -502,7 +499,6 @@ class _Changes:
 def _moved_lines_record(
     record: RunRecord,
     changes: _Changes,
-    prefilter: Prefilter | None,
     cache: FactCache,
     is_test: Callable[[str], bool],
 ) -> RunRecord | str:
@@ -522,7 +518,7 @@ def _moved_lines_record(
             f"more than {MOST_FILES_COMPARED} parsed files changed, or a file left out "
             "now names a seed word"
         )
-    if prefilter is not None and record.seeds is None:
+    if changes.prefilter is not None and record.seeds is None:
         return "the recorded run does not say which files were seeds"
     seeds = set(record.seeds) if record.seeds is not None else None
     inputs = dict(record.inputs)

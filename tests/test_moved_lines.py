@@ -10,7 +10,7 @@ from agentguard.config import load_config
 from agentguard.engine import FactOptions, ScanResult, scan
 from agentguard.parallel import source_facts
 from agentguard.prefilter import Prefilter
-from agentguard.python.facts import ModuleFacts, same_but_line_numbers
+from agentguard.python.facts import ModuleFacts, line_layout
 from tests.conftest import write_project
 
 TOOLS = '''\
@@ -166,7 +166,7 @@ def facts_of(text: str) -> ModuleFacts:
 )
 def test_comments_and_blank_lines_change_only_line_numbers(edited: str) -> None:
     assert facts_of(edited) != facts_of(RECEIPTS)
-    assert same_but_line_numbers(facts_of(RECEIPTS), facts_of(edited))
+    assert line_layout(facts_of(RECEIPTS)) == line_layout(facts_of(edited))
 
 
 @pytest.mark.parametrize(
@@ -190,7 +190,7 @@ def test_comments_and_blank_lines_change_only_line_numbers(edited: str) -> None:
     ids=["string", "parameter", "order", "docstring", "line-break-in-call", "suppression"],
 )
 def test_any_other_change_is_a_change(edited: str) -> None:
-    assert not same_but_line_numbers(facts_of(RECEIPTS), facts_of(edited))
+    assert line_layout(facts_of(RECEIPTS)) != line_layout(facts_of(edited))
 
 
 def test_a_relink_searches_only_the_changed_files_for_seed_words(

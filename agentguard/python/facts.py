@@ -345,7 +345,12 @@ _FIELD_NAMES: dict[type, tuple[tuple[str, bool], ...]] = {
 }
 
 
-def _layout(facts: ModuleFacts) -> tuple[list[object], list[int], list[int]]:
+# A file's facts apart from line numbers, its columns, and its line numbers (as ranks, in
+# ``line_layout``), in one order.
+LineLayout = tuple[list[object], list[int], list[int]]
+
+
+def _layout(facts: ModuleFacts) -> LineLayout:
     """What the facts say apart from line numbers, and their line numbers, in one order.
 
     The first list has every class, container size and value (with its type, so that
@@ -393,10 +398,6 @@ def _ranks(lines: list[int]) -> list[int]:
     return [order[line] for line in lines]
 
 
-# A file's facts with each line number replaced by its rank among the file's line numbers.
-LineLayout = tuple[list[object], list[int], list[int]]
-
-
 def line_layout(facts: ModuleFacts) -> LineLayout:
     """What the facts say, with line numbers kept only as their order: two versions of a
     file have equal layouts when they differ only in line numbers, and those in a way that
@@ -409,7 +410,3 @@ def line_layout(facts: ModuleFacts) -> LineLayout:
     """
     shape, columns, lines = _layout(facts)
     return shape, columns, _ranks(lines)
-
-
-def same_but_line_numbers(old: ModuleFacts, new: ModuleFacts) -> bool:
-    return line_layout(old) == line_layout(new)
