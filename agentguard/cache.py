@@ -11,6 +11,10 @@ fresh clone gives every file a new mtime and the same content.
 
 Entries are written to a temporary file and renamed into place, so concurrent runs never
 see half an entry; a corrupt or unreadable entry counts as a miss and is rewritten.
+
+The cache stays about the size of one project's facts (:func:`prune`): after a run that
+linked the project, entries no kept run record names are removed once they are an hour old,
+and so are the folders of other versions, configs or catalogues unused for two weeks.
 """
 
 from __future__ import annotations
@@ -22,9 +26,12 @@ import hashlib
 import io
 import os
 import pickle
+import re
 import shutil
 import sys
 import tempfile
+import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +43,16 @@ from agentguard.python.facts import ModuleFacts
 CACHE_DIR_NAME = ".agentguard_cache"
 FORMAT = "4"  # bump when the facts dataclasses change shape or the extractor fills them differently
 PICKLE_PROTOCOL = 5
+# An unreferenced entry younger than this is kept: a run still going may have written it
+# for a record it has not stored yet.
+PRUNE_GRACE_SECONDS = 3600.0
+# The folder of another version, config or catalogue is removed once unused this long.
+UNUSED_NAMESPACE_SECONDS = 14 * 24 * 3600.0
+# Touched by every run that uses a namespace folder (a run answered by its record writes
+# nothing else there).
+LAST_USED = "last-used"
+_NAMESPACE_NAME = re.compile(r"[0-9a-f]{20}")
+_ENTRY_FOLDER = re.compile(r"[0-9a-f]{2}")
 
 _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -129,7 +146,79 @@ class FactCache:
             marker = self.directory / name
             if not marker.exists():
                 marker.write_text(text, encoding="utf-8")
+        self.folder.mkdir(exist_ok=True)
+        (self.folder / LAST_USED).touch()
         self._ready = True
+
+    def mark_used(self) -> None:
+        """Say that a run used this folder now, so that :func:`prune` keeps it."""
+        try:
+            os.utime(self.folder / LAST_USED)
+        except OSError:
+            return  # not written yet: the first entry stored writes it
+
+    def prune(self, referenced: Collection[str], now: float | None = None) -> int:
+        """Remove the entries whose key is not in ``referenced`` and that are older than
+        PRUNE_GRACE_SECONDS (with left-over temporary files), and the sibling folders of
+        other namespaces unused for UNUSED_NAMESPACE_SECONDS. Returns the entries
+        removed. Only a folder tagged as an agentguard cache is touched; a file that
+        cannot be removed is left."""
+        if not (self.directory / "CACHEDIR.TAG").is_file():
+            return 0
+        now = time.time() if now is None else now
+        removed = 0
+        for sub in _scan(self.folder):
+            if not (sub.is_dir(follow_symlinks=False) and _ENTRY_FOLDER.fullmatch(sub.name)):
+                continue
+            for entry in _scan(Path(sub.path)):
+                name = entry.name
+                if name.endswith(".pickle") and not name.startswith(".tmp-"):
+                    if sub.name + name[: -len(".pickle")] in referenced:
+                        continue
+                elif not name.startswith(".tmp-"):
+                    continue
+                if _older_than(entry, now - PRUNE_GRACE_SECONDS) and _unlink(entry.path):
+                    removed += 1
+        for other in _scan(self.directory):
+            if other.name == self.folder.name or not _NAMESPACE_NAME.fullmatch(other.name):
+                continue
+            if not other.is_dir(follow_symlinks=False):
+                continue
+            stamp = Path(other.path) / LAST_USED
+            used = _mtime(stamp) if stamp.exists() else _mtime(Path(other.path))
+            if used is not None and used < now - UNUSED_NAMESPACE_SECONDS:
+                shutil.rmtree(other.path, ignore_errors=True)
+        return removed
+
+
+def _scan(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except OSError:
+        return []
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
+def _older_than(entry: os.DirEntry[str], moment: float) -> bool:
+    try:
+        return entry.stat(follow_symlinks=False).st_mtime < moment
+    except OSError:
+        return False
+
+
+def _unlink(path: str) -> bool:
+    try:
+        os.unlink(path)
+    except OSError:
+        return False
+    return True
 
 
 def _reduce_span(span: Span) -> tuple[Any, tuple[type[Span], tuple[int, ...]]]:

@@ -286,6 +286,7 @@ def scan(
             files.schemas,
         )
         records = list(runs.load(key))
+        FactCache(facts.cache_dir, config.digest, catalog.digest).mark_used()
         changes = _Changes(contents, prefilter)
         record = next((r for r in records if changes.since(r) == []), None)
         note = "no input changed since a recorded run: its findings were reused"
@@ -398,6 +399,11 @@ def scan(
         seeds = facts.stats.seeds if facts.stats is not None and prefilter is not None else None
         runs.store(key, _record_of(result, project, contents, skipped, seeds))
         timings["record the run"] = time.perf_counter() - mark
+        # Only after a linked run: a run answered by a record adds a few entries at most.
+        mark = time.perf_counter()
+        assert facts.cache_dir is not None
+        FactCache(facts.cache_dir, config.digest, catalog.digest).prune(runs.inputs_named())
+        timings["prune the cache"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - started
     return result
 

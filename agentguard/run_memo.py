@@ -191,6 +191,19 @@ class RunMemo:
         except (OSError, pickle.PicklingError):
             return
 
+    def inputs_named(self) -> set[str]:
+        """The content keys of the files every kept record follows from: the fact cache
+        entries a later run can still use (see ``FactCache.prune``)."""
+        keys: set[str] = set()
+        for path in self.folder.glob("*.pickle"):
+            try:
+                record = _RecordUnpickler(io.BytesIO(path.read_bytes())).load()
+            except Exception:  # as in load: such a record is never used
+                continue
+            if isinstance(record, RunRecord):
+                keys.update(record.inputs.values())
+        return keys
+
     def _prune(self) -> None:
         records = []
         for path in self.folder.glob("*.pickle"):

@@ -297,3 +297,100 @@ def test_files_with_every_kind_of_fact_are_read_back_from_the_cache(tmp_path: Pa
     warm, warm_stats = cached_scan(target, cache_dir)
     assert (warm_stats.parsed, warm_stats.cache_hits) == (0, 1)
     assert finding_lines(warm) == finding_lines(cold)
+
+
+def recorded_scan(project: Path, cache_dir: Path) -> ScanResult:
+    """A scan as ``check`` runs it: facts cached, the run recorded (and the cache pruned)."""
+    options = FactOptions(jobs=1, cache_dir=cache_dir, record_runs=True)
+    return scan([project], load_config([project]), facts=options)
+
+
+def fact_entries(cache_dir: Path) -> set[Path]:
+    return set(cache_dir.glob("*/??/*.pickle"))
+
+
+def age(path: Path, seconds: float) -> None:
+    moment = path.stat().st_mtime - seconds
+    os.utime(path, (moment, moment))
+
+
+def test_a_linked_run_prunes_old_entries_no_kept_record_names(
+    project: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    first = recorded_scan(project, cache_dir)
+    live = fact_entries(cache_dir)
+    assert len(live) == len(python_files(project))
+    (folder,) = {p.parent.parent for p in live}
+    # Entries of contents no record names: one old, one written a minute ago (a run still
+    # going may be about to record it), and an old temporary file a killed run left.
+    stale = folder / "ab" / ("0" * 62 + ".pickle")
+    recent = folder / "cd" / ("1" * 62 + ".pickle")
+    left_over = folder / "ab" / ".tmp-killed"
+    for path in (stale, recent, left_over):
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"facts of a file edited away")
+    for path in (stale, left_over):
+        age(path, fact_cache.PRUNE_GRACE_SECONDS + 60)
+    age(recent, 60)
+    for path in live:  # old, but named by the record
+        age(path, 30 * 24 * 3600)
+    helper = project / "shop_agent" / "orders_client.py"
+    helper.write_text(helper.read_text(encoding="utf-8") + "\n\ndef added():\n    return 1\n")
+    recorded_scan(project, cache_dir)  # a code edit: linked again, then pruned
+    after = fact_entries(cache_dir)
+    assert not stale.exists() and not left_over.exists()
+    assert recent.exists()
+    assert live <= after  # the first run's record is kept, and names them
+    assert len(after - live) == 2  # the edited file's new facts, and the recent stray
+    warm = recorded_scan(project, cache_dir)
+    assert warm.from_record and finding_lines(warm) == finding_lines(first) != []
+
+
+def test_a_linked_run_removes_namespaces_unused_for_two_weeks(
+    project: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    recorded_scan(project, cache_dir)
+    forgotten = cache_dir / ("a" * 20)  # another version's or config's facts, long unused
+    in_use = cache_dir / ("b" * 20)  # another config, used by a run an hour ago
+    never_stamped = cache_dir / ("c" * 20)
+    not_ours = cache_dir / "notes"
+    for folder in (forgotten, in_use, never_stamped, not_ours):
+        (folder / "ab").mkdir(parents=True)
+        (folder / "ab" / "entry.pickle").write_bytes(b"facts")
+        (folder / fact_cache.LAST_USED).touch()
+    age(forgotten / fact_cache.LAST_USED, fact_cache.UNUSED_NAMESPACE_SECONDS + 3600)
+    age(not_ours / fact_cache.LAST_USED, fact_cache.UNUSED_NAMESPACE_SECONDS + 3600)
+    age(in_use / fact_cache.LAST_USED, 3600)
+    (never_stamped / fact_cache.LAST_USED).unlink()
+    age(never_stamped, fact_cache.UNUSED_NAMESPACE_SECONDS + 3600)
+    helper = project / "shop_agent" / "orders_client.py"
+    helper.write_text(helper.read_text(encoding="utf-8") + "\n\ndef added():\n    return 1\n")
+    recorded_scan(project, cache_dir)
+    assert not forgotten.exists() and not never_stamped.exists()
+    assert in_use.exists() and not_ours.exists()
+
+
+def test_a_run_answered_by_its_record_still_marks_its_namespace_used(
+    project: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    recorded_scan(project, cache_dir)
+    (stamp,) = cache_dir.glob(f"*/{fact_cache.LAST_USED}")
+    age(stamp, fact_cache.UNUSED_NAMESPACE_SECONDS + 3600)
+    assert recorded_scan(project, cache_dir).from_record
+    assert stamp.stat().st_mtime > fact_cache.time.time() - 3600
+
+
+def test_pruning_leaves_a_folder_that_is_not_tagged_as_a_cache(tmp_path: Path) -> None:
+    folder = tmp_path / "precious"
+    cache = fact_cache.FactCache(folder, "config", "catalogue")
+    kept = cache.folder / "ab" / "data.pickle"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"not agentguard's")
+    sibling = folder / ("a" * 20)
+    sibling.mkdir()
+    later = fact_cache.time.time() + 10 * fact_cache.UNUSED_NAMESPACE_SECONDS
+    assert cache.prune(set(), now=later) == 0
+    assert kept.exists() and sibling.exists()
