@@ -468,6 +468,31 @@ def test_heuristic_never_fires_on_containers_and_loggers(scan_files: ScanFiles) 
     assert effects == []
 
 
+def test_a_string_method_chain_is_no_write_though_its_arguments_name_a_client_word(
+    scan_files: ScanFiles,
+) -> None:
+    """``url.replace("https://", "wss://").replace(...)`` replaces text: the receiver of the
+    last ``replace`` is what the first returns, not a client because ``https`` in its
+    arguments contains ``http``."""
+    body = """
+        url = payload["base"].rstrip("/")
+        url = url.replace("https://", "wss://").replace("http://", "ws://")
+        label = payload["name"].replace("session", "-").replace("conn", "-")
+        return url + label
+    """
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body)})
+    assert effects == []
+
+
+def test_a_write_verb_on_what_a_client_factory_returns_is_still_a_write(
+    scan_files: ScanFiles,
+) -> None:
+    prelude = "from vendor_sdk import connect"
+    body = 'return get_billing_client(payload["region"]).charge_card(payload)'
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert [(e.kind, e.heuristic) for e in effects] == [("network_write", True)]
+
+
 def test_unresolved_write_verb_on_service_client_is_low_confidence(scan_files: ScanFiles) -> None:
     prelude = "from vendor_sdk import make_client\n\nbilling_client = make_client()"
     effects = effects_of(

@@ -4,6 +4,7 @@ asked about (``EffectSummaries``)."""
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 import weakref
@@ -446,6 +447,23 @@ def _written_receiver(call: Call) -> str:
     return text.rsplit(".", 1)[0] if "." in text else ""
 
 
+def _receiver_name(written: str) -> str:
+    """The last part of a receiver as written: ``_client`` for ``self._client``; for what a
+    call returns, the called name (``get_client`` for ``get_client(region)``, ``replace``
+    for ``url.replace("https://", "wss://")``), never text from the call's arguments."""
+    if written.endswith(")"):
+        try:
+            node = ast.parse(written, mode="eval").body
+        except (SyntaxError, ValueError):
+            node = None  # cut short at the text limit: judged as written
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute):
+                return node.func.attr
+            if isinstance(node.func, ast.Name):
+                return node.func.id
+    return written.rsplit(".", 1)[-1]
+
+
 def _is_container(
     project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
 ) -> bool:
@@ -478,7 +496,7 @@ def _heuristic_sink(
     if head in STDLIB_MODULES or callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
         return None
     written = _written_receiver(call)
-    last = written.rsplit(".", 1)[-1] if written else ""
+    last = _receiver_name(written) if written else ""
     if last and (LOGGER_NAMES.match(last) or last[:1] in {'"', "'", "[", "{", "("}):
         return None
     if written and "." not in written and _is_container(project, written, fn, facts, call.order):
