@@ -493,6 +493,39 @@ def test_a_write_verb_on_what_a_client_factory_returns_is_still_a_write(
     assert [(e.kind, e.heuristic) for e in effects] == [("network_write", True)]
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "(ROOT / name).write_text(payload['text'])",
+        "target = ROOT / 'notes' / name\ntarget.write_text(payload['text'])",
+        "target = Path(payload['folder']) / name\ntarget.write_bytes(b'x')",
+        "ROOT.joinpath(name).with_suffix('.md').write_text(payload['text'])",
+        "target = ROOT.joinpath(name)\ntarget.write_text(payload['text'])",
+    ],
+    ids=["joined", "joined-twice-then-named", "class-joined", "derived", "derived-then-named"],
+)
+def test_a_file_written_through_a_joined_or_derived_path_is_a_local_write(
+    scan_files: ScanFiles, body: str
+) -> None:
+    prelude = 'ROOT = Path("/srv/notes")'
+    source = tool_source(
+        "from pathlib import Path", body, params="name: str, payload: dict", prelude=prelude
+    )
+    effects = effects_of(scan_files, {"agent.py": source})
+    assert [(e.kind, e.remote, e.sink) for e in effects] == [
+        ("write", False, "pathlib.Path." + body.rsplit(".", 1)[1].split("(")[0])
+    ]
+
+
+def test_reading_through_a_joined_path_is_no_write(scan_files: ScanFiles) -> None:
+    body = (
+        "text = (ROOT / name).read_text()\nreturn str(ROOT / name) + text.replace('http', 'https')"
+    )
+    prelude = 'ROOT = Path("/srv/notes")'
+    source = tool_source("from pathlib import Path", body, params="name: str", prelude=prelude)
+    assert effects_of(scan_files, {"agent.py": source}) == []
+
+
 def test_unresolved_write_verb_on_service_client_is_low_confidence(scan_files: ScanFiles) -> None:
     prelude = "from vendor_sdk import make_client\n\nbilling_client = make_client()"
     effects = effects_of(

@@ -58,6 +58,19 @@ _NOT_A_DESTINATION = {
     "print",
 }
 _RAW_ATTRS = {"args", "message", "msg", "strerror", "detail", "details"}
+# pathlib's classes, and what gives another path: ``ROOT / name``, ``ROOT.joinpath(name)``,
+# ``path.with_suffix(".md")``. Such an expression is typed ``pathlib.Path``, so that
+# ``(ROOT / name).write_text(body)`` is a call of ``pathlib.Path.write_text``. (``.parent``
+# is left out: ``path.parent.mkdir(...)`` would name the folder made before the file
+# written as the tool's write.)
+PATH_TYPE = "pathlib.Path"
+_PATH_CLASSES = frozenset(
+    f"pathlib.{name}"
+    for name in ("Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath")
+)
+_PATH_METHODS = frozenset(
+    {"joinpath", "with_name", "with_suffix", "with_stem", "resolve", "absolute", "expanduser"}
+)
 _STATUS_SUBJECT = re.compile(r"(?i)(status|state)")
 _TOOL_SCHEMA_KEYS = ({"type", "function"}, {"name", "input_schema"}, {"name", "parameters"})
 
@@ -458,12 +471,30 @@ class _Extractor:
             if base is None:
                 if isinstance(node.value, ast.Call):
                     inner = self.resolve(node.value.func)
-                    return f"{inner}().{node.attr}" if inner else None
-                return None
+                    if inner in _PATH_CLASSES or not self.path_typed(node.value):
+                        return f"{inner}().{node.attr}" if inner else None
+                elif not self.path_typed(node.value):
+                    return None
+                return sys.intern(f"{PATH_TYPE}.{node.attr}")
             # Interned: the same dotted name recurs at every call site, and one shared
             # string is stored once in memory and once per cache entry.
             return sys.intern(f"{base}.{node.attr}")
         return None
+
+    def path_typed(self, node: ast.AST) -> bool:
+        """Whether the expression is a ``pathlib`` path: a path class called, a name typed as
+        one, or a path joined (``/``) or derived (``joinpath``, ``with_suffix``...)."""
+        kind = type(node)
+        if kind is ast.BinOp:
+            return type(node.op) is ast.Div and (  # type: ignore[attr-defined]
+                self.path_typed(node.left) or self.path_typed(node.right)  # type: ignore[attr-defined]
+            )
+        if kind is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is ast.Attribute and func.attr in _PATH_METHODS:
+                return self.path_typed(func.value)
+            return self.resolve(func) in _PATH_CLASSES
+        return (kind is ast.Name or kind is ast.Attribute) and self.resolve(node) == PATH_TYPE
 
     def _callee_name(self, func: ast.expr) -> str | None:
         # ``Agent[Deps, str](...)`` constructs an ``Agent``.
@@ -846,6 +877,12 @@ class _Extractor:
         elif val.kind in {"name", "attr"} and val.qualname and not name.startswith("self."):
             if val.qualname in scope.types.values() or "." in val.qualname:
                 scope.types.setdefault(name, val.qualname)
+                self._forget_values()
+        if val.kind in {"call", "other"} and self.path_typed(value):
+            if name.startswith("self.") and self.class_stack:
+                self.class_stack[-1].self_types.setdefault(name[5:], PATH_TYPE)
+            elif not name.startswith("self.") and scope.types.get(name) != PATH_TYPE:
+                scope.types[name] = PATH_TYPE
                 self._forget_values()
 
     def visit_Assign(self, node: ast.Assign) -> None:
