@@ -343,7 +343,25 @@ class ProjectModel:
             owner = ".".join(parts[:-1])
             if owner in self.classes:
                 resolved = self.find_method(owner, parts[-1])
+            elif len(parts) >= 3:
+                resolved = self._through_typed_attribute(parts)
         return (callee, parts, on_class, resolved)
+
+    def _through_typed_attribute(self, parts: list[str]) -> str | None:
+        """``app.Deps.client.post``, called on a parameter or local of the project class
+        ``Deps``: the method of the type the class declares for the attribute
+        (``client: httpx.Client`` gives ``httpx.Client.post``). Each step uses up one
+        attribute, so a chain of typed attributes ends."""
+        for cut in range(len(parts) - 2, 0, -1):
+            owner = ".".join(parts[:cut])
+            if owner not in self.classes:
+                continue
+            attr_type = self.self_type(owner, parts[cut])
+            if attr_type is None:
+                return None
+            typed = ".".join([attr_type, *parts[cut + 1 :]])
+            return self._resolve_name(typed)[3] or typed
+        return None
 
     def _resolve_on_class(
         self, callee: str, parts: list[str], cls_qual: str, facts: ModuleFacts

@@ -526,6 +526,49 @@ def test_reading_through_a_joined_path_is_no_write(scan_files: ScanFiles) -> Non
     assert effects_of(scan_files, {"agent.py": source}) == []
 
 
+def test_a_client_reached_through_a_typed_field_of_a_project_class_is_resolved(
+    scan_files: ScanFiles,
+) -> None:
+    """``deps.http.post(...)`` on a parameter typed ``Deps`` whose field says
+    ``http: httpx.Client`` posts with httpx, one field deep or two."""
+    prelude = """
+        from dataclasses import dataclass
+
+        import httpx
+
+
+        class Billing:
+            client: httpx.Client
+
+            def __init__(self) -> None:
+                self.client = httpx.Client()
+
+
+        @dataclass
+        class Deps:
+            http: httpx.Client
+            billing: Billing
+            region: str
+
+
+        DEPS = Deps(http=httpx.Client(), billing=Billing(), region="eu")
+
+
+        def _notify(deps: Deps, payload: dict) -> None:
+            deps.http.post("https://hooks.example.com/orders", json=payload)
+
+
+        def _invoice(deps: Deps, payload: dict) -> str:
+            return deps.billing.client.post("https://billing.example.com/v1/invoices", json=payload).text
+    """
+    body = "_notify(DEPS, payload)\nreturn _invoice(DEPS, payload)"
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert [(e.kind, e.sink, e.heuristic) for e in effects] == [
+        ("network_write", "httpx.Client.post", False),
+        ("network_write", "httpx.Client.post", False),
+    ]
+
+
 def test_unresolved_write_verb_on_service_client_is_low_confidence(scan_files: ScanFiles) -> None:
     prelude = "from vendor_sdk import make_client\n\nbilling_client = make_client()"
     effects = effects_of(
