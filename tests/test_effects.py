@@ -569,6 +569,82 @@ def test_a_client_reached_through_a_typed_field_of_a_project_class_is_resolved(
     ]
 
 
+DEPS_MODULE = """
+from dataclasses import dataclass
+
+import httpx
+
+
+@dataclass
+class Deps:
+    http: httpx.AsyncClient
+    user_id: str
+"""
+
+
+@pytest.mark.parametrize(
+    ("framework", "source"),
+    [
+        (
+            "pydantic-ai",
+            """
+            from pydantic_ai import Agent, RunContext
+
+            from deps import Deps
+
+            agent = Agent("openai:gpt-4o", deps_type=Deps)
+
+
+            @agent.tool
+            async def act(ctx: RunContext[Deps], amount: float) -> str:
+                \"\"\"Create an invoice.\"\"\"
+                r = await ctx.deps.http.post("https://billing.example.com/v1/invoices", json={"a": amount})
+                return r.text
+            """,
+        ),
+        (
+            "openai-agents",
+            """
+            from agents import RunContextWrapper, function_tool
+
+            from deps import Deps
+
+
+            @function_tool
+            async def act(wrapper: RunContextWrapper[Deps], amount: float) -> str:
+                \"\"\"Create an invoice.\"\"\"
+                r = await wrapper.context.http.post("https://billing.example.com/v1/invoices", json={"a": amount})
+                return r.text
+            """,
+        ),
+        (
+            "langchain",
+            """
+            from langchain.tools import ToolRuntime, tool
+
+            from deps import Deps
+
+
+            @tool
+            async def act(amount: float, runtime: ToolRuntime[Deps, dict]) -> str:
+                \"\"\"Create an invoice.\"\"\"
+                r = await runtime.context.http.post("https://billing.example.com/v1/invoices", json={"a": amount})
+                return r.text
+            """,
+        ),
+    ],
+    ids=["pydantic-ai-run-context", "openai-agents-wrapper", "langchain-tool-runtime"],
+)
+def test_a_client_in_the_dependencies_a_framework_hands_the_tool_is_resolved(
+    scan_files: ScanFiles, framework: str, source: str
+) -> None:
+    files = {"deps.py": DEPS_MODULE, "agent.py": textwrap.dedent(source)}
+    effects = effects_of(scan_files, files)
+    assert [(e.kind, e.sink, e.heuristic) for e in effects] == [
+        ("network_write", "httpx.AsyncClient.post", False)
+    ]
+
+
 def test_unresolved_write_verb_on_service_client_is_low_confidence(scan_files: ScanFiles) -> None:
     prelude = "from vendor_sdk import make_client\n\nbilling_client = make_client()"
     effects = effects_of(

@@ -68,6 +68,19 @@ _PATH_CLASSES = frozenset(
     f"pathlib.{name}"
     for name in ("Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath")
 )
+# What a framework hands a tool or a node that carries the user's own dependencies in an
+# attribute typed by its first type argument: ``ctx: RunContext[Deps]`` (Pydantic AI) makes
+# ``ctx.deps`` a ``Deps``; ``RunContextWrapper[T]`` (OpenAI Agents SDK), ``Runtime[T]``
+# (LangGraph) and ``ToolRuntime[T, S]`` (LangChain) hand it over as ``.context``. So
+# ``ctx.deps.http.post(...)`` is a call on the field ``Deps`` declares for ``http``.
+_CONTEXT_CARRIERS = {
+    "RunContext": "deps",
+    "RunContextWrapper": "context",
+    "Runtime": "context",
+    "ToolRuntime": "context",
+}
+_CONTEXT_PACKAGES = frozenset({"pydantic_ai", "agents", "langgraph", "langchain"})
+_CARRIED_ATTRIBUTES = frozenset(_CONTEXT_CARRIERS.values())
 _PATH_METHODS = frozenset(
     {"joinpath", "with_name", "with_suffix", "with_stem", "resolve", "absolute", "expanduser"}
 )
@@ -467,6 +480,11 @@ class _Extractor:
         if isinstance(node, ast.Name):
             return self.resolve_name(node.id)
         if isinstance(node, ast.Attribute):
+            if node.attr in _CARRIED_ATTRIBUTES and type(node.value) is ast.Name:
+                carried = f"{node.value.id}.{node.attr}"
+                for scope in reversed(self.scopes):
+                    if carried in scope.types:
+                        return scope.types[carried]
             base = self.resolve(node.value)
             if base is None:
                 if isinstance(node.value, ast.Call):
@@ -726,6 +744,10 @@ class _Extractor:
                 annotated = self._annotation_type(a.annotation)
                 if annotated:
                     scope.types[a.arg] = annotated
+                carried = self._carried_dependencies(a.annotation)
+                if carried is not None:
+                    # A dotted key: no bare name is ever looked up with a dot in it.
+                    scope.types[f"{a.arg}.{carried[0]}"] = carried[1]
         for default in (*args.defaults, *args.kw_defaults):
             if default is not None:
                 self.visit(default)
@@ -756,6 +778,21 @@ class _Extractor:
         if name and name.rsplit(".", 1)[-1][:1].isupper():
             return name
         return None
+
+    def _carried_dependencies(self, node: ast.expr) -> tuple[str, str] | None:
+        """For ``RunContext[Deps]`` and the like (``_CONTEXT_CARRIERS``): the attribute that
+        holds the dependencies and their type (``("deps", "app.Deps")``)."""
+        if not isinstance(node, ast.Subscript):
+            return None
+        carrier = self.resolve(node.value)
+        if carrier is None or carrier.split(".", 1)[0] not in _CONTEXT_PACKAGES:
+            return None
+        attribute = _CONTEXT_CARRIERS.get(carrier.rsplit(".", 1)[-1])
+        argument = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
+        if attribute is None:
+            return None
+        carried = self._annotation_type(argument)
+        return (attribute, carried) if carried else None
 
     def _visit_decorator_calls(self, node: ast.expr) -> None:
         # Calls inside decorator arguments (lambdas, retry stop conditions) still count.
