@@ -364,7 +364,8 @@ def main() -> int:
                 str(corpus),
                 str(corpus),
             ],
-            rounds=1,
+            # As many rounds as agentguard's cold run: the goal is their ratio.
+            rounds=runs,
         )
         cases.append(semgrep)
     if not args.skip_bandit:
