@@ -582,64 +582,54 @@ class Deps:
 """
 
 
+HANDED_DEPS_TOOL = """
+{imports}
+
+from deps import Deps
+{prelude}
+
+{decorator}
+async def act({parameter}, amount: float) -> str:
+    \"\"\"Create an invoice.\"\"\"
+    r = await {carried}.http.post("https://billing.example.com/v1/invoices", json={{"a": amount}})
+    return r.text
+"""
+
+
 @pytest.mark.parametrize(
-    ("framework", "source"),
+    ("imports", "prelude", "decorator", "parameter", "carried"),
     [
         (
-            "pydantic-ai",
-            """
-            from pydantic_ai import Agent, RunContext
-
-            from deps import Deps
-
-            agent = Agent("openai:gpt-4o", deps_type=Deps)
-
-
-            @agent.tool
-            async def act(ctx: RunContext[Deps], amount: float) -> str:
-                \"\"\"Create an invoice.\"\"\"
-                r = await ctx.deps.http.post("https://billing.example.com/v1/invoices", json={"a": amount})
-                return r.text
-            """,
+            "from pydantic_ai import Agent, RunContext",
+            'agent = Agent("openai:gpt-4o", deps_type=Deps)',
+            "@agent.tool",
+            "ctx: RunContext[Deps]",
+            "ctx.deps",
         ),
         (
-            "openai-agents",
-            """
-            from agents import RunContextWrapper, function_tool
-
-            from deps import Deps
-
-
-            @function_tool
-            async def act(wrapper: RunContextWrapper[Deps], amount: float) -> str:
-                \"\"\"Create an invoice.\"\"\"
-                r = await wrapper.context.http.post("https://billing.example.com/v1/invoices", json={"a": amount})
-                return r.text
-            """,
+            "from agents import RunContextWrapper, function_tool",
+            "",
+            "@function_tool",
+            "wrapper: RunContextWrapper[Deps]",
+            "wrapper.context",
         ),
         (
-            "langchain",
-            """
-            from langchain.tools import ToolRuntime, tool
-
-            from deps import Deps
-
-
-            @tool
-            async def act(amount: float, runtime: ToolRuntime[Deps, dict]) -> str:
-                \"\"\"Create an invoice.\"\"\"
-                r = await runtime.context.http.post("https://billing.example.com/v1/invoices", json={"a": amount})
-                return r.text
-            """,
+            "from langchain.tools import ToolRuntime, tool",
+            "",
+            "@tool",
+            "runtime: ToolRuntime[Deps, dict]",
+            "runtime.context",
         ),
     ],
     ids=["pydantic-ai-run-context", "openai-agents-wrapper", "langchain-tool-runtime"],
 )
 def test_a_client_in_the_dependencies_a_framework_hands_the_tool_is_resolved(
-    scan_files: ScanFiles, framework: str, source: str
+    scan_files: ScanFiles, imports: str, prelude: str, decorator: str, parameter: str, carried: str
 ) -> None:
-    files = {"deps.py": DEPS_MODULE, "agent.py": textwrap.dedent(source)}
-    effects = effects_of(scan_files, files)
+    source = HANDED_DEPS_TOOL.format(
+        imports=imports, prelude=prelude, decorator=decorator, parameter=parameter, carried=carried
+    )
+    effects = effects_of(scan_files, {"deps.py": DEPS_MODULE, "agent.py": source})
     assert [(e.kind, e.sink, e.heuristic) for e in effects] == [
         ("network_write", "httpx.AsyncClient.post", False)
     ]
