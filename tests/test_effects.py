@@ -501,8 +501,18 @@ def test_a_write_verb_on_what_a_client_factory_returns_is_still_a_write(
         "target = Path(payload['folder']) / name\ntarget.write_bytes(b'x')",
         "ROOT.joinpath(name).with_suffix('.md').write_text(payload['text'])",
         "target = ROOT.joinpath(name)\ntarget.write_text(payload['text'])",
+        "(Path.home() / '.notes' / name).write_text(payload['text'])",
+        "out = Path(__file__).parent / 'notes'\nout.joinpath(name).write_text(payload['text'])",
     ],
-    ids=["joined", "joined-twice-then-named", "class-joined", "derived", "derived-then-named"],
+    ids=[
+        "joined",
+        "joined-twice-then-named",
+        "class-joined",
+        "derived",
+        "derived-then-named",
+        "home",
+        "module-folder",
+    ],
 )
 def test_a_file_written_through_a_joined_or_derived_path_is_a_local_write(
     scan_files: ScanFiles, body: str

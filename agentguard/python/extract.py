@@ -59,14 +59,27 @@ _NOT_A_DESTINATION = {
 }
 _RAW_ATTRS = {"args", "message", "msg", "strerror", "detail", "details"}
 # pathlib's classes, and what gives another path: ``ROOT / name``, ``ROOT.joinpath(name)``,
-# ``path.with_suffix(".md")``. Such an expression is typed ``pathlib.Path``, so that
-# ``(ROOT / name).write_text(body)`` is a call of ``pathlib.Path.write_text``. (``.parent``
-# is left out: ``path.parent.mkdir(...)`` would name the folder made before the file
-# written as the tool's write.)
+# ``Path.home() / name``, ``Path(__file__).parent / "notes"``. Such an expression is typed
+# ``pathlib.Path``, so that ``(ROOT / name).write_text(body)`` is a call of
+# ``pathlib.Path.write_text``. (``path.parent.mkdir(...)`` itself stays unresolved: it would
+# name the folder made before the file written as the tool's write.)
 PATH_TYPE = "pathlib.Path"
 _PATH_CLASSES = frozenset(
     f"pathlib.{name}"
     for name in ("Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath")
+)
+_PATH_METHODS = frozenset(
+    {
+        "joinpath",
+        "with_name",
+        "with_suffix",
+        "with_stem",
+        "resolve",
+        "absolute",
+        "expanduser",
+        "home",
+        "cwd",
+    }
 )
 # What a framework hands a tool or a node that carries the user's own dependencies in an
 # attribute typed by its first type argument: ``ctx: RunContext[Deps]`` (Pydantic AI) makes
@@ -81,9 +94,6 @@ _CONTEXT_CARRIERS = {
 }
 _CONTEXT_PACKAGES = frozenset({"pydantic_ai", "agents", "langgraph", "langchain"})
 _CARRIED_ATTRIBUTES = frozenset(_CONTEXT_CARRIERS.values())
-_PATH_METHODS = frozenset(
-    {"joinpath", "with_name", "with_suffix", "with_stem", "resolve", "absolute", "expanduser"}
-)
 _STATUS_SUBJECT = re.compile(r"(?i)(status|state)")
 _TOOL_SCHEMA_KEYS = ({"type", "function"}, {"name", "input_schema"}, {"name", "parameters"})
 
@@ -501,7 +511,8 @@ class _Extractor:
 
     def path_typed(self, node: ast.AST) -> bool:
         """Whether the expression is a ``pathlib`` path: a path class called, a name typed as
-        one, or a path joined (``/``) or derived (``joinpath``, ``with_suffix``...)."""
+        one, or a path joined (``/``), derived (``joinpath``, ``with_suffix``...) or the
+        folder of one (``.parent``)."""
         kind = type(node)
         if kind is ast.BinOp:
             return type(node.op) is ast.Div and (  # type: ignore[attr-defined]
@@ -512,6 +523,8 @@ class _Extractor:
             if type(func) is ast.Attribute and func.attr in _PATH_METHODS:
                 return self.path_typed(func.value)
             return self.resolve(func) in _PATH_CLASSES
+        if kind is ast.Attribute and node.attr == "parent":  # type: ignore[attr-defined]
+            return self.path_typed(node.value)  # type: ignore[attr-defined]
         return (kind is ast.Name or kind is ast.Attribute) and self.resolve(node) == PATH_TYPE
 
     def _callee_name(self, func: ast.expr) -> str | None:
@@ -788,9 +801,9 @@ class _Extractor:
         if carrier is None or carrier.split(".", 1)[0] not in _CONTEXT_PACKAGES:
             return None
         attribute = _CONTEXT_CARRIERS.get(carrier.rsplit(".", 1)[-1])
-        argument = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
         if attribute is None:
             return None
+        argument = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
         carried = self._annotation_type(argument)
         return (attribute, carried) if carried else None
 
