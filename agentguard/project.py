@@ -41,6 +41,23 @@ _CalleeName = tuple[str, list[str], bool, "str | None"]
 MAX_REEXPORT_HOPS = 8
 
 
+def _constructed_type(value: Value) -> str | None:
+    """What a call builds, when its name says: a class (``httpx.Client``), or a boto3 client
+    of a service (``boto3.client("sqs")`` gives ``boto3.client:sqs``, as the extractor types
+    it)."""
+    qualname = value.qualname
+    if value.kind != "call" or not qualname:
+        return None
+    last = qualname.rsplit(".", 1)[-1]
+    if last[:1].isupper():
+        return qualname
+    if last in {"client", "resource"} and value.call_args:
+        service = value.call_args[0].string()
+        if service:
+            return f"{qualname}:{service}"
+    return None
+
+
 class CallSite:
     """One call site as resolved for its caller: the callee's qualified name and the project
     function the call runs (a class's ``__init__`` for a construction), if any."""
@@ -87,16 +104,10 @@ class ProjectModel:
                 self.classes[cls.qualname] = (cls, facts)
             types: dict[str, str] = {}
             for assignment in facts.assignments:
-                value = assignment.value
-                if assignment.function is None and value.kind == "call" and value.qualname:
-                    last = value.qualname.rsplit(".", 1)[-1]
-                    if last[:1].isupper():
-                        types.setdefault(assignment.target, value.qualname)
-                    elif last in {"client", "resource"} and value.call_args:
-                        # boto3.client("sqs") -> boto3.client:sqs, as the extractor types it
-                        service = value.call_args[0].string()
-                        if service:
-                            types.setdefault(assignment.target, f"{value.qualname}:{service}")
+                if assignment.function is None:
+                    made = _constructed_type(assignment.value)
+                    if made is not None:
+                        types.setdefault(assignment.target, made)
             self.module_types[facts.module] = types
             for call in facts.calls:
                 key = f"{facts.path}::{call.function}" if call.function is None else call.function
@@ -345,7 +356,25 @@ class ProjectModel:
                 resolved = self.find_method(owner, parts[-1])
             elif len(parts) >= 3:
                 resolved = self._through_typed_attribute(parts)
+        if resolved is None and "()." in written:
+            resolved = self._on_returned_client(written)
         return (callee, parts, on_class, resolved)
+
+    def _on_returned_client(self, written: str) -> str | None:
+        """``app.clients.get_http().post``, where the project function ``get_http`` builds
+        and returns ``httpx.Client(...)`` on every path: ``httpx.Client.post`` (a project
+        class's method, for a project class)."""
+        factory, _, rest = written.partition("()")
+        entry = self.functions.get(factory)
+        if entry is None or "(" in rest or not entry[0].returns:
+            return None
+        made = {_constructed_type(value) for value in entry[0].returns}
+        if len(made) != 1:
+            return None
+        (kind,) = made
+        if kind is None:
+            return None
+        return self._method_if_project_class(kind + rest)
 
     def _through_typed_attribute(self, parts: list[str]) -> str | None:
         """``app.Deps.client.post``, called on a parameter or local of the project class

@@ -645,6 +645,79 @@ def test_a_client_in_the_dependencies_a_framework_hands_the_tool_is_resolved(
     ]
 
 
+SERVICE_MODULE = """
+from functools import lru_cache
+
+import httpx
+
+
+@lru_cache
+def get_http() -> httpx.Client:
+    return httpx.Client(base_url="https://crm.example.com", timeout=15)
+
+
+def make_tickets() -> "Tickets":
+    return Tickets()
+
+
+class Tickets:
+    def __init__(self, http: httpx.Client | None = None) -> None:
+        self.http = http or get_http()
+
+    def open(self, title: str) -> dict:
+        return self.http.post("/tickets", json={"title": title}).json()
+
+
+class Injected:
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+
+    def open(self, title: str) -> dict:
+        return self.http.post("/tickets", json={"title": title}).json()
+
+
+class Chosen:
+    def __init__(self, http: httpx.Client | None = None) -> None:
+        chosen = http if http is not None else httpx.Client()
+        self.http = chosen
+
+    def open(self, title: str) -> dict:
+        return self.http.post("/tickets", json={"title": title}).json()
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return get_http().post('/escalations', json=payload).text",
+        "return Tickets().open(payload['title'])",
+        "return make_tickets().open(payload['title'])",
+        "return Injected(get_http()).open(payload['title'])",
+        "return Chosen().open(payload['title'])",
+    ],
+    ids=[
+        "client-factory",
+        "client-field-set-from-a-typed-parameter",
+        "service-factory",
+        "client-injected",
+        "client-chosen-by-a-conditional",
+    ],
+)
+def test_a_client_a_service_layer_builds_or_is_given_is_resolved(
+    scan_files: ScanFiles, body: str
+) -> None:
+    """A cached client factory (``get_http().post``), a service whose field holds the client
+    it is given or builds (``self.http = http or get_http()``, ``http: httpx.Client | None``),
+    and a factory of that service: each posts with httpx."""
+    source = tool_source(
+        "from service import Chosen, Injected, Tickets, get_http, make_tickets", body
+    )
+    effects = effects_of(scan_files, {"service.py": SERVICE_MODULE, "agent.py": source})
+    assert [(e.kind, e.sink, e.heuristic) for e in effects] == [
+        ("network_write", "httpx.Client.post", False)
+    ]
+
+
 def test_unresolved_write_verb_on_service_client_is_low_confidence(scan_files: ScanFiles) -> None:
     prelude = "from vendor_sdk import make_client\n\nbilling_client = make_client()"
     effects = effects_of(

@@ -928,12 +928,45 @@ class _Extractor:
             if val.qualname in scope.types.values() or "." in val.qualname:
                 scope.types.setdefault(name, val.qualname)
                 self._forget_values()
+        elif val.kind == "name" and name.startswith("self.") and self.class_stack:
+            # ``self.http = http`` with ``http: httpx.Client``: the client it was given.
+            held = self._held_type(value)
+            if held is not None:
+                self.class_stack[-1].self_types.setdefault(name[5:], held)
+        choices: list[ast.expr] = []
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+            choices = value.values
+        elif isinstance(value, ast.IfExp):
+            choices = [value.body, value.orelse]
+        if choices:
+            # ``self.http = http or httpx.Client()``, ``session if session else
+            # requests.Session()``: what the first typed choice holds.
+            held = next(filter(None, map(self._held_type, choices)), None)
+            if held is not None:
+                if name.startswith("self.") and self.class_stack:
+                    self.class_stack[-1].self_types.setdefault(name[5:], held)
+                elif not name.startswith("self."):
+                    scope.types[name] = held
+                    self._forget_values()
         if val.kind in {"call", "other"} and self.path_typed(value):
             if name.startswith("self.") and self.class_stack:
                 self.class_stack[-1].self_types.setdefault(name[5:], PATH_TYPE)
             elif not name.startswith("self.") and scope.types.get(name) != PATH_TYPE:
                 scope.types[name] = PATH_TYPE
                 self._forget_values()
+
+    def _held_type(self, node: ast.expr) -> str | None:
+        """The class an operand holds: a name typed as one (``http: httpx.Client``), or a
+        class called (``httpx.Client()``)."""
+        if isinstance(node, ast.Name):
+            held = self.resolve_name(node.id)
+            if held == node.id:
+                return None
+        elif isinstance(node, ast.Call):
+            held = self._callee_name(node.func) or ""
+        else:
+            return None
+        return held if held.rsplit(".", 1)[-1].lstrip("_")[:1].isupper() else None
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
