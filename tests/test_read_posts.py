@@ -203,3 +203,28 @@ def open_bugs() -> dict:
 """
     result = scan_files({"app/queries.py": queries, "app/tools.py": tools})
     assert {f.tool for f in result.findings if f.code == "AG201"} == {"file_bug"}
+
+
+def test_a_url_builder_named_like_a_read_does_not_make_a_helpers_post_read(
+    scan_files: ScanFiles,
+) -> None:
+    """``url = _get_url(self.base, path)`` in a request helper: the builder's name is not
+    part of the URL, so the caller's ``"POST", "/orders"`` decides (a write)."""
+    extra = """
+        def _get_url(base: str, path: str) -> str:
+            return base.rstrip("/") + "/" + path.lstrip("/")
+
+
+        class Api:
+            def __init__(self) -> None:
+                self.session = requests.Session()
+
+            def call(self, method: str, path: str, payload: dict) -> dict:
+                url = _get_url(BASE, path)
+                return self.session.request(method, url, json=payload).json()
+
+
+        api = Api()
+    """
+    source = _tool('return api.call("POST", "/orders", {"q": q})\n', name="order", extra=extra)
+    assert "AG101" in _write_codes(scan_files, source)

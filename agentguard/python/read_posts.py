@@ -88,6 +88,10 @@ class _UrlResolver:
                 name = match.group("name")
                 if name.lower() in {"f", "r", "b", "rf", "fr", "format", "urljoin", "join"}:
                     continue
+                if value.text[match.end() :].lstrip().startswith("("):
+                    # A function called (``_construct_url(base, path)``): its name is no
+                    # part of the URL, and a helper's name says what it does, not where.
+                    continue
                 parts.append(self._name(name, depth))
         return "/".join(p for p in parts if p)
 
