@@ -718,6 +718,25 @@ def test_a_client_a_service_layer_builds_or_is_given_is_resolved(
     ]
 
 
+def test_state_kept_in_the_process_is_no_side_effect(scan_files: ScanFiles) -> None:
+    """A Streamlit session, a LangChain conversation buffer, an in-memory chat history:
+    nothing leaves the process, so a retry duplicates nothing."""
+    imports = """
+        import streamlit as st
+        from langchain.memory import ConversationBufferMemory
+        from langchain_core.chat_history import InMemoryChatMessageHistory
+    """
+    prelude = "memory = ConversationBufferMemory()\nhistory = InMemoryChatMessageHistory()"
+    body = """
+        st.session_state.update({"choice": payload["choice"]})
+        memory.save_context({"input": "q"}, {"output": "a"})
+        history.add_user_message("q")
+        return "noted"
+    """
+    effects = effects_of(scan_files, {"agent.py": tool_source(imports, body, prelude=prelude)})
+    assert effects == []
+
+
 def test_unresolved_write_verb_on_service_client_is_low_confidence(scan_files: ScanFiles) -> None:
     prelude = "from vendor_sdk import make_client\n\nbilling_client = make_client()"
     effects = effects_of(
