@@ -737,6 +737,22 @@ def test_state_kept_in_the_process_is_no_side_effect(scan_files: ScanFiles) -> N
     assert effects == []
 
 
+def test_an_in_process_queue_and_a_clients_cookie_jar_are_no_side_effects(
+    scan_files: ScanFiles,
+) -> None:
+    prelude = (
+        "import httpx\nfrom events import make_bus\n\nbus = make_bus()\nclient = httpx.Client()"
+    )
+    body = """
+        bus.queue.put_nowait(payload)
+        bus.event_queue.put(payload)
+        client.cookies.set_cookie_header(payload["request"])
+        return "queued"
+    """
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert effects == []
+
+
 def test_unresolved_write_verb_on_service_client_is_low_confidence(scan_files: ScanFiles) -> None:
     prelude = "from vendor_sdk import make_client\n\nbilling_client = make_client()"
     effects = effects_of(

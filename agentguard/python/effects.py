@@ -370,6 +370,9 @@ def _display_sink(project: ProjectModel, callee: str, call: Call) -> str:
 
 # Methods that lists, sets and dicts have too: on a receiver not named like a client they
 # are container operations (``parts.insert(0, x)``, ``seen.update(...)``), never a write.
+# What a queue object of the standard library (asyncio, queue, multiprocessing) is handed
+# items with: a message broker's client publishes or sends instead.
+QUEUE_PUTS = frozenset({"put", "put_nowait"})
 CONTAINER_METHODS = frozenset(
     {
         "append",
@@ -507,6 +510,8 @@ def _heuristic_sink(
         external = False  # ``ctx.deps.client.send(...)``: the user's own dependencies
     if call.method in CONTAINER_METHODS and not trusted_receiver:
         return None
+    if call.method in QUEUE_PUTS and "queue" in last.lower():
+        return None  # ``sub.queue.put_nowait(event)``: an asyncio/queue.Queue, in the process
     if not (trusted_receiver or (external and "." in callee)):
         return None
     kind = {
