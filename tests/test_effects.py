@@ -753,6 +753,30 @@ def test_an_in_process_queue_and_a_clients_cookie_jar_are_no_side_effects(
     assert effects == []
 
 
+def test_a_receiver_is_trusted_as_a_client_only_when_its_name_ends_in_a_client_word(
+    scan_files: ScanFiles,
+) -> None:
+    """``session_ready`` (a future) is no session and ``api_key`` no API; ``clients["eu"]``
+    and ``billing_api2`` are clients."""
+    prelude = "from vendor import connect_all, make_future"
+    body = """
+        session_ready = make_future()
+        session_ready.cancel()
+        api_key = payload["key"]
+        api_key.update_time = 0
+        clients = connect_all()
+        clients["eu"].create_invoice(payload)
+        billing_api2 = clients["us"]
+        billing_api2.charge(payload)
+        return "ok"
+    """
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert [(e.sink, e.heuristic) for e in effects] == [
+        ('clients["eu"].create_invoice', True),
+        ("billing_api2.charge", True),
+    ]
+
+
 def test_unresolved_write_verb_on_service_client_is_low_confidence(scan_files: ScanFiles) -> None:
     prelude = "from vendor_sdk import make_client\n\nbilling_client = make_client()"
     effects = effects_of(

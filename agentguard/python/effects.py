@@ -451,9 +451,12 @@ def _written_receiver(call: Call) -> str:
 
 
 def _receiver_name(written: str) -> str:
-    """The last part of a receiver as written: ``_client`` for ``self._client``; for what a
-    call returns, the called name (``get_client`` for ``get_client(region)``, ``replace``
-    for ``url.replace("https://", "wss://")``), never text from the call's arguments."""
+    """The last part of a receiver as written: ``_client`` for ``self._client`` (and for
+    ``self._client["eu"]``); for what a call returns, the called name (``get_client`` for
+    ``get_client(region)``, ``replace`` for ``url.replace("https://", "wss://")``), never
+    text from the call's arguments."""
+    while written.endswith("]") and "[" in written:
+        written = written[: written.rindex("[")]  # ``self.clients["stripe"]``: ``clients``
     if written.endswith(")"):
         try:
             node = ast.parse(written, mode="eval").body
