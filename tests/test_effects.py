@@ -777,6 +777,31 @@ def test_a_receiver_is_trusted_as_a_client_only_when_its_name_ends_in_a_client_w
     ]
 
 
+def test_a_dict_an_object_keeps_is_no_side_effect_though_named_like_a_service(
+    scan_files: ScanFiles,
+) -> None:
+    """``self.orders = {}``: a demo's in-memory order book, not an orders service."""
+    prelude = """
+        from vendor import OrdersApi
+
+
+        class Desk:
+            def __init__(self) -> None:
+                self.orders = {}
+                self.remote_orders = OrdersApi()
+
+            def place(self, order: dict) -> None:
+                self.orders.update({order["id"]: order})
+                self.remote_orders.create_order(order)
+
+
+        desk = Desk()
+    """
+    body = "desk.place(payload)\nreturn 'ok'"
+    effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
+    assert [e.sink for e in effects] == ["self.remote_orders.create_order"]
+
+
 def test_unresolved_write_verb_on_service_client_is_low_confidence(scan_files: ScanFiles) -> None:
     prelude = "from vendor_sdk import make_client\n\nbilling_client = make_client()"
     effects = effects_of(

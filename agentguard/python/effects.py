@@ -474,12 +474,23 @@ def _is_container(
     project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
 ) -> bool:
     """A receiver bound to a list/dict/set literal or factory, locally or at module level."""
+    if name.startswith("self.") and name.count(".") == 1:
+        # ``self.orders = {}`` in any method of the class (``__init__`` mostly).
+        owner = f"{fn.class_name}." if fn.class_name else None
+        bound = [
+            a.value
+            for a in facts.assignments
+            if owner and a.target == name and (a.function or "").startswith(owner)
+        ]
+        return bool(bound) and all(_holds_container(value) for value in bound)
     value = _local_value(project, name, fn, facts, before)
     if value is None:
         module_level = project.local_assignments(facts, None, name)
         value = module_level[-1].value if module_level else None
-    if value is None:
-        return False
+    return value is not None and _holds_container(value)
+
+
+def _holds_container(value: Value) -> bool:
     if value.kind in {"list", "dict"} or value.text[:1] in {"[", "{"}:
         return True
     return value.kind == "call" and bool(CONTAINER_FACTORIES.match(value.qualname or ""))
@@ -505,7 +516,7 @@ def _heuristic_sink(
     last = _receiver_name(written) if written else ""
     if last and (LOGGER_NAMES.match(last) or last[:1] in {'"', "'", "[", "{", "("}):
         return None
-    if written and "." not in written and _is_container(project, written, fn, facts, call.order):
+    if written and _is_container(project, written, fn, facts, call.order):
         return None
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
     external = head in _imported_heads(project, facts) and head not in project.module_heads
