@@ -497,11 +497,18 @@ class _Extractor:
                         return scope.types[carried]
             base = self.resolve(node.value)
             if base is None:
-                if isinstance(node.value, ast.Call):
-                    inner = self.resolve(node.value.func)
-                    if inner in _PATH_CLASSES or not self.path_typed(node.value):
+                value = node.value
+                if isinstance(value, ast.Call):
+                    func = value.func
+                    # ``ROOT.joinpath(name).write_text``: a path method's result is a path.
+                    if not (
+                        isinstance(func, ast.Attribute)
+                        and func.attr in _PATH_METHODS
+                        and self.path_typed(func.value)
+                    ):
+                        inner = self.resolve(func)
                         return f"{inner}().{node.attr}" if inner else None
-                elif not self.path_typed(node.value):
+                elif not self.path_typed(value):
                     return None
                 return sys.intern(f"{PATH_TYPE}.{node.attr}")
             # Interned: the same dotted name recurs at every call site, and one shared
