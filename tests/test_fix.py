@@ -432,3 +432,39 @@ def test_profile_shows_the_time_of_fix_edits_only_for_formats_that_print_them() 
     as_text = runner.invoke(app, ["check", target, "--no-cache", "--profile", "-f", "text"])
     assert "fix edits" in as_json.stderr
     assert "fix edits" not in as_text.stderr
+
+
+KEY_TOOL = (
+    "import httpx\n"
+    "from langchain_core.tools import tool\n\n"
+    "@tool\n"
+    "def create_order(cart_id: str, {extra}) -> str:\n"
+    '    """Create an order."""\n'
+    '    r = httpx.post("https://shop.example/orders", json={{"cart": cart_id}},\n'
+    '                   headers={{"Idempotency-Key": {key}}})\n'
+    "    return r.text\n"
+)
+
+
+def test_a_key_parameter_that_also_carries_the_cart_gets_no_fix(tmp_path: Path) -> None:
+    """``f"order-{cart_id}"`` is AG202, but binding ``cart_id`` to the runtime's key would
+    send the key as the cart: no fix is offered or written."""
+    source = KEY_TOOL.format(extra="note: str = ''", key='f"order-{cart_id}"')
+    project = make_project(tmp_path, {"agent.py": source})
+    result = scan([project], load_config([project]), with_fixes=True)
+    (finding,) = [f for f in result.findings if f.code == "AG202"]
+    # A retry that repeats the cart repeats the key: the message says what is wrong instead.
+    assert "from the model-supplied parameter `cart_id` alone" in finding.message
+    assert "invents" not in finding.message
+    assert fix_offer(finding, result.model) is None and finding.fix is None
+    fixed = runner.invoke(app, ["fix", str(project), "--unsafe-fixes", "--select", "AG202"])
+    assert fixed.exit_code == 0 and fixed.stdout == ""
+
+
+def test_a_parameter_that_is_only_the_key_is_taken_from_the_runtime(tmp_path: Path) -> None:
+    source = KEY_TOOL.format(extra="request_key: str", key="request_key")
+    project = make_project(tmp_path, {"agent.py": source})
+    fixed = runner.invoke(app, ["fix", str(project), "--unsafe-fixes", "--select", "AG202"])
+    assert fixed.exit_code == 1
+    assert "-def create_order(cart_id: str, request_key: str) -> str:" in fixed.stdout
+    assert "+    request_key = current_call().idempotency_key" in fixed.stdout

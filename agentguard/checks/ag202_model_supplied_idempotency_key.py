@@ -32,7 +32,10 @@ class ModelSuppliedIdempotencyKey(Rule):
     ## Fix safety
     Unsafe: the fix removes the parameter from the tool's signature (and so from its schema)
     and binds the name to `current_call().idempotency_key` at the top of the body, which
-    works only when the tool runs under `@guarded(...)` (the AG101 fix adds it).
+    works only when the tool runs under `@guarded(...)` (the AG101 fix adds it). A parameter
+    the tool reads besides the key (`cart_id` in `json={"cart": cart_id}` and
+    `f"order-{cart_id}"`) carries business data: it gets no fix, since the key would be sent
+    in its place.
     """
 
     code, name, question = "AG202", "model-supplied-idempotency-key", "Q2"
@@ -84,10 +87,24 @@ class ModelSuppliedIdempotencyKey(Rule):
                 if key is None or key.origin != "param" or key.param not in tool.params:
                     continue
                 reported = True
+                if key.detail.startswith("made from"):
+                    # ``f"order-{cart_id}"``: stable across a retry that repeats the id, but
+                    # the model's words, unscoped by user, run or approval.
+                    message = (
+                        f"Tool `{tool.name}` makes the idempotency key of {via(effect)} from the "
+                        f"model-supplied parameter `{key.param}` alone: the model, not the "
+                        "runtime, decides the key, and nothing scopes it to the user, the run "
+                        "or an approval"
+                    )
+                else:
+                    message = (
+                        f"Tool `{tool.name}` sends the model-supplied parameter `{key.param}` as "
+                        f"the idempotency key of {via(effect)}: the model invents a new one on "
+                        "retry"
+                    )
                 yield self.finding(
                     key.location or effect.site,
-                    f"Tool `{tool.name}` sends the model-supplied parameter `{key.param}` as the "
-                    f"idempotency key of {via(effect)}: the model invents a new one on retry",
+                    message,
                     tool=tool,
                     confidence=effect.confidence,
                     evidence=tool_evidence(tool, effect),

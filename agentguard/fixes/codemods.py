@@ -25,6 +25,7 @@ from agentguard.fixes.cst_tools import (
     imported_name,
     insert_after_imports,
     name_is_used,
+    name_uses,
     plain_import_name,
     remove_unused_import,
     string_quote,
@@ -522,6 +523,10 @@ def key_from_runtime_param(finding: Finding, ctx: FileContext) -> str | None:
         return None
     params = function.params
     if not any(p.name.value == param for p in (*params.params, *params.kwonly_params)):
+        return None
+    if name_uses(function.body, param, enough=2) > 1:
+        # ``json={"cart": cart_id}`` beside ``f"order-{cart_id}"``: the parameter carries the
+        # business data too, and binding it to the key would send the key as the cart.
         return None
 
     def drop(p: cst.Param) -> bool:

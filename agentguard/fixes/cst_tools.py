@@ -488,12 +488,18 @@ def insert_after_imports(
 
 def name_is_used(module: cst.CSTNode, name: str) -> bool:
     """Whether ``name`` is read anywhere outside import statements."""
+    return name_uses(module, name, enough=1) > 0
+
+
+def name_uses(module: cst.CSTNode, name: str, enough: int | None = None) -> int:
+    """How many times ``name`` appears outside import statements (counting stops at
+    ``enough``)."""
 
     class Finder(cst.CSTVisitor):
-        used = False
+        found = 0
 
         def on_visit(self, node: cst.CSTNode) -> bool:
-            return not self.used and super().on_visit(node)  # one read is enough
+            return (enough is None or self.found < enough) and super().on_visit(node)
 
         def visit_Import(self, node: cst.Import) -> bool:
             return False
@@ -503,11 +509,11 @@ def name_is_used(module: cst.CSTNode, name: str) -> bool:
 
         def visit_Name(self, node: cst.Name) -> None:
             if node.value == name:
-                self.used = True
+                self.found += 1
 
     finder = Finder()
     module.visit(finder)
-    return finder.used
+    return finder.found
 
 
 def remove_unused_import(module: cst.Module, local_name: str) -> cst.Module:

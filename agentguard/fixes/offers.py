@@ -154,12 +154,34 @@ def _correct_hint(finding: Finding, project: ProjectModel) -> FixOffer | None:
 @offer("AG202")
 def _key_from_runtime_param(finding: Finding, project: ProjectModel) -> FixOffer | None:
     param = finding.node_text.rsplit(":", 1)[-1]
-    if not param.isidentifier() or finding_tool(project, finding) is None:
+    tool = finding_tool(project, finding) if param.isidentifier() else None
+    if tool is None or _reads_of(project, tool, param) > 1:
+        # A parameter read beside the key (``json={"cart": cart_id}``) carries business
+        # data: binding it to the runtime's key would send the key in its place.
         return None
     return FixOffer(
         Applicability.UNSAFE,
         f"Drop the `{param}` parameter and take the key from `{KEY_FROM_RUNTIME}`",
     )
+
+
+def _reads_of(project: ProjectModel, tool: ToolFacts, name: str) -> int:
+    """How many of the tool's call arguments, assigned and returned values read ``name``
+    (a call's arguments count again in a call around it: more reads, never fewer)."""
+    reads = 0
+    for qualname in tool.functions:
+        entry = project.functions.get(qualname)
+        if entry is None:
+            continue
+        fn, facts = entry
+        values = [
+            v for call in project.calls_in(qualname) for v in (*call.args, *call.kwargs.values())
+        ]
+        # An assigned or returned call is counted by its arguments above.
+        bound = [a.value for a in facts.assignments if a.function == qualname]
+        values += [value for value in (*bound, *fn.returns) if value.kind != "call"]
+        reads += sum(value.names.count(name) for value in values)
+    return reads
 
 
 @offer("AG203")
