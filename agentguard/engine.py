@@ -271,7 +271,7 @@ def scan(
             catalog, [rel for _, rel in files.python], test_files(config), named=named
         )
     contents: list[SourceFile] | None = None
-    memo: tuple[RunMemo, str, str] | None = None
+    memo: tuple[RunMemo, FactCache, str, str] | None = None
     if facts.record_runs and facts.cache_dir is not None and not sources:
         mark = time.perf_counter()
         contents = read_all(files.python, config.max_file_size, keyed=True)
@@ -286,14 +286,14 @@ def scan(
             files.schemas,
         )
         records = list(runs.load(key))
-        FactCache(facts.cache_dir, config.digest, catalog.digest).mark_used()
+        cache = FactCache(facts.cache_dir, config.digest, catalog.digest)
+        cache.mark_used()
         changes = _Changes(contents, prefilter)
         record = next((r for r in records if changes.since(r) == []), None)
         note = "no input changed since a recorded run: its findings were reused"
         timings["read and hash, look up the recorded run"] = time.perf_counter() - mark
         if record is None:
             mark = time.perf_counter()
-            cache = FactCache(facts.cache_dir, config.digest, catalog.digest)
             is_test = prefilter.is_test if prefilter is not None else test_files(config)
             note = "no run was recorded with these paths, config and selection: a full run"
             for index, candidate in enumerate(records):
@@ -315,7 +315,7 @@ def scan(
         if record is not None:
             timings["total"] = time.perf_counter() - started
             return _recorded_result(record, config, timings, note)
-        memo = (runs, key, note)
+        memo = (runs, cache, key, note)
 
     mark = time.perf_counter()
     modules, problems = collect_facts(
@@ -393,7 +393,7 @@ def scan(
     )
     if memo is not None:
         mark = time.perf_counter()
-        runs, key, note = memo
+        runs, cache, key, note = memo
         result.record_note = note
         assert contents is not None  # read (and keyed) with the memo
         seeds = facts.stats.seeds if facts.stats is not None and prefilter is not None else None
@@ -401,8 +401,7 @@ def scan(
         timings["record the run"] = time.perf_counter() - mark
         # Only after a linked run: a run answered by a record adds a few entries at most.
         mark = time.perf_counter()
-        assert facts.cache_dir is not None
-        FactCache(facts.cache_dir, config.digest, catalog.digest).prune(runs.inputs_named())
+        cache.prune(runs.inputs_named())
         timings["prune the cache"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - started
     return result

@@ -168,11 +168,8 @@ class RunMemo:
             except OSError:
                 continue
         for _, path in sorted(entries, reverse=True):
-            try:
-                record = _RecordUnpickler(io.BytesIO(path.read_bytes())).load()
-            except Exception:  # unreadable, truncated, foreign or from another version
-                continue
-            if isinstance(record, RunRecord):
+            record = _read(path)
+            if record is not None:
                 yield record
 
     def store(self, key: str, record: RunRecord) -> None:
@@ -196,11 +193,8 @@ class RunMemo:
         entries a later run can still use (see ``FactCache.prune``)."""
         keys: set[str] = set()
         for path in self.folder.glob("*.pickle"):
-            try:
-                record = _RecordUnpickler(io.BytesIO(path.read_bytes())).load()
-            except Exception:  # as in load: such a record is never used
-                continue
-            if isinstance(record, RunRecord):
+            record = _read(path)
+            if record is not None:
                 keys.update(record.inputs.values())
         return keys
 
@@ -214,6 +208,16 @@ class RunMemo:
         records.sort(reverse=True)
         for _, path in records[RECORDS_KEPT:]:
             path.unlink(missing_ok=True)
+
+
+def _read(path: Path) -> RunRecord | None:
+    """The record in ``path``; None for one unreadable, truncated, foreign or from another
+    version (never used)."""
+    try:
+        record = _RecordUnpickler(io.BytesIO(path.read_bytes())).load()
+    except Exception:
+        return None
+    return record if isinstance(record, RunRecord) else None
 
 
 def paths_shown(*outputs: object) -> frozenset[str]:

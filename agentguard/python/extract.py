@@ -926,20 +926,16 @@ class _Extractor:
                 typed = val.qualname
                 if last == "client" and val.call_args and val.call_args[0].string():
                     typed = f"{val.qualname}:{val.call_args[0].string()}"
-                if name.startswith("self.") and self.class_stack:
-                    self.class_stack[-1].self_types.setdefault(name[5:], typed)
-                elif not name.startswith("self."):
-                    scope.types[name] = typed
-                    self._forget_values()
+                self._bind_type(name, typed)
         elif val.kind in {"name", "attr"} and val.qualname and not name.startswith("self."):
             if val.qualname in scope.types.values() or "." in val.qualname:
                 scope.types.setdefault(name, val.qualname)
                 self._forget_values()
-        elif val.kind == "name" and name.startswith("self.") and self.class_stack:
+        elif val.kind == "name" and name.startswith("self."):
             # ``self.http = http`` with ``http: httpx.Client``: the client it was given.
             held = self._held_type(value)
             if held is not None:
-                self.class_stack[-1].self_types.setdefault(name[5:], held)
+                self._bind_type(name, held)
         choices: list[ast.expr] = []
         if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
             choices = value.values
@@ -950,17 +946,19 @@ class _Extractor:
             # requests.Session()``: what the first typed choice holds.
             held = next(filter(None, map(self._held_type, choices)), None)
             if held is not None:
-                if name.startswith("self.") and self.class_stack:
-                    self.class_stack[-1].self_types.setdefault(name[5:], held)
-                elif not name.startswith("self."):
-                    scope.types[name] = held
-                    self._forget_values()
+                self._bind_type(name, held)
         if val.kind in {"call", "other"} and self.path_typed(value):
-            if name.startswith("self.") and self.class_stack:
-                self.class_stack[-1].self_types.setdefault(name[5:], PATH_TYPE)
-            elif not name.startswith("self.") and scope.types.get(name) != PATH_TYPE:
-                scope.types[name] = PATH_TYPE
-                self._forget_values()
+            self._bind_type(name, PATH_TYPE)
+
+    def _bind_type(self, name: str, typed: str) -> None:
+        """``name`` (a local, or ``self.x`` in a class, where the first type stays) holds a
+        ``typed`` object from here on."""
+        if name.startswith("self."):
+            if self.class_stack:
+                self.class_stack[-1].self_types.setdefault(name[5:], typed)
+        elif self.scope.types.get(name) != typed:
+            self.scope.types[name] = typed
+            self._forget_values()
 
     def _held_type(self, node: ast.expr) -> str | None:
         """The class an operand holds: a name typed as one (``http: httpx.Client``), or a
