@@ -28,10 +28,11 @@ from agentguard.parallel import (
     parse_and_cache,
     read_all,
 )
-from agentguard.prefilter import Prefilter
+from agentguard.prefilter import Prefilter, seed_words
 from agentguard.project import ProjectModel
 from agentguard.python.extract import module_name_for
 from agentguard.python.facts import LineLayout, ModuleFacts, Suppression, line_layout
+from agentguard.python.function_parts import FunctionPart, split_functions
 from agentguard.run_memo import (
     OfferKey,
     RunMemo,
@@ -288,7 +289,7 @@ def scan(
         records = list(runs.load(key))
         cache = FactCache(facts.cache_dir, config.digest, catalog.digest)
         cache.mark_used()
-        changes = _Changes(contents, prefilter)
+        changes = _Changes(contents, prefilter, seed_words(catalog), files.schemas)
         record = next((r for r in records if changes.since(r) == []), None)
         note = "no input changed since a recorded run: its findings were reused"
         timings["read and hash, look up the recorded run"] = time.perf_counter() - mark
@@ -297,14 +298,15 @@ def scan(
             is_test = prefilter.is_test if prefilter is not None else test_files(config)
             note = "no run was recorded with these paths, config and selection: a full run"
             for index, candidate in enumerate(records):
-                answer = _moved_lines_record(candidate, changes, cache, is_test)
+                answer = _record_still_answering(candidate, changes, cache, is_test)
                 if isinstance(answer, RunRecord):
                     record = answer
                     runs.store(key, record)
                     moved = len(record.inputs.items() - candidate.inputs.items())
                     note = (
                         f"{moved} changed file(s) differ from a recorded run only in line "
-                        "numbers, in files no output names: its findings were reused"
+                        "numbers, or in functions that no rule starts from and nothing "
+                        "refers to, in files no output names: its findings were reused"
                     )
                     break
                 if index == 0:
@@ -425,10 +427,20 @@ class _Changes:
     """How the files read now differ from a recorded run's (same paths, config and
     selection)."""
 
-    def __init__(self, contents: Sequence[SourceFile], prefilter: Prefilter | None) -> None:
+    def __init__(
+        self,
+        contents: Sequence[SourceFile],
+        prefilter: Prefilter | None,
+        seed_words: tuple[str, ...],
+        schemas: Sequence[tuple[Path, str]] = (),
+    ) -> None:
         self.contents = contents
         self.prefilter = prefilter
-        self._layouts: dict[str, LineLayout | None] = {}
+        self.seed_words = seed_words
+        self.schemas = schemas
+        self._facts: dict[str, ModuleFacts | None] = {}
+        self._layouts: dict[str, LineLayout] = {}
+        self._parts: dict[str, tuple[LineLayout, dict[str, FunctionPart]]] = {}
         self._since: dict[int, list[SourceFile] | None] = {}
 
     def is_seed(self, content: SourceFile) -> bool:
@@ -436,23 +448,56 @@ class _Changes:
         assert self.prefilter is not None and not isinstance(content.data, ScanProblem)
         return self.prefilter.is_seed(content.rel, content.data)
 
-    def layout(
+    def facts(
         self,
         key: str,
         cache: FactCache,
         content: SourceFile | None = None,
         is_test: Callable[[str], bool] | None = None,
-    ) -> LineLayout | None:
-        """The line layout of the facts cached under ``key`` (parsed from ``content`` when
-        not cached); None for a parse error or facts no longer cached. Worked out once per
-        key, however many records are compared."""
-        if key not in self._layouts:
+    ) -> ModuleFacts | None:
+        """The facts cached under ``key`` (parsed from ``content`` when not cached); None
+        for a parse error or facts no longer cached. Read once per key, however many
+        records are compared."""
+        if key not in self._facts:
             facts = cache.load(key)
             if facts is None and content is not None and is_test is not None:
                 assert not isinstance(content.data, ScanProblem)
                 facts = parse_and_cache(content.data, content.rel, is_test(content.rel), cache, key)
-            self._layouts[key] = line_layout(facts) if isinstance(facts, ModuleFacts) else None
+            self._facts[key] = facts if isinstance(facts, ModuleFacts) else None
+        return self._facts[key]
+
+    def layout(self, key: str) -> LineLayout:
+        """The line layout of facts already read by ``facts``."""
+        if key not in self._layouts:
+            facts = self._facts[key]
+            assert facts is not None
+            self._layouts[key] = line_layout(facts)
         return self._layouts[key]
+
+    def parts(self, key: str) -> tuple[LineLayout, dict[str, FunctionPart]]:
+        """The facts read by ``facts``, cut into module-level functions and the rest."""
+        if key not in self._parts:
+            facts = self._facts[key]
+            assert facts is not None
+            self._parts[key] = split_functions(facts, self.seed_words)
+        return self._parts[key]
+
+    def named_elsewhere(self, name: str, rel: str, kept: bytes) -> str | None:
+        """A file, other than ``rel`` (whose bytes outside the edited functions are
+        ``kept``), whose bytes hold ``name``: the first found, or None."""
+        needle = name.encode()
+        if needle in kept:
+            return rel
+        for content in self.contents:
+            if content.rel != rel and isinstance(content.data, bytes) and needle in content.data:
+                return content.rel
+        for path, schema_rel in self.schemas:
+            try:
+                if needle in path.read_bytes():
+                    return schema_rel
+            except OSError:
+                return schema_rel
+        return None
 
     def reuse_seeds(self, records: Sequence[RunRecord]) -> None:
         """Tell the prefilter which files were seeds in the newest record, for each file
@@ -501,7 +546,7 @@ class _Changes:
         return changed
 
 
-def _moved_lines_record(
+def _record_still_answering(
     record: RunRecord,
     changes: _Changes,
     cache: FactCache,
@@ -510,12 +555,17 @@ def _moved_lines_record(
     """The recorded run, brought up to date, when it still answers although files changed;
     otherwise why not (for ``--profile``).
 
-    It does when each changed file's facts are the old ones but for line numbers, kept in
-    the same order (a comment or a blank line added or removed: see ``line_layout``), no
-    output names the file (so none of its positions is shown), and it is still parsed for
-    the same reason (a seed stays a seed; a file parsed because another refers to it still
-    is, that one's facts being the same). The project model and the rules then work out the
-    same result from the facts.
+    It does when no output names a changed file (so none of its positions is shown), the
+    file is still parsed for the same reason (a seed stays a seed; a file parsed because
+    another refers to it still is, that one's facts being the same), and its facts are the
+    old ones but for
+
+    - line numbers, kept in the same order (a comment or a blank line added or removed: see
+      ``line_layout``), and
+    - module-level functions added, removed or edited that no rule starts from and that
+      nothing refers to (``_unused_functions_edited``).
+
+    The project model and the rules then work out the same result from the facts.
     """
     changed = changes.since(record)
     if changed is None:
@@ -533,14 +583,16 @@ def _moved_lines_record(
             return f"{rel} changed, and an output names it (a finding, evidence, a tool)"
         if isinstance(content.data, ScanProblem):
             return f"{rel} cannot be read"
-        old = changes.layout(record.inputs[rel], cache)
-        new = changes.layout(content.key, cache, content, is_test)
-        if old is None:
+        old_key = record.inputs[rel]
+        if changes.facts(old_key, cache) is None:
             return f"the facts {rel} had then are no longer cached"
-        if new is None:
+        new_facts = changes.facts(content.key, cache, content, is_test)
+        if new_facts is None:
             return f"{rel} does not parse"
-        if old != new:
-            return f"{rel} changed in more than line numbers"
+        if changes.layout(old_key) != changes.layout(content.key):
+            why = _unused_functions_edited(record, changes, content, old_key, new_facts)
+            if why:
+                return f"{rel} changed in more than line numbers: {why}"
         if seeds is not None:
             if changes.is_seed(content):
                 seeds.add(rel)
@@ -550,6 +602,64 @@ def _moved_lines_record(
     return dataclasses.replace(
         record, inputs=inputs, seeds=None if seeds is None else frozenset(seeds)
     )
+
+
+def _unused_functions_edited(
+    record: RunRecord, changes: _Changes, content: SourceFile, old_key: str, new_facts: ModuleFacts
+) -> str:
+    """Why the edit of ``content`` since ``record`` may change the findings, or "" when
+    it only adds, removes or edits module-level functions that no rule starts from and
+    that nothing refers to: no file's bytes (this one's outside those functions, a schema's)
+    name any of their functions, and the files they refer to are parsed as before."""
+    assert isinstance(content.data, bytes)
+    old_rest, old_parts = changes.parts(old_key)
+    new_rest, new_parts = changes.parts(content.key)
+    if old_rest != new_rest:
+        return "outside its module-level functions"
+    edited = sorted(
+        qualname
+        for qualname in old_parts.keys() | new_parts.keys()
+        if qualname not in old_parts
+        or qualname not in new_parts
+        or old_parts[qualname].layout != new_parts[qualname].layout
+    )
+    names: set[str] = set()
+    for qualname in edited:
+        for part in (old_parts.get(qualname), new_parts.get(qualname)):
+            if part is None:
+                continue
+            if part.rule_entry:
+                return f"`{qualname.rsplit('.', 1)[-1]}` may matter to a rule: {part.rule_entry}"
+            names |= part.names
+    lines = content.data.split(b"\n")
+    for qualname in edited:
+        part = new_parts.get(qualname)
+        if part is not None:
+            lines[part.span.line - 1 : part.span.end_line] = [b""] * (
+                part.span.end_line - part.span.line + 1
+            )
+    kept = b"\n".join(lines)
+    for name in sorted(names):
+        where = changes.named_elsewhere(name, content.rel, kept)
+        if where is not None:
+            return f"`{name}` of an edited function is named in {where}"
+    prefilter = changes.prefilter
+    if prefilter is not None:
+        parsed = record.inputs.keys()
+        rels = [c.rel for c in changes.contents]
+        still_referred = {rels[i] for i in prefilter.referred_files(new_facts)}
+        for qualname in edited:
+            new_part = new_parts.get(qualname)
+            for index in prefilter.referred_files(new_part.facts) if new_part else ():
+                if rels[index] not in parsed:
+                    return f"an edited function refers to {rels[index]}, which was left out"
+            old_part = old_parts.get(qualname)
+            for index in prefilter.referred_files(old_part.facts) if old_part else ():
+                referred = rels[index]
+                seeds = record.seeds or frozenset()
+                if referred not in seeds and referred not in still_referred:
+                    return f"{referred} may have been parsed only for an edited function"
+    return ""
 
 
 def _record_of(

@@ -98,6 +98,17 @@ def catalog_words(catalog: Catalog) -> frozenset[str]:
     return frozenset(words)
 
 
+def seed_words(catalog: Catalog) -> tuple[str, ...]:
+    """The lower-case words that make a file a seed, the most common first."""
+    words = set(SEED_WORDS) | catalog_words(catalog)
+    # A word containing another seed word adds nothing: fewer searches per file. The
+    # search stops at the first word found, so the words most files hold go first
+    # (SEED_WORDS in their order), then the catalogue's.
+    kept = {word for word in words if not _contains_other(word, words)}
+    ordered = [word for word in SEED_WORDS if word in kept]
+    return tuple(ordered + sorted(kept - set(ordered)))
+
+
 class Prefilter:
     """Seeds from bytes, then the project modules the parsed files refer to."""
 
@@ -112,14 +123,7 @@ class Prefilter:
         checked, as a linter checks a file it is given."""
         self.is_test = is_test
         self._named = frozenset(named)
-        words = set(SEED_WORDS) | catalog_words(catalog)
-        # A word containing another seed word adds nothing: fewer searches per file. The
-        # search stops at the first word found, so the words most files hold go first
-        # (SEED_WORDS in their order), then the catalogue's.
-        kept = {word for word in words if not _contains_other(word, words)}
-        ordered = [word for word in SEED_WORDS if word in kept]
-        ordered += sorted(kept - set(ordered))
-        self._words = tuple(word.encode() for word in ordered)
+        self._words = tuple(word.encode() for word in seed_words(catalog))
         self._module_files: dict[str, list[int]] = {}
         self._module_parts: set[str] = set()
         for index, rel in enumerate(rels):

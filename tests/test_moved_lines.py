@@ -1,4 +1,6 @@
-"""A recorded run answers for files whose facts changed only in line numbers, and only there."""
+"""A recorded run answers for files whose facts changed only in line numbers or in functions
+that no rule starts from and nothing refers to, and only there; any other edit links the
+project again, with the findings a fresh run gives."""
 
 from __future__ import annotations
 
@@ -6,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from agentguard.catalog import load_catalog
 from agentguard.config import load_config
 from agentguard.engine import FactOptions, ScanResult, scan
 from agentguard.parallel import source_facts
-from agentguard.prefilter import Prefilter
+from agentguard.prefilter import Prefilter, seed_words
 from agentguard.python.facts import ModuleFacts, line_layout
+from agentguard.python.function_parts import split_functions
 from tests.conftest import write_project
 
 TOOLS = '''\
@@ -111,8 +115,8 @@ def test_a_side_effect_added_to_a_helper_is_found(desk: Path, tmp_path: Path) ->
     assert not second.from_record
     assert first.record_note.startswith("no run was recorded")
     assert second.record_note == (
-        "linked again: since the newest recorded run, "
-        "order_desk/status.py changed in more than line numbers"
+        "linked again: since the newest recorded run, order_desk/status.py changed in more "
+        "than line numbers: `order_state` of an edited function is named in order_desk/tools.py"
     )
     assert shown(second) == shown(check(desk, None))
     assert shown(second) != shown(first)
@@ -210,9 +214,7 @@ def test_a_relink_searches_only_the_changed_files_for_seed_words(
 
     monkeypatch.setattr(Prefilter, "is_seed", counting)
     status = desk / "order_desk/status.py"
-    status.write_text(
-        STATUS + "\n\ndef order_link(order_id: int) -> str:\n    return str(order_id)\n"
-    )
+    status.write_text(STATUS.replace("/orders/", "/order/"))
     relinked = check(desk, cache_dir)
     assert not relinked.from_record
     # The files parsed last time, unchanged, were not searched again; the ones left out
@@ -221,3 +223,168 @@ def test_a_relink_searches_only_the_changed_files_for_seed_words(
     assert "order_desk/tools.py" not in searched
     monkeypatch.undo()
     assert shown(relinked) == shown(check(desk, None))
+
+
+UNUSED = '''
+
+def gift_note(cart_id: int, text: str) -> str:
+    """A note printed on the gift receipt (not used yet)."""
+    lines = [f"cart {cart_id}", text.strip()]
+    return "\\n".join(lines)
+'''
+
+
+def edit_receipts(project: Path, text: str) -> None:
+    (project / "order_desk/receipts.py").write_text(text)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (RECEIPTS, RECEIPTS + UNUSED),
+        (RECEIPTS + UNUSED, RECEIPTS),
+        (RECEIPTS + UNUSED, RECEIPTS + UNUSED.replace("text.strip()", "text.upper()")),
+        # Inserted between two functions: the ones after it move down.
+        (RECEIPTS, RECEIPTS.replace("\n\n\ndef header", UNUSED + "\n\ndef header")),
+    ],
+    ids=["added", "removed", "edited", "inserted"],
+)
+def test_an_unused_helper_edited_reuses_the_record(
+    desk: Path, tmp_path: Path, before: str, after: str
+) -> None:
+    cache_dir = tmp_path / "cache"
+    edit_receipts(desk, before)
+    first = check(desk, cache_dir)
+    edit_receipts(desk, after)
+    second = check(desk, cache_dir)
+    assert second.from_record, second.record_note
+    assert "or in functions that no rule starts from and nothing refers to" in (second.record_note)
+    assert shown(second) == shown(first) == shown(check(desk, None))
+    third = check(desk, cache_dir)
+    assert third.from_record and third.record_note.startswith("no input changed")
+
+
+RETRYING = """
+
+def header_with_retries(cart_id: int) -> str:
+    for _ in range(3):
+        try:
+            return header(cart_id)
+        except OSError:
+            continue
+    return ""
+"""
+POSTING = """
+
+def post_receipt(cart_id: int) -> None:
+    import httpx
+
+    httpx.post("https://shop.example/receipts", json={"cart": cart_id})
+"""
+SUPPRESSED = """
+
+def footer(cart_id: int) -> str:
+    return "bye"  # agentguard: ignore[AG301]
+"""
+
+
+@pytest.mark.parametrize(
+    ("after", "why"),
+    [
+        (
+            RECEIPTS.replace('"thank you"', '"thanks"'),
+            "`receipt_lines` of an edited function is named in order_desk/tools.py",
+        ),
+        (
+            RECEIPTS.replace('f"cart {cart_id}"', 'f"Cart {cart_id}"'),
+            "`header` of an edited function is named in order_desk/receipts.py",
+        ),
+        (RECEIPTS + RETRYING, "`header_with_retries` may matter to a rule: `header_with_"),
+        (RECEIPTS + POSTING, "outside its module-level functions"),
+        (RECEIPTS + SUPPRESSED, "it holds a suppression comment"),
+        ("import time\n\n" + RECEIPTS, "outside its module-level functions"),
+    ],
+    ids=["reached", "called-in-the-file", "retry-loop", "local-import", "suppression", "import"],
+)
+def test_any_other_edit_links_again(desk: Path, tmp_path: Path, after: str, why: str) -> None:
+    cache_dir = tmp_path / "cache"
+    first = check(desk, cache_dir)
+    edit_receipts(desk, after)
+    second = check(desk, cache_dir)
+    assert not second.from_record
+    assert first.project is not None
+    assert why in second.record_note
+    assert shown(second) == shown(check(desk, None))
+
+
+def test_a_new_function_a_schema_names_links_again(desk: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    (desk / "tools.json").write_text(
+        '[{"type": "function", "function": {"name": "gift_note", "parameters": {}}}]'
+    )
+    check(desk, cache_dir)
+    edit_receipts(desk, RECEIPTS + UNUSED)
+    second = check(desk, cache_dir)
+    assert not second.from_record
+    assert "`gift_note` of an edited function is named in tools.json" in second.record_note
+    assert shown(second) == shown(check(desk, None))
+
+
+def test_a_suppression_added_in_an_unused_helper_is_reported_unused(
+    desk: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    check(desk, cache_dir)
+    edit_receipts(desk, RECEIPTS + SUPPRESSED)
+    second = check(desk, cache_dir)
+    assert [f.code for f in second.findings if f.path == "order_desk/receipts.py"] == ["AG002"]
+
+
+def parts_of(text: str, path: str = "order_desk/receipts.py") -> dict[str, str]:
+    facts = source_facts(text.encode(), path, path.startswith("tests/"))
+    assert isinstance(facts, ModuleFacts)
+    _, parts = split_functions(facts, seed_words(load_catalog([])))
+    return {qualname.rsplit(".", 1)[-1]: part.rule_entry for qualname, part in parts.items()}
+
+
+def test_a_rule_may_start_from_what_the_facts_name_not_what_the_text_says() -> None:
+    aliased = (
+        "from langchain_core.tools import tool as make\n\n"
+        "def wrap(fn):\n    return make(fn)\n\n"
+        "def plain(x: int) -> int:\n    return x + 1\n"
+    )
+    entries = parts_of(aliased)
+    # ``make`` is langchain_core.tools.tool: the word is in the resolved callee.
+    assert entries["wrap"] == "it names the seed word 'tool'"
+    assert entries["plain"] == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "entry"),
+    [
+        ("import functools\n\n@functools.cache\ndef f():\n    return 1\n", "`f` is decorated"),
+        ("def run(payload):\n    return payload\n", "`run` may be run by its name alone"),
+        ("def f():\n    class Local:\n        pass\n    return Local\n", "it defines a class"),
+        (
+            "def f(name):\n    if name == 'refund':\n        return g()\n",
+            "it holds a schema-shaped dict or a dispatch on a tool name",
+        ),
+        (
+            "def f():\n    def inner():\n        while True:\n            try:\n"
+            "                return 1\n            except OSError:\n                continue\n"
+            "    return inner\n",
+            "`inner` may retry",
+        ),
+    ],
+    ids=["decorated", "plugin-entry", "class", "dispatch", "nested-retry"],
+)
+def test_what_a_rule_may_start_from(text: str, entry: str) -> None:
+    name = "run" if "def run" in text else "f"
+    assert parts_of(text)[name] == entry
+
+
+def test_test_functions_are_read_for_evals() -> None:
+    text = "def test_refund_is_not_replayed():\n    assert True\n"
+    assert parts_of(text, "tests/test_refunds.py")["test_refund_is_not_replayed"] == (
+        "it is a test (evals are read from tests)"
+    )

@@ -1,0 +1,165 @@
+"""A file's facts cut into its module-level functions and the rest.
+
+A recorded run still answers an edit confined to functions that nothing refers to and that
+no rule starts from (a helper written but not yet called, dead code, code no tool reaches
+in a file parsed for another reason): the project model and the rules work out the same
+findings without them. ``FunctionPart.unused_by_rules`` says whether a part is such a
+function as far as its own facts tell; whether anything refers to it is told from the
+bytes of the whole project (``agentguard.engine``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from agentguard.diagnostics import Span
+from agentguard.python.facts import (
+    ClassDef,
+    Function,
+    LineLayout,
+    ModuleFacts,
+    line_layout,
+    strings_of,
+)
+from agentguard.python.tools import PLUGIN_ENTRY_NAMES
+
+
+@dataclass(frozen=True)
+class FunctionPart:
+    """One module-level function with the functions nested in it, and the facts made in
+    them, as a module of its own."""
+
+    names: frozenset[str]  # the def names: the function's and its nested functions'
+    span: Span
+    facts: ModuleFacts
+    layout: LineLayout
+    # Why a rule could start from it (a decorator, a retry loop, a seed word...); "" if none.
+    rule_entry: str
+
+    @property
+    def unused_by_rules(self) -> bool:
+        return not self.rule_entry
+
+
+def _within(span: Span | None, outer: Span) -> bool:
+    return span is not None and outer.line <= span.line and span.end_line <= outer.end_line
+
+
+def split_functions(
+    facts: ModuleFacts, seed_words: Iterable[str]
+) -> tuple[LineLayout, dict[str, FunctionPart]]:
+    """The layout of everything but the module-level functions, and each of those as a
+    part, by qualified name. ``seed_words``: the lower-case words that make a file a seed
+    (agentguard.prefilter); one in a part's names or strings may make it a rule's start."""
+    # Facts hold names, not source text: a word's quotes (``"parameters"``) are not there.
+    words = tuple(word.strip("\"'") for word in seed_words)
+    owner: dict[str, str] = {}
+    tops = [
+        fn
+        for fn in facts.functions.values()
+        if fn.class_name is None and fn.qualname == f"{facts.module}.{fn.name}"
+    ]
+    for top in tops:
+        stack = [top.qualname]
+        while stack:
+            qualname = stack.pop()
+            if qualname in owner:
+                continue
+            owner[qualname] = top.qualname
+            nested = facts.functions.get(qualname)
+            if nested is not None:
+                stack.extend(nested.nested)
+
+    def part_of(function: str | None) -> str | None:
+        return owner.get(function) if function is not None else None
+
+    def in_some_part(span: Span | None) -> str | None:
+        return next((top.qualname for top in tops if _within(span, top.span)), None)
+
+    grouped: dict[str | None, dict[str, list[Any]]] = {}
+
+    def put(part: str | None, field_name: str, item: Any) -> None:
+        grouped.setdefault(part, {}).setdefault(field_name, []).append(item)
+
+    for name in ("calls", "assignments", "attribute_sets", "status_checks"):
+        for item in getattr(facts, name):
+            put(part_of(item.function), name, item)
+    for name in ("comparisons", "branches"):
+        for entry in getattr(facts, name):
+            put(part_of(entry[0]), name, entry)
+    for value in facts.dicts:
+        put(in_some_part(value.span), "dicts", value)
+    for suppression in facts.suppressions:
+        put(in_some_part(suppression.span), "suppressions", suppression)
+    functions: dict[str | None, dict[str, Function]] = {}
+    for qualname, fn in facts.functions.items():
+        functions.setdefault(owner.get(qualname), {})[qualname] = fn
+    classes: dict[str | None, dict[str, ClassDef]] = {}
+    for qualname, cls in facts.classes.items():
+        classes.setdefault(in_some_part(cls.span), {})[qualname] = cls
+
+    def module_of(part: str | None) -> ModuleFacts:
+        lists = grouped.get(part, {})
+        return dataclasses.replace(
+            facts,
+            functions=functions.get(part, {}),
+            classes=classes.get(part, {}),
+            calls=lists.get("calls", []),
+            assignments=lists.get("assignments", []),
+            attribute_sets=lists.get("attribute_sets", []),
+            status_checks=lists.get("status_checks", []),
+            comparisons=lists.get("comparisons", []),
+            branches=lists.get("branches", []),
+            dicts=lists.get("dicts", []),
+            suppressions=lists.get("suppressions", []),
+        )
+
+    parts: dict[str, FunctionPart] = {}
+    for top in tops:
+        part_facts = module_of(top.qualname)
+        parts[top.qualname] = FunctionPart(
+            names=frozenset(fn.name for fn in part_facts.functions.values()),
+            span=top.span,
+            facts=part_facts,
+            layout=line_layout(part_facts),
+            rule_entry=_rule_entry(part_facts, top.name, words),
+        )
+    return line_layout(module_of(None)), parts
+
+
+def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...]) -> str:
+    """Why a rule could start from this part of a file, as its facts tell; "" if nothing.
+
+    Every tool form, registration, retry construct, ledger or runtime call and suppression
+    the rules look for is named by a seed word (that is what makes a file a seed), except
+    the few forms told by shape or by a conventional name, checked one by one here.
+    """
+    if name.startswith("__") or name in PLUGIN_ENTRY_NAMES:
+        return f"`{name}` may be run by its name alone"
+    if part.is_test or any(fn.is_test for fn in part.functions.values()):
+        return "it is a test (evals are read from tests)"
+    if part.classes:
+        return "it defines a class"
+    if part.suppressions:
+        return "it holds a suppression comment"
+    if part.dicts or part.branches or part.comparisons:
+        return "it holds a schema-shaped dict or a dispatch on a tool name"
+    if part.attribute_sets or part.status_checks:
+        return "it sets another object's attribute or checks a status"
+    for fn in part.functions.values():
+        if fn.decorators:
+            return f"`{fn.name}` is decorated"
+        if any(loop.is_retry_shape for loop in fn.loops) or any(
+            handler.continues for handler in fn.handlers
+        ):
+            return f"`{fn.name}` may retry"
+    # Its own module's name starts every qualified name of the part: only the rest counts.
+    # The module's imports are the rest's (a name the part uses is in its resolved calls).
+    own = part.module + "."
+    strings = strings_of(dataclasses.replace(part, imports={}))
+    text = "\n".join(s.replace(own, "") for s in strings).lower()
+    found = next((word for word in words if word in text), None)
+    return f"it names the seed word {found!r}" if found else ""
