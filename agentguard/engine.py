@@ -398,8 +398,8 @@ def scan(
         runs, cache, key, note = memo
         result.record_note = note
         assert contents is not None  # read (and keyed) with the memo
-        seeds = facts.stats.seeds if facts.stats is not None and prefilter is not None else None
-        runs.store(key, _record_of(result, project, contents, skipped, seeds))
+        stats = facts.stats if prefilter is not None else None
+        runs.store(key, _record_of(result, project, contents, skipped, stats))
         timings["record the run"] = time.perf_counter() - mark
         # Only after a linked run: a run answered by a record adds a few entries at most.
         mark = time.perf_counter()
@@ -590,7 +590,9 @@ def _record_still_answering(
         if new_facts is None:
             return f"{rel} does not parse"
         if changes.layout(old_key) != changes.layout(content.key):
-            why = _unused_functions_edited(record, changes, content, old_key, new_facts)
+            why = _unused_functions_edited(
+                record, changes, content, old_key, new_facts, {c.rel for c in changed}
+            )
             if why:
                 return f"{rel} changed in more than line numbers: {why}"
         if seeds is not None:
@@ -605,7 +607,12 @@ def _record_still_answering(
 
 
 def _unused_functions_edited(
-    record: RunRecord, changes: _Changes, content: SourceFile, old_key: str, new_facts: ModuleFacts
+    record: RunRecord,
+    changes: _Changes,
+    content: SourceFile,
+    old_key: str,
+    new_facts: ModuleFacts,
+    changed: set[str],
 ) -> str:
     """Why the edit of ``content`` since ``record`` may change the findings, or "" when
     it only adds, removes or edits module-level functions that no rule starts from and
@@ -655,11 +662,29 @@ def _unused_functions_edited(
                     return f"an edited function refers to {rels[index]}, which was left out"
             old_part = old_parts.get(qualname)
             for index in prefilter.referred_files(old_part.facts) if old_part else ():
-                referred = rels[index]
-                seeds = record.seeds or frozenset()
-                if referred not in seeds and referred not in still_referred:
-                    return f"{referred} may have been parsed only for an edited function"
+                if not _still_parsed(rels[index], record, content.rel, still_referred, changed):
+                    return f"{rels[index]} may have been parsed only for an edited function"
     return ""
+
+
+def _still_parsed(
+    rel: str, record: RunRecord, edited: str, still_referred: set[str], changed: set[str]
+) -> bool:
+    """Whether ``rel`` is still parsed once ``edited`` refers only to ``still_referred``:
+    it is a seed, or the chain of files that led the recorded run to it starts at a seed,
+    leaves ``edited`` only for a file it still refers to, and passes through no other
+    changed file."""
+    seeds = record.seeds or frozenset()
+    seen: set[str] = set()
+    while rel not in seeds:
+        referrer = record.referrers.get(rel)
+        if referrer is None or rel in seen or (referrer != edited and referrer in changed):
+            return False
+        if referrer == edited and rel not in still_referred:
+            return False
+        seen.add(rel)
+        rel = referrer
+    return True
 
 
 def _record_of(
@@ -667,7 +692,7 @@ def _record_of(
     project: ProjectModel,
     contents: Sequence[SourceFile],
     skipped: list[str],
-    seeds: list[str] | None,
+    stats: ExtractStats | None,
 ) -> RunRecord:
     left_out = set(skipped)
     return RunRecord(
@@ -682,7 +707,8 @@ def _record_of(
         fixes_attached=result.fixes_attached,
         offers={offer_key(f): fix_offer(f, project) for f in result.findings},
         shown_paths=paths_shown(result.findings, result.suppressed, result.problems, project.tools),
-        seeds=None if seeds is None else frozenset(seeds),
+        seeds=None if stats is None else frozenset(stats.seeds),
+        referrers={} if stats is None else stats.referrers,
     )
 
 

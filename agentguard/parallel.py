@@ -153,6 +153,9 @@ class ExtractStats:
     jobs: int = 1
     # Parsed for their own bytes, not only because a parsed file refers to them.
     seeds: list[str] = field(default_factory=list)
+    # For each file parsed only because a parsed file refers to it: the first such file
+    # (following these from any file ends at a seed).
+    referrers: dict[str, str] = field(default_factory=dict)
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -203,6 +206,7 @@ def extract_all(
             work.report(progress)
     stats.parsed = work.parsed
     stats.cache_hits = work.cache_hits
+    stats.referrers = {files[index][1]: files[by][1] for index, by in work.referrers.items()}
     return work.results, stats
 
 
@@ -228,21 +232,25 @@ class _Work:
         self.is_test = is_test
         self.results: list[ModuleFacts | ScanProblem | None] = [None] * len(files)
         self.seen: set[int] = set()
+        self.referrers: dict[int, int] = {}  # a followed file -> the file that led to it
         self.pending: list[tuple[int, bytes, str, str]] = []  # index, bytes, rel, cache key
         self.pending_sorted = True  # by size, largest last; taking from the end keeps it so
         self.parsed = 0
         self.cache_hits = 0
         self.done = 0  # finished since the last progress report
 
-    def want(self, indices: Iterable[int]) -> None:
+    def want(self, indices: Iterable[int], referrer: int | None = None) -> None:
+        """Extract these files (those the file ``referrer`` leads on to, if given)."""
         # A worklist, not recursion: cached facts lead on to more files at once.
-        stack = list(indices)
+        stack = [(index, referrer) for index in indices]
         stack.reverse()
         while stack:
-            index = stack.pop()
+            index, by = stack.pop()
             if index in self.seen:
                 continue
             self.seen.add(index)
+            if by is not None:
+                self.referrers[index] = by
             path, rel = self.files[index]
             known_key = ""
             # ``sources`` holds contents the caller has in memory (the fixer's edits).
@@ -263,7 +271,9 @@ class _Work:
                 self.pending_sorted = False
                 continue
             self.cache_hits += 1
-            stack.extend(reversed(list(self.record(index, cached))))
+            stack.extend(
+                (followed, index) for followed in reversed(list(self.record(index, cached)))
+            )
 
     def record(self, index: int, result: ModuleFacts | ScanProblem) -> Iterable[int]:
         """Keep a file's result; the files it leads on to."""
@@ -274,7 +284,7 @@ class _Work:
         return ()
 
     def finish(self, index: int, result: ModuleFacts | ScanProblem) -> None:
-        self.want(self.record(index, result))
+        self.want(self.record(index, result), index)
 
     def report(self, progress: Progress | None) -> None:
         if progress is not None and self.done:

@@ -74,6 +74,9 @@ class RunRecord:
     # The parsed files that were seeds (agentguard.prefilter), not only referred to; None
     # when every file was parsed.
     seeds: frozenset[str] | None = None
+    # For each parsed file that is no seed, a parsed file that refers to it (see
+    # ExtractStats.referrers): following these ends at a seed.
+    referrers: dict[str, str] = field(default_factory=dict)
 
 
 @functools.cache

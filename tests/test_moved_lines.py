@@ -388,3 +388,27 @@ def test_test_functions_are_read_for_evals() -> None:
     assert parts_of(text, "tests/test_refunds.py")["test_refund_is_not_replayed"] == (
         "it is a test (evals are read from tests)"
     )
+
+
+def test_a_helper_removed_with_the_only_reference_to_a_file_links_again(
+    desk: Path, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    (desk / "order_desk/utils.py").write_text(
+        "def slugify(text: str) -> str:\n    return text.lower().replace(' ', '-')\n"
+    )
+    slugged = RECEIPTS + (
+        "\n\ndef gift_slug(utils, text: str) -> str:\n    return utils.slugify(text)\n"
+    )
+    edit_receipts(desk, slugged)
+    first = check(desk, cache_dir)
+    # ``utils.slugify`` may be order_desk/utils.py: it is parsed for that call alone.
+    assert first.project is not None and "order_desk/utils.py" in first.project.modules
+    edit_receipts(desk, RECEIPTS)
+    second = check(desk, cache_dir)
+    assert not second.from_record
+    assert second.record_note.endswith(
+        "order_desk/utils.py may have been parsed only for an edited function"
+    )
+    assert second.project is not None and "order_desk/utils.py" not in second.project.modules
+    assert shown(second) == shown(first)
