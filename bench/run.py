@@ -130,12 +130,15 @@ def phases(case: Case) -> str:
         check=False,
     )
     seconds: dict[str, float] = {}
+    note = ""
     for line in done.stderr.splitlines():
         match = PROFILE_ROW.match(line)
         if match:
             name = "rules" if match["name"].startswith("rule ") else match["name"]
             seconds[name] = seconds.get(name, 0.0) + float(match["seconds"])
-    return ", ".join(f"{name} {value:.2f}" for name, value in seconds.items())
+        elif "recorded run" in line or line.startswith("linked again"):
+            note = f" ({line.strip()})"
+    return ", ".join(f"{name} {value:.2f}" for name, value in seconds.items()) + note
 
 
 def run_rounds(cases: list[Case]) -> None:

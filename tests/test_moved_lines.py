@@ -317,6 +317,29 @@ def test_any_other_edit_links_again(desk: Path, tmp_path: Path, after: str, why:
     assert shown(second) == shown(check(desk, None))
 
 
+def test_a_timeout_handled_in_an_unused_helper_is_reported(desk: Path, tmp_path: Path) -> None:
+    # AG401 judges every function that catches a timeout around a write, called or not.
+    cache_dir = tmp_path / "cache"
+    check(desk, cache_dir)
+    (desk / "order_desk/status.py").write_text(
+        STATUS
+        + """
+
+def refund_payment(order_id: int) -> dict:
+    try:
+        httpx.post("https://pay.example/refunds", json={"order": order_id}, timeout=5)
+    except httpx.TimeoutException as exc:
+        return {"ok": False, "error": f"refund failed: {exc}"}
+    return {"ok": True}
+"""
+    )
+    second = check(desk, cache_dir)
+    assert not second.from_record
+    assert second.record_note.endswith("`refund_payment` handles a timeout")
+    assert [f.code for f in second.findings if f.path == "order_desk/status.py"] == ["AG401"]
+    assert shown(second) == shown(check(desk, None))
+
+
 def test_a_new_function_a_schema_names_links_again(desk: Path, tmp_path: Path) -> None:
     cache_dir = tmp_path / "cache"
     (desk / "tools.json").write_text(
@@ -375,8 +398,34 @@ def test_a_rule_may_start_from_what_the_facts_name_not_what_the_text_says() -> N
             "    return inner\n",
             "`inner` may retry",
         ),
+        (
+            "def f(name, args):\n    return HANDLERS[name](**args)\n",
+            "`HANDLERS[name]` may run a function looked up by name",
+        ),
+        (
+            "def f(name, args):\n    return getattr(ops, name)(args)\n",
+            "`getattr` may run a function looked up by name",
+        ),
+        (
+            "def f(db, row):\n    db.execute('INSERT INTO calls VALUES (?)', row)\n",
+            "`db.execute` may run a tool or write a tool-call record",
+        ),
+        (
+            "def f():\n    return make_server(mask_error_details=True)\n",
+            "`make_server` passes a setting that applies to every tool",
+        ),
     ],
-    ids=["decorated", "plugin-entry", "class", "dispatch", "nested-retry"],
+    ids=[
+        "decorated",
+        "plugin-entry",
+        "class",
+        "dispatch",
+        "nested-retry",
+        "lookup",
+        "getattr",
+        "record",
+        "project-setting",
+    ],
 )
 def test_what_a_rule_may_start_from(text: str, entry: str) -> None:
     name = "run" if "def run" in text else "f"

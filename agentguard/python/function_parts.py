@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentguard.diagnostics import Span
+from agentguard.python.checklist_knowledge import knowledge
 from agentguard.python.facts import (
     ClassDef,
     Function,
@@ -24,7 +25,12 @@ from agentguard.python.facts import (
     line_layout,
     strings_of,
 )
+from agentguard.python.ledger import record_write_methods
 from agentguard.python.tools import PLUGIN_ENTRY_NAMES
+
+# Keyword arguments that change how every tool of the project is judged, whatever call
+# passes them (agentguard.python.framework_settings).
+_GLOBAL_SETTINGS = frozenset({"mask_error_details"})
 
 
 @dataclass(frozen=True)
@@ -135,7 +141,10 @@ def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...]) -> str:
 
     Every tool form, registration, retry construct, ledger or runtime call and suppression
     the rules look for is named by a seed word (that is what makes a file a seed), except
-    the few forms told by shape or by a conventional name, checked one by one here.
+    the forms told by shape or by a conventional name, checked one by one here: what the
+    rules look for in every function of the project (a retry loop, a timeout handler, an
+    executor's dispatch, a tool-call record, a project-wide setting), not only in the
+    functions a tool reaches.
     """
     if name.startswith("__") or name in PLUGIN_ENTRY_NAMES:
         return f"`{name}` may be run by its name alone"
@@ -149,6 +158,7 @@ def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...]) -> str:
         return "it holds a schema-shaped dict or a dispatch on a tool name"
     if part.attribute_sets or part.status_checks:
         return "it sets another object's attribute or checks a status"
+    know = knowledge()
     for fn in part.functions.values():
         if fn.decorators:
             return f"`{fn.name}` is decorated"
@@ -156,6 +166,22 @@ def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...]) -> str:
             handler.continues for handler in fn.handlers
         ):
             return f"`{fn.name}` may retry"
+        if any(know.is_timeout(caught) for handler in fn.handlers for caught in handler.caught):
+            return f"`{fn.name}` handles a timeout"
+    runs_by_name = know.dispatch_methods | record_write_methods()
+    bound = {(a.function, a.target) for a in part.assignments}
+    for call in part.calls:
+        text = call.text
+        if call.method in runs_by_name:
+            return f"`{text.split('(', 1)[0]}` may run a tool or write a tool-call record"
+        if (
+            "[" in text.split("(", 1)[0]
+            or text.startswith("getattr(")
+            or ("." not in call.callee and (call.function, call.callee) in bound)
+        ):
+            return f"`{text.split('(', 1)[0]}` may run a function looked up by name"
+        if any(key in _GLOBAL_SETTINGS for key in call.kwargs):
+            return f"`{text.split('(', 1)[0]}` passes a setting that applies to every tool"
     # Its own module's name starts every qualified name of the part: only the rest counts.
     # The module's imports are the rest's (a name the part uses is in its resolved calls).
     own = part.module + "."

@@ -93,6 +93,12 @@ _SQL_METHODS = frozenset({"execute", "executemany", "exec_driver_sql"})
 _ROW_METHODS = frozenset({"add", "add_all", "insert", "insert_one", "save", "create", "put_item"})
 
 
+def record_write_methods() -> frozenset[str]:
+    """The methods whose calls may write a tool-call record (any other call writes none
+    unless its callee is a ledger function)."""
+    return frozenset(knowledge().ledger_methods) | _SQL_METHODS | _ROW_METHODS
+
+
 def ledger_write(project: ProjectModel, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
     """The record ``call`` writes, if it writes one."""
     know = knowledge()
@@ -267,7 +273,7 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     recorders = project.callees_matching(
         know.ledger_functions, resolved=False
     ) | project.callees_matching(project.catalog.ledger_functions, resolved=False)
-    write_methods = know.ledger_methods | _SQL_METHODS | _ROW_METHODS
+    write_methods = record_write_methods()
     for facts in project.modules.values():
         if facts.is_test:
             continue
