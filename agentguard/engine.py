@@ -632,12 +632,27 @@ def _unused_functions_edited(
     )
     names: set[str] = set()
     for qualname in edited:
-        for part in (old_parts.get(qualname), new_parts.get(qualname)):
-            if part is None:
-                continue
-            if part.rule_entry:
-                return f"`{qualname.rsplit('.', 1)[-1]}` may matter to a rule: {part.rule_entry}"
-            names |= part.names
+        old_part, new_part = old_parts.get(qualname), new_parts.get(qualname)
+        short = qualname.rsplit(".", 1)[-1]
+        for part in (old_part, new_part):
+            if part is not None and part.rule_entry:
+                return f"`{short}` may matter to a rule: {part.rule_entry}"
+        if old_part is not None and new_part is not None and record.reached is not None:
+            # Changed in place: its callers, which decide whether a rule reads it, are as
+            # they were; the rules read neither version if they did not read the old one.
+            if old_part.names != new_part.names:
+                return f"`{short}` defines other nested functions"
+            read = (old_part.qualnames | new_part.qualnames) & record.reached
+            if read:
+                return f"`{short}` is read by the rules (a tool or a retry reaches it)"
+            continue
+        either = old_part or new_part
+        assert either is not None  # an edited qualname is in one of them
+        if either.is_method:
+            return f"`{short}` is a method, and the recorded run does not say what it read"
+        for part in (old_part, new_part):
+            if part is not None:
+                names |= part.names
     lines = content.data.split(b"\n")
     for qualname in edited:
         part = new_parts.get(qualname)
@@ -695,6 +710,7 @@ def _record_of(
     stats: ExtractStats | None,
 ) -> RunRecord:
     left_out = set(skipped)
+    offers = {offer_key(f): fix_offer(f, project) for f in result.findings}
     return RunRecord(
         inputs={c.rel: c.key for c in contents if c.rel not in left_out},
         findings=result.findings,
@@ -705,10 +721,12 @@ def _record_of(
         python_paths=result.python_paths,
         schema_paths=result.schema_paths,
         fixes_attached=result.fixes_attached,
-        offers={offer_key(f): fix_offer(f, project) for f in result.findings},
+        offers=offers,
         shown_paths=paths_shown(result.findings, result.suppressed, result.problems, project.tools),
         seeds=None if stats is None else frozenset(stats.seeds),
         referrers={} if stats is None else stats.referrers,
+        # Last: the fix offers above read functions too.
+        reached=project.functions_read(),
     )
 
 

@@ -625,6 +625,18 @@ class ProjectModel:
         demand for a function no tool reaches)."""
         return self._effects.of(qualname) if self._effects is not None else []
 
+    def functions_read(self) -> frozenset[str]:
+        """The functions whose facts the rules have read beyond the project-wide searches
+        for what they start from (a tool, a retry construct, a timeout handler...): the
+        tools' functions, the retried ones, and every function whose effects were worked
+        out, which are all those these reach through their calls. An edit to any other
+        function that starts nothing changes no finding."""
+        read = set(self._effects.worked_out()) if self._effects is not None else set()
+        for tool in self.tools:
+            read.update(tool.functions)
+        read.update(use.function for use in self.retry_uses() if use.function)
+        return frozenset(read)
+
     def tool_for_function(self, qualname: str) -> ToolFacts | None:
         return next((t for t in self.tools if qualname in t.functions), None)
 

@@ -9,8 +9,8 @@ makes one edit to a random file, checks with the cache, and puts the file back:
 - a new module-level function appended to the file: one that returns ``json.dumps`` of
   its argument, or one that posts and reports a timeout as a plain failure (AG401 judges
   it wherever it is), or
-- a statement inserted at the top of one of its module-level functions: an assignment, or
-  an HTTP POST (a new write for every tool that reaches the function).
+- a statement inserted at the top of one of its module-level functions or methods: an
+  assignment, or an HTTP POST (a new write for every tool that reaches the function).
 
 When the check says a recorded run answered, the same tree is checked again with
 ``--no-cache`` and the two outputs (findings, tools, problems, summary) must be equal.
@@ -63,11 +63,17 @@ def edited(source: str, round_number: int, rng: random.Random) -> tuple[str, str
         module = ast.parse(source)
     except SyntaxError:
         return None
-    functions = [
-        node for node in module.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+    functions = [node for node in module.body if isinstance(node, kinds)]
+    functions += [
+        node
+        for owner in module.body
+        if isinstance(owner, ast.ClassDef)
+        for node in owner.body
+        if isinstance(node, kinds)
     ]
     lines = source.split("\n")
-    if functions and rng.random() < 0.5:
+    if functions and rng.random() < 0.6:
         function = rng.choice(functions)
         body = function.body
         # After a docstring, not in place of it.

@@ -116,7 +116,7 @@ def test_a_side_effect_added_to_a_helper_is_found(desk: Path, tmp_path: Path) ->
     assert first.record_note.startswith("no run was recorded")
     assert second.record_note == (
         "linked again: since the newest recorded run, order_desk/status.py changed in more "
-        "than line numbers: `order_state` of an edited function is named in order_desk/tools.py"
+        "than line numbers: `order_state` is read by the rules (a tool or a retry reaches it)"
     )
     assert shown(second) == shown(check(desk, None))
     assert shown(second) != shown(first)
@@ -293,18 +293,30 @@ def footer(cart_id: int) -> str:
     [
         (
             RECEIPTS.replace('"thank you"', '"thanks"'),
-            "`receipt_lines` of an edited function is named in order_desk/tools.py",
+            "`receipt_lines` is read by the rules (a tool or a retry reaches it)",
         ),
         (
             RECEIPTS.replace('f"cart {cart_id}"', 'f"Cart {cart_id}"'),
-            "`header` of an edited function is named in order_desk/receipts.py",
+            "`header` is read by the rules (a tool or a retry reaches it)",
+        ),
+        (
+            RECEIPTS + "\n\ndef cart(cart_id: int) -> str:\n    return str(cart_id)\n",
+            "`cart` of an edited function is named in order_desk/receipts.py",
         ),
         (RECEIPTS + RETRYING, "`header_with_retries` may matter to a rule: `header_with_"),
         (RECEIPTS + POSTING, "outside its module-level functions"),
         (RECEIPTS + SUPPRESSED, "it holds a suppression comment"),
         ("import time\n\n" + RECEIPTS, "outside its module-level functions"),
     ],
-    ids=["reached", "called-in-the-file", "retry-loop", "local-import", "suppression", "import"],
+    ids=[
+        "reached",
+        "reached-through-a-helper",
+        "named-in-the-file",
+        "retry-loop",
+        "local-import",
+        "suppression",
+        "import",
+    ],
 )
 def test_any_other_edit_links_again(desk: Path, tmp_path: Path, after: str, why: str) -> None:
     cache_dir = tmp_path / "cache"
@@ -315,6 +327,79 @@ def test_any_other_edit_links_again(desk: Path, tmp_path: Path, after: str, why:
     assert first.project is not None
     assert why in second.record_note
     assert shown(second) == shown(check(desk, None))
+
+
+UNREACHED = """
+
+def legacy_total(cart_id: int) -> str:
+    return format_total(cart_id)
+
+
+def format_total(cart_id: int) -> str:
+    return f"total for cart {cart_id}"
+
+
+class ReceiptPrinter:
+    def __init__(self, width: int) -> None:
+        self.width = width
+
+    def line(self, text: str) -> str:
+        return text.ljust(self.width)
+"""
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        RECEIPTS + UNREACHED.replace("total for cart", "cart total"),
+        RECEIPTS + UNREACHED.replace("text.ljust(self.width)", "text.rjust(self.width)"),
+    ],
+    ids=["called-function", "method"],
+)
+def test_code_no_tool_reaches_edited_reuses_the_record(
+    desk: Path, tmp_path: Path, after: str
+) -> None:
+    # ``format_total`` is called, and the printer's method may be: nothing a rule reads.
+    cache_dir = tmp_path / "cache"
+    edit_receipts(desk, RECEIPTS + UNREACHED)
+    first = check(desk, cache_dir)
+    edit_receipts(desk, after)
+    second = check(desk, cache_dir)
+    assert second.from_record, second.record_note
+    assert shown(second) == shown(first) == shown(check(desk, None))
+
+
+def test_a_method_a_tool_reaches_edited_links_again(desk: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    client = """import httpx
+
+
+class ShopClient:
+    def __init__(self) -> None:
+        self.http = httpx.Client(base_url="https://shop.example")
+
+    def cancel(self, order_id: int) -> str:
+        return self.http.get(f"/orders/{order_id}").text
+"""
+    (desk / "order_desk/client.py").write_text(client)
+    (desk / "order_desk/status.py").write_text(
+        "from order_desk.client import ShopClient\n\n\n"
+        "def order_state(order_id: int) -> str:\n"
+        "    return ShopClient().cancel(order_id)\n"
+    )
+    first = check(desk, cache_dir)
+    (desk / "order_desk/client.py").write_text(
+        client.replace(
+            'self.http.get(f"/orders/{order_id}").text',
+            'self.http.delete(f"/orders/{order_id}").text',
+        )
+    )
+    second = check(desk, cache_dir)
+    assert not second.from_record
+    assert second.record_note.endswith(
+        "`cancel` is read by the rules (a tool or a retry reaches it)"
+    )
+    assert shown(second) == shown(check(desk, None)) != shown(first)
 
 
 def test_a_timeout_handled_in_an_unused_helper_is_reported(desk: Path, tmp_path: Path) -> None:

@@ -1,11 +1,13 @@
-"""A file's facts cut into its module-level functions and the rest.
+"""A file's facts cut into its functions (module-level ones and the methods of module-level
+classes, each with the functions nested in it) and the rest.
 
-A recorded run still answers an edit confined to functions that nothing refers to and that
-no rule starts from (a helper written but not yet called, dead code, code no tool reaches
-in a file parsed for another reason): the project model and the rules work out the same
-findings without them. ``FunctionPart.unused_by_rules`` says whether a part is such a
-function as far as its own facts tell; whether anything refers to it is told from the
-bytes of the whole project (``agentguard.engine``).
+A recorded run still answers an edit confined to functions that no rule starts from and
+that the rules did not read, or that nothing refers to (a helper written but not yet
+called, dead code, code no tool reaches in a file parsed for another reason): the project
+model and the rules work out the same findings without them. ``FunctionPart.rule_entry``
+says whether a rule may start from a part, as far as its own facts tell; whether the rules
+read it is in the recorded run, and whether anything refers to it is told from the bytes of
+the whole project (``agentguard.engine``).
 """
 
 from __future__ import annotations
@@ -39,15 +41,13 @@ class FunctionPart:
     them, as a module of its own."""
 
     names: frozenset[str]  # the def names: the function's and its nested functions'
+    qualnames: frozenset[str]  # their qualified names
+    is_method: bool  # a method of a module-level class, not a module-level function
     span: Span
     facts: ModuleFacts
     layout: LineLayout
     # Why a rule could start from it (a decorator, a retry loop, a seed word...); "" if none.
     rule_entry: str
-
-    @property
-    def unused_by_rules(self) -> bool:
-        return not self.rule_entry
 
 
 def _within(span: Span | None, outer: Span) -> bool:
@@ -63,10 +63,16 @@ def split_functions(
     # Facts hold names, not source text: a word's quotes (``"parameters"``) are not there.
     words = tuple(word.strip("\"'") for word in seed_words)
     owner: dict[str, str] = {}
+    module_classes = {
+        qualname
+        for qualname, cls in facts.classes.items()
+        if qualname == f"{facts.module}.{cls.name}"
+    }
     tops = [
         fn
         for fn in facts.functions.values()
-        if fn.class_name is None and fn.qualname == f"{facts.module}.{fn.name}"
+        if (fn.class_name is None and fn.qualname == f"{facts.module}.{fn.name}")
+        or (fn.class_name in module_classes and fn.qualname == f"{fn.class_name}.{fn.name}")
     ]
     for top in tops:
         stack = [top.qualname]
@@ -105,7 +111,13 @@ def split_functions(
         functions.setdefault(owner.get(qualname), {})[qualname] = fn
     classes: dict[str | None, dict[str, ClassDef]] = {}
     for qualname, cls in facts.classes.items():
-        classes.setdefault(in_some_part(cls.span), {})[qualname] = cls
+        part = in_some_part(cls.span)
+        if part is None:
+            # A class ends where its last method ends: where on that line is the method's,
+            # and only an output shows it (a file an output names is never reused).
+            line, column, end_line, _ = cls.span
+            cls = dataclasses.replace(cls, span=Span(line, column, end_line, 0))
+        classes.setdefault(part, {})[qualname] = cls
 
     def module_of(part: str | None) -> ModuleFacts:
         lists = grouped.get(part, {})
@@ -126,17 +138,20 @@ def split_functions(
     parts: dict[str, FunctionPart] = {}
     for top in tops:
         part_facts = module_of(top.qualname)
+        is_method = top.class_name is not None
         parts[top.qualname] = FunctionPart(
             names=frozenset(fn.name for fn in part_facts.functions.values()),
+            qualnames=frozenset(part_facts.functions),
+            is_method=is_method,
             span=top.span,
             facts=part_facts,
             layout=line_layout(part_facts),
-            rule_entry=_rule_entry(part_facts, top.name, words),
+            rule_entry=_rule_entry(part_facts, top.name, words, is_method),
         )
     return line_layout(module_of(None)), parts
 
 
-def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...]) -> str:
+def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...], is_method: bool) -> str:
     """Why a rule could start from this part of a file, as its facts tell; "" if nothing.
 
     Every tool form, registration, retry construct, ledger or runtime call and suppression
@@ -146,7 +161,7 @@ def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...]) -> str:
     executor's dispatch, a tool-call record, a project-wide setting), not only in the
     functions a tool reaches.
     """
-    if name.startswith("__") or name in PLUGIN_ENTRY_NAMES:
+    if name.startswith("__") or (not is_method and name in PLUGIN_ENTRY_NAMES):
         return f"`{name}` may be run by its name alone"
     if part.is_test or any(fn.is_test for fn in part.functions.values()):
         return "it is a test (evals are read from tests)"
