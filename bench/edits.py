@@ -56,9 +56,11 @@ def check(tree: Path, *options: str) -> tuple[dict[str, Any], str]:
     return {key: output[key] for key in COMPARED}, done.stderr
 
 
-def edited(source: str, round_number: int, rng: random.Random) -> tuple[str, str] | None:
-    """The file's text after one edit, and what the edit was; None for a file that does
-    not parse."""
+def edited(
+    source: str, round_number: int, rng: random.Random, in_place: bool
+) -> tuple[str, str] | None:
+    """The file's text after one edit (``in_place``: inside a function or method it has,
+    if it has one), and what the edit was; None for a file that does not parse."""
     try:
         module = ast.parse(source)
     except SyntaxError:
@@ -72,8 +74,10 @@ def edited(source: str, round_number: int, rng: random.Random) -> tuple[str, str
         for node in owner.body
         if isinstance(node, kinds)
     ]
+    # Dunder methods are run by their names alone: an edit to one is never answered.
+    functions = [node for node in functions if not node.name.startswith("__")]
     lines = source.split("\n")
-    if functions and rng.random() < 0.6:
+    if functions and in_place:
         function = rng.choice(functions)
         body = function.body
         # After a docstring, not in place of it.
@@ -124,9 +128,15 @@ def main() -> int:
     check(tree, "--cache-dir", str(cache))
     answered = linked = differing = 0
     for round_number in range(args.edits):
-        path = rng.choice(files)
-        original = path.read_bytes()
-        edit = edited(original.decode("utf-8", "replace"), round_number, rng)
+        # Half the edits inside functions: most files of the corpus hold none (data
+        # classes, re-exports), so a file is drawn until one has some.
+        in_place = rng.random() < 0.5
+        for _ in range(50):
+            path = rng.choice(files)
+            original = path.read_bytes()
+            edit = edited(original.decode("utf-8", "replace"), round_number, rng, in_place)
+            if edit is not None and (not in_place or "added to" in edit[1]):
+                break
         if edit is None:
             continue
         text, what = edit
