@@ -562,8 +562,8 @@ def _record_still_answering(
 
     - line numbers, kept in the same order (a comment or a blank line added or removed: see
       ``line_layout``), and
-    - module-level functions added, removed or edited that no rule starts from and that
-      nothing refers to (``_unused_functions_edited``).
+    - functions added, removed or edited that no rule starts from and that the rules did
+      not read or nothing refers to (``_why_function_edits_matter``).
 
     The project model and the rules then work out the same result from the facts.
     """
@@ -590,7 +590,7 @@ def _record_still_answering(
         if new_facts is None:
             return f"{rel} does not parse"
         if changes.layout(old_key) != changes.layout(content.key):
-            why = _unused_functions_edited(
+            why = _why_function_edits_matter(
                 record, changes, content, old_key, new_facts, {c.rel for c in changed}
             )
             if why:
@@ -606,7 +606,7 @@ def _record_still_answering(
     )
 
 
-def _unused_functions_edited(
+def _why_function_edits_matter(
     record: RunRecord,
     changes: _Changes,
     content: SourceFile,
@@ -614,15 +614,21 @@ def _unused_functions_edited(
     new_facts: ModuleFacts,
     changed: set[str],
 ) -> str:
-    """Why the edit of ``content`` since ``record`` may change the findings, or "" when
-    it only adds, removes or edits module-level functions that no rule starts from and
-    that nothing refers to: no file's bytes (this one's outside those functions, a schema's)
-    name any of their functions, and the files they refer to are parsed as before."""
+    """Why the edit of ``content`` since ``record`` may change the findings, or "" when it
+    only touches functions (``agentguard.python.function_parts``) that no rule starts from,
+    each of them
+
+    - changed in place, with the same nested functions, and not read by the rules in the
+      recorded run (its callers, unchanged, would not lead a rule to it now either), or
+    - a module-level function added or removed that no file's bytes name (this file's
+      outside the edited functions, a schema's),
+
+    and the files they refer to are parsed as before."""
     assert isinstance(content.data, bytes)
     old_rest, old_parts = changes.parts(old_key)
     new_rest, new_parts = changes.parts(content.key)
     if old_rest != new_rest:
-        return "outside its module-level functions"
+        return "outside its functions"
     edited = sorted(
         qualname
         for qualname in old_parts.keys() | new_parts.keys()

@@ -304,9 +304,9 @@ def footer(cart_id: int) -> str:
             "`cart` of an edited function is named in order_desk/receipts.py",
         ),
         (RECEIPTS + RETRYING, "`header_with_retries` may matter to a rule: `header_with_"),
-        (RECEIPTS + POSTING, "outside its module-level functions"),
+        (RECEIPTS + POSTING, "outside its functions"),
         (RECEIPTS + SUPPRESSED, "it holds a suppression comment"),
-        ("import time\n\n" + RECEIPTS, "outside its module-level functions"),
+        ("import time\n\n" + RECEIPTS, "outside its functions"),
     ],
     ids=[
         "reached",
