@@ -485,15 +485,20 @@ def test_a_rule_may_start_from_what_the_facts_name_not_what_the_text_says() -> N
         ),
         (
             "def f(name, args):\n    return HANDLERS[name](**args)\n",
-            "`HANDLERS[name]` may run a function looked up by name",
+            "`HANDLERS[name]` runs a function looked up by name",
         ),
         (
             "def f(name, args):\n    return getattr(ops, name)(args)\n",
-            "`getattr` may run a function looked up by name",
+            "`getattr` runs a function looked up by name",
         ),
         (
+            "def f(name, args):\n    handler = REGISTRY.get(name)\n    return handler(args)\n",
+            "`handler` runs a function looked up by name",
+        ),
+        ("import subprocess\n\ndef f(cmd):\n    return subprocess.run(cmd)\n", ""),
+        (
             "def f(db, row):\n    db.execute('INSERT INTO calls VALUES (?)', row)\n",
-            "`db.execute` may run a tool or write a tool-call record",
+            "`db.execute` may write a tool-call record",
         ),
         (
             "def f():\n    return make_server(mask_error_details=True)\n",
@@ -508,6 +513,8 @@ def test_a_rule_may_start_from_what_the_facts_name_not_what_the_text_says() -> N
         "nested-retry",
         "lookup",
         "getattr",
+        "registry-get",
+        "run-not-by-name",
         "record",
         "project-setting",
     ],

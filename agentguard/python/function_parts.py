@@ -13,13 +13,14 @@ the whole project (``agentguard.engine``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from agentguard.diagnostics import Span
 from agentguard.python.checklist_knowledge import knowledge
 from agentguard.python.facts import (
+    Assignment,
     ClassDef,
     Function,
     LineLayout,
@@ -27,7 +28,7 @@ from agentguard.python.facts import (
     line_layout,
     strings_of,
 )
-from agentguard.python.ledger import record_write_methods
+from agentguard.python.ledger import dispatches_by_name, record_write_methods
 from agentguard.python.tools import PLUGIN_ENTRY_NAMES
 
 # Keyword arguments that change how every tool of the project is judged, whatever call
@@ -183,20 +184,18 @@ def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...], is_method:
             return f"`{fn.name}` may retry"
         if any(know.is_timeout(caught) for handler in fn.handlers for caught in handler.caught):
             return f"`{fn.name}` handles a timeout"
-    runs_by_name = know.dispatch_methods | record_write_methods()
-    bound = {(a.function, a.target) for a in part.assignments}
+    writes = record_write_methods()
+    bound: dict[tuple[str | None, str], list[Assignment]] = {}
+    for assignment in part.assignments:
+        bound.setdefault((assignment.function, assignment.target), []).append(assignment)
     for call in part.calls:
-        text = call.text
-        if call.method in runs_by_name:
-            return f"`{text.split('(', 1)[0]}` may run a tool or write a tool-call record"
-        if (
-            "[" in text.split("(", 1)[0]
-            or text.startswith("getattr(")
-            or ("." not in call.callee and (call.function, call.callee) in bound)
-        ):
-            return f"`{text.split('(', 1)[0]}` may run a function looked up by name"
+        called = call.text.split("(", 1)[0]
+        if call.method in writes:
+            return f"`{called}` may write a tool-call record"
+        if dispatches_by_name(call, _assigned_in(bound, call.function)):
+            return f"`{called}` runs a function looked up by name"
         if any(key in _GLOBAL_SETTINGS for key in call.kwargs):
-            return f"`{text.split('(', 1)[0]}` passes a setting that applies to every tool"
+            return f"`{called}` passes a setting that applies to every tool"
     # Its own module's name starts every qualified name of the part: only the rest counts.
     # The module's imports are the rest's (a name the part uses is in its resolved calls).
     own = part.module + "."
@@ -204,3 +203,10 @@ def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...], is_method:
     text = "\n".join(s.replace(own, "") for s in strings).lower()
     found = next((word for word in words if word in text), None)
     return f"it names the seed word {found!r}" if found else ""
+
+
+def _assigned_in(
+    bound: dict[tuple[str | None, str], list[Assignment]], function: str | None
+) -> Callable[[str], list[Assignment]]:
+    """The assignments to a local of ``function``, by the local's name."""
+    return lambda local: bound.get((function, local), [])

@@ -10,13 +10,13 @@ writing the record at that point.
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.python.checklist_knowledge import knowledge
-from agentguard.python.facts import Call, Function, ModuleFacts
+from agentguard.python.facts import Assignment, Call, Function, ModuleFacts
 
 if TYPE_CHECKING:
     from agentguard.project import ProjectModel, ToolFacts
@@ -145,6 +145,15 @@ def ledger_write(project: ProjectModel, call: Call, facts: ModuleFacts) -> Ledge
 
 
 def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    return dispatches_by_name(
+        call, lambda head: project.local_assignments(facts, fn.qualname, head)
+    )
+
+
+def dispatches_by_name(call: Call, bound: Callable[[str], Iterable[Assignment]]) -> bool:
+    """Whether ``call`` runs a callable looked up by a name it is given (``tools[name](...)``,
+    ``getattr(ops, name)(...)``, ``handler = registry.get(name); handler(...)``);
+    ``bound(local)``: the assignments to that local in the calling function."""
     know = knowledge()
     if know.dispatch_direct(call.callee) or call.method in {"on_invoke_tool"}:
         first = call.args[0] if call.args else call.kwargs.get("name")
@@ -161,7 +170,7 @@ def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: Modul
     bare = "." not in call.text
     if bare or call.method in know.dispatch_methods:
         head = call.text if bare else call.text.split(".", 1)[0]
-        for assignment in project.local_assignments(facts, fn.qualname, head):
+        for assignment in bound(head):
             lookup = _LOOKUP_VALUE.match(assignment.value.text)
             if not lookup:
                 continue
