@@ -305,8 +305,8 @@ def scan(
                     moved = len(record.inputs.items() - candidate.inputs.items())
                     note = (
                         f"{moved} changed file(s) differ from a recorded run only in line "
-                        "numbers, or in functions that no rule starts from and nothing "
-                        "refers to, in files no output names: its findings were reused"
+                        "numbers, or in functions no rule starts from or reads, in files "
+                        "no output names: its findings were reused"
                     )
                     break
                 if index == 0:
