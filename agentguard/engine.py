@@ -28,7 +28,7 @@ from agentguard.parallel import (
     parse_and_cache,
     read_all,
 )
-from agentguard.prefilter import Prefilter, seed_words
+from agentguard.prefilter import Prefilter
 from agentguard.project import ProjectModel
 from agentguard.python.extract import module_name_for
 from agentguard.python.facts import LineLayout, ModuleFacts, Suppression, line_layout
@@ -289,7 +289,7 @@ def scan(
         records = list(runs.load(key))
         cache = FactCache(facts.cache_dir, config.digest, catalog.digest)
         cache.mark_used()
-        changes = _Changes(contents, prefilter, seed_words(catalog), files.schemas)
+        changes = _Changes(contents, prefilter, catalog, files.schemas)
         record = next((r for r in records if changes.since(r) == []), None)
         note = "no input changed since a recorded run: its findings were reused"
         timings["read and hash, look up the recorded run"] = time.perf_counter() - mark
@@ -431,12 +431,12 @@ class _Changes:
         self,
         contents: Sequence[SourceFile],
         prefilter: Prefilter | None,
-        seed_words: tuple[str, ...],
+        catalog: Catalog,
         schemas: Sequence[tuple[Path, str]] = (),
     ) -> None:
         self.contents = contents
         self.prefilter = prefilter
-        self.seed_words = seed_words
+        self.catalog = catalog
         self.schemas = schemas
         self._facts: dict[str, ModuleFacts | None] = {}
         self._layouts: dict[str, LineLayout] = {}
@@ -479,7 +479,7 @@ class _Changes:
         if key not in self._parts:
             facts = self._facts[key]
             assert facts is not None
-            self._parts[key] = split_functions(facts, self.seed_words)
+            self._parts[key] = split_functions(facts, self.catalog)
         return self._parts[key]
 
     def named_elsewhere(self, name: str, rel: str, kept: bytes) -> str | None:

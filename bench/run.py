@@ -16,16 +16,19 @@ prefilter leaves out).
 A cold run on every other file of the corpus (``bench/corpus.py``: the same code, half as
 much) shows how the cost grows with the number of files.
 
-Three "one file changed" cases: a comment added to a file the check parses (the middle one
-of the corpus: its facts change only in line numbers), a function added to that file (a
-change to its facts: the project is linked again from cached facts), and a comment added
-to a file the prefilter leaves out (no tool reaches it). The first and last are answered by
-the recorded run.
+Four "one file changed" cases: a comment added to a file the check parses (the middle one
+of the corpus: its facts change only in line numbers), a function added to that file
+(nothing calls it, and no rule starts from it), a statement added to the function of a tool
+the first run found (the rules read it: the project is linked again from the cached facts,
+and the findings are checked against a fresh run's), and a comment added to a file the
+prefilter leaves out (no tool reaches it). All but the third are answered by the recorded
+run.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import json
 import os
@@ -40,6 +43,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import build_corpus, half_corpus, python_files
@@ -181,6 +185,53 @@ def touch_all(files: list[Path]) -> None:
         os.utime(path, (now, now))
 
 
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.Try,
+    ast.With,
+    ast.AsyncWith,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Match,
+)
+
+
+def reached_function(corpus: Path, output: dict[str, Any]) -> tuple[Path, str, int]:
+    """A function of a tool the first run found, to edit: its file, the file's text, and
+    the line of a statement in it that ends its line (one more statement can be put after
+    it without moving any other line)."""
+    for tool in output["tools"]:
+        path = corpus / tool["path"]
+        source = path.read_text(encoding="utf-8")
+        lines = source.split("\n")
+        for node in ast.walk(ast.parse(source)):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if not start <= tool["line"] <= (node.end_lineno or node.lineno):
+                continue
+            for statement in node.body:
+                if (
+                    not isinstance(statement, _COMPOUND)
+                    and not (isinstance(statement, ast.Expr) and statement is node.body[0])
+                    and statement.lineno == statement.end_lineno
+                    and statement.end_col_offset == len(lines[statement.lineno - 1].rstrip())
+                ):
+                    return path, source, statement.lineno
+    raise SystemExit("no tool function of the corpus has a one-line statement to edit")
+
+
+def append_statement(source: str, line: int, statement: str) -> str:
+    """``source`` with ``statement`` after the last one on ``line`` (no line moves)."""
+    lines = source.split("\n")
+    lines[line - 1] = f"{lines[line - 1].rstrip()}; {statement}"
+    return "\n".join(lines)
+
+
 def findings_of(output: str) -> list[object]:
     data = json.loads(output)
     return [data["findings"], data["tools"]]
@@ -250,10 +301,13 @@ def main() -> int:
     unreached_file = corpus / left_out[len(left_out) // 2]
     unreached_original = unreached_file.read_bytes()
     counter = [0]
+    tool_file, tool_source = changed_file, ""
 
     def restore() -> None:
         changed_file.write_bytes(original)
         unreached_file.write_bytes(unreached_original)
+        if tool_source:
+            tool_file.write_text(tool_source, encoding="utf-8")
 
     def change_one() -> None:
         restore()
@@ -265,6 +319,16 @@ def main() -> int:
         counter[0] += 1
         added = f"\n\ndef bench_change_{counter[0]}() -> int:\n    return {counter[0]}\n"
         changed_file.write_bytes(original + added.encode())
+
+    tool_file, tool_source, tool_line = reached_function(corpus, json.loads(fill.output))
+
+    def change_reached() -> None:
+        restore()
+        counter[0] += 1
+        tool_file.write_text(
+            append_statement(tool_source, tool_line, f"_bench_change = {counter[0]}"),
+            encoding="utf-8",
+        )
 
     def change_unreached() -> None:
         restore()
@@ -323,6 +387,13 @@ def main() -> int:
         before=change_code,
         rounds=runs,
     )
+    one_reached = Case(
+        Row("agentguard warm, a statement added to a tool's function"),
+        warm_command,
+        env,
+        before=change_reached,
+        rounds=runs,
+    )
     one_unreached = Case(
         Row("agentguard warm, one file changed that no tool reaches"),
         warm_command,
@@ -346,7 +417,18 @@ def main() -> int:
         ],
         rounds=runs,
     )
-    cases = [cold, cold_half, ruff, warm, one, one_code, one_unreached, single, every_file]
+    cases = [
+        cold,
+        cold_half,
+        ruff,
+        warm,
+        one,
+        one_code,
+        one_reached,
+        one_unreached,
+        single,
+        every_file,
+    ]
     semgrep = bandit = None
     if not args.skip_semgrep and (peers / "semgrep").exists():
         rule = scratch / "semgrep-rule.yaml"
@@ -384,6 +466,12 @@ def main() -> int:
         run_rounds(cases)
         cold_phases = phases(cold)
         relink_phases = phases(one_code)
+        reached_phases = phases(one_reached)
+        # The re-link after the tool's edit must print what a fresh run prints.
+        change_reached()
+        fresh = Case(Row("fresh"), [*agentguard, "--no-cache", "--jobs", "2"], env, rounds=1)
+        fresh.run()
+        reached_agrees = findings_of(fresh.output) == findings_of(one_reached.output)
     finally:
         restore()
     load_after = os.getloadavg()
@@ -422,6 +510,11 @@ def main() -> int:
         ("one comment added ÷ warm", one.row.wall / warm.row.wall, "goal ≈ 1"),
         ("one function added ÷ warm", one_code.row.wall / warm.row.wall, "goal ≈ 1"),
         (
+            "one statement added to a tool's function ÷ warm",
+            one_reached.row.wall / warm.row.wall,
+            "goal ≈ 1 (a re-link from the cached facts)",
+        ),
+        (
             "one change no tool reaches ÷ warm",
             one_unreached.row.wall / warm.row.wall,
             "goal ≈ 1",
@@ -444,6 +537,8 @@ def main() -> int:
     print(f"peak memory of agentguard: {peak_mib:.0f} MiB (goal < 1024)")
     print(f"one more cold run, seconds by phase (--profile): {cold_phases}")
     print(f"one more run after a function added, seconds by phase: {relink_phases}")
+    print(f"one more run after a tool's function changed, seconds by phase: {reached_phases}")
+    print(f"findings after a tool's function changed identical to a fresh run's: {reached_agrees}")
     print(
         f"findings identical cold --jobs 2 / --jobs 1 / warm / after a comment or a function "
         f"added: {agree} "
@@ -453,7 +548,7 @@ def main() -> int:
         f"files left out by the prefilter: {len(left_out):,} of {len(files):,}; findings "
         f"with every file parsed identical but for syntax errors: {every_agrees}"
     )
-    return 0 if agree and every_agrees else 1
+    return 0 if agree and every_agrees and reached_agrees else 1
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from agentguard.catalog import load_catalog
 from agentguard.config import load_config
 from agentguard.engine import FactOptions, ScanResult, scan
 from agentguard.parallel import source_facts
-from agentguard.prefilter import Prefilter, seed_words
+from agentguard.prefilter import Prefilter
 from agentguard.python.facts import ModuleFacts, line_layout
 from agentguard.python.function_parts import split_functions
 from tests.conftest import write_project
@@ -452,7 +452,7 @@ def test_a_suppression_added_in_an_unused_helper_is_reported_unused(
 def parts_of(text: str, path: str = "order_desk/receipts.py") -> dict[str, str]:
     facts = source_facts(text.encode(), path, path.startswith("tests/"))
     assert isinstance(facts, ModuleFacts)
-    _, parts = split_functions(facts, seed_words(load_catalog([])))
+    _, parts = split_functions(facts, load_catalog([]))
     return {qualname.rsplit(".", 1)[-1]: part.rule_entry for qualname, part in parts.items()}
 
 
@@ -498,9 +498,10 @@ def test_a_rule_may_start_from_what_the_facts_name_not_what_the_text_says() -> N
         ),
         ("import subprocess\n\ndef f(cmd):\n    return subprocess.run(cmd)\n", ""),
         (
-            "def f(db, row):\n    db.execute('INSERT INTO calls VALUES (?)', row)\n",
-            "`db.execute` may write a tool-call record",
+            "def f(db, row):\n    db.execute('INSERT INTO tool_calls VALUES (?)', row)\n",
+            "`db.execute` writes a tool-call record",
         ),
+        ("def f(db, row):\n    db.execute('INSERT INTO orders VALUES (?)', row)\n", ""),
         (
             "def f():\n    return make_server(mask_error_details=True)\n",
             "`make_server` passes a setting that applies to every tool",
@@ -517,6 +518,7 @@ def test_a_rule_may_start_from_what_the_facts_name_not_what_the_text_says() -> N
         "registry-get",
         "run-not-by-name",
         "record",
+        "other-sql",
         "project-setting",
     ],
 )

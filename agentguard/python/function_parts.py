@@ -13,11 +13,13 @@ the whole project (``agentguard.engine``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agentguard.catalog import Catalog
 from agentguard.diagnostics import Span
+from agentguard.prefilter import seed_words
 from agentguard.python.checklist_knowledge import knowledge
 from agentguard.python.facts import (
     Assignment,
@@ -28,7 +30,7 @@ from agentguard.python.facts import (
     line_layout,
     strings_of,
 )
-from agentguard.python.ledger import dispatches_by_name, record_write_methods
+from agentguard.python.ledger import dispatches_by_name, ledger_write
 from agentguard.python.tools import PLUGIN_ENTRY_NAMES
 
 # Keyword arguments that change how every tool of the project is judged, whatever call
@@ -38,8 +40,8 @@ _GLOBAL_SETTINGS = frozenset({"mask_error_details"})
 
 @dataclass(frozen=True)
 class FunctionPart:
-    """One module-level function with the functions nested in it, and the facts made in
-    them, as a module of its own."""
+    """One function (module-level, or a method of a module-level class) with the functions
+    nested in it, and the facts made in them, as a module of its own."""
 
     names: frozenset[str]  # the def names: the function's and its nested functions'
     qualnames: frozenset[str]  # their qualified names
@@ -56,13 +58,14 @@ def _within(span: Span | None, outer: Span) -> bool:
 
 
 def split_functions(
-    facts: ModuleFacts, seed_words: Iterable[str]
+    facts: ModuleFacts, catalog: Catalog
 ) -> tuple[LineLayout, dict[str, FunctionPart]]:
-    """The layout of everything but the module-level functions, and each of those as a
-    part, by qualified name. ``seed_words``: the lower-case words that make a file a seed
-    (agentguard.prefilter); one in a part's names or strings may make it a rule's start."""
-    # Facts hold names, not source text: a word's quotes (``"parameters"``) are not there.
-    words = tuple(word.strip("\"'") for word in seed_words)
+    """The layout of everything but the functions, and each function as a part, by
+    qualified name."""
+    # A word that makes a file a seed (agentguard.prefilter) may make a part a rule's
+    # start. Facts hold names, not source text: a word's quotes (``"parameters"``) are not
+    # there.
+    words = tuple(word.strip("\"'") for word in seed_words(catalog))
     owner: dict[str, str] = {}
     module_classes = {
         qualname
@@ -147,12 +150,14 @@ def split_functions(
             span=top.span,
             facts=part_facts,
             layout=line_layout(part_facts),
-            rule_entry=_rule_entry(part_facts, top.name, words, is_method),
+            rule_entry=_rule_entry(part_facts, top.name, catalog, words, is_method),
         )
     return line_layout(module_of(None)), parts
 
 
-def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...], is_method: bool) -> str:
+def _rule_entry(
+    part: ModuleFacts, name: str, catalog: Catalog, words: tuple[str, ...], is_method: bool
+) -> str:
     """Why a rule could start from this part of a file, as its facts tell; "" if nothing.
 
     Every tool form, registration, retry construct, ledger or runtime call and suppression
@@ -184,14 +189,13 @@ def _rule_entry(part: ModuleFacts, name: str, words: tuple[str, ...], is_method:
             return f"`{fn.name}` may retry"
         if any(know.is_timeout(caught) for handler in fn.handlers for caught in handler.caught):
             return f"`{fn.name}` handles a timeout"
-    writes = record_write_methods()
     bound: dict[tuple[str | None, str], list[Assignment]] = {}
     for assignment in part.assignments:
         bound.setdefault((assignment.function, assignment.target), []).append(assignment)
     for call in part.calls:
         called = call.text.split("(", 1)[0]
-        if call.method in writes:
-            return f"`{called}` may write a tool-call record"
+        if ledger_write(catalog, call, part) is not None:
+            return f"`{called}` writes a tool-call record"
         if dispatches_by_name(call, _assigned_in(bound, call.function)):
             return f"`{called}` runs a function looked up by name"
         if any(key in _GLOBAL_SETTINGS for key in call.kwargs):

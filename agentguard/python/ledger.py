@@ -19,6 +19,7 @@ from agentguard.python.checklist_knowledge import knowledge
 from agentguard.python.facts import Assignment, Call, Function, ModuleFacts
 
 if TYPE_CHECKING:
+    from agentguard.catalog import Catalog
     from agentguard.project import ProjectModel, ToolFacts
 
 _ROW_CLASS = re.compile(r"(?i)(tool_?call|ledger|audit|journal|call_?record|invocation)")
@@ -93,14 +94,9 @@ _SQL_METHODS = frozenset({"execute", "executemany", "exec_driver_sql"})
 _ROW_METHODS = frozenset({"add", "add_all", "insert", "insert_one", "save", "create", "put_item"})
 
 
-def record_write_methods() -> frozenset[str]:
-    """The methods whose calls may write a tool-call record (any other call writes none
-    unless its callee is a ledger function)."""
-    return frozenset(knowledge().ledger_methods) | _SQL_METHODS | _ROW_METHODS
-
-
-def ledger_write(project: ProjectModel, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
-    """The record ``call`` writes, if it writes one."""
+def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
+    """The record ``call`` (a call in ``facts``) writes, if it writes one: told from the call
+    alone, wherever it is."""
     know = knowledge()
     # The catalogues normalise names themselves: asked with the call's own string (its
     # hash is cached), not a copy per call.
@@ -109,7 +105,7 @@ def ledger_write(project: ProjectModel, call: Call, facts: ModuleFacts) -> Ledge
     if known and callee.startswith("agentguard."):
         location = Location(facts.path, call.span)
         return LedgerWrite(call, call.function, location, "agentguard runtime", True)
-    if known or project.catalog.ledger_functions(call.callee):
+    if known or catalog.ledger_functions(call.callee):
         location = Location(facts.path, call.span)
         return LedgerWrite(
             call, call.function, location, f"`{callee}`", _identity(call, call.text), inner=False
@@ -282,14 +278,14 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     recorders = project.callees_matching(
         know.ledger_functions, resolved=False
     ) | project.callees_matching(project.catalog.ledger_functions, resolved=False)
-    write_methods = record_write_methods()
+    write_methods = know.ledger_methods | _SQL_METHODS | _ROW_METHODS
     for facts in project.modules.values():
         if facts.is_test:
             continue
         for call in facts.calls:
             if call.method not in write_methods and call.callee not in recorders:
                 continue
-            write = ledger_write(project, call, facts)
+            write = ledger_write(project.catalog, call, facts)
             if write is not None:
                 index.writes.append(write)
     for write in index.writes:
