@@ -475,7 +475,7 @@ class _Changes:
         return self._layouts[key]
 
     def parts(self, key: str) -> tuple[LineLayout, dict[str, FunctionPart]]:
-        """The facts read by ``facts``, cut into module-level functions and the rest."""
+        """The facts read by ``facts``, cut into functions and the rest."""
         if key not in self._parts:
             facts = self._facts[key]
             assert facts is not None
