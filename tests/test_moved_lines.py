@@ -346,6 +346,10 @@ class ReceiptPrinter:
 
     def line(self, text: str) -> str:
         return text.ljust(self.width)
+
+    @property
+    def margin(self) -> int:
+        return self.width // 10
 """
 
 
@@ -354,8 +358,9 @@ class ReceiptPrinter:
     [
         RECEIPTS + UNREACHED.replace("total for cart", "cart total"),
         RECEIPTS + UNREACHED.replace("text.ljust(self.width)", "text.rjust(self.width)"),
+        RECEIPTS + UNREACHED.replace("self.width // 10", "self.width // 8"),
     ],
-    ids=["called-function", "method"],
+    ids=["called-function", "method", "property"],
 )
 def test_code_no_tool_reaches_edited_reuses_the_record(
     desk: Path, tmp_path: Path, after: str
@@ -471,7 +476,11 @@ def test_a_rule_may_start_from_what_the_facts_name_not_what_the_text_says() -> N
 @pytest.mark.parametrize(
     ("text", "entry"),
     [
-        ("import functools\n\n@functools.cache\ndef f():\n    return 1\n", "`f` is decorated"),
+        (
+            "import app\n\n@app.hub.add\ndef f():\n    return 1\n",
+            "`f` is decorated (`@app.hub.add`)",
+        ),
+        ("import functools\n\n@functools.cache\ndef f():\n    return 1\n", ""),
         ("def run(payload):\n    return payload\n", "`run` may be run by its name alone"),
         ("def f():\n    class Local:\n        pass\n    return Local\n", "it defines a class"),
         (
@@ -509,6 +518,7 @@ def test_a_rule_may_start_from_what_the_facts_name_not_what_the_text_says() -> N
     ],
     ids=[
         "decorated",
+        "standard-decorator",
         "plugin-entry",
         "class",
         "dispatch",

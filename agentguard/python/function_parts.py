@@ -36,6 +36,28 @@ from agentguard.python.tools import PLUGIN_ENTRY_NAMES
 # Keyword arguments that change how every tool of the project is judged, whatever call
 # passes them (agentguard.python.framework_settings).
 _GLOBAL_SETTINGS = frozenset({"mask_error_details"})
+# Decorators of the language and its standard library: no rule starts from them. Any other
+# decorator may name a tool form or a retry through a module-level instance (``@hub.add``
+# with ``hub = Hub()``), which the part's own names do not show.
+_PLAIN_DECORATORS = frozenset(
+    {
+        "property",
+        "staticmethod",
+        "classmethod",
+        "functools.cached_property",
+        "functools.cache",
+        "functools.lru_cache",
+        "functools.wraps",
+        "abc.abstractmethod",
+        "typing.overload",
+        "typing.override",
+        "typing_extensions.overload",
+        "typing_extensions.override",
+        "contextlib.contextmanager",
+        "contextlib.asynccontextmanager",
+    }
+)
+_PROPERTY_PARTS = (".setter", ".getter", ".deleter")
 
 
 @dataclass(frozen=True)
@@ -181,8 +203,10 @@ def _rule_entry(
         return "it sets another object's attribute or checks a status"
     know = knowledge()
     for fn in part.functions.values():
-        if fn.decorators:
-            return f"`{fn.name}` is decorated"
+        for decorator in fn.decorators:
+            name = decorator.qualname
+            if name not in _PLAIN_DECORATORS and not name.endswith(_PROPERTY_PARTS):
+                return f"`{fn.name}` is decorated (`@{decorator.text}`)"
         if any(loop.is_retry_shape for loop in fn.loops) or any(
             handler.continues for handler in fn.handlers
         ):
@@ -203,7 +227,12 @@ def _rule_entry(
     # Its own module's name starts every qualified name of the part: only the rest counts.
     # The module's imports are the rest's (a name the part uses is in its resolved calls).
     own = part.module + "."
-    strings = strings_of(dataclasses.replace(part, imports={}))
+    # A standard decorator is passed over above: ``functools`` would be read as "tool".
+    strings = [
+        s
+        for s in strings_of(dataclasses.replace(part, imports={}))
+        if s.split("(", 1)[0] not in _PLAIN_DECORATORS
+    ]
     text = "\n".join(s.replace(own, "") for s in strings).lower()
     found = next((word for word in words if word in text), None)
     return f"it names the seed word {found!r}" if found else ""
