@@ -297,7 +297,10 @@ def scan(
             mark = time.perf_counter()
             is_test = prefilter.is_test if prefilter is not None else test_files(config)
             note = "no run was recorded with these paths, config and selection: a full run"
-            for index, candidate in enumerate(records):
+            # Why not, told of the record the fewest files changed since (the newest of
+            # those): after an edit undone, not of the file put back.
+            closest = len(contents) + 1
+            for candidate in records:
                 answer = _record_still_answering(candidate, changes, cache, is_test)
                 if isinstance(answer, RunRecord):
                     record = answer
@@ -309,8 +312,14 @@ def scan(
                         "no output names: its findings were reused"
                     )
                     break
-                if index == 0:
-                    note = f"linked again: since the newest recorded run, {answer}"
+                since = changes.since(candidate)
+                distance = len(contents) if since is None else len(since)
+                if distance < closest:
+                    closest = distance
+                    newest = (
+                        "the newest recorded run" if candidate is records[0] else "a recorded run"
+                    )
+                    note = f"linked again: since {newest}, {answer}"
             if record is None:
                 changes.reuse_seeds(records)
             timings["compare changed files with the recorded run"] = time.perf_counter() - mark

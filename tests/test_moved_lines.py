@@ -566,3 +566,19 @@ def test_a_helper_removed_with_the_only_reference_to_a_file_links_again(
     )
     assert second.project is not None and "order_desk/utils.py" not in second.project.modules
     assert shown(second) == shown(first)
+
+
+def test_the_reason_given_is_the_edit_not_an_edit_undone(desk: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    check(desk, cache_dir)
+    edit_receipts(desk, RECEIPTS.replace('f"cart {cart_id}"', 'f"Cart {cart_id}"'))
+    check(desk, cache_dir)
+    edit_receipts(desk, RECEIPTS)
+    (desk / "order_desk/status.py").write_text(STATUS.replace("/orders/", "/order/"))
+    third = check(desk, cache_dir)
+    # Since the newest record, receipts.py (put back) and status.py changed; since the
+    # one before it, status.py alone.
+    assert third.record_note == (
+        "linked again: since a recorded run, order_desk/status.py changed in more than line "
+        "numbers: `order_state` is read by the rules (a tool or a retry reaches it)"
+    )
