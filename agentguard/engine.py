@@ -450,6 +450,7 @@ class _Changes:
         self._facts: dict[str, ModuleFacts | None] = {}
         self._layouts: dict[str, LineLayout] = {}
         self._parts: dict[str, tuple[LineLayout, dict[str, FunctionPart]]] = {}
+        self._named: dict[tuple[str, str], str | None] = {}
         self._since: dict[int, list[SourceFile] | None] = {}
 
     def is_seed(self, content: SourceFile) -> bool:
@@ -497,6 +498,13 @@ class _Changes:
         needle = name.encode()
         if needle in kept:
             return rel
+        # The other files are the same for every record compared: searched once a name.
+        key = (name, rel)
+        if key not in self._named:
+            self._named[key] = self._search_others(needle, rel)
+        return self._named[key]
+
+    def _search_others(self, needle: bytes, rel: str) -> str | None:
         for content in self.contents:
             if content.rel != rel and isinstance(content.data, bytes) and needle in content.data:
                 return content.rel
@@ -652,12 +660,12 @@ def _why_function_edits_matter(
         for part in (old_part, new_part):
             if part is not None and part.rule_entry:
                 return f"`{short}` may matter to a rule: {part.rule_entry}"
-        if old_part is not None and new_part is not None and record.reached is not None:
+        if old_part is not None and new_part is not None and record.functions_read is not None:
             # Changed in place: its callers, which decide whether a rule reads it, are as
             # they were; the rules read neither version if they did not read the old one.
             if old_part.names != new_part.names:
                 return f"`{short}` defines other nested functions"
-            read = (old_part.qualnames | new_part.qualnames) & record.reached
+            read = (old_part.qualnames | new_part.qualnames) & record.functions_read
             if read:
                 return f"`{short}` is read by the rules (a tool or a retry reaches it)"
             continue
@@ -741,7 +749,7 @@ def _record_of(
         seeds=None if stats is None else frozenset(stats.seeds),
         referrers={} if stats is None else stats.referrers,
         # Last: the fix offers above read functions too.
-        reached=project.functions_read(),
+        functions_read=project.functions_read(),
     )
 
 

@@ -79,7 +79,7 @@ class RunRecord:
     referrers: dict[str, str] = field(default_factory=dict)
     # The functions the rules read past their project-wide searches (ProjectModel.
     # functions_read); None when not known.
-    reached: frozenset[str] | None = None
+    functions_read: frozenset[str] | None = None
 
 
 @functools.cache
