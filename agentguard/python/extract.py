@@ -1052,13 +1052,6 @@ class _Extractor:
     def visit_Compare(self, node: ast.Compare) -> None:
         self.generic_visit(node)
         self._status_check(node)
-        if len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
-            for side in (node.left, node.comparators[0]):
-                if isinstance(side, ast.Constant) and isinstance(side.value, str):
-                    fn = self.scope.function
-                    self.facts.comparisons.append(
-                        (fn.qualname if fn else None, side.value, self.span(node))
-                    )
 
     def _branch(self, string: str, body: list[ast.stmt]) -> None:
         if not body:

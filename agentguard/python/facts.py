@@ -224,8 +224,6 @@ class ModuleFacts(CompactPickle):
     assignments: list[Assignment] = field(default_factory=list)
     dicts: list[Value] = field(default_factory=list)  # dict literals shaped like tool schemas
     suppressions: list[Suppression] = field(default_factory=list)
-    comparisons: list[tuple[str | None, str, Span]] = field(default_factory=list)
-    # ``name == "create_order"`` string comparisons: (function, string, span), for dispatch
     branches: list[tuple[str | None, str, Span]] = field(default_factory=list)
     # ``if name == "create_order":`` / ``case "create_order":`` (function, string, body span):
     # the statements a name-to-function dispatch runs for that name

@@ -125,9 +125,8 @@ def split_functions(
     for name in ("calls", "assignments", "attribute_sets", "status_checks"):
         for item in getattr(facts, name):
             put(part_of(item.function), name, item)
-    for name in ("comparisons", "branches"):
-        for entry in getattr(facts, name):
-            put(part_of(entry[0]), name, entry)
+    for entry in facts.branches:
+        put(part_of(entry[0]), "branches", entry)
     for value in facts.dicts:
         put(in_some_part(value.span), "dicts", value)
     for suppression in facts.suppressions:
@@ -155,7 +154,6 @@ def split_functions(
             assignments=lists.get("assignments", []),
             attribute_sets=lists.get("attribute_sets", []),
             status_checks=lists.get("status_checks", []),
-            comparisons=lists.get("comparisons", []),
             branches=lists.get("branches", []),
             dicts=lists.get("dicts", []),
             suppressions=lists.get("suppressions", []),
@@ -197,7 +195,7 @@ def _rule_entry(
         return "it defines a class"
     if part.suppressions:
         return "it holds a suppression comment"
-    if part.dicts or part.branches or part.comparisons:
+    if part.dicts or part.branches:
         return "it holds a schema-shaped dict or a dispatch on a tool name"
     if part.attribute_sets or part.status_checks:
         return "it sets another object's attribute or checks a status"
