@@ -314,12 +314,11 @@ def _exits_on_success(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
 
 
 class _Scope:
-    __slots__ = ("function", "loops", "order", "tries", "types")
+    __slots__ = ("function", "loops", "order", "types")
 
     def __init__(self, function: Function | None) -> None:
         self.function = function
         self.types: dict[str, str] = {}
-        self.tries: list[int] = []
         self.loops: list[int] = []
         self.order = 0
 
@@ -345,11 +344,6 @@ class _Extractor:
         self.containers: list[tuple[str, str]] = []  # ("class" | "def", qualname)
         self.top_level: set[str] = set()
         self._next_id = 0
-        self._pending_assign: str | None = None
-        self._pending_with: str | None = None
-        self._awaited: set[int] = set()
-        # One flag per loop being visited: set when a ``break`` is found anywhere under it.
-        self._loop_breaks: list[list[bool]] = []
         self._spans: dict[tuple[int, int, int | None, int | None], Span] = {}
         self._texts: dict[str, str] = {}
         self._values: dict[int, Value] = {}
@@ -397,10 +391,6 @@ class _Extractor:
                         self._visit_children(child, inner)
                     else:
                         handler(self, child)
-
-    def visit_Break(self, node: ast.Break) -> None:
-        for flag in self._loop_breaks:
-            flag[0] = True
 
     # ------------------------------------------------------------------ helpers
     def text(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
@@ -1001,10 +991,6 @@ class _Extractor:
             if self.scope.function is not None:
                 self.scope.function.raises.append(self.value(node.exc))
 
-    def visit_Await(self, node: ast.Await) -> None:
-        self._awaited.add(id(node.value))
-        self.visit(node.value)
-
     def visit_Assert(self, node: ast.Assert) -> None:
         self.generic_visit(node)
         if self.scope.function is not None:
@@ -1123,18 +1109,12 @@ class _Extractor:
         fn = self.scope.function
         if fn is not None:
             fn.loops.append(loop)
-        # Every statement is visited, so a flag raised by visit_Break while this loop's
-        # body and else-branch are visited sees every ``break`` under the loop.
-        breaks = [False]
-        self._loop_breaks.append(breaks)
         self.scope.loops.append(loop_id)
         for stmt in node.body:
             self.visit(stmt)
         self.scope.loops.pop()
         for stmt in node.orelse:
             self.visit(stmt)
-        self._loop_breaks.pop()
-        loop.breaks = breaks[0]
 
     def visit_For(self, node: ast.For) -> None:
         self._loop(node, "for")
@@ -1149,10 +1129,8 @@ class _Extractor:
         try_id = self.new_id()
         scope = self.scope
         start = scope.order
-        scope.tries.append(try_id)
         for stmt in node.body:
             self.visit(stmt)
-        scope.tries.pop()
         end = scope.order
         fn = scope.function
         if fn is not None:
@@ -1367,12 +1345,9 @@ class _Extractor:
             self.span(node),
             args,
             kwargs,
-            star_kwargs_values is not NO_VALUES,
             star_kwargs_values,
             function.qualname if function else None,
-            list(scope.tries) if scope.tries else NO_IDS,
             list(scope.loops) if scope.loops else NO_IDS,
-            id(node) in self._awaited,
             scope.order,
         )
         scope.order += 1

@@ -73,15 +73,10 @@ class Call(CompactPickle):
     span: Span
     args: list[Value] = field(default_factory=list)
     kwargs: dict[str, Value] = field(default_factory=dict)
-    star_kwargs: bool = False
     star_kwargs_values: list[Value] = field(default_factory=list)  # ``**expr`` arguments
     function: str | None = None  # qualname of the enclosing function, None at module level
-    try_ids: list[int] = field(default_factory=list)  # enclosing try statements (innermost last)
     loop_ids: list[int] = field(default_factory=list)  # enclosing loops (innermost last)
-    awaited: bool = False
     order: int = 0  # position in the enclosing function, in source order
-    assigned_to: str | None = None  # ``x = call(...)`` binds x
-    with_target: str | None = None  # ``with call(...) as x`` binds x
 
 
 @dataclass(slots=True)
@@ -147,7 +142,6 @@ class Loop(CompactPickle):
     kind: str  # for / while
     span: Span
     is_retry_shape: bool = False  # for _ in range(n) / while attempts < n / while True
-    breaks: bool = False
 
 
 @dataclass(slots=True)
