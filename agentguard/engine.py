@@ -444,6 +444,7 @@ class _Changes:
         schemas: Sequence[tuple[Path, str]] = (),
     ) -> None:
         self.contents = contents
+        self.rels = [content.rel for content in contents]  # by file index, as the prefilter's
         self.prefilter = prefilter
         self.catalog = catalog
         self.schemas = schemas
@@ -691,7 +692,7 @@ def _why_function_edits_matter(
     prefilter = changes.prefilter
     if prefilter is not None:
         parsed = record.inputs.keys()
-        rels = [c.rel for c in changes.contents]
+        rels = changes.rels
         still_referred = {rels[i] for i in prefilter.referred_files(new_facts)}
         for qualname in edited:
             new_part = new_parts.get(qualname)

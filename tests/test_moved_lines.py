@@ -10,11 +10,12 @@ import pytest
 
 from agentguard.catalog import load_catalog
 from agentguard.config import load_config
-from agentguard.engine import FactOptions, ScanResult, scan
+from agentguard.engine import FactOptions, ScanResult, _still_parsed, scan
 from agentguard.parallel import source_facts
 from agentguard.prefilter import Prefilter
 from agentguard.python.facts import ModuleFacts, line_layout
 from agentguard.python.function_parts import split_functions
+from agentguard.run_memo import RunRecord
 from tests.conftest import write_project
 
 TOOLS = '''\
@@ -582,3 +583,42 @@ def test_the_reason_given_is_the_edit_not_an_edit_undone(desk: Path, tmp_path: P
         "linked again: since a recorded run, order_desk/status.py changed in more than line "
         "numbers: `order_state` is read by the rules (a tool or a retry reaches it)"
     )
+
+
+def chain_record(seeds: set[str], referrers: dict[str, str]) -> RunRecord:
+    return RunRecord(
+        inputs={},
+        findings=[],
+        suppressed=[],
+        problems=[],
+        files_scanned=0,
+        tools=[],
+        python_paths=[],
+        schema_paths=[],
+        fixes_attached=False,
+        seeds=frozenset(seeds),
+        referrers=referrers,
+    )
+
+
+@pytest.mark.parametrize(
+    ("referrers", "still_referred", "changed", "parsed"),
+    [
+        # util.py <- tools.py (a seed): the edited receipts.py is not on the way.
+        ({"util.py": "tools.py"}, set(), {"receipts.py"}, True),
+        # util.py <- receipts.py <- tools.py, and receipts.py still refers to it.
+        ({"util.py": "receipts.py", "receipts.py": "tools.py"}, {"util.py"}, set(), True),
+        # ... but no longer does: the edit took away the only way the run reached it.
+        ({"util.py": "receipts.py", "receipts.py": "tools.py"}, set(), set(), False),
+        # util.py <- status.py, itself changed: its references may have gone too.
+        ({"util.py": "status.py", "status.py": "tools.py"}, set(), {"status.py"}, False),
+        # No way back to a seed.
+        ({"util.py": "helpers.py", "helpers.py": "util.py"}, set(), set(), False),
+    ],
+    ids=["from-a-seed", "edge-kept", "edge-removed", "through-a-changed-file", "cycle"],
+)
+def test_a_followed_file_stays_parsed_while_its_chain_to_a_seed_holds(
+    referrers: dict[str, str], still_referred: set[str], changed: set[str], parsed: bool
+) -> None:
+    record = chain_record({"tools.py"}, referrers)
+    assert _still_parsed("util.py", record, "receipts.py", still_referred, changed) is parsed

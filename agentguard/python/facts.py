@@ -385,38 +385,6 @@ def _layout(facts: ModuleFacts) -> LineLayout:
     return shape, columns, lines
 
 
-# Fields that say where facts come from, not what the code says.
-_PLACE_FIELDS = frozenset(
-    {(ModuleFacts, "path"), (ModuleFacts, "module"), (Function, "module"), (ClassDef, "module")}
-)
-
-
-def strings_of(facts: ModuleFacts) -> list[str]:
-    """Every string the facts hold (names, callees, constants, dict keys), but the file's
-    path and module name."""
-    found: list[str] = []
-    stack: list[object] = [facts]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, Span):
-            continue
-        elif isinstance(value, CompactPickle):
-            cls = type(value)
-            stack.extend(
-                getattr(value, name)
-                for name, _ in _FIELD_NAMES[cls]
-                if (cls, name) not in _PLACE_FIELDS
-            )
-        elif isinstance(value, (list, tuple)):
-            stack.extend(value)
-        elif isinstance(value, dict):
-            stack.extend(value.keys())
-            stack.extend(value.values())
-    return found
-
-
 def _ranks(lines: list[int]) -> list[int]:
     order = {line: rank for rank, line in enumerate(sorted(set(lines)))}
     return [order[line] for line in lines]

@@ -28,7 +28,6 @@ from agentguard.python.facts import (
     LineLayout,
     ModuleFacts,
     line_layout,
-    strings_of,
 )
 from agentguard.python.ledger import dispatches_by_name, ledger_write
 from agentguard.python.tools import PLUGIN_ENTRY_NAMES
@@ -65,14 +64,18 @@ class FunctionPart:
     """One function (module-level, or a method of a module-level class) with the functions
     nested in it, and the facts made in them, as a module of its own."""
 
-    names: frozenset[str]  # the def names: the function's and its nested functions'
-    qualnames: frozenset[str]  # their qualified names
+    qualnames: frozenset[str]  # the function's and its nested functions'
     is_method: bool  # a method of a module-level class, not a module-level function
     span: Span
     facts: ModuleFacts
     layout: LineLayout
     # Why a rule could start from it (a decorator, a retry loop, a seed word...); "" if none.
     rule_entry: str
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The def names of its functions."""
+        return frozenset(fn.name for fn in self.facts.functions.values())
 
 
 def _within(span: Span | None, outer: Span) -> bool:
@@ -163,20 +166,27 @@ def split_functions(
     for top in tops:
         part_facts = module_of(top.qualname)
         is_method = top.class_name is not None
+        # The imports are the rest's, compared there: left out, the layout's strings are
+        # the part's own.
+        layout = line_layout(dataclasses.replace(part_facts, imports={}))
         parts[top.qualname] = FunctionPart(
-            names=frozenset(fn.name for fn in part_facts.functions.values()),
             qualnames=frozenset(part_facts.functions),
             is_method=is_method,
             span=top.span,
             facts=part_facts,
-            layout=line_layout(part_facts),
-            rule_entry=_rule_entry(part_facts, top.name, catalog, words, is_method),
+            layout=layout,
+            rule_entry=_rule_entry(part_facts, top.name, catalog, words, is_method, layout[0]),
         )
     return line_layout(module_of(None)), parts
 
 
 def _rule_entry(
-    part: ModuleFacts, name: str, catalog: Catalog, words: tuple[str, ...], is_method: bool
+    part: ModuleFacts,
+    name: str,
+    catalog: Catalog,
+    words: tuple[str, ...],
+    is_method: bool,
+    shape: list[object],
 ) -> str:
     """Why a rule could start from this part of a file, as its facts tell; "" if nothing.
 
@@ -222,14 +232,16 @@ def _rule_entry(
             return f"`{called}` runs a function looked up by name"
         if any(key in _GLOBAL_SETTINGS for key in call.kwargs):
             return f"`{called}` passes a setting that applies to every tool"
-    # Its own module's name starts every qualified name of the part: only the rest counts.
-    # The module's imports are the rest's (a name the part uses is in its resolved calls).
+    # The strings of the part's layout (``shape``: its imports left out, a name it uses is
+    # in its resolved calls). Its own module's name starts every qualified name of it, and
+    # its file's path and module name say where it is: only the rest counts. A standard
+    # decorator is passed over above: ``functools`` would be read as "tool".
     own = part.module + "."
-    # A standard decorator is passed over above: ``functools`` would be read as "tool".
+    place = {part.path, part.module}
     strings = [
         s
-        for s in strings_of(dataclasses.replace(part, imports={}))
-        if s.split("(", 1)[0] not in _PLAIN_DECORATORS
+        for s in shape
+        if isinstance(s, str) and s not in place and s.split("(", 1)[0] not in _PLAIN_DECORATORS
     ]
     text = "\n".join(s.replace(own, "") for s in strings).lower()
     found = next((word for word in words if word in text), None)
