@@ -493,6 +493,12 @@ class ProjectModel:
 
     def module_variable(self, qualname: str | None) -> Value | None:
         """The value last assigned at module level to ``pkg.mod.NAME``, if any."""
+        held = self.module_variable_in(qualname)
+        return held[0] if held is not None else None
+
+    def module_variable_in(self, qualname: str | None) -> tuple[Value, str] | None:
+        """``module_variable``, with the path of the file it is written in: a position in
+        the value is in that file, not in the one that imports the name."""
         if not qualname or "." not in qualname:
             return None
         module, name = qualname.rsplit(".", 1)
@@ -500,7 +506,7 @@ class ProjectModel:
         if facts is None:
             return None
         assigned = self.local_assignments(facts, None, name)
-        return assigned[-1].value if assigned else None
+        return (assigned[-1].value, facts.path) if assigned else None
 
     def _class_qualname(self, name: str, facts: ModuleFacts) -> str:
         if name in self.classes:

@@ -349,11 +349,20 @@ def test_langgraph_tool_list_imported_from_another_module() -> None:
     graph = """\
     from langgraph.prebuilt import create_react_agent
     from app.registry import ALL_TOOLS
-
-    agent = create_react_agent(model, ALL_TOOLS)
+    agent = create_react_agent(
+        model,
+        ALL_TOOLS,
+    )
     """
     tools = discover({"app/tools.py": LG_TOOLS, "app/registry.py": registry, "app/graph.py": graph})
     assert sorted(t.name for t in tools) == ["book_table", "get_weather"]
+    # The list is written on line 3 of the registry, which is inside the call's lines here:
+    # the site is the call, not a position of the registry read against this file.
+    call_line = line_of(graph, "create_react_agent(")
+    call_column = dedent(graph).splitlines()[call_line - 1].index("create_react_agent(") + 1
+    assert {(t.site.path, t.site.span.line, t.site.span.column) for t in tools} == {
+        ("app/graph.py", call_line, call_column)
+    }
 
 
 def test_decorated_tool_also_listed_in_tool_node_is_one_tool() -> None:
@@ -1230,6 +1239,39 @@ def test_mcp_annotations_dict_and_module_constant() -> None:
     assert put is not None and put.says_idempotent
     read = tools["read_file"].declaration
     assert read is not None and read.says_read_only
+
+
+def test_mcp_annotations_imported_from_another_module_are_located_there() -> None:
+    hints = """\
+    from mcp.types import ToolAnnotations
+
+    # Hints shared by the order tools.
+
+
+    READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True)
+    """
+    server = """\
+    import httpx
+    from mcp.server.fastmcp import FastMCP
+
+    from app.hints import READ_ONLY
+
+    mcp = FastMCP("orders")
+
+
+    @mcp.tool(annotations=READ_ONLY)
+    def cancel_order(order_id: int) -> str:
+        return httpx.delete(f"https://shop.example/orders/{order_id}").text
+    """
+    tool = only(discover({"app/hints.py": hints, "app/server.py": server}))
+    assert tool.path == "app/server.py"
+    declaration = tool.declaration
+    assert declaration is not None and declaration.says_read_only
+    # The positions are the constant's, in the file that writes it: read against the
+    # importing file they pointed past the end of its line 6.
+    assert declaration.location.path == "app/hints.py"
+    assert declaration.location.span.line == line_of(hints, "READ_ONLY =")
+    assert {location.path for location in declaration.fields.values()} == {"app/hints.py"}
 
 
 def test_mcp_annotations_title_only_declares_nothing() -> None:

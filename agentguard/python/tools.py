@@ -87,23 +87,35 @@ def _declarations_from_options(
     facts: ModuleFacts,
 ) -> list[Declaration]:
     result: list[Declaration] = []
-    annotations = options.get("annotations")
-    if annotations is not None and annotations.kind in {"name", "attr"}:
-        # READ_ONLY = ToolAnnotations(readOnlyHint=True)  ...  @mcp.tool(annotations=READ_ONLY)
-        annotations = project.module_variable(annotations.qualname) or annotations
+    # READ_ONLY = ToolAnnotations(readOnlyHint=True)  ...  @mcp.tool(annotations=READ_ONLY)
+    annotations, annotations_path = _written_value(project, options.get("annotations"), site)
     if annotations is not None:
-        decl = annotations_declaration(project, annotations, site.path)
+        decl = annotations_declaration(project, annotations, annotations_path)
         if decl is not None:
             result.append(decl)
     metadata_key = project.catalog.metadata_kwargs.get(framework)
-    metadata = options.get(metadata_key) if metadata_key else None
-    if metadata is not None and metadata.kind in {"name", "attr"}:
-        metadata = project.module_variable(metadata.qualname) or metadata
+    metadata, metadata_path = _written_value(
+        project, options.get(metadata_key) if metadata_key else None, site
+    )
     if metadata is not None and metadata.kind == "dict":
-        decl = annotations_declaration(project, metadata, site.path, source="langchain-metadata")
+        decl = annotations_declaration(
+            project, metadata, metadata_path, source="langchain-metadata"
+        )
         if decl is not None and decl.declares_anything:
             result.append(decl)
     return result
+
+
+def _written_value(
+    project: ProjectModel, value: Value | None, site: Location
+) -> tuple[Value | None, str]:
+    """An option's value, or the module variable it names, with the file it is written in
+    (a variable imported from another module is written there)."""
+    if value is not None and value.kind in {"name", "attr"}:
+        held = project.module_variable_in(value.qualname)
+        if held is not None:
+            return held
+    return value, site.path
 
 
 def annotations_declaration(
@@ -376,7 +388,7 @@ def _discover_from_registry(
                     project,
                     qual,
                     registry,
-                    Location(facts.path, _within(element.span, call.span)),
+                    Location(facts.path, _site_span(element, listed, call.span)),
                     None,
                     {},
                 )
@@ -384,11 +396,12 @@ def _discover_from_registry(
                     _add_tool(project, tool)
 
 
-def _within(span: Span | None, call_span: Span) -> Span:
-    """``span`` when it lies inside the call (a literal list), else the call itself (the
-    list came from a variable, possibly in another module)."""
-    if span is not None and call_span.line <= span.line <= call_span.end_line:
-        return span
+def _site_span(element: Value, listed: Value | None, call_span: Span) -> Span:
+    """The element's span when the call's own list holds it, else the call's: the list came
+    from a variable, possibly in another module, whose positions are not in this file."""
+    written = listed.elements if listed is not None and listed.kind == "list" else ()
+    if element.span is not None and any(item is element for item in written):
+        return element.span
     return call_span
 
 
