@@ -140,7 +140,7 @@ def collect_facts(
             if isinstance(content.data, ScanProblem)
             or prefilter.is_seed(content.rel, (sources or {}).get(content.rel, content.data))
         ]
-        follow = prefilter.referred_files
+        follow = prefilter.follow
     with collector_paused():
         results, stats = extract_all(
             files,
@@ -408,7 +408,7 @@ def scan(
         result.record_note = note
         assert contents is not None  # read (and keyed) with the memo
         stats = facts.stats if prefilter is not None else None
-        runs.store(key, _record_of(result, project, contents, skipped, stats))
+        runs.store(key, _record_of(result, project, contents, skipped, stats, prefilter))
         timings["record the run"] = time.perf_counter() - mark
         # Only after a linked run: a run answered by a record adds a few entries at most.
         mark = time.perf_counter()
@@ -518,9 +518,10 @@ class _Changes:
         return None
 
     def reuse_seeds(self, records: Sequence[RunRecord]) -> None:
-        """Tell the prefilter which files were seeds in the newest record, for each file
-        whose bytes are the same: a re-link after an edit searches only the changed files
-        for seed words."""
+        """Tell the prefilter which files were seeds in the newest record, and what they
+        referred to, for each file whose bytes are the same: a re-link after an edit
+        searches only the changed files for seed words and walks only their facts for the
+        files they refer to."""
         if self.prefilter is None:
             return
         record = next((r for r in records if r.seeds is not None), None)
@@ -530,6 +531,9 @@ class _Changes:
         for content in self.contents:
             if inputs.get(content.rel) == content.key:
                 self.prefilter.remember(content.rel, content.rel in seeds)
+                referred = record.referrals.get(content.rel)
+                if referred is not None:
+                    self.prefilter.remember_referrals(content.rel, referred)
 
     def since(self, record: RunRecord) -> list[SourceFile] | None:
         """The files the run parsed whose bytes changed since; None when a file it left out
@@ -619,8 +623,14 @@ def _record_still_answering(
             elif rel in seeds:
                 return f"{rel} no longer names a seed word"
         inputs[rel] = content.key
+    # What a changed file refers to may have changed: a later re-link walks its facts.
+    edited = {content.rel for content in changed}
+    referrals = {rel: found for rel, found in record.referrals.items() if rel not in edited}
     return dataclasses.replace(
-        record, inputs=inputs, seeds=None if seeds is None else frozenset(seeds)
+        record,
+        inputs=inputs,
+        seeds=None if seeds is None else frozenset(seeds),
+        referrals=referrals,
     )
 
 
@@ -732,6 +742,7 @@ def _record_of(
     contents: Sequence[SourceFile],
     skipped: list[str],
     stats: ExtractStats | None,
+    prefilter: Prefilter | None,
 ) -> RunRecord:
     left_out = set(skipped)
     offers = {offer_key(f): fix_offer(f, project) for f in result.findings}
@@ -749,6 +760,7 @@ def _record_of(
         shown_paths=paths_shown(result.findings, result.suppressed, result.problems, project.tools),
         seeds=None if stats is None else frozenset(stats.seeds),
         referrers={} if stats is None else stats.referrers,
+        referrals={} if prefilter is None else prefilter.referrals(),
         # Last: the fix offers above read functions too.
         functions_read=project.functions_read(),
     )

@@ -135,6 +135,10 @@ class Prefilter:
             self._module_parts.update(parts)
         self._files_by_name: dict[str, tuple[int, ...]] = {}
         self._seeds: dict[str, bool] = {}
+        self._rels = list(rels)
+        self._index_of = {rel: index for index, rel in enumerate(self._rels)}
+        # What each file followed (``follow``) refers to, by its path.
+        self._referrals: dict[str, frozenset[int]] = {}
 
     def is_seed(self, rel: str, data: bytes) -> bool:
         """Whether ``rel`` (with these bytes: one scan reads a file once) is a seed."""
@@ -152,6 +156,33 @@ class Prefilter:
         """What an earlier check found for the same bytes of ``rel`` (same words, tests and
         named files): no search needed."""
         self._seeds.setdefault(rel, seed)
+
+    def follow(self, facts: ModuleFacts) -> frozenset[int]:
+        """``referred_files`` of a whole file's facts, kept by its path for the run record
+        (``referrals``), or answered from an earlier run's for the same bytes
+        (``remember_referrals``)."""
+        known = self._referrals.get(facts.path)
+        if known is None:
+            known = self._referrals[facts.path] = frozenset(self.referred_files(facts))
+        return known
+
+    def referrals(self) -> dict[str, tuple[str, ...]]:
+        """For each file followed, the files it refers to."""
+        rels = self._rels
+        return {
+            rel: tuple(rels[index] for index in sorted(found))
+            for rel, found in self._referrals.items()
+        }
+
+    def remember_referrals(self, rel: str, referred: Iterable[str]) -> bool:
+        """What an earlier check found ``rel`` refers to, for the same bytes of it and the
+        same files (its run key names every path): following it needs no walk over its
+        facts. False, and nothing remembered, when a file named is not one of these."""
+        indices = [self._index_of.get(other) for other in referred]
+        if any(index is None for index in indices):
+            return False
+        self._referrals.setdefault(rel, frozenset(i for i in indices if i is not None))
+        return True
 
     def referred_files(self, facts: ModuleFacts) -> set[int]:
         """The files of the project modules that ``facts`` imports or calls into."""

@@ -226,6 +226,39 @@ def test_a_relink_searches_only_the_changed_files_for_seed_words(
     assert shown(relinked) == shown(check(desk, None))
 
 
+def test_a_relink_walks_only_the_changed_files_for_the_files_they_refer_to(
+    desk: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache_dir = tmp_path / "cache"
+    check(desk, cache_dir)
+    walked: list[str] = []
+    original = Prefilter.follow
+
+    def counting(self: Prefilter, facts: ModuleFacts) -> frozenset[int]:
+        if facts.path not in self._referrals:
+            walked.append(facts.path)
+        return original(self, facts)
+
+    monkeypatch.setattr(Prefilter, "follow", counting)
+    # Answered by the record: receipts.py's referrals may differ now, so they are not kept.
+    edit_receipts(desk, RECEIPTS + UNUSED)
+    assert check(desk, cache_dir).from_record
+    walked.clear()
+    (desk / "order_desk/status.py").write_text(STATUS.replace("/orders/", "/order/"))
+    relinked = check(desk, cache_dir)
+    assert not relinked.from_record
+    assert sorted(set(walked)) == ["order_desk/receipts.py", "order_desk/status.py"]
+    monkeypatch.undo()
+    assert relinked.project is not None and fresh_modules(desk) == set(relinked.project.modules)
+    assert shown(relinked) == shown(check(desk, None))
+
+
+def fresh_modules(project: Path) -> set[str]:
+    result = check(project, None)
+    assert result.project is not None
+    return set(result.project.modules)
+
+
 UNUSED = '''
 
 def gift_note(cart_id: int, text: str) -> str:
