@@ -28,7 +28,7 @@ from agentguard.parallel import (
     parse_and_cache,
     read_all,
 )
-from agentguard.prefilter import Prefilter
+from agentguard.prefilter import Prefilter, pack_referrals, unpack_referrals
 from agentguard.project import ProjectModel
 from agentguard.python.extract import module_name_for
 from agentguard.python.facts import LineLayout, ModuleFacts, Suppression, line_layout
@@ -528,12 +528,12 @@ class _Changes:
         if record is None or record.seeds is None:
             return
         inputs, seeds = record.inputs, record.seeds
+        same: set[str] = set()
         for content in self.contents:
             if inputs.get(content.rel) == content.key:
                 self.prefilter.remember(content.rel, content.rel in seeds)
-                referred = record.referrals.get(content.rel)
-                if referred is not None:
-                    self.prefilter.remember_referrals(content.rel, referred)
+                same.add(content.rel)
+        self.prefilter.remember_referrals(record.referrals, same.__contains__)
 
     def since(self, record: RunRecord) -> list[SourceFile] | None:
         """The files the run parsed whose bytes changed since; None when a file it left out
@@ -624,8 +624,10 @@ def _record_still_answering(
                 return f"{rel} no longer names a seed word"
         inputs[rel] = content.key
     # What a changed file refers to may have changed: a later re-link walks its facts.
-    edited = {content.rel for content in changed}
-    referrals = {rel: found for rel, found in record.referrals.items() if rel not in edited}
+    edited_rels = {content.rel for content in changed}
+    edited = {index for index, rel in enumerate(changes.rels) if rel in edited_rels}
+    kept = unpack_referrals(record.referrals)
+    referrals = pack_referrals({i: found for i, found in kept.items() if i not in edited})
     return dataclasses.replace(
         record,
         inputs=inputs,
@@ -760,7 +762,7 @@ def _record_of(
         shown_paths=paths_shown(result.findings, result.suppressed, result.problems, project.tools),
         seeds=None if stats is None else frozenset(stats.seeds),
         referrers={} if stats is None else stats.referrers,
-        referrals={} if prefilter is None else prefilter.referrals(),
+        referrals=b"" if prefilter is None else prefilter.referral_table(),
         # Last: the fix offers above read functions too.
         functions_read=project.functions_read(),
     )

@@ -77,9 +77,10 @@ class RunRecord:
     # For each parsed file that is no seed, a parsed file that refers to it (see
     # ExtractStats.referrers): following these ends at a seed.
     referrers: dict[str, str] = field(default_factory=dict)
-    # For each parsed file, the files it refers to (Prefilter.referrals): a re-link follows
-    # an unchanged file from here, without a walk over its facts.
-    referrals: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # For each parsed file, the files it refers to, by index among the checked paths
+    # (Prefilter.referral_table): a re-link follows an unchanged file from here, without a
+    # walk over its facts.
+    referrals: bytes = b""
     # The functions the rules read past their project-wide searches (ProjectModel.
     # functions_read); None when not known.
     functions_read: frozenset[str] | None = None

@@ -12,7 +12,7 @@ from agentguard.catalog import load_catalog
 from agentguard.cli import app
 from agentguard.config import load_config
 from agentguard.engine import FactOptions, ScanResult, scan
-from agentguard.prefilter import Prefilter, catalog_words
+from agentguard.prefilter import Prefilter, catalog_words, pack_referrals, unpack_referrals
 
 from .conftest import FIXTURES, write_project
 
@@ -202,3 +202,13 @@ def test_a_file_named_on_the_command_line_is_always_checked(monorepo: Path) -> N
     assert "AG000" in named.stdout
     folder = runner.invoke(app, ["check", str(monorepo / "legacy"), "--no-cache", "--exit-zero"])
     assert "AG000" not in folder.stdout
+
+
+def test_referrals_pack_into_one_table_and_back() -> None:
+    referrals = {0: [5, 2], 3: [], 7: [1]}
+    table = pack_referrals(referrals)
+    assert isinstance(table, bytes)
+    assert unpack_referrals(table) == {0: (2, 5), 3: (), 7: (1,)}
+    # A table cut short (a damaged record) gives the entries it still holds whole.
+    assert unpack_referrals(table[:-5]) == {0: (2, 5), 3: ()}
+    assert unpack_referrals(b"") == {}
