@@ -160,7 +160,7 @@ class Prefilter:
 
     def follow(self, facts: ModuleFacts) -> frozenset[int]:
         """``referred_files`` of a whole file's facts, kept by its path for the run record
-        (``referrals``), or answered from an earlier run's for the same bytes
+        (``referral_table``), or answered from an earlier run's for the same bytes
         (``remember_referrals``)."""
         known = self._referrals.get(facts.path)
         if known is None:
@@ -218,8 +218,8 @@ class Prefilter:
 
 def pack_referrals(referrals: Mapping[int, Iterable[int]]) -> bytes:
     """File index -> the indices it refers to, as one array of integers (the file, the count,
-    the files): a run record holds one bytes object here, which a check answered by the
-    record loads at no cost, where thousands of tuples took a tenth of its time."""
+    the files): a run record, read by every check it answers, holds one bytes object here
+    rather than a tuple per file."""
     flat = array("I")
     for index in sorted(referrals):
         found = sorted(referrals[index])
