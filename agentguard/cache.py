@@ -281,15 +281,62 @@ def decode(blob: bytes) -> ModuleFacts | ScanProblem | None:
     return facts if isinstance(facts, (ModuleFacts, ScanProblem)) else None
 
 
+def cache_unusable(directory: Path) -> str:
+    """Why entries cannot be written under ``directory`` (made if missing), or "" if they
+    can: asked once before a check, so that a cache that is never kept is said, not
+    silently skipped file by file."""
+    if directory.exists() and not directory.is_dir():
+        return "a file is in its place"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return "no permission to write in it"
+    return ""
+
+
 def default_cache_dir(root: Path) -> Path:
     return root / CACHE_DIR_NAME
 
 
-def clean(directory: Path) -> bool:
-    """Remove a cache folder; True when there was one. Refuses folders that are not ours."""
+@dataclasses.dataclass(frozen=True)
+class Cleaned:
+    """What ``clean`` did: whether there was a cache, and what it left in the folder."""
+
+    removed: bool
+    kept: tuple[str, ...] = ()
+
+
+def clean(directory: Path) -> Cleaned:
+    """Remove a cache folder: what agentguard wrote there, and the folder once it is empty.
+
+    Refuses a folder that is not an agentguard cache: one tagged by another tool (a
+    ``CACHEDIR.TAG`` marks ruff's and mypy's caches too), or an untagged one not
+    named ``.agentguard_cache``. Anything else a user put in the folder is kept and named.
+    """
     if not directory.exists():
-        return False
-    if not (directory / "CACHEDIR.TAG").exists() and directory.name != CACHE_DIR_NAME:
+        return Cleaned(removed=False)
+    if not directory.is_dir():
+        raise ValueError(f"{directory} is a file, not a cache folder; not removing it")
+    tag = directory / "CACHEDIR.TAG"
+    try:
+        tag_text: str | None = tag.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        tag_text = None
+    ours = tag_text == _CACHEDIR_TAG or (tag_text is None and directory.name == CACHE_DIR_NAME)
+    if not ours:
         raise ValueError(f"{directory} does not look like an agentguard cache; not removing it")
-    shutil.rmtree(directory)
-    return True
+    kept: list[str] = []
+    for child in sorted(directory.iterdir(), key=lambda entry: entry.name):
+        if child.is_dir() and not child.is_symlink() and _NAMESPACE_NAME.fullmatch(child.name):
+            shutil.rmtree(child)
+        elif child.name == "CACHEDIR.TAG" or (
+            child.name == ".gitignore" and child.read_text(errors="replace") == "*\n"
+        ):
+            child.unlink()
+        else:
+            kept.append(child.name)
+    if not kept:
+        directory.rmdir()
+    return Cleaned(removed=True, kept=tuple(kept))

@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from agentguard import __version__
+from agentguard.cache import cache_unusable, default_cache_dir
 from agentguard.cache import clean as remove_cache
-from agentguard.cache import default_cache_dir
 from agentguard.checks.base import QUESTIONS, all_rules, rule_by_code
 from agentguard.config import Config, ConfigError, load_config
 from agentguard.diagnostics import Severity
@@ -159,10 +159,20 @@ def check(
     from agentguard.engine import FactOptions, scan
     from agentguard.parallel import default_jobs
 
+    cache_folder = None if no_cache else (cache_dir or default_cache_dir(cfg.root))
+    if cache_folder is not None:
+        unusable = cache_unusable(cache_folder)
+        if unusable:
+            err.print(
+                "[bold yellow]warning:[/] "
+                + escape(f"the cache folder {cache_folder} cannot be used ({unusable}); ")
+                + "checking without a cache"
+            )
+            cache_folder = None
     fact_options = FactOptions(
         jobs=jobs or default_jobs(),
-        cache_dir=None if no_cache else (cache_dir or default_cache_dir(cfg.root)),
-        record_runs=not no_cache,
+        cache_dir=cache_folder,
+        record_runs=cache_folder is not None,
         prefilter=cfg.prefilter and not no_prefilter,
     )
     # Built inside the scan, so that a recorded run holds them too.
@@ -279,10 +289,18 @@ def clean(
         raise _fail(str(exc)) from None
     folder = cache_dir or default_cache_dir(cfg.root)
     try:
-        removed = remove_cache(folder)
+        cleaned = remove_cache(folder)
     except (OSError, ValueError) as exc:
         raise _fail(str(exc)) from None
-    typer.echo(f"removed {folder}" if removed else f"no cache at {folder}")
+    if not cleaned.removed:
+        typer.echo(f"no cache at {folder}")
+    elif cleaned.kept:
+        typer.echo(
+            f"removed the cache entries in {folder}; kept the folder, which holds files "
+            f"agentguard did not write: {', '.join(cleaned.kept)}"
+        )
+    else:
+        typer.echo(f"removed {folder}")
 
 
 def _parse_outputs(values: list[str] | None) -> list[tuple[str, Path]]:

@@ -259,6 +259,55 @@ def test_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path) -> None:
     assert precious.exists()
 
 
+def test_a_cache_folder_that_cannot_be_made_is_named_and_the_check_still_runs(
+    project: Path, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["check", str(project), "--exit-zero", "--cache-dir", str(blocker)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "warning:" in result.output and "a file is in its place" in result.output
+    assert "finding" in result.output  # the check ran and reported
+    assert blocker.read_text(encoding="utf-8") == "not a folder\n"
+
+
+def test_clean_refuses_another_tools_tagged_cache(tmp_path: Path) -> None:
+    # ruff and mypy tag their caches with a CACHEDIR.TAG too: the tag alone is not ours.
+    other = tmp_path / ".ruff_cache"
+    other.mkdir()
+    (other / "CACHEDIR.TAG").write_text(
+        "Signature: 8a477f597d28d172789f06886806bc55\n# created by ruff\n", encoding="utf-8"
+    )
+    (other / "0.17.6").mkdir()
+    result = CliRunner().invoke(app, ["clean", str(tmp_path), "--cache-dir", str(other)])
+    assert result.exit_code == 2
+    assert "does not look like an agentguard cache" in result.output
+    assert (other / "0.17.6").is_dir()
+
+
+def test_clean_keeps_files_a_user_put_in_the_cache_folder(project: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    cached_scan(project, cache_dir)
+    notes = cache_dir / "notes.txt"
+    notes.write_text("mine\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["clean", str(project), "--cache-dir", str(cache_dir)])
+    assert result.exit_code == 0, result.output
+    assert "notes.txt" in result.output
+    assert sorted(child.name for child in cache_dir.iterdir()) == ["notes.txt"]
+    assert notes.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_clean_refuses_a_file(tmp_path: Path) -> None:
+    precious = tmp_path / "notes.txt"
+    precious.write_text("mine\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["clean", str(tmp_path), "--cache-dir", str(precious)])
+    assert result.exit_code == 2
+    assert "is a file" in result.output
+    assert precious.read_text(encoding="utf-8") == "mine\n"
+
+
 def test_a_parse_error_is_cached_and_still_reported(project: Path, tmp_path: Path) -> None:
     (project / "broken.py").write_text("@tool\ndef oops(:\n    pass\n", encoding="utf-8")
     cache_dir = tmp_path / "cache"
