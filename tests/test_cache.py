@@ -8,6 +8,8 @@ import dataclasses
 import io
 import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -271,6 +273,31 @@ def test_a_cache_folder_that_cannot_be_made_is_named_and_the_check_still_runs(
     assert "warning:" in result.output and "a file is in its place" in result.output
     assert "finding" in result.output  # the check ran and reported
     assert blocker.read_text(encoding="utf-8") == "not a folder\n"
+
+
+def test_runs_started_together_on_one_cache_agree_and_leave_it_whole(
+    project: Path, tmp_path: Path
+) -> None:
+    # Three checks write the same entries and run records at once (CI jobs sharing a
+    # restored folder); then a fourth is answered by what they kept.
+    cache_dir = tmp_path / "cache"
+    command = [
+        sys.executable, "-m", "agentguard", "check", str(project),
+        "--format", "json", "--exit-zero", "--jobs", "1", "--cache-dir", str(cache_dir),
+    ]  # fmt: skip
+    runs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0, 0], [err for _, err in outputs]
+    assert outputs[0][0] == outputs[1][0] == outputs[2][0]
+    assert '"findings": [' in outputs[0][0] and '"code": "AG' in outputs[0][0]
+    assert not list(cache_dir.rglob(".tmp-*"))  # every write was renamed into place
+    again = subprocess.run([*command, "--profile"], capture_output=True, text=True, check=False)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == outputs[0][0]
+    assert "no input changed since a recorded run" in again.stderr
 
 
 def test_clean_refuses_another_tools_tagged_cache(tmp_path: Path) -> None:
