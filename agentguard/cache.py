@@ -161,9 +161,9 @@ class FactCache:
         """Remove the entries whose key is not in ``referenced`` and that are older than
         PRUNE_GRACE_SECONDS (with left-over temporary files), and the sibling folders of
         other namespaces unused for UNUSED_NAMESPACE_SECONDS. Returns the entries
-        removed. Only a folder tagged as an agentguard cache is touched; a file that
+        removed. Only a folder agentguard tagged as its cache is touched; a file that
         cannot be removed is left."""
-        if not (self.directory / "CACHEDIR.TAG").is_file():
+        if not _tagged_by_agentguard(self.directory):
             return 0
         now = time.time() if now is None else now
         removed = 0
@@ -189,6 +189,15 @@ class FactCache:
             if used is not None and used < now - UNUSED_NAMESPACE_SECONDS:
                 shutil.rmtree(other.path, ignore_errors=True)
         return removed
+
+
+def _tagged_by_agentguard(directory: Path) -> bool:
+    """Whether ``directory`` holds the cache tag agentguard writes (other tools tag their
+    caches with the same file name)."""
+    try:
+        return (directory / "CACHEDIR.TAG").read_text(encoding="utf-8") == _CACHEDIR_TAG
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _scan(folder: Path) -> list[os.DirEntry[str]]:
@@ -319,12 +328,8 @@ def clean(directory: Path) -> Cleaned:
         return Cleaned(removed=False)
     if not directory.is_dir():
         raise ValueError(f"{directory} is a file, not a cache folder; not removing it")
-    tag = directory / "CACHEDIR.TAG"
-    try:
-        tag_text: str | None = tag.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        tag_text = None
-    ours = tag_text == _CACHEDIR_TAG or (tag_text is None and directory.name == CACHE_DIR_NAME)
+    tagged = (directory / "CACHEDIR.TAG").exists()
+    ours = _tagged_by_agentguard(directory) or (not tagged and directory.name == CACHE_DIR_NAME)
     if not ours:
         raise ValueError(f"{directory} does not look like an agentguard cache; not removing it")
     kept: list[str] = []

@@ -470,3 +470,9 @@ def test_pruning_leaves_a_folder_that_is_not_tagged_as_a_cache(tmp_path: Path) -
     later = fact_cache.time.time() + 10 * fact_cache.UNUSED_NAMESPACE_SECONDS
     assert cache.prune(set(), now=later) == 0
     assert kept.exists() and sibling.exists()
+    # Tagged, but by another tool: still not agentguard's to prune.
+    (folder / "CACHEDIR.TAG").write_text(
+        "Signature: 8a477f597d28d172789f06886806bc55\n# created by mypy\n", encoding="utf-8"
+    )
+    assert cache.prune(set(), now=later) == 0
+    assert kept.exists() and sibling.exists()
