@@ -232,9 +232,10 @@ def append_statement(source: str, line: int, statement: str) -> str:
     return "\n".join(lines)
 
 
-def findings_of(output: str) -> list[object]:
+def findings_of(output: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The findings and the tools of a ``--format json`` output."""
     data = json.loads(output)
-    return [data["findings"], data["tools"]]
+    return data["findings"], data["tools"]
 
 
 def main() -> int:
