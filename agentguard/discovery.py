@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,8 @@ from agentguard.python.extract import is_test_path
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")
+# Reading a named pipe blocks until something writes to it: such files are named, not read.
+NOT_A_REGULAR_FILE = "not a regular file (a named pipe, socket or device), not read"
 
 
 @dataclass
@@ -133,10 +136,19 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             return
         seen.add(real)
         rel = _relative_to(real, root, path.as_posix())
+        if not rel.isascii() and not _utf8(rel):
+            # Every output and cache key spells paths in UTF-8: such a name cannot be shown.
+            shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
+            result.problems.append(ScanProblem(shown, "file name is not valid UTF-8, not read"))
+            return
         if path.suffix in PYTHON_SUFFIXES:
+            # Told when the file is read (``parallel.read_source`` stats it anyway).
             result.python.append((path, rel))
         elif path.suffix in SCHEMA_SUFFIXES:
-            result.schemas.append((path, rel))
+            if _regular(real):
+                result.schemas.append((path, rel))
+            else:
+                result.problems.append(ScanProblem(rel, NOT_A_REGULAR_FILE))
         elif explicit:
             result.problems.append(ScanProblem(rel, "not a Python or tool-schema file"))
 
@@ -149,6 +161,9 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             continue
         if given.is_file():
             add_file(given, str(_absolute(given)), explicit=True)
+            continue
+        if not given.is_dir():
+            result.problems.append(ScanProblem(relative(given, config.root), NOT_A_REGULAR_FILE))
             continue
         # Walking from a resolved folder and never into symlinked folders, every path
         # below is already resolved: only symlinked files need resolving.
@@ -175,7 +190,7 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                     except (OSError, RuntimeError):
                         result.problems.append(
                             ScanProblem(
-                                relative(path, config.root), "broken symlink or symlink loop"
+                                _relative_to(absolute, root), "broken symlink or symlink loop"
                             )
                         )
                         continue
@@ -190,6 +205,21 @@ def discover(paths: list[Path], config: Config) -> FileSet:
     result.python.sort(key=lambda p: p[1])
     result.schemas.sort(key=lambda p: p[1])
     return result
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes of the name, kept as surrogates
+        return False
+    return True
+
+
+def _regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # gone or unreadable: reading it says why
 
 
 def test_files(config: Config) -> Callable[[str], bool]:

@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import pickle
 import queue
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from agentguard.cache import FactCache, content_key, encode
 from agentguard.diagnostics import ScanProblem, Span
+from agentguard.discovery import NOT_A_REGULAR_FILE
 from agentguard.python.extract import extract, is_test_path
 from agentguard.python.facts import ModuleFacts
 
@@ -46,7 +48,10 @@ def default_jobs() -> int:
 
 def read_source(path: Path, rel: str, max_size: int) -> bytes | ScanProblem:
     try:
-        size = path.stat().st_size
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            return ScanProblem(rel, NOT_A_REGULAR_FILE)
+        size = status.st_size
         if size > max_size:
             return ScanProblem(
                 rel, f"file is {size:,} bytes, over the max-file-size of {max_size:,}"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -79,6 +82,63 @@ def test_symlink_loops_are_reported_and_skipped(tmp_path: Path) -> None:
     result = scan([project], load_config([project]))
     assert any(p.path.endswith("loop.py") for p in result.problems)
     assert sum(1 for f in result.findings if f.code == "AG201") == 1
+
+
+def check_in_a_process(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``agentguard check`` as a user runs it, with a timeout: a regression that blocks
+    fails the test instead of hanging the suite."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentguard", "check", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=project,
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_named_pipes_are_named_not_read(tmp_path: Path) -> None:
+    # Reading a named pipe waits for a writer forever: a check must not.
+    project = tmp_path / "project"
+    write_project(project, {"agent.py": WRITE_TOOL})
+    os.mkfifo(project / "pipe.py")
+    os.mkfifo(project / "tools.json")
+    for extra in ([], ["--no-cache"]):
+        done = check_in_a_process(project, str(project), "--format", "json", *extra)
+        assert done.returncode == 1, done.stderr
+        report = json.loads(done.stdout)
+        reasons = {p["path"]: p["reason"] for p in report["problems"]}
+        assert "not a regular file" in reasons["pipe.py"]
+        assert "not a regular file" in reasons["tools.json"]
+        assert any(f["code"] == "AG201" for f in report["findings"])
+    named = check_in_a_process(project, str(project / "pipe.py"))
+    assert "pipe.py: not a regular file" in named.stdout + named.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names as raw bytes")
+def test_a_file_name_that_is_not_utf8_is_named_and_the_check_goes_on(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_project(project, {"agent.py": WRITE_TOOL})
+    with open(os.path.join(os.fsencode(project), b"caf\xe9.py"), "wb") as odd:
+        odd.write(b"x = 1\n")
+    for extra in ([], ["--no-cache"]):  # the cache keys paths too
+        done = check_in_a_process(project, str(project), *extra)
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr
+        assert "caf\\xe9.py: file name is not valid UTF-8" in done.stdout
+        assert "AG201" in done.stdout
+
+
+def test_a_broken_symlink_is_named_by_its_path_in_the_project(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_project(project, {"agent.py": WRITE_TOOL})
+    (project / "pkg").mkdir()
+    (project / "pkg" / "gone.py").symlink_to(tmp_path / "nowhere.py")
+    result = scan([project], load_config([project]))
+    assert [(p.path, p.reason) for p in result.problems] == [
+        ("pkg/gone.py", "broken symlink or symlink loop")
+    ]
 
 
 def test_invalid_config_exits_2_naming_file_and_key(tmp_path: Path) -> None:
