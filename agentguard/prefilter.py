@@ -17,6 +17,7 @@ is not reported (AG000); ``--no-prefilter`` (or ``prefilter = false``) checks ev
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -125,21 +126,27 @@ class Prefilter:
         self.is_test = is_test
         self._named = frozenset(named)
         self._words = tuple(word.encode() for word in seed_words(catalog))
-        self._module_files: dict[str, list[int]] = {}
-        self._module_parts: set[str] = set()
-        for index, rel in enumerate(rels):
-            parts = module_name_for(rel).split(".")
-            # Every dotted tail: code run from a sub-folder imports ``shop.orders`` for
-            # the file the scan root names ``backend.shop.orders``.
-            for start in range(len(parts)):
-                self._module_files.setdefault(".".join(parts[start:]), []).append(index)
-            self._module_parts.update(parts)
         self._files_by_name: dict[str, tuple[int, ...]] = {}
         self._seeds: dict[str, bool] = {}
         self._rels = list(rels)
         self._index_of = {rel: index for index, rel in enumerate(self._rels)}
         # What each file followed (``follow``) refers to, by its path.
         self._referrals: dict[str, frozenset[int]] = {}
+
+    @functools.cached_property
+    def _module_index(self) -> tuple[dict[str, list[int]], frozenset[str]]:
+        """The files by every dotted tail of their module names (code run from a sub-folder
+        imports ``shop.orders`` for the file the scan root names ``backend.shop.orders``),
+        and every part of those names. Built on the first file followed: a check that its
+        recorded run answers follows none."""
+        files: dict[str, list[int]] = {}
+        parts_seen: set[str] = set()
+        for index, rel in enumerate(self._rels):
+            parts = module_name_for(rel).split(".")
+            for start in range(len(parts)):
+                files.setdefault(".".join(parts[start:]), []).append(index)
+            parts_seen.update(parts)
+        return files, frozenset(parts_seen)
 
     def is_seed(self, rel: str, data: bytes) -> bool:
         """Whether ``rel`` (with these bytes: one scan reads a file once) is a seed."""
@@ -188,32 +195,34 @@ class Prefilter:
         """The files of the project modules that ``facts`` imports or calls into."""
         found: set[int] = set()
         known = self._files_by_name
+        module_files, module_parts = self._module_index
         # ``import app.billing`` records only ``app``: only then can a module be named by a
         # dotted value that is not a call (``tools=[app.billing.refund]``).
-        whole = any(
-            local == name and name in self._module_parts for local, name in facts.imports.items()
-        )
+        whole = any(local == name and name in module_parts for local, name in facts.imports.items())
         for name in _referred_names(facts, whole):
             files = known.get(name)
             if files is None:
-                files = known[name] = self._files_named(name)
+                files = known[name] = _files_named(name, module_files, module_parts)
             if files:
                 found.update(files)
         return found
 
-    def _files_named(self, name: str) -> tuple[int, ...]:
-        # Most names (``self.client.get``, ``json.dumps``) start with no module part at all:
-        # told from the first part alone (a "()" never holds a dot), before any split.
-        dot = name.find(".")
-        head = name if dot < 0 else name[:dot]
-        if (head.replace("()", "") if "(" in head else head) not in self._module_parts:
-            return ()
-        parts = name.replace("()", "").split(".")
-        for cut in range(len(parts), 0, -1):
-            files = self._module_files.get(".".join(parts[:cut]))
-            if files is not None:
-                return tuple(files)
+
+def _files_named(
+    name: str, module_files: Mapping[str, list[int]], module_parts: frozenset[str]
+) -> tuple[int, ...]:
+    # Most names (``self.client.get``, ``json.dumps``) start with no module part at all:
+    # told from the first part alone (a "()" never holds a dot), before any split.
+    dot = name.find(".")
+    head = name if dot < 0 else name[:dot]
+    if (head.replace("()", "") if "(" in head else head) not in module_parts:
         return ()
+    parts = name.replace("()", "").split(".")
+    for cut in range(len(parts), 0, -1):
+        files = module_files.get(".".join(parts[:cut]))
+        if files is not None:
+            return tuple(files)
+    return ()
 
 
 def pack_referrals(referrals: Mapping[int, Iterable[int]]) -> bytes:
