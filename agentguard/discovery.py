@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +22,9 @@ NOT_A_REGULAR_FILE = "not a regular file (a named pipe, socket or device), not r
 
 @dataclass
 class FileSet:
-    python: list[tuple[Path, str]] = field(default_factory=list)  # (absolute, relative)
+    # (absolute path, relative path): a string, not a Path, because constructing thousands
+    # of Path objects was a twentieth of a check that its recorded run answers.
+    python: list[tuple[str, str]] = field(default_factory=list)
     schemas: list[tuple[Path, str]] = field(default_factory=list)
     problems: list[ScanProblem] = field(default_factory=list)
 
@@ -131,22 +133,24 @@ def discover(paths: list[Path], config: Config) -> FileSet:
     ignores.load_gitignore(root)
     seen: set[str] = set()
 
-    def add_file(path: Path, real: str, explicit: bool) -> None:
+    def add_file(absolute: str, real: str, written: str, explicit: bool) -> None:
+        """``written``: the path as given, named when it lies outside the root."""
         if real in seen:
             return
         seen.add(real)
-        rel = _relative_to(real, root, path.as_posix())
+        rel = _relative_to(real, root, written)
         if not rel.isascii() and not _utf8(rel):
             # Every output and cache key spells paths in UTF-8: such a name cannot be shown.
             shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
             result.problems.append(ScanProblem(shown, "file name is not valid UTF-8, not read"))
             return
-        if path.suffix in PYTHON_SUFFIXES:
+        suffix = os.path.splitext(absolute)[1]
+        if suffix in PYTHON_SUFFIXES:
             # Told when the file is read (``parallel.read_source`` stats it anyway).
-            result.python.append((path, rel))
-        elif path.suffix in SCHEMA_SUFFIXES:
+            result.python.append((absolute, rel))
+        elif suffix in SCHEMA_SUFFIXES:
             if _regular(real):
-                result.schemas.append((path, rel))
+                result.schemas.append((Path(absolute), rel))
             else:
                 result.problems.append(ScanProblem(rel, NOT_A_REGULAR_FILE))
         elif explicit:
@@ -160,33 +164,33 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             result.problems.append(ScanProblem(relative(given, config.root), reason))
             continue
         if given.is_file():
-            add_file(given, str(_absolute(given)), explicit=True)
+            add_file(str(given), str(_absolute(given)), given.as_posix(), explicit=True)
             continue
         if not given.is_dir():
             result.problems.append(ScanProblem(relative(given, config.root), NOT_A_REGULAR_FILE))
             continue
         # Walking from a resolved folder and never into symlinked folders, every path
         # below is already resolved: only symlinked files need resolving.
-        for folder, dirs, files in os.walk(_absolute(given), followlinks=False):
-            ignores.load_gitignore(folder)
-            kept = []
-            for name in sorted(dirs):
-                sub = os.path.join(folder, name)
-                if os.path.islink(sub):
-                    continue
-                if ignores.ignored(sub, _relative_to(sub, root), name, True):
-                    continue
-                kept.append(name)
-            dirs[:] = kept
-            for name in sorted(files):
+        for folder, dirs, files in _walk(str(_absolute(given))):
+            if any(entry.name == ".gitignore" for entry in files):
+                ignores.load_gitignore(folder)
+            dirs[:] = [
+                entry
+                for entry in dirs
+                if not entry.is_symlink()
+                and not ignores.ignored(
+                    entry.path, _relative_to(entry.path, root), entry.name, True
+                )
+            ]
+            for entry in files:
+                name = entry.name
                 if not name.endswith(PYTHON_SUFFIXES + SCHEMA_SUFFIXES):
                     continue
-                absolute = os.path.join(folder, name)
-                path = Path(absolute)
+                absolute = entry.path
                 real = absolute
-                if os.path.islink(absolute):
+                if entry.is_symlink():
                     try:
-                        real = str(path.resolve(strict=True))
+                        real = str(Path(absolute).resolve(strict=True))
                     except (OSError, RuntimeError):
                         result.problems.append(
                             ScanProblem(
@@ -201,10 +205,40 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                     False,
                 ):
                     continue
-                add_file(path, real, explicit=False)
+                add_file(absolute, real, absolute.replace(os.sep, "/"), explicit=False)
     result.python.sort(key=lambda p: p[1])
     result.schemas.sort(key=lambda p: p[1])
     return result
+
+
+def _walk(top: str) -> Iterator[tuple[str, list[os.DirEntry[str]], list[os.DirEntry[str]]]]:
+    """``os.walk(top)`` top-down, folders and files each sorted by name, as directory
+    entries: their types come with the listing, so no file costs an ``lstat`` of its own.
+    The caller prunes the folders it is given, in place, as with ``os.walk``."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:  # as os.walk: a folder that cannot be listed is passed over
+            continue
+        dirs: list[os.DirEntry[str]] = []
+        files: list[os.DirEntry[str]] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else files).append(entry)
+        dirs.sort(key=_entry_name)
+        files.sort(key=_entry_name)
+        yield folder, dirs, files
+        stack.extend(entry.path for entry in reversed(dirs))
+
+
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def _utf8(name: str) -> bool:

@@ -109,7 +109,7 @@ class FactOptions:
 
 
 def collect_facts(
-    files: Sequence[tuple[Path, str]],
+    files: Sequence[tuple[str, str]],
     config: Config,
     sources: Mapping[str, bytes] | None = None,
     options: FactOptions | None = None,
@@ -267,7 +267,7 @@ def scan(
     named: list[str] = []
     if facts.prefilter:
         given = {path.resolve() for path in paths if path.is_file()}
-        named = [rel for path, rel in files.python if given and path.resolve() in given]
+        named = [rel for path, rel in files.python if given and Path(path).resolve() in given]
         prefilter = Prefilter(
             catalog, [rel for _, rel in files.python], test_files(config), named=named
         )
@@ -419,7 +419,7 @@ def scan(
 
 
 def _checked_paths(
-    python: Sequence[tuple[Path, str]], project: ProjectModel, skipped: list[str]
+    python: Sequence[tuple[str, str]], project: ProjectModel, skipped: list[str]
 ) -> list[str]:
     """The Python files checked (parsed, or left out by the prefilter), in scan order."""
     if not skipped:

@@ -46,9 +46,9 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def read_source(path: Path, rel: str, max_size: int) -> bytes | ScanProblem:
+def read_source(path: str | Path, rel: str, max_size: int) -> bytes | ScanProblem:
     try:
-        status = path.stat()
+        status = os.stat(path)
         if not stat.S_ISREG(status.st_mode):
             return ScanProblem(rel, NOT_A_REGULAR_FILE)
         size = status.st_size
@@ -56,7 +56,8 @@ def read_source(path: Path, rel: str, max_size: int) -> bytes | ScanProblem:
             return ScanProblem(
                 rel, f"file is {size:,} bytes, over the max-file-size of {max_size:,}"
             )
-        data = path.read_bytes()
+        with open(path, "rb") as source:
+            data = source.read()
     except PermissionError:
         return ScanProblem(rel, "permission denied")
     except OSError as exc:
@@ -75,7 +76,7 @@ class SourceFile:
     key: str  # content_key of the bytes, or the problem; "" when not keyed
 
 
-def read_all(files: Sequence[tuple[Path, str]], max_size: int, *, keyed: bool) -> list[SourceFile]:
+def read_all(files: Sequence[tuple[str, str]], max_size: int, *, keyed: bool) -> list[SourceFile]:
     """Read every file once, hashing it when ``keyed`` (for the caches)."""
     result = []
     for path, rel in files:
@@ -176,7 +177,7 @@ Follow = Callable[[ModuleFacts], Iterable[int]]
 
 
 def extract_all(
-    files: Sequence[tuple[Path, str]],
+    files: Sequence[tuple[str, str]],
     max_size: int,
     *,
     jobs: int = 1,
@@ -220,7 +221,7 @@ class _Work:
 
     def __init__(
         self,
-        files: Sequence[tuple[Path, str]],
+        files: Sequence[tuple[str, str]],
         max_size: int,
         cache: FactCache | None,
         sources: Mapping[str, bytes] | None,

@@ -7,10 +7,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
+from agentguard import parallel
 from agentguard.cli import app
 from agentguard.config import load_config
 from agentguard.engine import scan
@@ -60,15 +62,15 @@ def test_non_utf8_binary_and_oversized_files_are_skipped_with_a_reason(tmp_path:
 def test_unreadable_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = tmp_path / "project"
     write_project(project, {"agent.py": WRITE_TOOL, "secret.py": "x = 1\n"})
-    original = Path.read_bytes
+    original = open
 
-    def read_bytes(self: Path) -> bytes:
+    def guarded_open(file: Any, *args: Any, **kwargs: Any) -> Any:
         # chmod 0 does not stop root (CI runs as root): fail the read the way the OS would.
-        if self.name == "secret.py":
-            raise PermissionError(13, "Permission denied", str(self))
-        return original(self)
+        if os.fspath(file).endswith("secret.py"):
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return original(file, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(parallel, "open", guarded_open, raising=False)
     result = scan([project], load_config([project]))
     assert any(p.path == "secret.py" and "permission" in p.reason for p in result.problems)
     assert any(f.code == "AG201" for f in result.findings)

@@ -88,7 +88,7 @@ def run_fixes(
         if isinstance(data, bytes):
             decoded = decode(data)
             if decoded is not None:
-                originals[rel] = (absolute, data, decoded[0], decoded[1])
+                originals[rel] = (Path(absolute), data, decoded[0], decoded[1])
     current = {rel: entry[3] for rel, entry in originals.items()}
     fixed: dict[str, list[Finding]] = {}
     rolled_back: list[RolledBack] = []
