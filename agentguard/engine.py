@@ -286,11 +286,17 @@ def scan(
             [rel for _, rel in files.python],
             files.schemas,
         )
-        records = list(runs.load(key))
         cache = FactCache(facts.cache_dir, config.digest, catalog.digest)
         cache.mark_used()
         changes = _Changes(contents, prefilter, catalog, files.schemas)
-        record = next((r for r in records if changes.since(r) == []), None)
+        # Newest first, each loaded only if no newer one answers (a MB or more apiece).
+        records: list[RunRecord] = []
+        record = None
+        for candidate in runs.load(key):
+            records.append(candidate)
+            if changes.since(candidate) == []:
+                record = candidate
+                break
         note = "no input changed since a recorded run: its findings were reused"
         timings["read and hash, look up the recorded run"] = time.perf_counter() - mark
         if record is None:
