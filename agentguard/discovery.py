@@ -133,12 +133,11 @@ def discover(paths: list[Path], config: Config) -> FileSet:
     ignores.load_gitignore(root)
     seen: set[str] = set()
 
-    def add_file(absolute: str, real: str, written: str, explicit: bool) -> None:
-        """``written``: the path as given, named when it lies outside the root."""
+    def add_file(absolute: str, real: str, rel: str, explicit: bool) -> None:
+        """``real``: the resolved path; ``rel``: the same relative to the root."""
         if real in seen:
             return
         seen.add(real)
-        rel = _relative_to(real, root, written)
         if not rel.isascii() and not _utf8(rel):
             # Every output and cache key spells paths in UTF-8: such a name cannot be shown.
             shown = os.fsencode(rel).decode("utf-8", "backslashreplace")
@@ -164,7 +163,8 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             result.problems.append(ScanProblem(relative(given, config.root), reason))
             continue
         if given.is_file():
-            add_file(str(given), str(_absolute(given)), given.as_posix(), explicit=True)
+            real = str(_absolute(given))
+            add_file(str(given), real, _relative_to(real, root, given.as_posix()), explicit=True)
             continue
         if not given.is_dir():
             result.problems.append(ScanProblem(relative(given, config.root), NOT_A_REGULAR_FILE))
@@ -187,25 +187,20 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                 if not name.endswith(PYTHON_SUFFIXES + SCHEMA_SUFFIXES):
                     continue
                 absolute = entry.path
+                rel = _relative_to(absolute, root)
                 real = absolute
                 if entry.is_symlink():
                     try:
                         real = str(Path(absolute).resolve(strict=True))
                     except (OSError, RuntimeError):
-                        result.problems.append(
-                            ScanProblem(
-                                _relative_to(absolute, root), "broken symlink or symlink loop"
-                            )
-                        )
+                        result.problems.append(ScanProblem(rel, "broken symlink or symlink loop"))
                         continue
-                if ignores.ignored(
-                    absolute,
-                    _relative_to(absolute, root),
-                    name,
-                    False,
-                ):
+                if ignores.ignored(absolute, rel, name, False):
                     continue
-                add_file(absolute, real, absolute.replace(os.sep, "/"), explicit=False)
+                if real != absolute:
+                    # Named by where the link points, when that is inside the root.
+                    rel = _relative_to(real, root, absolute.replace(os.sep, "/"))
+                add_file(absolute, real, rel, explicit=False)
     result.python.sort(key=lambda p: p[1])
     result.schemas.sort(key=lambda p: p[1])
     return result
