@@ -212,8 +212,8 @@ def _rule_entry(
     know = knowledge()
     for fn in part.functions.values():
         for decorator in fn.decorators:
-            name = decorator.qualname
-            if name not in _PLAIN_DECORATORS and not name.endswith(_PROPERTY_PARTS):
+            decorating = decorator.qualname
+            if decorating not in _PLAIN_DECORATORS and not decorating.endswith(_PROPERTY_PARTS):
                 return f"`{fn.name}` is decorated (`@{decorator.text}`)"
         if any(loop.is_retry_shape for loop in fn.loops) or any(
             handler.continues for handler in fn.handlers
