@@ -15,16 +15,16 @@ from rich.console import Console
 from rich.markup import escape
 
 from agentguard import __version__
-from agentguard.cache import cache_unusable, default_cache_dir
-from agentguard.cache import clean as remove_cache
 from agentguard.checks.base import QUESTIONS, all_rules, rule_by_code
 from agentguard.config import Config, ConfigError, load_config
 from agentguard.diagnostics import Severity
+from agentguard.engine.fact_cache import cache_unusable, default_cache_dir
+from agentguard.engine.fact_cache import clean as remove_cache
 from agentguard.output import EDIT_FORMATS, FORMAT_MODULES, RenderOptions, renderer
 
 if TYPE_CHECKING:
-    from agentguard.engine import FactOptions, ScanResult
-    from agentguard.fixes.apply import FixRun
+    from agentguard.engine.apply_fixes import FixRun
+    from agentguard.engine.pipeline import FactOptions, ScanResult
 
 app = typer.Typer(
     name="agentguard",
@@ -156,8 +156,8 @@ def check(
         cfg = load_config(targets, config)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    from agentguard.engine import FactOptions, scan
-    from agentguard.parallel import default_jobs
+    from agentguard.engine.parallel import default_jobs
+    from agentguard.engine.pipeline import FactOptions, scan
 
     cache_folder = None if no_cache else (cache_dir or default_cache_dir(cfg.root))
     if cache_folder is not None:
@@ -334,7 +334,7 @@ def _write_outputs(
 
 
 def _apply_baseline(result: ScanResult, file: Path) -> None:
-    from agentguard.baseline import Baseline, BaselineError, compare
+    from agentguard.engine.baseline import Baseline, BaselineError, compare
 
     try:
         accepted = Baseline.load(file)
@@ -363,7 +363,7 @@ def _scan_paths(paths: list[Path] | None, config: Path | None) -> ScanResult:
             raise _fail(f"{target}: no such file or folder")
     try:
         cfg = load_config(targets, config)
-        from agentguard.engine import scan
+        from agentguard.engine.pipeline import scan
 
         return scan(targets, cfg)
     except ConfigError as exc:
@@ -378,7 +378,7 @@ def baseline_create(
     force: Annotated[bool, typer.Option(help="Overwrite an existing baseline.")] = False,
 ) -> None:
     """Write a baseline accepting every current finding."""
-    from agentguard.baseline import Baseline
+    from agentguard.engine.baseline import Baseline
 
     if file.exists() and not force:
         raise _fail(f"{file}: already exists; use `agentguard baseline update` or --force")
@@ -400,7 +400,7 @@ def baseline_update(
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
 ) -> None:
     """Rewrite a baseline from the current findings: stale entries go, new findings join."""
-    from agentguard.baseline import Baseline, BaselineError, compare
+    from agentguard.engine.baseline import Baseline, BaselineError, compare
 
     try:
         previous = Baseline.load(file)
@@ -424,7 +424,7 @@ def _apply_fixes(
     targets: list[Path], cfg: Config, select: list[str], ignore: list[str], unsafe: bool
 ) -> FixRun:
     """Apply fixes to disk (check --fix, fix --write) and say what happened on stderr."""
-    from agentguard.fixes.apply import run_fixes, write_changes
+    from agentguard.engine.apply_fixes import run_fixes, write_changes
 
     run = run_fixes(targets, cfg, select=select, ignore=ignore, unsafe=unsafe)
     problems = write_changes(run.changes)
@@ -485,7 +485,7 @@ def fix_command(
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     codes, skipped = _split_codes(select), _split_codes(ignore)
-    from agentguard.fixes.apply import run_fixes
+    from agentguard.engine.apply_fixes import run_fixes
 
     try:
         if write:
@@ -541,7 +541,8 @@ def report(
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
 ) -> None:
     """The checklist report: a verdict per question with evidence, and a table of tools."""
-    from agentguard.report import build_report, render_report
+    from agentguard.report import render_report
+    from agentguard.report.model import build_report
 
     result = _scan_paths(paths, config)
     document = build_report(result, link_base=link_base)

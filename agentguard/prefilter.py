@@ -22,9 +22,9 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from agentguard.catalog import Catalog
-from agentguard.python.extract import is_test_path, module_name_for
-from agentguard.python.facts import ModuleFacts, Value
+from agentguard.facts.extract import is_test_path, module_name_for
+from agentguard.facts.module_facts import ModuleFacts, Value
+from agentguard.knowledge.catalog import Catalog
 
 # Lower-case words whose presence makes a file a seed, beside the names the catalogues
 # give (framework packages, tool and retry constructs).

@@ -175,10 +175,10 @@ def peers_venv(scratch: Path, skip_semgrep: bool) -> Path:
 def left_out_files(corpus: Path, cache_dir: Path) -> list[str]:
     """The files the prefilter leaves out of the corpus, read off the filled fact cache."""
     sys.path.insert(0, str(REPO))
-    from agentguard.catalog import load_catalog
     from agentguard.config import load_config
-    from agentguard.discovery import discover
-    from agentguard.engine import FactOptions, collect_facts
+    from agentguard.engine.discovery import discover
+    from agentguard.engine.pipeline import FactOptions, collect_facts
+    from agentguard.knowledge.catalog import load_catalog
 
     config = load_config([corpus])
     catalog = load_catalog(config.catalog_extensions, source=config.source)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentguard.config import load_config
-from agentguard.engine import ScanResult, scan
+from agentguard.engine.pipeline import ScanResult, scan
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -61,7 +61,7 @@ def fixture_caches_elsewhere(
 @pytest.fixture
 def shop_agent(tmp_path: Path) -> Path:
     """A private copy of the shop-agent fixture (no cache folder), to change and rescan."""
-    from agentguard.cache import CACHE_DIR_NAME
+    from agentguard.engine.fact_cache import CACHE_DIR_NAME
 
     target = tmp_path / "shop-agent"
     shutil.copytree(FIXTURES / "shop-agent", target, ignore=shutil.ignore_patterns(CACHE_DIR_NAME))

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentguard import parallel
 from agentguard.cli import app
 from agentguard.config import load_config
-from agentguard.engine import scan
+from agentguard.engine import parallel
+from agentguard.engine.pipeline import scan
 
 from .conftest import ScanFiles, write_project
 

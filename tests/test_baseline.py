@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agentguard.baseline import Baseline, BaselineError, compare
 from agentguard.cli import app
+from agentguard.engine.baseline import Baseline, BaselineError, compare
 
 from .conftest import ScanFiles, write_project
 

@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentguard import cache as fact_cache
-from agentguard.catalog import Catalog, builtin_data
 from agentguard.cli import app
 from agentguard.config import load_config
 from agentguard.diagnostics import Span
-from agentguard.engine import FactOptions, ScanResult, scan
-from agentguard.parallel import ExtractStats, source_facts
-from agentguard.python.facts import ModuleFacts, Suppression
+from agentguard.engine import fact_cache
+from agentguard.engine.parallel import ExtractStats, source_facts
+from agentguard.engine.pipeline import FactOptions, ScanResult, scan
+from agentguard.facts.module_facts import ModuleFacts, Suppression
+from agentguard.knowledge.catalog import Catalog, builtin_data
 
 from .conftest import FIXTURES
 

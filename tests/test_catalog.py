@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agentguard.catalog import (
+from agentguard.cli import app
+from agentguard.knowledge.catalog import (
     CATALOG_FILES,
     CatalogError,
     builtin_data,
@@ -18,7 +19,6 @@ from agentguard.catalog import (
     load_catalog,
     schema_problems,
 )
-from agentguard.cli import app
 
 from .conftest import ScanFiles, write_project
 

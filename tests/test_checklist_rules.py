@@ -76,7 +76,7 @@ def test_ledger_functions_from_config_count_as_records(scan_files: ScanFiles) ->
 
 
 def test_the_checklist_catalogue_is_checked_against_its_schema() -> None:
-    from agentguard.catalog import _builtin_file, schema_problems
+    from agentguard.knowledge.catalog import _builtin_file, schema_problems
 
     assert schema_problems("checklist", _builtin_file("checklist")) == []
     broken = {"version": 1, "timeouts": {"exceptions": "requests.Timeout", "typo": []}}

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentguard.cli import app
-from agentguard.engine import ScanResult
+from agentguard.engine.pipeline import ScanResult
 
 from .conftest import FIXTURES, write_project
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentguard.config import load_config
-from agentguard.discovery import discover
+from agentguard.engine.discovery import discover
 
 
 def tree(root: Path, files: list[str], pyproject: str = "") -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentguard.checks.base import all_rules
-from agentguard.docs_gen import expected_files, main, stale_files, write_docs
+from agentguard.output.rule_docs import expected_files, main, stale_files, write_docs
 
 from .conftest import ROOT
 
@@ -14,7 +14,7 @@ DOCS = ROOT / "docs" / "rules"
 
 def test_committed_rule_docs_are_current() -> None:
     stale = stale_files(DOCS)
-    assert not stale, f"run `python -m agentguard.docs_gen`; out of date: {stale}"
+    assert not stale, f"run `python -m agentguard.output.rule_docs`; out of date: {stale}"
 
 
 def test_every_rule_has_a_page_with_its_docs() -> None:

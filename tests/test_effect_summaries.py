@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from agentguard.python.effects import EffectSummaries
+from agentguard.project.effects import EffectSummaries
 
 from .conftest import ScanFiles
 

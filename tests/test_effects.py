@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from agentguard.diagnostics import Confidence
-from agentguard.model import Effect
+from agentguard.project.tool_facts import Effect
 
 from .conftest import ScanFiles
 

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 
 from agentguard.cli import app
 from agentguard.config import load_config
-from agentguard.engine import scan
+from agentguard.engine.apply_fixes import run_fixes, write_changes
+from agentguard.engine.pipeline import scan
 from agentguard.fixes import codemods
-from agentguard.fixes.apply import run_fixes, write_changes
 from agentguard.fixes.offers import fix_offer
 
 from .conftest import FIXTURES, write_project

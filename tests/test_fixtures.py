@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentguard.config import load_config
-from agentguard.engine import ScanResult, scan
+from agentguard.engine.pipeline import ScanResult, scan
 
 from .conftest import FIXTURES
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agentguard.config import load_config
-from agentguard.engine import scan
-from agentguard.project import ProjectModel
-from agentguard.python.ledger import ledger_index, propagate_recording
+from agentguard.engine.pipeline import scan
+from agentguard.project.ledger_writes import ledger_index, propagate_recording
+from agentguard.project.project_model import ProjectModel
 
 from .conftest import FIXTURES, ScanFiles
 

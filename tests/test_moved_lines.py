@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from agentguard.catalog import load_catalog
 from agentguard.config import load_config
-from agentguard.engine import FactOptions, ScanResult, _still_parsed, scan
-from agentguard.parallel import source_facts
+from agentguard.engine.parallel import source_facts
+from agentguard.engine.pipeline import FactOptions, ScanResult, _still_parsed, scan
+from agentguard.engine.run_memo import RunRecord
+from agentguard.facts.module_facts import ModuleFacts, line_layout
+from agentguard.knowledge.catalog import load_catalog
 from agentguard.prefilter import Prefilter
-from agentguard.python.facts import ModuleFacts, line_layout
 from agentguard.python.function_parts import split_functions
-from agentguard.run_memo import RunRecord
 from tests.conftest import write_project
 
 TOOLS = '''\

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from agentguard.cli import app
 from agentguard.config import load_config
-from agentguard.engine import ScanResult, scan
+from agentguard.engine.pipeline import ScanResult, scan
 from agentguard.output import FORMAT_MODULES, RenderOptions, renderer
 from agentguard.output.github import escape_data, escape_property
 

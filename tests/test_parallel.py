@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agentguard import parallel
 from agentguard.config import load_config
-from agentguard.engine import FactOptions, scan
+from agentguard.engine import parallel
+from agentguard.engine.pipeline import FactOptions, scan
 from agentguard.output import RenderOptions, renderer
 
 from .conftest import FIXTURES, write_project

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agentguard.catalog import load_catalog
 from agentguard.cli import app
 from agentguard.config import load_config
-from agentguard.engine import FactOptions, ScanResult, scan
+from agentguard.engine.pipeline import FactOptions, ScanResult, scan
+from agentguard.knowledge.catalog import load_catalog
 from agentguard.prefilter import Prefilter, catalog_words, pack_referrals, unpack_referrals
 
 from .conftest import FIXTURES, write_project

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 from agentguard.checks.base import QUESTIONS
 from agentguard.cli import app
 from agentguard.config import load_config
-from agentguard.engine import scan
-from agentguard.report import build_report, render_report
-from agentguard.report.model import FAIL, NOT_APPLICABLE, PASS, VERDICTS, Report
+from agentguard.engine.pipeline import scan
+from agentguard.report import render_report
+from agentguard.report.model import FAIL, NOT_APPLICABLE, PASS, VERDICTS, Report, build_report
 
 from .conftest import FIXTURES, ScanFiles
 

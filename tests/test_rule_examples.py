@@ -8,7 +8,7 @@ import pytest
 
 from agentguard.checks.base import Invalid, Rule, Valid, all_rules
 from agentguard.config import load_config
-from agentguard.fixes.apply import run_fixes, write_changes
+from agentguard.engine.apply_fixes import run_fixes, write_changes
 
 from .conftest import ScanFiles, write_project
 

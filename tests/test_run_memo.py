@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agentguard import cache as fact_cache
 from agentguard.cli import app
 from agentguard.config import load_config
-from agentguard.engine import FactOptions, ScanResult, scan
+from agentguard.engine import fact_cache
+from agentguard.engine.pipeline import FactOptions, ScanResult, scan
 
 
 @pytest.fixture

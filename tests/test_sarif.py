@@ -15,7 +15,7 @@ import pytest
 from agentguard.checks.base import all_rules
 from agentguard.config import load_config
 from agentguard.diagnostics import Applicability, Edit, Fix, Span
-from agentguard.engine import ScanResult, scan
+from agentguard.engine.pipeline import ScanResult, scan
 from agentguard.output import RenderOptions
 from agentguard.output.sarif import FINGERPRINT_KEY, document, render
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from agentguard.config import load_config
-from agentguard.engine import ScanResult, scan
+from agentguard.engine.pipeline import ScanResult, scan
+from agentguard.facts.schema_files.detect import detect
+from agentguard.facts.schema_files.loader import parse_text
 from agentguard.output import RenderOptions
 from agentguard.output.json_format import render
-from agentguard.schemas import detect
-from agentguard.schemas.loader import parse_text
 
 from .conftest import FIXTURES, ScanFiles
 

@@ -8,10 +8,10 @@ from textwrap import dedent
 
 import pytest
 
-from agentguard.catalog import load_catalog
-from agentguard.model import ToolFacts
-from agentguard.project import ProjectModel
-from agentguard.python.extract import extract
+from agentguard.facts.extract import extract
+from agentguard.knowledge.catalog import load_catalog
+from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import ToolFacts
 
 
 def discover(files: Mapping[str, str]) -> list[ToolFacts]:

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.diagnostics import Confidence, Finding, Severity
-from agentguard.project import ProjectModel
+from agentguard.project.project_model import ProjectModel
 
 
 class InvalidToolSchema(Rule):

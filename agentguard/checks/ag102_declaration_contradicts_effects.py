@@ -5,7 +5,8 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence, via
 from agentguard.diagnostics import Applicability, Finding, Location, Severity
-from agentguard.project import Declaration, ProjectModel
+from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import Declaration
 
 
 class DeclarationContradictsEffects(Rule):
@@ -171,7 +172,7 @@ class DeclarationContradictsEffects(Rule):
             yield from self._disagreements(tool)
 
     def _disagreements(self, tool: object) -> Iterator[Finding]:
-        from agentguard.project import ToolFacts
+        from agentguard.project.tool_facts import ToolFacts
 
         assert isinstance(tool, ToolFacts)
         declared = [d for d in tool.declarations if d.declares_anything]

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence, via
 from agentguard.diagnostics import Finding, Severity
-from agentguard.project import ProjectModel
+from agentguard.project.project_model import ProjectModel
 
 
 class MissingIdempotencyKey(Rule):

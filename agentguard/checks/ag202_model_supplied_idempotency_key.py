@@ -5,7 +5,8 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import tool_evidence, via
 from agentguard.diagnostics import Applicability, Confidence, Finding, Severity
-from agentguard.project import KEY_KWARG_RE, ProjectModel
+from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import KEY_KWARG_RE
 
 
 class ModelSuppliedIdempotencyKey(Rule):

@@ -5,7 +5,8 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import keys_of_origin, tool_evidence, via
 from agentguard.diagnostics import Applicability, Finding, Severity
-from agentguard.project import FRESH_CALLS, ProjectModel
+from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import FRESH_CALLS
 
 
 class UnstableIdempotencyKey(Rule):

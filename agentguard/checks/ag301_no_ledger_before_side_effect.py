@@ -5,8 +5,8 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence, via
 from agentguard.diagnostics import Finding, Severity
-from agentguard.project import ProjectModel
-from agentguard.python.ledger import tool_ledger_verdicts
+from agentguard.project.ledger_writes import tool_ledger_verdicts
+from agentguard.project.project_model import ProjectModel
 
 
 class NoLedgerBeforeSideEffect(Rule):

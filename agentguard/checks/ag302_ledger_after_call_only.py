@@ -5,8 +5,12 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence, via
 from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity
-from agentguard.project import ProjectModel
-from agentguard.python.ledger import ledger_index, recorded_by_executor, tool_ledger_verdicts
+from agentguard.project.ledger_writes import (
+    ledger_index,
+    recorded_by_executor,
+    tool_ledger_verdicts,
+)
+from agentguard.project.project_model import ProjectModel
 
 
 class LedgerAfterCallOnly(Rule):

@@ -5,8 +5,8 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, via
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity
-from agentguard.project import ProjectModel
-from agentguard.python.observations import timeout_verdicts
+from agentguard.project.observations import timeout_verdicts
+from agentguard.project.project_model import ProjectModel
 
 
 class TimeoutAsPlainFailure(Rule):

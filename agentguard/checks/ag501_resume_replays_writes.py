@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity
-from agentguard.project import ProjectModel
-from agentguard.python.resume import resume_replays
+from agentguard.project.project_model import ProjectModel
+from agentguard.project.resume import resume_replays
 
 
 class ResumeReplaysWrites(Rule):

@@ -5,8 +5,8 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, via
 from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity
-from agentguard.project import ProjectModel
-from agentguard.python.resume import interrupt_replays
+from agentguard.project.project_model import ProjectModel
+from agentguard.project.resume import interrupt_replays
 
 
 class SideEffectBeforeInterrupt(Rule):

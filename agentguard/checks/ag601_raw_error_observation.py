@@ -4,9 +4,9 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.diagnostics import Applicability, EvidenceStep, Finding, Severity
-from agentguard.project import ProjectModel
-from agentguard.python.checklist_knowledge import knowledge
-from agentguard.python.observations import raw_observations
+from agentguard.knowledge.checklist import knowledge
+from agentguard.project.observations import raw_observations
+from agentguard.project.project_model import ProjectModel
 
 
 class RawErrorObservation(Rule):

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
-from agentguard.project import ProjectModel
-from agentguard.python.observations import unstructured_errors
+from agentguard.project.observations import unstructured_errors
+from agentguard.project.project_model import ProjectModel
 
 
 class UnstructuredErrorObservation(Rule):

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
-from agentguard.project import ProjectModel
-from agentguard.python.ledger import tool_call_records
+from agentguard.project.ledger_writes import tool_call_records
+from agentguard.project.project_model import ProjectModel
 
 
 class LedgerWithoutInputHash(Rule):

@@ -5,9 +5,9 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence, via
 from agentguard.diagnostics import Confidence, Finding, Severity
-from agentguard.project import ProjectModel
-from agentguard.python.checklist_knowledge import knowledge
-from agentguard.python.evals import covering_test
+from agentguard.knowledge.checklist import knowledge
+from agentguard.project.evals import covering_test
+from agentguard.project.project_model import ProjectModel
 
 
 class NoReplaySafetyEval(Rule):

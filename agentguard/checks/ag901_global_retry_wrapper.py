@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.retry_common import only_transient
 from agentguard.diagnostics import Confidence, Finding, Severity
-from agentguard.project import ProjectModel
+from agentguard.project.project_model import ProjectModel
 
 DISPATCH_TEXT = re.compile(r"(\[\s*\w*name\w*\s*\]|\.(a?invoke|a?run|call_tool|on_invoke_tool)$)")
 GLOBAL_RECEIVER = re.compile(

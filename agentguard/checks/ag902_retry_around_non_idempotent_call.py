@@ -6,7 +6,7 @@ from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import via
 from agentguard.checks.retry_common import only_transient, retried_effects
 from agentguard.diagnostics import EvidenceStep, Finding, Severity
-from agentguard.project import ProjectModel
+from agentguard.project.project_model import ProjectModel
 
 
 class RetryAroundNonIdempotentCall(Rule):

@@ -6,7 +6,7 @@ from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import via
 from agentguard.checks.retry_common import retried_effects
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
-from agentguard.project import ProjectModel
+from agentguard.project.project_model import ProjectModel
 
 
 class RetryOnAnyError(Rule):

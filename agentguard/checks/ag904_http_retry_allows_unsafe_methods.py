@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.diagnostics import Applicability, Confidence, Finding, Location, Severity
-from agentguard.project import ProjectModel
-from agentguard.python.facts import Value
+from agentguard.facts.module_facts import Value
+from agentguard.project.project_model import ProjectModel
 
 UNSAFE_METHODS = {"POST", "PATCH"}
 

@@ -22,7 +22,8 @@ from agentguard.diagnostics import (
 )
 
 if TYPE_CHECKING:
-    from agentguard.project import ProjectModel, ToolFacts
+    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_facts import ToolFacts
 
 QUESTIONS: dict[str, str] = {
     "Q1": "Does every tool declare its idempotency, risk and replay policy?",

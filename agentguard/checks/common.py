@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.diagnostics import Confidence, EvidenceStep
-from agentguard.project import Effect, KeyEvidence, ProjectModel, ToolFacts
+from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import Effect, KeyEvidence, ToolFacts
 
 
 def tool_evidence(tool: ToolFacts, effect: Effect) -> tuple[EvidenceStep, ...]:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.diagnostics import Applicability, Confidence, Finding, Location, Severity
-from agentguard.project import ProjectModel
+from agentguard.project.project_model import ProjectModel
 
 
 class ParseError(Rule):

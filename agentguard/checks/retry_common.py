@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agentguard.project import Effect, ProjectModel, RetryUse, ToolFacts
+from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import Effect, RetryUse, ToolFacts
 
 
 def retried_effects(project: ProjectModel, use: RetryUse) -> tuple[list[Effect], ToolFacts | None]:

@@ -48,9 +48,9 @@ from agentguard.fixes.offers import (
 from agentguard.fixes.text import char_column, line_edits
 
 if TYPE_CHECKING:
-    from agentguard.model import ToolFacts
-    from agentguard.project import ProjectModel
-    from agentguard.python.facts import ModuleFacts
+    from agentguard.facts.module_facts import ModuleFacts
+    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_facts import ToolFacts
 
 RUNTIME_MODULE = "agentguard.runtime"
 RUNTIME_TYPES = ("agentguard.runtime.Runtime", "agentguard.runtime.core.Runtime")

@@ -4,7 +4,7 @@ A fix's applicability and description depend on the finding and the project's fa
 tool gets safe hints, any other tool the unsafe ``@guarded`` decorator), never on its edits.
 Computing edits parses the file with LibCST, which costs far more than the whole ``ast``
 scan, so text output asks this module ("fix available (unsafe)") and only the fixer and
-the formats that print edits (JSON, SARIF) build them (:func:`agentguard.fixes.attach_fixes`).
+the formats that print edits (JSON, SARIF) build them (:func:`agentguard.engine.fix_edits.attach_fixes`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Applicability, Finding
 
 if TYPE_CHECKING:
-    from agentguard.model import Effect, ToolFacts
-    from agentguard.project import ProjectModel
+    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_facts import Effect, ToolFacts
 
 ADDITIVE_KINDS = {"network_write", "payment", "message"}
 KEY_FROM_RUNTIME = "current_call().idempotency_key"
@@ -232,7 +232,7 @@ class StructuredError:
 
 def structured_error(finding: Finding, project: ProjectModel) -> StructuredError | None:
     """For an AG601 finding on ``return <raw text>`` directly inside a tool's ``except``."""
-    from agentguard.python.checklist_knowledge import knowledge
+    from agentguard.knowledge.checklist import knowledge
 
     tool = finding_tool(project, finding)
     entry = project.functions.get(finding.symbol or "")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from agentguard.engine import ScanResult
+    from agentguard.engine.pipeline import ScanResult
 
 
 @dataclass(frozen=True)

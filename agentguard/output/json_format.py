@@ -6,12 +6,12 @@ import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentguard import __version__
-from agentguard.fixes import ensure_fixes
+from agentguard.engine.fix_edits import ensure_fixes
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
 
 if TYPE_CHECKING:
-    from agentguard.engine import ScanResult
+    from agentguard.engine.pipeline import ScanResult
 
 SCHEMA_VERSION = "1.0"
 

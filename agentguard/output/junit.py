@@ -14,7 +14,7 @@ from agentguard.diagnostics import Finding
 from agentguard.output import RenderOptions
 
 if TYPE_CHECKING:
-    from agentguard.engine import ScanResult
+    from agentguard.engine.pipeline import ScanResult
 
 
 def _scanned_paths(result: ScanResult) -> list[str]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, TextIO
 
-from agentguard.docs_gen import rule_doc_path, rule_doc_url
 from agentguard.output import RenderOptions
+from agentguard.output.rule_docs import rule_doc_path, rule_doc_url
 
 if TYPE_CHECKING:
-    from agentguard.engine import ScanResult
+    from agentguard.engine.pipeline import ScanResult
 
 # GitHub refuses comments over 65,536 characters; leave room for the rest of the comment.
 MAX_ROWS = 200

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, Rule, all_rules
 from agentguard.diagnostics import Finding, Fix, Location, Severity, Span
-from agentguard.docs_gen import rule_doc_path, rule_doc_url
-from agentguard.fixes import ensure_fixes
+from agentguard.engine.fix_edits import ensure_fixes
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
+from agentguard.output.rule_docs import rule_doc_path, rule_doc_url
 
 if TYPE_CHECKING:
-    from agentguard.engine import ScanResult
+    from agentguard.engine.pipeline import ScanResult
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

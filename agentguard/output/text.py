@@ -11,12 +11,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from agentguard.diagnostics import Finding
-from agentguard.docs_gen import rule_doc_path, rule_doc_url
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
+from agentguard.output.rule_docs import rule_doc_path, rule_doc_url
 
 if TYPE_CHECKING:
-    from agentguard.engine import ScanResult
+    from agentguard.engine.pipeline import ScanResult
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 

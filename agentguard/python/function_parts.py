@@ -7,7 +7,7 @@ called, dead code, code no tool reaches in a file parsed for another reason): th
 model and the rules work out the same findings without them. ``FunctionPart.rule_entry``
 says whether a rule may start from a part, as far as its own facts tell; whether the rules
 read it is in the recorded run, and whether anything refers to it is told from the bytes of
-the whole project (``agentguard.engine``).
+the whole project (``agentguard.engine.pipeline``).
 """
 
 from __future__ import annotations
@@ -17,11 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentguard.catalog import Catalog
 from agentguard.diagnostics import Span
-from agentguard.prefilter import seed_words
-from agentguard.python.checklist_knowledge import knowledge
-from agentguard.python.facts import (
+from agentguard.facts.module_facts import (
     Assignment,
     ClassDef,
     Function,
@@ -29,11 +26,14 @@ from agentguard.python.facts import (
     ModuleFacts,
     line_layout,
 )
-from agentguard.python.ledger import dispatches_by_name, ledger_write
-from agentguard.python.tools import PLUGIN_ENTRY_NAMES
+from agentguard.knowledge.catalog import Catalog
+from agentguard.knowledge.checklist import knowledge
+from agentguard.prefilter import seed_words
+from agentguard.project.ledger_writes import dispatches_by_name, ledger_write
+from agentguard.project.tools import PLUGIN_ENTRY_NAMES
 
 # Keyword arguments that change how every tool of the project is judged, whatever call
-# passes them (agentguard.python.framework_settings).
+# passes them (agentguard.project.framework_settings).
 _GLOBAL_SETTINGS = frozenset({"mask_error_details"})
 # Decorators of the language and its standard library: no rule starts from them. Any other
 # decorator may name a tool form or a retry through a module-level instance (``@hub.add``

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, Rule, all_rules
 from agentguard.diagnostics import Finding, Severity
-from agentguard.model import ToolFacts
+from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.engine import ScanResult
+    from agentguard.engine.pipeline import ScanResult
 
 PASS, PARTIAL, FAIL = "pass", "partial", "fail"
 NOT_APPLICABLE, NOT_CHECKED = "not applicable", "not checked"

@@ -1,0 +1,104 @@
+"""Autofixes: LibCST codemods on the files being fixed, rendered as text edits.
+
+Facts come from ``ast`` (fast); edits come from LibCST (lossless), and only when something
+needs them: the fixer, and the output formats that print edits (JSON, SARIF), which call
+:func:`ensure_fixes`. Whether a finding has a fix, and how safe it is, comes from facts
+alone (:mod:`agentguard.fixes.offers`), so text output never parses with LibCST.
+:mod:`agentguard.engine.apply_fixes` applies fixes to a fixpoint, renders diffs and patches, and
+writes files atomically.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Finding
+
+if TYPE_CHECKING:
+    from agentguard.engine.pipeline import ScanResult
+    from agentguard.fixes.codemods import FileContext, ProjectFixFacts
+    from agentguard.project.project_model import ProjectModel
+
+
+def ensure_fixes(result: ScanResult) -> None:
+    """Attach their fix (with edits) to the result's findings, once per result."""
+    if result.fixes_attached:
+        return
+    started = time.perf_counter()
+    result.findings = attach_fixes(result.findings, result.model, result.root)
+    result.fixes_attached = True
+    # Shown by --profile; the scan's total does not include it.
+    result.timings["fix edits (after scan)"] = time.perf_counter() - started
+
+
+def attach_fixes(
+    findings: list[Finding],
+    project: ProjectModel,
+    root: Path,
+    sources: Mapping[str, bytes] | None = None,
+) -> list[Finding]:
+    """Return the findings with a Fix attached where the rule has one for them."""
+    from agentguard.checks.base import rule_by_code
+    from agentguard.fixes.codemods import BUILDERS, ProjectFixFacts, build_fix
+    from agentguard.fixes.offers import fix_offer
+
+    # Edits only for findings with a fix on offer: the others' files are not even read.
+    fixable = [
+        (f, offer)
+        for f in findings
+        if f.fix is None and f.code in BUILDERS and rule_by_code(f.code) is not None
+        if (offer := fix_offer(f, project)) is not None
+    ]
+    if not fixable:
+        return findings
+    shared = ProjectFixFacts(project)
+    # One context per file, so one LibCST parse per file however many fixes it gets.
+    contexts: dict[str, FileContext | None] = {}
+    fixes: dict[int, Finding] = {}
+    for finding, offer in fixable:
+        if finding.path not in contexts:
+            contexts[finding.path] = _context(finding.path, shared, root, sources)
+        context = contexts[finding.path]
+        if context is None:
+            continue
+        try:
+            fix = build_fix(finding, context, offer)
+        except Exception:
+            fix = None
+        if fix is not None:
+            fixes[id(finding)] = finding.with_fix(fix)
+    return [fixes.get(id(f), f) for f in findings]
+
+
+def _context(
+    path: str, shared: ProjectFixFacts, root: Path, sources: Mapping[str, bytes] | None
+) -> FileContext | None:
+    from agentguard.fixes.codemods import FileContext
+
+    data = sources.get(path) if sources is not None else None
+    if data is None:
+        try:
+            data = (root / path).read_bytes()
+        except OSError:
+            return None
+    text = decode(data)
+    if text is None:
+        return None
+    return FileContext(path=path, text=text[1], shared=shared)
+
+
+BOM = "\ufeff"
+
+
+def decode(data: bytes) -> tuple[str, str] | None:
+    """(bom, text) of a UTF-8 file with its line endings untouched; None if not UTF-8."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text.startswith(BOM):
+        return BOM, text[1:]
+    return "", text

@@ -1,0 +1,404 @@
+"""Per-file facts extracted from Python source with one ``ast`` parse and one traversal.
+
+Facts are plain data (picklable, cacheable by content hash). They describe what the code
+says, not what it means: checks and the project model judge them. Names are resolved
+through the module's imports, so ``from langchain_core.tools import tool as lc_tool``
+makes ``@lc_tool`` a call of ``langchain_core.tools.tool``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, NoReturn
+
+from agentguard.diagnostics import Span
+
+Const = str | int | float | bool | None
+
+
+class CompactPickle:
+    """Pickles a facts object as its class called with its field values in declaration
+    order (no field names), with every empty list and dict written as a reference to one
+    shared, read-only empty container, and trailing default values left off.
+
+    A corpus holds about a million facts objects, most of them with several empty
+    containers: field names and empty containers were most of each cache entry. Calling
+    the class itself, not a rebuilding function, keeps loading in the unpickler's C code.
+    Each class's ``__reduce__`` is written for it (see :func:`_compile_reducer`).
+    """
+
+    __slots__ = ()
+
+
+@dataclass(slots=True)
+class Value(CompactPickle):
+    """What an expression is, as far as a linter needs to know without running it.
+
+    ``kind`` is one of: const, name, attr, call, dict, list, fstring, lambda, other.
+    ``names`` are the bare names the expression reads (parameters, locals);
+    ``calls`` the qualified callees it calls (``uuid.uuid4``, ``hashlib.sha256``);
+    ``items`` the string-keyed entries of a dict literal; ``elements`` list/tuple items.
+    """
+
+    kind: str
+    text: str
+    const: Const = None
+    qualname: str | None = None  # resolved dotted name for name/attr/call expressions
+    names: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    attrs: list[str] = field(default_factory=list)  # attribute names read anywhere inside
+    items: dict[str, Value] = field(default_factory=dict)
+    elements: list[Value] = field(default_factory=list)
+    span: Span | None = None
+    call_kwargs: dict[str, Value] = field(default_factory=dict)
+    call_args: list[Value] = field(default_factory=list)
+
+    def is_true(self) -> bool:
+        return self.kind == "const" and self.const is True
+
+    def string(self) -> str | None:
+        return self.const if self.kind == "const" and isinstance(self.const, str) else None
+
+
+@dataclass(slots=True)
+class Call(CompactPickle):
+    """One call expression. ``callee`` is resolved through imports where possible;
+    otherwise it is the dotted text (``self._client.place``)."""
+
+    callee: str
+    text: str
+    method: str
+    receiver: str | None
+    span: Span
+    args: list[Value] = field(default_factory=list)
+    kwargs: dict[str, Value] = field(default_factory=dict)
+    star_kwargs_values: list[Value] = field(default_factory=list)  # ``**expr`` arguments
+    function: str | None = None  # qualname of the enclosing function, None at module level
+    loop_ids: list[int] = field(default_factory=list)  # enclosing loops (innermost last)
+    order: int = 0  # position in the enclosing function, in source order
+
+
+@dataclass(slots=True)
+class RawErrorUse(CompactPickle):
+    """Raw exception text (``str(e)``, ``f"{e}"``, ``e.args``, ``traceback.format_exc()``)
+    reaching a return, a raise or a call inside an ``except`` handler.
+
+    ``dest`` is return | raise | call; ``callee`` the resolved callee for raise/call;
+    ``arg_keys`` the string keys of a dict argument (``{"role": "tool", ...}``) and
+    ``arg_strings`` the string constants among that dict's values.
+    """
+
+    how: str
+    dest: str
+    span: Span
+    callee: str | None = None
+    text: str = ""
+    arg_keys: list[str] = field(default_factory=list)
+    arg_strings: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class StatusCheck(CompactPickle):
+    """A comparison of a status-like field with string constants:
+    ``entry.status != "succeeded"``, ``row["state"] in ("failed", "started")``."""
+
+    function: str | None
+    subject: str
+    op: str  # eq | ne | in | not_in
+    values: list[str]
+    span: Span
+
+
+@dataclass(slots=True)
+class Handler(CompactPickle):
+    """An ``except`` clause and what it does with the exception."""
+
+    try_id: int
+    caught: list[str]  # qualified exception names; empty for a bare except
+    span: Span
+    name: str | None  # ``except E as name``
+    reraises: bool = False  # bare ``raise`` or ``raise ... from``/raise of the same name
+    raises: list[Value] = field(default_factory=list)
+    returns: list[Value] = field(default_factory=list)
+    continues: bool = False  # ``continue`` (a hand-written retry when in a loop)
+    calls: list[str] = field(default_factory=list)  # qualified callees inside the handler
+    strings: list[str] = field(default_factory=list)  # string constants inside the handler
+    raw_error_uses: list[RawErrorUse] = field(default_factory=list)
+    tainted_names: list[str] = field(default_factory=list)  # locals holding raw error text
+
+
+@dataclass(slots=True)
+class TryBlock(CompactPickle):
+    try_id: int
+    span: Span
+    loop_ids: list[int] = field(default_factory=list)
+    body_order: tuple[int, int] = (0, 0)  # call orders covered by the try body [start, end)
+
+
+@dataclass(slots=True)
+class Loop(CompactPickle):
+    loop_id: int
+    kind: str  # for / while
+    span: Span
+    is_retry_shape: bool = False  # for _ in range(n) / while attempts < n / while True
+
+
+@dataclass(slots=True)
+class Assignment(CompactPickle):
+    target: str  # a local name or ``self.attr``
+    value: Value
+    span: Span
+    function: str | None
+    order: int = 0
+
+
+@dataclass(slots=True)
+class Decorator(CompactPickle):
+    qualname: str  # resolved name of the decorator (callee for called decorators)
+    text: str
+    called: bool
+    args: list[Value] = field(default_factory=list)
+    kwargs: dict[str, Value] = field(default_factory=dict)
+    span: Span = field(default_factory=lambda: Span.point(1))
+
+
+@dataclass(slots=True)
+class Function(CompactPickle):
+    qualname: str  # module-qualified: pkg.mod.Class.method
+    name: str
+    module: str
+    class_name: str | None
+    span: Span  # whole def, decorators included
+    name_span: Span  # the ``def name`` line, where tool findings are anchored
+    params: list[str]
+    is_async: bool
+    decorators: list[Decorator] = field(default_factory=list)
+    docstring: str | None = None
+    returns: list[Value] = field(default_factory=list)
+    handlers: list[Handler] = field(default_factory=list)
+    tries: list[TryBlock] = field(default_factory=list)
+    loops: list[Loop] = field(default_factory=list)
+    nested: list[str] = field(default_factory=list)  # qualnames of functions defined inside
+    raises: list[Value] = field(default_factory=list)
+    is_test: bool = False
+    asserts: list[Value] = field(default_factory=list)  # ``assert`` expressions, in order
+
+
+@dataclass(slots=True)
+class ClassDef(CompactPickle):
+    qualname: str
+    name: str
+    module: str
+    span: Span
+    name_span: Span
+    bases: list[str]
+    methods: list[str]  # qualnames
+    attributes: dict[str, Value] = field(default_factory=dict)  # class-level assignments
+    decorators: list[Decorator] = field(default_factory=list)
+    self_types: dict[str, str] = field(default_factory=dict)  # self.attr -> qualified type
+
+
+@dataclass(slots=True)
+class Suppression(CompactPickle):
+    line: int
+    codes: list[str]  # empty means every code
+    reason: str
+    span: Span
+
+
+@dataclass(slots=True)
+class ModuleFacts(CompactPickle):
+    path: str  # relative, "/"-separated
+    module: str
+    imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
+    functions: dict[str, Function] = field(default_factory=dict)
+    classes: dict[str, ClassDef] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
+    dicts: list[Value] = field(default_factory=list)  # dict literals shaped like tool schemas
+    suppressions: list[Suppression] = field(default_factory=list)
+    branches: list[tuple[str | None, str, Span]] = field(default_factory=list)
+    # ``if name == "create_order":`` / ``case "create_order":`` (function, string, body span):
+    # the statements a name-to-function dispatch runs for that name
+    is_test: bool = False
+    lines: int = 0
+    attribute_sets: list[Assignment] = field(default_factory=list)
+    # ``obj.attr = value`` on a non-self object (``create_order.handle_tool_error = True``)
+    status_checks: list[StatusCheck] = field(default_factory=list)
+
+    def calls_in(self, function: str | None) -> list[Call]:
+        return [c for c in self.calls if c.function == function]
+
+    def assignments_in(self, function: str | None) -> list[Assignment]:
+        return [a for a in self.assignments if a.function == function]
+
+
+class _LoadedEmpty:
+    """Refuses changes: every facts object read back from a pickle shares one empty list and
+    one empty dict for its empty fields (there are a million of them in a large project),
+    so changing one would change them all. Facts are read, never changed, once extracted."""
+
+    __slots__ = ()
+    _global_name = ""
+
+    def __reduce__(self) -> str:
+        # Pickled by name: every entry refers to the one module-level empty container.
+        return self._global_name
+
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("facts read from a pickle share their empty containers; copy first")
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
+    update = setdefault = popitem = __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    __ior__ = _refuse
+
+
+class _LoadedEmptyList(_LoadedEmpty, list[Any]):
+    __slots__ = ()
+    _global_name = "LOADED_EMPTY_LIST"
+
+
+class _LoadedEmptyDict(_LoadedEmpty, dict[Any, Any]):
+    __slots__ = ()
+    _global_name = "LOADED_EMPTY_DICT"
+
+
+LOADED_EMPTY_LIST = _LoadedEmptyList()
+LOADED_EMPTY_DICT = _LoadedEmptyDict()
+# What a cache entry may name besides the facts classes (see agentguard.engine.fact_cache).
+PICKLED_GLOBALS = (LOADED_EMPTY_LIST._global_name, LOADED_EMPTY_DICT._global_name)
+
+
+def _loaded_empty(annotation: str) -> list[Any] | dict[Any, Any] | None:
+    # Annotations are strings here (``from __future__ import annotations``).
+    if annotation.startswith("list["):
+        return LOADED_EMPTY_LIST
+    if annotation.startswith("dict["):
+        return LOADED_EMPTY_DICT
+    return None
+
+
+def _compile_reducer(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
+    """The ``__reduce__`` of one facts class, written out field by field.
+
+    Encoding calls it once per facts object (about two million in a large project): a
+    generic loop over a per-class layout spent more time deciding what to write than the
+    pickler spent writing it. The written-out form reads each field once, puts the shared
+    empty container in place of an empty one with ``or``, and leaves off the trailing run
+    of fields that hold their default.
+    """
+    declared = fields(cls)
+    namespace: dict[str, Any] = {"cls": cls}
+    row: list[str] = []
+    for index, f in enumerate(declared):
+        empty = _loaded_empty(str(f.type))
+        if empty is not None:
+            namespace[f"empty_{index}"] = empty
+            row.append(f"self.{f.name} or empty_{index}")
+        else:
+            row.append(f"self.{f.name}")
+    # Only fields with a plain default may go, and only as a trailing run of them.
+    trimmable = 0
+    for f in reversed(declared):
+        if f.default is MISSING or _loaded_empty(str(f.type)) is not None:
+            break
+        trimmable += 1
+    lines = ["def __reduce__(self):", f"    row = ({', '.join(row)},)"]
+    for index in range(len(declared) - 1, len(declared) - 1 - trimmable, -1):
+        default = declared[index].default
+        namespace[f"default_{index}"] = default
+        namespace[f"type_{index}"] = type(default)
+        # ``0 == False``: the type must match too, or a trimmed 0 would load as False.
+        is_default = f"type(row[{index}]) is type_{index} and row[{index}] == default_{index}"
+        lines.append(f"    if not ({is_default}):")
+        lines.append(f"        return cls, row[:{index + 1}]")
+    end = len(declared) - trimmable
+    lines.append(f"    return cls, row[:{end}]" if trimmable else "    return cls, row")
+    exec("\n".join(lines), namespace)  # the source is built above from field names only
+    reducer: Callable[[Any], tuple[type, tuple[Any, ...]]] = namespace["__reduce__"]
+    reducer.__qualname__ = f"{cls.__qualname__}.__reduce__"
+    return reducer
+
+
+# Each facts class with its own ``__reduce__``; agentguard.engine.fact_cache hands this table to its
+# pickler, which then calls the reducer directly instead of through ``__reduce_ex__``.
+REDUCERS: dict[type, Callable[[Any], tuple[type, tuple[Any, ...]]]] = {}
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and issubclass(_cls, CompactPickle) and _cls is not CompactPickle:
+        _cls.__reduce__ = REDUCERS[_cls] = _compile_reducer(_cls)  # type: ignore[method-assign,assignment]
+del _cls
+
+
+# Fields holding a line number outside a Span.
+_LINE_FIELDS = frozenset({(Suppression, "line"), (ModuleFacts, "lines")})
+_FIELD_NAMES: dict[type, tuple[tuple[str, bool], ...]] = {
+    cls: tuple((f.name, (cls, f.name) in _LINE_FIELDS) for f in fields(cls)) for cls in REDUCERS
+}
+
+
+# A file's facts apart from line numbers, its columns, and its line numbers (as ranks, in
+# ``line_layout``), in one order.
+LineLayout = tuple[list[object], list[int], list[int]]
+
+
+def _layout(facts: ModuleFacts) -> LineLayout:
+    """What the facts say apart from line numbers, and their line numbers, in one order.
+
+    The first list has every class, container size and value (with its type, so that
+    ``1`` and ``True`` differ); the second every column; the third every line number.
+    """
+    shape: list[object] = []
+    columns: list[int] = []
+    lines: list[int] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, Span):
+            shape.append(Span)
+            lines.append(value[0])
+            lines.append(value[2])
+            columns.append(value[1])
+            columns.append(value[3])
+        elif isinstance(value, CompactPickle):
+            cls = type(value)
+            shape.append(cls)
+            for name, is_line in _FIELD_NAMES[cls]:
+                item = getattr(value, name)
+                if is_line:
+                    lines.append(item)
+                else:
+                    walk(item)
+        elif isinstance(value, (list, tuple)):
+            shape.append((tuple if isinstance(value, tuple) else list, len(value)))
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            shape.append((dict, len(value)))
+            for key, item in value.items():
+                shape.append(key)
+                walk(item)
+        else:
+            shape.append(type(value))
+            shape.append(value)
+
+    walk(facts)
+    return shape, columns, lines
+
+
+def _ranks(lines: list[int]) -> list[int]:
+    order = {line: rank for rank, line in enumerate(sorted(set(lines)))}
+    return [order[line] for line in lines]
+
+
+def line_layout(facts: ModuleFacts) -> LineLayout:
+    """What the facts say, with line numbers kept only as their order: two versions of a
+    file have equal layouts when they differ only in line numbers, and those in a way that
+    keeps every line before, after or on every other line as it was (a comment or a blank
+    line added or removed).
+
+    Whatever the project model and the rules work out from facts compares lines only with
+    lines of the same file (is this call inside that ``try``, before that ledger write), so
+    from such facts they work out the same, but for where things are in this file.
+    """
+    shape, columns, lines = _layout(facts)
+    return shape, columns, _ranks(lines)

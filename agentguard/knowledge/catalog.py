@@ -1,0 +1,437 @@
+"""The YAML catalogues under ``agentguard/rules/``: framework tool forms, side-effect sinks
+and retry constructs, plus the user's extensions from config."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any, Generic, TypeVar, cast
+
+import yaml
+
+from agentguard.config import ConfigError
+
+T = TypeVar("T")
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def normalise(qualname: str) -> str:
+    return qualname.replace("()", "")
+
+
+class NameIndex:
+    """Distinct dotted names (callees, many thousands) by their exact form, first part and
+    last part, as a ``Matcher`` reads them: a catalogue finds the few names it may match
+    through its own keys, without looking at every name."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = frozenset(names)
+        self.by_name: dict[str, list[str]] = {}
+        self.by_head: dict[str, list[str]] = {}
+        self.by_tail: dict[str, list[str]] = {}
+        for written in self.names:
+            name = written.replace("()", "") if "()" in written else written
+            self.by_name.setdefault(name, []).append(written)
+            self.by_head.setdefault(name.split(".", 1)[0], []).append(written)
+            self.by_tail.setdefault(name.rsplit(".", 1)[-1], []).append(written)
+
+
+class Matcher(Generic[T]):
+    """Maps qualified names to entries: exact names first, then glob patterns in order."""
+
+    def __init__(self) -> None:
+        self._exact: dict[str, T] = {}
+        self._globs: list[tuple[re.Pattern[str], T]] = []
+        # Globs by the first or last dotted part every name they match must have
+        # (``stripe.*.create`` by ``stripe``, ``*.put_item`` by ``put_item``): a name is
+        # tried against the few globs that can match it, not against all of them.
+        self._by_head: dict[str, list[int]] = {}
+        self._by_tail: dict[str, list[int]] = {}
+        self._unkeyed: list[int] = []
+        self._memo: dict[str | None, T | None] = {}
+
+    def add(self, patterns: Iterable[str], entry: T) -> None:
+        for pattern in patterns:
+            if any(ch in pattern for ch in "*?["):
+                self._index_glob(pattern, len(self._globs))
+                self._globs.append((re.compile(fnmatch.translate(pattern)), entry))
+            else:
+                self._exact.setdefault(pattern, entry)
+        self._memo.clear()
+
+    def __bool__(self) -> bool:
+        """Whether any name can match (the user's sinks are often none)."""
+        return bool(self._exact or self._globs)
+
+    def among(self, index: NameIndex) -> frozenset[str]:
+        """The names in ``index`` that match: for a walk over every call site, which then
+        tests membership in a set instead of asking the matcher at each site."""
+        if self._unkeyed:
+            candidates: Iterable[str] = index.names
+        else:
+            groups = [index.by_name.get(name, ()) for name in self._exact]
+            groups += [index.by_head.get(head, ()) for head in self._by_head]
+            groups += [index.by_tail.get(tail, ()) for tail in self._by_tail]
+            candidates = {name for group in groups for name in group}
+        return frozenset(name for name in candidates if self(name) is not None)
+
+    def _index_glob(self, pattern: str, position: int) -> None:
+        if "[" in pattern or "]" in pattern:
+            self._unkeyed.append(position)
+            return
+        prefix = re.split(r"[*?]", pattern, maxsplit=1)[0]
+        suffix = re.split(r"[*?]", pattern)[-1]
+        if "." in prefix:
+            self._by_head.setdefault(prefix.split(".", 1)[0], []).append(position)
+        elif "." in suffix:
+            self._by_tail.setdefault(suffix.rsplit(".", 1)[1], []).append(position)
+        else:
+            self._unkeyed.append(position)
+
+    def __call__(self, qualname: str | None) -> T | None:
+        # One probe of the memo on the hot path: callers ask per call site.
+        try:
+            return self._memo[qualname]
+        except KeyError:
+            return self._lookup(qualname)
+
+    def _lookup(self, qualname: str | None) -> T | None:
+        if not qualname:
+            self._memo[qualname] = None
+            return None
+        memo = self._memo
+        name = qualname.replace("()", "") if "()" in qualname else qualname
+        found = self._exact.get(name)
+        if found is None and self._globs:
+            head = self._by_head.get(name.split(".", 1)[0], ())
+            tail = self._by_tail.get(name.rsplit(".", 1)[-1], ())
+            candidates = sorted((*head, *tail, *self._unkeyed)) if head or tail else self._unkeyed
+            for position in candidates:
+                regex, entry = self._globs[position]
+                if regex.match(name):
+                    found = entry
+                    break
+        memo[qualname] = found
+        return found
+
+
+@dataclass(frozen=True)
+class ArgRef:
+    """Where a value sits in a call: positional index and/or keyword name."""
+
+    arg: int | None = None
+    kwarg: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any] | None) -> ArgRef | None:
+        if not raw:
+            return None
+        return cls(arg=raw.get("arg"), kwarg=tuple(_as_list(raw.get("kwarg"))))
+
+
+@dataclass(frozen=True)
+class ToolForm:
+    framework: str
+    form: str  # decorator | factory | base_class | registry
+    function: ArgRef | None = None
+    also: ArgRef | None = None
+    name: ArgRef | None = None
+    tools: ArgRef | None = None
+    methods: tuple[str, ...] = ()
+    methods_from_attribute: str | None = None
+    # class attributes a duck-typed base needs (``name``, ``description``) to count
+    requires_attributes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sink:
+    effect: str
+    idempotent: bool | None
+    method: str | None = None
+    method_from: Mapping[str, Any] | None = None
+    key: Mapping[str, Any] = field(default_factory=dict)
+    remote: bool | None = None
+    confidence: str = "high"
+    receiver_hint: str | None = None
+    pattern: str = ""
+    user: bool = False  # declared in the user's config: wins over following project code
+
+
+@dataclass(frozen=True)
+class RetryConstruct:
+    kind: str  # decorator | wrapper | http_retry | global
+    library: str
+    on: ArgRef | None = None
+    default_catches_all: bool = False
+    methods_kwarg: tuple[str, ...] = ()
+    default_methods: tuple[str, ...] = ()
+    scope_kwarg: str | None = None
+    requires_kwarg: str | None = None
+    what: str = ""
+    node: ArgRef | None = None  # node_retry: where the retried node sits in the call
+
+
+class Catalog:
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.data = data
+        self.tool_forms: dict[str, Matcher[ToolForm]] = {
+            kind: Matcher() for kind in ("decorator", "factory", "base_class", "registry")
+        }
+        self.metadata_kwargs: dict[str, str] = {}
+        self.annotations_kwargs: dict[str, str] = {}
+        self.mcp_lowlevel_servers: list[str] = []
+        self.mcp_tool_types: list[str] = []
+        for framework, spec in (data.get("frameworks") or {}).items():
+            self._load_framework(framework, spec or {})
+        effects = data.get("effects") or {}
+        self.sinks: Matcher[Sink] = Matcher()
+        self.user_sinks: Matcher[Sink] = Matcher()
+        for raw in effects.get("sinks") or []:
+            patterns = _as_list(raw["match"])
+            sink = Sink(
+                effect=raw["effect"],
+                idempotent=raw.get("idempotent"),
+                method=raw.get("method"),
+                method_from=raw.get("method_from"),
+                key=raw.get("key") or {},
+                remote=raw.get("remote"),
+                confidence=raw.get("confidence", "high"),
+                receiver_hint=raw.get("receiver_hint"),
+                pattern=patterns[0],
+                user=bool(raw.get(USER_MARK)),
+            )
+            self.sinks.add(patterns, sink)
+            if sink.user:
+                self.user_sinks.add(patterns, sink)
+        self.reads: Matcher[bool] = Matcher()
+        self.reads.add(_as_list(effects.get("reads")), True)
+        verbs = effects.get("verbs") or {}
+        self.verbs: dict[str, str] = {}
+        for category in ("read", "idempotent_write", "destructive", "non_idempotent"):
+            for verb in verbs.get(category) or []:
+                self.verbs[verb] = category
+        self.client_receiver = re.compile(effects.get("client_receiver_pattern") or "$^")
+        read_posts = effects.get("read_posts") or {}
+        self.post_read_words = frozenset(_as_list(read_posts.get("read_words")))
+        self.post_write_words = frozenset(_as_list(read_posts.get("write_words"))) | {
+            verb for verb, category in self.verbs.items() if category != "read"
+        }
+        self.post_read_hosts = re.compile(read_posts.get("read_hosts") or "$^")
+        self.post_query_keys = frozenset(_as_list(read_posts.get("query_keys")))
+        self.post_model_keys = frozenset(_as_list(read_posts.get("model_keys")))
+        self.name_read_words = frozenset(_as_list(read_posts.get("name_read_words")))
+        retries = data.get("retries") or {}
+        self.retries: Matcher[RetryConstruct] = Matcher()
+        for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):
+            for raw in retries.get(kind) or []:
+                construct = RetryConstruct(
+                    kind=kind.rstrip("s") if kind in {"decorators", "wrappers"} else kind,
+                    library=raw.get("library", ""),
+                    on=ArgRef.parse(raw.get("exceptions")),
+                    default_catches_all=bool(raw.get("default_catches_all")),
+                    methods_kwarg=tuple(_as_list(raw.get("methods_kwarg"))),
+                    default_methods=tuple(_as_list(raw.get("default_methods"))),
+                    scope_kwarg=raw.get("scope_kwarg"),
+                    requires_kwarg=raw.get("requires_kwarg"),
+                    what=raw.get("what", ""),
+                    node=ArgRef.parse(raw.get("node")),
+                )
+                self.retries.add(_as_list(raw["match"]), construct)
+        self.transient_exceptions = set(_as_list(retries.get("transient_exceptions")))
+        self.catch_all_exceptions = set(_as_list(retries.get("catch_all_exceptions")))
+        self.policy_default_catches = list(_as_list(retries.get("policy_default_catches")))
+        self.ledger_functions: Matcher[bool] = Matcher()
+        self.ledger_functions.add(_as_list(data.get("ledger_functions")), True)
+
+    def _load_framework(self, framework: str, spec: Mapping[str, Any]) -> None:
+        self.tool_forms["decorator"].add(
+            _as_list(spec.get("decorators")), ToolForm(framework, "decorator")
+        )
+        for raw in spec.get("factories") or []:
+            self.tool_forms["factory"].add(
+                _as_list(raw["callee"]),
+                ToolForm(
+                    framework,
+                    "factory",
+                    function=ArgRef.parse(raw.get("function")),
+                    also=ArgRef.parse(raw.get("also")),
+                    name=ArgRef.parse(raw.get("name")),
+                ),
+            )
+        for raw in spec.get("base_classes") or []:
+            self.tool_forms["base_class"].add(
+                _as_list(raw["qualname"]),
+                ToolForm(
+                    framework,
+                    "base_class",
+                    methods=tuple(_as_list(raw.get("methods"))),
+                    methods_from_attribute=raw.get("methods_from_attribute"),
+                    requires_attributes=tuple(_as_list(raw.get("requires_attributes"))),
+                ),
+            )
+        for raw in spec.get("registries") or []:
+            self.tool_forms["registry"].add(
+                _as_list(raw["callee"]),
+                ToolForm(framework, "registry", tools=ArgRef.parse(raw.get("tools"))),
+            )
+        if spec.get("metadata_kwarg"):
+            self.metadata_kwargs[framework] = spec["metadata_kwarg"]
+        if spec.get("annotations_kwarg"):
+            self.annotations_kwargs[framework] = spec["annotations_kwarg"]
+        lowlevel = spec.get("lowlevel") or {}
+        self.mcp_lowlevel_servers += _as_list(lowlevel.get("server"))
+        self.mcp_tool_types += _as_list(lowlevel.get("tool_type"))
+
+    @cached_property
+    def digest(self) -> str:
+        """Part of every cache key: a catalogue change invalidates cached facts."""
+        return hashlib.sha256(json.dumps(self.data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+CATALOG_FILES = ("frameworks", "effects", "retries")
+USER_MARK = "_user"  # set on entries merged from the user's config (never in YAML files)
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+class CatalogError(ConfigError):
+    """A catalogue (built-in YAML or the user's extension) that breaks its schema."""
+
+
+@cache
+def catalog_schema(name: str) -> dict[str, Any]:
+    text = (_PACKAGE / "data" / f"{name}.schema.json").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def schema_problems(name: str, document: Any) -> list[tuple[str, str]]:
+    """(dotted key, message) for each place ``document`` breaks the ``name`` schema."""
+    import jsonschema  # slow to import, and only user extensions and tests validate
+
+    validator = jsonschema.Draft202012Validator(
+        catalog_schema(name), format_checker=jsonschema.FormatChecker()
+    )
+    problems = []
+    for error in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path)):
+        key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        message = error.message.replace("Additional properties are not allowed", "unknown key")
+        problems.append((key, message))
+    return problems
+
+
+# libyaml's loader reads the catalogues about ten times faster than the pure-Python one.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@cache
+def _builtin_file(name: str) -> dict[str, Any]:
+    """A built-in catalogue. It is not validated here, on every run: the test suite checks
+    each one against its schema (user extensions are validated when loaded)."""
+    path = _PACKAGE / "rules" / f"{name}.yaml"
+    try:
+        loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise CatalogError(f"{path}: cannot load the built-in catalogue: {exc}") from exc
+    return cast(dict[str, Any], loaded)
+
+
+def builtin_data() -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for name in CATALOG_FILES:
+        loaded = json.loads(json.dumps(_builtin_file(name)))
+        if name == "frameworks":
+            data["frameworks"] = loaded.get("frameworks") or {}
+        else:
+            data[name] = loaded
+    data["ledger_functions"] = [
+        "agentguard.runtime.guarded",
+        "agentguard.guarded",
+        "agentguard.runtime.Runtime.ledger.*",
+    ]
+    return data
+
+
+def validate_extensions(extensions: Mapping[str, Any], source: Path | str | None) -> None:
+    """Check the user's catalogue extensions against the catalogue schemas; a problem is a
+    configuration error naming the config file and the key (``effects.sinks.0.effect``)."""
+    where = str(source) if source is not None else "configuration"
+    documents = {
+        "frameworks": {"frameworks": extensions["frameworks"]}
+        if "frameworks" in extensions
+        else None,
+        "effects": extensions.get("effects"),
+        "retries": extensions.get("retries"),
+    }
+    for name, document in documents.items():
+        if document is None:
+            continue
+        if not isinstance(document, Mapping):
+            raise CatalogError(f"{where}: invalid configuration at `{name}`: must be a table")
+        problems = schema_problems(name, document)
+        if problems:
+            key, message = problems[0]
+            if name != "frameworks":
+                key = f"{name}.{key}" if key != "(top level)" else name
+            raise CatalogError(f"{where}: invalid configuration at `{key}`: {message}")
+    ledger = extensions.get("ledger_functions")
+    if ledger is not None and not (
+        isinstance(ledger, list) and all(isinstance(x, str) and x for x in ledger)
+    ):
+        raise CatalogError(
+            f"{where}: invalid configuration at `ledger-functions`: must be a list of names"
+        )
+
+
+def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge user catalogue entries (from config) into the built-in data."""
+    merged = json.loads(json.dumps(data))
+    for framework, spec in (extensions.get("frameworks") or {}).items():
+        target = merged["frameworks"].setdefault(framework, {})
+        for key, value in spec.items():
+            if isinstance(value, list):
+                target[key] = list(target.get(key) or []) + value
+            else:
+                target[key] = value
+    for section in ("effects", "retries"):
+        for key, value in (extensions.get(section) or {}).items():
+            existing = merged[section].get(key)
+            if isinstance(value, list):
+                if key == "sinks":
+                    value = [{**entry, USER_MARK: True} for entry in value]
+                # User entries come first, so they win over built-in globs.
+                merged[section][key] = value + list(existing or [])
+            elif isinstance(value, dict) and isinstance(existing, dict):
+                # verbs: the user's words join the built-in ones
+                combined = dict(existing)
+                for k, v in value.items():
+                    combined[k] = (
+                        list(v) + list(existing.get(k) or []) if isinstance(v, list) else v
+                    )
+                merged[section][key] = combined
+            else:
+                merged[section][key] = value
+    merged["ledger_functions"] = list(merged.get("ledger_functions") or []) + list(
+        extensions.get("ledger_functions") or []
+    )
+    return merged
+
+
+def load_catalog(
+    extensions: Mapping[str, Any] | None = None, source: Path | str | None = None
+) -> Catalog:
+    data = builtin_data()
+    if extensions:
+        validate_extensions(extensions, source)
+        data = merge_extensions(data, extensions)
+    return Catalog(data)

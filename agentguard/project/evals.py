@@ -1,0 +1,126 @@
+"""Which tools a project's tests drive through a timeout while asserting no second execution (Q8).
+
+Test modules are scanned as facts (``ModuleFacts.is_test``); a test covers a tool when one test
+function (with its nested helpers) names the tool, injects a timeout (agentguard's
+``runtime.testing`` helpers, ``side_effect=requests.Timeout``, a fake raising a timeout,
+``respx``/``responses`` timeouts) and asserts a call count or the ledger state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.knowledge.checklist import knowledge
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_facts import ToolFacts
+
+
+_ONCE = re.compile(r"(==|<=|<)\s*[012]\b")
+
+
+@dataclass
+class ReplayTest:
+    function: Function
+    location: Location
+    names: set[str] = field(default_factory=set)  # identifiers and strings the test mentions
+    injects_timeout: bool = False
+    asserts_once: bool = False
+    uses_runtime_testing: bool = False
+
+    @property
+    def is_replay_safety_test(self) -> bool:
+        return self.uses_runtime_testing or (self.injects_timeout and self.asserts_once)
+
+
+def _values(values: Iterable[Value]) -> Iterable[Value]:
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        yield value
+        stack += value.elements + value.call_args + list(value.call_kwargs.values())
+        stack += list(value.items.values())
+
+
+def _raises_timeout(project: ProjectModel, fn: Function) -> bool:
+    know = knowledge()
+    return any(know.is_timeout(v.qualname or v.text.split("(")[0]) for v in fn.raises)
+
+
+def _test_functions(facts: ModuleFacts) -> list[Function]:
+    return [fn for fn in facts.functions.values() if fn.is_test or fn.name.startswith("test")]
+
+
+def replay_tests(project: ProjectModel) -> list[ReplayTest]:
+    cache = vars(project)
+    cached = cache.get("_replay_tests")
+    if isinstance(cached, list):
+        return cached
+    know = knowledge()
+    result: list[ReplayTest] = []
+    for facts in project.modules.values():
+        if not facts.is_test:
+            continue
+        runtime_imports = {
+            local for local, qual in facts.imports.items() if know.fault_injection(qual)
+        }
+        for fn in _test_functions(facts):
+            test = ReplayTest(fn, Location(facts.path, fn.name_span))
+            scope = [fn.qualname, *fn.nested]
+            calls: list[Call] = [c for q in scope for c in project.calls_in(q)]
+            if set(fn.params) & know.fault_fixtures:
+                test.uses_runtime_testing = True
+            for call in calls:
+                callee = call.callee.replace("()", "")
+                test.names.update(callee.split("."))
+                if (
+                    know.fault_injection(callee)
+                    or callee.split(".")[0] in runtime_imports
+                    or call.method in know.fault_methods
+                ):
+                    test.uses_runtime_testing = True
+                if know.count_calls(callee):
+                    test.asserts_once = True
+                for value in _values([*call.args, *call.kwargs.values()]):
+                    if value.string():
+                        test.names.add(value.string() or "")
+                    test.names.update(value.names)
+                    qual = (value.qualname or "").replace("()", "")
+                    if qual and know.is_timeout(qual):
+                        test.injects_timeout = True
+                    if any(know.is_timeout(c) for c in value.calls):
+                        test.injects_timeout = True
+                    helper = project.function(qual) if qual else None
+                    if helper is not None and _raises_timeout(project, helper):
+                        test.injects_timeout = True
+            for qualname in scope:
+                inner = project.function(qualname)
+                if inner is not None and _raises_timeout(project, inner):
+                    test.injects_timeout = True
+            for value in fn.asserts:
+                test.names.update(value.names)
+                if set(value.attrs) & know.count_attrs or know.ledger_words.search(value.text):
+                    test.asserts_once = True
+                if any(know.count_calls(c) for c in value.calls):
+                    test.asserts_once = True
+                if "len" in value.calls and _ONCE.search(value.text):
+                    test.asserts_once = True  # assert len(sent) == 1
+            result.append(test)
+    cache["_replay_tests"] = result
+    return result
+
+
+def covering_test(project: ProjectModel, tool: ToolFacts) -> ReplayTest | None:
+    names = {tool.name, *(q.rsplit(".", 1)[-1] for q in tool.functions)}
+    if tool.form == "base_class":
+        names.add(tool.symbol.rsplit(".", 1)[-1])
+    for test in replay_tests(project):
+        if test.is_replay_safety_test and names & test.names:
+            return test
+    return None

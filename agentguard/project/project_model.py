@@ -1,0 +1,664 @@
+"""The project model: tools, their declarations and effect summaries, the call graph.
+
+Built from per-file facts (``python.facts``) and schema documents; checks read it and
+never walk syntax themselves. Tool discovery, effect inference and retry detection live in
+``agentguard.project.tools``, ``.effects`` and ``.retries``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentguard.diagnostics import Location, ScanProblem, Span
+from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
+from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
+from agentguard.project.tool_facts import (
+    SELF_NAMES,
+    Effect,
+    RetryUse,
+    ToolFacts,
+)
+
+if TYPE_CHECKING:
+    from agentguard.config import Config
+    from agentguard.facts.schema_files.detect import SchemaIssue
+    from agentguard.project.effects import EffectSummaries
+
+
+# A callee as written, resolved wherever it is called: (the name without "()", its dotted
+# parts, whether the caller's class decides it, the project name it stands for if known).
+_CalleeName = tuple[str, list[str], bool, "str | None"]
+# How many ``__init__.py`` re-exports a name is followed through (a cycle ends there).
+MAX_REEXPORT_HOPS = 8
+
+
+def _constructed_type(value: Value) -> str | None:
+    """What a call builds, when its name says: a class (``httpx.Client``), or a boto3 client
+    of a service (``boto3.client("sqs")`` gives ``boto3.client:sqs``, as the extractor types
+    it)."""
+    qualname = value.qualname
+    if value.kind != "call" or not qualname:
+        return None
+    last = qualname.rsplit(".", 1)[-1]
+    if last[:1].isupper():
+        return qualname
+    if last in {"client", "resource"} and value.call_args:
+        service = value.call_args[0].string()
+        if service:
+            return f"{qualname}:{service}"
+    return None
+
+
+class CallSite:
+    """One call site as resolved for its caller: the callee's qualified name and the project
+    function the call runs (a class's ``__init__`` for a construction), if any."""
+
+    __slots__ = ("call", "callee", "caller", "facts", "target")
+
+    def __init__(
+        self,
+        call: Call,
+        caller: Function | None,
+        facts: ModuleFacts,
+        callee: str,
+        target: str | None,
+    ) -> None:
+        self.call = call
+        self.caller = caller
+        self.facts = facts
+        self.callee = callee
+        self.target = target
+
+
+class ProjectModel:
+    def __init__(
+        self,
+        modules: Iterable[ModuleFacts],
+        catalog: Catalog,
+        other_modules: Iterable[str] = (),
+    ) -> None:
+        """``other_modules``: the project's modules left unparsed (agentguard.prefilter):
+        imports from them are still not third-party."""
+        self.catalog = catalog
+        self.modules: dict[str, ModuleFacts] = {m.path: m for m in modules}
+        self.modules_by_name: dict[str, ModuleFacts] = {m.module: m for m in self.modules.values()}
+        self.functions: dict[str, tuple[Function, ModuleFacts]] = {}
+        self.classes: dict[str, tuple[ClassDef, ModuleFacts]] = {}
+        self.by_name: dict[str, list[str]] = {}
+        self.module_types: dict[str, dict[str, str]] = {}
+        self.calls_by_function: dict[str | None, list[Call]] = {}
+        for facts in self.modules.values():
+            for fn in facts.functions.values():
+                self.functions[fn.qualname] = (fn, facts)
+                self.by_name.setdefault(fn.name, []).append(fn.qualname)
+            for cls in facts.classes.values():
+                self.classes[cls.qualname] = (cls, facts)
+            types: dict[str, str] = {}
+            for assignment in facts.assignments:
+                if assignment.function is None:
+                    made = _constructed_type(assignment.value)
+                    if made is not None:
+                        types.setdefault(assignment.target, made)
+            self.module_types[facts.module] = types
+            for call in facts.calls:
+                key = f"{facts.path}::{call.function}" if call.function is None else call.function
+                self.calls_by_function.setdefault(key, []).append(call)
+        # The last parts of the project's function names: a callee ending otherwise is no
+        # function of the calling module.
+        self._function_tails = {q.rsplit(".", 1)[-1] for q in self.functions}
+        # The first parts of the parsed modules' names: most dotted callees (``self.x.get``,
+        # ``json.dumps``) start otherwise, so no prefix of theirs names a module or is the
+        # prefix of a project function's name, and no lookup need try.
+        self._module_firsts = {name.split(".", 1)[0] for name in self.modules_by_name}
+        self._function_firsts = {q.split(".", 1)[0] for q in self.functions}
+        self._name_firsts = (
+            self._module_firsts | self._function_firsts | {q.split(".", 1)[0] for q in self.classes}
+        )
+        # Top-level packages of the scanned code: imports from them are not third-party.
+        self.module_heads: set[str] = {
+            name.split(".")[0]
+            for name in (*(m.module for m in self.modules.values()), *other_modules)
+        }
+        self.tools: list[ToolFacts] = []
+        self.problems: list[ScanProblem] = []
+        self.config: Config | None = None
+        self.schema_files: list[tuple[Path, str]] = []
+        self.schema_issues: list[
+            SchemaIssue
+        ] = []  # filled by agentguard.project.schema_tools (AG001)
+        self._effects: EffectSummaries | None = None  # set by effect inference
+        self._sites: dict[int, CallSite] = {}
+        self._targets: dict[str, tuple[str | None, bool, str | None]] = {}
+        self._module_sites: dict[str, list[CallSite]] = {}
+        self._matching: dict[tuple[int, bool], tuple[Matcher[Any], frozenset[str]]] = {}
+        self._written_names = NameIndex(
+            call.callee for calls in self.calls_by_function.values() for call in calls
+        )
+        self._resolved_names: NameIndex | None = None
+        self._callee_names: dict[str, _CalleeName] = {}
+        self._class_names: dict[tuple[str, str, str], str] = {}
+        self._instances: dict[str, str] = {}
+        self._prefix_index: dict[str, dict[str, str]] = {}
+        self._edges: dict[str, list[tuple[Call, str]]] = {}
+        self._sorted_functions: list[tuple[str, tuple[Function, ModuleFacts]]] | None = None
+        self._assignment_index: dict[
+            int,
+            tuple[
+                ModuleFacts,
+                dict[str | None, list[Assignment]],
+                dict[tuple[str | None, str], list[Assignment]],
+            ],
+        ] = {}
+        self._retry_uses: list[RetryUse] | None = None
+        self._call_bound_index: dict[int, tuple[ModuleFacts, set[tuple[str | None, str]]]] = {}
+        from agentguard.project import effects, tools
+
+        tools.discover_tools(self)
+        effects.infer_effects(self)
+
+    # ------------------------------------------------------------------ lookups
+    def function(self, qualname: str) -> Function | None:
+        entry = self.functions.get(qualname)
+        return entry[0] if entry else None
+
+    def module_of(self, qualname: str) -> ModuleFacts | None:
+        entry = self.functions.get(qualname)
+        return entry[1] if entry else None
+
+    def sorted_functions(self) -> list[tuple[str, tuple[Function, ModuleFacts]]]:
+        """The project's functions by qualified name: several rules walk them in order."""
+        if self._sorted_functions is None:
+            self._sorted_functions = sorted(self.functions.items())
+        return self._sorted_functions
+
+    def calls_in(self, qualname: str) -> list[Call]:
+        return self.calls_by_function.get(qualname, [])
+
+    def location(self, facts: ModuleFacts, span: Span) -> Location:
+        return Location(facts.path, span)
+
+    def resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
+        """Resolve self.x.y and module-level instances into a qualified callee name."""
+        return self.call_site(call, caller, facts).callee
+
+    def call_target(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str | None:
+        """The project function a call runs (a class's ``__init__`` for a construction)."""
+        return self.call_site(call, caller, facts).target
+
+    def call_site(self, call: Call, caller: Function | None, facts: ModuleFacts) -> CallSite:
+        """``call`` as resolved for ``caller``: its callee and the project function it runs."""
+        # Memoised per call site: tool discovery, effects, ledgers, retries and resume each
+        # resolve every call, some of them in several rounds.
+        site = self._sites.get(id(call))
+        if (
+            site is None
+            or site.call is not call
+            or site.caller is not caller
+            or site.facts is not facts
+        ):
+            callee = self._resolve_callee(call, caller, facts)
+            site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
+            self._sites[id(call)] = site
+        return site
+
+    def _call_target(self, callee: str, facts: ModuleFacts) -> str | None:
+        # ``project_function`` (then a class's ``__init__``), with what does not depend on
+        # the calling module worked out once per name.
+        known = self._targets.get(callee)
+        if known is None:
+            known = self._targets[callee] = self._target_anywhere(callee)
+        direct, maybe_local, otherwise = known
+        if direct is not None:
+            return direct
+        if maybe_local:
+            local = f"{facts.module}.{callee}"
+            if local in self.functions:
+                return local
+        return otherwise
+
+    def _target_anywhere(self, callee: str) -> tuple[str | None, bool, str | None]:
+        """For ``_call_target``: the project function ``callee`` names from any module, whether
+        the calling module's own function of that name could come first, and the target
+        when it does not (a re-exported function, or a class's ``__init__``)."""
+        if callee in self.functions:
+            return (callee, False, None)
+        maybe_local = bool(callee) and callee.rsplit(".", 1)[-1] in self._function_tails
+        otherwise = None
+        if "." in callee and callee.split(".", 1)[0] in self._function_firsts:
+            module_prefix, tail = callee.rsplit(".", 1)
+            otherwise = self._functions_under(tail).get(module_prefix)
+        if otherwise is None and callee in self.classes:
+            otherwise = self.find_method(callee, "__init__")
+        return (None, maybe_local, otherwise)
+
+    def call_sites(self, facts: ModuleFacts) -> list[CallSite]:
+        """The calls of ``facts``, each resolved for the function it is in (computed once:
+        tool discovery and retry detection walk every call of every module)."""
+        sites = self._module_sites.get(facts.path)
+        if sites is None:
+            function = self.function
+            sites = [
+                self.call_site(call, function(call.function) if call.function else None, facts)
+                for call in facts.calls
+            ]
+            self._module_sites[facts.path] = sites
+        return sites
+
+    def callees_matching(self, matcher: Matcher[Any], *, resolved: bool) -> frozenset[str]:
+        """The callees in the project, as written (``call.callee``) or as resolved for their
+        call sites, that ``matcher`` knows: a walk over every call site tests membership in
+        this set instead of asking the catalogue at each site. Most sites match nothing."""
+        key = (id(matcher), resolved)
+        entry = self._matching.get(key)
+        if entry is None or entry[0] is not matcher:
+            names = self._resolved_index() if resolved else self._written_names
+            entry = self._matching[key] = (matcher, matcher.among(names))
+        return entry[1]
+
+    def _resolved_index(self) -> NameIndex:
+        if self._resolved_names is None:
+            self._resolved_names = NameIndex(
+                site.callee for facts in self.modules.values() for site in self.call_sites(facts)
+            )
+        return self._resolved_names
+
+    def call_edges(self, qualname: str) -> list[tuple[Call, str]]:
+        """The calls in ``qualname`` that run another project function, with that function
+        (kept from effect inference for the functions it worked out)."""
+        edges = self._edges.get(qualname)
+        if edges is None:
+            fn, facts = self.functions[qualname]
+            edges = []
+            for call in self.calls_in(qualname):
+                target = self.call_target(call, fn, facts)
+                if target and target != qualname:
+                    edges.append((call, target))
+            self._edges[qualname] = edges
+        return edges
+
+    def local_assignments(
+        self, facts: ModuleFacts, function: str | None, target: str | None = None
+    ) -> list[Assignment]:
+        """The assignments of ``facts`` made in ``function`` (None: at module level), to
+        ``target`` when given, in source order: an index instead of a scan per lookup."""
+        entry = self._assignment_index.get(id(facts))
+        if entry is None or entry[0] is not facts:
+            by_function: dict[str | None, list[Assignment]] = {}
+            by_target: dict[tuple[str | None, str], list[Assignment]] = {}
+            for assignment in facts.assignments:
+                by_function.setdefault(assignment.function, []).append(assignment)
+                by_target.setdefault((assignment.function, assignment.target), []).append(
+                    assignment
+                )
+            entry = (facts, by_function, by_target)
+            self._assignment_index[id(facts)] = entry
+        if target is None:
+            return entry[1].get(function, [])
+        return entry[2].get((function, target), [])
+
+    def _resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
+        # Most of what a name resolves to does not depend on the call site: it is worked out
+        # once per name (and class), and only the site-specific parts are looked at here.
+        name = self._callee_names.get(call.callee)
+        if name is None:
+            name = self._callee_names[call.callee] = self._resolve_name(call.callee)
+        callee, parts, on_class, resolved = name
+        if on_class and caller is not None and caller.class_name:
+            class_key = (caller.class_name, facts.module, callee)
+            found = self._class_names.get(class_key)
+            if found is None:
+                found = self._class_names[class_key] = self._resolve_on_class(
+                    callee, parts, caller.class_name, facts
+                )
+            return found
+        types = self.module_types.get(facts.module, {})
+        # Only a name the extractor left unresolved (a module variable assigned below its
+        # use): ``mcp.server.fastmcp.FastMCP.add_tool`` must not be resolved twice.
+        if parts[0] in types and callee == normalise(call.text):
+            return ".".join([types[parts[0]], *parts[1:]])
+        if resolved is not None:
+            return resolved
+        if len(parts) == 2 and caller is not None:
+            # An instance of a project class whose method is called: Cls.method
+            made = self._factory_class(parts[0], caller, facts)
+            method = self.find_method(made, parts[1]) if made else None
+            if method:
+                return method
+        return callee
+
+    def _resolve_name(self, written: str) -> _CalleeName:
+        """What ``written`` (a callee as the extractor left it) names wherever it is called:
+        a project function or class, or a method of an instance another module holds (None:
+        the call site decides)."""
+        callee = written.replace("()", "")
+        parts = callee.split(".")
+        on_class = len(parts) >= 2 and (
+            (parts[0] == "super" and len(parts) == 2) or parts[0] in SELF_NAMES
+        )
+        resolved: str | None = None
+        if parts[0] not in self._name_firsts:
+            return (callee, parts, on_class, resolved)
+        instance = self.resolve_instance(callee)
+        if instance != callee:
+            resolved = self._method_if_project_class(instance)
+        elif parts[0] in self.classes or callee in self.functions:
+            resolved = callee
+        elif len(parts) >= 2:
+            owner = ".".join(parts[:-1])
+            if owner in self.classes:
+                resolved = self.find_method(owner, parts[-1])
+            elif len(parts) >= 3:
+                resolved = self._through_typed_attribute(parts)
+        if resolved is None and "()." in written:
+            resolved = self._on_returned_client(written)
+        return (callee, parts, on_class, resolved)
+
+    def _on_returned_client(self, written: str) -> str | None:
+        """``app.clients.get_http().post``, where the project function ``get_http`` builds
+        and returns ``httpx.Client(...)`` on every path: ``httpx.Client.post`` (a project
+        class's method, for a project class)."""
+        factory, _, rest = written.partition("()")
+        entry = self.functions.get(factory)
+        if entry is None or "(" in rest or not entry[0].returns:
+            return None
+        made = {_constructed_type(value) for value in entry[0].returns}
+        if len(made) != 1:
+            return None
+        (kind,) = made
+        if kind is None:
+            return None
+        return self._method_if_project_class(kind + rest)
+
+    def _through_typed_attribute(self, parts: list[str]) -> str | None:
+        """``app.Deps.client.post``, called on a parameter or local of the project class
+        ``Deps``: the method of the type the class declares for the attribute
+        (``client: httpx.Client`` gives ``httpx.Client.post``). Each step uses up one
+        attribute, so a chain of typed attributes ends."""
+        for cut in range(len(parts) - 2, 0, -1):
+            owner = ".".join(parts[:cut])
+            if owner not in self.classes:
+                continue
+            attr_type = self.self_type(owner, parts[cut])
+            if attr_type is None:
+                return None
+            typed = ".".join([attr_type, *parts[cut + 1 :]])
+            return self._resolve_name(typed)[3] or typed
+        return None
+
+    def _resolve_on_class(
+        self, callee: str, parts: list[str], cls_qual: str, facts: ModuleFacts
+    ) -> str:
+        """``super().m``, ``self.m`` and ``self.attr.m`` called in a method of ``cls_qual``."""
+        if parts[0] == "super":
+            # super().method(): the first definition in the bases, not the class itself
+            cls_entry = self.classes.get(cls_qual)
+            for base in cls_entry[0].bases if cls_entry else []:
+                method = self.find_method(self._class_qualname(base, facts), parts[1])
+                if method:
+                    return method
+            return callee
+        if len(parts) == 2:
+            method = self.find_method(cls_qual, parts[1])
+            return method or f"{cls_qual}.{parts[1]}"
+        attr_type = self.self_type(cls_qual, parts[1]) or self._accessor_type(cls_qual, parts[1])
+        if attr_type:
+            typed = self.resolve_instance(".".join([attr_type, *parts[2:]]))
+            return self._method_if_project_class(typed)
+        return callee
+
+    def _method_if_project_class(self, qualname: str) -> str:
+        """``pkg.gateway.Gateway.refund``: the method it runs, inherited ones included."""
+        owner, _, method = qualname.rpartition(".")
+        if owner in self.classes and qualname not in self.functions:
+            return self.find_method(owner, method) or qualname
+        return qualname
+
+    def _factory_class(self, name: str, caller: Function, facts: ModuleFacts) -> str | None:
+        """``client = _get_client(...)`` where the project function returns
+        ``_Client(...)``: the project class the local holds."""
+        if (caller.qualname, name) not in self._call_bound(facts):
+            return None
+        assigned = self.local_assignments(facts, caller.qualname, name)
+        bound = assigned[-1].value if assigned else None
+        if bound is None or bound.kind not in {"call", "other"} or not bound.calls:
+            return None
+        callee = bound.calls[0].replace("()", "")
+        target = self.project_function(callee, facts)
+        if target is None and "." not in callee:
+            # a sibling helper nested in the same function (``register_tools`` style)
+            same = [q for q in self.by_name.get(callee, []) if q.startswith(facts.module + ".")]
+            target = same[0] if len(same) == 1 else None
+        made = self.functions.get(target) if target else None
+        for value in made[0].returns if made else []:
+            if value.kind == "call" and value.qualname in self.classes:
+                return value.qualname
+        return None
+
+    def _call_bound(self, facts: ModuleFacts) -> set[tuple[str | None, str]]:
+        """The (function, local) pairs of ``facts`` that some assignment binds to a call:
+        asked for every ``name.method()`` called, of which few are bound to a factory's
+        result (246 of 50k on a large corpus)."""
+        entry = self._call_bound_index.get(id(facts))
+        if entry is None or entry[0] is not facts:
+            bound = {
+                (a.function, a.target)
+                for a in facts.assignments
+                if a.value.calls and a.value.kind in {"call", "other"}
+            }
+            entry = self._call_bound_index[id(facts)] = (facts, bound)
+        return entry[1]
+
+    def resolve_instance(self, qualname: str) -> str:
+        """``pkg.app.mcp.tool`` -> ``fastmcp.FastMCP.tool`` when ``pkg/app.py`` holds
+        ``mcp = FastMCP(...)``: an instance imported from another project module."""
+        # Memoised: the same dotted names come from every call site.
+        found = self._instances.get(qualname)
+        if found is None:
+            found = self._instances[qualname] = self._resolve_instance(qualname)
+        return found
+
+    def _resolve_instance(self, qualname: str, hops: int = 0) -> str:
+        parts = qualname.split(".")
+        if parts[0] not in self._module_firsts:
+            return qualname
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            facts = self.modules_by_name.get(module)
+            if facts is None:
+                continue
+            name = ".".join(parts[: cut + 1])
+            typed = self.module_types.get(module, {}).get(parts[cut])
+            if typed:
+                return ".".join([typed, *parts[cut + 1 :]])
+            # ``billing/__init__.py`` re-exports ``from .gateway import PaymentGateway``:
+            # ``billing.PaymentGateway`` is ``billing.gateway.PaymentGateway``.
+            exported = facts.imports.get(parts[cut])
+            if (
+                exported
+                and exported != name
+                and name not in self.classes
+                and name not in self.functions
+                and hops < MAX_REEXPORT_HOPS
+            ):
+                return self._resolve_instance(".".join([exported, *parts[cut + 1 :]]), hops + 1)
+            return qualname
+        return qualname
+
+    def module_variable(self, qualname: str | None) -> Value | None:
+        """The value last assigned at module level to ``pkg.mod.NAME``, if any."""
+        held = self.module_variable_in(qualname)
+        return held[0] if held is not None else None
+
+    def module_variable_in(self, qualname: str | None) -> tuple[Value, str] | None:
+        """``module_variable``, with the path of the file it is written in: a position in
+        the value is in that file, not in the one that imports the name."""
+        if not qualname or "." not in qualname:
+            return None
+        module, name = qualname.rsplit(".", 1)
+        facts = self.modules_by_name.get(module)
+        if facts is None:
+            return None
+        assigned = self.local_assignments(facts, None, name)
+        return (assigned[-1].value, facts.path) if assigned else None
+
+    def _class_qualname(self, name: str, facts: ModuleFacts) -> str:
+        if name in self.classes:
+            return name
+        local = f"{facts.module}.{name}"
+        return local if local in self.classes else name
+
+    def _accessor_type(self, cls_qual: str, method_name: str) -> str | None:
+        """``self._stripe().customers.create``: the type an accessor method returns when it
+        returns one of the instance's typed attributes (``return self._client``)."""
+        method = self.find_method(cls_qual, method_name)
+        fn = self.function(method) if method else None
+        for value in fn.returns if fn else ():
+            if (
+                value.kind == "attr"
+                and value.text.startswith("self.")
+                and value.text.count(".") == 1
+            ):
+                typed = self.self_type(cls_qual, value.text[5:])
+                if typed:
+                    return typed
+        return None
+
+    def self_type(self, cls_qual: str, attr: str) -> str | None:
+        seen: set[str] = set()
+        queue = [cls_qual]
+        while queue:
+            current = queue.pop(0)
+            if current in seen or current not in self.classes:
+                continue
+            seen.add(current)
+            cls = self.classes[current][0]
+            if attr in cls.self_types:
+                return cls.self_types[attr]
+            queue.extend(cls.bases)
+        return None
+
+    def find_method(self, cls_qual: str, name: str) -> str | None:
+        seen: set[str] = set()
+        queue = [cls_qual]
+        while queue:
+            current = queue.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            candidate = f"{current}.{name}"
+            if candidate in self.functions:
+                return candidate
+            if current in self.classes:
+                queue.extend(self.classes[current][0].bases)
+        return None
+
+    def project_function(self, qualname: str | None, facts: ModuleFacts) -> str | None:
+        """The project function a name refers to, if any."""
+        if not qualname:
+            return None
+        if qualname in self.functions:
+            return qualname
+        local = f"{facts.module}.{qualname}"
+        if local in self.functions:
+            return local
+        # from pkg import mod; mod.fn  or  package re-exports
+        if "." not in qualname:
+            return None
+        # Memoised: common names (get, run) have thousands of candidates, and the same
+        # dotted callee is looked up from every call site.
+        memo: dict[str, str | None] | None = getattr(self, "_by_prefix_memo", None)
+        if memo is None:
+            memo = {}
+            self._by_prefix_memo = memo
+        if qualname not in memo:
+            module_prefix, tail = qualname.rsplit(".", 1)
+            memo[qualname] = self._functions_under(tail).get(module_prefix)
+        return memo[qualname]
+
+    def _functions_under(self, name: str) -> dict[str, str]:
+        """For the functions called ``name``: each dotted prefix of their qualified names
+        (``pkg``, ``pkg.mod``, ``pkg.mod.Cls``) -> the first of them under it."""
+        index = self._prefix_index.get(name)
+        if index is None:
+            index = {}
+            for qualname in self.by_name.get(name, ()):
+                dot = qualname.find(".")
+                while dot >= 0:
+                    index.setdefault(qualname[:dot], qualname)
+                    dot = qualname.find(".", dot + 1)
+            self._prefix_index[name] = index
+        return index
+
+    def class_bases(self, cls: ClassDef) -> list[str]:
+        """All base names, following project classes transitively."""
+        result: list[str] = []
+        queue = list(cls.bases)
+        seen: set[str] = set()
+        while queue:
+            base = queue.pop(0)
+            if base in seen:
+                continue
+            seen.add(base)
+            result.append(base)
+            if base in self.classes:
+                queue.extend(self.classes[base][0].bases)
+            else:
+                # a base written as a bare name imported from a sibling module
+                for qual in self._classes_by_last_name().get(base.rsplit(".", 1)[-1], ()):
+                    if qual.endswith("." + base) and qual not in seen:
+                        queue.extend(self.classes[qual][0].bases)
+        return result
+
+    def _classes_by_last_name(self) -> dict[str, list[str]]:
+        # An index instead of a scan of every class per base: class_bases runs per class.
+        index: dict[str, list[str]] | None = getattr(self, "_class_index", None)
+        if index is None:
+            index = {}
+            for qual in self.classes:
+                index.setdefault(qual.rsplit(".", 1)[-1], []).append(qual)
+            self._class_index = index
+        return index
+
+    def effects_of(self, qualname: str) -> list[Effect]:
+        """The effects ``qualname`` has or reaches through its calls (worked out on first
+        demand for a function no tool reaches)."""
+        return self._effects.of(qualname) if self._effects is not None else []
+
+    def functions_read(self) -> frozenset[str]:
+        """The functions whose facts the rules have read beyond the project-wide searches
+        for what they start from (a tool, a retry construct, a timeout handler...): the
+        tools' functions, the retried ones, and every function whose effects were worked
+        out, which are all those these reach through their calls. An edit to any other
+        function that starts nothing changes no finding."""
+        read = set(self._effects.worked_out()) if self._effects is not None else set()
+        for tool in self.tools:
+            read.update(tool.functions)
+        read.update(use.function for use in self.retry_uses() if use.function)
+        return frozenset(read)
+
+    def tool_for_function(self, qualname: str) -> ToolFacts | None:
+        return next((t for t in self.tools if qualname in t.functions), None)
+
+    def retry_uses(self) -> Iterator[RetryUse]:
+        # Computed once: several rules and the observation checks each walk every use.
+        if self._retry_uses is None:
+            from agentguard.project.retries import retry_uses
+
+            self._retry_uses = list(retry_uses(self))
+        return iter(self._retry_uses)
+
+    def effects_in_orders(self, qualname: str, orders: tuple[int, int]) -> list[Effect]:
+        """Effects reached from the calls of ``qualname`` whose order is within ``orders``."""
+        start, end = orders
+        result = []
+        for effect in self.effects_of(qualname):
+            first = effect.chain[0]
+            if first.location is None:
+                continue
+            for call in self.calls_in(qualname):
+                if start <= call.order < end and call.span == first.location.span:
+                    result.append(effect)
+                    break
+        return result

@@ -1,0 +1,333 @@
+"""POSTs that only read: the effect layer's one judgement on whether an HTTP POST asks a
+question (search, query, embeddings, a model call, a GraphQL query) or changes something.
+
+HTTP POST is a write unless the request says otherwise. The evidence, from the catalogue's
+``read_posts`` section (rules/effects.yaml):
+
+* the URL path: each segment counts by its first known word (of its last dotted part that
+  has one): ``_delete_by_query`` deletes, ``chat.postMessage`` posts, ``points/search`` searches;
+  the last segment that says anything decides, an earlier one saying the opposite makes
+  the evidence mixed;
+* the host (search and model APIs answer questions);
+* the JSON body: a GraphQL ``query`` or ``mutation``, a model-shaped body (``model`` with
+  ``messages``/``prompt``), search keys (``query``, ``q``: weak evidence);
+* where all of that is silent, the names of the tool and of the function making the call.
+
+URLs are followed through local and module constants, f-strings and concatenations, and
+through a helper's parameter to the caller's argument (``self._post("/search", ...)``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.project.tool_facts import SELF_NAMES, Effect
+
+if TYPE_CHECKING:
+    from agentguard.knowledge.catalog import Catalog
+    from agentguard.project.project_model import ProjectModel
+
+# Verdicts, strongest first. ``read``: the POST asks a question (no effect). ``mixed``: read
+# and write evidence both (kept, low confidence). ``weak``: only a search-shaped body (kept,
+# low confidence, dropped when the tool's name reads). ``neutral``: no evidence (the tool's
+# name decides). ``write``: the request says it writes.
+READ, MIXED, WEAK, NEUTRAL, WRITE = "read", "mixed", "weak", "neutral", "write"
+
+
+@dataclass(frozen=True)
+class PostJudgement:
+    verdict: str
+    reason: str = ""
+    url_param: str | None = None  # the sink function's parameter the URL comes from
+
+
+_LITERAL = re.compile(
+    r"""(?P<q>"|')(?P<body>(?:\\.|(?!(?P=q)).)*)(?P=q)|(?P<name>[A-Za-z_][\w.]*)"""
+)
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+_SCHEME_HOST = re.compile(r"^[A-Za-z][\w+.-]*://[^/]*")
+_URLISH = re.compile(r"(?i)(url|uri|endpoint|path|route)")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_GRAPHQL_OP = re.compile(r"^\s*(mutation|query|subscription|\{)")
+
+
+def words(text: str) -> list[str]:
+    """``chat.postMessage`` -> chat post message; ``count_tokens`` -> count tokens."""
+    return [w for w in re.split(r"[^a-z0-9]+", _CAMEL.sub("_", text).lower()) if w]
+
+
+class _UrlResolver:
+    """The text a URL expression stands for: constants substituted, parameters noted."""
+
+    def __init__(
+        self, project: ProjectModel, fn: Function, facts: ModuleFacts, before: int
+    ) -> None:
+        self.project, self.fn, self.facts, self.before = project, fn, facts, before
+        self.param: str | None = None
+        self.hosts: list[str] = []
+
+    def resolve(self, value: Value | None, depth: int = 0) -> str:
+        if value is None or depth > 4:
+            return ""
+        text = value.string()
+        if text is not None:
+            return self._strip_host(text)
+        if value.kind in {"name", "attr"}:
+            return self._name(value.text, depth)
+        # f-strings, concatenations, urljoin(...) and "...".format(...): string literals
+        # (with their placeholders resolved) and the names between them.
+        parts: list[str] = []
+        for match in _LITERAL.finditer(value.text):
+            body = match.group("body")
+            if body is not None:
+                parts.append(self._strip_host(self._placeholders(body, depth)))
+            else:
+                name = match.group("name")
+                if name.lower() in {"f", "r", "b", "rf", "fr", "format", "urljoin", "join"}:
+                    continue
+                if value.text[match.end() :].lstrip().startswith("("):
+                    # A function called (``_construct_url(base, path)``): its name is no
+                    # part of the URL, and a helper's name says what it does, not where.
+                    continue
+                parts.append(self._name(name, depth))
+        return "/".join(p for p in parts if p)
+
+    def _placeholders(self, body: str, depth: int) -> str:
+        def replace(match: re.Match[str]) -> str:
+            expr = match.group(1).split("!", 1)[0].split(":", 1)[0].strip()
+            if not re.fullmatch(r"[A-Za-z_][\w.]*", expr):
+                return ""
+            if expr in self.fn.params and re.match(r"/\w", body[match.end() :]):
+                return ""  # an id in the middle of the path (``/channels/{id}/messages``)
+            return self._name(expr, depth)
+
+        return _PLACEHOLDER.sub(replace, body)
+
+    def _name(self, name: str, depth: int) -> str:
+        if name in self.fn.params and name not in SELF_NAMES:
+            self.param = self.param or name
+            return ""
+        value = self._binding(name)
+        if value is not None:
+            return self.resolve(value, depth + 1)
+        # An unresolved name speaks only when it names a URL (``self.search_url``).
+        return name if _URLISH.search(name) else ""
+
+    def _binding(self, name: str) -> Value | None:
+        found: Value | None = None
+        for assignment in self.facts.assignments:
+            if assignment.target != name:
+                continue
+            local = assignment.function == self.fn.qualname and assignment.order <= self.before
+            # a module constant or an attribute set anywhere, unless a local binding won
+            shared = assignment.function is None or name.startswith("self.")
+            if local or (shared and found is None):
+                found = assignment.value
+        if found is None and name in self.facts.imports:
+            # a constant imported from another project module (``from .queries import URL``)
+            found = self.project.module_variable(self.facts.imports[name])
+        return found
+
+    def _strip_host(self, text: str) -> str:
+        host = _SCHEME_HOST.match(text)
+        if host:
+            self.hosts.append(host.group(0))
+            text = text[host.end() :]
+        return text.split("?", 1)[0].split("#", 1)[0]
+
+
+def _segment_verdicts(catalog: Catalog, path: str) -> list[str]:
+    """One verdict per path segment that says anything: the first known word of the last
+    dotted part that has one (``chat.postMessage`` posts, ``_delete_by_query`` deletes)."""
+    verdicts: list[str] = []
+    for segment in path.split("/"):
+        said: str | None = None
+        for part in segment.split("."):
+            for word in words(part):
+                if word in catalog.post_write_words:
+                    said = WRITE
+                    break
+                if word in catalog.post_read_words:
+                    said = READ
+                    break
+        if said is not None:
+            verdicts.append(said)
+    return verdicts
+
+
+def _body(call: Call) -> Value | None:
+    for name in ("json", "data", "content", "body", "payload"):
+        if name in call.kwargs:
+            return call.kwargs[name]
+    return call.args[1] if len(call.args) > 1 else None
+
+
+def _graphql_operation(resolver: _UrlResolver, query: Value | None, depth: int = 0) -> str | None:
+    """``mutation`` / ``query`` for a GraphQL document, or None when it cannot be read."""
+    if query is None or depth > 3:
+        return None
+    text = query.string()
+    if text is None and query.kind == "call" and query.call_args:
+        text = query.call_args[0].string()  # gql("query { ... }")
+    if text is not None:
+        op = _GRAPHQL_OP.match(text)
+        if op is None:
+            return None
+        return "mutation" if op.group(1) == "mutation" else "query"
+    if query.kind in {"name", "attr"}:
+        bound = resolver._binding(query.text)
+        if bound is not None:
+            return _graphql_operation(resolver, bound, depth + 1)
+        name_words = words(query.text)
+        writes = resolver.project.catalog.post_write_words
+        if "mutation" in name_words or any(w in writes for w in name_words):
+            return "mutation"  # CREATE_ISSUE_QUERY holds a mutation whatever it is called
+        if "query" in name_words:
+            return "query"
+    return None
+
+
+def judge_post(
+    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
+) -> PostJudgement:
+    """Whether an HTTP POST (``requests.post(url, json=...)``) reads or writes."""
+    catalog = project.catalog
+    resolver = _UrlResolver(project, fn, facts, call.order)
+    url = call.args[0] if call.args else call.kwargs.get("url")
+    if call.method == "request" or (call.args and call.args[0].string() in {"POST", "post"}):
+        url = call.args[1] if len(call.args) > 1 else call.kwargs.get("url")
+    path = resolver.resolve(url)
+    verdicts = _segment_verdicts(catalog, path)
+    body = _body(call)
+    if body is not None and body.kind in {"name", "attr"}:
+        body = resolver._binding(body.text) or body
+    keys = set(body.items) if body is not None and body.kind == "dict" else set()
+    operation = _graphql_operation(resolver, body.items.get("query")) if body and keys else None
+    if "graphql" in words(path) or operation is not None:
+        if operation == "mutation":
+            return PostJudgement(MIXED if READ in verdicts else WRITE, "a GraphQL mutation")
+        if operation == "query" and WRITE not in verdicts:
+            return PostJudgement(READ, "a GraphQL query")
+    judged = _url_judgement(catalog, resolver, path, verdicts)
+    if judged is not None:
+        return judged
+    if "model" in keys and keys & catalog.post_model_keys:
+        return PostJudgement(READ, "a model call (`model` with a prompt)", resolver.param)
+    if keys & catalog.post_query_keys:
+        return PostJudgement(WEAK, "a search-shaped body", resolver.param)
+    return PostJudgement(NEUTRAL, "", resolver.param)
+
+
+def judge_mapped_url(
+    project: ProjectModel, argument: Value, caller: Function, facts: ModuleFacts, call: Call
+) -> PostJudgement:
+    """The judgement of a helper's POST whose URL is the caller's ``argument``."""
+    resolver = _UrlResolver(project, caller, facts, call.order)
+    path = resolver.resolve(argument)
+    verdicts = _segment_verdicts(project.catalog, path)
+    judged = _url_judgement(project.catalog, resolver, path, verdicts)
+    return judged or PostJudgement(NEUTRAL, "", resolver.param)
+
+
+def _url_judgement(
+    catalog: Catalog, resolver: _UrlResolver, path: str, verdicts: list[str]
+) -> PostJudgement | None:
+    """The URL's say: its path words, then its host; None when it says nothing."""
+    if verdicts:
+        last = verdicts[-1]
+        conflict = (READ if last == WRITE else WRITE) in verdicts
+        if last == READ:
+            reason = f"the URL path `{path.strip('/')}` reads"
+            return PostJudgement(MIXED if conflict else READ, reason, resolver.param)
+        return PostJudgement(MIXED if conflict else WRITE, "", resolver.param)
+    if any(catalog.post_read_hosts.search(host) for host in resolver.hosts):
+        return PostJudgement(READ, f"`{resolver.hosts[0]}` answers questions", resolver.param)
+    return None
+
+
+# Words of a helper's name that only say it makes an HTTP call (``_post``, ``send_request``,
+# ``make_api_call``): the request's method, not what the request does.
+_HTTP_HELPER_WORDS = frozenset(
+    {
+        "post",
+        "request",
+        "requests",
+        "send",
+        "call",
+        "make",
+        "do",
+        "api",
+        "http",
+        "https",
+        "json",
+        "async",
+        "sync",
+        "raw",
+        "helper",
+        "client",
+        "req",
+        "execute",
+        "run",
+        "perform",
+        "invoke",
+        "a",
+        "the",
+        "to",
+        "with",
+        "and",
+        "for",
+    }
+)
+
+
+# Words of a tool name or description that say how, not what (``run_sql``, "Use this to").
+_GENERIC_WORDS = frozenset({"run", "call", "invoke", "use", "do", "perform", "handle", "process"})
+
+
+# In SQL a "query" is any statement (``run_query`` may DROP a table): not read evidence.
+_SQL_NEUTRAL_WORDS = frozenset({"query", "queries", "sql", "statement"})
+
+
+def name_reads(catalog: Catalog, name: str, helper: bool = False, sql: bool = False) -> bool | None:
+    """True when a tool or function name (or a description's first sentence) reads
+    (``search_docs``, ``get_weather``, "Run one read-only SELECT."), False when it names
+    a write (``create_order``, ``search_and_book``), None when it says neither. A
+    ``helper`` name's HTTP words (``_post_json``) say nothing."""
+    name_words = [w for w in words(name) if w not in _GENERIC_WORDS]
+    if sql:
+        name_words = [w for w in name_words if w not in _SQL_NEUTRAL_WORDS]
+    if helper:
+        name_words = [w for w in name_words if w not in _HTTP_HELPER_WORDS]
+    if any(w in catalog.post_write_words for w in name_words):
+        return False
+    if any(w in catalog.name_read_words for w in name_words):
+        return True
+    return None
+
+
+def read_by_name(catalog: Catalog, effect: Effect, tool_name: str, description: str = "") -> bool:
+    """A POST (or a SQL statement) the request itself does not judge (``neutral``/``weak``)
+    reads when the closest name that says anything reads: the function making the call,
+    then the tool, then the first sentence of the tool's description."""
+    if effect.reading not in {NEUTRAL, WEAK}:
+        return False
+    function = effect.function.rsplit(".", 1)[-1] if effect.function else ""
+    sql = effect.kind != "network_write"
+    verdict = name_reads(catalog, function, helper=True, sql=sql) if function else None
+    sentence = " ".join(re.split(r"(?<=[.!?])\s", description.strip(), maxsplit=1)[0].split()[:12])
+    for name in (tool_name, sentence):
+        if verdict is not None:
+            break
+        verdict = name_reads(catalog, name, sql=sql) if name else None
+    return bool(verdict)
+
+
+def name_sets(catalog: Catalog, name: str) -> bool:
+    """A PATCH made by ``update_contact``/``set_status``/``rename_room``: a function named
+    for an idempotent write (setting fields again changes nothing), with no verb that adds."""
+    name_words = [w for w in words(name) if w not in _HTTP_HELPER_WORDS and w != "patch"]
+    kinds = [catalog.verbs.get(w) for w in name_words]
+    return "idempotent_write" in kinds and not {"non_idempotent", "destructive"} & set(kinds)

@@ -1,0 +1,181 @@
+"""Resume and recovery (Q5): code that re-runs unfinished calls, and side effects that a
+framework's resume re-executes (LangGraph nodes restart from the top after ``interrupt()``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, StatusCheck
+from agentguard.knowledge.checklist import knowledge
+from agentguard.project.ledger_writes import ledger_index
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_facts import Effect
+
+DONE = {"succeeded", "success", "successful", "done", "completed", "complete", "committed", "ok"}
+IN_FLIGHT = {
+    "started",
+    "running",
+    "in_progress",
+    "inprogress",
+    "pending",
+    "processing",
+    "sent",
+    "executing",
+    "dispatched",
+    "submitted",
+}
+UNCERTAIN = {"uncertain", "unknown", "side_effect_uncertain", "ambiguous", "indeterminate"}
+RESUME_NAME = re.compile(
+    r"(?i)(resume|recover|replay|retry|restart|reprocess|redrive|rerun|re_run|unfinished|"
+    r"incomplete|catch_?up|pending|crash)"
+)
+
+
+@dataclass
+class ResumeReplay:
+    function: Function
+    facts: ModuleFacts
+    check: StatusCheck
+    rerun: Call
+    why: str
+
+
+_SQL_STATUS = re.compile(
+    r"(?is)\b(?P<subject>\w*(status|state))\s*(?P<op>!=|<>|=|not\s+in|in)\s*"
+    r"(?P<values>\((\s*'[^']*'\s*,?)+\)|'[^']*')"
+)
+_SQL_OPS = {"!=": "ne", "<>": "ne", "=": "eq", "in": "in", "not in": "not_in"}
+
+
+_SELECT = re.compile(r"(?i)\bselect\b")
+
+
+def _sql_status_checks(facts: ModuleFacts) -> list[StatusCheck]:
+    """``SELECT ... WHERE status != 'succeeded'`` in a query string."""
+    checks: list[StatusCheck] = []
+    for call in facts.calls:
+        sql = call.args[0].string() if call.args else None
+        if not sql or not _SELECT.search(sql):
+            continue
+        for match in _SQL_STATUS.finditer(sql):
+            op = _SQL_OPS[" ".join(match.group("op").lower().split())]
+            values = [v.lower() for v in re.findall(r"'([^']*)'", match.group("values"))]
+            checks.append(StatusCheck(call.function, match.group("subject"), op, values, call.span))
+    return checks
+
+
+def _replays_unfinished(check: StatusCheck) -> str | None:
+    values = set(check.values)
+    if check.op in {"ne", "not_in"} and values & DONE:
+        return f"re-runs every call whose status is not {sorted(values & DONE)[0]!r}"
+    if check.op in {"eq", "in"} and values & IN_FLIGHT:
+        return f"re-runs calls in status {sorted(values & IN_FLIGHT)[0]!r}"
+    return None
+
+
+def resume_replays(project: ProjectModel) -> list[ResumeReplay]:
+    index = ledger_index(project)
+    executors = {e.function for e in index.executors}
+    tool_functions = {q for t in project.tools for q in t.functions}
+    result: list[ResumeReplay] = []
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        by_function: dict[str, list[StatusCheck]] = {}
+        for check in [*facts.status_checks, *_sql_status_checks(facts)]:
+            if check.function:
+                by_function.setdefault(check.function, []).append(check)
+        for qualname, checks in sorted(by_function.items()):
+            fn = project.function(qualname)
+            if fn is None:
+                continue
+            if any(set(c.values) & UNCERTAIN for c in checks):
+                continue
+            module_name = facts.module.rsplit(".", 1)[-1]
+            if not (RESUME_NAME.search(fn.name) or RESUME_NAME.search(module_name)):
+                continue
+            replaying = [(c, why) for c in checks if (why := _replays_unfinished(c))]
+            if not replaying:
+                continue
+            check, why = replaying[0]
+            rerun = _rerun_call(project, fn, facts, executors, tool_functions, check)
+            if rerun is None:
+                continue
+            result.append(ResumeReplay(fn, facts, check, rerun, why))
+    return result
+
+
+def _rerun_call(
+    project: ProjectModel,
+    fn: Function,
+    facts: ModuleFacts,
+    executors: set[str],
+    tool_functions: set[str],
+    check: StatusCheck,
+) -> Call | None:
+    from agentguard.project.ledger_writes import _dispatch_call, _project_target
+
+    for call in project.calls_in(fn.qualname):
+        if call.span.line < check.span.line:
+            continue
+        target = _project_target(project, call, fn, facts)
+        if target and (target in executors or target in tool_functions):
+            return call
+        if _dispatch_call(project, call, fn, facts):
+            return call
+        target_name = target.rsplit(".", 1)[-1] if target else ""
+        if target and any(
+            knowledge().counts_as_write(e, target_name, project.catalog)
+            for e in project.effects_of(target)
+        ):
+            return call
+    return None
+
+
+@dataclass
+class InterruptReplay:
+    function: Function
+    facts: ModuleFacts
+    interrupt: Call
+    effect: Effect
+    site: Location
+
+
+def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
+    know = knowledge()
+    interrupts = project.callees_matching(know.interrupt, resolved=False)
+    result: list[InterruptReplay] = []
+    for qualname, (fn, facts) in project.sorted_functions():
+        if facts.is_test:
+            continue
+        calls = project.calls_in(qualname)
+        interrupt = next((c for c in calls if c.callee in interrupts), None)
+        if interrupt is None:
+            continue
+        for effect in project.effects_in_orders(qualname, (0, interrupt.order)):
+            if not know.counts_as_write(effect, fn.name, project.catalog):
+                continue
+            first = effect.chain[0].location if effect.chain else None
+            if first is None:
+                continue
+            call = next((c for c in calls if c.span == first.span), None)
+            if call is not None and _is_task(project, call, fn, facts):
+                continue  # a @task result is read back from the checkpoint on resume
+            result.append(InterruptReplay(fn, facts, interrupt, effect, first))
+            break
+    return result
+
+
+def _is_task(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    from agentguard.project.ledger_writes import _project_target
+
+    target = _project_target(project, call, fn, facts)
+    task = project.function(target) if target else None
+    return task is not None and any(
+        knowledge().task_decorators(d.qualname) for d in task.decorators
+    )

@@ -1,0 +1,182 @@
+"""Schema tools into the project model: one tool per name, whatever declares it.
+
+A tool defined in code and listed in an MCP ``tools/list`` dump, an OpenAI spec or the
+agentguard manifest is ONE tool: the code stays its anchor and its source of effects, and
+each schema or manifest entry adds a declaration (with its own location) and a source.
+Tools known only from schemas become ``schema_only`` tools whose effects are guessed from
+their names (``schemas.verbs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentguard.diagnostics import Location, ScanProblem
+from agentguard.facts.extract import is_test_path
+from agentguard.facts.schema_files.detect import (
+    Detected,
+    ManifestEntry,
+    SchemaIssue,
+    SchemaTool,
+    detect,
+)
+from agentguard.facts.schema_files.formats import FRAMEWORKS, MANIFEST
+from agentguard.facts.schema_files.loader import is_manifest_name, read_schema_file
+from agentguard.project.schema_verbs import schema_effects
+from agentguard.project.tool_facts import Declaration, ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.config import Config
+    from agentguard.project.project_model import ProjectModel
+
+ANNOTATION_KEYS = {
+    "read_only": ("readOnlyHint", "read_only_hint"),
+    "destructive": ("destructiveHint", "destructive_hint"),
+    "idempotent_hint": ("idempotentHint", "idempotent_hint"),
+}
+
+
+def load_schema_files(
+    files: Sequence[tuple[Path, str]], max_size: int
+) -> tuple[Detected, list[ScanProblem]]:
+    """Every tool definition, manifest entry and AG001 issue of the candidate files."""
+    found = Detected()
+    skipped: list[ScanProblem] = []
+    for path, rel in files:
+        if is_test_path(rel):
+            continue  # recorded API payloads and test fixtures are not the project's tools
+        loaded = read_schema_file(path, rel, max_size)
+        if loaded.skipped is not None:
+            skipped.append(loaded.skipped)
+            continue
+        if loaded.syntax is not None:
+            problem = loaded.syntax
+            found.issues.append(SchemaIssue(Location(problem.path, problem.span), problem.message))
+            continue
+        if not loaded.documents:
+            continue
+        try:
+            detected = detect(loaded.documents, manifest_name=is_manifest_name(rel))
+        except RecursionError:
+            skipped.append(ScanProblem(rel, "too deeply nested to check"))
+            continue
+        found.tools += detected.tools
+        found.manifest += detected.manifest
+        found.issues += detected.issues
+    return found, skipped
+
+
+def annotations_declaration(tool: SchemaTool) -> Declaration | None:
+    """MCP annotations of a schema tool, with the spec's pessimistic defaults."""
+    annotations = tool.annotations or {}
+    decl = Declaration(source="mcp-annotations", location=tool.site)
+    for attr, keys in ANNOTATION_KEYS.items():
+        for key in keys:
+            if isinstance(annotations.get(key), bool):
+                setattr(decl, attr, annotations[key])
+                decl.fields[attr] = tool.annotation_locations.get(key, tool.site)
+    if not decl.declares_anything:
+        return None
+    if decl.read_only is None:
+        decl.read_only = False
+    if decl.read_only is False and decl.destructive is None:
+        decl.destructive = True
+    if decl.read_only is False and decl.idempotent_hint is None:
+        decl.idempotent_hint = False
+    return decl
+
+
+def manifest_declaration(entry: ManifestEntry) -> Declaration:
+    fields: dict[str, Any] = entry.fields
+    decl = Declaration(source="manifest", location=entry.location)
+    for key in ("risk", "idempotency", "replay"):
+        if isinstance(fields.get(key), str):
+            setattr(decl, key, fields[key])
+            decl.fields[key] = entry.field_locations.get(key, entry.location)
+    decl.has_key = "key" in fields
+    decl.has_reconcile = "reconcile" in fields
+    for key in ("key", "reconcile"):
+        if key in fields:
+            decl.fields[key] = entry.field_locations.get(key, entry.location)
+    return decl
+
+
+def _schema_only_tool(
+    name: str, framework: str, form: str, anchor: Location, site: Location
+) -> ToolFacts:
+    return ToolFacts(
+        name=name,
+        framework=framework,
+        form=form,
+        path=anchor.path,
+        anchor=anchor,
+        functions=[],
+        symbol=name,
+        site=site,
+        schema_only=True,
+    )
+
+
+def merge_into(project: ProjectModel, detected: Detected) -> None:
+    by_name: dict[str, list[ToolFacts]] = {}
+    for tool in project.tools:
+        by_name.setdefault(tool.name, []).append(tool)
+    for schema_tool in detected.tools:
+        targets = by_name.get(schema_tool.name)
+        if not targets:
+            fmt = schema_tool.format
+            created = _schema_only_tool(
+                schema_tool.name, FRAMEWORKS[fmt], fmt, schema_tool.location, schema_tool.site
+            )
+            created.params = list(schema_tool.params)
+            project.tools.append(created)
+            targets = by_name[schema_tool.name] = [created]
+        else:
+            for target in targets:
+                target.sources.append(schema_tool.location)
+        decl = annotations_declaration(schema_tool)
+        for target in targets:
+            if decl is not None:
+                target.declarations.append(decl)
+            if not target.description and schema_tool.description:
+                target.description = schema_tool.description
+            for param in schema_tool.params:
+                if target.schema_only and param not in target.params:
+                    target.params.append(param)
+    for entry in detected.manifest:
+        function = entry.fields.get("function")
+        if isinstance(function, str):
+            targets = [t for t in project.tools if function in t.functions or t.symbol == function]
+        else:
+            targets = by_name.get(entry.name, [])
+        if not targets:
+            created = _schema_only_tool(
+                entry.name, FRAMEWORKS[MANIFEST], MANIFEST, entry.location, entry.location
+            )
+            project.tools.append(created)
+            targets = by_name[entry.name] = [created]
+        else:
+            for target in targets:
+                target.sources.append(entry.location)
+        description = entry.fields.get("description")
+        for target in targets:
+            target.declarations.append(manifest_declaration(entry))
+            if not target.description and isinstance(description, str):
+                target.description = description
+    for tool in project.tools:
+        if tool.schema_only and not tool.effects:
+            tool.effects = schema_effects(project.catalog, tool.name, tool.description, tool.anchor)
+    project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
+
+
+def add_schema_tools(
+    project: ProjectModel, files: Sequence[tuple[Path, str]], config: Config
+) -> list[ScanProblem]:
+    """Read the schema files, merge their tools into ``project.tools``, keep AG001 issues
+    in ``project.schema_issues``; return the files skipped (too big, binary, unreadable)."""
+    detected, skipped = load_schema_files(files, config.max_file_size)
+    project.schema_issues = detected.issues
+    merge_into(project, detected)
+    return skipped

@@ -1,0 +1,225 @@
+"""The project model's data: tools, declarations, effects, keys and retries.
+
+Front ends fill these; checks read them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+from agentguard.diagnostics import Confidence, EvidenceStep, Location
+from agentguard.facts.module_facts import Call, Value
+from agentguard.knowledge.catalog import RetryConstruct
+
+GUARDED_NAMES = (
+    "agentguard.runtime.guarded",
+    "agentguard.guarded",
+    "agentguard.runtime.api.guarded",
+)
+SELF_NAMES = {"self", "cls"}
+INJECTED_PARAMS = {"self", "cls", "ctx", "context", "run_context", "config", "callbacks", "runtime"}
+REMOTE_EFFECTS = {"network_write", "payment", "message"}
+WRITE_EFFECTS = {"network_write", "payment", "message", "write", "destructive", "exec", "unknown"}
+KEY_KWARG_RE = re.compile(
+    r"(?i)^(idempotency_?key|idem_?key|idempotency_?token|dedupe?_?(id|key)|deduplication_?id|"
+    r"client_?token|client_?request_?(id|token)|request_?token|messagededuplicationid|clienttoken|"
+    r"idempotencytoken|clientrequesttoken)$"
+)
+# A tracing header (X-Request-ID) is new per request by design: it is not an idempotency key.
+KEY_HEADER_RE = re.compile(r"(?i)^(x-)?idempotency[-_]?(key|token)$")
+FRESH_CALLS = re.compile(
+    r"^(uuid\.uuid[14]|uuid\.uuid4\(\)\.hex|time\.time(_ns)?|time\.monotonic(_ns)?|"
+    r"datetime\.(datetime\.)?(now|utcnow|today)|random\..*|secrets\..*|os\.urandom|ulid\..*|"
+    r"nanoid\..*|shortuuid\..*)$"
+)
+HASH_CALLS = re.compile(r"^(hashlib\..*|hash|uuid\.uuid[35]|zlib\.crc32|xxhash\..*|mmh3\..*)$")
+SCOPE_NAMES = re.compile(
+    r"(?i)(user|tenant|account|customer|run|session|thread|approval|approved|call_?id|"
+    r"tool_call|step|conversation|workflow|request_id|trace)"
+)
+SQL_WRITE_RE = re.compile(
+    r"(?is)^\s*(insert|update|delete|merge|upsert|replace|create|drop|alter|truncate)\b"
+)
+SQL_READ_RE = re.compile(
+    r"(?is)^\s*(select|with\s+\w+\s+as\s*\(\s*select|show|explain|pragma|describe)\b"
+)
+
+
+@dataclass
+class Declaration:
+    """What a tool says about itself: risk, idempotency, replay (and MCP hints)."""
+
+    source: str  # guarded | mcp-annotations | langchain-metadata | manifest | schema
+    location: Location
+    risk: str | None = None
+    idempotency: str | None = None
+    replay: str | None = None
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent_hint: bool | None = None
+    has_key: bool = False
+    has_reconcile: bool = False
+    key: Value | None = None
+    retry: Value | None = None
+    fields: dict[str, Location] = field(default_factory=dict)  # where each field is written
+
+    @property
+    def declares_anything(self) -> bool:
+        return any(
+            v is not None
+            for v in (
+                self.risk,
+                self.idempotency,
+                self.replay,
+                self.read_only,
+                self.destructive,
+                self.idempotent_hint,
+            )
+        )
+
+    @property
+    def says_read_only(self) -> bool:
+        return self.risk == "read" or self.read_only is True
+
+    @property
+    def says_idempotent(self) -> bool:
+        return self.idempotency == "idempotent" or (
+            self.idempotent_hint is True and self.read_only is not True
+        )
+
+
+@dataclass
+class KeyEvidence:
+    """The idempotency key that reaches a sink and where it comes from."""
+
+    value: Value
+    origin: str  # runtime | param | fresh | args_hash | scoped | unknown
+    detail: str = ""
+    param: str | None = None
+    location: Location | None = None
+
+
+@dataclass
+class Effect:
+    kind: str
+    idempotent: bool | None
+    remote: bool
+    sink: str
+    site: Location
+    call: Call
+    chain: tuple[EvidenceStep, ...]
+    confidence: Confidence
+    method: str | None = None
+    key: KeyEvidence | None = None
+    heuristic: bool = False
+    function: str = ""  # qualname of the function holding the sink call
+    # For an HTTP POST, what the request says about reading (python/read_posts.py):
+    # mixed | weak | neutral, or "" when it says it writes (or is not a POST).
+    reading: str = ""
+    url_param: str | None = None  # the URL comes from this parameter of ``function``
+    # An HTTP call whose method is this parameter of ``function`` (``def _request(self,
+    # method, url)``): kind ``http_deferred`` (no write yet) until a caller passes "POST".
+    method_param: str | None = None
+
+    @property
+    def writes(self) -> bool:
+        return self.kind in WRITE_EFFECTS
+
+    @property
+    def non_idempotent(self) -> bool:
+        return self.writes and self.idempotent is not True
+
+    @property
+    def remote_write(self) -> bool:
+        return self.kind in REMOTE_EFFECTS or (self.kind == "write" and self.remote)
+
+    def describe(self) -> str:
+        verb = f"{self.method} " if self.method else ""
+        return f"{verb}{self.sink}".strip()
+
+
+@dataclass
+class ToolFacts:
+    name: str
+    framework: str
+    form: str
+    path: str
+    anchor: Location
+    functions: list[str]
+    symbol: str
+    site: Location
+    params: list[str] = field(default_factory=list)
+    options: dict[str, Value] = field(default_factory=dict)
+    declarations: list[Declaration] = field(default_factory=list)
+    effects: list[Effect] = field(default_factory=list)
+    schema_only: bool = False
+    description: str = ""
+    # Other places defining or declaring the same tool (schema files, manifest entries).
+    sources: list[Location] = field(default_factory=list)
+
+    @property
+    def guarded(self) -> Declaration | None:
+        return next((d for d in self.declarations if d.source == "guarded"), None)
+
+    @property
+    def declaration(self) -> Declaration | None:
+        return next((d for d in self.declarations if d.declares_anything), None)
+
+    def writes(self) -> list[Effect]:
+        return [e for e in self.effects if e.writes]
+
+    def non_idempotent_writes(self) -> list[Effect]:
+        return [e for e in self.effects if e.non_idempotent]
+
+    @property
+    def is_read_only(self) -> bool:
+        return not self.writes()
+
+
+@dataclass
+class RetryUse:
+    """A construct that re-runs code: a decorator, a wrapper call or a hand-written loop."""
+
+    kind: str  # decorator | wrapper | loop | with_retry | global | http_retry
+    library: str
+    location: Location
+    function: str | None  # the function whose body is retried (None: module level)
+    catches: list[str] | None  # named exceptions; None: every exception
+    construct: RetryConstruct | None = None
+    call: Call | None = None
+    covered_orders: tuple[int, int] | None = None  # for loops: call orders retried
+    text: str = ""
+    tool: str | None = None  # the one tool a tool-scoped retry re-runs (by tool name)
+
+
+@functools.lru_cache(maxsize=65536)
+# Memoised: effect inference asks for every unresolved call, and method names repeat.
+@functools.cache
+def first_word(method: str) -> str:
+    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", method).lower().lstrip("_")
+    return snake.split("_", 1)[0]
+
+
+def argument_at(call_args: list[Value], call_kwargs: dict[str, Value], ref: object) -> Value | None:
+    kwargs = getattr(ref, "kwarg", ()) or ()
+    for name in kwargs:
+        if name in call_kwargs:
+            return call_kwargs[name]
+    index = getattr(ref, "arg", None)
+    if index is not None and index < len(call_args):
+        return call_args[index]
+    return None
+
+
+@dataclass
+class ArgSpec:
+    arg: int | None
+    kwarg: object
+
+    def __post_init__(self) -> None:
+        if isinstance(self.kwarg, str):
+            self.kwarg = (self.kwarg,)
+        elif self.kwarg is None:
+            self.kwarg = ()

@@ -1,0 +1,585 @@
+"""Tool discovery: which functions and classes are LLM tools, driven by rules/frameworks.yaml."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location, Span
+from agentguard.facts.module_facts import Call, ClassDef, Function, ModuleFacts, Value
+from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.tool_facts import (
+    GUARDED_NAMES,
+    INJECTED_PARAMS,
+    Declaration,
+    ToolFacts,
+    argument_at,
+)
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+
+
+def _model_params(project: ProjectModel, fn: Function) -> list[str]:
+    return [p for p in fn.params if p not in INJECTED_PARAMS and not p.startswith("_")]
+
+
+def _add_tool(project: ProjectModel, tool: ToolFacts) -> None:
+    for existing in project.tools:
+        if existing.functions == tool.functions and existing.functions:
+            # The same function registered twice (decorated and listed): keep one tool,
+            # gather every declaration and option.
+            existing.declarations += tool.declarations
+            for key, value in tool.options.items():
+                existing.options.setdefault(key, value)
+            return
+    project.tools.append(tool)
+
+
+def _tool_from_function(
+    project: ProjectModel,
+    qualname: str,
+    form: ToolForm,
+    site: Location,
+    name: str | None,
+    options: dict[str, Value],
+    extra: list[str] | None = None,
+) -> ToolFacts | None:
+    entry = project.functions.get(qualname)
+    if entry is None:
+        return None
+    fn, facts = entry
+    functions = [qualname, *(extra or [])]
+    tool = ToolFacts(
+        name=name or fn.name,
+        framework=form.framework,
+        form=form.form,
+        path=facts.path,
+        anchor=Location(facts.path, fn.name_span),
+        functions=functions,
+        symbol=qualname,
+        site=site,
+        params=_model_params(project, fn),
+        options=options,
+        description=(fn.docstring or "").strip().split("\n", 1)[0],
+    )
+    tool.declarations += _declarations_from_options(project, form.framework, options, site, facts)
+    for dec in fn.decorators:
+        if dec.qualname in GUARDED_NAMES or dec.qualname.endswith("agentguard.runtime.guarded"):
+            tool.declarations.append(_guarded_declaration(project, dec.kwargs, dec.span, facts))
+    return tool
+
+
+def _guarded_declaration(
+    project: ProjectModel, kwargs: dict[str, Value], span: Span, facts: ModuleFacts
+) -> Declaration:
+    decl = Declaration(source="guarded", location=Location(facts.path, span))
+    for field_name in ("risk", "idempotency", "replay"):
+        value = kwargs.get(field_name)
+        if value is not None:
+            setattr(decl, field_name, value.string() or value.text.split(".")[-1].lower())
+            decl.fields[field_name] = Location(facts.path, value.span or span)
+    decl.has_key = "key" in kwargs
+    decl.key = kwargs.get("key")
+    decl.has_reconcile = "reconcile" in kwargs
+    decl.retry = kwargs.get("retry")
+    return decl
+
+
+def _declarations_from_options(
+    project: ProjectModel,
+    framework: str,
+    options: dict[str, Value],
+    site: Location,
+    facts: ModuleFacts,
+) -> list[Declaration]:
+    result: list[Declaration] = []
+    # READ_ONLY = ToolAnnotations(readOnlyHint=True)  ...  @mcp.tool(annotations=READ_ONLY)
+    annotations, annotations_path = _written_value(project, options.get("annotations"), site)
+    if annotations is not None:
+        decl = annotations_declaration(project, annotations, annotations_path)
+        if decl is not None:
+            result.append(decl)
+    metadata_key = project.catalog.metadata_kwargs.get(framework)
+    metadata, metadata_path = _written_value(
+        project, options.get(metadata_key) if metadata_key else None, site
+    )
+    if metadata is not None and metadata.kind == "dict":
+        decl = annotations_declaration(
+            project, metadata, metadata_path, source="langchain-metadata"
+        )
+        if decl is not None and decl.declares_anything:
+            result.append(decl)
+    return result
+
+
+def _written_value(
+    project: ProjectModel, value: Value | None, site: Location
+) -> tuple[Value | None, str]:
+    """An option's value, or the module variable it names, with the file it is written in
+    (a variable imported from another module is written there)."""
+    if value is not None and value.kind in {"name", "attr"}:
+        held = project.module_variable_in(value.qualname)
+        if held is not None:
+            return held
+    return value, site.path
+
+
+def annotations_declaration(
+    project: ProjectModel, value: Value, path: str, source: str = "mcp-annotations"
+) -> Declaration | None:
+    """MCP ToolAnnotations (call or dict, camelCase or snake_case)."""
+    if value.kind == "call":
+        fields = value.call_kwargs
+    elif value.kind == "dict":
+        fields = value.items
+    else:
+        return None
+    span = value.span or Span.point(1)
+    decl = Declaration(source=source, location=Location(path, span))
+    names = {
+        "read_only": ("readOnlyHint", "read_only_hint"),
+        "destructive": ("destructiveHint", "destructive_hint"),
+        "idempotent_hint": ("idempotentHint", "idempotent_hint"),
+    }
+    for attr, keys in names.items():
+        for key in keys:
+            if key in fields and fields[key].kind == "const":
+                const = fields[key].const
+                if isinstance(const, bool):
+                    setattr(decl, attr, const)
+                    decl.fields[attr] = Location(path, fields[key].span or span)
+    for key in ("risk", "idempotency", "replay"):
+        if key in fields and fields[key].string():
+            setattr(decl, key, fields[key].string())
+            decl.fields[key] = Location(path, fields[key].span or span)
+    if source == "mcp-annotations" and decl.declares_anything:
+        # The spec's pessimistic defaults for hints left out.
+        if decl.read_only is None:
+            decl.read_only = False
+        if decl.read_only is False and decl.destructive is None:
+            decl.destructive = True
+        if decl.read_only is False and decl.idempotent_hint is None:
+            decl.idempotent_hint = False
+    return decl if decl.declares_anything else None
+
+
+def discover_tools(
+    project: ProjectModel,
+) -> None:
+    forms = project.catalog.tool_forms
+    sources = [facts for facts in project.modules.values() if not facts.is_test]
+    # Calls that may hand a list of tools to an agent, kept from the first pass for the
+    # second one (their callees are resolved once).
+    listings: list[tuple[Call, ModuleFacts, str]] = []
+    # The few resolved callees that make or list tools: every other call is passed over.
+    declaring = project.callees_matching(
+        forms["factory"], resolved=True
+    ) | project.callees_matching(forms["decorator"], resolved=True)
+    registries = project.callees_matching(forms["registry"], resolved=True)
+    # Declarations first (decorators, factories, classes), then the lists handed to agents:
+    # a function both decorated and listed keeps its decorator's name and framework.
+    for facts in sources:
+        for fn in facts.functions.values():
+            matched = [
+                (dec, form)
+                for dec in fn.decorators
+                if (
+                    form := forms["decorator"](dec.qualname)
+                    or forms["decorator"](project.resolve_instance(dec.qualname))
+                )
+                is not None
+            ]
+            # ``@guarded`` alone makes a tool; next to a framework decorator it only declares.
+            framework_matches = [m for m in matched if m[1].framework != "agentguard"]
+            for dec, form in (framework_matches or matched)[:1]:
+                name = dec.kwargs.get("name") or dec.kwargs.get("name_override")
+                name_text = name.string() if name else None
+                if name_text is None and dec.args and dec.args[0].string():
+                    name_text = dec.args[0].string()
+                tool = _tool_from_function(
+                    project,
+                    fn.qualname,
+                    form,
+                    Location(facts.path, dec.span),
+                    name_text,
+                    dict(dec.kwargs),
+                )
+                if tool:
+                    _add_tool(project, tool)
+        for cls in facts.classes.values():
+            _discover_class_tool(project, cls, facts)
+        for site in project.call_sites(facts):
+            call, callee = site.call, site.callee
+            if callee in declaring:
+                _discover_from_call(project, call, facts, callee)
+            if callee in registries or (call.function and call.callee.startswith("super")):
+                listings.append((call, facts, callee))
+    for call, facts, callee in listings:
+        _discover_from_registry(project, call, facts, callee)
+    _discover_lowlevel_mcp(project)
+    _discover_raw_schemas(project)
+    project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
+
+
+def _is_shared_base(project: ProjectModel, cls: ClassDef) -> bool:
+    """A project class that other tool classes extend and that names no tool itself is
+    their shared base (``class BookingTool(BaseTool)`` under ``HotelTool``), not a tool."""
+    name = cls.attributes.get("name")
+    if name is not None and name.string():
+        return False
+    if "." in cls.name:
+        return any(
+            cls.qualname in other.bases or any(b.endswith("." + cls.name) for b in other.bases)
+            for other, _ in project.classes.values()
+            if other is not cls
+        )
+    by_base, by_last = _subclass_index(project)
+    return any(
+        other is not cls for other in (*by_base.get(cls.qualname, ()), *by_last.get(cls.name, ()))
+    )
+
+
+def _subclass_index(
+    project: ProjectModel,
+) -> tuple[dict[str, list[ClassDef]], dict[str, list[ClassDef]]]:
+    """Classes by each base they name, and by each dotted base's last part: one pass over
+    the classes instead of one per class asked about."""
+    index: tuple[dict[str, list[ClassDef]], dict[str, list[ClassDef]]] | None = getattr(
+        project, "_subclass_index", None
+    )
+    if index is None:
+        by_base: dict[str, list[ClassDef]] = {}
+        by_last: dict[str, list[ClassDef]] = {}
+        for other, _ in project.classes.values():
+            for base in other.bases:
+                by_base.setdefault(base, []).append(other)
+                if "." in base:
+                    by_last.setdefault(base.rsplit(".", 1)[1], []).append(other)
+        index = (by_base, by_last)
+        project._subclass_index = index  # type: ignore[attr-defined]
+    return index
+
+
+def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFacts) -> None:
+    if _is_shared_base(project, cls):
+        return
+    for base in project.class_bases(cls):
+        form = project.catalog.tool_forms["base_class"](base)
+        if form is None:
+            continue
+        if not all(attr in cls.attributes for attr in form.requires_attributes):
+            continue  # a class merely named like a tool base
+        methods: list[str] = []
+        if form.methods_from_attribute:
+            attr = cls.attributes.get(form.methods_from_attribute)
+            names = [e.string() for e in attr.elements] if attr else []
+            methods = [f"{cls.qualname}.{n}" for n in names if n]
+        else:
+            methods = [m for m in (project.find_method(cls.qualname, n) for n in form.methods) if m]
+        methods = [m for m in methods if m in project.functions]
+        if not methods:
+            continue  # another matching base may name the entry methods
+        if form.methods_from_attribute:
+            for method in methods:
+                fn = project.functions[method][0]
+                _add_tool(
+                    project,
+                    ToolFacts(
+                        name=fn.name,
+                        framework=form.framework,
+                        form=form.form,
+                        path=facts.path,
+                        anchor=Location(facts.path, fn.name_span),
+                        functions=[method],
+                        symbol=method,
+                        site=Location(facts.path, cls.name_span),
+                        params=_model_params(project, fn),
+                    ),
+                )
+            return
+        name_value = cls.attributes.get("name")
+        name = (name_value.string() if name_value else None) or cls.name
+        description = cls.attributes.get("description")
+        options = dict(cls.attributes)
+        tool = ToolFacts(
+            name=name,
+            framework=form.framework,
+            form=form.form,
+            path=facts.path,
+            anchor=Location(facts.path, cls.name_span),
+            functions=methods,
+            symbol=cls.qualname,
+            site=Location(facts.path, cls.name_span),
+            params=_model_params(project, project.functions[methods[0]][0]),
+            options=options,
+            description=(description.string() if description else "") or "",
+        )
+        tool.declarations += _declarations_from_options(
+            project, form.framework, options, tool.site, facts
+        )
+        for method in methods:
+            for dec in project.functions[method][0].decorators:
+                if dec.qualname in GUARDED_NAMES:
+                    tool.declarations.append(
+                        _guarded_declaration(project, dec.kwargs, dec.span, facts)
+                    )
+        _add_tool(project, tool)
+        return
+
+
+def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, callee: str) -> None:
+    forms = project.catalog.tool_forms
+    factory = forms["factory"](callee)
+    decorator_as_function = forms["decorator"](callee)
+    if factory is None and decorator_as_function is None:
+        return
+    site = Location(facts.path, call.span)
+    if factory is not None:
+        target = argument_at(call.args, call.kwargs, factory.function)
+        also = argument_at(call.args, call.kwargs, factory.also) if factory.also else None
+        name_value = argument_at(call.args, call.kwargs, factory.name) if factory.name else None
+        qual = project.project_function(target.qualname if target else None, facts)
+        also_qual = project.project_function(also.qualname if also else None, facts)
+        if qual is None and also_qual is not None:
+            qual, also_qual = also_qual, None
+        if qual:
+            tool = _tool_from_function(
+                project,
+                qual,
+                factory,
+                site,
+                name_value.string() if name_value else None,
+                dict(call.kwargs),
+                [also_qual] if also_qual else None,
+            )
+            if tool:
+                _add_tool(project, tool)
+        return
+    if decorator_as_function is not None and call.args:
+        # create_order = tool(_create_order)  /  tool("name", fn)
+        for arg in call.args[:2]:
+            qual = project.project_function(arg.qualname, facts) if arg.kind == "name" else None
+            if qual:
+                name = call.args[0].string() if call.args[0].kind == "const" else None
+                tool = _tool_from_function(
+                    project, qual, decorator_as_function, site, name, dict(call.kwargs)
+                )
+                if tool:
+                    _add_tool(project, tool)
+                return
+
+
+def _discover_from_registry(
+    project: ProjectModel, call: Call, facts: ModuleFacts, callee: str
+) -> None:
+    registry = project.catalog.tool_forms["registry"](callee)
+    caller = project.function(call.function) if call.function else None
+    if registry is None and caller is not None and call.callee.startswith("super"):
+        # class SendEmailAgent(AssistantAgent): super().__init__(..., tools=[self.send_email])
+        owner = project.classes.get(caller.class_name or "")
+        for base in project.class_bases(owner[0]) if owner else []:
+            registry = project.catalog.tool_forms["registry"](base)
+            if registry is not None:
+                break
+    if registry is not None and registry.tools is not None:
+        listed = argument_at(call.args, call.kwargs, registry.tools)
+        for element in listed_elements(project, listed, call, facts):
+            qual = project.project_function(element.qualname, facts)
+            if qual is None and caller is not None and caller.class_name:
+                head, _, attr = element.text.partition(".")
+                if head == "self" and attr.isidentifier():
+                    qual = project.find_method(caller.class_name, attr)
+            if qual and not any(qual in t.functions for t in project.tools):
+                tool = _tool_from_function(
+                    project,
+                    qual,
+                    registry,
+                    Location(facts.path, _site_span(element, listed, call.span)),
+                    None,
+                    {},
+                )
+                if tool:
+                    _add_tool(project, tool)
+
+
+def _site_span(element: Value, listed: Value | None, call_span: Span) -> Span:
+    """The element's span when the call's own list holds it, else the call's: the list came
+    from a variable, possibly in another module, whose positions are not in this file."""
+    written = listed.elements if listed is not None and listed.kind == "list" else ()
+    if element.span is not None and any(item is element for item in written):
+        return element.span
+    return call_span
+
+
+def listed_elements(
+    project: ProjectModel, value: Value | None, call: Call, facts: ModuleFacts, depth: int = 0
+) -> list[Value]:
+    """The items of a tool list: a literal, or a simple variable holding one (module level,
+    possibly imported, or local to the calling function), concatenations and ``*`` spreads
+    included. Anything computed is left alone."""
+    if value is None or depth > 4:
+        return []
+    if value.kind == "list":
+        result: list[Value] = []
+        for element in value.elements:
+            if element.kind == "other" and element.text.startswith("*"):
+                result += _variable_elements(project, element.names[:1], call, facts, depth)
+            else:
+                result.append(element)
+        return result
+    if value.kind in {"name", "attr"}:
+        held = _variable_value(project, value, call, facts)
+        return listed_elements(project, held, call, facts, depth + 1)
+    if value.kind == "other" and "+" in value.text and not value.calls:
+        # READ_TOOLS + WRITE_TOOLS  /  [a] + EXTRA
+        names = [n for n in value.names if n not in project.functions]
+        return _variable_elements(project, names, call, facts, depth)
+    return []
+
+
+def _variable_elements(
+    project: ProjectModel, names: list[str], call: Call, facts: ModuleFacts, depth: int
+) -> list[Value]:
+    result: list[Value] = []
+    for name in names:
+        qualname = facts.imports.get(name) or f"{facts.module}.{name}"
+        held = _variable_value(
+            project, Value(kind="name", text=name, qualname=qualname), call, facts
+        )
+        result += listed_elements(project, held, call, facts, depth + 1)
+    return result
+
+
+def _variable_value(
+    project: ProjectModel, value: Value, call: Call, facts: ModuleFacts
+) -> Value | None:
+    if value.kind == "name" and call.function is not None:
+        local: Value | None = None
+        for assignment in project.local_assignments(facts, call.function, value.text):
+            if assignment.span.line < call.span.line:
+                local = assignment.value
+        if local is not None:
+            return local
+    return project.module_variable(value.qualname)
+
+
+def _discover_lowlevel_mcp(
+    project: ProjectModel,
+) -> None:
+    """Low-level MCP servers: Tool(name=...) objects listed, dispatched by name."""
+    tool_types = set(project.catalog.mcp_tool_types)
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for call in facts.calls:
+            callee = call.callee
+            if (callee.replace("()", "") if "()" in callee else callee) not in tool_types:
+                continue
+            name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
+            name = _static_name(project, name_value) if name_value else None
+            if not name:
+                continue
+            target = _dispatch_target(project, name, facts)
+            options = dict(call.kwargs)
+            site = Location(facts.path, call.span)
+            if target is None:
+                continue
+            tool = _tool_from_function(project, target, ToolForm("mcp", "lowlevel"), site, name, {})
+            if tool is None:
+                continue
+            tool.declarations += _declarations_from_options(project, "mcp", options, site, facts)
+            tool.options.update(options)
+            _add_tool(project, tool)
+
+
+def _static_name(project: ProjectModel, value: Value) -> str | None:
+    """A tool name given as a literal or as a class constant (``GitTools.COMMIT`` of a
+    ``class GitTools(str, Enum)``), as low-level MCP servers often name their tools."""
+    if value.string():
+        return value.string()
+    if value.kind == "attr" and value.qualname and "." in value.qualname:
+        owner, attr = value.qualname.rsplit(".", 1)
+        entry = project.classes.get(owner)
+        constant = entry[0].attributes.get(attr) if entry else None
+        return constant.string() if constant is not None else None
+    return None
+
+
+def _dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> str | None:
+    """The project function that a name-to-function dispatch runs for ``name``."""
+    # 1. a dict literal {"name": fn}
+    for assignment in facts.assignments:
+        value = assignment.value
+        if value.kind == "dict" and name in value.items:
+            target = value.items[name]
+            qual = project.project_function(target.qualname, facts)
+            if qual:
+                return qual
+    # 2. if name == "create_order": / case "create_order": the first project function
+    #    the branch calls
+    for function, string, body in facts.branches:
+        if string != name or function is None:
+            continue
+        caller = project.function(function)
+        for call in sorted(project.calls_in(function), key=lambda c: c.order):
+            if not body.line <= call.span.line <= body.end_line:
+                continue
+            resolved = project.resolve_callee(call, caller, facts)
+            qual = project.project_function(resolved, facts)
+            if qual and qual != function:
+                return qual
+    # 3. a function of the same name
+    qual = project.project_function(name, facts)
+    if qual:
+        return qual
+    candidates = project.by_name.get(name, [])
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _discover_raw_schemas(
+    project: ProjectModel,
+) -> None:
+    """OpenAI/Anthropic tool dicts in code, linked to the function the dispatch calls."""
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for schema in facts.dicts:
+            items = schema.items
+            if "function" in items and items["function"].kind == "dict":
+                body = items["function"].items
+                framework = "openai"
+            elif "input_schema" in items:
+                body, framework = items, "anthropic"
+            elif "parameters" in items and (
+                items.get("type") is None or items["type"].string() == "function"
+            ):
+                body, framework = items, "openai"
+            else:
+                continue
+            name_value = body.get("name")
+            name = name_value.string() if name_value else None
+            if not name:
+                continue
+            target = _dispatch_target(project, name, facts) or _plugin_entry(project, facts)
+            if target is None or any(target in t.functions for t in project.tools):
+                continue
+            site = Location(facts.path, schema.span or Span.point(1))
+            tool = _tool_from_function(
+                project, target, ToolForm(framework, "schema-dict"), site, name, {}
+            )
+            if tool:
+                _add_tool(project, tool)
+
+
+# A module per tool: ``MANIFEST = {"name": ..., "parameters": ...}`` next to ``def run(...)``.
+PLUGIN_ENTRY_NAMES = ("run", "execute", "invoke", "call", "handler", "handle")
+
+
+def _plugin_entry(project: ProjectModel, facts: ModuleFacts) -> str | None:
+    """The one module-level entry function of a tool plugin module, if there is one."""
+    found = [
+        f"{facts.module}.{name}"
+        for name in PLUGIN_ENTRY_NAMES
+        if f"{facts.module}.{name}" in project.functions
+    ]
+    return found[0] if len(found) == 1 else None
