@@ -162,10 +162,11 @@ def all_rules() -> tuple[type[Rule], ...]:
     import agentguard.checks as package
 
     found: dict[str, type[Rule]] = {}
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name == "base":
+    # Rules live one module each in the checklist-question groups (checks/keys/ag201_...).
+    for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
+        if info.ispkg or info.name.rsplit(".", 1)[-1] in {"base", "common", "shared"}:
             continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        module = importlib.import_module(info.name)
         for obj in vars(module).values():
             if inspect.isclass(obj) and issubclass(obj, Rule) and obj is not Rule and obj.code:
                 if obj.code in found and found[obj.code] is not obj:

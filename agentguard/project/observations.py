@@ -450,7 +450,7 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
 
 def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
     """A retry decorator or wrapper that names a timeout among the errors it retries."""
-    from agentguard.checks.retry_common import retried_effects
+    from agentguard.checks.retries.shared import retried_effects
 
     know = knowledge()
     result: list[TimeoutVerdict] = []

@@ -4,7 +4,7 @@ import re
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.retry_common import only_transient
+from agentguard.checks.retries.shared import only_transient
 from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.project.project_model import ProjectModel
 

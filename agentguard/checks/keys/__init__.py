@@ -1,0 +1,1 @@
+"""Q2: do write tools carry an idempotency key built by the runtime?"""

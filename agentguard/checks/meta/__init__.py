@@ -1,0 +1,1 @@
+"""Meta: could every file be read, is every suppression still needed, is every schema valid?"""

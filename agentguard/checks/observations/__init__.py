@@ -1,0 +1,1 @@
+"""Q6: does the observation tell the model whether it may retry?"""

@@ -1,0 +1,1 @@
+"""Q5: can recovery or resume replay the last write?"""

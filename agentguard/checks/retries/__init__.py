@@ -1,0 +1,1 @@
+"""Retries: are they bound to the tool and limited to errors that are safe to retry?"""

@@ -1,0 +1,1 @@
+"""Q4: does a timeout after the request was sent become SIDE_EFFECT_UNCERTAIN?"""
