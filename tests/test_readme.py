@@ -59,14 +59,19 @@ def test_the_readme_starts_with_the_two_setup_commands_and_says_what_each_does()
     assert "development dependencies" in explanation and "whole test suite" in explanation
 
 
-def test_the_first_setup_command_exits_1_on_the_bundled_example_as_the_readme_says() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "agentguard", "check", "fixtures/shop-agent", "--no-cache"],
-        cwd=ROOT,
+def check_in(folder: Path, *paths: str) -> subprocess.CompletedProcess[str]:
+    """`agentguard check PATHS --no-cache` run from folder, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentguard", "check", *paths, "--no-cache"],
+        cwd=folder,
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def test_the_first_setup_command_exits_1_on_the_bundled_example_as_the_readme_says() -> None:
+    done = check_in(ROOT, "fixtures/shop-agent")
     assert done.returncode == 1, done.stderr
     assert "AG201" in done.stdout
 

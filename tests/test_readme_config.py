@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from .test_readme import check_in
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "agentguard" / "data" / "config.schema.json"
@@ -237,13 +238,7 @@ def test_every_toml_example_is_a_configuration_agentguard_accepts(
     (tmp_path / "pyproject.toml").write_text(example, encoding="utf-8")
     (tmp_path / ".git").mkdir()
     (tmp_path / "agent.py").write_text(AGENT, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "agentguard", "check", ".", "--no-cache"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = check_in(tmp_path, ".")
     assert done.returncode in (0, 1), f"{where}: {done.stdout}{done.stderr}"
 
 
