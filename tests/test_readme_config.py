@@ -104,8 +104,9 @@ decorators = ["acme.agents.tool"]
 Teach agentguard your own clients' side effects. `sinks` are calls that change the world:
 `match` (qualified names, `*` globs), `effect` (`write`, `network_write`, `destructive`,
 `exec`, `payment`, `message`, `unknown`, or `http`/`sql`/`file_open`, judged from the call's
-arguments), `idempotent`, and `key` (how the call takes an idempotency key: `kwarg`, `header`
-or `option`). Your sinks take precedence over the built-in ones. `reads` lists calls that only
+arguments), `idempotent`, `key` (how the call takes an idempotency key: `kwarg`, `header`,
+`option` or `sql_conflict`) and the schema's other fields (`method`, `method_from`, `remote`,
+`confidence`, `receiver_hint`). Your sinks take precedence over the built-in ones. `reads` lists calls that only
 read; `verbs` adds words to the verb lists that name writes and reads. Schema:
 `agentguard/data/effects.schema.json`.
 
