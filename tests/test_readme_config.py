@@ -1,0 +1,247 @@
+"""docs/configuration.md documents every key of the config schema, and is generated from it.
+
+The key list, types and allowed values come from agentguard/data/config.schema.json; what each
+key means is written below, next to the generator. Regenerate after changing either:
+
+    python -m tests.test_readme_config
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .test_readme import check_in
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = ROOT / "agentguard" / "data" / "config.schema.json"
+REFERENCE = ROOT / "docs" / "configuration.md"
+README = ROOT / "README.md"
+
+RULE_CODE_PATTERN = "^(ALL|AG[0-9]{0,3})$"
+
+# What each key does, in Markdown. Defaults are stated here because the schema holds none.
+MEANINGS: dict[str, str] = {
+    "select": """\
+Rules to report: codes (`AG201`), prefixes (`AG2` is every AG2xx rule) or `ALL`. Default:
+every rule. `--select` on the command line replaces this list. Between `select` and `ignore`,
+the longest matching prefix wins, as in ruff: `select = ["AG2"]` with `ignore = ["AG204"]`
+reports AG201, AG202 and AG203.""",
+    "ignore": """\
+Rules not to report, as codes or prefixes. `--ignore` on the command line adds to this list.""",
+    "extend-select": """\
+Codes or prefixes added to `select`. Every rule is on by default, so this is useful next to a
+`select` that narrows the set; in this version, `extend-select` without `select` reports only
+the codes it names.""",
+    "include": """\
+Gitignore-style patterns, relative to the project root: when set, only the files that match
+one are scanned. Default: every Python file (`.py`, `.pyi`) and every JSON or YAML file
+(`.json`, `.yaml`, `.yml`) under the paths given.""",
+    "exclude": """\
+Files and folders never scanned; replaces the default list. A plain name (`.venv`; `build/`
+for folders only) matches at any depth, anything else is a gitignore-style pattern relative to
+the project root. Default: `.git`, `.hg`, `.svn`, `.venv`, `venv`, `.tox`, `.nox`,
+`node_modules`, `__pycache__`, `__pypackages__`, `.mypy_cache`, `.ruff_cache`,
+`.pytest_cache`, `.agentguard_cache`, `build`, `dist`, `site-packages`. To keep the defaults
+and add your own, use `extend-exclude`.""",
+    "extend-exclude": """\
+More files and folders never scanned, added to `exclude` (to its defaults when `exclude` is
+not set). Same pattern forms as `exclude`.""",
+    "respect-gitignore": """\
+Whether files your `.gitignore` files ignore are left out. Default: `true`; a `.gitignore` in
+a subfolder applies to that folder, as in git.""",
+    "prefilter": """\
+Default: `true`, which parses only the files that can matter: those that name a tool, an agent
+framework or a retry construct, every test file and every file named on the command line, then
+every project module they import or call into. `false` parses every file, so that every syntax
+error is reported. The prefilter is being removed (every file will be parsed, from the cache
+when unchanged); do not rely on this key.""",
+    "per-file-ignores": """\
+A table from a file pattern to the codes or prefixes not reported in matching files:
+`{ "scripts/*" = ["AG9"], "conftest.py" = ["ALL"] }`. A pattern is matched (shell-style,
+`fnmatch`) against the path relative to the project root and against the file name.""",
+    "fail-on": """\
+The lowest severity that makes `agentguard check` exit 1. Default: `error`. `--fail-on` on the
+command line overrides it; `--exit-zero` always exits 0.""",
+    "max-file-size": """\
+Files larger than this many bytes are not read; the run names each one it skipped, with its
+size. Default: `2000000` (2 MB).""",
+    "min-confidence": """\
+Findings below this confidence are not reported. Default: `low` (everything). Each finding's
+confidence is printed in its text header and given in the JSON output.""",
+    "jobs": """\
+Processes that parse files, meant as the default of `--jobs` (`0`: one per core). In this
+version the key is accepted but not applied: pass `--jobs N` on the command line.""",
+    "cache-dir": """\
+Where the cache of per-file facts and recorded runs is kept, meant as the default of
+`--cache-dir` (default `.agentguard_cache/` under the project root). In this version the key is
+accepted but not applied: pass `--cache-dir` on the command line.""",
+    "ledger-functions": """\
+Qualified names of your own functions that durably record a tool call before it runs
+(`"app.audit.record_start"`; `*` matches within a dotted name). A tool that calls one before
+its side effect has a ledger entry written first (AG301), as a `@guarded` tool does.""",
+    "test-paths": """\
+More files or folders that hold tests (gitignore-style patterns, relative to the project root),
+besides `test_*.py`, `*_test.py`, `conftest.py` and anything under `tests/` or `test/`. The
+eval-coverage rule (AG801) looks for fault-injection tests there.""",
+    "frameworks": """\
+Teach agentguard how your own framework, or a wrapper around one, declares tools. Each key is
+a framework name; a list joins the built-in framework's list of the same name (a new name adds
+a framework). Keys per framework: `decorators`, `factories`, `base_classes`, `registries`,
+`metadata_kwarg`, `annotations_kwarg`, as in the built-in frameworks catalogue (schema:
+`agentguard/data/frameworks.schema.json`).
+
+```toml
+[tool.agentguard.frameworks.acme]
+decorators = ["acme.agents.tool"]
+```""",
+    "effects": """\
+Teach agentguard your own clients' side effects. `sinks` are calls that change the world:
+`match` (qualified names, `*` globs), `effect` (`write`, `network_write`, `destructive`,
+`exec`, `payment`, `message`, `unknown`, or `http`/`sql`/`file_open`, judged from the call's
+arguments), `idempotent`, `key` (how the call takes an idempotency key: `kwarg`, `header`,
+`option` or `sql_conflict`) and the schema's other fields (`method`, `method_from`, `remote`,
+`confidence`, `receiver_hint`). Your sinks take precedence over the built-in ones. `reads` lists calls that only
+read; `verbs` adds words to the verb lists that name writes and reads. Schema:
+`agentguard/data/effects.schema.json`.
+
+```toml
+[[tool.agentguard.effects.sinks]]
+match = ["app.orders_client.OrdersClient.create"]
+effect = "network_write"
+idempotent = false
+key = { kwarg = "idem_key" }
+```""",
+    "retries": """\
+Teach agentguard your own retry constructs, so that the retry rules (AG9xx) see them:
+`decorators`, `wrappers`, `http_retry`, `global`, `node_retry` (each entry: `match` and the
+construct's details), `transient_exceptions`, `catch_all_exceptions`. Lists are added to the
+built-in ones. Schema: `agentguard/data/retries.schema.json`.
+
+```toml
+[[tool.agentguard.retries.decorators]]
+match = ["acme.resilience.retrying"]
+library = "acme"
+```""",
+}
+
+
+def schema() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    return loaded
+
+
+def describe_type(spec: dict[str, Any]) -> str:
+    """A reader's name for a schema fragment: "list of rule codes", "one of `a`, `b`"..."""
+    if "enum" in spec:
+        return "one of " + ", ".join(f"`{json.dumps(v)}`" for v in spec["enum"])
+    kind = spec.get("type")
+    if kind == "array":
+        items = spec.get("items", {})
+        if items.get("pattern") == RULE_CODE_PATTERN:
+            return "list of rule codes or prefixes"
+        return f"list of {describe_type(items)}s"
+    if kind == "object":
+        values = spec.get("additionalProperties")
+        if isinstance(values, dict):
+            return "table of " + describe_type(values).replace("list of", "lists of", 1)
+        return "table"
+    if kind == "integer" and "minimum" in spec:
+        return f"integer, at least {spec['minimum']}"
+    if kind == "boolean":
+        return "`true` or `false`"
+    return str(kind or "value")
+
+
+def render(config_schema: dict[str, Any]) -> str:
+    keys: dict[str, dict[str, Any]] = config_schema["properties"]
+    lines = [
+        "# Configuration reference",
+        "",
+        "<!-- Generated by `python -m tests.test_readme_config` from",
+        "agentguard/data/config.schema.json and the meanings in tests/test_readme_config.py;",
+        "edit those, not this file. -->",
+        "",
+        "agentguard reads `[tool.agentguard]` in `pyproject.toml`, or `agentguard.toml` (the",
+        "same keys at the top level, or under `[tool.agentguard]`): the nearest one at or above",
+        "the first path scanned, up to the repository root. `--config FILE` names one",
+        "explicitly. An unknown key or a wrong value stops the run with exit code 2 and a",
+        "message naming the file and the key. Paths and patterns are relative to the folder",
+        "that holds the configuration file (the project root).",
+        "",
+        "| key | value |",
+        "| --- | --- |",
+    ]
+    lines += [f"| [`{key}`](#{key}) | {describe_type(spec)} |" for key, spec in keys.items()]
+    for key, spec in keys.items():
+        lines += ["", f"## {key}", "", f"*{describe_type(spec)}*", "", MEANINGS[key]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    text = render(schema())
+    if argv == ["--check"]:
+        return 0 if REFERENCE.read_text(encoding="utf-8") == text else 1
+    REFERENCE.write_text(text, encoding="utf-8")
+    return 0
+
+
+def test_every_schema_key_has_a_meaning_and_no_meaning_is_stale() -> None:
+    keys = set(schema()["properties"])
+    assert not keys - set(MEANINGS), f"undocumented config keys: {sorted(keys - set(MEANINGS))}"
+    assert not set(MEANINGS) - keys, f"documented keys not in the schema: {set(MEANINGS) - keys}"
+
+
+def test_the_committed_reference_is_generated_from_the_schema() -> None:
+    assert REFERENCE.read_text(encoding="utf-8") == render(schema()), (
+        "docs/configuration.md is out of date: run `python -m tests.test_readme_config`"
+    )
+
+
+def test_the_reference_gives_every_key_a_section_and_the_readme_links_it() -> None:
+    text = REFERENCE.read_text(encoding="utf-8")
+    for key in schema()["properties"]:
+        assert f"\n## {key}\n" in text, key
+    assert "(docs/configuration.md)" in README.read_text(encoding="utf-8")
+
+
+def toml_examples() -> list[tuple[str, str]]:
+    """Every TOML block of the README and the reference, named by file and position."""
+    found = []
+    for path in (p for p in (README, REFERENCE) if p.exists()):
+        blocks = re.findall(r"```toml\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+        found += [(f"{path.name}#{n}", block) for n, block in enumerate(blocks)]
+    return found
+
+
+AGENT = """\
+import requests
+from langchain_core.tools import tool
+
+
+@tool
+def create_order(cart_id: str) -> dict:
+    \"\"\"Place an order for the cart.\"\"\"
+    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()
+"""
+
+
+@pytest.mark.parametrize(("where", "example"), toml_examples())
+def test_every_toml_example_is_a_configuration_agentguard_accepts(
+    tmp_path: Path, where: str, example: str
+) -> None:
+    assert "[tool.agentguard" in example, f"{where}: show the section a user pastes it into"
+    (tmp_path / "pyproject.toml").write_text(example, encoding="utf-8")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "agent.py").write_text(AGENT, encoding="utf-8")
+    done = check_in(tmp_path, ".")
+    assert done.returncode in (0, 1), f"{where}: {done.stdout}{done.stderr}"
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
