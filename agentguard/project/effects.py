@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from agentguard.diagnostics import Confidence, EvidenceStep, Location
+from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Matcher, Sink
 from agentguard.project.read_posts import (
@@ -221,7 +221,9 @@ def _judged_post(
             chain=(
                 *effect.chain,
                 EvidenceStep(
-                    f"the request {why} ({judgement.reason or 'URL and body'})", effect.site
+                    StepKind.REQUEST,
+                    effect.site,
+                    detail=f"{why} ({judgement.reason or 'URL and body'})",
                 ),
             ),
         )
@@ -305,7 +307,7 @@ def _idempotent_patch(effect: Effect, name: str) -> Effect:
         effect,
         idempotent=True,
         confidence=min(effect.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
-        chain=(*effect.chain, EvidenceStep(f"PATCH in `{name}` sets fields", effect.site)),
+        chain=(*effect.chain, EvidenceStep(StepKind.PATCH, effect.site, caller=name)),
     )
 
 
@@ -355,7 +357,7 @@ def _sink_effect(
         sink=shown,
         site=site,
         call=call,
-        chain=(EvidenceStep(f"calls {shown}", site),),
+        chain=(EvidenceStep(StepKind.SINK, site, callee=shown),),
         key=_key_for(project, call, sink, fn, facts),
         function=fn.qualname,
         **judgement,
@@ -519,7 +521,7 @@ def _heuristic_sink(
     if written and _is_container(project, written, fn, facts, call.order):
         return None
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
-    external = head in _imported_heads(project, facts) and head not in project.module_heads
+    external = head in project.imported_heads(facts) and head not in project.module_heads
     if external and re.search(r"\.(deps|context)\.", callee):
         external = False  # ``ctx.deps.client.send(...)``: the user's own dependencies
     if call.method in CONTAINER_METHODS and not trusted_receiver:
@@ -543,21 +545,14 @@ def _heuristic_sink(
         sink=call.text,
         site=site,
         call=call,
-        chain=(EvidenceStep(f"calls {call.text} (write verb, not resolved)", site),),
+        chain=(
+            EvidenceStep(StepKind.SINK, site, callee=call.text, detail="write verb, not resolved"),
+        ),
         confidence=Confidence.MEDIUM if trusted_receiver and external else Confidence.LOW,
         key=_key_for(project, call, sink, fn, facts),
         heuristic=True,
         function=fn.qualname,
     )
-
-
-def _imported_heads(project: ProjectModel, facts: ModuleFacts) -> frozenset[str]:
-    """The top-level names a module imports from (memoised: asked per call)."""
-    memo: dict[str, frozenset[str]] = project.__dict__.setdefault("_imported_heads", {})
-    heads = memo.get(facts.path)
-    if heads is None:
-        heads = memo[facts.path] = frozenset(v.split(".")[0] for v in facts.imports.values())
-    return heads
 
 
 def _local_value(
@@ -915,7 +910,7 @@ class EffectSummaries:
             if effect is not None:
                 effects.append(effect)
         if not user_sinks:
-            project._edges[qualname] = edges  # every call was followed: the call graph's edges
+            project.note_call_edges(qualname, edges)  # every call was followed
         return effects, edges
 
     def _propagate(self, order: list[str]) -> None:
@@ -973,7 +968,10 @@ class EffectSummaries:
                 if key in mine and len(mine[key].chain) <= len(effect.chain) + 1:
                     continue
                 step = EvidenceStep(
-                    f"{_shown(fn)} calls {_shown(target_fn, fn)}", Location(facts.path, call.span)
+                    StepKind.CALL,
+                    Location(facts.path, call.span),
+                    caller=_shown(fn),
+                    callee=_shown(target_fn, fn),
                 )
                 mapped = _map_method_through_call(project, effect, target_fn, call, fn, facts)
                 if mapped is not None and mapped.method_param is None:
@@ -1002,10 +1000,11 @@ def _shown(fn: Function, caller: Function | None = None) -> str:
     return f"{fn.class_name.rsplit('.', 1)[-1]}.{fn.name}"
 
 
-def infer_effects(project: ProjectModel) -> None:
-    """Effect summaries for the project, worked out now for its tools' functions (and what
-    they reach), later for any other function asked about; each tool's effects."""
-    summaries = project._effects = EffectSummaries(project)
+def infer_effects(project: ProjectModel) -> EffectSummaries:
+    """The effect-inference pass: effect summaries for the project, worked out now for its
+    tools' functions (and what they reach), later for any other function asked about; each
+    tool's effects set. Returns the summaries (``ProjectModel.effect_summaries``)."""
+    summaries = EffectSummaries(project)
     summaries.cover(qualname for tool in project.tools for qualname in tool.functions)
     for tool in project.tools:
         seen: set[SiteKey] = set()
@@ -1021,3 +1020,4 @@ def infer_effects(project: ProjectModel) -> None:
                     seen.add(key)
                     gathered.append(effect)
         tool.effects = gathered
+    return summaries
