@@ -27,39 +27,6 @@ if TYPE_CHECKING:
 STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
 
 
-# Methods that lists, sets and dicts have too: on a receiver not named like a client they
-# are container operations (``parts.insert(0, x)``, ``seen.update(...)``), never a write.
-# What a queue object of the standard library (asyncio, queue, multiprocessing) is handed
-# items with: a message broker's client publishes or sends instead.
-QUEUE_PUTS = frozenset({"put", "put_nowait"})
-CONTAINER_METHODS = frozenset(
-    {
-        "append",
-        "extend",
-        "insert",
-        "add",
-        "update",
-        "remove",
-        "pop",
-        "discard",
-        "clear",
-        "setdefault",
-        "put",
-        "put_nowait",
-        "push",
-        "set",
-        "write",
-        "send",
-        "sort",
-        "replace",
-    }
-)
-LOGGER_NAMES = re.compile(r"(?i)^_?(log|logger|logging|console|print|warnings|self|cls)$")
-CONTAINER_FACTORIES = re.compile(
-    r"^(list|dict|set|tuple|frozenset|collections\..*|defaultdict|deque|OrderedDict|Counter)$"
-)
-
-
 def _written_receiver(call: Call) -> str:
     """The receiver as written in the source (``self._client`` for ``self._client.place``)."""
     text = call.text
@@ -98,18 +65,20 @@ def _is_container(
             for a in facts.assignments
             if owner and a.target == name and (a.function or "").startswith(owner)
         ]
-        return bool(bound) and all(_holds_container(value) for value in bound)
+        return bool(bound) and all(_holds_container(project, value) for value in bound)
     value = local_value(project, name, fn, facts, before)
     if value is None:
         module_level = project.local_assignments(facts, None, name)
         value = module_level[-1].value if module_level else None
-    return value is not None and _holds_container(value)
+    return value is not None and _holds_container(project, value)
 
 
-def _holds_container(value: Value) -> bool:
+def _holds_container(project: ProjectModel, value: Value) -> bool:
     if value.kind in {"list", "dict"} or value.text[:1] in {"[", "{"}:
         return True
-    return value.kind == "call" and bool(CONTAINER_FACTORIES.match(value.qualname or ""))
+    return value.kind == "call" and bool(
+        project.catalog.container_factories.match(value.qualname or "")
+    )
 
 
 def heuristic_sink(
@@ -130,7 +99,9 @@ def heuristic_sink(
         return None
     written = _written_receiver(call)
     last = _receiver_name(written) if written else ""
-    if last and (LOGGER_NAMES.match(last) or last[:1] in {'"', "'", "[", "{", "("}):
+    if last and (
+        project.catalog.logger_receivers.match(last) or last[:1] in {'"', "'", "[", "{", "("}
+    ):
         return None
     if written and _is_container(project, written, fn, facts, call.order):
         return None
@@ -138,9 +109,9 @@ def heuristic_sink(
     external = head in project.imported_heads(facts) and head not in project.module_heads
     if external and re.search(r"\.(deps|context)\.", callee):
         external = False  # ``ctx.deps.client.send(...)``: the user's own dependencies
-    if call.method in CONTAINER_METHODS and not trusted_receiver:
+    if call.method in project.catalog.container_methods and not trusted_receiver:
         return None
-    if call.method in QUEUE_PUTS and "queue" in last.lower():
+    if call.method in project.catalog.queue_methods and "queue" in last.lower():
         return None  # ``sub.queue.put_nowait(event)``: an asyncio/queue.Queue, in the process
     if not (trusted_receiver or (external and "." in callee)):
         return None

@@ -128,9 +128,9 @@ def classify_sink(
                 statement = local_value(project, statement.text, fn, facts, call.order) or statement
             text = statement.string()
             receiver = (call.receiver or "").lower()
-            if not re.search(
-                r"(cur|conn|db|session|engine|cx|sql|tx|transaction)", receiver
-            ) and not bound_to_db_handle(project, call.receiver or "", fn, facts, call.order):
+            if not project.catalog.db_handle_receivers.search(receiver) and not bound_to_db_handle(
+                project, call.receiver or "", fn, facts, call.order
+            ):
                 return None
             if text is not None:
                 if SQL_READ_RE.match(text) or not SQL_WRITE_RE.match(text):
@@ -154,7 +154,7 @@ def classify_sink(
                 unknown_statement = True
             # An embedded database file is a local write (judged by Q1): no service downstream
             # could honour an idempotency key.
-            remote = not embedded_database_module(facts)
+            remote = not embedded_database_module(project.catalog, facts)
         elif kind == "file_open":
             mode = call.args[1] if len(call.args) > 1 else call.kwargs.get("mode")
             mode_text = mode.string() if mode else "r"

@@ -33,9 +33,6 @@ def local_value(
     return found
 
 
-KEY_HOLDERS = ("options", "request_options", "extra_headers", "headers", "params", "json", "data")
-
-
 def key_for(
     project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
 ) -> KeyEvidence | None:
@@ -92,7 +89,7 @@ class _KeySearch:
         for name, value in kwargs.items():
             if name in self.names or KEY_KWARG_RE.match(name):
                 self.candidates.append(value)
-        for holder in KEY_HOLDERS:
+        for holder in self.project.catalog.key_holders:
             if holder in kwargs:
                 self.from_dict(kwargs[holder], depth)
 
@@ -107,7 +104,7 @@ class _KeySearch:
             for item_key, item in holder.items.items():
                 if _is_key_name(item_key, self.option, self.header):
                     self.candidates.append(item)
-                elif item_key in KEY_HOLDERS:
+                elif item_key in self.project.catalog.key_holders:
                     self.from_dict(item, depth + 1)
         elif holder.kind == "call" and holder.qualname in {"dict", "builtins.dict"}:
             self.from_kwargs(holder.call_kwargs, depth + 1)

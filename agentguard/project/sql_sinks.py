@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import Function, ModuleFacts, Value
+from agentguard.knowledge.catalog import Catalog
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import (
     SQL_READ_RE,
@@ -36,33 +37,9 @@ def sqlalchemy_statement(statement: Value) -> str | None:
     return None
 
 
-EMBEDDED_DATABASES = {"sqlite3", "aiosqlite", "duckdb"}
-SERVER_DATABASES = {
-    "psycopg",
-    "psycopg2",
-    "asyncpg",
-    "pymysql",
-    "MySQLdb",
-    "mysql",
-    "aiomysql",
-    "pymssql",
-    "oracledb",
-    "cx_Oracle",
-    "sqlalchemy",
-    "sqlmodel",
-    "databases",
-    "snowflake",
-    "clickhouse_driver",
-    "pyodbc",
-    "tortoise",
-    "peewee",
-    "django",
-}
-
-
-def embedded_database_module(facts: ModuleFacts) -> bool:
+def embedded_database_module(catalog: Catalog, facts: ModuleFacts) -> bool:
     roots = {qualified.split(".", 1)[0] for qualified in facts.imports.values()}
-    return bool(roots & EMBEDDED_DATABASES) and not roots & SERVER_DATABASES
+    return bool(roots & catalog.embedded_databases) and not roots & catalog.server_databases
 
 
 def bound_to_db_handle(
@@ -76,4 +53,4 @@ def bound_to_db_handle(
     if value is None or value.kind != "call":
         return False
     method = (value.qualname or value.text).split("(", 1)[0].rsplit(".", 1)[-1]
-    return method in {"cursor", "connect"}
+    return method in project.catalog.db_handle_factories
