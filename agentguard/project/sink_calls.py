@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.knowledge.catalog import Matcher, Sink
 from agentguard.project.guessed_sinks import heuristic_sink
 from agentguard.project.read_posts import (
@@ -21,7 +21,7 @@ from agentguard.project.read_posts import (
     judge_post,
     name_sets,
 )
-from agentguard.project.sink_keys import key_for, local_value
+from agentguard.project.sink_keys import argument_for, key_for, local_value
 from agentguard.project.sql_sinks import (
     bound_to_db_handle,
     embedded_database_module,
@@ -296,16 +296,6 @@ def _idempotent_patch(effect: Effect, name: str) -> Effect:
         confidence=min(effect.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
         chain=(*effect.chain, EvidenceStep(StepKind.PATCH, effect.site, caller=name)),
     )
-
-
-def argument_for(param: str, callee_fn: Function, call: Call) -> Value | None:
-    params = [p for p in callee_fn.params if p not in SELF_NAMES]
-    argument: Value | None = call.kwargs.get(param)
-    if argument is None and param in params:
-        index = params.index(param)
-        if index < len(call.args):
-            argument = call.args[index]
-    return argument
 
 
 def _sink_effect(

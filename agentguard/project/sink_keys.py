@@ -210,6 +210,17 @@ def classify_key(
     return KeyEvidence(value, "scoped", "", None, location)
 
 
+def argument_for(param: str, callee_fn: Function, call: Call) -> Value | None:
+    """The argument ``call`` passes for ``callee_fn``'s parameter ``param``, if any."""
+    params = [p for p in callee_fn.params if p not in SELF_NAMES]
+    argument: Value | None = call.kwargs.get(param)
+    if argument is None and param in params:
+        index = params.index(param)
+        if index < len(call.args):
+            argument = call.args[index]
+    return argument
+
+
 def map_key_through_call(
     project: ProjectModel,
     key: KeyEvidence | None,
@@ -221,12 +232,7 @@ def map_key_through_call(
     """A key that is a helper's parameter takes the caller's argument's origin."""
     if key is None or key.origin != "param" or key.param is None:
         return key
-    params = [p for p in callee_fn.params if p not in SELF_NAMES]
-    argument: Value | None = call.kwargs.get(key.param)
-    if argument is None and key.param in params:
-        index = params.index(key.param)
-        if index < len(call.args):
-            argument = call.args[index]
+    argument = argument_for(key.param, callee_fn, call)
     if argument is None:
         return KeyEvidence(key.value, "scoped", "", None, key.location)
     return classify_key(project, argument, caller, facts, call.order)
