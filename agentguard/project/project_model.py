@@ -1,8 +1,10 @@
 """The project model: tools, their declarations and effect summaries, the call graph.
 
-Built from per-file facts (``python.facts``) and schema documents; checks read it and
-never walk syntax themselves. Tool discovery, effect inference and retry detection live in
-``agentguard.project.tools``, ``.effects`` and ``.retries``.
+Built from per-file facts (``agentguard.facts``) and schema documents by ``build_project``,
+whose passes run in order (index the modules, discover tools, infer effects, merge schema
+tools, find retries) and then freeze the model; checks read it and never walk syntax
+themselves. The passes live in ``agentguard.project.tools``, ``.effects``, ``.schema_tools``
+and ``.retries``.
 """
 
 from __future__ import annotations
