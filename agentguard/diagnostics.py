@@ -118,12 +118,70 @@ class Fix:
         }
 
 
+class StepKind(str, Enum):
+    """What one link of an evidence chain is. Each kind names the fields it reads; its
+    text (``EvidenceStep.label``) is rendered from them, never parsed back."""
+
+    TOOL = "tool"  # subject: the tool's name; detail: its framework
+    CALL = "call"  # caller calls callee (a project function on the way to a sink)
+    SINK = "sink"  # callee: the sink called; detail: why it counts, when guessed
+    REQUEST = "request"  # detail: what the HTTP request reads as
+    PATCH = "patch"  # caller: the function whose name says its PATCH sets fields
+    DECLARATION = "declaration"  # subject: where it is said; detail: the verb said
+    RETRY = "retry"  # detail: the retry construct as written
+    SETTING = "setting"  # subject: the framework setting
+    HANDLER = "handler"  # detail: the exceptions caught
+    INTERRUPT = "interrupt"  # an ``interrupt()`` call
+    DISPATCH = "dispatch"  # an executor dispatching a tool by name
+    RECORD = "record"  # a ledger record written
+    RECORD_AFTER = "record_after"  # a ledger record written after the call returns
+    STATUS_CHECK = "status_check"  # a resume's status check
+    RERUN = "rerun"  # a resume re-running the work
+    ERROR_RESULT = "error_result"  # an error returned as a tool result
+    OBSERVATION = "observation"  # subject: the function; detail: its role (tool, wrapper...)
+
+
+_STEP_TEXT: dict[StepKind, str] = {
+    StepKind.TOOL: "tool `{subject}` ({detail})",
+    StepKind.CALL: "{caller} calls {callee}",
+    StepKind.SINK: "calls {callee}",
+    StepKind.REQUEST: "the request {detail}",
+    StepKind.PATCH: "PATCH in `{caller}` sets fields",
+    StepKind.DECLARATION: "{subject} says `{detail}`",
+    StepKind.RETRY: "retry: {detail}",
+    StepKind.SETTING: "setting `{subject}`",
+    StepKind.HANDLER: "except {detail}",
+    StepKind.INTERRUPT: "interrupt()",
+    StepKind.DISPATCH: "dispatch",
+    StepKind.RECORD: "record",
+    StepKind.RECORD_AFTER: "record after",
+    StepKind.STATUS_CHECK: "status check",
+    StepKind.RERUN: "re-run",
+    StepKind.ERROR_RESULT: "error result",
+    StepKind.OBSERVATION: "{detail} `{subject}`",
+}
+
+
 @dataclass(frozen=True)
 class EvidenceStep:
-    """One link of an evidence chain: tool -> helper -> sink."""
+    """One link of an evidence chain: tool -> helper -> sink, as fields."""
 
-    label: str
+    kind: StepKind
     location: Location | None = None
+    caller: str | None = None
+    callee: str | None = None
+    subject: str | None = None
+    detail: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The step as text outputs print it, rendered from its fields."""
+        text = _STEP_TEXT[self.kind].format(
+            caller=self.caller, callee=self.callee, subject=self.subject, detail=self.detail
+        )
+        if self.kind is StepKind.SINK and self.detail:
+            text += f" ({self.detail})"
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         loc = self.location
@@ -131,6 +189,12 @@ class EvidenceStep:
             "label": self.label,
             "path": loc.path if loc else None,
             "line": loc.span.line if loc else None,
+            "column": loc.span.column if loc else None,
+            "kind": self.kind.value,
+            "caller": self.caller,
+            "callee": self.callee,
+            "subject": self.subject,
+            "detail": self.detail,
         }
 
 

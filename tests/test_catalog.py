@@ -207,3 +207,20 @@ def test_bad_extension_is_a_config_error_naming_file_and_key(
 def test_validate_extensions_raises_catalog_error() -> None:
     with pytest.raises(CatalogError, match=r"agentguard.toml: invalid configuration at `effects"):
         load_catalog({"effects": {"sinks": [{"match": 3, "effect": "write"}]}}, "agentguard.toml")
+
+
+def test_user_key_holders_are_searched_for_the_key(scan_files: ScanFiles) -> None:
+    # A client SDK that takes its options in an ``envelope`` dict: the key inside it counts
+    # once the configuration names the holder (and only then).
+    source = ORDERS_SDK_TOOL.replace(
+        'idem_key=f"order:{run_id}:{cart_id}"',
+        'envelope={"idempotency_key": f"order:{run_id}:{cart_id}"}',
+    )
+    plain = scan_files({"pyproject.toml": USER_SINK, "agent.py": source})
+    assert sorted(f.tool for f in plain.findings if f.code == "AG201") == [
+        "create_order",
+        "create_order_unkeyed",
+    ]
+    config = USER_SINK + 'key_holders = ["envelope"]\n'
+    extended = scan_files({"pyproject.toml": config, "agent.py": source})
+    assert [f.tool for f in extended.findings if f.code == "AG201"] == ["create_order_unkeyed"]

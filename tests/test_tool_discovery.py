@@ -10,13 +10,13 @@ import pytest
 
 from agentguard.facts.extract import extract
 from agentguard.knowledge.catalog import load_catalog
-from agentguard.project.project_model import ProjectModel
+from agentguard.project.project_model import build_project
 from agentguard.project.tool_facts import ToolFacts
 
 
 def discover(files: Mapping[str, str]) -> list[ToolFacts]:
     modules = [extract(dedent(text).encode(), path) for path, text in files.items()]
-    return ProjectModel(modules, load_catalog()).tools
+    return build_project(modules, load_catalog()).tools
 
 
 def line_of(text: str, needle: str) -> int:

@@ -4,28 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentguard.diagnostics import Confidence, EvidenceStep
+from agentguard.diagnostics import Confidence, EvidenceStep, StepKind
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import Effect, KeyEvidence, ToolFacts
 
 
 def tool_evidence(tool: ToolFacts, effect: Effect) -> tuple[EvidenceStep, ...]:
-    head = EvidenceStep(f"tool `{tool.name}` ({tool.framework})", tool.anchor)
+    head = EvidenceStep(StepKind.TOOL, tool.anchor, subject=tool.name, detail=tool.framework)
     return (head, *effect.chain)
 
 
-def via(effect: Effect) -> str:
-    """`requests.post` via `place`: the sink and the helpers between tool and sink."""
-    helpers = [
-        step.label.split(" calls ", 1)[1] for step in effect.chain[:-1] if " calls " in step.label
-    ]
-    text = f"`{effect.describe()}`"
-    if helpers:
-        text += " via " + " -> ".join(f"`{h}`" for h in helpers)
-    return text
-
-
-def weakest(effects: list[Effect]) -> Confidence:
+def strongest_confidence(effects: list[Effect]) -> Confidence:
     """The confidence of a judgement resting on several effects: the strongest one's."""
     if not effects:
         return Confidence.LOW

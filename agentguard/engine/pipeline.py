@@ -38,7 +38,7 @@ from agentguard.facts.module_facts import LineLayout, ModuleFacts, Suppression, 
 from agentguard.fixes.offers import FixOffer, fix_offer
 from agentguard.knowledge.catalog import Catalog, load_catalog
 from agentguard.prefilter import Prefilter, pack_referrals, unpack_referrals
-from agentguard.project.project_model import ProjectModel
+from agentguard.project.project_model import ProjectModel, build_project
 from agentguard.project.tool_facts import ToolFacts
 from agentguard.python.function_parts import FunctionPart, split_functions
 
@@ -346,8 +346,13 @@ def scan(
     # The model adds hundreds of thousands of acyclic objects (resolved callees, effects):
     # the cyclic collector would only rescan them.
     with collector_paused():
-        project = ProjectModel(
-            modules, catalog, other_modules=[module_name_for(rel) for rel in skipped]
+        project = build_project(
+            modules,
+            catalog,
+            other_modules=[module_name_for(rel) for rel in skipped],
+            config=config,
+            problems=problems,
+            schema_files=files.schemas,
         )
         if len(modules) >= FREEZE_AFTER_FILES:
             # As with the facts: the model lives as long as the scan's result, and the
@@ -355,13 +360,7 @@ def scan(
             # in a relink of 5,551 modules, 0.16 s frozen). It holds no reference cycle,
             # so dropping the result still frees it.
             gc.freeze()
-    project.problems = problems
-    project.config = config
-    project.schema_files = files.schemas
-    # Imported here: a recorded run never reads schemas, and jsonschema is slow to import.
-    from agentguard.project.schema_tools import add_schema_tools
-
-    problems += add_schema_tools(project, files.schemas, config)
+    problems = project.problems  # with the schema files skipped
     timings["project"] = time.perf_counter() - mark
 
     select = list(select) or config.select or ["ALL"]

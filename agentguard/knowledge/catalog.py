@@ -222,6 +222,18 @@ class Catalog:
             for verb in verbs.get(category) or []:
                 self.verbs[verb] = category
         self.client_receiver = re.compile(effects.get("client_receiver_pattern") or "$^")
+        not_sinks = effects.get("not_sinks") or {}
+        self.container_methods = frozenset(_as_list(not_sinks.get("container_methods")))
+        self.container_factories = re.compile(not_sinks.get("container_factories") or "$^")
+        self.queue_methods = frozenset(_as_list(not_sinks.get("queue_methods")))
+        self.logger_receivers = re.compile(not_sinks.get("logger_receivers") or "$^")
+        databases = effects.get("databases") or {}
+        self.embedded_databases = frozenset(_as_list(databases.get("embedded")))
+        self.server_databases = frozenset(_as_list(databases.get("server")))
+        self.db_handle_receivers = re.compile(databases.get("handle_receivers") or "$^")
+        self.db_handle_factories = frozenset(_as_list(databases.get("handle_factories")))
+        # Ordered: the search visits holders in this order, and the last key found counts.
+        self.key_holders = tuple(dict.fromkeys(_as_list(effects.get("key_holders"))))
         read_posts = effects.get("read_posts") or {}
         self.post_read_words = frozenset(_as_list(read_posts.get("read_words")))
         self.post_write_words = frozenset(_as_list(read_posts.get("write_words"))) | {

@@ -13,7 +13,7 @@ from agentguard.output.columns import ColumnMapper
 if TYPE_CHECKING:
     from agentguard.engine.pipeline import ScanResult
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 
 def document(result: ScanResult) -> dict[str, Any]:
@@ -27,6 +27,11 @@ def document(result: ScanResult) -> dict[str, Any]:
         entry["end_column"] = columns.column(
             finding.path, finding.span.end_line, finding.span.end_column
         )
+        for step, shown in zip(finding.evidence, entry["evidence"], strict=True):
+            if step.location is not None:
+                shown["column"] = columns.column(
+                    step.location.path, step.location.span.line, step.location.span.column
+                )
         findings.append(entry)
     by_severity = {"error": 0, "warning": 0, "info": 0}
     for finding in result.findings:

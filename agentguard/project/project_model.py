@@ -1,13 +1,17 @@
 """The project model: tools, their declarations and effect summaries, the call graph.
 
-Built from per-file facts (``python.facts``) and schema documents; checks read it and
-never walk syntax themselves. Tool discovery, effect inference and retry detection live in
-``agentguard.project.tools``, ``.effects`` and ``.retries``.
+Built from per-file facts (``agentguard.facts``) and schema documents by ``build_project``,
+whose passes run in order (index the modules, discover tools, infer effects, merge schema
+tools, find retries) and then freeze the model; checks read it and never walk syntax
+themselves. The passes live in ``agentguard.project.tools``, ``.effects``, ``.schema_tools``
+and ``.retries``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import functools
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,7 +76,49 @@ class CallSite:
         self.target = target
 
 
+@dataclass
+class LookupMemo:
+    """The project model's one memo: answers of pure lookups over its frozen indexes,
+    kept because tool discovery, effects, ledgers, retries and resume each ask the same
+    questions of every call site. Nothing here changes what a lookup answers."""
+
+    sites: dict[int, CallSite] = field(default_factory=dict)
+    targets: dict[str, tuple[str | None, bool, str | None]] = field(default_factory=dict)
+    module_sites: dict[str, list[CallSite]] = field(default_factory=dict)
+    matching: dict[tuple[int, bool], tuple[Matcher[Any], frozenset[str]]] = field(
+        default_factory=dict
+    )
+    callee_names: dict[str, _CalleeName] = field(default_factory=dict)
+    class_names: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    instances: dict[str, str] = field(default_factory=dict)
+    prefix_index: dict[str, dict[str, str]] = field(default_factory=dict)
+    by_prefix: dict[str, str | None] = field(default_factory=dict)
+    edges: dict[str, list[tuple[Call, str]]] = field(default_factory=dict)
+    assignment_index: dict[
+        int,
+        tuple[
+            ModuleFacts,
+            dict[str | None, list[Assignment]],
+            dict[tuple[str | None, str], list[Assignment]],
+        ],
+    ] = field(default_factory=dict)
+    call_bound_index: dict[int, tuple[ModuleFacts, set[tuple[str | None, str]]]] = field(
+        default_factory=dict
+    )
+    imported_heads: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
+class FrozenProjectError(AttributeError):
+    """An attribute of a built project model was assigned: the passes are over."""
+
+
 class ProjectModel:
+    """The project's facts, built by ``build_project``'s passes and frozen after them.
+
+    The constructor runs the first pass only (indexing the modules); discovery, effect
+    inference, schema tools and retries are passes of their own, run by ``build_project``.
+    """
+
     def __init__(
         self,
         modules: Iterable[ModuleFacts],
@@ -128,35 +174,23 @@ class ProjectModel:
         self.schema_issues: list[
             SchemaIssue
         ] = []  # filled by agentguard.project.schema_tools (AG001)
-        self._effects: EffectSummaries | None = None  # set by effect inference
-        self._sites: dict[int, CallSite] = {}
-        self._targets: dict[str, tuple[str | None, bool, str | None]] = {}
-        self._module_sites: dict[str, list[CallSite]] = {}
-        self._matching: dict[tuple[int, bool], tuple[Matcher[Any], frozenset[str]]] = {}
+        # Set by the passes of ``build_project``:
+        self.effect_summaries: EffectSummaries | None = None
+        self.retries: tuple[RetryUse, ...] = ()
+        self._memo = LookupMemo()
         self._written_names = NameIndex(
             call.callee for calls in self.calls_by_function.values() for call in calls
         )
-        self._resolved_names: NameIndex | None = None
-        self._callee_names: dict[str, _CalleeName] = {}
-        self._class_names: dict[tuple[str, str, str], str] = {}
-        self._instances: dict[str, str] = {}
-        self._prefix_index: dict[str, dict[str, str]] = {}
-        self._edges: dict[str, list[tuple[Call, str]]] = {}
-        self._sorted_functions: list[tuple[str, tuple[Function, ModuleFacts]]] | None = None
-        self._assignment_index: dict[
-            int,
-            tuple[
-                ModuleFacts,
-                dict[str | None, list[Assignment]],
-                dict[tuple[str | None, str], list[Assignment]],
-            ],
-        ] = {}
-        self._retry_uses: list[RetryUse] | None = None
-        self._call_bound_index: dict[int, tuple[ModuleFacts, set[tuple[str | None, str]]]] = {}
-        from agentguard.project import effects, tools
+        self._frozen = False
 
-        tools.discover_tools(self)
-        effects.infer_effects(self)
+    def __setattr__(self, name: str, value: object) -> None:
+        if getattr(self, "_frozen", False):
+            raise FrozenProjectError(f"the project model is frozen after build: cannot set {name}")
+        super().__setattr__(name, value)
+
+    def freeze(self) -> None:
+        """End of build: no attribute may be assigned from now on."""
+        self._frozen = True
 
     # ------------------------------------------------------------------ lookups
     def function(self, qualname: str) -> Function | None:
@@ -169,9 +203,11 @@ class ProjectModel:
 
     def sorted_functions(self) -> list[tuple[str, tuple[Function, ModuleFacts]]]:
         """The project's functions by qualified name: several rules walk them in order."""
-        if self._sorted_functions is None:
-            self._sorted_functions = sorted(self.functions.items())
-        return self._sorted_functions
+        return self._functions_in_order
+
+    @functools.cached_property
+    def _functions_in_order(self) -> list[tuple[str, tuple[Function, ModuleFacts]]]:
+        return sorted(self.functions.items())
 
     def calls_in(self, qualname: str) -> list[Call]:
         return self.calls_by_function.get(qualname, [])
@@ -191,7 +227,7 @@ class ProjectModel:
         """``call`` as resolved for ``caller``: its callee and the project function it runs."""
         # Memoised per call site: tool discovery, effects, ledgers, retries and resume each
         # resolve every call, some of them in several rounds.
-        site = self._sites.get(id(call))
+        site = self._memo.sites.get(id(call))
         if (
             site is None
             or site.call is not call
@@ -200,15 +236,15 @@ class ProjectModel:
         ):
             callee = self._resolve_callee(call, caller, facts)
             site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
-            self._sites[id(call)] = site
+            self._memo.sites[id(call)] = site
         return site
 
     def _call_target(self, callee: str, facts: ModuleFacts) -> str | None:
         # ``project_function`` (then a class's ``__init__``), with what does not depend on
         # the calling module worked out once per name.
-        known = self._targets.get(callee)
+        known = self._memo.targets.get(callee)
         if known is None:
-            known = self._targets[callee] = self._target_anywhere(callee)
+            known = self._memo.targets[callee] = self._target_anywhere(callee)
         direct, maybe_local, otherwise = known
         if direct is not None:
             return direct
@@ -236,14 +272,14 @@ class ProjectModel:
     def call_sites(self, facts: ModuleFacts) -> list[CallSite]:
         """The calls of ``facts``, each resolved for the function it is in (computed once:
         tool discovery and retry detection walk every call of every module)."""
-        sites = self._module_sites.get(facts.path)
+        sites = self._memo.module_sites.get(facts.path)
         if sites is None:
             function = self.function
             sites = [
                 self.call_site(call, function(call.function) if call.function else None, facts)
                 for call in facts.calls
             ]
-            self._module_sites[facts.path] = sites
+            self._memo.module_sites[facts.path] = sites
         return sites
 
     def callees_matching(self, matcher: Matcher[Any], *, resolved: bool) -> frozenset[str]:
@@ -251,23 +287,25 @@ class ProjectModel:
         call sites, that ``matcher`` knows: a walk over every call site tests membership in
         this set instead of asking the catalogue at each site. Most sites match nothing."""
         key = (id(matcher), resolved)
-        entry = self._matching.get(key)
+        entry = self._memo.matching.get(key)
         if entry is None or entry[0] is not matcher:
             names = self._resolved_index() if resolved else self._written_names
-            entry = self._matching[key] = (matcher, matcher.among(names))
+            entry = self._memo.matching[key] = (matcher, matcher.among(names))
         return entry[1]
 
     def _resolved_index(self) -> NameIndex:
-        if self._resolved_names is None:
-            self._resolved_names = NameIndex(
-                site.callee for facts in self.modules.values() for site in self.call_sites(facts)
-            )
         return self._resolved_names
+
+    @functools.cached_property
+    def _resolved_names(self) -> NameIndex:
+        return NameIndex(
+            site.callee for facts in self.modules.values() for site in self.call_sites(facts)
+        )
 
     def call_edges(self, qualname: str) -> list[tuple[Call, str]]:
         """The calls in ``qualname`` that run another project function, with that function
         (kept from effect inference for the functions it worked out)."""
-        edges = self._edges.get(qualname)
+        edges = self._memo.edges.get(qualname)
         if edges is None:
             fn, facts = self.functions[qualname]
             edges = []
@@ -275,7 +313,7 @@ class ProjectModel:
                 target = self.call_target(call, fn, facts)
                 if target and target != qualname:
                     edges.append((call, target))
-            self._edges[qualname] = edges
+            self._memo.edges[qualname] = edges
         return edges
 
     def local_assignments(
@@ -283,7 +321,7 @@ class ProjectModel:
     ) -> list[Assignment]:
         """The assignments of ``facts`` made in ``function`` (None: at module level), to
         ``target`` when given, in source order: an index instead of a scan per lookup."""
-        entry = self._assignment_index.get(id(facts))
+        entry = self._memo.assignment_index.get(id(facts))
         if entry is None or entry[0] is not facts:
             by_function: dict[str | None, list[Assignment]] = {}
             by_target: dict[tuple[str | None, str], list[Assignment]] = {}
@@ -293,7 +331,7 @@ class ProjectModel:
                     assignment
                 )
             entry = (facts, by_function, by_target)
-            self._assignment_index[id(facts)] = entry
+            self._memo.assignment_index[id(facts)] = entry
         if target is None:
             return entry[1].get(function, [])
         return entry[2].get((function, target), [])
@@ -301,15 +339,15 @@ class ProjectModel:
     def _resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
         # Most of what a name resolves to does not depend on the call site: it is worked out
         # once per name (and class), and only the site-specific parts are looked at here.
-        name = self._callee_names.get(call.callee)
+        name = self._memo.callee_names.get(call.callee)
         if name is None:
-            name = self._callee_names[call.callee] = self._resolve_name(call.callee)
+            name = self._memo.callee_names[call.callee] = self._resolve_name(call.callee)
         callee, parts, on_class, resolved = name
         if on_class and caller is not None and caller.class_name:
             class_key = (caller.class_name, facts.module, callee)
-            found = self._class_names.get(class_key)
+            found = self._memo.class_names.get(class_key)
             if found is None:
-                found = self._class_names[class_key] = self._resolve_on_class(
+                found = self._memo.class_names[class_key] = self._resolve_on_class(
                     callee, parts, caller.class_name, facts
                 )
             return found
@@ -440,23 +478,23 @@ class ProjectModel:
         """The (function, local) pairs of ``facts`` that some assignment binds to a call:
         asked for every ``name.method()`` called, of which few are bound to a factory's
         result (246 of 50k on a large corpus)."""
-        entry = self._call_bound_index.get(id(facts))
+        entry = self._memo.call_bound_index.get(id(facts))
         if entry is None or entry[0] is not facts:
             bound = {
                 (a.function, a.target)
                 for a in facts.assignments
                 if a.value.calls and a.value.kind in {"call", "other"}
             }
-            entry = self._call_bound_index[id(facts)] = (facts, bound)
+            entry = self._memo.call_bound_index[id(facts)] = (facts, bound)
         return entry[1]
 
     def resolve_instance(self, qualname: str) -> str:
         """``pkg.app.mcp.tool`` -> ``fastmcp.FastMCP.tool`` when ``pkg/app.py`` holds
         ``mcp = FastMCP(...)``: an instance imported from another project module."""
         # Memoised: the same dotted names come from every call site.
-        found = self._instances.get(qualname)
+        found = self._memo.instances.get(qualname)
         if found is None:
-            found = self._instances[qualname] = self._resolve_instance(qualname)
+            found = self._memo.instances[qualname] = self._resolve_instance(qualname)
         return found
 
     def _resolve_instance(self, qualname: str, hops: int = 0) -> str:
@@ -568,10 +606,7 @@ class ProjectModel:
             return None
         # Memoised: common names (get, run) have thousands of candidates, and the same
         # dotted callee is looked up from every call site.
-        memo: dict[str, str | None] | None = getattr(self, "_by_prefix_memo", None)
-        if memo is None:
-            memo = {}
-            self._by_prefix_memo = memo
+        memo = self._memo.by_prefix
         if qualname not in memo:
             module_prefix, tail = qualname.rsplit(".", 1)
             memo[qualname] = self._functions_under(tail).get(module_prefix)
@@ -580,7 +615,7 @@ class ProjectModel:
     def _functions_under(self, name: str) -> dict[str, str]:
         """For the functions called ``name``: each dotted prefix of their qualified names
         (``pkg``, ``pkg.mod``, ``pkg.mod.Cls``) -> the first of them under it."""
-        index = self._prefix_index.get(name)
+        index = self._memo.prefix_index.get(name)
         if index is None:
             index = {}
             for qualname in self.by_name.get(name, ()):
@@ -588,7 +623,7 @@ class ProjectModel:
                 while dot >= 0:
                     index.setdefault(qualname[:dot], qualname)
                     dot = qualname.find(".", dot + 1)
-            self._prefix_index[name] = index
+            self._memo.prefix_index[name] = index
         return index
 
     def class_bases(self, cls: ClassDef) -> list[str]:
@@ -612,19 +647,47 @@ class ProjectModel:
         return result
 
     def _classes_by_last_name(self) -> dict[str, list[str]]:
+        return self._class_index
+
+    @functools.cached_property
+    def _class_index(self) -> dict[str, list[str]]:
         # An index instead of a scan of every class per base: class_bases runs per class.
-        index: dict[str, list[str]] | None = getattr(self, "_class_index", None)
-        if index is None:
-            index = {}
-            for qual in self.classes:
-                index.setdefault(qual.rsplit(".", 1)[-1], []).append(qual)
-            self._class_index = index
+        index: dict[str, list[str]] = {}
+        for qual in self.classes:
+            index.setdefault(qual.rsplit(".", 1)[-1], []).append(qual)
         return index
+
+    @functools.cached_property
+    def subclass_index(self) -> tuple[dict[str, list[ClassDef]], dict[str, list[ClassDef]]]:
+        """Classes by each base they name, and by each dotted base's last part: one pass over
+        the classes instead of one per class asked about."""
+        by_base: dict[str, list[ClassDef]] = {}
+        by_last: dict[str, list[ClassDef]] = {}
+        for other, _ in self.classes.values():
+            for base in other.bases:
+                by_base.setdefault(base, []).append(other)
+                if "." in base:
+                    by_last.setdefault(base.rsplit(".", 1)[1], []).append(other)
+        return (by_base, by_last)
+
+    def imported_heads(self, facts: ModuleFacts) -> frozenset[str]:
+        """The top-level names a module imports from (memoised: asked per call)."""
+        heads = self._memo.imported_heads.get(facts.path)
+        if heads is None:
+            heads = frozenset(v.split(".")[0] for v in facts.imports.values())
+            self._memo.imported_heads[facts.path] = heads
+        return heads
+
+    def note_call_edges(self, qualname: str, edges: list[tuple[Call, str]]) -> None:
+        """Effect inference followed every call of ``qualname``: these are its call edges
+        (``call_edges`` would find the same)."""
+        self._memo.edges[qualname] = edges
 
     def effects_of(self, qualname: str) -> list[Effect]:
         """The effects ``qualname`` has or reaches through its calls (worked out on first
         demand for a function no tool reaches)."""
-        return self._effects.of(qualname) if self._effects is not None else []
+        summaries = self.effect_summaries
+        return summaries.of(qualname) if summaries is not None else []
 
     def functions_read(self) -> frozenset[str]:
         """The functions whose facts the rules have read beyond the project-wide searches
@@ -632,7 +695,8 @@ class ProjectModel:
         tools' functions, the retried ones, and every function whose effects were worked
         out, which are all those these reach through their calls. An edit to any other
         function that starts nothing changes no finding."""
-        read = set(self._effects.worked_out()) if self._effects is not None else set()
+        summaries = self.effect_summaries
+        read = set(summaries.worked_out()) if summaries is not None else set()
         for tool in self.tools:
             read.update(tool.functions)
         read.update(use.function for use in self.retry_uses() if use.function)
@@ -642,12 +706,8 @@ class ProjectModel:
         return next((t for t in self.tools if qualname in t.functions), None)
 
     def retry_uses(self) -> Iterator[RetryUse]:
-        # Computed once: several rules and the observation checks each walk every use.
-        if self._retry_uses is None:
-            from agentguard.project.retries import retry_uses
-
-            self._retry_uses = list(retry_uses(self))
-        return iter(self._retry_uses)
+        """The constructs that re-run code (the retries pass of ``build_project``)."""
+        return iter(self.retries)
 
     def effects_in_orders(self, qualname: str, orders: tuple[int, int]) -> list[Effect]:
         """Effects reached from the calls of ``qualname`` whose order is within ``orders``."""
@@ -662,3 +722,36 @@ class ProjectModel:
                     result.append(effect)
                     break
         return result
+
+
+def build_project(
+    modules: Iterable[ModuleFacts],
+    catalog: Catalog,
+    *,
+    other_modules: Iterable[str] = (),
+    config: Config | None = None,
+    problems: Sequence[ScanProblem] = (),
+    schema_files: Sequence[tuple[Path, str]] = (),
+) -> ProjectModel:
+    """The project model, built by its passes in order and frozen: index the modules (the
+    constructor), discover the tools, infer their effects (call sites are resolved as these
+    ask), merge the schema files' tools, find the retry constructs. The schema files
+    skipped (too big, binary, unreadable) join ``problems``."""
+    from agentguard.project.effects import infer_effects
+    from agentguard.project.retries import retry_uses
+    from agentguard.project.tools import discover_tools
+
+    project = ProjectModel(modules, catalog, other_modules)
+    discover_tools(project)
+    project.effect_summaries = infer_effects(project)
+    project.problems = list(problems)
+    project.config = config
+    project.schema_files = list(schema_files)
+    if config is not None:
+        # Imported here: jsonschema is slow to import, and most runs have no schema file.
+        from agentguard.project.schema_tools import add_schema_tools
+
+        project.problems += add_schema_tools(project, schema_files, config)
+    project.retries = tuple(retry_uses(project))
+    project.freeze()
+    return project

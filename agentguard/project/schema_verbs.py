@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agentguard.diagnostics import Confidence, EvidenceStep, Location
+from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Value
 from agentguard.knowledge.catalog import Catalog
 from agentguard.project.tool_facts import Effect, KeyEvidence
@@ -115,7 +115,7 @@ def schema_effects(catalog: Catalog, name: str, description: str, anchor: Locati
             sink=source,
             site=anchor,
             call=call,
-            chain=(EvidenceStep(f"{source} says `{verb}`", anchor),),
+            chain=(EvidenceStep(StepKind.DECLARATION, anchor, subject=source, detail=verb),),
             confidence=confidence,
             method=None,
             key=KeyEvidence(Value(kind="other", text=""), "unknown", "not visible in a schema"),

@@ -9,7 +9,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from agentguard.diagnostics import Confidence, EvidenceStep, Location
+from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Value
 from agentguard.knowledge.catalog import RetryConstruct
 
@@ -138,6 +138,23 @@ class Effect:
     def describe(self) -> str:
         verb = f"{self.method} " if self.method else ""
         return f"{verb}{self.sink}".strip()
+
+    @property
+    def helpers(self) -> list[str]:
+        """The project functions between the tool and the sink, as the chain's call steps
+        name them (the last step is the sink's own)."""
+        return [
+            step.callee
+            for step in self.chain[:-1]
+            if step.kind is StepKind.CALL and step.callee is not None
+        ]
+
+    def route(self) -> str:
+        """`requests.post` via `place`: the sink and the helpers between tool and sink."""
+        text = f"`{self.describe()}`"
+        if self.helpers:
+            text += " via " + " -> ".join(f"`{h}`" for h in self.helpers)
+        return text
 
 
 @dataclass

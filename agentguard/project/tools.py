@@ -233,31 +233,10 @@ def _is_shared_base(project: ProjectModel, cls: ClassDef) -> bool:
             for other, _ in project.classes.values()
             if other is not cls
         )
-    by_base, by_last = _subclass_index(project)
+    by_base, by_last = project.subclass_index
     return any(
         other is not cls for other in (*by_base.get(cls.qualname, ()), *by_last.get(cls.name, ()))
     )
-
-
-def _subclass_index(
-    project: ProjectModel,
-) -> tuple[dict[str, list[ClassDef]], dict[str, list[ClassDef]]]:
-    """Classes by each base they name, and by each dotted base's last part: one pass over
-    the classes instead of one per class asked about."""
-    index: tuple[dict[str, list[ClassDef]], dict[str, list[ClassDef]]] | None = getattr(
-        project, "_subclass_index", None
-    )
-    if index is None:
-        by_base: dict[str, list[ClassDef]] = {}
-        by_last: dict[str, list[ClassDef]] = {}
-        for other, _ in project.classes.values():
-            for base in other.bases:
-                by_base.setdefault(base, []).append(other)
-                if "." in base:
-                    by_last.setdefault(base.rsplit(".", 1)[1], []).append(other)
-        index = (by_base, by_last)
-        project._subclass_index = index  # type: ignore[attr-defined]
-    return index
 
 
 def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFacts) -> None:

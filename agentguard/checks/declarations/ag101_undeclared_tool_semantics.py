@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence, via, weakest
+from agentguard.checks.common import effect_words, strongest_confidence, tool_evidence
 from agentguard.diagnostics import Applicability, Finding, Severity
 from agentguard.project.project_model import ProjectModel
 
@@ -217,7 +217,7 @@ class UndeclaredToolSemantics(Rule):
                     f"from its schema ({worst.sink}), but declares no idempotency, risk or "
                     "replay policy (no MCP annotations, no agentguard.yaml entry)",
                     tool=tool,
-                    confidence=weakest(writes),
+                    confidence=strongest_confidence(writes),
                     evidence=tool_evidence(tool, worst),
                     severity=severity,
                     node_text=f"{tool.name}:{tool.framework}",
@@ -226,10 +226,10 @@ class UndeclaredToolSemantics(Rule):
             more = f" (and {len(writes) - 1} more side effects)" if len(writes) > 1 else ""
             yield self.finding(
                 tool.anchor,
-                f"Tool `{tool.name}` makes {effect_words(worst)} ({via(worst)}){more} but "
+                f"Tool `{tool.name}` makes {effect_words(worst)} ({worst.route()}){more} but "
                 "declares no idempotency, risk or replay policy",
                 tool=tool,
-                confidence=weakest(writes),
+                confidence=strongest_confidence(writes),
                 evidence=tool_evidence(tool, worst),
                 severity=severity,
                 node_text=f"{tool.name}:{tool.framework}",

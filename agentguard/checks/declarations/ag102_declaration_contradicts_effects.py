@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence, via
+from agentguard.checks.common import effect_words, tool_evidence
 from agentguard.diagnostics import Applicability, Finding, Location, Severity
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import Declaration
@@ -131,7 +131,7 @@ class DeclarationContradictsEffects(Rule):
                     makes = (
                         f"its schema says it makes {effect_words(effect)} ({effect.sink})"
                         if tool.schema_only
-                        else f"makes {effect_words(effect)} ({via(effect)})"
+                        else f"makes {effect_words(effect)} ({effect.route()})"
                     )
                     yield self.finding(
                         where,
@@ -161,7 +161,7 @@ class DeclarationContradictsEffects(Rule):
                     yield self.finding(
                         where,
                         f"Tool `{tool.name}` is declared idempotent ({decl.source}) but makes "
-                        f"{effect_words(effect)} that repeats on every call ({via(effect)}, no "
+                        f"{effect_words(effect)} that repeats on every call ({effect.route()}, no "
                         "idempotency key)",
                         tool=tool,
                         confidence=effect.confidence,

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence, via
+from agentguard.checks.common import effect_words, tool_evidence
 from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.knowledge.checklist import knowledge
 from agentguard.project.evals import covering_test
@@ -136,7 +136,7 @@ class NoReplaySafetyEval(Rule):
             effect = risky[0]
             yield self.finding(
                 tool.anchor,
-                f"Tool `{tool.name}` makes {effect_words(effect)} ({via(effect)}) but no test "
+                f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) but no test "
                 "times it out and asserts it is not executed twice",
                 tool=tool,
                 confidence=Confidence.MEDIUM if effect.heuristic else Confidence.HIGH,

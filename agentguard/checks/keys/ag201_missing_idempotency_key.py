@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence, via
+from agentguard.checks.common import effect_words, tool_evidence
 from agentguard.diagnostics import Finding, Severity
 from agentguard.project.project_model import ProjectModel
 
@@ -108,7 +108,7 @@ class MissingIdempotencyKey(Rule):
                     continue
                 yield self.finding(
                     effect.site,
-                    f"Tool `{tool.name}` makes {effect_words(effect)} ({via(effect)}) with no "
+                    f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) with no "
                     "idempotency key: a retry after a timeout repeats it",
                     tool=tool,
                     confidence=effect.confidence,

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import tool_evidence, via
+from agentguard.checks.common import tool_evidence
 from agentguard.diagnostics import Applicability, Confidence, Finding, Severity
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import KEY_KWARG_RE
@@ -92,7 +92,7 @@ class ModelSuppliedIdempotencyKey(Rule):
                     # ``f"order-{cart_id}"``: stable across a retry that repeats the id, but
                     # the model's words, unscoped by user, run or approval.
                     message = (
-                        f"Tool `{tool.name}` makes the idempotency key of {via(effect)} from the "
+                        f"Tool `{tool.name}` makes the idempotency key of {effect.route()} from the "
                         f"model-supplied parameter `{key.param}` alone: the model, not the "
                         "runtime, decides the key, and nothing scopes it to the user, the run "
                         "or an approval"
@@ -100,7 +100,7 @@ class ModelSuppliedIdempotencyKey(Rule):
                 else:
                     message = (
                         f"Tool `{tool.name}` sends the model-supplied parameter `{key.param}` as "
-                        f"the idempotency key of {via(effect)}: the model invents a new one on "
+                        f"the idempotency key of {effect.route()}: the model invents a new one on "
                         "retry"
                     )
                 yield self.finding(

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import keys_of_origin, tool_evidence, via
+from agentguard.checks.common import keys_of_origin, tool_evidence
 from agentguard.diagnostics import Applicability, Finding, Severity
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import FRESH_CALLS
@@ -77,7 +77,7 @@ class UnstableIdempotencyKey(Rule):
         for tool, effect, key in keys_of_origin(project, "fresh"):
             yield self.finding(
                 key.location or effect.site,
-                f"Tool `{tool.name}` sends a per-call idempotency key to {via(effect)}: "
+                f"Tool `{tool.name}` sends a per-call idempotency key to {effect.route()}: "
                 f"{key.detail}, so a retry gets a new key",
                 tool=tool,
                 confidence=effect.confidence,

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import keys_of_origin, tool_evidence, via
+from agentguard.checks.common import keys_of_origin, tool_evidence
 from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.project.project_model import ProjectModel
 
@@ -65,7 +65,7 @@ class ArgsHashIdempotencyKey(Rule):
         for tool, effect, key in keys_of_origin(project, "args_hash"):
             yield self.finding(
                 key.location or effect.site,
-                f"Tool `{tool.name}` keys {via(effect)} with {key.detail}: not scoped by "
+                f"Tool `{tool.name}` keys {effect.route()} with {key.detail}: not scoped by "
                 "user, run or approval",
                 tool=tool,
                 confidence=min(effect.confidence, Confidence.MEDIUM, key=lambda c: c.rank),

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence, via
+from agentguard.checks.common import effect_words, tool_evidence
 from agentguard.diagnostics import Finding, Severity
 from agentguard.project.ledger_writes import tool_ledger_verdicts
 from agentguard.project.project_model import ProjectModel
@@ -117,7 +117,7 @@ class NoLedgerBeforeSideEffect(Rule):
             effect = tool.effects[verdict.effect_index]
             yield self.finding(
                 verdict.call_site,
-                f"Tool `{tool.name}` makes {effect_words(effect)} ({via(effect)}) with no "
+                f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) with no "
                 "durable record of the call written before it: after a crash nothing shows "
                 "it was in flight",
                 tool=tool,

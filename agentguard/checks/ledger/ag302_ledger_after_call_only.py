@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence, via
-from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity
+from agentguard.checks.common import effect_words, tool_evidence
+from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.ledger_writes import (
     ledger_index,
     recorded_by_executor,
@@ -97,11 +97,14 @@ class LedgerAfterCallOnly(Rule):
             yield self.finding(
                 location,
                 f"Tool `{tool.name}` writes its record ({how}) only after "
-                f"{effect_words(effect)} ({via(effect)}) returns: a crash in between leaves "
+                f"{effect_words(effect)} ({effect.route()}) returns: a crash in between leaves "
                 "no trace of a call that may have committed",
                 tool=tool,
                 confidence=effect.confidence,
-                evidence=(*tool_evidence(tool, effect), EvidenceStep("record after", location)),
+                evidence=(
+                    *tool_evidence(tool, effect),
+                    EvidenceStep(StepKind.RECORD_AFTER, location),
+                ),
                 node_text=f"{tool.name}:{record.text}",
             )
         index = ledger_index(project)
@@ -121,8 +124,8 @@ class LedgerAfterCallOnly(Rule):
                 f"(`{executor.dispatch.text if executor.dispatch else 'dispatch'}`): a crash "
                 "in between leaves no trace of a call that may have committed",
                 evidence=(
-                    EvidenceStep("dispatch", executor.location),
-                    EvidenceStep("record after", location),
+                    EvidenceStep(StepKind.DISPATCH, executor.location),
+                    EvidenceStep(StepKind.RECORD_AFTER, location),
                 ),
                 node_text=f"{executor.function}:{record.text}",
             )

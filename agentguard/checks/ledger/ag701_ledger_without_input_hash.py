@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.ledger_writes import tool_call_records
 from agentguard.project.project_model import ProjectModel
 
@@ -75,7 +75,7 @@ class LedgerWithoutInputHash(Rule):
                 "key: the trace cannot tell whether the same input already ran",
                 tool=tool,
                 confidence=Confidence.MEDIUM,
-                evidence=(EvidenceStep("record", write.location),),
+                evidence=(EvidenceStep(StepKind.RECORD, write.location),),
                 symbol=write.function,
                 node_text=write.call.text,
             )

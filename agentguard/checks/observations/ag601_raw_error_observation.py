@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.diagnostics import Applicability, EvidenceStep, Finding, Severity
+from agentguard.diagnostics import Applicability, EvidenceStep, Finding, Severity, StepKind
 from agentguard.knowledge.checklist import knowledge
 from agentguard.project.observations import raw_observations
 from agentguard.project.project_model import ProjectModel
@@ -313,7 +313,14 @@ class RawErrorObservation(Rule):
                 tool=tool,
                 confidence=raw.confidence,
                 severity=None if writes else Severity.WARNING,
-                evidence=(EvidenceStep(f"{site.role} `{site.function.name}`", raw.location),),
+                evidence=(
+                    EvidenceStep(
+                        StepKind.OBSERVATION,
+                        raw.location,
+                        subject=site.function.name,
+                        detail=site.role,
+                    ),
+                ),
                 symbol=site.function.qualname,
                 node_text=f"{site.function.qualname}:{raw.use.text[:80]}",
             )

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.observations import unstructured_errors
 from agentguard.project.project_model import ProjectModel
 
@@ -90,7 +90,7 @@ class UnstructuredErrorObservation(Rule):
                 "cannot tell whether calling it again is safe",
                 tool=tool,
                 confidence=Confidence.MEDIUM,
-                evidence=(EvidenceStep("error result", error.location),),
+                evidence=(EvidenceStep(StepKind.ERROR_RESULT, error.location),),
                 symbol=error.site.function.qualname,
                 node_text=f"{error.site.function.qualname}:{error.value.text[:80]}",
             )

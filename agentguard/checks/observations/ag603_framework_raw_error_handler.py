@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import tool_evidence, via
-from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
+from agentguard.checks.common import tool_evidence
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.framework_settings import default_error_texts, error_handler_settings
 from agentguard.project.project_model import ProjectModel
 
@@ -104,17 +104,17 @@ class FrameworkRawErrorHandler(Rule):
             names = ", ".join(f"`{t.name}`" for t in use.tools[:3])
             yield self.finding(
                 use.location,
-                f"{use.text}; it covers the write tool(s) {names} ({via(use.effects[0])})",
+                f"{use.text}; it covers the write tool(s) {names} ({use.effects[0].route()})",
                 tool=use.tools[0] if len(use.tools) == 1 else None,
                 confidence=use.confidence,
-                evidence=(EvidenceStep(f"setting `{use.setting}`", use.location),),
+                evidence=(EvidenceStep(StepKind.SETTING, use.location, subject=use.setting),),
                 node_text=use.setting,
             )
         for default in default_error_texts(project):
             tool = default.tool
             yield self.finding(
                 tool.anchor,
-                f"Tool `{tool.name}` lets errors around {via(default.effect)} reach the "
+                f"Tool `{tool.name}` lets errors around {default.effect.route()} reach the "
                 f"framework's default: {default.text}",
                 tool=tool,
                 confidence=Confidence.MEDIUM,

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.resume import resume_replays
 
@@ -94,8 +94,8 @@ class ResumeReplaysWrites(Rule):
                 "calls apart: a call that may have committed is repeated",
                 confidence=Confidence.MEDIUM,
                 evidence=(
-                    EvidenceStep("status check", location),
-                    EvidenceStep("re-run", rerun),
+                    EvidenceStep(StepKind.STATUS_CHECK, location),
+                    EvidenceStep(StepKind.RERUN, rerun),
                 ),
                 symbol=replay.function.qualname,
                 node_text=f"{replay.function.qualname}:{replay.check.subject}",

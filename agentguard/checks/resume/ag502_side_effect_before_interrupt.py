@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, via
-from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity
+from agentguard.checks.common import effect_words
+from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.resume import interrupt_replays
 
@@ -99,12 +99,12 @@ class SideEffectBeforeInterrupt(Rule):
             yield self.finding(
                 replay.site,
                 f"`{replay.function.name}` makes {effect_words(replay.effect)} "
-                f"({via(replay.effect)}) before `interrupt()` on line "
+                f"({replay.effect.route()}) before `interrupt()` on line "
                 f"{replay.interrupt.span.line}: on resume the node restarts from the top and "
                 "repeats it",
                 tool=tool,
                 confidence=replay.effect.confidence,
-                evidence=(*replay.effect.chain, EvidenceStep("interrupt()", interrupt_at)),
+                evidence=(*replay.effect.chain, EvidenceStep(StepKind.INTERRUPT, interrupt_at)),
                 symbol=replay.function.qualname,
                 node_text=f"{replay.function.qualname}:{replay.effect.call.text}",
             )

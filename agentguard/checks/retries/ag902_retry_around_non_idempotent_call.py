@@ -3,9 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import via
 from agentguard.checks.retries.shared import only_transient, retried_effects
-from agentguard.diagnostics import EvidenceStep, Finding, Severity
+from agentguard.diagnostics import EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
 
@@ -94,10 +93,13 @@ class RetryAroundNonIdempotentCall(Rule):
             what = "every exception" if use.catches is None else ", ".join(use.catches)
             yield self.finding(
                 use.location,
-                f"Retry ({use.library}, on {what}) repeats {via(effect)}, which is not idempotent "
+                f"Retry ({use.library}, on {what}) repeats {effect.route()}, which is not idempotent "
                 "and has no stable idempotency key",
                 tool=tool,
                 confidence=effect.confidence,
-                evidence=(EvidenceStep(f"retry: {use.text}", use.location), *effect.chain),
+                evidence=(
+                    EvidenceStep(StepKind.RETRY, use.location, detail=use.text),
+                    *effect.chain,
+                ),
                 node_text=use.text,
             )

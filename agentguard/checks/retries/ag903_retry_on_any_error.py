@@ -3,9 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import via
 from agentguard.checks.retries.shared import retried_effects
-from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
 
@@ -74,10 +73,13 @@ class RetryOnAnyError(Rule):
             effect = writes[0]
             yield self.finding(
                 use.location,
-                f"Retry ({use.library}) catches every exception around {via(effect)}: name the "
+                f"Retry ({use.library}) catches every exception around {effect.route()}: name the "
                 "transient errors instead",
                 tool=tool,
                 confidence=Confidence.HIGH if not effect.heuristic else Confidence.MEDIUM,
-                evidence=(EvidenceStep(f"retry: {use.text}", use.location), *effect.chain),
+                evidence=(
+                    EvidenceStep(StepKind.RETRY, use.location, detail=use.text),
+                    *effect.chain,
+                ),
                 node_text=use.text,
             )

@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, via
-from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity
+from agentguard.checks.common import effect_words
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.observations import timeout_verdicts
 from agentguard.project.project_model import ProjectModel
 
@@ -158,7 +158,7 @@ class TimeoutAsPlainFailure(Rule):
                 what = "retries it"
             else:
                 what = f"reports it as a plain error (`{verdict.detail[:80]}`)"
-            around = f"{effect_words(effect)} ({via(effect)})"
+            around = f"{effect_words(effect)} ({effect.route()})"
             confidence = effect.confidence
             if verdict.dispatched:
                 names = ", ".join(f"`{t.name}`" for t in verdict.dispatched[:3])
@@ -174,7 +174,7 @@ class TimeoutAsPlainFailure(Rule):
                 confidence=confidence,
                 evidence=(
                     *effect.chain,
-                    EvidenceStep(f"except {', '.join(verdict.caught)}", location),
+                    EvidenceStep(StepKind.HANDLER, location, detail=", ".join(verdict.caught)),
                 ),
                 symbol=verdict.function.qualname,
                 node_text=f"{verdict.function.qualname}:{verdict.detail[:80]}",

@@ -3,8 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import via
-from agentguard.diagnostics import EvidenceStep, Finding, Severity
+from agentguard.diagnostics import EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.framework_settings import timeout_retry_settings
 from agentguard.project.project_model import ProjectModel
 
@@ -100,7 +99,7 @@ class FrameworkTimeoutRetry(Rule):
         for use in timeout_retry_settings(project):
             tool = use.tools[0] if use.tools else None
             if use.effects:
-                what = f": it repeats {via(use.effects[0])}"
+                what = f": it repeats {use.effects[0].route()}"
             else:
                 what = ": the server's tools may write"
             yield self.finding(
@@ -109,7 +108,7 @@ class FrameworkTimeoutRetry(Rule):
                 tool=tool,
                 confidence=use.confidence,
                 evidence=(
-                    EvidenceStep(f"setting `{use.setting}`", use.location),
+                    EvidenceStep(StepKind.SETTING, use.location, subject=use.setting),
                     *(use.effects[0].chain if use.effects else ()),
                 ),
                 node_text=use.setting,

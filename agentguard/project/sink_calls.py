@@ -1,0 +1,352 @@
+"""Catalogue sink calls: what a call of a known sink does (HTTP method, SQL statement,
+file mode), and how a helper's HTTP call reads once its caller names the method or URL."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
+from agentguard.facts.module_facts import Call, Function, ModuleFacts
+from agentguard.knowledge.catalog import Matcher, Sink
+from agentguard.project.guessed_sinks import heuristic_sink
+from agentguard.project.read_posts import (
+    MIXED,
+    NEUTRAL,
+    READ,
+    WEAK,
+    WRITE,
+    judge_mapped_url,
+    judge_post,
+    name_sets,
+)
+from agentguard.project.sink_keys import argument_for, key_for, local_value
+from agentguard.project.sql_sinks import (
+    bound_to_db_handle,
+    embedded_database_module,
+    sqlalchemy_statement,
+)
+from agentguard.project.tool_facts import (
+    SELF_NAMES,
+    SQL_READ_RE,
+    SQL_WRITE_RE,
+    ArgSpec,
+    Effect,
+    argument_at,
+)
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+
+
+def _http_method(
+    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+) -> str | None:
+    if sink.method:
+        return sink.method
+    spec = sink.method_from or {}
+    if spec.get("request_data"):
+        first = call.args[0] if call.args else None
+        if first is not None and first.kind == "name":
+            first = local_value(project, first.text, fn, facts, call.order) or first
+        if first and first.kind == "call":
+            method = first.call_kwargs.get("method")
+            method_text = method.string() if method else None
+            if method_text:
+                return method_text.upper()
+            if "data" in first.call_kwargs or len(first.call_args) > 1:
+                return "POST"
+        return "POST" if ("data" in call.kwargs or len(call.args) > 1) else "GET"
+    value = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
+    if value is not None and value.kind == "name":
+        value = local_value(project, value.text, fn, facts, call.order) or value
+    if value is not None and value.string():
+        return value.string().upper()  # type: ignore[union-attr]
+    return None
+
+
+def find_sink(matcher: Matcher[Sink], call: Call, callee: str) -> Sink | None:
+    """A sink entry for the resolved callee, the import-resolved name, or the call as
+    written (``orders_client.create`` in a user's catalogue)."""
+    sink = matcher(callee)
+    if sink is None and call.callee != callee:
+        sink = matcher(call.callee)
+    if sink is None and call.text != callee and call.text != call.callee:
+        sink = matcher(call.text)
+    return sink
+
+
+def classify_sink(
+    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    sink = find_sink(project.catalog.sinks, call, callee)
+    if sink is not None:
+        kind, idempotent, method = sink.effect, sink.idempotent, None
+        unknown_statement = False  # SQL whose statement the caller supplies
+        confidence = Confidence(sink.confidence)
+        remote = sink.remote if sink.remote is not None else True
+        if kind in {"http"}:
+            method = _http_method(project, call, sink, fn, facts)
+            method_param = _method_param(call, sink, fn) if method is None else None
+            if method_param is not None:
+                # judged where a caller passes the method (``self._request("POST", ...)``)
+                judgement = judge_post(project, call, fn, facts)
+                return _sink_effect(
+                    project,
+                    call,
+                    callee,
+                    sink,
+                    fn,
+                    facts,
+                    kind=DEFERRED,
+                    idempotent=None,
+                    remote=remote,
+                    confidence=confidence,
+                    reading=judgement.verdict,
+                    url_param=judgement.url_param,
+                    method_param=method_param,
+                )
+            if method in {None, "GET", "HEAD", "OPTIONS"}:
+                if method is None and call.kwargs.get("method") is not None:
+                    kind, idempotent, confidence = "network_write", False, Confidence.LOW
+                else:
+                    return None
+            elif method in {"PUT"}:
+                kind, idempotent = "network_write", True
+            elif method == "DELETE":
+                kind, idempotent = "destructive", True
+            else:
+                kind, idempotent = "network_write", False
+        elif kind == "network_write" or kind in {"payment", "message", "destructive"}:
+            method = sink.method
+        elif kind == "sql":
+            statement = call.args[0] if call.args else call.kwargs.get("sql")
+            if statement is None:
+                return None
+            if statement.kind == "name":
+                statement = local_value(project, statement.text, fn, facts, call.order) or statement
+            text = statement.string()
+            receiver = (call.receiver or "").lower()
+            if not project.catalog.db_handle_receivers.search(receiver) and not bound_to_db_handle(
+                project, call.receiver or "", fn, facts, call.order
+            ):
+                return None
+            if text is not None:
+                if SQL_READ_RE.match(text) or not SQL_WRITE_RE.match(text):
+                    return None
+                upsert = bool(
+                    re.search(r"(?i)on\s+conflict|on\s+duplicate\s+key|insert\s+or\s+ignore", text)
+                )
+                # UPDATE t SET n = n + 1 repeats its increment; INSERT adds a row each time.
+                relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
+                idempotent = upsert or not (re.match(r"(?is)^\s*insert", text) or relative)
+                kind = "write"
+                method = text.split(None, 1)[0].upper()
+            elif (verb := sqlalchemy_statement(statement)) is not None:
+                if verb == "select":
+                    return None
+                kind = "write"
+                idempotent = verb != "insert"
+                method = verb.upper()
+            else:
+                kind, idempotent, confidence = "write", None, Confidence.LOW
+                unknown_statement = True
+            # An embedded database file is a local write (judged by Q1): no service downstream
+            # could honour an idempotency key.
+            remote = not embedded_database_module(project.catalog, facts)
+        elif kind == "file_open":
+            mode = call.args[1] if len(call.args) > 1 else call.kwargs.get("mode")
+            mode_text = mode.string() if mode else "r"
+            if not mode_text or not any(ch in mode_text for ch in "wax+"):
+                return None
+            kind, idempotent, remote = "write", "a" not in mode_text, False
+        if sink.receiver_hint == "task" and not (call.receiver or "").strip():
+            return None
+        effect = _sink_effect(
+            project,
+            call,
+            callee,
+            sink,
+            fn,
+            facts,
+            kind=kind,
+            idempotent=idempotent,
+            remote=remote,
+            confidence=confidence,
+            method=method,
+        )
+        if method == "POST" and kind == "network_write":
+            return _judged_post(project, effect, fn, facts)
+        if unknown_statement:
+            # a statement the caller supplies: the tool's name and description decide
+            return replace(effect, reading=NEUTRAL)
+        if method == "PATCH" and name_sets(project.catalog, fn.name):
+            return _idempotent_patch(effect, fn.name)
+        return effect
+    guessed = heuristic_sink(project, call, callee, fn, facts)
+    if guessed is not None and call.method in {"post", "apost"}:
+        return _judged_post(project, guessed, fn, facts)  # client.post(...) on an unknown client
+    return guessed
+
+
+def _judged_post(
+    project: ProjectModel, effect: Effect, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    """An HTTP POST as its request reads: no effect when it only asks a question (search,
+    embeddings, a model call, a GraphQL query), low confidence on mixed evidence."""
+    judgement = judge_post(project, effect.call, fn, facts)
+    if judgement.verdict == READ:
+        return None
+    if judgement.verdict in {MIXED, WEAK}:
+        why = "reads and writes" if judgement.verdict == MIXED else "looks like a search"
+        return replace(
+            effect,
+            confidence=Confidence.LOW,
+            reading=judgement.verdict,
+            url_param=judgement.url_param,
+            chain=(
+                *effect.chain,
+                EvidenceStep(
+                    StepKind.REQUEST,
+                    effect.site,
+                    detail=f"{why} ({judgement.reason or 'URL and body'})",
+                ),
+            ),
+        )
+    if judgement.verdict == NEUTRAL:
+        return replace(effect, reading=NEUTRAL, url_param=judgement.url_param)
+    return effect
+
+
+# An HTTP call whose method a caller chooses: no effect until a caller passes one.
+DEFERRED = "http_deferred"
+
+
+def _method_param(call: Call, sink: Sink, fn: Function) -> str | None:
+    """The parameter of ``fn`` passed as the HTTP method (``httpx.request(method, url)``)."""
+    spec = sink.method_from or {}
+    if spec.get("request_data"):
+        return None
+    value = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
+    if value is not None and value.kind == "name" and value.text in fn.params:
+        return value.text if value.text not in SELF_NAMES else None
+    return None
+
+
+# What a helper's HTTP call does once its caller names the method (POST is judged by URL).
+_METHOD_EFFECTS: dict[str, tuple[str, bool]] = {
+    "PUT": ("network_write", True),
+    "DELETE": ("destructive", True),
+    "PATCH": ("network_write", False),
+}
+
+
+def map_method_through_call(
+    project: ProjectModel,
+    effect: Effect,
+    callee_fn: Function,
+    call: Call,
+    caller: Function,
+    facts: ModuleFacts,
+) -> Effect | None:
+    """A helper's HTTP call whose method is its parameter takes the caller's argument:
+    "GET" reads (no effect), "PUT"/"DELETE" are idempotent, "POST" is judged by its URL."""
+    if effect.method_param is None:
+        return effect
+    argument = argument_for(effect.method_param, callee_fn, call)
+    if argument is None:
+        return None
+    if argument.kind == "name" and argument.text in caller.params:
+        return replace(effect, method_param=argument.text)
+    method = (argument.string() or "").upper()
+    chosen = _METHOD_EFFECTS.get(method)
+    if chosen is not None:
+        kind, idempotent = chosen
+        settled = replace(
+            effect,
+            kind=kind,
+            idempotent=idempotent,
+            method=method,
+            method_param=None,
+            reading="",
+            url_param=None,
+        )
+        if method == "PATCH" and name_sets(project.catalog, caller.name):
+            return _idempotent_patch(settled, caller.name)
+        return settled
+    if method != "POST" or effect.reading == READ:
+        return None  # GET/HEAD/OPTIONS, an unknown method, or a POST whose URL reads
+    posted = replace(
+        effect, kind="network_write", idempotent=False, method=method, method_param=None
+    )
+    if effect.reading == MIXED:
+        return replace(posted, confidence=Confidence.LOW)
+    if effect.reading == WRITE:
+        return replace(posted, reading="")
+    return posted
+
+
+def _idempotent_patch(effect: Effect, name: str) -> Effect:
+    """PATCH is idempotent when it sets fields (``update_object``); the name is the only
+    evidence, so the judgement is at most medium confidence."""
+    return replace(
+        effect,
+        idempotent=True,
+        confidence=min(effect.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
+        chain=(*effect.chain, EvidenceStep(StepKind.PATCH, effect.site, caller=name)),
+    )
+
+
+def _sink_effect(
+    project: ProjectModel,
+    call: Call,
+    callee: str,
+    sink: Sink,
+    fn: Function,
+    facts: ModuleFacts,
+    **judgement: Any,
+) -> Effect:
+    """The effect of a catalogue sink call: where it is, its evidence and its key."""
+    site = Location(facts.path, call.span)
+    shown = _display_sink(project, callee, call)
+    return Effect(
+        sink=shown,
+        site=site,
+        call=call,
+        chain=(EvidenceStep(StepKind.SINK, site, callee=shown),),
+        key=key_for(project, call, sink, fn, facts),
+        function=fn.qualname,
+        **judgement,
+    )
+
+
+def _display_sink(project: ProjectModel, callee: str, call: Call) -> str:
+    if callee.startswith(("self.", "cls.")) or "." not in callee:
+        return call.text
+    return callee.replace("()", "")
+
+
+def map_url_through_call(
+    project: ProjectModel,
+    effect: Effect,
+    callee_fn: Function,
+    call: Call,
+    caller: Function,
+    facts: ModuleFacts,
+) -> Effect | None:
+    """A helper's POST whose URL is its parameter (``def _post(self, path, body)``) reads
+    or writes as the caller's argument says (``self._post("/v1/search", ...)``)."""
+    if effect.url_param is None or effect.reading not in {NEUTRAL, WEAK}:
+        return effect
+    argument = argument_for(effect.url_param, callee_fn, call)
+    if argument is None:
+        return replace(effect, url_param=None)
+    judgement = judge_mapped_url(project, argument, caller, facts, call)
+    if judgement.verdict == READ:
+        return None
+    if judgement.verdict == MIXED:
+        return replace(effect, reading=MIXED, url_param=None, confidence=Confidence.LOW)
+    if judgement.verdict == NEUTRAL:
+        return replace(effect, url_param=judgement.url_param)
+    return replace(effect, reading="", url_param=None)

@@ -1,0 +1,238 @@
+"""Idempotency keys: the key a sink call passes (keyword, header, option, a dict built
+earlier) and where it comes from, mapped through the helpers between tool and sink."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.knowledge.catalog import Sink
+from agentguard.project.tool_facts import (
+    FRESH_CALLS,
+    HASH_CALLS,
+    INJECTED_PARAMS,
+    KEY_HEADER_RE,
+    KEY_KWARG_RE,
+    SCOPE_NAMES,
+    SELF_NAMES,
+    KeyEvidence,
+)
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+
+
+def local_value(
+    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
+) -> Value | None:
+    found: Value | None = None
+    for assignment in project.local_assignments(facts, fn.qualname, name):
+        if assignment.order <= before:
+            found = assignment.value
+    return found
+
+
+def key_for(
+    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+) -> KeyEvidence | None:
+    """The idempotency key passed to a sink call, wherever the call passes it: a keyword
+    (``idempotency_key=``, ``ClientToken=``, ``task_id=``), a header or option in a dict
+    literal, in a dict variable built earlier (also by ``headers[...] = ...``), or inside
+    ``**kwargs`` unpacked from a dict."""
+    key_spec = sink.key or {}
+    if key_spec.get("sql_conflict"):
+        return None
+    kwarg_names = key_spec.get("kwarg")
+    search = _KeySearch(
+        project,
+        call,
+        fn,
+        facts,
+        set(kwarg_names if isinstance(kwarg_names, list) else [kwarg_names] if kwarg_names else []),
+        key_spec.get("option"),
+        key_spec.get("header"),
+    )
+    search.from_kwargs(call.kwargs, 0)
+    for unpacked in call.star_kwargs_values:
+        search.from_dict(unpacked, 0)
+    if not search.candidates:
+        return None
+    return classify_key(project, search.candidates[-1], fn, facts, call.order)
+
+
+class _KeySearch:
+    """The values a sink call may pass its key in, found by ``key_for``. (A class, not two
+    closures calling each other: those made a reference cycle holding the project per call,
+    and the engine freezes the model, cycles and all.)"""
+
+    def __init__(
+        self,
+        project: ProjectModel,
+        call: Call,
+        fn: Function,
+        facts: ModuleFacts,
+        names: set[str],
+        option: str | None,
+        header: str | None,
+    ) -> None:
+        self.project = project
+        self.call = call
+        self.fn = fn
+        self.facts = facts
+        self.names = names
+        self.option = option
+        self.header = header
+        self.candidates: list[Value] = []
+
+    def from_kwargs(self, kwargs: dict[str, Value], depth: int) -> None:
+        for name, value in kwargs.items():
+            if name in self.names or KEY_KWARG_RE.match(name):
+                self.candidates.append(value)
+        for holder in self.project.catalog.key_holders:
+            if holder in kwargs:
+                self.from_dict(kwargs[holder], depth)
+
+    def from_dict(self, holder: Value, depth: int) -> None:
+        if depth > 3:
+            return
+        project, call, fn, facts = self.project, self.call, self.fn, self.facts
+        original = holder
+        if holder.kind == "name":
+            holder = local_value(project, holder.text, fn, facts, call.order) or holder
+        if holder.kind == "dict":
+            for item_key, item in holder.items.items():
+                if _is_key_name(item_key, self.option, self.header):
+                    self.candidates.append(item)
+                elif item_key in self.project.catalog.key_holders:
+                    self.from_dict(item, depth + 1)
+        elif holder.kind == "call" and holder.qualname in {"dict", "builtins.dict"}:
+            self.from_kwargs(holder.call_kwargs, depth + 1)
+        if original.kind == "name":
+            # headers built up by subscript: headers["Idempotency-Key"] = ...
+            prefix = original.text + "["
+            for assignment in project.local_assignments(facts, fn.qualname):
+                if (
+                    assignment.target.startswith(prefix)
+                    and assignment.order <= call.order
+                    and _is_key_name(assignment.target[len(prefix) : -1], self.option, self.header)
+                ):
+                    self.candidates.append(assignment.value)
+
+
+def _is_key_name(name: str, option: str | None, header: str | None) -> bool:
+    return bool(
+        KEY_HEADER_RE.match(name)
+        or KEY_KWARG_RE.match(name)
+        or (option and name == option)
+        or (header and name.lower() == header.lower())
+    )
+
+
+def classify_key(
+    project: ProjectModel,
+    value: Value,
+    fn: Function,
+    facts: ModuleFacts,
+    before: int,
+    depth: int = 0,
+) -> KeyEvidence:
+    location = Location(facts.path, value.span) if value.span else None
+    if value.kind == "name" and depth < 3:
+        if value.text in fn.params and value.text not in INJECTED_PARAMS:
+            return KeyEvidence(value, "param", f"parameter `{value.text}`", value.text, location)
+        local = local_value(project, value.text, fn, facts, before)
+        if local is not None:
+            return classify_key(project, local, fn, facts, before, depth + 1)
+    text = value.text
+    calls = [c.replace("()", "") for c in value.calls]
+    if (
+        "current_call" in text
+        or any(c.endswith("current_call") for c in calls)
+        or (
+            "idempotency_key" in value.attrs
+            and any(n in {"call", "ctx", "context", "tool_call"} for n in value.names)
+        )
+    ):
+        return KeyEvidence(value, "runtime", "built by the runtime", None, location)
+    fresh = [c for c in calls if FRESH_CALLS.match(c)]
+    if fresh:
+        return KeyEvidence(value, "fresh", f"`{fresh[0]}()` is new on every call", None, location)
+    params_used = [n for n in value.names if n in fn.params and n not in INJECTED_PARAMS]
+    if value.kind in {"attr", "fstring", "other", "call"} and params_used and not fresh:
+        only_params = all(
+            n in fn.params
+            or n in {"json", "hashlib", "str", "repr", "sorted", "dict", "uuid", "hash"}
+            for n in value.names
+        )
+        hashed = any(HASH_CALLS.match(c) for c in calls)
+        scoped = any(SCOPE_NAMES.search(n) for n in value.names) or any(
+            SCOPE_NAMES.search(a) for a in value.attrs
+        )
+        if hashed and only_params and not scoped:
+            return KeyEvidence(value, "args_hash", "a hash of the arguments only", None, location)
+        if (
+            value.kind == "fstring"
+            and only_params
+            and not scoped
+            and len(params_used) == len(set(value.names))
+        ):
+            return KeyEvidence(
+                value,
+                "param",
+                f"made from parameter `{params_used[0]}`",
+                params_used[0],
+                location,
+            )
+    if any(HASH_CALLS.match(c) for c in calls) and not any(
+        SCOPE_NAMES.search(n) for n in value.names + value.attrs
+    ):
+        if all(
+            n in fn.params
+            or n
+            in {
+                "json",
+                "hashlib",
+                "str",
+                "repr",
+                "sorted",
+                "uuid",
+                "hash",
+                "args",
+                "kwargs",
+                "arguments",
+                "payload",
+                "params",
+            }
+            for n in value.names
+        ):
+            return KeyEvidence(value, "args_hash", "a hash of the arguments only", None, location)
+    return KeyEvidence(value, "scoped", "", None, location)
+
+
+def argument_for(param: str, callee_fn: Function, call: Call) -> Value | None:
+    """The argument ``call`` passes for ``callee_fn``'s parameter ``param``, if any."""
+    params = [p for p in callee_fn.params if p not in SELF_NAMES]
+    argument: Value | None = call.kwargs.get(param)
+    if argument is None and param in params:
+        index = params.index(param)
+        if index < len(call.args):
+            argument = call.args[index]
+    return argument
+
+
+def map_key_through_call(
+    project: ProjectModel,
+    key: KeyEvidence | None,
+    callee_fn: Function,
+    call: Call,
+    caller: Function,
+    facts: ModuleFacts,
+) -> KeyEvidence | None:
+    """A key that is a helper's parameter takes the caller's argument's origin."""
+    if key is None or key.origin != "param" or key.param is None:
+        return key
+    argument = argument_for(key.param, callee_fn, call)
+    if argument is None:
+        return KeyEvidence(key.value, "scoped", "", None, key.location)
+    return classify_key(project, argument, caller, facts, call.order)

@@ -1,0 +1,56 @@
+"""SQL sinks: statements built with SQLAlchemy, embedded databases, and receivers bound
+to a DB-API cursor or connection."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.facts.module_facts import Function, ModuleFacts, Value
+from agentguard.knowledge.catalog import Catalog
+from agentguard.project.sink_keys import local_value
+from agentguard.project.tool_facts import (
+    SQL_READ_RE,
+    SQL_WRITE_RE,
+)
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+
+
+SQL_BUILDERS = {"insert", "update", "delete", "select"}
+
+
+def sqlalchemy_statement(statement: Value) -> str | None:
+    """The verb of ``insert(T).values(...)`` / ``text("INSERT ...")``, or None."""
+    if statement.kind != "call":
+        return None
+    for callee in statement.calls:
+        last = callee.replace("()", "").rsplit(".", 1)[-1]
+        if last in SQL_BUILDERS and (callee.startswith("sqlalchemy") or "." not in callee):
+            return last
+    if statement.qualname and statement.qualname.rsplit(".", 1)[-1] == "text":
+        sql = statement.call_args[0].string() if statement.call_args else None
+        if sql is not None:
+            if SQL_READ_RE.match(sql) or not SQL_WRITE_RE.match(sql):
+                return "select"
+            return sql.split(None, 1)[0].lower()
+    return None
+
+
+def embedded_database_module(catalog: Catalog, facts: ModuleFacts) -> bool:
+    roots = {qualified.split(".", 1)[0] for qualified in facts.imports.values()}
+    return bool(roots & catalog.embedded_databases) and not roots & catalog.server_databases
+
+
+def bound_to_db_handle(
+    project: ProjectModel, receiver: str, fn: Function, facts: ModuleFacts, before: int
+) -> bool:
+    """``c = conn.cursor()`` / ``db = sqlite3.connect(...)``: a receiver named ``c`` is still
+    a DB-API cursor or connection when the code bound it to one."""
+    if not receiver.isidentifier():
+        return False
+    value = local_value(project, receiver, fn, facts, before)
+    if value is None or value.kind != "call":
+        return False
+    method = (value.qualname or value.text).split("(", 1)[0].rsplit(".", 1)[-1]
+    return method in project.catalog.db_handle_factories
