@@ -105,6 +105,15 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class FixOffer:
+    """The fix a finding would get, without its edits: decided by the rule from facts alone,
+    so that text output names it without parsing the file with LibCST."""
+
+    applicability: Applicability
+    description: str
+
+
+@dataclass(frozen=True)
 class Fix:
     applicability: Applicability
     description: str

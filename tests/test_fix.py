@@ -7,17 +7,22 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from agentguard.checks.declarations.ag101_undeclared_tool_semantics import (
+    UndeclaredToolSemantics,
+)
+from agentguard.checks.meta.meta_rules import UnusedSuppression
 from agentguard.cli import app
 from agentguard.config import load_config
 from agentguard.engine.apply_fixes import run_fixes, write_changes
+from agentguard.engine.fix_edits import fix_offer
 from agentguard.engine.pipeline import scan
-from agentguard.fixes import codemods
-from agentguard.fixes.offers import fix_offer
+from agentguard.fixes.context import FixContext
 
 from .conftest import FIXTURES, write_project
 
@@ -171,10 +176,10 @@ def test_file_changed_on_disk_is_not_overwritten(tmp_path: Path) -> None:
 def test_fix_that_breaks_syntax_is_rolled_back_and_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(finding: object, ctx: codemods.FileContext) -> str:
+    def broken(rule: object, finding: object, ctx: FixContext) -> str:
         return ctx.text.replace("def lookup", "def lookup(", 1)
 
-    monkeypatch.setitem(codemods.BUILDERS, "AG002", broken)
+    monkeypatch.setattr(UnusedSuppression, "fixed_text", broken)
     project = make_project(tmp_path, {"agent.py": UNUSED_SUPPRESSION})
     result = runner.invoke(app, ["fix", str(project), "--write"])
     assert result.exit_code == 1
@@ -270,10 +275,10 @@ MCP_AND_LANGCHAIN = {
 def test_text_output_names_each_findings_fix_without_building_edits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def must_not_run(finding: object, ctx: codemods.FileContext) -> str:
+    def must_not_run(rule: object, finding: object, ctx: FixContext) -> str:
         raise AssertionError("text output built a fix's edits")
 
-    monkeypatch.setitem(codemods.BUILDERS, "AG101", must_not_run)
+    monkeypatch.setattr(UndeclaredToolSemantics, "fixed_text", must_not_run)
     project = make_project(tmp_path, MCP_AND_LANGCHAIN)
     result = runner.invoke(app, ["check", str(project), "--select", "AG101"])
     blocks = result.stdout.split("\n\n")
@@ -281,6 +286,31 @@ def test_text_output_names_each_findings_fix_without_building_edits(
     langchain = next(b for b in blocks if "agent.py" in b and "AG101" in b)
     assert "= fix available (safe): Declare the tool's MCP annotations" in mcp
     assert "= fix available (unsafe): Wrap the tool in @guarded(risk='write'" in langchain
+
+
+def test_text_output_names_fixes_without_importing_libcst() -> None:
+    """Importing LibCST costs more than a whole text-output scan: only the outputs that
+    print edits (JSON, SARIF) and the fixer may load it."""
+    code = (
+        "import json, sys\n"
+        "from typer.testing import CliRunner\n"
+        "from agentguard.cli import app\n"
+        "out = CliRunner().invoke(app, ['check', *sys.argv[1:], '--no-cache']).stdout\n"
+        "print(json.dumps(['fix available' in out or '\"edits\"' in out, 'libcst' in sys.modules]))\n"
+    )
+    fixture = str(FIXTURES / "shop-agent")
+
+    def run(*args: str) -> list[bool]:
+        completed = subprocess.run(
+            [sys.executable, "-c", code, fixture, *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return list(json.loads(completed.stdout))
+
+    assert run() == [True, False]  # fixes named, LibCST never imported
+    assert run("--format", "json") == [True, True]  # edits built: the check can see LibCST
 
 
 def test_json_and_sarif_carry_the_edits_with_per_finding_applicability(tmp_path: Path) -> None:

@@ -71,6 +71,18 @@ def test_rules_with_a_fix_show_it_in_an_example() -> None:
     assert missing == []
 
 
+def test_rules_list_a_fix_exactly_when_they_offer_and_build_one() -> None:
+    """`agentguard rules` shows a fix from ``fix_applicability``: it must not claim a fix the
+    rule cannot build, nor hide one it offers."""
+    mismatched = [
+        rule.code
+        for rule in all_rules()
+        if (rule.fix_applicability is not None)
+        != (rule.fix_offer is not Rule.fix_offer and rule.fixed_text is not Rule.fixed_text)
+    ]
+    assert mismatched == []
+
+
 def test_every_rule_has_docs_and_examples() -> None:
     sections = (
         "## What it does",

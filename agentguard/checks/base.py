@@ -22,6 +22,8 @@ from agentguard.diagnostics import (
 )
 
 if TYPE_CHECKING:
+    from agentguard.diagnostics import FixOffer
+    from agentguard.fixes.context import FixContext
     from agentguard.project.project_model import ProjectModel
     from agentguard.project.tool_facts import ToolFacts
 
@@ -150,6 +152,22 @@ class Rule:
             node_text=node_text or message,
             related=tuple(related),
         )
+
+    # --- fix: a rule with a fix overrides both (and sets ``fix_applicability``).
+
+    def fix_offer(self, finding: Finding, project: ProjectModel) -> FixOffer | None:
+        """Whether this finding has a fix and how safe it is, decided from facts alone
+        (never LibCST: text output asks this for every finding). None: no fix."""
+        return None
+
+    def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
+        """The whole new text of the finding's file with the fix made, or None when this
+        finding cannot be fixed with confidence. Asked only for findings with an offer.
+
+        Builders import LibCST inside their bodies (never at module level), so that only
+        the files being fixed are parsed and commands that build no edits never import it.
+        """
+        return None
 
 
 def point(path: str, line: int, column: int = 1) -> Location:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentguard.diagnostics import Confidence, EvidenceStep, StepKind
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, StepKind
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import Effect, KeyEvidence, ToolFacts
 
@@ -45,3 +45,12 @@ def keys_of_origin(
         for effect in tool.effects:
             if effect.key is not None and effect.key.origin == origin:
                 yield tool, effect, effect.key
+
+
+def finding_tool(project: ProjectModel, finding: Finding) -> ToolFacts | None:
+    """The code-defined tool a finding is about, in the finding's file (what fixes edit)."""
+    for tool in project.tools:
+        if tool.name == finding.tool and tool.path == finding.path and not tool.schema_only:
+            if finding.symbol in (None, tool.symbol):
+                return tool
+    return None

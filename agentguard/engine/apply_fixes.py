@@ -19,8 +19,7 @@ from pathlib import Path
 
 from agentguard.config import Config
 from agentguard.diagnostics import Applicability, Finding
-from agentguard.engine.fix_edits import attach_fixes, decode
-from agentguard.fixes.offers import fix_offer
+from agentguard.engine.fix_edits import attach_fixes, decode, fix_offer
 from agentguard.fixes.text import TextEdit, apply_text_edits, resolve
 
 MAX_ROUNDS = 10

@@ -1,11 +1,11 @@
-"""Autofixes: LibCST codemods on the files being fixed, rendered as text edits.
+"""Autofixes: each rule's edit builder on the files being fixed, rendered as text edits.
 
 Facts come from ``ast`` (fast); edits come from LibCST (lossless), and only when something
 needs them: the fixer, and the output formats that print edits (JSON, SARIF), which call
-:func:`ensure_fixes`. Whether a finding has a fix, and how safe it is, comes from facts
-alone (:mod:`agentguard.fixes.offers`), so text output never parses with LibCST.
-:mod:`agentguard.engine.apply_fixes` applies fixes to a fixpoint, renders diffs and patches, and
-writes files atomically.
+:func:`ensure_fixes`. Whether a finding has a fix, and how safe it is, the rule decides from
+facts alone (:meth:`Rule.fix_offer <agentguard.checks.base.Rule.fix_offer>`), so text output
+never parses with LibCST. :mod:`agentguard.engine.apply_fixes` applies fixes to a fixpoint,
+renders diffs and patches, and writes files atomically.
 """
 
 from __future__ import annotations
@@ -15,12 +15,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Finding
+from agentguard.checks.base import rule_by_code
+from agentguard.diagnostics import Finding, Fix, FixOffer
+from agentguard.fixes.context import FixContext, ProjectFixFacts
+from agentguard.fixes.text import line_edits
 
 if TYPE_CHECKING:
     from agentguard.engine.pipeline import ScanResult
-    from agentguard.fixes.codemods import FileContext, ProjectFixFacts
     from agentguard.project.project_model import ProjectModel
+
+
+def fix_offer(finding: Finding, project: ProjectModel) -> FixOffer | None:
+    """The fix this finding would get, without building its edits (None: no fix)."""
+    rule = rule_by_code(finding.code)
+    return rule().fix_offer(finding, project) if rule is not None else None
 
 
 def ensure_fixes(result: ScanResult) -> None:
@@ -41,22 +49,18 @@ def attach_fixes(
     sources: Mapping[str, bytes] | None = None,
 ) -> list[Finding]:
     """Return the findings with a Fix attached where the rule has one for them."""
-    from agentguard.checks.base import rule_by_code
-    from agentguard.fixes.codemods import BUILDERS, ProjectFixFacts, build_fix
-    from agentguard.fixes.offers import fix_offer
-
     # Edits only for findings with a fix on offer: the others' files are not even read.
     fixable = [
         (f, offer)
         for f in findings
-        if f.fix is None and f.code in BUILDERS and rule_by_code(f.code) is not None
+        if f.fix is None
         if (offer := fix_offer(f, project)) is not None
     ]
     if not fixable:
         return findings
     shared = ProjectFixFacts(project)
     # One context per file, so one LibCST parse per file however many fixes it gets.
-    contexts: dict[str, FileContext | None] = {}
+    contexts: dict[str, FixContext | None] = {}
     fixes: dict[int, Finding] = {}
     for finding, offer in fixable:
         if finding.path not in contexts:
@@ -73,11 +77,20 @@ def attach_fixes(
     return [fixes.get(id(f), f) for f in findings]
 
 
+def build_fix(finding: Finding, context: FixContext, offer: FixOffer) -> Fix | None:
+    """The finding's fix with its edits; applicability and description come from its offer,
+    so that every output says the same whether or not it computed the edits."""
+    rule = rule_by_code(finding.code)
+    new_text = rule().fixed_text(finding, context) if rule is not None else None
+    if new_text is None or new_text == context.text:
+        return None
+    edits = line_edits(context.path, context.text, new_text)
+    return Fix(offer.applicability, offer.description, edits)
+
+
 def _context(
     path: str, shared: ProjectFixFacts, root: Path, sources: Mapping[str, bytes] | None
-) -> FileContext | None:
-    from agentguard.fixes.codemods import FileContext
-
+) -> FixContext | None:
     data = sources.get(path) if sources is not None else None
     if data is None:
         try:
@@ -87,7 +100,7 @@ def _context(
     text = decode(data)
     if text is None:
         return None
-    return FileContext(path=path, text=text[1], shared=shared)
+    return FixContext(path=path, text=text[1], shared=shared)
 
 
 BOM = "\ufeff"

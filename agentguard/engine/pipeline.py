@@ -12,10 +12,11 @@ from pathlib import Path
 
 from agentguard.checks.base import Rule, all_rules, selected
 from agentguard.config import Config
-from agentguard.diagnostics import Confidence, Finding, Location, ScanProblem
+from agentguard.diagnostics import Confidence, Finding, FixOffer, Location, ScanProblem
 from agentguard.engine.baseline import BaselineOutcome
 from agentguard.engine.discovery import discover, test_files
 from agentguard.engine.fact_cache import FactCache
+from agentguard.engine.fix_edits import fix_offer
 from agentguard.engine.parallel import (
     ExtractStats,
     Progress,
@@ -35,7 +36,6 @@ from agentguard.engine.run_memo import (
 )
 from agentguard.facts.extract import module_name_for
 from agentguard.facts.module_facts import LineLayout, ModuleFacts, Suppression, line_layout
-from agentguard.fixes.offers import FixOffer, fix_offer
 from agentguard.knowledge.catalog import Catalog, load_catalog
 from agentguard.prefilter import Prefilter, pack_referrals, unpack_referrals
 from agentguard.project.project_model import ProjectModel, build_project

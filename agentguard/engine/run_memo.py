@@ -34,11 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentguard import diagnostics
-from agentguard.diagnostics import Finding, ScanProblem
+from agentguard.diagnostics import Finding, FixOffer, ScanProblem
 from agentguard.engine.fact_cache import PICKLE_PROTOCOL, namespace
 from agentguard.facts import module_facts as facts_module
-from agentguard.fixes import offers
-from agentguard.fixes.offers import FixOffer
 from agentguard.project import tool_facts as model
 from agentguard.project.tool_facts import ToolFacts
 
@@ -134,7 +132,6 @@ def run_key(
 def _record_classes() -> frozenset[tuple[str, str]]:
     allowed: set[tuple[str, str]] = {
         (RunRecord.__module__, RunRecord.__name__),
-        (offers.__name__, FixOffer.__name__),
         (diagnostics.__name__, diagnostics.Span.__name__),
     }
     # The shared empty containers the facts' compact pickle form refers to by name.

@@ -1,1 +1,1 @@
-"""The edit toolkit rules build their fixes with: LibCST helpers and text edits."""
+"""The edit toolkit rules build their fixes with: the fix context, LibCST helpers and text edits."""

@@ -1,7 +1,8 @@
-"""LibCST helpers shared by the codemods: locating nodes, imports, list surgery.
+"""LibCST helpers shared by the rules' edit builders: locating nodes, imports, list surgery.
 
 LibCST keeps every comment, blank line and quote of the file (a lossless round trip), so
-the codemods below change only the nodes they mean to change.
+the builders change only the nodes they mean to change. Only builders import this module,
+inside their bodies: importing LibCST costs more than a whole text-output scan.
 """
 
 from __future__ import annotations
@@ -448,9 +449,13 @@ def _import_insertion_index(body: Sequence[cst.CSTNode]) -> int:
 
 
 def _is_docstring(statement: cst.CSTNode, index: int) -> bool:
+    return index == 0 and is_docstring_statement(statement)
+
+
+def is_docstring_statement(statement: cst.CSTNode) -> bool:
+    """Whether the statement is a bare string (a docstring when it comes first)."""
     return (
-        index == 0
-        and isinstance(statement, cst.SimpleStatementLine)
+        isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1
         and isinstance(statement.body[0], cst.Expr)
         and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
@@ -514,6 +519,26 @@ def name_uses(module: cst.CSTNode, name: str, enough: int | None = None) -> int:
     finder = Finder()
     module.visit(finder)
     return finder.found
+
+
+def names_in(node: cst.CSTNode) -> list[str]:
+    """The names an expression reads, in order of first use (``a.b`` reads ``a`` only)."""
+
+    class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.names: list[str] = []
+
+        def visit_Name(self, name: cst.Name) -> None:
+            if name.value not in self.names:
+                self.names.append(name.value)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+    finder = Finder()
+    node.visit(finder)
+    return finder.names
 
 
 def remove_unused_import(module: cst.Module, local_name: str) -> cst.Module:

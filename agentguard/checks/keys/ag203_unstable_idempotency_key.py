@@ -1,12 +1,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import keys_of_origin, tool_evidence
-from agentguard.diagnostics import Applicability, Finding, Severity
+from agentguard.checks.keys.shared import KEY_FROM_RUNTIME
+from agentguard.diagnostics import Applicability, Finding, FixOffer, Severity
+from agentguard.fixes.context import RUNTIME_MODULE
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import FRESH_CALLS
+
+if TYPE_CHECKING:
+    from agentguard.fixes.context import FixContext
 
 
 class UnstableIdempotencyKey(Rule):
@@ -95,3 +101,37 @@ class UnstableIdempotencyKey(Rule):
                         tool=tool,
                         node_text=f"{tool.name}:guarded-key",
                     )
+
+    # --- fix
+
+    def fix_offer(self, finding: Finding, project: ProjectModel) -> FixOffer | None:
+        if finding.node_text.endswith(":guarded-key"):
+            return None
+        return FixOffer(
+            Applicability.UNSAFE,
+            f"Take the key from `{KEY_FROM_RUNTIME}` instead of a fresh value per call",
+        )
+
+    def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
+        import libcst as cst
+
+        from agentguard.fixes.cst_tools import add_import, names_in, remove_unused_import
+
+        if finding.node_text.endswith(":guarded-key"):
+            return None
+        span = finding.span
+        node = ctx.node_at(span.line, span.column, (cst.BaseExpression,))
+        if node is None:
+            return None
+        where = ctx.parsed.position(node)
+        if (where.end.line, where.end.column + 1) != (
+            span.end_line,
+            ctx.char_col(span.end_line, span.end_column),
+        ):
+            return None
+        names = names_in(node)
+        module = ctx.parsed.replace(node, cst.parse_expression(KEY_FROM_RUNTIME))
+        for name in names:
+            module = remove_unused_import(module, name)
+        module = add_import(module, RUNTIME_MODULE, ["current_call"], ctx.first_party)
+        return module.code

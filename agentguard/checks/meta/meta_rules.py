@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import re
+import tokenize
 from collections.abc import Iterator
+from io import StringIO
+from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.diagnostics import Applicability, Confidence, Finding, Location, Severity
+from agentguard.diagnostics import Applicability, Confidence, Finding, FixOffer, Location, Severity
 from agentguard.project.project_model import ProjectModel
+
+if TYPE_CHECKING:
+    from agentguard.fixes.context import FixContext
 
 
 class ParseError(Rule):
@@ -100,3 +107,55 @@ class UnusedSuppression(Rule):
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         # Computed by the engine after every other rule has run.
         return iter(())
+
+    # --- fix
+
+    def fix_offer(self, finding: Finding, project: ProjectModel) -> FixOffer | None:
+        return FixOffer(Applicability.SAFE, "Remove the unused suppression comment")
+
+    def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
+        lines = ctx.text.splitlines(keepends=True)
+        number = finding.span.line
+        if not 0 < number <= len(lines):
+            return None
+        line = lines[number - 1]
+        body = line.rstrip("\r\n")
+        ending = line[len(body) :]
+        comment_start = _comment_start(body)
+        if comment_start is None:
+            return None
+        comment = body[comment_start:]
+        match = SUPPRESSION_RE.search(comment)
+        if match is None:
+            return None
+        before = comment[: match.start()].rstrip()
+        after = comment[match.end() :].strip()
+        new_comment = "  ".join(part for part in (before, after) if part)
+        code = body[:comment_start].rstrip()
+        if not code and not new_comment:
+            lines[number - 1] = ""
+        else:
+            indent = body[: len(body) - len(body.lstrip())]
+            joined = (
+                f"{code}  {new_comment}" if code and new_comment else code or indent + new_comment
+            )
+            lines[number - 1] = joined + ending
+        return "".join(lines)
+
+
+# --------------------------------------------------------------------------- fix
+
+
+SUPPRESSION_RE = re.compile(r"#\s*agentguard:\s*ignore(?:\[[A-Za-z0-9_,\s-]*\])?[^#]*")
+
+
+def _comment_start(line: str) -> int | None:
+    """Column of the line's comment, by tokens (a ``#`` inside a string is not one)."""
+    tokens = tokenize.generate_tokens(StringIO(line + "\n").readline)
+    try:
+        for token in tokens:
+            if token.type == tokenize.COMMENT:
+                return token.start[1]
+    except (tokenize.TokenError, SyntaxError):
+        pass  # a line inside an open bracket: the tokens before the error were seen
+    return None

@@ -1,12 +1,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.diagnostics import Applicability, EvidenceStep, Finding, Severity, StepKind
+from agentguard.checks.common import finding_tool
+from agentguard.diagnostics import (
+    Applicability,
+    EvidenceStep,
+    Finding,
+    FixOffer,
+    Severity,
+    StepKind,
+)
+from agentguard.fixes.context import LINE_LENGTH
 from agentguard.knowledge.checklist import knowledge
 from agentguard.project.observations import raw_observations
 from agentguard.project.project_model import ProjectModel
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from agentguard.fixes.context import FixContext
 
 
 class RawErrorObservation(Rule):
@@ -324,3 +340,264 @@ class RawErrorObservation(Rule):
                 symbol=site.function.qualname,
                 node_text=f"{site.function.qualname}:{raw.use.text[:80]}",
             )
+
+    # --- fix
+
+    def fix_offer(self, finding: Finding, project: ProjectModel) -> FixOffer | None:
+        error = structured_error(finding, project)
+        if error is None:
+            return None
+        retry = "retryable" if error.retryable else "not retryable"
+        return FixOffer(
+            Applicability.UNSAFE,
+            f"Return a structured error ({error.code}, {retry}) instead of the exception text",
+        )
+
+    def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
+        import libcst as cst
+
+        from agentguard.fixes.cst_tools import (
+            add_plain_import,
+            name_is_used,
+            names_in,
+            plain_import_name,
+            remove_unused_import,
+            string_quote,
+        )
+
+        error = structured_error(finding, ctx.project)
+        if error is None:
+            return None
+        span = finding.span
+        node = ctx.node_at(span.line, span.column, (cst.Return,))
+        if not isinstance(node, cst.Return) or node.value is None:
+            return None
+        handler: cst.CSTNode | None = node
+        while handler is not None and not isinstance(handler, cst.ExceptHandler):
+            handler = ctx.parsed.parent(handler)
+        function: cst.CSTNode | None = handler
+        while function is not None and not isinstance(function, cst.FunctionDef):
+            function = ctx.parsed.parent(function)
+        if not isinstance(handler, cst.ExceptHandler) or not isinstance(function, cst.FunctionDef):
+            return None
+        module = ctx.parsed.module
+        as_text = _annotated_str(function)
+        line = ctx.parsed.lines[ctx.parsed.position(node).start.line - 1]
+        indent = line[: len(line) - len(line.lstrip())]
+        source = _structured_error_source(
+            error,
+            len(indent),
+            string_quote(module, node),
+            (plain_import_name(module, "json") or "json") if as_text else None,
+        )
+        new_return = node.with_changes(value=cst.parse_expression(source))
+        new_handler = handler.deep_replace(node, new_return)
+        assert isinstance(new_handler, cst.ExceptHandler)
+        new_function = function.deep_replace(handler, new_handler)
+        for name in ("traceback", "sys"):
+            if name in names_in(node.value) and not name_is_used(new_function, name):
+                # ``import traceback`` inside the handler, only for the text just replaced.
+                new_handler = _without_local_import(new_handler, name)
+        module = ctx.parsed.replace(handler, new_handler)
+        for name in ("traceback", "sys"):
+            if name in names_in(node.value):
+                module = remove_unused_import(module, name)
+        if as_text:
+            module = add_plain_import(module, "json")
+        return module.code
+
+
+# --------------------------------------------------------------------------- fix
+# The edit builder's helpers import LibCST inside their bodies (see Rule.fixed_text).
+
+
+EXCEPTION_TYPE = "{type(NAME).__name__}"
+# The service answered with an error status (4xx: refused; 5xx: may have acted).
+HTTP_STATUS_ERRORS = frozenset(
+    {"HTTPStatusError", "HTTPError", "ClientResponseError", "APIStatusError"}
+)
+
+
+@dataclass(frozen=True)
+class StructuredError:
+    """The structured error that replaces raw exception text in a tool's return value.
+
+    ``content`` is plain words for the model: what happened, whether it may call again, what
+    to do next. Where the handler names the exception, ``content`` holds the placeholder
+    ``{type(<name>).__name__}`` (the type is fine to show; the message is what leaks).
+    """
+
+    code: str
+    retryable: bool
+    content: str
+    exception_name: str | None
+
+
+def structured_error(finding: Finding, project: ProjectModel) -> StructuredError | None:
+    """For an AG601 finding on ``return <raw text>`` directly inside a tool's ``except``."""
+    tool = finding_tool(project, finding)
+    entry = project.functions.get(finding.symbol or "")
+    if tool is None or entry is None or entry[0].qualname not in tool.functions:
+        return None
+    function = entry[0]
+    handler = next(
+        (
+            h
+            for h in sorted(function.handlers, key=lambda h: h.span, reverse=True)
+            if any(u.dest == "return" and u.span == finding.span for u in h.raw_error_uses)
+        ),
+        None,
+    )
+    if handler is None:
+        return None
+    know = knowledge()
+    writes = any(know.counts_as_write(e, tool.name) for e in tool.effects)
+    caught = [c.replace("()", "") for c in handler.caught]
+    before_send = [
+        c for c in caught if c in know.before_send or c.rsplit(".", 1)[-1] in know.before_send
+    ]
+    timeouts = [c for c in caught if know.is_timeout(c)]
+    name = tool.name
+    typed = f" ({EXCEPTION_TYPE.replace('NAME', handler.name)})" if handler.name else ""
+    if caught and len(before_send) == len(caught):
+        return StructuredError(
+            "TRANSIENT_NETWORK",
+            True,
+            f"{name} could not reach the service{typed}; nothing was sent. It is safe to call "
+            f"{name} again in a moment.",
+            handler.name,
+        )
+    if timeouts and writes:
+        return StructuredError(
+            "SIDE_EFFECT_UNCERTAIN",
+            False,
+            f"{name} timed out{typed} after its request may have reached the service, so it "
+            f"may or may not have taken effect. Do not call {name} again for this request: "
+            "that could do it twice. Tell the user it is not known yet whether it happened.",
+            handler.name,
+        )
+    if caught and len(timeouts) + len(before_send) == len(caught):
+        return StructuredError(
+            "TIMEOUT",
+            True,
+            f"{name} timed out{typed}. It changes nothing, so it is safe to call {name} again "
+            "in a moment.",
+            handler.name,
+        )
+    answered = caught and all(c.rsplit(".", 1)[-1] in HTTP_STATUS_ERRORS for c in caught)
+    if answered and writes:
+        content = (
+            f"{name} got an error response from the service{typed}; it may or may not have "
+            f"acted. Do not call {name} again for this request; tell the user what failed."
+        )
+    elif answered:
+        content = (
+            f"{name} got an error response from the service{typed}. Check the arguments "
+            "before calling it again, or tell the user what failed."
+        )
+    elif writes:
+        content = (
+            f"{name} failed unexpectedly{typed} and may already have acted. Do not call "
+            f"{name} again for this request; tell the user what failed."
+        )
+    else:
+        content = (
+            f"{name} failed{typed}. Calling it again is unlikely to help; tell the user what "
+            "failed."
+        )
+    return StructuredError("TOOL_CRASH", False, content, handler.name)
+
+
+def _without_local_import(handler: cst.ExceptHandler, name: str) -> cst.ExceptHandler:
+    import libcst as cst
+
+    body = handler.body
+    if not isinstance(body, cst.IndentedBlock):
+        return handler
+
+    def binds_only(statement: cst.BaseStatement) -> bool:
+        return (
+            isinstance(statement, cst.SimpleStatementLine)
+            and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Import)
+            and [cst.Module(body=[]).code_for_node(a) for a in statement.body[0].names] == [name]
+        )
+
+    kept = [s for s in body.body if not binds_only(s)]
+    if not kept or len(kept) == len(body.body):
+        return handler
+    return handler.with_changes(body=body.with_changes(body=kept))
+
+
+def _annotated_str(function: cst.FunctionDef) -> bool:
+    """``-> str``: the framework expects text, so the structure goes out as JSON text."""
+    import libcst as cst
+
+    annotation = function.returns.annotation if function.returns else None
+    return isinstance(annotation, cst.Name) and annotation.value == "str"
+
+
+def _structured_error_source(
+    error: StructuredError, indent: int, quote: str, json_name: str | None
+) -> str:
+    """``{"ok": False, "code": ..., "content": ..., "retryable": ...}`` laid out one item per
+    line (a formatter's layout), inside ``json.dumps(...)`` when the tool returns text.
+
+    Lines are indented relative to the statement: LibCST adds the block's indentation.
+    """
+    inner = "        " if json_name else "    "
+
+    def literal(text: str) -> str:
+        return f"{quote}{text}{quote}"
+
+    width = LINE_LENGTH - indent - len(inner)
+    pieces = _content_pieces(error, quote, width - 4)
+    if len(pieces) == 1 and len(f"'content': {pieces[0]},") <= width:
+        content = pieces[0]
+    else:
+        lines = "".join(f"\n{inner}    {piece}" for piece in pieces)
+        content = f"({lines}\n{inner})"
+    items = [
+        f"{literal('ok')}: False",
+        f"{literal('code')}: {literal(error.code)}",
+        f"{literal('content')}: {content}",
+        f"{literal('retryable')}: {error.retryable}",
+    ]
+    closing = inner[:-4]
+    body = "{" + "".join(f"\n{inner}{item}," for item in items) + f"\n{closing}}}"
+    if json_name is None:
+        return body
+    return f"{json_name}.dumps(\n{closing}{body}\n)"
+
+
+def _content_pieces(error: StructuredError, quote: str, width: int) -> list[str]:
+    """The content as adjacent string literals of at most ``width`` characters each; only
+    those holding the exception type placeholder are f-strings."""
+    placeholder = (
+        EXCEPTION_TYPE.replace("NAME", error.exception_name) if error.exception_name else None
+    )
+
+    def escape(text: str, formatted: bool) -> str:
+        text = text.replace("\\", "\\\\").replace(quote, f"\\{quote}")
+        if formatted:
+            parts = text.split(placeholder) if placeholder else [text]
+            doubled = [p.replace("{", "{{").replace("}", "}}") for p in parts]
+            return (placeholder or "").join(doubled)
+        return text
+
+    words = error.content.split(" ")
+    chunks: list[str] = []
+    current = ""
+    for word in words:
+        candidate = f"{current} {word}" if current else word
+        if current and len(candidate) + 4 > max(width, 30):
+            chunks.append(current + " ")
+            current = word
+        else:
+            current = candidate
+    chunks.append(current)
+    pieces = []
+    for chunk in chunks:
+        formatted = placeholder is not None and placeholder in chunk
+        pieces.append(("f" if formatted else "") + quote + escape(chunk, formatted) + quote)
+    return pieces

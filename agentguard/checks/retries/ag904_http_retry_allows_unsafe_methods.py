@@ -1,11 +1,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.diagnostics import Applicability, Confidence, Finding, Location, Severity
+from agentguard.diagnostics import Applicability, Confidence, Finding, FixOffer, Location, Severity
 from agentguard.facts.module_facts import Value
 from agentguard.project.project_model import ProjectModel
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from agentguard.fixes.context import FixContext
 
 UNSAFE_METHODS = {"POST", "PATCH"}
 
@@ -103,6 +109,52 @@ class HttpRetryAllowsUnsafeMethods(Rule):
                         node_text=f"{use.call.text}:{name}:{','.join(unsafe)}",
                     )
 
+    # --- fix
+
+    def fix_offer(self, finding: Finding, project: ProjectModel) -> FixOffer | None:
+        return FixOffer(
+            Applicability.SAFE, "Retry only idempotent methods after the request may have been sent"
+        )
+
+    def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
+        import libcst as cst
+
+        from agentguard.fixes.cst_tools import string_quote, without_items
+
+        span = finding.span
+        value = ctx.node_at(span.line, span.column, (cst.BaseExpression,))
+        if value is None:
+            return None
+        parent = ctx.parsed.parent(value)
+        if not isinstance(parent, cst.Arg):
+            return None
+        quote = string_quote(ctx.parsed.module, ctx.parsed.parent(parent) or parent)
+        default = cst.parse_expression(
+            "[" + ", ".join(f"{quote}{m}{quote}" for m in IDEMPOTENT_METHODS) + "]"
+        )
+        if isinstance(value, cst.Name) and value.value in ("None", "False"):
+            module = ctx.parsed.replace(value, default)
+        else:
+            collection = _innermost_collection(value)
+            if collection is None:
+                return None
+
+            def unsafe(element: cst.BaseElement) -> bool:
+                item = element.value
+                return (
+                    isinstance(item, cst.SimpleString)
+                    and str(item.evaluated_value).upper() in UNSAFE_METHODS
+                )
+
+            kept = without_items(list(collection.elements), unsafe)
+            if len(kept) == len(collection.elements):
+                return None
+            if kept:
+                module = ctx.parsed.replace(collection, collection.with_changes(elements=kept))
+            else:
+                module = ctx.parsed.replace(value, default)
+        return module.code
+
 
 def _inner_elements(value: Value) -> list[Value]:
     if value.kind == "call":
@@ -112,3 +164,20 @@ def _inner_elements(value: Value) -> list[Value]:
             if arg.kind == "other" and arg.text.startswith("{"):
                 return []
     return []
+
+
+# --------------------------------------------------------------------------- fix
+
+
+IDEMPOTENT_METHODS = ("HEAD", "GET", "PUT", "DELETE", "OPTIONS", "TRACE")
+UNSAFE_METHODS = {"POST", "PATCH"}
+
+
+def _innermost_collection(node: cst.CSTNode) -> cst.List | cst.Set | cst.Tuple | None:
+    import libcst as cst
+
+    if isinstance(node, (cst.List, cst.Set, cst.Tuple)):
+        return node
+    if isinstance(node, cst.Call) and len(node.args) == 1:
+        return _innermost_collection(node.args[0].value)
+    return None
