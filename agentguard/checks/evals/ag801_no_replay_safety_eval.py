@@ -105,7 +105,7 @@ class NoReplaySafetyEval(Rule):
     INVALID = (
         Invalid(
             _TOOL,
-            line=5,
+            span=(5, 5, 5, 17),
             files={
                 "tests/test_orders.py": (
                     "from unittest import mock\n"

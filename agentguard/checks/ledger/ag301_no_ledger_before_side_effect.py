@@ -104,7 +104,7 @@ class NoLedgerBeforeSideEffect(Rule):
             "def create_order(cart_id: str) -> dict:\n"
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
-            line=7,
+            span=(7, 12, 7, 80),
             message_contains="requests.post",
         ),
     )

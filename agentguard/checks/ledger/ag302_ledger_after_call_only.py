@@ -70,7 +70,7 @@ class LedgerAfterCallOnly(Rule):
             "    result = TOOLS[name](**args)\n"
             '    audit_log.append({"tool": name, "args": args, "result": result})\n'
             "    return result\n",
-            line=7,
+            span=(7, 5, 7, 69),
         ),
         Invalid(
             "import requests\n"
@@ -82,7 +82,7 @@ class LedgerAfterCallOnly(Rule):
             '    order = requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
             '    ledger.record("create_order", cart_id, order)\n'
             "    return order\n",
-            line=9,
+            span=(9, 5, 9, 50),
         ),
     )
 

@@ -60,7 +60,7 @@ class LedgerWithoutInputHash(Rule):
             "def run_tool(name: str, args: dict[str, Any]) -> Any:\n"
             '    audit_log.append({"tool": name, "at": time.time(), "status": "started"})\n'
             "    return TOOLS[name](**args)\n",
-            line=7,
+            span=(7, 5, 7, 77),
         ),
     )
 

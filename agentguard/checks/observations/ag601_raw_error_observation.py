@@ -113,7 +113,7 @@ class RawErrorObservation(Rule):
             '        return stripe.PaymentIntent.create(customer=customer_id, amount=cents, currency="eur")\n'
             "    except stripe.error.StripeError as exc:\n"
             "        return error_response(exc)\n",
-            line=13,
+            span=(13, 16, 13, 35),
         ),
         Invalid(
             "import requests\n"
@@ -126,7 +126,7 @@ class RawErrorObservation(Rule):
             "    except Exception as e:\n"
             '        return f"Error: {e}"\n'
             '    return "ok"\n',
-            line=10,
+            span=(10, 9, 10, 29),
             fixed=(
                 "import json\n"
                 "\n"
@@ -173,7 +173,7 @@ class RawErrorObservation(Rule):
             '            return {"error": str(exc)}\n'
             "    return response.json()\n",
             filename="server.py",
-            line=16,
+            span=(16, 13, 16, 39),
             fixed=(
                 "import httpx\n"
                 "from mcp.server.fastmcp import FastMCP\n"
@@ -223,7 +223,8 @@ class RawErrorObservation(Rule):
             '        return {"error": repr(e)}\n'
             "    except Exception:\n"
             '        return {"error": traceback.format_exc()}\n',
-            line=15,
+            span=(15, 9, 15, 34),
+            also=((17, 9, 17, 49),),
             fixed=(
                 "import requests\n"
                 "from langchain_core.tools import tool\n"
@@ -268,7 +269,7 @@ class RawErrorObservation(Rule):
             "        return await HANDLERS[name](**arguments)\n"
             "    except Exception as exc:\n"
             "        return CallToolResult(isError=True, content=[TextContent(type='text', text=str(exc))])\n",
-            line=11,
+            span=(11, 9, 11, 95),
         ),
         Invalid(
             "from langchain_core.messages import ToolMessage\n\n"
@@ -283,7 +284,7 @@ class RawErrorObservation(Rule):
             "            continue\n"
             '        messages.append(ToolMessage(content=str(output), tool_call_id=call["id"]))\n'
             "    return messages\n",
-            line=10,
+            span=(10, 29, 10, 97),
         ),
         Invalid(
             "from typing import Any\n\n"
@@ -294,7 +295,7 @@ class RawErrorObservation(Rule):
             "        except Exception as exc:\n"
             '            content = f"Error executing {tc.name}: {exc}"\n'
             '        messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})\n',
-            line=9,
+            span=(9, 9, 9, 85),
         ),
     )
 

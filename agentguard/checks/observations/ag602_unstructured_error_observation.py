@@ -75,7 +75,7 @@ class UnstructuredErrorObservation(Rule):
             '        return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
             "    except requests.HTTPError:\n"
             '        return {"error": "could not create the order"}\n',
-            line=10,
+            span=(10, 16, 10, 55),
         ),
     )
 

@@ -65,7 +65,7 @@ class ResumeReplaysWrites(Rule):
             "    for entry in ledger.entries(run_id=run_id):\n"
             '        if entry.status != "succeeded":\n'
             "            run_tool(entry.tool_name, entry.args)\n",
-            line=6,
+            span=(6, 12, 6, 39),
             files={"app/executor.py": _EXECUTOR},
         ),
         Invalid(
@@ -78,7 +78,7 @@ class ResumeReplaysWrites(Rule):
             "    ).fetchall()\n"
             "    for tool, args in rows:\n"
             "        run_tool(tool, json.loads(args))\n",
-            line=6,
+            span=(6, 12, 8, 6),
             files={"app/executor.py": _EXECUTOR},
         ),
     )

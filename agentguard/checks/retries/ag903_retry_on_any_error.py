@@ -59,7 +59,7 @@ class RetryOnAnyError(Rule):
             "@backoff.on_exception(backoff.expo, Exception, max_tries=5)\n"
             "def send_message(channel: str, text: str) -> None:\n"
             '    httpx.post("https://chat.example/api/messages", json={"channel": channel, "text": text})\n',
-            line=4,
+            span=(4, 2, 4, 60),
         ),
     )
 
