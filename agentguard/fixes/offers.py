@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Applicability, Finding
+from agentguard.project.counted_writes import counts_as_write
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -250,7 +251,7 @@ def structured_error(finding: Finding, project: ProjectModel) -> StructuredError
     if handler is None:
         return None
     know = knowledge()
-    writes = any(know.counts_as_write(e, tool.name) for e in tool.effects)
+    writes = any(counts_as_write(e, tool.name, project.catalog) for e in tool.effects)
     caught = [c.replace("()", "") for c in handler.caught]
     before_send = [
         c for c in caught if c in know.before_send or c.rsplit(".", 1)[-1] in know.before_send

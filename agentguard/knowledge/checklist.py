@@ -9,13 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agentguard.knowledge.catalog import Catalog, Matcher, _as_list, _builtin_file, load_catalog
-from agentguard.project.read_posts import read_by_name
-
-if TYPE_CHECKING:
-    from agentguard.project.tool_facts import Effect
+from agentguard.knowledge.catalog import Matcher, _as_list, _builtin_file
 
 
 @dataclass(frozen=True)
@@ -94,24 +90,6 @@ class Knowledge:
         self.count_calls.add(_as_list(evals.get("count_calls")), True)
         self.ledger_words = re.compile(evals.get("ledger_words") or "$^")
 
-    def counts_as_write(
-        self,
-        effect: Effect,
-        tool_name: str | None = None,
-        catalog: Catalog | None = None,
-        description: str = "",
-    ) -> bool:
-        """A non-idempotent side effect worth a checklist finding: not an unresolved call,
-        not a low-confidence guess. Whether a POST reads is the effect layer's judgement
-        (python/read_posts.py); a POST it leaves to names is judged here by ``tool_name``."""
-        if not effect.non_idempotent or effect.kind == "unknown":
-            return False
-        if read_by_name(catalog or builtin_catalog(), effect, tool_name or "", description):
-            return False
-        if effect.kind != "network_write":
-            return effect.confidence.rank >= 1 or not effect.heuristic
-        return not (effect.heuristic and effect.confidence.rank < 1)
-
     @staticmethod
     def _setting(raw: dict[str, Any]) -> Setting:
         unless = raw.get("unless") or {}
@@ -134,11 +112,6 @@ class Knowledge:
 
     def is_before_send(self, name: str) -> bool:
         return name in self.before_send or name.rsplit(".", 1)[-1] in self.before_send
-
-
-@cache
-def builtin_catalog() -> Catalog:
-    return load_catalog()
 
 
 @cache

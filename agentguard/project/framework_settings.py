@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Confidence, Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.checklist import Setting, knowledge
+from agentguard.project.counted_writes import counted_writes, counts_as_write
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -26,10 +27,6 @@ class SettingUse:
     tools: list[ToolFacts] = field(default_factory=list)
     effects: list[Effect] = field(default_factory=list)
     confidence: Confidence = Confidence.HIGH
-
-
-def _risky(tool: ToolFacts) -> list[Effect]:
-    return [e for e in tool.effects if knowledge().counts_as_write(e, tool.name)]
 
 
 def _tool_decorators(project: ProjectModel, tool: ToolFacts) -> list[str]:
@@ -60,7 +57,7 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
     know = knowledge()
     result: list[SettingUse] = []
     for tool in project.tools:
-        risky = _risky(tool)
+        risky = counted_writes(tool, project.catalog)
         if not risky or tool.guarded is not None or tool.schema_only:
             continue
         key = _framework_key(project, tool)
@@ -85,7 +82,11 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
                     risky,
                 )
             )
-    writers = {t.framework: t for t in project.tools if _risky(t) and t.guarded is None}
+    writers = {
+        t.framework: t
+        for t in project.tools
+        if counted_writes(t, project.catalog) and t.guarded is None
+    }
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -103,7 +104,7 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
                                 setting.text,
                                 f"{setting.kwarg}={value.text}",
                                 [writer],
-                                _risky(writer),
+                                counted_writes(writer, project.catalog),
                             )
                         )
             for setting in know.mcp_client_retries:
@@ -159,11 +160,7 @@ def _default_retry_on(policy: Value) -> bool:
 
 def _node_effects(project: ProjectModel, qualname: str) -> list[Effect]:
     name = qualname.rsplit(".", 1)[-1]
-    return [
-        e
-        for e in project.effects_of(qualname)
-        if knowledge().counts_as_write(e, name, project.catalog)
-    ]
+    return [e for e in project.effects_of(qualname) if counts_as_write(e, name, project.catalog)]
 
 
 def _retry_confidence(effects: list[Effect]) -> Confidence:
@@ -192,9 +189,9 @@ def _langgraph_retry(project: ProjectModel, call: Call, facts: ModuleFacts) -> l
         for element in node.call_args[0].elements:  # ToolNode([...])
             target = project.project_function(element.qualname, facts)
             tool = project.tool_for_function(target) if target else None
-            if tool is not None and _risky(tool):
+            if tool is not None and counted_writes(tool, project.catalog):
                 tools.append(tool)
-                effects += _risky(tool)
+                effects += counted_writes(tool, project.catalog)
     else:
         target = project.project_function(node.qualname, facts)
         if target:
@@ -222,7 +219,7 @@ def _langgraph_retry(project: ProjectModel, call: Call, facts: ModuleFacts) -> l
 def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
     know = knowledge()
     result: list[SettingUse] = []
-    writers = [t for t in project.tools if _risky(t) and t.guarded is None]
+    writers = [t for t in project.tools if counted_writes(t, project.catalog) and t.guarded is None]
     by_name = {
         n: t for t in writers for n in (t.name, *(q.rsplit(".", 1)[-1] for q in t.functions))
     }
@@ -251,7 +248,7 @@ def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
                             setting.text,
                             f"{setting.kwarg}={value.text}" if value else call.text,
                             tools,
-                            _risky(tools[0]),
+                            counted_writes(tools[0], project.catalog),
                         )
                     )
         for assignment in facts.attribute_sets:
@@ -266,7 +263,7 @@ def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
                         "`handle_tool_error=True` sends the `ToolException` text to the model",
                         f"{assignment.target} = {assignment.value.text}",
                         [tool],
-                        _risky(tool),
+                        counted_writes(tool, project.catalog),
                     )
                 )
     return result
@@ -320,7 +317,7 @@ def default_error_texts(project: ProjectModel) -> list[DefaultErrorText]:
         opt_outs = default.get("opt_out_kwargs") or {}
         if any(k in tool.options for k in opt_outs):
             continue
-        for effect in _risky(tool):
+        for effect in counted_writes(tool, project.catalog):
             if not _handled_in_tool(project, tool, effect):
                 result.append(DefaultErrorText(tool, effect, default.get("text", "")))
                 break

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Assignment, Call, Function, ModuleFacts
 from agentguard.knowledge.checklist import knowledge
+from agentguard.project.counted_writes import counts_as_write
 
 if TYPE_CHECKING:
     from agentguard.knowledge.catalog import Catalog
@@ -447,7 +448,7 @@ def tool_ledger_verdicts(project: ProjectModel) -> list[ToolLedgerVerdict]:
         if covering_executor is not None or tool_records_via_decorator(project, tool):
             continue
         for position, effect in enumerate(tool.effects):
-            if not knowledge().counts_as_write(effect, tool.name, project.catalog):
+            if not counts_as_write(effect, tool.name, project.catalog):
                 continue
             if is_ledger_site(index, effect.site):
                 continue

@@ -20,6 +20,7 @@ from agentguard.facts.module_facts import (
     Value,
 )
 from agentguard.knowledge.checklist import knowledge
+from agentguard.project.counted_writes import counts_as_write
 from agentguard.project.ledger_writes import ledger_index
 
 if TYPE_CHECKING:
@@ -164,7 +165,7 @@ def _input_error_only(project: ProjectModel, site: ObservationSite, handler: Han
     name = site.tool.name if site.tool else site.function.name
     description = site.tool.description if site.tool else ""
     return not any(
-        know.counts_as_write(e, name, project.catalog, description)
+        counts_as_write(e, name, project.catalog, description)
         for e in project.effects_in_orders(site.function.qualname, block.body_order)
     )
 
@@ -368,9 +369,7 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
             effects = [
                 e
                 for e in project.effects_in_orders(qualname, block.body_order)
-                if know.counts_as_write(
-                    e, name, project.catalog, owner.description if owner else ""
-                )
+                if counts_as_write(e, name, project.catalog, owner.description if owner else "")
             ]
             if not effects or says_outcome_unknown(handler):
                 continue
@@ -411,8 +410,7 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
     writers = [
         t
         for t in project.tools
-        if t.guarded is None
-        and any(know.counts_as_write(e, t.name, project.catalog) for e in t.effects)
+        if t.guarded is None and any(counts_as_write(e, t.name, project.catalog) for e in t.effects)
     ]
     if not writers:
         return []
@@ -440,7 +438,7 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
             effects = [
                 e
                 for e in writers[0].effects
-                if know.counts_as_write(e, writers[0].name, project.catalog)
+                if counts_as_write(e, writers[0].name, project.catalog)
             ]
             result.append(
                 TimeoutVerdict(fn, facts, handler, effects, outcome, detail, None, caught, writers)
@@ -464,7 +462,7 @@ def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
         risky = [
             e
             for e in effects
-            if know.counts_as_write(
+            if counts_as_write(
                 e,
                 tool.name if tool else use.function.rsplit(".", 1)[-1],
                 project.catalog,
@@ -527,7 +525,7 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
             effects = [
                 e
                 for e in project.effects_in_orders(fn.qualname, block.body_order)
-                if know.counts_as_write(e, tool_name, project.catalog, site.tool.description)
+                if counts_as_write(e, tool_name, project.catalog, site.tool.description)
             ]
             if not effects or says_outcome_unknown(handler):
                 continue

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, StatusCheck
 from agentguard.knowledge.checklist import knowledge
+from agentguard.project.counted_writes import counts_as_write
 from agentguard.project.ledger_writes import ledger_index
 
 if TYPE_CHECKING:
@@ -130,8 +131,7 @@ def _rerun_call(
             return call
         target_name = target.rsplit(".", 1)[-1] if target else ""
         if target and any(
-            knowledge().counts_as_write(e, target_name, project.catalog)
-            for e in project.effects_of(target)
+            counts_as_write(e, target_name, project.catalog) for e in project.effects_of(target)
         ):
             return call
     return None
@@ -158,7 +158,7 @@ def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
         if interrupt is None:
             continue
         for effect in project.effects_in_orders(qualname, (0, interrupt.order)):
-            if not know.counts_as_write(effect, fn.name, project.catalog):
+            if not counts_as_write(effect, fn.name, project.catalog):
                 continue
             first = effect.chain[0].location if effect.chain else None
             if first is None:
