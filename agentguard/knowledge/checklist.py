@@ -90,6 +90,12 @@ class Knowledge:
         self.count_calls.add(_as_list(evals.get("count_calls")), True)
         self.ledger_words = re.compile(evals.get("ledger_words") or "$^")
 
+        resume = data.get("resume") or {}
+        self.done_statuses = set(_as_list(resume.get("done_statuses")))
+        self.in_flight_statuses = set(_as_list(resume.get("in_flight_statuses")))
+        self.uncertain_statuses = set(_as_list(resume.get("uncertain_statuses")))
+        self.resume_name = re.compile(resume.get("name_pattern") or "$^")
+
     @staticmethod
     def _setting(raw: dict[str, Any]) -> Setting:
         unless = raw.get("unless") or {}

@@ -22,6 +22,7 @@ from agentguard.facts.module_facts import (
 from agentguard.knowledge.checklist import knowledge
 from agentguard.project.counted_writes import counts_as_write
 from agentguard.project.ledger_writes import ledger_index
+from agentguard.project.retries import retried_effects
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -448,8 +449,6 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
 
 def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
     """A retry decorator or wrapper that names a timeout among the errors it retries."""
-    from agentguard.checks.retries.shared import retried_effects
-
     know = knowledge()
     result: list[TimeoutVerdict] = []
     for use in project.retry_uses():

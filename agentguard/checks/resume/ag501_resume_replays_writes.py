@@ -3,9 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.resume.shared import resume_replays
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.resume import resume_replays
 
 
 class ResumeReplaysWrites(Rule):

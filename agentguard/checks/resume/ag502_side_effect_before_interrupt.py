@@ -4,9 +4,9 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, via
+from agentguard.checks.resume.shared import interrupt_replays
 from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.resume import interrupt_replays
 
 
 class SideEffectBeforeInterrupt(Rule):

@@ -4,9 +4,10 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import via
-from agentguard.checks.retries.shared import only_transient, retried_effects
+from agentguard.checks.retries.shared import only_transient
 from agentguard.diagnostics import EvidenceStep, Finding, Severity
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.retries import retried_effects
 
 
 class RetryAroundNonIdempotentCall(Rule):

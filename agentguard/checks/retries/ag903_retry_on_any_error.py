@@ -4,9 +4,9 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import via
-from agentguard.checks.retries.shared import retried_effects
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.retries import retried_effects
 
 
 class RetryOnAnyError(Rule):

@@ -1,5 +1,6 @@
-"""Resume and recovery (Q5): code that re-runs unfinished calls, and side effects that a
-framework's resume re-executes (LangGraph nodes restart from the top after ``interrupt()``)."""
+"""Q5 judgement, shared by AG501 and AG502: code that re-runs unfinished calls, and side effects
+that a framework's resume re-executes (LangGraph nodes restart from the top after ``interrupt()``).
+The status words and the resume-name pattern are in ``rules/checklist.yaml`` (``resume``)."""
 
 from __future__ import annotations
 
@@ -16,25 +17,6 @@ from agentguard.project.ledger_writes import ledger_index
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
     from agentguard.project.tool_facts import Effect
-
-DONE = {"succeeded", "success", "successful", "done", "completed", "complete", "committed", "ok"}
-IN_FLIGHT = {
-    "started",
-    "running",
-    "in_progress",
-    "inprogress",
-    "pending",
-    "processing",
-    "sent",
-    "executing",
-    "dispatched",
-    "submitted",
-}
-UNCERTAIN = {"uncertain", "unknown", "side_effect_uncertain", "ambiguous", "indeterminate"}
-RESUME_NAME = re.compile(
-    r"(?i)(resume|recover|replay|retry|restart|reprocess|redrive|rerun|re_run|unfinished|"
-    r"incomplete|catch_?up|pending|crash)"
-)
 
 
 @dataclass
@@ -71,15 +53,17 @@ def _sql_status_checks(facts: ModuleFacts) -> list[StatusCheck]:
 
 
 def _replays_unfinished(check: StatusCheck) -> str | None:
+    know = knowledge()
     values = set(check.values)
-    if check.op in {"ne", "not_in"} and values & DONE:
-        return f"re-runs every call whose status is not {sorted(values & DONE)[0]!r}"
-    if check.op in {"eq", "in"} and values & IN_FLIGHT:
-        return f"re-runs calls in status {sorted(values & IN_FLIGHT)[0]!r}"
+    if check.op in {"ne", "not_in"} and values & know.done_statuses:
+        return f"re-runs every call whose status is not {sorted(values & know.done_statuses)[0]!r}"
+    if check.op in {"eq", "in"} and values & know.in_flight_statuses:
+        return f"re-runs calls in status {sorted(values & know.in_flight_statuses)[0]!r}"
     return None
 
 
 def resume_replays(project: ProjectModel) -> list[ResumeReplay]:
+    know = knowledge()
     index = ledger_index(project)
     executors = {e.function for e in index.executors}
     tool_functions = {q for t in project.tools for q in t.functions}
@@ -95,10 +79,10 @@ def resume_replays(project: ProjectModel) -> list[ResumeReplay]:
             fn = project.function(qualname)
             if fn is None:
                 continue
-            if any(set(c.values) & UNCERTAIN for c in checks):
+            if any(set(c.values) & know.uncertain_statuses for c in checks):
                 continue
             module_name = facts.module.rsplit(".", 1)[-1]
-            if not (RESUME_NAME.search(fn.name) or RESUME_NAME.search(module_name)):
+            if not (know.resume_name.search(fn.name) or know.resume_name.search(module_name)):
                 continue
             replaying = [(c, why) for c in checks if (why := _replays_unfinished(c))]
             if not replaying:
