@@ -21,7 +21,6 @@ from agentguard.facts.module_facts import (
 )
 from agentguard.knowledge.checklist import knowledge
 from agentguard.project.counted_writes import counts_as_write
-from agentguard.project.ledger_writes import ledger_index
 from agentguard.project.retries import retried_effects
 
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ def observation_sites(project: ProjectModel) -> list[ObservationSite]:
                     inner = project.functions.get(nested)
                     if inner is not None and nested not in sites:
                         sites[nested] = ObservationSite(inner[0], inner[1], None, "wrapper")
-    for executor in ledger_index(project).executors:
+    for executor in project.ledger_index().executors:
         entry = project.functions.get(executor.function)
         if entry is not None and executor.function not in sites:
             sites[executor.function] = ObservationSite(entry[0], entry[1], None, "executor")
@@ -416,7 +415,7 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
     if not writers:
         return []
     result: list[TimeoutVerdict] = []
-    for executor in ledger_index(project).executors:
+    for executor in project.ledger_index().executors:
         if executor.dispatch is None:
             continue
         entry = project.functions.get(executor.function)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from agentguard.config import Config
     from agentguard.facts.schema_files.detect import SchemaIssue
     from agentguard.project.effects import EffectSummaries
+    from agentguard.project.ledger_writes import LedgerIndex
 
 
 # A callee as written, resolved wherever it is called: (the name without "()", its dotted
@@ -152,6 +153,7 @@ class ProjectModel:
             ],
         ] = {}
         self._retry_uses: list[RetryUse] | None = None
+        self._ledger_index: LedgerIndex | None = None
         self._call_bound_index: dict[int, tuple[ModuleFacts, set[tuple[str | None, str]]]] = {}
         from agentguard.project import effects, tools
 
@@ -648,6 +650,14 @@ class ProjectModel:
 
             self._retry_uses = list(retry_uses(self))
         return iter(self._retry_uses)
+
+    def ledger_index(self) -> LedgerIndex:
+        """The ledger pass (record writes, recording functions, executors), run once."""
+        if self._ledger_index is None:
+            from agentguard.project.ledger_writes import build_ledger_index
+
+            self._ledger_index = build_ledger_index(self)
+        return self._ledger_index
 
     def effects_in_orders(self, qualname: str, orders: tuple[int, int]) -> list[Effect]:
         """Effects reached from the calls of ``qualname`` whose order is within ``orders``."""

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence, via
+from agentguard.checks.ledger.shared import tool_ledger_verdicts
 from agentguard.diagnostics import Finding, Severity
-from agentguard.project.ledger_writes import tool_ledger_verdicts
 from agentguard.project.project_model import ProjectModel
 
 

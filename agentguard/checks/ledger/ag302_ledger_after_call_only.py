@@ -4,12 +4,11 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence, via
-from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity
-from agentguard.project.ledger_writes import (
-    ledger_index,
+from agentguard.checks.ledger.shared import (
     recorded_by_executor,
     tool_ledger_verdicts,
 )
+from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity
 from agentguard.project.project_model import ProjectModel
 
 
@@ -104,7 +103,7 @@ class LedgerAfterCallOnly(Rule):
                 evidence=(*tool_evidence(tool, effect), EvidenceStep("record after", location)),
                 node_text=f"{tool.name}:{record.text}",
             )
-        index = ledger_index(project)
+        index = project.ledger_index()
         if recorded_by_executor(project) is not None:
             return
         for executor in index.executors:

@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.ledger.shared import tool_call_records
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
-from agentguard.project.ledger_writes import tool_call_records
 from agentguard.project.project_model import ProjectModel
 
 

@@ -12,7 +12,7 @@ from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, StatusCheck
 from agentguard.knowledge.checklist import knowledge
 from agentguard.project.counted_writes import counts_as_write
-from agentguard.project.ledger_writes import ledger_index
+from agentguard.project.ledger_writes import dispatch_call, project_target
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -64,7 +64,7 @@ def _replays_unfinished(check: StatusCheck) -> str | None:
 
 def resume_replays(project: ProjectModel) -> list[ResumeReplay]:
     know = knowledge()
-    index = ledger_index(project)
+    index = project.ledger_index()
     executors = {e.function for e in index.executors}
     tool_functions = {q for t in project.tools for q in t.functions}
     result: list[ResumeReplay] = []
@@ -103,15 +103,13 @@ def _rerun_call(
     tool_functions: set[str],
     check: StatusCheck,
 ) -> Call | None:
-    from agentguard.project.ledger_writes import _dispatch_call, _project_target
-
     for call in project.calls_in(fn.qualname):
         if call.span.line < check.span.line:
             continue
-        target = _project_target(project, call, fn, facts)
+        target = project_target(project, call, fn, facts)
         if target and (target in executors or target in tool_functions):
             return call
-        if _dispatch_call(project, call, fn, facts):
+        if dispatch_call(project, call, fn, facts):
             return call
         target_name = target.rsplit(".", 1)[-1] if target else ""
         if target and any(
@@ -156,9 +154,7 @@ def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
 
 
 def _is_task(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
-    from agentguard.project.ledger_writes import _project_target
-
-    target = _project_target(project, call, fn, facts)
+    target = project_target(project, call, fn, facts)
     task = project.function(target) if target else None
     return task is not None and any(
         knowledge().task_decorators(d.qualname) for d in task.decorators
