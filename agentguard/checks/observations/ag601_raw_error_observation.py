@@ -3,9 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.observations.shared import raw_observations
 from agentguard.diagnostics import Applicability, EvidenceStep, Finding, Severity
 from agentguard.project.counted_writes import counts_as_write
-from agentguard.project.observations import raw_observations
 from agentguard.project.project_model import ProjectModel
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.observations.shared import unstructured_errors
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
-from agentguard.project.observations import unstructured_errors
 from agentguard.project.project_model import ProjectModel
 
 

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, via
+from agentguard.checks.timeouts.shared import timeout_verdicts
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity
-from agentguard.project.observations import timeout_verdicts
 from agentguard.project.project_model import ProjectModel
 
 
