@@ -53,6 +53,7 @@ class Knowledge:
         self.code_keys = set(_as_list(obs.get("code_keys")))
         self.retry_keys = set(_as_list(obs.get("retry_keys")))
         self.input_error = re.compile(obs.get("input_error_pattern") or "$^")
+        self.broad_exceptions = set(_as_list(obs.get("broad_exceptions")))
 
         self.framework_errors: dict[str, dict[str, Any]] = dict(data.get("framework_errors") or {})
         self.error_settings = [self._setting(raw) for raw in data.get("error_settings") or []]

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import tool_evidence, via
+from agentguard.checks.observations.shared import default_error_texts, error_handler_settings
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity
-from agentguard.project.framework_settings import default_error_texts, error_handler_settings
 from agentguard.project.project_model import ProjectModel
 
 

@@ -7,19 +7,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from agentguard.checks.timeouts.shared import says_outcome_unknown, try_block
+from agentguard.checks.timeouts.shared import SettingUse, is_off, says_outcome_unknown, try_block
 from agentguard.diagnostics import Confidence, Location
 from agentguard.facts.module_facts import (
+    Call,
     Function,
     Handler,
     ModuleFacts,
     RawErrorUse,
     Value,
 )
-from agentguard.knowledge.checklist import knowledge
-from agentguard.project.counted_writes import counts_as_write
+from agentguard.knowledge.checklist import Setting, knowledge
+from agentguard.project.counted_writes import counted_writes, counts_as_write
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.tool_facts import ToolFacts
+from agentguard.project.tool_facts import Effect, ToolFacts
 
 
 @dataclass
@@ -341,3 +342,145 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
                 elif value.kind == "fstring" or isinstance(value.const, str):
                     yield UnstructuredError(site, value, location, ["a code", "a retryable flag"])
                 break
+
+
+# ---------------------------------------------------------------- AG603
+
+
+def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
+    know = knowledge()
+    result: list[SettingUse] = []
+    writers = [t for t in project.tools if counted_writes(t, project.catalog) and t.guarded is None]
+    by_name = {
+        n: t for t in writers for n in (t.name, *(q.rsplit(".", 1)[-1] for q in t.functions))
+    }
+    named = {name for setting in know.error_settings for name in setting.match}
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for call in facts.calls:
+            callee = call.callee.replace("()", "") if "()" in call.callee else call.callee
+            if callee not in named:
+                continue
+            for setting in know.error_settings:
+                if callee not in setting.match:
+                    continue
+                value = call.kwargs.get(setting.kwarg)
+                if not _setting_active(setting, value):
+                    continue
+                tools = _tools_named_in(project, call, facts) or (
+                    writers if setting.when == "absent_or_continue" else []
+                )
+                tools = [t for t in tools if t in writers]
+                if tools:
+                    result.append(
+                        SettingUse(
+                            Location(facts.path, (value.span if value else None) or call.span),
+                            setting.text,
+                            f"{setting.kwarg}={value.text}" if value else call.text,
+                            tools,
+                            counted_writes(tools[0], project.catalog),
+                        )
+                    )
+        for assignment in facts.attribute_sets:
+            owner, _, attr = assignment.target.rpartition(".")
+            if attr != "handle_tool_error" or is_off(assignment.value):
+                continue
+            tool = by_name.get(owner.rsplit(".", 1)[-1])
+            if tool is not None:
+                result.append(
+                    SettingUse(
+                        Location(facts.path, assignment.span),
+                        "`handle_tool_error=True` sends the `ToolException` text to the model",
+                        f"{assignment.target} = {assignment.value.text}",
+                        [tool],
+                        counted_writes(tool, project.catalog),
+                    )
+                )
+    return result
+
+
+def _setting_active(setting: Setting, value: Value | None) -> bool:
+    if setting.when == "absent_or_continue":
+        return value is None or value.string() == "continue"
+    if value is None:
+        return False
+    if setting.when == "is_true":
+        return value.is_true()
+    # true_or_exception: True, an exception class or a tuple of them
+    return value.is_true() or value.kind in {"name", "attr", "list"}
+
+
+def _tools_named_in(project: ProjectModel, call: Call, facts: ModuleFacts) -> list[ToolFacts]:
+    tools: list[ToolFacts] = []
+    for value in (*call.args, *call.kwargs.values()):
+        elements = value.elements if value.kind == "list" else [value]
+        for element in elements:
+            target = project.project_function(element.qualname, facts)
+            tool = project.tool_for_function(target) if target else None
+            if tool is not None and tool not in tools:
+                tools.append(tool)
+    made = next((t for t in project.tools if t.site == Location(facts.path, call.span)), None)
+    if made is not None and made not in tools:
+        tools.append(made)
+    return tools
+
+
+@dataclass
+class DefaultErrorText:
+    tool: ToolFacts
+    effect: Effect
+    text: str
+
+
+def default_error_texts(project: ProjectModel) -> list[DefaultErrorText]:
+    know = knowledge()
+    masked = _fastmcp_masked(project)
+    result: list[DefaultErrorText] = []
+    for tool in project.tools:
+        if tool.guarded is not None or tool.schema_only or tool.form in {"lowlevel", "schema-dict"}:
+            continue
+        default = know.framework_errors.get(tool.framework)
+        if not default:
+            continue
+        if tool.framework == "mcp" and masked:
+            continue
+        opt_outs = default.get("opt_out_kwargs") or {}
+        if any(k in tool.options for k in opt_outs):
+            continue
+        for effect in counted_writes(tool, project.catalog):
+            if not _handled_in_tool(project, tool, effect):
+                result.append(DefaultErrorText(tool, effect, default.get("text", "")))
+                break
+    return result
+
+
+def _fastmcp_masked(project: ProjectModel) -> bool:
+    for facts in project.modules.values():
+        for call in facts.calls:
+            value = call.kwargs.get("mask_error_details")
+            if value is not None and value.is_true():
+                return True
+    return False
+
+
+def _handled_in_tool(project: ProjectModel, tool: ToolFacts, effect: Effect) -> bool:
+    """The tool catches errors around the effect itself (broadly, or the timeout)."""
+    know = knowledge()
+    first = effect.chain[0].location if effect.chain else None
+    for qualname in tool.functions:
+        fn: Function | None = project.function(qualname)
+        if fn is None or first is None:
+            continue
+        call = next((c for c in project.calls_in(qualname) if c.span == first.span), None)
+        if call is None:
+            continue
+        for handler in fn.handlers:
+            block = next((t for t in fn.tries if t.try_id == handler.try_id), None)
+            if block is None or not (block.body_order[0] <= call.order < block.body_order[1]):
+                continue
+            broad = not handler.caught or any(c in know.broad_exceptions for c in handler.caught)
+            timeout = any(know.is_timeout(c) for c in handler.caught)
+            if (broad or timeout) and not (handler.reraises and not handler.returns):
+                return True
+    return False

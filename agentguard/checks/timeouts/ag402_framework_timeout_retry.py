@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import via
+from agentguard.checks.timeouts.shared import timeout_retry_settings
 from agentguard.diagnostics import EvidenceStep, Finding, Severity
-from agentguard.project.framework_settings import timeout_retry_settings
 from agentguard.project.project_model import ProjectModel
 
 
