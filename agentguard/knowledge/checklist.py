@@ -35,6 +35,9 @@ class Knowledge:
         self.ledger_methods = set(_as_list(ledger.get("write_methods")))
         self.ledger_sql = re.compile(ledger.get("sql_table_pattern") or "$^")
         self.input_identity = re.compile(ledger.get("input_identity_pattern") or "$^")
+        self.ledger_sql_methods = set(_as_list(ledger.get("sql_methods")))
+        self.ledger_row_methods = set(_as_list(ledger.get("row_methods")))
+        self.ledger_row_class = re.compile(ledger.get("row_class_pattern") or "$^")
 
         timeouts = data.get("timeouts") or {}
         self.timeout_exceptions = set(_as_list(timeouts.get("exceptions")))
@@ -42,6 +45,7 @@ class Knowledge:
         self.uncertain_words = re.compile(timeouts.get("uncertain_pattern") or "$^")
         self.uncertain_exception = re.compile(timeouts.get("uncertain_exception_pattern") or "$^")
         self.reconcile_call = re.compile(timeouts.get("reconcile_call_pattern") or "$^")
+        self.log_receivers = set(_as_list(timeouts.get("log_receivers")))
 
         obs = data.get("observations") or {}
         self.tool_error_exceptions: Matcher[bool] = Matcher()
@@ -54,6 +58,7 @@ class Knowledge:
         self.retry_keys = set(_as_list(obs.get("retry_keys")))
         self.input_error = re.compile(obs.get("input_error_pattern") or "$^")
         self.broad_exceptions = set(_as_list(obs.get("broad_exceptions")))
+        self.message_sink_methods = set(_as_list(obs.get("message_sink_methods")))
 
         self.framework_errors: dict[str, dict[str, Any]] = dict(data.get("framework_errors") or {})
         self.error_settings = [self._setting(raw) for raw in data.get("error_settings") or []]
@@ -80,6 +85,7 @@ class Knowledge:
         self.dispatch_direct.add(_as_list(executors.get("direct")), True)
         self.executor_decorators: Matcher[bool] = Matcher()
         self.executor_decorators.add(_as_list(executors.get("decorators")), True)
+        self.tool_words = re.compile(executors.get("tool_words_pattern") or "$^")
 
         evals = data.get("evals") or {}
         self.fault_injection: Matcher[bool] = Matcher()

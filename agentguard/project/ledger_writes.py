@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from agentguard.knowledge.catalog import Catalog
     from agentguard.project.project_model import ProjectModel
 
-_ROW_CLASS = re.compile(r"(?i)(tool_?call|ledger|audit|journal|call_?record|invocation)")
 _SUBSCRIPT_DISPATCH = re.compile(r"^[\w.]+\[(?P<key>.+)\](\.(?P<method>\w+))?$")
 _LOOKUP_VALUE = re.compile(r"^[\w.]+(\[(?P<key>.+)\]|\.get\((?P<arg>[^,)]+)[,)]?.*)$")
 
@@ -95,10 +94,6 @@ def _identity(call: Call, text: str) -> bool:
     )
 
 
-_SQL_METHODS = frozenset({"execute", "executemany", "exec_driver_sql"})
-_ROW_METHODS = frozenset({"add", "add_all", "insert", "insert_one", "save", "create", "put_item"})
-
-
 def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
     """The record ``call`` (a call in ``facts``) writes, if it writes one: told from the call
     alone, wherever it is."""
@@ -122,18 +117,18 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
         if receiver and know.ledger_receiver.search(last):
             location = Location(facts.path, call.span)
             return LedgerWrite(call, call.function, location, f"`{call.text}`", _identity(call, ""))
-    if method in _SQL_METHODS and call.args:
+    if method in knowledge().ledger_sql_methods and call.args:
         sql = call.args[0].string()
         if sql and know.ledger_sql.search(sql):
             location = Location(facts.path, call.span)
             return LedgerWrite(
                 call, call.function, location, "SQL into a tool-call table", _identity(call, sql)
             )
-    if method in _ROW_METHODS:
+    if method in knowledge().ledger_row_methods:
         for value in call.args[:1]:
             if value.kind == "call" and value.qualname:
                 cls = value.qualname.rsplit(".", 1)[-1]
-                if _ROW_CLASS.search(cls):
+                if knowledge().ledger_row_class.search(cls):
                     return LedgerWrite(
                         call,
                         call.function,
@@ -181,9 +176,6 @@ def dispatches_by_name(call: Call, bound: Callable[[str], Iterable[Assignment]])
     return False
 
 
-_TOOL_WORDS = re.compile(r"(?i)(tool|function_?call|func_?call|fn_?call|available_functions)")
-
-
 def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispatch: Call) -> bool:
     """The dispatch runs a tool the model named: the code says "tool"/"function call",
     or the table it looks the callable up in holds project tools."""
@@ -194,7 +186,7 @@ def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispa
     head = dispatch.text.split("[", 1)[0].split(".", 1)[0]
     for assignment in project.local_assignments(facts, fn.qualname, head):
         texts.append(assignment.value.text)
-    if any(_TOOL_WORDS.search(t) for t in texts):
+    if any(knowledge().tool_words.search(t) for t in texts):
         return True
     tool_functions = {q for t in project.tools for q in t.functions}
     for assignment in facts.assignments:
@@ -279,7 +271,7 @@ def build_ledger_index(project: ProjectModel) -> LedgerIndex:
     recorders = project.callees_matching(
         know.ledger_functions, resolved=False
     ) | project.callees_matching(project.catalog.ledger_functions, resolved=False)
-    write_methods = know.ledger_methods | _SQL_METHODS | _ROW_METHODS
+    write_methods = know.ledger_methods | know.ledger_sql_methods | know.ledger_row_methods
     writes: list[LedgerWrite] = []
     for facts in project.modules.values():
         if facts.is_test:

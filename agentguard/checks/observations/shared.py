@@ -116,7 +116,7 @@ def _reaches_model(site: ObservationSite, use: RawErrorUse) -> tuple[str, Confid
     if know.model_message_types(callee):
         return f"a `{callee.rsplit('.', 1)[-1]}`", Confidence.HIGH
     method = callee.rsplit(".", 1)[-1]
-    if method in {"append", "add", "put", "put_nowait", "extend", "send"}:
+    if method in know.message_sink_methods:
         if set(use.arg_keys) & know.tool_message_keys or (
             "role" in use.arg_keys and set(use.arg_strings) & know.tool_message_roles
         ):

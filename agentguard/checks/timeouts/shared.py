@@ -112,7 +112,7 @@ def _handler_outcome(fn: Function, block: TryBlock, handler: Handler) -> tuple[s
     if _in_retry_loop(fn, block):
         return "retry", "the enclosing loop sends it again"
     messages = [s for s in handler.strings if " " in s.strip()]
-    logs = {"logger", "log", "logging", "print", "warnings", "console"}
+    logs = knowledge().log_receivers
     if messages and not any(c.split(".")[0] in logs for c in handler.calls):
         return "plain", repr(messages[0])  # result = "Timed out, try again" used later
     return None
