@@ -9,7 +9,7 @@ import pytest
 
 from agentguard.config import load_config
 from agentguard.engine.pipeline import scan
-from agentguard.project.ledger_writes import ledger_index, propagate_recording
+from agentguard.project.ledger_writes import propagate_recording
 from agentguard.project.project_model import ProjectModel
 
 from .conftest import FIXTURES, ScanFiles
@@ -21,7 +21,7 @@ def recording_over_every_edge(project: ProjectModel) -> dict[str, str]:
     """The propagation with every function a candidate, not only those that may reach a
     recording one."""
     recording: dict[str, str] = {}
-    for write in ledger_index(project).writes:
+    for write in project.ledger_index().writes:
         if write.function:
             recording.setdefault(write.function, write.how)
     propagate_recording(project, recording, project.functions)
@@ -31,7 +31,7 @@ def recording_over_every_edge(project: ProjectModel) -> dict[str, str]:
 @pytest.mark.parametrize("root", PROJECTS, ids=[p.name for p in PROJECTS])
 def test_recording_helpers_are_those_every_edge_gives(root: Path) -> None:
     project = scan([root], load_config([root])).model
-    assert ledger_index(project).recording == recording_over_every_edge(project)
+    assert project.ledger_index().recording == recording_over_every_edge(project)
 
 
 def test_a_chain_of_helpers_and_a_name_two_modules_define(scan_files: ScanFiles) -> None:
@@ -71,7 +71,7 @@ def test_a_chain_of_helpers_and_a_name_two_modules_define(scan_files: ScanFiles)
         ),
     }
     project = scan_files(files).model
-    recording = ledger_index(project).recording
+    recording = project.ledger_index().recording
     assert recording == recording_over_every_edge(project)
     assert project.functions["app.jobs.Runner.go"][1].path == "app/jobs/__init__.py"
     assert {"app.helpers.start", "app.jobs.Runner.go", "agent.prepare"} <= set(recording)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agentguard.checks.base import QUESTIONS
+from agentguard.checks.base import QUESTIONS, Invalid, Valid
+from agentguard.checks.evals.ag801_no_replay_safety_eval import NoReplaySafetyEval
 from agentguard.cli import app
 from agentguard.config import load_config
 from agentguard.engine.pipeline import scan
@@ -246,3 +247,27 @@ def test_every_fixture_gets_a_consistent_report(project: Path) -> None:
     page = rendered(report, "html")
     assert parse(page).errors == []
     assert json.loads(rendered(report, "json"))["findings"] == len(result.findings)
+
+
+EVAL_EXAMPLES = [
+    pytest.param(example, id=f"{kind}-{index}")
+    for kind, examples in (
+        ("valid", NoReplaySafetyEval.VALID),
+        ("invalid", NoReplaySafetyEval.INVALID),
+    )
+    for index, example in enumerate(examples)
+]
+
+
+@pytest.mark.parametrize("example", EVAL_EXAMPLES)
+def test_eval_column_gives_ag801s_verdict(example: Valid | Invalid, scan_files: ScanFiles) -> None:
+    """The report's eval column and AG801 answer Q8 the same way for every tool. The report
+    used to look for its own sign of a test (a test module importing the runtime's testing
+    helpers) and called a test that AG801 accepts "tested, no timeout fault"."""
+    result = scan_files({example.filename: example.code, **example.files})
+    flagged = {f.tool for f in result.findings if f.code == "AG801"}
+    rows = {row.name: row.eval for row in build_report(result).tools}
+    writers = [t.name for t in result.model.tools if t.writes()]
+    assert writers
+    for name in writers:
+        assert rows[name].status == ("bad" if name in flagged else "good"), rows[name]

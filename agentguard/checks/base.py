@@ -55,20 +55,31 @@ class Valid:
     config: dict[str, object] = field(default_factory=dict)
 
 
+# (line, column, end line, end column) of a finding: 1-based, end column exclusive, as Span.
+SpanTuple = tuple[int, int, int, int]
+
+
 @dataclass(frozen=True)
 class Invalid:
-    """Code that must produce a finding of the rule on ``line`` (1-based, in ``filename``).
+    """Code on which the rule reports exactly one finding at ``span`` in ``filename``, plus
+    one at each span of ``also`` (same file), and nothing else (Fixit checks ranges too).
 
     ``fixed`` is the expected text of ``filename`` after the rule's fix, where it has one.
     """
 
     code: str
-    line: int
+    span: SpanTuple
     filename: str = "agent.py"
+    also: tuple[SpanTuple, ...] = ()
     files: dict[str, str] = field(default_factory=dict)
     fixed: str | None = None
     message_contains: str | None = None
     config: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def spans(self) -> list[SpanTuple]:
+        """Every span the rule must report, in file order."""
+        return sorted((self.span, *self.also))
 
 
 class Rule:

@@ -9,13 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agentguard.knowledge.catalog import Catalog, Matcher, _as_list, _builtin_file, load_catalog
-from agentguard.project.read_posts import read_by_name
-
-if TYPE_CHECKING:
-    from agentguard.project.tool_facts import Effect
+from agentguard.knowledge.catalog import Matcher, _as_list, _builtin_file
 
 
 @dataclass(frozen=True)
@@ -39,6 +35,9 @@ class Knowledge:
         self.ledger_methods = set(_as_list(ledger.get("write_methods")))
         self.ledger_sql = re.compile(ledger.get("sql_table_pattern") or "$^")
         self.input_identity = re.compile(ledger.get("input_identity_pattern") or "$^")
+        self.ledger_sql_methods = set(_as_list(ledger.get("sql_methods")))
+        self.ledger_row_methods = set(_as_list(ledger.get("row_methods")))
+        self.ledger_row_class = re.compile(ledger.get("row_class_pattern") or "$^")
 
         timeouts = data.get("timeouts") or {}
         self.timeout_exceptions = set(_as_list(timeouts.get("exceptions")))
@@ -46,6 +45,7 @@ class Knowledge:
         self.uncertain_words = re.compile(timeouts.get("uncertain_pattern") or "$^")
         self.uncertain_exception = re.compile(timeouts.get("uncertain_exception_pattern") or "$^")
         self.reconcile_call = re.compile(timeouts.get("reconcile_call_pattern") or "$^")
+        self.log_receivers = set(_as_list(timeouts.get("log_receivers")))
 
         obs = data.get("observations") or {}
         self.tool_error_exceptions: Matcher[bool] = Matcher()
@@ -57,6 +57,8 @@ class Knowledge:
         self.code_keys = set(_as_list(obs.get("code_keys")))
         self.retry_keys = set(_as_list(obs.get("retry_keys")))
         self.input_error = re.compile(obs.get("input_error_pattern") or "$^")
+        self.broad_exceptions = set(_as_list(obs.get("broad_exceptions")))
+        self.message_sink_methods = set(_as_list(obs.get("message_sink_methods")))
 
         self.framework_errors: dict[str, dict[str, Any]] = dict(data.get("framework_errors") or {})
         self.error_settings = [self._setting(raw) for raw in data.get("error_settings") or []]
@@ -83,6 +85,7 @@ class Knowledge:
         self.dispatch_direct.add(_as_list(executors.get("direct")), True)
         self.executor_decorators: Matcher[bool] = Matcher()
         self.executor_decorators.add(_as_list(executors.get("decorators")), True)
+        self.tool_words = re.compile(executors.get("tool_words_pattern") or "$^")
 
         evals = data.get("evals") or {}
         self.fault_injection: Matcher[bool] = Matcher()
@@ -94,23 +97,11 @@ class Knowledge:
         self.count_calls.add(_as_list(evals.get("count_calls")), True)
         self.ledger_words = re.compile(evals.get("ledger_words") or "$^")
 
-    def counts_as_write(
-        self,
-        effect: Effect,
-        tool_name: str | None = None,
-        catalog: Catalog | None = None,
-        description: str = "",
-    ) -> bool:
-        """A non-idempotent side effect worth a checklist finding: not an unresolved call,
-        not a low-confidence guess. Whether a POST reads is the effect layer's judgement
-        (python/read_posts.py); a POST it leaves to names is judged here by ``tool_name``."""
-        if not effect.non_idempotent or effect.kind == "unknown":
-            return False
-        if read_by_name(catalog or builtin_catalog(), effect, tool_name or "", description):
-            return False
-        if effect.kind != "network_write":
-            return effect.confidence.rank >= 1 or not effect.heuristic
-        return not (effect.heuristic and effect.confidence.rank < 1)
+        resume = data.get("resume") or {}
+        self.done_statuses = set(_as_list(resume.get("done_statuses")))
+        self.in_flight_statuses = set(_as_list(resume.get("in_flight_statuses")))
+        self.uncertain_statuses = set(_as_list(resume.get("uncertain_statuses")))
+        self.resume_name = re.compile(resume.get("name_pattern") or "$^")
 
     @staticmethod
     def _setting(raw: dict[str, Any]) -> Setting:
@@ -134,11 +125,6 @@ class Knowledge:
 
     def is_before_send(self, name: str) -> bool:
         return name in self.before_send or name.rsplit(".", 1)[-1] in self.before_send
-
-
-@cache
-def builtin_catalog() -> Catalog:
-    return load_catalog()
 
 
 @cache

@@ -10,8 +10,8 @@ writing the record at that point.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Container, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
@@ -21,9 +21,7 @@ from agentguard.knowledge.checklist import knowledge
 if TYPE_CHECKING:
     from agentguard.knowledge.catalog import Catalog
     from agentguard.project.project_model import ProjectModel
-    from agentguard.project.tool_facts import ToolFacts
 
-_ROW_CLASS = re.compile(r"(?i)(tool_?call|ledger|audit|journal|call_?record|invocation)")
 _SUBSCRIPT_DISPATCH = re.compile(r"^[\w.]+\[(?P<key>.+)\](\.(?P<method>\w+))?$")
 _LOOKUP_VALUE = re.compile(r"^[\w.]+(\[(?P<key>.+)\]|\.get\((?P<arg>[^,)]+)[,)]?.*)$")
 
@@ -47,11 +45,16 @@ class Executor:
     path: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class LedgerIndex:
-    writes: list[LedgerWrite] = field(default_factory=list)
-    recording: dict[str, str] = field(default_factory=dict)  # function -> how it records
-    executors: list[Executor] = field(default_factory=list)
+    """The ledger pass's facts, read by the ledger, resume and observation rules: where
+    records are written, which functions record (directly or through a helper), and the
+    executors that dispatch tool calls by name. Built once by :func:`build_ledger_index`
+    (``ProjectModel.ledger_index()``)."""
+
+    writes: tuple[LedgerWrite, ...] = ()
+    recording: Mapping[str, str] = field(default_factory=dict)  # function -> how it records
+    executors: tuple[Executor, ...] = ()
 
     def record_calls(self, project: ProjectModel, qualname: str) -> list[tuple[Call, str]]:
         """Calls in ``qualname`` that write a record, directly or through a helper."""
@@ -65,13 +68,13 @@ class LedgerIndex:
             if id(call) in direct:
                 result.append((call, direct[id(call)]))
                 continue
-            target = _project_target(project, call, fn, facts)
+            target = project_target(project, call, fn, facts)
             if target and target in self.recording and target != qualname:
                 result.append((call, f"`{call.text}` ({self.recording[target]})"))
         return result
 
 
-def _project_target(
+def project_target(
     project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
 ) -> str | None:
     return project.call_target(call, fn, facts)
@@ -89,10 +92,6 @@ def _identity(call: Call, text: str) -> bool:
     return any(know.input_identity.search(n) for n in names) or bool(
         know.input_identity.search(text)
     )
-
-
-_SQL_METHODS = frozenset({"execute", "executemany", "exec_driver_sql"})
-_ROW_METHODS = frozenset({"add", "add_all", "insert", "insert_one", "save", "create", "put_item"})
 
 
 def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
@@ -118,18 +117,18 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
         if receiver and know.ledger_receiver.search(last):
             location = Location(facts.path, call.span)
             return LedgerWrite(call, call.function, location, f"`{call.text}`", _identity(call, ""))
-    if method in _SQL_METHODS and call.args:
+    if method in knowledge().ledger_sql_methods and call.args:
         sql = call.args[0].string()
         if sql and know.ledger_sql.search(sql):
             location = Location(facts.path, call.span)
             return LedgerWrite(
                 call, call.function, location, "SQL into a tool-call table", _identity(call, sql)
             )
-    if method in _ROW_METHODS:
+    if method in knowledge().ledger_row_methods:
         for value in call.args[:1]:
             if value.kind == "call" and value.qualname:
                 cls = value.qualname.rsplit(".", 1)[-1]
-                if _ROW_CLASS.search(cls):
+                if knowledge().ledger_row_class.search(cls):
                     return LedgerWrite(
                         call,
                         call.function,
@@ -141,7 +140,7 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
     return None
 
 
-def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+def dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     return dispatches_by_name(
         call, lambda head: project.local_assignments(facts, fn.qualname, head)
     )
@@ -177,9 +176,6 @@ def dispatches_by_name(call: Call, bound: Callable[[str], Iterable[Assignment]])
     return False
 
 
-_TOOL_WORDS = re.compile(r"(?i)(tool|function_?call|func_?call|fn_?call|available_functions)")
-
-
 def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispatch: Call) -> bool:
     """The dispatch runs a tool the model named: the code says "tool"/"function call",
     or the table it looks the callable up in holds project tools."""
@@ -190,7 +186,7 @@ def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispa
     head = dispatch.text.split("[", 1)[0].split(".", 1)[0]
     for assignment in project.local_assignments(facts, fn.qualname, head):
         texts.append(assignment.value.text)
-    if any(_TOOL_WORDS.search(t) for t in texts):
+    if any(knowledge().tool_words.search(t) for t in texts):
         return True
     tool_functions = {q for t in project.tools for q in t.functions}
     for assignment in facts.assignments:
@@ -224,7 +220,7 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
         )
         dispatch: Call | None = None
         for call in project.calls_in(qualname):
-            # Only calls of these shapes can dispatch (``_dispatch_call`` says no to any
+            # Only calls of these shapes can dispatch (``dispatch_call`` says no to any
             # other): most calls are passed over without a look at the function's locals.
             text = call.text
             if (
@@ -241,10 +237,10 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
                 shaped = "." not in text and bool(
                     project.local_assignments(facts, fn.qualname, text)
                 )
-            if shaped and _dispatch_call(project, call, fn, facts):
+            if shaped and dispatch_call(project, call, fn, facts):
                 dispatch = call
                 break
-            if decorated and _project_target(project, call, fn, facts) in tool_functions:
+            if decorated and project_target(project, call, fn, facts) in tool_functions:
                 dispatch = call
                 break
         if dispatch is None and not decorated:
@@ -267,19 +263,16 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
     return result
 
 
-def ledger_index(project: ProjectModel) -> LedgerIndex:
-    cache = vars(project)
-    index = cache.get("_ledger_index")
-    if isinstance(index, LedgerIndex):
-        return index
-    index = LedgerIndex()
+def build_ledger_index(project: ProjectModel) -> LedgerIndex:
+    """The ledger pass over the project; use ``project.ledger_index()``, which runs it once."""
     know = knowledge()
     # A record is written only by a ledger function or by a call to a write method: any
     # other call is passed over without a look at its arguments.
     recorders = project.callees_matching(
         know.ledger_functions, resolved=False
     ) | project.callees_matching(project.catalog.ledger_functions, resolved=False)
-    write_methods = know.ledger_methods | _SQL_METHODS | _ROW_METHODS
+    write_methods = know.ledger_methods | know.ledger_sql_methods | know.ledger_row_methods
+    writes: list[LedgerWrite] = []
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -288,23 +281,22 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
                 continue
             write = ledger_write(project.catalog, call, facts)
             if write is not None:
-                index.writes.append(write)
-    for write in index.writes:
+                writes.append(write)
+    recording: dict[str, str] = {}
+    for write in writes:
         if write.function:
-            index.recording.setdefault(write.function, write.how)
-    propagate_recording(project, index.recording, _reaching(project, index.recording))
-    for write in index.writes:
+            recording.setdefault(write.function, write.how)
+    propagate_recording(project, recording, _reaching(project, recording))
+    for position, write in enumerate(writes):
         if write.function is None:
             continue
         entry = project.functions.get(write.function)
         if entry is None:
             continue
-        helper = _project_target(project, write.call, *entry)
-        if helper and helper != write.function and helper in index.recording:
-            write.inner = True
-    index.executors = _find_executors(project)
-    cache["_ledger_index"] = index
-    return index
+        helper = project_target(project, write.call, *entry)
+        if helper and helper != write.function and helper in recording:
+            writes[position] = replace(write, inner=True)
+    return LedgerIndex(tuple(writes), recording, tuple(_find_executors(project)))
 
 
 def propagate_recording(
@@ -373,124 +365,3 @@ def _reaching(project: ProjectModel, recording: dict[str, str]) -> set[str]:
                 reaching.add(caller)
                 queue.append(caller)
     return reaching
-
-
-def first_call_order(project: ProjectModel, qualname: str, location: Location) -> int | None:
-    for call in project.calls_in(qualname):
-        if call.span == location.span:
-            return call.order
-    return None
-
-
-def is_ledger_site(index: LedgerIndex, location: Location) -> bool:
-    return any(w.location == location for w in index.writes)
-
-
-def tool_records_via_decorator(project: ProjectModel, tool: ToolFacts) -> bool:
-    """A tool decorated with a ledger function (``@audit.recorded``) records every call."""
-    index = ledger_index(project)
-    for qualname in tool.functions:
-        fn = project.function(qualname)
-        facts = project.module_of(qualname)
-        if fn is None or facts is None:
-            continue
-        for dec in fn.decorators:
-            if project.catalog.ledger_functions(dec.qualname) or knowledge().ledger_functions(
-                dec.qualname
-            ):
-                return True
-            target = project.project_function(dec.qualname, facts)
-            decorator = project.function(target) if target else None
-            if decorator is not None and any(
-                q in index.recording for q in (decorator.qualname, *decorator.nested)
-            ):
-                return True
-    return False
-
-
-@dataclass
-class ToolLedgerVerdict:
-    """Whether a write tool's first risky side effect has a record written before it."""
-
-    tool: ToolFacts
-    effect_index: int
-    call_site: Location  # the call in the tool body that leads to the side effect
-    status: str  # before | after | none
-    records_after: list[tuple[Call, str]] = field(default_factory=list)
-
-
-def recorded_by_executor(project: ProjectModel) -> Executor | None:
-    """An executor that writes a record before it dispatches (it covers every tool)."""
-    index = ledger_index(project)
-    for executor in index.executors:
-        before = [
-            c
-            for c, _ in index.record_calls(project, executor.function)
-            if c.order < executor.dispatch_order
-        ]
-        if before:
-            return executor
-    return None
-
-
-def tool_ledger_verdicts(project: ProjectModel) -> list[ToolLedgerVerdict]:
-    cache = vars(project)
-    cached = cache.get("_tool_ledger_verdicts")
-    if isinstance(cached, list):
-        return cached
-    index = ledger_index(project)
-    covering_executor = recorded_by_executor(project)
-    verdicts: list[ToolLedgerVerdict] = []
-    for tool in project.tools:
-        if tool.guarded is not None or tool.schema_only:
-            continue
-        if covering_executor is not None or tool_records_via_decorator(project, tool):
-            continue
-        for position, effect in enumerate(tool.effects):
-            if not knowledge().counts_as_write(effect, tool.name, project.catalog):
-                continue
-            if is_ledger_site(index, effect.site):
-                continue
-            first = effect.chain[0].location if effect.chain else None
-            if first is None:
-                continue
-            owner = next(
-                (q for q in tool.functions if first_call_order(project, q, first) is not None),
-                None,
-            )
-            if owner is None:
-                continue
-            order = first_call_order(project, owner, first) or 0
-            records = index.record_calls(project, owner)
-            # A helper that both records and writes (``client.create`` journals, then POSTs)
-            # is taken to record first.
-            before = [r for r in records if r[0].order <= order]
-            after = [r for r in records if r[0].order > order]
-            status = "before" if before else "after" if after else "none"
-            verdicts.append(ToolLedgerVerdict(tool, position, first, status, after))
-            break
-    cache["_tool_ledger_verdicts"] = verdicts
-    return verdicts
-
-
-def tool_call_records(project: ProjectModel) -> list[LedgerWrite]:
-    """The record writes that tools and executors reach (the ones that trace tool calls)."""
-    index = ledger_index(project)
-    roots = [q for t in project.tools for q in t.functions]
-    roots += [e.function for e in index.executors]
-    seen: set[str] = set()
-    queue = list(roots)
-    while queue:
-        qualname = queue.pop()
-        if qualname in seen:
-            continue
-        seen.add(qualname)
-        entry = project.functions.get(qualname)
-        if entry is None:
-            continue
-        fn, facts = entry
-        for call in project.calls_in(qualname):
-            target = _project_target(project, call, fn, facts)
-            if target and target in index.recording:
-                queue.append(target)
-    return [w for w in index.writes if w.function in seen and not w.inner]

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from agentguard.config import Config
     from agentguard.facts.schema_files.detect import SchemaIssue
     from agentguard.project.effects import EffectSummaries
+    from agentguard.project.ledger_writes import LedgerIndex
 
 
 # A callee as written, resolved wherever it is called: (the name without "()", its dotted
@@ -177,6 +178,7 @@ class ProjectModel:
         # Set by the passes of ``build_project``:
         self.effect_summaries: EffectSummaries | None = None
         self.retries: tuple[RetryUse, ...] = ()
+        self.ledger: LedgerIndex | None = None
         self._memo = LookupMemo()
         self._written_names = NameIndex(
             call.callee for calls in self.calls_by_function.values() for call in calls
@@ -709,6 +711,12 @@ class ProjectModel:
         """The constructs that re-run code (the retries pass of ``build_project``)."""
         return iter(self.retries)
 
+    def ledger_index(self) -> LedgerIndex:
+        """The ledger pass's facts (record writes, recording functions, executors)."""
+        if self.ledger is None:
+            raise RuntimeError("the ledger pass runs in build_project")
+        return self.ledger
+
     def effects_in_orders(self, qualname: str, orders: tuple[int, int]) -> list[Effect]:
         """Effects reached from the calls of ``qualname`` whose order is within ``orders``."""
         start, end = orders
@@ -735,9 +743,10 @@ def build_project(
 ) -> ProjectModel:
     """The project model, built by its passes in order and frozen: index the modules (the
     constructor), discover the tools, infer their effects (call sites are resolved as these
-    ask), merge the schema files' tools, find the retry constructs. The schema files
+    ask), merge the schema files' tools, find the retry constructs, index the ledger writes. The schema files
     skipped (too big, binary, unreadable) join ``problems``."""
     from agentguard.project.effects import infer_effects
+    from agentguard.project.ledger_writes import build_ledger_index
     from agentguard.project.retries import retry_uses
     from agentguard.project.tools import discover_tools
 
@@ -753,5 +762,6 @@ def build_project(
 
         project.problems += add_schema_tools(project, schema_files, config)
     project.retries = tuple(retry_uses(project))
+    project.ledger = build_ledger_index(project)
     project.freeze()
     return project

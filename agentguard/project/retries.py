@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import RetryConstruct
-from agentguard.project.tool_facts import RetryUse, ToolFacts, argument_at
+from agentguard.project.tool_facts import Effect, RetryUse, ToolFacts, argument_at
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -274,3 +274,26 @@ def _global_use(
         call=call,
         text=call.text,
     )
+
+
+def retried_effects(project: ProjectModel, use: RetryUse) -> tuple[list[Effect], ToolFacts | None]:
+    """The side effects a retry construct repeats, and the tool it belongs to, if one: a fact
+    the retry rules and AG401 (a timeout caught inside a retry) both read."""
+    if use.kind == "with_retry" and use.call is not None:
+        receiver = (use.call.receiver or "").split(".")[-1]
+        for tool in project.tools:
+            if receiver and receiver in {
+                tool.name,
+                *(f.rsplit(".", 1)[-1] for f in tool.functions),
+            }:
+                return list(tool.effects), tool
+        return [], None
+    if use.tool is not None:
+        named = next((t for t in project.tools if t.name == use.tool), None)
+        return (list(named.effects), named) if named else ([], None)
+    if use.function is None:
+        return [], None
+    owner = project.tool_for_function(use.function)
+    if use.kind == "loop" and use.covered_orders is not None:
+        return project.effects_in_orders(use.function, use.covered_orders), owner
+    return list(project.effects_of(use.function)), owner

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, Rule, all_rules
+from agentguard.checks.evals.shared import EvalVerdict, eval_verdict, replay_tests
 from agentguard.diagnostics import Finding, Severity
 from agentguard.project.tool_facts import ToolFacts
 
@@ -273,27 +274,28 @@ def _key_cell(tool: ToolFacts, findings: list[Finding]) -> Cell:
     return Cell(text, "inferred", BAD if mine or missing else GOOD)
 
 
-def _eval_cell(tool: ToolFacts, result: ScanResult, findings: list[Finding], rules: bool) -> Cell:
+# Why AG801 asks no eval of a write tool, in the report's words.
+_EVAL_EXEMPT = {
+    "declared idempotent": ("not needed (declared idempotent)", "declared", GOOD),
+    "no counted write": ("not needed (no non-idempotent write)", "inferred", GOOD),
+    "schema only": ("not checked (schema only)", "", UNKNOWN),
+}
+
+
+def _eval_cell(tool: ToolFacts, verdict: EvalVerdict, findings: list[Finding], rules: bool) -> Cell:
+    """AG801's verdict for the tool (the same one the rule reports), in a table cell."""
     if not tool.writes():
         return Cell("n/a (read-only)", "", NEUTRAL)
     mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == "Q8"})
     if mine:
         return Cell(", ".join(mine), "finding", BAD)
-    names = {tool.name, *(fn.rsplit(".", 1)[-1] for fn in tool.functions)}
-    fault, plain = [], []
-    for facts in result.model.modules.values():
-        if not facts.is_test:
-            continue
-        if not any(c.method in names or c.callee.rsplit(".", 1)[-1] in names for c in facts.calls):
-            continue
-        if any(q.startswith("agentguard.runtime.testing") for q in facts.imports.values()):
-            fault.append(facts.path)
-        else:
-            plain.append(facts.path)
-    if fault:
-        return Cell(f"fault-injection test: {fault[0]}", "inferred", GOOD)
-    if plain:
-        return Cell(f"tested, no timeout fault: {plain[0]}", "inferred", UNKNOWN)
+    if verdict.test is not None:
+        kind = "fault-injection" if verdict.test.uses_runtime_testing else "timeout"
+        return Cell(f"{kind} test: {verdict.test.location.path}", "checked", GOOD)
+    if verdict.exempt == "runtime":
+        return Cell("runtime fault-injection suite", "runtime", GOOD)
+    if verdict.exempt:
+        return Cell(*_EVAL_EXEMPT[verdict.exempt])
     return Cell("no test found", "inferred", BAD if rules else UNKNOWN)
 
 
@@ -302,6 +304,7 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
     findings = result.findings
     writers = [t for t in result.model.tools if t.writes()]
     retry_count = sum(1 for _ in result.model.retry_uses())
+    replay_safety_tests = replay_tests(result.model)
     questions: list[QuestionVerdict] = []
     ids = [q for q in QUESTION_ORDER if q in QUESTIONS] + [
         q for q in QUESTIONS if q not in QUESTION_ORDER
@@ -358,7 +361,12 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
                 observation=_cell_for(
                     tool, "Q6", findings, by_question.get("Q6", []), "runtime observation"
                 ),
-                eval=_eval_cell(tool, result, findings, bool(by_question.get("Q8"))),
+                eval=_eval_cell(
+                    tool,
+                    eval_verdict(result.model, tool, replay_safety_tests),
+                    findings,
+                    bool(by_question.get("Q8")),
+                ),
                 findings=[_evidence(f) for f in findings if f.tool == tool.name],
             )
         )

@@ -122,7 +122,7 @@ class UndeclaredToolSemantics(Rule):
             "        return requests.post(\n"
             '            "https://billing.example/invoices", json={"customer": customer_id, "cents": cents}\n'
             "        ).json()\n",
-            line=5,
+            span=(5, 7, 5, 20),
             fixed=(
                 "import requests\n"
                 "from agentguard.runtime import Runtime, SQLiteLedger, guarded\n"
@@ -157,7 +157,7 @@ class UndeclaredToolSemantics(Rule):
             "def create_order(cart_id: str) -> dict:\n"
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
-            line=5,
+            span=(5, 5, 5, 17),
             fixed=(
                 "import requests\n"
                 "from agentguard.runtime import Runtime, SQLiteLedger, guarded\n"
@@ -189,7 +189,7 @@ class UndeclaredToolSemantics(Rule):
             '    with smtplib.SMTP("localhost") as smtp:\n'
             '        smtp.sendmail("billing@shop.example", [to], body)\n'
             '    return "sent"\n',
-            line=7,
+            span=(7, 5, 7, 17),
             fixed=(
                 "from mcp.server.fastmcp import FastMCP\n"
                 "from mcp.types import ToolAnnotations\n"

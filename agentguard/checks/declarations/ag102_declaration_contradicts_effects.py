@@ -71,7 +71,7 @@ class DeclarationContradictsEffects(Rule):
             "@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))\n"
             "def cancel_order(order_id: str) -> str:\n"
             '    return requests.delete(f"https://shop.example/orders/{order_id}").text\n',
-            line=7,
+            span=(7, 52, 7, 56),
             fixed=(
                 "import requests\n"
                 "from mcp.server.fastmcp import FastMCP\n"
@@ -95,7 +95,7 @@ class DeclarationContradictsEffects(Rule):
             "def create_order(cart_id: str) -> dict:\n"
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
-            line=7,
+            span=(7, 45, 7, 57),
             fixed=(
                 "import requests\n"
                 "from langchain_core.tools import tool\n"

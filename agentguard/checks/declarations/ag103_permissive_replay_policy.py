@@ -57,7 +57,7 @@ class PermissiveReplayPolicy(Rule):
             '@guarded(runtime, risk="write", idempotency="non_idempotent", replay="auto")\n'
             "def refund(payment_id: str) -> dict:\n"
             "    ...\n",
-            line=4,
+            span=(4, 70, 4, 76),
         ),
     )
 

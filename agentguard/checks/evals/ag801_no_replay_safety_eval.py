@@ -4,9 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence
+from agentguard.checks.evals.shared import eval_verdict, replay_tests
 from agentguard.diagnostics import Confidence, Finding, Severity
-from agentguard.knowledge.checklist import knowledge
-from agentguard.project.evals import covering_test
 from agentguard.project.project_model import ProjectModel
 
 
@@ -105,7 +104,7 @@ class NoReplaySafetyEval(Rule):
     INVALID = (
         Invalid(
             _TOOL,
-            line=5,
+            span=(5, 5, 5, 17),
             files={
                 "tests/test_orders.py": (
                     "from unittest import mock\n"
@@ -120,20 +119,12 @@ class NoReplaySafetyEval(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
+        tests = replay_tests(project)
         for tool in project.tools:
-            if tool.schema_only or tool.guarded is not None:
-                continue  # @guarded: the runtime's own fault-injection suite covers it
-            declared = tool.declaration
-            if declared is not None and declared.says_idempotent:
+            verdict = eval_verdict(project, tool, tests)
+            if not verdict.missing:
                 continue
-            risky = [
-                e
-                for e in tool.effects
-                if knowledge().counts_as_write(e, tool.name, project.catalog)
-            ]
-            if not risky or covering_test(project, tool) is not None:
-                continue
-            effect = risky[0]
+            effect = verdict.writes[0]
             yield self.finding(
                 tool.anchor,
                 f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) but no test "

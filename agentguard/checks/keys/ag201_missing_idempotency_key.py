@@ -84,7 +84,7 @@ class MissingIdempotencyKey(Rule):
             "def create_order(cart_id: str) -> dict:\n"
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
-            line=7,
+            span=(7, 12, 7, 80),
             message_contains="requests.post",
         ),
         Invalid(
@@ -94,7 +94,7 @@ class MissingIdempotencyKey(Rule):
             "def charge(customer: str, cents: int) -> str:\n"
             "    intent = stripe.PaymentIntent.create(customer=customer, amount=cents, currency='eur')\n"
             "    return intent.id\n",
-            line=6,
+            span=(6, 14, 6, 90),
         ),
     )
 

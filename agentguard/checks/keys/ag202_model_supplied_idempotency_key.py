@@ -70,7 +70,7 @@ class ModelSuppliedIdempotencyKey(Rule):
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id},\n'
             '                         headers={"Idempotency-Key": idempotency_key}).json()\n',
-            line=8,
+            span=(8, 54, 8, 69),
             fixed=(
                 "import requests\n"
                 "from agentguard.runtime import current_call\n"

@@ -63,7 +63,7 @@ class UnstableIdempotencyKey(Rule):
             '    """Create an order."""\n'
             '    headers = {"Idempotency-Key": str(uuid.uuid4())}\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}, headers=headers).json()\n',
-            line=8,
+            span=(8, 35, 8, 52),
             fixed=(
                 "import requests\n"
                 "from agentguard.runtime import current_call\n"

@@ -57,7 +57,7 @@ class ArgsHashIdempotencyKey(Rule):
             '    """Create an order."""\n'
             "    key = hashlib.sha256(json.dumps([cart_id, quantity]).encode()).hexdigest()\n"
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}, headers={"Idempotency-Key": key}).json()\n',
-            line=9,
+            span=(9, 11, 9, 79),
         ),
     )
 

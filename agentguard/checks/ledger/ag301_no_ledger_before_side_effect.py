@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence
+from agentguard.checks.ledger.shared import tool_ledger_verdicts
 from agentguard.diagnostics import Finding, Severity
-from agentguard.project.ledger_writes import tool_ledger_verdicts
 from agentguard.project.project_model import ProjectModel
 
 
@@ -104,7 +104,7 @@ class NoLedgerBeforeSideEffect(Rule):
             "def create_order(cart_id: str) -> dict:\n"
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
-            line=7,
+            span=(7, 12, 7, 80),
             message_contains="requests.post",
         ),
     )

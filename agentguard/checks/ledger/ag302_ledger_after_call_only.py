@@ -4,12 +4,11 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence
-from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity, StepKind
-from agentguard.project.ledger_writes import (
-    ledger_index,
+from agentguard.checks.ledger.shared import (
     recorded_by_executor,
     tool_ledger_verdicts,
 )
+from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
 
@@ -70,7 +69,7 @@ class LedgerAfterCallOnly(Rule):
             "    result = TOOLS[name](**args)\n"
             '    audit_log.append({"tool": name, "args": args, "result": result})\n'
             "    return result\n",
-            line=7,
+            span=(7, 5, 7, 69),
         ),
         Invalid(
             "import requests\n"
@@ -82,7 +81,7 @@ class LedgerAfterCallOnly(Rule):
             '    order = requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
             '    ledger.record("create_order", cart_id, order)\n'
             "    return order\n",
-            line=9,
+            span=(9, 5, 9, 50),
         ),
     )
 
@@ -107,7 +106,7 @@ class LedgerAfterCallOnly(Rule):
                 ),
                 node_text=f"{tool.name}:{record.text}",
             )
-        index = ledger_index(project)
+        index = project.ledger_index()
         if recorded_by_executor(project) is not None:
             return
         for executor in index.executors:

@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.ledger.shared import tool_call_records
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
-from agentguard.project.ledger_writes import tool_call_records
 from agentguard.project.project_model import ProjectModel
 
 
@@ -60,7 +60,7 @@ class LedgerWithoutInputHash(Rule):
             "def run_tool(name: str, args: dict[str, Any]) -> Any:\n"
             '    audit_log.append({"tool": name, "at": time.time(), "status": "started"})\n'
             "    return TOOLS[name](**args)\n",
-            line=7,
+            span=(7, 5, 7, 77),
         ),
     )
 

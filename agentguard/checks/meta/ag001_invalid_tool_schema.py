@@ -71,7 +71,7 @@ class InvalidToolSchema(Rule):
     INVALID = (
         Invalid(
             "agentguard: 1\ntools:\n  create_order:\n    risk: write\n    replay: sometimes\n",
-            line=5,
+            span=(5, 13, 5, 22),
             filename="agentguard.yaml",
             message_contains="replay",
         ),
@@ -81,12 +81,12 @@ class InvalidToolSchema(Rule):
             "    function:\n"
             "      name: create_order\n"
             "      parameters: object\n",
-            line=5,
+            span=(5, 19, 5, 25),
             filename="openai-tools.yaml",
         ),
         Invalid(
             '{"tools": [\n  {"name": "create_order", "inputSchema": {"type": "object"},}\n]}\n',
-            line=2,
+            span=(2, 62, 2, 63),
             filename="tools.json",
             message_contains="invalid JSON",
         ),

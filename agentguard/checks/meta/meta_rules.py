@@ -46,7 +46,9 @@ class ParseError(Rule):
     code, name, question = "AG000", "parse-error", "meta"
     severity = Severity.ERROR
     VALID = (Valid("@tool\ndef create_order(cart_id: str) -> str:\n    return cart_id\n"),)
-    INVALID = (Invalid("@tool\ndef create_order(cart_id: str)\n    return cart_id\n", line=2),)
+    INVALID = (
+        Invalid("@tool\ndef create_order(cart_id: str)\n    return cart_id\n", span=(2, 31, 2, 31)),
+    )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         for problem in project.problems:
@@ -99,7 +101,7 @@ class UnusedSuppression(Rule):
         Invalid(
             "def lookup(order_id: str) -> str:  # agentguard: ignore[AG201] legacy\n"
             "    return order_id\n",
-            line=1,
+            span=(1, 36, 1, 70),
             fixed=("def lookup(order_id: str) -> str:\n    return order_id\n"),
         ),
     )

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import finding_tool
+from agentguard.checks.observations.shared import raw_observations
 from agentguard.diagnostics import (
     Applicability,
     EvidenceStep,
@@ -16,7 +17,7 @@ from agentguard.diagnostics import (
 )
 from agentguard.fixes.context import LINE_LENGTH
 from agentguard.knowledge.checklist import knowledge
-from agentguard.project.observations import raw_observations
+from agentguard.project.counted_writes import counts_as_write
 from agentguard.project.project_model import ProjectModel
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ class RawErrorObservation(Rule):
             '        return stripe.PaymentIntent.create(customer=customer_id, amount=cents, currency="eur")\n'
             "    except stripe.error.StripeError as exc:\n"
             "        return error_response(exc)\n",
-            line=13,
+            span=(13, 16, 13, 35),
         ),
         Invalid(
             "import requests\n"
@@ -142,7 +143,7 @@ class RawErrorObservation(Rule):
             "    except Exception as e:\n"
             '        return f"Error: {e}"\n'
             '    return "ok"\n',
-            line=10,
+            span=(10, 9, 10, 29),
             fixed=(
                 "import json\n"
                 "\n"
@@ -189,7 +190,7 @@ class RawErrorObservation(Rule):
             '            return {"error": str(exc)}\n'
             "    return response.json()\n",
             filename="server.py",
-            line=16,
+            span=(16, 13, 16, 39),
             fixed=(
                 "import httpx\n"
                 "from mcp.server.fastmcp import FastMCP\n"
@@ -239,7 +240,8 @@ class RawErrorObservation(Rule):
             '        return {"error": repr(e)}\n'
             "    except Exception:\n"
             '        return {"error": traceback.format_exc()}\n',
-            line=15,
+            span=(15, 9, 15, 34),
+            also=((17, 9, 17, 49),),
             fixed=(
                 "import requests\n"
                 "from langchain_core.tools import tool\n"
@@ -284,7 +286,7 @@ class RawErrorObservation(Rule):
             "        return await HANDLERS[name](**arguments)\n"
             "    except Exception as exc:\n"
             "        return CallToolResult(isError=True, content=[TextContent(type='text', text=str(exc))])\n",
-            line=11,
+            span=(11, 9, 11, 95),
         ),
         Invalid(
             "from langchain_core.messages import ToolMessage\n\n"
@@ -299,7 +301,7 @@ class RawErrorObservation(Rule):
             "            continue\n"
             '        messages.append(ToolMessage(content=str(output), tool_call_id=call["id"]))\n'
             "    return messages\n",
-            line=10,
+            span=(10, 29, 10, 97),
         ),
         Invalid(
             "from typing import Any\n\n"
@@ -310,7 +312,7 @@ class RawErrorObservation(Rule):
             "        except Exception as exc:\n"
             '            content = f"Error executing {tc.name}: {exc}"\n'
             '        messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})\n',
-            line=9,
+            span=(9, 9, 9, 85),
         ),
     )
 
@@ -319,7 +321,7 @@ class RawErrorObservation(Rule):
             site = raw.site
             tool = site.tool
             writes = tool is None or any(
-                knowledge().counts_as_write(e, tool.name, project.catalog) for e in tool.effects
+                counts_as_write(e, tool.name, project.catalog) for e in tool.effects
             )
             owner = f"Tool `{tool.name}`" if tool else f"`{site.function.name}` ({site.role})"
             yield self.finding(
@@ -451,7 +453,7 @@ def structured_error(finding: Finding, project: ProjectModel) -> StructuredError
     if handler is None:
         return None
     know = knowledge()
-    writes = any(know.counts_as_write(e, tool.name) for e in tool.effects)
+    writes = any(counts_as_write(e, tool.name, project.catalog) for e in tool.effects)
     caught = [c.replace("()", "") for c in handler.caught]
     before_send = [
         c for c in caught if c in know.before_send or c.rsplit(".", 1)[-1] in know.before_send

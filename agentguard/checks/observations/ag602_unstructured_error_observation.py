@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.observations.shared import unstructured_errors
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
-from agentguard.project.observations import unstructured_errors
 from agentguard.project.project_model import ProjectModel
 
 
@@ -75,7 +75,7 @@ class UnstructuredErrorObservation(Rule):
             '        return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
             "    except requests.HTTPError:\n"
             '        return {"error": "could not create the order"}\n',
-            line=10,
+            span=(10, 16, 10, 55),
         ),
     )
 

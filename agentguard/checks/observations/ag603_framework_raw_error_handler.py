@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import tool_evidence
+from agentguard.checks.observations.shared import default_error_texts, error_handler_settings
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
-from agentguard.project.framework_settings import default_error_texts, error_handler_settings
 from agentguard.project.project_model import ProjectModel
 
 
@@ -85,7 +85,7 @@ class FrameworkRawErrorHandler(Rule):
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n\n'
             "tools = ToolNode([create_order], handle_tool_errors=True)\n",
-            line=10,
+            span=(10, 53, 10, 57),
         ),
         Invalid(
             "import httpx\n"
@@ -95,7 +95,7 @@ class FrameworkRawErrorHandler(Rule):
             "def send_invoice(invoice_id: str) -> dict:\n"
             '    """Send an invoice."""\n'
             '    return httpx.post(f"https://billing.example/invoices/{invoice_id}/send").json()\n',
-            line=7,
+            span=(7, 5, 7, 17),
         ),
     )
 

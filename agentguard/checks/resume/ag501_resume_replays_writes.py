@@ -3,9 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.resume.shared import resume_replays
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.resume import resume_replays
 
 
 class ResumeReplaysWrites(Rule):
@@ -65,7 +65,7 @@ class ResumeReplaysWrites(Rule):
             "    for entry in ledger.entries(run_id=run_id):\n"
             '        if entry.status != "succeeded":\n'
             "            run_tool(entry.tool_name, entry.args)\n",
-            line=6,
+            span=(6, 12, 6, 39),
             files={"app/executor.py": _EXECUTOR},
         ),
         Invalid(
@@ -78,7 +78,7 @@ class ResumeReplaysWrites(Rule):
             "    ).fetchall()\n"
             "    for tool, args in rows:\n"
             "        run_tool(tool, json.loads(args))\n",
-            line=6,
+            span=(6, 12, 8, 6),
             files={"app/executor.py": _EXECUTOR},
         ),
     )

@@ -4,9 +4,9 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words
+from agentguard.checks.resume.shared import interrupt_replays
 from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.resume import interrupt_replays
 
 
 class SideEffectBeforeInterrupt(Rule):
@@ -74,7 +74,7 @@ class SideEffectBeforeInterrupt(Rule):
             '    refund = stripe.Refund.create(charge=state["charge_id"])\n'
             '    approved = interrupt({"refund": refund.id, "question": "Notify the customer?"})\n'
             '    return {"refund": refund.id, "notify": approved}\n',
-            line=5,
+            span=(5, 14, 5, 61),
         ),
         Invalid(
             "import httpx\n"
@@ -88,7 +88,7 @@ class SideEffectBeforeInterrupt(Rule):
             '        ctx.write_event_to_stream(InputRequiredEvent(prefix="Payout sent. Notify?"))\n'
             "        answer = await ctx.wait_for_event(HumanResponseEvent)\n"
             "        return StopEvent(result=answer.response)\n",
-            line=9,
+            span=(9, 29, 9, 91),
         ),
     )
 

@@ -67,7 +67,7 @@ class GlobalRetryWrapper(Rule):
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n\n'
             'agent = create_agent("gpt-5", tools=[create_order], middleware=[ToolRetryMiddleware(max_retries=3)])\n',
-            line=11,
+            span=(11, 65, 11, 99),
         ),
         Invalid(
             "import requests\n"
@@ -81,7 +81,7 @@ class GlobalRetryWrapper(Rule):
             "@retry(stop=stop_after_attempt(3))\n"
             "def run_tool(name: str, args: dict) -> object:\n"
             "    return TOOLS[name].invoke(args)\n",
-            line=12,
+            span=(12, 2, 12, 35),
         ),
     )
 

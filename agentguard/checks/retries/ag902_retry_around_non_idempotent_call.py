@@ -3,9 +3,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.retries.shared import only_transient, retried_effects
+from agentguard.checks.retries.shared import only_transient
 from agentguard.diagnostics import EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.retries import retried_effects
 
 
 class RetryAroundNonIdempotentCall(Rule):
@@ -59,7 +60,7 @@ class RetryAroundNonIdempotentCall(Rule):
             "@retry(stop=stop_after_attempt(3))\n"
             "def place(order: dict) -> dict:\n"
             '    return requests.post("https://shop.example/orders", json=order).json()\n',
-            line=4,
+            span=(4, 2, 4, 35),
         ),
         Invalid(
             "import time\n"
@@ -71,7 +72,7 @@ class RetryAroundNonIdempotentCall(Rule):
             "        except requests.Timeout:\n"
             "            time.sleep(2 ** attempt)\n"
             '    raise RuntimeError("order service unavailable")\n',
-            line=5,
+            span=(5, 5, 9, 37),
         ),
     )
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.retries.shared import retried_effects
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.retries import retried_effects
 
 
 class RetryOnAnyError(Rule):
@@ -58,7 +58,7 @@ class RetryOnAnyError(Rule):
             "@backoff.on_exception(backoff.expo, Exception, max_tries=5)\n"
             "def send_message(channel: str, text: str) -> None:\n"
             '    httpx.post("https://chat.example/api/messages", json={"channel": channel, "text": text})\n',
-            line=4,
+            span=(4, 2, 4, 60),
         ),
     )
 

@@ -57,7 +57,7 @@ class HttpRetryAllowsUnsafeMethods(Rule):
         Invalid(
             "from urllib3.util.retry import Retry\n\n"
             "retry = Retry(total=5, allowed_methods=None)\n",
-            line=3,
+            span=(3, 40, 3, 44),
             fixed=(
                 "from urllib3.util.retry import Retry\n"
                 "\n"
@@ -68,7 +68,7 @@ class HttpRetryAllowsUnsafeMethods(Rule):
             "from requests.adapters import HTTPAdapter\n"
             "from urllib3.util.retry import Retry\n\n"
             'adapter = HTTPAdapter(max_retries=Retry(total=3, allowed_methods=frozenset({"GET", "POST"})))\n',
-            line=4,
+            span=(4, 66, 4, 92),
             fixed=(
                 "from requests.adapters import HTTPAdapter\n"
                 "from urllib3.util.retry import Retry\n"

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words
+from agentguard.checks.timeouts.shared import timeout_verdicts
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
-from agentguard.project.observations import timeout_verdicts
 from agentguard.project.project_model import ProjectModel
 
 
@@ -108,7 +108,7 @@ class TimeoutAsPlainFailure(Rule):
             "    except requests.Timeout:\n"
             '        return "The order failed, please retry."\n'
             '    return "ok"\n',
-            line=9,
+            span=(9, 5, 10, 49),
             message_contains="please retry",
         ),
         Invalid(
@@ -120,7 +120,7 @@ class TimeoutAsPlainFailure(Rule):
             '        await asyncio.wait_for(client.post(f"/invoices/{invoice_id}/send"), timeout=10)\n'
             "    except asyncio.TimeoutError:\n"
             '        raise ModelRetry("Sending timed out, try again")\n',
-            line=8,
+            span=(8, 5, 9, 57),
         ),
         Invalid(
             "import asyncio\n"
@@ -141,7 +141,7 @@ class TimeoutAsPlainFailure(Rule):
             "        except asyncio.TimeoutError:\n"
             '            result = "Tool timed out. Please try again."\n'
             '        messages.append({"role": "tool", "tool_call_id": tc.id, "content": str(result)})\n',
-            line=19,
+            span=(19, 9, 20, 57),
             message_contains="dispatches",
         ),
     )

@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.timeouts.shared import timeout_retry_settings
 from agentguard.diagnostics import EvidenceStep, Finding, Severity, StepKind
-from agentguard.project.framework_settings import timeout_retry_settings
 from agentguard.project.project_model import ProjectModel
 
 
@@ -80,7 +80,7 @@ class FrameworkTimeoutRetry(Rule):
             "@agent.tool_plain(timeout=10)\n"
             "def create_order(cart_id: str) -> dict:\n"
             '    return httpx.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
-            line=6,
+            span=(6, 27, 6, 29),
         ),
         Invalid(
             "import httpx\n"
@@ -91,7 +91,7 @@ class FrameworkTimeoutRetry(Rule):
             '    return {"order": order}\n\n'
             "builder = StateGraph(dict)\n"
             'builder.add_node("place_order", place_order, retry_policy=RetryPolicy(max_attempts=3))\n',
-            line=10,
+            span=(10, 59, 10, 86),
         ),
     )
 

@@ -1,5 +1,6 @@
-"""Resume and recovery (Q5): code that re-runs unfinished calls, and side effects that a
-framework's resume re-executes (LangGraph nodes restart from the top after ``interrupt()``)."""
+"""Q5 judgement, shared by AG501 and AG502: code that re-runs unfinished calls, and side effects
+that a framework's resume re-executes (LangGraph nodes restart from the top after ``interrupt()``).
+The status words and the resume-name pattern are in ``rules/checklist.yaml`` (``resume``)."""
 
 from __future__ import annotations
 
@@ -10,30 +11,12 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, StatusCheck
 from agentguard.knowledge.checklist import knowledge
-from agentguard.project.ledger_writes import ledger_index
+from agentguard.project.counted_writes import counts_as_write
+from agentguard.project.ledger_writes import dispatch_call, project_target
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
     from agentguard.project.tool_facts import Effect
-
-DONE = {"succeeded", "success", "successful", "done", "completed", "complete", "committed", "ok"}
-IN_FLIGHT = {
-    "started",
-    "running",
-    "in_progress",
-    "inprogress",
-    "pending",
-    "processing",
-    "sent",
-    "executing",
-    "dispatched",
-    "submitted",
-}
-UNCERTAIN = {"uncertain", "unknown", "side_effect_uncertain", "ambiguous", "indeterminate"}
-RESUME_NAME = re.compile(
-    r"(?i)(resume|recover|replay|retry|restart|reprocess|redrive|rerun|re_run|unfinished|"
-    r"incomplete|catch_?up|pending|crash)"
-)
 
 
 @dataclass
@@ -70,16 +53,18 @@ def _sql_status_checks(facts: ModuleFacts) -> list[StatusCheck]:
 
 
 def _replays_unfinished(check: StatusCheck) -> str | None:
+    know = knowledge()
     values = set(check.values)
-    if check.op in {"ne", "not_in"} and values & DONE:
-        return f"re-runs every call whose status is not {sorted(values & DONE)[0]!r}"
-    if check.op in {"eq", "in"} and values & IN_FLIGHT:
-        return f"re-runs calls in status {sorted(values & IN_FLIGHT)[0]!r}"
+    if check.op in {"ne", "not_in"} and values & know.done_statuses:
+        return f"re-runs every call whose status is not {sorted(values & know.done_statuses)[0]!r}"
+    if check.op in {"eq", "in"} and values & know.in_flight_statuses:
+        return f"re-runs calls in status {sorted(values & know.in_flight_statuses)[0]!r}"
     return None
 
 
 def resume_replays(project: ProjectModel) -> list[ResumeReplay]:
-    index = ledger_index(project)
+    know = knowledge()
+    index = project.ledger_index()
     executors = {e.function for e in index.executors}
     tool_functions = {q for t in project.tools for q in t.functions}
     result: list[ResumeReplay] = []
@@ -94,10 +79,10 @@ def resume_replays(project: ProjectModel) -> list[ResumeReplay]:
             fn = project.function(qualname)
             if fn is None:
                 continue
-            if any(set(c.values) & UNCERTAIN for c in checks):
+            if any(set(c.values) & know.uncertain_statuses for c in checks):
                 continue
             module_name = facts.module.rsplit(".", 1)[-1]
-            if not (RESUME_NAME.search(fn.name) or RESUME_NAME.search(module_name)):
+            if not (know.resume_name.search(fn.name) or know.resume_name.search(module_name)):
                 continue
             replaying = [(c, why) for c in checks if (why := _replays_unfinished(c))]
             if not replaying:
@@ -118,20 +103,17 @@ def _rerun_call(
     tool_functions: set[str],
     check: StatusCheck,
 ) -> Call | None:
-    from agentguard.project.ledger_writes import _dispatch_call, _project_target
-
     for call in project.calls_in(fn.qualname):
         if call.span.line < check.span.line:
             continue
-        target = _project_target(project, call, fn, facts)
+        target = project_target(project, call, fn, facts)
         if target and (target in executors or target in tool_functions):
             return call
-        if _dispatch_call(project, call, fn, facts):
+        if dispatch_call(project, call, fn, facts):
             return call
         target_name = target.rsplit(".", 1)[-1] if target else ""
         if target and any(
-            knowledge().counts_as_write(e, target_name, project.catalog)
-            for e in project.effects_of(target)
+            counts_as_write(e, target_name, project.catalog) for e in project.effects_of(target)
         ):
             return call
     return None
@@ -158,7 +140,7 @@ def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
         if interrupt is None:
             continue
         for effect in project.effects_in_orders(qualname, (0, interrupt.order)):
-            if not know.counts_as_write(effect, fn.name, project.catalog):
+            if not counts_as_write(effect, fn.name, project.catalog):
                 continue
             first = effect.chain[0].location if effect.chain else None
             if first is None:
@@ -172,9 +154,7 @@ def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
 
 
 def _is_task(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
-    from agentguard.project.ledger_writes import _project_target
-
-    target = _project_target(project, call, fn, facts)
+    target = project_target(project, call, fn, facts)
     task = project.function(target) if target else None
     return task is not None and any(
         knowledge().task_decorators(d.qualname) for d in task.decorators

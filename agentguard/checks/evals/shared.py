@@ -1,4 +1,5 @@
-"""Which tools a project's tests drive through a timeout while asserting no second execution (Q8).
+"""Q8 judgement, shared by AG801 and the report: which tests count as a replay-safety eval,
+and whether a tool needs one and has one.
 
 Test modules are scanned as facts (``ModuleFacts.is_test``); a test covers a tool when one test
 function (with its nested helpers) names the tool, injects a timeout (agentguard's
@@ -16,10 +17,11 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.checklist import knowledge
+from agentguard.project.counted_writes import counted_writes
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
-    from agentguard.project.tool_facts import ToolFacts
+    from agentguard.project.tool_facts import Effect, ToolFacts
 
 
 _ONCE = re.compile(r"(==|<=|<)\s*[012]\b")
@@ -58,10 +60,8 @@ def _test_functions(facts: ModuleFacts) -> list[Function]:
 
 
 def replay_tests(project: ProjectModel) -> list[ReplayTest]:
-    cache = vars(project)
-    cached = cache.get("_replay_tests")
-    if isinstance(cached, list):
-        return cached
+    """Every test function of the project, with what it names, injects and asserts. Callers
+    work it out once per run and pass it to :func:`eval_verdict` for each tool."""
     know = knowledge()
     result: list[ReplayTest] = []
     for facts in project.modules.values():
@@ -112,15 +112,42 @@ def replay_tests(project: ProjectModel) -> list[ReplayTest]:
                 if "len" in value.calls and _ONCE.search(value.text):
                     test.asserts_once = True  # assert len(sent) == 1
             result.append(test)
-    cache["_replay_tests"] = result
     return result
 
 
-def covering_test(project: ProjectModel, tool: ToolFacts) -> ReplayTest | None:
+def covering_test(tests: list[ReplayTest], tool: ToolFacts) -> ReplayTest | None:
     names = {tool.name, *(q.rsplit(".", 1)[-1] for q in tool.functions)}
     if tool.form == "base_class":
         names.add(tool.symbol.rsplit(".", 1)[-1])
-    for test in replay_tests(project):
+    for test in tests:
         if test.is_replay_safety_test and names & test.names:
             return test
     return None
+
+
+@dataclass(frozen=True)
+class EvalVerdict:
+    """AG801's answer for one tool. ``exempt`` says why no eval is asked for ("" when one
+    is); ``writes`` are the counted writes that ask for it; ``test`` is the covering test."""
+
+    exempt: str
+    writes: tuple[Effect, ...] = ()
+    test: ReplayTest | None = None
+
+    @property
+    def missing(self) -> bool:
+        return not self.exempt and self.test is None
+
+
+def eval_verdict(project: ProjectModel, tool: ToolFacts, tests: list[ReplayTest]) -> EvalVerdict:
+    if tool.schema_only:
+        return EvalVerdict("schema only")
+    if tool.guarded is not None:
+        return EvalVerdict("runtime")  # the runtime's own fault-injection suite covers it
+    declared = tool.declaration
+    if declared is not None and declared.says_idempotent:
+        return EvalVerdict("declared idempotent")
+    writes = tuple(counted_writes(tool, project.catalog))
+    if not writes:
+        return EvalVerdict("no counted write")
+    return EvalVerdict("", writes, covering_test(tests, tool))

@@ -1,30 +1,26 @@
-"""What a tool's errors become for the model (Q4, Q6): timeouts caught around side effects,
-raw exception text in observations, error results without a code or a retryable flag.
-
-Judgements read facts only (handlers, their raw-error uses, try blocks, effect summaries).
-"""
+"""Q6 judgement, shared by AG601 and AG602: where a tool's output reaches the model, raw
+exception text in it, and error results without a code or a retryable flag. Reads facts
+only (handlers, their raw-error uses, try blocks, effect summaries)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
+from agentguard.checks.timeouts.shared import SettingUse, is_off, says_outcome_unknown, try_block
 from agentguard.diagnostics import Confidence, Location
 from agentguard.facts.module_facts import (
+    Call,
     Function,
     Handler,
     ModuleFacts,
     RawErrorUse,
-    TryBlock,
     Value,
 )
-from agentguard.knowledge.checklist import knowledge
-from agentguard.project.ledger_writes import ledger_index
-
-if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
-    from agentguard.project.tool_facts import Effect, ToolFacts
+from agentguard.knowledge.checklist import Setting, knowledge
+from agentguard.project.counted_writes import counted_writes, counts_as_write
+from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import Effect, ToolFacts
 
 
 @dataclass
@@ -38,10 +34,6 @@ class ObservationSite:
 
 
 def observation_sites(project: ProjectModel) -> list[ObservationSite]:
-    cache = vars(project)
-    cached = cache.get("_observation_sites")
-    if isinstance(cached, list):
-        return cached
     sites: dict[str, ObservationSite] = {}
     for tool in project.tools:
         for qualname in tool.functions:
@@ -59,7 +51,7 @@ def observation_sites(project: ProjectModel) -> list[ObservationSite]:
                     inner = project.functions.get(nested)
                     if inner is not None and nested not in sites:
                         sites[nested] = ObservationSite(inner[0], inner[1], None, "wrapper")
-    for executor in ledger_index(project).executors:
+    for executor in project.ledger_index().executors:
         entry = project.functions.get(executor.function)
         if entry is not None and executor.function not in sites:
             sites[executor.function] = ObservationSite(entry[0], entry[1], None, "executor")
@@ -69,7 +61,6 @@ def observation_sites(project: ProjectModel) -> list[ObservationSite]:
                 fn, facts = project.functions[helper]
                 sites[helper] = ObservationSite(fn, facts, site.tool, "helper")
     result = [sites[q] for q in sorted(sites)]
-    cache["_observation_sites"] = result
     return result
 
 
@@ -125,7 +116,7 @@ def _reaches_model(site: ObservationSite, use: RawErrorUse) -> tuple[str, Confid
     if know.model_message_types(callee):
         return f"a `{callee.rsplit('.', 1)[-1]}`", Confidence.HIGH
     method = callee.rsplit(".", 1)[-1]
-    if method in {"append", "add", "put", "put_nowait", "extend", "send"}:
+    if method in know.message_sink_methods:
         if set(use.arg_keys) & know.tool_message_keys or (
             "role" in use.arg_keys and set(use.arg_strings) & know.tool_message_roles
         ):
@@ -134,17 +125,12 @@ def _reaches_model(site: ObservationSite, use: RawErrorUse) -> tuple[str, Confid
 
 
 def raw_observations(project: ProjectModel) -> list[RawObservation]:
-    cache = vars(project)
-    cached = cache.get("_raw_observations")
-    if isinstance(cached, list):
-        return cached
     result: list[RawObservation] = []
     for site in observation_sites(project):
         for handler in site.function.handlers:
             found = _first_raw(project, site, handler)
             if found is not None:
                 result.append(found)
-    cache["_raw_observations"] = result
     return result
 
 
@@ -158,13 +144,13 @@ def _input_error_only(project: ProjectModel, site: ObservationSite, handler: Han
         know.input_error.search(name.rsplit(".", 1)[-1]) for name in handler.caught
     ):
         return False
-    block = _try_block(site.function, handler)
+    block = try_block(site.function, handler)
     if block is None:
         return False
     name = site.tool.name if site.tool else site.function.name
     description = site.tool.description if site.tool else ""
     return not any(
-        know.counts_as_write(e, name, project.catalog, description)
+        counts_as_write(e, name, project.catalog, description)
         for e in project.effects_in_orders(site.function.qualname, block.body_order)
     )
 
@@ -299,199 +285,6 @@ def _formats(value: Value, param: str) -> bool:
     return False
 
 
-# ---------------------------------------------------------------- Q4: timeouts
-
-
-@dataclass
-class TimeoutVerdict:
-    function: Function
-    facts: ModuleFacts
-    handler: Handler
-    effects: list[Effect]
-    outcome: str  # plain | retry
-    detail: str
-    tool: ToolFacts | None = None
-    caught: list[str] = field(default_factory=list)
-    dispatched: list[ToolFacts] = field(default_factory=list)  # for executors
-
-
-def _try_block(fn: Function, handler: Handler) -> TryBlock | None:
-    return next((t for t in fn.tries if t.try_id == handler.try_id), None)
-
-
-def says_outcome_unknown(handler: Handler) -> bool:
-    know = knowledge()
-    texts = [*handler.strings, *(v.text for v in (*handler.returns, *handler.raises))]
-    if any(know.uncertain_words.search(t) for t in texts):
-        return True
-    if any(know.uncertain_exception.search(v.qualname or v.text) for v in handler.raises):
-        return True
-    if any(know.reconcile_call.search(c.rsplit(".", 1)[-1]) for c in handler.calls):
-        return True
-    return any(_says_not_retryable(v) for v in handler.returns)
-
-
-def _says_not_retryable(value: Value) -> bool:
-    know = knowledge()
-    items = value.items if value.kind == "dict" else {}
-    if value.kind == "call" and value.call_args and value.call_args[0].kind == "dict":
-        items = value.call_args[0].items
-    for key in know.retry_keys:
-        if key in items and items[key].kind == "const" and items[key].const is False:
-            return True
-    return False
-
-
-def _in_retry_loop(fn: Function, block: TryBlock) -> bool:
-    return any(loop.loop_id in block.loop_ids and loop.is_retry_shape for loop in fn.loops)
-
-
-def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
-    cache = vars(project)
-    cached = cache.get("_timeout_verdicts")
-    if isinstance(cached, list):
-        return cached
-    know = knowledge()
-    result: list[TimeoutVerdict] = []
-    for qualname, (fn, facts) in project.sorted_functions():
-        if facts.is_test:
-            continue
-        for handler in fn.handlers:
-            caught = [c for c in handler.caught if know.is_timeout(c)]
-            if not caught:
-                continue
-            block = _try_block(fn, handler)
-            if block is None:
-                continue
-            owner = project.tool_for_function(qualname)
-            name = owner.name if owner else fn.name
-            effects = [
-                e
-                for e in project.effects_in_orders(qualname, block.body_order)
-                if know.counts_as_write(
-                    e, name, project.catalog, owner.description if owner else ""
-                )
-            ]
-            if not effects or says_outcome_unknown(handler):
-                continue
-            verdict = _handler_outcome(fn, block, handler)
-            if verdict is None:
-                continue
-            outcome, detail = verdict
-            tool = project.tool_for_function(qualname) or _tool_with_effect(project, effects[0])
-            result.append(
-                TimeoutVerdict(fn, facts, handler, effects, outcome, detail, tool, caught)
-            )
-    seen = {(v.facts.path, v.handler.span) for v in result}
-    result += [v for v in _executor_timeouts(project) if (v.facts.path, v.handler.span) not in seen]
-    result += _timeout_retries(project)
-    cache["_timeout_verdicts"] = result
-    return result
-
-
-def _handler_outcome(fn: Function, block: TryBlock, handler: Handler) -> tuple[str, str] | None:
-    """plain: the handler answers with an error; retry: the loop around it sends it again."""
-    if handler.returns or handler.raises:
-        return "plain", (handler.returns or handler.raises)[0].text
-    if handler.reraises:
-        return None
-    if _in_retry_loop(fn, block):
-        return "retry", "the enclosing loop sends it again"
-    messages = [s for s in handler.strings if " " in s.strip()]
-    logs = {"logger", "log", "logging", "print", "warnings", "console"}
-    if messages and not any(c.split(".")[0] in logs for c in handler.calls):
-        return "plain", repr(messages[0])  # result = "Timed out, try again" used later
-    return None
-
-
-def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
-    """An executor that catches a timeout around ``tools[name](...)``: it speaks for every
-    tool it may run, so it counts when the project has a non-idempotent write tool."""
-    know = knowledge()
-    writers = [
-        t
-        for t in project.tools
-        if t.guarded is None
-        and any(know.counts_as_write(e, t.name, project.catalog) for e in t.effects)
-    ]
-    if not writers:
-        return []
-    result: list[TimeoutVerdict] = []
-    for executor in ledger_index(project).executors:
-        if executor.dispatch is None:
-            continue
-        entry = project.functions.get(executor.function)
-        if entry is None:
-            continue
-        fn, facts = entry
-        for handler in fn.handlers:
-            caught = [c for c in handler.caught if know.is_timeout(c)]
-            block = _try_block(fn, handler)
-            if not caught or block is None:
-                continue
-            if not (block.body_order[0] <= executor.dispatch_order < block.body_order[1]):
-                continue
-            if says_outcome_unknown(handler):
-                continue
-            verdict = _handler_outcome(fn, block, handler)
-            if verdict is None:
-                continue
-            outcome, detail = verdict
-            effects = [
-                e
-                for e in writers[0].effects
-                if know.counts_as_write(e, writers[0].name, project.catalog)
-            ]
-            result.append(
-                TimeoutVerdict(fn, facts, handler, effects, outcome, detail, None, caught, writers)
-            )
-    return result
-
-
-def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
-    """A retry decorator or wrapper that names a timeout among the errors it retries."""
-    from agentguard.checks.retries.shared import retried_effects
-
-    know = knowledge()
-    result: list[TimeoutVerdict] = []
-    for use in project.retry_uses():
-        if use.kind != "decorator" or not use.catches or use.function is None:
-            continue
-        caught = [c for c in use.catches if know.is_timeout(c)]
-        if not caught:
-            continue
-        effects, tool = retried_effects(project, use)
-        risky = [
-            e
-            for e in effects
-            if know.counts_as_write(
-                e,
-                tool.name if tool else use.function.rsplit(".", 1)[-1],
-                project.catalog,
-                tool.description if tool else "",
-            )
-            and (e.key is None or e.key.origin in {"fresh", "param"})
-        ]
-        entry = project.functions.get(use.function)
-        if not risky or entry is None or (tool is not None and tool.guarded is not None):
-            continue
-        fn, facts = entry
-        handler = Handler(try_id=-1, caught=caught, span=use.location.span, name=None)
-        result.append(
-            TimeoutVerdict(
-                fn, facts, handler, risky, "retry", f"{use.library} retries it", tool, caught
-            )
-        )
-    return result
-
-
-def _tool_with_effect(project: ProjectModel, effect: Effect) -> ToolFacts | None:
-    for tool in project.tools:
-        if any(e.site == effect.site for e in tool.effects):
-            return tool
-    return None
-
-
 # ---------------------------------------------------------------- Q6: unstructured errors
 
 
@@ -521,13 +314,13 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
         tool_name = site.tool.name
         fn = site.function
         for handler in fn.handlers:
-            block = _try_block(fn, handler)
+            block = try_block(fn, handler)
             if block is None:
                 continue
             effects = [
                 e
                 for e in project.effects_in_orders(fn.qualname, block.body_order)
-                if know.counts_as_write(e, tool_name, project.catalog, site.tool.description)
+                if counts_as_write(e, tool_name, project.catalog, site.tool.description)
             ]
             if not effects or says_outcome_unknown(handler):
                 continue
@@ -549,3 +342,145 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
                 elif value.kind == "fstring" or isinstance(value.const, str):
                     yield UnstructuredError(site, value, location, ["a code", "a retryable flag"])
                 break
+
+
+# ---------------------------------------------------------------- AG603
+
+
+def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
+    know = knowledge()
+    result: list[SettingUse] = []
+    writers = [t for t in project.tools if counted_writes(t, project.catalog) and t.guarded is None]
+    by_name = {
+        n: t for t in writers for n in (t.name, *(q.rsplit(".", 1)[-1] for q in t.functions))
+    }
+    named = {name for setting in know.error_settings for name in setting.match}
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for call in facts.calls:
+            callee = call.callee.replace("()", "") if "()" in call.callee else call.callee
+            if callee not in named:
+                continue
+            for setting in know.error_settings:
+                if callee not in setting.match:
+                    continue
+                value = call.kwargs.get(setting.kwarg)
+                if not _setting_active(setting, value):
+                    continue
+                tools = _tools_named_in(project, call, facts) or (
+                    writers if setting.when == "absent_or_continue" else []
+                )
+                tools = [t for t in tools if t in writers]
+                if tools:
+                    result.append(
+                        SettingUse(
+                            Location(facts.path, (value.span if value else None) or call.span),
+                            setting.text,
+                            f"{setting.kwarg}={value.text}" if value else call.text,
+                            tools,
+                            counted_writes(tools[0], project.catalog),
+                        )
+                    )
+        for assignment in facts.attribute_sets:
+            owner, _, attr = assignment.target.rpartition(".")
+            if attr != "handle_tool_error" or is_off(assignment.value):
+                continue
+            tool = by_name.get(owner.rsplit(".", 1)[-1])
+            if tool is not None:
+                result.append(
+                    SettingUse(
+                        Location(facts.path, assignment.span),
+                        "`handle_tool_error=True` sends the `ToolException` text to the model",
+                        f"{assignment.target} = {assignment.value.text}",
+                        [tool],
+                        counted_writes(tool, project.catalog),
+                    )
+                )
+    return result
+
+
+def _setting_active(setting: Setting, value: Value | None) -> bool:
+    if setting.when == "absent_or_continue":
+        return value is None or value.string() == "continue"
+    if value is None:
+        return False
+    if setting.when == "is_true":
+        return value.is_true()
+    # true_or_exception: True, an exception class or a tuple of them
+    return value.is_true() or value.kind in {"name", "attr", "list"}
+
+
+def _tools_named_in(project: ProjectModel, call: Call, facts: ModuleFacts) -> list[ToolFacts]:
+    tools: list[ToolFacts] = []
+    for value in (*call.args, *call.kwargs.values()):
+        elements = value.elements if value.kind == "list" else [value]
+        for element in elements:
+            target = project.project_function(element.qualname, facts)
+            tool = project.tool_for_function(target) if target else None
+            if tool is not None and tool not in tools:
+                tools.append(tool)
+    made = next((t for t in project.tools if t.site == Location(facts.path, call.span)), None)
+    if made is not None and made not in tools:
+        tools.append(made)
+    return tools
+
+
+@dataclass
+class DefaultErrorText:
+    tool: ToolFacts
+    effect: Effect
+    text: str
+
+
+def default_error_texts(project: ProjectModel) -> list[DefaultErrorText]:
+    know = knowledge()
+    masked = _fastmcp_masked(project)
+    result: list[DefaultErrorText] = []
+    for tool in project.tools:
+        if tool.guarded is not None or tool.schema_only or tool.form in {"lowlevel", "schema-dict"}:
+            continue
+        default = know.framework_errors.get(tool.framework)
+        if not default:
+            continue
+        if tool.framework == "mcp" and masked:
+            continue
+        opt_outs = default.get("opt_out_kwargs") or {}
+        if any(k in tool.options for k in opt_outs):
+            continue
+        for effect in counted_writes(tool, project.catalog):
+            if not _handled_in_tool(project, tool, effect):
+                result.append(DefaultErrorText(tool, effect, default.get("text", "")))
+                break
+    return result
+
+
+def _fastmcp_masked(project: ProjectModel) -> bool:
+    for facts in project.modules.values():
+        for call in facts.calls:
+            value = call.kwargs.get("mask_error_details")
+            if value is not None and value.is_true():
+                return True
+    return False
+
+
+def _handled_in_tool(project: ProjectModel, tool: ToolFacts, effect: Effect) -> bool:
+    """The tool catches errors around the effect itself (broadly, or the timeout)."""
+    know = knowledge()
+    first = effect.chain[0].location if effect.chain else None
+    for qualname in tool.functions:
+        fn: Function | None = project.function(qualname)
+        if fn is None or first is None:
+            continue
+        call = next((c for c in project.calls_in(qualname) if c.span == first.span), None)
+        if call is None:
+            continue
+        for handler in fn.handlers:
+            block = next((t for t in fn.tries if t.try_id == handler.try_id), None)
+            if block is None or not (block.body_order[0] <= call.order < block.body_order[1]):
+                continue
+            broad = not handler.caught or any(c in know.broad_exceptions for c in handler.caught)
+            timeout = any(know.is_timeout(c) for c in handler.caught)
+            if (broad or timeout) and not (handler.reraises and not handler.returns):
+                return True
+    return False

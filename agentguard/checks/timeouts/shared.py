@@ -1,0 +1,397 @@
+"""Q4 judgement: for AG401, a timeout caught around a counted write (in a tool, an executor or
+a retry) that is answered as a plain failure or retried, not as an unknown outcome; for AG402,
+framework settings that retry a write after a timeout (tool ``timeout=`` options, LangGraph
+retry policies on writing nodes, MCP client retries). ``SettingUse`` is shared with AG603."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentguard.diagnostics import Confidence, Location
+from agentguard.facts.module_facts import (
+    Call,
+    Function,
+    Handler,
+    ModuleFacts,
+    TryBlock,
+    Value,
+)
+from agentguard.knowledge.checklist import Setting, knowledge
+from agentguard.project.counted_writes import counted_writes, counts_as_write
+from agentguard.project.project_model import ProjectModel
+from agentguard.project.retries import retried_effects
+from agentguard.project.tool_facts import Effect, ToolFacts
+
+
+@dataclass
+class TimeoutVerdict:
+    function: Function
+    facts: ModuleFacts
+    handler: Handler
+    effects: list[Effect]
+    outcome: str  # plain | retry
+    detail: str
+    tool: ToolFacts | None = None
+    caught: list[str] = field(default_factory=list)
+    dispatched: list[ToolFacts] = field(default_factory=list)  # for executors
+
+
+def try_block(fn: Function, handler: Handler) -> TryBlock | None:
+    return next((t for t in fn.tries if t.try_id == handler.try_id), None)
+
+
+def says_outcome_unknown(handler: Handler) -> bool:
+    know = knowledge()
+    texts = [*handler.strings, *(v.text for v in (*handler.returns, *handler.raises))]
+    if any(know.uncertain_words.search(t) for t in texts):
+        return True
+    if any(know.uncertain_exception.search(v.qualname or v.text) for v in handler.raises):
+        return True
+    if any(know.reconcile_call.search(c.rsplit(".", 1)[-1]) for c in handler.calls):
+        return True
+    return any(_says_not_retryable(v) for v in handler.returns)
+
+
+def _says_not_retryable(value: Value) -> bool:
+    know = knowledge()
+    items = value.items if value.kind == "dict" else {}
+    if value.kind == "call" and value.call_args and value.call_args[0].kind == "dict":
+        items = value.call_args[0].items
+    for key in know.retry_keys:
+        if key in items and items[key].kind == "const" and items[key].const is False:
+            return True
+    return False
+
+
+def _in_retry_loop(fn: Function, block: TryBlock) -> bool:
+    return any(loop.loop_id in block.loop_ids and loop.is_retry_shape for loop in fn.loops)
+
+
+def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
+    know = knowledge()
+    result: list[TimeoutVerdict] = []
+    for qualname, (fn, facts) in project.sorted_functions():
+        if facts.is_test:
+            continue
+        for handler in fn.handlers:
+            caught = [c for c in handler.caught if know.is_timeout(c)]
+            if not caught:
+                continue
+            block = try_block(fn, handler)
+            if block is None:
+                continue
+            owner = project.tool_for_function(qualname)
+            name = owner.name if owner else fn.name
+            effects = [
+                e
+                for e in project.effects_in_orders(qualname, block.body_order)
+                if counts_as_write(e, name, project.catalog, owner.description if owner else "")
+            ]
+            if not effects or says_outcome_unknown(handler):
+                continue
+            verdict = _handler_outcome(fn, block, handler)
+            if verdict is None:
+                continue
+            outcome, detail = verdict
+            tool = project.tool_for_function(qualname) or _tool_with_effect(project, effects[0])
+            result.append(
+                TimeoutVerdict(fn, facts, handler, effects, outcome, detail, tool, caught)
+            )
+    seen = {(v.facts.path, v.handler.span) for v in result}
+    result += [v for v in _executor_timeouts(project) if (v.facts.path, v.handler.span) not in seen]
+    result += _timeout_retries(project)
+    return result
+
+
+def _handler_outcome(fn: Function, block: TryBlock, handler: Handler) -> tuple[str, str] | None:
+    """plain: the handler answers with an error; retry: the loop around it sends it again."""
+    if handler.returns or handler.raises:
+        return "plain", (handler.returns or handler.raises)[0].text
+    if handler.reraises:
+        return None
+    if _in_retry_loop(fn, block):
+        return "retry", "the enclosing loop sends it again"
+    messages = [s for s in handler.strings if " " in s.strip()]
+    logs = knowledge().log_receivers
+    if messages and not any(c.split(".")[0] in logs for c in handler.calls):
+        return "plain", repr(messages[0])  # result = "Timed out, try again" used later
+    return None
+
+
+def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
+    """An executor that catches a timeout around ``tools[name](...)``: it speaks for every
+    tool it may run, so it counts when the project has a non-idempotent write tool."""
+    know = knowledge()
+    writers = [
+        t
+        for t in project.tools
+        if t.guarded is None and any(counts_as_write(e, t.name, project.catalog) for e in t.effects)
+    ]
+    if not writers:
+        return []
+    result: list[TimeoutVerdict] = []
+    for executor in project.ledger_index().executors:
+        if executor.dispatch is None:
+            continue
+        entry = project.functions.get(executor.function)
+        if entry is None:
+            continue
+        fn, facts = entry
+        for handler in fn.handlers:
+            caught = [c for c in handler.caught if know.is_timeout(c)]
+            block = try_block(fn, handler)
+            if not caught or block is None:
+                continue
+            if not (block.body_order[0] <= executor.dispatch_order < block.body_order[1]):
+                continue
+            if says_outcome_unknown(handler):
+                continue
+            verdict = _handler_outcome(fn, block, handler)
+            if verdict is None:
+                continue
+            outcome, detail = verdict
+            effects = [
+                e
+                for e in writers[0].effects
+                if counts_as_write(e, writers[0].name, project.catalog)
+            ]
+            result.append(
+                TimeoutVerdict(fn, facts, handler, effects, outcome, detail, None, caught, writers)
+            )
+    return result
+
+
+def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
+    """A retry decorator or wrapper that names a timeout among the errors it retries."""
+    know = knowledge()
+    result: list[TimeoutVerdict] = []
+    for use in project.retry_uses():
+        if use.kind != "decorator" or not use.catches or use.function is None:
+            continue
+        caught = [c for c in use.catches if know.is_timeout(c)]
+        if not caught:
+            continue
+        effects, tool = retried_effects(project, use)
+        risky = [
+            e
+            for e in effects
+            if counts_as_write(
+                e,
+                tool.name if tool else use.function.rsplit(".", 1)[-1],
+                project.catalog,
+                tool.description if tool else "",
+            )
+            and (e.key is None or e.key.origin in {"fresh", "param"})
+        ]
+        entry = project.functions.get(use.function)
+        if not risky or entry is None or (tool is not None and tool.guarded is not None):
+            continue
+        fn, facts = entry
+        handler = Handler(try_id=-1, caught=caught, span=use.location.span, name=None)
+        result.append(
+            TimeoutVerdict(
+                fn, facts, handler, risky, "retry", f"{use.library} retries it", tool, caught
+            )
+        )
+    return result
+
+
+def _tool_with_effect(project: ProjectModel, effect: Effect) -> ToolFacts | None:
+    for tool in project.tools:
+        if any(e.site == effect.site for e in tool.effects):
+            return tool
+    return None
+
+
+@dataclass
+class SettingUse:
+    location: Location
+    text: str  # what the setting does
+    setting: str  # the code that sets it
+    tools: list[ToolFacts] = field(default_factory=list)
+    effects: list[Effect] = field(default_factory=list)
+    confidence: Confidence = Confidence.HIGH
+
+
+def _tool_decorators(project: ProjectModel, tool: ToolFacts) -> list[str]:
+    names: list[str] = []
+    for qualname in tool.functions:
+        fn = project.function(qualname)
+        if fn is not None:
+            names += [d.qualname for d in fn.decorators]
+    return names
+
+
+def _framework_key(project: ProjectModel, tool: ToolFacts) -> str:
+    if tool.framework == "mcp" and any(
+        d.startswith("fastmcp.") for d in _tool_decorators(project, tool)
+    ):
+        return "fastmcp"
+    return tool.framework
+
+
+def is_off(value: Value) -> bool:
+    return value.kind == "const" and value.const in (None, False, 0)
+
+
+# ---------------------------------------------------------------- AG402
+
+
+def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
+    know = knowledge()
+    result: list[SettingUse] = []
+    for tool in project.tools:
+        risky = counted_writes(tool, project.catalog)
+        if not risky or tool.guarded is not None or tool.schema_only:
+            continue
+        key = _framework_key(project, tool)
+        for raw in know.timeout_settings:
+            if raw.get("framework") != key:
+                continue
+            value = tool.options.get(raw.get("tool_kwarg", ""))
+            if value is None or is_off(value):
+                continue
+            unless = raw.get("unless") or {}
+            if any(
+                (tool.options.get(k) is not None and tool.options[k].string() == v)
+                for k, v in unless.items()
+            ):
+                continue
+            result.append(
+                SettingUse(
+                    Location(tool.site.path, value.span or tool.site.span),
+                    raw.get("text", ""),
+                    f"{raw.get('tool_kwarg')}={value.text}",
+                    [tool],
+                    risky,
+                )
+            )
+    writers = {
+        t.framework: t
+        for t in project.tools
+        if counted_writes(t, project.catalog) and t.guarded is None
+    }
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for call in facts.calls:
+            if not call.kwargs:
+                continue  # every setting below is a keyword argument
+            for setting in know.agent_timeout_settings:
+                value = call.kwargs.get(setting.kwarg)
+                if value is not None and _matches(setting, call) and not is_off(value):
+                    writer = writers.get(setting.framework)
+                    if writer is not None:
+                        result.append(
+                            SettingUse(
+                                Location(facts.path, value.span or call.span),
+                                setting.text,
+                                f"{setting.kwarg}={value.text}",
+                                [writer],
+                                counted_writes(writer, project.catalog),
+                            )
+                        )
+            for setting in know.mcp_client_retries:
+                value = call.kwargs.get(setting.kwarg)
+                if value is not None and _matches(setting, call) and not is_off(value):
+                    result.append(
+                        SettingUse(
+                            Location(facts.path, value.span or call.span),
+                            setting.text,
+                            f"{setting.kwarg}={value.text}",
+                            confidence=Confidence.MEDIUM,
+                        )
+                    )
+            result += _langgraph_retry(project, call, facts)
+        for fn in facts.functions.values():
+            for dec in fn.decorators:
+                if not know.task_decorators(dec.qualname):
+                    continue
+                policy = dec.kwargs.get("retry_policy")
+                if policy is None or not _default_retry_on(policy):
+                    continue
+                effects = _node_effects(project, fn.qualname)
+                if effects:
+                    result.append(
+                        SettingUse(
+                            Location(facts.path, policy.span or dec.span),
+                            _LANGGRAPH_TEXT,
+                            f"retry_policy={policy.text}",
+                            [],
+                            effects,
+                            _retry_confidence(effects),
+                        )
+                    )
+    return result
+
+
+_LANGGRAPH_TEXT = (
+    "LangGraph's default `retry_on` retries `httpx` and SDK timeouts, so the node's write is "
+    "sent again after a timeout"
+)
+
+
+def _matches(setting: Setting, call: Call) -> bool:
+    callee = call.callee.replace("()", "")
+    return callee in setting.match
+
+
+def _default_retry_on(policy: Value) -> bool:
+    if policy.kind != "call" or not knowledge().retry_policy(policy.qualname):
+        return False
+    return "retry_on" not in policy.call_kwargs and len(policy.call_args) < 6
+
+
+def _node_effects(project: ProjectModel, qualname: str) -> list[Effect]:
+    name = qualname.rsplit(".", 1)[-1]
+    return [e for e in project.effects_of(qualname) if counts_as_write(e, name, project.catalog)]
+
+
+def _retry_confidence(effects: list[Effect]) -> Confidence:
+    # requests/urllib timeouts derive from OSError, which the default retry_on skips.
+    if all(e.sink.startswith(("requests.", "urllib")) for e in effects):
+        return Confidence.LOW
+    if any(e.sink.startswith(("httpx.", "openai.", "anthropic.")) for e in effects):
+        return Confidence.HIGH
+    return Confidence.MEDIUM
+
+
+def _langgraph_retry(project: ProjectModel, call: Call, facts: ModuleFacts) -> list[SettingUse]:
+    know = knowledge()
+    if call.method != "add_node" and not know.add_node(call.callee):
+        return []
+    policy = call.kwargs.get("retry_policy")
+    if policy is None or not _default_retry_on(policy):
+        return []
+    node = call.args[1] if len(call.args) > 1 else call.args[0] if call.args else None
+    node = call.kwargs.get("action", node)
+    if node is None:
+        return []
+    effects: list[Effect] = []
+    tools: list[ToolFacts] = []
+    if node.kind == "call" and node.call_args and node.call_args[0].kind == "list":
+        for element in node.call_args[0].elements:  # ToolNode([...])
+            target = project.project_function(element.qualname, facts)
+            tool = project.tool_for_function(target) if target else None
+            if tool is not None and counted_writes(tool, project.catalog):
+                tools.append(tool)
+                effects += counted_writes(tool, project.catalog)
+    else:
+        target = project.project_function(node.qualname, facts)
+        if target:
+            effects = _node_effects(project, target)
+    if not effects:
+        return []
+    confidence = _retry_confidence(effects)
+    if confidence == Confidence.LOW:
+        return []
+    return [
+        SettingUse(
+            Location(facts.path, policy.span or call.span),
+            _LANGGRAPH_TEXT,
+            f"retry_policy={policy.text}",
+            tools,
+            effects,
+            confidence,
+        )
+    ]
