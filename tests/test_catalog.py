@@ -22,14 +22,14 @@ from agentguard.knowledge.catalog import (
 
 from .conftest import ScanFiles, write_project
 
-PACKAGE = Path(__file__).resolve().parent.parent / "agentguard"
+RULES = Path(__file__).resolve().parent.parent / "rules"
 
 
 @pytest.mark.parametrize("name", CATALOG_FILES)
 def test_builtin_catalogue_matches_its_schema(name: str) -> None:
     import yaml
 
-    document = yaml.safe_load((PACKAGE / "rules" / f"{name}.yaml").read_text(encoding="utf-8"))
+    document = yaml.safe_load((RULES / f"{name}.yaml").read_text(encoding="utf-8"))
     assert schema_problems(name, document) == []
     # the schema itself is a valid JSON Schema
     schema = catalog_schema(name)

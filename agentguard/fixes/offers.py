@@ -232,8 +232,6 @@ class StructuredError:
 
 def structured_error(finding: Finding, project: ProjectModel) -> StructuredError | None:
     """For an AG601 finding on ``return <raw text>`` directly inside a tool's ``except``."""
-    from agentguard.knowledge.checklist import knowledge
-
     tool = finding_tool(project, finding)
     entry = project.functions.get(finding.symbol or "")
     if tool is None or entry is None or entry[0].qualname not in tool.functions:
@@ -249,8 +247,8 @@ def structured_error(finding: Finding, project: ProjectModel) -> StructuredError
     )
     if handler is None:
         return None
-    know = knowledge()
-    writes = any(know.counts_as_write(e, tool.name) for e in tool.effects)
+    know = project.catalog.checklist
+    writes = any(know.counts_as_write(e, tool.name, project.catalog) for e in tool.effects)
     caught = [c.replace("()", "") for c in handler.caught]
     before_send = [
         c for c in caught if c in know.before_send or c.rsplit(".", 1)[-1] in know.before_send

@@ -1,21 +1,26 @@
-"""The YAML catalogues under ``agentguard/rules/``: framework tool forms, side-effect sinks
-and retry constructs, plus the user's extensions from config."""
+"""The YAML catalogues in the top-level ``rules/`` folder (installed as the package
+``agentguard.catalogues``): framework tool forms, side-effect sinks and retry constructs,
+plus the user's extensions from config."""
 
 from __future__ import annotations
 
 import fnmatch
 import hashlib
+import importlib.resources
 import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import yaml
 
 from agentguard.config import ConfigError
+
+if TYPE_CHECKING:
+    from agentguard.knowledge.checklist import Knowledge
 
 T = TypeVar("T")
 
@@ -294,14 +299,23 @@ class Catalog:
         self.mcp_tool_types += _as_list(lowlevel.get("tool_type"))
 
     @cached_property
+    def checklist(self) -> Knowledge:
+        """The checklist knowledge (``rules/checklist.yaml``) of this catalogue."""
+        from agentguard.knowledge.checklist import Knowledge
+
+        return Knowledge(self.data.get("checklist") or {})
+
+    @cached_property
     def digest(self) -> str:
         """Part of every cache key: a catalogue change invalidates cached facts."""
         return hashlib.sha256(json.dumps(self.data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-CATALOG_FILES = ("frameworks", "effects", "retries")
+CATALOG_FILES = ("frameworks", "effects", "retries", "checklist")
 USER_MARK = "_user"  # set on entries merged from the user's config (never in YAML files)
 _PACKAGE = Path(__file__).resolve().parent.parent
+# The top-level rules/ folder, mapped to this package by pyproject.toml (wheel and editable).
+CATALOG_PACKAGE = "agentguard.catalogues"
 
 
 class CatalogError(ConfigError):
@@ -338,7 +352,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def _builtin_file(name: str) -> dict[str, Any]:
     """A built-in catalogue. It is not validated here, on every run: the test suite checks
     each one against its schema (user extensions are validated when loaded)."""
-    path = _PACKAGE / "rules" / f"{name}.yaml"
+    path = importlib.resources.files(CATALOG_PACKAGE) / f"{name}.yaml"
     try:
         loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
     except (OSError, yaml.YAMLError) as exc:

@@ -1,17 +1,16 @@
 """The knowledge behind the checklist rules Q3-Q8, loaded from ``rules/checklist.yaml``.
 
 Kept apart from ``catalog.py`` so the catalogue file can grow without touching the core
-loader; user extensions (``ledger-functions``) still come through ``Catalog``.
+loader; a ``Catalog`` builds it (``catalog.checklist``), so there is one route to it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from agentguard.knowledge.catalog import Catalog, Matcher, _as_list, _builtin_file, load_catalog
+from agentguard.knowledge.catalog import Catalog, Matcher, _as_list
 from agentguard.project.read_posts import read_by_name
 
 if TYPE_CHECKING:
@@ -97,8 +96,8 @@ class Knowledge:
     def counts_as_write(
         self,
         effect: Effect,
-        tool_name: str | None = None,
-        catalog: Catalog | None = None,
+        tool_name: str | None,
+        catalog: Catalog,
         description: str = "",
     ) -> bool:
         """A non-idempotent side effect worth a checklist finding: not an unresolved call,
@@ -106,7 +105,7 @@ class Knowledge:
         (python/read_posts.py); a POST it leaves to names is judged here by ``tool_name``."""
         if not effect.non_idempotent or effect.kind == "unknown":
             return False
-        if read_by_name(catalog or builtin_catalog(), effect, tool_name or "", description):
+        if read_by_name(catalog, effect, tool_name or "", description):
             return False
         if effect.kind != "network_write":
             return effect.confidence.rank >= 1 or not effect.heuristic
@@ -134,14 +133,3 @@ class Knowledge:
 
     def is_before_send(self, name: str) -> bool:
         return name in self.before_send or name.rsplit(".", 1)[-1] in self.before_send
-
-
-@cache
-def builtin_catalog() -> Catalog:
-    return load_catalog()
-
-
-@cache
-def knowledge() -> Knowledge:
-    """``rules/checklist.yaml``, checked against ``data/checklist.schema.json``."""
-    return Knowledge(_builtin_file("checklist"))

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
-from agentguard.knowledge.checklist import knowledge
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -49,7 +48,7 @@ def _values(values: Iterable[Value]) -> Iterable[Value]:
 
 
 def _raises_timeout(project: ProjectModel, fn: Function) -> bool:
-    know = knowledge()
+    know = project.catalog.checklist
     return any(know.is_timeout(v.qualname or v.text.split("(")[0]) for v in fn.raises)
 
 
@@ -62,7 +61,7 @@ def replay_tests(project: ProjectModel) -> list[ReplayTest]:
     cached = cache.get("_replay_tests")
     if isinstance(cached, list):
         return cached
-    know = knowledge()
+    know = project.catalog.checklist
     result: list[ReplayTest] = []
     for facts in project.modules.values():
         if not facts.is_test:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence, Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
-from agentguard.knowledge.checklist import Setting, knowledge
+from agentguard.knowledge.checklist import Setting
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -28,8 +28,9 @@ class SettingUse:
     confidence: Confidence = Confidence.HIGH
 
 
-def _risky(tool: ToolFacts) -> list[Effect]:
-    return [e for e in tool.effects if knowledge().counts_as_write(e, tool.name)]
+def _risky(project: ProjectModel, tool: ToolFacts) -> list[Effect]:
+    know = project.catalog.checklist
+    return [e for e in tool.effects if know.counts_as_write(e, tool.name, project.catalog)]
 
 
 def _tool_decorators(project: ProjectModel, tool: ToolFacts) -> list[str]:
@@ -57,10 +58,10 @@ def _is_off(value: Value) -> bool:
 
 
 def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
-    know = knowledge()
+    know = project.catalog.checklist
     result: list[SettingUse] = []
     for tool in project.tools:
-        risky = _risky(tool)
+        risky = _risky(project, tool)
         if not risky or tool.guarded is not None or tool.schema_only:
             continue
         key = _framework_key(project, tool)
@@ -85,7 +86,7 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
                     risky,
                 )
             )
-    writers = {t.framework: t for t in project.tools if _risky(t) and t.guarded is None}
+    writers = {t.framework: t for t in project.tools if _risky(project, t) and t.guarded is None}
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -103,7 +104,7 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
                                 setting.text,
                                 f"{setting.kwarg}={value.text}",
                                 [writer],
-                                _risky(writer),
+                                _risky(project, writer),
                             )
                         )
             for setting in know.mcp_client_retries:
@@ -123,7 +124,7 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
                 if not know.task_decorators(dec.qualname):
                     continue
                 policy = dec.kwargs.get("retry_policy")
-                if policy is None or not _default_retry_on(policy):
+                if policy is None or not _default_retry_on(project, policy):
                     continue
                 effects = _node_effects(project, fn.qualname)
                 if effects:
@@ -151,8 +152,8 @@ def _matches(setting: Setting, call: Call) -> bool:
     return callee in setting.match
 
 
-def _default_retry_on(policy: Value) -> bool:
-    if policy.kind != "call" or not knowledge().retry_policy(policy.qualname):
+def _default_retry_on(project: ProjectModel, policy: Value) -> bool:
+    if policy.kind != "call" or not project.catalog.checklist.retry_policy(policy.qualname):
         return False
     return "retry_on" not in policy.call_kwargs and len(policy.call_args) < 6
 
@@ -162,7 +163,7 @@ def _node_effects(project: ProjectModel, qualname: str) -> list[Effect]:
     return [
         e
         for e in project.effects_of(qualname)
-        if knowledge().counts_as_write(e, name, project.catalog)
+        if project.catalog.checklist.counts_as_write(e, name, project.catalog)
     ]
 
 
@@ -176,11 +177,11 @@ def _retry_confidence(effects: list[Effect]) -> Confidence:
 
 
 def _langgraph_retry(project: ProjectModel, call: Call, facts: ModuleFacts) -> list[SettingUse]:
-    know = knowledge()
+    know = project.catalog.checklist
     if call.method != "add_node" and not know.add_node(call.callee):
         return []
     policy = call.kwargs.get("retry_policy")
-    if policy is None or not _default_retry_on(policy):
+    if policy is None or not _default_retry_on(project, policy):
         return []
     node = call.args[1] if len(call.args) > 1 else call.args[0] if call.args else None
     node = call.kwargs.get("action", node)
@@ -192,9 +193,9 @@ def _langgraph_retry(project: ProjectModel, call: Call, facts: ModuleFacts) -> l
         for element in node.call_args[0].elements:  # ToolNode([...])
             target = project.project_function(element.qualname, facts)
             tool = project.tool_for_function(target) if target else None
-            if tool is not None and _risky(tool):
+            if tool is not None and _risky(project, tool):
                 tools.append(tool)
-                effects += _risky(tool)
+                effects += _risky(project, tool)
     else:
         target = project.project_function(node.qualname, facts)
         if target:
@@ -220,9 +221,9 @@ def _langgraph_retry(project: ProjectModel, call: Call, facts: ModuleFacts) -> l
 
 
 def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
-    know = knowledge()
+    know = project.catalog.checklist
     result: list[SettingUse] = []
-    writers = [t for t in project.tools if _risky(t) and t.guarded is None]
+    writers = [t for t in project.tools if _risky(project, t) and t.guarded is None]
     by_name = {
         n: t for t in writers for n in (t.name, *(q.rsplit(".", 1)[-1] for q in t.functions))
     }
@@ -251,7 +252,7 @@ def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
                             setting.text,
                             f"{setting.kwarg}={value.text}" if value else call.text,
                             tools,
-                            _risky(tools[0]),
+                            _risky(project, tools[0]),
                         )
                     )
         for assignment in facts.attribute_sets:
@@ -266,7 +267,7 @@ def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
                         "`handle_tool_error=True` sends the `ToolException` text to the model",
                         f"{assignment.target} = {assignment.value.text}",
                         [tool],
-                        _risky(tool),
+                        _risky(project, tool),
                     )
                 )
     return result
@@ -306,7 +307,7 @@ class DefaultErrorText:
 
 
 def default_error_texts(project: ProjectModel) -> list[DefaultErrorText]:
-    know = knowledge()
+    know = project.catalog.checklist
     masked = _fastmcp_masked(project)
     result: list[DefaultErrorText] = []
     for tool in project.tools:
@@ -320,7 +321,7 @@ def default_error_texts(project: ProjectModel) -> list[DefaultErrorText]:
         opt_outs = default.get("opt_out_kwargs") or {}
         if any(k in tool.options for k in opt_outs):
             continue
-        for effect in _risky(tool):
+        for effect in _risky(project, tool):
             if not _handled_in_tool(project, tool, effect):
                 result.append(DefaultErrorText(tool, effect, default.get("text", "")))
                 break
@@ -338,7 +339,7 @@ def _fastmcp_masked(project: ProjectModel) -> bool:
 
 def _handled_in_tool(project: ProjectModel, tool: ToolFacts, effect: Effect) -> bool:
     """The tool catches errors around the effect itself (broadly, or the timeout)."""
-    know = knowledge()
+    know = project.catalog.checklist
     first = effect.chain[0].location if effect.chain else None
     for qualname in tool.functions:
         fn: Function | None = project.function(qualname)

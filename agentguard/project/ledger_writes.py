@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Assignment, Call, Function, ModuleFacts
-from agentguard.knowledge.checklist import knowledge
+from agentguard.knowledge.checklist import Knowledge
 
 if TYPE_CHECKING:
     from agentguard.knowledge.catalog import Catalog
@@ -77,8 +77,7 @@ def _project_target(
     return project.call_target(call, fn, facts)
 
 
-def _identity(call: Call, text: str) -> bool:
-    know = knowledge()
+def _identity(know: Knowledge, call: Call, text: str) -> bool:
     names: list[str] = list(call.kwargs)
     for value in (*call.args, *call.kwargs.values()):
         names += list(value.items) + value.names + value.attrs + list(value.call_kwargs)
@@ -98,7 +97,7 @@ _ROW_METHODS = frozenset({"add", "add_all", "insert", "insert_one", "save", "cre
 def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
     """The record ``call`` (a call in ``facts``) writes, if it writes one: told from the call
     alone, wherever it is."""
-    know = knowledge()
+    know = catalog.checklist
     # The catalogues normalise names themselves: asked with the call's own string (its
     # hash is cached), not a copy per call.
     callee = call.callee.replace("()", "") if "()" in call.callee else call.callee
@@ -109,7 +108,12 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
     if known or catalog.ledger_functions(call.callee):
         location = Location(facts.path, call.span)
         return LedgerWrite(
-            call, call.function, location, f"`{callee}`", _identity(call, call.text), inner=False
+            call,
+            call.function,
+            location,
+            f"`{callee}`",
+            _identity(know, call, call.text),
+            inner=False,
         )
     method = call.method
     if method in know.ledger_methods and call.receiver:
@@ -117,13 +121,19 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
         last = receiver.rsplit(".", 1)[-1]
         if receiver and know.ledger_receiver.search(last):
             location = Location(facts.path, call.span)
-            return LedgerWrite(call, call.function, location, f"`{call.text}`", _identity(call, ""))
+            return LedgerWrite(
+                call, call.function, location, f"`{call.text}`", _identity(know, call, "")
+            )
     if method in _SQL_METHODS and call.args:
         sql = call.args[0].string()
         if sql and know.ledger_sql.search(sql):
             location = Location(facts.path, call.span)
             return LedgerWrite(
-                call, call.function, location, "SQL into a tool-call table", _identity(call, sql)
+                call,
+                call.function,
+                location,
+                "SQL into a tool-call table",
+                _identity(know, call, sql),
             )
     if method in _ROW_METHODS:
         for value in call.args[:1]:
@@ -135,7 +145,7 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
                         call.function,
                         Location(facts.path, call.span),
                         f"a `{cls}` row",
-                        _identity(call, "")
+                        _identity(know, call, "")
                         or any(know.input_identity.search(k) for k in value.call_kwargs),
                     )
     return None
@@ -143,15 +153,18 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
 
 def _dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     return dispatches_by_name(
-        call, lambda head: project.local_assignments(facts, fn.qualname, head)
+        project.catalog.checklist,
+        call,
+        lambda head: project.local_assignments(facts, fn.qualname, head),
     )
 
 
-def dispatches_by_name(call: Call, bound: Callable[[str], Iterable[Assignment]]) -> bool:
+def dispatches_by_name(
+    know: Knowledge, call: Call, bound: Callable[[str], Iterable[Assignment]]
+) -> bool:
     """Whether ``call`` runs a callable looked up by a name it is given (``tools[name](...)``,
     ``getattr(ops, name)(...)``, ``handler = registry.get(name); handler(...)``);
     ``bound(local)``: the assignments to that local in the calling function."""
-    know = knowledge()
     if know.dispatch_direct(call.callee) or call.method in {"on_invoke_tool"}:
         first = call.args[0] if call.args else call.kwargs.get("name")
         return first is None or first.kind != "const"
@@ -183,7 +196,7 @@ _TOOL_WORDS = re.compile(r"(?i)(tool|function_?call|func_?call|fn_?call|availabl
 def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispatch: Call) -> bool:
     """The dispatch runs a tool the model named: the code says "tool"/"function call",
     or the table it looks the callable up in holds project tools."""
-    know = knowledge()
+    know = project.catalog.checklist
     if dispatch.method in {"call_tool", "on_invoke_tool"}:
         return True
     texts = [fn.name, *fn.params, dispatch.text, *(a.text for a in dispatch.args)]
@@ -211,7 +224,7 @@ def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispa
 
 
 def _find_executors(project: ProjectModel) -> list[Executor]:
-    know = knowledge()
+    know = project.catalog.checklist
     tool_functions = {q for t in project.tools for q in t.functions}
     direct = project.callees_matching(know.dispatch_direct, resolved=False)
     dispatch_methods = know.dispatch_methods
@@ -273,7 +286,7 @@ def ledger_index(project: ProjectModel) -> LedgerIndex:
     if isinstance(index, LedgerIndex):
         return index
     index = LedgerIndex()
-    know = knowledge()
+    know = project.catalog.checklist
     # A record is written only by a ledger function or by a call to a write method: any
     # other call is passed over without a look at its arguments.
     recorders = project.callees_matching(
@@ -395,9 +408,9 @@ def tool_records_via_decorator(project: ProjectModel, tool: ToolFacts) -> bool:
         if fn is None or facts is None:
             continue
         for dec in fn.decorators:
-            if project.catalog.ledger_functions(dec.qualname) or knowledge().ledger_functions(
+            if project.catalog.ledger_functions(
                 dec.qualname
-            ):
+            ) or project.catalog.checklist.ledger_functions(dec.qualname):
                 return True
             target = project.project_function(dec.qualname, facts)
             decorator = project.function(target) if target else None
@@ -447,7 +460,7 @@ def tool_ledger_verdicts(project: ProjectModel) -> list[ToolLedgerVerdict]:
         if covering_executor is not None or tool_records_via_decorator(project, tool):
             continue
         for position, effect in enumerate(tool.effects):
-            if not knowledge().counts_as_write(effect, tool.name, project.catalog):
+            if not project.catalog.checklist.counts_as_write(effect, tool.name, project.catalog):
                 continue
             if is_ledger_site(index, effect.site):
                 continue

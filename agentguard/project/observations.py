@@ -19,7 +19,7 @@ from agentguard.facts.module_facts import (
     TryBlock,
     Value,
 )
-from agentguard.knowledge.checklist import knowledge
+from agentguard.knowledge.checklist import Knowledge
 from agentguard.project.ledger_writes import ledger_index
 
 if TYPE_CHECKING:
@@ -108,8 +108,9 @@ class RawObservation:
     confidence: Confidence
 
 
-def _reaches_model(site: ObservationSite, use: RawErrorUse) -> tuple[str, Confidence] | None:
-    know = knowledge()
+def _reaches_model(
+    know: Knowledge, site: ObservationSite, use: RawErrorUse
+) -> tuple[str, Confidence] | None:
     if use.dest == "return":
         return "the tool's return value", Confidence.HIGH
     if use.dest == "raise":
@@ -153,7 +154,7 @@ def _input_error_only(project: ProjectModel, site: ObservationSite, handler: Han
     nothing: the message describes the model's own input (a rejected SQL statement, a
     failed validation), which is what the model needs to correct it; no outcome is in
     doubt."""
-    know = knowledge()
+    know = project.catalog.checklist
     if not handler.caught or not all(
         know.input_error.search(name.rsplit(".", 1)[-1]) for name in handler.caught
     ):
@@ -175,7 +176,7 @@ def _first_raw(
     if _input_error_only(project, site, handler):
         return None
     for use in handler.raw_error_uses:
-        verdict = _reaches_model(site, use)
+        verdict = _reaches_model(project.catalog.checklist, site, use)
         if verdict is not None:
             reaches, confidence = verdict
             if site.role == "helper" and use.dest == "return":
@@ -234,7 +235,7 @@ def _first_raw(
                 keys,
                 strings,
             )
-            verdict = _reaches_model(site, use)
+            verdict = _reaches_model(project.catalog.checklist, site, use)
             if verdict is not None:
                 return RawObservation(
                     site, use, Location(site.facts.path, call.span), verdict[0], Confidence.MEDIUM
@@ -319,8 +320,7 @@ def _try_block(fn: Function, handler: Handler) -> TryBlock | None:
     return next((t for t in fn.tries if t.try_id == handler.try_id), None)
 
 
-def says_outcome_unknown(handler: Handler) -> bool:
-    know = knowledge()
+def says_outcome_unknown(know: Knowledge, handler: Handler) -> bool:
     texts = [*handler.strings, *(v.text for v in (*handler.returns, *handler.raises))]
     if any(know.uncertain_words.search(t) for t in texts):
         return True
@@ -328,11 +328,10 @@ def says_outcome_unknown(handler: Handler) -> bool:
         return True
     if any(know.reconcile_call.search(c.rsplit(".", 1)[-1]) for c in handler.calls):
         return True
-    return any(_says_not_retryable(v) for v in handler.returns)
+    return any(_says_not_retryable(know, v) for v in handler.returns)
 
 
-def _says_not_retryable(value: Value) -> bool:
-    know = knowledge()
+def _says_not_retryable(know: Knowledge, value: Value) -> bool:
     items = value.items if value.kind == "dict" else {}
     if value.kind == "call" and value.call_args and value.call_args[0].kind == "dict":
         items = value.call_args[0].items
@@ -351,7 +350,7 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
     cached = cache.get("_timeout_verdicts")
     if isinstance(cached, list):
         return cached
-    know = knowledge()
+    know = project.catalog.checklist
     result: list[TimeoutVerdict] = []
     for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test:
@@ -372,7 +371,7 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
                     e, name, project.catalog, owner.description if owner else ""
                 )
             ]
-            if not effects or says_outcome_unknown(handler):
+            if not effects or says_outcome_unknown(know, handler):
                 continue
             verdict = _handler_outcome(fn, block, handler)
             if verdict is None:
@@ -407,7 +406,7 @@ def _handler_outcome(fn: Function, block: TryBlock, handler: Handler) -> tuple[s
 def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
     """An executor that catches a timeout around ``tools[name](...)``: it speaks for every
     tool it may run, so it counts when the project has a non-idempotent write tool."""
-    know = knowledge()
+    know = project.catalog.checklist
     writers = [
         t
         for t in project.tools
@@ -431,7 +430,7 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
                 continue
             if not (block.body_order[0] <= executor.dispatch_order < block.body_order[1]):
                 continue
-            if says_outcome_unknown(handler):
+            if says_outcome_unknown(know, handler):
                 continue
             verdict = _handler_outcome(fn, block, handler)
             if verdict is None:
@@ -452,7 +451,7 @@ def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
     """A retry decorator or wrapper that names a timeout among the errors it retries."""
     from agentguard.checks.retries.shared import retried_effects
 
-    know = knowledge()
+    know = project.catalog.checklist
     result: list[TimeoutVerdict] = []
     for use in project.retry_uses():
         if use.kind != "decorator" or not use.catches or use.function is None:
@@ -513,7 +512,7 @@ def _error_items(value: Value) -> dict[str, Value] | None:
 
 
 def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
-    know = knowledge()
+    know = project.catalog.checklist
     raw_lines = {(r.location.path, r.location.span.line) for r in raw_observations(project)}
     for site in observation_sites(project):
         if site.role != "tool" or site.tool is None:
@@ -529,7 +528,7 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
                 for e in project.effects_in_orders(fn.qualname, block.body_order)
                 if know.counts_as_write(e, tool_name, project.catalog, site.tool.description)
             ]
-            if not effects or says_outcome_unknown(handler):
+            if not effects or says_outcome_unknown(know, handler):
                 continue
             for value in handler.returns:
                 if value.span is None:

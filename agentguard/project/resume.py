@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, StatusCheck
-from agentguard.knowledge.checklist import knowledge
 from agentguard.project.ledger_writes import ledger_index
 
 if TYPE_CHECKING:
@@ -130,7 +129,7 @@ def _rerun_call(
             return call
         target_name = target.rsplit(".", 1)[-1] if target else ""
         if target and any(
-            knowledge().counts_as_write(e, target_name, project.catalog)
+            project.catalog.checklist.counts_as_write(e, target_name, project.catalog)
             for e in project.effects_of(target)
         ):
             return call
@@ -147,7 +146,7 @@ class InterruptReplay:
 
 
 def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
-    know = knowledge()
+    know = project.catalog.checklist
     interrupts = project.callees_matching(know.interrupt, resolved=False)
     result: list[InterruptReplay] = []
     for qualname, (fn, facts) in project.sorted_functions():
@@ -177,5 +176,5 @@ def _is_task(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
     target = _project_target(project, call, fn, facts)
     task = project.function(target) if target else None
     return task is not None and any(
-        knowledge().task_decorators(d.qualname) for d in task.decorators
+        project.catalog.checklist.task_decorators(d.qualname) for d in task.decorators
     )

@@ -5,7 +5,6 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence, via
 from agentguard.diagnostics import Confidence, Finding, Severity
-from agentguard.knowledge.checklist import knowledge
 from agentguard.project.evals import covering_test
 from agentguard.project.project_model import ProjectModel
 
@@ -129,7 +128,7 @@ class NoReplaySafetyEval(Rule):
             risky = [
                 e
                 for e in tool.effects
-                if knowledge().counts_as_write(e, tool.name, project.catalog)
+                if project.catalog.checklist.counts_as_write(e, tool.name, project.catalog)
             ]
             if not risky or covering_test(project, tool) is not None:
                 continue

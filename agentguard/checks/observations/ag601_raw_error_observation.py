@@ -4,7 +4,6 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.diagnostics import Applicability, EvidenceStep, Finding, Severity
-from agentguard.knowledge.checklist import knowledge
 from agentguard.project.observations import raw_observations
 from agentguard.project.project_model import ProjectModel
 
@@ -303,7 +302,8 @@ class RawErrorObservation(Rule):
             site = raw.site
             tool = site.tool
             writes = tool is None or any(
-                knowledge().counts_as_write(e, tool.name, project.catalog) for e in tool.effects
+                project.catalog.checklist.counts_as_write(e, tool.name, project.catalog)
+                for e in tool.effects
             )
             owner = f"Tool `{tool.name}`" if tool else f"`{site.function.name}` ({site.role})"
             yield self.finding(
