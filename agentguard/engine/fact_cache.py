@@ -75,9 +75,12 @@ def extractor_digest() -> str:
     even when nobody remembered to bump FORMAT."""
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent.parent
-    # The facts' spans and parse problems are classes of diagnostics.py.
-    for name in ("facts/extract.py", "facts/module_facts.py", "diagnostics.py"):
-        digest.update((package / name).read_bytes())
+    # Every module of the facts package (the extractor is split by concern over several),
+    # and diagnostics.py: the facts' spans and parse problems are its classes.
+    sources = [*sorted((package / "facts").rglob("*.py")), package / "diagnostics.py"]
+    for source in sources:
+        digest.update(source.relative_to(package).as_posix().encode())
+        digest.update(source.read_bytes())
     return digest.hexdigest()[:16]
 
 
