@@ -207,3 +207,51 @@ def test_bad_extension_is_a_config_error_naming_file_and_key(
 def test_validate_extensions_raises_catalog_error() -> None:
     with pytest.raises(CatalogError, match=r"agentguard.toml: invalid configuration at `effects"):
         load_catalog({"effects": {"sinks": [{"match": 3, "effect": "write"}]}}, "agentguard.toml")
+
+
+def test_user_schema_verb_kinds_reach_the_schema_judgement(scan_files: ScanFiles) -> None:
+    """``effects.schema_verbs`` in config: the user's verb names the effect a schema-only
+    tool is blamed for, and the built-in kinds stay."""
+    manifest = json.dumps(
+        [
+            {"name": "wire_funds", "inputSchema": {"type": "object"}},
+            {"name": "refund_order", "inputSchema": {"type": "object"}},
+        ]
+    )
+    config = (
+        '[tool.agentguard.effects.verbs]\nnon_idempotent = ["wire"]\n'
+        '[tool.agentguard.effects.schema_verbs.kinds]\npayment = ["wire"]\n'
+    )
+    result = scan_files({"pyproject.toml": config, "tools.json": manifest})
+    messages = {f.tool: f.message for f in result.findings if f.code == "AG101"}
+    assert "makes a payment" in messages["wire_funds"]
+    assert "makes a payment" in messages["refund_order"]
+
+
+def test_user_noun_like_verbs_keep_a_status_tool_quiet(scan_files: ScanFiles) -> None:
+    manifest = json.dumps([{"name": "dispatch_status", "inputSchema": {"type": "object"}}])
+    assert scan_files({"tools.json": manifest}).findings, "a dispatch verb heads the name"
+    config = '[tool.agentguard.effects.schema_verbs]\nnoun_like = ["dispatch"]\n'
+    result = scan_files({"pyproject.toml": config, "tools.json": manifest})
+    assert result.findings == []
+
+
+def test_user_generic_name_words_reach_the_post_judgement(scan_files: ScanFiles) -> None:
+    """``effects.read_posts`` word lists in config: a word the user calls generic no longer
+    makes a tool's name say it writes, so its neutral POST is judged by the rest (a search)."""
+    source = textwrap.dedent(
+        '''
+        import requests
+        from langchain_core.tools import tool
+
+        @tool
+        def dispatch_search(query: str) -> dict:
+            """Search the catalogue."""
+            return requests.post("https://internal.example/api", json={"q": query}).json()
+        '''
+    )
+    flagged = scan_files({"agent.py": source}).findings
+    assert "AG201" in {f.code for f in flagged}
+    config = '[tool.agentguard.effects.read_posts]\nname_generic_words = ["dispatch"]\n'
+    quiet = scan_files({"pyproject.toml": config, "agent.py": source}).findings
+    assert "AG201" not in {f.code for f in quiet}

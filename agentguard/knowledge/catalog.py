@@ -226,6 +226,14 @@ class Catalog:
         for category in ("read", "idempotent_write", "destructive", "non_idempotent"):
             for verb in verbs.get(category) or []:
                 self.verbs[verb] = category
+        schema_verbs = effects.get("schema_verbs") or {}
+        # effect kind -> the verbs that name it, in catalogue order (the first kind wins)
+        self.schema_verb_kinds: dict[str, frozenset[str]] = {
+            kind: frozenset(_as_list(words))
+            for kind, words in (schema_verbs.get("kinds") or {}).items()
+        }
+        self.noun_like_verbs = frozenset(_as_list(schema_verbs.get("noun_like")))
+        self.read_nouns = frozenset(_as_list(schema_verbs.get("read_nouns")))
         self.client_receiver = re.compile(effects.get("client_receiver_pattern") or "$^")
         read_posts = effects.get("read_posts") or {}
         self.post_read_words = frozenset(_as_list(read_posts.get("read_words")))
@@ -236,6 +244,9 @@ class Catalog:
         self.post_query_keys = frozenset(_as_list(read_posts.get("query_keys")))
         self.post_model_keys = frozenset(_as_list(read_posts.get("model_keys")))
         self.name_read_words = frozenset(_as_list(read_posts.get("name_read_words")))
+        self.name_generic_words = frozenset(_as_list(read_posts.get("name_generic_words")))
+        self.sql_neutral_words = frozenset(_as_list(read_posts.get("sql_neutral_words")))
+        self.http_helper_words = frozenset(_as_list(read_posts.get("http_helper_words")))
         retries = data.get("retries") or {}
         self.retries: Matcher[RetryConstruct] = Matcher()
         for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):
@@ -407,6 +418,21 @@ def validate_extensions(extensions: Mapping[str, Any], source: Path | str | None
         )
 
 
+def _merge_table(user: Mapping[str, Any], builtin: Mapping[str, Any]) -> dict[str, Any]:
+    """A user's table over a built-in one: lists join (the user's first), tables merge the
+    same way, and any other value replaces the built-in one."""
+    combined = dict(builtin)
+    for key, value in user.items():
+        existing = builtin.get(key)
+        if isinstance(value, list):
+            combined[key] = list(value) + list(existing or [])
+        elif isinstance(value, dict) and isinstance(existing, dict):
+            combined[key] = _merge_table(value, existing)
+        else:
+            combined[key] = value
+    return combined
+
+
 def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dict[str, Any]:
     """Merge user catalogue entries (from config) into the built-in data."""
     merged = json.loads(json.dumps(data))
@@ -426,13 +452,8 @@ def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dic
                 # User entries come first, so they win over built-in globs.
                 merged[section][key] = value + list(existing or [])
             elif isinstance(value, dict) and isinstance(existing, dict):
-                # verbs: the user's words join the built-in ones
-                combined = dict(existing)
-                for k, v in value.items():
-                    combined[k] = (
-                        list(v) + list(existing.get(k) or []) if isinstance(v, list) else v
-                    )
-                merged[section][key] = combined
+                # verbs, schema_verbs.kinds: the user's words join the built-in ones
+                merged[section][key] = _merge_table(value, existing)
             else:
                 merged[section][key] = value
     merged["ledger_functions"] = list(merged.get("ledger_functions") or []) + list(
