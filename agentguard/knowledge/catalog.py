@@ -197,6 +197,7 @@ class Catalog:
         self.annotations_kwargs: dict[str, str] = {}
         self.mcp_lowlevel_servers: list[str] = []
         self.mcp_tool_types: list[str] = []
+        self.plugin_entry_names: frozenset[str] = frozenset()
         for framework, spec in (data.get("frameworks") or {}).items():
             self._load_framework(framework, spec or {})
         effects = data.get("effects") or {}
@@ -305,6 +306,7 @@ class Catalog:
             self.metadata_kwargs[framework] = spec["metadata_kwarg"]
         if spec.get("annotations_kwarg"):
             self.annotations_kwargs[framework] = spec["annotations_kwarg"]
+        self.plugin_entry_names |= frozenset(_as_list(spec.get("plugin_entries")))
         lowlevel = spec.get("lowlevel") or {}
         self.mcp_lowlevel_servers += _as_list(lowlevel.get("server"))
         self.mcp_tool_types += _as_list(lowlevel.get("tool_type"))

@@ -29,7 +29,6 @@ from agentguard.facts.module_facts import (
 from agentguard.knowledge.catalog import Catalog
 from agentguard.prefilter import seed_words
 from agentguard.project.ledger_writes import dispatches_by_name, ledger_write
-from agentguard.project.tools import PLUGIN_ENTRY_NAMES
 
 # Keyword arguments that change how every tool of the project is judged, whatever call
 # passes them (agentguard.project.framework_settings).
@@ -196,7 +195,7 @@ def _rule_entry(
     executor's dispatch, a tool-call record, a project-wide setting), not only in the
     functions a tool reaches.
     """
-    if name.startswith("__") or (not is_method and name in PLUGIN_ENTRY_NAMES):
+    if name.startswith("__") or (not is_method and name in catalog.plugin_entry_names):
         return f"`{name}` may be run by its name alone"
     if part.is_test or any(fn.is_test for fn in part.functions.values()):
         return "it is a test (evals are read from tests)"
