@@ -185,6 +185,7 @@ class RetryConstruct:
     requires_kwarg: str | None = None
     what: str = ""
     node: ArgRef | None = None  # node_retry: where the retried node sits in the call
+    tool_nodes: tuple[str, ...] = ()  # node_retry: node classes that run every tool
 
 
 class Catalog:
@@ -263,6 +264,7 @@ class Catalog:
                     requires_kwarg=raw.get("requires_kwarg"),
                     what=raw.get("what", ""),
                     node=ArgRef.parse(raw.get("node")),
+                    tool_nodes=tuple(_as_list(raw.get("tool_nodes"))),
                 )
                 self.retries.add(_as_list(raw["match"]), construct)
         self.transient_exceptions = set(_as_list(retries.get("transient_exceptions")))
