@@ -476,3 +476,22 @@ def test_pruning_leaves_a_folder_that_is_not_tagged_as_a_cache(tmp_path: Path) -
     )
     assert cache.prune(set(), now=later) == 0
     assert kept.exists() and sibling.exists()
+
+
+def test_the_fact_cache_key_covers_every_module_of_the_facts_package(tmp_path: Path) -> None:
+    """Editing any module of the split extractor (or one added later) invalidates cached
+    facts, not only edits to facts/extract.py."""
+    import shutil
+
+    from agentguard.engine.fact_cache import code_digest
+
+    package = Path(__file__).resolve().parent.parent / "agentguard"
+    tree = tmp_path / "agentguard"
+    shutil.copytree(package / "facts", tree / "facts", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(package / "diagnostics.py", tree / "diagnostics.py")
+    before = code_digest(tree)
+    flow = tree / "facts" / "extract_flow.py"
+    flow.write_text(flow.read_text("utf-8") + "\n# changed\n", "utf-8")
+    edited = code_digest(tree)
+    (tree / "facts" / "extract_more.py").write_text("X = 1\n", "utf-8")
+    assert len({before, edited, code_digest(tree)}) == 3

@@ -22,14 +22,14 @@ from agentguard.knowledge.catalog import (
 
 from .conftest import ScanFiles, write_project
 
-PACKAGE = Path(__file__).resolve().parent.parent / "agentguard"
+RULES = Path(__file__).resolve().parent.parent / "rules"
 
 
 @pytest.mark.parametrize("name", CATALOG_FILES)
 def test_builtin_catalogue_matches_its_schema(name: str) -> None:
     import yaml
 
-    document = yaml.safe_load((PACKAGE / "rules" / f"{name}.yaml").read_text(encoding="utf-8"))
+    document = yaml.safe_load((RULES / f"{name}.yaml").read_text(encoding="utf-8"))
     assert schema_problems(name, document) == []
     # the schema itself is a valid JSON Schema
     schema = catalog_schema(name)
@@ -224,3 +224,51 @@ def test_user_key_holders_are_searched_for_the_key(scan_files: ScanFiles) -> Non
     config = USER_SINK + 'key_holders = ["envelope"]\n'
     extended = scan_files({"pyproject.toml": config, "agent.py": source})
     assert [f.tool for f in extended.findings if f.code == "AG201"] == ["create_order_unkeyed"]
+
+
+def test_user_schema_verb_kinds_reach_the_schema_judgement(scan_files: ScanFiles) -> None:
+    """``effects.schema_verbs`` in config: the user's verb names the effect a schema-only
+    tool is blamed for, and the built-in kinds stay."""
+    manifest = json.dumps(
+        [
+            {"name": "wire_funds", "inputSchema": {"type": "object"}},
+            {"name": "refund_order", "inputSchema": {"type": "object"}},
+        ]
+    )
+    config = (
+        '[tool.agentguard.effects.verbs]\nnon_idempotent = ["wire"]\n'
+        '[tool.agentguard.effects.schema_verbs.kinds]\npayment = ["wire"]\n'
+    )
+    result = scan_files({"pyproject.toml": config, "tools.json": manifest})
+    messages = {f.tool: f.message for f in result.findings if f.code == "AG101"}
+    assert "makes a payment" in messages["wire_funds"]
+    assert "makes a payment" in messages["refund_order"]
+
+
+def test_user_noun_like_verbs_keep_a_status_tool_quiet(scan_files: ScanFiles) -> None:
+    manifest = json.dumps([{"name": "dispatch_status", "inputSchema": {"type": "object"}}])
+    assert scan_files({"tools.json": manifest}).findings, "a dispatch verb heads the name"
+    config = '[tool.agentguard.effects.schema_verbs]\nnoun_like = ["dispatch"]\n'
+    result = scan_files({"pyproject.toml": config, "tools.json": manifest})
+    assert result.findings == []
+
+
+def test_user_generic_name_words_reach_the_post_judgement(scan_files: ScanFiles) -> None:
+    """``effects.read_posts`` word lists in config: a word the user calls generic no longer
+    makes a tool's name say it writes, so its neutral POST is judged by the rest (a search)."""
+    source = textwrap.dedent(
+        '''
+        import requests
+        from langchain_core.tools import tool
+
+        @tool
+        def dispatch_search(query: str) -> dict:
+            """Search the catalogue."""
+            return requests.post("https://internal.example/api", json={"q": query}).json()
+        '''
+    )
+    flagged = scan_files({"agent.py": source}).findings
+    assert "AG201" in {f.code for f in flagged}
+    config = '[tool.agentguard.effects.read_posts]\nname_generic_words = ["dispatch"]\n'
+    quiet = scan_files({"pyproject.toml": config, "agent.py": source}).findings
+    assert "AG201" not in {f.code for f in quiet}

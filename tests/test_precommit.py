@@ -17,7 +17,7 @@ from .conftest import ROOT, write_project
 
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
 # What `pip install` of the hook repository needs.
-PACKAGE_FILES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "agentguard")
+PACKAGE_FILES = ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "agentguard", "rules")
 
 BAD_AGENT = """\
 import requests

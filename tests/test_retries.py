@@ -389,6 +389,34 @@ def test_langgraph_retry_policy_on_the_tools_node(scan_files: ScanFiles) -> None
     assert codes(scan_files, source) == ["AG901"]
 
 
+def test_a_tool_node_class_from_config_counts_as_every_tool(scan_files: ScanFiles) -> None:
+    """``tool_nodes`` of a ``retries.node_retry`` entry in config: the user's own node class
+    that runs every tool is treated like ``ToolNode``."""
+    source = TOOLS + textwrap.dedent(
+        """
+        from langgraph.graph import StateGraph
+        from langgraph.types import RetryPolicy
+        from app.nodes import SafeToolNode
+
+        builder = StateGraph(dict)
+        builder.add_node("tools", SafeToolNode([create_order, search_products]), retry_policy=RetryPolicy())
+        """
+    )
+    assert "AG901" not in codes(scan_files, source)
+    config = textwrap.dedent(
+        """
+        [[tool.agentguard.retries.node_retry]]
+        match = ["*.add_node"]
+        library = "langgraph"
+        requires_kwarg = "retry_policy"
+        node = {arg = 1, kwarg = ["action", "node"]}
+        tool_nodes = ["SafeToolNode"]
+        """
+    )
+    result = scan_files({"pyproject.toml": config, "agent.py": source})
+    assert "AG901" in {f.code for f in result.findings}
+
+
 def test_langgraph_retry_policy_on_a_writing_node(scan_files: ScanFiles) -> None:
     source = textwrap.dedent(
         """

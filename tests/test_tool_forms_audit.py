@@ -161,3 +161,15 @@ def test_an_agents_own_tool_classes(scan_files: ScanFiles) -> None:
         ("AG101", "shell"),
         ("AG601", "shell"),
     ]
+
+
+def test_a_plugin_entry_name_from_config_finds_the_tool(scan_files: ScanFiles) -> None:
+    """``frameworks.<name>.plugin_entries`` in config: the user's entry-function name makes a
+    manifest module's function the tool, like the built-in ``run``."""
+    plugin = PLUGIN.replace("def run(", "def main(")
+    assert scan_files({"plugins/weather_now.py": plugin}, select=("AG601",)).findings == []
+    config = '[tool.agentguard.frameworks.custom]\nplugin_entries = ["main"]\n'
+    result = scan_files(
+        {"pyproject.toml": config, "plugins/weather_now.py": plugin}, select=("AG601",)
+    )
+    assert [(f.tool, f.location.span.line) for f in result.findings] == [("weather_now", 15)]

@@ -73,11 +73,18 @@ def content_key(rel: str, data: bytes) -> str:
 def extractor_digest() -> str:
     """The facts depend on the extractor's code too: a change to it must not reuse old facts,
     even when nobody remembered to bump FORMAT."""
+    return code_digest(Path(__file__).resolve().parent.parent)
+
+
+def code_digest(package: Path) -> str:
+    """The digest of the code under ``package`` (an agentguard tree) that makes the facts."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent.parent
-    # The facts' spans and parse problems are classes of diagnostics.py.
-    for name in ("facts/extract.py", "facts/module_facts.py", "diagnostics.py"):
-        digest.update((package / name).read_bytes())
+    # Every module of the facts package (the extractor is split by concern over several),
+    # and diagnostics.py: the facts' spans and parse problems are its classes.
+    sources = [*sorted((package / "facts").rglob("*.py")), package / "diagnostics.py"]
+    for source in sources:
+        digest.update(source.relative_to(package).as_posix().encode())
+        digest.update(source.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -1,21 +1,26 @@
-"""The YAML catalogues under ``agentguard/rules/``: framework tool forms, side-effect sinks
-and retry constructs, plus the user's extensions from config."""
+"""The YAML catalogues in the top-level ``rules/`` folder (installed as the package
+``agentguard.catalogues``): framework tool forms, side-effect sinks and retry constructs,
+plus the user's extensions from config."""
 
 from __future__ import annotations
 
 import fnmatch
 import hashlib
+import importlib.resources
 import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import yaml
 
 from agentguard.config import ConfigError
+
+if TYPE_CHECKING:
+    from agentguard.knowledge.checklist import Knowledge
 
 T = TypeVar("T")
 
@@ -180,6 +185,7 @@ class RetryConstruct:
     requires_kwarg: str | None = None
     what: str = ""
     node: ArgRef | None = None  # node_retry: where the retried node sits in the call
+    tool_nodes: tuple[str, ...] = ()  # node_retry: node classes that run every tool
 
 
 class Catalog:
@@ -192,6 +198,7 @@ class Catalog:
         self.annotations_kwargs: dict[str, str] = {}
         self.mcp_lowlevel_servers: list[str] = []
         self.mcp_tool_types: list[str] = []
+        self.plugin_entry_names: frozenset[str] = frozenset()
         for framework, spec in (data.get("frameworks") or {}).items():
             self._load_framework(framework, spec or {})
         effects = data.get("effects") or {}
@@ -221,6 +228,14 @@ class Catalog:
         for category in ("read", "idempotent_write", "destructive", "non_idempotent"):
             for verb in verbs.get(category) or []:
                 self.verbs[verb] = category
+        schema_verbs = effects.get("schema_verbs") or {}
+        # effect kind -> the verbs that name it, in catalogue order (the first kind wins)
+        self.schema_verb_kinds: dict[str, frozenset[str]] = {
+            kind: frozenset(_as_list(words))
+            for kind, words in (schema_verbs.get("kinds") or {}).items()
+        }
+        self.noun_like_verbs = frozenset(_as_list(schema_verbs.get("noun_like")))
+        self.read_nouns = frozenset(_as_list(schema_verbs.get("read_nouns")))
         self.client_receiver = re.compile(effects.get("client_receiver_pattern") or "$^")
         not_sinks = effects.get("not_sinks") or {}
         self.container_methods = frozenset(_as_list(not_sinks.get("container_methods")))
@@ -243,6 +258,9 @@ class Catalog:
         self.post_query_keys = frozenset(_as_list(read_posts.get("query_keys")))
         self.post_model_keys = frozenset(_as_list(read_posts.get("model_keys")))
         self.name_read_words = frozenset(_as_list(read_posts.get("name_read_words")))
+        self.name_generic_words = frozenset(_as_list(read_posts.get("name_generic_words")))
+        self.sql_neutral_words = frozenset(_as_list(read_posts.get("sql_neutral_words")))
+        self.http_helper_words = frozenset(_as_list(read_posts.get("http_helper_words")))
         retries = data.get("retries") or {}
         self.retries: Matcher[RetryConstruct] = Matcher()
         for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):
@@ -258,6 +276,7 @@ class Catalog:
                     requires_kwarg=raw.get("requires_kwarg"),
                     what=raw.get("what", ""),
                     node=ArgRef.parse(raw.get("node")),
+                    tool_nodes=tuple(_as_list(raw.get("tool_nodes"))),
                 )
                 self.retries.add(_as_list(raw["match"]), construct)
         self.transient_exceptions = set(_as_list(retries.get("transient_exceptions")))
@@ -301,9 +320,17 @@ class Catalog:
             self.metadata_kwargs[framework] = spec["metadata_kwarg"]
         if spec.get("annotations_kwarg"):
             self.annotations_kwargs[framework] = spec["annotations_kwarg"]
+        self.plugin_entry_names |= frozenset(_as_list(spec.get("plugin_entries")))
         lowlevel = spec.get("lowlevel") or {}
         self.mcp_lowlevel_servers += _as_list(lowlevel.get("server"))
         self.mcp_tool_types += _as_list(lowlevel.get("tool_type"))
+
+    @cached_property
+    def checklist(self) -> Knowledge:
+        """The checklist knowledge (``rules/checklist.yaml``) of this catalogue."""
+        from agentguard.knowledge.checklist import Knowledge
+
+        return Knowledge(self.data.get("checklist") or {})
 
     @cached_property
     def digest(self) -> str:
@@ -311,9 +338,11 @@ class Catalog:
         return hashlib.sha256(json.dumps(self.data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-CATALOG_FILES = ("frameworks", "effects", "retries")
+CATALOG_FILES = ("frameworks", "effects", "retries", "checklist")
 USER_MARK = "_user"  # set on entries merged from the user's config (never in YAML files)
 _PACKAGE = Path(__file__).resolve().parent.parent
+# The top-level rules/ folder, mapped to this package by pyproject.toml (wheel and editable).
+CATALOG_PACKAGE = "agentguard.catalogues"
 
 
 class CatalogError(ConfigError):
@@ -350,7 +379,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def _builtin_file(name: str) -> dict[str, Any]:
     """A built-in catalogue. It is not validated here, on every run: the test suite checks
     each one against its schema (user extensions are validated when loaded)."""
-    path = _PACKAGE / "rules" / f"{name}.yaml"
+    path = importlib.resources.files(CATALOG_PACKAGE) / f"{name}.yaml"
     try:
         loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
     except (OSError, yaml.YAMLError) as exc:
@@ -405,6 +434,21 @@ def validate_extensions(extensions: Mapping[str, Any], source: Path | str | None
         )
 
 
+def _merge_table(user: Mapping[str, Any], builtin: Mapping[str, Any]) -> dict[str, Any]:
+    """A user's table over a built-in one: lists join (the user's first), tables merge the
+    same way, and any other value replaces the built-in one."""
+    combined = dict(builtin)
+    for key, value in user.items():
+        existing = builtin.get(key)
+        if isinstance(value, list):
+            combined[key] = list(value) + list(existing or [])
+        elif isinstance(value, dict) and isinstance(existing, dict):
+            combined[key] = _merge_table(value, existing)
+        else:
+            combined[key] = value
+    return combined
+
+
 def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dict[str, Any]:
     """Merge user catalogue entries (from config) into the built-in data."""
     merged = json.loads(json.dumps(data))
@@ -424,13 +468,8 @@ def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dic
                 # User entries come first, so they win over built-in globs.
                 merged[section][key] = value + list(existing or [])
             elif isinstance(value, dict) and isinstance(existing, dict):
-                # verbs: the user's words join the built-in ones
-                combined = dict(existing)
-                for k, v in value.items():
-                    combined[k] = (
-                        list(v) + list(existing.get(k) or []) if isinstance(v, list) else v
-                    )
-                merged[section][key] = combined
+                # verbs, schema_verbs.kinds: the user's words join the built-in ones
+                merged[section][key] = _merge_table(value, existing)
             else:
                 merged[section][key] = value
     merged["ledger_functions"] = list(merged.get("ledger_functions") or []) + list(

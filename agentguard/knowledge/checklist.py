@@ -1,17 +1,16 @@
 """The knowledge behind the checklist rules Q3-Q8, loaded from ``rules/checklist.yaml``.
 
 Kept apart from ``catalog.py`` so the catalogue file can grow without touching the core
-loader; user extensions (``ledger-functions``) still come through ``Catalog``.
+loader; a ``Catalog`` builds it (``catalog.checklist``), so there is one route to it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from agentguard.knowledge.catalog import Matcher, _as_list, _builtin_file
+from agentguard.knowledge.catalog import Matcher, _as_list
 
 
 @dataclass(frozen=True)
@@ -125,9 +124,3 @@ class Knowledge:
 
     def is_before_send(self, name: str) -> bool:
         return name in self.before_send or name.rsplit(".", 1)[-1] in self.before_send
-
-
-@cache
-def knowledge() -> Knowledge:
-    """``rules/checklist.yaml``, checked against ``data/checklist.schema.json``."""
-    return Knowledge(_builtin_file("checklist"))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Assignment, Call, Function, ModuleFacts
-from agentguard.knowledge.checklist import knowledge
+from agentguard.knowledge.checklist import Knowledge
 
 if TYPE_CHECKING:
     from agentguard.knowledge.catalog import Catalog
@@ -80,8 +80,7 @@ def project_target(
     return project.call_target(call, fn, facts)
 
 
-def _identity(call: Call, text: str) -> bool:
-    know = knowledge()
+def _identity(know: Knowledge, call: Call, text: str) -> bool:
     names: list[str] = list(call.kwargs)
     for value in (*call.args, *call.kwargs.values()):
         names += list(value.items) + value.names + value.attrs + list(value.call_kwargs)
@@ -97,7 +96,7 @@ def _identity(call: Call, text: str) -> bool:
 def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrite | None:
     """The record ``call`` (a call in ``facts``) writes, if it writes one: told from the call
     alone, wherever it is."""
-    know = knowledge()
+    know = catalog.checklist
     # The catalogues normalise names themselves: asked with the call's own string (its
     # hash is cached), not a copy per call.
     callee = call.callee.replace("()", "") if "()" in call.callee else call.callee
@@ -108,7 +107,12 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
     if known or catalog.ledger_functions(call.callee):
         location = Location(facts.path, call.span)
         return LedgerWrite(
-            call, call.function, location, f"`{callee}`", _identity(call, call.text), inner=False
+            call,
+            call.function,
+            location,
+            f"`{callee}`",
+            _identity(know, call, call.text),
+            inner=False,
         )
     method = call.method
     if method in know.ledger_methods and call.receiver:
@@ -116,25 +120,31 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
         last = receiver.rsplit(".", 1)[-1]
         if receiver and know.ledger_receiver.search(last):
             location = Location(facts.path, call.span)
-            return LedgerWrite(call, call.function, location, f"`{call.text}`", _identity(call, ""))
-    if method in knowledge().ledger_sql_methods and call.args:
+            return LedgerWrite(
+                call, call.function, location, f"`{call.text}`", _identity(know, call, "")
+            )
+    if method in catalog.checklist.ledger_sql_methods and call.args:
         sql = call.args[0].string()
         if sql and know.ledger_sql.search(sql):
             location = Location(facts.path, call.span)
             return LedgerWrite(
-                call, call.function, location, "SQL into a tool-call table", _identity(call, sql)
+                call,
+                call.function,
+                location,
+                "SQL into a tool-call table",
+                _identity(know, call, sql),
             )
-    if method in knowledge().ledger_row_methods:
+    if method in catalog.checklist.ledger_row_methods:
         for value in call.args[:1]:
             if value.kind == "call" and value.qualname:
                 cls = value.qualname.rsplit(".", 1)[-1]
-                if knowledge().ledger_row_class.search(cls):
+                if catalog.checklist.ledger_row_class.search(cls):
                     return LedgerWrite(
                         call,
                         call.function,
                         Location(facts.path, call.span),
                         f"a `{cls}` row",
-                        _identity(call, "")
+                        _identity(know, call, "")
                         or any(know.input_identity.search(k) for k in value.call_kwargs),
                     )
     return None
@@ -142,15 +152,18 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
 
 def dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     return dispatches_by_name(
-        call, lambda head: project.local_assignments(facts, fn.qualname, head)
+        project.catalog.checklist,
+        call,
+        lambda head: project.local_assignments(facts, fn.qualname, head),
     )
 
 
-def dispatches_by_name(call: Call, bound: Callable[[str], Iterable[Assignment]]) -> bool:
+def dispatches_by_name(
+    know: Knowledge, call: Call, bound: Callable[[str], Iterable[Assignment]]
+) -> bool:
     """Whether ``call`` runs a callable looked up by a name it is given (``tools[name](...)``,
     ``getattr(ops, name)(...)``, ``handler = registry.get(name); handler(...)``);
     ``bound(local)``: the assignments to that local in the calling function."""
-    know = knowledge()
     if know.dispatch_direct(call.callee) or call.method in {"on_invoke_tool"}:
         first = call.args[0] if call.args else call.kwargs.get("name")
         return first is None or first.kind != "const"
@@ -179,14 +192,14 @@ def dispatches_by_name(call: Call, bound: Callable[[str], Iterable[Assignment]])
 def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispatch: Call) -> bool:
     """The dispatch runs a tool the model named: the code says "tool"/"function call",
     or the table it looks the callable up in holds project tools."""
-    know = knowledge()
+    know = project.catalog.checklist
     if dispatch.method in {"call_tool", "on_invoke_tool"}:
         return True
     texts = [fn.name, *fn.params, dispatch.text, *(a.text for a in dispatch.args)]
     head = dispatch.text.split("[", 1)[0].split(".", 1)[0]
     for assignment in project.local_assignments(facts, fn.qualname, head):
         texts.append(assignment.value.text)
-    if any(knowledge().tool_words.search(t) for t in texts):
+    if any(project.catalog.checklist.tool_words.search(t) for t in texts):
         return True
     tool_functions = {q for t in project.tools for q in t.functions}
     for assignment in facts.assignments:
@@ -207,7 +220,7 @@ def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispa
 
 
 def _find_executors(project: ProjectModel) -> list[Executor]:
-    know = knowledge()
+    know = project.catalog.checklist
     tool_functions = {q for t in project.tools for q in t.functions}
     direct = project.callees_matching(know.dispatch_direct, resolved=False)
     dispatch_methods = know.dispatch_methods
@@ -265,7 +278,7 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
 
 def build_ledger_index(project: ProjectModel) -> LedgerIndex:
     """The ledger pass over the project; use ``project.ledger_index()``, which runs it once."""
-    know = knowledge()
+    know = project.catalog.checklist
     # A record is written only by a ledger function or by a call to a write method: any
     # other call is passed over without a look at its arguments.
     recorders = project.callees_matching(

@@ -248,59 +248,16 @@ def _url_judgement(
     return None
 
 
-# Words of a helper's name that only say it makes an HTTP call (``_post``, ``send_request``,
-# ``make_api_call``): the request's method, not what the request does.
-_HTTP_HELPER_WORDS = frozenset(
-    {
-        "post",
-        "request",
-        "requests",
-        "send",
-        "call",
-        "make",
-        "do",
-        "api",
-        "http",
-        "https",
-        "json",
-        "async",
-        "sync",
-        "raw",
-        "helper",
-        "client",
-        "req",
-        "execute",
-        "run",
-        "perform",
-        "invoke",
-        "a",
-        "the",
-        "to",
-        "with",
-        "and",
-        "for",
-    }
-)
-
-
-# Words of a tool name or description that say how, not what (``run_sql``, "Use this to").
-_GENERIC_WORDS = frozenset({"run", "call", "invoke", "use", "do", "perform", "handle", "process"})
-
-
-# In SQL a "query" is any statement (``run_query`` may DROP a table): not read evidence.
-_SQL_NEUTRAL_WORDS = frozenset({"query", "queries", "sql", "statement"})
-
-
 def name_reads(catalog: Catalog, name: str, helper: bool = False, sql: bool = False) -> bool | None:
     """True when a tool or function name (or a description's first sentence) reads
     (``search_docs``, ``get_weather``, "Run one read-only SELECT."), False when it names
     a write (``create_order``, ``search_and_book``), None when it says neither. A
     ``helper`` name's HTTP words (``_post_json``) say nothing."""
-    name_words = [w for w in words(name) if w not in _GENERIC_WORDS]
+    name_words = [w for w in words(name) if w not in catalog.name_generic_words]
     if sql:
-        name_words = [w for w in name_words if w not in _SQL_NEUTRAL_WORDS]
+        name_words = [w for w in name_words if w not in catalog.sql_neutral_words]
     if helper:
-        name_words = [w for w in name_words if w not in _HTTP_HELPER_WORDS]
+        name_words = [w for w in name_words if w not in catalog.http_helper_words]
     if any(w in catalog.post_write_words for w in name_words):
         return False
     if any(w in catalog.name_read_words for w in name_words):
@@ -328,6 +285,6 @@ def read_by_name(catalog: Catalog, effect: Effect, tool_name: str, description: 
 def name_sets(catalog: Catalog, name: str) -> bool:
     """A PATCH made by ``update_contact``/``set_status``/``rename_room``: a function named
     for an idempotent write (setting fields again changes nothing), with no verb that adds."""
-    name_words = [w for w in words(name) if w not in _HTTP_HELPER_WORDS and w != "patch"]
+    name_words = [w for w in words(name) if w not in catalog.http_helper_words and w != "patch"]
     kinds = [catalog.verbs.get(w) for w in name_words]
     return "idempotent_write" in kinds and not {"non_idempotent", "destructive"} & set(kinds)

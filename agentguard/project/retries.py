@@ -146,7 +146,7 @@ def _node_retry(
     if node is None:
         return
     catches = _policy_catches(project, policy)
-    if node.kind == "call" and (node.qualname or "").rsplit(".", 1)[-1] == "ToolNode":
+    if node.kind == "call" and (node.qualname or "").rsplit(".", 1)[-1] in construct.tool_nodes:
         yield _global_use(construct, location, call, catches)
         return
     caller = project.function(call.function) if call.function else None

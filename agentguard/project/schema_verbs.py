@@ -1,5 +1,5 @@
 """What a tool known only from its schema probably does, from the verb of its name or
-description (the catalogue's ``verbs``). A guess, so effects made here are ``heuristic``,
+description (the catalogue's ``verbs`` and ``schema_verbs``). A guess, so effects made here are ``heuristic``,
 at medium confidence at best, and carry an "unknown" key: a schema cannot show whether an
 idempotency key is sent, so key rules (Q2) stay silent on them.
 """
@@ -13,27 +13,6 @@ from agentguard.facts.module_facts import Call, Value
 from agentguard.knowledge.catalog import Catalog
 from agentguard.project.tool_facts import Effect, KeyEvidence
 
-MESSAGE_VERBS = {"send", "email", "sms", "notify", "invite", "tweet", "reply", "message"}
-PAYMENT_VERBS = {
-    "charge",
-    "pay",
-    "refund",
-    "transfer",
-    "withdraw",
-    "deposit",
-    "purchase",
-    "checkout",
-    "transact",
-}
-EXEC_VERBS = {"execute", "exec"}
-# Words that are verbs in the catalogue but usually nouns at the head of a tool name:
-# `order_status`, `email_templates`, `post_comments_count`. They count as verbs only when
-# the words after them do not name something read.
-NOUN_LIKE = {"order", "book", "email", "sms", "tweet", "reply", "issue", "post", "invite",
-             "deposit", "transfer", "checkout", "trigger", "launch", "message"}  # fmt: skip
-READ_NOUNS = {"status", "info", "details", "detail", "history", "list", "summary", "count",
-              "lookup", "search", "templates", "template", "by", "of", "stats", "report",
-              "preview", "id", "ids", "url", "schema", "types", "options"}  # fmt: skip
 SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -62,7 +41,11 @@ def name_verb(catalog: Catalog, name: str) -> tuple[str, str] | None:
             continue
         verb, category = found
         rest = set(parts[index + 1 :])
-        if category != "read" and verb in NOUN_LIKE and (not rest or rest & READ_NOUNS):
+        if (
+            category != "read"
+            and verb in catalog.noun_like_verbs
+            and (not rest or rest & catalog.read_nouns)
+        ):
             return None  # `order_status`, `email`: a noun
         return found
     return None
@@ -73,17 +56,14 @@ def description_verb(catalog: Catalog, description: str) -> tuple[str, str] | No
     return _verb(catalog, parts[0]) if parts else None
 
 
-def _kind(verb: str, category: str) -> tuple[str, bool | None]:
+def _kind(catalog: Catalog, verb: str, category: str) -> tuple[str, bool | None]:
     if category == "destructive":
         return "destructive", True
     if category == "idempotent_write":
         return "write", True
-    if verb in MESSAGE_VERBS:
-        return "message", False
-    if verb in PAYMENT_VERBS:
-        return "payment", False
-    if verb in EXEC_VERBS:
-        return "exec", False
+    for kind, verbs in catalog.schema_verb_kinds.items():
+        if verb in verbs:
+            return kind, False
     return "network_write", False
 
 
@@ -105,7 +85,7 @@ def schema_effects(catalog: Catalog, name: str, description: str, anchor: Locati
         confidence = Confidence.LOW
     else:
         return []
-    kind, idempotent = _kind(verb, category)
+    kind, idempotent = _kind(catalog, verb, category)
     call = Call(callee=f"schema:{name}", text=name, method=name, receiver=None, span=anchor.span)
     return [
         Effect(

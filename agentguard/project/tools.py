@@ -550,15 +550,11 @@ def _discover_raw_schemas(
                 _add_tool(project, tool)
 
 
-# A module per tool: ``MANIFEST = {"name": ..., "parameters": ...}`` next to ``def run(...)``.
-PLUGIN_ENTRY_NAMES = ("run", "execute", "invoke", "call", "handler", "handle")
-
-
 def _plugin_entry(project: ProjectModel, facts: ModuleFacts) -> str | None:
     """The one module-level entry function of a tool plugin module, if there is one."""
     found = [
         f"{facts.module}.{name}"
-        for name in PLUGIN_ENTRY_NAMES
+        for name in sorted(project.catalog.plugin_entry_names)
         if f"{facts.module}.{name}" in project.functions
     ]
     return found[0] if len(found) == 1 else None

@@ -27,10 +27,8 @@ from agentguard.facts.module_facts import (
     line_layout,
 )
 from agentguard.knowledge.catalog import Catalog
-from agentguard.knowledge.checklist import knowledge
 from agentguard.prefilter import seed_words
 from agentguard.project.ledger_writes import dispatches_by_name, ledger_write
-from agentguard.project.tools import PLUGIN_ENTRY_NAMES
 
 # Keyword arguments that change how every tool of the project is judged, whatever call
 # passes them (agentguard.project.framework_settings).
@@ -197,7 +195,7 @@ def _rule_entry(
     executor's dispatch, a tool-call record, a project-wide setting), not only in the
     functions a tool reaches.
     """
-    if name.startswith("__") or (not is_method and name in PLUGIN_ENTRY_NAMES):
+    if name.startswith("__") or (not is_method and name in catalog.plugin_entry_names):
         return f"`{name}` may be run by its name alone"
     if part.is_test or any(fn.is_test for fn in part.functions.values()):
         return "it is a test (evals are read from tests)"
@@ -209,7 +207,7 @@ def _rule_entry(
         return "it holds a schema-shaped dict or a dispatch on a tool name"
     if part.attribute_sets or part.status_checks:
         return "it sets another object's attribute or checks a status"
-    know = knowledge()
+    know = catalog.checklist
     for fn in part.functions.values():
         for decorator in fn.decorators:
             decorating = decorator.qualname
@@ -228,7 +226,7 @@ def _rule_entry(
         called = call.text.split("(", 1)[0]
         if ledger_write(catalog, call, part) is not None:
             return f"`{called}` writes a tool-call record"
-        if dispatches_by_name(call, _assigned_in(bound, call.function)):
+        if dispatches_by_name(know, call, _assigned_in(bound, call.function)):
             return f"`{called}` runs a function looked up by name"
         if any(key in _GLOBAL_SETTINGS for key in call.kwargs):
             return f"`{called}` passes a setting that applies to every tool"

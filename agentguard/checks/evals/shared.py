@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
-from agentguard.knowledge.checklist import knowledge
 from agentguard.project.counted_writes import counted_writes
 
 if TYPE_CHECKING:
@@ -51,7 +50,7 @@ def _values(values: Iterable[Value]) -> Iterable[Value]:
 
 
 def _raises_timeout(project: ProjectModel, fn: Function) -> bool:
-    know = knowledge()
+    know = project.catalog.checklist
     return any(know.is_timeout(v.qualname or v.text.split("(")[0]) for v in fn.raises)
 
 
@@ -62,7 +61,7 @@ def _test_functions(facts: ModuleFacts) -> list[Function]:
 def replay_tests(project: ProjectModel) -> list[ReplayTest]:
     """Every test function of the project, with what it names, injects and asserts. Callers
     work it out once per run and pass it to :func:`eval_verdict` for each tool."""
-    know = knowledge()
+    know = project.catalog.checklist
     result: list[ReplayTest] = []
     for facts in project.modules.values():
         if not facts.is_test:

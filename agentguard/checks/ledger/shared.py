@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call
-from agentguard.knowledge.checklist import knowledge
 from agentguard.project.counted_writes import counts_as_write
 from agentguard.project.ledger_writes import Executor, LedgerIndex, LedgerWrite, project_target
 from agentguard.project.project_model import ProjectModel
@@ -36,9 +35,9 @@ def tool_records_via_decorator(project: ProjectModel, tool: ToolFacts) -> bool:
         if fn is None or facts is None:
             continue
         for dec in fn.decorators:
-            if project.catalog.ledger_functions(dec.qualname) or knowledge().ledger_functions(
+            if project.catalog.ledger_functions(
                 dec.qualname
-            ):
+            ) or project.catalog.checklist.ledger_functions(dec.qualname):
                 return True
             target = project.project_function(dec.qualname, facts)
             decorator = project.function(target) if target else None

@@ -16,7 +16,6 @@ from agentguard.diagnostics import (
     StepKind,
 )
 from agentguard.fixes.context import LINE_LENGTH
-from agentguard.knowledge.checklist import knowledge
 from agentguard.project.counted_writes import counts_as_write
 from agentguard.project.project_model import ProjectModel
 
@@ -452,7 +451,7 @@ def structured_error(finding: Finding, project: ProjectModel) -> StructuredError
     )
     if handler is None:
         return None
-    know = knowledge()
+    know = project.catalog.checklist
     writes = any(counts_as_write(e, tool.name, project.catalog) for e in tool.effects)
     caught = [c.replace("()", "") for c in handler.caught]
     before_send = [

@@ -17,7 +17,7 @@ from agentguard.facts.module_facts import (
     RawErrorUse,
     Value,
 )
-from agentguard.knowledge.checklist import Setting, knowledge
+from agentguard.knowledge.checklist import Knowledge, Setting
 from agentguard.project.counted_writes import counted_writes, counts_as_write
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import Effect, ToolFacts
@@ -99,8 +99,9 @@ class RawObservation:
     confidence: Confidence
 
 
-def _reaches_model(site: ObservationSite, use: RawErrorUse) -> tuple[str, Confidence] | None:
-    know = knowledge()
+def _reaches_model(
+    know: Knowledge, site: ObservationSite, use: RawErrorUse
+) -> tuple[str, Confidence] | None:
     if use.dest == "return":
         return "the tool's return value", Confidence.HIGH
     if use.dest == "raise":
@@ -139,7 +140,7 @@ def _input_error_only(project: ProjectModel, site: ObservationSite, handler: Han
     nothing: the message describes the model's own input (a rejected SQL statement, a
     failed validation), which is what the model needs to correct it; no outcome is in
     doubt."""
-    know = knowledge()
+    know = project.catalog.checklist
     if not handler.caught or not all(
         know.input_error.search(name.rsplit(".", 1)[-1]) for name in handler.caught
     ):
@@ -161,7 +162,7 @@ def _first_raw(
     if _input_error_only(project, site, handler):
         return None
     for use in handler.raw_error_uses:
-        verdict = _reaches_model(site, use)
+        verdict = _reaches_model(project.catalog.checklist, site, use)
         if verdict is not None:
             reaches, confidence = verdict
             if site.role == "helper" and use.dest == "return":
@@ -220,7 +221,7 @@ def _first_raw(
                 keys,
                 strings,
             )
-            verdict = _reaches_model(site, use)
+            verdict = _reaches_model(project.catalog.checklist, site, use)
             if verdict is not None:
                 return RawObservation(
                     site, use, Location(site.facts.path, call.span), verdict[0], Confidence.MEDIUM
@@ -306,7 +307,7 @@ def _error_items(value: Value) -> dict[str, Value] | None:
 
 
 def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
-    know = knowledge()
+    know = project.catalog.checklist
     raw_lines = {(r.location.path, r.location.span.line) for r in raw_observations(project)}
     for site in observation_sites(project):
         if site.role != "tool" or site.tool is None:
@@ -322,7 +323,7 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
                 for e in project.effects_in_orders(fn.qualname, block.body_order)
                 if counts_as_write(e, tool_name, project.catalog, site.tool.description)
             ]
-            if not effects or says_outcome_unknown(handler):
+            if not effects or says_outcome_unknown(know, handler):
                 continue
             for value in handler.returns:
                 if value.span is None:
@@ -348,7 +349,7 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
 
 
 def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
-    know = knowledge()
+    know = project.catalog.checklist
     result: list[SettingUse] = []
     writers = [t for t in project.tools if counted_writes(t, project.catalog) and t.guarded is None]
     by_name = {
@@ -434,7 +435,7 @@ class DefaultErrorText:
 
 
 def default_error_texts(project: ProjectModel) -> list[DefaultErrorText]:
-    know = knowledge()
+    know = project.catalog.checklist
     masked = _fastmcp_masked(project)
     result: list[DefaultErrorText] = []
     for tool in project.tools:
@@ -466,7 +467,7 @@ def _fastmcp_masked(project: ProjectModel) -> bool:
 
 def _handled_in_tool(project: ProjectModel, tool: ToolFacts, effect: Effect) -> bool:
     """The tool catches errors around the effect itself (broadly, or the timeout)."""
-    know = knowledge()
+    know = project.catalog.checklist
     first = effect.chain[0].location if effect.chain else None
     for qualname in tool.functions:
         fn: Function | None = project.function(qualname)

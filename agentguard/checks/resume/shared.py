@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, StatusCheck
-from agentguard.knowledge.checklist import knowledge
+from agentguard.knowledge.checklist import Knowledge
 from agentguard.project.counted_writes import counts_as_write
 from agentguard.project.ledger_writes import dispatch_call, project_target
 
@@ -52,8 +52,7 @@ def _sql_status_checks(facts: ModuleFacts) -> list[StatusCheck]:
     return checks
 
 
-def _replays_unfinished(check: StatusCheck) -> str | None:
-    know = knowledge()
+def _replays_unfinished(know: Knowledge, check: StatusCheck) -> str | None:
     values = set(check.values)
     if check.op in {"ne", "not_in"} and values & know.done_statuses:
         return f"re-runs every call whose status is not {sorted(values & know.done_statuses)[0]!r}"
@@ -63,7 +62,7 @@ def _replays_unfinished(check: StatusCheck) -> str | None:
 
 
 def resume_replays(project: ProjectModel) -> list[ResumeReplay]:
-    know = knowledge()
+    know = project.catalog.checklist
     index = project.ledger_index()
     executors = {e.function for e in index.executors}
     tool_functions = {q for t in project.tools for q in t.functions}
@@ -84,7 +83,7 @@ def resume_replays(project: ProjectModel) -> list[ResumeReplay]:
             module_name = facts.module.rsplit(".", 1)[-1]
             if not (know.resume_name.search(fn.name) or know.resume_name.search(module_name)):
                 continue
-            replaying = [(c, why) for c in checks if (why := _replays_unfinished(c))]
+            replaying = [(c, why) for c in checks if (why := _replays_unfinished(know, c))]
             if not replaying:
                 continue
             check, why = replaying[0]
@@ -129,7 +128,7 @@ class InterruptReplay:
 
 
 def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
-    know = knowledge()
+    know = project.catalog.checklist
     interrupts = project.callees_matching(know.interrupt, resolved=False)
     result: list[InterruptReplay] = []
     for qualname, (fn, facts) in project.sorted_functions():
@@ -157,5 +156,5 @@ def _is_task(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
     target = project_target(project, call, fn, facts)
     task = project.function(target) if target else None
     return task is not None and any(
-        knowledge().task_decorators(d.qualname) for d in task.decorators
+        project.catalog.checklist.task_decorators(d.qualname) for d in task.decorators
     )

@@ -16,7 +16,7 @@ from agentguard.facts.module_facts import (
     TryBlock,
     Value,
 )
-from agentguard.knowledge.checklist import Setting, knowledge
+from agentguard.knowledge.checklist import Knowledge, Setting
 from agentguard.project.counted_writes import counted_writes, counts_as_write
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.retries import retried_effects
@@ -40,8 +40,7 @@ def try_block(fn: Function, handler: Handler) -> TryBlock | None:
     return next((t for t in fn.tries if t.try_id == handler.try_id), None)
 
 
-def says_outcome_unknown(handler: Handler) -> bool:
-    know = knowledge()
+def says_outcome_unknown(know: Knowledge, handler: Handler) -> bool:
     texts = [*handler.strings, *(v.text for v in (*handler.returns, *handler.raises))]
     if any(know.uncertain_words.search(t) for t in texts):
         return True
@@ -49,11 +48,10 @@ def says_outcome_unknown(handler: Handler) -> bool:
         return True
     if any(know.reconcile_call.search(c.rsplit(".", 1)[-1]) for c in handler.calls):
         return True
-    return any(_says_not_retryable(v) for v in handler.returns)
+    return any(_says_not_retryable(know, v) for v in handler.returns)
 
 
-def _says_not_retryable(value: Value) -> bool:
-    know = knowledge()
+def _says_not_retryable(know: Knowledge, value: Value) -> bool:
     items = value.items if value.kind == "dict" else {}
     if value.kind == "call" and value.call_args and value.call_args[0].kind == "dict":
         items = value.call_args[0].items
@@ -68,7 +66,7 @@ def _in_retry_loop(fn: Function, block: TryBlock) -> bool:
 
 
 def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
-    know = knowledge()
+    know = project.catalog.checklist
     result: list[TimeoutVerdict] = []
     for qualname, (fn, facts) in project.sorted_functions():
         if facts.is_test:
@@ -87,9 +85,9 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
                 for e in project.effects_in_orders(qualname, block.body_order)
                 if counts_as_write(e, name, project.catalog, owner.description if owner else "")
             ]
-            if not effects or says_outcome_unknown(handler):
+            if not effects or says_outcome_unknown(know, handler):
                 continue
-            verdict = _handler_outcome(fn, block, handler)
+            verdict = _handler_outcome(know, fn, block, handler)
             if verdict is None:
                 continue
             outcome, detail = verdict
@@ -103,7 +101,9 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
     return result
 
 
-def _handler_outcome(fn: Function, block: TryBlock, handler: Handler) -> tuple[str, str] | None:
+def _handler_outcome(
+    know: Knowledge, fn: Function, block: TryBlock, handler: Handler
+) -> tuple[str, str] | None:
     """plain: the handler answers with an error; retry: the loop around it sends it again."""
     if handler.returns or handler.raises:
         return "plain", (handler.returns or handler.raises)[0].text
@@ -112,7 +112,7 @@ def _handler_outcome(fn: Function, block: TryBlock, handler: Handler) -> tuple[s
     if _in_retry_loop(fn, block):
         return "retry", "the enclosing loop sends it again"
     messages = [s for s in handler.strings if " " in s.strip()]
-    logs = knowledge().log_receivers
+    logs = know.log_receivers
     if messages and not any(c.split(".")[0] in logs for c in handler.calls):
         return "plain", repr(messages[0])  # result = "Timed out, try again" used later
     return None
@@ -121,7 +121,7 @@ def _handler_outcome(fn: Function, block: TryBlock, handler: Handler) -> tuple[s
 def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
     """An executor that catches a timeout around ``tools[name](...)``: it speaks for every
     tool it may run, so it counts when the project has a non-idempotent write tool."""
-    know = knowledge()
+    know = project.catalog.checklist
     writers = [
         t
         for t in project.tools
@@ -144,9 +144,9 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
                 continue
             if not (block.body_order[0] <= executor.dispatch_order < block.body_order[1]):
                 continue
-            if says_outcome_unknown(handler):
+            if says_outcome_unknown(know, handler):
                 continue
-            verdict = _handler_outcome(fn, block, handler)
+            verdict = _handler_outcome(know, fn, block, handler)
             if verdict is None:
                 continue
             outcome, detail = verdict
@@ -163,7 +163,7 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
 
 def _timeout_retries(project: ProjectModel) -> list[TimeoutVerdict]:
     """A retry decorator or wrapper that names a timeout among the errors it retries."""
-    know = knowledge()
+    know = project.catalog.checklist
     result: list[TimeoutVerdict] = []
     for use in project.retry_uses():
         if use.kind != "decorator" or not use.catches or use.function is None:
@@ -238,7 +238,7 @@ def is_off(value: Value) -> bool:
 
 
 def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
-    know = knowledge()
+    know = project.catalog.checklist
     result: list[SettingUse] = []
     for tool in project.tools:
         risky = counted_writes(tool, project.catalog)
@@ -308,7 +308,7 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
                 if not know.task_decorators(dec.qualname):
                     continue
                 policy = dec.kwargs.get("retry_policy")
-                if policy is None or not _default_retry_on(policy):
+                if policy is None or not _default_retry_on(know, policy):
                     continue
                 effects = _node_effects(project, fn.qualname)
                 if effects:
@@ -336,8 +336,8 @@ def _matches(setting: Setting, call: Call) -> bool:
     return callee in setting.match
 
 
-def _default_retry_on(policy: Value) -> bool:
-    if policy.kind != "call" or not knowledge().retry_policy(policy.qualname):
+def _default_retry_on(know: Knowledge, policy: Value) -> bool:
+    if policy.kind != "call" or not know.retry_policy(policy.qualname):
         return False
     return "retry_on" not in policy.call_kwargs and len(policy.call_args) < 6
 
@@ -357,11 +357,11 @@ def _retry_confidence(effects: list[Effect]) -> Confidence:
 
 
 def _langgraph_retry(project: ProjectModel, call: Call, facts: ModuleFacts) -> list[SettingUse]:
-    know = knowledge()
+    know = project.catalog.checklist
     if call.method != "add_node" and not know.add_node(call.callee):
         return []
     policy = call.kwargs.get("retry_policy")
-    if policy is None or not _default_retry_on(policy):
+    if policy is None or not _default_retry_on(know, policy):
         return []
     node = call.args[1] if len(call.args) > 1 else call.args[0] if call.args else None
     node = call.kwargs.get("action", node)

@@ -1,0 +1,194 @@
+"""The extractor's visits of imports, functions, decorators and classes."""
+
+from __future__ import annotations
+
+import ast
+
+from agentguard.diagnostics import Span
+from agentguard.facts.extract_values import (
+    CONTEXT_CARRIERS,
+    CONTEXT_PACKAGES,
+    Scope,
+    ValueReader,
+)
+from agentguard.facts.module_facts import (
+    ClassDef,
+    Decorator,
+    Function,
+)
+
+
+class DefinitionVisitor(ValueReader):
+    """Imports, functions (with their decorators) and classes."""
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self.facts.imports[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".")[0]
+                self.facts.imports[head] = head
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = node.module or ""
+        if node.level:
+            parts = self.module.split(".")
+            is_package = self.path.endswith("__init__.py")
+            keep = len(parts) - node.level + (1 if is_package else 0)
+            prefix = ".".join(parts[: max(keep, 0)])
+            base = ".".join(p for p in (prefix, base) if p)
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            self.facts.imports[alias.asname or alias.name] = (
+                f"{base}.{alias.name}" if base else alias.name
+            )
+
+    # ------------------------------------------------------------------ definitions
+    def _qualname(self, name: str) -> str:
+        if not self.containers:
+            return f"{self.module}.{name}"
+        kind, outer = self.containers[-1]
+        return f"{outer}.{name}" if kind == "class" else f"{outer}.<locals>.{name}"
+
+    def _decorator(self, node: ast.expr) -> Decorator:
+        if isinstance(node, ast.Call):
+            return Decorator(
+                qualname=self.resolve(node.func) or self.text(node.func),
+                text=self.text(node),
+                called=True,
+                args=[self.value(a) for a in node.args],
+                kwargs={k.arg: self.value(k.value) for k in node.keywords if k.arg},
+                span=self.span(node),
+            )
+        return Decorator(
+            qualname=self.resolve(node) or self.text(node),
+            text=self.text(node),
+            called=False,
+            span=self.span(node),
+        )
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        qualname = self._qualname(node.name)
+        decorators = [self._decorator(d) for d in node.decorator_list]
+        for dec in node.decorator_list:
+            self._visit_decorator_calls(dec)
+        first_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        span = self.span(node)
+        name_col = node.col_offset + (6 if isinstance(node, ast.AsyncFunctionDef) else 0) + 5
+        args = node.args
+        params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        if args.vararg:
+            params.append(args.vararg.arg)
+        if args.kwarg:
+            params.append(args.kwarg.arg)
+        in_class = bool(self.containers) and self.containers[-1][0] == "class"
+        function = Function(
+            qualname=qualname,
+            name=node.name,
+            module=self.module,
+            class_name=self.class_stack[-1].qualname if in_class else None,
+            span=Span(first_line, span.column, span.end_line, span.end_column),
+            name_span=Span(node.lineno, name_col, node.lineno, name_col + len(node.name)),
+            params=params,
+            is_async=isinstance(node, ast.AsyncFunctionDef),
+            decorators=decorators,
+            docstring=ast.get_docstring(node),
+            is_test=self.facts.is_test and node.name.startswith("test"),
+        )
+        if self.scope.function is not None:
+            self.scope.function.nested.append(qualname)
+        self.facts.functions[qualname] = function
+        if in_class:
+            self.class_stack[-1].methods.append(qualname)
+        scope = Scope(function)
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            if a.annotation is not None:
+                annotated = self._annotation_type(a.annotation)
+                if annotated:
+                    scope.types[a.arg] = annotated
+                carried = self._carried_dependencies(a.annotation)
+                if carried is not None:
+                    # A dotted key: no bare name is ever looked up with a dot in it.
+                    scope.types[f"{a.arg}.{carried[0]}"] = carried[1]
+        for default in (*args.defaults, *args.kw_defaults):
+            if default is not None:
+                self.visit(default)
+        self.scopes.append(scope)
+        self.scope = scope
+        self._forget_values()
+        self.containers.append(("def", qualname))
+        for stmt in node.body:
+            self.visit(stmt)
+        self.containers.pop()
+        self.scopes.pop()
+        self.scope = self.scopes[-1]
+        self._forget_values()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _carried_dependencies(self, node: ast.expr) -> tuple[str, str] | None:
+        """For ``RunContext[Deps]`` and the like (``CONTEXT_CARRIERS``): the attribute that
+        holds the dependencies and their type (``("deps", "app.Deps")``)."""
+        if not isinstance(node, ast.Subscript):
+            return None
+        carrier = self.resolve(node.value)
+        if carrier is None or carrier.split(".", 1)[0] not in CONTEXT_PACKAGES:
+            return None
+        attribute = CONTEXT_CARRIERS.get(carrier.rsplit(".", 1)[-1])
+        if attribute is None:
+            return None
+        argument = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
+        carried = self._annotation_type(argument)
+        return (attribute, carried) if carried else None
+
+    def _visit_decorator_calls(self, node: ast.expr) -> None:
+        # Calls inside decorator arguments (lambdas, retry stop conditions) still count.
+        if isinstance(node, ast.Call):
+            for arg in (*node.args, *(k.value for k in node.keywords)):
+                self.visit(arg)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        qualname = self._qualname(node.name)
+        cls = ClassDef(
+            qualname=qualname,
+            name=node.name,
+            module=self.module,
+            span=self.span(node),
+            name_span=Span(
+                node.lineno, node.col_offset + 7, node.lineno, node.col_offset + 7 + len(node.name)
+            ),
+            bases=[self.resolve(b) or self.text(b) for b in node.bases],
+            methods=[],
+            decorators=[self._decorator(d) for d in node.decorator_list],
+        )
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+                if isinstance(target, ast.Name):
+                    cls.attributes[target.id] = self.value(stmt.value)
+            elif (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and stmt.value is not None
+            ):
+                cls.attributes[stmt.target.id] = self.value(stmt.value)
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                annotated = self._annotation_type(stmt.annotation)
+                if annotated:
+                    cls.self_types[stmt.target.id] = annotated
+        self.facts.classes[qualname] = cls
+        self.class_stack.append(cls)
+        self.containers.append(("class", qualname))
+        class_scope = Scope(self.scope.function)
+        class_scope.order = self.scope.order
+        self.scopes.append(class_scope)
+        self.scope = class_scope
+        self._forget_values()
+        for stmt in node.body:
+            self.visit(stmt)
+        self.scopes.pop()
+        self.scope = self.scopes[-1]
+        self._forget_values()
+        self.containers.pop()
+        self.class_stack.pop()

@@ -1,0 +1,656 @@
+"""Values, names and text for the extractor (``extract.py``): the state every visitor
+shares, what an expression is, and the assignments and calls that bind names.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from itertools import accumulate
+from typing import TYPE_CHECKING, Any
+
+from agentguard.diagnostics import Span
+from agentguard.facts.module_facts import (
+    LOADED_EMPTY_DICT,
+    LOADED_EMPTY_LIST,
+    Assignment,
+    Call,
+    ClassDef,
+    Const,
+    Function,
+    ModuleFacts,
+    Value,
+)
+
+TEXT_LIMIT = 240
+# pathlib's classes, and what gives another path: ``ROOT / name``, ``ROOT.joinpath(name)``,
+# ``Path.home() / name``, ``Path(__file__).parent / "notes"``. Such an expression is typed
+# ``pathlib.Path``, so that ``(ROOT / name).write_text(body)`` is a call of
+# ``pathlib.Path.write_text``. (``path.parent.mkdir(...)`` itself stays unresolved: it would
+# name the folder made before the file written as the tool's write.)
+PATH_TYPE = "pathlib.Path"
+_PATH_CLASSES = frozenset(
+    f"pathlib.{name}"
+    for name in ("Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath", "PureWindowsPath")
+)
+_PATH_METHODS = frozenset(
+    {
+        "joinpath",
+        "with_name",
+        "with_suffix",
+        "with_stem",
+        "resolve",
+        "absolute",
+        "expanduser",
+        "home",
+        "cwd",
+    }
+)
+# Leaf node kinds that carry no facts: skipping them keeps every walk's order otherwise the
+# same as ``ast.walk`` (they never have children) while visiting about a third fewer nodes.
+_LEAF_KINDS = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+# Fields that never hold a node (names, flags, the leaf kinds above): not worth a look.
+_SCALAR_FIELDS = {
+    "ctx",
+    "op",
+    "ops",
+    "id",
+    "attr",
+    "kind",
+    "conversion",
+    "is_async",
+    "type_comment",
+    "level",
+    "module",
+    "asname",
+}
+
+
+def _node_types() -> list[type[ast.AST]]:
+    """Every node class of the running Python's ``ast`` (the grammar differs by version)."""
+    found: list[type[ast.AST]] = []
+    todo: list[type[ast.AST]] = [ast.AST]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.append(sub)
+                todo.append(sub)
+    return found
+
+
+# Walks look a node's kind up in these tables instead of asking ``isinstance`` per field
+# per node: one dict or set probe answers "is this a node, and where are its children".
+NODE_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: tuple(f for f in kind._fields if f not in _SCALAR_FIELDS) for kind in _node_types()
+}
+WALKED_KINDS = frozenset(kind for kind in NODE_FIELDS if not issubclass(kind, _LEAF_KINDS))
+# What a search for names, calls and attributes queues: names are taken when found, and a
+# constant holds none of the three.
+_QUEUED = WALKED_KINDS - {ast.Name, ast.Constant}
+
+
+def walk(node: ast.AST) -> list[ast.AST]:
+    """``ast.walk`` order (breadth first), without the fact-free leaf kinds; a list, not a
+    generator, because a list is cheaper for the short walks this module does."""
+    result = [node]
+    walked, fields = WALKED_KINDS, NODE_FIELDS
+    for current in result:  # extended while iterated: breadth first
+        for name in fields[type(current)]:
+            child: Any = getattr(current, name, None)
+            if type(child) is list:
+                for item in child:
+                    if type(item) in walked:
+                        result.append(item)
+            elif type(child) in walked:
+                result.append(child)
+    return result
+
+
+def _leaf_value(
+    kind: str, text: str, const: Const, qualname: str | None, names: list[str], span: Span
+) -> Value:
+    """A constant or a name: nothing nested, nothing called, no attributes read."""
+    return Value(
+        kind,
+        text,
+        const,
+        qualname,
+        names,
+        NO_NAMES,
+        NO_NAMES,
+        NO_ITEMS,
+        NO_VALUES,
+        span,
+        NO_ITEMS,
+        NO_VALUES,
+    )
+
+
+def span_of(node: ast.AST) -> Span:
+    line = getattr(node, "lineno", 1)
+    col = getattr(node, "col_offset", 0)
+    end_line = getattr(node, "end_lineno", None) or line
+    end_col = getattr(node, "end_col_offset", None)
+    return Span(line, col + 1, end_line, (end_col if end_col is not None else col) + 1)
+
+
+def module_name_for(path: str) -> str:
+    parts = path[:-3].split("/") if path.endswith(".py") else path.split("/")
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(p for p in parts if p) or "__main__"
+
+
+# What a framework hands a tool or a node that carries the user's own dependencies in an
+# attribute typed by its first type argument: ``ctx: RunContext[Deps]`` (Pydantic AI) makes
+# ``ctx.deps`` a ``Deps``; ``RunContextWrapper[T]`` (OpenAI Agents SDK), ``Runtime[T]``
+# (LangGraph) and ``ToolRuntime[T, S]`` (LangChain) hand it over as ``.context``. So
+# ``ctx.deps.http.post(...)`` is a call on the field ``Deps`` declares for ``http``.
+CONTEXT_CARRIERS = {
+    "RunContext": "deps",
+    "RunContextWrapper": "context",
+    "Runtime": "context",
+    "ToolRuntime": "context",
+}
+CONTEXT_PACKAGES = frozenset({"pydantic_ai", "agents", "langgraph", "langchain"})
+_CARRIED_ATTRIBUTES = frozenset(CONTEXT_CARRIERS.values())
+
+
+class Scope:
+    __slots__ = ("function", "loops", "order", "types")
+
+    def __init__(self, function: Function | None) -> None:
+        self.function = function
+        self.types: dict[str, str] = {}
+        self.loops: list[int] = []
+        self.order = 0
+
+
+# Values made here hold the one shared, read-only empty list or dict (the ones facts read
+# back from a pickle hold) for each empty field: most of a Value's seven containers stay
+# empty, and making them was about a quarter of the memory extracted facts take.
+NO_NAMES: list[str] = LOADED_EMPTY_LIST
+NO_VALUES: list[Value] = LOADED_EMPTY_LIST
+NO_ITEMS: dict[str, Value] = LOADED_EMPTY_DICT
+NO_IDS: list[int] = LOADED_EMPTY_LIST
+
+
+class ValueReader:
+    """The extractor's state and what every visitor shares: source text and spans, name
+    resolution, the Value of an expression, and the assignments and calls that bind them.
+    The traversal itself (``visit``) is the final class's, in ``extract.py``."""
+
+    if TYPE_CHECKING:
+
+        def visit(self, node: ast.AST) -> None: ...
+
+        def generic_visit(self, node: ast.AST) -> None: ...
+
+    def __init__(self, source: bytes, path: str, is_test: bool) -> None:
+        self.source = source
+        # Most files are ASCII: their text is sliced from one decoded copy.
+        self._ascii_text = source.decode("ascii") if source.isascii() else None
+        self.path = path
+        self.module = module_name_for(path)
+        self.facts = ModuleFacts(path=path, module=self.module, is_test=is_test)
+        # Where each line starts: after every b"\n", summed in C.
+        self._line_offsets = list(
+            accumulate(map((1).__add__, map(len, source.split(b"\n")[:-1])), initial=0)
+        )
+        self.facts.lines = len(self._line_offsets)
+        self.module_scope = Scope(None)
+        self.scopes: list[Scope] = [self.module_scope]
+        # The innermost of ``scopes``, kept in step with it: read at nearly every node.
+        self.scope = self.module_scope
+        self.class_stack: list[ClassDef] = []
+        self.containers: list[tuple[str, str]] = []  # ("class" | "def", qualname)
+        self.top_level: set[str] = set()
+        self._next_id = 0
+        self._spans: dict[tuple[int, int, int | None, int | None], Span] = {}
+        self._texts: dict[str, str] = {}
+        self._values: dict[int, Value] = {}
+        self._names: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ helpers
+    def text(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
+        try:
+            offsets = self._line_offsets
+            start = offsets[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
+            end = offsets[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+        except (AttributeError, IndexError, TypeError):
+            return ""
+        text = self._slice(start, end, limit)
+        # A node's text is asked for at every nesting level it is a value in: keep one copy.
+        return self._texts.setdefault(text, text)
+
+    def _slice(self, start: int, end: int, limit: int) -> str:
+        """The source between two byte offsets, cut after ``limit`` bytes."""
+        text_source = self._ascii_text
+        if text_source is not None:
+            # Characters are bytes here: a slice of the decoded text is the same string,
+            # without a bytes object to make and decode per slice.
+            if min(end, len(text_source)) - start > limit:
+                return text_source[start : start + limit] + "..."
+            return text_source[start:end]
+        source = self.source
+        # The slice's own length, without slicing: a long text (a large dict literal) is
+        # asked for at every nesting level, and only its first ``limit`` bytes are kept.
+        if min(end, len(source)) - start > limit:
+            raw = source[start : start + limit] + b"..."
+        else:
+            raw = source[start:end]
+        return raw.decode("utf-8", "replace")
+
+    def span(self, node: ast.AST) -> Span:
+        """The node's span; equal spans are one shared (frozen) object, which keeps the
+        facts smaller in memory and in the cache (pickle stores a repeated object once)."""
+        try:
+            line = node.lineno  # type: ignore[attr-defined]
+            column = node.col_offset  # type: ignore[attr-defined]
+            end_line = node.end_lineno  # type: ignore[attr-defined]
+            end_column = node.end_col_offset  # type: ignore[attr-defined]
+        except AttributeError:
+            return span_of(node)
+        # Keyed by the raw position (a tuple hashes in C, a Span's hash is Python code),
+        # and a Span built only the first time a position is seen.
+        key = (line, column, end_line, end_column)
+        known = self._spans.get(key)
+        if known is None:
+            if end_line is None or end_column is None:
+                known = span_of(node)
+            else:
+                known = tuple.__new__(Span, (line, column + 1, end_line, end_column + 1))
+            self._spans[key] = known
+        return known
+
+    def _text_and_span(self, node: ast.AST) -> tuple[str, Span]:
+        """``text(node)`` and ``span(node)``, reading the node's position once: every Value
+        needs both, and reading an ``ast`` node's attributes is much of what they cost."""
+        try:
+            line = node.lineno  # type: ignore[attr-defined]
+            column = node.col_offset  # type: ignore[attr-defined]
+            end_line = node.end_lineno  # type: ignore[attr-defined]
+            end_column = node.end_col_offset  # type: ignore[attr-defined]
+            offsets = self._line_offsets
+            start = offsets[line - 1] + column
+            end = offsets[end_line - 1] + end_column
+        except (AttributeError, IndexError, TypeError):
+            return self.text(node), self.span(node)
+        ascii_text = self._ascii_text
+        if ascii_text is not None and min(end, len(ascii_text)) - start <= TEXT_LIMIT:
+            text = ascii_text[start:end]  # what ``_slice`` gives, without a call
+        else:
+            text = self._slice(start, end, TEXT_LIMIT)
+        key = (line, column, end_line, end_column)
+        span = self._spans.get(key)
+        if span is None:
+            # ``tuple.__new__`` directly: Span's own call goes through Python code.
+            span = self._spans[key] = tuple.__new__(
+                Span, (line, column + 1, end_line, end_column + 1)
+            )
+        return self._texts.setdefault(text, text), span
+
+    def new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """Dotted, import-resolved name of a Name/Attribute chain (None for other shapes)."""
+        if isinstance(node, ast.Name):
+            return self.resolve_name(node.id)
+        if isinstance(node, ast.Attribute):
+            if node.attr in _CARRIED_ATTRIBUTES and type(node.value) is ast.Name:
+                carried = f"{node.value.id}.{node.attr}"
+                for scope in reversed(self.scopes):
+                    if carried in scope.types:
+                        return scope.types[carried]
+            base = self.resolve(node.value)
+            if base is None:
+                value = node.value
+                if isinstance(value, ast.Call):
+                    func = value.func
+                    # ``ROOT.joinpath(name).write_text``: a path method's result is a path.
+                    if not (
+                        isinstance(func, ast.Attribute)
+                        and func.attr in _PATH_METHODS
+                        and self.path_typed(func.value)
+                    ):
+                        inner = self.resolve(func)
+                        return f"{inner}().{node.attr}" if inner else None
+                elif not self.path_typed(value):
+                    return None
+                return sys.intern(f"{PATH_TYPE}.{node.attr}")
+            # Interned: the same dotted name recurs at every call site, and one shared
+            # string is stored once in memory and once per cache entry.
+            return sys.intern(f"{base}.{node.attr}")
+        return None
+
+    def path_typed(self, node: ast.AST) -> bool:
+        """Whether the expression is a ``pathlib`` path: a path class called, a name typed as
+        one, or a path joined (``/``), derived (``joinpath``, ``with_suffix``...) or the
+        folder of one (``.parent``)."""
+        kind = type(node)
+        if kind is ast.BinOp:
+            return type(node.op) is ast.Div and (  # type: ignore[attr-defined]
+                self.path_typed(node.left) or self.path_typed(node.right)  # type: ignore[attr-defined]
+            )
+        if kind is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is ast.Attribute and func.attr in _PATH_METHODS:
+                return self.path_typed(func.value)
+            return self.resolve(func) in _PATH_CLASSES
+        if kind is ast.Attribute and node.attr == "parent":  # type: ignore[attr-defined]
+            return self.path_typed(node.value)  # type: ignore[attr-defined]
+        return (kind is ast.Name or kind is ast.Attribute) and self.resolve(node) == PATH_TYPE
+
+    def _callee_name(self, func: ast.expr) -> str | None:
+        # ``Agent[Deps, str](...)`` constructs an ``Agent``.
+        resolved = self.resolve(func)
+        if resolved is None and isinstance(func, ast.Subscript):
+            resolved = self.resolve(func.value)
+        return resolved
+
+    def resolve_name(self, name: str) -> str:
+        # Memoised like Values (and forgotten with them): most names are read many times.
+        known = self._names.get(name)
+        if known is None:
+            known = self._names[name] = self._resolve_name(name)
+        return known
+
+    def _resolve_name(self, name: str) -> str:
+        for scope in reversed(self.scopes):
+            if name in scope.types:
+                return scope.types[name]
+        if name in self.facts.imports:
+            return self.facts.imports[name]
+        if name in self.top_level:
+            return sys.intern(f"{self.module}.{name}")
+        return name
+
+    def value(self, node: ast.AST | None) -> Value:
+        """The node's Value; memoised, because a nested call's arguments are asked for at
+        every level (the outer call's arguments, then the inner call's own), which made
+        value construction quadratic in nesting depth. The memo is dropped at every
+        statement and whenever a name's type changes, the only times a Value could differ.
+        """
+        if node is None:
+            return Value(kind="const", text="None")
+        key = id(node)
+        known = self._values.get(key)
+        if known is None:
+            known = self._values[key] = self._value(node)
+        return known
+
+    def _forget_values(self) -> None:
+        self._values.clear()
+        self._names.clear()
+
+    def _value(self, node: ast.AST) -> Value:
+        text, span = self._text_and_span(node)
+        kind = type(node)
+        if kind is ast.Constant:
+            const = node.value  # type: ignore[attr-defined]
+            if isinstance(const, bytes):
+                const = const.decode("latin-1")
+            if not isinstance(const, (str, int, float, bool)) and const is not None:
+                const = str(const)
+            return _leaf_value("const", text, const, None, NO_NAMES, span)
+        if kind is ast.Name:
+            name = node.id  # type: ignore[attr-defined]
+            return _leaf_value("name", text, None, self.resolve_name(name), [name], span)
+        names, calls, attrs = self._reads(node)
+        value_kind, qualname = "other", None
+        items: dict[str, Value] = NO_ITEMS
+        elements: list[Value] = NO_VALUES
+        call_kwargs: dict[str, Value] = NO_ITEMS
+        call_args: list[Value] = NO_VALUES
+        if kind is ast.Attribute:
+            value_kind, qualname = "attr", self.resolve(node)
+        elif kind is ast.Call:
+            call: ast.Call = node  # type: ignore[assignment]
+            value_kind, qualname = "call", self._callee_name(call.func)
+            if call.args:
+                call_args = [self.value(a) for a in call.args[:6]]
+            if call.keywords:
+                call_kwargs = {k.arg: self.value(k.value) for k in call.keywords if k.arg}
+        elif kind is ast.Dict:
+            value_kind = "dict"
+            items = {}
+            for key, val in zip(node.keys, node.values, strict=False):  # type: ignore[attr-defined]
+                if type(key) is ast.Constant and isinstance(key.value, str):
+                    items[key.value] = self.value(val)
+        elif kind is ast.List or kind is ast.Tuple or kind is ast.Set:
+            value_kind = "list"
+            elements = [self.value(e) for e in node.elts[:64]]  # type: ignore[attr-defined]
+        elif kind is ast.JoinedStr:
+            value_kind = "fstring"
+        elif kind is ast.Lambda:
+            value_kind = "lambda"
+        # Positional: keyword arguments cost a dataclass ``__init__`` more than the rest of
+        # its work, and there are about 700,000 Values in a large project.
+        return Value(
+            value_kind,
+            text,
+            None,
+            qualname,
+            names or NO_NAMES,
+            calls or NO_NAMES,
+            attrs or NO_NAMES,
+            items,
+            elements,
+            span,
+            call_kwargs,
+            call_args,
+        )
+
+    def _reads(self, node: ast.AST) -> tuple[list[str], list[str], list[str]]:
+        """The names, callees and attribute names under ``node``, each in ``ast.walk``
+        order (breadth first)."""
+        names: list[str] = []
+        calls: list[str] = []
+        attrs: list[str] = []
+        queue = [node]
+        fields, queued = NODE_FIELDS, _QUEUED
+        Name, Call, Attribute = ast.Name, ast.Call, ast.Attribute
+        for current in queue:  # extended while iterated: breadth first
+            kind = type(current)
+            if kind is Call:
+                callee = self.resolve(current.func)  # type: ignore[attr-defined]
+                if callee:
+                    calls.append(callee)
+            elif kind is Attribute:
+                attrs.append(current.attr)  # type: ignore[attr-defined]
+            for field in fields[kind]:
+                child: Any = getattr(current, field, None)
+                if type(child) is list:
+                    for item in child:
+                        if type(item) is Name:
+                            # A name has no children: taking it when found keeps the
+                            # breadth-first order among names without queueing it.
+                            names.append(item.id)
+                        elif type(item) in queued:
+                            queue.append(item)
+                elif type(child) is Name:
+                    names.append(child.id)
+                elif type(child) in queued:
+                    queue.append(child)
+        return names, calls, attrs
+
+    def _annotation_type(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.BinOp):  # X | None
+            return self._annotation_type(node.left)
+        if isinstance(node, ast.Subscript):  # Optional[X]
+            return self._annotation_type(node.slice)
+        name = self.resolve(node)
+        if name and name.rsplit(".", 1)[-1][:1].isupper():
+            return name
+        return None
+
+    # ------------------------------------------------------------------ statements
+    def _record_assignment(self, target: ast.expr, value: ast.expr, node: ast.stmt) -> None:
+        name: str | None = None
+        if isinstance(target, ast.Name):
+            name = target.id
+        elif (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+        ):
+            name = f"self.{target.attr}"
+        elif (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and isinstance(target.slice, ast.Constant)
+            and isinstance(target.slice.value, str)
+        ):
+            name = f"{target.value.id}[{target.slice.value}]"
+        if (
+            name is None
+            and isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id not in {"self", "cls"}
+        ):
+            fn = self.scope.function
+            self.facts.attribute_sets.append(
+                Assignment(
+                    target=f"{self.resolve_name(target.value.id)}.{target.attr}",
+                    value=self.value(value),
+                    span=span_of(node),
+                    function=fn.qualname if fn else None,
+                    order=self.scope.order,
+                )
+            )
+            return
+        if name is None:
+            return
+        val = self.value(value)
+        scope = self.scope
+        function = scope.function
+        # Positional: keyword arguments cost a dataclass ``__init__`` more than its work.
+        self.facts.assignments.append(
+            Assignment(
+                name,
+                val,
+                self.span(node),
+                function.qualname if function else None,
+                scope.order,
+            )
+        )
+        if val.kind == "call" and val.qualname:
+            last = val.qualname.rsplit(".", 1)[-1]
+            if last.lstrip("_")[:1].isupper() or last in {
+                "Session",
+                "client",
+                "Client",
+                "resource",
+            }:
+                typed = val.qualname
+                if last == "client" and val.call_args and val.call_args[0].string():
+                    typed = f"{val.qualname}:{val.call_args[0].string()}"
+                self._bind_type(name, typed)
+        elif val.kind in {"name", "attr"} and val.qualname and not name.startswith("self."):
+            if val.qualname in scope.types.values() or "." in val.qualname:
+                scope.types.setdefault(name, val.qualname)
+                self._forget_values()
+        elif val.kind == "name" and name.startswith("self."):
+            # ``self.http = http`` with ``http: httpx.Client``: the client it was given.
+            held = self._held_type(value)
+            if held is not None:
+                self._bind_type(name, held)
+        choices: list[ast.expr] = []
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+            choices = value.values
+        elif isinstance(value, ast.IfExp):
+            choices = [value.body, value.orelse]
+        if choices:
+            # ``self.http = http or httpx.Client()``, ``session if session else
+            # requests.Session()``: what the first typed choice holds.
+            held = next(filter(None, map(self._held_type, choices)), None)
+            if held is not None:
+                self._bind_type(name, held)
+        if val.kind in {"call", "other"} and self.path_typed(value):
+            self._bind_type(name, PATH_TYPE)
+
+    def _bind_type(self, name: str, typed: str) -> None:
+        """``name`` (a local, or ``self.x`` in a class, where the first type stays) holds a
+        ``typed`` object from here on."""
+        if name.startswith("self."):
+            if self.class_stack:
+                self.class_stack[-1].self_types.setdefault(name[5:], typed)
+        elif self.scope.types.get(name) != typed:
+            self.scope.types[name] = typed
+            self._forget_values()
+
+    def _held_type(self, node: ast.expr) -> str | None:
+        """The class an operand holds: a name typed as one (``http: httpx.Client``), or a
+        class called (``httpx.Client()``)."""
+        if isinstance(node, ast.Name):
+            held = self.resolve_name(node.id)
+            if held == node.id:
+                return None
+        elif isinstance(node, ast.Call):
+            held = self._callee_name(node.func) or ""
+        else:
+            return None
+        return held if held.rsplit(".", 1)[-1].lstrip("_")[:1].isupper() else None
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for target in node.targets:
+            self._record_assignment(target, node.value, node)
+            if not isinstance(target, ast.Name):
+                self.visit(target)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self._record_assignment(node.target, node.value, node)
+        annotated = self._annotation_type(node.annotation)
+        if annotated and isinstance(node.target, ast.Name):
+            self.scope.types.setdefault(node.target.id, annotated)
+            self._forget_values()
+
+    # ------------------------------------------------------------------ calls
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        resolved = self._callee_name(func)
+        text = self.text(func, 120)
+        if type(func) is ast.Attribute:
+            method = func.attr
+            receiver = self.resolve(func.value) or self.text(func.value, 120)
+        else:
+            method = resolved.rsplit(".", 1)[-1] if resolved else text
+            receiver = None
+        scope = self.scope
+        function = scope.function
+        args = [self.value(a) for a in node.args[:8]] if node.args else NO_VALUES
+        kwargs: dict[str, Value] = NO_ITEMS
+        star_kwargs_values: list[Value] = NO_VALUES
+        if node.keywords:
+            kwargs = {k.arg: self.value(k.value) for k in node.keywords if k.arg} or NO_ITEMS
+            star_kwargs_values = [
+                self.value(k.value) for k in node.keywords if k.arg is None
+            ] or NO_VALUES
+        # Positional, with the shared empties for empty lists (see ``_leaf_value``): there
+        # are about 235,000 calls in a large project, most with no keywords, try or loop.
+        call = Call(
+            resolved or text,
+            text,
+            method,
+            receiver,
+            self.span(node),
+            args,
+            kwargs,
+            star_kwargs_values,
+            function.qualname if function else None,
+            list(scope.loops) if scope.loops else NO_IDS,
+            scope.order,
+        )
+        scope.order += 1
+        self.facts.calls.append(call)
+        self.generic_visit(node)

@@ -1,0 +1,1 @@
+"""The built-in catalogues (YAML), installed as ``agentguard.catalogues``."""
