@@ -10,8 +10,9 @@ import pytest
 
 from agentguard import parallel
 from agentguard.config import load_config
-from agentguard.engine import FactOptions, scan
+from agentguard.engine import scan
 from agentguard.output import RenderOptions, renderer
+from agentguard.speed import FactOptions
 
 from .conftest import FIXTURES, write_project
 

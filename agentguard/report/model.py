@@ -281,7 +281,7 @@ def _eval_cell(tool: ToolFacts, result: ScanResult, findings: list[Finding], rul
         return Cell(", ".join(mine), "finding", BAD)
     names = {tool.name, *(fn.rsplit(".", 1)[-1] for fn in tool.functions)}
     fault, plain = [], []
-    for facts in result.model.modules.values():
+    for facts in result.project.modules.values():
         if not facts.is_test:
             continue
         if not any(c.method in names or c.callee.rsplit(".", 1)[-1] in names for c in facts.calls):
@@ -300,8 +300,8 @@ def _eval_cell(tool: ToolFacts, result: ScanResult, findings: list[Finding], rul
 def build_report(result: ScanResult, link_base: str | None = None) -> Report:
     by_question = _rules_by_question()
     findings = result.findings
-    writers = [t for t in result.model.tools if t.writes()]
-    retry_count = sum(1 for _ in result.model.retry_uses())
+    writers = [t for t in result.project.tools if t.writes()]
+    retry_count = sum(1 for _ in result.project.retry_uses())
     questions: list[QuestionVerdict] = []
     ids = [q for q in QUESTION_ORDER if q in QUESTIONS] + [
         q for q in QUESTIONS if q not in QUESTION_ORDER
@@ -338,7 +338,7 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
             )
         )
     rows = []
-    for tool in result.model.tools:
+    for tool in result.project.tools:
         risk, idem, replay = _declared_or_inferred(tool)
         rows.append(
             ToolRow(
