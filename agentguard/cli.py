@@ -24,7 +24,8 @@ from agentguard.output import EDIT_FORMATS, FORMAT_MODULES, RenderOptions, rende
 
 if TYPE_CHECKING:
     from agentguard.engine.apply_fixes import FixRun
-    from agentguard.engine.pipeline import FactOptions, ScanResult
+    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.speed import FactOptions
 
 app = typer.Typer(
     name="agentguard",
@@ -80,6 +81,27 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_ERROR)
 
 
+def _warn(message: str) -> None:
+    err.print("[bold yellow]warning:[/] " + escape(message))
+
+
+def _targets_and_config(paths: list[Path] | None, config: Path | None) -> tuple[list[Path], Config]:
+    """The paths a command works on (default: this folder) and their config, or a clear
+    error for a path that does not exist or a config that cannot be used."""
+    targets = paths or [Path(".")]
+    for target in targets:
+        if not target.exists() and not target.is_symlink():
+            raise _fail(f"{target}: no such file or folder")
+    try:
+        cfg = load_config(targets, config)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    if "prefilter" in cfg.raw:
+        where = f"{cfg.source}: " if cfg.source is not None else ""
+        _warn(f"{where}`prefilter` is deprecated and has no effect: every file is parsed")
+    return targets, cfg
+
+
 @app.command()
 def check(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
@@ -116,10 +138,8 @@ def check(
     ] = None,
     no_prefilter: Annotated[
         bool,
-        typer.Option(
-            "--no-prefilter",
-            help="Parse every file, not only those that can matter (reports every syntax error).",
-        ),
+        # Deprecated: every file is parsed. Accepted so that a CI pipeline passing it works.
+        typer.Option("--no-prefilter", hidden=True),
     ] = False,
     profile: Annotated[
         bool, typer.Option("--profile", help="Print the time of each phase and rule to stderr.")
@@ -148,32 +168,26 @@ def check(
     if output_format not in FORMAT_MODULES:
         raise _fail(f"unknown format {output_format!r}; choose one of {', '.join(FORMAT_MODULES)}")
     extra_outputs = _parse_outputs(output)
-    targets = paths or [Path(".")]
-    for target in targets:
-        if not target.exists() and not target.is_symlink():
-            raise _fail(f"{target}: no such file or folder")
-    try:
-        cfg = load_config(targets, config)
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
+    if no_prefilter:
+        _warn("--no-prefilter is deprecated and has no effect: every file is parsed")
+    targets, cfg = _targets_and_config(paths, config)
     from agentguard.engine.parallel import default_jobs
-    from agentguard.engine.pipeline import FactOptions, scan
+    from agentguard.engine.pipeline import scan
+    from agentguard.engine.speed import FactOptions
 
     cache_folder = None if no_cache else (cache_dir or default_cache_dir(cfg.root))
     if cache_folder is not None:
         unusable = cache_unusable(cache_folder)
         if unusable:
-            err.print(
-                "[bold yellow]warning:[/] "
-                + escape(f"the cache folder {cache_folder} cannot be used ({unusable}); ")
-                + "checking without a cache"
+            _warn(
+                f"the cache folder {cache_folder} cannot be used ({unusable}); "
+                "checking without a cache"
             )
             cache_folder = None
     fact_options = FactOptions(
         jobs=jobs or default_jobs(),
         cache_dir=cache_folder,
         record_runs=cache_folder is not None,
-        prefilter=cfg.prefilter and not no_prefilter,
     )
     # Built inside the scan, so that a recorded run holds them too.
     with_fixes = bool({output_format, *(name for name, _ in extra_outputs)} & EDIT_FORMATS)
@@ -201,9 +215,7 @@ def check(
     )
     renderer(output_format)(result, sys.stdout, options)
     if profile:
-        _print_profile(result.timings, fact_options)
-        if result.record_note:
-            err.print(result.record_note)
+        _print_profile(result, fact_options)
     _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
     _Exit.fast = True
     if _Exit.armed:
@@ -255,9 +267,10 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
             bar.stop()
 
 
-def _print_profile(timings: dict[str, float], options: FactOptions) -> None:
+def _print_profile(result: ScanResult, options: FactOptions) -> None:
     from rich.table import Table
 
+    timings = result.timings
     table = Table(title="agentguard --profile", show_edge=False)
     table.add_column("phase / rule")
     table.add_column("seconds", justify="right")
@@ -267,11 +280,15 @@ def _print_profile(timings: dict[str, float], options: FactOptions) -> None:
     table.add_row("[bold]total[/]", f"[bold]{timings.get('total', 0.0):.3f}[/]")
     err.print(table)
     stats = options.stats
-    if stats is not None:
+    if result.from_memo:
+        err.print("run memo: no input changed since a recorded run; its findings were reused")
+    elif stats is not None:
         err.print(
             f"files {stats.files}: parsed {stats.parsed}, from cache {stats.cache_hits}, "
-            f"left out by the prefilter {len(stats.skipped)}, jobs {stats.jobs}"
+            f"jobs {stats.jobs}"
         )
+        if options.record_runs:
+            err.print("run memo: no run was recorded with these inputs; linked from the facts")
 
 
 @app.command()
@@ -357,14 +374,10 @@ app.add_typer(baseline_app, name="baseline")
 
 
 def _scan_paths(paths: list[Path] | None, config: Path | None) -> ScanResult:
-    targets = paths or [Path(".")]
-    for target in targets:
-        if not target.exists():
-            raise _fail(f"{target}: no such file or folder")
-    try:
-        cfg = load_config(targets, config)
-        from agentguard.engine.pipeline import scan
+    targets, cfg = _targets_and_config(paths, config)
+    from agentguard.engine.pipeline import scan
 
+    try:
         return scan(targets, cfg)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
@@ -476,14 +489,7 @@ def fix_command(
     Exit codes: without --write, 1 when there is something to fix and 0 otherwise; with
     --write, 1 when a fix had to be rolled back or a file could not be written.
     """
-    targets = paths or [Path(".")]
-    for target in targets:
-        if not target.exists() and not target.is_symlink():
-            raise _fail(f"{target}: no such file or folder")
-    try:
-        cfg = load_config(targets, config)
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
+    targets, cfg = _targets_and_config(paths, config)
     codes, skipped = _split_codes(select), _split_codes(ignore)
     from agentguard.engine.apply_fixes import run_fixes
 

@@ -51,8 +51,6 @@ class Config:
     include: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     respect_gitignore: bool = True
-    # Parse only the files that can matter (agentguard.prefilter).
-    prefilter: bool = True
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     fail_on: str = "error"
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
@@ -156,7 +154,6 @@ def load_config(
         section.get("extend-exclude", [])
     )
     config.respect_gitignore = section.get("respect-gitignore", True)
-    config.prefilter = section.get("prefilter", True)
     config.per_file_ignores = dict(section.get("per-file-ignores", {}))
     config.fail_on = section.get("fail-on", "error")
     config.max_file_size = section.get("max-file-size", DEFAULT_MAX_FILE_SIZE)

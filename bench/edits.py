@@ -1,5 +1,4 @@
-"""Random one-file edits of the corpus: a run answered by its record must print what a fresh
-run prints.
+"""Random one-file edits of the corpus: a cached check must print what a fresh run prints.
 
     python bench/edits.py [--scratch DIR] [--seed 1] [--edits 12]
 
@@ -12,10 +11,10 @@ makes one edit to a random file, checks with the cache, and puts the file back:
 - a statement inserted at the top of one of its module-level functions or methods: an
   assignment, or an HTTP POST (a new write for every tool that reaches the function).
 
-When the check says a recorded run answered, the same tree is checked again with
-``--no-cache`` and the two outputs (findings, tools, problems, summary) must be equal.
-Prints each round's outcome (the recorded run's note, or why the project was linked
-again) and the counts; exits 1 if any answered run differs from the fresh one.
+The edited tree is checked from the cached facts (the run memo has no record of it) and
+again with ``--no-cache``: the two outputs (findings, tools, problems, summary) must be
+equal. Once the file is put back, the run memo must answer with the first run's output.
+Prints each round's outcome and the counts; exits 1 if any output differs.
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from corpus import build_corpus, python_files
 
 COMPARED = ("findings", "tools", "problems", "summary")
 BENCH_URL = "https://bench.example/orders"
-REUSED = "its findings were reused"
+REUSED = "its findings were reused"  # what --profile says when the run memo answered
 
 
 def check(tree: Path, *options: str) -> tuple[dict[str, Any], str]:
@@ -125,8 +124,8 @@ def main() -> int:
     shutil.copytree(corpus, tree)
     files = python_files(tree)
     rng = random.Random(args.seed)
-    check(tree, "--cache-dir", str(cache))
-    answered = linked = differing = 0
+    first, _ = check(tree, "--cache-dir", str(cache))
+    rounds = differing = 0
     for round_number in range(args.edits):
         # Half the edits inside functions: most files of the corpus hold none (data
         # classes, re-exports), so a file is drawn until one has some.
@@ -143,22 +142,21 @@ def main() -> int:
         path.write_text(text, encoding="utf-8")
         try:
             output, profile = check(tree, "--cache-dir", str(cache))
-            note = next(
-                (line for line in profile.splitlines() if REUSED in line or "linked" in line), ""
-            )
-            shown = f"{round_number:>3} {path.relative_to(tree)}: {what}"
-            if REUSED in profile:
-                answered += 1
-                same = output == check(tree, "--no-cache")[0]
-                differing += not same
-                print(f"{shown}: answered by the record, {'same' if same else 'DIFFERENT'}")
-            else:
-                linked += 1
-                print(f"{shown}: {note}")
+            relinked = REUSED not in profile
+            same = relinked and output == check(tree, "--no-cache")[0]
         finally:
             path.write_bytes(original)
+        back, profile = check(tree, "--cache-dir", str(cache))
+        recalled = REUSED in profile and back == first
+        rounds += 1
+        differing += not (same and recalled)
+        print(
+            f"{round_number:>3} {path.relative_to(tree)}: {what}: "
+            f"{'same as a fresh run' if same else 'DIFFERENT from a fresh run'}; put back: "
+            f"{'answered by the run memo' if recalled else 'NOT answered by the run memo'}"
+        )
         sys.stdout.flush()
-    print(f"answered by the record: {answered}, linked again: {linked}, different: {differing}")
+    print(f"edits: {rounds}, outputs different or not answered: {differing}")
     return 1 if differing else 0
 
 

@@ -21,7 +21,8 @@ from agentguard.config import load_config
 from agentguard.diagnostics import Span
 from agentguard.engine import fact_cache
 from agentguard.engine.parallel import ExtractStats, source_facts
-from agentguard.engine.pipeline import FactOptions, ScanResult, scan
+from agentguard.engine.pipeline import ScanResult, scan
+from agentguard.engine.speed import FactOptions
 from agentguard.facts.module_facts import ModuleFacts, Suppression
 from agentguard.knowledge.catalog import Catalog, builtin_data
 
@@ -420,7 +421,7 @@ def test_a_linked_run_prunes_old_entries_no_kept_record_names(
     assert live <= after  # the first run's record is kept, and names them
     assert len(after - live) == 2  # the edited file's new facts, and the recent stray
     warm = recorded_scan(project, cache_dir)
-    assert warm.from_record and finding_lines(warm) == finding_lines(first) != []
+    assert warm.from_memo and finding_lines(warm) == finding_lines(first) != []
 
 
 def test_a_linked_run_removes_namespaces_unused_for_two_weeks(
@@ -455,7 +456,7 @@ def test_a_run_answered_by_its_record_still_marks_its_namespace_used(
     recorded_scan(project, cache_dir)
     (stamp,) = cache_dir.glob(f"*/{fact_cache.LAST_USED}")
     age(stamp, fact_cache.UNUSED_NAMESPACE_SECONDS + 3600)
-    assert recorded_scan(project, cache_dir).from_record
+    assert recorded_scan(project, cache_dir).from_memo
     assert stamp.stat().st_mtime > fact_cache.time.time() - 3600
 
 

@@ -486,7 +486,7 @@ def test_a_key_parameter_that_also_carries_the_cart_gets_no_fix(tmp_path: Path) 
     # A retry that repeats the cart repeats the key: the message says what is wrong instead.
     assert "from the model-supplied parameter `cart_id` alone" in finding.message
     assert "invents" not in finding.message
-    assert fix_offer(finding, result.model) is None and finding.fix is None
+    assert fix_offer(finding, result.project) is None and finding.fix is None
     fixed = runner.invoke(app, ["fix", str(project), "--unsafe-fixes", "--select", "AG202"])
     assert fixed.exit_code == 0 and fixed.stdout == ""
 

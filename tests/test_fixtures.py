@@ -35,14 +35,14 @@ def test_fixture_gives_exactly_its_expected_findings(project: Path) -> None:
 
 
 def test_a_dropped_result_frees_its_project_model_without_the_collector() -> None:
-    # A large scan freezes the model (engine.FREEZE_AFTER_FILES): a reference cycle in it
+    # A large scan freezes the model (speed.FREEZE_AFTER_FILES): a reference cycle in it
     # would then keep the whole model alive for as long as the process runs.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         result = scan([FIXTURES], load_config([FIXTURES]), with_fixes=True)
         assert result.findings
-        model = weakref.ref(result.model)
+        model = weakref.ref(result.project)
         del result
         assert model() is None
     finally:

@@ -162,7 +162,7 @@ def bump_contact_score(contact_id: str) -> dict:
     result = scan_files({"server.py": source})
     effects = {
         tool.name: [(e.kind, e.idempotent, e.method) for e in tool.effects]
-        for tool in result.model.tools
+        for tool in result.project.tools
     }
     assert effects["delete_contact"] == [("destructive", True, "DELETE")]
     assert effects["set_contact_title"] == [("network_write", True, "PATCH")]

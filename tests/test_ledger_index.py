@@ -30,18 +30,15 @@ def recording_over_every_edge(project: ProjectModel) -> dict[str, str]:
 
 @pytest.mark.parametrize("root", PROJECTS, ids=[p.name for p in PROJECTS])
 def test_recording_helpers_are_those_every_edge_gives(root: Path) -> None:
-    project = scan([root], load_config([root])).model
+    project = scan([root], load_config([root])).project
     assert project.ledger_index().recording == recording_over_every_edge(project)
 
 
 def test_a_chain_of_helpers_and_a_name_two_modules_define(scan_files: ScanFiles) -> None:
     # ``app.jobs.Runner.go`` is both a method in app/jobs/__init__.py and a function in
-    # app/jobs/Runner.py: the calls of both are resolved for one of the two modules (every
-    # file is parsed, or the prefilter would leave the package's __init__ out).
+    # app/jobs/Runner.py: the calls of both are resolved for one of the two modules.
     files = {
-        "pyproject.toml": (
-            '[tool.agentguard]\nprefilter = false\nledger-functions = ["app.audit.record"]\n'
-        ),
+        "pyproject.toml": '[tool.agentguard]\nledger-functions = ["app.audit.record"]\n',
         "app/__init__.py": "",
         "app/audit.py": "def record(*args: object) -> None: ...\n",
         "app/helpers.py": (
@@ -70,7 +67,7 @@ def test_a_chain_of_helpers_and_a_name_two_modules_define(scan_files: ScanFiles)
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
         ),
     }
-    project = scan_files(files).model
+    project = scan_files(files).project
     recording = project.ledger_index().recording
     assert recording == recording_over_every_edge(project)
     assert project.functions["app.jobs.Runner.go"][1].path == "app/jobs/__init__.py"

@@ -10,7 +10,8 @@ import pytest
 
 from agentguard.config import load_config
 from agentguard.engine import parallel
-from agentguard.engine.pipeline import FactOptions, scan
+from agentguard.engine.pipeline import scan
+from agentguard.engine.speed import FactOptions
 from agentguard.output import RenderOptions, renderer
 
 from .conftest import FIXTURES, write_project

@@ -267,7 +267,7 @@ def test_eval_column_gives_ag801s_verdict(example: Valid | Invalid, scan_files: 
     result = scan_files({example.filename: example.code, **example.files})
     flagged = {f.tool for f in result.findings if f.code == "AG801"}
     rows = {row.name: row.eval for row in build_report(result).tools}
-    writers = [t.name for t in result.model.tools if t.writes()]
+    writers = [t.name for t in result.project.tools if t.writes()]
     assert writers
     for name in writers:
         assert rows[name].status == ("bad" if name in flagged else "good"), rows[name]

@@ -101,7 +101,7 @@ def run_fixes(
         wanted: list[Finding] = []
         unapplied_unsafe = 0
         for finding in result.findings:
-            offered = fix_offer(finding, result.model)
+            offered = fix_offer(finding, result.project)
             if offered is None or finding.path not in current:
                 continue
             if (finding.path, finding.fingerprint) in blocked:
@@ -111,7 +111,7 @@ def run_fixes(
                 continue
             wanted.append(finding)
         by_file: dict[str, list[Finding]] = {}
-        for finding in attach_fixes(wanted, result.model, config.root, sources):
+        for finding in attach_fixes(wanted, result.project, config.root, sources):
             if finding.fix is not None:
                 by_file.setdefault(finding.path, []).append(finding)
         progressed = False

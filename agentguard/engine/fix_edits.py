@@ -36,7 +36,7 @@ def ensure_fixes(result: ScanResult) -> None:
     if result.fixes_attached:
         return
     started = time.perf_counter()
-    result.findings = attach_fixes(result.findings, result.model, result.root)
+    result.findings = attach_fixes(result.findings, result.project, result.root)
     result.fixes_attached = True
     # Shown by --profile; the scan's total does not include it.
     result.timings["fix edits (after scan)"] = time.perf_counter() - started

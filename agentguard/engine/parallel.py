@@ -16,7 +16,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from agentguard.diagnostics import ScanProblem, Span
@@ -154,14 +154,7 @@ class ExtractStats:
     files: int = 0
     parsed: int = 0
     cache_hits: int = 0
-    # Left out by the prefilter (nothing in them can matter): their relative paths.
-    skipped: list[str] = field(default_factory=list)
     jobs: int = 1
-    # Parsed for their own bytes, not only because a parsed file refers to them.
-    seeds: list[str] = field(default_factory=list)
-    # For each file parsed only because a parsed file refers to it: the first such file
-    # (following these from any file ends at a seed).
-    referrers: dict[str, str] = field(default_factory=dict)
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
@@ -170,10 +163,6 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     if sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
-
-
-# Given a file's facts, the indices of more files to extract (agentguard.prefilter).
-Follow = Callable[[ModuleFacts], Iterable[int]]
 
 
 def extract_all(
@@ -185,24 +174,19 @@ def extract_all(
     progress: Progress | None = None,
     sources: Mapping[str, bytes] | None = None,
     contents: Sequence[SourceFile] | None = None,
-    wanted: Iterable[int] | None = None,
-    follow: Follow | None = None,
     is_test: Callable[[str], bool] = is_test_path,
-) -> tuple[list[ModuleFacts | ScanProblem | None], ExtractStats]:
-    """Facts (or a problem) for the files wanted, at their index in ``files``.
+) -> tuple[list[ModuleFacts | ScanProblem], ExtractStats]:
+    """Facts (or a problem) for every file, at its index in ``files``.
 
-    ``wanted`` names the files to start from (default: all); ``follow`` adds files as facts
-    arrive, so the files extracted are the same whatever order workers finish in;
-    ``is_test`` tells test files (the config's ``test-paths``) from the rest. Files
-    never wanted stay None. ``contents`` holds the files already read (and keyed), one per
-    file. Parse errors are cached like facts (both follow from the bytes alone); read
-    errors (permissions, size) are not.
+    ``is_test`` tells test files (the config's ``test-paths``) from the rest.
+    ``contents`` holds the files already read (and keyed), one per file. Parse errors are
+    cached like facts (both follow from the bytes alone); read errors (permissions, size)
+    are not.
     """
     stats = ExtractStats(files=len(files), jobs=max(1, jobs))
-    work = _Work(files, max_size, cache, sources, contents, follow, is_test)
+    work = _Work(files, max_size, cache, sources, contents, is_test)
     with collector_paused():
-        work.want(range(len(files)) if wanted is None else wanted)
-        # Files found to follow may make the work large enough for the pool only later.
+        work.want(range(len(files)))
         pool_worth_it = stats.jobs > 1
         work.run_here(progress, stop_at=MIN_FILES_FOR_POOL if pool_worth_it else None)
         if work.pending:
@@ -212,8 +196,9 @@ def extract_all(
             work.report(progress)
     stats.parsed = work.parsed
     stats.cache_hits = work.cache_hits
-    stats.referrers = {files[index][1]: files[by][1] for index, by in work.referrers.items()}
-    return work.results, stats
+    results = [result for result in work.results if result is not None]
+    assert len(results) == len(files)  # every file is answered, from the cache or parsed
+    return results, stats
 
 
 class _Work:
@@ -226,7 +211,6 @@ class _Work:
         cache: FactCache | None,
         sources: Mapping[str, bytes] | None,
         contents: Sequence[SourceFile] | None,
-        follow: Follow | None,
         is_test: Callable[[str], bool],
     ) -> None:
         self.files = files
@@ -234,29 +218,16 @@ class _Work:
         self.cache = cache
         self.sources = sources
         self.contents = contents
-        self.follow = follow
         self.is_test = is_test
         self.results: list[ModuleFacts | ScanProblem | None] = [None] * len(files)
-        self.seen: set[int] = set()
-        self.referrers: dict[int, int] = {}  # a followed file -> the file that led to it
         self.pending: list[tuple[int, bytes, str, str]] = []  # index, bytes, rel, cache key
-        self.pending_sorted = True  # by size, largest last; taking from the end keeps it so
         self.parsed = 0
         self.cache_hits = 0
         self.done = 0  # finished since the last progress report
 
-    def want(self, indices: Iterable[int], referrer: int | None = None) -> None:
-        """Extract these files (those the file ``referrer`` leads on to, if given)."""
-        # A worklist, not recursion: cached facts lead on to more files at once.
-        stack = [(index, referrer) for index in indices]
-        stack.reverse()
-        while stack:
-            index, by = stack.pop()
-            if index in self.seen:
-                continue
-            self.seen.add(index)
-            if by is not None:
-                self.referrers[index] = by
+    def want(self, indices: Iterable[int]) -> None:
+        """Answer these files from the cache, or queue them to be parsed."""
+        for index in indices:
             path, rel = self.files[index]
             known_key = ""
             # ``sources`` holds contents the caller has in memory (the fixer's edits).
@@ -274,23 +245,13 @@ class _Work:
             cached = self.cache.load(key) if self.cache is not None else None
             if cached is None:
                 self.pending.append((index, data, rel, key))
-                self.pending_sorted = False
                 continue
             self.cache_hits += 1
-            stack.extend(
-                (followed, index) for followed in reversed(list(self.record(index, cached)))
-            )
+            self.record(index, cached)
 
-    def record(self, index: int, result: ModuleFacts | ScanProblem) -> Iterable[int]:
-        """Keep a file's result; the files it leads on to."""
+    def record(self, index: int, result: ModuleFacts | ScanProblem) -> None:
         self.results[index] = result
         self.done += 1
-        if self.follow is not None and isinstance(result, ModuleFacts):
-            return self.follow(result)
-        return ()
-
-    def finish(self, index: int, result: ModuleFacts | ScanProblem) -> None:
-        self.want(self.record(index, result), index)
 
     def report(self, progress: Progress | None) -> None:
         if progress is not None and self.done:
@@ -298,14 +259,16 @@ class _Work:
             self.done = 0
 
     def run_here(self, progress: Progress | None, stop_at: int | None = None) -> None:
-        """Parse in this process, until ``stop_at`` files are waiting (then the pool
-        is worth starting)."""
+        """Parse in this process, unless ``stop_at`` files or more are waiting (then the
+        pool is worth starting)."""
         # While a pool may still be started, progress waits: the bar's drawing thread
         # must not run when the workers are forked.
         if stop_at is not None:
+            if len(self.pending) >= stop_at:
+                return
             progress = None
         self.report(progress)
-        while self.pending and (stop_at is None or len(self.pending) < stop_at):
+        while self.pending:
             self.extract_here(self.pending.pop())
             self.report(progress)
 
@@ -315,20 +278,19 @@ class _Work:
         index, data, rel, key = item
         result = parse_and_cache(data, rel, self.is_test(rel), self.cache, key)
         self.parsed += 1
-        self.finish(index, result)
+        self.record(index, result)
 
     def run_pool(self, jobs: int, progress: Progress | None) -> None:
         """Parse with ``jobs`` processes: this one and ``jobs - 1`` workers.
 
         This process takes a file whenever no worker's result is waiting. A file parsed
         here skips the pickling a worker's file costs on both sides (about a quarter of
-        its extraction time), and the work left between results (unpickling, following,
-        caching) is too little to keep a core busy on its own.
+        its extraction time), and the work left between results (unpickling, caching) is
+        too little to keep a core busy on its own.
         """
         # The pool reads tasks (chunks of files) from a queue that this process keeps a few
-        # chunks ahead of the workers, so that files found to follow (``follow``) go
-        # before the backlog: a chain of imports is walked while the backlog keeps the
-        # workers busy, not left for the end. None ends the feed.
+        # chunks ahead of the workers, so that the files left are shared between this
+        # process and the workers to the end. None ends the feed.
         feed: queue.SimpleQueue[list[Task] | None] = queue.SimpleQueue()
         keys: dict[int, str] = {}
         # Large files first, so that no process is left with one big file at the end;
@@ -340,19 +302,10 @@ class _Work:
         chunk_size = max(1, min(MAX_CHUNK, len(backlog) // (jobs * 16)))
         queued = in_flight = 0
 
-        def next_source() -> list[tuple[int, bytes, str, str]]:
-            if self.pending:
-                # Asked several times per file taken: sorted only after files were added.
-                if not self.pending_sorted:
-                    self.pending.sort(key=lambda item: len(item[1]))
-                    self.pending_sorted = True
-                return self.pending
-            return backlog
-
         def top_up() -> None:
             nonlocal queued, in_flight
-            while queued < ahead and (source := next_source()):
-                chunk = [source.pop() for _ in range(min(chunk_size, len(source)))]
+            while queued < ahead and backlog:
+                chunk = [backlog.pop() for _ in range(min(chunk_size, len(backlog)))]
                 for index, _, _, key in chunk:
                     keys[index] = key
                 feed.put([(index, data, rel, self.is_test(rel)) for index, data, rel, _ in chunk])
@@ -371,7 +324,7 @@ class _Work:
                     self.cache.store(keys[index], output)
                 in_flight -= 1
                 self.parsed += 1
-                self.finish(index, pickle.loads(output))
+                self.record(index, pickle.loads(output))
 
         top_up()
         context = _pool_context()
@@ -387,12 +340,12 @@ class _Work:
                 # while another thread holds a lock can leave that lock held in the child.
                 self.report(progress)
                 results = pool.imap_unordered(_work_chunk, tasks())
-                while in_flight or next_source():
+                while in_flight or backlog:
                     try:
                         # Waiting only when this process has nothing of its own to parse.
-                        receive(results.next(timeout=None if not next_source() else 0))
+                        receive(results.next(timeout=None if not backlog else 0))
                     except multiprocessing.TimeoutError:
-                        self.extract_here(next_source().pop())
+                        self.extract_here(backlog.pop())
                     top_up()
                     self.report(progress)
                 feed.put(None)

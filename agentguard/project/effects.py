@@ -93,11 +93,6 @@ class EffectSummaries:
             found = self._sorted[qualname]
         return found
 
-    def worked_out(self) -> frozenset[str]:
-        """The functions whose summaries were worked out: those asked about and every
-        function they reach."""
-        return frozenset(self._summaries)
-
     def cover(self, qualnames: Iterable[str]) -> None:
         """Work out the summaries of ``qualnames`` and of every function they reach."""
         new = self._reach(qualnames)

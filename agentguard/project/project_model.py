@@ -120,14 +120,7 @@ class ProjectModel:
     inference, schema tools and retries are passes of their own, run by ``build_project``.
     """
 
-    def __init__(
-        self,
-        modules: Iterable[ModuleFacts],
-        catalog: Catalog,
-        other_modules: Iterable[str] = (),
-    ) -> None:
-        """``other_modules``: the project's modules left unparsed (agentguard.prefilter):
-        imports from them are still not third-party."""
+    def __init__(self, modules: Iterable[ModuleFacts], catalog: Catalog) -> None:
         self.catalog = catalog
         self.modules: dict[str, ModuleFacts] = {m.path: m for m in modules}
         self.modules_by_name: dict[str, ModuleFacts] = {m.module: m for m in self.modules.values()}
@@ -164,10 +157,7 @@ class ProjectModel:
             self._module_firsts | self._function_firsts | {q.split(".", 1)[0] for q in self.classes}
         )
         # Top-level packages of the scanned code: imports from them are not third-party.
-        self.module_heads: set[str] = {
-            name.split(".")[0]
-            for name in (*(m.module for m in self.modules.values()), *other_modules)
-        }
+        self.module_heads: set[str] = {m.module.split(".")[0] for m in self.modules.values()}
         self.tools: list[ToolFacts] = []
         self.problems: list[ScanProblem] = []
         self.config: Config | None = None
@@ -691,19 +681,6 @@ class ProjectModel:
         summaries = self.effect_summaries
         return summaries.of(qualname) if summaries is not None else []
 
-    def functions_read(self) -> frozenset[str]:
-        """The functions whose facts the rules have read beyond the project-wide searches
-        for what they start from (a tool, a retry construct, a timeout handler...): the
-        tools' functions, the retried ones, and every function whose effects were worked
-        out, which are all those these reach through their calls. An edit to any other
-        function that starts nothing changes no finding."""
-        summaries = self.effect_summaries
-        read = set(summaries.worked_out()) if summaries is not None else set()
-        for tool in self.tools:
-            read.update(tool.functions)
-        read.update(use.function for use in self.retry_uses() if use.function)
-        return frozenset(read)
-
     def tool_for_function(self, qualname: str) -> ToolFacts | None:
         return next((t for t in self.tools if qualname in t.functions), None)
 
@@ -736,7 +713,6 @@ def build_project(
     modules: Iterable[ModuleFacts],
     catalog: Catalog,
     *,
-    other_modules: Iterable[str] = (),
     config: Config | None = None,
     problems: Sequence[ScanProblem] = (),
     schema_files: Sequence[tuple[Path, str]] = (),
@@ -750,7 +726,7 @@ def build_project(
     from agentguard.project.retries import retry_uses
     from agentguard.project.tools import discover_tools
 
-    project = ProjectModel(modules, catalog, other_modules)
+    project = ProjectModel(modules, catalog)
     discover_tools(project)
     project.effect_summaries = infer_effects(project)
     project.problems = list(problems)

@@ -302,9 +302,9 @@ def _eval_cell(tool: ToolFacts, verdict: EvalVerdict, findings: list[Finding], r
 def build_report(result: ScanResult, link_base: str | None = None) -> Report:
     by_question = _rules_by_question()
     findings = result.findings
-    writers = [t for t in result.model.tools if t.writes()]
-    retry_count = sum(1 for _ in result.model.retry_uses())
-    replay_safety_tests = replay_tests(result.model)
+    writers = [t for t in result.project.tools if t.writes()]
+    retry_count = sum(1 for _ in result.project.retry_uses())
+    replay_safety_tests = replay_tests(result.project)
     questions: list[QuestionVerdict] = []
     ids = [q for q in QUESTION_ORDER if q in QUESTIONS] + [
         q for q in QUESTIONS if q not in QUESTION_ORDER
@@ -341,7 +341,7 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
             )
         )
     rows = []
-    for tool in result.model.tools:
+    for tool in result.project.tools:
         risk, idem, replay = _declared_or_inferred(tool)
         rows.append(
             ToolRow(
@@ -363,7 +363,7 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
                 ),
                 eval=_eval_cell(
                     tool,
-                    eval_verdict(result.model, tool, replay_safety_tests),
+                    eval_verdict(result.project, tool, replay_safety_tests),
                     findings,
                     bool(by_question.get("Q8")),
                 ),

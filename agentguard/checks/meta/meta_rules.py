@@ -23,10 +23,9 @@ class ParseError(Rule):
 
     ## Why it matters
     A file agentguard cannot read is a file whose tools are not checked: a scan that
-    silently skipped it would report a clean project that is not.
-
-    Files the prefilter leaves out (nothing in them can matter to a tool) are not parsed,
-    so their syntax errors are not reported; `--no-prefilter` parses every file.
+    silently skipped it would report a clean project that is not. Every Python file of
+    the scan is parsed (or its facts read from the cache), so every syntax error is
+    reported.
 
     ## Example
     ```python
