@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import pkgutil
@@ -209,6 +210,34 @@ def rule_by_code(code: str) -> type[Rule] | None:
     for rule in all_rules():
         if rule.code == code or rule.name == code.lower():
             return rule
+    return None
+
+
+def selectable_prefixes() -> frozenset[str]:
+    """Every code and code prefix a selection may name: ``AG``, ``AG2``, ``AG20``, ``AG201``."""
+    prefixes = {"ALL"}
+    for rule in all_rules():
+        prefixes.update(rule.code[:end] for end in range(2, len(rule.code) + 1))
+    return frozenset(prefixes)
+
+
+def unknown_selection(codes: Sequence[str], where: str) -> str | None:
+    """Why ``codes`` (from ``where``: an option or a config key) name no rule, or None.
+
+    A typo in a selection must not turn CI green by selecting nothing, so an unknown code
+    or prefix is an error naming the code and the nearest valid ones, as ruff does."""
+    valid = selectable_prefixes()
+    for written in codes:
+        code = written.strip().upper()
+        if code in valid:
+            continue
+        full_codes = sorted(rule.code for rule in all_rules())
+        near = difflib.get_close_matches(code, full_codes, n=3, cutoff=0.6)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        return (
+            f"{where}: unknown rule code or prefix `{written}`{hint}; "
+            "`agentguard rules` lists the valid codes"
+        )
     return None
 
 

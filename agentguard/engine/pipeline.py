@@ -19,6 +19,7 @@ from agentguard.engine.baseline import BaselineOutcome
 from agentguard.engine.discovery import discover, test_files
 from agentguard.engine.fix_edits import fix_offer
 from agentguard.engine.run_memo import ScanOutcome, offer_key
+from agentguard.engine.selection import check_selection
 from agentguard.engine.speed import FactOptions, Speed
 from agentguard.facts.module_facts import ModuleFacts, Suppression
 from agentguard.knowledge.catalog import Catalog, load_catalog
@@ -135,6 +136,7 @@ def scan(
     in-memory texts); ``with_fixes`` attaches each fixable finding's Fix now (they cost a
     LibCST parse per file, so by default only the outputs that print edits compute them);
     ``facts`` says how to speed the scan up (agentguard.engine.speed)."""
+    check_selection(config, select, ignore)
     timings: dict[str, float] = {}
     started = time.perf_counter()
     catalog = catalog or load_catalog(config.catalog_extensions, source=config.source)
