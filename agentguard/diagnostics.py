@@ -276,5 +276,13 @@ class ScanProblem:
 
     path: str
     reason: str
-    kind: str = "skipped"  # "skipped" (not scanned) or "parse-error" (reported as AG000)
+    # "skipped": left out on purpose (not a regular file, over max-file-size), named only;
+    # "unreadable" (no permission, binary, an I/O error) and "parse-error": reported as
+    # AG000, which fails the run like any error, since nobody checked that file's tools.
+    kind: str = "skipped"
     span: Span = field(default_factory=lambda: Span.point(1))
+
+    @property
+    def reported(self) -> bool:
+        """Whether this problem is an AG000 finding rather than a skipped-file notice."""
+        return self.kind in ("unreadable", "parse-error")

@@ -74,3 +74,71 @@ def test_valid_codes_and_prefixes_are_accepted(selection: str) -> None:
 def test_fix_and_report_refuse_an_unknown_code_too() -> None:
     fixed = runner.invoke(app, ["fix", SHOP, "--select", "AG999"])
     assert fixed.exit_code == 2 and "`AG999`" in fixed.output
+
+
+TOOL_HEADER = "from langchain_core.tools import tool\n\n"
+
+
+def test_a_binary_python_file_is_an_error_that_fails_the_run(tmp_path: Path) -> None:
+    write_project(tmp_path, {"agent.py": "x = 1\n"})
+    (tmp_path / "blob.py").write_bytes(b"\x00\x01binary\x00")
+    result = runner.invoke(app, ["check", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "blob.py:1:1: AG000 Could not read this file: binary file" in result.output
+    assert runner.invoke(app, ["check", str(tmp_path), "--exit-zero"]).exit_code == 0
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid"), reason="POSIX permissions")
+def test_an_unreadable_python_file_is_an_error_that_fails_the_run(tmp_path: Path) -> None:
+    import os
+
+    if os.geteuid() == 0:
+        pytest.skip("root reads every file")
+    write_project(tmp_path, {"agent.py": "x = 1\n", "secret.py": "y = 2\n"})
+    (tmp_path / "secret.py").chmod(0)
+    try:
+        result = runner.invoke(app, ["check", str(tmp_path)])
+    finally:
+        (tmp_path / "secret.py").chmod(0o644)
+    assert result.exit_code == 1, result.output
+    assert "secret.py:1:1: AG000 Could not read this file: permission denied" in result.output
+
+
+def test_a_file_in_an_undeclared_encoding_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "latin.py").write_bytes(TOOL_HEADER.encode() + b"NAME = '\xe9t\xe9'\n")
+    result = runner.invoke(app, ["check", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "AG000" in result.output and "not valid UTF-8" in result.output
+
+
+def test_a_syntax_error_fails_the_run_by_default(tmp_path: Path) -> None:
+    write_project(tmp_path, {"agent.py": TOOL_HEADER + "@tool\ndef create_order(cart_id: str)\n"})
+    result = runner.invoke(app, ["check", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "AG000 Could not parse this file" in result.output
+
+
+@pytest.mark.parametrize(
+    ("line", "needs"),
+    [
+        ("type Orders = list[dict[str, str]]\n", "3.12"),
+        ("def first[T](items: list[T]) -> T:\n    return items[0]\n", "3.12"),
+        ('label = f"{"order"!r}"\n', "3.12"),
+    ],
+)
+def test_newer_syntax_names_the_python_it_needs(tmp_path: Path, line: str, needs: str) -> None:
+    import sys
+
+    if sys.version_info >= tuple(int(p) for p in needs.split(".")):
+        pytest.skip(f"this interpreter parses Python {needs} syntax")
+    write_project(tmp_path, {"agent.py": TOOL_HEADER + line})
+    result = runner.invoke(app, ["check", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    running = ".".join(map(str, sys.version_info[:3]))
+    assert f"needs Python {needs} or newer; agentguard runs on Python {running}" in result.output
+
+
+def test_a_plain_syntax_error_claims_no_newer_python(tmp_path: Path) -> None:
+    write_project(tmp_path, {"agent.py": TOOL_HEADER + "def create_order(:\n    pass\n"})
+    result = runner.invoke(app, ["check", str(tmp_path)])
+    assert "AG000" in result.output and "needs Python" not in result.output

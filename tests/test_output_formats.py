@@ -82,9 +82,17 @@ def test_github_paths_are_relative_to_the_workspace(monkeypatch: pytest.MonkeyPa
 
 
 def test_github_reports_skipped_files(scan_files: ScanFiles) -> None:
+    result = scan_files({"agent.py": AGENT, "big.py": "x = 1\n" * 100}, max_file_size=100)
+    assert any(
+        line.startswith("::warning ") and "big.py" in line and "max-file-size" in line
+        for line in rendered(result, "github").splitlines()
+    )
+
+
+def test_github_reports_an_unreadable_file_as_an_error(scan_files: ScanFiles) -> None:
     result = scan_files({"agent.py": AGENT, "blob.py": "\0\1"})
     assert any(
-        line.startswith("::warning ") and "blob.py" in line and "binary" in line
+        line.startswith("::error ") and "blob.py" in line and "AG000" in line
         for line in rendered(result, "github").splitlines()
     )
 
@@ -114,23 +122,35 @@ def test_markdown_says_so_when_clean(scan_files: ScanFiles) -> None:
 # --- junit ----------------------------------------------------------------------------------
 
 
-def test_junit_has_one_testcase_per_file_and_fails_files_with_findings(
+def test_junit_has_one_failed_testcase_per_finding_grouped_by_rule(
     scan_files: ScanFiles,
 ) -> None:
-    result = scan_files({"agent.py": AGENT, "helpers.py": "X = 1\n", "blob.py": "\0\1"})
+    big = "x = 1\n" * (len(AGENT) // 6 + 10)  # over the max-file-size below: skipped
+    files = {"agent.py": AGENT, "helpers.py": "X = 1\n", "big.py": big}
+    result = scan_files(files, max_file_size=len(AGENT) + 10)
     root = ET.fromstring(rendered(result, "junit"))
     assert root.tag == "testsuites"
-    suite = root.find("testsuite")
-    assert suite is not None
-    cases = {case.get("name"): case for case in suite.findall("testcase")}
-    assert set(cases) == {"agent.py", "helpers.py", "blob.py"}
-    assert cases["agent.py"].find("failure") is not None
-    assert "AG201" in (cases["agent.py"].find("failure").text or "")  # type: ignore[union-attr]
-    assert cases["helpers.py"].find("failure") is None
-    assert cases["blob.py"].find("skipped") is not None
-    assert suite.get("tests") == "3"
-    assert suite.get("failures") == "1"
-    assert suite.get("skipped") == "1"
+    suites = {suite.get("name"): suite for suite in root.findall("testsuite")}
+    cases = [case for suite in root.findall("testsuite") for case in suite.findall("testcase")]
+    failed = [case for case in cases if case.find("failure") is not None]
+    # Every finding is a failed test case, and nothing else is.
+    assert len(failed) == len(result.findings) == int(root.get("failures", "-1"))
+    ag201 = next(f for f in result.findings if f.code == "AG201")
+    assert f"AG201 {ag201.name}" in suites
+    names = {case.get("name") for case in failed}
+    assert f"AG201 {ag201.name} at {ag201.location}" in names
+    assert "evidence:" in (failed[0].find("failure").text or "")  # type: ignore[union-attr]
+    skipped = suites["skipped files"].findall("testcase")
+    assert [case.get("name") for case in skipped] == ["big.py"]
+    assert root.get("tests") == str(len(cases))
+
+
+def test_junit_of_a_clean_run_is_one_passing_testcase(scan_files: ScanFiles) -> None:
+    result = scan_files({"helpers.py": "X = 1\n"})
+    root = ET.fromstring(rendered(result, "junit"))
+    cases = root.findall("testsuite/testcase")
+    assert len(cases) == 1 and cases[0].find("failure") is None
+    assert root.get("failures") == "0" and root.get("tests") == "1"
 
 
 # --- json -----------------------------------------------------------------------------------

@@ -168,8 +168,9 @@ def test_unreadable_and_unparsable_files_become_notifications(scan_files: ScanFi
         for n in invocation["toolExecutionNotifications"]
     }
     assert notes["broken.py"]["level"] == "error"
-    assert notes["blob.py"]["level"] == "warning"
-    assert "binary" in notes["blob.py"]["message"]["text"]
+    # A file nobody could read is an error too: its tools went unchecked.
+    assert notes["blob.py"]["level"] == "error"
+    assert "could not read: binary" in notes["blob.py"]["message"]["text"]
 
 
 def test_a_clean_full_scan_is_successful(scan_files: ScanFiles) -> None:

@@ -24,6 +24,7 @@ from agentguard.engine.discovery import NOT_A_REGULAR_FILE
 from agentguard.engine.fact_cache import FactCache, content_key, encode
 from agentguard.facts.extract import extract, is_test_path
 from agentguard.facts.module_facts import ModuleFacts
+from agentguard.facts.python_version import newer_syntax
 
 # At most this many files make one task for a worker, and this many tasks per worker are
 # queued ahead of it.
@@ -59,11 +60,11 @@ def read_source(path: str | Path, rel: str, max_size: int) -> bytes | ScanProble
         with open(path, "rb") as source:
             data = source.read()
     except PermissionError:
-        return ScanProblem(rel, "permission denied")
+        return ScanProblem(rel, "permission denied", "unreadable")
     except OSError as exc:
-        return ScanProblem(rel, exc.strerror or str(exc))
+        return ScanProblem(rel, exc.strerror or str(exc), "unreadable")
     if b"\0" in data[:8192]:
-        return ScanProblem(rel, "binary file (contains NUL bytes)")
+        return ScanProblem(rel, "binary file (contains NUL bytes)", "unreadable")
     return data
 
 
@@ -101,6 +102,9 @@ def source_facts(data: bytes, rel: str, is_test: bool | None = None) -> ModuleFa
             return ScanProblem(
                 rel, f"not valid UTF-8 or declared encoding: {reason}", "parse-error"
             )
+        newer = newer_syntax(reason, exc.text or "")
+        if newer is not None:
+            reason = f"{reason}: {newer}"
         return ScanProblem(rel, reason, "parse-error", Span.point(line, column))
     except (ValueError, UnicodeDecodeError) as exc:
         return ScanProblem(rel, f"cannot decode: {exc}", "parse-error")

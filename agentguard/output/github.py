@@ -82,7 +82,7 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
     for finding in result.findings:
         stream.write(annotation(result.root, finding, columns) + "\n")
     for problem in result.problems:
-        if problem.kind == "parse-error":
+        if problem.reported:
             continue  # already an AG000 finding
         stream.write(
             command(

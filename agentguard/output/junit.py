@@ -1,7 +1,9 @@
-"""JUnit XML: one test case per scanned file; a file with findings fails.
+"""JUnit XML: one failed test case per finding, grouped in a test suite per rule.
 
-CI systems that only understand test reports (GitLab, Jenkins, Azure) then show each file
-with findings as a failed test, its findings in the failure text.
+CI dashboards that only understand test reports (GitLab, Jenkins, Azure) count each finding
+as a failed test named by its rule and location, with the evidence in the failure text, so
+the failure count is the finding count. A file skipped without being read is a skipped test
+case; a run with no findings is one passing test case, so the report is never empty.
 """
 
 from __future__ import annotations
@@ -17,13 +19,6 @@ if TYPE_CHECKING:
     from agentguard.engine.pipeline import ScanResult
 
 
-def _scanned_paths(result: ScanResult) -> list[str]:
-    paths = {*result.python_paths, *result.schema_paths}
-    paths.update(f.path for f in result.findings)
-    paths.update(p.path for p in result.problems)
-    return sorted(paths)
-
-
 def _describe(finding: Finding) -> str:
     lines = [
         f"{finding.location}: {finding.code} {finding.name} ({finding.severity.value}, "
@@ -36,47 +31,69 @@ def _describe(finding: Finding) -> str:
     return "\n".join(lines)
 
 
-def document(result: ScanResult) -> ET.Element:
-    by_path: dict[str, list[Finding]] = defaultdict(list)
-    for finding in result.findings:
-        by_path[finding.path].append(finding)
-    problems = {p.path: p for p in result.problems if p.kind != "parse-error"}
-    paths = _scanned_paths(result)
-    failures = sum(1 for p in paths if by_path.get(p))
-    skipped = sum(1 for p in paths if p in problems and not by_path.get(p))
+def _suite(name: str, cases: list[ET.Element], failures: int, skipped: int) -> ET.Element:
     suite = ET.Element(
         "testsuite",
-        name="agentguard",
-        tests=str(len(paths)),
+        name=name,
+        tests=str(len(cases)),
         failures=str(failures),
         errors="0",
         skipped=str(skipped),
         time="0",
     )
-    for path in paths:
-        case = ET.SubElement(suite, "testcase", classname="agentguard", name=path, time="0")
-        findings = by_path.get(path, [])
-        if findings:
-            codes = ", ".join(sorted({f.code for f in findings}))
-            failure = ET.SubElement(
-                case,
-                "failure",
-                message=f"{len(findings)} finding{'s' if len(findings) != 1 else ''}: {codes}",
-                type=max(findings, key=lambda f: f.severity.rank).severity.value,
-            )
-            failure.text = "\n".join(_describe(f) for f in findings)
-        elif path in problems:
-            ET.SubElement(case, "skipped", message=problems[path].reason)
+    suite.extend(cases)
+    return suite
+
+
+def _finding_case(finding: Finding) -> ET.Element:
+    case = ET.Element(
+        "testcase",
+        classname=f"agentguard.{finding.code}",
+        name=f"{finding.code} {finding.name} at {finding.location}",
+        file=finding.path,
+        line=str(finding.span.line),
+        time="0",
+    )
+    failure = ET.SubElement(case, "failure", message=finding.message, type=finding.severity.value)
+    failure.text = _describe(finding)
+    return case
+
+
+def document(result: ScanResult) -> ET.Element:
+    by_rule: dict[str, list[Finding]] = defaultdict(list)
+    for finding in result.findings:
+        by_rule[f"{finding.code} {finding.name}"].append(finding)
+    suites = [
+        _suite(name, [_finding_case(f) for f in findings], len(findings), 0)
+        for name, findings in sorted(by_rule.items())
+    ]
+    skipped_files = [p for p in result.problems if not p.reported]
+    if skipped_files:
+        cases = []
+        for problem in skipped_files:
+            case = ET.Element("testcase", classname="agentguard.files", name=problem.path, time="0")
+            ET.SubElement(case, "skipped", message=problem.reason)
+            cases.append(case)
+        suites.append(_suite("skipped files", cases, 0, len(cases)))
+    if not result.findings:
+        files = len({*result.python_paths, *result.schema_paths})
+        passed = ET.Element(
+            "testcase",
+            classname="agentguard",
+            name=f"no findings in {files} file{'s' if files != 1 else ''}",
+            time="0",
+        )
+        suites.insert(0, _suite("agentguard", [passed], 0, 0))
     root = ET.Element(
         "testsuites",
         name="agentguard",
-        tests=suite.get("tests", "0"),
-        failures=str(failures),
+        tests=str(sum(int(s.get("tests", "0")) for s in suites)),
+        failures=str(len(result.findings)),
         errors="0",
-        skipped=str(skipped),
+        skipped=str(len(skipped_files)),
         time="0",
     )
-    root.append(suite)
+    root.extend(suites)
     return root
 
 

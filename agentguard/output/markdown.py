@@ -73,7 +73,7 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         for (code, name), count in sorted(by_rule.items()):
             out.append(f"| {rule_link(code)} `{name}` | {count} |")
         out += ["", "</details>", ""]
-    skipped = [p for p in result.problems if p.kind != "parse-error"]
+    skipped = [p for p in result.problems if not p.reported]
     if skipped:
         out += ["**Files not analysed**", ""]
         for problem in skipped:

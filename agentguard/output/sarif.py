@@ -210,13 +210,15 @@ def _result(
 def _notifications(result: ScanResult) -> list[dict[str, Any]]:
     notes = []
     for problem in result.problems:
-        parse_error = problem.kind == "parse-error"
+        parse_error = problem.reported
         notes.append(
             {
                 "level": "error" if parse_error else "warning",
                 "message": {
                     "text": (
                         f"{problem.path}: could not parse: {problem.reason}"
+                        if problem.kind == "parse-error"
+                        else f"{problem.path}: could not read: {problem.reason}"
                         if parse_error
                         else f"{problem.path}: skipped: {problem.reason}"
                     )

@@ -81,7 +81,7 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         )
         console.print()
     for problem in result.problems:
-        if problem.kind != "parse-error":
+        if not problem.reported:
             console.print(f"[yellow]skipped[/] {escape(problem.path)}: {escape(problem.reason)}")
     if options.statistics and result.findings:
         table = Table(title="Findings by rule", show_edge=False)
@@ -101,7 +101,7 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
     extras = [f"{_plural(result.tools, 'tool')} found"]
     if result.suppressed:
         extras.append(f"{len(result.suppressed)} suppressed")
-    skipped = sum(1 for p in result.problems if p.kind != "parse-error")
+    skipped = sum(1 for p in result.problems if not p.reported)
     if skipped:
         extras.append(f"{skipped} skipped")
     summary += f" ({', '.join(extras)})"

@@ -315,7 +315,7 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
         scope = _relevant_tools(qid, writers)
         relevant = retry_count if qid == "retry" else len(scope)
         verdict, summary, support = _judge(qid, rules, mine, scope, relevant)
-        skipped = [p for p in result.problems if p.kind != "parse-error"]
+        skipped = [p for p in result.problems if not p.reported]
         if qid == "meta" and skipped:
             verdict = PARTIAL if verdict == PASS else verdict
             summary = f"{len(skipped)} files could not be read; " + summary

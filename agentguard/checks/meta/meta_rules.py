@@ -51,11 +51,15 @@ class ParseError(Rule):
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         for problem in project.problems:
-            if problem.kind != "parse-error":
+            if not problem.reported:
                 continue
             yield self.finding(
                 Location(problem.path, problem.span),
-                f"Could not parse this file: {problem.reason}",
+                (
+                    f"Could not parse this file: {problem.reason}"
+                    if problem.kind == "parse-error"
+                    else f"Could not read this file: {problem.reason}"
+                ),
                 confidence=Confidence.HIGH,
                 node_text=problem.reason,
             )
