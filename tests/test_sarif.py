@@ -77,10 +77,26 @@ def test_rules_carry_docs_severity_and_question_tags() -> None:
         assert rule.question in descriptor["properties"]["tags"]
         expected_level = {"error": "error", "warning": "warning", "info": "note"}
         assert descriptor["defaultConfiguration"]["level"] == expected_level[rule.severity.value]
-        assert float(descriptor["properties"]["security-severity"]) > 0
     # ruleIndex points at the right descriptor.
     for res in run["results"]:
         assert run["tool"]["driver"]["rules"][res["ruleIndex"]]["id"] == res["ruleId"]
+
+
+def test_only_security_rules_are_security_alerts_and_meta_rules_carry_no_category() -> None:
+    project = FIXTURES / "shop-agent"
+    run = sarif_of(scan([project], load_config([project])))["runs"][0]
+    rules = {r["id"]: r["properties"] for r in run["tool"]["driver"]["rules"]}
+    # A parse error is not a High security alert; a retry that doubles an order is a
+    # reliability defect; raw exception text reaching the model is a security one.
+    for meta in ("AG000", "AG001", "AG002"):
+        assert "security" not in rules[meta]["tags"] and "reliability" not in rules[meta]["tags"]
+        assert "security-severity" not in rules[meta]
+    assert "reliability" in rules["AG902"]["tags"] and "security" not in rules["AG902"]["tags"]
+    assert "security-severity" not in rules["AG902"]
+    assert "security" in rules["AG601"]["tags"]
+    assert float(rules["AG601"]["security-severity"]) > 0
+    for props in rules.values():
+        assert ("security-severity" in props) == ("security" in props["tags"])
 
 
 def test_help_uri_points_at_the_published_rule_doc(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -95,6 +95,11 @@ class Rule:
     name: ClassVar[str] = ""
     question: ClassVar[str] = ""
     severity: ClassVar[Severity] = Severity.ERROR
+    # What kind of defect the rule finds, for code-scanning tags: "reliability" (a side
+    # effect applied twice or an agent misled), "security" (what an attacker or a prompt
+    # injection can use), "meta" (agentguard's own: files it could not read, stale
+    # suppressions). Meta rules are found by their question.
+    category: ClassVar[str] = "reliability"
     fix_applicability: ClassVar[Applicability | None] = None
     # Where the applicability depends on the finding ("safe (MCP) / unsafe"); then
     # ``fix_applicability`` is the least safe of them.
@@ -127,6 +132,11 @@ class Rule:
         if cls.fix_applicability is None:
             return None
         return cls.fix_applicability_detail or cls.fix_applicability.value
+
+    @classmethod
+    def kind(cls) -> str:
+        """The rule's category, "meta" for every rule of the meta question."""
+        return "meta" if cls.question == "meta" else cls.category
 
     @classmethod
     def help_uri(cls) -> str:

@@ -30,9 +30,15 @@ SRCROOT = "%SRCROOT%"
 FINGERPRINT_KEY = "agentguard/v1"
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
-# GitHub code scanning ranks security alerts by this CVSS-like score (critical >= 9.0,
-# high >= 7.0, medium >= 4.0, low > 0): a duplicated payment is a high-severity defect.
-SECURITY_SEVERITY = {Severity.ERROR: "8.0", Severity.WARNING: "5.0", Severity.INFO: "2.0"}
+# GitHub code scanning treats a rule tagged "security" as a security alert and ranks it by
+# this CVSS-like score (critical >= 9.0, high >= 7.0, medium >= 4.0, low > 0); other rules
+# are ranked by problem.severity alone, so only security rules carry a score.
+SECURITY_SEVERITY = {Severity.ERROR: "7.0", Severity.WARNING: "5.0", Severity.INFO: "2.0"}
+TAGS = {
+    "reliability": ("reliability", "replay-safety"),
+    "security": ("security", "replay-safety"),
+    "meta": (),
+}
 PROBLEM_SEVERITY = {
     Severity.ERROR: "error",
     Severity.WARNING: "warning",
@@ -86,13 +92,14 @@ def _rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
         "help": {"text": f"{short}\n\n{docs}", "markdown": help_markdown},
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
         "properties": {
-            "tags": sorted({"agentguard", "replay-safety", "security", rule.question}),
-            "security-severity": SECURITY_SEVERITY[rule.severity],
+            "tags": sorted({"agentguard", *TAGS[rule.kind()], rule.question}),
             "problem.severity": PROBLEM_SEVERITY[rule.severity],
             "question": rule.question,
             "fix": rule.fix_applicability.value if rule.fix_applicability else None,
         },
     }
+    if rule.kind() == "security":
+        descriptor["properties"]["security-severity"] = SECURITY_SEVERITY[rule.severity]
     url = rule_doc_url(rule.code)
     if url:
         descriptor["helpUri"] = url

@@ -70,6 +70,9 @@ class RawErrorObservation(Rule):
     """
 
     code, name, question = "AG601", "raw-error-observation", "Q6"
+    # Exception text can carry secrets and internal details to the model, and a downstream's
+    # error body is attacker-controlled text in the model's context (CWE-209).
+    category = "security"
     severity = Severity.ERROR
     fix_applicability = Applicability.UNSAFE
     VALID = (

@@ -39,6 +39,9 @@ class FrameworkRawErrorHandler(Rule):
     """
 
     code, name, question = "AG603", "framework-raw-error-handler", "Q6"
+    # Exception text can carry secrets and internal details to the model, and a downstream's
+    # error body is attacker-controlled text in the model's context (CWE-209).
+    category = "security"
     severity = Severity.WARNING
     VALID = (
         Valid(
