@@ -70,7 +70,8 @@ def _version(value: bool) -> None:
 @app.callback()
 def main_callback(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
 ) -> None:
     """agentguard: replay-safety for LLM tool calls."""
@@ -106,7 +107,7 @@ def _targets_and_config(paths: list[Path] | None, config: Path | None) -> tuple[
 def check(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
     output_format: Annotated[
-        str, typer.Option("--format", "-f", help=f"Output format: {'|'.join(FORMAT_MODULES)}.")
+        str, typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMAT_MODULES)}.")
     ] = "text",
     select: Annotated[
         list[str] | None, typer.Option(help="Rule codes or prefixes to enable (AG2, AG201).")
@@ -117,10 +118,14 @@ def check(
     fail_on: Annotated[
         FailOn | None, typer.Option(help="Lowest severity that fails the run.")
     ] = None,
-    exit_zero: Annotated[bool, typer.Option(help="Exit 0 even with findings.")] = False,
-    statistics: Annotated[bool, typer.Option(help="Show counts per rule.")] = False,
+    exit_zero: Annotated[
+        bool, typer.Option("--exit-zero", help="Exit 0 even with findings.")
+    ] = False,
+    statistics: Annotated[bool, typer.Option("--statistics", help="Show counts per rule.")] = False,
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
-    no_source: Annotated[bool, typer.Option(help="Do not print the offending lines.")] = False,
+    no_source: Annotated[
+        bool, typer.Option("--no-source", help="Do not print the offending lines.")
+    ] = False,
     jobs: Annotated[
         int | None,
         typer.Option(
@@ -388,7 +393,7 @@ def baseline_create(
     file: Annotated[Path, typer.Argument(help="The baseline file to write (JSON).")],
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
-    force: Annotated[bool, typer.Option(help="Overwrite an existing baseline.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing baseline.")] = False,
 ) -> None:
     """Write a baseline accepting every current finding."""
     from agentguard.engine.baseline import Baseline

@@ -142,3 +142,21 @@ def test_a_plain_syntax_error_claims_no_newer_python(tmp_path: Path) -> None:
     write_project(tmp_path, {"agent.py": TOOL_HEADER + "def create_order(:\n    pass\n"})
     result = runner.invoke(app, ["check", str(tmp_path)])
     assert "AG000" in result.output and "needs Python" not in result.output
+
+
+def test_help_lists_every_format_and_flags_have_no_negated_twin() -> None:
+    from agentguard.output import FORMAT_MODULES
+
+    result = runner.invoke(app, ["check", "--help"], terminal_width=80)
+    assert result.exit_code == 0
+    flat = " ".join(result.output.replace("│", " ").split())
+    for name in FORMAT_MODULES:
+        assert name in flat
+    assert "--no-no-source" not in result.output and "--no-exit-zero" not in result.output
+
+
+def test_dash_capital_v_prints_the_version() -> None:
+    from agentguard import __version__
+
+    result = runner.invoke(app, ["-V"])
+    assert result.exit_code == 0 and result.output.strip() == f"agentguard {__version__}"
