@@ -570,6 +570,30 @@ def report(
     err.print(f"wrote {escape(str(output_file))}")
 
 
+def _unwrapped_markdown(text: str) -> object:
+    """Rich Markdown whose code blocks are never wrapped: a wrapped line of code cannot be
+    copied. A line wider than the terminal is cut with an ellipsis, as ruff does."""
+    from rich.markdown import CodeBlock, Markdown  # slow to import; only `rule` needs it
+    from rich.syntax import Syntax
+
+    class WholeLineCodeBlock(CodeBlock):
+        def __rich_console__(self, console, options):  # type: ignore[no-untyped-def]
+            code = str(self.text).rstrip()
+            highlighted = Syntax(code, self.lexer_name, theme=self.theme).highlight(code)
+            highlighted.no_wrap = True
+            highlighted.overflow = "ellipsis"
+            yield highlighted
+
+    class UnwrappedMarkdown(Markdown):
+        elements = {
+            **Markdown.elements,
+            "fence": WholeLineCodeBlock,
+            "code_block": WholeLineCodeBlock,
+        }
+
+    return UnwrappedMarkdown(text)
+
+
 @app.command()
 def rule(code: Annotated[str, typer.Argument(help="A rule code (AG201) or name.")]) -> None:
     """Show a rule's documentation."""
@@ -580,17 +604,28 @@ def rule(code: Annotated[str, typer.Argument(help="A rule code (AG201) or name."
     console.print(f"[bold]{found.code} {found.name}[/] ({found.severity.value}, {found.question})")
     console.print(f"[dim]{QUESTIONS.get(found.question, '')}[/]")
     console.print(f"[dim]fix: {found.fix_label() or 'none'}[/]\n")
-    from rich.markdown import Markdown  # slow to import; only `rule` renders docs
+    if not sys.stdout.isatty():
+        # Piped or redirected: the Markdown as written, every code line whole.
+        typer.echo(found.docs())
+        return
+    console.print(_unwrapped_markdown(found.docs()))
 
-    console.print(Markdown(found.docs()))
+
+class RulesFormat(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
 
 
 @app.command()
 def rules(
-    output_format: Annotated[str, typer.Option("--format", "-f", help="text|json")] = "text",
+    output_format: Annotated[
+        RulesFormat, typer.Option("--format", "-f", help="text, json or markdown.")
+    ] = RulesFormat.text,
 ) -> None:
-    """List every rule."""
-    if output_format == "json":
+    """List every rule: code, name, severity and fix (`agentguard rule CODE` for the rest)."""
+    listed = all_rules()
+    if output_format is RulesFormat.json:
         import json
 
         typer.echo(
@@ -600,25 +635,31 @@ def rules(
                         "code": r.code,
                         "name": r.name,
                         "question": r.question,
+                        "category": r.kind(),
                         "severity": r.severity.value,
                         "fix": r.fix_applicability.value if r.fix_applicability else None,
                         "fix_detail": r.fix_label(),
                         "summary": r.short_description(),
                     }
-                    for r in all_rules()
+                    for r in listed
                 ],
                 indent=2,
             )
         )
         return
+    if output_format is RulesFormat.markdown:
+        typer.echo("| Code | Name | Severity | Fix |\n| --- | --- | --- | --- |")
+        for r in listed:
+            typer.echo(f"| {r.code} | {r.name} | {r.severity.value} | {r.fix_label() or ''} |")
+        return
     from rich.table import Table
 
-    table = Table(show_edge=False)
-    for column in ("code", "name", "question", "severity", "fix", "what it flags"):
-        table.add_column(column)
-    for r in all_rules():
-        fix = r.fix_label() or ""
-        table.add_row(r.code, r.name, r.question, r.severity.value, fix, r.short_description())
+    # One line a rule at 80 columns: the summaries live in `agentguard rule CODE`.
+    table = Table(show_edge=False, box=None, pad_edge=False)
+    for column in ("code", "name", "severity", "fix"):
+        table.add_column(column, no_wrap=True, overflow="ellipsis")
+    for r in listed:
+        table.add_row(r.code, r.name, r.severity.value, r.fix_label() or "")
     Console().print(table)
 
 

@@ -160,3 +160,29 @@ def test_dash_capital_v_prints_the_version() -> None:
 
     result = runner.invoke(app, ["-V"])
     assert result.exit_code == 0 and result.output.strip() == f"agentguard {__version__}"
+
+
+def test_rules_is_a_compact_table_with_json_and_markdown_forms() -> None:
+    import json
+
+    from agentguard.checks.base import all_rules
+
+    text = runner.invoke(app, ["rules"], terminal_width=80)
+    lines = [line for line in text.output.splitlines() if line.strip()]
+    assert len(lines) == len(all_rules()) + 1  # a header, then one line a rule
+    assert all(len(line) <= 80 for line in lines)
+    listed = json.loads(runner.invoke(app, ["rules", "--format", "json"]).output)
+    assert [r["code"] for r in listed] == [r.code for r in all_rules()]
+    markdown = runner.invoke(app, ["rules", "--format", "markdown"]).output
+    assert markdown.startswith("| Code | Name | Severity | Fix |")
+    assert markdown.count("\n| AG") == len(all_rules())
+
+
+def test_rule_docs_piped_keep_every_code_line_whole() -> None:
+    from agentguard.checks.base import rule_by_code
+
+    result = runner.invoke(app, ["rule", "AG201"], terminal_width=60)
+    found = rule_by_code("AG201")
+    assert found is not None
+    longest = max(found.docs().splitlines(), key=len)
+    assert len(longest) > 60 and longest in result.output

@@ -37,6 +37,10 @@ def create_order(cart_id: str) -> dict:
 ANNOTATION = re.compile(r"^::(error|warning|notice) (?P<props>[^:]*)::(?P<message>.*)$")
 
 
+def strip_ansi(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
 def rendered(result: ScanResult, name: str) -> str:
     stream = io.StringIO()
     renderer(name)(result, stream, RenderOptions())
@@ -104,7 +108,7 @@ def test_markdown_table_has_one_row_per_finding_and_escapes_cells(scan_files: Sc
     result = scan_files({"agent.py": AGENT})
     text = rendered(result, "markdown")
     rows = [line for line in text.splitlines() if line.startswith("| ") and "AG" in line]
-    table_rows = [r for r in rows if "](docs/rules/" in r and r.count(" | ") >= 4]
+    table_rows = [r for r in rows if r.count(" | ") >= 4 and "| Severity |" not in r]
     assert len(table_rows) == len(result.findings)
     for row in table_rows:
         # Every row has exactly five cells, however the messages read.
@@ -217,6 +221,33 @@ def test_every_registered_format_renders_the_fixture() -> None:
         assert rendered(result, name).strip(), name
 
 
-def test_text_output_links_each_finding_to_its_rule_doc() -> None:
+def test_text_output_names_the_installed_rule_command_and_no_repository_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("AGENTGUARD_DOCS_URL", raising=False)
     text = rendered(shop_agent(), "text")
-    assert "agentguard rule AG201 (docs/rules/AG201.md)" in text
+    assert "= docs: agentguard rule AG201\n" in text
+    assert "docs/rules/" not in text
+    monkeypatch.setenv("AGENTGUARD_DOCS_URL", "https://example.org/agentguard/rules/")
+    text = rendered(shop_agent(), "text")
+    assert "agentguard rule AG201 (https://example.org/agentguard/rules/AG201.md)" in text
+
+
+def test_markdown_emits_no_relative_docs_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AGENTGUARD_DOCS_URL", raising=False)
+    text = rendered(shop_agent(), "markdown")
+    assert "](docs/" not in text and "`AG201`" in text
+
+
+def test_source_lines_are_truncated_not_wrapped(scan_files: ScanFiles) -> None:
+    long_url = "https://shop.example/orders/" + "segment/" * 30
+    source = AGENT.replace('"https://shop.example/orders"', repr(long_url))
+    result = scan_files({"agent.py": source})
+    from agentguard.output.text import render
+
+    stream = io.StringIO()
+    render(result, stream, RenderOptions(color=True, width=80))
+    lines = stream.getvalue().splitlines()
+    shown = [line for line in lines if "requests.post(" in line]
+    assert shown and all(len(strip_ansi(line)) <= 80 for line in shown)
+    assert any(strip_ansi(line).endswith("…") for line in shown)

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, TextIO
 
 from agentguard.output import RenderOptions
-from agentguard.output.rule_docs import rule_doc_path, rule_doc_url
+from agentguard.output.rule_docs import rule_doc_url
 
 if TYPE_CHECKING:
     from agentguard.engine.pipeline import ScanResult
@@ -28,7 +28,10 @@ def cell(text: str) -> str:
 
 
 def rule_link(code: str) -> str:
-    return f"[{code}]({rule_doc_url(code) or rule_doc_path(code)})"
+    """A link to the published rule page when its base URL is set; otherwise the code as
+    text: a relative docs/ link is broken in any repository but agentguard's own."""
+    url = rule_doc_url(code)
+    return f"[{code}]({url})" if url else f"`{code}`"
 
 
 def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:

@@ -21,11 +21,6 @@ DOCS_URL_ENV = "AGENTGUARD_DOCS_URL"
 INDEX = "README.md"
 
 
-def rule_doc_path(code: str) -> str:
-    """The rule's doc file, relative to the repository root."""
-    return f"{DOCS_DIR.as_posix()}/{code}.md"
-
-
 def rule_doc_url(code: str) -> str | None:
     """An absolute URL for the rule's doc page, when a docs base URL is known."""
     base = os.environ.get(DOCS_URL_ENV, "").strip()

@@ -19,7 +19,7 @@ from agentguard.diagnostics import Finding, Fix, Location, Severity, Span
 from agentguard.engine.fix_edits import ensure_fixes
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
-from agentguard.output.rule_docs import rule_doc_path, rule_doc_url
+from agentguard.output.rule_docs import rule_doc_url
 
 if TYPE_CHECKING:
     from agentguard.engine.pipeline import ScanResult
@@ -82,7 +82,8 @@ def _rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
         full = f"{short} {' '.join(why.split())}"
     help_markdown = (
         f"**{rule.code} {rule.name}** ({rule.question}: {question})\n\n{docs}\n\n"
-        f"Documentation: `{rule_doc_path(rule.code)}`, or `agentguard rule {rule.code}`."
+        f"Documentation: `agentguard rule {rule.code}`"
+        + (f", or {rule_doc_url(rule.code)}." if rule_doc_url(rule.code) else ".")
     )
     descriptor: dict[str, Any] = {
         "id": rule.code,

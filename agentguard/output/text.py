@@ -13,7 +13,7 @@ from rich.table import Table
 from agentguard.diagnostics import Finding
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
-from agentguard.output.rule_docs import rule_doc_path, rule_doc_url
+from agentguard.output.rule_docs import rule_doc_url
 
 if TYPE_CHECKING:
     from agentguard.engine.pipeline import ScanResult
@@ -58,7 +58,12 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
             start, end = finding.span.line, min(finding.span.end_line, finding.span.line + 3)
             for number in range(start, end + 1):
                 if 0 < number <= len(lines):
-                    console.print(f"  [dim]{number:>5} |[/] {escape(lines[number - 1])}")
+                    console.print(
+                        f"  [dim]{number:>5} |[/] {escape(lines[number - 1])}",
+                        no_wrap=True,
+                        overflow="ellipsis",
+                        crop=True,
+                    )
             if start == end and 0 < start <= len(lines):
                 span = finding.span
                 first = columns.column(finding.path, span.line, span.column)
@@ -75,9 +80,13 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
                 f"  [dim]= fix available ({offered.applicability.value}):[/] "
                 f"{escape(offered.description)}"
             )
+        # A pip user has no docs/ folder: name the installed command, and the published
+        # page only when its base URL is configured.
+        url = rule_doc_url(finding.code)
         console.print(
-            f"  [dim]= docs: agentguard rule {finding.code} "
-            f"({escape(rule_doc_url(finding.code) or rule_doc_path(finding.code))})[/]"
+            f"  [dim]= docs: agentguard rule {finding.code}"
+            + (f" ({escape(url)})" if url else "")
+            + "[/]"
         )
         console.print()
     for problem in result.problems:
