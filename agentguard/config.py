@@ -58,6 +58,7 @@ class Config:
     jobs: int = 0
     cache_dir: str | None = None
     test_paths: list[str] = field(default_factory=list)
+    read_only_mcp_servers: list[str] = field(default_factory=list)
     catalog_extensions: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -161,6 +162,7 @@ def load_config(
     config.jobs = section.get("jobs", 0)
     config.cache_dir = section.get("cache-dir")
     config.test_paths = list(section.get("test-paths", []))
+    config.read_only_mcp_servers = list(section.get("read-only-mcp-servers", []))
     extensions: dict[str, Any] = {}
     for key in ("frameworks", "effects", "retries"):
         if key in section:

@@ -186,3 +186,34 @@ def test_rule_docs_piped_keep_every_code_line_whole() -> None:
     assert found is not None
     longest = max(found.docs().splitlines(), key=len)
     assert len(longest) > 60 and longest in result.output
+
+
+REMOTE_MCP = """\
+from agents import Agent
+from agents.mcp import MCPServerStreamableHttp
+
+docs = MCPServerStreamableHttp(
+    name="docs-search",
+    params={"url": "https://docs.example.com/mcp"},
+    max_retry_attempts=3,
+)
+agent = Agent(name="helper", mcp_servers=[docs])
+"""
+
+
+def test_a_remote_mcp_server_declared_read_only_is_not_flagged_for_its_retries(
+    tmp_path: Path,
+) -> None:
+    write_project(tmp_path, {"agent.py": REMOTE_MCP})
+    (tmp_path / ".git").mkdir()
+    flagged = runner.invoke(app, ["check", str(tmp_path), "--select", "AG402"])
+    assert flagged.exit_code == 1 and "max_retry_attempts" in flagged.output
+    for declared in ("docs-search", "https://docs.example.com/mcp"):
+        config = f'[tool.agentguard]\nread-only-mcp-servers = ["{declared}"]\n'
+        (tmp_path / "pyproject.toml").write_text(config)
+        quiet = runner.invoke(app, ["check", str(tmp_path), "--select", "AG402"])
+        assert quiet.exit_code == 0 and "0 findings" in quiet.output, quiet.output
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.agentguard]\nread-only-mcp-servers = ["another-server"]\n'
+    )
+    assert runner.invoke(app, ["check", str(tmp_path), "--select", "AG402"]).exit_code == 1

@@ -85,6 +85,11 @@ accepted but not applied: pass `--cache-dir` on the command line.""",
 Qualified names of your own functions that durably record a tool call before it runs
 (`"app.audit.record_start"`; `*` matches within a dotted name). A tool that calls one before
 its side effect has a ledger entry written first (AG301), as a `@guarded` tool does.""",
+    "read-only-mcp-servers": """\
+Remote MCP servers whose tools only read, named by the `name=` an OpenAI Agents SDK MCP client
+is built with or the `url` in its `params`. Their client's `max_retry_attempts` re-sends only
+reads, so the timeout-retry rule (AG402) does not flag it. A remote server's tools cannot be seen
+from the code, so only this declaration can tell agentguard they are safe to re-send.""",
     "test-paths": """\
 More files or folders that hold tests (gitignore-style patterns, relative to the project root),
 besides `test_*.py`, `*_test.py`, `conftest.py` and anything under `tests/` or `test/`. The

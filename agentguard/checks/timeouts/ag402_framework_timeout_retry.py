@@ -35,6 +35,15 @@ class FrameworkTimeoutRetry(Rule):
     `failure_error_function` that says the outcome is unknown; give LangGraph retry
     policies on writing nodes an explicit `retry_on` of errors raised before sending.
 
+    A remote MCP server's tools cannot be seen from the code. When they only read, say so in
+    the config, by the client's `name=` or its `params` URL, and its `max_retry_attempts`
+    is not flagged:
+
+    ```toml
+    [tool.agentguard]
+    read-only-mcp-servers = ["docs-search", "https://docs.example.com/mcp"]
+    ```
+
     ## Fix safety
     No automatic fix.
     """

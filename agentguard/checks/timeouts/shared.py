@@ -293,7 +293,12 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
                         )
             for setting in know.mcp_client_retries:
                 value = call.kwargs.get(setting.kwarg)
-                if value is not None and _matches(setting, call) and not is_off(value):
+                if (
+                    value is not None
+                    and _matches(setting, call)
+                    and not is_off(value)
+                    and not _declared_read_only_server(project, call)
+                ):
                     result.append(
                         SettingUse(
                             Location(facts.path, value.span or call.span),
@@ -323,6 +328,19 @@ def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
                         )
                     )
     return result
+
+
+def _declared_read_only_server(project: ProjectModel, call: Call) -> bool:
+    """Whether the config declares this remote MCP server's tools read-only, by the
+    ``name=`` the client is built with or the URL in its ``params``: a re-sent read repeats
+    nothing, and a remote server's tools cannot be seen from here."""
+    declared = set(project.config.read_only_mcp_servers if project.config else ())
+    if not declared:
+        return False
+    name = call.kwargs.get("name")
+    params = call.kwargs.get("params")
+    url = params.items.get("url") if params is not None else None
+    return any(v is not None and v.string() in declared for v in (name, url))
 
 
 _LANGGRAPH_TEXT = (
