@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from agentguard.cli import app
 from agentguard.config import load_config
-from agentguard.engine import ScanResult, scan
+from agentguard.engine.pipeline import ScanResult, scan
 from agentguard.engine.speed import FactOptions
 
 from .conftest import FIXTURES, write_project

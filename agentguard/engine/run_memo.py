@@ -1,6 +1,6 @@
 """Run memo: a check whose inputs are all unchanged returns the recorded outcome.
 
-The per-file fact cache (:mod:`agentguard.cache`) saves parsing; linking the project and
+The per-file fact cache (:mod:`agentguard.engine.fact_cache`) saves parsing; linking the project and
 running the rules still cost seconds on a large tree. But a check is a pure function of
 its inputs: agentguard's own code, the effective config, the catalogue (the user's
 extensions included), the command's selection, and every scanned file's path and bytes.
@@ -110,7 +110,7 @@ def run_key(
     """The key of one check: every input it follows from.
 
     ``question`` is what the command asks (rule selection, fix edits or not);
-    ``python_files`` each file's path and content key (``agentguard.cache.content_key``);
+    ``python_files`` each file's path and content key (``agentguard.engine.fact_cache.content_key``);
     ``problems`` what discovery could not scan (reported too). Schema files are hashed here.
     """
     digest = hashlib.sha256()

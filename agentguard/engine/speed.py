@@ -2,11 +2,11 @@
 
 Three things make a check fast, and none of them decides what it finds:
 
-- the per-file fact cache (:mod:`agentguard.cache`): a file's facts by the hash of its path
+- the per-file fact cache (:mod:`agentguard.engine.fact_cache`): a file's facts by the hash of its path
   and bytes, so a warm run parses nothing;
-- the process pool (:mod:`agentguard.parallel`): the files not cached are parsed on every
+- the process pool (:mod:`agentguard.engine.parallel`): the files not cached are parsed on every
   core;
-- the run memo (:mod:`agentguard.run_memo`): a check whose inputs are exactly those of a
+- the run memo (:mod:`agentguard.engine.run_memo`): a check whose inputs are exactly those of a
   recorded run (agentguard's code, the config, the catalogue, the selection, every file's
   path and bytes) returns the recorded outcome without linking anything, so the CI re-run
   after a fresh clone costs little more than hashing the files.
