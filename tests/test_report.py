@@ -151,7 +151,7 @@ class PageParser(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
-        if tag not in {"meta", "input", "br", "img", "link", "hr"}:
+        if tag not in {"meta", "input", "br", "wbr", "img", "link", "hr"}:
             self.open.append(tag)
 
     def handle_endtag(self, tag: str) -> None:

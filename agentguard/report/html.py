@@ -1,8 +1,10 @@
 """The checklist report as one self-contained HTML page.
 
 No external assets (styles and script are inline, nothing is fetched), readable on a phone
-(the tool table turns into cards on narrow screens), a sortable and filterable tool table,
-and the findings grouped by checklist question.
+(the tool table turns into cards on narrow screens), a sortable and filterable tool table
+that scrolls sideways inside its frame (tool names stay in view) when the window is too
+narrow for it, and the findings grouped by checklist question. The model's texts are Markdown
+inline text (names in backticks); only their code spans become markup, the rest is escaped.
 """
 
 from __future__ import annotations
@@ -10,7 +12,12 @@ from __future__ import annotations
 from html import escape
 from typing import TextIO
 
+from markdown_it import MarkdownIt
+
 from agentguard.report.model import Cell, Evidence, Report, ToolRow
+
+# Code spans only: any other Markdown, and any HTML, in a scanned project's names stays text.
+CODE_SPANS = MarkdownIt("zero").enable("backticks")
 
 VERDICT_CLASS = {
     "pass": "v-pass",
@@ -32,6 +39,14 @@ COLUMNS = (
     ("observation", "Observation"),
     ("eval", "Eval"),
     ("findings", "Findings"),
+)
+# The per-question answers; a run of identical "n/a" answers is one cell spanning the run.
+CHECK_COLUMNS = (
+    ("key", "Key"),
+    ("ledger", "Ledger"),
+    ("timeout", "Timeout"),
+    ("observation", "Observation"),
+    ("eval", "Eval"),
 )
 
 STYLE = """
@@ -67,9 +82,21 @@ padding:0 3px;border-radius:3px}
 .controls input,.controls select{font:inherit;padding:6px 8px;border:1px solid var(--line);
 border-radius:6px;min-width:0}
 .controls input{flex:1 1 220px}
-.table-wrap{overflow-x:auto}
-table{border-collapse:collapse;width:100%}
-th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
+/* Too wide for the window: the table scrolls inside this frame. The shadows at the edges
+   show there is more to the side (they scroll away with the content at either end). */
+.table-wrap{overflow-x:auto;background:
+linear-gradient(to right,var(--bg) 30%,rgba(255,255,255,0)) left/40px 100% no-repeat local,
+linear-gradient(to left,var(--bg) 30%,rgba(255,255,255,0)) right/40px 100% no-repeat local,
+radial-gradient(farthest-side at 0 50%,rgba(0,0,0,.2),transparent) left/14px 100% no-repeat scroll,
+radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.2),transparent) right/14px 100% no-repeat
+scroll}
+.table-wrap:focus-visible{outline:2px solid var(--unknown);outline-offset:2px}
+table{border-collapse:collapse;width:100%;font-size:14px}
+th,td{border-bottom:1px solid var(--line);padding:6px;text-align:left;vertical-align:top}
+th{white-space:nowrap}
+#tools th:first-child,#tools td:first-child{position:sticky;left:0;z-index:1;background:var(--bg);
+box-shadow:1px 0 0 var(--line)}
+td.na{color:var(--na)}
 th button{font:inherit;font-weight:600;border:0;background:none;padding:0;cursor:pointer;
 color:inherit}
 th[aria-sort=ascending] button::after{content:" \\25B2"}
@@ -80,13 +107,15 @@ li.sev-error::marker{color:var(--fail)}li.sev-warning::marker{color:var(--partia
 .sev-error b{color:var(--fail)}.sev-warning b{color:var(--partial)}
 .badges .sev-error{color:var(--fail)}.badges .sev-warning{color:var(--partial)}
 p.legend .inferred::after{content:""}p.legend .inferred::before{content:"* ";color:var(--muted)}
-td{min-width:7em}td:first-child,td:nth-child(3){min-width:0}
 @media (max-width:720px){
  main{padding:10px}
+ .table-wrap{background:none}
  table,thead,tbody,tr,td{display:block;width:100%}
  thead{position:absolute;left:-9999px}
  tr{border:1px solid var(--line);border-radius:6px;margin:0 0 10px;padding:4px 8px}
- td{border:0;padding:3px 0;display:flex;gap:8px}
+ td{border:0;padding:3px 0;display:flex;gap:8px;overflow-wrap:anywhere}
+ td>*{min-width:0}
+ #tools td:first-child{position:static;box-shadow:none}
  td::before{content:attr(data-label);flex:0 0 42%;color:var(--muted);font-weight:600}
 }
 """
@@ -109,16 +138,18 @@ SCRIPT = """
     document.getElementById('tool-count').textContent=shown+' of '+body.rows.length+' tools';
   }
   filter.addEventListener('input',apply);only.addEventListener('change',apply);
-  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,index){
-    var button=th.querySelector('button');if(!button)return;
+  // A cell names the columns it fills (data-col), so spanning cells sort with the rest.
+  function cellFor(row,key){return row.querySelector('td[data-col~="'+key+'"]');}
+  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th){
+    var button=th.querySelector('button');if(!button)return;var key=th.dataset.key;
     button.addEventListener('click',function(){
       var asc=th.getAttribute('aria-sort')!=='ascending';
       Array.prototype.forEach.call(table.tHead.rows[0].cells,function(c){c.removeAttribute('aria-sort');});
       th.setAttribute('aria-sort',asc?'ascending':'descending');
       var rows=Array.prototype.slice.call(body.rows);
       rows.sort(function(a,b){
-        var x=a.cells[index].dataset.sort||a.cells[index].textContent;
-        var y=b.cells[index].dataset.sort||b.cells[index].textContent;
+        var p=cellFor(a,key),q=cellFor(b,key);
+        var x=p.dataset.sort||p.textContent,y=q.dataset.sort||q.textContent;
         var n=x.localeCompare(y,undefined,{numeric:true});return asc?n:-n;
       });
       rows.forEach(function(r){body.appendChild(r);});
@@ -129,10 +160,16 @@ SCRIPT = """
 """
 
 
+def prose(text: str) -> str:
+    """The model's Markdown inline text as HTML: `name` becomes <code>name</code>."""
+    return CODE_SPANS.renderInline(text)
+
+
 def _where(report: Report, path: str | None, line: int | None) -> str:
     if not path:
         return ""
-    label = escape(f"{path}:{line}" if line else path)
+    # Long paths may break after a slash rather than widen the tool table.
+    label = escape(f"{path}:{line}" if line else path).replace("/", "/<wbr>")
     if report.link_base:
         href = f"{report.link_base.rstrip('/')}/{path}" + (f"#L{line}" if line else "")
         return f'<a href="{escape(href)}"><code>{label}</code></a>'
@@ -141,13 +178,18 @@ def _where(report: Report, path: str | None, line: int | None) -> str:
 
 def _evidence(report: Report, item: Evidence) -> str:
     severity = f' class="sev-{escape(item.severity)}"' if item.severity else ""
-    text = escape(item.text)
+    text = prose(item.text)
     if item.code and item.text.startswith(item.code):
-        text = f"<b>{escape(item.code)}</b>{escape(item.text[len(item.code) :])}"
+        text = f"<b>{escape(item.code)}</b>{prose(item.text[len(item.code) :])}"
     return f"<li{severity}>{_where(report, item.path, item.line)} {text}</li>"
 
 
-def _cell(label: str, value: Cell) -> str:
+def _cell(columns: list[tuple[str, str]], value: Cell) -> str:
+    """A table cell filling one column or, for a run of equal n/a answers, several."""
+    keys = " ".join(key for key, _ in columns)
+    label = columns[0][1] if len(columns) == 1 else f"{columns[0][1]} to {columns[-1][1]}"
+    span = f' colspan="{len(columns)}"' if len(columns) > 1 else ""
+    css = f"{value.status} na" if _not_applicable(value) else value.status
     title = f' title="{escape(value.source)}"' if value.source else ""
     # The marker sits on an inner span so it stays next to the value in the phone layout.
     inner = (
@@ -155,25 +197,41 @@ def _cell(label: str, value: Cell) -> str:
         if value.source == "inferred"
         else f"<span>{escape(value.value)}</span>"
     )
-    return f'<td data-label="{escape(label)}" class="{value.status}"{title}>{inner}</td>'
+    return (
+        f'<td data-col="{keys}" data-label="{escape(label)}"{span} class="{css}"{title}>'
+        f"{inner}</td>"
+    )
+
+
+def _not_applicable(value: Cell) -> bool:
+    return value.value.startswith("n/a")
+
+
+def _check_cells(tool: ToolRow) -> list[str]:
+    """Key to Eval, with each run of equal n/a answers (a read-only tool's five) said once."""
+    runs: list[tuple[list[tuple[str, str]], Cell]] = []
+    for key, label in CHECK_COLUMNS:
+        value: Cell = getattr(tool, key)
+        if runs and _not_applicable(value) and runs[-1][1] == value:
+            runs[-1][0].append((key, label))
+        else:
+            runs.append(([(key, label)], value))
+    return [_cell(columns, value) for columns, value in runs]
 
 
 def _tool_row(report: Report, tool: ToolRow) -> str:
-    codes = ", ".join(dict.fromkeys(f.code or "" for f in tool.findings))
+    codes = ", ".join(tool.finding_codes)
     cells = [
-        f'<td data-label="Tool"><strong>{escape(tool.name)}</strong></td>',
-        f'<td data-label="Framework">{escape(tool.framework)}</td>',
-        f'<td data-label="Location" data-sort="{escape(tool.path)}:{tool.line:06d}">'
+        f'<td data-col="name" data-label="Tool"><strong>{escape(tool.name)}</strong></td>',
+        f'<td data-col="framework" data-label="Framework">{escape(tool.framework)}</td>',
+        f'<td data-col="location" data-label="Location" '
+        f'data-sort="{escape(tool.path)}:{tool.line:06d}">'
         f"{_where(report, tool.path, tool.line)}</td>",
-        _cell("Risk", tool.risk),
-        _cell("Idempotency", tool.idempotency),
-        _cell("Replay", tool.replay),
-        _cell("Key", tool.key),
-        _cell("Ledger", tool.ledger),
-        _cell("Timeout", tool.timeout),
-        _cell("Observation", tool.observation),
-        _cell("Eval", tool.eval),
-        f'<td data-label="Findings" class="{"bad" if codes else ""}" '
+        _cell([("risk", "Risk")], tool.risk),
+        _cell([("idempotency", "Idempotency")], tool.idempotency),
+        _cell([("replay", "Replay")], tool.replay),
+        *_check_cells(tool),
+        f'<td data-col="findings" data-label="Findings" class="{"bad" if codes else ""}" '
         f'data-sort="{len(tool.findings):04d}">{escape(codes) or "-"}</td>',
     ]
     writes = "1" if tool.effects and tool.risk.value != "read" else "0"
@@ -218,8 +276,8 @@ def render(report: Report, stream: TextIO) -> None:
         css = VERDICT_CLASS[q.verdict]
         parts.append(f'<article class="q {css}" id="q-{escape(q.id)}" data-verdict="{q.verdict}">')
         parts.append(f'<h3>{escape(q.id)} <span class="verdict">{escape(q.verdict)}</span></h3>')
-        parts.append(f"<p>{escape(q.question)}</p>")
-        parts.append(f'<p class="muted">{escape(q.summary)}</p>')
+        parts.append(f"<p>{prose(q.question)}</p>")
+        parts.append(f'<p class="muted">{prose(q.summary)}</p>')
         if q.findings or q.evidence:
             count = len(q.findings)
             label = f"{count} finding{'s' if count != 1 else ''}" if count else "evidence"
@@ -244,7 +302,9 @@ def render(report: Report, stream: TextIO) -> None:
             "</select>",
             f'<span id="tool-count" class="muted">{len(report.tools)} tools</span>',
             "</div>",
-            '<div class="table-wrap"><table id="tools">',
+            # Focusable so keyboard users can scroll it; labelled for screen readers.
+            '<div class="table-wrap" role="region" aria-label="Tools table" tabindex="0">',
+            '<table id="tools">',
             "<thead><tr>"
             + "".join(
                 f'<th scope="col" data-key="{key}"><button type="button">{label}</button></th>'

@@ -1,4 +1,5 @@
-"""The checklist report as JSON (the same data the Markdown and HTML pages show)."""
+"""The checklist report as JSON (the same data the Markdown and HTML pages show), described by
+``agentguard/data/report.schema.json``."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def render(report: Report, stream: TextIO) -> None:
         )
         out.append("| --- " * 12 + "|")
         for tool in report.tools:
-            codes = ", ".join(dict.fromkeys(f.code or "" for f in tool.findings)) or "-"
+            codes = ", ".join(tool.finding_codes) or "-"
             out.append(
                 f"| **{cell(tool.name)}** | {cell(tool.framework)} | "
                 f"{where(report, tool.path, tool.line)} | {show(tool.risk)} | "

@@ -84,6 +84,11 @@ class ToolRow:
     findings: list[Evidence]
 
     @property
+    def finding_codes(self) -> list[str]:
+        """The codes of the tool's findings, each once, in code order."""
+        return sorted({f.code for f in self.findings if f.code})
+
+    @property
     def worst(self) -> str:
         ranks = [Severity(f.severity).rank for f in self.findings if f.severity]
         return ["info", "warning", "error"][max(ranks)] if ranks else "none"
