@@ -14,7 +14,6 @@ from agentguard.diagnostics import (
     Severity,
     StepKind,
 )
-from agentguard.fixes.context import LINE_LENGTH
 from agentguard.knowledge.checklist import knowledge
 from agentguard.project.observations import raw_observations
 from agentguard.project.project_model import ProjectModel
@@ -387,6 +386,7 @@ class RawErrorObservation(Rule):
         source = _structured_error_source(
             error,
             len(indent),
+            ctx.line_length,
             string_quote(module, node),
             (plain_import_name(module, "json") or "json") if as_text else None,
         )
@@ -538,7 +538,7 @@ def _annotated_str(function: cst.FunctionDef) -> bool:
 
 
 def _structured_error_source(
-    error: StructuredError, indent: int, quote: str, json_name: str | None
+    error: StructuredError, indent: int, line_length: int, quote: str, json_name: str | None
 ) -> str:
     """``{"ok": False, "code": ..., "content": ..., "retryable": ...}`` laid out one item per
     line (a formatter's layout), inside ``json.dumps(...)`` when the tool returns text.
@@ -550,7 +550,7 @@ def _structured_error_source(
     def literal(text: str) -> str:
         return f"{quote}{text}{quote}"
 
-    width = LINE_LENGTH - indent - len(inner)
+    width = line_length - indent - len(inner)
     pieces = _content_pieces(error, quote, width - 4)
     if len(pieces) == 1 and len(f"'content': {pieces[0]},") <= width:
         content = pieces[0]
