@@ -3,6 +3,8 @@ what `agentguard fix` emits for a tool it wraps in @guarded."""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,22 @@ def test_a_lazy_sqlite_ledger_creates_its_file_on_first_use(tmp_path: Path) -> N
     assert path.exists()
     reopened = SQLiteLedger(path)
     assert [e.status.value for e in reopened.entries(tool_name="create_order")] == ["succeeded"]
+
+
+def test_threads_that_first_use_a_lazy_ledger_together_all_find_its_schema(
+    tmp_path: Path,
+) -> None:
+    runtime = Runtime(ledger=SQLiteLedger(tmp_path / "ledger.db", lazy=True), implicit_runs=True)
+    create_order = make_tool(runtime, [])
+    start = threading.Barrier(8)
+
+    def call(index: int) -> bool:
+        start.wait()
+        return bool(create_order(cart_id=f"c{index}")["ok"])  # type: ignore[operator]
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(call, range(8)))
+    assert len(runtime.ledger.entries(tool_name="create_order")) == 8
 
 
 def test_an_eager_sqlite_ledger_still_creates_its_file_at_once(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -103,6 +104,8 @@ class SQLiteLedger(SQLLedger):
         self.busy_timeout_s = busy_timeout_s
         self._init_connections()
         self._unopened = lazy
+        self._open_lock = threading.Lock()
+        self._opening = threading.local()  # set in the thread running the migration
         if not lazy:
             self._open()
         self._prepare_statements("agentguard_calls", "agentguard_schema")
@@ -113,13 +116,16 @@ class SQLiteLedger(SQLLedger):
         self._migrate()
 
     def _connection(self) -> sqlite3.Connection:
-        if self._unopened:
-            self._unopened = False  # the migration's own statements come back here
-            try:
-                self._open()
-            except BaseException:
-                self._unopened = True
-                raise
+        # Threads wait for the first one to migrate; the migration's own statements pass.
+        if self._unopened and not getattr(self._opening, "active", False):
+            with self._open_lock:
+                if self._unopened:
+                    self._opening.active = True
+                    try:
+                        self._open()
+                    finally:
+                        self._opening.active = False
+                    self._unopened = False
         connection: sqlite3.Connection = super()._connection()
         return connection
 
