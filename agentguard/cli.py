@@ -17,7 +17,7 @@ from rich.markup import escape
 from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, all_rules, rule_by_code
 from agentguard.config import Config, ConfigError, load_config
-from agentguard.diagnostics import Severity
+from agentguard.diagnostics import Applicability, Severity
 from agentguard.engine.fact_cache import cache_unusable, default_cache_dir
 from agentguard.engine.fact_cache import clean as remove_cache
 from agentguard.output import EDIT_FORMATS, FORMAT_MODULES, RenderOptions, renderer
@@ -507,6 +507,15 @@ def fix_command(
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     diff = run.diff()
+    for change in run.changes:
+        for finding in change.fixed:
+            if finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE:
+                # An unsafe fix's description names the follow-ups it leaves to the user.
+                err.print(
+                    f"{finding.location} {finding.code}: {finding.fix.description}",
+                    markup=False,
+                    highlight=False,
+                )
     if emit_patch is not None:
         try:
             emit_patch.write_text(diff, encoding="utf-8", newline="")

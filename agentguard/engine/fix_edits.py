@@ -58,7 +58,7 @@ def attach_fixes(
     ]
     if not fixable:
         return findings
-    shared = ProjectFixFacts(project)
+    shared = ProjectFixFacts(project, root)
     # One context per file, so one LibCST parse per file however many fixes it gets.
     contexts: dict[str, FixContext | None] = {}
     fixes: dict[int, Finding] = {}

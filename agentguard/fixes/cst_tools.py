@@ -292,7 +292,8 @@ def without_items(items: Sequence[NodeT], drop: Callable[[NodeT], bool]) -> list
 
 
 def string_quote(module: cst.Module, near: cst.CSTNode | None = None) -> str:
-    """The quote character the code already uses (near a node if given), `"` by default."""
+    """The quote character the code already uses (near a node if given, else anywhere in
+    the file), `"` by default. Plain strings and f-strings count; docstrings do not."""
 
     class Finder(cst.CSTVisitor):
         def __init__(self) -> None:
@@ -309,9 +310,21 @@ def string_quote(module: cst.Module, near: cst.CSTNode | None = None) -> str:
                 if "'" not in inner and '"' not in inner:  # no quote forced by the content
                     self.quote = node.quote
 
-    finder = Finder()
-    (near or module).visit(finder)
-    return finder.quote or '"'
+        def visit_FormattedString(self, node: cst.FormattedString) -> None:
+            quote = node.start[len(node.prefix) :]
+            if self.quote is None and len(quote) == 1:
+                texts = "".join(
+                    p.value for p in node.parts if isinstance(p, cst.FormattedStringText)
+                )
+                if "'" not in texts and '"' not in texts:
+                    self.quote = quote
+
+    for scope in (near, module) if near is not None else (module,):
+        finder = Finder()
+        scope.visit(finder)
+        if finder.quote is not None:
+            return finder.quote
+    return '"'
 
 
 def _is_import(statement: cst.CSTNode) -> bool:

@@ -220,7 +220,13 @@ _DEFAULTS_BY_RISK = {
 
 
 class Runtime:
-    """Owns the ledger and the registry of guarded tools (for ``recover()``)."""
+    """Owns the ledger and the registry of guarded tools (for ``recover()``).
+
+    ``implicit_runs=True``: a guarded call made outside ``with runtime.run(...)`` runs in a
+    run of its own (a new run_id, no user or approval) instead of raising RuntimeError. It is
+    journalled and its timeout still ends uncertain, but a key naming the run differs for
+    every such call, so a repeat is recognised only inside one explicit run.
+    """
 
     def __init__(
         self,
@@ -230,12 +236,14 @@ class Runtime:
         approve: Callable[[CallContext], Any] | None = None,
         worker_id: str | None = None,
         seed: int | None = None,
+        implicit_runs: bool = False,
     ) -> None:
         if ledger is None:
             from agentguard.runtime.ledger.sqlite import SQLiteLedger
 
             ledger = SQLiteLedger("agentguard-ledger.db")
         self.ledger = ledger
+        self.implicit_runs = implicit_runs
         self.lease_s = lease_s
         self.approve = approve
         self._worker_id = worker_id
@@ -282,9 +290,12 @@ class Runtime:
 
     def _plan(self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
         run = current_run()
+        if run is None and self.implicit_runs:
+            run = RunContext(run_id=new_run_id())
         if run is None:
             raise RuntimeError(
                 f"{spec.name} is guarded by agentguard: call it inside `with runtime.run(...)`"
+                " or create the Runtime with implicit_runs=True"
             )
         try:
             arguments = _bind(spec, args, kwargs)

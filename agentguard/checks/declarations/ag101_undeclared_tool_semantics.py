@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-import json
 import re
+import textwrap
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import (
@@ -14,14 +14,27 @@ from agentguard.checks.common import (
 )
 from agentguard.checks.declarations.shared import Semantics, infer_semantics
 from agentguard.diagnostics import Applicability, Finding, FixOffer, Severity
-from agentguard.fixes.context import LINE_LENGTH, RUNTIME_MODULE
+from agentguard.fixes.context import RUNTIME_MODULE
 from agentguard.project.project_model import ProjectModel
 
 if TYPE_CHECKING:
     import libcst as cst
 
+    from agentguard.checks.timeouts.shared import TimeoutVerdict
     from agentguard.fixes.context import FixContext
     from agentguard.project.tool_facts import ToolFacts
+
+
+# What the fix adds after the imports when the project has no Runtime (the examples' text).
+NEW_RUNTIME = (
+    "# The ledger that makes guarded tools replay-safe: share one Runtime per process.\n"
+    "# Its file is created on the first call; a call outside `with runtime.run(...)` runs in\n"
+    "# a run of its own.\n"
+    "runtime = Runtime(\n"
+    '    ledger=SQLiteLedger("agentguard-ledger.db", lazy=True),\n'
+    "    implicit_runs=True,\n"
+    ")\n"
+)
 
 
 class UndeclaredToolSemantics(Rule):
@@ -68,8 +81,20 @@ class UndeclaredToolSemantics(Rule):
     naming user, resource, run and approval: check that it identifies the business operation.
     The `runtime` it passes is, in order: a `Runtime(...)` this module already binds; one
     bound at module level elsewhere in the project (imported from there); otherwise a new
-    `runtime = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))` after the imports, which
-    you should move to one shared module so the process has a single Runtime.
+    `runtime = Runtime(ledger=SQLiteLedger("agentguard-ledger.db", lazy=True),
+    implicit_runs=True)` after the imports: nothing is written at import time (the ledger
+    file is created by the first call, relative to the working directory), and a call made
+    outside `with runtime.run(...)` runs in a run of its own rather than raising. Move it to
+    one shared module so the process has a single Runtime.
+
+    `@guarded` must see the tool's timeout to record the call as uncertain, so the fix also
+    removes the tool's own handler that answers a timeout with a plain error (AG401), or the
+    timeout from its tuple of exceptions; when such a handler sits in a function the tool
+    calls, no fix is offered. The tool then returns agentguard's observation (`ok`, `code`,
+    `content`, `result`) rather than its value. The fix's message lists what is left to you:
+    the key, the observation, the shared Runtime and its ledger path, `with runtime.run(...)`
+    around each agent turn, and sending `current_call().idempotency_key` downstream with a
+    `reconcile=` lookup.
     """
 
     code, name, question = "AG101", "undeclared-tool-semantics", "Q1"
@@ -127,10 +152,7 @@ class UndeclaredToolSemantics(Rule):
                 "import requests\n"
                 "from agentguard.runtime import Runtime, SQLiteLedger, guarded\n"
                 "from langchain_core.tools import BaseTool\n"
-                "\n"
-                "# The ledger that makes guarded tools replay-safe: share one Runtime per process.\n"
-                'runtime = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))\n'
-                "\n"
+                "\n" + NEW_RUNTIME + "\n"
                 "\n"
                 "class CreateInvoice(BaseTool):\n"
                 '    name: str = "create_invoice"\n'
@@ -141,7 +163,10 @@ class UndeclaredToolSemantics(Rule):
                 '        risk="write",\n'
                 '        idempotency="non_idempotent",\n'
                 '        replay="never",\n'
-                "        key=lambda call: f\"create_invoice:{call.user_id}:{call.args['customer_id']}:{call.run_id}:{call.approved_at}\",\n"
+                "        key=lambda call: (\n"
+                "            f\"create_invoice:{call.user_id}:{call.args['customer_id']}:{call.run_id}:\"\n"
+                '            f"{call.approved_at}"\n'
+                "        ),\n"
                 '        name="create_invoice",\n'
                 "    )\n"
                 "    def _run(self, customer_id: str, cents: int) -> dict:\n"
@@ -162,17 +187,17 @@ class UndeclaredToolSemantics(Rule):
                 "import requests\n"
                 "from agentguard.runtime import Runtime, SQLiteLedger, guarded\n"
                 "from langchain_core.tools import tool\n"
-                "\n"
-                "# The ledger that makes guarded tools replay-safe: share one Runtime per process.\n"
-                'runtime = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))\n'
-                "\n"
+                "\n" + NEW_RUNTIME + "\n"
                 "@tool\n"
                 "@guarded(\n"
                 "    runtime,\n"
                 '    risk="write",\n'
                 '    idempotency="non_idempotent",\n'
                 '    replay="never",\n'
-                "    key=lambda call: f\"create_order:{call.user_id}:{call.args['cart_id']}:{call.run_id}:{call.approved_at}\",\n"
+                "    key=lambda call: (\n"
+                "        f\"create_order:{call.user_id}:{call.args['cart_id']}:{call.run_id}:\"\n"
+                '        f"{call.approved_at}"\n'
+                "    ),\n"
                 ")\n"
                 "def create_order(cart_id: str) -> dict:\n"
                 '    """Create an order."""\n'
@@ -262,10 +287,12 @@ class UndeclaredToolSemantics(Rule):
         semantics = infer_semantics(tool.writes())
         if tool.framework == "mcp":
             return FixOffer(Applicability.SAFE, "Declare the tool's MCP annotations")
+        hidden = hidden_timeouts(project, tool)
+        if hidden is None:
+            # A handler the fix cannot rewrite would still hide the timeout from @guarded.
+            return None
         return FixOffer(
-            Applicability.UNSAFE,
-            f"Wrap the tool in @guarded(risk={semantics.risk!r}, idempotency="
-            f"{semantics.idempotency!r}, replay={semantics.replay!r})",
+            Applicability.UNSAFE, _guarded_description(project, tool, semantics, hidden)
         )
 
     def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
@@ -329,6 +356,83 @@ def guarded_methods(project: ProjectModel, tool: ToolFacts) -> list[str]:
             for call in project.calls_in(qualname)
         )
     ]
+
+
+def guarded_targets(project: ProjectModel, tool: ToolFacts) -> list[str]:
+    """Qualified names of the functions ``@guarded`` goes on."""
+    if is_class_based(tool):
+        return guarded_methods(project, tool)
+    return tool.functions[:1]
+
+
+def hidden_timeouts(project: ProjectModel, tool: ToolFacts) -> list[TimeoutVerdict] | None:
+    """The handlers that catch a timeout around the tool's write and answer with a plain
+    error (AG401): ``@guarded`` must see that timeout to record the call as uncertain, so the
+    fix removes them. None when one sits where the fix cannot remove it (a helper the tool
+    calls, a handler that is the enclosing loop's retry)."""
+    from agentguard.checks.timeouts.shared import timeout_verdicts
+
+    targets = set(guarded_targets(project, tool))
+    found = []
+    for verdict in timeout_verdicts(project):
+        if verdict.dispatched or verdict.tool is None or verdict.tool.name != tool.name:
+            continue
+        if verdict.function.qualname not in targets or verdict.outcome != "plain":
+            return None
+        if verdict.handler.try_id == -1:
+            return None
+        found.append(verdict)
+    return found
+
+
+def _guarded_description(
+    project: ProjectModel, tool: ToolFacts, semantics: Semantics, hidden: list[TimeoutVerdict]
+) -> str:
+    """What the fix does and every follow-up it leaves to the user."""
+    done = (
+        f"Wrap the tool in @guarded(risk={semantics.risk!r}, idempotency="
+        f"{semantics.idempotency!r}, replay={semantics.replay!r})"
+    )
+    if hidden:
+        caught = ", ".join(sorted({c for v in hidden for c in v.caught}))
+        done += f" and remove the `except {caught}` handler that hid the timeout from it"
+    todo = []
+    if semantics.idempotency != "idempotent":
+        todo.append("check that the placeholder `key=` names the business operation")
+    todo.append(
+        "callers now get agentguard's observation (ok, code, content, result), not the return value"
+    )
+    if _defines_runtime(project, tool):
+        todo.append(
+            "move the new `runtime` to one shared module; its ledger `agentguard-ledger.db` is"
+            " created on the first call, relative to the working directory"
+        )
+        todo.append(
+            "run each agent turn in `with runtime.run(user_id=..., approved_at=...)`: a call"
+            " outside one runs in a run of its own, so its repeat is not recognised"
+        )
+    else:
+        todo.append(
+            "call the tool inside `with runtime.run(...)` (or create the Runtime with"
+            " implicit_runs=True)"
+        )
+    if any(e.remote_write for e in tool.writes()):
+        todo.append(
+            "send `current_call().idempotency_key` to the service and add `reconcile=` so an"
+            " uncertain call can be settled"
+        )
+    return f"{done}. Then: " + "; ".join(todo) + "."
+
+
+def _defines_runtime(project: ProjectModel, tool: ToolFacts) -> bool:
+    """Whether the fix defines a new Runtime (none in the tool's module or the project)."""
+    facts = project.modules.get(tool.path)
+    if facts is not None:
+        if any(a.function is None and _is_runtime(a.value.qualname) for a in facts.assignments) or (
+            "runtime" in facts.imports
+        ):
+            return False
+    return not any(path != tool.path for path, _, _ in _module_runtimes(project))
 
 
 def _bool(value: bool) -> cst.Name:
@@ -436,7 +540,7 @@ def _mcp_annotations(
     head = cst.Module(body=[]).code_for_node(
         expression.func if isinstance(expression, cst.Call) else expression
     )
-    if bare and len(indent) + len(head) + len(one_line) + 3 > LINE_LENGTH:
+    if bare and len(indent) + len(head) + len(one_line) + 3 > ctx.line_length:
         # One hint per line, as a formatter would lay it out.
         # Relative to the decorator's line: LibCST adds the block's own indentation.
         inner = "    "
@@ -493,9 +597,18 @@ def _guarded_decorator(
 ) -> str | None:
     import libcst as cst
 
-    from agentguard.fixes.cst_tools import add_import, imported_name, insert_after_imports
+    from agentguard.fixes.cst_tools import (
+        add_import,
+        imported_name,
+        insert_after_imports,
+        remove_unused_import,
+        string_quote,
+    )
 
     class_based = is_class_based(tool)
+    hidden = hidden_timeouts(ctx.project, tool)
+    if hidden is None:
+        return None
     if class_based:
         # ``BaseTool._run`` (and ``_arun``): the methods the framework calls, defined on the
         # tool's own class; a method shared through a base class would guard every subclass.
@@ -511,25 +624,41 @@ def _guarded_decorator(
         return None
     else:
         targets = [function]
+    quote = string_quote(ctx.parsed.module)
     runtime_name, runtime_import, define_runtime = _runtime_reference(ctx)
-    parts = [runtime_name, f'risk="{semantics.risk}"', f'idempotency="{semantics.idempotency}"']
-    parts.append(f'replay="{semantics.replay}"')
-    if semantics.idempotency != "idempotent":
-        parts.append(f"key={_key_placeholder(tool)}")
-    if class_based:
-        parts.append(f"name={json.dumps(tool.name)}")  # the method is called `_run`
+    parts = [runtime_name] + [
+        f"{name}={quote}{value}{quote}"
+        for name, value in (
+            ("risk", semantics.risk),
+            ("idempotency", semantics.idempotency),
+            ("replay", semantics.replay),
+        )
+    ]
     guarded_local = imported_name(ctx.parsed.module, RUNTIME_MODULE, "guarded") or "guarded"
     replacements: dict[cst.FunctionDef, cst.FunctionDef] = {}
     for target in targets:
-        decorator = cst.Decorator(_call_expression(guarded_local, parts, _indent_of(ctx, target)))
+        indent = _indent_of(ctx, target)
+        target_parts = list(parts)
+        if semantics.idempotency != "idempotent":
+            key = _key_placeholder(tool, quote, ctx.line_length - len(indent))
+            target_parts.append(f"key={key}")
+        if class_based:
+            target_parts.append(f"name={quote}{tool.name}{quote}")  # the method is `_run`
+        call = _call_expression(guarded_local, target_parts, indent, ctx.line_length)
         decorators = list(target.decorators)
         index = len(decorators) if class_based else 0
         for position, existing in enumerate(decorators):
             if ctx.parsed.position(existing.decorator).start.line == tool.site.span.line:
                 index = position + 1
-        decorators.insert(index, decorator)
-        replacements[target] = target.with_changes(decorators=decorators)
+        decorators.insert(index, cst.Decorator(call))
+        rewritten = _without_timeout_handlers(ctx, target, hidden)
+        if rewritten is None:
+            return None
+        replacements[target] = rewritten.with_changes(decorators=decorators)
     module = ctx.parsed.replace_all(replacements)
+    for verdict in hidden:
+        for caught in verdict.caught:
+            module = remove_unused_import(module, _local_root(ctx, caught))
     names = ["guarded"]
     if define_runtime:
         names += ["Runtime", "SQLiteLedger"]
@@ -537,18 +666,125 @@ def _guarded_decorator(
     if runtime_import is not None:
         module = add_import(module, runtime_import[0], [runtime_import[1]], ctx.first_party)
     if define_runtime:
-        statement = cst.parse_statement(
-            f'{runtime_name} = Runtime(ledger=SQLiteLedger("agentguard-ledger.db"))',
-            config=module.config_for_parsing,
-        )
-        note = cst.Comment(
-            "# The ledger that makes guarded tools replay-safe: share one Runtime per process."
-        )
+        ledger = f"SQLiteLedger({quote}agentguard-ledger.db{quote}, lazy=True)"
+        arguments = [f"ledger={ledger}", "implicit_runs=True"]
+        text = f"{runtime_name} = Runtime({', '.join(arguments)})"
+        if len(text) > ctx.line_length:
+            text = f"{runtime_name} = Runtime(" + "".join(f"\n    {a}," for a in arguments) + "\n)"
+        statement = cst.parse_statement(text, config=module.config_for_parsing)
+        # No break inside the code phrase (a no-break space until wrapped).
+        notes = [
+            line.replace("\u00a0", " ")
+            for sentence in (
+                "The ledger that makes guarded tools replay-safe: share one Runtime per process.",
+                f"Its file is created on the first call; a call outside"
+                f" `with\u00a0{runtime_name}.run(...)` runs in a run of its own.",
+            )
+            for line in textwrap.wrap(sentence, ctx.line_length - 2, break_on_hyphens=False)
+        ]
         statement = statement.with_changes(
-            leading_lines=[cst.EmptyLine(), cst.EmptyLine(comment=note)]
+            leading_lines=[cst.EmptyLine()]
+            + [cst.EmptyLine(comment=cst.Comment(f"# {note}")) for note in notes]
         )
         module = insert_after_imports(module, [statement])
     return module.code
+
+
+def _local_root(ctx: FixContext, caught: str) -> str:
+    """The name the file binds for a caught exception: ``requests`` for ``requests.Timeout``
+    (``import requests``), ``Timeout`` for ``from requests import Timeout``."""
+    facts = ctx.facts
+    for local, qualified in facts.imports.items() if facts else ():
+        if caught == qualified or caught.startswith(f"{qualified}."):
+            return local
+    return caught.split(".", 1)[0]
+
+
+def _without_timeout_handlers(
+    ctx: FixContext, function: cst.FunctionDef, hidden: list[TimeoutVerdict]
+) -> cst.FunctionDef | None:
+    """The function without the handlers that hid a timeout from ``@guarded``: a handler
+    catching only timeouts goes (and its ``try`` with it when nothing else is left), a
+    timeout listed with other exceptions leaves the tuple. None when one is not found."""
+    import libcst as cst
+
+    rewritten: cst.CSTNode = function
+    for verdict in hidden:
+        span = verdict.handler.span
+        handler = ctx.node_at(span.line, span.column, (cst.ExceptHandler,))
+        parent = ctx.parsed.parent(handler) if handler is not None else None
+        if not isinstance(handler, cst.ExceptHandler) or not isinstance(parent, cst.Try):
+            return None
+        kept_types = [
+            element
+            for element in _caught_elements(handler)
+            if _dotted(element) not in {_caught_local(ctx, c) for c in verdict.caught}
+        ]
+        replacement: cst.CSTNode | cst.FlattenSentinel[cst.BaseStatement]
+        if kept_types:
+            kind: cst.BaseExpression = (
+                kept_types[0]
+                if len(kept_types) == 1
+                else cst.Tuple([cst.Element(e) for e in kept_types])
+            )
+            handlers = [
+                handler.with_changes(type=kind) if h is handler else h for h in parent.handlers
+            ]
+            replacement = parent.with_changes(handlers=handlers)
+        else:
+            handlers = [h for h in parent.handlers if h is not handler]
+            if handlers or parent.finalbody is not None:
+                if not handlers and parent.orelse is not None:
+                    return None  # try/else/finally with nothing caught is not valid Python
+                replacement = parent.with_changes(handlers=handlers)
+            else:
+                blocks = [parent.body, *([parent.orelse.body] if parent.orelse else [])]
+                if not all(isinstance(b, cst.IndentedBlock) for b in blocks):
+                    return None  # ``try: x`` on one line: left as it is
+                body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = [
+                    statement
+                    for block in blocks
+                    for statement in block.body
+                    if isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+                ]
+                body[0] = body[0].with_changes(
+                    leading_lines=[*parent.leading_lines, *body[0].leading_lines]
+                )
+                replacement = cst.FlattenSentinel(body)
+        # LibCST splices a FlattenSentinel's statements into the enclosing block.
+        found = rewritten.deep_replace(parent, cast("Any", replacement))
+        if not isinstance(found, cst.CSTNode) or found is rewritten:
+            return None
+        rewritten = found
+    return rewritten if isinstance(rewritten, cst.FunctionDef) else None
+
+
+def _caught_elements(handler: cst.ExceptHandler) -> list[cst.BaseExpression]:
+    import libcst as cst
+
+    if isinstance(handler.type, cst.Tuple):
+        return [e.value for e in handler.type.elements]
+    return [handler.type] if handler.type is not None else []
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    import libcst as cst
+
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _caught_local(ctx: FixContext, caught: str) -> str:
+    """``requests.Timeout`` as the file writes it (``Timeout`` after ``from requests import``)."""
+    root = _local_root(ctx, caught)
+    facts = ctx.facts
+    qualified = facts.imports.get(root) if facts else None
+    if qualified and caught.startswith(f"{qualified}."):
+        return root + caught[len(qualified) :]
+    return caught if not qualified else root
 
 
 def _indent_of(ctx: FixContext, function: cst.FunctionDef) -> str:
@@ -556,15 +792,17 @@ def _indent_of(ctx: FixContext, function: cst.FunctionDef) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def _call_expression(callee: str, parts: list[str], indent: str) -> cst.BaseExpression:
+def _call_expression(
+    callee: str, parts: list[str], indent: str, line_length: int
+) -> cst.BaseExpression:
     """``callee(parts)`` on one line, or one part per line when that is too long."""
     import libcst as cst
 
     one_line = f"{callee}({', '.join(parts)})"
-    if len(indent) + 1 + len(one_line) <= LINE_LENGTH:
+    if "\n" not in one_line and len(indent) + 1 + len(one_line) <= line_length:
         return cst.parse_expression(one_line)
     # Relative to the decorator's line: LibCST adds the block's own indentation.
-    lines = "".join(f"\n    {part}," for part in parts)
+    lines = "".join(f"\n    {part}," for part in (p.replace("\n", "\n    ") for p in parts))
     return cst.parse_expression(f"{callee}({lines}\n)")
 
 
@@ -622,10 +860,25 @@ def _is_runtime(qualname: str | None) -> bool:
     return qualname is not None and qualname.replace("()", "") in RUNTIME_TYPES
 
 
-def _key_placeholder(tool: ToolFacts) -> str:
-    """A key naming user, resource, run and approval; the user checks the resource part."""
+def _key_placeholder(tool: ToolFacts, quote: str, width: int) -> str:
+    """A key naming user, resource, run and approval; the user checks the resource part.
+    In the file's quotes, split into adjacent f-strings when longer than ``width``."""
+    inner = "'" if quote == '"' else '"'  # an f-string cannot reuse its quote before 3.12
     ids = [p for p in tool.params if p == "id" or p.endswith(("_id", "_ids", "_key", "_name"))]
     resources = ids or tool.params[:1]
-    parts = ["{call.user_id}"] + [f"{{call.args['{p}']}}" for p in resources]
+    parts = ["{call.user_id}"] + [f"{{call.args[{inner}{p}{inner}]}}" for p in resources]
     parts += ["{call.run_id}", "{call.approved_at}"]
-    return f'lambda call: f"{tool.name}:{":".join(parts)}"'
+    pieces = [f"{tool.name}:"] + [f"{p}:" for p in parts[:-1]] + [parts[-1]]
+    whole = "".join(pieces)
+    # ``    key=lambda call: f"...",`` on the decorator's argument line, else one f-string
+    # per line in parentheses, eight columns in.
+    if len(f"    key=lambda call: f{quote}{whole}{quote},") <= width:
+        return f"lambda call: f{quote}{whole}{quote}"
+    lines: list[str] = []
+    for piece in pieces:
+        if lines and 8 + len(lines[-1]) + len(piece) + 3 <= width:
+            lines[-1] += piece
+        else:
+            lines.append(piece)
+    body = "".join(f"\n    f{quote}{line}{quote}" for line in lines)
+    return f"lambda call: ({body}\n)"

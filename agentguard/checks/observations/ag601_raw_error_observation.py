@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import finding_tool
+from agentguard.checks.observations.error_taxonomy import HELPER_NAME, helper_source, with_helper
 from agentguard.checks.observations.shared import raw_observations
 from agentguard.diagnostics import (
     Applicability,
@@ -15,14 +15,15 @@ from agentguard.diagnostics import (
     Severity,
     StepKind,
 )
-from agentguard.fixes.context import LINE_LENGTH
 from agentguard.project.counted_writes import counts_as_write
 from agentguard.project.project_model import ProjectModel
 
 if TYPE_CHECKING:
     import libcst as cst
 
+    from agentguard.facts.module_facts import Handler
     from agentguard.fixes.context import FixContext
+    from agentguard.project.tool_facts import ToolFacts
 
 
 class RawErrorObservation(Rule):
@@ -58,15 +59,20 @@ class RawErrorObservation(Rule):
     ## Fix safety
     Unsafe: for `return <raw text>` directly in a tool's `except` handler (`str(e)`,
     `repr(e)`, f-strings, `traceback.format_exc()`), the fix returns
-    `{"ok": False, "code": ..., "content": ..., "retryable": ...}` instead (inside
-    `json.dumps(...)` when the tool is annotated `-> str`). The code comes from the caught
-    exception: a timeout in a tool that writes is `SIDE_EFFECT_UNCERTAIN` (not retryable: the
-    request may have taken effect), in a read-only tool `TIMEOUT` (retryable); a connection
-    that never opened is `TRANSIENT_NETWORK` (retryable); anything else `TOOL_CRASH` (not
-    retryable). `content` tells the model in plain words what happened, whether to call
-    again and what to do next, naming only the exception's type. Callers that parsed the old
-    error text see a different value, so review the change. Raised `ToolException`/
-    `ModelRetry` messages, tool messages and error helpers are left for you to change.
+    `tool_error("<tool>", e, writes=...)` instead (inside `json.dumps(...)` when the tool is
+    annotated `-> str`), naming the exception in the handler if it was not named. It adds
+    `tool_error` once per file, after the imports, with `import re`: a function of about
+    fifty lines holding agentguard's error taxonomy (the table of `agentguard.runtime.errors`,
+    copied so that the module needs no agentguard import). When the error happens it gives
+    `{"ok": False, "code": ..., "content": ..., "retryable": ...}`: the code of the
+    exception raised (its class, or the HTTP status it carries: `RATE_LIMIT`, `TIMEOUT`,
+    `TRANSIENT_NETWORK`, `SERVER_ERROR` are retryable; `INVALID_ARGUMENTS`, `NOT_FOUND`,
+    `PERMISSION_DENIED`, `TOOL_CRASH` are not), `SIDE_EFFECT_UNCERTAIN` (not retryable) in a
+    tool that writes when the request may have taken effect, and `content` in plain words
+    with the exception's type and at most 200 characters of its message, URLs and
+    credentials removed. Callers that parsed the old error text see a different value, so
+    review the change. Raised `ToolException`/`ModelRetry` messages, tool messages and
+    error helpers are left for you to change.
     """
 
     code, name, question = "AG601", "raw-error-observation", "Q6"
@@ -148,28 +154,16 @@ class RawErrorObservation(Rule):
             span=(10, 9, 10, 29),
             fixed=(
                 "import json\n"
+                "import re\n"
                 "\n"
                 "import requests\n"
-                "from langchain_core.tools import tool\n"
-                "\n"
-                "@tool\n"
+                "from langchain_core.tools import tool\n" + with_helper() + "@tool\n"
                 "def create_order(cart_id: str) -> str:\n"
                 '    """Create an order."""\n'
                 "    try:\n"
                 '        requests.post("https://shop.example/orders", json={"cart": cart_id})\n'
                 "    except Exception as e:\n"
-                "        return json.dumps(\n"
-                "            {\n"
-                '                "ok": False,\n'
-                '                "code": "TOOL_CRASH",\n'
-                '                "content": (\n'
-                '                    f"create_order failed unexpectedly ({type(e).__name__}) and may "\n'
-                '                    "already have acted. Do not call create_order again for this "\n'
-                '                    "request; tell the user what failed."\n'
-                "                ),\n"
-                '                "retryable": False,\n'
-                "            }\n"
-                "        )\n"
+                '        return json.dumps(tool_error("create_order", e, writes=True))\n'
                 '    return "ok"\n'
             ),
         ),
@@ -194,10 +188,12 @@ class RawErrorObservation(Rule):
             filename="server.py",
             span=(16, 13, 16, 39),
             fixed=(
+                "import re\n"
+                "\n"
                 "import httpx\n"
                 "from mcp.server.fastmcp import FastMCP\n"
-                "\n"
-                'mcp = FastMCP("billing")\n'
+                + with_helper()
+                + 'mcp = FastMCP("billing")\n'
                 "\n"
                 "\n"
                 "@mcp.tool()\n"
@@ -209,18 +205,7 @@ class RawErrorObservation(Rule):
                 '                f"https://billing.example/payments/{payment_id}/refunds", json={"amount": cents}\n'
                 "            )\n"
                 "        except httpx.TimeoutException as exc:\n"
-                "            return {\n"
-                '                "ok": False,\n'
-                '                "code": "SIDE_EFFECT_UNCERTAIN",\n'
-                '                "content": (\n'
-                '                    f"refund_payment timed out ({type(exc).__name__}) after its "\n'
-                '                    "request may have reached the service, so it may or may not have "\n'
-                '                    "taken effect. Do not call refund_payment again for this request: "\n'
-                '                    "that could do it twice. Tell the user it is not known yet "\n'
-                '                    "whether it happened."\n'
-                "                ),\n"
-                '                "retryable": False,\n'
-                "            }\n"
+                '            return tool_error("refund_payment", exc, writes=True)\n'
                 "    return response.json()\n"
             ),
         ),
@@ -245,11 +230,10 @@ class RawErrorObservation(Rule):
             span=(15, 9, 15, 34),
             also=((17, 9, 17, 49),),
             fixed=(
+                "import re\n"
+                "\n"
                 "import requests\n"
-                "from langchain_core.tools import tool\n"
-                "\n"
-                "\n"
-                "@tool\n"
+                "from langchain_core.tools import tool\n" + with_helper() + "@tool\n"
                 "def find_flights(origin: str, destination: str) -> dict:\n"
                 '    """Search flights between two airports."""\n'
                 "    try:\n"
@@ -257,25 +241,9 @@ class RawErrorObservation(Rule):
                 '            "https://flights.example/search", params={"from": origin, "to": destination}\n'
                 "        ).json()\n"
                 "    except requests.ReadTimeout as e:\n"
-                "        return {\n"
-                '            "ok": False,\n'
-                '            "code": "TIMEOUT",\n'
-                '            "content": (\n'
-                '                f"find_flights timed out ({type(e).__name__}). It changes nothing, so "\n'
-                '                "it is safe to call find_flights again in a moment."\n'
-                "            ),\n"
-                '            "retryable": True,\n'
-                "        }\n"
-                "    except Exception:\n"
-                "        return {\n"
-                '            "ok": False,\n'
-                '            "code": "TOOL_CRASH",\n'
-                '            "content": (\n'
-                '                "find_flights failed. Calling it again is unlikely to help; tell the "\n'
-                '                "user what failed."\n'
-                "            ),\n"
-                '            "retryable": False,\n'
-                "        }\n"
+                '        return tool_error("find_flights", e, writes=False)\n'
+                "    except Exception as error:\n"
+                '        return tool_error("find_flights", error, writes=False)\n'
             ),
         ),
         Invalid(
@@ -348,13 +316,14 @@ class RawErrorObservation(Rule):
     # --- fix
 
     def fix_offer(self, finding: Finding, project: ProjectModel) -> FixOffer | None:
-        error = structured_error(finding, project)
-        if error is None:
+        if raw_return(finding, project) is None:
             return None
-        retry = "retryable" if error.retryable else "not retryable"
         return FixOffer(
             Applicability.UNSAFE,
-            f"Return a structured error ({error.code}, {retry}) instead of the exception text",
+            f"Return a structured error instead of the exception text: `{HELPER_NAME}(...)`"
+            " (added once per file) gives the exception's code in agentguard's error"
+            " taxonomy, whether calling again can help, and its type with a short message"
+            " (URLs and secrets removed)",
         )
 
     def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
@@ -362,6 +331,7 @@ class RawErrorObservation(Rule):
 
         from agentguard.fixes.cst_tools import (
             add_plain_import,
+            insert_after_imports,
             name_is_used,
             names_in,
             plain_import_name,
@@ -369,9 +339,10 @@ class RawErrorObservation(Rule):
             string_quote,
         )
 
-        error = structured_error(finding, ctx.project)
-        if error is None:
+        found = raw_return(finding, ctx.project)
+        if found is None:
             return None
+        tool, handler_facts = found
         span = finding.span
         node = ctx.node_at(span.line, span.column, (cst.Return,))
         if not isinstance(node, cst.Return) or node.value is None:
@@ -385,18 +356,35 @@ class RawErrorObservation(Rule):
         if not isinstance(handler, cst.ExceptHandler) or not isinstance(function, cst.FunctionDef):
             return None
         module = ctx.parsed.module
-        as_text = _annotated_str(function)
-        line = ctx.parsed.lines[ctx.parsed.position(node).start.line - 1]
-        indent = line[: len(line) - len(line.lstrip())]
-        source = _structured_error_source(
-            error,
-            len(indent),
-            string_quote(module, node),
-            (plain_import_name(module, "json") or "json") if as_text else None,
-        )
-        new_return = node.with_changes(value=cst.parse_expression(source))
-        new_handler = handler.deep_replace(node, new_return)
-        assert isinstance(new_handler, cst.ExceptHandler)
+        ours = _defines_helper(module)
+        if ours is None:
+            return None  # the file has a `tool_error` of its own
+        quote = string_quote(module, node)
+        error_name = handler_facts.name
+        new_handler = handler
+        if error_name is None:
+            # ``except Exception:``: the helper needs the exception, so the handler names it.
+            error_name = next(
+                n
+                for n in ("error", "caught_error", "tool_exception")
+                if not name_is_used(function, n)
+            )
+            new_handler = handler.with_changes(
+                name=cst.AsName(
+                    cst.Name(error_name),
+                    whitespace_before_as=cst.SimpleWhitespace(" "),
+                    whitespace_after_as=cst.SimpleWhitespace(" "),
+                )
+            )
+        writes = any(counts_as_write(e, tool.name, ctx.project.catalog) for e in tool.effects)
+        call = f"{HELPER_NAME}({quote}{tool.name}{quote}, {error_name}, writes={writes})"
+        if _annotated_str(function):
+            json_name = plain_import_name(module, "json") or "json"
+            call = f"{json_name}.dumps({call})"
+        new_return = node.with_changes(value=cst.parse_expression(call))
+        replaced = new_handler.deep_replace(node, new_return)
+        assert isinstance(replaced, cst.ExceptHandler)
+        new_handler = replaced
         new_function = function.deep_replace(handler, new_handler)
         for name in ("traceback", "sys"):
             if name in names_in(node.value) and not name_is_used(new_function, name):
@@ -406,8 +394,31 @@ class RawErrorObservation(Rule):
         for name in ("traceback", "sys"):
             if name in names_in(node.value):
                 module = remove_unused_import(module, name)
-        if as_text:
+        if _annotated_str(function):
             module = add_plain_import(module, "json")
+        module = add_plain_import(module, "re")
+        if not ours:
+            helper = cst.parse_module(helper_source(quote), config=module.config_for_parsing)
+            # The comment above the tables parses as the helper's header: it leads them.
+            first = helper.body[0].with_changes(
+                leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *helper.header]
+            )
+            helper = helper.with_changes(body=[first, *helper.body[1:]])
+            before = len(module.body)
+            module = insert_after_imports(module, list(helper.body))
+            index = next(
+                i for i, statement in enumerate(module.body) if statement is helper.body[-1]
+            )
+            if index + 1 < len(module.body) and len(module.body) > before:
+                # Two blank lines after a function, as formatters put them.
+                following = module.body[index + 1]
+                blank = [cst.EmptyLine()] * 2
+                lines = list(following.leading_lines)
+                while lines and lines[0].comment is None:
+                    lines.pop(0)
+                body = list(module.body)
+                body[index + 1] = following.with_changes(leading_lines=blank + lines)
+                module = module.with_changes(body=body)
         return module.code
 
 
@@ -415,101 +426,42 @@ class RawErrorObservation(Rule):
 # The edit builder's helpers import LibCST inside their bodies (see Rule.fixed_text).
 
 
-EXCEPTION_TYPE = "{type(NAME).__name__}"
-# The service answered with an error status (4xx: refused; 5xx: may have acted).
-HTTP_STATUS_ERRORS = frozenset(
-    {"HTTPStatusError", "HTTPError", "ClientResponseError", "APIStatusError"}
-)
-
-
-@dataclass(frozen=True)
-class StructuredError:
-    """The structured error that replaces raw exception text in a tool's return value.
-
-    ``content`` is plain words for the model: what happened, whether it may call again, what
-    to do next. Where the handler names the exception, ``content`` holds the placeholder
-    ``{type(<name>).__name__}`` (the type is fine to show; the message is what leaks).
-    """
-
-    code: str
-    retryable: bool
-    content: str
-    exception_name: str | None
-
-
-def structured_error(finding: Finding, project: ProjectModel) -> StructuredError | None:
-    """For an AG601 finding on ``return <raw text>`` directly inside a tool's ``except``."""
+def raw_return(finding: Finding, project: ProjectModel) -> tuple[ToolFacts, Handler] | None:
+    """The tool and handler of an AG601 finding on ``return <raw text>`` directly inside a
+    tool's ``except``: the place the fix rewrites."""
     tool = finding_tool(project, finding)
     entry = project.functions.get(finding.symbol or "")
     if tool is None or entry is None or entry[0].qualname not in tool.functions:
         return None
-    function = entry[0]
     handler = next(
         (
             h
-            for h in sorted(function.handlers, key=lambda h: h.span, reverse=True)
+            for h in sorted(entry[0].handlers, key=lambda h: h.span, reverse=True)
             if any(u.dest == "return" and u.span == finding.span for u in h.raw_error_uses)
         ),
         None,
     )
-    if handler is None:
-        return None
-    know = project.catalog.checklist
-    writes = any(counts_as_write(e, tool.name, project.catalog) for e in tool.effects)
-    caught = [c.replace("()", "") for c in handler.caught]
-    before_send = [
-        c for c in caught if c in know.before_send or c.rsplit(".", 1)[-1] in know.before_send
-    ]
-    timeouts = [c for c in caught if know.is_timeout(c)]
-    name = tool.name
-    typed = f" ({EXCEPTION_TYPE.replace('NAME', handler.name)})" if handler.name else ""
-    if caught and len(before_send) == len(caught):
-        return StructuredError(
-            "TRANSIENT_NETWORK",
-            True,
-            f"{name} could not reach the service{typed}; nothing was sent. It is safe to call "
-            f"{name} again in a moment.",
-            handler.name,
-        )
-    if timeouts and writes:
-        return StructuredError(
-            "SIDE_EFFECT_UNCERTAIN",
-            False,
-            f"{name} timed out{typed} after its request may have reached the service, so it "
-            f"may or may not have taken effect. Do not call {name} again for this request: "
-            "that could do it twice. Tell the user it is not known yet whether it happened.",
-            handler.name,
-        )
-    if caught and len(timeouts) + len(before_send) == len(caught):
-        return StructuredError(
-            "TIMEOUT",
-            True,
-            f"{name} timed out{typed}. It changes nothing, so it is safe to call {name} again "
-            "in a moment.",
-            handler.name,
-        )
-    answered = caught and all(c.rsplit(".", 1)[-1] in HTTP_STATUS_ERRORS for c in caught)
-    if answered and writes:
-        content = (
-            f"{name} got an error response from the service{typed}; it may or may not have "
-            f"acted. Do not call {name} again for this request; tell the user what failed."
-        )
-    elif answered:
-        content = (
-            f"{name} got an error response from the service{typed}. Check the arguments "
-            "before calling it again, or tell the user what failed."
-        )
-    elif writes:
-        content = (
-            f"{name} failed unexpectedly{typed} and may already have acted. Do not call "
-            f"{name} again for this request; tell the user what failed."
-        )
-    else:
-        content = (
-            f"{name} failed{typed}. Calling it again is unlikely to help; tell the user what "
-            "failed."
-        )
-    return StructuredError("TOOL_CRASH", False, content, handler.name)
+    return (tool, handler) if handler is not None else None
+
+
+def _defines_helper(module: cst.Module) -> bool | None:
+    """True when the file already has the fix's helper, False when it has no ``tool_error``,
+    None when its ``tool_error`` is another function."""
+    import libcst as cst
+
+    names = set()
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            names.add(statement.name.value)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    names.update(
+                        t.target.value for t in small.targets if isinstance(t.target, cst.Name)
+                    )
+    if HELPER_NAME not in names:
+        return False
+    return True if "TOOL_ERROR_CODES" in names else None
 
 
 def _without_local_import(handler: cst.ExceptHandler, name: str) -> cst.ExceptHandler:
@@ -539,69 +491,3 @@ def _annotated_str(function: cst.FunctionDef) -> bool:
 
     annotation = function.returns.annotation if function.returns else None
     return isinstance(annotation, cst.Name) and annotation.value == "str"
-
-
-def _structured_error_source(
-    error: StructuredError, indent: int, quote: str, json_name: str | None
-) -> str:
-    """``{"ok": False, "code": ..., "content": ..., "retryable": ...}`` laid out one item per
-    line (a formatter's layout), inside ``json.dumps(...)`` when the tool returns text.
-
-    Lines are indented relative to the statement: LibCST adds the block's indentation.
-    """
-    inner = "        " if json_name else "    "
-
-    def literal(text: str) -> str:
-        return f"{quote}{text}{quote}"
-
-    width = LINE_LENGTH - indent - len(inner)
-    pieces = _content_pieces(error, quote, width - 4)
-    if len(pieces) == 1 and len(f"'content': {pieces[0]},") <= width:
-        content = pieces[0]
-    else:
-        lines = "".join(f"\n{inner}    {piece}" for piece in pieces)
-        content = f"({lines}\n{inner})"
-    items = [
-        f"{literal('ok')}: False",
-        f"{literal('code')}: {literal(error.code)}",
-        f"{literal('content')}: {content}",
-        f"{literal('retryable')}: {error.retryable}",
-    ]
-    closing = inner[:-4]
-    body = "{" + "".join(f"\n{inner}{item}," for item in items) + f"\n{closing}}}"
-    if json_name is None:
-        return body
-    return f"{json_name}.dumps(\n{closing}{body}\n)"
-
-
-def _content_pieces(error: StructuredError, quote: str, width: int) -> list[str]:
-    """The content as adjacent string literals of at most ``width`` characters each; only
-    those holding the exception type placeholder are f-strings."""
-    placeholder = (
-        EXCEPTION_TYPE.replace("NAME", error.exception_name) if error.exception_name else None
-    )
-
-    def escape(text: str, formatted: bool) -> str:
-        text = text.replace("\\", "\\\\").replace(quote, f"\\{quote}")
-        if formatted:
-            parts = text.split(placeholder) if placeholder else [text]
-            doubled = [p.replace("{", "{{").replace("}", "}}") for p in parts]
-            return (placeholder or "").join(doubled)
-        return text
-
-    words = error.content.split(" ")
-    chunks: list[str] = []
-    current = ""
-    for word in words:
-        candidate = f"{current} {word}" if current else word
-        if current and len(candidate) + 4 > max(width, 30):
-            chunks.append(current + " ")
-            current = word
-        else:
-            current = candidate
-    chunks.append(current)
-    pieces = []
-    for chunk in chunks:
-        formatted = placeholder is not None and placeholder in chunk
-        pieces.append(("f" if formatted else "") + quote + escape(chunk, formatted) + quote)
-    return pieces

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,15 +94,40 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 class SQLiteLedger(SQLLedger):
     placeholder = "?"
 
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, busy_timeout_s: float = 30.0, lazy: bool = False
+    ) -> None:
+        """``lazy=True``: the file and its schema are created on first use, not here, so a
+        module that builds its Runtime at import time touches no disk until a call runs."""
         self.path = str(path)
         self.url = f"sqlite:///{self.path}"
         self.busy_timeout_s = busy_timeout_s
         self._init_connections()
+        self._unopened = lazy
+        self._open_lock = threading.Lock()
+        self._opening = threading.local()  # set in the thread running the migration
+        if not lazy:
+            self._open()
+        self._prepare_statements("agentguard_calls", "agentguard_schema")
+
+    def _open(self) -> None:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._migrate()
-        self._prepare_statements("agentguard_calls", "agentguard_schema")
+
+    def _connection(self) -> sqlite3.Connection:
+        # Threads wait for the first one to migrate; the migration's own statements pass.
+        if self._unopened and not getattr(self._opening, "active", False):
+            with self._open_lock:
+                if self._unopened:
+                    self._opening.active = True
+                    try:
+                        self._open()
+                    finally:
+                        self._opening.active = False
+                    self._unopened = False
+        connection: sqlite3.Connection = super()._connection()
+        return connection
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(

@@ -1,0 +1,86 @@
+"""Fixes write code in the project's style: the file's quotes and the formatter's line length
+(ruff's or black's setting), as the README promises."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tokenize
+from pathlib import Path
+
+import pytest
+
+from agentguard.config import load_config
+from agentguard.engine.apply_fixes import run_fixes
+from agentguard.fixes.context import DEFAULT_LINE_LENGTH, formatter_line_length
+
+REPO = Path(__file__).resolve().parent.parent
+QUOTES_AGENT = REPO / "fixtures" / "quotes-agent"
+
+
+def string_quotes(text: str) -> set[str]:
+    """The quote that opens each string literal outside an f-string's replacement fields."""
+    quotes: set[str] = set()
+    depth = 0
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        name = tokenize.tok_name[token.type]
+        if name == "FSTRING_START":
+            if depth == 0:
+                quotes.add(token.string.lstrip("fFrRbB")[0])
+            depth += 1
+        elif name == "FSTRING_END":
+            depth -= 1
+        elif token.type == tokenize.STRING and depth == 0:
+            body = token.string.lstrip("fFrRbBuU")
+            if not body.startswith(("'''", '"""')):  # docstrings keep their own style
+                quotes.add(body[0])
+    return quotes
+
+
+def fixed_text(project: Path, relative: str) -> tuple[str, str]:
+    run = run_fixes([project], load_config([project]), unsafe=True)
+    change = next(c for c in run.changes if c.path == relative)
+    return change.before, change.after
+
+
+def test_fixes_keep_single_quotes_and_the_ruff_line_length(tmp_path: Path) -> None:
+    project = tmp_path / "quotes-agent"
+    shutil.copytree(QUOTES_AGENT, project)
+    before, after = fixed_text(project, "desk/tools.py")
+    assert string_quotes(before) == {"'"}
+    assert "@guarded(" in after and "'ok': False" in after  # AG101's and AG601's fixes
+    assert string_quotes(after) == {"'"}
+    assert max(len(line) for line in after.splitlines()) <= 79
+    compile(after, "tools.py", "exec")
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        ("pyproject.toml", "[tool.ruff]\nline-length = 100\n", 100),
+        ("pyproject.toml", "[tool.black]\nline-length = 72\n", 72),
+        ("pyproject.toml", "[tool.ruff]\nline-length = 99\n[tool.black]\nline-length = 72\n", 99),
+        ("ruff.toml", "line-length = 110\n", 110),
+        (".ruff.toml", "line-length = 120\n", 120),
+        ("pyproject.toml", "[project]\nname = 'x'\n", DEFAULT_LINE_LENGTH),
+        ("pyproject.toml", "not toml [", DEFAULT_LINE_LENGTH),
+    ],
+)
+def test_the_line_length_comes_from_the_formatter_config(
+    tmp_path: Path, name: str, content: str, expected: int
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / name).write_text(content)
+    sub = tmp_path / "src"
+    sub.mkdir()
+    assert formatter_line_length(sub) == expected
+
+
+def test_a_long_fix_is_laid_out_for_a_wider_project(tmp_path: Path) -> None:
+    project = tmp_path / "quotes-agent"
+    shutil.copytree(QUOTES_AGENT, project)
+    (project / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
+    _, after = fixed_text(project, "desk/tools.py")
+    # The key fits on the decorator's line at 120 columns.
+    assert "    key=lambda call: f'open_ticket:" in after
+    assert max(len(line) for line in after.splitlines()) <= 120
