@@ -217,3 +217,12 @@ def test_a_remote_mcp_server_declared_read_only_is_not_flagged_for_its_retries(
         '[tool.agentguard]\nread-only-mcp-servers = ["another-server"]\n'
     )
     assert runner.invoke(app, ["check", str(tmp_path), "--select", "AG402"]).exit_code == 1
+
+
+def test_the_action_sets_up_the_newest_python_by_default() -> None:
+    import yaml
+
+    from .conftest import ROOT
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert action["inputs"]["python-version"]["default"] == "3.x"
