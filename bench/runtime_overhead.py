@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=8)
-    parser.add_argument("--backend", action="append", choices=["sqlite", "postgres"])
+    parser.add_argument("--backend", action="append", choices=["sqlite", "postgres", "memory"])
     parser.add_argument(
         "--pg-dsn",
         default=os.environ.get(
@@ -210,7 +210,16 @@ def main(argv: list[str] | None = None) -> int:
     backends = options.backend or ["sqlite"]
     with tempfile.TemporaryDirectory(dir=options.dir) as tmp:
         for backend in backends:
-            if backend == "sqlite":
+            if backend == "memory":
+                # no durable commit to compare with: the floor is the bare call itself
+                result = bench_backend(
+                    "memory (no durability)",
+                    bare_noop,
+                    guarded_noop("memory://"),
+                    options.calls,
+                    options.workers,
+                )
+            elif backend == "sqlite":
                 result = bench_backend(
                     "sqlite (WAL, synchronous=FULL)",
                     sqlite_floor(Path(tmp)),

@@ -11,10 +11,8 @@ import contextvars
 import functools
 import inspect
 import logging
-import os
 import random
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -22,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, TypeVar
 
+from agentguard.runtime import liveness
 from agentguard.runtime import observations as words
 from agentguard.runtime.context import (
     CallContext,
@@ -91,6 +90,15 @@ KeyFunction = Callable[[CallContext], str]
 
 class SimulatedCrash(BaseException):
     """Raised by fault injection to stop a call as a dead process would: nothing more recorded."""
+
+
+class AttemptStillRunning(TimeoutError):
+    """The runtime's own ``timeout_s`` gave up waiting, but the body may still send.
+
+    A sync body cannot be interrupted (it runs on in its thread), and an async body that was
+    cancelled may have handed its request to a thread. Until the attempt is known to be over,
+    no lookup can settle the call and no second attempt starts.
+    """
 
 
 @dataclass
@@ -239,7 +247,6 @@ class Runtime:
         self.lease_s = lease_s
         self.approve = approve
         self._worker_id = worker_id
-        self._default_worker_id: tuple[int, str] = (0, "")
         self._rng = random.Random(seed)
         self.tools: dict[str, ToolSpec] = {}
         self.fault_hooks: list[Any] = []
@@ -249,12 +256,10 @@ class Runtime:
 
     @property
     def worker_id(self) -> str:
-        if self._worker_id:
-            return self._worker_id
-        pid = os.getpid()
-        if self._default_worker_id[0] != pid:  # computed once per process
-            self._default_worker_id = (pid, f"{socket.gethostname()}:{pid}")
-        return self._default_worker_id[1]
+        """The lease owner this process writes: it names the process, so that another worker
+        on this machine can tell whether the owner of an expired lease is still alive."""
+        identity = liveness.process_identity()
+        return f"{self._worker_id}@{identity}" if self._worker_id else identity
 
     def run(
         self,
@@ -494,7 +499,9 @@ class Runtime:
                     return words.succeeded(spec.name, settled, replayed=False)
                 return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
             failure = classify_exception(outcome.error)
-            delay = self._retry_delay(spec, failure, attempt, deadline)
+            still_running = isinstance(outcome.error, AttemptStillRunning)
+            # while an attempt may still send, a second one could apply the request twice
+            delay = None if still_running else self._retry_delay(spec, failure, attempt, deadline)
             if delay is not None:
                 yield _Sleep(delay)
                 retry_note = (
@@ -515,12 +522,16 @@ class Runtime:
                 entry = retried
                 continue
             if failure.may_have_applied and spec.idempotency is not Idempotency.IDEMPOTENT:
+                # The lease stays held while the attempt may still send; once the body has
+                # returned, it is released, so that a lookup's NotFound can settle the call.
+                released = {} if still_running else {"lease_owner": None, "lease_expires_at": None}
                 settled = yield from self._settle(
                     entry,
                     Status.UNCERTAIN,
                     attempt,
                     error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
                     error_detail=f"{failure.code.value}: {failure.message}",
+                    **released,
                 )
                 if settled.status is not Status.UNCERTAIN:
                     return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
@@ -561,16 +572,23 @@ class Runtime:
                 Status.STARTED,
                 Status.UNCERTAIN,
             ):
-                logger.warning(
-                    "late outcome %s of %s attempt %d refused: the call is now %s (attempt %d)",
-                    target.value,
-                    entry.call_id,
-                    attempt,
-                    current.status.value,
-                    current.attempts,
+                yield _LedgerOp(
+                    functools.partial(self._refuse_late_outcome, current, attempt, target)
                 )
                 return current
             if current.status is target:
+                if "lease_owner" in changes and current.lease_owner is not None:
+                    # a sweeper marked it uncertain first: the attempt has stopped all the same
+                    yield _LedgerOp(
+                        functools.partial(
+                            self.ledger.release_lease,
+                            entry.call_id,
+                            attempt,
+                            current.lease_owner,
+                            "the attempt's body returned",
+                        )
+                    )
+                    current = evolve(current, lease_owner=None, lease_expires_at=None)
                 return current
         return current
 
@@ -585,7 +603,12 @@ class Runtime:
     ) -> Plan:
         lookup = spec.lookup_name
         if spec.reconcile is None:
-            return words.uncertain(spec.name, entry, lookup=None, checked=False)
+            running = liveness.owner_may_be_running(
+                entry.lease_owner, entry.call_id, entry.attempts
+            )
+            return words.uncertain(
+                spec.name, entry, lookup=None, checked=False, still_running=running
+            )
         reconcile_call = replace(
             call,
             call_id=entry.call_id,
@@ -597,6 +620,14 @@ class Runtime:
         moment = time.time() if now is None else now
         if isinstance(verdict, NotFound) and moment < (entry.started_at or 0.0) + spec.settle_s:
             verdict = Unknown("too early to trust a negative lookup")
+        still_running = False
+        if isinstance(verdict, NotFound) and liveness.owner_may_be_running(
+            entry.lease_owner, entry.call_id, entry.attempts
+        ):
+            # "not found yet": the attempt (abandoned at its deadline, or of a worker that
+            # stopped renewing but may be frozen, not dead) could still send its request
+            verdict = Unknown(f"attempt {entry.attempts} may still be running")
+            still_running = True
         if isinstance(verdict, Found):
             result, result_ref = jsonable_result(verdict.value)
             moved = yield _LedgerOp(
@@ -658,7 +689,9 @@ class Runtime:
                 return words.approval_required(spec.name, moved, after_check=lookup)
             return words.failed(spec.name, moved, code=code, detail=None, checked_with=lookup)
         logger.info("%s could not settle %s: %r", lookup, entry.call_id, verdict)
-        return words.uncertain(spec.name, entry, lookup=lookup, checked=True)
+        return words.uncertain(
+            spec.name, entry, lookup=lookup, checked=True, still_running=still_running
+        )
 
     # ---- drivers --------------------------------------------------------------------------
 
@@ -687,12 +720,16 @@ class Runtime:
         return drive.observation
 
     def _begin_attempt(self, spec: ToolSpec, call: CallContext) -> tuple[Any, Any]:
-        """Make ``call`` current and watch its lease while its body runs."""
+        """Make ``call`` current, count its attempt as running and watch its lease."""
         token = _current_call.set(call)
+        liveness.begin(call.call_id, call.attempt)
         return token, self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
 
-    def _end_attempt(self, token: Any, beat: Any) -> None:
+    def _end_attempt(self, token: Any, beat: Any, call: CallContext, *, running: bool) -> None:
+        """Undo ``_begin_attempt``; an attempt that may still run stays counted as running."""
         self.heartbeat.unwatch(beat)
+        if not running:
+            liveness.end(call.call_id, call.attempt)
         _current_call.reset(token)
 
     def _body_sync(
@@ -707,22 +744,28 @@ class Runtime:
             return value
 
         token, beat = self._begin_attempt(spec, call)
+        outcome = _Outcome(error=RuntimeError("the body did not finish"))
         try:
             if spec.timeout_s is None:
-                return _Outcome(value=invoke())
-            return self._body_with_deadline(spec, call, invoke)
+                outcome = _Outcome(value=invoke())
+            else:
+                outcome = self._body_with_deadline(spec, call, invoke)
+            return outcome
         except SimulatedCrash:
             raise
         except Exception as exc:
-            return _Outcome(error=exc)
+            outcome = _Outcome(error=exc)
+            return outcome
         finally:
-            self._end_attempt(token, beat)
+            running = isinstance(outcome.error, AttemptStillRunning)
+            self._end_attempt(token, beat, call, running=running)
 
     def _body_with_deadline(
         self, spec: ToolSpec, call: CallContext, invoke: Callable[[], Any]
     ) -> _Outcome:
-        # A sync function cannot be interrupted: it runs on in a thread, and if it finishes
-        # after the deadline its outcome is recorded as a late completion of this attempt.
+        # A sync function cannot be interrupted: it runs on in its thread. Past the deadline the
+        # attempt is still running (it may still send); when it finishes, its outcome is
+        # recorded as a late completion of this attempt and the attempt stops counting as live.
         lock = threading.Lock()
         state: dict[str, Any] = {"abandoned": False}
         finished = threading.Event()
@@ -737,7 +780,10 @@ class Runtime:
                 abandoned = state["abandoned"]
             finished.set()
             if abandoned:
-                self._late_completion(spec, call, outcome)
+                try:
+                    self._late_completion(spec, call, outcome)
+                finally:
+                    liveness.end(call.call_id, call.attempt)
 
         context = contextvars.copy_context()
         threading.Thread(target=context.run, args=(runner,), daemon=True).start()
@@ -749,30 +795,77 @@ class Runtime:
                     raise outcome.error
                 return outcome
             state["abandoned"] = True
-        return _Outcome(error=TimeoutError(f"{spec.name} did not finish within {spec.timeout_s} s"))
+        return _Outcome(
+            error=AttemptStillRunning(
+                f"{spec.name} did not finish within {spec.timeout_s} s and is still running"
+            )
+        )
 
     def _late_completion(self, spec: ToolSpec, call: CallContext, outcome: _Outcome) -> None:
-        entry = self.ledger.get(call.call_id)
-        if entry is None or outcome.error is not None:
+        """Record the outcome of an attempt that finished after the runtime stopped waiting."""
+        for _ in range(8):
+            entry = self.ledger.get(call.call_id)
+            if entry is None:
+                return
+            if entry.status is not Status.UNCERTAIN or entry.attempts != call.attempt:
+                if outcome.error is None and entry.status is not Status.SUCCEEDED:
+                    self._refuse_late_outcome(entry, call.attempt, Status.SUCCEEDED)
+                return
+            if outcome.error is None:
+                result, result_ref = jsonable_result(outcome.value)
+                moved = self.ledger.transition(
+                    entry,
+                    Status.SUCCEEDED,
+                    actor="late_completion",
+                    detail="the attempt finished after its deadline and succeeded",
+                    result=result,
+                    result_ref=result_ref,
+                    finished_at=time.time(),
+                    lease_owner=None,
+                    lease_expires_at=None,
+                )
+                if moved is not None:
+                    return
+                continue
+            failure = classify_exception(outcome.error)
+            if not failure.may_have_applied:
+                moved = self.ledger.transition(
+                    entry,
+                    Status.FAILED,
+                    actor="late_completion",
+                    detail="the attempt finished after its deadline and did not take effect",
+                    error_code=failure.code.value,
+                    error_detail=failure.message,
+                    finished_at=time.time(),
+                    lease_owner=None,
+                    lease_expires_at=None,
+                )
+                if moved is not None:
+                    return
+                continue
+            if entry.lease_owner is not None:
+                self.ledger.release_lease(
+                    entry.call_id,
+                    call.attempt,
+                    entry.lease_owner,
+                    f"the attempt finished after its deadline with {failure.code.value}: "
+                    "its outcome is still unknown, and nothing of it can send any more",
+                )
             return
-        if entry.status is Status.UNCERTAIN and entry.attempts == call.attempt:
-            result, result_ref = jsonable_result(outcome.value)
-            self.ledger.transition(
-                entry,
-                Status.SUCCEEDED,
-                actor="late_completion",
-                detail="the attempt finished after its deadline and succeeded",
-                result=result,
-                result_ref=result_ref,
-                finished_at=time.time(),
-            )
-        elif entry.status is not Status.SUCCEEDED:
-            logger.error(
-                "late success of %s attempt %d after the call became %s: it may have applied twice",
-                call.call_id,
-                call.attempt,
-                entry.status.value,
-            )
+
+    def _refuse_late_outcome(self, entry: LedgerEntry, attempt: int, outcome: Status) -> None:
+        """A late outcome that cannot be recorded as the call's: kept in its history, logged."""
+        detail = (
+            f"late outcome {outcome.value} of attempt {attempt} not applied: the call is "
+            f"{entry.status.value} at attempt {entry.attempts}"
+        )
+        if outcome is Status.SUCCEEDED:
+            detail += "; it may have taken effect twice"
+        logger.error("%s: %s", entry.call_id, detail)
+        try:
+            self.ledger.note(entry, "late_outcome", detail)
+        except Exception as exc:  # the log line above still says it
+            logger.warning("could not record the late outcome of %s: %r", entry.call_id, exc)
 
     async def _call_async(
         self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -806,22 +899,69 @@ class Runtime:
         self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> _Outcome:
         token, beat = self._begin_attempt(spec, call)
+        outcome = _Outcome(error=RuntimeError("the body did not finish"))
         try:
             for hook in self.fault_hooks:
                 hook.before_body(call)
             if spec.timeout_s is None:
                 value = await spec.function(*args, **kwargs)
             else:
-                value = await asyncio.wait_for(spec.function(*args, **kwargs), spec.timeout_s)
+                # not wait_for: a TimeoutError the body raises itself is not the deadline's
+                task = asyncio.ensure_future(spec.function(*args, **kwargs))
+                try:
+                    done, _ = await asyncio.wait({task}, timeout=spec.timeout_s)
+                except BaseException:
+                    task.cancel()
+                    raise
+                if task in done:
+                    value = task.result()
+                else:
+                    task.cancel()
+                    await asyncio.wait({task})
+                    outcome = _Outcome(
+                        error=AttemptStillRunning(
+                            f"{spec.name} did not finish within {spec.timeout_s} s and was "
+                            "cancelled; work it handed to a thread may still be running"
+                        )
+                    )
+                    self._release_after_grace(spec, call)
+                    return outcome
             for hook in self.fault_hooks:
                 value = hook.after_body(call, value)
-            return _Outcome(value=value)
+            outcome = _Outcome(value=value)
+            return outcome
         except SimulatedCrash:
             raise
         except Exception as exc:
-            return _Outcome(error=exc)
+            outcome = _Outcome(error=exc)
+            return outcome
         finally:
-            self._end_attempt(token, beat)
+            running = isinstance(outcome.error, AttemptStillRunning)
+            self._end_attempt(token, beat, call, running=running)
+
+    def _release_after_grace(self, spec: ToolSpec, call: CallContext) -> None:
+        """A cancelled async attempt counts as running for one more lease, then is released.
+
+        Cancellation stops the coroutine, not a thread it handed its request to
+        (``asyncio.to_thread``, an executor), and nothing tells when such a thread ends.
+        """
+        owner = self.worker_id
+
+        def release() -> None:
+            liveness.end(call.call_id, call.attempt)
+            try:
+                self.ledger.release_lease(
+                    call.call_id,
+                    call.attempt,
+                    owner,
+                    "the cancelled attempt's grace period ended: nothing of it can send any more",
+                )
+            except Exception as exc:
+                logger.warning("could not release the lease of %s: %r", call.call_id, exc)
+
+        timer = threading.Timer(self._lease(spec), release)
+        timer.daemon = True
+        timer.start()
 
     # ---- recovery and resolution ----------------------------------------------------------
 

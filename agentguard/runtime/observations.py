@@ -102,7 +102,12 @@ def too_large(observation: dict[str, Any], limit: int) -> dict[str, Any]:
 
 
 def uncertain(
-    tool_name: str, entry: LedgerEntry, *, lookup: str | None, checked: bool
+    tool_name: str,
+    entry: LedgerEntry,
+    *,
+    lookup: str | None,
+    checked: bool,
+    still_running: bool = False,
 ) -> dict[str, Any]:
     cause = (entry.error_detail or "").split(":", 1)[0] or "an interrupted call"
     what = {
@@ -111,7 +116,13 @@ def uncertain(
         "SERVER_ERROR": "got a server error after its request may have reached the service",
         "TOOL_CRASH": "failed unexpectedly after it may already have acted",
     }.get(cause, "was interrupted after it may already have acted")
-    if lookup and checked:
+    if still_running:
+        next_step = (
+            f"Its attempt may still be running and reach the service, so no check can settle it "
+            f"yet; its outcome is recorded when it finishes. Tell the user it is in progress "
+            f"(call {entry.call_id})."
+        )
+    elif lookup and checked:
         next_step = (
             f"A check with {lookup} could not tell yet. Tell the user the outcome is being "
             f"verified (call {entry.call_id})."
@@ -128,7 +139,13 @@ def uncertain(
         f"again for this request: that could do it twice. {next_step}"
     )
     return _observation(
-        tool_name, entry, ErrorCode.SIDE_EFFECT_UNCERTAIN, content, cause=cause, lookup=lookup
+        tool_name,
+        entry,
+        ErrorCode.SIDE_EFFECT_UNCERTAIN,
+        content,
+        cause=cause,
+        lookup=lookup,
+        still_running=still_running,
     )
 
 

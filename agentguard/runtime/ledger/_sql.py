@@ -103,6 +103,12 @@ class SQLLedger(Ledger):
             f"UPDATE {calls} SET lease_expires_at = {mark} "
             f"WHERE call_id = {mark} AND status = 'started' AND attempts = {mark}"
         )
+        self._release_text = (
+            f"UPDATE {calls} SET lease_owner = NULL, lease_expires_at = NULL, "
+            f"history = history || {mark} WHERE call_id = {mark} AND attempts = {mark} "
+            f"AND lease_owner = {mark} AND status = 'uncertain'"
+        )
+        self._note_text = f"UPDATE {calls} SET history = history || {mark} WHERE call_id = {mark}"
         self._events_text = f"SELECT history FROM {calls} WHERE call_id = {mark}"
         self._update_texts: dict[tuple[str, ...], str] = {}
 
@@ -196,6 +202,15 @@ class SQLLedger(Ledger):
     def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
         cursor = self._connection().execute(self._renew_text, (expires_at, call_id, attempt))
         return bool(cursor.rowcount == 1)
+
+    def release_lease(self, call_id: str, attempt: int, owner: str, detail: str) -> bool:
+        line = encode_history(Status.UNCERTAIN, [Status.UNCERTAIN], "runtime", detail, time.time())
+        cursor = self._connection().execute(self._release_text, (line, call_id, attempt, owner))
+        return bool(cursor.rowcount == 1)
+
+    def note(self, entry: LedgerEntry, actor: str, detail: str) -> None:
+        line = encode_history(entry.status, [entry.status], actor, detail, time.time())
+        self._connection().execute(self._note_text, (line, entry.call_id))
 
     def get(self, call_id: str) -> LedgerEntry | None:
         row = self._connection().execute(self._get_text, (call_id,)).fetchone()

@@ -221,6 +221,18 @@ class Ledger(ABC):
         """
 
     @abstractmethod
+    def release_lease(self, call_id: str, attempt: int, owner: str, detail: str) -> bool:
+        """Record that ``attempt`` of an uncertain call has stopped: nothing of it can send.
+
+        Clears the lease if ``owner`` still holds it for that attempt; False otherwise. From
+        then on a lookup's ``NotFound`` settles the call. The version does not change.
+        """
+
+    @abstractmethod
+    def note(self, entry: LedgerEntry, actor: str, detail: str) -> None:
+        """Append an event to the call's history without changing it (a refused late outcome)."""
+
+    @abstractmethod
     def get(self, call_id: str) -> LedgerEntry | None: ...
 
     @abstractmethod

@@ -82,6 +82,30 @@ class MemoryLedger(Ledger):
             self._rows[call_id] = evolve(current, lease_expires_at=expires_at)
             return True
 
+    def release_lease(self, call_id: str, attempt: int, owner: str, detail: str) -> bool:
+        with self._lock:
+            current = self._rows.get(call_id)
+            if current is None or current.status is not Status.UNCERTAIN:
+                return False
+            if current.attempts != attempt or current.lease_owner != owner:
+                return False
+            self._rows[call_id] = evolve(current, lease_owner=None, lease_expires_at=None)
+            status = [Status.UNCERTAIN]
+            self._events.extend(
+                path_events(call_id, Status.UNCERTAIN, status, "runtime", detail, time.time())
+            )
+            return True
+
+    def note(self, entry: LedgerEntry, actor: str, detail: str) -> None:
+        with self._lock:
+            current = self._rows.get(entry.call_id)
+            if current is not None:
+                self._events.extend(
+                    path_events(
+                        entry.call_id, current.status, [current.status], actor, detail, time.time()
+                    )
+                )
+
     def get(self, call_id: str) -> LedgerEntry | None:
         with self._lock:
             return self._rows.get(call_id)
