@@ -32,7 +32,9 @@ from agentguard.runtime.context import (
 )
 from agentguard.runtime.errors import ErrorCode, Failure, classify_exception
 from agentguard.runtime.hashing import (
+    NoCanonicalForm,
     derived_key,
+    describe_offender,
     input_hash,
     jsonable_result,
     redact,
@@ -295,6 +297,12 @@ class Runtime:
             arguments = _bind(spec, args, kwargs)
         except TypeError as exc:
             return words.invalid_call(spec.name, str(exc))
+        try:
+            arguments_hash = input_hash(arguments)
+        except NoCanonicalForm:
+            # a hash that differed between processes would run the same request twice
+            problem = describe_offender(arguments) or "an argument has no canonical form"
+            return words.invalid_call(spec.name, f"{problem}; pass plain JSON values")
         call = CallContext(
             call_id=new_call_id(),
             tool_name=spec.name,
@@ -305,7 +313,7 @@ class Runtime:
             step_id=run.step_id,
             tenant=run.tenant,
             extra=run.extra,
-            input_hash=input_hash(arguments),
+            input_hash=arguments_hash,
         )
         call = evolve(call, idempotency_key=self._key_for(spec, call))
         needs_approval = spec.replay is Replay.ASK
