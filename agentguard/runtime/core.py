@@ -38,6 +38,7 @@ from agentguard.runtime.hashing import (
     input_hash,
     jsonable_result,
     redact,
+    to_jsonable,
 )
 from agentguard.runtime.heartbeat import Heartbeat
 from agentguard.runtime.ledger.base import Ledger, LedgerEntry, Status, evolve, new_call_id
@@ -273,7 +274,18 @@ class Runtime:
         tenant: str | None = None,
         **extra: Any,
     ) -> RunScope:
-        """The context guarded calls run in; keys are built from it. Sync and async."""
+        """The context guarded calls run in; keys are built from it. Sync and async.
+
+        Every field is stored with each call (recovery gives lookups and keys what the call
+        saw), so extra fields must be JSON values; they reach keys as their JSON form.
+        """
+        try:
+            fields = to_jsonable(extra) if extra else {}
+        except NoCanonicalForm:
+            raise TypeError(
+                f"runtime.run() field {describe_offender(extra)}: extra run fields are stored "
+                "with each call and must be JSON values"
+            ) from None
         return RunScope(
             RunContext(
                 run_id=run_id or new_run_id(),
@@ -281,7 +293,7 @@ class Runtime:
                 approved_at=approved_at,
                 step_id=step_id,
                 tenant=tenant,
-                extra=dict(extra),
+                extra=fields,
             )
         )
 
@@ -303,6 +315,7 @@ class Runtime:
             # a hash that differed between processes would run the same request twice
             problem = describe_offender(arguments) or "an argument has no canonical form"
             return words.invalid_call(spec.name, f"{problem}; pass plain JSON values")
+
         call = CallContext(
             call_id=new_call_id(),
             tool_name=spec.name,
@@ -331,6 +344,8 @@ class Runtime:
             step_id=call.step_id,
             user_id=call.user_id,
             approved_at=call.approved_at,
+            tenant=call.tenant,
+            extra=dict(run.extra),
             args=redact(arguments, spec.redact_fields),
             attempts=0 if needs_approval else 1,
             started_at=None if needs_approval else now,
@@ -1002,8 +1017,8 @@ class Runtime:
                 user_id=entry.user_id,
                 approved_at=entry.approved_at,
                 step_id=entry.step_id,
-                tenant=None,
-                extra={},
+                tenant=entry.tenant,
+                extra=entry.extra,
                 idempotency_key=entry.idempotency_key,
                 input_hash=entry.input_hash,
                 attempt=entry.attempts,

@@ -110,6 +110,9 @@ class LedgerEntry:
     result_ref: str | None = None
     lease_owner: str | None = None
     lease_expires_at: float | None = None
+    # the run fields a key function or a lookup may read, so recovery sees what the call saw
+    tenant: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
     created_at: float = 0.0
     updated_at: float = 0.0
     version: int = 1

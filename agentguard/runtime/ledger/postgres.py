@@ -82,6 +82,14 @@ MIGRATIONS: Migrations = [
             "ALTER TABLE {schema}.agentguard_calls SET (fillfactor = 70)",
         ],
     ),
+    (
+        # v3: the run's tenant and extra fields, which keys and lookups read: recovery sees them
+        3,
+        [
+            "ALTER TABLE {schema}.agentguard_calls ADD COLUMN tenant text",
+            "ALTER TABLE {schema}.agentguard_calls ADD COLUMN extra_json text NOT NULL DEFAULT '{{}}'",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

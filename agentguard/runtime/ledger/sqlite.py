@@ -85,6 +85,14 @@ MIGRATIONS: Migrations = [
             "DROP TABLE agentguard_events",
         ],
     ),
+    (
+        # v3: the run's tenant and extra fields, which keys and lookups read: recovery sees them
+        3,
+        [
+            "ALTER TABLE agentguard_calls ADD COLUMN tenant TEXT",
+            "ALTER TABLE agentguard_calls ADD COLUMN extra_json TEXT NOT NULL DEFAULT '{}'",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
