@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from agentguard.runtime import Runtime, guarded
-from tests.runtime.conftest import drop_schema, fresh_schema, require_postgres
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,17 +89,6 @@ CALL_SCRIPT = textwrap.dedent(
     print(json.dumps({"code": observation["code"], "replayed": observation["metadata"]["replayed"]}))
     """
 )
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'ledger.db'}"
-        return
-    dsn = require_postgres()
-    schema = fresh_schema()
-    yield f"{dsn}?schema={schema}"
-    drop_schema(dsn, schema)
 
 
 @pytest.mark.parametrize("key", ["default", "explicit"])
