@@ -414,7 +414,9 @@ class Runtime:
         }
 
     def _existing(self, spec: ToolSpec, call: CallContext, entry: LedgerEntry) -> Plan:
-        if entry.input_hash != call.input_hash and entry.status is not Status.FAILED:
+        if entry.input_hash != call.input_hash:
+            # whatever the first call's status: a key names one request, with one set of
+            # arguments (a failed call is re-armed only by the same request)
             return words.mismatch(spec.name, entry)
         if entry.status is Status.SUCCEEDED:
             return words.succeeded(spec.name, entry, replayed=True)
@@ -439,15 +441,14 @@ class Runtime:
             if started is None:
                 return (yield from self._current_view(spec, call, entry))
             return (yield from self._execute(spec, call, started, replays_left=1))
-        # failed = known not to have taken effect: the same request may run again (re-armed),
-        # superseding earlier arguments; with replay="ask" a person approves first.
+        # failed = known not to have taken effect: the same request may run again (re-armed);
+        # with replay="ask" a person approves first.
         path = [Status.STARTED]
         if spec.replay is Replay.ASK:
             if not (yield from self._ask(spec, call)):
                 return words.approval_required(spec.name, entry)
             path = [Status.APPROVED, Status.STARTED]
         changes = self._start_changes(entry, spec)
-        changes.update(input_hash=call.input_hash, args=redact(dict(call.args), spec.redact_fields))
         rearmed = yield _LedgerOp(
             lambda: self.ledger.transition(entry, path, detail="re-armed by a new call", **changes)
         )
