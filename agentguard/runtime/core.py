@@ -222,6 +222,10 @@ class _Drive:
         return False
 
 
+# What the model is shown of a result at most; the ledger keeps the whole result. A tool that
+# returns more (a 20 MB export) gives OUTPUT_TOO_LARGE with a preview; None shows everything.
+DEFAULT_MAX_OUTPUT_BYTES = 100_000
+
 _DEFAULTS_BY_RISK = {
     Risk.READ: (Idempotency.IDEMPOTENT, Replay.AUTO),
     Risk.WRITE: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
@@ -328,7 +332,12 @@ class Runtime:
             extra=run.extra,
             input_hash=arguments_hash,
         )
-        call = evolve(call, idempotency_key=self._key_for(spec, call))
+        try:
+            key = self._key_for(spec, call)
+        except Exception as exc:  # the key function is the tool author's code: it may raise
+            logger.warning("the key function of %s failed: %r", spec.name, exc)
+            return words.key_failed(spec.name, f"{type(exc).__name__}: {exc}")
+        call = evolve(call, idempotency_key=key)
         needs_approval = spec.replay is Replay.ASK
         now = time.time()
         entry = LedgerEntry(
@@ -1229,7 +1238,7 @@ def guarded(
     redact: Sequence[str] = (),
     settle_s: float = 0.0,
     lease_s: float | None = None,
-    max_output_bytes: int | None = None,
+    max_output_bytes: int | None = DEFAULT_MAX_OUTPUT_BYTES,
     name: str | None = None,
 ) -> Callable[[F], F]:
     """Wrap a tool so each call is written ahead to the ledger and returns an observation.

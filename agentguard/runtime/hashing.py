@@ -177,9 +177,29 @@ def jsonable_result(value: Any) -> tuple[Any, str]:
     try:
         text = canonical_json(value)
     except NoCanonicalForm:
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=_lenient_default)
+        try:  # a string that is not valid Unicode is kept escaped, an object as its repr
+            text = json.dumps(
+                value, sort_keys=True, separators=(",", ":"), default=_lenient_default
+            )
+        except (TypeError, ValueError, RecursionError) as exc:
+            text = _unencodable(value, exc)
+    except (ValueError, RecursionError) as exc:  # a circular structure
+        text = _unencodable(value, exc)
     result = value if type(value) in _JSON_SCALARS else json.loads(text)
     return result, "sha256:" + sha256_hex(text)
+
+
+UNENCODABLE = "unencodable_result"
+
+
+def _unencodable(value: Any, error: BaseException) -> str:
+    """What is recorded of a result JSON cannot hold: its type, the reason and its text."""
+    try:
+        text = repr(value)[:2000]
+    except Exception:
+        text = f"<{type(value).__qualname__}>"
+    record = {UNENCODABLE: type(value).__qualname__, "reason": str(error), "text": text}
+    return json.dumps(record, sort_keys=True, separators=(",", ":"))
 
 
 def sha256_hex(text: str) -> str:

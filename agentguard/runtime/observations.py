@@ -7,6 +7,7 @@ from importlib import resources
 from typing import Any
 
 from agentguard.runtime.errors import TRANSIENT_CODES, ErrorCode
+from agentguard.runtime.hashing import UNENCODABLE
 from agentguard.runtime.ledger.base import LedgerEntry, Status
 
 SCHEMA = "agentguard.observation/v1"
@@ -69,6 +70,11 @@ def succeeded(
         )
     else:
         content = f"{tool_name} succeeded."
+    if isinstance(entry.result, dict) and UNENCODABLE in entry.result:
+        content += (
+            " Its result is not JSON, so only its text is shown and recorded. Do not call it "
+            "again to get it."
+        )
     return _observation(
         tool_name,
         entry,
@@ -82,7 +88,12 @@ def succeeded(
 
 def too_large(observation: dict[str, Any], limit: int) -> dict[str, Any]:
     """A succeeded observation whose result exceeds ``limit`` bytes: a preview, the call stands."""
-    text = json.dumps(observation["result"], sort_keys=True)
+    result = observation["result"]
+    if result is None or isinstance(result, (bool, int, float)):
+        return observation
+    if isinstance(result, str) and len(result) * 12 + 2 <= limit:  # 12: the longest escape
+        return observation
+    text = json.dumps(result, sort_keys=True)
     size = len(text.encode("utf-8"))
     if size <= limit:
         return observation
@@ -240,6 +251,16 @@ def invalid_call(tool_name: str, message: str) -> dict[str, Any]:
         ErrorCode.INVALID_ARGUMENTS,
         f"{tool_name} was called with invalid arguments ({message}). Nothing was done. "
         "Fix the arguments and call it again.",
+    )
+
+
+def key_failed(tool_name: str, message: str) -> dict[str, Any]:
+    return _observation(
+        tool_name,
+        None,
+        ErrorCode.TOOL_CRASH,
+        f"{tool_name} could not be run: its idempotency key could not be built ({message}). "
+        "Nothing was done. Calling it again will not help; tell the user.",
     )
 
 
