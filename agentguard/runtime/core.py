@@ -95,6 +95,10 @@ class SimulatedCrash(BaseException):
     """Raised by fault injection to stop a call as a dead process would: nothing more recorded."""
 
 
+class CancelledBeforeStart(Exception):
+    """The call was cancelled after its claim was written and before its body started."""
+
+
 class AttemptStillRunning(TimeoutError):
     """The runtime's own ``timeout_s`` gave up waiting, but the body may still send.
 
@@ -531,6 +535,16 @@ class Runtime:
                 if settled.status is Status.SUCCEEDED and settled.attempts == attempt:
                     return words.succeeded(spec.name, settled, replayed=False)
                 return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
+            if isinstance(outcome.error, CancelledBeforeStart):
+                # nothing was attempted: release the claim, so that the next call runs
+                released = yield from self._settle(
+                    entry,
+                    Status.FAILED,
+                    attempt,
+                    error_detail="cancelled before the body ran: nothing was attempted",
+                    finished_at=time.time(),
+                )
+                return words.from_entry(spec.name, released, lookup=spec.lookup_name)
             failure = classify_exception(outcome.error)
             still_running = isinstance(outcome.error, AttemptStillRunning)
             # while an attempt may still send, a second one could apply the request twice
@@ -916,9 +930,13 @@ class Runtime:
                         # after a cancellation, record synchronously: awaiting could be cancelled again
                         drive.reply = request.operation()
                     else:
-                        drive.reply = await asyncio.to_thread(request.operation)
+                        drive.reply = await _ledger_op_through_cancellation(drive, request)
                 elif isinstance(request, _Body):
-                    drive.reply = await self._body_async(spec, request.call, args, kwargs)
+                    if drive.interrupted is not None:
+                        # cancelled while its claim was being written: the body never starts
+                        drive.reply = _Outcome(error=CancelledBeforeStart())
+                    else:
+                        drive.reply = await self._body_async(spec, request.call, args, kwargs)
                 elif isinstance(request, _Sleep):
                     await self.async_sleep(request.seconds)
                 elif isinstance(request, _Callback):
@@ -1209,6 +1227,25 @@ def _run_awaitable(awaitable: Any) -> Any:
         return await awaitable
 
     return asyncio.run(wait())
+
+
+async def _ledger_op_through_cancellation(drive: _Drive, request: _LedgerOp) -> Any:
+    """Perform a ledger operation in a thread; a cancellation waits for it to finish.
+
+    The thread cannot be stopped: a claim it commits after the caller was cancelled would
+    otherwise stay ``started`` for a body that never runs. The cancellation is kept in
+    ``drive.interrupted`` and re-raised once the plan has recorded what happened.
+    """
+    future = asyncio.ensure_future(asyncio.to_thread(request.operation))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError as exc:
+        drive.interrupted = exc
+    while True:
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            continue  # cancelled again: the operation still has to finish
 
 
 async def _call_callback_async(request: _Callback) -> _Outcome:
