@@ -537,14 +537,14 @@ class Runtime:
                 return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
             if isinstance(outcome.error, CancelledBeforeStart):
                 # nothing was attempted: release the claim, so that the next call runs
-                released = yield from self._settle(
+                unclaimed = yield from self._settle(
                     entry,
                     Status.FAILED,
                     attempt,
                     error_detail="cancelled before the body ran: nothing was attempted",
                     finished_at=time.time(),
                 )
-                return words.from_entry(spec.name, released, lookup=spec.lookup_name)
+                return words.from_entry(spec.name, unclaimed, lookup=spec.lookup_name)
             failure = classify_exception(outcome.error)
             still_running = isinstance(outcome.error, AttemptStillRunning)
             # while an attempt may still send, a second one could apply the request twice
