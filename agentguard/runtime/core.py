@@ -16,6 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Generator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, TypeVar
@@ -127,6 +128,7 @@ class ToolSpec:
     signature: inspect.Signature
     drop_first: bool
     max_output_bytes: int | None = None
+    lookup_timeout_s: float | None = None
     simple_parameters: tuple[tuple[str, ...], frozenset[str], dict[str, Any]] | None = None
 
     @property
@@ -166,6 +168,7 @@ class _Sleep:
 class _Callback:
     function: Callable[[CallContext], Any]
     call: CallContext
+    timeout_s: float | None = None  # past it, the callback's answer is not waited for
 
 
 @dataclass(frozen=True)
@@ -229,6 +232,8 @@ class _Drive:
 # What the model is shown of a result at most; the ledger keeps the whole result. A tool that
 # returns more (a 20 MB export) gives OUTPUT_TOO_LARGE with a preview; None shows everything.
 DEFAULT_MAX_OUTPUT_BYTES = 100_000
+# How long a reconcile lookup is waited for (when the tool has no shorter timeout_s).
+DEFAULT_LOOKUP_TIMEOUT_S = 10.0
 
 _DEFAULTS_BY_RISK = {
     Risk.READ: (Idempotency.IDEMPOTENT, Replay.AUTO),
@@ -662,7 +667,7 @@ class Runtime:
             idempotency_key=entry.idempotency_key,
             attempt=entry.attempts,
         )
-        outcome = yield _Callback(spec.reconcile, reconcile_call)
+        outcome = yield _Callback(spec.reconcile, reconcile_call, spec.lookup_timeout_s)
         verdict = outcome.value if outcome.error is None else Unknown(repr(outcome.error))
         moment = time.time() if now is None else now
         if isinstance(verdict, NotFound) and moment < (entry.started_at or 0.0) + spec.settle_s:
@@ -736,6 +741,9 @@ class Runtime:
                 return words.approval_required(spec.name, moved, after_check=lookup)
             return words.failed(spec.name, moved, code=code, detail=None, checked_with=lookup)
         logger.info("%s could not settle %s: %r", lookup, entry.call_id, verdict)
+        still_running = still_running or liveness.owner_may_be_running(
+            entry.lease_owner, entry.call_id, entry.attempts
+        )
         return words.uncertain(
             spec.name, entry, lookup=lookup, checked=True, still_running=still_running
         )
@@ -1016,7 +1024,9 @@ class Runtime:
 
     # ---- recovery and resolution ----------------------------------------------------------
 
-    def recover(self, *, now: float | None = None, reconcile: bool = True) -> RecoveryReport:
+    def recover(
+        self, *, now: float | None = None, reconcile: bool = True, concurrency: int = 8
+    ) -> RecoveryReport:
         """Mark calls whose worker died (lease expired) uncertain, then reconcile uncertain calls.
 
         Recovery never re-runs a tool body: a call its lookup did not find becomes ``failed``
@@ -1032,40 +1042,20 @@ class Runtime:
                 touched.append(entry.call_id)
         counts = {Status.SUCCEEDED: 0, Status.FAILED: 0, Status.UNCERTAIN: 0}
         replayed = 0
-        for entry in self.ledger.entries(status=Status.UNCERTAIN):
-            spec = self.tools.get(entry.tool_name)
-            if not reconcile or spec is None or spec.reconcile is None:
-                counts[Status.UNCERTAIN] += 1
-                continue
-            call = CallContext(
-                call_id=entry.call_id,
-                tool_name=entry.tool_name,
-                args=entry.args,
-                run_id=entry.run_id,
-                user_id=entry.user_id,
-                approved_at=entry.approved_at,
-                step_id=entry.step_id,
-                tenant=entry.tenant,
-                extra=entry.extra,
-                idempotency_key=entry.idempotency_key,
-                input_hash=entry.input_hash,
-                attempt=entry.attempts,
-            )
-            # The same reconciliation as inside a call: Found -> succeeded; NotFound -> re-run
-            # with the same key when replay="auto" (or "ask" and approved), else failed;
-            # anything else stays uncertain. A re-run needs the exact arguments, so calls whose
-            # stored arguments cannot be passed back to the tool are settled failed instead,
-            # and the agent's next call with the same key re-arms them.
-            # An async body can only be re-run here when no event loop runs in this thread.
-            async_blocked = spec.is_async and _loop_running()
-            replays_left = 1 if _can_rerun_from_ledger(spec, entry) and not async_blocked else 0
-            plan = self._reconcile(spec, call, entry, replays_left=replays_left, now=moment)
-            kwargs = dict(entry.args)
-            if spec.is_async and not async_blocked:
-                _run_awaitable(self._drive_async(spec, plan, (), kwargs))
-            else:
-                self._drive_sync(spec, plan, (), kwargs)  # never asks for the body
-            settled = self.ledger.get(entry.call_id)
+        uncertain = self.ledger.entries(status=Status.UNCERTAIN)
+
+        def settle(entry: LedgerEntry) -> LedgerEntry | None:
+            return self._recover_one(entry, moment) if reconcile else entry
+
+        # Lookups wait on other services: run them side by side, a bounded number at a time,
+        # so that a few slow ones do not hold up the rest (each is bounded by its own timeout).
+        workers = max(1, min(concurrency, len(uncertain)))
+        if workers == 1:
+            outcomes = [settle(entry) for entry in uncertain]
+        else:
+            with ThreadPoolExecutor(workers, thread_name_prefix="agentguard-recover") as pool:
+                outcomes = list(pool.map(settle, uncertain))
+        for entry, settled in zip(uncertain, outcomes, strict=True):
             if settled is None or settled.status not in counts:
                 continue
             counts[settled.status] += 1
@@ -1081,6 +1071,41 @@ class Runtime:
             touched,
             replayed,
         )
+
+    def _recover_one(self, entry: LedgerEntry, moment: float) -> LedgerEntry | None:
+        """Reconcile one uncertain entry as a call would; its entry afterwards."""
+        spec = self.tools.get(entry.tool_name)
+        if spec is None or spec.reconcile is None:
+            return entry
+        call = CallContext(
+            call_id=entry.call_id,
+            tool_name=entry.tool_name,
+            args=entry.args,
+            run_id=entry.run_id,
+            user_id=entry.user_id,
+            approved_at=entry.approved_at,
+            step_id=entry.step_id,
+            tenant=entry.tenant,
+            extra=entry.extra,
+            idempotency_key=entry.idempotency_key,
+            input_hash=entry.input_hash,
+            attempt=entry.attempts,
+        )
+        # The same reconciliation as inside a call: Found -> succeeded; NotFound -> re-run
+        # with the same key when replay="auto" (or "ask" and approved), else failed;
+        # anything else stays uncertain. A re-run needs the exact arguments, so calls whose
+        # stored arguments cannot be passed back to the tool are settled failed instead,
+        # and the agent's next call with the same key re-arms them.
+        # An async body can only be re-run here when no event loop runs in this thread.
+        async_blocked = spec.is_async and _loop_running()
+        replays_left = 1 if _can_rerun_from_ledger(spec, entry) and not async_blocked else 0
+        plan = self._reconcile(spec, call, entry, replays_left=replays_left, now=moment)
+        kwargs = dict(entry.args)
+        if spec.is_async and not async_blocked:
+            _run_awaitable(self._drive_async(spec, plan, (), kwargs))
+        else:
+            self._drive_sync(spec, plan, (), kwargs)  # never asks for the body
+        return self.ledger.get(entry.call_id)
 
     def resolve(
         self, call_id: str, outcome: str, note: str, *, actor: str = "human"
@@ -1205,6 +1230,8 @@ def _limit_output(spec: ToolSpec, observation: dict[str, Any]) -> dict[str, Any]
 
 
 def _call_callback_sync(request: _Callback) -> _Outcome:
+    if request.timeout_s is not None:
+        return _call_with_deadline(request)
     try:
         value = request.function(request.call)
         if inspect.isawaitable(value):
@@ -1212,6 +1239,28 @@ def _call_callback_sync(request: _Callback) -> _Outcome:
         return _Outcome(value=value)
     except Exception as exc:
         return _Outcome(error=exc)
+
+
+def _call_with_deadline(request: _Callback) -> _Outcome:
+    """The callback in a thread of its own, waited for at most ``timeout_s``.
+
+    A lookup that hangs (a dead replica, a lock) would otherwise hold the call, or recovery,
+    for as long as it hangs; past its deadline its answer counts as Unknown.
+    """
+    box: list[_Outcome] = []
+    unbounded = replace(request, timeout_s=None)
+    context = contextvars.copy_context()
+    thread = threading.Thread(
+        target=context.run,
+        args=(lambda: box.append(_call_callback_sync(unbounded)),),
+        daemon=True,
+        name="agentguard-lookup",
+    )
+    thread.start()
+    thread.join(request.timeout_s)
+    if box:
+        return box[0]
+    return _Outcome(error=TimeoutError(f"the lookup did not answer within {request.timeout_s} s"))
 
 
 def _loop_running() -> bool:
@@ -1251,12 +1300,17 @@ async def _ledger_op_through_cancellation(drive: _Drive, request: _LedgerOp) -> 
 async def _call_callback_async(request: _Callback) -> _Outcome:
     try:
         if inspect.iscoroutinefunction(request.function):
-            value = await request.function(request.call)
+            value = await asyncio.wait_for(request.function(request.call), request.timeout_s)
         else:
-            value = await asyncio.to_thread(request.function, request.call)
-            if inspect.isawaitable(value):
-                value = await value
+            answer = asyncio.to_thread(_call_callback_sync, replace(request, timeout_s=None))
+            # a thread cannot be stopped: past the deadline its answer is not waited for
+            outcome: _Outcome = await asyncio.wait_for(asyncio.shield(answer), request.timeout_s)
+            return outcome
         return _Outcome(value=value)
+    except asyncio.TimeoutError:
+        return _Outcome(
+            error=TimeoutError(f"the lookup did not answer within {request.timeout_s} s")
+        )
     except Exception as exc:
         return _Outcome(error=exc)
 
@@ -1276,6 +1330,7 @@ def guarded(
     settle_s: float = 0.0,
     lease_s: float | None = None,
     max_output_bytes: int | None = DEFAULT_MAX_OUTPUT_BYTES,
+    lookup_timeout_s: float | None = None,
     name: str | None = None,
 ) -> Callable[[F], F]:
     """Wrap a tool so each call is written ahead to the ledger and returns an observation.
@@ -1309,6 +1364,12 @@ def guarded(
             settle_s=settle_s,
             lease_s=lease_s,
             max_output_bytes=max_output_bytes,
+            # a lookup answers for one call: it gets that call's bound, at most 10 s by default
+            lookup_timeout_s=lookup_timeout_s
+            if lookup_timeout_s is not None
+            else min(timeout_s, DEFAULT_LOOKUP_TIMEOUT_S)
+            if timeout_s is not None
+            else DEFAULT_LOOKUP_TIMEOUT_S,
             signature=signature,
             drop_first=bool(parameters) and parameters[0] in ("self", "cls"),
             simple_parameters=_simple_parameters(signature),
