@@ -43,6 +43,7 @@ from agentguard.runtime.hashing import (
 )
 from agentguard.runtime.heartbeat import Heartbeat
 from agentguard.runtime.ledger.base import Ledger, LedgerEntry, Status, evolve, new_call_id
+from agentguard.runtime.outbox import Outbox
 from agentguard.runtime.retry import NO_RETRY, RetryPolicy
 
 logger = logging.getLogger("agentguard.runtime")
@@ -212,6 +213,15 @@ class _Drive:
                 raise self.interrupted from None
             self.observation = _limit_output(self.spec, stop.value)
             return _FINISHED
+        except Exception as exc:
+            if self.pending is None or exc is not self.pending:
+                raise
+            # a ledger write failed where the plan could not say more: what is known, plainly
+            if self.interrupted is not None:
+                raise self.interrupted from None
+            logger.error("ledger failure during %s: %r", self.spec.name, exc)
+            self.observation = words.ledger_failed(self.spec.name, f"{type(exc).__name__}: {exc}")
+            return _FINISHED
         self.reply, self.pending = None, None
         return request
 
@@ -269,6 +279,7 @@ class Runtime:
         self.sleep: Callable[[float], None] = time.sleep
         self.async_sleep: Callable[[float], Any] = asyncio.sleep
         self.heartbeat = Heartbeat(lambda: self.ledger)
+        self.outbox = Outbox(lambda: self.ledger)
 
     @property
     def worker_id(self) -> str:
@@ -371,7 +382,11 @@ class Runtime:
             lease_expires_at=None if needs_approval else now + self._lease(spec),
         )
         path = [Status.PLANNED] if needs_approval else [Status.PLANNED, Status.STARTED]
-        won, entry = yield _LedgerOp(lambda: self.ledger.claim(entry, path))
+        try:
+            won, entry = yield _LedgerOp(lambda: self.ledger.claim(entry, path))
+        except Exception as exc:  # the ledger is down, locked or full: nothing has run
+            logger.warning("could not claim %s in the ledger: %r", spec.name, exc)
+            return words.ledger_unavailable(spec.name, f"{type(exc).__name__}: {exc}")
         if not won:
             return (yield from self._existing(spec, evolve(call, call_id=entry.call_id), entry))
         if needs_approval:
@@ -606,19 +621,34 @@ class Runtime:
         """Record an attempt's outcome, fenced by its attempt number.
 
         If a sweeper marked the call uncertain meanwhile, the late outcome of the same attempt
-        still settles it; if a newer attempt exists, the stale outcome is refused.
+        still settles it; if a newer attempt exists, the stale outcome is refused (and kept in
+        the history). If the ledger cannot be written, the outcome goes to the outbox, which
+        keeps trying; the returned entry then has ``version`` -1 (not recorded yet).
         """
         current = entry
+        write_failures = 0
         for _ in range(8):
             snapshot = current
-            updated = yield _LedgerOp(
-                lambda: self.ledger.transition(snapshot, target, **changes)  # noqa: B023
-            )
+            try:
+                updated = yield _LedgerOp(
+                    lambda: self.ledger.transition(snapshot, target, **changes)  # noqa: B023
+                )
+            except Exception as exc:
+                logger.warning("recording %s of %s failed: %r", target.value, entry.call_id, exc)
+                write_failures += 1
+                updated = None
             if updated is not None:
                 return updated
-            fresh = yield _LedgerOp(lambda: self.ledger.get(entry.call_id))
+            fresh = None
+            if write_failures < 4:
+                if write_failures:
+                    yield _Sleep(0.05 * 4 ** (write_failures - 1))
+                fresh = yield from self._read_retrying(entry.call_id)
             if fresh is None:
-                raise RuntimeError(f"ledger entry {entry.call_id} disappeared")
+                # The body has run: its outcome must not be lost. The outbox keeps trying in
+                # the background; the caller is told plainly that it is not recorded yet.
+                self.outbox.put(snapshot, attempt, target, changes)
+                return evolve(snapshot, status=target, version=words.UNRECORDED, **changes)
             current = fresh
             if current.attempts != attempt or current.status not in (
                 Status.STARTED,
@@ -643,6 +673,20 @@ class Runtime:
                     current = evolve(current, lease_owner=None, lease_expires_at=None)
                 return current
         return current
+
+    def _read_retrying(self, call_id: str) -> Generator[Any, Any, LedgerEntry | None]:
+        """The entry as stored, trying a few times with backoff; None if the ledger stays down."""
+        for delay in (0.0, 0.05, 0.2, 0.5):
+            if delay:
+                yield _Sleep(delay)
+            try:
+                fresh = yield _LedgerOp(lambda: self.ledger.get(call_id))
+            except Exception:
+                continue
+            if fresh is None:
+                raise RuntimeError(f"ledger entry {call_id} disappeared")
+            return fresh
+        return None
 
     def _reconcile(
         self,

@@ -45,6 +45,12 @@ def _observation(
         "input_hash": entry.input_hash if entry else None,
     }
     metadata.update(extra)
+    if entry is not None and entry.version == UNRECORDED:
+        metadata["recorded"] = False
+        content += (
+            " The runtime could not record this outcome yet (its ledger is unavailable) and "
+            f"keeps trying; do not call {tool_name} again for this request."
+        )
     return {
         "ok": code is None,
         "code": code.value if code else None,
@@ -261,6 +267,34 @@ def key_failed(tool_name: str, message: str) -> dict[str, Any]:
         ErrorCode.TOOL_CRASH,
         f"{tool_name} could not be run: its idempotency key could not be built ({message}). "
         "Nothing was done. Calling it again will not help; tell the user.",
+    )
+
+
+# The version of an entry whose outcome is waiting in the outbox: not in the ledger yet.
+UNRECORDED = -1
+
+
+def ledger_unavailable(tool_name: str, message: str) -> dict[str, Any]:
+    """The claim could not be written: nothing ran, so the call may simply be made again."""
+    return _observation(
+        tool_name,
+        None,
+        ErrorCode.SERVER_ERROR,
+        f"{tool_name} was not run: the runtime could not write its ledger ({message}). Nothing "
+        f"was done. It is safe to call {tool_name} again in a moment.",
+        retryable=True,
+    )
+
+
+def ledger_failed(tool_name: str, message: str) -> dict[str, Any]:
+    """A ledger write failed midway: say what is not known."""
+    return _observation(
+        tool_name,
+        None,
+        ErrorCode.SERVER_ERROR,
+        f"The runtime's ledger failed while handling {tool_name} ({message}), so it is not known "
+        f"whether {tool_name} took effect. Do not call it again for this request; tell the user "
+        "it needs checking.",
     )
 
 

@@ -8,6 +8,7 @@ commit.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -84,6 +85,35 @@ class SQLLedger(Ledger):
             self._connections.append(connection)
         return connection
 
+    def _broken(self, connection: Any, error: Exception) -> bool:
+        """Whether ``error`` left ``connection`` unusable (the server restarted, a dropped link)."""
+        return False
+
+    def _execute(self, statement: str, parameters: Sequence[Any]) -> Any:
+        """Run one statement; on a connection that broke, once more on a new connection.
+
+        Every statement the ledger sends is safe to send twice: reads, an insert that does
+        nothing on conflict, compare-and-set updates (the callers recognise their own write
+        when the first one committed but its answer was lost).
+        """
+        connection = self._connection()
+        try:
+            return connection.execute(statement, parameters)
+        except Exception as exc:
+            if not self._broken(connection, exc):
+                raise
+        self._drop(connection)
+        return self._connection().execute(statement, parameters)
+
+    def _drop(self, connection: Any) -> None:
+        if getattr(self._local, "connection", None) is connection:
+            self._local.connection = None
+        with self._connections_lock:
+            if connection in self._connections:
+                self._connections.remove(connection)
+        with contextlib.suppress(Exception):  # already gone
+            self._close_connection(connection)
+
     def _prepare_statements(self, calls: str, schema_table: str) -> None:
         """Statement texts for the calls table and the schema-version table named as given."""
         mark = self.placeholder
@@ -149,13 +179,15 @@ class SQLLedger(Ledger):
         # One statement in autocommit mode is its own transaction, and a writing statement takes
         # the write lock (SQLite waits on its busy timeout) before it reads anything: the same
         # guarantee as an explicit transaction, without two extra round trips.
-        cursor = self._connection().execute(self._insert_text, entry_to_row(stored, history))
+        cursor = self._execute(self._insert_text, entry_to_row(stored, history))
         if cursor.rowcount == 1:
             return True, stored
         # ON CONFLICT DO NOTHING waited for a concurrent inserter to commit; read the winner.
         existing = self.find(entry.tool_name, entry.idempotency_key)
         if existing is None:
             raise RuntimeError(f"claim of {entry.idempotency_key!r} lost, yet no winner is visible")
+        if existing.call_id == entry.call_id:
+            return True, existing  # our insert committed; its answer was lost with the connection
         return False, existing
 
     def transition(
@@ -195,29 +227,32 @@ class SQLLedger(Ledger):
             entry.status.value,
             *(() if lease_expired_by is None else (lease_expired_by,)),
         )
-        if self._connection().execute(statement, parameters).rowcount != 1:
+        if self._execute(statement, parameters).rowcount != 1:
+            current = self.get(entry.call_id)
+            if current == updated:  # ours, committed before the connection broke
+                return updated
             return None
         return updated
 
     def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
-        cursor = self._connection().execute(self._renew_text, (expires_at, call_id, attempt))
+        cursor = self._execute(self._renew_text, (expires_at, call_id, attempt))
         return bool(cursor.rowcount == 1)
 
     def release_lease(self, call_id: str, attempt: int, owner: str, detail: str) -> bool:
         line = encode_history(Status.UNCERTAIN, [Status.UNCERTAIN], "runtime", detail, time.time())
-        cursor = self._connection().execute(self._release_text, (line, call_id, attempt, owner))
+        cursor = self._execute(self._release_text, (line, call_id, attempt, owner))
         return bool(cursor.rowcount == 1)
 
     def note(self, entry: LedgerEntry, actor: str, detail: str) -> None:
         line = encode_history(entry.status, [entry.status], actor, detail, time.time())
-        self._connection().execute(self._note_text, (line, entry.call_id))
+        self._execute(self._note_text, (line, entry.call_id))
 
     def get(self, call_id: str) -> LedgerEntry | None:
-        row = self._connection().execute(self._get_text, (call_id,)).fetchone()
+        row = self._execute(self._get_text, (call_id,)).fetchone()
         return row_to_entry(row) if row else None
 
     def find(self, tool_name: str, idempotency_key: str) -> LedgerEntry | None:
-        row = self._connection().execute(self._find_text, (tool_name, idempotency_key)).fetchone()
+        row = self._execute(self._find_text, (tool_name, idempotency_key)).fetchone()
         return row_to_entry(row) if row else None
 
     def entries(
@@ -254,11 +289,11 @@ class SQLLedger(Ledger):
         if limit is not None:
             statement += f" LIMIT {mark}"
             parameters.append(limit)
-        rows = self._connection().execute(statement, parameters).fetchall()
+        rows = self._execute(statement, parameters).fetchall()
         return [row_to_entry(row) for row in rows]
 
     def events(self, call_id: str) -> list[LedgerEvent]:
-        row = self._connection().execute(self._events_text, (call_id,)).fetchone()
+        row = self._execute(self._events_text, (call_id,)).fetchone()
         return decode_history(call_id, row[0]) if row else []
 
     def close(self) -> None:

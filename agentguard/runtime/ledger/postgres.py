@@ -128,7 +128,12 @@ class PostgresLedger(SQLLedger):
         return connection
 
     def _reusable(self, connection: psycopg.Connection[Any]) -> bool:
-        return not connection.closed
+        return not connection.closed and not connection.broken
+
+    def _broken(self, connection: psycopg.Connection[Any], error: Exception) -> bool:
+        return isinstance(error, psycopg.OperationalError) and (
+            connection.closed or connection.broken
+        )
 
     def _statuses_match(self, statuses: list[str]) -> tuple[str, list[Any]]:
         return "status = ANY(%s)", [statuses]
