@@ -12,6 +12,7 @@ import contextlib
 import os
 import threading
 import time
+import weakref
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -43,6 +44,30 @@ from agentguard.runtime.ledger.base import (
 Migrations = list[tuple[int, list[str]]]
 
 
+class _Held:
+    """A thread's connection; closed when the thread ends and its thread-local goes with it.
+
+    Only by the process that opened it: a child forked with a copy must not close (for
+    PostgreSQL: terminate) its parent's session.
+    """
+
+    __slots__ = ("__weakref__", "_close", "connection", "pid")
+
+    def __init__(self, connection: Any, close: Callable[[Any], None]) -> None:
+        self.connection = connection
+        self.pid = os.getpid()
+        self._close = close
+
+    def release(self) -> None:
+        connection, self.connection = self.connection, None
+        if connection is not None and self.pid == os.getpid():
+            with contextlib.suppress(Exception):  # already gone
+                self._close(connection)
+
+    def __del__(self) -> None:
+        self.release()
+
+
 class SQLLedger(Ledger):
     """A ledger in one SQL table, reached through one connection per thread and per process.
 
@@ -54,7 +79,7 @@ class SQLLedger(Ledger):
 
     def _init_connections(self) -> None:
         self._local = threading.local()
-        self._connections: list[Any] = []
+        self._connections: weakref.WeakSet[_Held] = weakref.WeakSet()
         self._connections_lock = threading.Lock()
 
     @abstractmethod
@@ -73,17 +98,22 @@ class SQLLedger(Ledger):
 
     # One connection per thread and per process: a connection must not cross threads, and one
     # inherited through fork() must never be used by the child.
+    # A thread's connection is closed when the thread ends (its thread-local holder goes), so
+    # short-lived threads do not pile up server connections or file descriptors.
     def _connection(self) -> Any:
-        pid = os.getpid()
-        connection = getattr(self._local, "connection", None)
-        if connection is not None and self._local.pid == pid and self._reusable(connection):
-            return connection
-        connection = self._connect()
-        self._local.connection = connection
-        self._local.pid = pid
+        held = getattr(self._local, "held", None)
+        if (
+            held is not None
+            and held.connection is not None
+            and held.pid == os.getpid()
+            and self._reusable(held.connection)
+        ):
+            return held.connection
+        held = _Held(self._connect(), self._close_connection)
+        self._local.held = held
         with self._connections_lock:
-            self._connections.append(connection)
-        return connection
+            self._connections.add(held)
+        return held.connection
 
     def _broken(self, connection: Any, error: Exception) -> bool:
         """Whether ``error`` left ``connection`` unusable (the server restarted, a dropped link)."""
@@ -106,13 +136,10 @@ class SQLLedger(Ledger):
         return self._connection().execute(statement, parameters)
 
     def _drop(self, connection: Any) -> None:
-        if getattr(self._local, "connection", None) is connection:
-            self._local.connection = None
-        with self._connections_lock:
-            if connection in self._connections:
-                self._connections.remove(connection)
-        with contextlib.suppress(Exception):  # already gone
-            self._close_connection(connection)
+        held = getattr(self._local, "held", None)
+        if held is not None and held.connection is connection:
+            self._local.held = None
+            held.release()
 
     def _prepare_statements(self, calls: str, schema_table: str) -> None:
         """Statement texts for the calls table and the schema-version table named as given."""
@@ -298,7 +325,7 @@ class SQLLedger(Ledger):
 
     def close(self) -> None:
         with self._connections_lock:
-            connections, self._connections = self._connections, []
-        for connection in connections:
-            self._close_connection(connection)
+            held, self._connections = list(self._connections), weakref.WeakSet()
+        for item in held:
+            item.release()
         self._local = threading.local()

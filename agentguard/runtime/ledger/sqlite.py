@@ -113,7 +113,11 @@ class SQLiteLedger(SQLLedger):
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(
-            self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=True
+            # used by one thread only; closed from another when that thread has ended
+            self.path,
+            timeout=self.busy_timeout_s,
+            isolation_level=None,
+            check_same_thread=False,
         )
         # Only takes effect when the file is created. A call writes small rows, so a 2 KiB page
         # halves the bytes each commit appends to the WAL (and syncs) compared with 4 KiB.
