@@ -522,10 +522,8 @@ class Runtime:
         self, spec: ToolSpec, failure: Failure, attempt: int, deadline: float | None
     ) -> float | None:
         policy = spec.retry
-        if failure.code not in policy.retry_on or attempt >= policy.max_attempts:
-            return None
-        if failure.may_have_applied and spec.idempotency is Idempotency.NON_IDEMPOTENT:
-            return None  # a second attempt could apply it twice: reconcile instead
+        if not policy.should_retry(failure.code, attempt, spec.idempotency, sent=failure.sent):
+            return None  # not listed, out of attempts, or it could apply twice: reconcile
         delay = policy.delay_s(attempt, self._rng, failure.retry_after_s)
         if deadline is not None and time.monotonic() + delay > deadline:
             return None
