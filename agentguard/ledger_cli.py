@@ -188,6 +188,29 @@ def find(
         _emit_entries(entries, output, "matching calls")
 
 
+@ledger_app.command("approve")
+def approve(
+    call_id: Annotated[str, typer.Argument(help="the call waiting for approval")],
+    by: Annotated[str, typer.Option("--by", help="who approves it (recorded)")],
+    note: Annotated[str | None, typer.Option("--note", help="why (recorded)")] = None,
+    ledger_url: LedgerUrl = DEFAULT_LEDGER_URL,
+    output: Format = OutputFormat.TABLE,
+) -> None:
+    """Approve a call that waits for approval; the agent's next call with its key runs it."""
+    with _open(ledger_url) as ledger:
+        try:
+            from agentguard.runtime.core import approve_call
+
+            entry = approve_call(ledger, call_id, by=by, note=note)
+        except (LookupError, ValueError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from exc
+    if output is OutputFormat.JSON:
+        _print_json(entry.to_dict())
+    else:
+        _console().print(f"{call_id} ({entry.tool_name}) approved by [bold]{by}[/]")
+
+
 @ledger_app.command("resolve")
 def resolve(
     call_id: Annotated[str, typer.Argument(help="the uncertain call")],

@@ -249,7 +249,8 @@ _DEFAULTS_BY_RISK = {
     Risk.READ: (Idempotency.IDEMPOTENT, Replay.AUTO),
     Risk.WRITE: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
     Risk.NETWORK: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
-    Risk.DESTRUCTIVE: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
+    # a destructive tool runs only once approved, unless configured otherwise (replay=...)
+    Risk.DESTRUCTIVE: (Idempotency.NON_IDEMPOTENT, Replay.ASK),
 }
 
 
@@ -271,7 +272,7 @@ class Runtime:
             ledger = SQLiteLedger("agentguard-ledger.db")
         self.ledger = ledger
         self.lease_s = lease_s
-        self.approve = approve
+        self.approval_callback = approve  # the default for tools without approve=
         self._worker_id = worker_id
         self._rng = random.Random(seed)
         self.tools: dict[str, ToolSpec] = {}
@@ -494,7 +495,7 @@ class Runtime:
         return words.from_entry(spec.name, current or entry, lookup=spec.lookup_name)
 
     def _ask(self, spec: ToolSpec, call: CallContext) -> Generator[Any, Any, bool]:
-        approver = spec.approve or self.approve
+        approver = spec.approve or self.approval_callback
         if approver is None:
             return False
         outcome = yield _Callback(approver, call)
@@ -503,14 +504,22 @@ class Runtime:
             return False
         return bool(outcome.value)
 
+    def _approver_name(self, spec: ToolSpec) -> str:
+        approver = spec.approve or self.approval_callback
+        return f"callback:{getattr(approver, '__name__', 'approve')}"
+
     def _approve_then_execute(self, spec: ToolSpec, call: CallContext, entry: LedgerEntry) -> Plan:
         if not (yield from self._ask(spec, call)):
+            # rests planned: a person approves it later (runtime.approve, `ledger approve`)
             return words.approval_required(spec.name, entry)
+        approver = self._approver_name(spec)
         started = yield _LedgerOp(
             lambda: self.ledger.transition(
                 entry,
                 [Status.APPROVED, Status.STARTED],
-                actor="approver",
+                actor=approver,
+                approved_by=approver,
+                approved_on=time.time(),
                 **self._start_changes(entry, spec),
             )
         )
@@ -1153,6 +1162,37 @@ class Runtime:
         self, call_id: str, outcome: str, note: str, *, actor: str = "human"
     ) -> LedgerEntry:
         return resolve_call(self.ledger, call_id, outcome, note, actor=actor)
+
+    def approve(self, call_id: str, *, by: str, note: str | None = None) -> LedgerEntry:
+        """Approve a call waiting for approval; the next call with its key runs it."""
+        return approve_call(self.ledger, call_id, by=by, note=note)
+
+
+def approve_call(ledger: Ledger, call_id: str, *, by: str, note: str | None = None) -> LedgerEntry:
+    """Record ``by``'s approval of a planned call (who and when); it rests ``approved``."""
+    if not by.strip():
+        raise ValueError("an approval names who gives it")
+    for _ in range(8):
+        entry = ledger.get(call_id)
+        if entry is None:
+            raise LookupError(f"no ledger entry with call id {call_id}")
+        if entry.status is Status.APPROVED:
+            return entry
+        if entry.status is not Status.PLANNED:
+            raise ValueError(
+                f"{call_id} is {entry.status.value}; only calls waiting for approval are approved"
+            )
+        moved = ledger.transition(
+            entry,
+            Status.APPROVED,
+            actor=by,
+            detail=note or f"approved by {by}",
+            approved_by=by,
+            approved_on=time.time(),
+        )
+        if moved is not None:
+            return moved
+    raise RuntimeError(f"{call_id} kept changing while it was being approved")
 
 
 def resolve_call(

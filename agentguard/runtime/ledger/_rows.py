@@ -36,6 +36,8 @@ CALL_COLUMNS = (
     "version",
     "tenant",
     "extra_json",
+    "approved_by",
+    "approved_on",
 )
 
 # Written on insert, appended to by every transition; read only by ``events()``.
@@ -94,6 +96,8 @@ def entry_to_row(entry: LedgerEntry, history: str) -> tuple[Any, ...]:
         entry.version,
         entry.tenant,
         dumps(entry.extra),
+        entry.approved_by,
+        entry.approved_on,
         history,
     )
 

@@ -56,6 +56,8 @@ MUTABLE_FIELDS = frozenset(
         "lease_expires_at",
         "input_hash",
         "args",
+        "approved_by",
+        "approved_on",
     }
 )
 
@@ -113,6 +115,9 @@ class LedgerEntry:
     # the run fields a key function or a lookup may read, so recovery sees what the call saw
     tenant: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # who approved the call (a person by name, or "callback:NAME") and when
+    approved_by: str | None = None
+    approved_on: float | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
     version: int = 1
@@ -120,7 +125,14 @@ class LedgerEntry:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["status"] = self.status.value
-        for name in ("started_at", "finished_at", "lease_expires_at", "created_at", "updated_at"):
+        for name in (
+            "started_at",
+            "finished_at",
+            "lease_expires_at",
+            "approved_on",
+            "created_at",
+            "updated_at",
+        ):
             data[name] = iso(data[name])
         return data
 

@@ -90,6 +90,14 @@ MIGRATIONS: Migrations = [
             "ALTER TABLE {schema}.agentguard_calls ADD COLUMN extra_json text NOT NULL DEFAULT '{{}}'",
         ],
     ),
+    (
+        # v4: who approved a call and when (approval may come later, from a person)
+        4,
+        [
+            "ALTER TABLE {schema}.agentguard_calls ADD COLUMN approved_by text",
+            "ALTER TABLE {schema}.agentguard_calls ADD COLUMN approved_on double precision",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -93,6 +93,14 @@ MIGRATIONS: Migrations = [
             "ALTER TABLE agentguard_calls ADD COLUMN extra_json TEXT NOT NULL DEFAULT '{}'",
         ],
     ),
+    (
+        # v4: who approved a call and when (approval may come later, from a person)
+        4,
+        [
+            "ALTER TABLE agentguard_calls ADD COLUMN approved_by TEXT",
+            "ALTER TABLE agentguard_calls ADD COLUMN approved_on REAL",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
