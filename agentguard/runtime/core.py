@@ -130,6 +130,7 @@ class ToolSpec:
     drop_first: bool
     max_output_bytes: int | None = None
     lookup_timeout_s: float | None = None
+    side_effects: tuple[str, ...] = ()
     simple_parameters: tuple[tuple[str, ...], frozenset[str], dict[str, Any]] | None = None
 
     @property
@@ -137,6 +138,12 @@ class ToolSpec:
         if self.reconcile is None:
             return None
         return getattr(self.reconcile, "__name__", "the lookup")
+
+    @property
+    def lookup_tool(self) -> str | None:
+        """The lookup's tool name, when the lookup is itself a guarded tool the model can call."""
+        lookup_spec = getattr(self.reconcile, "__agentguard__", None)
+        return lookup_spec.name if isinstance(lookup_spec, ToolSpec) else None
 
 
 @dataclass(frozen=True)
@@ -244,6 +251,17 @@ class _Drive:
 DEFAULT_MAX_OUTPUT_BYTES = 100_000
 # How long a reconcile lookup is waited for (when the tool has no shorter timeout_s).
 DEFAULT_LOOKUP_TIMEOUT_S = 10.0
+
+# DESIGN 1's effect kinds; a tool declares its own (side_effects=), else its risk's.
+EFFECT_KINDS = frozenset(
+    {"read", "write", "network_write", "destructive", "exec", "payment", "message", "unknown"}
+)
+_EFFECTS_BY_RISK = {
+    Risk.READ: ("read",),
+    Risk.WRITE: ("write",),
+    Risk.NETWORK: ("network_write",),
+    Risk.DESTRUCTIVE: ("destructive",),
+}
 
 _DEFAULTS_BY_RISK = {
     Risk.READ: (Idempotency.IDEMPOTENT, Replay.AUTO),
@@ -376,6 +394,7 @@ class Runtime:
             approved_at=call.approved_at,
             tenant=call.tenant,
             extra=dict(run.extra),
+            side_effects=list(spec.side_effects),
             args=redact(arguments, spec.redact_fields),
             attempts=0 if needs_approval else 1,
             started_at=None if needs_approval else now,
@@ -796,7 +815,12 @@ class Runtime:
             entry.lease_owner, entry.call_id, entry.attempts
         )
         return words.uncertain(
-            spec.name, entry, lookup=lookup, checked=True, still_running=still_running
+            spec.name,
+            entry,
+            lookup=lookup,
+            checked=True,
+            still_running=still_running,
+            lookup_tool=spec.lookup_tool,
         )
 
     # ---- drivers --------------------------------------------------------------------------
@@ -1413,6 +1437,7 @@ def guarded(
     lease_s: float | None = None,
     max_output_bytes: int | None = DEFAULT_MAX_OUTPUT_BYTES,
     lookup_timeout_s: float | None = None,
+    side_effects: Sequence[str] | None = None,
     name: str | None = None,
 ) -> Callable[[F], F]:
     """Wrap a tool so each call is written ahead to the ledger and returns an observation.
@@ -1426,6 +1451,12 @@ def guarded(
     replay_value = Replay(replay) if replay is not None else default_replay
     if isinstance(key, str):
         raise TypeError("key must be a function of the call or a sequence of part names")
+    effects = tuple(side_effects) if side_effects is not None else _EFFECTS_BY_RISK[risk_value]
+    unknown = set(effects) - EFFECT_KINDS
+    if unknown:
+        raise ValueError(
+            f"unknown side effects {sorted(unknown)}: use {', '.join(sorted(EFFECT_KINDS))}"
+        )
 
     def decorate(function: F) -> F:
         signature = inspect.signature(function)
@@ -1452,6 +1483,7 @@ def guarded(
             else min(timeout_s, DEFAULT_LOOKUP_TIMEOUT_S)
             if timeout_s is not None
             else DEFAULT_LOOKUP_TIMEOUT_S,
+            side_effects=effects,
             signature=signature,
             drop_first=bool(parameters) and parameters[0] in ("self", "cls"),
             simple_parameters=_simple_parameters(signature),

@@ -29,6 +29,7 @@ def _observation(
     result: Any = None,
     retryable: bool = False,
     replayed: bool = False,
+    next_action: dict[str, Any] | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     """Every observation: ``ok`` when there is no error code; a result only on success."""
@@ -44,6 +45,10 @@ def _observation(
         "run_id": entry.run_id if entry else None,
         "input_hash": entry.input_hash if entry else None,
     }
+    metadata["next_action"] = next_action or {"action": _next_action(code, retryable), "tool": None}
+    metadata["sideEffects"] = list(entry.side_effects) if entry else []
+    if code is None or code is ErrorCode.OUTPUT_TOO_LARGE:
+        metadata["resultRef"] = entry.result_ref if entry else None
     metadata.update(extra)
     if entry is not None and entry.version == UNRECORDED:
         metadata["recorded"] = False
@@ -58,6 +63,24 @@ def _observation(
         "result": result,
         "metadata": metadata,
     }
+
+
+# What the model should do next, as data (the content says it in words).
+_NEXT_BY_CODE = {
+    ErrorCode.DUPLICATE_IN_PROGRESS: "wait",
+    ErrorCode.IDEMPOTENCY_MISMATCH: "ask_user",
+    ErrorCode.APPROVAL_REQUIRED: "get_approval",
+    ErrorCode.INVALID_ARGUMENTS: "fix_arguments",
+    ErrorCode.OUTPUT_TOO_LARGE: "none",
+}
+
+
+def _next_action(code: ErrorCode | None, retryable: bool) -> str:
+    if code is None:
+        return "none"
+    if code in _NEXT_BY_CODE:
+        return _NEXT_BY_CODE[code]
+    return "retry_later" if retryable else "ask_user"
 
 
 def succeeded(
@@ -111,7 +134,8 @@ def too_large(observation: dict[str, Any], limit: int) -> dict[str, Any]:
         "content": (
             f"{tool_name} succeeded, but its result is too large to show ({size} bytes); `result` "
             f"holds the first {limit} bytes of its JSON. The full result is recorded in the "
-            f"ledger. Do not call {tool_name} again to get it."
+            f"ledger (metadata.resultRef; `agentguard ledger show "
+            f"{observation['metadata']['call_id']}`). Do not call {tool_name} again to get it."
         ),
         "result": preview,
         "metadata": {**observation["metadata"], "truncated": True, "result_bytes": size},
@@ -125,6 +149,7 @@ def uncertain(
     lookup: str | None,
     checked: bool,
     still_running: bool = False,
+    lookup_tool: str | None = None,
 ) -> dict[str, Any]:
     cause = (entry.error_detail or "").split(":", 1)[0] or "an interrupted call"
     what = {
@@ -163,6 +188,15 @@ def uncertain(
         cause=cause,
         lookup=lookup,
         still_running=still_running,
+        next_action={
+            # a lookup the model can call itself is named; otherwise the runtime or a person
+            "action": "wait"
+            if still_running or (lookup and not lookup_tool)
+            else "call_lookup"
+            if lookup_tool
+            else "ask_user",
+            "tool": None if still_running else lookup_tool,
+        },
     )
 
 

@@ -38,6 +38,7 @@ CALL_COLUMNS = (
     "extra_json",
     "approved_by",
     "approved_on",
+    "side_effects_json",
 )
 
 # Written on insert, appended to by every transition; read only by ``events()``.
@@ -98,6 +99,7 @@ def entry_to_row(entry: LedgerEntry, history: str) -> tuple[Any, ...]:
         dumps(entry.extra),
         entry.approved_by,
         entry.approved_on,
+        dumps(entry.side_effects),
         history,
     )
 
@@ -107,6 +109,8 @@ def row_to_entry(row: Sequence[Any]) -> LedgerEntry:
     args_json = data.pop("args_json")
     result_json = data.pop("result_json")
     extra_json = data.pop("extra_json")
+    side_effects_json = data.pop("side_effects_json")
+    data["side_effects"] = json.loads(side_effects_json) if side_effects_json else []
     data["extra"] = json.loads(extra_json) if extra_json else {}
     data["status"] = Status(data["status"])
     data["args"] = json.loads(args_json) if args_json else {}

@@ -118,6 +118,8 @@ class LedgerEntry:
     # who approved the call (a person by name, or "callback:NAME") and when
     approved_by: str | None = None
     approved_on: float | None = None
+    # the effects the tool declares (DESIGN 1's effect kinds: payment, message, destructive...)
+    side_effects: list[str] = field(default_factory=list)
     created_at: float = 0.0
     updated_at: float = 0.0
     version: int = 1

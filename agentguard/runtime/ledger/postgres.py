@@ -98,6 +98,14 @@ MIGRATIONS: Migrations = [
             "ALTER TABLE {schema}.agentguard_calls ADD COLUMN approved_on double precision",
         ],
     ),
+    (
+        # v5: the effects the tool declares, kept with each call
+        5,
+        [
+            "ALTER TABLE {schema}.agentguard_calls"
+            " ADD COLUMN side_effects_json text NOT NULL DEFAULT '[]'"
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -101,6 +101,11 @@ MIGRATIONS: Migrations = [
             "ALTER TABLE agentguard_calls ADD COLUMN approved_on REAL",
         ],
     ),
+    (
+        # v5: the effects the tool declares, kept with each call
+        5,
+        ["ALTER TABLE agentguard_calls ADD COLUMN side_effects_json TEXT NOT NULL DEFAULT '[]'"],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
