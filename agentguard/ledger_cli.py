@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agentguard.runtime.ledger import Ledger, LedgerEntry
 
 ledger_app = typer.Typer(
@@ -188,6 +190,16 @@ def find(
         _emit_entries(entries, output, "matching calls")
 
 
+def _by_hand(ledger_url: str, record: Callable[[Ledger], LedgerEntry]) -> LedgerEntry:
+    """A person's decision recorded in the ledger; a refusal is a one-line error, exit 1."""
+    with _open(ledger_url) as ledger:
+        try:
+            return record(ledger)
+        except (LookupError, ValueError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from exc
+
+
 @ledger_app.command("approve")
 def approve(
     call_id: Annotated[str, typer.Argument(help="the call waiting for approval")],
@@ -197,14 +209,9 @@ def approve(
     output: Format = OutputFormat.TABLE,
 ) -> None:
     """Approve a call that waits for approval; the agent's next call with its key runs it."""
-    with _open(ledger_url) as ledger:
-        try:
-            from agentguard.runtime.core import approve_call
+    from agentguard.runtime.core import approve_call
 
-            entry = approve_call(ledger, call_id, by=by, note=note)
-        except (LookupError, ValueError) as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from exc
+    entry = _by_hand(ledger_url, lambda ledger: approve_call(ledger, call_id, by=by, note=note))
     if output is OutputFormat.JSON:
         _print_json(entry.to_dict())
     else:
@@ -221,14 +228,11 @@ def resolve(
     output: Format = OutputFormat.TABLE,
 ) -> None:
     """Record a person's resolution of an uncertain call as succeeded or failed."""
-    with _open(ledger_url) as ledger:
-        try:
-            from agentguard.runtime.core import resolve_call
+    from agentguard.runtime.core import resolve_call
 
-            entry = resolve_call(ledger, call_id, outcome.value, note, actor=actor)
-        except (LookupError, ValueError) as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from exc
+    entry = _by_hand(
+        ledger_url, lambda ledger: resolve_call(ledger, call_id, outcome.value, note, actor=actor)
+    )
     if output is OutputFormat.JSON:
         _print_json(entry.to_dict())
     else:

@@ -941,34 +941,25 @@ class Runtime:
                 if outcome.error is None and entry.status is not Status.SUCCEEDED:
                     self._refuse_late_outcome(entry, call.attempt, Status.SUCCEEDED)
                 return
-            if outcome.error is None:
-                result, result_ref = jsonable_result(outcome.value)
+            failure = None if outcome.error is None else classify_exception(outcome.error)
+            if failure is None or not failure.may_have_applied:
+                changes: dict[str, Any]
+                if failure is None:
+                    result, result_ref = jsonable_result(outcome.value)
+                    target, what = Status.SUCCEEDED, "succeeded"
+                    changes = {"result": result, "result_ref": result_ref}
+                else:
+                    target, what = Status.FAILED, "did not take effect"
+                    changes = {"error_code": failure.code.value, "error_detail": failure.message}
                 moved = self.ledger.transition(
                     entry,
-                    Status.SUCCEEDED,
+                    target,
                     actor="late_completion",
-                    detail="the attempt finished after its deadline and succeeded",
-                    result=result,
-                    result_ref=result_ref,
+                    detail=f"the attempt finished after its deadline and {what}",
                     finished_at=time.time(),
                     lease_owner=None,
                     lease_expires_at=None,
-                )
-                if moved is not None:
-                    return
-                continue
-            failure = classify_exception(outcome.error)
-            if not failure.may_have_applied:
-                moved = self.ledger.transition(
-                    entry,
-                    Status.FAILED,
-                    actor="late_completion",
-                    detail="the attempt finished after its deadline and did not take effect",
-                    error_code=failure.code.value,
-                    error_detail=failure.message,
-                    finished_at=time.time(),
-                    lease_owner=None,
-                    lease_expires_at=None,
+                    **changes,
                 )
                 if moved is not None:
                     return
