@@ -124,6 +124,20 @@ def guarded_noop(ledger_url: str) -> Callable[[int], Any]:
     return call
 
 
+def profile_guarded(calls: int) -> None:
+    """Where a guarded call's Python time goes: cProfile over fresh calls on the memory ledger."""
+    import cProfile
+    import pstats
+
+    call = guarded_noop("memory://")
+    timed(call, 200, offset=90_000_000)  # warm up
+    profiler = cProfile.Profile()
+    profiler.enable()
+    timed(call, calls)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
+
+
 def bare_noop(index: int) -> int:
     return index
 
@@ -206,7 +220,15 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     parser.add_argument("--dir", help="directory for the SQLite files (default: a temporary one)")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile --calls guarded calls on the in-memory ledger and print where time went",
+    )
     options = parser.parse_args(argv)
+    if options.profile:
+        profile_guarded(options.calls)
+        return 0
     backends = options.backend or ["sqlite"]
     with tempfile.TemporaryDirectory(dir=options.dir) as tmp:
         for backend in backends:

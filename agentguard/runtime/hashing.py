@@ -81,15 +81,15 @@ def _canonical_default(value: Any) -> Any:
     )
 
 
+# Built once: json.dumps with options builds an encoder on every call (three calls a call).
+_CANONICAL_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_canonical_default
+)
+
+
 def _canonical_text(value: Any) -> str:
     try:
-        return json.dumps(
-            value,
-            sort_keys=True,
-            separators=(",", ":"),
-            ensure_ascii=False,
-            default=_canonical_default,
-        )
+        return _CANONICAL_ENCODER.encode(value)
     except TypeError as exc:
         if isinstance(exc, NoCanonicalForm) or not _has_mixed_keys(value):
             raise
