@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agentguard.runtime.ledger import Ledger, LedgerEntry
 
 ledger_app = typer.Typer(
@@ -188,6 +190,34 @@ def find(
         _emit_entries(entries, output, "matching calls")
 
 
+def _by_hand(ledger_url: str, record: Callable[[Ledger], LedgerEntry]) -> LedgerEntry:
+    """A person's decision recorded in the ledger; a refusal is a one-line error, exit 1."""
+    with _open(ledger_url) as ledger:
+        try:
+            return record(ledger)
+        except (LookupError, ValueError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from exc
+
+
+@ledger_app.command("approve")
+def approve(
+    call_id: Annotated[str, typer.Argument(help="the call waiting for approval")],
+    by: Annotated[str, typer.Option("--by", help="who approves it (recorded)")],
+    note: Annotated[str | None, typer.Option("--note", help="why (recorded)")] = None,
+    ledger_url: LedgerUrl = DEFAULT_LEDGER_URL,
+    output: Format = OutputFormat.TABLE,
+) -> None:
+    """Approve a call that waits for approval; the agent's next call with its key runs it."""
+    from agentguard.runtime.core import approve_call
+
+    entry = _by_hand(ledger_url, lambda ledger: approve_call(ledger, call_id, by=by, note=note))
+    if output is OutputFormat.JSON:
+        _print_json(entry.to_dict())
+    else:
+        _console().print(f"{call_id} ({entry.tool_name}) approved by [bold]{by}[/]")
+
+
 @ledger_app.command("resolve")
 def resolve(
     call_id: Annotated[str, typer.Argument(help="the uncertain call")],
@@ -198,14 +228,11 @@ def resolve(
     output: Format = OutputFormat.TABLE,
 ) -> None:
     """Record a person's resolution of an uncertain call as succeeded or failed."""
-    with _open(ledger_url) as ledger:
-        try:
-            from agentguard.runtime.core import resolve_call
+    from agentguard.runtime.core import resolve_call
 
-            entry = resolve_call(ledger, call_id, outcome.value, note, actor=actor)
-        except (LookupError, ValueError) as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(1) from exc
+    entry = _by_hand(
+        ledger_url, lambda ledger: resolve_call(ledger, call_id, outcome.value, note, actor=actor)
+    )
     if output is OutputFormat.JSON:
         _print_json(entry.to_dict())
     else:

@@ -124,6 +124,20 @@ def guarded_noop(ledger_url: str) -> Callable[[int], Any]:
     return call
 
 
+def profile_guarded(calls: int) -> None:
+    """Where a guarded call's Python time goes: cProfile over fresh calls on the memory ledger."""
+    import cProfile
+    import pstats
+
+    call = guarded_noop("memory://")
+    timed(call, 200, offset=90_000_000)  # warm up
+    profiler = cProfile.Profile()
+    profiler.enable()
+    timed(call, calls)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
+
+
 def bare_noop(index: int) -> int:
     return index
 
@@ -198,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=8)
-    parser.add_argument("--backend", action="append", choices=["sqlite", "postgres"])
+    parser.add_argument("--backend", action="append", choices=["sqlite", "postgres", "memory"])
     parser.add_argument(
         "--pg-dsn",
         default=os.environ.get(
@@ -206,11 +220,28 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     parser.add_argument("--dir", help="directory for the SQLite files (default: a temporary one)")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile --calls guarded calls on the in-memory ledger and print where time went",
+    )
     options = parser.parse_args(argv)
+    if options.profile:
+        profile_guarded(options.calls)
+        return 0
     backends = options.backend or ["sqlite"]
     with tempfile.TemporaryDirectory(dir=options.dir) as tmp:
         for backend in backends:
-            if backend == "sqlite":
+            if backend == "memory":
+                # no durable commit to compare with: the floor is the bare call itself
+                result = bench_backend(
+                    "memory (no durability)",
+                    bare_noop,
+                    guarded_noop("memory://"),
+                    options.calls,
+                    options.workers,
+                )
+            elif backend == "sqlite":
                 result = bench_backend(
                     "sqlite (WAL, synchronous=FULL)",
                     sqlite_floor(Path(tmp)),

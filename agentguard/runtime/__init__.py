@@ -20,6 +20,7 @@ from agentguard.runtime.core import (
     Runtime,
     SimulatedCrash,
     Unknown,
+    approve_call,
     guarded,
     resolve_call,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "Status",
     "ToolError",
     "Unknown",
+    "approve_call",
     "classify_exception",
     "current_call",
     "current_run",

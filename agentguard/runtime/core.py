@@ -1,225 +1,86 @@
 """The runtime: write-ahead ledger, replay-safe execution, reconciliation, recovery.
 
-The decision logic is written once, as a generator that yields the effects it needs (ledger
-operations, the tool body, sleeps, user callbacks); a sync and an async driver perform them.
+``Runtime`` is a thin facade over its layers: the decision logic (``planning``), written once as
+a generator that yields the effects it needs (``effects``); the sync and async drivers that
+perform them (``drivers``); recovery and people's decisions (``recovery``). ``guarded`` wraps a
+tool. The names users import from here stay here.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import functools
 import inspect
-import logging
-import os
 import random
-import re
-import socket
-import threading
 import time
-from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field, replace
-from enum import Enum
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from agentguard.runtime import observations as words
 from agentguard.runtime.context import (
     CallContext,
     RunContext,
     RunScope,
-    _current_call,
-    current_run,
     new_run_id,
 )
-from agentguard.runtime.errors import ErrorCode, Failure, classify_exception
 from agentguard.runtime.hashing import (
-    derived_key,
-    input_hash,
-    jsonable_result,
-    redact,
+    NoCanonicalForm,
+    describe_offender,
+    to_jsonable,
 )
 from agentguard.runtime.heartbeat import Heartbeat
-from agentguard.runtime.ledger.base import Ledger, LedgerEntry, Status, evolve, new_call_id
+from agentguard.runtime.kinds import (
+    _DEFAULTS_BY_RISK,
+    _EFFECTS_BY_RISK,
+    DEFAULT_LOOKUP_TIMEOUT_S,
+    DEFAULT_MAX_OUTPUT_BYTES,
+    EFFECT_KINDS,
+    AttemptStillRunning,
+    CancelledBeforeStart,
+    Found,
+    Idempotency,
+    KeyFunction,
+    NotFound,
+    RecoveryReport,
+    Replay,
+    Risk,
+    SimulatedCrash,
+    ToolSpec,
+    Unknown,
+    Verdict,
+)
+from agentguard.runtime.ledger.base import Ledger
+from agentguard.runtime.outbox import Outbox
+from agentguard.runtime.planning import _simple_parameters
+from agentguard.runtime.recovery import Recovery, approve_call, resolve_call
 from agentguard.runtime.retry import NO_RETRY, RetryPolicy
 
-logger = logging.getLogger("agentguard.runtime")
+__all__ = [
+    "DEFAULT_LOOKUP_TIMEOUT_S",
+    "DEFAULT_MAX_OUTPUT_BYTES",
+    "EFFECT_KINDS",
+    "AttemptStillRunning",
+    "CancelledBeforeStart",
+    "Found",
+    "Idempotency",
+    "KeyFunction",
+    "NotFound",
+    "RecoveryReport",
+    "Replay",
+    "Risk",
+    "Runtime",
+    "SimulatedCrash",
+    "ToolSpec",
+    "Unknown",
+    "Verdict",
+    "approve_call",
+    "guarded",
+    "resolve_call",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Risk(str, Enum):
-    READ = "read"
-    WRITE = "write"
-    NETWORK = "network"
-    DESTRUCTIVE = "destructive"
-
-
-class Idempotency(str, Enum):
-    IDEMPOTENT = "idempotent"
-    CONDITIONAL = "conditional"
-    NON_IDEMPOTENT = "non_idempotent"
-
-
-class Replay(str, Enum):
-    AUTO = "auto"
-    ASK = "ask"
-    NEVER = "never"
-
-
-@dataclass(frozen=True)
-class Found:
-    """The lookup found the effect: the call took effect; ``value`` becomes its result."""
-
-    value: Any = None
-
-
-@dataclass(frozen=True)
-class NotFound:
-    """The lookup is sure the effect did not happen."""
-
-
-@dataclass(frozen=True)
-class Unknown:
-    """The lookup cannot tell (yet)."""
-
-    reason: str = ""
-
-
-Verdict = Found | NotFound | Unknown
-KeyFunction = Callable[[CallContext], str]
-
-
-class SimulatedCrash(BaseException):
-    """Raised by fault injection to stop a call as a dead process would: nothing more recorded."""
-
-
-@dataclass
-class ToolSpec:
-    name: str
-    function: Callable[..., Any]
-    is_async: bool
-    risk: Risk
-    idempotency: Idempotency
-    replay: Replay
-    key: KeyFunction | Sequence[str] | None
-    reconcile: Callable[[CallContext], Any] | None
-    retry: RetryPolicy
-    timeout_s: float | None
-    approve: Callable[[CallContext], Any] | None
-    redact_fields: frozenset[str]
-    settle_s: float
-    lease_s: float | None
-    signature: inspect.Signature
-    drop_first: bool
-    max_output_bytes: int | None = None
-    simple_parameters: tuple[tuple[str, ...], frozenset[str], dict[str, Any]] | None = None
-
-    @property
-    def lookup_name(self) -> str | None:
-        if self.reconcile is None:
-            return None
-        return getattr(self.reconcile, "__name__", "the lookup")
-
-
-@dataclass(frozen=True)
-class RecoveryReport:
-    expired: int = 0
-    succeeded: int = 0
-    failed: int = 0
-    uncertain: int = 0
-    call_ids: list[str] = field(default_factory=list)
-    replayed: int = 0  # of the settled calls, how many recovery re-ran (replay="auto")
-
-
-# Effects the decision generator asks its driver to perform.
-@dataclass(frozen=True)
-class _LedgerOp:
-    operation: Callable[[], Any]
-
-
-@dataclass(frozen=True)
-class _Body:
-    call: CallContext
-
-
-@dataclass(frozen=True)
-class _Sleep:
-    seconds: float
-
-
-@dataclass(frozen=True)
-class _Callback:
-    function: Callable[[CallContext], Any]
-    call: CallContext
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    value: Any = None
-    error: BaseException | None = None
-
-
-Plan = Generator[Any, Any, dict[str, Any]]
-
-_FINISHED = object()
-
-
-class _Drive:
-    """What the sync and async drivers share: the plan's state between its requests.
-
-    A driver performs each request its own way and hands back the reply, or the exception it
-    raised to ``absorb``: a ledger error goes back into the plan; an interruption of the body
-    (KeyboardInterrupt, SystemExit, cancellation) is recorded, then re-raised at the end.
-    """
-
-    __slots__ = ("interrupted", "observation", "pending", "plan", "reply", "spec")
-
-    def __init__(self, spec: ToolSpec, plan: Plan) -> None:
-        self.spec = spec
-        self.plan = plan
-        self.reply: Any = None
-        self.pending: BaseException | None = None
-        self.interrupted: BaseException | None = None
-        self.observation: dict[str, Any] = {}
-
-    def next_request(self) -> Any:
-        """The plan's next request, or ``_FINISHED`` once ``observation`` holds its answer."""
-        try:
-            if self.pending is not None:
-                request = self.plan.throw(self.pending)
-            else:
-                request = self.plan.send(self.reply)
-        except StopIteration as stop:
-            if self.interrupted is not None:
-                raise self.interrupted from None
-            self.observation = _limit_output(self.spec, stop.value)
-            return _FINISHED
-        self.reply, self.pending = None, None
-        return request
-
-    def absorb(self, request: Any, error: BaseException) -> bool:
-        """Whether ``error``, raised performing ``request``, goes back to the plan."""
-        if isinstance(request, _LedgerOp):
-            if isinstance(error, Exception):
-                self.pending = error
-                return True
-            return False
-        if isinstance(request, _Body) and not isinstance(error, SimulatedCrash):
-            self.interrupted = error
-            self.reply = _Outcome(error=error)
-            return True
-        return False
-
-
-_DEFAULTS_BY_RISK = {
-    Risk.READ: (Idempotency.IDEMPOTENT, Replay.AUTO),
-    Risk.WRITE: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
-    Risk.NETWORK: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
-    Risk.DESTRUCTIVE: (Idempotency.NON_IDEMPOTENT, Replay.NEVER),
-}
-
-
-class Runtime:
+class Runtime(Recovery):
     """Owns the ledger and the registry of guarded tools (for ``recover()``).
 
     ``implicit_runs=True``: a guarded call made outside ``with runtime.run(...)`` runs in a
@@ -245,24 +106,15 @@ class Runtime:
         self.ledger = ledger
         self.implicit_runs = implicit_runs
         self.lease_s = lease_s
-        self.approve = approve
+        self.approval_callback = approve  # the default for tools without approve=
         self._worker_id = worker_id
-        self._default_worker_id: tuple[int, str] = (0, "")
         self._rng = random.Random(seed)
         self.tools: dict[str, ToolSpec] = {}
         self.fault_hooks: list[Any] = []
         self.sleep: Callable[[float], None] = time.sleep
         self.async_sleep: Callable[[float], Any] = asyncio.sleep
         self.heartbeat = Heartbeat(lambda: self.ledger)
-
-    @property
-    def worker_id(self) -> str:
-        if self._worker_id:
-            return self._worker_id
-        pid = os.getpid()
-        if self._default_worker_id[0] != pid:  # computed once per process
-            self._default_worker_id = (pid, f"{socket.gethostname()}:{pid}")
-        return self._default_worker_id[1]
+        self.outbox = Outbox(lambda: self.ledger)
 
     def run(
         self,
@@ -274,7 +126,18 @@ class Runtime:
         tenant: str | None = None,
         **extra: Any,
     ) -> RunScope:
-        """The context guarded calls run in; keys are built from it. Sync and async."""
+        """The context guarded calls run in; keys are built from it. Sync and async.
+
+        Every field is stored with each call (recovery gives lookups and keys what the call
+        saw), so extra fields must be JSON values; they reach keys as their JSON form.
+        """
+        try:
+            fields = to_jsonable(extra) if extra else {}
+        except NoCanonicalForm:
+            raise TypeError(
+                f"runtime.run() field {describe_offender(extra)}: extra run fields are stored "
+                "with each call and must be JSON values"
+            ) from None
         return RunScope(
             RunContext(
                 run_id=run_id or new_run_id(),
@@ -282,784 +145,9 @@ class Runtime:
                 approved_at=approved_at,
                 step_id=step_id,
                 tenant=tenant,
-                extra=dict(extra),
+                extra=fields,
             )
         )
-
-    # ---- decision logic -------------------------------------------------------------------
-
-    def _plan(self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
-        run = current_run()
-        if run is None and self.implicit_runs:
-            run = RunContext(run_id=new_run_id())
-        if run is None:
-            raise RuntimeError(
-                f"{spec.name} is guarded by agentguard: call it inside `with runtime.run(...)`"
-                " or create the Runtime with implicit_runs=True"
-            )
-        try:
-            arguments = _bind(spec, args, kwargs)
-        except TypeError as exc:
-            return words.invalid_call(spec.name, str(exc))
-        call = CallContext(
-            call_id=new_call_id(),
-            tool_name=spec.name,
-            args=arguments,
-            run_id=run.run_id,
-            user_id=run.user_id,
-            approved_at=run.approved_at,
-            step_id=run.step_id,
-            tenant=run.tenant,
-            extra=run.extra,
-            input_hash=input_hash(arguments),
-        )
-        call = evolve(call, idempotency_key=self._key_for(spec, call))
-        needs_approval = spec.replay is Replay.ASK
-        now = time.time()
-        entry = LedgerEntry(
-            call_id=call.call_id,
-            run_id=call.run_id,
-            tool_name=spec.name,
-            idempotency_key=call.idempotency_key,
-            input_hash=call.input_hash,
-            status=Status.PLANNED,
-            risk=spec.risk.value,
-            idempotency=spec.idempotency.value,
-            replay=spec.replay.value,
-            step_id=call.step_id,
-            user_id=call.user_id,
-            approved_at=call.approved_at,
-            args=redact(arguments, spec.redact_fields),
-            attempts=0 if needs_approval else 1,
-            started_at=None if needs_approval else now,
-            lease_owner=None if needs_approval else self.worker_id,
-            lease_expires_at=None if needs_approval else now + self._lease(spec),
-        )
-        path = [Status.PLANNED] if needs_approval else [Status.PLANNED, Status.STARTED]
-        won, entry = yield _LedgerOp(lambda: self.ledger.claim(entry, path))
-        if not won:
-            return (yield from self._existing(spec, evolve(call, call_id=entry.call_id), entry))
-        if needs_approval:
-            return (yield from self._approve_then_execute(spec, call, entry))
-        return (yield from self._execute(spec, call, entry, replays_left=1))
-
-    def _key_for(self, spec: ToolSpec, call: CallContext) -> str:
-        if callable(spec.key):
-            key = spec.key(call)
-            if not isinstance(key, str) or not key:
-                raise ValueError(f"the key function of {spec.name} must return a non-empty str")
-            if len(key) > 200 or not key.isprintable() or not key.isascii():
-                return derived_key({"tool": spec.name, "key": key})
-            return key
-        if spec.key is not None:
-            material = {"v": 1, "tool": spec.name}
-            for part in spec.key:
-                try:
-                    material[part] = call[part]
-                except KeyError:
-                    raise ValueError(
-                        f"key part {part!r} of {spec.name} is neither a run field nor an argument"
-                    ) from None
-            return derived_key(material)
-        if spec.idempotency is Idempotency.IDEMPOTENT:
-            return call.call_id  # nothing to deduplicate: every call may run
-        # Scoped by who, which run and which approval, never by call id, attempt or time:
-        # the model's second call for the same thing must land on the same key.
-        return derived_key(
-            {
-                "v": 1,
-                "tool": spec.name,
-                "tenant": call.tenant,
-                "user": call.user_id,
-                "run": call.run_id,
-                "approved_at": call.approved_at,
-                "input": call.input_hash,
-            }
-        )
-
-    def _lease(self, spec: ToolSpec) -> float:
-        if spec.lease_s is not None:
-            return spec.lease_s
-        if spec.timeout_s is not None:
-            return spec.timeout_s + 30.0
-        return self.lease_s
-
-    def _start_changes(self, entry: LedgerEntry, spec: ToolSpec) -> dict[str, Any]:
-        now = time.time()
-        return {
-            "attempts": entry.attempts + 1,
-            "started_at": now,
-            "finished_at": None,
-            "lease_owner": self.worker_id,
-            "lease_expires_at": now + self._lease(spec),
-            "error_code": None,
-            "error_detail": None,
-        }
-
-    def _existing(self, spec: ToolSpec, call: CallContext, entry: LedgerEntry) -> Plan:
-        if entry.input_hash != call.input_hash and entry.status is not Status.FAILED:
-            return words.mismatch(spec.name, entry)
-        if entry.status is Status.SUCCEEDED:
-            return words.succeeded(spec.name, entry, replayed=True)
-        if entry.status is Status.STARTED:
-            now = time.time()
-            if entry.lease_expires_at is not None and entry.lease_expires_at < now:
-                moved = yield _LedgerOp(lambda: _expire_lease(self.ledger, entry, now))
-                if moved is None:
-                    return (yield from self._current_view(spec, call, entry))
-                return (yield from self._reconcile(spec, call, moved, replays_left=1))
-            return words.duplicate_in_progress(spec.name, entry)
-        if entry.status is Status.UNCERTAIN:
-            return (yield from self._reconcile(spec, call, entry, replays_left=1))
-        if entry.status is Status.PLANNED:
-            return (yield from self._approve_then_execute(spec, call, entry))
-        if entry.status is Status.APPROVED:
-            started = yield _LedgerOp(
-                lambda: self.ledger.transition(
-                    entry, Status.STARTED, **self._start_changes(entry, spec)
-                )
-            )
-            if started is None:
-                return (yield from self._current_view(spec, call, entry))
-            return (yield from self._execute(spec, call, started, replays_left=1))
-        # failed = known not to have taken effect: the same request may run again (re-armed),
-        # superseding earlier arguments; with replay="ask" a person approves first.
-        path = [Status.STARTED]
-        if spec.replay is Replay.ASK:
-            if not (yield from self._ask(spec, call)):
-                return words.approval_required(spec.name, entry)
-            path = [Status.APPROVED, Status.STARTED]
-        changes = self._start_changes(entry, spec)
-        changes.update(input_hash=call.input_hash, args=redact(dict(call.args), spec.redact_fields))
-        rearmed = yield _LedgerOp(
-            lambda: self.ledger.transition(entry, path, detail="re-armed by a new call", **changes)
-        )
-        if rearmed is None:
-            return (yield from self._current_view(spec, call, entry))
-        return (yield from self._execute(spec, call, rearmed, replays_left=1))
-
-    def _current_view(self, spec: ToolSpec, call: CallContext, entry: LedgerEntry) -> Plan:
-        current = yield _LedgerOp(lambda: self.ledger.get(entry.call_id))
-        return words.from_entry(spec.name, current or entry, lookup=spec.lookup_name)
-
-    def _ask(self, spec: ToolSpec, call: CallContext) -> Generator[Any, Any, bool]:
-        approver = spec.approve or self.approve
-        if approver is None:
-            return False
-        outcome = yield _Callback(approver, call)
-        if outcome.error is not None:
-            logger.warning("approval callback of %s raised %r", spec.name, outcome.error)
-            return False
-        return bool(outcome.value)
-
-    def _approve_then_execute(self, spec: ToolSpec, call: CallContext, entry: LedgerEntry) -> Plan:
-        if not (yield from self._ask(spec, call)):
-            return words.approval_required(spec.name, entry)
-        started = yield _LedgerOp(
-            lambda: self.ledger.transition(
-                entry,
-                [Status.APPROVED, Status.STARTED],
-                actor="approver",
-                **self._start_changes(entry, spec),
-            )
-        )
-        if started is None:
-            return (yield from self._current_view(spec, call, entry))
-        return (yield from self._execute(spec, call, started, replays_left=1))
-
-    def _retry_delay(
-        self, spec: ToolSpec, failure: Failure, attempt: int, deadline: float | None
-    ) -> float | None:
-        policy = spec.retry
-        if failure.code not in policy.retry_on or attempt >= policy.max_attempts:
-            return None
-        if failure.may_have_applied and spec.idempotency is Idempotency.NON_IDEMPOTENT:
-            return None  # a second attempt could apply it twice: reconcile instead
-        delay = policy.delay_s(attempt, self._rng, failure.retry_after_s)
-        if deadline is not None and time.monotonic() + delay > deadline:
-            return None
-        return delay
-
-    def _execute(
-        self, spec: ToolSpec, call: CallContext, entry: LedgerEntry, *, replays_left: int
-    ) -> Plan:
-        deadline = (
-            time.monotonic() + spec.retry.deadline_s if spec.retry.deadline_s is not None else None
-        )
-        while True:
-            attempt = entry.attempts
-            outcome = yield _Body(evolve(call, attempt=attempt))
-            if outcome.error is None:
-                result, result_ref = jsonable_result(outcome.value)
-                settled = yield from self._settle(
-                    entry,
-                    Status.SUCCEEDED,
-                    attempt,
-                    result=result,
-                    result_ref=result_ref,
-                    finished_at=time.time(),
-                    error_code=None,
-                    error_detail=None,
-                )
-                if settled.status is Status.SUCCEEDED and settled.attempts == attempt:
-                    return words.succeeded(spec.name, settled, replayed=False)
-                return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
-            failure = classify_exception(outcome.error)
-            delay = self._retry_delay(spec, failure, attempt, deadline)
-            if delay is not None:
-                yield _Sleep(delay)
-                retry_note = (
-                    f"attempt {attempt} failed with {failure.code.value} "
-                    f"(sent: {failure.sent.value}); retrying"
-                )
-                retried = yield _LedgerOp(
-                    functools.partial(
-                        self.ledger.transition,
-                        entry,
-                        Status.STARTED,
-                        detail=retry_note,
-                        **self._start_changes(entry, spec),
-                    )
-                )
-                if retried is None:
-                    return (yield from self._current_view(spec, call, entry))
-                entry = retried
-                continue
-            if failure.may_have_applied and spec.idempotency is not Idempotency.IDEMPOTENT:
-                settled = yield from self._settle(
-                    entry,
-                    Status.UNCERTAIN,
-                    attempt,
-                    error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
-                    error_detail=f"{failure.code.value}: {failure.message}",
-                )
-                if settled.status is not Status.UNCERTAIN:
-                    return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
-                return (yield from self._reconcile(spec, call, settled, replays_left=replays_left))
-            settled = yield from self._settle(
-                entry,
-                Status.FAILED,
-                attempt,
-                error_code=failure.code.value,
-                error_detail=failure.message,
-                finished_at=time.time(),
-            )
-            if settled.status is not Status.FAILED:
-                return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
-            return words.failed(spec.name, settled, code=failure.code, detail=failure.message)
-
-    def _settle(
-        self, entry: LedgerEntry, target: Status, attempt: int, **changes: Any
-    ) -> Generator[Any, Any, LedgerEntry]:
-        """Record an attempt's outcome, fenced by its attempt number.
-
-        If a sweeper marked the call uncertain meanwhile, the late outcome of the same attempt
-        still settles it; if a newer attempt exists, the stale outcome is refused.
-        """
-        current = entry
-        for _ in range(8):
-            snapshot = current
-            updated = yield _LedgerOp(
-                lambda: self.ledger.transition(snapshot, target, **changes)  # noqa: B023
-            )
-            if updated is not None:
-                return updated
-            fresh = yield _LedgerOp(lambda: self.ledger.get(entry.call_id))
-            if fresh is None:
-                raise RuntimeError(f"ledger entry {entry.call_id} disappeared")
-            current = fresh
-            if current.attempts != attempt or current.status not in (
-                Status.STARTED,
-                Status.UNCERTAIN,
-            ):
-                logger.warning(
-                    "late outcome %s of %s attempt %d refused: the call is now %s (attempt %d)",
-                    target.value,
-                    entry.call_id,
-                    attempt,
-                    current.status.value,
-                    current.attempts,
-                )
-                return current
-            if current.status is target:
-                return current
-        return current
-
-    def _reconcile(
-        self,
-        spec: ToolSpec,
-        call: CallContext,
-        entry: LedgerEntry,
-        *,
-        replays_left: int,
-        now: float | None = None,
-    ) -> Plan:
-        lookup = spec.lookup_name
-        if spec.reconcile is None:
-            return words.uncertain(spec.name, entry, lookup=None, checked=False)
-        reconcile_call = replace(
-            call,
-            call_id=entry.call_id,
-            idempotency_key=entry.idempotency_key,
-            attempt=entry.attempts,
-        )
-        outcome = yield _Callback(spec.reconcile, reconcile_call)
-        verdict = outcome.value if outcome.error is None else Unknown(repr(outcome.error))
-        moment = time.time() if now is None else now
-        if isinstance(verdict, NotFound) and moment < (entry.started_at or 0.0) + spec.settle_s:
-            verdict = Unknown("too early to trust a negative lookup")
-        if isinstance(verdict, Found):
-            result, result_ref = jsonable_result(verdict.value)
-            moved = yield _LedgerOp(
-                lambda: self.ledger.transition(
-                    entry,
-                    Status.SUCCEEDED,
-                    actor="reconciler",
-                    detail=f"{lookup} found the effect",
-                    result=result,
-                    result_ref=result_ref,
-                    finished_at=time.time(),
-                )
-            )
-            if moved is None:
-                return (yield from self._current_view(spec, call, entry))
-            return words.succeeded(spec.name, moved, replayed=False, reconciled_with=lookup)
-        if isinstance(verdict, NotFound):
-            path: list[Status] | None = None
-            if spec.replay is Replay.AUTO and replays_left > 0:
-                path = [Status.STARTED]
-            elif (
-                spec.replay is Replay.ASK
-                and replays_left > 0
-                and (yield from self._ask(spec, call))
-            ):
-                path = [Status.APPROVED, Status.STARTED]
-            if path is not None:
-                replay_path = path
-                restarted = yield _LedgerOp(
-                    lambda: self.ledger.transition(
-                        entry,
-                        replay_path,
-                        actor="reconciler",
-                        detail=f"{lookup} did not find the effect: replaying with the same key",
-                        **self._start_changes(entry, spec),
-                    )
-                )
-                if restarted is None:
-                    return (yield from self._current_view(spec, call, entry))
-                return (
-                    yield from self._execute(spec, call, restarted, replays_left=replays_left - 1)
-                )
-            needs_approval = spec.replay is Replay.ASK
-            cause = (entry.error_detail or "TOOL_CRASH").split(":", 1)[0]
-            code = ErrorCode.APPROVAL_REQUIRED if needs_approval else ErrorCode(cause)
-            moved = yield _LedgerOp(
-                lambda: self.ledger.transition(
-                    entry,
-                    Status.FAILED,
-                    actor="reconciler",
-                    detail=f"{lookup} did not find the effect: it did not take effect",
-                    error_code=code.value,
-                    finished_at=time.time(),
-                )
-            )
-            if moved is None:
-                return (yield from self._current_view(spec, call, entry))
-            if needs_approval:
-                return words.approval_required(spec.name, moved, after_check=lookup)
-            return words.failed(spec.name, moved, code=code, detail=None, checked_with=lookup)
-        logger.info("%s could not settle %s: %r", lookup, entry.call_id, verdict)
-        return words.uncertain(spec.name, entry, lookup=lookup, checked=True)
-
-    # ---- drivers --------------------------------------------------------------------------
-
-    def _call_sync(
-        self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> dict[str, Any]:
-        return self._drive_sync(spec, self._plan(spec, args, kwargs), args, kwargs)
-
-    def _drive_sync(
-        self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> dict[str, Any]:
-        drive = _Drive(spec, plan)
-        while (request := drive.next_request()) is not _FINISHED:
-            try:
-                if isinstance(request, _LedgerOp):
-                    drive.reply = request.operation()
-                elif isinstance(request, _Body):
-                    drive.reply = self._body_sync(spec, request.call, args, kwargs)
-                elif isinstance(request, _Sleep):
-                    self.sleep(request.seconds)
-                elif isinstance(request, _Callback):
-                    drive.reply = _call_callback_sync(request)
-            except BaseException as exc:
-                if not drive.absorb(request, exc):
-                    raise
-        return drive.observation
-
-    def _begin_attempt(self, spec: ToolSpec, call: CallContext) -> tuple[Any, Any]:
-        """Make ``call`` current and watch its lease while its body runs."""
-        token = _current_call.set(call)
-        return token, self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
-
-    def _end_attempt(self, token: Any, beat: Any) -> None:
-        self.heartbeat.unwatch(beat)
-        _current_call.reset(token)
-
-    def _body_sync(
-        self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> _Outcome:
-        def invoke() -> Any:
-            for hook in self.fault_hooks:
-                hook.before_body(call)
-            value = spec.function(*args, **kwargs)
-            for hook in self.fault_hooks:
-                value = hook.after_body(call, value)
-            return value
-
-        token, beat = self._begin_attempt(spec, call)
-        try:
-            if spec.timeout_s is None:
-                return _Outcome(value=invoke())
-            return self._body_with_deadline(spec, call, invoke)
-        except SimulatedCrash:
-            raise
-        except Exception as exc:
-            return _Outcome(error=exc)
-        finally:
-            self._end_attempt(token, beat)
-
-    def _body_with_deadline(
-        self, spec: ToolSpec, call: CallContext, invoke: Callable[[], Any]
-    ) -> _Outcome:
-        # A sync function cannot be interrupted: it runs on in a thread, and if it finishes
-        # after the deadline its outcome is recorded as a late completion of this attempt.
-        lock = threading.Lock()
-        state: dict[str, Any] = {"abandoned": False}
-        finished = threading.Event()
-
-        def runner() -> None:
-            try:
-                outcome = _Outcome(value=invoke())
-            except BaseException as exc:
-                outcome = _Outcome(error=exc)
-            with lock:
-                state["outcome"] = outcome
-                abandoned = state["abandoned"]
-            finished.set()
-            if abandoned:
-                self._late_completion(spec, call, outcome)
-
-        context = contextvars.copy_context()
-        threading.Thread(target=context.run, args=(runner,), daemon=True).start()
-        finished.wait(spec.timeout_s)
-        with lock:
-            if "outcome" in state:
-                outcome = state["outcome"]
-                if isinstance(outcome.error, SimulatedCrash):
-                    raise outcome.error
-                return outcome
-            state["abandoned"] = True
-        return _Outcome(error=TimeoutError(f"{spec.name} did not finish within {spec.timeout_s} s"))
-
-    def _late_completion(self, spec: ToolSpec, call: CallContext, outcome: _Outcome) -> None:
-        entry = self.ledger.get(call.call_id)
-        if entry is None or outcome.error is not None:
-            return
-        if entry.status is Status.UNCERTAIN and entry.attempts == call.attempt:
-            result, result_ref = jsonable_result(outcome.value)
-            self.ledger.transition(
-                entry,
-                Status.SUCCEEDED,
-                actor="late_completion",
-                detail="the attempt finished after its deadline and succeeded",
-                result=result,
-                result_ref=result_ref,
-                finished_at=time.time(),
-            )
-        elif entry.status is not Status.SUCCEEDED:
-            logger.error(
-                "late success of %s attempt %d after the call became %s: it may have applied twice",
-                call.call_id,
-                call.attempt,
-                entry.status.value,
-            )
-
-    async def _call_async(
-        self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> dict[str, Any]:
-        return await self._drive_async(spec, self._plan(spec, args, kwargs), args, kwargs)
-
-    async def _drive_async(
-        self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> dict[str, Any]:
-        drive = _Drive(spec, plan)
-        while (request := drive.next_request()) is not _FINISHED:
-            try:
-                if isinstance(request, _LedgerOp):
-                    if drive.interrupted is not None:
-                        # after a cancellation, record synchronously: awaiting could be cancelled again
-                        drive.reply = request.operation()
-                    else:
-                        drive.reply = await asyncio.to_thread(request.operation)
-                elif isinstance(request, _Body):
-                    drive.reply = await self._body_async(spec, request.call, args, kwargs)
-                elif isinstance(request, _Sleep):
-                    await self.async_sleep(request.seconds)
-                elif isinstance(request, _Callback):
-                    drive.reply = await _call_callback_async(request)
-            except BaseException as exc:
-                if not drive.absorb(request, exc):
-                    raise
-        return drive.observation
-
-    async def _body_async(
-        self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> _Outcome:
-        token, beat = self._begin_attempt(spec, call)
-        try:
-            for hook in self.fault_hooks:
-                hook.before_body(call)
-            if spec.timeout_s is None:
-                value = await spec.function(*args, **kwargs)
-            else:
-                value = await asyncio.wait_for(spec.function(*args, **kwargs), spec.timeout_s)
-            for hook in self.fault_hooks:
-                value = hook.after_body(call, value)
-            return _Outcome(value=value)
-        except SimulatedCrash:
-            raise
-        except Exception as exc:
-            return _Outcome(error=exc)
-        finally:
-            self._end_attempt(token, beat)
-
-    # ---- recovery and resolution ----------------------------------------------------------
-
-    def recover(self, *, now: float | None = None, reconcile: bool = True) -> RecoveryReport:
-        """Mark calls whose worker died (lease expired) uncertain, then reconcile uncertain calls.
-
-        Recovery never re-runs a tool body: a call its lookup did not find becomes ``failed``
-        (known not to have taken effect), and the agent's next call with the same key re-arms it.
-        """
-        moment = time.time() if now is None else now
-        expired = 0
-        touched: list[str] = []
-        for entry in self.ledger.expired(moment):
-            moved = _expire_lease(self.ledger, entry, moment, actor="sweeper")
-            if moved is not None:
-                expired += 1
-                touched.append(entry.call_id)
-        counts = {Status.SUCCEEDED: 0, Status.FAILED: 0, Status.UNCERTAIN: 0}
-        replayed = 0
-        for entry in self.ledger.entries(status=Status.UNCERTAIN):
-            spec = self.tools.get(entry.tool_name)
-            if not reconcile or spec is None or spec.reconcile is None:
-                counts[Status.UNCERTAIN] += 1
-                continue
-            call = CallContext(
-                call_id=entry.call_id,
-                tool_name=entry.tool_name,
-                args=entry.args,
-                run_id=entry.run_id,
-                user_id=entry.user_id,
-                approved_at=entry.approved_at,
-                step_id=entry.step_id,
-                tenant=None,
-                extra={},
-                idempotency_key=entry.idempotency_key,
-                input_hash=entry.input_hash,
-                attempt=entry.attempts,
-            )
-            # The same reconciliation as inside a call: Found -> succeeded; NotFound -> re-run
-            # with the same key when replay="auto" (or "ask" and approved), else failed;
-            # anything else stays uncertain. A re-run needs the exact arguments, so calls whose
-            # stored arguments cannot be passed back to the tool are settled failed instead,
-            # and the agent's next call with the same key re-arms them.
-            # An async body can only be re-run here when no event loop runs in this thread.
-            async_blocked = spec.is_async and _loop_running()
-            replays_left = 1 if _can_rerun_from_ledger(spec, entry) and not async_blocked else 0
-            plan = self._reconcile(spec, call, entry, replays_left=replays_left, now=moment)
-            kwargs = dict(entry.args)
-            if spec.is_async and not async_blocked:
-                _run_awaitable(self._drive_async(spec, plan, (), kwargs))
-            else:
-                self._drive_sync(spec, plan, (), kwargs)  # never asks for the body
-            settled = self.ledger.get(entry.call_id)
-            if settled is None or settled.status not in counts:
-                continue
-            counts[settled.status] += 1
-            if settled.attempts > entry.attempts:
-                replayed += 1
-            if settled.status is not Status.UNCERTAIN:
-                touched.append(entry.call_id)
-        return RecoveryReport(
-            expired,
-            counts[Status.SUCCEEDED],
-            counts[Status.FAILED],
-            counts[Status.UNCERTAIN],
-            touched,
-            replayed,
-        )
-
-    def resolve(
-        self, call_id: str, outcome: str, note: str, *, actor: str = "human"
-    ) -> LedgerEntry:
-        return resolve_call(self.ledger, call_id, outcome, note, actor=actor)
-
-
-def resolve_call(
-    ledger: Ledger, call_id: str, outcome: str, note: str, *, actor: str = "human"
-) -> LedgerEntry:
-    """Record a person's resolution of an uncertain call (``succeeded`` or ``failed``)."""
-    target = Status(outcome)
-    if target not in (Status.SUCCEEDED, Status.FAILED):
-        raise ValueError("a call can be resolved as succeeded or failed")
-    for _ in range(8):
-        entry = ledger.get(call_id)
-        if entry is None:
-            raise LookupError(f"no ledger entry with call id {call_id}")
-        if entry.status is not Status.UNCERTAIN:
-            raise ValueError(
-                f"{call_id} is {entry.status.value}; only uncertain calls are resolved by hand"
-            )
-        changes: dict[str, Any] = {"finished_at": time.time()}
-        if target is Status.FAILED:
-            changes["error_code"] = entry.error_code or ErrorCode.SIDE_EFFECT_UNCERTAIN.value
-        moved = ledger.transition(entry, target, actor=actor, detail=note, **changes)
-        if moved is not None:
-            return moved
-    raise RuntimeError(f"{call_id} kept changing while it was being resolved")
-
-
-def _simple_parameters(
-    signature: inspect.Signature,
-) -> tuple[tuple[str, ...], frozenset[str], dict[str, Any]] | None:
-    """Positional names, all names and defaults, if no parameter is variadic or positional-only."""
-    positional: list[str] = []
-    defaults: dict[str, Any] = {}
-    for parameter in signature.parameters.values():
-        if parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
-            positional.append(parameter.name)
-        elif parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
-            return None
-        if parameter.default is not inspect.Parameter.empty:
-            defaults[parameter.name] = parameter.default
-    return tuple(positional), frozenset(signature.parameters), defaults
-
-
-def _bind(spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The call's arguments by name, defaults applied, in the signature's order.
-
-    Signature.bind costs more than the rest of the decision logic; the common shapes are bound
-    directly, and anything unusual (or wrong, for its error message) goes through it.
-    """
-    simple = spec.simple_parameters
-    if simple is not None and len(args) <= len(simple[0]):
-        positional, names, defaults = simple
-        arguments = dict(zip(positional, args, strict=False))
-        if all(name in names and name not in arguments for name in kwargs):
-            arguments.update(kwargs)
-            if len(arguments) < len(names):
-                for name, default in defaults.items():
-                    arguments.setdefault(name, default)
-            if len(arguments) == len(names):
-                ordered = {name: arguments[name] for name in spec.signature.parameters}
-                if spec.drop_first:
-                    ordered.pop(next(iter(ordered)))
-                return ordered
-    bound = spec.signature.bind(*args, **kwargs)
-    bound.apply_defaults()
-    arguments = dict(bound.arguments)
-    if spec.drop_first and arguments:
-        arguments.pop(next(iter(arguments)))
-    return arguments
-
-
-_JSON_ANNOTATIONS = frozenset(
-    {"str", "int", "float", "bool", "dict", "list", "Any", "None", "typing.Any", "object"}
-)
-
-
-def _can_rerun_from_ledger(spec: ToolSpec, entry: LedgerEntry) -> bool:
-    """Whether the stored (JSON, possibly redacted) arguments are exactly what the tool got.
-
-    Methods need their instance; redacted secrets and arguments whose type JSON does not keep
-    (a pydantic model, a datetime) cannot be passed back. The input hash proves nothing was
-    redacted; the annotations that every parameter takes plain JSON values.
-    """
-    if spec.drop_first or spec.simple_parameters is None:
-        return False  # no instance; or variadic/positional-only parameters
-    if entry.input_hash != input_hash(entry.args):
-        return False
-    for parameter in spec.signature.parameters.values():
-        annotation = parameter.annotation
-        if annotation is inspect.Parameter.empty:
-            continue
-        text = annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
-        parts = {part.strip() for part in re.split(r"[|\[\],]|Optional|Union", text)}
-        if not parts - {""} <= _JSON_ANNOTATIONS:
-            return False
-    return True
-
-
-def _expire_lease(
-    ledger: Ledger, entry: LedgerEntry, moment: float, *, actor: str = "runtime"
-) -> LedgerEntry | None:
-    """Mark a started call uncertain if its stored lease ran out before ``moment``."""
-    return ledger.transition(
-        entry,
-        Status.UNCERTAIN,
-        lease_expired_by=moment,
-        actor=actor,
-        detail="lease expired: the worker stopped before recording the outcome",
-        error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
-        error_detail="TOOL_CRASH: lease expired",
-    )
-
-
-def _limit_output(spec: ToolSpec, observation: dict[str, Any]) -> dict[str, Any]:
-    if spec.max_output_bytes is None or not observation["ok"]:
-        return observation
-    return words.too_large(observation, spec.max_output_bytes)
-
-
-def _call_callback_sync(request: _Callback) -> _Outcome:
-    try:
-        value = request.function(request.call)
-        if inspect.isawaitable(value):
-            value = _run_awaitable(value)
-        return _Outcome(value=value)
-    except Exception as exc:
-        return _Outcome(error=exc)
-
-
-def _loop_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
-def _run_awaitable(awaitable: Any) -> Any:
-    async def wait() -> Any:
-        return await awaitable
-
-    return asyncio.run(wait())
-
-
-async def _call_callback_async(request: _Callback) -> _Outcome:
-    try:
-        if inspect.iscoroutinefunction(request.function):
-            value = await request.function(request.call)
-        else:
-            value = await asyncio.to_thread(request.function, request.call)
-            if inspect.isawaitable(value):
-                value = await value
-        return _Outcome(value=value)
-    except Exception as exc:
-        return _Outcome(error=exc)
 
 
 def guarded(
@@ -1076,7 +164,9 @@ def guarded(
     redact: Sequence[str] = (),
     settle_s: float = 0.0,
     lease_s: float | None = None,
-    max_output_bytes: int | None = None,
+    max_output_bytes: int | None = DEFAULT_MAX_OUTPUT_BYTES,
+    lookup_timeout_s: float | None = None,
+    side_effects: Sequence[str] | None = None,
     name: str | None = None,
 ) -> Callable[[F], F]:
     """Wrap a tool so each call is written ahead to the ledger and returns an observation.
@@ -1090,6 +180,12 @@ def guarded(
     replay_value = Replay(replay) if replay is not None else default_replay
     if isinstance(key, str):
         raise TypeError("key must be a function of the call or a sequence of part names")
+    effects = tuple(side_effects) if side_effects is not None else _EFFECTS_BY_RISK[risk_value]
+    unknown = set(effects) - EFFECT_KINDS
+    if unknown:
+        raise ValueError(
+            f"unknown side effects {sorted(unknown)}: use {', '.join(sorted(EFFECT_KINDS))}"
+        )
 
     def decorate(function: F) -> F:
         signature = inspect.signature(function)
@@ -1110,6 +206,13 @@ def guarded(
             settle_s=settle_s,
             lease_s=lease_s,
             max_output_bytes=max_output_bytes,
+            # a lookup answers for one call: it gets that call's bound, at most 10 s by default
+            lookup_timeout_s=lookup_timeout_s
+            if lookup_timeout_s is not None
+            else min(timeout_s, DEFAULT_LOOKUP_TIMEOUT_S)
+            if timeout_s is not None
+            else DEFAULT_LOOKUP_TIMEOUT_S,
+            side_effects=effects,
             signature=signature,
             drop_first=bool(parameters) and parameters[0] in ("self", "cls"),
             simple_parameters=_simple_parameters(signature),

@@ -9,9 +9,10 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import Enum
+from pathlib import PurePath
 from typing import Any
 from uuid import UUID
 
@@ -47,46 +48,158 @@ _SEPARATORS = re.compile(r"[^a-z0-9]")
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
+class NoCanonicalForm(TypeError):
+    """An argument that has no stable encoding across processes (it would hash differently)."""
+
+
+def _canonical_default(value: Any) -> Any:
+    """The defined JSON form of the non-JSON types an argument may hold; anything else raises.
+
+    The form must not depend on the process: no ``repr()`` (it holds memory addresses), no set
+    iteration order (it follows the per-process string hash seed).
+    """
+    model_dump = getattr(value, "model_dump", None)
+    if callable(model_dump) and not isinstance(value, type):  # pydantic v2 models
+        return model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {item.name: getattr(value, item.name) for item in dataclasses.fields(value)}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, (Decimal, UUID, PurePath)):
+        return str(value)
+    if isinstance(value, (set, frozenset)):
+        # sorted by each element's own canonical text: defined for elements of any types
+        return sorted(value, key=_canonical_text)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    raise NoCanonicalForm(
+        f"a {type(value).__module__}.{type(value).__qualname__} has no canonical form"
+    )
+
+
+# Built once: json.dumps with options builds an encoder on every call (three calls a call).
+_CANONICAL_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_canonical_default
+)
+
+
+def _canonical_text(value: Any) -> str:
+    try:
+        return _CANONICAL_ENCODER.encode(value)
+    except TypeError as exc:
+        if isinstance(exc, NoCanonicalForm) or not _has_mixed_keys(value):
+            raise
+        # keys of mixed types cannot be sorted as they are: sort them as their JSON strings
+        return _canonical_text(_string_keys(value))
+
+
+def _has_mixed_keys(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        kinds = {type(key) for key in value}
+        return len(kinds) > 1 or any(_has_mixed_keys(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_mixed_keys(item) for item in value)
+    return False
+
+
+def _string_keys(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        converted: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, _JSON_SCALARS):
+                raise NoCanonicalForm(f"a dict key of type {type(key).__qualname__}")
+            name = key if isinstance(key, str) else json.dumps(key)
+            if name in converted:
+                raise NoCanonicalForm(f"dict keys {name!r} of two types collide as JSON")
+            converted[name] = _string_keys(item)
+        return converted
+    if isinstance(value, (list, tuple)):
+        return [_string_keys(item) for item in value]
+    return value
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical JSON text of ``value``: the same in every process and on every machine.
+
+    Raises ``NoCanonicalForm`` for a value that has none (an object without a defined
+    encoding, a string that is not valid Unicode).
+    """
+    text = _canonical_text(value)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise NoCanonicalForm("a string holds a lone surrogate (not valid Unicode)") from None
+    return text
+
+
+def describe_offender(value: Any, path: str = "") -> str:
+    """Where in ``value`` the part without a canonical form is, for the error message."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = describe_offender(item, f"{path}[{key!r}]" if path else str(key))
+            if found:
+                return found
+        return ""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        for index, item in enumerate(value):
+            found = describe_offender(item, f"{path}[{index}]")
+            if found:
+                return found
+        return ""
+    try:
+        canonical_json(value)
+    except NoCanonicalForm as exc:
+        return f"{path or 'the value'}: {exc}"
+    return ""
+
+
 def to_jsonable(value: Any) -> Any:
     """A JSON-compatible copy of ``value`` (pydantic models, dataclasses, enums, dates...)."""
     if type(value) in _JSON_SCALARS:
         return value
-    return json.loads(json.dumps(value, default=_json_default))
+    return json.loads(canonical_json(value))
+
+
+def _lenient_default(value: Any) -> Any:
+    try:
+        return _canonical_default(value)
+    except NoCanonicalForm:
+        return repr(value)
 
 
 def jsonable_result(value: Any) -> tuple[Any, str]:
     """A tool's result as stored (JSON-compatible) and its ``result_ref``, encoding it once."""
     try:
         text = canonical_json(value)
-    except TypeError:  # keys of mixed types cannot be sorted until they are strings
-        text = canonical_json(to_jsonable(value))
+    except NoCanonicalForm:
+        try:  # a string that is not valid Unicode is kept escaped, an object as its repr
+            text = json.dumps(
+                value, sort_keys=True, separators=(",", ":"), default=_lenient_default
+            )
+        except (TypeError, ValueError, RecursionError) as exc:
+            text = _unencodable(value, exc)
+    except (ValueError, RecursionError) as exc:  # a circular structure
+        text = _unencodable(value, exc)
     result = value if type(value) in _JSON_SCALARS else json.loads(text)
     return result, "sha256:" + sha256_hex(text)
 
 
-def _json_default(value: Any) -> Any:
-    model_dump = getattr(value, "model_dump", None)
-    if callable(model_dump):
-        return model_dump(mode="json")
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, (datetime, date)):
-        return value.isoformat()
-    if isinstance(value, (Decimal, UUID)):
-        return str(value)
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
-    return repr(value)
+UNENCODABLE = "unencodable_result"
 
 
-def canonical_json(value: Any) -> str:
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default
-    )
+def _unencodable(value: Any, error: BaseException) -> str:
+    """What is recorded of a result JSON cannot hold: its type, the reason and its text."""
+    try:
+        text = repr(value)[:2000]
+    except Exception:
+        text = f"<{type(value).__qualname__}>"
+    record = {UNENCODABLE: type(value).__qualname__, "reason": str(error), "text": text}
+    return json.dumps(record, sort_keys=True, separators=(",", ":"))
 
 
 def sha256_hex(text: str) -> str:

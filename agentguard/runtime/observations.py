@@ -7,6 +7,7 @@ from importlib import resources
 from typing import Any
 
 from agentguard.runtime.errors import TRANSIENT_CODES, ErrorCode
+from agentguard.runtime.hashing import UNENCODABLE
 from agentguard.runtime.ledger.base import LedgerEntry, Status
 
 SCHEMA = "agentguard.observation/v1"
@@ -28,6 +29,7 @@ def _observation(
     result: Any = None,
     retryable: bool = False,
     replayed: bool = False,
+    next_action: dict[str, Any] | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     """Every observation: ``ok`` when there is no error code; a result only on success."""
@@ -43,7 +45,17 @@ def _observation(
         "run_id": entry.run_id if entry else None,
         "input_hash": entry.input_hash if entry else None,
     }
+    metadata["next_action"] = next_action or {"action": _next_action(code, retryable), "tool": None}
+    metadata["sideEffects"] = list(entry.side_effects) if entry else []
+    if code is None or code is ErrorCode.OUTPUT_TOO_LARGE:
+        metadata["resultRef"] = entry.result_ref if entry else None
     metadata.update(extra)
+    if entry is not None and entry.version == UNRECORDED:
+        metadata["recorded"] = False
+        content += (
+            " The runtime could not record this outcome yet (its ledger is unavailable) and "
+            f"keeps trying; do not call {tool_name} again for this request."
+        )
     return {
         "ok": code is None,
         "code": code.value if code else None,
@@ -51,6 +63,24 @@ def _observation(
         "result": result,
         "metadata": metadata,
     }
+
+
+# What the model should do next, as data (the content says it in words).
+_NEXT_BY_CODE = {
+    ErrorCode.DUPLICATE_IN_PROGRESS: "wait",
+    ErrorCode.IDEMPOTENCY_MISMATCH: "ask_user",
+    ErrorCode.APPROVAL_REQUIRED: "get_approval",
+    ErrorCode.INVALID_ARGUMENTS: "fix_arguments",
+    ErrorCode.OUTPUT_TOO_LARGE: "none",
+}
+
+
+def _next_action(code: ErrorCode | None, retryable: bool) -> str:
+    if code is None:
+        return "none"
+    if code in _NEXT_BY_CODE:
+        return _NEXT_BY_CODE[code]
+    return "retry_later" if retryable else "ask_user"
 
 
 def succeeded(
@@ -69,6 +99,11 @@ def succeeded(
         )
     else:
         content = f"{tool_name} succeeded."
+    if isinstance(entry.result, dict) and UNENCODABLE in entry.result:
+        content += (
+            " Its result is not JSON, so only its text is shown and recorded. Do not call it "
+            "again to get it."
+        )
     return _observation(
         tool_name,
         entry,
@@ -82,7 +117,12 @@ def succeeded(
 
 def too_large(observation: dict[str, Any], limit: int) -> dict[str, Any]:
     """A succeeded observation whose result exceeds ``limit`` bytes: a preview, the call stands."""
-    text = json.dumps(observation["result"], sort_keys=True)
+    result = observation["result"]
+    if result is None or isinstance(result, (bool, int, float)):
+        return observation
+    if isinstance(result, str) and len(result) * 12 + 2 <= limit:  # 12: the longest escape
+        return observation
+    text = json.dumps(result, sort_keys=True)
     size = len(text.encode("utf-8"))
     if size <= limit:
         return observation
@@ -94,7 +134,8 @@ def too_large(observation: dict[str, Any], limit: int) -> dict[str, Any]:
         "content": (
             f"{tool_name} succeeded, but its result is too large to show ({size} bytes); `result` "
             f"holds the first {limit} bytes of its JSON. The full result is recorded in the "
-            f"ledger. Do not call {tool_name} again to get it."
+            f"ledger (metadata.resultRef; `agentguard ledger show "
+            f"{observation['metadata']['call_id']}`). Do not call {tool_name} again to get it."
         ),
         "result": preview,
         "metadata": {**observation["metadata"], "truncated": True, "result_bytes": size},
@@ -102,7 +143,13 @@ def too_large(observation: dict[str, Any], limit: int) -> dict[str, Any]:
 
 
 def uncertain(
-    tool_name: str, entry: LedgerEntry, *, lookup: str | None, checked: bool
+    tool_name: str,
+    entry: LedgerEntry,
+    *,
+    lookup: str | None,
+    checked: bool,
+    still_running: bool = False,
+    lookup_tool: str | None = None,
 ) -> dict[str, Any]:
     cause = (entry.error_detail or "").split(":", 1)[0] or "an interrupted call"
     what = {
@@ -111,7 +158,13 @@ def uncertain(
         "SERVER_ERROR": "got a server error after its request may have reached the service",
         "TOOL_CRASH": "failed unexpectedly after it may already have acted",
     }.get(cause, "was interrupted after it may already have acted")
-    if lookup and checked:
+    if still_running:
+        next_step = (
+            f"Its attempt may still be running and reach the service, so no check can settle it "
+            f"yet; its outcome is recorded when it finishes. Tell the user it is in progress "
+            f"(call {entry.call_id})."
+        )
+    elif lookup and checked:
         next_step = (
             f"A check with {lookup} could not tell yet. Tell the user the outcome is being "
             f"verified (call {entry.call_id})."
@@ -128,7 +181,22 @@ def uncertain(
         f"again for this request: that could do it twice. {next_step}"
     )
     return _observation(
-        tool_name, entry, ErrorCode.SIDE_EFFECT_UNCERTAIN, content, cause=cause, lookup=lookup
+        tool_name,
+        entry,
+        ErrorCode.SIDE_EFFECT_UNCERTAIN,
+        content,
+        cause=cause,
+        lookup=lookup,
+        still_running=still_running,
+        next_action={
+            # a lookup the model can call itself is named; otherwise the runtime or a person
+            "action": "wait"
+            if still_running or (lookup and not lookup_tool)
+            else "call_lookup"
+            if lookup_tool
+            else "ask_user",
+            "tool": None if still_running else lookup_tool,
+        },
     )
 
 
@@ -223,6 +291,44 @@ def invalid_call(tool_name: str, message: str) -> dict[str, Any]:
         ErrorCode.INVALID_ARGUMENTS,
         f"{tool_name} was called with invalid arguments ({message}). Nothing was done. "
         "Fix the arguments and call it again.",
+    )
+
+
+def key_failed(tool_name: str, message: str) -> dict[str, Any]:
+    return _observation(
+        tool_name,
+        None,
+        ErrorCode.TOOL_CRASH,
+        f"{tool_name} could not be run: its idempotency key could not be built ({message}). "
+        "Nothing was done. Calling it again will not help; tell the user.",
+    )
+
+
+# The version of an entry whose outcome is waiting in the outbox: not in the ledger yet.
+UNRECORDED = -1
+
+
+def ledger_unavailable(tool_name: str, message: str) -> dict[str, Any]:
+    """The claim could not be written: nothing ran, so the call may simply be made again."""
+    return _observation(
+        tool_name,
+        None,
+        ErrorCode.SERVER_ERROR,
+        f"{tool_name} was not run: the runtime could not write its ledger ({message}). Nothing "
+        f"was done. It is safe to call {tool_name} again in a moment.",
+        retryable=True,
+    )
+
+
+def ledger_failed(tool_name: str, message: str) -> dict[str, Any]:
+    """A ledger write failed midway: say what is not known."""
+    return _observation(
+        tool_name,
+        None,
+        ErrorCode.SERVER_ERROR,
+        f"The runtime's ledger failed while handling {tool_name} ({message}), so it is not known "
+        f"whether {tool_name} took effect. Do not call it again for this request; tell the user "
+        "it needs checking.",
     )
 
 

@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from agentguard.runtime.errors import ErrorCode
+from agentguard.runtime.errors import AMBIGUOUS_CODES, ErrorCode, Sent
 
 DEFAULT_RETRY_ON = frozenset(
     {ErrorCode.RATE_LIMIT, ErrorCode.TRANSIENT_NETWORK, ErrorCode.SERVER_ERROR}
@@ -40,6 +40,30 @@ class RetryPolicy:
         if self.backoff_ms < 0 or self.max_backoff_ms < 0:
             raise ValueError("backoff must not be negative")
         object.__setattr__(self, "retry_on", _codes(self.retry_on))
+
+    def should_retry(
+        self,
+        error_code: ErrorCode | str,
+        attempt: int,
+        idempotency: str = "non_idempotent",
+        *,
+        sent: Sent | str | bool | None = None,
+    ) -> bool:
+        """Whether attempt ``attempt`` (1 = the first), failed with ``error_code``, may be retried.
+
+        Only codes in ``retry_on``, only below ``max_attempts``, and never for a
+        ``non_idempotent`` tool once its request may have been sent (``sent`` is not "no" and
+        the code leaves the outcome open: a timeout, a dropped connection, a server error):
+        a second attempt could do it twice, so the call goes to reconciliation instead. A
+        ``conditional`` tool may retry: it passes the same key, which the service honours.
+        """
+        code = ErrorCode(error_code)
+        if code not in self.retry_on or attempt >= self.max_attempts:
+            return False
+        may_have_applied = code in AMBIGUOUS_CODES and Sent.parse(sent) is not Sent.NO
+        return not (
+            may_have_applied and str(getattr(idempotency, "value", idempotency)) == "non_idempotent"
+        )
 
     def delay_s(
         self, attempt: int, rng: random.Random, retry_after_s: float | None = None

@@ -94,3 +94,15 @@ def runtime(ledger: Ledger) -> Runtime:
     rt = Runtime(ledger=ledger, seed=7)
     rt.sleep = lambda seconds: None
     return rt
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A durable ledger's URL, for tests that open it from other processes."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'ledger.db'}"
+        return
+    dsn = require_postgres()
+    schema = fresh_schema()
+    yield f"{dsn}?schema={schema}"
+    drop_schema(dsn, schema)

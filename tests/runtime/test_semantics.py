@@ -335,7 +335,8 @@ def test_recover_settles_calls_of_dead_workers(ledger_factory: Any) -> None:
 def test_an_expired_lease_seen_by_a_duplicate_is_reconciled(ledger_factory: Any) -> None:
     orders = Orders()
     runtime = Runtime(ledger=ledger_factory())
-    create_order = make_tool(runtime, orders, lease_s=0.05)
+    # a lease long enough that a loaded machine does not let it run out before the duplicate
+    create_order = make_tool(runtime, orders, lease_s=0.5)
     from agentguard.runtime import SimulatedCrash
 
     FaultInjector(runtime).crash_after_apply("create_order")
@@ -343,7 +344,7 @@ def test_an_expired_lease_seen_by_a_duplicate_is_reconciled(ledger_factory: Any)
         with pytest.raises(SimulatedCrash):
             create_order(cart_id="c1")
         assert create_order(cart_id="c1")["code"] == "DUPLICATE_IN_PROGRESS"
-        time.sleep(0.06)
+        time.sleep(0.55)
         settled = create_order(cart_id="c1")
     assert settled["ok"] is True and settled["metadata"]["reconciled"] is True
     assert len(orders.created) == 1

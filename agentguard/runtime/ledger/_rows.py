@@ -34,6 +34,11 @@ CALL_COLUMNS = (
     "created_at",
     "updated_at",
     "version",
+    "tenant",
+    "extra_json",
+    "approved_by",
+    "approved_on",
+    "side_effects_json",
 )
 
 # Written on insert, appended to by every transition; read only by ``events()``.
@@ -45,7 +50,7 @@ EVENT_COLUMNS = ("call_id", "at", "from_status", "to_status", "actor", "detail")
 STATUS_CHECK = "status IN ('planned','approved','started','succeeded','failed','uncertain')"
 
 # Entry attribute -> column, where they differ.
-_FIELD_COLUMNS = {"args": "args_json", "result": "result_json"}
+_FIELD_COLUMNS = {"args": "args_json", "result": "result_json", "extra": "extra_json"}
 
 
 def column_for(field_name: str) -> str:
@@ -53,7 +58,7 @@ def column_for(field_name: str) -> str:
 
 
 def encode_field(field_name: str, value: Any) -> Any:
-    if field_name == "args":
+    if field_name in ("args", "extra"):
         return dumps(value)
     if field_name == "result":
         return None if value is None else dumps(value)
@@ -90,6 +95,11 @@ def entry_to_row(entry: LedgerEntry, history: str) -> tuple[Any, ...]:
         entry.created_at,
         entry.updated_at,
         entry.version,
+        entry.tenant,
+        dumps(entry.extra),
+        entry.approved_by,
+        entry.approved_on,
+        dumps(entry.side_effects),
         history,
     )
 
@@ -98,6 +108,10 @@ def row_to_entry(row: Sequence[Any]) -> LedgerEntry:
     data = dict(zip(CALL_COLUMNS, row, strict=True))
     args_json = data.pop("args_json")
     result_json = data.pop("result_json")
+    extra_json = data.pop("extra_json")
+    side_effects_json = data.pop("side_effects_json")
+    data["side_effects"] = json.loads(side_effects_json) if side_effects_json else []
+    data["extra"] = json.loads(extra_json) if extra_json else {}
     data["status"] = Status(data["status"])
     data["args"] = json.loads(args_json) if args_json else {}
     data["result"] = json.loads(result_json) if result_json is not None else None

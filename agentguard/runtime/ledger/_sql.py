@@ -8,9 +8,11 @@ commit.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
+import weakref
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -42,6 +44,30 @@ from agentguard.runtime.ledger.base import (
 Migrations = list[tuple[int, list[str]]]
 
 
+class _Held:
+    """A thread's connection; closed when the thread ends and its thread-local goes with it.
+
+    Only by the process that opened it: a child forked with a copy must not close (for
+    PostgreSQL: terminate) its parent's session.
+    """
+
+    __slots__ = ("__weakref__", "_close", "connection", "pid")
+
+    def __init__(self, connection: Any, close: Callable[[Any], None]) -> None:
+        self.connection = connection
+        self.pid = os.getpid()
+        self._close = close
+
+    def release(self) -> None:
+        connection, self.connection = self.connection, None
+        if connection is not None and self.pid == os.getpid():
+            with contextlib.suppress(Exception):  # already gone
+                self._close(connection)
+
+    def __del__(self) -> None:
+        self.release()
+
+
 class SQLLedger(Ledger):
     """A ledger in one SQL table, reached through one connection per thread and per process.
 
@@ -53,7 +79,7 @@ class SQLLedger(Ledger):
 
     def _init_connections(self) -> None:
         self._local = threading.local()
-        self._connections: list[Any] = []
+        self._connections: weakref.WeakSet[_Held] = weakref.WeakSet()
         self._connections_lock = threading.Lock()
 
     @abstractmethod
@@ -72,17 +98,48 @@ class SQLLedger(Ledger):
 
     # One connection per thread and per process: a connection must not cross threads, and one
     # inherited through fork() must never be used by the child.
+    # A thread's connection is closed when the thread ends (its thread-local holder goes), so
+    # short-lived threads do not pile up server connections or file descriptors.
     def _connection(self) -> Any:
-        pid = os.getpid()
-        connection = getattr(self._local, "connection", None)
-        if connection is not None and self._local.pid == pid and self._reusable(connection):
-            return connection
-        connection = self._connect()
-        self._local.connection = connection
-        self._local.pid = pid
+        held = getattr(self._local, "held", None)
+        if (
+            held is not None
+            and held.connection is not None
+            and held.pid == os.getpid()
+            and self._reusable(held.connection)
+        ):
+            return held.connection
+        held = _Held(self._connect(), self._close_connection)
+        self._local.held = held
         with self._connections_lock:
-            self._connections.append(connection)
-        return connection
+            self._connections.add(held)
+        return held.connection
+
+    def _broken(self, connection: Any, error: Exception) -> bool:
+        """Whether ``error`` left ``connection`` unusable (the server restarted, a dropped link)."""
+        return False
+
+    def _execute(self, statement: str, parameters: Sequence[Any]) -> Any:
+        """Run one statement; on a connection that broke, once more on a new connection.
+
+        Every statement the ledger sends is safe to send twice: reads, an insert that does
+        nothing on conflict, compare-and-set updates (the callers recognise their own write
+        when the first one committed but its answer was lost).
+        """
+        connection = self._connection()
+        try:
+            return connection.execute(statement, parameters)
+        except Exception as exc:
+            if not self._broken(connection, exc):
+                raise
+        self._drop(connection)
+        return self._connection().execute(statement, parameters)
+
+    def _drop(self, connection: Any) -> None:
+        held = getattr(self._local, "held", None)
+        if held is not None and held.connection is connection:
+            self._local.held = None
+            held.release()
 
     def _prepare_statements(self, calls: str, schema_table: str) -> None:
         """Statement texts for the calls table and the schema-version table named as given."""
@@ -103,6 +160,12 @@ class SQLLedger(Ledger):
             f"UPDATE {calls} SET lease_expires_at = {mark} "
             f"WHERE call_id = {mark} AND status = 'started' AND attempts = {mark}"
         )
+        self._release_text = (
+            f"UPDATE {calls} SET lease_owner = NULL, lease_expires_at = NULL, "
+            f"history = history || {mark} WHERE call_id = {mark} AND attempts = {mark} "
+            f"AND lease_owner = {mark} AND status = 'uncertain'"
+        )
+        self._note_text = f"UPDATE {calls} SET history = history || {mark} WHERE call_id = {mark}"
         self._events_text = f"SELECT history FROM {calls} WHERE call_id = {mark}"
         self._update_texts: dict[tuple[str, ...], str] = {}
 
@@ -143,13 +206,15 @@ class SQLLedger(Ledger):
         # One statement in autocommit mode is its own transaction, and a writing statement takes
         # the write lock (SQLite waits on its busy timeout) before it reads anything: the same
         # guarantee as an explicit transaction, without two extra round trips.
-        cursor = self._connection().execute(self._insert_text, entry_to_row(stored, history))
+        cursor = self._execute(self._insert_text, entry_to_row(stored, history))
         if cursor.rowcount == 1:
             return True, stored
         # ON CONFLICT DO NOTHING waited for a concurrent inserter to commit; read the winner.
         existing = self.find(entry.tool_name, entry.idempotency_key)
         if existing is None:
             raise RuntimeError(f"claim of {entry.idempotency_key!r} lost, yet no winner is visible")
+        if existing.call_id == entry.call_id:
+            return True, existing  # our insert committed; its answer was lost with the connection
         return False, existing
 
     def transition(
@@ -189,20 +254,32 @@ class SQLLedger(Ledger):
             entry.status.value,
             *(() if lease_expired_by is None else (lease_expired_by,)),
         )
-        if self._connection().execute(statement, parameters).rowcount != 1:
+        if self._execute(statement, parameters).rowcount != 1:
+            current = self.get(entry.call_id)
+            if current == updated:  # ours, committed before the connection broke
+                return updated
             return None
         return updated
 
     def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
-        cursor = self._connection().execute(self._renew_text, (expires_at, call_id, attempt))
+        cursor = self._execute(self._renew_text, (expires_at, call_id, attempt))
         return bool(cursor.rowcount == 1)
 
+    def release_lease(self, call_id: str, attempt: int, owner: str, detail: str) -> bool:
+        line = encode_history(Status.UNCERTAIN, [Status.UNCERTAIN], "runtime", detail, time.time())
+        cursor = self._execute(self._release_text, (line, call_id, attempt, owner))
+        return bool(cursor.rowcount == 1)
+
+    def note(self, entry: LedgerEntry, actor: str, detail: str) -> None:
+        line = encode_history(entry.status, [entry.status], actor, detail, time.time())
+        self._execute(self._note_text, (line, entry.call_id))
+
     def get(self, call_id: str) -> LedgerEntry | None:
-        row = self._connection().execute(self._get_text, (call_id,)).fetchone()
+        row = self._execute(self._get_text, (call_id,)).fetchone()
         return row_to_entry(row) if row else None
 
     def find(self, tool_name: str, idempotency_key: str) -> LedgerEntry | None:
-        row = self._connection().execute(self._find_text, (tool_name, idempotency_key)).fetchone()
+        row = self._execute(self._find_text, (tool_name, idempotency_key)).fetchone()
         return row_to_entry(row) if row else None
 
     def entries(
@@ -239,16 +316,16 @@ class SQLLedger(Ledger):
         if limit is not None:
             statement += f" LIMIT {mark}"
             parameters.append(limit)
-        rows = self._connection().execute(statement, parameters).fetchall()
+        rows = self._execute(statement, parameters).fetchall()
         return [row_to_entry(row) for row in rows]
 
     def events(self, call_id: str) -> list[LedgerEvent]:
-        row = self._connection().execute(self._events_text, (call_id,)).fetchone()
+        row = self._execute(self._events_text, (call_id,)).fetchone()
         return decode_history(call_id, row[0]) if row else []
 
     def close(self) -> None:
         with self._connections_lock:
-            connections, self._connections = self._connections, []
-        for connection in connections:
-            self._close_connection(connection)
+            held, self._connections = list(self._connections), weakref.WeakSet()
+        for item in held:
+            item.release()
         self._local = threading.local()

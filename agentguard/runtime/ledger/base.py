@@ -56,6 +56,8 @@ MUTABLE_FIELDS = frozenset(
         "lease_expires_at",
         "input_hash",
         "args",
+        "approved_by",
+        "approved_on",
     }
 )
 
@@ -110,6 +112,14 @@ class LedgerEntry:
     result_ref: str | None = None
     lease_owner: str | None = None
     lease_expires_at: float | None = None
+    # the run fields a key function or a lookup may read, so recovery sees what the call saw
+    tenant: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    # who approved the call (a person by name, or "callback:NAME") and when
+    approved_by: str | None = None
+    approved_on: float | None = None
+    # the effects the tool declares (DESIGN 1's effect kinds: payment, message, destructive...)
+    side_effects: list[str] = field(default_factory=list)
     created_at: float = 0.0
     updated_at: float = 0.0
     version: int = 1
@@ -117,7 +127,14 @@ class LedgerEntry:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["status"] = self.status.value
-        for name in ("started_at", "finished_at", "lease_expires_at", "created_at", "updated_at"):
+        for name in (
+            "started_at",
+            "finished_at",
+            "lease_expires_at",
+            "approved_on",
+            "created_at",
+            "updated_at",
+        ):
             data[name] = iso(data[name])
         return data
 
@@ -141,8 +158,20 @@ T = TypeVar("T")
 
 
 def evolve(instance: T, **changes: Any) -> T:
-    """``dataclasses.replace`` without its per-call field introspection (hot path)."""
-    return instance.__class__(**{**instance.__dict__, **changes})
+    """``dataclasses.replace`` for the frozen entry and call dataclasses, on the hot path.
+
+    A copy of the instance's fields with ``changes``, without running ``__init__`` (a frozen
+    dataclass sets each field through ``object.__setattr__``: a few microseconds a copy, four
+    copies a call). Only for dataclasses without ``__post_init__`` or ``__slots__``.
+    """
+    unknown = changes.keys() - instance.__dict__.keys()
+    if unknown:
+        raise TypeError(f"{type(instance).__name__} has no fields {sorted(unknown)}")
+    copy = object.__new__(instance.__class__)
+    fields = copy.__dict__
+    fields.update(instance.__dict__)
+    fields.update(changes)
+    return copy
 
 
 def dumps(value: Any) -> str:
@@ -219,6 +248,18 @@ class Ledger(ABC):
         The version does not change, so the running attempt's outcome still compares-and-sets
         against the entry it started with; expiry moves guard on the stored lease instead.
         """
+
+    @abstractmethod
+    def release_lease(self, call_id: str, attempt: int, owner: str, detail: str) -> bool:
+        """Record that ``attempt`` of an uncertain call has stopped: nothing of it can send.
+
+        Clears the lease if ``owner`` still holds it for that attempt; False otherwise. From
+        then on a lookup's ``NotFound`` settles the call. The version does not change.
+        """
+
+    @abstractmethod
+    def note(self, entry: LedgerEntry, actor: str, detail: str) -> None:
+        """Append an event to the call's history without changing it (a refused late outcome)."""
 
     @abstractmethod
     def get(self, call_id: str) -> LedgerEntry | None: ...

@@ -28,7 +28,9 @@ class MemoryLedger(Ledger):
         self._lock = threading.Lock()
         self._rows: dict[str, LedgerEntry] = {}
         self._by_key: dict[tuple[str, str], str] = {}
-        self._events: list[LedgerEvent] = []
+        # per call, each transition as given (start, path, actor, detail, at): expanded into
+        # events only when read, which calls rarely do
+        self._history: dict[str, list[tuple[Any, ...]]] = {}
 
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
         now = time.time()
@@ -41,7 +43,7 @@ class MemoryLedger(Ledger):
             stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
             self._rows[stored.call_id] = stored
             self._by_key[(entry.tool_name, entry.idempotency_key)] = stored.call_id
-            self._events.extend(path_events(entry.call_id, None, steps, "runtime", None, now))
+            self._history[entry.call_id] = [(None, steps, "runtime", None, now)]
             return True, stored
 
     def transition(
@@ -67,9 +69,7 @@ class MemoryLedger(Ledger):
             check_path(current.status, steps)
             updated = apply_changes(current, steps, changes, now)
             self._rows[entry.call_id] = updated
-            self._events.extend(
-                path_events(entry.call_id, current.status, steps, actor, detail, now)
-            )
+            self._history[entry.call_id].append((current.status, steps, actor, detail, now))
             return updated
 
     def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
@@ -81,6 +81,28 @@ class MemoryLedger(Ledger):
                 return False
             self._rows[call_id] = evolve(current, lease_expires_at=expires_at)
             return True
+
+    def release_lease(self, call_id: str, attempt: int, owner: str, detail: str) -> bool:
+        with self._lock:
+            current = self._rows.get(call_id)
+            if current is None or current.status is not Status.UNCERTAIN:
+                return False
+            if current.attempts != attempt or current.lease_owner != owner:
+                return False
+            self._rows[call_id] = evolve(current, lease_owner=None, lease_expires_at=None)
+            status = [Status.UNCERTAIN]
+            self._history[call_id].append(
+                (Status.UNCERTAIN, status, "runtime", detail, time.time())
+            )
+            return True
+
+    def note(self, entry: LedgerEntry, actor: str, detail: str) -> None:
+        with self._lock:
+            current = self._rows.get(entry.call_id)
+            if current is not None:
+                self._history[entry.call_id].append(
+                    (current.status, [current.status], actor, detail, time.time())
+                )
 
     def get(self, call_id: str) -> LedgerEntry | None:
         with self._lock:
@@ -117,4 +139,9 @@ class MemoryLedger(Ledger):
 
     def events(self, call_id: str) -> list[LedgerEvent]:
         with self._lock:
-            return [event for event in self._events if event.call_id == call_id]
+            history = list(self._history.get(call_id, ()))
+        return [
+            event
+            for start, path, actor, detail, at in history
+            for event in path_events(call_id, start, path, actor, detail, at)
+        ]

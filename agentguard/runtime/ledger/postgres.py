@@ -82,6 +82,30 @@ MIGRATIONS: Migrations = [
             "ALTER TABLE {schema}.agentguard_calls SET (fillfactor = 70)",
         ],
     ),
+    (
+        # v3: the run's tenant and extra fields, which keys and lookups read: recovery sees them
+        3,
+        [
+            "ALTER TABLE {schema}.agentguard_calls ADD COLUMN tenant text",
+            "ALTER TABLE {schema}.agentguard_calls ADD COLUMN extra_json text NOT NULL DEFAULT '{{}}'",
+        ],
+    ),
+    (
+        # v4: who approved a call and when (approval may come later, from a person)
+        4,
+        [
+            "ALTER TABLE {schema}.agentguard_calls ADD COLUMN approved_by text",
+            "ALTER TABLE {schema}.agentguard_calls ADD COLUMN approved_on double precision",
+        ],
+    ),
+    (
+        # v5: the effects the tool declares, kept with each call
+        5,
+        [
+            "ALTER TABLE {schema}.agentguard_calls"
+            " ADD COLUMN side_effects_json text NOT NULL DEFAULT '[]'"
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -120,7 +144,12 @@ class PostgresLedger(SQLLedger):
         return connection
 
     def _reusable(self, connection: psycopg.Connection[Any]) -> bool:
-        return not connection.closed
+        return not connection.closed and not connection.broken
+
+    def _broken(self, connection: psycopg.Connection[Any], error: Exception) -> bool:
+        return isinstance(error, psycopg.OperationalError) and (
+            connection.closed or connection.broken
+        )
 
     def _statuses_match(self, statuses: list[str]) -> tuple[str, list[Any]]:
         return "status = ANY(%s)", [statuses]

@@ -86,6 +86,27 @@ MIGRATIONS: Migrations = [
             "DROP TABLE agentguard_events",
         ],
     ),
+    (
+        # v3: the run's tenant and extra fields, which keys and lookups read: recovery sees them
+        3,
+        [
+            "ALTER TABLE agentguard_calls ADD COLUMN tenant TEXT",
+            "ALTER TABLE agentguard_calls ADD COLUMN extra_json TEXT NOT NULL DEFAULT '{}'",
+        ],
+    ),
+    (
+        # v4: who approved a call and when (approval may come later, from a person)
+        4,
+        [
+            "ALTER TABLE agentguard_calls ADD COLUMN approved_by TEXT",
+            "ALTER TABLE agentguard_calls ADD COLUMN approved_on REAL",
+        ],
+    ),
+    (
+        # v5: the effects the tool declares, kept with each call
+        5,
+        ["ALTER TABLE agentguard_calls ADD COLUMN side_effects_json TEXT NOT NULL DEFAULT '[]'"],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -131,7 +152,11 @@ class SQLiteLedger(SQLLedger):
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(
-            self.path, timeout=self.busy_timeout_s, isolation_level=None, check_same_thread=True
+            # used by one thread only; closed from another when that thread has ended
+            self.path,
+            timeout=self.busy_timeout_s,
+            isolation_level=None,
+            check_same_thread=False,
         )
         # Only takes effect when the file is created. A call writes small rows, so a 2 KiB page
         # halves the bytes each commit appends to the WAL (and syncs) compared with 4 KiB.

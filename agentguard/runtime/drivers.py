@@ -1,0 +1,299 @@
+"""The sync and async drivers: they perform what the plan asks, and run the tool body."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agentguard.runtime import liveness
+from agentguard.runtime.context import (
+    CallContext,
+    _current_call,
+)
+from agentguard.runtime.effects import (
+    _FINISHED,
+    Plan,
+    _Body,
+    _call_callback_async,
+    _call_callback_sync,
+    _Callback,
+    _Drive,
+    _ledger_op_through_cancellation,
+    _LedgerOp,
+    _Outcome,
+    _Sleep,
+)
+from agentguard.runtime.errors import classify_exception
+from agentguard.runtime.hashing import (
+    jsonable_result,
+)
+from agentguard.runtime.kinds import (
+    AttemptStillRunning,
+    CancelledBeforeStart,
+    SimulatedCrash,
+    ToolSpec,
+)
+from agentguard.runtime.ledger.base import Status
+from agentguard.runtime.planning import Planner
+
+logger = logging.getLogger("agentguard.runtime")
+
+
+class Drivers(Planner):
+    """Runs plans: ledger operations, the body (with its deadline), sleeps and callbacks."""
+
+    # ---- drivers --------------------------------------------------------------------------
+
+    def _call_sync(
+        self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        return self._drive_sync(spec, self._plan(spec, args, kwargs), args, kwargs)
+
+    def _drive_sync(
+        self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        drive = _Drive(spec, plan)
+        while (request := drive.next_request()) is not _FINISHED:
+            try:
+                if isinstance(request, _LedgerOp):
+                    drive.reply = request.operation()
+                elif isinstance(request, _Body):
+                    drive.reply = self._body_sync(spec, request.call, args, kwargs)
+                elif isinstance(request, _Sleep):
+                    self.sleep(request.seconds)
+                elif isinstance(request, _Callback):
+                    drive.reply = _call_callback_sync(request)
+            except BaseException as exc:
+                if not drive.absorb(request, exc):
+                    raise
+        return drive.observation
+
+    def _begin_attempt(self, spec: ToolSpec, call: CallContext) -> tuple[Any, Any]:
+        """Make ``call`` current, count its attempt as running and watch its lease."""
+        token = _current_call.set(call)
+        liveness.begin(call.call_id, call.attempt)
+        return token, self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
+
+    def _end_attempt(self, token: Any, beat: Any, call: CallContext, *, running: bool) -> None:
+        """Undo ``_begin_attempt``; an attempt that may still run stays counted as running."""
+        self.heartbeat.unwatch(beat)
+        if not running:
+            liveness.end(call.call_id, call.attempt)
+        _current_call.reset(token)
+
+    def _body_sync(
+        self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> _Outcome:
+        def invoke() -> Any:
+            for hook in self.fault_hooks:
+                hook.before_body(call)
+            value = spec.function(*args, **kwargs)
+            for hook in self.fault_hooks:
+                value = hook.after_body(call, value)
+            return value
+
+        token, beat = self._begin_attempt(spec, call)
+        outcome = _Outcome(error=RuntimeError("the body did not finish"))
+        try:
+            if spec.timeout_s is None:
+                outcome = _Outcome(value=invoke())
+            else:
+                outcome = self._body_with_deadline(spec, call, invoke)
+            return outcome
+        except SimulatedCrash:
+            raise
+        except Exception as exc:
+            outcome = _Outcome(error=exc)
+            return outcome
+        finally:
+            running = isinstance(outcome.error, AttemptStillRunning)
+            self._end_attempt(token, beat, call, running=running)
+
+    def _body_with_deadline(
+        self, spec: ToolSpec, call: CallContext, invoke: Callable[[], Any]
+    ) -> _Outcome:
+        # A sync function cannot be interrupted: it runs on in its thread. Past the deadline the
+        # attempt is still running (it may still send); when it finishes, its outcome is
+        # recorded as a late completion of this attempt and the attempt stops counting as live.
+        lock = threading.Lock()
+        state: dict[str, Any] = {"abandoned": False}
+        finished = threading.Event()
+
+        def runner() -> None:
+            try:
+                outcome = _Outcome(value=invoke())
+            except BaseException as exc:
+                outcome = _Outcome(error=exc)
+            with lock:
+                state["outcome"] = outcome
+                abandoned = state["abandoned"]
+            finished.set()
+            if abandoned:
+                try:
+                    self._late_completion(spec, call, outcome)
+                finally:
+                    liveness.end(call.call_id, call.attempt)
+
+        context = contextvars.copy_context()
+        threading.Thread(target=context.run, args=(runner,), daemon=True).start()
+        finished.wait(spec.timeout_s)
+        with lock:
+            if "outcome" in state:
+                outcome = state["outcome"]
+                if isinstance(outcome.error, SimulatedCrash):
+                    raise outcome.error
+                return outcome
+            state["abandoned"] = True
+        return _Outcome(
+            error=AttemptStillRunning(
+                f"{spec.name} did not finish within {spec.timeout_s} s and is still running"
+            )
+        )
+
+    def _late_completion(self, spec: ToolSpec, call: CallContext, outcome: _Outcome) -> None:
+        """Record the outcome of an attempt that finished after the runtime stopped waiting."""
+        for _ in range(8):
+            entry = self.ledger.get(call.call_id)
+            if entry is None:
+                return
+            if entry.status is not Status.UNCERTAIN or entry.attempts != call.attempt:
+                if outcome.error is None and entry.status is not Status.SUCCEEDED:
+                    self._refuse_late_outcome(entry, call.attempt, Status.SUCCEEDED)
+                return
+            failure = None if outcome.error is None else classify_exception(outcome.error)
+            if failure is None or not failure.may_have_applied:
+                changes: dict[str, Any]
+                if failure is None:
+                    result, result_ref = jsonable_result(outcome.value)
+                    target, what = Status.SUCCEEDED, "succeeded"
+                    changes = {"result": result, "result_ref": result_ref}
+                else:
+                    target, what = Status.FAILED, "did not take effect"
+                    changes = {"error_code": failure.code.value, "error_detail": failure.message}
+                moved = self.ledger.transition(
+                    entry,
+                    target,
+                    actor="late_completion",
+                    detail=f"the attempt finished after its deadline and {what}",
+                    finished_at=time.time(),
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    **changes,
+                )
+                if moved is not None:
+                    return
+                continue
+            if entry.lease_owner is not None:
+                self.ledger.release_lease(
+                    entry.call_id,
+                    call.attempt,
+                    entry.lease_owner,
+                    f"the attempt finished after its deadline with {failure.code.value}: "
+                    "its outcome is still unknown, and nothing of it can send any more",
+                )
+            return
+
+    async def _call_async(
+        self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        return await self._drive_async(spec, self._plan(spec, args, kwargs), args, kwargs)
+
+    async def _drive_async(
+        self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        drive = _Drive(spec, plan)
+        while (request := drive.next_request()) is not _FINISHED:
+            try:
+                if isinstance(request, _LedgerOp):
+                    if drive.interrupted is not None:
+                        # after a cancellation, record synchronously: awaiting could be cancelled again
+                        drive.reply = request.operation()
+                    else:
+                        drive.reply = await _ledger_op_through_cancellation(drive, request)
+                elif isinstance(request, _Body):
+                    if drive.interrupted is not None:
+                        # cancelled while its claim was being written: the body never starts
+                        drive.reply = _Outcome(error=CancelledBeforeStart())
+                    else:
+                        drive.reply = await self._body_async(spec, request.call, args, kwargs)
+                elif isinstance(request, _Sleep):
+                    await self.async_sleep(request.seconds)
+                elif isinstance(request, _Callback):
+                    drive.reply = await _call_callback_async(request)
+            except BaseException as exc:
+                if not drive.absorb(request, exc):
+                    raise
+        return drive.observation
+
+    async def _body_async(
+        self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> _Outcome:
+        token, beat = self._begin_attempt(spec, call)
+        outcome = _Outcome(error=RuntimeError("the body did not finish"))
+        try:
+            for hook in self.fault_hooks:
+                hook.before_body(call)
+            if spec.timeout_s is None:
+                value = await spec.function(*args, **kwargs)
+            else:
+                # not wait_for: a TimeoutError the body raises itself is not the deadline's
+                task = asyncio.ensure_future(spec.function(*args, **kwargs))
+                try:
+                    done, _ = await asyncio.wait({task}, timeout=spec.timeout_s)
+                except BaseException:
+                    task.cancel()
+                    raise
+                if task in done:
+                    value = task.result()
+                else:
+                    task.cancel()
+                    await asyncio.wait({task})
+                    outcome = _Outcome(
+                        error=AttemptStillRunning(
+                            f"{spec.name} did not finish within {spec.timeout_s} s and was "
+                            "cancelled; work it handed to a thread may still be running"
+                        )
+                    )
+                    self._release_after_grace(spec, call)
+                    return outcome
+            for hook in self.fault_hooks:
+                value = hook.after_body(call, value)
+            outcome = _Outcome(value=value)
+            return outcome
+        except SimulatedCrash:
+            raise
+        except Exception as exc:
+            outcome = _Outcome(error=exc)
+            return outcome
+        finally:
+            running = isinstance(outcome.error, AttemptStillRunning)
+            self._end_attempt(token, beat, call, running=running)
+
+    def _release_after_grace(self, spec: ToolSpec, call: CallContext) -> None:
+        """A cancelled async attempt counts as running for one more lease, then is released.
+
+        Cancellation stops the coroutine, not a thread it handed its request to
+        (``asyncio.to_thread``, an executor), and nothing tells when such a thread ends.
+        """
+        owner = self.worker_id
+
+        def release() -> None:
+            liveness.end(call.call_id, call.attempt)
+            try:
+                self.ledger.release_lease(
+                    call.call_id,
+                    call.attempt,
+                    owner,
+                    "the cancelled attempt's grace period ended: nothing of it can send any more",
+                )
+            except Exception as exc:
+                logger.warning("could not release the lease of %s: %r", call.call_id, exc)
+
+        timer = threading.Timer(self._lease(spec), release)
+        timer.daemon = True
+        timer.start()

@@ -1,0 +1,211 @@
+"""The effects the decision logic asks its drivers to perform, and how callbacks are run.
+
+The plan (a generator) yields these; a sync and an async driver perform them, sharing the
+state kept between requests in ``_Drive``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import logging
+import threading
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agentguard.runtime import observations as words
+from agentguard.runtime.context import (
+    CallContext,
+)
+from agentguard.runtime.kinds import (
+    SimulatedCrash,
+    ToolSpec,
+)
+
+logger = logging.getLogger("agentguard.runtime")
+
+
+@dataclass(frozen=True)
+class _LedgerOp:
+    operation: Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class _Body:
+    call: CallContext
+
+
+@dataclass(frozen=True)
+class _Sleep:
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Callback:
+    function: Callable[[CallContext], Any]
+    call: CallContext
+    timeout_s: float | None = None  # past it, the callback's answer is not waited for
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    value: Any = None
+    error: BaseException | None = None
+
+
+Plan = Generator[Any, Any, dict[str, Any]]
+
+_FINISHED = object()
+
+
+class _Drive:
+    """What the sync and async drivers share: the plan's state between its requests.
+
+    A driver performs each request its own way and hands back the reply, or the exception it
+    raised to ``absorb``: a ledger error goes back into the plan; an interruption of the body
+    (KeyboardInterrupt, SystemExit, cancellation) is recorded, then re-raised at the end.
+    """
+
+    __slots__ = ("interrupted", "observation", "pending", "plan", "reply", "spec")
+
+    def __init__(self, spec: ToolSpec, plan: Plan) -> None:
+        self.spec = spec
+        self.plan = plan
+        self.reply: Any = None
+        self.pending: BaseException | None = None
+        self.interrupted: BaseException | None = None
+        self.observation: dict[str, Any] = {}
+
+    def next_request(self) -> Any:
+        """The plan's next request, or ``_FINISHED`` once ``observation`` holds its answer."""
+        try:
+            if self.pending is not None:
+                request = self.plan.throw(self.pending)
+            else:
+                request = self.plan.send(self.reply)
+        except StopIteration as stop:
+            if self.interrupted is not None:
+                raise self.interrupted from None
+            self.observation = _limit_output(self.spec, stop.value)
+            return _FINISHED
+        except Exception as exc:
+            if self.pending is None or exc is not self.pending:
+                raise
+            # a ledger write failed where the plan could not say more: what is known, plainly
+            if self.interrupted is not None:
+                raise self.interrupted from None
+            logger.error("ledger failure during %s: %r", self.spec.name, exc)
+            self.observation = words.ledger_failed(self.spec.name, f"{type(exc).__name__}: {exc}")
+            return _FINISHED
+        self.reply, self.pending = None, None
+        return request
+
+    def absorb(self, request: Any, error: BaseException) -> bool:
+        """Whether ``error``, raised performing ``request``, goes back to the plan."""
+        if isinstance(request, _LedgerOp):
+            if isinstance(error, Exception):
+                self.pending = error
+                return True
+            return False
+        if isinstance(request, _Body) and not isinstance(error, SimulatedCrash):
+            self.interrupted = error
+            self.reply = _Outcome(error=error)
+            return True
+        return False
+
+
+# What the model is shown of a result at most; the ledger keeps the whole result. A tool that
+
+
+def _limit_output(spec: ToolSpec, observation: dict[str, Any]) -> dict[str, Any]:
+    if spec.max_output_bytes is None or not observation["ok"]:
+        return observation
+    return words.too_large(observation, spec.max_output_bytes)
+
+
+def _call_callback_sync(request: _Callback) -> _Outcome:
+    if request.timeout_s is not None:
+        return _call_with_deadline(request)
+    try:
+        value = request.function(request.call)
+        if inspect.isawaitable(value):
+            value = _run_awaitable(value)
+        return _Outcome(value=value)
+    except Exception as exc:
+        return _Outcome(error=exc)
+
+
+def _call_with_deadline(request: _Callback) -> _Outcome:
+    """The callback in a thread of its own, waited for at most ``timeout_s``.
+
+    A lookup that hangs (a dead replica, a lock) would otherwise hold the call, or recovery,
+    for as long as it hangs; past its deadline its answer counts as Unknown.
+    """
+    box: list[_Outcome] = []
+    unbounded = replace(request, timeout_s=None)
+    context = contextvars.copy_context()
+    thread = threading.Thread(
+        target=context.run,
+        args=(lambda: box.append(_call_callback_sync(unbounded)),),
+        daemon=True,
+        name="agentguard-lookup",
+    )
+    thread.start()
+    thread.join(request.timeout_s)
+    if box:
+        return box[0]
+    return _Outcome(error=TimeoutError(f"the lookup did not answer within {request.timeout_s} s"))
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _run_awaitable(awaitable: Any) -> Any:
+    async def wait() -> Any:
+        return await awaitable
+
+    return asyncio.run(wait())
+
+
+async def _ledger_op_through_cancellation(drive: _Drive, request: _LedgerOp) -> Any:
+    """Perform a ledger operation in a thread; a cancellation waits for it to finish.
+
+    The thread cannot be stopped: a claim it commits after the caller was cancelled would
+    otherwise stay ``started`` for a body that never runs. The cancellation is kept in
+    ``drive.interrupted`` and re-raised once the plan has recorded what happened.
+    """
+    future = asyncio.ensure_future(asyncio.to_thread(request.operation))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError as exc:
+        drive.interrupted = exc
+    while True:
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            continue  # cancelled again: the operation still has to finish
+
+
+async def _call_callback_async(request: _Callback) -> _Outcome:
+    try:
+        if inspect.iscoroutinefunction(request.function):
+            value = await asyncio.wait_for(request.function(request.call), request.timeout_s)
+        else:
+            answer = asyncio.to_thread(_call_callback_sync, replace(request, timeout_s=None))
+            # a thread cannot be stopped: past the deadline its answer is not waited for
+            outcome: _Outcome = await asyncio.wait_for(asyncio.shield(answer), request.timeout_s)
+            return outcome
+        return _Outcome(value=value)
+    except asyncio.TimeoutError:
+        return _Outcome(
+            error=TimeoutError(f"the lookup did not answer within {request.timeout_s} s")
+        )
+    except Exception as exc:
+        return _Outcome(error=exc)

@@ -1,0 +1,106 @@
+"""Whether an attempt of a call may still be running, and so may still send its request.
+
+A lookup's ``NotFound`` proves only that the effect has not happened *yet*: it settles a call
+only once no attempt of it can send any more. An attempt is known to be over when its outcome
+is recorded or its lease is released (``lease_owner`` cleared); while the lease is held, the
+attempt is over only if its owner process is known to be gone. Attempts of this process are
+tracked here; another process on this machine is looked up by its pid (and start time, so a
+reused pid does not pass for it); a process on another machine cannot be seen, so its attempt
+counts as possibly running (a frozen VM can wake up and send).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections import Counter
+
+_lock = threading.Lock()
+_running: Counter[tuple[str, int]] = Counter()
+_identity: tuple[int, str] = (0, "")
+
+
+def _stat_fields(pid: int | str) -> list[str]:
+    """/proc/PID/stat after the command name (Linux): state first; empty if unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            text = stat.read().decode("ascii", "replace")
+    except OSError:
+        return []
+    # the command name (field 2) may hold spaces and parentheses: split after its last ')'
+    return text[text.rfind(")") + 2 :].split()
+
+
+def _start_ticks(pid: int | str) -> str | None:
+    """The process's start time in clock ticks since boot, or None if unknown."""
+    fields = _stat_fields(pid)
+    return fields[19] if len(fields) > 19 else None
+
+
+def _pid_namespace() -> str:
+    try:
+        return str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        return "0"
+
+
+def process_identity() -> str:
+    """``host:pid:pid-namespace:start``: names this process, and no later one with its pid."""
+    global _identity
+    pid = os.getpid()
+    if _identity[0] != pid:  # computed once per process (again in a forked child)
+        _identity = (pid, f"{socket.gethostname()}:{pid}:{_pid_namespace()}:{_start_ticks(pid)}")
+    return _identity[1]
+
+
+def begin(call_id: str, attempt: int) -> None:
+    with _lock:
+        _running[(call_id, attempt)] += 1
+
+
+def end(call_id: str, attempt: int) -> None:
+    with _lock:
+        key = (call_id, attempt)
+        _running[key] -= 1
+        if _running[key] <= 0:
+            del _running[key]
+
+
+def running_here(call_id: str, attempt: int) -> bool:
+    with _lock:
+        return _running.get((call_id, attempt), 0) > 0
+
+
+def owner_may_be_running(owner: str | None, call_id: str, attempt: int) -> bool:
+    """Whether the attempt ``attempt`` of ``call_id``, leased by ``owner``, may still send."""
+    if owner is None:
+        return False  # released: its outcome is recorded or it is known to have stopped
+    identity = owner.rsplit("@", 1)[-1]
+    parts = identity.split(":")
+    here = process_identity().split(":")
+    if len(parts) not in (2, 4) or parts[0] != here[0]:
+        return True  # a worker id we cannot read, or another machine: it cannot be seen
+    if not parts[1].isdigit():
+        return True
+    pid = int(parts[1])
+    if len(parts) == 4 and parts[2] != here[2]:
+        return True  # another pid namespace (container) on the same host name
+    if identity == process_identity() or (len(parts) == 2 and pid == os.getpid()):
+        return running_here(call_id, attempt)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, under another user
+    except OSError:
+        return True
+    fields = _stat_fields(pid)
+    if fields and fields[0] in ("Z", "X"):
+        return False  # exited, not yet reaped
+    if len(parts) == 4 and parts[3] != "None":
+        started = fields[19] if len(fields) > 19 else None
+        if started is not None and started != parts[3]:
+            return False  # the pid was reused by a later process
+    return True

@@ -1,0 +1,129 @@
+"""Input hashes are the same in every process: the same request is recognised across workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentguard.runtime import Runtime, guarded
+
+REPO = Path(__file__).resolve().parents[2]
+
+HASH_SCRIPT = textwrap.dedent(
+    """
+    import dataclasses, datetime, decimal, enum, json, sys, uuid
+    import pydantic
+    from agentguard.runtime.hashing import input_hash
+
+    class Colour(enum.Enum):
+        RED = "red"
+
+    @dataclasses.dataclass
+    class Address:
+        street: str
+        tags: frozenset
+
+    class Customer(pydantic.BaseModel):
+        name: str
+        since: datetime.date
+
+    args = {
+        "tags": {"gift", "express", "fragile", "insured", "weekend"},
+        "nested": [frozenset({"b", "a", "c"}), ("x", 1)],
+        "colour": Colour.RED,
+        "address": Address("Main St 1", frozenset({"home", "billing", "office"})),
+        "customer": Customer(name="Ada", since=datetime.date(2026, 1, 2)),
+        "at": datetime.datetime(2026, 11, 29, 2, 0, tzinfo=datetime.timezone.utc),
+        "amount": decimal.Decimal("19.90"),
+        "blob": b"\\x00\\xffpayload",
+        "id": uuid.UUID("12345678-1234-5678-1234-567812345678"),
+    }
+    print(input_hash(args))
+    """
+)
+
+
+def _run(script: str, seed: int, *args: str) -> str:
+    environment = {**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": str(REPO)}
+    completed = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    return completed.stdout.strip()
+
+
+def test_the_input_hash_is_the_same_in_every_process() -> None:
+    hashes = {_run(HASH_SCRIPT, seed) for seed in (1, 2, 3, 4, 5, 6)}
+    assert len(hashes) == 1, hashes
+
+
+CALL_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    from agentguard.runtime import Runtime, guarded, open_ledger
+
+    url, applied_file, explicit = sys.argv[1], sys.argv[2], sys.argv[3] == "explicit"
+    runtime = Runtime(ledger=open_ledger(url))
+    key = (lambda call: "label:" + call.args["parcel"]) if explicit else None
+
+    @guarded(runtime, risk="write", key=key)
+    def print_label(parcel: str, options: set) -> str:
+        with open(applied_file, "a") as applied:   # the downstream: every request is applied
+            applied.write(parcel + "\\n")
+        return "label for " + parcel
+
+    with runtime.run(run_id="run-1", user_id="u1"):
+        observation = print_label(parcel="p1", options={"gift", "express", "fragile", "insured"})
+    print(json.dumps({"code": observation["code"], "replayed": observation["metadata"]["replayed"]}))
+    """
+)
+
+
+@pytest.mark.parametrize("key", ["default", "explicit"])
+def test_the_same_request_from_another_process_is_recognised(
+    ledger_url: str, key: str, tmp_path: Path
+) -> None:
+    applied = tmp_path / "applied.txt"
+    outcomes = [
+        json.loads(_run(CALL_SCRIPT, seed, ledger_url, str(applied), key)) for seed in (11, 12, 13)
+    ]
+    assert outcomes[0] == {"code": None, "replayed": False}
+    # a set argument iterates in another order in each process, yet it is the same request
+    assert outcomes[1:] == [{"code": None, "replayed": True}] * 2
+    assert applied.read_text().splitlines() == ["p1"]
+
+
+class Opaque:
+    """An object with no defined encoding: its repr() holds a memory address."""
+
+
+def test_an_argument_without_canonical_form_is_refused_before_anything_runs(
+    runtime: Runtime,
+) -> None:
+    ran: list[Any] = []
+
+    @guarded(runtime, risk="write")
+    def send(message: str, attachment: Any) -> str:
+        ran.append(attachment)
+        return "sent"
+
+    with runtime.run(run_id="r1"):
+        observation = send(message="hi", attachment={"files": [Opaque()]})
+    assert observation["code"] == "INVALID_ARGUMENTS"
+    assert observation["ok"] is False
+    assert "attachment['files'][0]" in observation["content"]
+    assert "Opaque" in observation["content"]
+    assert not ran
+    assert runtime.ledger.entries() == []

@@ -1,0 +1,150 @@
+"""The runtime's own timeout_s never lets a second request out while the first can still send."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+from agentguard.runtime import Runtime, Status, current_call, guarded
+from tests.runtime.downstream import RecordingDownstream, wait_until
+
+
+def slow_order_tool(
+    runtime: Runtime, downstream: RecordingDownstream, release: threading.Event, **options: Any
+) -> Any:
+    @guarded(
+        runtime,
+        risk="write",
+        idempotency="conditional",
+        key=lambda call: f"order:{call.user_id}:{call.args['cart_id']}",
+        reconcile=downstream.lookup,
+        timeout_s=0.1,
+        **options,
+    )
+    def create_order(cart_id: str) -> dict[str, Any]:
+        """Create an order; the service is slow to accept the request."""
+        key = current_call().idempotency_key
+        release.wait(5)  # still connecting when the runtime stops waiting
+        return downstream.create(key, cart_id=cart_id)
+
+    return create_order
+
+
+@pytest.mark.parametrize("replay", ["auto", "never"])
+def test_an_abandoned_sync_body_that_sends_later_is_applied_once(
+    runtime: Runtime, replay: str
+) -> None:
+    downstream = RecordingDownstream()
+    release = threading.Event()
+    create_order = slow_order_tool(runtime, downstream, release, replay=replay)
+    with runtime.run(run_id="r1", user_id="u1"):
+        first = create_order(cart_id="c1")
+        # the model, told the call timed out, calls again at once
+        second = create_order(cart_id="c1")
+    assert first["code"] == "SIDE_EFFECT_UNCERTAIN"
+    assert first["metadata"]["still_running"] is True
+    assert first["metadata"]["retryable"] is False
+    assert second["code"] == "SIDE_EFFECT_UNCERTAIN"
+    assert not downstream.applied
+    entry = runtime.ledger.get(first["metadata"]["call_id"])
+    assert entry is not None and entry.status is Status.UNCERTAIN and entry.attempts == 1
+
+    release.set()  # the abandoned attempt reaches the service now
+    call_id = first["metadata"]["call_id"]
+    assert wait_until(lambda: _status(runtime, call_id) is Status.SUCCEEDED)
+    with runtime.run(run_id="r1", user_id="u1"):
+        third = create_order(cart_id="c1")
+    assert third["ok"] and third["metadata"]["replayed"]
+    assert len(downstream.applied) == 1
+
+
+def test_an_abandoned_attempt_that_failed_without_effect_lets_the_lookup_settle(
+    runtime: Runtime,
+) -> None:
+    downstream = RecordingDownstream()
+    release = threading.Event()
+
+    @guarded(
+        runtime,
+        risk="write",
+        key=lambda call: f"order:{call.args['cart_id']}",
+        reconcile=downstream.lookup,
+        replay="auto",
+        timeout_s=0.1,
+    )
+    def create_order(cart_id: str) -> dict[str, Any]:
+        """Create an order; the first attempt never connects."""
+        key = current_call().idempotency_key
+        if current_call().attempt == 1:
+            release.wait(5)
+            raise TimeoutError("connect timed out")  # may have sent: the outcome stays unknown
+        return downstream.create(key, cart_id=cart_id)
+
+    with runtime.run(run_id="r1"):
+        first = create_order(cart_id="c2")
+    assert first["metadata"]["still_running"] is True
+    release.set()
+    call_id = first["metadata"]["call_id"]
+    assert wait_until(lambda: _lease_owner(runtime, call_id) is None)
+    with runtime.run(run_id="r1"):
+        second = create_order(cart_id="c2")
+    # the first attempt is over and the lookup found nothing: replay="auto" runs it once more
+    assert second["ok"], second
+    assert len(downstream.applied) == 1
+
+
+def test_a_cancelled_async_body_whose_thread_sends_later_is_applied_once(
+    runtime: Runtime,
+) -> None:
+    downstream = RecordingDownstream()
+    release = threading.Event()
+
+    @guarded(
+        runtime,
+        risk="write",
+        key=lambda call: f"order:{call.args['cart_id']}",
+        reconcile=downstream.lookup,
+        replay="auto",
+        timeout_s=0.1,
+        lease_s=30,
+    )
+    async def create_order(cart_id: str) -> dict[str, Any]:
+        """Create an order through a blocking client run in a thread."""
+        key = current_call().idempotency_key
+
+        def send() -> dict[str, Any]:
+            release.wait(5)
+            return downstream.create(key, cart_id=cart_id)
+
+        return await asyncio.to_thread(send)
+
+    async def agent() -> None:
+        async with runtime.run(run_id="r1"):
+            first = await create_order(cart_id="c3")
+            second = await create_order(cart_id="c3")
+            assert first["code"] == second["code"] == "SIDE_EFFECT_UNCERTAIN"
+            assert first["metadata"]["still_running"] is True
+            assert not downstream.applied
+            release.set()
+            for _ in range(500):
+                if downstream.applied:
+                    break
+                await asyncio.sleep(0.01)
+            third = await create_order(cart_id="c3")
+        assert third["ok"], third  # the lookup finds the order the cancelled attempt made
+
+    asyncio.run(agent())
+    assert len(downstream.applied) == 1
+
+
+def _status(runtime: Runtime, call_id: str) -> Status | None:
+    entry = runtime.ledger.get(call_id)
+    return entry.status if entry else None
+
+
+def _lease_owner(runtime: Runtime, call_id: str) -> str | None:
+    entry = runtime.ledger.get(call_id)
+    return entry.lease_owner if entry else "missing"
