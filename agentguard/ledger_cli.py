@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -62,6 +63,18 @@ def _open(url: str) -> Ledger:
     # The runtime is imported by the ledger commands only: `check` never needs it.
     from agentguard.runtime.ledger import open_ledger
 
+    if url.startswith("sqlite:///"):
+        # Opening a SQLite file creates it: run from the wrong folder during an incident, an
+        # empty new ledger would say that nothing is uncertain.
+        path = Path(url[len("sqlite:///") :])
+        if not path.is_file():
+            typer.echo(
+                f"error: no ledger at {path}"
+                + (f" (in {Path.cwd()})" if not path.is_absolute() else "")
+                + "; pass --ledger sqlite:///PATH of the agent's ledger file",
+                err=True,
+            )
+            raise typer.Exit(2)
     try:
         return open_ledger(url)
     except ValueError as exc:
@@ -129,7 +142,8 @@ def list_entries(
 
             statuses = [Status(value) for value in status]
         except ValueError as exc:
-            raise typer.BadParameter(str(exc), param_hint="--status") from exc
+            valid = ", ".join(s.value for s in Status)
+            raise typer.BadParameter(f"{exc}; choose from {valid}", param_hint="--status") from exc
     with _open(ledger_url) as ledger:
         entries = ledger.entries(run_id=run, tool_name=tool, status=statuses, limit=limit)
         _emit_entries(entries, output, "ledger entries")

@@ -98,3 +98,22 @@ def test_resolve_records_a_human_decision(populated: Any) -> None:
     )
     assert again.exit_code == 1
     assert "only uncertain" in again.output
+
+
+@pytest.mark.parametrize("command", [["list"], ["show", "call-1"]])
+def test_a_missing_ledger_file_is_an_error_and_is_not_created(
+    tmp_path: Path, command: list[str]
+) -> None:
+    missing = tmp_path / "elsewhere" / "ledger.db"
+    result = runner.invoke(ledger_app, [*command, "--ledger", f"sqlite:///{missing}"])
+    assert result.exit_code == 2
+    assert f"no ledger at {missing}" in result.output
+    assert not missing.exists() and not missing.parent.exists()
+
+
+def test_an_unknown_status_lists_the_valid_ones(populated: Any) -> None:
+    url, _, _ = populated
+    result = runner.invoke(ledger_app, ["list", "--ledger", url, "--status", "bogus"])
+    assert result.exit_code == 2
+    for status in ("planned", "approved", "started", "succeeded", "failed", "uncertain"):
+        assert status in result.output
