@@ -76,7 +76,12 @@ def extractor_digest() -> str:
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent.parent
     # The facts' spans and parse problems are classes of diagnostics.py.
-    for name in ("facts/extract.py", "facts/module_facts.py", "diagnostics.py"):
+    for name in (
+        "facts/extract.py",
+        "facts/module_facts.py",
+        "facts/static_strings.py",
+        "diagnostics.py",
+    ):
         digest.update((package / name).read_bytes())
     return digest.hexdigest()[:16]
 

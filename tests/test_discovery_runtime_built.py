@@ -1,0 +1,58 @@
+"""Tools built at run time: a closure made per entry of a list of specs and handed to a
+tool factory, and a function nested in the method that registers it."""
+
+from __future__ import annotations
+
+from tests.test_tool_discovery import discover, line_of
+
+SPECS = """\
+import httpx
+from langchain_core.tools import StructuredTool
+
+ENDPOINTS = [
+    {"name": "create_ticket", "path": "/tickets"},
+    {"name": "close_ticket", "path": "/tickets/close"},
+]
+
+
+def build_tools(base_url: str) -> list[StructuredTool]:
+    tools = []
+    for spec in ENDPOINTS:
+
+        def call_endpoint(payload: dict, _path: str = spec["path"]) -> dict:
+            return httpx.post(base_url + _path, json=payload).json()
+
+        tools.append(
+            StructuredTool.from_function(func=call_endpoint, name=spec["name"], description="")
+        )
+    return tools
+"""
+
+
+def test_a_closure_made_per_spec_entry_is_a_tool_reaching_its_call() -> None:
+    tools = discover({"desk/tools.py": SPECS})
+    assert [(t.framework, t.functions, t.anchor.span.line) for t in tools] == [
+        (
+            "langchain",
+            ["desk.tools.build_tools.<locals>.call_endpoint"],
+            line_of(SPECS, "def call_endpoint"),
+        )
+    ]
+    assert [e.kind for e in tools[0].effects] == ["network_write"]
+
+
+def test_a_name_nested_elsewhere_is_not_taken() -> None:
+    source = """\
+    from langchain_core.tools import StructuredTool
+
+
+    def helpers():
+        def call_endpoint(payload: dict) -> dict:
+            return payload
+        return call_endpoint
+
+
+    def build_tools():
+        return [StructuredTool.from_function(func=call_endpoint, name="x", description="")]
+    """
+    assert discover({"desk/tools.py": source}) == []
