@@ -82,3 +82,86 @@ def test_a_branch_tool_is_one_tool_per_name_even_when_branches_share_a_helper() 
         "count_items",
         "drop_table",
     ]
+
+
+HANDLERS = """\
+import httpx
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+server = Server("tracker")
+
+
+class CreateIssue:
+    def run_tool(self, arguments: dict) -> str:
+        return httpx.post("https://tracker.example/issues", json=arguments).text
+
+    def describe(self) -> str:
+        return "Open an issue"
+
+
+class ListIssues:
+    def run_tool(self, arguments: dict) -> str:
+        return httpx.get("https://tracker.example/issues").text
+
+    def describe(self) -> str:
+        return "List issues"
+
+
+HANDLERS = {"create_issue": CreateIssue(), "list_issues": ListIssues()}
+
+
+@server.list_tools()
+async def list_tools() -> list[Tool]:
+    return [
+        Tool(name="create_issue", description="Open an issue", inputSchema={}),
+        Tool(name="list_issues", description="List issues", inputSchema={}),
+    ]
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    return [TextContent(type="text", text=HANDLERS[name].run_tool(arguments))]
+"""
+
+
+def test_dispatch_through_a_dict_of_handler_objects() -> None:
+    tools = discover({"tracker/server.py": HANDLERS})
+    found = {t.name: (t.functions, t.anchor.span.line) for t in tools}
+    assert found == {
+        "create_issue": (
+            ["tracker.server.CreateIssue.run_tool"],
+            line_of(HANDLERS, "def run_tool"),
+        ),
+        "list_issues": (
+            ["tracker.server.ListIssues.run_tool"],
+            line_of(HANDLERS, "def run_tool") + 8,
+        ),
+    }
+
+
+BOUND = """\
+from mcp.server.lowlevel import Server
+from mcp.types import Tool
+
+
+class NotesServer:
+    def __init__(self) -> None:
+        self.server = Server("notes")
+        self.notes: list[str] = []
+        self.handlers = {"add_note": self._append_note}
+
+    def _append_note(self, text: str) -> str:
+        self.notes.append(text)
+        return "ok"
+
+    def tools(self) -> list[Tool]:
+        return [Tool(name="add_note", description="Add a note", inputSchema={})]
+"""
+
+
+def test_dispatch_through_a_dict_of_bound_methods() -> None:
+    tools = discover({"notes/server.py": BOUND})
+    assert [(t.name, t.functions) for t in tools] == [
+        ("add_note", ["notes.server.NotesServer._append_note"])
+    ]

@@ -1,9 +1,9 @@
 """Honest coverage: the files that use a framework's tool API where no tool was found.
 
 A registration the analyser does not understand (a factory handed a computed function, a
-tool class with no entry method it knows, a low-level ``Tool(...)`` whose dispatch it cannot
-follow) must not end as a silent zero: each such file is named with the first place it
-touches the API.
+tool class with no entry method it knows, a low-level server's ``list_tools`` handler whose
+dispatch it cannot follow) must not end as a silent zero: each such file is named with the
+first place it touches the API.
 """
 
 from __future__ import annotations
@@ -38,26 +38,34 @@ def coverage_gaps(project: ProjectModel) -> list[CoverageGap]:
     """One gap per non-test file that touches a framework's tool API where no tool was
     found, at its first touch point."""
     covered = {t.path for t in project.tools} | {t.site.path for t in project.tools}
+    methods = registration_methods(project) | {"list_tools", "call_tool"}
+    handlers = {
+        f"{server}.{handler}"
+        for server in project.catalog.mcp_lowlevel_servers
+        for handler in ("list_tools", "call_tool")
+    }
     gaps: list[CoverageGap] = []
     for facts in project.modules.values():
         if facts.is_test or facts.path in covered:
             continue
-        touches = sorted(_touches(project, facts), key=lambda t: (t.span.line, t.span.column))
+        touches = sorted(
+            _touches(project, facts, methods, handlers),
+            key=lambda t: (t.span.line, t.span.column),
+        )
         if touches:
             gaps.append(touches[0])
     return sorted(gaps, key=lambda g: (g.path, g.span.line))
 
 
-def _touches(project: ProjectModel, facts: ModuleFacts) -> list[CoverageGap]:
+def _touches(
+    project: ProjectModel, facts: ModuleFacts, methods: frozenset[str], handlers: set[str]
+) -> list[CoverageGap]:
     forms = project.catalog.tool_forms
-    methods = registration_methods(project)
-    tool_types = set(project.catalog.mcp_tool_types)
-    handlers = {f"{server}.call_tool" for server in project.catalog.mcp_lowlevel_servers}
     found: list[CoverageGap] = []
     for fn in facts.functions.values():
         for dec in fn.decorators:
             name = dec.qualname.replace("()", "")
-            if name.rsplit(".", 1)[-1] not in methods | {"call_tool"}:
+            if name.rsplit(".", 1)[-1] not in methods:
                 continue
             for candidate in registration_names(project, name, fn, facts):
                 form = forms["decorator"](candidate)
@@ -69,9 +77,6 @@ def _touches(project: ProjectModel, facts: ModuleFacts) -> list[CoverageGap]:
                     break
     for site in project.call_sites(facts):
         call = site.call
-        if call.callee.replace("()", "") in tool_types:
-            found.append(CoverageGap(facts.path, call.span, "mcp", f"{call.text}(...)"))
-            continue
         if call.method not in methods:
             continue
         for candidate in (

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import ModuleFacts, Value
 from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
+from agentguard.project.discovery_subclasses import enclosing_class
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
@@ -107,3 +108,31 @@ def add_inline_branch_tool(
     tool.declarations += discovery._declarations_from_options(project, "mcp", options, site, facts)
     project.tools.append(tool)
     return True
+
+
+def handler_entry(
+    project: ProjectModel, value: Value, facts: ModuleFacts, function: str | None
+) -> str | None:
+    """The function a name-to-handler dict entry runs when it is not a plain function: a
+    bound method (``self.create_issue``) of the class the dict is built in, or a handler
+    object (``CreateIssueHandler()``) of a project class, whose method the dispatch calls
+    on the looked-up entry (``handlers[name].run_tool(arguments)``) or, failing that, its
+    one public method."""
+    written = value.text
+    if value.kind == "attr" and written.startswith("self.") and written.count(".") == 1:
+        owner = project.function(function) if function else None
+        cls_qual = enclosing_class(project, owner) if owner else None
+        return project.find_method(cls_qual, written[5:]) if cls_qual else None
+    if value.kind != "call" or value.qualname not in project.classes:
+        return None
+    cls_qual = value.qualname
+    assert cls_qual is not None
+    for call in facts.calls:
+        receiver = call.receiver or ""
+        if ("[" in receiver or ".get(" in receiver) and call.method:
+            method = project.find_method(cls_qual, call.method)
+            if method:
+                return method
+    cls = project.classes[cls_qual][0]
+    public = [m for m in cls.methods if not m.rsplit(".", 1)[-1].startswith("_")]
+    return public[0] if len(public) == 1 and public[0] in project.functions else None

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Decorator, Function, ModuleFacts
-from agentguard.project import tools as discovery
 from agentguard.project.tool_facts import SELF_NAMES
 
 if TYPE_CHECKING:
@@ -129,13 +128,16 @@ def registration_methods(project: ProjectModel) -> frozenset[str]:
 def discover_subclass_registrations(project: ProjectModel) -> None:
     """Decorators and registration calls whose framework form shows only once the name is
     expanded through the project's classes (see the module docstring)."""
+    from agentguard.project import tools as discovery
+
     forms = project.catalog.tool_forms
     methods = registration_methods(project)
+    tool_functions = {q for t in project.tools for q in t.functions}
     for facts in project.modules.values():
         if facts.is_test:
             continue
         for fn in facts.functions.values():
-            if not fn.decorators or any(fn.qualname in t.functions for t in project.tools):
+            if not fn.decorators or fn.qualname in tool_functions:
                 continue
             for dec in fn.decorators:
                 if forms["decorator"](dec.qualname) is not None:

@@ -11,6 +11,7 @@ from agentguard.project.discovery_lowlevel_mcp import (
     add_inline_branch_tool,
     branch_name,
     enum_member_name,
+    handler_entry,
 )
 from agentguard.project.discovery_runtime_built import local_function
 from agentguard.project.discovery_toolkits import runtime_spec_functions, spec_function_names
@@ -228,6 +229,9 @@ def discover_tools(
         _discover_from_registry(project, call, facts, callee)
     _discover_lowlevel_mcp(project)
     _discover_raw_schemas(project)
+    from agentguard.project.discovery_structural import discover_structural_tools
+
+    discover_structural_tools(project)
     project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
 
 
@@ -532,7 +536,9 @@ def _dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> st
         value = assignment.value
         if value.kind == "dict" and name in value.items:
             target = value.items[name]
-            qual = project.project_function(target.qualname, facts)
+            qual = project.project_function(target.qualname, facts) or handler_entry(
+                project, target, facts, assignment.function
+            )
             if qual:
                 return qual
     # 2. if name == "create_order": / case "create_order": the first project function

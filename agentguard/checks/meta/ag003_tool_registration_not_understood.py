@@ -12,7 +12,7 @@ class ToolRegistrationNotUnderstood(Rule):
     """
     ## What it does
     Reports a file that uses an agent framework's tool API (a tool decorator or factory, a
-    tool base class, a low-level MCP `Tool(...)` or `call_tool` handler) where agentguard
+    tool base class, a low-level MCP `list_tools` or `call_tool` handler) where agentguard
     found no tool, at the first place the file touches that API.
 
     ## Why it matters
@@ -80,7 +80,7 @@ class ToolRegistrationNotUnderstood(Rule):
             "async def list_tools() -> list[Tool]:\n"
             '    return [Tool(name=f"{prefix}_order", description="Orders", inputSchema={})\n'
             '            for prefix in ("create", "cancel")]\n',
-            line=9,
+            line=7,
             message_contains="uses mcp",
         ),
     )
