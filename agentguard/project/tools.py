@@ -229,9 +229,11 @@ def discover_tools(
         _discover_from_registry(project, call, facts, callee)
     _discover_lowlevel_mcp(project)
     _discover_raw_schemas(project)
+    from agentguard.project.discovery_records import discover_record_tools
     from agentguard.project.discovery_structural import discover_structural_tools
 
     discover_structural_tools(project)
+    discover_record_tools(project)
     project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
 
 
