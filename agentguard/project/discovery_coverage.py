@@ -38,11 +38,14 @@ def coverage_gaps(project: ProjectModel) -> list[CoverageGap]:
     """One gap per non-test file that touches a framework's tool API where no tool was
     found, at its first touch point."""
     covered = {t.path for t in project.tools} | {t.site.path for t in project.tools}
-    methods = registration_methods(project) | {"list_tools", "call_tool"}
+    handler_methods: set[str] = set()
+    for spec in (project.catalog.data.get("frameworks") or {}).values():
+        handler_methods.update(((spec or {}).get("lowlevel") or {}).get("handlers") or [])
+    methods = registration_methods(project) | handler_methods
     handlers = {
         f"{server}.{handler}"
         for server in project.catalog.mcp_lowlevel_servers
-        for handler in ("list_tools", "call_tool")
+        for handler in handler_methods
     }
     gaps: list[CoverageGap] = []
     for facts in project.modules.values():

@@ -1,10 +1,11 @@
 """Registries of plain tool records: a project's own ``Tool(name=..., description=...,
 func=...)`` record class, or dicts ``{"name": ..., "description": ..., "fn": ...}``.
 
-A record that gives a model-facing name, a description and a project function is a tool
-named by its record, run by that function: the shape of a tool handed to a model, whatever
-the record's class or keys are called. The description is asked for so that routes, menu
-entries and other name-to-function tables are not taken for tools.
+A record that gives a model-facing name, a description (or parameter schema) and a project
+function is a tool named by its record, run by that function: the shape of a tool handed to
+a model, whatever the record's class is called. The description is asked for so that
+routes, menu entries and other name-to-function tables are not taken for tools. The field
+names are ``structural_bases``' in rules/frameworks.yaml.
 """
 
 from __future__ import annotations
@@ -14,13 +15,11 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
 from agentguard.project.discovery_runtime_built import local_function
+from agentguard.project.discovery_structural import structural_spec
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
-
-NAME_KEYS = ("name", "tool_name")
-DESCRIPTION_KEYS = ("description", "desc", "help")
 
 
 def _record_tool(
@@ -29,14 +28,16 @@ def _record_tool(
     facts: ModuleFacts,
     span: Span,
     call: Call | None,
+    keys: tuple[list[str], list[str]],
 ) -> None:
-    name_value = next((fields[k] for k in NAME_KEYS if k in fields), None)
+    name_keys, description_keys = keys
+    name_value = next((fields[k] for k in name_keys if k in fields), None)
     name = name_value.string() if name_value is not None else None
-    if not name or not any(k in fields for k in DESCRIPTION_KEYS):
+    if not name or not any(k in fields for k in description_keys):
         return
     function: str | None = None
     for key, value in fields.items():
-        if key in NAME_KEYS or key in DESCRIPTION_KEYS or value.kind != "name":
+        if key in name_keys or key in description_keys or value.kind != "name":
             continue
         function = project.project_function(value.qualname, facts)
         if function is None and call is not None:
@@ -48,7 +49,7 @@ def _record_tool(
     from agentguard.project import tools as discovery
 
     fn = project.functions[function][0]
-    description = next((fields[k] for k in DESCRIPTION_KEYS if k in fields), None)
+    description = fields.get("description")
     project.tools.append(
         ToolFacts(
             name=name,
@@ -67,18 +68,27 @@ def _record_tool(
 
 
 def discover_record_tools(project: ProjectModel) -> None:
+    _, spec = structural_spec(project)
+    if spec is None:
+        return
+    keys = (list(spec.get("name_attributes") or []), list(spec.get("declaration_attributes") or []))
     for facts in project.modules.values():
         if facts.is_test:
             continue
         for site in project.call_sites(facts):
             call = site.call
             if site.callee in project.classes and call.kwargs:
-                _record_tool(project, call.kwargs, facts, call.span, call)
+                _record_tool(project, call.kwargs, facts, call.span, call, keys)
         for assignment in facts.assignments:
             value = assignment.value
             if value.kind == "list":
                 for element in value.elements:
                     if element.kind == "dict":
                         _record_tool(
-                            project, element.items, facts, element.span or assignment.span, None
+                            project,
+                            element.items,
+                            facts,
+                            element.span or assignment.span,
+                            None,
+                            keys,
                         )

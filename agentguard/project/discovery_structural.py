@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
 
 
-def _spec(project: ProjectModel) -> tuple[str, Any]:
+def structural_spec(project: ProjectModel) -> tuple[str, Any]:
+    """The framework entry holding ``structural_bases`` in the catalogue, and that section."""
     for framework, spec in (project.catalog.data.get("frameworks") or {}).items():
         if spec and spec.get("structural_bases"):
             return framework, spec["structural_bases"]
@@ -60,7 +61,7 @@ def _declared_name(cls: ClassDef, attributes: list[str]) -> str | None:
 
 
 def discover_structural_tools(project: ProjectModel) -> None:
-    framework, spec = _spec(project)
+    framework, spec = structural_spec(project)
     if spec is None:
         return
     names = list(spec.get("name_attributes") or [])
