@@ -63,6 +63,11 @@ def test_functions_a_spec_attaches_at_run_time_are_tools() -> None:
     ]
 
 
+def test_self_in_a_function_nested_in_a_method_is_the_method_self() -> None:
+    (tool,) = discover({"hooks/spec.py": RUNTIME})
+    assert [(e.kind, e.sink) for e in tool.effects] == [("network_write", "requests.post")]
+
+
 def test_a_nested_function_never_attached_is_no_tool() -> None:
     source = RUNTIME.replace('            setattr(self, hook["name"], trigger)\n', "")
     assert discover({"hooks/spec.py": source}) == []
