@@ -56,3 +56,35 @@ def test_a_name_nested_elsewhere_is_not_taken() -> None:
         return [StructuredTool.from_function(func=call_endpoint, name="x", description="")]
     """
     assert discover({"desk/tools.py": source}) == []
+
+
+TOOLKIT = """\
+import httpx
+from langchain_core.tools import BaseTool, StructuredTool
+
+
+class CalendarToolkit:
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def create_event(self, title: str, start: str) -> dict:
+        return httpx.post("https://cal.example/events", json={"title": title, "start": start}).json()
+
+    def list_events(self, day: str) -> list:
+        return httpx.get(f"https://cal.example/events?day={day}").json()
+
+    def get_tools(self) -> list[BaseTool]:
+        return [
+            StructuredTool.from_function(func=self.create_event, name="create_event"),
+            StructuredTool.from_function(func=self.list_events, name="list_events"),
+        ]
+"""
+
+
+def test_bound_methods_a_toolkit_hands_to_a_factory_are_tools() -> None:
+    tools = discover({"cal/toolkit.py": TOOLKIT})
+    found = {t.name: (t.functions, sorted({e.kind for e in t.effects})) for t in tools}
+    assert found == {
+        "create_event": (["cal.toolkit.CalendarToolkit.create_event"], ["network_write"]),
+        "list_events": (["cal.toolkit.CalendarToolkit.list_events"], []),
+    }

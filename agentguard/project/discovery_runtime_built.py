@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import Call, Value
+from agentguard.project.discovery_subclasses import enclosing_class
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -19,8 +20,15 @@ if TYPE_CHECKING:
 
 def local_function(project: ProjectModel, value: Value | None, call: Call) -> str | None:
     """The function nested in ``call``'s function (or in one enclosing it) that the bare
-    name ``value`` refers to."""
-    if value is None or value.kind != "name" or call.function is None:
+    name ``value`` refers to, or the method a bound ``self.method`` names (a toolkit's
+    ``get_tools`` handing ``StructuredTool.from_function(func=self.search)``)."""
+    if value is None or call.function is None:
+        return None
+    if value.kind == "attr" and value.text.startswith("self.") and value.text.count(".") == 1:
+        caller = project.function(call.function)
+        owner = enclosing_class(project, caller) if caller is not None else None
+        return project.find_method(owner, value.text[5:]) if owner else None
+    if value.kind != "name":
         return None
     scope: str | None = call.function
     while scope:
