@@ -1,5 +1,5 @@
 """Registries of plain tool records: a project's own record class and lists of dicts that
-give a name, a description and the function to run."""
+give a name, a parameter schema and the function to run."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import httpx
 class ToolSpec:
     name: str
     description: str
+    parameters: dict
     handler: Callable[..., str]
 
 
@@ -28,11 +29,21 @@ def invoice_status(invoice_id: str) -> str:
 
 
 REGISTRY = [
-    ToolSpec(name="send_invoice", description="Send an invoice.", handler=send_invoice),
+    ToolSpec(
+        name="send_invoice",
+        description="Send an invoice.",
+        parameters={"type": "object", "properties": {"customer_id": {"type": "string"}}},
+        handler=send_invoice,
+    ),
 ]
 
 PLAIN = [
-    {"name": "invoice_status", "description": "Look an invoice up.", "fn": invoice_status},
+    {
+        "name": "invoice_status",
+        "description": "Look an invoice up.",
+        "parameters": {"type": "object", "properties": {"invoice_id": {"type": "string"}}},
+        "fn": invoice_status,
+    },
 ]
 """
 
@@ -49,7 +60,7 @@ def test_records_naming_a_function_and_a_description_are_tools() -> None:
     }
 
 
-def test_a_name_to_function_table_without_descriptions_is_no_tool() -> None:
+def test_a_name_to_function_table_without_a_parameter_schema_is_no_tool() -> None:
     routes = """\
     from dataclasses import dataclass
 
@@ -65,6 +76,6 @@ def test_a_name_to_function_table_without_descriptions_is_no_tool() -> None:
 
 
     ROUTES = [Route(name="home", endpoint=home)]
-    MENU = [{"name": "home", "action": home}]
+    MENU = [{"name": "home", "description": "Home page", "action": home}]
     """
     assert discover({"web/routes.py": routes}) == []

@@ -108,6 +108,14 @@ class IssueCreator:
 """
 
 
+def test_a_command_table_with_names_and_descriptions_is_no_tool_family() -> None:
+    commands = BASE.replace(
+        '    def spec(self) -> dict:\n        return {"name": self.name, "description": self.description}\n',
+        "",
+    )
+    assert discover({"ops/base.py": commands, "ops/actions.py": ACTIONS}) == []
+
+
 def test_a_class_describing_itself_to_a_model_api_is_a_tool() -> None:
     tools = discover({"tracker/tools.py": SELF_DESCRIBED})
     assert [(t.name, t.functions, t.anchor.span.line) for t in tools] == [

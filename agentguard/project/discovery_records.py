@@ -1,11 +1,11 @@
 """Registries of plain tool records: a project's own ``Tool(name=..., description=...,
 func=...)`` record class, or dicts ``{"name": ..., "description": ..., "fn": ...}``.
 
-A record that gives a model-facing name, a description (or parameter schema) and a project
-function is a tool named by its record, run by that function: the shape of a tool handed to
-a model, whatever the record's class is called. The description is asked for so that
-routes, menu entries and other name-to-function tables are not taken for tools. The field
-names are ``structural_bases``' in rules/frameworks.yaml.
+A record that gives a model-facing name, a parameter schema and a project function is a
+tool named by its record, run by that function: the shape of a tool handed to a model,
+whatever the record's class is called. The schema is asked for so that routes, menu
+entries, command tables and other name-to-function tables are not taken for tools. The
+field names are ``structural_bases``' in rules/frameworks.yaml.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ def _record_tool(
     facts: ModuleFacts,
     span: Span,
     call: Call | None,
-    keys: tuple[list[str], list[str]],
+    keys: tuple[list[str], list[str], list[str]],
 ) -> None:
-    name_keys, description_keys = keys
+    name_keys, description_keys, schema_keys = keys
     name_value = next((fields[k] for k in name_keys if k in fields), None)
     name = name_value.string() if name_value is not None else None
-    if not name or not any(k in fields for k in description_keys):
+    if not name or not any(k in fields for k in schema_keys):
         return
     function: str | None = None
     for key, value in fields.items():
@@ -71,7 +71,11 @@ def discover_record_tools(project: ProjectModel) -> None:
     _, spec = structural_spec(project)
     if spec is None:
         return
-    keys = (list(spec.get("name_attributes") or []), list(spec.get("declaration_attributes") or []))
+    keys = (
+        list(spec.get("name_attributes") or []),
+        list(spec.get("declaration_attributes") or []),
+        list(spec.get("schema_attributes") or []),
+    )
     for facts in project.modules.values():
         if facts.is_test:
             continue

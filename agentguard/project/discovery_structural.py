@@ -6,7 +6,9 @@ Two shapes, each a documented way of handing tools to a model without a framewor
   raises ``NotImplementedError`` or does nothing) whose concrete subclasses each declare a
   model-facing ``name`` string and a description or parameter schema, and override the
   hook: every such subclass is a tool named by its declared name. Several subclasses are
-  asked for, so that one class with a ``name`` is not taken for a tool family.
+  asked for, so that one class with a ``name`` is not taken for a tool family, and a sign
+  that the family is shown to a model (a parameter schema, or a base method describing an
+  instance by its name and description), so that command and plugin tables are not.
 - A class that describes itself to a model API: a method returning an OpenAI or Anthropic
   tool spec (a dict with ``input_schema``, or ``parameters`` with a ``name``, or a nested
   ``function`` dict) next to one execution method (``__call__`` or its one other public
@@ -66,6 +68,7 @@ def discover_structural_tools(project: ProjectModel) -> None:
         return
     names = list(spec.get("name_attributes") or [])
     declares = list(spec.get("declaration_attributes") or [])
+    schemas = list(spec.get("schema_attributes") or [])
     least = int(spec.get("min_subclasses") or 2)
     known_bases = project.catalog.tool_forms["base_class"]
     taken = {t.symbol for t in project.tools}
@@ -99,7 +102,7 @@ def discover_structural_tools(project: ProjectModel) -> None:
             methods = [m for m in (_own_method(project, cls, h) for h in hooks) if m]
             if name and methods and any(a in cls.attributes for a in declares):
                 tools.append((cls, name, methods))
-        if len(tools) < least:
+        if len(tools) < least or not _model_facing(project, base_cls, tools, schemas, declares):
             continue
         for cls, name, methods in tools:
             if cls.qualname in taken:
@@ -109,6 +112,28 @@ def discover_structural_tools(project: ProjectModel) -> None:
     for cls, facts in candidates:
         if cls.qualname not in taken:
             _self_described(project, cls, facts, framework, names, taken)
+
+
+def _model_facing(
+    project: ProjectModel,
+    base: ClassDef,
+    tools: list[tuple[ClassDef, str, list[str]]],
+    schemas: list[str],
+    declares: list[str],
+) -> bool:
+    """Whether a family of named subclasses is handed to a model, not a plugin or command
+    table: a parameter schema declared in the base or a subclass, or a method of the base
+    describing an instance as a dict with its name and description or schema."""
+    classes = [base, *(cls for cls, _, _ in tools)]
+    if any(a in cls.attributes or a in cls.self_types for cls in classes for a in schemas):
+        return True
+    for method in base.methods:
+        entry = project.functions.get(method)
+        for value in entry[0].returns if entry else ():
+            keys = value.items if value.kind == "dict" else {}
+            if "name" in keys and any(k in keys for k in declares):
+                return True
+    return False
 
 
 def _append(
