@@ -221,6 +221,7 @@ def check(
     renderer(output_format)(result, sys.stdout, options)
     if profile:
         _print_profile(result, fact_options)
+        _print_coverage(result)
     _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
     _Exit.fast = True
     if _Exit.armed:
@@ -294,6 +295,26 @@ def _print_profile(result: ScanResult, options: FactOptions) -> None:
         )
         if options.record_runs:
             err.print("run memo: no run was recorded with these inputs; linked from the facts")
+
+
+def _print_coverage(result: ScanResult) -> None:
+    """Which files use a framework's tool API with no tool found (AG003's judgement): a
+    silent zero is the worst outcome of a scan."""
+    if result.project is not None:
+        from agentguard.project.discovery_coverage import coverage_gaps
+
+        gaps = [
+            f"{g.path}:{g.span.line} uses {g.framework}; no tool found: registration "
+            f"through `{g.through}` not understood"
+            for g in coverage_gaps(result.project)
+        ]
+    else:
+        gaps = [f"{f.path}:{f.span.line} {f.message}" for f in result.findings if f.code == "AG003"]
+    err.print(
+        f"coverage: {result.tools} tools found; {len(gaps)} files use a tool API with no tool found"
+    )
+    for gap in gaps:
+        err.print(f"  {gap}", markup=False, highlight=False)
 
 
 @app.command()

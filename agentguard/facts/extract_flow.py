@@ -19,6 +19,7 @@ from agentguard.facts.module_facts import (
     StatusCheck,
     TryBlock,
 )
+from agentguard.facts.static_strings import enum_member_value
 
 _TRACEBACK_TEXT = {
     "traceback.format_exc",
@@ -187,6 +188,9 @@ class FlowVisitor(ValueReader):
         """A string literal, or a class constant of this module naming one (``Tools.COMMIT``
         in ``class Tools(str, Enum): COMMIT = "git_commit"``): dispatch compares tool names
         against either."""
+        member = enum_member_value(node, self.facts.classes, self.module, self.resolve)
+        if member is not None:
+            return member
         if isinstance(node, ast.Constant):
             return node.value if isinstance(node.value, str) else None
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
+from agentguard.project.discovery_subclasses import enclosing_class
 from agentguard.project.tool_facts import (
     SELF_NAMES,
     Effect,
@@ -335,12 +336,14 @@ class ProjectModel:
         if name is None:
             name = self._memo.callee_names[call.callee] = self._resolve_name(call.callee)
         callee, parts, on_class, resolved = name
-        if on_class and caller is not None and caller.class_name:
-            class_key = (caller.class_name, facts.module, callee)
+        # ``self`` in a function nested in a method is the method's ``self``.
+        owner = caller.class_name or enclosing_class(self, caller) if on_class and caller else None
+        if owner:
+            class_key = (owner, facts.module, callee)
             found = self._memo.class_names.get(class_key)
             if found is None:
                 found = self._memo.class_names[class_key] = self._resolve_on_class(
-                    callee, parts, caller.class_name, facts
+                    callee, parts, owner, facts
                 )
             return found
         types = self.module_types.get(facts.module, {})

@@ -7,6 +7,14 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.discovery_lowlevel_mcp import (
+    add_inline_branch_tool,
+    branch_name,
+    enum_member_name,
+    handler_entry,
+)
+from agentguard.project.discovery_runtime_built import local_function
+from agentguard.project.discovery_toolkits import runtime_spec_functions, spec_function_names
 from agentguard.project.tool_facts import (
     GUARDED_NAMES,
     INJECTED_PARAMS,
@@ -214,10 +222,18 @@ def discover_tools(
                 _discover_from_call(project, call, facts, callee)
             if callee in registries or (call.function and call.callee.startswith("super")):
                 listings.append((call, facts, callee))
+    from agentguard.project.discovery_subclasses import discover_subclass_registrations
+
+    discover_subclass_registrations(project)
     for call, facts, callee in listings:
         _discover_from_registry(project, call, facts, callee)
     _discover_lowlevel_mcp(project)
     _discover_raw_schemas(project)
+    from agentguard.project.discovery_records import discover_record_tools
+    from agentguard.project.discovery_structural import discover_structural_tools
+
+    discover_structural_tools(project)
+    discover_record_tools(project)
     project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
 
 
@@ -251,8 +267,9 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
         methods: list[str] = []
         if form.methods_from_attribute:
             attr = cls.attributes.get(form.methods_from_attribute)
-            names = [e.string() for e in attr.elements] if attr else []
+            names = spec_function_names(attr)
             methods = [f"{cls.qualname}.{n}" for n in names if n]
+            methods += runtime_spec_functions(project, cls, form.methods_from_attribute)
         else:
             methods = [m for m in (project.find_method(cls.qualname, n) for n in form.methods) if m]
         methods = [m for m in methods if m in project.functions]
@@ -317,8 +334,12 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
         target = argument_at(call.args, call.kwargs, factory.function)
         also = argument_at(call.args, call.kwargs, factory.also) if factory.also else None
         name_value = argument_at(call.args, call.kwargs, factory.name) if factory.name else None
-        qual = project.project_function(target.qualname if target else None, facts)
-        also_qual = project.project_function(also.qualname if also else None, facts)
+        qual = project.project_function(
+            target.qualname if target else None, facts
+        ) or local_function(project, target, call)
+        also_qual = project.project_function(
+            also.qualname if also else None, facts
+        ) or local_function(project, also, call)
         if qual is None and also_qual is not None:
             qual, also_qual = also_qual, None
         if qual:
@@ -338,6 +359,7 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
         # create_order = tool(_create_order)  /  tool("name", fn)
         for arg in call.args[:2]:
             qual = project.project_function(arg.qualname, facts) if arg.kind == "name" else None
+            qual = qual or local_function(project, arg, call)
             if qual:
                 name = call.args[0].string() if call.args[0].kind == "const" else None
                 tool = _tool_from_function(
@@ -461,6 +483,8 @@ def _discover_lowlevel_mcp(
             target = _dispatch_target(project, name, facts)
             options = dict(call.kwargs)
             site = Location(facts.path, call.span)
+            if add_inline_branch_tool(project, name, facts, site, options):
+                continue
             if target is None:
                 continue
             tool = _tool_from_function(project, target, ToolForm("mcp", "lowlevel"), site, name, {})
@@ -476,6 +500,8 @@ def _static_name(project: ProjectModel, value: Value) -> str | None:
     ``class GitTools(str, Enum)``), as low-level MCP servers often name their tools."""
     if value.string():
         return value.string()
+    if enum_member_name(project, value):
+        return enum_member_name(project, value)
     if value.kind == "attr" and value.qualname and "." in value.qualname:
         owner, attr = value.qualname.rsplit(".", 1)
         entry = project.classes.get(owner)
@@ -491,13 +517,15 @@ def _dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> st
         value = assignment.value
         if value.kind == "dict" and name in value.items:
             target = value.items[name]
-            qual = project.project_function(target.qualname, facts)
+            qual = project.project_function(target.qualname, facts) or handler_entry(
+                project, target, facts, assignment.function
+            )
             if qual:
                 return qual
     # 2. if name == "create_order": / case "create_order": the first project function
     #    the branch calls
     for function, string, body in facts.branches:
-        if string != name or function is None:
+        if branch_name(project, string) != name or function is None:
             continue
         caller = project.function(function)
         for call in sorted(project.calls_in(function), key=lambda c: c.order):

@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.diagnostics import Confidence, Finding, Location, Severity
+from agentguard.project.discovery_coverage import coverage_gaps
+from agentguard.project.project_model import ProjectModel
+
+
+class ToolRegistrationNotUnderstood(Rule):
+    """
+    ## What it does
+    Reports a file that uses an agent framework's tool API (a tool decorator or factory, a
+    tool base class, a low-level MCP `list_tools` or `call_tool` handler) where agentguard
+    found no tool, at the first place the file touches that API.
+
+    ## Why it matters
+    Every other rule judges the tools agentguard found. A registration it cannot follow (a
+    function computed at run time, a dispatch it cannot read) would otherwise end as a
+    silent zero: no finding, and a clean report for tools nobody checked.
+
+    ## Example
+    ```python
+    from llama_index.core.tools import FunctionTool
+
+    import shop_api
+
+    tools = [
+        FunctionTool.from_defaults(fn=getattr(shop_api, name))
+        for name in ("create_order", "cancel_order")
+    ]
+    ```
+
+    ## Use instead
+    Register each tool with a function agentguard can name, or declare the tools in an
+    `agentguard.yaml` manifest:
+    ```python
+    from llama_index.core.tools import FunctionTool
+
+    from shop_api import cancel_order, create_order
+
+    tools = [FunctionTool.from_defaults(fn=create_order), FunctionTool.from_defaults(fn=cancel_order)]
+    ```
+
+    ## Fix safety
+    No fix: how the tools are registered is the project's design.
+    """
+
+    code, name, question = "AG003", "tool-registration-not-understood", "meta"
+    severity = Severity.INFO
+    VALID = (
+        Valid(
+            "from llama_index.core.tools import FunctionTool\n\n\n"
+            "def create_order(sku: str) -> str:\n"
+            "    return sku\n\n\n"
+            "tools = [FunctionTool.from_defaults(fn=create_order)]\n"
+        ),
+        Valid(
+            'from fastmcp import FastMCP\n\nmcp = FastMCP("shop")\n',
+            filename="server.py",
+        ),
+    )
+    INVALID = (
+        Invalid(
+            "from llama_index.core.tools import FunctionTool\n\n"
+            "import shop_api\n\n"
+            "tools = [\n"
+            "    FunctionTool.from_defaults(fn=getattr(shop_api, name))\n"
+            '    for name in ("create_order", "cancel_order")\n'
+            "]\n",
+            span=(6, 5, 6, 59),
+            message_contains="uses llamaindex; no tool found",
+        ),
+        Invalid(
+            "from mcp.server.lowlevel import Server\n"
+            "from mcp.types import Tool\n\n"
+            'server = Server("shop")\n\n\n'
+            "@server.list_tools()\n"
+            "async def list_tools() -> list[Tool]:\n"
+            '    return [Tool(name=f"{prefix}_order", description="Orders", inputSchema={})\n'
+            '            for prefix in ("create", "cancel")]\n',
+            span=(7, 2, 7, 21),
+            message_contains="uses mcp",
+        ),
+    )
+
+    def check(self, project: ProjectModel) -> Iterator[Finding]:
+        for gap in coverage_gaps(project):
+            yield self.finding(
+                Location(gap.path, gap.span),
+                f"This file uses {gap.framework}; no tool found: registration through "
+                f"`{gap.through}` not understood, so no rule checked its tools",
+                confidence=Confidence.HIGH,
+                node_text=gap.through,
+            )

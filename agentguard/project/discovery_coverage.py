@@ -1,0 +1,105 @@
+"""Honest coverage: the files that use a framework's tool API where no tool was found.
+
+A registration the analyser does not understand (a factory handed a computed function, a
+tool class with no entry method it knows, a low-level server's ``list_tools`` handler whose
+dispatch it cannot follow) must not end as a silent zero: each such file is named with the
+first place it touches the API.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Span
+from agentguard.facts.module_facts import ModuleFacts
+from agentguard.project import tools as discovery
+from agentguard.project.discovery_subclasses import (
+    framework_bases,
+    registration_methods,
+    registration_names,
+)
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+
+
+@dataclass(frozen=True)
+class CoverageGap:
+    """A file that uses ``framework``'s tool API ``through`` (at ``span``) and holds no tool."""
+
+    path: str
+    span: Span
+    framework: str
+    through: str
+
+
+def coverage_gaps(project: ProjectModel) -> list[CoverageGap]:
+    """One gap per non-test file that touches a framework's tool API where no tool was
+    found, at its first touch point."""
+    covered = {t.path for t in project.tools} | {t.site.path for t in project.tools}
+    handler_methods: set[str] = set()
+    for spec in (project.catalog.data.get("frameworks") or {}).values():
+        handler_methods.update(((spec or {}).get("lowlevel") or {}).get("handlers") or [])
+    methods = registration_methods(project) | handler_methods
+    handlers = {
+        f"{server}.{handler}"
+        for server in project.catalog.mcp_lowlevel_servers
+        for handler in handler_methods
+    }
+    gaps: list[CoverageGap] = []
+    for facts in project.modules.values():
+        if facts.is_test or facts.path in covered:
+            continue
+        touches = sorted(
+            _touches(project, facts, methods, handlers),
+            key=lambda t: (t.span.line, t.span.column),
+        )
+        if touches:
+            gaps.append(touches[0])
+    return sorted(gaps, key=lambda g: (g.path, g.span.line))
+
+
+def _touches(
+    project: ProjectModel, facts: ModuleFacts, methods: frozenset[str], handlers: set[str]
+) -> list[CoverageGap]:
+    forms = project.catalog.tool_forms
+    found: list[CoverageGap] = []
+    for fn in facts.functions.values():
+        for dec in fn.decorators:
+            name = dec.qualname.replace("()", "")
+            if name.rsplit(".", 1)[-1] not in methods:
+                continue
+            for candidate in registration_names(project, name, fn, facts):
+                form = forms["decorator"](candidate)
+                if form is not None and form.framework != "agentguard":
+                    found.append(CoverageGap(facts.path, dec.span, form.framework, dec.text))
+                    break
+                if candidate in handlers:
+                    found.append(CoverageGap(facts.path, dec.span, "mcp", dec.text))
+                    break
+    for site in project.call_sites(facts):
+        call = site.call
+        if call.method not in methods:
+            continue
+        for candidate in (
+            site.callee,
+            *registration_names(project, call.callee, site.caller, facts),
+        ):
+            form = forms["factory"](candidate) or forms["decorator"](candidate)
+            if form is not None and form.framework != "agentguard":
+                found.append(
+                    CoverageGap(facts.path, call.span, form.framework, f"{call.text}(...)")
+                )
+                break
+    for cls in facts.classes.values():
+        if discovery._is_shared_base(project, cls):
+            continue  # the tools are its subclasses, wherever they are
+        for base in framework_bases(project, cls.qualname):
+            form = forms["base_class"](base)
+            if form is not None and not form.requires_attributes:
+                found.append(
+                    CoverageGap(facts.path, cls.name_span, form.framework, f"subclass of {base}")
+                )
+                break
+    return found

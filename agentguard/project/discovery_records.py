@@ -1,0 +1,98 @@
+"""Registries of plain tool records: a project's own ``Tool(name=..., description=...,
+func=...)`` record class, or dicts ``{"name": ..., "description": ..., "fn": ...}``.
+
+A record that gives a model-facing name, a parameter schema and a project function is a
+tool named by its record, run by that function: the shape of a tool handed to a model,
+whatever the record's class is called. The schema is asked for so that routes, menu
+entries, command tables and other name-to-function tables are not taken for tools. The
+field names are ``structural_bases``' in rules/frameworks.yaml.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location, Span
+from agentguard.facts.module_facts import Call, ModuleFacts, Value
+from agentguard.project.discovery_runtime_built import local_function
+from agentguard.project.discovery_structural import structural_spec
+from agentguard.project.tool_facts import ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+
+
+def _record_tool(
+    project: ProjectModel,
+    fields: dict[str, Value],
+    facts: ModuleFacts,
+    span: Span,
+    call: Call | None,
+    keys: tuple[list[str], list[str], list[str]],
+) -> None:
+    name_keys, description_keys, schema_keys = keys
+    name_value = next((fields[k] for k in name_keys if k in fields), None)
+    name = name_value.string() if name_value is not None else None
+    if not name or not any(k in fields for k in schema_keys):
+        return
+    function: str | None = None
+    for key, value in fields.items():
+        if key in name_keys or key in description_keys or value.kind != "name":
+            continue
+        function = project.project_function(value.qualname, facts)
+        if function is None and call is not None:
+            function = local_function(project, value, call)
+        if function:
+            break
+    if function is None or any(function in t.functions for t in project.tools):
+        return
+    from agentguard.project import tools as discovery
+
+    fn = project.functions[function][0]
+    description = fields.get("description")
+    project.tools.append(
+        ToolFacts(
+            name=name,
+            framework="custom",
+            form="record",
+            path=project.functions[function][1].path,
+            anchor=Location(project.functions[function][1].path, fn.name_span),
+            functions=[function],
+            symbol=function,
+            site=Location(facts.path, span),
+            params=discovery._model_params(project, fn),
+            options=dict(fields),
+            description=(description.string() if description else "") or "",
+        )
+    )
+
+
+def discover_record_tools(project: ProjectModel) -> None:
+    _, spec = structural_spec(project)
+    if spec is None:
+        return
+    keys = (
+        list(spec.get("name_attributes") or []),
+        list(spec.get("declaration_attributes") or []),
+        list(spec.get("schema_attributes") or []),
+    )
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for site in project.call_sites(facts):
+            call = site.call
+            if site.callee in project.classes and call.kwargs:
+                _record_tool(project, call.kwargs, facts, call.span, call, keys)
+        for assignment in facts.assignments:
+            value = assignment.value
+            if value.kind == "list":
+                for element in value.elements:
+                    if element.kind == "dict":
+                        _record_tool(
+                            project,
+                            element.items,
+                            facts,
+                            element.span or assignment.span,
+                            None,
+                            keys,
+                        )

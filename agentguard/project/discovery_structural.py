@@ -1,0 +1,212 @@
+"""Tool classes a project defines for itself, found by their shape rather than their names.
+
+Two shapes, each a documented way of handing tools to a model without a framework:
+
+- A project base class with an abstract execution hook (``@abstractmethod``, a body that
+  raises ``NotImplementedError`` or does nothing) whose concrete subclasses each declare a
+  model-facing ``name`` string and a description or parameter schema, and override the
+  hook: every such subclass is a tool named by its declared name. Several subclasses are
+  asked for, so that one class with a ``name`` is not taken for a tool family, and a sign
+  that the family is shown to a model (a parameter schema, or a base method describing an
+  instance by its name and description), so that command and plugin tables are not.
+- A class that describes itself to a model API: a method returning an OpenAI or Anthropic
+  tool spec (a dict with ``input_schema``, or ``parameters`` with a ``name``, or a nested
+  ``function`` dict) next to one execution method (``__call__`` or its one other public
+  method).
+
+What the attributes are called comes from ``structural_bases`` in rules/frameworks.yaml.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentguard.diagnostics import Location
+from agentguard.facts.module_facts import ClassDef, Function, ModuleFacts, Value
+from agentguard.project.discovery_subclasses import framework_bases
+from agentguard.project.tool_facts import ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+
+
+def structural_spec(project: ProjectModel) -> tuple[str, Any]:
+    """The framework entry holding ``structural_bases`` in the catalogue, and that section."""
+    for framework, spec in (project.catalog.data.get("frameworks") or {}).items():
+        if spec and spec.get("structural_bases"):
+            return framework, spec["structural_bases"]
+    return "", None
+
+
+def _is_abstract_hook(project: ProjectModel, fn: Function) -> bool:
+    if fn.name.startswith("__") and fn.name != "__call__":
+        return False
+    if any(d.qualname.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.decorators):
+        return True
+    if any((r.qualname or r.text).split("(")[0].endswith("NotImplementedError") for r in fn.raises):
+        return True
+    # ``...`` or ``pass`` (a docstring allowed): nothing called, nothing returned
+    return not fn.returns and not fn.raises and not project.calls_in(fn.qualname)
+
+
+def _own_method(project: ProjectModel, cls: ClassDef, name: str) -> str | None:
+    qualname = f"{cls.qualname}.{name}"
+    return qualname if qualname in project.functions else None
+
+
+def _declared_name(cls: ClassDef, attributes: list[str]) -> str | None:
+    for attribute in attributes:
+        value = cls.attributes.get(attribute)
+        if value is not None and value.string():
+            return value.string()
+    return None
+
+
+def discover_structural_tools(project: ProjectModel) -> None:
+    framework, spec = structural_spec(project)
+    if spec is None:
+        return
+    names = list(spec.get("name_attributes") or [])
+    declares = list(spec.get("declaration_attributes") or [])
+    schemas = list(spec.get("schema_attributes") or [])
+    least = int(spec.get("min_subclasses") or 2)
+    known_bases = project.catalog.tool_forms["base_class"]
+    taken = {t.symbol for t in project.tools}
+    chains = {
+        qualname: list(framework_bases(project, qualname))
+        for qualname, (_, facts) in project.classes.items()
+        if not facts.is_test
+    }
+    candidates = [
+        (cls, facts)
+        for cls, facts in project.classes.values()
+        if not facts.is_test and not any(known_bases(b) for b in chains[cls.qualname])
+    ]
+    by_base: dict[str, list[ClassDef]] = {}
+    for cls, _ in candidates:
+        for base in chains[cls.qualname]:
+            if base in project.classes:
+                by_base.setdefault(base, []).append(cls)
+    for base, subclasses in sorted(by_base.items()):
+        base_cls = project.classes[base][0]
+        hooks = [
+            project.functions[m][0].name
+            for m in base_cls.methods
+            if m in project.functions and _is_abstract_hook(project, project.functions[m][0])
+        ]
+        if not hooks:
+            continue
+        tools: list[tuple[ClassDef, str, list[str]]] = []
+        for cls in subclasses:
+            name = _declared_name(cls, names)
+            methods = [m for m in (_own_method(project, cls, h) for h in hooks) if m]
+            if name and methods and any(a in cls.attributes for a in declares):
+                tools.append((cls, name, methods))
+        if len(tools) < least or not _model_facing(project, base_cls, tools, schemas, declares):
+            continue
+        for cls, name, methods in tools:
+            if cls.qualname in taken:
+                continue
+            taken.add(cls.qualname)
+            _append(project, cls, project.classes[cls.qualname][1], name, methods, framework)
+    for cls, facts in candidates:
+        if cls.qualname not in taken:
+            _self_described(project, cls, facts, framework, names, taken)
+
+
+def _model_facing(
+    project: ProjectModel,
+    base: ClassDef,
+    tools: list[tuple[ClassDef, str, list[str]]],
+    schemas: list[str],
+    declares: list[str],
+) -> bool:
+    """Whether a family of named subclasses is handed to a model, not a plugin or command
+    table: a parameter schema declared in the base or a subclass, or a method of the base
+    describing an instance as a dict with its name and description or schema."""
+    classes = [base, *(cls for cls, _, _ in tools)]
+    if any(a in cls.attributes or a in cls.self_types for cls in classes for a in schemas):
+        return True
+    for method in base.methods:
+        entry = project.functions.get(method)
+        for value in entry[0].returns if entry else ():
+            keys = value.items if value.kind == "dict" else {}
+            if "name" in keys and any(k in keys for k in declares):
+                return True
+    return False
+
+
+def _append(
+    project: ProjectModel,
+    cls: ClassDef,
+    facts: ModuleFacts,
+    name: str,
+    methods: list[str],
+    framework: str,
+) -> None:
+    from agentguard.project import tools as discovery
+
+    description = cls.attributes.get("description")
+    tool = ToolFacts(
+        name=name,
+        framework=framework,
+        form="structural",
+        path=facts.path,
+        anchor=Location(facts.path, cls.name_span),
+        functions=methods,
+        symbol=cls.qualname,
+        site=Location(facts.path, cls.name_span),
+        params=discovery._model_params(project, project.functions[methods[0]][0]),
+        options=dict(cls.attributes),
+        description=(description.string() if description else "") or "",
+    )
+    discovery._add_tool(project, tool)
+
+
+def _tool_spec(value: Value) -> dict[str, Value] | None:
+    """The items of an OpenAI or Anthropic tool spec written as a dict, if ``value`` is one."""
+    if value.kind != "dict":
+        return None
+    items = value.items
+    if "function" in items and items["function"].kind == "dict":
+        return items["function"].items
+    if "input_schema" in items or ("parameters" in items and "name" in items):
+        return items
+    return None
+
+
+def _self_described(
+    project: ProjectModel,
+    cls: ClassDef,
+    facts: ModuleFacts,
+    framework: str,
+    names: list[str],
+    taken: set[str],
+) -> None:
+    describing: Function | None = None
+    spec: dict[str, Value] | None = None
+    for method in cls.methods:
+        fn = project.functions[method][0] if method in project.functions else None
+        for value in fn.returns if fn else ():
+            spec = _tool_spec(value)
+            if spec is not None:
+                describing = fn
+                break
+        if describing is not None:
+            break
+    if describing is None or spec is None:
+        return
+    public = [
+        m
+        for m in cls.methods
+        if m in project.functions
+        and m != describing.qualname
+        and not project.functions[m][0].name.startswith("_")
+    ]
+    entry = _own_method(project, cls, "__call__") or (public[0] if len(public) == 1 else None)
+    if entry is None:
+        return
+    written = spec.get("name")
+    name = (written.string() if written else None) or _declared_name(cls, names) or cls.name
+    taken.add(cls.qualname)
+    _append(project, cls, facts, name, [entry], framework)

@@ -1,0 +1,127 @@
+"""Tool classes a project defines for itself: a base with an abstract execution hook whose
+subclasses declare a name and a description, and classes that describe themselves to a
+model API with a tool-spec method next to one execution method."""
+
+from __future__ import annotations
+
+from tests.test_tool_discovery import discover, line_of
+
+BASE = """\
+from abc import ABC, abstractmethod
+
+
+class Action(ABC):
+    name: str
+    description: str
+
+    @abstractmethod
+    def perform(self, **kwargs) -> str:
+        ...
+
+    def spec(self) -> dict:
+        return {"name": self.name, "description": self.description}
+"""
+
+ACTIONS = """\
+import subprocess
+
+import httpx
+
+from ops.base import Action
+
+
+class RestartService(Action):
+    name = "restart_service"
+    description = "Restart a systemd unit."
+
+    def perform(self, unit: str) -> str:
+        return subprocess.run(["systemctl", "restart", unit], check=True, text=True).stdout
+
+
+class PageOnCall(Action):
+    name = "page_on_call"
+    description = "Page whoever is on call."
+
+    def perform(self, message: str) -> str:
+        return httpx.post("https://pager.example/pages", json={"text": message}).text
+
+
+class _Helper:
+    name = "not_a_tool"
+"""
+
+AGENT = """\
+from ops.actions import PageOnCall, RestartService
+
+ACTIONS = {a.name: a for a in (RestartService(), PageOnCall())}
+"""
+
+
+def test_subclasses_of_a_project_tool_base_are_tools() -> None:
+    tools = discover({"ops/base.py": BASE, "ops/actions.py": ACTIONS, "ops/agent.py": AGENT})
+    found = {t.name: (t.functions, t.anchor.span.line) for t in tools}
+    assert found == {
+        "restart_service": (
+            ["ops.actions.RestartService.perform"],
+            line_of(ACTIONS, "class RestartService"),
+        ),
+        "page_on_call": (["ops.actions.PageOnCall.perform"], line_of(ACTIONS, "class PageOnCall")),
+    }
+    assert {t.name: sorted({e.kind for e in t.effects}) for t in tools} == {
+        "restart_service": ["exec"],
+        "page_on_call": ["network_write"],
+    }
+
+
+def test_one_subclass_with_a_name_is_not_a_tool_family() -> None:
+    lone = ACTIONS.split("class PageOnCall")[0]
+    assert discover({"ops/base.py": BASE, "ops/actions.py": lone}) == []
+
+
+def test_a_base_with_no_abstract_hook_is_not_a_tool_base() -> None:
+    concrete = BASE.replace(
+        "    @abstractmethod\n    def perform(self, **kwargs) -> str:\n        ...\n",
+        "    def perform(self, **kwargs) -> str:\n        return str(kwargs)\n",
+    )
+    assert discover({"ops/base.py": concrete, "ops/actions.py": ACTIONS}) == []
+
+
+SELF_DESCRIBED = """\
+import httpx
+
+
+class IssueCreator:
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def to_params(self) -> dict:
+        return {
+            "name": "create_issue",
+            "description": "Open an issue.",
+            "input_schema": {"type": "object", "properties": {"title": {"type": "string"}}},
+        }
+
+    async def __call__(self, title: str) -> dict:
+        async with httpx.AsyncClient() as client:
+            response = await client.post("https://tracker.example/issues", json={"title": title})
+            return response.json()
+"""
+
+
+def test_a_command_table_with_names_and_descriptions_is_no_tool_family() -> None:
+    commands = BASE.replace(
+        '    def spec(self) -> dict:\n        return {"name": self.name, "description": self.description}\n',
+        "",
+    )
+    assert discover({"ops/base.py": commands, "ops/actions.py": ACTIONS}) == []
+
+
+def test_a_class_describing_itself_to_a_model_api_is_a_tool() -> None:
+    tools = discover({"tracker/tools.py": SELF_DESCRIBED})
+    assert [(t.name, t.functions, t.anchor.span.line) for t in tools] == [
+        (
+            "create_issue",
+            ["tracker.tools.IssueCreator.__call__"],
+            line_of(SELF_DESCRIBED, "class IssueCreator"),
+        )
+    ]
