@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard.diagnostics import Confidence, EvidenceStep, Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Matcher, Sink
+from agentguard.project import open_world
 from agentguard.project.read_posts import (
     MIXED,
     NEUTRAL,
@@ -40,7 +41,6 @@ from agentguard.project.tool_facts import (
     Effect,
     KeyEvidence,
     argument_at,
-    first_word,
 )
 
 # The standard library talks to no service on its own (queue.Queue.put, collections...);
@@ -134,7 +134,7 @@ def _classify_sink(
         elif kind == "sql":
             statement = call.args[0] if call.args else call.kwargs.get("sql")
             if statement is None:
-                return None
+                return _open_world(project, call, callee, fn, facts)  # ``request.execute()``
             if statement.kind == "name":
                 statement = (
                     _local_value(project, statement.text, fn, facts, call.order) or statement
@@ -144,7 +144,7 @@ def _classify_sink(
             if not re.search(
                 r"(cur|conn|db|session|engine|cx|sql|tx|transaction)", receiver
             ) and not _bound_to_db_handle(project, call.receiver or "", fn, facts, call.order):
-                return None
+                return _open_world(project, call, callee, fn, facts)
             if text is not None:
                 if SQL_READ_RE.match(text) or not SQL_WRITE_RE.match(text):
                     return None
@@ -196,11 +196,22 @@ def _classify_sink(
             return replace(effect, reading=NEUTRAL)
         if method == "PATCH" and name_sets(project.catalog, fn.name):
             return _idempotent_patch(effect, fn.name)
-        return effect
+        if kind == "exec" and open_world.reads_by_command(project, call, fn, facts):
+            return None  # ``kubectl describe ...``: a literal read-only command
+        return None if open_world.is_plumbing(project, effect, fn) else effect
     guessed = _heuristic_sink(project, call, callee, fn, facts)
     if guessed is not None and call.method in {"post", "apost"}:
         return _judged_post(project, guessed, fn, facts)  # client.post(...) on an unknown client
-    return guessed
+    return guessed if guessed is not None else _open_world(project, call, callee, fn, facts)
+
+
+def _open_world(
+    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    """A call the catalogue does not know, judged by its verb (project/open_world.py)."""
+    return open_world.judge(
+        project, call, callee, fn, facts, lambda sink: _key_for(project, call, sink, fn, facts)
+    )
 
 
 def _judged_post(
@@ -504,7 +515,7 @@ def _heuristic_sink(
     containers, loggers, strings and the standard library."""
     if call.method[:1].isupper():
         return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
-    verb_class = project.catalog.verbs.get(first_word(call.method))
+    verb_class = open_world.knowledge(project.catalog).verb_class(call.method)
     if verb_class in {None, "read"}:
         return None
     if project.catalog.reads(callee) or project.catalog.reads(call.callee):

@@ -199,7 +199,7 @@ def _cell_for(
     runtime_text: str,
 ) -> Cell:
     if not tool.writes():
-        return Cell("n/a (read-only)", "", NEUTRAL)
+        return _not_a_writer(tool)
     mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == qid})
     if mine:
         return Cell(", ".join(mine), "finding", BAD)
@@ -208,6 +208,14 @@ def _cell_for(
     if rules:
         return Cell("no finding", "checked", GOOD)
     return Cell("not checked", "", UNKNOWN)
+
+
+def _not_a_writer(tool: ToolFacts) -> Cell:
+    """The cell of a question about writes for a tool with none found: read-only only
+    when every call leaving the project was judged."""
+    if tool.unjudged():
+        return Cell("n/a (effects unknown)", "", UNKNOWN)
+    return Cell("n/a (read-only)", "", NEUTRAL)
 
 
 def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
@@ -221,24 +229,30 @@ def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
     elif decl and decl.read_only is not None:
         risk = Cell("read" if decl.read_only else "write", source, NEUTRAL)
     else:
-        risk = Cell(", ".join(kinds) if kinds else "read", "inferred", NEUTRAL)
+        shown = [*kinds, "unknown"] if tool.unjudged() else kinds
+        risk = Cell(", ".join(shown) if shown else "read", "inferred", NEUTRAL)
     if decl and decl.idempotency:
         idem = Cell(decl.idempotency, source, NEUTRAL)
     elif decl and decl.idempotent_hint is not None:
         idem = Cell("idempotent" if decl.idempotent_hint else "non-idempotent", source, NEUTRAL)
     elif not writes:
-        idem = Cell("idempotent", "inferred", NEUTRAL)
+        idem = Cell("unknown" if tool.unjudged() else "idempotent", "inferred", NEUTRAL)
     else:
         idem = Cell("non-idempotent" if non_idempotent else "idempotent", "inferred", NEUTRAL)
     if decl and decl.replay:
         replay = Cell(
             decl.replay, source, BAD if decl.replay == "auto" and non_idempotent else NEUTRAL
         )
-    elif not writes:
+    elif not writes and not tool.unjudged():
         replay = Cell("safe", "inferred", GOOD)
     else:
         unsafe = [e for e in non_idempotent if e.key is None]
-        if not non_idempotent:
+        if unjudged := tool.unjudged():
+            # safe only with evidence: every reachable effect known to be a read
+            replay = Cell(f"unknown: {len(unjudged)} call(s) not judged", "inferred", UNKNOWN)
+            if unsafe:
+                replay = Cell("unsafe: repeats the write", "inferred", BAD)
+        elif not non_idempotent:
             replay = Cell("safe: idempotent", "inferred", GOOD)
         elif unsafe:
             replay = Cell("unsafe: repeats the write", "inferred", BAD)
@@ -249,7 +263,7 @@ def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
 
 def _key_cell(tool: ToolFacts, findings: list[Finding]) -> Cell:
     if not tool.writes():
-        return Cell("n/a (read-only)", "", NEUTRAL)
+        return _not_a_writer(tool)
     mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == "Q2"})
     guarded = tool.guarded
     if guarded is not None and guarded.has_key:
@@ -275,7 +289,7 @@ def _key_cell(tool: ToolFacts, findings: list[Finding]) -> Cell:
 
 def _eval_cell(tool: ToolFacts, result: ScanResult, findings: list[Finding], rules: bool) -> Cell:
     if not tool.writes():
-        return Cell("n/a (read-only)", "", NEUTRAL)
+        return _not_a_writer(tool)
     mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == "Q8"})
     if mine:
         return Cell(", ".join(mine), "finding", BAD)
