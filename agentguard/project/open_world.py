@@ -65,10 +65,11 @@ class OpenWorld:
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
         idempotent_write, destructive, or None. A word that is also a noun counts only
-        with an object after it (``place_order`` places, ``maps.place(id)`` looks up)."""
+        with an object after it (``place_order`` places); alone it names what is looked up
+        (``maps.place(id)``, ``jira.issue(key)``)."""
         parts = words(name)
         if len(parts) == 1 and parts[0] in self.nouns_alone:
-            return None
+            return "read"  # a thing looked up by its name: ``jira.issue(key)``
         for part in parts:
             found = self.verbs.get(part)
             if found is not None:
@@ -190,10 +191,10 @@ def judge(
             kind=UNKNOWN,
             idempotent=None,
             remote=True,
-            sink=call.text,
+            sink=_shown(call),
             site=site,
             call=call,
-            chain=(EvidenceStep(f"calls {call.text} ({verdict.how})", site),),
+            chain=(EvidenceStep(f"calls {_shown(call)} ({verdict.how})", site),),
             confidence=Confidence.LOW,
             heuristic=True,
             function=fn.qualname,
@@ -204,15 +205,23 @@ def judge(
         kind=kind,
         idempotent=idempotent,
         remote=True,
-        sink=call.text,
+        sink=_shown(call),
         site=site,
         call=call,
-        chain=(EvidenceStep(f"calls {call.text} ({verdict.how})", site),),
+        chain=(EvidenceStep(f"calls {_shown(call)} ({verdict.how})", site),),
         confidence=Confidence.MEDIUM,
         key=key_for(sink),
         heuristic=True,
         function=fn.qualname,
     )
+
+
+def _shown(call: Call) -> str:
+    """The call as a message names it: as written, or its shape without arguments when
+    written over several lines (``service.users().drafts().create().execute``)."""
+    if "\n" in call.text or len(call.text) > 120:
+        return call.callee
+    return call.text
 
 
 def _verdict(
@@ -232,6 +241,9 @@ def _verdict(
         return None  # a constructor builds a client, it sends nothing
     written = call.text.rsplit(".", 1)[0] if "." in call.text else ""
     receiver = _parse(written) if written else None
+    if receiver is None and "." in call.callee:
+        # the text was cut short (a long chain over many lines): its shape, without arguments
+        receiver = _parse(call.callee.rsplit(".", 1)[0])
     if call.method in world.terminals:
         request = _called_name(receiver)
         if request is None and isinstance(receiver, ast.Name):
