@@ -192,14 +192,16 @@ def _classify_sink(
         if method == "POST" and kind == "network_write":
             return _judged_post(project, effect, fn, facts)
         if unknown_statement:
-            # a statement the caller supplies: the tool's name and description decide
-            return replace(effect, reading=NEUTRAL)
+            # a statement the caller supplies is an unknown write, whatever the tool is named
+            return effect
         if method == "PATCH" and name_sets(project.catalog, fn.name):
             return _idempotent_patch(effect, fn.name)
         if kind == "exec" and open_world.reads_by_command(project, call, fn, facts):
             return None  # ``kubectl describe ...``: a literal read-only command
         return None if open_world.is_plumbing(project, effect, fn) else effect
-    guessed = _heuristic_sink(project, call, callee, fn, facts)
+    guessed = open_world.judge_built(
+        project, call, fn, facts, lambda sink: _key_for(project, call, sink, fn, facts)
+    ) or _heuristic_sink(project, call, callee, fn, facts)
     if guessed is not None and call.method in {"post", "apost"}:
         return _judged_post(project, guessed, fn, facts)  # client.post(...) on an unknown client
     return guessed if guessed is not None else _open_world(project, call, callee, fn, facts)

@@ -183,6 +183,30 @@ def judge(
     call that stays in the process."""
     world = knowledge(project.catalog)
     verdict = _verdict(project, world, call, callee, fn, facts)
+    return _effect(call, fn, facts, verdict, key_for)
+
+
+def judge_built(
+    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts, key_for: KeyFor
+) -> Effect | None:
+    """``Issue(...).save()`` / ``mail = Mail(...); mail.send()`` on an external class: a
+    create, whatever the write-verb heuristic would make of ``save``."""
+    world = knowledge(project.catalog)
+    if call.method not in world.object_writes or "." not in call.callee:
+        return None
+    head = call.callee.split(".", 1)[0]
+    if head in STDLIB_MODULES or head in project.module_heads:
+        return None
+    receiver = _parse(call.text.rsplit(".", 1)[0])
+    if not _just_built(project, receiver, fn, facts, call):
+        return None
+    verdict = _Verdict("non_idempotent", f"`{call.method}()` on an object just built")
+    return _effect(call, fn, facts, verdict, key_for)
+
+
+def _effect(
+    call: Call, fn: Function, facts: ModuleFacts, verdict: _Verdict | None, key_for: KeyFor
+) -> Effect | None:
     if verdict is None or verdict.verb_class == "read":
         return None
     site = Location(facts.path, call.span)
@@ -254,8 +278,6 @@ def _verdict(
         if request is None or not _leaves_project(project, world, _root(receiver), fn, facts):
             return None  # ``cursor.execute(sql)``: the SQL catalogue entry judges it
         return _Verdict(world.verb_class(request), f"the request `{request}` it executes")
-    if call.method in world.object_writes and _just_built(project, receiver, fn, facts, call):
-        return _Verdict("non_idempotent", f"`{call.method}()` on an object just built")
     if isinstance(receiver, ast.Call):
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
     root = _root(receiver) if receiver is not None else ""
