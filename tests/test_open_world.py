@@ -334,3 +334,72 @@ def test_save_on_a_project_object_is_followed_not_guessed(scan_files: ScanFiles)
     )
     result = scan_files({"agent.py": source})
     assert result.project.tools[0].effects == []
+
+
+# SDK families, each call written as its library's documentation shows it:
+# (id, module source after the langchain import, effect kinds of tool `act`)
+SDK_FAMILIES = [
+    (
+        "aiosmtplib-send",
+        "import aiosmtplib\n\n@tool\nasync def act(value: str) -> None:\n"
+        '    """Mail."""\n    await aiosmtplib.send(value, hostname="127.0.0.1", port=25)\n',
+        ["message"],
+    ),
+    (
+        "docker-containers-run",
+        "import docker\n\nclient = docker.from_env()\n\n@tool\ndef act(value: str) -> str:\n"
+        '    """Run."""\n    return client.containers.run("ubuntu:latest", value)\n',
+        ["exec"],
+    ),
+    (
+        "docker-containers-list",
+        "import docker\n\nclient = docker.from_env()\n\n@tool\ndef act(value: str) -> list:\n"
+        '    """List."""\n    return client.containers.list(all=bool(value))\n',
+        [],
+    ),
+    (
+        "boto3-resource-object-put",
+        'import boto3\n\ns3 = boto3.resource("s3")\n\n@tool\ndef act(value: str) -> None:\n'
+        '    """Store."""\n    s3.Object("mybucket", value).put(Body=b"testing")\n',
+        ["write"],
+    ),
+    (
+        "python-gitlab-manager-create",
+        "import gitlab\n\n"
+        'gl = gitlab.Gitlab("https://gitlab.example.com", private_token="t")\n\n'
+        "@tool\ndef act(value: str) -> None:\n"
+        '    """File an issue."""\n'
+        "    project = gl.projects.get(1)\n"
+        '    project.issues.create({"title": value})\n',
+        ["network_write"],
+    ),
+    (
+        "pathlib-open-write",
+        "from pathlib import Path\n\n@tool\ndef act(value: str) -> None:\n"
+        '    """Write."""\n    with Path("out.txt").open("w") as fh:\n        fh.write(value)\n',
+        ["write"],
+    ),
+    (
+        "pathlib-open-read",
+        "from pathlib import Path\n\n@tool\ndef act(value: str) -> str:\n"
+        '    """Read."""\n    with Path(value).open() as fh:\n        return fh.read()\n',
+        [],
+    ),
+    (
+        "open-mode-in-a-variable",
+        "@tool\ndef act(value: str, append: bool = False) -> None:\n"
+        '    """Write."""\n    mode = "a" if append else "w"\n'
+        '    with open("out.txt", mode) as fh:\n        fh.write(value)\n',
+        ["write"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "kinds"), [c[1:] for c in SDK_FAMILIES], ids=[c[0] for c in SDK_FAMILIES]
+)
+def test_sdk_families(scan_files: ScanFiles, source: str, kinds: list[str]) -> None:
+    files = {"agent.py": "from langchain_core.tools import tool\n" + source}
+    found, codes = kinds_and_codes(scan_files, files)
+    assert found == kinds
+    assert ("AG101" in codes) is bool(kinds)

@@ -169,11 +169,13 @@ def _classify_sink(
             # could honour an idempotency key.
             remote = not _embedded_database_module(facts)
         elif kind == "file_open":
-            mode = call.args[1] if len(call.args) > 1 else call.kwargs.get("mode")
-            mode_text = mode.string() if mode else "r"
-            if not mode_text or not any(ch in mode_text for ch in "wax+"):
+            mode_text = open_world.file_mode(project, call, sink, fn, facts)
+            if mode_text is None:  # a mode no reader of the source can know: maybe a write
+                kind, idempotent, remote, confidence = "write", None, False, Confidence.LOW
+            elif not any(ch in mode_text for ch in "wax+"):
                 return None
-            kind, idempotent, remote = "write", "a" not in mode_text, False
+            else:
+                kind, idempotent, remote = "write", "a" not in mode_text, False
         if sink.receiver_hint == "task" and not (call.receiver or "").strip():
             return None
         effect = _sink_effect(

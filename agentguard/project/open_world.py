@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard.diagnostics import Confidence, EvidenceStep, Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, Sink
-from agentguard.project.tool_facts import Effect, KeyEvidence
+from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -61,6 +61,7 @@ class OpenWorld:
     cache_words: frozenset[str]
     read_commands: dict[str, frozenset[str]]
     no_effect: frozenset[str]
+    derived_writes: frozenset[str]
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -111,6 +112,7 @@ def _load(effects: dict[str, Any], base_verbs: dict[str, str]) -> OpenWorld:
         cache_words=frozenset(section.get("cache_words") or []),
         read_commands=commands,
         no_effect=frozenset(section.get("no_effect") or []),
+        derived_writes=frozenset(section.get("derived_writes") or []),
     )
 
 
@@ -281,6 +283,14 @@ def _verdict(
     if isinstance(receiver, ast.Call):
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
     root = _root(receiver) if receiver is not None else ""
+    verb = world.verb_class(call.method)
+    if (
+        verb in WRITE_CLASSES
+        and call.method in world.derived_writes
+        and _handed_out(project, world, root, fn, facts, call)
+    ):
+        # ``project = gl.projects.get(1); project.issues.create(...)``
+        return _Verdict(verb, "on an object an external client handed out")
     if not root or not _leaves_project(project, world, root, fn, facts, callee):
         return None
     if world.verb_class(call.method) is not None or call.method in world.no_effect:
@@ -315,6 +325,23 @@ def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: Modu
             for other in project.calls_in(fn.qualname)
         )
     return False
+
+
+def _handed_out(
+    project: ProjectModel, world: OpenWorld, root: str, fn: Function, facts: ModuleFacts, call: Call
+) -> bool:
+    """Whether ``root`` starts from a local bound to what an external client returned."""
+    first = root.split(".", 1)[0]
+    if not first.isidentifier():
+        return False
+    bound = _local_value(project, first, fn, facts, call.order)
+    if bound is None or bound.kind != "call":
+        return False
+    node = _parse(bound.text)
+    made_by = _root(node) if isinstance(node, ast.Call) else ""
+    return bool(made_by) and _leaves_project(
+        project, world, made_by, fn, facts, (bound.qualname or "").replace("()", "")
+    )
 
 
 def _leaves_project(
@@ -420,4 +447,29 @@ def _command_text(
         node = _parse(inner)
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return node.value
+    return None
+
+
+def file_mode(
+    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """The mode a file is opened with: ``"r"`` when none is given, the string written or
+    held in a local variable (``mode = "a" if append else "w"`` gives ``aw``), None when it
+    cannot be read (a parameter, a call)."""
+    position = (sink.method_from or {}).get("arg", 1)
+    mode = argument_at(call.args, call.kwargs, ArgSpec(position, "mode"))
+    if mode is None:
+        return "r"
+    if mode.kind == "name":
+        bound = _local_value(project, mode.text, fn, facts, call.order)
+        if bound is None:
+            return None
+        mode = bound
+    if mode.string() is not None:
+        return mode.string()
+    node = _parse(mode.text)
+    if isinstance(node, ast.IfExp):
+        branches = [node.body, node.orelse]
+        if all(isinstance(b, ast.Constant) and isinstance(b.value, str) for b in branches):
+            return "".join(str(b.value) for b in branches if isinstance(b, ast.Constant))
     return None
