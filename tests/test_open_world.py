@@ -300,7 +300,7 @@ def test_a_user_catalogue_entry_teaches_an_unknown_call(scan_files: ScanFiles) -
     assert (found, codes) == ([], [])
 
 
-def test_sql_text_not_readable_statically_is_a_write_whatever_the_tool_is_named(
+def test_sql_text_not_readable_statically_is_never_read_because_of_a_name(
     scan_files: ScanFiles,
 ) -> None:
     source = (
@@ -314,8 +314,12 @@ def test_sql_text_not_readable_statically_is_a_write_whatever_the_tool_is_named(
     )
     result = scan_files({"agent.py": source})
     (tool,) = result.project.tools
-    assert [e.kind for e in tool.effects] == ["write"]
-    assert "AG101" in {f.code for f in result.findings}
+    # named to search: not a write finding (precision first), but not read either
+    assert [e.kind for e in tool.effects] == ["unknown"]
+    assert {f.code for f in result.findings} == {"AG104"}
+    renamed = source.replace("search_records", "run_statement").replace("Search the", "Run on")
+    result = scan_files({"agent.py": renamed})
+    assert [e.kind for e in result.project.tools[0].effects] == ["write"]
 
 
 def test_save_on_a_project_object_is_followed_not_guessed(scan_files: ScanFiles) -> None:
@@ -403,3 +407,13 @@ def test_sdk_families(scan_files: ScanFiles, source: str, kinds: list[str]) -> N
     found, codes = kinds_and_codes(scan_files, files)
     assert found == kinds
     assert ("AG101" in codes) is bool(kinds)
+
+
+def test_report_counts_unjudged_tools_apart_from_write_tools(scan_files: ScanFiles) -> None:
+    files = tool_module(SLACK, SLACK_CLIENT, "return client.users_profile(user=value)")
+    report = build_report(scan_files(files))
+    (q1,) = [q for q in report.questions if q.id == "Q1"]
+    assert "1 with effects not judged" in q1.summary
+    assert "write tools flagged" not in q1.summary
+    (row,) = report.tools
+    assert "read-only" not in " ".join(str(getattr(row, f).value) for f in ("key", "ledger"))

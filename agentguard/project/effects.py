@@ -194,8 +194,8 @@ def _classify_sink(
         if method == "POST" and kind == "network_write":
             return _judged_post(project, effect, fn, facts)
         if unknown_statement:
-            # a statement the caller supplies is an unknown write, whatever the tool is named
-            return effect
+            # a statement the caller supplies: the tool's name and description decide
+            return replace(effect, reading=NEUTRAL)
         if method == "PATCH" and name_sets(project.catalog, fn.name):
             return _idempotent_patch(effect, fn.name)
         if kind == "exec" and open_world.reads_by_command(project, call, fn, facts):
@@ -1029,7 +1029,10 @@ def infer_effects(project: ProjectModel) -> None:
             for effect in summaries.of(qualname):
                 key = _site_key(effect)
                 if read_by_name(project.catalog, effect, tool.name, tool.description):
-                    continue  # a POST the request does not judge, in a tool named to read
+                    if effect.kind == "network_write":
+                        continue  # a POST the request does not judge, in a tool named to read
+                    # SQL text no reader of the source can know: named to read is no evidence
+                    effect = replace(effect, kind=open_world.UNKNOWN)
                 if effect.kind == DEFERRED:
                     continue  # no caller chose the HTTP method
                 if key not in seen:

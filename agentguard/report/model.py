@@ -159,14 +159,21 @@ def _judge(
         errors = [f for f in findings if f.severity is Severity.ERROR]
         clean = [t.name for t in writers if t.name not in flagged]
         verdict = FAIL if errors and (project_wide or not clean) else PARTIAL
+        # tools flagged only because their effects could not be judged (AG104) are no
+        # write tools: counted apart, so "1 of 0 write tools flagged" cannot happen
+        writer_names = {t.name for t in writers}
+        unjudged = {f.tool for f in findings if f.code == "AG104" and f.tool} - writer_names
+        unjudged -= {f.tool for f in findings if f.code != "AG104"}
+        flagged_writers = flagged - unjudged
         tools_text = (
-            f"{len(flagged)} of {relevant_count} {'remote ' if qid == 'Q2' else ''}"
+            f"{len(flagged_writers)} of {relevant_count} {'remote ' if qid == 'Q2' else ''}"
             "write tools flagged"
-            if flagged and qid != "retry"
+            if flagged_writers and qid != "retry"
             else ""
         )
         wide = f"{len(project_wide)} project-wide" if project_wide else ""
-        detail = ", ".join(p for p in (tools_text, wide) if p)
+        unknown = f"{len(unjudged)} with effects not judged" if unjudged else ""
+        detail = ", ".join(p for p in (tools_text, wide, unknown) if p)
         noun = "finding" if len(findings) == 1 else "findings"
         return verdict, f"{len(findings)} {noun}" + (f" ({detail})" if detail else ""), support
     if qid == "meta":
