@@ -417,3 +417,35 @@ def test_report_counts_unjudged_tools_apart_from_write_tools(scan_files: ScanFil
     assert "write tools flagged" not in q1.summary
     (row,) = report.tools
     assert "read-only" not in " ".join(str(getattr(row, f).value) for f in ("key", "ledger"))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "llm_client.generate(prompt=value)",
+        "llm_client.models.embed_content(model='text-embedding-004', contents=value)",
+        "vision_client.detect_labels(image=value)",
+        "llm_client.close()",
+    ],
+    ids=["generate", "embed", "detect", "close-is-plumbing"],
+)
+def test_model_client_calls_are_no_side_effect(scan_files: ScanFiles, call: str) -> None:
+    files = tool_module("from app.models import llm_client, vision_client", "", f"return {call}")
+    assert kinds_and_codes(scan_files, files) == ([], [])
+
+
+def test_a_derived_local_cache_of_remote_state_is_no_side_effect(scan_files: ScanFiles) -> None:
+    prelude = """
+    def save_cache(rows: list) -> None:
+        with open(CACHE_FILE, "w") as fh:
+            json.dump(rows, fh)
+    """
+    body = (
+        'rows = client.conversations_list(limit=value)["channels"]\nsave_cache(rows)\nreturn rows'
+    )
+    files = tool_module(
+        SLACK + "\nimport json",
+        SLACK_CLIENT + '\nCACHE_FILE = "channels.json"\n' + textwrap.dedent(prelude),
+        body,
+    )
+    assert kinds_and_codes(scan_files, files) == ([], [])

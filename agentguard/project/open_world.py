@@ -68,6 +68,8 @@ class OpenWorld:
         idempotent_write, destructive, or None. A word that is also a noun counts only
         with an object after it (``place_order`` places); alone it names what is looked up
         (``maps.place(id)``, ``jira.issue(key)``)."""
+        if name in self.no_effect:
+            return "read"  # ``client.close()``, ``conn.commit()``: plumbing, no effect
         parts = words(name)
         if len(parts) == 1 and parts[0] in self.nouns_alone:
             return "read"  # a thing looked up by its name: ``jira.issue(key)``
