@@ -16,6 +16,7 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Matcher, Sink
 from agentguard.project import open_world
+from agentguard.project.open_world import local_value as _local_value
 from agentguard.project.read_posts import (
     MIXED,
     NEUTRAL,
@@ -573,16 +574,6 @@ def _imported_heads(project: ProjectModel, facts: ModuleFacts) -> frozenset[str]
     if heads is None:
         heads = memo[facts.path] = frozenset(v.split(".")[0] for v in facts.imports.values())
     return heads
-
-
-def _local_value(
-    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
-) -> Value | None:
-    found: Value | None = None
-    for assignment in project.local_assignments(facts, fn.qualname, name):
-        if assignment.order <= before:
-            found = assignment.value
-    return found
 
 
 KEY_HOLDERS = ("options", "request_options", "extra_headers", "headers", "params", "json", "data")

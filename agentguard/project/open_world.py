@@ -159,9 +159,10 @@ def _root(node: ast.expr | None) -> str:
     return ""
 
 
-def _local_value(
+def local_value(
     project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
 ) -> Value | None:
+    """What ``name`` was last bound to in ``fn`` before the call at ``before``."""
     found: Value | None = None
     for assignment in project.local_assignments(facts, fn.qualname, name):
         if assignment.order <= before:
@@ -215,20 +216,11 @@ def _effect(
         return None
     site = Location(facts.path, call.span)
     if verdict.verb_class is None:
-        return Effect(
-            kind=UNKNOWN,
-            idempotent=None,
-            remote=True,
-            sink=_shown(call),
-            site=site,
-            call=call,
-            chain=(EvidenceStep(f"calls {_shown(call)} ({verdict.how})", site),),
-            confidence=Confidence.LOW,
-            heuristic=True,
-            function=fn.qualname,
-        )
-    kind, idempotent = WRITE_CLASSES[verdict.verb_class]
-    sink = Sink(effect=kind, idempotent=idempotent, key={})
+        kind, idempotent, confidence, key = UNKNOWN, None, Confidence.LOW, None
+    else:
+        kind, idempotent = WRITE_CLASSES[verdict.verb_class]
+        confidence = Confidence.MEDIUM
+        key = key_for(Sink(effect=kind, idempotent=idempotent, key={}))
     return Effect(
         kind=kind,
         idempotent=idempotent,
@@ -237,8 +229,8 @@ def _effect(
         site=site,
         call=call,
         chain=(EvidenceStep(f"calls {_shown(call)} ({verdict.how})", site),),
-        confidence=Confidence.MEDIUM,
-        key=key_for(sink),
+        confidence=confidence,
+        key=key,
         heuristic=True,
         function=fn.qualname,
     )
@@ -275,7 +267,7 @@ def _verdict(
     if call.method in world.terminals:
         request = _called_name(receiver)
         if request is None and isinstance(receiver, ast.Name):
-            bound = _local_value(project, receiver.id, fn, facts, call.order)
+            bound = local_value(project, receiver.id, fn, facts, call.order)
             if bound is not None and bound.kind == "call":
                 receiver = _parse(bound.text)
                 request = _called_name(receiver)
@@ -336,7 +328,7 @@ def _handed_out(
     first = root.split(".", 1)[0]
     if not first.isidentifier():
         return False
-    bound = _local_value(project, first, fn, facts, call.order)
+    bound = local_value(project, first, fn, facts, call.order)
     if bound is None or bound.kind != "call":
         return False
     node = _parse(bound.text)
@@ -375,7 +367,7 @@ def _just_built(
     """``Issue(...).save()`` or ``mail = Mail(...); mail.send()``: a class built here."""
     name = _called_name(receiver)
     if name is None and isinstance(receiver, ast.Name):
-        bound = _local_value(project, receiver.id, fn, facts, call.order)
+        bound = local_value(project, receiver.id, fn, facts, call.order)
         if bound is not None and bound.kind == "call":
             name = _called_name(_parse(bound.text))
     return name is not None and name[:1].isupper() and name not in {"Path", "PurePath"}
@@ -424,7 +416,7 @@ def _command_text(
     if depth > 3:
         return None
     if value.kind == "name":
-        bound = _local_value(project, value.text, fn, facts, before)
+        bound = local_value(project, value.text, fn, facts, before)
         return _command_text(project, bound, fn, facts, before, depth + 1) if bound else None
     if value.kind == "const":
         return value.string()
@@ -444,7 +436,7 @@ def _command_text(
     if value.kind == "call" and value.text.endswith(".split()"):
         inner = value.text[: -len(".split()")]
         if inner.isidentifier():
-            bound = _local_value(project, inner, fn, facts, before)
+            bound = local_value(project, inner, fn, facts, before)
             return _command_text(project, bound, fn, facts, before, depth + 1) if bound else None
         node = _parse(inner)
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -463,7 +455,7 @@ def file_mode(
     if mode is None:
         return "r"
     if mode.kind == "name":
-        bound = _local_value(project, mode.text, fn, facts, call.order)
+        bound = local_value(project, mode.text, fn, facts, call.order)
         if bound is None:
             return None
         mode = bound
