@@ -449,3 +449,21 @@ def test_a_derived_local_cache_of_remote_state_is_no_side_effect(scan_files: Sca
         body,
     )
     assert kinds_and_codes(scan_files, files) == ([], [])
+
+
+def test_no_write_found_is_not_every_tool_read_only_when_effects_are_unknown(
+    scan_files: ScanFiles,
+) -> None:
+    files = tool_module(SLACK, SLACK_CLIENT, "return client.users_profile(user=value)")
+    report = build_report(scan_files(files))
+    (q3,) = [q for q in report.questions if q.id == "Q3"]
+    assert "read-only" not in q3.summary
+    assert "1 of 1 tools make calls whose effects could not be judged" in q3.summary
+
+
+def test_a_project_without_tools_says_so(scan_files: ScanFiles) -> None:
+    report = build_report(
+        scan_files({"util.py": "def add(a: int, b: int) -> int:\n    return a + b\n"})
+    )
+    (q3,) = [q for q in report.questions if q.id == "Q3"]
+    assert q3.summary == "no tools found"

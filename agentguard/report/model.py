@@ -217,6 +217,20 @@ def _cell_for(
     return Cell("not checked", "", UNKNOWN)
 
 
+def _no_writer_summary(tools: list[ToolFacts], summary: str) -> str:
+    """Why a question about writes applies to nothing, only as far as it is true: no tools
+    found is not "every tool is read-only", nor is a tool whose effects were not judged."""
+    if not tools:
+        return "no tools found"
+    unjudged = [t for t in tools if t.unjudged()]
+    if unjudged:
+        return (
+            f"no write found, but {len(unjudged)} of {len(tools)} tools make calls whose "
+            "effects could not be judged"
+        )
+    return summary
+
+
 def _not_a_writer(tool: ToolFacts) -> Cell:
     """The cell of a question about writes for a tool with none found: read-only only
     when every call leaving the project was judged."""
@@ -333,6 +347,8 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
         scope = _relevant_tools(qid, writers)
         relevant = retry_count if qid == "retry" else len(scope)
         verdict, summary, support = _judge(qid, rules, mine, scope, relevant)
+        if not writers and verdict == NOT_APPLICABLE and qid not in {"retry", "meta"}:
+            summary = _no_writer_summary(result.model.tools, summary)
         skipped = [p for p in result.problems if p.kind != "parse-error"]
         if qid == "meta" and skipped:
             verdict = PARTIAL if verdict == PASS else verdict
