@@ -467,3 +467,24 @@ def test_a_project_without_tools_says_so(scan_files: ScanFiles) -> None:
     )
     (q3,) = [q for q in report.questions if q.id == "Q3"]
     assert q3.summary == "no tools found"
+
+
+def test_a_local_copy_refreshed_through_a_helper_is_no_side_effect(scan_files: ScanFiles) -> None:
+    prelude = """
+    def save_board(board: dict) -> None:
+        with open(f"boards/{board['id']}.json", "w") as fh:
+            json.dump(board, fh)
+
+    def refresh_board(board: dict) -> dict:
+        save_board(board)
+        return board
+    """
+    body = "return refresh_board(client.conversations_info(channel=value))"
+    files = tool_module(
+        SLACK + "\nimport json", SLACK_CLIENT + "\n" + textwrap.dedent(prelude), body
+    )
+    assert kinds_and_codes(scan_files, files) == ([], [])
+    # the same write made directly by a tool is its side effect
+    direct = files["agent.py"].replace("return refresh_board(", "return save_board(")
+    found, codes = kinds_and_codes(scan_files, {"agent.py": direct})
+    assert found == ["write"] and "AG101" in codes

@@ -984,8 +984,8 @@ class EffectSummaries:
                 mapped = _map_method_through_call(project, effect, target_fn, call, fn, facts)
                 if mapped is not None and mapped.method_param is None:
                     mapped = _map_url_through_call(project, mapped, target_fn, call, fn, facts)
-                if mapped is None:
-                    continue  # this caller's URL reads: no effect on this path
+                if mapped is None or open_world.is_plumbing(project, mapped, target_fn):
+                    continue  # this caller's URL reads, or a local cache or token refreshed
                 if before is None:
                     before = dict(mine)
                 mine[key] = replace(

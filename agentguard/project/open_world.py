@@ -375,7 +375,9 @@ def _just_built(
 
 def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
     """A local file write that is credential plumbing (the OAuth token file a client
-    refreshes) or a derived cache of remote state: not the tool's side effect."""
+    refreshes) or a derived cache of remote state: not the tool's side effect. ``fn`` is
+    the function making the write, or one the write is reached through
+    (``refresh_board_map`` calling ``save_board_map``)."""
     if effect.remote or effect.kind not in {"write", "destructive"}:
         return False
     world = knowledge(project.catalog)
