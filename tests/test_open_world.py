@@ -426,8 +426,9 @@ def test_report_counts_unjudged_tools_apart_from_write_tools(scan_files: ScanFil
         "llm_client.models.embed_content(model='text-embedding-004', contents=value)",
         "vision_client.detect_labels(image=value)",
         "llm_client.close()",
+        "llm_client.disconnect()",
     ],
-    ids=["generate", "embed", "detect", "close-is-plumbing"],
+    ids=["generate", "embed", "detect", "close-is-plumbing", "disconnect-is-plumbing"],
 )
 def test_model_client_calls_are_no_side_effect(scan_files: ScanFiles, call: str) -> None:
     files = tool_module("from app.models import llm_client, vision_client", "", f"return {call}")
