@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function
+from agentguard.project import open_world
 from agentguard.project.read_posts import (
     read_by_name,
 )
@@ -210,8 +211,8 @@ class EffectSummaries:
                 mapped = map_method_through_call(project, effect, target_fn, call, fn, facts)
                 if mapped is not None and mapped.method_param is None:
                     mapped = map_url_through_call(project, mapped, target_fn, call, fn, facts)
-                if mapped is None:
-                    continue  # this caller's URL reads: no effect on this path
+                if mapped is None or open_world.is_plumbing(project, mapped, target_fn):
+                    continue  # this caller's URL reads, or a local cache or token refreshed
                 if before is None:
                     before = dict(mine)
                 mine[key] = replace(
@@ -247,7 +248,10 @@ def infer_effects(project: ProjectModel) -> EffectSummaries:
             for effect in summaries.of(qualname):
                 key = _site_key(effect)
                 if read_by_name(project.catalog, effect, tool.name, tool.description):
-                    continue  # a POST the request does not judge, in a tool named to read
+                    if effect.kind == "network_write":
+                        continue  # a POST the request does not judge, in a tool named to read
+                    # SQL text no reader of the source can know: named to read is no evidence
+                    effect = replace(effect, kind=open_world.UNKNOWN)
                 if effect.kind == DEFERRED:
                     continue  # no caller chose the HTTP method
                 if key not in seen:

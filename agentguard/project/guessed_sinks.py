@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
+from agentguard.project import open_world
 from agentguard.project.sink_keys import key_for, local_value
 from agentguard.project.tool_facts import (
     Effect,
-    first_word,
 )
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def heuristic_sink(
     containers, loggers, strings and the standard library."""
     if call.method[:1].isupper():
         return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
-    verb_class = project.catalog.verbs.get(first_word(call.method))
+    verb_class = open_world.knowledge(project.catalog).verb_class(call.method)
     if verb_class in {None, "read"}:
         return None
     if project.catalog.reads(callee) or project.catalog.reads(call.callee):

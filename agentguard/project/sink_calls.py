@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.knowledge.catalog import Matcher, Sink
+from agentguard.project import open_world
 from agentguard.project.guessed_sinks import heuristic_sink
 from agentguard.project.read_posts import (
     MIXED,
@@ -123,7 +124,7 @@ def classify_sink(
         elif kind == "sql":
             statement = call.args[0] if call.args else call.kwargs.get("sql")
             if statement is None:
-                return None
+                return _open_world(project, call, callee, fn, facts)  # ``request.execute()``
             if statement.kind == "name":
                 statement = local_value(project, statement.text, fn, facts, call.order) or statement
             text = statement.string()
@@ -131,7 +132,7 @@ def classify_sink(
             if not project.catalog.db_handle_receivers.search(receiver) and not bound_to_db_handle(
                 project, call.receiver or "", fn, facts, call.order
             ):
-                return None
+                return _open_world(project, call, callee, fn, facts)
             if text is not None:
                 if SQL_READ_RE.match(text) or not SQL_WRITE_RE.match(text):
                     return None
@@ -156,11 +157,13 @@ def classify_sink(
             # could honour an idempotency key.
             remote = not embedded_database_module(project.catalog, facts)
         elif kind == "file_open":
-            mode = call.args[1] if len(call.args) > 1 else call.kwargs.get("mode")
-            mode_text = mode.string() if mode else "r"
-            if not mode_text or not any(ch in mode_text for ch in "wax+"):
+            mode_text = open_world.file_mode(project, call, sink, fn, facts)
+            if mode_text is None:  # a mode no reader of the source can know: maybe a write
+                kind, idempotent, remote, confidence = "write", None, False, Confidence.LOW
+            elif not any(ch in mode_text for ch in "wax+"):
                 return None
-            kind, idempotent, remote = "write", "a" not in mode_text, False
+            else:
+                kind, idempotent, remote = "write", "a" not in mode_text, False
         if sink.receiver_hint == "task" and not (call.receiver or "").strip():
             return None
         effect = _sink_effect(
@@ -183,11 +186,24 @@ def classify_sink(
             return replace(effect, reading=NEUTRAL)
         if method == "PATCH" and name_sets(project.catalog, fn.name):
             return _idempotent_patch(effect, fn.name)
-        return effect
-    guessed = heuristic_sink(project, call, callee, fn, facts)
+        if kind == "exec" and open_world.reads_by_command(project, call, fn, facts):
+            return None  # ``kubectl describe ...``: a literal read-only command
+        return None if open_world.is_plumbing(project, effect, fn) else effect
+    guessed = open_world.judge_built(
+        project, call, fn, facts, lambda sink: key_for(project, call, sink, fn, facts)
+    ) or heuristic_sink(project, call, callee, fn, facts)
     if guessed is not None and call.method in {"post", "apost"}:
         return _judged_post(project, guessed, fn, facts)  # client.post(...) on an unknown client
-    return guessed
+    return guessed if guessed is not None else _open_world(project, call, callee, fn, facts)
+
+
+def _open_world(
+    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    """A call the catalogue does not know, judged by its verb (project/open_world.py)."""
+    return open_world.judge(
+        project, call, callee, fn, facts, lambda sink: key_for(project, call, sink, fn, facts)
+    )
 
 
 def _judged_post(

@@ -21,7 +21,9 @@ GUARDED_NAMES = (
 SELF_NAMES = {"self", "cls"}
 INJECTED_PARAMS = {"self", "cls", "ctx", "context", "run_context", "config", "callbacks", "runtime"}
 REMOTE_EFFECTS = {"network_write", "payment", "message"}
-WRITE_EFFECTS = {"network_write", "payment", "message", "write", "destructive", "exec", "unknown"}
+# ``unknown`` (a call no catalogue entry or verb judges) is not a write: no write rule fires
+# on it, and the report shows it as unknown, never as read or safe.
+WRITE_EFFECTS = {"network_write", "payment", "message", "write", "destructive", "exec"}
 KEY_KWARG_RE = re.compile(
     r"(?i)^(idempotency_?key|idem_?key|idempotency_?token|dedupe?_?(id|key)|deduplication_?id|"
     r"client_?token|client_?request_?(id|token)|request_?token|messagededuplicationid|clienttoken|"
@@ -193,6 +195,10 @@ class ToolFacts:
     @property
     def is_read_only(self) -> bool:
         return not self.writes()
+
+    def unjudged(self) -> list[Effect]:
+        """The calls leaving the project that nothing could judge (kind ``unknown``)."""
+        return [e for e in self.effects if e.kind == "unknown"]
 
 
 @dataclass

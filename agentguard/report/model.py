@@ -165,14 +165,21 @@ def _judge(
         errors = [f for f in findings if f.severity is Severity.ERROR]
         clean = [t.name for t in writers if t.name not in flagged]
         verdict = FAIL if errors and (project_wide or not clean) else PARTIAL
+        # tools flagged only because their effects could not be judged (AG104) are no
+        # write tools: counted apart, so "1 of 0 write tools flagged" cannot happen
+        writer_names = {t.name for t in writers}
+        unjudged = {f.tool for f in findings if f.code == "AG104" and f.tool} - writer_names
+        unjudged -= {f.tool for f in findings if f.code != "AG104"}
+        flagged_writers = flagged - unjudged
         tools_text = (
-            f"{len(flagged)} of {relevant_count} {'remote ' if qid == 'Q2' else ''}"
+            f"{len(flagged_writers)} of {relevant_count} {'remote ' if qid == 'Q2' else ''}"
             "write tools flagged"
-            if flagged and qid != "retry"
+            if flagged_writers and qid != "retry"
             else ""
         )
         wide = f"{len(project_wide)} project-wide" if project_wide else ""
-        detail = ", ".join(p for p in (tools_text, wide) if p)
+        unknown = f"{len(unjudged)} with effects not judged" if unjudged else ""
+        detail = ", ".join(p for p in (tools_text, wide, unknown) if p)
         noun = "finding" if len(findings) == 1 else "findings"
         return verdict, f"{len(findings)} {noun}" + (f" ({detail})" if detail else ""), support
     if qid == "meta":
@@ -205,7 +212,7 @@ def _cell_for(
     runtime_text: str,
 ) -> Cell:
     if not tool.writes():
-        return Cell("n/a (read-only)", "", NEUTRAL)
+        return _not_a_writer(tool)
     mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == qid})
     if mine:
         return Cell(", ".join(mine), "finding", BAD)
@@ -214,6 +221,28 @@ def _cell_for(
     if rules:
         return Cell("no finding", "checked", GOOD)
     return Cell("not checked", "", UNKNOWN)
+
+
+def _no_writer_summary(tools: list[ToolFacts], summary: str) -> str:
+    """Why a question about writes applies to nothing, only as far as it is true: no tools
+    found is not "every tool is read-only", nor is a tool whose effects were not judged."""
+    if not tools:
+        return "no tools found"
+    unjudged = [t for t in tools if t.unjudged()]
+    if unjudged:
+        return (
+            f"no write found, but {len(unjudged)} of {len(tools)} tools make calls whose "
+            "effects could not be judged"
+        )
+    return summary
+
+
+def _not_a_writer(tool: ToolFacts) -> Cell:
+    """The cell of a question about writes for a tool with none found: read-only only
+    when every call leaving the project was judged."""
+    if tool.unjudged():
+        return Cell("n/a (effects unknown)", "", UNKNOWN)
+    return Cell("n/a (read-only)", "", NEUTRAL)
 
 
 def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
@@ -227,24 +256,30 @@ def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
     elif decl and decl.read_only is not None:
         risk = Cell("read" if decl.read_only else "write", source, NEUTRAL)
     else:
-        risk = Cell(", ".join(kinds) if kinds else "read", "inferred", NEUTRAL)
+        shown = [*kinds, "unknown"] if tool.unjudged() else kinds
+        risk = Cell(", ".join(shown) if shown else "read", "inferred", NEUTRAL)
     if decl and decl.idempotency:
         idem = Cell(decl.idempotency, source, NEUTRAL)
     elif decl and decl.idempotent_hint is not None:
         idem = Cell("idempotent" if decl.idempotent_hint else "non-idempotent", source, NEUTRAL)
     elif not writes:
-        idem = Cell("idempotent", "inferred", NEUTRAL)
+        idem = Cell("unknown" if tool.unjudged() else "idempotent", "inferred", NEUTRAL)
     else:
         idem = Cell("non-idempotent" if non_idempotent else "idempotent", "inferred", NEUTRAL)
     if decl and decl.replay:
         replay = Cell(
             decl.replay, source, BAD if decl.replay == "auto" and non_idempotent else NEUTRAL
         )
-    elif not writes:
+    elif not writes and not tool.unjudged():
         replay = Cell("safe", "inferred", GOOD)
     else:
         unsafe = [e for e in non_idempotent if e.key is None]
-        if not non_idempotent:
+        if unjudged := tool.unjudged():
+            # safe only with evidence: every reachable effect known to be a read
+            replay = Cell(f"unknown: {len(unjudged)} call(s) not judged", "inferred", UNKNOWN)
+            if unsafe:
+                replay = Cell("unsafe: repeats the write", "inferred", BAD)
+        elif not non_idempotent:
             replay = Cell("safe: idempotent", "inferred", GOOD)
         elif unsafe:
             replay = Cell("unsafe: repeats the write", "inferred", BAD)
@@ -255,7 +290,7 @@ def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
 
 def _key_cell(tool: ToolFacts, findings: list[Finding]) -> Cell:
     if not tool.writes():
-        return Cell("n/a (read-only)", "", NEUTRAL)
+        return _not_a_writer(tool)
     mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == "Q2"})
     guarded = tool.guarded
     if guarded is not None and guarded.has_key:
@@ -290,7 +325,7 @@ _EVAL_EXEMPT = {
 def _eval_cell(tool: ToolFacts, verdict: EvalVerdict, findings: list[Finding], rules: bool) -> Cell:
     """AG801's verdict for the tool (the same one the rule reports), in a table cell."""
     if not tool.writes():
-        return Cell("n/a (read-only)", "", NEUTRAL)
+        return _not_a_writer(tool)
     mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == "Q8"})
     if mine:
         return Cell(", ".join(mine), "finding", BAD)
@@ -320,6 +355,8 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
         scope = _relevant_tools(qid, writers)
         relevant = retry_count if qid == "retry" else len(scope)
         verdict, summary, support = _judge(qid, rules, mine, scope, relevant)
+        if not writers and verdict == NOT_APPLICABLE and qid not in {"retry", "meta"}:
+            summary = _no_writer_summary(result.project.tools, summary)
         skipped = [p for p in result.problems if not p.reported]
         if qid == "meta" and skipped:
             verdict = PARTIAL if verdict == PASS else verdict

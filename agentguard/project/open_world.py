@@ -1,0 +1,471 @@
+"""Open-world effects: a call that leaves the project and that the catalogue does not know.
+
+Such a call is judged by its verb (``rules/effects.yaml``, section ``open_world``): the
+first real verb of the method name (``chat_scheduleMessage`` schedules, ``batch_create_issues``
+creates), the method of the request a builder chain ends in (``events().insert(...).execute()``
+inserts), or ``save()`` / ``send()`` on an object just built (a create). A read verb makes a
+read (no effect); a write verb a write of medium confidence; neither an effect of kind
+``unknown``, which no write rule judges and the report shows as unknown, never as safe.
+
+Precision guards live in the same catalogue: SDK calls whose names look like verbs but read
+(a maps client's ``place``), and local files that are credential plumbing (a refreshed token
+file) or a derived cache of remote state, which are not a tool's side effects.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.knowledge.catalog import Catalog, Matcher, Sink
+from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+
+UNKNOWN = "unknown"
+STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
+# The verb classes of ``effects.verbs`` and the effect each write class makes.
+WRITE_CLASSES = {
+    "non_idempotent": ("network_write", False),
+    "destructive": ("destructive", True),
+    "idempotent_write": ("write", True),
+}
+KeyFor = Callable[[Sink], "KeyEvidence | None"]
+
+
+def words(name: str) -> list[str]:
+    """``chat_scheduleMessage`` -> chat, schedule, message; ``batchUpdate`` -> batch, update."""
+    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
+    return [w for w in snake.lower().split("_") if w]
+
+
+@dataclass(frozen=True)
+class OpenWorld:
+    """The ``open_world`` section of the effect catalogue, with the verb table."""
+
+    verbs: dict[str, str]
+    nouns_alone: frozenset[str]
+    terminals: frozenset[str]
+    object_writes: frozenset[str]
+    reads: Matcher[bool]
+    client_roots: re.Pattern[str]
+    credential_words: frozenset[str]
+    cache_words: frozenset[str]
+    read_commands: dict[str, frozenset[str]]
+    no_effect: frozenset[str]
+    derived_writes: frozenset[str]
+
+    def verb_class(self, name: str) -> str | None:
+        """The class of the first real verb of ``name``: read, non_idempotent,
+        idempotent_write, destructive, or None. A word that is also a noun counts only
+        with an object after it (``place_order`` places); alone it names what is looked up
+        (``maps.place(id)``, ``jira.issue(key)``)."""
+        if name in self.no_effect:
+            return "read"  # ``client.close()``, ``conn.commit()``: plumbing, no effect
+        parts = words(name)
+        if len(parts) == 1 and parts[0] in self.nouns_alone:
+            return "read"  # a thing looked up by its name: ``jira.issue(key)``
+        for part in parts:
+            found = self.verbs.get(part)
+            if found is not None:
+                return found
+        return None
+
+
+_LOADED: weakref.WeakKeyDictionary[Catalog, OpenWorld] = weakref.WeakKeyDictionary()
+
+
+def knowledge(catalog: Catalog) -> OpenWorld:
+    """The open-world knowledge of ``catalog`` (worked out once per catalogue)."""
+    found = _LOADED.get(catalog)
+    if found is None:
+        found = _LOADED[catalog] = _load(catalog.data.get("effects") or {}, catalog.verbs)
+    return found
+
+
+def _load(effects: dict[str, Any], base_verbs: dict[str, str]) -> OpenWorld:
+    section = effects.get("open_world") or {}
+    verbs = dict(base_verbs)
+    for category, listed in (section.get("verbs") or {}).items():
+        for verb in listed or []:
+            verbs[verb] = category
+    reads: Matcher[bool] = Matcher()
+    reads.add(list(section.get("reads") or []), True)
+    commands = {
+        program: frozenset(subcommands or [])
+        for program, subcommands in (section.get("read_commands") or {}).items()
+    }
+    return OpenWorld(
+        verbs=verbs,
+        nouns_alone=frozenset(section.get("nouns_alone") or []),
+        terminals=frozenset(section.get("builder_terminals") or []),
+        object_writes=frozenset(section.get("object_writes") or []),
+        reads=reads,
+        client_roots=re.compile(section.get("client_roots") or "$^"),
+        credential_words=frozenset(section.get("credential_words") or []),
+        cache_words=frozenset(section.get("cache_words") or []),
+        read_commands=commands,
+        no_effect=frozenset(section.get("no_effect") or []),
+        derived_writes=frozenset(section.get("derived_writes") or []),
+    )
+
+
+def _parse(text: str) -> ast.expr | None:
+    try:
+        return ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError):
+        return None  # cut short at the text limit
+
+
+def _called_name(node: ast.expr | None) -> str | None:
+    """The name a call expression calls (``insert`` for ``events().insert(...)``)."""
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute):
+            return node.func.attr
+        if isinstance(node.func, ast.Name):
+            return node.func.id
+    return None
+
+
+def _root(node: ast.expr | None) -> str:
+    """The name a chain starts from: ``self.api_resource`` for
+    ``self.api_resource.events().insert(...)``, ``service`` for ``service.users()``."""
+    parts: list[str] = []
+    while node is not None:
+        if isinstance(node, ast.Call):
+            # what the call is made on: ``service`` for ``service.users()``
+            node, parts = node.func, []
+            if isinstance(node, ast.Attribute):
+                node = node.value
+            elif isinstance(node, ast.Name):
+                return ""  # ``build(...).users()``: made on what a function returns
+        elif isinstance(node, ast.Attribute):
+            parts.insert(0, node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            node, parts = node.value, []
+        elif isinstance(node, ast.Name):
+            return ".".join([node.id, *parts])
+        else:
+            return ""
+    return ""
+
+
+def local_value(
+    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
+) -> Value | None:
+    """What ``name`` was last bound to in ``fn`` before the call at ``before``."""
+    found: Value | None = None
+    for assignment in project.local_assignments(facts, fn.qualname, name):
+        if assignment.order <= before:
+            found = assignment.value
+    return found
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    verb_class: str | None  # None: no verb, an unknown effect
+    how: str  # the evidence step's words
+
+
+def judge(
+    project: ProjectModel,
+    call: Call,
+    callee: str,
+    fn: Function,
+    facts: ModuleFacts,
+    key_for: KeyFor,
+) -> Effect | None:
+    """The effect of an external call no catalogue entry knows, or None for a read or a
+    call that stays in the process."""
+    world = knowledge(project.catalog)
+    verdict = _verdict(project, world, call, callee, fn, facts)
+    return _effect(call, fn, facts, verdict, key_for)
+
+
+def judge_built(
+    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts, key_for: KeyFor
+) -> Effect | None:
+    """``Issue(...).save()`` / ``mail = Mail(...); mail.send()`` on an external class: a
+    create, whatever the write-verb heuristic would make of ``save``."""
+    world = knowledge(project.catalog)
+    if call.method not in world.object_writes or "." not in call.callee:
+        return None
+    head = call.callee.split(".", 1)[0]
+    if head in STDLIB_MODULES or head in project.module_heads:
+        return None
+    receiver = _parse(call.text.rsplit(".", 1)[0])
+    if not _just_built(project, receiver, fn, facts, call):
+        return None
+    verdict = _Verdict("non_idempotent", f"`{call.method}()` on an object just built")
+    return _effect(call, fn, facts, verdict, key_for)
+
+
+def _effect(
+    call: Call, fn: Function, facts: ModuleFacts, verdict: _Verdict | None, key_for: KeyFor
+) -> Effect | None:
+    if verdict is None or verdict.verb_class == "read":
+        return None
+    site = Location(facts.path, call.span)
+    if verdict.verb_class is None:
+        kind, idempotent, confidence, key = UNKNOWN, None, Confidence.LOW, None
+    else:
+        kind, idempotent = WRITE_CLASSES[verdict.verb_class]
+        confidence = Confidence.MEDIUM
+        key = key_for(Sink(effect=kind, idempotent=idempotent, key={}))
+    return Effect(
+        kind=kind,
+        idempotent=idempotent,
+        remote=True,
+        sink=_shown(call),
+        site=site,
+        call=call,
+        chain=(EvidenceStep(StepKind.SINK, site, callee=_shown(call), detail=verdict.how),),
+        confidence=confidence,
+        key=key,
+        heuristic=True,
+        function=fn.qualname,
+    )
+
+
+def _shown(call: Call) -> str:
+    """The call as a message names it: as written, or its shape without arguments when
+    written over several lines (``service.users().drafts().create().execute``)."""
+    if "\n" in call.text or len(call.text) > 120:
+        return call.callee
+    return call.text
+
+
+def _verdict(
+    project: ProjectModel,
+    world: OpenWorld,
+    call: Call,
+    callee: str,
+    fn: Function,
+    facts: ModuleFacts,
+) -> _Verdict | None:
+    catalog = project.catalog
+    if catalog.reads(callee) or catalog.reads(call.callee):
+        return None
+    if world.reads(callee) or world.reads(call.callee):
+        return None
+    if call.method[:1].isupper() or not call.method.isidentifier():
+        return None  # a constructor builds a client, it sends nothing
+    written = call.text.rsplit(".", 1)[0] if "." in call.text else ""
+    receiver = _parse(written) if written else None
+    if receiver is None and "." in call.callee:
+        # the text was cut short (a long chain over many lines): its shape, without arguments
+        receiver = _parse(call.callee.rsplit(".", 1)[0])
+    if call.method in world.terminals:
+        request = _called_name(receiver)
+        if request is None and isinstance(receiver, ast.Name):
+            bound = local_value(project, receiver.id, fn, facts, call.order)
+            if bound is not None and bound.kind == "call":
+                receiver = _parse(bound.text)
+                request = _called_name(receiver)
+        if request is None or not _leaves_project(project, world, _root(receiver), fn, facts):
+            return None  # ``cursor.execute(sql)``: the SQL catalogue entry judges it
+        return _Verdict(world.verb_class(request), f"the request `{request}` it executes")
+    if isinstance(receiver, ast.Call):
+        return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
+    root = _root(receiver) if receiver is not None else ""
+    verb = world.verb_class(call.method)
+    if (
+        verb in WRITE_CLASSES
+        and call.method in world.derived_writes
+        and _handed_out(project, world, root, fn, facts, call)
+    ):
+        # ``project = gl.projects.get(1); project.issues.create(...)``
+        return _Verdict(verb, "on an object an external client handed out")
+    if not root or not _leaves_project(project, world, root, fn, facts, callee):
+        return None
+    if world.verb_class(call.method) is not None or call.method in world.no_effect:
+        return None  # a verb the write-verb heuristic judged (or a read)
+    if _chain_segment(project, call, fn) or _handle_factory(project, call, fn, facts):
+        return None  # ``service.users()`` builds the request a later call sends
+    return _Verdict(None, "not in the catalogue, no verb in its name")
+
+
+def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
+    """Whether another call goes on from what ``call`` returns (``service.users()`` in
+    ``service.users().messages().list(...)``): such calls start where ``call`` starts."""
+    start = call.span[:2]
+    prefix = call.text + "("
+    return any(
+        other is not call and other.span[:2] == start and (other.receiver or "").startswith(prefix)
+        for other in project.calls_in(fn.qualname)
+    )
+
+
+def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    """``ch = conn.channel()`` then ``ch.basic_publish(...)``: the call hands out an object
+    that later calls use; those calls are judged, not the one that made it."""
+    start = call.span[:2]
+    for assignment in project.local_assignments(facts, fn.qualname):
+        value = assignment.value
+        if value.kind != "call" or value.span is None or value.span[:2] != start:
+            continue
+        target = assignment.target
+        return any(
+            other.order > call.order and _root(_parse(other.text)).split(".", 1)[0] == target
+            for other in project.calls_in(fn.qualname)
+        )
+    return False
+
+
+def _handed_out(
+    project: ProjectModel, world: OpenWorld, root: str, fn: Function, facts: ModuleFacts, call: Call
+) -> bool:
+    """Whether ``root`` starts from a local bound to what an external client returned."""
+    first = root.split(".", 1)[0]
+    if not first.isidentifier():
+        return False
+    bound = local_value(project, first, fn, facts, call.order)
+    if bound is None or bound.kind != "call":
+        return False
+    node = _parse(bound.text)
+    made_by = _root(node) if isinstance(node, ast.Call) else ""
+    return bool(made_by) and _leaves_project(
+        project, world, made_by, fn, facts, (bound.qualname or "").replace("()", "")
+    )
+
+
+def _leaves_project(
+    project: ProjectModel,
+    world: OpenWorld,
+    root: str,
+    fn: Function,
+    facts: ModuleFacts,
+    callee: str = "",
+) -> bool:
+    """Whether calls on ``root`` go to an external client: a name that says so
+    (``service``, ``self._client``), or a callee resolved into an external package."""
+    if not root:
+        return False
+    last = root.rsplit(".", 1)[-1]
+    if world.client_roots.search(last) or project.catalog.client_receiver.search(last):
+        return True
+    head = callee.split(".", 1)[0]
+    if not callee or head in STDLIB_MODULES or head in project.module_heads:
+        return False
+    imported = {v.split(".", 1)[0] for v in facts.imports.values()}
+    # ``slack_sdk.WebClient.conversations_list``: resolved into a package, called on a client
+    return head in imported and callee.count(".") >= 2 and head != root.split(".", 1)[0]
+
+
+def _just_built(
+    project: ProjectModel, receiver: ast.expr | None, fn: Function, facts: ModuleFacts, call: Call
+) -> bool:
+    """``Issue(...).save()`` or ``mail = Mail(...); mail.send()``: a class built here."""
+    name = _called_name(receiver)
+    if name is None and isinstance(receiver, ast.Name):
+        bound = local_value(project, receiver.id, fn, facts, call.order)
+        if bound is not None and bound.kind == "call":
+            name = _called_name(_parse(bound.text))
+    return name is not None and name[:1].isupper() and name not in {"Path", "PurePath"}
+
+
+def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
+    """A local file write that is credential plumbing (the OAuth token file a client
+    refreshes) or a derived cache of remote state: not the tool's side effect. ``fn`` is
+    the function making the write, or one the write is reached through
+    (``refresh_board_map`` calling ``save_board_map``)."""
+    if effect.remote or effect.kind not in {"write", "destructive"}:
+        return False
+    world = knowledge(project.catalog)
+    said = set(words(fn.name))
+    for argument in effect.call.args[:1]:
+        said.update(words(re.sub(r"\W+", "_", argument.text)))
+    return bool(said & (world.credential_words | world.cache_words))
+
+
+def reads_by_command(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    """A process started with a literal command whose program and subcommand only read
+    (``kubectl describe ...``, ``git status``): no side effect. A command the model
+    supplies, or any other subcommand, stays an execution."""
+    world = knowledge(project.catalog)
+    if not call.args:
+        return False
+    command = _command_text(project, call.args[0], fn, facts, call.order)
+    if command is None:
+        return False
+    parts = command.split()
+    if len(parts) < 2 or re.search(r"[;&|`$<>]", command.split("{", 1)[0]):
+        return False
+    program = parts[0].rsplit("/", 1)[-1]
+    allowed = world.read_commands.get(program)
+    return allowed is not None and parts[1] in allowed
+
+
+def _command_text(
+    project: ProjectModel,
+    value: Value,
+    fn: Function,
+    facts: ModuleFacts,
+    before: int,
+    depth: int = 0,
+) -> str | None:
+    """The literal start of a command: a string, an f-string's text, a list of strings,
+    ``command.split()``, or a local variable holding one of those."""
+    if depth > 3:
+        return None
+    if value.kind == "name":
+        bound = local_value(project, value.text, fn, facts, before)
+        return _command_text(project, bound, fn, facts, before, depth + 1) if bound else None
+    if value.kind == "const":
+        return value.string()
+    if value.kind == "fstring":
+        node = _parse(value.text)
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(
+                str(part.value) if isinstance(part, ast.Constant) else "{}" for part in node.values
+            )
+            return text
+        return None
+    if value.kind == "list":
+        head = [e.string() for e in value.elements[:2]]
+        if len(head) == 2 and all(head):
+            return " ".join(h for h in head if h)
+        return None
+    if value.kind == "call" and value.text.endswith(".split()"):
+        inner = value.text[: -len(".split()")]
+        if inner.isidentifier():
+            bound = local_value(project, inner, fn, facts, before)
+            return _command_text(project, bound, fn, facts, before, depth + 1) if bound else None
+        node = _parse(inner)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+    return None
+
+
+def file_mode(
+    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """The mode a file is opened with: ``"r"`` when none is given, the string written or
+    held in a local variable (``mode = "a" if append else "w"`` gives ``aw``), None when it
+    cannot be read (a parameter, a call)."""
+    position = (sink.method_from or {}).get("arg", 1)
+    mode = argument_at(call.args, call.kwargs, ArgSpec(position, "mode"))
+    if mode is None:
+        return "r"
+    if mode.kind == "name":
+        bound = local_value(project, mode.text, fn, facts, call.order)
+        if bound is None:
+            return None
+        mode = bound
+    if mode.string() is not None:
+        return mode.string()
+    node = _parse(mode.text)
+    if isinstance(node, ast.IfExp):
+        branches = [node.body, node.orelse]
+        if all(isinstance(b, ast.Constant) and isinstance(b.value, str) for b in branches):
+            return "".join(str(b.value) for b in branches if isinstance(b, ast.Constant))
+    return None

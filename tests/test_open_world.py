@@ -1,0 +1,491 @@
+"""Open-world effects: a call that leaves the project and that the catalogue does not know is
+judged by its verb, and what cannot be judged is shown as unknown, never as safe.
+
+Each case is a small tool calling a client the way its library's documentation shows; the
+assertions are what a user sees: the tool's effects, its report row and its findings.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from agentguard.report.model import build_report
+
+from .conftest import ScanFiles
+
+
+def tool_module(imports: str, prelude: str, body: str, name: str = "act") -> dict[str, str]:
+    source = (
+        "from langchain_core.tools import tool\n"
+        + textwrap.dedent(imports).strip()
+        + "\n\n"
+        + textwrap.dedent(prelude).strip()
+        + f"\n\n@tool\ndef {name}(value: str) -> object:\n"
+        + '    """Do the thing."""\n'
+        + textwrap.indent(textwrap.dedent(body).strip(), "    ")
+        + "\n"
+    )
+    return {"agent.py": source}
+
+
+def kinds_and_codes(scan_files: ScanFiles, files: dict[str, str]) -> tuple[list[str], list[str]]:
+    result = scan_files(files)
+    (tool,) = [t for t in result.project.tools if t.name == "act"]
+    return sorted(e.kind for e in tool.effects), sorted({f.code for f in result.findings})
+
+
+GOOGLE = "from googleapiclient.discovery import build"
+GOOGLE_SERVICE = 'service = build("calendar", "v3")'
+SLACK = "from slack_sdk import WebClient"
+SLACK_CLIENT = 'client = WebClient(token="xoxb-1")'
+
+# (id, imports, prelude, body, effect kinds, whether AG201 fires)
+CASES = [
+    # Google API discovery clients: the request a chain executes decides.
+    (
+        "calendar-events-insert",
+        GOOGLE,
+        GOOGLE_SERVICE,
+        'return service.events().insert(calendarId="primary", body={"summary": value}).execute()',
+        ["network_write"],
+        True,
+    ),
+    (
+        "calendar-events-list",
+        GOOGLE,
+        GOOGLE_SERVICE,
+        'return service.events().list(calendarId="primary", q=value).execute()',
+        [],
+        False,
+    ),
+    (
+        "gmail-messages-send",
+        GOOGLE,
+        'service = build("gmail", "v1")',
+        'return service.users().messages().send(userId="me", body={"raw": value}).execute()',
+        ["network_write"],
+        True,
+    ),
+    (
+        "gmail-drafts-get",
+        GOOGLE,
+        'service = build("gmail", "v1")',
+        'return service.users().drafts().get(userId="me", id=value).execute()',
+        [],
+        False,
+    ),
+    (
+        "sheets-values-get-held-in-a-variable",
+        GOOGLE,
+        'service = build("sheets", "v4")',
+        'request = service.spreadsheets().values().get(spreadsheetId=value, range="A1:B2")\n'
+        "return request.execute()",
+        [],
+        False,
+    ),
+    (
+        "sheets-values-append",
+        GOOGLE,
+        'service = build("sheets", "v4")',
+        "return service.spreadsheets().values().append(\n"
+        '    spreadsheetId=value, range="A1", valueInputOption="RAW", body={"values": [[1]]}\n'
+        ").execute()",
+        ["network_write"],
+        True,
+    ),
+    (
+        "drive-files-delete",
+        GOOGLE,
+        'service = build("drive", "v3")',
+        "return service.files().delete(fileId=value).execute()",
+        ["destructive"],
+        False,
+    ),
+    (
+        "tasks-tasks-patch-over-many-lines",
+        GOOGLE,
+        'service = build("tasks", "v1")',
+        "return (\n"
+        "    service.tasks()\n"
+        "    .patch(\n"
+        '        tasklist="@default",\n'
+        "        task=value,\n"
+        '        body={"status": "completed", "notes": "closed by the assistant after review"},\n'
+        "    )\n"
+        "    .execute()\n"
+        ")",
+        ["write"],
+        False,
+    ),
+    # slack_sdk: the first real verb of the method (chat_postMessage posts).
+    (
+        "slack-chat-scheduleMessage",
+        SLACK,
+        SLACK_CLIENT,
+        'return client.chat_scheduleMessage(channel="C1", text=value, post_at=1700000000)',
+        ["network_write"],
+        True,
+    ),
+    (
+        "slack-conversations-history",
+        SLACK,
+        SLACK_CLIENT,
+        'return client.conversations_history(channel="C1", limit=value)',
+        [],
+        False,
+    ),
+    (
+        "slack-async-reactions-add",
+        "from slack_sdk.web.async_client import AsyncWebClient",
+        'client = AsyncWebClient(token="xoxb-1")',
+        'return client.reactions_add(channel="C1", name="eyes", timestamp=value)',
+        ["network_write"],
+        True,
+    ),
+    # python-gitlab: the first verb of a batch method decides.
+    (
+        "batch-create",
+        "import gitlab",
+        'gl_client = gitlab.Gitlab("https://gitlab.example", private_token="t")',
+        'return gl_client.batch_create_issues([{"title": value}])',
+        ["network_write"],
+        True,
+    ),
+    # A noun alone reads: a maps client's place details, a JIRA issue by key.
+    (
+        "maps-place",
+        "import googlemaps",
+        'maps_client = googlemaps.Client(key="k")',
+        "return maps_client.place(place_id=value)",
+        [],
+        False,
+    ),
+    (
+        "jira-issue",
+        "from jira import JIRA",
+        'jira = JIRA("https://jira.example")',
+        "return jira.issue(value).fields.summary",
+        [],
+        False,
+    ),
+    # save() on an object just built creates it.
+    (
+        "save-on-object-just-built",
+        "from simple_salesforce import Contact",
+        "",
+        "contact = Contact(last_name=value)\ncontact.save()\nreturn contact",
+        ["network_write"],
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("imports", "prelude", "body", "kinds", "keyless"),
+    [case[1:] for case in CASES],
+    ids=[case[0] for case in CASES],
+)
+def test_external_calls_are_judged_by_their_verb(
+    scan_files: ScanFiles,
+    imports: str,
+    prelude: str,
+    body: str,
+    kinds: list[str],
+    keyless: bool,
+) -> None:
+    found, codes = kinds_and_codes(scan_files, tool_module(imports, prelude, body))
+    assert found == kinds
+    assert ("AG201" in codes) is keyless
+    assert ("AG101" in codes) is bool(kinds)
+
+
+def test_a_call_nothing_can_judge_is_unknown_not_safe(scan_files: ScanFiles) -> None:
+    files = tool_module(SLACK, SLACK_CLIENT, "return client.users_profile(user=value)")
+    result = scan_files(files)
+    (tool,) = result.project.tools
+    assert [e.kind for e in tool.effects] == ["unknown"]
+    findings = [(f.code, f.severity.value) for f in result.findings]
+    assert findings == [("AG104", "info")]
+    assert "client.users_profile" in result.findings[0].message
+    assert "[tool.agentguard.effects]" in result.findings[0].message
+    (row,) = build_report(result).tools
+    assert row.risk.value == "unknown"
+    assert row.replay.value.startswith("unknown")
+    assert row.replay.status == "unknown"
+
+
+def test_a_declared_tool_gets_no_unjudged_finding(scan_files: ScanFiles) -> None:
+    files = tool_module(
+        SLACK + "\nfrom agentguard.runtime import guarded\nfrom app.runtime import runtime",
+        SLACK_CLIENT,
+        "return client.users_profile(user=value)",
+    )
+    files["agent.py"] = files["agent.py"].replace(
+        "@tool\n",
+        '@tool\n@guarded(runtime, risk="read", idempotency="idempotent", replay="auto")\n',
+    )
+    assert "AG104" not in {f.code for f in scan_files(files).findings}
+
+
+def test_results_of_a_judged_call_are_not_unknown(scan_files: ScanFiles) -> None:
+    body = 'return client.conversations_list(limit=value).get("channels")'
+    found, codes = kinds_and_codes(scan_files, tool_module(SLACK, SLACK_CLIENT, body))
+    assert (found, codes) == ([], [])
+
+
+def test_a_client_handed_out_is_not_judged_itself(scan_files: ScanFiles) -> None:
+    body = 'bucket = s3_resource.Bucket("b")\nreturn bucket.objects_listing(value)'
+    prelude = 's3_resource = boto3.resource("s3")'
+    found, _ = kinds_and_codes(scan_files, tool_module("import boto3", prelude, body))
+    assert found == ["unknown"]  # the listing is unknown; handing out the bucket is no call
+
+
+def test_oauth_token_file_refresh_is_not_a_side_effect(scan_files: ScanFiles) -> None:
+    prelude = """
+    def _get_credentials(token_path: str) -> object:
+        creds = Credentials.from_authorized_user_file(token_path)
+        creds.refresh(Request())
+        with open(token_path, "w") as token:
+            token.write(creds.to_json())
+        return creds
+    """
+    body = (
+        'service = build("gmail", "v1", credentials=_get_credentials("token.json"))\n'
+        'return service.users().messages().list(userId="me", q=value).execute()'
+    )
+    imports = (
+        GOOGLE
+        + "\nfrom google.auth.transport.requests import Request"
+        + "\nfrom google.oauth2.credentials import Credentials"
+    )
+    found, codes = kinds_and_codes(scan_files, tool_module(imports, prelude, body))
+    assert (found, codes) == ([], [])
+
+
+def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
+    body = 'with open(f"reports/{value}.txt", "w") as out:\n    out.write(value)\nreturn "ok"'
+    found, codes = kinds_and_codes(scan_files, tool_module("", "", body))
+    assert found == ["write"] and "AG101" in codes
+
+
+@pytest.mark.parametrize(
+    ("body", "kinds"),
+    [
+        ('command = f"kubectl describe pod {value}"\nreturn check_output(command.split())', []),
+        ('return check_output(["kubectl", "logs", "--previous", value])', []),
+        ('return check_output(["git", "status", "--short"], cwd=value)', []),
+        ('return check_output(["kubectl", "delete", "pod", value])', ["exec"]),
+        ("return check_output(value.split())", ["exec"]),
+        ('return check_output(f"kubectl get pods; {value}", shell=True)', ["exec"]),
+    ],
+    ids=["describe", "logs", "git-status", "delete", "model-command", "shell-chain"],
+)
+def test_a_literal_read_only_command_is_a_read(
+    scan_files: ScanFiles, body: str, kinds: list[str]
+) -> None:
+    found, _ = kinds_and_codes(
+        scan_files, tool_module("from subprocess import check_output", "", body)
+    )
+    assert found == kinds
+
+
+def test_a_user_catalogue_entry_teaches_an_unknown_call(scan_files: ScanFiles) -> None:
+    files = tool_module(SLACK, SLACK_CLIENT, "return client.users_profile(user=value)")
+    files["pyproject.toml"] = (
+        '[tool.agentguard.effects]\nreads = ["slack_sdk.WebClient.users_profile"]\n'
+    )
+    found, codes = kinds_and_codes(scan_files, files)
+    assert (found, codes) == ([], [])
+
+
+def test_sql_text_not_readable_statically_is_never_read_because_of_a_name(
+    scan_files: ScanFiles,
+) -> None:
+    source = (
+        "import psycopg\n"
+        "from langchain_core.tools import tool\n\n"
+        "@tool\n"
+        "def search_records(statement: str) -> list:\n"
+        '    """Search the records with a SQL statement."""\n'
+        '    with psycopg.connect("postgresql://db/app") as conn:\n'
+        "        return conn.execute(statement).fetchall()\n"
+    )
+    result = scan_files({"agent.py": source})
+    (tool,) = result.project.tools
+    # named to search: not a write finding (precision first), but not read either
+    assert [e.kind for e in tool.effects] == ["unknown"]
+    assert {f.code for f in result.findings} == {"AG104"}
+    renamed = source.replace("search_records", "run_statement").replace("Search the", "Run on")
+    result = scan_files({"agent.py": renamed})
+    assert [e.kind for e in result.project.tools[0].effects] == ["write"]
+
+
+def test_save_on_a_project_object_is_followed_not_guessed(scan_files: ScanFiles) -> None:
+    source = (
+        "from langchain_core.tools import tool\n\n"
+        "class Note:\n"
+        "    def __init__(self, text: str) -> None:\n"
+        "        self.text = text\n\n"
+        "    def save(self) -> None:\n"
+        "        print(self.text)\n\n"
+        "@tool\n"
+        "def act(value: str) -> str:\n"
+        '    """Keep a note."""\n'
+        "    Note(value).save()\n"
+        '    return "ok"\n'
+    )
+    result = scan_files({"agent.py": source})
+    assert result.project.tools[0].effects == []
+
+
+# SDK families, each call written as its library's documentation shows it:
+# (id, module source after the langchain import, effect kinds of tool `act`)
+SDK_FAMILIES = [
+    (
+        "aiosmtplib-send",
+        "import aiosmtplib\n\n@tool\nasync def act(value: str) -> None:\n"
+        '    """Mail."""\n    await aiosmtplib.send(value, hostname="127.0.0.1", port=25)\n',
+        ["message"],
+    ),
+    (
+        "docker-containers-run",
+        "import docker\n\nclient = docker.from_env()\n\n@tool\ndef act(value: str) -> str:\n"
+        '    """Run."""\n    return client.containers.run("ubuntu:latest", value)\n',
+        ["exec"],
+    ),
+    (
+        "docker-containers-list",
+        "import docker\n\nclient = docker.from_env()\n\n@tool\ndef act(value: str) -> list:\n"
+        '    """List."""\n    return client.containers.list(all=bool(value))\n',
+        [],
+    ),
+    (
+        "boto3-resource-object-put",
+        'import boto3\n\ns3 = boto3.resource("s3")\n\n@tool\ndef act(value: str) -> None:\n'
+        '    """Store."""\n    s3.Object("mybucket", value).put(Body=b"testing")\n',
+        ["write"],
+    ),
+    (
+        "python-gitlab-manager-create",
+        "import gitlab\n\n"
+        'gl = gitlab.Gitlab("https://gitlab.example.com", private_token="t")\n\n'
+        "@tool\ndef act(value: str) -> None:\n"
+        '    """File an issue."""\n'
+        "    project = gl.projects.get(1)\n"
+        '    project.issues.create({"title": value})\n',
+        ["network_write"],
+    ),
+    (
+        "pathlib-open-write",
+        "from pathlib import Path\n\n@tool\ndef act(value: str) -> None:\n"
+        '    """Write."""\n    with Path("out.txt").open("w") as fh:\n        fh.write(value)\n',
+        ["write"],
+    ),
+    (
+        "pathlib-open-read",
+        "from pathlib import Path\n\n@tool\ndef act(value: str) -> str:\n"
+        '    """Read."""\n    with Path(value).open() as fh:\n        return fh.read()\n',
+        [],
+    ),
+    (
+        "open-mode-in-a-variable",
+        "@tool\ndef act(value: str, append: bool = False) -> None:\n"
+        '    """Write."""\n    mode = "a" if append else "w"\n'
+        '    with open("out.txt", mode) as fh:\n        fh.write(value)\n',
+        ["write"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "kinds"), [c[1:] for c in SDK_FAMILIES], ids=[c[0] for c in SDK_FAMILIES]
+)
+def test_sdk_families(scan_files: ScanFiles, source: str, kinds: list[str]) -> None:
+    files = {"agent.py": "from langchain_core.tools import tool\n" + source}
+    found, codes = kinds_and_codes(scan_files, files)
+    assert found == kinds
+    assert ("AG101" in codes) is bool(kinds)
+
+
+def test_report_counts_unjudged_tools_apart_from_write_tools(scan_files: ScanFiles) -> None:
+    files = tool_module(SLACK, SLACK_CLIENT, "return client.users_profile(user=value)")
+    report = build_report(scan_files(files))
+    (q1,) = [q for q in report.questions if q.id == "Q1"]
+    assert "1 with effects not judged" in q1.summary
+    assert "write tools flagged" not in q1.summary
+    (row,) = report.tools
+    assert "read-only" not in " ".join(str(getattr(row, f).value) for f in ("key", "ledger"))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "llm_client.generate(prompt=value)",
+        "llm_client.models.embed_content(model='text-embedding-004', contents=value)",
+        "vision_client.detect_labels(image=value)",
+        "llm_client.close()",
+        "llm_client.disconnect()",
+    ],
+    ids=["generate", "embed", "detect", "close-is-plumbing", "disconnect-is-plumbing"],
+)
+def test_model_client_calls_are_no_side_effect(scan_files: ScanFiles, call: str) -> None:
+    files = tool_module("from app.models import llm_client, vision_client", "", f"return {call}")
+    assert kinds_and_codes(scan_files, files) == ([], [])
+
+
+def test_a_derived_local_cache_of_remote_state_is_no_side_effect(scan_files: ScanFiles) -> None:
+    prelude = """
+    def save_cache(rows: list) -> None:
+        with open(CACHE_FILE, "w") as fh:
+            json.dump(rows, fh)
+    """
+    body = (
+        'rows = client.conversations_list(limit=value)["channels"]\nsave_cache(rows)\nreturn rows'
+    )
+    files = tool_module(
+        SLACK + "\nimport json",
+        SLACK_CLIENT + '\nCACHE_FILE = "channels.json"\n' + textwrap.dedent(prelude),
+        body,
+    )
+    assert kinds_and_codes(scan_files, files) == ([], [])
+
+
+def test_no_write_found_is_not_every_tool_read_only_when_effects_are_unknown(
+    scan_files: ScanFiles,
+) -> None:
+    files = tool_module(SLACK, SLACK_CLIENT, "return client.users_profile(user=value)")
+    report = build_report(scan_files(files))
+    (q3,) = [q for q in report.questions if q.id == "Q3"]
+    assert "read-only" not in q3.summary
+    assert "1 of 1 tools make calls whose effects could not be judged" in q3.summary
+
+
+def test_a_project_without_tools_says_so(scan_files: ScanFiles) -> None:
+    report = build_report(
+        scan_files({"util.py": "def add(a: int, b: int) -> int:\n    return a + b\n"})
+    )
+    (q3,) = [q for q in report.questions if q.id == "Q3"]
+    assert q3.summary == "no tools found"
+
+
+def test_a_local_copy_refreshed_through_a_helper_is_no_side_effect(scan_files: ScanFiles) -> None:
+    prelude = """
+    def save_board(board: dict) -> None:
+        with open(f"boards/{board['id']}.json", "w") as fh:
+            json.dump(board, fh)
+
+    def refresh_board(board: dict) -> dict:
+        save_board(board)
+        return board
+    """
+    body = "return refresh_board(client.conversations_info(channel=value))"
+    files = tool_module(
+        SLACK + "\nimport json", SLACK_CLIENT + "\n" + textwrap.dedent(prelude), body
+    )
+    assert kinds_and_codes(scan_files, files) == ([], [])
+    # the same write made directly by a tool is its side effect
+    direct = files["agent.py"].replace("return refresh_board(", "return save_board(")
+    found, codes = kinds_and_codes(scan_files, {"agent.py": direct})
+    assert found == ["write"] and "AG101" in codes
