@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, Sink
+from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
 
 if TYPE_CHECKING:
@@ -157,17 +158,6 @@ def _root(node: ast.expr | None) -> str:
         else:
             return ""
     return ""
-
-
-def local_value(
-    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
-) -> Value | None:
-    """What ``name`` was last bound to in ``fn`` before the call at ``before``."""
-    found: Value | None = None
-    for assignment in project.local_assignments(facts, fn.qualname, name):
-        if assignment.order <= before:
-            found = assignment.value
-    return found
 
 
 @dataclass(frozen=True)

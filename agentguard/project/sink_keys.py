@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 def local_value(
     project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
 ) -> Value | None:
+    """What ``name`` was last bound to in ``fn`` before the call at ``before``."""
     found: Value | None = None
     for assignment in project.local_assignments(facts, fn.qualname, name):
         if assignment.order <= before:
