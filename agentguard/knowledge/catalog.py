@@ -35,6 +35,15 @@ def normalise(qualname: str) -> str:
     return qualname.replace("()", "")
 
 
+def _names_pattern(names: Any, template: str) -> re.Pattern[str]:
+    """A regex matching any of ``names`` literally, placed in ``template``'s ``{}``; with no
+    names, one that matches nothing."""
+    words = list(dict.fromkeys(_as_list(names)))
+    if not words:
+        return re.compile("$^")
+    return re.compile(template.format("|".join(re.escape(word) for word in words)))
+
+
 class NameIndex:
     """Distinct dotted names (callees, many thousands) by their exact form, first part and
     last part, as a ``Matcher`` reads them: a catalogue finds the few names it may match
@@ -261,6 +270,21 @@ class Catalog:
         self.name_generic_words = frozenset(_as_list(read_posts.get("name_generic_words")))
         self.sql_neutral_words = frozenset(_as_list(read_posts.get("sql_neutral_words")))
         self.http_helper_words = frozenset(_as_list(read_posts.get("http_helper_words")))
+        keys = effects.get("keys") or {}
+        self.key_kwargs = _names_pattern(keys.get("kwargs"), "(?i)^({})$")
+        # An `X-` prefix marks a header as not standardised: the same header either way.
+        self.key_headers = _names_pattern(keys.get("headers"), "(?i)^(x-)?({})$")
+        self.fresh_calls: Matcher[bool] = Matcher()
+        self.fresh_calls.add(_as_list(keys.get("fresh_calls")), True)
+        self.hash_calls: Matcher[bool] = Matcher()
+        self.hash_calls.add(_as_list(keys.get("hash_calls")), True)
+        self.scope_words = _names_pattern(keys.get("scope_words"), "(?i)({})")
+        sql = effects.get("sql") or {}
+        self.sql_write = _names_pattern(sql.get("write_verbs"), r"(?is)^\s*({})\b")
+        # A common table expression whose body is a SELECT reads: SQL syntax, not a word list.
+        self.sql_read = _names_pattern(
+            sql.get("read_verbs"), r"(?is)^\s*(with\s+\w+\s+as\s*\(\s*select|{})\b"
+        )
         retries = data.get("retries") or {}
         self.retries: Matcher[RetryConstruct] = Matcher()
         for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):
