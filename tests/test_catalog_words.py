@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
+from agentguard.knowledge.catalog import CatalogError
+
 from .conftest import ScanFiles
 
 POST_TOOL = textwrap.dedent(
@@ -115,3 +119,84 @@ def test_user_sql_write_verb_makes_a_statement_a_write(scan_files: ScanFiles) ->
         "Tool `charge_card` makes a write (`CALL agent.conn.execute`) but declares no "
         "idempotency, risk or replay policy"
     ]
+
+
+def test_user_injected_param_is_not_the_models(scan_files: ScanFiles) -> None:
+    """``tool-functions.injected_params``: a parameter the user's executor fills in itself is
+    not a key the model supplies (no AG202)."""
+    source = textwrap.dedent(
+        '''
+        import requests
+        from langchain_core.tools import tool
+
+        @tool
+        def create_order(cart_id: str, idempotency_key: str) -> dict:
+            """Create an order."""
+            return requests.post(
+                "https://shop.example/orders",
+                json={"cart": cart_id},
+                headers={"Idempotency-Key": idempotency_key},
+            ).json()
+        '''
+    )
+    assert "AG202" in _codes(scan_files({"agent.py": source}))
+    config = '[tool.agentguard.tool-functions]\ninjected_params = ["idempotency_key"]\n'
+    assert "AG202" not in _codes(scan_files({"pyproject.toml": config, "agent.py": source}))
+
+
+def test_user_declaration_decorator_declares_the_policy(scan_files: ScanFiles) -> None:
+    """``tool-functions.declaration_decorators``: the user's own wrapper of ``@guarded``
+    declares the tool's policy, so the tool is no longer undeclared (AG101)."""
+    source = textwrap.dedent(
+        '''
+        import requests
+        from acme.policy import declared
+        from langchain_core.tools import tool
+
+        @tool
+        @declared(risk="write", idempotency="idempotent", replay="auto")
+        def set_price(sku: str, price: int) -> dict:
+            """Set a price."""
+            return requests.put("https://shop.example/prices/" + sku, json={"price": price}).json()
+        '''
+    )
+    assert "AG101" in _codes(scan_files({"agent.py": source}))
+    config = '[tool.agentguard.tool-functions]\ndeclaration_decorators = ["acme.policy.declared"]\n'
+    assert "AG101" not in _codes(scan_files({"pyproject.toml": config, "agent.py": source}))
+
+
+def test_user_annotation_hint_declares_read_only(scan_files: ScanFiles) -> None:
+    """``tool-functions.annotation_hints``: an annotation name the user's MCP layer writes
+    declares the tool read-only, which its POST contradicts (AG102 instead of AG101)."""
+    source = textwrap.dedent(
+        '''
+        import requests
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("shop")
+
+        @mcp.tool(annotations={"readOnly": True})
+        def place_order(cart_id: str) -> dict:
+            """Place an order."""
+            return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()
+        '''
+    )
+    plain = _codes(scan_files({"agent.py": source}))
+    assert "AG101" in plain and "AG102" not in plain
+    config = '[tool.agentguard.tool-functions.annotation_hints]\nread_only = ["readOnly"]\n'
+    result = scan_files({"pyproject.toml": config, "agent.py": source})
+    messages = [f.message for f in result.findings if f.code in {"AG101", "AG102"}]
+    assert messages == [
+        "Tool `place_order` is declared read-only (mcp-annotations) but makes a remote write "
+        "(`POST requests.post`)"
+    ]
+
+
+def test_bad_tool_functions_entry_names_the_file_and_key(scan_files: ScanFiles) -> None:
+    config = "[tool.agentguard.tool-functions]\ninjected_params = [3]\n"
+    with pytest.raises(
+        CatalogError,
+        match=r"pyproject.toml: invalid configuration at "
+        r"`tool-functions.injected_params.0`",
+    ):
+        scan_files({"pyproject.toml": config, "agent.py": ""})

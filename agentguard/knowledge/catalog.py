@@ -210,6 +210,17 @@ class Catalog:
         self.plugin_entry_names: frozenset[str] = frozenset()
         for framework, spec in (data.get("frameworks") or {}).items():
             self._load_framework(framework, spec or {})
+        tool_functions = data.get("tool_functions") or {}
+        self.injected_params = frozenset(_as_list(tool_functions.get("injected_params")))
+        self.declaration_decorators: Matcher[bool] = Matcher()
+        self.declaration_decorators.add(
+            _as_list(tool_functions.get("declaration_decorators")), True
+        )
+        # declaration field -> the annotation names that set it, in catalogue order
+        self.annotation_hints: dict[str, tuple[str, ...]] = {
+            field_name: tuple(_as_list(names))
+            for field_name, names in (tool_functions.get("annotation_hints") or {}).items()
+        }
         effects = data.get("effects") or {}
         self.sinks: Matcher[Sink] = Matcher()
         self.user_sinks: Matcher[Sink] = Matcher()
@@ -417,6 +428,7 @@ def builtin_data() -> dict[str, Any]:
         loaded = json.loads(json.dumps(_builtin_file(name)))
         if name == "frameworks":
             data["frameworks"] = loaded.get("frameworks") or {}
+            data["tool_functions"] = loaded.get("tool_functions") or {}
         else:
             data[name] = loaded
     data["ledger_functions"] = [
@@ -437,16 +449,23 @@ def validate_extensions(extensions: Mapping[str, Any], source: Path | str | None
         else None,
         "effects": extensions.get("effects"),
         "retries": extensions.get("retries"),
+        "tool-functions": extensions.get("tool_functions"),
     }
     for name, document in documents.items():
         if document is None:
             continue
         if not isinstance(document, Mapping):
             raise CatalogError(f"{where}: invalid configuration at `{name}`: must be a table")
-        problems = schema_problems(name, document)
+        if name == "tool-functions":
+            # a section of the frameworks catalogue, beside its `frameworks` table
+            problems = schema_problems("frameworks", {"tool_functions": document})
+        else:
+            problems = schema_problems(name, document)
         if problems:
             key, message = problems[0]
-            if name != "frameworks":
+            if name == "tool-functions":
+                key = name + key.removeprefix("tool_functions")
+            elif name != "frameworks":
                 key = f"{name}.{key}" if key != "(top level)" else name
             raise CatalogError(f"{where}: invalid configuration at `{key}`: {message}")
     ledger = extensions.get("ledger_functions")
@@ -496,6 +515,10 @@ def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dic
                 merged[section][key] = _merge_table(value, existing)
             else:
                 merged[section][key] = value
+    if extensions.get("tool_functions"):
+        merged["tool_functions"] = _merge_table(
+            extensions["tool_functions"], merged.get("tool_functions") or {}
+        )
     merged["ledger_functions"] = list(merged.get("ledger_functions") or []) + list(
         extensions.get("ledger_functions") or []
     )

@@ -9,7 +9,6 @@ from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
 from agentguard.project.tool_facts import (
-    INJECTED_PARAMS,
     SELF_NAMES,
     KeyEvidence,
 )
@@ -124,6 +123,11 @@ class _KeySearch:
         )
 
 
+def _injected(project: ProjectModel, param: str) -> bool:
+    """A parameter the framework fills in (``self``, a run context), never the model."""
+    return param in SELF_NAMES or param in project.catalog.injected_params
+
+
 def classify_key(
     project: ProjectModel,
     value: Value,
@@ -134,7 +138,7 @@ def classify_key(
 ) -> KeyEvidence:
     location = Location(facts.path, value.span) if value.span else None
     if value.kind == "name" and depth < 3:
-        if value.text in fn.params and value.text not in INJECTED_PARAMS:
+        if value.text in fn.params and not _injected(project, value.text):
             return KeyEvidence(value, "param", f"parameter `{value.text}`", value.text, location)
         local = local_value(project, value.text, fn, facts, before)
         if local is not None:
@@ -154,7 +158,7 @@ def classify_key(
     fresh = [c for c in calls if catalog.fresh_calls(c)]
     if fresh:
         return KeyEvidence(value, "fresh", f"`{fresh[0]}()` is new on every call", None, location)
-    params_used = [n for n in value.names if n in fn.params and n not in INJECTED_PARAMS]
+    params_used = [n for n in value.names if n in fn.params and not _injected(project, n)]
     if value.kind in {"attr", "fstring", "other", "call"} and params_used and not fresh:
         only_params = all(
             n in fn.params

@@ -13,13 +13,7 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Value
 from agentguard.knowledge.catalog import RetryConstruct
 
-GUARDED_NAMES = (
-    "agentguard.runtime.guarded",
-    "agentguard.guarded",
-    "agentguard.runtime.api.guarded",
-)
 SELF_NAMES = {"self", "cls"}
-INJECTED_PARAMS = {"self", "cls", "ctx", "context", "run_context", "config", "callbacks", "runtime"}
 REMOTE_EFFECTS = {"network_write", "payment", "message"}
 WRITE_EFFECTS = {"network_write", "payment", "message", "write", "destructive", "exec", "unknown"}
 

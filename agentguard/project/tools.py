@@ -8,8 +8,7 @@ from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.tool_facts import (
-    GUARDED_NAMES,
-    INJECTED_PARAMS,
+    SELF_NAMES,
     Declaration,
     ToolFacts,
     argument_at,
@@ -20,7 +19,10 @@ if TYPE_CHECKING:
 
 
 def _model_params(project: ProjectModel, fn: Function) -> list[str]:
-    return [p for p in fn.params if p not in INJECTED_PARAMS and not p.startswith("_")]
+    injected = project.catalog.injected_params
+    return [
+        p for p in fn.params if p not in SELF_NAMES and p not in injected and not p.startswith("_")
+    ]
 
 
 def _add_tool(project: ProjectModel, tool: ToolFacts) -> None:
@@ -64,7 +66,7 @@ def _tool_from_function(
     )
     tool.declarations += _declarations_from_options(project, form.framework, options, site, facts)
     for dec in fn.decorators:
-        if dec.qualname in GUARDED_NAMES or dec.qualname.endswith("agentguard.runtime.guarded"):
+        if project.catalog.declaration_decorators(dec.qualname):
             tool.declarations.append(_guarded_declaration(project, dec.kwargs, dec.span, facts))
     return tool
 
@@ -136,12 +138,7 @@ def annotations_declaration(
         return None
     span = value.span or Span.point(1)
     decl = Declaration(source=source, location=Location(path, span))
-    names = {
-        "read_only": ("readOnlyHint", "read_only_hint"),
-        "destructive": ("destructiveHint", "destructive_hint"),
-        "idempotent_hint": ("idempotentHint", "idempotent_hint"),
-    }
-    for attr, keys in names.items():
+    for attr, keys in project.catalog.annotation_hints.items():
         for key in keys:
             if key in fields and fields[key].kind == "const":
                 const = fields[key].const
@@ -298,7 +295,7 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
         )
         for method in methods:
             for dec in project.functions[method][0].decorators:
-                if dec.qualname in GUARDED_NAMES:
+                if project.catalog.declaration_decorators(dec.qualname):
                     tool.declarations.append(
                         _guarded_declaration(project, dec.kwargs, dec.span, facts)
                     )
