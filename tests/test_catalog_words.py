@@ -200,3 +200,23 @@ def test_bad_tool_functions_entry_names_the_file_and_key(scan_files: ScanFiles) 
         r"`tool-functions.injected_params.0`",
     ):
         scan_files({"pyproject.toml": config, "agent.py": ""})
+
+
+def test_user_url_name_word_lets_an_unresolved_url_speak(scan_files: ScanFiles) -> None:
+    """``effects.url_name_words``: a POST's URL held by a name the scan cannot resolve is
+    judged by that name once it is a URL name (``SEARCH_BASE`` reads, so no AG201)."""
+    source = textwrap.dedent(
+        '''
+        import requests
+        from langchain_core.tools import tool
+        from service_settings import SEARCH_BASE
+
+        @tool
+        def process_payload(payload: dict) -> dict:
+            """Process the payload."""
+            return requests.post(SEARCH_BASE, json=payload).json()
+        '''
+    )
+    assert "AG201" in _codes(scan_files({"agent.py": source}))
+    config = '[tool.agentguard.effects]\nurl_name_words = ["base"]\n'
+    assert _codes(scan_files({"pyproject.toml": config, "agent.py": source})) == []

@@ -116,7 +116,8 @@ read; `verbs` adds words to the verb lists that name writes and reads; `keys` ad
 keyword and header names an idempotency key is passed by (`kwargs`, `headers`), calls whose
 result is new on every call (`fresh_calls`) or hashes its input (`hash_calls`), and name parts
 that scope a key to a user or run (`scope_words`); `sql` adds first words of statements that
-write or only read (`write_verbs`, `read_verbs`). Schema: `agentguard/data/effects.schema.json`.
+write or only read (`write_verbs`, `read_verbs`); `url_name_words` adds name parts that say a
+name holds a URL. Schema: `agentguard/data/effects.schema.json`.
 
 ```toml
 [[tool.agentguard.effects.sinks]]

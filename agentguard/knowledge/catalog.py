@@ -290,6 +290,7 @@ class Catalog:
         self.hash_calls: Matcher[bool] = Matcher()
         self.hash_calls.add(_as_list(keys.get("hash_calls")), True)
         self.scope_words = _names_pattern(keys.get("scope_words"), "(?i)({})")
+        self.url_name_words = _names_pattern(effects.get("url_name_words"), "(?i)({})")
         sql = effects.get("sql") or {}
         self.sql_write = _names_pattern(sql.get("write_verbs"), r"(?is)^\s*({})\b")
         # A common table expression whose body is a SELECT reads: SQL syntax, not a word list.
