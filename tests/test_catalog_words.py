@@ -220,3 +220,41 @@ def test_user_url_name_word_lets_an_unresolved_url_speak(scan_files: ScanFiles) 
     assert "AG201" in _codes(scan_files({"agent.py": source}))
     config = '[tool.agentguard.effects]\nurl_name_words = ["base"]\n'
     assert _codes(scan_files({"pyproject.toml": config, "agent.py": source})) == []
+
+
+def test_user_context_carrier_types_the_dependencies(scan_files: ScanFiles) -> None:
+    """``tool-functions.context_carriers``: the user's framework hands its tools a
+    ``Ctx[Deps]`` whose ``.deps`` holds the dependencies, so ``ctx.deps.orders.post`` is the
+    ``httpx.Client.post`` that ``Deps`` declares, found for certain (not guessed)."""
+    source = textwrap.dedent(
+        '''
+        from dataclasses import dataclass
+
+        import httpx
+        from acme.agents import Ctx
+        from langchain_core.tools import tool
+
+        @dataclass
+        class Deps:
+            orders: httpx.Client
+
+        @tool
+        def place_order(ctx: Ctx[Deps], cart_id: str) -> dict:
+            """Place an order."""
+            return ctx.deps.orders.post("/orders", json={"cart": cart_id}).json()
+        '''
+    )
+
+    def ag201(result: object) -> list[tuple[str, str]]:
+        findings = result.findings  # type: ignore[attr-defined]
+        return [
+            (f.message.split("`")[3], f.confidence.value) for f in findings if f.code == "AG201"
+        ]
+
+    assert ag201(scan_files({"agent.py": source})) == [("ctx.deps.orders.post", "low")]
+    config = (
+        "[tool.agentguard.tool-functions.context_carriers]\n"
+        'attributes = {Ctx = "deps"}\npackages = ["acme"]\n'
+    )
+    extended = ag201(scan_files({"pyproject.toml": config, "agent.py": source}))
+    assert extended == [("POST httpx.Client.post", "high")]

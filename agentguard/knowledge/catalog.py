@@ -197,6 +197,20 @@ class RetryConstruct:
     tool_nodes: tuple[str, ...] = ()  # node_retry: node classes that run every tool
 
 
+@dataclass(frozen=True)
+class ContextCarriers:
+    """The part of the catalogue the per-file extractor reads (``RunContext[Deps]`` makes
+    ``ctx.deps`` a ``Deps``): small, so that it travels to the parse workers with each task."""
+
+    attributes: Mapping[str, str] = field(default_factory=dict)  # carrier class -> attribute
+    packages: frozenset[str] = frozenset()
+
+    @cached_property
+    def carried(self) -> frozenset[str]:
+        """Every attribute a carrier holds the dependencies in."""
+        return frozenset(self.attributes.values())
+
+
 class Catalog:
     def __init__(self, data: Mapping[str, Any]) -> None:
         self.data = data
@@ -215,6 +229,10 @@ class Catalog:
         self.declaration_decorators: Matcher[bool] = Matcher()
         self.declaration_decorators.add(
             _as_list(tool_functions.get("declaration_decorators")), True
+        )
+        carriers = tool_functions.get("context_carriers") or {}
+        self.context_carriers = ContextCarriers(
+            dict(carriers.get("attributes") or {}), frozenset(_as_list(carriers.get("packages")))
         )
         # declaration field -> the annotation names that set it, in catalogue order
         self.annotation_hints: dict[str, tuple[str, ...]] = {
