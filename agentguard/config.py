@@ -167,6 +167,8 @@ def load_config(
     for key in ("frameworks", "effects", "retries"):
         if key in section:
             extensions[key] = section[key]
+    if "tool-functions" in section:
+        extensions["tool_functions"] = section["tool-functions"]
     if "ledger-functions" in section:
         extensions["ledger_functions"] = section["ledger-functions"]
     config.catalog_extensions = extensions

@@ -175,7 +175,8 @@ def test_a_cache_written_by_another_format_version_is_not_read(
 def fixture_facts() -> list[ModuleFacts]:
     found = []
     for path in sorted(FIXTURES.rglob("*.py")):
-        facts = source_facts(path.read_bytes(), path.relative_to(FIXTURES).as_posix())
+        rel = path.relative_to(FIXTURES).as_posix()
+        facts = source_facts(path.read_bytes(), rel, Catalog(builtin_data()).context_carriers)
         if isinstance(facts, ModuleFacts):
             found.append(facts)
     return found

@@ -112,8 +112,12 @@ Teach agentguard your own clients' side effects. `sinks` are calls that change t
 arguments), `idempotent`, `key` (how the call takes an idempotency key: `kwarg`, `header`,
 `option` or `sql_conflict`) and the schema's other fields (`method`, `method_from`, `remote`,
 `confidence`, `receiver_hint`). Your sinks take precedence over the built-in ones. `reads` lists calls that only
-read; `verbs` adds words to the verb lists that name writes and reads. Schema:
-`agentguard/data/effects.schema.json`.
+read; `verbs` adds words to the verb lists that name writes and reads; `keys` adds the
+keyword and header names an idempotency key is passed by (`kwargs`, `headers`), calls whose
+result is new on every call (`fresh_calls`) or hashes its input (`hash_calls`), and name parts
+that scope a key to a user or run (`scope_words`); `sql` adds first words of statements that
+write or only read (`write_verbs`, `read_verbs`); `url_name_words` adds name parts that say a
+name holds a URL. Schema: `agentguard/data/effects.schema.json`.
 
 ```toml
 [[tool.agentguard.effects.sinks]]
@@ -132,6 +136,22 @@ built-in ones. Schema: `agentguard/data/retries.schema.json`.
 [[tool.agentguard.retries.decorators]]
 match = ["acme.resilience.retrying"]
 library = "acme"
+```""",
+    "tool-functions": """What every framework's tools share: `injected_params` (parameters your framework or executor
+fills in itself, never the model's arguments; `self` and `cls` always are),
+`declaration_decorators` (decorators whose keyword arguments declare a tool's `risk`,
+`idempotency` and `replay`, as `@guarded` does; `*` globs allowed) and `annotation_hints`
+(the MCP annotation names that set `read_only`, `destructive` or `idempotent_hint`) and
+`context_carriers` (`attributes`: a generic class your framework hands a tool, by the
+attribute that holds the dependencies its first type argument types, as `RunContext[Deps]`
+makes `ctx.deps` a `Deps`; `packages`: where such a class is imported from). Lists
+are added to the built-in ones of `rules/frameworks.yaml`. Schema: the `tool_functions`
+section of `agentguard/data/frameworks.schema.json`.
+
+```toml
+[tool.agentguard.tool-functions]
+injected_params = ["deps"]
+declaration_decorators = ["acme.policy.declared"]
 ```""",
 }
 

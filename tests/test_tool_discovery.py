@@ -15,8 +15,10 @@ from agentguard.project.tool_facts import ToolFacts
 
 
 def discover(files: Mapping[str, str]) -> list[ToolFacts]:
-    modules = [extract(dedent(text).encode(), path) for path, text in files.items()]
-    return build_project(modules, load_catalog()).tools
+    catalog = load_catalog()
+    carriers = catalog.context_carriers
+    modules = [extract(dedent(text).encode(), path, carriers) for path, text in files.items()]
+    return build_project(modules, catalog).tools
 
 
 def line_of(text: str, needle: str) -> int:

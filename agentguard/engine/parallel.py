@@ -7,6 +7,7 @@ bytes: the same bytes go into the cache, so each file's facts are pickled exactl
 
 from __future__ import annotations
 
+import functools
 import gc
 import multiprocessing
 import os
@@ -25,6 +26,7 @@ from agentguard.engine.fact_cache import FactCache, content_key, encode
 from agentguard.facts.extract import extract, is_test_path
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.facts.python_version import newer_syntax
+from agentguard.knowledge.catalog import ContextCarriers
 
 # At most this many files make one task for a worker, and this many tasks per worker are
 # queued ahead of it.
@@ -90,10 +92,12 @@ def read_all(files: Sequence[tuple[str, str]], max_size: int, *, keyed: bool) ->
     return result
 
 
-def source_facts(data: bytes, rel: str, is_test: bool | None = None) -> ModuleFacts | ScanProblem:
+def source_facts(
+    data: bytes, rel: str, carriers: ContextCarriers, is_test: bool | None = None
+) -> ModuleFacts | ScanProblem:
     """Facts for one file's bytes, or why they cannot be parsed."""
     try:
-        return extract(data, rel, is_test)
+        return extract(data, rel, carriers, is_test)
     except SyntaxError as exc:
         line = exc.lineno or 1
         column = exc.offset or 1
@@ -113,10 +117,15 @@ def source_facts(data: bytes, rel: str, is_test: bool | None = None) -> ModuleFa
 
 
 def parse_and_cache(
-    data: bytes, rel: str, is_test: bool, cache: FactCache | None, key: str
+    data: bytes,
+    rel: str,
+    is_test: bool,
+    cache: FactCache | None,
+    key: str,
+    carriers: ContextCarriers,
 ) -> ModuleFacts | ScanProblem:
     """One file's facts (or parse error), parsed here and stored in the cache under ``key``."""
-    result = source_facts(data, rel, is_test)
+    result = source_facts(data, rel, carriers, is_test)
     if cache is not None:
         cache.store(key, encode(result))
     return result
@@ -126,9 +135,11 @@ def parse_and_cache(
 Task = tuple[int, bytes, str, bool]
 
 
-def _work_chunk(chunk: list[Task]) -> list[tuple[int, bytes]]:
+def _work_chunk(carriers: ContextCarriers, chunk: list[Task]) -> list[tuple[int, bytes]]:
     """In a worker: the pickled facts (or parse error) of each file of a chunk."""
-    return [(index, encode(source_facts(data, rel, test))) for index, data, rel, test in chunk]
+    return [
+        (index, encode(source_facts(data, rel, carriers, test))) for index, data, rel, test in chunk
+    ]
 
 
 def _worker_start() -> None:
@@ -179,6 +190,7 @@ def extract_all(
     sources: Mapping[str, bytes] | None = None,
     contents: Sequence[SourceFile] | None = None,
     is_test: Callable[[str], bool] = is_test_path,
+    carriers: ContextCarriers,
 ) -> tuple[list[ModuleFacts | ScanProblem], ExtractStats]:
     """Facts (or a problem) for every file, at its index in ``files``.
 
@@ -188,7 +200,7 @@ def extract_all(
     are not.
     """
     stats = ExtractStats(files=len(files), jobs=max(1, jobs))
-    work = _Work(files, max_size, cache, sources, contents, is_test)
+    work = _Work(files, max_size, cache, sources, contents, is_test, carriers)
     with collector_paused():
         work.want(range(len(files)))
         pool_worth_it = stats.jobs > 1
@@ -216,8 +228,10 @@ class _Work:
         sources: Mapping[str, bytes] | None,
         contents: Sequence[SourceFile] | None,
         is_test: Callable[[str], bool],
+        carriers: ContextCarriers,
     ) -> None:
         self.files = files
+        self.carriers = carriers
         self.max_size = max_size
         self.cache = cache
         self.sources = sources
@@ -280,7 +294,7 @@ class _Work:
         """Parse one file in this process: its facts need no pickling to arrive here
         (only to be cached)."""
         index, data, rel, key = item
-        result = parse_and_cache(data, rel, self.is_test(rel), self.cache, key)
+        result = parse_and_cache(data, rel, self.is_test(rel), self.cache, key, self.carriers)
         self.parsed += 1
         self.record(index, result)
 
@@ -343,7 +357,9 @@ class _Work:
                 # Only now may the progress bar start its drawing thread: forking a process
                 # while another thread holds a lock can leave that lock held in the child.
                 self.report(progress)
-                results = pool.imap_unordered(_work_chunk, tasks())
+                # The carriers (a few names) travel with each chunk: no worker-global state.
+                work_chunk = functools.partial(_work_chunk, self.carriers)
+                results = pool.imap_unordered(work_chunk, tasks())
                 while in_flight or backlog:
                     try:
                         # Waiting only when this process has nothing of its own to parse.

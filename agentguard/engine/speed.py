@@ -123,6 +123,7 @@ class Speed:
                 sources=sources,
                 contents=self._contents,
                 is_test=is_test,
+                carriers=self.catalog.context_carriers,
             )
             if len(results) >= FREEZE_AFTER_FILES:
                 # The facts live until the process ends: move them out of the collector's

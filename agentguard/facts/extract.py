@@ -22,6 +22,7 @@ from agentguard.facts.module_facts import (
     ModuleFacts,
     Suppression,
 )
+from agentguard.knowledge.catalog import ContextCarriers
 
 __all__ = ["extract", "is_test_path", "module_name_for"]
 
@@ -41,9 +42,12 @@ def is_test_path(path: str) -> bool:
     )
 
 
-def extract(source: bytes, path: str, is_test: bool | None = None) -> ModuleFacts:
+def extract(
+    source: bytes, path: str, carriers: ContextCarriers, is_test: bool | None = None
+) -> ModuleFacts:
     """Parse ``source`` and return its facts. Raises SyntaxError/ValueError on bad input.
 
+    ``carriers``: the catalogue's context carriers (``project.catalog.context_carriers``).
     ``is_test``: whether the file is a test (the config's ``test-paths``); by default, by
     its name (``is_test_path``)."""
     # A parse and its facts allocate hundreds of thousands of objects, none in a reference
@@ -53,7 +57,8 @@ def extract(source: bytes, path: str, is_test: bool | None = None) -> ModuleFact
     gc.disable()
     try:
         tree = ast.parse(source, filename=path, type_comments=False)
-        extractor = _Extractor(source, path, is_test_path(path) if is_test is None else is_test)
+        test = is_test_path(path) if is_test is None else is_test
+        extractor = _Extractor(source, path, test, carriers)
         extractor.run(tree)
         facts = extractor.facts
         if b"agentguard:" in source:

@@ -6,8 +6,6 @@ import ast
 
 from agentguard.diagnostics import Span
 from agentguard.facts.extract_values import (
-    CONTEXT_CARRIERS,
-    CONTEXT_PACKAGES,
     Scope,
     ValueReader,
 )
@@ -128,14 +126,14 @@ class DefinitionVisitor(ValueReader):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def _carried_dependencies(self, node: ast.expr) -> tuple[str, str] | None:
-        """For ``RunContext[Deps]`` and the like (``CONTEXT_CARRIERS``): the attribute that
+        """For ``RunContext[Deps]`` and the like (``self.carriers``): the attribute that
         holds the dependencies and their type (``("deps", "app.Deps")``)."""
         if not isinstance(node, ast.Subscript):
             return None
         carrier = self.resolve(node.value)
-        if carrier is None or carrier.split(".", 1)[0] not in CONTEXT_PACKAGES:
+        if carrier is None or carrier.split(".", 1)[0] not in self.carriers.packages:
             return None
-        attribute = CONTEXT_CARRIERS.get(carrier.rsplit(".", 1)[-1])
+        attribute = self.carriers.attributes.get(carrier.rsplit(".", 1)[-1])
         if attribute is None:
             return None
         argument = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice

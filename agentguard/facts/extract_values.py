@@ -21,6 +21,7 @@ from agentguard.facts.module_facts import (
     ModuleFacts,
     Value,
 )
+from agentguard.knowledge.catalog import ContextCarriers
 
 TEXT_LIMIT = 240
 # pathlib's classes, and what gives another path: ``ROOT / name``, ``ROOT.joinpath(name)``,
@@ -141,21 +142,6 @@ def module_name_for(path: str) -> str:
     return ".".join(p for p in parts if p) or "__main__"
 
 
-# What a framework hands a tool or a node that carries the user's own dependencies in an
-# attribute typed by its first type argument: ``ctx: RunContext[Deps]`` (Pydantic AI) makes
-# ``ctx.deps`` a ``Deps``; ``RunContextWrapper[T]`` (OpenAI Agents SDK), ``Runtime[T]``
-# (LangGraph) and ``ToolRuntime[T, S]`` (LangChain) hand it over as ``.context``. So
-# ``ctx.deps.http.post(...)`` is a call on the field ``Deps`` declares for ``http``.
-CONTEXT_CARRIERS = {
-    "RunContext": "deps",
-    "RunContextWrapper": "context",
-    "Runtime": "context",
-    "ToolRuntime": "context",
-}
-CONTEXT_PACKAGES = frozenset({"pydantic_ai", "agents", "langgraph", "langchain"})
-_CARRIED_ATTRIBUTES = frozenset(CONTEXT_CARRIERS.values())
-
-
 class Scope:
     __slots__ = ("function", "loops", "order", "types")
 
@@ -186,8 +172,11 @@ class ValueReader:
 
         def generic_visit(self, node: ast.AST) -> None: ...
 
-    def __init__(self, source: bytes, path: str, is_test: bool) -> None:
+    def __init__(self, source: bytes, path: str, is_test: bool, carriers: ContextCarriers) -> None:
         self.source = source
+        # rules/frameworks.yaml tool_functions.context_carriers: ``ctx.deps`` of ``RunContext[Deps]``
+        self.carriers = carriers
+        self._carried_attributes = carriers.carried
         # Most files are ASCII: their text is sliced from one decoded copy.
         self._ascii_text = source.decode("ascii") if source.isascii() else None
         self.path = path
@@ -299,7 +288,7 @@ class ValueReader:
         if isinstance(node, ast.Name):
             return self.resolve_name(node.id)
         if isinstance(node, ast.Attribute):
-            if node.attr in _CARRIED_ATTRIBUTES and type(node.value) is ast.Name:
+            if node.attr in self._carried_attributes and type(node.value) is ast.Name:
                 carried = f"{node.value.id}.{node.attr}"
                 for scope in reversed(self.scopes):
                     if carried in scope.types:

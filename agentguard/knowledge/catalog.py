@@ -35,6 +35,15 @@ def normalise(qualname: str) -> str:
     return qualname.replace("()", "")
 
 
+def _names_pattern(names: Any, template: str) -> re.Pattern[str]:
+    """A regex matching any of ``names`` literally, placed in ``template``'s ``{}``; with no
+    names, one that matches nothing."""
+    words = list(dict.fromkeys(_as_list(names)))
+    if not words:
+        return re.compile("$^")
+    return re.compile(template.format("|".join(re.escape(word) for word in words)))
+
+
 class NameIndex:
     """Distinct dotted names (callees, many thousands) by their exact form, first part and
     last part, as a ``Matcher`` reads them: a catalogue finds the few names it may match
@@ -188,6 +197,20 @@ class RetryConstruct:
     tool_nodes: tuple[str, ...] = ()  # node_retry: node classes that run every tool
 
 
+@dataclass(frozen=True)
+class ContextCarriers:
+    """The part of the catalogue the per-file extractor reads (``RunContext[Deps]`` makes
+    ``ctx.deps`` a ``Deps``): small, so that it travels to the parse workers with each task."""
+
+    attributes: Mapping[str, str] = field(default_factory=dict)  # carrier class -> attribute
+    packages: frozenset[str] = frozenset()
+
+    @cached_property
+    def carried(self) -> frozenset[str]:
+        """Every attribute a carrier holds the dependencies in."""
+        return frozenset(self.attributes.values())
+
+
 class Catalog:
     def __init__(self, data: Mapping[str, Any]) -> None:
         self.data = data
@@ -201,6 +224,21 @@ class Catalog:
         self.plugin_entry_names: frozenset[str] = frozenset()
         for framework, spec in (data.get("frameworks") or {}).items():
             self._load_framework(framework, spec or {})
+        tool_functions = data.get("tool_functions") or {}
+        self.injected_params = frozenset(_as_list(tool_functions.get("injected_params")))
+        self.declaration_decorators: Matcher[bool] = Matcher()
+        self.declaration_decorators.add(
+            _as_list(tool_functions.get("declaration_decorators")), True
+        )
+        carriers = tool_functions.get("context_carriers") or {}
+        self.context_carriers = ContextCarriers(
+            dict(carriers.get("attributes") or {}), frozenset(_as_list(carriers.get("packages")))
+        )
+        # declaration field -> the annotation names that set it, in catalogue order
+        self.annotation_hints: dict[str, tuple[str, ...]] = {
+            field_name: tuple(_as_list(names))
+            for field_name, names in (tool_functions.get("annotation_hints") or {}).items()
+        }
         effects = data.get("effects") or {}
         self.sinks: Matcher[Sink] = Matcher()
         self.user_sinks: Matcher[Sink] = Matcher()
@@ -261,6 +299,22 @@ class Catalog:
         self.name_generic_words = frozenset(_as_list(read_posts.get("name_generic_words")))
         self.sql_neutral_words = frozenset(_as_list(read_posts.get("sql_neutral_words")))
         self.http_helper_words = frozenset(_as_list(read_posts.get("http_helper_words")))
+        keys = effects.get("keys") or {}
+        self.key_kwargs = _names_pattern(keys.get("kwargs"), "(?i)^({})$")
+        # An `X-` prefix marks a header as not standardised: the same header either way.
+        self.key_headers = _names_pattern(keys.get("headers"), "(?i)^(x-)?({})$")
+        self.fresh_calls: Matcher[bool] = Matcher()
+        self.fresh_calls.add(_as_list(keys.get("fresh_calls")), True)
+        self.hash_calls: Matcher[bool] = Matcher()
+        self.hash_calls.add(_as_list(keys.get("hash_calls")), True)
+        self.scope_words = _names_pattern(keys.get("scope_words"), "(?i)({})")
+        self.url_name_words = _names_pattern(effects.get("url_name_words"), "(?i)({})")
+        sql = effects.get("sql") or {}
+        self.sql_write = _names_pattern(sql.get("write_verbs"), r"(?is)^\s*({})\b")
+        # A common table expression whose body is a SELECT reads: SQL syntax, not a word list.
+        self.sql_read = _names_pattern(
+            sql.get("read_verbs"), r"(?is)^\s*(with\s+\w+\s+as\s*\(\s*select|{})\b"
+        )
         retries = data.get("retries") or {}
         self.retries: Matcher[RetryConstruct] = Matcher()
         for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):
@@ -393,6 +447,7 @@ def builtin_data() -> dict[str, Any]:
         loaded = json.loads(json.dumps(_builtin_file(name)))
         if name == "frameworks":
             data["frameworks"] = loaded.get("frameworks") or {}
+            data["tool_functions"] = loaded.get("tool_functions") or {}
         else:
             data[name] = loaded
     data["ledger_functions"] = [
@@ -413,16 +468,23 @@ def validate_extensions(extensions: Mapping[str, Any], source: Path | str | None
         else None,
         "effects": extensions.get("effects"),
         "retries": extensions.get("retries"),
+        "tool-functions": extensions.get("tool_functions"),
     }
     for name, document in documents.items():
         if document is None:
             continue
         if not isinstance(document, Mapping):
             raise CatalogError(f"{where}: invalid configuration at `{name}`: must be a table")
-        problems = schema_problems(name, document)
+        if name == "tool-functions":
+            # a section of the frameworks catalogue, beside its `frameworks` table
+            problems = schema_problems("frameworks", {"tool_functions": document})
+        else:
+            problems = schema_problems(name, document)
         if problems:
             key, message = problems[0]
-            if name != "frameworks":
+            if name == "tool-functions":
+                key = name + key.removeprefix("tool_functions")
+            elif name != "frameworks":
                 key = f"{name}.{key}" if key != "(top level)" else name
             raise CatalogError(f"{where}: invalid configuration at `{key}`: {message}")
     ledger = extensions.get("ledger_functions")
@@ -472,6 +534,10 @@ def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dic
                 merged[section][key] = _merge_table(value, existing)
             else:
                 merged[section][key] = value
+    if extensions.get("tool_functions"):
+        merged["tool_functions"] = _merge_table(
+            extensions["tool_functions"], merged.get("tool_functions") or {}
+        )
     merged["ledger_functions"] = list(merged.get("ledger_functions") or []) + list(
         extensions.get("ledger_functions") or []
     )

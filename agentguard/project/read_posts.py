@@ -49,7 +49,6 @@ _LITERAL = re.compile(
 )
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _SCHEME_HOST = re.compile(r"^[A-Za-z][\w+.-]*://[^/]*")
-_URLISH = re.compile(r"(?i)(url|uri|endpoint|path|route)")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _GRAPHQL_OP = re.compile(r"^\s*(mutation|query|subscription|\{)")
 
@@ -114,7 +113,7 @@ class _UrlResolver:
         if value is not None:
             return self.resolve(value, depth + 1)
         # An unresolved name speaks only when it names a URL (``self.search_url``).
-        return name if _URLISH.search(name) else ""
+        return name if self.project.catalog.url_name_words.search(name) else ""
 
     def _binding(self, name: str) -> Value | None:
         found: Value | None = None

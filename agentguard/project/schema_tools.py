@@ -29,13 +29,8 @@ from agentguard.project.tool_facts import Declaration, ToolFacts
 
 if TYPE_CHECKING:
     from agentguard.config import Config
+    from agentguard.knowledge.catalog import Catalog
     from agentguard.project.project_model import ProjectModel
-
-ANNOTATION_KEYS = {
-    "read_only": ("readOnlyHint", "read_only_hint"),
-    "destructive": ("destructiveHint", "destructive_hint"),
-    "idempotent_hint": ("idempotentHint", "idempotent_hint"),
-}
 
 
 def load_schema_files(
@@ -68,11 +63,11 @@ def load_schema_files(
     return found, skipped
 
 
-def annotations_declaration(tool: SchemaTool) -> Declaration | None:
+def annotations_declaration(catalog: Catalog, tool: SchemaTool) -> Declaration | None:
     """MCP annotations of a schema tool, with the spec's pessimistic defaults."""
     annotations = tool.annotations or {}
     decl = Declaration(source="mcp-annotations", location=tool.site)
-    for attr, keys in ANNOTATION_KEYS.items():
+    for attr, keys in catalog.annotation_hints.items():
         for key in keys:
             if isinstance(annotations.get(key), bool):
                 setattr(decl, attr, annotations[key])
@@ -136,7 +131,7 @@ def merge_into(project: ProjectModel, detected: Detected) -> None:
         else:
             for target in targets:
                 target.sources.append(schema_tool.location)
-        decl = annotations_declaration(schema_tool)
+        decl = annotations_declaration(project.catalog, schema_tool)
         for target in targets:
             if decl is not None:
                 target.declarations.append(decl)

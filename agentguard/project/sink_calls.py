@@ -30,8 +30,6 @@ from agentguard.project.sql_sinks import (
 )
 from agentguard.project.tool_facts import (
     SELF_NAMES,
-    SQL_READ_RE,
-    SQL_WRITE_RE,
     ArgSpec,
     Effect,
     argument_at,
@@ -134,7 +132,9 @@ def classify_sink(
             ):
                 return _open_world(project, call, callee, fn, facts)
             if text is not None:
-                if SQL_READ_RE.match(text) or not SQL_WRITE_RE.match(text):
+                if project.catalog.sql_read.match(text) or not project.catalog.sql_write.match(
+                    text
+                ):
                     return None
                 upsert = bool(
                     re.search(r"(?i)on\s+conflict|on\s+duplicate\s+key|insert\s+or\s+ignore", text)
@@ -144,7 +144,7 @@ def classify_sink(
                 idempotent = upsert or not (re.match(r"(?is)^\s*insert", text) or relative)
                 kind = "write"
                 method = text.split(None, 1)[0].upper()
-            elif (verb := sqlalchemy_statement(statement)) is not None:
+            elif (verb := sqlalchemy_statement(project.catalog, statement)) is not None:
                 if verb == "select":
                     return None
                 kind = "write"

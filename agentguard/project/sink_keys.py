@@ -9,12 +9,6 @@ from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
 from agentguard.project.tool_facts import (
-    FRESH_CALLS,
-    HASH_CALLS,
-    INJECTED_PARAMS,
-    KEY_HEADER_RE,
-    KEY_KWARG_RE,
-    SCOPE_NAMES,
     SELF_NAMES,
     KeyEvidence,
 )
@@ -88,7 +82,7 @@ class _KeySearch:
 
     def from_kwargs(self, kwargs: dict[str, Value], depth: int) -> None:
         for name, value in kwargs.items():
-            if name in self.names or KEY_KWARG_RE.match(name):
+            if name in self.names or self.project.catalog.key_kwargs.match(name):
                 self.candidates.append(value)
         for holder in self.project.catalog.key_holders:
             if holder in kwargs:
@@ -103,7 +97,7 @@ class _KeySearch:
             holder = local_value(project, holder.text, fn, facts, call.order) or holder
         if holder.kind == "dict":
             for item_key, item in holder.items.items():
-                if _is_key_name(item_key, self.option, self.header):
+                if self._is_key_name(item_key):
                     self.candidates.append(item)
                 elif item_key in self.project.catalog.key_holders:
                     self.from_dict(item, depth + 1)
@@ -116,18 +110,23 @@ class _KeySearch:
                 if (
                     assignment.target.startswith(prefix)
                     and assignment.order <= call.order
-                    and _is_key_name(assignment.target[len(prefix) : -1], self.option, self.header)
+                    and self._is_key_name(assignment.target[len(prefix) : -1])
                 ):
                     self.candidates.append(assignment.value)
 
+    def _is_key_name(self, name: str) -> bool:
+        catalog, option, header = self.project.catalog, self.option, self.header
+        return bool(
+            catalog.key_headers.match(name)
+            or catalog.key_kwargs.match(name)
+            or (option and name == option)
+            or (header and name.lower() == header.lower())
+        )
 
-def _is_key_name(name: str, option: str | None, header: str | None) -> bool:
-    return bool(
-        KEY_HEADER_RE.match(name)
-        or KEY_KWARG_RE.match(name)
-        or (option and name == option)
-        or (header and name.lower() == header.lower())
-    )
+
+def _injected(project: ProjectModel, param: str) -> bool:
+    """A parameter the framework fills in (``self``, a run context), never the model."""
+    return param in SELF_NAMES or param in project.catalog.injected_params
 
 
 def classify_key(
@@ -140,12 +139,13 @@ def classify_key(
 ) -> KeyEvidence:
     location = Location(facts.path, value.span) if value.span else None
     if value.kind == "name" and depth < 3:
-        if value.text in fn.params and value.text not in INJECTED_PARAMS:
+        if value.text in fn.params and not _injected(project, value.text):
             return KeyEvidence(value, "param", f"parameter `{value.text}`", value.text, location)
         local = local_value(project, value.text, fn, facts, before)
         if local is not None:
             return classify_key(project, local, fn, facts, before, depth + 1)
     text = value.text
+    catalog = project.catalog
     calls = [c.replace("()", "") for c in value.calls]
     if (
         "current_call" in text
@@ -156,19 +156,19 @@ def classify_key(
         )
     ):
         return KeyEvidence(value, "runtime", "built by the runtime", None, location)
-    fresh = [c for c in calls if FRESH_CALLS.match(c)]
+    fresh = [c for c in calls if catalog.fresh_calls(c)]
     if fresh:
         return KeyEvidence(value, "fresh", f"`{fresh[0]}()` is new on every call", None, location)
-    params_used = [n for n in value.names if n in fn.params and n not in INJECTED_PARAMS]
+    params_used = [n for n in value.names if n in fn.params and not _injected(project, n)]
     if value.kind in {"attr", "fstring", "other", "call"} and params_used and not fresh:
         only_params = all(
             n in fn.params
             or n in {"json", "hashlib", "str", "repr", "sorted", "dict", "uuid", "hash"}
             for n in value.names
         )
-        hashed = any(HASH_CALLS.match(c) for c in calls)
-        scoped = any(SCOPE_NAMES.search(n) for n in value.names) or any(
-            SCOPE_NAMES.search(a) for a in value.attrs
+        hashed = any(catalog.hash_calls(c) for c in calls)
+        scoped = any(catalog.scope_words.search(n) for n in value.names) or any(
+            catalog.scope_words.search(a) for a in value.attrs
         )
         if hashed and only_params and not scoped:
             return KeyEvidence(value, "args_hash", "a hash of the arguments only", None, location)
@@ -185,8 +185,8 @@ def classify_key(
                 params_used[0],
                 location,
             )
-    if any(HASH_CALLS.match(c) for c in calls) and not any(
-        SCOPE_NAMES.search(n) for n in value.names + value.attrs
+    if any(catalog.hash_calls(c) for c in calls) and not any(
+        catalog.scope_words.search(n) for n in value.names + value.attrs
     ):
         if all(
             n in fn.params

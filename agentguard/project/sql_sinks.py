@@ -8,10 +8,6 @@ from typing import TYPE_CHECKING
 from agentguard.facts.module_facts import Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog
 from agentguard.project.sink_keys import local_value
-from agentguard.project.tool_facts import (
-    SQL_READ_RE,
-    SQL_WRITE_RE,
-)
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -20,7 +16,7 @@ if TYPE_CHECKING:
 SQL_BUILDERS = {"insert", "update", "delete", "select"}
 
 
-def sqlalchemy_statement(statement: Value) -> str | None:
+def sqlalchemy_statement(catalog: Catalog, statement: Value) -> str | None:
     """The verb of ``insert(T).values(...)`` / ``text("INSERT ...")``, or None."""
     if statement.kind != "call":
         return None
@@ -31,7 +27,7 @@ def sqlalchemy_statement(statement: Value) -> str | None:
     if statement.qualname and statement.qualname.rsplit(".", 1)[-1] == "text":
         sql = statement.call_args[0].string() if statement.call_args else None
         if sql is not None:
-            if SQL_READ_RE.match(sql) or not SQL_WRITE_RE.match(sql):
+            if catalog.sql_read.match(sql) or not catalog.sql_write.match(sql):
                 return "select"
             return sql.split(None, 1)[0].lower()
     return None

@@ -13,40 +13,11 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Value
 from agentguard.knowledge.catalog import RetryConstruct
 
-GUARDED_NAMES = (
-    "agentguard.runtime.guarded",
-    "agentguard.guarded",
-    "agentguard.runtime.api.guarded",
-)
 SELF_NAMES = {"self", "cls"}
-INJECTED_PARAMS = {"self", "cls", "ctx", "context", "run_context", "config", "callbacks", "runtime"}
 REMOTE_EFFECTS = {"network_write", "payment", "message"}
 # ``unknown`` (a call no catalogue entry or verb judges) is not a write: no write rule fires
 # on it, and the report shows it as unknown, never as read or safe.
 WRITE_EFFECTS = {"network_write", "payment", "message", "write", "destructive", "exec"}
-KEY_KWARG_RE = re.compile(
-    r"(?i)^(idempotency_?key|idem_?key|idempotency_?token|dedupe?_?(id|key)|deduplication_?id|"
-    r"client_?token|client_?request_?(id|token)|request_?token|messagededuplicationid|clienttoken|"
-    r"idempotencytoken|clientrequesttoken)$"
-)
-# A tracing header (X-Request-ID) is new per request by design: it is not an idempotency key.
-KEY_HEADER_RE = re.compile(r"(?i)^(x-)?idempotency[-_]?(key|token)$")
-FRESH_CALLS = re.compile(
-    r"^(uuid\.uuid[14]|uuid\.uuid4\(\)\.hex|time\.time(_ns)?|time\.monotonic(_ns)?|"
-    r"datetime\.(datetime\.)?(now|utcnow|today)|random\..*|secrets\..*|os\.urandom|ulid\..*|"
-    r"nanoid\..*|shortuuid\..*)$"
-)
-HASH_CALLS = re.compile(r"^(hashlib\..*|hash|uuid\.uuid[35]|zlib\.crc32|xxhash\..*|mmh3\..*)$")
-SCOPE_NAMES = re.compile(
-    r"(?i)(user|tenant|account|customer|run|session|thread|approval|approved|call_?id|"
-    r"tool_call|step|conversation|workflow|request_id|trace)"
-)
-SQL_WRITE_RE = re.compile(
-    r"(?is)^\s*(insert|update|delete|merge|upsert|replace|create|drop|alter|truncate)\b"
-)
-SQL_READ_RE = re.compile(
-    r"(?is)^\s*(select|with\s+\w+\s+as\s*\(\s*select|show|explain|pragma|describe)\b"
-)
 
 
 @dataclass

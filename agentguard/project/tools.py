@@ -16,8 +16,7 @@ from agentguard.project.discovery_lowlevel_mcp import (
 from agentguard.project.discovery_runtime_built import local_function
 from agentguard.project.discovery_toolkits import runtime_spec_functions, spec_function_names
 from agentguard.project.tool_facts import (
-    GUARDED_NAMES,
-    INJECTED_PARAMS,
+    SELF_NAMES,
     Declaration,
     ToolFacts,
     argument_at,
@@ -28,7 +27,10 @@ if TYPE_CHECKING:
 
 
 def _model_params(project: ProjectModel, fn: Function) -> list[str]:
-    return [p for p in fn.params if p not in INJECTED_PARAMS and not p.startswith("_")]
+    injected = project.catalog.injected_params
+    return [
+        p for p in fn.params if p not in SELF_NAMES and p not in injected and not p.startswith("_")
+    ]
 
 
 def _add_tool(project: ProjectModel, tool: ToolFacts) -> None:
@@ -72,7 +74,7 @@ def _tool_from_function(
     )
     tool.declarations += _declarations_from_options(project, form.framework, options, site, facts)
     for dec in fn.decorators:
-        if dec.qualname in GUARDED_NAMES or dec.qualname.endswith("agentguard.runtime.guarded"):
+        if project.catalog.declaration_decorators(dec.qualname):
             tool.declarations.append(_guarded_declaration(project, dec.kwargs, dec.span, facts))
     return tool
 
@@ -144,12 +146,7 @@ def annotations_declaration(
         return None
     span = value.span or Span.point(1)
     decl = Declaration(source=source, location=Location(path, span))
-    names = {
-        "read_only": ("readOnlyHint", "read_only_hint"),
-        "destructive": ("destructiveHint", "destructive_hint"),
-        "idempotent_hint": ("idempotentHint", "idempotent_hint"),
-    }
-    for attr, keys in names.items():
+    for attr, keys in project.catalog.annotation_hints.items():
         for key in keys:
             if key in fields and fields[key].kind == "const":
                 const = fields[key].const
@@ -315,7 +312,7 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
         )
         for method in methods:
             for dec in project.functions[method][0].decorators:
-                if dec.qualname in GUARDED_NAMES:
+                if project.catalog.declaration_decorators(dec.qualname):
                     tool.declarations.append(
                         _guarded_declaration(project, dec.kwargs, dec.span, facts)
                     )

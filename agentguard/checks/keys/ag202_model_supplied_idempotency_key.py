@@ -9,7 +9,6 @@ from agentguard.checks.keys.shared import KEY_FROM_RUNTIME
 from agentguard.diagnostics import Applicability, Confidence, Finding, FixOffer, Severity
 from agentguard.fixes.context import RUNTIME_MODULE
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.tool_facts import KEY_KWARG_RE
 
 if TYPE_CHECKING:
     from agentguard.fixes.context import FixContext
@@ -121,7 +120,7 @@ class ModelSuppliedIdempotencyKey(Rule):
             if reported:
                 continue
             for param in tool.params:
-                if KEY_KWARG_RE.match(param) and tool.writes():
+                if project.catalog.key_kwargs.match(param) and tool.writes():
                     yield self.finding(
                         tool.anchor,
                         f"Tool `{tool.name}` takes its idempotency key `{param}` from the model",

@@ -9,7 +9,6 @@ from agentguard.checks.keys.shared import KEY_FROM_RUNTIME
 from agentguard.diagnostics import Applicability, Finding, FixOffer, Severity
 from agentguard.fixes.context import RUNTIME_MODULE
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.tool_facts import FRESH_CALLS
 
 if TYPE_CHECKING:
     from agentguard.fixes.context import FixContext
@@ -93,7 +92,7 @@ class UnstableIdempotencyKey(Rule):
         for tool in project.tools:
             guarded = tool.guarded
             if guarded is not None and guarded.key is not None:
-                fresh = [c for c in guarded.key.calls if FRESH_CALLS.match(c.replace("()", ""))]
+                fresh = [c for c in guarded.key.calls if project.catalog.fresh_calls(c)]
                 if fresh:
                     yield self.finding(
                         guarded.fields.get("key") or guarded.location,
