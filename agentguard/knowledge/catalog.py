@@ -21,6 +21,7 @@ from agentguard.config import ConfigError
 
 if TYPE_CHECKING:
     from agentguard.knowledge.checklist import Knowledge
+    from agentguard.knowledge.open_world import OpenWorld
 
 T = TypeVar("T")
 
@@ -385,6 +386,13 @@ class Catalog:
         from agentguard.knowledge.checklist import Knowledge
 
         return Knowledge(self.data.get("checklist") or {})
+
+    @cached_property
+    def open_world(self) -> OpenWorld:
+        """How a call no sink entry knows is judged (``effects.open_world``)."""
+        from agentguard.knowledge.open_world import load_open_world
+
+        return load_open_world(self.data.get("effects") or {}, self.verbs)
 
     @cached_property
     def digest(self) -> str:

@@ -17,14 +17,14 @@ from __future__ import annotations
 import ast
 import re
 import sys
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
-from agentguard.knowledge.catalog import Catalog, Matcher, Sink
+from agentguard.knowledge.catalog import Sink
+from agentguard.knowledge.open_world import OpenWorld, words
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
 
@@ -40,83 +40,6 @@ WRITE_CLASSES = {
     "idempotent_write": ("write", True),
 }
 KeyFor = Callable[[Sink], "KeyEvidence | None"]
-
-
-def words(name: str) -> list[str]:
-    """``chat_scheduleMessage`` -> chat, schedule, message; ``batchUpdate`` -> batch, update."""
-    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
-    return [w for w in snake.lower().split("_") if w]
-
-
-@dataclass(frozen=True)
-class OpenWorld:
-    """The ``open_world`` section of the effect catalogue, with the verb table."""
-
-    verbs: dict[str, str]
-    nouns_alone: frozenset[str]
-    terminals: frozenset[str]
-    object_writes: frozenset[str]
-    reads: Matcher[bool]
-    client_roots: re.Pattern[str]
-    credential_words: frozenset[str]
-    cache_words: frozenset[str]
-    read_commands: dict[str, frozenset[str]]
-    no_effect: frozenset[str]
-    derived_writes: frozenset[str]
-
-    def verb_class(self, name: str) -> str | None:
-        """The class of the first real verb of ``name``: read, non_idempotent,
-        idempotent_write, destructive, or None. A word that is also a noun counts only
-        with an object after it (``place_order`` places); alone it names what is looked up
-        (``maps.place(id)``, ``jira.issue(key)``)."""
-        if name in self.no_effect:
-            return "read"  # ``client.close()``, ``conn.commit()``: plumbing, no effect
-        parts = words(name)
-        if len(parts) == 1 and parts[0] in self.nouns_alone:
-            return "read"  # a thing looked up by its name: ``jira.issue(key)``
-        for part in parts:
-            found = self.verbs.get(part)
-            if found is not None:
-                return found
-        return None
-
-
-_LOADED: weakref.WeakKeyDictionary[Catalog, OpenWorld] = weakref.WeakKeyDictionary()
-
-
-def knowledge(catalog: Catalog) -> OpenWorld:
-    """The open-world knowledge of ``catalog`` (worked out once per catalogue)."""
-    found = _LOADED.get(catalog)
-    if found is None:
-        found = _LOADED[catalog] = _load(catalog.data.get("effects") or {}, catalog.verbs)
-    return found
-
-
-def _load(effects: dict[str, Any], base_verbs: dict[str, str]) -> OpenWorld:
-    section = effects.get("open_world") or {}
-    verbs = dict(base_verbs)
-    for category, listed in (section.get("verbs") or {}).items():
-        for verb in listed or []:
-            verbs[verb] = category
-    reads: Matcher[bool] = Matcher()
-    reads.add(list(section.get("reads") or []), True)
-    commands = {
-        program: frozenset(subcommands or [])
-        for program, subcommands in (section.get("read_commands") or {}).items()
-    }
-    return OpenWorld(
-        verbs=verbs,
-        nouns_alone=frozenset(section.get("nouns_alone") or []),
-        terminals=frozenset(section.get("builder_terminals") or []),
-        object_writes=frozenset(section.get("object_writes") or []),
-        reads=reads,
-        client_roots=re.compile(section.get("client_roots") or "$^"),
-        credential_words=frozenset(section.get("credential_words") or []),
-        cache_words=frozenset(section.get("cache_words") or []),
-        read_commands=commands,
-        no_effect=frozenset(section.get("no_effect") or []),
-        derived_writes=frozenset(section.get("derived_writes") or []),
-    )
 
 
 def _parse(text: str) -> ast.expr | None:
@@ -176,7 +99,7 @@ def judge(
 ) -> Effect | None:
     """The effect of an external call no catalogue entry knows, or None for a read or a
     call that stays in the process."""
-    world = knowledge(project.catalog)
+    world = project.catalog.open_world
     verdict = _verdict(project, world, call, callee, fn, facts)
     return _effect(call, fn, facts, verdict, key_for)
 
@@ -186,7 +109,7 @@ def judge_built(
 ) -> Effect | None:
     """``Issue(...).save()`` / ``mail = Mail(...); mail.send()`` on an external class: a
     create, whatever the write-verb heuristic would make of ``save``."""
-    world = knowledge(project.catalog)
+    world = project.catalog.open_world
     if call.method not in world.object_writes or "." not in call.callee:
         return None
     head = call.callee.split(".", 1)[0]
@@ -370,7 +293,7 @@ def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
     (``refresh_board_map`` calling ``save_board_map``)."""
     if effect.remote or effect.kind not in {"write", "destructive"}:
         return False
-    world = knowledge(project.catalog)
+    world = project.catalog.open_world
     said = set(words(fn.name))
     for argument in effect.call.args[:1]:
         said.update(words(re.sub(r"\W+", "_", argument.text)))
@@ -381,7 +304,7 @@ def reads_by_command(project: ProjectModel, call: Call, fn: Function, facts: Mod
     """A process started with a literal command whose program and subcommand only read
     (``kubectl describe ...``, ``git status``): no side effect. A command the model
     supplies, or any other subcommand, stays an execution."""
-    world = knowledge(project.catalog)
+    world = project.catalog.open_world
     if not call.args:
         return False
     command = _command_text(project, call.args[0], fn, facts, call.order)

@@ -1,0 +1,77 @@
+"""The open-world knowledge of the effect catalogue (``rules/effects.yaml: open_world``):
+the verb table a call no catalogue entry knows is judged by, and its precision guards."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agentguard.knowledge.catalog import Matcher
+
+
+def words(name: str) -> list[str]:
+    """``chat_scheduleMessage`` -> chat, schedule, message; ``batchUpdate`` -> batch, update."""
+    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
+    return [w for w in snake.lower().split("_") if w]
+
+
+@dataclass(frozen=True)
+class OpenWorld:
+    """The ``open_world`` section of the effect catalogue, with the verb table."""
+
+    verbs: dict[str, str]
+    nouns_alone: frozenset[str]
+    terminals: frozenset[str]
+    object_writes: frozenset[str]
+    reads: Matcher[bool]
+    client_roots: re.Pattern[str]
+    credential_words: frozenset[str]
+    cache_words: frozenset[str]
+    read_commands: dict[str, frozenset[str]]
+    no_effect: frozenset[str]
+    derived_writes: frozenset[str]
+
+    def verb_class(self, name: str) -> str | None:
+        """The class of the first real verb of ``name``: read, non_idempotent,
+        idempotent_write, destructive, or None. A word that is also a noun counts only
+        with an object after it (``place_order`` places); alone it names what is looked up
+        (``maps.place(id)``, ``jira.issue(key)``)."""
+        if name in self.no_effect:
+            return "read"  # ``client.close()``, ``conn.commit()``: plumbing, no effect
+        parts = words(name)
+        if len(parts) == 1 and parts[0] in self.nouns_alone:
+            return "read"  # a thing looked up by its name: ``jira.issue(key)``
+        for part in parts:
+            found = self.verbs.get(part)
+            if found is not None:
+                return found
+        return None
+
+
+def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> OpenWorld:
+    """The ``open_world`` section of the effect catalogue, over the base verb table."""
+    section = effects.get("open_world") or {}
+    verbs = dict(base_verbs)
+    for category, listed in (section.get("verbs") or {}).items():
+        for verb in listed or []:
+            verbs[verb] = category
+    reads: Matcher[bool] = Matcher()
+    reads.add(list(section.get("reads") or []), True)
+    commands = {
+        program: frozenset(subcommands or [])
+        for program, subcommands in (section.get("read_commands") or {}).items()
+    }
+    return OpenWorld(
+        verbs=verbs,
+        nouns_alone=frozenset(section.get("nouns_alone") or []),
+        terminals=frozenset(section.get("builder_terminals") or []),
+        object_writes=frozenset(section.get("object_writes") or []),
+        reads=reads,
+        client_roots=re.compile(section.get("client_roots") or "$^"),
+        credential_words=frozenset(section.get("credential_words") or []),
+        cache_words=frozenset(section.get("cache_words") or []),
+        read_commands=commands,
+        no_effect=frozenset(section.get("no_effect") or []),
+        derived_writes=frozenset(section.get("derived_writes") or []),
+    )
