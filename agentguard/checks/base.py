@@ -237,11 +237,11 @@ def unknown_selection(codes: Sequence[str], where: str) -> str | None:
     A typo in a selection must not turn CI green by selecting nothing, so an unknown code
     or prefix is an error naming the code and the nearest valid ones, as ruff does."""
     valid = selectable_prefixes()
+    full_codes = sorted(rule.code for rule in all_rules())
     for written in codes:
         code = written.strip().upper()
         if code in valid:
             continue
-        full_codes = sorted(rule.code for rule in all_rules())
         near = difflib.get_close_matches(code, full_codes, n=3, cutoff=0.6)
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
         return (

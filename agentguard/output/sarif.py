@@ -74,6 +74,7 @@ def _physical(location: Location, columns: ColumnMapper | None) -> dict[str, Any
 
 def _rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
     docs = rule.docs()
+    url = rule_doc_url(rule.code)
     question = QUESTIONS.get(rule.question, "")
     short = rule.short_description()
     full = short
@@ -82,8 +83,7 @@ def _rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
         full = f"{short} {' '.join(why.split())}"
     help_markdown = (
         f"**{rule.code} {rule.name}** ({rule.question}: {question})\n\n{docs}\n\n"
-        f"Documentation: `agentguard rule {rule.code}`"
-        + (f", or {rule_doc_url(rule.code)}." if rule_doc_url(rule.code) else ".")
+        f"Documentation: `agentguard rule {rule.code}`" + (f", or {url}." if url else ".")
     )
     descriptor: dict[str, Any] = {
         "id": rule.code,
@@ -101,7 +101,6 @@ def _rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
     }
     if rule.kind() == "security":
         descriptor["properties"]["security-severity"] = SECURITY_SEVERITY[rule.severity]
-    url = rule_doc_url(rule.code)
     if url:
         descriptor["helpUri"] = url
     return descriptor
