@@ -15,6 +15,7 @@ file) or a derived cache of remote state, which are not a tool's side effects.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 from collections.abc import Callable
@@ -42,7 +43,10 @@ WRITE_CLASSES = {
 KeyFor = Callable[[Sink], "KeyEvidence | None"]
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse(text: str) -> ast.expr | None:
+    """A call's text as an expression (read, never changed); a text is asked about again for
+    each call judged in its function, so it is parsed once."""
     try:
         return ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError):
@@ -228,7 +232,10 @@ def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: Modu
             continue
         target = assignment.target
         return any(
-            other.order > call.order and _root(_parse(other.text)).split(".", 1)[0] == target
+            other.order > call.order
+            # a chain rooted at ``target`` is written starting with it: parse only those
+            and other.text.startswith(target)
+            and _root(_parse(other.text)).split(".", 1)[0] == target
             for other in project.calls_in(fn.qualname)
         )
     return False
