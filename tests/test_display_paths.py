@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
@@ -60,8 +61,8 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def run(where: Path, *args: str, code: int | None = 1) -> str:
-    """agentguard run from the folder ``where``; its stdout."""
+def run(*args: str, code: int | None = 1) -> str:
+    """agentguard, run in the working directory; its stdout."""
     done = CliRunner().invoke(app, [*args], catch_exceptions=False, env={"NO_COLOR": "1"})
     if code is not None:
         assert done.exit_code == code, done.output
@@ -74,7 +75,7 @@ STARTS = [pytest.param("", "src", id="from-the-top"), pytest.param("src", ".", i
 
 def check(repo: Path, start: str, target: str, fmt: str, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.chdir(repo / start)
-    return run(repo / start, "check", target, "--no-cache", "--format", fmt)
+    return run("check", target, "--no-cache", "--format", fmt)
 
 
 def json_paths(data: object) -> set[str]:
@@ -154,12 +155,12 @@ def test_report_paths_and_link_base_links_point_at_repository_files(
 ) -> None:
     monkeypatch.chdir(repo / start)
     base = "https://example.org/acme/shop/blob/abc123"
-    markdown = run(repo, "report", target, "--link-base", base, code=0)
+    markdown = run("report", target, "--link-base", base, code=0)
     links = set(re.findall(rf"\({re.escape(base)}/([^)#]+)#L\d+\)", markdown))
     assert links == SHOWN
-    html = run(repo, "report", target, "--format", "html", "--link-base", base, code=0)
+    html = run("report", target, "--format", "html", "--link-base", base, code=0)
     assert set(re.findall(rf'href="{re.escape(base)}/([^"#]+)#L\d+"', html)) == SHOWN
-    report = json.loads(run(repo, "report", target, "--format", "json", code=0))
+    report = json.loads(run("report", target, "--format", "json", code=0))
     assert {t["path"] for t in report["tools"]} == SHOWN
 
 
@@ -179,7 +180,7 @@ def test_a_git_file_marks_a_worktree_or_submodule_root(
     (repo / ".git").rmdir()
     (repo / ".git").write_text("gitdir: ../elsewhere/.git/worktrees/repo\n", encoding="utf-8")
     monkeypatch.chdir(repo / "src")
-    data = json.loads(run(repo, "check", ".", "--no-cache", "--format", "json"))
+    data = json.loads(run("check", ".", "--no-cache", "--format", "json"))
     assert {f["path"] for f in data["findings"]} == SHOWN
 
 
@@ -189,7 +190,7 @@ def test_outside_a_repository_the_config_folder_is_the_root(
     (repo / ".git").rmdir()
     (repo / "src" / "agentguard.toml").write_text('fail-on = "error"\n', encoding="utf-8")
     monkeypatch.chdir(repo)
-    data = json.loads(run(repo, "check", "src", "--no-cache", "--format", "json"))
+    data = json.loads(run("check", "src", "--no-cache", "--format", "json"))
     assert {f["path"] for f in data["findings"]} == {"shop/orders.py", "shop/status.py"}
 
 
@@ -198,9 +199,9 @@ def test_outside_a_repository_without_config_the_working_directory_is_the_root(
 ) -> None:
     (repo / ".git").rmdir()
     monkeypatch.chdir(repo)
-    data = json.loads(run(repo, "check", "src", "--no-cache", "--format", "json"))
+    data = json.loads(run("check", "src", "--no-cache", "--format", "json"))
     assert {f["path"] for f in data["findings"]} == SHOWN
-    sarif = json.loads(run(repo, "check", "src", "--no-cache", "--format", "sarif"))
+    sarif = json.loads(run("check", "src", "--no-cache", "--format", "sarif"))
     assert sarif["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"] == (
         repo.resolve().as_uri() + "/"
     )
@@ -216,23 +217,29 @@ def test_config_patterns_stay_relative_to_the_config_folder(
         encoding="utf-8",
     )
     monkeypatch.chdir(repo)
-    data = json.loads(run(repo, "check", "src", "--no-cache", "--format", "json"))
+    data = json.loads(run("check", "src", "--no-cache", "--format", "json"))
     # (what stays in status.py is AG002: an unused suppression is reported regardless)
     shown = {f["path"] for f in data["findings"] if f["code"] != "AG002"}
     assert shown == {"src/shop/orders.py"}
 
 
+def baseline_of_src(repo: Path) -> tuple[Path, dict[str, Any]]:
+    """`agentguard baseline create FILE src` run at the top of the repository: the file and
+    what it holds."""
+    baseline = repo / "agentguard-baseline.json"
+    run("baseline", "create", str(baseline), "src", code=0)
+    return baseline, json.loads(baseline.read_text(encoding="utf-8"))
+
+
 def test_a_baseline_serves_a_scan_from_the_top_and_from_a_folder(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    baseline = repo / "agentguard-baseline.json"
     monkeypatch.chdir(repo)
-    run(repo, "baseline", "create", str(baseline), "src", code=0)
-    written = json.loads(baseline.read_text(encoding="utf-8"))
+    baseline, written = baseline_of_src(repo)
     assert written["paths"] == "repository-root"
     assert {e["path"] for e in written["entries"]} == SHOWN
     monkeypatch.chdir(repo / "src")
-    assert run(repo, "check", ".", "--no-cache", "--baseline", str(baseline), code=0)
+    assert run("check", ".", "--no-cache", "--baseline", str(baseline), code=0)
 
 
 def test_a_baseline_with_scan_relative_paths_still_matches_and_is_rewritten(
@@ -240,10 +247,8 @@ def test_a_baseline_with_scan_relative_paths_still_matches_and_is_rewritten(
 ) -> None:
     # As agentguard 0.1.0 wrote it for `agentguard baseline create FILE src`: paths relative
     # to src/, and no "paths" key.
-    baseline = repo / "agentguard-baseline.json"
     monkeypatch.chdir(repo)
-    run(repo, "baseline", "create", str(baseline), "src", code=0)
-    data = json.loads(baseline.read_text(encoding="utf-8"))
+    baseline, data = baseline_of_src(repo)
     del data["paths"]
     for entry in data["entries"]:
         entry["path"] = entry["path"].removeprefix("src/")
@@ -255,7 +260,7 @@ def test_a_baseline_with_scan_relative_paths_still_matches_and_is_rewritten(
     assert "baseline update" in done.stderr
     assert "stale baseline entry" not in done.stderr
 
-    run(repo, "baseline", "update", str(baseline), "src", code=0)
+    run("baseline", "update", str(baseline), "src", code=0)
     rewritten = json.loads(baseline.read_text(encoding="utf-8"))
     assert rewritten["paths"] == "repository-root"
     assert {e["path"] for e in rewritten["entries"]} == SHOWN
@@ -278,7 +283,7 @@ def test_the_fix_diff_names_files_from_the_repository_root(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(repo / "src")
-    diff = run(repo, "fix", ".", code=1)
+    diff = run("fix", ".", code=1)
     assert "--- a/src/shop/status.py\n+++ b/src/shop/status.py\n" in diff
     if shutil.which("git") is None:
         return

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.config import Config
 from agentguard.diagnostics import EvidenceStep, Finding, Fix, Location, ScanProblem
+from agentguard.engine.discovery import _absolute
 
 if TYPE_CHECKING:
     from agentguard.project.tool_facts import ToolFacts
@@ -35,13 +36,6 @@ def repository_root(start: Path) -> Path | None:
         if (folder / ".git").exists():
             return folder
     return None
-
-
-def _absolute(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):  # a symlink loop: keep the path as written
-        return Path(os.path.abspath(path))
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -107,10 +101,6 @@ class PathPresenter:
             if written.exists():
                 return written
         return full
-
-    def file(self, shown: str) -> Path:
-        """The file a shown path names."""
-        return self.base / shown
 
     def location(self, location: Location) -> Location:
         return Location(self.show(location.path), location.span)
