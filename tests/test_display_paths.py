@@ -295,3 +295,27 @@ def test_the_fix_diff_names_files_from_the_repository_root(
         ["git", "apply", "--check", str(patch)], cwd=repo, capture_output=True, text=True
     )
     assert applied.returncode == 0, applied.stderr
+
+
+def test_several_folders_are_shown_from_the_one_repository_root(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The scan root is the first folder (src/); tools/ lies outside it.
+    (repo / "tools").mkdir()
+    (repo / "tools" / "refunds.py").write_text(AGENT, encoding="utf-8")
+    monkeypatch.chdir(repo)
+    data = json.loads(run("check", "src", "tools", "--no-cache", "--format", "json"))
+    assert {f["path"] for f in data["findings"]} == {*SHOWN, "tools/refunds.py"}
+
+
+def test_a_file_outside_the_repository_is_shown_by_its_absolute_path(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path / "elsewhere" / "refunds.py"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text(AGENT, encoding="utf-8")
+    monkeypatch.chdir(repo)
+    data = json.loads(run("check", "src", str(elsewhere), "--no-cache", "--format", "sarif"))
+    locations = {json.dumps(loc, sort_keys=True) for loc in sarif_uris(data)}
+    assert json.dumps({"uri": elsewhere.resolve().as_uri()}) in locations
+    assert all("uriBaseId" in loc for loc in sarif_uris(data) if "elsewhere" not in loc["uri"])
