@@ -304,9 +304,10 @@ def _print_coverage(result: ScanResult) -> None:
     if not result.from_memo:  # a memo answer would link the whole project just for this
         from agentguard.project.discovery_coverage import coverage_gaps
 
+        show = result.paths.show
         gaps = [
-            f"{result.paths.show(g.path)}:{g.span.line} uses {g.framework}; no tool found: registration "
-            f"through `{g.through}` not understood"
+            f"{show(g.path)}:{g.span.line} uses {g.framework}; no tool found: "
+            f"registration through `{g.through}` not understood"
             for g in coverage_gaps(result.project)
         ]
     else:
@@ -385,7 +386,7 @@ def _apply_baseline(result: ScanResult, file: Path) -> None:
     from agentguard.engine.baseline import Baseline, BaselineError, compare
 
     try:
-        accepted = _rebased(Baseline.load(file), result, file)
+        accepted = _rebased(Baseline.load(file), result, file, rewriting=False)
     except BaselineError as exc:
         raise _fail(str(exc)) from None
     outcome = compare(result.findings, accepted, file.as_posix(), result.paths.show)
@@ -398,15 +399,20 @@ def _apply_baseline(result: ScanResult, file: Path) -> None:
         )
 
 
-def _rebased(loaded: Baseline, result: ScanResult, file: Path) -> Baseline:
+def _rebased(loaded: Baseline, result: ScanResult, file: Path, *, rewriting: bool) -> Baseline:
     """A baseline as this run compares it: paths relative to the repository root. One
     written by agentguard 0.1.0 has them relative to the scanned folder: read so, and said."""
     rebased = loaded.rebased(result.paths.show)
     if set(rebased.counts) != set(loaded.counts):
+        then = (
+            "they are rewritten"
+            if rewriting
+            else f"`agentguard baseline update {file}` rewrites them"
+        )
         _warn(
-            f"{file}: its paths are relative to the scanned folder (an older agentguard); "
-            f"read as such. `agentguard baseline update {file}` rewrites them relative to "
-            f"the {result.paths.kind}, as every output shows them"
+            f"{file}: its paths are relative to the scanned folder (an older agentguard) and "
+            f"are read as such; {then} relative to the {result.paths.kind}, as every output "
+            "shows them"
         )
     return rebased
 
@@ -464,7 +470,8 @@ def baseline_update(
     except BaselineError as exc:
         raise _fail(str(exc)) from None
     result = _scan_paths(paths, config)
-    outcome = compare(result.findings, _rebased(previous, result, file), show=result.paths.show)
+    previous = _rebased(previous, result, file, rewriting=True)
+    outcome = compare(result.findings, previous, show=result.paths.show)
     accepted = Baseline.from_findings(result.findings, result.paths.show)
     try:
         accepted.write(file)

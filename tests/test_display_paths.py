@@ -260,7 +260,9 @@ def test_a_baseline_with_scan_relative_paths_still_matches_and_is_rewritten(
     assert "baseline update" in done.stderr
     assert "stale baseline entry" not in done.stderr
 
-    run("baseline", "update", str(baseline), "src", code=0)
+    updated = CliRunner().invoke(app, ["baseline", "update", str(baseline), "src"])
+    assert updated.exit_code == 0, updated.output
+    assert "they are rewritten relative to the repository root" in updated.stderr
     rewritten = json.loads(baseline.read_text(encoding="utf-8"))
     assert rewritten["paths"] == "repository-root"
     assert {e["path"] for e in rewritten["entries"]} == SHOWN
