@@ -24,6 +24,7 @@ from agentguard.output import EDIT_FORMATS, FORMAT_MODULES, RenderOptions, rende
 
 if TYPE_CHECKING:
     from agentguard.engine.apply_fixes import FixRun
+    from agentguard.engine.baseline import Baseline
     from agentguard.engine.pipeline import ScanResult
     from agentguard.engine.speed import FactOptions
 
@@ -303,13 +304,18 @@ def _print_coverage(result: ScanResult) -> None:
     if not result.from_memo:  # a memo answer would link the whole project just for this
         from agentguard.project.discovery_coverage import coverage_gaps
 
+        show = result.paths.show
         gaps = [
-            f"{g.path}:{g.span.line} uses {g.framework}; no tool found: registration "
-            f"through `{g.through}` not understood"
+            f"{show(g.path)}:{g.span.line} uses {g.framework}; no tool found: "
+            f"registration through `{g.through}` not understood"
             for g in coverage_gaps(result.project)
         ]
     else:
-        gaps = [f"{f.path}:{f.span.line} {f.message}" for f in result.findings if f.code == "AG003"]
+        gaps = [
+            f"{result.paths.show(f.path)}:{f.span.line} {f.message}"
+            for f in result.findings
+            if f.code == "AG003"
+        ]
     err.print(
         f"coverage: {result.tools} tools found; {len(gaps)} files use a tool API with no tool found"
     )
@@ -380,10 +386,10 @@ def _apply_baseline(result: ScanResult, file: Path) -> None:
     from agentguard.engine.baseline import Baseline, BaselineError, compare
 
     try:
-        accepted = Baseline.load(file)
+        accepted = _rebased(Baseline.load(file), result, file, rewriting=False)
     except BaselineError as exc:
         raise _fail(str(exc)) from None
-    outcome = compare(result.findings, accepted, file.as_posix())
+    outcome = compare(result.findings, accepted, file.as_posix(), result.paths.show)
     result.findings = outcome.new
     result.baseline = outcome
     for entry in outcome.stale:
@@ -391,6 +397,24 @@ def _apply_baseline(result: ScanResult, file: Path) -> None:
             f"[yellow]stale baseline entry[/] {escape(entry.describe())} "
             f"[dim](no longer found; `agentguard baseline update {escape(str(file))}` drops it)[/]"
         )
+
+
+def _rebased(loaded: Baseline, result: ScanResult, file: Path, *, rewriting: bool) -> Baseline:
+    """A baseline as this run compares it: paths relative to the repository root. One
+    written by agentguard 0.1.0 has them relative to the scanned folder: read so, and said."""
+    rebased = loaded.rebased(result.paths.show)
+    if set(rebased.counts) != set(loaded.counts):
+        then = (
+            "they are rewritten"
+            if rewriting
+            else f"`agentguard baseline update {file}` rewrites them"
+        )
+        _warn(
+            f"{file}: its paths are relative to the scanned folder (an older agentguard) and "
+            f"are read as such; {then} relative to the {result.paths.kind}, as every output "
+            "shows them"
+        )
+    return rebased
 
 
 baseline_app = typer.Typer(
@@ -422,7 +446,7 @@ def baseline_create(
     if file.exists() and not force:
         raise _fail(f"{file}: already exists; use `agentguard baseline update` or --force")
     result = _scan_paths(paths, config)
-    accepted = Baseline.from_findings(result.findings)
+    accepted = Baseline.from_findings(result.findings, result.paths.show)
     try:
         accepted.write(file)
     except OSError as exc:
@@ -446,8 +470,9 @@ def baseline_update(
     except BaselineError as exc:
         raise _fail(str(exc)) from None
     result = _scan_paths(paths, config)
-    outcome = compare(result.findings, previous)
-    accepted = Baseline.from_findings(result.findings)
+    previous = _rebased(previous, result, file, rewriting=True)
+    outcome = compare(result.findings, previous, show=result.paths.show)
+    accepted = Baseline.from_findings(result.findings, result.paths.show)
     try:
         accepted.write(file)
     except OSError as exc:
@@ -470,7 +495,11 @@ def _apply_fixes(
     failed = {p.path for p in problems}
     written = [c for c in run.changes if c.path not in failed]
     for problem in problems:
-        err.print(f"[yellow]not written:[/] {problem.path}: {problem.reason}", markup=True)
+        err.print(
+            f"[yellow]not written:[/] {escape(run.paths.show(problem.path))}: "
+            f"{escape(problem.reason)}",
+            markup=True,
+        )
     _report_rollbacks(run)
     fixed = sum(len(c.fixed) for c in written)
     if fixed:
@@ -482,9 +511,10 @@ def _apply_fixes(
 
 def _report_rollbacks(run: FixRun) -> None:
     for rolled in run.rolled_back:
-        f = rolled.finding
+        f = run.paths.finding(rolled.finding)
         err.print(
-            f"[yellow]fix rolled back:[/] {f.location} {f.code}: {rolled.reason}",
+            f"[yellow]fix rolled back:[/] {escape(str(f.location))} {f.code}: "
+            f"{escape(rolled.reason)}",
             markup=True,
             highlight=False,
         )
@@ -533,7 +563,8 @@ def fix_command(
             if finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE:
                 # An unsafe fix's description names the follow-ups it leaves to the user.
                 err.print(
-                    f"{finding.location} {finding.code}: {finding.fix.description}",
+                    f"{run.paths.location(finding.location)} {finding.code}: "
+                    f"{finding.fix.description}",
                     markup=False,
                     highlight=False,
                 )

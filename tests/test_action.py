@@ -175,7 +175,7 @@ def test_readme_documents_the_action_with_a_workflow() -> None:
 
 
 def test_the_report_step_appends_the_checklist_to_the_step_summary(
-    tmp_path: Path, agentguard_on_path: dict[str, str]
+    tmp_path: Path, agentguard_on_path: dict[str, str], shop_agent: Path
 ) -> None:
     report_step = next(
         s for s in action()["runs"]["steps"] if "agentguard report" in s.get("run", "")
@@ -183,7 +183,8 @@ def test_the_report_step_appends_the_checklist_to_the_step_summary(
     summary = tmp_path / "step-summary.md"
     env = {
         **agentguard_on_path,
-        "AG_PATHS": str(FIXTURES / "shop-agent"),
+        # A repository of its own: links are relative to its root.
+        "AG_PATHS": str(shop_agent),
         "GITHUB_STEP_SUMMARY": str(summary),
         "GITHUB_SERVER_URL": "https://github.com",
         "GITHUB_REPOSITORY": "acme/shop",

@@ -114,8 +114,9 @@ def test_read_only_project_questions_are_not_applicable(scan_files: ScanFiles) -
         assert verdicts[qid] == NOT_APPLICABLE, qid
 
 
-def test_markdown_report_has_the_checklist_and_tool_tables() -> None:
-    text = rendered(shop_report(), "markdown")
+def test_markdown_report_has_the_checklist_and_tool_tables(shop_agent: Path) -> None:
+    # A copy that is a repository of its own: paths are shown relative to its root.
+    text = rendered(build_report(scan([shop_agent], load_config([shop_agent]))), "markdown")
     assert text.startswith("# agentguard checklist: shop-agent")
     for qid in QUESTIONS:
         assert re.search(rf"^\| {re.escape(qid)} \|", text, re.M), qid
@@ -125,9 +126,9 @@ def test_markdown_report_has_the_checklist_and_tool_tables() -> None:
     assert "`shop_agent/orders_client.py:17` AG201" in text
 
 
-def test_links_use_the_link_base() -> None:
+def test_links_use_the_link_base(shop_agent: Path) -> None:
     report = build_report(
-        scan([SHOP], load_config([SHOP])), link_base="https://example.org/blob/abc/"
+        scan([shop_agent], load_config([shop_agent])), link_base="https://example.org/blob/abc/"
     )
     assert "(https://example.org/blob/abc/shop_agent/tools.py#L16)" in rendered(report, "markdown")
     assert 'href="https://example.org/blob/abc/shop_agent/tools.py#L16"' in rendered(report, "html")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -416,8 +417,11 @@ def test_schema_files_under_tests_are_not_project_tools(scan_files: ScanFiles) -
     assert result.project.tools == [] and result.findings == []
 
 
-def test_mixed_fixture_json_output_lists_one_coherent_set_of_tools() -> None:
-    project = FIXTURES / "mixed-schemas"
+def test_mixed_fixture_json_output_lists_one_coherent_set_of_tools(tmp_path: Path) -> None:
+    # A copy that is a repository of its own: paths are shown relative to its root.
+    project = tmp_path / "mixed-schemas"
+    shutil.copytree(FIXTURES / "mixed-schemas", project)
+    (project / ".git").mkdir()
     result = scan([project], load_config([project]))
     import io
 

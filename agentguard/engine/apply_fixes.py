@@ -19,6 +19,7 @@ from pathlib import Path
 
 from agentguard.config import Config
 from agentguard.diagnostics import Applicability, Finding
+from agentguard.engine.display_paths import PathPresenter
 from agentguard.engine.fix_edits import attach_fixes, decode, fix_offer
 from agentguard.fixes.text import TextEdit, apply_text_edits, resolve
 
@@ -51,6 +52,8 @@ class FixRun:
     changes: list[FileChange]
     rolled_back: list[RolledBack]
     rounds: int
+    # How paths are shown (the diff's file names too): relative to the repository root.
+    paths: PathPresenter
     unapplied_unsafe: int = 0  # fixable findings left because unsafe fixes were not allowed
 
     @property
@@ -58,7 +61,7 @@ class FixRun:
         return sum(len(c.fixed) for c in self.changes)
 
     def diff(self) -> str:
-        return "".join(unified_diff(c) for c in self.changes)
+        return "".join(unified_diff(c, self.paths.show(c.path)) for c in self.changes)
 
 
 def allowed(applicability: Applicability, unsafe: bool) -> bool:
@@ -139,7 +142,14 @@ def run_fixes(
         for rel, text in sorted(current.items())
         if text != originals[rel][3]
     ]
-    return FixRun(config.root, changes, rolled_back, rounds, unapplied_unsafe)
+    return FixRun(
+        config.root,
+        changes,
+        rolled_back,
+        rounds,
+        PathPresenter.for_config(config),
+        unapplied_unsafe,
+    )
 
 
 def compiles(text: str, filename: str) -> str | None:
@@ -189,13 +199,13 @@ def apply_round(
     return apply_text_edits(text, kept), applied, broken
 
 
-def unified_diff(change: FileChange) -> str:
-    """A unified diff that ``git apply`` accepts from the project root."""
+def unified_diff(change: FileChange, shown: str | None = None) -> str:
+    """A unified diff that ``git apply`` accepts from the repository root; ``shown`` is the
+    file's path as outputs show it (default: as the scan has it)."""
+    name = shown or change.path
     before = change.before.splitlines(keepends=True)
     after = change.after.splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        before, after, fromfile=f"a/{change.path}", tofile=f"b/{change.path}"
-    )
+    lines = difflib.unified_diff(before, after, fromfile=f"a/{name}", tofile=f"b/{name}")
     out = []
     for line in lines:
         if line.endswith("\n"):

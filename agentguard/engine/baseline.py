@@ -4,6 +4,11 @@ An entry is keyed by rule code, file, enclosing symbol and a hash of the normali
 text — never by line number, so code that moves keeps its entry — and carries a count, so
 one accepted finding cannot hide a second, identical one added later (bandit's baseline
 compares by set membership and has exactly that hole).
+
+Paths are written as every output shows them: relative to the repository root
+(:mod:`agentguard.engine.display_paths`), so one baseline serves a scan of the whole
+repository and a scan of one folder of it. A baseline written before (no ``"paths"`` key)
+has paths relative to the folder that was scanned; :meth:`Baseline.rebased` reads them so.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +25,13 @@ from agentguard import __version__
 from agentguard.diagnostics import Finding
 
 BASELINE_VERSION = 1
+# What a baseline's paths are relative to; absent in a baseline written by agentguard 0.1.0,
+# whose paths are relative to the scanned folder.
+PATH_BASE = "repository-root"
+
+
+def _same(path: str) -> str:
+    return path
 
 
 class BaselineError(Exception):
@@ -34,8 +46,11 @@ class EntryKey:
     text_hash: str
 
     @classmethod
-    def of(cls, finding: Finding) -> EntryKey:
-        return cls(finding.code, finding.path, finding.symbol or "", text_hash(finding.node_text))
+    def of(cls, finding: Finding, show: Callable[[str], str] = _same) -> EntryKey:
+        """The key of a finding; ``show`` gives its path as outputs show it."""
+        return cls(
+            finding.code, show(finding.path), finding.symbol or "", text_hash(finding.node_text)
+        )
 
 
 @dataclass(frozen=True)
@@ -65,20 +80,37 @@ class StaleEntry:
 class Baseline:
     counts: Counter[EntryKey] = field(default_factory=Counter)
     messages: dict[EntryKey, str] = field(default_factory=dict)
+    # Read from a baseline whose paths are relative to the scanned folder (agentguard 0.1.0).
+    scan_relative: bool = False
 
     @classmethod
-    def from_findings(cls, findings: Iterable[Finding]) -> Baseline:
+    def from_findings(
+        cls, findings: Iterable[Finding], show: Callable[[str], str] = _same
+    ) -> Baseline:
         baseline = cls()
         for finding in findings:
-            key = EntryKey.of(finding)
+            key = EntryKey.of(finding, show)
             baseline.counts[key] += 1
             baseline.messages.setdefault(key, finding.message)
         return baseline
+
+    def rebased(self, show: Callable[[str], str]) -> Baseline:
+        """A baseline read with scan-relative paths, with each path as ``show`` gives it
+        (the same baseline when its paths are already relative to the repository root)."""
+        if not self.scan_relative:
+            return self
+        rebased = Baseline()
+        for key, count in self.counts.items():
+            moved = EntryKey(key.code, show(key.path), key.symbol, key.text_hash)
+            rebased.counts[moved] += count
+            rebased.messages.setdefault(moved, self.messages.get(key, ""))
+        return rebased
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "version": BASELINE_VERSION,
             "tool": {"name": "agentguard", "version": __version__},
+            "paths": PATH_BASE,
             "entries": [
                 {
                     "code": key.code,
@@ -115,7 +147,10 @@ class Baseline:
         entries = data.get("entries")
         if not isinstance(entries, list):
             raise BaselineError(f'{path}: "entries" must be a list')
-        baseline = cls()
+        base = data.get("paths")
+        if base is not None and base != PATH_BASE:
+            raise BaselineError(f'{path}: unknown "paths": {base!r} (expected "{PATH_BASE}")')
+        baseline = cls(scan_relative=base is None)
         for index, entry in enumerate(entries):
             try:
                 key = EntryKey(
@@ -159,8 +194,14 @@ def text_hash(node_text: str) -> str:
     return hashlib.sha256(normalised.encode()).hexdigest()[:16]
 
 
-def compare(findings: Sequence[Finding], baseline: Baseline, path: str = "") -> BaselineOutcome:
+def compare(
+    findings: Sequence[Finding],
+    baseline: Baseline,
+    path: str = "",
+    show: Callable[[str], str] = _same,
+) -> BaselineOutcome:
     """Split findings into new ones and ones the baseline accepts, up to each entry's count.
+    ``show`` gives a finding's path as the baseline has it (relative to the repository root).
 
     Findings are taken in source order, so when an entry allows one and there are two, the
     first keeps its place and the later copy is reported as new.
@@ -169,7 +210,7 @@ def compare(findings: Sequence[Finding], baseline: Baseline, path: str = "") -> 
     new: list[Finding] = []
     matched = 0
     for finding in sorted(findings, key=Finding.sort_key):
-        key = EntryKey.of(finding)
+        key = EntryKey.of(finding, show)
         if remaining[key] > 0:
             remaining[key] -= 1
             matched += 1

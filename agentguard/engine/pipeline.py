@@ -17,6 +17,7 @@ from agentguard.config import Config
 from agentguard.diagnostics import Confidence, Finding, Location
 from agentguard.engine.baseline import BaselineOutcome
 from agentguard.engine.discovery import discover, test_files
+from agentguard.engine.display_paths import PathPresenter
 from agentguard.engine.fix_edits import fix_offer
 from agentguard.engine.run_memo import ScanOutcome, offer_key
 from agentguard.engine.selection import check_selection
@@ -44,6 +45,14 @@ class ScanResult(ScanOutcome):
     # The linked project; for a run memo's answer, how to link it on first use.
     _project: ProjectModel | None = field(default=None, repr=False)
     _link: Callable[[], ProjectModel] | None = field(default=None, repr=False, compare=False)
+    _paths: PathPresenter | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def paths(self) -> PathPresenter:
+        """How every output shows this scan's paths: relative to the repository root."""
+        if self._paths is None:
+            self._paths = PathPresenter.for_config(self.config)
+        return self._paths
 
     @property
     def project(self) -> ProjectModel:

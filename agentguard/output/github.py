@@ -7,8 +7,6 @@ rules, as in @actions/core ``escapeData`` / ``escapeProperty``).
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from agentguard.diagnostics import Finding, Severity, Span
@@ -29,16 +27,6 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def workspace_path(root: Path, path: str) -> str:
-    """The path as GitHub expects it: relative to the workspace (the current directory)."""
-    full = (root / path).resolve()
-    base = Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd()).resolve()
-    try:
-        return full.relative_to(base).as_posix()
-    except ValueError:
-        return path
-
-
 def command(kind: str, message: str, **properties: str | int) -> str:
     props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
     return (
@@ -48,7 +36,8 @@ def command(kind: str, message: str, **properties: str | int) -> str:
     )
 
 
-def annotation(root: Path, finding: Finding, columns: ColumnMapper | None = None) -> str:
+def annotation(finding: Finding, columns: ColumnMapper | None = None) -> str:
+    """One finding (its paths as shown: relative to the repository root) as an annotation."""
     span = finding.span
     if columns is not None:
         span = Span(
@@ -65,7 +54,7 @@ def annotation(root: Path, finding: Finding, columns: ColumnMapper | None = None
         )
     message += f"\nconfidence {finding.confidence.value}; docs: agentguard rule {finding.code}"
     properties: dict[str, str | int] = {
-        "file": workspace_path(root, finding.path),
+        "file": finding.path,
         "line": span.line,
         "endLine": max(span.end_line, span.line),
     }
@@ -78,17 +67,19 @@ def annotation(root: Path, finding: Finding, columns: ColumnMapper | None = None
 
 
 def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
-    columns = ColumnMapper(result.root)
-    for finding in result.findings:
-        stream.write(annotation(result.root, finding, columns) + "\n")
-    for problem in result.problems:
+    # Paths relative to the repository root, as the annotations of a pull request name files.
+    paths = result.paths
+    columns = ColumnMapper(paths.base)
+    for finding in paths.findings(result.findings):
+        stream.write(annotation(finding, columns) + "\n")
+    for problem in paths.problems(result.problems):
         if problem.reported:
             continue  # already an AG000 finding
         stream.write(
             command(
                 "warning",
                 f"skipped: {problem.reason}",
-                file=workspace_path(result.root, problem.path),
+                file=problem.path,
                 title="agentguard skipped a file",
             )
             + "\n"

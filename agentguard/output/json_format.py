@@ -18,9 +18,11 @@ SCHEMA_VERSION = "1.1"
 
 def document(result: ScanResult) -> dict[str, Any]:
     ensure_fixes(result)  # these formats print each fix's edits
-    columns = ColumnMapper(result.root)
+    paths = result.paths
+    columns = ColumnMapper(paths.base)
+    presented = paths.findings(result.findings)
     findings = []
-    for finding in result.findings:
+    for finding in presented:
         entry = finding.to_dict()
         # Editors and SARIF count characters; ast counts UTF-8 bytes.
         entry["column"] = columns.column(finding.path, finding.span.line, finding.span.column)
@@ -34,7 +36,7 @@ def document(result: ScanResult) -> dict[str, Any]:
                 )
         findings.append(entry)
     by_severity = {"error": 0, "warning": 0, "info": 0}
-    for finding in result.findings:
+    for finding in presented:
         by_severity[finding.severity.value] += 1
     return {
         "schema_version": SCHEMA_VERSION,
@@ -52,18 +54,18 @@ def document(result: ScanResult) -> dict[str, Any]:
             {
                 "name": tool.name,
                 "framework": tool.framework,
-                "path": tool.path,
+                "path": paths.show(tool.path),
                 "line": tool.anchor.span.line,
                 "declared": tool.declaration is not None,
                 "schema_only": tool.schema_only,
-                "sources": [str(loc) for loc in (tool.anchor, *tool.sources)],
+                "sources": paths.sources(tool),
                 "effects": sorted({e.kind for e in tool.effects}),
             }
             for tool in result.found_tools
         ],
         "problems": [
             {"path": p.path, "kind": p.kind, "reason": p.reason, "line": p.span.line}
-            for p in result.problems
+            for p in paths.problems(result.problems)
         ],
     }
 

@@ -60,14 +60,15 @@ def _finding_case(finding: Finding) -> ET.Element:
 
 
 def document(result: ScanResult) -> ET.Element:
+    paths = result.paths  # every path relative to the repository root
     by_rule: dict[str, list[Finding]] = defaultdict(list)
-    for finding in result.findings:
+    for finding in paths.findings(result.findings):
         by_rule[f"{finding.code} {finding.name}"].append(finding)
     suites = [
         _suite(name, [_finding_case(f) for f in findings], len(findings), 0)
         for name, findings in sorted(by_rule.items())
     ]
-    skipped_files = [p for p in result.problems if not p.reported]
+    skipped_files = [p for p in paths.problems(result.problems) if not p.reported]
     if skipped_files:
         cases = []
         for problem in skipped_files:

@@ -35,7 +35,8 @@ def rule_link(code: str) -> str:
 
 
 def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
-    findings = result.findings
+    paths = result.paths  # every path relative to the repository root
+    findings = paths.findings(result.findings)
     counts = Counter(f.severity.value for f in findings)
     out = ["## agentguard", ""]
     if findings:
@@ -76,7 +77,7 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         for (code, name), count in sorted(by_rule.items()):
             out.append(f"| {rule_link(code)} `{name}` | {count} |")
         out += ["", "</details>", ""]
-    skipped = [p for p in result.problems if not p.reported]
+    skipped = [p for p in paths.problems(result.problems) if not p.reported]
     if skipped:
         out += ["**Files not analysed**", ""]
         for problem in skipped:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import quote
 
 from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, Rule, all_rules
@@ -28,6 +30,12 @@ SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
 FINGERPRINT_KEY = "agentguard/v1"
+SRCROOT_TEXT = {
+    "repository root": "The repository root (git top level).",
+    "project root": "The project root: the folder of the agentguard config.",
+    "working directory": "The working directory agentguard ran in.",
+    "scanned folder": "The folder agentguard scanned.",
+}
 
 LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 # GitHub code scanning treats a rule tagged "security" as a security alert and ranks it by
@@ -65,9 +73,17 @@ def _region(span: Span, path: str = "", columns: ColumnMapper | None = None) -> 
     }
 
 
+def _artifact(path: str) -> dict[str, str]:
+    """A shown path as an artifact location: a URI reference relative to %SRCROOT%, or an
+    absolute file URI for a file outside it."""
+    if Path(path).is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path), "uriBaseId": SRCROOT}
+
+
 def _physical(location: Location, columns: ColumnMapper | None) -> dict[str, Any]:
     return {
-        "artifactLocation": {"uri": location.path, "uriBaseId": SRCROOT},
+        "artifactLocation": _artifact(location.path),
         "region": _region(location.span, location.path, columns),
     }
 
@@ -127,7 +143,7 @@ def _fixes(fix: Fix) -> list[dict[str, Any]]:
         {
             "description": {"text": f"{fix.description} ({fix.applicability.value} fix)"},
             "artifactChanges": [
-                {"artifactLocation": {"uri": path, "uriBaseId": SRCROOT}, "replacements": reps}
+                {"artifactLocation": _artifact(path), "replacements": reps}
                 for path, reps in by_path.items()
             ],
             "properties": {"applicability": fix.applicability.value},
@@ -216,7 +232,7 @@ def _result(
 
 def _notifications(result: ScanResult) -> list[dict[str, Any]]:
     notes = []
-    for problem in result.problems:
+    for problem in result.paths.problems(result.problems):
         parse_error = problem.reported
         notes.append(
             {
@@ -251,13 +267,15 @@ def _notifications(result: ScanResult) -> list[dict[str, Any]]:
 
 def document(result: ScanResult) -> dict[str, Any]:
     ensure_fixes(result)  # these formats print each fix's edits
-    columns = ColumnMapper(result.root)
+    # Every URI is relative to the repository root (%SRCROOT%), as code scanning expects.
+    paths = result.paths
+    columns = ColumnMapper(paths.base)
     rules = all_rules()
     rule_index = {rule.code: index for index, rule in enumerate(rules)}
     baseline = result.baseline is not None
     seen: Counter[str] = Counter()
     results = []
-    for finding in result.findings:
+    for finding in paths.findings(result.findings):
         occurrence = seen[finding.fingerprint]
         seen[finding.fingerprint] += 1
         results.append(_result(finding, rule_index, occurrence, baseline, columns))
@@ -282,7 +300,10 @@ def document(result: ScanResult) -> dict[str, Any]:
                     }
                 },
                 "originalUriBaseIds": {
-                    SRCROOT: {"uri": result.root.resolve().as_uri() + "/"},
+                    SRCROOT: {
+                        "uri": paths.base.as_uri() + "/",
+                        "description": {"text": SRCROOT_TEXT[paths.kind]},
+                    },
                 },
                 "invocations": [invocation],
                 "results": results,

@@ -41,8 +41,10 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         soft_wrap=not options.color,
     )
     cache: dict[str, list[str]] = {}
-    columns = ColumnMapper(result.root)
-    for finding in result.findings:
+    paths = result.paths  # every path relative to the repository root
+    columns = ColumnMapper(paths.base)
+    for scanned in result.findings:
+        finding = paths.finding(scanned)
         style = SEVERITY_STYLE[finding.severity.value]
         where = (
             f"{finding.path}:{finding.span.line}:"
@@ -54,7 +56,7 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
             f"confidence {finding.confidence.value}][/]"
         )
         if options.show_source:
-            lines = _source_lines(result.root, finding, cache)
+            lines = _source_lines(paths.base, finding, cache)
             start, end = finding.span.line, min(finding.span.end_line, finding.span.line + 3)
             for number in range(start, end + 1):
                 if 0 < number <= len(lines):
@@ -74,7 +76,7 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         for step in finding.evidence:
             where = f" ({step.location})" if step.location else ""
             console.print(f"  [dim]= evidence:[/] {escape(step.label)}[dim]{escape(where)}[/]")
-        offered = finding.fix or result.fix_offer(finding)
+        offered = finding.fix or result.fix_offer(scanned)
         if offered is not None:
             console.print(
                 f"  [dim]= fix available ({offered.applicability.value}):[/] "
@@ -89,7 +91,7 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
             + "[/]"
         )
         console.print()
-    for problem in result.problems:
+    for problem in paths.problems(result.problems):
         if not problem.reported:
             console.print(f"[yellow]skipped[/] {escape(problem.path)}: {escape(problem.reason)}")
     if options.statistics and result.findings:

@@ -13,6 +13,7 @@ from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, Rule, all_rules
 from agentguard.checks.evals.shared import EvalVerdict, eval_verdict, replay_tests
 from agentguard.diagnostics import Finding, Severity
+from agentguard.engine.display_paths import PathPresenter
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
@@ -146,13 +147,14 @@ def _judge(
     findings: list[Finding],
     writers: list[ToolFacts],
     relevant_count: int,
+    paths: PathPresenter,
 ) -> tuple[str, str, list[Evidence]]:
     """Verdict, one-line summary and supporting evidence for one question."""
     guarded = [t for t in writers if t.guarded is not None]
     support = [
         Evidence(
             f"`{t.name}` is wrapped in agentguard.runtime.guarded",
-            t.guarded.location.path,
+            paths.show(t.guarded.location.path),
             t.guarded.location.span.line,
             tool=t.name,
         )
@@ -322,7 +324,13 @@ _EVAL_EXEMPT = {
 }
 
 
-def _eval_cell(tool: ToolFacts, verdict: EvalVerdict, findings: list[Finding], rules: bool) -> Cell:
+def _eval_cell(
+    tool: ToolFacts,
+    verdict: EvalVerdict,
+    findings: list[Finding],
+    rules: bool,
+    paths: PathPresenter,
+) -> Cell:
     """AG801's verdict for the tool (the same one the rule reports), in a table cell."""
     if not tool.writes():
         return _not_a_writer(tool)
@@ -331,7 +339,7 @@ def _eval_cell(tool: ToolFacts, verdict: EvalVerdict, findings: list[Finding], r
         return Cell(", ".join(mine), "finding", BAD)
     if verdict.test is not None:
         kind = "fault-injection" if verdict.test.uses_runtime_testing else "timeout"
-        return Cell(f"{kind} test: {verdict.test.location.path}", "checked", GOOD)
+        return Cell(f"{kind} test: {paths.show(verdict.test.location.path)}", "checked", GOOD)
     if verdict.exempt == "runtime":
         return Cell("runtime fault-injection suite", "runtime", GOOD)
     if verdict.exempt:
@@ -340,8 +348,12 @@ def _eval_cell(tool: ToolFacts, verdict: EvalVerdict, findings: list[Finding], r
 
 
 def build_report(result: ScanResult, link_base: str | None = None) -> Report:
+    """The report of a scan; every path in it (and so every ``link_base`` link) is relative
+    to the repository root, as in every output of ``check``."""
     by_question = _rules_by_question()
-    findings = result.findings
+    paths = result.paths
+    findings = paths.findings(result.findings)
+    problems_shown = paths.problems(result.problems)
     writers = [t for t in result.project.tools if t.writes()]
     retry_count = sum(1 for _ in result.project.retry_uses())
     replay_safety_tests = replay_tests(result.project)
@@ -354,10 +366,10 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
         mine = [f for f in findings if f.question == qid]
         scope = _relevant_tools(qid, writers)
         relevant = retry_count if qid == "retry" else len(scope)
-        verdict, summary, support = _judge(qid, rules, mine, scope, relevant)
+        verdict, summary, support = _judge(qid, rules, mine, scope, relevant, paths)
         if not writers and verdict == NOT_APPLICABLE and qid not in {"retry", "meta"}:
             summary = _no_writer_summary(result.project.tools, summary)
-        skipped = [p for p in result.problems if not p.reported]
+        skipped = [p for p in problems_shown if not p.reported]
         if qid == "meta" and skipped:
             verdict = PARTIAL if verdict == PASS else verdict
             summary = f"{len(skipped)} files could not be read; " + summary
@@ -389,7 +401,7 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
             ToolRow(
                 name=tool.name,
                 framework=tool.framework,
-                path=tool.path,
+                path=paths.show(tool.path),
                 line=tool.anchor.span.line,
                 effects=sorted({e.kind for e in tool.effects}),
                 risk=risk,
@@ -408,12 +420,13 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
                     eval_verdict(result.project, tool, replay_safety_tests),
                     findings,
                     bool(by_question.get("Q8")),
+                    paths,
                 ),
                 findings=[_evidence(f) for f in findings if f.tool == tool.name],
             )
         )
     by_severity = {s.value: sum(1 for f in findings if f.severity is s) for s in Severity}
-    problems = [Evidence(f"{p.kind}: {p.reason}", p.path, p.span.line) for p in result.problems]
+    problems = [Evidence(f"{p.kind}: {p.reason}", p.path, p.span.line) for p in problems_shown]
     return Report(
         version=__version__,
         root_name=result.root.name,
