@@ -335,6 +335,7 @@ class Catalog:
                 )
                 self.retries.add(_as_list(raw["match"]), construct)
         self.transient_exceptions = set(_as_list(retries.get("transient_exceptions")))
+        self.transient_statuses = {int(s) for s in _as_list(retries.get("transient_statuses"))}
         self.catch_all_exceptions = set(_as_list(retries.get("catch_all_exceptions")))
         self.policy_default_catches = list(_as_list(retries.get("policy_default_catches")))
         self.ledger_functions: Matcher[bool] = Matcher()

@@ -186,6 +186,7 @@ class RetryUse:
     covered_orders: tuple[int, int] | None = None  # for loops: call orders retried
     text: str = ""
     tool: str | None = None  # the one tool a tool-scoped retry re-runs (by tool name)
+    statuses: list[int] | None = None  # a loop that sends again on these HTTP statuses
 
 
 @functools.lru_cache(maxsize=65536)

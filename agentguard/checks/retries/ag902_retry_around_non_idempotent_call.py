@@ -3,10 +3,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.common import tool_evidence
 from agentguard.checks.retries.shared import only_transient
 from agentguard.diagnostics import EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.retries import retried_effects
+from agentguard.project.retries import retried_effects, retried_through_tools, status_text
+from agentguard.project.tool_facts import Effect, RetryUse, ToolFacts
 
 
 class RetryAroundNonIdempotentCall(Rule):
@@ -81,21 +83,21 @@ class RetryAroundNonIdempotentCall(Rule):
             if use.kind in {"global", "http_retry"} or only_transient(project, use):
                 continue
             effects, tool = retried_effects(project, use)
-            risky = [
-                e
-                for e in effects
-                if e.non_idempotent and (e.key is None or e.key.origin in {"fresh", "param"})
-            ]
+            if tool is None:
+                through = [(t, e) for t, e in retried_through_tools(project, use) if _risky(e)]
+                if through:
+                    yield from self._through_tools(project, use, through)
+                    continue
+            risky = [e for e in effects if _risky(e)]
             if tool is not None and tool.guarded is not None and tool.guarded.has_key:
                 continue
             if not risky:
                 continue
             effect = risky[0]
-            what = "every exception" if use.catches is None else ", ".join(use.catches)
             yield self.finding(
                 use.location,
-                f"Retry ({use.library}, on {what}) repeats {effect.route()}, which is not idempotent "
-                "and has no stable idempotency key",
+                f"Retry ({use.library}, on {_retried_on(use)}) repeats {effect.route()}, which "
+                "is not idempotent and has no stable idempotency key",
                 tool=tool,
                 confidence=effect.confidence,
                 evidence=(
@@ -104,3 +106,47 @@ class RetryAroundNonIdempotentCall(Rule):
                 ),
                 node_text=use.text,
             )
+
+    def _through_tools(
+        self, project: ProjectModel, use: RetryUse, through: list[tuple[ToolFacts, Effect]]
+    ) -> Iterator[Finding]:
+        """A retry in a shared helper: one finding per tool whose write it re-sends, in the
+        tool's own code (where its call chain starts), with the retry as evidence."""
+        helper = project.function(use.function or "")
+        name = (
+            f"{helper.class_name.rsplit('.', 1)[-1]}.{helper.name}"
+            if helper is not None and helper.class_name
+            else helper.name
+            if helper is not None
+            else use.function
+        )
+        seen: set[str] = set()
+        for tool, effect in through:
+            if tool.name in seen or (tool.guarded is not None and tool.guarded.has_key):
+                continue
+            seen.add(tool.name)
+            start = effect.chain[0].location if effect.chain else None
+            yield self.finding(
+                start or tool.site,
+                f"Tool `{tool.name}` makes {effect.route()}, which is not idempotent and has no "
+                f"stable idempotency key; `{name}` retries it ({use.library}, on "
+                f"{_retried_on(use)})",
+                tool=tool,
+                confidence=effect.confidence,
+                evidence=(
+                    *tool_evidence(tool, effect),
+                    EvidenceStep(StepKind.RETRY, use.location, detail=use.text),
+                ),
+                node_text=f"{tool.name}:{use.text}",
+                related=(use.location,),
+            )
+
+
+def _risky(effect: Effect) -> bool:
+    return effect.non_idempotent and (effect.key is None or effect.key.origin in {"fresh", "param"})
+
+
+def _retried_on(use: RetryUse) -> str:
+    if use.statuses is not None:
+        return f"HTTP {status_text(use.statuses)}"
+    return "every exception" if use.catches is None else ", ".join(use.catches)
