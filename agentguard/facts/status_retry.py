@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 
 # The statuses tried: successes, refusals, "not processed" answers and server errors.
 SAMPLE = (200, 201, 202, 204, 400, 401, 403, 404, 408, 409, 422, 423, 429, 500, 502, 503, 504)
-_STATUS_NAME = re.compile(r"(?i)status")
+_STATUS_NAME = re.compile(r"(?i)status(_?code)?$")
 _STATUS_ATTRS = {"status_code", "status"}
 _FLAGS: dict[str, Callable[[int], bool]] = {
     "ok": lambda s: s < 400,
