@@ -267,3 +267,37 @@ def export_rows(url: str) -> list:
 '''
     result = scan_files({"agent.py": source})
     assert [f for f in result.findings if f.code.startswith("AG9")] == []
+
+
+def test_adding_an_id_to_a_set_through_the_retrying_client_is_fine(
+    scan_files: ScanFiles,
+) -> None:
+    # POST .../idLabels adds an existing label to the card's set of labels: a re-send
+    # finds it there already. Still a write (declared or not), never a create.
+    tools = '''
+from langchain_core.tools import tool
+
+from shop.client import ShopClient
+
+client = ShopClient()
+
+
+@tool
+def tag_order(order_id: str, tag_id: str) -> dict:
+    """Tag an order."""
+    return client.request(f"/orders/{order_id}/idTags", method="POST", data={"value": tag_id})
+
+
+@tool
+def add_watchers(order_id: str, user_id: str) -> dict:
+    """Add a watcher to an order."""
+    return client.request(f"/orders/{order_id}/watcher_ids", method="POST", data={"id": user_id})
+'''
+    files = {
+        "shop/__init__.py": "",
+        "shop/client.py": textwrap.dedent(CLIENT).replace("{body}", PREDICATE.strip("\n").lstrip()),
+        "shop/tools.py": tools,
+    }
+    found = sorted((f.code, f.tool) for f in scan_files(files).findings if f.tool)
+    assert ("AG101", "tag_order") in found and ("AG101", "add_watchers") in found
+    assert [c for c in found if c[0] in {"AG201", "AG902"}] == []

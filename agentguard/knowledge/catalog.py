@@ -294,6 +294,7 @@ class Catalog:
             verb for verb, category in self.verbs.items() if category != "read"
         }
         self.post_read_hosts = re.compile(read_posts.get("read_hosts") or "$^")
+        self.post_id_set_segment = re.compile(read_posts.get("id_set_segment") or "$^")
         self.post_query_keys = frozenset(_as_list(read_posts.get("query_keys")))
         self.post_model_keys = frozenset(_as_list(read_posts.get("model_keys")))
         self.name_read_words = frozenset(_as_list(read_posts.get("name_read_words")))
