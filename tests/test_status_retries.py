@@ -301,3 +301,104 @@ def add_watchers(order_id: str, user_id: str) -> dict:
     found = sorted((f.code, f.tool) for f in scan_files(files).findings if f.tool)
     assert ("AG101", "tag_order") in found and ("AG101", "add_watchers") in found
     assert [c for c in found if c[0] in {"AG201", "AG902"}] == []
+
+
+# ---------------------------------------------------------------- client retry settings
+BOTO = '''
+import boto3
+from botocore.config import Config
+from langchain_core.tools import tool
+
+RETRYING = Config(retries={retries})
+sqs = boto3.client("sqs", region_name="eu-west-1", config=RETRYING)
+
+
+@tool
+def enqueue_job(payload: str) -> str:
+    """Queue a job."""
+    return sqs.send_message(QueueUrl="https://sqs.example/jobs", MessageBody=payload)["MessageId"]
+
+
+@tool
+def queue_depth() -> int:
+    """How many jobs wait."""
+    attrs = sqs.get_queue_attributes(QueueUrl="https://sqs.example/jobs")
+    return int(attrs["Attributes"]["ApproximateNumberOfMessages"])
+'''
+
+
+def client_findings(scan_files: ScanFiles, source: str) -> list[tuple]:
+    result = scan_files({"agent.py": source})
+    return sorted((f.code, f.tool, f.span.line) for f in result.findings if f.code[:3] == "AG9")
+
+
+def test_botocore_retry_config_on_a_client_that_sends(scan_files: ScanFiles) -> None:
+    source = BOTO.replace("{retries}", '{"max_attempts": 5, "mode": "standard"}')
+    assert client_findings(scan_files, source) == [("AG902", "enqueue_job", 13)]
+    (finding,) = [f for f in scan_files({"agent.py": source}).findings if f.code == "AG902"]
+    assert "max_attempts" in finding.message and "enqueue_job" in finding.message
+
+
+def test_botocore_config_that_sends_once_is_fine(scan_files: ScanFiles) -> None:
+    source = BOTO.replace("{retries}", '{"total_max_attempts": 1}')
+    assert client_findings(scan_files, source) == []
+
+
+SESSION = '''
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+from langchain_core.tools import tool
+
+
+class Chat:
+    def __init__(self) -> None:
+        self.session = requests.Session()
+        self.session.mount("https://", HTTPAdapter(max_retries={retry}))
+
+    def post_message(self, channel: str, text: str) -> dict:
+        return self.session.post(
+            "https://chat.example/api/messages", json={"channel": channel, "text": text}
+        ).json()
+
+
+chat = Chat()
+
+
+@tool
+def send_message(channel: str, text: str) -> dict:
+    """Post a message to a channel."""
+    return chat.post_message(channel, text)
+'''
+
+
+def test_session_adapter_retrying_posts(scan_files: ScanFiles) -> None:
+    source = SESSION.replace(
+        "{retry}", "Retry(total=3, status_forcelist=[502, 503], allowed_methods=None)"
+    )
+    found = client_findings(scan_files, source)
+    # AG904 flags the setting itself; AG902 the tool whose POST it re-sends.
+    assert ("AG902", "send_message", 25) in found and [c for c, *_ in found] == ["AG902", "AG904"]
+
+
+def test_session_adapter_with_default_methods_is_fine(scan_files: ScanFiles) -> None:
+    # urllib3 re-sends only idempotent methods by default: the POST is sent once.
+    source = SESSION.replace("{retry}", "Retry(total=3, status_forcelist=[502, 503])")
+    assert client_findings(scan_files, source) == []
+
+
+def test_httpx_transport_retries_only_connect_errors(scan_files: ScanFiles) -> None:
+    # httpx's transport retries= re-tries a failed connection only: nothing was sent.
+    source = '''
+import httpx
+from langchain_core.tools import tool
+
+client = httpx.Client(transport=httpx.HTTPTransport(retries=3))
+
+
+@tool
+def create_ticket(title: str) -> dict:
+    """Open a support ticket."""
+    return client.post("https://support.example/tickets", json={"title": title}).json()
+'''
+    assert client_findings(scan_files, source) == []

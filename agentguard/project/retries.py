@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import RetryConstruct
+from agentguard.project.client_retries import client_retry_uses
 from agentguard.project.tool_facts import Effect, RetryUse, ToolFacts, argument_at
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ def retry_uses(
                     call=call,
                     text=call.text,
                 )
+    yield from client_retry_uses(project)
 
 
 def _global_retry(
@@ -315,6 +317,8 @@ def retried_effects(project: ProjectModel, use: RetryUse) -> tuple[list[Effect],
         return [], None
     if use.tool is not None:
         named = next((t for t in project.tools if t.name == use.tool), None)
+        if named is not None and use.sinks is not None:
+            return [e for e in named.effects if e.site in use.sinks], named
         return (list(named.effects), named) if named else ([], None)
     if use.function is None:
         return [], None

@@ -187,6 +187,7 @@ class RetryUse:
     text: str = ""
     tool: str | None = None  # the one tool a tool-scoped retry re-runs (by tool name)
     statuses: list[int] | None = None  # a loop that sends again on these HTTP statuses
+    sinks: list[Location] | None = None  # a client's setting: the tool's calls it re-sends
 
 
 @functools.lru_cache(maxsize=65536)

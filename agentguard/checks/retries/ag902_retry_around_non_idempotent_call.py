@@ -83,6 +83,11 @@ class RetryAroundNonIdempotentCall(Rule):
             if use.kind in {"global", "http_retry"} or only_transient(project, use):
                 continue
             effects, tool = retried_effects(project, use)
+            if use.kind == "client" and tool is not None:
+                # a client's retry setting, set where the client is built: report it in the tool
+                through = [(tool, e) for e in effects if _risky(e)]
+                yield from self._through_tools(project, use, through)
+                continue
             if tool is None:
                 through = [(t, e) for t, e in retried_through_tools(project, use) if _risky(e)]
                 if through:
@@ -110,16 +115,20 @@ class RetryAroundNonIdempotentCall(Rule):
     def _through_tools(
         self, project: ProjectModel, use: RetryUse, through: list[tuple[ToolFacts, Effect]]
     ) -> Iterator[Finding]:
-        """A retry in a shared helper: one finding per tool whose write it re-sends, in the
-        tool's own code (where its call chain starts), with the retry as evidence."""
+        """A retry in a shared helper or a client's setting: one finding per tool whose write
+        it re-sends, in the tool's own code (where its call chain starts), with the retry
+        as evidence."""
         helper = project.function(use.function or "")
-        name = (
-            f"{helper.class_name.rsplit('.', 1)[-1]}.{helper.name}"
-            if helper is not None and helper.class_name
-            else helper.name
-            if helper is not None
-            else use.function
-        )
+        if use.kind == "client":
+            what = use.construct.what if use.construct is not None else ""
+            by = f"the client's retry setting `{use.text}` sends it again" + (
+                f" ({what})" if what else ""
+            )
+        elif helper is not None:
+            owner = f"{helper.class_name.rsplit('.', 1)[-1]}." if helper.class_name else ""
+            by = f"`{owner}{helper.name}` retries it ({use.library}, on {_retried_on(use)})"
+        else:
+            by = f"a retry ({use.library}, on {_retried_on(use)}) repeats it"
         seen: set[str] = set()
         for tool, effect in through:
             if tool.name in seen or (tool.guarded is not None and tool.guarded.has_key):
@@ -129,8 +138,7 @@ class RetryAroundNonIdempotentCall(Rule):
             yield self.finding(
                 start or tool.site,
                 f"Tool `{tool.name}` makes {effect.route()}, which is not idempotent and has no "
-                f"stable idempotency key; `{name}` retries it ({use.library}, on "
-                f"{_retried_on(use)})",
+                f"stable idempotency key; {by}",
                 tool=tool,
                 confidence=effect.confidence,
                 evidence=(
