@@ -18,9 +18,18 @@ class RetryAroundNonIdempotentCall(Rule):
     non-idempotent side effect that carries no stable idempotency key. Retries limited to
     errors raised before the request was sent (connection refused) or to rate limits are fine.
 
+    A hand-written loop may decide on the response's status instead of an exception
+    (`if resp.status_code >= 500: sleep(); continue`, a helper such as `_should_retry(code)`,
+    `resp.ok`, `raise_for_status()`, an `except` clause that retries one status and raises on
+    the others): it is a retry when some error status sends the request again, and fine when
+    only 429 or 423 ("not processed") do. A retry inside a shared helper, such as a client's
+    `request` method that re-sends any method on 5xx, and a client's own retry setting
+    (a botocore `Config(retries=...)`, a requests adapter whose urllib3 `Retry` allows POST)
+    are reported in each tool whose write goes through them, with the retry as evidence.
+
     ## Why it matters
-    A read timeout is raised after the request was sent: the service may have committed. The
-    retry sends it again, and without a key the service performs it again.
+    A read timeout or a 5xx answer comes after the request was sent: the service may have
+    committed. The retry sends it again, and without a key the service performs it again.
 
     ## Example
     ```python
@@ -54,6 +63,18 @@ class RetryAroundNonIdempotentCall(Rule):
             "def fetch(order_id: str) -> dict:\n"
             '    return requests.get(f"https://shop.example/orders/{order_id}").json()\n'
         ),
+        Valid(
+            "import time\n"
+            "import httpx\n\n"
+            "def place(order: dict) -> dict:\n"
+            "    while True:\n"
+            '        response = httpx.post("https://shop.example/orders", json=order)\n'
+            "        if response.status_code == 429:\n"
+            '            time.sleep(float(response.headers.get("Retry-After", "1")))\n'
+            "            continue\n"
+            "        response.raise_for_status()\n"
+            "        return response.json()\n"
+        ),
     )
     INVALID = (
         Invalid(
@@ -75,6 +96,21 @@ class RetryAroundNonIdempotentCall(Rule):
             "            time.sleep(2 ** attempt)\n"
             '    raise RuntimeError("order service unavailable")\n',
             span=(5, 5, 9, 37),
+        ),
+        Invalid(
+            "import time\n"
+            "import httpx\n\n"
+            "def place(order: dict) -> dict:\n"
+            "    for attempt in range(3):\n"
+            '        response = httpx.post("https://shop.example/orders", json=order)\n'
+            "        if response.status_code < 400:\n"
+            "            return response.json()\n"
+            "        if response.status_code not in (429, 502, 503) or attempt == 2:\n"
+            "            response.raise_for_status()\n"
+            "        time.sleep(2 ** attempt)\n"
+            '    raise RuntimeError("order service unavailable")\n',
+            span=(5, 5, 11, 33),
+            message_contains="5xx",
         ),
     )
 
