@@ -12,13 +12,16 @@ import textwrap
 
 from .conftest import ScanFiles
 
-TOOLS = '''
+HEAD = """
 from langchain_core.tools import tool
 
 from shop.client import ShopClient
 
 client = ShopClient()
-
+"""
+TOOLS = (
+    HEAD
+    + '''
 
 @tool
 def create_order(cart_id: str) -> dict:
@@ -37,6 +40,7 @@ def rename_order(order_id: str, name: str) -> dict:
     """Rename an order."""
     return client.request(f"/orders/{order_id}", method="PUT", data={"name": name})
 '''
+)
 
 CLIENT = """
 import time
@@ -180,13 +184,9 @@ def test_only_reads_through_the_retrying_client_is_fine(scan_files: ScanFiles) -
 def test_write_with_a_stable_key_through_the_retrying_client_is_fine(
     scan_files: ScanFiles,
 ) -> None:
-    tools = '''
-from langchain_core.tools import tool
-
-from shop.client import ShopClient
-
-client = ShopClient()
-
+    tools = (
+        HEAD
+        + '''
 
 @tool
 def create_order(cart_id: str, run_id: str) -> dict:
@@ -195,6 +195,7 @@ def create_order(cart_id: str, run_id: str) -> dict:
         "/orders", method="POST", data={"cart": cart_id}, key=f"order:{run_id}:{cart_id}"
     )
 '''
+    )
     body = PREDICATE.replace(
         "json=data, timeout=10", 'json=data, headers={"Idempotency-Key": key}, timeout=10'
     )
@@ -274,13 +275,9 @@ def test_adding_an_id_to_a_set_through_the_retrying_client_is_fine(
 ) -> None:
     # POST .../idLabels adds an existing label to the card's set of labels: a re-send
     # finds it there already. Still a write (declared or not), never a create.
-    tools = '''
-from langchain_core.tools import tool
-
-from shop.client import ShopClient
-
-client = ShopClient()
-
+    tools = (
+        HEAD
+        + '''
 
 @tool
 def tag_order(order_id: str, tag_id: str) -> dict:
@@ -293,6 +290,7 @@ def add_watchers(order_id: str, user_id: str) -> dict:
     """Add a watcher to an order."""
     return client.request(f"/orders/{order_id}/watcher_ids", method="POST", data={"id": user_id})
 '''
+    )
     files = {
         "shop/__init__.py": "",
         "shop/client.py": textwrap.dedent(CLIENT).replace("{body}", PREDICATE.strip("\n").lstrip()),
@@ -402,3 +400,24 @@ def create_ticket(title: str) -> dict:
     return client.post("https://support.example/tickets", json={"title": title}).json()
 '''
     assert client_findings(scan_files, source) == []
+
+
+def test_client_resending_after_refreshing_a_credential_is_fine(scan_files: ScanFiles) -> None:
+    # A 401 says the request was refused: nothing was applied, sending it again is safe.
+    body = """
+        for attempt in range(2):
+            response = requests.request(method, self.base_url + path, json=data, timeout=10)
+            if self._expired(response):
+                self.token = None
+                continue
+            response.raise_for_status()
+            return response.json()
+        raise RuntimeError("unauthorised")
+
+    def _expired(self, response: requests.Response) -> bool:
+        return response.status_code == 401
+"""
+    assert retry_findings(scan_files, body) == []
+    assert retry_findings(scan_files, body.replace("== 401", ">= 500")) == [
+        ("AG902", "create_order", "shop/tools.py", 12)
+    ]

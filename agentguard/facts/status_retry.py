@@ -102,21 +102,13 @@ def _not(value: Tri) -> Tri:
     return None if value is None else not value
 
 
-def _and(values: Iterable[Tri]) -> Tri:
-    result: Tri = True
+def _combine(values: Iterable[Tri], deciding: bool) -> Tri:
+    """Three-valued ``and`` (``deciding`` False) or ``or`` (True): one deciding value
+    settles it, else any unknown leaves it unknown."""
+    result: Tri = not deciding
     for value in values:
-        if value is False:
-            return False
-        if value is None:
-            result = None
-    return result
-
-
-def _or(values: Iterable[Tri]) -> Tri:
-    result: Tri = False
-    for value in values:
-        if value is True:
-            return True
+        if value is deciding:
+            return deciding
         if value is None:
             result = None
     return result
@@ -157,7 +149,7 @@ class _Run:
     def test(self, node: ast.expr) -> Tri:
         if isinstance(node, ast.BoolOp):
             values = (self.test(v) for v in node.values)
-            return _and(values) if isinstance(node.op, ast.And) else _or(values)
+            return _combine(values, deciding=isinstance(node.op, ast.Or))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return _not(self.test(node.operand))
         if isinstance(node, ast.Compare):
@@ -186,7 +178,7 @@ class _Run:
             else:
                 results.append(None)
             left = right
-        return _and(results)
+        return _combine(results, deciding=False)
 
     def helper(self, call: ast.Call) -> Tri:
         """A predicate of this module called with the status: its ``return`` test, with the
@@ -208,9 +200,8 @@ class _Run:
         params = [a.arg for a in definition.args.args]
         if isinstance(func, ast.Attribute) and params and params[0] in {"self", "cls"}:
             params = params[1:]
+        # the parameter given the status; a response passed whole is read by its attributes
         bound = {p for p, arg in zip(params, call.args, strict=False) if self.is_status(arg)}
-        if not bound:
-            return None
         saved, self.names = self.names, bound
         self.depth += 1
         try:
@@ -275,22 +266,27 @@ class _Run:
         return outcomes
 
 
+def _per_status(body: list[ast.stmt], helpers: Helpers) -> tuple[bool, list[int]]:
+    """Whether some test of ``body`` read the status, and the sample statuses for which
+    ``body`` may go on (to its end, or ``continue``)."""
+    going_on: list[int] = []
+    decided = False
+    for status in SAMPLE:
+        run = _Run(status, helpers, set())
+        outcomes = run.block(body)
+        decided = decided or run.decided
+        if NEXT in outcomes or FALL in outcomes:
+            going_on.append(status)
+    return decided, going_on
+
+
 def retried_statuses(loop: ast.For | ast.AsyncFor | ast.While, helpers: Helpers) -> list[int]:
     """The sample statuses for which the loop may send again, when the loop is a retry on
     a status: some success leaves it and some error status runs it again. Empty otherwise
     (a pager or poller repeats on success; a loop whose tests never read a status is not
     deciding on one)."""
-    retried: list[int] = []
-    success_exits = False
-    decided = False
-    for status in SAMPLE:
-        run = _Run(status, helpers, set())
-        outcomes = run.block(loop.body)
-        decided = decided or run.decided
-        if NEXT in outcomes or FALL in outcomes:
-            retried.append(status)
-        elif status < 300:
-            success_exits = True
+    decided, retried = _per_status(loop.body, helpers)
+    success_exits = any(s < 300 and s not in retried for s in SAMPLE)
     if not decided or not success_exits or not any(s >= 400 for s in retried):
         return []
     return retried
@@ -301,14 +297,7 @@ def handler_retried_statuses(handler: ast.ExceptHandler, helpers: Helpers) -> li
     e.response.status_code == 429: sleep(); continue`` then ``raise``): the sample statuses
     for which it goes on (to the next attempt, in a loop). None when no test of it reads a
     status, or every status goes on alike."""
-    retried: list[int] = []
-    decided = False
-    for status in SAMPLE:
-        run = _Run(status, helpers, set())
-        outcomes = run.block(handler.body)
-        decided = decided or run.decided
-        if NEXT in outcomes or FALL in outcomes:
-            retried.append(status)
+    decided, retried = _per_status(handler.body, helpers)
     if not decided or len(retried) == len(SAMPLE):
         return None
     return retried
