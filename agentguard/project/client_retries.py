@@ -28,11 +28,16 @@ _UNSAFE = {"POST", "PATCH"}
 
 def client_retry_uses(project: ProjectModel) -> Iterator[RetryUse]:
     """One use per tool write sent through a client whose retry setting covers it."""
+    # many writes go through one client: its setting is looked up once per receiver
+    known: dict[tuple[str, str], tuple[RetryConstruct, Value, str] | None] = {}
     for tool in project.tools:
         for effect in tool.effects:
             if not effect.non_idempotent or not effect.function:
                 continue
-            found = _client_setting(project, effect)
+            key = (effect.function, effect.call.text)
+            if key not in known:
+                known[key] = _client_setting(project, effect)
+            found = known[key]
             if found is None:
                 continue
             construct, setting, path = found
