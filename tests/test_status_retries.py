@@ -421,3 +421,19 @@ def test_client_resending_after_refreshing_a_credential_is_fine(scan_files: Scan
     assert retry_findings(scan_files, body.replace("== 401", ">= 500")) == [
         ("AG902", "create_order", "shop/tools.py", 12)
     ]
+
+
+def test_status_facts_read_back_from_the_cache_unchanged() -> None:
+    # A handler no status decides (None) and one that goes on for no status (()) differ.
+    from agentguard.engine import fact_cache
+    from agentguard.facts.extract import extract
+    from agentguard.knowledge.catalog import Catalog, builtin_data
+
+    carriers = Catalog(builtin_data()).context_carriers
+    for body in (PREDICATE, HANDLER_429, HANDLER_5XX, ONLY_429):
+        source = textwrap.dedent(CLIENT).replace("{body}", body.strip("\n").lstrip())
+        facts = extract(source.encode(), "shop/client.py", carriers)
+        assert fact_cache.decode(fact_cache.encode(facts)) == facts
+    source = textwrap.dedent(CLIENT).replace("{body}", HANDLER_5XX.strip("\n").lstrip())
+    (request,) = [f for f in extract(source.encode(), "c.py", carriers).functions.values()]
+    assert [h.retried_statuses for h in request.handlers] == [(500, 502, 503, 504)]

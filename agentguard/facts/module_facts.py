@@ -128,7 +128,8 @@ class Handler(CompactPickle):
     tainted_names: list[str] = field(default_factory=list)  # locals holding raw error text
     # A handler that goes on for some response statuses and leaves for others
     # (facts/status_retry.py): the sample statuses it goes on for; None: no status decides.
-    retried_statuses: list[int] | None = None
+    # (a tuple: an empty list and None would both load back as the shared empty list)
+    retried_statuses: tuple[int, ...] | None = None
 
 
 @dataclass(slots=True)

@@ -292,7 +292,9 @@ def retried_statuses(loop: ast.For | ast.AsyncFor | ast.While, helpers: Helpers)
     return retried
 
 
-def handler_retried_statuses(handler: ast.ExceptHandler, helpers: Helpers) -> list[int] | None:
+def handler_retried_statuses(
+    handler: ast.ExceptHandler, helpers: Helpers
+) -> tuple[int, ...] | None:
     """For an ``except`` clause that decides on the failed response's status (``if
     e.response.status_code == 429: sleep(); continue`` then ``raise``): the sample statuses
     for which it goes on (to the next attempt, in a loop). None when no test of it reads a
@@ -300,7 +302,7 @@ def handler_retried_statuses(handler: ast.ExceptHandler, helpers: Helpers) -> li
     decided, retried = _per_status(handler.body, helpers)
     if not decided or len(retried) == len(SAMPLE):
         return None
-    return retried
+    return tuple(retried)
 
 
 def mentions_status(loop: ast.AST) -> bool:
