@@ -129,8 +129,11 @@ key = { kwarg = "idem_key" }
     "retries": """\
 Teach agentguard your own retry constructs, so that the retry rules (AG9xx) see them:
 `decorators`, `wrappers`, `http_retry`, `global`, `node_retry` (each entry: `match` and the
-construct's details), `transient_exceptions`, `catch_all_exceptions`. Lists are added to the
-built-in ones. Schema: `agentguard/data/retries.schema.json`.
+construct's details), `client_retry` (a client constructor or session class and the argument
+or mounted adapter carrying its retry setting: `setting`, `holders`, `requires_kwarg`,
+`mount`), `transient_exceptions`, `transient_statuses` (HTTP statuses that say a request was
+not processed: a loop that sends again only on them is fine), `catch_all_exceptions`. Lists
+are added to the built-in ones. Schema: `agentguard/data/retries.schema.json`.
 
 ```toml
 [[tool.agentguard.retries.decorators]]

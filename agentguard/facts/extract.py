@@ -140,6 +140,7 @@ class _Extractor(DefinitionVisitor, FlowVisitor):
 
     # ------------------------------------------------------------------ module
     def run(self, tree: ast.Module) -> None:
+        self.tree = tree
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.top_level.add(stmt.name)

@@ -20,6 +20,12 @@ from agentguard.facts.module_facts import (
     TryBlock,
 )
 from agentguard.facts.static_strings import enum_member_value
+from agentguard.facts.status_retry import (
+    Helpers,
+    handler_retried_statuses,
+    mentions_status,
+    retried_statuses,
+)
 
 _TRACEBACK_TEXT = {
     "traceback.format_exc",
@@ -57,6 +63,20 @@ def _repeats_same_attempt(loop: ast.For | ast.AsyncFor, target: str) -> bool:
         isinstance(n, ast.Name) and n.id == target for t in tries for s in t.body for n in walk(s)
     )
     return exits and not reads_target
+
+
+def _repeats_one_request(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
+    """A loop head that repeats one attempt: ``while ...``, or ``for _ in range(n)`` (not
+    ``range(len(items))``, which walks a batch)."""
+    if isinstance(loop, ast.While):
+        return True
+    it = loop.iter
+    return (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "range"
+        and not any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "len" for n in it.args)
+    )
 
 
 def _exits_on_success(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
@@ -101,6 +121,14 @@ def _exits_on_success(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
 class FlowVisitor(ValueReader):
     """Returns, raises, branches, loops, ``try`` handlers (what reaches the model from a
     caught error) and ``with`` blocks."""
+
+    _helpers: Helpers | None = None
+
+    def module_helpers(self) -> Helpers:
+        """The module's predicates and integer constants, indexed on first need."""
+        if self._helpers is None:
+            self._helpers = Helpers(self.tree or ast.Module(body=[], type_ignores=[]))
+        return self._helpers
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
@@ -235,9 +263,14 @@ class FlowVisitor(ValueReader):
         fn = self.scope.function
         if fn is not None:
             fn.loops.append(loop)
+            if _repeats_one_request(node) and mentions_status(node):
+                loop.retried_statuses = retried_statuses(node, self.module_helpers())
         self.scope.loops.append(loop_id)
+        start = self.scope.order
         for stmt in node.body:
             self.visit(stmt)
+        if loop.retried_statuses:
+            loop.body_order = (start, self.scope.order)
         self.scope.loops.pop()
         for stmt in node.orelse:
             self.visit(stmt)
@@ -309,6 +342,8 @@ class FlowVisitor(ValueReader):
             elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 record.strings.append(sub.value[:200])
         record.raw_error_uses, record.tainted_names = self._raw_error_uses(handler)
+        if self.scope.loops and mentions_status(handler):
+            record.retried_statuses = handler_retried_statuses(handler, self.module_helpers())
         if fn is not None:
             fn.handlers.append(record)
         if handler.name:

@@ -194,6 +194,7 @@ class ValueReader:
         self.class_stack: list[ClassDef] = []
         self.containers: list[tuple[str, str]] = []  # ("class" | "def", qualname)
         self.top_level: set[str] = set()
+        self.tree: ast.Module | None = None  # the module parsed, set by ``run``
         self._next_id = 0
         self._spans: dict[tuple[int, int, int | None, int | None], Span] = {}
         self._texts: dict[str, str] = {}

@@ -126,6 +126,10 @@ class Handler(CompactPickle):
     strings: list[str] = field(default_factory=list)  # string constants inside the handler
     raw_error_uses: list[RawErrorUse] = field(default_factory=list)
     tainted_names: list[str] = field(default_factory=list)  # locals holding raw error text
+    # A handler that goes on for some response statuses and leaves for others
+    # (facts/status_retry.py): the sample statuses it goes on for; None: no status decides.
+    # (a tuple: an empty list and None would both load back as the shared empty list)
+    retried_statuses: tuple[int, ...] | None = None
 
 
 @dataclass(slots=True)
@@ -142,6 +146,10 @@ class Loop(CompactPickle):
     kind: str  # for / while
     span: Span
     is_retry_shape: bool = False  # for _ in range(n) / while attempts < n / while True
+    # A loop that sends again on a response status (facts/status_retry.py): the sample
+    # statuses that repeat it, and the call orders of its body [start, end).
+    retried_statuses: list[int] = field(default_factory=list)
+    body_order: tuple[int, int] = (0, 0)
 
 
 @dataclass(slots=True)

@@ -196,6 +196,11 @@ class RetryConstruct:
     what: str = ""
     node: ArgRef | None = None  # node_retry: where the retried node sits in the call
     tool_nodes: tuple[str, ...] = ()  # node_retry: node classes that run every tool
+    # client_retry: where the client takes its setting object, the classes of that object,
+    # and the method that mounts it (``session.mount``), when mounted.
+    setting: ArgRef | None = None
+    holders: tuple[str, ...] = ()
+    mount: str | None = None
 
 
 @dataclass(frozen=True)
@@ -294,6 +299,7 @@ class Catalog:
             verb for verb, category in self.verbs.items() if category != "read"
         }
         self.post_read_hosts = re.compile(read_posts.get("read_hosts") or "$^")
+        self.post_id_set_segment = re.compile(read_posts.get("id_set_segment") or "$^")
         self.post_query_keys = frozenset(_as_list(read_posts.get("query_keys")))
         self.post_model_keys = frozenset(_as_list(read_posts.get("model_keys")))
         self.name_read_words = frozenset(_as_list(read_posts.get("name_read_words")))
@@ -334,7 +340,22 @@ class Catalog:
                     tool_nodes=tuple(_as_list(raw.get("tool_nodes"))),
                 )
                 self.retries.add(_as_list(raw["match"]), construct)
+        self.client_retries: Matcher[RetryConstruct] = Matcher()
+        for raw in retries.get("client_retry") or []:
+            self.client_retries.add(
+                _as_list(raw["match"]),
+                RetryConstruct(
+                    kind="client",
+                    library=raw.get("library", ""),
+                    requires_kwarg=raw.get("requires_kwarg"),
+                    what=raw.get("what", ""),
+                    setting=ArgRef.parse(raw.get("setting")),
+                    holders=tuple(_as_list(raw.get("holders"))),
+                    mount=raw.get("mount"),
+                ),
+            )
         self.transient_exceptions = set(_as_list(retries.get("transient_exceptions")))
+        self.transient_statuses = {int(s) for s in _as_list(retries.get("transient_statuses"))}
         self.catch_all_exceptions = set(_as_list(retries.get("catch_all_exceptions")))
         self.policy_default_catches = list(_as_list(retries.get("policy_default_catches")))
         self.ledger_functions: Matcher[bool] = Matcher()

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 # low confidence, dropped when the tool's name reads). ``neutral``: no evidence (the tool's
 # name decides). ``write``: the request says it writes.
 READ, MIXED, WEAK, NEUTRAL, WRITE = "read", "mixed", "weak", "neutral", "write"
+# ``adds``: the POST adds an id to a set-valued field (``/cards/{id}/idLabels``): it writes,
+# and a repeat changes nothing.
+ADDS = "adds"
 
 
 @dataclass(frozen=True)
@@ -234,7 +237,11 @@ def judge_mapped_url(
 def _url_judgement(
     catalog: Catalog, resolver: _UrlResolver, path: str, verdicts: list[str]
 ) -> PostJudgement | None:
-    """The URL's say: its path words, then its host; None when it says nothing."""
+    """The URL's say: a last segment naming a list of ids, its path words, then its host;
+    None when it says nothing."""
+    last = next((seg for seg in reversed(path.split("/")) if seg), "")
+    if catalog.post_id_set_segment.search(last):
+        return PostJudgement(ADDS, f"the URL path `{path.strip('/')}` adds an id to a set")
     if verdicts:
         last = verdicts[-1]
         conflict = (READ if last == WRITE else WRITE) in verdicts

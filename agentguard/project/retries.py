@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import RetryConstruct
+from agentguard.project.client_retries import client_retry_uses
 from agentguard.project.tool_facts import Effect, RetryUse, ToolFacts, argument_at
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ def retry_uses(
                     call=call,
                     text=call.text,
                 )
+    yield from client_retry_uses(project)
 
 
 def _global_retry(
@@ -215,10 +217,30 @@ def _catches(
     return names
 
 
+def status_text(statuses: list[int]) -> str:
+    """``429, 5xx``: the statuses a loop sends again on, server errors folded."""
+    words = [str(s) for s in statuses if s < 500]
+    if any(s >= 500 for s in statuses):
+        words.append("5xx")
+    return ", ".join(words)
+
+
 def _loop_retries(project: ProjectModel, fn: Function, facts: ModuleFacts) -> Iterator[RetryUse]:
-    """for attempt in range(n): try: ... except E: continue / sleep."""
+    """for attempt in range(n): try: ... except E: continue / sleep; or a loop that sends
+    again on a response status (``if r.status_code in RETRYABLE: sleep(); continue``)."""
     shapes = {loop.loop_id: loop.is_retry_shape for loop in fn.loops}
     for loop in fn.loops:
+        if loop.retried_statuses:
+            yield RetryUse(
+                kind="loop",
+                library="hand-written",
+                location=Location(facts.path, loop.span),
+                function=fn.qualname,
+                catches=[],
+                covered_orders=loop.body_order,
+                text=f"retry loop (sends again on HTTP {status_text(loop.retried_statuses)})",
+                statuses=list(loop.retried_statuses),
+            )
         if not loop.is_retry_shape:
             continue
         for try_block in fn.tries:
@@ -230,12 +252,17 @@ def _loop_retries(project: ProjectModel, fn: Function, facts: ModuleFacts) -> It
                 # inner loop moves on to the next item, the outer one never repeats this one
                 continue
             handlers = [h for h in fn.handlers if h.try_id == try_block.try_id]
+            transient = project.catalog.transient_statuses
             retrying = [
                 h
                 for h in handlers
-                if (not h.reraises and not h.returns and not h.raises)
-                or (h.continues)
-                or (any(c.endswith("sleep") for c in h.calls) and not h.returns)
+                if (
+                    not set(h.retried_statuses) <= transient
+                    if h.retried_statuses is not None
+                    else (not h.reraises and not h.returns and not h.raises)
+                    or (h.continues)
+                    or (any(c.endswith("sleep") for c in h.calls) and not h.returns)
+                )
             ]
             if not retrying:
                 continue
@@ -290,6 +317,8 @@ def retried_effects(project: ProjectModel, use: RetryUse) -> tuple[list[Effect],
         return [], None
     if use.tool is not None:
         named = next((t for t in project.tools if t.name == use.tool), None)
+        if named is not None and use.sinks is not None:
+            return [e for e in named.effects if e.site in use.sinks], named
         return (list(named.effects), named) if named else ([], None)
     if use.function is None:
         return [], None
@@ -297,3 +326,37 @@ def retried_effects(project: ProjectModel, use: RetryUse) -> tuple[list[Effect],
     if use.kind == "loop" and use.covered_orders is not None:
         return project.effects_in_orders(use.function, use.covered_orders), owner
     return list(project.effects_of(use.function)), owner
+
+
+def retried_through_tools(project: ProjectModel, use: RetryUse) -> list[tuple[ToolFacts, Effect]]:
+    """For a retry in a helper no tool is (a client's ``request`` method that sends again
+    on 5xx, a ``@retry`` on a shared ``_post``): each tool effect whose call chain passes
+    through the code the retry re-runs, with the tool. The helper's own effects may say
+    nothing (its HTTP method is a parameter); the tool's say which method it passes."""
+    if (
+        use.function is None
+        or use.tool is not None
+        or use.kind not in {"loop", "decorator", "wrapper"}
+    ):
+        return []
+    function = project.function(use.function)
+    facts = project.module_of(use.function)
+    if function is None or facts is None:
+        return []
+    start, end = use.covered_orders or (0, 1 << 30)
+    covered = {call.span for call in project.calls_in(use.function) if start <= call.order < end}
+    if not covered:
+        return []
+    found: list[tuple[ToolFacts, Effect]] = []
+    for tool in project.tools:
+        if use.function in tool.functions:
+            continue
+        for effect in tool.effects:
+            if any(
+                step.location is not None
+                and step.location.path == facts.path
+                and step.location.span in covered
+                for step in effect.chain
+            ):
+                found.append((tool, effect))
+    return found

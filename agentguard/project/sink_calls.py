@@ -13,11 +13,13 @@ from agentguard.knowledge.catalog import Matcher, Sink
 from agentguard.project import open_world
 from agentguard.project.guessed_sinks import heuristic_sink
 from agentguard.project.read_posts import (
+    ADDS,
     MIXED,
     NEUTRAL,
     READ,
     WEAK,
     WRITE,
+    PostJudgement,
     judge_mapped_url,
     judge_post,
     name_sets,
@@ -214,6 +216,8 @@ def _judged_post(
     judgement = judge_post(project, effect.call, fn, facts)
     if judgement.verdict == READ:
         return None
+    if judgement.verdict == ADDS:
+        return _adds_to_set(effect, judgement)
     if judgement.verdict in {MIXED, WEAK}:
         why = "reads and writes" if judgement.verdict == MIXED else "looks like a search"
         return replace(
@@ -303,6 +307,17 @@ def map_method_through_call(
     return posted
 
 
+def _adds_to_set(effect: Effect, judgement: PostJudgement) -> Effect:
+    """A POST that adds an id to a set-valued field: a write a repeat does not duplicate."""
+    return replace(
+        effect,
+        idempotent=True,
+        reading="",
+        url_param=None,
+        chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=judgement.reason)),
+    )
+
+
 def _idempotent_patch(effect: Effect, name: str) -> Effect:
     """PATCH is idempotent when it sets fields (``update_object``); the name is the only
     evidence, so the judgement is at most medium confidence."""
@@ -361,6 +376,8 @@ def map_url_through_call(
     judgement = judge_mapped_url(project, argument, caller, facts, call)
     if judgement.verdict == READ:
         return None
+    if judgement.verdict == ADDS:
+        return _adds_to_set(effect, judgement)
     if judgement.verdict == MIXED:
         return replace(effect, reading=MIXED, url_param=None, confidence=Confidence.LOW)
     if judgement.verdict == NEUTRAL:

@@ -186,6 +186,8 @@ class RetryUse:
     covered_orders: tuple[int, int] | None = None  # for loops: call orders retried
     text: str = ""
     tool: str | None = None  # the one tool a tool-scoped retry re-runs (by tool name)
+    statuses: list[int] | None = None  # a loop that sends again on these HTTP statuses
+    sinks: list[Location] | None = None  # a client's setting: the tool's calls it re-sends
 
 
 @functools.lru_cache(maxsize=65536)
