@@ -31,6 +31,7 @@ class OpenWorld:
     read_commands: dict[str, frozenset[str]]
     no_effect: frozenset[str]
     derived_writes: frozenset[str]
+    object_factories: frozenset[str]
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -74,4 +75,5 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         read_commands=commands,
         no_effect=frozenset(section.get("no_effect") or []),
         derived_writes=frozenset(section.get("derived_writes") or []),
+        object_factories=frozenset(section.get("object_factories") or []),
     )

@@ -120,7 +120,7 @@ def judge_built(
     if head in STDLIB_MODULES or head in project.module_heads:
         return None
     receiver = _parse(call.text.rsplit(".", 1)[0])
-    if not _just_built(project, receiver, fn, facts, call):
+    if not _just_built(project, world, receiver, fn, facts, call):
         return None
     verdict = _Verdict("non_idempotent", f"`{call.method}()` on an object just built")
     return _effect(call, fn, facts, verdict, key_for)
@@ -215,9 +215,13 @@ def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
     """Whether another call goes on from what ``call`` returns (``service.users()`` in
     ``service.users().messages().list(...)``): such calls start where ``call`` starts."""
     start = call.span[:2]
-    prefix = call.text + "("
+    # the later call's receiver is written or resolved (``msgraph.GraphServiceClient.users.
+    # by_user_id().send_mail`` for ``graph_client.users.by_user_id("u1").send_mail``)
+    prefixes = (call.text + "(", call.callee + "(")
     return any(
-        other is not call and other.span[:2] == start and (other.receiver or "").startswith(prefix)
+        other is not call
+        and other.span[:2] == start
+        and (other.receiver or "").startswith(prefixes)
         for other in project.calls_in(fn.qualname)
     )
 
@@ -282,15 +286,25 @@ def _leaves_project(
 
 
 def _just_built(
-    project: ProjectModel, receiver: ast.expr | None, fn: Function, facts: ModuleFacts, call: Call
+    project: ProjectModel,
+    world: OpenWorld,
+    receiver: ast.expr | None,
+    fn: Function,
+    facts: ModuleFacts,
+    call: Call,
 ) -> bool:
-    """``Issue(...).save()`` or ``mail = Mail(...); mail.send()``: a class built here."""
+    """``Issue(...).save()`` or ``mail = Mail(...); mail.send()``: a class built here; or
+    an object a client's factory makes new (``m = account.new_message(); m.send()``)."""
     name = _called_name(receiver)
     if name is None and isinstance(receiver, ast.Name):
         bound = local_value(project, receiver.id, fn, facts, call.order)
         if bound is not None and bound.kind == "call":
             name = _called_name(_parse(bound.text))
-    return name is not None and name[:1].isupper() and name not in {"Path", "PurePath"}
+    if name is None:
+        return False
+    if name[:1].isupper():
+        return name not in {"Path", "PurePath"}
+    return (words(name) or [""])[0] in world.object_factories
 
 
 def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:

@@ -189,6 +189,40 @@ def _graphql_operation(resolver: _UrlResolver, query: Value | None, depth: int =
     return None
 
 
+# The method of an effect sending a GraphQL document a client library executes.
+GRAPHQL = "GRAPHQL"
+
+
+def graphql_document(
+    project: ProjectModel, document: Value | None, fn: Function, facts: ModuleFacts, before: int
+) -> tuple[str, str] | None:
+    """The operation (``mutation`` / ``query``) and text of the document a GraphQL client
+    executes (a literal, a constant, ``gql("...")``), or None when no reader of the source
+    can know it: a parameter the model fills in says nothing, whatever it is called."""
+    resolver = _UrlResolver(project, fn, facts, before)
+    for _ in range(4):
+        if document is None or (document.kind == "name" and document.text in fn.params):
+            return None
+        text = document.string()
+        if text is None and document.kind == "call" and document.call_args:
+            text = document.call_args[0].string()  # gql("query { ... }")
+        if text is not None:
+            op = _GRAPHQL_OP.match(text)
+            if op is None:
+                return None
+            return ("mutation" if op.group(1) == "mutation" else "query"), text
+        if document.kind not in {"name", "attr"}:
+            return None
+        document = resolver._binding(document.text)
+    return None
+
+
+def is_statement(effect: Effect) -> bool:
+    """Whether the effect runs a statement its caller supplies (SQL, a GraphQL document),
+    where a name's "query" says nothing about reading."""
+    return effect.kind != "network_write" or effect.method == GRAPHQL
+
+
 def judge_post(
     project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
 ) -> PostJudgement:
@@ -271,7 +305,7 @@ def read_by_name(catalog: Catalog, effect: Effect, tool_name: str, description: 
     if effect.reading not in {NEUTRAL, WEAK}:
         return False
     function = effect.function.rsplit(".", 1)[-1] if effect.function else ""
-    sql = effect.kind != "network_write"
+    sql = is_statement(effect)
     verdict = name_reads(catalog, function, helper=True, sql=sql) if function else None
     sentence = " ".join(re.split(r"(?<=[.!?])\s", description.strip(), maxsplit=1)[0].split()[:12])
     for name in (tool_name, sentence):
