@@ -951,3 +951,14 @@ def test_a_project_method_named_like_a_caldav_call_is_followed(scan_files: ScanF
         '    return "ok"\n'
     )
     assert effects_and_codes(scan_files, {"agent.py": source}) == ([], set())
+
+
+def test_a_tracing_span_event_is_no_calendar_event(scan_files: ScanFiles) -> None:
+    imports = "from opentelemetry import trace"
+    prelude = 'tracer = trace.get_tracer("assistant")'
+    body = (
+        'with tracer.start_as_current_span("act") as span:\n'
+        '    span.add_event("tool called", {"value": value})\n'
+        "    return value.upper()"
+    )
+    assert effects_and_codes(scan_files, tool_module(imports, prelude, body)) == ([], set())
