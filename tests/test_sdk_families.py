@@ -962,3 +962,18 @@ def test_a_tracing_span_event_is_no_calendar_event(scan_files: ScanFiles) -> Non
         "    return value.upper()"
     )
     assert effects_and_codes(scan_files, tool_module(imports, prelude, body)) == ([], set())
+
+
+def test_a_gql_document_on_an_async_session_is_judged_as_graphql(scan_files: ScanFiles) -> None:
+    imports = "from gql import Client, gql"
+    prelude = "gql_client = Client(transport=transport)"
+    body = (
+        "async with gql_client as session:\n"
+        '    return await session.execute(gql("query { issues(first: 5) { id } }"))'
+    )
+    files = tool_module(imports, prelude, body, is_async=True)
+    assert effects_and_codes(scan_files, files) == ([], set())
+    files = tool_module(
+        imports, prelude, body.replace("query { issues", "mutation { deleteIssue"), is_async=True
+    )
+    assert effects_and_codes(scan_files, files)[0] == ["destructive"]

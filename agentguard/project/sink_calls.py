@@ -104,6 +104,9 @@ def classify_sink(
         unknown_statement = False  # SQL whose statement the caller supplies
         confidence = Confidence(sink.confidence)
         remote = sink.remote if sink.remote is not None else True
+        if kind == "sql" and call.args:
+            if graphql_document(project, call.args[0], fn, facts, call.order) is not None:
+                kind = "graphql"  # ``session.execute(gql("query { ... }"))``: not SQL
         if kind in {"http"}:
             method = _http_method(project, call, sink, fn, facts)
             method_param = _method_param(call, sink, fn) if method is None else None
