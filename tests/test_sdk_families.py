@@ -788,6 +788,54 @@ CASES = [
     ("shutil-rmtree", "import shutil", "", "shutil.rmtree(value)", False, ["destructive"], False),
     ("os-remove", "import os", "", "os.remove(value)", False, ["destructive"], False),
     ("shutil-copy", "import shutil", "", 'shutil.copy(value, "backup/")', False, ["write"], False),
+    # Objects a client hands out, directly or through others: a verb that adds creates.
+    (
+        "trello-list-add-card",
+        "from trello import TrelloClient",
+        'trello = TrelloClient(api_key="k", token="t")',
+        'board = trello.get_board("b-1")\ntodo = board.list_lists()[0]\n'
+        "return todo.add_card(value).id",
+        False,
+        ["network_write"],
+        True,
+    ),
+    (
+        "gcs-blob-upload",
+        "from google.cloud import storage",
+        "gcs = storage.Client()",
+        'bucket = gcs.bucket("reports")\nblob = bucket.blob(f"{value}.txt")\n'
+        "blob.upload_from_string(value)",
+        False,
+        ["write"],
+        False,
+    ),
+    (
+        "firestore-collection-add",
+        "from google.cloud import firestore",
+        "db = firestore.Client()",
+        'return db.collection("notes").add({"body": value})',
+        False,
+        ["network_write"],
+        True,
+    ),
+    (
+        "firestore-document-set",
+        "from google.cloud import firestore",
+        "db = firestore.Client()",
+        'db.collection("notes").document(value).set({"body": value})',
+        False,
+        ["write"],
+        False,
+    ),
+    (
+        "firestore-document-get",
+        "from google.cloud import firestore",
+        "db = firestore.Client()",
+        'return db.collection("notes").document(value).get().to_dict()',
+        False,
+        [],
+        False,
+    ),
     # tempfile: a file left behind is a local write; a scratch file removed on close is none.
     (
         "tempfile-named-kept",

@@ -195,9 +195,14 @@ def _verdict(
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
     root = _root(receiver) if receiver is not None else ""
     verb = world.verb_class(call.method)
+    derived = call.method in world.derived_writes or (
+        # ``card = board.add_card(...)``, ``blob.upload_from_string(...)``: a verb that adds,
+        # in a method no list, dict or set has
+        verb == "non_idempotent" and call.method not in project.catalog.container_methods
+    )
     if (
         verb in WRITE_CLASSES
-        and call.method in world.derived_writes
+        and derived
         and _handed_out(project, world, root, fn, facts, call)
     ):
         # ``project = gl.projects.get(1); project.issues.create(...)``
@@ -246,19 +251,35 @@ def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: Modu
 
 
 def _handed_out(
-    project: ProjectModel, world: OpenWorld, root: str, fn: Function, facts: ModuleFacts, call: Call
+    project: ProjectModel,
+    world: OpenWorld,
+    root: str,
+    fn: Function,
+    facts: ModuleFacts,
+    call: Call,
+    depth: int = 0,
 ) -> bool:
-    """Whether ``root`` starts from a local bound to what an external client returned."""
+    """Whether ``root`` starts from a local bound to what an external client returned,
+    directly or through other such locals (``bucket = client.bucket(b)``, then ``blob =
+    bucket.blob(k)``; ``lists = board.list_lists()[0]``)."""
     first = root.split(".", 1)[0]
-    if not first.isidentifier():
+    if not first.isidentifier() or depth > 3:
         return False
     bound = local_value(project, first, fn, facts, call.order)
-    if bound is None or bound.kind != "call":
+    if bound is None:
         return False
     node = _parse(bound.text)
-    made_by = _root(node) if isinstance(node, ast.Call) else ""
-    return bool(made_by) and _leaves_project(
-        project, world, made_by, fn, facts, (bound.qualname or "").replace("()", "")
+    while isinstance(node, ast.Subscript):
+        node = node.value  # ``board.list_lists()[0]``: an item of what the call returned
+    if not isinstance(node, ast.Call):
+        return False
+    made_by = _root(node)
+    if not made_by:
+        return False
+    callee = (bound.qualname or "").replace("()", "") if bound.kind == "call" else ""
+    return _leaves_project(project, world, made_by, fn, facts, callee) or (
+        made_by.split(".", 1)[0] != first
+        and _handed_out(project, world, made_by, fn, facts, call, depth + 1)
     )
 
 
