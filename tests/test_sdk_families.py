@@ -11,27 +11,9 @@ behind only with one argument (``NamedTemporaryFile(delete=False)``).
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from .conftest import ScanFiles
-
-
-def tool_module(imports: str, prelude: str, body: str, is_async: bool = False) -> dict[str, str]:
-    """A module with one tool ``act(value)`` whose body is ``body``."""
-    define = "async def" if is_async else "def"
-    source = (
-        "from langchain_core.tools import tool\n"
-        + textwrap.dedent(imports).strip()
-        + "\n\n"
-        + textwrap.dedent(prelude).strip()
-        + f"\n\n\n@tool\n{define} act(value: str) -> object:\n"
-        + '    """Do what the assistant asked."""\n'
-        + textwrap.indent(textwrap.dedent(body).strip(), "    ")
-        + "\n"
-    )
-    return {"agent.py": source}
+from .conftest import ScanFiles, tool_module
 
 
 def effects_and_codes(scan_files: ScanFiles, files: dict[str, str]) -> tuple[list[str], set[str]]:
@@ -884,7 +866,9 @@ def test_documented_sdk_calls(
     kinds: list[str],
     keyless: bool,
 ) -> None:
-    found, codes = effects_and_codes(scan_files, tool_module(imports, prelude, body, is_async))
+    found, codes = effects_and_codes(
+        scan_files, tool_module(imports, prelude, body, is_async=is_async)
+    )
     assert found == kinds
     assert ("AG201" in codes) is keyless
     assert ("AG101" in codes) is bool(kinds)

@@ -164,18 +164,30 @@ def _body(call: Call) -> Value | None:
     return call.args[1] if len(call.args) > 1 else None
 
 
+def _literal_document(value: Value) -> str | None:
+    """The text of a GraphQL document written as a string or ``gql("query { ... }")``."""
+    text = value.string()
+    if text is None and value.kind == "call" and value.call_args:
+        text = value.call_args[0].string()
+    return text
+
+
+def _operation(text: str) -> str | None:
+    """``mutation`` or ``query`` (a subscription or ``{ ... }`` shorthand reads), or None
+    for text that is no GraphQL document."""
+    op = _GRAPHQL_OP.match(text)
+    if op is None:
+        return None
+    return "mutation" if op.group(1) == "mutation" else "query"
+
+
 def _graphql_operation(resolver: _UrlResolver, query: Value | None, depth: int = 0) -> str | None:
     """``mutation`` / ``query`` for a GraphQL document, or None when it cannot be read."""
     if query is None or depth > 3:
         return None
-    text = query.string()
-    if text is None and query.kind == "call" and query.call_args:
-        text = query.call_args[0].string()  # gql("query { ... }")
+    text = _literal_document(query)
     if text is not None:
-        op = _GRAPHQL_OP.match(text)
-        if op is None:
-            return None
-        return "mutation" if op.group(1) == "mutation" else "query"
+        return _operation(text)
     if query.kind in {"name", "attr"}:
         bound = resolver._binding(query.text)
         if bound is not None:
@@ -203,14 +215,10 @@ def graphql_document(
     for _ in range(4):
         if document is None or (document.kind == "name" and document.text in fn.params):
             return None
-        text = document.string()
-        if text is None and document.kind == "call" and document.call_args:
-            text = document.call_args[0].string()  # gql("query { ... }")
+        text = _literal_document(document)
         if text is not None:
-            op = _GRAPHQL_OP.match(text)
-            if op is None:
-                return None
-            return ("mutation" if op.group(1) == "mutation" else "query"), text
+            operation = _operation(text)
+            return (operation, text) if operation is not None else None
         if document.kind not in {"name", "attr"}:
             return None
         document = resolver._binding(document.text)
