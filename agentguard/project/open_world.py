@@ -200,11 +200,7 @@ def _verdict(
         # in a method no list, dict or set has
         verb == "non_idempotent" and call.method not in project.catalog.container_methods
     )
-    if (
-        verb in WRITE_CLASSES
-        and derived
-        and _handed_out(project, world, root, fn, facts, call)
-    ):
+    if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``
         return _Verdict(verb, "on an object an external client handed out")
     if not root or not _leaves_project(project, world, root, fn, facts, callee):
