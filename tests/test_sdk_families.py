@@ -1009,3 +1009,19 @@ def test_a_gql_document_on_an_async_session_is_judged_as_graphql(scan_files: Sca
         imports, prelude, body.replace("query { issues", "mutation { deleteIssue"), is_async=True
     )
     assert effects_and_codes(scan_files, files)[0] == ["destructive"]
+
+
+@pytest.mark.parametrize(
+    ("body", "kinds"),
+    [
+        ("return [p.key for p in jira.projects()]", []),
+        ("return [c.body for c in jira.comments(value)]", []),
+        ("return [t['name'] for t in jira.transitions(value)]", []),
+        ('jira.transition_issue(value, "Done")', ["write"]),
+        ("jira.add_comment(value, 'Seen by the assistant')", ["network_write"]),
+    ],
+    ids=["projects", "comments", "transitions", "transition-issue", "add-comment"],
+)
+def test_jira_noun_getters_read(scan_files: ScanFiles, body: str, kinds: list[str]) -> None:
+    files = tool_module("from jira import JIRA", 'jira = JIRA("https://jira.example")', body)
+    assert effects_and_codes(scan_files, files)[0] == kinds
