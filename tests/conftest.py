@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import shutil
+import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -20,6 +21,25 @@ def write_project(root: Path, files: Mapping[str, str]) -> None:
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
+
+
+def tool_module(
+    imports: str, prelude: str, body: str, name: str = "act", is_async: bool = False
+) -> dict[str, str]:
+    """A module ``agent.py`` with one LangChain tool ``name(value)`` whose body is ``body``,
+    after ``imports`` and module-level ``prelude``."""
+    define = "async def" if is_async else "def"
+    source = (
+        "from langchain_core.tools import tool\n"
+        + textwrap.dedent(imports).strip()
+        + "\n\n"
+        + textwrap.dedent(prelude).strip()
+        + f"\n\n@tool\n{define} {name}(value: str) -> object:\n"
+        + '    """Do the thing."""\n'
+        + textwrap.indent(textwrap.dedent(body).strip(), "    ")
+        + "\n"
+    )
+    return {"agent.py": source}
 
 
 @pytest.fixture

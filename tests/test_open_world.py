@@ -13,21 +13,7 @@ import pytest
 
 from agentguard.report.model import build_report
 
-from .conftest import ScanFiles
-
-
-def tool_module(imports: str, prelude: str, body: str, name: str = "act") -> dict[str, str]:
-    source = (
-        "from langchain_core.tools import tool\n"
-        + textwrap.dedent(imports).strip()
-        + "\n\n"
-        + textwrap.dedent(prelude).strip()
-        + f"\n\n@tool\ndef {name}(value: str) -> object:\n"
-        + '    """Do the thing."""\n'
-        + textwrap.indent(textwrap.dedent(body).strip(), "    ")
-        + "\n"
-    )
-    return {"agent.py": source}
+from .conftest import ScanFiles, tool_module
 
 
 def kinds_and_codes(scan_files: ScanFiles, files: dict[str, str]) -> tuple[list[str], list[str]]:

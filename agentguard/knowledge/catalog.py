@@ -181,6 +181,9 @@ class Sink:
     receiver_hint: str | None = None
     pattern: str = ""
     user: bool = False  # declared in the user's config: wins over following project code
+    # A sink only when each of these keyword arguments is written with this literal value
+    # (``NamedTemporaryFile(delete=False)`` leaves a file behind; by default it is removed).
+    only_with: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -259,6 +262,7 @@ class Catalog:
                 remote=raw.get("remote"),
                 confidence=raw.get("confidence", "high"),
                 receiver_hint=raw.get("receiver_hint"),
+                only_with=raw.get("only_with") or {},
                 pattern=patterns[0],
                 user=bool(raw.get(USER_MARK)),
             )

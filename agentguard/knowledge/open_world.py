@@ -31,21 +31,26 @@ class OpenWorld:
     read_commands: dict[str, frozenset[str]]
     no_effect: frozenset[str]
     derived_writes: frozenset[str]
+    object_factories: frozenset[str]
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
         idempotent_write, destructive, or None. A word that is also a noun counts only
         with an object after it (``place_order`` places); alone it names what is looked up
-        (``maps.place(id)``, ``jira.issue(key)``)."""
+        (``maps.place(id)``, ``jira.issue(key)``); before another verb it names what that
+        verb acts on (``issue_update`` updates an issue, ``order_status`` reads one)."""
         if name in self.no_effect:
             return "read"  # ``client.close()``, ``conn.commit()``: plumbing, no effect
         parts = words(name)
         if len(parts) == 1 and parts[0] in self.nouns_alone:
             return "read"  # a thing looked up by its name: ``jira.issue(key)``
-        for part in parts:
+        for index, part in enumerate(parts):
             found = self.verbs.get(part)
-            if found is not None:
-                return found
+            if found is None:
+                continue
+            if part in self.nouns_alone and any(p in self.verbs for p in parts[index + 1 :]):
+                continue  # ``issue_delete``: the object, then the verb
+            return found
         return None
 
 
@@ -74,4 +79,5 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         read_commands=commands,
         no_effect=frozenset(section.get("no_effect") or []),
         derived_writes=frozenset(section.get("derived_writes") or []),
+        object_factories=frozenset(section.get("object_factories") or []),
     )

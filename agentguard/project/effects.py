@@ -14,6 +14,7 @@ from agentguard.diagnostics import EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function
 from agentguard.project import open_world
 from agentguard.project.read_posts import (
+    is_statement,
     read_by_name,
 )
 from agentguard.project.sink_calls import (
@@ -248,9 +249,10 @@ def infer_effects(project: ProjectModel) -> EffectSummaries:
             for effect in summaries.of(qualname):
                 key = _site_key(effect)
                 if read_by_name(project.catalog, effect, tool.name, tool.description):
-                    if effect.kind == "network_write":
+                    if not is_statement(effect):
                         continue  # a POST the request does not judge, in a tool named to read
-                    # SQL text no reader of the source can know: named to read is no evidence
+                    # SQL or GraphQL text no reader of the source can know: named to read is
+                    # no evidence
                     effect = replace(effect, kind=open_world.UNKNOWN)
                 if effect.kind == DEFERRED:
                     continue  # no caller chose the HTTP method

@@ -120,7 +120,7 @@ def judge_built(
     if head in STDLIB_MODULES or head in project.module_heads:
         return None
     receiver = _parse(call.text.rsplit(".", 1)[0])
-    if not _just_built(project, receiver, fn, facts, call):
+    if not _just_built(project, world, receiver, fn, facts, call):
         return None
     verdict = _Verdict("non_idempotent", f"`{call.method}()` on an object just built")
     return _effect(call, fn, facts, verdict, key_for)
@@ -195,11 +195,12 @@ def _verdict(
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
     root = _root(receiver) if receiver is not None else ""
     verb = world.verb_class(call.method)
-    if (
-        verb in WRITE_CLASSES
-        and call.method in world.derived_writes
-        and _handed_out(project, world, root, fn, facts, call)
-    ):
+    derived = call.method in world.derived_writes or (
+        # ``card = board.add_card(...)``, ``blob.upload_from_string(...)``: a verb that adds,
+        # in a method no list, dict or set has
+        verb == "non_idempotent" and call.method not in project.catalog.container_methods
+    )
+    if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``
         return _Verdict(verb, "on an object an external client handed out")
     if not root or not _leaves_project(project, world, root, fn, facts, callee):
@@ -215,9 +216,13 @@ def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
     """Whether another call goes on from what ``call`` returns (``service.users()`` in
     ``service.users().messages().list(...)``): such calls start where ``call`` starts."""
     start = call.span[:2]
-    prefix = call.text + "("
+    # the later call's receiver is written or resolved (``msgraph.GraphServiceClient.users.
+    # by_user_id().send_mail`` for ``graph_client.users.by_user_id("u1").send_mail``)
+    prefixes = (call.text + "(", call.callee + "(")
     return any(
-        other is not call and other.span[:2] == start and (other.receiver or "").startswith(prefix)
+        other is not call
+        and other.span[:2] == start
+        and (other.receiver or "").startswith(prefixes)
         for other in project.calls_in(fn.qualname)
     )
 
@@ -242,19 +247,35 @@ def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: Modu
 
 
 def _handed_out(
-    project: ProjectModel, world: OpenWorld, root: str, fn: Function, facts: ModuleFacts, call: Call
+    project: ProjectModel,
+    world: OpenWorld,
+    root: str,
+    fn: Function,
+    facts: ModuleFacts,
+    call: Call,
+    depth: int = 0,
 ) -> bool:
-    """Whether ``root`` starts from a local bound to what an external client returned."""
+    """Whether ``root`` starts from a local bound to what an external client returned,
+    directly or through other such locals (``bucket = client.bucket(b)``, then ``blob =
+    bucket.blob(k)``; ``lists = board.list_lists()[0]``)."""
     first = root.split(".", 1)[0]
-    if not first.isidentifier():
+    if not first.isidentifier() or depth > 3:
         return False
     bound = local_value(project, first, fn, facts, call.order)
-    if bound is None or bound.kind != "call":
+    if bound is None:
         return False
     node = _parse(bound.text)
-    made_by = _root(node) if isinstance(node, ast.Call) else ""
-    return bool(made_by) and _leaves_project(
-        project, world, made_by, fn, facts, (bound.qualname or "").replace("()", "")
+    while isinstance(node, ast.Subscript):
+        node = node.value  # ``board.list_lists()[0]``: an item of what the call returned
+    if not isinstance(node, ast.Call):
+        return False
+    made_by = _root(node)
+    if not made_by:
+        return False
+    callee = (bound.qualname or "").replace("()", "") if bound.kind == "call" else ""
+    return _leaves_project(project, world, made_by, fn, facts, callee) or (
+        made_by.split(".", 1)[0] != first
+        and _handed_out(project, world, made_by, fn, facts, call, depth + 1)
     )
 
 
@@ -282,15 +303,25 @@ def _leaves_project(
 
 
 def _just_built(
-    project: ProjectModel, receiver: ast.expr | None, fn: Function, facts: ModuleFacts, call: Call
+    project: ProjectModel,
+    world: OpenWorld,
+    receiver: ast.expr | None,
+    fn: Function,
+    facts: ModuleFacts,
+    call: Call,
 ) -> bool:
-    """``Issue(...).save()`` or ``mail = Mail(...); mail.send()``: a class built here."""
+    """``Issue(...).save()`` or ``mail = Mail(...); mail.send()``: a class built here; or
+    an object a client's factory makes new (``m = account.new_message(); m.send()``)."""
     name = _called_name(receiver)
     if name is None and isinstance(receiver, ast.Name):
         bound = local_value(project, receiver.id, fn, facts, call.order)
         if bound is not None and bound.kind == "call":
             name = _called_name(_parse(bound.text))
-    return name is not None and name[:1].isupper() and name not in {"Path", "PurePath"}
+    if name is None:
+        return False
+    if name[:1].isupper():
+        return name not in {"Path", "PurePath"}
+    return (words(name) or [""])[0] in world.object_factories
 
 
 def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:

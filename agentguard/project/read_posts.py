@@ -167,18 +167,30 @@ def _body(call: Call) -> Value | None:
     return call.args[1] if len(call.args) > 1 else None
 
 
+def _literal_document(value: Value) -> str | None:
+    """The text of a GraphQL document written as a string or ``gql("query { ... }")``."""
+    text = value.string()
+    if text is None and value.kind == "call" and value.call_args:
+        text = value.call_args[0].string()
+    return text
+
+
+def _operation(text: str) -> str | None:
+    """``mutation`` or ``query`` (a subscription or ``{ ... }`` shorthand reads), or None
+    for text that is no GraphQL document."""
+    op = _GRAPHQL_OP.match(text)
+    if op is None:
+        return None
+    return "mutation" if op.group(1) == "mutation" else "query"
+
+
 def _graphql_operation(resolver: _UrlResolver, query: Value | None, depth: int = 0) -> str | None:
     """``mutation`` / ``query`` for a GraphQL document, or None when it cannot be read."""
     if query is None or depth > 3:
         return None
-    text = query.string()
-    if text is None and query.kind == "call" and query.call_args:
-        text = query.call_args[0].string()  # gql("query { ... }")
+    text = _literal_document(query)
     if text is not None:
-        op = _GRAPHQL_OP.match(text)
-        if op is None:
-            return None
-        return "mutation" if op.group(1) == "mutation" else "query"
+        return _operation(text)
     if query.kind in {"name", "attr"}:
         bound = resolver._binding(query.text)
         if bound is not None:
@@ -190,6 +202,36 @@ def _graphql_operation(resolver: _UrlResolver, query: Value | None, depth: int =
         if "query" in name_words:
             return "query"
     return None
+
+
+# The method of an effect sending a GraphQL document a client library executes.
+GRAPHQL = "GRAPHQL"
+
+
+def graphql_document(
+    project: ProjectModel, document: Value | None, fn: Function, facts: ModuleFacts, before: int
+) -> tuple[str, str] | None:
+    """The operation (``mutation`` / ``query``) and text of the document a GraphQL client
+    executes (a literal, a constant, ``gql("...")``), or None when no reader of the source
+    can know it: a parameter the model fills in says nothing, whatever it is called."""
+    resolver = _UrlResolver(project, fn, facts, before)
+    for _ in range(4):
+        if document is None or (document.kind == "name" and document.text in fn.params):
+            return None
+        text = _literal_document(document)
+        if text is not None:
+            operation = _operation(text)
+            return (operation, text) if operation is not None else None
+        if document.kind not in {"name", "attr"}:
+            return None
+        document = resolver._binding(document.text)
+    return None
+
+
+def is_statement(effect: Effect) -> bool:
+    """Whether the effect runs a statement its caller supplies (SQL, a GraphQL document),
+    where a name's "query" says nothing about reading."""
+    return effect.kind != "network_write" or effect.method == GRAPHQL
 
 
 def judge_post(
@@ -278,7 +320,7 @@ def read_by_name(catalog: Catalog, effect: Effect, tool_name: str, description: 
     if effect.reading not in {NEUTRAL, WEAK}:
         return False
     function = effect.function.rsplit(".", 1)[-1] if effect.function else ""
-    sql = effect.kind != "network_write"
+    sql = is_statement(effect)
     verdict = name_reads(catalog, function, helper=True, sql=sql) if function else None
     sentence = " ".join(re.split(r"(?<=[.!?])\s", description.strip(), maxsplit=1)[0].split()[:12])
     for name in (tool_name, sentence):

@@ -3,6 +3,7 @@ file mode), and how a helper's HTTP call reads once its caller names the method 
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -14,12 +15,14 @@ from agentguard.project import open_world
 from agentguard.project.guessed_sinks import heuristic_sink
 from agentguard.project.read_posts import (
     ADDS,
+    GRAPHQL,
     MIXED,
     NEUTRAL,
     READ,
     WEAK,
     WRITE,
     PostJudgement,
+    graphql_document,
     judge_mapped_url,
     judge_post,
     name_sets,
@@ -78,15 +81,34 @@ def find_sink(matcher: Matcher[Sink], call: Call, callee: str) -> Sink | None:
     return sink
 
 
+def _written_with(call: Call, sink: Sink) -> bool:
+    """Whether the call writes each keyword argument the sink needs with its value."""
+    for name, wanted in sink.only_with.items():
+        given = call.kwargs.get(name)
+        if given is None or given.kind != "const":
+            return False
+        try:
+            if ast.literal_eval(given.text) != wanted:
+                return False
+        except (ValueError, SyntaxError):
+            return False
+    return True
+
+
 def classify_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
     sink = find_sink(project.catalog.sinks, call, callee)
+    if sink is not None and not _written_with(call, sink):
+        return None  # ``NamedTemporaryFile()``: removed when closed, nothing left behind
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
         unknown_statement = False  # SQL whose statement the caller supplies
         confidence = Confidence(sink.confidence)
         remote = sink.remote if sink.remote is not None else True
+        if kind == "sql" and call.args:
+            if graphql_document(project, call.args[0], fn, facts, call.order) is not None:
+                kind = "graphql"  # ``session.execute(gql("query { ... }"))``: not SQL
         if kind in {"http"}:
             method = _http_method(project, call, sink, fn, facts)
             method_param = _method_param(call, sink, fn) if method is None else None
@@ -166,6 +188,14 @@ def classify_sink(
                 return None
             else:
                 kind, idempotent, remote = "write", "a" not in mode_text, False
+        elif kind == "graphql":
+            judged = _graphql_effect(project, call, sink, fn, facts)
+            if judged is None:
+                return None  # a literal query reads
+            kind, idempotent, unknown_statement = judged
+            method = GRAPHQL
+            if unknown_statement:
+                confidence = Confidence.LOW
         if sink.receiver_hint == "task" and not (call.receiver or "").strip():
             return None
         effect = _sink_effect(
@@ -197,6 +227,35 @@ def classify_sink(
     if guessed is not None and call.method in {"post", "apost"}:
         return _judged_post(project, guessed, fn, facts)  # client.post(...) on an unknown client
     return guessed if guessed is not None else _open_world(project, call, callee, fn, facts)
+
+
+# A GraphQL field's first selection after the operation header (``tagsAdd`` in
+# ``mutation addTags($id: ID!) { tagsAdd(id: $id) {...} }``), past an alias.
+_GRAPHQL_FIELD = re.compile(r"\{\s*(?:\w+\s*:\s*)?(\w+)")
+
+
+def _graphql_effect(
+    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+) -> tuple[str, bool | None, bool] | None:
+    """What executing a GraphQL document does: None for a literal ``query``; for a literal
+    ``mutation``, the write its first field's verb names (``productCreate`` creates,
+    ``productUpdate`` sets, ``productDelete`` deletes, none: a write of unknown
+    idempotency); for a document no reader can know, a write whose idempotency is unknown
+    (kind, idempotent, whether the document is unknown)."""
+    spec = sink.method_from or {}
+    document = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg", 0), spec.get("kwarg")))
+    judged = graphql_document(project, document, fn, facts, call.order)
+    if judged is None:
+        return "network_write", None, True
+    operation, text = judged
+    if operation != "mutation":
+        return None
+    field = _GRAPHQL_FIELD.search(text)
+    verb = project.catalog.open_world.verb_class(field.group(1)) if field else None
+    if verb in open_world.WRITE_CLASSES:
+        kind, idempotent = open_world.WRITE_CLASSES[verb]
+        return kind, idempotent, False
+    return "network_write", None, False
 
 
 def _open_world(
