@@ -6,24 +6,31 @@ from typing import TYPE_CHECKING
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import finding_tool
 from agentguard.checks.observations.error_taxonomy import HELPER_NAME, helper_source, with_helper
-from agentguard.checks.observations.shared import raw_observations
+from agentguard.checks.observations.shared import (
+    ObservationSite,
+    RawObservation,
+    raw_observations,
+)
+from agentguard.checks.placement import in_tool
+from agentguard.checks.timeouts.shared import try_block
 from agentguard.diagnostics import (
     Applicability,
     EvidenceStep,
     Finding,
     FixOffer,
     Severity,
+    Span,
     StepKind,
 )
 from agentguard.project.counted_writes import counts_as_write
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from agentguard.facts.module_facts import Handler
     from agentguard.fixes.context import FixContext
-    from agentguard.project.tool_facts import ToolFacts
 
 
 class RawErrorObservation(Rule):
@@ -287,30 +294,53 @@ class RawErrorObservation(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
+        shared: dict[tuple[str, str], list[RawObservation]] = {}
+        tools_of: dict[str, ToolFacts] = {}
         for raw in raw_observations(project):
             site = raw.site
-            tool = site.tool
-            writes = tool is None or any(
-                counts_as_write(e, tool.name, project.catalog) for e in tool.effects
-            )
-            owner = f"Tool `{tool.name}`" if tool else f"`{site.function.name}` ({site.role})"
+            tools = site.tools if site.role in {"helper", "executor"} else []
+            if site.role == "executor":
+                tools = [t for t in tools if _wrapped_by(site, raw, t)]
+            for tool in tools:
+                # The cause is shared code (a helper, the dispatcher around inline
+                # branches): each tool it reaches gets one finding, in the tool.
+                tools_of[tool.symbol] = tool
+                shared.setdefault((site.function.qualname, tool.symbol), []).append(raw)
+            if tools:
+                continue
+            own = site.tool
+            owner = f"Tool `{own.name}`" if own else f"`{site.function.name}` ({site.role})"
             yield self.finding(
                 raw.location,
                 f"{owner} sends raw exception text ({raw.use.how}) to the model through "
                 f"{raw.reaches}: it says neither what happened nor whether a retry is safe",
-                tool=tool,
+                tool=own,
                 confidence=raw.confidence,
-                severity=None if writes else Severity.WARNING,
-                evidence=(
-                    EvidenceStep(
-                        StepKind.OBSERVATION,
-                        raw.location,
-                        subject=site.function.name,
-                        detail=site.role,
-                    ),
-                ),
+                severity=None if _writes(project, own) else Severity.WARNING,
+                evidence=(_cause(raw),),
                 symbol=site.function.qualname,
                 node_text=f"{site.function.qualname}:{raw.use.text[:80]}",
+            )
+        for (function, symbol), raws in shared.items():
+            tool, first, site = tools_of[symbol], raws[0], raws[0].site
+            placed = in_tool(project, tool, first.location, function)
+            reaches = (
+                "the tool's return value"
+                if site.role == "executor"
+                else f"`{site.function.name}`'s result, which the tool returns"
+            )
+            where = ", ".join(str(r.location) for r in raws)
+            yield self.finding(
+                placed.location,
+                f"Tool `{tool.name}` sends raw exception text ({first.use.how}) to the model "
+                f"through {reaches} (`except` in `{site.function.name}`, {where}): it says "
+                "neither what happened nor whether a retry is safe",
+                tool=tool,
+                confidence=first.confidence,
+                severity=None if _writes(project, tool) else Severity.WARNING,
+                evidence=(*placed.steps, *(_cause(r) for r in raws)),
+                related=(*placed.related, *(r.location for r in raws[1:])),
+                node_text=f"{tool.name}:{function}:{first.use.text[:80]}",
             )
 
     # --- fix
@@ -420,6 +450,32 @@ class RawErrorObservation(Rule):
                 body[index + 1] = following.with_changes(leading_lines=blank + lines)
                 module = module.with_changes(body=body)
         return module.code
+
+
+def _cause(raw: RawObservation) -> EvidenceStep:
+    site = raw.site
+    return EvidenceStep(
+        StepKind.OBSERVATION, raw.location, subject=site.function.name, detail=site.role
+    )
+
+
+def _writes(project: ProjectModel, tool: ToolFacts | None) -> bool:
+    return tool is None or any(counts_as_write(e, tool.name, project.catalog) for e in tool.effects)
+
+
+def _wrapped_by(site: ObservationSite, raw: RawObservation, tool: ToolFacts) -> bool:
+    """Whether the inline branch ``tool`` runs inside the ``try`` whose handler sends the
+    raw text (the handler's own code is no branch's)."""
+    handler = next((h for h in site.function.handlers if _inside(h.span, raw.location.span)), None)
+    block = try_block(site.function, handler) if handler is not None else None
+    if block is None or handler is None:
+        return False
+    anchor = tool.anchor.span
+    return _inside(block.span, anchor) and not _inside(handler.span, anchor)
+
+
+def _inside(outer: Span, inner: Span) -> bool:
+    return outer.line <= inner.line and inner.end_line <= outer.end_line
 
 
 # --------------------------------------------------------------------------- fix
