@@ -298,9 +298,9 @@ class RawErrorObservation(Rule):
         tools_of: dict[str, ToolFacts] = {}
         for raw in raw_observations(project):
             site = raw.site
-            tools = site.tools if site.role in {"helper", "executor"} else []
+            tools = site.tools if site.role == "helper" else []
             if site.role == "executor":
-                tools = [t for t in tools if _wrapped_by(site, raw, t)]
+                tools = _wrapped_tools(project, site, raw)
             for tool in tools:
                 # The cause is shared code (a helper, the dispatcher around inline
                 # branches): each tool it reaches gets one finding, in the tool.
@@ -463,15 +463,30 @@ def _writes(project: ProjectModel, tool: ToolFacts | None) -> bool:
     return tool is None or any(counts_as_write(e, tool.name, project.catalog) for e in tool.effects)
 
 
-def _wrapped_by(site: ObservationSite, raw: RawObservation, tool: ToolFacts) -> bool:
-    """Whether the inline branch ``tool`` runs inside the ``try`` whose handler sends the
-    raw text (the handler's own code is no branch's)."""
-    handler = next((h for h in site.function.handlers if _inside(h.span, raw.location.span)), None)
-    block = try_block(site.function, handler) if handler is not None else None
+def _wrapped_tools(
+    project: ProjectModel, site: ObservationSite, raw: RawObservation
+) -> list[ToolFacts]:
+    """The tools that run inside the ``try`` whose handler sends the raw text: the inline
+    dispatch branches written in it, and the tools whose function it calls."""
+    fn = site.function
+    handler = next((h for h in fn.handlers if _inside(h.span, raw.location.span)), None)
+    block = try_block(fn, handler) if handler is not None else None
     if block is None or handler is None:
-        return False
-    anchor = tool.anchor.span
-    return _inside(block.span, anchor) and not _inside(handler.span, anchor)
+        return []
+    start, end = block.body_order
+    called = {
+        target for call, target in project.call_edges(fn.qualname) if start <= call.order < end
+    }
+    found = [
+        t
+        for t in site.tools
+        if _inside(block.span, t.anchor.span) and not _inside(handler.span, t.anchor.span)
+    ]
+    for tool in project.tools:
+        if tool not in found and tool.form != "lowlevel-branch":
+            if any(q in called for q in tool.functions):
+                found.append(tool)
+    return found
 
 
 def _inside(outer: Span, inner: Span) -> bool:

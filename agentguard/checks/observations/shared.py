@@ -356,13 +356,13 @@ def _error_helper_return(
     the text of its parameter, itself or through other helpers it hands it to."""
     if not handler.name:
         return None
-    for value in handler.returns:
-        if value.kind != "call" or value.span is None:
+    for value, call in ((v, c) for v in handler.returns for c in _calls_within(v)):
+        if value.span is None:
             continue
-        helper = _called_at(project, site.function, site.facts, value)
+        helper = _called_at(project, site.function, site.facts, call)
         if helper is None:
             continue
-        passed = _params_given(helper, value, handler.name)
+        passed = _params_given(helper, call, handler.name)
         for param in passed:
             if _returns_text_of(project, helper, param, 0):
                 use = RawErrorUse(
@@ -427,13 +427,29 @@ def _returns_text_of(project: ProjectModel, helper: Function, param: str, depth:
             return True
         if returned.kind == "name" and returned.text in held - {param}:
             return True
-        if depth < MAX_HELPER_DEPTH and returned.kind == "call" and facts is not None:
-            inner = _called_at(project, helper, facts, returned)
+        if depth >= MAX_HELPER_DEPTH or facts is None:
+            continue
+        for call in _calls_within(returned):
+            inner = _called_at(project, helper, facts, call)
             if inner is not None and inner.qualname != helper.qualname:
-                for inner_param in _params_given(inner, returned, param):
+                for inner_param in _params_given(inner, call, param):
                     if _returns_text_of(project, inner, inner_param, depth + 1):
                         return True
     return False
+
+
+def _calls_within(value: Value) -> list[Value]:
+    """The call expressions in ``value`` whose result it holds: itself, the values of a
+    dict or list it builds, and the arguments of calls it makes (``json.dumps(...)``)."""
+    found: list[Value] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if current.kind == "call":
+            found.append(current)
+            stack += [*current.call_args, *current.call_kwargs.values()]
+        stack += [*current.items.values(), *current.elements]
+    return found
 
 
 def _formats(value: Value, param: str) -> bool:
