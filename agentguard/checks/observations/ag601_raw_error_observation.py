@@ -11,7 +11,6 @@ from agentguard.checks.observations.shared import (
     RawObservation,
     raw_observations,
 )
-from agentguard.checks.placement import in_tool
 from agentguard.checks.timeouts.shared import try_block
 from agentguard.diagnostics import (
     Applicability,
@@ -323,23 +322,24 @@ class RawErrorObservation(Rule):
             )
         for (function, symbol), raws in shared.items():
             tool, first, site = tools_of[symbol], raws[0], raws[0].site
-            placed = in_tool(project, tool, first.location, function)
             reaches = (
                 "the tool's return value"
                 if site.role == "executor"
                 else f"`{site.function.name}`'s result, which the tool returns"
             )
             where = ", ".join(str(r.location) for r in raws)
-            yield self.finding(
-                placed.location,
+            yield self.tool_finding(
+                project,
+                tool,
+                first.location,
                 f"Tool `{tool.name}` sends raw exception text ({first.use.how}) to the model "
                 f"through {reaches} (`except` in `{site.function.name}`, {where}): it says "
                 "neither what happened nor whether a retry is safe",
-                tool=tool,
+                function=function,
                 confidence=first.confidence,
                 severity=None if _writes(project, tool) else Severity.WARNING,
-                evidence=(*placed.steps, *(_cause(r) for r in raws)),
-                related=(*placed.related, *(r.location for r in raws[1:])),
+                evidence=[_cause(r) for r in raws],
+                related=[r.location for r in raws[1:]],
                 node_text=f"{tool.name}:{function}:{first.use.text[:80]}",
             )
 
