@@ -100,3 +100,52 @@ def test_a_baseline_accepts_each_placed_finding_once(scan_files: ScanFiles) -> N
     later = compare(_scan(scan_files, more).findings, baseline)
     assert [f.tool for f in later.new] == ["reopen_ticket"]
     assert later.matched == 2
+
+
+BRANCH_SERVER = """\
+import sqlite3
+
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+server = Server("pantry")
+conn = sqlite3.connect("pantry.db")
+
+
+def _run(sql: str, *params: object) -> list[tuple]:
+    rows = conn.execute(sql, params).fetchall()
+    conn.commit()
+    return rows
+
+
+@server.list_tools()
+async def list_tools() -> list[Tool]:
+    return [
+        Tool(name="add_item", description="Add an item", inputSchema={}),
+        Tool(name="remove_item", description="Remove an item", inputSchema={}),
+    ]
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    if name == "add_item":
+        _run("INSERT INTO items (name) VALUES (?)", arguments["name"])
+        return [TextContent(type="text", text="added")]
+    if name == "remove_item":
+        _run("DELETE FROM items WHERE name = ?", arguments["name"])
+        return [TextContent(type="text", text="removed")]
+    raise ValueError(name)
+"""
+
+
+def test_a_helper_every_branch_shares_is_reported_in_each_branch(scan_files: ScanFiles) -> None:
+    result = scan_files({"server.py": BRANCH_SERVER}, select=("AG301",))
+    sink = _line(BRANCH_SERVER, "conn.execute(")
+    found = sorted(
+        (f.tool, f.span.line, [r.span.line for r in f.related], [s.kind.value for s in f.evidence])
+        for f in result.findings
+    )
+    assert found == [
+        ("add_item", _line(BRANCH_SERVER, '_run("INSERT'), [sink], ["tool", "call", "sink"]),
+        ("remove_item", _line(BRANCH_SERVER, '_run("DELETE'), [sink], ["tool", "call", "sink"]),
+    ]

@@ -201,11 +201,12 @@ class Rule:
 
         placed = in_tool(project, tool, cause, function)
         steps = placed.steps if not any(s.kind is StepKind.CALL for s in evidence) else ()
+        head = 1 if evidence and evidence[0].kind is StepKind.TOOL else 0
         return self.finding(
             placed.location,
             message,
             tool=tool,
-            evidence=(*steps, *evidence),
+            evidence=(*evidence[:head], *steps, *evidence[head:]),
             related=(*placed.related, *related),
             confidence=confidence,
             severity=severity,
