@@ -43,6 +43,14 @@ class RawErrorObservation(Rule):
 
     Naming the exception type (`type(e).__name__`) or a status code is fine.
 
+    The text is followed through the project: a helper whose result the tool returns
+    (through other helpers too, `self._request(...)` included), an error helper the tool
+    hands the exception to (`return self._failure(e)`, itself formatting it or handing it
+    on), a local the text is put into (`results.append({"error": error})`) that the tool
+    returns, and the `except` of a low-level MCP `call_tool` around inline dispatch
+    branches. Text sent from code several tools share gives each tool its finding, at the
+    tool's own call into that code, with the shared `except` as related location.
+
     ## Why it matters
     "ReadTimeout: HTTPSConnectionPool(...): Read timed out" tells the model nothing about
     whether the order exists; models read it as "failed" and call the tool again. Raw text
