@@ -251,20 +251,8 @@ def _first_raw(
             if value.kind == "call" and value.qualname in _TEXTLESS:
                 continue
             if (tainted & set(value.names) and value.kind != "name") or value.text in tainted:
-                use = RawErrorUse(
-                    f"`{sorted(tainted & set(value.names))[0]}` (set from the exception)",
-                    "return",
-                    value.span,
-                    None,
-                    value.text,
-                )
-                return RawObservation(
-                    site,
-                    use,
-                    Location(site.facts.path, value.span),
-                    "the tool's return value",
-                    Confidence.MEDIUM,
-                )
+                held = sorted(tainted & set(value.names)) or [value.text]
+                return _returned(site, f"`{held[0]}` (set from the exception)", value, None)
         # error = f"... {e}" in the handler, messages.append({... "content": error}) later
         for call in project.calls_in(site.function.qualname):
             if call.span.line <= handler.span.end_line:
@@ -365,21 +353,22 @@ def _error_helper_return(
         passed = _params_given(helper, call, handler.name)
         for param in passed:
             if _returns_text_of(project, helper, param, 0):
-                use = RawErrorUse(
-                    f"`{helper.name}({param})` returns its text",
-                    "return",
-                    value.span,
-                    helper.qualname,
-                    value.text,
-                )
-                return RawObservation(
-                    site,
-                    use,
-                    Location(site.facts.path, value.span),
-                    "the tool's return value",
-                    Confidence.MEDIUM,
-                )
+                how = f"`{helper.name}({param})` returns its text"
+                return _returned(site, how, value, helper.qualname)
     return None
+
+
+def _returned(site: ObservationSite, how: str, value: Value, callee: str | None) -> RawObservation:
+    """Raw text in the returned ``value``, found one step removed (medium confidence)."""
+    assert value.span is not None
+    use = RawErrorUse(how, "return", value.span, callee, value.text)
+    return RawObservation(
+        site,
+        use,
+        Location(site.facts.path, value.span),
+        "the tool's return value",
+        Confidence.MEDIUM,
+    )
 
 
 def _called_at(
