@@ -137,7 +137,7 @@ def in_tool(
     In the tool's own code: there, unchanged. Otherwise at the tool's own call that
     starts the shortest chain of calls into the cause's function (for a dispatch branch
     whose cause is the dispatcher's own code, such as the ``except`` around every branch:
-    the branch's first call), with the cause as related location and the calls as
+    the branch's first call into the project), with the cause as related location and the calls as
     evidence; failing both, at the tool's anchor."""
     if tool.schema_only or in_own_code(project, tool, cause):
         return Placement(cause)
@@ -145,8 +145,10 @@ def in_tool(
     if function is not None:
         for root, calls in _roots(project, tool):
             if root == function:
-                # The cause is in the code around the tool (a dispatcher's handler).
-                first = calls[0] if calls else None
+                # The cause is in the code around the tool (a dispatcher's handler): the
+                # branch's first call into the project, else its first call.
+                targets = _targets(project, root)
+                first = next((c for c in calls if id(c) in targets), calls[0] if calls else None)
                 where = Location(tool.path, first.span) if first else tool.anchor
                 return Placement(where, (cause,))
         chain = call_chain(project, tool, function)
