@@ -82,7 +82,7 @@ def test_github_annotations_one_per_finding_with_positions(
 def test_github_paths_are_relative_to_the_workspace(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_WORKSPACE", str(ROOT))
     text = rendered(shop_agent(), "github")
-    assert "file=fixtures/shop-agent/shop_agent/orders_client.py,line=17" in text
+    assert "file=fixtures/shop-agent/shop_agent/tools.py,line=19" in text
 
 
 def test_github_reports_skipped_files(scan_files: ScanFiles) -> None:

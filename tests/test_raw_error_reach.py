@@ -43,9 +43,13 @@ def test_a_helper_returning_raw_text_that_the_tool_returns_is_flagged(
     scan_files: ScanFiles,
 ) -> None:
     result = scan_files({"server.py": HELPER_SERVER}, select=("AG601",))
-    found = [(f.location.span.line, f.tool, f.confidence.value) for f in result.findings]
-    # fetch's handler (line 16); log_only's result is not returned by the tool
-    assert found == [(16, "stock_quote", "medium")]
+    found = [
+        (f.location.span.line, f.tool, f.confidence.value, [r.span.line for r in f.related])
+        for f in result.findings
+    ]
+    # In the tool, at its call of fetch (line 28), with fetch's handler (line 16) as the
+    # cause; log_only's result is not returned by the tool
+    assert found == [(28, "stock_quote", "medium", [16])]
 
 
 PACKAGE_TOOL = """\

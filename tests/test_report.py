@@ -123,7 +123,7 @@ def test_markdown_report_has_the_checklist_and_tool_tables(shop_agent: Path) -> 
     tool_rows = [line for line in text.splitlines() if line.startswith("| **")]
     assert len(tool_rows) == 3
     assert all(row.count(" | ") == 11 for row in tool_rows)
-    assert "`shop_agent/orders_client.py:17` AG201" in text
+    assert "`shop_agent/tools.py:19` AG201" in text
 
 
 def test_links_use_the_link_base(shop_agent: Path) -> None:

@@ -52,11 +52,15 @@ def test_helpers_a_tool_reaches_are_found_in_modules_that_never_mention_agents(
 ) -> None:
     result = scanned(monorepo)
     # The mail helper sits in a module with no agent word in it; its POST is the evidence.
+    # Each finding is in the tool, its cause (the sink) the related location.
     mail = [f for f in result.findings if f.code == "AG201" and f.tool == "email_customer"]
-    assert [(f.path, f.span.line) for f in mail] == [("common/mail.py", 13)]
+    assert [(r.path, r.span.line) for f in mail for r in f.related] == [("common/mail.py", 13)]
+    assert [f.path for f in mail] == ["support_assistant/tools.py"]
     # billing/__init__.py re-exports the gateway class: the refund reaches its POST.
     refund = [f for f in result.findings if f.tool == "refund_order" and f.code == "AG201"]
-    assert [(f.path, f.span.line) for f in refund] == [("billing/gateway.py", 13)]
+    assert [(r.path, r.span.line) for f in refund for r in f.related] == [
+        ("billing/gateway.py", 13)
+    ]
     assert "POST httpx.Client.post" in refund[0].message
     assert refund[0].confidence.value == "high"
 
@@ -111,7 +115,13 @@ def test_a_long_chain_of_imports_is_checked_alike_in_the_worker_pool(tmp_path: P
     write_project(tmp_path, files)
     one, two = scanned(tmp_path, jobs=1), scanned(tmp_path, jobs=2)
     assert lines(one) == lines(two)
-    assert f"AG201 app/clients/client{steps - 1}.py:5 place_order" in lines(one)
+    (write,) = [f for f in one.findings if f.code == "AG201"]
+    # reported in the tool at its call of the last step; the client's POST is the cause
+    assert (write.path, write.tool) == ("app/agent.py", "place_order")
+    assert write.span.column == agent.splitlines()[-1].index(f"step{steps - 1}(") + 1
+    assert [(r.path, r.span.line) for r in write.related] == [
+        (f"app/clients/client{steps - 1}.py", 5)
+    ]
     assert one.files_scanned == two.files_scanned == len(files)
 
 

@@ -20,6 +20,7 @@ from agentguard.diagnostics import (
     Location,
     Severity,
     Span,
+    StepKind,
 )
 
 if TYPE_CHECKING:
@@ -173,6 +174,45 @@ class Rule:
             symbol=symbol,
             node_text=node_text or message,
             related=tuple(related),
+        )
+
+    def tool_finding(
+        self,
+        project: ProjectModel,
+        tool: ToolFacts,
+        cause: Location,
+        message: str,
+        *,
+        function: str | None = None,
+        evidence: Sequence[EvidenceStep] = (),
+        related: Sequence[Location] = (),
+        confidence: Confidence = Confidence.HIGH,
+        severity: Severity | None = None,
+        symbol: str | None = None,
+        node_text: str = "",
+        fix: Fix | None = None,
+    ) -> Finding:
+        """A finding about ``tool`` whose cause is at ``cause`` (in the project function
+        ``function``, found from the location when not given), located where the user
+        acts: in the tool's own code (see ``checks/placement.py``). A cause outside the
+        tool becomes the first related location, and the calls from the tool to it join
+        the evidence unless the evidence already walks a chain of calls."""
+        from agentguard.checks.placement import in_tool
+
+        placed = in_tool(project, tool, cause, function)
+        steps = placed.steps if not any(s.kind is StepKind.CALL for s in evidence) else ()
+        head = 1 if evidence and evidence[0].kind is StepKind.TOOL else 0
+        return self.finding(
+            placed.location,
+            message,
+            tool=tool,
+            evidence=(*evidence[:head], *steps, *evidence[head:]),
+            related=(*placed.related, *related),
+            confidence=confidence,
+            severity=severity,
+            symbol=symbol,
+            node_text=node_text,
+            fix=fix,
         )
 
     # --- fix: a rule with a fix overrides both (and sets ``fix_applicability``).

@@ -179,16 +179,19 @@ def _result(
     if finding.tool:
         result["locations"][0]["logicalLocations"] = [{"name": finding.tool, "kind": "function"}]
     related: list[dict[str, Any]] = []
+    labels = {step.location: step.label for step in finding.evidence if step.location}
     for location in finding.related:
+        # The cause of a finding located in the tool (a helper's sink or handler), named
+        # by its evidence step when it has one.
         related.append(
             {
                 "id": len(related) + 1,
                 "physicalLocation": _physical(location, columns),
-                "message": {"text": "related"},
+                "message": {"text": labels.get(location, "related")},
             }
         )
     for step in finding.evidence:
-        if step.location is not None:
+        if step.location is not None and step.location not in finding.related:
             related.append(
                 {
                     "id": len(related) + 1,

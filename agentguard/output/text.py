@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from agentguard.diagnostics import Finding
+from agentguard.diagnostics import Finding, Location
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
 from agentguard.output.rule_docs import rule_doc_url
@@ -43,8 +43,9 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
     cache: dict[str, list[str]] = {}
     paths = result.paths  # every path relative to the repository root
     columns = ColumnMapper(paths.base)
-    for scanned in result.findings:
-        finding = paths.finding(scanned)
+    shown = [(scanned, paths.finding(scanned)) for scanned in result.findings]
+    sharing = _sharing([finding for _, finding in shown])
+    for scanned, finding in shown:
         style = SEVERITY_STYLE[finding.severity.value]
         where = (
             f"{finding.path}:{finding.span.line}:"
@@ -76,6 +77,18 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         for step in finding.evidence:
             where = f" ({step.location})" if step.location else ""
             console.print(f"  [dim]= evidence:[/] {escape(step.label)}[dim]{escape(where)}[/]")
+        if finding.related:
+            cause = finding.related[0]
+            others = [f for f in sharing.get((finding.code, cause), []) if f is not finding]
+            if others:
+                tools = sorted({f.tool for f in others if f.tool})
+                named = f" (tools {', '.join(f'`{t}`' for t in tools)})" if tools else ""
+                console.print(
+                    f"  [dim]= one cause shared with {_plural(len(others), 'other finding')}"
+                    f"{escape(named)}: {escape(str(cause))}[/]"
+                )
+            else:
+                console.print(f"  [dim]= related: {escape(str(cause))}[/]")
         offered = finding.fix or result.fix_offer(scanned)
         if offered is not None:
             console.print(
@@ -117,6 +130,16 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
         extras.append(f"{skipped} skipped")
     summary += f" ({', '.join(extras)})"
     console.print(f"[bold]{summary}[/]" if total else f"[green]{summary}[/]")
+
+
+def _sharing(findings: list[Finding]) -> dict[tuple[str, Location], list[Finding]]:
+    """Findings of one rule resting on the same cause (their first related location): a
+    helper or handler shared by several tools gives each tool its own finding."""
+    groups: dict[tuple[str, Location], list[Finding]] = {}
+    for finding in findings:
+        if finding.related:
+            groups.setdefault((finding.code, finding.related[0]), []).append(finding)
+    return groups
 
 
 def _plural(count: int, noun: str) -> str:

@@ -106,11 +106,13 @@ class MissingIdempotencyKey(Rule):
             for effect in tool.effects:
                 if not (effect.remote_write and effect.non_idempotent) or effect.key is not None:
                     continue
-                yield self.finding(
+                yield self.tool_finding(
+                    project,
+                    tool,
                     effect.site,
                     f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) with no "
                     "idempotency key: a retry after a timeout repeats it",
-                    tool=tool,
+                    function=effect.function or None,
                     confidence=effect.confidence,
                     evidence=tool_evidence(tool, effect),
                     node_text=f"{tool.name}:{effect.call.text}",

@@ -63,11 +63,12 @@ class ArgsHashIdempotencyKey(Rule):
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         for tool, effect, key in keys_of_origin(project, "args_hash"):
-            yield self.finding(
+            yield self.tool_finding(
+                project,
+                tool,
                 key.location or effect.site,
                 f"Tool `{tool.name}` keys {effect.route()} with {key.detail}: not scoped by "
                 "user, run or approval",
-                tool=tool,
                 confidence=min(effect.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
                 evidence=tool_evidence(tool, effect),
                 node_text=f"{tool.name}:{key.value.text}",

@@ -115,12 +115,13 @@ class NoLedgerBeforeSideEffect(Rule):
                 continue
             tool = verdict.tool
             effect = tool.effects[verdict.effect_index]
-            yield self.finding(
+            yield self.tool_finding(
+                project,
+                tool,
                 verdict.call_site,
                 f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) with no "
                 "durable record of the call written before it: after a crash nothing shows "
                 "it was in flight",
-                tool=tool,
                 confidence=effect.confidence,
                 evidence=tool_evidence(tool, effect),
                 node_text=f"{tool.name}:{effect.call.text}",

@@ -6,24 +6,30 @@ from typing import TYPE_CHECKING
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import finding_tool
 from agentguard.checks.observations.error_taxonomy import HELPER_NAME, helper_source, with_helper
-from agentguard.checks.observations.shared import raw_observations
+from agentguard.checks.observations.shared import (
+    ObservationSite,
+    RawObservation,
+    raw_observations,
+)
+from agentguard.checks.timeouts.shared import try_block
 from agentguard.diagnostics import (
     Applicability,
     EvidenceStep,
     Finding,
     FixOffer,
     Severity,
+    Span,
     StepKind,
 )
 from agentguard.project.counted_writes import counts_as_write
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from agentguard.facts.module_facts import Handler
     from agentguard.fixes.context import FixContext
-    from agentguard.project.tool_facts import ToolFacts
 
 
 class RawErrorObservation(Rule):
@@ -36,6 +42,14 @@ class RawErrorObservation(Rule):
     executor appends to the conversation.
 
     Naming the exception type (`type(e).__name__`) or a status code is fine.
+
+    The text is followed through the project: a helper whose result the tool returns
+    (through other helpers too, `self._request(...)` included), an error helper the tool
+    hands the exception to (`return self._failure(e)`, itself formatting it or handing it
+    on), a local the text is put into (`results.append({"error": error})`) that the tool
+    returns, and the `except` of a low-level MCP `call_tool` around inline dispatch
+    branches. Text sent from code several tools share gives each tool its finding, at the
+    tool's own call into that code, with the shared `except` as related location.
 
     ## Why it matters
     "ReadTimeout: HTTPSConnectionPool(...): Read timed out" tells the model nothing about
@@ -287,30 +301,54 @@ class RawErrorObservation(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
+        shared: dict[tuple[str, str], list[RawObservation]] = {}
+        tools_of: dict[str, ToolFacts] = {}
         for raw in raw_observations(project):
             site = raw.site
-            tool = site.tool
-            writes = tool is None or any(
-                counts_as_write(e, tool.name, project.catalog) for e in tool.effects
-            )
-            owner = f"Tool `{tool.name}`" if tool else f"`{site.function.name}` ({site.role})"
+            tools = site.tools if site.role == "helper" else []
+            if site.role == "executor":
+                tools = _wrapped_tools(project, site, raw)
+            for tool in tools:
+                # The cause is shared code (a helper, the dispatcher around inline
+                # branches): each tool it reaches gets one finding, in the tool.
+                tools_of[tool.symbol] = tool
+                shared.setdefault((site.function.qualname, tool.symbol), []).append(raw)
+            if tools:
+                continue
+            own = site.tool
+            owner = f"Tool `{own.name}`" if own else f"`{site.function.name}` ({site.role})"
             yield self.finding(
                 raw.location,
                 f"{owner} sends raw exception text ({raw.use.how}) to the model through "
                 f"{raw.reaches}: it says neither what happened nor whether a retry is safe",
-                tool=tool,
+                tool=own,
                 confidence=raw.confidence,
-                severity=None if writes else Severity.WARNING,
-                evidence=(
-                    EvidenceStep(
-                        StepKind.OBSERVATION,
-                        raw.location,
-                        subject=site.function.name,
-                        detail=site.role,
-                    ),
-                ),
+                severity=None if _writes(project, own) else Severity.WARNING,
+                evidence=(_cause(raw),),
                 symbol=site.function.qualname,
                 node_text=f"{site.function.qualname}:{raw.use.text[:80]}",
+            )
+        for (function, symbol), raws in shared.items():
+            tool, first, site = tools_of[symbol], raws[0], raws[0].site
+            reaches = (
+                "the tool's return value"
+                if site.role == "executor"
+                else f"`{site.function.name}`'s result, which the tool returns"
+            )
+            where = ", ".join(str(r.location) for r in raws)
+            yield self.tool_finding(
+                project,
+                tool,
+                first.location,
+                f"Tool `{tool.name}` sends raw exception text ({first.use.how}) to the model "
+                f"through {reaches} (`except` in `{site.function.name}`, {where}): it says "
+                "neither what happened nor whether a retry is safe",
+                function=function,
+                confidence=first.confidence,
+                severity=None if _writes(project, tool) else Severity.WARNING,
+                evidence=[_cause(r) for r in raws],
+                related=[r.location for r in raws[1:]],
+                node_text=f"{tool.name}:{function}:{first.use.text[:80]}",
             )
 
     # --- fix
@@ -420,6 +458,47 @@ class RawErrorObservation(Rule):
                 body[index + 1] = following.with_changes(leading_lines=blank + lines)
                 module = module.with_changes(body=body)
         return module.code
+
+
+def _cause(raw: RawObservation) -> EvidenceStep:
+    site = raw.site
+    return EvidenceStep(
+        StepKind.OBSERVATION, raw.location, subject=site.function.name, detail=site.role
+    )
+
+
+def _writes(project: ProjectModel, tool: ToolFacts | None) -> bool:
+    return tool is None or any(counts_as_write(e, tool.name, project.catalog) for e in tool.effects)
+
+
+def _wrapped_tools(
+    project: ProjectModel, site: ObservationSite, raw: RawObservation
+) -> list[ToolFacts]:
+    """The tools that run inside the ``try`` whose handler sends the raw text: the inline
+    dispatch branches written in it, and the tools whose function it calls."""
+    fn = site.function
+    handler = next((h for h in fn.handlers if _inside(h.span, raw.location.span)), None)
+    block = try_block(fn, handler) if handler is not None else None
+    if block is None or handler is None:
+        return []
+    start, end = block.body_order
+    called = {
+        target for call, target in project.call_edges(fn.qualname) if start <= call.order < end
+    }
+    found = [
+        t
+        for t in site.tools
+        if _inside(block.span, t.anchor.span) and not _inside(handler.span, t.anchor.span)
+    ]
+    for tool in project.tools:
+        if tool not in found and tool.form != "lowlevel-branch":
+            if any(q in called for q in tool.functions):
+                found.append(tool)
+    return found
+
+
+def _inside(outer: Span, inner: Span) -> bool:
+    return outer.line <= inner.line and inner.end_line <= outer.end_line
 
 
 # --------------------------------------------------------------------------- fix

@@ -5,10 +5,10 @@ only (handlers, their raw-error uses, try blocks, effect summaries)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agentguard.checks.timeouts.shared import SettingUse, is_off, says_outcome_unknown, try_block
-from agentguard.diagnostics import Confidence, Location
+from agentguard.diagnostics import Confidence, Location, Span
 from agentguard.facts.module_facts import (
     Call,
     Function,
@@ -31,17 +31,23 @@ class ObservationSite:
     facts: ModuleFacts
     tool: ToolFacts | None
     role: str  # tool | wrapper | executor | helper (a function whose result a tool returns)
+    # Every tool whose output this function's result reaches: the tool itself, each tool
+    # returning a helper's result (directly or through other helpers), or the inline
+    # dispatch branches an executor's ``try`` wraps.
+    tools: list[ToolFacts] = field(default_factory=list)
 
 
 def observation_sites(project: ProjectModel) -> list[ObservationSite]:
     sites: dict[str, ObservationSite] = {}
     for tool in project.tools:
+        if tool.form == "lowlevel-branch":
+            continue  # its functions are what the branch calls: helpers, below
         for qualname in tool.functions:
             entry = project.functions.get(qualname)
             if entry is None:
                 continue
             fn, facts = entry
-            sites.setdefault(qualname, ObservationSite(fn, facts, tool, "tool"))
+            sites.setdefault(qualname, ObservationSite(fn, facts, tool, "tool", [tool]))
             for dec in fn.decorators:
                 target = project.project_function(dec.qualname, facts)
                 decorator = project.function(target) if target else None
@@ -55,36 +61,98 @@ def observation_sites(project: ProjectModel) -> list[ObservationSite]:
         entry = project.functions.get(executor.function)
         if entry is not None and executor.function not in sites:
             sites[executor.function] = ObservationSite(entry[0], entry[1], None, "executor")
-    for site in [s for s in sites.values() if s.role == "tool"]:
-        for helper in _returned_helpers(project, site):
-            if helper not in sites:
-                fn, facts = project.functions[helper]
-                sites[helper] = ObservationSite(fn, facts, site.tool, "helper")
-    result = [sites[q] for q in sorted(sites)]
-    return result
+    helpers: dict[str, list[ToolFacts]] = {}
+    for tool in project.tools:
+        for helper in _tool_helpers(project, tool):
+            if tool not in helpers.setdefault(helper, []):
+                helpers[helper].append(tool)
+    for helper, tools in helpers.items():
+        if helper in sites:
+            continue
+        fn, facts = project.functions[helper]
+        sites[helper] = ObservationSite(fn, facts, tools[0], "helper", tools)
+    for site in sites.values():
+        if site.role == "executor":
+            site.tools = _inline_branches(project, site.function)
+    return [sites[q] for q in sorted(sites)]
 
 
-def _returned_helpers(project: ProjectModel, site: ObservationSite) -> list[str]:
-    """Project functions whose result the tool returns: ``return await make_request(...)``
-    or ``data = make_request(...)`` then ``return json.dumps(data)``. What the helper
-    returns from its ``except`` handlers reaches the model too."""
-    fn, facts = site.function, site.facts
-    held: dict[str, list[str]] = {}  # local name -> helpers whose result it holds
-    for assignment in facts.assignments:
-        if assignment.function == fn.qualname and assignment.value.kind in {"call", "other"}:
-            held.setdefault(assignment.target, []).extend(assignment.value.calls)
+def _inside(outer: Span, inner: Span) -> bool:
+    return outer.line <= inner.line and inner.end_line <= outer.end_line
+
+
+def _inline_branches(project: ProjectModel, fn: Function) -> list[ToolFacts]:
+    """The tools that are dispatch branches written inside ``fn`` (a low-level MCP
+    ``call_tool``): their code runs inside ``fn``'s ``try`` blocks."""
+    return [
+        t
+        for t in project.tools
+        if t.form == "lowlevel-branch" and t.symbol.rsplit(":", 1)[0] == fn.qualname
+    ]
+
+
+def _tool_helpers(project: ProjectModel, tool: ToolFacts) -> list[str]:
+    """The project functions whose result the tool returns, directly or through other
+    such functions: ``return await self._handle(ctx)``, ``data = fetch(...)`` then
+    ``return json.dumps(data)``. What they return from their ``except`` handlers reaches
+    the model too."""
+    if tool.form == "lowlevel-branch":
+        handler = tool.symbol.rsplit(":", 1)[0]
+        entry = project.functions.get(handler)
+        queue = _returned_helpers(project, *entry, within=tool.anchor.span) if entry else []
+    else:
+        queue = [
+            h
+            for q in tool.functions
+            if q in project.functions
+            for h in _returned_helpers(project, *project.functions[q])
+        ]
     found: list[str] = []
+    while queue and len(found) < MAX_HELPERS:
+        helper = queue.pop(0)
+        if helper in found or (helper in tool.functions and tool.form != "lowlevel-branch"):
+            continue
+        found.append(helper)
+        queue += _returned_helpers(project, *project.functions[helper])
+    return found
+
+
+MAX_HELPERS = 32  # helpers followed per tool (a chain of returned results)
+
+
+def _returned_helpers(
+    project: ProjectModel, fn: Function, facts: ModuleFacts, within: Span | None = None
+) -> list[str]:
+    """Project functions whose result ``fn`` returns (in ``within`` when given): the calls
+    written in a returned expression, or in the value of a local it returns."""
+    held: dict[str, list[Span]] = {}  # local name -> where the values it holds are written
+    for assignment in project.local_assignments(facts, fn.qualname):
+        if within is not None and not _inside(within, assignment.span):
+            continue
+        if assignment.value.kind in {"call", "other"}:
+            held.setdefault(assignment.target, []).append(assignment.value.span or assignment.span)
+    spans: list[Span] = []
     for value in fn.returns:
-        callees = [] if value.kind not in {"call", "other"} else value.calls[:1]
-        if value.kind == "other" and not value.text.startswith("await "):
-            callees = []
+        if value.span is None or (within is not None and not _inside(within, value.span)):
+            continue
+        if value.kind not in {"name", "const", "lambda"}:
+            spans.append(value.span)
         for name in value.names:
-            callees += held.get(name, [])
-        for callee in callees:
-            target = project.project_function(callee.replace("()", ""), facts)
-            if target and target != fn.qualname and target in project.functions:
-                found.append(target)
-    return list(dict.fromkeys(found))
+            spans += held.get(name, [])
+    found: list[str] = []
+    for call, target in project.call_edges(fn.qualname):
+        if target == fn.qualname or target not in project.functions or target in found:
+            continue
+        if any(_contains(span, call.span) for span in spans):
+            found.append(target)
+    return found
+
+
+def _contains(outer: Span, inner: Span) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) and (
+        inner.end_line,
+        inner.end_column,
+    ) <= (outer.end_line, outer.end_column)
 
 
 # ---------------------------------------------------------------- Q6: raw error text
@@ -176,25 +244,15 @@ def _first_raw(
     if helper is not None:
         return helper
     if handler.tainted_names:
-        tainted = set(handler.tainted_names)
+        tainted = _carried(project, site, handler)
         for value in site.function.returns:
             if value.span is None or value.span.line <= handler.span.line:
                 continue
+            if value.kind == "call" and value.qualname in _TEXTLESS:
+                continue
             if (tainted & set(value.names) and value.kind != "name") or value.text in tainted:
-                use = RawErrorUse(
-                    f"`{sorted(tainted & set(value.names))[0]}` (set from the exception)",
-                    "return",
-                    value.span,
-                    None,
-                    value.text,
-                )
-                return RawObservation(
-                    site,
-                    use,
-                    Location(site.facts.path, value.span),
-                    "the tool's return value",
-                    Confidence.MEDIUM,
-                )
+                held = sorted(tainted & set(value.names)) or [value.text]
+                return _returned(site, f"`{held[0]}` (set from the exception)", value, None)
         # error = f"... {e}" in the handler, messages.append({... "content": error}) later
         for call in project.calls_in(site.function.qualname):
             if call.span.line <= handler.span.end_line:
@@ -229,44 +287,158 @@ def _first_raw(
     return None
 
 
+# Calls whose result carries none of their arguments' text.
+_TEXTLESS = frozenset({"len", "bool", "int", "float", "isinstance", "hash", "id", "type"})
+
+
+def _carried(project: ProjectModel, site: ObservationSite, handler: Handler) -> set[str]:
+    """The locals holding the exception's text after ``handler``: the ones it sets
+    (``error = str(e)``), then, to a fixpoint, the containers those are put into
+    (``results.append({"error": error})``) and the locals built from them
+    (``summary = {"results": results}``)."""
+    tainted = set(handler.tainted_names)
+    fn = site.function
+    after = [
+        a
+        for a in project.local_assignments(site.facts, fn.qualname)
+        if a.span.line > handler.span.end_line
+    ]
+    fills = [
+        c
+        for c in project.calls_in(fn.qualname)
+        if c.span.line > handler.span.line
+        and c.method in _FILLS
+        and c.receiver
+        and c.receiver.isidentifier()
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for call in fills:
+            if call.receiver in tainted:
+                continue
+            args = [*call.args, *call.kwargs.values()]
+            if any(tainted & set(v.names) for v in args if v.qualname not in _TEXTLESS):
+                tainted.add(call.receiver or "")
+                changed = True
+        for assignment in after:
+            value = assignment.value
+            if assignment.target in tainted or not assignment.target.isidentifier():
+                continue
+            if value.kind == "call" and value.qualname in _TEXTLESS:
+                continue
+            if tainted & set(value.names):
+                tainted.add(assignment.target)
+                changed = True
+    return tainted
+
+
+# Methods that put their argument into the container they are called on.
+_FILLS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft"})
+
+
 def _error_helper_return(
     project: ProjectModel, site: ObservationSite, handler: Handler
 ) -> RawObservation | None:
-    """``return format_error(e)`` where the project helper returns ``str(e)``/``f"{e}"``."""
+    """``return format_error(e)`` (or ``self._error(e)``) where the project helper returns
+    the text of its parameter, itself or through other helpers it hands it to."""
     if not handler.name:
         return None
-    for value in handler.returns:
-        if value.kind != "call" or value.span is None:
+    for value, call in ((v, c) for v in handler.returns for c in _calls_within(v)):
+        if value.span is None:
             continue
-        target = project.project_function(value.qualname, site.facts)
-        helper = project.function(target) if target else None
+        helper = _called_at(project, site.function, site.facts, call)
         if helper is None:
             continue
-        params = [p for p in helper.params if p not in {"self", "cls"}]
-        passed = [
-            params[i]
-            for i, arg in enumerate(value.call_args)
-            if i < len(params) and arg.kind == "name" and arg.text == handler.name
-        ]
-        passed += [k for k, arg in value.call_kwargs.items() if arg.text == handler.name]
+        passed = _params_given(helper, call, handler.name)
         for param in passed:
-            for returned in helper.returns:
-                if _formats(returned, param):
-                    use = RawErrorUse(
-                        f"`{helper.name}({param})` returns its text",
-                        "return",
-                        value.span,
-                        helper.qualname,
-                        value.text,
-                    )
-                    return RawObservation(
-                        site,
-                        use,
-                        Location(site.facts.path, value.span),
-                        "the tool's return value",
-                        Confidence.MEDIUM,
-                    )
+            if _returns_text_of(project, helper, param, 0):
+                how = f"`{helper.name}({param})` returns its text"
+                return _returned(site, how, value, helper.qualname)
     return None
+
+
+def _returned(site: ObservationSite, how: str, value: Value, callee: str | None) -> RawObservation:
+    """Raw text in the returned ``value``, found one step removed (medium confidence)."""
+    assert value.span is not None
+    use = RawErrorUse(how, "return", value.span, callee, value.text)
+    return RawObservation(
+        site,
+        use,
+        Location(site.facts.path, value.span),
+        "the tool's return value",
+        Confidence.MEDIUM,
+    )
+
+
+def _called_at(
+    project: ProjectModel, fn: Function, facts: ModuleFacts, value: Value
+) -> Function | None:
+    """The project function the call ``value`` (written in ``fn``) runs."""
+    span = value.span
+    for call, target in project.call_edges(fn.qualname):
+        if span is not None and call.span == span:
+            return project.function(target)
+    named = project.project_function(value.qualname, facts)
+    return project.function(named) if named else None
+
+
+def _params_given(helper: Function, value: Value, name: str) -> list[str]:
+    """The parameters of ``helper`` that the call ``value`` passes ``name`` to."""
+    params = [p for p in helper.params if p not in {"self", "cls"}]
+    passed = [
+        params[i]
+        for i, arg in enumerate(value.call_args)
+        if i < len(params) and arg.kind == "name" and arg.text == name
+    ]
+    passed += [k for k, arg in value.call_kwargs.items() if arg.text == name and k in params]
+    return passed
+
+
+MAX_HELPER_DEPTH = 4  # helpers followed when one hands the exception to another
+
+
+def _returns_text_of(project: ProjectModel, helper: Function, param: str, depth: int) -> bool:
+    """Whether ``helper`` returns its parameter ``param``'s text: formatted into what it
+    returns, through a local it formats it into, or handed to another project helper
+    that does."""
+    entry = project.functions.get(helper.qualname)
+    facts = entry[1] if entry else None
+    held = {param}
+    if facts is not None:
+        for assignment in project.local_assignments(facts, helper.qualname):
+            if assignment.target.isidentifier() and _formats(assignment.value, param):
+                held.add(assignment.target)
+    for returned in helper.returns:
+        if _formats(returned, param):
+            return True
+        if returned.kind != "name" and set(returned.names) & (held - {param}):
+            return True
+        if returned.kind == "name" and returned.text in held - {param}:
+            return True
+        if depth >= MAX_HELPER_DEPTH or facts is None:
+            continue
+        for call in _calls_within(returned):
+            inner = _called_at(project, helper, facts, call)
+            if inner is not None and inner.qualname != helper.qualname:
+                for inner_param in _params_given(inner, call, param):
+                    if _returns_text_of(project, inner, inner_param, depth + 1):
+                        return True
+    return False
+
+
+def _calls_within(value: Value) -> list[Value]:
+    """The call expressions in ``value`` whose result it holds: itself, the values of a
+    dict or list it builds, and the arguments of calls it makes (``json.dumps(...)``)."""
+    found: list[Value] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if current.kind == "call":
+            found.append(current)
+            stack += [*current.call_args, *current.call_kwargs.values()]
+        stack += [*current.items.values(), *current.elements]
+    return found
 
 
 def _formats(value: Value, param: str) -> bool:

@@ -1,0 +1,151 @@
+"""Findings about a tool are located in the tool: a write in a client shared by several
+tools gives each tool its AG201 finding at the tool's own call into the client, with the
+sink as related location; each can be suppressed and baselined on its own."""
+
+from __future__ import annotations
+
+from agentguard.engine.baseline import Baseline, compare
+from agentguard.engine.pipeline import ScanResult
+from tests.conftest import ScanFiles
+
+CLIENT = """\
+import requests
+
+
+class Helpdesk:
+    base = "https://help.example/api"
+
+    def _post(self, path: str, body: dict) -> dict:
+        return requests.post(f"{self.base}{path}", json=body, timeout=10).json()
+
+    def open_ticket(self, subject: str) -> dict:
+        return self._post("/tickets", {"subject": subject})
+
+    def add_comment(self, ticket_id: str, text: str) -> dict:
+        return self._post(f"/tickets/{ticket_id}/comments", {"body": text})
+"""
+
+TOOLS = """\
+from langchain_core.tools import tool
+
+from desk.client import Helpdesk
+
+desk = Helpdesk()
+
+
+@tool
+def open_ticket(subject: str) -> dict:
+    \"\"\"Open a support ticket.\"\"\"
+    return desk.open_ticket(subject)
+
+
+@tool
+def comment_ticket(ticket_id: str, text: str) -> dict:
+    \"\"\"Comment on a ticket.\"\"\"
+    reply = desk.add_comment(ticket_id, text)
+    return {"comment": reply}
+"""
+
+
+def _line(text: str, fragment: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
+
+
+def _scan(scan_files: ScanFiles, tools: str = TOOLS) -> ScanResult:
+    return scan_files(
+        {"desk/__init__.py": "", "desk/client.py": CLIENT, "desk/tools.py": tools},
+        select=("AG201",),
+    )
+
+
+def test_a_shared_sink_is_reported_in_each_tool(scan_files: ScanFiles) -> None:
+    result = _scan(scan_files)
+    sink = ("desk/client.py", _line(CLIENT, "requests.post("))
+    found = sorted(
+        (f.tool, f.path, f.span.line, [(r.path, r.span.line) for r in f.related])
+        for f in result.findings
+    )
+    assert found == [
+        ("comment_ticket", "desk/tools.py", _line(TOOLS, "desk.add_comment("), [sink]),
+        ("open_ticket", "desk/tools.py", _line(TOOLS, "desk.open_ticket("), [sink]),
+    ]
+    # the evidence still walks tool -> helper -> sink
+    comment = next(f for f in result.findings if f.tool == "comment_ticket")
+    assert comment.evidence[-1].location is not None
+    assert comment.evidence[-1].location.path == "desk/client.py"
+
+
+def test_each_tool_suppresses_its_own_finding(scan_files: ScanFiles) -> None:
+    quiet = TOOLS.replace(
+        "    return desk.open_ticket(subject)\n",
+        "    return desk.open_ticket(subject)  # agentguard: ignore[AG201] deduped upstream\n",
+    )
+    result = _scan(scan_files, quiet)
+    assert [f.tool for f in result.findings] == ["comment_ticket"]
+    assert [f.tool for f in result.suppressed] == ["open_ticket"]
+
+
+def test_a_baseline_accepts_each_placed_finding_once(scan_files: ScanFiles) -> None:
+    first = _scan(scan_files)
+    baseline = Baseline.from_findings(first.findings)
+    again = compare(_scan(scan_files).findings, baseline)
+    assert (again.new, again.matched, again.stale) == ([], 2, [])
+    # a third tool on the same sink is new, the two accepted ones stay accepted
+    more = TOOLS + (
+        "\n\n@tool\n"
+        "def reopen_ticket(ticket_id: str) -> dict:\n"
+        '    """Reopen a ticket."""\n'
+        '    return desk.add_comment(ticket_id, "reopened")\n'
+    )
+    later = compare(_scan(scan_files, more).findings, baseline)
+    assert [f.tool for f in later.new] == ["reopen_ticket"]
+    assert later.matched == 2
+
+
+BRANCH_SERVER = """\
+import sqlite3
+
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+server = Server("pantry")
+conn = sqlite3.connect("pantry.db")
+
+
+def _run(sql: str, *params: object) -> list[tuple]:
+    rows = conn.execute(sql, params).fetchall()
+    conn.commit()
+    return rows
+
+
+@server.list_tools()
+async def list_tools() -> list[Tool]:
+    return [
+        Tool(name="add_item", description="Add an item", inputSchema={}),
+        Tool(name="remove_item", description="Remove an item", inputSchema={}),
+    ]
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    if name == "add_item":
+        _run("INSERT INTO items (name) VALUES (?)", arguments["name"])
+        return [TextContent(type="text", text="added")]
+    if name == "remove_item":
+        _run("DELETE FROM items WHERE name = ?", arguments["name"])
+        return [TextContent(type="text", text="removed")]
+    raise ValueError(name)
+"""
+
+
+def test_a_helper_every_branch_shares_is_reported_in_each_branch(scan_files: ScanFiles) -> None:
+    result = scan_files({"server.py": BRANCH_SERVER}, select=("AG301",))
+    sink = _line(BRANCH_SERVER, "conn.execute(")
+    found = sorted(
+        (f.tool, f.span.line, [r.span.line for r in f.related], [s.kind.value for s in f.evidence])
+        for f in result.findings
+    )
+    assert found == [
+        ("add_item", _line(BRANCH_SERVER, '_run("INSERT'), [sink], ["tool", "call", "sink"]),
+        ("remove_item", _line(BRANCH_SERVER, '_run("DELETE'), [sink], ["tool", "call", "sink"]),
+    ]
