@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
-from agentguard.diagnostics import Confidence, EvidenceStep, Finding, StepKind
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, StepKind
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import Effect, KeyEvidence, ToolFacts
 
@@ -12,6 +13,28 @@ from agentguard.project.tool_facts import Effect, KeyEvidence, ToolFacts
 def tool_evidence(tool: ToolFacts, effect: Effect) -> tuple[EvidenceStep, ...]:
     head = EvidenceStep(StepKind.TOOL, tool.anchor, subject=tool.name, detail=tool.framework)
     return (head, *effect.chain)
+
+
+def sink_sharing(project: ProjectModel) -> Counter[tuple[str, int, int]]:
+    """How many tools reach each sink call (by path, line, column)."""
+    counts: Counter[tuple[str, int, int]] = Counter()
+    for tool in project.tools:
+        counts.update({_site_key(effect.site) for effect in tool.effects})
+    return counts
+
+
+def _site_key(site: Location) -> tuple[str, int, int]:
+    return (site.path, site.span.line, site.span.column)
+
+
+def finding_site(effect: Effect, shared: Counter[tuple[str, int, int]]) -> Location:
+    """Where a tool's finding about ``effect`` belongs: at the sink call when only this tool
+    reaches it, else at the tool's own call that leads there (a sink in a helper shared by
+    several tools is no one tool's code; the sink stays in the evidence)."""
+    first = effect.chain[0].location if effect.chain else None
+    if shared[_site_key(effect.site)] > 1 and first is not None:
+        return first
+    return effect.site
 
 
 def strongest_confidence(effects: list[Effect]) -> Confidence:

@@ -300,6 +300,10 @@ class Catalog:
         self.name_generic_words = frozenset(_as_list(read_posts.get("name_generic_words")))
         self.sql_neutral_words = frozenset(_as_list(read_posts.get("sql_neutral_words")))
         self.http_helper_words = frozenset(_as_list(read_posts.get("http_helper_words")))
+        repeat_safe = effects.get("repeat_safe_posts") or {}
+        self.post_state_words = frozenset(_as_list(repeat_safe.get("state_words")))
+        self.post_relation_words = frozenset(_as_list(repeat_safe.get("relation_words")))
+        self.post_reference_keys = frozenset(_as_list(repeat_safe.get("reference_keys")))
         keys = effects.get("keys") or {}
         self.key_kwargs = _names_pattern(keys.get("kwargs"), "(?i)^({})$")
         # An `X-` prefix marks a header as not standardised: the same header either way.

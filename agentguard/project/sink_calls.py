@@ -16,6 +16,7 @@ from agentguard.project.read_posts import (
     MIXED,
     NEUTRAL,
     READ,
+    SETS,
     WEAK,
     WRITE,
     judge_mapped_url,
@@ -214,6 +215,8 @@ def _judged_post(
     judgement = judge_post(project, effect.call, fn, facts)
     if judgement.verdict == READ:
         return None
+    if judgement.verdict == SETS:
+        return _repeat_safe_post(effect, judgement.reason)
     if judgement.verdict in {MIXED, WEAK}:
         why = "reads and writes" if judgement.verdict == MIXED else "looks like a search"
         return replace(
@@ -300,7 +303,20 @@ def map_method_through_call(
         return replace(posted, confidence=Confidence.LOW)
     if effect.reading == WRITE:
         return replace(posted, reading="")
+    if effect.reading == SETS:
+        return replace(posted, idempotent=True, url_param=None)
     return posted
+
+
+def _repeat_safe_post(effect: Effect, reason: str) -> Effect:
+    """A POST that sets a state or links existing things: a write that repeats safely."""
+    return replace(
+        effect,
+        idempotent=True,
+        reading=SETS,
+        url_param=None,
+        chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=reason)),
+    )
 
 
 def _idempotent_patch(effect: Effect, name: str) -> Effect:
@@ -361,6 +377,8 @@ def map_url_through_call(
     judgement = judge_mapped_url(project, argument, caller, facts, call)
     if judgement.verdict == READ:
         return None
+    if judgement.verdict == SETS:
+        return _repeat_safe_post(effect, judgement.reason)
     if judgement.verdict == MIXED:
         return replace(effect, reading=MIXED, url_param=None, confidence=Confidence.LOW)
     if judgement.verdict == NEUTRAL:

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence
+from agentguard.checks.common import effect_words, finding_site, sink_sharing, tool_evidence
 from agentguard.diagnostics import Finding, Severity
 from agentguard.project.project_model import ProjectModel
 
@@ -99,6 +99,7 @@ class MissingIdempotencyKey(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
+        shared = sink_sharing(project)
         for tool in project.tools:
             guarded = tool.guarded
             if guarded is not None and guarded.has_key:
@@ -107,11 +108,12 @@ class MissingIdempotencyKey(Rule):
                 if not (effect.remote_write and effect.non_idempotent) or effect.key is not None:
                     continue
                 yield self.finding(
-                    effect.site,
+                    finding_site(effect, shared),
                     f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) with no "
                     "idempotency key: a retry after a timeout repeats it",
                     tool=tool,
                     confidence=effect.confidence,
                     evidence=tool_evidence(tool, effect),
                     node_text=f"{tool.name}:{effect.call.text}",
+                    related=(effect.site,),
                 )

@@ -1,0 +1,161 @@
+"""AG201 judged from the request: where a write is reported when a shared client makes it,
+and POSTs that repeat safely (a state set on an existing resource, a link of existing
+things) need no idempotency key."""
+
+from __future__ import annotations
+
+import textwrap
+
+from .conftest import ScanFiles
+
+# A project's own REST client, shared by every tool: the method and the body come from the
+# caller, as in many hand-written API wrappers.
+CLIENT = """
+import requests
+
+
+class BoardClient:
+    base_url = "https://boards.example/api/1"
+
+    def request(self, endpoint: str, method: str = "GET", data: dict | None = None) -> dict:
+        response = requests.request(method, f"{self.base_url}{endpoint}", json=data, timeout=10)
+        response.raise_for_status()
+        return response.json()
+"""
+
+TOOLS = '''
+from mcp.server.fastmcp import FastMCP
+
+from app.client import BoardClient
+
+mcp = FastMCP("boards")
+board = BoardClient()
+
+
+@mcp.tool()
+def comment_on_card(card_id: str, text: str) -> dict:
+    """Add a comment to a card."""
+    return board.request(f"/cards/{card_id}/comments", method="POST", data={"text": text})
+
+
+@mcp.tool()
+def create_list(board_id: str, name: str) -> dict:
+    """Create a list on a board."""
+    return board.request("/lists", method="POST", data={"name": name, "idBoard": board_id})
+
+
+@mcp.tool()
+def add_member(card_id: str, member_id: str) -> dict:
+    """Put a member on a card."""
+    return board.request(f"/cards/{card_id}/idMembers", method="POST", data={"value": member_id})
+
+
+@mcp.tool()
+def move_issue(issue_key: str, transition_id: str) -> dict:
+    """Move an issue through its workflow."""
+    body = {"transition": {"id": transition_id}}
+    return board.request(f"/issue/{issue_key}/transitions", method="POST", data=body)
+
+
+@mcp.tool()
+def archive_list_cards(list_id: str) -> dict:
+    """Archive every card of a list."""
+    return board.request(f"/lists/{list_id}/archiveAllCards", method="POST")
+
+
+@mcp.tool()
+def rename_card(card_id: str, name: str) -> dict:
+    """Rename a card."""
+    return board.request(f"/cards/{card_id}", method="PUT", data={"name": name})
+
+
+@mcp.tool()
+def get_card(card_id: str) -> dict:
+    """Read a card."""
+    return board.request(f"/cards/{card_id}")
+'''
+
+
+def _findings(scan_files: ScanFiles, files: dict[str, str], code: str) -> dict[str, int]:
+    result = scan_files({path: textwrap.dedent(text) for path, text in files.items()})
+    return {f.tool or "": f.location.span.line for f in result.findings if f.code == code}
+
+
+def test_a_write_through_a_shared_client_is_reported_in_each_tool(scan_files: ScanFiles) -> None:
+    flagged = _findings(scan_files, {"app/client.py": CLIENT, "app/tools.py": TOOLS}, "AG201")
+    assert set(flagged) == {"comment_on_card", "create_list"}
+    source = textwrap.dedent(TOOLS).splitlines()
+    # the finding sits on the tool's own call of the shared client, not inside the client
+    assert "comments" in source[flagged["comment_on_card"] - 1]
+    assert '"/lists"' in source[flagged["create_list"] - 1]
+
+
+def test_repeat_safe_posts_are_still_writes_needing_a_declaration(scan_files: ScanFiles) -> None:
+    undeclared = _findings(scan_files, {"app/client.py": CLIENT, "app/tools.py": TOOLS}, "AG101")
+    assert {"add_member", "move_issue", "archive_list_cards", "rename_card"} <= set(undeclared)
+    assert "get_card" not in undeclared
+
+
+def test_a_sink_only_one_tool_reaches_is_reported_at_the_sink(scan_files: ScanFiles) -> None:
+    files = {
+        "agent.py": '''
+        import requests
+        from langchain_core.tools import tool
+
+
+        def _send(text: str) -> dict:
+            return requests.post("https://chat.example/api/messages", json={"text": text}).json()
+
+
+        @tool
+        def post_message(text: str) -> dict:
+            """Post a message to the team channel."""
+            return _send(text)
+        '''
+    }
+    flagged = _findings(scan_files, files, "AG201")
+    assert flagged == {"post_message": 7}  # the `requests.post` line
+
+
+def test_linking_needs_a_body_of_references(scan_files: ScanFiles) -> None:
+    """A POST to a relation collection that carries content (a new label's name and colour)
+    creates something: still a missing key."""
+    files = {
+        "agent.py": '''
+        import requests
+        from langchain_core.tools import tool
+
+
+        @tool
+        def new_card_label(card_id: str, name: str, color: str) -> dict:
+            """Create a label on a card."""
+            url = f"https://boards.example/api/1/cards/{card_id}/labels"
+            return requests.post(url, json={"name": name, "color": color}).json()
+
+
+        @tool
+        def label_card(card_id: str, label_id: str) -> dict:
+            """Put an existing label on a card."""
+            url = f"https://boards.example/api/1/cards/{card_id}/labels"
+            return requests.post(url, json={"value": label_id}).json()
+        '''
+    }
+    assert set(_findings(scan_files, files, "AG201")) == {"new_card_label"}
+
+
+def test_a_top_level_action_word_is_a_create(scan_files: ScanFiles) -> None:
+    """``POST /status`` (a status update posted to a feed) is not nested under a resource:
+    it is judged as any POST."""
+    files = {
+        "agent.py": '''
+        import requests
+        from langchain_core.tools import tool
+
+
+        @tool
+        def post_status(text: str) -> dict:
+            """Post a status update."""
+            return requests.post("https://social.example/status", json={"text": text}).json()
+        '''
+    }
+    assert set(_findings(scan_files, files, "AG201")) == {"post_status"}
