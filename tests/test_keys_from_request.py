@@ -159,3 +159,117 @@ def test_a_top_level_action_word_is_a_create(scan_files: ScanFiles) -> None:
         '''
     }
     assert set(_findings(scan_files, files, "AG201")) == {"post_status"}
+
+
+# An RPC client in the style of a generic XML-RPC external API: one dispatch call names the
+# remote operation in a string argument; the project's helpers pass it as a parameter.
+RPC_CLIENT = """
+import xmlrpc.client
+
+
+class ErpConnection:
+    def __init__(self, url: str) -> None:
+        self.models = xmlrpc.client.ServerProxy(f"{url}/xmlrpc/2/object")
+
+    def execute_kw(self, model: str, method: str, args: list, kwargs: dict) -> object:
+        return self.models.execute_kw("db", 1, "secret", model, method, args, kwargs)
+
+    def create(self, model: str, values: dict) -> int:
+        return self.execute_kw(model, "create", [values], {})
+
+    def write(self, model: str, ids: list, values: dict) -> bool:
+        return self.execute_kw(model, "write", [ids, values], {})
+
+    def search_read(self, model: str, domain: list) -> list:
+        return self.execute_kw(model, "search_read", [domain], {})
+"""
+
+RPC_TOOLS = '''
+import asyncio
+
+from mcp.server.fastmcp import FastMCP
+
+from erp.connection import ErpConnection
+
+mcp = FastMCP("erp")
+erp = ErpConnection("https://erp.example")
+
+
+@mcp.tool()
+async def create_partner(name: str) -> int:
+    """Create a partner."""
+    return await asyncio.to_thread(erp.create, "res.partner", {"name": name})
+
+
+@mcp.tool()
+def rename_partner(partner_id: int, name: str) -> bool:
+    """Rename a partner."""
+    return erp.write("res.partner", [partner_id], {"name": name})
+
+
+@mcp.tool()
+def find_partners(name: str) -> list:
+    """Find partners by name."""
+    return erp.search_read("res.partner", [["name", "ilike", name]])
+
+
+@mcp.tool()
+def post_note(partner_id: int, body: str) -> object:
+    """Post a note on a partner."""
+    return erp.execute_kw("res.partner", "message_post", [partner_id], {"body": body})
+
+
+@mcp.tool()
+def call_method(model: str, method: str, args: list) -> object:
+    """Call any public model method."""
+    return erp.execute_kw(model, method, args, {})
+'''
+
+
+def test_an_rpc_dispatch_is_judged_by_the_operation_it_names(scan_files: ScanFiles) -> None:
+    files = {"erp/connection.py": RPC_CLIENT, "erp/tools.py": RPC_TOOLS}
+    assert set(_findings(scan_files, files, "AG201")) == {"create_partner", "post_note"}
+    undeclared = _findings(scan_files, files, "AG101")
+    # a write that sets fields is still a write; a search reads
+    assert "rename_partner" in undeclared
+    assert "find_partners" not in undeclared
+
+
+def test_an_operation_the_model_chooses_is_unknown_not_read(scan_files: ScanFiles) -> None:
+    files = {"erp/connection.py": RPC_CLIENT, "erp/tools.py": RPC_TOOLS}
+    result = scan_files({path: textwrap.dedent(text) for path, text in files.items()})
+    tool = next(t for t in result.project.tools if t.name == "call_method")
+    assert [e.kind for e in tool.effects] == ["unknown"]
+    assert not any(f.tool == "call_method" and f.code == "AG201" for f in result.findings)
+
+
+def test_a_function_handed_to_a_thread_is_followed(scan_files: ScanFiles) -> None:
+    files = {
+        "agent.py": '''
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor
+
+        import requests
+        from langchain_core.tools import tool
+
+        pool = ThreadPoolExecutor(2)
+
+
+        def _send(channel: str, text: str) -> dict:
+            url = f"https://chat.example/api/channels/{channel}/messages"
+            return requests.post(url, json={"text": text}).json()
+
+
+        @tool
+        async def post_message(channel: str, text: str) -> dict:
+            """Post a message to a channel."""
+            return await asyncio.to_thread(_send, channel, text)
+
+
+        @tool
+        def post_later(channel: str, text: str) -> dict:
+            """Post a message to a channel from a worker thread."""
+            return pool.submit(_send, channel, text).result()
+        '''
+    }
+    assert set(_findings(scan_files, files, "AG201")) == {"post_message", "post_later"}

@@ -289,7 +289,9 @@ class Catalog:
         # Ordered: the search visits holders in this order, and the last key found counts.
         self.key_holders = tuple(dict.fromkeys(_as_list(effects.get("key_holders"))))
         read_posts = effects.get("read_posts") or {}
-        self.post_read_words = frozenset(_as_list(read_posts.get("read_words")))
+        self.post_read_words = frozenset(_as_list(read_posts.get("read_words"))) | frozenset(
+            _as_list((effects.get("repeat_safe_posts") or {}).get("session_words"))
+        )
         self.post_write_words = frozenset(_as_list(read_posts.get("write_words"))) | {
             verb for verb, category in self.verbs.items() if category != "read"
         }
@@ -300,6 +302,12 @@ class Catalog:
         self.name_generic_words = frozenset(_as_list(read_posts.get("name_generic_words")))
         self.sql_neutral_words = frozenset(_as_list(read_posts.get("sql_neutral_words")))
         self.http_helper_words = frozenset(_as_list(read_posts.get("http_helper_words")))
+        self.callable_runners: Matcher[int] = Matcher()
+        for runner, position in (effects.get("callable_runners") or {}).items():
+            self.callable_runners.add([runner], int(position))
+        self.rpc_dispatch: Matcher[int] = Matcher()
+        for dispatch, position in (effects.get("rpc_dispatch") or {}).items():
+            self.rpc_dispatch.add([dispatch], int(position))
         repeat_safe = effects.get("repeat_safe_posts") or {}
         self.post_state_words = frozenset(_as_list(repeat_safe.get("state_words")))
         self.post_relation_words = frozenset(_as_list(repeat_safe.get("relation_words")))

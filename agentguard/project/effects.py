@@ -16,6 +16,7 @@ from agentguard.project import open_world
 from agentguard.project.read_posts import (
     read_by_name,
 )
+from agentguard.project.rpc_dispatch import RPC_DEFERRED
 from agentguard.project.sink_calls import (
     DEFERRED,
     classify_sink,
@@ -128,9 +129,9 @@ class EffectSummaries:
         fn, facts = project.functions[qualname]
         effects: list[Effect] = []
         edges: list[tuple[Call, str]] = []
-        for call in project.calls_in(qualname):
-            site = project.call_site(call, fn, facts)
-            callee = site.callee
+        for written in project.calls_in(qualname):
+            site = project.followed_site(written, fn, facts)
+            call, callee = site.call, site.callee
             if user_sinks and find_sink(user_sinks, call, callee) is not None:
                 # the user declared this call a sink: judge it here, do not look inside
                 effect = classify_sink(project, call, callee, fn, facts)
@@ -254,6 +255,9 @@ def infer_effects(project: ProjectModel) -> EffectSummaries:
                     effect = replace(effect, kind=open_world.UNKNOWN)
                 if effect.kind == DEFERRED:
                     continue  # no caller chose the HTTP method
+                if effect.kind == RPC_DEFERRED:
+                    # the model chooses the remote operation: a generic executor, unjudged
+                    effect = replace(effect, kind=open_world.UNKNOWN, method_param=None)
                 if key not in seen:
                     seen.add(key)
                     gathered.append(effect)

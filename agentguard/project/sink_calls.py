@@ -23,6 +23,7 @@ from agentguard.project.read_posts import (
     judge_post,
     name_sets,
 )
+from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_rpc, map_operation
 from agentguard.project.sink_keys import argument_for, key_for, local_value
 from agentguard.project.sql_sinks import (
     bound_to_db_handle,
@@ -190,6 +191,9 @@ def classify_sink(
         if kind == "exec" and open_world.reads_by_command(project, call, fn, facts):
             return None  # ``kubectl describe ...``: a literal read-only command
         return None if open_world.is_plumbing(project, effect, fn) else effect
+    rpc = judge_rpc(project, call, callee, fn, facts)
+    if not isinstance(rpc, bool):
+        return rpc
     guessed = open_world.judge_built(
         project, call, fn, facts, lambda sink: key_for(project, call, sink, fn, facts)
     ) or heuristic_sink(project, call, callee, fn, facts)
@@ -274,6 +278,8 @@ def map_method_through_call(
     if effect.method_param is None:
         return effect
     argument = argument_for(effect.method_param, callee_fn, call)
+    if effect.kind == RPC_DEFERRED:
+        return map_operation(project, effect, argument, caller)
     if argument is None:
         return None
     if argument.kind == "name" and argument.text in caller.params:
