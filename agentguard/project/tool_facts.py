@@ -62,6 +62,33 @@ class Declaration:
             self.idempotent_hint is True and self.read_only is not True
         )
 
+    @property
+    def says_write(self) -> bool:
+        """The tool declares it changes something: a risk other than read, or MCP hints
+        (``readOnlyHint`` false, as the spec reads a hint left out once any is given)."""
+        if self.risk is not None:
+            return self.risk != "read"
+        if self.idempotency in {"non_idempotent", "conditional"}:
+            return True
+        return self.read_only is False or self.destructive is True
+
+    @property
+    def says_additive_non_idempotent(self) -> bool:
+        """The tool declares, in so many words, a write that adds something each call: a
+        create. ``idempotency="non_idempotent"`` on a write risk, or ``idempotentHint=False``
+        written out with ``destructiveHint=False`` written out (the MCP spec's "only additive
+        updates"). A destructive declaration (a delete repeats harmlessly) is none."""
+        if not self.says_write or self.risk == "destructive":
+            return False
+        if self.idempotency is not None:
+            return self.idempotency == "non_idempotent" and self.destructive is not True
+        return (
+            self.idempotent_hint is False
+            and self.destructive is False
+            and "idempotent_hint" in self.fields
+            and "destructive" in self.fields
+        )
+
 
 @dataclass
 class KeyEvidence:
@@ -156,6 +183,13 @@ class ToolFacts:
     @property
     def declaration(self) -> Declaration | None:
         return next((d for d in self.declarations if d.declares_anything), None)
+
+    @property
+    def declared_write(self) -> Declaration | None:
+        """The declaration saying the tool writes, if any: evidence of a write even where
+        inference finds none."""
+        decl = self.declaration
+        return decl if decl is not None and decl.says_write else None
 
     def writes(self) -> list[Effect]:
         return [e for e in self.effects if e.writes]

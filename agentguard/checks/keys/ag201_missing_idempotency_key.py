@@ -4,8 +4,9 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, finding_site, sink_sharing, tool_evidence
-from agentguard.diagnostics import Finding, Severity
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import ToolFacts
 
 
 class MissingIdempotencyKey(Rule):
@@ -104,9 +105,17 @@ class MissingIdempotencyKey(Rule):
             guarded = tool.guarded
             if guarded is not None and guarded.has_key:
                 continue
+            decl = tool.declaration
+            flagged = keyed = False
             for effect in tool.effects:
-                if not (effect.remote_write and effect.non_idempotent) or effect.key is not None:
+                if not (effect.remote_write and effect.non_idempotent):
                     continue
+                if effect.key is not None:
+                    keyed = True
+                    continue
+                if effect.heuristic and decl is not None and decl.says_idempotent:
+                    continue  # an explicit declaration beats a verb's guess
+                flagged = True
                 yield self.finding(
                     finding_site(effect, shared),
                     f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) with no "
@@ -117,3 +126,45 @@ class MissingIdempotencyKey(Rule):
                     node_text=f"{tool.name}:{effect.call.text}",
                     related=(effect.site,),
                 )
+            if not (flagged or keyed) and _declared_create(tool):
+                yield self._declared(tool)
+
+    def _declared(self, tool: ToolFacts) -> Finding:
+        """A tool that declares a create while inference found no keyed write to judge."""
+        decl = tool.declaration
+        assert decl is not None
+        where = decl.fields.get("idempotent_hint") or decl.fields.get("idempotency")
+        said = [
+            name
+            for name in ("idempotent_hint", "destructive", "idempotency", "risk")
+            if name in decl.fields
+        ]
+        step = EvidenceStep(
+            StepKind.DECLARATION,
+            where or decl.location,
+            subject=decl.source,
+            detail=", ".join(said) or "non-idempotent",
+        )
+        head = EvidenceStep(StepKind.TOOL, tool.anchor, subject=tool.name, detail=tool.framework)
+        return self.finding(
+            where or decl.location,
+            f"Tool `{tool.name}` declares a non-idempotent write that adds something on each "
+            f"call ({decl.source}) and passes no idempotency key: a retry after a timeout "
+            "repeats it",
+            tool=tool,
+            confidence=Confidence.MEDIUM,
+            evidence=(head, step),
+            node_text=f"{tool.name}:declared",
+        )
+
+
+def _declared_create(tool: ToolFacts) -> bool:
+    """The tool declares itself a create (``ToolFacts.declaration``), and what inference found
+    does not say otherwise: no write that stays local, nothing judged from a schema alone."""
+    decl = tool.declaration
+    if decl is None or decl.source == "guarded" or not decl.says_additive_non_idempotent:
+        return False
+    if tool.schema_only:
+        return False
+    writes = tool.writes()
+    return not writes or any(e.remote_write for e in writes)
