@@ -308,6 +308,12 @@ class Catalog:
         self.rpc_dispatch: Matcher[int] = Matcher()
         for dispatch, position in (effects.get("rpc_dispatch") or {}).items():
             self.rpc_dispatch.add([dispatch], int(position))
+        guards = effects.get("write_guards") or {}
+        self.precondition_headers = _names_pattern(guards.get("precondition_headers"), "(?i)^({})$")
+        # snake_case phrases, as word sequences (``get_or_create`` -> get, or, create)
+        self.create_or_get_phrases = tuple(
+            tuple(phrase.split("_")) for phrase in _as_list(guards.get("create_or_get"))
+        )
         repeat_safe = effects.get("repeat_safe_posts") or {}
         self.post_state_words = frozenset(_as_list(repeat_safe.get("state_words")))
         self.post_relation_words = frozenset(_as_list(repeat_safe.get("relation_words")))

@@ -24,7 +24,7 @@ from agentguard.project.read_posts import (
     name_sets,
 )
 from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_rpc, map_operation
-from agentguard.project.sink_keys import argument_for, key_for, local_value
+from agentguard.project.sink_keys import argument_for, fresh_identity, key_for, local_value
 from agentguard.project.sql_sinks import (
     bound_to_db_handle,
     embedded_database_module,
@@ -79,6 +79,34 @@ def find_sink(matcher: Matcher[Sink], call: Call, callee: str) -> Sink | None:
 
 
 def classify_sink(
+    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    """What ``call`` does, or None when it has no side effect worth a fact."""
+    effect = _classify_sink(project, call, callee, fn, facts)
+    if (
+        effect is None
+        or effect.idempotent is not True
+        or effect.kind not in {"network_write", "write"}
+    ):
+        return effect
+    fresh = fresh_identity(project, call, fn, facts)
+    if fresh is None:
+        return effect
+    return replace(
+        effect,
+        idempotent=False,
+        chain=(
+            *effect.chain,
+            EvidenceStep(
+                StepKind.REQUEST,
+                effect.site,
+                detail=f"names what it writes with `{fresh}()`, new on every call",
+            ),
+        ),
+    )
+
+
+def _classify_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
     sink = find_sink(project.catalog.sinks, call, callee)

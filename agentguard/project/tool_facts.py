@@ -95,7 +95,9 @@ class KeyEvidence:
     """The idempotency key that reaches a sink and where it comes from."""
 
     value: Value
-    origin: str  # runtime | param | fresh | args_hash | scoped | unknown
+    # runtime | param | fresh | args_hash | scoped | unknown, or precondition: no key but an
+    # ``If-Match``/``If-None-Match`` header the service refuses a repeat on
+    origin: str
     detail: str = ""
     param: str | None = None
     location: Location | None = None

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, finding_site, sink_sharing, tool_evidence
+from agentguard.checks.keys.shared import declares_create_or_get
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import ToolFacts
@@ -115,6 +116,9 @@ class MissingIdempotencyKey(Rule):
                     continue
                 if effect.heuristic and decl is not None and decl.says_idempotent:
                     continue  # an explicit declaration beats a verb's guess
+                if declares_create_or_get(project.catalog, tool, effect):
+                    keyed = True  # a declared create-or-get: a repeat finds what it made
+                    continue
                 flagged = True
                 yield self.finding(
                     finding_site(effect, shared),

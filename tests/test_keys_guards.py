@@ -1,0 +1,141 @@
+"""Idempotency judged from the request (AG201): an overwrite that names what it writes
+with a value new on every call makes a new thing each time; a precondition header and a
+declared create-or-get keep a create from repeating."""
+
+from __future__ import annotations
+
+import textwrap
+
+from .conftest import ScanFiles
+
+
+def _ag201(scan_files: ScanFiles, source: str) -> set[str]:
+    result = scan_files({"agent.py": textwrap.dedent(source)})
+    return {f.tool or "" for f in result.findings if f.code == "AG201"}
+
+
+def _codes(scan_files: ScanFiles, source: str) -> set[str]:
+    result = scan_files({"agent.py": textwrap.dedent(source)})
+    return {f.code for f in result.findings if f.code.startswith("AG2")}
+
+
+def test_a_put_to_a_fresh_id_makes_a_new_document_each_call(scan_files: ScanFiles) -> None:
+    source = '''
+    import uuid
+    from datetime import datetime, timezone
+
+    import requests
+    from langchain_core.tools import tool
+
+    DOCS = "https://docs.example/api/docs"
+
+
+    @tool
+    def store_document(text: str) -> dict:
+        """Store a document."""
+        doc_id = str(uuid.uuid4())
+        return requests.put(f"{DOCS}/{doc_id}", json={"text": text}).json()
+
+
+    @tool
+    def replace_document(doc_id: str, text: str) -> dict:
+        """Replace a document's text."""
+        body = {"text": text, "updated_at": datetime.now(timezone.utc).isoformat()}
+        return requests.put(f"{DOCS}/{doc_id}", json=body).json()
+    '''
+    # a fresh timestamp in the body leaves an overwrite an overwrite
+    assert _ag201(scan_files, source) == {"store_document"}
+
+
+def test_a_save_with_a_fresh_id_field_is_a_create(scan_files: ScanFiles) -> None:
+    source = '''
+    import uuid
+
+    import boto3
+    from langchain_core.tools import tool
+
+    table = boto3.resource("dynamodb").Table("notes")
+
+
+    @tool
+    def add_note(text: str) -> str:
+        """Add a note."""
+        table.put_item(Item={"note_id": str(uuid.uuid4()), "text": text})
+        return "ok"
+
+
+    @tool
+    def set_note(note_id: str, text: str) -> str:
+        """Set a note's text."""
+        table.put_item(Item={"note_id": note_id, "text": text})
+        return "ok"
+    '''
+    assert _ag201(scan_files, source) == {"add_note"}
+
+
+def test_a_precondition_header_guards_a_create(scan_files: ScanFiles) -> None:
+    source = '''
+    import requests
+    from langchain_core.tools import tool
+
+
+    @tool
+    def create_page(slug: str, body: str) -> dict:
+        """Create a wiki page."""
+        headers = {"If-None-Match": "*"}
+        url = f"https://wiki.example/api/pages/{slug}"
+        return requests.post(url, json={"body": body}, headers=headers).json()
+
+
+    @tool
+    def edit_page(slug: str, body: str, etag: str) -> dict:
+        """Edit a wiki page as last read."""
+        url = f"https://wiki.example/api/pages/{slug}/revisions"
+        return requests.post(url, json={"body": body}, headers={"If-Match": etag}).json()
+
+
+    @tool
+    def comment_page(slug: str, text: str) -> dict:
+        """Comment on a wiki page."""
+        url = f"https://wiki.example/api/pages/{slug}/comments"
+        return requests.post(url, json={"text": text}).json()
+    '''
+    assert _ag201(scan_files, source) == {"comment_page"}
+    # a precondition is no idempotency key: no key rule judges where it comes from
+    assert _codes(scan_files, source) == {"AG201"}
+
+
+def test_a_declared_create_or_get_is_a_guard(scan_files: ScanFiles) -> None:
+    source = '''
+    import requests
+    from langchain_core.tools import tool
+
+    API = "https://boards.example/api"
+
+
+    def get_or_create_label(board: str, name: str) -> dict:
+        labels = requests.get(f"{API}/boards/{board}/labels").json()
+        for label in labels:
+            if label["name"] == name:
+                return label
+        return requests.post(f"{API}/labels", json={"board": board, "name": name}).json()
+
+
+    @tool
+    def label_for(board: str, name: str) -> dict:
+        """The board's label of that name."""
+        return get_or_create_label(board, name)
+
+
+    @tool
+    def ensure_list(board: str, name: str) -> dict:
+        """A list of that name on the board, made if missing."""
+        return requests.post(f"{API}/lists", json={"board": board, "name": name}).json()
+
+
+    @tool
+    def add_list(board: str, name: str) -> dict:
+        """Add a list to the board."""
+        return requests.post(f"{API}/lists", json={"board": board, "name": name}).json()
+    '''
+    assert _ag201(scan_files, source) == {"add_list"}
