@@ -139,3 +139,38 @@ def test_a_declared_create_or_get_is_a_guard(scan_files: ScanFiles) -> None:
         return requests.post(f"{API}/lists", json={"board": board, "name": name}).json()
     '''
     assert _ag201(scan_files, source) == {"add_list"}
+
+
+def test_a_read_modify_write_append_repeats_the_append(scan_files: ScanFiles) -> None:
+    source = '''
+    import requests
+    from langchain_core.tools import tool
+
+    LIST = "https://store.example/api/lists"
+
+
+    @tool
+    def add_item(list_id: str, item: str) -> dict:
+        """Add an item to a shopping list."""
+        items = requests.get(f"{LIST}/{list_id}").json()["items"]
+        items.append(item)
+        return requests.put(f"{LIST}/{list_id}", json={"items": items}).json()
+
+
+    @tool
+    def set_items(list_id: str, names: list[str]) -> dict:
+        """Replace a shopping list's items."""
+        items = []
+        for name in names:
+            items.append(name.strip())
+        return requests.put(f"{LIST}/{list_id}", json={"items": items}).json()
+
+
+    @tool
+    def rename_list(list_id: str, title: str) -> dict:
+        """Rename a shopping list."""
+        doc = requests.get(f"{LIST}/{list_id}").json()
+        doc["title"] = title
+        return requests.put(f"{LIST}/{list_id}", json=doc).json()
+    '''
+    assert _ag201(scan_files, source) == {"add_item"}

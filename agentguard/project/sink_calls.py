@@ -24,7 +24,13 @@ from agentguard.project.read_posts import (
     name_sets,
 )
 from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_rpc, map_operation
-from agentguard.project.sink_keys import argument_for, fresh_identity, key_for, local_value
+from agentguard.project.sink_keys import (
+    appended_after_read,
+    argument_for,
+    fresh_identity,
+    key_for,
+    local_value,
+)
 from agentguard.project.sql_sinks import (
     bound_to_db_handle,
     embedded_database_module,
@@ -90,19 +96,16 @@ def classify_sink(
     ):
         return effect
     fresh = fresh_identity(project, call, fn, facts)
-    if fresh is None:
+    if fresh is not None:
+        why = f"names what it writes with `{fresh}()`, new on every call"
+    elif (appended := appended_after_read(project, call, fn, facts)) is not None:
+        why = f"writes back `{appended}` after appending to what it read"
+    else:
         return effect
     return replace(
         effect,
         idempotent=False,
-        chain=(
-            *effect.chain,
-            EvidenceStep(
-                StepKind.REQUEST,
-                effect.site,
-                detail=f"names what it writes with `{fresh}()`, new on every call",
-            ),
-        ),
+        chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=why)),
     )
 
 

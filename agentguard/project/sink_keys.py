@@ -314,3 +314,58 @@ def _fresh_call(
             if fresh is not None:
                 return fresh
     return None
+
+
+# Methods that add to a list in place.
+_APPENDS = frozenset({"append", "extend", "insert", "appendleft"})
+# Calls that only reshape a value already in hand: a body built with them read nothing.
+_LOCAL_SHAPES = frozenset(
+    {
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "str",
+        "int",
+        "float",
+        "sorted",
+        "len",
+        "range",
+        "copy.copy",
+        "copy.deepcopy",
+        "json.loads",
+        "json.dumps",
+    }
+)
+# Keywords a write call takes its body in.
+_BODY_KWARGS = ("json", "data", "body", "content", "payload", "values", "Item", "Body")
+
+
+def appended_after_read(
+    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """The local an otherwise idempotent write (a PUT, a save) sends after appending to
+    what it read (``rows = sheet.get(...); rows.append(row); sheet.put(rows)``): a
+    read-modify-write append, which a repeat appends again. None when there is none."""
+    values = [call.kwargs[k] for k in _BODY_KWARGS if k in call.kwargs] + list(call.args[1:])
+    names = {n for value in values for n in value.names if n not in fn.params}
+    if not names:
+        return None
+    calls = project.calls_in(fn.qualname)
+    for name in sorted(names):
+        bindings = [
+            a for a in project.local_assignments(facts, fn.qualname, name) if a.order <= call.order
+        ]
+        if not bindings:
+            continue
+        appended = any(
+            c.order < call.order
+            and c.method in _APPENDS
+            and (c.receiver or "").split("[", 1)[0].split(".", 1)[0] == name
+            for c in calls
+        ) or any(name in a.value.names for a in bindings[1:])
+        first = bindings[0].value
+        read = [c for c in first.calls if c.replace("()", "") not in _LOCAL_SHAPES]
+        if appended and read:
+            return name
+    return None
