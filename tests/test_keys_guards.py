@@ -174,3 +174,109 @@ def test_a_read_modify_write_append_repeats_the_append(scan_files: ScanFiles) ->
         return requests.put(f"{LIST}/{list_id}", json=doc).json()
     '''
     assert _ag201(scan_files, source) == {"add_item"}
+
+
+CHECK_FIRST = '''
+import requests
+from langchain_core.tools import tool
+
+from app.boards import BoardClient
+
+boards = BoardClient()
+
+
+@tool
+def add_label(board: str, name: str) -> dict:
+    """Add a label to a board."""
+    existing = boards.find_label(board, name)
+    if existing:
+        return existing
+    return boards.create_label(board, name)
+
+
+@tool
+def add_list(board: str, name: str) -> dict:
+    """Add a list to a board, unless one has that name."""
+    for board_list in boards.list_lists(board):
+        if board_list["name"] == name:
+            return board_list
+    return boards.create_list(board, name)
+
+
+@tool
+def add_tag(board: str, name: str) -> dict:
+    """Add a tag to a board."""
+    if not boards.tag_exists(board, name):
+        return boards.create_tag(board, name)
+    return {"exists": True}
+
+
+@tool
+def add_card(board: str, name: str, dry_run: bool = False) -> dict:
+    """Add a card to a board."""
+    if dry_run:
+        return {"would_create": name}
+    if not name.strip():
+        raise ValueError("name is required")
+    return boards.create_card(board, name)
+
+
+@tool
+def add_note(board: str, text: str) -> dict:
+    """Add a note to a board."""
+    recent = boards.list_notes(board)
+    if len(recent) > 100:
+        return {"error": "too many notes"}
+    return boards.create_note(board, text)
+'''
+
+BOARD_CLIENT = """
+import requests
+
+API = "https://boards.example/api"
+
+
+class BoardClient:
+    def find_label(self, board: str, name: str) -> dict | None:
+        return requests.get(f"{API}/boards/{board}/labels", params={"name": name}).json()
+
+    def list_lists(self, board: str) -> list:
+        return requests.get(f"{API}/boards/{board}/lists").json()
+
+    def tag_exists(self, board: str, name: str) -> bool:
+        return requests.get(f"{API}/boards/{board}/tags/{name}").ok
+
+    def list_notes(self, board: str) -> list:
+        return requests.get(f"{API}/boards/{board}/notes").json()
+
+    def _post(self, path: str, body: dict) -> dict:
+        return requests.post(f"{API}{path}", json=body).json()
+
+    def create_label(self, board: str, name: str) -> dict:
+        return self._post("/labels", {"board": board, "name": name})
+
+    def create_list(self, board: str, name: str) -> dict:
+        return self._post("/lists", {"board": board, "name": name})
+
+    def create_tag(self, board: str, name: str) -> dict:
+        return self._post("/tags", {"board": board, "name": name})
+
+    def create_card(self, board: str, name: str) -> dict:
+        return self._post("/cards", {"board": board, "name": name})
+
+    def create_note(self, board: str, text: str) -> dict:
+        return self._post("/notes", {"board": board, "text": text})
+"""
+
+
+def test_a_check_then_create_on_a_natural_key_is_a_guard(scan_files: ScanFiles) -> None:
+    result = scan_files(
+        {
+            "app/boards.py": textwrap.dedent(BOARD_CLIENT),
+            "app/tools.py": textwrap.dedent(CHECK_FIRST),
+        }
+    )
+    flagged = {f.tool for f in result.findings if f.code == "AG201"}
+    # a dry-run flag, input validation or a count of other things is no lookup of the key
+    assert flagged == {"add_card", "add_note"}
+    assert "AG202" not in {f.code for f in result.findings}

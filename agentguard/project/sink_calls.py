@@ -11,6 +11,7 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.knowledge.catalog import Matcher, Sink
 from agentguard.project import open_world
+from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
 from agentguard.project.read_posts import (
     MIXED,
@@ -87,26 +88,30 @@ def find_sink(matcher: Matcher[Sink], call: Call, callee: str) -> Sink | None:
 def classify_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
-    """What ``call`` does, or None when it has no side effect worth a fact."""
+    """What ``call`` does, or None when it has no side effect worth a fact; judged from the
+    request too (``sink_keys``: a fresh identity, a read-modify-write append; and
+    ``create_guards``: a check-then-create)."""
     effect = _classify_sink(project, call, callee, fn, facts)
-    if (
-        effect is None
-        or effect.idempotent is not True
-        or effect.kind not in {"network_write", "write"}
-    ):
-        return effect
-    fresh = fresh_identity(project, call, fn, facts)
-    if fresh is not None:
-        why = f"names what it writes with `{fresh}()`, new on every call"
-    elif (appended := appended_after_read(project, call, fn, facts)) is not None:
-        why = f"writes back `{appended}` after appending to what it read"
-    else:
-        return effect
-    return replace(
-        effect,
-        idempotent=False,
-        chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=why)),
-    )
+    if effect is None:
+        return None
+    if effect.idempotent is True and effect.kind in {"network_write", "write"}:
+        fresh = fresh_identity(project, call, fn, facts)
+        if fresh is not None:
+            why = f"names what it writes with `{fresh}()`, new on every call"
+        elif (appended := appended_after_read(project, call, fn, facts)) is not None:
+            why = f"writes back `{appended}` after appending to what it read"
+        else:
+            return effect
+        effect = replace(
+            effect,
+            idempotent=False,
+            chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=why)),
+        )
+    if effect.non_idempotent and effect.key is None:
+        guard = check_then_create(project, call, fn, facts)
+        if guard is not None:
+            effect = replace(effect, key=guard)
+    return effect
 
 
 def _classify_sink(
