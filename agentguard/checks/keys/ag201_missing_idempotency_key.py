@@ -19,7 +19,21 @@ class MissingIdempotencyKey(Rule):
     `@guarded(key=...)` on the tool.
 
     Local writes (files, a local git repository) have nothing downstream that could
-    deduplicate; they are judged by AG101. Idempotent verbs (PUT, DELETE by id) need no key.
+    deduplicate; they are judged by AG101. Idempotent verbs (PUT, DELETE by id) need no key,
+    nor does a POST that sets a state (`/issue/{key}/transitions`) or links existing things
+    by id (`/cards/{id}/idMembers`). The request decides, not the verb alone: a PUT or save
+    that names what it writes with `uuid4()` or the time, or writes back a list it read
+    after appending to it, repeats its effect. A create behind a guard needs no key: an
+    `If-None-Match`/`If-Match` precondition, a lookup of the same natural key first
+    (check-then-create), or a name that declares a create-or-get (`get_or_create_label`).
+
+    Declarations are evidence: a tool that declares a create (MCP `idempotentHint=False`
+    with `destructiveHint=False`) is flagged at its declaration when no key is found, even
+    where no write is found in its code; a tool declared idempotent is not flagged on a
+    verb's guess (AG102 reports the disagreement).
+
+    A write made through a client shared by several tools is reported in each tool, at the
+    tool's own call that leads to it, with the shared sink as evidence.
 
     ## Why it matters
     The client times out after the service committed; the retry (the model's or a
@@ -68,6 +82,15 @@ class MissingIdempotencyKey(Rule):
             '    return requests.put(f"https://shop.example/orders/{order_id}/label", json={"label": label}).json()\n'
         ),
         Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_page(slug: str, body: str) -> dict:\n"
+            '    """Create a wiki page unless it exists."""\n'
+            '    headers = {"If-None-Match": "*"}\n'
+            '    return requests.post(f"https://wiki.example/pages/{slug}", json={"body": body}, headers=headers).json()\n'
+        ),
+        Valid(
             "from pathlib import Path\n"
             "from langchain_core.tools import tool\n\n"
             "@tool\n"
@@ -97,6 +120,17 @@ class MissingIdempotencyKey(Rule):
             "    intent = stripe.PaymentIntent.create(customer=customer, amount=cents, currency='eur')\n"
             "    return intent.id\n",
             span=(6, 14, 6, 90),
+        ),
+        Invalid(
+            "from mcp.server.fastmcp import FastMCP\n"
+            "from mcp.types import ToolAnnotations\n"
+            "from crm_sdk import Crm\n\n"
+            'mcp = FastMCP("crm")\n'
+            "crm = Crm()\n\n"
+            "@mcp.tool(annotations=ToolAnnotations(destructiveHint=False, idempotentHint=False))\n"
+            "def add_contact(name: str) -> dict:\n"
+            "    return crm.contacts.make(name)\n",
+            span=(8, 77, 8, 82),
         ),
     )
 
