@@ -127,7 +127,41 @@ def test_a_question_is_not_passed_on_declarations_alone(scan_files: ScanFiles) -
         return crm.contacts.forget(contact_id)
     """
     report = build_report(_scan(scan_files, source))
+    assert [t.name for t in report.tools] == ["forget_contact"]
     q3 = next(q for q in report.questions if q.id == "Q3")
     # no write found in any code: the question was not checked, it did not pass
     assert q3.verdict == NOT_CHECKED
     assert "declare a write" in q3.summary
+
+
+def test_the_declaration_beats_the_verb_for_every_rule_counting_writes(
+    scan_files: ScanFiles,
+) -> None:
+    """AG801 (no replay-safety eval) asks only about non-idempotent writes: a verb guessed
+    as a create in a tool declared idempotent is none, and a verb guessed as an update in a
+    tool declared a create is one."""
+    source = """
+    from mcp.server.fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
+
+    from crm_sdk import Crm
+
+    mcp = FastMCP("crm")
+    crm = Crm()
+
+
+    @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True))
+    def tag_contact(contact_id: str, tag: str) -> dict:
+        \"\"\"Tag a contact.\"\"\"
+        return crm.contacts.create_tag(contact_id, tag)
+
+
+    @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False))
+    def log_visit(contact_id: str) -> dict:
+        \"\"\"Log a visit to a contact.\"\"\"
+        return crm.visits.update_log(contact_id)
+    """
+    result = _scan(scan_files, source)
+    assert not [f for f in result.findings if f.code == "AG000"]
+    asked = {f.tool for f in result.findings if f.code == "AG801"}
+    assert asked == {"log_visit"}
