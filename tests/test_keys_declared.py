@@ -165,3 +165,35 @@ def test_the_declaration_beats_the_verb_for_every_rule_counting_writes(
     assert not [f for f in result.findings if f.code == "AG000"]
     asked = {f.tool for f in result.findings if f.code == "AG801"}
     assert asked == {"log_visit"}
+
+
+def test_a_closed_world_declaration_is_no_remote_create(scan_files: ScanFiles) -> None:
+    """``openWorldHint=False``: the tool touches only its own, local world; nothing
+    downstream could honour a key."""
+    source = '''
+    from mcp.server.fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
+
+    mcp = FastMCP("scratch")
+    NOTES: list[str] = []
+
+
+    @mcp.tool(
+        annotations=ToolAnnotations(
+            destructiveHint=False, idempotentHint=False, openWorldHint=False
+        )
+    )
+    def remember(text: str) -> int:
+        """Remember a note for this session."""
+        NOTES.append(text)
+        return len(NOTES)
+
+
+    @mcp.tool(annotations=ToolAnnotations(destructiveHint=False, idempotentHint=False))
+    def remember_remotely(text: str) -> int:
+        """Remember a note in the team's store."""
+        NOTES.append(text)
+        return len(NOTES)
+    '''
+    result = _scan(scan_files, source)
+    assert {f.tool for f in result.findings if f.code == "AG201"} == {"remember_remotely"}

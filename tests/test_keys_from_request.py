@@ -273,3 +273,27 @@ def test_a_function_handed_to_a_thread_is_followed(scan_files: ScanFiles) -> Non
         '''
     }
     assert set(_findings(scan_files, files, "AG201")) == {"post_message", "post_later"}
+
+
+def test_linking_things_named_in_the_body_is_a_set(scan_files: ScanFiles) -> None:
+    files = {
+        "agent.py": '''
+        import requests
+        from langchain_core.tools import tool
+
+        API = "https://code.example/api/repos/acme/app"
+
+
+        @tool
+        def label_issue(number: int, labels: list[str]) -> dict:
+            """Put labels on an issue."""
+            return requests.post(f"{API}/issues/{number}/labels", json={"labels": labels}).json()
+
+
+        @tool
+        def new_label(name: str, color: str) -> dict:
+            """Create a label in the repository."""
+            return requests.post(f"{API}/labels", json={"name": name, "color": color}).json()
+        '''
+    }
+    assert set(_findings(scan_files, files, "AG201")) == {"new_label"}

@@ -32,6 +32,9 @@ class Declaration:
     read_only: bool | None = None
     destructive: bool | None = None
     idempotent_hint: bool | None = None
+    # MCP ``openWorldHint``: False when the tool touches only a closed, local world (no
+    # default is assumed; it declares nothing about risk or idempotency by itself)
+    open_world: bool | None = None
     has_key: bool = False
     has_reconcile: bool = False
     key: Value | None = None
@@ -78,7 +81,7 @@ class Declaration:
         create. ``idempotency="non_idempotent"`` on a write risk, or ``idempotentHint=False``
         written out with ``destructiveHint=False`` written out (the MCP spec's "only additive
         updates"). A destructive declaration (a delete repeats harmlessly) is none."""
-        if not self.says_write or self.risk == "destructive":
+        if not self.says_write or self.risk == "destructive" or self.open_world is False:
             return False
         if self.idempotency is not None:
             return self.idempotency == "non_idempotent" and self.destructive is not True
