@@ -121,6 +121,15 @@ class Matcher(Generic[T]):
         except KeyError:
             return self._lookup(qualname)
 
+    def first(self, *qualnames: str) -> T | None:
+        """The entry of the first of ``qualnames`` that has one (a call's resolved callee,
+        then the callee as written)."""
+        for qualname in qualnames:
+            found = self(qualname)
+            if found is not None:
+                return found
+        return None
+
     def _lookup(self, qualname: str | None) -> T | None:
         if not qualname:
             self._memo[qualname] = None

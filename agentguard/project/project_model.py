@@ -309,11 +309,7 @@ class ProjectModel:
 
     def _handed_call(self, call: Call, callee: str) -> Call | None:
         runners = self.catalog.callable_runners
-        if not runners:
-            return None
-        index = runners(callee)
-        if index is None and call.callee != callee:
-            index = runners(call.callee)
+        index = runners.first(callee, call.callee) if runners else None
         if index is None or index >= len(call.args):
             return None
         function = call.args[index]

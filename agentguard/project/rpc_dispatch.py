@@ -35,11 +35,7 @@ def rpc_operation(project: ProjectModel, call: Call, callee: str) -> Value | boo
     """The argument naming the operation of an RPC dispatch call; False when ``call`` is
     no such call, None when it passes no operation."""
     dispatch = project.catalog.rpc_dispatch
-    if not dispatch:
-        return False
-    position = dispatch(callee)
-    if position is None and call.callee != callee:
-        position = dispatch(call.callee)
+    position = dispatch.first(callee, call.callee) if dispatch else None
     if position is None:
         return False
     return call.args[position] if position < len(call.args) else call.kwargs.get("method")
