@@ -217,7 +217,8 @@ def _judge(
             f"{len(guarded)} of {len(writers)} write tools use the runtime",
             support,
         )
-    checked = _found_writes(writers)
+    # Q1 judges declarations, which a declared tool has; the others judge found writes
+    checked = len(writers) if qid == "Q1" else _found_writes(writers)
     declared_only = len(writers) - checked
     if checked == 0:
         return (
@@ -227,7 +228,7 @@ def _judge(
         )
     summary = f"{checked} write tools checked, no finding"
     if declared_only:
-        summary += f"; {declared_only} more declare a write none of whose code could be judged"
+        summary += f"; {declared_only} more declare a write not found in their code"
     return PASS, summary, support
 
 
