@@ -297,3 +297,36 @@ def test_linking_things_named_in_the_body_is_a_set(scan_files: ScanFiles) -> Non
         '''
     }
     assert set(_findings(scan_files, files, "AG201")) == {"new_label"}
+
+
+def test_a_post_naming_an_idempotent_write_is_no_create(scan_files: ScanFiles) -> None:
+    files = {
+        "agent.py": '''
+        import requests
+        from langchain_core.tools import tool
+
+        VECTORS = "https://vectors.example/v1/indexes/docs/vectors"
+        CHAT = "https://chat.example/api"
+
+
+        @tool
+        def store_vectors(vectors: list[dict]) -> dict:
+            """Store embeddings by id, replacing any with the same id."""
+            return requests.post(f"{VECTORS}/upsert", json={"vectors": vectors}).json()
+
+
+        @tool
+        def edit_message(channel: str, ts: str, text: str) -> dict:
+            """Edit a message already posted."""
+            body = {"channel": channel, "ts": ts, "text": text}
+            return requests.post(f"{CHAT}/chat.update", json=body).json()
+
+
+        @tool
+        def post_message(channel: str, text: str) -> dict:
+            """Post a message."""
+            body = {"channel": channel, "text": text}
+            return requests.post(f"{CHAT}/chat.postMessage", json=body).json()
+        '''
+    }
+    assert set(_findings(scan_files, files, "AG201")) == {"post_message"}

@@ -324,7 +324,10 @@ class Catalog:
             tuple(phrase.split("_")) for phrase in _as_list(guards.get("create_or_get"))
         )
         repeat_safe = effects.get("repeat_safe_posts") or {}
-        self.post_state_words = frozenset(_as_list(repeat_safe.get("state_words")))
+        # with the verbs of an idempotent write (``/records/upsert``, ``chat.update``)
+        self.post_state_words = frozenset(_as_list(repeat_safe.get("state_words"))) | {
+            verb for verb, category in self.verbs.items() if category == "idempotent_write"
+        }
         self.post_relation_words = frozenset(_as_list(repeat_safe.get("relation_words")))
         self.post_reference_keys = frozenset(_as_list(repeat_safe.get("reference_keys")))
         keys = effects.get("keys") or {}

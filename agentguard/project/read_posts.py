@@ -260,7 +260,8 @@ def _repeat_safe(catalog: Catalog, path: str, body: Value | None) -> str | None:
         return None  # a top-level collection (``/labels``): a POST there creates
     last = segments[-1]
     last_words = [w for part in last.split(".") for w in words(part)]
-    if last_words and last_words[0] in catalog.post_state_words:
+    action = words(last.split(".")[-1])  # ``chat.update``: the method after the dot
+    if action and action[0] in catalog.post_state_words:
         return f"`{last}` sets the state of an existing resource"
     if not set(last_words) & catalog.post_relation_words or body is None:
         return None
