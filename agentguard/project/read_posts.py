@@ -208,6 +208,9 @@ def judge_post(
         body = resolver._binding(body.text) or body
     keys = set(body.items) if body is not None and body.kind == "dict" else set()
     operation = _graphql_operation(resolver, body.items.get("query")) if body and keys else None
+    rpc = _json_rpc(catalog, body) if keys else None
+    if rpc is not None:
+        return rpc
     if "graphql" in words(path) or operation is not None:
         if operation == "mutation":
             return PostJudgement(MIXED if READ in verdicts else WRITE, "a GraphQL mutation")
@@ -241,6 +244,27 @@ def judge_mapped_url(
         return PostJudgement(SETS, repeat_safe, resolver.param)
     judged = _url_judgement(project.catalog, resolver, path, verdicts)
     return judged or PostJudgement(NEUTRAL, "", resolver.param)
+
+
+def _json_rpc(catalog: Catalog, body: Value | None) -> PostJudgement | None:
+    """A JSON-RPC request (``{"jsonrpc": "2.0", "method": "eth_getBalance", "params": ...}``)
+    does what its ``method`` names, whatever the URL: judged by the verb table."""
+    if body is None or "method" not in body.items:
+        return None
+    if "jsonrpc" not in body.items and "params" not in body.items:
+        return None
+    method = body.items["method"].string()
+    if not method:
+        return None
+    verb = catalog.open_world.verb_class(method.rsplit(".", 1)[-1].rsplit("/", 1)[-1])
+    reason = f"the JSON-RPC method `{method}`"
+    if verb == "read":
+        return PostJudgement(READ, f"{reason} reads")
+    if verb == "idempotent_write":
+        return PostJudgement(SETS, f"{reason} sets a state")
+    if verb in {"non_idempotent", "destructive"}:
+        return PostJudgement(WRITE, reason)
+    return None
 
 
 def _body_argument(call: Call) -> Value | None:
