@@ -200,3 +200,49 @@ def test_a_closed_world_declaration_is_no_remote_create(scan_files: ScanFiles) -
     '''
     result = _scan(scan_files, source)
     assert {f.tool for f in result.findings if f.code == "AG201"} == {"remember_remotely"}
+
+
+def test_a_registry_side_effect_flag_is_a_declaration(scan_files: ScanFiles) -> None:
+    """A project's own tool registry (taught in config) that takes ``side_effect=``: the
+    flag declares the tool, as MCP annotations do."""
+    pyproject = """
+    [tool.agentguard.frameworks.acme]
+    decorators = ["acme.registry.register"]
+    """
+    source = '''
+    import requests
+
+    from acme.registry import register
+
+    API = "https://tickets.example/api"
+
+
+    @register(name="open_ticket", side_effect=True)
+    def open_ticket(title: str) -> dict:
+        """Open a ticket."""
+        return requests.post(f"{API}/tickets", json={"title": title}).json()
+
+
+    @register(name="ticket_count", side_effect=False)
+    def ticket_count() -> dict:
+        """How many tickets are open."""
+        return requests.get(f"{API}/tickets/count").json()
+
+
+    @register(name="close_ticket")
+    def close_ticket(ticket_id: str) -> dict:
+        """Close a ticket."""
+        return requests.delete(f"{API}/tickets/{ticket_id}").json()
+    '''
+    result = scan_files(
+        {"pyproject.toml": textwrap.dedent(pyproject), "tools.py": textwrap.dedent(source)}
+    )
+    tools = {t.name: t for t in result.project.tools}
+    assert set(tools) == {"open_ticket", "ticket_count", "close_ticket"}
+    assert tools["open_ticket"].declared_write is not None
+    assert tools["ticket_count"].declaration is not None
+    assert tools["ticket_count"].declaration.says_read_only
+    undeclared = {f.tool for f in result.findings if f.code == "AG101"}
+    assert undeclared == {"close_ticket"}
+    # declared, but a POST with no key is still a missing key
+    assert {f.tool for f in result.findings if f.code == "AG201"} == {"open_ticket"}

@@ -249,6 +249,11 @@ class Catalog:
             field_name: tuple(_as_list(names))
             for field_name, names in (tool_functions.get("annotation_hints") or {}).items()
         }
+        # declaration field (or ``side_effect``) -> the tool-option keywords that set it
+        self.option_hints: dict[str, tuple[str, ...]] = {
+            field_name: tuple(_as_list(names))
+            for field_name, names in (tool_functions.get("option_hints") or {}).items()
+        }
         effects = data.get("effects") or {}
         self.sinks: Matcher[Sink] = Matcher()
         self.user_sinks: Matcher[Sink] = Matcher()

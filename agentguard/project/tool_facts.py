@@ -24,7 +24,7 @@ WRITE_EFFECTS = {"network_write", "payment", "message", "write", "destructive", 
 class Declaration:
     """What a tool says about itself: risk, idempotency, replay (and MCP hints)."""
 
-    source: str  # guarded | mcp-annotations | langchain-metadata | manifest | schema
+    source: str  # guarded | mcp-annotations | langchain-metadata | registry | manifest | schema
     location: Location
     risk: str | None = None
     idempotency: str | None = None
