@@ -228,3 +228,29 @@ def test_a_url_builder_named_like_a_read_does_not_make_a_helpers_post_read(
     """
     source = _tool('return api.call("POST", "/orders", {"q": q})\n', name="order", extra=extra)
     assert "AG101" in _write_codes(scan_files, source)
+
+
+def test_a_json_rpc_post_does_what_its_method_names(scan_files: ScanFiles) -> None:
+    source = '''
+import requests
+from langchain_core.tools import tool
+
+NODE = "https://node.example/rpc"
+
+
+@tool
+def wallet_balance(address: str) -> dict:
+    """The balance of a wallet."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "eth_getBalance", "params": [address, "latest"]}
+    return requests.post(NODE, json=body).json()
+
+
+@tool
+def send_payment(signed: str) -> dict:
+    """Broadcast a signed transaction."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "eth_sendRawTransaction", "params": [signed]}
+    return requests.post(NODE, json=body).json()
+'''
+    result = scan_files({"agent.py": source})
+    flagged = {f.tool for f in result.findings if f.code in {"AG101", "AG201"}}
+    assert flagged == {"send_payment"}

@@ -146,7 +146,10 @@ library = "acme"
 fills in itself, never the model's arguments; `self` and `cls` always are),
 `declaration_decorators` (decorators whose keyword arguments declare a tool's `risk`,
 `idempotency` and `replay`, as `@guarded` does; `*` globs allowed) and `annotation_hints`
-(the MCP annotation names that set `read_only`, `destructive` or `idempotent_hint`) and
+(the MCP annotation names that set `read_only`, `destructive`, `idempotent_hint` or
+`open_world`), `option_hints` (keywords of a tool's decorator or registration call that
+declare it outright, as a registry's `side_effect=` flag does: `side_effect`, `read_only`,
+`destructive`, `idempotent_hint`) and
 `context_carriers` (`attributes`: a generic class your framework hands a tool, by the
 attribute that holds the dependencies its first type argument types, as `RunContext[Deps]`
 makes `ctx.deps` a `Deps`; `packages`: where such a class is imported from). Lists

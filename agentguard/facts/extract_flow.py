@@ -13,6 +13,7 @@ from agentguard.facts.extract_values import (
     walk,
 )
 from agentguard.facts.module_facts import (
+    Branch,
     Handler,
     Loop,
     RawErrorUse,
@@ -210,7 +211,27 @@ class FlowVisitor(ValueReader):
                 string = self._static_string(side)
                 if string is not None:
                     self._branch(string, node.body)
-        self.generic_visit(node)
+        scope = self.scope
+        fn = scope.function
+        if fn is None:
+            self.generic_visit(node)
+            return
+        self.visit(test)
+        start = scope.order
+        for stmt in node.body:
+            self.visit(stmt)
+        end = scope.order
+        last = node.body[-1] if node.body else None
+        fn.branches.append(
+            Branch(
+                test=self.value(test),
+                span=self.span(node),
+                body_order=(start, end),
+                exits=isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)),
+            )
+        )
+        for stmt in node.orelse:
+            self.visit(stmt)
 
     def _static_string(self, node: ast.expr) -> str | None:
         """A string literal, or a class constant of this module naming one (``Tools.COMMIT``
@@ -260,6 +281,9 @@ class FlowVisitor(ValueReader):
             retry_shape = _exits_on_success(node)
             self.visit(node.test)
         loop = Loop(loop_id=loop_id, kind=kind, span=self.span(node), is_retry_shape=retry_shape)
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            loop.targets = [n.id for n in walk(node.target) if isinstance(n, ast.Name)]
+            loop.iterable = self.value(node.iter)
         fn = self.scope.function
         if fn is not None:
             fn.loops.append(loop)

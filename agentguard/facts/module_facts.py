@@ -150,6 +150,19 @@ class Loop(CompactPickle):
     # statuses that repeat it, and the call orders of its body [start, end).
     retried_statuses: list[int] = field(default_factory=list)
     body_order: tuple[int, int] = (0, 0)
+    targets: list[str] = field(default_factory=list)  # ``for a, b in ...``: the names bound
+    iterable: Value | None = None  # what a ``for`` loop walks
+
+
+@dataclass(slots=True)
+class Branch(CompactPickle):
+    """An ``if`` in a function: its test, the call orders its body covers [start, end),
+    and whether the body leaves early (ends in return, raise, continue or break)."""
+
+    test: Value
+    span: Span
+    body_order: tuple[int, int] = (0, 0)
+    exits: bool = False
 
 
 @dataclass(slots=True)
@@ -191,6 +204,7 @@ class Function(CompactPickle):
     raises: list[Value] = field(default_factory=list)
     is_test: bool = False
     asserts: list[Value] = field(default_factory=list)  # ``assert`` expressions, in order
+    branches: list[Branch] = field(default_factory=list)  # ``if`` statements, in order
 
 
 @dataclass(slots=True)

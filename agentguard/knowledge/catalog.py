@@ -121,6 +121,15 @@ class Matcher(Generic[T]):
         except KeyError:
             return self._lookup(qualname)
 
+    def first(self, *qualnames: str) -> T | None:
+        """The entry of the first of ``qualnames`` that has one (a call's resolved callee,
+        then the callee as written)."""
+        for qualname in qualnames:
+            found = self(qualname)
+            if found is not None:
+                return found
+        return None
+
     def _lookup(self, qualname: str | None) -> T | None:
         if not qualname:
             self._memo[qualname] = None
@@ -248,6 +257,11 @@ class Catalog:
             field_name: tuple(_as_list(names))
             for field_name, names in (tool_functions.get("annotation_hints") or {}).items()
         }
+        # declaration field (or ``side_effect``) -> the tool-option keywords that set it
+        self.option_hints: dict[str, tuple[str, ...]] = {
+            field_name: tuple(_as_list(names))
+            for field_name, names in (tool_functions.get("option_hints") or {}).items()
+        }
         effects = data.get("effects") or {}
         self.sinks: Matcher[Sink] = Matcher()
         self.user_sinks: Matcher[Sink] = Matcher()
@@ -298,7 +312,9 @@ class Catalog:
         # Ordered: the search visits holders in this order, and the last key found counts.
         self.key_holders = tuple(dict.fromkeys(_as_list(effects.get("key_holders"))))
         read_posts = effects.get("read_posts") or {}
-        self.post_read_words = frozenset(_as_list(read_posts.get("read_words")))
+        self.post_read_words = frozenset(_as_list(read_posts.get("read_words"))) | frozenset(
+            _as_list((effects.get("repeat_safe_posts") or {}).get("session_words"))
+        )
         self.post_write_words = frozenset(_as_list(read_posts.get("write_words"))) | {
             verb for verb, category in self.verbs.items() if category != "read"
         }
@@ -310,6 +326,25 @@ class Catalog:
         self.name_generic_words = frozenset(_as_list(read_posts.get("name_generic_words")))
         self.sql_neutral_words = frozenset(_as_list(read_posts.get("sql_neutral_words")))
         self.http_helper_words = frozenset(_as_list(read_posts.get("http_helper_words")))
+        self.callable_runners: Matcher[int] = Matcher()
+        for runner, position in (effects.get("callable_runners") or {}).items():
+            self.callable_runners.add([runner], int(position))
+        self.rpc_dispatch: Matcher[int] = Matcher()
+        for dispatch, position in (effects.get("rpc_dispatch") or {}).items():
+            self.rpc_dispatch.add([dispatch], int(position))
+        guards = effects.get("write_guards") or {}
+        self.precondition_headers = _names_pattern(guards.get("precondition_headers"), "(?i)^({})$")
+        # snake_case phrases, as word sequences (``get_or_create`` -> get, or, create)
+        self.create_or_get_phrases = tuple(
+            tuple(phrase.split("_")) for phrase in _as_list(guards.get("create_or_get"))
+        )
+        repeat_safe = effects.get("repeat_safe_posts") or {}
+        # with the verbs of an idempotent write (``/records/upsert``, ``chat.update``)
+        self.post_state_words = frozenset(_as_list(repeat_safe.get("state_words"))) | {
+            verb for verb, category in self.verbs.items() if category == "idempotent_write"
+        }
+        self.post_relation_words = frozenset(_as_list(repeat_safe.get("relation_words")))
+        self.post_reference_keys = frozenset(_as_list(repeat_safe.get("reference_keys")))
         keys = effects.get("keys") or {}
         self.key_kwargs = _names_pattern(keys.get("kwargs"), "(?i)^({})$")
         # An `X-` prefix marks a header as not standardised: the same header either way.

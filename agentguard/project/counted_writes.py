@@ -28,5 +28,19 @@ def counts_as_write(
 
 
 def counted_writes(tool: ToolFacts, catalog: Catalog) -> list[Effect]:
-    """The tool's effects that count as writes, judged by its own name."""
-    return [e for e in tool.effects if counts_as_write(e, tool.name, catalog)]
+    """The tool's effects that count as writes, judged by its own name; where the tool
+    declares its idempotency in so many words, the declaration beats a verb's guess (a
+    write judged only by its verb counts as the declaration says)."""
+    decl = tool.declaration
+    counted = []
+    for effect in tool.effects:
+        guessed = effect.heuristic and effect.writes
+        if guessed and decl is not None and decl.says_idempotent:
+            continue
+        if guessed and decl is not None and decl.says_additive_non_idempotent:
+            if effect.idempotent is True and effect.kind not in {"unknown", "destructive"}:
+                counted.append(effect)
+                continue
+        if counts_as_write(effect, tool.name, catalog):
+            counted.append(effect)
+    return counted

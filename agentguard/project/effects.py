@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function
 from agentguard.project import open_world
+from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
 from agentguard.project.read_posts import (
     is_statement,
     read_by_name,
 )
+from agentguard.project.rpc_dispatch import RPC_DEFERRED
 from agentguard.project.sink_calls import (
     DEFERRED,
     classify_sink,
@@ -129,9 +131,9 @@ class EffectSummaries:
         fn, facts = project.functions[qualname]
         effects: list[Effect] = []
         edges: list[tuple[Call, str]] = []
-        for call in project.calls_in(qualname):
-            site = project.call_site(call, fn, facts)
-            callee = site.callee
+        for written in project.calls_in(qualname):
+            site = project.followed_site(written, fn, facts)
+            call, callee = site.call, site.callee
             if user_sinks and find_sink(user_sinks, call, callee) is not None:
                 # the user declared this call a sink: judge it here, do not look inside
                 effect = classify_sink(project, call, callee, fn, facts)
@@ -201,7 +203,7 @@ class EffectSummaries:
                 continue  # most callees have no effect to pass on
             target_fn = project.functions[target][0]
             for key, effect in list(reached.items()):
-                if key in mine and len(mine[key].chain) <= len(effect.chain) + 1:
+                if key in mine and _rank(mine[key]) <= (_guarded(effect), len(effect.chain) + 1):
                     continue
                 step = EvidenceStep(
                     StepKind.CALL,
@@ -214,17 +216,30 @@ class EffectSummaries:
                     mapped = map_url_through_call(project, mapped, target_fn, call, fn, facts)
                 if mapped is None or open_world.is_plumbing(project, mapped, target_fn):
                     continue  # this caller's URL reads, or a local cache or token refreshed
+                mapped_key = map_key_through_call(project, effect.key, target_fn, call, fn, facts)
+                if mapped_key is None and mapped.non_idempotent:
+                    mapped_key = check_then_create(project, call, fn, facts)
+                candidate = replace(mapped, chain=(step, *mapped.chain), key=mapped_key)
+                if key in mine and _rank(mine[key]) <= _rank(candidate):
+                    continue  # a path with no guard (or a shorter one) was found first
                 if before is None:
                     before = dict(mine)
-                mine[key] = replace(
-                    mapped,
-                    chain=(step, *mapped.chain),
-                    key=map_key_through_call(project, effect.key, target_fn, call, fn, facts),
-                )
+                mine[key] = candidate
         if before is None:
             return False
         self._history.setdefault(qualname, []).append((rounds, before))
         return True
+
+
+def _guarded(effect: Effect) -> int:
+    """1 when only a check-then-create keeps the write from repeating (``create_guards``)."""
+    return int(effect.key is not None and effect.key.origin == CHECK_THEN_CREATE)
+
+
+def _rank(effect: Effect) -> tuple[int, int]:
+    """Which of two paths to one sink a summary keeps (the lower): a path that reaches the
+    write unguarded before one through a check-then-create, then the shorter chain."""
+    return (_guarded(effect), len(effect.chain))
 
 
 def _shown(fn: Function, caller: Function | None = None) -> str:
@@ -256,6 +271,9 @@ def infer_effects(project: ProjectModel) -> EffectSummaries:
                     effect = replace(effect, kind=open_world.UNKNOWN)
                 if effect.kind == DEFERRED:
                     continue  # no caller chose the HTTP method
+                if effect.kind == RPC_DEFERRED:
+                    # the model chooses the remote operation: a generic executor, unjudged
+                    effect = replace(effect, kind=open_world.UNKNOWN, method_param=None)
                 if key not in seen:
                     seen.add(key)
                     gathered.append(effect)

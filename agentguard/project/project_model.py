@@ -108,6 +108,7 @@ class LookupMemo:
         default_factory=dict
     )
     imported_heads: dict[str, frozenset[str]] = field(default_factory=dict)
+    handed: dict[int, tuple[Call, Call | None]] = field(default_factory=dict)
 
 
 class FrozenProjectError(AttributeError):
@@ -295,6 +296,50 @@ class ProjectModel:
             site.callee for facts in self.modules.values() for site in self.call_sites(facts)
         )
 
+    def handed_call(self, call: Call, callee: str) -> Call | None:
+        """For a call that runs a function it is handed (``asyncio.to_thread(client.create,
+        model, values)``, the catalogue's ``callable_runners``): the call of that function
+        with the arguments after it, at the same place. None for any other call."""
+        memo = self._memo.handed.get(id(call))
+        if memo is not None and memo[0] is call:
+            return memo[1]
+        handed = self._handed_call(call, callee)
+        self._memo.handed[id(call)] = (call, handed)
+        return handed
+
+    def _handed_call(self, call: Call, callee: str) -> Call | None:
+        runners = self.catalog.callable_runners
+        index = runners.first(callee, call.callee) if runners else None
+        if index is None or index >= len(call.args):
+            return None
+        function = call.args[index]
+        if function.kind not in {"name", "attr"}:
+            return None
+        text = function.text
+        return Call(
+            callee=function.qualname or text,
+            text=f"{text}(...)",
+            method=text.rsplit(".", 1)[-1],
+            receiver=text.rsplit(".", 1)[0] if "." in text else None,
+            span=call.span,
+            args=call.args[index + 1 :],
+            kwargs=call.kwargs,
+            star_kwargs_values=call.star_kwargs_values,
+            function=call.function,
+            loop_ids=call.loop_ids,
+            order=call.order,
+        )
+
+    def followed_site(self, call: Call, caller: Function, facts: ModuleFacts) -> CallSite:
+        """``call`` as effect inference follows it: the function a runner call is handed
+        (``handed_call``) in its place when that is what the call runs."""
+        site = self.call_site(call, caller, facts)
+        if site.target is None:
+            handed = self.handed_call(call, site.callee)
+            if handed is not None:
+                return self.call_site(handed, caller, facts)
+        return site
+
     def call_edges(self, qualname: str) -> list[tuple[Call, str]]:
         """The calls in ``qualname`` that run another project function, with that function
         (kept from effect inference for the functions it worked out)."""
@@ -302,8 +347,9 @@ class ProjectModel:
         if edges is None:
             fn, facts = self.functions[qualname]
             edges = []
-            for call in self.calls_in(qualname):
-                target = self.call_target(call, fn, facts)
+            for written in self.calls_in(qualname):
+                site = self.followed_site(written, fn, facts)
+                call, target = site.call, site.target
                 if target and target != qualname:
                     edges.append((call, target))
             self._memo.edges[qualname] = edges

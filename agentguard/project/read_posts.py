@@ -35,9 +35,10 @@ if TYPE_CHECKING:
 # low confidence, dropped when the tool's name reads). ``neutral``: no evidence (the tool's
 # name decides). ``write``: the request says it writes.
 READ, MIXED, WEAK, NEUTRAL, WRITE = "read", "mixed", "weak", "neutral", "write"
-# ``adds``: the POST adds an id to a set-valued field (``/cards/{id}/idLabels``): it writes,
-# and a repeat changes nothing.
-ADDS = "adds"
+# ``sets``: the POST writes but repeats safely (it sets a state on an existing resource, links
+# existing things to it, or adds an id to a set-valued field such as ``/cards/{id}/idLabels``):
+# an idempotent write.
+SETS = "sets"
 
 
 @dataclass(frozen=True)
@@ -250,11 +251,17 @@ def judge_post(
         body = resolver._binding(body.text) or body
     keys = set(body.items) if body is not None and body.kind == "dict" else set()
     operation = _graphql_operation(resolver, body.items.get("query")) if body and keys else None
+    rpc = _json_rpc(catalog, body) if keys else None
+    if rpc is not None:
+        return rpc
     if "graphql" in words(path) or operation is not None:
         if operation == "mutation":
             return PostJudgement(MIXED if READ in verdicts else WRITE, "a GraphQL mutation")
         if operation == "query" and WRITE not in verdicts:
             return PostJudgement(READ, "a GraphQL query")
+    repeat_safe = _repeat_safe(catalog, path, body)
+    if repeat_safe is not None and READ not in verdicts[-1:]:
+        return PostJudgement(SETS, repeat_safe, resolver.param)
     judged = _url_judgement(catalog, resolver, path, verdicts)
     if judged is not None:
         return judged
@@ -272,8 +279,71 @@ def judge_mapped_url(
     resolver = _UrlResolver(project, caller, facts, call.order)
     path = resolver.resolve(argument)
     verdicts = _segment_verdicts(project.catalog, path)
+    body = _body_argument(call)
+    if body is not None and body.kind in {"name", "attr"}:
+        body = resolver._binding(body.text) or body
+    repeat_safe = _repeat_safe(project.catalog, path, body)
+    if repeat_safe is not None and READ not in verdicts[-1:]:
+        return PostJudgement(SETS, repeat_safe, resolver.param)
     judged = _url_judgement(project.catalog, resolver, path, verdicts)
     return judged or PostJudgement(NEUTRAL, "", resolver.param)
+
+
+def _json_rpc(catalog: Catalog, body: Value | None) -> PostJudgement | None:
+    """A JSON-RPC request (``{"jsonrpc": "2.0", "method": "eth_getBalance", "params": ...}``)
+    does what its ``method`` names, whatever the URL: judged by the verb table."""
+    if body is None or "method" not in body.items:
+        return None
+    if "jsonrpc" not in body.items and "params" not in body.items:
+        return None
+    method = body.items["method"].string()
+    if not method:
+        return None
+    verb = catalog.open_world.verb_class(method.rsplit(".", 1)[-1].rsplit("/", 1)[-1])
+    reason = f"the JSON-RPC method `{method}`"
+    if verb == "read":
+        return PostJudgement(READ, f"{reason} reads")
+    if verb == "idempotent_write":
+        return PostJudgement(SETS, f"{reason} sets a state")
+    if verb in {"non_idempotent", "destructive"}:
+        return PostJudgement(WRITE, reason)
+    return None
+
+
+def _body_argument(call: Call) -> Value | None:
+    """The body a caller hands a POST helper along with the URL (``data=``, ``json=``)."""
+    for name in ("json", "data", "body", "payload"):
+        if name in call.kwargs:
+            return call.kwargs[name]
+    return None
+
+
+def _repeat_safe(catalog: Catalog, path: str, body: Value | None) -> str | None:
+    """Why a POST to ``path`` repeats safely, or None: the URL's last segment, nested under
+    a resource, is an action setting its state (``/issue/{key}/transitions``), or a set of
+    links (``/cards/{id}/idMembers``) the body adds existing things to by id."""
+    segments = [segment for segment in path.split("/") if segment.strip()]
+    if len(segments) < 2:
+        return None  # a top-level collection (``/labels``): a POST there creates
+    last = segments[-1]
+    last_words = [w for part in last.split(".") for w in words(part)]
+    action = words(last.split(".")[-1])  # ``chat.update``: the method after the dot
+    if action and action[0] in catalog.post_state_words:
+        return f"`{last}` sets the state of an existing resource"
+    if not set(last_words) & catalog.post_relation_words or body is None:
+        return None
+    if body.kind != "dict" or not body.items:
+        return None
+    for key, value in body.items.items():
+        key_words = words(key)
+        value_words = words(value.text)
+        if key in catalog.post_relation_words:
+            continue  # ``{"labels": [...]}``: the things linked, named
+        if key not in catalog.post_reference_keys and not {"id", "ids"} & set(key_words):
+            return None
+        if value.string() is None and not {"id", "ids"} & set(key_words + value_words):
+            return None  # a value that is no reference to an existing thing
+    return f"`{last}` links existing things by id (a set: a repeat keeps one link)"
 
 
 def _url_judgement(
@@ -283,7 +353,7 @@ def _url_judgement(
     None when it says nothing."""
     last = next((seg for seg in reversed(path.split("/")) if seg), "")
     if catalog.post_id_set_segment.search(last):
-        return PostJudgement(ADDS, f"the URL path `{path.strip('/')}` adds an id to a set")
+        return PostJudgement(SETS, f"the URL path `{path.strip('/')}` adds an id to a set")
     if verdicts:
         last = verdicts[-1]
         conflict = (READ if last == WRITE else WRITE) in verdicts

@@ -12,22 +12,29 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.knowledge.catalog import Matcher, Sink
 from agentguard.project import open_world
+from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
 from agentguard.project.read_posts import (
-    ADDS,
     GRAPHQL,
     MIXED,
     NEUTRAL,
     READ,
+    SETS,
     WEAK,
     WRITE,
-    PostJudgement,
     graphql_document,
     judge_mapped_url,
     judge_post,
     name_sets,
 )
-from agentguard.project.sink_keys import argument_for, key_for, local_value
+from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_rpc, map_operation
+from agentguard.project.sink_keys import (
+    appended_after_read,
+    argument_for,
+    fresh_identity,
+    key_for,
+    local_value,
+)
 from agentguard.project.sql_sinks import (
     bound_to_db_handle,
     embedded_database_module,
@@ -96,6 +103,35 @@ def _written_with(call: Call, sink: Sink) -> bool:
 
 
 def classify_sink(
+    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    """What ``call`` does, or None when it has no side effect worth a fact; judged from the
+    request too (``sink_keys``: a fresh identity, a read-modify-write append; and
+    ``create_guards``: a check-then-create)."""
+    effect = _classify_sink(project, call, callee, fn, facts)
+    if effect is None:
+        return None
+    if effect.idempotent is True and effect.kind in {"network_write", "write"}:
+        fresh = fresh_identity(project, call, fn, facts)
+        if fresh is not None:
+            why = f"names what it writes with `{fresh}()`, new on every call"
+        elif (appended := appended_after_read(project, call, fn, facts)) is not None:
+            why = f"writes back `{appended}` after appending to what it read"
+        else:
+            return effect
+        effect = replace(
+            effect,
+            idempotent=False,
+            chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=why)),
+        )
+    if effect.non_idempotent and effect.key is None:
+        guard = check_then_create(project, call, fn, facts)
+        if guard is not None:
+            effect = replace(effect, key=guard)
+    return effect
+
+
+def _classify_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
     sink = find_sink(project.catalog.sinks, call, callee)
@@ -221,6 +257,9 @@ def classify_sink(
         if kind == "exec" and open_world.reads_by_command(project, call, fn, facts):
             return None  # ``kubectl describe ...``: a literal read-only command
         return None if open_world.is_plumbing(project, effect, fn) else effect
+    rpc = judge_rpc(project, call, callee, fn, facts)
+    if not isinstance(rpc, bool):
+        return rpc
     guessed = open_world.judge_built(
         project, call, fn, facts, lambda sink: key_for(project, call, sink, fn, facts)
     ) or heuristic_sink(project, call, callee, fn, facts)
@@ -275,8 +314,8 @@ def _judged_post(
     judgement = judge_post(project, effect.call, fn, facts)
     if judgement.verdict == READ:
         return None
-    if judgement.verdict == ADDS:
-        return _adds_to_set(effect, judgement)
+    if judgement.verdict == SETS:
+        return _repeat_safe_post(effect, judgement.reason)
     if judgement.verdict in {MIXED, WEAK}:
         why = "reads and writes" if judgement.verdict == MIXED else "looks like a search"
         return replace(
@@ -334,6 +373,8 @@ def map_method_through_call(
     if effect.method_param is None:
         return effect
     argument = argument_for(effect.method_param, callee_fn, call)
+    if effect.kind == RPC_DEFERRED:
+        return map_operation(project, effect, argument, caller)
     if argument is None:
         return None
     if argument.kind == "name" and argument.text in caller.params:
@@ -363,17 +404,19 @@ def map_method_through_call(
         return replace(posted, confidence=Confidence.LOW)
     if effect.reading == WRITE:
         return replace(posted, reading="")
+    if effect.reading == SETS:
+        return replace(posted, idempotent=True, url_param=None)
     return posted
 
 
-def _adds_to_set(effect: Effect, judgement: PostJudgement) -> Effect:
-    """A POST that adds an id to a set-valued field: a write a repeat does not duplicate."""
+def _repeat_safe_post(effect: Effect, reason: str) -> Effect:
+    """A POST that sets a state or links existing things: a write that repeats safely."""
     return replace(
         effect,
         idempotent=True,
-        reading="",
+        reading=SETS,
         url_param=None,
-        chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=judgement.reason)),
+        chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=reason)),
     )
 
 
@@ -435,8 +478,8 @@ def map_url_through_call(
     judgement = judge_mapped_url(project, argument, caller, facts, call)
     if judgement.verdict == READ:
         return None
-    if judgement.verdict == ADDS:
-        return _adds_to_set(effect, judgement)
+    if judgement.verdict == SETS:
+        return _repeat_safe_post(effect, judgement.reason)
     if judgement.verdict == MIXED:
         return replace(effect, reading=MIXED, url_param=None, confidence=Confidence.LOW)
     if judgement.verdict == NEUTRAL:

@@ -52,6 +52,11 @@ def key_for(
     for unpacked in call.star_kwargs_values:
         search.from_dict(unpacked, 0)
     if not search.candidates:
+        if search.preconditions:
+            # ``If-None-Match: *`` / ``If-Match: <etag>``: the service refuses a repeat
+            header, value = search.preconditions[-1]
+            location = Location(facts.path, value.span) if value.span else None
+            return KeyEvidence(value, "precondition", f"an `{header}` precondition", None, location)
         return None
     return classify_key(project, search.candidates[-1], fn, facts, call.order)
 
@@ -79,6 +84,7 @@ class _KeySearch:
         self.option = option
         self.header = header
         self.candidates: list[Value] = []
+        self.preconditions: list[tuple[str, Value]] = []  # (header, value)
 
     def from_kwargs(self, kwargs: dict[str, Value], depth: int) -> None:
         for name, value in kwargs.items():
@@ -99,6 +105,8 @@ class _KeySearch:
             for item_key, item in holder.items.items():
                 if self._is_key_name(item_key):
                     self.candidates.append(item)
+                elif self.project.catalog.precondition_headers.match(item_key):
+                    self.preconditions.append((item_key, item))
                 elif item_key in self.project.catalog.key_holders:
                     self.from_dict(item, depth + 1)
         elif holder.kind == "call" and holder.qualname in {"dict", "builtins.dict"}:
@@ -107,12 +115,13 @@ class _KeySearch:
             # headers built up by subscript: headers["Idempotency-Key"] = ...
             prefix = original.text + "["
             for assignment in project.local_assignments(facts, fn.qualname):
-                if (
-                    assignment.target.startswith(prefix)
-                    and assignment.order <= call.order
-                    and self._is_key_name(assignment.target[len(prefix) : -1])
-                ):
+                if not assignment.target.startswith(prefix) or assignment.order > call.order:
+                    continue
+                name = assignment.target[len(prefix) : -1]
+                if self._is_key_name(name):
                     self.candidates.append(assignment.value)
+                elif self.project.catalog.precondition_headers.match(name.strip("'\"")):
+                    self.preconditions.append((name.strip("'\""), assignment.value))
 
     def _is_key_name(self, name: str) -> bool:
         catalog, option, header = self.project.catalog, self.option, self.header
@@ -237,3 +246,126 @@ def map_key_through_call(
     if argument is None:
         return KeyEvidence(key.value, "scoped", "", None, key.location)
     return classify_key(project, argument, caller, facts, call.order)
+
+
+# Parts of a body key naming what a write identifies (``id``, ``doc_id``, ``uuid``, ``key``).
+_IDENTITY_WORDS = {"id", "ids", "uuid", "guid", "key", "slug"}
+
+
+def fresh_identity(
+    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """The call making a value new on every call (``uuid4``, the time) that names what an
+    otherwise idempotent write writes: in its URL or target (``PUT /docs/{uuid4()}``), or in
+    a body field naming an identity (``put_item(Item={"id": str(uuid4()), ...})``). Such a
+    PUT or save makes a new thing on every call. A fresh value elsewhere in the body (an
+    ``updated_at`` timestamp) leaves an overwrite an overwrite; a key header is judged by
+    the key rules."""
+    catalog = project.catalog
+    holders = set(catalog.key_holders) - {"json", "data"}
+    target = call.args[0] if call.args else call.kwargs.get("url")
+    values: list[Value] = [target] if target is not None else []
+    for name, value in call.kwargs.items():
+        if name in holders or catalog.key_kwargs.match(name):
+            continue
+        values.extend(_identity_fields(value, project, fn, facts, call.order))
+    for value in call.args[1:]:
+        values.extend(_identity_fields(value, project, fn, facts, call.order))
+    for value in values:
+        fresh = _fresh_call(project, value, fn, facts, call.order, 0)
+        if fresh is not None:
+            return fresh
+    return None
+
+
+def _identity_fields(
+    value: Value, project: ProjectModel, fn: Function, facts: ModuleFacts, before: int
+) -> list[Value]:
+    """The fields of a body (a dict, or a local bound to one) that name an identity."""
+    if value.kind == "name":
+        value = local_value(project, value.text, fn, facts, before) or value
+    if value.kind != "dict":
+        return []
+    found = []
+    for key, item in value.items.items():
+        parts = set(key.lower().replace("-", "_").split("_"))
+        if parts & _IDENTITY_WORDS or key.endswith("Id"):
+            found.append(item)
+        elif item.kind == "dict":
+            found.extend(_identity_fields(item, project, fn, facts, before))
+    return found
+
+
+def _fresh_call(
+    project: ProjectModel, value: Value, fn: Function, facts: ModuleFacts, before: int, depth: int
+) -> str | None:
+    for called in value.calls:
+        name = called.replace("()", "")
+        if project.catalog.fresh_calls(name):
+            return name
+    if depth >= 2:
+        return None
+    for name in value.names:
+        if name in fn.params:
+            continue
+        bound = local_value(project, name, fn, facts, before)
+        if bound is not None:
+            fresh = _fresh_call(project, bound, fn, facts, before, depth + 1)
+            if fresh is not None:
+                return fresh
+    return None
+
+
+# Methods that add to a list in place.
+_APPENDS = frozenset({"append", "extend", "insert", "appendleft"})
+# Calls that only reshape a value already in hand: a body built with them read nothing.
+_LOCAL_SHAPES = frozenset(
+    {
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "str",
+        "int",
+        "float",
+        "sorted",
+        "len",
+        "range",
+        "copy.copy",
+        "copy.deepcopy",
+        "json.loads",
+        "json.dumps",
+    }
+)
+# Keywords a write call takes its body in.
+_BODY_KWARGS = ("json", "data", "body", "content", "payload", "values", "Item", "Body")
+
+
+def appended_after_read(
+    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """The local an otherwise idempotent write (a PUT, a save) sends after appending to
+    what it read (``rows = sheet.get(...); rows.append(row); sheet.put(rows)``): a
+    read-modify-write append, which a repeat appends again. None when there is none."""
+    values = [call.kwargs[k] for k in _BODY_KWARGS if k in call.kwargs] + list(call.args[1:])
+    names = {n for value in values for n in value.names if n not in fn.params}
+    if not names:
+        return None
+    calls = project.calls_in(fn.qualname)
+    for name in sorted(names):
+        bindings = [
+            a for a in project.local_assignments(facts, fn.qualname, name) if a.order <= call.order
+        ]
+        if not bindings:
+            continue
+        appended = any(
+            c.order < call.order
+            and c.method in _APPENDS
+            and (c.receiver or "").split("[", 1)[0].split(".", 1)[0] == name
+            for c in calls
+        ) or any(name in a.value.names for a in bindings[1:])
+        first = bindings[0].value
+        read = [c for c in first.calls if c.replace("()", "") not in _LOCAL_SHAPES]
+        if appended and read:
+            return name
+    return None

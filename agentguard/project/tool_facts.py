@@ -24,7 +24,7 @@ WRITE_EFFECTS = {"network_write", "payment", "message", "write", "destructive", 
 class Declaration:
     """What a tool says about itself: risk, idempotency, replay (and MCP hints)."""
 
-    source: str  # guarded | mcp-annotations | langchain-metadata | manifest | schema
+    source: str  # guarded | mcp-annotations | langchain-metadata | registry | manifest | schema
     location: Location
     risk: str | None = None
     idempotency: str | None = None
@@ -32,6 +32,9 @@ class Declaration:
     read_only: bool | None = None
     destructive: bool | None = None
     idempotent_hint: bool | None = None
+    # MCP ``openWorldHint``: False when the tool touches only a closed, local world (no
+    # default is assumed; it declares nothing about risk or idempotency by itself)
+    open_world: bool | None = None
     has_key: bool = False
     has_reconcile: bool = False
     key: Value | None = None
@@ -62,13 +65,42 @@ class Declaration:
             self.idempotent_hint is True and self.read_only is not True
         )
 
+    @property
+    def says_write(self) -> bool:
+        """The tool declares it changes something: a risk other than read, or MCP hints
+        (``readOnlyHint`` false, as the spec reads a hint left out once any is given)."""
+        if self.risk is not None:
+            return self.risk != "read"
+        if self.idempotency in {"non_idempotent", "conditional"}:
+            return True
+        return self.read_only is False or self.destructive is True
+
+    @property
+    def says_additive_non_idempotent(self) -> bool:
+        """The tool declares, in so many words, a write that adds something each call: a
+        create. ``idempotency="non_idempotent"`` on a write risk, or ``idempotentHint=False``
+        written out with ``destructiveHint=False`` written out (the MCP spec's "only additive
+        updates"). A destructive declaration (a delete repeats harmlessly) is none."""
+        if not self.says_write or self.risk == "destructive" or self.open_world is False:
+            return False
+        if self.idempotency is not None:
+            return self.idempotency == "non_idempotent" and self.destructive is not True
+        return (
+            self.idempotent_hint is False
+            and self.destructive is False
+            and "idempotent_hint" in self.fields
+            and "destructive" in self.fields
+        )
+
 
 @dataclass
 class KeyEvidence:
     """The idempotency key that reaches a sink and where it comes from."""
 
     value: Value
-    origin: str  # runtime | param | fresh | args_hash | scoped | unknown
+    # runtime | param | fresh | args_hash | scoped | unknown, or precondition: no key but an
+    # ``If-Match``/``If-None-Match`` header the service refuses a repeat on
+    origin: str
     detail: str = ""
     param: str | None = None
     location: Location | None = None
@@ -156,6 +188,13 @@ class ToolFacts:
     @property
     def declaration(self) -> Declaration | None:
         return next((d for d in self.declarations if d.declares_anything), None)
+
+    @property
+    def declared_write(self) -> Declaration | None:
+        """The declaration saying the tool writes, if any: evidence of a write even where
+        inference finds none."""
+        decl = self.declaration
+        return decl if decl is not None and decl.says_write else None
 
     def writes(self) -> list[Effect]:
         return [e for e in self.effects if e.writes]

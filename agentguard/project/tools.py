@@ -119,7 +119,34 @@ def _declarations_from_options(
         )
         if decl is not None and decl.declares_anything:
             result.append(decl)
+    flagged = _option_declaration(project, options, site)
+    if flagged is not None:
+        result.append(flagged)
     return result
+
+
+def _option_declaration(
+    project: ProjectModel, options: dict[str, Value], site: Location
+) -> Declaration | None:
+    """Semantics a tool's registration declares in its own keywords (``side_effect=False``,
+    ``read_only=True``, ``side_effect="write"``), the catalogue's ``option_hints``."""
+    decl = Declaration(source="registry", location=site)
+    for attr, keys in project.catalog.option_hints.items():
+        for key in keys:
+            value = options.get(key)
+            if value is None or value.kind != "const":
+                continue
+            where = Location(site.path, value.span or site.span)
+            if attr == "side_effect" and isinstance(value.const, str):
+                decl.risk = "read" if value.const.lower() in {"read", "none"} else value.const
+                decl.fields["risk"] = where
+            elif attr == "side_effect" and isinstance(value.const, bool):
+                decl.read_only = not value.const
+                decl.fields["read_only"] = where
+            elif isinstance(value.const, bool):
+                setattr(decl, attr, value.const)
+                decl.fields[attr] = where
+    return decl if decl.declares_anything else None
 
 
 def _written_value(

@@ -137,8 +137,24 @@ def _relevant_tools(qid: str, writers: list[ToolFacts]) -> list[ToolFacts]:
     """The tools a question is about: keys matter only for remote non-idempotent writes (a
     local file has nothing downstream to deduplicate); the rest concern every write tool."""
     if qid == "Q2":
-        return [t for t in writers if any(e.remote_write for e in t.non_idempotent_writes())]
+        return [
+            t
+            for t in writers
+            if any(e.remote_write for e in t.non_idempotent_writes())
+            or (not t.writes() and t.declared_write is not None and not _declared_idempotent(t))
+        ]
     return writers
+
+
+def _declared_idempotent(tool: ToolFacts) -> bool:
+    decl = tool.declaration
+    return decl is not None and decl.says_idempotent
+
+
+def _found_writes(tools: list[ToolFacts]) -> int:
+    """How many of ``tools`` have a write found in their code: what the rules can check (a
+    tool that only declares a write gives them nothing to judge)."""
+    return sum(1 for t in tools if t.writes())
 
 
 def _judge(
@@ -185,7 +201,7 @@ def _judge(
         noun = "finding" if len(findings) == 1 else "findings"
         return verdict, f"{len(findings)} {noun}" + (f" ({detail})" if detail else ""), support
     if qid == "meta":
-        return PASS, "every file was read and every suppression is used", support
+        return PASS, "every file was read, every suppression is used", support
     if qid == "retry":
         if relevant_count == 0:
             return NOT_APPLICABLE, "no retry constructs found", support
@@ -203,7 +219,19 @@ def _judge(
             f"{len(guarded)} of {len(writers)} write tools use the runtime",
             support,
         )
-    return PASS, f"{len(writers)} write tools checked, no finding", support
+    # Q1 judges declarations, which a declared tool has; the others judge found writes
+    checked = len(writers) if qid == "Q1" else _found_writes(writers)
+    declared_only = len(writers) - checked
+    if checked == 0:
+        return (
+            NOT_CHECKED,
+            f"{declared_only} tools declare a write, but none was found in their code to check",
+            support,
+        )
+    summary = f"{checked} write tools checked, no finding"
+    if declared_only:
+        summary += f"; {declared_only} more declare a write not found in their code"
+    return PASS, summary, support
 
 
 def _cell_for(
@@ -213,16 +241,23 @@ def _cell_for(
     rules: list[type[Rule]],
     runtime_text: str,
 ) -> Cell:
-    if not tool.writes():
+    if not tool.writes() and tool.declared_write is None:
         return _not_a_writer(tool)
     mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == qid})
     if mine:
         return Cell(", ".join(mine), "finding", BAD)
     if tool.guarded is not None:
         return Cell(runtime_text, "runtime", GOOD)
+    if not tool.writes():
+        return _declared_unchecked()
     if rules:
         return Cell("no finding", "checked", GOOD)
     return Cell("not checked", "", UNKNOWN)
+
+
+def _declared_unchecked() -> Cell:
+    """A tool that declares a write none of its code shows: nothing for a rule to check."""
+    return Cell("not checked (declared write, none found in code)", "declared", UNKNOWN)
 
 
 def _no_writer_summary(tools: list[ToolFacts], summary: str) -> str:
@@ -272,6 +307,12 @@ def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
         replay = Cell(
             decl.replay, source, BAD if decl.replay == "auto" and non_idempotent else NEUTRAL
         )
+    elif not writes and tool.declared_write is not None:
+        # the declaration is evidence of a write: never "safe" for want of one found
+        if _declared_idempotent(tool):
+            replay = Cell("safe: declared idempotent", source, GOOD)
+        else:
+            replay = Cell("unknown: declared write, none found in code", source, UNKNOWN)
     elif not writes and not tool.unjudged():
         replay = Cell("safe", "inferred", GOOD)
     else:
@@ -291,9 +332,15 @@ def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
 
 
 def _key_cell(tool: ToolFacts, findings: list[Finding]) -> Cell:
-    if not tool.writes():
+    if not tool.writes() and tool.declared_write is None:
         return _not_a_writer(tool)
     mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == "Q2"})
+    if not tool.writes() and not (tool.guarded is not None and tool.guarded.has_key):
+        if mine:
+            return Cell(f"none ({', '.join(mine)})", "declared", BAD)
+        if _declared_idempotent(tool):
+            return Cell("not needed (declared idempotent)", "declared", GOOD)
+        return _declared_unchecked()
     guarded = tool.guarded
     if guarded is not None and guarded.has_key:
         return Cell(
@@ -332,9 +379,11 @@ def _eval_cell(
     paths: PathPresenter,
 ) -> Cell:
     """AG801's verdict for the tool (the same one the rule reports), in a table cell."""
-    if not tool.writes():
+    if not tool.writes() and tool.declared_write is None:
         return _not_a_writer(tool)
     mine = sorted({f.code for f in findings if f.tool == tool.name and f.question == "Q8"})
+    if not tool.writes() and not mine:
+        return _declared_unchecked()
     if mine:
         return Cell(", ".join(mine), "finding", BAD)
     if verdict.test is not None:
@@ -354,7 +403,8 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
     paths = result.paths
     findings = paths.findings(result.findings)
     problems_shown = paths.problems(result.problems)
-    writers = [t for t in result.project.tools if t.writes()]
+    # a tool declaring a write is a write tool even where inference finds none
+    writers = [t for t in result.project.tools if t.writes() or t.declared_write is not None]
     retry_count = sum(1 for _ in result.project.retry_uses())
     replay_safety_tests = replay_tests(result.project)
     questions: list[QuestionVerdict] = []
@@ -365,6 +415,11 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
         rules = by_question.get(qid, [])
         mine = [f for f in findings if f.question == qid]
         scope = _relevant_tools(qid, writers)
+        flagged = {f.tool for f in mine if f.tool}
+        # a tool flagged for the question is one it concerns: "N of M flagged" has N <= M
+        scope += [
+            t for t in result.project.tools if t.name in flagged and t not in scope and t.writes()
+        ]
         relevant = retry_count if qid == "retry" else len(scope)
         verdict, summary, support = _judge(qid, rules, mine, scope, relevant, paths)
         if not writers and verdict == NOT_APPLICABLE and qid not in {"retry", "meta"}:
@@ -372,6 +427,8 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
         skipped = [p for p in problems_shown if not p.reported]
         if qid == "meta" and skipped:
             verdict = PARTIAL if verdict == PASS else verdict
+            if summary.startswith("every file was read, "):
+                summary = summary[len("every file was read, ") :]
             summary = f"{len(skipped)} files could not be read; " + summary
             support += [Evidence(f"skipped: {p.reason}", p.path, p.span.line) for p in skipped]
         counts = {

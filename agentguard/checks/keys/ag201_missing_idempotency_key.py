@@ -4,8 +4,10 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence
-from agentguard.diagnostics import Finding, Severity
+from agentguard.checks.keys.shared import declares_create_or_get
+from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import ToolFacts
 
 
 class MissingIdempotencyKey(Rule):
@@ -17,7 +19,21 @@ class MissingIdempotencyKey(Rule):
     `@guarded(key=...)` on the tool.
 
     Local writes (files, a local git repository) have nothing downstream that could
-    deduplicate; they are judged by AG101. Idempotent verbs (PUT, DELETE by id) need no key.
+    deduplicate; they are judged by AG101. Idempotent verbs (PUT, DELETE by id) need no key,
+    nor does a POST that sets a state (`/issue/{key}/transitions`) or links existing things
+    by id (`/cards/{id}/idMembers`). The request decides, not the verb alone: a PUT or save
+    that names what it writes with `uuid4()` or the time, or writes back a list it read
+    after appending to it, repeats its effect. A create behind a guard needs no key: an
+    `If-None-Match`/`If-Match` precondition, a lookup of the same natural key first
+    (check-then-create), or a name that declares a create-or-get (`get_or_create_label`).
+
+    Declarations are evidence: a tool that declares a create (MCP `idempotentHint=False`
+    with `destructiveHint=False`) is flagged at its declaration when no key is found, even
+    where no write is found in its code; a tool declared idempotent is not flagged on a
+    verb's guess (AG102 reports the disagreement).
+
+    A write made through a client shared by several tools is reported in each tool, at the
+    tool's own call that leads to it, with the shared sink as evidence.
 
     ## Why it matters
     The client times out after the service committed; the retry (the model's or a
@@ -66,6 +82,15 @@ class MissingIdempotencyKey(Rule):
             '    return requests.put(f"https://shop.example/orders/{order_id}/label", json={"label": label}).json()\n'
         ),
         Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def create_page(slug: str, body: str) -> dict:\n"
+            '    """Create a wiki page unless it exists."""\n'
+            '    headers = {"If-None-Match": "*"}\n'
+            '    return requests.post(f"https://wiki.example/pages/{slug}", json={"body": body}, headers=headers).json()\n'
+        ),
+        Valid(
             "from pathlib import Path\n"
             "from langchain_core.tools import tool\n\n"
             "@tool\n"
@@ -96,6 +121,17 @@ class MissingIdempotencyKey(Rule):
             "    return intent.id\n",
             span=(6, 14, 6, 90),
         ),
+        Invalid(
+            "from mcp.server.fastmcp import FastMCP\n"
+            "from mcp.types import ToolAnnotations\n"
+            "from crm_sdk import Crm\n\n"
+            'mcp = FastMCP("crm")\n'
+            "crm = Crm()\n\n"
+            "@mcp.tool(annotations=ToolAnnotations(destructiveHint=False, idempotentHint=False))\n"
+            "def add_contact(name: str) -> dict:\n"
+            "    return crm.contacts.make(name)\n",
+            span=(8, 77, 8, 82),
+        ),
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
@@ -103,9 +139,20 @@ class MissingIdempotencyKey(Rule):
             guarded = tool.guarded
             if guarded is not None and guarded.has_key:
                 continue
+            decl = tool.declaration
+            flagged = keyed = False
             for effect in tool.effects:
-                if not (effect.remote_write and effect.non_idempotent) or effect.key is not None:
+                if not (effect.remote_write and effect.non_idempotent):
                     continue
+                if effect.key is not None:
+                    keyed = True
+                    continue
+                if effect.heuristic and decl is not None and decl.says_idempotent:
+                    continue  # an explicit declaration beats a verb's guess
+                if declares_create_or_get(project.catalog, tool, effect):
+                    keyed = True  # a declared create-or-get: a repeat finds what it made
+                    continue
+                flagged = True
                 yield self.tool_finding(
                     project,
                     tool,
@@ -117,3 +164,45 @@ class MissingIdempotencyKey(Rule):
                     evidence=tool_evidence(tool, effect),
                     node_text=f"{tool.name}:{effect.call.text}",
                 )
+            if not (flagged or keyed) and _declared_create(tool):
+                yield self._declared(tool)
+
+    def _declared(self, tool: ToolFacts) -> Finding:
+        """A tool that declares a create while inference found no keyed write to judge."""
+        decl = tool.declaration
+        assert decl is not None
+        where = decl.fields.get("idempotent_hint") or decl.fields.get("idempotency")
+        said = [
+            name
+            for name in ("idempotent_hint", "destructive", "idempotency", "risk")
+            if name in decl.fields
+        ]
+        step = EvidenceStep(
+            StepKind.DECLARATION,
+            where or decl.location,
+            subject=decl.source,
+            detail=", ".join(said) or "non-idempotent",
+        )
+        head = EvidenceStep(StepKind.TOOL, tool.anchor, subject=tool.name, detail=tool.framework)
+        return self.finding(
+            where or decl.location,
+            f"Tool `{tool.name}` declares a non-idempotent write that adds something on each "
+            f"call ({decl.source}) and passes no idempotency key: a retry after a timeout "
+            "repeats it",
+            tool=tool,
+            confidence=Confidence.MEDIUM,
+            evidence=(head, step),
+            node_text=f"{tool.name}:declared",
+        )
+
+
+def _declared_create(tool: ToolFacts) -> bool:
+    """The tool declares itself a create (``ToolFacts.declaration``), and what inference found
+    does not say otherwise: no write that stays local, nothing judged from a schema alone."""
+    decl = tool.declaration
+    if decl is None or decl.source == "guarded" or not decl.says_additive_non_idempotent:
+        return False
+    if tool.schema_only:
+        return False
+    writes = tool.writes()
+    return not writes or any(e.remote_write for e in writes)
