@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words
+from agentguard.checks.timeouts.chains import CATCH_ALL
 from agentguard.checks.timeouts.shared import timeout_verdicts
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
@@ -149,8 +150,11 @@ class TimeoutAsPlainFailure(Rule):
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         for verdict in timeout_verdicts(project):
             effect = verdict.effects[0]
-            location = Location(verdict.facts.path, verdict.handler.span)
-            caught = ", ".join(f"`{c}`" for c in verdict.caught)
+            handler_at = verdict.handler_location or Location(
+                verdict.facts.path, verdict.handler.span
+            )
+            location = verdict.location or handler_at
+            caught = verdict.caught_text or ", ".join(f"`{c}`" for c in verdict.caught)
             where = f"Tool `{verdict.tool.name}`" if verdict.tool else f"`{verdict.function.name}`"
             if verdict.handler.try_id == -1:
                 what = "sends it again"
@@ -160,21 +164,28 @@ class TimeoutAsPlainFailure(Rule):
                 what = f"reports it as a plain error (`{verdict.detail[:80]}`)"
             around = f"{effect_words(effect)} ({effect.route()})"
             confidence = effect.confidence
+            if verdict.how == CATCH_ALL and confidence.rank > Confidence.MEDIUM.rank:
+                confidence = Confidence.MEDIUM  # a catch-all: the timeout is one error of many
             if verdict.dispatched:
                 names = ", ".join(f"`{t.name}`" for t in verdict.dispatched[:3])
                 around = f"the tools it dispatches, which include write tools ({names})"
                 confidence = Confidence.MEDIUM
             verb = "retries on" if verdict.handler.try_id == -1 else "catches"
+            if location != handler_at:
+                holder = verdict.function.qualname.rsplit(".", 2)[-2:]
+                shown = ".".join(holder) if verdict.function.class_name else verdict.function.name
+                head = f"{where} makes {around}; `{shown}` on the way {verb} {caught} and {what}"
+            else:
+                head = f"{where} {verb} {caught} around {around} and {what}"
             yield self.finding(
                 location,
-                f"{where} {verb} {caught} around {around} and "
-                f"{what}: the request may have committed, so the outcome is unknown "
+                f"{head}: the request may have committed, so the outcome is unknown "
                 "(SIDE_EFFECT_UNCERTAIN), not failed",
                 tool=verdict.tool,
                 confidence=confidence,
                 evidence=(
                     *effect.chain,
-                    EvidenceStep(StepKind.HANDLER, location, detail=", ".join(verdict.caught)),
+                    EvidenceStep(StepKind.HANDLER, handler_at, detail=", ".join(verdict.caught)),
                 ),
                 symbol=verdict.function.qualname,
                 node_text=f"{verdict.function.qualname}:{verdict.detail[:80]}",

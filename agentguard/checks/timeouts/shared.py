@@ -7,6 +7,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agentguard.checks.timeouts.chains import (
+    TIMEOUT,
+    Caught,
+    Frame,
+    catches_raised,
+    catches_timeout,
+    frames_of,
+    guards,
+    handlers_of,
+    is_catch_all,
+)
 from agentguard.diagnostics import Confidence, Location
 from agentguard.facts.module_facts import (
     Call,
@@ -34,6 +45,13 @@ class TimeoutVerdict:
     tool: ToolFacts | None = None
     caught: list[str] = field(default_factory=list)
     dispatched: list[ToolFacts] = field(default_factory=list)  # for executors
+    # Where the finding goes: the handler in the tool, or the tool's own call into the chain
+    # when the handler sits in a helper or a context manager (None: the handler).
+    location: Location | None = None
+    how: str = TIMEOUT  # timeout | transport | catch-all: how the handler catches it
+    caught_text: str = ""  # the classes caught, for a message
+    removable: bool = True  # the AG101 fix may remove the handler (a timeout class, in the tool)
+    handler_location: Location | None = None
 
 
 def try_block(fn: Function, handler: Handler) -> TryBlock | None:
@@ -66,39 +84,139 @@ def _in_retry_loop(fn: Function, block: TryBlock) -> bool:
 
 
 def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
+    """The timeouts of counted writes answered as a plain or retryable failure: followed
+    from each tool down every write's call chain (a handler in the tool, a helper or a
+    context manager), then in the functions no tool reaches (their own handlers), then in
+    executors and retry decorators."""
     know = project.catalog.checklist
     result: list[TimeoutVerdict] = []
-    for qualname, (fn, facts) in project.sorted_functions():
-        if facts.is_test:
+    reached: set[str] = set()
+    seen: set[tuple[str, str, object]] = set()
+    for tool in project.tools:
+        if tool.schema_only or _declared_harmless(tool):
             continue
-        for handler in fn.handlers:
-            caught = [c for c in handler.caught if know.is_timeout(c)]
-            if not caught:
+        for effect in tool.effects:
+            if not counts_as_write(effect, tool.name, project.catalog, tool.description):
                 continue
-            block = try_block(fn, handler)
-            if block is None:
+            frames = frames_of(project, tool.functions, effect)
+            if frames is None:
                 continue
-            owner = project.tool_for_function(qualname)
-            name = owner.name if owner else fn.name
-            effects = [
-                e
-                for e in project.effects_in_orders(qualname, block.body_order)
-                if counts_as_write(e, name, project.catalog, owner.description if owner else "")
-            ]
-            if not effects or says_outcome_unknown(know, handler):
+            reached.update(f.qualname for f in frames)
+            found = judge_chain(project, know, frames)
+            if found is None:
                 continue
-            verdict = _handler_outcome(know, fn, block, handler)
-            if verdict is None:
+            key = (tool.name, found.guard.facts.path, found.handler.span)
+            if key not in seen:
+                seen.add(key)
+                result.append(_verdict(frames, found, effect, tool))
+    for qualname, (fn, facts) in project.sorted_functions():
+        if facts.is_test or qualname in reached or not _may_catch_timeouts(know, fn):
+            continue
+        owner = project.tool_for_function(qualname)
+        name = owner.name if owner else fn.name
+        for effect in project.effects_of(qualname):
+            if not counts_as_write(
+                effect, name, project.catalog, owner.description if owner else ""
+            ):
                 continue
-            outcome, detail = verdict
-            tool = project.tool_for_function(qualname) or _tool_with_effect(project, effects[0])
+            frames = frames_of(project, [qualname], effect)
+            found = judge_chain(project, know, frames) if frames else None
+            if frames is None or found is None or found.depth or found.guard.context_manager:
+                continue  # a helper's handler is reported where a tool reaches it
+            if found.how != TIMEOUT:
+                continue  # outside any tool, only a handler naming a timeout is evidence enough
+            key = ("", facts.path, found.handler.span)
+            if key in seen:
+                continue
+            seen.add(key)
             result.append(
-                TimeoutVerdict(fn, facts, handler, effects, outcome, detail, tool, caught)
+                _verdict(frames, found, effect, owner or _tool_with_effect(project, effect))
             )
-    seen = {(v.facts.path, v.handler.span) for v in result}
-    result += [v for v in _executor_timeouts(project) if (v.facts.path, v.handler.span) not in seen]
+    spans = {(v.facts.path, v.handler.span) for v in result}
+    result += [
+        v for v in _executor_timeouts(project) if (v.facts.path, v.handler.span) not in spans
+    ]
     result += _timeout_retries(project)
     return result
+
+
+def _declared_harmless(tool: ToolFacts) -> bool:
+    """A tool that declares itself read-only or idempotent: re-sending it after a timeout
+    repeats nothing (a contradiction with its effects is AG102's)."""
+    return any(d.says_read_only or d.says_idempotent for d in tool.declarations)
+
+
+def _may_catch_timeouts(know: Knowledge, fn: Function) -> bool:
+    return any(any(know.is_timeout(c) for c in h.caught) for h in fn.handlers)
+
+
+def judge_chain(project: ProjectModel, know: Knowledge, frames: list[Frame]) -> Caught | None:
+    """The handler that answers the sink's timeout as a plain or retryable failure, walking
+    the handlers around the chain from the sink up; None when no handler catches it, one
+    says the outcome is unknown (or one catches what an inner one raised and says so), or a
+    catch-all with no timeout set catches it (too unsure to judge)."""
+    found: Caught | None = None
+    raised = ""
+    for depth in range(len(frames) - 1, -1, -1):
+        for guard in guards(project, know, frames[depth]):
+            for handler in handlers_of(guard):
+                how: tuple[str, list[str], str] | None = None
+                if found is None:
+                    how = catches_timeout(project, know, handler, frames, depth)
+                    if how is None:
+                        if not is_catch_all(know, handler):
+                            continue  # another error class: the timeout passes it by
+                        if _passes_on(handler):
+                            break
+                        return None  # a catch-all with no timeout set: not judged
+                elif not catches_raised(project, know, handler, raised):
+                    continue
+                if says_outcome_unknown(know, handler):
+                    return None
+                outcome = _handler_outcome(know, guard.fn, guard.block, handler)
+                if outcome is None:
+                    if handler.reraises:
+                        break  # passed on to the handlers further out
+                    return None
+                if how is not None:
+                    found = Caught(depth, guard, handler, *how, *outcome)
+                if outcome[0] == "plain" and handler.raises and not handler.returns:
+                    value = handler.raises[0]
+                    raised = value.qualname or value.text.split("(", 1)[0]
+                    break  # another error goes on up in the timeout's place
+                return found
+    return found
+
+
+def _passes_on(handler: Handler) -> bool:
+    """``except Exception: log(...); raise``: the error goes on unchanged."""
+    return handler.reraises and not handler.raises and not handler.returns
+
+
+def _verdict(
+    frames: list[Frame], found: Caught, effect: Effect, tool: ToolFacts | None
+) -> TimeoutVerdict:
+    own = found.depth == 0 and not found.guard.context_manager
+    location = (
+        Location(found.guard.facts.path, found.handler.span)
+        if own
+        else Location(frames[0].facts.path, frames[0].call.span)
+    )
+    return TimeoutVerdict(
+        found.guard.fn,
+        found.guard.facts,
+        found.handler,
+        [effect],
+        found.outcome,
+        found.detail,
+        tool,
+        found.caught,
+        location=location,
+        how=found.how,
+        caught_text=found.caught_text,
+        removable=own and found.how == TIMEOUT,
+        handler_location=Location(found.guard.facts.path, found.handler.span),
+    )
 
 
 def _handler_outcome(
