@@ -190,7 +190,8 @@ def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str
     """The timeout the sink's receiver was built with (``client = httpx.Client(timeout=30)``,
     ``async with httpx.AsyncClient(timeout=30.0) as client``, ``self._http = ...`` in the
     class), if any."""
-    receiver = frame.call.receiver
+    written = frame.call.text.split("(", 1)[0].strip()
+    receiver = written.rsplit(".", 1)[0] if "." in written else ""
     if not receiver:
         return None
     values: list[Value] = [

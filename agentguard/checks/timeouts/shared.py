@@ -155,22 +155,16 @@ def judge_chain(project: ProjectModel, know: Knowledge, frames: list[Frame]) -> 
     the handlers around the chain from the sink up; None when no handler catches it, one
     says the outcome is unknown (or one catches what an inner one raised and says so), or a
     catch-all with no timeout set catches it (too unsure to judge)."""
-    found: Caught | None = None
-    raised = ""
     for depth in range(len(frames) - 1, -1, -1):
-        for guard in guards(project, know, frames[depth]):
+        for index, guard in enumerate(guards(project, know, frames[depth])):
             for handler in handlers_of(guard):
-                how: tuple[str, list[str], str] | None = None
-                if found is None:
-                    how = catches_timeout(project, know, handler, frames, depth)
-                    if how is None:
-                        if not is_catch_all(know, handler):
-                            continue  # another error class: the timeout passes it by
-                        if _passes_on(handler):
-                            break
-                        return None  # a catch-all with no timeout set: not judged
-                elif not catches_raised(project, know, handler, raised):
-                    continue
+                how = catches_timeout(project, know, handler, frames, depth)
+                if how is None:
+                    if not is_catch_all(know, handler):
+                        continue  # another error class: the timeout passes it by
+                    if _passes_on(handler):
+                        break
+                    return None  # a catch-all with no timeout set: not judged
                 if says_outcome_unknown(know, handler):
                     return None
                 outcome = _handler_outcome(know, guard.fn, guard.block, handler)
@@ -178,14 +172,50 @@ def judge_chain(project: ProjectModel, know: Knowledge, frames: list[Frame]) -> 
                     if handler.reraises:
                         break  # passed on to the handlers further out
                     return None
-                if how is not None:
-                    found = Caught(depth, guard, handler, *how, *outcome)
-                if outcome[0] == "plain" and handler.raises and not handler.returns:
-                    value = handler.raises[0]
-                    raised = value.qualname or value.text.split("(", 1)[0]
-                    break  # another error goes on up in the timeout's place
-                return found
-    return found
+                raised = _raised(handler, outcome)
+                if raised and cleared(project, know, frames, depth, index + 1, raised):
+                    return None
+                return Caught(depth, guard, handler, *how, *outcome)
+    return None
+
+
+def _raised(handler: Handler, outcome: tuple[str, str]) -> str:
+    """The error a handler raises in place of the one it caught (none when it returns)."""
+    if outcome[0] != "plain" or not handler.raises or handler.returns:
+        return ""
+    value = handler.raises[0]
+    return value.qualname or value.text.split("(", 1)[0]
+
+
+def cleared(
+    project: ProjectModel,
+    know: Knowledge,
+    frames: list[Frame],
+    depth: int,
+    first_guard: int,
+    raised: str,
+) -> bool:
+    """Whether the error ``raised`` in a timeout's place around ``frames[depth]``'s call (past
+    its first ``first_guard`` guards) is caught further out by a handler that says the
+    outcome is unknown, or swallows it (what the tool answers then is not known here)."""
+    for level in range(depth, -1, -1):
+        around = guards(project, know, frames[level])
+        for guard in around[first_guard if level == depth else 0 :]:
+            for handler in handlers_of(guard):
+                if not catches_raised(project, know, handler, raised):
+                    continue
+                if says_outcome_unknown(know, handler):
+                    return True
+                outcome = _handler_outcome(know, guard.fn, guard.block, handler)
+                if outcome is None:
+                    if handler.reraises:
+                        break
+                    return True
+                raised = _raised(handler, outcome)
+                if not raised:
+                    return False
+                break
+    return False
 
 
 def _passes_on(handler: Handler) -> bool:

@@ -1,0 +1,261 @@
+"""AG401 on timeouts as real code writes them: the handler in the tool, in a helper the tool
+calls, in a context manager around the call; a transport-error class that includes a
+timeout; a catch-all around a call with a timeout set; a polling deadline; a retry loop that
+ends in failure. And what must stay quiet: reads, idempotent writes, a catch-all with no
+timeout set, a handler that re-raises or says the outcome is unknown."""
+
+from __future__ import annotations
+
+from agentguard.diagnostics import Finding, StepKind
+
+from .conftest import ScanFiles
+
+HEAD = "from langchain_core.tools import tool\n"
+
+
+def ag401(scan_files: ScanFiles, source: str, **files: str) -> list[Finding]:
+    result = scan_files({"agent.py": source, **files}, select=("AG401",))
+    return [f for f in result.findings if f.code == "AG401"]
+
+
+def line_of(source: str, text: str) -> int:
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+TRANSPORT_IN_TOOL = (
+    "import httpx\n" + HEAD + "\n"
+    "class TicketError(Exception):\n"
+    "    pass\n\n"
+    "@tool\n"
+    "async def add_comment(ticket_id: str, body: str) -> dict:\n"
+    '    """Add a comment to a ticket."""\n'
+    "    async with httpx.AsyncClient() as client:\n"
+    "        try:\n"
+    '            response = await client.post(f"https://desk.example/tickets/{ticket_id}/comments",\n'
+    '                                         json={"body": body})\n'
+    "            return response.json()\n"
+    "        except httpx.RequestError as exc:\n"
+    '            raise TicketError(f"Network error: {exc}")\n'
+)
+
+
+def test_a_transport_error_class_that_includes_timeouts_is_a_caught_timeout(
+    scan_files: ScanFiles,
+) -> None:
+    (finding,) = ag401(scan_files, TRANSPORT_IN_TOOL)
+    assert finding.tool == "add_comment"
+    assert finding.span.line == line_of(TRANSPORT_IN_TOOL, "except httpx.RequestError")
+    assert "httpx.RequestError" in finding.message and "httpx.ReadTimeout" in finding.message
+
+
+def test_a_handler_that_names_the_timeout_first_decides_not_the_broader_one(
+    scan_files: ScanFiles,
+) -> None:
+    source = TRANSPORT_IN_TOOL.replace(
+        "        except httpx.RequestError as exc:\n",
+        "        except httpx.TimeoutException:\n"
+        '            raise TicketError("The comment may have been added: check the ticket before retrying")\n'
+        "        except httpx.RequestError as exc:\n",
+    )
+    assert ag401(scan_files, source) == []
+
+
+def test_a_read_that_catches_transport_errors_is_not_blamed(scan_files: ScanFiles) -> None:
+    source = TRANSPORT_IN_TOOL.replace("client.post(", "client.get(").replace(
+        'json={"body": body}', 'params={"q": body}'
+    )
+    source = source.replace("add_comment", "list_comments").replace("Add a comment to", "List")
+    assert ag401(scan_files, source) == []
+
+
+def test_an_idempotent_put_that_catches_transport_errors_is_not_blamed(
+    scan_files: ScanFiles,
+) -> None:
+    source = TRANSPORT_IN_TOOL.replace("client.post(", "client.put(").replace(
+        "/comments", "/assignee"
+    )
+    source = source.replace("add_comment", "set_assignee").replace(
+        "Add a comment to a ticket", "Set a ticket's assignee"
+    )
+    assert ag401(scan_files, source) == []
+
+
+HELPER = (
+    "import requests\n\n"
+    "class ApiError(Exception):\n"
+    "    pass\n\n"
+    "class DeskClient:\n"
+    "    def __init__(self, base: str) -> None:\n"
+    "        self.base = base\n"
+    "        self.session = requests.Session()\n\n"
+    "    def _post(self, path: str, payload: dict) -> dict:\n"
+    "        try:\n"
+    "            response = self.session.post(self.base + path, json=payload, timeout=20)\n"
+    "        except requests.Timeout:\n"
+    '            raise ApiError(f"Request timed out after 20 seconds")\n'
+    "        return response.json()\n\n"
+    "    def create_ticket(self, title: str) -> dict:\n"
+    '        return self._post("/tickets", {"title": title})\n'
+)
+
+TOOL_OVER_HELPER = (
+    HEAD + "from desk import ApiError, DeskClient\n\n"
+    'desk = DeskClient("https://desk.example")\n\n'
+    "@tool\n"
+    "def open_ticket(title: str) -> str:\n"
+    '    """Open a support ticket."""\n'
+    "    try:\n"
+    "        ticket = desk.create_ticket(title)\n"
+    "    except ApiError as exc:\n"
+    '        return f"Could not open the ticket ({exc}). Please try again."\n'
+    '    return ticket["id"]\n'
+)
+
+
+def test_a_timeout_mapped_to_a_plain_error_in_a_helper_is_reported_in_the_tool(
+    scan_files: ScanFiles,
+) -> None:
+    (finding,) = ag401(scan_files, TOOL_OVER_HELPER, **{"desk.py": HELPER})
+    assert finding.tool == "open_ticket" and finding.path == "agent.py"
+    assert finding.span.line == line_of(TOOL_OVER_HELPER, "desk.create_ticket(title)")
+    handler = [s for s in finding.evidence if s.kind is StepKind.HANDLER]
+    assert handler and handler[0].location is not None
+    assert handler[0].location.path == "desk.py"
+    assert handler[0].location.span.line == line_of(HELPER, "except requests.Timeout")
+    assert "DeskClient._post" in finding.message
+
+
+def test_a_tool_that_says_the_helpers_error_leaves_the_outcome_unknown_is_fine(
+    scan_files: ScanFiles,
+) -> None:
+    source = TOOL_OVER_HELPER.replace(
+        "Could not open the ticket ({exc}). Please try again.",
+        "The ticket may have been opened: search for it before retrying.",
+    )
+    assert ag401(scan_files, source, **{"desk.py": HELPER}) == []
+
+
+def test_a_helper_that_re_raises_the_timeout_leaves_it_to_the_tool(scan_files: ScanFiles) -> None:
+    helper = HELPER.replace(
+        '            raise ApiError(f"Request timed out after 20 seconds")\n',
+        '            print("slow desk")\n            raise\n',
+    )
+    # The tool catches only ApiError: the timeout goes to the framework untouched.
+    assert ag401(scan_files, TOOL_OVER_HELPER, **{"desk.py": helper}) == []
+
+
+CONTEXT_MANAGER = (
+    "from contextlib import contextmanager\n\n"
+    "import httpx\n" + HEAD + "from langchain_core.tools import ToolException\n\n"
+    "@contextmanager\n"
+    "def desk_errors(action: str):\n"
+    "    try:\n"
+    "        yield\n"
+    "    except httpx.TimeoutException:\n"
+    '        raise ToolException(f"{action} failed: the desk timed out, try again")\n\n'
+    "@tool\n"
+    "def close_ticket_with_note(ticket_id: str, note: str) -> str:\n"
+    '    """Add a closing note to a ticket."""\n'
+    '    with desk_errors("Adding the note"):\n'
+    '        httpx.post(f"https://desk.example/tickets/{ticket_id}/notes", json={"note": note})\n'
+    '    return "done"\n'
+)
+
+
+def test_a_context_manager_that_maps_timeouts_to_plain_errors_is_followed(
+    scan_files: ScanFiles,
+) -> None:
+    (finding,) = ag401(scan_files, CONTEXT_MANAGER)
+    assert finding.tool == "close_ticket_with_note"
+    assert finding.span.line == line_of(CONTEXT_MANAGER, "httpx.post(")
+    assert "desk_errors" in finding.message
+
+
+def test_a_context_manager_that_says_outcome_unknown_is_fine(scan_files: ScanFiles) -> None:
+    source = CONTEXT_MANAGER.replace(
+        "failed: the desk timed out, try again", "outcome unknown: check the ticket first"
+    )
+    assert ag401(scan_files, source) == []
+
+
+CATCH_ALL = (
+    "import requests\n" + HEAD + "\n"
+    "@tool\n"
+    "def send_invoice(invoice_id: str) -> str:\n"
+    '    """Send an invoice to the customer."""\n'
+    "    try:\n"
+    '        requests.post(f"https://billing.example/invoices/{invoice_id}/send", timeout=15)\n'
+    "    except Exception:\n"
+    '        return "Sending the invoice failed."\n'
+    '    return "sent"\n'
+)
+
+
+def test_a_catch_all_around_a_call_with_a_timeout_catches_that_timeout(
+    scan_files: ScanFiles,
+) -> None:
+    (finding,) = ag401(scan_files, CATCH_ALL)
+    assert finding.span.line == line_of(CATCH_ALL, "except Exception")
+    assert "timeout=15" in finding.message
+    assert finding.confidence.value == "medium"
+
+
+def test_a_catch_all_with_no_timeout_set_is_not_judged(scan_files: ScanFiles) -> None:
+    assert ag401(scan_files, CATCH_ALL.replace(", timeout=15", "")) == []
+
+
+def test_a_client_built_with_a_timeout_sets_it_for_its_calls(scan_files: ScanFiles) -> None:
+    source = (
+        "import httpx\n" + HEAD + "\n"
+        "@tool\n"
+        "async def send_invoice(invoice_id: str) -> str:\n"
+        '    """Send an invoice to the customer."""\n'
+        "    async with httpx.AsyncClient(timeout=30.0) as client:\n"
+        "        try:\n"
+        '            await client.post(f"https://billing.example/invoices/{invoice_id}/send")\n'
+        "        except Exception as exc:\n"
+        '            return "Sending the invoice failed, please retry."\n'
+        '    return "sent"\n'
+    )
+    (finding,) = ag401(scan_files, source)
+    assert "timeout=30.0" in finding.message
+
+
+def test_a_timeout_caught_inside_a_retry_loop_that_ends_in_failure(scan_files: ScanFiles) -> None:
+    source = (
+        "import time\n\nimport requests\n" + HEAD + "\n"
+        "@tool\n"
+        "def place_order(cart_id: str) -> str:\n"
+        '    """Place an order for a cart."""\n'
+        "    for attempt in range(3):\n"
+        "        try:\n"
+        '            return requests.post("https://shop.example/orders", json={"cart": cart_id}, timeout=10).text\n'
+        "        except requests.Timeout:\n"
+        "            time.sleep(2**attempt)\n"
+        '    return "Placing the order failed after 3 attempts."\n'
+    )
+    (finding,) = ag401(scan_files, source)
+    assert "retries it" in finding.message
+
+
+def test_a_tool_declared_idempotent_is_not_blamed(scan_files: ScanFiles) -> None:
+    source = (
+        "import httpx\n"
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from mcp.types import ToolAnnotations\n\n"
+        'mcp = FastMCP("desk")\n\n'
+        "@mcp.tool(annotations=ToolAnnotations(idempotentHint=True, readOnlyHint=False))\n"
+        "async def add_label(ticket_id: str, label: str) -> str:\n"
+        '    """Add a label to a ticket (a label already there is left as it is)."""\n'
+        "    async with httpx.AsyncClient() as client:\n"
+        "        try:\n"
+        '            await client.post(f"https://desk.example/tickets/{ticket_id}/labels", json={"label": label})\n'
+        "        except httpx.RequestError as exc:\n"
+        '            return f"Network error: {exc}"\n'
+        '    return "ok"\n'
+    )
+    assert ag401(scan_files, source) == []
+    undeclared = source.replace(
+        "annotations=ToolAnnotations(idempotentHint=True, readOnlyHint=False)", ""
+    )
+    assert [f.tool for f in ag401(scan_files, undeclared)] == ["add_label"]
