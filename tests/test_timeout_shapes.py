@@ -259,3 +259,62 @@ def test_a_tool_declared_idempotent_is_not_blamed(scan_files: ScanFiles) -> None
         "annotations=ToolAnnotations(idempotentHint=True, readOnlyHint=False)", ""
     )
     assert [f.tool for f in ag401(scan_files, undeclared)] == ["add_label"]
+
+
+POLLING = (
+    "import time\n\nimport requests\n" + HEAD + "\n"
+    "@tool\n"
+    "def start_export(report: str) -> str:\n"
+    '    """Export a report to the shared drive."""\n'
+    '    job = requests.post("https://reports.example/exports", json={"report": report}, timeout=10).json()\n'
+    "    deadline = time.monotonic() + 60\n"
+    "    while time.monotonic() < deadline:\n"
+    "        state = requests.get(f\"https://reports.example/exports/{job['id']}\", timeout=10).json()\n"
+    '        if state["status"] == "done":\n'
+    '            return state["url"]\n'
+    "        time.sleep(2)\n"
+    '    return "Export failed: it did not finish in time."\n'
+)
+
+
+def test_a_polling_deadline_reported_as_a_failure(scan_files: ScanFiles) -> None:
+    (finding,) = ag401(scan_files, POLLING)
+    assert finding.tool == "start_export"
+    assert finding.span.line == line_of(POLLING, "Export failed")
+    assert "polls" in finding.message
+
+
+def test_a_polling_deadline_that_hands_back_the_job_is_fine(scan_files: ScanFiles) -> None:
+    source = POLLING.replace(
+        '"Export failed: it did not finish in time."',
+        "f\"The export is still running (job {job['id']}): check its status later.\"",
+    )
+    assert ag401(scan_files, source) == []
+
+
+def test_a_poller_in_a_helper_that_raises_a_timeout_error(scan_files: ScanFiles) -> None:
+    source = (
+        "import asyncio\n\nimport httpx\n" + HEAD + "\n"
+        "async def wait_until_live(client: httpx.AsyncClient, deploy_id: str) -> None:\n"
+        "    for _ in range(30):\n"
+        '        state = (await client.get(f"/deploys/{deploy_id}")).json()["state"]\n'
+        '        if state == "live":\n'
+        "            return\n"
+        "        await asyncio.sleep(5)\n"
+        '    raise TimeoutError(f"Deploy {deploy_id} timed out")\n\n'
+        "@tool\n"
+        "async def deploy(service: str) -> str:\n"
+        '    """Deploy the latest build of a service."""\n'
+        '    async with httpx.AsyncClient(base_url="https://ci.example") as client:\n'
+        '        deploy_id = (await client.post("/deploys", json={"service": service})).json()["id"]\n'
+        "        await wait_until_live(client, deploy_id)\n"
+        '    return "live"\n'
+    )
+    (finding,) = ag401(scan_files, source)
+    assert finding.tool == "deploy"
+    handler = [s for s in finding.evidence if s.kind is StepKind.HANDLER]
+    assert handler[0].location is not None
+    assert handler[0].location.span.line == line_of(source, "raise TimeoutError")
+    # without the poll the timeout goes to the framework untouched
+    retried = source.replace("        await wait_until_live(client, deploy_id)\n", "")
+    assert ag401(scan_files, retried) == []

@@ -53,6 +53,7 @@ class Knowledge:
         self.context_managers = set(_as_list(timeouts.get("context_managers")))
         self.sleep_calls = set(_as_list(timeouts.get("sleep_calls")))
         self.failure_words = re.compile(timeouts.get("failure_pattern") or "$^")
+        self.deadline_words = re.compile(timeouts.get("deadline_pattern") or "$^")
 
         obs = data.get("observations") or {}
         self.tool_error_exceptions: Matcher[bool] = Matcher()

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words
-from agentguard.checks.timeouts.chains import CATCH_ALL
+from agentguard.checks.timeouts.chains import CATCH_ALL, POLL
 from agentguard.checks.timeouts.shared import timeout_verdicts
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
@@ -171,7 +171,12 @@ class TimeoutAsPlainFailure(Rule):
                 around = f"the tools it dispatches, which include write tools ({names})"
                 confidence = Confidence.MEDIUM
             verb = "retries on" if verdict.handler.try_id == -1 else "catches"
-            if location != handler_at:
+            if verdict.how == POLL:
+                head = (
+                    f"{where} makes {around}, then polls for its result and, when the deadline "
+                    f"passes, reports a plain failure (`{verdict.detail[:80]}`)"
+                )
+            elif location != handler_at:
                 holder = verdict.function.qualname.rsplit(".", 2)[-2:]
                 shown = ".".join(holder) if verdict.function.class_name else verdict.function.name
                 head = f"{where} makes {around}; `{shown}` on the way {verb} {caught} and {what}"
@@ -185,7 +190,11 @@ class TimeoutAsPlainFailure(Rule):
                 confidence=confidence,
                 evidence=(
                     *effect.chain,
-                    EvidenceStep(StepKind.HANDLER, handler_at, detail=", ".join(verdict.caught)),
+                    EvidenceStep(
+                        StepKind.HANDLER,
+                        handler_at,
+                        detail=", ".join(verdict.caught) or "the polling deadline",
+                    ),
                 ),
                 symbol=verdict.function.qualname,
                 node_text=f"{verdict.function.qualname}:{verdict.detail[:80]}",

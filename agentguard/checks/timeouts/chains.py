@@ -24,6 +24,7 @@ from agentguard.project.tool_facts import Effect
 
 # How a handler catches the timeout.
 TIMEOUT, TRANSPORT, CATCH_ALL = "timeout", "transport", "catch-all"
+POLL = "poll"  # not a handler: a polling deadline reported as a failure (polling.py)
 
 
 @dataclass
@@ -171,7 +172,7 @@ def explicit_timeout(project: ProjectModel, know: Knowledge, frames: list[Frame]
         call = frame.call
         for name in know.timeout_kwargs:
             value = call.kwargs.get(name)
-            if value is not None and not _off(value):
+            if value is not None and not is_off(value):
                 return f"a call with `{name}={value.text}`"
         for other in project.calls_in(frame.qualname):
             if other.callee in know.deadline_calls and _inside(call, other):
@@ -209,7 +210,7 @@ def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str
             continue
         for name in know.timeout_kwargs:
             setting = value.call_kwargs.get(name)
-            if setting is not None and not _off(setting):
+            if setting is not None and not is_off(setting):
                 return f"{name}={setting.text}"
     return None
 
@@ -222,7 +223,7 @@ def _inside(inner: Call, outer: Call) -> bool:
     )
 
 
-def _off(value: Value) -> bool:
+def is_off(value: Value) -> bool:
     return value.kind == "const" and value.const in (None, False, 0)
 
 
@@ -237,3 +238,118 @@ def catches_raised(project: ProjectModel, know: Knowledge, handler: Handler, rai
         for base in project.class_bases(entry[0]):
             names |= {base, base.rsplit(".", 1)[-1]}
     return any(c in names or c.rsplit(".", 1)[-1] in names for c in handler.caught)
+
+
+def says_outcome_unknown(know: Knowledge, handler: Handler) -> bool:
+    texts = [*handler.strings, *(v.text for v in (*handler.returns, *handler.raises))]
+    if any(know.uncertain_words.search(t) for t in texts):
+        return True
+    if any(know.uncertain_exception.search(v.qualname or v.text) for v in handler.raises):
+        return True
+    if any(know.reconcile_call.search(c.rsplit(".", 1)[-1]) for c in handler.calls):
+        return True
+    return any(_says_not_retryable(know, v) for v in handler.returns)
+
+
+def _says_not_retryable(know: Knowledge, value: Value) -> bool:
+    items = value.items if value.kind == "dict" else {}
+    if value.kind == "call" and value.call_args and value.call_args[0].kind == "dict":
+        items = value.call_args[0].items
+    for key in know.retry_keys:
+        if key in items and items[key].kind == "const" and items[key].const is False:
+            return True
+    return False
+
+
+def _in_retry_loop(fn: Function, block: TryBlock) -> bool:
+    return any(loop.loop_id in block.loop_ids and loop.is_retry_shape for loop in fn.loops)
+
+
+def judge_chain(project: ProjectModel, know: Knowledge, frames: list[Frame]) -> Caught | None:
+    """The handler that answers the sink's timeout as a plain or retryable failure, walking
+    the handlers around the chain from the sink up; None when no handler catches it, one
+    says the outcome is unknown (or one catches what an inner one raised and says so), or a
+    catch-all with no timeout set catches it (too unsure to judge)."""
+    for depth in range(len(frames) - 1, -1, -1):
+        for index, guard in enumerate(guards(project, know, frames[depth])):
+            for handler in handlers_of(guard):
+                how = catches_timeout(project, know, handler, frames, depth)
+                if how is None:
+                    if not is_catch_all(know, handler):
+                        continue  # another error class: the timeout passes it by
+                    if _passes_on(handler):
+                        break
+                    return None  # a catch-all with no timeout set: not judged
+                if says_outcome_unknown(know, handler):
+                    return None
+                outcome = handler_outcome(know, guard.fn, guard.block, handler)
+                if outcome is None:
+                    if handler.reraises:
+                        break  # passed on to the handlers further out
+                    return None
+                raised = _raised(handler, outcome)
+                if raised and cleared(project, know, frames, depth, index + 1, raised):
+                    return None
+                return Caught(depth, guard, handler, *how, *outcome)
+    return None
+
+
+def _raised(handler: Handler, outcome: tuple[str, str]) -> str:
+    """The error a handler raises in place of the one it caught (none when it returns)."""
+    if outcome[0] != "plain" or not handler.raises or handler.returns:
+        return ""
+    value = handler.raises[0]
+    return value.qualname or value.text.split("(", 1)[0]
+
+
+def cleared(
+    project: ProjectModel,
+    know: Knowledge,
+    frames: list[Frame],
+    depth: int,
+    first_guard: int,
+    raised: str,
+) -> bool:
+    """Whether the error ``raised`` in a timeout's place around ``frames[depth]``'s call (past
+    its first ``first_guard`` guards) is caught further out by a handler that says the
+    outcome is unknown, or swallows it (what the tool answers then is not known here)."""
+    for level in range(depth, -1, -1):
+        around = guards(project, know, frames[level])
+        for guard in around[first_guard if level == depth else 0 :]:
+            for handler in handlers_of(guard):
+                if not catches_raised(project, know, handler, raised):
+                    continue
+                if says_outcome_unknown(know, handler):
+                    return True
+                outcome = handler_outcome(know, guard.fn, guard.block, handler)
+                if outcome is None:
+                    if handler.reraises:
+                        break
+                    return True
+                raised = _raised(handler, outcome)
+                if not raised:
+                    return False
+                break
+    return False
+
+
+def _passes_on(handler: Handler) -> bool:
+    """``except Exception: log(...); raise``: the error goes on unchanged."""
+    return handler.reraises and not handler.raises and not handler.returns
+
+
+def handler_outcome(
+    know: Knowledge, fn: Function, block: TryBlock, handler: Handler
+) -> tuple[str, str] | None:
+    """plain: the handler answers with an error; retry: the loop around it sends it again."""
+    if handler.returns or handler.raises:
+        return "plain", (handler.returns or handler.raises)[0].text
+    if handler.reraises:
+        return None
+    if _in_retry_loop(fn, block):
+        return "retry", "the enclosing loop sends it again"
+    messages = [s for s in handler.strings if " " in s.strip()]
+    logs = know.log_receivers
+    if messages and not any(c.split(".")[0] in logs for c in handler.calls):
+        return "plain", repr(messages[0])  # result = "Timed out, try again" used later
+    return None

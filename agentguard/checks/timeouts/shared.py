@@ -8,16 +8,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentguard.checks.timeouts.chains import (
+    POLL,
     TIMEOUT,
     Caught,
     Frame,
-    catches_raised,
-    catches_timeout,
     frames_of,
-    guards,
-    handlers_of,
-    is_catch_all,
+    handler_outcome,
+    is_off,
+    judge_chain,
+    says_outcome_unknown,
 )
+from agentguard.checks.timeouts.polling import Poll, polling_deadline
 from agentguard.diagnostics import Confidence, Location
 from agentguard.facts.module_facts import (
     Call,
@@ -58,31 +59,6 @@ def try_block(fn: Function, handler: Handler) -> TryBlock | None:
     return next((t for t in fn.tries if t.try_id == handler.try_id), None)
 
 
-def says_outcome_unknown(know: Knowledge, handler: Handler) -> bool:
-    texts = [*handler.strings, *(v.text for v in (*handler.returns, *handler.raises))]
-    if any(know.uncertain_words.search(t) for t in texts):
-        return True
-    if any(know.uncertain_exception.search(v.qualname or v.text) for v in handler.raises):
-        return True
-    if any(know.reconcile_call.search(c.rsplit(".", 1)[-1]) for c in handler.calls):
-        return True
-    return any(_says_not_retryable(know, v) for v in handler.returns)
-
-
-def _says_not_retryable(know: Knowledge, value: Value) -> bool:
-    items = value.items if value.kind == "dict" else {}
-    if value.kind == "call" and value.call_args and value.call_args[0].kind == "dict":
-        items = value.call_args[0].items
-    for key in know.retry_keys:
-        if key in items and items[key].kind == "const" and items[key].const is False:
-            return True
-    return False
-
-
-def _in_retry_loop(fn: Function, block: TryBlock) -> bool:
-    return any(loop.loop_id in block.loop_ids and loop.is_retry_shape for loop in fn.loops)
-
-
 def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
     """The timeouts of counted writes answered as a plain or retryable failure: followed
     from each tool down every write's call chain (a handler in the tool, a helper or a
@@ -91,7 +67,7 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
     know = project.catalog.checklist
     result: list[TimeoutVerdict] = []
     reached: set[str] = set()
-    seen: set[tuple[str, str, object]] = set()
+    seen: set[tuple[object, ...]] = set()
     for tool in project.tools:
         if tool.schema_only or _declared_harmless(tool):
             continue
@@ -104,6 +80,10 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
             reached.update(f.qualname for f in frames)
             found = judge_chain(project, know, frames)
             if found is None:
+                poll = polling_deadline(project, know, frames)
+                if poll is not None and ("poll", tool.name) not in seen:
+                    seen.add(("poll", tool.name))
+                    result.append(_poll_verdict(frames, poll, effect, tool))
                 continue
             key = (tool.name, found.guard.facts.path, found.handler.span)
             if key not in seen:
@@ -150,79 +130,6 @@ def _may_catch_timeouts(know: Knowledge, fn: Function) -> bool:
     return any(any(know.is_timeout(c) for c in h.caught) for h in fn.handlers)
 
 
-def judge_chain(project: ProjectModel, know: Knowledge, frames: list[Frame]) -> Caught | None:
-    """The handler that answers the sink's timeout as a plain or retryable failure, walking
-    the handlers around the chain from the sink up; None when no handler catches it, one
-    says the outcome is unknown (or one catches what an inner one raised and says so), or a
-    catch-all with no timeout set catches it (too unsure to judge)."""
-    for depth in range(len(frames) - 1, -1, -1):
-        for index, guard in enumerate(guards(project, know, frames[depth])):
-            for handler in handlers_of(guard):
-                how = catches_timeout(project, know, handler, frames, depth)
-                if how is None:
-                    if not is_catch_all(know, handler):
-                        continue  # another error class: the timeout passes it by
-                    if _passes_on(handler):
-                        break
-                    return None  # a catch-all with no timeout set: not judged
-                if says_outcome_unknown(know, handler):
-                    return None
-                outcome = _handler_outcome(know, guard.fn, guard.block, handler)
-                if outcome is None:
-                    if handler.reraises:
-                        break  # passed on to the handlers further out
-                    return None
-                raised = _raised(handler, outcome)
-                if raised and cleared(project, know, frames, depth, index + 1, raised):
-                    return None
-                return Caught(depth, guard, handler, *how, *outcome)
-    return None
-
-
-def _raised(handler: Handler, outcome: tuple[str, str]) -> str:
-    """The error a handler raises in place of the one it caught (none when it returns)."""
-    if outcome[0] != "plain" or not handler.raises or handler.returns:
-        return ""
-    value = handler.raises[0]
-    return value.qualname or value.text.split("(", 1)[0]
-
-
-def cleared(
-    project: ProjectModel,
-    know: Knowledge,
-    frames: list[Frame],
-    depth: int,
-    first_guard: int,
-    raised: str,
-) -> bool:
-    """Whether the error ``raised`` in a timeout's place around ``frames[depth]``'s call (past
-    its first ``first_guard`` guards) is caught further out by a handler that says the
-    outcome is unknown, or swallows it (what the tool answers then is not known here)."""
-    for level in range(depth, -1, -1):
-        around = guards(project, know, frames[level])
-        for guard in around[first_guard if level == depth else 0 :]:
-            for handler in handlers_of(guard):
-                if not catches_raised(project, know, handler, raised):
-                    continue
-                if says_outcome_unknown(know, handler):
-                    return True
-                outcome = _handler_outcome(know, guard.fn, guard.block, handler)
-                if outcome is None:
-                    if handler.reraises:
-                        break
-                    return True
-                raised = _raised(handler, outcome)
-                if not raised:
-                    return False
-                break
-    return False
-
-
-def _passes_on(handler: Handler) -> bool:
-    """``except Exception: log(...); raise``: the error goes on unchanged."""
-    return handler.reraises and not handler.raises and not handler.returns
-
-
 def _verdict(
     frames: list[Frame], found: Caught, effect: Effect, tool: ToolFacts | None
 ) -> TimeoutVerdict:
@@ -249,21 +156,25 @@ def _verdict(
     )
 
 
-def _handler_outcome(
-    know: Knowledge, fn: Function, block: TryBlock, handler: Handler
-) -> tuple[str, str] | None:
-    """plain: the handler answers with an error; retry: the loop around it sends it again."""
-    if handler.returns or handler.raises:
-        return "plain", (handler.returns or handler.raises)[0].text
-    if handler.reraises:
-        return None
-    if _in_retry_loop(fn, block):
-        return "retry", "the enclosing loop sends it again"
-    messages = [s for s in handler.strings if " " in s.strip()]
-    logs = know.log_receivers
-    if messages and not any(c.split(".")[0] in logs for c in handler.calls):
-        return "plain", repr(messages[0])  # result = "Timed out, try again" used later
-    return None
+def _poll_verdict(
+    frames: list[Frame], poll: Poll, effect: Effect, tool: ToolFacts
+) -> TimeoutVerdict:
+    span = poll.answer.span or frames[0].call.span
+    answer = Location(poll.facts.path, span)
+    own = poll.fn is frames[0].fn
+    return TimeoutVerdict(
+        poll.fn,
+        poll.facts,
+        Handler(try_id=-2, caught=[], span=span, name=None),
+        [effect],
+        "plain",
+        poll.answer.text,
+        tool,
+        location=answer if own else Location(frames[0].facts.path, frames[0].call.span),
+        how=POLL,
+        removable=False,
+        handler_location=answer,
+    )
 
 
 def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
@@ -294,7 +205,7 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
                 continue
             if says_outcome_unknown(know, handler):
                 continue
-            verdict = _handler_outcome(know, fn, block, handler)
+            verdict = handler_outcome(know, fn, block, handler)
             if verdict is None:
                 continue
             outcome, detail = verdict
@@ -376,10 +287,6 @@ def _framework_key(project: ProjectModel, tool: ToolFacts) -> str:
     ):
         return "fastmcp"
     return tool.framework
-
-
-def is_off(value: Value) -> bool:
-    return value.kind == "const" and value.const in (None, False, 0)
 
 
 # ---------------------------------------------------------------- AG402
