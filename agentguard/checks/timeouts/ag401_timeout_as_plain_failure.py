@@ -13,16 +13,29 @@ from agentguard.project.project_model import ProjectModel
 class TimeoutAsPlainFailure(Rule):
     """
     ## What it does
-    Flags a timeout (`requests.Timeout`, `httpx.ReadTimeout`, `asyncio.TimeoutError`,
-    `TimeoutError`, `socket.timeout`, `aiohttp.ServerTimeoutError`, `openai.APITimeoutError`,
-    SDK timeout errors...) caught around a non-idempotent side effect and turned into an
-    ordinary or retryable error: a returned "failed, please retry" text or dict, a raised
+    Flags a timeout around a non-idempotent side effect that is turned into an ordinary or
+    retryable error: a returned "failed, please retry" text or dict, a raised
     `ToolException`/`ModelRetry`/plain error, or a loop that sends the request again.
+
+    The timeout is followed from the write up its call chain to the tool, meeting the
+    handlers in order, innermost first: in the tool, in a helper the tool calls (a client's
+    `_post`, a connection's `execute`), or in a `@contextmanager` whose `yield` wraps the
+    call. A handler catches it when it names a timeout (`requests.Timeout`,
+    `httpx.ReadTimeout`, `asyncio.TimeoutError`, builtin `TimeoutError`, `socket.timeout`,
+    `openai.APITimeoutError`, botocore `ReadTimeoutError`...), a broader class that includes
+    one (`httpx.RequestError`, `requests.RequestException`, `aiohttp.ClientError`, a DB
+    driver's `OperationalError`...), or everything when a timeout is set on the way (a
+    `timeout=` argument, a client built with one, `asyncio.wait_for`). An error raised in
+    its place is followed further out too. A job polled after the write until a deadline,
+    which then reports "failed" or raises, is the same mistake.
 
     A handler that says the outcome is unknown (`SIDE_EFFECT_UNCERTAIN`, "may have been
     placed, do not retry", `retryable: False`), raises an "uncertain" exception or looks the
-    outcome up (reconcile) is fine, and so is a read-only call that times out. Connect
-    timeouts (`httpx.ConnectTimeout`) are raised before the request left and are fine too.
+    outcome up (reconcile) is fine, and so is a read-only or declared idempotent tool.
+    Connect timeouts (`httpx.ConnectTimeout`) are raised before the request left and are
+    fine too; a catch-all with no timeout set is left alone.
+    The finding is in the tool: at the handler when it is the tool's own, else at the
+    tool's call into the chain, with the handler as evidence.
 
     ## Why it matters
     A read timeout is raised after the request was sent: the service may have committed. "The
@@ -111,6 +124,23 @@ class TimeoutAsPlainFailure(Rule):
             '    return "ok"\n',
             span=(9, 5, 10, 49),
             message_contains="please retry",
+        ),
+        Invalid(
+            "import httpx\n"
+            "from langchain_core.tools import tool\n\n"
+            "class DeskError(Exception):\n"
+            "    pass\n\n"
+            "def _post(path: str, payload: dict) -> dict:\n"
+            "    try:\n"
+            '        return httpx.post(f"https://desk.example{path}", json=payload, timeout=20).json()\n'
+            "    except httpx.RequestError as exc:\n"
+            '        raise DeskError("The desk could not be reached") from exc\n\n'
+            "@tool\n"
+            "def open_ticket(title: str) -> str:\n"
+            '    """Open a support ticket."""\n'
+            '    return _post("/tickets", {"title": title})["id"]\n',
+            span=(16, 12, 16, 47),
+            message_contains="httpx.RequestError",
         ),
         Invalid(
             "import asyncio\n"
