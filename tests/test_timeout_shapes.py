@@ -318,3 +318,43 @@ def test_a_poller_in_a_helper_that_raises_a_timeout_error(scan_files: ScanFiles)
     # without the poll the timeout goes to the framework untouched
     retried = source.replace("        await wait_until_live(client, deploy_id)\n", "")
     assert ag401(scan_files, retried) == []
+
+
+DECLARED = (
+    "import socket\n\n"
+    "from mcp.server.fastmcp import FastMCP\n"
+    "from mcp.types import ToolAnnotations\n\n"
+    "from erp import Erp\n\n"
+    'mcp = FastMCP("erp")\n'
+    'erp = Erp("https://erp.example/rpc")\n\n'
+    "@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False))\n"
+    "def run_action(model: str, action: str, record_id: int) -> str:\n"
+    '    """Run a business action (confirm, post, cancel...) on a record."""\n'
+    "    return str(erp.invoke(model, action, record_id))\n"
+)
+
+ERP = (
+    "import socket\n\n"
+    "import zeep\n\n"
+    "class ErpError(Exception):\n"
+    "    pass\n\n"
+    "class Erp:\n"
+    "    def __init__(self, url: str) -> None:\n"
+    "        self.service = zeep.Client(url).service\n\n"
+    "    def invoke(self, model: str, action: str, record_id: int) -> object:\n"
+    "        try:\n"
+    "            return self.service.dispatch(model, action, record_id)\n"
+    "        except socket.timeout:\n"
+    '            raise ErpError("The ERP did not answer in time")\n'
+)
+
+
+def test_a_declared_non_idempotent_tool_whose_calls_cannot_be_judged(
+    scan_files: ScanFiles,
+) -> None:
+    (finding,) = ag401(scan_files, DECLARED, **{"erp.py": ERP})
+    assert finding.tool == "run_action"
+    assert finding.span.line == line_of(DECLARED, "erp.invoke(")
+    assert finding.confidence.value == "medium"
+    declared_idempotent = DECLARED.replace("idempotentHint=False", "idempotentHint=True")
+    assert ag401(scan_files, declared_idempotent, **{"erp.py": ERP}) == []

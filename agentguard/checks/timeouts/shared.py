@@ -5,7 +5,7 @@ retry policies on writing nodes, MCP client retries). ``SettingUse`` is shared w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agentguard.checks.timeouts.chains import (
     POLL,
@@ -71,9 +71,7 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
     for tool in project.tools:
         if tool.schema_only or _declared_harmless(tool):
             continue
-        for effect in tool.effects:
-            if not counts_as_write(effect, tool.name, project.catalog, tool.description):
-                continue
+        for effect in _writes(project, tool):
             frames = frames_of(project, tool.functions, effect)
             if frames is None:
                 continue
@@ -118,6 +116,35 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
     ]
     result += _timeout_retries(project)
     return result
+
+
+def _writes(project: ProjectModel, tool: ToolFacts) -> list[Effect]:
+    """The tool's counted writes; for a tool that declares a non-idempotent write when none
+    is counted, the calls nothing could judge and the guessed writes too weak to count (its
+    write is among them), at medium confidence: the declaration is the evidence."""
+    writes = [
+        e for e in tool.effects if counts_as_write(e, tool.name, project.catalog, tool.description)
+    ]
+    if writes or not _declared_writer(tool):
+        return writes
+    return [
+        replace(e, confidence=Confidence.MEDIUM)
+        for e in tool.effects
+        if e.kind == "unknown" or e.non_idempotent  # guessed or unjudged: the declaration says
+    ]
+
+
+def _declared_writer(tool: ToolFacts) -> bool:
+    """A declaration that says the tool writes and is not idempotent (MCP annotations with
+    ``readOnlyHint=False``, ``destructiveHint=True`` or ``idempotentHint=False``, a
+    non-idempotent risk or idempotency)."""
+    return any(
+        d.read_only is False
+        or d.destructive is True
+        or d.idempotent_hint is False
+        or d.idempotency in {"non_idempotent", "non-idempotent"}
+        for d in tool.declarations
+    )
 
 
 def _declared_harmless(tool: ToolFacts) -> bool:
