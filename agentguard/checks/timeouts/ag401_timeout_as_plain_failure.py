@@ -184,6 +184,7 @@ class TimeoutAsPlainFailure(Rule):
                 verdict.facts.path, verdict.handler.span
             )
             location = verdict.location or handler_at
+            detail = " ".join(verdict.detail.split())[:80]
             caught = verdict.caught_text or ", ".join(f"`{c}`" for c in verdict.caught)
             where = f"Tool `{verdict.tool.name}`" if verdict.tool else f"`{verdict.function.name}`"
             if verdict.handler.try_id == -1:
@@ -191,7 +192,7 @@ class TimeoutAsPlainFailure(Rule):
             elif verdict.outcome == "retry":
                 what = "retries it"
             else:
-                what = f"reports it as a plain error (`{verdict.detail[:80]}`)"
+                what = f"reports it as a plain error (`{detail}`)"
             around = f"{effect_words(effect)} ({effect.route()})"
             confidence = effect.confidence
             if verdict.how == CATCH_ALL and confidence.rank > Confidence.MEDIUM.rank:
@@ -204,7 +205,7 @@ class TimeoutAsPlainFailure(Rule):
             if verdict.how == POLL:
                 head = (
                     f"{where} makes {around}, then polls for its result and, when the deadline "
-                    f"passes, reports a plain failure (`{verdict.detail[:80]}`)"
+                    f"passes, reports a plain failure (`{detail}`)"
                 )
             elif location != handler_at:
                 holder = verdict.function.qualname.rsplit(".", 2)[-2:]
@@ -227,5 +228,5 @@ class TimeoutAsPlainFailure(Rule):
                     ),
                 ),
                 symbol=verdict.function.qualname,
-                node_text=f"{verdict.function.qualname}:{verdict.detail[:80]}",
+                node_text=f"{verdict.function.qualname}:{detail}",
             )

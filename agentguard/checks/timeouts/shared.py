@@ -119,19 +119,23 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
 
 
 def _writes(project: ProjectModel, tool: ToolFacts) -> list[Effect]:
-    """The tool's counted writes; for a tool that declares a non-idempotent write when none
-    is counted, the calls nothing could judge and the guessed writes too weak to count (its
-    write is among them), at medium confidence: the declaration is the evidence."""
+    """The tool's counted writes; for a tool that declares a non-idempotent write when
+    inference counts none and judges none repeatable, the calls nothing could judge and the
+    guessed writes too weak to count (its write is among them), at medium confidence: the
+    declaration is the evidence."""
     writes = [
         e for e in tool.effects if counts_as_write(e, tool.name, project.catalog, tool.description)
     ]
-    if writes or not _declared_writer(tool):
-        return writes
-    return [
-        replace(e, confidence=Confidence.MEDIUM)
-        for e in tool.effects
-        if e.kind == "unknown" or e.non_idempotent  # guessed or unjudged: the declaration says
-    ]
+    if (
+        writes
+        or not _declared_writer(tool)
+        or any(e.writes and not e.non_idempotent for e in tool.effects)
+    ):
+        return writes  # a write found and judged repeatable is the tool's write
+    unjudged = [e for e in tool.effects if e.kind == "unknown" or e.non_idempotent]
+    # a method of some client before a bare helper name: the likelier place of the write
+    unjudged.sort(key=lambda e: "." not in e.sink)
+    return [replace(e, confidence=Confidence.MEDIUM) for e in unjudged]
 
 
 def _declared_writer(tool: ToolFacts) -> bool:
