@@ -6,7 +6,10 @@ timeout set, a handler that re-raises or says the outcome is unknown."""
 
 from __future__ import annotations
 
+import pytest
+
 from agentguard.diagnostics import Finding, StepKind
+from agentguard.knowledge.catalog import CatalogError
 
 from .conftest import ScanFiles
 
@@ -358,3 +361,39 @@ def test_a_declared_non_idempotent_tool_whose_calls_cannot_be_judged(
     assert finding.confidence.value == "medium"
     declared_idempotent = DECLARED.replace("idempotentHint=False", "idempotentHint=True")
     assert ag401(scan_files, declared_idempotent, **{"erp.py": ERP}) == []
+
+
+def test_a_projects_own_sdk_errors_extend_the_catalogue_from_config(scan_files: ScanFiles) -> None:
+    source = (
+        "from acme_sdk import post_json\n"
+        "from acme_sdk.errors import NetworkError\n" + HEAD + "\n"
+        "@tool\n"
+        "def create_shipment(order_id: str) -> str:\n"
+        '    """Create a shipment for an order."""\n'
+        "    try:\n"
+        '        return post_json("/shipments", {"order_id": order_id})["id"]\n'
+        "    except NetworkError:\n"
+        '        return "Creating the shipment failed, please try again."\n'
+    )
+    assert ag401(scan_files, source) == []
+    sink = (
+        "[[tool.agentguard.effects.sinks]]\n"
+        'match = ["acme_sdk.post_json"]\n'
+        'effect = "network_write"\n'
+        "idempotent = false\n"
+    )
+    assert ag401(scan_files, source, **{"pyproject.toml": sink}) == []
+    config = sink + (
+        "[tool.agentguard.checklist.timeouts]\n"
+        'transport_errors = { "acme_sdk.errors.NetworkError" = "acme_sdk.errors.DeadlineError" }\n'
+    )
+    (finding,) = ag401(scan_files, source, **{"pyproject.toml": config})
+    assert "acme_sdk.errors.DeadlineError" in finding.message
+
+
+def test_a_wrong_checklist_extension_is_a_clear_configuration_error(
+    scan_files: ScanFiles,
+) -> None:
+    config = '[tool.agentguard.checklist.timeouts]\ntransport_errors = ["x"]\n'
+    with pytest.raises(CatalogError, match=r"checklist\.timeouts\.transport_errors"):
+        ag401(scan_files, "", **{"pyproject.toml": config})
