@@ -397,3 +397,48 @@ def test_a_wrong_checklist_extension_is_a_clear_configuration_error(
     config = '[tool.agentguard.checklist.timeouts]\ntransport_errors = ["x"]\n'
     with pytest.raises(CatalogError, match=r"checklist\.timeouts\.transport_errors"):
         ag401(scan_files, "", **{"pyproject.toml": config})
+
+
+def test_a_client_attribute_built_with_a_timeout_in_init(scan_files: ScanFiles) -> None:
+    source = (
+        "import httpx\n"
+        "from llama_index.core.tools.tool_spec.base import BaseToolSpec\n\n"
+        "class MailSpec(BaseToolSpec):\n"
+        '    spec_functions = ["send_mail"]\n\n'
+        "    def __init__(self) -> None:\n"
+        '        self._http = httpx.Client(base_url="https://mail.example", timeout=20)\n\n'
+        "    def send_mail(self, to: str, body: str) -> str:\n"
+        '        """Send an email."""\n'
+        "        try:\n"
+        '            self._http.post("/messages", json={"to": to, "body": body})\n'
+        "        except Exception:\n"
+        '            return "Sending failed."\n'
+        '        return "sent"\n'
+    )
+    (finding,) = ag401(scan_files, source)
+    assert finding.tool == "send_mail" and "timeout=20" in finding.message
+
+
+def test_a_deadline_call_around_the_write_is_a_timeout_set(scan_files: ScanFiles) -> None:
+    source = (
+        "import asyncio\n\nimport httpx\n" + HEAD + "\n"
+        "@tool\n"
+        "async def publish_post(text: str) -> str:\n"
+        '    """Publish a post to the company blog."""\n'
+        "    async with httpx.AsyncClient() as client:\n"
+        "        try:\n"
+        '            await asyncio.wait_for(client.post("https://blog.example/posts", json={"text": text}), 10)\n'
+        "        except Exception:\n"
+        '            return "Publishing failed."\n'
+        '    return "published"\n'
+    )
+    (finding,) = ag401(scan_files, source)
+    assert "asyncio.wait_for" in finding.message
+
+
+def test_connect_errors_are_raised_before_the_request_left(scan_files: ScanFiles) -> None:
+    source = TRANSPORT_IN_TOOL.replace(
+        "except httpx.RequestError as exc:",
+        "except (httpx.ConnectError, httpx.ConnectTimeout) as exc:",
+    )
+    assert ag401(scan_files, source) == []
