@@ -31,6 +31,7 @@ from agentguard.facts.module_facts import (
 from agentguard.knowledge.checklist import Knowledge, Setting
 from agentguard.project.counted_writes import counted_writes, counts_as_write
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.read_posts import read_by_name
 from agentguard.project.retries import retried_effects
 from agentguard.project.tool_facts import Effect, ToolFacts
 
@@ -123,8 +124,11 @@ def _writes(project: ProjectModel, tool: ToolFacts) -> list[Effect]:
     inference counts none and judges none repeatable, the calls nothing could judge and the
     guessed writes too weak to count (its write is among them), at medium confidence: the
     declaration is the evidence."""
+    catalog = project.catalog
     writes = [
-        e for e in tool.effects if counts_as_write(e, tool.name, project.catalog, tool.description)
+        e
+        for e in counted_writes(tool, catalog)
+        if not read_by_name(catalog, e, tool.name, tool.description)  # its description reads
     ]
     if (
         writes
