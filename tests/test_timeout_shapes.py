@@ -248,11 +248,11 @@ def test_a_tool_declared_idempotent_is_not_blamed(scan_files: ScanFiles) -> None
         "from mcp.types import ToolAnnotations\n\n"
         'mcp = FastMCP("desk")\n\n'
         "@mcp.tool(annotations=ToolAnnotations(idempotentHint=True, readOnlyHint=False))\n"
-        "async def add_label(ticket_id: str, label: str) -> str:\n"
-        '    """Add a label to a ticket (a label already there is left as it is)."""\n'
+        "async def record_payment(invoice_id: str, amount: int) -> str:\n"
+        '    """Record a payment of an invoice (the ledger keeps one per invoice)."""\n'
         "    async with httpx.AsyncClient() as client:\n"
         "        try:\n"
-        '            await client.post(f"https://desk.example/tickets/{ticket_id}/labels", json={"label": label})\n'
+        '            await client.post(f"https://ledger.example/invoices/{invoice_id}/payments", json={"amount": amount})\n'
         "        except httpx.RequestError as exc:\n"
         '            return f"Network error: {exc}"\n'
         '    return "ok"\n'
@@ -261,7 +261,7 @@ def test_a_tool_declared_idempotent_is_not_blamed(scan_files: ScanFiles) -> None
     undeclared = source.replace(
         "annotations=ToolAnnotations(idempotentHint=True, readOnlyHint=False)", ""
     )
-    assert [f.tool for f in ag401(scan_files, undeclared)] == ["add_label"]
+    assert [f.tool for f in ag401(scan_files, undeclared)] == ["record_payment"]
 
 
 POLLING = (
