@@ -442,3 +442,36 @@ def test_connect_errors_are_raised_before_the_request_left(scan_files: ScanFiles
         "except (httpx.ConnectError, httpx.ConnectTimeout) as exc:",
     )
     assert ag401(scan_files, source) == []
+
+
+DECORATED = (
+    "import functools\n\nimport requests\n"
+    "from mcp.server.fastmcp import FastMCP\n\n"
+    'mcp = FastMCP("crm")\n\n'
+    "def api_errors(func):\n"
+    "    @functools.wraps(func)\n"
+    "    def wrapper(*args, **kwargs):\n"
+    "        try:\n"
+    "            return func(*args, **kwargs)\n"
+    "        except requests.RequestException as exc:\n"
+    '            return {"success": False, "error": "The CRM request failed, please retry."}\n'
+    "    return wrapper\n\n"
+    "@mcp.tool()\n"
+    "@api_errors\n"
+    "def create_lead(name: str, email: str) -> dict:\n"
+    '    """Create a sales lead."""\n'
+    '    return requests.post("https://crm.example/leads", json={"name": name, "email": email}, timeout=30).json()\n'
+)
+
+
+def test_a_decorator_that_maps_the_tools_errors_is_followed(scan_files: ScanFiles) -> None:
+    (finding,) = ag401(scan_files, DECORATED)
+    assert finding.tool == "create_lead"
+    assert finding.span.line == line_of(DECORATED, "return requests.post(")
+    handler = [s for s in finding.evidence if s.kind is StepKind.HANDLER]
+    assert handler[0].location is not None
+    assert handler[0].location.span.line == line_of(DECORATED, "except requests.RequestException")
+    uncertain = DECORATED.replace(
+        "The CRM request failed, please retry.", "Outcome unknown: look the lead up first."
+    )
+    assert ag401(scan_files, uncertain) == []

@@ -19,8 +19,8 @@ class TimeoutAsPlainFailure(Rule):
 
     The timeout is followed from the write up its call chain to the tool, meeting the
     handlers in order, innermost first: in the tool, in a helper the tool calls (a client's
-    `_post`, a connection's `execute`), or in a `@contextmanager` whose `yield` wraps the
-    call. A handler catches it when it names a timeout (`requests.Timeout`,
+    `_post`, a connection's `execute`), in a `@contextmanager` whose `yield` wraps the
+    call, or in a decorator whose wrapper calls the tool inside a `try`. A handler catches it when it names a timeout (`requests.Timeout`,
     `httpx.ReadTimeout`, `asyncio.TimeoutError`, builtin `TimeoutError`, `socket.timeout`,
     `openai.APITimeoutError`, botocore `ReadTimeoutError`...), a broader class that includes
     one (`httpx.RequestError`, `requests.RequestException`, `aiohttp.ClientError`, a DB

@@ -6,8 +6,8 @@ A timeout is caught by a handler naming a timeout class, a broader class that in
 (``httpx.RequestError``, ``requests.RequestException``, a DB ``OperationalError``: the
 catalogue's ``transport_errors``), or a catch-all when a timeout is set on the way to the
 sink (``timeout=``, a client built with one, ``asyncio.wait_for``). A handler may sit in the
-tool, in any helper between the tool and the sink, or in a ``@contextmanager`` whose
-``yield`` wraps the caller's ``with`` block. A handler that re-raises passes the timeout on;
+tool, in any helper between the tool and the sink, in a ``@contextmanager`` whose
+``yield`` wraps the caller's ``with`` block, or in a decorator's wrapper around the tool. A handler that re-raises passes the timeout on;
 one that raises another error passes that on, and an outer handler may still say "outcome
 unknown" for it.
 """
@@ -100,9 +100,12 @@ def _call_at(project: ProjectModel, qualname: str, path: str, span: object) -> C
     return next((c for c in project.calls_in(qualname) if c.span == span), None)
 
 
-def guards(project: ProjectModel, know: Knowledge, frame: Frame) -> list[Guard]:
+def guards(
+    project: ProjectModel, know: Knowledge, frame: Frame, outermost: bool = False
+) -> list[Guard]:
     """The ``try`` blocks around the frame's call, innermost first, with the context
-    managers' error-mapping blocks at the place of their ``with``."""
+    managers' error-mapping blocks at the place of their ``with``; for the outermost frame
+    (the tool), then the blocks of the decorators that wrap it."""
     order = frame.call.order
     found: list[tuple[tuple[int, int], Guard]] = []
     for block in frame.fn.tries:
@@ -126,7 +129,40 @@ def guards(project: ProjectModel, know: Knowledge, frame: Frame) -> list[Guard]:
                 if block.yields:
                     found.append((key, Guard(block, entry[0], entry[1], context_manager=True)))
     found.sort(key=lambda pair: pair[0], reverse=True)
-    return [guard for _, guard in found]
+    result = [guard for _, guard in found]
+    return result + decorator_guards(project, frame) if outermost else result
+
+
+def decorator_guards(project: ProjectModel, frame: Frame) -> list[Guard]:
+    """The ``try`` blocks of a project decorator's wrapper around its call of the function
+    it wraps (``@handle_errors``: ``try: return func(*args, **kwargs) except ...``), the
+    innermost decorator first."""
+    result: list[Guard] = []
+    for decorator in reversed(frame.fn.decorators):
+        target = project.project_function(decorator.qualname, frame.facts)
+        entry = project.functions.get(target) if target else None
+        if entry is None:
+            continue
+        outer, facts = entry
+        wrapped = set(outer.params)
+        pending = list(outer.nested)
+        while pending:
+            qualname = pending.pop(0)
+            inner = project.functions.get(qualname)
+            if inner is None:
+                continue
+            wrapper = inner[0]
+            wrapped |= set(wrapper.params)  # a decorator factory's decorator takes the function
+            pending += wrapper.nested
+            for call in project.calls_in(qualname):
+                if call.callee not in wrapped or "." in call.callee:
+                    continue
+                result += [
+                    Guard(block, wrapper, facts, context_manager=True)
+                    for block in sorted(wrapper.tries, key=lambda b: b.span, reverse=True)
+                    if block.body_order[0] <= call.order < block.body_order[1]
+                ]
+    return result
 
 
 def handlers_of(guard: Guard) -> list[Handler]:
@@ -271,7 +307,7 @@ def judge_chain(project: ProjectModel, know: Knowledge, frames: list[Frame]) -> 
     says the outcome is unknown (or one catches what an inner one raised and says so), or a
     catch-all with no timeout set catches it (too unsure to judge)."""
     for depth in range(len(frames) - 1, -1, -1):
-        for index, guard in enumerate(guards(project, know, frames[depth])):
+        for index, guard in enumerate(guards(project, know, frames[depth], depth == 0)):
             for handler in handlers_of(guard):
                 how = catches_timeout(project, know, handler, frames, depth)
                 if how is None:
@@ -314,7 +350,7 @@ def cleared(
     its first ``first_guard`` guards) is caught further out by a handler that says the
     outcome is unknown, or swallows it (what the tool answers then is not known here)."""
     for level in range(depth, -1, -1):
-        around = guards(project, know, frames[level])
+        around = guards(project, know, frames[level], level == 0)
         for guard in around[first_guard if level == depth else 0 :]:
             for handler in handlers_of(guard):
                 if not catches_raised(project, know, handler, raised):
