@@ -164,7 +164,7 @@ def load_config(
     config.test_paths = list(section.get("test-paths", []))
     config.read_only_mcp_servers = list(section.get("read-only-mcp-servers", []))
     extensions: dict[str, Any] = {}
-    for key in ("frameworks", "effects", "retries"):
+    for key in ("frameworks", "effects", "retries", "checklist"):
         if key in section:
             extensions[key] = section[key]
     if "tool-functions" in section:

@@ -142,6 +142,19 @@ are added to the built-in ones. Schema: `agentguard/data/retries.schema.json`.
 match = ["acme.resilience.retrying"]
 library = "acme"
 ```""",
+    "checklist": """\
+Teach agentguard what the checklist rules (AG3xx-AG8xx) know: for example, under `timeouts`,
+your own SDK's timeout classes (`exceptions`), the broader errors that include one
+(`transport_errors`, a table from the class to what it includes), the keyword arguments that
+set a timeout (`timeout_kwargs`) and the words that say an outcome is unknown
+(`uncertain_pattern`). Lists are added to the built-in ones, tables merge, a pattern replaces
+the built-in one. Schema: `agentguard/data/checklist.schema.json`.
+
+```toml
+[tool.agentguard.checklist.timeouts]
+exceptions = ["acme_sdk.errors.DeadlineError"]
+transport_errors = { "acme_sdk.errors.NetworkError" = "acme_sdk.errors.DeadlineError" }
+```""",
     "tool-functions": """What every framework's tools share: `injected_params` (parameters your framework or executor
 fills in itself, never the model's arguments; `self` and `cls` always are),
 `declaration_decorators` (decorators whose keyword arguments declare a tool's `risk`,

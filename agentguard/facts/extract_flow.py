@@ -19,6 +19,7 @@ from agentguard.facts.module_facts import (
     RawErrorUse,
     StatusCheck,
     TryBlock,
+    WithBlock,
 )
 from agentguard.facts.static_strings import enum_member_value
 from agentguard.facts.status_retry import (
@@ -116,6 +117,18 @@ def _exits_on_success(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
     for node, following in tries_in(loop.body):
         if leaves(node.body) or leaves(node.orelse) or leaves(following):
             return True
+    return False
+
+
+def _yields(statements: list[ast.stmt]) -> bool:
+    """Whether ``statements`` yield, outside any function or class defined in them."""
+    pending: list[ast.AST] = list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))
     return False
 
 
@@ -323,6 +336,7 @@ class FlowVisitor(ValueReader):
                     span=self.span(node),
                     loop_ids=list(scope.loops),
                     body_order=(start, end),
+                    yields=_yields(node.body),
                 )
             )
         for handler in node.handlers:
@@ -486,6 +500,9 @@ class FlowVisitor(ValueReader):
         return uses, sorted(tainted)
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        entered = [
+            item.context_expr for item in node.items if isinstance(item.context_expr, ast.Call)
+        ]
         for item in node.items:
             self.visit(item.context_expr)
             if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call):
@@ -494,7 +511,18 @@ class FlowVisitor(ValueReader):
                     self.scope.types[item.optional_vars.id] = callee
                     self._forget_values()
                 self._record_assignment(item.optional_vars, item.context_expr, node)
+        start = self.scope.order
         for stmt in node.body:
             self.visit(stmt)
+        fn = self.scope.function
+        if fn is not None and entered:
+            fn.withs.append(
+                WithBlock(
+                    span=self.span(node),
+                    item_spans=[span_of(e) for e in entered],
+                    item_callees=[self.resolve(e.func) or self.text(e.func) for e in entered],
+                    body_order=(start, self.scope.order),
+                )
+            )
 
     visit_AsyncWith = visit_With

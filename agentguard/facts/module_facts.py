@@ -138,6 +138,19 @@ class TryBlock(CompactPickle):
     span: Span
     loop_ids: list[int] = field(default_factory=list)
     body_order: tuple[int, int] = (0, 0)  # call orders covered by the try body [start, end)
+    yields: bool = False  # the body yields: a context manager's handlers wrap its caller's block
+
+
+@dataclass(slots=True)
+class WithBlock(CompactPickle):
+    """A ``with`` / ``async with`` statement: the spans and callees of the context managers
+    it enters by a call (``with self._errors("create"):``, ``async with asyncio.timeout(5):``)
+    and the call orders its body covers [start, end)."""
+
+    span: Span
+    item_spans: list[Span] = field(default_factory=list)
+    item_callees: list[str] = field(default_factory=list)
+    body_order: tuple[int, int] = (0, 0)
 
 
 @dataclass(slots=True)
@@ -205,6 +218,7 @@ class Function(CompactPickle):
     is_test: bool = False
     asserts: list[Value] = field(default_factory=list)  # ``assert`` expressions, in order
     branches: list[Branch] = field(default_factory=list)  # ``if`` statements, in order
+    withs: list[WithBlock] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -536,6 +536,7 @@ def validate_extensions(extensions: Mapping[str, Any], source: Path | str | None
         else None,
         "effects": extensions.get("effects"),
         "retries": extensions.get("retries"),
+        "checklist": extensions.get("checklist"),
         "tool-functions": extensions.get("tool_functions"),
     }
     for name, document in documents.items():
@@ -546,6 +547,8 @@ def validate_extensions(extensions: Mapping[str, Any], source: Path | str | None
         if name == "tool-functions":
             # a section of the frameworks catalogue, beside its `frameworks` table
             problems = schema_problems("frameworks", {"tool_functions": document})
+        elif name == "checklist":
+            problems = schema_problems(name, {"version": 1, **document})
         else:
             problems = schema_problems(name, document)
         if problems:
@@ -602,6 +605,9 @@ def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dic
                 merged[section][key] = _merge_table(value, existing)
             else:
                 merged[section][key] = value
+    if extensions.get("checklist"):
+        # lists join, tables merge (``timeouts.transport_errors``), a pattern replaces
+        merged["checklist"] = _merge_table(extensions["checklist"], merged.get("checklist") or {})
     if extensions.get("tool_functions"):
         merged["tool_functions"] = _merge_table(
             extensions["tool_functions"], merged.get("tool_functions") or {}

@@ -45,6 +45,15 @@ class Knowledge:
         self.uncertain_exception = re.compile(timeouts.get("uncertain_exception_pattern") or "$^")
         self.reconcile_call = re.compile(timeouts.get("reconcile_call_pattern") or "$^")
         self.log_receivers = set(_as_list(timeouts.get("log_receivers")))
+        self.transport_errors: dict[str, str] = {
+            str(k): str(v) for k, v in (timeouts.get("transport_errors") or {}).items()
+        }
+        self.timeout_kwargs = set(_as_list(timeouts.get("timeout_kwargs")))
+        self.deadline_calls = set(_as_list(timeouts.get("deadline_calls")))
+        self.context_managers = set(_as_list(timeouts.get("context_managers")))
+        self.sleep_calls = set(_as_list(timeouts.get("sleep_calls")))
+        self.failure_words = re.compile(timeouts.get("failure_pattern") or "$^")
+        self.deadline_words = re.compile(timeouts.get("deadline_pattern") or "$^")
 
         obs = data.get("observations") or {}
         self.tool_error_exceptions: Matcher[bool] = Matcher()
@@ -121,6 +130,11 @@ class Knowledge:
         return name in self.timeout_exceptions or name.rsplit(".", 1)[-1] in {
             n for n in self.timeout_exceptions if "." not in n
         }
+
+    def includes_timeout(self, name: str) -> str | None:
+        """The timeout a broader class a handler catches includes (``httpx.RequestError``
+        includes ``httpx.ReadTimeout``), or None."""
+        return self.transport_errors.get(name.replace("()", ""))
 
     def is_before_send(self, name: str) -> bool:
         return name in self.before_send or name.rsplit(".", 1)[-1] in self.before_send

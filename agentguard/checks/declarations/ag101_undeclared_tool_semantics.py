@@ -379,7 +379,7 @@ def hidden_timeouts(project: ProjectModel, tool: ToolFacts) -> list[TimeoutVerdi
             continue
         if verdict.function.qualname not in targets or verdict.outcome != "plain":
             return None
-        if verdict.handler.try_id == -1:
+        if verdict.handler.try_id == -1 or not verdict.removable:
             return None
         found.append(verdict)
     return found

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words
+from agentguard.checks.timeouts.chains import CATCH_ALL, POLL
 from agentguard.checks.timeouts.shared import timeout_verdicts
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
@@ -12,16 +13,29 @@ from agentguard.project.project_model import ProjectModel
 class TimeoutAsPlainFailure(Rule):
     """
     ## What it does
-    Flags a timeout (`requests.Timeout`, `httpx.ReadTimeout`, `asyncio.TimeoutError`,
-    `TimeoutError`, `socket.timeout`, `aiohttp.ServerTimeoutError`, `openai.APITimeoutError`,
-    SDK timeout errors...) caught around a non-idempotent side effect and turned into an
-    ordinary or retryable error: a returned "failed, please retry" text or dict, a raised
+    Flags a timeout around a non-idempotent side effect that is turned into an ordinary or
+    retryable error: a returned "failed, please retry" text or dict, a raised
     `ToolException`/`ModelRetry`/plain error, or a loop that sends the request again.
+
+    The timeout is followed from the write up its call chain to the tool, meeting the
+    handlers in order, innermost first: in the tool, in a helper the tool calls (a client's
+    `_post`, a connection's `execute`), in a `@contextmanager` whose `yield` wraps the
+    call, or in a decorator whose wrapper calls the tool inside a `try`. A handler catches it when it names a timeout (`requests.Timeout`,
+    `httpx.ReadTimeout`, `asyncio.TimeoutError`, builtin `TimeoutError`, `socket.timeout`,
+    `openai.APITimeoutError`, botocore `ReadTimeoutError`...), a broader class that includes
+    one (`httpx.RequestError`, `requests.RequestException`, `aiohttp.ClientError`, a DB
+    driver's `OperationalError`...), or everything when a timeout is set on the way (a
+    `timeout=` argument, a client built with one, `asyncio.wait_for`). An error raised in
+    its place is followed further out too. A job polled after the write until a deadline,
+    which then reports "failed" or raises, is the same mistake.
 
     A handler that says the outcome is unknown (`SIDE_EFFECT_UNCERTAIN`, "may have been
     placed, do not retry", `retryable: False`), raises an "uncertain" exception or looks the
-    outcome up (reconcile) is fine, and so is a read-only call that times out. Connect
-    timeouts (`httpx.ConnectTimeout`) are raised before the request left and are fine too.
+    outcome up (reconcile) is fine, and so is a read-only or declared idempotent tool.
+    Connect timeouts (`httpx.ConnectTimeout`) are raised before the request left and are
+    fine too; a catch-all with no timeout set is left alone.
+    The finding is in the tool: at the handler when it is the tool's own, else at the
+    tool's call into the chain, with the handler as evidence.
 
     ## Why it matters
     A read timeout is raised after the request was sent: the service may have committed. "The
@@ -112,6 +126,23 @@ class TimeoutAsPlainFailure(Rule):
             message_contains="please retry",
         ),
         Invalid(
+            "import httpx\n"
+            "from langchain_core.tools import tool\n\n"
+            "class DeskError(Exception):\n"
+            "    pass\n\n"
+            "def _post(path: str, payload: dict) -> dict:\n"
+            "    try:\n"
+            '        return httpx.post(f"https://desk.example{path}", json=payload, timeout=20).json()\n'
+            "    except httpx.RequestError as exc:\n"
+            '        raise DeskError("The desk could not be reached") from exc\n\n'
+            "@tool\n"
+            "def open_ticket(title: str) -> str:\n"
+            '    """Open a support ticket."""\n'
+            '    return _post("/tickets", {"title": title})["id"]\n',
+            span=(16, 12, 16, 47),
+            message_contains="httpx.RequestError",
+        ),
+        Invalid(
             "import asyncio\n"
             "import httpx\n"
             "from pydantic_ai import ModelRetry\n\n"
@@ -149,33 +180,53 @@ class TimeoutAsPlainFailure(Rule):
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         for verdict in timeout_verdicts(project):
             effect = verdict.effects[0]
-            location = Location(verdict.facts.path, verdict.handler.span)
-            caught = ", ".join(f"`{c}`" for c in verdict.caught)
+            handler_at = verdict.handler_location or Location(
+                verdict.facts.path, verdict.handler.span
+            )
+            location = verdict.location or handler_at
+            detail = " ".join(verdict.detail.split())[:80]
+            caught = verdict.caught_text or ", ".join(f"`{c}`" for c in verdict.caught)
             where = f"Tool `{verdict.tool.name}`" if verdict.tool else f"`{verdict.function.name}`"
             if verdict.handler.try_id == -1:
                 what = "sends it again"
             elif verdict.outcome == "retry":
                 what = "retries it"
             else:
-                what = f"reports it as a plain error (`{verdict.detail[:80]}`)"
+                what = f"reports it as a plain error (`{detail}`)"
             around = f"{effect_words(effect)} ({effect.route()})"
             confidence = effect.confidence
+            if verdict.how == CATCH_ALL and confidence.rank > Confidence.MEDIUM.rank:
+                confidence = Confidence.MEDIUM  # a catch-all: the timeout is one error of many
             if verdict.dispatched:
                 names = ", ".join(f"`{t.name}`" for t in verdict.dispatched[:3])
                 around = f"the tools it dispatches, which include write tools ({names})"
                 confidence = Confidence.MEDIUM
             verb = "retries on" if verdict.handler.try_id == -1 else "catches"
+            if verdict.how == POLL:
+                head = (
+                    f"{where} makes {around}, then polls for its result and, when the deadline "
+                    f"passes, reports a plain failure (`{detail}`)"
+                )
+            elif location != handler_at:
+                holder = verdict.function.qualname.rsplit(".", 2)[-2:]
+                shown = ".".join(holder) if verdict.function.class_name else verdict.function.name
+                head = f"{where} makes {around}; `{shown}` on the way {verb} {caught} and {what}"
+            else:
+                head = f"{where} {verb} {caught} around {around} and {what}"
             yield self.finding(
                 location,
-                f"{where} {verb} {caught} around {around} and "
-                f"{what}: the request may have committed, so the outcome is unknown "
+                f"{head}: the request may have committed, so the outcome is unknown "
                 "(SIDE_EFFECT_UNCERTAIN), not failed",
                 tool=verdict.tool,
                 confidence=confidence,
                 evidence=(
                     *effect.chain,
-                    EvidenceStep(StepKind.HANDLER, location, detail=", ".join(verdict.caught)),
+                    EvidenceStep(
+                        StepKind.HANDLER,
+                        handler_at,
+                        detail=", ".join(verdict.caught) or "the polling deadline",
+                    ),
                 ),
                 symbol=verdict.function.qualname,
-                node_text=f"{verdict.function.qualname}:{verdict.detail[:80]}",
+                node_text=f"{verdict.function.qualname}:{detail}",
             )

@@ -5,8 +5,20 @@ retry policies on writing nodes, MCP client retries). ``SettingUse`` is shared w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from agentguard.checks.timeouts.chains import (
+    POLL,
+    TIMEOUT,
+    Caught,
+    Frame,
+    frames_of,
+    handler_outcome,
+    is_off,
+    judge_chain,
+    says_outcome_unknown,
+)
+from agentguard.checks.timeouts.polling import Poll, polling_deadline
 from agentguard.diagnostics import Confidence, Location
 from agentguard.facts.module_facts import (
     Call,
@@ -19,6 +31,7 @@ from agentguard.facts.module_facts import (
 from agentguard.knowledge.checklist import Knowledge, Setting
 from agentguard.project.counted_writes import counted_writes, counts_as_write
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.read_posts import read_by_name
 from agentguard.project.retries import retried_effects
 from agentguard.project.tool_facts import Effect, ToolFacts
 
@@ -34,88 +47,169 @@ class TimeoutVerdict:
     tool: ToolFacts | None = None
     caught: list[str] = field(default_factory=list)
     dispatched: list[ToolFacts] = field(default_factory=list)  # for executors
+    # Where the finding goes: the handler in the tool, or the tool's own call into the chain
+    # when the handler sits in a helper or a context manager (None: the handler).
+    location: Location | None = None
+    how: str = TIMEOUT  # timeout | transport | catch-all: how the handler catches it
+    caught_text: str = ""  # the classes caught, for a message
+    removable: bool = True  # the AG101 fix may remove the handler (a timeout class, in the tool)
+    handler_location: Location | None = None
 
 
 def try_block(fn: Function, handler: Handler) -> TryBlock | None:
     return next((t for t in fn.tries if t.try_id == handler.try_id), None)
 
 
-def says_outcome_unknown(know: Knowledge, handler: Handler) -> bool:
-    texts = [*handler.strings, *(v.text for v in (*handler.returns, *handler.raises))]
-    if any(know.uncertain_words.search(t) for t in texts):
-        return True
-    if any(know.uncertain_exception.search(v.qualname or v.text) for v in handler.raises):
-        return True
-    if any(know.reconcile_call.search(c.rsplit(".", 1)[-1]) for c in handler.calls):
-        return True
-    return any(_says_not_retryable(know, v) for v in handler.returns)
-
-
-def _says_not_retryable(know: Knowledge, value: Value) -> bool:
-    items = value.items if value.kind == "dict" else {}
-    if value.kind == "call" and value.call_args and value.call_args[0].kind == "dict":
-        items = value.call_args[0].items
-    for key in know.retry_keys:
-        if key in items and items[key].kind == "const" and items[key].const is False:
-            return True
-    return False
-
-
-def _in_retry_loop(fn: Function, block: TryBlock) -> bool:
-    return any(loop.loop_id in block.loop_ids and loop.is_retry_shape for loop in fn.loops)
-
-
 def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
+    """The timeouts of counted writes answered as a plain or retryable failure: followed
+    from each tool down every write's call chain (a handler in the tool, a helper or a
+    context manager), then in the functions no tool reaches (their own handlers), then in
+    executors and retry decorators."""
     know = project.catalog.checklist
     result: list[TimeoutVerdict] = []
-    for qualname, (fn, facts) in project.sorted_functions():
-        if facts.is_test:
+    reached: set[str] = set()
+    seen: set[tuple[object, ...]] = set()
+    for tool in project.tools:
+        if tool.schema_only or _declared_harmless(tool):
             continue
-        for handler in fn.handlers:
-            caught = [c for c in handler.caught if know.is_timeout(c)]
-            if not caught:
+        for effect in _writes(project, tool):
+            frames = frames_of(project, tool.functions, effect)
+            if frames is None:
                 continue
-            block = try_block(fn, handler)
-            if block is None:
+            reached.update(f.qualname for f in frames)
+            found = judge_chain(project, know, frames)
+            if found is None:
+                poll = polling_deadline(project, know, frames)
+                if poll is not None and ("poll", tool.name) not in seen:
+                    seen.add(("poll", tool.name))
+                    result.append(_poll_verdict(frames, poll, effect, tool))
                 continue
-            owner = project.tool_for_function(qualname)
-            name = owner.name if owner else fn.name
-            effects = [
-                e
-                for e in project.effects_in_orders(qualname, block.body_order)
-                if counts_as_write(e, name, project.catalog, owner.description if owner else "")
-            ]
-            if not effects or says_outcome_unknown(know, handler):
+            key = (tool.name, found.guard.facts.path, found.handler.span)
+            if key not in seen:
+                seen.add(key)
+                result.append(_verdict(frames, found, effect, tool))
+    for qualname, (fn, facts) in project.sorted_functions():
+        if facts.is_test or qualname in reached or not _may_catch_timeouts(know, fn):
+            continue
+        owner = project.tool_for_function(qualname)
+        name = owner.name if owner else fn.name
+        for effect in project.effects_of(qualname):
+            if not counts_as_write(
+                effect, name, project.catalog, owner.description if owner else ""
+            ):
                 continue
-            verdict = _handler_outcome(know, fn, block, handler)
-            if verdict is None:
+            frames = frames_of(project, [qualname], effect)
+            found = judge_chain(project, know, frames) if frames else None
+            if frames is None or found is None or found.depth or found.guard.context_manager:
+                continue  # a helper's handler is reported where a tool reaches it
+            if found.how != TIMEOUT:
+                continue  # outside any tool, only a handler naming a timeout is evidence enough
+            key = ("", facts.path, found.handler.span)
+            if key in seen:
                 continue
-            outcome, detail = verdict
-            tool = project.tool_for_function(qualname) or _tool_with_effect(project, effects[0])
+            seen.add(key)
             result.append(
-                TimeoutVerdict(fn, facts, handler, effects, outcome, detail, tool, caught)
+                _verdict(frames, found, effect, owner or _tool_with_effect(project, effect))
             )
-    seen = {(v.facts.path, v.handler.span) for v in result}
-    result += [v for v in _executor_timeouts(project) if (v.facts.path, v.handler.span) not in seen]
+    spans = {(v.facts.path, v.handler.span) for v in result}
+    result += [
+        v for v in _executor_timeouts(project) if (v.facts.path, v.handler.span) not in spans
+    ]
     result += _timeout_retries(project)
     return result
 
 
-def _handler_outcome(
-    know: Knowledge, fn: Function, block: TryBlock, handler: Handler
-) -> tuple[str, str] | None:
-    """plain: the handler answers with an error; retry: the loop around it sends it again."""
-    if handler.returns or handler.raises:
-        return "plain", (handler.returns or handler.raises)[0].text
-    if handler.reraises:
-        return None
-    if _in_retry_loop(fn, block):
-        return "retry", "the enclosing loop sends it again"
-    messages = [s for s in handler.strings if " " in s.strip()]
-    logs = know.log_receivers
-    if messages and not any(c.split(".")[0] in logs for c in handler.calls):
-        return "plain", repr(messages[0])  # result = "Timed out, try again" used later
-    return None
+def _writes(project: ProjectModel, tool: ToolFacts) -> list[Effect]:
+    """The tool's counted writes; for a tool that declares a non-idempotent write when
+    inference counts none and judges none repeatable, the calls nothing could judge and the
+    guessed writes too weak to count (its write is among them), at medium confidence: the
+    declaration is the evidence."""
+    catalog = project.catalog
+    writes = [
+        e
+        for e in counted_writes(tool, catalog)
+        if not read_by_name(catalog, e, tool.name, tool.description)  # its description reads
+    ]
+    if (
+        writes
+        or not _declared_writer(tool)
+        or any(e.writes and not e.non_idempotent for e in tool.effects)
+    ):
+        return writes  # a write found and judged repeatable is the tool's write
+    unjudged = [e for e in tool.effects if e.kind == "unknown" or e.non_idempotent]
+    # a method of some client before a bare helper name: the likelier place of the write
+    unjudged.sort(key=lambda e: "." not in e.sink)
+    return [replace(e, confidence=Confidence.MEDIUM) for e in unjudged]
+
+
+def _declared_writer(tool: ToolFacts) -> bool:
+    """A declaration that says the tool writes and is not idempotent (MCP annotations with
+    ``readOnlyHint=False``, ``destructiveHint=True`` or ``idempotentHint=False``, a
+    non-idempotent risk or idempotency)."""
+    return any(
+        d.read_only is False
+        or d.destructive is True
+        or d.idempotent_hint is False
+        or d.idempotency in {"non_idempotent", "non-idempotent"}
+        for d in tool.declarations
+    )
+
+
+def _declared_harmless(tool: ToolFacts) -> bool:
+    """A tool that declares itself read-only or idempotent: re-sending it after a timeout
+    repeats nothing (a contradiction with its effects is AG102's)."""
+    return any(d.says_read_only or d.says_idempotent for d in tool.declarations)
+
+
+def _may_catch_timeouts(know: Knowledge, fn: Function) -> bool:
+    return any(any(know.is_timeout(c) for c in h.caught) for h in fn.handlers)
+
+
+def _verdict(
+    frames: list[Frame], found: Caught, effect: Effect, tool: ToolFacts | None
+) -> TimeoutVerdict:
+    own = found.depth == 0 and not found.guard.context_manager
+    location = (
+        Location(found.guard.facts.path, found.handler.span)
+        if own
+        else Location(frames[0].facts.path, frames[0].call.span)
+    )
+    return TimeoutVerdict(
+        found.guard.fn,
+        found.guard.facts,
+        found.handler,
+        [effect],
+        found.outcome,
+        found.detail,
+        tool,
+        found.caught,
+        location=location,
+        how=found.how,
+        caught_text=found.caught_text,
+        removable=own and found.how == TIMEOUT,
+        handler_location=Location(found.guard.facts.path, found.handler.span),
+    )
+
+
+def _poll_verdict(
+    frames: list[Frame], poll: Poll, effect: Effect, tool: ToolFacts
+) -> TimeoutVerdict:
+    span = poll.answer.span or frames[0].call.span
+    answer = Location(poll.facts.path, span)
+    own = poll.fn is frames[0].fn
+    return TimeoutVerdict(
+        poll.fn,
+        poll.facts,
+        Handler(try_id=-2, caught=[], span=span, name=None),
+        [effect],
+        "plain",
+        poll.answer.text,
+        tool,
+        location=answer if own else Location(frames[0].facts.path, frames[0].call.span),
+        how=POLL,
+        removable=False,
+        handler_location=answer,
+    )
 
 
 def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
@@ -146,7 +240,7 @@ def _executor_timeouts(project: ProjectModel) -> list[TimeoutVerdict]:
                 continue
             if says_outcome_unknown(know, handler):
                 continue
-            verdict = _handler_outcome(know, fn, block, handler)
+            verdict = handler_outcome(know, fn, block, handler)
             if verdict is None:
                 continue
             outcome, detail = verdict
@@ -228,10 +322,6 @@ def _framework_key(project: ProjectModel, tool: ToolFacts) -> str:
     ):
         return "fastmcp"
     return tool.framework
-
-
-def is_off(value: Value) -> bool:
-    return value.kind == "const" and value.const in (None, False, 0)
 
 
 # ---------------------------------------------------------------- AG402
