@@ -20,6 +20,7 @@ from agentguard.runtime.context import (
     CallContext,
 )
 from agentguard.runtime.kinds import (
+    CancelledBeforeStart,
     SimulatedCrash,
     ToolSpec,
 )
@@ -30,6 +31,13 @@ logger = logging.getLogger("agentguard.runtime")
 @dataclass(frozen=True)
 class _LedgerOp:
     operation: Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class _Claim(_LedgerOp):
+    """The claim of a new call: until its body starts, an interruption releases it."""
+
+    call_id: str
 
 
 @dataclass(frozen=True)
@@ -66,9 +74,21 @@ class _Drive:
     A driver performs each request its own way and hands back the reply, or the exception it
     raised to ``absorb``: a ledger error goes back into the plan; an interruption of the body
     (KeyboardInterrupt, SystemExit, cancellation) is recorded, then re-raised at the end.
+
+    ``unstarted_claim`` names a call this plan claimed whose body has not started yet: an
+    interruption before the body starts releases the claim (it failed, nothing was attempted)
+    instead of leaving a ``started`` entry that blocks every retry until its lease runs out.
     """
 
-    __slots__ = ("interrupted", "observation", "pending", "plan", "reply", "spec")
+    __slots__ = (
+        "interrupted",
+        "observation",
+        "pending",
+        "plan",
+        "reply",
+        "spec",
+        "unstarted_claim",
+    )
 
     def __init__(self, spec: ToolSpec, plan: Plan) -> None:
         self.spec = spec
@@ -77,6 +97,7 @@ class _Drive:
         self.pending: BaseException | None = None
         self.interrupted: BaseException | None = None
         self.observation: dict[str, Any] = {}
+        self.unstarted_claim: str | None = None
 
     def next_request(self) -> Any:
         """The plan's next request, or ``_FINISHED`` once ``observation`` holds its answer."""
@@ -111,7 +132,12 @@ class _Drive:
             return False
         if isinstance(request, _Body) and not isinstance(error, SimulatedCrash):
             self.interrupted = error
-            self.reply = _Outcome(error=error)
+            if self.unstarted_claim == request.call.call_id:
+                # interrupted before the body started: the plan releases the claim
+                self.unstarted_claim = None
+                self.reply = _Outcome(error=CancelledBeforeStart())
+            else:
+                self.reply = _Outcome(error=error)
             return True
         return False
 

@@ -27,6 +27,7 @@ from agentguard.runtime.effects import (
     Plan,
     _Body,
     _Callback,
+    _Claim,
     _LedgerOp,
     _Sleep,
 )
@@ -41,6 +42,7 @@ from agentguard.runtime.hashing import (
 )
 from agentguard.runtime.heartbeat import Heartbeat
 from agentguard.runtime.kinds import (
+    NOTHING_ATTEMPTED,
     AttemptStillRunning,
     CancelledBeforeStart,
     Found,
@@ -147,7 +149,7 @@ class Planner:
         )
         path = [Status.PLANNED] if needs_approval else [Status.PLANNED, Status.STARTED]
         try:
-            won, entry = yield _LedgerOp(lambda: self.ledger.claim(entry, path))
+            won, entry = yield _Claim(lambda: self.ledger.claim(entry, path), call.call_id)
         except Exception as exc:  # the ledger is down, locked or full: nothing has run
             logger.warning("could not claim %s in the ledger: %r", spec.name, exc)
             return words.ledger_unavailable(spec.name, f"{type(exc).__name__}: {exc}")
@@ -331,7 +333,7 @@ class Planner:
                     entry,
                     Status.FAILED,
                     attempt,
-                    error_detail="cancelled before the body ran: nothing was attempted",
+                    error_detail=NOTHING_ATTEMPTED,
                     finished_at=time.time(),
                 )
                 return words.from_entry(spec.name, unclaimed, lookup=spec.lookup_name)

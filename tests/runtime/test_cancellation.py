@@ -6,6 +6,8 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
+
 from agentguard.runtime import Runtime, Status, current_call, guarded
 from tests.runtime.downstream import RecordingDownstream
 
@@ -43,4 +45,106 @@ def test_a_claim_cancelled_before_the_body_started_is_released(runtime: Runtime)
 
     observation = asyncio.run(agent())
     assert observation["ok"], observation
+    assert len(downstream.applied) == 1
+
+
+class _InterruptBeforeBody:
+    """A fault hook standing in for Ctrl-C arriving after the claim, before the body runs."""
+
+    def __init__(self, times: int = 1) -> None:
+        self.times = times
+
+    def before_body(self, call: Any) -> None:
+        if self.times:
+            self.times -= 1
+            raise KeyboardInterrupt
+
+    def after_body(self, call: Any, value: Any) -> Any:
+        return value
+
+
+def _sync_order_tool(runtime: Runtime, downstream: RecordingDownstream) -> Any:
+    @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
+    def create_order(cart_id: str) -> dict[str, Any]:
+        return downstream.create(current_call().idempotency_key, cart_id=cart_id)
+
+    return create_order
+
+
+def test_a_sync_claim_interrupted_after_it_was_written_is_released(runtime: Runtime) -> None:
+    downstream = RecordingDownstream()
+    claim = runtime.ledger.claim
+    interrupts = [KeyboardInterrupt()]
+
+    def interrupted_claim(*args: Any, **kwargs: Any) -> Any:
+        won = claim(*args, **kwargs)  # committed; Ctrl-C lands before the answer is used
+        if interrupts:
+            raise interrupts.pop()
+        return won
+
+    runtime.ledger.claim = interrupted_claim  # type: ignore[method-assign]
+    create_order = _sync_order_tool(runtime, downstream)
+    with runtime.run(run_id="r1"):
+        with pytest.raises(KeyboardInterrupt):
+            create_order(cart_id="c1")
+        (entry,) = runtime.ledger.entries()
+        assert entry.status is Status.FAILED, entry
+        assert "cancelled before the body ran" in (entry.error_detail or "")
+        assert not downstream.applied
+        observation = create_order(cart_id="c1")  # runs now, not "already running"
+    assert observation["ok"], observation
+    assert len(downstream.applied) == 1
+
+
+def test_a_sync_interrupt_between_claim_and_body_releases_the_claim(runtime: Runtime) -> None:
+    downstream = RecordingDownstream()
+    runtime.fault_hooks.append(_InterruptBeforeBody())
+    create_order = _sync_order_tool(runtime, downstream)
+    with runtime.run(run_id="r1"):
+        with pytest.raises(KeyboardInterrupt):
+            create_order(cart_id="c1")
+        (entry,) = runtime.ledger.entries()
+        assert entry.status is Status.FAILED, entry
+        assert not downstream.applied
+        observation = create_order(cart_id="c1")
+    assert observation["ok"], observation
+    assert len(downstream.applied) == 1
+
+
+def test_a_sync_interrupt_inside_the_body_still_leaves_the_call_uncertain(
+    runtime: Runtime,
+) -> None:
+    downstream = RecordingDownstream()
+
+    @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
+    def create_order(cart_id: str) -> dict[str, Any]:
+        downstream.create(current_call().idempotency_key, cart_id=cart_id)
+        raise KeyboardInterrupt  # after the request went out: it may have taken effect
+
+    with runtime.run(run_id="r1"):
+        with pytest.raises(KeyboardInterrupt):
+            create_order(cart_id="c1")
+        (entry,) = runtime.ledger.entries()
+        assert entry.status is Status.UNCERTAIN, entry
+        again = create_order(cart_id="c1")
+    assert not again["ok"] and again["code"] == "SIDE_EFFECT_UNCERTAIN", again
+    assert len(downstream.applied) == 1
+
+
+def test_a_claim_lost_to_another_call_is_left_alone_when_interrupted(runtime: Runtime) -> None:
+    downstream = RecordingDownstream()
+    create_order = _sync_order_tool(runtime, downstream)
+    with runtime.run(run_id="r1"):
+        assert create_order(cart_id="c1")["ok"]
+        claim = runtime.ledger.claim
+
+        def interrupted_claim(*args: Any, **kwargs: Any) -> Any:
+            claim(*args, **kwargs)  # loses: the first call holds the key
+            raise KeyboardInterrupt
+
+        runtime.ledger.claim = interrupted_claim  # type: ignore[method-assign]
+        with pytest.raises(KeyboardInterrupt):
+            create_order(cart_id="c1")
+    (entry,) = runtime.ledger.entries()
+    assert entry.status is Status.SUCCEEDED, entry
     assert len(downstream.applied) == 1
