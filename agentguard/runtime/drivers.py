@@ -137,7 +137,7 @@ class Drivers(Planner):
             return value
 
         token, beat = self._begin_attempt(spec, call)
-        outcome = _Outcome(error=RuntimeError("the body did not finish"))
+        outcome: _Outcome | None = None
         try:
             if spec.timeout_s is None:
                 outcome = _Outcome(value=invoke())
@@ -152,7 +152,7 @@ class Drivers(Planner):
             outcome = _Outcome(error=exc)
             return outcome
         finally:
-            running = isinstance(outcome.error, AttemptStillRunning)
+            running = outcome is not None and isinstance(outcome.error, AttemptStillRunning)
             self._end_attempt(token, beat, call, running=running)
 
     def _body_with_deadline(

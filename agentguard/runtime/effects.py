@@ -1,7 +1,9 @@
 """The effects the decision logic asks its drivers to perform, and how callbacks are run.
 
 The plan (a generator) yields these; a sync and an async driver perform them, sharing the
-state kept between requests in ``_Drive``.
+state kept between requests in ``_Drive``. A call makes several: they are slotted classes,
+built without the ``object.__setattr__`` per field a frozen dataclass costs; nothing changes
+them once yielded.
 """
 
 from __future__ import annotations
@@ -28,36 +30,36 @@ from agentguard.runtime.kinds import (
 logger = logging.getLogger("agentguard.runtime")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _LedgerOp:
     operation: Callable[[], Any]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Claim(_LedgerOp):
     """The claim of a new call: until its body starts, an interruption releases it."""
 
     call_id: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Body:
     call: CallContext
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Sleep:
     seconds: float
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Callback:
     function: Callable[[CallContext], Any]
     call: CallContext
     timeout_s: float | None = None  # past it, the callback's answer is not waited for
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Outcome:
     value: Any = None
     error: BaseException | None = None

@@ -12,9 +12,17 @@ from collections.abc import Iterable, Mapping
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import Enum
+from json.encoder import encode_basestring
 from pathlib import PurePath
 from typing import Any
 from uuid import UUID
+
+try:  # the C accelerator of the json module (absent on some interpreters)
+    from _json import make_encoder as _make_encoder
+
+    c_make_encoder: Any = _make_encoder
+except ImportError:  # pragma: no cover
+    c_make_encoder = None
 
 REDACTED = "[REDACTED]"
 
@@ -85,11 +93,28 @@ def _canonical_default(value: Any) -> Any:
 _CANONICAL_ENCODER = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_canonical_default
 )
+# JSONEncoder.encode still builds its C encoder on every call: this one is built once. It has
+# no table of the containers being encoded (that table would be shared between threads), so a
+# circular structure ends in RecursionError; the encoder above then says what it is.
+_C_ENCODER = (
+    c_make_encoder(None, _canonical_default, encode_basestring, None, ":", ",", True, False, True)
+    if c_make_encoder is not None
+    else None
+)
+
+
+def _encode(value: Any) -> str:
+    if _C_ENCODER is None or isinstance(value, str):
+        return _CANONICAL_ENCODER.encode(value)
+    try:
+        return "".join(_C_ENCODER(value, 0))
+    except RecursionError:
+        return _CANONICAL_ENCODER.encode(value)
 
 
 def _canonical_text(value: Any) -> str:
     try:
-        return _CANONICAL_ENCODER.encode(value)
+        return _encode(value)
     except TypeError as exc:
         if isinstance(exc, NoCanonicalForm) or not _has_mixed_keys(value):
             raise
@@ -207,12 +232,50 @@ def sha256_hex(text: str) -> str:
 
 
 def input_hash(args: Mapping[str, Any]) -> str:
-    return "sha256:" + sha256_hex(canonical_json(dict(args)))
+    return "sha256:" + sha256_hex(canonical_json(args if type(args) is dict else dict(args)))
 
 
 def derived_key(material: Mapping[str, Any]) -> str:
     """A short key safe for HTTP headers and every API's key field: ``agk1_`` + 160 bits in hex."""
     return "agk1_" + sha256_hex(canonical_json(dict(material)))[:40]
+
+
+def _json_string(value: str | None) -> str:
+    return "null" if value is None else encode_basestring(value)
+
+
+def default_key(
+    tool: str,
+    tenant: str | None,
+    user: str | None,
+    run: str,
+    approved_at: str | None,
+    input_hash: str,
+) -> str:
+    """``derived_key`` of a call's default key material, its canonical JSON written directly.
+
+    The text is exactly ``canonical_json`` of the material (sorted keys, no spaces, strings as
+    the canonical encoder writes them), so keys stay what they were; a field that is not a
+    plain string, or a string with characters outside ASCII, goes through ``derived_key``.
+    """
+    material = {
+        "v": 1,
+        "tool": tool,
+        "tenant": tenant,
+        "user": user,
+        "run": run,
+        "approved_at": approved_at,
+        "input": input_hash,
+    }
+    for item in (tool, tenant, user, run, approved_at, input_hash):
+        if item is not None and (type(item) is not str or not item.isascii()):
+            return derived_key(material)
+    text = (
+        f'{{"approved_at":{_json_string(approved_at)},"input":{_json_string(input_hash)},'
+        f'"run":{_json_string(run)},"tenant":{_json_string(tenant)},'
+        f'"tool":{_json_string(tool)},"user":{_json_string(user)},"v":1}}'
+    )
+    return "agk1_" + sha256_hex(text)[:40]
 
 
 def is_secret_name(name: str, extra: Iterable[str] = ()) -> bool:

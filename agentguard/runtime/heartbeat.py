@@ -24,7 +24,7 @@ RENEW_FRACTION = 1 / 3
 IDLE_STOP_S = 5.0
 
 
-@dataclass
+@dataclass(slots=True)
 class _Watched:
     call_id: str
     attempt: int

@@ -14,10 +14,9 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from collections import Counter
 
 _lock = threading.Lock()
-_running: Counter[tuple[str, int]] = Counter()
+_running: dict[tuple[str, int], int] = {}
 _identity: tuple[int, str] = (0, "")
 
 
@@ -55,16 +54,19 @@ def process_identity() -> str:
 
 
 def begin(call_id: str, attempt: int) -> None:
+    key = (call_id, attempt)
     with _lock:
-        _running[(call_id, attempt)] += 1
+        _running[key] = _running.get(key, 0) + 1
 
 
 def end(call_id: str, attempt: int) -> None:
+    key = (call_id, attempt)
     with _lock:
-        key = (call_id, attempt)
-        _running[key] -= 1
-        if _running[key] <= 0:
-            del _running[key]
+        count = _running.get(key, 0) - 1
+        if count > 0:
+            _running[key] = count
+        else:
+            _running.pop(key, None)
 
 
 def running_here(call_id: str, attempt: int) -> bool:

@@ -11,7 +11,8 @@ import os
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import fields as fields_of
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, TypeVar
@@ -164,24 +165,64 @@ def evolve(instance: T, **changes: Any) -> T:
     dataclass sets each field through ``object.__setattr__``: a few microseconds a copy, four
     copies a call). Only for dataclasses without ``__post_init__`` or ``__slots__``.
     """
-    unknown = changes.keys() - instance.__dict__.keys()
-    if unknown:
+    fields = instance.__dict__.copy()
+    count = len(fields)
+    fields.update(changes)
+    if len(fields) != count:
+        unknown = changes.keys() - instance.__dict__.keys()
         raise TypeError(f"{type(instance).__name__} has no fields {sorted(unknown)}")
     copy = object.__new__(instance.__class__)
-    fields = copy.__dict__
-    fields.update(instance.__dict__)
-    fields.update(changes)
+    object.__setattr__(copy, "__dict__", fields)
     return copy
 
 
+def build(cls: type[T], defaults: dict[str, Any], names: frozenset[str], **values: Any) -> T:
+    """``cls(**values)`` for the frozen entry and call dataclasses, without ``__init__``.
+
+    ``defaults`` holds the plain defaults of ``cls``; a field with a default factory must be
+    given. Raises TypeError for a missing or unknown field, as ``__init__`` would.
+    """
+    fields = defaults.copy()
+    fields.update(values)
+    if fields.keys() != names:
+        missing = sorted(names - fields.keys())
+        unknown = sorted(fields.keys() - names)
+        raise TypeError(f"{cls.__name__}: missing fields {missing}, unknown fields {unknown}")
+    instance = object.__new__(cls)
+    object.__setattr__(instance, "__dict__", fields)
+    return instance
+
+
+def plain_defaults(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    """The defaults and field names ``build`` needs for ``cls``."""
+    members = fields_of(cls)
+    return (
+        {item.name: item.default for item in members if item.default is not MISSING},
+        frozenset(item.name for item in members),
+    )
+
+
+# Built once: json.dumps with options builds an encoder on every call.
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+
+
 def dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    if not value and type(value) in (dict, list):
+        return "{}" if type(value) is dict else "[]"
+    return _ENCODE(value)
+
+
+# The legal moves as pairs of values: checked on every claim and transition, and an enum
+# member hashes through a Python method while a tuple of strings does not.
+_LEGAL_MOVES = frozenset(
+    (start.value, end.value) for start, ends in TRANSITIONS.items() for end in ends
+)
 
 
 def check_path(current: Status, path: Sequence[Status]) -> None:
     previous = current
     for status in path:
-        if status not in TRANSITIONS[previous]:
+        if (previous._value_, status._value_) not in _LEGAL_MOVES:
             raise IllegalTransition(f"{previous.value} -> {status.value} is not a legal transition")
         previous = status
 
@@ -189,8 +230,8 @@ def check_path(current: Status, path: Sequence[Status]) -> None:
 def apply_changes(
     entry: LedgerEntry, path: Sequence[Status], changes: dict[str, Any], now: float
 ) -> LedgerEntry:
-    unknown = set(changes) - MUTABLE_FIELDS
-    if unknown:
+    if not MUTABLE_FIELDS.issuperset(changes):
+        unknown = set(changes) - MUTABLE_FIELDS
         raise ValueError(f"fields not changeable by a transition: {sorted(unknown)}")
     return evolve(entry, status=path[-1], version=entry.version + 1, updated_at=now, **changes)
 
@@ -303,7 +344,7 @@ class Ledger(ABC):
 def normalise_path(path: Status | Sequence[Status]) -> list[Status]:
     if isinstance(path, (Status, str)):
         return [Status(path)]
-    result = [Status(step) for step in path]
+    result = [step if type(step) is Status else Status(step) for step in path]
     if not result:
         raise ValueError("a transition needs at least one status")
     return result
