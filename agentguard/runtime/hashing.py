@@ -54,6 +54,7 @@ _SEPARATORS = re.compile(r"[^a-z0-9]")
 
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
+_PLAIN_SCALARS = frozenset({str, int, float, bool})
 
 
 class NoCanonicalForm(TypeError):
@@ -153,6 +154,11 @@ def canonical_json(value: Any) -> str:
     Raises ``NoCanonicalForm`` for a value that has none (an object without a defined
     encoding, a string that is not valid Unicode).
     """
+    kind = type(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None or kind is bool:
+        return "null" if value is None else "true" if value else "false"
     text = _canonical_text(value)
     if not text.isascii():
         try:
@@ -299,12 +305,16 @@ def _is_common_secret_name(name: str) -> bool:
 def redact(value: Any, extra_fields: frozenset[str] = frozenset()) -> Any:
     """A copy of ``value`` with secret-named fields (at any depth) replaced by a marker."""
     if isinstance(value, Mapping):
-        return {
-            str(key): REDACTED
-            if is_secret_name(str(key), extra_fields)
-            else redact(item, extra_fields)
-            for key, item in value.items()
-        }
+        copy: dict[str, Any] = {}
+        for key, item in value.items():
+            name = key if type(key) is str else str(key)
+            if is_secret_name(name, extra_fields):
+                copy[name] = REDACTED
+            elif item is None or type(item) in _PLAIN_SCALARS:
+                copy[name] = item  # the common case, without a call per argument
+            else:
+                copy[name] = redact(item, extra_fields)
+        return copy
     if isinstance(value, (list, tuple)):
         return [redact(item, extra_fields) for item in value]
     if value is None or isinstance(value, (str, int, float, bool)):

@@ -8,13 +8,12 @@ renewal is due never touch the ledger.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agentguard.runtime.ledger.base import Ledger
+from agentguard.runtime.ledger.base import Ledger, current_pid
 
 logger = logging.getLogger("agentguard.runtime")
 
@@ -52,9 +51,9 @@ class Heartbeat:
             self._next_token += 1
             token = self._next_token
             self._watched[token] = _Watched(call_id, attempt, lease_s, time.monotonic() + interval)
-            if self._thread is None or self._pid != os.getpid():
+            if self._thread is None or self._pid != current_pid():
                 # a thread does not survive fork(): a child process starts its own
-                self._pid = os.getpid()
+                self._pid = current_pid()
                 self._tick = interval
                 self._thread = threading.Thread(
                     target=self._loop, name="agentguard-heartbeat", daemon=True
@@ -78,7 +77,7 @@ class Heartbeat:
         while True:
             with self._lock:
                 self._lock.wait(min(self._tick, 3600.0))
-                if self._pid != os.getpid():
+                if self._pid != current_pid():
                     return
                 now = time.monotonic()
                 if not self._watched:

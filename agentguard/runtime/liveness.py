@@ -15,6 +15,8 @@ import os
 import socket
 import threading
 
+from agentguard.runtime.ledger.base import current_pid
+
 _lock = threading.Lock()
 _running: dict[tuple[str, int], int] = {}
 _identity: tuple[int, str] = (0, "")
@@ -47,7 +49,7 @@ def _pid_namespace() -> str:
 def process_identity() -> str:
     """``host:pid:pid-namespace:start``: names this process, and no later one with its pid."""
     global _identity
-    pid = os.getpid()
+    pid = current_pid()
     if _identity[0] != pid:  # computed once per process (again in a forked child)
         _identity = (pid, f"{socket.gethostname()}:{pid}:{_pid_namespace()}:{_start_ticks(pid)}")
     return _identity[1]

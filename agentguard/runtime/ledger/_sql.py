@@ -9,7 +9,6 @@ commit.
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 import weakref
@@ -36,6 +35,7 @@ from agentguard.runtime.ledger.base import (
     Status,
     apply_changes,
     check_path,
+    current_pid,
     evolve,
     normalise_path,
     normalise_statuses,
@@ -55,12 +55,12 @@ class _Held:
 
     def __init__(self, connection: Any, close: Callable[[Any], None]) -> None:
         self.connection = connection
-        self.pid = os.getpid()
+        self.pid = current_pid()
         self._close = close
 
     def release(self) -> None:
         connection, self.connection = self.connection, None
-        if connection is not None and self.pid == os.getpid():
+        if connection is not None and self.pid == current_pid():
             with contextlib.suppress(Exception):  # already gone
                 self._close(connection)
 
@@ -105,7 +105,7 @@ class SQLLedger(Ledger):
         if (
             held is not None
             and held.connection is not None
-            and held.pid == os.getpid()
+            and held.pid == current_pid()
             and self._reusable(held.connection)
         ):
             return held.connection

@@ -15,6 +15,7 @@ from dataclasses import MISSING, asdict, dataclass, field
 from dataclasses import fields as fields_of
 from datetime import datetime, timezone
 from enum import Enum
+from json.encoder import encode_basestring_ascii
 from typing import Any, TypeVar
 
 
@@ -75,8 +76,24 @@ class LedgerConfigurationError(RuntimeError):
 # one, so a user's random.seed() cannot make two processes agree), reseeded in every forked
 # child. uuid4() asks the kernel for fresh bytes on every call, which costs more here.
 _ids = random.Random()
+# This process's id, read again in a forked child: os.getpid() is a system call, and the
+# runtime asks for it several times a call (lease owner, heartbeat, the connection's owner).
+_pid = os.getpid()
+
+
+def _after_fork_in_child() -> None:
+    global _pid
+    _pid = os.getpid()
+    _ids.seed()
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_ids.seed)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def current_pid() -> int:
+    """``os.getpid()``, without its system call."""
+    return _pid
 
 
 def new_call_id() -> str:
@@ -202,14 +219,32 @@ def plain_defaults(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
     )
 
 
-# Built once: json.dumps with options builds an encoder on every call.
-_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+# Built once: json.dumps with options builds an encoder on every call, and JSONEncoder.encode
+# its C encoder. This one keeps no table of the containers being encoded (it would be shared
+# between threads): a circular value ends in RecursionError, and json.dumps then says what it is.
+try:
+    from _json import make_encoder as _make_encoder
+
+    _C_DUMPS: Any = _make_encoder(
+        None, json.JSONEncoder().default, encode_basestring_ascii, None, ":", ",", True, False, True
+    )
+except ImportError:  # pragma: no cover - an interpreter without the C accelerator
+    _C_DUMPS = None
 
 
 def dumps(value: Any) -> str:
-    if not value and type(value) in (dict, list):
-        return "{}" if type(value) is dict else "[]"
-    return _ENCODE(value)
+    """``json.dumps(value, sort_keys=True, separators=(",", ":"))``, faster."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring_ascii(value)
+    if not value and (kind is dict or kind is list):
+        return "{}" if kind is dict else "[]"
+    if _C_DUMPS is not None:
+        try:
+            return "".join(_C_DUMPS(value, 0))
+        except RecursionError:
+            pass
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 # The legal moves as pairs of values: checked on every claim and transition, and an enum
@@ -342,6 +377,8 @@ class Ledger(ABC):
 
 
 def normalise_path(path: Status | Sequence[Status]) -> list[Status]:
+    if type(path) is Status:
+        return [path]
     if isinstance(path, (Status, str)):
         return [Status(path)]
     result = [step if type(step) is Status else Status(step) for step in path]
