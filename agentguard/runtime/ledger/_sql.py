@@ -51,10 +51,11 @@ class _Held:
     PostgreSQL: terminate) its parent's session.
     """
 
-    __slots__ = ("__weakref__", "_close", "connection", "pid")
+    __slots__ = ("__weakref__", "_close", "connection", "executor", "pid")
 
     def __init__(self, connection: Any, close: Callable[[Any], None]) -> None:
         self.connection = connection
+        self.executor: Any = None  # what the ledger's statements are sent through
         self.pid = current_pid()
         self._close = close
 
@@ -128,12 +129,23 @@ class SQLLedger(Ledger):
         """
         connection = self._connection()
         try:
-            return connection.execute(statement, parameters)
+            return self._executor_of(connection).execute(statement, parameters)
         except Exception as exc:
             if not self._broken(connection, exc):
                 raise
         self._drop(connection)
-        return self._connection().execute(statement, parameters)
+        return self._executor_of(self._connection()).execute(statement, parameters)
+
+    def _executor_of(self, connection: Any) -> Any:
+        held = self._local.held  # ``connection``'s, set by ``_connection()``
+        if held.executor is None:
+            held.executor = self._executor(connection)
+        return held.executor
+
+    def _executor(self, connection: Any) -> Any:
+        """What this thread's statements are sent through: the connection, or a cursor of it
+        kept for them (each statement's result is read before the next is sent)."""
+        return connection
 
     def _drop(self, connection: Any) -> None:
         held = getattr(self._local, "held", None)
@@ -245,13 +257,13 @@ class SQLLedger(Ledger):
             self._update_texts[shape] = statement
         parameters = (
             *[encode_field(name, value) for name, value in changes.items()],
-            steps[-1].value,
+            steps[-1]._value_,
             now,
             entry.version + 1,
             encode_history(entry.status, steps, actor, detail, now),
             entry.call_id,
             entry.version,
-            entry.status.value,
+            entry.status._value_,
             *(() if lease_expired_by is None else (lease_expired_by,)),
         )
         if self._execute(statement, parameters).rowcount != 1:

@@ -30,6 +30,10 @@ class Status(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    # A member equals its value ("started"), so it hashes as that string does; the default
+    # hash of an enum member (by name, through a Python method) costs a call on every lookup.
+    __hash__ = str.__hash__
+
 
 # Legal moves. Anything else is a bug in the caller and is refused by every backend.
 TRANSITIONS: dict[Status, frozenset[Status]] = {
