@@ -246,10 +246,6 @@ def derived_key(material: Mapping[str, Any]) -> str:
     return "agk1_" + sha256_hex(canonical_json(dict(material)))[:40]
 
 
-def _json_string(value: str | None) -> str:
-    return "null" if value is None else encode_basestring(value)
-
-
 def default_key(
     tool: str,
     tenant: str | None,
@@ -262,25 +258,29 @@ def default_key(
 
     The text is exactly ``canonical_json`` of the material (sorted keys, no spaces, strings as
     the canonical encoder writes them), so keys stay what they were; a field that is not a
-    plain string, or a string with characters outside ASCII, goes through ``derived_key``.
+    string, or text outside ASCII, goes through ``derived_key``.
     """
-    material = {
-        "v": 1,
-        "tool": tool,
-        "tenant": tenant,
-        "user": user,
-        "run": run,
-        "approved_at": approved_at,
-        "input": input_hash,
-    }
-    for item in (tool, tenant, user, run, approved_at, input_hash):
-        if item is not None and (type(item) is not str or not item.isascii()):
-            return derived_key(material)
-    text = (
-        f'{{"approved_at":{_json_string(approved_at)},"input":{_json_string(input_hash)},'
-        f'"run":{_json_string(run)},"tenant":{_json_string(tenant)},'
-        f'"tool":{_json_string(tool)},"user":{_json_string(user)},"v":1}}'
-    )
+    quote = encode_basestring
+    try:
+        text = (
+            f'{{"approved_at":{"null" if approved_at is None else quote(approved_at)},'
+            f'"input":{quote(input_hash)},"run":{quote(run)},'
+            f'"tenant":{"null" if tenant is None else quote(tenant)},"tool":{quote(tool)},'
+            f'"user":{"null" if user is None else quote(user)},"v":1}}'
+        )
+    except TypeError:  # a field that is not a string
+        text = ""
+    if not text or not text.isascii():
+        material = {
+            "v": 1,
+            "tool": tool,
+            "tenant": tenant,
+            "user": user,
+            "run": run,
+            "approved_at": approved_at,
+            "input": input_hash,
+        }
+        return derived_key(material)
     return "agk1_" + sha256_hex(text)[:40]
 
 

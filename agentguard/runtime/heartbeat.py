@@ -34,7 +34,10 @@ class _Watched:
 class Heartbeat:
     def __init__(self, ledger: Callable[[], Ledger]) -> None:
         self._ledger = ledger
-        self._lock = threading.Condition(threading.Lock())
+        # watch and unwatch take the plain lock (a Condition's `with` is a Python-level call);
+        # the renewal thread waits on the condition built on it
+        self._mutex = threading.Lock()
+        self._lock = threading.Condition(self._mutex)
         self._watched: dict[int, _Watched] = {}
         self._next_token = 0
         self._thread: threading.Thread | None = None
@@ -47,7 +50,7 @@ class Heartbeat:
         if lease_s <= 0:
             return None
         interval = lease_s * RENEW_FRACTION
-        with self._lock:
+        with self._mutex:
             self._next_token += 1
             token = self._next_token
             self._watched[token] = _Watched(call_id, attempt, lease_s, time.monotonic() + interval)
@@ -69,7 +72,7 @@ class Heartbeat:
     def unwatch(self, token: int | None) -> None:
         if token is None:
             return
-        with self._lock:
+        with self._mutex:
             self._watched.pop(token, None)
 
     def _loop(self) -> None:
