@@ -22,7 +22,6 @@ from agentguard.runtime.effects import (
     _call_callback_async,
     _call_callback_sync,
     _Callback,
-    _Claim,
     _Drive,
     _ledger_op_through_cancellation,
     _LedgerOp,
@@ -64,8 +63,6 @@ class Drivers(Planner):
             while (request := drive.next_request()) is not _FINISHED:
                 try:
                     if isinstance(request, _LedgerOp):
-                        if isinstance(request, _Claim):
-                            drive.unstarted_claim = request.call_id
                         drive.reply = request.operation()
                     elif isinstance(request, _Body):
                         drive.reply = self._body_sync(spec, request.call, args, kwargs, drive)
@@ -252,8 +249,6 @@ class Drivers(Planner):
             while (request := drive.next_request()) is not _FINISHED:
                 try:
                     if isinstance(request, _LedgerOp):
-                        if isinstance(request, _Claim):
-                            drive.unstarted_claim = request.call_id
                         if drive.interrupted is not None:
                             # after a cancellation, record synchronously: awaiting could be
                             # cancelled again

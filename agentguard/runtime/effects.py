@@ -123,6 +123,8 @@ class _Drive:
             self.observation = words.ledger_failed(self.spec.name, f"{type(exc).__name__}: {exc}")
             return _FINISHED
         self.reply, self.pending = None, None
+        if isinstance(request, _Claim):
+            self.unstarted_claim = request.call_id  # written from now on, maybe half-way
         return request
 
     def absorb(self, request: Any, error: BaseException) -> bool:

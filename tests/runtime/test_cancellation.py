@@ -51,16 +51,28 @@ def test_a_claim_cancelled_before_the_body_started_is_released(runtime: Runtime)
 class _InterruptBeforeBody:
     """A fault hook standing in for Ctrl-C arriving after the claim, before the body runs."""
 
-    def __init__(self, times: int = 1) -> None:
-        self.times = times
+    def __init__(self, error: type[BaseException]) -> None:
+        self.errors = [error()]
 
     def before_body(self, call: Any) -> None:
-        if self.times:
-            self.times -= 1
-            raise KeyboardInterrupt
+        if self.errors:
+            raise self.errors.pop()
 
     def after_body(self, call: Any, value: Any) -> Any:
         return value
+
+
+def _interrupt_claim(runtime: Runtime, error: type[BaseException]) -> None:
+    claim = runtime.ledger.claim
+    errors = [error()]
+
+    def interrupted_claim(*args: Any, **kwargs: Any) -> Any:
+        won = claim(*args, **kwargs)  # committed; the interruption lands before it is used
+        if errors:
+            raise errors.pop()
+        return won
+
+    runtime.ledger.claim = interrupted_claim  # type: ignore[method-assign]
 
 
 def _sync_order_tool(runtime: Runtime, downstream: RecordingDownstream) -> Any:
@@ -71,42 +83,25 @@ def _sync_order_tool(runtime: Runtime, downstream: RecordingDownstream) -> Any:
     return create_order
 
 
-def test_a_sync_claim_interrupted_after_it_was_written_is_released(runtime: Runtime) -> None:
+@pytest.mark.parametrize("error", [KeyboardInterrupt, SystemExit])
+@pytest.mark.parametrize("where", ["after the claim was written", "before the body started"])
+def test_a_sync_call_interrupted_between_claim_and_body_releases_its_claim(
+    runtime: Runtime, where: str, error: type[BaseException]
+) -> None:
     downstream = RecordingDownstream()
-    claim = runtime.ledger.claim
-    interrupts = [KeyboardInterrupt()]
-
-    def interrupted_claim(*args: Any, **kwargs: Any) -> Any:
-        won = claim(*args, **kwargs)  # committed; Ctrl-C lands before the answer is used
-        if interrupts:
-            raise interrupts.pop()
-        return won
-
-    runtime.ledger.claim = interrupted_claim  # type: ignore[method-assign]
+    if where == "after the claim was written":
+        _interrupt_claim(runtime, error)
+    else:
+        runtime.fault_hooks.append(_InterruptBeforeBody(error))
     create_order = _sync_order_tool(runtime, downstream)
     with runtime.run(run_id="r1"):
-        with pytest.raises(KeyboardInterrupt):
+        with pytest.raises(error):
             create_order(cart_id="c1")
         (entry,) = runtime.ledger.entries()
         assert entry.status is Status.FAILED, entry
         assert "cancelled before the body ran" in (entry.error_detail or "")
         assert not downstream.applied
         observation = create_order(cart_id="c1")  # runs now, not "already running"
-    assert observation["ok"], observation
-    assert len(downstream.applied) == 1
-
-
-def test_a_sync_interrupt_between_claim_and_body_releases_the_claim(runtime: Runtime) -> None:
-    downstream = RecordingDownstream()
-    runtime.fault_hooks.append(_InterruptBeforeBody())
-    create_order = _sync_order_tool(runtime, downstream)
-    with runtime.run(run_id="r1"):
-        with pytest.raises(KeyboardInterrupt):
-            create_order(cart_id="c1")
-        (entry,) = runtime.ledger.entries()
-        assert entry.status is Status.FAILED, entry
-        assert not downstream.applied
-        observation = create_order(cart_id="c1")
     assert observation["ok"], observation
     assert len(downstream.applied) == 1
 
@@ -136,13 +131,7 @@ def test_a_claim_lost_to_another_call_is_left_alone_when_interrupted(runtime: Ru
     create_order = _sync_order_tool(runtime, downstream)
     with runtime.run(run_id="r1"):
         assert create_order(cart_id="c1")["ok"]
-        claim = runtime.ledger.claim
-
-        def interrupted_claim(*args: Any, **kwargs: Any) -> Any:
-            claim(*args, **kwargs)  # loses: the first call holds the key
-            raise KeyboardInterrupt
-
-        runtime.ledger.claim = interrupted_claim  # type: ignore[method-assign]
+        _interrupt_claim(runtime, KeyboardInterrupt)  # this claim loses: the first holds the key
         with pytest.raises(KeyboardInterrupt):
             create_order(cart_id="c1")
     (entry,) = runtime.ledger.entries()
