@@ -24,12 +24,11 @@ import sys
 import tarfile
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.runtime_overhead import bare_noop, postgres_floor, sqlite_floor
+from bench.runtime_overhead import bare_noop, guarded_noop, postgres_floor, sqlite_floor
 
 REPO = Path(__file__).resolve().parents[1]
 BEFORE = "agentguard_before"
@@ -56,24 +55,6 @@ def export_before(revision: str, directory: Path) -> Any:
         path.write_text("".join(lines), encoding="utf-8")
     sys.path.insert(0, str(directory))
     return importlib.import_module(f"{BEFORE}.runtime")
-
-
-def guarded_noop(runtime_module: Any, ledger_url: str) -> Callable[[int], Any]:
-    runtime = runtime_module.Runtime(ledger=runtime_module.open_ledger(ledger_url))
-
-    @runtime_module.guarded(runtime, risk="write")
-    def noop(value: int) -> int:
-        return value
-
-    run_id = f"bench-{uuid.uuid4().hex}"
-
-    def call(index: int) -> Any:
-        with runtime.run(run_id=run_id, user_id="bench"):
-            observation = noop(value=index)
-        assert observation["ok"], observation
-        return observation
-
-    return call
 
 
 def compare(
@@ -121,8 +102,6 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     options = parser.parse_args(argv)
-    import agentguard.runtime as after_module
-
     with tempfile.TemporaryDirectory() as tmp:
         try:
             before_module = export_before(options.before, Path(tmp) / "before")
@@ -135,16 +114,16 @@ def main(argv: list[str] | None = None) -> int:
                 compare(
                     "memory (the floor is the bare call)",
                     bare_noop,
-                    guarded_noop(before_module, urls[0]),
-                    guarded_noop(after_module, urls[1]),
+                    guarded_noop(urls[0], before_module),
+                    guarded_noop(urls[1]),
                     options.calls,
                 )
             elif backend == "sqlite":
                 compare(
                     "sqlite (WAL, synchronous=FULL)",
                     sqlite_floor(Path(tmp)),
-                    guarded_noop(before_module, f"sqlite:///{Path(tmp) / 'before.db'}"),
-                    guarded_noop(after_module, f"sqlite:///{Path(tmp) / 'after.db'}"),
+                    guarded_noop(f"sqlite:///{Path(tmp) / 'before.db'}", before_module),
+                    guarded_noop(f"sqlite:///{Path(tmp) / 'after.db'}"),
                     options.calls,
                 )
             else:
@@ -153,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
                     compare(
                         "postgresql",
                         postgres_floor(options.pg_dsn, f"{schema}_floor"),
-                        guarded_noop(before_module, f"{options.pg_dsn}?schema={schema}_before"),
-                        guarded_noop(after_module, f"{options.pg_dsn}?schema={schema}_after"),
+                        guarded_noop(f"{options.pg_dsn}?schema={schema}_before", before_module),
+                        guarded_noop(f"{options.pg_dsn}?schema={schema}_after"),
                         options.calls,
                     )
                 finally:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentguard.runtime import Runtime, guarded, open_ledger
+import agentguard.runtime as runtime_api
 
 
 def percentile(samples: list[float], fraction: float) -> float:
@@ -106,10 +106,12 @@ def postgres_floor(dsn: str, schema: str) -> Callable[[int], None]:
     return two_commits
 
 
-def guarded_noop(ledger_url: str) -> Callable[[int], Any]:
-    runtime = Runtime(ledger=open_ledger(ledger_url))
+def guarded_noop(ledger_url: str, runtime_module: Any = None) -> Callable[[int], Any]:
+    """A guarded no-op on ``ledger_url``; ``runtime_module``: another ``agentguard.runtime``."""
+    api = runtime_module if runtime_module is not None else runtime_api
+    runtime = api.Runtime(ledger=api.open_ledger(ledger_url))
 
-    @guarded(runtime, risk="write")
+    @api.guarded(runtime, risk="write")
     def noop(value: int) -> int:
         return value
 
