@@ -48,7 +48,7 @@ from agentguard.runtime.kinds import (
     Unknown,
     Verdict,
 )
-from agentguard.runtime.ledger.base import Ledger
+from agentguard.runtime.ledger.base import Ledger, build, plain_defaults
 from agentguard.runtime.outbox import Outbox
 from agentguard.runtime.planning import _simple_parameters
 from agentguard.runtime.recovery import Recovery, approve_call, resolve_call
@@ -78,6 +78,8 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_RUN_SHAPE = plain_defaults(RunContext)
 
 
 class Runtime(Recovery):
@@ -139,7 +141,9 @@ class Runtime(Recovery):
                 "with each call and must be JSON values"
             ) from None
         return RunScope(
-            RunContext(
+            build(  # RunContext(...) without __init__: a run is often opened for one call
+                RunContext,
+                *_RUN_SHAPE,
                 run_id=run_id or new_run_id(),
                 user_id=user_id,
                 approved_at=approved_at,

@@ -33,6 +33,7 @@ from agentguard.runtime.hashing import (
     jsonable_result,
 )
 from agentguard.runtime.kinds import (
+    NOTHING_ATTEMPTED,
     AttemptStillRunning,
     CancelledBeforeStart,
     SimulatedCrash,
@@ -58,20 +59,49 @@ class Drivers(Planner):
         self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
         drive = _Drive(spec, plan)
-        while (request := drive.next_request()) is not _FINISHED:
-            try:
-                if isinstance(request, _LedgerOp):
-                    drive.reply = request.operation()
-                elif isinstance(request, _Body):
-                    drive.reply = self._body_sync(spec, request.call, args, kwargs)
-                elif isinstance(request, _Sleep):
-                    self.sleep(request.seconds)
-                elif isinstance(request, _Callback):
-                    drive.reply = _call_callback_sync(request)
-            except BaseException as exc:
-                if not drive.absorb(request, exc):
-                    raise
+        try:
+            while (request := drive.next_request()) is not _FINISHED:
+                try:
+                    if isinstance(request, _LedgerOp):
+                        drive.reply = request.operation()
+                    elif isinstance(request, _Body):
+                        drive.reply = self._body_sync(spec, request.call, args, kwargs, drive)
+                    elif isinstance(request, _Sleep):
+                        self.sleep(request.seconds)
+                    elif isinstance(request, _Callback):
+                        drive.reply = _call_callback_sync(request)
+                except BaseException as exc:
+                    if not drive.absorb(request, exc):
+                        raise
+        except BaseException as exc:
+            self._release_unstarted_claim(drive, exc)
+            raise
         return drive.observation
+
+    def _release_unstarted_claim(self, drive: _Drive, error: BaseException) -> None:
+        """After an interruption between a claim and its body: the claim fails, nothing ran.
+
+        Otherwise the ``started`` entry of a body that never ran would answer every retry with
+        "already running" until its lease ran out, then turn uncertain. A simulated crash
+        stands for a dead process, which releases nothing.
+        """
+        call_id = drive.unstarted_claim
+        if call_id is None or isinstance(error, SimulatedCrash):
+            return
+        drive.unstarted_claim = None
+        try:
+            stored = self.ledger.get(call_id)  # None: the claim was lost, or never written
+            if stored is None or stored.status is not Status.STARTED or stored.version != 1:
+                return
+            self.ledger.transition(
+                stored,
+                Status.FAILED,
+                detail=f"interrupted ({type(error).__name__}) before the body ran",
+                error_detail=NOTHING_ATTEMPTED,
+                finished_at=time.time(),
+            )
+        except Exception as exc:  # its lease still runs out, and the call turns uncertain
+            logger.warning("could not release the claim of %s: %r", call_id, exc)
 
     def _begin_attempt(self, spec: ToolSpec, call: CallContext) -> tuple[Any, Any]:
         """Make ``call`` current, count its attempt as running and watch its lease."""
@@ -87,22 +117,30 @@ class Drivers(Planner):
         _current_call.reset(token)
 
     def _body_sync(
-        self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self,
+        spec: ToolSpec,
+        call: CallContext,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        drive: _Drive,
     ) -> _Outcome:
         def invoke() -> Any:
             for hook in self.fault_hooks:
                 hook.before_body(call)
+            drive.unstarted_claim = None  # from here on, the body may act
             value = spec.function(*args, **kwargs)
             for hook in self.fault_hooks:
                 value = hook.after_body(call, value)
             return value
 
         token, beat = self._begin_attempt(spec, call)
-        outcome = _Outcome(error=RuntimeError("the body did not finish"))
+        outcome: _Outcome | None = None
         try:
             if spec.timeout_s is None:
                 outcome = _Outcome(value=invoke())
             else:
+                # once its thread starts, the body may act whatever happens to this one
+                drive.unstarted_claim = None
                 outcome = self._body_with_deadline(spec, call, invoke)
             return outcome
         except SimulatedCrash:
@@ -111,7 +149,7 @@ class Drivers(Planner):
             outcome = _Outcome(error=exc)
             return outcome
         finally:
-            running = isinstance(outcome.error, AttemptStillRunning)
+            running = outcome is not None and isinstance(outcome.error, AttemptStillRunning)
             self._end_attempt(token, beat, call, running=running)
 
     def _body_with_deadline(
@@ -207,37 +245,50 @@ class Drivers(Planner):
         self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
         drive = _Drive(spec, plan)
-        while (request := drive.next_request()) is not _FINISHED:
-            try:
-                if isinstance(request, _LedgerOp):
-                    if drive.interrupted is not None:
-                        # after a cancellation, record synchronously: awaiting could be cancelled again
-                        drive.reply = request.operation()
-                    else:
-                        drive.reply = await _ledger_op_through_cancellation(drive, request)
-                elif isinstance(request, _Body):
-                    if drive.interrupted is not None:
-                        # cancelled while its claim was being written: the body never starts
-                        drive.reply = _Outcome(error=CancelledBeforeStart())
-                    else:
-                        drive.reply = await self._body_async(spec, request.call, args, kwargs)
-                elif isinstance(request, _Sleep):
-                    await self.async_sleep(request.seconds)
-                elif isinstance(request, _Callback):
-                    drive.reply = await _call_callback_async(request)
-            except BaseException as exc:
-                if not drive.absorb(request, exc):
-                    raise
+        try:
+            while (request := drive.next_request()) is not _FINISHED:
+                try:
+                    if isinstance(request, _LedgerOp):
+                        if drive.interrupted is not None:
+                            # after a cancellation, record synchronously: awaiting could be
+                            # cancelled again
+                            drive.reply = request.operation()
+                        else:
+                            drive.reply = await _ledger_op_through_cancellation(drive, request)
+                    elif isinstance(request, _Body):
+                        if drive.interrupted is not None:
+                            # cancelled while its claim was being written: the body never starts
+                            drive.reply = _Outcome(error=CancelledBeforeStart())
+                        else:
+                            drive.reply = await self._body_async(
+                                spec, request.call, args, kwargs, drive
+                            )
+                    elif isinstance(request, _Sleep):
+                        await self.async_sleep(request.seconds)
+                    elif isinstance(request, _Callback):
+                        drive.reply = await _call_callback_async(request)
+                except BaseException as exc:
+                    if not drive.absorb(request, exc):
+                        raise
+        except BaseException as exc:
+            self._release_unstarted_claim(drive, exc)
+            raise
         return drive.observation
 
     async def _body_async(
-        self, spec: ToolSpec, call: CallContext, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self,
+        spec: ToolSpec,
+        call: CallContext,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        drive: _Drive,
     ) -> _Outcome:
         token, beat = self._begin_attempt(spec, call)
         outcome = _Outcome(error=RuntimeError("the body did not finish"))
         try:
             for hook in self.fault_hooks:
                 hook.before_body(call)
+            drive.unstarted_claim = None  # from here on, the body may act
             if spec.timeout_s is None:
                 value = await spec.function(*args, **kwargs)
             else:

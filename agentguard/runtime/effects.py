@@ -1,7 +1,9 @@
 """The effects the decision logic asks its drivers to perform, and how callbacks are run.
 
 The plan (a generator) yields these; a sync and an async driver perform them, sharing the
-state kept between requests in ``_Drive``.
+state kept between requests in ``_Drive``. A call makes several: they are slotted classes,
+built without the ``object.__setattr__`` per field a frozen dataclass costs; nothing changes
+them once yielded.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from agentguard.runtime.context import (
     CallContext,
 )
 from agentguard.runtime.kinds import (
+    CancelledBeforeStart,
     SimulatedCrash,
     ToolSpec,
 )
@@ -27,29 +30,36 @@ from agentguard.runtime.kinds import (
 logger = logging.getLogger("agentguard.runtime")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _LedgerOp:
     operation: Callable[[], Any]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
+class _Claim(_LedgerOp):
+    """The claim of a new call: until its body starts, an interruption releases it."""
+
+    call_id: str
+
+
+@dataclass(slots=True)
 class _Body:
     call: CallContext
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Sleep:
     seconds: float
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Callback:
     function: Callable[[CallContext], Any]
     call: CallContext
     timeout_s: float | None = None  # past it, the callback's answer is not waited for
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Outcome:
     value: Any = None
     error: BaseException | None = None
@@ -66,9 +76,21 @@ class _Drive:
     A driver performs each request its own way and hands back the reply, or the exception it
     raised to ``absorb``: a ledger error goes back into the plan; an interruption of the body
     (KeyboardInterrupt, SystemExit, cancellation) is recorded, then re-raised at the end.
+
+    ``unstarted_claim`` names a call this plan claimed whose body has not started yet: an
+    interruption before the body starts releases the claim (it failed, nothing was attempted)
+    instead of leaving a ``started`` entry that blocks every retry until its lease runs out.
     """
 
-    __slots__ = ("interrupted", "observation", "pending", "plan", "reply", "spec")
+    __slots__ = (
+        "interrupted",
+        "observation",
+        "pending",
+        "plan",
+        "reply",
+        "spec",
+        "unstarted_claim",
+    )
 
     def __init__(self, spec: ToolSpec, plan: Plan) -> None:
         self.spec = spec
@@ -77,6 +99,7 @@ class _Drive:
         self.pending: BaseException | None = None
         self.interrupted: BaseException | None = None
         self.observation: dict[str, Any] = {}
+        self.unstarted_claim: str | None = None
 
     def next_request(self) -> Any:
         """The plan's next request, or ``_FINISHED`` once ``observation`` holds its answer."""
@@ -100,6 +123,8 @@ class _Drive:
             self.observation = words.ledger_failed(self.spec.name, f"{type(exc).__name__}: {exc}")
             return _FINISHED
         self.reply, self.pending = None, None
+        if isinstance(request, _Claim):
+            self.unstarted_claim = request.call_id  # written from now on, maybe half-way
         return request
 
     def absorb(self, request: Any, error: BaseException) -> bool:
@@ -111,7 +136,12 @@ class _Drive:
             return False
         if isinstance(request, _Body) and not isinstance(error, SimulatedCrash):
             self.interrupted = error
-            self.reply = _Outcome(error=error)
+            if self.unstarted_claim == request.call.call_id:
+                # interrupted before the body started: the plan releases the claim
+                self.unstarted_claim = None
+                self.reply = _Outcome(error=CancelledBeforeStart())
+            else:
+                self.reply = _Outcome(error=error)
             return True
         return False
 

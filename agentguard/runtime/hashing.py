@@ -12,9 +12,17 @@ from collections.abc import Iterable, Mapping
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import Enum
+from json.encoder import encode_basestring
 from pathlib import PurePath
 from typing import Any
 from uuid import UUID
+
+try:  # the C accelerator of the json module (absent on some interpreters)
+    from _json import make_encoder as _make_encoder
+
+    c_make_encoder: Any = _make_encoder
+except ImportError:  # pragma: no cover
+    c_make_encoder = None
 
 REDACTED = "[REDACTED]"
 
@@ -46,6 +54,7 @@ _SEPARATORS = re.compile(r"[^a-z0-9]")
 
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
+_PLAIN_SCALARS = frozenset({str, int, float, bool})
 
 
 class NoCanonicalForm(TypeError):
@@ -85,11 +94,28 @@ def _canonical_default(value: Any) -> Any:
 _CANONICAL_ENCODER = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_canonical_default
 )
+# JSONEncoder.encode still builds its C encoder on every call: this one is built once. It has
+# no table of the containers being encoded (that table would be shared between threads), so a
+# circular structure ends in RecursionError; the encoder above then says what it is.
+_C_ENCODER = (
+    c_make_encoder(None, _canonical_default, encode_basestring, None, ":", ",", True, False, True)
+    if c_make_encoder is not None
+    else None
+)
+
+
+def _encode(value: Any) -> str:
+    if _C_ENCODER is None or isinstance(value, str):
+        return _CANONICAL_ENCODER.encode(value)
+    try:
+        return "".join(_C_ENCODER(value, 0))
+    except RecursionError:
+        return _CANONICAL_ENCODER.encode(value)
 
 
 def _canonical_text(value: Any) -> str:
     try:
-        return _CANONICAL_ENCODER.encode(value)
+        return _encode(value)
     except TypeError as exc:
         if isinstance(exc, NoCanonicalForm) or not _has_mixed_keys(value):
             raise
@@ -128,6 +154,11 @@ def canonical_json(value: Any) -> str:
     Raises ``NoCanonicalForm`` for a value that has none (an object without a defined
     encoding, a string that is not valid Unicode).
     """
+    kind = type(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None or kind is bool:
+        return "null" if value is None else "true" if value else "false"
     text = _canonical_text(value)
     if not text.isascii():
         try:
@@ -207,12 +238,50 @@ def sha256_hex(text: str) -> str:
 
 
 def input_hash(args: Mapping[str, Any]) -> str:
-    return "sha256:" + sha256_hex(canonical_json(dict(args)))
+    return "sha256:" + sha256_hex(canonical_json(args if type(args) is dict else dict(args)))
 
 
 def derived_key(material: Mapping[str, Any]) -> str:
     """A short key safe for HTTP headers and every API's key field: ``agk1_`` + 160 bits in hex."""
     return "agk1_" + sha256_hex(canonical_json(dict(material)))[:40]
+
+
+def default_key(
+    tool: str,
+    tenant: str | None,
+    user: str | None,
+    run: str,
+    approved_at: str | None,
+    input_hash: str,
+) -> str:
+    """``derived_key`` of a call's default key material, its canonical JSON written directly.
+
+    The text is exactly ``canonical_json`` of the material (sorted keys, no spaces, strings as
+    the canonical encoder writes them), so keys stay what they were; a field that is not a
+    string, or text outside ASCII, goes through ``derived_key``.
+    """
+    quote = encode_basestring
+    try:
+        text = (
+            f'{{"approved_at":{"null" if approved_at is None else quote(approved_at)},'
+            f'"input":{quote(input_hash)},"run":{quote(run)},'
+            f'"tenant":{"null" if tenant is None else quote(tenant)},"tool":{quote(tool)},'
+            f'"user":{"null" if user is None else quote(user)},"v":1}}'
+        )
+    except TypeError:  # a field that is not a string
+        text = ""
+    if not text or not text.isascii():
+        material = {
+            "v": 1,
+            "tool": tool,
+            "tenant": tenant,
+            "user": user,
+            "run": run,
+            "approved_at": approved_at,
+            "input": input_hash,
+        }
+        return derived_key(material)
+    return "agk1_" + sha256_hex(text)[:40]
 
 
 def is_secret_name(name: str, extra: Iterable[str] = ()) -> bool:
@@ -236,12 +305,16 @@ def _is_common_secret_name(name: str) -> bool:
 def redact(value: Any, extra_fields: frozenset[str] = frozenset()) -> Any:
     """A copy of ``value`` with secret-named fields (at any depth) replaced by a marker."""
     if isinstance(value, Mapping):
-        return {
-            str(key): REDACTED
-            if is_secret_name(str(key), extra_fields)
-            else redact(item, extra_fields)
-            for key, item in value.items()
-        }
+        copy: dict[str, Any] = {}
+        for key, item in value.items():
+            name = key if type(key) is str else str(key)
+            if is_secret_name(name, extra_fields):
+                copy[name] = REDACTED
+            elif item is None or type(item) in _PLAIN_SCALARS:
+                copy[name] = item  # the common case, without a call per argument
+            else:
+                copy[name] = redact(item, extra_fields)
+        return copy
     if isinstance(value, (list, tuple)):
         return [redact(item, extra_fields) for item in value]
     if value is None or isinstance(value, (str, int, float, bool)):

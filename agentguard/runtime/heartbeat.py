@@ -8,13 +8,12 @@ renewal is due never touch the ledger.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agentguard.runtime.ledger.base import Ledger
+from agentguard.runtime.ledger.base import Ledger, current_pid
 
 logger = logging.getLogger("agentguard.runtime")
 
@@ -24,7 +23,7 @@ RENEW_FRACTION = 1 / 3
 IDLE_STOP_S = 5.0
 
 
-@dataclass
+@dataclass(slots=True)
 class _Watched:
     call_id: str
     attempt: int
@@ -35,7 +34,10 @@ class _Watched:
 class Heartbeat:
     def __init__(self, ledger: Callable[[], Ledger]) -> None:
         self._ledger = ledger
-        self._lock = threading.Condition(threading.Lock())
+        # watch and unwatch take the plain lock (a Condition's `with` is a Python-level call);
+        # the renewal thread waits on the condition built on it
+        self._mutex = threading.Lock()
+        self._lock = threading.Condition(self._mutex)
         self._watched: dict[int, _Watched] = {}
         self._next_token = 0
         self._thread: threading.Thread | None = None
@@ -48,13 +50,13 @@ class Heartbeat:
         if lease_s <= 0:
             return None
         interval = lease_s * RENEW_FRACTION
-        with self._lock:
+        with self._mutex:
             self._next_token += 1
             token = self._next_token
             self._watched[token] = _Watched(call_id, attempt, lease_s, time.monotonic() + interval)
-            if self._thread is None or self._pid != os.getpid():
+            if self._thread is None or self._pid != current_pid():
                 # a thread does not survive fork(): a child process starts its own
-                self._pid = os.getpid()
+                self._pid = current_pid()
                 self._tick = interval
                 self._thread = threading.Thread(
                     target=self._loop, name="agentguard-heartbeat", daemon=True
@@ -70,7 +72,7 @@ class Heartbeat:
     def unwatch(self, token: int | None) -> None:
         if token is None:
             return
-        with self._lock:
+        with self._mutex:
             self._watched.pop(token, None)
 
     def _loop(self) -> None:
@@ -78,7 +80,7 @@ class Heartbeat:
         while True:
             with self._lock:
                 self._lock.wait(min(self._tick, 3600.0))
-                if self._pid != os.getpid():
+                if self._pid != current_pid():
                     return
                 now = time.monotonic()
                 if not self._watched:

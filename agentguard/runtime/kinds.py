@@ -64,6 +64,10 @@ class CancelledBeforeStart(Exception):
     """The call was cancelled after its claim was written and before its body started."""
 
 
+# How a claim released by a cancellation or an interruption is recorded (its error_detail).
+NOTHING_ATTEMPTED = "cancelled before the body ran: nothing was attempted"
+
+
 class AttemptStillRunning(TimeoutError):
     """The runtime's own ``timeout_s`` gave up waiting, but the body may still send.
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from collections import Counter
+
+from agentguard.runtime.ledger.base import current_pid
 
 _lock = threading.Lock()
-_running: Counter[tuple[str, int]] = Counter()
+_running: dict[tuple[str, int], int] = {}
 _identity: tuple[int, str] = (0, "")
 
 
@@ -48,23 +49,26 @@ def _pid_namespace() -> str:
 def process_identity() -> str:
     """``host:pid:pid-namespace:start``: names this process, and no later one with its pid."""
     global _identity
-    pid = os.getpid()
+    pid = current_pid()
     if _identity[0] != pid:  # computed once per process (again in a forked child)
         _identity = (pid, f"{socket.gethostname()}:{pid}:{_pid_namespace()}:{_start_ticks(pid)}")
     return _identity[1]
 
 
 def begin(call_id: str, attempt: int) -> None:
+    key = (call_id, attempt)
     with _lock:
-        _running[(call_id, attempt)] += 1
+        _running[key] = _running.get(key, 0) + 1
 
 
 def end(call_id: str, attempt: int) -> None:
+    key = (call_id, attempt)
     with _lock:
-        key = (call_id, attempt)
-        _running[key] -= 1
-        if _running[key] <= 0:
-            del _running[key]
+        count = _running.get(key, 0) - 1
+        if count > 0:
+            _running[key] = count
+        else:
+            _running.pop(key, None)
 
 
 def running_here(call_id: str, attempt: int) -> bool:

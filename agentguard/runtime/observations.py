@@ -39,7 +39,7 @@ def _observation(
         "call_id": entry.call_id if entry else None,
         "idempotency_key": entry.idempotency_key if entry else None,
         "retryable": retryable,
-        "status": entry.status.value if entry else None,
+        "status": entry.status._value_ if entry else None,
         "replayed": replayed,
         "attempts": entry.attempts if entry else 0,
         "run_id": entry.run_id if entry else None,

@@ -27,12 +27,14 @@ from agentguard.runtime.effects import (
     Plan,
     _Body,
     _Callback,
+    _Claim,
     _LedgerOp,
     _Sleep,
 )
 from agentguard.runtime.errors import ErrorCode, Failure, classify_exception
 from agentguard.runtime.hashing import (
     NoCanonicalForm,
+    default_key,
     derived_key,
     describe_offender,
     input_hash,
@@ -41,6 +43,7 @@ from agentguard.runtime.hashing import (
 )
 from agentguard.runtime.heartbeat import Heartbeat
 from agentguard.runtime.kinds import (
+    NOTHING_ATTEMPTED,
     AttemptStillRunning,
     CancelledBeforeStart,
     Found,
@@ -50,10 +53,23 @@ from agentguard.runtime.kinds import (
     ToolSpec,
     Unknown,
 )
-from agentguard.runtime.ledger.base import Ledger, LedgerEntry, Status, evolve, new_call_id
+from agentguard.runtime.ledger.base import (
+    Ledger,
+    LedgerEntry,
+    Status,
+    build,
+    evolve,
+    new_call_id,
+    plain_defaults,
+)
 from agentguard.runtime.outbox import Outbox
 
 logger = logging.getLogger("agentguard.runtime")
+
+_CALL_SHAPE = plain_defaults(CallContext)
+_ENTRY_SHAPE = plain_defaults(LedgerEntry)
+_CLAIM_STARTED = (Status.PLANNED, Status.STARTED)
+_CLAIM_PLANNED = (Status.PLANNED,)
 
 
 class Planner:
@@ -103,7 +119,12 @@ class Planner:
             problem = describe_offender(arguments) or "an argument has no canonical form"
             return words.invalid_call(spec.name, f"{problem}; pass plain JSON values")
 
-        call = CallContext(
+        needs_approval = spec.replay is Replay.ASK
+        # Built without __init__ (a frozen dataclass sets each field through
+        # object.__setattr__), and only once: until the key is set, no other code sees it.
+        call = build(
+            CallContext,
+            *_CALL_SHAPE,
             call_id=new_call_id(),
             tool_name=spec.name,
             args=arguments,
@@ -120,19 +141,26 @@ class Planner:
         except Exception as exc:  # the key function is the tool author's code: it may raise
             logger.warning("the key function of %s failed: %r", spec.name, exc)
             return words.key_failed(spec.name, f"{type(exc).__name__}: {exc}")
-        call = evolve(call, idempotency_key=key)
-        needs_approval = spec.replay is Replay.ASK
+        # the attempt the body runs as (an approval callback first sees the call at attempt 0)
+        attempt = 0 if needs_approval else 1
+        if callable(spec.key):
+            call = evolve(call, idempotency_key=key, attempt=attempt)  # the key function saw it
+        else:
+            object.__setattr__(call, "idempotency_key", key)
+            object.__setattr__(call, "attempt", attempt)
         now = time.time()
-        entry = LedgerEntry(
+        entry = build(
+            LedgerEntry,
+            *_ENTRY_SHAPE,
             call_id=call.call_id,
             run_id=call.run_id,
             tool_name=spec.name,
-            idempotency_key=call.idempotency_key,
-            input_hash=call.input_hash,
+            idempotency_key=key,
+            input_hash=arguments_hash,
             status=Status.PLANNED,
-            risk=spec.risk.value,
-            idempotency=spec.idempotency.value,
-            replay=spec.replay.value,
+            risk=spec.risk._value_,
+            idempotency=spec.idempotency._value_,
+            replay=spec.replay._value_,
             step_id=call.step_id,
             user_id=call.user_id,
             approved_at=call.approved_at,
@@ -140,14 +168,14 @@ class Planner:
             extra=dict(run.extra),
             side_effects=list(spec.side_effects),
             args=redact(arguments, spec.redact_fields),
-            attempts=0 if needs_approval else 1,
+            attempts=attempt,
             started_at=None if needs_approval else now,
             lease_owner=None if needs_approval else self.worker_id,
             lease_expires_at=None if needs_approval else now + self._lease(spec),
         )
-        path = [Status.PLANNED] if needs_approval else [Status.PLANNED, Status.STARTED]
+        path = _CLAIM_PLANNED if needs_approval else _CLAIM_STARTED
         try:
-            won, entry = yield _LedgerOp(lambda: self.ledger.claim(entry, path))
+            won, entry = yield _Claim(lambda: self.ledger.claim(entry, path), call.call_id)
         except Exception as exc:  # the ledger is down, locked or full: nothing has run
             logger.warning("could not claim %s in the ledger: %r", spec.name, exc)
             return words.ledger_unavailable(spec.name, f"{type(exc).__name__}: {exc}")
@@ -179,16 +207,8 @@ class Planner:
             return call.call_id  # nothing to deduplicate: every call may run
         # Scoped by who, which run and which approval, never by call id, attempt or time:
         # the model's second call for the same thing must land on the same key.
-        return derived_key(
-            {
-                "v": 1,
-                "tool": spec.name,
-                "tenant": call.tenant,
-                "user": call.user_id,
-                "run": call.run_id,
-                "approved_at": call.approved_at,
-                "input": call.input_hash,
-            }
+        return default_key(
+            spec.name, call.tenant, call.user_id, call.run_id, call.approved_at, call.input_hash
         )
 
     def _lease(self, spec: ToolSpec) -> float:
@@ -309,7 +329,9 @@ class Planner:
         )
         while True:
             attempt = entry.attempts
-            outcome = yield _Body(evolve(call, attempt=attempt))
+            outcome = yield _Body(
+                call if call.attempt == attempt else evolve(call, attempt=attempt)
+            )
             if outcome.error is None:
                 result, result_ref = jsonable_result(outcome.value)
                 settled = yield from self._settle(
@@ -331,7 +353,7 @@ class Planner:
                     entry,
                     Status.FAILED,
                     attempt,
-                    error_detail="cancelled before the body ran: nothing was attempted",
+                    error_detail=NOTHING_ATTEMPTED,
                     finished_at=time.time(),
                 )
                 return words.from_entry(spec.name, unclaimed, lookup=spec.lookup_name)

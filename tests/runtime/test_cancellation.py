@@ -6,6 +6,8 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
+
 from agentguard.runtime import Runtime, Status, current_call, guarded
 from tests.runtime.downstream import RecordingDownstream
 
@@ -43,4 +45,95 @@ def test_a_claim_cancelled_before_the_body_started_is_released(runtime: Runtime)
 
     observation = asyncio.run(agent())
     assert observation["ok"], observation
+    assert len(downstream.applied) == 1
+
+
+class _InterruptBeforeBody:
+    """A fault hook standing in for Ctrl-C arriving after the claim, before the body runs."""
+
+    def __init__(self, error: type[BaseException]) -> None:
+        self.errors = [error()]
+
+    def before_body(self, call: Any) -> None:
+        if self.errors:
+            raise self.errors.pop()
+
+    def after_body(self, call: Any, value: Any) -> Any:
+        return value
+
+
+def _interrupt_claim(runtime: Runtime, error: type[BaseException]) -> None:
+    claim = runtime.ledger.claim
+    errors = [error()]
+
+    def interrupted_claim(*args: Any, **kwargs: Any) -> Any:
+        won = claim(*args, **kwargs)  # committed; the interruption lands before it is used
+        if errors:
+            raise errors.pop()
+        return won
+
+    runtime.ledger.claim = interrupted_claim  # type: ignore[method-assign]
+
+
+def _sync_order_tool(runtime: Runtime, downstream: RecordingDownstream) -> Any:
+    @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
+    def create_order(cart_id: str) -> dict[str, Any]:
+        return downstream.create(current_call().idempotency_key, cart_id=cart_id)
+
+    return create_order
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, SystemExit])
+@pytest.mark.parametrize("where", ["after the claim was written", "before the body started"])
+def test_a_sync_call_interrupted_between_claim_and_body_releases_its_claim(
+    runtime: Runtime, where: str, error: type[BaseException]
+) -> None:
+    downstream = RecordingDownstream()
+    if where == "after the claim was written":
+        _interrupt_claim(runtime, error)
+    else:
+        runtime.fault_hooks.append(_InterruptBeforeBody(error))
+    create_order = _sync_order_tool(runtime, downstream)
+    with runtime.run(run_id="r1"):
+        with pytest.raises(error):
+            create_order(cart_id="c1")
+        (entry,) = runtime.ledger.entries()
+        assert entry.status is Status.FAILED, entry
+        assert "cancelled before the body ran" in (entry.error_detail or "")
+        assert not downstream.applied
+        observation = create_order(cart_id="c1")  # runs now, not "already running"
+    assert observation["ok"], observation
+    assert len(downstream.applied) == 1
+
+
+def test_a_sync_interrupt_inside_the_body_still_leaves_the_call_uncertain(
+    runtime: Runtime,
+) -> None:
+    downstream = RecordingDownstream()
+
+    @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
+    def create_order(cart_id: str) -> dict[str, Any]:
+        downstream.create(current_call().idempotency_key, cart_id=cart_id)
+        raise KeyboardInterrupt  # after the request went out: it may have taken effect
+
+    with runtime.run(run_id="r1"):
+        with pytest.raises(KeyboardInterrupt):
+            create_order(cart_id="c1")
+        (entry,) = runtime.ledger.entries()
+        assert entry.status is Status.UNCERTAIN, entry
+        again = create_order(cart_id="c1")
+    assert not again["ok"] and again["code"] == "SIDE_EFFECT_UNCERTAIN", again
+    assert len(downstream.applied) == 1
+
+
+def test_a_claim_lost_to_another_call_is_left_alone_when_interrupted(runtime: Runtime) -> None:
+    downstream = RecordingDownstream()
+    create_order = _sync_order_tool(runtime, downstream)
+    with runtime.run(run_id="r1"):
+        assert create_order(cart_id="c1")["ok"]
+        _interrupt_claim(runtime, KeyboardInterrupt)  # this claim loses: the first holds the key
+        with pytest.raises(KeyboardInterrupt):
+            create_order(cart_id="c1")
+    (entry,) = runtime.ledger.entries()
+    assert entry.status is Status.SUCCEEDED, entry
     assert len(downstream.applied) == 1

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentguard.runtime import Runtime, guarded
+from agentguard.runtime import MemoryLedger, Runtime, guarded
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -127,3 +127,27 @@ def test_an_argument_without_canonical_form_is_refused_before_anything_runs(
     assert "Opaque" in observation["content"]
     assert not ran
     assert runtime.ledger.entries() == []
+
+
+def test_keys_and_input_hashes_stay_what_earlier_versions_wrote() -> None:
+    # A ledger written by an earlier version must still recognise the same request: the
+    # default key and the input hash are pinned to the values that version computed.
+    runtime = Runtime(ledger=MemoryLedger())
+
+    @guarded(runtime, risk="write")
+    def send_invoice(customer_id: str, amount_cents: int, note: str = "") -> dict[str, Any]:
+        return {"sent": True}
+
+    with runtime.run(run_id="run-42", user_id="u-7", tenant="acme"):
+        first = send_invoice("c-1", 1250, note="thanks")
+    with runtime.run(run_id="run-43", user_id="zoë", approved_at="2026-01-02T03:04:05Z"):
+        second = send_invoice(customer_id="c-2", amount_cents=99)
+    assert first["metadata"]["idempotency_key"] == "agk1_f94698f22fd00685f3503e6b8a609089e426bf91"
+    assert first["metadata"]["input_hash"] == (
+        "sha256:095e88d23eb39fe41efacc947cd6b05640d45a5b0950bdb76fd70dd7817326b2"
+    )
+    # a user name outside ASCII takes the general encoder: the same key all the same
+    assert second["metadata"]["idempotency_key"] == "agk1_c45ab8e5c3496281028aca601d64e9a355177c54"
+    assert second["metadata"]["input_hash"] == (
+        "sha256:54d0439b7f690d14a5f99a30357b504a7ff56f9bedfdbf14ae4419762ec8fbbf"
+    )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from agentguard.runtime.ledger.base import LedgerEntry, LedgerEvent, Status, dumps
@@ -130,12 +132,21 @@ def encode_history(
     Keeping the history in the row (instead of a table of its own) means a transition dirties
     one page and no index, which is most of what a guarded call costs beyond its two commits.
     """
+    # Written directly: the same text as ``dumps([now, from, to, actor, detail])`` per event.
+    moment = float.__repr__(now) if type(now) is float and math.isfinite(now) else dumps(now)
+    head = f"[{moment},"
+    tail = f",{encode_basestring_ascii(actor)},{_json_or_null(detail)}]\n"
     lines = []
-    previous = start.value if start is not None else None
+    previous = "null" if start is None else f'"{start._value_}"'
     for status in path:
-        lines.append(dumps([now, previous, status.value, actor, detail]) + "\n")
-        previous = status.value
+        current = f'"{status._value_}"'
+        lines.append(f"{head}{previous},{current}{tail}")
+        previous = current
     return "".join(lines)
+
+
+def _json_or_null(value: str | None) -> str:
+    return "null" if value is None else encode_basestring_ascii(value)
 
 
 def decode_history(call_id: str, history: str | None) -> list[LedgerEvent]:

@@ -9,7 +9,6 @@ commit.
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 import weakref
@@ -36,6 +35,7 @@ from agentguard.runtime.ledger.base import (
     Status,
     apply_changes,
     check_path,
+    current_pid,
     evolve,
     normalise_path,
     normalise_statuses,
@@ -51,16 +51,17 @@ class _Held:
     PostgreSQL: terminate) its parent's session.
     """
 
-    __slots__ = ("__weakref__", "_close", "connection", "pid")
+    __slots__ = ("__weakref__", "_close", "connection", "executor", "pid")
 
     def __init__(self, connection: Any, close: Callable[[Any], None]) -> None:
         self.connection = connection
-        self.pid = os.getpid()
+        self.executor: Any = None  # what the ledger's statements are sent through
+        self.pid = current_pid()
         self._close = close
 
     def release(self) -> None:
         connection, self.connection = self.connection, None
-        if connection is not None and self.pid == os.getpid():
+        if connection is not None and self.pid == current_pid():
             with contextlib.suppress(Exception):  # already gone
                 self._close(connection)
 
@@ -105,7 +106,7 @@ class SQLLedger(Ledger):
         if (
             held is not None
             and held.connection is not None
-            and held.pid == os.getpid()
+            and held.pid == current_pid()
             and self._reusable(held.connection)
         ):
             return held.connection
@@ -128,12 +129,23 @@ class SQLLedger(Ledger):
         """
         connection = self._connection()
         try:
-            return connection.execute(statement, parameters)
+            return self._executor_of(connection).execute(statement, parameters)
         except Exception as exc:
             if not self._broken(connection, exc):
                 raise
         self._drop(connection)
-        return self._connection().execute(statement, parameters)
+        return self._executor_of(self._connection()).execute(statement, parameters)
+
+    def _executor_of(self, connection: Any) -> Any:
+        held = self._local.held  # ``connection``'s, set by ``_connection()``
+        if held.executor is None:
+            held.executor = self._executor(connection)
+        return held.executor
+
+    def _executor(self, connection: Any) -> Any:
+        """What this thread's statements are sent through: the connection, or a cursor of it
+        kept for them (each statement's result is read before the next is sent)."""
+        return connection
 
     def _drop(self, connection: Any) -> None:
         held = getattr(self._local, "held", None)
@@ -245,13 +257,13 @@ class SQLLedger(Ledger):
             self._update_texts[shape] = statement
         parameters = (
             *[encode_field(name, value) for name, value in changes.items()],
-            steps[-1].value,
+            steps[-1]._value_,
             now,
             entry.version + 1,
             encode_history(entry.status, steps, actor, detail, now),
             entry.call_id,
             entry.version,
-            entry.status.value,
+            entry.status._value_,
             *(() if lease_expired_by is None else (lease_expired_by,)),
         )
         if self._execute(statement, parameters).rowcount != 1:

@@ -11,9 +11,11 @@ import os
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import fields as fields_of
 from datetime import datetime, timezone
 from enum import Enum
+from json.encoder import encode_basestring_ascii
 from typing import Any, TypeVar
 
 
@@ -27,6 +29,10 @@ class Status(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+    # A member equals its value ("started"), so it hashes as that string does; the default
+    # hash of an enum member (by name, through a Python method) costs a call on every lookup.
+    __hash__ = str.__hash__
 
 
 # Legal moves. Anything else is a bug in the caller and is refused by every backend.
@@ -74,8 +80,24 @@ class LedgerConfigurationError(RuntimeError):
 # one, so a user's random.seed() cannot make two processes agree), reseeded in every forked
 # child. uuid4() asks the kernel for fresh bytes on every call, which costs more here.
 _ids = random.Random()
+# This process's id, read again in a forked child: os.getpid() is a system call, and the
+# runtime asks for it several times a call (lease owner, heartbeat, the connection's owner).
+_pid = os.getpid()
+
+
+def _after_fork_in_child() -> None:
+    global _pid
+    _pid = os.getpid()
+    _ids.seed()
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_ids.seed)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def current_pid() -> int:
+    """``os.getpid()``, without its system call."""
+    return _pid
 
 
 def new_call_id() -> str:
@@ -164,24 +186,82 @@ def evolve(instance: T, **changes: Any) -> T:
     dataclass sets each field through ``object.__setattr__``: a few microseconds a copy, four
     copies a call). Only for dataclasses without ``__post_init__`` or ``__slots__``.
     """
-    unknown = changes.keys() - instance.__dict__.keys()
-    if unknown:
+    fields = instance.__dict__.copy()
+    count = len(fields)
+    fields.update(changes)
+    if len(fields) != count:
+        unknown = changes.keys() - instance.__dict__.keys()
         raise TypeError(f"{type(instance).__name__} has no fields {sorted(unknown)}")
     copy = object.__new__(instance.__class__)
-    fields = copy.__dict__
-    fields.update(instance.__dict__)
-    fields.update(changes)
+    object.__setattr__(copy, "__dict__", fields)
     return copy
 
 
+def build(cls: type[T], defaults: dict[str, Any], names: frozenset[str], **values: Any) -> T:
+    """``cls(**values)`` for the frozen entry and call dataclasses, without ``__init__``.
+
+    ``defaults`` holds the plain defaults of ``cls``; a field with a default factory must be
+    given. Raises TypeError for a missing or unknown field, as ``__init__`` would.
+    """
+    fields = defaults.copy()
+    fields.update(values)
+    if fields.keys() != names:
+        missing = sorted(names - fields.keys())
+        unknown = sorted(fields.keys() - names)
+        raise TypeError(f"{cls.__name__}: missing fields {missing}, unknown fields {unknown}")
+    instance = object.__new__(cls)
+    object.__setattr__(instance, "__dict__", fields)
+    return instance
+
+
+def plain_defaults(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    """The defaults and field names ``build`` needs for ``cls``."""
+    members = fields_of(cls)
+    return (
+        {item.name: item.default for item in members if item.default is not MISSING},
+        frozenset(item.name for item in members),
+    )
+
+
+# Built once: json.dumps with options builds an encoder on every call, and JSONEncoder.encode
+# its C encoder. This one keeps no table of the containers being encoded (it would be shared
+# between threads): a circular value ends in RecursionError, and json.dumps then says what it is.
+try:
+    from _json import make_encoder as _make_encoder
+
+    _C_DUMPS: Any = _make_encoder(
+        None, json.JSONEncoder().default, encode_basestring_ascii, None, ":", ",", True, False, True
+    )
+except ImportError:  # pragma: no cover - an interpreter without the C accelerator
+    _C_DUMPS = None
+
+
 def dumps(value: Any) -> str:
+    """``json.dumps(value, sort_keys=True, separators=(",", ":"))``, faster."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring_ascii(value)
+    if not value and (kind is dict or kind is list):
+        return "{}" if kind is dict else "[]"
+    if _C_DUMPS is not None:
+        try:
+            return "".join(_C_DUMPS(value, 0))
+        except RecursionError:
+            pass
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+# The legal moves as pairs of values: checked on every claim and transition, and an enum
+# member hashes through a Python method while a tuple of strings does not.
+_LEGAL_MOVES = frozenset(
+    (start.value, end.value) for start, ends in TRANSITIONS.items() for end in ends
+)
 
 
 def check_path(current: Status, path: Sequence[Status]) -> None:
     previous = current
     for status in path:
-        if status not in TRANSITIONS[previous]:
+        if (previous._value_, status._value_) not in _LEGAL_MOVES:
             raise IllegalTransition(f"{previous.value} -> {status.value} is not a legal transition")
         previous = status
 
@@ -189,8 +269,8 @@ def check_path(current: Status, path: Sequence[Status]) -> None:
 def apply_changes(
     entry: LedgerEntry, path: Sequence[Status], changes: dict[str, Any], now: float
 ) -> LedgerEntry:
-    unknown = set(changes) - MUTABLE_FIELDS
-    if unknown:
+    if not MUTABLE_FIELDS.issuperset(changes):
+        unknown = set(changes) - MUTABLE_FIELDS
         raise ValueError(f"fields not changeable by a transition: {sorted(unknown)}")
     return evolve(entry, status=path[-1], version=entry.version + 1, updated_at=now, **changes)
 
@@ -301,9 +381,11 @@ class Ledger(ABC):
 
 
 def normalise_path(path: Status | Sequence[Status]) -> list[Status]:
+    if type(path) is Status:
+        return [path]
     if isinstance(path, (Status, str)):
         return [Status(path)]
-    result = [Status(step) for step in path]
+    result = [step if type(step) is Status else Status(step) for step in path]
     if not result:
         raise ValueError("a transition needs at least one status")
     return result

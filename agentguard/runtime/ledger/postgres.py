@@ -143,6 +143,10 @@ class PostgresLedger(SQLLedger):
             )
         return connection
 
+    def _executor(self, connection: psycopg.Connection[Any]) -> Any:
+        # Connection.execute builds a cursor (and its adapters) for every statement
+        return connection.cursor()
+
     def _reusable(self, connection: psycopg.Connection[Any]) -> bool:
         return not connection.closed and not connection.broken
 
