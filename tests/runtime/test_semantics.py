@@ -212,11 +212,23 @@ def test_concurrent_duplicates_run_the_body_once(runtime: Runtime) -> None:
         release.wait(5)
         return orders.create(cart_id, current_call().idempotency_key)
 
+    # The body is held until the five duplicates have been answered (5 s at most), so a
+    # slow claim on a loaded machine cannot arrive after the first call finished.
+    answered = {"duplicates": 0}
+    lock = threading.Lock()
+
+    def call(cart_id: str) -> dict[str, Any]:
+        observation = create_order(cart_id=cart_id)
+        if observation["code"] == "DUPLICATE_IN_PROGRESS":
+            with lock:
+                answered["duplicates"] += 1
+                if answered["duplicates"] == 5:
+                    release.set()
+        return observation
+
     faults = FaultInjector(runtime)
     with runtime.run(run_id="r1", user_id="u1"):
-        timer = threading.Timer(0.3, release.set)
-        timer.start()
-        results = faults.concurrent(create_order, 6, cart_id="c1")
+        results = faults.concurrent(call, 6, cart_id="c1")
     assert len(orders.created) == 1
     codes = sorted(str(result["code"]) for result in results)
     assert codes.count("None") == 1
