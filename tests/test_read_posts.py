@@ -230,6 +230,24 @@ def test_a_url_builder_named_like_a_read_does_not_make_a_helpers_post_read(
     assert "AG101" in _write_codes(scan_files, source)
 
 
+def test_a_url_template_filled_by_format_is_read_as_the_url(scan_files: ScanFiles) -> None:
+    """``RUN_URL.format(action_id=...)``: the template's path says the POST runs an action,
+    so a helper named like a query does not make it a read."""
+    extra = """
+        RUN_URL = "https://automations.example/api/v1/actions/{action_id}/execute/"
+
+
+        def natural_language_query(action_id: str, instructions: str) -> str:
+            return requests.post(RUN_URL.format(action_id=action_id), data=instructions).text
+    """
+    source = _tool(
+        "return natural_language_query(q, 'archive the thread')\n",
+        name="lookup_action",
+        extra=extra,
+    )
+    assert "AG101" in _write_codes(scan_files, source)
+
+
 def test_a_json_rpc_post_does_what_its_method_names(scan_files: ScanFiles) -> None:
     source = '''
 import requests

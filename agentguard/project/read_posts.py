@@ -91,7 +91,11 @@ class _UrlResolver:
                 name = match.group("name")
                 if name.lower() in {"f", "r", "b", "rf", "fr", "format", "urljoin", "join"}:
                     continue
-                if value.text[match.end() :].lstrip().startswith("("):
+                called = value.text[match.end() :].lstrip().startswith("(")
+                if called and name.endswith(".format"):
+                    # ``ACTION_URL.format(action_id=id)``: the template is the URL.
+                    name = name[: -len(".format")]
+                elif called:
                     # A function called (``_construct_url(base, path)``): its name is no
                     # part of the URL, and a helper's name says what it does, not where.
                     continue
