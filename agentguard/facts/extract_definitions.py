@@ -21,6 +21,7 @@ class DefinitionVisitor(ValueReader):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
+            self.facts.absolute_imports.append(alias.name)
             if alias.asname:
                 self.facts.imports[alias.asname] = alias.name
             else:
@@ -36,6 +37,10 @@ class DefinitionVisitor(ValueReader):
             prefix = ".".join(parts[: max(keep, 0)])
             base = ".".join(p for p in (prefix, base) if p)
         for alias in node.names:
+            if not node.level and base:
+                self.facts.absolute_imports.append(
+                    base if alias.name == "*" else f"{base}.{alias.name}"
+                )
             if alias.name == "*":
                 continue
             self.facts.imports[alias.asname or alias.name] = (

@@ -172,7 +172,14 @@ class ValueReader:
 
         def generic_visit(self, node: ast.AST) -> None: ...
 
-    def __init__(self, source: bytes, path: str, is_test: bool, carriers: ContextCarriers) -> None:
+    def __init__(
+        self,
+        source: bytes,
+        path: str,
+        is_test: bool,
+        carriers: ContextCarriers,
+        module: str | None = None,
+    ) -> None:
         self.source = source
         # rules/frameworks.yaml tool_functions.context_carriers: ``ctx.deps`` of ``RunContext[Deps]``
         self.carriers = carriers
@@ -180,7 +187,7 @@ class ValueReader:
         # Most files are ASCII: their text is sliced from one decoded copy.
         self._ascii_text = source.decode("ascii") if source.isascii() else None
         self.path = path
-        self.module = module_name_for(path)
+        self.module = module or module_name_for(path)
         self.facts = ModuleFacts(path=path, module=self.module, is_test=is_test)
         # Where each line starts: after every b"\n", summed in C.
         self._line_offsets = list(
