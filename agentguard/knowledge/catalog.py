@@ -235,6 +235,12 @@ class Catalog:
         self.context_carriers = ContextCarriers(
             dict(carriers.get("attributes") or {}), frozenset(_as_list(carriers.get("packages")))
         )
+        # Functions that run a function they are handed: where it is (position, keyword).
+        self.callable_runners: Matcher[tuple[int | None, str | None]] = Matcher()
+        for raw in tool_functions.get("callable_runners") or []:
+            self.callable_runners.add(
+                _as_list(raw.get("match")), (raw.get("arg"), raw.get("kwarg"))
+            )
         # declaration field -> the annotation names that set it, in catalogue order
         self.annotation_hints: dict[str, tuple[str, ...]] = {
             field_name: tuple(_as_list(names))

@@ -137,9 +137,9 @@ class EffectSummaries:
                 if effect is not None:
                     effects.append(effect)
                 continue
-            target = site.target
-            if target and target != qualname:
-                edges.append((call, target))
+            targets = site.targets
+            if targets and targets != (qualname,):
+                edges.extend((site.edge_call, target) for target in targets if target != qualname)
                 continue
             effect = classify_sink(project, call, callee, fn, facts)
             if effect is not None:

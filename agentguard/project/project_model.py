@@ -9,6 +9,7 @@ and ``.retries``.
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
+from agentguard.project.discovery_runtime_built import local_function
 from agentguard.project.discovery_subclasses import enclosing_class
 from agentguard.project.tool_facts import (
     SELF_NAMES,
@@ -59,9 +61,10 @@ def _constructed_type(value: Value) -> str | None:
 
 class CallSite:
     """One call site as resolved for its caller: the callee's qualified name and the project
-    function the call runs (a class's ``__init__`` for a construction), if any."""
+    function the call runs (a class's ``__init__`` for a construction), if any; ``also``:
+    the other project functions it may run (a dispatch dict's entries past the first)."""
 
-    __slots__ = ("call", "callee", "caller", "facts", "target")
+    __slots__ = ("also", "call", "callee", "caller", "facts", "forwarded", "target")
 
     def __init__(
         self,
@@ -76,6 +79,20 @@ class CallSite:
         self.facts = facts
         self.callee = callee
         self.target = target
+        self.also: tuple[str, ...] = ()
+        # The call as the target receives it, when a runner forwards it
+        # (``asyncio.to_thread(send, to, body)`` calls ``send(to, body)``).
+        self.forwarded: Call | None = None
+
+    @property
+    def edge_call(self) -> Call:
+        """The call whose arguments the target receives."""
+        return self.forwarded or self.call
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every project function the call may run."""
+        return (self.target, *self.also) if self.target else self.also
 
 
 @dataclass
@@ -229,6 +246,11 @@ class ProjectModel:
         ):
             callee = self._resolve_callee(call, caller, facts)
             site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
+            if site.target is None:
+                handed = self._handed_targets(call, callee, caller, facts)
+                if handed:
+                    site.target, site.also = handed[0], handed[1:]
+                    site.forwarded = self._forwarded(call, callee)
             self._memo.sites[id(call)] = site
         return site
 
@@ -261,6 +283,156 @@ class ProjectModel:
         if otherwise is None and callee in self.classes:
             otherwise = self.find_method(callee, "__init__")
         return (None, maybe_local, otherwise)
+
+    # ------------------------------------------------------------ indirect calls
+    def _handed_targets(
+        self, call: Call, callee: str, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """The project functions a call runs through indirection: one handed to a function
+        that runs it (``asyncio.to_thread(send, ...)``, the catalogue's callable runners),
+        an entry of a dispatch dict (``HANDLERS[name](...)``), or a local bound to a
+        function, a bound method or a partial (``fn = partial(send, to); fn()``)."""
+        handed = self._handed_value(call, callee)
+        if handed is not None:
+            return self._reference_targets(handed, call, caller, facts, 0)
+        written = call.callee
+        if "(" in written or (caller is None and not call.text.endswith("]")):
+            return ()
+        held = self._held_value(written, caller, facts)
+        if held is None:
+            return ()
+        if call.text.endswith("]"):
+            return self._dict_targets(held, call, caller, facts)
+        return self._reference_targets(held, call, caller, facts, 0)
+
+    def _forwarded(self, call: Call, callee: str) -> Call | None:
+        """A runner's call as the function it runs receives it: the arguments after the
+        function (``to_thread(f, a, b)``, ``submit(f, a, b)``), or ``args=``/``kwargs=``
+        beside ``target=`` (``Thread(target=f, args=(a, b))``); a partial's own arguments
+        come first. None: the call passes its arguments as they are."""
+        runners = self.catalog.callable_runners
+        spec = runners(callee) or runners(call.callee)
+        if spec is None:
+            return None
+        arg, kwarg = spec
+        args: list[Value] = []
+        kwargs: dict[str, Value] = {}
+        if arg is not None and len(call.args) > arg:
+            handed, args, kwargs = call.args[arg], call.args[arg + 1 :], dict(call.kwargs)
+        elif kwarg and kwarg in call.kwargs:
+            handed = call.kwargs[kwarg]
+            listed, named = call.kwargs.get("args"), call.kwargs.get("kwargs")
+            args = list(listed.elements) if listed is not None else []
+            kwargs = dict(named.items) if named is not None else {}
+        else:
+            return None
+        if handed.kind == "call" and handed.call_args and runners(handed.qualname):
+            args = [*handed.call_args[1:], *args]
+            kwargs = {**handed.call_kwargs, **kwargs}
+        forwarded = copy.copy(call)
+        forwarded.args, forwarded.kwargs = args, kwargs
+        return forwarded
+
+    def _handed_value(self, call: Call, callee: str) -> Value | None:
+        """The function argument of a callable runner's call, if ``callee`` is one."""
+        runners = self.catalog.callable_runners
+        spec = runners(callee) or runners(call.callee)
+        if spec is None:
+            return None
+        arg, kwarg = spec
+        if arg is not None and len(call.args) > arg:
+            return call.args[arg]
+        return call.kwargs.get(kwarg) if kwarg else None
+
+    def _held_value(self, name: str, caller: Function | None, facts: ModuleFacts) -> Value | None:
+        """What a name holds: a local of ``caller`` (its last assignment before use), a
+        module variable, or an attribute the caller's class sets on ``self``."""
+        if caller is not None and "." not in name:
+            assigned = self.local_assignments(facts, caller.qualname, name)
+            if assigned:
+                return assigned[-1].value
+        held = self.module_variable(name)
+        if held is not None:
+            return held
+        if "." not in name:
+            imported = facts.imports.get(name)
+            local = self.module_variable(imported or f"{facts.module}.{name}")
+            if local is not None:
+                return local
+        parts = name.split(".")
+        if caller is not None and len(parts) == 2 and parts[0] in SELF_NAMES:
+            owner = caller.class_name or enclosing_class(self, caller)
+            entry = self.classes.get(owner) if owner else None
+            if entry is not None:
+                if parts[1] in entry[0].attributes:
+                    return entry[0].attributes[parts[1]]
+                for method in entry[0].methods:
+                    for assignment in self.local_assignments(facts, method, name):
+                        return assignment.value
+        return None
+
+    def _dict_targets(
+        self, held: Value, call: Call, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """Every project function a dispatch dict (``{"refund": refund, ...}``) holds."""
+        if held.kind != "dict":
+            return ()
+        found: list[str] = []
+        for entry in held.items.values():
+            for target in self._reference_targets(entry, call, caller, facts, 0):
+                if target not in found:
+                    found.append(target)
+        return tuple(found)
+
+    def _reference_targets(
+        self, value: Value, call: Call, caller: Function | None, facts: ModuleFacts, depth: int
+    ) -> tuple[str, ...]:
+        """The project function a value names without calling it: a function or a nested
+        one, a bound method (``self.send``, ``client.send``), or a partial of one."""
+        if depth > 3:
+            return ()
+        looked_up = self._looked_up(value)
+        if looked_up is not None:
+            # ``HANDLERS.get(name)`` or ``HANDLERS[name]``: any function the dict holds.
+            held = self._held_value(looked_up, caller, facts)
+            return self._dict_targets(held, call, caller, facts) if held is not None else ()
+        if value.kind == "call":
+            # ``partial(send, to)`` handed on: the function inside it.
+            runner = Call(value.qualname or "", value.text, "", None, call.span, value.call_args)
+            runner.kwargs = value.call_kwargs
+            inner = self._handed_value(runner, value.qualname or "")
+            if inner is None:
+                return ()
+            return self._reference_targets(inner, call, caller, facts, depth + 1)
+        if value.kind == "name" and caller is not None and value.qualname == value.text:
+            # a local bound to a function, or a function nested in the caller
+            nested = local_function(self, value, call)
+            if nested is not None:
+                return (nested,)
+            held = self._held_value(value.text, caller, facts)
+            if held is not None and held is not value:
+                return self._reference_targets(held, call, caller, facts, depth + 1)
+            return ()
+        if value.kind not in {"name", "attr"}:
+            return ()
+        written = value.qualname or value.text
+        reference = Call(written, value.text, written.rsplit(".", 1)[-1], None, call.span)
+        target = self._call_target(self._resolve_callee(reference, caller, facts), facts)
+        if target is None or target.endswith(".__init__"):
+            return ()
+        return (target,)
+
+    @staticmethod
+    def _looked_up(value: Value) -> str | None:
+        """The dict a value looks an entry up in: ``HANDLERS`` of ``HANDLERS.get(name)``
+        or of ``HANDLERS[name]`` (as resolved, for ``.get``; as written, for ``[]``)."""
+        if value.kind == "call" and value.qualname and value.qualname.endswith(".get"):
+            return value.qualname[: -len(".get")]
+        if value.kind == "other" and value.text.endswith("]") and "[" in value.text:
+            head = value.text.split("[", 1)[0]
+            if head.replace(".", "").replace("_", "").isalnum():
+                return head
+        return None
 
     def call_sites(self, facts: ModuleFacts) -> list[CallSite]:
         """The calls of ``facts``, each resolved for the function it is in (computed once:
@@ -303,9 +475,10 @@ class ProjectModel:
             fn, facts = self.functions[qualname]
             edges = []
             for call in self.calls_in(qualname):
-                target = self.call_target(call, fn, facts)
-                if target and target != qualname:
-                    edges.append((call, target))
+                site = self.call_site(call, fn, facts)
+                for target in site.targets:
+                    if target != qualname:
+                        edges.append((site.edge_call, target))
             self._memo.edges[qualname] = edges
         return edges
 
