@@ -183,6 +183,8 @@ class Function(CompactPickle):
     raises: list[Value] = field(default_factory=list)
     is_test: bool = False
     asserts: list[Value] = field(default_factory=list)  # ``assert`` expressions, in order
+    # The class its return annotation names (``-> NotesClient``, ``-> Optional[Client]``).
+    return_type: str | None = None
 
 
 @dataclass(slots=True)

@@ -526,12 +526,17 @@ class ProjectModel:
             return ".".join([types[parts[0]], *parts[1:]])
         if resolved is not None:
             return resolved
-        if len(parts) == 2 and caller is not None:
-            # An instance of a project class whose method is called: Cls.method
+        if len(parts) >= 2 and caller is not None:
+            # An instance a project function made and returned: a project class's method
+            # (Cls.method), or the method of the class its return annotation names.
             made = self._factory_class(parts[0], caller, facts)
-            method = self.find_method(made, parts[1]) if made else None
-            if method:
-                return method
+            if made in self.classes and len(parts) == 2:
+                method = self.find_method(made, parts[1])
+                if method:
+                    return method
+            elif made:
+                typed = ".".join([made, *parts[1:]])
+                return self._resolve_name(typed)[3] or typed
         return callee
 
     def _resolve_name(self, written: str) -> _CalleeName:
@@ -567,7 +572,11 @@ class ProjectModel:
         class's method, for a project class)."""
         factory, _, rest = written.partition("()")
         entry = self.functions.get(factory)
-        if entry is None or "(" in rest or not entry[0].returns:
+        if entry is None or "(" in rest:
+            return None
+        if entry[0].return_type:  # ``def get_http() -> httpx.Client``
+            return self._method_if_project_class(entry[0].return_type + rest)
+        if not entry[0].returns:
             return None
         made = {_constructed_type(value) for value in entry[0].returns}
         if len(made) != 1:
@@ -640,7 +649,8 @@ class ProjectModel:
         for value in made[0].returns if made else []:
             if value.kind == "call" and value.qualname in self.classes:
                 return value.qualname
-        return None
+        # ``async def get_client(ctx) -> NotesClient``, awaited or not
+        return made[0].return_type if made else None
 
     def _call_bound(self, facts: ModuleFacts) -> set[tuple[str | None, str]]:
         """The (function, local) pairs of ``facts`` that some assignment binds to a call:
@@ -716,11 +726,21 @@ class ProjectModel:
         return local if local in self.classes else name
 
     def _accessor_type(self, cls_qual: str, method_name: str) -> str | None:
-        """``self._stripe().customers.create``: the type an accessor method returns when it
-        returns one of the instance's typed attributes (``return self._client``)."""
+        """``self._stripe().customers.create``, or ``self.client.post`` through a
+        ``@property``/``@cached_property``: the type an accessor method returns: the class
+        its return annotation names, the one it builds and returns (``return
+        WebClient(token=...)``), or one of the instance's typed attributes (``return
+        self._client``)."""
         method = self.find_method(cls_qual, method_name)
         fn = self.function(method) if method else None
-        for value in fn.returns if fn else ():
+        if fn is None:
+            return None
+        if fn.return_type:
+            return fn.return_type
+        built = {_constructed_type(value) for value in fn.returns}
+        if len(built) == 1 and None not in built:
+            return built.pop()
+        for value in fn.returns:
             if (
                 value.kind == "attr"
                 and value.text.startswith("self.")

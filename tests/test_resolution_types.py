@@ -1,0 +1,159 @@
+"""Types that real code writes: the client a call is made on is known from a field's
+annotation with a default, an ``Optional``, a string annotation, a return annotation or a
+property that builds it, and ``Any`` says nothing."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from .conftest import ScanFiles
+
+HEAD = (
+    "from __future__ import annotations\n\n"
+    "import dataclasses\nimport functools\n"
+    "from typing import TYPE_CHECKING, Any, Optional\n\n"
+    "from langchain_core.tools import tool\nfrom pydantic import BaseModel, Field\n"
+    "from slack_sdk import WebClient\n\n"
+    "if TYPE_CHECKING:\n    from httpx import Client as HttpClient\n\n"
+)
+
+
+def sinks(scan_files: ScanFiles, source: str) -> set[str]:
+    files = {"bot/__init__.py": "", "bot/agent.py": HEAD + textwrap.dedent(source)}
+    project = scan_files(files).project
+    (found,) = [t for t in project.tools if t.name == "announce"]
+    return {effect.sink for effect in found.effects if effect.writes}
+
+
+POSTS = "slack_sdk.WebClient.chat_postMessage"
+
+CASES = {
+    "pydantic-field-default": """
+        class Deps(BaseModel):
+            slack: WebClient = Field(default_factory=lambda: WebClient(token="x"))
+
+        DEPS = Deps()
+
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return str(DEPS.slack.chat_postMessage(channel="#releases", text=text))
+        """,
+    "dataclass-field-on-self": """
+        @dataclasses.dataclass
+        class Announcer:
+            slack: Optional[WebClient] = dataclasses.field(default=None)
+
+            def post(self, text: str) -> str:
+                return str(self.slack.chat_postMessage(channel="#releases", text=text))
+
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return Announcer().post(text)
+        """,
+    "string-annotation-or-none": """
+        class Announcer:
+            slack: "WebClient | None" = None
+
+            def post(self, text: str) -> str:
+                return str(self.slack.chat_postMessage(channel="#releases", text=text))
+
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return Announcer().post(text)
+        """,
+    "return-annotation-awaited": """
+        async def get_client(token: str) -> WebClient:
+            return make_client(token)
+
+        @tool
+        async def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            client = await get_client("x")
+            return str(client.chat_postMessage(channel="#releases", text=text))
+        """,
+    "return-annotation-chained": """
+        def get_client() -> Optional[WebClient]:
+            return make_client()
+
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return str(get_client().chat_postMessage(channel="#releases", text=text))
+        """,
+    "cached-property-builds": """
+        class Announcer:
+            @functools.cached_property
+            def slack(self):
+                return WebClient(token="x")
+
+            def post(self, text: str) -> str:
+                return str(self.slack.chat_postMessage(channel="#releases", text=text))
+
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return Announcer().post(text)
+        """,
+    "property-annotated": """
+        class Announcer:
+            @property
+            def slack(self) -> WebClient:
+                return self._make()
+
+            def post(self, text: str) -> str:
+                return str(self.slack.chat_postMessage(channel="#releases", text=text))
+
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return Announcer().post(text)
+        """,
+}
+
+
+@pytest.mark.parametrize("source", CASES.values(), ids=CASES.keys())
+def test_the_client_a_call_is_made_on_is_known(scan_files: ScanFiles, source: str) -> None:
+    assert POSTS in sinks(scan_files, source)
+
+
+def test_a_type_checking_import_types_a_string_annotation(scan_files: ScanFiles) -> None:
+    source = """
+        class Notifier:
+            http: "HttpClient"
+
+            def post(self, text: str) -> str:
+                return self.http.post("https://hooks.example.com/x", json={"text": text}).text
+
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return Notifier().post(text)
+        """
+    assert "httpx.Client.post" in sinks(scan_files, source)
+
+
+def test_any_gives_no_type(scan_files: ScanFiles) -> None:
+    # ``Any`` says nothing of the object: the call is judged by what it is called, never
+    # resolved as a method of ``typing.Any``.
+    source = """
+        class Notifier:
+            slack: Any
+
+            def post(self, text: str) -> str:
+                return str(self.slack.chat_postMessage(channel="#releases", text=text))
+
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return Notifier().post(text)
+        """
+    files = {"bot/__init__.py": "", "bot/agent.py": HEAD + textwrap.dedent(source)}
+    project = scan_files(files).project
+    (found,) = [t for t in project.tools if t.name == "announce"]
+    called = {effect.sink for effect in found.effects}
+    assert called and not any(sink.startswith("typing.") for sink in called)
