@@ -157,3 +157,54 @@ def test_any_gives_no_type(scan_files: ScanFiles) -> None:
     (found,) = [t for t in project.tools if t.name == "announce"]
     called = {effect.sink for effect in found.effects}
     assert called and not any(sink.startswith("typing.") for sink in called)
+
+
+def test_a_local_keeps_the_type_of_what_a_method_built_for_it(scan_files: ScanFiles) -> None:
+    # ``client = self._client()`` and ``msg = account.new_message()``: the later calls are
+    # made on what those methods build and return.
+    source = """
+        class Outbox:
+            def new_message(self):
+                return WebClient(token="x")
+
+        class Announcer:
+            def _client(self):
+                return WebClient(token="x")
+
+            def post(self, text: str, outbox: Outbox) -> str:
+                client = self._client()
+                client.chat_postMessage(channel="#releases", text=text)
+                msg = outbox.new_message()
+                return str(msg.chat_postEphemeral(channel="#releases", user="u1", text=text))
+
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return Announcer().post(text, Outbox())
+        """
+    found = sinks(scan_files, source)
+    assert POSTS in found and "slack_sdk.WebClient.chat_postEphemeral" in found
+
+
+def test_a_local_bound_to_a_call_on_itself_is_no_loop(scan_files: ScanFiles) -> None:
+    # ``client = client.refreshed()``: resolving the call the local is bound to asks what
+    # the local holds; the lookup ends there and the send is still judged.
+    source = """
+        def make():
+            return object()
+
+        class Announcer:
+            def post(self, text: str) -> str:
+                client = make()
+                client = client.refreshed()
+                return str(client.chat_postMessage(channel="#releases", text=text))
+
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return Announcer().post(text)
+        """
+    files = {"bot/__init__.py": "", "bot/agent.py": HEAD + textwrap.dedent(source)}
+    project = scan_files(files).project
+    (found,) = [t for t in project.tools if t.name == "announce"]
+    assert any(effect.sink.endswith("chat_postMessage") for effect in found.effects)

@@ -125,6 +125,9 @@ class LookupMemo:
         default_factory=dict
     )
     imported_heads: dict[str, frozenset[str]] = field(default_factory=dict)
+    # The calls whose target is being worked out (a local bound to a call that is resolved
+    # through that same local): a lookup that would go round ends there.
+    resolving: set[int] = field(default_factory=set)
 
 
 class FrozenProjectError(AttributeError):
@@ -645,12 +648,40 @@ class ProjectModel:
             # a sibling helper nested in the same function (``register_tools`` style)
             same = [q for q in self.by_name.get(callee, []) if q.startswith(facts.module + ".")]
             target = same[0] if len(same) == 1 else None
+        if target is None:
+            # ``client = self._client()``, ``msg = account.new_message()``: the method
+            # the call runs, as resolved where it is made
+            target = self._bound_call_target(bound, caller, facts)
         made = self.functions.get(target) if target else None
-        for value in made[0].returns if made else []:
+        if made is None:
+            return None
+        for value in made[0].returns:
             if value.kind == "call" and value.qualname in self.classes:
                 return value.qualname
-        # ``async def get_client(ctx) -> NotesClient``, awaited or not
-        return made[0].return_type if made else None
+        if made[0].return_type:
+            # ``async def get_client(ctx) -> NotesClient``, awaited or not
+            return made[0].return_type
+        # ``return httpx.Client(...)`` on every path
+        built = {_constructed_type(value) for value in made[0].returns}
+        return built.pop() if len(built) == 1 and None not in built else None
+
+    def _bound_call_target(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
+        """The project function run by the call a local is bound to (its first call)."""
+        span = bound.span
+        if span is None:
+            return None
+        for call in self.calls_in(caller.qualname):
+            inside = call.span[:2] >= span[:2] and call.span[2:] <= span[2:]
+            if not inside or call.callee != bound.calls[0]:
+                continue
+            if id(call) in self._memo.resolving:
+                return None  # ``client = client.refreshed()``: resolving that very call
+            self._memo.resolving.add(id(call))
+            try:
+                return self.call_site(call, caller, facts).target
+            finally:
+                self._memo.resolving.discard(id(call))
+        return None
 
     def _call_bound(self, facts: ModuleFacts) -> set[tuple[str | None, str]]:
         """The (function, local) pairs of ``facts`` that some assignment binds to a call:
