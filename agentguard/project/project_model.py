@@ -485,6 +485,22 @@ class ProjectModel:
             self._memo.edges[qualname] = edges
         return edges
 
+    def chained_request(self, call: Call) -> Call | None:
+        """The call ``call`` is made on, in a builder chain written in one expression
+        (``send(userId=..., body=...)`` of ``service.users().messages().send(...).execute()``):
+        the longest call that starts where ``call`` starts and ends before it does. Its
+        arguments are the request's; ``call`` only sends it."""
+        if "()" not in call.callee and ")." not in call.text:
+            return None
+        start, end = call.span[:2], call.span[2:]
+        found: Call | None = None
+        for other in self.calls_by_function.get(call.function, ()) if call.function else ():
+            if other is call or other.span[:2] != start or other.span[2:] >= end:
+                continue
+            if found is None or other.span[2:] > found.span[2:]:
+                found = other
+        return found
+
     def local_assignments(
         self, facts: ModuleFacts, function: str | None, target: str | None = None
     ) -> list[Assignment]:
