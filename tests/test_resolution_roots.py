@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from .conftest import ScanFiles
 
 # A tool in one module that sends mail through a helper in another, imported absolutely.
@@ -45,6 +47,12 @@ def has_smtp(sinks_found: set[str]) -> bool:
     return any("smtplib" in sink for sink in sinks_found)
 
 
+def sent_and_named(scan_files: ScanFiles, files: dict[str, str]) -> set[str]:
+    """Check that the tool's mail is followed; the project's module names."""
+    assert has_smtp(sinks(scan_files, files))
+    return {m.module for m in scan_files(files).project.modules.values()}
+
+
 def test_a_src_layout_project_declared_in_pyproject_follows_its_own_imports(
     scan_files: ScanFiles,
 ) -> None:
@@ -54,42 +62,42 @@ def test_a_src_layout_project_declared_in_pyproject_follows_its_own_imports(
         "src/shop/agent.py": TOOL.format(package="shop"),
         "src/shop/mailer.py": MAILER,
     }
-    assert has_smtp(sinks(scan_files, files))
-    names = {m.module for m in scan_files(files).project.modules.values()}
+    names = sent_and_named(scan_files, files)
     assert "shop.agent" in names and not any(n.startswith("src.") for n in names)
 
 
-def test_a_src_folder_next_to_a_packaging_file_is_a_root_without_any_setting(
-    scan_files: ScanFiles,
+# A packaging file, and the folder its package is declared in (or found in, for ``src``).
+DECLARED = {
+    "src-found": ("pyproject.toml", '[project]\nname = "shop"\n', "src"),
+    "hatch-packages": (
+        "pyproject.toml",
+        '[tool.hatch.build.targets.wheel]\npackages = ["python/shop"]\n',
+        "python",
+    ),
+    "setup-cfg": (
+        "setup.cfg",
+        "[metadata]\nname = shop\n\n[options]\npackage_dir =\n    =lib\n",
+        "lib",
+    ),
+    "setup-py": (
+        "setup.py",
+        "from setuptools import find_packages, setup\n\n"
+        'setup(name="shop", package_dir={"": "code"}, packages=find_packages("code"))\n',
+        "code",
+    ),
+}
+
+
+@pytest.mark.parametrize("declared", DECLARED.values(), ids=DECLARED.keys())
+def test_a_packaging_file_declares_the_root(
+    scan_files: ScanFiles, declared: tuple[str, str, str]
 ) -> None:
+    config, text, folder = declared
     files = {
-        "pyproject.toml": '[project]\nname = "shop"\n',
-        "src/shop/__init__.py": "",
-        "src/shop/agent.py": TOOL.format(package="shop"),
-        "src/shop/mailer.py": MAILER,
-    }
-    assert has_smtp(sinks(scan_files, files))
-
-
-def test_setup_cfg_package_dir_declares_the_root(scan_files: ScanFiles) -> None:
-    files = {
-        "setup.cfg": "[metadata]\nname = shop\n\n[options]\npackage_dir =\n    =lib\n",
-        "lib/shop/__init__.py": "",
-        "lib/shop/agent.py": TOOL.format(package="shop"),
-        "lib/shop/mailer.py": MAILER,
-    }
-    assert has_smtp(sinks(scan_files, files))
-
-
-def test_setup_py_package_dir_declares_the_root(scan_files: ScanFiles) -> None:
-    files = {
-        "setup.py": (
-            "from setuptools import find_packages, setup\n\n"
-            'setup(name="shop", package_dir={"": "code"}, packages=find_packages("code"))\n'
-        ),
-        "code/shop/__init__.py": "",
-        "code/shop/agent.py": TOOL.format(package="shop"),
-        "code/shop/mailer.py": MAILER,
+        config: text,
+        f"{folder}/shop/__init__.py": "",
+        f"{folder}/shop/agent.py": TOOL.format(package="shop"),
+        f"{folder}/shop/mailer.py": MAILER,
     }
     assert has_smtp(sinks(scan_files, files))
 
@@ -129,8 +137,7 @@ def test_a_module_imported_by_its_path_name_keeps_it(scan_files: ScanFiles) -> N
         "services/api/app/mailer.py": MAILER,
         "scripts/other.py": "from app.mailer import deliver\n",
     }
-    assert has_smtp(sinks(scan_files, files))
-    names = {m.module for m in scan_files(files).project.modules.values()}
+    names = sent_and_named(scan_files, files)
     assert "services.api.app.mailer" in names
 
 
@@ -144,6 +151,5 @@ def test_a_namespace_package_named_from_the_scan_root_stays_so(scan_files: ScanF
         "corp/mail/mailer.py": MAILER,
         "corp/mail/other.py": "from mail.mailer import something_else\n",
     }
-    assert has_smtp(sinks(scan_files, files))
-    names = {m.module for m in scan_files(files).project.modules.values()}
+    names = sent_and_named(scan_files, files)
     assert "corp.mail.mailer" in names

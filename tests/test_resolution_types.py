@@ -28,6 +28,13 @@ def sinks(scan_files: ScanFiles, source: str) -> set[str]:
 
 
 POSTS = "slack_sdk.WebClient.chat_postMessage"
+# The tool of the cases below: it posts through an ``Announcer`` each case defines.
+ANNOUNCE = """
+        @tool
+        def announce(text: str) -> str:
+            \"\"\"Announce a release.\"\"\"
+            return Announcer().post(text)
+        """
 
 CASES = {
     "pydantic-field-default": """
@@ -48,24 +55,16 @@ CASES = {
 
             def post(self, text: str) -> str:
                 return str(self.slack.chat_postMessage(channel="#releases", text=text))
-
-        @tool
-        def announce(text: str) -> str:
-            \"\"\"Announce a release.\"\"\"
-            return Announcer().post(text)
-        """,
+"""
+    + ANNOUNCE,
     "string-annotation-or-none": """
         class Announcer:
             slack: "WebClient | None" = None
 
             def post(self, text: str) -> str:
                 return str(self.slack.chat_postMessage(channel="#releases", text=text))
-
-        @tool
-        def announce(text: str) -> str:
-            \"\"\"Announce a release.\"\"\"
-            return Announcer().post(text)
-        """,
+"""
+    + ANNOUNCE,
     "return-annotation-awaited": """
         async def get_client(token: str) -> WebClient:
             return make_client(token)
@@ -93,12 +92,8 @@ CASES = {
 
             def post(self, text: str) -> str:
                 return str(self.slack.chat_postMessage(channel="#releases", text=text))
-
-        @tool
-        def announce(text: str) -> str:
-            \"\"\"Announce a release.\"\"\"
-            return Announcer().post(text)
-        """,
+"""
+    + ANNOUNCE,
     "property-annotated": """
         class Announcer:
             @property
@@ -107,12 +102,8 @@ CASES = {
 
             def post(self, text: str) -> str:
                 return str(self.slack.chat_postMessage(channel="#releases", text=text))
-
-        @tool
-        def announce(text: str) -> str:
-            \"\"\"Announce a release.\"\"\"
-            return Announcer().post(text)
-        """,
+"""
+    + ANNOUNCE,
 }
 
 
@@ -189,7 +180,8 @@ def test_a_local_keeps_the_type_of_what_a_method_built_for_it(scan_files: ScanFi
 def test_a_local_bound_to_a_call_on_itself_is_no_loop(scan_files: ScanFiles) -> None:
     # ``client = client.refreshed()``: resolving the call the local is bound to asks what
     # the local holds; the lookup ends there and the send is still judged.
-    source = """
+    source = (
+        """
         def make():
             return object()
 
@@ -198,12 +190,9 @@ def test_a_local_bound_to_a_call_on_itself_is_no_loop(scan_files: ScanFiles) -> 
                 client = make()
                 client = client.refreshed()
                 return str(client.chat_postMessage(channel="#releases", text=text))
-
-        @tool
-        def announce(text: str) -> str:
-            \"\"\"Announce a release.\"\"\"
-            return Announcer().post(text)
         """
+        + ANNOUNCE
+    )
     files = {"bot/__init__.py": "", "bot/agent.py": HEAD + textwrap.dedent(source)}
     project = scan_files(files).project
     (found,) = [t for t in project.tools if t.name == "announce"]
