@@ -217,3 +217,45 @@ def test_a_runner_hands_the_function_the_arguments_after_it(scan_files: ScanFile
     project = scan_files(files).project
     (found,) = [t for t in project.tools if t.name == "open_ticket"]
     assert [effect.method for effect in found.effects if effect.writes] == ["POST"]
+
+
+@pytest.mark.parametrize(
+    "lookup",
+    [
+        'handler = getattr(self, f"_tool_{name}")\n        return handler(**args)',
+        'return getattr(self, "_tool_" + name)(**args)',
+    ],
+    ids=["f-string-local", "concatenated-direct"],
+)
+def test_a_method_found_by_getattr_over_a_name_pattern_is_followed(
+    scan_files: ScanFiles, lookup: str
+) -> None:
+    files = {
+        "desk/__init__.py": "",
+        "desk/agent.py": textwrap.dedent(
+            '''
+            import requests
+            from langchain_core.tools import tool
+
+
+            class Desk:
+                def _tool_open_ticket(self, title: str) -> dict:
+                    return requests.post("https://desk.example.com/tickets", json={"t": title}).json()
+
+                def _tool_list_tickets(self) -> dict:
+                    return requests.get("https://desk.example.com/tickets").json()
+
+                def dispatch(self, name: str, args: dict) -> dict:
+                    LOOKUP
+
+
+            @tool
+            def desk_action(name: str, args: dict) -> dict:
+                """Run a help desk action."""
+                return Desk().dispatch(name, args)
+            '''
+        ).replace("LOOKUP", lookup),
+    }
+    project = scan_files(files).project
+    (found,) = [t for t in project.tools if t.name == "desk_action"]
+    assert [effect.sink for effect in found.effects if effect.writes] == ["requests.post"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,27 @@ def _constructed_type(value: Value) -> str | None:
         service = value.call_args[0].string()
         if service:
             return f"{qualname}:{service}"
+    return None
+
+
+_FSTRING = re.compile(r"""^[fF][rR]?(['"])(?P<body>[^'"]*)\1$""")
+_CONCATENATED = re.compile(
+    r"""^(?:(['"])(?P<head>\w*)\1\s*\+\s*[\w.]+|[\w.]+\s*\+\s*(['"])(?P<tail>\w*)\3)$"""
+)
+
+
+def _name_pattern(text: str) -> tuple[str, str] | None:
+    """The literal start and end of a name built as ``f"_handle_{name}"``, ``"tool_" +
+    name`` or ``name + "_tool"``; None for any other form."""
+    built = _FSTRING.match(text)
+    if built is not None:
+        body = built.group("body")
+        if "{" not in body:
+            return None
+        return body.split("{", 1)[0], body.rsplit("}", 1)[-1]
+    joined = _CONCATENATED.match(text)
+    if joined is not None:
+        return joined.group("head") or "", joined.group("tail") or ""
     return None
 
 
@@ -299,6 +321,13 @@ class ProjectModel:
         if handed is not None:
             return self._reference_targets(handed, call, caller, facts, 0)
         written = call.callee
+        if written.startswith("getattr(") and caller is not None:
+            # ``getattr(self, f"_handle_{name}")(arguments)``: the getattr call is the one
+            # this call is made on
+            inner = self.chained_request(call)
+            if inner is not None and inner.callee == "getattr" and len(inner.args) >= 2:
+                return self._getattr_targets(inner.args[0], inner.args[1], caller)
+            return ()
         if "(" in written or (caller is None and not call.text.endswith("]")):
             return ()
         held = self._held_value(written, caller, facts)
@@ -399,6 +428,9 @@ class ProjectModel:
             # ``HANDLERS.get(name)`` or ``HANDLERS[name]``: any function the dict holds.
             held = self._held_value(looked_up, caller, facts)
             return self._dict_targets(held, call, caller, facts) if held is not None else ()
+        if value.kind == "call" and value.qualname == "getattr" and len(value.call_args) >= 2:
+            # ``handler = getattr(self, f"tool_{name}", None)``
+            return self._getattr_targets(value.call_args[0], value.call_args[1], caller)
         if value.kind == "call":
             # ``partial(send, to)`` handed on: the function inside it.
             runner = Call(value.qualname or "", value.text, "", None, call.span, value.call_args)
@@ -424,6 +456,35 @@ class ProjectModel:
         if target is None or target.endswith(".__init__"):
             return ()
         return (target,)
+
+    def _getattr_targets(
+        self, owner_value: Value, name: Value, caller: Function | None
+    ) -> tuple[str, ...]:
+        """The methods ``getattr(self, name)`` may give: the one a literal names, or every
+        method of the class (its project bases included) whose name has the literal start
+        and end of ``f"_handle_{name}"`` or ``"tool_" + name`` (three characters at least:
+        a name built from nothing known could be any method)."""
+        if caller is None or owner_value.text not in SELF_NAMES:
+            return ()
+        owner = caller.class_name or enclosing_class(self, caller)
+        if owner is None:
+            return ()
+        literal = name.string()
+        if literal is not None:
+            method = self.find_method(owner, literal)
+            return (method,) if method else ()
+        ends = _name_pattern(name.text)
+        if ends is None or len(ends[0]) + len(ends[1]) < 3:
+            return ()
+        prefix, suffix = ends
+        found: dict[str, str] = {}
+        for cls_qual in [owner, *self.class_bases(self.classes[owner][0])]:
+            entry = self.classes.get(cls_qual)
+            for method in entry[0].methods if entry else ():
+                short = method.rsplit(".", 1)[-1]
+                if short.startswith(prefix) and short.endswith(suffix) and short not in found:
+                    found[short] = method  # a subclass's method hides its base's
+        return tuple(q for q in sorted(found.values()) if q != caller.qualname)
 
     @staticmethod
     def _looked_up(value: Value) -> str | None:
@@ -490,8 +551,8 @@ class ProjectModel:
         (``send(userId=..., body=...)`` of ``service.users().messages().send(...).execute()``):
         the longest call that starts where ``call`` starts and ends before it does. Its
         arguments are the request's; ``call`` only sends it."""
-        if "()" not in call.callee and ")." not in call.text:
-            return None
+        if "(" not in call.text and "()" not in call.callee:
+            return None  # a name or attribute called: made on no call
         start, end = call.span[:2], call.span[2:]
         found: Call | None = None
         for other in self.calls_by_function.get(call.function, ()) if call.function else ():
