@@ -144,6 +144,8 @@ class EffectSummaries:
             effect = classify_sink(project, call, callee, fn, facts)
             if effect is not None:
                 effects.append(effect)
+        # a project decorator whose wrapper runs around the function: its effects too
+        edges.extend(project.decorator_edges(qualname))
         if not user_sinks:
             project.note_call_edges(qualname, edges)  # every call was followed
         return effects, edges

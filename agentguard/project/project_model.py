@@ -543,6 +543,7 @@ class ProjectModel:
                 for target in site.targets:
                     if target != qualname:
                         edges.append((site.edge_call, target))
+            edges.extend(self.decorator_edges(qualname))
             self._memo.edges[qualname] = edges
         return edges
 
@@ -561,6 +562,47 @@ class ProjectModel:
             if found is None or other.span[2:] > found.span[2:]:
                 found = other
         return found
+
+    def decorator_edges(self, qualname: str) -> list[tuple[Call, str]]:
+        """The wrappers project decorators put around ``qualname``: a decorator (or what a
+        decorator factory returns, for ``@audited("refunds")``) that returns a function
+        nested in it which calls the function it was given. Calling the decorated function
+        runs that wrapper, so its effects are the function's; each edge's call is the
+        decorator as written."""
+        entry = self.functions.get(qualname)
+        if entry is None or not entry[0].decorators:
+            return []
+        fn, facts = entry
+        edges: list[tuple[Call, str]] = []
+        for decorator in fn.decorators:
+            maker = self.project_function(decorator.qualname, facts)
+            if maker is None:
+                continue
+            if decorator.called:
+                maker = self._returned_nested(maker, wraps=False)
+            wrapper = self._returned_nested(maker, wraps=True) if maker else None
+            if wrapper is not None and wrapper != qualname:
+                call = Call(decorator.qualname, decorator.text, "", None, decorator.span)
+                call.function = qualname
+                edges.append((call, wrapper))
+        return edges
+
+    def _returned_nested(self, qualname: str, *, wraps: bool) -> str | None:
+        """The function nested in ``qualname`` that it returns; with ``wraps``, only one
+        that calls ``qualname``'s first parameter (the function being decorated)."""
+        fn = self.function(qualname)
+        if fn is None:
+            return None
+        for value in fn.returns:
+            nested = f"{qualname}.<locals>.{value.text}"
+            if value.kind != "name" or nested not in fn.nested:
+                continue
+            if not wraps:
+                return nested
+            given = fn.params[0] if fn.params else None
+            if given and any(call.callee == given for call in self.calls_in(nested)):
+                return nested
+        return None
 
     def local_assignments(
         self, facts: ModuleFacts, function: str | None, target: str | None = None
