@@ -153,3 +153,15 @@ def test_a_namespace_package_named_from_the_scan_root_stays_so(scan_files: ScanF
     }
     names = sent_and_named(scan_files, files)
     assert "corp.mail.mailer" in names
+
+
+def test_a_src_folder_imported_as_a_package_keeps_its_name(scan_files: ScanFiles) -> None:
+    # ``src`` holds no ``__init__.py`` but the project imports ``src.shop.mailer``: the
+    # files keep the names the scan root gives them.
+    files = {
+        "pyproject.toml": '[project]\nname = "shop"\n',
+        "src/shop/__init__.py": "",
+        "src/shop/agent.py": TOOL.format(package="src.shop"),
+        "src/shop/mailer.py": MAILER,
+    }
+    assert "src.shop.mailer" in sent_and_named(scan_files, files)

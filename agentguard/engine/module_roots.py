@@ -14,7 +14,9 @@ in a src-layout project is ``shop.cart``, and ``libs/mail/mail/send.py`` in a mo
 2. Import evidence (after parsing): a file whose name no absolute import uses, while one uses
    a shorter name of it (``from app.tools import send`` for ``services/api/app/tools.py``),
    is named from the folder that makes that name, with every file below that folder, unless
-   that folder is a package or a file below it is imported by its present name.
+   that folder is a package or a file below it is imported by its present name. A declared
+   root whose files the project imports by their scan-root names (``src.shop.cart``, with
+   no ``src/__init__.py``) is not used.
 """
 
 from __future__ import annotations
@@ -205,8 +207,9 @@ def _imported(name: str, imports: set[str], prefixes: set[str], defined: set[str
 
 
 def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dict[str, str]:
-    """Files to name again from a deeper root, by what the project's absolute imports call
-    them (see the module docstring): relative path -> new module name."""
+    """Files to name again, by what the project's absolute imports call them (see the
+    module docstring): from a deeper root, or from the scan root when the project imports
+    a declared root's files through it (``src.shop.cart``). Relative path -> new name."""
     imports: set[str] = set()
     for facts in modules:
         imports.update(facts.absolute_imports)
@@ -219,6 +222,7 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
     current: dict[str, str] = {}
     confirmed: set[str] = set()
     votes: set[str] = set()
+    reverts: set[str] = set()
     for facts in modules:
         rel = facts.path
         if rel.startswith(("/", "../")) or facts.module == "__main__":
@@ -234,6 +238,10 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
         if _imported(facts.module, imports, prefixes, defined):
             confirmed.add(rel)
             continue
+        if root and _imported(module_name_for(rel), imports, prefixes, defined):
+            # ``from src.shop.cart import ...``: the declared root is not the one used
+            reverts.add(root)
+            continue
         for cut in range(1, len(parts)):
             shorter = ".".join(parts[cut:])
             if _imported(shorter, imports, prefixes, defined):
@@ -243,6 +251,10 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
                 break
     renamed: dict[str, str] = {}
     taken = {facts.module for facts in modules}
+    for old_root in sorted(reverts):
+        below = [rel for rel in current if current[rel] == old_root]
+        if not any(rel in confirmed for rel in below):
+            renamed.update({rel: module_name_for(rel) for rel in below})
     for new_root in sorted(votes, key=lambda folder: -folder.count("/")):
         below = [
             rel
