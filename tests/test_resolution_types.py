@@ -197,3 +197,62 @@ def test_a_local_bound_to_a_call_on_itself_is_no_loop(scan_files: ScanFiles) -> 
     project = scan_files(files).project
     (found,) = [t for t in project.tools if t.name == "announce"]
     assert any(effect.sink.endswith("chat_postMessage") for effect in found.effects)
+
+
+INTERFACE = """
+    import abc
+
+    import requests
+    from langchain_core.tools import tool
+
+
+    class SandboxClient(abc.ABC):
+        @abc.abstractmethod
+        def create(self, image: str) -> dict:
+            ...
+
+
+    IMPLEMENTATION
+
+
+    class Runner:
+        def __init__(self, client: SandboxClient) -> None:
+            self.client = client
+
+        def _client(self) -> SandboxClient:
+            return self.client
+
+        def start(self, image: str) -> dict:
+            client = self._client()
+            return client.create(image)
+
+
+    @tool
+    def start_sandbox(image: str) -> dict:
+        "Start a sandbox from an image."
+        return Runner(make_client()).start(image)
+    """
+
+
+@pytest.mark.parametrize(
+    ("implementation", "sink"),
+    [
+        (
+            "class DockerClient(SandboxClient):\n"
+            "    def create(self, image: str) -> dict:\n"
+            '        return requests.post("http://docker/containers", json={"i": image}).json()\n',
+            "requests.post",
+        ),
+        ("", "client.create"),
+    ],
+    ids=["implemented", "no-implementation"],
+)
+def test_a_call_on_an_interface_runs_its_implementations(
+    scan_files: ScanFiles, implementation: str, sink: str
+) -> None:
+    # The abstract ``create`` has no body: the effect is the implementation's, or, with
+    # none in the project, the call is judged as written (never silently effect-free).
+    source = textwrap.dedent(INTERFACE).replace("IMPLEMENTATION", implementation)
+    project = scan_files({"box/__init__.py": "", "box/agent.py": source}).project
+    (found,) = [t for t in project.tools if t.name == "start_sandbox"]
+    assert sink in {effect.sink for effect in found.effects}
