@@ -234,25 +234,25 @@ INTERFACE = """
     """
 
 
-@pytest.mark.parametrize(
-    ("implementation", "sink"),
-    [
-        (
-            "class DockerClient(SandboxClient):\n"
-            "    def create(self, image: str) -> dict:\n"
-            '        return requests.post("http://docker/containers", json={"i": image}).json()\n',
-            "requests.post",
-        ),
-        ("", "client.create"),
-    ],
-    ids=["implemented", "no-implementation"],
-)
-def test_a_call_on_an_interface_runs_its_implementations(
-    scan_files: ScanFiles, implementation: str, sink: str
-) -> None:
-    # The abstract ``create`` has no body: the effect is the implementation's, or, with
-    # none in the project, the call is judged as written (never silently effect-free).
-    source = textwrap.dedent(INTERFACE).replace("IMPLEMENTATION", implementation)
+def test_a_call_on_an_interface_is_judged_as_written(scan_files: ScanFiles) -> None:
+    # ``client`` holds a ``SandboxClient``, whose abstract ``create`` has no body: the call
+    # is judged as written (a create on a client), never as a project method with no effect.
+    source = textwrap.dedent(INTERFACE).replace("IMPLEMENTATION", "")
     project = scan_files({"box/__init__.py": "", "box/agent.py": source}).project
     (found,) = [t for t in project.tools if t.name == "start_sandbox"]
-    assert sink in {effect.sink for effect in found.effects}
+    assert "client.create" in {effect.sink for effect in found.effects}
+
+
+def test_a_typing_generic_is_no_client(scan_files: ScanFiles) -> None:
+    # ``rows: Iterator[Row]`` holds rows: ``rows.execute`` is no method of ``typing.Iterator``.
+    source = """
+        from typing import Iterator
+
+        class Announcer:
+            def post(self, text: str, rows: Iterator[WebClient]) -> str:
+                return str(rows.chat_postMessage(channel="#releases", text=text))
+        """ + ANNOUNCE.replace("Announcer().post(text)", "Announcer().post(text, iter([]))")
+    files = {"bot/__init__.py": "", "bot/agent.py": HEAD + textwrap.dedent(source)}
+    project = scan_files(files).project
+    (found,) = [t for t in project.tools if t.name == "announce"]
+    assert not any(effect.sink.startswith("typing.") for effect in found.effects)

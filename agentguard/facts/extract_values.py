@@ -29,6 +29,8 @@ TEXT_LIMIT = 240
 _TYPE_WRAPPERS = frozenset(
     {"Optional", "Union", "Annotated", "ClassVar", "Final", "Required", "NotRequired", "ReadOnly"}
 )
+# Modules whose generic classes hold other objects (``typing.Iterator[Row]``).
+_GENERIC_MODULES = frozenset({"typing", "typing_extensions", "collections", "builtins"})
 _NO_TYPE = frozenset({"Any", "typing.Any", "typing_extensions.Any", "typing.Optional"})
 # pathlib's classes, and what gives another path: ``ROOT / name``, ``ROOT.joinpath(name)``,
 # ``Path.home() / name``, ``Path(__file__).parent / "notes"``. Such an expression is typed
@@ -497,6 +499,8 @@ class ValueReader:
                 if origin.endswith("Annotated"):
                     choices = choices[:1]
                 return next(filter(None, map(self._annotation_type, choices)), None)
+            if origin.split(".", 1)[0] in _GENERIC_MODULES:
+                return None  # ``Iterator[Row]``, ``list[Client]``: a container, no client
             node = node.value  # ``Client[T]`` is a ``Client``
         name = self.resolve(node)
         if name and name.rsplit(".", 1)[-1][:1].isupper() and name not in _NO_TYPE:

@@ -150,7 +150,6 @@ class LookupMemo:
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
-    implementations: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class FrozenProjectError(AttributeError):
@@ -273,10 +272,9 @@ class ProjectModel:
             callee = self._resolve_callee(call, caller, facts)
             site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
             if site.target is not None and site.target in self._abstract_methods:
-                # a method of an interface (``BaseClient.create``): what runs is one of
-                # its project implementations; with none, the call is judged as written
-                found = self._implementations(site.target)
-                site.target, site.also = (found[0], found[1:]) if found else (None, ())
+                # a method of an interface (``BaseClient.create``) has no effect of its
+                # own: the call is judged as written, as a call no project code answers
+                site.target = None
             elif site.target is None:
                 handed = self._handed_targets(call, callee, caller, facts)
                 if handed:
@@ -337,29 +335,6 @@ class ProjectModel:
                 if abstract:
                     found.add(method)
         return frozenset(found)
-
-    @functools.cached_property
-    def _descendants(self) -> dict[str, list[str]]:
-        """Each class name -> the project classes deriving from it at any depth, in order."""
-        found: dict[str, list[str]] = {}
-        for qualname, (cls, _) in sorted(self.classes.items()):
-            for base in self.class_bases(cls):
-                found.setdefault(base, []).append(qualname)
-        return found
-
-    def _implementations(self, method: str) -> tuple[str, ...]:
-        """The project methods that implement the interface method ``method``: those of
-        its class's project subclasses (at any depth) that are not abstract themselves."""
-        known = self._memo.implementations.get(method)
-        if known is None:
-            owner, _, name = method.rpartition(".")
-            found = []
-            for qualname in self._descendants.get(owner, ()):
-                candidate = f"{qualname}.{name}"
-                if candidate in self.functions and candidate not in self._abstract_methods:
-                    found.append(candidate)
-            known = self._memo.implementations[method] = tuple(found)
-        return known
 
     # ------------------------------------------------------------ indirect calls
     def _handed_targets(
