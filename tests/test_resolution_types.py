@@ -256,3 +256,31 @@ def test_a_typing_generic_is_no_client(scan_files: ScanFiles) -> None:
     project = scan_files(files).project
     (found,) = [t for t in project.tools if t.name == "announce"]
     assert not any(effect.sink.startswith("typing.") for effect in found.effects)
+
+
+def test_a_type_variable_returned_is_no_class(scan_files: ScanFiles) -> None:
+    # ``def instance(self, kind: type[T]) -> T``: ``T`` names no class, so the client the
+    # call gives is judged by what it is called, not as a method of ``T``.
+    source = (
+        """
+        from typing import TypeVar
+
+        T = TypeVar("T")
+
+        class Registry:
+            def instance(self, kind: type[T]) -> T:
+                return kind()
+
+        class Announcer:
+            def post(self, text: str) -> str:
+                client = Registry().instance(WebClient)
+                return str(client.chat_postMessage(channel="#releases", text=text))
+        """
+        + ANNOUNCE
+    )
+    files = {"bot/__init__.py": "", "bot/agent.py": HEAD + textwrap.dedent(source)}
+    project = scan_files(files).project
+    facts = project.modules["bot/agent.py"]
+    post = project.function("bot.agent.Announcer.post")
+    called = {project.resolve_callee(c, post, facts) for c in project.calls_in(post.qualname)}
+    assert "client.chat_postMessage" in called and "bot.agent.T.chat_postMessage" not in called

@@ -31,7 +31,18 @@ _TYPE_WRAPPERS = frozenset(
 )
 # Modules whose generic classes hold other objects (``typing.Iterator[Row]``).
 _GENERIC_MODULES = frozenset({"typing", "typing_extensions", "collections", "builtins"})
-_NO_TYPE = frozenset({"Any", "typing.Any", "typing_extensions.Any", "typing.Optional"})
+_NO_TYPE = frozenset(
+    {
+        "Any",
+        "typing.Any",
+        "typing_extensions.Any",
+        "typing.Optional",
+        # a type variable defined in the module (``T = TypeVar("T")``) is typed so
+        "typing.TypeVar",
+        "typing_extensions.TypeVar",
+        "typing.ParamSpec",
+    }
+)
 # pathlib's classes, and what gives another path: ``ROOT / name``, ``ROOT.joinpath(name)``,
 # ``Path.home() / name``, ``Path(__file__).parent / "notes"``. Such an expression is typed
 # ``pathlib.Path``, so that ``(ROOT / name).write_text(body)`` is a call of

@@ -723,8 +723,9 @@ class ProjectModel:
         entry = self.functions.get(factory)
         if entry is None or "(" in rest:
             return None
-        if entry[0].return_type:  # ``def get_http() -> httpx.Client``
-            return self._method_if_project_class(entry[0].return_type + rest)
+        returned = self._declared_return(entry[0])
+        if returned:  # ``def get_http() -> httpx.Client``
+            return self._method_if_project_class(returned + rest)
         if not entry[0].returns:
             return None
         made = {_constructed_type(value) for value in entry[0].returns}
@@ -804,12 +805,21 @@ class ProjectModel:
         for value in made[0].returns:
             if value.kind == "call" and value.qualname in self.classes:
                 return value.qualname
-        if made[0].return_type:
+        if self._declared_return(made[0]):
             # ``async def get_client(ctx) -> NotesClient``, awaited or not
             return made[0].return_type
         # ``return httpx.Client(...)`` on every path
         built = {_constructed_type(value) for value in made[0].returns}
         return built.pop() if len(built) == 1 and None not in built else None
+
+    def _declared_return(self, fn: Function) -> str | None:
+        """The class ``fn``'s return annotation names; None for a type variable
+        (``T = TypeVar("T")``: ``def instance(self, kind: type[T]) -> T`` names no class)."""
+        named = fn.return_type
+        held = self.module_variable(named) if named else None
+        if held is not None and (held.qualname or "").rsplit(".", 1)[-1] == "TypeVar":
+            return None
+        return named
 
     def _bound_call_target(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
         """The project function run by the call a local is bound to (its first call)."""
@@ -912,7 +922,7 @@ class ProjectModel:
         fn = self.function(method) if method else None
         if fn is None:
             return None
-        if fn.return_type:
+        if self._declared_return(fn):
             return fn.return_type
         built = {_constructed_type(value) for value in fn.returns}
         if len(built) == 1 and None not in built:
