@@ -16,6 +16,8 @@ from agentguard.facts.extract import is_test_path
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")
+# Files that say where a project's packages live (``agentguard.engine.module_roots``).
+PACKAGE_CONFIGS = frozenset({"pyproject.toml", "setup.cfg", "setup.py"})
 # Reading a named pipe blocks until something writes to it: such files are named, not read.
 NOT_A_REGULAR_FILE = "not a regular file (a named pipe, socket or device), not read"
 
@@ -27,6 +29,8 @@ class FileSet:
     python: list[tuple[str, str]] = field(default_factory=list)
     schemas: list[tuple[Path, str]] = field(default_factory=list)
     problems: list[ScanProblem] = field(default_factory=list)
+    # Relative paths of the packaging files (pyproject.toml, setup.cfg, setup.py) found.
+    package_configs: list[str] = field(default_factory=list)
 
 
 def _absolute(path: Path) -> Path:
@@ -184,6 +188,10 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             ]
             for entry in files:
                 name = entry.name
+                if name in PACKAGE_CONFIGS:
+                    rel = _relative_to(entry.path, root)
+                    if not ignores.ignored(entry.path, rel, name, False):
+                        result.package_configs.append(rel)
                 if not name.endswith(PYTHON_SUFFIXES + SCHEMA_SUFFIXES):
                     continue
                 absolute = entry.path
@@ -203,6 +211,7 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                 add_file(absolute, real, rel, explicit=False)
     result.python.sort(key=lambda p: p[1])
     result.schemas.sort(key=lambda p: p[1])
+    result.package_configs.sort()
     return result
 
 

@@ -61,9 +61,12 @@ _CACHEDIR_TAG = (
 )
 
 
-def content_key(rel: str, data: bytes) -> str:
-    """The key of one file's facts: its path (module name, test-ness) and its bytes."""
+def content_key(rel: str, data: bytes, module: str | None = None) -> str:
+    """The key of one file's facts: its path (module name, test-ness), its module name when
+    its package root is not the scan root, and its bytes."""
     digest = hashlib.sha256(rel.encode("utf-8"))
+    if module is not None:
+        digest.update(b"\0module:" + module.encode("utf-8"))
     digest.update(b"\0")
     digest.update(data)
     return digest.hexdigest()

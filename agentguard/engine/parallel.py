@@ -79,25 +79,37 @@ class SourceFile:
     key: str  # content_key of the bytes, or the problem; "" when not keyed
 
 
-def read_all(files: Sequence[tuple[str, str]], max_size: int, *, keyed: bool) -> list[SourceFile]:
-    """Read every file once, hashing it when ``keyed`` (for the caches)."""
+def read_all(
+    files: Sequence[tuple[str, str]],
+    max_size: int,
+    *,
+    keyed: bool,
+    modules: Mapping[str, str] | None = None,
+) -> list[SourceFile]:
+    """Read every file once, hashing it when ``keyed`` (for the caches). ``modules``: the
+    module names of the files not named from the scan root, by relative path."""
     result = []
     for path, rel in files:
         data = read_source(path, rel, max_size)
         if isinstance(data, ScanProblem):
             key = f"unreadable: {data.reason}" if keyed else ""
         else:
-            key = content_key(rel, data) if keyed else ""
+            module = modules.get(rel) if modules else None
+            key = content_key(rel, data, module) if keyed else ""
         result.append(SourceFile(rel, data, key))
     return result
 
 
 def source_facts(
-    data: bytes, rel: str, carriers: ContextCarriers, is_test: bool | None = None
+    data: bytes,
+    rel: str,
+    carriers: ContextCarriers,
+    is_test: bool | None = None,
+    module: str | None = None,
 ) -> ModuleFacts | ScanProblem:
     """Facts for one file's bytes, or why they cannot be parsed."""
     try:
-        return extract(data, rel, carriers, is_test)
+        return extract(data, rel, carriers, is_test, module)
     except SyntaxError as exc:
         line = exc.lineno or 1
         column = exc.offset or 1
@@ -123,22 +135,25 @@ def parse_and_cache(
     cache: FactCache | None,
     key: str,
     carriers: ContextCarriers,
+    module: str | None = None,
 ) -> ModuleFacts | ScanProblem:
     """One file's facts (or parse error), parsed here and stored in the cache under ``key``."""
-    result = source_facts(data, rel, carriers, is_test)
+    result = source_facts(data, rel, carriers, is_test, module)
     if cache is not None:
         cache.store(key, encode(result))
     return result
 
 
-# A file for a worker: its index, bytes, relative path and whether it is a test.
-Task = tuple[int, bytes, str, bool]
+# A file for a worker: its index, bytes, relative path, whether it is a test, and its module
+# name when not named from the scan root.
+Task = tuple[int, bytes, str, bool, "str | None"]
 
 
 def _work_chunk(carriers: ContextCarriers, chunk: list[Task]) -> list[tuple[int, bytes]]:
     """In a worker: the pickled facts (or parse error) of each file of a chunk."""
     return [
-        (index, encode(source_facts(data, rel, carriers, test))) for index, data, rel, test in chunk
+        (index, encode(source_facts(data, rel, carriers, test, module)))
+        for index, data, rel, test, module in chunk
     ]
 
 
@@ -191,16 +206,18 @@ def extract_all(
     contents: Sequence[SourceFile] | None = None,
     is_test: Callable[[str], bool] = is_test_path,
     carriers: ContextCarriers,
+    modules: Mapping[str, str] | None = None,
 ) -> tuple[list[ModuleFacts | ScanProblem], ExtractStats]:
     """Facts (or a problem) for every file, at its index in ``files``.
 
     ``is_test`` tells test files (the config's ``test-paths``) from the rest.
     ``contents`` holds the files already read (and keyed), one per file. Parse errors are
     cached like facts (both follow from the bytes alone); read errors (permissions, size)
-    are not.
+    are not. ``modules`` names the files whose package root is not the scan root (by
+    relative path; see ``agentguard.engine.module_roots``).
     """
     stats = ExtractStats(files=len(files), jobs=max(1, jobs))
-    work = _Work(files, max_size, cache, sources, contents, is_test, carriers)
+    work = _Work(files, max_size, cache, sources, contents, is_test, carriers, modules)
     with collector_paused():
         work.want(range(len(files)))
         pool_worth_it = stats.jobs > 1
@@ -229,8 +246,10 @@ class _Work:
         contents: Sequence[SourceFile] | None,
         is_test: Callable[[str], bool],
         carriers: ContextCarriers,
+        modules: Mapping[str, str] | None = None,
     ) -> None:
         self.files = files
+        self.modules = modules or {}
         self.carriers = carriers
         self.max_size = max_size
         self.cache = cache
@@ -259,7 +278,11 @@ class _Work:
             if isinstance(data, ScanProblem):
                 self.record(index, data)
                 continue
-            key = "" if self.cache is None else known_key or content_key(rel, data)
+            key = (
+                ""
+                if self.cache is None
+                else known_key or content_key(rel, data, self.modules.get(rel))
+            )
             cached = self.cache.load(key) if self.cache is not None else None
             if cached is None:
                 self.pending.append((index, data, rel, key))
@@ -294,7 +317,9 @@ class _Work:
         """Parse one file in this process: its facts need no pickling to arrive here
         (only to be cached)."""
         index, data, rel, key = item
-        result = parse_and_cache(data, rel, self.is_test(rel), self.cache, key, self.carriers)
+        result = parse_and_cache(
+            data, rel, self.is_test(rel), self.cache, key, self.carriers, self.modules.get(rel)
+        )
         self.parsed += 1
         self.record(index, result)
 
@@ -326,7 +351,12 @@ class _Work:
                 chunk = [backlog.pop() for _ in range(min(chunk_size, len(backlog)))]
                 for index, _, _, key in chunk:
                     keys[index] = key
-                feed.put([(index, data, rel, self.is_test(rel)) for index, data, rel, _ in chunk])
+                feed.put(
+                    [
+                        (index, data, rel, self.is_test(rel), self.modules.get(rel))
+                        for index, data, rel, _ in chunk
+                    ]
+                )
                 in_flight += len(chunk)
                 queued += 1
 

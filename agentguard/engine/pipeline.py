@@ -19,6 +19,7 @@ from agentguard.engine.baseline import BaselineOutcome
 from agentguard.engine.discovery import discover, test_files
 from agentguard.engine.display_paths import PathPresenter
 from agentguard.engine.fix_edits import fix_offer
+from agentguard.engine.module_roots import evidence_names, module_names
 from agentguard.engine.run_memo import ScanOutcome, offer_key
 from agentguard.engine.selection import check_selection
 from agentguard.engine.speed import FactOptions, Speed
@@ -156,7 +157,9 @@ def scan(
     speed = Speed(options, config, catalog)
     mark = time.perf_counter()
     question = [*select, "\x1e", *ignore, "\x1e", "fixes" if with_fixes else "offers"]
-    recalled = speed.recall(files, question, sources)
+    python_rels = [rel for _, rel in files.python]
+    named = module_names(config.root, files.package_configs, python_rels)
+    recalled = speed.recall(files, question, sources, named)
     if options.record_runs:
         timings["read and hash, look up the run memo"] = time.perf_counter() - mark
     if recalled is not None:
@@ -178,7 +181,16 @@ def scan(
         )
 
     mark = time.perf_counter()
-    modules, problems = speed.facts(files.python, test_files(config), sources)
+    is_test = test_files(config)
+    modules, problems = speed.facts(files.python, is_test, sources, named)
+    renamed = evidence_names(modules, python_rels)
+    if renamed:
+        # Files named anew from the roots the project's own imports show: parsed again
+        # under those names (a name is in every qualified name the facts hold).
+        again = [entry for entry in files.python if entry[1] in renamed]
+        refacts, _ = speed.facts(again, is_test, sources, {**named, **renamed}, again=True)
+        by_path = {facts.path: facts for facts in refacts}
+        modules = [by_path.get(facts.path, facts) for facts in modules]
     problems = files.problems + problems
     timings["facts"] = time.perf_counter() - mark
 

@@ -82,14 +82,18 @@ class Speed:
         files: FileSet,
         question: Sequence[str],
         sources: Mapping[str, bytes] | None = None,
+        modules: Mapping[str, str] | None = None,
     ) -> ScanOutcome | None:
         """The outcome recorded for exactly these files (read and hashed here, once for the
         whole scan) and ``question`` (what the command asks: selection, fix edits); None
         when no run recorded it, or the memo is off. Texts held in memory (``sources``:
-        the fixer's) are never recorded."""
+        the fixer's) are never recorded. ``modules``: the files not named from the scan
+        root (``agentguard.engine.module_roots``), whose names are part of their keys."""
         if self.memo is None or sources:
             return None
-        self._contents = read_all(files.python, self.config.max_file_size, keyed=True)
+        self._contents = read_all(
+            files.python, self.config.max_file_size, keyed=True, modules=modules
+        )
         self._key = run_key(
             self.config.digest,
             self.catalog.digest,
@@ -108,10 +112,14 @@ class Speed:
         files: Sequence[tuple[str, str]],
         is_test: Callable[[str], bool],
         sources: Mapping[str, bytes] | None = None,
+        modules: Mapping[str, str] | None = None,
+        *,
+        again: bool = False,
     ) -> tuple[list[ModuleFacts], list[ScanProblem]]:
         """Every file's facts, from the cache or parsed (by the pool when worth it); the
         files that cannot be read or parsed as problems. ``sources`` overrides file
-        contents by relative path."""
+        contents by relative path; ``modules`` names the files not named from the scan
+        root. ``again``: these are some files of the scan named anew, read again."""
         options = self.options
         with collector_paused():
             results, stats = extract_all(
@@ -121,19 +129,24 @@ class Speed:
                 cache=self.cache,
                 progress=options.progress,
                 sources=sources,
-                contents=self._contents,
+                contents=None if again else self._contents,
                 is_test=is_test,
                 carriers=self.catalog.context_carriers,
+                modules=modules,
             )
             if len(results) >= FREEZE_AFTER_FILES:
                 # The facts live until the process ends: move them out of the collector's
                 # sight before it runs again, or its first collection (and every later full
                 # one) would rescan millions of them.
                 gc.freeze()
-        options.stats = stats
-        modules = [result for result in results if isinstance(result, ModuleFacts)]
+        if again and options.stats is not None:
+            options.stats.parsed += stats.parsed
+            options.stats.cache_hits += stats.cache_hits
+        else:
+            options.stats = stats
+        parsed = [result for result in results if isinstance(result, ModuleFacts)]
         problems = [result for result in results if isinstance(result, ScanProblem)]
-        return modules, problems
+        return parsed, problems
 
     @contextmanager
     def building(self, modules: int) -> Iterator[None]:

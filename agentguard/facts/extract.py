@@ -43,13 +43,18 @@ def is_test_path(path: str) -> bool:
 
 
 def extract(
-    source: bytes, path: str, carriers: ContextCarriers, is_test: bool | None = None
+    source: bytes,
+    path: str,
+    carriers: ContextCarriers,
+    is_test: bool | None = None,
+    module: str | None = None,
 ) -> ModuleFacts:
     """Parse ``source`` and return its facts. Raises SyntaxError/ValueError on bad input.
 
     ``carriers``: the catalogue's context carriers (``project.catalog.context_carriers``).
     ``is_test``: whether the file is a test (the config's ``test-paths``); by default, by
-    its name (``is_test_path``)."""
+    its name (``is_test_path``). ``module``: the file's module name, when its package root
+    is not the scan root (``src/pkg/mod.py`` is ``pkg.mod``); by default, from its path."""
     # A parse and its facts allocate hundreds of thousands of objects, none in a reference
     # cycle, so the cyclic collector finds nothing here; it would scan them again and again
     # (a seventh of the time). Reference counting still frees every one.
@@ -58,7 +63,7 @@ def extract(
     try:
         tree = ast.parse(source, filename=path, type_comments=False)
         test = is_test_path(path) if is_test is None else is_test
-        extractor = _Extractor(source, path, test, carriers)
+        extractor = _Extractor(source, path, test, carriers, module)
         extractor.run(tree)
         facts = extractor.facts
         if b"agentguard:" in source:

@@ -21,6 +21,7 @@ class DefinitionVisitor(ValueReader):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
+            self.facts.absolute_imports.append(alias.name)
             if alias.asname:
                 self.facts.imports[alias.asname] = alias.name
             else:
@@ -36,6 +37,10 @@ class DefinitionVisitor(ValueReader):
             prefix = ".".join(parts[: max(keep, 0)])
             base = ".".join(p for p in (prefix, base) if p)
         for alias in node.names:
+            if not node.level and base:
+                self.facts.absolute_imports.append(
+                    base if alias.name == "*" else f"{base}.{alias.name}"
+                )
             if alias.name == "*":
                 continue
             self.facts.imports[alias.asname or alias.name] = (
@@ -94,6 +99,8 @@ class DefinitionVisitor(ValueReader):
             docstring=ast.get_docstring(node),
             is_test=self.facts.is_test and node.name.startswith("test"),
         )
+        if node.returns is not None:
+            function.return_type = self._annotation_type(node.returns)
         if self.scope.function is not None:
             self.scope.function.nested.append(qualname)
         self.facts.functions[qualname] = function
@@ -165,16 +172,21 @@ class DefinitionVisitor(ValueReader):
                 target = stmt.targets[0]
                 if isinstance(target, ast.Name):
                     cls.attributes[target.id] = self.value(stmt.value)
-            elif (
-                isinstance(stmt, ast.AnnAssign)
-                and isinstance(stmt.target, ast.Name)
-                and stmt.value is not None
-            ):
-                cls.attributes[stmt.target.id] = self.value(stmt.value)
+                    made = self._default_type(stmt.value)
+                    if made:
+                        cls.self_types.setdefault(target.id, made)
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                # ``client: WebClient``, with a default or not (``= Field(default_factory=
+                # ...)``, ``= field(...)``): the instance's attribute holds a ``WebClient``.
+                if stmt.value is not None:
+                    cls.attributes[stmt.target.id] = self.value(stmt.value)
                 annotated = self._annotation_type(stmt.annotation)
                 if annotated:
                     cls.self_types[stmt.target.id] = annotated
+                elif stmt.value is not None:
+                    made = self._default_type(stmt.value)
+                    if made:
+                        cls.self_types[stmt.target.id] = made
         self.facts.classes[qualname] = cls
         self.class_stack.append(cls)
         self.containers.append(("class", qualname))

@@ -24,6 +24,25 @@ from agentguard.facts.module_facts import (
 from agentguard.knowledge.catalog import ContextCarriers
 
 TEXT_LIMIT = 240
+# Annotations that wrap the type they hold (``Optional[Client]``), by their last name part,
+# and names that give no type (``Any``: nothing is known of the object).
+_TYPE_WRAPPERS = frozenset(
+    {"Optional", "Union", "Annotated", "ClassVar", "Final", "Required", "NotRequired", "ReadOnly"}
+)
+# Modules whose generic classes hold other objects (``typing.Iterator[Row]``).
+_GENERIC_MODULES = frozenset({"typing", "typing_extensions", "collections", "builtins"})
+_NO_TYPE = frozenset(
+    {
+        "Any",
+        "typing.Any",
+        "typing_extensions.Any",
+        "typing.Optional",
+        # a type variable defined in the module (``T = TypeVar("T")``) is typed so
+        "typing.TypeVar",
+        "typing_extensions.TypeVar",
+        "typing.ParamSpec",
+    }
+)
 # pathlib's classes, and what gives another path: ``ROOT / name``, ``ROOT.joinpath(name)``,
 # ``Path.home() / name``, ``Path(__file__).parent / "notes"``. Such an expression is typed
 # ``pathlib.Path``, so that ``(ROOT / name).write_text(body)`` is a call of
@@ -172,7 +191,14 @@ class ValueReader:
 
         def generic_visit(self, node: ast.AST) -> None: ...
 
-    def __init__(self, source: bytes, path: str, is_test: bool, carriers: ContextCarriers) -> None:
+    def __init__(
+        self,
+        source: bytes,
+        path: str,
+        is_test: bool,
+        carriers: ContextCarriers,
+        module: str | None = None,
+    ) -> None:
         self.source = source
         # rules/frameworks.yaml tool_functions.context_carriers: ``ctx.deps`` of ``RunContext[Deps]``
         self.carriers = carriers
@@ -180,7 +206,7 @@ class ValueReader:
         # Most files are ASCII: their text is sliced from one decoded copy.
         self._ascii_text = source.decode("ascii") if source.isascii() else None
         self.path = path
-        self.module = module_name_for(path)
+        self.module = module or module_name_for(path)
         self.facts = ModuleFacts(path=path, module=self.module, is_test=is_test)
         # Where each line starts: after every b"\n", summed in C.
         self._line_offsets = list(
@@ -467,19 +493,49 @@ class ValueReader:
         return names, calls, attrs
 
     def _annotation_type(self, node: ast.expr) -> str | None:
+        """The class an annotation names: ``Client``, ``"Client"``, ``Client | None``,
+        ``Optional[Client]``, ``Union[None, Client]``, ``Annotated[Client, ...]``; the
+        generic class of ``Client[T]``. ``Any`` names none (nothing is known of it)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             try:
                 node = ast.parse(node.value, mode="eval").body
             except SyntaxError:
                 return None
-        if isinstance(node, ast.BinOp):  # X | None
-            return self._annotation_type(node.left)
-        if isinstance(node, ast.Subscript):  # Optional[X]
-            return self._annotation_type(node.slice)
+        if isinstance(node, ast.BinOp):  # X | None, None | X
+            return self._annotation_type(node.left) or self._annotation_type(node.right)
+        if isinstance(node, ast.Subscript):
+            origin = self.resolve(node.value) or ""
+            if origin.rsplit(".", 1)[-1] in _TYPE_WRAPPERS:
+                inner = node.slice
+                choices = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+                if origin.endswith("Annotated"):
+                    choices = choices[:1]
+                return next(filter(None, map(self._annotation_type, choices)), None)
+            if origin.split(".", 1)[0] in _GENERIC_MODULES:
+                return None  # ``Iterator[Row]``, ``list[Client]``: a container, no client
+            node = node.value  # ``Client[T]`` is a ``Client``
         name = self.resolve(node)
-        if name and name.rsplit(".", 1)[-1][:1].isupper():
+        if name and name.rsplit(".", 1)[-1][:1].isupper() and name not in _NO_TYPE:
             return name
         return None
+
+    def _default_type(self, node: ast.expr) -> str | None:
+        """The class a class-level default builds: ``httpx.Client()``, or the factory of
+        ``field(default_factory=Client)`` / ``Field(default_factory=lambda: Client(...))``."""
+        if not isinstance(node, ast.Call):
+            return None
+        for keyword in node.keywords:
+            if keyword.arg == "default_factory":
+                factory = keyword.value
+                if isinstance(factory, ast.Lambda):
+                    factory = factory.body
+                    return self._held_type(factory)
+                named = self.resolve(factory) or ""
+                return named if named.rsplit(".", 1)[-1].lstrip("_")[:1].isupper() else None
+        made = self._held_type(node)
+        if made and made.rsplit(".", 1)[-1] in {"Field", "FieldInfo"}:
+            return None  # ``Field(default=None)``: a declaration, not an object built
+        return made
 
     # ------------------------------------------------------------------ statements
     def _record_assignment(self, target: ast.expr, value: ast.expr, node: ast.stmt) -> None:

@@ -219,6 +219,8 @@ class Function(CompactPickle):
     asserts: list[Value] = field(default_factory=list)  # ``assert`` expressions, in order
     branches: list[Branch] = field(default_factory=list)  # ``if`` statements, in order
     withs: list[WithBlock] = field(default_factory=list)
+    # The class its return annotation names (``-> NotesClient``, ``-> Optional[Client]``).
+    return_type: str | None = None
 
 
 @dataclass(slots=True)
@@ -262,6 +264,10 @@ class ModuleFacts(CompactPickle):
     attribute_sets: list[Assignment] = field(default_factory=list)
     # ``obj.attr = value`` on a non-self object (``create_order.handle_tool_error = True``)
     status_checks: list[StatusCheck] = field(default_factory=list)
+    # The names imported absolutely, as written: ``from app.tools import send`` gives
+    # ``app.tools.send``, ``import app.tools`` gives ``app.tools`` (relative imports are
+    # left out). Evidence of the project's own package roots (agentguard.engine.module_roots).
+    absolute_imports: list[str] = field(default_factory=list)
 
     def calls_in(self, function: str | None) -> list[Call]:
         return [c for c in self.calls if c.function == function]

@@ -252,6 +252,12 @@ class Catalog:
         self.context_carriers = ContextCarriers(
             dict(carriers.get("attributes") or {}), frozenset(_as_list(carriers.get("packages")))
         )
+        # Functions that run a function they are handed: where it is (position, keyword).
+        self.callable_runners: Matcher[tuple[int | None, str | None]] = Matcher()
+        for raw in tool_functions.get("callable_runners") or []:
+            self.callable_runners.add(
+                _as_list(raw.get("match")), (raw.get("arg"), raw.get("kwarg"))
+            )
         # declaration field -> the annotation names that set it, in catalogue order
         self.annotation_hints: dict[str, tuple[str, ...]] = {
             field_name: tuple(_as_list(names))
@@ -326,9 +332,6 @@ class Catalog:
         self.name_generic_words = frozenset(_as_list(read_posts.get("name_generic_words")))
         self.sql_neutral_words = frozenset(_as_list(read_posts.get("sql_neutral_words")))
         self.http_helper_words = frozenset(_as_list(read_posts.get("http_helper_words")))
-        self.callable_runners: Matcher[int] = Matcher()
-        for runner, position in (effects.get("callable_runners") or {}).items():
-            self.callable_runners.add([runner], int(position))
         self.rpc_dispatch: Matcher[int] = Matcher()
         for dispatch, position in (effects.get("rpc_dispatch") or {}).items():
             self.rpc_dispatch.add([dispatch], int(position))

@@ -140,13 +140,15 @@ class EffectSummaries:
                 if effect is not None:
                     effects.append(effect)
                 continue
-            target = site.target
-            if target and target != qualname:
-                edges.append((call, target))
+            targets = site.targets
+            if targets and targets != (qualname,):
+                edges.extend((site.edge_call, target) for target in targets if target != qualname)
                 continue
             effect = classify_sink(project, call, callee, fn, facts)
             if effect is not None:
                 effects.append(effect)
+        # a project decorator whose wrapper runs around the function: its effects too
+        edges.extend(project.decorator_edges(qualname))
         if not user_sinks:
             project.note_call_edges(qualname, edges)  # every call was followed
         return effects, edges

@@ -328,10 +328,22 @@ def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
     """A local file write that is credential plumbing (the OAuth token file a client
     refreshes) or a derived cache of remote state: not the tool's side effect. ``fn`` is
     the function making the write, or one the write is reached through
-    (``refresh_board_map`` calling ``save_board_map``)."""
-    if effect.remote or effect.kind not in {"write", "destructive"}:
-        return False
+    (``refresh_board_map`` calling ``save_board_map``). A request is plumbing when the
+    function making it logs in: its name starts with a word that the catalogue calls no
+    effect as a method and that names a credential (``_authenticate_session``), or it
+    names a credential and no write (``refresh_access_token``, ``get_token``)."""
     world = project.catalog.open_world
+    if effect.remote:
+        if effect.kind not in {"network_write", "write"}:
+            return False
+        named = words(fn.name)
+        credential = world.credential_words
+        first = named[0] if named else ""
+        if first in world.no_effect and any(first.startswith(word) for word in credential):
+            return True
+        return world.verb_class(fn.name) in {None, "read"} and bool(set(named) & credential)
+    if effect.kind not in {"write", "destructive"}:
+        return False
     said = set(words(fn.name))
     for argument in effect.call.args[:1]:
         said.update(words(re.sub(r"\W+", "_", argument.text)))

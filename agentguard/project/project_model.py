@@ -9,7 +9,9 @@ and ``.retries``.
 
 from __future__ import annotations
 
+import copy
 import functools
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
+from agentguard.project.discovery_runtime_built import local_function
 from agentguard.project.discovery_subclasses import enclosing_class
 from agentguard.project.tool_facts import (
     SELF_NAMES,
@@ -57,11 +60,33 @@ def _constructed_type(value: Value) -> str | None:
     return None
 
 
+_FSTRING = re.compile(r"""^[fF][rR]?(['"])(?P<body>[^'"]*)\1$""")
+_CONCATENATED = re.compile(
+    r"""^(?:(['"])(?P<head>\w*)\1\s*\+\s*[\w.]+|[\w.]+\s*\+\s*(['"])(?P<tail>\w*)\3)$"""
+)
+
+
+def _name_pattern(text: str) -> tuple[str, str] | None:
+    """The literal start and end of a name built as ``f"_handle_{name}"``, ``"tool_" +
+    name`` or ``name + "_tool"``; None for any other form."""
+    built = _FSTRING.match(text)
+    if built is not None:
+        body = built.group("body")
+        if "{" not in body:
+            return None
+        return body.split("{", 1)[0], body.rsplit("}", 1)[-1]
+    joined = _CONCATENATED.match(text)
+    if joined is not None:
+        return joined.group("head") or "", joined.group("tail") or ""
+    return None
+
+
 class CallSite:
     """One call site as resolved for its caller: the callee's qualified name and the project
-    function the call runs (a class's ``__init__`` for a construction), if any."""
+    function the call runs (a class's ``__init__`` for a construction), if any; ``also``:
+    the other project functions it may run (a dispatch dict's entries past the first)."""
 
-    __slots__ = ("call", "callee", "caller", "facts", "target")
+    __slots__ = ("also", "call", "callee", "caller", "facts", "forwarded", "target")
 
     def __init__(
         self,
@@ -76,6 +101,20 @@ class CallSite:
         self.facts = facts
         self.callee = callee
         self.target = target
+        self.also: tuple[str, ...] = ()
+        # The call as the target receives it, when a runner forwards it
+        # (``asyncio.to_thread(send, to, body)`` calls ``send(to, body)``).
+        self.forwarded: Call | None = None
+
+    @property
+    def edge_call(self) -> Call:
+        """The call whose arguments the target receives."""
+        return self.forwarded or self.call
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every project function the call may run."""
+        return (self.target, *self.also) if self.target else self.also
 
 
 @dataclass
@@ -109,6 +148,9 @@ class LookupMemo:
     )
     imported_heads: dict[str, frozenset[str]] = field(default_factory=dict)
     handed: dict[int, tuple[Call, Call | None]] = field(default_factory=dict)
+    # The calls whose target is being worked out (a local bound to a call that is resolved
+    # through that same local): a lookup that would go round ends there.
+    resolving: set[int] = field(default_factory=set)
 
 
 class FrozenProjectError(AttributeError):
@@ -230,6 +272,15 @@ class ProjectModel:
         ):
             callee = self._resolve_callee(call, caller, facts)
             site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
+            if site.target is not None and site.target in self._abstract_methods:
+                # a method of an interface (``BaseClient.create``) has no effect of its
+                # own: the call is judged as written, as a call no project code answers
+                site.target = None
+            elif site.target is None:
+                handed = self._handed_targets(call, callee, caller, facts)
+                if handed:
+                    site.target, site.also = handed[0], handed[1:]
+                    site.forwarded = self._forwarded(call, callee)
             self._memo.sites[id(call)] = site
         return site
 
@@ -262,6 +313,218 @@ class ProjectModel:
         if otherwise is None and callee in self.classes:
             otherwise = self.find_method(callee, "__init__")
         return (None, maybe_local, otherwise)
+
+    # ------------------------------------------------------------ interfaces
+    @functools.cached_property
+    def _abstract_methods(self) -> frozenset[str]:
+        """Methods with no body of their own: ``@abstractmethod``, one that only raises
+        ``NotImplementedError``, or any method of a ``Protocol``."""
+        found: set[str] = set()
+        for cls, _ in self.classes.values():
+            protocol = any(base.rsplit(".", 1)[-1] == "Protocol" for base in cls.bases)
+            for method in cls.methods:
+                fn = self.function(method)
+                if fn is None:
+                    continue
+                abstract = protocol or any(
+                    d.qualname.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.decorators
+                )
+                if not abstract and fn.raises:
+                    abstract = all("NotImplementedError" in v.text for v in fn.raises) and all(
+                        c.callee.endswith("NotImplementedError") for c in self.calls_in(method)
+                    )
+                if abstract:
+                    found.add(method)
+        return frozenset(found)
+
+    # ------------------------------------------------------------ indirect calls
+    def _handed_targets(
+        self, call: Call, callee: str, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """The project functions a call runs through indirection: one handed to a function
+        that runs it (``asyncio.to_thread(send, ...)``, the catalogue's callable runners),
+        an entry of a dispatch dict (``HANDLERS[name](...)``), or a local bound to a
+        function, a bound method or a partial (``fn = partial(send, to); fn()``)."""
+        handed = self._handed_value(call, callee)
+        if handed is not None:
+            return self._reference_targets(handed, call, caller, facts, 0)
+        written = call.callee
+        if written.startswith("getattr(") and caller is not None:
+            # ``getattr(self, f"_handle_{name}")(arguments)``: the getattr call is the one
+            # this call is made on
+            inner = self.chained_request(call)
+            if inner is not None and inner.callee == "getattr" and len(inner.args) >= 2:
+                return self._getattr_targets(inner.args[0], inner.args[1], caller)
+            return ()
+        if "(" in written or (caller is None and not call.text.endswith("]")):
+            return ()
+        held = self._held_value(written, caller, facts)
+        if held is None:
+            return ()
+        if call.text.endswith("]"):
+            return self._dict_targets(held, call, caller, facts)
+        return self._reference_targets(held, call, caller, facts, 0)
+
+    def _forwarded(self, call: Call, callee: str) -> Call | None:
+        """A runner's call as the function it runs receives it: the arguments after the
+        function (``to_thread(f, a, b)``, ``submit(f, a, b)``), or ``args=``/``kwargs=``
+        beside ``target=`` (``Thread(target=f, args=(a, b))``); a partial's own arguments
+        come first. None: the call passes its arguments as they are."""
+        runners = self.catalog.callable_runners
+        spec = runners(callee) or runners(call.callee)
+        if spec is None:
+            return None
+        arg, kwarg = spec
+        args: list[Value] = []
+        kwargs: dict[str, Value] = {}
+        if arg is not None and len(call.args) > arg:
+            handed, args, kwargs = call.args[arg], call.args[arg + 1 :], dict(call.kwargs)
+        elif kwarg and kwarg in call.kwargs:
+            handed = call.kwargs[kwarg]
+            listed, named = call.kwargs.get("args"), call.kwargs.get("kwargs")
+            args = list(listed.elements) if listed is not None else []
+            kwargs = dict(named.items) if named is not None else {}
+        else:
+            return None
+        if handed.kind == "call" and handed.call_args and runners(handed.qualname):
+            args = [*handed.call_args[1:], *args]
+            kwargs = {**handed.call_kwargs, **kwargs}
+        forwarded = copy.copy(call)
+        forwarded.args, forwarded.kwargs = args, kwargs
+        return forwarded
+
+    def _handed_value(self, call: Call, callee: str) -> Value | None:
+        """The function argument of a callable runner's call, if ``callee`` is one."""
+        runners = self.catalog.callable_runners
+        spec = runners(callee) or runners(call.callee)
+        if spec is None:
+            return None
+        arg, kwarg = spec
+        if arg is not None and len(call.args) > arg:
+            return call.args[arg]
+        return call.kwargs.get(kwarg) if kwarg else None
+
+    def _held_value(self, name: str, caller: Function | None, facts: ModuleFacts) -> Value | None:
+        """What a name holds: a local of ``caller`` (its last assignment before use), a
+        module variable, or an attribute the caller's class sets on ``self``."""
+        if caller is not None and "." not in name:
+            assigned = self.local_assignments(facts, caller.qualname, name)
+            if assigned:
+                return assigned[-1].value
+        held = self.module_variable(name)
+        if held is not None:
+            return held
+        if "." not in name:
+            imported = facts.imports.get(name)
+            local = self.module_variable(imported or f"{facts.module}.{name}")
+            if local is not None:
+                return local
+        parts = name.split(".")
+        if caller is not None and len(parts) == 2 and parts[0] in SELF_NAMES:
+            owner = caller.class_name or enclosing_class(self, caller)
+            entry = self.classes.get(owner) if owner else None
+            if entry is not None:
+                if parts[1] in entry[0].attributes:
+                    return entry[0].attributes[parts[1]]
+                for method in entry[0].methods:
+                    for assignment in self.local_assignments(facts, method, name):
+                        return assignment.value
+        return None
+
+    def _dict_targets(
+        self, held: Value, call: Call, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """Every project function a dispatch dict (``{"refund": refund, ...}``) holds."""
+        if held.kind != "dict":
+            return ()
+        found: list[str] = []
+        for entry in held.items.values():
+            for target in self._reference_targets(entry, call, caller, facts, 0):
+                if target not in found:
+                    found.append(target)
+        return tuple(found)
+
+    def _reference_targets(
+        self, value: Value, call: Call, caller: Function | None, facts: ModuleFacts, depth: int
+    ) -> tuple[str, ...]:
+        """The project function a value names without calling it: a function or a nested
+        one, a bound method (``self.send``, ``client.send``), or a partial of one."""
+        if depth > 3:
+            return ()
+        looked_up = self._looked_up(value)
+        if looked_up is not None:
+            # ``HANDLERS.get(name)`` or ``HANDLERS[name]``: any function the dict holds.
+            held = self._held_value(looked_up, caller, facts)
+            return self._dict_targets(held, call, caller, facts) if held is not None else ()
+        if value.kind == "call" and value.qualname == "getattr" and len(value.call_args) >= 2:
+            # ``handler = getattr(self, f"tool_{name}", None)``
+            return self._getattr_targets(value.call_args[0], value.call_args[1], caller)
+        if value.kind == "call":
+            # ``partial(send, to)`` handed on: the function inside it.
+            runner = Call(value.qualname or "", value.text, "", None, call.span, value.call_args)
+            runner.kwargs = value.call_kwargs
+            inner = self._handed_value(runner, value.qualname or "")
+            if inner is None:
+                return ()
+            return self._reference_targets(inner, call, caller, facts, depth + 1)
+        if value.kind == "name" and caller is not None and value.qualname == value.text:
+            # a local bound to a function, or a function nested in the caller
+            nested = local_function(self, value, call)
+            if nested is not None:
+                return (nested,)
+            held = self._held_value(value.text, caller, facts)
+            if held is not None and held is not value:
+                return self._reference_targets(held, call, caller, facts, depth + 1)
+            return ()
+        if value.kind not in {"name", "attr"}:
+            return ()
+        written = value.qualname or value.text
+        reference = Call(written, value.text, written.rsplit(".", 1)[-1], None, call.span)
+        target = self._call_target(self._resolve_callee(reference, caller, facts), facts)
+        if target is None or target.endswith(".__init__"):
+            return ()
+        return (target,)
+
+    def _getattr_targets(
+        self, owner_value: Value, name: Value, caller: Function | None
+    ) -> tuple[str, ...]:
+        """The methods ``getattr(self, name)`` may give: the one a literal names, or every
+        method of the class (its project bases included) whose name has the literal start
+        and end of ``f"_handle_{name}"`` or ``"tool_" + name`` (three characters at least:
+        a name built from nothing known could be any method)."""
+        if caller is None or owner_value.text not in SELF_NAMES:
+            return ()
+        owner = caller.class_name or enclosing_class(self, caller)
+        if owner is None:
+            return ()
+        literal = name.string()
+        if literal is not None:
+            method = self.find_method(owner, literal)
+            return (method,) if method else ()
+        ends = _name_pattern(name.text)
+        if ends is None or len(ends[0]) + len(ends[1]) < 3:
+            return ()
+        prefix, suffix = ends
+        found: dict[str, str] = {}
+        for cls_qual in [owner, *self.class_bases(self.classes[owner][0])]:
+            entry = self.classes.get(cls_qual)
+            for method in entry[0].methods if entry else ():
+                short = method.rsplit(".", 1)[-1]
+                if short.startswith(prefix) and short.endswith(suffix) and short not in found:
+                    found[short] = method  # a subclass's method hides its base's
+        return tuple(q for q in sorted(found.values()) if q != caller.qualname)
+
+    @staticmethod
+    def _looked_up(value: Value) -> str | None:
+        """The dict a value looks an entry up in: ``HANDLERS`` of ``HANDLERS.get(name)``
+        or of ``HANDLERS[name]`` (as resolved, for ``.get``; as written, for ``[]``)."""
+        if value.kind == "call" and value.qualname and value.qualname.endswith(".get"):
+            return value.qualname[: -len(".get")]
+        if value.kind == "other" and value.text.endswith("]") and "[" in value.text:
+            head = value.text.split("[", 1)[0]
+            if head.replace(".", "").replace("_", "").isalnum():
+                return head
+        return None
 
     def call_sites(self, facts: ModuleFacts) -> list[CallSite]:
         """The calls of ``facts``, each resolved for the function it is in (computed once:
@@ -308,13 +571,12 @@ class ProjectModel:
         return handed
 
     def _handed_call(self, call: Call, callee: str) -> Call | None:
-        runners = self.catalog.callable_runners
-        index = runners.first(callee, call.callee) if runners else None
-        if index is None or index >= len(call.args):
+        """A runner's call of a function outside the project, as that function's own call
+        (project functions handed over are call targets: ``_handed_targets``)."""
+        function = self._handed_value(call, callee)
+        if function is None or function.kind not in {"name", "attr"}:
             return None
-        function = call.args[index]
-        if function.kind not in {"name", "attr"}:
-            return None
+        forwarded = self._forwarded(call, callee) or call
         text = function.text
         return Call(
             callee=function.qualname or text,
@@ -322,8 +584,8 @@ class ProjectModel:
             method=text.rsplit(".", 1)[-1],
             receiver=text.rsplit(".", 1)[0] if "." in text else None,
             span=call.span,
-            args=call.args[index + 1 :],
-            kwargs=call.kwargs,
+            args=forwarded.args,
+            kwargs=forwarded.kwargs,
             star_kwargs_values=call.star_kwargs_values,
             function=call.function,
             loop_ids=call.loop_ids,
@@ -349,11 +611,69 @@ class ProjectModel:
             edges = []
             for written in self.calls_in(qualname):
                 site = self.followed_site(written, fn, facts)
-                call, target = site.call, site.target
-                if target and target != qualname:
-                    edges.append((call, target))
+                for target in site.targets:
+                    if target != qualname:
+                        edges.append((site.edge_call, target))
+            edges.extend(self.decorator_edges(qualname))
             self._memo.edges[qualname] = edges
         return edges
+
+    def chained_request(self, call: Call) -> Call | None:
+        """The call ``call`` is made on, in a builder chain written in one expression
+        (``send(userId=..., body=...)`` of ``service.users().messages().send(...).execute()``):
+        the longest call that starts where ``call`` starts and ends before it does. Its
+        arguments are the request's; ``call`` only sends it."""
+        if "(" not in call.text and "()" not in call.callee:
+            return None  # a name or attribute called: made on no call
+        start, end = call.span[:2], call.span[2:]
+        found: Call | None = None
+        for other in self.calls_by_function.get(call.function, ()) if call.function else ():
+            if other is call or other.span[:2] != start or other.span[2:] >= end:
+                continue
+            if found is None or other.span[2:] > found.span[2:]:
+                found = other
+        return found
+
+    def decorator_edges(self, qualname: str) -> list[tuple[Call, str]]:
+        """The wrappers project decorators put around ``qualname``: a decorator (or what a
+        decorator factory returns, for ``@audited("refunds")``) that returns a function
+        nested in it which calls the function it was given. Calling the decorated function
+        runs that wrapper, so its effects are the function's; each edge's call is the
+        decorator as written."""
+        entry = self.functions.get(qualname)
+        if entry is None or not entry[0].decorators:
+            return []
+        fn, facts = entry
+        edges: list[tuple[Call, str]] = []
+        for decorator in fn.decorators:
+            maker = self.project_function(decorator.qualname, facts)
+            if maker is None:
+                continue
+            if decorator.called:
+                maker = self._returned_nested(maker, wraps=False)
+            wrapper = self._returned_nested(maker, wraps=True) if maker else None
+            if wrapper is not None and wrapper != qualname:
+                call = Call(decorator.qualname, decorator.text, "", None, decorator.span)
+                call.function = qualname
+                edges.append((call, wrapper))
+        return edges
+
+    def _returned_nested(self, qualname: str, *, wraps: bool) -> str | None:
+        """The function nested in ``qualname`` that it returns; with ``wraps``, only one
+        that calls ``qualname``'s first parameter (the function being decorated)."""
+        fn = self.function(qualname)
+        if fn is None:
+            return None
+        for value in fn.returns:
+            nested = f"{qualname}.<locals>.{value.text}"
+            if value.kind != "name" or nested not in fn.nested:
+                continue
+            if not wraps:
+                return nested
+            given = fn.params[0] if fn.params else None
+            if given and any(call.callee == given for call in self.calls_in(nested)):
+                return nested
+        return None
 
     def local_assignments(
         self, facts: ModuleFacts, function: str | None, target: str | None = None
@@ -399,12 +719,17 @@ class ProjectModel:
             return ".".join([types[parts[0]], *parts[1:]])
         if resolved is not None:
             return resolved
-        if len(parts) == 2 and caller is not None:
-            # An instance of a project class whose method is called: Cls.method
+        if len(parts) >= 2 and caller is not None:
+            # An instance a project function made and returned: a project class's method
+            # (Cls.method), or the method of the class its return annotation names.
             made = self._factory_class(parts[0], caller, facts)
-            method = self.find_method(made, parts[1]) if made else None
-            if method:
-                return method
+            if made in self.classes and len(parts) == 2:
+                method = self.find_method(made, parts[1])
+                if method:
+                    return method
+            elif made:
+                typed = ".".join([made, *parts[1:]])
+                return self._resolve_name(typed)[3] or typed
         return callee
 
     def _resolve_name(self, written: str) -> _CalleeName:
@@ -440,7 +765,12 @@ class ProjectModel:
         class's method, for a project class)."""
         factory, _, rest = written.partition("()")
         entry = self.functions.get(factory)
-        if entry is None or "(" in rest or not entry[0].returns:
+        if entry is None or "(" in rest:
+            return None
+        returned = self._declared_return(entry[0])
+        if returned:  # ``def get_http() -> httpx.Client``
+            return self._method_if_project_class(returned + rest)
+        if not entry[0].returns:
             return None
         made = {_constructed_type(value) for value in entry[0].returns}
         if len(made) != 1:
@@ -509,10 +839,48 @@ class ProjectModel:
             # a sibling helper nested in the same function (``register_tools`` style)
             same = [q for q in self.by_name.get(callee, []) if q.startswith(facts.module + ".")]
             target = same[0] if len(same) == 1 else None
+        if target is None:
+            # ``client = self._client()``, ``msg = account.new_message()``: the method
+            # the call runs, as resolved where it is made
+            target = self._bound_call_target(bound, caller, facts)
         made = self.functions.get(target) if target else None
-        for value in made[0].returns if made else []:
+        if made is None:
+            return None
+        for value in made[0].returns:
             if value.kind == "call" and value.qualname in self.classes:
                 return value.qualname
+        if self._declared_return(made[0]):
+            # ``async def get_client(ctx) -> NotesClient``, awaited or not
+            return made[0].return_type
+        # ``return httpx.Client(...)`` on every path
+        built = {_constructed_type(value) for value in made[0].returns}
+        return built.pop() if len(built) == 1 and None not in built else None
+
+    def _declared_return(self, fn: Function) -> str | None:
+        """The class ``fn``'s return annotation names; None for a type variable
+        (``T = TypeVar("T")``: ``def instance(self, kind: type[T]) -> T`` names no class)."""
+        named = fn.return_type
+        held = self.module_variable(named) if named else None
+        if held is not None and (held.qualname or "").rsplit(".", 1)[-1] == "TypeVar":
+            return None
+        return named
+
+    def _bound_call_target(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
+        """The project function run by the call a local is bound to (its first call)."""
+        span = bound.span
+        if span is None:
+            return None
+        for call in self.calls_in(caller.qualname):
+            inside = call.span[:2] >= span[:2] and call.span[2:] <= span[2:]
+            if not inside or call.callee != bound.calls[0]:
+                continue
+            if id(call) in self._memo.resolving:
+                return None  # ``client = client.refreshed()``: resolving that very call
+            self._memo.resolving.add(id(call))
+            try:
+                return self.call_site(call, caller, facts).target
+            finally:
+                self._memo.resolving.discard(id(call))
         return None
 
     def _call_bound(self, facts: ModuleFacts) -> set[tuple[str | None, str]]:
@@ -589,11 +957,21 @@ class ProjectModel:
         return local if local in self.classes else name
 
     def _accessor_type(self, cls_qual: str, method_name: str) -> str | None:
-        """``self._stripe().customers.create``: the type an accessor method returns when it
-        returns one of the instance's typed attributes (``return self._client``)."""
+        """``self._stripe().customers.create``, or ``self.client.post`` through a
+        ``@property``/``@cached_property``: the type an accessor method returns: the class
+        its return annotation names, the one it builds and returns (``return
+        WebClient(token=...)``), or one of the instance's typed attributes (``return
+        self._client``)."""
         method = self.find_method(cls_qual, method_name)
         fn = self.function(method) if method else None
-        for value in fn.returns if fn else ():
+        if fn is None:
+            return None
+        if self._declared_return(fn):
+            return fn.return_type
+        built = {_constructed_type(value) for value in fn.returns}
+        if len(built) == 1 and None not in built:
+            return built.pop()
+        for value in fn.returns:
             if (
                 value.kind == "attr"
                 and value.text.startswith("self.")

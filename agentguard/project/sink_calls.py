@@ -44,6 +44,7 @@ from agentguard.project.tool_facts import (
     SELF_NAMES,
     ArgSpec,
     Effect,
+    KeyEvidence,
     argument_at,
 )
 
@@ -300,10 +301,18 @@ def _graphql_effect(
 def _open_world(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
-    """A call the catalogue does not know, judged by its verb (project/open_world.py)."""
-    return open_world.judge(
-        project, call, callee, fn, facts, lambda sink: key_for(project, call, sink, fn, facts)
-    )
+    """A call the catalogue does not know, judged by its verb (project/open_world.py). The
+    terminal call of a builder chain (``api.payments().create(..., idempotency_key=k)
+    .execute()``) sends the request the chain built: a key passed to that request counts."""
+    request = project.chained_request(call)
+
+    def keyed(sink: Sink) -> KeyEvidence | None:
+        found = key_for(project, call, sink, fn, facts)
+        if found is None and request is not None:
+            found = key_for(project, request, sink, fn, facts)
+        return found
+
+    return open_world.judge(project, call, callee, fn, facts, keyed)
 
 
 def _judged_post(

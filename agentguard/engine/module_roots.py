@@ -1,0 +1,273 @@
+"""Module names from package roots, not from the scan root.
+
+A file's module name is what the project's own absolute imports call it: ``src/shop/cart.py``
+in a src-layout project is ``shop.cart``, and ``libs/mail/mail/send.py`` in a monorepo is
+``mail.send``. Two sources decide the root a file is named from:
+
+1. Declared roots (before parsing): each folder holding a packaging file (``pyproject.toml``,
+   ``setup.cfg``, ``setup.py``) is a project root, and the package folders these files declare
+   are roots too: setuptools ``package-dir``/``packages.find.where`` (and their ``setup.cfg``
+   and ``setup.py`` forms), Poetry ``packages[].from``, Hatch wheel ``packages``/``sources``,
+   PDM ``package-dir``, maturin ``python-source``, and the ``src`` folder every one of these
+   tools finds by itself. A file is named from the deepest root above it. A folder holding an
+   ``__init__.py`` is a package, never a root.
+2. Import evidence (after parsing): a file whose name no absolute import uses, while one uses
+   a shorter name of it (``from app.tools import send`` for ``services/api/app/tools.py``),
+   is named from the folder that makes that name, with every file below that folder, unless
+   that folder is a package or a file below it is imported by its present name. A declared
+   root whose files the project imports by their scan-root names (``src.shop.cart``, with
+   no ``src/__init__.py``) is not used.
+"""
+
+from __future__ import annotations
+
+import configparser
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from agentguard.facts.extract_values import module_name_for
+from agentguard.facts.module_facts import ModuleFacts
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+# setup.py forms, read as text (never run): ``package_dir={"": "src"}`` and
+# ``find_packages("src")`` / ``find_packages(where="src")`` (and find_namespace_packages).
+_SETUP_PACKAGE_DIR = re.compile(r"""package_dir\s*=\s*\{\s*(['"])\1\s*:\s*['"]([^'"]+)['"]""")
+_SETUP_FIND = re.compile(r"""find_(?:namespace_)?packages\(\s*(?:where\s*=\s*)?['"]([^'"]+)['"]""")
+
+
+def _folder(rel: str) -> str:
+    """The folder of a relative path ("" for the scan root)."""
+    return rel.rsplit("/", 1)[0] if "/" in rel else ""
+
+
+def _join(folder: str, sub: str) -> str | None:
+    """``folder/sub`` normalised, or None when ``sub`` leaves ``folder`` or is absolute."""
+    sub = sub.strip().strip("/")
+    if not sub or sub == ".":
+        return folder
+    if sub.startswith("/") or ".." in sub.split("/"):
+        return None
+    return posixpath.normpath(f"{folder}/{sub}" if folder else sub)
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return []
+
+
+def _pyproject_dirs(text: str) -> list[str]:
+    """The package folders a pyproject.toml declares, relative to its folder."""
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return []
+    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
+    found: list[str] = []
+    package_dir = _get(tool, "setuptools", "package-dir")
+    if isinstance(package_dir, dict) and isinstance(package_dir.get(""), str):
+        found.append(package_dir[""])
+    found += _strings(_get(tool, "setuptools", "packages", "find", "where"))
+    for package in _get(tool, "poetry", "packages") or []:
+        if isinstance(package, dict) and isinstance(package.get("from"), str):
+            found.append(package["from"])
+    for package in _strings(_get(tool, "hatch", "build", "targets", "wheel", "packages")):
+        if "/" in package.strip("/"):
+            found.append(package.strip("/").rsplit("/", 1)[0])
+    sources = _get(tool, "hatch", "build", "targets", "wheel", "sources")
+    if isinstance(sources, dict):
+        found += [key for key, value in sources.items() if value == "" and isinstance(key, str)]
+    else:
+        found += _strings(sources)
+    found += _strings(_get(tool, "pdm", "build", "package-dir"))
+    found += _strings(_get(tool, "maturin", "python-source"))
+    return found
+
+
+def _setup_cfg_dirs(text: str) -> list[str]:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    found: list[str] = []
+    # ``package_dir =\n    =src`` maps the root package ("") to a folder.
+    for line in parser.get("options", "package_dir", fallback="").splitlines():
+        key, sep, value = line.partition("=")
+        if sep and not key.strip() and value.strip():
+            found.append(value.strip())
+    where = parser.get("options.packages.find", "where", fallback="").strip()
+    if where:
+        found.append(where)
+    return found
+
+
+def _setup_py_dirs(text: str) -> list[str]:
+    found = [match.group(2) for match in _SETUP_PACKAGE_DIR.finditer(text)]
+    found += [match.group(1) for match in _SETUP_FIND.finditer(text)]
+    return found
+
+
+_READERS = {"pyproject.toml": _pyproject_dirs, "setup.cfg": _setup_cfg_dirs}
+
+
+def declared_roots(root: Path, configs: Iterable[str], python: Sequence[str]) -> set[str]:
+    """The package roots (folders relative to ``root``, "" for itself) that the packaging
+    files ``configs`` (relative paths) declare, with the conventional ``src`` folder of each;
+    never a folder that is itself a package (holds an ``__init__.py``)."""
+    files = set(python)
+    # The folders that hold Python files, at any depth: a root holds some.
+    known: set[str] = set()
+    for rel in python:
+        folder = _folder(rel)
+        while folder and folder not in known:
+            known.add(folder)
+            folder = _folder(folder)
+    configs = set(configs)
+    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+        if (root / name).is_file():
+            configs.add(name)
+    roots: set[str] = set()
+    for config in sorted(configs):
+        folder = _folder(config)
+        name = config.rsplit("/", 1)[-1]
+        try:
+            text = (root / config).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        reader = _READERS.get(name, _setup_py_dirs)
+        candidates = [folder, *(_join(folder, sub) for sub in [*reader(text), "src"])]
+        for candidate in candidates:
+            if candidate is None or (candidate not in known and candidate != ""):
+                continue
+            init = f"{candidate}/__init__.py" if candidate else "__init__.py"
+            if init not in files:
+                roots.add(candidate)
+    return roots
+
+
+def _name_from(rel: str, root: str) -> str:
+    return module_name_for(rel[len(root) + 1 :] if root else rel)
+
+
+def module_names(root: Path, configs: Iterable[str], python: Sequence[str]) -> dict[str, str]:
+    """Each Python file (relative path) named from the deepest declared root above it, when
+    that is not the scan root: the files named otherwise than ``module_name_for`` says."""
+    roots = declared_roots(root, configs, python)
+    roots.discard("")
+    if not roots:
+        return {}
+    names: dict[str, str] = {}
+    for rel in python:
+        if rel.startswith(("/", "../")):
+            continue
+        folder = _folder(rel)
+        best = ""
+        for candidate in roots:
+            if (folder == candidate or folder.startswith(candidate + "/")) and len(candidate) > len(
+                best
+            ):
+                best = candidate
+        if best:
+            names[rel] = _name_from(rel, best)
+    return names
+
+
+def _defined(facts: ModuleFacts) -> set[str]:
+    """The top-level names a module defines (what ``from module import name`` can take)."""
+    prefix = facts.module + "."
+    names = {q[len(prefix) :] for q in [*facts.functions, *facts.classes] if q.startswith(prefix)}
+    names.update(a.target for a in facts.assignments if a.function is None)
+    return {name for name in names if "." not in name}
+
+
+def _imported(name: str, imports: set[str], prefixes: set[str], defined: set[str]) -> bool:
+    """Whether some absolute import names module ``name``: as written (a dotted name), or
+    as the module a name it defines is taken from (``from utils import slugify``)."""
+    if "." in name:
+        return name in imports or name in prefixes
+    return any(f"{name}.{member}" in imports for member in defined)
+
+
+def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dict[str, str]:
+    """Files to name again, by what the project's absolute imports call them (see the
+    module docstring): from a deeper root, or from the scan root when the project imports
+    a declared root's files through it (``src.shop.cart``). Relative path -> new name."""
+    imports: set[str] = set()
+    for facts in modules:
+        imports.update(facts.absolute_imports)
+    if not imports:
+        return {}
+    prefixes = {name.rsplit(".", i)[0] for name in imports for i in range(1, name.count(".") + 1)}
+    files = set(python)
+    by_rel = {facts.path: facts for facts in modules}
+    # The root each file is named from now, and whether its present name is imported.
+    current: dict[str, str] = {}
+    confirmed: set[str] = set()
+    votes: set[str] = set()
+    reverts: set[str] = set()
+    for facts in modules:
+        rel = facts.path
+        if rel.startswith(("/", "../")) or facts.module == "__main__":
+            continue
+        parts = facts.module.split(".")
+        folders = _folder(rel).split("/") if _folder(rel) else []
+        depth = len(parts) - (0 if rel.endswith("/__init__.py") or rel == "__init__.py" else 1)
+        if depth > len(folders):
+            continue
+        root = "/".join(folders[: len(folders) - depth])
+        current[rel] = root
+        defined = _defined(facts)
+        if _imported(facts.module, imports, prefixes, defined):
+            confirmed.add(rel)
+            continue
+        if root and _imported(module_name_for(rel), imports, prefixes, defined):
+            # ``from src.shop.cart import ...``: the declared root is not the one used
+            reverts.add(root)
+            continue
+        for cut in range(1, len(parts)):
+            shorter = ".".join(parts[cut:])
+            if _imported(shorter, imports, prefixes, defined):
+                new_root = "/".join([root, *folders[len(folders) - depth :][:cut]]).strip("/")
+                if f"{new_root}/__init__.py" not in files:
+                    votes.add(new_root)
+                break
+    renamed: dict[str, str] = {}
+    taken = {facts.module for facts in modules}
+    for old_root in sorted(reverts):
+        below = [rel for rel in current if current[rel] == old_root]
+        if not any(rel in confirmed for rel in below):
+            renamed.update({rel: module_name_for(rel) for rel in below})
+    for new_root in sorted(votes, key=lambda folder: -folder.count("/")):
+        below = [
+            rel
+            for rel in current
+            if rel.startswith(new_root + "/")
+            and rel not in renamed
+            and (not current[rel] or new_root.startswith(current[rel] + "/"))
+        ]
+        if any(rel in confirmed for rel in below):
+            continue
+        names = {rel: _name_from(rel, new_root) for rel in below}
+        old = {by_rel[rel].module for rel in below}
+        if any(name in taken - old for name in names.values()):
+            continue
+        renamed.update(names)
+    return renamed

@@ -1,0 +1,167 @@
+"""Module names from package roots: a project's own absolute imports resolve whatever folder
+its packages sit in (src layout, monorepo libraries, a service folder below the scan root)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from .conftest import ScanFiles
+
+# A tool in one module that sends mail through a helper in another, imported absolutely.
+TOOL = textwrap.dedent(
+    '''
+    from langchain_core.tools import tool
+
+    from {package}.mailer import deliver
+
+
+    @tool
+    def notify_customer(address: str, body: str) -> str:
+        """Tell the customer their order shipped."""
+        return deliver(address, body)
+    '''
+)
+MAILER = textwrap.dedent(
+    """
+    import smtplib
+
+
+    def deliver(address: str, body: str) -> str:
+        with smtplib.SMTP("mail.internal") as smtp:
+            smtp.sendmail("shop@example.com", [address], body)
+        return "sent"
+    """
+)
+
+
+def sinks(scan_files: ScanFiles, files: dict[str, str], tool: str = "notify_customer") -> set[str]:
+    project = scan_files(files).project
+    found = [t for t in project.tools if t.name == tool]
+    assert found, [t.name for t in project.tools]
+    return {effect.sink for effect in found[0].effects}
+
+
+def has_smtp(sinks_found: set[str]) -> bool:
+    return any("smtplib" in sink for sink in sinks_found)
+
+
+def sent_and_named(scan_files: ScanFiles, files: dict[str, str]) -> set[str]:
+    """Check that the tool's mail is followed; the project's module names."""
+    assert has_smtp(sinks(scan_files, files))
+    return {m.module for m in scan_files(files).project.modules.values()}
+
+
+def test_a_src_layout_project_declared_in_pyproject_follows_its_own_imports(
+    scan_files: ScanFiles,
+) -> None:
+    files = {
+        "pyproject.toml": '[project]\nname = "shop"\n\n[tool.setuptools.packages.find]\nwhere = ["src"]\n',
+        "src/shop/__init__.py": "",
+        "src/shop/agent.py": TOOL.format(package="shop"),
+        "src/shop/mailer.py": MAILER,
+    }
+    names = sent_and_named(scan_files, files)
+    assert "shop.agent" in names and not any(n.startswith("src.") for n in names)
+
+
+# A packaging file, and the folder its package is declared in (or found in, for ``src``).
+DECLARED = {
+    "src-found": ("pyproject.toml", '[project]\nname = "shop"\n', "src"),
+    "hatch-packages": (
+        "pyproject.toml",
+        '[tool.hatch.build.targets.wheel]\npackages = ["python/shop"]\n',
+        "python",
+    ),
+    "setup-cfg": (
+        "setup.cfg",
+        "[metadata]\nname = shop\n\n[options]\npackage_dir =\n    =lib\n",
+        "lib",
+    ),
+    "setup-py": (
+        "setup.py",
+        "from setuptools import find_packages, setup\n\n"
+        'setup(name="shop", package_dir={"": "code"}, packages=find_packages("code"))\n',
+        "code",
+    ),
+}
+
+
+@pytest.mark.parametrize("declared", DECLARED.values(), ids=DECLARED.keys())
+def test_a_packaging_file_declares_the_root(
+    scan_files: ScanFiles, declared: tuple[str, str, str]
+) -> None:
+    config, text, folder = declared
+    files = {
+        config: text,
+        f"{folder}/shop/__init__.py": "",
+        f"{folder}/shop/agent.py": TOOL.format(package="shop"),
+        f"{folder}/shop/mailer.py": MAILER,
+    }
+    assert has_smtp(sinks(scan_files, files))
+
+
+def test_each_library_of_a_monorepo_is_named_from_its_own_packaging_file(
+    scan_files: ScanFiles,
+) -> None:
+    files = {
+        "libs/agents/pyproject.toml": '[tool.poetry]\nname = "agents"\npackages = [{include = "agents", from = "src"}]\n',
+        "libs/agents/src/agents/__init__.py": "",
+        "libs/agents/src/agents/support.py": TOOL.format(package="mail"),
+        "libs/mail/pyproject.toml": '[project]\nname = "mail"\n',
+        "libs/mail/mail/__init__.py": "",
+        "libs/mail/mail/mailer.py": MAILER,
+    }
+    assert has_smtp(sinks(scan_files, files))
+
+
+def test_a_service_folder_is_named_from_what_its_imports_call_it(scan_files: ScanFiles) -> None:
+    # No packaging file: ``from app.mailer import deliver`` says ``services/api`` is the root.
+    files = {
+        "services/api/app/__init__.py": "",
+        "services/api/app/agent.py": TOOL.format(package="app"),
+        "services/api/app/mailer.py": MAILER,
+    }
+    assert has_smtp(sinks(scan_files, files))
+
+
+def test_a_module_imported_by_its_path_name_keeps_it(scan_files: ScanFiles) -> None:
+    # ``services.api.app.mailer`` is imported as written: no other root is looked for, and
+    # a third-party package that shares a folder's name (``app``) changes nothing.
+    files = {
+        "services/__init__.py": "",
+        "services/api/__init__.py": "",
+        "services/api/app/__init__.py": "",
+        "services/api/app/agent.py": TOOL.format(package="services.api.app"),
+        "services/api/app/mailer.py": MAILER,
+        "scripts/other.py": "from app.mailer import deliver\n",
+    }
+    names = sent_and_named(scan_files, files)
+    assert "services.api.app.mailer" in names
+
+
+def test_a_namespace_package_named_from_the_scan_root_stays_so(scan_files: ScanFiles) -> None:
+    # ``corp/`` has no ``__init__.py`` (a namespace package): the project imports
+    # ``corp.mail.mailer``, and a third-party ``mail`` import does not rename it.
+    files = {
+        "pyproject.toml": '[project]\nname = "corp-mail"\n',
+        "corp/mail/__init__.py": "",
+        "corp/mail/agent.py": TOOL.format(package="corp.mail"),
+        "corp/mail/mailer.py": MAILER,
+        "corp/mail/other.py": "from mail.mailer import something_else\n",
+    }
+    names = sent_and_named(scan_files, files)
+    assert "corp.mail.mailer" in names
+
+
+def test_a_src_folder_imported_as_a_package_keeps_its_name(scan_files: ScanFiles) -> None:
+    # ``src`` holds no ``__init__.py`` but the project imports ``src.shop.mailer``: the
+    # files keep the names the scan root gives them.
+    files = {
+        "pyproject.toml": '[project]\nname = "shop"\n',
+        "src/shop/__init__.py": "",
+        "src/shop/agent.py": TOOL.format(package="src.shop"),
+        "src/shop/mailer.py": MAILER,
+    }
+    assert "src.shop.mailer" in sent_and_named(scan_files, files)
