@@ -767,6 +767,17 @@ CASES = [
         [],
         False,
     ),
+    # Python's own eval runs code, whatever globals it is given; `ast.literal_eval` does not.
+    (
+        "builtin-eval",
+        "import math",
+        "",
+        'return str(eval(value.replace("^", "**"), {"__builtins__": {}}, {"sqrt": math.sqrt}))',
+        False,
+        ["exec"],
+        False,
+    ),
+    ("ast-literal-eval", "import ast", "", "return ast.literal_eval(value)", False, [], False),
     ("shutil-rmtree", "import shutil", "", "shutil.rmtree(value)", False, ["destructive"], False),
     ("os-remove", "import os", "", "os.remove(value)", False, ["destructive"], False),
     ("shutil-copy", "import shutil", "", 'shutil.copy(value, "backup/")', False, ["write"], False),
