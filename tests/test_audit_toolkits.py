@@ -1,0 +1,198 @@
+"""Forms found by auditing agent-framework toolkits nobody here labelled: Agno ``Toolkit``
+subclasses (the tool list built with ``append`` under option flags), a client an
+attribute holds because a method of the class built it, pathlib writes on a path a
+helper handed back in a tuple, and report rows of two tools with one name."""
+
+from __future__ import annotations
+
+from agentguard.report.model import build_report
+
+from .conftest import ScanFiles
+from .test_tool_discovery import discover, line_of
+
+NOTES_KIT = """\
+from pathlib import Path
+from typing import Any, List, Tuple
+
+from agno.tools import Toolkit
+
+
+class NotesTools(Toolkit):
+    def __init__(self, folder: str, allow_delete: bool = False, **kwargs):
+        self.folder = Path(folder)
+        tools: List[Any] = [self.read_note]
+        if allow_delete:
+            tools.append(self.remove_note)
+        tools.extend([self.save_note])
+        super().__init__(name="notes", tools=tools, **kwargs)
+
+    def _locate(self, name: str) -> Tuple[bool, Path]:
+        target = (self.folder / name).resolve()
+        return target.is_relative_to(self.folder), target
+
+    def read_note(self, name: str) -> str:
+        \"\"\"Read a note.\"\"\"
+        ok, path = self._locate(name)
+        return path.read_text() if ok else "not allowed"
+
+    def save_note(self, name: str, text: str) -> str:
+        \"\"\"Save a note.\"\"\"
+        ok, path = self._locate(name)
+        if not ok:
+            return "not allowed"
+        path.write_text(text)
+        return "saved"
+
+    def remove_note(self, name: str) -> str:
+        \"\"\"Delete a note.\"\"\"
+        ok, path = self._locate(name)
+        if ok:
+            path.unlink()
+        return "removed"
+
+    def helper_never_listed(self) -> None:
+        self.folder.mkdir(exist_ok=True)
+"""
+
+
+def test_agno_toolkit_methods_appended_to_the_tool_list_are_tools() -> None:
+    tools = discover({"notes/kit.py": NOTES_KIT})
+    assert {t.name: (t.framework, t.anchor.span.line) for t in tools} == {
+        "read_note": ("agno", line_of(NOTES_KIT, "def read_note")),
+        "save_note": ("agno", line_of(NOTES_KIT, "def save_note")),
+        "remove_note": ("agno", line_of(NOTES_KIT, "def remove_note")),
+    }
+
+
+def test_path_writes_on_a_path_a_helper_returned_are_judged() -> None:
+    tools = {t.name: t for t in discover({"notes/kit.py": NOTES_KIT})}
+    assert [e.kind for e in tools["read_note"].effects] == []
+    assert [(e.kind, e.sink) for e in tools["save_note"].effects] == [("write", "path.write_text")]
+    assert [(e.kind, e.sink) for e in tools["remove_note"].effects] == [
+        ("destructive", "path.unlink")
+    ]
+
+
+AGNO_DECORATED = """\
+import httpx
+from agno.agent import Agent
+from agno.tools import tool
+
+
+@tool(name="post_status")
+def post_status(text: str) -> str:
+    \"\"\"Post a status update.\"\"\"
+    return httpx.post("https://status.example/api/updates", json={"text": text}).text
+
+
+def lookup(city: str) -> str:
+    \"\"\"Look up the weather.\"\"\"
+    return httpx.get(f"https://weather.example/{city}").text
+
+
+agent = Agent(tools=[post_status, lookup])
+"""
+
+
+def test_agno_tool_decorator_and_agent_tool_list() -> None:
+    tools = {t.name: t for t in discover({"bot/agent.py": AGNO_DECORATED})}
+    assert sorted(tools) == ["lookup", "post_status"]
+    assert {t.framework for t in tools.values()} == {"agno"}
+    assert [e.kind for e in tools["post_status"].effects] == ["network_write"]
+    assert tools["lookup"].effects == []
+
+
+REPO_KIT = """\
+from typing import Any, List, Optional
+
+from agno.tools import Toolkit
+from github import Auth, Github, GithubException
+
+
+class RepoTools(Toolkit):
+    def __init__(self, token: Optional[str] = None, base_url: Optional[str] = None, **kwargs):
+        self.token = token
+        self.base_url = base_url
+        self.gh = self.connect()
+        tools: List[Any] = [self.open_repository, self.repository_topics]
+        super().__init__(name="repos", tools=tools, **kwargs)
+
+    def connect(self):
+        auth = Auth.Token(self.token or "")
+        if self.base_url:
+            return Github(base_url=self.base_url, auth=auth)
+        return Github(auth=auth)
+
+    def open_repository(self, name: str, org: Optional[str] = None) -> str:
+        \"\"\"Create a repository.\"\"\"
+        try:
+            if org:
+                made = self.gh.get_organization(org).create_repo(name=name)
+            else:
+                made = self.gh.get_user().create_repo(name=name)
+            return made.full_name
+        except GithubException:
+            return "could not create the repository"
+
+    def repository_topics(self, name: str) -> str:
+        \"\"\"List a repository's topics.\"\"\"
+        return ", ".join(self.gh.get_repo(name).get_topics())
+"""
+
+
+def test_a_client_built_by_the_class_own_method_is_the_attribute_type() -> None:
+    tools = {t.name: t for t in discover({"repos/kit.py": REPO_KIT})}
+    assert {e.kind for e in tools["open_repository"].effects} == {"network_write"}
+    assert tools["repository_topics"].effects == []
+
+
+TWO_KITS = {
+    "kits/__init__.py": "",
+    "kits/local.py": """\
+from pathlib import Path
+
+from agno.tools import Toolkit
+
+
+class LocalFiles(Toolkit):
+    def __init__(self, **kwargs):
+        super().__init__(name="local", tools=[self.delete_file], **kwargs)
+
+    def delete_file(self, name: str) -> str:
+        \"\"\"Delete a local file.\"\"\"
+        Path("/srv/files", name).unlink()
+        return "deleted"
+""",
+    "kits/remote.py": """\
+import httpx
+
+from agno.tools import Toolkit
+
+
+class RemoteFiles(Toolkit):
+    def __init__(self, **kwargs):
+        super().__init__(name="remote", tools=[self.delete_file], **kwargs)
+
+    def delete_file(self, name: str) -> str:
+        \"\"\"Delete a remote file.\"\"\"
+        try:
+            httpx.delete(f"https://files.example/{name}", timeout=5)
+        except httpx.HTTPError as exc:
+            return f"failed: {exc}"
+        return "deleted"
+""",
+}
+
+
+def test_report_rows_of_two_tools_with_one_name_keep_their_own_findings(
+    scan_files: ScanFiles,
+) -> None:
+    report = build_report(scan_files(TWO_KITS))
+    rows = {row.path: row for row in report.tools if row.name == "delete_file"}
+    assert sorted(rows) == ["kits/local.py", "kits/remote.py"]
+    local = {e.path for e in rows["kits/local.py"].findings}
+    remote = {e.path for e in rows["kits/remote.py"].findings}
+    assert local == {"kits/local.py"}
+    assert remote == {"kits/remote.py"}
+    assert any("AG601" in e.text for e in rows["kits/remote.py"].findings)
+    assert not any("AG601" in e.text for e in rows["kits/local.py"].findings)
