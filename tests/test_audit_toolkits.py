@@ -196,3 +196,63 @@ def test_report_rows_of_two_tools_with_one_name_keep_their_own_findings(
     assert remote == {"kits/remote.py"}
     assert any("AG601" in e.text for e in rows["kits/remote.py"].findings)
     assert not any("AG601" in e.text for e in rows["kits/local.py"].findings)
+
+
+REPORTS = """\
+import io
+
+from docx import Document
+from langchain_core.tools import tool
+
+
+@tool
+def draft_report(title: str, body: str) -> bytes:
+    \"\"\"Build a Word report and return its bytes.\"\"\"
+    document = Document()
+    document.add_heading(title)
+    for part in body.split("\\n\\n"):
+        document.add_paragraph(part)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+@tool
+def file_report(title: str) -> str:
+    \"\"\"Build a Word report and file it on the share.\"\"\"
+    document = Document()
+    document.add_heading(title)
+    document.save(f"/srv/share/{title}.docx")
+    return "filed"
+"""
+
+
+def test_a_document_built_and_saved_into_memory_writes_nothing() -> None:
+    tools = {t.name: t for t in discover({"office/tools.py": REPORTS})}
+    assert tools["draft_report"].effects == []
+    assert tools["file_report"].effects != []
+
+
+BROWSER = """\
+from crewai.tools import BaseTool
+from selenium import webdriver
+
+
+class PageText(BaseTool):
+    name: str = "Page text"
+    description: str = "Read the visible text of a page, logged in with a session cookie."
+
+    def _run(self, url: str, cookie: dict) -> str:
+        driver = webdriver.Chrome()
+        driver.get(url)
+        driver.add_cookie(cookie)
+        driver.get(url)
+        return driver.find_element("tag name", "body").text
+"""
+
+
+def test_a_cookie_set_in_the_local_browser_is_no_remote_write(scan_files: ScanFiles) -> None:
+    result = scan_files({"web/tools.py": BROWSER})
+    assert [t.name for t in result.project.tools] == ["Page text"]
+    assert result.project.tools[0].effects == []
+    assert not [f for f in result.findings if f.code in {"AG101", "AG201"}]

@@ -126,6 +126,21 @@ def judge_built(
     return _effect(call, fn, facts, verdict, key_for)
 
 
+def saved_into_memory(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    """``document.save(buffer)`` / ``figure.savefig(buffer)`` with ``buffer = io.BytesIO()``:
+    the bytes stay in memory (an upload of them is judged where it is made)."""
+    world = project.catalog.open_world
+    if call.method not in world.buffer_saves:
+        return False
+    target = call.args[0] if call.args else None
+    if target is None or target.kind != "name":
+        return False
+    bound = local_value(project, target.text, fn, facts, call.order)
+    if bound is None or bound.kind != "call":
+        return False
+    return (bound.qualname or "").replace("()", "") in world.memory_buffers
+
+
 def _effect(
     call: Call, fn: Function, facts: ModuleFacts, verdict: _Verdict | None, key_for: KeyFor
 ) -> Effect | None:
