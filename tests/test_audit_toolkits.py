@@ -256,3 +256,58 @@ def test_a_cookie_set_in_the_local_browser_is_no_remote_write(scan_files: ScanFi
     assert [t.name for t in result.project.tools] == ["Page text"]
     assert result.project.tools[0].effects == []
     assert not [f for f in result.findings if f.code in {"AG101", "AG201"}]
+
+
+SEARCH_FAMILY = {
+    "search/__init__.py": "",
+    "search/base.py": """\
+from abc import ABC, abstractmethod
+from typing import Any
+
+import requests
+from crewai.tools import BaseTool
+
+
+class SearchBase(BaseTool, ABC):
+    endpoint: str = ""
+
+    def _run(self, q: str) -> Any:
+        return self._shape(requests.get(self.endpoint, params={"q": q}, timeout=10).json())
+
+    @abstractmethod
+    def _shape(self, response: dict) -> Any: ...
+""",
+    "search/news.py": """\
+from search.base import SearchBase
+
+
+class NewsSearch(SearchBase):
+    name: str = "News search"
+    description: str = "Search recent news articles."
+    endpoint: str = "https://search.example/news"
+
+    def _shape(self, response: dict) -> list:
+        return response.get("articles", [])
+""",
+    "search/images.py": """\
+from search.base import SearchBase
+
+
+class ImageSearch(SearchBase):
+    name: str = "Image search"
+    description: str = "Search images."
+    endpoint: str = "https://search.example/images"
+
+    def _shape(self, response: dict) -> list:
+        return [hit["url"] for hit in response.get("hits", [])]
+""",
+}
+
+
+def test_tool_classes_sharing_a_base_run_are_each_a_tool(scan_files: ScanFiles) -> None:
+    result = scan_files(SEARCH_FAMILY)
+    assert sorted((t.name, t.path) for t in result.project.tools) == [
+        ("Image search", "search/images.py"),
+        ("News search", "search/news.py"),
+    ]
+    assert not [f for f in result.findings if f.code == "AG003"]

@@ -35,6 +35,11 @@ def _model_params(project: ProjectModel, fn: Function) -> list[str]:
 
 def _add_tool(project: ProjectModel, tool: ToolFacts) -> None:
     for existing in project.tools:
+        if (
+            existing.symbol != tool.symbol
+            and {existing.symbol, tool.symbol} <= project.classes.keys()
+        ):
+            continue  # two tool classes sharing the ``_run`` a common base defines
         if existing.functions == tool.functions and existing.functions:
             # The same function registered twice (decorated and listed): keep one tool,
             # gather every declaration and option.
