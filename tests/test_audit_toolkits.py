@@ -311,3 +311,36 @@ def test_tool_classes_sharing_a_base_run_are_each_a_tool(scan_files: ScanFiles) 
         ("News search", "search/news.py"),
     ]
     assert not [f for f in result.findings if f.code == "AG003"]
+
+
+PRIVATE_RECORD = """\
+from dataclasses import dataclass
+
+from langchain_core.tools import tool
+from slack_sdk import WebClient
+
+client = WebClient()
+
+
+@dataclass(frozen=True)
+class _Channel:
+    id: str
+    name: str | None = None
+
+
+@tool
+def channel_names() -> list:
+    \"\"\"List the workspace's channels.\"\"\"
+    found = client.conversations_list()
+    return [_Channel(id=c["id"], name=c["name"]) for c in found["channels"]]
+"""
+
+
+def test_a_private_record_class_built_in_the_tool_is_no_unknown_call(
+    scan_files: ScanFiles,
+) -> None:
+    # a module named like a service (``slack.py``) holding a private record class
+    result = scan_files({"chat/__init__.py": "", "chat/slack.py": PRIVATE_RECORD})
+    (tool,) = result.project.tools
+    assert [e.kind for e in tool.effects] == []
+    assert not [f for f in result.findings if f.code == "AG104"]

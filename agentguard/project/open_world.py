@@ -189,8 +189,10 @@ def _verdict(
         return None
     if world.reads(callee) or world.reads(call.callee):
         return None
-    if call.method[:1].isupper() or not call.method.isidentifier():
+    if call.method.lstrip("_")[:1].isupper() or not call.method.isidentifier():
         return None  # a constructor builds a client, it sends nothing
+    if callee in project.classes:
+        return None  # a project class with no ``__init__`` (a dataclass record) built
     written = call.text.rsplit(".", 1)[0] if "." in call.text else ""
     receiver = _parse(written) if written else None
     if receiver is None and "." in call.callee:
