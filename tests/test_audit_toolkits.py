@@ -344,3 +344,45 @@ def test_a_private_record_class_built_in_the_tool_is_no_unknown_call(
     (tool,) = result.project.tools
     assert [e.kind for e in tool.effects] == []
     assert not [f for f in result.findings if f.code == "AG104"]
+
+
+BROWSER_SPEC = """\
+from playwright.async_api import Browser, Page
+from llama_index.core.tools.tool_spec.base import BaseToolSpec
+
+
+class PageToolSpec(BaseToolSpec):
+    spec_functions = ["open_url", "page_html", "press"]
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+
+    async def _page(self) -> Page:
+        context = await self.browser.new_context()
+        return await context.new_page()
+
+    async def open_url(self, url: str) -> str:
+        \"\"\"Open a web page.\"\"\"
+        page = await self._page()
+        await page.goto(url)
+        return page.url
+
+    async def page_html(self) -> str:
+        \"\"\"Return the current page's HTML.\"\"\"
+        page = await self._page()
+        return await page.content()
+
+    async def press(self, selector: str) -> str:
+        \"\"\"Click an element.\"\"\"
+        page = await self._page()
+        await page.click(selector)
+        return "clicked"
+"""
+
+
+def test_navigating_and_reading_a_local_browser_page_reads() -> None:
+    tools = {t.name: t for t in discover({"web/spec.py": BROWSER_SPEC})}
+    assert tools["open_url"].effects == []
+    assert tools["page_html"].effects == []
+    # a click may submit a form: honest unknown, never "read"
+    assert [e.kind for e in tools["press"].effects] == ["unknown"]
