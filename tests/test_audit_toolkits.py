@@ -386,3 +386,39 @@ def test_navigating_and_reading_a_local_browser_page_reads() -> None:
     assert tools["page_html"].effects == []
     # a click may submit a form: honest unknown, never "read"
     assert [e.kind for e in tools["press"].effects] == ["unknown"]
+
+
+LOOPED = """\
+from github import Github
+from langchain_core.tools import tool
+
+gh = Github()
+
+
+@tool
+def reword_comment(repo_name: str, comment_id: int, body: str) -> str:
+    \"\"\"Edit one pull-request review comment.\"\"\"
+    repo = gh.get_repo(repo_name)
+    comment = None
+    for comment in repo.get_pulls_comments():
+        if comment.id == comment_id:
+            comment.edit(body)
+    return "done" if comment else "not found"
+
+
+@tool
+def comment_authors(repo_name: str) -> list:
+    \"\"\"List who commented on pull requests.\"\"\"
+    authors = []
+    for comment in gh.get_repo(repo_name).get_pulls_comments():
+        authors.append(comment.user.login)
+    return authors
+"""
+
+
+def test_a_write_on_each_object_an_external_listing_hands_out_is_judged() -> None:
+    tools = {t.name: t for t in discover({"review/tools.py": LOOPED})}
+    assert [(e.kind, e.sink) for e in tools["reword_comment"].effects] == [
+        ("write", "comment.edit")
+    ]
+    assert tools["comment_authors"].effects == []
