@@ -170,13 +170,19 @@ from agno.tools import Toolkit
 
 
 class RemoteFiles(Toolkit):
-    def __init__(self, **kwargs):
-        super().__init__(name="remote", tools=[self.delete_file], **kwargs)
+    \"\"\"Files kept on the team's file service.\"\"\"
+
+    base_url = "https://files.example"
+
+    def __init__(self, token: str, **kwargs):
+        self.http = httpx.Client(base_url=self.base_url, headers={"Authorization": token})
+        kept = [self.delete_file]
+        super().__init__(name="remote", tools=kept, **kwargs)
 
     def delete_file(self, name: str) -> str:
         \"\"\"Delete a remote file.\"\"\"
         try:
-            httpx.delete(f"https://files.example/{name}", timeout=5)
+            self.http.delete(f"/files/{name}", timeout=5)
         except httpx.HTTPError as exc:
             return f"failed: {exc}"
         return "deleted"
@@ -294,12 +300,20 @@ from search.base import SearchBase
 
 
 class ImageSearch(SearchBase):
-    name: str = "Image search"
-    description: str = "Search images."
+    \"\"\"Image search, safe-search on unless configured off.\"\"\"
+
+    safe_only: bool = True
     endpoint: str = "https://search.example/images"
+    description: str = (
+        "Search images by keywords; returns image URLs, never the images themselves."
+    )
+    name: str = "Image search"
 
     def _shape(self, response: dict) -> list:
-        return [hit["url"] for hit in response.get("hits", [])]
+        hits = response.get("hits", [])
+        if self.safe_only:
+            hits = [hit for hit in hits if not hit.get("adult")]
+        return [hit["url"] for hit in hits]
 """,
 }
 
