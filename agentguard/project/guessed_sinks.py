@@ -86,7 +86,7 @@ def heuristic_sink(
     """An unresolved call whose method name starts with a write verb, on a receiver that
     looks like a service client. Lower confidence than a catalogue sink, and silent on
     containers, loggers, strings and the standard library."""
-    if call.method[:1].isupper():
+    if call.method.lstrip("_")[:1].isupper():
         return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
     verb_class = project.catalog.open_world.verb_class(call.method)
     if verb_class in {None, "read"}:

@@ -126,6 +126,21 @@ def judge_built(
     return _effect(call, fn, facts, verdict, key_for)
 
 
+def saved_into_memory(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    """``document.save(buffer)`` / ``figure.savefig(buffer)`` with ``buffer = io.BytesIO()``:
+    the bytes stay in memory (an upload of them is judged where it is made)."""
+    world = project.catalog.open_world
+    if call.method not in world.buffer_saves:
+        return False
+    target = call.args[0] if call.args else None
+    if target is None or target.kind != "name":
+        return False
+    bound = local_value(project, target.text, fn, facts, call.order)
+    if bound is None or bound.kind != "call":
+        return False
+    return (bound.qualname or "").replace("()", "") in world.memory_buffers
+
+
 def _effect(
     call: Call, fn: Function, facts: ModuleFacts, verdict: _Verdict | None, key_for: KeyFor
 ) -> Effect | None:
@@ -174,8 +189,10 @@ def _verdict(
         return None
     if world.reads(callee) or world.reads(call.callee):
         return None
-    if call.method[:1].isupper() or not call.method.isidentifier():
+    if call.method.lstrip("_")[:1].isupper() or not call.method.isidentifier():
         return None  # a constructor builds a client, it sends nothing
+    if callee in project.classes:
+        return None  # a project class with no ``__init__`` (a dataclass record) built
     written = call.text.rsplit(".", 1)[0] if "." in call.text else ""
     receiver = _parse(written) if written else None
     if receiver is None and "." in call.callee:
@@ -261,9 +278,13 @@ def _handed_out(
     first = root.split(".", 1)[0]
     if not first.isidentifier() or depth > 3:
         return False
-    bound = local_value(project, first, fn, facts, call.order)
+    bound = _walked(project, first, fn, facts, call) or local_value(
+        project, first, fn, facts, call.order
+    )
     if bound is None:
         return False
+    if bound.kind == "name" and bound.text != first:
+        bound = local_value(project, bound.text, fn, facts, call.order) or bound
     node = _parse(bound.text)
     while isinstance(node, ast.Subscript):
         node = node.value  # ``board.list_lists()[0]``: an item of what the call returned
@@ -277,6 +298,24 @@ def _handed_out(
         made_by.split(".", 1)[0] != first
         and _handed_out(project, world, made_by, fn, facts, call, depth + 1)
     )
+
+
+def _walked(
+    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, call: Call
+) -> Value | None:
+    """What the ``for`` loop around ``call`` walks when it binds ``name`` (``for comment in
+    repo.get_comments(): comment.edit(...)``), unless the loop body rebinds it first."""
+    span = call.span
+    for loop in reversed(fn.loops):
+        inside = loop.span[:2] <= span[:2] and span[2:] <= loop.span[2:]
+        if not inside or name not in loop.targets or loop.iterable is None:
+            continue
+        rebound = any(
+            loop.span.line <= a.span.line and a.order <= call.order
+            for a in project.local_assignments(facts, fn.qualname, name)
+        )
+        return None if rebound else loop.iterable
+    return None
 
 
 def _leaves_project(

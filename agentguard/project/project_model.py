@@ -148,6 +148,7 @@ class LookupMemo:
     )
     imported_heads: dict[str, frozenset[str]] = field(default_factory=dict)
     handed: dict[int, tuple[Call, Call | None]] = field(default_factory=dict)
+    method_built: dict[tuple[str, str], str | None] = field(default_factory=dict)
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
@@ -994,7 +995,30 @@ class ProjectModel:
             if attr in cls.self_types:
                 return cls.self_types[attr]
             queue.extend(cls.bases)
-        return None
+        return self._built_by_method(cls_qual, attr)
+
+    def _built_by_method(self, cls_qual: str, attr: str) -> str | None:
+        """``self.g = self.authenticate()``, where the class's method builds and returns
+        ``Github(auth=...)`` on every path (or declares ``-> Github``): the attribute holds
+        what the method returns (``_accessor_type``)."""
+        key = (cls_qual, attr)
+        if key in self._memo.method_built:
+            return self._memo.method_built[key]
+        self._memo.method_built[key] = None  # a method returning ``self.g`` asks again
+        entry = self.classes.get(cls_qual)
+        found: str | None = None
+        if entry is not None:
+            cls, facts = entry
+            target = f"self.{attr}"
+            for method in cls.methods:
+                for assignment in self.local_assignments(facts, method, target):
+                    value = assignment.value
+                    called = value.calls[0] if value.kind == "call" and value.calls else ""
+                    head, _, name = called.partition(".")
+                    if head in SELF_NAMES and name.isidentifier():
+                        found = found or self._accessor_type(cls_qual, name)
+        self._memo.method_built[key] = found
+        return found
 
     def find_method(self, cls_qual: str, name: str) -> str | None:
         seen: set[str] = set()

@@ -261,6 +261,8 @@ def _classify_sink(
     rpc = judge_rpc(project, call, callee, fn, facts)
     if not isinstance(rpc, bool):
         return rpc
+    if open_world.saved_into_memory(project, call, fn, facts):
+        return None
     guessed = open_world.judge_built(
         project, call, fn, facts, lambda sink: key_for(project, call, sink, fn, facts)
     ) or heuristic_sink(project, call, callee, fn, facts)

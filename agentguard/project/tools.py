@@ -35,6 +35,11 @@ def _model_params(project: ProjectModel, fn: Function) -> list[str]:
 
 def _add_tool(project: ProjectModel, tool: ToolFacts) -> None:
     for existing in project.tools:
+        if (
+            existing.symbol != tool.symbol
+            and {existing.symbol, tool.symbol} <= project.classes.keys()
+        ):
+            continue  # two tool classes sharing the ``_run`` a common base defines
         if existing.functions == tool.functions and existing.functions:
             # The same function registered twice (decorated and listed): keep one tool,
             # gather every declaration and option.
@@ -454,12 +459,34 @@ def listed_elements(
         return result
     if value.kind in {"name", "attr"}:
         held = _variable_value(project, value, call, facts)
-        return listed_elements(project, held, call, facts, depth + 1)
+        listed = listed_elements(project, held, call, facts, depth + 1)
+        if held is not None and held.kind == "list":
+            listed += _appended_elements(project, value, call, facts, depth)
+        return listed
     if value.kind == "other" and "+" in value.text and not value.calls:
         # READ_TOOLS + WRITE_TOOLS  /  [a] + EXTRA
         names = [n for n in value.names if n not in project.functions]
         return _variable_elements(project, names, call, facts, depth)
     return []
+
+
+def _appended_elements(
+    project: ProjectModel, value: Value, call: Call, facts: ModuleFacts, depth: int
+) -> list[Value]:
+    """What the calling function adds to a local list before handing it over: ``tools =
+    []``, then ``tools.append(self.send)`` (often under an ``if`` an option guards) or
+    ``tools.extend([...])``; each may be a tool."""
+    if value.kind != "name" or call.function is None:
+        return []
+    added: list[Value] = []
+    for other in project.calls_in(call.function):
+        if other.order >= call.order or other.receiver != value.text or len(other.args) != 1:
+            continue
+        if other.method == "append":
+            added.append(other.args[0])
+        elif other.method == "extend":
+            added += listed_elements(project, other.args[0], call, facts, depth + 1)
+    return added
 
 
 def _variable_elements(

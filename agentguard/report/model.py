@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, Rule, all_rules
 from agentguard.checks.evals.shared import EvalVerdict, eval_verdict, replay_tests
-from agentguard.diagnostics import Finding, Severity
+from agentguard.diagnostics import Finding, Severity, StepKind
 from agentguard.engine.display_paths import PathPresenter
 from agentguard.project.tool_facts import ToolFacts
 
@@ -396,6 +396,16 @@ def _eval_cell(
     return Cell("no test found", "inferred", BAD if rules else UNKNOWN)
 
 
+def _found_in(finding: Finding, tool: ToolFacts, paths: PathPresenter) -> bool:
+    """Whether ``finding`` is about ``tool`` rather than another tool of the same name: the
+    tool its evidence starts from is at the tool's place (else, it is in the tool's file)."""
+    anchor = paths.show(tool.anchor.path), tool.anchor.span.line
+    for step in finding.evidence:
+        if step.kind is StepKind.TOOL and step.location is not None:
+            return (step.location.path, step.location.span.line) == anchor
+    return finding.path == anchor[0]
+
+
 def build_report(result: ScanResult, link_base: str | None = None) -> Report:
     """The report of a scan; every path in it (and so every ``link_base`` link) is relative
     to the repository root, as in every output of ``check``."""
@@ -452,7 +462,17 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
             )
         )
     rows = []
+    named: dict[str, int] = defaultdict(int)
     for tool in result.project.tools:
+        named[tool.name] += 1
+    every_finding = findings
+    for tool in result.project.tools:
+        # two toolkits may both have a ``delete_file``: each row keeps its own tool's
+        findings = (
+            every_finding
+            if named[tool.name] == 1
+            else [f for f in every_finding if f.tool != tool.name or _found_in(f, tool, paths)]
+        )
         risk, idem, replay = _declared_or_inferred(tool)
         rows.append(
             ToolRow(
@@ -482,6 +502,7 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
                 findings=[_evidence(f) for f in findings if f.tool == tool.name],
             )
         )
+    findings = every_finding
     by_severity = {s.value: sum(1 for f in findings if f.severity is s) for s in Severity}
     problems = [Evidence(f"{p.kind}: {p.reason}", p.path, p.span.line) for p in problems_shown]
     return Report(
