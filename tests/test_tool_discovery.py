@@ -12,6 +12,7 @@ from agentguard.facts.extract import extract
 from agentguard.knowledge.catalog import load_catalog
 from agentguard.project.project_model import build_project
 from agentguard.project.tool_facts import ToolFacts
+from tests.conftest import ScanFiles
 
 
 def discover(files: Mapping[str, str]) -> list[ToolFacts]:
@@ -1396,3 +1397,73 @@ def test_shared_base_class_of_tools_is_not_a_tool_itself() -> None:
         }
     )
     assert sorted(t.name for t in tools) == ["Book Hotel"]
+
+
+def test_mcp_annotations_built_by_a_project_helper_function() -> None:
+    # A server that builds its write hints with a small helper: the helper's returned
+    # ToolAnnotations, with the call's arguments bound to its parameters, is the declaration.
+    source = """\
+    import sqlite3
+
+    from mcp.server.fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
+
+    mcp = FastMCP("notes")
+
+
+    def changes(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
+        return ToolAnnotations(
+            readOnlyHint=False,
+            destructiveHint=destructive,
+            idempotentHint=idempotent,
+        )
+
+
+    @mcp.tool(annotations=changes(destructive=False, idempotent=False))
+    def add_note(text: str) -> str:
+        sqlite3.connect("notes.db").execute("INSERT INTO notes VALUES (?)", (text,))
+        return "ok"
+
+
+    @mcp.tool(annotations=changes(destructive=True, idempotent=True))
+    def clear_notes() -> str:
+        sqlite3.connect("notes.db").execute("DELETE FROM notes")
+        return "ok"
+    """
+    tools = {t.name: t for t in discover({"server.py": source})}
+    add = tools["add_note"].declaration
+    assert add is not None and add.source == "mcp-annotations"
+    assert (add.read_only, add.destructive, add.idempotent_hint) == (False, False, False)
+    clear = tools["clear_notes"].declaration
+    assert clear is not None
+    assert (clear.read_only, clear.destructive, clear.idempotent_hint) == (False, True, True)
+
+
+def test_helper_built_annotations_silence_ag101(scan_files: ScanFiles) -> None:
+    result = scan_files(
+        {
+            "server.py": (
+                "import sqlite3\n"
+                "from mcp.server.fastmcp import FastMCP\n"
+                "from mcp.types import ToolAnnotations\n\n"
+                "mcp = FastMCP('notes')\n\n"
+                "def changes(destructive: bool, idempotent: bool) -> ToolAnnotations:\n"
+                "    return ToolAnnotations(read_only_hint=False, destructive_hint=destructive,\n"
+                "                           idempotent_hint=idempotent)\n\n"
+                "@mcp.tool(annotations=changes(False, True))\n"
+                "def tag_note(note_id: int, tag: str) -> str:\n"
+                "    sqlite3.connect('notes.db').execute('UPDATE notes SET tag=? WHERE id=?', (tag, note_id))\n"
+                "    return 'ok'\n\n"
+                "def plain(flag: bool) -> dict:\n"
+                "    return {'title': 'x'}\n\n"
+                "@mcp.tool(annotations=plain(True))\n"
+                "def drop_note(note_id: int) -> str:\n"
+                "    sqlite3.connect('notes.db').execute('DELETE FROM notes WHERE id=?', (note_id,))\n"
+                "    return 'ok'\n"
+            )
+        }
+    )
+    flagged = {f.tool for f in result.findings if f.code == "AG101"}
+    # Declared through the helper: no AG101. A helper that declares no hint still leaves
+    # the tool undeclared.
+    assert flagged == {"drop_note"}
