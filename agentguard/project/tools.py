@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.discovery_loops import loop_rows
 from agentguard.project.discovery_lowlevel_mcp import (
     add_inline_branch_tool,
     branch_name,
@@ -400,6 +401,20 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
         ) or local_function(project, also, call)
         if qual is None and also_qual is not None:
             qual, also_qual = also_qual, None
+        if qual is None:
+            # for func, name, *_ in SPECS: mcp.add_tool(Tool.from_function(func, name=name))
+            for row in loop_rows(project, target, call):
+                tool = _tool_from_function(
+                    project,
+                    row.function,
+                    factory,
+                    site,
+                    row.string_at(name_value),
+                    dict(call.kwargs),
+                )
+                if tool:
+                    _add_tool(project, tool)
+            return
         if qual:
             tool = _tool_from_function(
                 project,
