@@ -228,6 +228,16 @@ def test_a_client_handed_out_is_not_judged_itself(scan_files: ScanFiles) -> None
     assert found == ["unknown"]  # the listing is unknown; handing out the bucket is no call
 
 
+def test_an_answer_only_converted_is_no_handle_the_call_stays_unknown(
+    scan_files: ScanFiles,
+) -> None:
+    # An OpenAPI-generated client: the operation names no verb, and its answer is only
+    # turned into a dict; the call is what acted, so it stays unknown, never read.
+    body = "answer = client.users_profile(user=value)\nreturn str(answer.to_dict())"
+    found, codes = kinds_and_codes(scan_files, tool_module(SLACK, SLACK_CLIENT, body))
+    assert (found, codes) == (["unknown"], ["AG104"])
+
+
 def test_oauth_token_file_refresh_is_not_a_side_effect(scan_files: ScanFiles) -> None:
     prelude = """
     def _get_credentials(token_path: str) -> object:

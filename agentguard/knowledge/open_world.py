@@ -32,6 +32,8 @@ class OpenWorld:
     no_effect: frozenset[str]
     derived_writes: frozenset[str]
     object_factories: frozenset[str]
+    # methods that only convert what a call answered (``response.to_dict()``)
+    answer_conversions: frozenset[str] = frozenset()
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -80,4 +82,5 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         no_effect=frozenset(section.get("no_effect") or []),
         derived_writes=frozenset(section.get("derived_writes") or []),
         object_factories=frozenset(section.get("object_factories") or []),
+        answer_conversions=frozenset(section.get("answer_conversions") or []),
     )
