@@ -156,6 +156,24 @@ CASES = [
         [],
         False,
     ),
+    # Operation ids named after their HTTP method, then their own verb (an OpenAPI client):
+    # the verb after the method decides; the method word alone is the verb.
+    (
+        "openapi-post-then-set",
+        "from scheduler_client.api.job_api import JobApi",
+        "jobs_client = JobApi()",
+        'return jobs_client.post_set_job_state(job_id=value, state="paused")',
+        ["write"],
+        False,
+    ),
+    (
+        "openapi-post-alone-creates",
+        "from scheduler_client.api.job_api import JobApi",
+        "jobs_client = JobApi()",
+        "return jobs_client.post_job_run(job_id=value)",
+        ["network_write"],
+        True,
+    ),
     # save() on an object just built creates it.
     (
         "save-on-object-just-built",
