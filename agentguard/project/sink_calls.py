@@ -24,6 +24,7 @@ from agentguard.project.read_posts import (
     SETS,
     WEAK,
     WRITE,
+    PostJudgement,
     graphql_document,
     judge_mapped_url,
     judge_post,
@@ -324,12 +325,8 @@ def _judged_post(
     """An HTTP POST as its request reads: no effect when it only asks a question (search,
     embeddings, a model call, a GraphQL query), low confidence on mixed evidence."""
     judgement = judge_post(project, effect.call, fn, facts)
-    if judgement.verdict == READ:
-        return None
-    if judgement.verdict == SETS:
-        return _repeat_safe_post(effect, judgement.reason)
-    if judgement.verdict == DELETES:
-        return _deleting_post(effect, judgement.reason)
+    if judgement.verdict in {READ, SETS, DELETES}:
+        return _settled_post(effect, judgement)
     if judgement.verdict == OPERATION:
         return replace(effect, reading=OPERATION, url_param=judgement.url_param)
     if judgement.verdict in {MIXED, WEAK}:
@@ -436,6 +433,15 @@ def _repeat_safe_post(effect: Effect, reason: str) -> Effect:
     )
 
 
+def _settled_post(effect: Effect, judgement: PostJudgement) -> Effect | None:
+    """A POST its request settles: a read (no effect), a repeat-safe write, or a deletion."""
+    if judgement.verdict == READ:
+        return None
+    if judgement.verdict == SETS:
+        return _repeat_safe_post(effect, judgement.reason)
+    return _deleting_post(effect, judgement.reason)
+
+
 def _deleting_post(effect: Effect, reason: str) -> Effect:
     """A POST whose request names a deletion: destructive, and a repeat deletes nothing more."""
     return replace(
@@ -465,12 +471,8 @@ def _mapped_operation(project: ProjectModel, effect: Effect, argument: Value) ->
             url_param=None,
             chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=detail)),
         )
-    if judgement.verdict == READ:
-        return None
-    if judgement.verdict == SETS:
-        return _repeat_safe_post(effect, judgement.reason)
-    if judgement.verdict == DELETES:
-        return _deleting_post(effect, judgement.reason)
+    if judgement.verdict in {READ, SETS, DELETES}:
+        return _settled_post(effect, judgement)
     return replace(
         effect,
         reading="",
