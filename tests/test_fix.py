@@ -502,3 +502,37 @@ def test_a_parameter_that_is_only_the_key_is_taken_from_the_runtime(tmp_path: Pa
     assert fixed.exit_code == 1
     assert "-def create_order(cart_id: str, request_key: str) -> str:" in fixed.stdout
     assert "+    request_key = current_call().idempotency_key" in fixed.stdout
+
+
+def test_no_annotation_fix_for_a_tool_registered_in_another_file(tmp_path: Path) -> None:
+    # The tool is registered by a loop over rows in main.py: one call registers every row,
+    # so no single edit declares this tool's hints; the fix is not offered.
+    notes = (
+        "import sqlite3\n\n\n"
+        "def add_note(text: str) -> str:\n"
+        "    sqlite3.connect('n.db').execute('INSERT INTO notes VALUES (?)', (text,))\n"
+        "    return 'ok'\n\n\n"
+        "def rows() -> list:\n"
+        "    for _ in range(1):\n"
+        "        print('registering the note tools')\n"
+        "    return [(add_note, 'notes_add', 'Add a note')]\n"
+    )
+    main = (
+        "from fastmcp import FastMCP\n"
+        "from fastmcp.tools import Tool\n\n"
+        "from app.notes import rows\n\n"
+        "mcp = FastMCP('desk')\n\n\n"
+        "def serve() -> None:\n"
+        "    for func, name, description in rows():\n"
+        "        mcp.add_tool(Tool.from_function(func, name=name, description=description))\n"
+    )
+    project = make_project(
+        tmp_path, {"app/__init__.py": "", "app/notes.py": notes, "app/main.py": main}
+    )
+    result = scan([project], load_config([project]), with_fixes=False)
+    (finding,) = [f for f in result.findings if f.code == "AG101"]
+    assert finding.tool == "notes_add"
+    assert fix_offer(finding, result.project) is None
+    fixed = runner.invoke(app, ["fix", str(project)])
+    assert fixed.exit_code == 0
+    assert (project / "app/notes.py").read_text(encoding="utf-8") == notes

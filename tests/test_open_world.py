@@ -156,6 +156,24 @@ CASES = [
         [],
         False,
     ),
+    # Operation ids named after their HTTP method, then their own verb (an OpenAPI client):
+    # the verb after the method decides; the method word alone is the verb.
+    (
+        "openapi-post-then-set",
+        "from scheduler_client.api.job_api import JobApi",
+        "jobs_client = JobApi()",
+        'return jobs_client.post_set_job_state(job_id=value, state="paused")',
+        ["write"],
+        False,
+    ),
+    (
+        "openapi-post-alone-creates",
+        "from scheduler_client.api.job_api import JobApi",
+        "jobs_client = JobApi()",
+        "return jobs_client.post_job_run(job_id=value)",
+        ["network_write"],
+        True,
+    ),
     # save() on an object just built creates it.
     (
         "save-on-object-just-built",
@@ -226,6 +244,16 @@ def test_a_client_handed_out_is_not_judged_itself(scan_files: ScanFiles) -> None
     prelude = 's3_resource = boto3.resource("s3")'
     found, _ = kinds_and_codes(scan_files, tool_module("import boto3", prelude, body))
     assert found == ["unknown"]  # the listing is unknown; handing out the bucket is no call
+
+
+def test_an_answer_only_converted_is_no_handle_the_call_stays_unknown(
+    scan_files: ScanFiles,
+) -> None:
+    # An OpenAPI-generated client: the operation names no verb, and its answer is only
+    # turned into a dict; the call is what acted, so it stays unknown, never read.
+    body = "answer = client.users_profile(user=value)\nreturn str(answer.to_dict())"
+    found, codes = kinds_and_codes(scan_files, tool_module(SLACK, SLACK_CLIENT, body))
+    assert (found, codes) == (["unknown"], ["AG104"])
 
 
 def test_oauth_token_file_refresh_is_not_a_side_effect(scan_files: ScanFiles) -> None:

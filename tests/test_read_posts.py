@@ -272,3 +272,95 @@ def send_payment(signed: str) -> dict:
     result = scan_files({"agent.py": source})
     flagged = {f.tool for f in result.findings if f.code in {"AG101", "AG201"}}
     assert flagged == {"send_payment"}
+
+
+def test_an_rpc_helper_posting_its_operation_parameter_is_judged_by_each_callers_operation(
+    scan_files: ScanFiles,
+) -> None:
+    # A local desktop app's action API: one helper posts {"action": ..., "params": ...};
+    # each tool's effect is the operation it passes.
+    source = '''
+import httpx
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("flashcards")
+API = "http://127.0.0.1:8765"
+
+
+async def call_app(action: str, params: dict | None = None) -> object:
+    async with httpx.AsyncClient() as client:
+        reply = await client.post(API, json={"action": action, "version": 6, "params": params or {}})
+        return reply.json()["result"]
+
+
+@mcp.tool()
+async def find_cards(query: str) -> object:
+    """Cards matching a query."""
+    return await call_app("findCards", {"query": query})
+
+
+@mcp.tool()
+async def rename_deck(deck: str, name: str) -> object:
+    """Give a deck a new name."""
+    return await call_app("updateDeckName", {"deck": deck, "name": name})
+
+
+@mcp.tool()
+async def drop_cards(card_ids: list[int]) -> object:
+    """Remove cards."""
+    return await call_app("deleteCards", {"cards": card_ids})
+
+
+@mcp.tool()
+async def new_card(front: str, back: str) -> object:
+    """Make a card."""
+    return await call_app("addCard", {"front": front, "back": back})
+'''
+    result = scan_files({"server.py": source})
+    by_rule: dict[str, set[str | None]] = {}
+    for f in result.findings:
+        by_rule.setdefault(f.code, set()).add(f.tool)
+    # Reads get no write finding; every write is undeclared; only the create lacks a key.
+    assert by_rule.get("AG101") == {"rename_deck", "drop_cards", "new_card"}
+    assert by_rule.get("AG201") == {"new_card"}
+    kinds = {t.name: {e.kind for e in t.effects} for t in result.project.tools}
+    assert kinds["drop_cards"] == {"destructive"}
+
+
+def test_rpc_operations_that_set_a_state_or_add_links_or_no_verb_names_are_no_creates(
+    scan_files: ScanFiles,
+) -> None:
+    source = '''
+import requests
+from langchain_core.tools import tool
+
+RPC = "http://127.0.0.1:8080/api"
+
+
+def rpc(action: str, **params: object) -> object:
+    return requests.post(RPC, json={"action": action, "params": params}, timeout=10).json()
+
+
+@tool
+def pause_job(job_id: int) -> object:
+    """Pause a job."""
+    return rpc("suspend", jobs=[job_id])
+
+
+@tool
+def label_jobs(job_ids: list[int], label: str) -> object:
+    """Label jobs."""
+    return rpc("addTags", jobs=job_ids, tags=label)
+
+
+@tool
+def nudge_job(job_id: int) -> object:
+    """Nudge a job."""
+    return rpc("kickJob", job=job_id)
+'''
+    result = scan_files({"jobs.py": source})
+    assert not [f for f in result.findings if f.code == "AG201"]
+    kinds = {t.name: {e.kind for e in t.effects} for t in result.project.tools}
+    # An operation no verb names is unknown, never read.
+    assert kinds["nudge_job"] == {"unknown"}
+    assert {f.tool for f in result.findings if f.code == "AG101"} == {"pause_job", "label_jobs"}

@@ -12,6 +12,7 @@ from agentguard.facts.extract import extract
 from agentguard.knowledge.catalog import load_catalog
 from agentguard.project.project_model import build_project
 from agentguard.project.tool_facts import ToolFacts
+from tests.conftest import ScanFiles
 
 
 def discover(files: Mapping[str, str]) -> list[ToolFacts]:
@@ -1396,3 +1397,137 @@ def test_shared_base_class_of_tools_is_not_a_tool_itself() -> None:
         }
     )
     assert sorted(t.name for t in tools) == ["Book Hotel"]
+
+
+def test_mcp_annotations_built_by_a_project_helper_function() -> None:
+    # A server that builds its write hints with a small helper: the helper's returned
+    # ToolAnnotations, with the call's arguments bound to its parameters, is the declaration.
+    source = """\
+    import sqlite3
+
+    from mcp.server.fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
+
+    mcp = FastMCP("notes")
+
+
+    def changes(*, destructive: bool, idempotent: bool) -> ToolAnnotations:
+        return ToolAnnotations(
+            readOnlyHint=False,
+            destructiveHint=destructive,
+            idempotentHint=idempotent,
+        )
+
+
+    @mcp.tool(annotations=changes(destructive=False, idempotent=False))
+    def add_note(text: str) -> str:
+        sqlite3.connect("notes.db").execute("INSERT INTO notes VALUES (?)", (text,))
+        return "ok"
+
+
+    @mcp.tool(annotations=changes(destructive=True, idempotent=True))
+    def clear_notes() -> str:
+        sqlite3.connect("notes.db").execute("DELETE FROM notes")
+        return "ok"
+    """
+    tools = {t.name: t for t in discover({"server.py": source})}
+    add = tools["add_note"].declaration
+    assert add is not None and add.source == "mcp-annotations"
+    assert (add.read_only, add.destructive, add.idempotent_hint) == (False, False, False)
+    clear = tools["clear_notes"].declaration
+    assert clear is not None
+    assert (clear.read_only, clear.destructive, clear.idempotent_hint) == (False, True, True)
+
+
+def test_helper_built_annotations_silence_ag101(scan_files: ScanFiles) -> None:
+    result = scan_files(
+        {
+            "server.py": (
+                "import sqlite3\n"
+                "from mcp.server.fastmcp import FastMCP\n"
+                "from mcp.types import ToolAnnotations\n\n"
+                "mcp = FastMCP('notes')\n\n"
+                "def changes(destructive: bool, idempotent: bool) -> ToolAnnotations:\n"
+                "    return ToolAnnotations(read_only_hint=False, destructive_hint=destructive,\n"
+                "                           idempotent_hint=idempotent)\n\n"
+                "@mcp.tool(annotations=changes(False, True))\n"
+                "def tag_note(note_id: int, tag: str) -> str:\n"
+                "    sqlite3.connect('notes.db').execute('UPDATE notes SET tag=? WHERE id=?', (tag, note_id))\n"
+                "    return 'ok'\n\n"
+                "def plain(flag: bool) -> dict:\n"
+                "    return {'title': 'x'}\n\n"
+                "@mcp.tool(annotations=plain(True))\n"
+                "def drop_note(note_id: int) -> str:\n"
+                "    sqlite3.connect('notes.db').execute('DELETE FROM notes WHERE id=?', (note_id,))\n"
+                "    return 'ok'\n"
+            )
+        }
+    )
+    flagged = {f.tool for f in result.findings if f.code == "AG101"}
+    # Declared through the helper: no AG101. A helper that declares no hint still leaves
+    # the tool undeclared.
+    assert flagged == {"drop_note"}
+
+
+def test_tools_registered_in_a_loop_over_spec_rows_returned_by_module_functions(
+    scan_files: ScanFiles,
+) -> None:
+    # Each area module returns (function, name, description) rows; the entry point picks an
+    # area's row function from a dict and registers every row's function in a loop.
+    notes = (
+        "import sqlite3\n\n"
+        "def list_notes() -> list:\n"
+        "    return sqlite3.connect('n.db').execute('SELECT * FROM notes').fetchall()\n\n"
+        "def add_note(text: str) -> str:\n"
+        "    sqlite3.connect('n.db').execute('INSERT INTO notes VALUES (?)', (text,))\n"
+        "    return 'ok'\n\n"
+        "def get_all_functions() -> list:\n"
+        "    return [\n"
+        "        (list_notes, 'notes_list', 'List notes'),\n"
+        "        (add_note, 'notes_add', 'Add a note'),\n"
+        "    ]\n"
+    )
+    tags = (
+        "import httpx\n\n"
+        "def drop_tag(tag: str) -> str:\n"
+        "    return httpx.delete(f'https://tags.example/{tag}').text\n\n"
+        "def rows() -> list:\n"
+        "    return [(drop_tag, 'tags_drop', 'Drop a tag')]\n"
+    )
+    main = (
+        "from fastmcp import FastMCP\n"
+        "from fastmcp.tools import Tool\n\n"
+        "from app.notes import get_all_functions as note_rows\n"
+        "from app.tags import rows as tag_rows\n\n"
+        "mcp = FastMCP('desk')\n"
+        "AREAS = {'notes': note_rows, 'tags': tag_rows}\n\n"
+        "def serve(areas: list[str]) -> None:\n"
+        "    for area in areas:\n"
+        "        get_rows = AREAS[area]\n"
+        "        functions = get_rows()\n"
+        "        for func, name, description in functions:\n"
+        "            mcp.add_tool(Tool.from_function(func, name=name, description=description))\n"
+        "    mcp.run()\n"
+    )
+    result = scan_files(
+        {"app/__init__.py": "", "app/notes.py": notes, "app/tags.py": tags, "app/main.py": main}
+    )
+    tools = {t.name: t for t in result.project.tools}
+    assert set(tools) == {"notes_list", "notes_add", "tags_drop"}
+    assert tools["notes_add"].path == "app/notes.py"
+    flagged = {f.tool for f in result.findings if f.code == "AG101"}
+    assert flagged == {"notes_add", "tags_drop"}
+    assert not [f for f in result.findings if f.code == "AG003"]
+
+
+def test_a_loop_over_rows_nobody_wrote_finds_no_tool(scan_files: ScanFiles) -> None:
+    main = (
+        "from fastmcp import FastMCP\n"
+        "from fastmcp.tools import Tool\n\n"
+        "mcp = FastMCP('desk')\n\n"
+        "def serve(loaded: list) -> None:\n"
+        "    for func, name in loaded:\n"
+        "        mcp.add_tool(Tool.from_function(func, name=name))\n"
+    )
+    result = scan_files({"main.py": main})
+    assert not result.project.tools

@@ -327,6 +327,7 @@ class Catalog:
         self.post_read_hosts = re.compile(read_posts.get("read_hosts") or "$^")
         self.post_id_set_segment = re.compile(read_posts.get("id_set_segment") or "$^")
         self.post_query_keys = frozenset(_as_list(read_posts.get("query_keys")))
+        self.post_rpc_operation_keys = tuple(_as_list(read_posts.get("rpc_operation_keys")))
         self.post_model_keys = frozenset(_as_list(read_posts.get("model_keys")))
         self.name_read_words = frozenset(_as_list(read_posts.get("name_read_words")))
         self.name_generic_words = frozenset(_as_list(read_posts.get("name_generic_words")))

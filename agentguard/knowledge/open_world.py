@@ -34,6 +34,10 @@ class OpenWorld:
     object_factories: frozenset[str]
     memory_buffers: frozenset[str] = frozenset()
     buffer_saves: frozenset[str] = frozenset()
+    # methods that only convert what a call answered (``response.to_dict()``)
+    answer_conversions: frozenset[str] = frozenset()
+    # HTTP method words an operation name may start with before its own verb
+    method_prefixes: frozenset[str] = frozenset()
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -44,6 +48,9 @@ class OpenWorld:
         if name in self.no_effect:
             return "read"  # ``client.close()``, ``conn.commit()``: plumbing, no effect
         parts = words(name)
+        if len(parts) > 1 and parts[0] in self.method_prefixes and parts[1] in self.verbs:
+            # ``post_set_task_state``: an operation named after its HTTP method, then its verb
+            parts = parts[1:]
         if len(parts) == 1 and parts[0] in self.nouns_alone:
             return "read"  # a thing looked up by its name: ``jira.issue(key)``
         for index, part in enumerate(parts):
@@ -84,4 +91,6 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         object_factories=frozenset(section.get("object_factories") or []),
         memory_buffers=frozenset(section.get("memory_buffers") or []),
         buffer_saves=frozenset(section.get("buffer_saves") or []),
+        answer_conversions=frozenset(section.get("answer_conversions") or []),
+        method_prefixes=frozenset(section.get("method_prefixes") or []),
     )

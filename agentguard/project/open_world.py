@@ -246,7 +246,9 @@ def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
 
 def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     """``ch = conn.channel()`` then ``ch.basic_publish(...)``: the call hands out an object
-    that later calls use; those calls are judged, not the one that made it."""
+    that later calls use; those calls are judged, not the one that made it. Later calls
+    that only convert the answer (``response.to_dict()``) make no handle: the call acted."""
+    conversions = project.catalog.open_world.answer_conversions
     start = call.span[:2]
     for assignment in project.local_assignments(facts, fn.qualname):
         value = assignment.value
@@ -255,6 +257,7 @@ def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: Modu
         target = assignment.target
         return any(
             other.order > call.order
+            and other.method not in conversions
             # a chain rooted at ``target`` is written starting with it: parse only those
             and other.text.startswith(target)
             and _root(_parse(other.text)).split(".", 1)[0] == target

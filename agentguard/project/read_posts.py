@@ -35,10 +35,15 @@ if TYPE_CHECKING:
 # low confidence, dropped when the tool's name reads). ``neutral``: no evidence (the tool's
 # name decides). ``write``: the request says it writes.
 READ, MIXED, WEAK, NEUTRAL, WRITE = "read", "mixed", "weak", "neutral", "write"
+# ``operation``: an RPC envelope whose operation is a parameter of the function posting it
+# (``{"action": action, "params": params}``): each caller's argument decides, by the verb table.
+OPERATION = "operation"
 # ``sets``: the POST writes but repeats safely (it sets a state on an existing resource, links
 # existing things to it, or adds an id to a set-valued field such as ``/cards/{id}/idLabels``):
 # an idempotent write.
 SETS = "sets"
+# ``deletes``: the request names a deletion (an RPC operation ``deleteNotes``).
+DELETES = "deletes"
 
 
 @dataclass(frozen=True)
@@ -255,7 +260,7 @@ def judge_post(
         body = resolver._binding(body.text) or body
     keys = set(body.items) if body is not None and body.kind == "dict" else set()
     operation = _graphql_operation(resolver, body.items.get("query")) if body and keys else None
-    rpc = _json_rpc(catalog, body) if keys else None
+    rpc = _json_rpc(catalog, body, fn) if keys else None
     if rpc is not None:
         return rpc
     if "graphql" in words(path) or operation is not None:
@@ -293,23 +298,40 @@ def judge_mapped_url(
     return judged or PostJudgement(NEUTRAL, "", resolver.param)
 
 
-def _json_rpc(catalog: Catalog, body: Value | None) -> PostJudgement | None:
-    """A JSON-RPC request (``{"jsonrpc": "2.0", "method": "eth_getBalance", "params": ...}``)
-    does what its ``method`` names, whatever the URL: judged by the verb table."""
-    if body is None or "method" not in body.items:
+def _json_rpc(catalog: Catalog, body: Value | None, fn: Function) -> PostJudgement | None:
+    """An RPC envelope (JSON-RPC ``{"jsonrpc": "2.0", "method": "eth_getBalance", "params":
+    ...}``, or ``{"action": "findNotes", "params": ...}``) does what its operation names,
+    whatever the URL: judged by the verb table. An operation that is a parameter of the
+    function posting it is judged where each caller passes it."""
+    if body is None or ("jsonrpc" not in body.items and "params" not in body.items):
         return None
-    if "jsonrpc" not in body.items and "params" not in body.items:
+    key = next((k for k in catalog.post_rpc_operation_keys if k in body.items), None)
+    if key is None:
         return None
-    method = body.items["method"].string()
-    if not method:
-        return None
-    verb = catalog.open_world.verb_class(method.rsplit(".", 1)[-1].rsplit("/", 1)[-1])
-    reason = f"the JSON-RPC method `{method}`"
+    operation = body.items[key]
+    if operation.kind == "name" and operation.text in fn.params:
+        return PostJudgement(OPERATION, "", operation.text)
+    method = operation.string()
+    return rpc_operation_judgement(catalog, method) if method else None
+
+
+def rpc_operation_judgement(catalog: Catalog, method: str) -> PostJudgement | None:
+    """What an RPC operation's name says (``findNotes`` reads, ``updateNote`` and
+    ``suspend`` set a state, ``addTags`` adds to a set of links, ``deleteNotes`` deletes,
+    ``addNotes`` writes); None when no verb names it."""
+    name = method.rsplit(".", 1)[-1].rsplit("/", 1)[-1]
+    verb = catalog.open_world.verb_class(name)
+    name_words = words(name)
+    reason = f"names the RPC operation `{method}`"
     if verb == "read":
-        return PostJudgement(READ, f"{reason} reads")
-    if verb == "idempotent_write":
-        return PostJudgement(SETS, f"{reason} sets a state")
-    if verb in {"non_idempotent", "destructive"}:
+        return PostJudgement(READ, f"{reason}, which reads")
+    if verb == "idempotent_write" or (name_words and name_words[0] in catalog.post_state_words):
+        return PostJudgement(SETS, f"{reason}, which sets a state")
+    if verb == "destructive":
+        return PostJudgement(DELETES, f"{reason}, which deletes")
+    if verb == "non_idempotent" and set(name_words[1:]) & catalog.post_relation_words:
+        return PostJudgement(SETS, f"{reason}, which adds to a set of links")
+    if verb == "non_idempotent":
         return PostJudgement(WRITE, reason)
     return None
 
@@ -391,7 +413,7 @@ def read_by_name(catalog: Catalog, effect: Effect, tool_name: str, description: 
     """A POST (or a SQL statement) the request itself does not judge (``neutral``/``weak``)
     reads when the closest name that says anything reads: the function making the call,
     then the tool, then the first sentence of the tool's description."""
-    if effect.reading not in {NEUTRAL, WEAK}:
+    if effect.reading not in {NEUTRAL, WEAK, OPERATION}:
         return False
     function = effect.function.rsplit(".", 1)[-1] if effect.function else ""
     sql = is_statement(effect)

@@ -9,23 +9,27 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
-from agentguard.facts.module_facts import Call, Function, ModuleFacts
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Matcher, Sink
 from agentguard.project import open_world
 from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
 from agentguard.project.read_posts import (
+    DELETES,
     GRAPHQL,
     MIXED,
     NEUTRAL,
+    OPERATION,
     READ,
     SETS,
     WEAK,
     WRITE,
+    PostJudgement,
     graphql_document,
     judge_mapped_url,
     judge_post,
     name_sets,
+    rpc_operation_judgement,
 )
 from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_rpc, map_operation
 from agentguard.project.sink_keys import (
@@ -323,10 +327,10 @@ def _judged_post(
     """An HTTP POST as its request reads: no effect when it only asks a question (search,
     embeddings, a model call, a GraphQL query), low confidence on mixed evidence."""
     judgement = judge_post(project, effect.call, fn, facts)
-    if judgement.verdict == READ:
-        return None
-    if judgement.verdict == SETS:
-        return _repeat_safe_post(effect, judgement.reason)
+    if judgement.verdict in {READ, SETS, DELETES}:
+        return _settled_post(effect, judgement)
+    if judgement.verdict == OPERATION:
+        return replace(effect, reading=OPERATION, url_param=judgement.url_param)
     if judgement.verdict in {MIXED, WEAK}:
         why = "reads and writes" if judgement.verdict == MIXED else "looks like a search"
         return replace(
@@ -431,6 +435,54 @@ def _repeat_safe_post(effect: Effect, reason: str) -> Effect:
     )
 
 
+def _settled_post(effect: Effect, judgement: PostJudgement) -> Effect | None:
+    """A POST its request settles: a read (no effect), a repeat-safe write, or a deletion."""
+    if judgement.verdict == READ:
+        return None
+    if judgement.verdict == SETS:
+        return _repeat_safe_post(effect, judgement.reason)
+    return _deleting_post(effect, judgement.reason)
+
+
+def _deleting_post(effect: Effect, reason: str) -> Effect:
+    """A POST whose request names a deletion: destructive, and a repeat deletes nothing more."""
+    return replace(
+        effect,
+        kind="destructive",
+        idempotent=True,
+        reading="",
+        url_param=None,
+        chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=reason)),
+    )
+
+
+def _mapped_operation(project: ProjectModel, effect: Effect, argument: Value) -> Effect | None:
+    """A helper's RPC POST whose operation is its parameter, as the caller's argument names it
+    (``self.rpc("deleteNotes", ...)``); an operation no verb names, or not written as a
+    string, leaves the POST to the names around it."""
+    operation = argument.string()
+    judgement = rpc_operation_judgement(project.catalog, operation) if operation else None
+    if judgement is None:
+        # An operation no verb names: an effect not judged (never read, never a create).
+        detail = f"names the RPC operation `{operation}`" if operation else "an RPC operation"
+        return replace(
+            effect,
+            kind=open_world.UNKNOWN,
+            idempotent=None,
+            reading="",
+            url_param=None,
+            chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=detail)),
+        )
+    if judgement.verdict in {READ, SETS, DELETES}:
+        return _settled_post(effect, judgement)
+    return replace(
+        effect,
+        reading="",
+        url_param=None,
+        chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=judgement.reason)),
+    )
+
+
 def _idempotent_patch(effect: Effect, name: str) -> Effect:
     """PATCH is idempotent when it sets fields (``update_object``); the name is the only
     evidence, so the judgement is at most medium confidence."""
@@ -481,11 +533,13 @@ def map_url_through_call(
 ) -> Effect | None:
     """A helper's POST whose URL is its parameter (``def _post(self, path, body)``) reads
     or writes as the caller's argument says (``self._post("/v1/search", ...)``)."""
-    if effect.url_param is None or effect.reading not in {NEUTRAL, WEAK}:
+    if effect.url_param is None or effect.reading not in {NEUTRAL, WEAK, OPERATION}:
         return effect
     argument = argument_for(effect.url_param, callee_fn, call)
     if argument is None:
         return replace(effect, url_param=None)
+    if effect.reading == OPERATION:
+        return _mapped_operation(project, effect, argument)
     judgement = judge_mapped_url(project, argument, caller, facts, call)
     if judgement.verdict == READ:
         return None

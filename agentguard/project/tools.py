@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.discovery_loops import loop_rows
 from agentguard.project.discovery_lowlevel_mcp import (
     add_inline_branch_tool,
     branch_name,
@@ -163,7 +165,40 @@ def _written_value(
         held = project.module_variable_in(value.qualname)
         if held is not None:
             return held
+    if value is not None and value.kind == "call":
+        built = _built_by_helper(project, value)
+        if built is not None:
+            return built, site.path
     return value, site.path
+
+
+def _built_by_helper(project: ProjectModel, value: Value) -> Value | None:
+    """``annotations=writes(destructive=False)``: a project function whose one returned
+    value is a call or dict literal (``return ToolAnnotations(destructiveHint=destructive)``)
+    stands for that value, each entry naming a parameter bound to the call's argument. It
+    is located at the helper's call (the registration), where the tool's hints are chosen."""
+    entry = project.functions.get(value.qualname or "")
+    if entry is None:
+        return None
+    fn, _ = entry
+    if len(fn.returns) != 1 or fn.returns[0].kind not in {"call", "dict"}:
+        return None
+    returned = fn.returns[0]
+    params = [p for p in fn.params if p not in SELF_NAMES]
+    bound: dict[str, Value] = dict(zip(params, value.call_args, strict=False))
+    bound.update(value.call_kwargs)
+
+    def substituted(entries: dict[str, Value]) -> dict[str, Value]:
+        return {
+            key: bound[item.text]
+            if item.kind == "name" and item.text in bound
+            else replace(item, span=value.span)
+            for key, item in entries.items()
+        }
+
+    if returned.kind == "call":
+        return replace(returned, span=value.span, call_kwargs=substituted(returned.call_kwargs))
+    return replace(returned, span=value.span, items=substituted(returned.items))
 
 
 def annotations_declaration(
@@ -371,6 +406,20 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
         ) or local_function(project, also, call)
         if qual is None and also_qual is not None:
             qual, also_qual = also_qual, None
+        if qual is None:
+            # for func, name, *_ in SPECS: mcp.add_tool(Tool.from_function(func, name=name))
+            for row in loop_rows(project, target, call):
+                tool = _tool_from_function(
+                    project,
+                    row.function,
+                    factory,
+                    site,
+                    row.string_at(name_value),
+                    dict(call.kwargs),
+                )
+                if tool:
+                    _add_tool(project, tool)
+            return
         if qual:
             tool = _tool_from_function(
                 project,

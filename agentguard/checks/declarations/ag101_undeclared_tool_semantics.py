@@ -286,6 +286,8 @@ class UndeclaredToolSemantics(Rule):
             return None
         semantics = infer_semantics(tool.writes())
         if tool.framework == "mcp":
+            if tool.site.path != tool.path:
+                return None  # registered in another file (a loop over rows): no one edit
             return FixOffer(Applicability.SAFE, "Declare the tool's MCP annotations")
         hidden = hidden_timeouts(project, tool)
         if hidden is None:
@@ -447,6 +449,8 @@ def _site_call(
     """The node that registers the tool (a decorator, or a call such as ``add_tool(fn)``)."""
     import libcst as cst
 
+    if tool.site.path != ctx.path:
+        return None  # the registration is in another file
     site = tool.site.span
     for decorator in function.decorators:
         if ctx.parsed.position(decorator.decorator).start.line == site.line:

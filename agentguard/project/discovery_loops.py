@@ -1,0 +1,169 @@
+"""Tools registered in a loop over spec rows.
+
+``for func, name, description in functions: mcp.add_tool(Tool.from_function(func,
+name=name))``: the function handed over is a loop target, so the tools are the rows of what
+the loop walks, at the target's position. The rows are followed through locals, module
+variables, and calls of project functions returning them (``functions = get_tools()``),
+including a function picked from a module dict of such functions (``get_tools =
+BY_AREA[area]``, every value a candidate). Only written rows count: anything computed is
+left alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agentguard.facts.module_facts import Call, Function, Loop, ModuleFacts, Value
+
+if TYPE_CHECKING:
+    from agentguard.project.project_model import ProjectModel
+
+_MAX_DEPTH = 5
+
+
+@dataclass(frozen=True)
+class LoopRow:
+    """One row a registration loop walks: the function it hands over, and the row's value
+    at another loop target's position (the name, say)."""
+
+    function: str
+    row: Value
+    facts: ModuleFacts
+    targets: tuple[str, ...]
+
+    def string_at(self, target: Value | None) -> str | None:
+        if target is None or target.kind != "name" or target.text not in self.targets:
+            return None
+        position = self.targets.index(target.text)
+        elements = self.row.elements
+        return elements[position].string() if position < len(elements) else None
+
+
+def loop_rows(project: ProjectModel, target: Value | None, call: Call) -> list[LoopRow]:
+    """The rows whose function a registration ``call`` inside a ``for`` loop hands over
+    when its function argument ``target`` is one of the loop's targets."""
+    if target is None or target.kind != "name" or call.function is None:
+        return []
+    entry = project.functions.get(call.function)
+    if entry is None:
+        return []
+    fn, facts = entry
+    loop = _enclosing_loop(fn, target.text, call)
+    if loop is None or loop.iterable is None:
+        return []
+    position = loop.targets.index(target.text)
+    result: list[LoopRow] = []
+    seen: set[str] = set()
+    for row, row_facts in _rows(project, loop.iterable, fn, facts, loop.span.line, 0):
+        if row.kind != "list" or position >= len(row.elements):
+            continue
+        element = row.elements[position]
+        if element.kind != "name":
+            continue
+        qual = project.project_function(element.qualname, row_facts)
+        if qual and qual not in seen:
+            seen.add(qual)
+            result.append(LoopRow(qual, row, row_facts, tuple(loop.targets)))
+    return result
+
+
+def _enclosing_loop(fn: Function, name: str, call: Call) -> Loop | None:
+    found: Loop | None = None
+    for loop in fn.loops:
+        if loop.kind != "for" or name not in loop.targets:
+            continue
+        if loop.span.line <= call.span.line <= loop.span.end_line:
+            if found is None or loop.span.line >= found.span.line:
+                found = loop
+    return found
+
+
+def _rows(
+    project: ProjectModel,
+    value: Value,
+    fn: Function | None,
+    facts: ModuleFacts,
+    before: int,
+    depth: int,
+) -> list[tuple[Value, ModuleFacts]]:
+    """The written rows ``value`` stands for, each with the module it is written in."""
+    if depth > _MAX_DEPTH:
+        return []
+    if value.kind == "list":
+        return [(element, facts) for element in value.elements]
+    if value.kind == "name":
+        assigned = [
+            a.value
+            for a in project.local_assignments(facts, fn.qualname if fn else None, value.text)
+            if a.span.line < before
+        ]
+        if assigned:
+            rows: list[tuple[Value, ModuleFacts]] = []
+            for held in assigned:
+                rows += _rows(project, held, fn, facts, before, depth + 1)
+            return rows
+        return _module_rows(project, value.text, facts, depth)
+    if value.kind == "call":
+        rows = []
+        for qual in _callees(project, value, fn, facts, before):
+            callee, callee_facts = project.functions[qual]
+            for returned in callee.returns:
+                rows += _rows(
+                    project, returned, callee, callee_facts, callee.span.end_line + 1, depth + 1
+                )
+        return rows
+    return []
+
+
+def _module_rows(
+    project: ProjectModel, name: str, facts: ModuleFacts, depth: int
+) -> list[tuple[Value, ModuleFacts]]:
+    held = _module_value(project, name, facts)
+    if held is None:
+        return []
+    value, holder = held
+    return _rows(project, value, None, holder, 1 << 30, depth + 1)
+
+
+def _module_value(
+    project: ProjectModel, name: str, facts: ModuleFacts
+) -> tuple[Value, ModuleFacts] | None:
+    qualname = facts.imports.get(name) or f"{facts.module}.{name}"
+    held = project.module_variable_in(qualname)
+    if held is None:
+        return None
+    return held[0], project.modules.get(held[1], facts)
+
+
+def _callees(
+    project: ProjectModel, call: Value, fn: Function | None, facts: ModuleFacts, before: int
+) -> list[str]:
+    """The project functions a call expression may call: its own callee, or the function a
+    local names (``get = get_tools``), or any function a module dict it is picked from
+    holds (``get = BY_AREA[area]``)."""
+    own = project.project_function(call.qualname, facts)
+    if own is not None:
+        return [own]
+    head = call.text.split("(", 1)[0].strip()
+    if not head.isidentifier() or fn is None:
+        return []
+    result: list[str] = []
+    for assignment in project.local_assignments(facts, fn.qualname, head):
+        if assignment.span.line >= before:
+            continue
+        picked = assignment.value
+        if picked.kind == "name":
+            qual = project.project_function(picked.qualname, facts)
+            result += [qual] if qual else []
+            continue
+        for name in picked.names:
+            held = _module_value(project, name, facts)
+            if held is None or held[0].kind != "dict":
+                continue
+            table, holder = held
+            for listed in table.names:
+                qual = project.project_function(holder.imports.get(listed) or listed, holder)
+                if qual and qual not in result:
+                    result.append(qual)
+    return result
