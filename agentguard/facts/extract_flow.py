@@ -336,7 +336,8 @@ class FlowVisitor(ValueReader):
                     span=self.span(node),
                     loop_ids=list(scope.loops),
                     body_order=(start, end),
-                    yields=_yields(node.body),
+                    # no ``yield`` in the module's bytes: no try of it yields, unwalked
+                    yields=b"yield" in self.source and _yields(node.body),
                 )
             )
         for handler in node.handlers:

@@ -56,27 +56,31 @@ class Helpers:
     def __init__(self, tree: ast.Module) -> None:
         self._tree = tree
         self._functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
-        self._constants: dict[str, Numbers] | None = None
+        self._constants: dict[str, Numbers] = {}
 
-    def function(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    def _index(self) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+        """Both indexes, from one walk of the module on first need."""
         if self._functions is None:
-            self._functions = {}
+            functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+            constants = self._constants
             for node in ast.walk(self._tree):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    self._functions.setdefault(node.name, node)
-        return self._functions.get(name)
-
-    def constant(self, name: str) -> Numbers:
-        if self._constants is None:
-            self._constants = {}
-            for node in ast.walk(self._tree):
-                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    functions.setdefault(node.name, node)
+                elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                     target = node.targets[0]
                     if isinstance(target, ast.Name):
-                        self._constants.setdefault(target.id, _literal_numbers(node.value))
+                        constants.setdefault(target.id, _literal_numbers(node.value))
                 elif isinstance(node, ast.AnnAssign) and node.value is not None:
                     if isinstance(node.target, ast.Name):
-                        self._constants.setdefault(node.target.id, _literal_numbers(node.value))
+                        constants.setdefault(node.target.id, _literal_numbers(node.value))
+            self._functions = functions
+        return self._functions
+
+    def function(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        return self._index().get(name)
+
+    def constant(self, name: str) -> Numbers:
+        self._index()
         return self._constants.get(name)
 
 

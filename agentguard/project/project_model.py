@@ -12,10 +12,10 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
@@ -117,6 +117,9 @@ class CallSite:
         return (self.target, *self.also) if self.target else self.also
 
 
+Derived = TypeVar("Derived")
+
+
 @dataclass
 class LookupMemo:
     """The project model's one memo: answers of pure lookups over its frozen indexes,
@@ -152,6 +155,8 @@ class LookupMemo:
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
+    # Whole-project answers a rule derives from the built model (``ProjectModel.once``).
+    derived: dict[Callable[[Any], Any], Any] = field(default_factory=dict)
 
 
 class FrozenProjectError(AttributeError):
@@ -228,6 +233,18 @@ class ProjectModel:
     def freeze(self) -> None:
         """End of build: no attribute may be assigned from now on."""
         self._frozen = True
+
+    def once(self, derive: Callable[[ProjectModel], Derived]) -> Derived:
+        """``derive(self)``, computed on the first call after the build and reused after:
+        for a whole-project answer that several rules, or one rule per tool or per finding,
+        ask for (the answer must not be changed by whoever reads it). Before the build is
+        over the model still changes, so nothing is kept."""
+        if not self._frozen:
+            return derive(self)
+        derived = self._memo.derived
+        if derive not in derived:
+            derived[derive] = derive(self)
+        return cast("Derived", derived[derive])
 
     # ------------------------------------------------------------------ lookups
     def function(self, qualname: str) -> Function | None:

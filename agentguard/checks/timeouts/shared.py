@@ -64,7 +64,12 @@ def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
     """The timeouts of counted writes answered as a plain or retryable failure: followed
     from each tool down every write's call chain (a handler in the tool, a helper or a
     context manager), then in the functions no tool reaches (their own handlers), then in
-    executors and retry decorators."""
+    executors and retry decorators. Worked out once per project (AG401 and each AG101
+    fix ask): the list is shared, not to be changed."""
+    return project.once(_timeout_verdicts)
+
+
+def _timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
     know = project.catalog.checklist
     result: list[TimeoutVerdict] = []
     reached: set[str] = set()
