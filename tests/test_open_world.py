@@ -256,6 +256,23 @@ def test_an_answer_only_converted_is_no_handle_the_call_stays_unknown(
     assert (found, codes) == (["unknown"], ["AG104"])
 
 
+def test_an_answer_read_as_a_mapping_is_no_handle_the_call_stays_unknown(
+    scan_files: ScanFiles,
+) -> None:
+    # A graph driver's session runs a statement the caller wrote; its result is only read
+    # (``keys()``, iterated): reading an answer does not make the call a handle factory.
+    body = (
+        "with graph.session() as session:\n"
+        "    result = session.run(value)\n"
+        "    rows = [list(record) for record in result]\n"
+        "    return [list(result.keys()), *rows]"
+    )
+    prelude = 'graph = GraphDatabase.driver("bolt://graph.example:7687")'
+    module = tool_module("from graphdb import GraphDatabase", prelude, body)
+    found, codes = kinds_and_codes(scan_files, module)
+    assert (found, codes) == (["unknown"], ["AG104"])
+
+
 def test_oauth_token_file_refresh_is_not_a_side_effect(scan_files: ScanFiles) -> None:
     prelude = """
     def _get_credentials(token_path: str) -> object:
