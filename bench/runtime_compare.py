@@ -28,7 +28,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.runtime_overhead import bare_noop, guarded_noop, postgres_floor, sqlite_floor
+from bench.runtime_overhead import (
+    add_pg_dsn_option,
+    bare_noop,
+    drop_schemas,
+    guarded_noop,
+    postgres_floor,
+    sqlite_floor,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 BEFORE = "agentguard_before"
@@ -95,12 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", required=True, help="the earlier commit (any git revision)")
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--backend", action="append", choices=["memory", "sqlite", "postgres"])
-    parser.add_argument(
-        "--pg-dsn",
-        default=os.environ.get(
-            "AGENTGUARD_TEST_PG_DSN", "postgresql://postgres@127.0.0.1:5432/test"
-        ),
-    )
+    add_pg_dsn_option(parser)
     options = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         try:
@@ -137,11 +139,10 @@ def main(argv: list[str] | None = None) -> int:
                         options.calls,
                     )
                 finally:
-                    import psycopg
-
-                    with psycopg.connect(options.pg_dsn, autocommit=True) as connection:
-                        for suffix in ("floor", "before", "after"):
-                            connection.execute(f'DROP SCHEMA IF EXISTS "{schema}_{suffix}" CASCADE')
+                    drop_schemas(
+                        options.pg_dsn,
+                        *(f"{schema}_{part}" for part in ("floor", "before", "after")),
+                    )
     return 0
 
 

@@ -221,6 +221,24 @@ def print_result(result: dict[str, Any]) -> None:
         )
 
 
+def add_pg_dsn_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pg-dsn",
+        default=os.environ.get(
+            "AGENTGUARD_TEST_PG_DSN", "postgresql://postgres@127.0.0.1:5432/test"
+        ),
+    )
+
+
+def drop_schemas(dsn: str, *schemas: str) -> None:
+    """Drop the PostgreSQL schemas a benchmark made."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        for schema in schemas:
+            connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -228,12 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--backend", action="append", choices=["sqlite", "postgres", "memory"])
-    parser.add_argument(
-        "--pg-dsn",
-        default=os.environ.get(
-            "AGENTGUARD_TEST_PG_DSN", "postgresql://postgres@127.0.0.1:5432/test"
-        ),
-    )
+    add_pg_dsn_option(parser)
     parser.add_argument("--dir", help="directory for the SQLite files (default: a temporary one)")
     parser.add_argument(
         "--profile",
@@ -275,10 +288,7 @@ def main(argv: list[str] | None = None) -> int:
                         options.workers,
                     )
                 finally:
-                    import psycopg
-
-                    with psycopg.connect(options.pg_dsn, autocommit=True) as connection:
-                        connection.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+                    drop_schemas(options.pg_dsn, schema)
             print_result(result)
     return 0
 

@@ -5,7 +5,7 @@ Built from a finished scan (findings plus the project model); the renderers only
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -462,16 +462,13 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
             )
         )
     rows = []
-    named: dict[str, int] = defaultdict(int)
+    named = Counter(tool.name for tool in result.project.tools)
     for tool in result.project.tools:
-        named[tool.name] += 1
-    every_finding = findings
-    for tool in result.project.tools:
-        # two toolkits may both have a ``delete_file``: each row keeps its own tool's
-        findings = (
-            every_finding
+        # two toolkits may both have a ``delete_file``: each row keeps tool_findings own tool's
+        tool_findings = (
+            findings
             if named[tool.name] == 1
-            else [f for f in every_finding if f.tool != tool.name or _found_in(f, tool, paths)]
+            else [f for f in findings if f.tool != tool.name or _found_in(f, tool, paths)]
         )
         risk, idem, replay = _declared_or_inferred(tool)
         rows.append(
@@ -484,25 +481,26 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
                 risk=risk,
                 idempotency=idem,
                 replay=replay,
-                key=_key_cell(tool, findings),
-                ledger=_cell_for(tool, "Q3", findings, by_question.get("Q3", []), "runtime ledger"),
+                key=_key_cell(tool, tool_findings),
+                ledger=_cell_for(
+                    tool, "Q3", tool_findings, by_question.get("Q3", []), "runtime ledger"
+                ),
                 timeout=_cell_for(
-                    tool, "Q4", findings, by_question.get("Q4", []), "runtime: uncertain"
+                    tool, "Q4", tool_findings, by_question.get("Q4", []), "runtime: uncertain"
                 ),
                 observation=_cell_for(
-                    tool, "Q6", findings, by_question.get("Q6", []), "runtime observation"
+                    tool, "Q6", tool_findings, by_question.get("Q6", []), "runtime observation"
                 ),
                 eval=_eval_cell(
                     tool,
                     eval_verdict(result.project, tool, replay_safety_tests),
-                    findings,
+                    tool_findings,
                     bool(by_question.get("Q8")),
                     paths,
                 ),
-                findings=[_evidence(f) for f in findings if f.tool == tool.name],
+                findings=[_evidence(f) for f in tool_findings if f.tool == tool.name],
             )
         )
-    findings = every_finding
     by_severity = {s.value: sum(1 for f in findings if f.severity is s) for s in Severity}
     problems = [Evidence(f"{p.kind}: {p.reason}", p.path, p.span.line) for p in problems_shown]
     return Report(

@@ -8,7 +8,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import Enum
@@ -16,13 +16,6 @@ from json.encoder import encode_basestring
 from pathlib import PurePath
 from typing import Any
 from uuid import UUID
-
-try:  # the C accelerator of the json module (absent on some interpreters)
-    from _json import make_encoder as _make_encoder
-
-    c_make_encoder: Any = _make_encoder
-except ImportError:  # pragma: no cover
-    c_make_encoder = None
 
 REDACTED = "[REDACTED]"
 
@@ -90,27 +83,37 @@ def _canonical_default(value: Any) -> Any:
     )
 
 
-# Built once: json.dumps with options builds an encoder on every call (three calls a call).
+def compact_encoder(
+    default: Callable[[Any], Any],
+    encode_string: Callable[[str], str],
+    fallback: Callable[[Any], str],
+) -> Callable[[Any], str]:
+    """JSON with sorted keys and no spaces, by the json module's C encoder built once.
+
+    ``json.dumps`` with options builds an encoder on every call, and ``JSONEncoder.encode``
+    its C encoder. This one keeps no table of the containers being encoded (it would be shared
+    between threads): a circular value ends in RecursionError, and ``fallback`` (the same
+    encoding by the json module) then says what it is. Without the C accelerator, ``fallback``.
+    """
+    try:
+        from _json import make_encoder
+    except ImportError:  # pragma: no cover - an interpreter without the C accelerator
+        return fallback
+    encoder = make_encoder(None, default, encode_string, None, ":", ",", True, False, True)
+
+    def encode(value: Any) -> str:
+        try:
+            return "".join(encoder(value, 0))
+        except RecursionError:
+            return fallback(value)
+
+    return encode
+
+
 _CANONICAL_ENCODER = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_canonical_default
 )
-# JSONEncoder.encode still builds its C encoder on every call: this one is built once. It has
-# no table of the containers being encoded (that table would be shared between threads), so a
-# circular structure ends in RecursionError; the encoder above then says what it is.
-_C_ENCODER = (
-    c_make_encoder(None, _canonical_default, encode_basestring, None, ":", ",", True, False, True)
-    if c_make_encoder is not None
-    else None
-)
-
-
-def _encode(value: Any) -> str:
-    if _C_ENCODER is None or isinstance(value, str):
-        return _CANONICAL_ENCODER.encode(value)
-    try:
-        return "".join(_C_ENCODER(value, 0))
-    except RecursionError:
-        return _CANONICAL_ENCODER.encode(value)
+_encode = compact_encoder(_canonical_default, encode_basestring, _CANONICAL_ENCODER.encode)
 
 
 def _canonical_text(value: Any) -> str:

@@ -18,6 +18,8 @@ from enum import Enum
 from json.encoder import encode_basestring_ascii
 from typing import Any, TypeVar
 
+from agentguard.runtime.hashing import compact_encoder
+
 
 class Status(str, Enum):
     PLANNED = "planned"
@@ -223,17 +225,11 @@ def plain_defaults(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
     )
 
 
-# Built once: json.dumps with options builds an encoder on every call, and JSONEncoder.encode
-# its C encoder. This one keeps no table of the containers being encoded (it would be shared
-# between threads): a circular value ends in RecursionError, and json.dumps then says what it is.
-try:
-    from _json import make_encoder as _make_encoder
-
-    _C_DUMPS: Any = _make_encoder(
-        None, json.JSONEncoder().default, encode_basestring_ascii, None, ":", ",", True, False, True
-    )
-except ImportError:  # pragma: no cover - an interpreter without the C accelerator
-    _C_DUMPS = None
+_DUMPS = compact_encoder(
+    json.JSONEncoder().default,
+    encode_basestring_ascii,
+    lambda value: json.dumps(value, sort_keys=True, separators=(",", ":")),
+)
 
 
 def dumps(value: Any) -> str:
@@ -243,12 +239,7 @@ def dumps(value: Any) -> str:
         return encode_basestring_ascii(value)
     if not value and (kind is dict or kind is list):
         return "{}" if kind is dict else "[]"
-    if _C_DUMPS is not None:
-        try:
-            return "".join(_C_DUMPS(value, 0))
-        except RecursionError:
-            pass
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return _DUMPS(value)
 
 
 # The legal moves as pairs of values: checked on every claim and transition, and an enum
