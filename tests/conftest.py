@@ -23,6 +23,11 @@ def write_project(root: Path, files: Mapping[str, str]) -> None:
         target.write_text(text, encoding="utf-8")
 
 
+def line_of(source: str, fragment: str) -> int:
+    """The 1-based number of the first line of ``source`` that contains ``fragment``."""
+    return next(i for i, line in enumerate(source.splitlines(), 1) if fragment in line)
+
+
 def tool_module(
     imports: str, prelude: str, body: str, name: str = "act", is_async: bool = False
 ) -> dict[str, str]:
