@@ -11,7 +11,7 @@ import pytest
 from agentguard.diagnostics import Finding, StepKind
 from agentguard.knowledge.catalog import CatalogError
 
-from .conftest import ScanFiles
+from .conftest import ScanFiles, line_of
 
 HEAD = "from langchain_core.tools import tool\n"
 
@@ -21,8 +21,12 @@ def ag401(scan_files: ScanFiles, source: str, **files: str) -> list[Finding]:
     return [f for f in result.findings if f.code == "AG401"]
 
 
-def line_of(source: str, text: str) -> int:
-    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
+def handler_at(finding: Finding) -> tuple[str, int]:
+    """Where the finding's first handler step points: the code that turns the timeout into
+    a plain failure."""
+    handler = next(s for s in finding.evidence if s.kind is StepKind.HANDLER)
+    assert handler.location is not None
+    return handler.location.path, handler.location.span.line
 
 
 TRANSPORT_IN_TOOL = (
@@ -121,10 +125,7 @@ def test_a_timeout_mapped_to_a_plain_error_in_a_helper_is_reported_in_the_tool(
     (finding,) = ag401(scan_files, TOOL_OVER_HELPER, **{"desk.py": HELPER})
     assert finding.tool == "open_ticket" and finding.path == "agent.py"
     assert finding.span.line == line_of(TOOL_OVER_HELPER, "desk.create_ticket(title)")
-    handler = [s for s in finding.evidence if s.kind is StepKind.HANDLER]
-    assert handler and handler[0].location is not None
-    assert handler[0].location.path == "desk.py"
-    assert handler[0].location.span.line == line_of(HELPER, "except requests.Timeout")
+    assert handler_at(finding) == ("desk.py", line_of(HELPER, "except requests.Timeout"))
     assert "DeskClient._post" in finding.message
 
 
@@ -315,9 +316,7 @@ def test_a_poller_in_a_helper_that_raises_a_timeout_error(scan_files: ScanFiles)
     )
     (finding,) = ag401(scan_files, source)
     assert finding.tool == "deploy"
-    handler = [s for s in finding.evidence if s.kind is StepKind.HANDLER]
-    assert handler[0].location is not None
-    assert handler[0].location.span.line == line_of(source, "raise TimeoutError")
+    assert handler_at(finding) == ("agent.py", line_of(source, "raise TimeoutError"))
     # without the poll the timeout goes to the framework untouched
     retried = source.replace("        await wait_until_live(client, deploy_id)\n", "")
     assert ag401(scan_files, retried) == []
@@ -468,9 +467,10 @@ def test_a_decorator_that_maps_the_tools_errors_is_followed(scan_files: ScanFile
     (finding,) = ag401(scan_files, DECORATED)
     assert finding.tool == "create_lead"
     assert finding.span.line == line_of(DECORATED, "return requests.post(")
-    handler = [s for s in finding.evidence if s.kind is StepKind.HANDLER]
-    assert handler[0].location is not None
-    assert handler[0].location.span.line == line_of(DECORATED, "except requests.RequestException")
+    assert handler_at(finding) == (
+        "agent.py",
+        line_of(DECORATED, "except requests.RequestException"),
+    )
     uncertain = DECORATED.replace(
         "The CRM request failed, please retry.", "Outcome unknown: look the lead up first."
     )
