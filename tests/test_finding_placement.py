@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agentguard.engine.baseline import Baseline, compare
 from agentguard.engine.pipeline import ScanResult
-from tests.conftest import ScanFiles, line_of
+from tests.conftest import ScanFiles, line_of, sqlite_mcp_server
 
 CLIENT = """\
 import requests
@@ -98,32 +98,10 @@ def test_a_baseline_accepts_each_placed_finding_once(scan_files: ScanFiles) -> N
     assert later.matched == 2
 
 
-BRANCH_SERVER = """\
-import sqlite3
-
-from mcp.server.lowlevel import Server
-from mcp.types import TextContent, Tool
-
-server = Server("pantry")
-conn = sqlite3.connect("pantry.db")
-
-
-def _run(sql: str, *params: object) -> list[tuple]:
-    rows = conn.execute(sql, params).fetchall()
-    conn.commit()
-    return rows
-
-
-@server.list_tools()
-async def list_tools() -> list[Tool]:
-    return [
-        Tool(name="add_item", description="Add an item", inputSchema={}),
-        Tool(name="remove_item", description="Remove an item", inputSchema={}),
-    ]
-
-
-@server.call_tool()
-async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+BRANCH_SERVER = sqlite_mcp_server(
+    "pantry",
+    {"add_item": "Add an item", "remove_item": "Remove an item"},
+    """
     if name == "add_item":
         _run("INSERT INTO items (name) VALUES (?)", arguments["name"])
         return [TextContent(type="text", text="added")]
@@ -131,7 +109,8 @@ async def call_tool(name: str, arguments: dict) -> list[TextContent]:
         _run("DELETE FROM items WHERE name = ?", arguments["name"])
         return [TextContent(type="text", text="removed")]
     raise ValueError(name)
-"""
+    """,
+)
 
 
 def test_a_helper_every_branch_shares_is_reported_in_each_branch(scan_files: ScanFiles) -> None:

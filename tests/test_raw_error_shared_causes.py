@@ -10,34 +10,12 @@ import json
 from agentguard.output import RenderOptions
 from agentguard.output import sarif as sarif_output
 from agentguard.output import text as text_output
-from tests.conftest import ScanFiles, line_of
+from tests.conftest import ScanFiles, line_of, sqlite_mcp_server
 
-INLINE_SERVER = """\
-import sqlite3
-
-from mcp.server.lowlevel import Server
-from mcp.types import TextContent, Tool
-
-server = Server("notes")
-conn = sqlite3.connect("notes.db")
-
-
-def _run(sql: str, *params: object) -> list[tuple]:
-    rows = conn.execute(sql, params).fetchall()
-    conn.commit()
-    return rows
-
-
-@server.list_tools()
-async def list_tools() -> list[Tool]:
-    return [
-        Tool(name="add_note", description="Add a note", inputSchema={}),
-        Tool(name="count_notes", description="Count notes", inputSchema={}),
-    ]
-
-
-@server.call_tool()
-async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+INLINE_SERVER = sqlite_mcp_server(
+    "notes",
+    {"add_note": "Add a note", "count_notes": "Count notes"},
+    """
     try:
         if name == "add_note":
             _run("INSERT INTO notes (body) VALUES (?)", arguments["body"])
@@ -50,7 +28,8 @@ async def call_tool(name: str, arguments: dict) -> list[TextContent]:
         return [TextContent(type="text", text=f"Database error: {e}")]
     except Exception as e:
         return [TextContent(type="text", text=f"Error: {str(e)}")]
-"""
+    """,
+)
 
 
 def test_each_inline_branch_gets_one_finding_in_its_branch(scan_files: ScanFiles) -> None:
