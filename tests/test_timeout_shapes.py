@@ -21,6 +21,15 @@ def ag401(scan_files: ScanFiles, source: str, **files: str) -> list[Finding]:
     return [f for f in result.findings if f.code == "AG401"]
 
 
+def one_finding(scan_files: ScanFiles, source: str, tool: str, at: str, **files: str) -> Finding:
+    """The one AG401 finding, checked to be ``tool``'s, in ``agent.py`` on the line with
+    ``at``."""
+    (finding,) = ag401(scan_files, source, **files)
+    assert (finding.tool, finding.path) == (tool, "agent.py")
+    assert finding.span.line == line_of(source, at)
+    return finding
+
+
 def handler_at(finding: Finding) -> tuple[str, int]:
     """Where the finding's first handler step points: the code that turns the timeout into
     a plain failure."""
@@ -49,9 +58,7 @@ TRANSPORT_IN_TOOL = (
 def test_a_transport_error_class_that_includes_timeouts_is_a_caught_timeout(
     scan_files: ScanFiles,
 ) -> None:
-    (finding,) = ag401(scan_files, TRANSPORT_IN_TOOL)
-    assert finding.tool == "add_comment"
-    assert finding.span.line == line_of(TRANSPORT_IN_TOOL, "except httpx.RequestError")
+    finding = one_finding(scan_files, TRANSPORT_IN_TOOL, "add_comment", "except httpx.RequestError")
     assert "httpx.RequestError" in finding.message and "httpx.ReadTimeout" in finding.message
 
 
@@ -122,9 +129,13 @@ TOOL_OVER_HELPER = (
 def test_a_timeout_mapped_to_a_plain_error_in_a_helper_is_reported_in_the_tool(
     scan_files: ScanFiles,
 ) -> None:
-    (finding,) = ag401(scan_files, TOOL_OVER_HELPER, **{"desk.py": HELPER})
-    assert finding.tool == "open_ticket" and finding.path == "agent.py"
-    assert finding.span.line == line_of(TOOL_OVER_HELPER, "desk.create_ticket(title)")
+    finding = one_finding(
+        scan_files,
+        TOOL_OVER_HELPER,
+        "open_ticket",
+        "desk.create_ticket(title)",
+        **{"desk.py": HELPER},
+    )
     assert handler_at(finding) == ("desk.py", line_of(HELPER, "except requests.Timeout"))
     assert "DeskClient._post" in finding.message
 
@@ -169,9 +180,7 @@ CONTEXT_MANAGER = (
 def test_a_context_manager_that_maps_timeouts_to_plain_errors_is_followed(
     scan_files: ScanFiles,
 ) -> None:
-    (finding,) = ag401(scan_files, CONTEXT_MANAGER)
-    assert finding.tool == "close_ticket_with_note"
-    assert finding.span.line == line_of(CONTEXT_MANAGER, "httpx.post(")
+    finding = one_finding(scan_files, CONTEXT_MANAGER, "close_ticket_with_note", "httpx.post(")
     assert "desk_errors" in finding.message
 
 
@@ -282,9 +291,7 @@ POLLING = (
 
 
 def test_a_polling_deadline_reported_as_a_failure(scan_files: ScanFiles) -> None:
-    (finding,) = ag401(scan_files, POLLING)
-    assert finding.tool == "start_export"
-    assert finding.span.line == line_of(POLLING, "Export failed")
+    finding = one_finding(scan_files, POLLING, "start_export", "Export failed")
     assert "polls" in finding.message
 
 
@@ -354,9 +361,7 @@ ERP = (
 def test_a_declared_non_idempotent_tool_whose_calls_cannot_be_judged(
     scan_files: ScanFiles,
 ) -> None:
-    (finding,) = ag401(scan_files, DECLARED, **{"erp.py": ERP})
-    assert finding.tool == "run_action"
-    assert finding.span.line == line_of(DECLARED, "erp.invoke(")
+    finding = one_finding(scan_files, DECLARED, "run_action", "erp.invoke(", **{"erp.py": ERP})
     assert finding.confidence.value == "medium"
     declared_idempotent = DECLARED.replace("idempotentHint=False", "idempotentHint=True")
     assert ag401(scan_files, declared_idempotent, **{"erp.py": ERP}) == []
@@ -464,9 +469,7 @@ DECORATED = (
 
 
 def test_a_decorator_that_maps_the_tools_errors_is_followed(scan_files: ScanFiles) -> None:
-    (finding,) = ag401(scan_files, DECORATED)
-    assert finding.tool == "create_lead"
-    assert finding.span.line == line_of(DECORATED, "return requests.post(")
+    finding = one_finding(scan_files, DECORATED, "create_lead", "return requests.post(")
     assert handler_at(finding) == (
         "agent.py",
         line_of(DECORATED, "except requests.RequestException"),
