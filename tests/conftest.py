@@ -23,6 +23,39 @@ def write_project(root: Path, files: Mapping[str, str]) -> None:
         target.write_text(text, encoding="utf-8")
 
 
+def line_of(source: str, fragment: str) -> int:
+    """The 1-based number of the first line of ``source`` that contains ``fragment``."""
+    return next(i for i, line in enumerate(source.splitlines(), 1) if fragment in line)
+
+
+def sqlite_mcp_server(name: str, tools: Mapping[str, str], dispatch: str) -> str:
+    """``server.py``: a low-level MCP server ``name`` listing ``tools`` (name -> description)
+    whose ``call_tool`` body is ``dispatch``; every branch can share ``_run(sql, *params)``,
+    which runs a statement on a SQLite connection and commits."""
+    listed = "".join(
+        f'        Tool(name="{tool}", description="{text}", inputSchema={{}}),\n'
+        for tool, text in tools.items()
+    )
+    return (
+        "import sqlite3\n\n"
+        "from mcp.server.lowlevel import Server\n"
+        "from mcp.types import TextContent, Tool\n\n"
+        f'server = Server("{name}")\n'
+        f'conn = sqlite3.connect("{name}.db")\n\n\n'
+        "def _run(sql: str, *params: object) -> list[tuple]:\n"
+        "    rows = conn.execute(sql, params).fetchall()\n"
+        "    conn.commit()\n"
+        "    return rows\n\n\n"
+        "@server.list_tools()\n"
+        "async def list_tools() -> list[Tool]:\n"
+        f"    return [\n{listed}    ]\n\n\n"
+        "@server.call_tool()\n"
+        "async def call_tool(name: str, arguments: dict) -> list[TextContent]:\n"
+        + textwrap.indent(textwrap.dedent(dispatch).strip("\n"), "    ")
+        + "\n"
+    )
+
+
 def tool_module(
     imports: str, prelude: str, body: str, name: str = "act", is_async: bool = False
 ) -> dict[str, str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agentguard.engine.baseline import Baseline, compare
 from agentguard.engine.pipeline import ScanResult
-from tests.conftest import ScanFiles
+from tests.conftest import ScanFiles, line_of, sqlite_mcp_server
 
 CLIENT = """\
 import requests
@@ -47,10 +47,6 @@ def comment_ticket(ticket_id: str, text: str) -> dict:
 """
 
 
-def _line(text: str, fragment: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
-
-
 def _scan(scan_files: ScanFiles, tools: str = TOOLS) -> ScanResult:
     return scan_files(
         {"desk/__init__.py": "", "desk/client.py": CLIENT, "desk/tools.py": tools},
@@ -60,14 +56,14 @@ def _scan(scan_files: ScanFiles, tools: str = TOOLS) -> ScanResult:
 
 def test_a_shared_sink_is_reported_in_each_tool(scan_files: ScanFiles) -> None:
     result = _scan(scan_files)
-    sink = ("desk/client.py", _line(CLIENT, "requests.post("))
+    sink = ("desk/client.py", line_of(CLIENT, "requests.post("))
     found = sorted(
         (f.tool, f.path, f.span.line, [(r.path, r.span.line) for r in f.related])
         for f in result.findings
     )
     assert found == [
-        ("comment_ticket", "desk/tools.py", _line(TOOLS, "desk.add_comment("), [sink]),
-        ("open_ticket", "desk/tools.py", _line(TOOLS, "desk.open_ticket("), [sink]),
+        ("comment_ticket", "desk/tools.py", line_of(TOOLS, "desk.add_comment("), [sink]),
+        ("open_ticket", "desk/tools.py", line_of(TOOLS, "desk.open_ticket("), [sink]),
     ]
     # the evidence still walks tool -> helper -> sink
     comment = next(f for f in result.findings if f.tool == "comment_ticket")
@@ -102,32 +98,10 @@ def test_a_baseline_accepts_each_placed_finding_once(scan_files: ScanFiles) -> N
     assert later.matched == 2
 
 
-BRANCH_SERVER = """\
-import sqlite3
-
-from mcp.server.lowlevel import Server
-from mcp.types import TextContent, Tool
-
-server = Server("pantry")
-conn = sqlite3.connect("pantry.db")
-
-
-def _run(sql: str, *params: object) -> list[tuple]:
-    rows = conn.execute(sql, params).fetchall()
-    conn.commit()
-    return rows
-
-
-@server.list_tools()
-async def list_tools() -> list[Tool]:
-    return [
-        Tool(name="add_item", description="Add an item", inputSchema={}),
-        Tool(name="remove_item", description="Remove an item", inputSchema={}),
-    ]
-
-
-@server.call_tool()
-async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+BRANCH_SERVER = sqlite_mcp_server(
+    "pantry",
+    {"add_item": "Add an item", "remove_item": "Remove an item"},
+    """
     if name == "add_item":
         _run("INSERT INTO items (name) VALUES (?)", arguments["name"])
         return [TextContent(type="text", text="added")]
@@ -135,17 +109,18 @@ async def call_tool(name: str, arguments: dict) -> list[TextContent]:
         _run("DELETE FROM items WHERE name = ?", arguments["name"])
         return [TextContent(type="text", text="removed")]
     raise ValueError(name)
-"""
+    """,
+)
 
 
 def test_a_helper_every_branch_shares_is_reported_in_each_branch(scan_files: ScanFiles) -> None:
     result = scan_files({"server.py": BRANCH_SERVER}, select=("AG301",))
-    sink = _line(BRANCH_SERVER, "conn.execute(")
+    sink = line_of(BRANCH_SERVER, "conn.execute(")
     found = sorted(
         (f.tool, f.span.line, [r.span.line for r in f.related], [s.kind.value for s in f.evidence])
         for f in result.findings
     )
     assert found == [
-        ("add_item", _line(BRANCH_SERVER, '_run("INSERT'), [sink], ["tool", "call", "sink"]),
-        ("remove_item", _line(BRANCH_SERVER, '_run("DELETE'), [sink], ["tool", "call", "sink"]),
+        ("add_item", line_of(BRANCH_SERVER, '_run("INSERT'), [sink], ["tool", "call", "sink"]),
+        ("remove_item", line_of(BRANCH_SERVER, '_run("DELETE'), [sink], ["tool", "call", "sink"]),
     ]

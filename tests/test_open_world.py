@@ -369,6 +369,10 @@ def test_save_on_a_project_object_is_followed_not_guessed(scan_files: ScanFiles)
     )
     result = scan_files({"agent.py": source})
     assert result.project.tools[0].effects == []
+    # followed: a save that writes a file is the tool's write
+    writing = source.replace("print(self.text)", 'open("notes.txt", "a").write(self.text)')
+    result = scan_files({"agent.py": writing})
+    assert [(e.kind, e.sink) for e in result.project.tools[0].effects] == [("write", "open")]
 
 
 # SDK families, each call written as its library's documentation shows it:

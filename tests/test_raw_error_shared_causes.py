@@ -10,34 +10,12 @@ import json
 from agentguard.output import RenderOptions
 from agentguard.output import sarif as sarif_output
 from agentguard.output import text as text_output
-from tests.conftest import ScanFiles
+from tests.conftest import ScanFiles, line_of, sqlite_mcp_server
 
-INLINE_SERVER = """\
-import sqlite3
-
-from mcp.server.lowlevel import Server
-from mcp.types import TextContent, Tool
-
-server = Server("notes")
-conn = sqlite3.connect("notes.db")
-
-
-def _run(sql: str, *params: object) -> list[tuple]:
-    rows = conn.execute(sql, params).fetchall()
-    conn.commit()
-    return rows
-
-
-@server.list_tools()
-async def list_tools() -> list[Tool]:
-    return [
-        Tool(name="add_note", description="Add a note", inputSchema={}),
-        Tool(name="count_notes", description="Count notes", inputSchema={}),
-    ]
-
-
-@server.call_tool()
-async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+INLINE_SERVER = sqlite_mcp_server(
+    "notes",
+    {"add_note": "Add a note", "count_notes": "Count notes"},
+    """
     try:
         if name == "add_note":
             _run("INSERT INTO notes (body) VALUES (?)", arguments["body"])
@@ -50,20 +28,17 @@ async def call_tool(name: str, arguments: dict) -> list[TextContent]:
         return [TextContent(type="text", text=f"Database error: {e}")]
     except Exception as e:
         return [TextContent(type="text", text=f"Error: {str(e)}")]
-"""
-
-
-def _line(text: str, fragment: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
+    """,
+)
 
 
 def test_each_inline_branch_gets_one_finding_in_its_branch(scan_files: ScanFiles) -> None:
     result = scan_files({"server.py": INLINE_SERVER}, select=("AG601",))
     found = sorted((f.tool, f.span.line, [r.span.line for r in f.related]) for f in result.findings)
-    handlers = [_line(INLINE_SERVER, "Database error"), _line(INLINE_SERVER, '"Error: {')]
+    handlers = [line_of(INLINE_SERVER, "Database error"), line_of(INLINE_SERVER, '"Error: {')]
     assert found == [
-        ("add_note", _line(INLINE_SERVER, '_run("INSERT'), handlers),
-        ("count_notes", _line(INLINE_SERVER, '_run("SELECT'), handlers),
+        ("add_note", line_of(INLINE_SERVER, '_run("INSERT'), handlers),
+        ("count_notes", line_of(INLINE_SERVER, '_run("SELECT'), handlers),
     ]
     add_note = next(f for f in result.findings if f.tool == "add_note")
     assert add_note.severity.value == "error"  # the branch writes
@@ -128,15 +103,15 @@ def audit(path: str) -> None:
 
 def test_a_helper_shared_by_two_tools_gives_each_tool_its_finding(scan_files: ScanFiles) -> None:
     result = scan_files({"crm.py": SHARED_HELPER}, select=("AG601",))
-    handler = _line(SHARED_HELPER, '"error": str(exc)')
+    handler = line_of(SHARED_HELPER, '"error": str(exc)')
     found = sorted(
         (f.tool, f.span.line, [r.span.line for r in f.related], f.severity.value)
         for f in result.findings
     )
     assert found == [
-        ("add_note", _line(SHARED_HELPER, "result = client.post("), [handler], "error"),
+        ("add_note", line_of(SHARED_HELPER, "result = client.post("), [handler], "error"),
         # a read: a warning, still in the tool
-        ("find_contact", _line(SHARED_HELPER, "return client.get("), [handler], "warning"),
+        ("find_contact", line_of(SHARED_HELPER, "return client.get("), [handler], "warning"),
     ]
     add_note = next(f for f in result.findings if f.tool == "add_note")
     # the chain from the tool through `post` to `_send`, then the handler itself
@@ -153,7 +128,7 @@ def test_text_output_says_the_findings_share_one_cause(scan_files: ScanFiles) ->
     stream = io.StringIO()
     text_output.render(result, stream, RenderOptions(color=False))
     out = stream.getvalue()
-    handler = "crm.py:{}".format(_line(SHARED_HELPER, '"error": str(exc)'))
+    handler = "crm.py:{}".format(line_of(SHARED_HELPER, '"error": str(exc)'))
     assert out.count("one cause shared with 1 other finding") == 2
     assert f"(tools `find_contact`): {handler}" in out
     assert f"(tools `add_note`): {handler}" in out
@@ -164,7 +139,7 @@ def test_sarif_names_the_shared_cause_as_a_related_location(scan_files: ScanFile
     stream = io.StringIO()
     sarif_output.render(result, stream, RenderOptions(color=False))
     runs = json.loads(stream.getvalue())["runs"]
-    handler = _line(SHARED_HELPER, '"error": str(exc)')
+    handler = line_of(SHARED_HELPER, '"error": str(exc)')
     for entry in runs[0]["results"]:
         related = entry["relatedLocations"]
         first = related[0]
@@ -220,8 +195,8 @@ def test_error_text_through_chained_self_helpers(scan_files: ScanFiles) -> None:
     found = [(f.tool, f.span.line) for f in result.findings]
     # _failure hands the exception to _describe, which formats it; _quiet names its type
     assert found == [
-        ("open_ticket", _line(ERROR_HELPERS, "return self._failure(e)")),
-        ("assign_ticket", _line(ERROR_HELPERS, '"detail": self._failure(e)')),
+        ("open_ticket", line_of(ERROR_HELPERS, "return self._failure(e)")),
+        ("assign_ticket", line_of(ERROR_HELPERS, '"detail": self._failure(e)')),
     ]
 
 
@@ -269,4 +244,4 @@ def test_error_text_collected_into_a_returned_container(scan_files: ScanFiles) -
     result = scan_files({"batches.py": BATCH_TOOL}, select=("AG601",))
     found = [(f.tool, f.span.line) for f in result.findings]
     # count_batches returns only how many failed: no text reaches the model
-    assert found == [("import_batches", _line(BATCH_TOOL, "return summary"))]
+    assert found == [("import_batches", line_of(BATCH_TOOL, "return summary"))]

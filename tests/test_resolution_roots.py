@@ -7,6 +7,8 @@ import textwrap
 
 import pytest
 
+from agentguard.project.project_model import ProjectModel
+
 from .conftest import ScanFiles
 
 # A tool in one module that sends mail through a helper in another, imported absolutely.
@@ -36,11 +38,14 @@ MAILER = textwrap.dedent(
 )
 
 
-def sinks(scan_files: ScanFiles, files: dict[str, str], tool: str = "notify_customer") -> set[str]:
-    project = scan_files(files).project
+def tool_sinks(project: ProjectModel, tool: str = "notify_customer") -> set[str]:
     found = [t for t in project.tools if t.name == tool]
     assert found, [t.name for t in project.tools]
     return {effect.sink for effect in found[0].effects}
+
+
+def sinks(scan_files: ScanFiles, files: dict[str, str], tool: str = "notify_customer") -> set[str]:
+    return tool_sinks(scan_files(files).project, tool)
 
 
 def has_smtp(sinks_found: set[str]) -> bool:
@@ -49,8 +54,9 @@ def has_smtp(sinks_found: set[str]) -> bool:
 
 def sent_and_named(scan_files: ScanFiles, files: dict[str, str]) -> set[str]:
     """Check that the tool's mail is followed; the project's module names."""
-    assert has_smtp(sinks(scan_files, files))
-    return {m.module for m in scan_files(files).project.modules.values()}
+    project = scan_files(files).project
+    assert has_smtp(tool_sinks(project))
+    return {m.module for m in project.modules.values()}
 
 
 def test_a_src_layout_project_declared_in_pyproject_follows_its_own_imports(
@@ -126,42 +132,51 @@ def test_a_service_folder_is_named_from_what_its_imports_call_it(scan_files: Sca
     assert has_smtp(sinks(scan_files, files))
 
 
-def test_a_module_imported_by_its_path_name_keeps_it(scan_files: ScanFiles) -> None:
+# Projects that import their modules by the names the scan root gives them; each keeps
+# those names, whatever else the project imports.
+NAMED_FROM_SCAN_ROOT = {
     # ``services.api.app.mailer`` is imported as written: no other root is looked for, and
     # a third-party package that shares a folder's name (``app``) changes nothing.
-    files = {
-        "services/__init__.py": "",
-        "services/api/__init__.py": "",
-        "services/api/app/__init__.py": "",
-        "services/api/app/agent.py": TOOL.format(package="services.api.app"),
-        "services/api/app/mailer.py": MAILER,
-        "scripts/other.py": "from app.mailer import deliver\n",
-    }
-    names = sent_and_named(scan_files, files)
-    assert "services.api.app.mailer" in names
-
-
-def test_a_namespace_package_named_from_the_scan_root_stays_so(scan_files: ScanFiles) -> None:
+    "path-name": (
+        {
+            "services/__init__.py": "",
+            "services/api/__init__.py": "",
+            "services/api/app/__init__.py": "",
+            "services/api/app/agent.py": TOOL.format(package="services.api.app"),
+            "services/api/app/mailer.py": MAILER,
+            "scripts/other.py": "from app.mailer import deliver\n",
+        },
+        "services.api.app.mailer",
+    ),
     # ``corp/`` has no ``__init__.py`` (a namespace package): the project imports
     # ``corp.mail.mailer``, and a third-party ``mail`` import does not rename it.
-    files = {
-        "pyproject.toml": '[project]\nname = "corp-mail"\n',
-        "corp/mail/__init__.py": "",
-        "corp/mail/agent.py": TOOL.format(package="corp.mail"),
-        "corp/mail/mailer.py": MAILER,
-        "corp/mail/other.py": "from mail.mailer import something_else\n",
-    }
-    names = sent_and_named(scan_files, files)
-    assert "corp.mail.mailer" in names
-
-
-def test_a_src_folder_imported_as_a_package_keeps_its_name(scan_files: ScanFiles) -> None:
+    "namespace-package": (
+        {
+            "pyproject.toml": '[project]\nname = "corp-mail"\n',
+            "corp/mail/__init__.py": "",
+            "corp/mail/agent.py": TOOL.format(package="corp.mail"),
+            "corp/mail/mailer.py": MAILER,
+            "corp/mail/other.py": "from mail.mailer import something_else\n",
+        },
+        "corp.mail.mailer",
+    ),
     # ``src`` holds no ``__init__.py`` but the project imports ``src.shop.mailer``: the
     # files keep the names the scan root gives them.
-    files = {
-        "pyproject.toml": '[project]\nname = "shop"\n',
-        "src/shop/__init__.py": "",
-        "src/shop/agent.py": TOOL.format(package="src.shop"),
-        "src/shop/mailer.py": MAILER,
-    }
-    assert "src.shop.mailer" in sent_and_named(scan_files, files)
+    "src-as-package": (
+        {
+            "pyproject.toml": '[project]\nname = "shop"\n',
+            "src/shop/__init__.py": "",
+            "src/shop/agent.py": TOOL.format(package="src.shop"),
+            "src/shop/mailer.py": MAILER,
+        },
+        "src.shop.mailer",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NAMED_FROM_SCAN_ROOT.values(), ids=NAMED_FROM_SCAN_ROOT.keys())
+def test_a_module_imported_by_its_scan_root_name_keeps_it(
+    scan_files: ScanFiles, case: tuple[dict[str, str], str]
+) -> None:
+    files, module = case
+    assert module in sent_and_named(scan_files, files)

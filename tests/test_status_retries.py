@@ -117,13 +117,22 @@ HANDLER_429 = """
 HANDLER_5XX = HANDLER_429.replace("status_code == 429", "status_code >= 500")
 
 
-def retry_findings(scan_files: ScanFiles, body: str, tools: str = TOOLS) -> list[tuple]:
-    files = {
+def client_source(body: str, client: str = CLIENT) -> str:
+    """``shop/client.py``: the ``ShopClient.request`` method with ``body`` as its body."""
+    return textwrap.dedent(client).replace("{body}", body.strip("\n").lstrip())
+
+
+def shop_project(body: str, tools: str = TOOLS, client: str = CLIENT) -> dict[str, str]:
+    """The ``shop`` package: its client (``body`` in ``request``) and the tools using it."""
+    return {
         "shop/__init__.py": "",
-        "shop/client.py": textwrap.dedent(CLIENT).replace("{body}", body.strip("\n").lstrip()),
+        "shop/client.py": client_source(body, client),
         "shop/tools.py": tools,
     }
-    result = scan_files(files)
+
+
+def retry_findings(scan_files: ScanFiles, body: str, tools: str = TOOLS) -> list[tuple]:
+    result = scan_files(shop_project(body, tools))
     return sorted(
         (f.code, f.tool, f.path, f.span.line) for f in result.findings if f.code.startswith("AG9")
     )
@@ -135,12 +144,7 @@ def test_client_resending_on_5xx_is_reported_in_the_write_tool(scan_files: ScanF
 
 
 def test_the_finding_names_the_retry_loop_as_evidence(scan_files: ScanFiles) -> None:
-    files = {
-        "shop/__init__.py": "",
-        "shop/client.py": textwrap.dedent(CLIENT).replace("{body}", PREDICATE.strip("\n").lstrip()),
-        "shop/tools.py": TOOLS,
-    }
-    (finding,) = [f for f in scan_files(files).findings if f.code == "AG902"]
+    (finding,) = [f for f in scan_files(shop_project(PREDICATE)).findings if f.code == "AG902"]
     assert "429, 5xx" in finding.message and "ShopClient.request" in finding.message
     retry = [step for step in finding.evidence if step.kind.value == "retry"]
     assert retry and retry[0].location is not None
@@ -199,15 +203,8 @@ def create_order(cart_id: str, run_id: str) -> dict:
     body = PREDICATE.replace(
         "json=data, timeout=10", 'json=data, headers={"Idempotency-Key": key}, timeout=10'
     )
-    client = textwrap.dedent(CLIENT).replace(
-        "data: dict | None = None)", "data: dict | None = None, key: str = '')"
-    )
-    files = {
-        "shop/__init__.py": "",
-        "shop/client.py": client.replace("{body}", body.strip("\n").lstrip()),
-        "shop/tools.py": tools,
-    }
-    result = scan_files(files)
+    client = CLIENT.replace("data: dict | None = None)", "data: dict | None = None, key: str = '')")
+    result = scan_files(shop_project(body, tools, client))
     assert [f for f in result.findings if f.code.startswith("AG9")] == []
 
 
@@ -291,12 +288,9 @@ def add_watchers(order_id: str, user_id: str) -> dict:
     return client.request(f"/orders/{order_id}/watcher_ids", method="POST", data={"id": user_id})
 '''
     )
-    files = {
-        "shop/__init__.py": "",
-        "shop/client.py": textwrap.dedent(CLIENT).replace("{body}", PREDICATE.strip("\n").lstrip()),
-        "shop/tools.py": tools,
-    }
-    found = sorted((f.code, f.tool) for f in scan_files(files).findings if f.tool)
+    found = sorted(
+        (f.code, f.tool) for f in scan_files(shop_project(PREDICATE, tools)).findings if f.tool
+    )
     assert ("AG101", "tag_order") in found and ("AG101", "add_watchers") in found
     assert [c for c in found if c[0] in {"AG201", "AG902"}] == []
 
@@ -431,9 +425,8 @@ def test_status_facts_read_back_from_the_cache_unchanged() -> None:
 
     carriers = Catalog(builtin_data()).context_carriers
     for body in (PREDICATE, HANDLER_429, HANDLER_5XX, ONLY_429):
-        source = textwrap.dedent(CLIENT).replace("{body}", body.strip("\n").lstrip())
-        facts = extract(source.encode(), "shop/client.py", carriers)
+        facts = extract(client_source(body).encode(), "shop/client.py", carriers)
         assert fact_cache.decode(fact_cache.encode(facts)) == facts
-    source = textwrap.dedent(CLIENT).replace("{body}", HANDLER_5XX.strip("\n").lstrip())
+    source = client_source(HANDLER_5XX)
     (request,) = [f for f in extract(source.encode(), "c.py", carriers).functions.values()]
     assert [h.retried_statuses for h in request.handlers] == [(500, 502, 503, 504)]

@@ -11,7 +11,7 @@ import pytest
 from agentguard.diagnostics import Finding, StepKind
 from agentguard.knowledge.catalog import CatalogError
 
-from .conftest import ScanFiles
+from .conftest import ScanFiles, line_of
 
 HEAD = "from langchain_core.tools import tool\n"
 
@@ -21,8 +21,21 @@ def ag401(scan_files: ScanFiles, source: str, **files: str) -> list[Finding]:
     return [f for f in result.findings if f.code == "AG401"]
 
 
-def line_of(source: str, text: str) -> int:
-    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
+def one_finding(scan_files: ScanFiles, source: str, tool: str, at: str, **files: str) -> Finding:
+    """The one AG401 finding, checked to be ``tool``'s, in ``agent.py`` on the line with
+    ``at``."""
+    (finding,) = ag401(scan_files, source, **files)
+    assert (finding.tool, finding.path) == (tool, "agent.py")
+    assert finding.span.line == line_of(source, at)
+    return finding
+
+
+def handler_at(finding: Finding) -> tuple[str, int]:
+    """Where the finding's first handler step points: the code that turns the timeout into
+    a plain failure."""
+    handler = next(s for s in finding.evidence if s.kind is StepKind.HANDLER)
+    assert handler.location is not None
+    return handler.location.path, handler.location.span.line
 
 
 TRANSPORT_IN_TOOL = (
@@ -45,9 +58,7 @@ TRANSPORT_IN_TOOL = (
 def test_a_transport_error_class_that_includes_timeouts_is_a_caught_timeout(
     scan_files: ScanFiles,
 ) -> None:
-    (finding,) = ag401(scan_files, TRANSPORT_IN_TOOL)
-    assert finding.tool == "add_comment"
-    assert finding.span.line == line_of(TRANSPORT_IN_TOOL, "except httpx.RequestError")
+    finding = one_finding(scan_files, TRANSPORT_IN_TOOL, "add_comment", "except httpx.RequestError")
     assert "httpx.RequestError" in finding.message and "httpx.ReadTimeout" in finding.message
 
 
@@ -118,13 +129,14 @@ TOOL_OVER_HELPER = (
 def test_a_timeout_mapped_to_a_plain_error_in_a_helper_is_reported_in_the_tool(
     scan_files: ScanFiles,
 ) -> None:
-    (finding,) = ag401(scan_files, TOOL_OVER_HELPER, **{"desk.py": HELPER})
-    assert finding.tool == "open_ticket" and finding.path == "agent.py"
-    assert finding.span.line == line_of(TOOL_OVER_HELPER, "desk.create_ticket(title)")
-    handler = [s for s in finding.evidence if s.kind is StepKind.HANDLER]
-    assert handler and handler[0].location is not None
-    assert handler[0].location.path == "desk.py"
-    assert handler[0].location.span.line == line_of(HELPER, "except requests.Timeout")
+    finding = one_finding(
+        scan_files,
+        TOOL_OVER_HELPER,
+        "open_ticket",
+        "desk.create_ticket(title)",
+        **{"desk.py": HELPER},
+    )
+    assert handler_at(finding) == ("desk.py", line_of(HELPER, "except requests.Timeout"))
     assert "DeskClient._post" in finding.message
 
 
@@ -168,9 +180,7 @@ CONTEXT_MANAGER = (
 def test_a_context_manager_that_maps_timeouts_to_plain_errors_is_followed(
     scan_files: ScanFiles,
 ) -> None:
-    (finding,) = ag401(scan_files, CONTEXT_MANAGER)
-    assert finding.tool == "close_ticket_with_note"
-    assert finding.span.line == line_of(CONTEXT_MANAGER, "httpx.post(")
+    finding = one_finding(scan_files, CONTEXT_MANAGER, "close_ticket_with_note", "httpx.post(")
     assert "desk_errors" in finding.message
 
 
@@ -281,9 +291,7 @@ POLLING = (
 
 
 def test_a_polling_deadline_reported_as_a_failure(scan_files: ScanFiles) -> None:
-    (finding,) = ag401(scan_files, POLLING)
-    assert finding.tool == "start_export"
-    assert finding.span.line == line_of(POLLING, "Export failed")
+    finding = one_finding(scan_files, POLLING, "start_export", "Export failed")
     assert "polls" in finding.message
 
 
@@ -315,9 +323,7 @@ def test_a_poller_in_a_helper_that_raises_a_timeout_error(scan_files: ScanFiles)
     )
     (finding,) = ag401(scan_files, source)
     assert finding.tool == "deploy"
-    handler = [s for s in finding.evidence if s.kind is StepKind.HANDLER]
-    assert handler[0].location is not None
-    assert handler[0].location.span.line == line_of(source, "raise TimeoutError")
+    assert handler_at(finding) == ("agent.py", line_of(source, "raise TimeoutError"))
     # without the poll the timeout goes to the framework untouched
     retried = source.replace("        await wait_until_live(client, deploy_id)\n", "")
     assert ag401(scan_files, retried) == []
@@ -355,9 +361,7 @@ ERP = (
 def test_a_declared_non_idempotent_tool_whose_calls_cannot_be_judged(
     scan_files: ScanFiles,
 ) -> None:
-    (finding,) = ag401(scan_files, DECLARED, **{"erp.py": ERP})
-    assert finding.tool == "run_action"
-    assert finding.span.line == line_of(DECLARED, "erp.invoke(")
+    finding = one_finding(scan_files, DECLARED, "run_action", "erp.invoke(", **{"erp.py": ERP})
     assert finding.confidence.value == "medium"
     declared_idempotent = DECLARED.replace("idempotentHint=False", "idempotentHint=True")
     assert ag401(scan_files, declared_idempotent, **{"erp.py": ERP}) == []
@@ -465,12 +469,11 @@ DECORATED = (
 
 
 def test_a_decorator_that_maps_the_tools_errors_is_followed(scan_files: ScanFiles) -> None:
-    (finding,) = ag401(scan_files, DECORATED)
-    assert finding.tool == "create_lead"
-    assert finding.span.line == line_of(DECORATED, "return requests.post(")
-    handler = [s for s in finding.evidence if s.kind is StepKind.HANDLER]
-    assert handler[0].location is not None
-    assert handler[0].location.span.line == line_of(DECORATED, "except requests.RequestException")
+    finding = one_finding(scan_files, DECORATED, "create_lead", "return requests.post(")
+    assert handler_at(finding) == (
+        "agent.py",
+        line_of(DECORATED, "except requests.RequestException"),
+    )
     uncertain = DECORATED.replace(
         "The CRM request failed, please retry.", "Outcome unknown: look the lead up first."
     )
