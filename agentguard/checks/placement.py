@@ -83,8 +83,15 @@ def _roots(project: ProjectModel, tool: ToolFacts) -> list[tuple[str, list[Call]
     ]
 
 
-def _targets(project: ProjectModel, qualname: str) -> dict[int, str]:
-    return {id(call): target for call, target in project.call_edges(qualname)}
+def _targets(project: ProjectModel, qualname: str) -> dict[tuple[Span, int], str]:
+    """The project function each call written in ``qualname`` runs, by the call's place: an
+    edge's call is a copy of the written one when a runner forwards it
+    (``asyncio.to_thread(helper, x)``), so it is matched by span and order, not identity."""
+    return {_key(call): target for call, target in project.call_edges(qualname)}
+
+
+def _key(call: Call) -> tuple[Span, int]:
+    return call.span, call.order
 
 
 def call_chain(
@@ -97,7 +104,7 @@ def call_chain(
     for root, calls in _roots(project, tool):
         targets = _targets(project, root)
         for call in calls:
-            target = targets.get(id(call))
+            target = targets.get(_key(call))
             if target is None:
                 continue
             hop = [(root, call, target)]
@@ -148,7 +155,7 @@ def in_tool(
                 # The cause is in the code around the tool (a dispatcher's handler): the
                 # branch's first call into the project, else its first call.
                 targets = _targets(project, root)
-                first = next((c for c in calls if id(c) in targets), calls[0] if calls else None)
+                first = next((c for c in calls if _key(c) in targets), calls[0] if calls else None)
                 where = Location(tool.path, first.span) if first else tool.anchor
                 return Placement(where, (cause,))
         chain = call_chain(project, tool, function)
