@@ -7,8 +7,8 @@ chain stay on the finding as related locations and evidence steps, so a helper s
 twenty tools gives each tool its own finding, suppressible in that tool, and every output
 can say that those findings share one cause.
 
-Every rule reporting about a tool calls :func:`in_tool` (or :func:`placed`) with the place
-it found and uses the answer's location, related locations and steps.
+Every rule reporting about a tool calls :func:`in_tool` (through ``Rule.tool_finding``) with
+the place it found and uses the answer's location, related locations and steps.
 """
 
 from __future__ import annotations
@@ -35,18 +35,6 @@ class Placement:
     related: tuple[Location, ...] = ()
     steps: tuple[EvidenceStep, ...] = ()
 
-    @property
-    def moved(self) -> bool:
-        """Whether the finding is located elsewhere than its cause."""
-        return bool(self.related)
-
-
-def _inside(outer: Span, inner: Span) -> bool:
-    return (outer.line, outer.column) <= (inner.line, inner.column) and (
-        inner.end_line,
-        inner.end_column,
-    ) <= (outer.end_line, outer.end_column)
-
 
 def own_code(project: ProjectModel, tool: ToolFacts) -> list[Location]:
     """The spans of code that are the tool's own: its functions (a def, a class's run
@@ -64,7 +52,7 @@ def own_code(project: ProjectModel, tool: ToolFacts) -> list[Location]:
 
 def in_own_code(project: ProjectModel, tool: ToolFacts, where: Location) -> bool:
     return any(
-        loc.path == where.path and _inside(loc.span, where.span) for loc in own_code(project, tool)
+        loc.path == where.path and loc.span.encloses(where.span) for loc in own_code(project, tool)
     )
 
 
@@ -74,7 +62,7 @@ def _roots(project: ProjectModel, tool: ToolFacts) -> list[tuple[str, list[Call]
     if tool.form == "lowlevel-branch":
         handler = tool.symbol.rsplit(":", 1)[0]
         span = tool.anchor.span
-        calls = [c for c in project.calls_in(handler) if _inside(span, c.span)]
+        calls = [c for c in project.calls_in(handler) if span.encloses(c.span)]
         return [(handler, sorted(calls, key=lambda c: c.order))]
     return [
         (q, sorted(project.calls_in(q), key=lambda c: c.order))
@@ -128,7 +116,7 @@ def function_at(project: ProjectModel, where: Location) -> str | None:
     """The innermost project function whose body holds ``where``."""
     best: tuple[int, str] | None = None
     for qualname, (fn, facts) in project.sorted_functions():
-        if facts.path == where.path and _inside(fn.span, where.span):
+        if facts.path == where.path and fn.span.encloses(where.span):
             size = fn.span.end_line - fn.span.line
             if best is None or size < best[0]:
                 best = (size, qualname)
