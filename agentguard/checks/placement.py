@@ -124,7 +124,11 @@ def function_at(project: ProjectModel, where: Location) -> str | None:
 
 
 def in_tool(
-    project: ProjectModel, tool: ToolFacts, cause: Location, function: str | None = None
+    project: ProjectModel,
+    tool: ToolFacts,
+    cause: Location,
+    function: str | None = None,
+    via: Location | None = None,
 ) -> Placement:
     """Where a finding of ``tool`` whose cause is at ``cause`` (in ``function``, the
     project function holding it, found from the location when not given) is located.
@@ -133,9 +137,13 @@ def in_tool(
     starts the shortest chain of calls into the cause's function (for a dispatch branch
     whose cause is the dispatcher's own code, such as the ``except`` around every branch:
     the branch's first call into the project), with the cause as related location and the calls as
-    evidence; failing both, at the tool's anchor."""
+    evidence; failing both, at the tool's anchor. ``via``: the first call of a chain already
+    known to lead from the tool to the cause (an effect's); when it is the tool's own, the
+    finding goes there and no chain is searched."""
     if tool.schema_only or in_own_code(project, tool, cause):
         return Placement(cause)
+    if via is not None and in_own_code(project, tool, via):
+        return Placement(via, (cause,))
     function = function or function_at(project, cause)
     if function is not None:
         for root, calls in _roots(project, tool):
