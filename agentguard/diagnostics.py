@@ -72,6 +72,10 @@ class Span(tuple[int, int, int, int], metaclass=_SpanType):
     def point(cls, line: int, column: int = 1) -> Span:
         return cls(line, column, line, column)
 
+    def encloses(self, inner: Span) -> bool:
+        """Whether ``inner`` lies within this span (bounds included)."""
+        return self[:2] <= inner[:2] and inner[2:] <= self[2:]
+
     def __repr__(self) -> str:
         return f"Span(line={self[0]}, column={self[1]}, end_line={self[2]}, end_column={self[3]})"
 

@@ -124,3 +124,42 @@ def test_a_helper_every_branch_shares_is_reported_in_each_branch(scan_files: Sca
         ("add_item", line_of(BRANCH_SERVER, '_run("INSERT'), [sink], ["tool", "call", "sink"]),
         ("remove_item", line_of(BRANCH_SERVER, '_run("DELETE'), [sink], ["tool", "call", "sink"]),
     ]
+
+
+RUNNER_TOOLS = """\
+import asyncio
+
+import requests
+from langchain_core.tools import tool
+
+
+def _send_refund(order_id: str) -> str:
+    try:
+        return requests.post(f"https://pay.example/refunds/{order_id}", timeout=10).text
+    except requests.RequestException as exc:
+        return f"refund failed: {exc}"
+
+
+@tool
+async def refund_order(order_id: str) -> str:
+    \"\"\"Refund an order.\"\"\"
+    note = f"refunding {order_id}"
+    print(note)
+    return await asyncio.to_thread(_send_refund, order_id)
+"""
+
+
+def test_a_cause_reached_through_a_runner_is_placed_at_the_runner_call(
+    scan_files: ScanFiles,
+) -> None:
+    # ``asyncio.to_thread(helper, ...)`` runs the helper: the finding goes on that call in
+    # the tool, not on the tool's definition.
+    result = scan_files({"pay/__init__.py": "", "pay/tools.py": RUNNER_TOOLS}, select=("AG601",))
+    found = [(f.tool, f.span.line, [r.span.line for r in f.related]) for f in result.findings]
+    assert found == [
+        (
+            "refund_order",
+            _line(RUNNER_TOOLS, "asyncio.to_thread("),
+            [_line(RUNNER_TOOLS, "refund failed")],
+        )
+    ]

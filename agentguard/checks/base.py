@@ -196,11 +196,13 @@ class Rule:
         ``function``, found from the location when not given), located where the user
         acts: in the tool's own code (see ``checks/placement.py``). A cause outside the
         tool becomes the first related location, and the calls from the tool to it join
-        the evidence unless the evidence already walks a chain of calls."""
+        the evidence unless the evidence already walks a chain of calls (an effect's), whose
+        first call then places the finding."""
         from agentguard.checks.placement import in_tool
 
-        placed = in_tool(project, tool, cause, function)
-        steps = placed.steps if not any(s.kind is StepKind.CALL for s in evidence) else ()
+        chain = [s.location for s in evidence if s.kind is StepKind.CALL and s.location]
+        placed = in_tool(project, tool, cause, function, via=chain[0] if chain else None)
+        steps = placed.steps if not chain else ()
         head = 1 if evidence and evidence[0].kind is StepKind.TOOL else 0
         return self.finding(
             placed.location,

@@ -7,8 +7,8 @@ chain stay on the finding as related locations and evidence steps, so a helper s
 twenty tools gives each tool its own finding, suppressible in that tool, and every output
 can say that those findings share one cause.
 
-Every rule reporting about a tool calls :func:`in_tool` (or :func:`placed`) with the place
-it found and uses the answer's location, related locations and steps.
+Every rule reporting about a tool calls :func:`in_tool` (through ``Rule.tool_finding``) with
+the place it found and uses the answer's location, related locations and steps.
 """
 
 from __future__ import annotations
@@ -35,18 +35,6 @@ class Placement:
     related: tuple[Location, ...] = ()
     steps: tuple[EvidenceStep, ...] = ()
 
-    @property
-    def moved(self) -> bool:
-        """Whether the finding is located elsewhere than its cause."""
-        return bool(self.related)
-
-
-def _inside(outer: Span, inner: Span) -> bool:
-    return (outer.line, outer.column) <= (inner.line, inner.column) and (
-        inner.end_line,
-        inner.end_column,
-    ) <= (outer.end_line, outer.end_column)
-
 
 def own_code(project: ProjectModel, tool: ToolFacts) -> list[Location]:
     """The spans of code that are the tool's own: its functions (a def, a class's run
@@ -64,7 +52,7 @@ def own_code(project: ProjectModel, tool: ToolFacts) -> list[Location]:
 
 def in_own_code(project: ProjectModel, tool: ToolFacts, where: Location) -> bool:
     return any(
-        loc.path == where.path and _inside(loc.span, where.span) for loc in own_code(project, tool)
+        loc.path == where.path and loc.span.encloses(where.span) for loc in own_code(project, tool)
     )
 
 
@@ -74,7 +62,7 @@ def _roots(project: ProjectModel, tool: ToolFacts) -> list[tuple[str, list[Call]
     if tool.form == "lowlevel-branch":
         handler = tool.symbol.rsplit(":", 1)[0]
         span = tool.anchor.span
-        calls = [c for c in project.calls_in(handler) if _inside(span, c.span)]
+        calls = [c for c in project.calls_in(handler) if span.encloses(c.span)]
         return [(handler, sorted(calls, key=lambda c: c.order))]
     return [
         (q, sorted(project.calls_in(q), key=lambda c: c.order))
@@ -83,8 +71,15 @@ def _roots(project: ProjectModel, tool: ToolFacts) -> list[tuple[str, list[Call]
     ]
 
 
-def _targets(project: ProjectModel, qualname: str) -> dict[int, str]:
-    return {id(call): target for call, target in project.call_edges(qualname)}
+def _targets(project: ProjectModel, qualname: str) -> dict[tuple[Span, int], str]:
+    """The project function each call written in ``qualname`` runs, by the call's place: an
+    edge's call is a copy of the written one when a runner forwards it
+    (``asyncio.to_thread(helper, x)``), so it is matched by span and order, not identity."""
+    return {_key(call): target for call, target in project.call_edges(qualname)}
+
+
+def _key(call: Call) -> tuple[Span, int]:
+    return call.span, call.order
 
 
 def call_chain(
@@ -97,7 +92,7 @@ def call_chain(
     for root, calls in _roots(project, tool):
         targets = _targets(project, root)
         for call in calls:
-            target = targets.get(id(call))
+            target = targets.get(_key(call))
             if target is None:
                 continue
             hop = [(root, call, target)]
@@ -121,7 +116,7 @@ def function_at(project: ProjectModel, where: Location) -> str | None:
     """The innermost project function whose body holds ``where``."""
     best: tuple[int, str] | None = None
     for qualname, (fn, facts) in project.sorted_functions():
-        if facts.path == where.path and _inside(fn.span, where.span):
+        if facts.path == where.path and fn.span.encloses(where.span):
             size = fn.span.end_line - fn.span.line
             if best is None or size < best[0]:
                 best = (size, qualname)
@@ -129,7 +124,11 @@ def function_at(project: ProjectModel, where: Location) -> str | None:
 
 
 def in_tool(
-    project: ProjectModel, tool: ToolFacts, cause: Location, function: str | None = None
+    project: ProjectModel,
+    tool: ToolFacts,
+    cause: Location,
+    function: str | None = None,
+    via: Location | None = None,
 ) -> Placement:
     """Where a finding of ``tool`` whose cause is at ``cause`` (in ``function``, the
     project function holding it, found from the location when not given) is located.
@@ -138,9 +137,13 @@ def in_tool(
     starts the shortest chain of calls into the cause's function (for a dispatch branch
     whose cause is the dispatcher's own code, such as the ``except`` around every branch:
     the branch's first call into the project), with the cause as related location and the calls as
-    evidence; failing both, at the tool's anchor."""
+    evidence; failing both, at the tool's anchor. ``via``: the first call of a chain already
+    known to lead from the tool to the cause (an effect's); when it is the tool's own, the
+    finding goes there and no chain is searched."""
     if tool.schema_only or in_own_code(project, tool, cause):
         return Placement(cause)
+    if via is not None and in_own_code(project, tool, via):
+        return Placement(via, (cause,))
     function = function or function_at(project, cause)
     if function is not None:
         for root, calls in _roots(project, tool):
@@ -148,7 +151,7 @@ def in_tool(
                 # The cause is in the code around the tool (a dispatcher's handler): the
                 # branch's first call into the project, else its first call.
                 targets = _targets(project, root)
-                first = next((c for c in calls if id(c) in targets), calls[0] if calls else None)
+                first = next((c for c in calls if _key(c) in targets), calls[0] if calls else None)
                 where = Location(tool.path, first.span) if first else tool.anchor
                 return Placement(where, (cause,))
         chain = call_chain(project, tool, function)

@@ -10,6 +10,7 @@ from agentguard.checks.observations.shared import (
     ObservationSite,
     RawObservation,
     raw_observations,
+    within_lines,
 )
 from agentguard.checks.timeouts.shared import try_block
 from agentguard.diagnostics import (
@@ -18,7 +19,6 @@ from agentguard.diagnostics import (
     Finding,
     FixOffer,
     Severity,
-    Span,
     StepKind,
 )
 from agentguard.project.counted_writes import counts_as_write
@@ -477,7 +477,7 @@ def _wrapped_tools(
     """The tools that run inside the ``try`` whose handler sends the raw text: the inline
     dispatch branches written in it, and the tools whose function it calls."""
     fn = site.function
-    handler = next((h for h in fn.handlers if _inside(h.span, raw.location.span)), None)
+    handler = next((h for h in fn.handlers if within_lines(h.span, raw.location.span)), None)
     block = try_block(fn, handler) if handler is not None else None
     if block is None or handler is None:
         return []
@@ -488,17 +488,13 @@ def _wrapped_tools(
     found = [
         t
         for t in site.tools
-        if _inside(block.span, t.anchor.span) and not _inside(handler.span, t.anchor.span)
+        if within_lines(block.span, t.anchor.span) and not within_lines(handler.span, t.anchor.span)
     ]
     for tool in project.tools:
         if tool not in found and tool.form != "lowlevel-branch":
             if any(q in called for q in tool.functions):
                 found.append(tool)
     return found
-
-
-def _inside(outer: Span, inner: Span) -> bool:
-    return outer.line <= inner.line and inner.end_line <= outer.end_line
 
 
 # --------------------------------------------------------------------------- fix

@@ -38,6 +38,13 @@ class ObservationSite:
 
 
 def observation_sites(project: ProjectModel) -> list[ObservationSite]:
+    """The functions whose answers reach the model (tools, their wrappers and helpers,
+    executors), worked out once per project: AG601 and AG602 both ask, AG602 twice. The
+    list is shared, not to be changed."""
+    return project.once(_observation_sites)
+
+
+def _observation_sites(project: ProjectModel) -> list[ObservationSite]:
     sites: dict[str, ObservationSite] = {}
     for tool in project.tools:
         if tool.form == "lowlevel-branch":
@@ -77,7 +84,8 @@ def observation_sites(project: ProjectModel) -> list[ObservationSite]:
     return [sites[q] for q in sorted(sites)]
 
 
-def _inside(outer: Span, inner: Span) -> bool:
+def within_lines(outer: Span, inner: Span) -> bool:
+    """Whether ``inner``'s lines lie within ``outer``'s."""
     return outer.line <= inner.line and inner.end_line <= outer.end_line
 
 
@@ -127,13 +135,13 @@ def _returned_helpers(
     written in a returned expression, or in the value of a local it returns."""
     held: dict[str, list[Span]] = {}  # local name -> where the values it holds are written
     for assignment in project.local_assignments(facts, fn.qualname):
-        if within is not None and not _inside(within, assignment.span):
+        if within is not None and not within_lines(within, assignment.span):
             continue
         if assignment.value.kind in {"call", "other"}:
             held.setdefault(assignment.target, []).append(assignment.value.span or assignment.span)
     spans: list[Span] = []
     for value in fn.returns:
-        if value.span is None or (within is not None and not _inside(within, value.span)):
+        if value.span is None or (within is not None and not within_lines(within, value.span)):
             continue
         if value.kind not in {"name", "const", "lambda"}:
             spans.append(value.span)
@@ -143,16 +151,9 @@ def _returned_helpers(
     for call, target in project.call_edges(fn.qualname):
         if target == fn.qualname or target not in project.functions or target in found:
             continue
-        if any(_contains(span, call.span) for span in spans):
+        if any(span.encloses(call.span) for span in spans):
             found.append(target)
     return found
-
-
-def _contains(outer: Span, inner: Span) -> bool:
-    return (outer.line, outer.column) <= (inner.line, inner.column) and (
-        inner.end_line,
-        inner.end_column,
-    ) <= (outer.end_line, outer.end_column)
 
 
 # ---------------------------------------------------------------- Q6: raw error text
@@ -194,6 +195,11 @@ def _reaches_model(
 
 
 def raw_observations(project: ProjectModel) -> list[RawObservation]:
+    """Raw exception text sent to the model, once per project (AG601 and AG602 ask)."""
+    return project.once(_raw_observations)
+
+
+def _raw_observations(project: ProjectModel) -> list[RawObservation]:
     result: list[RawObservation] = []
     for site in observation_sites(project):
         for handler in site.function.handlers:

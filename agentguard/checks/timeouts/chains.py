@@ -211,7 +211,7 @@ def explicit_timeout(project: ProjectModel, know: Knowledge, frames: list[Frame]
             if value is not None and not is_off(value):
                 return f"a call with `{name}={value.text}`"
         for other in project.calls_in(frame.qualname):
-            if other.callee in know.deadline_calls and _inside(call, other):
+            if other.callee in know.deadline_calls and other.span.encloses(call.span):
                 return f"`{other.callee}(...)`"
         for with_block in frame.fn.withs:
             if with_block.body_order[0] <= call.order < with_block.body_order[1] and any(
@@ -249,14 +249,6 @@ def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str
             if setting is not None and not is_off(setting):
                 return f"{name}={setting.text}"
     return None
-
-
-def _inside(inner: Call, outer: Call) -> bool:
-    a, b = inner.span, outer.span
-    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (
-        b.end_line,
-        b.end_column,
-    )
 
 
 def is_off(value: Value) -> bool:
