@@ -159,7 +159,7 @@ def test_a_cause_reached_through_a_runner_is_placed_at_the_runner_call(
     assert found == [
         (
             "refund_order",
-            _line(RUNNER_TOOLS, "asyncio.to_thread("),
-            [_line(RUNNER_TOOLS, "refund failed")],
+            line_of(RUNNER_TOOLS, "asyncio.to_thread("),
+            [line_of(RUNNER_TOOLS, "refund failed")],
         )
     ]
