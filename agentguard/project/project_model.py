@@ -577,23 +577,23 @@ class ProjectModel:
             site.callee for facts in self.modules.values() for site in self.call_sites(facts)
         )
 
-    def handed_call(self, call: Call, callee: str) -> Call | None:
-        """For a call that runs a function it is handed (``asyncio.to_thread(client.create,
-        model, values)``, the catalogue's ``callable_runners``): the call of that function
-        with the arguments after it, at the same place. None for any other call."""
+    def _handed_call(self, call: Call, callee: str) -> Call | None:
+        """For a call that runs a function outside the project it is handed
+        (``asyncio.to_thread(client.create, model, values)``, the catalogue's
+        ``callable_runners``): the call of that function with the arguments after it, at the
+        same place (memoised: the call site resolved for it is). None for any other call;
+        project functions handed over are call targets (``_handed_targets``)."""
         memo = self._memo.handed.get(id(call))
         if memo is not None and memo[0] is call:
             return memo[1]
-        handed = self._handed_call(call, callee)
+        function = self._handed_value(call, callee)
+        handed = None
+        if function is not None and function.kind in {"name", "attr"}:
+            handed = self._runner_call(call, callee, function)
         self._memo.handed[id(call)] = (call, handed)
         return handed
 
-    def _handed_call(self, call: Call, callee: str) -> Call | None:
-        """A runner's call of a function outside the project, as that function's own call
-        (project functions handed over are call targets: ``_handed_targets``)."""
-        function = self._handed_value(call, callee)
-        if function is None or function.kind not in {"name", "attr"}:
-            return None
+    def _runner_call(self, call: Call, callee: str, function: Value) -> Call:
         forwarded = self._forwarded(call, callee) or call
         text = function.text
         return Call(
@@ -612,10 +612,10 @@ class ProjectModel:
 
     def followed_site(self, call: Call, caller: Function, facts: ModuleFacts) -> CallSite:
         """``call`` as effect inference follows it: the function a runner call is handed
-        (``handed_call``) in its place when that is what the call runs."""
+        (``_handed_call``) in its place when that is what the call runs."""
         site = self.call_site(call, caller, facts)
         if site.target is None:
-            handed = self.handed_call(call, site.callee)
+            handed = self._handed_call(call, site.callee)
             if handed is not None:
                 return self.call_site(handed, caller, facts)
         return site

@@ -268,9 +268,9 @@ def judge_post(
             return PostJudgement(MIXED if READ in verdicts else WRITE, "a GraphQL mutation")
         if operation == "query" and WRITE not in verdicts:
             return PostJudgement(READ, "a GraphQL query")
-    repeat_safe = _repeat_safe(catalog, path, body)
-    if repeat_safe is not None and READ not in verdicts[-1:]:
-        return PostJudgement(SETS, repeat_safe, resolver.param)
+    sets = _sets(catalog, path, body, verdicts)
+    if sets is not None:
+        return PostJudgement(SETS, sets, resolver.param)
     judged = _url_judgement(catalog, resolver, path, verdicts)
     if judged is not None:
         return judged
@@ -291,9 +291,9 @@ def judge_mapped_url(
     body = _body_argument(call)
     if body is not None and body.kind in {"name", "attr"}:
         body = resolver._binding(body.text) or body
-    repeat_safe = _repeat_safe(project.catalog, path, body)
-    if repeat_safe is not None and READ not in verdicts[-1:]:
-        return PostJudgement(SETS, repeat_safe, resolver.param)
+    sets = _sets(project.catalog, path, body, verdicts)
+    if sets is not None:
+        return PostJudgement(SETS, sets, resolver.param)
     judged = _url_judgement(project.catalog, resolver, path, verdicts)
     return judged or PostJudgement(NEUTRAL, "", resolver.param)
 
@@ -344,6 +344,19 @@ def _body_argument(call: Call) -> Value | None:
     return None
 
 
+def _sets(catalog: Catalog, path: str, body: Value | None, verdicts: list[str]) -> str | None:
+    """Why a POST to ``path`` is a write that repeats safely (SETS), or None: a state set or
+    existing things linked (``_repeat_safe``) where the URL's last word does not read, or a
+    last segment naming a list of ids (``idMembers``, ``label_ids``: an id added to a set)."""
+    repeat_safe = _repeat_safe(catalog, path, body)
+    if repeat_safe is not None and READ not in verdicts[-1:]:
+        return repeat_safe
+    last = next((seg for seg in reversed(path.split("/")) if seg), "")
+    if catalog.post_id_set_segment.search(last):
+        return f"the URL path `{path.strip('/')}` adds an id to a set"
+    return None
+
+
 def _repeat_safe(catalog: Catalog, path: str, body: Value | None) -> str | None:
     """Why a POST to ``path`` repeats safely, or None: the URL's last segment, nested under
     a resource, is an action setting its state (``/issue/{key}/transitions``), or a set of
@@ -375,11 +388,7 @@ def _repeat_safe(catalog: Catalog, path: str, body: Value | None) -> str | None:
 def _url_judgement(
     catalog: Catalog, resolver: _UrlResolver, path: str, verdicts: list[str]
 ) -> PostJudgement | None:
-    """The URL's say: a last segment naming a list of ids, its path words, then its host;
-    None when it says nothing."""
-    last = next((seg for seg in reversed(path.split("/")) if seg), "")
-    if catalog.post_id_set_segment.search(last):
-        return PostJudgement(SETS, f"the URL path `{path.strip('/')}` adds an id to a set")
+    """The URL's say: its path words, then its host; None when it says nothing."""
     if verdicts:
         last = verdicts[-1]
         conflict = (READ if last == WRITE else WRITE) in verdicts

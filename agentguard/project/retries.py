@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.facts.module_facts import Call, Function, Handler, ModuleFacts, Value
 from agentguard.knowledge.catalog import RetryConstruct
 from agentguard.project.client_retries import client_retry_uses
 from agentguard.project.tool_facts import Effect, RetryUse, ToolFacts, argument_at
@@ -253,17 +253,7 @@ def _loop_retries(project: ProjectModel, fn: Function, facts: ModuleFacts) -> It
                 continue
             handlers = [h for h in fn.handlers if h.try_id == try_block.try_id]
             transient = project.catalog.transient_statuses
-            retrying = [
-                h
-                for h in handlers
-                if (
-                    not set(h.retried_statuses) <= transient
-                    if h.retried_statuses is not None
-                    else (not h.reraises and not h.returns and not h.raises)
-                    or (h.continues)
-                    or (any(c.endswith("sleep") for c in h.calls) and not h.returns)
-                )
-            ]
+            retrying = [h for h in handlers if _handler_retries(h, transient)]
             if not retrying:
                 continue
             catches: list[str] | None = []
@@ -300,6 +290,19 @@ def _global_use(
         construct=construct,
         call=call,
         text=call.text,
+    )
+
+
+def _handler_retries(handler: Handler, transient: set[int]) -> bool:
+    """Whether an ``except`` in a retry-shaped loop lets the loop send again: one that tests
+    the response status retries unless only transient statuses are retried; any other
+    swallows, continues, or sleeps without returning."""
+    if handler.retried_statuses is not None:
+        return not set(handler.retried_statuses) <= transient
+    return (
+        (not handler.reraises and not handler.returns and not handler.raises)
+        or handler.continues
+        or (any(c.endswith("sleep") for c in handler.calls) and not handler.returns)
     )
 
 
