@@ -221,6 +221,12 @@ def post_note(partner_id: int, body: str) -> object:
 
 
 @mcp.tool()
+def follow_partner(partner_id: int, user_ids: list) -> object:
+    """Subscribe users to a partner's updates."""
+    return erp.execute_kw("res.partner", "add_followers", [partner_id], {"ids": user_ids})
+
+
+@mcp.tool()
 def call_method(model: str, method: str, args: list) -> object:
     """Call any public model method."""
     return erp.execute_kw(model, method, args, {})
@@ -234,6 +240,9 @@ def test_an_rpc_dispatch_is_judged_by_the_operation_it_names(scan_files: ScanFil
     # a write that sets fields is still a write; a search reads
     assert "rename_partner" in undeclared
     assert "find_partners" not in undeclared
+    # an operation that links existing things (``add_followers``) is judged as an RPC
+    # envelope's is: a write that repeats safely, so declared but keyless is fine
+    assert "follow_partner" in undeclared
 
 
 def test_an_operation_the_model_chooses_is_unknown_not_read(scan_files: ScanFiles) -> None:

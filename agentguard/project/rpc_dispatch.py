@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.project.open_world import UNKNOWN
+from agentguard.project.read_posts import DELETES, READ, SETS, WRITE, rpc_operation_judgement
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import SELF_NAMES, Effect
 
@@ -23,11 +24,12 @@ if TYPE_CHECKING:
 # An RPC whose operation a caller chooses: no effect until a caller passes one.
 RPC_DEFERRED = "rpc_deferred"
 
-# verb class -> (effect kind, idempotent): the call always reaches the remote service.
-_VERB_EFFECTS: dict[str, tuple[str, bool]] = {
-    "non_idempotent": ("network_write", False),
-    "idempotent_write": ("network_write", True),
-    "destructive": ("destructive", True),
+# what an operation's name says (``read_posts.rpc_operation_judgement``) -> (effect kind,
+# idempotent): the call always reaches the remote service.
+_JUDGED_EFFECTS: dict[str, tuple[str, bool]] = {
+    WRITE: ("network_write", False),
+    SETS: ("network_write", True),
+    DELETES: ("destructive", True),
 }
 
 
@@ -71,17 +73,19 @@ def judge_rpc(
 
 
 def _named(project: ProjectModel, effect: Effect, operation: str) -> Effect | None:
-    """``effect`` once its operation is known: judged by the verb table."""
-    verb = project.catalog.open_world.verb_class(operation)
-    if verb == "read":
+    """``effect`` once its operation is known: judged by its name as any RPC operation is
+    (``rpc_operation_judgement``: ``search_read`` reads, ``write`` sets fields,
+    ``add_followers`` links existing things, ``unlink`` names no verb)."""
+    judged = rpc_operation_judgement(project.catalog, operation)
+    if judged is not None and judged.verdict == READ:
         return None
     chain = (
         *effect.chain[:-1],
         replace(effect.chain[-1], detail=f"the RPC operation `{operation}`"),
     )
-    if verb not in _VERB_EFFECTS:
+    if judged is None or judged.verdict not in _JUDGED_EFFECTS:
         return replace(effect, kind=UNKNOWN, method=operation, method_param=None, chain=chain)
-    kind, idempotent = _VERB_EFFECTS[verb]
+    kind, idempotent = _JUDGED_EFFECTS[judged.verdict]
     return replace(
         effect,
         kind=kind,
