@@ -48,7 +48,7 @@ from agentguard.runtime.kinds import (
     Unknown,
     Verdict,
 )
-from agentguard.runtime.ledger.base import Ledger, build, plain_defaults
+from agentguard.runtime.ledger.base import Ledger, assemble
 from agentguard.runtime.outbox import Outbox
 from agentguard.runtime.planning import _simple_parameters
 from agentguard.runtime.recovery import Recovery, approve_call, resolve_call
@@ -78,8 +78,6 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-_RUN_SHAPE = plain_defaults(RunContext)
 
 
 class Runtime(Recovery):
@@ -141,15 +139,16 @@ class Runtime(Recovery):
                 "with each call and must be JSON values"
             ) from None
         return RunScope(
-            build(  # RunContext(...) without __init__: a run is often opened for one call
+            assemble(  # RunContext(...) without __init__: a run is often opened for one call
                 RunContext,
-                *_RUN_SHAPE,
-                run_id=run_id or new_run_id(),
-                user_id=user_id,
-                approved_at=approved_at,
-                step_id=step_id,
-                tenant=tenant,
-                extra=fields,
+                {
+                    "run_id": run_id or new_run_id(),
+                    "user_id": user_id,
+                    "approved_at": approved_at,
+                    "step_id": step_id,
+                    "tenant": tenant,
+                    "extra": fields,
+                },
             )
         )
 
@@ -194,6 +193,7 @@ def guarded(
     def decorate(function: F) -> F:
         signature = inspect.signature(function)
         parameters = list(signature.parameters)
+        simple = _simple_parameters(signature)
         spec = ToolSpec(
             name=name or function.__name__,
             function=function,
@@ -219,7 +219,8 @@ def guarded(
             side_effects=effects,
             signature=signature,
             drop_first=bool(parameters) and parameters[0] in ("self", "cls"),
-            simple_parameters=_simple_parameters(signature),
+            simple_parameters=simple,
+            parameter_names=tuple(signature.parameters) if simple is not None else None,
         )
         runtime.tools[spec.name] = spec
         wrapper: Any

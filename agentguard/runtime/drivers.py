@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentguard.runtime import liveness
+from agentguard.runtime import observations as words
 from agentguard.runtime.context import (
     CallContext,
     _current_call,
@@ -25,6 +26,7 @@ from agentguard.runtime.effects import (
     _Drive,
     _ledger_op_through_cancellation,
     _LedgerOp,
+    _limit_output,
     _Outcome,
     _Sleep,
 )
@@ -39,8 +41,8 @@ from agentguard.runtime.kinds import (
     SimulatedCrash,
     ToolSpec,
 )
-from agentguard.runtime.ledger.base import Status
-from agentguard.runtime.planning import Planner
+from agentguard.runtime.ledger.base import LedgerEntry, Status
+from agentguard.runtime.planning import _CLAIM_STARTED, Planner
 
 logger = logging.getLogger("agentguard.runtime")
 
@@ -53,12 +55,87 @@ class Drivers(Planner):
     def _call_sync(
         self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        return self._drive_sync(spec, self._plan(spec, args, kwargs), args, kwargs)
+        prepared = self._prepare(spec, args, kwargs)
+        if isinstance(prepared, dict):
+            return prepared
+        call, entry, path = prepared
+        if path is not _CLAIM_STARTED or spec.timeout_s is not None or self.fault_hooks:
+            return self._drive_sync(spec, self._claimed(spec, call, entry, path), args, kwargs)
+        return self._claim_and_run_sync(spec, call, entry, args, kwargs)
+
+    def _claim_and_run_sync(
+        self,
+        spec: ToolSpec,
+        call: CallContext,
+        entry: LedgerEntry,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> dict[str, Any]:
+        """The plan's first steps performed directly: claim, run the body, record its success.
+
+        Most calls are a new key whose body returns; for them the plan's generator and its
+        requests are a third of the runtime's own cost. Every other turn (a key already held,
+        an error, a lost compare-and-set) is handed to the plan at that point, so the decisions
+        stay the plan's alone; this only performs the steps no decision precedes.
+        """
+        try:
+            won, stored = self.ledger.claim(entry, _CLAIM_STARTED)
+        except Exception as exc:
+            return self._claim_failed(spec, exc)
+        except BaseException as exc:
+            self._release_unstarted_claim(call.call_id, exc)
+            raise
+        if not won:
+            return self._drive_sync(spec, self._after_claim(spec, call, won, stored), args, kwargs)
+        interrupted: BaseException | None = None
+        started = False
+        try:
+            token, beat = self._begin_attempt(spec, call)
+            try:
+                started = True  # from here on, the body may act
+                outcome = _Outcome(value=spec.function(*args, **kwargs))
+            finally:
+                self._end_attempt(token, beat, call, running=False)
+        except SimulatedCrash:
+            raise
+        except Exception as exc:
+            outcome = _Outcome(error=exc)
+        except BaseException as exc:
+            if not started:  # interrupted before the body was called: nothing was attempted
+                self._release_unstarted_claim(call.call_id, exc)
+                raise
+            # the plan records what the body may have done, then the interruption goes on
+            interrupted, outcome = exc, _Outcome(error=exc)
+        if outcome.error is None:
+            result, result_ref = jsonable_result(outcome.value)
+            try:
+                settled = self.ledger.transition(
+                    stored,
+                    Status.SUCCEEDED,
+                    result=result,
+                    result_ref=result_ref,
+                    finished_at=time.time(),
+                    error_code=None,
+                    error_detail=None,
+                )
+            except Exception:
+                settled = None  # the plan's settling retries, reads back, or keeps it in the outbox
+            if settled is not None:
+                return _limit_output(spec, words.succeeded(spec.name, settled, replayed=False))
+        plan = self._execute(spec, call, stored, replays_left=1, outcome=outcome)
+        return self._drive_sync(spec, plan, args, kwargs, interrupted=interrupted)
 
     def _drive_sync(
-        self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self,
+        spec: ToolSpec,
+        plan: Plan,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        *,
+        interrupted: BaseException | None = None,
     ) -> dict[str, Any]:
         drive = _Drive(spec, plan)
+        drive.interrupted = interrupted
         try:
             while (request := drive.next_request()) is not _FINISHED:
                 try:
@@ -74,21 +151,20 @@ class Drivers(Planner):
                     if not drive.absorb(request, exc):
                         raise
         except BaseException as exc:
-            self._release_unstarted_claim(drive, exc)
+            self._release_unstarted_claim(drive.unstarted_claim, exc)
+            drive.unstarted_claim = None
             raise
         return drive.observation
 
-    def _release_unstarted_claim(self, drive: _Drive, error: BaseException) -> None:
+    def _release_unstarted_claim(self, call_id: str | None, error: BaseException) -> None:
         """After an interruption between a claim and its body: the claim fails, nothing ran.
 
         Otherwise the ``started`` entry of a body that never ran would answer every retry with
         "already running" until its lease ran out, then turn uncertain. A simulated crash
         stands for a dead process, which releases nothing.
         """
-        call_id = drive.unstarted_claim
         if call_id is None or isinstance(error, SimulatedCrash):
             return
-        drive.unstarted_claim = None
         try:
             stored = self.ledger.get(call_id)  # None: the claim was lost, or never written
             if stored is None or stored.status is not Status.STARTED or stored.version != 1:
@@ -271,7 +347,8 @@ class Drivers(Planner):
                     if not drive.absorb(request, exc):
                         raise
         except BaseException as exc:
-            self._release_unstarted_claim(drive, exc)
+            self._release_unstarted_claim(drive.unstarted_claim, exc)
+            drive.unstarted_claim = None
             raise
         return drive.observation
 

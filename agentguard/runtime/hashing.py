@@ -307,7 +307,7 @@ def _is_common_secret_name(name: str) -> bool:
 
 def redact(value: Any, extra_fields: frozenset[str] = frozenset()) -> Any:
     """A copy of ``value`` with secret-named fields (at any depth) replaced by a marker."""
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         copy: dict[str, Any] = {}
         for key, item in value.items():
             name = key if type(key) is str else str(key)

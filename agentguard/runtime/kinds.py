@@ -99,6 +99,8 @@ class ToolSpec:
     lookup_timeout_s: float | None = None
     side_effects: tuple[str, ...] = ()
     simple_parameters: tuple[tuple[str, ...], frozenset[str], dict[str, Any]] | None = None
+    # every parameter's name in order, when none is variadic or positional-only
+    parameter_names: tuple[str, ...] | None = None
 
     @property
     def lookup_name(self) -> str | None:

@@ -29,6 +29,7 @@ from agentguard.runtime.effects import (
     _Callback,
     _Claim,
     _LedgerOp,
+    _Outcome,
     _Sleep,
 )
 from agentguard.runtime.errors import ErrorCode, Failure, classify_exception
@@ -57,19 +58,19 @@ from agentguard.runtime.ledger.base import (
     Ledger,
     LedgerEntry,
     Status,
-    build,
+    assemble,
     evolve,
     new_call_id,
-    plain_defaults,
 )
 from agentguard.runtime.outbox import Outbox
 
 logger = logging.getLogger("agentguard.runtime")
 
-_CALL_SHAPE = plain_defaults(CallContext)
-_ENTRY_SHAPE = plain_defaults(LedgerEntry)
 _CLAIM_STARTED = (Status.PLANNED, Status.STARTED)
 _CLAIM_PLANNED = (Status.PLANNED,)
+
+# A call ready to be claimed: its context, its entry and the claim's path.
+Prepared = tuple[CallContext, LedgerEntry, tuple[Status, ...]]
 
 
 class Planner:
@@ -100,6 +101,15 @@ class Planner:
     # ---- decision logic -------------------------------------------------------------------
 
     def _plan(self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Plan:
+        prepared = self._prepare(spec, args, kwargs)
+        if isinstance(prepared, dict):
+            return prepared
+        return (yield from self._claimed(spec, *prepared))
+
+    def _prepare(
+        self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Prepared | dict[str, Any]:
+        """The call and its entry before the claim, or the observation refusing the call."""
         run = current_run()
         if run is None and self.implicit_runs:
             run = RunContext(run_id=new_run_id())
@@ -120,21 +130,23 @@ class Planner:
             return words.invalid_call(spec.name, f"{problem}; pass plain JSON values")
 
         needs_approval = spec.replay is Replay.ASK
-        # Built without __init__ (a frozen dataclass sets each field through
-        # object.__setattr__), and only once: until the key is set, no other code sees it.
-        call = build(
+        # Built without __init__, and only once: until the key is set, no other code sees it.
+        call = assemble(
             CallContext,
-            *_CALL_SHAPE,
-            call_id=new_call_id(),
-            tool_name=spec.name,
-            args=arguments,
-            run_id=run.run_id,
-            user_id=run.user_id,
-            approved_at=run.approved_at,
-            step_id=run.step_id,
-            tenant=run.tenant,
-            extra=run.extra,
-            input_hash=arguments_hash,
+            {
+                "call_id": new_call_id(),
+                "tool_name": spec.name,
+                "args": arguments,
+                "run_id": run.run_id,
+                "user_id": run.user_id,
+                "approved_at": run.approved_at,
+                "step_id": run.step_id,
+                "tenant": run.tenant,
+                "extra": run.extra,
+                "idempotency_key": "",
+                "input_hash": arguments_hash,
+                "attempt": 0,
+            },
         )
         try:
             key = self._key_for(spec, call)
@@ -149,39 +161,64 @@ class Planner:
             object.__setattr__(call, "idempotency_key", key)
             object.__setattr__(call, "attempt", attempt)
         now = time.time()
-        entry = build(
+        entry = assemble(
             LedgerEntry,
-            *_ENTRY_SHAPE,
-            call_id=call.call_id,
-            run_id=call.run_id,
-            tool_name=spec.name,
-            idempotency_key=key,
-            input_hash=arguments_hash,
-            status=Status.PLANNED,
-            risk=spec.risk._value_,
-            idempotency=spec.idempotency._value_,
-            replay=spec.replay._value_,
-            step_id=call.step_id,
-            user_id=call.user_id,
-            approved_at=call.approved_at,
-            tenant=call.tenant,
-            extra=dict(run.extra),
-            side_effects=list(spec.side_effects),
-            args=redact(arguments, spec.redact_fields),
-            attempts=attempt,
-            started_at=None if needs_approval else now,
-            lease_owner=None if needs_approval else self.worker_id,
-            lease_expires_at=None if needs_approval else now + self._lease(spec),
+            {
+                "call_id": call.call_id,
+                "run_id": call.run_id,
+                "tool_name": spec.name,
+                "idempotency_key": key,
+                "input_hash": arguments_hash,
+                "status": Status.PLANNED,
+                "risk": spec.risk._value_,
+                "idempotency": spec.idempotency._value_,
+                "replay": spec.replay._value_,
+                "step_id": call.step_id,
+                "user_id": call.user_id,
+                "approved_at": call.approved_at,
+                "args": redact(arguments, spec.redact_fields),
+                "attempts": attempt,
+                "error_code": None,
+                "error_detail": None,
+                "started_at": None if needs_approval else now,
+                "finished_at": None,
+                "result": None,
+                "result_ref": None,
+                "lease_owner": None if needs_approval else self.worker_id,
+                "lease_expires_at": None if needs_approval else now + self._lease(spec),
+                "tenant": call.tenant,
+                "extra": dict(run.extra),
+                "approved_by": None,
+                "approved_on": None,
+                "side_effects": list(spec.side_effects),
+                "created_at": 0.0,
+                "updated_at": 0.0,
+                "version": 1,
+            },
         )
-        path = _CLAIM_PLANNED if needs_approval else _CLAIM_STARTED
+        return call, entry, _CLAIM_PLANNED if needs_approval else _CLAIM_STARTED
+
+    def _claimed(
+        self, spec: ToolSpec, call: CallContext, entry: LedgerEntry, path: tuple[Status, ...]
+    ) -> Plan:
+        """From the claim of a prepared call on."""
         try:
-            won, entry = yield _Claim(lambda: self.ledger.claim(entry, path), call.call_id)
-        except Exception as exc:  # the ledger is down, locked or full: nothing has run
-            logger.warning("could not claim %s in the ledger: %r", spec.name, exc)
-            return words.ledger_unavailable(spec.name, f"{type(exc).__name__}: {exc}")
+            won, stored = yield _Claim(lambda: self.ledger.claim(entry, path), call.call_id)
+        except Exception as exc:
+            return self._claim_failed(spec, exc)
+        return (yield from self._after_claim(spec, call, won, stored))
+
+    def _claim_failed(self, spec: ToolSpec, error: Exception) -> dict[str, Any]:
+        # the ledger is down, locked or full: nothing has run
+        logger.warning("could not claim %s in the ledger: %r", spec.name, error)
+        return words.ledger_unavailable(spec.name, f"{type(error).__name__}: {error}")
+
+    def _after_claim(
+        self, spec: ToolSpec, call: CallContext, won: bool, entry: LedgerEntry
+    ) -> Plan:
         if not won:
             return (yield from self._existing(spec, evolve(call, call_id=entry.call_id), entry))
-        if needs_approval:
+        if entry.status is Status.PLANNED:
             return (yield from self._approve_then_execute(spec, call, entry))
         return (yield from self._execute(spec, call, entry, replays_left=1))
 
@@ -322,16 +359,24 @@ class Planner:
         return delay
 
     def _execute(
-        self, spec: ToolSpec, call: CallContext, entry: LedgerEntry, *, replays_left: int
+        self,
+        spec: ToolSpec,
+        call: CallContext,
+        entry: LedgerEntry,
+        *,
+        replays_left: int,
+        outcome: _Outcome | None = None,
     ) -> Plan:
+        """Run the body (``outcome``: the first attempt's, when a driver already ran it)."""
         deadline = (
             time.monotonic() + spec.retry.deadline_s if spec.retry.deadline_s is not None else None
         )
         while True:
             attempt = entry.attempts
-            outcome = yield _Body(
-                call if call.attempt == attempt else evolve(call, attempt=attempt)
-            )
+            if outcome is None:
+                outcome = yield _Body(
+                    call if call.attempt == attempt else evolve(call, attempt=attempt)
+                )
             if outcome.error is None:
                 result, result_ref = jsonable_result(outcome.value)
                 settled = yield from self._settle(
@@ -378,7 +423,7 @@ class Planner:
                 )
                 if retried is None:
                     return (yield from self._current_view(spec, call, entry))
-                entry = retried
+                entry, outcome = retried, None
                 continue
             if failure.may_have_applied and spec.idempotency is not Idempotency.IDEMPOTENT:
                 # The lease stays held while the attempt may still send; once the body has
@@ -626,6 +671,8 @@ def _bind(spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict
     Signature.bind costs more than the rest of the decision logic; the common shapes are bound
     directly, and anything unusual (or wrong, for its error message) goes through it.
     """
+    if not args and tuple(kwargs) == spec.parameter_names and not spec.drop_first:
+        return dict(kwargs)  # every argument by keyword, in order: how frameworks call tools
     simple = spec.simple_parameters
     if simple is not None and len(args) <= len(simple[0]):
         positional, names, defaults = simple

@@ -34,10 +34,9 @@ from agentguard.runtime.ledger.base import (
     LedgerEvent,
     Status,
     apply_changes,
-    check_path,
     current_pid,
     evolve,
-    normalise_path,
+    legal_path,
     normalise_statuses,
 )
 
@@ -210,8 +209,7 @@ class SQLLedger(Ledger):
         return int(row[0] or 0) if row else 0
 
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
-        steps = normalise_path(path)
-        check_path(Status.PLANNED, steps[1:])
+        steps = legal_path(None, path)
         now = time.time()
         stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
         history = encode_history(None, steps, "runtime", None, now)
@@ -239,8 +237,7 @@ class SQLLedger(Ledger):
         lease_expired_by: float | None = None,
         **changes: Any,
     ) -> LedgerEntry | None:
-        steps = normalise_path(path)
-        check_path(entry.status, steps)
+        steps = legal_path(entry.status, path)
         now = time.time()
         updated = apply_changes(entry, steps, changes, now)
         shape = (*changes, "" if lease_expired_by is None else "lease_expired_by")

@@ -11,7 +11,7 @@ import os
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import asdict, dataclass, field
 from dataclasses import fields as fields_of
 from datetime import datetime, timezone
 from enum import Enum
@@ -199,14 +199,21 @@ def evolve(instance: T, **changes: Any) -> T:
     return copy
 
 
-def build(cls: type[T], defaults: dict[str, Any], names: frozenset[str], **values: Any) -> T:
-    """``cls(**values)`` for the frozen entry and call dataclasses, without ``__init__``.
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
 
-    ``defaults`` holds the plain defaults of ``cls``; a field with a default factory must be
-    given. Raises TypeError for a missing or unknown field, as ``__init__`` would.
+
+def assemble(cls: type[T], fields: dict[str, Any]) -> T:
+    """``cls(**fields)`` for the frozen entry, call and run dataclasses, without ``__init__``.
+
+    ``fields`` names every field, defaults included, and becomes the instance's own: a frozen
+    dataclass's ``__init__`` sets each field through ``object.__setattr__``, several
+    microseconds for the 31 of an entry. Raises TypeError for a missing or unknown field, as
+    ``__init__`` would.
     """
-    fields = defaults.copy()
-    fields.update(values)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        members = fields_of(cls)  # type: ignore[arg-type]
+        names = _FIELD_NAMES[cls] = frozenset(item.name for item in members)
     if fields.keys() != names:
         missing = sorted(names - fields.keys())
         unknown = sorted(fields.keys() - names)
@@ -214,15 +221,6 @@ def build(cls: type[T], defaults: dict[str, Any], names: frozenset[str], **value
     instance = object.__new__(cls)
     object.__setattr__(instance, "__dict__", fields)
     return instance
-
-
-def plain_defaults(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
-    """The defaults and field names ``build`` needs for ``cls``."""
-    members = fields_of(cls)
-    return (
-        {item.name: item.default for item in members if item.default is not MISSING},
-        frozenset(item.name for item in members),
-    )
 
 
 _DUMPS = compact_encoder(
@@ -255,6 +253,28 @@ def check_path(current: Status, path: Sequence[Status]) -> None:
         if (previous._value_, status._value_) not in _LEGAL_MOVES:
             raise IllegalTransition(f"{previous.value} -> {status.value} is not a legal transition")
         previous = status
+
+
+_LEGAL_PATHS: dict[tuple[Status | None, tuple[Any, ...]], tuple[Status, ...]] = {}
+
+
+def legal_path(start: Status | None, path: Status | Sequence[Status]) -> tuple[Status, ...]:
+    """``path`` as statuses, each a legal move from the one before, starting at ``start``.
+
+    ``start`` None is a new entry's claim: it starts planned, and its path may name planned
+    first. Raises IllegalTransition. Every call checks its path, and the same few paths recur,
+    so each is checked once.
+    """
+    shape = (path,) if type(path) is Status or isinstance(path, str) else tuple(path)
+    steps = _LEGAL_PATHS.get((start, shape))
+    if steps is None:
+        steps = tuple(normalise_path(path))
+        if start is None:
+            check_path(Status.PLANNED, steps[1:] if steps[0] is Status.PLANNED else steps)
+        else:
+            check_path(start, steps)
+        _LEGAL_PATHS[(start, shape)] = steps  # bounded: statuses make a few short paths
+    return steps
 
 
 def apply_changes(

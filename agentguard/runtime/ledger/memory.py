@@ -13,9 +13,8 @@ from agentguard.runtime.ledger.base import (
     LedgerEvent,
     Status,
     apply_changes,
-    check_path,
     evolve,
-    normalise_path,
+    legal_path,
     normalise_statuses,
     path_events,
 )
@@ -34,8 +33,7 @@ class MemoryLedger(Ledger):
 
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
         now = time.time()
-        steps = normalise_path(path)
-        check_path(Status.PLANNED, steps[1:] if steps[0] is Status.PLANNED else steps)
+        steps = legal_path(None, path)
         with self._lock:
             existing_id = self._by_key.get((entry.tool_name, entry.idempotency_key))
             if existing_id is not None:
@@ -56,7 +54,6 @@ class MemoryLedger(Ledger):
         lease_expired_by: float | None = None,
         **changes: Any,
     ) -> LedgerEntry | None:
-        steps = normalise_path(path)
         now = time.time()
         with self._lock:
             current = self._rows.get(entry.call_id)
@@ -66,7 +63,7 @@ class MemoryLedger(Ledger):
                 current.lease_expires_at is not None and current.lease_expires_at < lease_expired_by
             ):
                 return None
-            check_path(current.status, steps)
+            steps = legal_path(current.status, path)
             updated = apply_changes(current, steps, changes, now)
             self._rows[entry.call_id] = updated
             self._history[entry.call_id].append((current.status, steps, actor, detail, now))
