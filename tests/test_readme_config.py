@@ -75,12 +75,12 @@ size. Default: `2000000` (2 MB).""",
 Findings below this confidence are not reported. Default: `low` (everything). Each finding's
 confidence is printed in its text header and given in the JSON output.""",
     "jobs": """\
-Processes that parse files, meant as the default of `--jobs` (`0`: one per core). In this
-version the key is accepted but not applied: pass `--jobs N` on the command line.""",
+Processes that parse files in every command that scans (`check`, `fix`, `report`,
+`baseline`). Default: `0`, one per core. `--jobs N` on the command line overrides it.""",
     "cache-dir": """\
-Where the cache of per-file facts and recorded runs is kept, meant as the default of
-`--cache-dir` (default `.agentguard_cache/` under the project root). In this version the key is
-accepted but not applied: pass `--cache-dir` on the command line.""",
+Where every command that scans keeps the cache of per-file facts and recorded runs, and
+what `agentguard clean` removes: relative to the project root, or absolute. Default:
+`.agentguard_cache/` under the project root. `--cache-dir` on the command line overrides it.""",
     "ledger-functions": """\
 Qualified names of your own functions that durably record a tool call before it runs
 (`"app.audit.record_start"`; `*` matches within a dotted name). A tool that calls one before
