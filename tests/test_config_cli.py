@@ -100,3 +100,25 @@ def test_jobs_from_the_config_sets_the_parsing_processes(
     assert "jobs 2" in configured.output, configured.output
     flagged = runner.invoke(app, ["check", str(project), "--no-cache", "--profile", "-j", "1"])
     assert "jobs 1" in flagged.output, flagged.output
+
+
+def test_extend_select_alone_adds_to_the_default_selection(tmp_path: Path) -> None:
+    everything = codes(
+        runner.invoke(app, ["check", str(project_with(tmp_path / "a", "")), "-f", "json"]).output
+    )
+    assert {"AG201", "AG301"} <= everything
+    extended = project_with(tmp_path / "b", 'extend-select = ["AG201"]')
+    result = runner.invoke(app, ["check", str(extended), "-f", "json", "--no-cache"])
+    assert codes(result.output) == everything
+
+
+def test_extend_select_overrides_a_broader_ignore(tmp_path: Path) -> None:
+    project = project_with(tmp_path, 'ignore = ["AG2"]\nextend-select = ["AG201"]')
+    found = codes(runner.invoke(app, ["check", str(project), "-f", "json", "--no-cache"]).output)
+    assert "AG201" in found and "AG301" in found
+
+
+def test_extend_select_adds_to_select(tmp_path: Path) -> None:
+    project = project_with(tmp_path, 'select = ["AG3"]\nextend-select = ["AG201"]')
+    found = codes(runner.invoke(app, ["check", str(project), "-f", "json", "--no-cache"]).output)
+    assert found == {"AG201", "AG301"}

@@ -35,9 +35,10 @@ reports AG201, AG202 and AG203.""",
     "ignore": """\
 Rules not to report, as codes or prefixes. `--ignore` on the command line adds to this list.""",
     "extend-select": """\
-Codes or prefixes added to `select`. Every rule is on by default, so this is useful next to a
-`select` that narrows the set; in this version, `extend-select` without `select` reports only
-the codes it names.""",
+Codes or prefixes added to `select` (to the default, every rule, when `select` is not set), as
+in ruff: useful next to a `select` that narrows the set, or to bring back a rule an `ignore`
+prefix drops (`ignore = ["AG2"]` with `extend-select = ["AG201"]` reports AG201, the longer
+prefix). `--select` on the command line replaces both.""",
     "include": """\
 Gitignore-style patterns, relative to the project root: when set, only the files that match
 one are scanned. Default: every Python file (`.py`, `.pyi`) and every JSON or YAML file
