@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import ModuleFacts, Value
-from agentguard.knowledge.catalog import RetryConstruct
+from agentguard.knowledge.catalog import AttemptKeys, RetryConstruct
 from agentguard.project.tool_facts import Effect, RetryUse, argument_at
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def _client_setting(
     if holder is None or holder.kind != "call" or holder.qualname not in construct.holders:
         return None
     setting = holder.call_kwargs.get(construct.requires_kwarg or "")
-    if setting is None or not _retries_at_all(setting):
+    if setting is None or not _retries_at_all(setting, construct.attempts):
         return None
     return construct, holder, facts.path
 
@@ -127,19 +127,20 @@ def _allows_writes(policy: Value, retry: RetryConstruct) -> bool:
     return bool(set(retry.default_methods) & _UNSAFE)
 
 
-def _retries_at_all(setting: Value) -> bool:
-    """``retries={"max_attempts": 0}`` or ``{"total_max_attempts": 1}`` sends once."""
+def _retries_at_all(setting: Value, keys: AttemptKeys) -> bool:
+    """Whether the setting sends again: ``retries={"max_attempts": 0}`` or
+    ``{"total_max_attempts": 1}`` sends once (the keys are the catalogue's ``attempts``)."""
     if setting.kind == "const":
         return bool(setting.const)
     if setting.kind != "dict":
         return True
-    total = setting.items.get("total_max_attempts")
+    total = setting.items.get(keys.total) if keys.total else None
     if total is not None and isinstance(total.const, int) and total.const <= 1:
         return False
-    attempts = setting.items.get("max_attempts")
+    attempts = setting.items.get(keys.retries) if keys.retries else None
     if attempts is not None and isinstance(attempts.const, int):
-        mode = setting.items.get("mode")
-        counts_first = mode is not None and mode.string() in {"standard", "adaptive"}
+        mode = setting.items.get(keys.mode) if keys.mode else None
+        counts_first = mode is not None and mode.string() in keys.counting_modes
         return attempts.const > (1 if counts_first else 0)
     return True
 
