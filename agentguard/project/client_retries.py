@@ -64,7 +64,7 @@ def _client_setting(
     receiver = effect.call.text.rsplit(".", 1)[0] if "." in effect.call.text else ""
     if facts is None or not receiver:
         return None
-    built = _binding(project, facts, effect.function, receiver)
+    built = project.held_value(receiver, project.function(effect.function), facts)
     if built is None or built.kind != "call":
         return None
     construct = project.catalog.client_retries(built.qualname or "")
@@ -145,29 +145,11 @@ def _retries_at_all(setting: Value, keys: AttemptKeys) -> bool:
     return True
 
 
-def _binding(project: ProjectModel, facts: ModuleFacts, function: str, name: str) -> Value | None:
-    """The value last assigned to ``name``: in the function, else (``self.attr``) in any
-    function of the module, else at module level."""
-    local = project.local_assignments(facts, function, name)
-    if local:
-        return local[-1].value
-    if name.startswith("self."):
-        found = [a for a in facts.assignments if a.target == name]
-        return found[-1].value if found else None
-    module = project.local_assignments(facts, None, name)
-    if module:
-        return module[-1].value
-    imported = facts.imports.get(name)
-    return project.module_variable(imported) if imported else None
-
-
 def _resolved(
     project: ProjectModel, facts: ModuleFacts, function: str | None, value: Value | None
 ) -> Value | None:
     """A name stands for the value bound to it (``config=retry_config``)."""
     if value is None or value.kind not in {"name", "attr"}:
         return value
-    if function is None:
-        module = project.local_assignments(facts, None, value.text)
-        return module[-1].value if module else value
-    return _binding(project, facts, function, value.text) or value
+    caller = project.function(function) if function is not None else None
+    return project.held_value(value.text, caller, facts) or value

@@ -1,0 +1,59 @@
+"""Where a retrying client is held: the client a tool's write goes through is found as any
+other value a name holds; ``self.sqs`` is the attribute the method's own class sets, not
+one another class of the module sets under the same name."""
+
+from __future__ import annotations
+
+from .conftest import ScanFiles
+
+TWO_CLASSES = '''
+import boto3
+from botocore.config import Config
+from langchain_core.tools import tool
+
+
+class Jobs:
+    def __init__(self) -> None:
+        self.sqs = boto3.client("sqs", config=Config(retries={JOBS}))
+
+    def enqueue(self, payload: str) -> str:
+        sent = self.sqs.send_message(QueueUrl="https://sqs.example/jobs", MessageBody=payload)
+        return sent["MessageId"]
+
+
+class Audit:
+    def __init__(self) -> None:
+        self.sqs = boto3.client("sqs", config=Config(retries={AUDIT}))
+
+    def record(self, line: str) -> str:
+        sent = self.sqs.send_message(QueueUrl="https://sqs.example/audit", MessageBody=line)
+        return sent["MessageId"]
+
+
+jobs = Jobs()
+audit = Audit()
+
+
+@tool
+def enqueue_job(payload: str) -> str:
+    """Queue a job."""
+    return jobs.enqueue(payload)
+
+
+@tool
+def audit_line(line: str) -> str:
+    """Record a line in the audit queue."""
+    return audit.record(line)
+'''
+RETRYING = '{"max_attempts": 5, "mode": "standard"}'
+ONCE = '{"total_max_attempts": 1}'
+
+
+def resent(scan_files: ScanFiles, jobs: str, audit: str) -> set[str]:
+    source = TWO_CLASSES.replace("{JOBS}", jobs).replace("{AUDIT}", audit)
+    return {f.tool or "" for f in scan_files({"agent.py": source}).findings if f.code == "AG902"}
+
+
+def test_each_class_own_client_setting_is_judged(scan_files: ScanFiles) -> None:
+    assert resent(scan_files, RETRYING, ONCE) == {"enqueue_job"}
+    assert resent(scan_files, ONCE, RETRYING) == {"audit_line"}
