@@ -6,30 +6,17 @@ from __future__ import annotations
 
 from .conftest import ScanFiles
 
-TWO_CLASSES = '''
-import boto3
-from botocore.config import Config
-from langchain_core.tools import tool
-
-
-class Jobs:
+# A class whose method sends through the SQS client its __init__ builds with ``{retries}``.
+QUEUE_CLASS = """
+class {name}:
     def __init__(self) -> None:
-        self.sqs = boto3.client("sqs", config=Config(retries={JOBS}))
+        self.sqs = boto3.client("sqs", config=Config(retries={retries}))
 
-    def enqueue(self, payload: str) -> str:
-        sent = self.sqs.send_message(QueueUrl="https://sqs.example/jobs", MessageBody=payload)
+    def send(self, body: str) -> str:
+        sent = self.sqs.send_message(QueueUrl="https://sqs.example/{queue}", MessageBody=body)
         return sent["MessageId"]
-
-
-class Audit:
-    def __init__(self) -> None:
-        self.sqs = boto3.client("sqs", config=Config(retries={AUDIT}))
-
-    def record(self, line: str) -> str:
-        sent = self.sqs.send_message(QueueUrl="https://sqs.example/audit", MessageBody=line)
-        return sent["MessageId"]
-
-
+"""
+TOOLS = '''
 jobs = Jobs()
 audit = Audit()
 
@@ -37,20 +24,28 @@ audit = Audit()
 @tool
 def enqueue_job(payload: str) -> str:
     """Queue a job."""
-    return jobs.enqueue(payload)
+    return jobs.send(payload)
 
 
 @tool
 def audit_line(line: str) -> str:
     """Record a line in the audit queue."""
-    return audit.record(line)
+    return audit.send(line)
 '''
+
 RETRYING = '{"max_attempts": 5, "mode": "standard"}'
 ONCE = '{"total_max_attempts": 1}'
 
 
 def resent(scan_files: ScanFiles, jobs: str, audit: str) -> set[str]:
-    source = TWO_CLASSES.replace("{JOBS}", jobs).replace("{AUDIT}", audit)
+    source = "\n\n".join(
+        [
+            "import boto3\nfrom botocore.config import Config\nfrom langchain_core.tools import tool\n",
+            QUEUE_CLASS.format(name="Jobs", retries=jobs, queue="jobs"),
+            QUEUE_CLASS.format(name="Audit", retries=audit, queue="audit"),
+            TOOLS,
+        ]
+    )
     return {f.tool or "" for f in scan_files({"agent.py": source}).findings if f.code == "AG902"}
 
 
