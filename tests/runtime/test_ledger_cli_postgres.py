@@ -117,3 +117,31 @@ def test_an_existing_ledger_is_listed_and_shown(schema: tuple[str, str]) -> None
     assert [row["call_id"] for row in json.loads(listed.output)] == [call_id]
     shown = runner.invoke(ledger_app, ["show", call_id, "--ledger", url, "-f", "json"])
     assert json.loads(shown.output)["entry"]["status"] == "succeeded"
+
+
+def test_a_ledger_opened_read_only_refuses_a_write(schema: tuple[str, str]) -> None:
+    import psycopg
+
+    from agentguard.runtime.core import resolve_call
+    from agentguard.runtime.ledger import open_ledger
+    from agentguard.runtime.testing import FaultInjector
+
+    dsn, name = schema
+    url = f"{dsn}?schema={name}"
+    writer = open_ledger(url)
+    runtime = Runtime(ledger=writer)
+
+    @guarded(runtime, risk="write", key=("user_id", "cart_id"))
+    def create_order(cart_id: str) -> str:
+        return f"order-{cart_id}"
+
+    FaultInjector(runtime).timeout_after_apply("create_order")
+    with runtime.run(run_id="run-1", user_id="u1"):
+        uncertain: Any = create_order(cart_id="c1")
+    writer.close()
+    call_id = uncertain["metadata"]["call_id"]
+    with open_ledger(url, read_only=True) as reader:
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            resolve_call(reader, call_id, "succeeded", "seen in admin")
+        entry = reader.get(call_id)
+    assert entry is not None and entry.status.value == "uncertain"
