@@ -177,28 +177,15 @@ def check(
     if no_prefilter:
         _warn("--no-prefilter is deprecated and has no effect: every file is parsed")
     targets, cfg = _targets_and_config(paths, config)
-    from agentguard.engine.parallel import default_jobs
     from agentguard.engine.pipeline import scan
     from agentguard.engine.speed import FactOptions
 
-    cache_folder = None if no_cache else (cache_dir or default_cache_dir(cfg.root))
-    if cache_folder is not None:
-        unusable = cache_unusable(cache_folder)
-        if unusable:
-            _warn(
-                f"the cache folder {cache_folder} cannot be used ({unusable}); "
-                "checking without a cache"
-            )
-            cache_folder = None
-    fact_options = FactOptions(
-        jobs=jobs or default_jobs(),
-        cache_dir=cache_folder,
-        record_runs=cache_folder is not None,
-    )
+    fact_options = _fact_options(cfg, jobs=jobs, cache_dir=cache_dir, no_cache=no_cache)
     # Built inside the scan, so that a recorded run holds them too.
     with_fixes = bool({output_format, *(name for name, _ in extra_outputs)} & EDIT_FORMATS)
     if fix:
-        _apply_fixes(targets, cfg, _split_codes(select), _split_codes(ignore), unsafe_fixes)
+        fixing = FactOptions(jobs=fact_options.jobs, cache_dir=fact_options.cache_dir)
+        _apply_fixes(targets, cfg, _split_codes(select), _split_codes(ignore), unsafe_fixes, fixing)
     try:
         with _progress_bar(enabled=sys.stderr.isatty() and sys.stdout.isatty()) as progress:
             fact_options.progress = progress
@@ -232,6 +219,45 @@ def check(
     failing = [f for f in result.findings if f.severity.rank >= threshold]
     if failing and not exit_zero:
         raise typer.Exit(EXIT_FINDINGS)
+
+
+def _cache_folder(cfg: Config, cache_dir: Path | None) -> Path:
+    """``--cache-dir``, else the config's ``cache-dir`` (relative to the project root), else
+    ``.agentguard_cache/`` under the project root."""
+    if cache_dir is not None:
+        return cache_dir
+    if cfg.cache_dir:
+        return cfg.root / Path(cfg.cache_dir).expanduser()
+    return default_cache_dir(cfg.root)
+
+
+def _fact_options(
+    cfg: Config,
+    *,
+    jobs: int | None = None,
+    cache_dir: Path | None = None,
+    no_cache: bool = False,
+    record_runs: bool = True,
+) -> FactOptions:
+    """How a command's scans are sped up: ``--jobs`` and ``--cache-dir`` where the command
+    has them, else the config's ``jobs`` and ``cache-dir``, else every core and the default
+    cache folder. ``record_runs``: answer an unchanged tree from a recorded run."""
+    from agentguard.engine.parallel import default_jobs
+    from agentguard.engine.speed import FactOptions
+
+    folder: Path | None = None if no_cache else _cache_folder(cfg, cache_dir)
+    if folder is not None:
+        unusable = cache_unusable(folder)
+        if unusable:
+            _warn(
+                f"the cache folder {folder} cannot be used ({unusable}); checking without a cache"
+            )
+            folder = None
+    return FactOptions(
+        jobs=jobs or cfg.jobs or default_jobs(),
+        cache_dir=folder,
+        record_runs=record_runs and folder is not None,
+    )
 
 
 # Scans with fewer files than this finish before a progress bar would be worth drawing.
@@ -336,7 +362,7 @@ def clean(
         cfg = load_config(targets, None)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    folder = cache_dir or default_cache_dir(cfg.root)
+    folder = _cache_folder(cfg, cache_dir)
     try:
         cleaned = remove_cache(folder)
     except (OSError, ValueError) as exc:
@@ -428,7 +454,8 @@ def _scan_paths(paths: list[Path] | None, config: Path | None) -> ScanResult:
     from agentguard.engine.pipeline import scan
 
     try:
-        return scan(targets, cfg)
+        # The model is wanted whole: a recorded run's answer would only link it again.
+        return scan(targets, cfg, facts=_fact_options(cfg, record_runs=False))
     except ConfigError as exc:
         raise _fail(str(exc)) from None
 
@@ -485,12 +512,17 @@ def baseline_update(
 
 
 def _apply_fixes(
-    targets: list[Path], cfg: Config, select: list[str], ignore: list[str], unsafe: bool
+    targets: list[Path],
+    cfg: Config,
+    select: list[str],
+    ignore: list[str],
+    unsafe: bool,
+    facts: FactOptions,
 ) -> FixRun:
     """Apply fixes to disk (check --fix, fix --write) and say what happened on stderr."""
     from agentguard.engine.apply_fixes import run_fixes, write_changes
 
-    run = run_fixes(targets, cfg, select=select, ignore=ignore, unsafe=unsafe)
+    run = run_fixes(targets, cfg, select=select, ignore=ignore, unsafe=unsafe, facts=facts)
     problems = write_changes(run.changes)
     failed = {p.path for p in problems}
     written = [c for c in run.changes if c.path not in failed]
@@ -549,11 +581,14 @@ def fix_command(
     codes, skipped = _split_codes(select), _split_codes(ignore)
     from agentguard.engine.apply_fixes import run_fixes
 
+    facts = _fact_options(cfg, record_runs=False)
     try:
         if write:
-            run = _apply_fixes(targets, cfg, codes, skipped, unsafe_fixes)
+            run = _apply_fixes(targets, cfg, codes, skipped, unsafe_fixes, facts)
         else:
-            run = run_fixes(targets, cfg, select=codes, ignore=skipped, unsafe=unsafe_fixes)
+            run = run_fixes(
+                targets, cfg, select=codes, ignore=skipped, unsafe=unsafe_fixes, facts=facts
+            )
             _report_rollbacks(run)
     except ConfigError as exc:
         raise _fail(str(exc)) from None

@@ -148,7 +148,9 @@ def load_config(
     if not paths:
         root = Path.cwd()
     config = Config(root=root, source=source, raw=dict(section))
-    config.select = list(section.get("select", [])) + list(section.get("extend-select", []))
+    # As in ruff, `extend-select` adds to `select`, or to the default (every rule) without one.
+    extended = list(section.get("extend-select", []))
+    config.select = list(section.get("select", ["ALL"] if extended else [])) + extended
     config.ignore = list(section.get("ignore", []))
     config.include = list(section.get("include", []))
     config.exclude = list(section.get("exclude", DEFAULT_EXCLUDE)) + list(

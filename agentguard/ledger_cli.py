@@ -59,9 +59,11 @@ _STATUS_STYLE = {
 }
 
 
-def _open(url: str) -> Ledger:
+def _open(url: str, *, read_only: bool = False) -> Ledger:
+    """The ledger at ``url``. ``read_only`` (list, show, find): a PostgreSQL ledger that is
+    not there is an error, as a missing SQLite file is, and nothing is written to it."""
     # The runtime is imported by the ledger commands only: `check` never needs it.
-    from agentguard.runtime.ledger import open_ledger
+    from agentguard.runtime.ledger import LedgerMissing, open_ledger
 
     if url.startswith("sqlite:///"):
         # Opening a SQLite file creates it: run from the wrong folder during an incident, an
@@ -76,7 +78,13 @@ def _open(url: str) -> Ledger:
             )
             raise typer.Exit(2)
     try:
-        return open_ledger(url)
+        return open_ledger(url, read_only=read_only)
+    except LedgerMissing as exc:
+        typer.echo(
+            f"error: {exc}; pass --ledger postgresql://...?schema=NAME of the agent's ledger",
+            err=True,
+        )
+        raise typer.Exit(2) from exc
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--ledger") from exc
     except Exception as exc:
@@ -144,7 +152,7 @@ def list_entries(
         except ValueError as exc:
             valid = ", ".join(s.value for s in Status)
             raise typer.BadParameter(f"{exc}; choose from {valid}", param_hint="--status") from exc
-    with _open(ledger_url) as ledger:
+    with _open(ledger_url, read_only=True) as ledger:
         entries = ledger.entries(run_id=run, tool_name=tool, status=statuses, limit=limit)
         _emit_entries(entries, output, "ledger entries")
 
@@ -156,7 +164,7 @@ def show(
     output: Format = OutputFormat.TABLE,
 ) -> None:
     """Show one call and every transition it went through."""
-    with _open(ledger_url) as ledger:
+    with _open(ledger_url, read_only=True) as ledger:
         entry = ledger.get(call_id)
         if entry is None:
             typer.echo(f"error: no ledger entry with call id {call_id}", err=True)
@@ -199,7 +207,7 @@ def find(
     """Find calls by input hash or idempotency key: has the same input already run?"""
     if input_hash is None and key is None:
         raise typer.BadParameter("give --input-hash or --key")
-    with _open(ledger_url) as ledger:
+    with _open(ledger_url, read_only=True) as ledger:
         entries = ledger.entries(input_hash=input_hash, idempotency_key=key)
         _emit_entries(entries, output, "matching calls")
 

@@ -35,9 +35,10 @@ reports AG201, AG202 and AG203.""",
     "ignore": """\
 Rules not to report, as codes or prefixes. `--ignore` on the command line adds to this list.""",
     "extend-select": """\
-Codes or prefixes added to `select`. Every rule is on by default, so this is useful next to a
-`select` that narrows the set; in this version, `extend-select` without `select` reports only
-the codes it names.""",
+Codes or prefixes added to `select` (to the default, every rule, when `select` is not set), as
+in ruff: useful next to a `select` that narrows the set, or to bring back a rule an `ignore`
+prefix drops (`ignore = ["AG2"]` with `extend-select = ["AG201"]` reports AG201, the longer
+prefix). `--select` on the command line replaces both.""",
     "include": """\
 Gitignore-style patterns, relative to the project root: when set, only the files that match
 one are scanned. Default: every Python file (`.py`, `.pyi`) and every JSON or YAML file
@@ -75,12 +76,12 @@ size. Default: `2000000` (2 MB).""",
 Findings below this confidence are not reported. Default: `low` (everything). Each finding's
 confidence is printed in its text header and given in the JSON output.""",
     "jobs": """\
-Processes that parse files, meant as the default of `--jobs` (`0`: one per core). In this
-version the key is accepted but not applied: pass `--jobs N` on the command line.""",
+Processes that parse files in every command that scans (`check`, `fix`, `report`,
+`baseline`). Default: `0`, one per core. `--jobs N` on the command line overrides it.""",
     "cache-dir": """\
-Where the cache of per-file facts and recorded runs is kept, meant as the default of
-`--cache-dir` (default `.agentguard_cache/` under the project root). In this version the key is
-accepted but not applied: pass `--cache-dir` on the command line.""",
+Where every command that scans keeps the cache of per-file facts and recorded runs, and
+what `agentguard clean` removes: relative to the project root, or absolute. Default:
+`.agentguard_cache/` under the project root. `--cache-dir` on the command line overrides it.""",
     "ledger-functions": """\
 Qualified names of your own functions that durably record a tool call before it runs
 (`"app.audit.record_start"`; `*` matches within a dotted name). A tool that calls one before

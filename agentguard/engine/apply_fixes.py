@@ -16,12 +16,16 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentguard.config import Config
 from agentguard.diagnostics import Applicability, Finding
 from agentguard.engine.display_paths import PathPresenter
 from agentguard.engine.fix_edits import attach_fixes, decode, fix_offer
 from agentguard.fixes.text import TextEdit, apply_text_edits, resolve
+
+if TYPE_CHECKING:
+    from agentguard.engine.speed import FactOptions
 
 MAX_ROUNDS = 10
 
@@ -78,6 +82,7 @@ def run_fixes(
     ignore: Sequence[str] = (),
     unsafe: bool = False,
     max_rounds: int = MAX_ROUNDS,
+    facts: FactOptions | None = None,
 ) -> FixRun:
     from agentguard.engine.discovery import discover
     from agentguard.engine.parallel import read_source
@@ -99,7 +104,7 @@ def run_fixes(
     unapplied_unsafe = 0
     for rounds in range(1, max_rounds + 1):  # noqa: B007 - the count is reported
         sources = {rel: (originals[rel][2] + text).encode("utf-8") for rel, text in current.items()}
-        result = scan(paths, config, select=select, ignore=ignore, sources=sources)
+        result = scan(paths, config, select=select, ignore=ignore, sources=sources, facts=facts)
         # Edits are built (a LibCST parse per file) only for the fixes this run may apply.
         wanted: list[Finding] = []
         unapplied_unsafe = 0

@@ -141,7 +141,8 @@ class FlowVisitor(ValueReader):
     def module_helpers(self) -> Helpers:
         """The module's predicates and integer constants, indexed on first need."""
         if self._helpers is None:
-            self._helpers = Helpers(self.tree or ast.Module(body=[], type_ignores=[]))
+            tree = self.tree or ast.Module(body=[], type_ignores=[])
+            self._helpers = Helpers(tree, self.carriers.status)
         return self._helpers
 
     def visit_Return(self, node: ast.Return) -> None:
@@ -300,7 +301,7 @@ class FlowVisitor(ValueReader):
         fn = self.scope.function
         if fn is not None:
             fn.loops.append(loop)
-            if _repeats_one_request(node) and mentions_status(node):
+            if _repeats_one_request(node) and mentions_status(node, self.carriers.status):
                 loop.retried_statuses = retried_statuses(node, self.module_helpers())
         self.scope.loops.append(loop_id)
         start = self.scope.order
@@ -381,7 +382,7 @@ class FlowVisitor(ValueReader):
             elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 record.strings.append(sub.value[:200])
         record.raw_error_uses, record.tainted_names = self._raw_error_uses(handler)
-        if self.scope.loops and mentions_status(handler):
+        if self.scope.loops and mentions_status(handler, self.carriers.status):
             record.retried_statuses = handler_retried_statuses(handler, self.module_helpers())
         if fn is not None:
             fn.handlers.append(record)

@@ -8,31 +8,22 @@ only the status (three-valued: a test that reads anything else may go either way
 ``return``/``raise``/``break`` leaves, a ``continue`` or the end of the body repeats. A
 status for which some path repeats is retried.
 
-The tests read the status as the response's ``status_code``/``status`` attribute, a local
-holding one, a name with ``status`` in it, or the documented response flags of requests
-and httpx (``ok``, ``is_success``, ``is_error``, ``is_client_error``, ``is_server_error``);
-``raise_for_status()`` raises for 4xx/5xx. A predicate helper of the same module
-(``def _should_retry(self, code): return code == 429 or code >= 500``) is read through.
+The tests read the status as the catalogue says a response holds it (``retries.response_status``
+in rules/retries.yaml): its status attribute (``status_code``, ``status``), a local holding
+one or named for one, the documented response flags of requests and httpx (``ok``,
+``is_success``...); ``raise_for_status()`` raises for 4xx/5xx. A predicate helper of the same
+module (``def _should_retry(self, code): return code == 429 or code >= 500``) is read through.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterable
+
+from agentguard.knowledge.catalog import ResponseStatus
 
 # The statuses tried: successes, refusals, "not processed" answers and server errors.
 SAMPLE = (200, 201, 202, 204, 400, 401, 403, 404, 408, 409, 422, 423, 429, 500, 502, 503, 504)
-_STATUS_NAME = re.compile(r"(?i)status(_?code)?$")
-_STATUS_ATTRS = {"status_code", "status"}
-_FLAGS: dict[str, Callable[[int], bool]] = {
-    "ok": lambda s: s < 400,
-    "is_success": lambda s: 200 <= s < 300,
-    "is_error": lambda s: s >= 400,
-    "is_client_error": lambda s: 400 <= s < 500,
-    "is_server_error": lambda s: s >= 500,
-}
-_RAISES_ON_ERROR = "raise_for_status"
 _COMPARE: dict[type, Callable[[int, int], bool]] = {
     ast.Eq: lambda a, b: a == b,
     ast.NotEq: lambda a, b: a != b,
@@ -51,10 +42,12 @@ RETURN, RAISE, NEXT, FALL = "return", "raise", "next", "fall"
 
 class Helpers:
     """The module's functions whose body is one ``return <test>``, by name, and its
-    module-level constants holding integers (``RETRY_STATUSES = {429, 502, 503}``)."""
+    module-level constants holding integers (``RETRY_STATUSES = {429, 502, 503}``); and
+    how a response's status is read (the catalogue's ``response_status``)."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, status: ResponseStatus) -> None:
         self._tree = tree
+        self.status = status
         self._functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None
         self._constants: dict[str, Numbers] = {}
 
@@ -132,9 +125,9 @@ class _Run:
 
     def is_status(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Attribute):
-            return node.attr in _STATUS_ATTRS
+            return node.attr in self.helpers.status.attributes
         if isinstance(node, ast.Name):
-            return node.id in self.names or bool(_STATUS_NAME.search(node.id))
+            return node.id in self.names or bool(self.helpers.status.names.search(node.id))
         return False
 
     def numbers(self, node: ast.expr) -> Numbers:
@@ -158,9 +151,10 @@ class _Run:
             return _not(self.test(node.operand))
         if isinstance(node, ast.Compare):
             return self.compare(node)
-        if isinstance(node, ast.Attribute) and node.attr in _FLAGS:
+        flag = self.helpers.status.flags.get(node.attr) if isinstance(node, ast.Attribute) else None
+        if flag is not None:
             self.decided = True
-            return _FLAGS[node.attr](self.status)
+            return flag[0] <= self.status <= flag[1]
         if isinstance(node, ast.Call):
             return self.helper(node)
         return None
@@ -254,7 +248,7 @@ class _Run:
             if (
                 isinstance(call, ast.Call)
                 and isinstance(call.func, ast.Attribute)
-                and call.func.attr == _RAISES_ON_ERROR
+                and call.func.attr in self.helpers.status.raises_on_error
             ):
                 self.decided = True
                 return {RAISE} if self.status >= 400 else {FALL}
@@ -309,11 +303,7 @@ def handler_retried_statuses(
     return tuple(retried)
 
 
-def mentions_status(loop: ast.AST) -> bool:
+def mentions_status(loop: ast.AST, status: ResponseStatus) -> bool:
     """A cheap test before running the loop: does its body read a status at all?"""
-    for node in ast.walk(loop):
-        if isinstance(node, ast.Attribute) and (
-            node.attr in _STATUS_ATTRS or node.attr in _FLAGS or node.attr == _RAISES_ON_ERROR
-        ):
-            return True
-    return False
+    reads = status.read_attributes
+    return any(isinstance(node, ast.Attribute) and node.attr in reads for node in ast.walk(loop))

@@ -196,6 +196,18 @@ class Sink:
 
 
 @dataclass(frozen=True)
+class AttemptKeys:
+    """The keys of a client's retry setting (botocore's ``retries`` dict) that make it send
+    once: ``total`` counts every attempt; ``retries`` counts the retries, or every attempt
+    when ``mode`` is one of ``counting_modes``."""
+
+    total: str | None = None
+    retries: str | None = None
+    mode: str | None = None
+    counting_modes: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class RetryConstruct:
     kind: str  # decorator | wrapper | http_retry | global
     library: str
@@ -213,15 +225,52 @@ class RetryConstruct:
     setting: ArgRef | None = None
     holders: tuple[str, ...] = ()
     mount: str | None = None
+    attempts: AttemptKeys = AttemptKeys()
+
+
+@dataclass(frozen=True)
+class ResponseStatus:
+    """How a hand-written retry loop reads a response's HTTP status
+    (``retries.response_status``): the attributes holding it, a pattern for the names of
+    locals holding one, boolean flags true for a range of statuses (inclusive), and the
+    methods that raise for a 4xx or 5xx status."""
+
+    attributes: frozenset[str] = frozenset()
+    name_pattern: str = "$^"
+    flags: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    raises_on_error: frozenset[str] = frozenset()
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any]) -> ResponseStatus:
+        return cls(
+            attributes=frozenset(_as_list(raw.get("attributes"))),
+            name_pattern=raw.get("name_pattern") or "$^",
+            flags={
+                name: (int(low), int(high))
+                for name, (low, high) in (raw.get("flags") or {}).items()
+            },
+            raises_on_error=frozenset(_as_list(raw.get("raises_on_error"))),
+        )
+
+    @cached_property
+    def names(self) -> re.Pattern[str]:
+        return re.compile(self.name_pattern)
+
+    @cached_property
+    def read_attributes(self) -> frozenset[str]:
+        """Every attribute that reads a status: the status, a flag, a raising method."""
+        return self.attributes | frozenset(self.flags) | self.raises_on_error
 
 
 @dataclass(frozen=True)
 class ContextCarriers:
     """The part of the catalogue the per-file extractor reads (``RunContext[Deps]`` makes
-    ``ctx.deps`` a ``Deps``): small, so that it travels to the parse workers with each task."""
+    ``ctx.deps`` a ``Deps``; how a response's status is read): small, so that it travels
+    to the parse workers with each task."""
 
     attributes: Mapping[str, str] = field(default_factory=dict)  # carrier class -> attribute
     packages: frozenset[str] = frozenset()
+    status: ResponseStatus = ResponseStatus()
 
     @cached_property
     def carried(self) -> frozenset[str]:
@@ -250,7 +299,9 @@ class Catalog:
         )
         carriers = tool_functions.get("context_carriers") or {}
         self.context_carriers = ContextCarriers(
-            dict(carriers.get("attributes") or {}), frozenset(_as_list(carriers.get("packages")))
+            dict(carriers.get("attributes") or {}),
+            frozenset(_as_list(carriers.get("packages"))),
+            ResponseStatus.parse((data.get("retries") or {}).get("response_status") or {}),
         )
         # Functions that run a function they are handed: where it is (position, keyword).
         self.callable_runners: Matcher[tuple[int | None, str | None]] = Matcher()
@@ -317,6 +368,11 @@ class Catalog:
         self.db_handle_factories = frozenset(_as_list(databases.get("handle_factories")))
         # Ordered: the search visits holders in this order, and the last key found counts.
         self.key_holders = tuple(dict.fromkeys(_as_list(effects.get("key_holders"))))
+        # Ordered: the first one a call passes is its body.
+        self.body_kwargs = tuple(dict.fromkeys(_as_list(effects.get("body_kwargs"))))
+        read_modify_write = effects.get("read_modify_write") or {}
+        self.append_methods = frozenset(_as_list(read_modify_write.get("append_methods")))
+        self.local_shapes = frozenset(_as_list(read_modify_write.get("local_shapes")))
         read_posts = effects.get("read_posts") or {}
         self.post_read_words = frozenset(_as_list(read_posts.get("read_words"))) | frozenset(
             _as_list((effects.get("repeat_safe_posts") or {}).get("session_words"))
@@ -358,6 +414,7 @@ class Catalog:
         self.hash_calls: Matcher[bool] = Matcher()
         self.hash_calls.add(_as_list(keys.get("hash_calls")), True)
         self.scope_words = _names_pattern(keys.get("scope_words"), "(?i)({})")
+        self.identity_words = frozenset(_as_list(keys.get("identity_words")))
         self.url_name_words = _names_pattern(effects.get("url_name_words"), "(?i)({})")
         sql = effects.get("sql") or {}
         self.sql_write = _names_pattern(sql.get("write_verbs"), r"(?is)^\s*({})\b")
@@ -385,6 +442,7 @@ class Catalog:
                 self.retries.add(_as_list(raw["match"]), construct)
         self.client_retries: Matcher[RetryConstruct] = Matcher()
         for raw in retries.get("client_retry") or []:
+            attempts = raw.get("attempts") or {}
             self.client_retries.add(
                 _as_list(raw["match"]),
                 RetryConstruct(
@@ -395,6 +453,12 @@ class Catalog:
                     setting=ArgRef.parse(raw.get("setting")),
                     holders=tuple(_as_list(raw.get("holders"))),
                     mount=raw.get("mount"),
+                    attempts=AttemptKeys(
+                        attempts.get("total"),
+                        attempts.get("retries"),
+                        attempts.get("mode"),
+                        frozenset(_as_list(attempts.get("counting_modes"))),
+                    ),
                 ),
             )
         self.transient_exceptions = set(_as_list(retries.get("transient_exceptions")))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import ModuleFacts, Value
-from agentguard.knowledge.catalog import RetryConstruct
+from agentguard.knowledge.catalog import AttemptKeys, RetryConstruct
 from agentguard.project.tool_facts import Effect, RetryUse, argument_at
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def _client_setting(
     receiver = effect.call.text.rsplit(".", 1)[0] if "." in effect.call.text else ""
     if facts is None or not receiver:
         return None
-    built = _binding(project, facts, effect.function, receiver)
+    built = project.held_value(receiver, project.function(effect.function), facts)
     if built is None or built.kind != "call":
         return None
     construct = project.catalog.client_retries(built.qualname or "")
@@ -77,7 +77,7 @@ def _client_setting(
     if holder is None or holder.kind != "call" or holder.qualname not in construct.holders:
         return None
     setting = holder.call_kwargs.get(construct.requires_kwarg or "")
-    if setting is None or not _retries_at_all(setting):
+    if setting is None or not _retries_at_all(setting, construct.attempts):
         return None
     return construct, holder, facts.path
 
@@ -127,37 +127,22 @@ def _allows_writes(policy: Value, retry: RetryConstruct) -> bool:
     return bool(set(retry.default_methods) & _UNSAFE)
 
 
-def _retries_at_all(setting: Value) -> bool:
-    """``retries={"max_attempts": 0}`` or ``{"total_max_attempts": 1}`` sends once."""
+def _retries_at_all(setting: Value, keys: AttemptKeys) -> bool:
+    """Whether the setting sends again: ``retries={"max_attempts": 0}`` or
+    ``{"total_max_attempts": 1}`` sends once (the keys are the catalogue's ``attempts``)."""
     if setting.kind == "const":
         return bool(setting.const)
     if setting.kind != "dict":
         return True
-    total = setting.items.get("total_max_attempts")
+    total = setting.items.get(keys.total) if keys.total else None
     if total is not None and isinstance(total.const, int) and total.const <= 1:
         return False
-    attempts = setting.items.get("max_attempts")
+    attempts = setting.items.get(keys.retries) if keys.retries else None
     if attempts is not None and isinstance(attempts.const, int):
-        mode = setting.items.get("mode")
-        counts_first = mode is not None and mode.string() in {"standard", "adaptive"}
+        mode = setting.items.get(keys.mode) if keys.mode else None
+        counts_first = mode is not None and mode.string() in keys.counting_modes
         return attempts.const > (1 if counts_first else 0)
     return True
-
-
-def _binding(project: ProjectModel, facts: ModuleFacts, function: str, name: str) -> Value | None:
-    """The value last assigned to ``name``: in the function, else (``self.attr``) in any
-    function of the module, else at module level."""
-    local = project.local_assignments(facts, function, name)
-    if local:
-        return local[-1].value
-    if name.startswith("self."):
-        found = [a for a in facts.assignments if a.target == name]
-        return found[-1].value if found else None
-    module = project.local_assignments(facts, None, name)
-    if module:
-        return module[-1].value
-    imported = facts.imports.get(name)
-    return project.module_variable(imported) if imported else None
 
 
 def _resolved(
@@ -166,7 +151,5 @@ def _resolved(
     """A name stands for the value bound to it (``config=retry_config``)."""
     if value is None or value.kind not in {"name", "attr"}:
         return value
-    if function is None:
-        module = project.local_assignments(facts, None, value.text)
-        return module[-1].value if module else value
-    return _binding(project, facts, function, value.text) or value
+    caller = project.function(function) if function is not None else None
+    return project.held_value(value.text, caller, facts) or value

@@ -376,7 +376,7 @@ class ProjectModel:
             return ()
         if "(" in written or (caller is None and not call.text.endswith("]")):
             return ()
-        held = self._held_value(written, caller, facts)
+        held = self.held_value(written, caller, facts)
         if held is None:
             return ()
         if call.text.endswith("]"):
@@ -422,10 +422,12 @@ class ProjectModel:
             return call.args[arg]
         return call.kwargs.get(kwarg) if kwarg else None
 
-    def _held_value(self, name: str, caller: Function | None, facts: ModuleFacts) -> Value | None:
-        """What a name holds: a local of ``caller`` (its last assignment before use), a
-        module variable, or an attribute the caller's class sets on ``self``."""
-        if caller is not None and "." not in name:
+    def held_value(self, name: str, caller: Function | None, facts: ModuleFacts) -> Value | None:
+        """What a name holds where ``caller`` (None: module level) uses it: its last
+        assignment in ``caller`` (``self.attr = ...`` too), a module variable (of this module,
+        or imported), or an attribute the caller's class sets on ``self`` (in its body or in
+        a method)."""
+        if caller is not None:
             assigned = self.local_assignments(facts, caller.qualname, name)
             if assigned:
                 return assigned[-1].value
@@ -472,7 +474,7 @@ class ProjectModel:
         looked_up = self._looked_up(value)
         if looked_up is not None:
             # ``HANDLERS.get(name)`` or ``HANDLERS[name]``: any function the dict holds.
-            held = self._held_value(looked_up, caller, facts)
+            held = self.held_value(looked_up, caller, facts)
             return self._dict_targets(held, call, caller, facts) if held is not None else ()
         if value.kind == "call" and value.qualname == "getattr" and len(value.call_args) >= 2:
             # ``handler = getattr(self, f"tool_{name}", None)``
@@ -490,7 +492,7 @@ class ProjectModel:
             nested = local_function(self, value, call)
             if nested is not None:
                 return (nested,)
-            held = self._held_value(value.text, caller, facts)
+            held = self.held_value(value.text, caller, facts)
             if held is not None and held is not value:
                 return self._reference_targets(held, call, caller, facts, depth + 1)
             return ()

@@ -170,11 +170,14 @@ def _segment_verdicts(catalog: Catalog, path: str) -> list[str]:
     return verdicts
 
 
-def _body(call: Call) -> Value | None:
-    for name in ("json", "data", "content", "body", "payload"):
+def _body(catalog: Catalog, call: Call, *, positional: bool = True) -> Value | None:
+    """The body a call sends: its first keyword of the catalogue's ``body_kwargs``, else
+    (``positional``) its second positional argument. A caller handing a POST helper its
+    body along with the URL passes it by keyword: a helper's positions are its own."""
+    for name in catalog.body_kwargs:
         if name in call.kwargs:
             return call.kwargs[name]
-    return call.args[1] if len(call.args) > 1 else None
+    return call.args[1] if positional and len(call.args) > 1 else None
 
 
 def _literal_document(value: Value) -> str | None:
@@ -255,7 +258,7 @@ def judge_post(
         url = call.args[1] if len(call.args) > 1 else call.kwargs.get("url")
     path = resolver.resolve(url)
     verdicts = _segment_verdicts(catalog, path)
-    body = _body(call)
+    body = _body(catalog, call)
     if body is not None and body.kind in {"name", "attr"}:
         body = resolver._binding(body.text) or body
     keys = set(body.items) if body is not None and body.kind == "dict" else set()
@@ -288,7 +291,7 @@ def judge_mapped_url(
     resolver = _UrlResolver(project, caller, facts, call.order)
     path = resolver.resolve(argument)
     verdicts = _segment_verdicts(project.catalog, path)
-    body = _body_argument(call)
+    body = _body(project.catalog, call, positional=False)
     if body is not None and body.kind in {"name", "attr"}:
         body = resolver._binding(body.text) or body
     sets = _sets(project.catalog, path, body, verdicts)
@@ -333,14 +336,6 @@ def rpc_operation_judgement(catalog: Catalog, method: str) -> PostJudgement | No
         return PostJudgement(SETS, f"{reason}, which adds to a set of links")
     if verb == "non_idempotent":
         return PostJudgement(WRITE, reason)
-    return None
-
-
-def _body_argument(call: Call) -> Value | None:
-    """The body a caller hands a POST helper along with the URL (``data=``, ``json=``)."""
-    for name in ("json", "data", "body", "payload"):
-        if name in call.kwargs:
-            return call.kwargs[name]
     return None
 
 

@@ -248,10 +248,6 @@ def map_key_through_call(
     return classify_key(project, argument, caller, facts, call.order)
 
 
-# Parts of a body key naming what a write identifies (``id``, ``doc_id``, ``uuid``, ``key``).
-_IDENTITY_WORDS = {"id", "ids", "uuid", "guid", "key", "slug"}
-
-
 def fresh_identity(
     project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
 ) -> str | None:
@@ -262,7 +258,7 @@ def fresh_identity(
     ``updated_at`` timestamp) leaves an overwrite an overwrite; a key header is judged by
     the key rules."""
     catalog = project.catalog
-    holders = set(catalog.key_holders) - {"json", "data"}
+    holders = set(catalog.key_holders) - set(catalog.body_kwargs)
     target = call.args[0] if call.args else call.kwargs.get("url")
     values: list[Value] = [target] if target is not None else []
     for name, value in call.kwargs.items():
@@ -281,7 +277,8 @@ def fresh_identity(
 def _identity_fields(
     value: Value, project: ProjectModel, fn: Function, facts: ModuleFacts, before: int
 ) -> list[Value]:
-    """The fields of a body (a dict, or a local bound to one) that name an identity."""
+    """The fields of a body (a dict, or a local bound to one) that name an identity: a
+    key with one of the catalogue's identity words among its parts, or a camelCase ``...Id``."""
     if value.kind == "name":
         value = local_value(project, value.text, fn, facts, before) or value
     if value.kind != "dict":
@@ -289,7 +286,7 @@ def _identity_fields(
     found = []
     for key, item in value.items.items():
         parts = set(key.lower().replace("-", "_").split("_"))
-        if parts & _IDENTITY_WORDS or key.endswith("Id"):
+        if parts & project.catalog.identity_words or key.endswith("Id"):
             found.append(item)
         elif item.kind == "dict":
             found.extend(_identity_fields(item, project, fn, facts, before))
@@ -316,38 +313,14 @@ def _fresh_call(
     return None
 
 
-# Methods that add to a list in place.
-_APPENDS = frozenset({"append", "extend", "insert", "appendleft"})
-# Calls that only reshape a value already in hand: a body built with them read nothing.
-_LOCAL_SHAPES = frozenset(
-    {
-        "list",
-        "dict",
-        "set",
-        "tuple",
-        "str",
-        "int",
-        "float",
-        "sorted",
-        "len",
-        "range",
-        "copy.copy",
-        "copy.deepcopy",
-        "json.loads",
-        "json.dumps",
-    }
-)
-# Keywords a write call takes its body in.
-_BODY_KWARGS = ("json", "data", "body", "content", "payload", "values", "Item", "Body")
-
-
 def appended_after_read(
     project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
 ) -> str | None:
     """The local an otherwise idempotent write (a PUT, a save) sends after appending to
     what it read (``rows = sheet.get(...); rows.append(row); sheet.put(rows)``): a
     read-modify-write append, which a repeat appends again. None when there is none."""
-    values = [call.kwargs[k] for k in _BODY_KWARGS if k in call.kwargs] + list(call.args[1:])
+    catalog = project.catalog
+    values = [call.kwargs[k] for k in catalog.body_kwargs if k in call.kwargs] + call.args[1:]
     names = {n for value in values for n in value.names if n not in fn.params}
     if not names:
         return None
@@ -360,12 +333,12 @@ def appended_after_read(
             continue
         appended = any(
             c.order < call.order
-            and c.method in _APPENDS
+            and c.method in catalog.append_methods
             and (c.receiver or "").split("[", 1)[0].split(".", 1)[0] == name
             for c in calls
         ) or any(name in a.value.names for a in bindings[1:])
         first = bindings[0].value
-        read = [c for c in first.calls if c.replace("()", "") not in _LOCAL_SHAPES]
+        read = [c for c in first.calls if c.replace("()", "") not in catalog.local_shapes]
         if appended and read:
             return name
     return None

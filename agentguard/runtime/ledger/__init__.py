@@ -11,6 +11,7 @@ from agentguard.runtime.ledger.base import (
     LedgerConfigurationError,
     LedgerEntry,
     LedgerEvent,
+    LedgerMissing,
     Status,
 )
 from agentguard.runtime.ledger.memory import MemoryLedger
@@ -26,10 +27,12 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def open_ledger(url: str) -> Ledger:
+def open_ledger(url: str, *, read_only: bool = False) -> Ledger:
     """``sqlite:///relative.db``, ``sqlite:////absolute.db``, ``postgresql://...``, ``memory://``.
 
     A PostgreSQL URL may name the ledger's schema with ``?schema=NAME`` (default ``agentguard``).
+    ``read_only`` (PostgreSQL): the ledger must exist; nothing is created, migrated or
+    written (``LedgerMissing`` otherwise). A SQLite file's presence is the caller's check.
     """
     if url.startswith("sqlite:///"):
         return SQLiteLedger(url[len("sqlite:///") :])
@@ -37,7 +40,9 @@ def open_ledger(url: str) -> Ledger:
         from agentguard.runtime.ledger.postgres import PostgresLedger
 
         dsn, schema = _split_schema(url)
-        return PostgresLedger(dsn, schema=schema) if schema else PostgresLedger(dsn)
+        if schema:
+            return PostgresLedger(dsn, schema=schema, read_only=read_only)
+        return PostgresLedger(dsn, read_only=read_only)
     if url == "memory://":
         return MemoryLedger()
     raise ValueError(f"unsupported ledger URL {url!r}: use sqlite:///PATH or postgresql://...")
@@ -57,6 +62,7 @@ __all__ = [
     "LedgerConfigurationError",
     "LedgerEntry",
     "LedgerEvent",
+    "LedgerMissing",
     "MemoryLedger",
     "PostgresLedger",
     "SQLiteLedger",

@@ -78,6 +78,10 @@ class LedgerConfigurationError(RuntimeError):
     pass
 
 
+class LedgerMissing(LedgerConfigurationError):
+    """A ledger opened to be read is not there: nothing was created in its place."""
+
+
 # Call ids need uniqueness, not secrecy: 128 bits from a generator seeded by the OS (a private
 # one, so a user's random.seed() cannot make two processes agree), reseeded in every forked
 # child. uuid4() asks the kernel for fresh bytes on every call, which costs more here.

@@ -15,7 +15,7 @@ from psycopg import sql
 
 from agentguard.runtime.ledger._rows import STATUS_CHECK
 from agentguard.runtime.ledger._sql import Migrations, SQLLedger
-from agentguard.runtime.ledger.base import LedgerConfigurationError
+from agentguard.runtime.ledger.base import LedgerConfigurationError, LedgerMissing
 
 MIGRATIONS: Migrations = [
     (
@@ -116,14 +116,30 @@ class PostgresLedger(SQLLedger):
     placeholder = "%s"
 
     def __init__(
-        self, dsn: str, *, schema: str = "agentguard", connect_timeout_s: int = 10
+        self,
+        dsn: str,
+        *,
+        schema: str = "agentguard",
+        connect_timeout_s: int = 10,
+        read_only: bool = False,
     ) -> None:
+        """``read_only``: open a ledger that exists, at this agentguard's schema version, to
+        read it: nothing is created or migrated, and the server refuses any write
+        (``LedgerMissing`` when there is no such ledger)."""
         self.dsn = dsn
         self.url = dsn
         self.schema = schema
         self.connect_timeout_s = connect_timeout_s
+        self.read_only = read_only
         self._init_connections()
-        self._migrate()
+        if read_only:
+            try:
+                self._require_current()
+            except Exception:
+                self.close()
+                raise
+        else:
+            self._migrate()
         connection = self._connection()
         ident = sql.Identifier(schema)
         self._prepare_statements(
@@ -141,6 +157,8 @@ class PostgresLedger(SQLLedger):
             raise LedgerConfigurationError(
                 "PostgreSQL synchronous_commit is off: an acknowledged 'started' record could be lost"
             )
+        if self.read_only:
+            connection.execute("SET default_transaction_read_only = on")
         return connection
 
     def _executor(self, connection: psycopg.Connection[Any]) -> Any:
@@ -157,6 +175,55 @@ class PostgresLedger(SQLLedger):
 
     def _statuses_match(self, statuses: list[str]) -> tuple[str, list[Any]]:
         return "status = ANY(%s)", [statuses]
+
+    def _require_current(self) -> None:
+        """The ledger's schema and tables exist (else ``LedgerMissing``, naming the database
+        and what is not there) at this agentguard's version (else a configuration error): read
+        without creating anything."""
+        connection = self._connection()
+        schema = sql.Identifier(self.schema)
+        found = connection.execute(
+            "SELECT current_database(), "
+            "EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = %s), "
+            "to_regclass(%s) IS NOT NULL, to_regclass(%s) IS NOT NULL",
+            (
+                self.schema,
+                sql.SQL("{}.agentguard_schema").format(schema).as_string(connection),
+                sql.SQL("{}.agentguard_calls").format(schema).as_string(connection),
+            ),
+        ).fetchone()
+        database, has_schema, has_versions, has_calls = found or ("?", False, False, False)
+        where = f"database {database!r}"
+        if not has_schema:
+            raise LedgerMissing(f"{where} has no ledger: there is no schema {self.schema!r}")
+        missing = [
+            name
+            for name, present in (
+                ("agentguard_schema", has_versions),
+                ("agentguard_calls", has_calls),
+            )
+            if not present
+        ]
+        if missing:
+            raise LedgerMissing(
+                f"{where} has no ledger in schema {self.schema!r}: no table "
+                + " and no table ".join(missing)
+            )
+        row = connection.execute(
+            sql.SQL("SELECT max(version) FROM {}.agentguard_schema").format(schema)
+        ).fetchone()
+        version = (row[0] if row else None) or 0
+        if version != SCHEMA_VERSION:
+            newer = version > SCHEMA_VERSION
+            raise LedgerConfigurationError(
+                f"the ledger in {where}, schema {self.schema!r}, is at schema version {version}; "
+                f"this agentguard reads version {SCHEMA_VERSION}"
+                + (
+                    ": use the agentguard that wrote it"
+                    if newer
+                    else ": the agent's next run upgrades it"
+                )
+            )
 
     def _migrate(self) -> None:
         connection = self._connection()
