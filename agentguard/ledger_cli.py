@@ -9,6 +9,7 @@ import json
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import urlsplit, urlunsplit
 
 import typer
 from rich.console import Console
@@ -88,8 +89,19 @@ def _open(url: str, *, read_only: bool = False) -> Ledger:
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--ledger") from exc
     except Exception as exc:
-        typer.echo(f"error: cannot open ledger {url}: {exc}", err=True)
+        shown = _without_password(url)
+        detail = str(exc).replace(url, shown)
+        typer.echo(f"error: cannot open ledger {shown}: {detail}", err=True)
         raise typer.Exit(2) from exc
+
+
+def _without_password(url: str) -> str:
+    """``url`` with its password masked: error messages end up in CI logs and tickets."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 def _console() -> Console:

@@ -145,3 +145,11 @@ def test_a_ledger_opened_read_only_refuses_a_write(schema: tuple[str, str]) -> N
             resolve_call(reader, call_id, "succeeded", "seen in admin")
         entry = reader.get(call_id)
     assert entry is not None and entry.status.value == "uncertain"
+
+
+def test_a_ledger_that_cannot_be_opened_is_named_without_its_password() -> None:
+    url = "postgresql://agent:s3cret-pw@127.0.0.1:1/test"  # nothing listens on port 1
+    result = runner.invoke(ledger_app, ["list", "--ledger", url])
+    assert result.exit_code == 2, result.output
+    assert "cannot open ledger postgresql://agent:***@127.0.0.1:1/test" in result.output
+    assert "s3cret-pw" not in result.output
