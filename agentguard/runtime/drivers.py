@@ -325,9 +325,9 @@ class Drivers(Planner):
             while (request := drive.next_request()) is not _FINISHED:
                 try:
                     if isinstance(request, _LedgerOp):
-                        if drive.interrupted is not None:
+                        if drive.interrupted is not None or not self.ledger.blocks:
                             # after a cancellation, record synchronously: awaiting could be
-                            # cancelled again
+                            # cancelled again; a ledger that never waits needs no thread
                             drive.reply = request.operation()
                         else:
                             drive.reply = await _ledger_op_through_cancellation(drive, request)

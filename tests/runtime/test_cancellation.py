@@ -22,6 +22,7 @@ def test_a_claim_cancelled_before_the_body_started_is_released(runtime: Runtime)
         return won
 
     runtime.ledger.claim = slow_claim  # type: ignore[method-assign]
+    runtime.ledger.blocks = True  # its claim now waits, as a disk's or a server's does
 
     @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
     async def create_order(cart_id: str) -> dict[str, Any]:

@@ -287,7 +287,15 @@ def apply_changes(
     if not MUTABLE_FIELDS.issuperset(changes):
         unknown = set(changes) - MUTABLE_FIELDS
         raise ValueError(f"fields not changeable by a transition: {sorted(unknown)}")
-    return evolve(entry, status=path[-1], version=entry.version + 1, updated_at=now, **changes)
+    # evolve() without its check: every name in ``changes`` is a field, checked just above
+    fields = entry.__dict__.copy()
+    fields.update(changes)
+    fields["status"] = path[-1]
+    fields["version"] = entry.version + 1
+    fields["updated_at"] = now
+    updated = object.__new__(LedgerEntry)
+    object.__setattr__(updated, "__dict__", fields)
+    return updated
 
 
 def path_events(
@@ -310,6 +318,9 @@ class Ledger(ABC):
     """Durable record of tool calls. Backends must be safe for concurrent callers."""
 
     url: str = ""
+    # Whether an operation may wait on a disk or a server: an async call then performs it in a
+    # thread, so that the event loop goes on meanwhile.
+    blocks: bool = True
 
     @abstractmethod
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:

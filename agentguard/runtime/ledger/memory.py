@@ -22,6 +22,7 @@ from agentguard.runtime.ledger.base import (
 
 class MemoryLedger(Ledger):
     url = "memory://"
+    blocks = False
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
