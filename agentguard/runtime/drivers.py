@@ -217,7 +217,7 @@ class Drivers(Planner):
             else:
                 # once its thread starts, the body may act whatever happens to this one
                 drive.unstarted_claim = None
-                outcome = self._body_with_deadline(spec, call, invoke)
+                outcome = self._body_with_deadline(spec, call, invoke, drive)
             return outcome
         except SimulatedCrash:
             raise
@@ -229,11 +229,12 @@ class Drivers(Planner):
             self._end_attempt(token, beat, call, running=running)
 
     def _body_with_deadline(
-        self, spec: ToolSpec, call: CallContext, invoke: Callable[[], Any]
+        self, spec: ToolSpec, call: CallContext, invoke: Callable[[], Any], drive: _Drive
     ) -> _Outcome:
-        # A sync function cannot be interrupted: it runs on in its thread. Past the deadline the
-        # attempt is still running (it may still send); when it finishes, its outcome is
-        # recorded as a late completion of this attempt and the attempt stops counting as live.
+        # A sync function cannot be interrupted: it runs on in its thread. Past the deadline, or
+        # when the caller is interrupted (Ctrl-C) while waiting, the attempt is still running
+        # (it may still send); when it finishes, its outcome is recorded as a late completion
+        # of this attempt and the attempt stops counting as live.
         lock = threading.Lock()
         state: dict[str, Any] = {"abandoned": False}
         finished = threading.Event()
@@ -255,7 +256,10 @@ class Drivers(Planner):
 
         context = contextvars.copy_context()
         threading.Thread(target=context.run, args=(runner,), daemon=True).start()
-        finished.wait(spec.timeout_s)
+        try:
+            finished.wait(spec.timeout_s)
+        except BaseException as exc:  # the plan records the attempt as running, then it goes on
+            drive.interrupted = exc
         with lock:
             if "outcome" in state:
                 outcome = state["outcome"]
@@ -263,11 +267,12 @@ class Drivers(Planner):
                     raise outcome.error
                 return outcome
             state["abandoned"] = True
-        return _Outcome(
-            error=AttemptStillRunning(
-                f"{spec.name} did not finish within {spec.timeout_s} s and is still running"
-            )
+        why = (
+            f"was interrupted ({type(drive.interrupted).__name__}) while it ran"
+            if drive.interrupted is not None
+            else f"did not finish within {spec.timeout_s} s"
         )
+        return _Outcome(error=AttemptStillRunning(f"{spec.name} {why} and is still running"))
 
     def _late_completion(self, spec: ToolSpec, call: CallContext, outcome: _Outcome) -> None:
         """Record the outcome of an attempt that finished after the runtime stopped waiting."""

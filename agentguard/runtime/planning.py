@@ -393,12 +393,16 @@ class Planner:
                     return words.succeeded(spec.name, settled, replayed=False)
                 return words.from_entry(spec.name, settled, lookup=spec.lookup_name)
             if isinstance(outcome.error, CancelledBeforeStart):
-                # nothing was attempted: release the claim, so that the next call runs
+                # this attempt did nothing: release the claim, so that the next call runs (an
+                # earlier attempt, retried or replayed, failed or was not found: its own record)
                 unclaimed = yield from self._settle(
                     entry,
                     Status.FAILED,
                     attempt,
-                    error_detail=NOTHING_ATTEMPTED,
+                    error_detail=NOTHING_ATTEMPTED
+                    if attempt == 1
+                    else f"cancelled before attempt {attempt} ran: that attempt did nothing; "
+                    "the history holds what the earlier attempts did",
                     finished_at=time.time(),
                 )
                 return words.from_entry(spec.name, unclaimed, lookup=spec.lookup_name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Any
 
@@ -138,3 +139,45 @@ def test_a_claim_lost_to_another_call_is_left_alone_when_interrupted(runtime: Ru
     (entry,) = runtime.ledger.entries()
     assert entry.status is Status.SUCCEEDED, entry
     assert len(downstream.applied) == 1
+
+
+def test_a_retry_cancelled_before_it_ran_does_not_say_nothing_was_attempted(
+    runtime: Runtime,
+) -> None:
+    from agentguard.runtime import RetryPolicy
+
+    attempts: list[int] = []
+    transition = runtime.ledger.transition
+
+    def slow_retry_transition(entry: Any, path: Any, **kwargs: Any) -> Any:
+        if kwargs.get("attempts") == 2:
+            time.sleep(0.2)  # the retry's claim on attempt 2 is slow to come back
+        return transition(entry, path, **kwargs)
+
+    runtime.ledger.transition = slow_retry_transition  # type: ignore[method-assign]
+    runtime.ledger.blocks = True
+
+    @guarded(
+        runtime,
+        risk="write",
+        idempotency="idempotent",
+        retry=RetryPolicy(max_attempts=3, backoff_ms=0),
+    )
+    async def set_status(ticket: str) -> str:
+        attempts.append(current_call().attempt)
+        raise ConnectionRefusedError("the service is restarting")  # nothing was sent
+
+    async def agent() -> None:
+        async with runtime.run(run_id="r1"):
+            task = asyncio.ensure_future(set_status(ticket="t1"))
+            await asyncio.sleep(0.1)  # attempt 1 has failed; attempt 2 is being recorded
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    asyncio.run(agent())
+    (entry,) = runtime.ledger.entries()
+    assert attempts == [1], attempts  # attempt 2 never ran
+    assert entry.status is Status.FAILED, entry
+    assert "nothing was attempted" not in (entry.error_detail or ""), entry.error_detail
+    assert "attempt 2" in (entry.error_detail or ""), entry.error_detail

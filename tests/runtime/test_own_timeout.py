@@ -21,8 +21,7 @@ def slow_order_tool(
         idempotency="conditional",
         key=lambda call: f"order:{call.user_id}:{call.args['cart_id']}",
         reconcile=downstream.lookup,
-        timeout_s=0.1,
-        **options,
+        **{"timeout_s": 0.1, **options},
     )
     def create_order(cart_id: str) -> dict[str, Any]:
         """Create an order; the service is slow to accept the request."""
@@ -148,3 +147,29 @@ def _status(runtime: Runtime, call_id: str) -> Status | None:
 def _lease_owner(runtime: Runtime, call_id: str) -> str | None:
     entry = runtime.ledger.get(call_id)
     return entry.lease_owner if entry else "missing"
+
+
+def test_a_sync_body_still_running_when_its_caller_is_interrupted_is_applied_once(
+    runtime: Runtime,
+) -> None:
+    import signal
+
+    downstream = RecordingDownstream()
+    release = threading.Event()
+    create_order = slow_order_tool(runtime, downstream, release, replay="auto", timeout_s=5.0)
+    main = threading.main_thread().ident
+    assert main is not None and threading.get_ident() == main
+    # Ctrl-C while the runtime waits for the body's thread: the body goes on in that thread
+    threading.Timer(0.2, signal.pthread_kill, args=(main, signal.SIGINT)).start()
+    with runtime.run(run_id="r1", user_id="u1"):
+        with pytest.raises(KeyboardInterrupt):
+            create_order(cart_id="c1")
+        # the interrupted attempt may still send: no lookup can settle it, nothing runs again
+        again = create_order(cart_id="c1")
+        assert not again["ok"] and again["code"] == "SIDE_EFFECT_UNCERTAIN", again
+        release.set()
+        (entry,) = runtime.ledger.entries()
+        assert wait_until(
+            lambda: runtime.ledger.get(entry.call_id).status is Status.SUCCEEDED  # type: ignore[union-attr]
+        )
+    assert len(downstream.applied) == 1, downstream.applied
