@@ -524,3 +524,77 @@ def test_a_local_copy_refreshed_through_a_helper_is_no_side_effect(scan_files: S
     direct = files["agent.py"].replace("return refresh_board(", "return save_board(")
     found, codes = kinds_and_codes(scan_files, {"agent.py": direct})
     assert found == ["write"] and "AG101" in codes
+
+
+# A write verb on a receiver the write-verb heuristic does not trust is never taken for a read:
+# (id, imports, prelude, body, effect kinds)
+UNTRUSTED_RECEIVERS = [
+    # a local bound to what an imported factory returned, with no client-like name
+    (
+        "factory-answer-publish",
+        "from amqp_kit import connect",
+        "",
+        'channel_handle = connect("amqp://broker")\nchannel_handle.publish(value)\nreturn "ok"',
+        ["unknown"],
+    ),
+    (
+        "loaded-workbook-save",
+        "import openpyxl",
+        "",
+        'wb = openpyxl.load_workbook("report.xlsx")\nwb.save("report.xlsx")\nreturn "ok"',
+        ["unknown"],
+    ),
+    # a receiver named like a service (and like a standard-library module): its write verb
+    (
+        "service-name-shadowing-a-module",
+        "from gcal_kit import make_client",
+        "",
+        "calendar = make_client()\nreturn calendar.create_event(summary=value)",
+        ["network_write"],
+    ),
+    (
+        "module-level-service",
+        "from drive_kit import make_client",
+        "drive = make_client()",
+        "return drive.create(name=value)",
+        ["network_write"],
+    ),
+    # what stays in the process, whatever the verb
+    (
+        "data-frame-drop",
+        "import pandas as pd",
+        "",
+        'frame = pd.read_csv(value)\nframe.drop(columns=["id"], inplace=True)\n'
+        "return frame.to_string()",
+        [],
+    ),
+    (
+        "json-answer-updated",
+        "import requests",
+        "",
+        "data = requests.get(value, timeout=10).json()\ndata.update({'source': value})\n"
+        "data.pop('token', None)\nreturn data",
+        [],
+    ),
+    (
+        "standard-library-queue",
+        "import queue",
+        "",
+        "jobs = queue.Queue()\njobs.put(value)\nreturn jobs.get()",
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("imports", "prelude", "body", "kinds"),
+    [case[1:] for case in UNTRUSTED_RECEIVERS],
+    ids=[case[0] for case in UNTRUSTED_RECEIVERS],
+)
+def test_a_write_verb_on_an_untrusted_receiver_is_not_read(
+    scan_files: ScanFiles, imports: str, prelude: str, body: str, kinds: list[str]
+) -> None:
+    found, codes = kinds_and_codes(scan_files, tool_module(imports, prelude, body))
+    assert found == kinds
+    if kinds == ["unknown"]:
+        assert codes == ["AG104"]  # shown as unknown, with no write finding

@@ -38,6 +38,8 @@ class OpenWorld:
     answer_conversions: frozenset[str] = frozenset()
     # HTTP method words an operation name may start with before its own verb
     method_prefixes: frozenset[str] = frozenset()
+    # packages whose objects live in the process (``pandas``: a data frame)
+    in_process_packages: frozenset[str] = frozenset()
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -93,4 +95,5 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         buffer_saves=frozenset(section.get("buffer_saves") or []),
         answer_conversions=frozenset(section.get("answer_conversions") or []),
         method_prefixes=frozenset(section.get("method_prefixes") or []),
+        in_process_packages=frozenset(section.get("in_process_packages") or []),
     )

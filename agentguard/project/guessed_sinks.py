@@ -80,6 +80,43 @@ def _holds_container(project: ProjectModel, value: Value) -> bool:
     )
 
 
+def _names_a_variable(
+    project: ProjectModel, name: str, call: Call, fn: Function, facts: ModuleFacts
+) -> bool:
+    """``calendar = build("calendar", "v3")``, then ``calendar.insert(...)``: the call's root
+    is a variable named like a standard-library module, not the module."""
+    if call.text.split(".", 1)[0] != name or name in facts.imports:
+        return False
+    return (
+        name in fn.params
+        or local_value(project, name, fn, facts, call.order) is not None
+        or bool(project.local_assignments(facts, None, name))
+    )
+
+
+def stays_in_process(
+    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Calls whose receiver is known to live in the process, whatever the method is called:
+    the standard library and builtin types, loggers and literals, a container bound here,
+    a queue's ``put``."""
+    head = callee.split(".", 1)[0]
+    if head in STDLIB_MODULES and not _names_a_variable(project, head, call, fn, facts):
+        return True
+    if callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
+        return True
+    written = _written_receiver(call)
+    last = _receiver_name(written) if written else ""
+    if last and (
+        project.catalog.logger_receivers.match(last) or last[:1] in {'"', "'", "[", "{", "("}
+    ):
+        return True
+    if written and _is_container(project, written, fn, facts, call.order):
+        return True
+    # ``sub.queue.put_nowait(event)``: an asyncio/queue.Queue, in the process
+    return call.method in project.catalog.queue_methods and "queue" in last.lower()
+
+
 def heuristic_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
@@ -93,25 +130,17 @@ def heuristic_sink(
         return None
     if project.catalog.reads(callee) or project.catalog.reads(call.callee):
         return None
-    head = callee.split(".", 1)[0]
-    if head in STDLIB_MODULES or callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
+    if stays_in_process(project, call, callee, fn, facts):
         return None
+    head = callee.split(".", 1)[0]
     written = _written_receiver(call)
     last = _receiver_name(written) if written else ""
-    if last and (
-        project.catalog.logger_receivers.match(last) or last[:1] in {'"', "'", "[", "{", "("}
-    ):
-        return None
-    if written and _is_container(project, written, fn, facts, call.order):
-        return None
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
     external = head in project.imported_heads(facts) and head not in project.module_heads
     if external and re.search(r"\.(deps|context)\.", callee):
         external = False  # ``ctx.deps.client.send(...)``: the user's own dependencies
     if call.method in project.catalog.container_methods and not trusted_receiver:
         return None
-    if call.method in project.catalog.queue_methods and "queue" in last.lower():
-        return None  # ``sub.queue.put_nowait(event)``: an asyncio/queue.Queue, in the process
     if not (trusted_receiver or (external and "." in callee)):
         return None
     kind = {

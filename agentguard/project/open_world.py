@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import functools
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,6 +25,7 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld, words
+from agentguard.project.guessed_sinks import STDLIB_MODULES, stays_in_process
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
 
@@ -33,7 +33,11 @@ if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
 
 UNKNOWN = "unknown"
-STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
+# What a JSON answer is made of (dict, list, str) and a set: their own methods change the
+# value in the process (``data = api.get(...).json()``, then ``data.update(...)``).
+_DATA_METHODS = frozenset(
+    name for kind in (dict, list, set, str) for name in dir(kind) if not name.startswith("_")
+)
 # The verb classes of ``effects.verbs`` and the effect each write class makes.
 WRITE_CLASSES = {
     "non_idempotent": ("network_write", False),
@@ -220,13 +224,47 @@ def _verdict(
     if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``
         return _Verdict(verb, "on an object an external client handed out")
+    # Only calls the write-verb heuristic (guessed_sinks) left unjudged come here: a write
+    # verb on a receiver it does not trust is judged below, never taken for a read.
+    writes = verb in WRITE_CLASSES and not stays_in_process(project, call, callee, fn, facts)
     if not root or not _leaves_project(project, world, root, fn, facts, callee):
+        if (
+            writes
+            and call.method not in _DATA_METHODS
+            and _answer_of_external_call(project, world, root, fn, facts, call)
+        ):
+            # ``ch = connect(url)``, then ``ch.publish(...)``: an object from outside the
+            # project that no name says is a client; what the verb does to it is unknown
+            return _Verdict(None, "a write verb on what an external call returned")
         return None
-    if world.verb_class(call.method) is not None or call.method in world.no_effect:
-        return None  # a verb the write-verb heuristic judged (or a read)
+    if writes:
+        if call.method in project.catalog.container_methods:
+            # ``drive.update(...)``: a service's write, or a container's in-process change
+            return _Verdict(None, "a write verb a container also has, on a service's name")
+        return _Verdict(verb, "a write verb on a receiver that names a service")
+    if verb is not None or call.method in world.no_effect:
+        return None  # a read
     if _chain_segment(project, call, fn) or _handle_factory(project, call, fn, facts):
         return None  # ``service.users()`` builds the request a later call sends
     return _Verdict(None, "not in the catalogue, no verb in its name")
+
+
+def _answer_of_external_call(
+    project: ProjectModel, world: OpenWorld, root: str, fn: Function, facts: ModuleFacts, call: Call
+) -> bool:
+    """Whether ``root`` starts from a local bound to what a call into an imported package
+    returned (``ch = connect(url)``, ``wb = openpyxl.load_workbook(path)``): not the
+    standard library, not this project, not a package whose objects live in the process."""
+    first = root.split(".", 1)[0]
+    if not first.isidentifier():
+        return False
+    bound = local_value(project, first, fn, facts, call.order)
+    if bound is None or bound.kind != "call":
+        return False
+    head = (bound.qualname or "").split(".", 1)[0]
+    if not head or head in STDLIB_MODULES or head in project.module_heads:
+        return False
+    return head in project.imported_heads(facts) and head not in world.in_process_packages
 
 
 def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
