@@ -82,22 +82,22 @@ class CampaignReport:
 
 
 class _InjectedFaults:
-    """Per-task faults, fired on the first attempt of the task only."""
+    """Per-task faults, fired by the tool's own body on the first attempt of the task only:
+    a real tool has no fault hooks, so the campaign runs the runtime's path for such tools."""
 
     def __init__(self) -> None:
         self.current = "none"
 
-    def before_body(self, call: CallContext) -> None:
+    def before_send(self) -> None:
         if self.current == "kill_before_send":
             os.kill(os.getpid(), signal.SIGKILL)
         if self.current == "timeout_before_send":
             self.current = "none"
             raise requests.ConnectTimeout("injected: connect timed out")
 
-    def after_body(self, call: CallContext, value: Any) -> Any:
+    def after_commit(self) -> None:
         if self.current == "kill_after_commit":
             os.kill(os.getpid(), signal.SIGKILL)
-        return value
 
 
 def build_tool(
@@ -137,6 +137,8 @@ def build_tool(
     def create_order(cart_id: str) -> dict[str, Any]:
         """Create an order for the cart."""
         headers = {"Idempotency-Key": current_call().idempotency_key}
+        if faults:
+            faults.before_send()
         fault = faults.current if faults else "none"
         if fault == "timeout_after_commit":
             headers["X-Fault"] = '{"delay_after_commit_s": 0.3}'
@@ -151,6 +153,8 @@ def build_tool(
             timeout=CLIENT_TIMEOUT_S,
         )
         response.raise_for_status()
+        if faults:
+            faults.after_commit()
         return dict(response.json())
 
     return create_order
@@ -159,7 +163,6 @@ def build_tool(
 def _worker(ledger_url: str, service_url: str, tasks: Any, calls: Any, blind_lookup: bool) -> None:
     runtime = Runtime(ledger=open_ledger(ledger_url))
     faults = _InjectedFaults()
-    runtime.fault_hooks.append(faults)
     create_order = build_tool(runtime, service_url, faults, blind_lookup=blind_lookup)
     while True:
         task = tasks.get()
