@@ -756,8 +756,9 @@ def test_an_in_process_queue_and_a_clients_cookie_jar_are_no_side_effects(
 def test_a_receiver_is_trusted_as_a_client_only_when_its_name_ends_in_a_client_word(
     scan_files: ScanFiles,
 ) -> None:
-    """``session_ready`` (a future) is no session and ``api_key`` no API; ``clients["eu"]``
-    and ``billing_api2`` are clients."""
+    """``session_ready`` is no session and ``api_key`` no API; ``clients["eu"]`` and
+    ``billing_api2`` are clients. What a vendor's ``make_future()`` returned is of a kind no
+    name tells: its ``cancel()`` is unknown, not a client's write and not a read."""
     prelude = "from vendor import connect_all, make_future"
     body = """
         session_ready = make_future()
@@ -771,10 +772,12 @@ def test_a_receiver_is_trusted_as_a_client_only_when_its_name_ends_in_a_client_w
         return "ok"
     """
     effects = effects_of(scan_files, {"agent.py": tool_source("", body, prelude=prelude)})
-    assert [(e.sink, e.heuristic) for e in effects] == [
-        ('clients["eu"].create_invoice', True),
-        ("billing_api2.charge", True),
+    assert [(e.sink, e.kind) for e in effects] == [
+        ("session_ready.cancel", "unknown"),
+        ('clients["eu"].create_invoice', "network_write"),
+        ("billing_api2.charge", "network_write"),
     ]
+    assert all(e.heuristic for e in effects)
 
 
 def test_a_dict_an_object_keeps_is_no_side_effect_though_named_like_a_service(
