@@ -577,6 +577,20 @@ UNTRUSTED_RECEIVERS = [
         [],
     ),
     (
+        "graph-library-add-edge",
+        "import networkx as nx",
+        "",
+        "graph = nx.Graph()\ngraph.add_edge(value, 'root')\nreturn str(nx.shortest_path(graph, value, 'root'))",
+        [],
+    ),
+    (
+        "data-frame-insert",
+        "import pandas as pd",
+        "",
+        'frame = pd.DataFrame({"a": [value]})\nframe.insert(0, "b", [value])\nreturn frame.to_string()',
+        [],
+    ),
+    (
         "standard-library-queue",
         "import queue",
         "",

@@ -98,11 +98,13 @@ def stays_in_process(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> bool:
     """Calls whose receiver is known to live in the process, whatever the method is called:
-    the standard library and builtin types, loggers and literals, a container bound here,
-    a queue's ``put``."""
+    the standard library and builtin types, a package whose objects live in the process,
+    loggers and literals, a container bound here, a queue's ``put``."""
     head = callee.split(".", 1)[0]
     if head in STDLIB_MODULES and not _names_a_variable(project, head, call, fn, facts):
         return True
+    if head in project.catalog.open_world.in_process_packages:
+        return True  # ``networkx.Graph.add_edge``, ``pandas.DataFrame.insert``
     if callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
         return True
     written = _written_receiver(call)

@@ -121,7 +121,7 @@ def judge_built(
     if call.method not in world.object_writes or "." not in call.callee:
         return None
     head = call.callee.split(".", 1)[0]
-    if head in STDLIB_MODULES or head in project.module_heads:
+    if head in STDLIB_MODULES or head in project.module_heads or head in world.in_process_packages:
         return None
     receiver = _parse(call.text.rsplit(".", 1)[0])
     if not _just_built(project, world, receiver, fn, facts, call):
