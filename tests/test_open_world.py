@@ -584,6 +584,14 @@ UNTRUSTED_RECEIVERS = [
         [],
     ),
     (
+        "graph-library-writes-a-file",
+        "import networkx as nx",
+        "",
+        "graph = nx.Graph()\ngraph.add_edge(value, 'root')\nnx.write_gml(graph, 'graph.gml')\n"
+        "return 'saved'",
+        ["write"],
+    ),
+    (
         "data-frame-insert",
         "import pandas as pd",
         "",

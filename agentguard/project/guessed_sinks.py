@@ -94,6 +94,20 @@ def _names_a_variable(
     )
 
 
+def in_process_method(project: ProjectModel, callee: str, method: str) -> bool:
+    """``networkx.Graph.add_edge``, ``pandas.DataFrame.insert``: a method of a class of a
+    package whose objects live in the process. Not its module functions (``networkx.
+    write_gml(graph, path)`` writes a file), nor a save (``figure.savefig(path)``)."""
+    world = project.catalog.open_world
+    parts = callee.split(".")
+    return (
+        parts[0] in world.in_process_packages
+        and len(parts) >= 3
+        and parts[-2][:1].isupper()
+        and method not in world.buffer_saves
+    )
+
+
 def stays_in_process(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> bool:
@@ -103,8 +117,8 @@ def stays_in_process(
     head = callee.split(".", 1)[0]
     if head in STDLIB_MODULES and not _names_a_variable(project, head, call, fn, facts):
         return True
-    if head in project.catalog.open_world.in_process_packages:
-        return True  # ``networkx.Graph.add_edge``, ``pandas.DataFrame.insert``
+    if in_process_method(project, callee, call.method):
+        return True
     if callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
         return True
     written = _written_receiver(call)

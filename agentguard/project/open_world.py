@@ -25,7 +25,7 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld, words
-from agentguard.project.guessed_sinks import STDLIB_MODULES, stays_in_process
+from agentguard.project.guessed_sinks import STDLIB_MODULES, in_process_method, stays_in_process
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
 
@@ -121,7 +121,9 @@ def judge_built(
     if call.method not in world.object_writes or "." not in call.callee:
         return None
     head = call.callee.split(".", 1)[0]
-    if head in STDLIB_MODULES or head in project.module_heads or head in world.in_process_packages:
+    if head in STDLIB_MODULES or head in project.module_heads:
+        return None
+    if in_process_method(project, call.callee, call.method):
         return None
     receiver = _parse(call.text.rsplit(".", 1)[0])
     if not _just_built(project, world, receiver, fn, facts, call):
