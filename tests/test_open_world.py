@@ -592,6 +592,14 @@ UNTRUSTED_RECEIVERS = [
         ["write"],
     ),
     (
+        "workbook-built-then-saved-to-a-file",
+        "from openpyxl import Workbook",
+        "",
+        "book = Workbook()\nsheet = book.create_sheet('data')\nsheet.append([value])\n"
+        "book.save('data.xlsx')\nreturn 'data.xlsx'",
+        ["write"],
+    ),
+    (
         "data-frame-insert",
         "import pandas as pd",
         "",
@@ -620,3 +628,5 @@ def test_a_write_verb_on_an_untrusted_receiver_is_not_read(
     assert found == kinds
     if kinds == ["unknown"]:
         assert codes == ["AG104"]  # shown as unknown, with no write finding
+    if not kinds or kinds == ["write"]:
+        assert "AG201" not in codes  # nothing created remotely

@@ -25,7 +25,7 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld, words
-from agentguard.project.guessed_sinks import STDLIB_MODULES, in_process_method, stays_in_process
+from agentguard.project.guessed_sinks import STDLIB_MODULES, stays_in_process
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
 
@@ -121,10 +121,8 @@ def judge_built(
     if call.method not in world.object_writes or "." not in call.callee:
         return None
     head = call.callee.split(".", 1)[0]
-    if head in STDLIB_MODULES or head in project.module_heads:
-        return None
-    if in_process_method(project, call.callee, call.method):
-        return None
+    if head in STDLIB_MODULES or head in project.module_heads or head in world.in_process_packages:
+        return None  # an in-process package's object creates nothing remote (its save: a file)
     receiver = _parse(call.text.rsplit(".", 1)[0])
     if not _just_built(project, world, receiver, fn, facts, call):
         return None
@@ -256,7 +254,8 @@ def _answer_of_external_call(
 ) -> bool:
     """Whether ``root`` starts from a local bound to what a call into an imported package
     returned (``ch = connect(url)``, ``wb = openpyxl.load_workbook(path)``): not the
-    standard library, not this project, not a package whose objects live in the process."""
+    standard library, not this project, not a package whose objects live in the process
+    (but for their saves)."""
     first = root.split(".", 1)[0]
     if not first.isidentifier():
         return False
@@ -266,7 +265,9 @@ def _answer_of_external_call(
     head = (bound.qualname or "").split(".", 1)[0]
     if not head or head in STDLIB_MODULES or head in project.module_heads:
         return False
-    return head in project.imported_heads(facts) and head not in world.in_process_packages
+    if head in world.in_process_packages and call.method not in world.buffer_saves:
+        return False  # ``frame = pandas.read_csv(path)``: a data frame, changed in the process
+    return head in project.imported_heads(facts)
 
 
 def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
