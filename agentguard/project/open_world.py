@@ -238,10 +238,13 @@ def _verdict(
             return _Verdict(None, "a write verb on what an external call returned")
         return None
     if writes:
-        if call.method in project.catalog.container_methods:
-            # ``drive.update(...)``: a service's write, or a container's in-process change
-            return _Verdict(None, "a write verb a container also has, on a service's name")
-        return _Verdict(verb, "a write verb on a receiver that names a service")
+        last = root.rsplit(".", 1)[-1]
+        named = world.client_roots.search(last) or catalog.client_receiver.search(last)
+        if named and call.method not in catalog.container_methods:
+            return _Verdict(verb, "a write verb on a receiver that names a service")
+        # ``drive.update(...)`` (a service's write, or a container's in-process change);
+        # ``ctx.deps.board.send_move(...)`` (the user's own object, of no known kind)
+        return _Verdict(None, "a write verb on an object of a kind no name tells")
     if verb is not None or call.method in world.no_effect:
         return None  # a read
     if _chain_segment(project, call, fn) or _handle_factory(project, call, fn, facts):
