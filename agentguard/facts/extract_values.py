@@ -539,6 +539,10 @@ class ValueReader:
 
     # ------------------------------------------------------------------ statements
     def _record_assignment(self, target: ast.expr, value: ast.expr, node: ast.stmt) -> None:
+        while isinstance(value, ast.Await):
+            # ``channel = await client.fetch_channel(i)`` holds what the call returns, as
+            # ``channel = client.fetch_channel(i)`` does in synchronous code
+            value = value.value
         name: str | None = None
         if isinstance(target, ast.Name):
             name = target.id

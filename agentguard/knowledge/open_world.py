@@ -32,6 +32,8 @@ class OpenWorld:
     no_effect: frozenset[str]
     derived_writes: frozenset[str]
     object_factories: frozenset[str]
+    # first words of longer method names that write on a handed-out object
+    derived_write_prefixes: frozenset[str] = frozenset()
     memory_buffers: frozenset[str] = frozenset()
     buffer_saves: frozenset[str] = frozenset()
     # methods that only convert what a call answered (``response.to_dict()``)
@@ -88,6 +90,7 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         read_commands=commands,
         no_effect=frozenset(section.get("no_effect") or []),
         derived_writes=frozenset(section.get("derived_writes") or []),
+        derived_write_prefixes=frozenset(section.get("derived_write_prefixes") or []),
         object_factories=frozenset(section.get("object_factories") or []),
         memory_buffers=frozenset(section.get("memory_buffers") or []),
         buffer_saves=frozenset(section.get("buffer_saves") or []),

@@ -47,6 +47,8 @@ def check_then_create(
         ends_first = branch.exits and end <= call.order and branch.span.line < call.span.line
         if not (wraps or ends_first):
             continue
+        if ends_first and not _on_path(fn, branch, call):
+            continue  # an earlier arm of a dispatch (``elif name == ...``): another path
         lookup = _lookup(project, branch, fn, facts, keys)
         if lookup is not None:
             return KeyEvidence(
@@ -57,6 +59,24 @@ def check_then_create(
                 Location(facts.path, branch.span),
             )
     return None
+
+
+def _on_path(fn: Function, guard: Branch, call: Call) -> bool:
+    """Whether the code reaching ``call`` can pass ``guard``: not when the guard is in the
+    body of an ``if`` and the call in that ``if``'s ``else``/``elif`` (another arm of a
+    dispatch on the tool's name, say)."""
+    first = guard.body_order[0]
+    for other in fn.branches:
+        start, end = other.body_order
+        holds_guard = (
+            other.span.line < guard.span.line
+            and guard.span.end_line <= other.span.end_line
+            and start <= first < end
+        )
+        call_in_else = end <= call.order and other.span.line < call.span.line <= other.span.end_line
+        if holds_guard and call_in_else:
+            return False
+    return True
 
 
 def _names(

@@ -104,6 +104,7 @@ def add_inline_branch_tool(
         symbol=f"{handler}:{name}",
         site=site,
         options=dict(options),
+        inline=(handler, Location(facts.path, body)),
     )
     tool.declarations += discovery._declarations_from_options(project, "mcp", options, site, facts)
     project.tools.append(tool)

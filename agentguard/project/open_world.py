@@ -212,10 +212,16 @@ def _verdict(
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
     root = _root(receiver) if receiver is not None else ""
     verb = world.verb_class(call.method)
-    derived = call.method in world.derived_writes or (
+    containers = project.catalog.container_methods
+    named = words(call.method)
+    derived = (
+        call.method in world.derived_writes
+        # ``member.remove_roles(role)``, ``message.delete_reaction(e)``: a verb with its
+        # object named after it, which no list, dict or set method is
+        or (len(named) > 1 and named[0] in world.derived_write_prefixes)
         # ``card = board.add_card(...)``, ``blob.upload_from_string(...)``: a verb that adds,
         # in a method no list, dict or set has
-        verb == "non_idempotent" and call.method not in project.catalog.container_methods
+        or (verb == "non_idempotent" and call.method not in containers)
     )
     if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``

@@ -1,0 +1,151 @@
+"""Effects of tools that do their work inline, on objects an async client hands out.
+
+A low-level MCP server's ``call_tool`` branch that calls the chat client itself (no function
+of its own) is the tool: what its own statements call are its effects. ``channel = await
+client.fetch_channel(i)`` holds what the client handed out, as the synchronous form does, so
+``channel.send(...)`` is a send. A lookup in another arm of the dispatch guards no create, and
+telling the connected MCP client that a resource changed is no side effect.
+"""
+
+from __future__ import annotations
+
+from agentguard.report.model import build_report
+
+from .conftest import ScanFiles
+
+CHAT_SERVER = """\
+import discord
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+server = Server("chat")
+bot = discord.Client(intents=discord.Intents.default())
+
+
+@server.list_tools()
+async def list_tools() -> list[Tool]:
+    return [
+        Tool(name="post_message", description="Post a message", inputSchema={}),
+        Tool(name="unassign_role", description="Take a role away", inputSchema={}),
+        Tool(name="list_channels", description="List the channels", inputSchema={}),
+        Tool(name="mute_author", description="Mute a message's author", inputSchema={}),
+        Tool(name="open_channel", description="Make a text channel", inputSchema={}),
+    ]
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    if name == "post_message":
+        channel = await bot.fetch_channel(int(arguments["channel_id"]))
+        sent = await channel.send(arguments["text"])
+        return [TextContent(type="text", text=f"posted {sent.id}")]
+    elif name == "unassign_role":
+        guild = await bot.fetch_guild(int(arguments["guild_id"]))
+        member = await guild.fetch_member(int(arguments["user_id"]))
+        await member.remove_roles(guild.get_role(int(arguments["role_id"])))
+        return [TextContent(type="text", text="done")]
+    elif name == "list_channels":
+        guild = await bot.fetch_guild(int(arguments["guild_id"]))
+        channels = await guild.fetch_channels()
+        return [TextContent(type="text", text=", ".join(c.name for c in channels))]
+    elif name == "mute_author":
+        channel = await bot.fetch_channel(int(arguments["channel_id"]))
+        message = await channel.fetch_message(int(arguments["message_id"]))
+        if message.author.bot:
+            return [TextContent(type="text", text="bots are never muted")]
+        await message.author.edit(mute=True)
+        return [TextContent(type="text", text="muted")]
+    elif name == "open_channel":
+        guild = await bot.fetch_guild(int(arguments["guild_id"]))
+        made = await guild.create_text_channel(name=arguments["name"])
+        return [TextContent(type="text", text=f"made {made.id}")]
+    raise ValueError(name)
+"""
+
+
+def _verdicts(scan_files: ScanFiles, files: dict[str, str]) -> dict[str, tuple[str, set[str]]]:
+    result = scan_files(files)
+    report = build_report(result)
+    codes: dict[str, set[str]] = {}
+    for finding in result.findings:
+        if finding.tool:
+            codes.setdefault(finding.tool, set()).add(finding.code)
+    return {row.name: (row.risk.value, codes.get(row.name, set())) for row in report.tools}
+
+
+def test_inline_branches_reach_what_their_awaited_handles_do(scan_files: ScanFiles) -> None:
+    verdicts = _verdicts(scan_files, {"chat/server.py": CHAT_SERVER})
+    risk, codes = verdicts["post_message"]
+    assert risk == "network_write" and {"AG101", "AG201"} <= codes
+    risk, codes = verdicts["unassign_role"]
+    assert risk == "destructive" and "AG101" in codes and "AG201" not in codes
+    # a read-only branch stays read, with no write finding
+    risk, codes = verdicts["list_channels"]
+    assert risk == "read" and not codes & {"AG101", "AG201", "AG902"}
+
+
+def test_a_lookup_in_another_dispatch_arm_guards_no_create(scan_files: ScanFiles) -> None:
+    """``mute_author`` looks a message up and returns early; ``open_channel``, another arm of
+    the same dispatch, never passes that check: its create has no guard."""
+    verdicts = _verdicts(scan_files, {"chat/server.py": CHAT_SERVER})
+    risk, codes = verdicts["open_channel"]
+    assert risk == "network_write" and "AG201" in codes
+
+
+def test_an_async_function_tool_reaches_an_awaited_handle(scan_files: ScanFiles) -> None:
+    source = """\
+from discord.ext import commands
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("chat")
+bot = commands.Bot(command_prefix="!")
+
+
+@mcp.tool()
+async def post_message(channel_id: str, text: str) -> str:
+    channel = await bot.fetch_channel(int(channel_id))
+    sent = await channel.send(text)
+    return f"posted {sent.id}"
+"""
+    risk, codes = _verdicts(scan_files, {"chat/server.py": source})["post_message"]
+    assert risk == "network_write" and "AG201" in codes
+
+
+def test_telling_the_mcp_client_a_resource_changed_is_no_side_effect(
+    scan_files: ScanFiles,
+) -> None:
+    source = """\
+from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+notes: list[str] = []
+mcp = FastMCP("notes")
+server = Server("notes-lowlevel")
+
+
+@mcp.tool()
+async def remember(note: str, ctx: Context) -> str:
+    notes.append(note)
+    await ctx.session.send_resource_updated("memo://notes")
+    await ctx.info("noted")
+    return "noted"
+
+
+@server.list_tools()
+async def list_tools() -> list[Tool]:
+    return [Tool(name="jot", description="Jot a note down", inputSchema={})]
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    if name == "jot":
+        notes.append(arguments["note"])
+        await server.request_context.session.send_resource_updated("memo://notes")
+        return [TextContent(type="text", text="noted")]
+    raise ValueError(name)
+"""
+    verdicts = _verdicts(scan_files, {"notes/server.py": source})
+    for name in ("remember", "jot"):
+        risk, codes = verdicts[name]
+        assert risk == "read" and not codes & {"AG101", "AG201"}, name
