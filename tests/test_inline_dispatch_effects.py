@@ -149,3 +149,65 @@ async def call_tool(name: str, arguments: dict) -> list[TextContent]:
     for name in ("remember", "jot"):
         risk, codes = verdicts[name]
         assert risk == "read" and not codes & {"AG101", "AG201"}, name
+
+
+WRAPPED_SERVER = """\
+import os
+
+import httpx
+from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+mcp = FastMCP("tasks")
+ENABLED = os.environ.get("TASK_TOOLS")
+api = httpx.Client(base_url="https://tasks.example.com")
+
+
+def task_tool(annotations: ToolAnnotations | None = None):
+    def register(func):
+        if ENABLED is None or func.__name__ in ENABLED.split(","):
+            return mcp.tool(annotations=annotations)(func)
+        return func
+
+    return register
+
+
+def logged(func):
+    print("registering", func.__name__)
+    return mcp.tool()(func)
+
+
+@task_tool(annotations=ToolAnnotations(readOnlyHint=True))
+def list_tasks(project: str) -> list:
+    return api.get(f"/projects/{project}/tasks").json()
+
+
+@task_tool(ToolAnnotations(readOnlyHint=False, idempotentHint=False))
+def add_task(project: str, title: str) -> dict:
+    return api.post(f"/projects/{project}/tasks", json={"title": title}).json()
+
+
+@logged
+def close_task(task_id: str) -> dict:
+    return api.post(f"/tasks/{task_id}/comments", json={"body": "closing"}).json()
+"""
+
+
+def test_a_project_decorator_applying_the_framework_decorator_makes_tools(
+    scan_files: ScanFiles,
+) -> None:
+    """``@task_tool(annotations=...)`` applies ``mcp.tool(annotations=annotations)`` to the
+    function: each use is an MCP tool, declared by what the use passes; ``@logged`` applies
+    ``mcp.tool()`` itself."""
+    result = scan_files({"tasks/server.py": WRAPPED_SERVER})
+    report = {row.name: row for row in build_report(result).tools}
+    assert set(report) == {"list_tasks", "add_task", "close_task"}
+    assert (report["list_tasks"].risk.value, report["list_tasks"].risk.source) == (
+        "read",
+        "declared (mcp-annotations)",
+    )
+    assert report["add_task"].risk.value == "write"
+    codes = {(f.tool, f.code) for f in result.findings}
+    assert ("add_task", "AG201") in codes and ("add_task", "AG101") not in codes
+    assert ("close_task", "AG101") in codes
+    assert not {code for tool, code in codes if tool == "list_tasks"} & {"AG101", "AG201"}

@@ -287,7 +287,10 @@ def discover_tools(
             if callee in registries or (call.function and call.callee.startswith("super")):
                 listings.append((call, facts, callee))
     from agentguard.project.discovery_subclasses import discover_subclass_registrations
+    from agentguard.project.discovery_wrappers import discover_wrapped_decorators
 
+    for tool in discover_wrapped_decorators(project):
+        _add_tool(project, tool)
     discover_subclass_registrations(project)
     for call, facts, callee in listings:
         _discover_from_registry(project, call, facts, callee)
