@@ -211,3 +211,127 @@ def test_a_project_decorator_applying_the_framework_decorator_makes_tools(
     assert ("add_task", "AG201") in codes and ("add_task", "AG101") not in codes
     assert ("close_task", "AG101") in codes
     assert not {code for tool, code in codes if tool == "list_tasks"} & {"AG101", "AG201"}
+
+
+NOTES_CLIENT = """\
+import requests
+
+
+class NotesApi:
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def _guarded(self, request):
+        try:
+            return request()
+        except requests.HTTPError as e:
+            raise RuntimeError(f"notes service said {e.response.status_code}") from e
+
+    def list_notes(self, folder: str) -> list:
+        def request():
+            return requests.get(f"{self.base}/folders/{folder}", timeout=5).json()
+
+        return self._guarded(request)
+
+    def add_note(self, folder: str, text: str) -> dict:
+        def request():
+            answer = requests.post(f"{self.base}/folders/{folder}", data=text, timeout=5)
+            answer.raise_for_status()
+            return answer.json()
+
+        return self._guarded(request)
+"""
+
+NOTES_HANDLERS = """\
+import json
+
+from mcp.types import TextContent, Tool
+
+from notes.client import NotesApi
+
+LIST_NOTES = "notes_list"
+api = NotesApi("http://127.0.0.1:8800")
+
+
+class Handler:
+    def __init__(self, tool_name: str) -> None:
+        self.name = tool_name
+
+    def describe(self) -> Tool:
+        raise NotImplementedError
+
+    def run(self, args: dict) -> list[TextContent]:
+        raise NotImplementedError
+
+
+class ListNotes(Handler):
+    def __init__(self) -> None:
+        super().__init__(LIST_NOTES)
+
+    def describe(self) -> Tool:
+        return Tool(name=self.name, description="List the notes of a folder", inputSchema={})
+
+    def run(self, args: dict) -> list[TextContent]:
+        notes = api.list_notes(args["folder"])
+        return [TextContent(type="text", text=json.dumps(notes))]
+
+
+class AddNote(Handler):
+    def __init__(self) -> None:
+        super().__init__(tool_name="notes_add")
+
+    def describe(self) -> Tool:
+        return Tool(name=self.name, description="Add a note to a folder", inputSchema={})
+
+    def run(self, args: dict) -> list[TextContent]:
+        made = api.add_note(args["folder"], args["text"])
+        return [TextContent(type="text", text=json.dumps(made))]
+"""
+
+NOTES_SERVER = """\
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+from notes import handlers
+
+app = Server("notes")
+registry = {}
+
+
+def register(handler: handlers.Handler) -> None:
+    registry[handler.name] = handler
+
+
+register(handlers.ListNotes())
+register(handlers.AddNote())
+
+
+@app.list_tools()
+async def list_tools() -> list[Tool]:
+    return [handler.describe() for handler in registry.values()]
+
+
+@app.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    return registry[name].run(arguments)
+"""
+
+
+def test_handler_classes_name_their_tools_and_run_through_a_guarded_runner(
+    scan_files: ScanFiles,
+) -> None:
+    """Each handler class builds ``Tool(name=self.name)``, its name handed to the base's
+    constructor; its other public method does the work. That method's client wraps each
+    request in a nested function handed to ``_guarded``, which calls it: the request is the
+    tool's effect."""
+    files = {
+        "notes/client.py": NOTES_CLIENT,
+        "notes/handlers.py": NOTES_HANDLERS,
+        "notes/server.py": NOTES_SERVER,
+    }
+    verdicts = _verdicts(scan_files, files)
+    assert set(verdicts) == {"notes_list", "notes_add"}
+    risk, codes = verdicts["notes_add"]
+    assert risk == "network_write" and {"AG101", "AG201"} <= codes
+    risk, codes = verdicts["notes_list"]
+    assert risk == "read" and not codes & {"AG101", "AG201"}

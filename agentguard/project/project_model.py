@@ -152,6 +152,7 @@ class LookupMemo:
     imported_heads: dict[str, frozenset[str]] = field(default_factory=dict)
     handed: dict[int, tuple[Call, Call | None]] = field(default_factory=dict)
     method_built: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    called_params: dict[str, frozenset[str]] = field(default_factory=dict)
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
@@ -299,6 +300,8 @@ class ProjectModel:
                 if handed:
                     site.target, site.also = handed[0], handed[1:]
                     site.forwarded = self._forwarded(call, callee)
+            else:
+                site.also = self._passed_functions(call, site.target, caller, facts)
             self._memo.sites[id(call)] = site
         return site
 
@@ -382,6 +385,36 @@ class ProjectModel:
         if call.text.endswith("]"):
             return self._dict_targets(held, call, caller, facts)
         return self._reference_targets(held, call, caller, facts, 0)
+
+    def _passed_functions(
+        self, call: Call, target: str, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """The project functions handed to a project function that calls the parameter it
+        receives them in: ``self._safe_call(call_fn)`` with ``def _safe_call(self, f):
+        return f()`` runs ``call_fn`` too."""
+        called = self._memo.called_params.get(target)
+        if called is None:
+            fn = self.functions[target][0]
+            called = (
+                frozenset(c.callee for c in self.calls_in(target) if c.callee in fn.params)
+                - SELF_NAMES
+            )
+            self._memo.called_params[target] = called
+        if not called:
+            return ()
+        params = [p for p in self.functions[target][0].params if p not in SELF_NAMES]
+        found: list[str] = []
+        for param in sorted(called):
+            value = call.kwargs.get(param)
+            index = params.index(param) if param in params else len(call.args)
+            if value is None and index < len(call.args):
+                value = call.args[index]
+            if value is None or value.kind not in {"name", "attr", "call"}:
+                continue
+            for passed in self._reference_targets(value, call, caller, facts, 0):
+                if passed != target and passed not in found:
+                    found.append(passed)
+        return tuple(found)
 
     def _forwarded(self, call: Call, callee: str) -> Call | None:
         """A runner's call as the function it runs receives it: the arguments after the

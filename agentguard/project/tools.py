@@ -13,6 +13,7 @@ from agentguard.project.discovery_lowlevel_mcp import (
     add_inline_branch_tool,
     branch_name,
     enum_member_name,
+    handler_class_tool,
     handler_entry,
 )
 from agentguard.project.discovery_runtime_built import local_function
@@ -581,9 +582,14 @@ def _discover_lowlevel_mcp(
                 continue
             name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
             name = _static_name(project, name_value) if name_value else None
+            handler = None
+            if not name and name_value is not None:
+                # ``Tool(name=self.name)`` in a handler class: its name and worker method
+                handler = handler_class_tool(project, name_value, call.function)
+                name = handler[0] if handler else None
             if not name:
                 continue
-            target = _dispatch_target(project, name, facts)
+            target = handler[1] if handler else _dispatch_target(project, name, facts)
             options = dict(call.kwargs)
             site = Location(facts.path, call.span)
             if add_inline_branch_tool(project, name, facts, site, options):
