@@ -335,3 +335,90 @@ def test_handler_classes_name_their_tools_and_run_through_a_guarded_runner(
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
     risk, codes = verdicts["notes_list"]
     assert risk == "read" and not codes & {"AG101", "AG201"}
+
+
+def test_a_handler_class_with_helpers_is_run_by_the_method_the_dispatch_calls(
+    scan_files: ScanFiles,
+) -> None:
+    source = """\
+import subprocess
+
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+app = Server("runner")
+
+
+class RunHandler:
+    name = "run_command"
+
+    def allowed(self) -> list[str]:
+        return ["ls", "make"]
+
+    def describe(self) -> Tool:
+        return Tool(name=self.name, description="Run a command", inputSchema={})
+
+    def run_tool(self, arguments: dict) -> list[TextContent]:
+        done = subprocess.run(arguments["argv"], capture_output=True, text=True)
+        return [TextContent(type="text", text=done.stdout)]
+
+
+handler = RunHandler()
+
+
+@app.list_tools()
+async def list_tools() -> list[Tool]:
+    return [handler.describe()]
+
+
+@app.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    if name != handler.name:
+        raise ValueError(name)
+    return handler.run_tool(arguments)
+"""
+    risk, codes = _verdicts(scan_files, {"runner/server.py": source})["run_command"]
+    assert "exec" in risk and "AG101" in codes
+
+
+def test_nested_functions_registered_after_a_partial_keep_their_name(
+    scan_files: ScanFiles,
+) -> None:
+    """``self.tool(find_tool, name="notes-find")`` in a ``FastMCP`` subclass, where
+    ``find_tool`` is a nested function, maybe wrapped in a partial first."""
+    source = """\
+import functools
+
+import httpx
+from fastmcp import FastMCP
+
+
+class NotesServer(FastMCP):
+    def __init__(self, base: str, folder: str | None = None) -> None:
+        super().__init__(name="notes")
+        self.http = httpx.AsyncClient(base_url=base)
+        self.folder = folder
+        self.register()
+
+    def register(self) -> None:
+        async def find(query: str, folder: str) -> list:
+            answer = await self.http.get(f"/folders/{folder}/notes", params={"q": query})
+            return answer.json()
+
+        async def store(text: str, folder: str) -> str:
+            answer = await self.http.post(f"/folders/{folder}/notes", json={"text": text})
+            return answer.json()["id"]
+
+        find_tool = find
+        store_tool = store
+        if self.folder:
+            find_tool = functools.partial(find_tool, folder=self.folder)
+            store_tool = functools.partial(store_tool, folder=self.folder)
+        self.tool(find_tool, name="notes-find")
+        self.tool(store_tool, name="notes-store")
+"""
+    verdicts = _verdicts(scan_files, {"notes/server.py": source})
+    assert set(verdicts) == {"notes-find", "notes-store"}
+    assert verdicts["notes-find"][0] == "read"
+    risk, codes = verdicts["notes-store"]
+    assert risk == "network_write" and {"AG101", "AG201"} <= codes

@@ -164,6 +164,17 @@ def handler_class_tool(
         and not method.rsplit(".", 1)[-1].startswith("_")
         and method in project.functions
     ]
+    if len(workers) > 1:
+        # helpers beside the worker: the one method called from outside the class (the
+        # dispatch's ``handler.run_tool(arguments)``)
+        called = {
+            call.method
+            for facts in project.modules.values()
+            if not facts.is_test
+            for call in facts.calls
+            if not (call.function or "").startswith(cls_qual + ".")
+        }
+        workers = [m for m in workers if m.rsplit(".", 1)[-1] in called]
     return (name, workers[0]) if len(workers) == 1 else None
 
 

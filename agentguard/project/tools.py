@@ -444,6 +444,9 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
             qual = qual or local_function(project, arg, call)
             if qual:
                 name = call.args[0].string() if call.args[0].kind == "const" else None
+                named = call.kwargs.get("name") or call.kwargs.get("name_override")
+                if name is None and named is not None:
+                    name = named.string()  # ``mcp.tool(find, name="notes-find")``
                 tool = _tool_from_function(
                     project, qual, decorator_as_function, site, name, dict(call.kwargs)
                 )
