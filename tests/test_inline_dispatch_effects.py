@@ -422,3 +422,68 @@ class NotesServer(FastMCP):
     assert verdicts["notes-find"][0] == "read"
     risk, codes = verdicts["notes-store"]
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
+
+
+GRAPH_TOOLS = """\
+from mcp.server.fastmcp import FastMCP
+from neo4j import AsyncDriver, AsyncGraphDatabase, RoutingControl
+
+mcp = FastMCP("graph")
+driver: AsyncDriver = AsyncGraphDatabase.driver("neo4j://localhost:7687")
+
+
+async def _writes(statement: str) -> bool:
+    plan = "EXPLAIN " + statement
+    _, summary, _ = await driver.execute_query(query_=plan)
+    return "w" in (summary.query_type or "")
+
+
+@mcp.tool()
+async def find_people(name: str) -> list:
+    records, _, _ = await driver.execute_query(
+        "MATCH (p:Person) WHERE p.name CONTAINS $name RETURN p.name AS name",
+        {"name": name},
+        routing_=RoutingControl.READ,
+    )
+    return [r["name"] for r in records]
+
+
+@mcp.tool()
+async def run_read_statement(statement: str) -> list:
+    if await _writes(statement):
+        raise ValueError("only reads")
+    records, _, _ = await driver.execute_query(statement, routing_=RoutingControl.READ)
+    return [r.data() for r in records]
+
+
+@mcp.tool()
+async def rename_person(person_id: str, name: str) -> str:
+    await driver.execute_query(
+        "MATCH (p:Person {id: $id}) SET p.name = $name", {"id": person_id, "name": name}
+    )
+    return "renamed"
+
+
+@mcp.tool()
+async def befriend(a: str, b: str) -> str:
+    await driver.execute_query(
+        "MATCH (x:Person {id: $a}), (y:Person {id: $b}) CREATE (x)-[:KNOWS]->(y)",
+        {"a": a, "b": b},
+    )
+    return "linked"
+"""
+
+
+def test_cypher_statements_are_judged_by_their_clauses(scan_files: ScanFiles) -> None:
+    """A Cypher statement starts with ``MATCH`` whether it reads or writes: a ``SET`` in it
+    writes (repeat-safe), a ``CREATE`` adds a relationship each run; ``"EXPLAIN " + query``
+    only plans, whatever the query."""
+    verdicts = _verdicts(scan_files, {"graph/server.py": GRAPH_TOOLS})
+    risk, codes = verdicts["find_people"]
+    assert risk == "read" and not codes & {"AG101", "AG201"}
+    risk, codes = verdicts["run_read_statement"]
+    assert "write" not in risk and not codes & {"AG101", "AG201"}
+    risk, codes = verdicts["rename_person"]
+    assert risk == "write" and "AG101" in codes and "AG201" not in codes
+    risk, codes = verdicts["befriend"]
+    assert risk == "write" and {"AG101", "AG201"} <= codes

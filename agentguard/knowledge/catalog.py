@@ -365,6 +365,10 @@ class Catalog:
         self.sql_read = _names_pattern(
             sql.get("read_verbs"), r"(?is)^\s*(with\s+\w+\s+as\s*\(\s*select|{})\b"
         )
+        # Clauses that write anywhere in a statement starting with another word (Cypher's
+        # ``MATCH ... SET``); those of them that add a row or a node each time.
+        self.sql_clause_writes = _names_pattern(sql.get("clause_writes"), r"(?i)\b({})\b")
+        self.sql_creates = frozenset(sql.get("clause_creates") or [])
         retries = data.get("retries") or {}
         self.retries: Matcher[RetryConstruct] = Matcher()
         for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):

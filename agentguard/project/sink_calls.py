@@ -43,6 +43,8 @@ from agentguard.project.sql_sinks import (
     bound_to_db_handle,
     embedded_database_module,
     sqlalchemy_statement,
+    statement_start,
+    statement_write_clause,
 )
 from agentguard.project.tool_facts import (
     SELF_NAMES,
@@ -185,7 +187,9 @@ def _classify_sink(
         elif kind == "network_write" or kind in {"payment", "message", "destructive"}:
             method = sink.method
         elif kind == "sql":
-            statement = call.args[0] if call.args else call.kwargs.get("sql")
+            # the statement: first, or by the keyword the sink names (``query_=`` in Neo4j)
+            named = ArgSpec(0, (sink.method_from or {}).get("kwarg") or "sql")
+            statement = argument_at(call.args, call.kwargs, named)
             if statement is None:
                 return _open_world(project, call, callee, fn, facts)  # ``request.execute()``
             if statement.kind == "name":
@@ -196,9 +200,13 @@ def _classify_sink(
                 project, call.receiver or "", fn, facts, call.order
             ):
                 return _open_world(project, call, callee, fn, facts)
+            start = statement_start(statement) if text is None else None
+            if start is not None and project.catalog.sql_read.match(start):
+                return None  # ``"EXPLAIN " + query``: whatever follows, it only reads
+            clause = None if text is None else statement_write_clause(project.catalog, text)
             if text is not None:
-                if project.catalog.sql_read.match(text) or not project.catalog.sql_write.match(
-                    text
+                if project.catalog.sql_read.match(text) or (
+                    not project.catalog.sql_write.match(text) and clause is None
                 ):
                     return None
                 upsert = bool(
@@ -206,7 +214,8 @@ def _classify_sink(
                 )
                 # UPDATE t SET n = n + 1 repeats its increment; INSERT adds a row each time.
                 relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
-                idempotent = upsert or not (re.match(r"(?is)^\s*insert", text) or relative)
+                adds = re.match(r"(?is)^\s*insert", text) or clause in project.catalog.sql_creates
+                idempotent = upsert or not (adds or relative)
                 kind = "write"
                 method = text.split(None, 1)[0].upper()
             elif (verb := sqlalchemy_statement(project.catalog, statement)) is not None:
