@@ -487,3 +487,24 @@ def test_cypher_statements_are_judged_by_their_clauses(scan_files: ScanFiles) ->
     assert risk == "write" and "AG101" in codes and "AG201" not in codes
     risk, codes = verdicts["befriend"]
     assert risk == "write" and {"AG101", "AG201"} <= codes
+
+
+def test_keys_typed_into_a_driven_browser_are_unjudged_not_a_message(
+    scan_files: ScanFiles,
+) -> None:
+    source = """\
+from langchain_core.tools import tool
+from selenium import webdriver
+from selenium.webdriver.common.keys import Keys
+
+driver = webdriver.Chrome()
+
+
+@tool
+def dismiss_dialog() -> str:
+    \"\"\"Close the dialog in front of the page.\"\"\"
+    webdriver.ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    return "closed"
+"""
+    risk, codes = _verdicts(scan_files, {"browse/tools.py": source})["dismiss_dialog"]
+    assert risk == "unknown" and "AG201" not in codes
