@@ -508,3 +508,74 @@ def dismiss_dialog() -> str:
 """
     risk, codes = _verdicts(scan_files, {"browse/tools.py": source})["dismiss_dialog"]
     assert risk == "unknown" and "AG201" not in codes
+
+
+PAYMENTS_CORE = """\
+from typing import Generic, TypeVar
+
+import httpx
+
+T = TypeVar("T")
+
+
+class ToolkitBase(Generic[T]):
+    def __init__(self, key: str) -> None:
+        self.http = httpx.Client(base_url="https://pay.example.com", headers={"key": key})
+
+    def run_tool(self, method: str, args: dict) -> str:
+        return self.http.post(f"/tools/{method}", json=args).text
+"""
+
+PAYMENTS_TOOLS = """\
+from typing import Callable
+
+from agents import FunctionTool
+from langchain_core.tools import BaseTool
+
+from payments.core import ToolkitBase
+
+
+class PayTool(BaseTool):
+    run_tool: Callable[[str, dict], str]
+    method: str
+    name: str = ""
+    description: str = ""
+
+    def _run(self, **kwargs) -> str:
+        return self.run_tool(self.method, kwargs)
+
+
+class LangChainToolkit(ToolkitBase[list[PayTool]]):
+    def tools(self, names: list[str]) -> list[PayTool]:
+        return [
+            PayTool(run_tool=self.run_tool, method=n, name=n, description=n) for n in names
+        ]
+
+
+class AgentsToolkit(ToolkitBase[list[FunctionTool]]):
+    def tool(self, tool_name: str) -> FunctionTool:
+        toolkit = self
+
+        async def on_invoke_tool(ctx, input_str: str) -> str:
+            return toolkit.run_tool(tool_name, {"input": input_str})
+
+        return FunctionTool(
+            name=tool_name,
+            description=tool_name,
+            params_json_schema={},
+            on_invoke_tool=on_invoke_tool,
+        )
+"""
+
+
+def test_delegating_tools_reach_the_executor_they_are_built_with(scan_files: ScanFiles) -> None:
+    """A tool class whose ``_run`` calls a callable field (``run_tool``, given at
+    construction as a method of a generic base), and a closure calling ``toolkit.run_tool``
+    with ``toolkit = self``: both run the toolkit's remote executor, whose operation the
+    model picks, never a read."""
+    files = {"payments/core.py": PAYMENTS_CORE, "payments/tools.py": PAYMENTS_TOOLS}
+    result = scan_files(files)
+    report = build_report(result)
+    risks = {row.name: row.risk.value for row in report.tools}
+    assert risks.get("PayTool") not in {None, "read"}
+    assert risks.get("on_invoke_tool") not in {None, "read"}

@@ -21,7 +21,7 @@ from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
 from agentguard.project.discovery_runtime_built import local_function
-from agentguard.project.discovery_subclasses import enclosing_class
+from agentguard.project.discovery_subclasses import enclosing_class, framework_bases
 from agentguard.project.tool_facts import (
     SELF_NAMES,
     Effect,
@@ -153,6 +153,7 @@ class LookupMemo:
     handed: dict[int, tuple[Call, Call | None]] = field(default_factory=dict)
     method_built: dict[tuple[str, str], str | None] = field(default_factory=dict)
     called_params: dict[str, frozenset[str]] = field(default_factory=dict)
+    constructions: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
@@ -379,6 +380,12 @@ class ProjectModel:
             return ()
         if "(" in written or (caller is None and not call.text.endswith("]")):
             return ()
+        if written.startswith("self.") and written.count(".") == 1 and caller is not None:
+            # ``self.run_tool(...)`` where ``run_tool`` is a field the object was built with
+            owner = caller.class_name or enclosing_class(self, caller)
+            fields = self._field_targets(owner, written.split(".", 1)[1]) if owner else ()
+            if fields:
+                return fields
         held = self._held_value(written, caller, facts)
         if held is None:
             return ()
@@ -415,6 +422,37 @@ class ProjectModel:
                 if passed != target and passed not in found:
                     found.append(passed)
         return tuple(found)
+
+    def _field_targets(self, cls_qual: str, attr: str) -> tuple[str, ...]:
+        """The project functions a class's objects are built with as field ``attr``
+        (``Tool(run=self.run_tool, ...)``, a dataclass or pydantic field holding a
+        callable) when the class has no method of that name: what ``self.<attr>(...)``
+        runs."""
+        if cls_qual not in self.classes or self.find_method(cls_qual, attr) is not None:
+            return ()
+        name = cls_qual.rsplit(".", 1)[-1]
+        found: list[str] = []
+        for built, facts in self._constructions().get(name, ()):
+            if built.callee not in {cls_qual, name} or attr not in built.kwargs:
+                continue
+            caller = self.function(built.function) if built.function else None
+            for target in self._reference_targets(built.kwargs[attr], built, caller, facts, 0):
+                if target not in found:
+                    found.append(target)
+        return tuple(found)
+
+    def _constructions(self) -> dict[str, list[tuple[Call, ModuleFacts]]]:
+        """Calls with keyword arguments to a name that looks like a class, by that name."""
+        index = self._memo.constructions
+        if index is None:
+            index = {}
+            for facts in self.modules.values():
+                for call in facts.calls:
+                    last = call.callee.rsplit(".", 1)[-1]
+                    if call.kwargs and last[:1].isupper():
+                        index.setdefault(last, []).append((call, facts))
+            self._memo.constructions = index
+        return index
 
     def _forwarded(self, call: Call, callee: str) -> Call | None:
         """A runner's call as the function it runs receives it: the arguments after the
@@ -763,6 +801,12 @@ class ProjectModel:
                     callee, parts, owner, facts
                 )
             return found
+        if len(parts) >= 2 and caller is not None and self._self_alias(parts[0], caller, facts):
+            # ``toolkit = self`` in a method, ``toolkit.run_tool(...)`` in a function nested
+            # in it: a call on the method's ``self``
+            owner = enclosing_class(self, caller)
+            if owner:
+                return self._resolve_on_class(callee, ["self", *parts[1:]], owner, facts)
         types = self.module_types.get(facts.module, {})
         # Only a name the extractor left unresolved (a module variable assigned below its
         # use): ``mcp.server.fastmcp.FastMCP.add_tool`` must not be resolved twice.
@@ -782,6 +826,20 @@ class ProjectModel:
                 typed = ".".join([made, *parts[1:]])
                 return self._resolve_name(typed)[3] or typed
         return callee
+
+    def _self_alias(self, name: str, caller: Function, facts: ModuleFacts) -> bool:
+        """Whether ``name`` is a local bound to ``self`` (``outer = self``) in ``caller`` or
+        in a function it is nested in, and never bound to anything else there."""
+        if name in SELF_NAMES or not name.isidentifier():
+            return False
+        scope: str | None = caller.qualname
+        while scope:
+            bound = self.local_assignments(facts, scope, name)
+            if bound:
+                return all(a.value.kind == "name" and a.value.text in SELF_NAMES for a in bound)
+            head, sep, _ = scope.rpartition(".<locals>.")
+            scope = head if sep else None
+        return False
 
     def _resolve_name(self, written: str) -> _CalleeName:
         """What ``written`` (a callee as the extractor left it) names wherever it is called:
@@ -1083,6 +1141,13 @@ class ProjectModel:
                 return candidate
             if current in self.classes:
                 queue.extend(self.classes[current][0].bases)
+        if cls_qual not in self.classes:
+            return None
+        # bases written as their module imports them, or generic (``ToolkitCore[list[T]]``)
+        for base in framework_bases(self, cls_qual):
+            candidate = f"{base}.{name}"
+            if candidate in self.functions:
+                return candidate
         return None
 
     def project_function(self, qualname: str | None, facts: ModuleFacts) -> str | None:
