@@ -579,3 +579,27 @@ def test_delegating_tools_reach_the_executor_they_are_built_with(scan_files: Sca
     risks = {row.name: row.risk.value for row in report.tools}
     assert risks.get("PayTool") not in {None, "read"}
     assert risks.get("on_invoke_tool") not in {None, "read"}
+
+
+def test_a_client_unpacked_from_a_helpers_tuple_keeps_its_type(scan_files: ScanFiles) -> None:
+    """``sandbox, port = self._start(...)`` where ``_start`` returns ``sandbox, port`` with
+    ``sandbox = Sandbox(...)``: the command run on it executes code, it is no read."""
+    source = """\
+from e2b_code_interpreter import Sandbox
+from langchain_core.tools import tool
+
+
+class Workspace:
+    def _start(self, template: str):
+        sandbox = Sandbox(template=template)
+        port = 8080
+        return sandbox, port
+
+    @tool
+    def run_shell(self, command: str) -> str:
+        \"\"\"Run a shell command in a fresh workspace.\"\"\"
+        sandbox, _port = self._start("base")
+        return sandbox.commands.run(command).stdout
+"""
+    risk, codes = _verdicts(scan_files, {"work/tools.py": source})["run_shell"]
+    assert risk == "exec" and "AG101" in codes

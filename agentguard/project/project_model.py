@@ -43,6 +43,16 @@ _CalleeName = tuple[str, list[str], bool, "str | None"]
 MAX_REEXPORT_HOPS = 8
 
 
+def _unpacked_item(value: Value) -> int | None:
+    """The item a name unpacked from a call's result holds: 1 for ``self._start()[1]``,
+    as the extractor writes ``sandbox, port = self._start()``."""
+    text = value.text
+    if value.kind != "other" or not text.endswith("]") or not value.calls:
+        return None
+    head, _, index = text[:-1].rpartition("[")
+    return int(index) if index.isdigit() and head.endswith(")") else None
+
+
 def _constructed_type(value: Value) -> str | None:
     """What a call builds, when its name says: a class (``httpx.Client``), or a boto3 client
     of a service (``boto3.client("sqs")`` gives ``boto3.client:sqs``, as the extractor types
@@ -955,15 +965,32 @@ class ProjectModel:
         made = self.functions.get(target) if target else None
         if made is None:
             return None
-        for value in made[0].returns:
+        returns = made[0].returns
+        item = _unpacked_item(bound)
+        if item is not None:
+            # ``sandbox, port = self._start()`` with ``return sandbox, port``: that item,
+            # or what the function bound the name it returns to
+            returns = [
+                self._returned_binding(value.elements[item], made[0], made[1])
+                for value in returns
+                if value.kind == "list" and item < len(value.elements)
+            ]
+        for value in returns:
             if value.kind == "call" and value.qualname in self.classes:
                 return value.qualname
-        if self._declared_return(made[0]):
+        if item is None and self._declared_return(made[0]):
             # ``async def get_client(ctx) -> NotesClient``, awaited or not
             return made[0].return_type
         # ``return httpx.Client(...)`` on every path
-        built = {_constructed_type(value) for value in made[0].returns}
+        built = {_constructed_type(value) for value in returns}
         return built.pop() if len(built) == 1 and None not in built else None
+
+    def _returned_binding(self, value: Value, fn: Function, facts: ModuleFacts) -> Value:
+        """A returned name as the function last bound it (``sandbox = Sandbox(...)``)."""
+        if value.kind != "name":
+            return value
+        bound = self.local_assignments(facts, fn.qualname, value.text)
+        return bound[-1].value if bound else value
 
     def _declared_return(self, fn: Function) -> str | None:
         """The class ``fn``'s return annotation names; None for a type variable
