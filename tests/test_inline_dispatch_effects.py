@@ -603,3 +603,39 @@ class Workspace:
 """
     risk, codes = _verdicts(scan_files, {"work/tools.py": source})["run_shell"]
     assert risk == "exec" and "AG101" in codes
+
+
+def test_a_flag_in_the_rows_a_loop_registers_declares_each_tool(scan_files: ScanFiles) -> None:
+    source = """\
+import httpx
+from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+mcp = FastMCP("files")
+api = httpx.Client(base_url="https://files.example.com")
+
+
+def list_files(folder: str) -> list:
+    return api.get(f"/folders/{folder}").json()
+
+
+def upload_file(folder: str, name: str, body: str) -> dict:
+    return api.post(f"/folders/{folder}/files", json={"name": name, "body": body}).json()
+
+
+ROWS = [
+    ("list_files", list_files, True),
+    ("upload_file", upload_file, False),
+]
+
+
+def register() -> None:
+    for name, function, read_only in ROWS:
+        mcp.add_tool(function, name=name, annotations=ToolAnnotations(readOnlyHint=read_only))
+"""
+    result = scan_files({"files/server.py": source})
+    report = {row.name: row for row in build_report(result).tools}
+    assert report["list_files"].risk.source == "declared (mcp-annotations)"
+    assert report["list_files"].risk.value == "read"
+    codes = {(f.tool, f.code) for f in result.findings}
+    assert ("upload_file", "AG101") not in codes and ("upload_file", "AG201") in codes

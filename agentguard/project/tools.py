@@ -419,7 +419,7 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
                     factory,
                     site,
                     row.string_at(name_value),
-                    dict(call.kwargs),
+                    row.options(dict(call.kwargs)),
                 )
                 if tool:
                     _add_tool(project, tool)
