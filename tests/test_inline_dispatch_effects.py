@@ -639,3 +639,61 @@ def register() -> None:
     assert report["list_files"].risk.value == "read"
     codes = {(f.tool, f.code) for f in result.findings}
     assert ("upload_file", "AG101") not in codes and ("upload_file", "AG201") in codes
+
+
+TRACKER = """\
+import httpx
+from mcp.server.fastmcp import FastMCP
+
+API = "https://tracker.example.com/api"
+mcp = FastMCP("tracker")
+
+CREATE_TICKET = \"\"\"
+mutation($title: String!) {
+    ticketCreate(input: {title: $title}) { ticket { id } }
+}
+\"\"\"
+
+
+class TrackerClient:
+    async def run(self, query: str, variables: dict | None = None) -> dict:
+        async with httpx.AsyncClient() as client:
+            answer = await client.post(API, json={"query": query, "variables": variables or {}})
+            return answer.json()
+
+
+tracker = TrackerClient()
+
+
+@mcp.tool()
+async def get_ticket(ticket_id: str) -> dict:
+    query = "query($id: String!) { ticket(id: $id) { id title } }"
+    return await tracker.run(query, {"id": ticket_id})
+
+
+@mcp.tool()
+async def open_ticket(title: str) -> dict:
+    return await tracker.run(CREATE_TICKET, {"title": title})
+
+
+@mcp.tool()
+async def retitle_ticket(ticket_id: str, title: str) -> dict:
+    query = \"\"\"
+    mutation($id: String!, $title: String!) {
+        ticketUpdate(id: $id, input: {title: $title}) { ticket { id } }
+    }
+    \"\"\"
+    return await tracker.run(query, {"id": ticket_id, "title": title})
+"""
+
+
+def test_a_graphql_helper_does_what_each_callers_document_says(scan_files: ScanFiles) -> None:
+    """``run(query, variables)`` posts ``{"query": query, "variables": ...}``: the parameter
+    named ``query`` may hold a mutation. Each caller's document decides: a query reads,
+    ``ticketCreate`` creates (no key: AG201), ``ticketUpdate`` sets fields."""
+    verdicts = _verdicts(scan_files, {"tracker/server.py": TRACKER})
+    assert verdicts["get_ticket"] == ("read", set())
+    risk, codes = verdicts["open_ticket"]
+    assert risk == "network_write" and {"AG101", "AG201"} <= codes
+    risk, codes = verdicts["retitle_ticket"]
+    assert risk == "network_write" and "AG101" in codes and "AG201" not in codes
