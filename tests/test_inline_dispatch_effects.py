@@ -697,3 +697,51 @@ def test_a_graphql_helper_does_what_each_callers_document_says(scan_files: ScanF
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
     risk, codes = verdicts["retitle_ticket"]
     assert risk == "network_write" and "AG101" in codes and "AG201" not in codes
+
+
+MAIL_TOOLS = """\
+import json
+
+import httpx
+from langchain_core.tools import tool
+from oauth2client.client import Credentials
+
+API = "https://mail.example.com/v1"
+
+
+def get_stored_credentials(user: str):
+    with open(f".creds-{user}.json") as handle:
+        return Credentials.new_from_json(handle.read())
+
+
+def _client(user: str) -> httpx.Client:
+    creds = get_stored_credentials(user)
+    return httpx.Client(base_url=API, headers={"Authorization": creds.access_token})
+
+
+@tool
+def list_messages(user: str, query: str) -> list:
+    \"\"\"List the messages matching a query.\"\"\"
+    return _client(user).get("/messages", params={"q": query}).json()
+
+
+@tool
+def remind(user: str, message_id: str) -> dict:
+    \"\"\"Set a reminder about a message.\"\"\"
+    client = _client(user)
+    original = client.get(f"/messages/{message_id}").json()
+    if original is None:
+        return {"error": "no such message"}
+    return client.post("/reminders", json={"message": original["id"]}).json()
+"""
+
+
+def test_credential_loading_and_prerequisite_lookups(scan_files: ScanFiles) -> None:
+    """Loading stored credentials with a call no catalogue knows, in a function named to
+    get them, is plumbing: a tool using them still reads. A lookup that stops the tool when
+    the message is missing is a prerequisite, not a check that the reminder already exists:
+    the reminder still needs a key."""
+    verdicts = _verdicts(scan_files, {"mail/tools.py": MAIL_TOOLS})
+    assert verdicts["list_messages"] == ("read", set())
+    risk, codes = verdicts["remind"]
+    assert risk == "network_write" and {"AG101", "AG201"} <= codes

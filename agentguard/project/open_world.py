@@ -382,10 +382,14 @@ def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
     names a credential and no write (``refresh_access_token``, ``get_token``)."""
     world = project.catalog.open_world
     if effect.remote:
-        if effect.kind not in {"network_write", "write"}:
-            return False
         named = words(fn.name)
         credential = world.credential_words
+        if effect.kind == UNKNOWN:
+            # ``get_stored_credentials`` loading them with a call no catalogue knows
+            # (``Credentials.new_from_json(data)``): a function named to read credentials
+            return world.verb_class(fn.name) == "read" and bool(set(named) & credential)
+        if effect.kind not in {"network_write", "write"}:
+            return False
         first = named[0] if named else ""
         if first in world.no_effect and any(first.startswith(word) for word in credential):
             return True
