@@ -745,3 +745,46 @@ def test_credential_loading_and_prerequisite_lookups(scan_files: ScanFiles) -> N
     assert verdicts["list_messages"] == ("read", set())
     risk, codes = verdicts["remind"]
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
+
+
+def test_html_tree_edits_and_issue_metadata_are_reads(scan_files: ScanFiles) -> None:
+    source = """\
+from atlassian import Jira
+from bs4 import BeautifulSoup, Tag
+from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+mcp = FastMCP("wiki")
+READ_ONLY = ToolAnnotations(readOnlyHint=True)
+
+
+class Tracker:
+    def __init__(self) -> None:
+        self.jira = Jira(url="https://jira.example.com")
+
+
+class FieldsMixin(Tracker):
+    def create_fields(self, project: str, issue_type: str) -> list:
+        return self.jira.issue_createmeta_fieldtypes(project, issue_type)
+
+
+def _plain_mention(element: Tag, name: str) -> None:
+    element.replace_with(f"@{name}")
+
+
+@mcp.tool(annotations=READ_ONLY)
+def render_page(html: str) -> str:
+    soup = BeautifulSoup(html, "html.parser")
+    for element in soup.find_all("ri:user"):
+        _plain_mention(element, element.get("ri:username", "someone"))
+    return soup.get_text()
+
+
+@mcp.tool(annotations=READ_ONLY)
+def get_create_fields(project: str, issue_type: str) -> list:
+    return FieldsMixin().create_fields(project, issue_type)
+"""
+    verdicts = _verdicts(scan_files, {"wiki/server.py": source})
+    for name in ("render_page", "get_create_fields"):
+        risk, codes = verdicts[name]
+        assert risk == "read" and not codes & {"AG102", "AG201"}, name
