@@ -788,3 +788,32 @@ def get_create_fields(project: str, issue_type: str) -> list:
     for name in ("render_page", "get_create_fields"):
         risk, codes = verdicts[name]
         assert risk == "read" and not codes & {"AG102", "AG201"}, name
+
+
+def test_adding_existing_things_to_a_set_of_links_repeats_safely(scan_files: ScanFiles) -> None:
+    """``add_roles``, ``issue_add_watcher``: a repeat keeps one link. A write to declare
+    (AG101), but no key is needed (no AG201); ``add_comment`` still adds one each time."""
+    source = """\
+from atlassian import Jira
+from langchain_core.tools import tool
+
+jira = Jira(url="https://jira.example.com")
+
+
+@tool
+def watch_issue(key: str, user: str) -> str:
+    \"\"\"Add a watcher to an issue.\"\"\"
+    jira.issue_add_watcher(key, user)
+    return "watching"
+
+
+@tool
+def comment(key: str, text: str) -> dict:
+    \"\"\"Comment on an issue.\"\"\"
+    return jira.issue_add_comment(key, text)
+"""
+    verdicts = _verdicts(scan_files, {"tracker/tools.py": source})
+    risk, codes = verdicts["watch_issue"]
+    assert risk in {"write", "network_write"} and "AG101" in codes and "AG201" not in codes
+    risk, codes = verdicts["comment"]
+    assert risk == "network_write" and {"AG101", "AG201"} <= codes

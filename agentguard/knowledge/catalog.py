@@ -348,6 +348,7 @@ class Catalog:
             verb for verb, category in self.verbs.items() if category == "idempotent_write"
         }
         self.post_relation_words = frozenset(_as_list(repeat_safe.get("relation_words")))
+        self.link_verbs = frozenset(_as_list(repeat_safe.get("link_verbs")))
         self.post_reference_keys = frozenset(_as_list(repeat_safe.get("reference_keys")))
         keys = effects.get("keys") or {}
         self.key_kwargs = _names_pattern(keys.get("kwargs"), "(?i)^({})$")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
+from agentguard.project.open_world import method_verb
 from agentguard.project.sink_keys import key_for, local_value
 from agentguard.project.tool_facts import (
     Effect,
@@ -88,7 +89,7 @@ def heuristic_sink(
     containers, loggers, strings and the standard library."""
     if call.method.lstrip("_")[:1].isupper():
         return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
-    verb_class = project.catalog.open_world.verb_class(call.method)
+    verb_class = method_verb(project, call.method)
     if verb_class in {None, "read"}:
         return None
     if project.catalog.reads(callee) or project.catalog.reads(call.callee):

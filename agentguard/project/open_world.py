@@ -211,7 +211,7 @@ def _verdict(
     if isinstance(receiver, ast.Call):
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
     root = _root(receiver) if receiver is not None else ""
-    verb = world.verb_class(call.method)
+    verb = method_verb(project, call.method)
     containers = project.catalog.container_methods
     named = words(call.method)
     derived = (
@@ -233,6 +233,22 @@ def _verdict(
     if _chain_segment(project, call, fn) or _handle_factory(project, call, fn, facts):
         return None  # ``service.users()`` builds the request a later call sends
     return _Verdict(None, "not in the catalogue, no verb in its name")
+
+
+def method_verb(project: ProjectModel, method: str) -> str | None:
+    """The verb class of a client method: as the verb table says, except that adding
+    existing things to a set of links (``add_roles``, ``issue_add_watcher``, ``add_labels``)
+    repeats safely, an idempotent write."""
+    verb = project.catalog.open_world.verb_class(method)
+    if verb != "non_idempotent":
+        return verb
+    named = words(method)
+    for index, word in enumerate(named):
+        if word in project.catalog.link_verbs:
+            if set(named[index + 1 :]) & project.catalog.post_relation_words:
+                return "idempotent_write"
+            break
+    return verb
 
 
 def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
