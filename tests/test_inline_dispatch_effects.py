@@ -27,6 +27,7 @@ async def list_tools() -> list[Tool]:
     return [
         Tool(name="post_message", description="Post a message", inputSchema={}),
         Tool(name="unassign_role", description="Take a role away", inputSchema={}),
+        Tool(name="assign_role", description="Give a member a role", inputSchema={}),
         Tool(name="list_channels", description="List the channels", inputSchema={}),
         Tool(name="mute_author", description="Mute a message's author", inputSchema={}),
         Tool(name="open_channel", description="Make a text channel", inputSchema={}),
@@ -43,6 +44,11 @@ async def call_tool(name: str, arguments: dict) -> list[TextContent]:
         guild = await bot.fetch_guild(int(arguments["guild_id"]))
         member = await guild.fetch_member(int(arguments["user_id"]))
         await member.remove_roles(guild.get_role(int(arguments["role_id"])))
+        return [TextContent(type="text", text="done")]
+    elif name == "assign_role":
+        guild = await bot.fetch_guild(int(arguments["guild_id"]))
+        member = await guild.fetch_member(int(arguments["user_id"]))
+        await member.add_roles(guild.get_role(int(arguments["role_id"])))
         return [TextContent(type="text", text="done")]
     elif name == "list_channels":
         guild = await bot.fetch_guild(int(arguments["guild_id"]))
@@ -79,6 +85,9 @@ def test_inline_branches_reach_what_their_awaited_handles_do(scan_files: ScanFil
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
     risk, codes = verdicts["unassign_role"]
     assert risk == "destructive" and "AG101" in codes and "AG201" not in codes
+    # a role added to a member: a link, a write with no key needed
+    risk, codes = verdicts["assign_role"]
+    assert risk == "write" and "AG101" in codes and "AG201" not in codes
     # a read-only branch stays read, with no write finding
     risk, codes = verdicts["list_channels"]
     assert risk == "read" and not codes & {"AG101", "AG201", "AG902"}

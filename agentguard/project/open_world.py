@@ -220,8 +220,8 @@ def _verdict(
         # object named after it, which no list, dict or set method is
         or (len(named) > 1 and named[0] in world.derived_write_prefixes)
         # ``card = board.add_card(...)``, ``blob.upload_from_string(...)``: a verb that adds,
-        # in a method no list, dict or set has
-        or (verb == "non_idempotent" and call.method not in containers)
+        # in a method no list, dict or set has (``add_roles`` too, though it only links)
+        or (world.verb_class(call.method) == "non_idempotent" and call.method not in containers)
     )
     if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``
