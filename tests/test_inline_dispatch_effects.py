@@ -826,3 +826,52 @@ def comment(key: str, text: str) -> dict:
     assert risk in {"write", "network_write"} and "AG101" in codes and "AG201" not in codes
     risk, codes = verdicts["comment"]
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
+
+
+def test_a_batch_request_does_what_its_operations_say(scan_files: ScanFiles) -> None:
+    """``spreadsheets().batchUpdate(body={"requests": [{"insertDimension": ...}]})``: the
+    operations in the batch decide (an insert adds rows on every run); a batch of cell
+    updates sets values; ``copyTo`` makes a new copy each time."""
+    source = """\
+from googleapiclient.discovery import build
+from langchain_core.tools import tool
+
+sheets = build("sheets", "v4")
+
+
+@tool
+def insert_rows(spreadsheet_id: str, sheet_id: int, count: int) -> dict:
+    \"\"\"Insert empty rows at the top of a sheet.\"\"\"
+    body = {
+        "requests": [
+            {
+                "insertDimension": {
+                    "range": {"sheetId": sheet_id, "dimension": "ROWS", "startIndex": 0,
+                              "endIndex": count}
+                }
+            }
+        ]
+    }
+    return sheets.spreadsheets().batchUpdate(spreadsheetId=spreadsheet_id, body=body).execute()
+
+
+@tool
+def rename_sheet(spreadsheet_id: str, sheet_id: int, title: str) -> dict:
+    \"\"\"Rename a sheet.\"\"\"
+    body = {"requests": [{"updateSheetProperties": {"properties": {"sheetId": sheet_id,
+            "title": title}, "fields": "title"}}]}
+    return sheets.spreadsheets().batchUpdate(spreadsheetId=spreadsheet_id, body=body).execute()
+
+
+@tool
+def copy_sheet(spreadsheet_id: str, sheet_id: int, target_id: str) -> dict:
+    \"\"\"Copy a sheet into another spreadsheet.\"\"\"
+    return sheets.spreadsheets().sheets().copyTo(
+        spreadsheetId=spreadsheet_id, sheetId=sheet_id, body={"destinationSpreadsheetId": target_id}
+    ).execute()
+"""
+    verdicts = _verdicts(scan_files, {"sheets/tools.py": source})
+    assert {"AG101", "AG201"} <= verdicts["insert_rows"][1]
+    assert {"AG101", "AG201"} <= verdicts["copy_sheet"][1]
+    risk, codes = verdicts["rename_sheet"]
+    assert risk == "write" and "AG101" in codes and "AG201" not in codes

@@ -40,6 +40,8 @@ class OpenWorld:
     answer_conversions: frozenset[str] = frozenset()
     # HTTP method words an operation name may start with before its own verb
     method_prefixes: frozenset[str] = frozenset()
+    # keys of a batch request's body listing its operations, one key per item
+    batch_request_keys: tuple[str, ...] = ()
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -96,4 +98,5 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         buffer_saves=frozenset(section.get("buffer_saves") or []),
         answer_conversions=frozenset(section.get("answer_conversions") or []),
         method_prefixes=frozenset(section.get("method_prefixes") or []),
+        batch_request_keys=tuple(section.get("batch_request_keys") or []),
     )

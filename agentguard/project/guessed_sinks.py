@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
-from agentguard.project.open_world import method_verb
+from agentguard.project.open_world import batch_operations, method_verb
 from agentguard.project.sink_keys import key_for, local_value
 from agentguard.project.tool_facts import (
     Effect,
@@ -92,6 +92,11 @@ def heuristic_sink(
     verb_class = method_verb(project, call.method)
     if verb_class in {None, "read"}:
         return None
+    batch = batch_operations(project, call, fn, facts)
+    if batch is not None:
+        verb_class = batch[0]  # ``batchUpdate(body={"requests": [{"addChart": ...}]})``
+        if verb_class == "read":
+            return None
     if project.catalog.reads(callee) or project.catalog.reads(call.callee):
         return None
     head = callee.split(".", 1)[0]

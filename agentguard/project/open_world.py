@@ -207,6 +207,11 @@ def _verdict(
                 request = _called_name(receiver)
         if request is None or not _leaves_project(project, world, _root(receiver), fn, facts):
             return None  # ``cursor.execute(sql)``: the SQL catalogue entry judges it
+        chained = project.chained_request(call)
+        batch = batch_operations(project, chained, fn, facts) if chained else None
+        if batch is not None:
+            verb, operation = batch
+            return _Verdict(verb, f"the request `{request}` it executes ({operation})")
         return _Verdict(world.verb_class(request), f"the request `{request}` it executes")
     if isinstance(receiver, ast.Call):
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
@@ -233,6 +238,43 @@ def _verdict(
     if _chain_segment(project, call, fn) or _handle_factory(project, call, fn, facts):
         return None  # ``service.users()`` builds the request a later call sends
     return _Verdict(None, "not in the catalogue, no verb in its name")
+
+
+# How much each verb class weighs when a batch holds several operations: the worst decides.
+_WORST = {"non_idempotent": 3, "destructive": 2, "idempotent_write": 1, "read": 0}
+
+
+def batch_operations(
+    project: ProjectModel, request: Call, fn: Function, facts: ModuleFacts
+) -> tuple[str, str] | None:
+    """A batch request (``spreadsheets().batchUpdate(body={"requests": [{"insertDimension":
+    {...}}]})``, the Google Sheets, Docs and Slides form): the worst verb class among its
+    operations, each named by its item's one key, and the operation that decides; None when
+    the body is no such batch or names no verb."""
+    keys = project.catalog.open_world.batch_request_keys
+    if not keys:
+        return None
+    listed: Value | None = None
+    for given in request.kwargs.values():
+        body = given
+        if body.kind == "name":
+            body = local_value(project, body.text, fn, facts, request.order) or body
+        if body.kind == "dict":
+            listed = next((body.items[k] for k in keys if k in body.items), None)
+            if listed is not None:
+                break
+    if listed is None or listed.kind != "list":
+        return None
+    world = project.catalog.open_world
+    worst: tuple[str, str] | None = None
+    for item in listed.elements:
+        if item.kind != "dict" or len(item.items) != 1:
+            continue
+        operation = next(iter(item.items))
+        verb = world.verb_class(operation)
+        if verb in _WORST and (worst is None or _WORST[verb] > _WORST[worst[0]]):
+            worst = (verb, f"`{operation}`")
+    return worst
 
 
 def method_verb(project: ProjectModel, method: str) -> str | None:
