@@ -210,8 +210,7 @@ def _verdict(
         chained = project.chained_request(call)
         batch = batch_operations(project, chained, fn, facts) if chained else None
         if batch is not None:
-            verb, operation = batch
-            return _Verdict(verb, f"the request `{request}` it executes ({operation})")
+            return _Verdict(batch[0], f"the request `{request}` it executes ({batch[1]})")
         return _Verdict(world.verb_class(request), f"the request `{request}` it executes")
     if isinstance(receiver, ast.Call):
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
