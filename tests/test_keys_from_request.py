@@ -64,6 +64,12 @@ def archive_list_cards(list_id: str) -> dict:
 
 
 @mcp.tool()
+def stop_build(job: str, number: int) -> dict:
+    """Stop a running build."""
+    return board.request(f"/job/{job}/{number}/stop", method="POST")
+
+
+@mcp.tool()
 def rename_card(card_id: str, name: str) -> dict:
     """Rename a card."""
     return board.request(f"/cards/{card_id}", method="PUT", data={"name": name})
@@ -92,7 +98,9 @@ def test_a_write_through_a_shared_client_is_reported_in_each_tool(scan_files: Sc
 
 def test_repeat_safe_posts_are_still_writes_needing_a_declaration(scan_files: ScanFiles) -> None:
     undeclared = _findings(scan_files, {"app/client.py": CLIENT, "app/tools.py": TOOLS}, "AG101")
-    assert {"add_member", "move_issue", "archive_list_cards", "rename_card"} <= set(undeclared)
+    assert {"add_member", "move_issue", "archive_list_cards", "rename_card", "stop_build"} <= set(
+        undeclared
+    )
     assert "get_card" not in undeclared
 
 

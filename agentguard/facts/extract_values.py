@@ -539,6 +539,13 @@ class ValueReader:
 
     # ------------------------------------------------------------------ statements
     def _record_assignment(self, target: ast.expr, value: ast.expr, node: ast.stmt) -> None:
+        while isinstance(value, ast.Await):
+            # ``channel = await client.fetch_channel(i)`` holds what the call returns, as
+            # ``channel = client.fetch_channel(i)`` does in synchronous code
+            value = value.value
+        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, ast.Call):
+            self._record_unpacked(target, value, node)
+            return
         name: str | None = None
         if isinstance(target, ast.Name):
             name = target.id
@@ -621,6 +628,31 @@ class ValueReader:
                 self._bind_type(name, held)
         if val.kind in {"call", "other"} and self.path_typed(value):
             self._bind_type(name, PATH_TYPE)
+
+    def _record_unpacked(
+        self, target: ast.Tuple | ast.List, value: ast.Call, node: ast.stmt
+    ) -> None:
+        """``sandbox, port = self._start()``: each name holds an item of what the call
+        returns, written ``self._start()[0]`` (the project model reads the item from the
+        function's ``return sandbox, port``)."""
+        function = self.scope.function
+        if function is None:
+            return
+        made = self.value(value)
+        for index, element in enumerate(target.elts):
+            if not isinstance(element, ast.Name):
+                continue
+            item = Value(
+                kind="other",
+                text=f"{made.text}[{index}]",
+                names=made.names,
+                calls=made.calls,
+                attrs=made.attrs,
+                span=made.span,
+            )
+            self.facts.assignments.append(
+                Assignment(element.id, item, self.span(node), function.qualname, self.scope.order)
+            )
 
     def _bind_type(self, name: str, typed: str) -> None:
         """``name`` (a local, or ``self.x`` in a class, where the first type stays) holds a

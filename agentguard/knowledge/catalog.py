@@ -404,6 +404,7 @@ class Catalog:
             verb for verb, category in self.verbs.items() if category == "idempotent_write"
         }
         self.post_relation_words = frozenset(_as_list(repeat_safe.get("relation_words")))
+        self.link_verbs = frozenset(_as_list(repeat_safe.get("link_verbs")))
         self.post_reference_keys = frozenset(_as_list(repeat_safe.get("reference_keys")))
         keys = effects.get("keys") or {}
         self.key_kwargs = _names_pattern(keys.get("kwargs"), "(?i)^({})$")
@@ -422,6 +423,10 @@ class Catalog:
         self.sql_read = _names_pattern(
             sql.get("read_verbs"), r"(?is)^\s*(with\s+\w+\s+as\s*\(\s*select|{})\b"
         )
+        # Clauses that write anywhere in a statement starting with another word (Cypher's
+        # ``MATCH ... SET``); those of them that add a row or a node each time.
+        self.sql_clause_writes = _names_pattern(sql.get("clause_writes"), r"(?i)\b({})\b")
+        self.sql_creates = frozenset(sql.get("clause_creates") or [])
         retries = data.get("retries") or {}
         self.retries: Matcher[RetryConstruct] = Matcher()
         for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):

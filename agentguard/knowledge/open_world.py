@@ -32,6 +32,8 @@ class OpenWorld:
     no_effect: frozenset[str]
     derived_writes: frozenset[str]
     object_factories: frozenset[str]
+    # first words of longer method names that write on a handed-out object
+    derived_write_prefixes: frozenset[str] = frozenset()
     memory_buffers: frozenset[str] = frozenset()
     buffer_saves: frozenset[str] = frozenset()
     # methods that only convert what a call answered (``response.to_dict()``)
@@ -40,6 +42,8 @@ class OpenWorld:
     method_prefixes: frozenset[str] = frozenset()
     # packages whose objects live in the process (``pandas``: a data frame)
     in_process_packages: frozenset[str] = frozenset()
+    # keys of a batch request's body listing its operations, one key per item
+    batch_request_keys: tuple[str, ...] = ()
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -90,10 +94,12 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         read_commands=commands,
         no_effect=frozenset(section.get("no_effect") or []),
         derived_writes=frozenset(section.get("derived_writes") or []),
+        derived_write_prefixes=frozenset(section.get("derived_write_prefixes") or []),
         object_factories=frozenset(section.get("object_factories") or []),
         memory_buffers=frozenset(section.get("memory_buffers") or []),
         buffer_saves=frozenset(section.get("buffer_saves") or []),
         answer_conversions=frozenset(section.get("answer_conversions") or []),
         method_prefixes=frozenset(section.get("method_prefixes") or []),
         in_process_packages=frozenset(section.get("in_process_packages") or []),
+        batch_request_keys=tuple(section.get("batch_request_keys") or []),
     )

@@ -18,6 +18,7 @@ dry-run flag, input validation, a count of other things) is no guard.
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
@@ -47,6 +48,12 @@ def check_then_create(
         ends_first = branch.exits and end <= call.order and branch.span.line < call.span.line
         if not (wraps or ends_first):
             continue
+        if ends_first and not _on_path(fn, branch, call):
+            continue  # an earlier arm of a dispatch (``elif name == ...``): another path
+        if ends_first and _asks_absence(branch.test):
+            # ``if original is None: return ...``: it stops when the lookup found nothing
+            # (a prerequisite), so a repeat is not stopped by what the first run made
+            continue
         lookup = _lookup(project, branch, fn, facts, keys)
         if lookup is not None:
             return KeyEvidence(
@@ -57,6 +64,41 @@ def check_then_create(
                 Location(facts.path, branch.span),
             )
     return None
+
+
+def _on_path(fn: Function, guard: Branch, call: Call) -> bool:
+    """Whether the code reaching ``call`` can pass ``guard``: not when the guard is in the
+    body of an ``if`` and the call in that ``if``'s ``else``/``elif`` (another arm of a
+    dispatch on the tool's name, say)."""
+    first = guard.body_order[0]
+    for other in fn.branches:
+        start, end = other.body_order
+        holds_guard = (
+            other.span.line < guard.span.line
+            and guard.span.end_line <= other.span.end_line
+            and start <= first < end
+        )
+        call_in_else = end <= call.order and other.span.line < call.span.line <= other.span.end_line
+        if holds_guard and call_in_else:
+            return False
+    return True
+
+
+def _asks_absence(test: Value) -> bool:
+    """Whether an ``if`` test is true when what it looks at is missing: ``not x``, ``x is
+    None``, ``x == None``, ``len(x) == 0``."""
+    try:
+        node = ast.parse(test.text, mode="eval").body
+    except (SyntaxError, ValueError):
+        return False
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        right = node.comparators[0]
+        empty = isinstance(right, ast.Constant) and right.value in (None, 0)
+        if isinstance(node.ops[0], (ast.Is, ast.Eq)) and empty:
+            return True
+    return False
 
 
 def _names(

@@ -11,7 +11,7 @@ left alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import Call, Function, Loop, ModuleFacts, Value
@@ -33,11 +33,32 @@ class LoopRow:
     targets: tuple[str, ...]
 
     def string_at(self, target: Value | None) -> str | None:
+        held = self.value_at(target)
+        return held.string() if held is not None else None
+
+    def value_at(self, target: Value | None) -> Value | None:
+        """The row's value at the position of the loop target ``target`` names."""
         if target is None or target.kind != "name" or target.text not in self.targets:
             return None
         position = self.targets.index(target.text)
         elements = self.row.elements
-        return elements[position].string() if position < len(elements) else None
+        return elements[position] if position < len(elements) else None
+
+    def options(self, options: dict[str, Value]) -> dict[str, Value]:
+        """The registration's options for this row: a loop target written as an option, or
+        as a field of one (``annotations=ToolAnnotations(readOnlyHint=read_only)``), takes
+        the row's value (``("list_files", list_files, True)``)."""
+        result: dict[str, Value] = {}
+        for key, value in options.items():
+            held = self.value_at(value)
+            if held is not None:
+                result[key] = held
+            elif value.kind == "call" and value.call_kwargs:
+                fields = {k: self.value_at(v) or v for k, v in value.call_kwargs.items()}
+                result[key] = replace(value, call_kwargs=fields)
+            else:
+                result[key] = value
+        return result
 
 
 def loop_rows(project: ProjectModel, target: Value | None, call: Call) -> list[LoopRow]:

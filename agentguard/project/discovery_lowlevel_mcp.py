@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import ModuleFacts, Value
 from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
-from agentguard.project.discovery_subclasses import enclosing_class
-from agentguard.project.tool_facts import ToolFacts
+from agentguard.project.discovery_subclasses import enclosing_class, unwrapped_base
+from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -104,6 +104,7 @@ def add_inline_branch_tool(
         symbol=f"{handler}:{name}",
         site=site,
         options=dict(options),
+        inline=(handler, Location(facts.path, body)),
     )
     tool.declarations += discovery._declarations_from_options(project, "mcp", options, site, facts)
     project.tools.append(tool)
@@ -136,3 +137,106 @@ def handler_entry(
     cls = project.classes[cls_qual][0]
     public = [m for m in cls.methods if not m.rsplit(".", 1)[-1].startswith("_")]
     return public[0] if len(public) == 1 and public[0] in project.functions else None
+
+
+def handler_class_tool(
+    project: ProjectModel, value: Value, function: str | None
+) -> tuple[str, str] | None:
+    """``Tool(name=self.name, ...)`` built in a method of a handler class (one class a tool,
+    registered in a name-to-handler table the ``call_tool`` handler looks up): the name the
+    class gives ``self.name`` (a class attribute, ``self.name = "..."`` in its constructor,
+    or what the constructor hands its base's, ``super().__init__(TOOL_NAME)``), and the
+    method that does the work, the class's one other public method (``run_tool``)."""
+    if value.kind != "attr" or not value.text.startswith("self.") or value.text.count(".") != 1:
+        return None
+    owner = project.function(function) if function else None
+    cls_qual = enclosing_class(project, owner) if owner else None
+    if cls_qual is None or owner is None or cls_qual not in project.classes:
+        return None
+    name = _self_attribute_string(project, cls_qual, value.text[5:])
+    if name is None:
+        return None
+    cls = project.classes[cls_qual][0]
+    workers = [
+        method
+        for method in cls.methods
+        if method != owner.qualname
+        and not method.rsplit(".", 1)[-1].startswith("_")
+        and method in project.functions
+    ]
+    if len(workers) > 1:
+        # helpers beside the worker: the one method called from outside the class (the
+        # dispatch's ``handler.run_tool(arguments)``)
+        called = {
+            call.method
+            for facts in project.modules.values()
+            if not facts.is_test
+            for call in facts.calls
+            if not (call.function or "").startswith(cls_qual + ".")
+        }
+        workers = [m for m in workers if m.rsplit(".", 1)[-1] in called]
+    return (name, workers[0]) if len(workers) == 1 else None
+
+
+def _self_attribute_string(
+    project: ProjectModel, cls_qual: str, attr: str, depth: int = 0
+) -> str | None:
+    """The string a class (or its project bases) gives ``self.<attr>``."""
+    entry = project.classes.get(cls_qual)
+    if entry is None or depth > 4:
+        return None
+    cls, facts = entry
+    written = cls.attributes.get(attr)
+    if written is not None and written.string():
+        return written.string()
+    init = f"{cls_qual}.__init__"
+    for assignment in project.local_assignments(facts, init, f"self.{attr}"):
+        held = _string(project, assignment.value)
+        if held is not None:
+            return held
+    for call in project.calls_in(init):
+        if not call.callee.startswith("super") or call.method != "__init__":
+            continue
+        for base in cls.bases:
+            base_qual = project.resolve_instance(unwrapped_base(base, facts))
+            if base_qual not in project.classes:
+                base_qual = f"{facts.module}.{base}"
+            handed = _handed_to_base(project, base_qual, attr, call.args, call.kwargs)
+            if handed is not None:
+                return handed
+    return None
+
+
+def _handed_to_base(
+    project: ProjectModel,
+    base_qual: str,
+    attr: str,
+    args: list[Value],
+    kwargs: dict[str, Value],
+) -> str | None:
+    """The string ``super().__init__(...)`` hands the base for ``self.<attr>``: the argument
+    in the place of the parameter the base's ``__init__`` stores there."""
+    init = f"{base_qual}.__init__"
+    base_init = project.function(init)
+    base = project.classes.get(base_qual)
+    if base_init is None or base is None:
+        return None
+    params = [p for p in base_init.params if p not in SELF_NAMES]
+    for assignment in project.local_assignments(base[1], init, f"self.{attr}"):
+        param = assignment.value.text
+        if assignment.value.kind != "name" or param not in params:
+            continue
+        index = params.index(param)
+        given = kwargs.get(param) or (args[index] if index < len(args) else None)
+        return _string(project, given) if given is not None else None
+    return None
+
+
+def _string(project: ProjectModel, value: Value) -> str | None:
+    """A literal string, or a module constant holding one (``TOOL_NAME``)."""
+    if value.string():
+        return value.string()
+    if value.kind in {"name", "attr"}:
+        held = project.module_variable(value.qualname)
+        return held.string() if held is not None else None
+    return None

@@ -30,11 +30,33 @@ def local_function(project: ProjectModel, value: Value | None, call: Call) -> st
         return project.find_method(owner, value.text[5:]) if owner else None
     if value.kind != "name":
         return None
-    scope: str | None = call.function
+    return _named_function(project, value.text, call.function, call.order)
+
+
+def _named_function(
+    project: ProjectModel, name: str, function: str, before: int, depth: int = 0
+) -> str | None:
+    """The nested function ``name`` refers to in ``function`` at call order ``before``:
+    one of that name, or the one a local was last bound to before, directly (``find_tool =
+    find``) or through a wrapper handed it first (``find_tool = partial(find_tool, k=v)``,
+    ``wrap_filters(find_tool, ...)``: what a registration is handed is still that function).
+    """
+    scope: str | None = function
     while scope:
-        candidate = f"{scope}.<locals>.{value.text}"
+        candidate = f"{scope}.<locals>.{name}"
         if candidate in project.functions:
             return candidate
         head, sep, _ = scope.rpartition(".<locals>.")
         scope = head if sep else None
-    return None
+    facts = project.module_of(function)
+    if facts is None or depth > 4:
+        return None
+    bound = [a for a in project.local_assignments(facts, function, name) if a.order <= before]
+    if not bound:
+        return None
+    value = bound[-1].value
+    if value.kind == "call" and value.call_args:
+        value = value.call_args[0]
+    if value.kind != "name" or not value.text.isidentifier():
+        return None
+    return _named_function(project, value.text, function, bound[-1].order - 1, depth + 1)

@@ -29,6 +29,7 @@ from agentguard.project.sink_calls import (
 from agentguard.project.sink_keys import map_key_through_call
 from agentguard.project.tool_facts import (
     Effect,
+    ToolFacts,
 )
 
 if TYPE_CHECKING:
@@ -258,12 +259,12 @@ def infer_effects(project: ProjectModel) -> EffectSummaries:
     tools' functions (and what they reach), later for any other function asked about; each
     tool's effects set. Returns the summaries (``ProjectModel.effect_summaries``)."""
     summaries = EffectSummaries(project)
-    summaries.cover(qualname for tool in project.tools for qualname in tool.functions)
+    summaries.cover(qualname for tool in project.tools for qualname in _reached_from(tool))
     for tool in project.tools:
         seen: set[SiteKey] = set()
         gathered: list[Effect] = []
-        for qualname in tool.functions:
-            for effect in summaries.of(qualname):
+        for qualname in _reached_from(tool):
+            for effect in _own_effects(tool, qualname, summaries.of(qualname)):
                 key = _site_key(effect)
                 if read_by_name(project.catalog, effect, tool.name, tool.description):
                     if not is_statement(effect):
@@ -281,3 +282,28 @@ def infer_effects(project: ProjectModel) -> EffectSummaries:
                     gathered.append(effect)
         tool.effects = gathered
     return summaries
+
+
+def _reached_from(tool: ToolFacts) -> list[str]:
+    """The functions whose effects are the tool's: its own, then the dispatch handler a
+    branch tool is part of (``if name == "send": await channel.send(...)`` in ``call_tool``)."""
+    if tool.inline is None:
+        return tool.functions
+    return [*tool.functions, tool.inline[0]]
+
+
+def _own_effects(tool: ToolFacts, qualname: str, effects: list[Effect]) -> list[Effect]:
+    """``effects`` of ``qualname`` that belong to the tool: all of them for a function of
+    its own; for the handler a branch tool is part of, those the branch's own statements
+    make or reach (the first step of the chain is inside the branch)."""
+    if tool.inline is None or qualname != tool.inline[0] or qualname in tool.functions:
+        return effects
+    body = tool.inline[1]
+    starts = (effect.chain[0].location if effect.chain else None for effect in effects)
+    return [
+        effect
+        for effect, start in zip(effects, starts, strict=True)
+        if start is not None
+        and start.path == body.path
+        and body.span.line <= start.span.line <= body.span.end_line
+    ]

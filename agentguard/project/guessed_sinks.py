@@ -4,133 +4,21 @@ library)."""
 
 from __future__ import annotations
 
-import ast
 import re
-import sys
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.knowledge.catalog import Sink
-from agentguard.project.sink_keys import key_for, local_value
+from agentguard.project.open_world import batch_operations, method_verb
+from agentguard.project.receivers import receiver_name, stays_in_process, written_receiver
+from agentguard.project.sink_keys import key_for
 from agentguard.project.tool_facts import (
     Effect,
 )
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
-
-
-# The standard library talks to no service on its own (queue.Queue.put, collections...);
-# its real sinks (smtplib, subprocess, urllib) are catalogue entries.
-STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
-
-
-def _written_receiver(call: Call) -> str:
-    """The receiver as written in the source (``self._client`` for ``self._client.place``)."""
-    text = call.text
-    return text.rsplit(".", 1)[0] if "." in text else ""
-
-
-def _receiver_name(written: str) -> str:
-    """The last part of a receiver as written: ``_client`` for ``self._client`` (and for
-    ``self._client["eu"]``); for what a call returns, the called name (``get_client`` for
-    ``get_client(region)``, ``replace`` for ``url.replace("https://", "wss://")``), never
-    text from the call's arguments."""
-    while written.endswith("]") and "[" in written:
-        written = written[: written.rindex("[")]  # ``self.clients["stripe"]``: ``clients``
-    if written.endswith(")"):
-        try:
-            node = ast.parse(written, mode="eval").body
-        except (SyntaxError, ValueError):
-            node = None  # cut short at the text limit: judged as written
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute):
-                return node.func.attr
-            if isinstance(node.func, ast.Name):
-                return node.func.id
-    return written.rsplit(".", 1)[-1]
-
-
-def _is_container(
-    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
-) -> bool:
-    """A receiver bound to a list/dict/set literal or factory, locally or at module level."""
-    if name.startswith("self.") and name.count(".") == 1:
-        # ``self.orders = {}`` in any method of the class (``__init__`` mostly).
-        owner = f"{fn.class_name}." if fn.class_name else None
-        bound = [
-            a.value
-            for a in facts.assignments
-            if owner and a.target == name and (a.function or "").startswith(owner)
-        ]
-        return bool(bound) and all(_holds_container(project, value) for value in bound)
-    value = local_value(project, name, fn, facts, before)
-    if value is None:
-        module_level = project.local_assignments(facts, None, name)
-        value = module_level[-1].value if module_level else None
-    return value is not None and _holds_container(project, value)
-
-
-def _holds_container(project: ProjectModel, value: Value) -> bool:
-    if value.kind in {"list", "dict"} or value.text[:1] in {"[", "{"}:
-        return True
-    return value.kind == "call" and bool(
-        project.catalog.container_factories.match(value.qualname or "")
-    )
-
-
-def _names_a_variable(
-    project: ProjectModel, name: str, call: Call, fn: Function, facts: ModuleFacts
-) -> bool:
-    """``calendar = build("calendar", "v3")``, then ``calendar.insert(...)``: the call's root
-    is a variable named like a standard-library module, not the module."""
-    if call.text.split(".", 1)[0] != name or name in facts.imports:
-        return False
-    return (
-        name in fn.params
-        or local_value(project, name, fn, facts, call.order) is not None
-        or bool(project.local_assignments(facts, None, name))
-    )
-
-
-def in_process_method(project: ProjectModel, callee: str, method: str) -> bool:
-    """``networkx.Graph.add_edge``, ``pandas.DataFrame.insert``: a method of a class of a
-    package whose objects live in the process. Not its module functions (``networkx.
-    write_gml(graph, path)`` writes a file), nor a save (``figure.savefig(path)``)."""
-    world = project.catalog.open_world
-    parts = callee.split(".")
-    return (
-        parts[0] in world.in_process_packages
-        and len(parts) >= 3
-        and parts[-2][:1].isupper()
-        and method not in world.buffer_saves
-    )
-
-
-def stays_in_process(
-    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
-) -> bool:
-    """Calls whose receiver is known to live in the process, whatever the method is called:
-    the standard library and builtin types, a package whose objects live in the process,
-    loggers and literals, a container bound here, a queue's ``put``."""
-    head = callee.split(".", 1)[0]
-    if head in STDLIB_MODULES and not _names_a_variable(project, head, call, fn, facts):
-        return True
-    if in_process_method(project, callee, call.method):
-        return True
-    if callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
-        return True
-    written = _written_receiver(call)
-    last = _receiver_name(written) if written else ""
-    if last and (
-        project.catalog.logger_receivers.match(last) or last[:1] in {'"', "'", "[", "{", "("}
-    ):
-        return True
-    if written and _is_container(project, written, fn, facts, call.order):
-        return True
-    # ``sub.queue.put_nowait(event)``: an asyncio/queue.Queue, in the process
-    return call.method in project.catalog.queue_methods and "queue" in last.lower()
 
 
 def heuristic_sink(
@@ -141,16 +29,21 @@ def heuristic_sink(
     containers, loggers, strings and the standard library."""
     if call.method.lstrip("_")[:1].isupper():
         return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
-    verb_class = project.catalog.open_world.verb_class(call.method)
+    verb_class = method_verb(project, call.method)
     if verb_class in {None, "read"}:
         return None
+    batch = batch_operations(project, call, fn, facts)
+    if batch is not None:
+        verb_class = batch[0]  # ``batchUpdate(body={"requests": [{"addChart": ...}]})``
+        if verb_class == "read":
+            return None
     if project.catalog.reads(callee) or project.catalog.reads(call.callee):
         return None
     if stays_in_process(project, call, callee, fn, facts):
         return None
     head = callee.split(".", 1)[0]
-    written = _written_receiver(call)
-    last = _receiver_name(written) if written else ""
+    written = written_receiver(call)
+    last = receiver_name(written) if written else ""
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
     external = head in project.imported_heads(facts) and head not in project.module_heads
     if external and re.search(r"\.(deps|context)\.", callee):

@@ -25,7 +25,7 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld, words
-from agentguard.project.guessed_sinks import STDLIB_MODULES, stays_in_process
+from agentguard.project.receivers import STDLIB_MODULES, stays_in_process
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
 
@@ -211,15 +211,25 @@ def _verdict(
                 request = _called_name(receiver)
         if request is None or not _leaves_project(project, world, _root(receiver), fn, facts):
             return None  # ``cursor.execute(sql)``: the SQL catalogue entry judges it
+        chained = project.chained_request(call)
+        batch = batch_operations(project, chained, fn, facts) if chained else None
+        if batch is not None:
+            return _Verdict(batch[0], f"the request `{request}` it executes ({batch[1]})")
         return _Verdict(world.verb_class(request), f"the request `{request}` it executes")
     if isinstance(receiver, ast.Call):
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
     root = _root(receiver) if receiver is not None else ""
-    verb = world.verb_class(call.method)
-    derived = call.method in world.derived_writes or (
+    verb = method_verb(project, call.method)
+    containers = project.catalog.container_methods
+    named = words(call.method)
+    derived = (
+        call.method in world.derived_writes
+        # ``member.remove_roles(role)``, ``message.delete_reaction(e)``: a verb with its
+        # object named after it, which no list, dict or set method is
+        or (len(named) > 1 and named[0] in world.derived_write_prefixes)
         # ``card = board.add_card(...)``, ``blob.upload_from_string(...)``: a verb that adds,
-        # in a method no list, dict or set has
-        verb == "non_idempotent" and call.method not in project.catalog.container_methods
+        # in a method no list, dict or set has (``add_roles`` too, though it only links)
+        or (world.verb_class(call.method) == "non_idempotent" and call.method not in containers)
     )
     if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``
@@ -239,8 +249,8 @@ def _verdict(
         return None
     if writes:
         last = root.rsplit(".", 1)[-1]
-        named = world.client_roots.search(last) or catalog.client_receiver.search(last)
-        if named and call.method not in catalog.container_methods:
+        names_a_service = world.client_roots.search(last) or catalog.client_receiver.search(last)
+        if names_a_service and call.method not in containers:
             return _Verdict(verb, "a write verb on a receiver that names a service")
         # ``drive.update(...)`` (a service's write, or a container's in-process change);
         # ``ctx.deps.board.send_move(...)`` (the user's own object, of no known kind)
@@ -271,6 +281,59 @@ def _answer_of_external_call(
     if head in world.in_process_packages and call.method not in world.buffer_saves:
         return False  # ``frame = pandas.read_csv(path)``: a data frame, changed in the process
     return head in project.imported_heads(facts)
+
+
+# How much each verb class weighs when a batch holds several operations: the worst decides.
+_WORST = {"non_idempotent": 3, "destructive": 2, "idempotent_write": 1, "read": 0}
+
+
+def batch_operations(
+    project: ProjectModel, request: Call, fn: Function, facts: ModuleFacts
+) -> tuple[str, str] | None:
+    """A batch request (``spreadsheets().batchUpdate(body={"requests": [{"insertDimension":
+    {...}}]})``, the Google Sheets, Docs and Slides form): the worst verb class among its
+    operations, each named by its item's one key, and the operation that decides; None when
+    the body is no such batch or names no verb."""
+    keys = project.catalog.open_world.batch_request_keys
+    if not keys:
+        return None
+    listed: Value | None = None
+    for given in request.kwargs.values():
+        body = given
+        if body.kind == "name":
+            body = local_value(project, body.text, fn, facts, request.order) or body
+        if body.kind == "dict":
+            listed = next((body.items[k] for k in keys if k in body.items), None)
+            if listed is not None:
+                break
+    if listed is None or listed.kind != "list":
+        return None
+    world = project.catalog.open_world
+    worst: tuple[str, str] | None = None
+    for item in listed.elements:
+        if item.kind != "dict" or len(item.items) != 1:
+            continue
+        operation = next(iter(item.items))
+        verb = world.verb_class(operation)
+        if verb in _WORST and (worst is None or _WORST[verb] > _WORST[worst[0]]):
+            worst = (verb, f"`{operation}`")
+    return worst
+
+
+def method_verb(project: ProjectModel, method: str) -> str | None:
+    """The verb class of a client method: as the verb table says, except that adding
+    existing things to a set of links (``add_roles``, ``issue_add_watcher``, ``add_labels``)
+    repeats safely, an idempotent write."""
+    verb = project.catalog.open_world.verb_class(method)
+    if verb != "non_idempotent":
+        return verb
+    named = words(method)
+    for index, word in enumerate(named):
+        if word in project.catalog.link_verbs:
+            if set(named[index + 1 :]) & project.catalog.post_relation_words:
+                return "idempotent_write"
+            break
+    return verb
 
 
 def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
@@ -420,10 +483,14 @@ def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
     names a credential and no write (``refresh_access_token``, ``get_token``)."""
     world = project.catalog.open_world
     if effect.remote:
-        if effect.kind not in {"network_write", "write"}:
-            return False
         named = words(fn.name)
         credential = world.credential_words
+        if effect.kind == UNKNOWN:
+            # ``get_stored_credentials`` loading them with a call no catalogue knows
+            # (``Credentials.new_from_json(data)``): a function named to read credentials
+            return world.verb_class(fn.name) == "read" and bool(set(named) & credential)
+        if effect.kind not in {"network_write", "write"}:
+            return False
         first = named[0] if named else ""
         if first in world.no_effect and any(first.startswith(word) for word in credential):
             return True

@@ -21,7 +21,7 @@ from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
 from agentguard.project.discovery_runtime_built import local_function
-from agentguard.project.discovery_subclasses import enclosing_class
+from agentguard.project.discovery_subclasses import enclosing_class, framework_bases
 from agentguard.project.tool_facts import (
     SELF_NAMES,
     Effect,
@@ -41,6 +41,16 @@ if TYPE_CHECKING:
 _CalleeName = tuple[str, list[str], bool, "str | None"]
 # How many ``__init__.py`` re-exports a name is followed through (a cycle ends there).
 MAX_REEXPORT_HOPS = 8
+
+
+def _unpacked_item(value: Value) -> int | None:
+    """The item a name unpacked from a call's result holds: 1 for ``self._start()[1]``,
+    as the extractor writes ``sandbox, port = self._start()``."""
+    text = value.text
+    if value.kind != "other" or not text.endswith("]") or not value.calls:
+        return None
+    head, _, index = text[:-1].rpartition("[")
+    return int(index) if index.isdigit() and head.endswith(")") else None
 
 
 def _constructed_type(value: Value) -> str | None:
@@ -152,6 +162,8 @@ class LookupMemo:
     imported_heads: dict[str, frozenset[str]] = field(default_factory=dict)
     handed: dict[int, tuple[Call, Call | None]] = field(default_factory=dict)
     method_built: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    called_params: dict[str, frozenset[str]] = field(default_factory=dict)
+    constructions: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
@@ -299,6 +311,8 @@ class ProjectModel:
                 if handed:
                     site.target, site.also = handed[0], handed[1:]
                     site.forwarded = self._forwarded(call, callee)
+            else:
+                site.also = self._passed_functions(call, site.target, caller, facts)
             self._memo.sites[id(call)] = site
         return site
 
@@ -376,12 +390,79 @@ class ProjectModel:
             return ()
         if "(" in written or (caller is None and not call.text.endswith("]")):
             return ()
+        if written.startswith("self.") and written.count(".") == 1 and caller is not None:
+            # ``self.run_tool(...)`` where ``run_tool`` is a field the object was built with
+            owner = caller.class_name or enclosing_class(self, caller)
+            fields = self._field_targets(owner, written.split(".", 1)[1]) if owner else ()
+            if fields:
+                return fields
         held = self.held_value(written, caller, facts)
         if held is None:
             return ()
         if call.text.endswith("]"):
             return self._dict_targets(held, call, caller, facts)
         return self._reference_targets(held, call, caller, facts, 0)
+
+    def _passed_functions(
+        self, call: Call, target: str, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """The project functions handed to a project function that calls the parameter it
+        receives them in: ``self._safe_call(call_fn)`` with ``def _safe_call(self, f):
+        return f()`` runs ``call_fn`` too."""
+        called = self._memo.called_params.get(target)
+        if called is None:
+            fn = self.functions[target][0]
+            called = (
+                frozenset(c.callee for c in self.calls_in(target) if c.callee in fn.params)
+                - SELF_NAMES
+            )
+            self._memo.called_params[target] = called
+        if not called:
+            return ()
+        params = [p for p in self.functions[target][0].params if p not in SELF_NAMES]
+        found: list[str] = []
+        for param in sorted(called):
+            value = call.kwargs.get(param)
+            index = params.index(param) if param in params else len(call.args)
+            if value is None and index < len(call.args):
+                value = call.args[index]
+            if value is None or value.kind not in {"name", "attr", "call"}:
+                continue
+            for passed in self._reference_targets(value, call, caller, facts, 0):
+                if passed != target and passed not in found:
+                    found.append(passed)
+        return tuple(found)
+
+    def _field_targets(self, cls_qual: str, attr: str) -> tuple[str, ...]:
+        """The project functions a class's objects are built with as field ``attr``
+        (``Tool(run=self.run_tool, ...)``, a dataclass or pydantic field holding a
+        callable) when the class has no method of that name: what ``self.<attr>(...)``
+        runs."""
+        if cls_qual not in self.classes or self.find_method(cls_qual, attr) is not None:
+            return ()
+        name = cls_qual.rsplit(".", 1)[-1]
+        found: list[str] = []
+        for built, facts in self._constructions().get(name, ()):
+            if built.callee not in {cls_qual, name} or attr not in built.kwargs:
+                continue
+            caller = self.function(built.function) if built.function else None
+            for target in self._reference_targets(built.kwargs[attr], built, caller, facts, 0):
+                if target not in found:
+                    found.append(target)
+        return tuple(found)
+
+    def _constructions(self) -> dict[str, list[tuple[Call, ModuleFacts]]]:
+        """Calls with keyword arguments to a name that looks like a class, by that name."""
+        index = self._memo.constructions
+        if index is None:
+            index = {}
+            for facts in self.modules.values():
+                for call in facts.calls:
+                    last = call.callee.rsplit(".", 1)[-1]
+                    if call.kwargs and last[:1].isupper():
+                        index.setdefault(last, []).append((call, facts))
+            self._memo.constructions = index
+        return index
 
     def _forwarded(self, call: Call, callee: str) -> Call | None:
         """A runner's call as the function it runs receives it: the arguments after the
@@ -732,6 +813,12 @@ class ProjectModel:
                     callee, parts, owner, facts
                 )
             return found
+        if len(parts) >= 2 and caller is not None and self._self_alias(parts[0], caller, facts):
+            # ``toolkit = self`` in a method, ``toolkit.run_tool(...)`` in a function nested
+            # in it: a call on the method's ``self``
+            owner = enclosing_class(self, caller)
+            if owner:
+                return self._resolve_on_class(callee, ["self", *parts[1:]], owner, facts)
         types = self.module_types.get(facts.module, {})
         # Only a name the extractor left unresolved (a module variable assigned below its
         # use): ``mcp.server.fastmcp.FastMCP.add_tool`` must not be resolved twice.
@@ -751,6 +838,20 @@ class ProjectModel:
                 typed = ".".join([made, *parts[1:]])
                 return self._resolve_name(typed)[3] or typed
         return callee
+
+    def _self_alias(self, name: str, caller: Function, facts: ModuleFacts) -> bool:
+        """Whether ``name`` is a local bound to ``self`` (``outer = self``) in ``caller`` or
+        in a function it is nested in, and never bound to anything else there."""
+        if name in SELF_NAMES or not name.isidentifier():
+            return False
+        scope: str | None = caller.qualname
+        while scope:
+            bound = self.local_assignments(facts, scope, name)
+            if bound:
+                return all(a.value.kind == "name" and a.value.text in SELF_NAMES for a in bound)
+            head, sep, _ = scope.rpartition(".<locals>.")
+            scope = head if sep else None
+        return False
 
     def _resolve_name(self, written: str) -> _CalleeName:
         """What ``written`` (a callee as the extractor left it) names wherever it is called:
@@ -866,15 +967,32 @@ class ProjectModel:
         made = self.functions.get(target) if target else None
         if made is None:
             return None
-        for value in made[0].returns:
+        returns = made[0].returns
+        item = _unpacked_item(bound)
+        if item is not None:
+            # ``sandbox, port = self._start()`` with ``return sandbox, port``: that item,
+            # or what the function bound the name it returns to
+            returns = [
+                self._returned_binding(value.elements[item], made[0], made[1])
+                for value in returns
+                if value.kind == "list" and item < len(value.elements)
+            ]
+        for value in returns:
             if value.kind == "call" and value.qualname in self.classes:
                 return value.qualname
-        if self._declared_return(made[0]):
+        if item is None and self._declared_return(made[0]):
             # ``async def get_client(ctx) -> NotesClient``, awaited or not
             return made[0].return_type
         # ``return httpx.Client(...)`` on every path
-        built = {_constructed_type(value) for value in made[0].returns}
+        built = {_constructed_type(value) for value in returns}
         return built.pop() if len(built) == 1 and None not in built else None
+
+    def _returned_binding(self, value: Value, fn: Function, facts: ModuleFacts) -> Value:
+        """A returned name as the function last bound it (``sandbox = Sandbox(...)``)."""
+        if value.kind != "name":
+            return value
+        bound = self.local_assignments(facts, fn.qualname, value.text)
+        return bound[-1].value if bound else value
 
     def _declared_return(self, fn: Function) -> str | None:
         """The class ``fn``'s return annotation names; None for a type variable
@@ -1052,6 +1170,13 @@ class ProjectModel:
                 return candidate
             if current in self.classes:
                 queue.extend(self.classes[current][0].bases)
+        if cls_qual not in self.classes:
+            return None
+        # bases written as their module imports them, or generic (``ToolkitCore[list[T]]``)
+        for base in framework_bases(self, cls_qual):
+            candidate = f"{base}.{name}"
+            if candidate in self.functions:
+                return candidate
         return None
 
     def project_function(self, qualname: str | None, facts: ModuleFacts) -> str | None:

@@ -38,6 +38,9 @@ READ, MIXED, WEAK, NEUTRAL, WRITE = "read", "mixed", "weak", "neutral", "write"
 # ``operation``: an RPC envelope whose operation is a parameter of the function posting it
 # (``{"action": action, "params": params}``): each caller's argument decides, by the verb table.
 OPERATION = "operation"
+# ``document``: a GraphQL request whose document is a parameter of the function posting it
+# (``{"query": query, "variables": variables}``): each caller's document decides.
+DOCUMENT = "document"
 # ``sets``: the POST writes but repeats safely (it sets a state on an existing resource, links
 # existing things to it, or adds an id to a set-valued field such as ``/cards/{id}/idLabels``):
 # an idempotent write.
@@ -60,6 +63,8 @@ _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _SCHEME_HOST = re.compile(r"^[A-Za-z][\w+.-]*://[^/]*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _GRAPHQL_OP = re.compile(r"^\s*(mutation|query|subscription|\{)")
+# A GraphQL document's first field after the operation header (past an alias).
+_GRAPHQL_FIELD = re.compile(r"\{\s*(?:\w+\s*:\s*)?(\w+)")
 
 
 def words(text: str) -> list[str]:
@@ -180,6 +185,48 @@ def _body(catalog: Catalog, call: Call, *, positional: bool = True) -> Value | N
     return call.args[1] if positional and len(call.args) > 1 else None
 
 
+def _parameter(resolver: _UrlResolver, value: Value) -> bool:
+    """Whether ``value`` is a parameter of the resolver's function, not bound there again."""
+    return (
+        value.kind == "name"
+        and value.text in resolver.fn.params
+        and value.text not in SELF_NAMES
+        and resolver._binding(value.text) is None
+    )
+
+
+def judge_mapped_document(
+    project: ProjectModel, argument: Value, caller: Function, facts: ModuleFacts, call: Call
+) -> PostJudgement:
+    """A GraphQL helper's document as a caller passes it: a ``query`` reads; a ``mutation``
+    does what its first field names (``issueCreate`` creates, ``issueUpdate`` sets,
+    ``issueDelete`` deletes); a parameter of the caller defers again; anything else is not
+    judged (``neutral``)."""
+    resolver = _UrlResolver(project, caller, facts, call.order)
+    if _parameter(resolver, argument):
+        return PostJudgement(DOCUMENT, "", argument.text)
+    held = argument
+    for _ in range(3):
+        if held.kind not in {"name", "attr"}:
+            break
+        bound = resolver._binding(held.text)
+        if bound is None:
+            break
+        held = bound
+    text = _literal_document(held)
+    operation = _operation(text) if text is not None else None
+    if operation == "query":
+        return PostJudgement(READ, "a GraphQL query")
+    if operation != "mutation" or text is None:
+        return PostJudgement(NEUTRAL)
+    field = _GRAPHQL_FIELD.search(text)
+    name = field.group(1) if field else ""
+    judged = rpc_operation_judgement(project.catalog, name) if name else None
+    if judged is not None and judged.verdict != READ:
+        return PostJudgement(judged.verdict, f"a GraphQL mutation `{name}`")
+    return PostJudgement(WRITE, f"a GraphQL mutation{f' `{name}`' if name else ''}")
+
+
 def _literal_document(value: Value) -> str | None:
     """The text of a GraphQL document written as a string or ``gql("query { ... }")``."""
     text = value.string()
@@ -262,7 +309,13 @@ def judge_post(
     if body is not None and body.kind in {"name", "attr"}:
         body = resolver._binding(body.text) or body
     keys = set(body.items) if body is not None and body.kind == "dict" else set()
-    operation = _graphql_operation(resolver, body.items.get("query")) if body and keys else None
+    document = body.items.get("query") if body is not None and keys else None
+    graphql = "graphql" in words(path) or bool(keys & {"variables", "operationName"})
+    if document is not None and graphql and _parameter(resolver, document):
+        # a GraphQL request (``{"query": query, "variables": variables}``) whose document is
+        # the caller's: its name (``query``) says nothing of what it does
+        return PostJudgement(DOCUMENT, "", document.text)
+    operation = _graphql_operation(resolver, document) if document is not None else None
     rpc = _json_rpc(catalog, body, fn) if keys else None
     if rpc is not None:
         return rpc
@@ -417,7 +470,7 @@ def read_by_name(catalog: Catalog, effect: Effect, tool_name: str, description: 
     """A POST (or a SQL statement) the request itself does not judge (``neutral``/``weak``)
     reads when the closest name that says anything reads: the function making the call,
     then the tool, then the first sentence of the tool's description."""
-    if effect.reading not in {NEUTRAL, WEAK, OPERATION}:
+    if effect.reading not in {NEUTRAL, WEAK, OPERATION, DOCUMENT}:
         return False
     function = effect.function.rsplit(".", 1)[-1] if effect.function else ""
     sql = is_statement(effect)

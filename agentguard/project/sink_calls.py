@@ -16,6 +16,7 @@ from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
 from agentguard.project.read_posts import (
     DELETES,
+    DOCUMENT,
     GRAPHQL,
     MIXED,
     NEUTRAL,
@@ -26,6 +27,7 @@ from agentguard.project.read_posts import (
     WRITE,
     PostJudgement,
     graphql_document,
+    judge_mapped_document,
     judge_mapped_url,
     judge_post,
     name_sets,
@@ -43,6 +45,8 @@ from agentguard.project.sql_sinks import (
     bound_to_db_handle,
     embedded_database_module,
     sqlalchemy_statement,
+    statement_start,
+    statement_write_clause,
 )
 from agentguard.project.tool_facts import (
     SELF_NAMES,
@@ -185,7 +189,9 @@ def _classify_sink(
         elif kind == "network_write" or kind in {"payment", "message", "destructive"}:
             method = sink.method
         elif kind == "sql":
-            statement = call.args[0] if call.args else call.kwargs.get("sql")
+            # the statement: first, or by the keyword the sink names (``query_=`` in Neo4j)
+            named = ArgSpec(0, (sink.method_from or {}).get("kwarg") or "sql")
+            statement = argument_at(call.args, call.kwargs, named)
             if statement is None:
                 return _open_world(project, call, callee, fn, facts)  # ``request.execute()``
             if statement.kind == "name":
@@ -196,9 +202,13 @@ def _classify_sink(
                 project, call.receiver or "", fn, facts, call.order
             ):
                 return _open_world(project, call, callee, fn, facts)
+            start = statement_start(statement) if text is None else None
+            if start is not None and project.catalog.sql_read.match(start):
+                return None  # ``"EXPLAIN " + query``: whatever follows, it only reads
+            clause = None if text is None else statement_write_clause(project.catalog, text)
             if text is not None:
-                if project.catalog.sql_read.match(text) or not project.catalog.sql_write.match(
-                    text
+                if project.catalog.sql_read.match(text) or (
+                    not project.catalog.sql_write.match(text) and clause is None
                 ):
                     return None
                 upsert = bool(
@@ -206,7 +216,8 @@ def _classify_sink(
                 )
                 # UPDATE t SET n = n + 1 repeats its increment; INSERT adds a row each time.
                 relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
-                idempotent = upsert or not (re.match(r"(?is)^\s*insert", text) or relative)
+                adds = re.match(r"(?is)^\s*insert", text) or clause in project.catalog.sql_creates
+                idempotent = upsert or not (adds or relative)
                 kind = "write"
                 method = text.split(None, 1)[0].upper()
             elif (verb := sqlalchemy_statement(project.catalog, statement)) is not None:
@@ -329,8 +340,8 @@ def _judged_post(
     judgement = judge_post(project, effect.call, fn, facts)
     if judgement.verdict in {READ, SETS, DELETES}:
         return _settled_post(effect, judgement)
-    if judgement.verdict == OPERATION:
-        return replace(effect, reading=OPERATION, url_param=judgement.url_param)
+    if judgement.verdict in {OPERATION, DOCUMENT}:
+        return replace(effect, reading=judgement.verdict, url_param=judgement.url_param)
     if judgement.verdict in {MIXED, WEAK}:
         why = "reads and writes" if judgement.verdict == MIXED else "looks like a search"
         return replace(
@@ -456,6 +467,35 @@ def _deleting_post(effect: Effect, reason: str) -> Effect:
     )
 
 
+def _mapped_document(
+    project: ProjectModel,
+    effect: Effect,
+    argument: Value,
+    caller: Function,
+    facts: ModuleFacts,
+    call: Call,
+) -> Effect | None:
+    """A GraphQL helper's POST whose document is its parameter, as the caller's document
+    says (``self.client.execute_query(CREATE_ISSUE, variables)``): a query reads, a mutation
+    does what its first field names; a document no reader can know is not judged."""
+    judgement = judge_mapped_document(project, argument, caller, facts, call)
+    if judgement.verdict == DOCUMENT:
+        return replace(effect, url_param=judgement.url_param)
+    if judgement.verdict in {READ, SETS, DELETES}:
+        return _settled_post(effect, judgement)
+    step = EvidenceStep(StepKind.REQUEST, effect.site, detail=judgement.reason or "a document")
+    if judgement.verdict == WRITE:
+        return replace(effect, reading="", url_param=None, chain=(*effect.chain, step))
+    return replace(
+        effect,
+        kind=open_world.UNKNOWN,
+        idempotent=None,
+        reading="",
+        url_param=None,
+        chain=(*effect.chain, step),
+    )
+
+
 def _mapped_operation(project: ProjectModel, effect: Effect, argument: Value) -> Effect | None:
     """A helper's RPC POST whose operation is its parameter, as the caller's argument names it
     (``self.rpc("deleteNotes", ...)``); an operation no verb names, or not written as a
@@ -533,13 +573,15 @@ def map_url_through_call(
 ) -> Effect | None:
     """A helper's POST whose URL is its parameter (``def _post(self, path, body)``) reads
     or writes as the caller's argument says (``self._post("/v1/search", ...)``)."""
-    if effect.url_param is None or effect.reading not in {NEUTRAL, WEAK, OPERATION}:
+    if effect.url_param is None or effect.reading not in {NEUTRAL, WEAK, OPERATION, DOCUMENT}:
         return effect
     argument = argument_for(effect.url_param, callee_fn, call)
     if argument is None:
         return replace(effect, url_param=None)
     if effect.reading == OPERATION:
         return _mapped_operation(project, effect, argument)
+    if effect.reading == DOCUMENT:
+        return _mapped_document(project, effect, argument, caller, facts, call)
     judgement = judge_mapped_url(project, argument, caller, facts, call)
     if judgement.verdict == READ:
         return None

@@ -3,6 +3,8 @@ to a DB-API cursor or connection."""
 
 from __future__ import annotations
 
+import ast
+import re
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import Function, ModuleFacts, Value
@@ -50,3 +52,37 @@ def bound_to_db_handle(
         return False
     method = (value.qualname or value.text).split("(", 1)[0].rsplit(".", 1)[-1]
     return method in project.catalog.db_handle_factories
+
+
+_QUOTED = re.compile(r"""'[^']*'|"[^"]*"|`[^`]*`""")
+
+
+def statement_write_clause(catalog: Catalog, text: str) -> str | None:
+    """The write clause inside a statement that starts with neither a read nor a write
+    verb: ``MATCH (n {id: $id}) SET n.name = $name`` (Cypher) or ``WITH old AS (...) DELETE
+    FROM ...`` writes, whatever it starts with. Quoted strings are no clause."""
+    if catalog.sql_read.match(text) or catalog.sql_write.match(text):
+        return None
+    found = catalog.sql_clause_writes.search(_QUOTED.sub("", text))
+    return found.group(1).lower() if found else None
+
+
+def statement_start(statement: Value) -> str | None:
+    """The literal start of a statement built from a literal and a value no reader knows
+    (``"EXPLAIN " + query``, ``f"DELETE FROM {table} WHERE id = ?"``), up to the first
+    part not written: enough to read its first word. None when it starts with no literal."""
+    if statement.kind not in {"other", "fstring"}:
+        return None
+    try:
+        node = ast.parse(statement.text, mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        node = node.left
+    if isinstance(node, ast.JoinedStr) and node.values:
+        node = node.values[0]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        head = node.value
+        # only a whole first word says what the statement is
+        return head if re.match(r"\s*\w+\s", head) else None
+    return None

@@ -180,6 +180,9 @@ class ToolFacts:
     description: str = ""
     # Other places defining or declaring the same tool (schema files, manifest entries).
     sources: list[Location] = field(default_factory=list)
+    # A tool with no function of its own (a dispatch branch): the handler it is part of and
+    # the span of its own statements, whose calls are the tool's.
+    inline: tuple[str, Location] | None = None
 
     @property
     def guarded(self) -> Declaration | None:

@@ -13,6 +13,7 @@ from agentguard.project.discovery_lowlevel_mcp import (
     add_inline_branch_tool,
     branch_name,
     enum_member_name,
+    handler_class_tool,
     handler_entry,
 )
 from agentguard.project.discovery_runtime_built import local_function
@@ -287,7 +288,10 @@ def discover_tools(
             if callee in registries or (call.function and call.callee.startswith("super")):
                 listings.append((call, facts, callee))
     from agentguard.project.discovery_subclasses import discover_subclass_registrations
+    from agentguard.project.discovery_wrappers import discover_wrapped_decorators
 
+    for tool in discover_wrapped_decorators(project):
+        _add_tool(project, tool)
     discover_subclass_registrations(project)
     for call, facts, callee in listings:
         _discover_from_registry(project, call, facts, callee)
@@ -415,7 +419,7 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
                     factory,
                     site,
                     row.string_at(name_value),
-                    dict(call.kwargs),
+                    row.options(dict(call.kwargs)),
                 )
                 if tool:
                     _add_tool(project, tool)
@@ -440,6 +444,9 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
             qual = qual or local_function(project, arg, call)
             if qual:
                 name = call.args[0].string() if call.args[0].kind == "const" else None
+                named = call.kwargs.get("name") or call.kwargs.get("name_override")
+                if name is None and named is not None:
+                    name = named.string()  # ``mcp.tool(find, name="notes-find")``
                 tool = _tool_from_function(
                     project, qual, decorator_as_function, site, name, dict(call.kwargs)
                 )
@@ -578,9 +585,14 @@ def _discover_lowlevel_mcp(
                 continue
             name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
             name = _static_name(project, name_value) if name_value else None
+            handler = None
+            if not name and name_value is not None:
+                # ``Tool(name=self.name)`` in a handler class: its name and worker method
+                handler = handler_class_tool(project, name_value, call.function)
+                name = handler[0] if handler else None
             if not name:
                 continue
-            target = _dispatch_target(project, name, facts)
+            target = handler[1] if handler else _dispatch_target(project, name, facts)
             options = dict(call.kwargs)
             site = Location(facts.path, call.span)
             if add_inline_branch_tool(project, name, facts, site, options):
