@@ -486,6 +486,12 @@ def _mapped_document(
     step = EvidenceStep(StepKind.REQUEST, effect.site, detail=judgement.reason or "a document")
     if judgement.verdict == WRITE:
         return replace(effect, reading="", url_param=None, chain=(*effect.chain, step))
+    return _unjudged_post(effect, step)
+
+
+def _unjudged_post(effect: Effect, step: EvidenceStep) -> Effect:
+    """A helper's POST whose request its caller's argument does not tell: never read, never
+    a create, an effect not judged."""
     return replace(
         effect,
         kind=open_world.UNKNOWN,
@@ -505,14 +511,7 @@ def _mapped_operation(project: ProjectModel, effect: Effect, argument: Value) ->
     if judgement is None:
         # An operation no verb names: an effect not judged (never read, never a create).
         detail = f"names the RPC operation `{operation}`" if operation else "an RPC operation"
-        return replace(
-            effect,
-            kind=open_world.UNKNOWN,
-            idempotent=None,
-            reading="",
-            url_param=None,
-            chain=(*effect.chain, EvidenceStep(StepKind.REQUEST, effect.site, detail=detail)),
-        )
+        return _unjudged_post(effect, EvidenceStep(StepKind.REQUEST, effect.site, detail=detail))
     if judgement.verdict in {READ, SETS, DELETES}:
         return _settled_post(effect, judgement)
     return replace(
