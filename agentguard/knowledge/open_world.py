@@ -48,6 +48,11 @@ class OpenWorld:
         if name in self.no_effect:
             return "read"  # ``client.close()``, ``conn.commit()``: plumbing, no effect
         parts = words(name)
+        head = parts[0] if parts else ""
+        if head not in self.verbs and head.startswith("a") and head[1:] in self.verbs:
+            # the async twin of a method (``apredict``, ``asend``, ``aadd_texts``), as
+            # LangChain names them: the verb after the ``a``
+            parts = [head[1:], *parts[1:]]
         if len(parts) > 1 and parts[0] in self.method_prefixes and parts[1] in self.verbs:
             # ``post_set_task_state``: an operation named after its HTTP method, then its verb
             parts = parts[1:]

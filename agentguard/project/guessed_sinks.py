@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
+from agentguard.knowledge.open_world import words
 from agentguard.project.sink_keys import key_for, local_value
 from agentguard.project.tool_facts import (
     Effect,
@@ -40,10 +41,13 @@ def _receiver_name(written: str) -> str:
     while written.endswith("]") and "[" in written:
         written = written[: written.rindex("[")]  # ``self.clients["stripe"]``: ``clients``
     if written.endswith(")"):
-        try:
-            node = ast.parse(written, mode="eval").body
-        except (SyntaxError, ValueError):
-            node = None  # cut short at the text limit: judged as written
+        node = None  # cut short at the text limit: judged as written
+        for source in (written, f"(\n{written}\n)"):  # a chain over several lines
+            try:
+                node = ast.parse(source, mode="eval").body
+                break
+            except (SyntaxError, ValueError):
+                continue
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Attribute):
                 return node.func.attr
@@ -80,6 +84,23 @@ def _holds_container(project: ProjectModel, value: Value) -> bool:
     )
 
 
+def _asks_a_collection(project: ProjectModel, call: Call, collection: str) -> bool:
+    """``client.sql_generations.create(prompt=...)``, ``client.completions.create(...)``: a
+    generated SDK's ``create`` on a collection named as a question is the POST to that
+    collection's path (``/sql-generations``), judged by the path's words as a POST is
+    (``read_posts``): a collection whose name only asks makes an answer, nothing a retry
+    duplicates."""
+    if call.method not in {"create", "acreate"}:
+        return False
+    named = words(collection)
+    catalog = project.catalog
+    return (
+        bool(named)
+        and not any(w in catalog.post_write_words for w in named)
+        and any(w in catalog.post_read_words for w in named)
+    )
+
+
 def heuristic_sink(
     project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
@@ -104,8 +125,15 @@ def heuristic_sink(
         return None
     if written and _is_container(project, written, fn, facts, call.order):
         return None
+    if _asks_a_collection(project, call, last):
+        return None
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
-    external = head in project.imported_heads(facts) and head not in project.module_heads
+    # a callee resolved through an attribute typed in another module (``interface: Ain``
+    # in a base class) names a package that module imports
+    resolved = head in project.third_party_heads and head != written.split(".", 1)[0]
+    external = (
+        head in project.imported_heads(facts) or resolved
+    ) and head not in project.module_heads
     if external and re.search(r"\.(deps|context)\.", callee):
         external = False  # ``ctx.deps.client.send(...)``: the user's own dependencies
     if call.method in project.catalog.container_methods and not trusted_receiver:
@@ -132,7 +160,9 @@ def heuristic_sink(
         chain=(
             EvidenceStep(StepKind.SINK, site, callee=call.text, detail="write verb, not resolved"),
         ),
-        confidence=Confidence.MEDIUM if trusted_receiver and external else Confidence.LOW,
+        confidence=Confidence.MEDIUM
+        if resolved or (trusted_receiver and external)
+        else Confidence.LOW,
         key=key_for(project, call, sink, fn, facts),
         heuristic=True,
         function=fn.qualname,

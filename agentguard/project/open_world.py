@@ -46,11 +46,15 @@ KeyFor = Callable[[Sink], "KeyEvidence | None"]
 @functools.lru_cache(maxsize=4096)
 def _parse(text: str) -> ast.expr | None:
     """A call's text as an expression (read, never changed); a text is asked about again for
-    each call judged in its function, so it is parsed once."""
-    try:
-        return ast.parse(text, mode="eval").body
-    except (SyntaxError, ValueError):
-        return None  # cut short at the text limit
+    each call judged in its function, so it is parsed once. A chain written over several
+    lines inside the statement's brackets (``(service.users()\\n.send(...))``) is parsed as
+    the brackets read it."""
+    for source in (text, f"(\n{text}\n)"):
+        try:
+            return ast.parse(source, mode="eval").body
+        except (SyntaxError, ValueError):
+            continue  # cut short at the text limit, or line breaks only brackets allow
+    return None
 
 
 def _called_name(node: ast.expr | None) -> str | None:
@@ -112,9 +116,13 @@ def judge_built(
     project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts, key_for: KeyFor
 ) -> Effect | None:
     """``Issue(...).save()`` / ``mail = Mail(...); mail.send()`` on an external class: a
-    create, whatever the write-verb heuristic would make of ``save``."""
+    create, whatever the write-verb heuristic would make of ``save``. So is the verb
+    followed by a thing a service holds (``message.save_draft()``, ``mail.send_email()``),
+    not by where the bytes go (``stream.save_to_wav_file(path)``)."""
     world = project.catalog.open_world
-    if call.method not in world.object_writes or "." not in call.callee:
+    named = words(call.method)
+    said = len(named) == 1 or (len(named) == 2 and named[1] in world.nouns_alone)
+    if not said or named[0] not in world.object_writes or "." not in call.callee:
         return None
     head = call.callee.split(".", 1)[0]
     if head in STDLIB_MODULES or head in project.module_heads:
@@ -212,10 +220,18 @@ def _verdict(
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
     root = _root(receiver) if receiver is not None else ""
     verb = world.verb_class(call.method)
-    derived = call.method in world.derived_writes or (
-        # ``card = board.add_card(...)``, ``blob.upload_from_string(...)``: a verb that adds,
-        # in a method no list, dict or set has
-        verb == "non_idempotent" and call.method not in project.catalog.container_methods
+    derived = (
+        call.method in world.derived_writes
+        or (
+            # ``card = board.add_card(...)``, ``blob.upload_from_string(...)``: a verb that
+            # adds, in a method no list, dict or set has
+            verb == "non_idempotent" and call.method not in project.catalog.container_methods
+        )
+        or (
+            # ``issue.update(summary=text)``: a write verb given named fields only, where a
+            # list, dict or set method is handed items or a mapping
+            verb in WRITE_CLASSES and bool(call.kwargs) and not call.args
+        )
     )
     if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``
@@ -339,7 +355,7 @@ def _leaves_project(
     head = callee.split(".", 1)[0]
     if not callee or head in STDLIB_MODULES or head in project.module_heads:
         return False
-    imported = {v.split(".", 1)[0] for v in facts.imports.values()}
+    imported = project.imported_heads(facts) | project.third_party_heads
     # ``slack_sdk.WebClient.conversations_list``: resolved into a package, called on a client
     return head in imported and callee.count(".") >= 2 and head != root.split(".", 1)[0]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1011,8 +1012,36 @@ class ProjectModel:
             cls = self.classes[current][0]
             if attr in cls.self_types:
                 return cls.self_types[attr]
+            validated = self._validator_bound(current, attr)
+            if validated is not None:
+                return validated
             queue.extend(cls.bases)
         return self._built_by_method(cls_qual, attr)
+
+    def _validator_bound(self, cls_qual: str, attr: str) -> str | None:
+        """``values["client"] = Client(...)`` (or a local holding one) in a validator the
+        model runs on its input before it is built (``@model_validator(mode="before")``,
+        ``@root_validator(pre=True)``, LangChain's ``@pre_init``): the field ``attr`` holds
+        what was stored under its name."""
+        cls, facts = self.classes[cls_qual]
+        for method in cls.methods:
+            fn = self.function(method)
+            if fn is None or not any(
+                self.catalog.field_validators(d.qualname) for d in fn.decorators
+            ):
+                continue
+            data = [p for p in fn.params if p not in SELF_NAMES][:1]
+            for param in data:
+                for assignment in self.local_assignments(facts, method, f"{param}[{attr}]"):
+                    value = assignment.value
+                    if value.kind == "name":
+                        held = self.local_assignments(facts, method, value.text)
+                        earlier = [a for a in held if a.order <= assignment.order]
+                        value = earlier[-1].value if earlier else value
+                    made = _constructed_type(value)
+                    if made is not None:
+                        return made
+        return None
 
     def _built_by_method(self, cls_qual: str, attr: str) -> str | None:
         """``self.g = self.authenticate()``, where the class's method builds and returns
@@ -1129,6 +1158,18 @@ class ProjectModel:
                 if "." in base:
                     by_last.setdefault(base.rsplit(".", 1)[1], []).append(other)
         return (by_base, by_last)
+
+    @functools.cached_property
+    def third_party_heads(self) -> frozenset[str]:
+        """The top-level names any module of the project imports from that are neither the
+        project's own packages nor the standard library's: a callee resolved through an
+        attribute typed in another module (``interface: Ain`` in a base class, imported
+        there only) still names the package it leaves the project for."""
+        stdlib = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
+        heads: set[str] = set()
+        for facts in self.modules.values():
+            heads |= self.imported_heads(facts)
+        return frozenset(heads - self.module_heads - stdlib)
 
     def imported_heads(self, facts: ModuleFacts) -> frozenset[str]:
         """The top-level names a module imports from (memoised: asked per call)."""

@@ -44,6 +44,10 @@ OPERATION = "operation"
 SETS = "sets"
 # ``deletes``: the request names a deletion (an RPC operation ``deleteNotes``).
 DELETES = "deletes"
+# ``document``: a GraphQL-over-HTTP request (a ``query`` beside ``variables`` or
+# ``operationName``, or a ``/graphql`` endpoint) whose document no reader can know: it may
+# be a mutation, so a write of unknown idempotency, judged like a statement a caller supplies.
+DOCUMENT = "document"
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,8 @@ def _graphql_operation(resolver: _UrlResolver, query: Value | None, depth: int =
     text = _literal_document(query)
     if text is not None:
         return _operation(text)
+    if query.kind == "name" and query.text in resolver.fn.params:
+        return None  # the model's document: a parameter's name says nothing of it
     if query.kind in {"name", "attr"}:
         bound = resolver._binding(query.text)
         if bound is not None:
@@ -263,11 +269,16 @@ def judge_post(
     rpc = _json_rpc(catalog, body, fn) if keys else None
     if rpc is not None:
         return rpc
-    if "graphql" in words(path) or operation is not None:
+    graphql = "graphql" in words(path) or (
+        "query" in keys and bool(keys & catalog.post_graphql_keys)
+    )
+    if graphql or operation is not None:
         if operation == "mutation":
             return PostJudgement(MIXED if READ in verdicts else WRITE, "a GraphQL mutation")
         if operation == "query" and WRITE not in verdicts:
             return PostJudgement(READ, "a GraphQL query")
+        if operation is None and "query" in keys:
+            return PostJudgement(DOCUMENT, "a GraphQL document no reader can know")
     sets = _sets(catalog, path, body, verdicts)
     if sets is not None:
         return PostJudgement(SETS, sets, resolver.param)

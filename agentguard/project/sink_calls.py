@@ -16,6 +16,7 @@ from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
 from agentguard.project.read_posts import (
     DELETES,
+    DOCUMENT,
     GRAPHQL,
     MIXED,
     NEUTRAL,
@@ -331,6 +332,20 @@ def _judged_post(
         return _settled_post(effect, judgement)
     if judgement.verdict == OPERATION:
         return replace(effect, reading=OPERATION, url_param=judgement.url_param)
+    if judgement.verdict == DOCUMENT:
+        # a GraphQL document the caller supplies: a write of unknown idempotency, which the
+        # names around it judge as they judge a statement (its "query" says nothing)
+        return replace(
+            effect,
+            idempotent=None,
+            method=GRAPHQL,
+            confidence=Confidence.LOW,
+            reading=NEUTRAL,
+            chain=(
+                *effect.chain,
+                EvidenceStep(StepKind.REQUEST, effect.site, detail=judgement.reason),
+            ),
+        )
     if judgement.verdict in {MIXED, WEAK}:
         why = "reads and writes" if judgement.verdict == MIXED else "looks like a search"
         return replace(

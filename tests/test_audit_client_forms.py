@@ -1,0 +1,320 @@
+"""Client forms seen in LangChain and LlamaIndex tool packages that the analyser judged read
+(the worst error for a tool that writes) or judged a write when it only asks. Each case is a
+small tool written for this test, calling a client the way its library documents it; the
+assertions are what a user sees: the tool's effects and its findings."""
+
+from __future__ import annotations
+
+from agentguard.report.model import build_report
+
+from .conftest import ScanFiles
+
+
+def tool_of(scan_files: ScanFiles, files: dict[str, str], name: str) -> tuple[list[str], set[str]]:
+    result = scan_files(files)
+    (tool,) = [t for t in result.project.tools if t.name == name]
+    codes = {f.code for f in result.findings if f.tool == name}
+    return sorted(e.kind for e in tool.effects), codes
+
+
+def risk_of(scan_files: ScanFiles, files: dict[str, str], name: str) -> str:
+    result = scan_files(files)
+    report = build_report(result)
+    (row,) = [row for row in report.tools if row.name == name]
+    return row.risk.value
+
+
+GMAIL_SEND = """\
+from googleapiclient.discovery import build
+from langchain_core.tools import BaseTool
+
+
+class MailSender(BaseTool):
+    name: str = "send_mail"
+    description: str = "Send an email to a recipient."
+
+    def _run(self, raw: str) -> str:
+        service = build("gmail", "v1")
+        request = (
+            service.users()
+            .messages()
+            .send(userId="me", body={"raw": raw})
+        )
+        sent = request.execute()
+        return sent["id"]
+"""
+
+
+def test_a_request_built_over_several_lines_then_executed_is_judged(
+    scan_files: ScanFiles,
+) -> None:
+    """A formatter puts a builder chain over several lines in brackets; the request held in
+    a local and executed later is the send it names, not nothing."""
+    kinds, codes = tool_of(scan_files, {"mail.py": GMAIL_SEND}, "send_mail")
+    assert kinds == ["network_write"]
+    assert {"AG101", "AG201"} <= codes
+
+
+OUTLOOK_DRAFT = """\
+from O365 import Account
+from langchain_core.tools import BaseTool
+
+
+class DraftWriter(BaseTool):
+    name: str = "write_draft"
+    description: str = "Prepare an email for the user to review."
+    account: Account
+
+    def _run(self, body: str, subject: str) -> str:
+        mailbox = self.account.mailbox()
+        message = mailbox.new_message()
+        message.body = body
+        message.subject = subject
+        message.save_draft()
+        return "saved"
+
+
+class AudioWriter(BaseTool):
+    name: str = "speak"
+    description: str = "Speak a text into a wav file."
+
+    def _run(self, text: str) -> str:
+        import speechkit
+
+        stream = speechkit.AudioStream(text)
+        stream.save_to_wav_file("/tmp/out.wav")
+        return "/tmp/out.wav"
+"""
+
+
+def test_a_save_named_with_what_it_saves_creates_it(scan_files: ScanFiles) -> None:
+    """``message.save_draft()`` on a message a client made new stores a draft on the service
+    (a retry stores a second one); ``save_to_wav_file(path)`` names where bytes go, no
+    service object."""
+    kinds, codes = tool_of(scan_files, {"outlook.py": OUTLOOK_DRAFT}, "write_draft")
+    assert kinds == ["network_write"]
+    assert "AG201" in codes
+    _, spoken = tool_of(scan_files, {"outlook.py": OUTLOOK_DRAFT}, "speak")
+    assert "AG201" not in spoken
+
+
+JIRA_UPDATE = '''\
+from jira import JIRA
+from llama_index.core.tools.tool_spec.base import BaseToolSpec
+
+
+class IssueSpec(BaseToolSpec):
+    spec_functions = ["rename_issue", "merge_labels"]
+
+    def __init__(self, server: str, token: str) -> None:
+        self.jira = JIRA(server=server, token_auth=token)
+
+    def rename_issue(self, key: str, summary: str) -> str:
+        """Give an issue a new summary."""
+        issue = self.jira.issue(key)
+        issue.update(summary=summary)
+        return "done"
+
+    def merge_labels(self, key: str) -> dict:
+        """Show an issue's fields with defaults filled in."""
+        fields = self.jira.issue(key).raw["fields"]
+        shown = dict(fields)
+        shown.update({"labels": fields.get("labels") or []})
+        return shown
+'''
+
+
+def test_named_fields_set_on_an_object_a_client_handed_out_are_a_write(
+    scan_files: ScanFiles,
+) -> None:
+    """``issue = jira.issue(key); issue.update(summary=...)`` sets fields on the service;
+    a dict's ``update`` with a mapping changes only the process's copy."""
+    assert risk_of(scan_files, {"spec.py": JIRA_UPDATE}, "rename_issue") == "write"
+    assert risk_of(scan_files, {"spec.py": JIRA_UPDATE}, "merge_labels") == "read"
+
+
+WALLET_BASE = """\
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from langchain_core.tools import BaseTool
+
+if TYPE_CHECKING:
+    from chainsdk.client import Chain
+
+
+class ChainTool(BaseTool):
+    interface: Chain
+"""
+
+WALLET_TOOL = """\
+from wallet.base import ChainTool
+
+
+class Transfer(ChainTool):
+    name: str = "transfer_tokens"
+    description: str = "Move tokens to an address."
+
+    async def _arun(self, address: str, amount: int) -> str:
+        return str(await self.interface.wallet.transfer(address, amount))
+
+    def _run(self, address: str, amount: int) -> str:
+        raise NotImplementedError
+"""
+
+
+def test_an_attribute_typed_in_a_base_class_elsewhere_leaves_the_project(
+    scan_files: ScanFiles,
+) -> None:
+    """The base class imports the client's type (only for type checking); the subclass's
+    module imports nothing of it, but its call still goes to that package."""
+    files = {
+        "wallet/__init__.py": "",
+        "wallet/base.py": WALLET_BASE,
+        "wallet/transfer.py": WALLET_TOOL,
+    }
+    kinds, codes = tool_of(scan_files, files, "transfer_tokens")
+    assert kinds == ["network_write"]
+    assert {"AG101", "AG201"} <= codes
+
+
+GRAPHQL_TOOLS = '''\
+import requests
+from llama_index.core.tools.tool_spec.base import BaseToolSpec
+
+COUNTRIES = "query Countries { countries { code name } }"
+
+
+class GraphSpec(BaseToolSpec):
+    spec_functions = ["graphql_request", "list_countries"]
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def graphql_request(self, query: str, variables: dict) -> str:
+        """Use this tool to make a GraphQL query against the server."""
+        response = requests.post(
+            self.url, json={"query": query, "variables": variables, "operationName": None}
+        )
+        return response.text
+
+    def list_countries(self) -> str:
+        """List the countries the server knows."""
+        response = requests.post(self.url, json={"query": COUNTRIES, "variables": {}})
+        return response.text
+'''
+
+
+def test_a_graphql_document_the_model_writes_is_never_read(scan_files: ScanFiles) -> None:
+    """A GraphQL-over-HTTP body (``query`` beside ``variables``) carries whatever document
+    the model wrote, mutations included: a write whose idempotency nobody knows, however the
+    parameter is named; a literal query still reads."""
+    assert risk_of(scan_files, {"graph.py": GRAPHQL_TOOLS}, "graphql_request") != "read"
+    kinds, _ = tool_of(scan_files, {"graph.py": GRAPHQL_TOOLS}, "graphql_request")
+    assert kinds == ["network_write"]
+    assert risk_of(scan_files, {"graph.py": GRAPHQL_TOOLS}, "list_countries") == "read"
+
+
+GQL_WRAPPER = """\
+from typing import Any, Dict
+
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel, model_validator
+
+
+class GraphWrapper(BaseModel):
+    endpoint: str
+    gql_client: Any = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def build_client(cls, values: Dict) -> Any:
+        from gql import Client
+        from gql.transport.requests import RequestsHTTPTransport
+
+        client = Client(transport=RequestsHTTPTransport(url=values["endpoint"]))
+        values["gql_client"] = client
+        return values
+
+    def run(self, document: Any) -> str:
+        return str(self.gql_client.execute(document))
+
+
+class GraphTool(BaseTool):
+    name: str = "graph_query"
+    description: str = "Run a GraphQL document against the server."
+    wrapper: GraphWrapper
+
+    def _run(self, document: str) -> str:
+        return self.wrapper.run(document)
+"""
+
+
+def test_a_field_a_before_validator_stores_is_typed(scan_files: ScanFiles) -> None:
+    """pydantic's ``@model_validator(mode="before")`` gets the input data: what it stores
+    under a field's name is that field, so ``self.gql_client.execute`` is the GraphQL
+    client's, running the model's document."""
+    assert risk_of(scan_files, {"graph.py": GQL_WRAPPER}, "graph_query") != "read"
+    kinds, _ = tool_of(scan_files, {"graph.py": GQL_WRAPPER}, "graph_query")
+    assert kinds == ["network_write"]
+
+
+ASYNC_TWINS = """\
+from slack_sdk import WebClient
+from langchain_core.tools import BaseTool
+
+
+class Poster(BaseTool):
+    name: str = "post_update"
+    description: str = "Tell the channel what changed."
+    client: WebClient
+
+    def _run(self, text: str) -> str:
+        raise NotImplementedError
+
+    async def _arun(self, text: str) -> str:
+        return str(await self.client.asend_update(text))
+"""
+
+
+def test_an_async_twin_is_judged_by_the_verb_after_its_a(scan_files: ScanFiles) -> None:
+    """LangChain names a method's async twin with an ``a`` before it (``apredict``,
+    ``asend``): the verb after it says what the call does."""
+    kinds, codes = tool_of(scan_files, {"poster.py": ASYNC_TWINS}, "post_update")
+    assert kinds == ["network_write"]
+    assert "AG201" in codes
+
+
+GENERATED_SDK = """\
+from langchain_core.tools import BaseTool
+from sqlgen import SqlGen
+
+
+class Question(BaseTool):
+    name: str = "ask_database"
+    description: str = "Turn a question into SQL."
+    client: SqlGen
+
+    def _run(self, prompt: str) -> str:
+        return self.client.sql_generations.create(prompt=prompt).sql
+
+
+class Ticket(BaseTool):
+    name: str = "file_ticket"
+    description: str = "File a ticket."
+    client: SqlGen
+
+    def _run(self, title: str) -> str:
+        return self.client.tickets.create(title=title).id
+"""
+
+
+def test_a_create_on_a_collection_named_as_a_question_is_a_read(scan_files: ScanFiles) -> None:
+    """A generated SDK's ``create`` on ``sql_generations`` is the POST to
+    ``/sql-generations``: an answer, as the same path's POST is judged; on ``tickets`` it
+    creates one."""
+    assert risk_of(scan_files, {"sdk.py": GENERATED_SDK}, "ask_database") == "read"
+    kinds, codes = tool_of(scan_files, {"sdk.py": GENERATED_SDK}, "file_ticket")
+    assert kinds == ["network_write"]
+    assert "AG201" in codes
