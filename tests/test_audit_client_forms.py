@@ -318,3 +318,38 @@ def test_a_create_on_a_collection_named_as_a_question_is_a_read(scan_files: Scan
     kinds, codes = tool_of(scan_files, {"sdk.py": GENERATED_SDK}, "file_ticket")
     assert kinds == ["network_write"]
     assert "AG201" in codes
+
+
+GENERATED_OPERATIONS = '''\
+from llama_index.core.tools.tool_spec.base import BaseToolSpec
+from mailsdk import AuthenticatedClient
+from mailsdk.api.messages import messages_list, messages_send
+from mailsdk.models import MessagesSendBody
+
+
+class MailSpec(BaseToolSpec):
+    spec_functions = ["send_mail", "list_mail"]
+
+    def __init__(self, token: str) -> None:
+        self.client = AuthenticatedClient(base_url="https://mail.example", token=token)
+
+    def send_mail(self, to: str, text: str) -> dict:
+        """Send an email."""
+        body = MessagesSendBody(to=to, text=text)
+        return messages_send.sync(client=self.client, body=body).to_dict()
+
+    def list_mail(self) -> dict:
+        """List the inbox."""
+        return messages_list.sync(client=self.client).to_dict()
+'''
+
+
+def test_a_generated_operation_module_runs_the_operation_it_is_named_after(
+    scan_files: ScanFiles,
+) -> None:
+    """openapi-python-client makes one module per operation with ``sync``/``asyncio``
+    functions: ``messages_send.sync(...)`` sends, ``messages_list.sync(...)`` reads."""
+    kinds, codes = tool_of(scan_files, {"mail.py": GENERATED_OPERATIONS}, "send_mail")
+    assert kinds == ["network_write"]
+    assert "AG201" in codes
+    assert risk_of(scan_files, {"mail.py": GENERATED_OPERATIONS}, "list_mail") == "read"

@@ -38,6 +38,8 @@ class OpenWorld:
     answer_conversions: frozenset[str] = frozenset()
     # HTTP method words an operation name may start with before its own verb
     method_prefixes: frozenset[str] = frozenset()
+    # functions of a module named after the operation they run (``messages_send.sync``)
+    operation_module_calls: frozenset[str] = frozenset()
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -98,4 +100,5 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         buffer_saves=frozenset(section.get("buffer_saves") or []),
         answer_conversions=frozenset(section.get("answer_conversions") or []),
         method_prefixes=frozenset(section.get("method_prefixes") or []),
+        operation_module_calls=frozenset(section.get("operation_module_calls") or []),
     )

@@ -206,6 +206,9 @@ def _verdict(
     if receiver is None and "." in call.callee:
         # the text was cut short (a long chain over many lines): its shape, without arguments
         receiver = _parse(call.callee.rsplit(".", 1)[0])
+    operation = _operation_module(project, world, call, callee, facts)
+    if operation is not None:
+        return _Verdict(world.verb_class(operation), f"runs the operation `{operation}`")
     if call.method in world.terminals:
         request = _called_name(receiver)
         if request is None and isinstance(receiver, ast.Name):
@@ -243,6 +246,23 @@ def _verdict(
     if _chain_segment(project, call, fn) or _handle_factory(project, call, fn, facts):
         return None  # ``service.users()`` builds the request a later call sends
     return _Verdict(None, "not in the catalogue, no verb in its name")
+
+
+def _operation_module(
+    project: ProjectModel, world: OpenWorld, call: Call, callee: str, facts: ModuleFacts
+) -> str | None:
+    """``messages_send.sync(client=c, body=b)`` with ``from sdk.api.messages import
+    messages_send``: a generated client's module runs the operation it is named after."""
+    if call.method not in world.operation_module_calls or "." not in call.text:
+        return None
+    written = call.text.rsplit(".", 1)[0]
+    module = facts.imports.get(written)
+    if module is None or callee != f"{module}.{call.method}":
+        return None
+    head = module.split(".", 1)[0]
+    if head in STDLIB_MODULES or head in project.module_heads:
+        return None
+    return module.rsplit(".", 1)[-1]
 
 
 def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
