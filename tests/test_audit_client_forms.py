@@ -353,3 +353,33 @@ def test_a_generated_operation_module_runs_the_operation_it_is_named_after(
     assert kinds == ["network_write"]
     assert "AG201" in codes
     assert risk_of(scan_files, {"mail.py": GENERATED_OPERATIONS}, "list_mail") == "read"
+
+
+FACTORY_FIELD = """\
+from typing import Any
+
+from langchain_core.tools import BaseTool
+from pydantic import Field
+
+
+def _default_runner() -> Any:
+    from shellkit.runner import ShellRunner
+
+    return ShellRunner(capture=True)
+
+
+class Terminal(BaseTool):
+    name: str = "terminal"
+    description: str = "Run shell commands on this machine."
+    runner: Any = Field(default_factory=_default_runner)
+
+    def _run(self, commands: str) -> str:
+        return self.runner.run(commands)
+"""
+
+
+def test_a_field_built_by_a_default_factory_holds_what_it_builds(scan_files: ScanFiles) -> None:
+    """``Field(default_factory=_default_runner)``, where the project's function builds an
+    external ``ShellRunner``: ``self.runner.run(...)`` leaves the project, and what it does
+    is unknown, never read."""
+    assert risk_of(scan_files, {"term.py": FACTORY_FIELD}, "terminal") != "read"

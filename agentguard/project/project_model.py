@@ -1012,11 +1012,26 @@ class ProjectModel:
             cls = self.classes[current][0]
             if attr in cls.self_types:
                 return cls.self_types[attr]
-            validated = self._validator_bound(current, attr)
+            validated = self._validator_bound(current, attr) or self._factory_default(current, attr)
             if validated is not None:
                 return validated
             queue.extend(cls.bases)
         return self._built_by_method(cls_qual, attr)
+
+    def _factory_default(self, cls_qual: str, attr: str) -> str | None:
+        """``process: Any = Field(default_factory=_default_process)`` where the project
+        function builds and returns ``BashProcess(...)``: the field holds what it builds."""
+        cls, facts = self.classes[cls_qual]
+        default = cls.attributes.get(attr)
+        factory = default.call_kwargs.get("default_factory") if default is not None else None
+        if factory is None or factory.kind not in {"name", "attr"}:
+            return None
+        target = self.project_function(factory.qualname or factory.text, facts)
+        entry = self.functions.get(target) if target else None
+        if entry is None:
+            return None
+        built = {_constructed_type(value) for value in entry[0].returns}
+        return built.pop() if len(built) == 1 and None not in built else None
 
     def _validator_bound(self, cls_qual: str, attr: str) -> str | None:
         """``values["client"] = Client(...)`` (or a local holding one) in a validator the
