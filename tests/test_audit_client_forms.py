@@ -383,3 +383,36 @@ def test_a_field_built_by_a_default_factory_holds_what_it_builds(scan_files: Sca
     external ``ShellRunner``: ``self.runner.run(...)`` leaves the project, and what it does
     is unknown, never read."""
     assert risk_of(scan_files, {"term.py": FACTORY_FIELD}, "terminal") != "read"
+
+
+LIBRARY_SETTING = '''\
+from llama_index.core.tools.tool_spec.base import BaseToolSpec
+
+
+class EncyclopediaSpec(BaseToolSpec):
+    spec_functions = ["read_article", "rename_article"]
+
+    def read_article(self, title: str, lang: str = "en") -> str:
+        """Read an encyclopedia article."""
+        import encyclopedia
+
+        encyclopedia.set_lang(lang)
+        return encyclopedia.search(title)[0]
+
+    def rename_article(self, title: str, new_title: str) -> str:
+        """Rename an article."""
+        import encyclopedia
+
+        site = encyclopedia.Site("https://wiki.example")
+        site.set_title(title, new_title)
+        return "renamed"
+'''
+
+
+def test_a_setting_called_on_an_imported_module_configures_the_process(
+    scan_files: ScanFiles,
+) -> None:
+    """``encyclopedia.set_lang(lang)`` on the module itself sets the library's language for
+    this process: the tool reads. The same verb on a client the module made writes."""
+    assert risk_of(scan_files, {"wiki.py": LIBRARY_SETTING}, "read_article") == "read"
+    assert risk_of(scan_files, {"wiki.py": LIBRARY_SETTING}, "rename_article") == "write"

@@ -40,6 +40,8 @@ class OpenWorld:
     method_prefixes: frozenset[str] = frozenset()
     # functions of a module named after the operation they run (``messages_send.sync``)
     operation_module_calls: frozenset[str] = frozenset()
+    # verbs that, on an imported module itself, configure the library (``set_lang``)
+    module_settings: frozenset[str] = frozenset()
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -101,4 +103,5 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         answer_conversions=frozenset(section.get("answer_conversions") or []),
         method_prefixes=frozenset(section.get("method_prefixes") or []),
         operation_module_calls=frozenset(section.get("operation_module_calls") or []),
+        module_settings=frozenset(section.get("module_settings") or []),
     )

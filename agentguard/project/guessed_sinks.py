@@ -84,6 +84,21 @@ def _holds_container(project: ProjectModel, value: Value) -> bool:
     )
 
 
+def _configures_library(
+    project: ProjectModel, call: Call, written: str, facts: ModuleFacts
+) -> bool:
+    """``wikipedia.set_lang("fr")``, ``pandas.set_option(...)``: a setting verb called on an
+    imported module itself, not on a client it made, configures the library in this
+    process; nothing leaves it."""
+    named = words(call.method)
+    if not named or named[0] not in project.catalog.open_world.module_settings:
+        return False
+    imported = facts.imports.get(written)
+    if imported is None or imported.split(".", 1)[0] in project.module_heads:
+        return False
+    return imported.rsplit(".", 1)[-1][:1].islower()  # a module, not a class or a client
+
+
 def _asks_a_collection(project: ProjectModel, call: Call, collection: str) -> bool:
     """``client.sql_generations.create(prompt=...)``, ``client.completions.create(...)``: a
     generated SDK's ``create`` on a collection named as a question is the POST to that
@@ -125,7 +140,9 @@ def heuristic_sink(
         return None
     if written and _is_container(project, written, fn, facts, call.order):
         return None
-    if _asks_a_collection(project, call, last):
+    if _asks_a_collection(project, call, last) or _configures_library(
+        project, call, written, facts
+    ):
         return None
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
     # a callee resolved through an attribute typed in another module (``interface: Ain``
