@@ -416,3 +416,57 @@ def test_a_setting_called_on_an_imported_module_configures_the_process(
     this process: the tool reads. The same verb on a client the module made writes."""
     assert risk_of(scan_files, {"wiki.py": LIBRARY_SETTING}, "read_article") == "read"
     assert risk_of(scan_files, {"wiki.py": LIBRARY_SETTING}, "rename_article") == "write"
+
+
+SQL_HELPER = '''\
+import psycopg
+from llama_index.core.tools.tool_spec.base import BaseToolSpec
+
+
+class Notes:
+    def __init__(self, dsn: str) -> None:
+        self._conn = psycopg.connect(dsn)
+
+    def _checked(self, statement: str) -> str:
+        return statement.strip().rstrip(";")
+
+    def run(self, statement: str) -> list:
+        clean = self._checked(statement)
+        return list(self._conn.execute(clean))
+
+    def tables(self, schema: str) -> list:
+        return self.run(f"SELECT table_name FROM information_schema.tables WHERE s = '{schema}'")
+
+
+class NotesSpec(BaseToolSpec):
+    spec_functions = ["list_tables", "add_note", "run_sql"]
+
+    def __init__(self, dsn: str) -> None:
+        self.db = Notes(dsn)
+
+    def list_tables(self, schema: str) -> list:
+        """The tables of a schema."""
+        return self.db.tables(schema)
+
+    def add_note(self, text: str) -> list:
+        """Keep a note."""
+        return self.db.run(f"INSERT INTO notes (body) VALUES ('{text}')")
+
+    def run_sql(self, statement: str) -> list:
+        """Run a statement."""
+        return self.db.run(statement)
+'''
+
+
+def test_a_sql_helper_statement_is_judged_where_each_caller_writes_it(
+    scan_files: ScanFiles,
+) -> None:
+    """A helper runs the statement it is handed (after a clean-up call): a caller's literal
+    ``SELECT`` reads, a literal ``INSERT`` adds a row, and the model's statement stays a
+    write nobody can judge."""
+    files = {"notes.py": SQL_HELPER}
+    assert risk_of(scan_files, files, "list_tables") == "read"
+    kinds, codes = tool_of(scan_files, files, "add_note")
+    assert kinds == ["write"]
+    assert "AG201" in codes
+    assert risk_of(scan_files, files, "run_sql") != "read"

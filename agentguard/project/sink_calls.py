@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
-from agentguard.knowledge.catalog import Matcher, Sink
+from agentguard.knowledge.catalog import Catalog, Matcher, Sink
 from agentguard.project import open_world
 from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
@@ -146,6 +146,7 @@ def _classify_sink(
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
         unknown_statement = False  # SQL whose statement the caller supplies
+        statement_from: str | None = None  # the parameter it comes from, if one
         confidence = Confidence(sink.confidence)
         remote = sink.remote if sink.remote is not None else True
         if kind == "sql" and call.args:
@@ -189,6 +190,7 @@ def _classify_sink(
             statement = call.args[0] if call.args else call.kwargs.get("sql")
             if statement is None:
                 return _open_world(project, call, callee, fn, facts)  # ``request.execute()``
+            statement_param = _statement_param(project, statement, fn, facts, call.order)
             if statement.kind == "name":
                 statement = local_value(project, statement.text, fn, facts, call.order) or statement
             text = statement.string()
@@ -198,18 +200,11 @@ def _classify_sink(
             ):
                 return _open_world(project, call, callee, fn, facts)
             if text is not None:
-                if project.catalog.sql_read.match(text) or not project.catalog.sql_write.match(
-                    text
-                ):
+                judged_sql = sql_text_effect(project.catalog, text)
+                if judged_sql is None:
                     return None
-                upsert = bool(
-                    re.search(r"(?i)on\s+conflict|on\s+duplicate\s+key|insert\s+or\s+ignore", text)
-                )
-                # UPDATE t SET n = n + 1 repeats its increment; INSERT adds a row each time.
-                relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
-                idempotent = upsert or not (re.match(r"(?is)^\s*insert", text) or relative)
+                idempotent, method = judged_sql
                 kind = "write"
-                method = text.split(None, 1)[0].upper()
             elif (verb := sqlalchemy_statement(project.catalog, statement)) is not None:
                 if verb == "select":
                     return None
@@ -219,6 +214,7 @@ def _classify_sink(
             else:
                 kind, idempotent, confidence = "write", None, Confidence.LOW
                 unknown_statement = True
+                statement_from = statement_param
             # An embedded database file is a local write (judged by Q1): no service downstream
             # could honour an idempotency key.
             remote = not embedded_database_module(project.catalog, facts)
@@ -257,7 +253,7 @@ def _classify_sink(
             return _judged_post(project, effect, fn, facts)
         if unknown_statement:
             # a statement the caller supplies: the tool's name and description decide
-            return replace(effect, reading=NEUTRAL)
+            return replace(effect, reading=NEUTRAL, statement_param=statement_from)
         if method == "PATCH" and name_sets(project.catalog, fn.name):
             return _idempotent_patch(effect, fn.name)
         if kind == "exec" and open_world.reads_by_command(project, call, fn, facts):
@@ -274,6 +270,89 @@ def _classify_sink(
     if guessed is not None and call.method in {"post", "apost"}:
         return _judged_post(project, guessed, fn, facts)  # client.post(...) on an unknown client
     return guessed if guessed is not None else _open_world(project, call, callee, fn, facts)
+
+
+def sql_text_effect(catalog: Catalog, text: str) -> tuple[bool, str] | None:
+    """What a literal SQL statement does: None when it reads (or is no statement a write
+    verb starts); else whether it repeats safely and its verb. ``UPDATE t SET n = n + 1``
+    repeats its increment; ``INSERT`` adds a row each time unless it says what a conflict
+    does."""
+    if catalog.sql_read.match(text) or not catalog.sql_write.match(text):
+        return None
+    upsert = bool(re.search(r"(?i)on\s+conflict|on\s+duplicate\s+key|insert\s+or\s+ignore", text))
+    relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
+    idempotent = upsert or not (re.match(r"(?is)^\s*insert", text) or relative)
+    return idempotent, text.split(None, 1)[0].upper()
+
+
+def _statement_param(
+    project: ProjectModel, statement: Value, fn: Function, facts: ModuleFacts, before: int
+) -> str | None:
+    """The parameter of ``fn`` a SQL statement comes from: the parameter itself, or a local
+    bound to a call handed it (``clean = self._validate(query, "SELECT")``)."""
+    if statement.kind != "name":
+        return None
+    if statement.text in fn.params and statement.text not in SELF_NAMES:
+        return statement.text
+    bound = local_value(project, statement.text, fn, facts, before)
+    if bound is None or bound.kind != "call":
+        return None
+    handed = [a.text for a in (*bound.call_args, *bound.call_kwargs.values()) if a.kind == "name"]
+    params = [name for name in handed if name in fn.params and name not in SELF_NAMES]
+    return params[0] if len(params) == 1 else None
+
+
+def map_statement_through_call(
+    project: ProjectModel,
+    effect: Effect,
+    callee_fn: Function,
+    call: Call,
+    caller: Function,
+    facts: ModuleFacts,
+) -> Effect | None:
+    """A helper's SQL whose statement is its parameter takes the caller's argument: a
+    literal ``SELECT`` (or an f-string starting so) reads, a literal write is judged by its
+    verb, a parameter of the caller is judged by that caller's callers; anything else stays
+    a statement nobody can read."""
+    if effect.statement_param is None:
+        return effect
+    argument = argument_for(effect.statement_param, callee_fn, call)
+    if argument is not None and argument.kind == "name":
+        if argument.text in caller.params and argument.text not in SELF_NAMES:
+            return replace(effect, statement_param=argument.text)
+        argument = local_value(project, argument.text, caller, facts, call.order) or argument
+    text = _statement_start(argument) if argument is not None else None
+    if text is None or not (
+        project.catalog.sql_read.match(text) or project.catalog.sql_write.match(text)
+    ):
+        return replace(effect, statement_param=None)
+    judged = sql_text_effect(project.catalog, text)
+    if judged is None:
+        return None  # this caller's statement reads
+    idempotent, method = judged
+    return replace(
+        effect,
+        kind="write",
+        idempotent=idempotent,
+        method=method,
+        reading="",
+        statement_param=None,
+        confidence=Confidence.MEDIUM,
+    )
+
+
+def _statement_start(value: Value) -> str | None:
+    """A statement's literal text, or the literal start of an f-string (``f"SELECT * FROM
+    {table}"`` starts ``SELECT * FROM``)."""
+    text = value.string()
+    if text is not None or value.kind != "fstring":
+        return text
+    # the f-string's text up to its first placeholder (its text may be cut short)
+    opened = _FSTRING_START.match(value.text)
+    return opened.group(1) if opened else None
+
+
+_FSTRING_START = re.compile(r"""(?s)^[rR]?[fF][rR]?(?:"{3}|'{3}|"|')([^{]*)""")
 
 
 # A GraphQL field's first selection after the operation header (``tagsAdd`` in
