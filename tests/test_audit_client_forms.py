@@ -470,3 +470,37 @@ def test_a_sql_helper_statement_is_judged_where_each_caller_writes_it(
     assert kinds == ["write"]
     assert "AG201" in codes
     assert risk_of(scan_files, files, "run_sql") != "read"
+
+
+CLIENT_PARTS = """\
+from typing import Any
+
+from langchain_core.tools import BaseTool
+
+
+class Painter(BaseTool):
+    name: str = "paint"
+    description: str = "Draw a picture from a prompt."
+    client: Any = None
+    legacy: Any = None
+
+    def setup(self, modern: bool) -> None:
+        import openai
+
+        if modern:
+            self.client = openai.OpenAI().images
+        else:
+            self.legacy = openai.Image
+
+    def _run(self, prompt: str) -> str:
+        if self.legacy is not None:
+            return self.legacy.create(prompt=prompt)["data"][0]["url"]
+        return self.client.create(prompt=prompt).data[0].url
+"""
+
+
+def test_an_attribute_holding_part_of_a_client_is_typed_by_it(scan_files: ScanFiles) -> None:
+    """``self.client = openai.OpenAI().images`` holds the client's images resource, and
+    ``self.legacy = openai.Image`` the package's class: their calls are the model API's,
+    which creates nothing a retry duplicates, not a guess from the name ``client``."""
+    assert risk_of(scan_files, {"paint.py": CLIENT_PARTS}, "paint") == "read"
