@@ -504,3 +504,52 @@ def test_an_attribute_holding_part_of_a_client_is_typed_by_it(scan_files: ScanFi
     ``self.legacy = openai.Image`` the package's class: their calls are the model API's,
     which creates nothing a retry duplicates, not a guess from the name ``client``."""
     assert risk_of(scan_files, {"paint.py": CLIENT_PARTS}, "paint") == "read"
+
+
+HANDED_IN_VALIDATOR = """\
+from typing import Any, Dict
+
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel, model_validator
+
+
+class Forge(BaseModel):
+    url: str
+    project: str
+    repo: Any = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def connect(cls, values: Dict) -> Any:
+        import forgeclient
+
+        forge = forgeclient.Forge(url=values["url"])
+        values["repo"] = forge.projects.get(values["project"])
+        return values
+
+    def open_issue(self, title: str) -> str:
+        return str(self.repo.issues.create({"title": title}).iid)
+
+    def list_issues(self) -> str:
+        return str(self.repo.issues.list(state="opened"))
+
+
+class OpenIssue(BaseTool):
+    name: str = "open_issue"
+    description: str = "Open an issue."
+    forge: Forge
+
+    def _run(self, title: str) -> str:
+        return self.forge.open_issue(title)
+"""
+
+
+def test_an_object_a_client_hands_a_before_validator_is_typed_by_the_client(
+    scan_files: ScanFiles,
+) -> None:
+    """``values["repo"] = forge.projects.get(name)`` with ``forge = forgeclient.Forge(...)``
+    stores what the client handed out: ``self.repo.issues.create(...)`` goes to that
+    package and creates an issue, not a call nobody can place."""
+    kinds, codes = tool_of(scan_files, {"forge.py": HANDED_IN_VALIDATOR}, "open_issue")
+    assert kinds == ["network_write"]
+    assert "AG201" in codes

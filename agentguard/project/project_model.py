@@ -1050,13 +1050,36 @@ class ProjectModel:
                 for assignment in self.local_assignments(facts, method, f"{param}[{attr}]"):
                     value = assignment.value
                     if value.kind == "name":
-                        held = self.local_assignments(facts, method, value.text)
-                        earlier = [a for a in held if a.order <= assignment.order]
-                        value = earlier[-1].value if earlier else value
-                    made = _constructed_type(value)
+                        value = (
+                            self._bound_before(facts, method, value.text, assignment.order) or value
+                        )
+                    made = _constructed_type(value) or self._handed_by_client(
+                        facts, method, value, assignment.order
+                    )
                     if made is not None:
                         return made
         return None
+
+    def _bound_before(self, facts: ModuleFacts, method: str, name: str, order: int) -> Value | None:
+        """What the local ``name`` was last bound to in ``method`` before ``order``."""
+        held = [a for a in self.local_assignments(facts, method, name) if a.order <= order]
+        return held[-1].value if held else None
+
+    def _handed_by_client(
+        self, facts: ModuleFacts, method: str, value: Value, order: int
+    ) -> str | None:
+        """``g.projects.get(name)`` with ``g = gitlab.Gitlab(...)`` in the same function: the
+        object the client's call hands out, named by the client's type and the calls made on
+        it (``gitlab.Gitlab.projects.get``), so calls on it resolve into the client's package."""
+        if value.kind != "call" or "(" not in value.text:
+            return None
+        chain = value.text.split("(", 1)[0]
+        root, _, rest = chain.partition(".")
+        if not rest or not root.isidentifier():
+            return None
+        bound = self._bound_before(facts, method, root, order)
+        client = _constructed_type(bound) if bound is not None else None
+        return f"{client}.{rest}" if client is not None else None
 
     def _built_by_method(self, cls_qual: str, attr: str) -> str | None:
         """``self.g = self.authenticate()``, where the class's method builds and returns
