@@ -553,3 +553,52 @@ def test_an_object_a_client_hands_a_before_validator_is_typed_by_the_client(
     kinds, codes = tool_of(scan_files, {"forge.py": HANDED_IN_VALIDATOR}, "open_issue")
     assert kinds == ["network_write"]
     assert "AG201" in codes
+
+
+SUBCLASS_ENDPOINTS = """\
+import requests
+from langchain_core.tools import BaseTool
+
+BASE = "https://api.vision.example/v2"
+
+
+class VisionTool(BaseTool):
+    feature: str
+    subfeature: str
+
+    def _call_api(self, payload: dict) -> dict:
+        url = f"{BASE}/{self.feature}/{self.subfeature}"
+        return requests.post(url, json=payload, timeout=30).json()
+
+
+class ObjectDetection(VisionTool):
+    name: str = "vision_objects"
+    description: str = "Objects in a picture."
+    feature: str = "image"
+    subfeature: str = "object_detection"
+
+    def _run(self, image_url: str) -> dict:
+        return self._call_api({"file_url": image_url})
+
+
+class Campaign(VisionTool):
+    name: str = "vision_campaign"
+    description: str = "Mail the picture to the list."
+    feature: str = "mail"
+    subfeature: str = "send"
+
+    def _run(self, image_url: str) -> dict:
+        return self._call_api({"file_url": image_url})
+"""
+
+
+def test_a_base_helper_url_naming_self_attributes_is_judged_per_subclass(
+    scan_files: ScanFiles,
+) -> None:
+    """The base class posts to ``f"{BASE}/{self.feature}/{self.subfeature}"``; each tool
+    subclass sets them: ``/image/object_detection`` asks a question, ``/mail/send`` sends."""
+    files = {"vision.py": SUBCLASS_ENDPOINTS}
+    assert risk_of(scan_files, files, "vision_objects") == "read"
+    kinds, codes = tool_of(scan_files, files, "vision_campaign")
+    assert kinds == ["network_write"]
+    assert "AG201" in codes

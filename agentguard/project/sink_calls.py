@@ -29,6 +29,7 @@ from agentguard.project.read_posts import (
     graphql_document,
     judge_mapped_url,
     judge_post,
+    judge_self_url,
     name_sets,
     rpc_operation_judgement,
 )
@@ -432,6 +433,7 @@ def _judged_post(
             confidence=Confidence.LOW,
             reading=judgement.verdict,
             url_param=judgement.url_param,
+            url_self=judgement.self_url,
             chain=(
                 *effect.chain,
                 EvidenceStep(
@@ -442,7 +444,9 @@ def _judged_post(
             ),
         )
     if judgement.verdict == NEUTRAL:
-        return replace(effect, reading=NEUTRAL, url_param=judgement.url_param)
+        return replace(
+            effect, reading=NEUTRAL, url_param=judgement.url_param, url_self=judgement.self_url
+        )
     return effect
 
 
@@ -626,7 +630,18 @@ def map_url_through_call(
     facts: ModuleFacts,
 ) -> Effect | None:
     """A helper's POST whose URL is its parameter (``def _post(self, path, body)``) reads
-    or writes as the caller's argument says (``self._post("/v1/search", ...)``)."""
+    or writes as the caller's argument says (``self._post("/v1/search", ...)``); one whose
+    URL names attributes of ``self`` as the caller's class sets them."""
+    if effect.url_self is not None and effect.reading in {NEUTRAL, WEAK}:
+        by_class = judge_self_url(project, effect.url_self, caller, facts)
+        if by_class is not None:
+            if by_class.verdict == READ:
+                return None
+            if by_class.verdict == SETS:
+                return _repeat_safe_post(effect, by_class.reason)
+            if by_class.verdict == MIXED:
+                return replace(effect, reading=MIXED, url_self=None, confidence=Confidence.LOW)
+            return replace(effect, reading="", url_self=None)  # the URL names a write
     if effect.url_param is None or effect.reading not in {NEUTRAL, WEAK, OPERATION}:
         return effect
     argument = argument_for(effect.url_param, callee_fn, call)
