@@ -602,3 +602,27 @@ def test_a_base_helper_url_naming_self_attributes_is_judged_per_subclass(
     kinds, codes = tool_of(scan_files, files, "vision_campaign")
     assert kinds == ["network_write"]
     assert "AG201" in codes
+
+
+STORE_HELPER = """\
+import requests
+from langchain_core.tools import BaseTool
+
+
+class KnowledgeSource(BaseTool):
+    name: str = "knowledge_source_url"
+    description: str = "Hand the service a page to keep in the knowledge base."
+    endpoint: str = "https://kb.example/api/v1/source/url"
+
+    def _run(self, url: str) -> dict:
+        return self.store_data(url)
+
+    def store_data(self, url: str) -> dict:
+        return requests.post(self.endpoint, data={"url": url}, timeout=30).json()
+"""
+
+
+def test_a_helper_named_to_store_says_the_post_writes(scan_files: ScanFiles) -> None:
+    """A POST the request does not judge is judged by the closest name: ``store_data``
+    stores, whatever the tool's name says about knowledge."""
+    assert risk_of(scan_files, {"kb.py": STORE_HELPER}, "knowledge_source_url") != "read"
