@@ -152,7 +152,8 @@ def heuristic_sink(
         head in project.imported_heads(facts) or resolved
     ) and head not in project.module_heads
     if external and re.search(r"\.(deps|context)\.", callee):
-        external = False  # ``ctx.deps.client.send(...)``: the user's own dependencies
+        # ``ctx.deps.client.send(...)``: the user's own dependencies
+        external = resolved = False
     if call.method in project.catalog.container_methods and not trusted_receiver:
         return None
     if call.method in project.catalog.queue_methods and "queue" in last.lower():
