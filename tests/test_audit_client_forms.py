@@ -626,3 +626,42 @@ def test_a_helper_named_to_store_says_the_post_writes(scan_files: ScanFiles) -> 
     """A POST the request does not judge is judged by the closest name: ``store_data``
     stores, whatever the tool's name says about knowledge."""
     assert risk_of(scan_files, {"kb.py": STORE_HELPER}, "knowledge_source_url") != "read"
+
+
+BUILT_NOT_SENT = """\
+from typing import Optional
+
+import requests
+from langchain_core.language_models import BaseLanguageModel
+from langchain_core.tools import BaseTool
+from promptkit import Template
+
+
+class Airport(BaseTool):
+    name: str = "closest_airport"
+    description: str = "The airport closest to a place."
+    llm: Optional[BaseLanguageModel] = None
+
+    def _run(self, place: str) -> str:
+        prompt = Template.from_text("Closest airport to {place}?")
+        return str(self.llm.invoke(prompt.render(place=place)))
+
+
+class Search(BaseTool):
+    name: str = "site_search"
+    description: str = "Search a site."
+
+    def _run(self, query: str) -> str:
+        req = requests.PreparedRequest()
+        req.prepare_url("https://search.example/api", {"q": query})
+        return requests.get(req.url, timeout=10).text
+"""
+
+
+def test_building_a_request_a_prompt_or_a_completion_is_no_effect(scan_files: ScanFiles) -> None:
+    """``Template.from_text(...)`` is a class's alternate constructor, a LangChain model's
+    ``invoke`` a completion, ``PreparedRequest.prepare_url`` a URL built: none leaves an
+    effect, so the tools read instead of being unknown."""
+    files = {"tools.py": BUILT_NOT_SENT}
+    assert risk_of(scan_files, files, "closest_airport") == "read"
+    assert risk_of(scan_files, files, "site_search") == "read"

@@ -199,6 +199,8 @@ def _verdict(
         return None
     if call.method.lstrip("_")[:1].isupper() or not call.method.isidentifier():
         return None  # a constructor builds a client, it sends nothing
+    if _alternate_constructor(call):
+        return None  # ``PromptTemplate.from_template(text)``: builds one too
     if callee in project.classes:
         return None  # a project class with no ``__init__`` (a dataclass record) built
     written = call.text.rsplit(".", 1)[0] if "." in call.text else ""
@@ -263,6 +265,15 @@ def _operation_module(
     if head in STDLIB_MODULES or head in project.module_heads:
         return None
     return module.rsplit(".", 1)[-1]
+
+
+def _alternate_constructor(call: Call) -> bool:
+    """``PromptTemplate.from_template(text)``, ``Credentials.from_service_account_file(p)``:
+    a ``from_`` class method of a class, written by its name, builds an instance."""
+    if not call.method.startswith("from_") or "." not in call.text:
+        return False
+    owner = call.text.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+    return owner.isidentifier() and owner.lstrip("_")[:1].isupper()
 
 
 def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
