@@ -665,3 +665,45 @@ def test_building_a_request_a_prompt_or_a_completion_is_no_effect(scan_files: Sc
     files = {"tools.py": BUILT_NOT_SENT}
     assert risk_of(scan_files, files, "closest_airport") == "read"
     assert risk_of(scan_files, files, "site_search") == "read"
+
+
+INTERFACE_CALL = """\
+from typing import Any, Protocol, Sequence
+
+from langchain_core.tools import BaseTool
+
+
+class Trainable(Protocol):
+    def train_unsupervised(self, inputs: Sequence[str]) -> dict: ...
+
+    def create_job(self, inputs: Sequence[str]) -> dict: ...
+
+
+class Memorize(BaseTool):
+    name: str = "memorize"
+    description: str = "Fine-tune yourself on what you observed."
+    llm: Trainable
+
+    def _run(self, text: str) -> str:
+        return str(self.llm.train_unsupervised((text,)))
+
+
+class Enqueue(BaseTool):
+    name: str = "enqueue_training"
+    description: str = "Queue a training job."
+    trainer: Trainable
+
+    def _run(self, text: str) -> str:
+        return str(self.trainer.create_job((text,)))
+"""
+
+
+def test_a_call_of_an_interface_method_runs_code_out_of_sight(scan_files: ScanFiles) -> None:
+    """A ``Protocol``'s method has no body: what runs is whatever implements it, which the
+    project does not show. It is judged as an external client's method is: by its verb, and
+    unknown (never read) when no verb names it."""
+    files = {"train.py": INTERFACE_CALL}
+    assert risk_of(scan_files, files, "memorize") != "read"
+    kinds, codes = tool_of(scan_files, files, "enqueue_training")
+    assert kinds == ["network_write"]
+    assert "AG101" in codes

@@ -151,6 +151,9 @@ def heuristic_sink(
     external = (
         head in project.imported_heads(facts) or resolved
     ) and head not in project.module_heads
+    # a method of the project's interface (``Protocol``, abstract): what implements it is
+    # out of sight, as an external client's method is
+    external = external or project.is_interface_method(callee)
     if external and re.search(r"\.(deps|context)\.", callee):
         # ``ctx.deps.client.send(...)``: the user's own dependencies
         external = resolved = False

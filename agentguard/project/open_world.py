@@ -241,7 +241,10 @@ def _verdict(
     if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``
         return _Verdict(verb, "on an object an external client handed out")
-    if not root or not _leaves_project(project, world, root, fn, facts, callee):
+    # a method of an interface (a ``Protocol``, an abstract method) runs what implements
+    # it, outside what the project shows
+    interface = project.is_interface_method(callee)
+    if not interface and (not root or not _leaves_project(project, world, root, fn, facts, callee)):
         return None
     if world.verb_class(call.method) is not None or call.method in world.no_effect:
         return None  # a verb the write-verb heuristic judged (or a read)

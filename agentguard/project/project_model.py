@@ -334,6 +334,11 @@ class ProjectModel:
         return (None, maybe_local, otherwise)
 
     # ------------------------------------------------------------ interfaces
+    def is_interface_method(self, qualname: str) -> bool:
+        """Whether ``qualname`` is a method with no body of its own (abstract, or of a
+        ``Protocol``): a call of it runs code the project does not show."""
+        return qualname in self._abstract_methods
+
     @functools.cached_property
     def _abstract_methods(self) -> frozenset[str]:
         """Methods with no body of their own: ``@abstractmethod``, one that only raises
