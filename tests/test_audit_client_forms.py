@@ -707,3 +707,47 @@ def test_a_call_of_an_interface_method_runs_code_out_of_sight(scan_files: ScanFi
     kinds, codes = tool_of(scan_files, files, "enqueue_training")
     assert kinds == ["network_write"]
     assert "AG101" in codes
+
+
+FACTORY_EITHER_WAY = """\
+from typing import Any, Optional
+
+from langchain_core.tools import BaseTool
+
+
+def _make_client(api_key: Optional[str]) -> Any:
+    from phonesdk import Phone
+
+    return Phone(api_key=api_key) if api_key else Phone()
+
+
+class SendText(BaseTool):
+    name: str = "send_text"
+    description: str = "Text a phone number."
+    api_key: Optional[str] = None
+
+    def _run(self, to_number: str, body: str) -> str:
+        client = _make_client(self.api_key)
+        return str(client.messages.send(to_number=to_number, body=body))
+
+
+class BuyNumber(BaseTool):
+    name: str = "buy_number"
+    description: str = "Get a new phone number."
+    api_key: Optional[str] = None
+
+    def _run(self, area_code: str) -> str:
+        client = _make_client(self.api_key)
+        return str(client.numbers.buy(area_code=area_code))
+"""
+
+
+def test_a_client_a_helper_builds_on_either_arm_types_its_calls(scan_files: ScanFiles) -> None:
+    """``Phone(api_key=key) if key else Phone()`` builds a ``Phone`` either way: the
+    local holding it is that client, so ``client.messages.send(...)`` sends (a generator's
+    ``send`` is no client's) and ``client.numbers.buy(...)`` buys."""
+    files = {"phone.py": FACTORY_EITHER_WAY}
+    for name in ("send_text", "buy_number"):
+        kinds, codes = tool_of(scan_files, files, name)
+        assert kinds == ["network_write"], name
+        assert "AG201" in codes, name

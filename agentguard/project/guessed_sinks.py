@@ -157,7 +157,9 @@ def heuristic_sink(
     if external and re.search(r"\.(deps|context)\.", callee):
         # ``ctx.deps.client.send(...)``: the user's own dependencies
         external = resolved = False
-    if call.method in project.catalog.container_methods and not trusted_receiver:
+    if call.method in project.catalog.container_methods and not (trusted_receiver or resolved):
+        # a list's, dict's or generator's method, unless the receiver is typed as a client
+        # of a package (``client.messages.send(...)`` with ``client = AgentSDK()``)
         return None
     if call.method in project.catalog.queue_methods and "queue" in last.lower():
         return None  # ``sub.queue.put_nowait(event)``: an asyncio/queue.Queue, in the process

@@ -9,6 +9,7 @@ and ``.retries``.
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import re
@@ -49,6 +50,10 @@ def _constructed_type(value: Value) -> str | None:
     of a service (``boto3.client("sqs")`` gives ``boto3.client:sqs``, as the extractor types
     it)."""
     qualname = value.qualname
+    if value.kind == "other" and value.calls and _built_either_way(value):
+        # ``Client(api_key=key) if key else Client()``: the same class on both arms
+        qualname = value.calls[0]
+        return qualname if qualname.rsplit(".", 1)[-1][:1].isupper() else None
     if value.kind != "call" or not qualname:
         return None
     last = qualname.rsplit(".", 1)[-1]
@@ -59,6 +64,23 @@ def _constructed_type(value: Value) -> str | None:
         if service:
             return f"{qualname}:{service}"
     return None
+
+
+def _built_either_way(value: Value) -> bool:
+    """Whether ``value`` is a conditional expression both of whose arms call one and the
+    same name (its only calls): ``Client(key) if key else Client()``."""
+    if len(set(value.calls)) != 1 or len(value.calls) != 2:
+        return False
+    try:
+        node = ast.parse(value.text, mode="eval").body
+    except (SyntaxError, ValueError):
+        return False  # cut short at the text limit
+    return (
+        isinstance(node, ast.IfExp)
+        and isinstance(node.body, ast.Call)
+        and isinstance(node.orelse, ast.Call)
+        and ast.dump(node.body.func) == ast.dump(node.orelse.func)
+    )
 
 
 _FSTRING = re.compile(r"""^[fF][rR]?(['"])(?P<body>[^'"]*)\1$""")
