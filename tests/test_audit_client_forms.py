@@ -751,3 +751,62 @@ def test_a_client_a_helper_builds_on_either_arm_types_its_calls(scan_files: Scan
         kinds, codes = tool_of(scan_files, files, name)
         assert kinds == ["network_write"], name
         assert "AG201" in codes, name
+
+
+TOOLKIT_COMPREHENSION = '''\
+from typing import List
+
+import httpx
+from langchain_core.tools import BaseTool, StructuredTool
+
+
+class InboxToolkit:
+    def __init__(self, token: str) -> None:
+        self.http = httpx.Client(base_url="https://mail.example/v1", headers={"token": token})
+
+    def get_tools(self) -> List[BaseTool]:
+        http = self.http
+
+        def send_email(to: str, subject: str, text: str) -> dict:
+            """Send an email."""
+            return http.post("/messages", json={"to": to, "subject": subject}).json()
+
+        def list_messages(inbox_id: str) -> list:
+            """List the messages of an inbox."""
+            return http.get(f"/inboxes/{inbox_id}/messages").json()
+
+        return [StructuredTool.from_function(fn) for fn in (send_email, list_messages)]
+
+
+class LabelToolkit:
+    def __init__(self, token: str) -> None:
+        self.http = httpx.Client(base_url="https://mail.example/v1", headers={"token": token})
+
+    def get_tools(self) -> List[BaseTool]:
+        http = self.http
+
+        def delete_label(label_id: str) -> dict:
+            """Delete a label."""
+            return http.delete(f"/labels/{label_id}").json()
+
+        tools = []
+        for fn in (delete_label,):
+            tools.append(StructuredTool.from_function(fn))
+        return tools
+'''
+
+
+def test_functions_registered_by_a_comprehension_or_loop_over_them_are_tools(
+    scan_files: ScanFiles,
+) -> None:
+    """A toolkit hands its nested functions to ``StructuredTool.from_function`` in a list
+    comprehension or a ``for`` loop over them: each one is a tool."""
+    result = scan_files({"inbox.py": TOOLKIT_COMPREHENSION})
+    assert sorted(t.name for t in result.project.tools) == [
+        "delete_label",
+        "list_messages",
+        "send_email",
+    ]
+    kinds, codes = tool_of(scan_files, {"inbox.py": TOOLKIT_COMPREHENSION}, "send_email")
+    assert kinds == ["network_write"]
+    assert "AG201" in codes
