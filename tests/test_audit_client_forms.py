@@ -25,13 +25,14 @@ def risk_of(scan_files: ScanFiles, files: dict[str, str], name: str) -> str:
 
 
 GMAIL_SEND = """\
-from googleapiclient.discovery import build
+from googleapiclient.discovery import Resource, build
 from langchain_core.tools import BaseTool
 
 
 class MailSender(BaseTool):
     name: str = "send_mail"
     description: str = "Send an email to a recipient."
+    service: Resource
 
     def _run(self, raw: str) -> str:
         service = build("gmail", "v1")
@@ -53,6 +54,15 @@ def test_a_request_built_over_several_lines_then_executed_is_judged(
     kinds, codes = tool_of(scan_files, {"mail.py": GMAIL_SEND}, "send_mail")
     assert kinds == ["network_write"]
     assert {"AG101", "AG201"} <= codes
+
+
+def test_a_request_held_then_executed_is_one_write_not_two(scan_files: ScanFiles) -> None:
+    """The ``send(...)`` that builds the request and the ``execute()`` that sends it are one
+    write: one AG201, at the call that sends, named without the chain's line breaks."""
+    result = scan_files({"mail.py": GMAIL_SEND.replace('build("gmail", "v1")', "self.service")})
+    found = [f for f in result.findings if f.code == "AG201" and f.tool == "send_mail"]
+    assert len(found) == 1
+    assert "\n" not in found[0].message
 
 
 OUTLOOK_DRAFT = """\

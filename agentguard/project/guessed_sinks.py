@@ -13,6 +13,7 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import words
+from agentguard.project import open_world
 from agentguard.project.sink_keys import key_for, local_value
 from agentguard.project.tool_facts import (
     Effect,
@@ -144,6 +145,8 @@ def heuristic_sink(
         project, call, written, facts
     ):
         return None
+    if open_world.sent_by_terminal(project, call, fn, facts):
+        return None  # the request a later ``.execute()`` sends: judged there
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
     # a callee resolved through an attribute typed in another module (``interface: Ain``
     # in a base class) names a package that module imports
@@ -177,11 +180,16 @@ def heuristic_sink(
         kind=kind,
         idempotent=idempotent,
         remote=True,
-        sink=call.text,
+        sink=open_world.shown(call),
         site=site,
         call=call,
         chain=(
-            EvidenceStep(StepKind.SINK, site, callee=call.text, detail="write verb, not resolved"),
+            EvidenceStep(
+                StepKind.SINK,
+                site,
+                callee=open_world.shown(call),
+                detail="write verb, not resolved",
+            ),
         ),
         confidence=Confidence.MEDIUM
         if resolved or (trusted_receiver and external)

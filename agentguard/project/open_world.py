@@ -165,10 +165,10 @@ def _effect(
         kind=kind,
         idempotent=idempotent,
         remote=True,
-        sink=_shown(call),
+        sink=shown(call),
         site=site,
         call=call,
-        chain=(EvidenceStep(StepKind.SINK, site, callee=_shown(call), detail=verdict.how),),
+        chain=(EvidenceStep(StepKind.SINK, site, callee=shown(call), detail=verdict.how),),
         confidence=confidence,
         key=key,
         heuristic=True,
@@ -176,7 +176,7 @@ def _effect(
     )
 
 
-def _shown(call: Call) -> str:
+def shown(call: Call) -> str:
     """The call as a message names it: as written, or its shape without arguments when
     written over several lines (``service.users().drafts().create().execute``)."""
     if "\n" in call.text or len(call.text) > 120:
@@ -311,6 +311,25 @@ def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: Modu
             # a chain rooted at ``target`` is written starting with it: parse only those
             and other.text.startswith(target)
             and _root(_parse(other.text)).split(".", 1)[0] == target
+            for other in project.calls_in(fn.qualname)
+        )
+    return False
+
+
+def sent_by_terminal(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    """``request = service.users().messages().send(...)``, then ``request.execute()``: the
+    call builds a request that a builder terminal sends later, where it is judged."""
+    terminals = project.catalog.open_world.terminals
+    start = call.span[:2]
+    for assignment in project.local_assignments(facts, fn.qualname):
+        value = assignment.value
+        if value.kind != "call" or value.span is None or value.span[:2] != start:
+            continue
+        target = assignment.target
+        return any(
+            other.order > call.order
+            and other.method in terminals
+            and other.text == f"{target}.{other.method}"
             for other in project.calls_in(fn.qualname)
         )
     return False
