@@ -820,3 +820,49 @@ def test_functions_registered_by_a_comprehension_or_loop_over_them_are_tools(
     kinds, codes = tool_of(scan_files, {"inbox.py": TOOLKIT_COMPREHENSION}, "send_email")
     assert kinds == ["network_write"]
     assert "AG201" in codes
+
+
+GENERIC_REQUEST = """\
+from langchain_core.tools import BaseTool
+from billing_sdk import BillingClient
+
+
+class StartBilling(BaseTool):
+    name: str = "start_billing"
+    description: str = "Bill a customer every month."
+    client: BillingClient
+
+    def _run(self, customer_id: str) -> str:
+        body = {"customer_id": customer_id, "frequency": "30d"}
+        return str(self.client._request("POST", "/api/v1/recurring-billing", json=body))
+
+
+class BillingStatus(BaseTool):
+    name: str = "billing_status"
+    description: str = "The billing of a customer."
+    client: BillingClient
+
+    def _run(self, customer_id: str) -> str:
+        return str(self.client._request("GET", f"/api/v1/customers/{customer_id}/billing"))
+
+
+class ApproveInvoice(BaseTool):
+    name: str = "approve_invoice"
+    description: str = "Approve and pay a pending invoice."
+    client: BillingClient
+
+    def _run(self, invoice_id: str) -> str:
+        return str(self.client.approve_invoice(invoice_id))
+"""
+
+
+def test_a_client_request_with_a_literal_method_is_judged_by_it(scan_files: ScanFiles) -> None:
+    """An SDK's generic ``_request("POST", path, json=...)`` is the HTTP request it names:
+    a POST to a path that says nothing writes as the tool's name says (a create), a GET
+    reads; ``approve_invoice`` sets the invoice's state, a write."""
+    files = {"billing.py": GENERIC_REQUEST}
+    kinds, codes = tool_of(scan_files, files, "start_billing")
+    assert kinds == ["network_write"]
+    assert "AG201" in codes
+    assert risk_of(scan_files, files, "billing_status") == "read"
+    assert risk_of(scan_files, files, "approve_invoice") == "write"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, Sink
+from agentguard.knowledge.open_world import words
 from agentguard.project import open_world
 from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
@@ -265,12 +266,62 @@ def _classify_sink(
         return rpc
     if open_world.saved_into_memory(project, call, fn, facts):
         return None
+    method = _literal_request_method(project, call)
+    if method is not None:
+        return _requested(project, call, method, fn, facts)
     guessed = open_world.judge_built(
         project, call, fn, facts, lambda sink: key_for(project, call, sink, fn, facts)
     ) or heuristic_sink(project, call, callee, fn, facts)
     if guessed is not None and call.method in {"post", "apost"}:
         return _judged_post(project, guessed, fn, facts)  # client.post(...) on an unknown client
     return guessed if guessed is not None else _open_world(project, call, callee, fn, facts)
+
+
+_HTTP_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
+
+
+def _literal_request_method(project: ProjectModel, call: Call) -> str | None:
+    """``client._request("POST", "/api/v1/billing", json=body)``: a client's generic request
+    method (named only with HTTP words, ``request`` among them) given a literal HTTP method,
+    first or as ``method=``; None for any other call."""
+    named = words(call.method)
+    if "request" not in named or not set(named) <= project.catalog.http_helper_words:
+        return None
+    given = call.kwargs.get("method") or (call.args[0] if call.args else None)
+    text = (given.string() or "").upper() if given is not None else ""
+    return text if text in _HTTP_METHODS else None
+
+
+def _requested(
+    project: ProjectModel, call: Call, method: str, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    """What a generic request call with a literal method does: GET, HEAD and OPTIONS read,
+    PUT and DELETE repeat safely, PATCH does not, and a POST is judged by its URL and body
+    as any POST is (``judge_post``)."""
+    if method in {"GET", "HEAD", "OPTIONS"}:
+        return None
+    kind, idempotent = {
+        "PUT": ("network_write", True),
+        "DELETE": ("destructive", True),
+    }.get(method, ("network_write", False))
+    sink = Sink(effect=kind, idempotent=idempotent, key={"header": "Idempotency-Key"})
+    site = Location(facts.path, call.span)
+    shown = open_world.shown(call)
+    effect = Effect(
+        kind=kind,
+        idempotent=idempotent,
+        remote=True,
+        sink=shown,
+        site=site,
+        call=call,
+        chain=(EvidenceStep(StepKind.SINK, site, callee=shown, detail=f"an HTTP {method}"),),
+        confidence=Confidence.MEDIUM,
+        method=method,
+        key=key_for(project, call, sink, fn, facts),
+        heuristic=True,
+        function=fn.qualname,
+    )
+    return _judged_post(project, effect, fn, facts) if method == "POST" else effect
 
 
 def sql_text_effect(catalog: Catalog, text: str) -> tuple[bool, str] | None:
