@@ -284,6 +284,8 @@ def _literal_request_method(project: ProjectModel, call: Call) -> str | None:
     """``client._request("POST", "/api/v1/billing", json=body)``: a client's generic request
     method (named only with HTTP words, ``request`` among them) given a literal HTTP method,
     first or as ``method=``; None for any other call."""
+    if call.method.lstrip("_")[:1].isupper():
+        return None  # ``urllib.request.Request(url, method="POST")``: built, sent later
     named = words(call.method)
     if "request" not in named or not set(named) <= project.catalog.http_helper_words:
         return None
