@@ -163,7 +163,9 @@ fills in itself, never the model's arguments; `self` and `cls` always are),
 (the MCP annotation names that set `read_only`, `destructive`, `idempotent_hint` or
 `open_world`), `option_hints` (keywords of a tool's decorator or registration call that
 declare it outright, as a registry's `side_effect=` flag does: `side_effect`, `read_only`,
-`destructive`, `idempotent_hint`) and
+`destructive`, `idempotent_hint`), `field_validators` (validators a model runs on its input
+before it is built, as pydantic's `@model_validator(mode="before")` does: what they store under
+a field's name, `values["client"] = Client(...)`, types that field) and
 `context_carriers` (`attributes`: a generic class your framework hands a tool, by the
 attribute that holds the dependencies its first type argument types, as `RunContext[Deps]`
 makes `ctx.deps` a `Deps`; `packages`: where such a class is imported from). Lists

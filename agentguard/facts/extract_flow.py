@@ -313,6 +313,28 @@ class FlowVisitor(ValueReader):
         for stmt in node.orelse:
             self.visit(stmt)
 
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> None:
+        """``[StructuredTool.from_function(f) for f in (a, b)]``: what each generator walks,
+        as a loop of kind ``comprehension`` (no statement repeats in it, so calls inside
+        are in no loop a retry or a poll could be)."""
+        fn = self.scope.function
+        if fn is not None:
+            for generator in node.generators:
+                loop = Loop(loop_id=self.new_id(), kind="comprehension", span=self.span(node))
+                loop.targets = [n.id for n in walk(generator.target) if isinstance(n, ast.Name)]
+                loop.iterable = self.value(generator.iter)
+                fn.loops.append(loop)
+        self.generic_visit(node)
+
+    def visit_ListComp(self, node: ast.ListComp) -> None:
+        self._comprehension(node)
+
+    def visit_SetComp(self, node: ast.SetComp) -> None:
+        self._comprehension(node)
+
+    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> None:
+        self._comprehension(node)
+
     def visit_For(self, node: ast.For) -> None:
         self._loop(node, "for")
 

@@ -615,6 +615,21 @@ class ValueReader:
             held = self._held_type(value)
             if held is not None:
                 self._bind_type(name, held)
+        elif name.startswith("self.") and isinstance(value, ast.Attribute):
+            # ``self.client = openai.OpenAI(...).images``: a part of a client built here;
+            # ``self.client = openai.Image``: a class of a package, used through its
+            # class methods
+            built = self._held_type(value.value) if isinstance(value.value, ast.Call) else None
+            if built is not None:
+                self._bind_type(name, f"{built}.{value.attr}")
+            elif (
+                val.qualname
+                and val.qualname.split(".", 1)[0] not in {"self", "cls"}
+                and "." in val.qualname
+                and val.text.split(".", 1)[0] in self.facts.imports
+                and value.attr.lstrip("_")[:1].isupper()
+            ):
+                self._bind_type(name, val.qualname)
         choices: list[ast.expr] = []
         if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
             choices = value.values

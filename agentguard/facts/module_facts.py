@@ -156,7 +156,7 @@ class WithBlock(CompactPickle):
 @dataclass(slots=True)
 class Loop(CompactPickle):
     loop_id: int
-    kind: str  # for / while
+    kind: str  # for / while / comprehension (walks, repeats no statement)
     span: Span
     is_retry_shape: bool = False  # for _ in range(n) / while attempts < n / while True
     # A loop that sends again on a response status (facts/status_retry.py): the sample

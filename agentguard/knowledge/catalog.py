@@ -293,6 +293,10 @@ class Catalog:
             self._load_framework(framework, spec or {})
         tool_functions = data.get("tool_functions") or {}
         self.injected_params = frozenset(_as_list(tool_functions.get("injected_params")))
+        # Validators that run on a model's input before it is built: a value stored under a
+        # field's name in the data they are handed becomes that field.
+        self.field_validators: Matcher[bool] = Matcher()
+        self.field_validators.add(_as_list(tool_functions.get("field_validators")), True)
         self.declaration_decorators: Matcher[bool] = Matcher()
         self.declaration_decorators.add(
             _as_list(tool_functions.get("declaration_decorators")), True
@@ -383,6 +387,7 @@ class Catalog:
         self.post_read_hosts = re.compile(read_posts.get("read_hosts") or "$^")
         self.post_id_set_segment = re.compile(read_posts.get("id_set_segment") or "$^")
         self.post_query_keys = frozenset(_as_list(read_posts.get("query_keys")))
+        self.post_graphql_keys = frozenset(_as_list(read_posts.get("graphql_keys")))
         self.post_rpc_operation_keys = tuple(_as_list(read_posts.get("rpc_operation_keys")))
         self.post_model_keys = frozenset(_as_list(read_posts.get("model_keys")))
         self.name_read_words = frozenset(_as_list(read_posts.get("name_read_words")))

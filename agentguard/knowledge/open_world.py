@@ -44,6 +44,10 @@ class OpenWorld:
     in_process_packages: frozenset[str] = frozenset()
     # keys of a batch request's body listing its operations, one key per item
     batch_request_keys: tuple[str, ...] = ()
+    # functions of a module named after the operation they run (``messages_send.sync``)
+    operation_module_calls: frozenset[str] = frozenset()
+    # verbs that, on an imported module itself, configure the library (``set_lang``)
+    module_settings: frozenset[str] = frozenset()
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -54,6 +58,11 @@ class OpenWorld:
         if name in self.no_effect:
             return "read"  # ``client.close()``, ``conn.commit()``: plumbing, no effect
         parts = words(name)
+        head = parts[0] if parts else ""
+        if head not in self.verbs and head.startswith("a") and head[1:] in self.verbs:
+            # the async twin of a method (``apredict``, ``asend``, ``aadd_texts``), as
+            # LangChain names them: the verb after the ``a``
+            parts = [head[1:], *parts[1:]]
         if len(parts) > 1 and parts[0] in self.method_prefixes and parts[1] in self.verbs:
             # ``post_set_task_state``: an operation named after its HTTP method, then its verb
             parts = parts[1:]
@@ -102,4 +111,6 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         method_prefixes=frozenset(section.get("method_prefixes") or []),
         in_process_packages=frozenset(section.get("in_process_packages") or []),
         batch_request_keys=tuple(section.get("batch_request_keys") or []),
+        operation_module_calls=frozenset(section.get("operation_module_calls") or []),
+        module_settings=frozenset(section.get("module_settings") or []),
     )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import Call, Function, Loop, ModuleFacts, Value
+from agentguard.project.discovery_runtime_built import local_function
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -77,12 +78,18 @@ def loop_rows(project: ProjectModel, target: Value | None, call: Call) -> list[L
     result: list[LoopRow] = []
     seen: set[str] = set()
     for row, row_facts in _rows(project, loop.iterable, fn, facts, loop.span.line, 0):
-        if row.kind != "list" or position >= len(row.elements):
+        if row.kind == "name" and len(loop.targets) == 1:
+            element = row  # ``for f in (send, search)``: each row is the function
+        elif row.kind != "list" or position >= len(row.elements):
             continue
-        element = row.elements[position]
+        else:
+            element = row.elements[position]
         if element.kind != "name":
             continue
-        qual = project.project_function(element.qualname, row_facts)
+        qual = project.project_function(element.qualname, row_facts) or (
+            # a function nested in the registering one (a toolkit's ``get_tools``)
+            local_function(project, element, call) if row_facts is facts else None
+        )
         if qual and qual not in seen:
             seen.add(qual)
             result.append(LoopRow(qual, row, row_facts, tuple(loop.targets)))
@@ -92,7 +99,7 @@ def loop_rows(project: ProjectModel, target: Value | None, call: Call) -> list[L
 def _enclosing_loop(fn: Function, name: str, call: Call) -> Loop | None:
     found: Loop | None = None
     for loop in fn.loops:
-        if loop.kind != "for" or name not in loop.targets:
+        if loop.kind not in {"for", "comprehension"} or name not in loop.targets:
             continue
         if loop.span.line <= call.span.line <= loop.span.end_line:
             if found is None or loop.span.line >= found.span.line:

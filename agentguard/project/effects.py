@@ -24,6 +24,7 @@ from agentguard.project.sink_calls import (
     classify_sink,
     find_sink,
     map_method_through_call,
+    map_statement_through_call,
     map_url_through_call,
 )
 from agentguard.project.sink_keys import map_key_through_call
@@ -217,6 +218,8 @@ class EffectSummaries:
                 mapped = map_method_through_call(project, effect, target_fn, call, fn, facts)
                 if mapped is not None and mapped.method_param is None:
                     mapped = map_url_through_call(project, mapped, target_fn, call, fn, facts)
+                if mapped is not None:
+                    mapped = map_statement_through_call(project, mapped, target_fn, call, fn, facts)
                 if mapped is None or open_world.is_plumbing(project, mapped, target_fn):
                     continue  # this caller's URL reads, or a local cache or token refreshed
                 mapped_key = map_key_through_call(project, effect.key, target_fn, call, fn, facts)

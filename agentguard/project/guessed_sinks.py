@@ -10,8 +10,14 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.knowledge.catalog import Sink
+from agentguard.project import open_world
 from agentguard.project.open_world import batch_operations, method_verb
-from agentguard.project.receivers import receiver_name, stays_in_process, written_receiver
+from agentguard.project.receivers import (
+    asks_a_collection,
+    receiver_name,
+    stays_in_process,
+    written_receiver,
+)
 from agentguard.project.sink_keys import key_for
 from agentguard.project.tool_facts import (
     Effect,
@@ -44,11 +50,26 @@ def heuristic_sink(
     head = callee.split(".", 1)[0]
     written = written_receiver(call)
     last = receiver_name(written) if written else ""
+    if asks_a_collection(project, call, last):
+        return None
+    if open_world.sent_by_terminal(project, call, fn, facts):
+        return None  # the request a later ``.execute()`` sends: judged there
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
-    external = head in project.imported_heads(facts) and head not in project.module_heads
+    # a callee resolved through an attribute typed in another module (``interface: Ain``
+    # in a base class) names a package that module imports
+    resolved = head in project.third_party_heads and head != written.split(".", 1)[0]
+    external = (
+        head in project.imported_heads(facts) or resolved
+    ) and head not in project.module_heads
+    # a method of the project's interface (``Protocol``, abstract): what implements it is
+    # out of sight, as an external client's method is
+    external = external or project.is_interface_method(callee)
     if external and re.search(r"\.(deps|context)\.", callee):
-        external = False  # ``ctx.deps.client.send(...)``: the user's own dependencies
-    if call.method in project.catalog.container_methods and not trusted_receiver:
+        # ``ctx.deps.client.send(...)``: the user's own dependencies
+        external = resolved = False
+    if call.method in project.catalog.container_methods and not (trusted_receiver or resolved):
+        # a list's, dict's or generator's method, unless the receiver is typed as a client
+        # of a package (``client.messages.send(...)`` with ``client = AgentSDK()``)
         return None
     if not (trusted_receiver or (external and "." in callee)):
         return None
@@ -64,13 +85,20 @@ def heuristic_sink(
         kind=kind,
         idempotent=idempotent,
         remote=True,
-        sink=call.text,
+        sink=open_world.shown(call),
         site=site,
         call=call,
         chain=(
-            EvidenceStep(StepKind.SINK, site, callee=call.text, detail="write verb, not resolved"),
+            EvidenceStep(
+                StepKind.SINK,
+                site,
+                callee=open_world.shown(call),
+                detail="write verb, not resolved",
+            ),
         ),
-        confidence=Confidence.MEDIUM if trusted_receiver and external else Confidence.LOW,
+        confidence=Confidence.MEDIUM
+        if resolved or (trusted_receiver and external)
+        else Confidence.LOW,
         key=key_for(project, call, sink, fn, facts),
         heuristic=True,
         function=fn.qualname,

@@ -25,7 +25,13 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld, words
-from agentguard.project.receivers import STDLIB_MODULES, stays_in_process
+from agentguard.project.receivers import (
+    STDLIB_MODULES,
+    asks_a_collection,
+    receiver_name,
+    stays_in_process,
+    written_receiver,
+)
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
 
@@ -50,11 +56,15 @@ KeyFor = Callable[[Sink], "KeyEvidence | None"]
 @functools.lru_cache(maxsize=4096)
 def _parse(text: str) -> ast.expr | None:
     """A call's text as an expression (read, never changed); a text is asked about again for
-    each call judged in its function, so it is parsed once."""
-    try:
-        return ast.parse(text, mode="eval").body
-    except (SyntaxError, ValueError):
-        return None  # cut short at the text limit
+    each call judged in its function, so it is parsed once. A chain written over several
+    lines inside the statement's brackets (``(service.users()\\n.send(...))``) is parsed as
+    the brackets read it."""
+    for source in (text, f"(\n{text}\n)"):
+        try:
+            return ast.parse(source, mode="eval").body
+        except (SyntaxError, ValueError):
+            continue  # cut short at the text limit, or line breaks only brackets allow
+    return None
 
 
 def _called_name(node: ast.expr | None) -> str | None:
@@ -116,9 +126,13 @@ def judge_built(
     project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts, key_for: KeyFor
 ) -> Effect | None:
     """``Issue(...).save()`` / ``mail = Mail(...); mail.send()`` on an external class: a
-    create, whatever the write-verb heuristic would make of ``save``."""
+    create, whatever the write-verb heuristic would make of ``save``. So is the verb
+    followed by a thing a service holds (``message.save_draft()``, ``mail.send_email()``),
+    not by where the bytes go (``stream.save_to_wav_file(path)``)."""
     world = project.catalog.open_world
-    if call.method not in world.object_writes or "." not in call.callee:
+    named = words(call.method)
+    said = len(named) == 1 or (len(named) == 2 and named[1] in world.nouns_alone)
+    if not said or named[0] not in world.object_writes or "." not in call.callee:
         return None
     head = call.callee.split(".", 1)[0]
     if head in STDLIB_MODULES or head in project.module_heads or head in world.in_process_packages:
@@ -161,10 +175,10 @@ def _effect(
         kind=kind,
         idempotent=idempotent,
         remote=True,
-        sink=_shown(call),
+        sink=shown(call),
         site=site,
         call=call,
-        chain=(EvidenceStep(StepKind.SINK, site, callee=_shown(call), detail=verdict.how),),
+        chain=(EvidenceStep(StepKind.SINK, site, callee=shown(call), detail=verdict.how),),
         confidence=confidence,
         key=key,
         heuristic=True,
@@ -172,7 +186,7 @@ def _effect(
     )
 
 
-def _shown(call: Call) -> str:
+def shown(call: Call) -> str:
     """The call as a message names it: as written, or its shape without arguments when
     written over several lines (``service.users().drafts().create().execute``)."""
     if "\n" in call.text or len(call.text) > 120:
@@ -195,6 +209,8 @@ def _verdict(
         return None
     if call.method.lstrip("_")[:1].isupper() or not call.method.isidentifier():
         return None  # a constructor builds a client, it sends nothing
+    if _alternate_constructor(call):
+        return None  # ``PromptTemplate.from_template(text)``: builds one too
     if callee in project.classes:
         return None  # a project class with no ``__init__`` (a dataclass record) built
     written = call.text.rsplit(".", 1)[0] if "." in call.text else ""
@@ -202,6 +218,9 @@ def _verdict(
     if receiver is None and "." in call.callee:
         # the text was cut short (a long chain over many lines): its shape, without arguments
         receiver = _parse(call.callee.rsplit(".", 1)[0])
+    operation = _operation_module(project, world, call, callee, facts)
+    if operation is not None:
+        return _Verdict(world.verb_class(operation), f"runs the operation `{operation}`")
     if call.method in world.terminals:
         request = _called_name(receiver)
         if request is None and isinstance(receiver, ast.Name):
@@ -230,14 +249,25 @@ def _verdict(
         # ``card = board.add_card(...)``, ``blob.upload_from_string(...)``: a verb that adds,
         # in a method no list, dict or set has (``add_roles`` too, though it only links)
         or (world.verb_class(call.method) == "non_idempotent" and call.method not in containers)
+        # ``issue.update(summary=text)``: a write verb given named fields only, where a
+        # list, dict or set method is handed items or a mapping
+        or (verb in WRITE_CLASSES and bool(call.kwargs) and not call.args)
     )
     if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``
         return _Verdict(verb, "on an object an external client handed out")
     # Only calls the write-verb heuristic (guessed_sinks) left unjudged come here: a write
     # verb on a receiver it does not trust is judged below, never taken for a read.
-    writes = verb in WRITE_CLASSES and not stays_in_process(project, call, callee, fn, facts)
-    if not root or not _leaves_project(project, world, root, fn, facts, callee):
+    writes = (
+        verb in WRITE_CLASSES
+        and not stays_in_process(project, call, callee, fn, facts)
+        and not asks_a_collection(project, call, receiver_name(written_receiver(call)))
+        and not sent_by_terminal(project, call, fn, facts)
+    )
+    # a method of an interface (a ``Protocol``, an abstract method) runs what implements
+    # it, outside what the project shows
+    interface = project.is_interface_method(callee)
+    if not interface and (not root or not _leaves_project(project, world, root, fn, facts, callee)):
         if (
             writes
             and call.method not in _DATA_METHODS
@@ -336,6 +366,32 @@ def method_verb(project: ProjectModel, method: str) -> str | None:
     return verb
 
 
+def _operation_module(
+    project: ProjectModel, world: OpenWorld, call: Call, callee: str, facts: ModuleFacts
+) -> str | None:
+    """``messages_send.sync(client=c, body=b)`` with ``from sdk.api.messages import
+    messages_send``: a generated client's module runs the operation it is named after."""
+    if call.method not in world.operation_module_calls or "." not in call.text:
+        return None
+    written = call.text.rsplit(".", 1)[0]
+    module = facts.imports.get(written)
+    if module is None or callee != f"{module}.{call.method}":
+        return None
+    head = module.split(".", 1)[0]
+    if head in STDLIB_MODULES or head in project.module_heads:
+        return None
+    return module.rsplit(".", 1)[-1]
+
+
+def _alternate_constructor(call: Call) -> bool:
+    """``PromptTemplate.from_template(text)``, ``Credentials.from_service_account_file(p)``:
+    a ``from_`` class method of a class, written by its name, builds an instance."""
+    if not call.method.startswith("from_") or "." not in call.text:
+        return False
+    owner = call.text.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+    return owner.isidentifier() and owner.lstrip("_")[:1].isupper()
+
+
 def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
     """Whether another call goes on from what ``call`` returns (``service.users()`` in
     ``service.users().messages().list(...)``): such calls start where ``call`` starts."""
@@ -368,6 +424,25 @@ def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: Modu
             # a chain rooted at ``target`` is written starting with it: parse only those
             and other.text.startswith(target)
             and _root(_parse(other.text)).split(".", 1)[0] == target
+            for other in project.calls_in(fn.qualname)
+        )
+    return False
+
+
+def sent_by_terminal(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    """``request = service.users().messages().send(...)``, then ``request.execute()``: the
+    call builds a request that a builder terminal sends later, where it is judged."""
+    terminals = project.catalog.open_world.terminals
+    start = call.span[:2]
+    for assignment in project.local_assignments(facts, fn.qualname):
+        value = assignment.value
+        if value.kind != "call" or value.span is None or value.span[:2] != start:
+            continue
+        target = assignment.target
+        return any(
+            other.order > call.order
+            and other.method in terminals
+            and other.text == f"{target}.{other.method}"
             for other in project.calls_in(fn.qualname)
         )
     return False
@@ -446,7 +521,7 @@ def _leaves_project(
     head = callee.split(".", 1)[0]
     if not callee or head in STDLIB_MODULES or head in project.module_heads:
         return False
-    imported = {v.split(".", 1)[0] for v in facts.imports.values()}
+    imported = project.imported_heads(facts) | project.third_party_heads
     # ``slack_sdk.WebClient.conversations_list``: resolved into a package, called on a client
     return head in imported and callee.count(".") >= 2 and head != root.split(".", 1)[0]
 

@@ -9,9 +9,11 @@ and ``.retries``.
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +60,10 @@ def _constructed_type(value: Value) -> str | None:
     of a service (``boto3.client("sqs")`` gives ``boto3.client:sqs``, as the extractor types
     it)."""
     qualname = value.qualname
+    if value.kind == "other" and value.calls and _built_either_way(value):
+        # ``Client(api_key=key) if key else Client()``: the same class on both arms
+        qualname = value.calls[0]
+        return qualname if qualname.rsplit(".", 1)[-1][:1].isupper() else None
     if value.kind != "call" or not qualname:
         return None
     last = qualname.rsplit(".", 1)[-1]
@@ -68,6 +74,23 @@ def _constructed_type(value: Value) -> str | None:
         if service:
             return f"{qualname}:{service}"
     return None
+
+
+def _built_either_way(value: Value) -> bool:
+    """Whether ``value`` is a conditional expression both of whose arms call one and the
+    same name (its only calls): ``Client(key) if key else Client()``."""
+    if len(set(value.calls)) != 1 or len(value.calls) != 2:
+        return False
+    try:
+        node = ast.parse(value.text, mode="eval").body
+    except (SyntaxError, ValueError):
+        return False  # cut short at the text limit
+    return (
+        isinstance(node, ast.IfExp)
+        and isinstance(node.body, ast.Call)
+        and isinstance(node.orelse, ast.Call)
+        and ast.dump(node.body.func) == ast.dump(node.orelse.func)
+    )
 
 
 _FSTRING = re.compile(r"""^[fF][rR]?(['"])(?P<body>[^'"]*)\1$""")
@@ -347,6 +370,11 @@ class ProjectModel:
         return (None, maybe_local, otherwise)
 
     # ------------------------------------------------------------ interfaces
+    def is_interface_method(self, qualname: str) -> bool:
+        """Whether ``qualname`` is a method with no body of its own (abstract, or of a
+        ``Protocol``): a call of it runs code the project does not show."""
+        return qualname in self._abstract_methods
+
     @functools.cached_property
     def _abstract_methods(self) -> frozenset[str]:
         """Methods with no body of their own: ``@abstractmethod``, one that only raises
@@ -1131,8 +1159,74 @@ class ProjectModel:
             cls = self.classes[current][0]
             if attr in cls.self_types:
                 return cls.self_types[attr]
+            validated = self._validator_bound(current, attr) or self._factory_default(current, attr)
+            if validated is not None:
+                return validated
             queue.extend(cls.bases)
         return self._built_by_method(cls_qual, attr)
+
+    def _factory_default(self, cls_qual: str, attr: str) -> str | None:
+        """``process: Any = Field(default_factory=_default_process)`` where the project
+        function builds and returns ``BashProcess(...)``: the field holds what it builds."""
+        cls, facts = self.classes[cls_qual]
+        default = cls.attributes.get(attr)
+        factory = default.call_kwargs.get("default_factory") if default is not None else None
+        if factory is None or factory.kind not in {"name", "attr"}:
+            return None
+        target = self.project_function(factory.qualname or factory.text, facts)
+        entry = self.functions.get(target) if target else None
+        if entry is None:
+            return None
+        built = {_constructed_type(value) for value in entry[0].returns}
+        return built.pop() if len(built) == 1 and None not in built else None
+
+    def _validator_bound(self, cls_qual: str, attr: str) -> str | None:
+        """``values["client"] = Client(...)`` (or a local holding one) in a validator the
+        model runs on its input before it is built (``@model_validator(mode="before")``,
+        ``@root_validator(pre=True)``, LangChain's ``@pre_init``): the field ``attr`` holds
+        what was stored under its name."""
+        cls, facts = self.classes[cls_qual]
+        for method in cls.methods:
+            fn = self.function(method)
+            if fn is None or not any(
+                self.catalog.field_validators(d.qualname) for d in fn.decorators
+            ):
+                continue
+            data = [p for p in fn.params if p not in SELF_NAMES][:1]
+            for param in data:
+                for assignment in self.local_assignments(facts, method, f"{param}[{attr}]"):
+                    value = assignment.value
+                    if value.kind == "name":
+                        value = (
+                            self._bound_before(facts, method, value.text, assignment.order) or value
+                        )
+                    made = _constructed_type(value) or self._handed_by_client(
+                        facts, method, value, assignment.order
+                    )
+                    if made is not None:
+                        return made
+        return None
+
+    def _bound_before(self, facts: ModuleFacts, method: str, name: str, order: int) -> Value | None:
+        """What the local ``name`` was last bound to in ``method`` before ``order``."""
+        held = [a for a in self.local_assignments(facts, method, name) if a.order <= order]
+        return held[-1].value if held else None
+
+    def _handed_by_client(
+        self, facts: ModuleFacts, method: str, value: Value, order: int
+    ) -> str | None:
+        """``g.projects.get(name)`` with ``g = gitlab.Gitlab(...)`` in the same function: the
+        object the client's call hands out, named by the client's type and the calls made on
+        it (``gitlab.Gitlab.projects.get``), so calls on it resolve into the client's package."""
+        if value.kind != "call" or "(" not in value.text:
+            return None
+        chain = value.text.split("(", 1)[0]
+        root, _, rest = chain.partition(".")
+        if not rest or not root.isidentifier():
+            return None
+        bound = self._bound_before(facts, method, root, order)
+        client = _constructed_type(bound) if bound is not None else None
+        return f"{client}.{rest}" if client is not None else None
 
     def _built_by_method(self, cls_qual: str, attr: str) -> str | None:
         """``self.g = self.authenticate()``, where the class's method builds and returns
@@ -1256,6 +1350,18 @@ class ProjectModel:
                 if "." in base:
                     by_last.setdefault(base.rsplit(".", 1)[1], []).append(other)
         return (by_base, by_last)
+
+    @functools.cached_property
+    def third_party_heads(self) -> frozenset[str]:
+        """The top-level names any module of the project imports from that are neither the
+        project's own packages nor the standard library's: a callee resolved through an
+        attribute typed in another module (``interface: Ain`` in a base class, imported
+        there only) still names the package it leaves the project for."""
+        stdlib = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
+        heads: set[str] = set()
+        for facts in self.modules.values():
+            heads |= self.imported_heads(facts)
+        return frozenset(heads - self.module_heads - stdlib)
 
     def imported_heads(self, facts: ModuleFacts) -> frozenset[str]:
         """The top-level names a module imports from (memoised: asked per call)."""

@@ -47,6 +47,10 @@ DOCUMENT = "document"
 SETS = "sets"
 # ``deletes``: the request names a deletion (an RPC operation ``deleteNotes``).
 DELETES = "deletes"
+# ``document``: a GraphQL-over-HTTP request (a ``query`` beside ``variables`` or
+# ``operationName``, or a ``/graphql`` endpoint) whose document no reader can know: it may
+# be a mutation, so a write of unknown idempotency, judged like a statement a caller supplies.
+DOCUMENT = "document"
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,9 @@ class PostJudgement:
     verdict: str
     reason: str = ""
     url_param: str | None = None  # the sink function's parameter the URL comes from
+    # the URL as written when it names attributes of ``self`` its class leaves unset
+    # (``f"{BASE}/{self.feature}/{self.subfeature}"``): each subclass's values judge it
+    self_url: str | None = None
 
 
 _LITERAL = re.compile(
@@ -251,6 +258,8 @@ def _graphql_operation(resolver: _UrlResolver, query: Value | None, depth: int =
     text = _literal_document(query)
     if text is not None:
         return _operation(text)
+    if query.kind == "name" and query.text in resolver.fn.params:
+        return None  # the model's document: a parameter's name says nothing of it
     if query.kind in {"name", "attr"}:
         bound = resolver._binding(query.text)
         if bound is not None:
@@ -319,11 +328,16 @@ def judge_post(
     rpc = _json_rpc(catalog, body, fn) if keys else None
     if rpc is not None:
         return rpc
-    if "graphql" in words(path) or operation is not None:
+    graphql = "graphql" in words(path) or (
+        "query" in keys and bool(keys & catalog.post_graphql_keys)
+    )
+    if graphql or operation is not None:
         if operation == "mutation":
             return PostJudgement(MIXED if READ in verdicts else WRITE, "a GraphQL mutation")
         if operation == "query" and WRITE not in verdicts:
             return PostJudgement(READ, "a GraphQL query")
+        if operation is None and "query" in keys:
+            return PostJudgement(DOCUMENT, "a GraphQL document no reader can know")
     sets = _sets(catalog, path, body, verdicts)
     if sets is not None:
         return PostJudgement(SETS, sets, resolver.param)
@@ -332,9 +346,63 @@ def judge_post(
         return judged
     if "model" in keys and keys & catalog.post_model_keys:
         return PostJudgement(READ, "a model call (`model` with a prompt)", resolver.param)
+    self_url = _self_template(resolver, url)
     if keys & catalog.post_query_keys:
-        return PostJudgement(WEAK, "a search-shaped body", resolver.param)
-    return PostJudgement(NEUTRAL, "", resolver.param)
+        return PostJudgement(WEAK, "a search-shaped body", resolver.param, self_url)
+    return PostJudgement(NEUTRAL, "", resolver.param, self_url)
+
+
+_SELF_PLACEHOLDER = re.compile(r"\{self\.(\w+)\}")
+
+
+def _self_template(resolver: _UrlResolver, url: Value | None) -> str | None:
+    """The URL's text when it is an f-string naming attributes of ``self`` (held in a local
+    or written in the call), so that a subclass that sets them can judge it."""
+    if url is not None and url.kind == "name":
+        url = resolver._binding(url.text) or url
+    if url is None or url.kind != "fstring" or not _SELF_PLACEHOLDER.search(url.text):
+        return None
+    return url.text
+
+
+def class_attribute(project: ProjectModel, cls_qual: str, name: str) -> str | None:
+    """The string a class (or the first of its bases that does) sets ``name`` to in its
+    body (``subfeature: str = "object_detection"``)."""
+    seen: set[str] = set()
+    queue = [cls_qual]
+    while queue:
+        current = queue.pop(0)
+        if current in seen or current not in project.classes:
+            continue
+        seen.add(current)
+        cls = project.classes[current][0]
+        value = cls.attributes.get(name)
+        if value is not None:
+            return value.string()
+        queue.extend(cls.bases)
+    return None
+
+
+def judge_self_url(
+    project: ProjectModel, template: str, caller: Function, facts: ModuleFacts
+) -> PostJudgement | None:
+    """A helper's POST whose URL names attributes of ``self``, judged with the values the
+    caller's class gives them (``f"{BASE}/{self.feature}/{self.subfeature}"`` posts to
+    ``/image/object_detection`` for the object-detection tool); None when that class sets
+    no value for one of them."""
+    if caller.class_name is None:
+        return None
+    values: dict[str, str] = {}
+    for name in set(_SELF_PLACEHOLDER.findall(template)):
+        value = class_attribute(project, caller.class_name, name)
+        if value is None:
+            return None
+        values[name] = value
+    text = _SELF_PLACEHOLDER.sub(lambda m: values[m.group(1)].replace("{", ""), template)
+    resolver = _UrlResolver(project, caller, facts, 0)
+    written = Value("fstring", text)
+    path = resolver.resolve(written)
+    return _url_judgement(project.catalog, resolver, path, _segment_verdicts(project.catalog, path))
 
 
 def judge_mapped_url(

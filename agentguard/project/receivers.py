@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.knowledge.open_world import words
 from agentguard.project.sink_keys import local_value
 
 if TYPE_CHECKING:
@@ -35,10 +36,13 @@ def receiver_name(written: str) -> str:
     while written.endswith("]") and "[" in written:
         written = written[: written.rindex("[")]  # ``self.clients["stripe"]``: ``clients``
     if written.endswith(")"):
-        try:
-            node = ast.parse(written, mode="eval").body
-        except (SyntaxError, ValueError):
-            node = None  # cut short at the text limit: judged as written
+        node = None  # cut short at the text limit: judged as written
+        for source in (written, f"(\n{written}\n)"):  # a chain over several lines
+            try:
+                node = ast.parse(source, mode="eval").body
+                break
+            except (SyntaxError, ValueError):
+                continue
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Attribute):
                 return node.func.attr
@@ -108,7 +112,8 @@ def stays_in_process(
 ) -> bool:
     """Calls whose receiver is known to live in the process, whatever the method is called:
     the standard library and builtin types, a package whose objects live in the process,
-    loggers and literals, a container bound here, a queue's ``put``."""
+    loggers and literals, a container bound here, a library's own settings, a queue's
+    ``put``."""
     head = callee.split(".", 1)[0]
     if head in STDLIB_MODULES and not _names_a_variable(project, head, call, fn, facts):
         return True
@@ -124,5 +129,39 @@ def stays_in_process(
         return True
     if written and _is_container(project, written, fn, facts, call.order):
         return True
+    if _configures_library(project, call, written, facts):
+        return True
     # ``sub.queue.put_nowait(event)``: an asyncio/queue.Queue, in the process
     return call.method in project.catalog.queue_methods and "queue" in last.lower()
+
+
+def _configures_library(
+    project: ProjectModel, call: Call, written: str, facts: ModuleFacts
+) -> bool:
+    """``wikipedia.set_lang("fr")``, ``pandas.set_option(...)``: a setting verb called on an
+    imported module itself, not on a client it made, configures the library in this
+    process; nothing leaves it."""
+    named = words(call.method)
+    if not named or named[0] not in project.catalog.open_world.module_settings:
+        return False
+    imported = facts.imports.get(written)
+    if imported is None or imported.split(".", 1)[0] in project.module_heads:
+        return False
+    return imported.rsplit(".", 1)[-1][:1].islower()  # a module, not a class or a client
+
+
+def asks_a_collection(project: ProjectModel, call: Call, collection: str) -> bool:
+    """``client.sql_generations.create(prompt=...)``, ``client.completions.create(...)``: a
+    generated SDK's ``create`` on a collection named as a question is the POST to that
+    collection's path (``/sql-generations``), judged by the path's words as a POST is
+    (``read_posts``): a collection whose name only asks makes an answer, nothing a retry
+    duplicates."""
+    if call.method not in {"create", "acreate"}:
+        return False
+    named = words(collection)
+    catalog = project.catalog
+    return (
+        bool(named)
+        and not any(w in catalog.post_write_words for w in named)
+        and any(w in catalog.post_read_words for w in named)
+    )

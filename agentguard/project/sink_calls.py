@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
-from agentguard.knowledge.catalog import Matcher, Sink
+from agentguard.knowledge.catalog import Catalog, Matcher, Sink
+from agentguard.knowledge.open_world import words
 from agentguard.project import open_world
 from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
@@ -30,6 +31,7 @@ from agentguard.project.read_posts import (
     judge_mapped_document,
     judge_mapped_url,
     judge_post,
+    judge_self_url,
     name_sets,
     rpc_operation_judgement,
 )
@@ -149,6 +151,7 @@ def _classify_sink(
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
         unknown_statement = False  # SQL whose statement the caller supplies
+        statement_from: str | None = None  # the parameter it comes from, if one
         confidence = Confidence(sink.confidence)
         remote = sink.remote if sink.remote is not None else True
         if kind == "sql" and call.args:
@@ -194,6 +197,7 @@ def _classify_sink(
             statement = argument_at(call.args, call.kwargs, named)
             if statement is None:
                 return _open_world(project, call, callee, fn, facts)  # ``request.execute()``
+            statement_param = _statement_param(project, statement, fn, facts, call.order)
             if statement.kind == "name":
                 statement = local_value(project, statement.text, fn, facts, call.order) or statement
             text = statement.string()
@@ -205,21 +209,12 @@ def _classify_sink(
             start = statement_start(statement) if text is None else None
             if start is not None and project.catalog.sql_read.match(start):
                 return None  # ``"EXPLAIN " + query``: whatever follows, it only reads
-            clause = None if text is None else statement_write_clause(project.catalog, text)
             if text is not None:
-                if project.catalog.sql_read.match(text) or (
-                    not project.catalog.sql_write.match(text) and clause is None
-                ):
+                judged_sql = sql_text_effect(project.catalog, text)
+                if judged_sql is None:
                     return None
-                upsert = bool(
-                    re.search(r"(?i)on\s+conflict|on\s+duplicate\s+key|insert\s+or\s+ignore", text)
-                )
-                # UPDATE t SET n = n + 1 repeats its increment; INSERT adds a row each time.
-                relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
-                adds = re.match(r"(?is)^\s*insert", text) or clause in project.catalog.sql_creates
-                idempotent = upsert or not (adds or relative)
+                idempotent, method = judged_sql
                 kind = "write"
-                method = text.split(None, 1)[0].upper()
             elif (verb := sqlalchemy_statement(project.catalog, statement)) is not None:
                 if verb == "select":
                     return None
@@ -229,6 +224,7 @@ def _classify_sink(
             else:
                 kind, idempotent, confidence = "write", None, Confidence.LOW
                 unknown_statement = True
+                statement_from = statement_param
             # An embedded database file is a local write (judged by Q1): no service downstream
             # could honour an idempotency key.
             remote = not embedded_database_module(project.catalog, facts)
@@ -267,7 +263,7 @@ def _classify_sink(
             return _judged_post(project, effect, fn, facts)
         if unknown_statement:
             # a statement the caller supplies: the tool's name and description decide
-            return replace(effect, reading=NEUTRAL)
+            return replace(effect, reading=NEUTRAL, statement_param=statement_from)
         if method == "PATCH" and name_sets(project.catalog, fn.name):
             return _idempotent_patch(effect, fn.name)
         if kind == "exec" and open_world.reads_by_command(project, call, fn, facts):
@@ -278,12 +274,150 @@ def _classify_sink(
         return rpc
     if open_world.saved_into_memory(project, call, fn, facts):
         return None
+    method = _literal_request_method(project, call)
+    if method is not None:
+        return _requested(project, call, method, fn, facts)
     guessed = open_world.judge_built(
         project, call, fn, facts, lambda sink: key_for(project, call, sink, fn, facts)
     ) or heuristic_sink(project, call, callee, fn, facts)
     if guessed is not None and call.method in {"post", "apost"}:
         return _judged_post(project, guessed, fn, facts)  # client.post(...) on an unknown client
     return guessed if guessed is not None else _open_world(project, call, callee, fn, facts)
+
+
+_HTTP_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
+
+
+def _literal_request_method(project: ProjectModel, call: Call) -> str | None:
+    """``client._request("POST", "/api/v1/billing", json=body)``: a client's generic request
+    method (named only with HTTP words, ``request`` among them) given a literal HTTP method,
+    first or as ``method=``; None for any other call."""
+    if call.method.lstrip("_")[:1].isupper():
+        return None  # ``urllib.request.Request(url, method="POST")``: built, sent later
+    named = words(call.method)
+    if "request" not in named or not set(named) <= project.catalog.http_helper_words:
+        return None
+    given = call.kwargs.get("method") or (call.args[0] if call.args else None)
+    text = (given.string() or "").upper() if given is not None else ""
+    return text if text in _HTTP_METHODS else None
+
+
+def _requested(
+    project: ProjectModel, call: Call, method: str, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    """What a generic request call with a literal method does: GET, HEAD and OPTIONS read,
+    PUT and DELETE repeat safely, PATCH does not, and a POST is judged by its URL and body
+    as any POST is (``judge_post``)."""
+    if method in {"GET", "HEAD", "OPTIONS"}:
+        return None
+    kind, idempotent = {
+        "PUT": ("network_write", True),
+        "DELETE": ("destructive", True),
+    }.get(method, ("network_write", False))
+    sink = Sink(effect=kind, idempotent=idempotent, key={"header": "Idempotency-Key"})
+    site = Location(facts.path, call.span)
+    shown = open_world.shown(call)
+    effect = Effect(
+        kind=kind,
+        idempotent=idempotent,
+        remote=True,
+        sink=shown,
+        site=site,
+        call=call,
+        chain=(EvidenceStep(StepKind.SINK, site, callee=shown, detail=f"an HTTP {method}"),),
+        confidence=Confidence.MEDIUM,
+        method=method,
+        key=key_for(project, call, sink, fn, facts),
+        heuristic=True,
+        function=fn.qualname,
+    )
+    return _judged_post(project, effect, fn, facts) if method == "POST" else effect
+
+
+def sql_text_effect(catalog: Catalog, text: str) -> tuple[bool, str] | None:
+    """What a literal SQL statement does: None when it reads (or is no statement a write
+    verb starts); else whether it repeats safely and its verb. ``UPDATE t SET n = n + 1``
+    repeats its increment; ``INSERT`` (or a Cypher ``CREATE`` clause) adds a row each time
+    unless it says what a conflict does."""
+    # a statement that starts with neither verb writes by its clause (Cypher ``MATCH ... SET``)
+    clause = statement_write_clause(catalog, text)
+    if catalog.sql_read.match(text) or (not catalog.sql_write.match(text) and clause is None):
+        return None
+    upsert = bool(re.search(r"(?i)on\s+conflict|on\s+duplicate\s+key|insert\s+or\s+ignore", text))
+    relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
+    adds = re.match(r"(?is)^\s*insert", text) or clause in catalog.sql_creates
+    idempotent = upsert or not (adds or relative)
+    return idempotent, (clause or text.split(None, 1)[0]).upper()
+
+
+def _statement_param(
+    project: ProjectModel, statement: Value, fn: Function, facts: ModuleFacts, before: int
+) -> str | None:
+    """The parameter of ``fn`` a SQL statement comes from: the parameter itself, or a local
+    bound to a call handed it (``clean = self._validate(query, "SELECT")``)."""
+    if statement.kind != "name":
+        return None
+    if statement.text in fn.params and statement.text not in SELF_NAMES:
+        return statement.text
+    bound = local_value(project, statement.text, fn, facts, before)
+    if bound is None or bound.kind != "call":
+        return None
+    handed = [a.text for a in (*bound.call_args, *bound.call_kwargs.values()) if a.kind == "name"]
+    params = [name for name in handed if name in fn.params and name not in SELF_NAMES]
+    return params[0] if len(params) == 1 else None
+
+
+def map_statement_through_call(
+    project: ProjectModel,
+    effect: Effect,
+    callee_fn: Function,
+    call: Call,
+    caller: Function,
+    facts: ModuleFacts,
+) -> Effect | None:
+    """A helper's SQL whose statement is its parameter takes the caller's argument: a
+    literal ``SELECT`` (or an f-string starting so) reads, a literal write is judged by its
+    verb, a parameter of the caller is judged by that caller's callers; anything else stays
+    a statement nobody can read."""
+    if effect.statement_param is None:
+        return effect
+    argument = argument_for(effect.statement_param, callee_fn, call)
+    if argument is not None and argument.kind == "name":
+        if argument.text in caller.params and argument.text not in SELF_NAMES:
+            return replace(effect, statement_param=argument.text)
+        argument = local_value(project, argument.text, caller, facts, call.order) or argument
+    text = _statement_start(argument) if argument is not None else None
+    if text is None or not (
+        project.catalog.sql_read.match(text) or project.catalog.sql_write.match(text)
+    ):
+        return replace(effect, statement_param=None)
+    judged = sql_text_effect(project.catalog, text)
+    if judged is None:
+        return None  # this caller's statement reads
+    idempotent, method = judged
+    return replace(
+        effect,
+        kind="write",
+        idempotent=idempotent,
+        method=method,
+        reading="",
+        statement_param=None,
+        confidence=Confidence.MEDIUM,
+    )
+
+
+def _statement_start(value: Value) -> str | None:
+    """A statement's literal text, or the literal start of an f-string (``f"SELECT * FROM
+    {table}"`` starts ``SELECT * FROM``)."""
+    text = value.string()
+    if text is not None or value.kind != "fstring":
+        return text
+    # the f-string's text up to its first placeholder (its text may be cut short)
+    opened = _FSTRING_START.match(value.text)
+    return opened.group(1) if opened else None
+
+
+_FSTRING_START = re.compile(r"""(?s)^[rR]?[fF][rR]?(?:"{3}|'{3}|"|')([^{]*)""")
 
 
 # A GraphQL field's first selection after the operation header (``tagsAdd`` in
@@ -349,6 +483,7 @@ def _judged_post(
             confidence=Confidence.LOW,
             reading=judgement.verdict,
             url_param=judgement.url_param,
+            url_self=judgement.self_url,
             chain=(
                 *effect.chain,
                 EvidenceStep(
@@ -359,7 +494,9 @@ def _judged_post(
             ),
         )
     if judgement.verdict == NEUTRAL:
-        return replace(effect, reading=NEUTRAL, url_param=judgement.url_param)
+        return replace(
+            effect, reading=NEUTRAL, url_param=judgement.url_param, url_self=judgement.self_url
+        )
     return effect
 
 
@@ -571,7 +708,18 @@ def map_url_through_call(
     facts: ModuleFacts,
 ) -> Effect | None:
     """A helper's POST whose URL is its parameter (``def _post(self, path, body)``) reads
-    or writes as the caller's argument says (``self._post("/v1/search", ...)``)."""
+    or writes as the caller's argument says (``self._post("/v1/search", ...)``); one whose
+    URL names attributes of ``self`` as the caller's class sets them."""
+    if effect.url_self is not None and effect.reading in {NEUTRAL, WEAK}:
+        by_class = judge_self_url(project, effect.url_self, caller, facts)
+        if by_class is not None:
+            if by_class.verdict == READ:
+                return None
+            if by_class.verdict == SETS:
+                return _repeat_safe_post(effect, by_class.reason)
+            if by_class.verdict == MIXED:
+                return replace(effect, reading=MIXED, url_self=None, confidence=Confidence.LOW)
+            return replace(effect, reading="", url_self=None)  # the URL names a write
     if effect.url_param is None or effect.reading not in {NEUTRAL, WEAK, OPERATION, DOCUMENT}:
         return effect
     argument = argument_for(effect.url_param, callee_fn, call)

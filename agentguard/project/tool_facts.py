@@ -124,9 +124,15 @@ class Effect:
     # mixed | weak | neutral, or "" when it says it writes (or is not a POST).
     reading: str = ""
     url_param: str | None = None  # the URL comes from this parameter of ``function``
+    # the URL as written, naming attributes of ``self`` a subclass sets (read_posts.py)
+    url_self: str | None = None
     # An HTTP call whose method is this parameter of ``function`` (``def _request(self,
     # method, url)``): kind ``http_deferred`` (no write yet) until a caller passes "POST".
     method_param: str | None = None
+    # SQL whose text comes from this parameter of ``function`` (``def run(self, query)``),
+    # directly or through a call handed it (``self._validate(query)``): each caller's
+    # literal statement judges it (a ``SELECT`` reads); otherwise it stays unknown.
+    statement_param: str | None = None
 
     @property
     def writes(self) -> bool:

@@ -75,13 +75,18 @@ def _timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
     reached: set[str] = set()
     seen: set[tuple[object, ...]] = set()
     for tool in project.tools:
-        if tool.schema_only or _declared_harmless(tool):
+        if tool.schema_only:
             continue
+        # a tool declared read-only or idempotent repeats nothing: the helpers it reaches
+        # are judged through it (so not again on their own), and nothing is reported
+        harmless = _declared_harmless(tool)
         for effect in _writes(project, tool):
             frames = frames_of(project, tool.functions, effect)
             if frames is None:
                 continue
             reached.update(f.qualname for f in frames)
+            if harmless:
+                continue
             found = judge_chain(project, know, frames)
             if found is None:
                 poll = polling_deadline(project, know, frames)
