@@ -407,45 +407,47 @@ def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
     )
 
 
+def _assigned_to(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> str | None:
+    """The local that ``call``'s answer is bound to (``ch = conn.channel()``), if any."""
+    start = call.span[:2]
+    for assignment in project.local_assignments(facts, fn.qualname):
+        value = assignment.value
+        if value.kind == "call" and value.span is not None and value.span[:2] == start:
+            return assignment.target
+    return None
+
+
 def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     """``ch = conn.channel()`` then ``ch.basic_publish(...)``: the call hands out an object
     that later calls use; those calls are judged, not the one that made it. Later calls
     that only convert the answer (``response.to_dict()``) make no handle: the call acted."""
+    target = _assigned_to(project, call, fn, facts)
+    if target is None:
+        return False
     conversions = project.catalog.open_world.answer_conversions
-    start = call.span[:2]
-    for assignment in project.local_assignments(facts, fn.qualname):
-        value = assignment.value
-        if value.kind != "call" or value.span is None or value.span[:2] != start:
-            continue
-        target = assignment.target
-        return any(
-            other.order > call.order
-            and other.method not in conversions
-            # a chain rooted at ``target`` is written starting with it: parse only those
-            and other.text.startswith(target)
-            and _root(_parse(other.text)).split(".", 1)[0] == target
-            for other in project.calls_in(fn.qualname)
-        )
-    return False
+    return any(
+        other.order > call.order
+        and other.method not in conversions
+        # a chain rooted at ``target`` is written starting with it: parse only those
+        and other.text.startswith(target)
+        and _root(_parse(other.text)).split(".", 1)[0] == target
+        for other in project.calls_in(fn.qualname)
+    )
 
 
 def sent_by_terminal(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     """``request = service.users().messages().send(...)``, then ``request.execute()``: the
     call builds a request that a builder terminal sends later, where it is judged."""
+    target = _assigned_to(project, call, fn, facts)
+    if target is None:
+        return False
     terminals = project.catalog.open_world.terminals
-    start = call.span[:2]
-    for assignment in project.local_assignments(facts, fn.qualname):
-        value = assignment.value
-        if value.kind != "call" or value.span is None or value.span[:2] != start:
-            continue
-        target = assignment.target
-        return any(
-            other.order > call.order
-            and other.method in terminals
-            and other.text == f"{target}.{other.method}"
-            for other in project.calls_in(fn.qualname)
-        )
-    return False
+    return any(
+        other.order > call.order
+        and other.method in terminals
+        and other.text == f"{target}.{other.method}"
+        for other in project.calls_in(fn.qualname)
+    )
 
 
 def _handed_out(

@@ -1148,21 +1148,30 @@ class ProjectModel:
                     return typed
         return None
 
-    def self_type(self, cls_qual: str, attr: str) -> str | None:
+    def lineage(self, cls_qual: str) -> Iterator[str]:
+        """``cls_qual`` and then its bases, breadth first, each once; a name the project does
+        not define is given but not followed."""
         seen: set[str] = set()
         queue = [cls_qual]
         while queue:
             current = queue.pop(0)
-            if current in seen or current not in self.classes:
+            if current in seen:
                 continue
             seen.add(current)
+            yield current
+            if current in self.classes:
+                queue.extend(self.classes[current][0].bases)
+
+    def self_type(self, cls_qual: str, attr: str) -> str | None:
+        for current in self.lineage(cls_qual):
+            if current not in self.classes:
+                continue
             cls = self.classes[current][0]
             if attr in cls.self_types:
                 return cls.self_types[attr]
             validated = self._validator_bound(current, attr) or self._factory_default(current, attr)
             if validated is not None:
                 return validated
-            queue.extend(cls.bases)
         return self._built_by_method(cls_qual, attr)
 
     def _factory_default(self, cls_qual: str, attr: str) -> str | None:
@@ -1252,18 +1261,10 @@ class ProjectModel:
         return found
 
     def find_method(self, cls_qual: str, name: str) -> str | None:
-        seen: set[str] = set()
-        queue = [cls_qual]
-        while queue:
-            current = queue.pop(0)
-            if current in seen:
-                continue
-            seen.add(current)
+        for current in self.lineage(cls_qual):
             candidate = f"{current}.{name}"
             if candidate in self.functions:
                 return candidate
-            if current in self.classes:
-                queue.extend(self.classes[current][0].bases)
         if cls_qual not in self.classes:
             return None
         # bases written as their module imports them, or generic (``ToolkitCore[list[T]]``)

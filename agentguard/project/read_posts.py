@@ -368,18 +368,11 @@ def _self_template(resolver: _UrlResolver, url: Value | None) -> str | None:
 def class_attribute(project: ProjectModel, cls_qual: str, name: str) -> str | None:
     """The string a class (or the first of its bases that does) sets ``name`` to in its
     body (``subfeature: str = "object_detection"``)."""
-    seen: set[str] = set()
-    queue = [cls_qual]
-    while queue:
-        current = queue.pop(0)
-        if current in seen or current not in project.classes:
-            continue
-        seen.add(current)
-        cls = project.classes[current][0]
-        value = cls.attributes.get(name)
-        if value is not None:
-            return value.string()
-        queue.extend(cls.bases)
+    for current in project.lineage(cls_qual):
+        if current in project.classes:
+            value = project.classes[current][0].attributes.get(name)
+            if value is not None:
+                return value.string()
     return None
 
 
