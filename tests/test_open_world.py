@@ -630,3 +630,37 @@ def test_a_write_verb_on_an_untrusted_receiver_is_not_read(
         assert codes == ["AG104"]  # shown as unknown, with no write finding
     if not kinds or kinds == ["write"]:
         assert "AG201" not in codes  # nothing created remotely
+
+
+ANY_FIELD_TOOLS = """
+from typing import Any
+
+from langchain_core.tools import BaseTool
+
+
+class PublishNote(BaseTool):
+    name: str = "publish_note"
+    description: str = "Publish a note."
+    agent: Any = None
+
+    def _run(self, text: str) -> str:
+        return str(self.agent.post("/notes", {"text": text}))
+
+
+class ListNotes(BaseTool):
+    name: str = "list_notes"
+    description: str = "List notes."
+    agent: Any = None
+
+    def _run(self, tag: str) -> str:
+        return str(self.agent.get_notes(tag=tag))
+"""
+
+
+def test_a_write_verb_on_an_attribute_declared_to_hold_anything_is_unknown(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files({"notes_tools.py": ANY_FIELD_TOOLS})
+    kinds = {t.name: sorted(e.kind for e in t.effects) for t in result.project.tools}
+    assert kinds == {"publish_note": ["unknown"], "list_notes": []}
+    assert {f.code for f in result.findings if f.tool == "publish_note"} == {"AG104"}

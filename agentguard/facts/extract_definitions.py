@@ -15,6 +15,9 @@ from agentguard.facts.module_facts import (
     Function,
 )
 
+# Annotations that say an attribute may hold anything.
+_ANYTHING = frozenset({"typing.Any", "typing_extensions.Any", "object", "builtins.object"})
+
 
 class DefinitionVisitor(ValueReader):
     """Imports, functions (with their decorators) and classes."""
@@ -183,6 +186,8 @@ class DefinitionVisitor(ValueReader):
                 annotated = self._annotation_type(stmt.annotation)
                 if annotated:
                     cls.self_types[stmt.target.id] = annotated
+                elif self.resolve(stmt.annotation) in _ANYTHING:
+                    cls.opaque.append(stmt.target.id)
                 elif stmt.value is not None:
                     made = self._default_type(stmt.value)
                     if made:

@@ -235,6 +235,9 @@ class ClassDef(CompactPickle):
     attributes: dict[str, Value] = field(default_factory=dict)  # class-level assignments
     decorators: list[Decorator] = field(default_factory=list)
     self_types: dict[str, str] = field(default_factory=dict)  # self.attr -> qualified type
+    # attributes declared to hold anything (``agent: Any = None``): what their calls do is
+    # unknown, never "no effect"
+    opaque: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -33,7 +33,7 @@ from agentguard.project.receivers import (
     written_receiver,
 )
 from agentguard.project.sink_keys import local_value
-from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
+from agentguard.project.tool_facts import SELF_NAMES, ArgSpec, Effect, KeyEvidence, argument_at
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -276,6 +276,9 @@ def _verdict(
             # ``ch = connect(url)``, then ``ch.publish(...)``: an object from outside the
             # project that no name says is a client; what the verb does to it is unknown
             return _Verdict(None, "a write verb on what an external call returned")
+        if writes and call.method not in _DATA_METHODS and _opaque_attribute(project, root, fn):
+            # ``agent: Any = None``, then ``self.agent.post(...)``: declared to hold anything
+            return _Verdict(None, "a write verb on an attribute declared to hold anything")
         return None
     if writes:
         last = root.rsplit(".", 1)[-1]
@@ -290,6 +293,14 @@ def _verdict(
     if _chain_segment(project, call, fn) or _handle_factory(project, call, fn, facts):
         return None  # ``service.users()`` builds the request a later call sends
     return _Verdict(None, "not in the catalogue, no verb in its name")
+
+
+def _opaque_attribute(project: ProjectModel, root: str, fn: Function) -> bool:
+    """Whether ``root`` is ``self.<attr>`` with ``attr`` declared to hold anything."""
+    head, _, attr = root.partition(".")
+    if head not in SELF_NAMES or not attr.isidentifier() or fn.class_name is None:
+        return False
+    return project.opaque_attribute(fn.class_name, attr)
 
 
 def _answer_of_external_call(

@@ -1162,6 +1162,14 @@ class ProjectModel:
             if current in self.classes:
                 queue.extend(self.classes[current][0].bases)
 
+    def opaque_attribute(self, cls_qual: str, attr: str) -> bool:
+        """Whether the class (or a base) declares ``attr`` to hold anything (``agent: Any``)."""
+        return any(
+            attr in self.classes[current][0].opaque
+            for current in self.lineage(cls_qual)
+            if current in self.classes
+        )
+
     def self_type(self, cls_qual: str, attr: str) -> str | None:
         for current in self.lineage(cls_qual):
             if current not in self.classes:
