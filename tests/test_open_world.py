@@ -647,6 +647,15 @@ class PublishNote(BaseTool):
         return str(self.agent.post("/notes", {"text": text}))
 
 
+class SyncNotes(BaseTool):
+    name: str = "sync_notes"
+    description: str = "Sync notes with the relay."
+    agent: Any = None
+
+    def _run(self, relay: str) -> str:
+        return str(self.agent.relay_sync(relay))
+
+
 class ListNotes(BaseTool):
     name: str = "list_notes"
     description: str = "List notes."
@@ -662,5 +671,5 @@ def test_a_write_verb_on_an_attribute_declared_to_hold_anything_is_unknown(
 ) -> None:
     result = scan_files({"notes_tools.py": ANY_FIELD_TOOLS})
     kinds = {t.name: sorted(e.kind for e in t.effects) for t in result.project.tools}
-    assert kinds == {"publish_note": ["unknown"], "list_notes": []}
+    assert kinds == {"publish_note": ["unknown"], "sync_notes": ["unknown"], "list_notes": []}
     assert {f.code for f in result.findings if f.tool == "publish_note"} == {"AG104"}

@@ -267,7 +267,12 @@ def _verdict(
     # a method of an interface (a ``Protocol``, an abstract method) runs what implements
     # it, outside what the project shows
     interface = project.is_interface_method(callee)
-    if not interface and (not root or not _leaves_project(project, world, root, fn, facts, callee)):
+    # ``agent: Any = None``, then ``self.agent.request_task(...)``: declared to hold anything,
+    # as unknown as an external client's method
+    opaque = _opaque_attribute(project, root, fn)
+    if not (interface or opaque) and (
+        not root or not _leaves_project(project, world, root, fn, facts, callee)
+    ):
         if (
             writes
             and call.method not in _DATA_METHODS
@@ -276,9 +281,6 @@ def _verdict(
             # ``ch = connect(url)``, then ``ch.publish(...)``: an object from outside the
             # project that no name says is a client; what the verb does to it is unknown
             return _Verdict(None, "a write verb on what an external call returned")
-        if writes and call.method not in _DATA_METHODS and _opaque_attribute(project, root, fn):
-            # ``agent: Any = None``, then ``self.agent.post(...)``: declared to hold anything
-            return _Verdict(None, "a write verb on an attribute declared to hold anything")
         return None
     if writes:
         last = root.rsplit(".", 1)[-1]
