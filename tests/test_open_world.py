@@ -273,6 +273,17 @@ def test_an_answer_read_as_a_mapping_is_no_handle_the_call_stays_unknown(
     assert (found, codes) == (["unknown"], ["AG104"])
 
 
+def test_an_answer_read_by_its_keys_is_no_handle_the_call_stays_unknown(
+    scan_files: ScanFiles,
+) -> None:
+    # ``ack = client.request_task(...)``, then ``ack.get("task_id")``: the answer's fields are
+    # read; the call that answered is what acted, and no name says what it does.
+    body = 'ack = client.request_task(capability=value)\nreturn str(ack.get("task_id"))'
+    module = tool_module(SLACK, SLACK_CLIENT, body)
+    found, codes = kinds_and_codes(scan_files, module)
+    assert (found, codes) == (["unknown"], ["AG104"])
+
+
 def test_oauth_token_file_refresh_is_not_a_side_effect(scan_files: ScanFiles) -> None:
     prelude = """
     def _get_credentials(token_path: str) -> object:

@@ -441,10 +441,23 @@ def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: Modu
     return any(
         other.order > call.order
         and other.method not in conversions
+        and not _reads_a_key(other)
         # a chain rooted at ``target`` is written starting with it: parse only those
         and other.text.startswith(target)
         and _root(_parse(other.text)).split(".", 1)[0] == target
         for other in project.calls_in(fn.qualname)
+    )
+
+
+def _reads_a_key(call: Call) -> bool:
+    """``ack.get("task_id")``: a mapping's value read by its literal key, as an answer's
+    fields are read; a client's ``get`` takes an id or a keyword (``files.get(fileId=f)``)."""
+    return (
+        call.method == "get"
+        and not call.kwargs
+        and bool(call.args)
+        and call.args[0].string() is not None
+        and call.args[0].kind == "const"
     )
 
 
