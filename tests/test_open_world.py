@@ -284,6 +284,21 @@ def test_an_answer_read_by_its_keys_is_no_handle_the_call_stays_unknown(
     assert (found, codes) == (["unknown"], ["AG104"])
 
 
+@pytest.mark.parametrize(
+    ("body", "kinds"),
+    [
+        ("return client.message(value)", []),  # looks a message up by its id
+        ('return client.message(value, "Deploy finished")', ["unknown"]),  # hands it a text
+        ('return client.comment(value, body={"text": "+1"})', ["unknown"]),
+    ],
+)
+def test_a_noun_named_method_handed_content_is_no_lookup(
+    scan_files: ScanFiles, body: str, kinds: list[str]
+) -> None:
+    found, _ = kinds_and_codes(scan_files, tool_module(SLACK, SLACK_CLIENT, body))
+    assert found == kinds
+
+
 def test_oauth_token_file_refresh_is_not_a_side_effect(scan_files: ScanFiles) -> None:
     prelude = """
     def _get_credentials(token_path: str) -> object:

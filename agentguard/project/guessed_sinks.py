@@ -35,7 +35,7 @@ def heuristic_sink(
     containers, loggers, strings and the standard library."""
     if call.method.lstrip("_")[:1].isupper():
         return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
-    verb_class = method_verb(project, call.method)
+    verb_class = method_verb(project, call.method, call)
     if verb_class in {None, "read"}:
         return None
     batch = batch_operations(project, call, fn, facts)

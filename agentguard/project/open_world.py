@@ -238,7 +238,7 @@ def _verdict(
     if isinstance(receiver, ast.Call):
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
     root = _root(receiver) if receiver is not None else ""
-    verb = method_verb(project, call.method)
+    verb = method_verb(project, call.method, call)
     containers = project.catalog.container_methods
     named = words(call.method)
     derived = (
@@ -363,11 +363,18 @@ def batch_operations(
     return worst
 
 
-def method_verb(project: ProjectModel, method: str) -> str | None:
+def method_verb(project: ProjectModel, method: str, call: Call | None = None) -> str | None:
     """The verb class of a client method: as the verb table says, except that adding
     existing things to a set of links (``add_roles``, ``issue_add_watcher``, ``add_labels``)
-    repeats safely, an idempotent write."""
-    verb = project.catalog.open_world.verb_class(method)
+    repeats safely, an idempotent write; and a noun that alone names what is looked up
+    (``jira.issue(key)``) looks nothing up when ``call`` hands it content: two positional
+    arguments or a body (``client.message(channel_id, text)``), which is not judged."""
+    world = project.catalog.open_world
+    verb = world.verb_class(method)
+    if verb == "read" and call is not None and method in world.nouns_alone:
+        given_body = any(name in project.catalog.body_kwargs for name in call.kwargs)
+        if len(call.args) >= 2 or given_body:
+            return None
     if verb != "non_idempotent":
         return verb
     named = words(method)
