@@ -112,14 +112,14 @@ def _declarations_from_options(
 ) -> list[Declaration]:
     result: list[Declaration] = []
     # READ_ONLY = ToolAnnotations(readOnlyHint=True)  ...  @mcp.tool(annotations=READ_ONLY)
-    annotations, annotations_path = _written_value(project, options.get("annotations"), site)
+    annotations, annotations_path = _written_value(project, options.get("annotations"), site, facts)
     if annotations is not None:
         decl = annotations_declaration(project, annotations, annotations_path)
         if decl is not None:
             result.append(decl)
     metadata_key = project.catalog.metadata_kwargs.get(framework)
     metadata, metadata_path = _written_value(
-        project, options.get(metadata_key) if metadata_key else None, site
+        project, options.get(metadata_key) if metadata_key else None, site, facts
     )
     if metadata is not None and metadata.kind == "dict":
         decl = annotations_declaration(
@@ -158,12 +158,16 @@ def _option_declaration(
 
 
 def _written_value(
-    project: ProjectModel, value: Value | None, site: Location
+    project: ProjectModel, value: Value | None, site: Location, facts: ModuleFacts
 ) -> tuple[Value | None, str]:
     """An option's value, or the module variable it names, with the file it is written in
     (a variable imported from another module is written there)."""
     if value is not None and value.kind in {"name", "attr"}:
         held = project.module_variable_in(value.qualname)
+        if held is None and value.kind == "name":
+            # a variable of this module: its qualname is the type of what it holds
+            # (``MUTATION = ToolAnnotations(...)`` names ``ToolAnnotations``)
+            held = project.module_variable_in(f"{facts.module}.{value.text}")
         if held is not None:
             return held
     if value is not None and value.kind == "call":

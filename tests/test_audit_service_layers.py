@@ -1,0 +1,155 @@
+"""Tools whose server, declaration or effects sit one step away from the tool itself.
+
+A server made by a project factory (``app = create_server()``) registers tools as
+``app = FastMCP(...)`` does; hints written once in a module constant (``MUTATION =
+ToolAnnotations(...)``, then ``annotations=MUTATION``) declare each tool that names them; and
+a call through typed attributes of what a project function returns
+(``get_runtime().mutations.send.execute(...)``) runs the method those types name, so what
+that method reaches (an interface's ``send``) is never taken for a read.
+"""
+
+from __future__ import annotations
+
+from agentguard.report.model import build_report
+
+from .conftest import ScanFiles
+
+
+def _verdicts(scan_files: ScanFiles, files: dict[str, str]) -> dict[str, tuple[str, set[str]]]:
+    result = scan_files(files)
+    report = build_report(result)
+    codes: dict[str, set[str]] = {}
+    for finding in result.findings:
+        if finding.tool:
+            codes.setdefault(finding.tool, set()).add(finding.code)
+    return {row.name: (row.risk.value, codes.get(row.name, set())) for row in report.tools}
+
+
+FACTORY_SERVER = """\
+import httpx
+from mcp.server.fastmcp import FastMCP
+
+
+def create_server():
+    return FastMCP(name="tables")
+
+
+def declared_server() -> FastMCP:
+    return build_from_settings()
+
+
+app = create_server()
+other = declared_server()
+
+
+@app.tool()
+def put_row(table: str, row: dict) -> str:
+    return httpx.post(f"https://tables.example/{table}/rows", json=row).text
+
+
+@other.tool()
+def count_rows(table: str) -> str:
+    return httpx.get(f"https://tables.example/{table}/count").text
+"""
+
+
+def test_a_server_a_project_factory_makes_registers_its_tools(scan_files: ScanFiles) -> None:
+    verdicts = _verdicts(scan_files, {"tables/server.py": FACTORY_SERVER})
+    risk, codes = verdicts["put_row"]
+    assert risk == "network_write" and {"AG101", "AG201"} <= codes
+    risk, codes = verdicts["count_rows"]
+    assert risk == "read" and not codes & {"AG101", "AG201"}
+
+
+CONSTANT_HINTS = """\
+import smtplib
+
+from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+mcp = FastMCP("mail")
+
+_REMOTE_MUTATION = ToolAnnotations(
+    readOnlyHint=False,
+    destructiveHint=False,
+    idempotentHint=False,
+    openWorldHint=True,
+)
+
+
+@mcp.tool(description="Send a message", annotations=_REMOTE_MUTATION)
+def send_message(to: str, body: str) -> str:
+    with smtplib.SMTP("localhost") as smtp:
+        smtp.sendmail("me@example.org", [to], body)
+    return "sent"
+"""
+
+
+def test_hints_in_a_module_constant_of_the_same_file_declare_the_tool(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files({"mail/server.py": CONSTANT_HINTS})
+    report = build_report(result)
+    (row,) = report.tools
+    assert row.risk.source.startswith("declared")
+    codes = {f.code for f in result.findings if f.tool == "send_message"}
+    # declared: no AG101; still a send with no key
+    assert "AG101" not in codes and "AG201" in codes
+
+
+SERVICE_LAYERS = """\
+from dataclasses import dataclass
+from typing import Protocol
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("mail")
+
+
+class Provider(Protocol):
+    async def send(self, message: str) -> str: ...
+
+
+@dataclass
+class Access:
+    provider: Provider
+
+
+class SendService:
+    def __init__(self, opener):
+        self._opener = opener
+
+    def _open(self) -> Access:
+        return self._opener()
+
+    async def execute(self, message: str) -> str:
+        access = self._open()
+        return await access.provider.send(message)
+
+
+@dataclass
+class Services:
+    send: SendService
+
+
+@dataclass
+class Runtime:
+    mutations: Services
+
+
+def get_runtime() -> Runtime:
+    return Runtime(Services(SendService(None)))
+
+
+@mcp.tool()
+async def send_message(message: str) -> str:
+    return await get_runtime().mutations.send.execute(message)
+"""
+
+
+def test_a_call_through_typed_attributes_of_a_returned_object_is_followed(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = _verdicts(scan_files, {"mail/server.py": SERVICE_LAYERS})
+    risk, _ = verdicts["send_message"]
+    assert risk != "read"
