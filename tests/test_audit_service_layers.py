@@ -153,3 +153,34 @@ def test_a_call_through_typed_attributes_of_a_returned_object_is_followed(
     verdicts = _verdicts(scan_files, {"mail/server.py": SERVICE_LAYERS})
     risk, _ = verdicts["send_message"]
     assert risk != "read"
+
+
+CACHE_SERVER = """\
+from mcp.server.fastmcp import FastMCP
+from pymemcache.client.base import Client
+
+mcp = FastMCP("cache")
+client = Client(("localhost", 11211))
+
+
+@mcp.tool()
+def clear_cache(delay: int = 0) -> str:
+    client.flush_all(delay=delay)
+    return "flushed"
+
+
+@mcp.tool()
+def read_entry(key: str) -> str:
+    value = client.get(key)
+    client.flush()
+    return str(value)
+"""
+
+
+def test_flushing_every_entry_of_a_cache_is_destructive(scan_files: ScanFiles) -> None:
+    verdicts = _verdicts(scan_files, {"cache/server.py": CACHE_SERVER})
+    risk, codes = verdicts["clear_cache"]
+    assert risk == "destructive" and "AG101" in codes
+    # ``flush()`` alone only empties a buffer
+    risk, codes = verdicts["read_entry"]
+    assert risk == "read" and "AG101" not in codes
