@@ -184,3 +184,59 @@ def test_flushing_every_entry_of_a_cache_is_destructive(scan_files: ScanFiles) -
     # ``flush()`` alone only empties a buffer
     risk, codes = verdicts["read_entry"]
     assert risk == "read" and "AG101" not in codes
+
+
+LOGGED_SERVER = """\
+import functools
+import json
+import os
+
+import httpx
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("tables")
+LOG_DIR = os.path.expanduser("~/.tables")
+
+
+def logged(func):
+    @functools.wraps(func)
+    async def wrapper(*args, **kwargs):
+        log_file = os.path.join(LOG_DIR, "server.log")
+        with open(log_file, "a") as f:
+            f.write(json.dumps({"tool": func.__name__, "kwargs": kwargs}) + "\\n")
+        return await func(*args, **kwargs)
+
+    return wrapper
+
+
+@mcp.tool()
+@logged
+async def list_tables(namespace: str) -> str:
+    return httpx.get(f"https://tables.example/{namespace}").text
+
+
+@mcp.tool()
+async def append_note(notes_file: str, text: str) -> str:
+    with open(notes_file, "a") as f:
+        f.write(text)
+    return "ok"
+
+
+@mcp.tool()
+async def rotate_log(text: str) -> str:
+    with open("server.log", "w") as f:
+        f.write(text)
+    return "ok"
+"""
+
+
+def test_appending_to_the_servers_own_log_is_no_side_effect(scan_files: ScanFiles) -> None:
+    verdicts = _verdicts(scan_files, {"tables/server.py": LOGGED_SERVER})
+    risk, codes = verdicts["list_tables"]
+    assert risk == "read" and not codes & {"AG101", "AG201"}
+    # a file the model names, appended to, is the tool's write
+    risk, codes = verdicts["append_note"]
+    assert risk == "write" and "AG101" in codes
+    # overwriting a log is no append: still a write
+    risk, codes = verdicts["rotate_log"]
+    assert risk == "write" and "AG101" in codes

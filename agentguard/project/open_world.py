@@ -575,7 +575,12 @@ def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
     said = set(words(fn.name))
     for argument in effect.call.args[:1]:
         said.update(words(re.sub(r"\W+", "_", argument.text)))
-    return bool(said & (world.credential_words | world.cache_words))
+    if said & (world.credential_words | world.cache_words):
+        return True
+    # ``with open(log_file, "a") as f``: the server's own log, appended to
+    mode = argument_at(effect.call.args, effect.call.kwargs, ArgSpec(1, "mode"))
+    appends = mode is not None and "a" in (mode.string() or "")
+    return appends and effect.kind == "write" and bool(said & world.log_words)
 
 
 def reads_by_command(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
