@@ -201,6 +201,7 @@ LOG_DIR = os.path.expanduser("~/.tables")
 def logged(func):
     @functools.wraps(func)
     async def wrapper(*args, **kwargs):
+        os.makedirs(LOG_DIR, exist_ok=True)
         log_file = os.path.join(LOG_DIR, "server.log")
         with open(log_file, "a") as f:
             f.write(json.dumps({"tool": func.__name__, "kwargs": kwargs}) + "\\n")
@@ -217,6 +218,7 @@ async def list_tables(namespace: str) -> str:
 
 @mcp.tool()
 async def append_note(notes_file: str, text: str) -> str:
+    os.makedirs(os.path.dirname(notes_file), exist_ok=True)
     with open(notes_file, "a") as f:
         f.write(text)
     return "ok"
