@@ -242,3 +242,60 @@ def test_appending_to_the_servers_own_log_is_no_side_effect(scan_files: ScanFile
     # overwriting a log is no append: still a write
     risk, codes = verdicts["rotate_log"]
     assert risk == "write" and "AG101" in codes
+
+
+WAREHOUSE_SERVER = """\
+from mcp.server.fastmcp import FastMCP
+from snowflake.snowpark import Session
+
+mcp = FastMCP("warehouse")
+
+
+class WarehouseDB:
+    def __init__(self, config: dict):
+        self.config = config
+        self.session = None
+
+    def _connect(self):
+        self.session = Session.builder.configs(self.config).create()
+
+    def execute_query(self, query: str) -> list[dict]:
+        if self.session is None:
+            self._connect()
+        return self.session.sql(query).to_pandas().to_dict(orient="records")
+
+
+async def handle_list_tables(arguments, db):
+    return db.execute_query("SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES")
+
+
+async def handle_drop_table(arguments, db):
+    return db.execute_query(f"DROP TABLE {arguments['name']}")
+
+
+DB = WarehouseDB({})
+
+
+@mcp.tool()
+async def list_tables() -> str:
+    return str(await handle_list_tables({}, DB))
+
+
+@mcp.tool()
+async def drop_table(name: str) -> str:
+    return str(await handle_drop_table({"name": name}, DB))
+"""
+
+
+def test_a_query_helper_on_an_untyped_parameter_is_judged_at_each_caller(
+    scan_files: ScanFiles,
+) -> None:
+    """``db`` has no annotation, and one project class defines ``execute_query``: the call
+    runs that method, so each handler's statement is judged (a SELECT reads, a DROP
+    deletes); the session its builder opens and the SQL a session runs are no writes of
+    their own."""
+    verdicts = _verdicts(scan_files, {"warehouse/server.py": WAREHOUSE_SERVER})
+    risk, codes = verdicts["list_tables"]
+    assert risk == "read" and not codes & {"AG101", "AG201"}
+    risk, codes = verdicts["drop_table"]
+    assert risk in {"write", "destructive"} and "AG101" in codes

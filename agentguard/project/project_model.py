@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
+from agentguard.knowledge.open_world import words
 from agentguard.project.discovery_runtime_built import local_function
 from agentguard.project.discovery_subclasses import enclosing_class, framework_bases
 from agentguard.project.tool_facts import (
@@ -891,7 +892,23 @@ class ProjectModel:
             elif made:
                 typed = ".".join([made, *parts[1:]])
                 return self._resolve_name(typed)[3] or typed
+        if len(parts) == 2 and caller is not None and parts[0] in caller.params:
+            # ``db.execute_query(sql)`` on a parameter no annotation types: the one project
+            # class that defines a method so named, when its name is of several words
+            return self._sole_method(parts[1]) or callee
         return callee
+
+    def _sole_method(self, name: str) -> str | None:
+        """The only method named ``name`` (of two words or more: ``execute_query``, not
+        ``send``) that the project's own, non-test classes define."""
+        if len(words(name)) < 2:
+            return None
+        found = [
+            q
+            for q in self.by_name.get(name, ())
+            if self.functions[q][0].class_name and not self.functions[q][1].is_test
+        ]
+        return found[0] if len(found) == 1 else None
 
     def _self_alias(self, name: str, caller: Function, facts: ModuleFacts) -> bool:
         """Whether ``name`` is a local bound to ``self`` (``outer = self``) in ``caller`` or
