@@ -299,3 +299,36 @@ def test_a_query_helper_on_an_untyped_parameter_is_judged_at_each_caller(
     assert risk == "read" and not codes & {"AG101", "AG201"}
     risk, codes = verdicts["drop_table"]
     assert risk in {"write", "destructive"} and "AG101" in codes
+
+
+APPLIED_DECORATOR = """\
+import httpx
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("functions")
+
+
+def register_function(function_name: str, description: str):
+    async def call_function(parameters: dict) -> str:
+        return httpx.post(f"https://fn.example/{function_name}", json=parameters).text
+
+    call_function.__doc__ = description
+    return mcp.tool(name=f"run_{function_name}")(call_function)
+
+
+def list_functions() -> str:
+    return httpx.get("https://fn.example/").text
+
+
+mcp.tool("list-functions")(list_functions)
+"""
+
+
+def test_a_decorator_applied_as_a_call_registers_the_function(scan_files: ScanFiles) -> None:
+    """``mcp.tool(name=...)(fn)`` registers ``fn`` as ``@mcp.tool(name=...)`` would: the
+    closure made per function at run time, and a module function named by the call."""
+    verdicts = _verdicts(scan_files, {"functions/server.py": APPLIED_DECORATOR})
+    assert verdicts["list-functions"][0] == "read"
+    (built,) = (name for name in verdicts if name != "list-functions")
+    risk, codes = verdicts[built]
+    assert risk == "network_write" and "AG101" in codes
