@@ -28,6 +28,7 @@ class OpenWorld:
     client_roots: re.Pattern[str]
     credential_words: frozenset[str]
     cache_words: frozenset[str]
+    log_words: frozenset[str]
     read_commands: dict[str, frozenset[str]]
     no_effect: frozenset[str]
     derived_writes: frozenset[str]
@@ -100,6 +101,7 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         client_roots=re.compile(section.get("client_roots") or "$^"),
         credential_words=frozenset(section.get("credential_words") or []),
         cache_words=frozenset(section.get("cache_words") or []),
+        log_words=frozenset(section.get("log_words") or []),
         read_commands=commands,
         no_effect=frozenset(section.get("no_effect") or []),
         derived_writes=frozenset(section.get("derived_writes") or []),

@@ -610,7 +610,15 @@ def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
     said = set(words(fn.name))
     for argument in effect.call.args[:1]:
         said.update(words(re.sub(r"\W+", "_", argument.text)))
-    return bool(said & (world.credential_words | world.cache_words))
+    if said & (world.credential_words | world.cache_words):
+        return True
+    # ``with open(log_file, "a") as f``: the server's own log, appended to; or the folder
+    # it is kept in, made when missing (``os.makedirs(log_dir, exist_ok=True)``)
+    mode = argument_at(effect.call.args, effect.call.kwargs, ArgSpec(1, "mode"))
+    appends = mode is not None and "a" in (mode.string() or "")
+    kept = effect.call.kwargs.get("exist_ok")
+    made_if_missing = kept is not None and kept.const is True
+    return (appends or made_if_missing) and effect.kind == "write" and bool(said & world.log_words)
 
 
 def reads_by_command(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
+from agentguard.knowledge.open_world import words
 from agentguard.project.discovery_runtime_built import local_function
 from agentguard.project.discovery_subclasses import enclosing_class, framework_bases
 from agentguard.project.tool_facts import (
@@ -230,6 +231,13 @@ class ProjectModel:
             for call in facts.calls:
                 key = f"{facts.path}::{call.function}" if call.function is None else call.function
                 self.calls_by_function.setdefault(key, []).append(call)
+        for facts in self.modules.values():
+            types = self.module_types[facts.module]
+            for assignment in facts.assignments:
+                if assignment.function is None and assignment.target not in types:
+                    made = self._made_by_factory(assignment.value)
+                    if made is not None:
+                        types[assignment.target] = made
         # The last parts of the project's function names: a callee ending otherwise is no
         # function of the calling module.
         self._function_tails = {q.rsplit(".", 1)[-1] for q in self.functions}
@@ -259,6 +267,25 @@ class ProjectModel:
             call.callee for calls in self.calls_by_function.values() for call in calls
         )
         self._frozen = False
+
+    def _made_by_factory(self, value: Value) -> str | None:
+        """``app = create_server()``, where the project function ``create_server`` returns
+        ``FastMCP(...)`` on every path, or declares ``-> FastMCP``: the class the module
+        variable holds, as ``app = FastMCP(...)`` would."""
+        entry = self.functions.get(value.qualname or "") if value.kind == "call" else None
+        if entry is None or entry[0].class_name:
+            return None
+        fn = entry[0]
+        named = fn.return_type
+        if named and named.rsplit(".", 1)[-1][:1].isupper():
+            module, _, name = named.rpartition(".")
+            held = self.modules_by_name.get(module)
+            if held is None or not any(
+                a.function is None and a.target == name for a in held.assignments
+            ):
+                return named  # not a type variable or an alias: a class
+        made = {_constructed_type(returned) for returned in fn.returns}
+        return made.pop() if len(made) == 1 and None not in made else None
 
     def __setattr__(self, name: str, value: object) -> None:
         if getattr(self, "_frozen", False):
@@ -865,7 +892,23 @@ class ProjectModel:
             elif made:
                 typed = ".".join([made, *parts[1:]])
                 return self._resolve_name(typed)[3] or typed
+        if len(parts) == 2 and caller is not None and parts[0] in caller.params:
+            # ``db.execute_query(sql)`` on a parameter no annotation types: the one project
+            # class that defines a method so named, when its name is of several words
+            return self._sole_method(parts[1]) or callee
         return callee
+
+    def _sole_method(self, name: str) -> str | None:
+        """The only method named ``name`` (of two words or more: ``execute_query``, not
+        ``send``) that the project's own, non-test classes define."""
+        if len(words(name)) < 2:
+            return None
+        found = [
+            q
+            for q in self.by_name.get(name, ())
+            if self.functions[q][0].class_name and not self.functions[q][1].is_test
+        ]
+        return found[0] if len(found) == 1 else None
 
     def _self_alias(self, name: str, caller: Function, facts: ModuleFacts) -> bool:
         """Whether ``name`` is a local bound to ``self`` (``outer = self``) in ``caller`` or
@@ -916,18 +959,20 @@ class ProjectModel:
         entry = self.functions.get(factory)
         if entry is None or "(" in rest:
             return None
-        returned = self._declared_return(entry[0])
-        if returned:  # ``def get_http() -> httpx.Client``
-            return self._method_if_project_class(returned + rest)
-        if not entry[0].returns:
-            return None
-        made = {_constructed_type(value) for value in entry[0].returns}
-        if len(made) != 1:
-            return None
-        (kind,) = made
-        if kind is None:
-            return None
-        return self._method_if_project_class(kind + rest)
+        kind = self._declared_return(entry[0])  # ``def get_http() -> httpx.Client``
+        if not kind:
+            made = {_constructed_type(value) for value in entry[0].returns}
+            if len(made) != 1:
+                return None
+            (kind,) = made
+            if kind is None:
+                return None
+        method = self._method_if_project_class(kind + rest)
+        if method in self.functions or rest.count(".") < 2:
+            return method
+        # ``get_runtime().mutations.send.execute``: through the attributes the returned
+        # class declares (``mutations: Services``, then ``send: SendService``)
+        return self._resolve_name(kind + rest)[3] or method
 
     def _through_typed_attribute(self, parts: list[str]) -> str | None:
         """``app.Deps.client.post``, called on a parameter or local of the project class

@@ -26,7 +26,7 @@ from agentguard.project.tool_facts import (
 )
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.project_model import CallSite, ProjectModel
 
 
 def _model_params(project: ProjectModel, fn: Function) -> list[str]:
@@ -112,14 +112,14 @@ def _declarations_from_options(
 ) -> list[Declaration]:
     result: list[Declaration] = []
     # READ_ONLY = ToolAnnotations(readOnlyHint=True)  ...  @mcp.tool(annotations=READ_ONLY)
-    annotations, annotations_path = _written_value(project, options.get("annotations"), site)
+    annotations, annotations_path = _written_value(project, options.get("annotations"), site, facts)
     if annotations is not None:
         decl = annotations_declaration(project, annotations, annotations_path)
         if decl is not None:
             result.append(decl)
     metadata_key = project.catalog.metadata_kwargs.get(framework)
     metadata, metadata_path = _written_value(
-        project, options.get(metadata_key) if metadata_key else None, site
+        project, options.get(metadata_key) if metadata_key else None, site, facts
     )
     if metadata is not None and metadata.kind == "dict":
         decl = annotations_declaration(
@@ -158,12 +158,16 @@ def _option_declaration(
 
 
 def _written_value(
-    project: ProjectModel, value: Value | None, site: Location
+    project: ProjectModel, value: Value | None, site: Location, facts: ModuleFacts
 ) -> tuple[Value | None, str]:
     """An option's value, or the module variable it names, with the file it is written in
     (a variable imported from another module is written there)."""
     if value is not None and value.kind in {"name", "attr"}:
         held = project.module_variable_in(value.qualname)
+        if held is None and value.kind == "name":
+            # a variable of this module: its qualname is the type of what it holds
+            # (``MUTATION = ToolAnnotations(...)`` names ``ToolAnnotations``)
+            held = project.module_variable_in(f"{facts.module}.{value.text}")
         if held is not None:
             return held
     if value is not None and value.kind == "call":
@@ -281,10 +285,22 @@ def discover_tools(
                     _add_tool(project, tool)
         for cls in facts.classes.values():
             _discover_class_tool(project, cls, facts)
-        for site in project.call_sites(facts):
+        sites = project.call_sites(facts)
+        # ``mcp.tool(name=n)(fn)``: the decorator call, by where it starts (the call it makes
+        # on ``fn`` starts there too)
+        decorating = {
+            (site.call.span.line, site.call.span.column): site
+            for site in sites
+            if site.callee in declaring
+        }
+        for site in sites:
             call, callee = site.call, site.callee
             if callee in declaring:
                 _discover_from_call(project, call, facts, callee)
+            elif call.callee.endswith(")") and call.args:
+                inner = decorating.get((call.span.line, call.span.column))
+                if inner is not None and inner.call is not call:
+                    _discover_decorator_applied(project, call, inner, facts)
             if callee in registries or (call.function and call.callee.startswith("super")):
                 listings.append((call, facts, callee))
     from agentguard.project.discovery_subclasses import discover_subclass_registrations
@@ -453,6 +469,30 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
                 if tool:
                     _add_tool(project, tool)
                 return
+
+
+def _discover_decorator_applied(
+    project: ProjectModel, call: Call, decorator: CallSite, facts: ModuleFacts
+) -> None:
+    """``mcp.tool(name=tool_name)(lambda_function)``: a decorator with its options applied
+    to a function as a call, as ``@mcp.tool(name=...)`` above its ``def`` would be."""
+    form = project.catalog.tool_forms["decorator"](decorator.callee)
+    if form is None:
+        return
+    target = call.args[0]
+    qual = project.project_function(target.qualname, facts) if target.kind == "name" else None
+    qual = qual or local_function(project, target, call)
+    if qual is None:
+        return
+    options = decorator.call.kwargs
+    named = options.get("name") or options.get("name_override")
+    name = named.string() if named is not None else None
+    if name is None and decorator.call.args and decorator.call.args[0].kind == "const":
+        name = decorator.call.args[0].string()
+    site = Location(facts.path, call.span)
+    tool = _tool_from_function(project, qual, form, site, name, dict(options))
+    if tool:
+        _add_tool(project, tool)
 
 
 def _discover_from_registry(
