@@ -17,6 +17,7 @@ from agentguard.runtime.fake_service import OrderService
 
 pytest.importorskip("requests")
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "runtime_incident.py"
+LAG_S = 2.0
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +32,9 @@ def incident() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def service() -> Iterator[OrderService]:
-    with OrderService(visibility_lag_s=0.5) as running:
+    # The lookup's replica lags 2 s: a busy machine that delays the first lookup past the lag
+    # would see the order already and settle the call at once (not what this test asserts).
+    with OrderService(visibility_lag_s=LAG_S) as running:
         yield running
 
 
@@ -62,7 +65,7 @@ def test_the_guarded_loop_places_one_order_and_settles(
     assert len({o["metadata"]["call_id"] for o in observations}) == 1
     assert len(orders_for(service, "guarded-cart")) == 1
 
-    time.sleep(0.6)  # the lookup's replica catches up
+    time.sleep(LAG_S + 0.1)  # the lookup's replica catches up
     report = runtime.recover()
     assert report.succeeded == 1 and report.uncertain == 0
     entry = runtime.ledger.get(first["metadata"]["call_id"])
