@@ -980,6 +980,57 @@ def test_haystack_tool_class_and_decorator() -> None:
     )
 
 
+# --------------------------------------------------------------------------- CAMEL
+
+
+def test_camel_function_tools_of_a_toolkit_and_of_an_agent() -> None:
+    source = """\
+    from camel.agents import ChatAgent
+    from camel.toolkits import BaseToolkit, FunctionTool
+
+
+    class TicketToolkit(BaseToolkit):
+        def open_ticket(self, title: str) -> str:
+            \"\"\"Open a support ticket.\"\"\"
+            return title
+
+        def ticket_status(self, ticket_id: str) -> str:
+            \"\"\"Look a ticket up.\"\"\"
+            return ticket_id
+
+        def get_tools(self) -> list[FunctionTool]:
+            return [FunctionTool(self.open_ticket), FunctionTool(func=self.ticket_status)]
+
+
+    def add(a: int, b: int) -> int:
+        \"\"\"Add two numbers.\"\"\"
+        return a + b
+
+
+    agent = ChatAgent("You help.", tools=[add])
+    """
+    tools = discover({"desk/toolkit.py": source})
+    assert_tool(
+        tools,
+        "open_ticket",
+        "camel",
+        "desk.toolkit.TicketToolkit.open_ticket",
+        "desk/toolkit.py",
+        line_of(source, "def open_ticket"),
+    )
+    assert_tool(
+        tools,
+        "ticket_status",
+        "camel",
+        "desk.toolkit.TicketToolkit.ticket_status",
+        "desk/toolkit.py",
+        line_of(source, "def ticket_status"),
+    )
+    assert_tool(
+        tools, "add", "camel", "desk.toolkit.add", "desk/toolkit.py", line_of(source, "def add")
+    )
+
+
 # --------------------------------------------------------------------------- raw schemas
 
 RAW_IMPL = """\
