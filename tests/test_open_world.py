@@ -630,3 +630,54 @@ def test_a_write_verb_on_an_untrusted_receiver_is_not_read(
         assert codes == ["AG104"]  # shown as unknown, with no write finding
     if not kinds or kinds == ["write"]:
         assert "AG201" not in codes  # nothing created remotely
+
+
+def test_a_handle_from_a_client_attribute_built_by_a_method_is_judged(
+    scan_files: ScanFiles,
+) -> None:
+    # ``self.client`` is what a method returns (``GraphServiceClient(...)``); the request
+    # builder it hands out, held in a local, sends the reply: never a read.
+    source = textwrap.dedent(
+        """\
+        from langchain_core.tools import tool
+        from msgraph import GraphServiceClient
+
+
+        class Mailbox:
+            def __init__(self, credentials: object) -> None:
+                self.client = self._graph_client(credentials)
+
+            def _graph_client(self, credentials: object) -> object:
+                return GraphServiceClient(credentials=credentials)
+
+            async def answer(self, message_id: str, text: str) -> str:
+                message = self.client.me.messages.by_message_id(message_id)
+                await message.reply.post(text)
+                return "sent"
+
+
+        mailbox = Mailbox(None)
+
+
+        @tool
+        async def act(value: str) -> object:
+            \"\"\"Reply to a mail.\"\"\"
+            return await mailbox.answer(value, "thanks")
+        """
+    )
+    found, codes = kinds_and_codes(scan_files, {"agent.py": source})
+    assert found == ["network_write"]
+    assert "AG201" in codes
+
+
+def test_a_verb_after_a_preposition_names_a_thing_not_the_call(scan_files: ScanFiles) -> None:
+    # pyowm's ``weather_at_place(city)`` looks the weather up at a place; it places nothing
+    prelude = 'owm = OWM("key")'
+    body = "manager = owm.weather_manager()\nreturn manager.weather_at_place(value).weather"
+    found, codes = kinds_and_codes(scan_files, tool_module("from pyowm import OWM", prelude, body))
+    assert "network_write" not in found
+    assert not {"AG101", "AG201"} & set(codes)
+    # the verb before a preposition still says what the call does
+    body = "manager = owm.weather_manager()\nreturn manager.send_to_station(value)"
+    found, codes = kinds_and_codes(scan_files, tool_module("from pyowm import OWM", prelude, body))
+    assert found == ["network_write"]

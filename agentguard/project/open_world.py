@@ -33,7 +33,7 @@ from agentguard.project.receivers import (
     written_receiver,
 )
 from agentguard.project.sink_keys import local_value
-from agentguard.project.tool_facts import ArgSpec, Effect, KeyEvidence, argument_at
+from agentguard.project.tool_facts import SELF_NAMES, ArgSpec, Effect, KeyEvidence, argument_at
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
@@ -479,6 +479,10 @@ def _handed_out(
     if not made_by:
         return False
     callee = (bound.qualname or "").replace("()", "") if bound.kind == "call" else ""
+    if callee.split(".", 1)[0] in SELF_NAMES:
+        # ``msg = self.client.me.messages.by_message_id(i)``: the attribute's type, as the
+        # class's methods set it, says where the call goes
+        callee = (project.bound_callee(bound, fn, facts) or callee).replace("()", "")
     return _leaves_project(project, world, made_by, fn, facts, callee) or (
         made_by.split(".", 1)[0] != first
         and _handed_out(project, world, made_by, fn, facts, call, depth + 1)
