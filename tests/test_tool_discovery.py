@@ -980,6 +980,32 @@ def test_haystack_tool_class_and_decorator() -> None:
     )
 
 
+def test_ag2_agent_tool_decorator_and_agent_tools() -> None:
+    source = """\
+    from ag2 import Agent
+    from ag2.tools import tool
+
+
+    @tool
+    def book_room(room: str, day: str) -> str:
+        \"\"\"Book a meeting room.\"\"\"
+        return room
+
+
+    def free_rooms(day: str) -> list[str]:
+        \"\"\"List the free rooms.\"\"\"
+        return []
+
+
+    agent = Agent("rooms", prompt="Book rooms.", tools=[book_room, free_rooms])
+    """
+    tools = discover({"rooms/agent.py": source})
+    line = line_of(source, "def book_room")
+    assert_tool(tools, "book_room", "autogen", "rooms.agent.book_room", "rooms/agent.py", line)
+    line = line_of(source, "def free_rooms")
+    assert_tool(tools, "free_rooms", "autogen", "rooms.agent.free_rooms", "rooms/agent.py", line)
+
+
 # --------------------------------------------------------------------------- CAMEL
 
 
