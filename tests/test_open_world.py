@@ -681,3 +681,16 @@ def test_a_verb_after_a_preposition_names_a_thing_not_the_call(scan_files: ScanF
     body = "manager = owm.weather_manager()\nreturn manager.send_to_station(value)"
     found, codes = kinds_and_codes(scan_files, tool_module("from pyowm import OWM", prelude, body))
     assert found == ["network_write"]
+
+
+def test_a_list_held_under_a_literal_key_is_changed_in_the_process(scan_files: ScanFiles) -> None:
+    # ``session`` is named like a client, but ``session["history"]`` is a value its mapping
+    # holds: appending to it sends nothing
+    prelude = "SESSIONS: dict = {}"
+    body = 'session = SESSIONS[value]\nsession["history"].append(value)\nreturn "ok"'
+    found, codes = kinds_and_codes(scan_files, tool_module("", prelude, body))
+    assert (found, codes) == ([], [])
+    # a client's own write on the same receiver is still one
+    body = "session = SESSIONS[value]\nreturn session.create_order(value)"
+    found, _ = kinds_and_codes(scan_files, tool_module("", prelude, body))
+    assert found == ["network_write"]

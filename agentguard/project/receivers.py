@@ -129,10 +129,30 @@ def stays_in_process(
         return True
     if written and _is_container(project, written, fn, facts, call.order):
         return True
+    if call.method in project.catalog.item_methods and _keyed_item(written):
+        # ``session["history"].append(cmd)``: a value a mapping holds under a literal key,
+        # changed in place, whatever the mapping is called
+        return True
     if _configures_library(project, call, written, facts):
         return True
     # ``sub.queue.put_nowait(event)``: an asyncio/queue.Queue, in the process
     return call.method in project.catalog.queue_methods and "queue" in last.lower()
+
+
+def _keyed_item(written: str) -> bool:
+    """Whether a receiver as written is an item taken by a literal string key
+    (``session["history"]``, ``state['items']``)."""
+    if not written.endswith("]"):
+        return False
+    try:
+        node = ast.parse(written, mode="eval").body
+    except (SyntaxError, ValueError):
+        return False
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+    )
 
 
 def _configures_library(
