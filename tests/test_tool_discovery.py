@@ -1006,6 +1006,30 @@ def test_ag2_agent_tool_decorator_and_agent_tools() -> None:
     assert_tool(tools, "free_rooms", "autogen", "rooms.agent.free_rooms", "rooms/agent.py", line)
 
 
+def test_autogen_tool_class_with_a_generic_base() -> None:
+    source = """\
+    from autogen_core import CancellationToken
+    from autogen_core.tools import BaseTool
+    from pydantic import BaseModel
+
+
+    class CodeArgs(BaseModel):
+        code: str
+
+
+    class RunCode(BaseTool[CodeArgs, str]):
+        def __init__(self) -> None:
+            super().__init__(CodeArgs, str, "run_code", "Run Python code")
+
+        async def run(self, args: CodeArgs, cancellation_token: CancellationToken) -> str:
+            return args.code
+    """
+    tools = discover({"lab/tools.py": source})
+    (tool,) = tools
+    assert tool.framework == "autogen"
+    assert tool.functions[0] == "lab.tools.RunCode.run"
+
+
 # --------------------------------------------------------------------------- CAMEL
 
 

@@ -153,6 +153,13 @@ class DefinitionVisitor(ValueReader):
             for arg in (*node.args, *(k.value for k in node.keywords)):
                 self.visit(arg)
 
+    def _base(self, node: ast.expr) -> str:
+        """A base class as imported: a generic one by its class (``BaseTool[Args, str]``
+        is ``autogen_core.tools.BaseTool``), as ``isinstance`` and the framework see it."""
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        return self.resolve(node) or self.text(node)
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         qualname = self._qualname(node.name)
         cls = ClassDef(
@@ -163,7 +170,7 @@ class DefinitionVisitor(ValueReader):
             name_span=Span(
                 node.lineno, node.col_offset + 7, node.lineno, node.col_offset + 7 + len(node.name)
             ),
-            bases=[self.resolve(b) or self.text(b) for b in node.bases],
+            bases=[self._base(b) for b in node.bases],
             methods=[],
             decorators=[self._decorator(d) for d in node.decorator_list],
         )
