@@ -1081,6 +1081,61 @@ def test_camel_function_tools_of_a_toolkit_and_of_an_agent() -> None:
     )
 
 
+def test_haystack_component_tool_runs_the_component() -> None:
+    components = """\
+    import requests
+    from haystack import component
+
+
+    @component
+    class IssueCommenter:
+        @component.output_types(success=bool)
+        def run(self, url: str, comment: str) -> dict:
+            requests.post(url, json={"body": comment}, timeout=10)
+            return {"success": True}
+
+
+    @component
+    class IssueViewer:
+        @component.output_types(text=str)
+        def run(self, url: str) -> dict:
+            return {"text": requests.get(url, timeout=10).text}
+    """
+    tools_module = """\
+    from haystack.tools import ComponentTool
+
+    from desk.components import IssueCommenter, IssueViewer, IssueCloser
+
+    commenter = IssueCommenter()
+    comment_tool = ComponentTool(component=commenter, name="issue_commenter")
+    view_tool = ComponentTool(IssueViewer(), "issue_viewer")
+
+
+    class IssueCloserTool(ComponentTool):
+        def __init__(self, name: str = "issue_closer") -> None:
+            closer = IssueCloser()
+            super().__init__(component=closer, name=name)
+    """
+    components += """
+    @component
+    class IssueCloser:
+        @component.output_types(closed=bool)
+        def run(self, url: str) -> dict:
+            requests.patch(url, json={"state": "closed"}, timeout=10)
+            return {"closed": True}
+    """
+    tools = discover({"desk/components.py": components, "desk/tools.py": tools_module})
+    found = sorted((t.framework, t.functions[0]) for t in tools)
+    assert found == [
+        ("haystack", "desk.components.IssueCloser.run"),
+        ("haystack", "desk.components.IssueCommenter.run"),
+        ("haystack", "desk.components.IssueViewer.run"),
+    ]
+    named = {t.functions[0]: t.name for t in tools}
+    assert named["desk.components.IssueCommenter.run"] == "issue_commenter"
+    assert named["desk.components.IssueViewer.run"] == "issue_viewer"
+
+
 # --------------------------------------------------------------------------- raw schemas
 
 RAW_IMPL = """\

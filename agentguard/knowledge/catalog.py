@@ -492,6 +492,7 @@ class Catalog:
                     function=ArgRef.parse(raw.get("function")),
                     also=ArgRef.parse(raw.get("also")),
                     name=ArgRef.parse(raw.get("name")),
+                    methods=tuple(_as_list(raw.get("methods"))),
                 ),
             )
         for raw in spec.get("base_classes") or []:
