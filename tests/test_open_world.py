@@ -694,3 +694,34 @@ def test_a_list_held_under_a_literal_key_is_changed_in_the_process(scan_files: S
     body = "session = SESSIONS[value]\nreturn session.create_order(value)"
     found, _ = kinds_and_codes(scan_files, tool_module("", prelude, body))
     assert found == ["network_write"]
+
+
+def test_a_haystack_secret_resolved_is_read(scan_files: ScanFiles) -> None:
+    source = textwrap.dedent(
+        """\
+        import requests
+        from haystack.utils import Secret
+        from langchain_core.tools import tool
+
+
+        class Issues:
+            def __init__(self, github_token: Secret) -> None:
+                self.github_token = github_token
+
+            def fetch(self, url: str) -> dict:
+                token = self.github_token.resolve_value()
+                headers = {"Authorization": f"Bearer {token}"}
+                return requests.get(url, headers=headers, timeout=10).json()
+
+
+        issues = Issues(Secret.from_env_var("GITHUB_TOKEN"))
+
+
+        @tool
+        def act(value: str) -> object:
+            \"\"\"Read an issue.\"\"\"
+            return issues.fetch(value)
+        """
+    )
+    found, codes = kinds_and_codes(scan_files, {"agent.py": source})
+    assert (found, codes) == ([], [])
