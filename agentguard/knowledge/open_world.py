@@ -72,7 +72,7 @@ class OpenWorld:
         if len(parts) == 1 and parts[0] in self.nouns_alone:
             return "read"  # a thing looked up by its name: ``jira.issue(key)``
         for index, part in enumerate(parts):
-            if part in self.prepositions:
+            if index and part in self.prepositions:
                 return None  # ``weather_at_place``: what follows names a thing, not a verb
             found = self.verbs.get(part)
             if found is None:
