@@ -725,3 +725,52 @@ def test_a_haystack_secret_resolved_is_read(scan_files: ScanFiles) -> None:
     )
     found, codes = kinds_and_codes(scan_files, {"agent.py": source})
     assert (found, codes) == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("decorator", "annotation"),
+    [
+        ("@asynccontextmanager", "AsyncGenerator[Runner, None]"),
+        ("", "AbstractAsyncContextManager[Runner]"),
+    ],
+)
+def test_what_a_context_manager_yields_is_typed_by_its_annotation(
+    scan_files: ScanFiles, decorator: str, annotation: str
+) -> None:
+    # ``async with self._open() as runner``: the runner is the class the annotation names,
+    # so a call on it is that class's method (here a shell run), never a read
+    source = textwrap.dedent(
+        f"""\
+        import subprocess
+        from collections.abc import AsyncGenerator
+        from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+        from langchain_core.tools import tool
+
+
+        class Runner:
+            def execute(self, command: str) -> str:
+                return subprocess.run(command, shell=True, capture_output=True).stdout
+
+
+        class Shell:
+            {decorator}
+            async def _open(self) -> {annotation}:
+                yield Runner()
+
+            async def run(self, command: str) -> str:
+                async with self._open() as runner:
+                    return runner.execute(command)
+
+
+        shell = Shell()
+
+
+        @tool
+        async def act(value: str) -> object:
+            \"\"\"Run a command.\"\"\"
+            return await shell.run(value)
+        """
+    )
+    found, _ = kinds_and_codes(scan_files, {"agent.py": source})
+    assert found == ["exec"]
