@@ -774,3 +774,13 @@ def test_what_a_context_manager_yields_is_typed_by_its_annotation(
     )
     found, _ = kinds_and_codes(scan_files, {"agent.py": source})
     assert found == ["exec"]
+
+
+def test_what_an_in_process_object_hands_out_lives_in_the_process(scan_files: ScanFiles) -> None:
+    # the active sheet of an openpyxl workbook is changed in memory; only the save writes
+    body = 'book = Workbook()\nsheet = book.active\nsheet.append([value])\nbook.save("out.xlsx")\nreturn "ok"'
+    found, codes = kinds_and_codes(
+        scan_files, tool_module("from openpyxl import Workbook", "", body)
+    )
+    assert found == ["write"]
+    assert "AG201" not in codes

@@ -95,14 +95,16 @@ def _names_a_variable(
 
 def in_process_method(project: ProjectModel, callee: str, method: str) -> bool:
     """``networkx.Graph.add_edge``, ``pandas.DataFrame.insert``: a method of a class of a
-    package whose objects live in the process. Not its module functions (``networkx.
-    write_gml(graph, path)`` writes a file), nor a save (``figure.savefig(path)``)."""
+    package whose objects live in the process, or of an object one of them hands out
+    (``openpyxl.Workbook.active.append``: the active sheet of a workbook). Not its module
+    functions (``networkx.write_gml(graph, path)`` writes a file), nor a save
+    (``figure.savefig(path)``)."""
     world = project.catalog.open_world
     parts = callee.split(".")
     return (
         parts[0] in world.in_process_packages
         and len(parts) >= 3
-        and parts[-2][:1].isupper()
+        and any(part[:1].isupper() for part in parts[1:-1])
         and method not in world.buffer_saves
     )
 
