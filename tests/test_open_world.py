@@ -784,3 +784,53 @@ def test_what_an_in_process_object_hands_out_lives_in_the_process(scan_files: Sc
     )
     assert found == ["write"]
     assert "AG201" not in codes
+
+
+def test_an_interface_declared_for_an_attribute_says_what_its_manager_binds(
+    scan_files: ScanFiles,
+) -> None:
+    # ``self._factory: Factory = ...`` declares the attribute's type, whatever the value's
+    # first choice holds; the abstract ``open`` says what ``async with`` binds (a Runner,
+    # a Protocol): what runs the command is out of sight, so the tool is unknown, not read
+    source = textwrap.dedent(
+        """\
+        from abc import ABC, abstractmethod
+        from contextlib import AbstractAsyncContextManager
+        from typing import Protocol
+
+        from langchain_core.tools import tool
+
+
+        class Runner(Protocol):
+            async def exec(self, argv: list[str]) -> str: ...
+
+
+        class Factory(ABC):
+            @abstractmethod
+            def open(self) -> AbstractAsyncContextManager[Runner]: ...
+
+
+        class Shell:
+            def __init__(self, backend: "Runner | Factory") -> None:
+                self._factory: Factory = backend if isinstance(backend, Factory) else make(backend)
+
+            async def run(self, command: str) -> str:
+                async with self._factory.open() as runner:
+                    return await runner.exec(command.split())
+
+
+        def make(runner: Runner) -> Factory:
+            raise NotImplementedError
+
+
+        shell = Shell(None)
+
+
+        @tool
+        async def act(value: str) -> object:
+            \"\"\"Run a command.\"\"\"
+            return await shell.run(value)
+        """
+    )
+    found, _ = kinds_and_codes(scan_files, {"agent.py": source})
+    assert found == ["unknown"]

@@ -992,6 +992,12 @@ class ProjectModel:
             # ``client = self._client()``, ``msg = account.new_message()``: the method
             # the call runs, as resolved where it is made
             target = self._bound_call_target(bound, caller, facts)
+        if target is None:
+            # an interface's method (``SandboxFactory.open``, abstract) runs nothing of its
+            # own, but its annotation says what it returns
+            callee = self.bound_callee(bound, caller, facts)
+            if callee is not None and self.is_interface_method(callee):
+                return self.functions[callee][0].return_type
         made = self.functions.get(target) if target else None
         if made is None:
             return None
