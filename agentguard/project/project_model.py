@@ -995,9 +995,9 @@ class ProjectModel:
         if target is None:
             # an interface's method (``SandboxFactory.open``, abstract) runs nothing of its
             # own, but its annotation says what it returns
-            callee = self.bound_callee(bound, caller, facts)
-            if callee is not None and self.is_interface_method(callee):
-                return self.functions[callee][0].return_type
+            interface = self.bound_callee(bound, caller, facts)
+            if interface is not None and self.is_interface_method(interface):
+                return self.functions[interface][0].return_type
         made = self.functions.get(target) if target else None
         if made is None:
             return None
