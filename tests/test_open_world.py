@@ -699,3 +699,207 @@ def test_a_write_verb_on_an_attribute_declared_to_hold_anything_is_unknown(
     kinds = {t.name: sorted(e.kind for e in t.effects) for t in result.project.tools}
     assert kinds == {"publish_note": ["unknown"], "sync_notes": ["unknown"], "list_notes": []}
     assert {f.code for f in result.findings if f.tool == "publish_note"} == {"AG104"}
+
+
+def test_a_handle_from_a_client_attribute_built_by_a_method_is_judged(
+    scan_files: ScanFiles,
+) -> None:
+    # ``self.client`` is what a method returns (``GraphServiceClient(...)``); the request
+    # builder it hands out, held in a local, sends the reply: never a read.
+    source = textwrap.dedent(
+        """\
+        from langchain_core.tools import tool
+        from msgraph import GraphServiceClient
+
+
+        class Mailbox:
+            def __init__(self, credentials: object) -> None:
+                self.client = self._graph_client(credentials)
+
+            def _graph_client(self, credentials: object) -> object:
+                return GraphServiceClient(credentials=credentials)
+
+            async def answer(self, message_id: str, text: str) -> str:
+                message = self.client.me.messages.by_message_id(message_id)
+                await message.reply.post(text)
+                return "sent"
+
+
+        mailbox = Mailbox(None)
+
+
+        @tool
+        async def act(value: str) -> object:
+            \"\"\"Reply to a mail.\"\"\"
+            return await mailbox.answer(value, "thanks")
+        """
+    )
+    found, codes = kinds_and_codes(scan_files, {"agent.py": source})
+    assert found == ["network_write"]
+    assert "AG201" in codes
+
+
+def test_a_verb_after_a_preposition_names_a_thing_not_the_call(scan_files: ScanFiles) -> None:
+    # pyowm's ``weather_at_place(city)`` looks the weather up at a place; it places nothing
+    prelude = 'owm = OWM("key")'
+    body = "manager = owm.weather_manager()\nreturn manager.weather_at_place(value).weather"
+    found, codes = kinds_and_codes(scan_files, tool_module("from pyowm import OWM", prelude, body))
+    assert "network_write" not in found
+    assert not {"AG101", "AG201"} & set(codes)
+    # the verb before a preposition still says what the call does
+    body = "manager = owm.weather_manager()\nreturn manager.send_to_station(value)"
+    found, codes = kinds_and_codes(scan_files, tool_module("from pyowm import OWM", prelude, body))
+    assert found == ["network_write"]
+
+
+def test_a_list_held_under_a_literal_key_is_changed_in_the_process(scan_files: ScanFiles) -> None:
+    # ``session`` is named like a client, but ``session["history"]`` is a value its mapping
+    # holds: appending to it sends nothing
+    prelude = "SESSIONS: dict = {}"
+    body = 'session = SESSIONS[value]\nsession["history"].append(value)\nreturn "ok"'
+    found, codes = kinds_and_codes(scan_files, tool_module("", prelude, body))
+    assert (found, codes) == ([], [])
+    # a client's own write on the same receiver is still one
+    body = "session = SESSIONS[value]\nreturn session.create_order(value)"
+    found, _ = kinds_and_codes(scan_files, tool_module("", prelude, body))
+    assert found == ["network_write"]
+
+
+def test_a_haystack_secret_resolved_is_read(scan_files: ScanFiles) -> None:
+    source = textwrap.dedent(
+        """\
+        import requests
+        from haystack.utils import Secret
+        from langchain_core.tools import tool
+
+
+        class Issues:
+            def __init__(self, github_token: Secret) -> None:
+                self.github_token = github_token
+
+            def fetch(self, url: str) -> dict:
+                token = self.github_token.resolve_value()
+                headers = {"Authorization": f"Bearer {token}"}
+                return requests.get(url, headers=headers, timeout=10).json()
+
+
+        issues = Issues(Secret.from_env_var("GITHUB_TOKEN"))
+
+
+        @tool
+        def act(value: str) -> object:
+            \"\"\"Read an issue.\"\"\"
+            return issues.fetch(value)
+        """
+    )
+    found, codes = kinds_and_codes(scan_files, {"agent.py": source})
+    assert (found, codes) == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("decorator", "annotation"),
+    [
+        ("@asynccontextmanager", "AsyncGenerator[Runner, None]"),
+        ("", "AbstractAsyncContextManager[Runner]"),
+    ],
+)
+def test_what_a_context_manager_yields_is_typed_by_its_annotation(
+    scan_files: ScanFiles, decorator: str, annotation: str
+) -> None:
+    # ``async with self._open() as runner``: the runner is the class the annotation names,
+    # so a call on it is that class's method (here a shell run), never a read
+    source = textwrap.dedent(
+        f"""\
+        import subprocess
+        from collections.abc import AsyncGenerator
+        from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+        from langchain_core.tools import tool
+
+
+        class Runner:
+            def execute(self, command: str) -> str:
+                return subprocess.run(command, shell=True, capture_output=True).stdout
+
+
+        class Shell:
+            {decorator}
+            async def _open(self) -> {annotation}:
+                yield Runner()
+
+            async def run(self, command: str) -> str:
+                async with self._open() as runner:
+                    return runner.execute(command)
+
+
+        shell = Shell()
+
+
+        @tool
+        async def act(value: str) -> object:
+            \"\"\"Run a command.\"\"\"
+            return await shell.run(value)
+        """
+    )
+    found, _ = kinds_and_codes(scan_files, {"agent.py": source})
+    assert found == ["exec"]
+
+
+def test_what_an_in_process_object_hands_out_lives_in_the_process(scan_files: ScanFiles) -> None:
+    # the active sheet of an openpyxl workbook is changed in memory; only the save writes
+    body = 'book = Workbook()\nsheet = book.active\nsheet.append([value])\nbook.save("out.xlsx")\nreturn "ok"'
+    found, codes = kinds_and_codes(
+        scan_files, tool_module("from openpyxl import Workbook", "", body)
+    )
+    assert found == ["write"]
+    assert "AG201" not in codes
+
+
+def test_an_interface_declared_for_an_attribute_says_what_its_manager_binds(
+    scan_files: ScanFiles,
+) -> None:
+    # ``self._factory: Factory = ...`` declares the attribute's type, whatever the value's
+    # first choice holds; the abstract ``open`` says what ``async with`` binds (a Runner,
+    # a Protocol): what runs the command is out of sight, so the tool is unknown, not read
+    source = textwrap.dedent(
+        """\
+        from abc import ABC, abstractmethod
+        from contextlib import AbstractAsyncContextManager
+        from typing import Protocol
+
+        from langchain_core.tools import tool
+
+
+        class Runner(Protocol):
+            async def exec(self, argv: list[str]) -> str: ...
+
+
+        class Factory(ABC):
+            @abstractmethod
+            def open(self) -> AbstractAsyncContextManager[Runner]: ...
+
+
+        class Shell:
+            def __init__(self, backend: "Runner | Factory") -> None:
+                self._factory: Factory = backend if isinstance(backend, Factory) else make(backend)
+
+            async def run(self, command: str) -> str:
+                async with self._factory.open() as runner:
+                    return await runner.exec(command.split())
+
+
+        def make(runner: Runner) -> Factory:
+            raise NotImplementedError
+
+
+        shell = Shell(None)
+
+
+        @tool
+        async def act(value: str) -> object:
+            \"\"\"Run a command.\"\"\"
+            return await shell.run(value)
+        """
+    )
+    found, _ = kinds_and_codes(scan_files, {"agent.py": source})
+    assert found == ["unknown"]

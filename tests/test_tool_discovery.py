@@ -980,6 +980,162 @@ def test_haystack_tool_class_and_decorator() -> None:
     )
 
 
+def test_ag2_agent_tool_decorator_and_agent_tools() -> None:
+    source = """\
+    from ag2 import Agent
+    from ag2.tools import tool
+
+
+    @tool
+    def book_room(room: str, day: str) -> str:
+        \"\"\"Book a meeting room.\"\"\"
+        return room
+
+
+    def free_rooms(day: str) -> list[str]:
+        \"\"\"List the free rooms.\"\"\"
+        return []
+
+
+    agent = Agent("rooms", prompt="Book rooms.", tools=[book_room, free_rooms])
+    """
+    tools = discover({"rooms/agent.py": source})
+    line = line_of(source, "def book_room")
+    assert_tool(tools, "book_room", "autogen", "rooms.agent.book_room", "rooms/agent.py", line)
+    line = line_of(source, "def free_rooms")
+    assert_tool(tools, "free_rooms", "autogen", "rooms.agent.free_rooms", "rooms/agent.py", line)
+
+
+def test_autogen_tool_class_with_a_generic_base() -> None:
+    source = """\
+    from autogen_core import CancellationToken
+    from autogen_core.tools import BaseTool
+    from pydantic import BaseModel
+
+
+    class CodeArgs(BaseModel):
+        code: str
+
+
+    class RunCode(BaseTool[CodeArgs, str]):
+        def __init__(self) -> None:
+            super().__init__(CodeArgs, str, "run_code", "Run Python code")
+
+        async def run(self, args: CodeArgs, cancellation_token: CancellationToken) -> str:
+            return args.code
+    """
+    tools = discover({"lab/tools.py": source})
+    (tool,) = tools
+    assert tool.framework == "autogen"
+    assert tool.functions[0] == "lab.tools.RunCode.run"
+
+
+# --------------------------------------------------------------------------- CAMEL
+
+
+def test_camel_function_tools_of_a_toolkit_and_of_an_agent() -> None:
+    source = """\
+    from camel.agents import ChatAgent
+    from camel.toolkits import BaseToolkit, FunctionTool
+
+
+    class TicketToolkit(BaseToolkit):
+        def open_ticket(self, title: str) -> str:
+            \"\"\"Open a support ticket.\"\"\"
+            return title
+
+        def ticket_status(self, ticket_id: str) -> str:
+            \"\"\"Look a ticket up.\"\"\"
+            return ticket_id
+
+        def get_tools(self) -> list[FunctionTool]:
+            return [FunctionTool(self.open_ticket), FunctionTool(func=self.ticket_status)]
+
+
+    def add(a: int, b: int) -> int:
+        \"\"\"Add two numbers.\"\"\"
+        return a + b
+
+
+    agent = ChatAgent("You help.", tools=[add])
+    """
+    tools = discover({"desk/toolkit.py": source})
+    assert_tool(
+        tools,
+        "open_ticket",
+        "camel",
+        "desk.toolkit.TicketToolkit.open_ticket",
+        "desk/toolkit.py",
+        line_of(source, "def open_ticket"),
+    )
+    assert_tool(
+        tools,
+        "ticket_status",
+        "camel",
+        "desk.toolkit.TicketToolkit.ticket_status",
+        "desk/toolkit.py",
+        line_of(source, "def ticket_status"),
+    )
+    assert_tool(
+        tools, "add", "camel", "desk.toolkit.add", "desk/toolkit.py", line_of(source, "def add")
+    )
+
+
+def test_haystack_component_tool_runs_the_component() -> None:
+    components = """\
+    import requests
+    from haystack import component
+
+
+    @component
+    class IssueCommenter:
+        @component.output_types(success=bool)
+        def run(self, url: str, comment: str) -> dict:
+            requests.post(url, json={"body": comment}, timeout=10)
+            return {"success": True}
+
+
+    @component
+    class IssueViewer:
+        @component.output_types(text=str)
+        def run(self, url: str) -> dict:
+            return {"text": requests.get(url, timeout=10).text}
+    """
+    tools_module = """\
+    from haystack.tools import ComponentTool
+
+    from desk.components import IssueCommenter, IssueViewer, IssueCloser
+
+    commenter = IssueCommenter()
+    comment_tool = ComponentTool(component=commenter, name="issue_commenter")
+    view_tool = ComponentTool(IssueViewer(), "issue_viewer")
+
+
+    class IssueCloserTool(ComponentTool):
+        def __init__(self, name: str = "issue_closer") -> None:
+            closer = IssueCloser()
+            super().__init__(component=closer, name=name)
+    """
+    components += """
+    @component
+    class IssueCloser:
+        @component.output_types(closed=bool)
+        def run(self, url: str) -> dict:
+            requests.patch(url, json={"state": "closed"}, timeout=10)
+            return {"closed": True}
+    """
+    tools = discover({"desk/components.py": components, "desk/tools.py": tools_module})
+    found = sorted((t.framework, t.functions[0]) for t in tools)
+    assert found == [
+        ("haystack", "desk.components.IssueCloser.run"),
+        ("haystack", "desk.components.IssueCommenter.run"),
+        ("haystack", "desk.components.IssueViewer.run"),
+    ]
+    named = {t.functions[0]: t.name for t in tools}
+    assert named["desk.components.IssueCommenter.run"] == "issue_commenter"
+    assert named["desk.components.IssueViewer.run"] == "issue_viewer"
+
+
 # --------------------------------------------------------------------------- raw schemas
 
 RAW_IMPL = """\

@@ -17,6 +17,22 @@ from agentguard.facts.module_facts import (
 
 # Annotations that say an attribute may hold anything.
 _ANYTHING = frozenset({"typing.Any", "typing_extensions.Any", "object", "builtins.object"})
+# Decorators that make a generator function a context manager (``with f() as x``: x is what
+# it yields), and the annotations of what a generator yields.
+_CONTEXT_MANAGER_DECORATORS = frozenset(
+    {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
+)
+_CONTEXT_MANAGER_TYPES = frozenset(
+    {
+        "AbstractContextManager",
+        "AbstractAsyncContextManager",
+        "ContextManager",
+        "AsyncContextManager",
+    }
+)
+_GENERATOR_TYPES = frozenset(
+    {"Iterator", "Generator", "AsyncIterator", "AsyncGenerator", "Iterable", "AsyncIterable"}
+)
 
 
 class DefinitionVisitor(ValueReader):
@@ -103,7 +119,13 @@ class DefinitionVisitor(ValueReader):
             is_test=self.facts.is_test and node.name.startswith("test"),
         )
         if node.returns is not None:
-            function.return_type = self._annotation_type(node.returns)
+            manager = any(d.qualname in _CONTEXT_MANAGER_DECORATORS for d in decorators)
+            # ``@asynccontextmanager async def _open(...) -> AsyncGenerator[Sandbox]`` and
+            # ``def open(...) -> AbstractAsyncContextManager[Sandbox]``: ``async with
+            # self._open() as sandbox`` holds a ``Sandbox``
+            function.return_type = self._entered_type(node.returns, manager)
+            if function.return_type is None:
+                function.return_type = self._annotation_type(node.returns)
         if self.scope.function is not None:
             self.scope.function.nested.append(qualname)
         self.facts.functions[qualname] = function
@@ -156,6 +178,32 @@ class DefinitionVisitor(ValueReader):
             for arg in (*node.args, *(k.value for k in node.keywords)):
                 self.visit(arg)
 
+    def _entered_type(self, node: ast.expr, manager: bool) -> str | None:
+        """The class a ``with`` statement binds for a function annotated as returning a
+        context manager of it (``AbstractContextManager[X]``), or, for a generator made a
+        context manager (``manager``), as yielding it (``Iterator[X]``,
+        ``AsyncGenerator[X]``): the first type argument."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if not isinstance(node, ast.Subscript):
+            return None
+        origin = (self.resolve(node.value) or self.text(node.value)).rsplit(".", 1)[-1]
+        if origin not in _CONTEXT_MANAGER_TYPES and not (manager and origin in _GENERATOR_TYPES):
+            return None
+        inner = node.slice
+        first = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
+        return self._annotation_type(first)
+
+    def _base(self, node: ast.expr) -> str:
+        """A base class as imported: a generic one by its class (``BaseTool[Args, str]``
+        is ``autogen_core.tools.BaseTool``), as ``isinstance`` and the framework see it."""
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        return self.resolve(node) or self.text(node)
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         qualname = self._qualname(node.name)
         cls = ClassDef(
@@ -166,7 +214,7 @@ class DefinitionVisitor(ValueReader):
             name_span=Span(
                 node.lineno, node.col_offset + 7, node.lineno, node.col_offset + 7 + len(node.name)
             ),
-            bases=[self.resolve(b) or self.text(b) for b in node.bases],
+            bases=[self._base(b) for b in node.bases],
             methods=[],
             decorators=[self._decorator(d) for d in node.decorator_list],
         )

@@ -700,10 +700,20 @@ class ValueReader:
                 self.visit(target)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        annotated = self._annotation_type(node.annotation)
+        target = node.target
+        if (
+            annotated
+            and isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+        ):
+            # ``self._factory: SandboxFactory = a if ... else b``: the declared type, before
+            # whatever the value's first choice holds
+            self._bind_type(f"self.{target.attr}", annotated)
         if node.value is not None:
             self.visit(node.value)
             self._record_assignment(node.target, node.value, node)
-        annotated = self._annotation_type(node.annotation)
         if annotated and isinstance(node.target, ast.Name):
             self.scope.types.setdefault(node.target.id, annotated)
             self._forget_values()

@@ -364,6 +364,7 @@ class Catalog:
         self.container_methods = frozenset(_as_list(not_sinks.get("container_methods")))
         self.container_factories = re.compile(not_sinks.get("container_factories") or "$^")
         self.queue_methods = frozenset(_as_list(not_sinks.get("queue_methods")))
+        self.item_methods = frozenset(_as_list(not_sinks.get("item_methods")))
         self.logger_receivers = re.compile(not_sinks.get("logger_receivers") or "$^")
         databases = effects.get("databases") or {}
         self.embedded_databases = frozenset(_as_list(databases.get("embedded")))
@@ -491,6 +492,7 @@ class Catalog:
                     function=ArgRef.parse(raw.get("function")),
                     also=ArgRef.parse(raw.get("also")),
                     name=ArgRef.parse(raw.get("name")),
+                    methods=tuple(_as_list(raw.get("methods"))),
                 ),
             )
         for raw in spec.get("base_classes") or []:

@@ -49,13 +49,16 @@ class OpenWorld:
     operation_module_calls: frozenset[str] = frozenset()
     # verbs that, on an imported module itself, configure the library (``set_lang``)
     module_settings: frozenset[str] = frozenset()
+    # words after which a name says what the call is about (``weather_at_place``)
+    prepositions: frozenset[str] = frozenset()
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
         idempotent_write, destructive, or None. A word that is also a noun counts only
         with an object after it (``place_order`` places); alone it names what is looked up
         (``maps.place(id)``, ``jira.issue(key)``); before another verb it names what that
-        verb acts on (``issue_update`` updates an issue, ``order_status`` reads one)."""
+        verb acts on (``issue_update`` updates an issue, ``order_status`` reads one). Words
+        after a preposition name what the call is about (``weather_at_place``), no verb."""
         if name in self.no_effect:
             return "read"  # ``client.close()``, ``conn.commit()``: plumbing, no effect
         parts = words(name)
@@ -70,6 +73,8 @@ class OpenWorld:
         if len(parts) == 1 and parts[0] in self.nouns_alone:
             return "read"  # a thing looked up by its name: ``jira.issue(key)``
         for index, part in enumerate(parts):
+            if index and part in self.prepositions:
+                return None  # ``weather_at_place``: what follows names a thing, not a verb
             found = self.verbs.get(part)
             if found is None:
                 continue
@@ -115,4 +120,5 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         batch_request_keys=tuple(section.get("batch_request_keys") or []),
         operation_module_calls=frozenset(section.get("operation_module_calls") or []),
         module_settings=frozenset(section.get("module_settings") or []),
+        prepositions=frozenset(section.get("prepositions") or []),
     )

@@ -514,6 +514,10 @@ def _handed_out(
     if not made_by:
         return False
     callee = (bound.qualname or "").replace("()", "") if bound.kind == "call" else ""
+    if callee.split(".", 1)[0] in SELF_NAMES:
+        # ``msg = self.client.me.messages.by_message_id(i)``: the attribute's type, as the
+        # class's methods set it, says where the call goes
+        callee = (project.bound_callee(bound, fn, facts) or callee).replace("()", "")
     return _leaves_project(project, world, made_by, fn, facts, callee) or (
         made_by.split(".", 1)[0] != first
         and _handed_out(project, world, made_by, fn, facts, call, depth + 1)

@@ -1037,6 +1037,12 @@ class ProjectModel:
             # ``client = self._client()``, ``msg = account.new_message()``: the method
             # the call runs, as resolved where it is made
             target = self._bound_call_target(bound, caller, facts)
+        if target is None:
+            # an interface's method (``SandboxFactory.open``, abstract) runs nothing of its
+            # own, but its annotation says what it returns
+            interface = self.bound_callee(bound, caller, facts)
+            if interface is not None and self.is_interface_method(interface):
+                return self.functions[interface][0].return_type
         made = self.functions.get(target) if target else None
         if made is None:
             return None
@@ -1078,8 +1084,22 @@ class ProjectModel:
 
     def _bound_call_target(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
         """The project function run by the call a local is bound to (its first call)."""
+        site = self._bound_call_site(bound, caller, facts)
+        return site.target if site is not None else None
+
+    def bound_callee(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
+        """The callee of the call a local is bound to (its first call), resolved where it is
+        made: ``msg = self.client.me.messages.by_message_id(i)`` with ``self.client`` built
+        by a method that returns ``GraphServiceClient(...)`` gives
+        ``msgraph.GraphServiceClient.me.messages.by_message_id``."""
+        site = self._bound_call_site(bound, caller, facts)
+        return site.callee if site is not None else None
+
+    def _bound_call_site(
+        self, bound: Value, caller: Function, facts: ModuleFacts
+    ) -> CallSite | None:
         span = bound.span
-        if span is None:
+        if span is None or not bound.calls:
             return None
         for call in self.calls_in(caller.qualname):
             inside = call.span[:2] >= span[:2] and call.span[2:] <= span[2:]
@@ -1089,7 +1109,7 @@ class ProjectModel:
                 return None  # ``client = client.refreshed()``: resolving that very call
             self._memo.resolving.add(id(call))
             try:
-                return self.call_site(call, caller, facts).target
+                return self.call_site(call, caller, facts)
             finally:
                 self._memo.resolving.discard(id(call))
         return None

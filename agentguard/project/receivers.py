@@ -95,14 +95,16 @@ def _names_a_variable(
 
 def in_process_method(project: ProjectModel, callee: str, method: str) -> bool:
     """``networkx.Graph.add_edge``, ``pandas.DataFrame.insert``: a method of a class of a
-    package whose objects live in the process. Not its module functions (``networkx.
-    write_gml(graph, path)`` writes a file), nor a save (``figure.savefig(path)``)."""
+    package whose objects live in the process, or of an object one of them hands out
+    (``openpyxl.Workbook.active.append``: the active sheet of a workbook). Not its module
+    functions (``networkx.write_gml(graph, path)`` writes a file), nor a save
+    (``figure.savefig(path)``)."""
     world = project.catalog.open_world
     parts = callee.split(".")
     return (
         parts[0] in world.in_process_packages
         and len(parts) >= 3
-        and parts[-2][:1].isupper()
+        and any(part[:1].isupper() for part in parts[1:-1])
         and method not in world.buffer_saves
     )
 
@@ -129,10 +131,30 @@ def stays_in_process(
         return True
     if written and _is_container(project, written, fn, facts, call.order):
         return True
+    if call.method in project.catalog.item_methods and _keyed_item(written):
+        # ``session["history"].append(cmd)``: a value a mapping holds under a literal key,
+        # changed in place, whatever the mapping is called
+        return True
     if _configures_library(project, call, written, facts):
         return True
     # ``sub.queue.put_nowait(event)``: an asyncio/queue.Queue, in the process
     return call.method in project.catalog.queue_methods and "queue" in last.lower()
+
+
+def _keyed_item(written: str) -> bool:
+    """Whether a receiver as written is an item taken by a literal string key
+    (``session["history"]``, ``state['items']``)."""
+    if not written.endswith("]"):
+        return False
+    try:
+        node = ast.parse(written, mode="eval").body
+    except (SyntaxError, ValueError):
+        return False
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+    )
 
 
 def _configures_library(

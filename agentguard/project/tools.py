@@ -18,6 +18,7 @@ from agentguard.project.discovery_lowlevel_mcp import (
 )
 from agentguard.project.discovery_runtime_built import local_function
 from agentguard.project.discovery_toolkits import runtime_spec_functions, spec_function_names
+from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import (
     SELF_NAMES,
     Declaration,
@@ -295,7 +296,7 @@ def discover_tools(
         }
         for site in sites:
             call, callee = site.call, site.callee
-            if callee in declaring:
+            if callee in declaring or (call.function and call.callee == "super().__init__"):
                 _discover_from_call(project, call, facts, callee)
             elif call.callee.endswith(")") and call.args:
                 inner = decorating.get((call.span.line, call.span.column))
@@ -410,6 +411,14 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
 def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, callee: str) -> None:
     forms = project.catalog.tool_forms
     factory = forms["factory"](callee)
+    if factory is None and call.callee == "super().__init__" and call.function:
+        # class CommenterTool(ComponentTool): super().__init__(component=..., name=name)
+        caller = project.function(call.function)
+        owner = project.classes.get(caller.class_name or "") if caller else None
+        for base in project.class_bases(owner[0]) if owner else []:
+            factory = forms["factory"](base)
+            if factory is not None:
+                break
     decorator_as_function = forms["decorator"](callee)
     if factory is None and decorator_as_function is None:
         return
@@ -426,6 +435,9 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
         ) or local_function(project, also, call)
         if qual is None and also_qual is not None:
             qual, also_qual = also_qual, None
+        if qual is None and factory.methods:
+            # ``ComponentTool(component=Fetcher(...))``: the method the object handed runs
+            qual = _method_of_built(project, target, call, facts, factory.methods)
         if qual is None:
             # for func, name, *_ in SPECS: mcp.add_tool(Tool.from_function(func, name=name))
             for row in loop_rows(project, target, call):
@@ -493,6 +505,40 @@ def _discover_decorator_applied(
     tool = _tool_from_function(project, qual, form, site, name, dict(options))
     if tool:
         _add_tool(project, tool)
+
+
+def _method_of_built(
+    project: ProjectModel,
+    target: Value | None,
+    call: Call,
+    facts: ModuleFacts,
+    methods: tuple[str, ...],
+) -> str | None:
+    """The first of ``methods`` of the project class whose object ``target`` is: built
+    right there (``Fetcher(...)``) or by a local assignment before the call."""
+    if target is None:
+        return None
+    built: Value | None = target
+    if target.kind == "name":
+        caller = project.function(call.function) if call.function else None
+        if caller is not None:
+            built = local_value(project, target.text, caller, facts, call.order)
+        else:
+            bound = project.local_assignments(facts, None, target.text)
+            built = bound[-1].value if bound else None
+    if built is None or built.kind != "call" or not built.qualname:
+        return None
+    cls = next(
+        (q for q in (built.qualname, f"{facts.module}.{built.qualname}") if q in project.classes),
+        None,
+    )
+    if cls is None:
+        return None
+    for method in methods:
+        found = project.find_method(cls, method)
+        if found is not None:
+            return found
+    return None
 
 
 def _discover_from_registry(
