@@ -9,6 +9,7 @@ import pytest
 
 from agentguard.config import load_config
 from agentguard.engine.pipeline import ScanResult, scan
+from agentguard.report.model import build_report
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -90,6 +91,17 @@ def scan_files(tmp_path: Path) -> ScanFiles:
         return scan([project], cfg, select=list(select))
 
     return run
+
+
+def tool_verdicts(scan_files: ScanFiles, files: dict[str, str]) -> dict[str, tuple[str, set[str]]]:
+    """Each tool's reported risk and the codes of its findings, by tool name."""
+    result = scan_files(files)
+    report = build_report(result)
+    codes: dict[str, set[str]] = {}
+    for finding in result.findings:
+        if finding.tool:
+            codes.setdefault(finding.tool, set()).add(finding.code)
+    return {row.name: (row.risk.value, codes.get(row.name, set())) for row in report.tools}
 
 
 @pytest.fixture(autouse=True)

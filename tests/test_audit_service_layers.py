@@ -12,18 +12,7 @@ from __future__ import annotations
 
 from agentguard.report.model import build_report
 
-from .conftest import ScanFiles
-
-
-def _verdicts(scan_files: ScanFiles, files: dict[str, str]) -> dict[str, tuple[str, set[str]]]:
-    result = scan_files(files)
-    report = build_report(result)
-    codes: dict[str, set[str]] = {}
-    for finding in result.findings:
-        if finding.tool:
-            codes.setdefault(finding.tool, set()).add(finding.code)
-    return {row.name: (row.risk.value, codes.get(row.name, set())) for row in report.tools}
-
+from .conftest import ScanFiles, tool_verdicts
 
 FACTORY_SERVER = """\
 import httpx
@@ -54,7 +43,7 @@ def count_rows(table: str) -> str:
 
 
 def test_a_server_a_project_factory_makes_registers_its_tools(scan_files: ScanFiles) -> None:
-    verdicts = _verdicts(scan_files, {"tables/server.py": FACTORY_SERVER})
+    verdicts = tool_verdicts(scan_files, {"tables/server.py": FACTORY_SERVER})
     risk, codes = verdicts["put_row"]
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
     risk, codes = verdicts["count_rows"]
@@ -150,7 +139,7 @@ async def send_message(message: str) -> str:
 def test_a_call_through_typed_attributes_of_a_returned_object_is_followed(
     scan_files: ScanFiles,
 ) -> None:
-    verdicts = _verdicts(scan_files, {"mail/server.py": SERVICE_LAYERS})
+    verdicts = tool_verdicts(scan_files, {"mail/server.py": SERVICE_LAYERS})
     risk, _ = verdicts["send_message"]
     assert risk != "read"
 
@@ -178,7 +167,7 @@ def read_entry(key: str) -> str:
 
 
 def test_flushing_every_entry_of_a_cache_is_destructive(scan_files: ScanFiles) -> None:
-    verdicts = _verdicts(scan_files, {"cache/server.py": CACHE_SERVER})
+    verdicts = tool_verdicts(scan_files, {"cache/server.py": CACHE_SERVER})
     risk, codes = verdicts["clear_cache"]
     assert risk == "destructive" and "AG101" in codes
     # ``flush()`` alone only empties a buffer
@@ -233,7 +222,7 @@ async def rotate_log(text: str) -> str:
 
 
 def test_appending_to_the_servers_own_log_is_no_side_effect(scan_files: ScanFiles) -> None:
-    verdicts = _verdicts(scan_files, {"tables/server.py": LOGGED_SERVER})
+    verdicts = tool_verdicts(scan_files, {"tables/server.py": LOGGED_SERVER})
     risk, codes = verdicts["list_tables"]
     assert risk == "read" and not codes & {"AG101", "AG201"}
     # a file the model names, appended to, is the tool's write
@@ -294,7 +283,7 @@ def test_a_query_helper_on_an_untyped_parameter_is_judged_at_each_caller(
     runs that method, so each handler's statement is judged (a SELECT reads, a DROP
     deletes); the session its builder opens and the SQL a session runs are no writes of
     their own."""
-    verdicts = _verdicts(scan_files, {"warehouse/server.py": WAREHOUSE_SERVER})
+    verdicts = tool_verdicts(scan_files, {"warehouse/server.py": WAREHOUSE_SERVER})
     risk, codes = verdicts["list_tables"]
     assert risk == "read" and not codes & {"AG101", "AG201"}
     risk, codes = verdicts["drop_table"]
@@ -327,7 +316,7 @@ mcp.tool("list-functions")(list_functions)
 def test_a_decorator_applied_as_a_call_registers_the_function(scan_files: ScanFiles) -> None:
     """``mcp.tool(name=...)(fn)`` registers ``fn`` as ``@mcp.tool(name=...)`` would: the
     closure made per function at run time, and a module function named by the call."""
-    verdicts = _verdicts(scan_files, {"functions/server.py": APPLIED_DECORATOR})
+    verdicts = tool_verdicts(scan_files, {"functions/server.py": APPLIED_DECORATOR})
     assert verdicts["list-functions"][0] == "read"
     (built,) = (name for name in verdicts if name != "list-functions")
     risk, codes = verdicts[built]

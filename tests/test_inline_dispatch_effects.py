@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from agentguard.report.model import build_report
 
-from .conftest import ScanFiles
+from .conftest import ScanFiles, tool_verdicts
 
 CHAT_SERVER = """\
 import discord
@@ -69,18 +69,8 @@ async def call_tool(name: str, arguments: dict) -> list[TextContent]:
 """
 
 
-def _verdicts(scan_files: ScanFiles, files: dict[str, str]) -> dict[str, tuple[str, set[str]]]:
-    result = scan_files(files)
-    report = build_report(result)
-    codes: dict[str, set[str]] = {}
-    for finding in result.findings:
-        if finding.tool:
-            codes.setdefault(finding.tool, set()).add(finding.code)
-    return {row.name: (row.risk.value, codes.get(row.name, set())) for row in report.tools}
-
-
 def test_inline_branches_reach_what_their_awaited_handles_do(scan_files: ScanFiles) -> None:
-    verdicts = _verdicts(scan_files, {"chat/server.py": CHAT_SERVER})
+    verdicts = tool_verdicts(scan_files, {"chat/server.py": CHAT_SERVER})
     risk, codes = verdicts["post_message"]
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
     risk, codes = verdicts["unassign_role"]
@@ -96,7 +86,7 @@ def test_inline_branches_reach_what_their_awaited_handles_do(scan_files: ScanFil
 def test_a_lookup_in_another_dispatch_arm_guards_no_create(scan_files: ScanFiles) -> None:
     """``mute_author`` looks a message up and returns early; ``open_channel``, another arm of
     the same dispatch, never passes that check: its create has no guard."""
-    verdicts = _verdicts(scan_files, {"chat/server.py": CHAT_SERVER})
+    verdicts = tool_verdicts(scan_files, {"chat/server.py": CHAT_SERVER})
     risk, codes = verdicts["open_channel"]
     assert risk == "network_write" and "AG201" in codes
 
@@ -116,7 +106,7 @@ async def post_message(channel_id: str, text: str) -> str:
     sent = await channel.send(text)
     return f"posted {sent.id}"
 """
-    risk, codes = _verdicts(scan_files, {"chat/server.py": source})["post_message"]
+    risk, codes = tool_verdicts(scan_files, {"chat/server.py": source})["post_message"]
     assert risk == "network_write" and "AG201" in codes
 
 
@@ -154,7 +144,7 @@ async def call_tool(name: str, arguments: dict) -> list[TextContent]:
         return [TextContent(type="text", text="noted")]
     raise ValueError(name)
 """
-    verdicts = _verdicts(scan_files, {"notes/server.py": source})
+    verdicts = tool_verdicts(scan_files, {"notes/server.py": source})
     for name in ("remember", "jot"):
         risk, codes = verdicts[name]
         assert risk == "read" and not codes & {"AG101", "AG201"}, name
@@ -338,7 +328,7 @@ def test_handler_classes_name_their_tools_and_run_through_a_guarded_runner(
         "notes/handlers.py": NOTES_HANDLERS,
         "notes/server.py": NOTES_SERVER,
     }
-    verdicts = _verdicts(scan_files, files)
+    verdicts = tool_verdicts(scan_files, files)
     assert set(verdicts) == {"notes_list", "notes_add"}
     risk, codes = verdicts["notes_add"]
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
@@ -386,7 +376,7 @@ async def call_tool(name: str, arguments: dict) -> list[TextContent]:
         raise ValueError(name)
     return handler.run_tool(arguments)
 """
-    risk, codes = _verdicts(scan_files, {"runner/server.py": source})["run_command"]
+    risk, codes = tool_verdicts(scan_files, {"runner/server.py": source})["run_command"]
     assert "exec" in risk and "AG101" in codes
 
 
@@ -426,7 +416,7 @@ class NotesServer(FastMCP):
         self.tool(find_tool, name="notes-find")
         self.tool(store_tool, name="notes-store")
 """
-    verdicts = _verdicts(scan_files, {"notes/server.py": source})
+    verdicts = tool_verdicts(scan_files, {"notes/server.py": source})
     assert set(verdicts) == {"notes-find", "notes-store"}
     assert verdicts["notes-find"][0] == "read"
     risk, codes = verdicts["notes-store"]
@@ -487,7 +477,7 @@ def test_cypher_statements_are_judged_by_their_clauses(scan_files: ScanFiles) ->
     """A Cypher statement starts with ``MATCH`` whether it reads or writes: a ``SET`` in it
     writes (repeat-safe), a ``CREATE`` adds a relationship each run; ``"EXPLAIN " + query``
     only plans, whatever the query."""
-    verdicts = _verdicts(scan_files, {"graph/server.py": GRAPH_TOOLS})
+    verdicts = tool_verdicts(scan_files, {"graph/server.py": GRAPH_TOOLS})
     risk, codes = verdicts["find_people"]
     assert risk == "read" and not codes & {"AG101", "AG201"}
     risk, codes = verdicts["run_read_statement"]
@@ -515,7 +505,7 @@ def dismiss_dialog() -> str:
     webdriver.ActionChains(driver).send_keys(Keys.ESCAPE).perform()
     return "closed"
 """
-    risk, codes = _verdicts(scan_files, {"browse/tools.py": source})["dismiss_dialog"]
+    risk, codes = tool_verdicts(scan_files, {"browse/tools.py": source})["dismiss_dialog"]
     assert risk == "unknown" and "AG201" not in codes
 
 
@@ -610,7 +600,7 @@ class Workspace:
         sandbox, _port = self._start("base")
         return sandbox.commands.run(command).stdout
 """
-    risk, codes = _verdicts(scan_files, {"work/tools.py": source})["run_shell"]
+    risk, codes = tool_verdicts(scan_files, {"work/tools.py": source})["run_shell"]
     assert risk == "exec" and "AG101" in codes
 
 
@@ -700,7 +690,7 @@ def test_a_graphql_helper_does_what_each_callers_document_says(scan_files: ScanF
     """``run(query, variables)`` posts ``{"query": query, "variables": ...}``: the parameter
     named ``query`` may hold a mutation. Each caller's document decides: a query reads,
     ``ticketCreate`` creates (no key: AG201), ``ticketUpdate`` sets fields."""
-    verdicts = _verdicts(scan_files, {"tracker/server.py": TRACKER})
+    verdicts = tool_verdicts(scan_files, {"tracker/server.py": TRACKER})
     assert verdicts["get_ticket"] == ("read", set())
     risk, codes = verdicts["open_ticket"]
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
@@ -750,7 +740,7 @@ def test_credential_loading_and_prerequisite_lookups(scan_files: ScanFiles) -> N
     get them, is plumbing: a tool using them still reads. A lookup that stops the tool when
     the message is missing is a prerequisite, not a check that the reminder already exists:
     the reminder still needs a key."""
-    verdicts = _verdicts(scan_files, {"mail/tools.py": MAIL_TOOLS})
+    verdicts = tool_verdicts(scan_files, {"mail/tools.py": MAIL_TOOLS})
     assert verdicts["list_messages"] == ("read", set())
     risk, codes = verdicts["remind"]
     assert risk == "network_write" and {"AG101", "AG201"} <= codes
@@ -793,7 +783,7 @@ def render_page(html: str) -> str:
 def get_create_fields(project: str, issue_type: str) -> list:
     return FieldsMixin().create_fields(project, issue_type)
 """
-    verdicts = _verdicts(scan_files, {"wiki/server.py": source})
+    verdicts = tool_verdicts(scan_files, {"wiki/server.py": source})
     for name in ("render_page", "get_create_fields"):
         risk, codes = verdicts[name]
         assert risk == "read" and not codes & {"AG102", "AG201"}, name
@@ -821,7 +811,7 @@ def comment(key: str, text: str) -> dict:
     \"\"\"Comment on an issue.\"\"\"
     return jira.issue_add_comment(key, text)
 """
-    verdicts = _verdicts(scan_files, {"tracker/tools.py": source})
+    verdicts = tool_verdicts(scan_files, {"tracker/tools.py": source})
     risk, codes = verdicts["watch_issue"]
     assert risk in {"write", "network_write"} and "AG101" in codes and "AG201" not in codes
     risk, codes = verdicts["comment"]
@@ -870,7 +860,7 @@ def copy_sheet(spreadsheet_id: str, sheet_id: int, target_id: str) -> dict:
         spreadsheetId=spreadsheet_id, sheetId=sheet_id, body={"destinationSpreadsheetId": target_id}
     ).execute()
 """
-    verdicts = _verdicts(scan_files, {"sheets/tools.py": source})
+    verdicts = tool_verdicts(scan_files, {"sheets/tools.py": source})
     assert {"AG101", "AG201"} <= verdicts["insert_rows"][1]
     assert {"AG101", "AG201"} <= verdicts["copy_sheet"][1]
     risk, codes = verdicts["rename_sheet"]
