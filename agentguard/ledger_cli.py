@@ -81,10 +81,8 @@ def _open(url: str, *, read_only: bool = False) -> Ledger:
     try:
         return open_ledger(url, read_only=read_only)
     except LedgerMissing as exc:
-        typer.echo(
-            f"error: {exc}; pass --ledger postgresql://...?schema=NAME of the agent's ledger",
-            err=True,
-        )
+        form = "sqlite:///PATH" if url.startswith("sqlite:") else "postgresql://...?schema=NAME"
+        typer.echo(f"error: {exc}; pass --ledger {form} of the agent's ledger", err=True)
         raise typer.Exit(2) from exc
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--ledger") from exc

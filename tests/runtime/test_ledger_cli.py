@@ -117,3 +117,38 @@ def test_an_unknown_status_lists_the_valid_ones(populated: Any) -> None:
     assert result.exit_code == 2
     for status in ("planned", "approved", "started", "succeeded", "failed", "uncertain"):
         assert status in result.output
+
+
+@pytest.mark.parametrize("command", [["list"], ["show", "call-1"], ["find", "--key", "k1"]])
+def test_a_file_without_a_ledger_is_an_error_and_is_left_as_it_was(
+    tmp_path: Path, command: list[str]
+) -> None:
+    import sqlite3
+
+    other = tmp_path / "app.db"  # the wrong file: the application's own database
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    before = other.read_bytes()
+    result = runner.invoke(ledger_app, [*command, "--ledger", f"sqlite:///{other}"])
+    assert result.exit_code == 2, result.output
+    assert str(other) in result.output and "no ledger" in result.output
+    assert "postgresql" not in result.output  # the hint names the SQLite form
+    assert other.read_bytes() == before
+    with sqlite3.connect(other) as connection:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    assert tables == {"users"}
+
+
+def test_a_sqlite_ledger_opened_read_only_refuses_a_write(populated: Any) -> None:
+    from agentguard.runtime import open_ledger
+
+    url, uncertain, _ = populated
+    ledger = open_ledger(url, read_only=True)
+    entry = ledger.get(uncertain["metadata"]["call_id"])
+    assert entry is not None
+    with pytest.raises(Exception, match="readonly"):
+        ledger.note(entry, "someone", "a note")
+    ledger.close()
+    again = open_ledger(url)
+    assert again.events(entry.call_id)[-1].actor != "someone"
+    again.close()

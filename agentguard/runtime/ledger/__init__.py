@@ -31,11 +31,11 @@ def open_ledger(url: str, *, read_only: bool = False) -> Ledger:
     """``sqlite:///relative.db``, ``sqlite:////absolute.db``, ``postgresql://...``, ``memory://``.
 
     A PostgreSQL URL may name the ledger's schema with ``?schema=NAME`` (default ``agentguard``).
-    ``read_only`` (PostgreSQL): the ledger must exist; nothing is created, migrated or
-    written (``LedgerMissing`` otherwise). A SQLite file's presence is the caller's check.
+    ``read_only``: the ledger must exist; nothing is created, migrated or written
+    (``LedgerMissing`` otherwise).
     """
     if url.startswith("sqlite:///"):
-        return SQLiteLedger(url[len("sqlite:///") :])
+        return SQLiteLedger(url[len("sqlite:///") :], read_only=read_only)
     if url.startswith(("postgresql://", "postgres://")):
         from agentguard.runtime.ledger.postgres import PostgresLedger
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from agentguard.runtime.ledger._rows import STATUS_CHECK
 from agentguard.runtime.ledger._sql import Migrations, SQLLedger
-from agentguard.runtime.ledger.base import LedgerConfigurationError
+from agentguard.runtime.ledger.base import LedgerConfigurationError, LedgerMissing
 
 MIGRATIONS: Migrations = [
     (
@@ -116,20 +116,58 @@ class SQLiteLedger(SQLLedger):
     placeholder = "?"
 
     def __init__(
-        self, path: str | os.PathLike[str], *, busy_timeout_s: float = 30.0, lazy: bool = False
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout_s: float = 30.0,
+        lazy: bool = False,
+        read_only: bool = False,
     ) -> None:
         """``lazy=True``: the file and its schema are created on first use, not here, so a
-        module that builds its Runtime at import time touches no disk until a call runs."""
+        module that builds its Runtime at import time touches no disk until a call runs.
+
+        ``read_only=True``: open a ledger that exists, at this agentguard's schema version,
+        to read it (``agentguard ledger list``): nothing is created or migrated, SQLite refuses
+        every write, and a file without a ledger is ``LedgerMissing``."""
         self.path = str(path)
         self.url = f"sqlite:///{self.path}"
         self.busy_timeout_s = busy_timeout_s
+        self.read_only = read_only
         self._init_connections()
-        self._unopened = lazy
+        self._unopened = lazy and not read_only
         self._open_lock = threading.Lock()
         self._opening = threading.local()  # set in the thread running the migration
-        if not lazy:
+        if read_only:
+            self._require_current()
+        elif not lazy:
             self._open()
         self._prepare_statements("agentguard_calls", "agentguard_schema")
+
+    def _require_current(self) -> None:
+        """The file holds this agentguard's ledger (else ``LedgerMissing``, naming the file
+        and what is not there), read without creating anything."""
+        connection = self._connection()
+        tables = {
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        missing = [name for name in ("agentguard_schema", "agentguard_calls") if name not in tables]
+        if missing:
+            raise LedgerMissing(
+                f"{self.path} has no ledger: no table " + " and no table ".join(missing)
+            )
+        row = connection.execute("SELECT max(version) FROM agentguard_schema").fetchone()
+        version = (row[0] if row else None) or 0
+        if version != SCHEMA_VERSION:
+            raise LedgerConfigurationError(
+                f"the ledger in {self.path} is at schema version {version}; this agentguard "
+                f"reads version {SCHEMA_VERSION}"
+                + (
+                    ": use the agentguard that wrote it"
+                    if version > SCHEMA_VERSION
+                    else ": the agent's next run upgrades it"
+                )
+            )
 
     def _open(self) -> None:
         if self.path != ":memory:":
@@ -151,6 +189,18 @@ class SQLiteLedger(SQLLedger):
         return connection
 
     def _connect(self) -> sqlite3.Connection:
+        if self.read_only:
+            # ``mode=ro``: SQLite creates no file and refuses every write
+            target = Path(self.path).resolve().as_uri() + "?mode=ro"
+            connection = sqlite3.connect(
+                target,
+                uri=True,
+                timeout=self.busy_timeout_s,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            connection.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
+            return connection
         connection = sqlite3.connect(
             # used by one thread only; closed from another when that thread has ended
             self.path,
