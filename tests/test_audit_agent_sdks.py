@@ -197,3 +197,47 @@ class ShellTool(BaseTool):
 def test_execute_on_an_interface_is_no_read(scan_files: ScanFiles) -> None:
     verdicts = tool_verdicts(scan_files, {"sandbox/tools.py": INTERFACE_EXECUTE})
     assert [risk for risk, _ in verdicts.values()] != ["read"]
+
+
+HANDED_INTERFACE = """\
+import abc
+import asyncio
+from typing import Any
+
+from google.adk.tools import BaseTool, ToolContext
+
+
+class CodeRunner(abc.ABC):
+    @abc.abstractmethod
+    def run_code(self, code: str) -> str:
+        \"\"\"Run a piece of code.\"\"\"
+
+    @abc.abstractmethod
+    def get_status(self) -> str:
+        \"\"\"The runner's status.\"\"\"
+
+
+class RunScriptTool(BaseTool):
+    def __init__(self, runner: CodeRunner) -> None:
+        super().__init__(name="run_script", description="Run a script.")
+        self._runner = runner
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        output = await asyncio.to_thread(self._runner.run_code, args["code"])
+        return {"stdout": output}
+
+
+class StatusTool(BaseTool):
+    def __init__(self, runner: CodeRunner) -> None:
+        super().__init__(name="status", description="The runner's status.")
+        self._runner = runner
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        return {"status": await asyncio.to_thread(self._runner.get_status)}
+"""
+
+
+def test_an_interface_method_handed_to_a_runner_is_no_read(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, {"scripts/tools.py": HANDED_INTERFACE})
+    risks = sorted(risk for risk, _ in verdicts.values())
+    assert risks == ["read", "unknown"]
