@@ -48,7 +48,12 @@ _NOT_A_DESTINATION = {
 }
 _RAW_ATTRS = {"args", "message", "msg", "strerror", "detail", "details"}
 _STATUS_SUBJECT = re.compile(r"(?i)(status|state)")
-_TOOL_SCHEMA_KEYS = ({"type", "function"}, {"name", "input_schema"}, {"name", "parameters"})
+_TOOL_SCHEMA_KEYS = (
+    {"type", "function"},
+    {"name", "input_schema"},
+    {"name", "inputSchema"},
+    {"name", "parameters"},
+)
 
 
 def _repeats_same_attempt(loop: ast.For | ast.AsyncFor, target: str) -> bool:

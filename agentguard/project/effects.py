@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import EvidenceStep, Location, StepKind
-from agentguard.facts.module_facts import Call, Function
+from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
 from agentguard.project.read_posts import (
@@ -145,6 +145,9 @@ class EffectSummaries:
             targets = site.targets
             if targets and targets != (qualname,):
                 edges.extend((site.edge_call, target) for target in targets if target != qualname)
+                hidden = _interface_effect(project, call, targets, fn, facts)
+                if hidden is not None:
+                    effects.append(hidden)
                 continue
             effect = classify_sink(project, call, callee, fn, facts)
             if effect is not None:
@@ -235,6 +238,27 @@ class EffectSummaries:
             return False
         self._history.setdefault(qualname, []).append((rounds, before))
         return True
+
+
+def _interface_effect(
+    project: ProjectModel,
+    call: Call,
+    targets: tuple[str, ...],
+    fn: Function,
+    facts: ModuleFacts,
+) -> Effect | None:
+    """A call that only reaches interface methods (abstract, or a ``Protocol``'s), as a
+    function handed to a runner (``asyncio.to_thread(self._runner.run_code, code)``):
+    what implements them runs, out of sight. Judged as a call of the method itself is,
+    by its name: a read verb reads, anything else is unknown."""
+    if not all(project.is_interface_method(target) for target in targets):
+        return None
+    target = targets[0]
+    method = target.rsplit(".", 1)[-1]
+    reference = Call(target, target, method, None, call.span)
+    reference.function = call.function
+    reference.order = call.order
+    return open_world.judge(project, reference, target, fn, facts, lambda sink: None)
 
 
 def _guarded(effect: Effect) -> int:

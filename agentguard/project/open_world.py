@@ -207,6 +207,9 @@ def _verdict(
         return None
     if world.reads(callee) or world.reads(call.callee):
         return None
+    dynamic = _named_at_run_time(project, world, call, fn, facts)
+    if dynamic is not None:
+        return _Verdict(None, f"a method of `{dynamic}` named at run time")
     if call.method.lstrip("_")[:1].isupper() or not call.method.isidentifier():
         return None  # a constructor builds a client, it sends nothing
     if _alternate_constructor(call):
@@ -228,6 +231,10 @@ def _verdict(
             if bound is not None and bound.kind == "call":
                 receiver = _parse(bound.text)
                 request = _called_name(receiver)
+        if request is None and project.is_interface_method(callee):
+            # ``self._sandbox.execute(command)`` on a ``Protocol`` or abstract class: what
+            # implements it runs, out of sight; no builder chain says what it sends
+            return _Verdict(None, "runs what implements an interface method")
         if request is None or not _leaves_project(project, world, _root(receiver), fn, facts):
             return None  # ``cursor.execute(sql)``: the SQL catalogue entry judges it
         chained = project.chained_request(call)
@@ -295,6 +302,33 @@ def _verdict(
     if _chain_segment(project, call, fn) or _handle_factory(project, call, fn, facts):
         return None  # ``service.users()`` builds the request a later call sends
     return _Verdict(None, "not in the catalogue, no verb in its name")
+
+
+def _named_at_run_time(
+    project: ProjectModel, world: OpenWorld, call: Call, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """The client whose method a call picks by a name known only at run time:
+    ``getattr(client, action)(**params)``, or ``method = getattr(client, action)`` then
+    ``method(**params)``. Any method of the client may run, a write as well as a read, so
+    the call is unknown. The project's own methods (``getattr(self, ...)``) are followed
+    as calls instead, and a literal name is an ordinary method call."""
+    arguments: list[Value] = []
+    if call.callee.startswith("getattr("):
+        inner = project.chained_request(call)
+        if inner is not None and inner.callee == "getattr":
+            arguments = list(inner.args)
+    elif call.callee.isidentifier():
+        bound = local_value(project, call.callee, fn, facts, call.order)
+        if bound is not None and bound.kind == "call" and bound.qualname == "getattr":
+            arguments = bound.call_args
+    if len(arguments) < 2 or arguments[1].string() is not None:
+        return None
+    owner = arguments[0].text
+    if owner.split(".", 1)[0] in SELF_NAMES or not _leaves_project(
+        project, world, owner, fn, facts
+    ):
+        return None
+    return owner
 
 
 def _opaque_attribute(project: ProjectModel, root: str, fn: Function) -> bool:

@@ -755,6 +755,10 @@ def _discover_raw_schemas(
                 framework = "openai"
             elif "input_schema" in items:
                 body, framework = items, "anthropic"
+            elif "inputSchema" in items:
+                # Bedrock's and Strands' camelCase tool spec; a Strands module tool
+                # (``TOOL_SPEC`` next to a function of the spec's name) runs that function.
+                body, framework = items, _camel_spec_framework(facts)
             elif "parameters" in items and (
                 items.get("type") is None or items["type"].string() == "function"
             ):
@@ -774,6 +778,14 @@ def _discover_raw_schemas(
             )
             if tool:
                 _add_tool(project, tool)
+
+
+def _camel_spec_framework(facts: ModuleFacts) -> str:
+    """Whose camelCase tool spec a module holds: Strands' when it imports Strands."""
+    imported = [*facts.imports.values(), *facts.absolute_imports]
+    if any(name == "strands" or name.startswith("strands.") for name in imported):
+        return "strands"
+    return "bedrock"
 
 
 def _plugin_entry(project: ProjectModel, facts: ModuleFacts) -> str | None:
