@@ -180,3 +180,59 @@ def test_a_module_imported_by_its_scan_root_name_keeps_it(
 ) -> None:
     files, module = case
     assert module in sent_and_named(scan_files, files)
+
+
+# A package folder scanned by itself (it holds ``__init__.py``): its modules import each
+# other by the package's name, which the scan root's folder name does not give.
+SERVER = textwrap.dedent(
+    """
+    from mcp.server.fastmcp import FastMCP
+
+    mcp = FastMCP("shop")
+    """
+)
+MCP_TOOL = textwrap.dedent(
+    '''
+    import smtplib
+
+    from {package}.core.server import mcp
+
+
+    @mcp.tool()
+    def notify_customer(address: str, body: str) -> str:
+        """Tell the customer their order shipped."""
+        with smtplib.SMTP("mail.internal") as smtp:
+            smtp.sendmail("shop@example.com", [address], body)
+        return "sent"
+    '''
+)
+
+
+def test_a_package_scanned_by_itself_is_named_by_its_own_imports(scan_files: ScanFiles) -> None:
+    files = {
+        "__init__.py": "",
+        "core/__init__.py": "",
+        "core/server.py": SERVER,
+        "tools/__init__.py": "",
+        "tools/mail.py": MCP_TOOL.format(package="shop"),
+        "main.py": "from shop.core.server import mcp\nimport shop.tools.mail\n",
+    }
+    names = sent_and_named(scan_files, files)
+    assert {"shop.core.server", "shop.tools.mail"} <= names
+
+
+def test_a_third_party_import_does_not_name_a_package_scanned_by_itself(
+    scan_files: ScanFiles,
+) -> None:
+    # ``core.server`` is also the tail of a third-party import that names nothing the
+    # module defines: the files keep their names.
+    files = {
+        "__init__.py": "",
+        "core/__init__.py": "",
+        "core/server.py": SERVER,
+        "tools/__init__.py": "",
+        "tools/mail.py": MCP_TOOL.format(package="core").replace("from core.", "from .."),
+        "main.py": "from vendor.core.server import Handler\n",
+    }
+    names = {m.module for m in scan_files(files).project.modules.values()}
+    assert "core.server" in names and not any(n.startswith("vendor.") for n in names)

@@ -270,4 +270,51 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
         if any(name in taken - old for name in names.values()):
             continue
         renamed.update(names)
+    renamed.update(_scan_root_package(modules, imports, files, current, confirmed, renamed))
     return renamed
+
+
+def _scan_root_package(
+    modules: Sequence[ModuleFacts],
+    imports: set[str],
+    files: set[str],
+    current: dict[str, str],
+    confirmed: set[str],
+    renamed: dict[str, str],
+) -> dict[str, str]:
+    """A package folder scanned by itself (the scan root holds ``__init__.py``) is named by
+    what its own absolute imports call it: ``from shop.core.server import mcp`` in a file of
+    the folder, for its ``core/server.py`` that defines ``mcp``, says the folder is package
+    ``shop``. Each import that names one of the folder's modules and a name it defines (or a
+    dotted module as written) gives the package name it puts before it; one name, given by
+    every such import and naming no module of the project, renames every file named from
+    the scan root. Relative path -> new name."""
+    if "__init__.py" not in files:
+        return {}
+    below = [
+        facts for facts in modules if current.get(facts.path) == "" and facts.path not in renamed
+    ]
+    if not below or any(facts.path in confirmed for facts in below):
+        return {}
+    heads: set[str] = set()
+    for facts in below:
+        defined = _defined(facts)
+        suffix = "." + facts.module
+        for name in imports:
+            head, found, member = name.partition(suffix + ".")
+            if found and "." not in head and head and member in defined:
+                heads.add(head)
+            elif "." in facts.module and name.endswith(suffix):
+                head = name[: -len(suffix)]
+                if head and "." not in head:
+                    heads.add(head)
+    if len(heads) != 1:
+        return {}
+    head = heads.pop()
+    if not head.isidentifier() or any(
+        facts.module == head or facts.module.startswith(head + ".") for facts in modules
+    ):
+        return {}
+    names = {facts.path: f"{head}.{facts.module}" for facts in below}
+    names["__init__.py"] = head
+    return names
