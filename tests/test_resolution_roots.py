@@ -236,3 +236,37 @@ def test_a_third_party_import_does_not_name_a_package_scanned_by_itself(
     }
     names = {m.module for m in scan_files(files).project.modules.values()}
     assert "core.server" in names and not any(n.startswith("vendor.") for n in names)
+
+
+# A script that puts its own folder on ``sys.path`` before importing its helpers: that
+# folder is an import root even though it holds ``__init__.py``.
+SYS_PATH_FORMS = {
+    "os-path": "sys.path.append(os.path.dirname(os.path.abspath(__file__)))",
+    "pathlib": "sys.path.insert(0, str(Path(__file__).resolve().parent))",
+}
+
+
+@pytest.mark.parametrize("line", SYS_PATH_FORMS.values(), ids=SYS_PATH_FORMS.keys())
+def test_a_folder_a_module_puts_on_sys_path_is_an_import_root(
+    scan_files: ScanFiles, line: str
+) -> None:
+    head = f"import os\nimport sys\nfrom pathlib import Path\n\n{line}\n"
+    files = {
+        "shop_agent/__init__.py": "",
+        "shop_agent/server.py": head + TOOL.format(package="helpers"),
+        "shop_agent/helpers/__init__.py": "",
+        "shop_agent/helpers/mailer.py": MAILER,
+    }
+    assert "helpers.mailer" in sent_and_named(scan_files, files)
+
+
+def test_a_parent_folder_put_on_sys_path_names_from_there(scan_files: ScanFiles) -> None:
+    head = "import os\nimport sys\n\nsys.path.append(os.path.dirname(os.path.dirname(__file__)))\n"
+    files = {
+        "app/__init__.py": "",
+        "app/shop/__init__.py": "",
+        "app/shop/server.py": head + TOOL.format(package="shop.helpers"),
+        "app/shop/helpers/__init__.py": "",
+        "app/shop/helpers/mailer.py": MAILER,
+    }
+    assert "shop.helpers.mailer" in sent_and_named(scan_files, files)

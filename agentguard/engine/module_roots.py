@@ -14,7 +14,10 @@ in a src-layout project is ``shop.cart``, and ``libs/mail/mail/send.py`` in a mo
 2. Import evidence (after parsing): a file whose name no absolute import uses, while one uses
    a shorter name of it (``from app.tools import send`` for ``services/api/app/tools.py``),
    is named from the folder that makes that name, with every file below that folder, unless
-   that folder is a package or a file below it is imported by its present name. A declared
+   that folder is a package (and no module puts it on ``sys.path`` by its own location,
+   ``sys.path.append(os.path.dirname(os.path.abspath(__file__)))``) or a file below it is
+   imported by its present name. A package folder scanned by itself is named by the package
+   name its own imports put before its modules (``from shop.core import x``). A declared
    root whose files the project imports by their scan-root names (``src.shop.cart``, with
    no ``src/__init__.py``) is not used.
 """
@@ -206,6 +209,38 @@ def _imported(name: str, imports: set[str], prefixes: set[str], defined: set[str
     return any(f"{name}.{member}" in imports for member in defined)
 
 
+# ``os.path.dirname(os.path.abspath(__file__))`` and ``Path(__file__).resolve().parent``
+# (each further ``dirname`` or ``.parent`` one folder up), as a ``sys.path`` entry.
+_OS_PATH_DIR = re.compile(
+    r"^(?P<up>(?:os\.path\.dirname\()+)(?:os\.path\.(?:abspath|realpath)\()?__file__\)+$"
+)
+_PATHLIB_DIR = re.compile(
+    r"^(?:str\()?(?:pathlib\.)?Path\(__file__\)(?:\.resolve\(\)|\.absolute\(\))?"
+    r"(?P<up>(?:\.parent)+)\)?$"
+)
+
+
+def _sys_path_roots(modules: Sequence[ModuleFacts]) -> set[str]:
+    """Folders a module puts on ``sys.path`` by its own location
+    (``sys.path.append(os.path.dirname(os.path.abspath(__file__)))``,
+    ``sys.path.insert(0, str(Path(__file__).resolve().parent))``): the script imports what
+    is below that folder by names taken from there, package or not."""
+    roots: set[str] = set()
+    for facts in modules:
+        for call in facts.calls:
+            if call.callee not in {"sys.path.append", "sys.path.insert"} or not call.args:
+                continue
+            text = re.sub(r"\s+", "", call.args[-1].text)
+            found = _OS_PATH_DIR.match(text) or _PATHLIB_DIR.match(text)
+            if found is None:
+                continue
+            ups = found.group("up").count("dirname") + found.group("up").count(".parent")
+            folders = _folder(facts.path).split("/") if _folder(facts.path) else []
+            if ups - 1 <= len(folders):
+                roots.add("/".join(folders[: len(folders) - (ups - 1)]))
+    return roots
+
+
 def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dict[str, str]:
     """Files to name again, by what the project's absolute imports call them (see the
     module docstring): from a deeper root, or from the scan root when the project imports
@@ -218,6 +253,7 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
     prefixes = {name.rsplit(".", i)[0] for name in imports for i in range(1, name.count(".") + 1)}
     files = set(python)
     by_rel = {facts.path: facts for facts in modules}
+    path_roots = _sys_path_roots(modules)
     # The root each file is named from now, and whether its present name is imported.
     current: dict[str, str] = {}
     confirmed: set[str] = set()
@@ -246,7 +282,7 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
             shorter = ".".join(parts[cut:])
             if _imported(shorter, imports, prefixes, defined):
                 new_root = "/".join([root, *folders[len(folders) - depth :][:cut]]).strip("/")
-                if f"{new_root}/__init__.py" not in files:
+                if f"{new_root}/__init__.py" not in files or new_root in path_roots:
                     votes.add(new_root)
                 break
     renamed: dict[str, str] = {}
