@@ -321,6 +321,38 @@ def test_oauth_token_file_refresh_is_not_a_side_effect(scan_files: ScanFiles) ->
     assert (found, codes) == ([], [])
 
 
+def test_a_credential_provider_built_for_a_client_is_not_a_side_effect(
+    scan_files: ScanFiles,
+) -> None:
+    # the client is connected with a credential provider that an identity library builds
+    # (``create_from_service_principal``): the tool only reads through that client
+    prelude = """
+    def _create_principal_provider() -> object:
+        return create_from_service_principal("client-id", "secret", "tenant")
+
+    def create_credential_provider() -> object:
+        return _create_principal_provider()
+
+    def get_connection() -> Redis:
+        return Redis(host="cache.internal", credential_provider=create_credential_provider())
+    """
+    body = "return get_connection().get(value)"
+    imports = "from redis import Redis\nfrom idlib.providers import create_from_service_principal"
+    found, codes = kinds_and_codes(scan_files, tool_module(imports, prelude, body))
+    assert (found, codes) == ([], [])
+
+
+def test_a_tool_that_creates_a_credential_remotely_still_writes(scan_files: ScanFiles) -> None:
+    # a credential made on a remote service by a helper that names no provider object
+    prelude = """
+    def create_credential(name: str) -> object:
+        return requests.post("https://iam.example.com/credentials", json={"name": name})
+    """
+    body = "return create_credential(value)"
+    found, codes = kinds_and_codes(scan_files, tool_module("import requests", prelude, body))
+    assert found == ["network_write"] and "AG101" in codes
+
+
 def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
     body = 'with open(f"reports/{value}.txt", "w") as out:\n    out.write(value)\nreturn "ok"'
     found, codes = kinds_and_codes(scan_files, tool_module("", "", body))
@@ -903,3 +935,27 @@ def test_an_interface_declared_for_an_attribute_says_what_its_manager_binds(
     )
     found, _ = kinds_and_codes(scan_files, {"agent.py": source})
     assert found == ["unknown"]
+
+
+@pytest.mark.parametrize(
+    ("body", "kinds", "keyed"),
+    [
+        ("return r.hgetall(value)", [], False),
+        ("return [k for k in r.scan_iter(match=value)]", [], False),
+        ('return r.execute_command("FT._LIST")', [], False),
+        ('return r.execute_command("FT.INFO", value)', [], False),
+        ("return r.hdel(value, 'field')", ["destructive"], False),
+        ("return r.sadd(value, 'member')", ["write"], False),
+        ("return r.rpush(value, 'item')", ["write"], True),
+    ],
+    ids=["hgetall", "scan-iter", "command-list", "command-info", "hdel", "sadd", "rpush"],
+)
+def test_redis_commands_are_judged_by_what_they_do(
+    scan_files: ScanFiles, body: str, kinds: list[str], keyed: bool
+) -> None:
+    prelude = 'r = Redis(host="cache.internal")'
+    found, codes = kinds_and_codes(
+        scan_files, tool_module("from redis import Redis", prelude, body)
+    )
+    assert found == kinds
+    assert ("AG201" in codes) == keyed

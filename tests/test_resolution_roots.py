@@ -180,3 +180,93 @@ def test_a_module_imported_by_its_scan_root_name_keeps_it(
 ) -> None:
     files, module = case
     assert module in sent_and_named(scan_files, files)
+
+
+# A package folder scanned by itself (it holds ``__init__.py``): its modules import each
+# other by the package's name, which the scan root's folder name does not give.
+SERVER = textwrap.dedent(
+    """
+    from mcp.server.fastmcp import FastMCP
+
+    mcp = FastMCP("shop")
+    """
+)
+MCP_TOOL = textwrap.dedent(
+    '''
+    import smtplib
+
+    from {package}.core.server import mcp
+
+
+    @mcp.tool()
+    def notify_customer(address: str, body: str) -> str:
+        """Tell the customer their order shipped."""
+        with smtplib.SMTP("mail.internal") as smtp:
+            smtp.sendmail("shop@example.com", [address], body)
+        return "sent"
+    '''
+)
+
+
+def test_a_package_scanned_by_itself_is_named_by_its_own_imports(scan_files: ScanFiles) -> None:
+    files = {
+        "__init__.py": "",
+        "core/__init__.py": "",
+        "core/server.py": SERVER,
+        "tools/__init__.py": "",
+        "tools/mail.py": MCP_TOOL.format(package="shop"),
+        "main.py": "from shop.core.server import mcp\nimport shop.tools.mail\n",
+    }
+    names = sent_and_named(scan_files, files)
+    assert {"shop.core.server", "shop.tools.mail"} <= names
+
+
+def test_a_third_party_import_does_not_name_a_package_scanned_by_itself(
+    scan_files: ScanFiles,
+) -> None:
+    # ``core.server`` is also the tail of a third-party import that names nothing the
+    # module defines: the files keep their names.
+    files = {
+        "__init__.py": "",
+        "core/__init__.py": "",
+        "core/server.py": SERVER,
+        "tools/__init__.py": "",
+        "tools/mail.py": MCP_TOOL.format(package="core").replace("from core.", "from .."),
+        "main.py": "from vendor.core.server import Handler\n",
+    }
+    names = {m.module for m in scan_files(files).project.modules.values()}
+    assert "core.server" in names and not any(n.startswith("vendor.") for n in names)
+
+
+# A script that puts its own folder on ``sys.path`` before importing its helpers: that
+# folder is an import root even though it holds ``__init__.py``.
+SYS_PATH_FORMS = {
+    "os-path": "sys.path.append(os.path.dirname(os.path.abspath(__file__)))",
+    "pathlib": "sys.path.insert(0, str(Path(__file__).resolve().parent))",
+}
+
+
+@pytest.mark.parametrize("line", SYS_PATH_FORMS.values(), ids=SYS_PATH_FORMS.keys())
+def test_a_folder_a_module_puts_on_sys_path_is_an_import_root(
+    scan_files: ScanFiles, line: str
+) -> None:
+    head = f"import os\nimport sys\nfrom pathlib import Path\n\n{line}\n"
+    files = {
+        "shop_agent/__init__.py": "",
+        "shop_agent/server.py": head + TOOL.format(package="helpers"),
+        "shop_agent/helpers/__init__.py": "",
+        "shop_agent/helpers/mailer.py": MAILER,
+    }
+    assert "helpers.mailer" in sent_and_named(scan_files, files)
+
+
+def test_a_parent_folder_put_on_sys_path_names_from_there(scan_files: ScanFiles) -> None:
+    head = "import os\nimport sys\n\nsys.path.append(os.path.dirname(os.path.dirname(__file__)))\n"
+    files = {
+        "app/__init__.py": "",
+        "app/shop/__init__.py": "",
+        "app/shop/server.py": head + TOOL.format(package="shop.helpers"),
+        "app/shop/helpers/__init__.py": "",
+        "app/shop/helpers/mailer.py": MAILER,
+    }
+    assert "shop.helpers.mailer" in sent_and_named(scan_files, files)

@@ -62,6 +62,28 @@ def test_a_transport_error_class_that_includes_timeouts_is_a_caught_timeout(
     assert "httpx.RequestError" in finding.message and "httpx.ReadTimeout" in finding.message
 
 
+REDIS_PUSH = (
+    "from redis import Redis\nfrom redis.exceptions import RedisError\n" + HEAD + "\n"
+    'queue = Redis(host="cache.internal")\n\n'
+    "@tool\n"
+    "def enqueue_job(payload: str) -> str:\n"
+    '    """Put a job on the work queue."""\n'
+    "    try:\n"
+    '        queue.rpush("jobs", payload)\n'
+    '        return "queued"\n'
+    "    except RedisError as exc:\n"
+    '        return f"could not queue: {exc}"\n'
+)
+
+
+def test_a_client_libraries_base_error_that_includes_its_timeout_is_a_caught_timeout(
+    scan_files: ScanFiles,
+) -> None:
+    # redis-py's TimeoutError is a RedisError: catching the base class catches the timeout
+    finding = one_finding(scan_files, REDIS_PUSH, "enqueue_job", "except RedisError")
+    assert "RedisError" in finding.message
+
+
 def test_a_handler_that_names_the_timeout_first_decides_not_the_broader_one(
     scan_files: ScanFiles,
 ) -> None:

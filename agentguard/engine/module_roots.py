@@ -14,7 +14,10 @@ in a src-layout project is ``shop.cart``, and ``libs/mail/mail/send.py`` in a mo
 2. Import evidence (after parsing): a file whose name no absolute import uses, while one uses
    a shorter name of it (``from app.tools import send`` for ``services/api/app/tools.py``),
    is named from the folder that makes that name, with every file below that folder, unless
-   that folder is a package or a file below it is imported by its present name. A declared
+   that folder is a package (and no module puts it on ``sys.path`` by its own location,
+   ``sys.path.append(os.path.dirname(os.path.abspath(__file__)))``) or a file below it is
+   imported by its present name. A package folder scanned by itself is named by the package
+   name its own imports put before its modules (``from shop.core import x``). A declared
    root whose files the project imports by their scan-root names (``src.shop.cart``, with
    no ``src/__init__.py``) is not used.
 """
@@ -206,6 +209,38 @@ def _imported(name: str, imports: set[str], prefixes: set[str], defined: set[str
     return any(f"{name}.{member}" in imports for member in defined)
 
 
+# ``os.path.dirname(os.path.abspath(__file__))`` and ``Path(__file__).resolve().parent``
+# (each further ``dirname`` or ``.parent`` one folder up), as a ``sys.path`` entry.
+_OS_PATH_DIR = re.compile(
+    r"^(?P<up>(?:os\.path\.dirname\()+)(?:os\.path\.(?:abspath|realpath)\()?__file__\)+$"
+)
+_PATHLIB_DIR = re.compile(
+    r"^(?:str\()?(?:pathlib\.)?Path\(__file__\)(?:\.resolve\(\)|\.absolute\(\))?"
+    r"(?P<up>(?:\.parent)+)\)?$"
+)
+
+
+def _sys_path_roots(modules: Sequence[ModuleFacts]) -> set[str]:
+    """Folders a module puts on ``sys.path`` by its own location
+    (``sys.path.append(os.path.dirname(os.path.abspath(__file__)))``,
+    ``sys.path.insert(0, str(Path(__file__).resolve().parent))``): the script imports what
+    is below that folder by names taken from there, package or not."""
+    roots: set[str] = set()
+    for facts in modules:
+        for call in facts.calls:
+            if call.callee not in {"sys.path.append", "sys.path.insert"} or not call.args:
+                continue
+            text = re.sub(r"\s+", "", call.args[-1].text)
+            found = _OS_PATH_DIR.match(text) or _PATHLIB_DIR.match(text)
+            if found is None:
+                continue
+            ups = found.group("up").count("dirname") + found.group("up").count(".parent")
+            folders = _folder(facts.path).split("/") if _folder(facts.path) else []
+            if ups - 1 <= len(folders):
+                roots.add("/".join(folders[: len(folders) - (ups - 1)]))
+    return roots
+
+
 def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dict[str, str]:
     """Files to name again, by what the project's absolute imports call them (see the
     module docstring): from a deeper root, or from the scan root when the project imports
@@ -218,6 +253,7 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
     prefixes = {name.rsplit(".", i)[0] for name in imports for i in range(1, name.count(".") + 1)}
     files = set(python)
     by_rel = {facts.path: facts for facts in modules}
+    path_roots = _sys_path_roots(modules)
     # The root each file is named from now, and whether its present name is imported.
     current: dict[str, str] = {}
     confirmed: set[str] = set()
@@ -246,7 +282,7 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
             shorter = ".".join(parts[cut:])
             if _imported(shorter, imports, prefixes, defined):
                 new_root = "/".join([root, *folders[len(folders) - depth :][:cut]]).strip("/")
-                if f"{new_root}/__init__.py" not in files:
+                if f"{new_root}/__init__.py" not in files or new_root in path_roots:
                     votes.add(new_root)
                 break
     renamed: dict[str, str] = {}
@@ -270,4 +306,51 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
         if any(name in taken - old for name in names.values()):
             continue
         renamed.update(names)
+    renamed.update(_scan_root_package(modules, imports, files, current, confirmed, renamed))
     return renamed
+
+
+def _scan_root_package(
+    modules: Sequence[ModuleFacts],
+    imports: set[str],
+    files: set[str],
+    current: dict[str, str],
+    confirmed: set[str],
+    renamed: dict[str, str],
+) -> dict[str, str]:
+    """A package folder scanned by itself (the scan root holds ``__init__.py``) is named by
+    what its own absolute imports call it: ``from shop.core.server import mcp`` in a file of
+    the folder, for its ``core/server.py`` that defines ``mcp``, says the folder is package
+    ``shop``. Each import that names one of the folder's modules and a name it defines (or a
+    dotted module as written) gives the package name it puts before it; one name, given by
+    every such import and naming no module of the project, renames every file named from
+    the scan root. Relative path -> new name."""
+    if "__init__.py" not in files:
+        return {}
+    below = [
+        facts for facts in modules if current.get(facts.path) == "" and facts.path not in renamed
+    ]
+    if not below or any(facts.path in confirmed for facts in below):
+        return {}
+    heads: set[str] = set()
+    for facts in below:
+        defined = _defined(facts)
+        suffix = "." + facts.module
+        for name in imports:
+            head, found, member = name.partition(suffix + ".")
+            if found and "." not in head and head and member in defined:
+                heads.add(head)
+            elif "." in facts.module and name.endswith(suffix):
+                head = name[: -len(suffix)]
+                if head and "." not in head:
+                    heads.add(head)
+    if len(heads) != 1:
+        return {}
+    head = heads.pop()
+    if not head.isidentifier() or any(
+        facts.module == head or facts.module.startswith(head + ".") for facts in modules
+    ):
+        return {}
+    names = {facts.path: f"{head}.{facts.module}" for facts in below}
+    names["__init__.py"] = head
+    return names

@@ -27,6 +27,7 @@ class OpenWorld:
     reads: Matcher[bool]
     client_roots: re.Pattern[str]
     credential_words: frozenset[str]
+    credential_holders: frozenset[str]
     cache_words: frozenset[str]
     log_words: frozenset[str]
     read_commands: dict[str, frozenset[str]]
@@ -105,6 +106,7 @@ def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> Open
         reads=reads,
         client_roots=re.compile(section.get("client_roots") or "$^"),
         credential_words=frozenset(section.get("credential_words") or []),
+        credential_holders=frozenset(section.get("credential_holders") or []),
         cache_words=frozenset(section.get("cache_words") or []),
         log_words=frozenset(section.get("log_words") or []),
         read_commands=commands,

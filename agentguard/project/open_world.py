@@ -628,11 +628,16 @@ def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
     (``refresh_board_map`` calling ``save_board_map``). A request is plumbing when the
     function making it logs in: its name starts with a word that the catalogue calls no
     effect as a method and that names a credential (``_authenticate_session``), or it
-    names a credential and no write (``refresh_access_token``, ``get_token``)."""
+    names a credential and no write (``refresh_access_token``, ``get_token``), or it builds
+    a credential holder (``create_credential_provider``: a catalogue ``credential_holders``
+    word last, a credential word before it)."""
     world = project.catalog.open_world
     if effect.remote:
         named = words(fn.name)
         credential = world.credential_words
+        if named and named[-1] in world.credential_holders and set(named) & credential:
+            # ``create_credential_provider``: builds how a client signs in
+            return True
         if effect.kind == UNKNOWN:
             # ``get_stored_credentials`` loading them with a call no catalogue knows
             # (``Credentials.new_from_json(data)``): a function named to read credentials
