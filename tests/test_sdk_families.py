@@ -47,6 +47,16 @@ S3_CLIENT = 's3 = boto3.client("s3")'
 
 # (id, imports, prelude, body, async, effect kinds, AG201 expected)
 CASES = [
+    # Bigtable's data client runs GoogleSQL for Bigtable, which only reads.
+    (
+        "bigtable-execute-query",
+        "from google.cloud.bigtable.data import BigtableDataClient",
+        'bigtable = BigtableDataClient(project="analytics")',
+        'return [list(row) for row in bigtable.execute_query(value, "events-instance")]',
+        False,
+        [],
+        False,
+    ),
     # Microsoft Graph (msgraph-sdk): request builders end in the HTTP verb; a send is a message.
     (
         "msgraph-user-send-mail",
