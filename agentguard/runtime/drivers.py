@@ -152,7 +152,6 @@ class Drivers(Planner):
                         raise
         except BaseException as exc:
             self._release_unstarted_claim(drive.unstarted_claim, exc)
-            drive.unstarted_claim = None
             raise
         return drive.observation
 
@@ -353,7 +352,6 @@ class Drivers(Planner):
                         raise
         except BaseException as exc:
             self._release_unstarted_claim(drive.unstarted_claim, exc)
-            drive.unstarted_claim = None
             raise
         return drive.observation
 

@@ -198,9 +198,15 @@ def evolve(instance: T, **changes: Any) -> T:
     if len(fields) != count:
         unknown = changes.keys() - instance.__dict__.keys()
         raise TypeError(f"{type(instance).__name__} has no fields {sorted(unknown)}")
-    copy = object.__new__(instance.__class__)
-    object.__setattr__(copy, "__dict__", fields)
-    return copy
+    return _with_fields(instance.__class__, fields)
+
+
+def _with_fields(cls: type[T], fields: dict[str, Any]) -> T:
+    """An instance of ``cls`` whose attributes are ``fields`` (already checked), without
+    ``__init__``."""
+    instance = object.__new__(cls)
+    object.__setattr__(instance, "__dict__", fields)
+    return instance
 
 
 _FIELD_NAMES: dict[type, frozenset[str]] = {}
@@ -222,9 +228,7 @@ def assemble(cls: type[T], fields: dict[str, Any]) -> T:
         missing = sorted(names - fields.keys())
         unknown = sorted(fields.keys() - names)
         raise TypeError(f"{cls.__name__}: missing fields {missing}, unknown fields {unknown}")
-    instance = object.__new__(cls)
-    object.__setattr__(instance, "__dict__", fields)
-    return instance
+    return _with_fields(cls, fields)
 
 
 _DUMPS = compact_encoder(
@@ -293,9 +297,7 @@ def apply_changes(
     fields["status"] = path[-1]
     fields["version"] = entry.version + 1
     fields["updated_at"] = now
-    updated = object.__new__(LedgerEntry)
-    object.__setattr__(updated, "__dict__", fields)
-    return updated
+    return _with_fields(LedgerEntry, fields)
 
 
 def path_events(
