@@ -20,6 +20,8 @@ import yaml
 from agentguard.config import ConfigError
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from agentguard.knowledge.checklist import Knowledge
     from agentguard.knowledge.open_world import OpenWorld
 
@@ -573,6 +575,17 @@ def schema_problems(name: str, document: Any) -> list[tuple[str, str]]:
     return problems
 
 
+def _catalogue_folder() -> Traversable:
+    """Where the built-in catalogues are: the package ``agentguard.catalogues`` of an install
+    (wheel or editable). Run from a clone's source tree instead (``python -m pytest`` or
+    ``python -m agentguard`` at its root), ``agentguard`` is the tree's own folder, which has
+    no such package: the tree's ``rules/`` folder, which the package is built from."""
+    try:
+        return importlib.resources.files(CATALOG_PACKAGE)
+    except ModuleNotFoundError:
+        return _PACKAGE.parent / "rules"
+
+
 # libyaml's loader reads the catalogues about ten times faster than the pure-Python one.
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -581,7 +594,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def _builtin_file(name: str) -> dict[str, Any]:
     """A built-in catalogue. It is not validated here, on every run: the test suite checks
     each one against its schema (user extensions are validated when loaded)."""
-    path = importlib.resources.files(CATALOG_PACKAGE) / f"{name}.yaml"
+    path = _catalogue_folder() / f"{name}.yaml"
     try:
         loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
     except (OSError, yaml.YAMLError) as exc:
