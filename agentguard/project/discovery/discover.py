@@ -1,9 +1,10 @@
 """The finders, in the order they run, and the one function that runs them.
 
-Order matters where a finder leaves alone what an earlier one found: a function registered
-twice keeps its first registration's name and framework, and the finders after the first
-three skip the functions (or classes) already tools. The first three are the declarations,
-walked together module by module; the rest each walk the whole project.
+Order matters because the first registration of a function makes its tool (a later one only
+adds declarations and options), and because most finders leave alone the functions, classes
+or names already tools when they start. The declarations (decorators, tool classes,
+registration calls) are walked together module by module; every other finder walks the
+whole project in turn.
 """
 
 from __future__ import annotations
