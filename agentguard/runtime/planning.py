@@ -57,6 +57,7 @@ from agentguard.runtime.kinds import (
 from agentguard.runtime.ledger.base import (
     Ledger,
     LedgerEntry,
+    LedgerUnanswered,
     Status,
     assemble,
     evolve,
@@ -476,7 +477,9 @@ class Planner:
                 )
             except Exception as exc:
                 logger.warning("recording %s of %s failed: %r", target.value, entry.call_id, exc)
-                write_failures += 1
+                # a ledger that did not answer within its bound would make each retry wait as
+                # long: the outbox takes the outcome at once
+                write_failures = 4 if isinstance(exc, LedgerUnanswered) else write_failures + 1
                 updated = None
             if updated is not None:
                 return updated
@@ -522,6 +525,8 @@ class Planner:
                 yield _Sleep(delay)
             try:
                 fresh = yield _LedgerOp(lambda: self.ledger.get(call_id))
+            except LedgerUnanswered:
+                return None  # each try would wait its whole bound again
             except Exception:
                 continue
             if fresh is None:

@@ -12,6 +12,7 @@ from agentguard.runtime.ledger.base import (
     LedgerEntry,
     LedgerEvent,
     LedgerMissing,
+    LedgerUnanswered,
     Status,
 )
 from agentguard.runtime.ledger.memory import MemoryLedger
@@ -63,6 +64,7 @@ __all__ = [
     "LedgerEntry",
     "LedgerEvent",
     "LedgerMissing",
+    "LedgerUnanswered",
     "MemoryLedger",
     "PostgresLedger",
     "SQLiteLedger",

@@ -12,14 +12,18 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from agentguard.runtime.ledger._rows import STATUS_CHECK
 from agentguard.runtime.ledger._sql import Migrations, SQLLedger
-from agentguard.runtime.ledger.base import LedgerConfigurationError, LedgerMissing
+from agentguard.runtime.ledger.base import (
+    LedgerConfigurationError,
+    LedgerMissing,
+    LedgerUnanswered,
+)
 
 MIGRATIONS: Migrations = [
     (
@@ -217,6 +221,17 @@ class SQLiteLedger(SQLLedger):
         connection.execute("PRAGMA synchronous=FULL")
         connection.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
         return connection
+
+    def _execute(self, statement: str, parameters: Sequence[Any]) -> Any:
+        try:
+            return super()._execute(statement, parameters)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise LedgerUnanswered(
+                    f"the SQLite ledger {self.path} stayed locked for its busy timeout "
+                    f"({self.busy_timeout_s:g} s): {exc}"
+                ) from exc
+            raise
 
     def _close_connection(self, connection: sqlite3.Connection) -> None:
         # a connection of another thread refuses close(); it goes when that thread does
