@@ -41,6 +41,7 @@ from agentguard.runtime.hashing import (
     input_hash,
     jsonable_result,
     redact,
+    with_stand_ins,
 )
 from agentguard.runtime.heartbeat import Heartbeat
 from agentguard.runtime.kinds import (
@@ -123,12 +124,25 @@ class Planner:
             arguments = _bind(spec, args, kwargs)
         except TypeError as exc:
             return words.invalid_call(spec.name, str(exc))
+        stored_arguments = arguments
         try:
             arguments_hash = input_hash(arguments)
         except NoCanonicalForm:
-            # a hash that differed between processes would run the same request twice
+            # A hash that differed between processes would run the same request twice. A tool
+            # whose own key says which request a call is hashes a marker in the part's place.
             problem = describe_offender(arguments) or "an argument has no canonical form"
-            return words.invalid_call(spec.name, f"{problem}; pass plain JSON values")
+            if spec.key is None:
+                logger.warning(
+                    "%s: %s; give the tool a key= or pass a value type", spec.name, problem
+                )
+                return words.invalid_call(
+                    spec.name,
+                    f"{problem}, so a repeat of this request could not be recognised; the "
+                    "tool needs a key= naming what identifies the request, or a value type "
+                    "(a dataclass, a pydantic model, plain JSON)",
+                )
+            stored_arguments = with_stand_ins(arguments)
+            arguments_hash = input_hash(stored_arguments)
 
         needs_approval = spec.replay is Replay.ASK
         # Built without __init__, and only once: until the key is set, no other code sees it.
@@ -151,6 +165,8 @@ class Planner:
         )
         try:
             key = self._key_for(spec, call)
+        except NoCanonicalForm as exc:  # a key part without a canonical form
+            return words.invalid_call(spec.name, f"{exc}; the key's parts must be plain values")
         except Exception as exc:  # the key function is the tool author's code: it may raise
             logger.warning("the key function of %s failed: %r", spec.name, exc)
             return words.key_failed(spec.name, f"{type(exc).__name__}: {exc}")
@@ -177,7 +193,7 @@ class Planner:
                 "step_id": call.step_id,
                 "user_id": call.user_id,
                 "approved_at": call.approved_at,
-                "args": redact(arguments, spec.redact_fields),
+                "args": redact(stored_arguments, spec.redact_fields),
                 "attempts": attempt,
                 "error_code": None,
                 "error_detail": None,
