@@ -293,7 +293,11 @@ class Planner:
             return words.succeeded(spec.name, entry, replayed=True)
         if entry.status is Status.STARTED:
             now = time.time()
-            if entry.lease_expires_at is not None and entry.lease_expires_at < now:
+            if entry.lease_expires_at is not None and (
+                entry.lease_expires_at < now or liveness.owner_known_gone(entry.lease_owner)
+            ):
+                # the worker stopped (its lease ran out) or, on this machine, is known dead:
+                # its lease need not be waited for
                 moved = yield _LedgerOp(lambda: _expire_lease(self.ledger, entry, now))
                 if moved is None:
                     return (yield from self._current_view(spec, call, entry))
@@ -723,13 +727,27 @@ def _bind(spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict
 def _expire_lease(
     ledger: Ledger, entry: LedgerEntry, moment: float, *, actor: str = "runtime"
 ) -> LedgerEntry | None:
-    """Mark a started call uncertain if its stored lease ran out before ``moment``."""
+    """Mark a started call uncertain if its stored lease ran out before ``moment``, or if its
+    owner is a process of this machine known to be dead (then only if the stored lease is still
+    the one read: a renewal would prove it alive)."""
+    detail = "lease expired: the worker stopped before recording the outcome"
+    by = moment
+    if (
+        entry.lease_expires_at is not None
+        and entry.lease_expires_at >= moment
+        and liveness.owner_known_gone(entry.lease_owner)
+    ):
+        by = entry.lease_expires_at + 0.001
+        detail = (
+            f"the worker {entry.lease_owner} has ended (its process is gone from this machine) "
+            "before recording the outcome: its lease is not waited for"
+        )
     return ledger.transition(
         entry,
         Status.UNCERTAIN,
-        lease_expired_by=moment,
+        lease_expired_by=by,
         actor=actor,
-        detail="lease expired: the worker stopped before recording the outcome",
+        detail=detail,
         error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
         error_detail="TOOL_CRASH: lease expired",
     )

@@ -10,6 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from agentguard.runtime import liveness
 from agentguard.runtime.context import (
     CallContext,
 )
@@ -46,7 +47,7 @@ class Recovery(Drivers):
         moment = time.time() if now is None else now
         expired = 0
         touched: list[str] = []
-        for entry in self.ledger.expired(moment):
+        for entry in self._abandoned(moment):
             moved = _expire_lease(self.ledger, entry, moment, actor="sweeper")
             if moved is not None:
                 expired += 1
@@ -82,6 +83,16 @@ class Recovery(Drivers):
             touched,
             replayed,
         )
+
+    def _abandoned(self, moment: float) -> list[LedgerEntry]:
+        """Started calls whose lease ran out, or whose worker, a process of this machine, is
+        known dead (its lease is not waited for)."""
+        return [
+            entry
+            for entry in self.ledger.entries(status=Status.STARTED)
+            if entry.lease_expires_at is not None
+            and (entry.lease_expires_at < moment or liveness.owner_known_gone(entry.lease_owner))
+        ]
 
     def _recover_one(self, entry: LedgerEntry, moment: float) -> LedgerEntry | None:
         """Reconcile one uncertain entry as a call would; its entry afterwards."""
