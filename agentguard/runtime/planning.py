@@ -33,6 +33,7 @@ from agentguard.runtime.effects import (
     _Sleep,
 )
 from agentguard.runtime.errors import ErrorCode, Failure, classify_exception
+from agentguard.runtime.frameworks import framework_run
 from agentguard.runtime.hashing import (
     NoCanonicalForm,
     default_key,
@@ -113,6 +114,10 @@ class Planner:
     ) -> Prepared | dict[str, Any]:
         """The call and its entry before the claim, or the observation refusing the call."""
         run = current_run()
+        if run is None:
+            # a framework calling the tool names the run (LangGraph's thread, the Agents SDK's
+            # trace); else a run of the call's own, if the runtime allows it
+            run = framework_run()
         if run is None and self.implicit_runs:
             run = RunContext(run_id=new_run_id())
         if run is None:
