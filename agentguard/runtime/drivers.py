@@ -290,7 +290,12 @@ class Drivers(Planner):
                 if failure is None:
                     result, result_ref = jsonable_result(outcome.value)
                     target, what = Status.SUCCEEDED, "succeeded"
-                    changes = {"result": result, "result_ref": result_ref}
+                    changes = {
+                        "result": result,
+                        "result_ref": result_ref,
+                        "error_code": None,
+                        "error_detail": None,
+                    }
                 else:
                     target, what = Status.FAILED, "did not take effect"
                     changes = {"error_code": failure.code.value, "error_detail": failure.message}

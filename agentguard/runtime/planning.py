@@ -606,6 +606,9 @@ class Planner:
                     result=result,
                     result_ref=result_ref,
                     finished_at=time.time(),
+                    # the uncertainty is over: the row says what the call did, its history why
+                    error_code=None,
+                    error_detail=None,
                 )
             )
             if moved is None:

@@ -80,7 +80,7 @@ class Recovery(Drivers):
             counts[Status.SUCCEEDED],
             counts[Status.FAILED],
             counts[Status.UNCERTAIN],
-            touched,
+            list(dict.fromkeys(touched)),  # a call both expired and settled is named once
             replayed,
         )
 
@@ -184,6 +184,8 @@ def resolve_call(
         changes: dict[str, Any] = {"finished_at": time.time()}
         if target is Status.FAILED:
             changes["error_code"] = entry.error_code or ErrorCode.SIDE_EFFECT_UNCERTAIN.value
+        else:  # the row says what the call did; its history keeps why it was uncertain
+            changes["error_code"] = changes["error_detail"] = None
         moved = ledger.transition(entry, target, actor=actor, detail=note, **changes)
         if moved is not None:
             return moved
