@@ -17,18 +17,10 @@ import pytest
 
 from agentguard.runtime import Runtime, SQLiteLedger, Status, current_call, guarded
 from tests.runtime.conftest import drop_schema, fresh_schema, require_postgres
-from tests.runtime.downstream import RecordingDownstream, wait_until
+from tests.runtime.downstream import RecordingDownstream, order_tool, wait_until
 
 # generous: the machine running the tests may be loaded; a hang would last minutes
 BOUND_S = 20.0
-
-
-def _order_tool(runtime: Runtime, downstream: RecordingDownstream) -> Any:
-    @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
-    def create_order(cart_id: str) -> dict[str, Any]:
-        return downstream.create(current_call().idempotency_key, cart_id=cart_id)
-
-    return create_order
 
 
 class FreezableProxy:
@@ -98,6 +90,22 @@ def postgres_schema() -> Iterator[tuple[str, str]]:
     drop_schema(dsn, schema)
 
 
+@pytest.fixture
+def locking_postgres(postgres_schema: tuple[str, str]) -> Iterator[tuple[str, str, Runtime]]:
+    """A runtime over a PostgreSQL ledger that waits at most 0.5 s for a lock."""
+    from agentguard.runtime.ledger.postgres import PostgresLedger
+
+    dsn, schema = postgres_schema
+    ledger = PostgresLedger(dsn, schema=schema, lock_timeout_s=0.5)
+    yield dsn, schema, Runtime(ledger=ledger)
+    ledger.close()
+
+
+def _lock_table(connection: Any, schema: str) -> None:
+    """What a migration or a long transaction does: no one reads or writes the table."""
+    connection.execute(f'LOCK TABLE "{schema}".agentguard_calls IN ACCESS EXCLUSIVE MODE')
+
+
 def _assert_nothing_done(observation: dict[str, Any], downstream: RecordingDownstream) -> None:
     assert observation["ok"] is False and observation["code"] == "SERVER_ERROR", observation
     assert observation["metadata"]["retryable"] is True
@@ -106,19 +114,15 @@ def _assert_nothing_done(observation: dict[str, Any], downstream: RecordingDowns
 
 
 def test_a_postgres_table_lock_ends_the_claim_within_the_lock_timeout(
-    postgres_schema: tuple[str, str],
+    locking_postgres: tuple[str, str, Runtime],
 ) -> None:
     import psycopg
 
-    from agentguard.runtime.ledger.postgres import PostgresLedger
-
-    dsn, schema = postgres_schema
-    ledger = PostgresLedger(dsn, schema=schema, lock_timeout_s=0.5)
-    runtime = Runtime(ledger=ledger)
+    dsn, schema, runtime = locking_postgres
     downstream = RecordingDownstream()
-    create_order = _order_tool(runtime, downstream)
-    with psycopg.connect(dsn) as holder:  # a migration, a long transaction
-        holder.execute(f'LOCK TABLE "{schema}".agentguard_calls IN ACCESS EXCLUSIVE MODE')
+    create_order = order_tool(runtime, downstream)
+    with psycopg.connect(dsn) as holder:
+        _lock_table(holder, schema)
         began = time.monotonic()
         with runtime.run(run_id="r1"):
             observation = create_order(cart_id="c1")
@@ -130,26 +134,21 @@ def test_a_postgres_table_lock_ends_the_claim_within_the_lock_timeout(
     with runtime.run(run_id="r1"):
         assert create_order(cart_id="c1")["ok"]  # the lock is gone: the call runs
     assert len(downstream.applied) == 1
-    ledger.close()
 
 
 def test_a_postgres_lock_after_the_body_keeps_the_outcome_and_records_it_later(
-    postgres_schema: tuple[str, str],
+    locking_postgres: tuple[str, str, Runtime],
 ) -> None:
     import psycopg
 
-    from agentguard.runtime.ledger.postgres import PostgresLedger
-
-    dsn, schema = postgres_schema
-    ledger = PostgresLedger(dsn, schema=schema, lock_timeout_s=0.5)
-    runtime = Runtime(ledger=ledger)
+    dsn, schema, runtime = locking_postgres
     downstream = RecordingDownstream()
     holder = psycopg.connect(dsn)
 
     @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
     def create_order(cart_id: str) -> dict[str, Any]:
         order = downstream.create(current_call().idempotency_key, cart_id=cart_id)
-        holder.execute(f'LOCK TABLE "{schema}".agentguard_calls IN ACCESS EXCLUSIVE MODE')
+        _lock_table(holder, schema)
         return order
 
     try:
@@ -166,7 +165,6 @@ def test_a_postgres_lock_after_the_body_keeps_the_outcome_and_records_it_later(
         holder.close()
     call_id = observation["metadata"]["call_id"]
     assert wait_until(lambda: _status(runtime, call_id) is Status.SUCCEEDED, timeout_s=BOUND_S)
-    ledger.close()
 
 
 def test_a_postgres_server_that_stops_answering_ends_the_call_within_its_bound(
@@ -185,7 +183,7 @@ def test_a_postgres_server_that_stops_answering_ends_the_call_within_its_bound(
     try:
         runtime = Runtime(ledger=ledger)
         downstream = RecordingDownstream()
-        create_order = _order_tool(runtime, downstream)
+        create_order = order_tool(runtime, downstream)
         with runtime.run(run_id="r1"):
             assert create_order(cart_id="c0")["ok"]
         proxy.freeze()
@@ -233,3 +231,20 @@ def test_a_sqlite_lock_after_the_body_keeps_the_outcome_and_records_it_later(
 def _status(runtime: Runtime, call_id: str) -> Status | None:
     entry = runtime.ledger.get(call_id)
     return entry.status if entry else None
+
+
+def test_a_sqlite_ledger_at_its_schema_version_opens_while_another_process_writes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ledger.db"
+    SQLiteLedger(path).close()
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # a long write of another worker
+    try:
+        # a worker starting now needs no write lock: the schema is current
+        ledger = SQLiteLedger(path, busy_timeout_s=0.2)
+        assert ledger.entries() == []
+        ledger.close()
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()

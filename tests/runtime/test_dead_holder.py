@@ -9,10 +9,9 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Any
 
-from agentguard.runtime import Runtime, Status, current_call, guarded, open_ledger
-from tests.runtime.downstream import RecordingDownstream
+from agentguard.runtime import Runtime, Status, open_ledger
+from tests.runtime.downstream import RecordingDownstream, order_tool
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,21 +52,6 @@ KILLED_WORKER = textwrap.dedent(
 )
 
 
-def _order_tool(runtime: Runtime, downstream: RecordingDownstream) -> Any:
-    @guarded(
-        runtime,
-        risk="write",
-        key=lambda call: f"order:{call.args['cart_id']}",
-        lease_s=600,
-        reconcile=downstream.lookup,
-        replay="auto",
-    )
-    def create_order(cart_id: str) -> dict[str, Any]:
-        return downstream.create(current_call().idempotency_key, cart_id=cart_id)
-
-    return create_order
-
-
 def _killed_worker(ledger_url: str) -> None:
     environment = {**os.environ, "PYTHONPATH": str(REPO)}
     completed = subprocess.run(
@@ -89,7 +73,9 @@ def test_a_restarted_worker_reclaims_the_call_of_a_dead_holder_at_once(ledger_ur
         assert held.lease_expires_at is not None and held.lease_expires_at > time.time() + 60
         runtime = Runtime(ledger=ledger)
         downstream = RecordingDownstream()
-        create_order = _order_tool(runtime, downstream)
+        create_order = order_tool(
+            runtime, downstream, lease_s=600, reconcile=downstream.lookup, replay="auto"
+        )
         with runtime.run(run_id="r1"):
             observation = create_order(cart_id="c1")  # the restarted agent calls again
         # the holder is gone: the lookup's NotFound counts, and the call runs, once
@@ -109,7 +95,7 @@ def test_recover_settles_the_call_of_a_dead_holder_before_its_lease_ends(
     try:
         runtime = Runtime(ledger=ledger)
         downstream = RecordingDownstream()
-        _order_tool(runtime, downstream)
+        order_tool(runtime, downstream, lease_s=600, reconcile=downstream.lookup, replay="auto")
         report = runtime.recover()
         assert report.expired == 1
         assert report.call_ids[0] == ledger.entries()[0].call_id
@@ -136,7 +122,9 @@ def test_a_live_holder_is_waited_for_and_reclaimed_once_it_is_killed(
         assert started.exists()
         runtime = Runtime(ledger=ledger)
         downstream = RecordingDownstream()
-        create_order = _order_tool(runtime, downstream)
+        create_order = order_tool(
+            runtime, downstream, lease_s=600, reconcile=downstream.lookup, replay="auto"
+        )
         with runtime.run(run_id="r1"):
             waiting = create_order(cart_id="c1")
         # its holder is alive on this machine: it may still send, so nothing runs

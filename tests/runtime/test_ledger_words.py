@@ -7,7 +7,6 @@ import contextlib
 import re
 import time
 from pathlib import Path
-from typing import Any
 
 from typer.testing import CliRunner
 
@@ -17,25 +16,15 @@ from agentguard.runtime import (
     SimulatedCrash,
     SQLiteLedger,
     Status,
-    current_call,
-    guarded,
     resolve_call,
 )
 from agentguard.runtime.testing import FaultInjector
-from tests.runtime.downstream import RecordingDownstream
-
-
-def _order_tool(runtime: Runtime, downstream: RecordingDownstream, **options: Any) -> Any:
-    @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}", **options)
-    def create_order(cart_id: str) -> dict[str, Any]:
-        return downstream.create(current_call().idempotency_key, cart_id=cart_id)
-
-    return create_order
+from tests.runtime.downstream import RecordingDownstream, order_tool
 
 
 def test_a_call_reconciled_to_succeeded_shows_no_error(runtime: Runtime) -> None:
     downstream = RecordingDownstream()
-    create_order = _order_tool(runtime, downstream, reconcile=downstream.lookup)
+    create_order = order_tool(runtime, downstream, reconcile=downstream.lookup)
     FaultInjector(runtime).timeout_after_apply("create_order")
     with runtime.run(run_id="r1"):
         observation = create_order(cart_id="c1")
@@ -49,7 +38,7 @@ def test_a_call_reconciled_to_succeeded_shows_no_error(runtime: Runtime) -> None
 
 def test_a_call_resolved_as_succeeded_by_a_person_shows_no_error(runtime: Runtime) -> None:
     downstream = RecordingDownstream()
-    create_order = _order_tool(runtime, downstream)
+    create_order = order_tool(runtime, downstream)
     FaultInjector(runtime).timeout_after_apply("create_order")
     with runtime.run(run_id="r1"):
         observation = create_order(cart_id="c1")
@@ -62,7 +51,7 @@ def test_a_call_resolved_as_succeeded_by_a_person_shows_no_error(runtime: Runtim
 
 def test_recover_names_each_call_it_touched_once(runtime: Runtime) -> None:
     downstream = RecordingDownstream()
-    create_order = _order_tool(runtime, downstream, reconcile=downstream.lookup, lease_s=60)
+    create_order = order_tool(runtime, downstream, reconcile=downstream.lookup, lease_s=60)
     FaultInjector(runtime).crash_after_apply("create_order")
     with runtime.run(run_id="r1"), contextlib.suppress(SimulatedCrash):
         create_order(cart_id="c1")
@@ -75,7 +64,7 @@ def test_recover_names_each_call_it_touched_once(runtime: Runtime) -> None:
 def test_ledger_list_in_a_pipe_prints_one_line_per_call(tmp_path: Path) -> None:
     ledger = SQLiteLedger(tmp_path / "ledger.db")
     runtime = Runtime(ledger=ledger)
-    create_order = _order_tool(runtime, RecordingDownstream())
+    create_order = order_tool(runtime, RecordingDownstream())
     with runtime.run(run_id="run-with-a-rather-long-name-0123456789"):
         for cart in ("c1", "c2", "c3"):
             assert create_order(cart_id=f"{cart}-" + "x" * 40)["ok"]

@@ -192,6 +192,15 @@ def _cancelled_async_tool(runtime: Runtime, downstream: RecordingDownstream, **o
     return create_order
 
 
+def _order_in_a_run(runtime: Runtime, create_order: Any) -> dict[str, Any]:
+    async def agent() -> dict[str, Any]:
+        async with runtime.run(run_id="r1"):
+            result: dict[str, Any] = await create_order(cart_id="c1")
+            return result
+
+    return asyncio.run(agent())
+
+
 def test_an_async_body_cancelled_at_its_deadline_is_run_again_after_a_not_found(
     runtime: Runtime,
 ) -> None:
@@ -200,11 +209,7 @@ def test_an_async_body_cancelled_at_its_deadline_is_run_again_after_a_not_found(
         runtime, downstream, reconcile=downstream.lookup, replay="auto"
     )
 
-    async def agent() -> dict[str, Any]:
-        async with runtime.run(run_id="r1"):
-            return await create_order(cart_id="c1")
-
-    observation = asyncio.run(agent())
+    observation = _order_in_a_run(runtime, create_order)
     # the cancelled attempt is over: the lookup's NotFound counts, and the call runs once more
     assert observation["ok"] is True, observation
     assert observation["metadata"]["attempts"] == 2
@@ -219,24 +224,14 @@ def test_an_async_body_cancelled_at_its_deadline_is_not_applied_with_replay_neve
         runtime, downstream, reconcile=downstream.lookup, replay="never"
     )
 
-    async def agent() -> dict[str, Any]:
-        async with runtime.run(run_id="r1"):
-            return await create_order(cart_id="c1")
-
-    observation = asyncio.run(agent())
+    observation = _order_in_a_run(runtime, create_order)
     assert observation["ok"] is False
     assert observation["metadata"]["status"] == "failed"
     assert "in progress" not in observation["content"]
-    assert "did not take effect" in observation["content"] or (
-        "not take effect" in observation["content"]
-    ), observation["content"]
+    assert "did not take effect" in observation["content"], observation["content"]
     assert not downstream.applied
 
-    async def again() -> dict[str, Any]:
-        async with runtime.run(run_id="r1"):
-            return await create_order(cart_id="c1")
-
-    assert asyncio.run(again())["ok"]  # the model's next call re-arms it
+    assert _order_in_a_run(runtime, create_order)["ok"]  # the model's next call re-arms it
     assert len(downstream.applied) == 1
 
 
@@ -246,11 +241,7 @@ def test_an_async_body_cancelled_without_a_lookup_is_uncertain_but_not_running(
     downstream = RecordingDownstream()
     create_order = _cancelled_async_tool(runtime, downstream)
 
-    async def agent() -> dict[str, Any]:
-        async with runtime.run(run_id="r1"):
-            return await create_order(cart_id="c1")
-
-    observation = asyncio.run(agent())
+    observation = _order_in_a_run(runtime, create_order)
     assert observation["code"] == "SIDE_EFFECT_UNCERTAIN"
     assert observation["metadata"]["still_running"] is False
     assert "in progress" not in observation["content"]

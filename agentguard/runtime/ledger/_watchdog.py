@@ -17,6 +17,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from agentguard.runtime.ledger.base import current_pid
+
 # how long the watching thread stays when nothing is in flight before it ends
 _IDLE_S = 30.0
 
@@ -36,7 +38,7 @@ class Watchdog:
 
     def arm(self, connection: Any) -> None:
         self._armed[threading.get_ident()] = (time.monotonic() + self.seconds, connection)
-        if self._thread is None or self._pid != os.getpid():
+        if self._thread is None or self._pid != current_pid():
             self._start()
 
     def disarm(self) -> None:
@@ -49,9 +51,9 @@ class Watchdog:
 
     def _start(self) -> None:
         with self._lock:
-            if self._thread is not None and self._pid == os.getpid():
+            if self._thread is not None and self._pid == current_pid():
                 return
-            self._pid = os.getpid()  # a forked child has no copy of the thread
+            self._pid = current_pid()  # a forked child has no copy of the thread
             self._thread = threading.Thread(
                 target=self._watch, name="agentguard-ledger-watchdog", daemon=True
             )

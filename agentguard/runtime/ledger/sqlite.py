@@ -253,6 +253,8 @@ class SQLiteLedger(SQLLedger):
         connection.execute("COMMIT")
 
     def _migrate(self) -> None:
+        if self._is_current():
+            return  # nothing to do: no write lock to wait for (another process may hold it)
         with self._write() as connection:
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS agentguard_schema (version INTEGER NOT NULL)"
@@ -266,6 +268,14 @@ class SQLiteLedger(SQLLedger):
                     "INSERT INTO agentguard_schema (version) VALUES (?)", (version,)
                 ),
             )
+
+    def _is_current(self) -> bool:
+        connection = self._connection()
+        try:
+            row = connection.execute("SELECT max(version) FROM agentguard_schema").fetchone()
+        except sqlite3.OperationalError:  # no such table yet
+            return False
+        return bool(row) and row[0] == SCHEMA_VERSION
 
     def pragma(self, name: str) -> Any:
         return self._connection().execute(f"PRAGMA {name}").fetchone()[0]
