@@ -34,11 +34,14 @@ class Watchdog:
         self._cut: weakref.WeakSet[Any] = weakref.WeakSet()  # connections this watchdog shut
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
-        self._pid = 0
+        self._pid = current_pid()
 
     def arm(self, connection: Any) -> None:
+        if self._pid != current_pid():
+            self._forked()
         self._armed[threading.get_ident()] = (time.monotonic() + self.seconds, connection)
-        if self._thread is None or self._pid != current_pid():
+        # after the entry is set: a watcher ending for want of entries has seen it, or is gone
+        if self._thread is None:
             self._start()
 
     def disarm(self) -> None:
@@ -49,11 +52,20 @@ class Watchdog:
         with self._lock:
             return connection in self._cut
 
+    def _forked(self) -> None:
+        """In a forked child: no watcher runs (threads are not copied), and the statements
+        armed are the parent's, whose sockets the child shares: they are not the child's to
+        shut."""
+        with self._lock:
+            if self._pid != current_pid():
+                self._armed.clear()
+                self._thread = None
+                self._pid = current_pid()
+
     def _start(self) -> None:
         with self._lock:
-            if self._thread is not None and self._pid == current_pid():
+            if self._thread is not None:
                 return
-            self._pid = current_pid()  # a forked child has no copy of the thread
             self._thread = threading.Thread(
                 target=self._watch, name="agentguard-ledger-watchdog", daemon=True
             )
