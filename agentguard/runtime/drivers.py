@@ -82,7 +82,7 @@ class Drivers(Planner):
         try:
             won, stored = self.ledger.claim(entry, _CLAIM_STARTED)
         except Exception as exc:
-            return self._claim_failed(spec, exc)
+            return self._claim_failed(spec, exc, entry)
         except BaseException as exc:
             self._release_unstarted_claim(call.call_id, exc)
             raise

@@ -227,12 +227,25 @@ class Planner:
         try:
             won, stored = yield _Claim(lambda: self.ledger.claim(entry, path), call.call_id)
         except Exception as exc:
-            return self._claim_failed(spec, exc)
+            return self._claim_failed(spec, exc, entry if path is _CLAIM_STARTED else None)
         return (yield from self._after_claim(spec, call, won, stored))
 
-    def _claim_failed(self, spec: ToolSpec, error: Exception) -> dict[str, Any]:
+    def _claim_failed(
+        self, spec: ToolSpec, error: Exception, claimed: LedgerEntry | None = None
+    ) -> dict[str, Any]:
         # the ledger is down, locked or full: nothing has run
         logger.warning("could not claim %s in the ledger: %r", spec.name, error)
+        if claimed is not None:
+            # The claim may have been written even so (its answer lost): once the ledger
+            # answers, it is released, so that the next call with the key runs instead of
+            # meeting a 'started' entry no body will ever finish.
+            self.outbox.put(
+                claimed,
+                claimed.attempts,
+                Status.FAILED,
+                {"error_detail": NOTHING_ATTEMPTED, "finished_at": time.time()},
+                detail="the claim's answer was lost and its body never ran: released",
+            )
         return words.ledger_unavailable(spec.name, f"{type(error).__name__}: {error}")
 
     def _after_claim(

@@ -30,6 +30,7 @@ class FreezableProxy:
     def __init__(self, target: tuple[str, int]) -> None:
         self.target = target
         self.frozen = threading.Event()
+        self.answers_lost = threading.Event()  # requests still reach the server
         self.closed = threading.Event()
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
@@ -39,8 +40,13 @@ class FreezableProxy:
     def freeze(self) -> None:
         self.frozen.set()
 
+    def lose_answers(self) -> None:
+        """The server gets every request and answers, but no answer comes back."""
+        self.answers_lost.set()
+
     def thaw(self) -> None:
         self.frozen.clear()
+        self.answers_lost.clear()
 
     def _accept(self) -> None:
         while not self.closed.is_set():
@@ -69,6 +75,8 @@ class FreezableProxy:
                     data = source.recv(65536)
                     if not data:
                         return
+                    if source is server and self.answers_lost.is_set():
+                        continue  # the answer is dropped on its way back
                     peers[source].sendall(data)
             except OSError:
                 return
@@ -198,6 +206,43 @@ def test_a_postgres_server_that_stops_answering_ends_the_call_within_its_bound(
         with runtime.run(run_id="r1"):
             again = create_order(cart_id="c2")  # a new connection through the thawed proxy
         assert again["ok"], again
+    finally:
+        ledger.close()
+        proxy.close()
+
+
+def test_a_claim_whose_answer_was_lost_is_released_once_the_ledger_answers(
+    postgres_schema: tuple[str, str],
+) -> None:
+    from agentguard.runtime.ledger.postgres import PostgresLedger
+
+    dsn, schema = postgres_schema
+    PostgresLedger(dsn, schema=schema).close()
+    proxy = FreezableProxy(("127.0.0.1", 5432))
+    proxied = dsn.replace("127.0.0.1:5432", f"127.0.0.1:{proxy.port}")
+    ledger = PostgresLedger(proxied, schema=schema, answer_timeout_s=1.0, connect_timeout_s=2)
+    try:
+        runtime = Runtime(ledger=ledger)
+        downstream = RecordingDownstream()
+        create_order = order_tool(runtime, downstream)
+        with runtime.run(run_id="r1"):
+            assert create_order(cart_id="c0")["ok"]
+            proxy.lose_answers()  # the claim is committed; its answer never arrives
+            lost = create_order(cart_id="c1")
+            assert lost["code"] == "SERVER_ERROR" and not downstream.applied_for("order:c1")
+            proxy.thaw()
+            # the claim written for a body that never ran is released as soon as the ledger
+            # answers: the model's next call runs instead of meeting "already in progress"
+            assert wait_until(
+                lambda: (
+                    [entry.status for entry in ledger.entries(idempotency_key="order:c1")]
+                    == [Status.FAILED]
+                ),
+                timeout_s=BOUND_S,
+            )
+            again = create_order(cart_id="c1")
+        assert again["ok"], again
+        assert downstream.applied_for("order:c1") == 1
     finally:
         ledger.close()
         proxy.close()
