@@ -175,9 +175,13 @@ def test_a_postgres_lock_after_the_body_keeps_the_outcome_and_records_it_later(
     assert wait_until(lambda: _status(runtime, call_id) is Status.SUCCEEDED, timeout_s=BOUND_S)
 
 
-def test_a_postgres_server_that_stops_answering_ends_the_call_within_its_bound(
+@pytest.fixture
+def proxied_postgres(
     postgres_schema: tuple[str, str],
-) -> None:
+) -> Iterator[tuple[FreezableProxy, Any, Runtime, Any]]:
+    """A PostgreSQL ledger reached through a proxy the test can freeze: the proxy, the ledger
+    (a server silent for 1.5 s is given up on), its runtime and an order tool that has placed
+    a first order."""
     from agentguard.runtime.ledger.postgres import PostgresLedger
 
     dsn, schema = postgres_schema
@@ -188,64 +192,57 @@ def test_a_postgres_server_that_stops_answering_ends_the_call_within_its_bound(
     ledger = PostgresLedger(
         proxied, schema=schema, statement_timeout_s=0.5, answer_timeout_s=1.5, connect_timeout_s=2
     )
+    runtime = Runtime(ledger=ledger)
+    downstream = RecordingDownstream()
+    create_order = order_tool(runtime, downstream)
+    with runtime.run(run_id="r1"):
+        assert create_order(cart_id="c0")["ok"]
     try:
-        runtime = Runtime(ledger=ledger)
-        downstream = RecordingDownstream()
-        create_order = order_tool(runtime, downstream)
-        with runtime.run(run_id="r1"):
-            assert create_order(cart_id="c0")["ok"]
-        proxy.freeze()
-        began = time.monotonic()
-        with runtime.run(run_id="r1"):
-            observation = create_order(cart_id="c1")
-        assert time.monotonic() - began < BOUND_S
-        assert observation["ok"] is False and observation["code"] == "SERVER_ERROR"
-        assert "did not answer" in observation["content"]
-        assert len(downstream.applied) == 1  # the frozen call's body never ran
-        proxy.thaw()
-        with runtime.run(run_id="r1"):
-            again = create_order(cart_id="c2")  # a new connection through the thawed proxy
-        assert again["ok"], again
+        yield proxy, downstream, runtime, create_order
     finally:
         ledger.close()
         proxy.close()
+
+
+def test_a_postgres_server_that_stops_answering_ends_the_call_within_its_bound(
+    proxied_postgres: tuple[FreezableProxy, Any, Runtime, Any],
+) -> None:
+    proxy, downstream, runtime, create_order = proxied_postgres
+    proxy.freeze()
+    began = time.monotonic()
+    with runtime.run(run_id="r1"):
+        observation = create_order(cart_id="c1")
+    assert time.monotonic() - began < BOUND_S
+    assert observation["ok"] is False and observation["code"] == "SERVER_ERROR"
+    assert "did not answer" in observation["content"]
+    assert len(downstream.applied) == 1  # the frozen call's body never ran
+    proxy.thaw()
+    with runtime.run(run_id="r1"):
+        again = create_order(cart_id="c2")  # a new connection through the thawed proxy
+    assert again["ok"], again
 
 
 def test_a_claim_whose_answer_was_lost_is_released_once_the_ledger_answers(
-    postgres_schema: tuple[str, str],
+    proxied_postgres: tuple[FreezableProxy, Any, Runtime, Any],
 ) -> None:
-    from agentguard.runtime.ledger.postgres import PostgresLedger
-
-    dsn, schema = postgres_schema
-    PostgresLedger(dsn, schema=schema).close()
-    proxy = FreezableProxy(("127.0.0.1", 5432))
-    proxied = dsn.replace("127.0.0.1:5432", f"127.0.0.1:{proxy.port}")
-    ledger = PostgresLedger(proxied, schema=schema, answer_timeout_s=1.0, connect_timeout_s=2)
-    try:
-        runtime = Runtime(ledger=ledger)
-        downstream = RecordingDownstream()
-        create_order = order_tool(runtime, downstream)
-        with runtime.run(run_id="r1"):
-            assert create_order(cart_id="c0")["ok"]
-            proxy.lose_answers()  # the claim is committed; its answer never arrives
-            lost = create_order(cart_id="c1")
-            assert lost["code"] == "SERVER_ERROR" and not downstream.applied_for("order:c1")
-            proxy.thaw()
-            # the claim written for a body that never ran is released as soon as the ledger
-            # answers: the model's next call runs instead of meeting "already in progress"
-            assert wait_until(
-                lambda: (
-                    [entry.status for entry in ledger.entries(idempotency_key="order:c1")]
-                    == [Status.FAILED]
-                ),
-                timeout_s=BOUND_S,
-            )
-            again = create_order(cart_id="c1")
-        assert again["ok"], again
-        assert downstream.applied_for("order:c1") == 1
-    finally:
-        ledger.close()
-        proxy.close()
+    proxy, downstream, runtime, create_order = proxied_postgres
+    with runtime.run(run_id="r1"):
+        proxy.lose_answers()  # the claim is committed; its answer never arrives
+        lost = create_order(cart_id="c1")
+        assert lost["code"] == "SERVER_ERROR" and not downstream.applied_for("order:c1")
+        proxy.thaw()
+        # the claim written for a body that never ran is released as soon as the ledger
+        # answers: the model's next call runs instead of meeting "already in progress"
+        assert wait_until(
+            lambda: (
+                [entry.status for entry in runtime.ledger.entries(idempotency_key="order:c1")]
+                == [Status.FAILED]
+            ),
+            timeout_s=BOUND_S,
+        )
+        again = create_order(cart_id="c1")
+    assert again["ok"], again
+    assert downstream.applied_for("order:c1") == 1
 
 
 def test_a_sqlite_lock_after_the_body_keeps_the_outcome_and_records_it_later(
