@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -92,8 +93,16 @@ def _targets_and_config(paths: list[Path] | None, config: Path | None) -> tuple[
     error for a path that does not exist or a config that cannot be used."""
     targets = paths or [Path(".")]
     for target in targets:
-        if not target.exists() and not target.is_symlink():
-            raise _fail(f"{target}: no such file or folder")
+        try:
+            target.stat()
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _fail(f"{target}: symlink loop") from None
+            if target.is_symlink():
+                raise _fail(f"{target}: broken symlink (its target does not exist)") from None
+            if isinstance(exc, FileNotFoundError):
+                raise _fail(f"{target}: no such file or folder") from None
+            raise _fail(f"{target}: {exc.strerror or exc}") from None
     try:
         cfg = load_config(targets, config)
     except ConfigError as exc:
@@ -161,7 +170,10 @@ def check(
     ] = None,
     baseline: Annotated[
         Path | None,
-        typer.Option(help="Report only findings this baseline file does not already accept."),
+        typer.Option(
+            help="Report only findings this baseline file does not already accept "
+            "(default: the config's `baseline`)."
+        ),
     ] = None,
     fix: Annotated[
         bool, typer.Option("--fix", help="Apply safe fixes first, then report what remains.")
@@ -180,6 +192,9 @@ def check(
     from agentguard.engine.pipeline import scan
     from agentguard.engine.speed import FactOptions
 
+    if baseline is None and cfg.baseline:
+        baseline = cfg.root / cfg.baseline
+    accepted = _load_baseline(baseline) if baseline is not None else None
     fact_options = _fact_options(cfg, jobs=jobs, cache_dir=cache_dir, no_cache=no_cache)
     # Built inside the scan, so that a recorded run holds them too.
     with_fixes = bool({output_format, *(name for name, _ in extra_outputs)} & EDIT_FORMATS)
@@ -199,8 +214,8 @@ def check(
             )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    if baseline is not None:
-        _apply_baseline(result, baseline)
+    if baseline is not None and accepted is not None:
+        _apply_baseline(result, accepted, baseline, _split_codes(select), _split_codes(ignore))
     options = RenderOptions(
         color=sys.stdout.isatty() and output_format == "text",
         statistics=statistics,
@@ -408,14 +423,34 @@ def _write_outputs(
             raise _fail(f"{file}: cannot write {name} output: {exc.strerror or exc}") from None
 
 
-def _apply_baseline(result: ScanResult, file: Path) -> None:
-    from agentguard.engine.baseline import Baseline, BaselineError, compare
+def _load_baseline(file: Path) -> Baseline:
+    """A baseline read before the scan, so that a wrong one is told at once."""
+    from agentguard.engine.baseline import Baseline, BaselineError
 
     try:
-        accepted = _rebased(Baseline.load(file), result, file, rewriting=False)
+        return Baseline.load(file)
     except BaselineError as exc:
         raise _fail(str(exc)) from None
-    outcome = compare(result.findings, accepted, file.as_posix(), result.paths.show)
+
+
+def _apply_baseline(
+    result: ScanResult, loaded: Baseline, file: Path, select: list[str], ignore: list[str]
+) -> None:
+    from agentguard.checks.base import selected
+    from agentguard.engine.baseline import EntryKey, compare
+
+    accepted = _rebased(loaded, result, file, rewriting=False)
+    show = result.paths.show
+    scanned = {show(rel) for rel in (*result.python_paths, *result.schema_paths)}
+    select = select or result.config.select or ["ALL"]
+    ignore = ignore + result.config.ignore
+
+    def judged(key: EntryKey) -> bool:
+        # An entry of a rule not selected, or of a file not scanned, is not stale: this run
+        # could not have found its finding.
+        return key.path in scanned and selected(key.code, select, ignore)
+
+    outcome = compare(result.findings, accepted, file.as_posix(), show, judged)
     result.findings = outcome.new
     result.baseline = outcome
     for entry in outcome.stale:
