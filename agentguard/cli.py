@@ -5,8 +5,9 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
@@ -24,7 +25,7 @@ from agentguard.engine.fact_cache import clean as remove_cache
 from agentguard.output import EDIT_FORMATS, FORMAT_MODULES, RenderOptions, renderer
 
 if TYPE_CHECKING:
-    from agentguard.engine.apply_fixes import FixRun
+    from agentguard.engine.apply_fixes import FileChange, FixRun
     from agentguard.engine.baseline import Baseline
     from agentguard.engine.pipeline import ScanResult
     from agentguard.engine.speed import FactOptions
@@ -56,11 +57,71 @@ class FailOn(str, Enum):
     info = "info"
 
 
+ExcludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude",
+        help="Files or folders not to scan (gitignore-style patterns); replaces the config's "
+        "`exclude` and its defaults.",
+    ),
+]
+ExtendExcludeOption = Annotated[
+    list[str] | None,
+    typer.Option("--extend-exclude", help="More files or folders not to scan, added to `exclude`."),
+]
+ExtendSelectOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--extend-select",
+        help="Rule codes or prefixes added to the selection (--select's or the config's).",
+    ),
+]
+ExtendIgnoreOption = Annotated[
+    list[str] | None,
+    typer.Option("--extend-ignore", help="Rule codes or prefixes to skip, added to --ignore."),
+]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print the findings (or the diff) and nothing else.")
+]
+ShowFixesOption = Annotated[
+    bool, typer.Option("--show-fixes", help="With fixes applied, list what each file had fixed.")
+]
+
+
 def _split_codes(values: list[str] | None) -> list[str]:
     codes: list[str] = []
     for value in values or []:
         codes += [c.strip().upper() for c in value.split(",") if c.strip()]
     return codes
+
+
+def _selection(
+    cfg: Config,
+    select: list[str] | None,
+    ignore: list[str] | None,
+    extend_select: list[str] | None,
+    extend_ignore: list[str] | None,
+) -> tuple[list[str], list[str]]:
+    """The command line's selection, as ruff reads it: ``--extend-select`` adds to
+    ``--select`` (else to the config's ``select``, else to every rule); ``--ignore`` and
+    ``--extend-ignore`` add to the config's ``ignore``."""
+    chosen = _split_codes(select)
+    extra = _split_codes(extend_select)
+    if extra:
+        chosen = (chosen or cfg.select or ["ALL"]) + extra
+    return chosen, _split_codes(ignore) + _split_codes(extend_ignore)
+
+
+def _exclusions(cfg: Config, exclude: list[str] | None, extend_exclude: list[str] | None) -> None:
+    """``--exclude`` replaces the configured exclusions, ``--extend-exclude`` adds to them;
+    each takes patterns separated by commas, or the option again."""
+
+    def patterns(values: list[str] | None) -> list[str]:
+        return [p.strip() for value in values or [] for p in value.split(",") if p.strip()]
+
+    if exclude:
+        cfg.exclude = patterns(exclude)
+    cfg.exclude = cfg.exclude + patterns(extend_exclude)
 
 
 def _version(value: bool) -> None:
@@ -117,7 +178,13 @@ def _targets_and_config(paths: list[Path] | None, config: Path | None) -> tuple[
 def check(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
     output_format: Annotated[
-        str, typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMAT_MODULES)}.")
+        str,
+        typer.Option(
+            "--format",
+            "--output-format",
+            "-f",
+            help=f"Output format: {', '.join(FORMAT_MODULES)}.",
+        ),
     ] = "text",
     select: Annotated[
         list[str] | None, typer.Option(help="Rule codes or prefixes to enable (AG2, AG201).")
@@ -125,13 +192,29 @@ def check(
     ignore: Annotated[
         list[str] | None, typer.Option(help="Rule codes or prefixes to skip.")
     ] = None,
+    extend_select: ExtendSelectOption = None,
+    extend_ignore: ExtendIgnoreOption = None,
+    exclude: ExcludeOption = None,
+    extend_exclude: ExtendExcludeOption = None,
+    quiet: QuietOption = False,
+    show_fixes: ShowFixesOption = False,
+    stdin_filename: Annotated[
+        Path | None,
+        typer.Option(
+            "--stdin-filename",
+            help="With `-` as the path: the name of the file read from standard input "
+            "(default: stdin.py).",
+        ),
+    ] = None,
     fail_on: Annotated[
         FailOn | None, typer.Option(help="Lowest severity that fails the run.")
     ] = None,
     exit_zero: Annotated[
         bool, typer.Option("--exit-zero", help="Exit 0 even with findings.")
     ] = False,
-    statistics: Annotated[bool, typer.Option("--statistics", help="Show counts per rule.")] = False,
+    statistics: Annotated[
+        bool, typer.Option("--statistics", help="Show the count of each rule's findings instead.")
+    ] = False,
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
     no_source: Annotated[
         bool, typer.Option("--no-source", help="Do not print the offending lines.")
@@ -188,44 +271,128 @@ def check(
     extra_outputs = _parse_outputs(output)
     if no_prefilter:
         _warn("--no-prefilter is deprecated and has no effect: every file is parsed")
-    targets, cfg = _targets_and_config(paths, config)
+    with ExitStack() as cleanup:
+        if paths and any(str(path) == "-" for path in paths):
+            if len(paths) > 1 or fix:
+                raise _fail("`-` (standard input) is checked alone, and cannot be fixed in place")
+            targets, cfg = _stdin_target(stdin_filename, config, cleanup)
+            no_cache = True
+        else:
+            targets, cfg = _targets_and_config(paths, config)
+        _exclusions(cfg, exclude, extend_exclude)
+        codes, skipped = _selection(cfg, select, ignore, extend_select, extend_ignore)
+        _check(
+            targets,
+            cfg,
+            codes,
+            skipped,
+            output_format=output_format,
+            extra_outputs=extra_outputs,
+            fail_on=fail_on,
+            exit_zero=exit_zero,
+            options=RenderOptions(
+                color=sys.stdout.isatty() and output_format == "text",
+                statistics=statistics,
+                show_source=not no_source,
+                quiet=quiet,
+            ),
+            facts=_fact_options(cfg, jobs=jobs, cache_dir=cache_dir, no_cache=no_cache),
+            baseline=baseline,
+            fix=fix,
+            unsafe_fixes=unsafe_fixes,
+            show_fixes=show_fixes,
+            profile=profile,
+        )
+
+
+def _stdin_target(
+    stdin_filename: Path | None, config: Path | None, cleanup: ExitStack
+) -> tuple[list[Path], Config]:
+    """``check -``: standard input checked as the file ``--stdin-filename`` names (its
+    config, its path in every output), from a copy in a temporary folder, so that the
+    file on disk, if any, is neither read nor written."""
+    import tempfile
+
+    from agentguard.engine.discovery import relative
+    from agentguard.engine.display_paths import PathPresenter
+
+    named = stdin_filename or Path("stdin.py")
+    anchor = named.parent if named.parent.is_dir() else Path(".")
+    _, cfg = _targets_and_config([anchor], config)
+    # Named as a scan of the file itself would name it: relative to the repository root.
+    rel = PathPresenter.for_config(cfg).show(relative(named, cfg.root))
+    if os.path.isabs(rel) or rel.startswith("..") or ":" in rel:
+        rel = named.name
+    data = sys.stdin.buffer.read()
+    folder = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="agentguard-stdin-")))
+    copy = folder / rel
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_bytes(data)
+    cfg.root = folder
+    return [copy], cfg
+
+
+def _check(
+    targets: list[Path],
+    cfg: Config,
+    select: list[str],
+    ignore: list[str],
+    *,
+    output_format: str,
+    extra_outputs: list[tuple[str, Path]],
+    fail_on: FailOn | None,
+    exit_zero: bool,
+    options: RenderOptions,
+    facts: FactOptions,
+    baseline: Path | None,
+    fix: bool,
+    unsafe_fixes: bool,
+    show_fixes: bool,
+    profile: bool,
+) -> None:
     from agentguard.engine.pipeline import scan
     from agentguard.engine.speed import FactOptions
 
     if baseline is None and cfg.baseline:
         baseline = cfg.root / cfg.baseline
     accepted = _load_baseline(baseline) if baseline is not None else None
-    fact_options = _fact_options(cfg, jobs=jobs, cache_dir=cache_dir, no_cache=no_cache)
+    fact_options = facts
     # Built inside the scan, so that a recorded run holds them too.
     with_fixes = bool({output_format, *(name for name, _ in extra_outputs)} & EDIT_FORMATS)
     if fix:
         fixing = FactOptions(jobs=fact_options.jobs, cache_dir=fact_options.cache_dir)
-        _apply_fixes(targets, cfg, _split_codes(select), _split_codes(ignore), unsafe_fixes, fixing)
+        _apply_fixes(
+            targets,
+            cfg,
+            select,
+            ignore,
+            unsafe_fixes,
+            fixing,
+            quiet=options.quiet,
+            show_fixes=show_fixes,
+        )
     try:
         with _progress_bar(enabled=sys.stderr.isatty() and sys.stdout.isatty()) as progress:
             fact_options.progress = progress
             result = scan(
                 targets,
                 cfg,
-                select=_split_codes(select),
-                ignore=_split_codes(ignore),
+                select=select,
+                ignore=ignore,
                 with_fixes=with_fixes,
                 facts=fact_options,
             )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     if baseline is not None and accepted is not None:
-        _apply_baseline(result, accepted, baseline, _split_codes(select), _split_codes(ignore))
-    options = RenderOptions(
-        color=sys.stdout.isatty() and output_format == "text",
-        statistics=statistics,
-        show_source=not no_source,
-    )
+        _apply_baseline(result, accepted, baseline, select, ignore)
     renderer(output_format)(result, sys.stdout, options)
     if profile:
         _print_profile(result, fact_options)
         _print_coverage(result)
-    _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
+    _write_outputs(
+        result, extra_outputs, statistics=options.statistics, show_source=options.show_source
+    )
     _Exit.fast = True
     if _Exit.armed:
         # Returning would free the result (and its model) with this frame, before the exit.
@@ -553,8 +720,12 @@ def _apply_fixes(
     ignore: list[str],
     unsafe: bool,
     facts: FactOptions,
+    *,
+    quiet: bool = False,
+    show_fixes: bool = False,
 ) -> FixRun:
-    """Apply fixes to disk (check --fix, fix --write) and say what happened on stderr."""
+    """Apply fixes to disk (check --fix, fix --write) and say what happened on stderr:
+    the count (unless ``quiet``), and with ``show_fixes`` each file's fixes by rule."""
     from agentguard.engine.apply_fixes import run_fixes, write_changes
 
     run = run_fixes(targets, cfg, select=select, ignore=ignore, unsafe=unsafe, facts=facts)
@@ -569,11 +740,25 @@ def _apply_fixes(
         )
     _report_rollbacks(run)
     fixed = sum(len(c.fixed) for c in written)
-    if fixed:
+    if fixed and not quiet:
         err.print(
             f"Fixed {fixed} finding{'s' * (fixed != 1)} in {len(written)} file{'s' * (len(written) != 1)}."
         )
+    if show_fixes:
+        _show_fixes(run, written)
     return run
+
+
+def _show_fixes(run: FixRun, written: list[FileChange]) -> None:
+    """What was fixed, file by file and rule by rule, as ruff's ``--show-fixes`` lists it."""
+    if not written:
+        err.print("No findings fixed.", markup=False, highlight=False)
+        return
+    for change in sorted(written, key=lambda c: run.paths.show(c.path)):
+        err.print(f"- {run.paths.show(change.path)}:", markup=False, highlight=False)
+        counts = Counter((finding.code, finding.name) for finding in change.fixed)
+        for (code, name), count in sorted(counts.items()):
+            err.print(f"    {count} x {code} ({name})", markup=False, highlight=False)
 
 
 def _report_rollbacks(run: FixRun) -> None:
@@ -605,6 +790,18 @@ def fix_command(
     ignore: Annotated[
         list[str] | None, typer.Option(help="Do not fix these rule codes or prefixes.")
     ] = None,
+    extend_select: ExtendSelectOption = None,
+    extend_ignore: ExtendIgnoreOption = None,
+    exclude: ExcludeOption = None,
+    extend_exclude: ExtendExcludeOption = None,
+    diff: Annotated[
+        bool,
+        typer.Option(
+            "--diff", help="Print the fixes as a unified diff; change nothing (the default)."
+        ),
+    ] = False,
+    quiet: QuietOption = False,
+    show_fixes: ShowFixesOption = False,
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
 ) -> None:
     """Show the available fixes as a unified diff (default), apply them, or write a patch.
@@ -612,14 +809,28 @@ def fix_command(
     Exit codes: without --write, 1 when there is something to fix and 0 otherwise; with
     --write, 1 when a fix had to be rolled back or a file could not be written.
     """
+    if diff and write:
+        raise _fail("--diff prints the fixes and --write applies them: choose one")
+    if paths and any(str(path) == "-" for path in paths):
+        raise _fail("`agentguard fix` works on files; `agentguard check -` reads standard input")
     targets, cfg = _targets_and_config(paths, config)
-    codes, skipped = _split_codes(select), _split_codes(ignore)
+    _exclusions(cfg, exclude, extend_exclude)
+    codes, skipped = _selection(cfg, select, ignore, extend_select, extend_ignore)
     from agentguard.engine.apply_fixes import run_fixes
 
     facts = _fact_options(cfg, record_runs=False)
     try:
         if write:
-            run = _apply_fixes(targets, cfg, codes, skipped, unsafe_fixes, facts)
+            run = _apply_fixes(
+                targets,
+                cfg,
+                codes,
+                skipped,
+                unsafe_fixes,
+                facts,
+                quiet=quiet,
+                show_fixes=show_fixes,
+            )
         else:
             run = run_fixes(
                 targets, cfg, select=codes, ignore=skipped, unsafe=unsafe_fixes, facts=facts
@@ -627,7 +838,7 @@ def fix_command(
             _report_rollbacks(run)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    diff = run.diff()
+    patch = run.diff()
     for change in run.changes:
         for finding in change.fixed:
             if finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE:
@@ -640,14 +851,16 @@ def fix_command(
                 )
     if emit_patch is not None:
         try:
-            emit_patch.write_text(diff, encoding="utf-8", newline="")
+            emit_patch.write_text(patch, encoding="utf-8", newline="")
         except OSError as exc:
             raise _fail(f"{emit_patch}: {exc.strerror or exc}") from None
     elif not write:
-        sys.stdout.write(diff)
-    if run.unapplied_unsafe and not unsafe_fixes:
+        sys.stdout.write(patch)
+    if run.unapplied_unsafe and not unsafe_fixes and not quiet:
         n = run.unapplied_unsafe
         err.print(f"{n} more fix{'es' * (n != 1)} available with --unsafe-fixes.")
+    if not write and run.changes and quiet:
+        raise typer.Exit(EXIT_FINDINGS)
     if not write and run.changes:
         n = run.fixed_count
         err.print(

@@ -30,15 +30,6 @@ WRITE_TOOL = (
     '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
 )
 
-READ_ONLY_TOOL = (
-    "import requests\n"
-    "from langchain_core.tools import tool\n\n"
-    "@tool\n"
-    "def get_order(order_id: str) -> dict:\n"
-    '    """Look an order up."""\n'
-    '    return requests.get(f"https://shop.example/orders/{order_id}").json()\n'
-)
-
 
 def test_syntax_error_gives_ag000_and_the_scan_goes_on(scan_files: ScanFiles) -> None:
     result = scan_files(
@@ -252,7 +243,7 @@ def test_a_folder_that_cannot_be_listed_fails_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = tmp_path / "project"
-    write_project(project, {"agent.py": READ_ONLY_TOOL, "private/tools.py": WRITE_TOOL})
+    write_project(project, {"helpers.py": "VERSION = 1\n", "private/tools.py": WRITE_TOOL})
     original = os.scandir
 
     def guarded_scandir(path: Any) -> Any:
