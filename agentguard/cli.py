@@ -762,6 +762,15 @@ def _show_fixes(run: FixRun, written: list[FileChange]) -> None:
 
 
 def _report_rollbacks(run: FixRun) -> None:
+    """Fixes undone, and fixes on offer that could not be made: never left unsaid, since
+    ``check`` told the user a fix was available."""
+    for rolled in run.unmade:
+        f = run.paths.finding(rolled.finding)
+        err.print(
+            f"[yellow]fix not made:[/] {escape(str(f.location))} {f.code}: {escape(rolled.reason)}",
+            markup=True,
+            highlight=False,
+        )
     for rolled in run.rolled_back:
         f = run.paths.finding(rolled.finding)
         err.print(

@@ -127,3 +127,21 @@ def test_a_file_in_a_declared_encoding_is_fixed_and_written_in_it(tmp_path: Path
     written = change.encoded()
     assert "annotations=ToolAnnotations(" in written.decode("latin-1")
     assert "Créer".encode("latin-1") in written
+
+
+def test_a_fix_on_offer_that_cannot_be_made_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `check` says "fix available": `fix` must not then print nothing and exit 0.
+    from typer.testing import CliRunner
+
+    from agentguard.checks.declarations.ag101_undeclared_tool_semantics import (
+        UndeclaredToolSemantics,
+    )
+    from agentguard.cli import app
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "server.py").write_text(LONG_DECORATOR, encoding="utf-8")
+    monkeypatch.setattr(UndeclaredToolSemantics, "fixed_text", lambda self, finding, ctx: None)
+    done = CliRunner().invoke(app, ["fix", str(tmp_path), "--select", "AG101"])
+    assert "fix not made: server.py:8:11 AG101: no edit could be built" in done.stderr

@@ -48,3 +48,12 @@ def test_wrapped_notes_keep_their_indent(scan_files: ScanFiles) -> None:
     assert len(notes) > 2  # the long tool name made an evidence line wrap
     assert all(line.startswith("  ") for line in notes), notes
     assert all(len(line) <= 80 for line in lines), [ln for ln in lines if len(ln) > 80]
+
+
+def test_only_a_finding_starts_at_the_first_column(scan_files: ScanFiles) -> None:
+    lines = terminal_lines(scan_files)
+    *body, summary = [line for line in lines if line.strip()]
+    starts = [line for line in body if not line.startswith(" ")]
+    assert starts and all(re.match(r"agent\.py:\d+:\d+: AG\d{3} ", line) for line in starts)
+    assert len(body) > len(starts) + 4  # the header itself wrapped, indented
+    assert "finding" in summary

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from agentguard.engine.speed import FactOptions
 
 MAX_ROUNDS = 10
+# Why a fix on offer was not made.
+UNDECODABLE = "its file cannot be decoded in the encoding it declares"
+NOT_BUILT = "no edit could be built for the code as it is written here"
 
 
 @dataclass
@@ -60,6 +63,8 @@ class FixRun:
     # How paths are shown (the diff's file names too): relative to the repository root.
     paths: PathPresenter
     unapplied_unsafe: int = 0  # fixable findings left because unsafe fixes were not allowed
+    # Findings whose fix is on offer (``check`` says so) but could not be made, and why.
+    unmade: list[RolledBack] = field(default_factory=list)
 
     @property
     def fixed_count(self) -> int:
@@ -106,6 +111,7 @@ def run_fixes(
     blocked: set[tuple[str, str]] = set()  # (path, fingerprint) of fixes that broke the code
     rounds = 0
     unapplied_unsafe = 0
+    unmade: list[RolledBack] = []
     for rounds in range(1, max_rounds + 1):  # noqa: B007 - the count is reported
         sources = {
             rel: (originals[rel][2] + text).encode(encodings[rel]) for rel, text in current.items()
@@ -114,20 +120,24 @@ def run_fixes(
         # Edits are built (a LibCST parse per file) only for the fixes this run may apply.
         wanted: list[Finding] = []
         unapplied_unsafe = 0
+        unmade = []
         for finding in result.findings:
             offered = fix_offer(finding, result.project)
-            if offered is None or finding.path not in current:
-                continue
-            if (finding.path, finding.fingerprint) in blocked:
+            if offered is None or (finding.path, finding.fingerprint) in blocked:
                 continue
             if not allowed(offered.applicability, unsafe):
                 unapplied_unsafe += offered.applicability is Applicability.UNSAFE
+                continue
+            if finding.path not in current:
+                unmade.append(RolledBack(finding, UNDECODABLE))
                 continue
             wanted.append(finding)
         by_file: dict[str, list[Finding]] = {}
         for finding in attach_fixes(wanted, result.project, config.root, sources):
             if finding.fix is not None:
                 by_file.setdefault(finding.path, []).append(finding)
+            else:
+                unmade.append(RolledBack(finding, NOT_BUILT))
         progressed = False
         for rel, findings in sorted(by_file.items()):
             text, applied, broken = apply_round(current[rel], findings, rel)
@@ -166,6 +176,7 @@ def run_fixes(
         rounds,
         PathPresenter.for_config(config),
         unapplied_unsafe,
+        unmade,
     )
 
 

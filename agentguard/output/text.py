@@ -53,10 +53,11 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
             f"{finding.path}:{finding.span.line}:"
             f"{columns.column(finding.path, finding.span.line, finding.span.column)}"
         )
-        console.print(
+        _header(
+            console,
             f"[bold]{escape(where)}[/]: [{style}]{finding.code}[/] "
             f"{escape(finding.message)} [dim]\\[{finding.name}, {finding.severity.value}, "
-            f"confidence {finding.confidence.value}][/]"
+            f"confidence {finding.confidence.value}][/]",
         )
         if options.show_source:
             lines = _source_lines(paths.base, finding, cache)
@@ -150,6 +151,17 @@ def closing_lines(result: ScanResult, options: RenderOptions) -> list[tuple[str,
     summary += f" ({', '.join(extras)})"
     lines.append((summary, "bold" if total else "green"))
     return lines
+
+
+def _header(console: Console, markup: str) -> None:
+    """A finding's first line; in a terminal, the rest of it wraps indented under it, so
+    that each finding starts at the first column and nothing else does."""
+    if console.soft_wrap:
+        console.print(markup)
+        return
+    lines = Text.from_markup(markup).wrap(console, max(20, console.width - 2))
+    for number, line in enumerate(lines):
+        console.print(Text("  ") + line if number else line)
 
 
 # A label this long takes its own width from the text: its text wraps under the label instead.
