@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
@@ -16,15 +16,32 @@ from rich.markup import escape
 
 from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, all_rules, rule_by_code
+from agentguard.cli_baseline import apply_baseline, baseline_app, load_baseline
+from agentguard.cli_common import (
+    EXIT_FINDINGS,
+    ExcludeOption,
+    ExtendExcludeOption,
+    ExtendIgnoreOption,
+    ExtendSelectOption,
+    QuietOption,
+    ShowFixesOption,
+    cache_folder,
+    err,
+    exclusions,
+    fact_options,
+    fail,
+    scan_paths,
+    selection,
+    targets_and_config,
+    warn,
+)
+from agentguard.cli_fix import apply_fixes, fix_command
 from agentguard.config import Config, ConfigError, load_config
-from agentguard.diagnostics import Applicability, Severity
-from agentguard.engine.fact_cache import cache_unusable, default_cache_dir
+from agentguard.diagnostics import Severity
 from agentguard.engine.fact_cache import clean as remove_cache
 from agentguard.output import EDIT_FORMATS, FORMAT_MODULES, RenderOptions, renderer
 
 if TYPE_CHECKING:
-    from agentguard.engine.apply_fixes import FixRun
-    from agentguard.engine.baseline import Baseline
     from agentguard.engine.pipeline import ScanResult
     from agentguard.engine.speed import FactOptions
 
@@ -35,7 +52,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _mount_ledger_commands() -> None:
@@ -46,20 +62,11 @@ def _mount_ledger_commands() -> None:
 
 _mount_ledger_commands()
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-
 
 class FailOn(str, Enum):
     error = "error"
     warning = "warning"
     info = "info"
-
-
-def _split_codes(values: list[str] | None) -> list[str]:
-    codes: list[str] = []
-    for value in values or []:
-        codes += [c.strip().upper() for c in value.split(",") if c.strip()]
-    return codes
 
 
 def _version(value: bool) -> None:
@@ -78,37 +85,17 @@ def main_callback(
     """agentguard: replay-safety for LLM tool calls."""
 
 
-def _fail(message: str) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
-    return typer.Exit(EXIT_ERROR)
-
-
-def _warn(message: str) -> None:
-    err.print("[bold yellow]warning:[/] " + escape(message))
-
-
-def _targets_and_config(paths: list[Path] | None, config: Path | None) -> tuple[list[Path], Config]:
-    """The paths a command works on (default: this folder) and their config, or a clear
-    error for a path that does not exist or a config that cannot be used."""
-    targets = paths or [Path(".")]
-    for target in targets:
-        if not target.exists() and not target.is_symlink():
-            raise _fail(f"{target}: no such file or folder")
-    try:
-        cfg = load_config(targets, config)
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
-    if "prefilter" in cfg.raw:
-        where = f"{cfg.source}: " if cfg.source is not None else ""
-        _warn(f"{where}`prefilter` is deprecated and has no effect: every file is parsed")
-    return targets, cfg
-
-
 @app.command()
 def check(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
     output_format: Annotated[
-        str, typer.Option("--format", "-f", help=f"Output format: {', '.join(FORMAT_MODULES)}.")
+        str,
+        typer.Option(
+            "--format",
+            "--output-format",
+            "-f",
+            help=f"Output format: {', '.join(FORMAT_MODULES)}.",
+        ),
     ] = "text",
     select: Annotated[
         list[str] | None, typer.Option(help="Rule codes or prefixes to enable (AG2, AG201).")
@@ -116,13 +103,29 @@ def check(
     ignore: Annotated[
         list[str] | None, typer.Option(help="Rule codes or prefixes to skip.")
     ] = None,
+    extend_select: ExtendSelectOption = None,
+    extend_ignore: ExtendIgnoreOption = None,
+    exclude: ExcludeOption = None,
+    extend_exclude: ExtendExcludeOption = None,
+    quiet: QuietOption = False,
+    show_fixes: ShowFixesOption = False,
+    stdin_filename: Annotated[
+        Path | None,
+        typer.Option(
+            "--stdin-filename",
+            help="With `-` as the path: the name of the file read from standard input "
+            "(default: stdin.py).",
+        ),
+    ] = None,
     fail_on: Annotated[
         FailOn | None, typer.Option(help="Lowest severity that fails the run.")
     ] = None,
     exit_zero: Annotated[
         bool, typer.Option("--exit-zero", help="Exit 0 even with findings.")
     ] = False,
-    statistics: Annotated[bool, typer.Option("--statistics", help="Show counts per rule.")] = False,
+    statistics: Annotated[
+        bool, typer.Option("--statistics", help="Show the count of each rule's findings instead.")
+    ] = False,
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
     no_source: Annotated[
         bool, typer.Option("--no-source", help="Do not print the offending lines.")
@@ -161,7 +164,10 @@ def check(
     ] = None,
     baseline: Annotated[
         Path | None,
-        typer.Option(help="Report only findings this baseline file does not already accept."),
+        typer.Option(
+            help="Report only findings this baseline file does not already accept "
+            "(default: the config's `baseline`)."
+        ),
     ] = None,
     fix: Annotated[
         bool, typer.Option("--fix", help="Apply safe fixes first, then report what remains.")
@@ -172,45 +178,132 @@ def check(
 ) -> None:
     """Scan agent code and tool schemas for replay-safety problems."""
     if output_format not in FORMAT_MODULES:
-        raise _fail(f"unknown format {output_format!r}; choose one of {', '.join(FORMAT_MODULES)}")
+        raise fail(f"unknown format {output_format!r}; choose one of {', '.join(FORMAT_MODULES)}")
     extra_outputs = _parse_outputs(output)
     if no_prefilter:
-        _warn("--no-prefilter is deprecated and has no effect: every file is parsed")
-    targets, cfg = _targets_and_config(paths, config)
+        warn("--no-prefilter is deprecated and has no effect: every file is parsed")
+    with ExitStack() as cleanup:
+        if paths and any(str(path) == "-" for path in paths):
+            if len(paths) > 1 or fix:
+                raise fail("`-` (standard input) is checked alone, and cannot be fixed in place")
+            targets, cfg = _stdin_target(stdin_filename, config, cleanup)
+            no_cache = True
+        else:
+            targets, cfg = targets_and_config(paths, config)
+        exclusions(cfg, exclude, extend_exclude)
+        codes, skipped = selection(cfg, select, ignore, extend_select, extend_ignore)
+        _check(
+            targets,
+            cfg,
+            codes,
+            skipped,
+            output_format=output_format,
+            extra_outputs=extra_outputs,
+            fail_on=fail_on,
+            exit_zero=exit_zero,
+            options=RenderOptions(
+                color=sys.stdout.isatty() and output_format == "text",
+                statistics=statistics,
+                show_source=not no_source,
+                quiet=quiet,
+            ),
+            facts=fact_options(cfg, jobs=jobs, cache_dir=cache_dir, no_cache=no_cache),
+            baseline=baseline,
+            fix=fix,
+            unsafe_fixes=unsafe_fixes,
+            show_fixes=show_fixes,
+            profile=profile,
+        )
+
+
+def _stdin_target(
+    stdin_filename: Path | None, config: Path | None, cleanup: ExitStack
+) -> tuple[list[Path], Config]:
+    """``check -``: standard input checked as the file ``--stdin-filename`` names (its
+    config, its path in every output), from a copy in a temporary folder, so that the
+    file on disk, if any, is neither read nor written."""
+    import tempfile
+
+    from agentguard.engine.discovery import relative
+    from agentguard.engine.display_paths import PathPresenter
+
+    named = stdin_filename or Path("stdin.py")
+    anchor = named.parent if named.parent.is_dir() else Path(".")
+    _, cfg = targets_and_config([anchor], config)
+    # Named as a scan of the file itself would name it: relative to the repository root.
+    rel = PathPresenter.for_config(cfg).show(relative(named, cfg.root))
+    if os.path.isabs(rel) or rel.startswith("..") or ":" in rel:
+        rel = named.name
+    data = sys.stdin.buffer.read()
+    folder = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="agentguard-stdin-")))
+    copy = folder / rel
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_bytes(data)
+    cfg.root = folder
+    return [copy], cfg
+
+
+def _check(
+    targets: list[Path],
+    cfg: Config,
+    select: list[str],
+    ignore: list[str],
+    *,
+    output_format: str,
+    extra_outputs: list[tuple[str, Path]],
+    fail_on: FailOn | None,
+    exit_zero: bool,
+    options: RenderOptions,
+    facts: FactOptions,
+    baseline: Path | None,
+    fix: bool,
+    unsafe_fixes: bool,
+    show_fixes: bool,
+    profile: bool,
+) -> None:
     from agentguard.engine.pipeline import scan
     from agentguard.engine.speed import FactOptions
 
-    fact_options = _fact_options(cfg, jobs=jobs, cache_dir=cache_dir, no_cache=no_cache)
+    if baseline is None and cfg.baseline:
+        baseline = cfg.root / cfg.baseline
+    accepted = load_baseline(baseline) if baseline is not None else None
+    fact_options = facts
     # Built inside the scan, so that a recorded run holds them too.
     with_fixes = bool({output_format, *(name for name, _ in extra_outputs)} & EDIT_FORMATS)
     if fix:
         fixing = FactOptions(jobs=fact_options.jobs, cache_dir=fact_options.cache_dir)
-        _apply_fixes(targets, cfg, _split_codes(select), _split_codes(ignore), unsafe_fixes, fixing)
+        apply_fixes(
+            targets,
+            cfg,
+            select,
+            ignore,
+            unsafe_fixes,
+            fixing,
+            quiet=options.quiet,
+            show_fixes=show_fixes,
+        )
     try:
         with _progress_bar(enabled=sys.stderr.isatty() and sys.stdout.isatty()) as progress:
             fact_options.progress = progress
             result = scan(
                 targets,
                 cfg,
-                select=_split_codes(select),
-                ignore=_split_codes(ignore),
+                select=select,
+                ignore=ignore,
                 with_fixes=with_fixes,
                 facts=fact_options,
             )
     except ConfigError as exc:
-        raise _fail(str(exc)) from None
-    if baseline is not None:
-        _apply_baseline(result, baseline)
-    options = RenderOptions(
-        color=sys.stdout.isatty() and output_format == "text",
-        statistics=statistics,
-        show_source=not no_source,
-    )
+        raise fail(str(exc)) from None
+    if baseline is not None and accepted is not None:
+        apply_baseline(result, accepted, baseline, select, ignore)
     renderer(output_format)(result, sys.stdout, options)
     if profile:
         _print_profile(result, fact_options)
         _print_coverage(result)
-    _write_outputs(result, extra_outputs, statistics=statistics, show_source=not no_source)
+    _write_outputs(
+        result, extra_outputs, statistics=options.statistics, show_source=options.show_source
+    )
     _Exit.fast = True
     if _Exit.armed:
         # Returning would free the result (and its model) with this frame, before the exit.
@@ -219,45 +312,6 @@ def check(
     failing = [f for f in result.findings if f.severity.rank >= threshold]
     if failing and not exit_zero:
         raise typer.Exit(EXIT_FINDINGS)
-
-
-def _cache_folder(cfg: Config, cache_dir: Path | None) -> Path:
-    """``--cache-dir``, else the config's ``cache-dir`` (relative to the project root), else
-    ``.agentguard_cache/`` under the project root."""
-    if cache_dir is not None:
-        return cache_dir
-    if cfg.cache_dir:
-        return cfg.root / Path(cfg.cache_dir).expanduser()
-    return default_cache_dir(cfg.root)
-
-
-def _fact_options(
-    cfg: Config,
-    *,
-    jobs: int | None = None,
-    cache_dir: Path | None = None,
-    no_cache: bool = False,
-    record_runs: bool = True,
-) -> FactOptions:
-    """How a command's scans are sped up: ``--jobs`` and ``--cache-dir`` where the command
-    has them, else the config's ``jobs`` and ``cache-dir``, else every core and the default
-    cache folder. ``record_runs``: answer an unchanged tree from a recorded run."""
-    from agentguard.engine.parallel import default_jobs
-    from agentguard.engine.speed import FactOptions
-
-    folder: Path | None = None if no_cache else _cache_folder(cfg, cache_dir)
-    if folder is not None:
-        unusable = cache_unusable(folder)
-        if unusable:
-            _warn(
-                f"the cache folder {folder} cannot be used ({unusable}); checking without a cache"
-            )
-            folder = None
-    return FactOptions(
-        jobs=jobs or cfg.jobs or default_jobs(),
-        cache_dir=folder,
-        record_runs=record_runs and folder is not None,
-    )
 
 
 # Scans with fewer files than this finish before a progress bar would be worth drawing.
@@ -361,12 +415,12 @@ def clean(
     try:
         cfg = load_config(targets, None)
     except ConfigError as exc:
-        raise _fail(str(exc)) from None
-    folder = _cache_folder(cfg, cache_dir)
+        raise fail(str(exc)) from None
+    folder = cache_folder(cfg, cache_dir)
     try:
         cleaned = remove_cache(folder)
     except (OSError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if not cleaned.removed:
         typer.echo(f"no cache at {folder}")
     elif cleaned.kept:
@@ -384,9 +438,9 @@ def _parse_outputs(values: list[str] | None) -> list[tuple[str, Path]]:
     for value in values or []:
         name, sep, file = value.partition(":")
         if not sep or not file or not name:
-            raise _fail(f"--output {value!r}: expected FORMAT:FILE, e.g. sarif:agentguard.sarif")
+            raise fail(f"--output {value!r}: expected FORMAT:FILE, e.g. sarif:agentguard.sarif")
         if name not in FORMAT_MODULES:
-            raise _fail(
+            raise fail(
                 f"--output {value!r}: unknown format {name!r}; choose one of "
                 f"{', '.join(FORMAT_MODULES)}"
             )
@@ -405,223 +459,11 @@ def _write_outputs(
             with file.open("w", encoding="utf-8", newline="\n") as stream:
                 renderer(name)(result, stream, options)
         except OSError as exc:
-            raise _fail(f"{file}: cannot write {name} output: {exc.strerror or exc}") from None
+            raise fail(f"{file}: cannot write {name} output: {exc.strerror or exc}") from None
 
 
-def _apply_baseline(result: ScanResult, file: Path) -> None:
-    from agentguard.engine.baseline import Baseline, BaselineError, compare
-
-    try:
-        accepted = _rebased(Baseline.load(file), result, file, rewriting=False)
-    except BaselineError as exc:
-        raise _fail(str(exc)) from None
-    outcome = compare(result.findings, accepted, file.as_posix(), result.paths.show)
-    result.findings = outcome.new
-    result.baseline = outcome
-    for entry in outcome.stale:
-        err.print(
-            f"[yellow]stale baseline entry[/] {escape(entry.describe())} "
-            f"[dim](no longer found; `agentguard baseline update {escape(str(file))}` drops it)[/]"
-        )
-
-
-def _rebased(loaded: Baseline, result: ScanResult, file: Path, *, rewriting: bool) -> Baseline:
-    """A baseline as this run compares it: paths relative to the repository root. One
-    written by agentguard 0.1.0 has them relative to the scanned folder: read so, and said."""
-    rebased = loaded.rebased(result.paths.show)
-    if set(rebased.counts) != set(loaded.counts):
-        then = (
-            "they are rewritten"
-            if rewriting
-            else f"`agentguard baseline update {file}` rewrites them"
-        )
-        _warn(
-            f"{file}: its paths are relative to the scanned folder (an older agentguard) and "
-            f"are read as such; {then} relative to the {result.paths.kind}, as every output "
-            "shows them"
-        )
-    return rebased
-
-
-baseline_app = typer.Typer(
-    help="Accept today's findings so that only new ones fail the build.", no_args_is_help=True
-)
 app.add_typer(baseline_app, name="baseline")
-
-
-def _scan_paths(paths: list[Path] | None, config: Path | None) -> ScanResult:
-    targets, cfg = _targets_and_config(paths, config)
-    from agentguard.engine.pipeline import scan
-
-    try:
-        # The model is wanted whole: a recorded run's answer would only link it again.
-        return scan(targets, cfg, facts=_fact_options(cfg, record_runs=False))
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
-
-
-@baseline_app.command("create")
-def baseline_create(
-    file: Annotated[Path, typer.Argument(help="The baseline file to write (JSON).")],
-    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
-    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing baseline.")] = False,
-) -> None:
-    """Write a baseline accepting every current finding."""
-    from agentguard.engine.baseline import Baseline
-
-    if file.exists() and not force:
-        raise _fail(f"{file}: already exists; use `agentguard baseline update` or --force")
-    result = _scan_paths(paths, config)
-    accepted = Baseline.from_findings(result.findings, result.paths.show)
-    try:
-        accepted.write(file)
-    except OSError as exc:
-        raise _fail(f"{file}: cannot write baseline: {exc.strerror or exc}") from None
-    typer.echo(
-        f"{file}: {len(result.findings)} findings accepted in {len(accepted.counts)} entries"
-    )
-
-
-@baseline_app.command("update")
-def baseline_update(
-    file: Annotated[Path, typer.Argument(help="The baseline file to rewrite.")],
-    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
-    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
-) -> None:
-    """Rewrite a baseline from the current findings: stale entries go, new findings join."""
-    from agentguard.engine.baseline import Baseline, BaselineError, compare
-
-    try:
-        previous = Baseline.load(file)
-    except BaselineError as exc:
-        raise _fail(str(exc)) from None
-    result = _scan_paths(paths, config)
-    previous = _rebased(previous, result, file, rewriting=True)
-    outcome = compare(result.findings, previous, show=result.paths.show)
-    accepted = Baseline.from_findings(result.findings, result.paths.show)
-    try:
-        accepted.write(file)
-    except OSError as exc:
-        raise _fail(f"{file}: cannot write baseline: {exc.strerror or exc}") from None
-    dropped = sum(entry.unmatched for entry in outcome.stale)
-    typer.echo(
-        f"{file}: {len(result.findings)} findings accepted ({len(outcome.new)} added, "
-        f"{dropped} no longer found and dropped)"
-    )
-
-
-def _apply_fixes(
-    targets: list[Path],
-    cfg: Config,
-    select: list[str],
-    ignore: list[str],
-    unsafe: bool,
-    facts: FactOptions,
-) -> FixRun:
-    """Apply fixes to disk (check --fix, fix --write) and say what happened on stderr."""
-    from agentguard.engine.apply_fixes import run_fixes, write_changes
-
-    run = run_fixes(targets, cfg, select=select, ignore=ignore, unsafe=unsafe, facts=facts)
-    problems = write_changes(run.changes)
-    failed = {p.path for p in problems}
-    written = [c for c in run.changes if c.path not in failed]
-    for problem in problems:
-        err.print(
-            f"[yellow]not written:[/] {escape(run.paths.show(problem.path))}: "
-            f"{escape(problem.reason)}",
-            markup=True,
-        )
-    _report_rollbacks(run)
-    fixed = sum(len(c.fixed) for c in written)
-    if fixed:
-        err.print(
-            f"Fixed {fixed} finding{'s' * (fixed != 1)} in {len(written)} file{'s' * (len(written) != 1)}."
-        )
-    return run
-
-
-def _report_rollbacks(run: FixRun) -> None:
-    for rolled in run.rolled_back:
-        f = run.paths.finding(rolled.finding)
-        err.print(
-            f"[yellow]fix rolled back:[/] {escape(str(f.location))} {f.code}: "
-            f"{escape(rolled.reason)}",
-            markup=True,
-            highlight=False,
-        )
-
-
-@app.command(name="fix")
-def fix_command(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to fix.")] = None,
-    write: Annotated[bool, typer.Option("--write", help="Apply the fixes to the files.")] = False,
-    unsafe_fixes: Annotated[
-        bool,
-        typer.Option("--unsafe-fixes", help="Include unsafe fixes (they change behaviour)."),
-    ] = False,
-    emit_patch: Annotated[
-        Path | None,
-        typer.Option("--emit-patch", help="Write the fixes as a patch for `git apply`."),
-    ] = None,
-    select: Annotated[
-        list[str] | None, typer.Option(help="Only fix these rule codes or prefixes.")
-    ] = None,
-    ignore: Annotated[
-        list[str] | None, typer.Option(help="Do not fix these rule codes or prefixes.")
-    ] = None,
-    config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
-) -> None:
-    """Show the available fixes as a unified diff (default), apply them, or write a patch.
-
-    Exit codes: without --write, 1 when there is something to fix and 0 otherwise; with
-    --write, 1 when a fix had to be rolled back or a file could not be written.
-    """
-    targets, cfg = _targets_and_config(paths, config)
-    codes, skipped = _split_codes(select), _split_codes(ignore)
-    from agentguard.engine.apply_fixes import run_fixes
-
-    facts = _fact_options(cfg, record_runs=False)
-    try:
-        if write:
-            run = _apply_fixes(targets, cfg, codes, skipped, unsafe_fixes, facts)
-        else:
-            run = run_fixes(
-                targets, cfg, select=codes, ignore=skipped, unsafe=unsafe_fixes, facts=facts
-            )
-            _report_rollbacks(run)
-    except ConfigError as exc:
-        raise _fail(str(exc)) from None
-    diff = run.diff()
-    for change in run.changes:
-        for finding in change.fixed:
-            if finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE:
-                # An unsafe fix's description names the follow-ups it leaves to the user.
-                err.print(
-                    f"{run.paths.location(finding.location)} {finding.code}: "
-                    f"{finding.fix.description}",
-                    markup=False,
-                    highlight=False,
-                )
-    if emit_patch is not None:
-        try:
-            emit_patch.write_text(diff, encoding="utf-8", newline="")
-        except OSError as exc:
-            raise _fail(f"{emit_patch}: {exc.strerror or exc}") from None
-    elif not write:
-        sys.stdout.write(diff)
-    if run.unapplied_unsafe and not unsafe_fixes:
-        n = run.unapplied_unsafe
-        err.print(f"{n} more fix{'es' * (n != 1)} available with --unsafe-fixes.")
-    if not write and run.changes:
-        n = run.fixed_count
-        err.print(
-            f"{n} fix{'es' * (n != 1)} in {len(run.changes)} file{'s' * (len(run.changes) != 1)}"
-            + ("" if emit_patch else "; run with --write to apply.")
-        )
-        raise typer.Exit(EXIT_FINDINGS)
-    if write and run.rolled_back:
-        raise typer.Exit(EXIT_FINDINGS)
+app.command(name="fix")(fix_command)
 
 
 class ReportFormat(str, Enum):
@@ -651,7 +493,7 @@ def report(
     from agentguard.report import render_report
     from agentguard.report.model import build_report
 
-    result = _scan_paths(paths, config)
+    result = scan_paths(paths, config)
     document = build_report(result, link_base=link_base)
     if output_file is None:
         render_report(document, output_format.value, sys.stdout)
@@ -662,7 +504,7 @@ def report(
         with output_file.open("w", encoding="utf-8", newline="\n") as stream:
             render_report(document, output_format.value, stream)
     except OSError as exc:
-        raise _fail(f"{output_file}: cannot write the report: {exc.strerror or exc}") from None
+        raise fail(f"{output_file}: cannot write the report: {exc.strerror or exc}") from None
     err.print(f"wrote {escape(str(output_file))}")
 
 
@@ -695,7 +537,7 @@ def rule(code: Annotated[str, typer.Argument(help="A rule code (AG201) or name."
     """Show a rule's documentation."""
     found = rule_by_code(code)
     if found is None:
-        raise _fail(f"no rule {code!r}; `agentguard rules` lists them")
+        raise fail(f"no rule {code!r}; `agentguard rules` lists them")
     console = Console()
     console.print(f"[bold]{found.code} {found.name}[/] ({found.severity.value}, {found.question})")
     console.print(f"[dim]{QUESTIONS.get(found.question, '')}[/]")

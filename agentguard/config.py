@@ -57,6 +57,7 @@ class Config:
     min_confidence: str = "low"
     jobs: int = 0
     cache_dir: str | None = None
+    baseline: str | None = None
     test_paths: list[str] = field(default_factory=list)
     read_only_mcp_servers: list[str] = field(default_factory=list)
     catalog_extensions: dict[str, Any] = field(default_factory=dict)
@@ -163,6 +164,7 @@ def load_config(
     config.min_confidence = section.get("min-confidence", "low")
     config.jobs = section.get("jobs", 0)
     config.cache_dir = section.get("cache-dir")
+    config.baseline = section.get("baseline")
     config.test_paths = list(section.get("test-paths", []))
     config.read_only_mcp_servers = list(section.get("read-only-mcp-servers", []))
     extensions: dict[str, Any] = {}

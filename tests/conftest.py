@@ -110,7 +110,7 @@ def fixture_caches_elsewhere(
 ) -> None:
     """``check fixtures/...`` in a test keeps its fact cache in a temporary folder: the
     fixtures stay exactly as committed, and no test reads another run's cache."""
-    import agentguard.cli as cli
+    import agentguard.cli_common as cli
 
     original = cli.default_cache_dir
     caches = tmp_path_factory.getbasetemp() / "fixture-caches"

@@ -23,6 +23,9 @@ LAYERS: dict[str, int] = {
     "agentguard.output": 7,
     "agentguard.report": 7,
     "agentguard.cli": 7,
+    "agentguard.cli_common": 7,
+    "agentguard.cli_baseline": 7,
+    "agentguard.cli_fix": 7,
     "agentguard.ledger_cli": 7,
     "agentguard.__main__": 7,
 }

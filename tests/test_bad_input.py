@@ -202,3 +202,60 @@ def test_scanned_code_is_never_imported_or_executed(tmp_path: Path) -> None:
     assert not marker.exists()
     assert not {m for m in set(sys.modules) - before if m in {"agent", "tools", "setup"}}
     assert result.files_scanned == 4
+
+
+def test_a_path_with_no_file_to_check_is_a_usage_error(tmp_path: Path) -> None:
+    # A wrong `paths:` in CI must not pass as a clean scan of nothing.
+    (tmp_path / "empty").mkdir()
+    write_project(tmp_path / "only-excluded", {"build/agent.py": WRITE_TOOL})
+    for folder in ("empty", "only-excluded"):
+        done = check_in_a_process(tmp_path, folder)
+        assert done.returncode == 2, done.stdout
+        assert f"error: {folder}: no Python or tool-schema file to check" in done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_a_symlink_loop_given_as_the_path_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    loop = check_in_a_process(tmp_path, "a")
+    assert loop.returncode == 2
+    assert "error: a: symlink loop" in loop.stderr
+    assert "Traceback" not in loop.stderr
+    broken = check_in_a_process(tmp_path, "gone")
+    assert broken.returncode == 2
+    assert "error: gone: broken symlink" in broken.stderr
+
+
+def test_a_folder_symlink_loop_is_named_not_skipped_in_silence(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_project(project, {"agent.py": WRITE_TOOL})
+    (project / "pkg").mkdir()
+    (project / "pkg" / "again").symlink_to(project / "pkg")
+    done = check_in_a_process(project, ".")
+    assert done.returncode == 1, done.stderr
+    assert "skipped pkg/again: symlink loop, not followed" in done.stdout
+    assert "1 skipped" in done.stdout.splitlines()[-1]
+
+
+def test_a_folder_that_cannot_be_listed_fails_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    write_project(project, {"helpers.py": "VERSION = 1\n", "private/tools.py": WRITE_TOOL})
+    original = os.scandir
+
+    def guarded_scandir(path: Any) -> Any:
+        # chmod 0 does not stop root (CI runs as root): fail the listing as the OS would.
+        if os.fspath(path).endswith("private"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return original(path)
+
+    monkeypatch.setattr(os, "scandir", guarded_scandir)
+    result = runner.invoke(app, ["check", str(project), "--no-cache"])
+    assert result.exit_code == 1, result.output
+    assert "private:1:1: AG000 Could not read this file: folder cannot be listed: " in (
+        result.output
+    )
+    assert "permission denied" in result.output

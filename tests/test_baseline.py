@@ -181,3 +181,45 @@ def test_stale_entries_reach_sarif_and_annotations(tmp_path: Path) -> None:
     assert "::notice::stale baseline entry: AG201" in run.stdout
     notes = json.loads(sarif.read_text())["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert any(n["descriptor"]["id"] == "stale-baseline-entry" for n in notes)
+
+
+def test_a_narrower_selection_leaves_other_entries_unjudged(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    write_project(project, {"agent.py": HEADER + CREATE_ORDER})
+    baseline = tmp_path / "baseline.json"
+    runner = CliRunner()
+    assert runner.invoke(app, ["baseline", "create", str(baseline), str(project)]).exit_code == 0
+    entries = json.loads(baseline.read_text())["entries"]
+    assert {e["code"] for e in entries} - {"AG201"}  # entries of other rules exist
+    run = runner.invoke(
+        app,
+        ["check", str(project), "--baseline", str(baseline), "--select", "AG2", "-f", "json"],
+    )
+    assert run.exit_code == 0, run.output
+    summary = json.loads(run.stdout)["summary"]["baseline"]
+    assert summary["stale"] == [] and summary["new"] == 0
+    assert "stale baseline entry" not in run.stderr
+
+
+def test_the_baseline_key_is_the_flagged_text_not_only_the_rule(scan_files: ScanFiles) -> None:
+    # A baselined AG201 on requests.post must not hide a new one on httpx.post in the same
+    # tool: the entry is keyed by the flagged call, not just by rule, file and function.
+    one_write = (
+        "import httpx\nimport requests\nfrom langchain_core.tools import tool\n\n"
+        "@tool\n"
+        "def create_order(cart_id: str) -> dict:\n"
+        '    """Create an order."""\n'
+        '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
+    )
+    before = scan_files({"agent.py": one_write}, select=("AG201",))
+    accepted = Baseline.from_findings(before.findings)
+    two_writes = one_write.replace(
+        "    return requests",
+        '    httpx.post("https://audit.example/log", json={"cart": cart_id})\n    return requests',
+    )
+    after = scan_files({"agent.py": two_writes}, select=("AG201",))
+    outcome = compare(after.findings, accepted)
+    assert [f.code for f in outcome.new] == ["AG201"]
+    assert "httpx.post" in outcome.new[0].message
+    assert outcome.matched == 1 and outcome.stale == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from agentguard.cli import app
 from agentguard.engine.pipeline import ScanResult
 
 from .conftest import FIXTURES, write_project
+from .test_bad_input import WRITE_TOOL
 
 runner = CliRunner()
 SHOP = str(FIXTURES / "shop-agent")
@@ -88,10 +90,14 @@ def test_json_output_has_the_documented_fields_and_is_deterministic() -> None:
         assert "\\" not in finding["path"]
 
 
-def test_statistics_counts_per_rule() -> None:
+def test_statistics_counts_per_rule_instead_of_the_findings() -> None:
     result = runner.invoke(app, ["check", SHOP, "--statistics"])
-    assert "Findings by rule" in result.output
-    assert "missing-idempotency-key" in result.output
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert any(re.fullmatch(r" *\d+  AG201      missing-idempotency-key", ln) for ln in lines)
+    assert any(re.fullmatch(r" *\d+  AG101  \[\*\] undeclared-tool-semantics", ln) for ln in lines)
+    assert "evidence:" not in result.output
+    assert "findings in" in lines[-1]
 
 
 def test_unknown_format_is_a_usage_error() -> None:
@@ -195,3 +201,75 @@ def test_a_profiled_check_still_writes_its_profile(shop_agent: Path, tmp_path: P
     )
     assert completed.returncode == 0, completed.stderr
     assert profile.stat().st_size > 0
+
+
+CONCISE_LINE = re.compile(r"[\w./-]+\.py:\d+:\d+: AG\d{3} \S.*")
+
+
+def test_concise_output_is_one_line_per_finding() -> None:
+    full = json.loads(runner.invoke(app, ["check", SHOP, "--format", "json"]).output)
+    result = runner.invoke(app, ["check", SHOP, "--output-format", "concise"])
+    assert result.exit_code == 1
+    *findings, summary = result.output.splitlines()
+    assert len(findings) == len(full["findings"])
+    assert all(CONCISE_LINE.fullmatch(line) for line in findings), findings
+    first = full["findings"][0]
+    assert findings[0] == (
+        f"{first['path']}:{first['line']}:{first['column']}: {first['code']} {first['message']}"
+    )
+    assert "findings in" in summary
+
+
+def test_quiet_prints_the_findings_and_nothing_else() -> None:
+    result = runner.invoke(app, ["check", SHOP, "-f", "concise", "--quiet"])
+    assert result.exit_code == 1
+    assert result.output.strip()
+    assert all(CONCISE_LINE.fullmatch(line) for line in result.output.splitlines())
+
+
+def test_extend_select_extend_ignore_and_exclude_on_the_command_line(tmp_path: Path) -> None:
+    write_project(tmp_path, {"agent.py": READ_ONLY, "vendor/shop.py": WRITE_TOOL})
+
+    def codes(*args: str) -> set[tuple[str, str]]:
+        done = runner.invoke(app, ["check", str(tmp_path), "-f", "json", *args])
+        return {(f["code"], f["path"]) for f in json.loads(done.output)["findings"]}
+
+    assert ("AG201", "vendor/shop.py") in codes()
+    assert codes("--exclude", "vendor") == set()
+    assert {c for c, _ in codes("--select", "AG3", "--extend-select", "AG201")} == {
+        "AG201",
+        "AG301",
+    }
+    assert "AG201" not in {c for c, _ in codes("--extend-ignore", "AG2")}
+    assert ("AG201", "vendor/shop.py") in codes("--exclude", "nothing", "--extend-exclude", "x")
+
+
+def test_standard_input_is_checked_under_the_stdin_filename(tmp_path: Path) -> None:
+    write_project(tmp_path, {"pkg/agent.py": READ_ONLY})
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "agentguard", "check", "-",
+            "--stdin-filename", "pkg/agent.py", "--output-format", "concise",
+        ],
+        input=WRITE_TOOL,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "pkg/agent.py:7:12: AG201 " in done.stdout
+    assert (tmp_path / "pkg" / "agent.py").read_text() == READ_ONLY  # the file is not touched
+
+
+def test_fix_accepts_diff_as_its_default_and_show_fixes_lists_them(tmp_path: Path) -> None:
+    agent = "def lookup(order_id: str) -> str:  # agentguard: ignore[AG201]\n    return order_id\n"
+    write_project(tmp_path, {"agent.py": agent})
+    shown = runner.invoke(app, ["fix", str(tmp_path), "--diff"])
+    assert shown.exit_code == 1
+    assert "+def lookup(order_id: str) -> str:\n" in shown.stdout
+    assert runner.invoke(app, ["fix", str(tmp_path), "--diff", "--write"]).exit_code == 2
+    written = runner.invoke(app, ["fix", str(tmp_path), "--write", "--show-fixes"])
+    assert written.exit_code == 0, written.output
+    assert "- agent.py:\n    1 x AG002 (unused-suppression)" in written.stderr

@@ -122,3 +122,26 @@ def test_extend_select_adds_to_select(tmp_path: Path) -> None:
     project = project_with(tmp_path, 'select = ["AG3"]\nextend-select = ["AG201"]')
     found = codes(runner.invoke(app, ["check", str(project), "-f", "json", "--no-cache"]).output)
     assert found == {"AG201", "AG301"}
+
+
+def test_an_unknown_key_under_a_framework_is_an_error_naming_it(tmp_path: Path) -> None:
+    project = project_with(tmp_path, "[tool.agentguard.frameworks.acme]\nbogus = 1\n")
+    result = runner.invoke(app, ["check", str(project)])
+    assert result.exit_code == 2
+    assert "pyproject.toml" in result.output
+    assert "frameworks.acme" in result.output and "bogus" in result.output
+
+
+def test_the_configured_baseline_is_used_without_an_argument(tmp_path: Path) -> None:
+    project = project_with(tmp_path, 'baseline = "agentguard-baseline.json"')
+    created = runner.invoke(
+        app, ["baseline", "create", str(project / "agentguard-baseline.json"), str(project)]
+    )
+    assert created.exit_code == 0, created.output
+    accepted = runner.invoke(app, ["check", str(project), "--no-cache"])
+    assert accepted.exit_code == 0, accepted.output
+    assert "0 findings" in accepted.output
+    (project / "agentguard-baseline.json").unlink()
+    missing = runner.invoke(app, ["check", str(project), "--no-cache"])
+    assert missing.exit_code == 2
+    assert "agentguard-baseline.json: baseline file not found" in missing.output

@@ -84,3 +84,64 @@ def test_a_long_fix_is_laid_out_for_a_wider_project(tmp_path: Path) -> None:
     # The key fits on the decorator's line at 120 columns.
     assert "    key=lambda call: f'open_ticket:" in after
     assert max(len(line) for line in after.splitlines()) <= 120
+
+
+LONG_DECORATOR = (
+    "import httpx\n"
+    "from fastmcp import FastMCP\n\n"
+    'mcp = FastMCP("shop")\n\n\n'
+    '@mcp.tool(name="create_customer_order", description="Create an order for the cart")\n'
+    "async def create_order(cart_id: str) -> dict:\n"
+    "    async with httpx.AsyncClient() as client:\n"
+    '        response = await client.post("https://shop.example/orders", json={"c": cart_id})\n'
+    "        return response.json()\n"
+)
+
+
+def fix_diff(project: Path) -> str:
+    from typer.testing import CliRunner
+
+    from agentguard.cli import app
+
+    done = CliRunner().invoke(app, ["fix", str(project), "--select", "AG101"])
+    assert done.exit_code == 1, done.output
+    return done.stdout
+
+
+def test_a_decorator_with_arguments_stays_within_the_line_length(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "server.py").write_text(LONG_DECORATOR, encoding="utf-8")
+    added = [line[1:] for line in fix_diff(tmp_path).splitlines() if line.startswith("+")]
+    assert "    annotations=ToolAnnotations(" in added
+    assert '    name="create_customer_order",' in added
+    assert max(len(line) for line in added if not line.startswith("++")) <= DEFAULT_LINE_LENGTH
+
+
+def test_a_file_in_a_declared_encoding_is_fixed_and_written_in_it(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    source = "# -*- coding: latin-1 -*-\n" + LONG_DECORATOR.replace("Create an", "Créer an")
+    (tmp_path / "server.py").write_bytes(source.encode("latin-1"))
+    assert '+    description="Créer an order for the cart",' in fix_diff(tmp_path)
+    run = run_fixes([tmp_path], load_config([tmp_path]))
+    (change,) = run.changes
+    written = change.encoded()
+    assert "annotations=ToolAnnotations(" in written.decode("latin-1")
+    assert "Créer".encode("latin-1") in written
+
+
+def test_a_fix_on_offer_that_cannot_be_made_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `check` says "fix available": `fix` must not then print nothing and exit 0.
+    from typer.testing import CliRunner
+
+    from agentguard.checks.declarations.ag101_undeclared_tool_semantics import (
+        UndeclaredToolSemantics,
+    )
+    from agentguard.cli import app
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "server.py").write_text(LONG_DECORATOR, encoding="utf-8")
+    monkeypatch.setattr(UndeclaredToolSemantics, "fixed_text", lambda self, finding, ctx: None)
+    done = CliRunner().invoke(app, ["fix", str(tmp_path), "--select", "AG101"])
+    assert "fix not made: server.py:8:11 AG101: no edit could be built" in done.stderr

@@ -148,7 +148,7 @@ def test_every_agentguard_command_and_option_the_readme_shows_exists() -> None:
             rest = rest[1:]
         assert not subcommands(command), f"incomplete command: {' '.join(words)}"
         for word in rest:
-            if word.startswith("-"):
+            if word.startswith("-") and word != "-":  # `-` alone: standard input
                 name = word.split("=", 1)[0]
                 assert name in options_of(command), f"no option {name} in {' '.join(words)}"
 

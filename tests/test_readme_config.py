@@ -57,11 +57,9 @@ not set). Same pattern forms as `exclude`.""",
 Whether files your `.gitignore` files ignore are left out. Default: `true`; a `.gitignore` in
 a subfolder applies to that folder, as in git.""",
     "prefilter": """\
-Default: `true`, which parses only the files that can matter: those that name a tool, an agent
-framework or a retry construct, every test file and every file named on the command line, then
-every project module they import or call into. `false` parses every file, so that every syntax
-error is reported. The prefilter is being removed (every file will be parsed, from the cache
-when unchanged); do not rely on this key.""",
+Deprecated; it has no effect. Every file is parsed (from the cache when unchanged), so every
+syntax error is reported whatever this key says. It is still accepted so that an existing
+config keeps working, and every run that reads it says so on stderr; remove it.""",
     "per-file-ignores": """\
 A table from a file pattern to the codes or prefixes not reported in matching files:
 `{ "scripts/*" = ["AG9"], "conftest.py" = ["ALL"] }`. A pattern is matched (shell-style,
@@ -82,6 +80,11 @@ Processes that parse files in every command that scans (`check`, `fix`, `report`
 Where every command that scans keeps the cache of per-file facts and recorded runs, and
 what `agentguard clean` removes: relative to the project root, or absolute. Default:
 `.agentguard_cache/` under the project root. `--cache-dir` on the command line overrides it.""",
+    "baseline": """\
+The baseline file (`agentguard baseline create FILE`) that `agentguard check` compares with
+when `--baseline` is not given, relative to the folder of the config file:
+`baseline = "agentguard-baseline.json"`. The pre-commit hook and the GitHub Action read it
+here, so a committed baseline needs no extra arguments. Default: none.""",
     "ledger-functions": """\
 Qualified names of your own functions that durably record a tool call before it runs
 (`"app.audit.record_start"`; `*` matches within a dotted name). A tool that calls one before
@@ -99,8 +102,9 @@ eval-coverage rule (AG801) looks for fault-injection tests there.""",
 Teach agentguard how your own framework, or a wrapper around one, declares tools. Each key is
 a framework name; a list joins the built-in framework's list of the same name (a new name adds
 a framework). Keys per framework: `decorators`, `factories`, `base_classes`, `registries`,
-`metadata_kwarg`, `annotations_kwarg`, as in the built-in frameworks catalogue (schema:
-`agentguard/data/frameworks.schema.json`).
+`structural_bases`, `metadata_kwarg`, `annotations_kwarg`, `plugin_entries`, `lowlevel`, as in
+the built-in frameworks catalogue (schema: `agentguard/data/frameworks.schema.json`); any other
+key is an error that names it.
 
 ```toml
 [tool.agentguard.frameworks.acme]

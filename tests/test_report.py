@@ -272,3 +272,67 @@ def test_eval_column_gives_ag801s_verdict(example: Valid | Invalid, scan_files: 
     assert writers
     for name in writers:
         assert rows[name].status == ("bad" if name in flagged else "good"), rows[name]
+
+
+DISAGREEING_SERVER = '''
+import httpx
+from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+mcp = FastMCP("shop")
+
+
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def create_order(cart_id: str) -> dict:
+    """Create an order."""
+    return httpx.post("https://shop.example/orders", json={"cart": cart_id}).json()
+
+
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=False))
+def set_address(order_id: str, address: str) -> dict:
+    """Set the delivery address."""
+    return httpx.put(f"https://shop.example/orders/{order_id}/address", json={"a": address}).json()
+
+
+@mcp.tool()
+def get_order(order_id: str) -> str:
+    """Look an order up."""
+    try:
+        return httpx.get(f"https://shop.example/orders/{order_id}").text
+    except Exception as exc:
+        return f"Error: {exc}"
+
+
+@mcp.tool()
+def list_orders(customer_id: str) -> str:
+    """List a customer's orders."""
+    try:
+        return httpx.get(f"https://shop.example/customers/{customer_id}/orders").text
+    except Exception as exc:
+        return f"Error: {exc}"
+'''
+
+
+def test_every_ratio_has_its_numerator_inside_its_denominator(scan_files: ScanFiles) -> None:
+    report = build_report(scan_files({"server.py": DISAGREEING_SERVER}))
+    for question in report.questions:
+        for flagged, total in re.findall(r"(\d+) of (\d+) ", question.summary):
+            assert int(flagged) <= int(total), (question.id, question.summary)
+    q6 = next(q for q in report.questions if q.id == "Q6")
+    assert "2 other tools flagged" in q6.summary, q6.summary
+
+
+def test_a_tool_row_says_where_the_declaration_and_the_code_disagree(
+    scan_files: ScanFiles,
+) -> None:
+    rows = {
+        row.name: row for row in build_report(scan_files({"server.py": DISAGREEING_SERVER})).tools
+    }
+    declared_read = rows["create_order"]
+    assert declared_read.risk.value == "read (declared); code writes: network_write"
+    assert declared_read.replay.value == "unsafe: repeats the write"
+    declared_repeating = rows["set_address"]
+    assert declared_repeating.idempotency.value == (
+        "non-idempotent (declared); code: idempotent writes"
+    )
+    assert declared_repeating.replay.value == ("safe by the code; declared non-idempotent")

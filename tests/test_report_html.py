@@ -176,14 +176,11 @@ p.textContent=[innerWidth,document.documentElement.scrollWidth,r('.table-wrap'),
 r('th[data-key=findings]')].join(' ');document.body.appendChild(p);})();</script>"""
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs a chromium browser")
-def test_the_whole_tool_table_fits_a_1400_px_window_in_chromium(tmp_path: Path) -> None:
+def laid_out(tmp_path: Path, html: str, width: int) -> str:
+    """The page's DOM after chromium laid it out in a window ``width`` px wide."""
     page = tmp_path / "report.html"
-    page.write_text(
-        page_for(FIXTURES / "mixed-schemas").replace("</body>", MEASURE + "</body>"),
-        encoding="utf-8",
-    )
-    dumped = subprocess.run(
+    page.write_text(html, encoding="utf-8")
+    return subprocess.run(
         [
             "chromium",
             "--headless",
@@ -195,7 +192,7 @@ def test_the_whole_tool_table_fits_a_1400_px_window_in_chromium(tmp_path: Path) 
             "--disable-component-update",
             "--disable-sync",
             f"--user-data-dir={tmp_path / 'profile'}",
-            "--window-size=1400,900",
+            f"--window-size={width},900",
             "--dump-dom",
             page.as_uri(),
         ],
@@ -204,9 +201,38 @@ def test_the_whole_tool_table_fits_a_1400_px_window_in_chromium(tmp_path: Path) 
         timeout=60,
         check=True,
     ).stdout
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs a chromium browser")
+def test_the_whole_tool_table_fits_a_1400_px_window_in_chromium(tmp_path: Path) -> None:
+    html = page_for(FIXTURES / "mixed-schemas").replace("</body>", MEASURE + "</body>")
+    dumped = laid_out(tmp_path, html, 1400)
     measured = re.search(r'<pre id="measured">([\d ]+)</pre>', dumped)
     assert measured, dumped[-500:]
     window, page_width, frame_right, findings_right = map(int, measured.group(1).split())
     assert window == 1400
     assert page_width <= window  # the page itself never scrolls sideways
     assert findings_right <= frame_right  # the last column is in view, not cut off
+
+
+# How much of the checklist's area its question cards cover, in per cent.
+COVERAGE = """<script>(function(){
+var box=document.querySelector('.questions').getBoundingClientRect(),covered=0;
+document.querySelectorAll('.questions > .q').forEach(function(q){
+var r=q.getBoundingClientRect();covered+=r.width*r.height;});
+var p=document.createElement('pre');p.id='coverage';
+p.textContent=Math.round(100*covered/(box.width*box.height));
+document.body.appendChild(p);})();</script>"""
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs a chromium browser")
+@pytest.mark.parametrize("width", [1400, 390])
+def test_an_open_question_leaves_no_blank_area_beside_it(tmp_path: Path, width: int) -> None:
+    # shop-agent fails Q2, whose findings are open: no card may stand beside it over blank
+    # space (the other cards of a grid row would).
+    html = page_for(FIXTURES / "shop-agent")
+    assert "<details open>" in html
+    dumped = laid_out(tmp_path, html.replace("</body>", COVERAGE + "</body>"), width)
+    coverage = re.search(r'<pre id="coverage">(\d+)</pre>', dumped)
+    assert coverage, dumped[-500:]
+    assert int(coverage.group(1)) >= 90

@@ -512,3 +512,66 @@ def test_global_retry_without_any_write_tool_is_fine(scan_files: ScanFiles) -> N
         '''
     )
     assert codes(scan_files, source) == []
+
+
+SHOP_DISPATCH = TOOLS.replace(
+    "import requests\n", "import requests\nfrom tenacity import retry, stop_after_attempt\n"
+) + textwrap.dedent(
+    """
+    TOOLS = {"create_order": create_order, "search_products": search_products}
+
+    @retry(stop=stop_after_attempt(3))
+    def run_tool(name: str, args: dict) -> object:
+        return TOOLS[name].invoke(args)
+    """
+)
+
+SMS_AGENT = textwrap.dedent(
+    '''
+    import requests
+    from langchain_core.tools import tool
+
+    @tool
+    def textme(body: str) -> dict:
+        """Send me a text."""
+        return requests.post("https://sms.example/send", json={"body": body}).json()
+    '''
+)
+
+
+def test_a_global_retry_names_only_the_tools_its_registry_holds(scan_files: ScanFiles) -> None:
+    # Two projects in one folder: the retry around TOOLS[name] cannot reach `textme`.
+    result = scan_files({"shop/agent.py": SHOP_DISPATCH, "sms/agent.py": SMS_AGENT})
+    (finding,) = [f for f in result.findings if f.code == "AG901"]
+    assert finding.message.endswith("it also repeats non-idempotent tools (`create_order`)")
+
+
+def test_a_global_retry_over_a_registry_of_reads_is_not_reported(scan_files: ScanFiles) -> None:
+    reads_only = SHOP_DISPATCH.replace('"create_order": create_order, ', "")
+    result = scan_files({"shop/agent.py": reads_only, "sms/agent.py": SMS_AGENT})
+    assert [f for f in result.findings if f.code == "AG901"] == []
+
+
+def test_a_global_retry_names_the_tools_of_the_code_it_imports(scan_files: ScanFiles) -> None:
+    dispatcher = textwrap.dedent(
+        """
+        from tenacity import retry
+
+        from shop.tools import REGISTRY
+
+        @retry
+        def run_tool(name: str, args: dict) -> object:
+            return REGISTRY.get(name).invoke(args)
+        """
+    )
+    shop_tools = SHOP_DISPATCH.split("TOOLS =")[0] + "REGISTRY = {}\n"
+    result = scan_files(
+        {
+            "shop/__init__.py": "",
+            "shop/tools.py": shop_tools,
+            "shop/dispatch.py": dispatcher,
+            "sms/agent.py": SMS_AGENT,
+        }
+    )
+    messages = [f.message for f in result.findings if f.code == "AG901"]
+    assert messages and all("`textme`" not in m and "`create_order`" in m for m in messages)

@@ -21,13 +21,16 @@ from typing import TYPE_CHECKING
 from agentguard.config import Config
 from agentguard.diagnostics import Applicability, Finding
 from agentguard.engine.display_paths import PathPresenter
-from agentguard.engine.fix_edits import attach_fixes, decode, fix_offer
+from agentguard.engine.fix_edits import attach_fixes, decode, fix_offer, source_encoding
 from agentguard.fixes.text import TextEdit, apply_text_edits, resolve
 
 if TYPE_CHECKING:
     from agentguard.engine.speed import FactOptions
 
 MAX_ROUNDS = 10
+# Why a fix on offer was not made.
+UNDECODABLE = "its file cannot be decoded in the encoding it declares"
+NOT_BUILT = "no edit could be built for the code as it is written here"
 
 
 @dataclass
@@ -39,9 +42,10 @@ class FileChange:
     before: str
     after: str
     fixed: list[Finding] = field(default_factory=list)
+    encoding: str = "utf-8"  # the one the file declares (PEP 263), kept on writing
 
     def encoded(self) -> bytes:
-        return (self.bom + self.after).encode("utf-8")
+        return (self.bom + self.after).encode(self.encoding)
 
 
 @dataclass
@@ -59,6 +63,8 @@ class FixRun:
     # How paths are shown (the diff's file names too): relative to the repository root.
     paths: PathPresenter
     unapplied_unsafe: int = 0  # fixable findings left because unsafe fixes were not allowed
+    # Findings whose fix is on offer (``check`` says so) but could not be made, and why.
+    unmade: list[RolledBack] = field(default_factory=list)
 
     @property
     def fixed_count(self) -> int:
@@ -90,41 +96,56 @@ def run_fixes(
 
     files = discover(list(paths), config)
     originals: dict[str, tuple[Path, bytes, str, str]] = {}
+    encodings: dict[str, str] = {}
     for absolute, rel in files.python:
         data = read_source(absolute, rel, config.max_file_size)
         if isinstance(data, bytes):
             decoded = decode(data)
-            if decoded is not None:
+            encoding = source_encoding(data)
+            if decoded is not None and encoding is not None:
                 originals[rel] = (Path(absolute), data, decoded[0], decoded[1])
+                encodings[rel] = encoding
     current = {rel: entry[3] for rel, entry in originals.items()}
     fixed: dict[str, list[Finding]] = {}
     rolled_back: list[RolledBack] = []
     blocked: set[tuple[str, str]] = set()  # (path, fingerprint) of fixes that broke the code
     rounds = 0
     unapplied_unsafe = 0
+    unmade: list[RolledBack] = []
     for rounds in range(1, max_rounds + 1):  # noqa: B007 - the count is reported
-        sources = {rel: (originals[rel][2] + text).encode("utf-8") for rel, text in current.items()}
+        sources = {
+            rel: (originals[rel][2] + text).encode(encodings[rel]) for rel, text in current.items()
+        }
         result = scan(paths, config, select=select, ignore=ignore, sources=sources, facts=facts)
         # Edits are built (a LibCST parse per file) only for the fixes this run may apply.
         wanted: list[Finding] = []
         unapplied_unsafe = 0
+        unmade = []
         for finding in result.findings:
             offered = fix_offer(finding, result.project)
-            if offered is None or finding.path not in current:
-                continue
-            if (finding.path, finding.fingerprint) in blocked:
+            if offered is None or (finding.path, finding.fingerprint) in blocked:
                 continue
             if not allowed(offered.applicability, unsafe):
                 unapplied_unsafe += offered.applicability is Applicability.UNSAFE
+                continue
+            if finding.path not in current:
+                unmade.append(RolledBack(finding, UNDECODABLE))
                 continue
             wanted.append(finding)
         by_file: dict[str, list[Finding]] = {}
         for finding in attach_fixes(wanted, result.project, config.root, sources):
             if finding.fix is not None:
                 by_file.setdefault(finding.path, []).append(finding)
+            else:
+                unmade.append(RolledBack(finding, NOT_BUILT))
         progressed = False
         for rel, findings in sorted(by_file.items()):
             text, applied, broken = apply_round(current[rel], findings, rel)
+            if not _encodable(text, encodings[rel]):
+                # A fix that adds what the file's declared encoding cannot hold is not made.
+                reason = f"the fix adds characters the file's encoding ({encodings[rel]}) lacks"
+                broken += [(finding, reason) for finding in applied]
+                text, applied = current[rel], []
             for finding, reason in broken:
                 blocked.add((rel, finding.fingerprint))
                 rolled_back.append(RolledBack(finding, reason))
@@ -143,6 +164,7 @@ def run_fixes(
             before=originals[rel][3],
             after=text,
             fixed=fixed.get(rel, []),
+            encoding=encodings[rel],
         )
         for rel, text in sorted(current.items())
         if text != originals[rel][3]
@@ -154,7 +176,16 @@ def run_fixes(
         rounds,
         PathPresenter.for_config(config),
         unapplied_unsafe,
+        unmade,
     )
+
+
+def _encodable(text: str, encoding: str) -> bool:
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def compiles(text: str, filename: str) -> str | None:

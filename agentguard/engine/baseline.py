@@ -199,9 +199,12 @@ def compare(
     baseline: Baseline,
     path: str = "",
     show: Callable[[str], str] = _same,
+    judged: Callable[[EntryKey], bool] | None = None,
 ) -> BaselineOutcome:
     """Split findings into new ones and ones the baseline accepts, up to each entry's count.
     ``show`` gives a finding's path as the baseline has it (relative to the repository root).
+    ``judged``: whether this run could have found an entry's finding again (its file was
+    scanned, its rule selected); only such an entry is stale when nothing matches it.
 
     Findings are taken in source order, so when an entry allows one and there are two, the
     first keeps its place and the later copy is reported as new.
@@ -219,6 +222,6 @@ def compare(
     stale = [
         StaleEntry(key, count, baseline.messages.get(key, ""))
         for key, count in sorted(remaining.items())
-        if count > 0
+        if count > 0 and (judged is None or judged(key))
     ]
     return BaselineOutcome(path=path, new=new, matched=matched, stale=stale)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pathspec
 
-from agentguard.config import Config
+from agentguard.config import Config, ConfigError
 from agentguard.diagnostics import ScanProblem
 from agentguard.facts.extract import is_test_path
 
@@ -22,6 +23,11 @@ PACKAGE_CONFIGS = frozenset({"pyproject.toml", "setup.cfg", "setup.py"})
 NOT_A_REGULAR_FILE = "not a regular file (a named pipe, socket or device), not read"
 
 
+class NothingToCheck(ConfigError):
+    """A path given to scan holds no file to check (empty, or every file excluded): a wrong
+    path in CI must not pass as a clean scan. The CLI prints it and exits 2."""
+
+
 @dataclass
 class FileSet:
     # (absolute path, relative path): a string, not a Path, because constructing thousands
@@ -31,6 +37,8 @@ class FileSet:
     problems: list[ScanProblem] = field(default_factory=list)
     # Relative paths of the packaging files (pyproject.toml, setup.cfg, setup.py) found.
     package_configs: list[str] = field(default_factory=list)
+    # The paths given that yielded no file to check and no problem: nothing was checked there.
+    empty_paths: list[str] = field(default_factory=list)
 
 
 def _absolute(path: Path) -> Path:
@@ -137,8 +145,12 @@ def discover(paths: list[Path], config: Config) -> FileSet:
     ignores.load_gitignore(root)
     seen: set[str] = set()
 
+    found = 0  # files met, each time one is met (a file named twice is found twice)
+
     def add_file(absolute: str, real: str, rel: str, explicit: bool) -> None:
         """``real``: the resolved path; ``rel``: the same relative to the root."""
+        nonlocal found
+        found += 1
         if real in seen:
             return
         seen.add(real)
@@ -163,7 +175,7 @@ def discover(paths: list[Path], config: Config) -> FileSet:
         try:
             given.stat()
         except OSError as exc:
-            reason = "symlink loop" if exc.errno == 40 else (exc.strerror or str(exc))
+            reason = "symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
             result.problems.append(ScanProblem(relative(given, config.root), reason))
             continue
         if given.is_file():
@@ -173,19 +185,24 @@ def discover(paths: list[Path], config: Config) -> FileSet:
         if not given.is_dir():
             result.problems.append(ScanProblem(relative(given, config.root), NOT_A_REGULAR_FILE))
             continue
+        before = (found, len(result.problems))
         # Walking from a resolved folder and never into symlinked folders, every path
         # below is already resolved: only symlinked files need resolving.
-        for folder, dirs, files in _walk(str(_absolute(given))):
+        for folder, dirs, files in _walk(str(_absolute(given)), result.problems, root):
             if any(entry.name == ".gitignore" for entry in files):
                 ignores.load_gitignore(folder)
-            dirs[:] = [
-                entry
-                for entry in dirs
-                if not entry.is_symlink()
-                and not ignores.ignored(
-                    entry.path, _relative_to(entry.path, root), entry.name, True
-                )
-            ]
+            kept = []
+            for entry in dirs:
+                rel = _relative_to(entry.path, root)
+                if ignores.ignored(entry.path, rel, entry.name, True):
+                    continue
+                if not entry.is_symlink():
+                    kept.append(entry)
+                elif _loops(entry.path):
+                    # Not followed, as every symlinked folder; a loop is named, since the
+                    # files it seems to hold are never checked.
+                    result.problems.append(ScanProblem(rel, "symlink loop, not followed"))
+            dirs[:] = kept
             for entry in files:
                 name = entry.name
                 if name in PACKAGE_CONFIGS:
@@ -209,23 +226,51 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                     # Named by where the link points, when that is inside the root.
                     rel = _relative_to(real, root, absolute.replace(os.sep, "/"))
                 add_file(absolute, real, rel, explicit=False)
+        if before == (found, len(result.problems)):
+            result.empty_paths.append(given.as_posix())
+    if result.empty_paths:
+        raise NothingToCheck(
+            f"{', '.join(result.empty_paths)}: no Python or tool-schema file to check "
+            "(the folder is empty, or every file in it is excluded)"
+        )
     result.python.sort(key=lambda p: p[1])
     result.schemas.sort(key=lambda p: p[1])
     result.package_configs.sort()
     return result
 
 
-def _walk(top: str) -> Iterator[tuple[str, list[os.DirEntry[str]], list[os.DirEntry[str]]]]:
+def _loops(link: str) -> bool:
+    """Whether a symlinked folder cannot be resolved, or points at a folder holding it."""
+    try:
+        target = os.path.realpath(link, strict=True)
+    except (OSError, RuntimeError):
+        return True
+    folder = os.path.realpath(os.path.dirname(link) or ".")
+    return folder == target or folder.startswith(target.rstrip(os.sep) + os.sep)
+
+
+def _walk(
+    top: str, problems: list[ScanProblem], root: str
+) -> Iterator[tuple[str, list[os.DirEntry[str]], list[os.DirEntry[str]]]]:
     """``os.walk(top)`` top-down, folders and files each sorted by name, as directory
     entries: their types come with the listing, so no file costs an ``lstat`` of its own.
-    The caller prunes the folders it is given, in place, as with ``os.walk``."""
+    The caller prunes the folders it is given, in place, as with ``os.walk``. A folder
+    that cannot be listed is a problem (reported as AG000): nobody checked its files."""
     stack = [top]
     while stack:
         folder = stack.pop()
         try:
             with os.scandir(folder) as listing:
                 entries = list(listing)
-        except OSError:  # as os.walk: a folder that cannot be listed is passed over
+        except OSError as exc:
+            reason = "permission denied" if isinstance(exc, PermissionError) else exc.strerror
+            problems.append(
+                ScanProblem(
+                    _relative_to(folder, root),
+                    f"folder cannot be listed: {reason or exc}",
+                    "unreadable",
+                )
+            )
             continue
         dirs: list[os.DirEntry[str]] = []
         files: list[os.DirEntry[str]] = []

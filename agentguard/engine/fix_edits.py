@@ -10,7 +10,9 @@ renders diffs and patches, and writes files atomically.
 
 from __future__ import annotations
 
+import io
 import time
+import tokenize
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -106,11 +108,25 @@ def _context(
 BOM = "\ufeff"
 
 
-def decode(data: bytes) -> tuple[str, str] | None:
-    """(bom, text) of a UTF-8 file with its line endings untouched; None if not UTF-8."""
+def source_encoding(data: bytes) -> str | None:
+    """The encoding a Python file declares (PEP 263: a BOM or a coding cookie; UTF-8 by
+    default), as the interpreter reads it; None when the declaration is not understood."""
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        return None
+    return "utf-8" if encoding == "utf-8-sig" else encoding
+
+
+def decode(data: bytes) -> tuple[str, str] | None:
+    """(bom, text) of a Python file in the encoding it declares, with its line endings
+    untouched; None if it cannot be decoded so."""
+    encoding = source_encoding(data)
+    if encoding is None:
+        return None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
         return None
     if text.startswith(BOM):
         return BOM, text[1:]

@@ -6,7 +6,6 @@ Everything that makes it fast (the fact cache, the process pool, the run memo) s
 
 from __future__ import annotations
 
-import fnmatch
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,7 +13,7 @@ from pathlib import Path
 
 from agentguard.checks.base import Rule, all_rules, selected
 from agentguard.config import Config
-from agentguard.diagnostics import Confidence, Finding, Location
+from agentguard.diagnostics import Confidence, Finding
 from agentguard.engine.baseline import BaselineOutcome
 from agentguard.engine.discovery import discover, test_files
 from agentguard.engine.display_paths import PathPresenter
@@ -23,7 +22,7 @@ from agentguard.engine.module_roots import evidence_names, module_names
 from agentguard.engine.run_memo import ScanOutcome, offer_key
 from agentguard.engine.selection import check_selection
 from agentguard.engine.speed import FactOptions, Speed
-from agentguard.facts.module_facts import ModuleFacts, Suppression
+from agentguard.engine.suppressions import apply_suppressions
 from agentguard.knowledge.catalog import Catalog, load_catalog
 from agentguard.project.project_model import ProjectModel, build_project
 
@@ -63,72 +62,6 @@ class ScanResult(ScanOutcome):
             assert self._link is not None  # a result is linked, or knows how to link
             self._project = self._link()
         return self._project
-
-
-def _covers(suppression: Suppression, finding: Finding, facts: ModuleFacts | None) -> bool:
-    if suppression.codes and not any(finding.code.startswith(c) for c in suppression.codes):
-        return False
-    span = finding.span
-    if span.line <= suppression.line <= span.end_line:
-        return True
-    if facts is None:
-        return False
-    # A comment on a decorator or def line covers the whole definition.
-    for fn in facts.functions.values():
-        if fn.span.line <= suppression.line <= fn.name_span.line:
-            if fn.span.line <= span.line <= fn.span.end_line:
-                return True
-    for cls in facts.classes.values():
-        if cls.span.line <= suppression.line <= cls.name_span.line:
-            if cls.span.line <= span.line <= cls.span.end_line:
-                return True
-    return False
-
-
-def _per_file_ignored(finding: Finding, per_file: dict[str, list[str]]) -> bool:
-    for pattern, codes in per_file.items():
-        if fnmatch.fnmatch(finding.path, pattern) or fnmatch.fnmatch(
-            finding.path.rsplit("/", 1)[-1], pattern
-        ):
-            if any(c == "ALL" or finding.code.startswith(c) for c in codes):
-                return True
-    return False
-
-
-def apply_suppressions(
-    findings: list[Finding], project: ProjectModel, config: Config, unused_rule: Rule | None
-) -> tuple[list[Finding], list[Finding], list[Finding]]:
-    """Split findings into kept and suppressed; report suppressions that matched nothing."""
-    kept: list[Finding] = []
-    suppressed: list[Finding] = []
-    used: set[tuple[str, int]] = set()
-    for finding in findings:
-        facts = project.modules.get(finding.path)
-        hit = False
-        for suppression in facts.suppressions if facts else []:
-            if _covers(suppression, finding, facts):
-                used.add((finding.path, suppression.line))
-                hit = True
-        if hit or _per_file_ignored(finding, config.per_file_ignores):
-            suppressed.append(finding)
-        else:
-            kept.append(finding)
-    unused: list[Finding] = []
-    if unused_rule is not None:
-        for facts in project.modules.values():
-            for suppression in facts.suppressions:
-                if (facts.path, suppression.line) in used:
-                    continue
-                codes = ", ".join(suppression.codes) or "every rule"
-                unused.append(
-                    unused_rule.finding(
-                        Location(facts.path, suppression.span),
-                        f"Unused suppression: nothing here is reported for {codes}",
-                        confidence=Confidence.HIGH,
-                        node_text=f"ignore[{codes}]@{suppression.line}",
-                    )
-                )
-    return kept, suppressed, unused
 
 
 def scan(

@@ -17,6 +17,7 @@ class RenderOptions:
     statistics: bool = False
     show_source: bool = True
     width: int | None = None
+    quiet: bool = False  # findings only: no summary line
 
 
 Renderer = Callable[["ScanResult", TextIO, RenderOptions], None]
@@ -27,6 +28,7 @@ EDIT_FORMATS = frozenset({"json", "sarif"})
 
 FORMAT_MODULES: dict[str, str] = {
     "text": "text",
+    "concise": "concise",
     "json": "json_format",
     "sarif": "sarif",
     "github": "github",

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from agentguard.diagnostics import Finding, Location
 from agentguard.output import RenderOptions
@@ -45,16 +47,17 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
     columns = ColumnMapper(paths.base)
     shown = [(scanned, paths.finding(scanned)) for scanned in result.findings]
     sharing = _sharing([finding for _, finding in shown])
-    for scanned, finding in shown:
+    for scanned, finding in [] if options.statistics else shown:
         style = SEVERITY_STYLE[finding.severity.value]
         where = (
             f"{finding.path}:{finding.span.line}:"
             f"{columns.column(finding.path, finding.span.line, finding.span.column)}"
         )
-        console.print(
+        _header(
+            console,
             f"[bold]{escape(where)}[/]: [{style}]{finding.code}[/] "
             f"{escape(finding.message)} [dim]\\[{finding.name}, {finding.severity.value}, "
-            f"confidence {finding.confidence.value}][/]"
+            f"confidence {finding.confidence.value}][/]",
         )
         if options.show_source:
             lines = _source_lines(paths.base, finding, cache)
@@ -73,49 +76,66 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
                 last = columns.column(finding.path, span.line, span.end_column)
                 pad = " " * (first - 1)
                 width = max(1, last - first)
-                console.print(f"  [dim]      |[/] {pad}[{style}]{'^' * width}[/]")
+                # Cut where the code line above is cut, never wrapped under it.
+                console.print(
+                    f"  [dim]      |[/] {pad}[{style}]{'^' * width}[/]",
+                    no_wrap=True,
+                    overflow="crop",
+                    crop=True,
+                )
         for step in finding.evidence:
             where = f" ({step.location})" if step.location else ""
-            console.print(f"  [dim]= evidence:[/] {escape(step.label)}[dim]{escape(where)}[/]")
+            note(console, "evidence", f"{escape(step.label)}[dim]{escape(where)}[/]")
         if finding.related:
             cause = finding.related[0]
             others = [f for f in sharing.get((finding.code, cause), []) if f is not finding]
             if others:
                 tools = sorted({f.tool for f in others if f.tool})
                 named = f" (tools {', '.join(f'`{t}`' for t in tools)})" if tools else ""
-                console.print(
-                    f"  [dim]= one cause shared with {_plural(len(others), 'other finding')}"
-                    f"{escape(named)}: {escape(str(cause))}[/]"
+                note(
+                    console,
+                    f"one cause shared with {_plural(len(others), 'other finding')}{escape(named)}",
+                    f"[dim]{escape(str(cause))}[/]",
                 )
             else:
-                console.print(f"  [dim]= related: {escape(str(cause))}[/]")
+                note(console, "related", f"[dim]{escape(str(cause))}[/]")
         offered = finding.fix or result.fix_offer(scanned)
         if offered is not None:
-            console.print(
-                f"  [dim]= fix available ({offered.applicability.value}):[/] "
-                f"{escape(offered.description)}"
+            note(
+                console,
+                f"fix available ({offered.applicability.value})",
+                escape(offered.description),
             )
         # A pip user has no docs/ folder: name the installed command, and the published
         # page only when its base URL is configured.
         url = rule_doc_url(finding.code)
-        console.print(
-            f"  [dim]= docs: agentguard rule {finding.code}"
-            + (f" ({escape(url)})" if url else "")
-            + "[/]"
+        note(
+            console,
+            "docs",
+            f"[dim]agentguard rule {finding.code}" + (f" ({escape(url)})" if url else "") + "[/]",
         )
         console.print()
-    for problem in paths.problems(result.problems):
+    for line, style in closing_lines(result, options):
+        console.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
+
+
+def closing_lines(result: ScanResult, options: RenderOptions) -> list[tuple[str, str]]:
+    """What follows the findings, each line with its style: the files skipped, the count of
+    each rule's findings (``--statistics``, as ruff prints them: ``[*]`` marks a rule with
+    a fix), and the summary (left out by ``--quiet``)."""
+    lines: list[tuple[str, str]] = []
+    for problem in result.paths.problems(result.problems):
         if not problem.reported:
-            console.print(f"[yellow]skipped[/] {escape(problem.path)}: {escape(problem.reason)}")
-    if options.statistics and result.findings:
-        table = Table(title="Findings by rule", show_edge=False)
-        table.add_column("count", justify="right")
-        table.add_column("code")
-        table.add_column("name")
-        counts = Counter((f.code, f.name) for f in result.findings)
-        for (code, name), count in sorted(counts.items()):
-            table.add_row(str(count), code, name)
-        console.print(table)
+            lines.append((f"skipped {problem.path}: {problem.reason}", "yellow"))
+    if options.statistics:
+        counts = Counter(f.code for f in result.findings)
+        names = {f.code: f.name for f in result.findings}
+        fixable = {f.code for f in result.findings if (f.fix or result.fix_offer(f)) is not None}
+        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+            marker = "[*] " if code in fixable else "    "
+            lines.append((f"{count:>5}  {code}  {marker}{names[code]}", ""))
+    if options.quiet:
+        return lines
     tools_with_findings = len({f.tool for f in result.findings if f.tool})
     total = len(result.findings)
     summary = (
@@ -129,7 +149,40 @@ def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
     if skipped:
         extras.append(f"{skipped} skipped")
     summary += f" ({', '.join(extras)})"
-    console.print(f"[bold]{summary}[/]" if total else f"[green]{summary}[/]")
+    lines.append((summary, "bold" if total else "green"))
+    return lines
+
+
+def _header(console: Console, markup: str) -> None:
+    """A finding's first line; in a terminal, the rest of it wraps indented under it, so
+    that each finding starts at the first column and nothing else does."""
+    if console.soft_wrap:
+        console.print(markup)
+        return
+    lines = Text.from_markup(markup).wrap(console, max(20, console.width - 2))
+    for number, line in enumerate(lines):
+        console.print(Text("  ") + line if number else line)
+
+
+# A label this long takes its own width from the text: its text wraps under the label instead.
+HANGING_LABEL = 24
+
+
+def note(console: Console, label: str, body: str) -> None:
+    """``  = label: body`` (``body`` in markup). In a terminal, a body too long for the line
+    wraps under itself, indented, never back at the first column."""
+    if console.soft_wrap:  # not a terminal: one line, whatever its length
+        console.print(f"  [dim]= {label}:[/] {body}")
+        return
+    head = Text.from_markup(f"  [dim]= {label}:[/]")
+    if head.cell_len > HANGING_LABEL:
+        console.print(Padding(Text.from_markup(f"[dim]= {label}:[/] {body}"), (0, 0, 0, 2)))
+        return
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    grid.add_row(head, Text.from_markup(body))
+    console.print(grid)
 
 
 def _sharing(findings: list[Finding]) -> dict[tuple[str, Location], list[Finding]]:

@@ -61,11 +61,15 @@ h2{font-size:1.2rem;margin:1.6em 0 .6em;border-bottom:1px solid var(--line);padd
 .muted{color:var(--muted)}
 .badges span{display:inline-block;margin:2px 6px 2px 0;padding:1px 8px;border-radius:12px;
 background:var(--chip);border:1px solid var(--line)}
-.questions{display:grid;grid-template-columns:repeat(auto-fill,minmax(280px,1fr));gap:10px}
+/* One question a row, as wide as the page: a question's open findings then read on long
+   lines, and no card stands beside a taller one over blank space. */
+.questions{display:flex;flex-direction:column;gap:8px}
 .q{border:1px solid var(--line);border-left:6px solid var(--na);border-radius:6px;padding:8px 12px}
 .q.v-pass{border-left-color:var(--pass)}.q.v-fail{border-left-color:var(--fail)}
 .q.v-partial{border-left-color:var(--partial)}.q.v-unknown{border-left-color:var(--unknown)}
-.q h3{margin:0;font-size:1rem}
+.q h3{margin:0;font-size:1rem;display:inline}
+.q h3+p{display:inline;margin:0 0 0 .4em;font-weight:600}
+.q p{margin:.3em 0}
 .verdict{display:inline-block;font-weight:600;font-size:.8rem;padding:0 8px;border-radius:10px;
 color:#fff;background:var(--na);text-transform:uppercase;letter-spacing:.03em}
 .v-pass .verdict,.verdict.v-pass{background:var(--pass)}

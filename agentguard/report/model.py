@@ -188,16 +188,24 @@ def _judge(
         writer_names = {t.name for t in writers}
         unjudged = {f.tool for f in findings if f.code == "AG104" and f.tool} - writer_names
         unjudged -= {f.tool for f in findings if f.code != "AG104"}
-        flagged_writers = flagged - unjudged
+        # "N of M write tools flagged" counts only write tools (N <= M); a rule that also
+        # flags tools that only read (Q6: raw errors) has those counted apart.
+        flagged_writers = flagged & writer_names
+        others = flagged - writer_names - unjudged
         tools_text = (
             f"{len(flagged_writers)} of {relevant_count} {'remote ' if qid == 'Q2' else ''}"
             "write tools flagged"
             if flagged_writers and qid != "retry"
             else ""
         )
+        other_text = (
+            f"{len(others)} other tool{'s' * (len(others) != 1)} flagged"
+            if others and qid != "retry"
+            else ""
+        )
         wide = f"{len(project_wide)} project-wide" if project_wide else ""
         unknown = f"{len(unjudged)} with effects not judged" if unjudged else ""
-        detail = ", ".join(p for p in (tools_text, wide, unknown) if p)
+        detail = ", ".join(p for p in (tools_text, other_text, wide, unknown) if p)
         noun = "finding" if len(findings) == 1 else "findings"
         return verdict, f"{len(findings)} {noun}" + (f" ({detail})" if detail else ""), support
     if qid == "meta":
@@ -328,6 +336,40 @@ def _declared_or_inferred(tool: ToolFacts) -> tuple[Cell, Cell, Cell]:
             replay = Cell("unsafe: repeats the write", "inferred", BAD)
         else:
             replay = Cell("safe: keyed", "inferred", GOOD)
+    return _reconciled(tool, risk, idem, replay)
+
+
+def _reconciled(tool: ToolFacts, risk: Cell, idem: Cell, replay: Cell) -> tuple[Cell, Cell, Cell]:
+    """One row, one story: where a declaration says one thing and the code shows another,
+    the declared cell says so in words, and the replay verdict (from the code) names the
+    declaration it disagrees with, so that no two cells of a row seem to contradict."""
+    decl = tool.declaration
+    writes = tool.writes()
+    if decl is None or not writes:
+        return risk, idem, replay
+    kinds = ", ".join(sorted({e.kind for e in writes}))
+    non_idempotent = bool(tool.non_idempotent_writes())
+    if risk.source.startswith("declared") and risk.value == "read":
+        risk = Cell(f"read (declared); code writes: {kinds}", risk.source, BAD)
+    declared_idempotent = idem.value == "idempotent" and idem.source.startswith("declared")
+    declared_repeating = idem.value in {
+        "non-idempotent",
+        "non_idempotent",
+    } and idem.source.startswith("declared")
+    if declared_idempotent and non_idempotent:
+        idem = Cell("idempotent (declared); code: non-idempotent write", idem.source, BAD)
+    elif declared_repeating and not non_idempotent:
+        idem = Cell(
+            f"{idem.value} (declared); code: idempotent writes",
+            idem.source,
+            NEUTRAL,
+        )
+        if replay.value == "safe: idempotent":
+            replay = Cell(
+                "safe by the code; declared non-idempotent",
+                replay.source,
+                GOOD,
+            )
     return risk, idem, replay
 
 

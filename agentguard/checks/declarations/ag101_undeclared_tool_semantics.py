@@ -546,25 +546,18 @@ def _mcp_annotations(
     )
     if bare and len(indent) + len(head) + len(one_line) + 3 > ctx.line_length:
         # One hint per line, as a formatter would lay it out.
-        # Relative to the decorator's line: LibCST adds the block's own indentation.
-        inner = "    "
-        text = cst.Module(body=[]).code_for_node(annotations)
-        callee, _, rest = text.partition("(")
-        if rest:
-            hints = [h.strip() for h in rest.rstrip(")").split(",")]
-            body = "".join(f"\n{inner}    {h}," for h in hints)
-            text = f"{callee}({body}\n{inner})"
-        else:
-            hints = [h.strip() for h in text.strip("{}").split(",")]
-            body = "".join(f"\n{inner}    {h}," for h in hints)
-            text = f"{{{body}\n{inner}}}"
-        new_call = cst.parse_expression(f"{head}(\n{inner}annotations={text},\n)")
+        text = _one_hint_a_line(cst.Module(body=[]).code_for_node(annotations))
+        new_call = cst.parse_expression(f"{head}(\n{INNER}annotations={text},\n)")
         module = ctx.parsed.replace(expression, new_call)
         if not uses_dicts:
             module = add_import(module, MCP_TYPES_MODULE, ["ToolAnnotations"], ctx.first_party)
         return module.code
     if isinstance(expression, cst.Call):
         new_call = with_appended_arg(expression, arg)
+        written = cst.Module(body=[]).code_for_node(new_call)
+        if "\n" not in written and len(indent) + 1 + len(written) > ctx.line_length:
+            # Over the line length: one argument a line, as a formatter would lay it out.
+            new_call = _one_argument_a_line(head, expression, annotations, indent, ctx.line_length)
     else:
         new_call = cst.Call(func=expression, args=[arg])
     module = ctx.parsed.replace(expression, new_call)
@@ -572,6 +565,39 @@ def _mcp_annotations(
         module = add_import(module, MCP_TYPES_MODULE, ["ToolAnnotations"], ctx.first_party)
     del holder
     return module.code
+
+
+# One indentation step, relative to the decorator's line: LibCST adds the block's own.
+INNER = "    "
+
+
+def _one_hint_a_line(text: str) -> str:
+    """``ToolAnnotations(a=1, b=2)`` or ``{"a": 1}`` written one hint a line."""
+    callee, _, rest = text.partition("(")
+    if rest:
+        hints = [h.strip() for h in rest.rstrip(")").split(",")]
+        body = "".join(f"\n{INNER}    {h}," for h in hints)
+        return f"{callee}({body}\n{INNER})"
+    hints = [h.strip() for h in text.strip("{}").split(",")]
+    body = "".join(f"\n{INNER}    {h}," for h in hints)
+    return f"{{{body}\n{INNER}}}"
+
+
+def _one_argument_a_line(
+    head: str, call: cst.Call, annotations: cst.BaseExpression, indent: str, line_length: int
+) -> cst.BaseExpression:
+    """The decorator call with ``annotations=`` added, one argument a line; the annotations
+    one hint a line too when their own line would still be too long."""
+    import libcst as cst
+
+    code = cst.Module(body=[]).code_for_node
+    arguments = [code(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip() for a in call.args]
+    text = code(annotations)
+    if len(indent) + len(INNER) + len("annotations=") + len(text) + 1 > line_length:
+        text = _one_hint_a_line(text)
+    arguments.append(f"annotations={text}")
+    body = "".join(f"{INNER}{argument},\n" for argument in arguments)
+    return cst.parse_expression(f"{head}(\n{body})")
 
 
 def _snake(camel: str) -> str:

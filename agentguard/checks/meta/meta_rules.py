@@ -65,14 +65,27 @@ class ParseError(Rule):
             )
 
 
+# In AG002's flagged text: marks a comment that is not understood, which has no fix
+# (removing it would drop what its author meant to suppress) ...
+MALFORMED = "malformed:"
+# ... and separates the comment from the codes its fix removes, when others stay.
+REMOVE = " -"
+
+
 class UnusedSuppression(Rule):
     """
     ## What it does
-    Reports an `# agentguard: ignore[...]` comment that suppresses no finding.
+    Reports an `# agentguard: ignore[...]` comment that suppresses no finding, and each
+    code in its brackets that suppresses nothing or that no rule has (a typo such as
+    `AG2O1`). The bare form, `# agentguard: ignore`, suppresses every rule and is reported
+    when nothing is left for it to suppress. Codes written without brackets
+    (`# agentguard: ignore AG201`) are not understood: that comment suppresses nothing,
+    and is reported so that it can be written `# agentguard: ignore[AG201]`.
 
     ## Why it matters
     A suppression outlives the code it excused. Left in place it will silently hide the
-    next, real finding on that line, for example a retry added around a payment.
+    next, real finding on that line, for example a retry added around a payment. A
+    mistyped code suppresses nothing while looking as though it does.
 
     ## Example
     ```python
@@ -84,7 +97,9 @@ class UnusedSuppression(Rule):
     Remove the comment.
 
     ## Fix safety
-    Safe: removing a comment that suppresses nothing changes no behaviour.
+    Safe: removing a comment, or codes of it, that suppress nothing changes no behaviour.
+    A comment that is not understood has no fix: what it meant to suppress is for you to
+    write in brackets.
     """
 
     code, name, question = "AG002", "unused-suppression", "meta"
@@ -116,9 +131,16 @@ class UnusedSuppression(Rule):
     # --- fix
 
     def fix_offer(self, finding: Finding, project: ProjectModel) -> FixOffer | None:
+        if finding.node_text.startswith(MALFORMED):
+            return None
+        if REMOVE in finding.node_text:
+            removed = finding.node_text.rpartition(REMOVE)[2].replace(",", ", ")
+            return FixOffer(Applicability.SAFE, f"Remove {removed} from the suppression comment")
         return FixOffer(Applicability.SAFE, "Remove the unused suppression comment")
 
     def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
+        if finding.node_text.startswith(MALFORMED):
+            return None
         lines = ctx.text.splitlines(keepends=True)
         number = finding.span.line
         if not 0 < number <= len(lines):
@@ -133,6 +155,24 @@ class UnusedSuppression(Rule):
         match = SUPPRESSION_RE.search(comment)
         if match is None:
             return None
+        if REMOVE in finding.node_text:
+            removed = set(finding.node_text.rpartition(REMOVE)[2].split(","))
+            brackets = CODES_RE.search(comment, match.start(), match.end())
+            if brackets is None:
+                return None
+            kept = [
+                code
+                for code in brackets.group(1).split(",")
+                if code.strip() and code.strip().upper() not in removed
+            ]
+            codes = ",".join(code.strip() for code in kept)
+            new_body = (
+                body[: comment_start + brackets.start(1)]
+                + codes
+                + body[comment_start + brackets.end(1) :]
+            )
+            lines[number - 1] = new_body + ending
+            return "".join(lines)
         before = comment[: match.start()].rstrip()
         after = comment[match.end() :].strip()
         new_comment = "  ".join(part for part in (before, after) if part)
@@ -152,6 +192,7 @@ class UnusedSuppression(Rule):
 
 
 SUPPRESSION_RE = re.compile(r"#\s*agentguard:\s*ignore(?:\[[A-Za-z0-9_,\s-]*\])?[^#]*")
+CODES_RE = re.compile(r"\[([A-Za-z0-9_,\s-]*)\]")
 
 
 def _comment_start(line: str) -> int | None:
