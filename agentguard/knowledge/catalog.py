@@ -1,4 +1,3 @@
-# ruff: noqa: RUF009  (catalogue keys are declared by helpers returning dataclass fields)
 """The YAML catalogues in the top-level ``rules/`` folder (installed as the package
 ``agentguard.catalogues``): framework tool forms, side-effect sinks and retry constructs,
 plus the user's extensions from config.
@@ -15,7 +14,7 @@ import importlib.resources
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -232,12 +231,6 @@ SECTIONS = {
 }
 
 
-def _derived() -> Any:
-    """A field computed from the catalogue keys when the catalogue is built."""
-    return field(init=False)
-
-
-@dataclass(init=False, eq=False, repr=False)
 class Catalog:
     """The catalogues, one typed field per key (its place in the catalogue data first)."""
 
@@ -481,19 +474,19 @@ class Catalog:
     ledger_functions: Matcher[bool] = key("ledger_functions", STRINGS, matcher)
 
     # ---- computed from the keys
-    tool_forms: dict[str, Matcher[ToolForm]] = _derived()
-    metadata_kwargs: dict[str, str] = _derived()
-    annotations_kwargs: dict[str, str] = _derived()
-    mcp_lowlevel_servers: list[str] = _derived()
-    mcp_tool_types: list[str] = _derived()
-    plugin_entry_names: frozenset[str] = _derived()
-    sinks: Matcher[Sink] = _derived()
-    user_sinks: Matcher[Sink] = _derived()  # declared in config: win over project code
-    retries: Matcher[RetryConstruct] = _derived()
-    client_retries: Matcher[RetryConstruct] = _derived()
-    post_read_words: frozenset[str] = _derived()
-    post_write_words: frozenset[str] = _derived()
-    post_state_words: frozenset[str] = _derived()
+    tool_forms: dict[str, Matcher[ToolForm]]
+    metadata_kwargs: dict[str, str]
+    annotations_kwargs: dict[str, str]
+    mcp_lowlevel_servers: list[str]
+    mcp_tool_types: list[str]
+    plugin_entry_names: frozenset[str]
+    sinks: Matcher[Sink]
+    user_sinks: Matcher[Sink]  # declared in config: win over project code
+    retries: Matcher[RetryConstruct]
+    client_retries: Matcher[RetryConstruct]
+    post_read_words: frozenset[str]
+    post_write_words: frozenset[str]
+    post_state_words: frozenset[str]
 
     def __init__(self, data: Mapping[str, Any]) -> None:
         self.data = data

@@ -12,8 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import field
 from typing import Any, TypeVar, cast
 
 from agentguard.knowledge.matcher import Matcher
@@ -147,22 +146,33 @@ def names_pattern(template: str) -> Callable[[Any], re.Pattern[str]]:
 # ------------------------------------------------------------------ declaring keys
 
 
-@dataclass(frozen=True)
 class KeySpec:
     """A catalogue key: its dotted place (in the catalogue data for a section's key, in the
-    entry for an entry's key), its JSON Schema, and its loader (handed None when absent)."""
+    entry for an entry's key), its JSON Schema, and its loader (handed None when absent).
+    Entry keys only: the variants of the entry that require the key, and those that have
+    it at all (empty: every variant). A plain class: a run makes some two hundred of them
+    when it imports the catalogue."""
 
-    at: str
-    schema: Mapping[str, Any]
-    load: Callable[[Any], Any]
-    # entry keys only: the variants of the entry that require the key, and those that have
-    # it at all (empty: every variant)
-    required_in: tuple[str, ...] = ()
-    only_in: tuple[str, ...] = ()
+    __slots__ = ("at", "load", "only_in", "path", "required_in", "schema")
 
-    @cached_property
-    def path(self) -> tuple[str, ...]:
-        return tuple(self.at.split("."))
+    def __init__(
+        self,
+        at: str,
+        schema: Mapping[str, Any],
+        load: Callable[[Any], Any],
+        required_in: tuple[str, ...] = (),
+        only_in: tuple[str, ...] = (),
+    ) -> None:
+        self.at = at
+        self.path = tuple(at.split("."))
+        self.schema = schema
+        self.load = load
+        self.required_in = required_in
+        self.only_in = only_in
+
+    def placed(self, at: str) -> KeySpec:
+        """The same key, at another place (relative to its catalogue file)."""
+        return KeySpec(at, self.schema, self.load, self.required_in, self.only_in)
 
 
 _IMMUTABLE = (str, int, bool, float, frozenset, tuple, re.Pattern, type(None))
@@ -312,13 +322,22 @@ _FIELDS: dict[type, tuple[tuple[str, KeySpec], ...]] = {}
 
 
 def _fields(cls: type) -> tuple[tuple[str, KeySpec], ...]:
-    """(field name, key) of each catalogue-key field of ``cls``, in declaration order."""
+    """(field name, key) of each catalogue-key field of ``cls``, in declaration order: an
+    entry is a data class; a catalogue (``Catalog``) is a plain class holding the fields as
+    class attributes, as making a data class of a hundred fields costs each run's start."""
     found = _FIELDS.get(cls)
     if found is None:
+        if dataclasses.is_dataclass(cls):
+            declared = [(f.name, f) for f in dataclasses.fields(cls)]
+        else:
+            declared = [
+                (name, value)
+                for owner in reversed(cls.__mro__)
+                for name, value in vars(owner).items()
+                if isinstance(value, dataclasses.Field)
+            ]
         found = _FIELDS[cls] = tuple(
-            (f.name, f.metadata[_METADATA])
-            for f in dataclasses.fields(cls)
-            if _METADATA in f.metadata
+            (name, f.metadata[_METADATA]) for name, f in declared if _METADATA in f.metadata
         )
     return found
 
@@ -363,7 +382,7 @@ def section_keys(cls: type, root: str = "") -> list[KeySpec]:
     it."""
     prefix = f"{root}." if root else ""
     return [
-        dataclasses.replace(spec, at=spec.at.removeprefix(prefix))
+        spec.placed(spec.at.removeprefix(prefix))
         for spec in _declared(cls)
         if not root or spec.at.startswith(prefix) or spec.at == root
     ]

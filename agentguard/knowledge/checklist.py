@@ -1,4 +1,3 @@
-# ruff: noqa: RUF009  (catalogue keys are declared by helpers returning dataclass fields)
 """The knowledge behind the checklist rules Q3-Q8, loaded from ``rules/checklist.yaml``.
 
 Kept apart from ``catalog.py`` so the catalogue file can grow without touching the core
@@ -49,7 +48,6 @@ def _settings(at: str) -> list[Setting]:
     return entry_list(at, Setting)
 
 
-@dataclass(init=False, eq=False, repr=False)
 class Knowledge:
     """The checklist catalogue, one typed field per key (its place in the catalogue
     first)."""
