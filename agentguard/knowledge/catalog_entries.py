@@ -26,6 +26,7 @@ from agentguard.knowledge.catalog_keys import (
     key,
     maybe_flag,
     ordered,
+    record,
     table,
     text,
     text_or_empty,
@@ -64,7 +65,7 @@ class ToolForm:
     )
 
 
-@dataclass(frozen=True)
+@record
 class Lowlevel:
     """An MCP SDK's low-level server: its classes, the tool type its handlers list, and the
     methods registering a handler."""
@@ -85,7 +86,7 @@ def _tool_forms(at: str, form: str) -> tuple[Mapping[str, Any], ...]:
     return key(at, {"type": "array", "items": item}, lambda raw: tuple(raw or ()))
 
 
-@dataclass(frozen=True)
+@record
 class Framework:
     """How one agent framework declares tools (``rules/frameworks.yaml: frameworks``). Its
     tool forms are named by the framework when the catalogue is built."""
