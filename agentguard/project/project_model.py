@@ -3,7 +3,7 @@
 Built from per-file facts (``agentguard.facts``) and schema documents by ``build_project``,
 whose passes run in order (index the modules, discover tools, infer effects, merge schema
 tools, find retries) and then freeze the model; checks read it and never walk syntax
-themselves. The passes live in ``agentguard.project.tools``, ``.effects``, ``.schema_tools``
+themselves. The passes live in ``agentguard.project.discovery``, ``.effects``, ``.schema_tools``
 and ``.retries``.
 """
 
@@ -23,8 +23,7 @@ from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
 from agentguard.knowledge.open_world import words
-from agentguard.project.discovery_runtime_built import local_function
-from agentguard.project.discovery_subclasses import enclosing_class, framework_bases
+from agentguard.project.definitions import enclosing_class, framework_bases, local_function
 from agentguard.project.tool_facts import (
     SELF_NAMES,
     Effect,
@@ -1496,10 +1495,10 @@ def build_project(
     constructor), discover the tools, infer their effects (call sites are resolved as these
     ask), merge the schema files' tools, find the retry constructs, index the ledger writes. The schema files
     skipped (too big, binary, unreadable) join ``problems``."""
+    from agentguard.project.discovery.discover import discover_tools
     from agentguard.project.effects import infer_effects
     from agentguard.project.ledger_writes import build_ledger_index
     from agentguard.project.retries import retry_uses
-    from agentguard.project.tools import discover_tools
 
     project = ProjectModel(modules, catalog)
     discover_tools(project)

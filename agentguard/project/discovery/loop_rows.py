@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import Call, Function, Loop, ModuleFacts, Value
-from agentguard.project.discovery_runtime_built import local_function
+from agentguard.project.definitions import local_function
 
 if TYPE_CHECKING:
     from agentguard.project.project_model import ProjectModel
