@@ -201,7 +201,6 @@ def private_uses(path: Path, module: str, root: Path = PACKAGE.parent) -> list[t
 # use fails, and so does an entry no longer needed, until it is struck off.
 PRIVATE_USES_ALLOWED: set[tuple[str, str]] = {
     ("agentguard.engine.display_paths", "agentguard.engine.discovery._absolute"),
-    ("agentguard.knowledge.checklist", "agentguard.knowledge.catalog._as_list"),
     ("agentguard.runtime.core", "agentguard.runtime.kinds._DEFAULTS_BY_RISK"),
     ("agentguard.runtime.core", "agentguard.runtime.kinds._EFFECTS_BY_RISK"),
     ("agentguard.runtime.core", "agentguard.runtime.planning._simple_parameters"),

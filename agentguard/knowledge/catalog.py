@@ -1,23 +1,65 @@
 """The YAML catalogues in the top-level ``rules/`` folder (installed as the package
 ``agentguard.catalogues``): framework tool forms, side-effect sinks and retry constructs,
-plus the user's extensions from config."""
+plus the user's extensions from config.
+
+Each catalogue key is one field of ``Catalog`` (or of an entry in ``catalog_entries``, or of
+the checklist's ``Knowledge``), declared once with its place, schema and loader
+(``catalog_keys``): the catalogue is loaded from those fields, and the schemas under
+``agentguard/data/`` are generated from them (``catalog_schemas``)."""
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import importlib.resources
 import json
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
 from agentguard.config import ConfigError
+from agentguard.knowledge.catalog_entries import (
+    TOOL_FORM_NAMES,
+    ArgRef,
+    AttemptKeys,
+    ContextCarriers,
+    Framework,
+    ResponseStatus,
+    RetryConstruct,
+    Sink,
+    ToolForm,
+)
+from agentguard.knowledge.catalog_keys import (
+    HEADERS,
+    IDENTIFIER,
+    IDENTIFIERS,
+    NONEMPTY_TEXT,
+    QUALNAMES,
+    REGEX,
+    STRINGS,
+    WORDS,
+    Placed,
+    as_list,
+    entries,
+    entry,
+    entry_schema,
+    frozen,
+    key,
+    listed,
+    load_entry,
+    load_keys,
+    matcher,
+    mutable,
+    names_pattern,
+    ordered,
+    pattern,
+    unique,
+)
+from agentguard.knowledge.matcher import Matcher, NameIndex, normalise
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -25,502 +67,488 @@ if TYPE_CHECKING:
     from agentguard.knowledge.checklist import Knowledge
     from agentguard.knowledge.open_world import OpenWorld
 
-T = TypeVar("T")
+__all__ = [
+    "ArgRef",
+    "AttemptKeys",
+    "Catalog",
+    "CatalogError",
+    "ContextCarriers",
+    "Matcher",
+    "NameIndex",
+    "ResponseStatus",
+    "RetryConstruct",
+    "Sink",
+    "ToolForm",
+    "load_catalog",
+    "normalise",
+]
+
+USER_MARK = "_user"  # set on entries merged from the user's config (never in YAML files)
+
+SNAKE_WORDS = {"type": "array", "items": {"type": "string", "pattern": "^[a-z0-9_]+$"}}
+VERB_CATEGORIES = ("read", "idempotent_write", "destructive", "non_idempotent")
+# a verb table: category -> its words (a word listed twice takes the later category)
+VERB_TABLE = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {category: WORDS for category in reversed(VERB_CATEGORIES)},
+}
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
+def _verb_table(raw: Any) -> dict[str, str]:
+    raw = raw or {}
+    return {verb: category for category in VERB_CATEGORIES for verb in raw.get(category) or []}
 
 
-def normalise(qualname: str) -> str:
-    return qualname.replace("()", "")
+def _word_sets(raw: Any) -> dict[str, frozenset[str]]:
+    return {name: frozen(words) for name, words in (raw or {}).items()}
 
 
-def _names_pattern(names: Any, template: str) -> re.Pattern[str]:
-    """A regex matching any of ``names`` literally, placed in ``template``'s ``{}``; with no
-    names, one that matches nothing."""
-    words = list(dict.fromkeys(_as_list(names)))
-    if not words:
-        return re.compile("$^")
-    return re.compile(template.format("|".join(re.escape(word) for word in words)))
+def _name_tuples(raw: Any) -> dict[str, tuple[str, ...]]:
+    return {name: ordered(names) for name, names in (raw or {}).items()}
 
 
-class NameIndex:
-    """Distinct dotted names (callees, many thousands) by their exact form, first part and
-    last part, as a ``Matcher`` reads them: a catalogue finds the few names it may match
-    through its own keys, without looking at every name."""
-
-    def __init__(self, names: Iterable[str]) -> None:
-        self.names = frozenset(names)
-        self.by_name: dict[str, list[str]] = {}
-        self.by_head: dict[str, list[str]] = {}
-        self.by_tail: dict[str, list[str]] = {}
-        for written in self.names:
-            name = written.replace("()", "") if "()" in written else written
-            self.by_name.setdefault(name, []).append(written)
-            self.by_head.setdefault(name.split(".", 1)[0], []).append(written)
-            self.by_tail.setdefault(name.rsplit(".", 1)[-1], []).append(written)
+def _named_lists(names: list[str]) -> dict[str, Any]:
+    """A table from one of ``names`` to a list of identifiers."""
+    return {
+        "type": "object",
+        "propertyNames": {"enum": names},
+        "additionalProperties": {"type": "array", "items": IDENTIFIER},
+    }
 
 
-class Matcher(Generic[T]):
-    """Maps qualified names to entries: exact names first, then glob patterns in order."""
-
-    def __init__(self) -> None:
-        self._exact: dict[str, T] = {}
-        self._globs: list[tuple[re.Pattern[str], T]] = []
-        # Globs by the first or last dotted part every name they match must have
-        # (``stripe.*.create`` by ``stripe``, ``*.put_item`` by ``put_item``): a name is
-        # tried against the few globs that can match it, not against all of them.
-        self._by_head: dict[str, list[int]] = {}
-        self._by_tail: dict[str, list[int]] = {}
-        self._unkeyed: list[int] = []
-        self._memo: dict[str | None, T | None] = {}
-
-    def add(self, patterns: Iterable[str], entry: T) -> None:
-        for pattern in patterns:
-            if any(ch in pattern for ch in "*?["):
-                self._index_glob(pattern, len(self._globs))
-                self._globs.append((re.compile(fnmatch.translate(pattern)), entry))
-            else:
-                self._exact.setdefault(pattern, entry)
-        self._memo.clear()
-
-    def __bool__(self) -> bool:
-        """Whether any name can match (the user's sinks are often none)."""
-        return bool(self._exact or self._globs)
-
-    def among(self, index: NameIndex) -> frozenset[str]:
-        """The names in ``index`` that match: for a walk over every call site, which then
-        tests membership in a set instead of asking the matcher at each site."""
-        if self._unkeyed:
-            candidates: Iterable[str] = index.names
-        else:
-            groups = [index.by_name.get(name, ()) for name in self._exact]
-            groups += [index.by_head.get(head, ()) for head in self._by_head]
-            groups += [index.by_tail.get(tail, ()) for tail in self._by_tail]
-            candidates = {name for group in groups for name in group}
-        return frozenset(name for name in candidates if self(name) is not None)
-
-    def _index_glob(self, pattern: str, position: int) -> None:
-        if "[" in pattern or "]" in pattern:
-            self._unkeyed.append(position)
-            return
-        prefix = re.split(r"[*?]", pattern, maxsplit=1)[0]
-        suffix = re.split(r"[*?]", pattern)[-1]
-        if "." in prefix:
-            self._by_head.setdefault(prefix.split(".", 1)[0], []).append(position)
-        elif "." in suffix:
-            self._by_tail.setdefault(suffix.rsplit(".", 1)[1], []).append(position)
-        else:
-            self._unkeyed.append(position)
-
-    def __call__(self, qualname: str | None) -> T | None:
-        # One probe of the memo on the hot path: callers ask per call site.
-        try:
-            return self._memo[qualname]
-        except KeyError:
-            return self._lookup(qualname)
-
-    def first(self, *qualnames: str) -> T | None:
-        """The entry of the first of ``qualnames`` that has one (a call's resolved callee,
-        then the callee as written)."""
-        for qualname in qualnames:
-            found = self(qualname)
-            if found is not None:
-                return found
-        return None
-
-    def _lookup(self, qualname: str | None) -> T | None:
-        if not qualname:
-            self._memo[qualname] = None
-            return None
-        memo = self._memo
-        name = qualname.replace("()", "") if "()" in qualname else qualname
-        found = self._exact.get(name)
-        if found is None and self._globs:
-            head = self._by_head.get(name.split(".", 1)[0], ())
-            tail = self._by_tail.get(name.rsplit(".", 1)[-1], ())
-            candidates = sorted((*head, *tail, *self._unkeyed)) if head or tail else self._unkeyed
-            for position in candidates:
-                regex, entry = self._globs[position]
-                if regex.match(name):
-                    found = entry
-                    break
-        memo[qualname] = found
-        return found
+def _callable_runners(raw: Any) -> Matcher[tuple[int | None, str | None]]:
+    found: Matcher[tuple[int | None, str | None]] = Matcher()
+    for runner in raw or []:
+        found.add(as_list(runner.get("match")), (runner.get("arg"), runner.get("kwarg")))
+    return found
 
 
-@dataclass(frozen=True)
-class ArgRef:
-    """Where a value sits in a call: positional index and/or keyword name."""
-
-    arg: int | None = None
-    kwarg: tuple[str, ...] = ()
-
-    @classmethod
-    def parse(cls, raw: Mapping[str, Any] | None) -> ArgRef | None:
-        if not raw:
-            return None
-        return cls(arg=raw.get("arg"), kwarg=tuple(_as_list(raw.get("kwarg"))))
+def _dispatch_positions(raw: Any) -> Matcher[int]:
+    found: Matcher[int] = Matcher()
+    for dispatch, position in (raw or {}).items():
+        found.add([dispatch], int(position))
+    return found
 
 
-@dataclass(frozen=True)
-class ToolForm:
-    framework: str
-    form: str  # decorator | factory | base_class | registry
-    function: ArgRef | None = None
-    also: ArgRef | None = None
-    name: ArgRef | None = None
-    tools: ArgRef | None = None
-    methods: tuple[str, ...] = ()
-    methods_from_attribute: str | None = None
-    # class attributes a duck-typed base needs (``name``, ``description``) to count
-    requires_attributes: tuple[str, ...] = ()
+def _frameworks(raw: Any) -> dict[str, Framework]:
+    return {name: load_entry(Framework, spec or {}) for name, spec in (raw or {}).items()}
 
 
-@dataclass(frozen=True)
-class Sink:
-    effect: str
-    idempotent: bool | None
-    method: str | None = None
-    method_from: Mapping[str, Any] | None = None
-    key: Mapping[str, Any] = field(default_factory=dict)
-    remote: bool | None = None
-    confidence: str = "high"
-    receiver_hint: str | None = None
-    pattern: str = ""
-    user: bool = False  # declared in the user's config: wins over following project code
-    # A sink only when each of these keyword arguments is written with this literal value
-    # (``NamedTemporaryFile(delete=False)`` leaves a file behind; by default it is removed).
-    only_with: Mapping[str, Any] = field(default_factory=dict)
+def _sink_context(patterns: tuple[str, ...], raw: Mapping[str, Any]) -> dict[str, Any]:
+    return {"pattern": patterns[0], "user": bool(raw.get(USER_MARK))}
 
 
-@dataclass(frozen=True)
-class AttemptKeys:
-    """The keys of a client's retry setting (botocore's ``retries`` dict) that make it send
-    once: ``total`` counts every attempt; ``retries`` counts the retries, or every attempt
-    when ``mode`` is one of ``counting_modes``."""
-
-    total: str | None = None
-    retries: str | None = None
-    mode: str | None = None
-    counting_modes: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class RetryConstruct:
-    kind: str  # decorator | wrapper | http_retry | global
-    library: str
-    on: ArgRef | None = None
-    default_catches_all: bool = False
-    methods_kwarg: tuple[str, ...] = ()
-    default_methods: tuple[str, ...] = ()
-    scope_kwarg: str | None = None
-    requires_kwarg: str | None = None
-    what: str = ""
-    node: ArgRef | None = None  # node_retry: where the retried node sits in the call
-    tool_nodes: tuple[str, ...] = ()  # node_retry: node classes that run every tool
-    # client_retry: where the client takes its setting object, the classes of that object,
-    # and the method that mounts it (``session.mount``), when mounted.
-    setting: ArgRef | None = None
-    holders: tuple[str, ...] = ()
-    mount: str | None = None
-    attempts: AttemptKeys = AttemptKeys()
+def _constructs(
+    at: str, kind: str, variant: str = "construct"
+) -> tuple[Placed[RetryConstruct], ...]:
+    """The retry constructs of one list of the retry catalogue."""
+    return entries(
+        at,
+        RetryConstruct,
+        name=variant,
+        variant=variant,
+        context=lambda patterns, raw: {"kind": kind},
+    )
 
 
-@dataclass(frozen=True)
-class ResponseStatus:
-    """How a hand-written retry loop reads a response's HTTP status
-    (``retries.response_status``): the attributes holding it, a pattern for the names of
-    locals holding one, boolean flags true for a range of statuses (inclusive), and the
-    methods that raise for a 4xx or 5xx status."""
+# The open-world section (``effects.open_world``) is loaded by ``knowledge/open_world.py``
+# from the catalogue's data, key by key; its schema stays written out here until its keys
+# are fields too.
+_OPEN_WORLD_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "verbs": VERB_TABLE,
+        "nouns_alone": WORDS,
+        "prepositions": WORDS,
+        "builder_terminals": IDENTIFIERS,
+        "operation_module_calls": IDENTIFIERS,
+        "module_settings": WORDS,
+        "object_writes": IDENTIFIERS,
+        "no_effect": IDENTIFIERS,
+        "derived_writes": IDENTIFIERS,
+        "derived_write_prefixes": WORDS,
+        "batch_request_keys": IDENTIFIERS,
+        "object_factories": WORDS,
+        "memory_buffers": {
+            "description": "Classes of in-memory files: a save() into one writes nothing "
+            "outside the process.",
+            **STRINGS,
+        },
+        "buffer_saves": IDENTIFIERS,
+        "answer_conversions": IDENTIFIERS,
+        "method_prefixes": WORDS,
+        "in_process_packages": {
+            "description": "Packages whose objects live in the process: a write verb on what "
+            "one of their calls returned changes nothing outside it.",
+            **STRINGS,
+        },
+        "client_roots": REGEX,
+        "reads": STRINGS,
+        "credential_words": WORDS,
+        "credential_holders": WORDS,
+        "cache_words": WORDS,
+        "log_words": WORDS,
+        "read_commands": {
+            "description": "Programs whose literal subcommand only reads (kubectl: [get, "
+            "describe]).",
+            "type": "object",
+            "additionalProperties": STRINGS,
+        },
+    },
+}
 
-    attributes: frozenset[str] = frozenset()
-    name_pattern: str = "$^"
-    flags: Mapping[str, tuple[int, int]] = field(default_factory=dict)
-    raises_on_error: frozenset[str] = frozenset()
 
-    @classmethod
-    def parse(cls, raw: Mapping[str, Any]) -> ResponseStatus:
-        return cls(
-            attributes=frozenset(_as_list(raw.get("attributes"))),
-            name_pattern=raw.get("name_pattern") or "$^",
-            flags={
-                name: (int(low), int(high))
-                for name, (low, high) in (raw.get("flags") or {}).items()
-            },
-            raises_on_error=frozenset(_as_list(raw.get("raises_on_error"))),
-        )
-
-    @cached_property
-    def names(self) -> re.Pattern[str]:
-        return re.compile(self.name_pattern)
-
-    @cached_property
-    def read_attributes(self) -> frozenset[str]:
-        """Every attribute that reads a status: the status, a flag, a raising method."""
-        return self.attributes | frozenset(self.flags) | self.raises_on_error
+def _raw(raw: Any) -> Any:
+    return raw
 
 
-@dataclass(frozen=True)
-class ContextCarriers:
-    """The part of the catalogue the per-file extractor reads (``RunContext[Deps]`` makes
-    ``ctx.deps`` a ``Deps``; how a response's status is read): small, so that it travels
-    to the parse workers with each task."""
-
-    attributes: Mapping[str, str] = field(default_factory=dict)  # carrier class -> attribute
-    packages: frozenset[str] = frozenset()
-    status: ResponseStatus = ResponseStatus()
-
-    @cached_property
-    def carried(self) -> frozenset[str]:
-        """Every attribute a carrier holds the dependencies in."""
-        return frozenset(self.attributes.values())
+# Descriptions of the catalogues' tables, by their place in the catalogue data.
+SECTIONS = {
+    "tool_functions": "What every framework's tools share: parameters the framework fills "
+    "in, decorators that declare a tool's policy, MCP annotation names.",
+    "effects.schema_verbs": "A tool known only from its schema: the effect kind each "
+    "non-idempotent verb of its name names, and the verbs that head a noun unless no read "
+    "noun follows.",
+    "effects.not_sinks": "Calls that are no sink whatever their method's verb: containers, "
+    "loggers, in-process queues.",
+    "effects.databases": "SQL drivers: embedded ones write a local file; receivers that run "
+    "statements.",
+    "effects.read_modify_write": "A write that sends back what it read with something "
+    "appended: the methods that append in place, and the calls that only reshape a value "
+    "in hand.",
+    "effects.read_posts": "POSTs that only read: path words, hosts and body keys that make a "
+    "POST a question.",
+    "effects.write_guards": "What keeps a create from repeating without a key: precondition "
+    "headers, and names that declare a create-or-get.",
+    "effects.repeat_safe_posts": "POSTs that repeat safely: an action setting a state on an "
+    "existing resource, or a link of existing things.",
+    "effects.keys": "Idempotency keys: the keyword and header names a key is passed by (any "
+    "case), calls whose result is new on every call or hashes its input, name parts that "
+    "scope a key, and body-key parts naming what a write identifies.",
+    "effects.sql": "The first word of a SQL statement that writes, and of one that only reads.",
+}
 
 
 class Catalog:
+    """The catalogues, one typed field per key (its place in the catalogue data first)."""
+
+    # ---- rules/frameworks.yaml
+    frameworks: dict[str, Framework] = key(
+        "frameworks",
+        {"type": "object", "additionalProperties": {"$ref": "#/$defs/framework"}},
+        _frameworks,
+        defs={"framework": entry_schema(Framework, closed=False)},
+    )
+    injected_params: frozenset[str] = key(
+        "tool_functions.injected_params", {"type": "array", "items": IDENTIFIER}, frozen
+    )
+    declaration_decorators: Matcher[bool] = key(
+        "tool_functions.declaration_decorators", STRINGS, matcher
+    )
+    # Validators that run on a model's input before it is built: a value stored under a
+    # field's name in the data they are handed becomes that field.
+    field_validators: Matcher[bool] = key(
+        "tool_functions.field_validators",
+        STRINGS,
+        matcher,
+        description="Validators a model runs on its input data before it is built: a value "
+        "stored under a field's name there types that field.",
+    )
+    context_carriers: ContextCarriers = entry(
+        "tool_functions.context_carriers",
+        ContextCarriers,
+        description="Generic classes a framework hands a tool whose attribute holds the "
+        "dependencies typed by the first type argument (RunContext[Deps] -> .deps), and the "
+        "packages they are imported from.",
+    )
+    # declaration field -> the annotation names that set it, in catalogue order
+    annotation_hints: dict[str, tuple[str, ...]] = key(
+        "tool_functions.annotation_hints",
+        _named_lists(["read_only", "destructive", "idempotent_hint", "open_world"]),
+        _name_tuples,
+    )
+    # declaration field (or ``side_effect``) -> the tool-option keywords that set it
+    option_hints: dict[str, tuple[str, ...]] = key(
+        "tool_functions.option_hints",
+        _named_lists(["side_effect", "read_only", "destructive", "idempotent_hint"]),
+        _name_tuples,
+    )
+    # Functions that run a function they are handed: where it is (position, keyword).
+    callable_runners: Matcher[tuple[int | None, str | None]] = key(
+        "tool_functions.callable_runners",
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["match"],
+                "properties": {
+                    "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
+                    "arg": {"type": "integer", "minimum": 0},
+                    "kwarg": IDENTIFIER,
+                },
+            },
+        },
+        _callable_runners,
+        description="Functions that run a function they are handed (asyncio.to_thread(f, "
+        "...), executor.submit(f, ...), functools.partial(f, ...), threading.Thread("
+        "target=f)): such a call is a call edge to that function. arg: the function's "
+        "position, kwarg: its keyword.",
+    )
+    # ---- rules/effects.yaml
+    sink_entries: tuple[Placed[Sink], ...] = entries(
+        "effects.sinks",
+        Sink,
+        name="sink",
+        match_schema={
+            "description": "Qualified names after import and receiver-type resolution; "
+            "fnmatch globs allowed.",
+            "$ref": "#/$defs/names",
+        },
+        context=_sink_context,
+    )
+    reads: Matcher[bool] = key("effects.reads", STRINGS, matcher)
+    verbs: dict[str, str] = key("effects.verbs", VERB_TABLE, _verb_table)
+    # effect kind -> the verbs that name it, in catalogue order (the first kind wins)
+    schema_verb_kinds: dict[str, frozenset[str]] = key(
+        "effects.schema_verbs.kinds",
+        {
+            "type": "object",
+            "propertyNames": {"enum": ["message", "payment", "exec"]},
+            "additionalProperties": WORDS,
+        },
+        _word_sets,
+    )
+    noun_like_verbs: frozenset[str] = key("effects.schema_verbs.noun_like", WORDS, frozen)
+    read_nouns: frozenset[str] = key("effects.schema_verbs.read_nouns", WORDS, frozen)
+    client_receiver: re.Pattern[str] = key("effects.client_receiver_pattern", REGEX, pattern)
+    container_methods: frozenset[str] = key(
+        "effects.not_sinks.container_methods", IDENTIFIERS, frozen
+    )
+    container_factories: re.Pattern[str] = key(
+        "effects.not_sinks.container_factories", REGEX, pattern
+    )
+    queue_methods: frozenset[str] = key("effects.not_sinks.queue_methods", IDENTIFIERS, frozen)
+    item_methods: frozenset[str] = key("effects.not_sinks.item_methods", IDENTIFIERS, frozen)
+    logger_receivers: re.Pattern[str] = key("effects.not_sinks.logger_receivers", REGEX, pattern)
+    embedded_databases: frozenset[str] = key("effects.databases.embedded", IDENTIFIERS, frozen)
+    server_databases: frozenset[str] = key("effects.databases.server", IDENTIFIERS, frozen)
+    db_handle_receivers: re.Pattern[str] = key("effects.databases.handle_receivers", REGEX, pattern)
+    db_handle_factories: frozenset[str] = key(
+        "effects.databases.handle_factories", IDENTIFIERS, frozen
+    )
+    # Ordered: the search visits holders in this order, and the last key found counts.
+    key_holders: tuple[str, ...] = key(
+        "effects.key_holders",
+        IDENTIFIERS,
+        unique,
+        description="Keyword arguments and dict keys an idempotency key may be passed "
+        "inside, searched in order.",
+    )
+    # Ordered: the first one a call passes is its body.
+    body_kwargs: tuple[str, ...] = key(
+        "effects.body_kwargs",
+        IDENTIFIERS,
+        unique,
+        description="Keyword arguments a write call takes its request body in, looked for "
+        "in order.",
+    )
+    append_methods: frozenset[str] = key(
+        "effects.read_modify_write.append_methods", IDENTIFIERS, frozen
+    )
+    local_shapes: frozenset[str] = key("effects.read_modify_write.local_shapes", QUALNAMES, frozen)
+    read_post_words: frozenset[str] = key("effects.read_posts.read_words", WORDS, frozen)
+    write_post_words: frozenset[str] = key("effects.read_posts.write_words", WORDS, frozen)
+    name_read_words: frozenset[str] = key("effects.read_posts.name_read_words", WORDS, frozen)
+    name_generic_words: frozenset[str] = key("effects.read_posts.name_generic_words", WORDS, frozen)
+    sql_neutral_words: frozenset[str] = key("effects.read_posts.sql_neutral_words", WORDS, frozen)
+    http_helper_words: frozenset[str] = key("effects.read_posts.http_helper_words", WORDS, frozen)
+    post_read_hosts: re.Pattern[str] = key("effects.read_posts.read_hosts", REGEX, pattern)
+    post_id_set_segment: re.Pattern[str] = key("effects.read_posts.id_set_segment", REGEX, pattern)
+    post_query_keys: frozenset[str] = key("effects.read_posts.query_keys", STRINGS, frozen)
+    post_graphql_keys: frozenset[str] = key("effects.read_posts.graphql_keys", STRINGS, frozen)
+    post_rpc_operation_keys: tuple[str, ...] = key(
+        "effects.read_posts.rpc_operation_keys", STRINGS, ordered
+    )
+    post_model_keys: frozenset[str] = key("effects.read_posts.model_keys", STRINGS, frozen)
+    rpc_dispatch: Matcher[int] = key(
+        "effects.rpc_dispatch",
+        {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+        _dispatch_positions,
+        description="Generic RPC calls naming the remote operation in a string argument: "
+        "name -> position of that argument.",
+    )
+    precondition_headers: re.Pattern[str] = key(
+        "effects.write_guards.precondition_headers", HEADERS, names_pattern("(?i)^({})$")
+    )
+    # snake_case phrases, as word sequences (``get_or_create`` -> get, or, create)
+    create_or_get_phrases: tuple[tuple[str, ...], ...] = key(
+        "effects.write_guards.create_or_get",
+        {"type": "array", "items": {"type": "string", "pattern": "^[a-z0-9]+(_[a-z0-9]+)*$"}},
+        lambda raw: tuple(tuple(phrase.split("_")) for phrase in as_list(raw)),
+    )
+    state_words: frozenset[str] = key("effects.repeat_safe_posts.state_words", WORDS, frozen)
+    post_relation_words: frozenset[str] = key(
+        "effects.repeat_safe_posts.relation_words", WORDS, frozen
+    )
+    link_verbs: frozenset[str] = key("effects.repeat_safe_posts.link_verbs", WORDS, frozen)
+    post_reference_keys: frozenset[str] = key(
+        "effects.repeat_safe_posts.reference_keys", WORDS, frozen
+    )
+    session_words: frozenset[str] = key("effects.repeat_safe_posts.session_words", WORDS, frozen)
+    open_world_section: Mapping[str, Any] | None = key(
+        "effects.open_world",
+        _OPEN_WORLD_SCHEMA,
+        _raw,
+        description="Open-world effects: how a call no entry knows is judged by its verb, "
+        "and the precision guards.",
+    )
+    key_kwargs: re.Pattern[str] = key(
+        "effects.keys.kwargs", IDENTIFIERS, names_pattern("(?i)^({})$")
+    )
+    # An `X-` prefix marks a header as not standardised: the same header either way.
+    key_headers: re.Pattern[str] = key(
+        "effects.keys.headers", HEADERS, names_pattern("(?i)^(x-)?({})$")
+    )
+    fresh_calls: Matcher[bool] = key("effects.keys.fresh_calls", QUALNAMES, matcher)
+    hash_calls: Matcher[bool] = key("effects.keys.hash_calls", QUALNAMES, matcher)
+    scope_words: re.Pattern[str] = key(
+        "effects.keys.scope_words", SNAKE_WORDS, names_pattern("(?i)({})")
+    )
+    identity_words: frozenset[str] = key("effects.keys.identity_words", SNAKE_WORDS, frozen)
+    url_name_words: re.Pattern[str] = key(
+        "effects.url_name_words",
+        WORDS,
+        names_pattern("(?i)({})"),
+        description="Parts of a name (any case) that say it holds a URL: an unresolved name "
+        "in a POST's URL counts only then.",
+    )
+    sql_write: re.Pattern[str] = key(
+        "effects.sql.write_verbs", WORDS, names_pattern(r"(?is)^\s*({})\b")
+    )
+    # A common table expression whose body is a SELECT reads: SQL syntax, not a word list.
+    sql_read: re.Pattern[str] = key(
+        "effects.sql.read_verbs",
+        WORDS,
+        names_pattern(r"(?is)^\s*(with\s+\w+\s+as\s*\(\s*select|{})\b"),
+    )
+    # Clauses that write anywhere in a statement starting with another word (Cypher's
+    # ``MATCH ... SET``); those of them that add a row or a node each time.
+    sql_clause_writes: re.Pattern[str] = key(
+        "effects.sql.clause_writes", WORDS, names_pattern(r"(?i)\b({})\b")
+    )
+    sql_creates: frozenset[str] = key("effects.sql.clause_creates", WORDS, frozen)
+    # ---- rules/retries.yaml
+    retry_decorators: tuple[Placed[RetryConstruct], ...] = _constructs(
+        "retries.decorators", "decorator"
+    )
+    retry_wrappers: tuple[Placed[RetryConstruct], ...] = _constructs("retries.wrappers", "wrapper")
+    http_retries: tuple[Placed[RetryConstruct], ...] = _constructs(
+        "retries.http_retry", "http_retry"
+    )
+    global_retries: tuple[Placed[RetryConstruct], ...] = _constructs("retries.global", "global")
+    node_retries: tuple[Placed[RetryConstruct], ...] = _constructs(
+        "retries.node_retry", "node_retry"
+    )
+    client_retry_entries: tuple[Placed[RetryConstruct], ...] = _constructs(
+        "retries.client_retry", "client", "client"
+    )
+    transient_exceptions: set[str] = key("retries.transient_exceptions", STRINGS, mutable)
+    transient_statuses: set[int] = key(
+        "retries.transient_statuses",
+        {"type": "array", "items": {"type": "integer"}},
+        lambda raw: {int(status) for status in as_list(raw)},
+    )
+    response_status: ResponseStatus = entry(
+        "retries.response_status",
+        ResponseStatus,
+        description="How a retry loop reads a response's HTTP status: the attributes holding "
+        "it, a pattern for locals named for it, boolean flags true for a range of statuses, "
+        "and the methods raising for 4xx/5xx.",
+    )
+    catch_all_exceptions: set[str] = key("retries.catch_all_exceptions", STRINGS, mutable)
+    policy_default_catches: list[str] = key("retries.policy_default_catches", STRINGS, listed)
+    # ---- the runtime's own functions, and the user's (``ledger-functions`` in config)
+    ledger_functions: Matcher[bool] = key("ledger_functions", STRINGS, matcher)
+
+    # ---- computed from the keys
+    tool_forms: dict[str, Matcher[ToolForm]]
+    metadata_kwargs: dict[str, str]
+    annotations_kwargs: dict[str, str]
+    mcp_lowlevel_servers: list[str]
+    mcp_tool_types: list[str]
+    plugin_entry_names: frozenset[str]
+    sinks: Matcher[Sink]
+    user_sinks: Matcher[Sink]  # declared in config: win over project code
+    retries: Matcher[RetryConstruct]
+    client_retries: Matcher[RetryConstruct]
+    post_read_words: frozenset[str]
+    post_write_words: frozenset[str]
+    post_state_words: frozenset[str]
+
     def __init__(self, data: Mapping[str, Any]) -> None:
         self.data = data
-        self.tool_forms: dict[str, Matcher[ToolForm]] = {
-            kind: Matcher() for kind in ("decorator", "factory", "base_class", "registry")
-        }
-        self.metadata_kwargs: dict[str, str] = {}
-        self.annotations_kwargs: dict[str, str] = {}
-        self.mcp_lowlevel_servers: list[str] = []
-        self.mcp_tool_types: list[str] = []
-        self.plugin_entry_names: frozenset[str] = frozenset()
-        for framework, spec in (data.get("frameworks") or {}).items():
-            self._load_framework(framework, spec or {})
-        tool_functions = data.get("tool_functions") or {}
-        self.injected_params = frozenset(_as_list(tool_functions.get("injected_params")))
-        # Validators that run on a model's input before it is built: a value stored under a
-        # field's name in the data they are handed becomes that field.
-        self.field_validators: Matcher[bool] = Matcher()
-        self.field_validators.add(_as_list(tool_functions.get("field_validators")), True)
-        self.declaration_decorators: Matcher[bool] = Matcher()
-        self.declaration_decorators.add(
-            _as_list(tool_functions.get("declaration_decorators")), True
-        )
-        carriers = tool_functions.get("context_carriers") or {}
-        self.context_carriers = ContextCarriers(
-            dict(carriers.get("attributes") or {}),
-            frozenset(_as_list(carriers.get("packages"))),
-            ResponseStatus.parse((data.get("retries") or {}).get("response_status") or {}),
-        )
-        # Functions that run a function they are handed: where it is (position, keyword).
-        self.callable_runners: Matcher[tuple[int | None, str | None]] = Matcher()
-        for raw in tool_functions.get("callable_runners") or []:
-            self.callable_runners.add(
-                _as_list(raw.get("match")), (raw.get("arg"), raw.get("kwarg"))
-            )
-        # declaration field -> the annotation names that set it, in catalogue order
-        self.annotation_hints: dict[str, tuple[str, ...]] = {
-            field_name: tuple(_as_list(names))
-            for field_name, names in (tool_functions.get("annotation_hints") or {}).items()
-        }
-        # declaration field (or ``side_effect``) -> the tool-option keywords that set it
-        self.option_hints: dict[str, tuple[str, ...]] = {
-            field_name: tuple(_as_list(names))
-            for field_name, names in (tool_functions.get("option_hints") or {}).items()
-        }
-        effects = data.get("effects") or {}
-        self.sinks: Matcher[Sink] = Matcher()
-        self.user_sinks: Matcher[Sink] = Matcher()
-        for raw in effects.get("sinks") or []:
-            patterns = _as_list(raw["match"])
-            sink = Sink(
-                effect=raw["effect"],
-                idempotent=raw.get("idempotent"),
-                method=raw.get("method"),
-                method_from=raw.get("method_from"),
-                key=raw.get("key") or {},
-                remote=raw.get("remote"),
-                confidence=raw.get("confidence", "high"),
-                receiver_hint=raw.get("receiver_hint"),
-                only_with=raw.get("only_with") or {},
-                pattern=patterns[0],
-                user=bool(raw.get(USER_MARK)),
-            )
+        load_keys(self, data)
+        self._add_tool_forms()
+        self.sinks = Matcher()
+        self.user_sinks = Matcher()
+        for patterns, sink in self.sink_entries:
             self.sinks.add(patterns, sink)
             if sink.user:
                 self.user_sinks.add(patterns, sink)
-        self.reads: Matcher[bool] = Matcher()
-        self.reads.add(_as_list(effects.get("reads")), True)
-        verbs = effects.get("verbs") or {}
-        self.verbs: dict[str, str] = {}
-        for category in ("read", "idempotent_write", "destructive", "non_idempotent"):
-            for verb in verbs.get(category) or []:
-                self.verbs[verb] = category
-        schema_verbs = effects.get("schema_verbs") or {}
-        # effect kind -> the verbs that name it, in catalogue order (the first kind wins)
-        self.schema_verb_kinds: dict[str, frozenset[str]] = {
-            kind: frozenset(_as_list(words))
-            for kind, words in (schema_verbs.get("kinds") or {}).items()
-        }
-        self.noun_like_verbs = frozenset(_as_list(schema_verbs.get("noun_like")))
-        self.read_nouns = frozenset(_as_list(schema_verbs.get("read_nouns")))
-        self.client_receiver = re.compile(effects.get("client_receiver_pattern") or "$^")
-        not_sinks = effects.get("not_sinks") or {}
-        self.container_methods = frozenset(_as_list(not_sinks.get("container_methods")))
-        self.container_factories = re.compile(not_sinks.get("container_factories") or "$^")
-        self.queue_methods = frozenset(_as_list(not_sinks.get("queue_methods")))
-        self.item_methods = frozenset(_as_list(not_sinks.get("item_methods")))
-        self.logger_receivers = re.compile(not_sinks.get("logger_receivers") or "$^")
-        databases = effects.get("databases") or {}
-        self.embedded_databases = frozenset(_as_list(databases.get("embedded")))
-        self.server_databases = frozenset(_as_list(databases.get("server")))
-        self.db_handle_receivers = re.compile(databases.get("handle_receivers") or "$^")
-        self.db_handle_factories = frozenset(_as_list(databases.get("handle_factories")))
-        # Ordered: the search visits holders in this order, and the last key found counts.
-        self.key_holders = tuple(dict.fromkeys(_as_list(effects.get("key_holders"))))
-        # Ordered: the first one a call passes is its body.
-        self.body_kwargs = tuple(dict.fromkeys(_as_list(effects.get("body_kwargs"))))
-        read_modify_write = effects.get("read_modify_write") or {}
-        self.append_methods = frozenset(_as_list(read_modify_write.get("append_methods")))
-        self.local_shapes = frozenset(_as_list(read_modify_write.get("local_shapes")))
-        read_posts = effects.get("read_posts") or {}
-        self.post_read_words = frozenset(_as_list(read_posts.get("read_words"))) | frozenset(
-            _as_list((effects.get("repeat_safe_posts") or {}).get("session_words"))
-        )
-        self.post_write_words = frozenset(_as_list(read_posts.get("write_words"))) | {
+        self.retries = Matcher()
+        for constructs in (
+            self.retry_decorators,
+            self.retry_wrappers,
+            self.http_retries,
+            self.global_retries,
+            self.node_retries,
+        ):
+            for patterns, construct in constructs:
+                self.retries.add(patterns, construct)
+        self.client_retries = Matcher()
+        for patterns, construct in self.client_retry_entries:
+            self.client_retries.add(patterns, construct)
+        self.context_carriers = replace(self.context_carriers, status=self.response_status)
+        self.post_read_words = self.read_post_words | self.session_words
+        self.post_write_words = self.write_post_words | {
             verb for verb, category in self.verbs.items() if category != "read"
         }
-        self.post_read_hosts = re.compile(read_posts.get("read_hosts") or "$^")
-        self.post_id_set_segment = re.compile(read_posts.get("id_set_segment") or "$^")
-        self.post_query_keys = frozenset(_as_list(read_posts.get("query_keys")))
-        self.post_graphql_keys = frozenset(_as_list(read_posts.get("graphql_keys")))
-        self.post_rpc_operation_keys = tuple(_as_list(read_posts.get("rpc_operation_keys")))
-        self.post_model_keys = frozenset(_as_list(read_posts.get("model_keys")))
-        self.name_read_words = frozenset(_as_list(read_posts.get("name_read_words")))
-        self.name_generic_words = frozenset(_as_list(read_posts.get("name_generic_words")))
-        self.sql_neutral_words = frozenset(_as_list(read_posts.get("sql_neutral_words")))
-        self.http_helper_words = frozenset(_as_list(read_posts.get("http_helper_words")))
-        self.rpc_dispatch: Matcher[int] = Matcher()
-        for dispatch, position in (effects.get("rpc_dispatch") or {}).items():
-            self.rpc_dispatch.add([dispatch], int(position))
-        guards = effects.get("write_guards") or {}
-        self.precondition_headers = _names_pattern(guards.get("precondition_headers"), "(?i)^({})$")
-        # snake_case phrases, as word sequences (``get_or_create`` -> get, or, create)
-        self.create_or_get_phrases = tuple(
-            tuple(phrase.split("_")) for phrase in _as_list(guards.get("create_or_get"))
-        )
-        repeat_safe = effects.get("repeat_safe_posts") or {}
         # with the verbs of an idempotent write (``/records/upsert``, ``chat.update``)
-        self.post_state_words = frozenset(_as_list(repeat_safe.get("state_words"))) | {
+        self.post_state_words = self.state_words | {
             verb for verb, category in self.verbs.items() if category == "idempotent_write"
         }
-        self.post_relation_words = frozenset(_as_list(repeat_safe.get("relation_words")))
-        self.link_verbs = frozenset(_as_list(repeat_safe.get("link_verbs")))
-        self.post_reference_keys = frozenset(_as_list(repeat_safe.get("reference_keys")))
-        keys = effects.get("keys") or {}
-        self.key_kwargs = _names_pattern(keys.get("kwargs"), "(?i)^({})$")
-        # An `X-` prefix marks a header as not standardised: the same header either way.
-        self.key_headers = _names_pattern(keys.get("headers"), "(?i)^(x-)?({})$")
-        self.fresh_calls: Matcher[bool] = Matcher()
-        self.fresh_calls.add(_as_list(keys.get("fresh_calls")), True)
-        self.hash_calls: Matcher[bool] = Matcher()
-        self.hash_calls.add(_as_list(keys.get("hash_calls")), True)
-        self.scope_words = _names_pattern(keys.get("scope_words"), "(?i)({})")
-        self.identity_words = frozenset(_as_list(keys.get("identity_words")))
-        self.url_name_words = _names_pattern(effects.get("url_name_words"), "(?i)({})")
-        sql = effects.get("sql") or {}
-        self.sql_write = _names_pattern(sql.get("write_verbs"), r"(?is)^\s*({})\b")
-        # A common table expression whose body is a SELECT reads: SQL syntax, not a word list.
-        self.sql_read = _names_pattern(
-            sql.get("read_verbs"), r"(?is)^\s*(with\s+\w+\s+as\s*\(\s*select|{})\b"
-        )
-        # Clauses that write anywhere in a statement starting with another word (Cypher's
-        # ``MATCH ... SET``); those of them that add a row or a node each time.
-        self.sql_clause_writes = _names_pattern(sql.get("clause_writes"), r"(?i)\b({})\b")
-        self.sql_creates = frozenset(sql.get("clause_creates") or [])
-        retries = data.get("retries") or {}
-        self.retries: Matcher[RetryConstruct] = Matcher()
-        for kind in ("decorators", "wrappers", "http_retry", "global", "node_retry"):
-            for raw in retries.get(kind) or []:
-                construct = RetryConstruct(
-                    kind=kind.rstrip("s") if kind in {"decorators", "wrappers"} else kind,
-                    library=raw.get("library", ""),
-                    on=ArgRef.parse(raw.get("exceptions")),
-                    default_catches_all=bool(raw.get("default_catches_all")),
-                    methods_kwarg=tuple(_as_list(raw.get("methods_kwarg"))),
-                    default_methods=tuple(_as_list(raw.get("default_methods"))),
-                    scope_kwarg=raw.get("scope_kwarg"),
-                    requires_kwarg=raw.get("requires_kwarg"),
-                    what=raw.get("what", ""),
-                    node=ArgRef.parse(raw.get("node")),
-                    tool_nodes=tuple(_as_list(raw.get("tool_nodes"))),
-                )
-                self.retries.add(_as_list(raw["match"]), construct)
-        self.client_retries: Matcher[RetryConstruct] = Matcher()
-        for raw in retries.get("client_retry") or []:
-            attempts = raw.get("attempts") or {}
-            self.client_retries.add(
-                _as_list(raw["match"]),
-                RetryConstruct(
-                    kind="client",
-                    library=raw.get("library", ""),
-                    requires_kwarg=raw.get("requires_kwarg"),
-                    what=raw.get("what", ""),
-                    setting=ArgRef.parse(raw.get("setting")),
-                    holders=tuple(_as_list(raw.get("holders"))),
-                    mount=raw.get("mount"),
-                    attempts=AttemptKeys(
-                        attempts.get("total"),
-                        attempts.get("retries"),
-                        attempts.get("mode"),
-                        frozenset(_as_list(attempts.get("counting_modes"))),
-                    ),
-                ),
-            )
-        self.transient_exceptions = set(_as_list(retries.get("transient_exceptions")))
-        self.transient_statuses = {int(s) for s in _as_list(retries.get("transient_statuses"))}
-        self.catch_all_exceptions = set(_as_list(retries.get("catch_all_exceptions")))
-        self.policy_default_catches = list(_as_list(retries.get("policy_default_catches")))
-        self.ledger_functions: Matcher[bool] = Matcher()
-        self.ledger_functions.add(_as_list(data.get("ledger_functions")), True)
 
-    def _load_framework(self, framework: str, spec: Mapping[str, Any]) -> None:
-        self.tool_forms["decorator"].add(
-            _as_list(spec.get("decorators")), ToolForm(framework, "decorator")
-        )
-        for raw in spec.get("factories") or []:
-            self.tool_forms["factory"].add(
-                _as_list(raw["callee"]),
-                ToolForm(
-                    framework,
-                    "factory",
-                    function=ArgRef.parse(raw.get("function")),
-                    also=ArgRef.parse(raw.get("also")),
-                    name=ArgRef.parse(raw.get("name")),
-                    methods=tuple(_as_list(raw.get("methods"))),
-                ),
-            )
-        for raw in spec.get("base_classes") or []:
-            self.tool_forms["base_class"].add(
-                _as_list(raw["qualname"]),
-                ToolForm(
-                    framework,
-                    "base_class",
-                    methods=tuple(_as_list(raw.get("methods"))),
-                    methods_from_attribute=raw.get("methods_from_attribute"),
-                    requires_attributes=tuple(_as_list(raw.get("requires_attributes"))),
-                ),
-            )
-        for raw in spec.get("registries") or []:
-            self.tool_forms["registry"].add(
-                _as_list(raw["callee"]),
-                ToolForm(framework, "registry", tools=ArgRef.parse(raw.get("tools"))),
-            )
-        if spec.get("metadata_kwarg"):
-            self.metadata_kwargs[framework] = spec["metadata_kwarg"]
-        if spec.get("annotations_kwarg"):
-            self.annotations_kwargs[framework] = spec["annotations_kwarg"]
-        self.plugin_entry_names |= frozenset(_as_list(spec.get("plugin_entries")))
-        lowlevel = spec.get("lowlevel") or {}
-        self.mcp_lowlevel_servers += _as_list(lowlevel.get("server"))
-        self.mcp_tool_types += _as_list(lowlevel.get("tool_type"))
+    def _add_tool_forms(self) -> None:
+        """Each framework's tool forms, by form, named by the framework."""
+        self.tool_forms = {
+            form: Matcher() for form in ("decorator", "factory", "base_class", "registry")
+        }
+        self.metadata_kwargs = {}
+        self.annotations_kwargs = {}
+        self.mcp_lowlevel_servers = []
+        self.mcp_tool_types = []
+        self.plugin_entry_names = frozenset()
+        for name, framework in self.frameworks.items():
+            self.tool_forms["decorator"].add(framework.decorators, ToolForm(name, "decorator"))
+            for form, written in (
+                ("factory", framework.factories),
+                ("base_class", framework.base_classes),
+                ("registry", framework.registries),
+            ):
+                names = TOOL_FORM_NAMES[form]
+                for raw in written:
+                    tool_form = load_entry(ToolForm, raw, form, framework=name, form=form)
+                    self.tool_forms[form].add(as_list(raw[names]), tool_form)
+            if framework.metadata_kwarg:
+                self.metadata_kwargs[name] = framework.metadata_kwarg
+            if framework.annotations_kwarg:
+                self.annotations_kwargs[name] = framework.annotations_kwarg
+            self.plugin_entry_names |= framework.plugin_entries
+            self.mcp_lowlevel_servers += framework.lowlevel.server
+            self.mcp_tool_types += framework.lowlevel.tool_type
 
     @cached_property
     def checklist(self) -> Knowledge:
@@ -543,7 +571,6 @@ class Catalog:
 
 
 CATALOG_FILES = ("frameworks", "effects", "retries", "checklist")
-USER_MARK = "_user"  # set on entries merged from the user's config (never in YAML files)
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The top-level rules/ folder, mapped to this package by pyproject.toml (wheel and editable).
 CATALOG_PACKAGE = "agentguard.catalogues"
@@ -664,14 +691,14 @@ def _merge_table(user: Mapping[str, Any], builtin: Mapping[str, Any]) -> dict[st
     """A user's table over a built-in one: lists join (the user's first), tables merge the
     same way, and any other value replaces the built-in one."""
     combined = dict(builtin)
-    for key, value in user.items():
-        existing = builtin.get(key)
+    for name, value in user.items():
+        existing = builtin.get(name)
         if isinstance(value, list):
-            combined[key] = list(value) + list(existing or [])
+            combined[name] = list(value) + list(existing or [])
         elif isinstance(value, dict) and isinstance(existing, dict):
-            combined[key] = _merge_table(value, existing)
+            combined[name] = _merge_table(value, existing)
         else:
-            combined[key] = value
+            combined[name] = value
     return combined
 
 
@@ -680,24 +707,24 @@ def merge_extensions(data: dict[str, Any], extensions: Mapping[str, Any]) -> dic
     merged = json.loads(json.dumps(data))
     for framework, spec in (extensions.get("frameworks") or {}).items():
         target = merged["frameworks"].setdefault(framework, {})
-        for key, value in spec.items():
+        for name, value in spec.items():
             if isinstance(value, list):
-                target[key] = list(target.get(key) or []) + value
+                target[name] = list(target.get(name) or []) + value
             else:
-                target[key] = value
+                target[name] = value
     for section in ("effects", "retries"):
-        for key, value in (extensions.get(section) or {}).items():
-            existing = merged[section].get(key)
+        for name, value in (extensions.get(section) or {}).items():
+            existing = merged[section].get(name)
             if isinstance(value, list):
-                if key == "sinks":
+                if name == "sinks":
                     value = [{**entry, USER_MARK: True} for entry in value]
                 # User entries come first, so they win over built-in globs.
-                merged[section][key] = value + list(existing or [])
+                merged[section][name] = value + list(existing or [])
             elif isinstance(value, dict) and isinstance(existing, dict):
                 # verbs, schema_verbs.kinds: the user's words join the built-in ones
-                merged[section][key] = _merge_table(value, existing)
+                merged[section][name] = _merge_table(value, existing)
             else:
-                merged[section][key] = value
+                merged[section][name] = value
     if extensions.get("checklist"):
         # lists join, tables merge (``timeouts.transport_errors``), a pattern replaces
         merged["checklist"] = _merge_table(extensions["checklist"], merged.get("checklist") or {})

@@ -7,121 +7,162 @@ loader; a ``Catalog`` builds it (``catalog.checklist``), so there is one route t
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentguard.knowledge.catalog import Matcher, _as_list
+from agentguard.knowledge.catalog_keys import (
+    NONEMPTY_TEXT,
+    REGEX,
+    STRINGS,
+    TEXT,
+    default_to,
+    entry_list,
+    key,
+    listed,
+    load_keys,
+    matcher,
+    mutable,
+    ordered,
+    pattern,
+    text_or_empty,
+)
+from agentguard.knowledge.matcher import Matcher
+
+WHEN = {"enum": ["present", "is_true", "true_or_exception", "absent_or_continue"]}
 
 
 @dataclass(frozen=True)
 class Setting:
     """A framework setting (a keyword on a call or a tool) with what it does."""
 
-    match: tuple[str, ...]
-    kwarg: str
-    text: str
-    when: str = "present"
-    framework: str = ""
+    match: tuple[str, ...] = key("match", STRINGS, ordered, required=True)
+    kwarg: str = key("kwarg", TEXT, text_or_empty, required=True)
+    text: str = key("text", TEXT, text_or_empty, required=True)
+    when: str = key("when", WHEN, default_to("present"))
+    framework: str = key("framework", TEXT, text_or_empty)
     unless: tuple[tuple[str, str], ...] = ()
 
 
+def _settings(at: str) -> list[Setting]:
+    return entry_list(at, Setting)
+
+
 class Knowledge:
-    def __init__(self, data: dict[str, Any]) -> None:
-        ledger = data.get("ledger") or {}
-        self.ledger_functions: Matcher[bool] = Matcher()
-        self.ledger_functions.add(_as_list(ledger.get("functions")), True)
-        self.ledger_receiver = re.compile(ledger.get("receiver_pattern") or "$^")
-        self.ledger_methods = set(_as_list(ledger.get("write_methods")))
-        self.ledger_sql = re.compile(ledger.get("sql_table_pattern") or "$^")
-        self.input_identity = re.compile(ledger.get("input_identity_pattern") or "$^")
-        self.ledger_sql_methods = set(_as_list(ledger.get("sql_methods")))
-        self.ledger_row_methods = set(_as_list(ledger.get("row_methods")))
-        self.ledger_row_class = re.compile(ledger.get("row_class_pattern") or "$^")
+    """The checklist catalogue, one typed field per key (its place in the catalogue
+    first)."""
 
-        timeouts = data.get("timeouts") or {}
-        self.timeout_exceptions = set(_as_list(timeouts.get("exceptions")))
-        self.before_send = set(_as_list(timeouts.get("before_send")))
-        self.uncertain_words = re.compile(timeouts.get("uncertain_pattern") or "$^")
-        self.uncertain_exception = re.compile(timeouts.get("uncertain_exception_pattern") or "$^")
-        self.reconcile_call = re.compile(timeouts.get("reconcile_call_pattern") or "$^")
-        self.log_receivers = set(_as_list(timeouts.get("log_receivers")))
-        self.transport_errors: dict[str, str] = {
-            str(k): str(v) for k, v in (timeouts.get("transport_errors") or {}).items()
-        }
-        self.timeout_kwargs = set(_as_list(timeouts.get("timeout_kwargs")))
-        self.deadline_calls = set(_as_list(timeouts.get("deadline_calls")))
-        self.context_managers = set(_as_list(timeouts.get("context_managers")))
-        self.sleep_calls = set(_as_list(timeouts.get("sleep_calls")))
-        self.failure_words = re.compile(timeouts.get("failure_pattern") or "$^")
-        self.deadline_words = re.compile(timeouts.get("deadline_pattern") or "$^")
+    ledger_functions: Matcher[bool] = key("ledger.functions", STRINGS, matcher)
+    ledger_receiver: re.Pattern[str] = key("ledger.receiver_pattern", REGEX, pattern)
+    ledger_methods: set[str] = key("ledger.write_methods", STRINGS, mutable)
+    ledger_sql: re.Pattern[str] = key("ledger.sql_table_pattern", REGEX, pattern)
+    input_identity: re.Pattern[str] = key("ledger.input_identity_pattern", REGEX, pattern)
+    ledger_sql_methods: set[str] = key("ledger.sql_methods", STRINGS, mutable)
+    ledger_row_methods: set[str] = key("ledger.row_methods", STRINGS, mutable)
+    ledger_row_class: re.Pattern[str] = key("ledger.row_class_pattern", REGEX, pattern)
 
-        obs = data.get("observations") or {}
-        self.tool_error_exceptions: Matcher[bool] = Matcher()
-        self.tool_error_exceptions.add(_as_list(obs.get("tool_error_exceptions")), True)
-        self.model_message_types: Matcher[bool] = Matcher()
-        self.model_message_types.add(_as_list(obs.get("model_message_types")), True)
-        self.tool_message_keys = set(_as_list(obs.get("tool_message_keys")))
-        self.tool_message_roles = set(_as_list(obs.get("tool_message_roles")))
-        self.code_keys = set(_as_list(obs.get("code_keys")))
-        self.retry_keys = set(_as_list(obs.get("retry_keys")))
-        self.input_error = re.compile(obs.get("input_error_pattern") or "$^")
-        self.broad_exceptions = set(_as_list(obs.get("broad_exceptions")))
-        self.message_sink_methods = set(_as_list(obs.get("message_sink_methods")))
+    timeout_exceptions: set[str] = key("timeouts.exceptions", STRINGS, mutable)
+    before_send: set[str] = key("timeouts.before_send", STRINGS, mutable)
+    uncertain_words: re.Pattern[str] = key("timeouts.uncertain_pattern", REGEX, pattern)
+    uncertain_exception: re.Pattern[str] = key(
+        "timeouts.uncertain_exception_pattern", REGEX, pattern
+    )
+    reconcile_call: re.Pattern[str] = key("timeouts.reconcile_call_pattern", REGEX, pattern)
+    log_receivers: set[str] = key("timeouts.log_receivers", STRINGS, mutable)
+    transport_errors: dict[str, str] = key(
+        "timeouts.transport_errors",
+        {"type": "object", "additionalProperties": NONEMPTY_TEXT},
+        lambda raw: {str(k): str(v) for k, v in (raw or {}).items()},
+    )
+    timeout_kwargs: set[str] = key("timeouts.timeout_kwargs", STRINGS, mutable)
+    deadline_calls: set[str] = key("timeouts.deadline_calls", STRINGS, mutable)
+    context_managers: set[str] = key("timeouts.context_managers", STRINGS, mutable)
+    sleep_calls: set[str] = key("timeouts.sleep_calls", STRINGS, mutable)
+    failure_words: re.Pattern[str] = key("timeouts.failure_pattern", REGEX, pattern)
+    deadline_words: re.Pattern[str] = key("timeouts.deadline_pattern", REGEX, pattern)
 
-        self.framework_errors: dict[str, dict[str, Any]] = dict(data.get("framework_errors") or {})
-        self.error_settings = [self._setting(raw) for raw in data.get("error_settings") or []]
-        self.timeout_settings = list(data.get("timeout_settings") or [])
-        self.agent_timeout_settings = [
-            self._setting(raw) for raw in data.get("agent_timeout_settings") or []
-        ]
-        self.mcp_client_retries = [
-            self._setting(raw) for raw in data.get("mcp_client_retries") or []
-        ]
-        graph = data.get("langgraph_retry") or {}
-        self.retry_policy: Matcher[bool] = Matcher()
-        self.retry_policy.add(_as_list(graph.get("policy")), True)
-        self.add_node: Matcher[bool] = Matcher()
-        self.add_node.add(_as_list(graph.get("add_node")), True)
-        self.task_decorators: Matcher[bool] = Matcher()
-        self.task_decorators.add(_as_list(graph.get("task_decorators")), True)
-        self.interrupt: Matcher[bool] = Matcher()
-        self.interrupt.add(_as_list(graph.get("interrupt")), True)
+    tool_error_exceptions: Matcher[bool] = key(
+        "observations.tool_error_exceptions", STRINGS, matcher
+    )
+    model_message_types: Matcher[bool] = key("observations.model_message_types", STRINGS, matcher)
+    tool_message_keys: set[str] = key("observations.tool_message_keys", STRINGS, mutable)
+    tool_message_roles: set[str] = key("observations.tool_message_roles", STRINGS, mutable)
+    code_keys: set[str] = key("observations.code_keys", STRINGS, mutable)
+    retry_keys: set[str] = key("observations.retry_keys", STRINGS, mutable)
+    input_error: re.Pattern[str] = key("observations.input_error_pattern", REGEX, pattern)
+    broad_exceptions: set[str] = key("observations.broad_exceptions", STRINGS, mutable)
+    message_sink_methods: set[str] = key("observations.message_sink_methods", STRINGS, mutable)
 
-        executors = data.get("executors") or {}
-        self.dispatch_methods = set(_as_list(executors.get("methods")))
-        self.dispatch_direct: Matcher[bool] = Matcher()
-        self.dispatch_direct.add(_as_list(executors.get("direct")), True)
-        self.executor_decorators: Matcher[bool] = Matcher()
-        self.executor_decorators.add(_as_list(executors.get("decorators")), True)
-        self.tool_words = re.compile(executors.get("tool_words_pattern") or "$^")
+    # read as tables by the observation rules: framework -> what its tool errors do
+    framework_errors: dict[str, dict[str, Any]] = key(
+        "framework_errors",
+        {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["text"],
+                "additionalProperties": False,
+                "properties": {
+                    "text": TEXT,
+                    "raw": {"type": "boolean"},
+                    "retries": {"type": "boolean"},
+                    "opt_out_kwargs": {"type": "object"},
+                    "server_opt_out": {
+                        "type": "object",
+                        "properties": {"callee": STRINGS, "kwarg": TEXT},
+                    },
+                },
+            },
+        },
+        lambda raw: dict(raw or {}),
+    )
+    error_settings: list[Setting] = _settings("error_settings")
+    # read as tables by the timeout rules: a tool option that retries on a timeout
+    timeout_settings: list[dict[str, Any]] = key(
+        "timeout_settings",
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["framework", "tool_kwarg", "text"],
+                "additionalProperties": False,
+                "properties": {
+                    "framework": TEXT,
+                    "tool_kwarg": TEXT,
+                    "text": TEXT,
+                    "unless": {"type": "object", "additionalProperties": TEXT},
+                },
+            },
+        },
+        listed,
+    )
+    agent_timeout_settings: list[Setting] = _settings("agent_timeout_settings")
+    mcp_client_retries: list[Setting] = _settings("mcp_client_retries")
 
-        evals = data.get("evals") or {}
-        self.fault_injection: Matcher[bool] = Matcher()
-        self.fault_injection.add(_as_list(evals.get("fault_injection")), True)
-        self.count_attrs = set(_as_list(evals.get("count_attrs")))
-        self.fault_methods = set(_as_list(evals.get("fault_methods")))
-        self.fault_fixtures = set(_as_list(evals.get("fault_fixtures")))
-        self.count_calls: Matcher[bool] = Matcher()
-        self.count_calls.add(_as_list(evals.get("count_calls")), True)
-        self.ledger_words = re.compile(evals.get("ledger_words") or "$^")
+    retry_policy: Matcher[bool] = key("langgraph_retry.policy", STRINGS, matcher)
+    add_node: Matcher[bool] = key("langgraph_retry.add_node", STRINGS, matcher)
+    task_decorators: Matcher[bool] = key("langgraph_retry.task_decorators", STRINGS, matcher)
+    interrupt: Matcher[bool] = key("langgraph_retry.interrupt", STRINGS, matcher)
 
-        resume = data.get("resume") or {}
-        self.done_statuses = set(_as_list(resume.get("done_statuses")))
-        self.in_flight_statuses = set(_as_list(resume.get("in_flight_statuses")))
-        self.uncertain_statuses = set(_as_list(resume.get("uncertain_statuses")))
-        self.resume_name = re.compile(resume.get("name_pattern") or "$^")
+    dispatch_methods: set[str] = key("executors.methods", STRINGS, mutable)
+    dispatch_direct: Matcher[bool] = key("executors.direct", STRINGS, matcher)
+    executor_decorators: Matcher[bool] = key("executors.decorators", STRINGS, matcher)
+    tool_words: re.Pattern[str] = key("executors.tool_words_pattern", REGEX, pattern)
 
-    @staticmethod
-    def _setting(raw: dict[str, Any]) -> Setting:
-        unless = raw.get("unless") or {}
-        return Setting(
-            match=tuple(_as_list(raw.get("match"))),
-            kwarg=raw.get("kwarg") or raw.get("tool_kwarg") or "",
-            text=raw.get("text", ""),
-            when=raw.get("when", "present"),
-            framework=raw.get("framework", ""),
-            unless=tuple((str(k), str(v)) for k, v in unless.items()),
-        )
+    fault_injection: Matcher[bool] = key("evals.fault_injection", STRINGS, matcher)
+    count_attrs: set[str] = key("evals.count_attrs", STRINGS, mutable)
+    count_calls: Matcher[bool] = key("evals.count_calls", STRINGS, matcher)
+    ledger_words: re.Pattern[str] = key("evals.ledger_words", REGEX, pattern)
+    fault_methods: set[str] = key("evals.fault_methods", STRINGS, mutable)
+    fault_fixtures: set[str] = key("evals.fault_fixtures", STRINGS, mutable)
+
+    done_statuses: set[str] = key("resume.done_statuses", STRINGS, mutable)
+    in_flight_statuses: set[str] = key("resume.in_flight_statuses", STRINGS, mutable)
+    uncertain_statuses: set[str] = key("resume.uncertain_statuses", STRINGS, mutable)
+    resume_name: re.Pattern[str] = key("resume.name_pattern", REGEX, pattern)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        load_keys(self, data)
 
     def is_timeout(self, name: str) -> bool:
         name = name.replace("()", "")
