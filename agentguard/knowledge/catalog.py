@@ -239,7 +239,7 @@ class Catalog:
         "frameworks",
         {"type": "object", "additionalProperties": {"$ref": "#/$defs/framework"}},
         _frameworks,
-        defs={"framework": entry_schema(Framework, closed=False)},
+        defs={"framework": entry_schema(Framework)},
     )
     injected_params: frozenset[str] = key(
         "tool_functions.injected_params", {"type": "array", "items": IDENTIFIER}, frozen
