@@ -15,10 +15,10 @@ from agentguard.facts.module_facts import Call, Value
 from agentguard.project.discovery_subclasses import enclosing_class
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def local_function(project: ProjectModel, value: Value | None, call: Call) -> str | None:
+def local_function(project: ProjectIndex, value: Value | None, call: Call) -> str | None:
     """The function nested in ``call``'s function (or in one enclosing it) that the bare
     name ``value`` refers to, or the method a bound ``self.method`` names (a toolkit's
     ``get_tools`` handing ``StructuredTool.from_function(func=self.search)``)."""
@@ -34,7 +34,7 @@ def local_function(project: ProjectModel, value: Value | None, call: Call) -> st
 
 
 def _named_function(
-    project: ProjectModel, name: str, function: str, before: int, depth: int = 0
+    project: ProjectIndex, name: str, function: str, before: int, depth: int = 0
 ) -> str | None:
     """The nested function ``name`` refers to in ``function`` at call order ``before``:
     one of that name, or the one a local was last bound to before, directly (``find_tool =

@@ -20,13 +20,14 @@ from agentguard.facts.module_facts import Decorator, Function, ModuleFacts
 from agentguard.project.tool_facts import SELF_NAMES
 
 if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
     from agentguard.project.project_model import ProjectModel
 
 # How many bases up a class chain a registration is followed (a cycle ends there too).
 MAX_BASE_DEPTH = 12
 
 
-def enclosing_class(project: ProjectModel, fn: Function) -> str | None:
+def enclosing_class(project: ProjectIndex, fn: Function) -> str | None:
     """The class whose method ``fn`` is, or is nested in (``Cls.method.<locals>.tool``)."""
     qualname = fn.qualname
     current: Function | None = fn
@@ -52,7 +53,7 @@ def unwrapped_base(written: str, facts: ModuleFacts) -> str:
     return name
 
 
-def framework_bases(project: ProjectModel, cls_qual: str) -> Iterator[str]:
+def framework_bases(project: ProjectIndex, cls_qual: str) -> Iterator[str]:
     """Every base of the project class ``cls_qual`` along its chain, nearest first: project
     classes (in any module, re-exports followed) and the outside classes they end in."""
     queue: list[tuple[str, int]] = [(cls_qual, 0)]
