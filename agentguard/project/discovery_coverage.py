@@ -21,7 +21,7 @@ from agentguard.project.discovery_subclasses import (
 )
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_index import ToolIndex
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class CoverageGap:
     through: str
 
 
-def coverage_gaps(project: ProjectModel) -> list[CoverageGap]:
+def coverage_gaps(project: ToolIndex) -> list[CoverageGap]:
     """One gap per non-test file that touches a framework's tool API where no tool was
     found, at its first touch point."""
     covered = {t.path for t in project.tools} | {t.site.path for t in project.tools}
@@ -61,7 +61,7 @@ def coverage_gaps(project: ProjectModel) -> list[CoverageGap]:
 
 
 def _touches(
-    project: ProjectModel, facts: ModuleFacts, methods: frozenset[str], handlers: set[str]
+    project: ToolIndex, facts: ModuleFacts, methods: frozenset[str], handlers: set[str]
 ) -> list[CoverageGap]:
     forms = project.catalog.tool_forms
     found: list[CoverageGap] = []

@@ -18,10 +18,10 @@ from agentguard.project.discovery_subclasses import enclosing_class, unwrapped_b
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_index import ToolIndex
 
 
-def enum_member_name(project: ProjectModel, value: Value) -> str | None:
+def enum_member_name(project: ToolIndex, value: Value) -> str | None:
     """``pkg.tools.Tools.GET_ISSUE.value``: the string the project's enum class assigns to
     the member."""
     qualname = value.qualname or ""
@@ -30,7 +30,7 @@ def enum_member_name(project: ProjectModel, value: Value) -> str | None:
     return _member_string(project, qualname[: -len(".value")])
 
 
-def branch_name(project: ProjectModel, string: str) -> str:
+def branch_name(project: ToolIndex, string: str) -> str:
     """A dispatch branch's tool name: as written, or the value of the enum member of
     another module it compares against."""
     if string.startswith(ENUM_MEMBER):
@@ -38,7 +38,7 @@ def branch_name(project: ProjectModel, string: str) -> str:
     return string
 
 
-def _member_string(project: ProjectModel, member_qualname: str) -> str | None:
+def _member_string(project: ToolIndex, member_qualname: str) -> str | None:
     owner, _, member = project.resolve_instance(member_qualname).rpartition(".")
     entry = project.classes.get(owner)
     if entry is None or not is_enum_class(entry[0]):
@@ -47,9 +47,7 @@ def _member_string(project: ProjectModel, member_qualname: str) -> str | None:
     return constant.string() if constant is not None else None
 
 
-def _branch_targets(
-    project: ProjectModel, facts: ModuleFacts, handler: str, body: Span
-) -> list[str]:
+def _branch_targets(project: ToolIndex, facts: ModuleFacts, handler: str, body: Span) -> list[str]:
     """The project functions a dispatch branch's own statements call, in source order."""
     caller = project.function(handler)
     targets: list[str] = []
@@ -63,7 +61,7 @@ def _branch_targets(
 
 
 def add_inline_branch_tool(
-    project: ProjectModel, name: str, facts: ModuleFacts, site: Location, options: dict[str, Value]
+    project: ToolIndex, name: str, facts: ModuleFacts, site: Location, options: dict[str, Value]
 ) -> bool:
     """A ``Tool(name=...)`` listed by a low-level server whose ``call_tool`` branch for that
     name does the work inline: the branch calls no project function of its own, only
@@ -112,7 +110,7 @@ def add_inline_branch_tool(
 
 
 def handler_entry(
-    project: ProjectModel, value: Value, facts: ModuleFacts, function: str | None
+    project: ToolIndex, value: Value, facts: ModuleFacts, function: str | None
 ) -> str | None:
     """The function a name-to-handler dict entry runs when it is not a plain function: a
     bound method (``self.create_issue``) of the class the dict is built in, or a handler
@@ -140,7 +138,7 @@ def handler_entry(
 
 
 def handler_class_tool(
-    project: ProjectModel, value: Value, function: str | None
+    project: ToolIndex, value: Value, function: str | None
 ) -> tuple[str, str] | None:
     """``Tool(name=self.name, ...)`` built in a method of a handler class (one class a tool,
     registered in a name-to-handler table the ``call_tool`` handler looks up): the name the
@@ -179,7 +177,7 @@ def handler_class_tool(
 
 
 def _self_attribute_string(
-    project: ProjectModel, cls_qual: str, attr: str, depth: int = 0
+    project: ToolIndex, cls_qual: str, attr: str, depth: int = 0
 ) -> str | None:
     """The string a class (or its project bases) gives ``self.<attr>``."""
     entry = project.classes.get(cls_qual)
@@ -208,7 +206,7 @@ def _self_attribute_string(
 
 
 def _handed_to_base(
-    project: ProjectModel,
+    project: ToolIndex,
     base_qual: str,
     attr: str,
     args: list[Value],
@@ -232,7 +230,7 @@ def _handed_to_base(
     return None
 
 
-def _string(project: ProjectModel, value: Value) -> str | None:
+def _string(project: ToolIndex, value: Value) -> str | None:
     """A literal string, or a module constant holding one (``TOOL_NAME``)."""
     if value.string():
         return value.string()

@@ -19,11 +19,11 @@ from agentguard.project.discovery_structural import structural_spec
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_index import ToolIndex
 
 
 def _record_tool(
-    project: ProjectModel,
+    project: ToolIndex,
     fields: dict[str, Value],
     facts: ModuleFacts,
     span: Span,
@@ -67,7 +67,7 @@ def _record_tool(
     )
 
 
-def discover_record_tools(project: ProjectModel) -> None:
+def discover_record_tools(project: ToolIndex) -> None:
     _, spec = structural_spec(project)
     if spec is None:
         return

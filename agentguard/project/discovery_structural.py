@@ -27,10 +27,10 @@ from agentguard.project.discovery_subclasses import framework_bases
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_index import ToolIndex
 
 
-def structural_spec(project: ProjectModel) -> tuple[str, Any]:
+def structural_spec(project: ToolIndex) -> tuple[str, Any]:
     """The framework entry holding ``structural_bases`` in the catalogue, and that section."""
     for framework, spec in (project.catalog.data.get("frameworks") or {}).items():
         if spec and spec.get("structural_bases"):
@@ -38,7 +38,7 @@ def structural_spec(project: ProjectModel) -> tuple[str, Any]:
     return "", None
 
 
-def _is_abstract_hook(project: ProjectModel, fn: Function) -> bool:
+def _is_abstract_hook(project: ToolIndex, fn: Function) -> bool:
     if fn.name.startswith("__") and fn.name != "__call__":
         return False
     if any(d.qualname.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.decorators):
@@ -49,7 +49,7 @@ def _is_abstract_hook(project: ProjectModel, fn: Function) -> bool:
     return not fn.returns and not fn.raises and not project.calls_in(fn.qualname)
 
 
-def _own_method(project: ProjectModel, cls: ClassDef, name: str) -> str | None:
+def _own_method(project: ToolIndex, cls: ClassDef, name: str) -> str | None:
     qualname = f"{cls.qualname}.{name}"
     return qualname if qualname in project.functions else None
 
@@ -62,7 +62,7 @@ def _declared_name(cls: ClassDef, attributes: list[str]) -> str | None:
     return None
 
 
-def discover_structural_tools(project: ProjectModel) -> None:
+def discover_structural_tools(project: ToolIndex) -> None:
     framework, spec = structural_spec(project)
     if spec is None:
         return
@@ -115,7 +115,7 @@ def discover_structural_tools(project: ProjectModel) -> None:
 
 
 def _model_facing(
-    project: ProjectModel,
+    project: ToolIndex,
     base: ClassDef,
     tools: list[tuple[ClassDef, str, list[str]]],
     schemas: list[str],
@@ -137,7 +137,7 @@ def _model_facing(
 
 
 def _append(
-    project: ProjectModel,
+    project: ToolIndex,
     cls: ClassDef,
     facts: ModuleFacts,
     name: str,
@@ -176,7 +176,7 @@ def _tool_spec(value: Value) -> dict[str, Value] | None:
 
 
 def _self_described(
-    project: ProjectModel,
+    project: ToolIndex,
     cls: ClassDef,
     facts: ModuleFacts,
     framework: str,

@@ -21,7 +21,7 @@ from agentguard.project.tool_facts import SELF_NAMES
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_index import ToolIndex
 
 # How many bases up a class chain a registration is followed (a cycle ends there too).
 MAX_BASE_DEPTH = 12
@@ -78,7 +78,7 @@ def framework_bases(project: ProjectIndex, cls_qual: str) -> Iterator[str]:
 
 
 def registration_names(
-    project: ProjectModel, written: str, fn: Function | None, facts: ModuleFacts
+    project: ToolIndex, written: str, fn: Function | None, facts: ModuleFacts
 ) -> Iterator[str]:
     """The qualified names a registration call written ``written`` in ``fn`` may stand for,
     each with its owner replaced by every base of a project class it names."""
@@ -113,7 +113,7 @@ def _decorator_name(dec: Decorator) -> str | None:
     return None
 
 
-def registration_methods(project: ProjectModel) -> frozenset[str]:
+def registration_methods(project: ToolIndex) -> frozenset[str]:
     """The last parts of the catalogue's decorator and factory names (``tool``,
     ``add_tool``): a written name ending otherwise registers nothing, however expanded."""
     methods: set[str] = set()
@@ -126,7 +126,7 @@ def registration_methods(project: ProjectModel) -> frozenset[str]:
     return frozenset(methods)
 
 
-def discover_subclass_registrations(project: ProjectModel) -> None:
+def discover_subclass_registrations(project: ToolIndex) -> None:
     """Decorators and registration calls whose framework form shows only once the name is
     expanded through the project's classes (see the module docstring)."""
     from agentguard.project import tools as discovery

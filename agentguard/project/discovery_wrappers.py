@@ -29,8 +29,8 @@ from agentguard.facts.module_facts import Call, Decorator, Function, Value
 from agentguard.knowledge.catalog import ToolForm
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
     from agentguard.project.tool_facts import ToolFacts
+    from agentguard.project.tool_index import ToolIndex
 
 LOCALS = ".<locals>."
 
@@ -47,7 +47,7 @@ class Wrapper:
 
 
 def _applied_form(
-    project: ProjectModel, fn: Function, call: Call, calls: list[Call]
+    project: ToolIndex, fn: Function, call: Call, calls: list[Call]
 ) -> tuple[ToolForm, dict[str, Value]] | None:
     """The framework decorator ``call`` applies to a parameter of ``fn``, with its options:
     ``mcp.tool(annotations=a)(func)`` (the decorator call, then the call on the function)
@@ -72,7 +72,7 @@ def _applied_form(
     return None
 
 
-def _wrappers(project: ProjectModel) -> list[Wrapper]:
+def _wrappers(project: ToolIndex) -> list[Wrapper]:
     found: list[Wrapper] = []
     for qualname, (fn, facts) in project.functions.items():
         if facts.is_test or not fn.params:
@@ -94,7 +94,7 @@ def _wrappers(project: ProjectModel) -> list[Wrapper]:
 
 
 def _use_options(
-    project: ProjectModel, wrapper: Wrapper, decorator: Decorator
+    project: ToolIndex, wrapper: Wrapper, decorator: Decorator
 ) -> dict[str, Value] | None:
     """The framework decorator's options at one use site, or None when ``decorator`` is no
     use of ``wrapper``. A keyword the wrapper writes as a factory parameter takes the value
@@ -120,7 +120,7 @@ def _use_options(
     return options
 
 
-def discover_wrapped_decorators(project: ProjectModel) -> list[ToolFacts]:
+def discover_wrapped_decorators(project: ToolIndex) -> list[ToolFacts]:
     """The tools made by project decorators that apply a framework's tool decorator."""
     from agentguard.project.tools import _tool_from_function
 

@@ -1,78 +1,93 @@
-"""The project model: the project index with the results of the passes over it (tools,
-their declarations and effect summaries, retries, the ledger-write index).
+"""The project model: the project index with the frozen results of the passes over it.
 
-Built from per-file facts (``agentguard.facts``) and schema documents by ``build_project``,
-whose passes run in order (index the modules, discover tools, infer effects, merge schema
-tools, find retries) and then freeze the model; checks read it and never walk syntax
-themselves. The index is ``agentguard.project.index``; the passes live in
-``agentguard.project.tools``, ``.effects``, ``.schema_tools`` and ``.retries``.
+``build_project`` indexes the per-file facts (``agentguard.project.index``) and runs the
+passes, each declaring the passes it reads (``agentguard.project.passes``), in the order
+those declarations give: tool discovery, effect inference, the schema files' tools, the
+retry constructs and the ledger index. Checks read the model and never walk syntax.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agentguard.diagnostics import ScanProblem
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.knowledge.catalog import Catalog
+from agentguard.project.effects import EffectInference, EffectSummaries
 from agentguard.project.index import CallSite, ProjectIndex
-from agentguard.project.tool_facts import Effect, RetryUse, ToolFacts
+from agentguard.project.ledger_writes import LedgerIndex, LedgerWrites
+from agentguard.project.passes import Pass, PassResults, ScanInputs, run_passes
+from agentguard.project.retries import RetryDetection
+from agentguard.project.schema_tools import SchemaTools
+from agentguard.project.tool_discovery import ToolDiscovery
+from agentguard.project.tool_facts import Effect, RetryUse
+from agentguard.project.tool_index import ToolIndex
 
 if TYPE_CHECKING:
     from agentguard.config import Config
     from agentguard.facts.schema_files.detect import SchemaIssue
-    from agentguard.project.effects import EffectSummaries
-    from agentguard.project.ledger_writes import LedgerIndex
 
-__all__ = ["CallSite", "FrozenProjectError", "ProjectModel", "build_project"]
+__all__ = ["PROJECT_PASSES", "CallSite", "FrozenProjectError", "ProjectModel", "build_project"]
 
 Derived = TypeVar("Derived")
+
+# The passes whose results the model holds (each brings the passes it needs).
+PROJECT_PASSES: tuple[type[Pass[Any]], ...] = (
+    ToolDiscovery,
+    EffectInference,
+    SchemaTools,
+    RetryDetection,
+    LedgerWrites,
+)
 
 
 class FrozenProjectError(AttributeError):
     """An attribute of a built project model was assigned: the passes are over."""
 
 
-class ProjectModel(ProjectIndex):
-    """The project's facts, built by ``build_project``'s passes and frozen after them.
+class ProjectModel(ToolIndex):
+    """The project as the rules read it: the index, every tool (its effects and the schema
+    files' declarations included) and the results of the passes, frozen."""
 
-    The constructor runs the first pass only (indexing the modules); discovery, effect
-    inference, schema tools and retries are passes of their own, run by ``build_project``.
-    """
+    results: PassResults
+    problems: list[ScanProblem]
+    config: Config | None
+    schema_files: list[tuple[Path, str]]
+    schema_issues: list[SchemaIssue]
+    effect_summaries: EffectSummaries
+    retries: tuple[RetryUse, ...]
+    ledger: LedgerIndex
 
-    def __init__(self, modules: Iterable[ModuleFacts], catalog: Catalog) -> None:
-        super().__init__(modules, catalog)
-        self.tools: list[ToolFacts] = []
-        self.problems: list[ScanProblem] = []
-        self.config: Config | None = None
-        self.schema_files: list[tuple[Path, str]] = []
-        self.schema_issues: list[
-            SchemaIssue
-        ] = []  # filled by agentguard.project.schema_tools (AG001)
-        # Set by the passes of ``build_project``:
-        self.effect_summaries: EffectSummaries | None = None
-        self.retries: tuple[RetryUse, ...] = ()
-        self.ledger: LedgerIndex | None = None
-        self._frozen = False
+    @classmethod
+    def built(cls, index: ProjectIndex, results: PassResults) -> ProjectModel:
+        """The model of ``index`` holding ``results`` (which hold ``PROJECT_PASSES``')."""
+        merged = results[SchemaTools]
+        model = cls.over(index, merged.tools)
+        inputs = results.inputs
+        model.__dict__.update(
+            results=results,
+            problems=[*inputs.problems, *merged.skipped],
+            config=inputs.config,
+            schema_files=list(inputs.schema_files),
+            schema_issues=list(merged.issues),
+            effect_summaries=results[EffectInference].summaries,
+            retries=results[RetryDetection].uses,
+            ledger=results[LedgerWrites],
+            _frozen=True,
+        )
+        return model
 
     def __setattr__(self, name: str, value: object) -> None:
         if getattr(self, "_frozen", False):
             raise FrozenProjectError(f"the project model is frozen after build: cannot set {name}")
         super().__setattr__(name, value)
 
-    def freeze(self) -> None:
-        """End of build: no attribute may be assigned from now on."""
-        self._frozen = True
-
     def once(self, derive: Callable[[ProjectModel], Derived]) -> Derived:
-        """``derive(self)``, computed on the first call after the build and reused after:
-        for a whole-project answer that several rules, or one rule per tool or per finding,
-        ask for (the answer must not be changed by whoever reads it). Before the build is
-        over the model still changes, so nothing is kept."""
-        if not self._frozen:
-            return derive(self)
+        """``derive(self)``, computed on the first call and reused after: for a
+        whole-project answer that several rules, or one rule per tool or per finding, ask
+        for (the answer must not be changed by whoever reads it)."""
         derived = self._memo.derived
         if derive not in derived:
             derived[derive] = derive(self)
@@ -81,20 +96,14 @@ class ProjectModel(ProjectIndex):
     def effects_of(self, qualname: str) -> list[Effect]:
         """The effects ``qualname`` has or reaches through its calls (worked out on first
         demand for a function no tool reaches)."""
-        summaries = self.effect_summaries
-        return summaries.of(qualname) if summaries is not None else []
-
-    def tool_for_function(self, qualname: str) -> ToolFacts | None:
-        return next((t for t in self.tools if qualname in t.functions), None)
+        return self.effect_summaries.of(qualname)
 
     def retry_uses(self) -> Iterator[RetryUse]:
-        """The constructs that re-run code (the retries pass of ``build_project``)."""
+        """The constructs that re-run code (the retry pass)."""
         return iter(self.retries)
 
     def ledger_index(self) -> LedgerIndex:
         """The ledger pass's facts (record writes, recording functions, executors)."""
-        if self.ledger is None:
-            raise RuntimeError("the ledger pass runs in build_project")
         return self.ledger
 
     def effects_in_orders(self, qualname: str, orders: tuple[int, int]) -> list[Effect]:
@@ -120,27 +129,9 @@ def build_project(
     problems: Sequence[ScanProblem] = (),
     schema_files: Sequence[tuple[Path, str]] = (),
 ) -> ProjectModel:
-    """The project model, built by its passes in order and frozen: index the modules (the
-    constructor), discover the tools, infer their effects (call sites are resolved as these
-    ask), merge the schema files' tools, find the retry constructs, index the ledger writes. The schema files
-    skipped (too big, binary, unreadable) join ``problems``."""
-    from agentguard.project.effects import infer_effects
-    from agentguard.project.ledger_writes import build_ledger_index
-    from agentguard.project.retries import retry_uses
-    from agentguard.project.tools import discover_tools
-
-    project = ProjectModel(modules, catalog)
-    discover_tools(project)
-    project.effect_summaries = infer_effects(project)
-    project.problems = list(problems)
-    project.config = config
-    project.schema_files = list(schema_files)
-    if config is not None:
-        # Imported here: jsonschema is slow to import, and most runs have no schema file.
-        from agentguard.project.schema_tools import add_schema_tools
-
-        project.problems += add_schema_tools(project, schema_files, config)
-    project.retries = tuple(retry_uses(project))
-    project.ledger = build_ledger_index(project)
-    project.freeze()
-    return project
+    """The project model: the modules indexed, then ``PROJECT_PASSES`` (and the passes they
+    need) run over the index in the order their declarations give. The schema files skipped
+    (too big, binary, unreadable) join ``problems``."""
+    index = ProjectIndex(modules, catalog)
+    inputs = ScanInputs(config, tuple(schema_files), tuple(problems))
+    return ProjectModel.built(index, run_passes(index, PROJECT_PASSES, inputs))

@@ -27,17 +27,18 @@ from agentguard.project.tool_facts import (
 )
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import CallSite, ProjectModel
+    from agentguard.project.index import CallSite
+    from agentguard.project.tool_index import ToolIndex
 
 
-def _model_params(project: ProjectModel, fn: Function) -> list[str]:
+def _model_params(project: ToolIndex, fn: Function) -> list[str]:
     injected = project.catalog.injected_params
     return [
         p for p in fn.params if p not in SELF_NAMES and p not in injected and not p.startswith("_")
     ]
 
 
-def _add_tool(project: ProjectModel, tool: ToolFacts) -> None:
+def _add_tool(project: ToolIndex, tool: ToolFacts) -> None:
     for existing in project.tools:
         if (
             existing.symbol != tool.symbol
@@ -55,7 +56,7 @@ def _add_tool(project: ProjectModel, tool: ToolFacts) -> None:
 
 
 def _tool_from_function(
-    project: ProjectModel,
+    project: ToolIndex,
     qualname: str,
     form: ToolForm,
     site: Location,
@@ -89,7 +90,7 @@ def _tool_from_function(
 
 
 def _guarded_declaration(
-    project: ProjectModel, kwargs: dict[str, Value], span: Span, facts: ModuleFacts
+    project: ToolIndex, kwargs: dict[str, Value], span: Span, facts: ModuleFacts
 ) -> Declaration:
     decl = Declaration(source="guarded", location=Location(facts.path, span))
     for field_name in ("risk", "idempotency", "replay"):
@@ -105,7 +106,7 @@ def _guarded_declaration(
 
 
 def _declarations_from_options(
-    project: ProjectModel,
+    project: ToolIndex,
     framework: str,
     options: dict[str, Value],
     site: Location,
@@ -135,7 +136,7 @@ def _declarations_from_options(
 
 
 def _option_declaration(
-    project: ProjectModel, options: dict[str, Value], site: Location
+    project: ToolIndex, options: dict[str, Value], site: Location
 ) -> Declaration | None:
     """Semantics a tool's registration declares in its own keywords (``side_effect=False``,
     ``read_only=True``, ``side_effect="write"``), the catalogue's ``option_hints``."""
@@ -159,7 +160,7 @@ def _option_declaration(
 
 
 def _written_value(
-    project: ProjectModel, value: Value | None, site: Location, facts: ModuleFacts
+    project: ToolIndex, value: Value | None, site: Location, facts: ModuleFacts
 ) -> tuple[Value | None, str]:
     """An option's value, or the module variable it names, with the file it is written in
     (a variable imported from another module is written there)."""
@@ -178,7 +179,7 @@ def _written_value(
     return value, site.path
 
 
-def _built_by_helper(project: ProjectModel, value: Value) -> Value | None:
+def _built_by_helper(project: ToolIndex, value: Value) -> Value | None:
     """``annotations=writes(destructive=False)``: a project function whose one returned
     value is a call or dict literal (``return ToolAnnotations(destructiveHint=destructive)``)
     stands for that value, each entry naming a parameter bound to the call's argument. It
@@ -208,7 +209,7 @@ def _built_by_helper(project: ProjectModel, value: Value) -> Value | None:
 
 
 def annotations_declaration(
-    project: ProjectModel, value: Value, path: str, source: str = "mcp-annotations"
+    project: ToolIndex, value: Value, path: str, source: str = "mcp-annotations"
 ) -> Declaration | None:
     """MCP ToolAnnotations (call or dict, camelCase or snake_case)."""
     if value.kind == "call":
@@ -242,7 +243,7 @@ def annotations_declaration(
 
 
 def discover_tools(
-    project: ProjectModel,
+    project: ToolIndex,
 ) -> None:
     forms = project.catalog.tool_forms
     sources = [facts for facts in project.modules.values() if not facts.is_test]
@@ -322,7 +323,7 @@ def discover_tools(
     project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
 
 
-def _is_shared_base(project: ProjectModel, cls: ClassDef) -> bool:
+def _is_shared_base(project: ToolIndex, cls: ClassDef) -> bool:
     """A project class that other tool classes extend and that names no tool itself is
     their shared base (``class BookingTool(BaseTool)`` under ``HotelTool``), not a tool."""
     name = cls.attributes.get("name")
@@ -340,7 +341,7 @@ def _is_shared_base(project: ProjectModel, cls: ClassDef) -> bool:
     )
 
 
-def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFacts) -> None:
+def _discover_class_tool(project: ToolIndex, cls: ClassDef, facts: ModuleFacts) -> None:
     if _is_shared_base(project, cls):
         return
     for base in project.class_bases(cls):
@@ -408,7 +409,7 @@ def _discover_class_tool(project: ProjectModel, cls: ClassDef, facts: ModuleFact
         return
 
 
-def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, callee: str) -> None:
+def _discover_from_call(project: ToolIndex, call: Call, facts: ModuleFacts, callee: str) -> None:
     forms = project.catalog.tool_forms
     factory = forms["factory"](callee)
     if factory is None and call.callee == "super().__init__" and call.function:
@@ -484,7 +485,7 @@ def _discover_from_call(project: ProjectModel, call: Call, facts: ModuleFacts, c
 
 
 def _discover_decorator_applied(
-    project: ProjectModel, call: Call, decorator: CallSite, facts: ModuleFacts
+    project: ToolIndex, call: Call, decorator: CallSite, facts: ModuleFacts
 ) -> None:
     """``mcp.tool(name=tool_name)(lambda_function)``: a decorator with its options applied
     to a function as a call, as ``@mcp.tool(name=...)`` above its ``def`` would be."""
@@ -508,7 +509,7 @@ def _discover_decorator_applied(
 
 
 def _method_of_built(
-    project: ProjectModel,
+    project: ToolIndex,
     target: Value | None,
     call: Call,
     facts: ModuleFacts,
@@ -542,7 +543,7 @@ def _method_of_built(
 
 
 def _discover_from_registry(
-    project: ProjectModel, call: Call, facts: ModuleFacts, callee: str
+    project: ToolIndex, call: Call, facts: ModuleFacts, callee: str
 ) -> None:
     registry = project.catalog.tool_forms["registry"](callee)
     caller = project.function(call.function) if call.function else None
@@ -584,7 +585,7 @@ def _site_span(element: Value, listed: Value | None, call_span: Span) -> Span:
 
 
 def listed_elements(
-    project: ProjectModel, value: Value | None, call: Call, facts: ModuleFacts, depth: int = 0
+    project: ToolIndex, value: Value | None, call: Call, facts: ModuleFacts, depth: int = 0
 ) -> list[Value]:
     """The items of a tool list: a literal, or a simple variable holding one (module level,
     possibly imported, or local to the calling function), concatenations and ``*`` spreads
@@ -613,7 +614,7 @@ def listed_elements(
 
 
 def _appended_elements(
-    project: ProjectModel, value: Value, call: Call, facts: ModuleFacts, depth: int
+    project: ToolIndex, value: Value, call: Call, facts: ModuleFacts, depth: int
 ) -> list[Value]:
     """What the calling function adds to a local list before handing it over: ``tools =
     []``, then ``tools.append(self.send)`` (often under an ``if`` an option guards) or
@@ -632,7 +633,7 @@ def _appended_elements(
 
 
 def _variable_elements(
-    project: ProjectModel, names: list[str], call: Call, facts: ModuleFacts, depth: int
+    project: ToolIndex, names: list[str], call: Call, facts: ModuleFacts, depth: int
 ) -> list[Value]:
     result: list[Value] = []
     for name in names:
@@ -645,7 +646,7 @@ def _variable_elements(
 
 
 def _variable_value(
-    project: ProjectModel, value: Value, call: Call, facts: ModuleFacts
+    project: ToolIndex, value: Value, call: Call, facts: ModuleFacts
 ) -> Value | None:
     if value.kind == "name" and call.function is not None:
         local: Value | None = None
@@ -658,7 +659,7 @@ def _variable_value(
 
 
 def _discover_lowlevel_mcp(
-    project: ProjectModel,
+    project: ToolIndex,
 ) -> None:
     """Low-level MCP servers: Tool(name=...) objects listed, dispatched by name."""
     tool_types = set(project.catalog.mcp_tool_types)
@@ -693,7 +694,7 @@ def _discover_lowlevel_mcp(
             _add_tool(project, tool)
 
 
-def _static_name(project: ProjectModel, value: Value) -> str | None:
+def _static_name(project: ToolIndex, value: Value) -> str | None:
     """A tool name given as a literal or as a class constant (``GitTools.COMMIT`` of a
     ``class GitTools(str, Enum)``), as low-level MCP servers often name their tools."""
     if value.string():
@@ -708,7 +709,7 @@ def _static_name(project: ProjectModel, value: Value) -> str | None:
     return None
 
 
-def _dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> str | None:
+def _dispatch_target(project: ToolIndex, name: str, facts: ModuleFacts) -> str | None:
     """The project function that a name-to-function dispatch runs for ``name``."""
     # 1. a dict literal {"name": fn}
     for assignment in facts.assignments:
@@ -742,7 +743,7 @@ def _dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> st
 
 
 def _discover_raw_schemas(
-    project: ProjectModel,
+    project: ToolIndex,
 ) -> None:
     """OpenAI/Anthropic tool dicts in code, linked to the function the dispatch calls."""
     for facts in project.modules.values():
@@ -788,7 +789,7 @@ def _camel_spec_framework(facts: ModuleFacts) -> str:
     return "bedrock"
 
 
-def _plugin_entry(project: ProjectModel, facts: ModuleFacts) -> str | None:
+def _plugin_entry(project: ToolIndex, facts: ModuleFacts) -> str | None:
     """The one module-level entry function of a tool plugin module, if there is one."""
     found = [
         f"{facts.module}.{name}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from agentguard.checks.retries.shared import retried_effects
 from agentguard.checks.timeouts.chains import (
     POLL,
     TIMEOUT,
@@ -32,7 +33,6 @@ from agentguard.knowledge.checklist import Knowledge, Setting
 from agentguard.project.counted_writes import counted_writes, counts_as_write
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.read_posts import read_by_name
-from agentguard.project.retries import retried_effects
 from agentguard.project.tool_facts import Effect, ToolFacts
 
 

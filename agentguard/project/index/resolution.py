@@ -6,7 +6,6 @@ call edges effect inference follows."""
 from __future__ import annotations
 
 import copy
-import functools
 import re
 from typing import Any
 
@@ -431,13 +430,13 @@ class ProjectIndex(Types):
         return entry[1]
 
     def _resolved_index(self) -> NameIndex:
-        return self._resolved_names
-
-    @functools.cached_property
-    def _resolved_names(self) -> NameIndex:
-        return NameIndex(
-            site.callee for facts in self.modules.values() for site in self.call_sites(facts)
-        )
+        """Every callee as resolved for its call site (resolving every call, once)."""
+        names = self._memo.resolved_names
+        if names is None:
+            names = self._memo.resolved_names = NameIndex(
+                site.callee for facts in self.modules.values() for site in self.call_sites(facts)
+            )
+        return names
 
     def _handed_call(self, call: Call, callee: str) -> Call | None:
         """For a call that runs a function outside the project it is handed

@@ -5,7 +5,6 @@ Built once from the per-file facts; every lookup here answers from the facts alo
 
 from __future__ import annotations
 
-import functools
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -53,6 +52,7 @@ class LookupMemo:
     method_built: dict[tuple[str, str], str | None] = field(default_factory=dict)
     called_params: dict[str, frozenset[str]] = field(default_factory=dict)
     constructions: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
+    resolved_names: NameIndex | None = None
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
@@ -98,6 +98,13 @@ class Symbols:
         self._written_names = NameIndex(
             call.callee for calls in self.calls_by_function.values() for call in calls
         )
+        self._functions_in_order = sorted(self.functions.items())
+        self._abstract_methods = self._find_abstract_methods()
+        self._class_index = self._index_classes()
+        # Classes by each base they name, and by each dotted base's last part.
+        self.subclass_index = self._index_subclasses()
+        # The top-level names imported from outside the project and the standard library.
+        self.third_party_heads = self._find_third_party_heads()
 
     def function(self, qualname: str) -> Function | None:
         entry = self.functions.get(qualname)
@@ -111,10 +118,6 @@ class Symbols:
         """The project's functions by qualified name: several rules walk them in order."""
         return self._functions_in_order
 
-    @functools.cached_property
-    def _functions_in_order(self) -> list[tuple[str, tuple[Function, ModuleFacts]]]:
-        return sorted(self.functions.items())
-
     def calls_in(self, qualname: str) -> list[Call]:
         return self.calls_by_function.get(qualname, [])
 
@@ -126,8 +129,7 @@ class Symbols:
         ``Protocol``): a call of it runs code the project does not show."""
         return qualname in self._abstract_methods
 
-    @functools.cached_property
-    def _abstract_methods(self) -> frozenset[str]:
+    def _find_abstract_methods(self) -> frozenset[str]:
         """Methods with no body of their own: ``@abstractmethod``, one that only raises
         ``NotImplementedError``, or any method of a ``Protocol``."""
         found: set[str] = set()
@@ -317,16 +319,14 @@ class Symbols:
     def _classes_by_last_name(self) -> dict[str, list[str]]:
         return self._class_index
 
-    @functools.cached_property
-    def _class_index(self) -> dict[str, list[str]]:
+    def _index_classes(self) -> dict[str, list[str]]:
         # An index instead of a scan of every class per base: class_bases runs per class.
         index: dict[str, list[str]] = {}
         for qual in self.classes:
             index.setdefault(qual.rsplit(".", 1)[-1], []).append(qual)
         return index
 
-    @functools.cached_property
-    def subclass_index(self) -> tuple[dict[str, list[ClassDef]], dict[str, list[ClassDef]]]:
+    def _index_subclasses(self) -> tuple[dict[str, list[ClassDef]], dict[str, list[ClassDef]]]:
         """Classes by each base they name, and by each dotted base's last part: one pass over
         the classes instead of one per class asked about."""
         by_base: dict[str, list[ClassDef]] = {}
@@ -338,8 +338,7 @@ class Symbols:
                     by_last.setdefault(base.rsplit(".", 1)[1], []).append(other)
         return (by_base, by_last)
 
-    @functools.cached_property
-    def third_party_heads(self) -> frozenset[str]:
+    def _find_third_party_heads(self) -> frozenset[str]:
         """The top-level names any module of the project imports from that are neither the
         project's own packages nor the standard library's: a callee resolved through an
         attribute typed in another module (``interface: Ain`` in a base class, imported
