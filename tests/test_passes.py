@@ -1,5 +1,5 @@
 """The project's passes run in the order their declarations give, read only what they
-declare, and are listed in docs/architecture.md as they are declared."""
+declare (the rules too), and are listed in docs/architecture.md as they are declared."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from agentguard.checks.base import Invalid, Rule, all_rules, passes_read
 from agentguard.project.effects import EffectInference
 from agentguard.project.index import ProjectIndex
 from agentguard.project.ledger_writes import LedgerWrites
@@ -19,7 +20,7 @@ from agentguard.project.passes import (
     pass_table,
     run_passes,
 )
-from agentguard.project.project_model import PROJECT_PASSES
+from agentguard.project.project_model import PROJECT_PASSES, build_project
 from agentguard.project.retries import RetryDetection
 from agentguard.project.schema_tools import SchemaTools
 from agentguard.project.tool_discovery import ToolDiscovery
@@ -108,7 +109,7 @@ def test_passes_that_need_each_other_are_refused() -> None:
 
 def test_the_built_model_holds_every_pass_result(scan_files: ScanFiles) -> None:
     project = scan_files({"agent.py": AGENT}).project
-    assert project.results.passes() == order_passes(PROJECT_PASSES)
+    assert project.results.passes() == order_passes((*PROJECT_PASSES, *passes_read(all_rules())))
     (tool,) = project.tools
     assert tool.name == "refund" and tool.writes()
     assert project.results[SchemaTools].tools == (tool,)
@@ -117,4 +118,32 @@ def test_the_built_model_holds_every_pass_result(scan_files: ScanFiles) -> None:
 
 def test_the_architecture_doc_lists_the_passes_as_declared() -> None:
     doc = (ROOT / "docs" / "architecture.md").read_text("utf-8")
-    assert pass_table(PROJECT_PASSES) in doc, "update docs/architecture.md's pass table"
+    every = (*PROJECT_PASSES, *passes_read(all_rules()))
+    assert pass_table(every) in doc, "update docs/architecture.md's pass table"
+
+
+INVALID_CASES = [
+    pytest.param(rule, example, id=f"{rule.code}-{index}")
+    for rule in all_rules()
+    for index, example in enumerate(rule.INVALID)
+]
+
+
+@pytest.mark.parametrize(("rule", "example"), INVALID_CASES)
+def test_a_rule_declares_every_judgement_it_reads(
+    rule: type[Rule], example: Invalid, scan_files: ScanFiles
+) -> None:
+    """Built with only the passes the rule declares, the model gives the rule the same
+    answer: a judgement read without being declared fails here."""
+    scanned = scan_files({example.filename: example.code, **example.files}, **example.config)
+    full = scanned.project
+    minimal = build_project(
+        full.modules.values(),
+        full.catalog,
+        config=full.config,
+        problems=full.problems,
+        schema_files=full.schema_files,
+        passes=rule.reads,
+    )
+    assert set(minimal.results.passes()) == set(order_passes((*PROJECT_PASSES, *rule.reads)))
+    assert list(rule().check(minimal)) == list(rule().check(full))

@@ -118,13 +118,20 @@ def run_passes(
 
 def pass_table(passes: Iterable[type[Pass[Any]]]) -> str:
     """A Markdown table of ``passes`` in the order they run: each with its module, the
-    passes it needs and what it produces (docs/architecture.md holds it, checked by a
-    test)."""
+    passes it needs (those another need brings left out) and what it produces
+    (docs/architecture.md holds it, checked by a test)."""
     rows = [
         "| pass | module | needs | produces |",
         "| --- | --- | --- | --- |",
     ]
     for step in order_passes(passes):
-        needs = ", ".join(f"`{need.__name__}`" for need in step.needs) or "the index"
+        direct = _direct_needs(step)
+        needs = ", ".join(f"`{need.__name__}`" for need in direct) or "the index"
         rows.append(f"| `{step.__name__}` | `{step.__module__}` | {needs} | {step.produces} |")
     return "\n".join(rows) + "\n"
+
+
+def _direct_needs(step: type[Pass[Any]]) -> list[type[Pass[Any]]]:
+    """``step.needs`` without those another of its needs already brings."""
+    brought = {further for need in step.needs for further in order_passes(need.needs)}
+    return [need for need in step.needs if need not in brought]

@@ -8,9 +8,9 @@ retry constructs and the ledger index. Checks read the model and never walk synt
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any
 
 from agentguard.diagnostics import ScanProblem
 from agentguard.facts.module_facts import ModuleFacts
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from agentguard.facts.schema_files.detect import SchemaIssue
 
 __all__ = ["PROJECT_PASSES", "CallSite", "FrozenProjectError", "ProjectModel", "build_project"]
-
-Derived = TypeVar("Derived")
 
 # The passes whose results the model holds (each brings the passes it needs).
 PROJECT_PASSES: tuple[type[Pass[Any]], ...] = (
@@ -84,15 +82,6 @@ class ProjectModel(ToolIndex):
             raise FrozenProjectError(f"the project model is frozen after build: cannot set {name}")
         super().__setattr__(name, value)
 
-    def once(self, derive: Callable[[ProjectModel], Derived]) -> Derived:
-        """``derive(self)``, computed on the first call and reused after: for a
-        whole-project answer that several rules, or one rule per tool or per finding, ask
-        for (the answer must not be changed by whoever reads it)."""
-        derived = self._memo.derived
-        if derive not in derived:
-            derived[derive] = derive(self)
-        return cast("Derived", derived[derive])
-
     def effects_of(self, qualname: str) -> list[Effect]:
         """The effects ``qualname`` has or reaches through its calls (worked out on first
         demand for a function no tool reaches)."""
@@ -128,10 +117,12 @@ def build_project(
     config: Config | None = None,
     problems: Sequence[ScanProblem] = (),
     schema_files: Sequence[tuple[Path, str]] = (),
+    passes: Sequence[type[Pass[Any]]] = (),
 ) -> ProjectModel:
-    """The project model: the modules indexed, then ``PROJECT_PASSES`` (and the passes they
-    need) run over the index in the order their declarations give. The schema files skipped
-    (too big, binary, unreadable) join ``problems``."""
+    """The project model: the modules indexed, then ``PROJECT_PASSES`` and ``passes`` (the
+    rules' judgements), with the passes they need, run over the index in the order their
+    declarations give. The schema files skipped (too big, binary, unreadable) join
+    ``problems``."""
     index = ProjectIndex(modules, catalog)
     inputs = ScanInputs(config, tuple(schema_files), tuple(problems))
-    return ProjectModel.built(index, run_passes(index, PROJECT_PASSES, inputs))
+    return ProjectModel.built(index, run_passes(index, (*PROJECT_PASSES, *passes), inputs))

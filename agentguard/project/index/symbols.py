@@ -6,7 +6,7 @@ Built once from the per-file facts; every lookup here answers from the facts alo
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -56,8 +56,6 @@ class LookupMemo:
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
-    # Whole-project answers a rule derives from the built model (``ProjectModel.once``).
-    derived: dict[Callable[[Any], Any], Any] = field(default_factory=dict)
 
 
 class Symbols:
