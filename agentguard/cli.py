@@ -328,7 +328,7 @@ def _print_coverage(result: ScanResult) -> None:
     """Which files use a framework's tool API with no tool found (AG003's judgement): a
     silent zero is the worst outcome of a scan."""
     if not result.from_memo:  # a memo answer would link the whole project just for this
-        from agentguard.project.discovery_coverage import coverage_gaps
+        from agentguard.project.discovery.coverage import coverage_gaps
 
         show = result.paths.show
         gaps = [

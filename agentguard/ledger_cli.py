@@ -102,43 +102,57 @@ def _without_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
-def _console() -> Console:
-    return Console(soft_wrap=False)
+def _console(min_width: int = 0) -> Console:
+    """A console at least ``min_width`` wide: a table that needs more than the terminal (or
+    the 80 columns of a pipe) keeps one line per row, which the terminal may wrap, rather than
+    folding a call id over several lines."""
+    width = Console().width
+    return Console(soft_wrap=False, width=max(width, min_width))
 
 
 def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, sort_keys=True))
 
 
-def _entries_table(entries: list[LedgerEntry], title: str) -> Table:
+_ENTRY_COLUMNS = ("call_id", "tool", "status", "error", "attempts", "run", "started", "key")
+
+
+def _entry_cells(entry: LedgerEntry) -> list[str]:
+    return [
+        entry.call_id,
+        entry.tool_name,
+        entry.status.value,
+        entry.error_code or "",
+        str(entry.attempts),
+        entry.run_id,
+        entry.to_dict()["started_at"] or "",
+        entry.idempotency_key,
+    ]
+
+
+def _entries_table(rows: list[list[str]], title: str) -> tuple[Table, int]:
+    """The table of ``rows`` (cells of ``_entry_cells``) and the width it needs unfolded."""
     table = Table(title=title, show_lines=False)
-    for column in ("call_id", "tool", "status", "error", "attempts", "run", "started", "key"):
-        table.add_column(column, overflow="fold", no_wrap=column in ("status", "attempts"))
-    for entry in entries:
-        style = _STATUS_STYLE.get(entry.status.value, "")
-        data = entry.to_dict()
-        table.add_row(
-            entry.call_id,
-            entry.tool_name,
-            f"[{style}]{entry.status.value}[/]" if style else entry.status.value,
-            entry.error_code or "",
-            str(entry.attempts),
-            entry.run_id,
-            data["started_at"] or "",
-            entry.idempotency_key,
-        )
-    return table
+    for column in _ENTRY_COLUMNS:
+        table.add_column(column, no_wrap=True, overflow="ignore")
+    widths = [len(column) for column in _ENTRY_COLUMNS]
+    for cells in rows:
+        widths = [max(width, len(cell)) for width, cell in zip(widths, cells, strict=True)]
+        style = _STATUS_STYLE.get(cells[2], "")
+        table.add_row(*cells[:2], f"[{style}]{cells[2]}[/]" if style else cells[2], *cells[3:])
+    # each cell has a space of padding either side, and a border between columns and at the ends
+    return table, sum(widths) + 3 * len(widths) + 1
 
 
 def _emit_entries(entries: list[LedgerEntry], output: OutputFormat, title: str) -> None:
     if output is OutputFormat.JSON:
         _print_json([entry.to_dict() for entry in entries])
         return
-    console = _console()
     if not entries:
-        console.print(f"{title}: no entries")
+        _console().print(f"{title}: no entries")
         return
-    console.print(_entries_table(entries, title))
+    table, width = _entries_table([_entry_cells(entry) for entry in entries], title)
+    _console(width).print(table)
 
 
 @ledger_app.command("list")

@@ -2,7 +2,9 @@
 
 Faults: timeouts after the service committed, timeouts before anything was sent, 503s refused
 before commit, worker processes SIGKILLed between ``started`` and the result (before sending and
-after the commit), and pairs of workers racing on the same key. The model in each worker is
+after the commit), and pairs of workers racing on the same key. Meanwhile the ledger is frozen
+again and again (its table locked for longer than the workers' bound), so claims fail with an
+observation and outcomes wait in the outbox. The model in each worker is
 adversarial: it calls again whenever a call did not succeed, and after the campaign a resumed
 agent re-issues every intent. The order service does not deduplicate, so only the runtime stands
 between a retry and a second order.
@@ -17,9 +19,12 @@ import multiprocessing
 import os
 import random
 import signal
+import sqlite3
 import sys
 import tempfile
+import threading
 import time
+import urllib.parse
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +56,10 @@ FAULTS = {
     "race": 0.19,
 }
 LEASE_S = 30.0
+# The workers wait at most this long for a locked ledger; the freezer holds its lock for longer.
+LEDGER_BOUND_S = 0.3
+FREEZE_S = 1.0
+FREEZE_EVERY_S = 2.0
 
 
 @dataclass
@@ -66,6 +75,7 @@ class CampaignReport:
     disagreements: int
     uncertain_left: int
     kills: int
+    freezes: int = 0
     faults: dict[str, int] = field(default_factory=dict)
     recovered: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
@@ -160,8 +170,62 @@ def build_tool(
     return create_order
 
 
+class _Freezer:
+    """Holds the ledger's table locked for ``FREEZE_S`` every ``FREEZE_EVERY_S``: a migration,
+    a long transaction, a stuck session. A worker's ledger operation gives up after
+    ``LEDGER_BOUND_S``."""
+
+    def __init__(self, ledger_url: str) -> None:
+        self.url = ledger_url
+        self.freezes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self) -> _Freezer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        pause = 0.5  # the first freeze comes early: a short campaign meets it too
+        while not self._stop.wait(pause):
+            self._freeze()
+            self.freezes += 1
+            pause = FREEZE_EVERY_S
+
+    def _freeze(self) -> None:
+        if self.url.startswith("sqlite:///"):
+            connection = sqlite3.connect(self.url[len("sqlite:///") :], isolation_level=None)
+            try:
+                connection.execute("BEGIN IMMEDIATE")  # every writer waits
+                time.sleep(FREEZE_S)
+                connection.execute("ROLLBACK")
+            finally:
+                connection.close()
+            return
+        import psycopg
+
+        parts = urllib.parse.urlsplit(self.url)
+        query = dict(urllib.parse.parse_qsl(parts.query))
+        schema = query.pop("schema", "agentguard")
+        dsn = urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+        with psycopg.connect(dsn) as connection:  # readers and writers wait
+            connection.execute(f'LOCK TABLE "{schema}".agentguard_calls IN ACCESS EXCLUSIVE MODE')
+            time.sleep(FREEZE_S)
+            connection.rollback()
+
+
+def _bounded_ledger_options(ledger_url: str) -> dict[str, float]:
+    if ledger_url.startswith("sqlite:///"):
+        return {"busy_timeout_s": LEDGER_BOUND_S}
+    return {"lock_timeout_s": LEDGER_BOUND_S}
+
+
 def _worker(ledger_url: str, service_url: str, tasks: Any, calls: Any, blind_lookup: bool) -> None:
-    runtime = Runtime(ledger=open_ledger(ledger_url))
+    runtime = Runtime(ledger=open_ledger(ledger_url, **_bounded_ledger_options(ledger_url)))
     faults = _InjectedFaults()
     create_order = build_tool(runtime, service_url, faults, blind_lookup=blind_lookup)
     while True:
@@ -218,18 +282,19 @@ def run_campaign(
 
     running = [spawn() for _ in range(workers)]
     kills = 0
-    while running:
-        still = []
-        for process in running:
-            process.join(0.01)
-            if process.exitcode is None:
-                still.append(process)
-            elif process.exitcode == -signal.SIGKILL:
-                kills += 1
-                still.append(spawn())  # the dead worker's place, and its sentinel, are taken over
-            elif process.exitcode != 0:
-                raise RuntimeError(f"worker failed with exit code {process.exitcode}")
-        running = still
+    with _Freezer(ledger_url) as freezer:
+        while running:
+            still = []
+            for process in running:
+                process.join(0.01)
+                if process.exitcode is None:
+                    still.append(process)
+                elif process.exitcode == -signal.SIGKILL:
+                    kills += 1
+                    still.append(spawn())  # the dead worker's place and sentinel are taken over
+                elif process.exitcode != 0:
+                    raise RuntimeError(f"worker failed with exit code {process.exitcode}")
+            running = still
     tasks.close()
 
     time.sleep(0.3)  # requests of killed workers still in flight reach the service
@@ -272,6 +337,7 @@ def run_campaign(
         disagreements=disagreements,
         uncertain_left=unsettled,
         kills=kills,
+        freezes=freezer.freezes,
         faults=dict(fault_counts),
         recovered={
             "expired": report.expired,
@@ -295,6 +361,7 @@ def print_report(report: CampaignReport) -> None:
     print(f"  ledger/service disagreements:        {report.disagreements}")
     print(f"  uncertain left after recover:        {report.uncertain_left}")
     print(f"  workers SIGKILLed:                   {report.kills}")
+    print(f"  ledger frozen (lock > bound):        {report.freezes}")
     print(f"  faults planned:                      {report.faults}")
     print(f"  first recover():                     {report.recovered}")
 

@@ -76,12 +76,7 @@ def annotations_declaration(catalog: Catalog, tool: SchemaTool) -> Declaration |
                 decl.fields[attr] = tool.annotation_locations.get(key, tool.site)
     if not decl.declares_anything:
         return None
-    if decl.read_only is None:
-        decl.read_only = False
-    if decl.read_only is False and decl.destructive is None:
-        decl.destructive = True
-    if decl.read_only is False and decl.idempotent_hint is None:
-        decl.idempotent_hint = False
+    decl.assume_mcp_defaults()
     return decl
 
 

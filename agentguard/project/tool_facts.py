@@ -55,6 +55,16 @@ class Declaration:
             )
         )
 
+    def assume_mcp_defaults(self) -> None:
+        """MCP's pessimistic defaults for the hints a ``ToolAnnotations`` leaves out: not
+        read-only, and then destructive and not idempotent."""
+        if self.read_only is None:
+            self.read_only = False
+        if self.read_only is False and self.destructive is None:
+            self.destructive = True
+        if self.read_only is False and self.idempotent_hint is None:
+            self.idempotent_hint = False
+
     @property
     def says_read_only(self) -> bool:
         return self.risk == "read" or self.read_only is True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
 import logging
 import threading
@@ -81,7 +82,7 @@ class Drivers(Planner):
         try:
             won, stored = self.ledger.claim(entry, _CLAIM_STARTED)
         except Exception as exc:
-            return self._claim_failed(spec, exc)
+            return self._claim_failed(spec, exc, entry)
         except BaseException as exc:
             self._release_unstarted_claim(call.call_id, exc)
             raise
@@ -289,7 +290,12 @@ class Drivers(Planner):
                 if failure is None:
                     result, result_ref = jsonable_result(outcome.value)
                     target, what = Status.SUCCEEDED, "succeeded"
-                    changes = {"result": result, "result_ref": result_ref}
+                    changes = {
+                        "result": result,
+                        "result_ref": result_ref,
+                        "error_code": None,
+                        "error_detail": None,
+                    }
                 else:
                     target, what = Status.FAILED, "did not take effect"
                     changes = {"error_code": failure.code.value, "error_detail": failure.message}
@@ -382,15 +388,7 @@ class Drivers(Planner):
                 if task in done:
                     value = task.result()
                 else:
-                    task.cancel()
-                    await asyncio.wait({task})
-                    outcome = _Outcome(
-                        error=AttemptStillRunning(
-                            f"{spec.name} did not finish within {spec.timeout_s} s and was "
-                            "cancelled; work it handed to a thread may still be running"
-                        )
-                    )
-                    self._release_after_grace(spec, call)
+                    outcome = await self._cancel_at_deadline(spec, call, task)
                     return outcome
             for hook in self.fault_hooks:
                 value = hook.after_body(call, value)
@@ -405,26 +403,74 @@ class Drivers(Planner):
             running = isinstance(outcome.error, AttemptStillRunning)
             self._end_attempt(token, beat, call, running=running)
 
-    def _release_after_grace(self, spec: ToolSpec, call: CallContext) -> None:
-        """A cancelled async attempt counts as running for one more lease, then is released.
+    async def _cancel_at_deadline(
+        self, spec: ToolSpec, call: CallContext, task: asyncio.Future[Any]
+    ) -> _Outcome:
+        """Cancel an async body past its deadline; what it may still do decides the outcome.
 
-        Cancellation stops the coroutine, not a thread it handed its request to
-        (``asyncio.to_thread``, an executor), and nothing tells when such a thread ends.
+        A body cancelled at an await is over: nothing of it can send any more, so the call is
+        settled by the lookup like any timeout. Only work the body handed to a thread
+        (``asyncio.to_thread``, ``run_in_executor``) goes on after the cancellation, or a body
+        that ignores it: that attempt counts as running until the work ends.
         """
+        thread_work = _thread_work_awaited_by(task)
+        task.cancel()
+        await asyncio.wait({task}, timeout=_CANCEL_GRACE_S)
+        if task.done() and not task.cancelled():
+            # it finished (or failed) while being cancelled: that is its outcome
+            error = task.exception()
+            return _Outcome(error=error) if error is not None else _Outcome(value=task.result())
+        if task.done() and (thread_work is None or thread_work.done()):
+            return _Outcome(
+                error=asyncio.TimeoutError(
+                    f"{spec.name} did not finish within {spec.timeout_s} s and was cancelled"
+                )
+            )
+        self._release_when_done(call, thread_work if task.done() else task)
+        return _Outcome(
+            error=AttemptStillRunning(
+                f"{spec.name} did not finish within {spec.timeout_s} s and was cancelled; "
+                + (
+                    "work it handed to a thread is still running"
+                    if task.done()
+                    else "it has not stopped yet"
+                )
+            )
+        )
+
+    def _release_when_done(self, call: CallContext, work: Any) -> None:
+        """Once ``work`` (a thread's future, or the body's task) ends, the attempt is over."""
         owner = self.worker_id
 
-        def release() -> None:
+        def release(_: Any) -> None:
             liveness.end(call.call_id, call.attempt)
             try:
                 self.ledger.release_lease(
                     call.call_id,
                     call.attempt,
                     owner,
-                    "the cancelled attempt's grace period ended: nothing of it can send any more",
+                    "the cancelled attempt's remaining work ended: nothing of it can send any more",
                 )
             except Exception as exc:
                 logger.warning("could not release the lease of %s: %r", call.call_id, exc)
 
-        timer = threading.Timer(self._lease(spec), release)
-        timer.daemon = True
-        timer.start()
+        work.add_done_callback(release)
+
+
+# How long a cancelled body is given to stop before it counts as still running.
+_CANCEL_GRACE_S = 1.0
+
+
+def _thread_work_awaited_by(task: asyncio.Future[Any]) -> concurrent.futures.Future[Any] | None:
+    """The thread's future ``task`` is waiting for (``asyncio.to_thread``,
+    ``loop.run_in_executor``), if that is what it waits on: cancelling the task does not stop
+    that thread once it runs. Read from the asyncio future chained to it."""
+    waiter = getattr(task, "_fut_waiter", None)
+    for callback, _ in getattr(waiter, "_callbacks", None) or ():
+        if getattr(callback, "__name__", "") != "_call_check_cancel":
+            continue
+        for cell in getattr(callback, "__closure__", None) or ():
+            contents = cell.cell_contents
+            if isinstance(contents, concurrent.futures.Future):
+                return contents
+    return None

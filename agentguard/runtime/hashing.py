@@ -14,6 +14,7 @@ from decimal import Decimal
 from enum import Enum
 from json.encoder import encode_basestring
 from pathlib import PurePath
+from types import FunctionType, MethodType, ModuleType
 from typing import Any
 from uuid import UUID
 
@@ -65,6 +66,9 @@ def _canonical_default(value: Any) -> Any:
         return model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {item.name: getattr(value, item.name) for item in dataclasses.fields(value)}
+    attributes = getattr(type(value), "__attrs_attrs__", None)
+    if attributes is not None:  # attrs classes
+        return {item.name: getattr(value, item.name) for item in attributes}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, (datetime, date, time)):
@@ -78,9 +82,37 @@ def _canonical_default(value: Any) -> Any:
         return sorted(value, key=_canonical_text)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
+    state = _plain_state(value)
+    if state:
+        return state  # its attributes, which must have a canonical form in turn
     raise NoCanonicalForm(
         f"a {type(value).__module__}.{type(value).__qualname__} has no canonical form"
+        + (" (an object without state is known only by its address)" if state == {} else "")
     )
+
+
+_NOT_VALUES = (type, FunctionType, MethodType, ModuleType, BaseException)
+
+
+def _plain_state(value: Any) -> dict[str, Any] | None:
+    """The attributes of an instance of a Python class (``__dict__`` and ``__slots__``), its
+    value by the same rule as a dataclass's fields; None for what is no plain value (a type, a
+    function, a module, an exception, an instance of a class written in C)."""
+    kind = type(value)
+    if kind.__module__ == "builtins" or isinstance(value, _NOT_VALUES):
+        return None
+    state: dict[str, Any] = {}
+    for klass in kind.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and hasattr(value, name):
+                state[name] = getattr(value, name)
+    own = getattr(value, "__dict__", None)
+    if own is not None:
+        state.update(own)
+    elif not state and not hasattr(kind, "__slots__"):
+        return None  # a C type's instance: its state is not visible
+    return state
 
 
 def compact_encoder(
@@ -162,7 +194,10 @@ def canonical_json(value: Any) -> str:
         return int.__repr__(value)
     if value is None or kind is bool:
         return "null" if value is None else "true" if value else "false"
-    text = _canonical_text(value)
+    try:
+        text = _canonical_text(value)
+    except (ValueError, RecursionError):
+        raise NoCanonicalForm("a value that contains itself (a circular structure)") from None
     if not text.isascii():
         try:
             text.encode("utf-8")
@@ -188,8 +223,31 @@ def describe_offender(value: Any, path: str = "") -> str:
     try:
         canonical_json(value)
     except NoCanonicalForm as exc:
+        state = None if dataclasses.is_dataclass(value) else _plain_state(value)
+        for name, item in (state or {}).items():  # which attribute of the object has no value
+            found = describe_offender(item, f"{path}.{name}" if path else name)
+            if found:
+                return found
         return f"{path or 'the value'}: {exc}"
     return ""
+
+
+NO_CANONICAL_FORM = "$no_canonical_form"
+
+
+def with_stand_ins(value: Any) -> Any:
+    """``value`` with each part that has no canonical form replaced by a marker naming its
+    type: what is hashed and stored of the arguments of a tool whose own ``key=`` says which
+    request a call is."""
+    if isinstance(value, Mapping):
+        return {key: with_stand_ins(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [with_stand_ins(item) for item in value]
+    try:
+        canonical_json(value)
+    except NoCanonicalForm:
+        return {NO_CANONICAL_FORM: f"{type(value).__module__}.{type(value).__qualname__}"}
+    return value
 
 
 def to_jsonable(value: Any) -> Any:
@@ -322,4 +380,6 @@ def redact(value: Any, extra_fields: frozenset[str] = frozenset()) -> Any:
         return [redact(item, extra_fields) for item in value]
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    return to_jsonable(value)
+    plain = to_jsonable(value)
+    # a model, a dataclass or an object holds named fields too: a secret among them is hidden
+    return redact(plain, extra_fields) if isinstance(plain, (dict, list)) else plain

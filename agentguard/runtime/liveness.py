@@ -46,12 +46,26 @@ def _pid_namespace() -> str:
         return "0"
 
 
+def _boot_id() -> str:
+    """This boot of the machine (Linux); "-" where it cannot be read. A process of an earlier
+    boot is gone."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as boot:
+            return boot.read().strip().replace(":", "") or "-"
+    except OSError:
+        return "-"
+
+
 def process_identity() -> str:
-    """``host:pid:pid-namespace:start``: names this process, and no later one with its pid."""
+    """``host:pid:pid-namespace:start:boot``: names this process, and no later one with its
+    pid, on this boot of this machine."""
     global _identity
     pid = current_pid()
     if _identity[0] != pid:  # computed once per process (again in a forked child)
-        _identity = (pid, f"{socket.gethostname()}:{pid}:{_pid_namespace()}:{_start_ticks(pid)}")
+        _identity = (
+            pid,
+            f"{socket.gethostname()}:{pid}:{_pid_namespace()}:{_start_ticks(pid)}:{_boot_id()}",
+        )
     return _identity[1]
 
 
@@ -81,30 +95,48 @@ def owner_may_be_running(owner: str | None, call_id: str, attempt: int) -> bool:
     if owner is None:
         return False  # released: its outcome is recorded or it is known to have stopped
     identity = owner.rsplit("@", 1)[-1]
+    if identity == process_identity():
+        return running_here(call_id, attempt)
+    parts = identity.split(":")
+    if len(parts) == 2 and parts[0] == socket.gethostname() and parts[1] == str(os.getpid()):
+        return running_here(call_id, attempt)  # written by an older agentguard, this process
+    return not owner_known_gone(owner)
+
+
+def owner_known_gone(owner: str | None) -> bool:
+    """Whether ``owner`` names another process of this machine that has ended: its pid is gone
+    or a zombie, or now another (later) process's, or the machine has rebooted since. A
+    process on another machine, or in another pid namespace, cannot be seen: not known gone.
+    This process is never gone."""
+    if owner is None:
+        return False
+    identity = owner.rsplit("@", 1)[-1]
     parts = identity.split(":")
     here = process_identity().split(":")
-    if len(parts) not in (2, 4) or parts[0] != here[0]:
-        return True  # a worker id we cannot read, or another machine: it cannot be seen
-    if not parts[1].isdigit():
-        return True
+    if len(parts) not in (2, 4, 5) or parts[0] != here[0] or not parts[1].isdigit():
+        return False  # a worker id we cannot read, or another machine
+    if len(parts) == 5 and "-" not in (parts[4], here[4]) and parts[4] != here[4]:
+        return True  # this machine has rebooted since: every process of that boot is gone
+    if len(parts) >= 4 and parts[2] != here[2]:
+        return False  # another pid namespace (container) on the same host name
     pid = int(parts[1])
-    if len(parts) == 4 and parts[2] != here[2]:
-        return True  # another pid namespace (container) on the same host name
-    if identity == process_identity() or (len(parts) == 2 and pid == os.getpid()):
-        return running_here(call_id, attempt)
+    if pid == current_pid():
+        # this process's pid: the owner is this process (never gone), or an earlier process
+        # whose pid this one reuses (gone), told apart by the start time
+        return len(parts) >= 4 and parts[3] != "None" and parts[3] != here[3]
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return False
+        return True
     except PermissionError:
         pass  # it exists, under another user
     except OSError:
-        return True
+        return False
     fields = _stat_fields(pid)
     if fields and fields[0] in ("Z", "X"):
-        return False  # exited, not yet reaped
-    if len(parts) == 4 and parts[3] != "None":
+        return True  # exited, not yet reaped
+    if len(parts) >= 4 and parts[3] != "None":
         started = fields[19] if len(fields) > 19 else None
         if started is not None and started != parts[3]:
-            return False  # the pid was reused by a later process
-    return True
+            return True  # the pid was reused by a later process
+    return False

@@ -29,6 +29,7 @@ class _Pending:
     target: Status
     changes: dict[str, Any]
     since: float
+    detail: str
 
 
 class Outbox:
@@ -39,10 +40,18 @@ class Outbox:
         self._thread: threading.Thread | None = None
 
     def put(
-        self, entry: LedgerEntry, attempt: int, target: Status, changes: dict[str, Any]
+        self,
+        entry: LedgerEntry,
+        attempt: int,
+        target: Status,
+        changes: dict[str, Any],
+        *,
+        detail: str = "recorded after the ledger was unavailable when the body finished",
     ) -> None:
         with self._lock:
-            self._pending.append(_Pending(entry, attempt, target, dict(changes), time.monotonic()))
+            self._pending.append(
+                _Pending(entry, attempt, target, dict(changes), time.monotonic(), detail)
+            )
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._loop, name="agentguard-outbox", daemon=True
@@ -94,7 +103,7 @@ class Outbox:
                 current,
                 item.target,
                 actor="outbox",
-                detail="recorded after the ledger was unavailable when the body finished",
+                detail=item.detail,
                 **item.changes,
             )
             if moved is not None:

@@ -33,6 +33,7 @@ from agentguard.runtime.effects import (
     _Sleep,
 )
 from agentguard.runtime.errors import ErrorCode, Failure, classify_exception
+from agentguard.runtime.frameworks import framework_run
 from agentguard.runtime.hashing import (
     NoCanonicalForm,
     default_key,
@@ -41,6 +42,7 @@ from agentguard.runtime.hashing import (
     input_hash,
     jsonable_result,
     redact,
+    with_stand_ins,
 )
 from agentguard.runtime.heartbeat import Heartbeat
 from agentguard.runtime.kinds import (
@@ -57,6 +59,7 @@ from agentguard.runtime.kinds import (
 from agentguard.runtime.ledger.base import (
     Ledger,
     LedgerEntry,
+    LedgerUnanswered,
     Status,
     assemble,
     evolve,
@@ -111,6 +114,10 @@ class Planner:
     ) -> Prepared | dict[str, Any]:
         """The call and its entry before the claim, or the observation refusing the call."""
         run = current_run()
+        if run is None:
+            # a framework calling the tool names the run (LangGraph's thread, the Agents SDK's
+            # trace); else a run of the call's own, if the runtime allows it
+            run = framework_run()
         if run is None and self.implicit_runs:
             run = RunContext(run_id=new_run_id())
         if run is None:
@@ -122,12 +129,25 @@ class Planner:
             arguments = _bind(spec, args, kwargs)
         except TypeError as exc:
             return words.invalid_call(spec.name, str(exc))
+        stored_arguments = arguments
         try:
             arguments_hash = input_hash(arguments)
         except NoCanonicalForm:
-            # a hash that differed between processes would run the same request twice
+            # A hash that differed between processes would run the same request twice. A tool
+            # whose own key says which request a call is hashes a marker in the part's place.
             problem = describe_offender(arguments) or "an argument has no canonical form"
-            return words.invalid_call(spec.name, f"{problem}; pass plain JSON values")
+            if spec.key is None:
+                logger.warning(
+                    "%s: %s; give the tool a key= or pass a value type", spec.name, problem
+                )
+                return words.invalid_call(
+                    spec.name,
+                    f"{problem}, so a repeat of this request could not be recognised; the "
+                    "tool needs a key= naming what identifies the request, or a value type "
+                    "(a dataclass, a pydantic model, plain JSON)",
+                )
+            stored_arguments = with_stand_ins(arguments)
+            arguments_hash = input_hash(stored_arguments)
 
         needs_approval = spec.replay is Replay.ASK
         # Built without __init__, and only once: until the key is set, no other code sees it.
@@ -150,6 +170,8 @@ class Planner:
         )
         try:
             key = self._key_for(spec, call)
+        except NoCanonicalForm as exc:  # a key part without a canonical form
+            return words.invalid_call(spec.name, f"{exc}; the key's parts must be plain values")
         except Exception as exc:  # the key function is the tool author's code: it may raise
             logger.warning("the key function of %s failed: %r", spec.name, exc)
             return words.key_failed(spec.name, f"{type(exc).__name__}: {exc}")
@@ -176,7 +198,7 @@ class Planner:
                 "step_id": call.step_id,
                 "user_id": call.user_id,
                 "approved_at": call.approved_at,
-                "args": redact(arguments, spec.redact_fields),
+                "args": redact(stored_arguments, spec.redact_fields),
                 "attempts": attempt,
                 "error_code": None,
                 "error_detail": None,
@@ -205,12 +227,25 @@ class Planner:
         try:
             won, stored = yield _Claim(lambda: self.ledger.claim(entry, path), call.call_id)
         except Exception as exc:
-            return self._claim_failed(spec, exc)
+            return self._claim_failed(spec, exc, entry if path is _CLAIM_STARTED else None)
         return (yield from self._after_claim(spec, call, won, stored))
 
-    def _claim_failed(self, spec: ToolSpec, error: Exception) -> dict[str, Any]:
+    def _claim_failed(
+        self, spec: ToolSpec, error: Exception, claimed: LedgerEntry | None = None
+    ) -> dict[str, Any]:
         # the ledger is down, locked or full: nothing has run
         logger.warning("could not claim %s in the ledger: %r", spec.name, error)
+        if claimed is not None:
+            # The claim may have been written even so (its answer lost): once the ledger
+            # answers, it is released, so that the next call with the key runs instead of
+            # meeting a 'started' entry no body will ever finish.
+            self.outbox.put(
+                claimed,
+                claimed.attempts,
+                Status.FAILED,
+                {"error_detail": NOTHING_ATTEMPTED, "finished_at": time.time()},
+                detail="the claim's answer was lost and its body never ran: released",
+            )
         return words.ledger_unavailable(spec.name, f"{type(error).__name__}: {error}")
 
     def _after_claim(
@@ -276,7 +311,11 @@ class Planner:
             return words.succeeded(spec.name, entry, replayed=True)
         if entry.status is Status.STARTED:
             now = time.time()
-            if entry.lease_expires_at is not None and entry.lease_expires_at < now:
+            if entry.lease_expires_at is not None and (
+                entry.lease_expires_at < now or liveness.owner_known_gone(entry.lease_owner)
+            ):
+                # the worker stopped (its lease ran out) or, on this machine, is known dead:
+                # its lease need not be waited for
                 moved = yield _LedgerOp(lambda: _expire_lease(self.ledger, entry, now))
                 if moved is None:
                     return (yield from self._current_view(spec, call, entry))
@@ -476,7 +515,9 @@ class Planner:
                 )
             except Exception as exc:
                 logger.warning("recording %s of %s failed: %r", target.value, entry.call_id, exc)
-                write_failures += 1
+                # a ledger that did not answer within its bound would make each retry wait as
+                # long: the outbox takes the outcome at once
+                write_failures = 4 if isinstance(exc, LedgerUnanswered) else write_failures + 1
                 updated = None
             if updated is not None:
                 return updated
@@ -522,6 +563,8 @@ class Planner:
                 yield _Sleep(delay)
             try:
                 fresh = yield _LedgerOp(lambda: self.ledger.get(call_id))
+            except LedgerUnanswered:
+                return None  # each try would wait its whole bound again
             except Exception:
                 continue
             if fresh is None:
@@ -576,6 +619,9 @@ class Planner:
                     result=result,
                     result_ref=result_ref,
                     finished_at=time.time(),
+                    # the uncertainty is over: the row says what the call did, its history why
+                    error_code=None,
+                    error_detail=None,
                 )
             )
             if moved is None:
@@ -702,13 +748,27 @@ def _bind(spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict
 def _expire_lease(
     ledger: Ledger, entry: LedgerEntry, moment: float, *, actor: str = "runtime"
 ) -> LedgerEntry | None:
-    """Mark a started call uncertain if its stored lease ran out before ``moment``."""
+    """Mark a started call uncertain if its stored lease ran out before ``moment``, or if its
+    owner is a process of this machine known to be dead (then only if the stored lease is still
+    the one read: a renewal would prove it alive)."""
+    detail = "lease expired: the worker stopped before recording the outcome"
+    by = moment
+    if (
+        entry.lease_expires_at is not None
+        and entry.lease_expires_at >= moment
+        and liveness.owner_known_gone(entry.lease_owner)
+    ):
+        by = entry.lease_expires_at + 0.001
+        detail = (
+            f"the worker {entry.lease_owner} has ended (its process is gone from this machine) "
+            "before recording the outcome: its lease is not waited for"
+        )
     return ledger.transition(
         entry,
         Status.UNCERTAIN,
-        lease_expired_by=moment,
+        lease_expired_by=by,
         actor=actor,
-        detail="lease expired: the worker stopped before recording the outcome",
+        detail=detail,
         error_code=ErrorCode.SIDE_EFFECT_UNCERTAIN.value,
         error_detail="TOOL_CRASH: lease expired",
     )

@@ -10,6 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from agentguard.runtime import liveness
 from agentguard.runtime.context import (
     CallContext,
 )
@@ -46,7 +47,7 @@ class Recovery(Drivers):
         moment = time.time() if now is None else now
         expired = 0
         touched: list[str] = []
-        for entry in self.ledger.expired(moment):
+        for entry in self._abandoned(moment):
             moved = _expire_lease(self.ledger, entry, moment, actor="sweeper")
             if moved is not None:
                 expired += 1
@@ -79,9 +80,19 @@ class Recovery(Drivers):
             counts[Status.SUCCEEDED],
             counts[Status.FAILED],
             counts[Status.UNCERTAIN],
-            touched,
+            list(dict.fromkeys(touched)),  # a call both expired and settled is named once
             replayed,
         )
+
+    def _abandoned(self, moment: float) -> list[LedgerEntry]:
+        """Started calls whose lease ran out, or whose worker, a process of this machine, is
+        known dead (its lease is not waited for)."""
+        return [
+            entry
+            for entry in self.ledger.entries(status=Status.STARTED)
+            if entry.lease_expires_at is not None
+            and (entry.lease_expires_at < moment or liveness.owner_known_gone(entry.lease_owner))
+        ]
 
     def _recover_one(self, entry: LedgerEntry, moment: float) -> LedgerEntry | None:
         """Reconcile one uncertain entry as a call would; its entry afterwards."""
@@ -173,6 +184,8 @@ def resolve_call(
         changes: dict[str, Any] = {"finished_at": time.time()}
         if target is Status.FAILED:
             changes["error_code"] = entry.error_code or ErrorCode.SIDE_EFFECT_UNCERTAIN.value
+        else:  # the row says what the call did; its history keeps why it was uncertain
+            changes["error_code"] = changes["error_detail"] = None
         moved = ledger.transition(entry, target, actor=actor, detail=note, **changes)
         if moved is not None:
             return moved

@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Any
 
-from agentguard.runtime import Found, NotFound, Unknown
+from agentguard.runtime import Found, NotFound, Runtime, Unknown, current_call, guarded
 
 
 class RecordingDownstream:
@@ -42,3 +42,13 @@ def wait_until(predicate: Any, timeout_s: float = 5.0) -> bool:
             return True
         time.sleep(0.01)
     return bool(predicate())
+
+
+def order_tool(runtime: Runtime, downstream: RecordingDownstream, **options: Any) -> Any:
+    """A guarded write tool, keyed by its cart, that places an order on ``downstream``."""
+
+    @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}", **options)
+    def create_order(cart_id: str) -> dict[str, Any]:
+        return downstream.create(current_call().idempotency_key, cart_id=cart_id)
+
+    return create_order

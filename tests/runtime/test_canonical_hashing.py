@@ -151,3 +151,119 @@ def test_keys_and_input_hashes_stay_what_earlier_versions_wrote() -> None:
     assert second["metadata"]["input_hash"] == (
         "sha256:54d0439b7f690d14a5f99a30357b504a7ff56f9bedfdbf14ae4419762ec8fbbf"
     )
+
+
+VALUE_OBJECTS_SCRIPT = textwrap.dedent(
+    """
+    import attrs
+    from agentguard.runtime.hashing import input_hash
+
+    class Cart:                      # a plain class: its repr() holds its address
+        def __init__(self, cart_id, items):
+            self.cart_id = cart_id
+            self.items = items
+
+    class Point:
+        __slots__ = ("x", "y")
+        def __init__(self, x, y):
+            self.x, self.y = x, y
+
+    @attrs.define
+    class Shipping:
+        speed: str
+        regions: frozenset
+
+    print(input_hash({
+        "cart": Cart("c1", {"apple", "pear", "plum", "fig"}),
+        "at": Point(1, 2),
+        "shipping": Shipping("express", frozenset({"eu", "us", "uk"})),
+    }))
+    """
+)
+
+
+def test_plain_objects_and_attrs_instances_hash_by_value_in_every_process() -> None:
+    hashes = {_run(VALUE_OBJECTS_SCRIPT, seed) for seed in (1, 2, 3, 4)}
+    assert len(hashes) == 1, hashes
+
+
+class Cart:
+    def __init__(self, cart_id: str) -> None:
+        self.cart_id = cart_id
+
+
+class Connection:
+    """State that is no value: a lock (a client, a socket, a handle)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+
+
+def test_a_plain_object_argument_repeated_runs_the_body_once(runtime: Runtime) -> None:
+    ran: list[str] = []
+
+    @guarded(runtime, risk="write")
+    def order(cart: Any) -> str:
+        ran.append(cart.cart_id)
+        return "ordered"
+
+    with runtime.run(run_id="r1", user_id="u1"):
+        first = order(cart=Cart("c1"))
+        second = order(cart=Cart("c1"))  # the model's retry builds an equal object
+        other = order(cart=Cart("c2"))
+    assert first["ok"] and second["ok"] and other["ok"]
+    assert second["metadata"]["replayed"] is True
+    assert ran == ["c1", "c2"]
+
+
+def test_an_argument_with_no_value_is_refused_naming_the_parameter_and_the_fix(
+    runtime: Runtime,
+) -> None:
+    ran: list[Any] = []
+
+    @guarded(runtime, risk="write")
+    def order(cart_id: str, connection: Any) -> str:
+        ran.append(cart_id)
+        return "ordered"
+
+    with runtime.run(run_id="r1"):
+        observation = order(cart_id="c1", connection=Connection())
+    assert observation["code"] == "INVALID_ARGUMENTS"
+    assert "connection.lock: a _thread.lock" in observation["content"]
+    assert "key=" in observation["content"]
+    assert not ran
+    assert runtime.ledger.entries() == []
+
+
+def test_with_its_own_key_a_tool_takes_an_argument_with_no_value(runtime: Runtime) -> None:
+    ran: list[str] = []
+
+    @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
+    def order(cart_id: str, connection: Any) -> str:
+        ran.append(cart_id)
+        return "ordered"
+
+    with runtime.run(run_id="r1"):
+        first = order(cart_id="c1", connection=Connection())
+        second = order(cart_id="c1", connection=Connection())
+    assert first["ok"] and second["metadata"]["replayed"] is True
+    assert ran == ["c1"]
+    (entry,) = runtime.ledger.entries()
+    assert entry.args["connection"] == {"$no_canonical_form": f"{__name__}.Connection"}
+
+
+def test_a_secret_inside_a_value_object_is_not_stored(runtime: Runtime) -> None:
+    class Login:
+        def __init__(self, user: str, password: str) -> None:
+            self.user, self.password = user, password
+
+    @guarded(runtime, risk="write")
+    def sign_in(login: Any) -> str:
+        return "ok"
+
+    with runtime.run(run_id="r1"):
+        assert sign_in(login=Login("ada", "hunter2"))["ok"]
+    (entry,) = runtime.ledger.entries()
+    assert entry.args["login"] == {"user": "ada", "password": "[REDACTED]"}

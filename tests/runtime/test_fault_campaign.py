@@ -38,7 +38,7 @@ def test_campaign_on_sqlite(campaign: ModuleType, service: OrderService, tmp_pat
     report = campaign.run_campaign(
         f"sqlite:///{tmp_path / 'c.db'}", service, intents=80, workers=4, seed=11, backend="sqlite"
     )
-    assert report.calls >= 80 and report.kills > 0
+    assert report.calls >= 80 and report.kills > 0 and report.freezes > 0
     assert (report.duplicates, report.missing, report.lost_entries) == (0, 0, 0)
     assert (report.disagreements, report.uncertain_left) == (0, 0)
     assert report.orders_created == report.intents
@@ -53,7 +53,7 @@ def test_campaign_on_postgres(campaign: ModuleType, service: OrderService) -> No
         )
     finally:
         drop_schema(dsn, schema)
-    assert report.kills > 0
+    assert report.kills > 0 and report.freezes > 0
     assert (report.duplicates, report.missing, report.lost_entries) == (0, 0, 0)
     assert (report.disagreements, report.uncertain_left) == (0, 0)
 

@@ -125,3 +125,150 @@ def test_mcp_calls_the_guarded_tool(runtime: Runtime) -> None:
     text = json.dumps(result, default=lambda value: getattr(value, "model_dump", repr)())
     assert "refunded 5 of p1" in text
     assert runtime.ledger.entries(tool_name="refund_payment")[0].status.value == "succeeded"
+
+
+def _counting_tools(runtime: Runtime) -> tuple[Any, Any, list[str]]:
+    """A sync and an async write tool, guarded, that count the times their body runs."""
+    ran: list[str] = []
+
+    @guarded(runtime, risk="write")
+    def create_order(cart_id: str) -> str:
+        """Create an order for a cart."""
+        ran.append(cart_id)
+        return f"order for {cart_id}"
+
+    @guarded(runtime, risk="write")
+    async def refund_payment(payment_id: str) -> str:
+        """Refund a payment."""
+        ran.append(payment_id)
+        return f"refunded {payment_id}"
+
+    return create_order, refund_payment, ran
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_langgraph_thread_names_the_run_without_a_runtime_run(
+    runtime: Runtime, kind: str
+) -> None:
+    tools = pytest.importorskip("langchain_core.tools")
+    create_order, refund_payment, ran = _counting_tools(runtime)
+    thread = {"configurable": {"thread_id": "thread-7", "user_id": "u1"}}
+    other = {"configurable": {"thread_id": "thread-8"}}
+    if kind == "sync":
+        lc_tool, arguments = tools.tool(create_order), {"cart_id": "c1"}
+        first = lc_tool.invoke(arguments, config=thread)
+        again = lc_tool.invoke(arguments, config=thread)  # the model's retry in the thread
+        elsewhere = lc_tool.invoke(arguments, config=other)
+    else:
+        lc_tool, arguments = tools.tool(refund_payment), {"payment_id": "p1"}
+
+        async def calls() -> list[Any]:
+            return [
+                await lc_tool.ainvoke(arguments, config=thread),
+                await lc_tool.ainvoke(arguments, config=thread),
+                await lc_tool.ainvoke(arguments, config=other),
+            ]
+
+        first, again, elsewhere = asyncio.run(calls())
+    assert first["ok"] and first["metadata"]["run_id"] == "langgraph:thread-7"
+    assert again["metadata"]["replayed"] is True
+    assert elsewhere["ok"] and not elsewhere["metadata"]["replayed"]
+    assert len(ran) == 2  # once per thread
+    (entry, *_) = runtime.ledger.entries(run_id="langgraph:thread-7")
+    assert entry.user_id == "u1"
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_an_openai_agents_trace_names_the_run_without_a_runtime_run(
+    runtime: Runtime, kind: str
+) -> None:
+    agents = pytest.importorskip("agents")
+    from agents.tool_context import ToolContext
+
+    create_order, refund_payment, ran = _counting_tools(runtime)
+    tool = agents.function_tool(create_order if kind == "sync" else refund_payment)
+    arguments = json.dumps({"cart_id": "c1"} if kind == "sync" else {"payment_id": "p1"})
+
+    async def invoke() -> Any:
+        context = ToolContext(
+            context=None, tool_name=tool.name, tool_call_id="call-1", tool_arguments=arguments
+        )
+        return await tool.on_invoke_tool(context, arguments)
+
+    async def conversation() -> list[Any]:
+        with agents.trace("support", group_id="chat-42"):
+            first = await invoke()
+            again = await invoke()  # the model calls the tool again in the same conversation
+        with agents.trace("support", group_id="chat-43"):
+            elsewhere = await invoke()
+        return [first, again, elsewhere]
+
+    first, again, elsewhere = asyncio.run(conversation())
+    assert first["ok"] and first["metadata"]["run_id"] == "openai-agents:chat-42"
+    assert again["metadata"]["replayed"] is True
+    assert elsewhere["ok"] and not elsewhere["metadata"]["replayed"]
+    assert len(ran) == 2
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_an_openai_agents_runner_retrying_a_tool_runs_its_body_once(
+    runtime: Runtime, kind: str
+) -> None:
+    agents = pytest.importorskip("agents")
+    from agents.items import ModelResponse
+    from agents.models.interface import Model
+    from agents.usage import Usage
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    create_order, refund_payment, ran = _counting_tools(runtime)
+    tool = create_order if kind == "sync" else refund_payment
+    name, arguments = (
+        ("create_order", {"cart_id": "c1"})
+        if kind == "sync"
+        else ("refund_payment", {"payment_id": "p1"})
+    )
+
+    class RetryingModel(Model):
+        """A model that calls the tool, calls it again (as after an unclear answer), then ends."""
+
+        def __init__(self) -> None:
+            self.turns = 0
+
+        async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+            self.turns += 1
+            if self.turns <= 2:
+                output: list[Any] = [
+                    ResponseFunctionToolCall(
+                        type="function_call",
+                        call_id=f"call-{self.turns}",
+                        id=f"fc-{self.turns}",
+                        name=name,
+                        arguments=json.dumps(arguments),
+                    )
+                ]
+            else:
+                text = ResponseOutputText(type="output_text", text="done", annotations=[])
+                output = [
+                    ResponseOutputMessage(
+                        id="msg-1",
+                        type="message",
+                        role="assistant",
+                        status="completed",
+                        content=[text],
+                    )
+                ]
+            return ModelResponse(output=output, usage=Usage(), response_id=None)
+
+        def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+    agent = agents.Agent(name="shop", tools=[agents.function_tool(tool)], model=RetryingModel())
+    result = asyncio.run(agents.Runner.run(agent, "please do it"))
+    assert result.final_output == "done"
+    assert len(ran) == 1  # the second call of the run was recognised as the same request
+    (entry,) = runtime.ledger.entries()
+    assert entry.run_id.startswith("openai-agents:trace_")

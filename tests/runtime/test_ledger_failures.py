@@ -8,17 +8,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agentguard.runtime import Runtime, SQLiteLedger, Status, current_call, guarded
+from agentguard.runtime import Runtime, SQLiteLedger, Status
 from tests.runtime.conftest import drop_schema, fresh_schema, require_postgres
-from tests.runtime.downstream import RecordingDownstream, wait_until
-
-
-def _order_tool(runtime: Runtime, downstream: RecordingDownstream) -> Any:
-    @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
-    def create_order(cart_id: str) -> dict[str, Any]:
-        return downstream.create(current_call().idempotency_key, cart_id=cart_id)
-
-    return create_order
+from tests.runtime.downstream import RecordingDownstream, order_tool, wait_until
 
 
 def test_a_dropped_postgres_connection_is_replaced_without_an_error() -> None:
@@ -32,7 +24,7 @@ def test_a_dropped_postgres_connection_is_replaced_without_an_error() -> None:
     try:
         runtime = Runtime(ledger=ledger)
         downstream = RecordingDownstream()
-        create_order = _order_tool(runtime, downstream)
+        create_order = order_tool(runtime, downstream)
         with runtime.run(run_id="r1"):
             assert create_order(cart_id="c1")["ok"]
         # the server drops this thread's connection (a restart, a failover, an idle timeout)
@@ -54,7 +46,7 @@ def test_a_lock_held_past_the_busy_timeout_is_an_observation_and_nothing_runs(
     path = tmp_path / "ledger.db"
     runtime = Runtime(ledger=SQLiteLedger(path, busy_timeout_s=0.2))
     downstream = RecordingDownstream()
-    create_order = _order_tool(runtime, downstream)
+    create_order = order_tool(runtime, downstream)
     blocker = sqlite3.connect(path, isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
     try:
@@ -78,7 +70,7 @@ class DiskFull(sqlite3.OperationalError):
 
 def test_an_outcome_the_ledger_cannot_take_is_recorded_when_it_can(runtime: Runtime) -> None:
     downstream = RecordingDownstream()
-    create_order = _order_tool(runtime, downstream)
+    create_order = order_tool(runtime, downstream)
     transition = runtime.ledger.transition
     failing = threading.Event()
     failing.set()

@@ -173,3 +173,77 @@ def test_a_sync_body_still_running_when_its_caller_is_interrupted_is_applied_onc
             lambda: runtime.ledger.get(entry.call_id).status is Status.SUCCEEDED  # type: ignore[union-attr]
         )
     assert len(downstream.applied) == 1, downstream.applied
+
+
+def _cancelled_async_tool(runtime: Runtime, downstream: RecordingDownstream, **options: Any) -> Any:
+    @guarded(
+        runtime,
+        risk="write",
+        key=lambda call: f"order:{call.args['cart_id']}",
+        timeout_s=0.2,
+        **options,
+    )
+    async def create_order(cart_id: str) -> dict[str, Any]:
+        """Create an order; the first attempt is still connecting when its deadline comes."""
+        if current_call().attempt == 1:
+            await asyncio.sleep(30)  # cancelled here: nothing was sent
+        return downstream.create(current_call().idempotency_key, cart_id=cart_id)
+
+    return create_order
+
+
+def _order_in_a_run(runtime: Runtime, create_order: Any) -> dict[str, Any]:
+    async def agent() -> dict[str, Any]:
+        async with runtime.run(run_id="r1"):
+            result: dict[str, Any] = await create_order(cart_id="c1")
+            return result
+
+    return asyncio.run(agent())
+
+
+def test_an_async_body_cancelled_at_its_deadline_is_run_again_after_a_not_found(
+    runtime: Runtime,
+) -> None:
+    downstream = RecordingDownstream()
+    create_order = _cancelled_async_tool(
+        runtime, downstream, reconcile=downstream.lookup, replay="auto"
+    )
+
+    observation = _order_in_a_run(runtime, create_order)
+    # the cancelled attempt is over: the lookup's NotFound counts, and the call runs once more
+    assert observation["ok"] is True, observation
+    assert observation["metadata"]["attempts"] == 2
+    assert len(downstream.applied) == 1
+
+
+def test_an_async_body_cancelled_at_its_deadline_is_not_applied_with_replay_never(
+    runtime: Runtime,
+) -> None:
+    downstream = RecordingDownstream()
+    create_order = _cancelled_async_tool(
+        runtime, downstream, reconcile=downstream.lookup, replay="never"
+    )
+
+    observation = _order_in_a_run(runtime, create_order)
+    assert observation["ok"] is False
+    assert observation["metadata"]["status"] == "failed"
+    assert "in progress" not in observation["content"]
+    assert "did not take effect" in observation["content"], observation["content"]
+    assert not downstream.applied
+
+    assert _order_in_a_run(runtime, create_order)["ok"]  # the model's next call re-arms it
+    assert len(downstream.applied) == 1
+
+
+def test_an_async_body_cancelled_without_a_lookup_is_uncertain_but_not_running(
+    runtime: Runtime,
+) -> None:
+    downstream = RecordingDownstream()
+    create_order = _cancelled_async_tool(runtime, downstream)
+
+    observation = _order_in_a_run(runtime, create_order)
+    assert observation["code"] == "SIDE_EFFECT_UNCERTAIN"
+    assert observation["metadata"]["still_running"] is False
+    assert "in progress" not in observation["content"]
+    entry = runtime.ledger.get(observation["metadata"]["call_id"])
+    assert entry is not None and entry.lease_owner is None  # nothing of it can send any more

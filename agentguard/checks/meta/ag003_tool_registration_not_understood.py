@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.diagnostics import Confidence, Finding, Location, Severity
-from agentguard.project.discovery_coverage import coverage_gaps
+from agentguard.project.discovery.coverage import coverage_gaps
 from agentguard.project.project_model import ProjectModel
 
 

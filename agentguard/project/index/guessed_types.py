@@ -7,22 +7,18 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, cast
 
 from agentguard.facts.module_facts import Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog
-from agentguard.project.discovery_subclasses import framework_bases
+from agentguard.project.definitions import framework_bases
 from agentguard.project.index.symbols import Symbols
 from agentguard.project.tool_facts import SELF_NAMES
-
-if TYPE_CHECKING:
-    from agentguard.project.index.resolution import ProjectIndex
 
 # How many ``__init__.py`` re-exports a name is followed through (a cycle ends there).
 MAX_REEXPORT_HOPS = 8
 
 
-def _unpacked_item(value: Value) -> int | None:
+def unpacked_item(value: Value) -> int | None:
     """The item a name unpacked from a call's result holds: 1 for ``self._start()[1]``,
     as the extractor writes ``sandbox, port = self._start()``."""
     text = value.text
@@ -32,7 +28,7 @@ def _unpacked_item(value: Value) -> int | None:
     return int(index) if index.isdigit() and head.endswith(")") else None
 
 
-def _constructed_type(value: Value) -> str | None:
+def constructed_type(value: Value) -> str | None:
     """What a call builds, when its name says: a class (``httpx.Client``), or a boto3 client
     of a service (``boto3.client("sqs")`` gives ``boto3.client:sqs``, as the extractor types
     it)."""
@@ -81,7 +77,7 @@ class Types(Symbols):
             types: dict[str, str] = {}
             for assignment in facts.assignments:
                 if assignment.function is None:
-                    made = _constructed_type(assignment.value)
+                    made = constructed_type(assignment.value)
                     if made is not None:
                         types.setdefault(assignment.target, made)
             self.module_types[facts.module] = types
@@ -109,7 +105,7 @@ class Types(Symbols):
                 a.function is None and a.target == name for a in held.assignments
             ):
                 return named  # not a type variable or an alias: a class
-        made = {_constructed_type(returned) for returned in fn.returns}
+        made = {constructed_type(returned) for returned in fn.returns}
         return made.pop() if len(made) == 1 and None not in made else None
 
     def _returned_binding(self, value: Value, fn: Function, facts: ModuleFacts) -> Value:
@@ -140,7 +136,7 @@ class Types(Symbols):
             return None
         if self._declared_return(fn):
             return fn.return_type
-        built = {_constructed_type(value) for value in fn.returns}
+        built = {constructed_type(value) for value in fn.returns}
         if len(built) == 1 and None not in built:
             return built.pop()
         for value in fn.returns:
@@ -178,7 +174,7 @@ class Types(Symbols):
         entry = self.functions.get(target) if target else None
         if entry is None:
             return None
-        built = {_constructed_type(value) for value in entry[0].returns}
+        built = {constructed_type(value) for value in entry[0].returns}
         return built.pop() if len(built) == 1 and None not in built else None
 
     def _validator_bound(self, cls_qual: str, attr: str) -> str | None:
@@ -201,7 +197,7 @@ class Types(Symbols):
                         value = (
                             self._bound_before(facts, method, value.text, assignment.order) or value
                         )
-                    made = _constructed_type(value) or self._handed_by_client(
+                    made = constructed_type(value) or self._handed_by_client(
                         facts, method, value, assignment.order
                     )
                     if made is not None:
@@ -226,7 +222,7 @@ class Types(Symbols):
         if not rest or not root.isidentifier():
             return None
         bound = self._bound_before(facts, method, root, order)
-        client = _constructed_type(bound) if bound is not None else None
+        client = constructed_type(bound) if bound is not None else None
         return f"{client}.{rest}" if client is not None else None
 
     def _built_by_method(self, cls_qual: str, attr: str) -> str | None:
@@ -260,8 +256,7 @@ class Types(Symbols):
         if cls_qual not in self.classes:
             return None
         # bases written as their module imports them, or generic (``ToolkitCore[list[T]]``)
-        # the whole index: resolution builds on these guesses, and bases resolve through it
-        for base in framework_bases(cast("ProjectIndex", self), cls_qual):
+        for base in framework_bases(self, cls_qual):
             candidate = f"{base}.{name}"
             if candidate in self.functions:
                 return candidate

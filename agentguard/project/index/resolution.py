@@ -12,9 +12,8 @@ from typing import Any
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Matcher, NameIndex, normalise
 from agentguard.knowledge.open_world import words
-from agentguard.project.discovery_runtime_built import local_function
-from agentguard.project.discovery_subclasses import enclosing_class
-from agentguard.project.index.guessed_types import Types, _constructed_type, _unpacked_item
+from agentguard.project.definitions import enclosing_class, local_function
+from agentguard.project.index.guessed_types import Types, constructed_type, unpacked_item
 from agentguard.project.tool_facts import SELF_NAMES
 
 # A callee as written, resolved wherever it is called: (the name without "()", its dotted
@@ -631,7 +630,7 @@ class ProjectIndex(Types):
             return None
         kind = self._declared_return(entry[0])  # ``def get_http() -> httpx.Client``
         if not kind:
-            made = {_constructed_type(value) for value in entry[0].returns}
+            made = {constructed_type(value) for value in entry[0].returns}
             if len(made) != 1:
                 return None
             (kind,) = made
@@ -717,7 +716,7 @@ class ProjectIndex(Types):
         if made is None:
             return None
         returns = made[0].returns
-        item = _unpacked_item(bound)
+        item = unpacked_item(bound)
         if item is not None:
             # ``sandbox, port = self._start()`` with ``return sandbox, port``: that item,
             # or what the function bound the name it returns to
@@ -733,7 +732,7 @@ class ProjectIndex(Types):
             # ``async def get_client(ctx) -> NotesClient``, awaited or not
             return made[0].return_type
         # ``return httpx.Client(...)`` on every path
-        built = {_constructed_type(value) for value in returns}
+        built = {constructed_type(value) for value in returns}
         return built.pop() if len(built) == 1 and None not in built else None
 
     def _bound_call_target(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:

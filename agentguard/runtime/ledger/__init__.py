@@ -12,6 +12,7 @@ from agentguard.runtime.ledger.base import (
     LedgerEntry,
     LedgerEvent,
     LedgerMissing,
+    LedgerUnanswered,
     Status,
 )
 from agentguard.runtime.ledger.memory import MemoryLedger
@@ -27,23 +28,26 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-def open_ledger(url: str, *, read_only: bool = False) -> Ledger:
+def open_ledger(url: str, *, read_only: bool = False, **options: Any) -> Ledger:
     """``sqlite:///relative.db``, ``sqlite:////absolute.db``, ``postgresql://...``, ``memory://``.
 
     A PostgreSQL URL may name the ledger's schema with ``?schema=NAME`` (default ``agentguard``).
     ``read_only``: the ledger must exist; nothing is created, migrated or written
-    (``LedgerMissing`` otherwise).
+    (``LedgerMissing`` otherwise). ``options`` go to the backend (``busy_timeout_s`` for
+    SQLite; ``lock_timeout_s``, ``statement_timeout_s``... for PostgreSQL).
     """
     if url.startswith("sqlite:///"):
-        return SQLiteLedger(url[len("sqlite:///") :], read_only=read_only)
+        return SQLiteLedger(url[len("sqlite:///") :], read_only=read_only, **options)
     if url.startswith(("postgresql://", "postgres://")):
         from agentguard.runtime.ledger.postgres import PostgresLedger
 
         dsn, schema = _split_schema(url)
         if schema:
-            return PostgresLedger(dsn, schema=schema, read_only=read_only)
-        return PostgresLedger(dsn, read_only=read_only)
+            options["schema"] = schema
+        return PostgresLedger(dsn, read_only=read_only, **options)
     if url == "memory://":
+        if options:
+            raise TypeError(f"the memory ledger takes no options ({', '.join(options)})")
         return MemoryLedger()
     raise ValueError(f"unsupported ledger URL {url!r}: use sqlite:///PATH or postgresql://...")
 
@@ -63,6 +67,7 @@ __all__ = [
     "LedgerEntry",
     "LedgerEvent",
     "LedgerMissing",
+    "LedgerUnanswered",
     "MemoryLedger",
     "PostgresLedger",
     "SQLiteLedger",

@@ -82,6 +82,14 @@ class LedgerMissing(LedgerConfigurationError):
     """A ledger opened to be read is not there: nothing was created in its place."""
 
 
+class LedgerUnanswered(RuntimeError):
+    """The ledger did not answer within its bound (a lock held, a server gone silent).
+
+    Whether the operation took effect is not known; asking again at once would wait as long,
+    so callers give up on the ledger for now instead of retrying.
+    """
+
+
 # Call ids need uniqueness, not secrecy: 128 bits from a generator seeded by the OS (a private
 # one, so a user's random.seed() cannot make two processes agree), reseeded in every forked
 # child. uuid4() asks the kernel for fresh bytes on every call, which costs more here.

@@ -4,18 +4,32 @@ Uniqueness comes from a unique index on (tool_name, idempotency_key) and INSERT 
 every change is a compare-and-set on ``version``. Each claim and each transition is a single
 statement (the transition appends its events to the row's history), so one round trip and one
 commit.
+
+Every statement answers in bounded time: the session's lock and statement timeouts end a wait
+on the server, TCP keepalives and a user timeout notice a peer that vanished, the connect
+timeout bounds a new connection, and a watchdog shuts a connection whose server has not
+answered a statement shortly after the statement timeout (a server frozen, a proxy that stopped
+forwarding). Each ends in ``LedgerUnanswered``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
+from psycopg import errors as pg_errors
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
 
 from agentguard.runtime.ledger._rows import STATUS_CHECK
 from agentguard.runtime.ledger._sql import Migrations, SQLLedger
-from agentguard.runtime.ledger.base import LedgerConfigurationError, LedgerMissing
+from agentguard.runtime.ledger._watchdog import Watchdog
+from agentguard.runtime.ledger.base import (
+    LedgerConfigurationError,
+    LedgerMissing,
+    LedgerUnanswered,
+)
 
 MIGRATIONS: Migrations = [
     (
@@ -110,6 +124,15 @@ MIGRATIONS: Migrations = [
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _MIGRATION_LOCK = 0x61676774  # pg_advisory_xact_lock key: one migrator at a time
+# A migration may wait for another process's migration and rewrite a large table: its own
+# bounds, longer than a call's.
+_MIGRATION_LOCK_TIMEOUT_S = 120
+# How long after the statement timeout a silent server is given before its connection is shut.
+_ANSWER_GRACE_S = 5.0
+
+
+def _timeout_setting(seconds: float) -> str:
+    return f"{max(1, round(seconds * 1000))}ms"
 
 
 class PostgresLedger(SQLLedger):
@@ -121,16 +144,51 @@ class PostgresLedger(SQLLedger):
         *,
         schema: str = "agentguard",
         connect_timeout_s: int = 10,
+        lock_timeout_s: float = 5.0,
+        statement_timeout_s: float = 15.0,
+        answer_timeout_s: float | None = None,
+        keepalives_idle_s: int = 30,
         read_only: bool = False,
     ) -> None:
         """``read_only``: open a ledger that exists, at this agentguard's schema version, to
         read it: nothing is created or migrated, and the server refuses any write
-        (``LedgerMissing`` when there is no such ledger)."""
+        (``LedgerMissing`` when there is no such ledger).
+
+        Bounds: a statement waits at most ``lock_timeout_s`` for a lock and runs at most
+        ``statement_timeout_s``; a server that sends nothing for ``answer_timeout_s`` (default:
+        the statement timeout plus 5 s) has its connection shut; a connection is made within
+        ``connect_timeout_s``. TCP keepalives start after ``keepalives_idle_s`` idle (then every
+        10 s, 3 probes) and unacknowledged data gives up after as long; keepalive settings
+        named in ``dsn`` win."""
         self.dsn = dsn
         self.url = dsn
         self.schema = schema
         self.connect_timeout_s = connect_timeout_s
+        self.lock_timeout_s = lock_timeout_s
+        self.statement_timeout_s = statement_timeout_s
+        self.answer_timeout_s = (
+            answer_timeout_s
+            if answer_timeout_s is not None
+            else statement_timeout_s + _ANSWER_GRACE_S
+        )
         self.read_only = read_only
+        given = conninfo_to_dict(dsn)
+        keepalives = {
+            "keepalives": 1,
+            "keepalives_idle": keepalives_idle_s,
+            "keepalives_interval": 10,
+            "keepalives_count": 3,
+            # data sent and not acknowledged (a peer that vanished mid-statement)
+            "tcp_user_timeout": (keepalives_idle_s + 30) * 1000,
+        }
+        self._connect_options: dict[str, Any] = {
+            name: value for name, value in keepalives.items() if name not in given
+        }
+        self._session_settings = (
+            _timeout_setting(lock_timeout_s),
+            _timeout_setting(statement_timeout_s),
+        )
+        self._watchdog = Watchdog(self.answer_timeout_s, lambda connection: connection.fileno())
         self._init_connections()
         if read_only:
             try:
@@ -148,11 +206,30 @@ class PostgresLedger(SQLLedger):
         )
 
     def _connect(self) -> psycopg.Connection[Any]:
-        connection = psycopg.connect(
-            self.dsn, autocommit=True, connect_timeout=self.connect_timeout_s
-        )
-        setting = connection.execute("SHOW synchronous_commit").fetchone()
-        if setting is not None and str(setting[0]).lower() == "off":
+        try:
+            connection = psycopg.connect(
+                self.dsn,
+                autocommit=True,
+                connect_timeout=self.connect_timeout_s,
+                **self._connect_options,
+            )
+        except pg_errors.ConnectionTimeout as exc:
+            raise LedgerUnanswered(
+                f"no connection to PostgreSQL within {self.connect_timeout_s} s: {exc}"
+            ) from exc
+        try:
+            # the session's bounds and the durability check, in one round trip
+            setting = self._send(
+                connection,
+                connection,
+                "SELECT set_config('lock_timeout', %s, false), "
+                "set_config('statement_timeout', %s, false), current_setting('synchronous_commit')",
+                self._session_settings,
+            ).fetchone()
+        except BaseException:
+            connection.close()
+            raise
+        if setting is not None and str(setting[2]).lower() == "off":
             connection.close()
             raise LedgerConfigurationError(
                 "PostgreSQL synchronous_commit is off: an acknowledged 'started' record could be lost"
@@ -164,6 +241,43 @@ class PostgresLedger(SQLLedger):
     def _executor(self, connection: psycopg.Connection[Any]) -> Any:
         # Connection.execute builds a cursor (and its adapters) for every statement
         return connection.cursor()
+
+    def _execute(self, statement: str, parameters: Sequence[Any]) -> Any:
+        """Run one statement under the watchdog; on a connection that broke (a restart, a
+        failover), once more on a new connection. A statement the server did not answer in its
+        bound is not sent again: that would wait as long once more."""
+        connection = self._connection()
+        try:
+            return self._send(connection, self._executor_of(connection), statement, parameters)
+        except Exception as exc:
+            if not self._broken(connection, exc):
+                raise
+        self._drop(connection)
+        connection = self._connection()
+        return self._send(connection, self._executor_of(connection), statement, parameters)
+
+    def _send(
+        self,
+        connection: psycopg.Connection[Any],
+        executor: Any,
+        statement: str,
+        parameters: Sequence[Any],
+    ) -> Any:
+        watchdog = self._watchdog
+        watchdog.arm(connection)
+        try:
+            return executor.execute(statement, parameters)
+        except (pg_errors.LockNotAvailable, pg_errors.QueryCanceled) as exc:
+            raise LedgerUnanswered(f"PostgreSQL: {exc}".strip()) from exc
+        except psycopg.OperationalError as exc:
+            if watchdog.was_cut(connection):
+                self._drop(connection)
+                raise LedgerUnanswered(
+                    f"PostgreSQL did not answer within {self.answer_timeout_s:g} s"
+                ) from exc
+            raise
+        finally:
+            watchdog.disarm()
 
     def _reusable(self, connection: psycopg.Connection[Any]) -> bool:
         return not connection.closed and not connection.broken
@@ -229,6 +343,11 @@ class PostgresLedger(SQLLedger):
         connection = self._connection()
         schema = sql.Identifier(self.schema)
         with connection.transaction():
+            connection.execute(
+                "SELECT set_config('lock_timeout', %s, true), "
+                "set_config('statement_timeout', '0', true)",
+                (_timeout_setting(_MIGRATION_LOCK_TIMEOUT_S),),
+            )
             connection.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
             connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
             connection.execute(

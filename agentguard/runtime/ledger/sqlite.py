@@ -12,14 +12,18 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from agentguard.runtime.ledger._rows import STATUS_CHECK
 from agentguard.runtime.ledger._sql import Migrations, SQLLedger
-from agentguard.runtime.ledger.base import LedgerConfigurationError, LedgerMissing
+from agentguard.runtime.ledger.base import (
+    LedgerConfigurationError,
+    LedgerMissing,
+    LedgerUnanswered,
+)
 
 MIGRATIONS: Migrations = [
     (
@@ -218,6 +222,17 @@ class SQLiteLedger(SQLLedger):
         connection.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
         return connection
 
+    def _execute(self, statement: str, parameters: Sequence[Any]) -> Any:
+        try:
+            return super()._execute(statement, parameters)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise LedgerUnanswered(
+                    f"the SQLite ledger {self.path} stayed locked for its busy timeout "
+                    f"({self.busy_timeout_s:g} s): {exc}"
+                ) from exc
+            raise
+
     def _close_connection(self, connection: sqlite3.Connection) -> None:
         # a connection of another thread refuses close(); it goes when that thread does
         with contextlib.suppress(sqlite3.ProgrammingError):
@@ -238,6 +253,8 @@ class SQLiteLedger(SQLLedger):
         connection.execute("COMMIT")
 
     def _migrate(self) -> None:
+        if self._is_current():
+            return  # nothing to do: no write lock to wait for (another process may hold it)
         with self._write() as connection:
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS agentguard_schema (version INTEGER NOT NULL)"
@@ -251,6 +268,14 @@ class SQLiteLedger(SQLLedger):
                     "INSERT INTO agentguard_schema (version) VALUES (?)", (version,)
                 ),
             )
+
+    def _is_current(self) -> bool:
+        connection = self._connection()
+        try:
+            row = connection.execute("SELECT max(version) FROM agentguard_schema").fetchone()
+        except sqlite3.OperationalError:  # no such table yet
+            return False
+        return bool(row) and row[0] == SCHEMA_VERSION
 
     def pragma(self, name: str) -> Any:
         return self._connection().execute(f"PRAGMA {name}").fetchone()[0]

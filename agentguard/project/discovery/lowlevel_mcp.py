@@ -1,53 +1,86 @@
-"""Low-level MCP servers whose tools are named through an enum and dispatched inline.
+"""Finder: low-level MCP servers, whose ``Tool(name=...)`` objects are listed by a
+``list_tools`` handler and dispatched by name in a ``call_tool`` handler.
 
-``Tool(name=Tools.GET_ISSUE.value)`` names the tool by an ``enum`` member's value, written
-in any project module. A ``call_tool`` handler's ``if name == ...`` / ``case ...:`` branch
-that does the work itself (or only through helpers every branch shares) is the tool: it
-has no function of its own, so the tool is anchored at the branch and reaches what the
-branch calls.
+The name may be a literal, a class constant or an ``enum`` member's value
+(``Tool(name=Tools.GET_ISSUE.value)``), or ``self.name`` in a handler class (one class a
+tool). A ``call_tool`` branch (``if name == ...`` / ``case ...:``) that does the work
+itself, or only through helpers every branch shares, is the tool: it has no function of its
+own, so the tool is anchored at the branch and reaches what the branch calls.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import ModuleFacts, Value
-from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
-from agentguard.project.discovery_subclasses import enclosing_class, unwrapped_base
+from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.definitions import enclosing_class, unwrapped_base
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.declarations import declarations_from_options
+from agentguard.project.discovery.dispatch import branch_name, dispatch_target, enum_member_name
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.tool_index import ToolIndex
+    from agentguard.project.index import ProjectIndex
 
 
-def enum_member_name(project: ToolIndex, value: Value) -> str | None:
-    """``pkg.tools.Tools.GET_ISSUE.value``: the string the project's enum class assigns to
-    the member."""
-    qualname = value.qualname or ""
-    if value.kind != "attr" or not qualname.endswith(".value"):
-        return None
-    return _member_string(project, qualname[: -len(".value")])
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
+    tool_types = set(project.catalog.mcp_tool_types)
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for call in facts.calls:
+            callee = call.callee
+            if (callee.replace("()", "") if "()" in callee else callee) not in tool_types:
+                continue
+            name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
+            name = _static_name(project, name_value) if name_value else None
+            handler = None
+            if not name and name_value is not None:
+                # ``Tool(name=self.name)`` in a handler class: its name and worker method
+                handler = _handler_class_tool(project, name_value, call.function)
+                name = handler[0] if handler else None
+            if not name:
+                continue
+            target = handler[1] if handler else dispatch_target(project, name, facts)
+            options = dict(call.kwargs)
+            site = Location(facts.path, call.span)
+            branch = _inline_branch(project, name, facts)
+            if branch is not None:
+                if not found.named_in(name, facts.path):
+                    yield _branch_tool(project, name, facts, site, options, branch)
+                continue
+            if target is None:
+                continue
+            tool = function_tool(project, target, ToolForm("mcp", "lowlevel"), site, name, {})
+            if tool is None:
+                continue
+            tool.declarations += declarations_from_options(project, "mcp", options, site, facts)
+            tool.options.update(options)
+            yield tool
 
 
-def branch_name(project: ToolIndex, string: str) -> str:
-    """A dispatch branch's tool name: as written, or the value of the enum member of
-    another module it compares against."""
-    if string.startswith(ENUM_MEMBER):
-        return _member_string(project, string[len(ENUM_MEMBER) :]) or string
-    return string
+def _static_name(project: ProjectIndex, value: Value) -> str | None:
+    """A tool name given as a literal or as a class constant (``GitTools.COMMIT`` of a
+    ``class GitTools(str, Enum)``), as low-level MCP servers often name their tools."""
+    if value.string():
+        return value.string()
+    if enum_member_name(project, value):
+        return enum_member_name(project, value)
+    if value.kind == "attr" and value.qualname and "." in value.qualname:
+        owner, attr = value.qualname.rsplit(".", 1)
+        entry = project.classes.get(owner)
+        constant = entry[0].attributes.get(attr) if entry else None
+        return constant.string() if constant is not None else None
+    return None
 
 
-def _member_string(project: ToolIndex, member_qualname: str) -> str | None:
-    owner, _, member = project.resolve_instance(member_qualname).rpartition(".")
-    entry = project.classes.get(owner)
-    if entry is None or not is_enum_class(entry[0]):
-        return None
-    constant = entry[0].attributes.get(member)
-    return constant.string() if constant is not None else None
-
-
-def _branch_targets(project: ToolIndex, facts: ModuleFacts, handler: str, body: Span) -> list[str]:
+def _branch_targets(
+    project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span
+) -> list[str]:
     """The project functions a dispatch branch's own statements call, in source order."""
     caller = project.function(handler)
     targets: list[str] = []
@@ -60,14 +93,13 @@ def _branch_targets(project: ToolIndex, facts: ModuleFacts, handler: str, body: 
     return targets
 
 
-def add_inline_branch_tool(
-    project: ToolIndex, name: str, facts: ModuleFacts, site: Location, options: dict[str, Value]
-) -> bool:
-    """A ``Tool(name=...)`` listed by a low-level server whose ``call_tool`` branch for that
-    name does the work inline: the branch calls no project function of its own, only
-    private helpers (``_execute_query``) or helpers other branches call too. Such a branch
-    is the tool (anchored at the branch, reaching what it calls); a branch that hands over
-    to a function of its own is left to the dispatch-target pass."""
+def _inline_branch(
+    project: ProjectIndex, name: str, facts: ModuleFacts
+) -> tuple[str, Span, list[str]] | None:
+    """The ``call_tool`` branch for ``name`` when it does the work inline (its handler, its
+    statements' span and the functions it calls): the branch calls no project function of
+    its own, only private helpers (``_execute_query``) or helpers other branches call too.
+    A branch that hands over to a function of its own is left to the dispatch target."""
     branches = [
         (handler, branch_name(project, string), body)
         for handler, string, body in facts.branches
@@ -75,11 +107,11 @@ def add_inline_branch_tool(
     ]
     mine = [(handler, body) for handler, string, body in branches if string == name]
     if len(mine) != 1:
-        return False
+        return None
     handler, body = mine[0]
     assert handler is not None
     if not any(body.line <= c.span.line <= body.end_line for c in project.calls_in(handler)):
-        return False  # a branch that calls nothing does no work of its own
+        return None  # a branch that calls nothing does no work of its own
     targets = _branch_targets(project, facts, handler, body)
     shared: set[str] = set()
     for other_handler, string, other_body in branches:
@@ -87,11 +119,20 @@ def add_inline_branch_tool(
             shared.update(_branch_targets(project, facts, handler, other_body))
     own = [t for t in targets if t not in shared and not t.rsplit(".", 1)[-1].startswith("_")]
     if own:
-        return False
-    if any(t.name == name and t.path == facts.path for t in project.tools):
-        return True
-    from agentguard.project import tools as discovery
+        return None
+    return handler, body, targets
 
+
+def _branch_tool(
+    project: ProjectIndex,
+    name: str,
+    facts: ModuleFacts,
+    site: Location,
+    options: dict[str, Value],
+    branch: tuple[str, Span, list[str]],
+) -> ToolFacts:
+    """The tool an inline branch is: anchored at the branch, reaching what it calls."""
+    handler, body, targets = branch
     tool = ToolFacts(
         name=name,
         framework="mcp",
@@ -104,41 +145,12 @@ def add_inline_branch_tool(
         options=dict(options),
         inline=(handler, Location(facts.path, body)),
     )
-    tool.declarations += discovery._declarations_from_options(project, "mcp", options, site, facts)
-    project.tools.append(tool)
-    return True
+    tool.declarations += declarations_from_options(project, "mcp", options, site, facts)
+    return tool
 
 
-def handler_entry(
-    project: ToolIndex, value: Value, facts: ModuleFacts, function: str | None
-) -> str | None:
-    """The function a name-to-handler dict entry runs when it is not a plain function: a
-    bound method (``self.create_issue``) of the class the dict is built in, or a handler
-    object (``CreateIssueHandler()``) of a project class, whose method the dispatch calls
-    on the looked-up entry (``handlers[name].run_tool(arguments)``) or, failing that, its
-    one public method."""
-    written = value.text
-    if value.kind == "attr" and written.startswith("self.") and written.count(".") == 1:
-        owner = project.function(function) if function else None
-        cls_qual = enclosing_class(project, owner) if owner else None
-        return project.find_method(cls_qual, written[5:]) if cls_qual else None
-    if value.kind != "call" or value.qualname not in project.classes:
-        return None
-    cls_qual = value.qualname
-    assert cls_qual is not None
-    for call in facts.calls:
-        receiver = call.receiver or ""
-        if ("[" in receiver or ".get(" in receiver) and call.method:
-            method = project.find_method(cls_qual, call.method)
-            if method:
-                return method
-    cls = project.classes[cls_qual][0]
-    public = [m for m in cls.methods if not m.rsplit(".", 1)[-1].startswith("_")]
-    return public[0] if len(public) == 1 and public[0] in project.functions else None
-
-
-def handler_class_tool(
-    project: ToolIndex, value: Value, function: str | None
+def _handler_class_tool(
+    project: ProjectIndex, value: Value, function: str | None
 ) -> tuple[str, str] | None:
     """``Tool(name=self.name, ...)`` built in a method of a handler class (one class a tool,
     registered in a name-to-handler table the ``call_tool`` handler looks up): the name the
@@ -177,7 +189,7 @@ def handler_class_tool(
 
 
 def _self_attribute_string(
-    project: ToolIndex, cls_qual: str, attr: str, depth: int = 0
+    project: ProjectIndex, cls_qual: str, attr: str, depth: int = 0
 ) -> str | None:
     """The string a class (or its project bases) gives ``self.<attr>``."""
     entry = project.classes.get(cls_qual)
@@ -206,7 +218,7 @@ def _self_attribute_string(
 
 
 def _handed_to_base(
-    project: ToolIndex,
+    project: ProjectIndex,
     base_qual: str,
     attr: str,
     args: list[Value],
@@ -230,7 +242,7 @@ def _handed_to_base(
     return None
 
 
-def _string(project: ToolIndex, value: Value) -> str | None:
+def _string(project: ProjectIndex, value: Value) -> str | None:
     """A literal string, or a module constant holding one (``TOOL_NAME``)."""
     if value.string():
         return value.string()

@@ -1,4 +1,4 @@
-"""Project decorators that register the function they are given with a framework's tool
+"""Finder: project decorators that register the function they are given with a framework's tool
 decorator.
 
 A server may wrap its framework's decorator in one of its own, to register a tool only when
@@ -21,16 +21,19 @@ parameter of the factory (``annotations=annotations``) takes what each use site 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Decorator, Function, Value
 from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.tool_facts import ToolFacts
-    from agentguard.project.tool_index import ToolIndex
+    from agentguard.project.index import ProjectIndex
 
 LOCALS = ".<locals>."
 
@@ -47,7 +50,7 @@ class Wrapper:
 
 
 def _applied_form(
-    project: ToolIndex, fn: Function, call: Call, calls: list[Call]
+    project: ProjectIndex, fn: Function, call: Call, calls: list[Call]
 ) -> tuple[ToolForm, dict[str, Value]] | None:
     """The framework decorator ``call`` applies to a parameter of ``fn``, with its options:
     ``mcp.tool(annotations=a)(func)`` (the decorator call, then the call on the function)
@@ -72,7 +75,7 @@ def _applied_form(
     return None
 
 
-def _wrappers(project: ToolIndex) -> list[Wrapper]:
+def _wrappers(project: ProjectIndex) -> list[Wrapper]:
     found: list[Wrapper] = []
     for qualname, (fn, facts) in project.functions.items():
         if facts.is_test or not fn.params:
@@ -94,7 +97,7 @@ def _wrappers(project: ToolIndex) -> list[Wrapper]:
 
 
 def _use_options(
-    project: ToolIndex, wrapper: Wrapper, decorator: Decorator
+    project: ProjectIndex, wrapper: Wrapper, decorator: Decorator
 ) -> dict[str, Value] | None:
     """The framework decorator's options at one use site, or None when ``decorator`` is no
     use of ``wrapper``. A keyword the wrapper writes as a factory parameter takes the value
@@ -120,14 +123,11 @@ def _use_options(
     return options
 
 
-def discover_wrapped_decorators(project: ToolIndex) -> list[ToolFacts]:
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     """The tools made by project decorators that apply a framework's tool decorator."""
-    from agentguard.project.tools import _tool_from_function
-
     wrappers = _wrappers(project)
     if not wrappers:
-        return []
-    tools: list[ToolFacts] = []
+        return
     for qualname, (fn, facts) in project.functions.items():
         if facts.is_test or not fn.decorators:
             continue
@@ -142,8 +142,7 @@ def discover_wrapped_decorators(project: ToolIndex) -> list[ToolFacts]:
             name = options.get("name")
             site = Location(facts.path, decorator.span)
             text = name.string() if name is not None else None
-            tool = _tool_from_function(project, qualname, wrapper.form, site, text, options)
+            tool = function_tool(project, qualname, wrapper.form, site, text, options)
             if tool is not None:
-                tools.append(tool)
+                yield tool
             break  # the first use decides
-    return tools

@@ -1,4 +1,4 @@
-"""Registries of plain tool records: a project's own ``Tool(name=..., description=...,
+"""Finder: registries of plain tool records: a project's own ``Tool(name=..., description=...,
 func=...)`` record class, or dicts ``{"name": ..., "description": ..., "fn": ...}``.
 
 A record that gives a model-facing name, a parameter schema and a project function is a
@@ -10,31 +10,35 @@ field names are ``structural_bases``' in rules/frameworks.yaml.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
-from agentguard.project.discovery_runtime_built import local_function
-from agentguard.project.discovery_structural import structural_spec
+from agentguard.project.definitions import local_function
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import model_params
+from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.tool_index import ToolIndex
+    from agentguard.project.index import ProjectIndex
 
 
 def _record_tool(
-    project: ToolIndex,
+    project: ProjectIndex,
+    found: FoundTools,
     fields: dict[str, Value],
     facts: ModuleFacts,
     span: Span,
     call: Call | None,
     keys: tuple[list[str], list[str], list[str]],
-) -> None:
+) -> ToolFacts | None:
     name_keys, description_keys, schema_keys = keys
     name_value = next((fields[k] for k in name_keys if k in fields), None)
     name = name_value.string() if name_value is not None else None
     if not name or not any(k in fields for k in schema_keys):
-        return
+        return None
     function: str | None = None
     for key, value in fields.items():
         if key in name_keys or key in description_keys or value.kind != "name":
@@ -44,30 +48,26 @@ def _record_tool(
             function = local_function(project, value, call)
         if function:
             break
-    if function is None or any(function in t.functions for t in project.tools):
-        return
-    from agentguard.project import tools as discovery
-
+    if function is None or found.any_runs(function):
+        return None
     fn = project.functions[function][0]
     description = fields.get("description")
-    project.tools.append(
-        ToolFacts(
-            name=name,
-            framework="custom",
-            form="record",
-            path=project.functions[function][1].path,
-            anchor=Location(project.functions[function][1].path, fn.name_span),
-            functions=[function],
-            symbol=function,
-            site=Location(facts.path, span),
-            params=discovery._model_params(project, fn),
-            options=dict(fields),
-            description=(description.string() if description else "") or "",
-        )
+    return ToolFacts(
+        name=name,
+        framework="custom",
+        form="record",
+        path=project.functions[function][1].path,
+        anchor=Location(project.functions[function][1].path, fn.name_span),
+        functions=[function],
+        symbol=function,
+        site=Location(facts.path, span),
+        params=model_params(project, fn),
+        options=dict(fields),
+        description=(description.string() if description else "") or "",
     )
 
 
-def discover_record_tools(project: ToolIndex) -> None:
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     _, spec = structural_spec(project)
     if spec is None:
         return
@@ -82,17 +82,16 @@ def discover_record_tools(project: ToolIndex) -> None:
         for site in project.call_sites(facts):
             call = site.call
             if site.callee in project.classes and call.kwargs:
-                _record_tool(project, call.kwargs, facts, call.span, call, keys)
+                tool = _record_tool(project, found, call.kwargs, facts, call.span, call, keys)
+                if tool is not None:
+                    yield tool
         for assignment in facts.assignments:
             value = assignment.value
             if value.kind == "list":
                 for element in value.elements:
-                    if element.kind == "dict":
-                        _record_tool(
-                            project,
-                            element.items,
-                            facts,
-                            element.span or assignment.span,
-                            None,
-                            keys,
-                        )
+                    if element.kind != "dict":
+                        continue
+                    span = element.span or assignment.span
+                    tool = _record_tool(project, found, element.items, facts, span, None, keys)
+                    if tool is not None:
+                        yield tool

@@ -1,4 +1,5 @@
-"""Honest coverage: the files that use a framework's tool API where no tool was found.
+"""Honest coverage (AG003): the files that use a framework's tool API where no tool was
+found, run once the finders are done.
 
 A registration the analyser does not understand (a factory handed a computed function, a
 tool class with no entry method it knows, a low-level server's ``list_tools`` handler whose
@@ -13,12 +14,10 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import ModuleFacts
-from agentguard.project import tools as discovery
-from agentguard.project.discovery_subclasses import (
-    framework_bases,
-    registration_methods,
-    registration_names,
-)
+from agentguard.project.definitions import framework_bases
+from agentguard.project.discovery.framework_data import lowlevel_handlers, registration_methods
+from agentguard.project.discovery.registration_names import registration_names
+from agentguard.project.discovery.shared_bases import is_shared_base
 
 if TYPE_CHECKING:
     from agentguard.project.tool_index import ToolIndex
@@ -38,9 +37,7 @@ def coverage_gaps(project: ToolIndex) -> list[CoverageGap]:
     """One gap per non-test file that touches a framework's tool API where no tool was
     found, at its first touch point."""
     covered = {t.path for t in project.tools} | {t.site.path for t in project.tools}
-    handler_methods: set[str] = set()
-    for spec in (project.catalog.data.get("frameworks") or {}).values():
-        handler_methods.update(((spec or {}).get("lowlevel") or {}).get("handlers") or [])
+    handler_methods = lowlevel_handlers(project)
     methods = registration_methods(project) | handler_methods
     handlers = {
         f"{server}.{handler}"
@@ -93,7 +90,7 @@ def _touches(
                 )
                 break
     for cls in facts.classes.values():
-        if discovery._is_shared_base(project, cls):
+        if is_shared_base(project, cls):
             continue  # the tools are its subclasses, wherever they are
         for base in framework_bases(project, cls.qualname):
             form = forms["base_class"](base)

@@ -1,4 +1,4 @@
-"""Tool classes a project defines for itself, found by their shape rather than their names.
+"""Finder: tool classes a project defines for itself, found by their shape rather than their names.
 
 Two shapes, each a documented way of handing tools to a model without a framework:
 
@@ -19,26 +19,22 @@ What the attributes are called comes from ``structural_bases`` in rules/framewor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Location
-from agentguard.facts.module_facts import ClassDef, Function, ModuleFacts, Value
-from agentguard.project.discovery_subclasses import framework_bases
+from agentguard.facts.module_facts import ClassDef, Function, Value
+from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.definitions import framework_bases
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import class_tool
+from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.tool_index import ToolIndex
+    from agentguard.project.index import ProjectIndex
 
 
-def structural_spec(project: ToolIndex) -> tuple[str, Any]:
-    """The framework entry holding ``structural_bases`` in the catalogue, and that section."""
-    for framework, spec in (project.catalog.data.get("frameworks") or {}).items():
-        if spec and spec.get("structural_bases"):
-            return framework, spec["structural_bases"]
-    return "", None
-
-
-def _is_abstract_hook(project: ToolIndex, fn: Function) -> bool:
+def _is_abstract_hook(project: ProjectIndex, fn: Function) -> bool:
     if fn.name.startswith("__") and fn.name != "__call__":
         return False
     if any(d.qualname.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.decorators):
@@ -49,7 +45,7 @@ def _is_abstract_hook(project: ToolIndex, fn: Function) -> bool:
     return not fn.returns and not fn.raises and not project.calls_in(fn.qualname)
 
 
-def _own_method(project: ToolIndex, cls: ClassDef, name: str) -> str | None:
+def _own_method(project: ProjectIndex, cls: ClassDef, name: str) -> str | None:
     qualname = f"{cls.qualname}.{name}"
     return qualname if qualname in project.functions else None
 
@@ -62,16 +58,17 @@ def _declared_name(cls: ClassDef, attributes: list[str]) -> str | None:
     return None
 
 
-def discover_structural_tools(project: ToolIndex) -> None:
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     framework, spec = structural_spec(project)
     if spec is None:
         return
+    form = ToolForm(framework, "structural")
     names = list(spec.get("name_attributes") or [])
     declares = list(spec.get("declaration_attributes") or [])
     schemas = list(spec.get("schema_attributes") or [])
     least = int(spec.get("min_subclasses") or 2)
     known_bases = project.catalog.tool_forms["base_class"]
-    taken = {t.symbol for t in project.tools}
+    taken = found.symbols()
     chains = {
         qualname: list(framework_bases(project, qualname))
         for qualname, (_, facts) in project.classes.items()
@@ -108,14 +105,17 @@ def discover_structural_tools(project: ToolIndex) -> None:
             if cls.qualname in taken:
                 continue
             taken.add(cls.qualname)
-            _append(project, cls, project.classes[cls.qualname][1], name, methods, framework)
+            yield class_tool(project, cls, project.classes[cls.qualname][1], name, form, methods)
     for cls, facts in candidates:
         if cls.qualname not in taken:
-            _self_described(project, cls, facts, framework, names, taken)
+            described = _self_described(project, cls, names)
+            if described is not None:
+                taken.add(cls.qualname)
+                yield class_tool(project, cls, facts, described[0], form, [described[1]])
 
 
 def _model_facing(
-    project: ToolIndex,
+    project: ProjectIndex,
     base: ClassDef,
     tools: list[tuple[ClassDef, str, list[str]]],
     schemas: list[str],
@@ -136,33 +136,6 @@ def _model_facing(
     return False
 
 
-def _append(
-    project: ToolIndex,
-    cls: ClassDef,
-    facts: ModuleFacts,
-    name: str,
-    methods: list[str],
-    framework: str,
-) -> None:
-    from agentguard.project import tools as discovery
-
-    description = cls.attributes.get("description")
-    tool = ToolFacts(
-        name=name,
-        framework=framework,
-        form="structural",
-        path=facts.path,
-        anchor=Location(facts.path, cls.name_span),
-        functions=methods,
-        symbol=cls.qualname,
-        site=Location(facts.path, cls.name_span),
-        params=discovery._model_params(project, project.functions[methods[0]][0]),
-        options=dict(cls.attributes),
-        description=(description.string() if description else "") or "",
-    )
-    discovery._add_tool(project, tool)
-
-
 def _tool_spec(value: Value) -> dict[str, Value] | None:
     """The items of an OpenAI or Anthropic tool spec written as a dict, if ``value`` is one."""
     if value.kind != "dict":
@@ -176,13 +149,9 @@ def _tool_spec(value: Value) -> dict[str, Value] | None:
 
 
 def _self_described(
-    project: ToolIndex,
-    cls: ClassDef,
-    facts: ModuleFacts,
-    framework: str,
-    names: list[str],
-    taken: set[str],
-) -> None:
+    project: ProjectIndex, cls: ClassDef, names: list[str]
+) -> tuple[str, str] | None:
+    """The name and the execution method of a class describing itself to a model API."""
     describing: Function | None = None
     spec: dict[str, Value] | None = None
     for method in cls.methods:
@@ -195,7 +164,7 @@ def _self_described(
         if describing is not None:
             break
     if describing is None or spec is None:
-        return
+        return None
     public = [
         m
         for m in cls.methods
@@ -205,8 +174,7 @@ def _self_described(
     ]
     entry = _own_method(project, cls, "__call__") or (public[0] if len(public) == 1 else None)
     if entry is None:
-        return
+        return None
     written = spec.get("name")
     name = (written.string() if written else None) or _declared_name(cls, names) or cls.name
-    taken.add(cls.qualname)
-    _append(project, cls, facts, name, [entry], framework)
+    return name, entry

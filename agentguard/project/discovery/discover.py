@@ -1,0 +1,81 @@
+"""The finders, in the order they run, and the one function that runs them.
+
+Order matters because the first registration of a function makes its tool (a later one only
+adds declarations and options), and because most finders leave alone the functions, classes
+or names already tools when they start. The declarations (decorators, tool classes,
+registration calls) are walked together module by module; every other finder walks the
+whole project in turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from agentguard.facts.module_facts import ModuleFacts
+from agentguard.project.discovery import (
+    decorated_functions,
+    lowlevel_mcp,
+    records,
+    registration_sites,
+    registries,
+    schema_dicts,
+    structural,
+    subclasses,
+    tool_classes,
+    wrappers,
+)
+from agentguard.project.discovery.builder import FoundTools, ToolBuilder
+from agentguard.project.tool_facts import ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+# A finder yields candidate tools; it may ask ``FoundTools`` what was found before it.
+Finder = Callable[["ProjectIndex", FoundTools], Iterable[ToolFacts]]
+ModuleFinder = Callable[["ProjectIndex", FoundTools, ModuleFacts], Iterable[ToolFacts]]
+
+# Declarations, run in this order within each module before the next module: the decorator
+# (or tool class) a function is written under names it before any call registering it.
+DECLARATIONS: tuple[ModuleFinder, ...] = (
+    decorated_functions.find_in,
+    tool_classes.find_in,
+    registration_sites.find_in,
+)
+
+
+def declarations(project: ProjectIndex, found: FoundTools) -> Iterable[ToolFacts]:
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for finder in DECLARATIONS:
+            yield from finder(project, found, facts)
+
+
+FINDERS: tuple[Finder, ...] = (
+    declarations,
+    # Project decorators wrapping a framework's: a declaration too, found once the
+    # framework's own are.
+    wrappers.find,
+    # Registrations reached through the project's classes: functions not already tools.
+    subclasses.find,
+    # Lists handed to agents after every declaration: a function both decorated and listed
+    # keeps its decorator's name and framework.
+    registries.find,
+    # Named tools dispatched by name, then the tool specs written as dicts, whose functions
+    # may already be tools of a low-level server.
+    lowlevel_mcp.find,
+    schema_dicts.find,
+    # Tools found by shape alone come last: any framework form found first wins.
+    structural.find,
+    records.find,
+)
+
+
+def find_tools(project: ProjectIndex) -> list[ToolFacts]:
+    """The project's tools, every finder's candidates merged, by file, line and name."""
+    builder = ToolBuilder(set(project.classes))
+    for finder in FINDERS:
+        for candidate in finder(project, builder):
+            builder.add(candidate)
+    return builder.sorted()

@@ -1,0 +1,105 @@
+"""Name-to-function dispatch: the project function a handler runs for a tool name.
+
+Low-level MCP servers and hand-written tool loops name their tools by strings (literals,
+``enum`` members, class constants) and dispatch on them: through a dict of handlers
+(``{"create_order": create_order}``), an ``if name == ...`` / ``case ...:`` branch, or a
+function of the same name.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.facts.module_facts import ModuleFacts, Value
+from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
+from agentguard.project.definitions import enclosing_class
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+
+def enum_member_name(project: ProjectIndex, value: Value) -> str | None:
+    """``pkg.tools.Tools.GET_ISSUE.value``: the string the project's enum class assigns to
+    the member."""
+    qualname = value.qualname or ""
+    if value.kind != "attr" or not qualname.endswith(".value"):
+        return None
+    return _member_string(project, qualname[: -len(".value")])
+
+
+def branch_name(project: ProjectIndex, string: str) -> str:
+    """A dispatch branch's tool name: as written, or the value of the enum member of
+    another module it compares against."""
+    if string.startswith(ENUM_MEMBER):
+        return _member_string(project, string[len(ENUM_MEMBER) :]) or string
+    return string
+
+
+def _member_string(project: ProjectIndex, member_qualname: str) -> str | None:
+    owner, _, member = project.resolve_instance(member_qualname).rpartition(".")
+    entry = project.classes.get(owner)
+    if entry is None or not is_enum_class(entry[0]):
+        return None
+    constant = entry[0].attributes.get(member)
+    return constant.string() if constant is not None else None
+
+
+def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str | None:
+    """The project function that a name-to-function dispatch runs for ``name``."""
+    # 1. a dict literal {"name": fn}
+    for assignment in facts.assignments:
+        value = assignment.value
+        if value.kind == "dict" and name in value.items:
+            target = value.items[name]
+            qual = project.project_function(target.qualname, facts) or _handler_entry(
+                project, target, facts, assignment.function
+            )
+            if qual:
+                return qual
+    # 2. if name == "create_order": / case "create_order": the first project function
+    #    the branch calls
+    for function, string, body in facts.branches:
+        if branch_name(project, string) != name or function is None:
+            continue
+        caller = project.function(function)
+        for call in sorted(project.calls_in(function), key=lambda c: c.order):
+            if not body.line <= call.span.line <= body.end_line:
+                continue
+            resolved = project.resolve_callee(call, caller, facts)
+            qual = project.project_function(resolved, facts)
+            if qual and qual != function:
+                return qual
+    # 3. a function of the same name
+    qual = project.project_function(name, facts)
+    if qual:
+        return qual
+    candidates = project.by_name.get(name, [])
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _handler_entry(
+    project: ProjectIndex, value: Value, facts: ModuleFacts, function: str | None
+) -> str | None:
+    """The function a name-to-handler dict entry runs when it is not a plain function: a
+    bound method (``self.create_issue``) of the class the dict is built in, or a handler
+    object (``CreateIssueHandler()``) of a project class, whose method the dispatch calls
+    on the looked-up entry (``handlers[name].run_tool(arguments)``) or, failing that, its
+    one public method."""
+    written = value.text
+    if value.kind == "attr" and written.startswith("self.") and written.count(".") == 1:
+        owner = project.function(function) if function else None
+        cls_qual = enclosing_class(project, owner) if owner else None
+        return project.find_method(cls_qual, written[5:]) if cls_qual else None
+    if value.kind != "call" or value.qualname not in project.classes:
+        return None
+    cls_qual = value.qualname
+    assert cls_qual is not None
+    for call in facts.calls:
+        receiver = call.receiver or ""
+        if ("[" in receiver or ".get(" in receiver) and call.method:
+            method = project.find_method(cls_qual, call.method)
+            if method:
+                return method
+    cls = project.classes[cls_qual][0]
+    public = [m for m in cls.methods if not m.rsplit(".", 1)[-1].startswith("_")]
+    return public[0] if len(public) == 1 and public[0] in project.functions else None

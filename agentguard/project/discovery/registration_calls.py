@@ -1,0 +1,134 @@
+"""What one registration call makes: a factory handed a function (``Tool.from_function(
+search, name="search")``, ``StructuredTool(func=self.search)``, a method of an object built
+for it, or each function of the rows a loop walks), or a framework decorator called as a
+function (``create_order = tool(_create_order)``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location
+from agentguard.facts.module_facts import Call, ModuleFacts, Value
+from agentguard.project.definitions import local_function
+from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.loop_rows import loop_rows
+from agentguard.project.sink_keys import local_value
+from agentguard.project.tool_facts import ToolFacts, argument_at
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+
+def tools_from_call(
+    project: ProjectIndex, call: Call, facts: ModuleFacts, callee: str
+) -> list[ToolFacts]:
+    """The tools a call of ``callee`` (a factory, or a decorator called as a function)
+    makes of the functions it is handed."""
+    forms = project.catalog.tool_forms
+    factory = forms["factory"](callee)
+    if factory is None and call.callee == "super().__init__" and call.function:
+        # class CommenterTool(ComponentTool): super().__init__(component=..., name=name)
+        caller = project.function(call.function)
+        owner = project.classes.get(caller.class_name or "") if caller else None
+        for base in project.class_bases(owner[0]) if owner else []:
+            factory = forms["factory"](base)
+            if factory is not None:
+                break
+    decorator_as_function = forms["decorator"](callee)
+    if factory is None and decorator_as_function is None:
+        return []
+    tools: list[ToolFacts] = []
+    site = Location(facts.path, call.span)
+    if factory is not None:
+        target = argument_at(call.args, call.kwargs, factory.function)
+        also = argument_at(call.args, call.kwargs, factory.also) if factory.also else None
+        name_value = argument_at(call.args, call.kwargs, factory.name) if factory.name else None
+        qual = project.project_function(
+            target.qualname if target else None, facts
+        ) or local_function(project, target, call)
+        also_qual = project.project_function(
+            also.qualname if also else None, facts
+        ) or local_function(project, also, call)
+        if qual is None and also_qual is not None:
+            qual, also_qual = also_qual, None
+        if qual is None and factory.methods:
+            # ``ComponentTool(component=Fetcher(...))``: the method the object handed runs
+            qual = _method_of_built(project, target, call, facts, factory.methods)
+        if qual is None:
+            # for func, name, *_ in SPECS: mcp.add_tool(Tool.from_function(func, name=name))
+            for row in loop_rows(project, target, call):
+                tool = function_tool(
+                    project,
+                    row.function,
+                    factory,
+                    site,
+                    row.string_at(name_value),
+                    row.options(dict(call.kwargs)),
+                )
+                if tool:
+                    tools.append(tool)
+            return tools
+        if qual:
+            tool = function_tool(
+                project,
+                qual,
+                factory,
+                site,
+                name_value.string() if name_value else None,
+                dict(call.kwargs),
+                [also_qual] if also_qual else None,
+            )
+            if tool:
+                tools.append(tool)
+        return tools
+    if decorator_as_function is not None and call.args:
+        # create_order = tool(_create_order)  /  tool("name", fn)
+        for arg in call.args[:2]:
+            qual = project.project_function(arg.qualname, facts) if arg.kind == "name" else None
+            qual = qual or local_function(project, arg, call)
+            if qual:
+                name = call.args[0].string() if call.args[0].kind == "const" else None
+                named = call.kwargs.get("name") or call.kwargs.get("name_override")
+                if name is None and named is not None:
+                    name = named.string()  # ``mcp.tool(find, name="notes-find")``
+                tool = function_tool(
+                    project, qual, decorator_as_function, site, name, dict(call.kwargs)
+                )
+                if tool:
+                    tools.append(tool)
+                return tools
+    return tools
+
+
+def _method_of_built(
+    project: ProjectIndex,
+    target: Value | None,
+    call: Call,
+    facts: ModuleFacts,
+    methods: tuple[str, ...],
+) -> str | None:
+    """The first of ``methods`` of the project class whose object ``target`` is: built
+    right there (``Fetcher(...)``) or by a local assignment before the call."""
+    if target is None:
+        return None
+    built: Value | None = target
+    if target.kind == "name":
+        caller = project.function(call.function) if call.function else None
+        if caller is not None:
+            built = local_value(project, target.text, caller, facts, call.order)
+        else:
+            bound = project.local_assignments(facts, None, target.text)
+            built = bound[-1].value if bound else None
+    if built is None or built.kind != "call" or not built.qualname:
+        return None
+    cls = next(
+        (q for q in (built.qualname, f"{facts.module}.{built.qualname}") if q in project.classes),
+        None,
+    )
+    if cls is None:
+        return None
+    for method in methods:
+        found = project.find_method(cls, method)
+        if found is not None:
+            return found
+    return None

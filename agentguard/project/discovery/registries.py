@@ -1,0 +1,150 @@
+"""Finder: lists of tools handed to an agent (``Agent(tools=[search, send_email])``,
+``super().__init__(tools=[self.send])`` in a subclass of an agent class), each element a
+project function or a method of the calling class.
+
+The list may be written in the call, or held by a variable (module level, possibly
+imported, or local to the calling function, with what the function appends to it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location, Span
+from agentguard.facts.module_facts import Call, ModuleFacts, Value
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.tool_facts import ToolFacts, argument_at
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
+    registries = project.callees_matching(project.catalog.tool_forms["registry"], resolved=True)
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for site in project.call_sites(facts):
+            call, callee = site.call, site.callee
+            if callee in registries or (call.function and call.callee.startswith("super")):
+                yield from _listed_tools(project, found, call, facts, callee)
+
+
+def _listed_tools(
+    project: ProjectIndex, found: FoundTools, call: Call, facts: ModuleFacts, callee: str
+) -> Iterator[ToolFacts]:
+    """The tools of the list a call hands over (``Agent(tools=[...])``), those no tool found
+    so far runs."""
+    registry = project.catalog.tool_forms["registry"](callee)
+    caller = project.function(call.function) if call.function else None
+    if registry is None and caller is not None and call.callee.startswith("super"):
+        # class SendEmailAgent(AssistantAgent): super().__init__(..., tools=[self.send_email])
+        owner = project.classes.get(caller.class_name or "")
+        for base in project.class_bases(owner[0]) if owner else []:
+            registry = project.catalog.tool_forms["registry"](base)
+            if registry is not None:
+                break
+    if registry is not None and registry.tools is not None:
+        listed = argument_at(call.args, call.kwargs, registry.tools)
+        for element in _listed_elements(project, listed, call, facts):
+            qual = project.project_function(element.qualname, facts)
+            if qual is None and caller is not None and caller.class_name:
+                head, _, attr = element.text.partition(".")
+                if head == "self" and attr.isidentifier():
+                    qual = project.find_method(caller.class_name, attr)
+            if qual and not found.any_runs(qual):
+                tool = function_tool(
+                    project,
+                    qual,
+                    registry,
+                    Location(facts.path, _site_span(element, listed, call.span)),
+                    None,
+                    {},
+                )
+                if tool:
+                    yield tool
+
+
+def _site_span(element: Value, listed: Value | None, call_span: Span) -> Span:
+    """The element's span when the call's own list holds it, else the call's: the list came
+    from a variable, possibly in another module, whose positions are not in this file."""
+    written = listed.elements if listed is not None and listed.kind == "list" else ()
+    if element.span is not None and any(item is element for item in written):
+        return element.span
+    return call_span
+
+
+def _listed_elements(
+    project: ProjectIndex, value: Value | None, call: Call, facts: ModuleFacts, depth: int = 0
+) -> list[Value]:
+    """The items of a tool list: a literal, or a simple variable holding one (module level,
+    possibly imported, or local to the calling function), concatenations and ``*`` spreads
+    included. Anything computed is left alone."""
+    if value is None or depth > 4:
+        return []
+    if value.kind == "list":
+        result: list[Value] = []
+        for element in value.elements:
+            if element.kind == "other" and element.text.startswith("*"):
+                result += _variable_elements(project, element.names[:1], call, facts, depth)
+            else:
+                result.append(element)
+        return result
+    if value.kind in {"name", "attr"}:
+        held = _variable_value(project, value, call, facts)
+        listed = _listed_elements(project, held, call, facts, depth + 1)
+        if held is not None and held.kind == "list":
+            listed += _appended_elements(project, value, call, facts, depth)
+        return listed
+    if value.kind == "other" and "+" in value.text and not value.calls:
+        # READ_TOOLS + WRITE_TOOLS  /  [a] + EXTRA
+        names = [n for n in value.names if n not in project.functions]
+        return _variable_elements(project, names, call, facts, depth)
+    return []
+
+
+def _appended_elements(
+    project: ProjectIndex, value: Value, call: Call, facts: ModuleFacts, depth: int
+) -> list[Value]:
+    """What the calling function adds to a local list before handing it over: ``tools =
+    []``, then ``tools.append(self.send)`` (often under an ``if`` an option guards) or
+    ``tools.extend([...])``; each may be a tool."""
+    if value.kind != "name" or call.function is None:
+        return []
+    added: list[Value] = []
+    for other in project.calls_in(call.function):
+        if other.order >= call.order or other.receiver != value.text or len(other.args) != 1:
+            continue
+        if other.method == "append":
+            added.append(other.args[0])
+        elif other.method == "extend":
+            added += _listed_elements(project, other.args[0], call, facts, depth + 1)
+    return added
+
+
+def _variable_elements(
+    project: ProjectIndex, names: list[str], call: Call, facts: ModuleFacts, depth: int
+) -> list[Value]:
+    result: list[Value] = []
+    for name in names:
+        qualname = facts.imports.get(name) or f"{facts.module}.{name}"
+        held = _variable_value(
+            project, Value(kind="name", text=name, qualname=qualname), call, facts
+        )
+        result += _listed_elements(project, held, call, facts, depth + 1)
+    return result
+
+
+def _variable_value(
+    project: ProjectIndex, value: Value, call: Call, facts: ModuleFacts
+) -> Value | None:
+    if value.kind == "name" and call.function is not None:
+        local: Value | None = None
+        for assignment in project.local_assignments(facts, call.function, value.text):
+            if assignment.span.line < call.span.line:
+                local = assignment.value
+        if local is not None:
+            return local
+    return project.module_variable(value.qualname)

@@ -1,0 +1,72 @@
+"""Finder: OpenAI, Anthropic, Bedrock and Strands tool specs written as dicts in code,
+linked to the function the dispatch runs for the spec's name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location, Span
+from agentguard.facts.module_facts import ModuleFacts
+from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.dispatch import dispatch_target
+from agentguard.project.tool_facts import ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for schema in facts.dicts:
+            items = schema.items
+            if "function" in items and items["function"].kind == "dict":
+                body = items["function"].items
+                framework = "openai"
+            elif "input_schema" in items:
+                body, framework = items, "anthropic"
+            elif "inputSchema" in items:
+                # Bedrock's and Strands' camelCase tool spec; a Strands module tool
+                # (``TOOL_SPEC`` next to a function of the spec's name) runs that function.
+                body, framework = items, _camel_spec_framework(facts)
+            elif "parameters" in items and (
+                items.get("type") is None or items["type"].string() == "function"
+            ):
+                body, framework = items, "openai"
+            else:
+                continue
+            name_value = body.get("name")
+            name = name_value.string() if name_value else None
+            if not name:
+                continue
+            target = dispatch_target(project, name, facts) or _plugin_entry(project, facts)
+            if target is None or found.any_runs(target):
+                continue
+            site = Location(facts.path, schema.span or Span.point(1))
+            tool = function_tool(
+                project, target, ToolForm(framework, "schema-dict"), site, name, {}
+            )
+            if tool:
+                yield tool
+
+
+def _camel_spec_framework(facts: ModuleFacts) -> str:
+    """Whose camelCase tool spec a module holds: Strands' when it imports Strands."""
+    imported = [*facts.imports.values(), *facts.absolute_imports]
+    if any(name == "strands" or name.startswith("strands.") for name in imported):
+        return "strands"
+    return "bedrock"
+
+
+def _plugin_entry(project: ProjectIndex, facts: ModuleFacts) -> str | None:
+    """The one module-level entry function of a tool plugin module, if there is one."""
+    found = [
+        f"{facts.module}.{name}"
+        for name in sorted(project.catalog.plugin_entry_names)
+        if f"{facts.module}.{name}" in project.functions
+    ]
+    return found[0] if len(found) == 1 else None
