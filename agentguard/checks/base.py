@@ -6,10 +6,10 @@ import difflib
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentguard.diagnostics import (
     Applicability,
@@ -26,6 +26,7 @@ from agentguard.diagnostics import (
 if TYPE_CHECKING:
     from agentguard.diagnostics import FixOffer
     from agentguard.fixes.context import FixContext
+    from agentguard.project.passes import Pass
     from agentguard.project.project_model import ProjectModel
     from agentguard.project.tool_facts import ToolFacts
 
@@ -108,6 +109,9 @@ class Rule:
     summary: ClassVar[str] = ""
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
+    # The passes whose results the rule reads beyond the project model's own (its shared
+    # judgements, ``agentguard.checks.judgement``): the engine has the build run them.
+    reads: ClassVar[tuple[type[Pass[Any]], ...]] = ()
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         raise NotImplementedError
@@ -307,3 +311,12 @@ def selected(code: str, select: Sequence[str], ignore: Sequence[str]) -> bool:
     chosen = best(select) if select else 0
     dropped = best(ignore)
     return chosen >= 0 and chosen > dropped if dropped >= 0 else chosen >= 0
+
+
+def passes_read(rules: Iterable[type[Rule]]) -> tuple[type[Pass[Any]], ...]:
+    """The passes ``rules`` declare they read, each once, in the order the rules name them."""
+    found: dict[type[Pass[Any]], None] = {}
+    for rule in rules:
+        for step in rule.reads:
+            found.setdefault(step, None)
+    return tuple(found)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentguard.checks.base import Rule, all_rules, selected
+from agentguard.checks.base import Rule, all_rules, passes_read, selected
 from agentguard.config import Config
 from agentguard.diagnostics import Confidence, Finding
 from agentguard.engine.baseline import BaselineOutcome
@@ -130,7 +130,12 @@ def scan(
     mark = time.perf_counter()
     with speed.building(len(modules)):
         project = build_project(
-            modules, catalog, config=config, problems=problems, schema_files=files.schemas
+            modules,
+            catalog,
+            config=config,
+            problems=problems,
+            schema_files=files.schemas,
+            passes=passes_read(all_rules()),
         )
     problems = project.problems  # with the schema files skipped
     timings["project"] = time.perf_counter() - mark

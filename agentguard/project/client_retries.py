@@ -21,12 +21,12 @@ from agentguard.knowledge.catalog import AttemptKeys, RetryConstruct
 from agentguard.project.tool_facts import Effect, RetryUse, argument_at
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_index import ToolIndex
 
 _UNSAFE = {"POST", "PATCH"}
 
 
-def client_retry_uses(project: ProjectModel) -> Iterator[RetryUse]:
+def client_retry_uses(project: ToolIndex) -> Iterator[RetryUse]:
     """One use per tool write sent through a client whose retry setting covers it."""
     # many writes go through one client: its setting is looked up once per receiver
     known: dict[tuple[str, str], tuple[RetryConstruct, Value, str] | None] = {}
@@ -55,9 +55,7 @@ def client_retry_uses(project: ProjectModel) -> Iterator[RetryUse]:
             )
 
 
-def _client_setting(
-    project: ProjectModel, effect: Effect
-) -> tuple[RetryConstruct, Value, str] | None:
+def _client_setting(project: ToolIndex, effect: Effect) -> tuple[RetryConstruct, Value, str] | None:
     """The retry setting of the client the effect's call is made on, if one covers it."""
     facts = project.module_of(effect.function)
     # as written (``sqs``, ``self.session``): ``Call.receiver`` may hold its resolved type
@@ -83,7 +81,7 @@ def _client_setting(
 
 
 def _mounted(
-    project: ProjectModel,
+    project: ToolIndex,
     facts: ModuleFacts,
     function: str,
     receiver: str,
@@ -146,7 +144,7 @@ def _retries_at_all(setting: Value, keys: AttemptKeys) -> bool:
 
 
 def _resolved(
-    project: ProjectModel, facts: ModuleFacts, function: str | None, value: Value | None
+    project: ToolIndex, facts: ModuleFacts, function: str | None, value: Value | None
 ) -> Value | None:
     """A name stands for the value bound to it (``config=retry_config``)."""
     if value is None or value.kind not in {"name", "attr"}:

@@ -27,13 +27,13 @@ from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import SELF_NAMES, KeyEvidence
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 CHECK_THEN_CREATE = "check_then_create"
 
 
 def check_then_create(
-    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
 ) -> KeyEvidence | None:
     """The guard a check-then-create puts on ``call`` in ``fn``, if any."""
     if not fn.branches:
@@ -102,7 +102,7 @@ def _asks_absence(test: Value) -> bool:
 
 
 def _names(
-    project: ProjectModel, values: list[Value], fn: Function, facts: ModuleFacts, call: Call
+    project: ProjectIndex, values: list[Value], fn: Function, facts: ModuleFacts, call: Call
 ) -> set[str]:
     """The names ``values`` read, with the names the locals among them were built from."""
     found: set[str] = set()
@@ -118,7 +118,7 @@ def _names(
 
 
 def _lookup(
-    project: ProjectModel, branch: Branch, fn: Function, facts: ModuleFacts, keys: set[str]
+    project: ProjectIndex, branch: Branch, fn: Function, facts: ModuleFacts, keys: set[str]
 ) -> str | None:
     """The lookup call the branch's test rests on, when the check involves a natural key."""
     values = [branch.test]

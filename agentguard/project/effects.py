@@ -5,15 +5,15 @@ tool its effects. What one sink call does is judged in ``sink_calls`` (catalogue
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
+from agentguard.project.passes import Pass, PassResults
 from agentguard.project.read_posts import (
     is_statement,
     read_by_name,
@@ -28,13 +28,14 @@ from agentguard.project.sink_calls import (
     map_url_through_call,
 )
 from agentguard.project.sink_keys import map_key_through_call
+from agentguard.project.tool_discovery import ToolDiscovery
 from agentguard.project.tool_facts import (
     Effect,
     ToolFacts,
 )
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 # A summary entry: where the sink call is (path, line, column).
@@ -70,10 +71,10 @@ class EffectSummaries:
     order, every summary is the one the whole run would give.
     """
 
-    def __init__(self, project: ProjectModel) -> None:
-        # Held weakly: the project holds the summaries, and the cycle the two would make
-        # outlives a dropped scan result once the engine has frozen the model.
-        self._project_ref = weakref.ref(project)
+    def __init__(self, project: ProjectIndex) -> None:
+        # The index, not the built model that holds these summaries: no cycle to outlive
+        # a dropped scan result.
+        self._project = project
         self._user_sinks = project.catalog.user_sinks
         # For the functions worked out (a set closed under calls), final:
         self._summaries: dict[str, dict[SiteKey, Effect]] = {}
@@ -81,13 +82,6 @@ class EffectSummaries:
         # qualname -> (round, the summary before that round's change), oldest first
         self._history: dict[str, list[tuple[int, dict[SiteKey, Effect]]]] = {}
         self._sorted: dict[str, list[Effect]] = {}
-
-    @property
-    def _project(self) -> ProjectModel:
-        project = self._project_ref()
-        if project is None:
-            raise RuntimeError("effect summaries outlived their project")
-        return project
 
     def of(self, qualname: str) -> list[Effect]:
         """The effects ``qualname`` has or reaches, by position in the source."""
@@ -241,7 +235,7 @@ class EffectSummaries:
 
 
 def _interface_effect(
-    project: ProjectModel,
+    project: ProjectIndex,
     call: Call,
     targets: tuple[str, ...],
     fn: Function,
@@ -281,13 +275,33 @@ def _shown(fn: Function, caller: Function | None = None) -> str:
     return f"{fn.class_name.rsplit('.', 1)[-1]}.{fn.name}"
 
 
-def infer_effects(project: ProjectModel) -> EffectSummaries:
-    """The effect-inference pass: effect summaries for the project, worked out now for its
-    tools' functions (and what they reach), later for any other function asked about; each
-    tool's effects set. Returns the summaries (``ProjectModel.effect_summaries``)."""
+@dataclass(frozen=True)
+class ToolEffects:
+    """Effect inference's result: the summaries (worked out for the tools' functions and
+    what they reach; for any other function on first demand) and the tools found, each
+    with its effects."""
+
+    summaries: EffectSummaries
+    tools: tuple[ToolFacts, ...]
+
+
+class EffectInference(Pass[ToolEffects]):
+    needs = (ToolDiscovery,)
+    produces = "each tool with its effects, and the effect summaries of the call graph"
+
+    @classmethod
+    def run(cls, index: ProjectIndex, results: PassResults) -> ToolEffects:
+        return infer_effects(index, results[ToolDiscovery].tools)
+
+
+def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEffects:
+    """The effect-inference pass: effect summaries for the project, worked out now for the
+    functions of ``tools`` (and what they reach), later for any other function asked about;
+    each tool again with its effects."""
     summaries = EffectSummaries(project)
-    summaries.cover(qualname for tool in project.tools for qualname in _reached_from(tool))
-    for tool in project.tools:
+    summaries.cover(qualname for tool in tools for qualname in _reached_from(tool))
+    with_effects: list[ToolFacts] = []
+    for tool in tools:
         seen: set[SiteKey] = set()
         gathered: list[Effect] = []
         for qualname in _reached_from(tool):
@@ -307,8 +321,8 @@ def infer_effects(project: ProjectModel) -> EffectSummaries:
                 if key not in seen:
                     seen.add(key)
                     gathered.append(effect)
-        tool.effects = gathered
-    return summaries
+        with_effects.append(replace(tool, effects=gathered))
+    return ToolEffects(summaries, tuple(with_effects))
 
 
 def _reached_from(tool: ToolFacts) -> list[str]:

@@ -24,11 +24,11 @@ from agentguard.project.tool_facts import (
 )
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 def heuristic_sink(
-    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
     """An unresolved call whose method name starts with a write verb, on a receiver that
     looks like a service client. Lower confidence than a catalogue sink, and silent on

@@ -17,10 +17,13 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Assignment, Call, Function, ModuleFacts
 from agentguard.knowledge.checklist import Knowledge
+from agentguard.project.passes import Pass, PassResults
+from agentguard.project.schema_tools import SchemaTools
+from agentguard.project.tool_index import ToolIndex
 
 if TYPE_CHECKING:
     from agentguard.knowledge.catalog import Catalog
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 _SUBSCRIPT_DISPATCH = re.compile(r"^[\w.]+\[(?P<key>.+)\](\.(?P<method>\w+))?$")
 _LOOKUP_VALUE = re.compile(r"^[\w.]+(\[(?P<key>.+)\]|\.get\((?P<arg>[^,)]+)[,)]?.*)$")
@@ -50,13 +53,13 @@ class LedgerIndex:
     """The ledger pass's facts, read by the ledger, resume and observation rules: where
     records are written, which functions record (directly or through a helper), and the
     executors that dispatch tool calls by name. Built once by :func:`build_ledger_index`
-    (``ProjectModel.ledger_index()``)."""
+    (the ``LedgerWrites`` pass; ``ProjectModel.ledger_index()``)."""
 
     writes: tuple[LedgerWrite, ...] = ()
     recording: Mapping[str, str] = field(default_factory=dict)  # function -> how it records
     executors: tuple[Executor, ...] = ()
 
-    def record_calls(self, project: ProjectModel, qualname: str) -> list[tuple[Call, str]]:
+    def record_calls(self, project: ProjectIndex, qualname: str) -> list[tuple[Call, str]]:
         """Calls in ``qualname`` that write a record, directly or through a helper."""
         entry = project.functions.get(qualname)
         if entry is None:
@@ -75,7 +78,7 @@ class LedgerIndex:
 
 
 def project_target(
-    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
 ) -> str | None:
     return project.call_target(call, fn, facts)
 
@@ -150,7 +153,7 @@ def ledger_write(catalog: Catalog, call: Call, facts: ModuleFacts) -> LedgerWrit
     return None
 
 
-def dispatch_call(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+def dispatch_call(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     return dispatches_by_name(
         project.catalog.checklist,
         call,
@@ -189,7 +192,7 @@ def dispatches_by_name(
     return False
 
 
-def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispatch: Call) -> bool:
+def _tool_context(project: ToolIndex, fn: Function, facts: ModuleFacts, dispatch: Call) -> bool:
     """The dispatch runs a tool the model named: the code says "tool"/"function call",
     or the table it looks the callable up in holds project tools."""
     know = project.catalog.checklist
@@ -219,7 +222,7 @@ def _tool_context(project: ProjectModel, fn: Function, facts: ModuleFacts, dispa
     return bool(know.dispatch_methods & {dispatch.method} - {"run", "execute", "func"})
 
 
-def _find_executors(project: ProjectModel) -> list[Executor]:
+def _find_executors(project: ToolIndex) -> list[Executor]:
     know = project.catalog.checklist
     tool_functions = {q for t in project.tools for q in t.functions}
     direct = project.callees_matching(know.dispatch_direct, resolved=False)
@@ -276,8 +279,17 @@ def _find_executors(project: ProjectModel) -> list[Executor]:
     return result
 
 
-def build_ledger_index(project: ProjectModel) -> LedgerIndex:
-    """The ledger pass over the project; use ``project.ledger_index()``, which runs it once."""
+class LedgerWrites(Pass[LedgerIndex]):
+    needs = (SchemaTools,)
+    produces = "where tool-call records are written, the functions that record, the executors"
+
+    @classmethod
+    def run(cls, index: ProjectIndex, results: PassResults) -> LedgerIndex:
+        return build_ledger_index(ToolIndex.over(index, results[SchemaTools].tools))
+
+
+def build_ledger_index(project: ToolIndex) -> LedgerIndex:
+    """The ledger index of the project and its tools."""
     know = project.catalog.checklist
     # A record is written only by a ledger function or by a call to a write method: any
     # other call is passed over without a look at its arguments.
@@ -313,7 +325,7 @@ def build_ledger_index(project: ProjectModel) -> LedgerIndex:
 
 
 def propagate_recording(
-    project: ProjectModel, recording: dict[str, str], candidates: Container[str]
+    project: ProjectIndex, recording: dict[str, str], candidates: Container[str]
 ) -> None:
     """Helpers that call recording helpers record too (a few rounds reach a fixpoint), among
     the non-test ``candidates``. A function is looked at again only once one of its callees
@@ -345,7 +357,7 @@ def propagate_recording(
             break
 
 
-def _reaching(project: ProjectModel, recording: dict[str, str]) -> set[str]:
+def _reaching(project: ProjectIndex, recording: dict[str, str]) -> set[str]:
     """The functions that may reach a recording one through project calls: only these can
     start recording, so only their call edges are worked out (every function's took a third
     of the rule). Found backwards over the call sites tool discovery resolved, whose targets

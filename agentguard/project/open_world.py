@@ -36,7 +36,7 @@ from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import SELF_NAMES, ArgSpec, Effect, KeyEvidence, argument_at
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 UNKNOWN = "unknown"
 # What a JSON answer is made of (dict, list, str) and a set: their own methods change the
@@ -108,7 +108,7 @@ class _Verdict:
 
 
 def judge(
-    project: ProjectModel,
+    project: ProjectIndex,
     call: Call,
     callee: str,
     fn: Function,
@@ -123,7 +123,7 @@ def judge(
 
 
 def judge_built(
-    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts, key_for: KeyFor
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts, key_for: KeyFor
 ) -> Effect | None:
     """``Issue(...).save()`` / ``mail = Mail(...); mail.send()`` on an external class: a
     create, whatever the write-verb heuristic would make of ``save``. So is the verb
@@ -144,7 +144,7 @@ def judge_built(
     return _effect(call, fn, facts, verdict, key_for)
 
 
-def saved_into_memory(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+def saved_into_memory(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     """``document.save(buffer)`` / ``figure.savefig(buffer)`` with ``buffer = io.BytesIO()``:
     the bytes stay in memory (an upload of them is judged where it is made)."""
     world = project.catalog.open_world
@@ -195,7 +195,7 @@ def shown(call: Call) -> str:
 
 
 def _verdict(
-    project: ProjectModel,
+    project: ProjectIndex,
     world: OpenWorld,
     call: Call,
     callee: str,
@@ -305,7 +305,7 @@ def _verdict(
 
 
 def _named_at_run_time(
-    project: ProjectModel, world: OpenWorld, call: Call, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, world: OpenWorld, call: Call, fn: Function, facts: ModuleFacts
 ) -> str | None:
     """The client whose method a call picks by a name known only at run time:
     ``getattr(client, action)(**params)``, or ``method = getattr(client, action)`` then
@@ -331,7 +331,7 @@ def _named_at_run_time(
     return owner
 
 
-def _opaque_attribute(project: ProjectModel, root: str, fn: Function) -> bool:
+def _opaque_attribute(project: ProjectIndex, root: str, fn: Function) -> bool:
     """Whether ``root`` is ``self.<attr>`` with ``attr`` declared to hold anything."""
     head, _, attr = root.partition(".")
     if head not in SELF_NAMES or not attr.isidentifier() or fn.class_name is None:
@@ -340,7 +340,7 @@ def _opaque_attribute(project: ProjectModel, root: str, fn: Function) -> bool:
 
 
 def _answer_of_external_call(
-    project: ProjectModel, world: OpenWorld, root: str, fn: Function, facts: ModuleFacts, call: Call
+    project: ProjectIndex, world: OpenWorld, root: str, fn: Function, facts: ModuleFacts, call: Call
 ) -> bool:
     """Whether ``root`` starts from a local bound to what a call into an imported package
     returned (``ch = connect(url)``, ``wb = openpyxl.load_workbook(path)``): not the
@@ -365,7 +365,7 @@ _WORST = {"non_idempotent": 3, "destructive": 2, "idempotent_write": 1, "read": 
 
 
 def batch_operations(
-    project: ProjectModel, request: Call, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, request: Call, fn: Function, facts: ModuleFacts
 ) -> tuple[str, str] | None:
     """A batch request (``spreadsheets().batchUpdate(body={"requests": [{"insertDimension":
     {...}}]})``, the Google Sheets, Docs and Slides form): the worst verb class among its
@@ -397,7 +397,7 @@ def batch_operations(
     return worst
 
 
-def method_verb(project: ProjectModel, method: str, call: Call | None = None) -> str | None:
+def method_verb(project: ProjectIndex, method: str, call: Call | None = None) -> str | None:
     """The verb class of a client method: as the verb table says, except that adding
     existing things to a set of links (``add_roles``, ``issue_add_watcher``, ``add_labels``)
     repeats safely, an idempotent write; and a noun that alone names what is looked up
@@ -421,7 +421,7 @@ def method_verb(project: ProjectModel, method: str, call: Call | None = None) ->
 
 
 def _operation_module(
-    project: ProjectModel, world: OpenWorld, call: Call, callee: str, facts: ModuleFacts
+    project: ProjectIndex, world: OpenWorld, call: Call, callee: str, facts: ModuleFacts
 ) -> str | None:
     """``messages_send.sync(client=c, body=b)`` with ``from sdk.api.messages import
     messages_send``: a generated client's module runs the operation it is named after."""
@@ -446,7 +446,7 @@ def _alternate_constructor(call: Call) -> bool:
     return owner.isidentifier() and owner.lstrip("_")[:1].isupper()
 
 
-def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
+def _chain_segment(project: ProjectIndex, call: Call, fn: Function) -> bool:
     """Whether another call goes on from what ``call`` returns (``service.users()`` in
     ``service.users().messages().list(...)``): such calls start where ``call`` starts."""
     start = call.span[:2]
@@ -461,7 +461,7 @@ def _chain_segment(project: ProjectModel, call: Call, fn: Function) -> bool:
     )
 
 
-def _assigned_to(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> str | None:
+def _assigned_to(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> str | None:
     """The local that ``call``'s answer is bound to (``ch = conn.channel()``), if any."""
     start = call.span[:2]
     for assignment in project.local_assignments(facts, fn.qualname):
@@ -471,7 +471,7 @@ def _assigned_to(project: ProjectModel, call: Call, fn: Function, facts: ModuleF
     return None
 
 
-def _handle_factory(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+def _handle_factory(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     """``ch = conn.channel()`` then ``ch.basic_publish(...)``: the call hands out an object
     that later calls use; those calls are judged, not the one that made it. Later calls
     that only convert the answer (``response.to_dict()``) make no handle: the call acted."""
@@ -502,7 +502,7 @@ def _reads_a_key(call: Call) -> bool:
     )
 
 
-def sent_by_terminal(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+def sent_by_terminal(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     """``request = service.users().messages().send(...)``, then ``request.execute()``: the
     call builds a request that a builder terminal sends later, where it is judged."""
     target = _assigned_to(project, call, fn, facts)
@@ -518,7 +518,7 @@ def sent_by_terminal(project: ProjectModel, call: Call, fn: Function, facts: Mod
 
 
 def _handed_out(
-    project: ProjectModel,
+    project: ProjectIndex,
     world: OpenWorld,
     root: str,
     fn: Function,
@@ -559,7 +559,7 @@ def _handed_out(
 
 
 def _walked(
-    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, call: Call
+    project: ProjectIndex, name: str, fn: Function, facts: ModuleFacts, call: Call
 ) -> Value | None:
     """What the ``for`` loop around ``call`` walks when it binds ``name`` (``for comment in
     repo.get_comments(): comment.edit(...)``), unless the loop body rebinds it first."""
@@ -577,7 +577,7 @@ def _walked(
 
 
 def _leaves_project(
-    project: ProjectModel,
+    project: ProjectIndex,
     world: OpenWorld,
     root: str,
     fn: Function,
@@ -600,7 +600,7 @@ def _leaves_project(
 
 
 def _just_built(
-    project: ProjectModel,
+    project: ProjectIndex,
     world: OpenWorld,
     receiver: ast.expr | None,
     fn: Function,
@@ -621,7 +621,7 @@ def _just_built(
     return (words(name) or [""])[0] in world.object_factories
 
 
-def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
+def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
     """A local file write that is credential plumbing (the OAuth token file a client
     refreshes) or a derived cache of remote state: not the tool's side effect. ``fn`` is
     the function making the write, or one the write is reached through
@@ -664,7 +664,7 @@ def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
     return (appends or made_if_missing) and effect.kind == "write" and bool(said & world.log_words)
 
 
-def reads_by_command(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+def reads_by_command(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     """A process started with a literal command whose program and subcommand only read
     (``kubectl describe ...``, ``git status``): no side effect. A command the model
     supplies, or any other subcommand, stays an execution."""
@@ -683,7 +683,7 @@ def reads_by_command(project: ProjectModel, call: Call, fn: Function, facts: Mod
 
 
 def _command_text(
-    project: ProjectModel,
+    project: ProjectIndex,
     value: Value,
     fn: Function,
     facts: ModuleFacts,
@@ -724,7 +724,7 @@ def _command_text(
 
 
 def file_mode(
-    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
 ) -> str | None:
     """The mode a file is opened with: ``"r"`` when none is given, the string written or
     held in a local variable (``mode = "a" if append else "w"`` gives ``aw``), None when it

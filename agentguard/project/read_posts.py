@@ -28,7 +28,7 @@ from agentguard.project.tool_facts import SELF_NAMES, Effect
 
 if TYPE_CHECKING:
     from agentguard.knowledge.catalog import Catalog
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 # Verdicts, strongest first. ``read``: the POST asks a question (no effect). ``mixed``: read
 # and write evidence both (kept, low confidence). ``weak``: only a search-shaped body (kept,
@@ -83,7 +83,7 @@ class _UrlResolver:
     """The text a URL expression stands for: constants substituted, parameters noted."""
 
     def __init__(
-        self, project: ProjectModel, fn: Function, facts: ModuleFacts, before: int
+        self, project: ProjectIndex, fn: Function, facts: ModuleFacts, before: int
     ) -> None:
         self.project, self.fn, self.facts, self.before = project, fn, facts, before
         self.param: str | None = None
@@ -203,7 +203,7 @@ def _parameter(resolver: _UrlResolver, value: Value) -> bool:
 
 
 def judge_mapped_document(
-    project: ProjectModel, argument: Value, caller: Function, facts: ModuleFacts, call: Call
+    project: ProjectIndex, argument: Value, caller: Function, facts: ModuleFacts, call: Call
 ) -> PostJudgement:
     """A GraphQL helper's document as a caller passes it: a ``query`` reads; a ``mutation``
     does what its first field names (``issueCreate`` creates, ``issueUpdate`` sets,
@@ -278,7 +278,7 @@ GRAPHQL = "GRAPHQL"
 
 
 def graphql_document(
-    project: ProjectModel, document: Value | None, fn: Function, facts: ModuleFacts, before: int
+    project: ProjectIndex, document: Value | None, fn: Function, facts: ModuleFacts, before: int
 ) -> tuple[str, str] | None:
     """The operation (``mutation`` / ``query``) and text of the document a GraphQL client
     executes (a literal, a constant, ``gql("...")``), or None when no reader of the source
@@ -304,7 +304,7 @@ def is_statement(effect: Effect) -> bool:
 
 
 def judge_post(
-    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
 ) -> PostJudgement:
     """Whether an HTTP POST (``requests.post(url, json=...)``) reads or writes."""
     catalog = project.catalog
@@ -365,7 +365,7 @@ def _self_template(resolver: _UrlResolver, url: Value | None) -> str | None:
     return url.text
 
 
-def class_attribute(project: ProjectModel, cls_qual: str, name: str) -> str | None:
+def class_attribute(project: ProjectIndex, cls_qual: str, name: str) -> str | None:
     """The string a class (or the first of its bases that does) sets ``name`` to in its
     body (``subfeature: str = "object_detection"``)."""
     for current in project.lineage(cls_qual):
@@ -377,7 +377,7 @@ def class_attribute(project: ProjectModel, cls_qual: str, name: str) -> str | No
 
 
 def judge_self_url(
-    project: ProjectModel, template: str, caller: Function, facts: ModuleFacts
+    project: ProjectIndex, template: str, caller: Function, facts: ModuleFacts
 ) -> PostJudgement | None:
     """A helper's POST whose URL names attributes of ``self``, judged with the values the
     caller's class gives them (``f"{BASE}/{self.feature}/{self.subfeature}"`` posts to
@@ -399,7 +399,7 @@ def judge_self_url(
 
 
 def judge_mapped_url(
-    project: ProjectModel, argument: Value, caller: Function, facts: ModuleFacts, call: Call
+    project: ProjectIndex, argument: Value, caller: Function, facts: ModuleFacts, call: Call
 ) -> PostJudgement:
     """The judgement of a helper's POST whose URL is the caller's ``argument``."""
     resolver = _UrlResolver(project, caller, facts, call.order)

@@ -14,7 +14,7 @@ from agentguard.knowledge.open_world import words
 from agentguard.project.sink_keys import local_value
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 # The standard library talks to no service on its own (queue.Queue.put, collections...);
@@ -52,7 +52,7 @@ def receiver_name(written: str) -> str:
 
 
 def _is_container(
-    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
+    project: ProjectIndex, name: str, fn: Function, facts: ModuleFacts, before: int
 ) -> bool:
     """A receiver bound to a list/dict/set literal or factory, locally or at module level."""
     if name.startswith("self.") and name.count(".") == 1:
@@ -71,7 +71,7 @@ def _is_container(
     return value is not None and _holds_container(project, value)
 
 
-def _holds_container(project: ProjectModel, value: Value) -> bool:
+def _holds_container(project: ProjectIndex, value: Value) -> bool:
     if value.kind in {"list", "dict"} or value.text[:1] in {"[", "{"}:
         return True
     return value.kind == "call" and bool(
@@ -80,7 +80,7 @@ def _holds_container(project: ProjectModel, value: Value) -> bool:
 
 
 def _names_a_variable(
-    project: ProjectModel, name: str, call: Call, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, name: str, call: Call, fn: Function, facts: ModuleFacts
 ) -> bool:
     """``calendar = build("calendar", "v3")``, then ``calendar.insert(...)``: the call's root
     is a variable named like a standard-library module, not the module."""
@@ -93,7 +93,7 @@ def _names_a_variable(
     )
 
 
-def in_process_method(project: ProjectModel, callee: str, method: str) -> bool:
+def in_process_method(project: ProjectIndex, callee: str, method: str) -> bool:
     """``networkx.Graph.add_edge``, ``pandas.DataFrame.insert``: a method of a class of a
     package whose objects live in the process, or of an object one of them hands out
     (``openpyxl.Workbook.active.append``: the active sheet of a workbook). Not its module
@@ -110,7 +110,7 @@ def in_process_method(project: ProjectModel, callee: str, method: str) -> bool:
 
 
 def stays_in_process(
-    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> bool:
     """Calls whose receiver is known to live in the process, whatever the method is called:
     the standard library and builtin types, a package whose objects live in the process,
@@ -158,7 +158,7 @@ def _keyed_item(written: str) -> bool:
 
 
 def _configures_library(
-    project: ProjectModel, call: Call, written: str, facts: ModuleFacts
+    project: ProjectIndex, call: Call, written: str, facts: ModuleFacts
 ) -> bool:
     """``wikipedia.set_lang("fr")``, ``pandas.set_option(...)``: a setting verb called on an
     imported module itself, not on a client it made, configures the library in this
@@ -172,7 +172,7 @@ def _configures_library(
     return imported.rsplit(".", 1)[-1][:1].islower()  # a module, not a class or a client
 
 
-def asks_a_collection(project: ProjectModel, call: Call, collection: str) -> bool:
+def asks_a_collection(project: ProjectIndex, call: Call, collection: str) -> bool:
     """``client.sql_generations.create(prompt=...)``, ``client.completions.create(...)``: a
     generated SDK's ``create`` on a collection named as a question is the POST to that
     collection's path (``/sql-generations``), judged by the path's words as a POST is

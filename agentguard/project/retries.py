@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, Handler, ModuleFacts, Value
 from agentguard.knowledge.catalog import RetryConstruct
 from agentguard.project.client_retries import client_retry_uses
-from agentguard.project.tool_facts import Effect, RetryUse, ToolFacts, argument_at
+from agentguard.project.passes import Pass, PassResults
+from agentguard.project.schema_tools import SchemaTools
+from agentguard.project.tool_facts import RetryUse, ToolFacts, argument_at
+from agentguard.project.tool_index import ToolIndex
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 def retry_uses(
-    project: ProjectModel,
+    project: ToolIndex,
 ) -> Iterator[RetryUse]:
     """Every retry construct in the project, with the code it re-runs."""
     for qualname, (fn, facts) in project.sorted_functions():
@@ -89,7 +93,7 @@ def retry_uses(
 
 
 def _global_retry(
-    project: ProjectModel, construct: RetryConstruct, call: Call, location: Location
+    project: ToolIndex, construct: RetryConstruct, call: Call, location: Location
 ) -> Iterator[RetryUse]:
     """A retry over every tool, or, with its scope argument (``tools=[...]``), a retry of
     each named tool."""
@@ -114,7 +118,7 @@ def _global_retry(
         )
 
 
-def _tools_named(project: ProjectModel, values: list[Value]) -> list[ToolFacts]:
+def _tools_named(project: ToolIndex, values: list[Value]) -> list[ToolFacts]:
     """The project's tools a list names, by tool name (strings) or by reference."""
     found: list[ToolFacts] = []
     for value in values:
@@ -128,7 +132,7 @@ def _tools_named(project: ProjectModel, values: list[Value]) -> list[ToolFacts]:
 
 
 def _node_retry(
-    project: ProjectModel,
+    project: ToolIndex,
     construct: RetryConstruct,
     call: Call,
     facts: ModuleFacts,
@@ -170,7 +174,7 @@ def _node_retry(
     )
 
 
-def _policy_catches(project: ProjectModel, policy: Value) -> list[str] | None:
+def _policy_catches(project: ToolIndex, policy: Value) -> list[str] | None:
     """What a LangGraph ``RetryPolicy(retry_on=...)`` retries."""
     retry_on = policy.call_kwargs.get("retry_on") if policy.kind == "call" else None
     if retry_on is None:
@@ -186,7 +190,7 @@ def _policy_catches(project: ProjectModel, policy: Value) -> list[str] | None:
 
 
 def _catches(
-    project: ProjectModel,
+    project: ToolIndex,
     construct: RetryConstruct,
     args: list[Value],
     kwargs: dict[str, Value],
@@ -225,7 +229,7 @@ def status_text(statuses: list[int]) -> str:
     return ", ".join(words)
 
 
-def _loop_retries(project: ProjectModel, fn: Function, facts: ModuleFacts) -> Iterator[RetryUse]:
+def _loop_retries(project: ToolIndex, fn: Function, facts: ModuleFacts) -> Iterator[RetryUse]:
     """for attempt in range(n): try: ... except E: continue / sleep; or a loop that sends
     again on a response status (``if r.status_code in RETRYABLE: sleep(); continue``)."""
     shapes = {loop.loop_id: loop.is_retry_shape for loop in fn.loops}
@@ -306,60 +310,17 @@ def _handler_retries(handler: Handler, transient: set[int]) -> bool:
     )
 
 
-def retried_effects(project: ProjectModel, use: RetryUse) -> tuple[list[Effect], ToolFacts | None]:
-    """The side effects a retry construct repeats, and the tool it belongs to, if one: a fact
-    the retry rules and AG401 (a timeout caught inside a retry) both read."""
-    if use.kind == "with_retry" and use.call is not None:
-        receiver = (use.call.receiver or "").split(".")[-1]
-        for tool in project.tools:
-            if receiver and receiver in {
-                tool.name,
-                *(f.rsplit(".", 1)[-1] for f in tool.functions),
-            }:
-                return list(tool.effects), tool
-        return [], None
-    if use.tool is not None:
-        named = next((t for t in project.tools if t.name == use.tool), None)
-        if named is not None and use.sinks is not None:
-            return [e for e in named.effects if e.site in use.sinks], named
-        return (list(named.effects), named) if named else ([], None)
-    if use.function is None:
-        return [], None
-    owner = project.tool_for_function(use.function)
-    if use.kind == "loop" and use.covered_orders is not None:
-        return project.effects_in_orders(use.function, use.covered_orders), owner
-    return list(project.effects_of(use.function)), owner
+@dataclass(frozen=True)
+class RetryConstructs:
+    """The constructs that re-run code, in the order found."""
+
+    uses: tuple[RetryUse, ...]
 
 
-def retried_through_tools(project: ProjectModel, use: RetryUse) -> list[tuple[ToolFacts, Effect]]:
-    """For a retry in a helper no tool is (a client's ``request`` method that sends again
-    on 5xx, a ``@retry`` on a shared ``_post``): each tool effect whose call chain passes
-    through the code the retry re-runs, with the tool. The helper's own effects may say
-    nothing (its HTTP method is a parameter); the tool's say which method it passes."""
-    if (
-        use.function is None
-        or use.tool is not None
-        or use.kind not in {"loop", "decorator", "wrapper"}
-    ):
-        return []
-    function = project.function(use.function)
-    facts = project.module_of(use.function)
-    if function is None or facts is None:
-        return []
-    start, end = use.covered_orders or (0, 1 << 30)
-    covered = {call.span for call in project.calls_in(use.function) if start <= call.order < end}
-    if not covered:
-        return []
-    found: list[tuple[ToolFacts, Effect]] = []
-    for tool in project.tools:
-        if use.function in tool.functions:
-            continue
-        for effect in tool.effects:
-            if any(
-                step.location is not None
-                and step.location.path == facts.path
-                and step.location.span in covered
-                for step in effect.chain
-            ):
-                found.append((tool, effect))
-    return found
+class RetryDetection(Pass[RetryConstructs]):
+    needs = (SchemaTools,)
+    produces = "the retry constructs (decorators, wrappers, loops, client settings)"
+
+    @classmethod
+    def run(cls, index: ProjectIndex, results: PassResults) -> RetryConstructs:
+        return RetryConstructs(tuple(retry_uses(ToolIndex.over(index, results[SchemaTools].tools))))

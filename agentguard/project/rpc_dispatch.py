@@ -19,7 +19,7 @@ from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import SELF_NAMES, Effect
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 # An RPC whose operation a caller chooses: no effect until a caller passes one.
 RPC_DEFERRED = "rpc_deferred"
@@ -33,7 +33,7 @@ _JUDGED_EFFECTS: dict[str, tuple[str, bool]] = {
 }
 
 
-def rpc_operation(project: ProjectModel, call: Call, callee: str) -> Value | bool | None:
+def rpc_operation(project: ProjectIndex, call: Call, callee: str) -> Value | bool | None:
     """The argument naming the operation of an RPC dispatch call; False when ``call`` is
     no such call, None when it passes no operation."""
     dispatch = project.catalog.rpc_dispatch
@@ -44,7 +44,7 @@ def rpc_operation(project: ProjectModel, call: Call, callee: str) -> Value | boo
 
 
 def judge_rpc(
-    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | bool | None:
     """The effect of an RPC dispatch call (None: a read), or False when ``call`` is none
     (never True)."""
@@ -72,7 +72,7 @@ def judge_rpc(
     return _named(project, effect, name) if name else effect
 
 
-def _named(project: ProjectModel, effect: Effect, operation: str) -> Effect | None:
+def _named(project: ProjectIndex, effect: Effect, operation: str) -> Effect | None:
     """``effect`` once its operation is known: judged by its name as any RPC operation is
     (``rpc_operation_judgement``: ``search_read`` reads, ``write`` sets fields,
     ``add_followers`` links existing things, ``unlink`` names no verb)."""
@@ -98,7 +98,7 @@ def _named(project: ProjectModel, effect: Effect, operation: str) -> Effect | No
 
 
 def map_operation(
-    project: ProjectModel, effect: Effect, argument: Value | None, caller: Function
+    project: ProjectIndex, effect: Effect, argument: Value | None, caller: Function
 ) -> Effect | None:
     """An RPC helper's operation parameter takes the caller's ``argument``: a string is
     judged, a parameter of the caller defers again, anything else is unknown."""

@@ -10,6 +10,7 @@ their names (``schemas.verbs``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,13 +25,14 @@ from agentguard.facts.schema_files.detect import (
 )
 from agentguard.facts.schema_files.formats import FRAMEWORKS, MANIFEST
 from agentguard.facts.schema_files.loader import is_manifest_name, read_schema_file
+from agentguard.project.effects import EffectInference
+from agentguard.project.passes import Pass, PassResults
 from agentguard.project.schema_verbs import schema_effects
 from agentguard.project.tool_facts import Declaration, ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.config import Config
     from agentguard.knowledge.catalog import Catalog
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 def load_schema_files(
@@ -109,9 +111,11 @@ def _schema_only_tool(
     )
 
 
-def merge_into(project: ProjectModel, detected: Detected) -> None:
+def merge_into(catalog: Catalog, tools: list[ToolFacts], detected: Detected) -> None:
+    """Merge the schema files' tools and manifest entries into ``tools`` (changed in
+    place, sorted again)."""
     by_name: dict[str, list[ToolFacts]] = {}
-    for tool in project.tools:
+    for tool in tools:
         by_name.setdefault(tool.name, []).append(tool)
     for schema_tool in detected.tools:
         targets = by_name.get(schema_tool.name)
@@ -121,12 +125,12 @@ def merge_into(project: ProjectModel, detected: Detected) -> None:
                 schema_tool.name, FRAMEWORKS[fmt], fmt, schema_tool.location, schema_tool.site
             )
             created.params = list(schema_tool.params)
-            project.tools.append(created)
+            tools.append(created)
             targets = by_name[schema_tool.name] = [created]
         else:
             for target in targets:
                 target.sources.append(schema_tool.location)
-        decl = annotations_declaration(project.catalog, schema_tool)
+        decl = annotations_declaration(catalog, schema_tool)
         for target in targets:
             if decl is not None:
                 target.declarations.append(decl)
@@ -138,14 +142,14 @@ def merge_into(project: ProjectModel, detected: Detected) -> None:
     for entry in detected.manifest:
         function = entry.fields.get("function")
         if isinstance(function, str):
-            targets = [t for t in project.tools if function in t.functions or t.symbol == function]
+            targets = [t for t in tools if function in t.functions or t.symbol == function]
         else:
             targets = by_name.get(entry.name, [])
         if not targets:
             created = _schema_only_tool(
                 entry.name, FRAMEWORKS[MANIFEST], MANIFEST, entry.location, entry.location
             )
-            project.tools.append(created)
+            tools.append(created)
             targets = by_name[entry.name] = [created]
         else:
             for target in targets:
@@ -155,18 +159,47 @@ def merge_into(project: ProjectModel, detected: Detected) -> None:
             target.declarations.append(manifest_declaration(entry))
             if not target.description and isinstance(description, str):
                 target.description = description
-    for tool in project.tools:
+    for tool in tools:
         if tool.schema_only and not tool.effects:
-            tool.effects = schema_effects(project.catalog, tool.name, tool.description, tool.anchor)
-    project.tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
+            tool.effects = schema_effects(catalog, tool.name, tool.description, tool.anchor)
+    tools.sort(key=lambda t: (t.path, t.anchor.span.line, t.name))
 
 
-def add_schema_tools(
-    project: ProjectModel, files: Sequence[tuple[Path, str]], config: Config
-) -> list[ScanProblem]:
-    """Read the schema files, merge their tools into ``project.tools``, keep AG001 issues
-    in ``project.schema_issues``; return the files skipped (too big, binary, unreadable)."""
-    detected, skipped = load_schema_files(files, config.max_file_size)
-    project.schema_issues = detected.issues
-    merge_into(project, detected)
-    return skipped
+@dataclass(frozen=True)
+class MergedTools:
+    """The tools of the source and of the schema files, one per name; the AG001 issues of
+    the schema files; the schema files skipped (too big, binary, unreadable)."""
+
+    tools: tuple[ToolFacts, ...]
+    issues: tuple[SchemaIssue, ...] = ()
+    skipped: tuple[ScanProblem, ...] = ()
+
+
+class SchemaTools(Pass[MergedTools]):
+    needs = (EffectInference,)
+    produces = "every tool, the schema files' and the manifest's merged in; AG001's issues"
+
+    @classmethod
+    def run(cls, index: ProjectIndex, results: PassResults) -> MergedTools:
+        tools = results[EffectInference].tools
+        config = results.inputs.config
+        if config is None:
+            return MergedTools(tools)
+        detected, skipped = load_schema_files(results.inputs.schema_files, config.max_file_size)
+        # copies: a merge adds declarations and sources to the tools effect inference gave
+        merged = [_copied(tool) for tool in tools]
+        merge_into(index.catalog, merged, detected)
+        return MergedTools(tuple(merged), tuple(detected.issues), tuple(skipped))
+
+
+def _copied(tool: ToolFacts) -> ToolFacts:
+    """``tool`` with lists of its own, for a merge to extend."""
+    return replace(
+        tool,
+        functions=list(tool.functions),
+        params=list(tool.params),
+        options=dict(tool.options),
+        declarations=list(tool.declarations),
+        effects=list(tool.effects),
+        sources=list(tool.sources),
+    )

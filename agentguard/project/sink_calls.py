@@ -59,11 +59,11 @@ from agentguard.project.tool_facts import (
 )
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 def _http_method(
-    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
 ) -> str | None:
     if sink.method:
         return sink.method
@@ -114,7 +114,7 @@ def _written_with(call: Call, sink: Sink) -> bool:
 
 
 def classify_sink(
-    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
     """What ``call`` does, or None when it has no side effect worth a fact; judged from the
     request too (``sink_keys``: a fresh identity, a read-modify-write append; and
@@ -143,7 +143,7 @@ def classify_sink(
 
 
 def _classify_sink(
-    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
     sink = find_sink(project.catalog.sinks, call, callee)
     if sink is not None and not _written_with(call, sink):
@@ -288,7 +288,7 @@ def _classify_sink(
 _HTTP_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
 
 
-def _literal_request_method(project: ProjectModel, call: Call) -> str | None:
+def _literal_request_method(project: ProjectIndex, call: Call) -> str | None:
     """``client._request("POST", "/api/v1/billing", json=body)``: a client's generic request
     method (named only with HTTP words, ``request`` among them) given a literal HTTP method,
     first or as ``method=``; None for any other call."""
@@ -303,7 +303,7 @@ def _literal_request_method(project: ProjectModel, call: Call) -> str | None:
 
 
 def _requested(
-    project: ProjectModel, call: Call, method: str, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, method: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
     """What a generic request call with a literal method does: GET, HEAD and OPTIONS read,
     PUT and DELETE repeat safely, PATCH does not, and a POST is judged by its URL and body
@@ -351,7 +351,7 @@ def sql_text_effect(catalog: Catalog, text: str) -> tuple[bool, str] | None:
 
 
 def _statement_param(
-    project: ProjectModel, statement: Value, fn: Function, facts: ModuleFacts, before: int
+    project: ProjectIndex, statement: Value, fn: Function, facts: ModuleFacts, before: int
 ) -> str | None:
     """The parameter of ``fn`` a SQL statement comes from: the parameter itself, or a local
     bound to a call handed it (``clean = self._validate(query, "SELECT")``)."""
@@ -368,7 +368,7 @@ def _statement_param(
 
 
 def map_statement_through_call(
-    project: ProjectModel,
+    project: ProjectIndex,
     effect: Effect,
     callee_fn: Function,
     call: Call,
@@ -426,7 +426,7 @@ _GRAPHQL_FIELD = re.compile(r"\{\s*(?:\w+\s*:\s*)?(\w+)")
 
 
 def _graphql_effect(
-    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
 ) -> tuple[str, bool | None, bool] | None:
     """What executing a GraphQL document does: None for a literal ``query``; for a literal
     ``mutation``, the write its first field's verb names (``productCreate`` creates,
@@ -450,7 +450,7 @@ def _graphql_effect(
 
 
 def _open_world(
-    project: ProjectModel, call: Call, callee: str, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
     """A call the catalogue does not know, judged by its verb (project/open_world.py). The
     terminal call of a builder chain (``api.payments().create(..., idempotency_key=k)
@@ -467,7 +467,7 @@ def _open_world(
 
 
 def _judged_post(
-    project: ProjectModel, effect: Effect, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, effect: Effect, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
     """An HTTP POST as its request reads: no effect when it only asks a question (search,
     embeddings, a model call, a GraphQL query), low confidence on mixed evidence."""
@@ -524,7 +524,7 @@ _METHOD_EFFECTS: dict[str, tuple[str, bool]] = {
 
 
 def map_method_through_call(
-    project: ProjectModel,
+    project: ProjectIndex,
     effect: Effect,
     callee_fn: Function,
     call: Call,
@@ -605,7 +605,7 @@ def _deleting_post(effect: Effect, reason: str) -> Effect:
 
 
 def _mapped_document(
-    project: ProjectModel,
+    project: ProjectIndex,
     effect: Effect,
     argument: Value,
     caller: Function,
@@ -639,7 +639,7 @@ def _unjudged_post(effect: Effect, step: EvidenceStep) -> Effect:
     )
 
 
-def _mapped_operation(project: ProjectModel, effect: Effect, argument: Value) -> Effect | None:
+def _mapped_operation(project: ProjectIndex, effect: Effect, argument: Value) -> Effect | None:
     """A helper's RPC POST whose operation is its parameter, as the caller's argument names it
     (``self.rpc("deleteNotes", ...)``); an operation no verb names, or not written as a
     string, leaves the POST to the names around it."""
@@ -671,7 +671,7 @@ def _idempotent_patch(effect: Effect, name: str) -> Effect:
 
 
 def _sink_effect(
-    project: ProjectModel,
+    project: ProjectIndex,
     call: Call,
     callee: str,
     sink: Sink,
@@ -693,14 +693,14 @@ def _sink_effect(
     )
 
 
-def _display_sink(project: ProjectModel, callee: str, call: Call) -> str:
+def _display_sink(project: ProjectIndex, callee: str, call: Call) -> str:
     if callee.startswith(("self.", "cls.")) or "." not in callee:
         return call.text
     return callee.replace("()", "")
 
 
 def map_url_through_call(
-    project: ProjectModel,
+    project: ProjectIndex,
     effect: Effect,
     callee_fn: Function,
     call: Call,

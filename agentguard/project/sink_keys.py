@@ -14,11 +14,11 @@ from agentguard.project.tool_facts import (
 )
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 def local_value(
-    project: ProjectModel, name: str, fn: Function, facts: ModuleFacts, before: int
+    project: ProjectIndex, name: str, fn: Function, facts: ModuleFacts, before: int
 ) -> Value | None:
     """What ``name`` was last bound to in ``fn`` before the call at ``before``."""
     found: Value | None = None
@@ -29,7 +29,7 @@ def local_value(
 
 
 def key_for(
-    project: ProjectModel, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
 ) -> KeyEvidence | None:
     """The idempotency key passed to a sink call, wherever the call passes it: a keyword
     (``idempotency_key=``, ``ClientToken=``, ``task_id=``), a header or option in a dict
@@ -68,7 +68,7 @@ class _KeySearch:
 
     def __init__(
         self,
-        project: ProjectModel,
+        project: ProjectIndex,
         call: Call,
         fn: Function,
         facts: ModuleFacts,
@@ -133,13 +133,13 @@ class _KeySearch:
         )
 
 
-def _injected(project: ProjectModel, param: str) -> bool:
+def _injected(project: ProjectIndex, param: str) -> bool:
     """A parameter the framework fills in (``self``, a run context), never the model."""
     return param in SELF_NAMES or param in project.catalog.injected_params
 
 
 def classify_key(
-    project: ProjectModel,
+    project: ProjectIndex,
     value: Value,
     fn: Function,
     facts: ModuleFacts,
@@ -232,7 +232,7 @@ def argument_for(param: str, callee_fn: Function, call: Call) -> Value | None:
 
 
 def map_key_through_call(
-    project: ProjectModel,
+    project: ProjectIndex,
     key: KeyEvidence | None,
     callee_fn: Function,
     call: Call,
@@ -249,7 +249,7 @@ def map_key_through_call(
 
 
 def fresh_identity(
-    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
 ) -> str | None:
     """The call making a value new on every call (``uuid4``, the time) that names what an
     otherwise idempotent write writes: in its URL or target (``PUT /docs/{uuid4()}``), or in
@@ -275,7 +275,7 @@ def fresh_identity(
 
 
 def _identity_fields(
-    value: Value, project: ProjectModel, fn: Function, facts: ModuleFacts, before: int
+    value: Value, project: ProjectIndex, fn: Function, facts: ModuleFacts, before: int
 ) -> list[Value]:
     """The fields of a body (a dict, or a local bound to one) that name an identity: a
     key with one of the catalogue's identity words among its parts, or a camelCase ``...Id``."""
@@ -294,7 +294,7 @@ def _identity_fields(
 
 
 def _fresh_call(
-    project: ProjectModel, value: Value, fn: Function, facts: ModuleFacts, before: int, depth: int
+    project: ProjectIndex, value: Value, fn: Function, facts: ModuleFacts, before: int, depth: int
 ) -> str | None:
     for called in value.calls:
         name = called.replace("()", "")
@@ -314,7 +314,7 @@ def _fresh_call(
 
 
 def appended_after_read(
-    project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
 ) -> str | None:
     """The local an otherwise idempotent write (a PUT, a save) sends after appending to
     what it read (``rows = sheet.get(...); rows.append(row); sheet.put(rows)``): a

@@ -12,7 +12,7 @@ from agentguard.knowledge.catalog import Catalog
 from agentguard.project.sink_keys import local_value
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 SQL_BUILDERS = {"insert", "update", "delete", "select"}
@@ -41,7 +41,7 @@ def embedded_database_module(catalog: Catalog, facts: ModuleFacts) -> bool:
 
 
 def bound_to_db_handle(
-    project: ProjectModel, receiver: str, fn: Function, facts: ModuleFacts, before: int
+    project: ProjectIndex, receiver: str, fn: Function, facts: ModuleFacts, before: int
 ) -> bool:
     """``c = conn.cursor()`` / ``db = sqlite3.connect(...)``: a receiver named ``c`` is still
     a DB-API cursor or connection when the code bound it to one."""

@@ -13,6 +13,7 @@ from agentguard.checks.common import (
     tool_evidence,
 )
 from agentguard.checks.declarations.shared import Semantics, infer_semantics
+from agentguard.checks.timeouts.shared import TimeoutVerdicts, timeout_verdicts
 from agentguard.diagnostics import Applicability, Finding, FixOffer, Severity
 from agentguard.fixes.context import RUNTIME_MODULE
 from agentguard.project.project_model import ProjectModel
@@ -98,6 +99,7 @@ class UndeclaredToolSemantics(Rule):
     """
 
     code, name, question = "AG101", "undeclared-tool-semantics", "Q1"
+    reads = (TimeoutVerdicts,)
     severity = Severity.ERROR
     fix_applicability = Applicability.UNSAFE
     fix_applicability_detail = "safe (MCP) / unsafe"
@@ -372,8 +374,6 @@ def hidden_timeouts(project: ProjectModel, tool: ToolFacts) -> list[TimeoutVerdi
     error (AG401): ``@guarded`` must see that timeout to record the call as uncertain, so the
     fix removes them. None when one sits where the fix cannot remove it (a helper the tool
     calls, a handler that is the enclosing loop's retry)."""
-    from agentguard.checks.timeouts.shared import timeout_verdicts
-
     targets = set(guarded_targets(project, tool))
     found = []
     for verdict in timeout_verdicts(project):

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence
-from agentguard.checks.evals.shared import eval_verdict, replay_tests
+from agentguard.checks.evals.shared import ReplayTests, eval_verdict, replay_tests
 from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.project.project_model import ProjectModel
 
@@ -43,6 +43,7 @@ class NoReplaySafetyEval(Rule):
     """
 
     code, name, question = "AG801", "no-replay-safety-eval", "Q8"
+    reads = (ReplayTests,)
     severity = Severity.WARNING
     _TOOL = (
         "import requests\n"

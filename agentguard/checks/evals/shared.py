@@ -10,10 +10,11 @@ function (with its nested helpers) names the tool, injects a timeout (agentguard
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from agentguard.checks.judgement import Judgement
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.project.counted_writes import counted_writes
@@ -58,9 +59,7 @@ def _test_functions(facts: ModuleFacts) -> list[Function]:
     return [fn for fn in facts.functions.values() if fn.is_test or fn.name.startswith("test")]
 
 
-def replay_tests(project: ProjectModel) -> list[ReplayTest]:
-    """Every test function of the project, with what it names, injects and asserts. Callers
-    work it out once per run and pass it to :func:`eval_verdict` for each tool."""
+def _replay_tests(project: ProjectModel) -> Iterable[ReplayTest]:
     know = project.catalog.checklist
     result: list[ReplayTest] = []
     for facts in project.modules.values():
@@ -114,7 +113,7 @@ def replay_tests(project: ProjectModel) -> list[ReplayTest]:
     return result
 
 
-def covering_test(tests: list[ReplayTest], tool: ToolFacts) -> ReplayTest | None:
+def covering_test(tests: Sequence[ReplayTest], tool: ToolFacts) -> ReplayTest | None:
     names = {tool.name, *(q.rsplit(".", 1)[-1] for q in tool.functions)}
     if tool.form == "base_class":
         names.add(tool.symbol.rsplit(".", 1)[-1])
@@ -138,7 +137,9 @@ class EvalVerdict:
         return not self.exempt and self.test is None
 
 
-def eval_verdict(project: ProjectModel, tool: ToolFacts, tests: list[ReplayTest]) -> EvalVerdict:
+def eval_verdict(
+    project: ProjectModel, tool: ToolFacts, tests: Sequence[ReplayTest]
+) -> EvalVerdict:
     if tool.schema_only:
         return EvalVerdict("schema only")
     if tool.guarded is not None:
@@ -150,3 +151,17 @@ def eval_verdict(project: ProjectModel, tool: ToolFacts, tests: list[ReplayTest]
     if not writes:
         return EvalVerdict("no counted write")
     return EvalVerdict("", writes, covering_test(tests, tool))
+
+
+class ReplayTests(Judgement[tuple[ReplayTest, ...]]):
+    produces = "the project's tests with what they name, inject and assert"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[ReplayTest, ...]:
+        return tuple(_replay_tests(project))
+
+
+def replay_tests(project: ProjectModel) -> tuple[ReplayTest, ...]:
+    """Every test function of the project, with what it names, injects and asserts. Callers
+    work it out once per run and pass it to :func:`eval_verdict` for each tool."""
+    return project.results[ReplayTests]

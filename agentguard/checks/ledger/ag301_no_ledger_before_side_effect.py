@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence
-from agentguard.checks.ledger.shared import tool_ledger_verdicts
+from agentguard.checks.ledger.shared import ToolLedgerVerdicts, tool_ledger_verdicts
 from agentguard.diagnostics import Finding, Severity
 from agentguard.project.project_model import ProjectModel
 
@@ -46,6 +46,7 @@ class NoLedgerBeforeSideEffect(Rule):
     """
 
     code, name, question = "AG301", "no-ledger-before-side-effect", "Q3"
+    reads = (ToolLedgerVerdicts,)
     severity = Severity.WARNING
     VALID = (
         Valid(

@@ -5,6 +5,8 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence
 from agentguard.checks.ledger.shared import (
+    RecordingExecutor,
+    ToolLedgerVerdicts,
     recorded_by_executor,
     tool_ledger_verdicts,
 )
@@ -47,6 +49,7 @@ class LedgerAfterCallOnly(Rule):
     """
 
     code, name, question = "AG302", "ledger-after-call-only", "Q3"
+    reads = (ToolLedgerVerdicts, RecordingExecutor)
     severity = Severity.ERROR
     VALID = (
         Valid(

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.ledger.shared import tool_call_records
+from agentguard.checks.ledger.shared import ToolCallRecords, tool_call_records
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -37,6 +37,7 @@ class LedgerWithoutInputHash(Rule):
     """
 
     code, name, question = "AG701", "ledger-without-input-hash", "Q7"
+    reads = (ToolCallRecords,)
     severity = Severity.WARNING
     VALID = (
         Valid(

@@ -5,8 +5,10 @@ it reads (record writes, recording functions, executors) come from the ledger pa
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from agentguard.checks.judgement import Judgement
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call
 from agentguard.project.counted_writes import counts_as_write
@@ -59,8 +61,7 @@ class ToolLedgerVerdict:
     records_after: list[tuple[Call, str]] = field(default_factory=list)
 
 
-def recorded_by_executor(project: ProjectModel) -> Executor | None:
-    """An executor that writes a record before it dispatches (it covers every tool)."""
+def _recorded_by_executor(project: ProjectModel) -> Executor | None:
     index = project.ledger_index()
     for executor in index.executors:
         before = [
@@ -73,8 +74,7 @@ def recorded_by_executor(project: ProjectModel) -> Executor | None:
     return None
 
 
-def tool_ledger_verdicts(project: ProjectModel) -> list[ToolLedgerVerdict]:
-    """One verdict per write tool; the rules each work it out once per run."""
+def _tool_ledger_verdicts(project: ProjectModel) -> Iterable[ToolLedgerVerdict]:
     index = project.ledger_index()
     covering_executor = recorded_by_executor(project)
     verdicts: list[ToolLedgerVerdict] = []
@@ -109,8 +109,7 @@ def tool_ledger_verdicts(project: ProjectModel) -> list[ToolLedgerVerdict]:
     return verdicts
 
 
-def tool_call_records(project: ProjectModel) -> list[LedgerWrite]:
-    """The record writes that tools and executors reach (the ones that trace tool calls)."""
+def _tool_call_records(project: ProjectModel) -> Iterable[LedgerWrite]:
     index = project.ledger_index()
     roots = [q for t in project.tools for q in t.functions]
     roots += [e.function for e in index.executors]
@@ -130,3 +129,43 @@ def tool_call_records(project: ProjectModel) -> list[LedgerWrite]:
             if target and target in index.recording:
                 queue.append(target)
     return [w for w in index.writes if w.function in seen and not w.inner]
+
+
+class RecordingExecutor(Judgement[Executor | None]):
+    produces = "an executor that writes a record before it dispatches (it covers every tool)"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> Executor | None:
+        return _recorded_by_executor(project)
+
+
+def recorded_by_executor(project: ProjectModel) -> Executor | None:
+    """An executor that writes a record before it dispatches (it covers every tool)."""
+    return project.results[RecordingExecutor]
+
+
+class ToolLedgerVerdicts(Judgement[tuple[ToolLedgerVerdict, ...]]):
+    needs = (*Judgement.needs, RecordingExecutor)
+    produces = "for each write tool, whether a record is written before, after or not at all"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[ToolLedgerVerdict, ...]:
+        return tuple(_tool_ledger_verdicts(project))
+
+
+def tool_ledger_verdicts(project: ProjectModel) -> tuple[ToolLedgerVerdict, ...]:
+    """One verdict per write tool; the rules each work it out once per run."""
+    return project.results[ToolLedgerVerdicts]
+
+
+class ToolCallRecords(Judgement[tuple[LedgerWrite, ...]]):
+    produces = "the record writes that tools and executors reach"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[LedgerWrite, ...]:
+        return tuple(_tool_call_records(project))
+
+
+def tool_call_records(project: ProjectModel) -> tuple[LedgerWrite, ...]:
+    """The record writes that tools and executors reach (the ones that trace tool calls)."""
+    return project.results[ToolCallRecords]

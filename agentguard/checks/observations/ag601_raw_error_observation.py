@@ -9,6 +9,7 @@ from agentguard.checks.observations.error_taxonomy import HELPER_NAME, helper_so
 from agentguard.checks.observations.shared import (
     ObservationSite,
     RawObservation,
+    RawObservations,
     raw_observations,
     within_lines,
 )
@@ -90,6 +91,7 @@ class RawErrorObservation(Rule):
     """
 
     code, name, question = "AG601", "raw-error-observation", "Q6"
+    reads = (RawObservations,)
     # Exception text can carry secrets and internal details to the model, and a downstream's
     # error body is attacker-controlled text in the model's context (CWE-209).
     category = "security"

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.observations.shared import unstructured_errors
+from agentguard.checks.observations.shared import UnstructuredErrors, unstructured_errors
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -39,6 +39,7 @@ class UnstructuredErrorObservation(Rule):
     """
 
     code, name, question = "AG602", "unstructured-error-observation", "Q6"
+    reads = (UnstructuredErrors,)
     severity = Severity.WARNING
     VALID = (
         Valid(

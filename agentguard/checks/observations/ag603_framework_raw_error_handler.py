@@ -4,7 +4,12 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import tool_evidence
-from agentguard.checks.observations.shared import default_error_texts, error_handler_settings
+from agentguard.checks.observations.shared import (
+    DefaultErrorTexts,
+    ErrorHandlerSettings,
+    default_error_texts,
+    error_handler_settings,
+)
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -39,6 +44,7 @@ class FrameworkRawErrorHandler(Rule):
     """
 
     code, name, question = "AG603", "framework-raw-error-handler", "Q6"
+    reads = (ErrorHandlerSettings, DefaultErrorTexts)
     # Exception text can carry secrets and internal details to the model, and a downstream's
     # error body is attacker-controlled text in the model's context (CWE-209).
     category = "security"

@@ -4,9 +4,10 @@ only (handlers, their raw-error uses, try blocks, effect summaries)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from agentguard.checks.judgement import Judgement
 from agentguard.checks.timeouts.shared import SettingUse, is_off, says_outcome_unknown, try_block
 from agentguard.diagnostics import Confidence, Location, Span
 from agentguard.facts.module_facts import (
@@ -35,13 +36,6 @@ class ObservationSite:
     # returning a helper's result (directly or through other helpers), or the inline
     # dispatch branches an executor's ``try`` wraps.
     tools: list[ToolFacts] = field(default_factory=list)
-
-
-def observation_sites(project: ProjectModel) -> list[ObservationSite]:
-    """The functions whose answers reach the model (tools, their wrappers and helpers,
-    executors), worked out once per project: AG601 and AG602 both ask, AG602 twice. The
-    list is shared, not to be changed."""
-    return project.once(_observation_sites)
 
 
 def _observation_sites(project: ProjectModel) -> list[ObservationSite]:
@@ -192,11 +186,6 @@ def _reaches_model(
         ):
             return "a tool message for the model", Confidence.HIGH
     return None
-
-
-def raw_observations(project: ProjectModel) -> list[RawObservation]:
-    """Raw exception text sent to the model, once per project (AG601 and AG602 ask)."""
-    return project.once(_raw_observations)
 
 
 def _raw_observations(project: ProjectModel) -> list[RawObservation]:
@@ -484,7 +473,7 @@ def _error_items(value: Value) -> dict[str, Value] | None:
     return None
 
 
-def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
+def _unstructured_errors(project: ProjectModel) -> Iterable[UnstructuredError]:
     know = project.catalog.checklist
     raw_lines = {(r.location.path, r.location.span.line) for r in raw_observations(project)}
     for site in observation_sites(project):
@@ -526,7 +515,7 @@ def unstructured_errors(project: ProjectModel) -> Iterator[UnstructuredError]:
 # ---------------------------------------------------------------- AG603
 
 
-def error_handler_settings(project: ProjectModel) -> list[SettingUse]:
+def _error_handler_settings(project: ProjectModel) -> Iterable[SettingUse]:
     know = project.catalog.checklist
     result: list[SettingUse] = []
     writers = [t for t in project.tools if counted_writes(t, project.catalog) and t.guarded is None]
@@ -612,7 +601,7 @@ class DefaultErrorText:
     text: str
 
 
-def default_error_texts(project: ProjectModel) -> list[DefaultErrorText]:
+def _default_error_texts(project: ProjectModel) -> Iterable[DefaultErrorText]:
     know = project.catalog.checklist
     masked = _fastmcp_masked(project)
     result: list[DefaultErrorText] = []
@@ -663,3 +652,74 @@ def _handled_in_tool(project: ProjectModel, tool: ToolFacts, effect: Effect) -> 
             if (broad or timeout) and not (handler.reraises and not handler.returns):
                 return True
     return False
+
+
+class ObservationSites(Judgement[tuple[ObservationSite, ...]]):
+    produces = (
+        "the functions whose answers reach the model: tools, their wrappers and helpers, executors"
+    )
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[ObservationSite, ...]:
+        return tuple(_observation_sites(project))
+
+
+def observation_sites(project: ProjectModel) -> tuple[ObservationSite, ...]:
+    """The functions whose answers reach the model (tools, their wrappers and helpers,
+    executors), worked out once per project: AG601 and AG602 both ask, AG602 twice. The
+    list is shared, not to be changed."""
+    return project.results[ObservationSites]
+
+
+class RawObservations(Judgement[tuple[RawObservation, ...]]):
+    needs = (*Judgement.needs, ObservationSites)
+    produces = "raw exception text in what those functions return or send to the model"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[RawObservation, ...]:
+        return tuple(_raw_observations(project))
+
+
+def raw_observations(project: ProjectModel) -> tuple[RawObservation, ...]:
+    """Raw exception text sent to the model, once per project (AG601 and AG602 ask)."""
+    return project.results[RawObservations]
+
+
+class UnstructuredErrors(Judgement[tuple[UnstructuredError, ...]]):
+    needs = (*Judgement.needs, ObservationSites, RawObservations)
+    produces = "error results sent to the model without a code or a retryable flag"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[UnstructuredError, ...]:
+        return tuple(_unstructured_errors(project))
+
+
+def unstructured_errors(project: ProjectModel) -> tuple[UnstructuredError, ...]:
+    """Error results sent to the model without a code or a retryable flag."""
+    return project.results[UnstructuredErrors]
+
+
+class ErrorHandlerSettings(Judgement[tuple[SettingUse, ...]]):
+    produces = "framework settings that hand raw tool errors to the model"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[SettingUse, ...]:
+        return tuple(_error_handler_settings(project))
+
+
+def error_handler_settings(project: ProjectModel) -> tuple[SettingUse, ...]:
+    """Framework settings that hand raw tool errors to the model."""
+    return project.results[ErrorHandlerSettings]
+
+
+class DefaultErrorTexts(Judgement[tuple[DefaultErrorText, ...]]):
+    produces = "frameworks whose default error handling sends exception text to the model"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[DefaultErrorText, ...]:
+        return tuple(_default_error_texts(project))
+
+
+def default_error_texts(project: ProjectModel) -> tuple[DefaultErrorText, ...]:
+    """Frameworks whose default error handling sends exception text to the model."""
+    return project.results[DefaultErrorTexts]

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.resume.shared import resume_replays
+from agentguard.checks.resume.shared import ResumeReplays, resume_replays
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -37,6 +37,7 @@ class ResumeReplaysWrites(Rule):
     """
 
     code, name, question = "AG501", "resume-replays-writes", "Q5"
+    reads = (ResumeReplays,)
     severity = Severity.ERROR
     _EXECUTOR = (
         "from typing import Any\n"

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words
-from agentguard.checks.resume.shared import interrupt_replays
+from agentguard.checks.resume.shared import InterruptReplays, interrupt_replays
 from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -40,6 +40,7 @@ class SideEffectBeforeInterrupt(Rule):
     """
 
     code, name, question = "AG502", "side-effect-before-interrupt", "Q5"
+    reads = (InterruptReplays,)
     severity = Severity.ERROR
     VALID = (
         Valid(

@@ -5,9 +5,11 @@ The status words and the resume-name pattern are in ``rules/checklist.yaml`` (``
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agentguard.checks.judgement import Judgement
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, StatusCheck
 from agentguard.knowledge.checklist import Knowledge
@@ -61,7 +63,7 @@ def _replays_unfinished(know: Knowledge, check: StatusCheck) -> str | None:
     return None
 
 
-def resume_replays(project: ProjectModel) -> list[ResumeReplay]:
+def _resume_replays(project: ProjectModel) -> Iterable[ResumeReplay]:
     know = project.catalog.checklist
     index = project.ledger_index()
     executors = {e.function for e in index.executors}
@@ -127,7 +129,7 @@ class InterruptReplay:
     site: Location
 
 
-def interrupt_replays(project: ProjectModel) -> list[InterruptReplay]:
+def _interrupt_replays(project: ProjectModel) -> Iterable[InterruptReplay]:
     know = project.catalog.checklist
     interrupts = project.callees_matching(know.interrupt, resolved=False)
     result: list[InterruptReplay] = []
@@ -158,3 +160,29 @@ def _is_task(project: ProjectModel, call: Call, fn: Function, facts: ModuleFacts
     return task is not None and any(
         project.catalog.checklist.task_decorators(d.qualname) for d in task.decorators
     )
+
+
+class ResumeReplays(Judgement[tuple[ResumeReplay, ...]]):
+    produces = "resume paths that run a tool's writes again"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[ResumeReplay, ...]:
+        return tuple(_resume_replays(project))
+
+
+def resume_replays(project: ProjectModel) -> tuple[ResumeReplay, ...]:
+    """Resume paths that run a tool's writes again."""
+    return project.results[ResumeReplays]
+
+
+class InterruptReplays(Judgement[tuple[InterruptReplay, ...]]):
+    produces = "side effects made before an interrupt that a resume replays"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[InterruptReplay, ...]:
+        return tuple(_interrupt_replays(project))
+
+
+def interrupt_replays(project: ProjectModel) -> tuple[InterruptReplay, ...]:
+    """Side effects made before an interrupt that a resume replays."""
+    return project.results[InterruptReplays]

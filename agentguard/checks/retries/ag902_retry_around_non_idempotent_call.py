@@ -4,10 +4,10 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import tool_evidence
-from agentguard.checks.retries.shared import only_transient
+from agentguard.checks.retries.shared import only_transient, retried_effects, retried_through_tools
 from agentguard.diagnostics import EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.retries import retried_effects, retried_through_tools, status_text
+from agentguard.project.retries import status_text
 from agentguard.project.tool_facts import Effect, RetryUse, ToolFacts
 
 

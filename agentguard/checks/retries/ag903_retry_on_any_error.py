@@ -3,9 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.retries.shared import retried_effects
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.retries import retried_effects
 
 
 class RetryOnAnyError(Rule):

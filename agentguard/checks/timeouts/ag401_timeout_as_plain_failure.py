@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words
 from agentguard.checks.timeouts.chains import CATCH_ALL, POLL
-from agentguard.checks.timeouts.shared import timeout_verdicts
+from agentguard.checks.timeouts.shared import TimeoutVerdicts, timeout_verdicts
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -62,6 +62,7 @@ class TimeoutAsPlainFailure(Rule):
     """
 
     code, name, question = "AG401", "timeout-as-plain-failure", "Q4"
+    reads = (TimeoutVerdicts,)
     severity = Severity.ERROR
     VALID = (
         Valid(

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.timeouts.shared import timeout_retry_settings
+from agentguard.checks.timeouts.shared import TimeoutRetrySettings, timeout_retry_settings
 from agentguard.diagnostics import EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -49,6 +49,7 @@ class FrameworkTimeoutRetry(Rule):
     """
 
     code, name, question = "AG402", "framework-timeout-retry", "Q4"
+    reads = (TimeoutRetrySettings,)
     severity = Severity.ERROR
     VALID = (
         Valid(

@@ -5,8 +5,11 @@ retry policies on writing nodes, MCP client retries). ``SettingUse`` is shared w
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from agentguard.checks.judgement import Judgement
+from agentguard.checks.retries.shared import retried_effects
 from agentguard.checks.timeouts.chains import (
     POLL,
     TIMEOUT,
@@ -32,7 +35,6 @@ from agentguard.knowledge.checklist import Knowledge, Setting
 from agentguard.project.counted_writes import counted_writes, counts_as_write
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.read_posts import read_by_name
-from agentguard.project.retries import retried_effects
 from agentguard.project.tool_facts import Effect, ToolFacts
 
 
@@ -58,15 +60,6 @@ class TimeoutVerdict:
 
 def try_block(fn: Function, handler: Handler) -> TryBlock | None:
     return next((t for t in fn.tries if t.try_id == handler.try_id), None)
-
-
-def timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
-    """The timeouts of counted writes answered as a plain or retryable failure: followed
-    from each tool down every write's call chain (a handler in the tool, a helper or a
-    context manager), then in the functions no tool reaches (their own handlers), then in
-    executors and retry decorators. Worked out once per project (AG401 and each AG101
-    fix ask): the list is shared, not to be changed."""
-    return project.once(_timeout_verdicts)
 
 
 def _timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
@@ -337,7 +330,7 @@ def _framework_key(project: ProjectModel, tool: ToolFacts) -> str:
 # ---------------------------------------------------------------- AG402
 
 
-def timeout_retry_settings(project: ProjectModel) -> list[SettingUse]:
+def _timeout_retry_settings(project: ProjectModel) -> Iterable[SettingUse]:
     know = project.catalog.checklist
     result: list[SettingUse] = []
     for tool in project.tools:
@@ -513,3 +506,33 @@ def _langgraph_retry(project: ProjectModel, call: Call, facts: ModuleFacts) -> l
             confidence,
         )
     ]
+
+
+class TimeoutVerdicts(Judgement[tuple[TimeoutVerdict, ...]]):
+    produces = "how each write tool's timeouts are told apart from plain failures"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[TimeoutVerdict, ...]:
+        return tuple(_timeout_verdicts(project))
+
+
+def timeout_verdicts(project: ProjectModel) -> tuple[TimeoutVerdict, ...]:
+    """The timeouts of counted writes answered as a plain or retryable failure: followed
+    from each tool down every write's call chain (a handler in the tool, a helper or a
+    context manager), then in the functions no tool reaches (their own handlers), then in
+    executors and retry decorators. Worked out once per project (AG401 and each AG101
+    fix ask): the list is shared, not to be changed."""
+    return project.results[TimeoutVerdicts]
+
+
+class TimeoutRetrySettings(Judgement[tuple[SettingUse, ...]]):
+    produces = "framework settings that retry a tool call after a timeout"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[SettingUse, ...]:
+        return tuple(_timeout_retry_settings(project))
+
+
+def timeout_retry_settings(project: ProjectModel) -> tuple[SettingUse, ...]:
+    """Framework settings that retry a tool call after a timeout."""
+    return project.results[TimeoutRetrySettings]

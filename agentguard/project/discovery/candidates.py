@@ -15,10 +15,10 @@ from agentguard.project.discovery.declarations import (
 from agentguard.project.tool_facts import SELF_NAMES, Declaration, ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def model_params(project: ProjectModel, fn: Function) -> list[str]:
+def model_params(project: ProjectIndex, fn: Function) -> list[str]:
     """The parameters a model fills: not ``self``, not injected by the framework, not
     private."""
     injected = project.catalog.injected_params
@@ -39,7 +39,7 @@ def registered_name(kwargs: dict[str, Value], args: list[Value]) -> str | None:
 
 
 def function_tool(
-    project: ProjectModel,
+    project: ProjectIndex,
     qualname: str,
     form: ToolForm,
     site: Location,
@@ -74,7 +74,7 @@ def function_tool(
 
 
 def decorated_tool(
-    project: ProjectModel, fn: Function, dec: Decorator, form: ToolForm, facts: ModuleFacts
+    project: ProjectIndex, fn: Function, dec: Decorator, form: ToolForm, facts: ModuleFacts
 ) -> ToolFacts | None:
     """The tool a framework decorator makes of the function it decorates."""
     site = Location(facts.path, dec.span)
@@ -83,7 +83,7 @@ def decorated_tool(
 
 
 def guarded_declarations(
-    project: ProjectModel, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, fn: Function, facts: ModuleFacts
 ) -> list[Declaration]:
     """What the ``@guarded`` decorators of ``fn`` declare, located in ``facts``' file."""
     return [
@@ -94,7 +94,7 @@ def guarded_declarations(
 
 
 def class_tool(
-    project: ProjectModel,
+    project: ProjectIndex,
     cls: ClassDef,
     facts: ModuleFacts,
     name: str,

@@ -20,7 +20,7 @@ from agentguard.project.discovery.registration_names import registration_names
 from agentguard.project.discovery.shared_bases import is_shared_base
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.tool_index import ToolIndex
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class CoverageGap:
     through: str
 
 
-def coverage_gaps(project: ProjectModel) -> list[CoverageGap]:
+def coverage_gaps(project: ToolIndex) -> list[CoverageGap]:
     """One gap per non-test file that touches a framework's tool API where no tool was
     found, at its first touch point."""
     covered = {t.path for t in project.tools} | {t.site.path for t in project.tools}
@@ -58,7 +58,7 @@ def coverage_gaps(project: ProjectModel) -> list[CoverageGap]:
 
 
 def _touches(
-    project: ProjectModel, facts: ModuleFacts, methods: frozenset[str], handlers: set[str]
+    project: ToolIndex, facts: ModuleFacts, methods: frozenset[str], handlers: set[str]
 ) -> list[CoverageGap]:
     forms = project.catalog.tool_forms
     found: list[CoverageGap] = []

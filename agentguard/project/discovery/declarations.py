@@ -12,7 +12,7 @@ from agentguard.facts.module_facts import ModuleFacts, Value
 from agentguard.project.tool_facts import SELF_NAMES, Declaration
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 def guarded_declaration(kwargs: dict[str, Value], span: Span, facts: ModuleFacts) -> Declaration:
@@ -31,7 +31,7 @@ def guarded_declaration(kwargs: dict[str, Value], span: Span, facts: ModuleFacts
 
 
 def declarations_from_options(
-    project: ProjectModel,
+    project: ProjectIndex,
     framework: str,
     options: dict[str, Value],
     site: Location,
@@ -61,7 +61,7 @@ def declarations_from_options(
 
 
 def _option_declaration(
-    project: ProjectModel, options: dict[str, Value], site: Location
+    project: ProjectIndex, options: dict[str, Value], site: Location
 ) -> Declaration | None:
     """Semantics a tool's registration declares in its own keywords (``side_effect=False``,
     ``read_only=True``, ``side_effect="write"``), the catalogue's ``option_hints``."""
@@ -85,7 +85,7 @@ def _option_declaration(
 
 
 def _written_value(
-    project: ProjectModel, value: Value | None, site: Location, facts: ModuleFacts
+    project: ProjectIndex, value: Value | None, site: Location, facts: ModuleFacts
 ) -> tuple[Value | None, str]:
     """An option's value, or the module variable it names, with the file it is written in
     (a variable imported from another module is written there)."""
@@ -104,7 +104,7 @@ def _written_value(
     return value, site.path
 
 
-def _built_by_helper(project: ProjectModel, value: Value) -> Value | None:
+def _built_by_helper(project: ProjectIndex, value: Value) -> Value | None:
     """``annotations=writes(destructive=False)``: a project function whose one returned
     value is a call or dict literal (``return ToolAnnotations(destructiveHint=destructive)``)
     stands for that value, each entry naming a parameter bound to the call's argument. It
@@ -134,7 +134,7 @@ def _built_by_helper(project: ProjectModel, value: Value) -> Value | None:
 
 
 def annotations_declaration(
-    project: ProjectModel, value: Value, path: str, source: str = "mcp-annotations"
+    project: ProjectIndex, value: Value, path: str, source: str = "mcp-annotations"
 ) -> Declaration | None:
     """MCP ToolAnnotations (call or dict, camelCase or snake_case)."""
     if value.kind == "call":

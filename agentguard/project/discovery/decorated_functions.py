@@ -12,10 +12,10 @@ from agentguard.project.discovery.candidates import decorated_tool
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def find_in(project: ProjectModel, found: FoundTools, facts: ModuleFacts) -> Iterator[ToolFacts]:
+def find_in(project: ProjectIndex, found: FoundTools, facts: ModuleFacts) -> Iterator[ToolFacts]:
     decorator = project.catalog.tool_forms["decorator"]
     for fn in facts.functions.values():
         matched = [

@@ -29,11 +29,11 @@ from agentguard.project.discovery.builder import FoundTools, ToolBuilder
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 # A finder yields candidate tools; it may ask ``FoundTools`` what was found before it.
-Finder = Callable[["ProjectModel", FoundTools], Iterable[ToolFacts]]
-ModuleFinder = Callable[["ProjectModel", FoundTools, ModuleFacts], Iterable[ToolFacts]]
+Finder = Callable[["ProjectIndex", FoundTools], Iterable[ToolFacts]]
+ModuleFinder = Callable[["ProjectIndex", FoundTools, ModuleFacts], Iterable[ToolFacts]]
 
 # Declarations, run in this order within each module before the next module: the decorator
 # (or tool class) a function is written under names it before any call registering it.
@@ -44,7 +44,7 @@ DECLARATIONS: tuple[ModuleFinder, ...] = (
 )
 
 
-def declarations(project: ProjectModel, found: FoundTools) -> Iterable[ToolFacts]:
+def declarations(project: ProjectIndex, found: FoundTools) -> Iterable[ToolFacts]:
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -72,15 +72,10 @@ FINDERS: tuple[Finder, ...] = (
 )
 
 
-def find_tools(project: ProjectModel) -> list[ToolFacts]:
+def find_tools(project: ProjectIndex) -> list[ToolFacts]:
     """The project's tools, every finder's candidates merged, by file, line and name."""
     builder = ToolBuilder(set(project.classes))
     for finder in FINDERS:
         for candidate in finder(project, builder):
             builder.add(candidate)
     return builder.sorted()
-
-
-def discover_tools(project: ProjectModel) -> None:
-    """Tool discovery, the project's pass: ``project.tools`` holds what the finders found."""
-    project.tools = find_tools(project)

@@ -15,10 +15,10 @@ from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
 from agentguard.project.definitions import enclosing_class
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def enum_member_name(project: ProjectModel, value: Value) -> str | None:
+def enum_member_name(project: ProjectIndex, value: Value) -> str | None:
     """``pkg.tools.Tools.GET_ISSUE.value``: the string the project's enum class assigns to
     the member."""
     qualname = value.qualname or ""
@@ -27,7 +27,7 @@ def enum_member_name(project: ProjectModel, value: Value) -> str | None:
     return _member_string(project, qualname[: -len(".value")])
 
 
-def branch_name(project: ProjectModel, string: str) -> str:
+def branch_name(project: ProjectIndex, string: str) -> str:
     """A dispatch branch's tool name: as written, or the value of the enum member of
     another module it compares against."""
     if string.startswith(ENUM_MEMBER):
@@ -35,7 +35,7 @@ def branch_name(project: ProjectModel, string: str) -> str:
     return string
 
 
-def _member_string(project: ProjectModel, member_qualname: str) -> str | None:
+def _member_string(project: ProjectIndex, member_qualname: str) -> str | None:
     owner, _, member = project.resolve_instance(member_qualname).rpartition(".")
     entry = project.classes.get(owner)
     if entry is None or not is_enum_class(entry[0]):
@@ -44,7 +44,7 @@ def _member_string(project: ProjectModel, member_qualname: str) -> str | None:
     return constant.string() if constant is not None else None
 
 
-def dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> str | None:
+def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str | None:
     """The project function that a name-to-function dispatch runs for ``name``."""
     # 1. a dict literal {"name": fn}
     for assignment in facts.assignments:
@@ -78,7 +78,7 @@ def dispatch_target(project: ProjectModel, name: str, facts: ModuleFacts) -> str
 
 
 def _handler_entry(
-    project: ProjectModel, value: Value, facts: ModuleFacts, function: str | None
+    project: ProjectIndex, value: Value, facts: ModuleFacts, function: str | None
 ) -> str | None:
     """The function a name-to-handler dict entry runs when it is not a plain function: a
     bound method (``self.create_issue``) of the class the dict is built in, or a handler

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def structural_spec(project: ProjectModel) -> tuple[str, Any]:
+def structural_spec(project: ProjectIndex) -> tuple[str, Any]:
     """The framework entry holding ``structural_bases`` in the catalogue, and that section."""
     for framework, spec in (project.catalog.data.get("frameworks") or {}).items():
         if spec and spec.get("structural_bases"):
@@ -17,7 +17,7 @@ def structural_spec(project: ProjectModel) -> tuple[str, Any]:
     return "", None
 
 
-def registration_methods(project: ProjectModel) -> frozenset[str]:
+def registration_methods(project: ProjectIndex) -> frozenset[str]:
     """The last parts of the catalogue's decorator and factory names (``tool``,
     ``add_tool``): a written name ending otherwise registers nothing, however expanded."""
     methods: set[str] = set()
@@ -30,7 +30,7 @@ def registration_methods(project: ProjectModel) -> frozenset[str]:
     return frozenset(methods)
 
 
-def lowlevel_handlers(project: ProjectModel) -> set[str]:
+def lowlevel_handlers(project: ProjectIndex) -> set[str]:
     """The handler decorators of low-level servers (``list_tools``, ``call_tool``)."""
     handlers: set[str] = set()
     for spec in (project.catalog.data.get("frameworks") or {}).values():

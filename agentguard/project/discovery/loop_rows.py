@@ -18,7 +18,7 @@ from agentguard.facts.module_facts import Call, Function, Loop, ModuleFacts, Val
 from agentguard.project.definitions import local_function
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 _MAX_DEPTH = 5
 
@@ -62,7 +62,7 @@ class LoopRow:
         return result
 
 
-def loop_rows(project: ProjectModel, target: Value | None, call: Call) -> list[LoopRow]:
+def loop_rows(project: ProjectIndex, target: Value | None, call: Call) -> list[LoopRow]:
     """The rows whose function a registration ``call`` inside a ``for`` loop hands over
     when its function argument ``target`` is one of the loop's targets."""
     if target is None or target.kind != "name" or call.function is None:
@@ -108,7 +108,7 @@ def _enclosing_loop(fn: Function, name: str, call: Call) -> Loop | None:
 
 
 def _rows(
-    project: ProjectModel,
+    project: ProjectIndex,
     value: Value,
     fn: Function | None,
     facts: ModuleFacts,
@@ -145,7 +145,7 @@ def _rows(
 
 
 def _module_rows(
-    project: ProjectModel, name: str, facts: ModuleFacts, depth: int
+    project: ProjectIndex, name: str, facts: ModuleFacts, depth: int
 ) -> list[tuple[Value, ModuleFacts]]:
     held = _module_value(project, name, facts)
     if held is None:
@@ -155,7 +155,7 @@ def _module_rows(
 
 
 def _module_value(
-    project: ProjectModel, name: str, facts: ModuleFacts
+    project: ProjectIndex, name: str, facts: ModuleFacts
 ) -> tuple[Value, ModuleFacts] | None:
     qualname = facts.imports.get(name) or f"{facts.module}.{name}"
     held = project.module_variable_in(qualname)
@@ -165,7 +165,7 @@ def _module_value(
 
 
 def _callees(
-    project: ProjectModel, call: Value, fn: Function | None, facts: ModuleFacts, before: int
+    project: ProjectIndex, call: Value, fn: Function | None, facts: ModuleFacts, before: int
 ) -> list[str]:
     """The project functions a call expression may call: its own callee, or the function a
     local names (``get = get_tools``), or any function a module dict it is picked from

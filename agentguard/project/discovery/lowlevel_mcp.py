@@ -24,10 +24,10 @@ from agentguard.project.discovery.dispatch import branch_name, dispatch_target, 
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def find(project: ProjectModel, found: FoundTools) -> Iterator[ToolFacts]:
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     tool_types = set(project.catalog.mcp_tool_types)
     for facts in project.modules.values():
         if facts.is_test:
@@ -63,7 +63,7 @@ def find(project: ProjectModel, found: FoundTools) -> Iterator[ToolFacts]:
             yield tool
 
 
-def _static_name(project: ProjectModel, value: Value) -> str | None:
+def _static_name(project: ProjectIndex, value: Value) -> str | None:
     """A tool name given as a literal or as a class constant (``GitTools.COMMIT`` of a
     ``class GitTools(str, Enum)``), as low-level MCP servers often name their tools."""
     if value.string():
@@ -79,7 +79,7 @@ def _static_name(project: ProjectModel, value: Value) -> str | None:
 
 
 def _branch_targets(
-    project: ProjectModel, facts: ModuleFacts, handler: str, body: Span
+    project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span
 ) -> list[str]:
     """The project functions a dispatch branch's own statements call, in source order."""
     caller = project.function(handler)
@@ -94,7 +94,7 @@ def _branch_targets(
 
 
 def _inline_branch(
-    project: ProjectModel, name: str, facts: ModuleFacts
+    project: ProjectIndex, name: str, facts: ModuleFacts
 ) -> tuple[str, Span, list[str]] | None:
     """The ``call_tool`` branch for ``name`` when it does the work inline (its handler, its
     statements' span and the functions it calls): the branch calls no project function of
@@ -124,7 +124,7 @@ def _inline_branch(
 
 
 def _branch_tool(
-    project: ProjectModel,
+    project: ProjectIndex,
     name: str,
     facts: ModuleFacts,
     site: Location,
@@ -150,7 +150,7 @@ def _branch_tool(
 
 
 def _handler_class_tool(
-    project: ProjectModel, value: Value, function: str | None
+    project: ProjectIndex, value: Value, function: str | None
 ) -> tuple[str, str] | None:
     """``Tool(name=self.name, ...)`` built in a method of a handler class (one class a tool,
     registered in a name-to-handler table the ``call_tool`` handler looks up): the name the
@@ -189,7 +189,7 @@ def _handler_class_tool(
 
 
 def _self_attribute_string(
-    project: ProjectModel, cls_qual: str, attr: str, depth: int = 0
+    project: ProjectIndex, cls_qual: str, attr: str, depth: int = 0
 ) -> str | None:
     """The string a class (or its project bases) gives ``self.<attr>``."""
     entry = project.classes.get(cls_qual)
@@ -218,7 +218,7 @@ def _self_attribute_string(
 
 
 def _handed_to_base(
-    project: ProjectModel,
+    project: ProjectIndex,
     base_qual: str,
     attr: str,
     args: list[Value],
@@ -242,7 +242,7 @@ def _handed_to_base(
     return None
 
 
-def _string(project: ProjectModel, value: Value) -> str | None:
+def _string(project: ProjectIndex, value: Value) -> str | None:
     """A literal string, or a module constant holding one (``TOOL_NAME``)."""
     if value.string():
         return value.string()

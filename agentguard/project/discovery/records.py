@@ -22,11 +22,11 @@ from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 def _record_tool(
-    project: ProjectModel,
+    project: ProjectIndex,
     found: FoundTools,
     fields: dict[str, Value],
     facts: ModuleFacts,
@@ -67,7 +67,7 @@ def _record_tool(
     )
 
 
-def find(project: ProjectModel, found: FoundTools) -> Iterator[ToolFacts]:
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     _, spec = structural_spec(project)
     if spec is None:
         return

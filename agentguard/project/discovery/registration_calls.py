@@ -16,11 +16,11 @@ from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import ToolFacts, argument_at
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 def tools_from_call(
-    project: ProjectModel, call: Call, facts: ModuleFacts, callee: str
+    project: ProjectIndex, call: Call, facts: ModuleFacts, callee: str
 ) -> list[ToolFacts]:
     """The tools a call of ``callee`` (a factory, or a decorator called as a function)
     makes of the functions it is handed."""
@@ -101,7 +101,7 @@ def tools_from_call(
 
 
 def _method_of_built(
-    project: ProjectModel,
+    project: ProjectIndex,
     target: Value | None,
     call: Call,
     facts: ModuleFacts,

@@ -20,11 +20,11 @@ from agentguard.project.definitions import enclosing_class, framework_bases
 from agentguard.project.tool_facts import SELF_NAMES
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 def registration_names(
-    project: ProjectModel, written: str, fn: Function | None, facts: ModuleFacts
+    project: ProjectIndex, written: str, fn: Function | None, facts: ModuleFacts
 ) -> Iterator[str]:
     """The qualified names a registration call written ``written`` in ``fn`` may stand for,
     each with its owner replaced by every base of a project class it names."""

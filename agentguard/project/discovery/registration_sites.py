@@ -16,10 +16,10 @@ from agentguard.project.discovery.registration_calls import tools_from_call
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import CallSite, ProjectModel
+    from agentguard.project.index import CallSite, ProjectIndex
 
 
-def find_in(project: ProjectModel, found: FoundTools, facts: ModuleFacts) -> Iterator[ToolFacts]:
+def find_in(project: ProjectIndex, found: FoundTools, facts: ModuleFacts) -> Iterator[ToolFacts]:
     forms = project.catalog.tool_forms
     # The few resolved callees that make tools: every other call is passed over.
     declaring = project.callees_matching(
@@ -46,7 +46,7 @@ def find_in(project: ProjectModel, found: FoundTools, facts: ModuleFacts) -> Ite
 
 
 def _decorator_applied(
-    project: ProjectModel, call: Call, decorator: CallSite, facts: ModuleFacts
+    project: ProjectIndex, call: Call, decorator: CallSite, facts: ModuleFacts
 ) -> ToolFacts | None:
     """``mcp.tool(name=tool_name)(lambda_function)``: the tool the decorator call's options
     make of the function the call is applied to."""

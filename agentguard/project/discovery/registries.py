@@ -18,10 +18,10 @@ from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.tool_facts import ToolFacts, argument_at
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def find(project: ProjectModel, found: FoundTools) -> Iterator[ToolFacts]:
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     registries = project.callees_matching(project.catalog.tool_forms["registry"], resolved=True)
     for facts in project.modules.values():
         if facts.is_test:
@@ -33,7 +33,7 @@ def find(project: ProjectModel, found: FoundTools) -> Iterator[ToolFacts]:
 
 
 def _listed_tools(
-    project: ProjectModel, found: FoundTools, call: Call, facts: ModuleFacts, callee: str
+    project: ProjectIndex, found: FoundTools, call: Call, facts: ModuleFacts, callee: str
 ) -> Iterator[ToolFacts]:
     """The tools of the list a call hands over (``Agent(tools=[...])``), those no tool found
     so far runs."""
@@ -77,7 +77,7 @@ def _site_span(element: Value, listed: Value | None, call_span: Span) -> Span:
 
 
 def _listed_elements(
-    project: ProjectModel, value: Value | None, call: Call, facts: ModuleFacts, depth: int = 0
+    project: ProjectIndex, value: Value | None, call: Call, facts: ModuleFacts, depth: int = 0
 ) -> list[Value]:
     """The items of a tool list: a literal, or a simple variable holding one (module level,
     possibly imported, or local to the calling function), concatenations and ``*`` spreads
@@ -106,7 +106,7 @@ def _listed_elements(
 
 
 def _appended_elements(
-    project: ProjectModel, value: Value, call: Call, facts: ModuleFacts, depth: int
+    project: ProjectIndex, value: Value, call: Call, facts: ModuleFacts, depth: int
 ) -> list[Value]:
     """What the calling function adds to a local list before handing it over: ``tools =
     []``, then ``tools.append(self.send)`` (often under an ``if`` an option guards) or
@@ -125,7 +125,7 @@ def _appended_elements(
 
 
 def _variable_elements(
-    project: ProjectModel, names: list[str], call: Call, facts: ModuleFacts, depth: int
+    project: ProjectIndex, names: list[str], call: Call, facts: ModuleFacts, depth: int
 ) -> list[Value]:
     result: list[Value] = []
     for name in names:
@@ -138,7 +138,7 @@ def _variable_elements(
 
 
 def _variable_value(
-    project: ProjectModel, value: Value, call: Call, facts: ModuleFacts
+    project: ProjectIndex, value: Value, call: Call, facts: ModuleFacts
 ) -> Value | None:
     if value.kind == "name" and call.function is not None:
         local: Value | None = None

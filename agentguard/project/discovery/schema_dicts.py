@@ -15,10 +15,10 @@ from agentguard.project.discovery.dispatch import dispatch_target
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def find(project: ProjectModel, found: FoundTools) -> Iterator[ToolFacts]:
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -62,7 +62,7 @@ def _camel_spec_framework(facts: ModuleFacts) -> str:
     return "bedrock"
 
 
-def _plugin_entry(project: ProjectModel, facts: ModuleFacts) -> str | None:
+def _plugin_entry(project: ProjectIndex, facts: ModuleFacts) -> str | None:
     """The one module-level entry function of a tool plugin module, if there is one."""
     found = [
         f"{facts.module}.{name}"

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 from agentguard.facts.module_facts import ClassDef
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def is_shared_base(project: ProjectModel, cls: ClassDef) -> bool:
+def is_shared_base(project: ProjectIndex, cls: ClassDef) -> bool:
     """A project class that other tool classes extend and that names no tool itself is
     their shared base (``class BookingTool(BaseTool)`` under ``HotelTool``), not a tool."""
     name = cls.attributes.get("name")

@@ -31,10 +31,10 @@ from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def _is_abstract_hook(project: ProjectModel, fn: Function) -> bool:
+def _is_abstract_hook(project: ProjectIndex, fn: Function) -> bool:
     if fn.name.startswith("__") and fn.name != "__call__":
         return False
     if any(d.qualname.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.decorators):
@@ -45,7 +45,7 @@ def _is_abstract_hook(project: ProjectModel, fn: Function) -> bool:
     return not fn.returns and not fn.raises and not project.calls_in(fn.qualname)
 
 
-def _own_method(project: ProjectModel, cls: ClassDef, name: str) -> str | None:
+def _own_method(project: ProjectIndex, cls: ClassDef, name: str) -> str | None:
     qualname = f"{cls.qualname}.{name}"
     return qualname if qualname in project.functions else None
 
@@ -58,7 +58,7 @@ def _declared_name(cls: ClassDef, attributes: list[str]) -> str | None:
     return None
 
 
-def find(project: ProjectModel, found: FoundTools) -> Iterator[ToolFacts]:
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     framework, spec = structural_spec(project)
     if spec is None:
         return
@@ -115,7 +115,7 @@ def find(project: ProjectModel, found: FoundTools) -> Iterator[ToolFacts]:
 
 
 def _model_facing(
-    project: ProjectModel,
+    project: ProjectIndex,
     base: ClassDef,
     tools: list[tuple[ClassDef, str, list[str]]],
     schemas: list[str],
@@ -149,7 +149,7 @@ def _tool_spec(value: Value) -> dict[str, Value] | None:
 
 
 def _self_described(
-    project: ProjectModel, cls: ClassDef, names: list[str]
+    project: ProjectIndex, cls: ClassDef, names: list[str]
 ) -> tuple[str, str] | None:
     """The name and the execution method of a class describing itself to a model API."""
     describing: Function | None = None

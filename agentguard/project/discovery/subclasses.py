@@ -20,10 +20,10 @@ from agentguard.project.discovery.registration_names import registration_names
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def find(project: ProjectModel, found: FoundTools) -> Iterator[ToolFacts]:
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     forms = project.catalog.tool_forms
     methods = registration_methods(project)
     tool_functions = found.functions()

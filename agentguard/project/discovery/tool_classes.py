@@ -21,10 +21,10 @@ from agentguard.project.discovery.toolkits import runtime_spec_functions, spec_f
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
-def find_in(project: ProjectModel, found: FoundTools, facts: ModuleFacts) -> Iterator[ToolFacts]:
+def find_in(project: ProjectIndex, found: FoundTools, facts: ModuleFacts) -> Iterator[ToolFacts]:
     for cls in facts.classes.values():
         if is_shared_base(project, cls):
             continue

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from agentguard.facts.module_facts import ClassDef, Value
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 
 def spec_function_names(listed: Value | None) -> list[str]:
@@ -30,7 +30,7 @@ def spec_function_names(listed: Value | None) -> list[str]:
     return names
 
 
-def runtime_spec_functions(project: ProjectModel, cls: ClassDef, attribute: str) -> list[str]:
+def runtime_spec_functions(project: ProjectIndex, cls: ClassDef, attribute: str) -> list[str]:
     """Functions nested in ``cls``'s methods that a method attaches to the instance
     (``setattr(self, name, fn)``) while one of them appends to ``self.<attribute>``."""
     appends = False

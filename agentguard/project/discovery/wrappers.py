@@ -33,7 +33,7 @@ from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.project.project_model import ProjectModel
+    from agentguard.project.index import ProjectIndex
 
 LOCALS = ".<locals>."
 
@@ -50,7 +50,7 @@ class Wrapper:
 
 
 def _applied_form(
-    project: ProjectModel, fn: Function, call: Call, calls: list[Call]
+    project: ProjectIndex, fn: Function, call: Call, calls: list[Call]
 ) -> tuple[ToolForm, dict[str, Value]] | None:
     """The framework decorator ``call`` applies to a parameter of ``fn``, with its options:
     ``mcp.tool(annotations=a)(func)`` (the decorator call, then the call on the function)
@@ -75,7 +75,7 @@ def _applied_form(
     return None
 
 
-def _wrappers(project: ProjectModel) -> list[Wrapper]:
+def _wrappers(project: ProjectIndex) -> list[Wrapper]:
     found: list[Wrapper] = []
     for qualname, (fn, facts) in project.functions.items():
         if facts.is_test or not fn.params:
@@ -97,7 +97,7 @@ def _wrappers(project: ProjectModel) -> list[Wrapper]:
 
 
 def _use_options(
-    project: ProjectModel, wrapper: Wrapper, decorator: Decorator
+    project: ProjectIndex, wrapper: Wrapper, decorator: Decorator
 ) -> dict[str, Value] | None:
     """The framework decorator's options at one use site, or None when ``decorator`` is no
     use of ``wrapper``. A keyword the wrapper writes as a factory parameter takes the value
@@ -123,7 +123,7 @@ def _use_options(
     return options
 
 
-def find(project: ProjectModel, found: FoundTools) -> Iterator[ToolFacts]:
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     """The tools made by project decorators that apply a framework's tool decorator."""
     wrappers = _wrappers(project)
     if not wrappers:

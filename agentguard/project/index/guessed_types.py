@@ -1,0 +1,299 @@
+"""The project index's type guesses: what class a module variable, an attribute of a
+project class or a function's result holds (``client = httpx.Client()``, ``self.g =
+self.authenticate()``, ``-> FastMCP``), instances imported from other modules, and the
+method a class (or one of its bases) defines under a name."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from agentguard.facts.module_facts import Function, ModuleFacts, Value
+from agentguard.knowledge.catalog import Catalog
+from agentguard.project.definitions import framework_bases
+from agentguard.project.index.symbols import Symbols
+from agentguard.project.tool_facts import SELF_NAMES
+
+# How many ``__init__.py`` re-exports a name is followed through (a cycle ends there).
+MAX_REEXPORT_HOPS = 8
+
+
+def unpacked_item(value: Value) -> int | None:
+    """The item a name unpacked from a call's result holds: 1 for ``self._start()[1]``,
+    as the extractor writes ``sandbox, port = self._start()``."""
+    text = value.text
+    if value.kind != "other" or not text.endswith("]") or not value.calls:
+        return None
+    head, _, index = text[:-1].rpartition("[")
+    return int(index) if index.isdigit() and head.endswith(")") else None
+
+
+def constructed_type(value: Value) -> str | None:
+    """What a call builds, when its name says: a class (``httpx.Client``), or a boto3 client
+    of a service (``boto3.client("sqs")`` gives ``boto3.client:sqs``, as the extractor types
+    it)."""
+    qualname = value.qualname
+    if value.kind == "other" and value.calls and _built_either_way(value):
+        # ``Client(api_key=key) if key else Client()``: the same class on both arms
+        qualname = value.calls[0]
+        return qualname if qualname.rsplit(".", 1)[-1][:1].isupper() else None
+    if value.kind != "call" or not qualname:
+        return None
+    last = qualname.rsplit(".", 1)[-1]
+    if last[:1].isupper():
+        return qualname
+    if last in {"client", "resource"} and value.call_args:
+        service = value.call_args[0].string()
+        if service:
+            return f"{qualname}:{service}"
+    return None
+
+
+def _built_either_way(value: Value) -> bool:
+    """Whether ``value`` is a conditional expression both of whose arms call one and the
+    same name (its only calls): ``Client(key) if key else Client()``."""
+    if len(set(value.calls)) != 1 or len(value.calls) != 2:
+        return False
+    try:
+        node = ast.parse(value.text, mode="eval").body
+    except (SyntaxError, ValueError):
+        return False  # cut short at the text limit
+    return (
+        isinstance(node, ast.IfExp)
+        and isinstance(node.body, ast.Call)
+        and isinstance(node.orelse, ast.Call)
+        and ast.dump(node.body.func) == ast.dump(node.orelse.func)
+    )
+
+
+class Types(Symbols):
+    """The symbol table with what its names hold: each module's variables typed by what
+    builds them, and the type guesses asked of classes and functions."""
+
+    def __init__(self, modules: Iterable[ModuleFacts], catalog: Catalog) -> None:
+        super().__init__(modules, catalog)
+        self.module_types: dict[str, dict[str, str]] = {}
+        for facts in self.modules.values():
+            types: dict[str, str] = {}
+            for assignment in facts.assignments:
+                if assignment.function is None:
+                    made = constructed_type(assignment.value)
+                    if made is not None:
+                        types.setdefault(assignment.target, made)
+            self.module_types[facts.module] = types
+        for facts in self.modules.values():
+            types = self.module_types[facts.module]
+            for assignment in facts.assignments:
+                if assignment.function is None and assignment.target not in types:
+                    made = self._made_by_factory(assignment.value)
+                    if made is not None:
+                        types[assignment.target] = made
+
+    def _made_by_factory(self, value: Value) -> str | None:
+        """``app = create_server()``, where the project function ``create_server`` returns
+        ``FastMCP(...)`` on every path, or declares ``-> FastMCP``: the class the module
+        variable holds, as ``app = FastMCP(...)`` would."""
+        entry = self.functions.get(value.qualname or "") if value.kind == "call" else None
+        if entry is None or entry[0].class_name:
+            return None
+        fn = entry[0]
+        named = fn.return_type
+        if named and named.rsplit(".", 1)[-1][:1].isupper():
+            module, _, name = named.rpartition(".")
+            held = self.modules_by_name.get(module)
+            if held is None or not any(
+                a.function is None and a.target == name for a in held.assignments
+            ):
+                return named  # not a type variable or an alias: a class
+        made = {constructed_type(returned) for returned in fn.returns}
+        return made.pop() if len(made) == 1 and None not in made else None
+
+    def _returned_binding(self, value: Value, fn: Function, facts: ModuleFacts) -> Value:
+        """A returned name as the function last bound it (``sandbox = Sandbox(...)``)."""
+        if value.kind != "name":
+            return value
+        bound = self.local_assignments(facts, fn.qualname, value.text)
+        return bound[-1].value if bound else value
+
+    def _declared_return(self, fn: Function) -> str | None:
+        """The class ``fn``'s return annotation names; None for a type variable
+        (``T = TypeVar("T")``: ``def instance(self, kind: type[T]) -> T`` names no class)."""
+        named = fn.return_type
+        held = self.module_variable(named) if named else None
+        if held is not None and (held.qualname or "").rsplit(".", 1)[-1] == "TypeVar":
+            return None
+        return named
+
+    def _accessor_type(self, cls_qual: str, method_name: str) -> str | None:
+        """``self._stripe().customers.create``, or ``self.client.post`` through a
+        ``@property``/``@cached_property``: the type an accessor method returns: the class
+        its return annotation names, the one it builds and returns (``return
+        WebClient(token=...)``), or one of the instance's typed attributes (``return
+        self._client``)."""
+        method = self.find_method(cls_qual, method_name)
+        fn = self.function(method) if method else None
+        if fn is None:
+            return None
+        if self._declared_return(fn):
+            return fn.return_type
+        built = {constructed_type(value) for value in fn.returns}
+        if len(built) == 1 and None not in built:
+            return built.pop()
+        for value in fn.returns:
+            if (
+                value.kind == "attr"
+                and value.text.startswith("self.")
+                and value.text.count(".") == 1
+            ):
+                typed = self.self_type(cls_qual, value.text[5:])
+                if typed:
+                    return typed
+        return None
+
+    def self_type(self, cls_qual: str, attr: str) -> str | None:
+        for current in self.lineage(cls_qual):
+            if current not in self.classes:
+                continue
+            cls = self.classes[current][0]
+            if attr in cls.self_types:
+                return cls.self_types[attr]
+            validated = self._validator_bound(current, attr) or self._factory_default(current, attr)
+            if validated is not None:
+                return validated
+        return self._built_by_method(cls_qual, attr)
+
+    def _factory_default(self, cls_qual: str, attr: str) -> str | None:
+        """``process: Any = Field(default_factory=_default_process)`` where the project
+        function builds and returns ``BashProcess(...)``: the field holds what it builds."""
+        cls, facts = self.classes[cls_qual]
+        default = cls.attributes.get(attr)
+        factory = default.call_kwargs.get("default_factory") if default is not None else None
+        if factory is None or factory.kind not in {"name", "attr"}:
+            return None
+        target = self.project_function(factory.qualname or factory.text, facts)
+        entry = self.functions.get(target) if target else None
+        if entry is None:
+            return None
+        built = {constructed_type(value) for value in entry[0].returns}
+        return built.pop() if len(built) == 1 and None not in built else None
+
+    def _validator_bound(self, cls_qual: str, attr: str) -> str | None:
+        """``values["client"] = Client(...)`` (or a local holding one) in a validator the
+        model runs on its input before it is built (``@model_validator(mode="before")``,
+        ``@root_validator(pre=True)``, LangChain's ``@pre_init``): the field ``attr`` holds
+        what was stored under its name."""
+        cls, facts = self.classes[cls_qual]
+        for method in cls.methods:
+            fn = self.function(method)
+            if fn is None or not any(
+                self.catalog.field_validators(d.qualname) for d in fn.decorators
+            ):
+                continue
+            data = [p for p in fn.params if p not in SELF_NAMES][:1]
+            for param in data:
+                for assignment in self.local_assignments(facts, method, f"{param}[{attr}]"):
+                    value = assignment.value
+                    if value.kind == "name":
+                        value = (
+                            self._bound_before(facts, method, value.text, assignment.order) or value
+                        )
+                    made = constructed_type(value) or self._handed_by_client(
+                        facts, method, value, assignment.order
+                    )
+                    if made is not None:
+                        return made
+        return None
+
+    def _bound_before(self, facts: ModuleFacts, method: str, name: str, order: int) -> Value | None:
+        """What the local ``name`` was last bound to in ``method`` before ``order``."""
+        held = [a for a in self.local_assignments(facts, method, name) if a.order <= order]
+        return held[-1].value if held else None
+
+    def _handed_by_client(
+        self, facts: ModuleFacts, method: str, value: Value, order: int
+    ) -> str | None:
+        """``g.projects.get(name)`` with ``g = gitlab.Gitlab(...)`` in the same function: the
+        object the client's call hands out, named by the client's type and the calls made on
+        it (``gitlab.Gitlab.projects.get``), so calls on it resolve into the client's package."""
+        if value.kind != "call" or "(" not in value.text:
+            return None
+        chain = value.text.split("(", 1)[0]
+        root, _, rest = chain.partition(".")
+        if not rest or not root.isidentifier():
+            return None
+        bound = self._bound_before(facts, method, root, order)
+        client = constructed_type(bound) if bound is not None else None
+        return f"{client}.{rest}" if client is not None else None
+
+    def _built_by_method(self, cls_qual: str, attr: str) -> str | None:
+        """``self.g = self.authenticate()``, where the class's method builds and returns
+        ``Github(auth=...)`` on every path (or declares ``-> Github``): the attribute holds
+        what the method returns (``_accessor_type``)."""
+        key = (cls_qual, attr)
+        if key in self._memo.method_built:
+            return self._memo.method_built[key]
+        self._memo.method_built[key] = None  # a method returning ``self.g`` asks again
+        entry = self.classes.get(cls_qual)
+        found: str | None = None
+        if entry is not None:
+            cls, facts = entry
+            target = f"self.{attr}"
+            for method in cls.methods:
+                for assignment in self.local_assignments(facts, method, target):
+                    value = assignment.value
+                    called = value.calls[0] if value.kind == "call" and value.calls else ""
+                    head, _, name = called.partition(".")
+                    if head in SELF_NAMES and name.isidentifier():
+                        found = found or self._accessor_type(cls_qual, name)
+        self._memo.method_built[key] = found
+        return found
+
+    def find_method(self, cls_qual: str, name: str) -> str | None:
+        for current in self.lineage(cls_qual):
+            candidate = f"{current}.{name}"
+            if candidate in self.functions:
+                return candidate
+        if cls_qual not in self.classes:
+            return None
+        # bases written as their module imports them, or generic (``ToolkitCore[list[T]]``)
+        for base in framework_bases(self, cls_qual):
+            candidate = f"{base}.{name}"
+            if candidate in self.functions:
+                return candidate
+        return None
+
+    def resolve_instance(self, qualname: str) -> str:
+        """``pkg.app.mcp.tool`` -> ``fastmcp.FastMCP.tool`` when ``pkg/app.py`` holds
+        ``mcp = FastMCP(...)``: an instance imported from another project module."""
+        # Memoised: the same dotted names come from every call site.
+        found = self._memo.instances.get(qualname)
+        if found is None:
+            found = self._memo.instances[qualname] = self._resolve_instance(qualname)
+        return found
+
+    def _resolve_instance(self, qualname: str, hops: int = 0) -> str:
+        parts = qualname.split(".")
+        if parts[0] not in self._module_firsts:
+            return qualname
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            facts = self.modules_by_name.get(module)
+            if facts is None:
+                continue
+            name = ".".join(parts[: cut + 1])
+            typed = self.module_types.get(module, {}).get(parts[cut])
+            if typed:
+                return ".".join([typed, *parts[cut + 1 :]])
+            # ``billing/__init__.py`` re-exports ``from .gateway import PaymentGateway``:
+            # ``billing.PaymentGateway`` is ``billing.gateway.PaymentGateway``.
+            exported = facts.imports.get(parts[cut])
+            if (
+                exported
+                and exported != name
+                and name not in self.classes
+                and name not in self.functions
+                and hops < MAX_REEXPORT_HOPS
+            ):
+                return self._resolve_instance(".".join([exported, *parts[cut + 1 :]]), hops + 1)
+            return qualname
+        return qualname

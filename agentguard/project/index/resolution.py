@@ -1,0 +1,773 @@
+"""The project index's call resolution: what each call site runs (its callee as a
+qualified name, the project functions it may run: directly, handed to a runner, through a
+dispatch dict, a bound method, a partial, ``getattr`` or a decorator's wrapper), and the
+call edges effect inference follows."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.knowledge.catalog import Matcher, NameIndex, normalise
+from agentguard.knowledge.open_world import words
+from agentguard.project.definitions import enclosing_class, local_function
+from agentguard.project.index.guessed_types import Types, constructed_type, unpacked_item
+from agentguard.project.tool_facts import SELF_NAMES
+
+# A callee as written, resolved wherever it is called: (the name without "()", its dotted
+# parts, whether the caller's class decides it, the project name it stands for if known).
+_CalleeName = tuple[str, list[str], bool, "str | None"]
+
+
+_FSTRING = re.compile(r"""^[fF][rR]?(['"])(?P<body>[^'"]*)\1$""")
+_CONCATENATED = re.compile(
+    r"""^(?:(['"])(?P<head>\w*)\1\s*\+\s*[\w.]+|[\w.]+\s*\+\s*(['"])(?P<tail>\w*)\3)$"""
+)
+
+
+def _name_pattern(text: str) -> tuple[str, str] | None:
+    """The literal start and end of a name built as ``f"_handle_{name}"``, ``"tool_" +
+    name`` or ``name + "_tool"``; None for any other form."""
+    built = _FSTRING.match(text)
+    if built is not None:
+        body = built.group("body")
+        if "{" not in body:
+            return None
+        return body.split("{", 1)[0], body.rsplit("}", 1)[-1]
+    joined = _CONCATENATED.match(text)
+    if joined is not None:
+        return joined.group("head") or "", joined.group("tail") or ""
+    return None
+
+
+class CallSite:
+    """One call site as resolved for its caller: the callee's qualified name and the project
+    function the call runs (a class's ``__init__`` for a construction), if any; ``also``:
+    the other project functions it may run (a dispatch dict's entries past the first)."""
+
+    __slots__ = ("also", "call", "callee", "caller", "facts", "forwarded", "target")
+
+    def __init__(
+        self,
+        call: Call,
+        caller: Function | None,
+        facts: ModuleFacts,
+        callee: str,
+        target: str | None,
+    ) -> None:
+        self.call = call
+        self.caller = caller
+        self.facts = facts
+        self.callee = callee
+        self.target = target
+        self.also: tuple[str, ...] = ()
+        # The call as the target receives it, when a runner forwards it
+        # (``asyncio.to_thread(send, to, body)`` calls ``send(to, body)``).
+        self.forwarded: Call | None = None
+
+    @property
+    def edge_call(self) -> Call:
+        """The call whose arguments the target receives."""
+        return self.forwarded or self.call
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """Every project function the call may run."""
+        return (self.target, *self.also) if self.target else self.also
+
+
+class ProjectIndex(Types):
+    """Modules, definitions, imports, types and call resolution of the scanned project:
+    the typed symbol table with each call site resolved (memoised per call site)."""
+
+    def resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
+        """Resolve self.x.y and module-level instances into a qualified callee name."""
+        return self.call_site(call, caller, facts).callee
+
+    def call_target(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str | None:
+        """The project function a call runs (a class's ``__init__`` for a construction)."""
+        return self.call_site(call, caller, facts).target
+
+    def call_site(self, call: Call, caller: Function | None, facts: ModuleFacts) -> CallSite:
+        """``call`` as resolved for ``caller``: its callee and the project function it runs."""
+        # Memoised per call site: tool discovery, effects, ledgers, retries and resume each
+        # resolve every call, some of them in several rounds.
+        site = self._memo.sites.get(id(call))
+        if (
+            site is None
+            or site.call is not call
+            or site.caller is not caller
+            or site.facts is not facts
+        ):
+            callee = self._resolve_callee(call, caller, facts)
+            site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
+            if site.target is not None and site.target in self._abstract_methods:
+                # a method of an interface (``BaseClient.create``) has no effect of its
+                # own: the call is judged as written, as a call no project code answers
+                site.target = None
+            elif site.target is None:
+                handed = self._handed_targets(call, callee, caller, facts)
+                if handed:
+                    site.target, site.also = handed[0], handed[1:]
+                    site.forwarded = self._forwarded(call, callee)
+            else:
+                site.also = self._passed_functions(call, site.target, caller, facts)
+            self._memo.sites[id(call)] = site
+        return site
+
+    def _call_target(self, callee: str, facts: ModuleFacts) -> str | None:
+        # ``project_function`` (then a class's ``__init__``), with what does not depend on
+        # the calling module worked out once per name.
+        known = self._memo.targets.get(callee)
+        if known is None:
+            known = self._memo.targets[callee] = self._target_anywhere(callee)
+        direct, maybe_local, otherwise = known
+        if direct is not None:
+            return direct
+        if maybe_local:
+            local = f"{facts.module}.{callee}"
+            if local in self.functions:
+                return local
+        return otherwise
+
+    def _target_anywhere(self, callee: str) -> tuple[str | None, bool, str | None]:
+        """For ``_call_target``: the project function ``callee`` names from any module, whether
+        the calling module's own function of that name could come first, and the target
+        when it does not (a re-exported function, or a class's ``__init__``)."""
+        if callee in self.functions:
+            return (callee, False, None)
+        maybe_local = bool(callee) and callee.rsplit(".", 1)[-1] in self._function_tails
+        otherwise = None
+        if "." in callee and callee.split(".", 1)[0] in self._function_firsts:
+            module_prefix, tail = callee.rsplit(".", 1)
+            otherwise = self._functions_under(tail).get(module_prefix)
+        if otherwise is None and callee in self.classes:
+            otherwise = self.find_method(callee, "__init__")
+        return (None, maybe_local, otherwise)
+
+    def _handed_targets(
+        self, call: Call, callee: str, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """The project functions a call runs through indirection: one handed to a function
+        that runs it (``asyncio.to_thread(send, ...)``, the catalogue's callable runners),
+        an entry of a dispatch dict (``HANDLERS[name](...)``), or a local bound to a
+        function, a bound method or a partial (``fn = partial(send, to); fn()``)."""
+        handed = self._handed_value(call, callee)
+        if handed is not None:
+            return self._reference_targets(handed, call, caller, facts, 0)
+        written = call.callee
+        if written.startswith("getattr(") and caller is not None:
+            # ``getattr(self, f"_handle_{name}")(arguments)``: the getattr call is the one
+            # this call is made on
+            inner = self.chained_request(call)
+            if inner is not None and inner.callee == "getattr" and len(inner.args) >= 2:
+                return self._getattr_targets(inner.args[0], inner.args[1], caller)
+            return ()
+        if "(" in written or (caller is None and not call.text.endswith("]")):
+            return ()
+        if written.startswith("self.") and written.count(".") == 1 and caller is not None:
+            # ``self.run_tool(...)`` where ``run_tool`` is a field the object was built with
+            owner = caller.class_name or enclosing_class(self, caller)
+            fields = self._field_targets(owner, written.split(".", 1)[1]) if owner else ()
+            if fields:
+                return fields
+        held = self.held_value(written, caller, facts)
+        if held is None:
+            return ()
+        if call.text.endswith("]"):
+            return self._dict_targets(held, call, caller, facts)
+        return self._reference_targets(held, call, caller, facts, 0)
+
+    def _passed_functions(
+        self, call: Call, target: str, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """The project functions handed to a project function that calls the parameter it
+        receives them in: ``self._safe_call(call_fn)`` with ``def _safe_call(self, f):
+        return f()`` runs ``call_fn`` too."""
+        called = self._memo.called_params.get(target)
+        if called is None:
+            fn = self.functions[target][0]
+            called = (
+                frozenset(c.callee for c in self.calls_in(target) if c.callee in fn.params)
+                - SELF_NAMES
+            )
+            self._memo.called_params[target] = called
+        if not called:
+            return ()
+        params = [p for p in self.functions[target][0].params if p not in SELF_NAMES]
+        found: list[str] = []
+        for param in sorted(called):
+            value = call.kwargs.get(param)
+            index = params.index(param) if param in params else len(call.args)
+            if value is None and index < len(call.args):
+                value = call.args[index]
+            if value is None or value.kind not in {"name", "attr", "call"}:
+                continue
+            for passed in self._reference_targets(value, call, caller, facts, 0):
+                if passed != target and passed not in found:
+                    found.append(passed)
+        return tuple(found)
+
+    def _field_targets(self, cls_qual: str, attr: str) -> tuple[str, ...]:
+        """The project functions a class's objects are built with as field ``attr``
+        (``Tool(run=self.run_tool, ...)``, a dataclass or pydantic field holding a
+        callable) when the class has no method of that name: what ``self.<attr>(...)``
+        runs."""
+        if cls_qual not in self.classes or self.find_method(cls_qual, attr) is not None:
+            return ()
+        name = cls_qual.rsplit(".", 1)[-1]
+        found: list[str] = []
+        for built, facts in self._constructions().get(name, ()):
+            if built.callee not in {cls_qual, name} or attr not in built.kwargs:
+                continue
+            caller = self.function(built.function) if built.function else None
+            for target in self._reference_targets(built.kwargs[attr], built, caller, facts, 0):
+                if target not in found:
+                    found.append(target)
+        return tuple(found)
+
+    def _constructions(self) -> dict[str, list[tuple[Call, ModuleFacts]]]:
+        """Calls with keyword arguments to a name that looks like a class, by that name."""
+        index = self._memo.constructions
+        if index is None:
+            index = {}
+            for facts in self.modules.values():
+                for call in facts.calls:
+                    last = call.callee.rsplit(".", 1)[-1]
+                    if call.kwargs and last[:1].isupper():
+                        index.setdefault(last, []).append((call, facts))
+            self._memo.constructions = index
+        return index
+
+    def _forwarded(self, call: Call, callee: str) -> Call | None:
+        """A runner's call as the function it runs receives it: the arguments after the
+        function (``to_thread(f, a, b)``, ``submit(f, a, b)``), or ``args=``/``kwargs=``
+        beside ``target=`` (``Thread(target=f, args=(a, b))``); a partial's own arguments
+        come first. None: the call passes its arguments as they are."""
+        runners = self.catalog.callable_runners
+        spec = runners(callee) or runners(call.callee)
+        if spec is None:
+            return None
+        arg, kwarg = spec
+        args: list[Value] = []
+        kwargs: dict[str, Value] = {}
+        if arg is not None and len(call.args) > arg:
+            handed, args, kwargs = call.args[arg], call.args[arg + 1 :], dict(call.kwargs)
+        elif kwarg and kwarg in call.kwargs:
+            handed = call.kwargs[kwarg]
+            listed, named = call.kwargs.get("args"), call.kwargs.get("kwargs")
+            args = list(listed.elements) if listed is not None else []
+            kwargs = dict(named.items) if named is not None else {}
+        else:
+            return None
+        if handed.kind == "call" and handed.call_args and runners(handed.qualname):
+            args = [*handed.call_args[1:], *args]
+            kwargs = {**handed.call_kwargs, **kwargs}
+        forwarded = copy.copy(call)
+        forwarded.args, forwarded.kwargs = args, kwargs
+        return forwarded
+
+    def _handed_value(self, call: Call, callee: str) -> Value | None:
+        """The function argument of a callable runner's call, if ``callee`` is one."""
+        runners = self.catalog.callable_runners
+        spec = runners(callee) or runners(call.callee)
+        if spec is None:
+            return None
+        arg, kwarg = spec
+        if arg is not None and len(call.args) > arg:
+            return call.args[arg]
+        return call.kwargs.get(kwarg) if kwarg else None
+
+    def held_value(self, name: str, caller: Function | None, facts: ModuleFacts) -> Value | None:
+        """What a name holds where ``caller`` (None: module level) uses it: its last
+        assignment in ``caller`` (``self.attr = ...`` too), a module variable (of this module,
+        or imported), or an attribute the caller's class sets on ``self`` (in its body or in
+        a method)."""
+        if caller is not None:
+            assigned = self.local_assignments(facts, caller.qualname, name)
+            if assigned:
+                return assigned[-1].value
+        held = self.module_variable(name)
+        if held is not None:
+            return held
+        if "." not in name:
+            imported = facts.imports.get(name)
+            local = self.module_variable(imported or f"{facts.module}.{name}")
+            if local is not None:
+                return local
+        parts = name.split(".")
+        if caller is not None and len(parts) == 2 and parts[0] in SELF_NAMES:
+            owner = caller.class_name or enclosing_class(self, caller)
+            entry = self.classes.get(owner) if owner else None
+            if entry is not None:
+                if parts[1] in entry[0].attributes:
+                    return entry[0].attributes[parts[1]]
+                for method in entry[0].methods:
+                    for assignment in self.local_assignments(facts, method, name):
+                        return assignment.value
+        return None
+
+    def _dict_targets(
+        self, held: Value, call: Call, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """Every project function a dispatch dict (``{"refund": refund, ...}``) holds."""
+        if held.kind != "dict":
+            return ()
+        found: list[str] = []
+        for entry in held.items.values():
+            for target in self._reference_targets(entry, call, caller, facts, 0):
+                if target not in found:
+                    found.append(target)
+        return tuple(found)
+
+    def _reference_targets(
+        self, value: Value, call: Call, caller: Function | None, facts: ModuleFacts, depth: int
+    ) -> tuple[str, ...]:
+        """The project function a value names without calling it: a function or a nested
+        one, a bound method (``self.send``, ``client.send``), or a partial of one."""
+        if depth > 3:
+            return ()
+        looked_up = self._looked_up(value)
+        if looked_up is not None:
+            # ``HANDLERS.get(name)`` or ``HANDLERS[name]``: any function the dict holds.
+            held = self.held_value(looked_up, caller, facts)
+            return self._dict_targets(held, call, caller, facts) if held is not None else ()
+        if value.kind == "call" and value.qualname == "getattr" and len(value.call_args) >= 2:
+            # ``handler = getattr(self, f"tool_{name}", None)``
+            return self._getattr_targets(value.call_args[0], value.call_args[1], caller)
+        if value.kind == "call":
+            # ``partial(send, to)`` handed on: the function inside it.
+            runner = Call(value.qualname or "", value.text, "", None, call.span, value.call_args)
+            runner.kwargs = value.call_kwargs
+            inner = self._handed_value(runner, value.qualname or "")
+            if inner is None:
+                return ()
+            return self._reference_targets(inner, call, caller, facts, depth + 1)
+        if value.kind == "name" and caller is not None and value.qualname == value.text:
+            # a local bound to a function, or a function nested in the caller
+            nested = local_function(self, value, call)
+            if nested is not None:
+                return (nested,)
+            held = self.held_value(value.text, caller, facts)
+            if held is not None and held is not value:
+                return self._reference_targets(held, call, caller, facts, depth + 1)
+            return ()
+        if value.kind not in {"name", "attr"}:
+            return ()
+        written = value.qualname or value.text
+        reference = Call(written, value.text, written.rsplit(".", 1)[-1], None, call.span)
+        target = self._call_target(self._resolve_callee(reference, caller, facts), facts)
+        if target is None or target.endswith(".__init__"):
+            return ()
+        return (target,)
+
+    def _getattr_targets(
+        self, owner_value: Value, name: Value, caller: Function | None
+    ) -> tuple[str, ...]:
+        """The methods ``getattr(self, name)`` may give: the one a literal names, or every
+        method of the class (its project bases included) whose name has the literal start
+        and end of ``f"_handle_{name}"`` or ``"tool_" + name`` (three characters at least:
+        a name built from nothing known could be any method)."""
+        if caller is None or owner_value.text not in SELF_NAMES:
+            return ()
+        owner = caller.class_name or enclosing_class(self, caller)
+        if owner is None:
+            return ()
+        literal = name.string()
+        if literal is not None:
+            method = self.find_method(owner, literal)
+            return (method,) if method else ()
+        ends = _name_pattern(name.text)
+        if ends is None or len(ends[0]) + len(ends[1]) < 3:
+            return ()
+        prefix, suffix = ends
+        found: dict[str, str] = {}
+        for cls_qual in [owner, *self.class_bases(self.classes[owner][0])]:
+            entry = self.classes.get(cls_qual)
+            for method in entry[0].methods if entry else ():
+                short = method.rsplit(".", 1)[-1]
+                if short.startswith(prefix) and short.endswith(suffix) and short not in found:
+                    found[short] = method  # a subclass's method hides its base's
+        return tuple(q for q in sorted(found.values()) if q != caller.qualname)
+
+    @staticmethod
+    def _looked_up(value: Value) -> str | None:
+        """The dict a value looks an entry up in: ``HANDLERS`` of ``HANDLERS.get(name)``
+        or of ``HANDLERS[name]`` (as resolved, for ``.get``; as written, for ``[]``)."""
+        if value.kind == "call" and value.qualname and value.qualname.endswith(".get"):
+            return value.qualname[: -len(".get")]
+        if value.kind == "other" and value.text.endswith("]") and "[" in value.text:
+            head = value.text.split("[", 1)[0]
+            if head.replace(".", "").replace("_", "").isalnum():
+                return head
+        return None
+
+    def call_sites(self, facts: ModuleFacts) -> list[CallSite]:
+        """The calls of ``facts``, each resolved for the function it is in (computed once:
+        tool discovery and retry detection walk every call of every module)."""
+        sites = self._memo.module_sites.get(facts.path)
+        if sites is None:
+            function = self.function
+            sites = [
+                self.call_site(call, function(call.function) if call.function else None, facts)
+                for call in facts.calls
+            ]
+            self._memo.module_sites[facts.path] = sites
+        return sites
+
+    def callees_matching(self, matcher: Matcher[Any], *, resolved: bool) -> frozenset[str]:
+        """The callees in the project, as written (``call.callee``) or as resolved for their
+        call sites, that ``matcher`` knows: a walk over every call site tests membership in
+        this set instead of asking the catalogue at each site. Most sites match nothing."""
+        key = (id(matcher), resolved)
+        entry = self._memo.matching.get(key)
+        if entry is None or entry[0] is not matcher:
+            names = self._resolved_index() if resolved else self._written_names
+            entry = self._memo.matching[key] = (matcher, matcher.among(names))
+        return entry[1]
+
+    def _resolved_index(self) -> NameIndex:
+        """Every callee as resolved for its call site (resolving every call, once)."""
+        names = self._memo.resolved_names
+        if names is None:
+            names = self._memo.resolved_names = NameIndex(
+                site.callee for facts in self.modules.values() for site in self.call_sites(facts)
+            )
+        return names
+
+    def _handed_call(self, call: Call, callee: str) -> Call | None:
+        """For a call that runs a function outside the project it is handed
+        (``asyncio.to_thread(client.create, model, values)``, the catalogue's
+        ``callable_runners``): the call of that function with the arguments after it, at the
+        same place (memoised: the call site resolved for it is). None for any other call;
+        project functions handed over are call targets (``_handed_targets``)."""
+        memo = self._memo.handed.get(id(call))
+        if memo is not None and memo[0] is call:
+            return memo[1]
+        function = self._handed_value(call, callee)
+        handed = None
+        if function is not None and function.kind in {"name", "attr"}:
+            handed = self._runner_call(call, callee, function)
+        self._memo.handed[id(call)] = (call, handed)
+        return handed
+
+    def _runner_call(self, call: Call, callee: str, function: Value) -> Call:
+        forwarded = self._forwarded(call, callee) or call
+        text = function.text
+        return Call(
+            callee=function.qualname or text,
+            text=f"{text}(...)",
+            method=text.rsplit(".", 1)[-1],
+            receiver=text.rsplit(".", 1)[0] if "." in text else None,
+            span=call.span,
+            args=forwarded.args,
+            kwargs=forwarded.kwargs,
+            star_kwargs_values=call.star_kwargs_values,
+            function=call.function,
+            loop_ids=call.loop_ids,
+            order=call.order,
+        )
+
+    def followed_site(self, call: Call, caller: Function, facts: ModuleFacts) -> CallSite:
+        """``call`` as effect inference follows it: the function a runner call is handed
+        (``_handed_call``) in its place when that is what the call runs."""
+        site = self.call_site(call, caller, facts)
+        if site.target is None:
+            handed = self._handed_call(call, site.callee)
+            if handed is not None:
+                return self.call_site(handed, caller, facts)
+        return site
+
+    def call_edges(self, qualname: str) -> list[tuple[Call, str]]:
+        """The calls in ``qualname`` that run another project function, with that function
+        (kept from effect inference for the functions it worked out)."""
+        edges = self._memo.edges.get(qualname)
+        if edges is None:
+            fn, facts = self.functions[qualname]
+            edges = []
+            for written in self.calls_in(qualname):
+                site = self.followed_site(written, fn, facts)
+                for target in site.targets:
+                    if target != qualname:
+                        edges.append((site.edge_call, target))
+            edges.extend(self.decorator_edges(qualname))
+            self._memo.edges[qualname] = edges
+        return edges
+
+    def decorator_edges(self, qualname: str) -> list[tuple[Call, str]]:
+        """The wrappers project decorators put around ``qualname``: a decorator (or what a
+        decorator factory returns, for ``@audited("refunds")``) that returns a function
+        nested in it which calls the function it was given. Calling the decorated function
+        runs that wrapper, so its effects are the function's; each edge's call is the
+        decorator as written."""
+        entry = self.functions.get(qualname)
+        if entry is None or not entry[0].decorators:
+            return []
+        fn, facts = entry
+        edges: list[tuple[Call, str]] = []
+        for decorator in fn.decorators:
+            maker = self.project_function(decorator.qualname, facts)
+            if maker is None:
+                continue
+            if decorator.called:
+                maker = self._returned_nested(maker, wraps=False)
+            wrapper = self._returned_nested(maker, wraps=True) if maker else None
+            if wrapper is not None and wrapper != qualname:
+                call = Call(decorator.qualname, decorator.text, "", None, decorator.span)
+                call.function = qualname
+                edges.append((call, wrapper))
+        return edges
+
+    def _resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
+        # Most of what a name resolves to does not depend on the call site: it is worked out
+        # once per name (and class), and only the site-specific parts are looked at here.
+        name = self._memo.callee_names.get(call.callee)
+        if name is None:
+            name = self._memo.callee_names[call.callee] = self._resolve_name(call.callee)
+        callee, parts, on_class, resolved = name
+        # ``self`` in a function nested in a method is the method's ``self``.
+        owner = caller.class_name or enclosing_class(self, caller) if on_class and caller else None
+        if owner:
+            class_key = (owner, facts.module, callee)
+            found = self._memo.class_names.get(class_key)
+            if found is None:
+                found = self._memo.class_names[class_key] = self._resolve_on_class(
+                    callee, parts, owner, facts
+                )
+            return found
+        if len(parts) >= 2 and caller is not None and self._self_alias(parts[0], caller, facts):
+            # ``toolkit = self`` in a method, ``toolkit.run_tool(...)`` in a function nested
+            # in it: a call on the method's ``self``
+            owner = enclosing_class(self, caller)
+            if owner:
+                return self._resolve_on_class(callee, ["self", *parts[1:]], owner, facts)
+        types = self.module_types.get(facts.module, {})
+        # Only a name the extractor left unresolved (a module variable assigned below its
+        # use): ``mcp.server.fastmcp.FastMCP.add_tool`` must not be resolved twice.
+        if parts[0] in types and callee == normalise(call.text):
+            return ".".join([types[parts[0]], *parts[1:]])
+        if resolved is not None:
+            return resolved
+        if len(parts) >= 2 and caller is not None:
+            # An instance a project function made and returned: a project class's method
+            # (Cls.method), or the method of the class its return annotation names.
+            made = self._factory_class(parts[0], caller, facts)
+            if made in self.classes and len(parts) == 2:
+                method = self.find_method(made, parts[1])
+                if method:
+                    return method
+            elif made:
+                typed = ".".join([made, *parts[1:]])
+                return self._resolve_name(typed)[3] or typed
+        if len(parts) == 2 and caller is not None and parts[0] in caller.params:
+            # ``db.execute_query(sql)`` on a parameter no annotation types: the one project
+            # class that defines a method so named, when its name is of several words
+            return self._sole_method(parts[1]) or callee
+        return callee
+
+    def _sole_method(self, name: str) -> str | None:
+        """The only method named ``name`` (of two words or more: ``execute_query``, not
+        ``send``) that the project's own, non-test classes define."""
+        if len(words(name)) < 2:
+            return None
+        found = [
+            q
+            for q in self.by_name.get(name, ())
+            if self.functions[q][0].class_name and not self.functions[q][1].is_test
+        ]
+        return found[0] if len(found) == 1 else None
+
+    def _self_alias(self, name: str, caller: Function, facts: ModuleFacts) -> bool:
+        """Whether ``name`` is a local bound to ``self`` (``outer = self``) in ``caller`` or
+        in a function it is nested in, and never bound to anything else there."""
+        if name in SELF_NAMES or not name.isidentifier():
+            return False
+        scope: str | None = caller.qualname
+        while scope:
+            bound = self.local_assignments(facts, scope, name)
+            if bound:
+                return all(a.value.kind == "name" and a.value.text in SELF_NAMES for a in bound)
+            head, sep, _ = scope.rpartition(".<locals>.")
+            scope = head if sep else None
+        return False
+
+    def _resolve_name(self, written: str) -> _CalleeName:
+        """What ``written`` (a callee as the extractor left it) names wherever it is called:
+        a project function or class, or a method of an instance another module holds (None:
+        the call site decides)."""
+        callee = written.replace("()", "")
+        parts = callee.split(".")
+        on_class = len(parts) >= 2 and (
+            (parts[0] == "super" and len(parts) == 2) or parts[0] in SELF_NAMES
+        )
+        resolved: str | None = None
+        if parts[0] not in self._name_firsts:
+            return (callee, parts, on_class, resolved)
+        instance = self.resolve_instance(callee)
+        if instance != callee:
+            resolved = self._method_if_project_class(instance)
+        elif parts[0] in self.classes or callee in self.functions:
+            resolved = callee
+        elif len(parts) >= 2:
+            owner = ".".join(parts[:-1])
+            if owner in self.classes:
+                resolved = self.find_method(owner, parts[-1])
+            elif len(parts) >= 3:
+                resolved = self._through_typed_attribute(parts)
+        if resolved is None and "()." in written:
+            resolved = self._on_returned_client(written)
+        return (callee, parts, on_class, resolved)
+
+    def _on_returned_client(self, written: str) -> str | None:
+        """``app.clients.get_http().post``, where the project function ``get_http`` builds
+        and returns ``httpx.Client(...)`` on every path: ``httpx.Client.post`` (a project
+        class's method, for a project class)."""
+        factory, _, rest = written.partition("()")
+        entry = self.functions.get(factory)
+        if entry is None or "(" in rest:
+            return None
+        kind = self._declared_return(entry[0])  # ``def get_http() -> httpx.Client``
+        if not kind:
+            made = {constructed_type(value) for value in entry[0].returns}
+            if len(made) != 1:
+                return None
+            (kind,) = made
+            if kind is None:
+                return None
+        method = self._method_if_project_class(kind + rest)
+        if method in self.functions or rest.count(".") < 2:
+            return method
+        # ``get_runtime().mutations.send.execute``: through the attributes the returned
+        # class declares (``mutations: Services``, then ``send: SendService``)
+        return self._resolve_name(kind + rest)[3] or method
+
+    def _through_typed_attribute(self, parts: list[str]) -> str | None:
+        """``app.Deps.client.post``, called on a parameter or local of the project class
+        ``Deps``: the method of the type the class declares for the attribute
+        (``client: httpx.Client`` gives ``httpx.Client.post``). Each step uses up one
+        attribute, so a chain of typed attributes ends."""
+        for cut in range(len(parts) - 2, 0, -1):
+            owner = ".".join(parts[:cut])
+            if owner not in self.classes:
+                continue
+            attr_type = self.self_type(owner, parts[cut])
+            if attr_type is None:
+                return None
+            typed = ".".join([attr_type, *parts[cut + 1 :]])
+            return self._resolve_name(typed)[3] or typed
+        return None
+
+    def _resolve_on_class(
+        self, callee: str, parts: list[str], cls_qual: str, facts: ModuleFacts
+    ) -> str:
+        """``super().m``, ``self.m`` and ``self.attr.m`` called in a method of ``cls_qual``."""
+        if parts[0] == "super":
+            # super().method(): the first definition in the bases, not the class itself
+            cls_entry = self.classes.get(cls_qual)
+            for base in cls_entry[0].bases if cls_entry else []:
+                method = self.find_method(self._class_qualname(base, facts), parts[1])
+                if method:
+                    return method
+            return callee
+        if len(parts) == 2:
+            method = self.find_method(cls_qual, parts[1])
+            return method or f"{cls_qual}.{parts[1]}"
+        attr_type = self.self_type(cls_qual, parts[1]) or self._accessor_type(cls_qual, parts[1])
+        if attr_type:
+            typed = self.resolve_instance(".".join([attr_type, *parts[2:]]))
+            return self._method_if_project_class(typed)
+        return callee
+
+    def _method_if_project_class(self, qualname: str) -> str:
+        """``pkg.gateway.Gateway.refund``: the method it runs, inherited ones included."""
+        owner, _, method = qualname.rpartition(".")
+        if owner in self.classes and qualname not in self.functions:
+            return self.find_method(owner, method) or qualname
+        return qualname
+
+    def _factory_class(self, name: str, caller: Function, facts: ModuleFacts) -> str | None:
+        """``client = _get_client(...)`` where the project function returns
+        ``_Client(...)``: the project class the local holds."""
+        if (caller.qualname, name) not in self._call_bound(facts):
+            return None
+        assigned = self.local_assignments(facts, caller.qualname, name)
+        bound = assigned[-1].value if assigned else None
+        if bound is None or bound.kind not in {"call", "other"} or not bound.calls:
+            return None
+        callee = bound.calls[0].replace("()", "")
+        target = self.project_function(callee, facts)
+        if target is None and "." not in callee:
+            # a sibling helper nested in the same function (``register_tools`` style)
+            same = [q for q in self.by_name.get(callee, []) if q.startswith(facts.module + ".")]
+            target = same[0] if len(same) == 1 else None
+        if target is None:
+            # ``client = self._client()``, ``msg = account.new_message()``: the method
+            # the call runs, as resolved where it is made
+            target = self._bound_call_target(bound, caller, facts)
+        if target is None:
+            # an interface's method (``SandboxFactory.open``, abstract) runs nothing of its
+            # own, but its annotation says what it returns
+            interface = self.bound_callee(bound, caller, facts)
+            if interface is not None and self.is_interface_method(interface):
+                return self.functions[interface][0].return_type
+        made = self.functions.get(target) if target else None
+        if made is None:
+            return None
+        returns = made[0].returns
+        item = unpacked_item(bound)
+        if item is not None:
+            # ``sandbox, port = self._start()`` with ``return sandbox, port``: that item,
+            # or what the function bound the name it returns to
+            returns = [
+                self._returned_binding(value.elements[item], made[0], made[1])
+                for value in returns
+                if value.kind == "list" and item < len(value.elements)
+            ]
+        for value in returns:
+            if value.kind == "call" and value.qualname in self.classes:
+                return value.qualname
+        if item is None and self._declared_return(made[0]):
+            # ``async def get_client(ctx) -> NotesClient``, awaited or not
+            return made[0].return_type
+        # ``return httpx.Client(...)`` on every path
+        built = {constructed_type(value) for value in returns}
+        return built.pop() if len(built) == 1 and None not in built else None
+
+    def _bound_call_target(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
+        """The project function run by the call a local is bound to (its first call)."""
+        site = self._bound_call_site(bound, caller, facts)
+        return site.target if site is not None else None
+
+    def bound_callee(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
+        """The callee of the call a local is bound to (its first call), resolved where it is
+        made: ``msg = self.client.me.messages.by_message_id(i)`` with ``self.client`` built
+        by a method that returns ``GraphServiceClient(...)`` gives
+        ``msgraph.GraphServiceClient.me.messages.by_message_id``."""
+        site = self._bound_call_site(bound, caller, facts)
+        return site.callee if site is not None else None
+
+    def _bound_call_site(
+        self, bound: Value, caller: Function, facts: ModuleFacts
+    ) -> CallSite | None:
+        span = bound.span
+        if span is None or not bound.calls:
+            return None
+        for call in self.calls_in(caller.qualname):
+            inside = call.span[:2] >= span[:2] and call.span[2:] <= span[2:]
+            if not inside or call.callee != bound.calls[0]:
+                continue
+            if id(call) in self._memo.resolving:
+                return None  # ``client = client.refreshed()``: resolving that very call
+            self._memo.resolving.add(id(call))
+            try:
+                return self.call_site(call, caller, facts)
+            finally:
+                self._memo.resolving.discard(id(call))
+        return None
+
+    def note_call_edges(self, qualname: str, edges: list[tuple[Call, str]]) -> None:
+        """Effect inference followed every call of ``qualname``: these are its call edges
+        (``call_edges`` would find the same)."""
+        self._memo.edges[qualname] = edges
