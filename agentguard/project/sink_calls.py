@@ -3,7 +3,6 @@ file mode), and how a helper's HTTP call reads once its caller names the method 
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -103,12 +102,7 @@ def _written_with(call: Call, sink: Sink) -> bool:
     """Whether the call writes each keyword argument the sink needs with its value."""
     for name, wanted in sink.only_with.items():
         given = call.kwargs.get(name)
-        if given is None or given.kind != "const":
-            return False
-        try:
-            if ast.literal_eval(given.text) != wanted:
-                return False
-        except (ValueError, SyntaxError):
+        if given is None or given.kind != "const" or given.const != wanted:
             return False
     return True
 
