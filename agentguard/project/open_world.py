@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import CALL_STEP, Call, Chain, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
-from agentguard.knowledge.open_world import OpenWorld, words
+from agentguard.knowledge.open_world import OpenWorld
+from agentguard.knowledge.words import words
 from agentguard.project.receivers import (
     STDLIB_MODULES,
     asks_a_collection,
@@ -91,7 +92,7 @@ def judge_built(
     followed by a thing a service holds (``message.save_draft()``, ``mail.send_email()``),
     not by where the bytes go (``stream.save_to_wav_file(path)``)."""
     world = project.catalog.open_world
-    named = words(call.method)
+    named = words(call.method, identifier=True)
     said = len(named) == 1 or (len(named) == 2 and named[1] in world.nouns_alone)
     if not said or named[0] not in world.object_writes or "." not in call.callee:
         return None
@@ -204,7 +205,7 @@ def _verdict(
     root = _root(receiver)
     verb = method_verb(project, call.method, call)
     containers = project.catalog.container_methods
-    named = words(call.method)
+    named = words(call.method, identifier=True)
     derived = (
         call.method in world.derived_writes
         # ``member.remove_roles(role)``, ``message.delete_reaction(e)``: a verb with its
@@ -368,7 +369,7 @@ def method_verb(project: ProjectModel, method: str, call: Call | None = None) ->
             return None
     if verb != "non_idempotent":
         return verb
-    named = words(method)
+    named = words(method, identifier=True)
     for index, word in enumerate(named):
         if word in project.catalog.link_verbs:
             if set(named[index + 1 :]) & project.catalog.post_relation_words:
@@ -572,7 +573,7 @@ def _just_built(
         return False
     if name[:1].isupper():
         return name not in {"Path", "PurePath"}
-    return (words(name) or [""])[0] in world.object_factories
+    return (words(name, identifier=True) or [""])[0] in world.object_factories
 
 
 def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
@@ -587,7 +588,7 @@ def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
     word last, a credential word before it)."""
     world = project.catalog.open_world
     if effect.remote:
-        named = words(fn.name)
+        named = words(fn.name, identifier=True)
         credential = world.credential_words
         if named and named[-1] in world.credential_holders and set(named) & credential:
             # ``create_credential_provider``: builds how a client signs in
@@ -604,9 +605,9 @@ def is_plumbing(project: ProjectModel, effect: Effect, fn: Function) -> bool:
         return world.verb_class(fn.name) in {None, "read"} and bool(set(named) & credential)
     if effect.kind not in {"write", "destructive"}:
         return False
-    said = set(words(fn.name))
+    said = set(words(fn.name, identifier=True))
     for argument in effect.call.args[:1]:
-        said.update(words(re.sub(r"\W+", "_", argument.text)))
+        said.update(words(re.sub(r"\W+", "_", argument.text), identifier=True))
     if said & (world.credential_words | world.cache_words):
         return True
     # ``with open(log_file, "a") as f``: the server's own log, appended to; or the folder

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from agentguard.diagnostics import Location, ScanProblem, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
-from agentguard.knowledge.open_world import words
+from agentguard.knowledge.words import words
 from agentguard.project.discovery_runtime_built import local_function
 from agentguard.project.discovery_subclasses import enclosing_class, framework_bases
 from agentguard.project.tool_facts import (
@@ -899,7 +899,7 @@ class ProjectModel:
     def _sole_method(self, name: str) -> str | None:
         """The only method named ``name`` (of two words or more: ``execute_query``, not
         ``send``) that the project's own, non-test classes define."""
-        if len(words(name)) < 2:
+        if len(words(name, identifier=True)) < 2:
             return None
         found = [
             q

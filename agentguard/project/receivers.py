@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import CALL_STEP, Call, Chain, Function, ModuleFacts, Step, Value
-from agentguard.knowledge.open_world import words
+from agentguard.knowledge.words import words
 from agentguard.project.sink_keys import local_value
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def _configures_library(
     """``wikipedia.set_lang("fr")``, ``pandas.set_option(...)``: a setting verb called on an
     imported module itself, not on a client it made, configures the library in this
     process; nothing leaves it."""
-    named = words(call.method)
+    named = words(call.method, identifier=True)
     if not named or named[0] not in project.catalog.open_world.module_settings:
         return False
     imported = facts.imports.get(written)
@@ -204,7 +204,7 @@ def asks_a_collection(project: ProjectModel, call: Call, collection: str) -> boo
     duplicates."""
     if call.method not in {"create", "acreate"}:
         return False
-    named = words(collection)
+    named = words(collection, identifier=True)
     catalog = project.catalog
     return (
         bool(named)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, Sink
-from agentguard.knowledge.open_world import words
+from agentguard.knowledge.words import words
 from agentguard.project import open_world
 from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
@@ -288,7 +288,7 @@ def _literal_request_method(project: ProjectModel, call: Call) -> str | None:
     first or as ``method=``; None for any other call."""
     if call.method.lstrip("_")[:1].isupper():
         return None  # ``urllib.request.Request(url, method="POST")``: built, sent later
-    named = words(call.method)
+    named = words(call.method, identifier=True)
     if "request" not in named or not set(named) <= project.catalog.http_helper_words:
         return None
     given = call.kwargs.get("method") or (call.args[0] if call.args else None)
