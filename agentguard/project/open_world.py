@@ -99,7 +99,8 @@ def judge_built(
     head = call.callee.split(".", 1)[0]
     if head in STDLIB_MODULES or head in project.module_heads or head in world.in_process_packages:
         return None  # an in-process package's object creates nothing remote (its save: a file)
-    receiver = call.chain.receiver() or call.chain if call.chain else None
+    # what the method is called on; a function called by name is itself what was built
+    receiver = (call.chain.receiver() or call.chain) if call.chain else None
     if not _just_built(project, world, receiver, fn, facts, call):
         return None
     verdict = _Verdict("non_idempotent", f"`{call.method}()` on an object just built")
