@@ -323,3 +323,67 @@ def test_an_import_cycle_is_caught(tmp_path: Path) -> None:
             "agentguard.project.discovery.finder",
         ]
     ]
+
+
+# Reading source text: only the facts layer does it (``agentguard.facts``), once per file; every
+# layer above reads the structure the facts carry. (LibCST edits made by fixes are writing.)
+PARSING_CALLS = frozenset(
+    {"ast.parse", "ast.literal_eval", "compile", "builtins.compile", "eval", "exec"}
+)
+
+
+def parsing_calls(path: Path) -> list[tuple[str, int]]:
+    """Every call in the file that parses Python text, with its line: ``ast.parse``,
+    ``ast.literal_eval`` (however ``ast`` or the function is imported), ``compile``,
+    ``eval`` and ``exec``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: dict[str, str] = {}  # local name -> what it stands for
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update({alias.asname or alias.name: alias.name for alias in node.names})
+        elif isinstance(node, ast.ImportFrom) and node.module in {"ast", "builtins"}:
+            names.update(
+                {alias.asname or alias.name: f"{node.module}.{alias.name}" for alias in node.names}
+            )
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name):
+            called = names.get(func.id, func.id)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            called = f"{names.get(func.value.id, func.value.id)}.{func.attr}"
+        else:
+            continue
+        if called in PARSING_CALLS:
+            found.append((called, node.lineno))
+    return found
+
+
+def test_only_the_facts_parse_source() -> None:
+    problems = [
+        f"{module}:{line} calls {called}"
+        for path, module in analyser_modules()
+        if part_of(module) != "agentguard.facts"
+        for called, line in parsing_calls(path)
+    ]
+    assert problems == []
+
+
+def test_a_parse_outside_the_facts_is_caught(tmp_path: Path) -> None:
+    """A project pass that reads a value's text again, under any import form, is found."""
+    source = tmp_path / "agentguard" / "project" / "sample.py"
+    source.parent.mkdir(parents=True)
+    source.write_text(
+        "import ast as syntax\n"
+        "from ast import literal_eval\n"
+        "def f(value):\n"
+        "    node = syntax.parse(value.text, mode='eval')\n"
+        "    return literal_eval(value.text), compile(value.text, 'x', 'eval'), node\n"
+    )
+    assert parsing_calls(source) == [
+        ("ast.parse", 4),
+        ("ast.literal_eval", 5),
+        ("compile", 5),
+    ]

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from agentguard.knowledge.catalog import CatalogError
+from agentguard.knowledge.words import words
 
 from .conftest import ScanFiles
 
@@ -258,3 +259,13 @@ def test_user_context_carrier_types_the_dependencies(scan_files: ScanFiles) -> N
     )
     extended = ag201(scan_files({"pyproject.toml": config, "agent.py": source}))
     assert extended == [("POST httpx.Client.post", "high")]
+
+
+def test_names_and_texts_split_into_the_words_the_lists_hold() -> None:
+    """One splitter: a text splits at every symbol, a name of the code at underscores and
+    capitals only, so a word with an accent stays whole."""
+    assert words("chat.postMessage") == ["chat", "post", "message"]
+    assert words("Creates a new ticket") == ["creates", "a", "new", "ticket"]
+    assert words("batch_createIssues", identifier=True) == ["batch", "create", "issues"]
+    assert words("créer_commande", identifier=True) == ["créer", "commande"]
+    assert words("créer_commande") == ["cr", "er", "commande"]

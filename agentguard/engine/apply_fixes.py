@@ -22,6 +22,7 @@ from agentguard.config import Config
 from agentguard.diagnostics import Applicability, Finding
 from agentguard.engine.display_paths import PathPresenter
 from agentguard.engine.fix_edits import attach_fixes, decode, fix_offer, source_encoding
+from agentguard.facts.extract import compiles
 from agentguard.fixes.text import TextEdit, apply_text_edits, resolve
 
 if TYPE_CHECKING:
@@ -186,17 +187,6 @@ def _encodable(text: str, encoding: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def compiles(text: str, filename: str) -> str | None:
-    """None when the text compiles, else the reason it does not."""
-    try:
-        compile(text, filename, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return f"line {exc.lineno}: {exc.msg}"
-    except ValueError as exc:
-        return str(exc)
-    return None
 
 
 def apply_round(

@@ -24,7 +24,7 @@ from agentguard.facts.module_facts import (
 )
 from agentguard.knowledge.catalog import ContextCarriers
 
-__all__ = ["extract", "is_test_path", "module_name_for"]
+__all__ = ["compiles", "extract", "is_test_path", "module_name_for"]
 
 SUPPRESSION_RE = re.compile(
     r"#\s*agentguard:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s-]*)\])?(?P<reason>[^#]*)"
@@ -72,6 +72,18 @@ def extract(
     finally:
         if collecting:
             gc.enable()
+
+
+def compiles(text: str, filename: str) -> str | None:
+    """None when the text compiles, else the reason it does not (a fixed file is checked
+    before it is written)."""
+    try:
+        compile(text, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return f"line {exc.lineno}: {exc.msg}"
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _suppressions(source: bytes) -> Iterator[Suppression]:

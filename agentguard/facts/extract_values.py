@@ -11,19 +11,37 @@ from typing import TYPE_CHECKING, Any
 
 from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import (
+    CALL_STEP,
     LOADED_EMPTY_DICT,
     LOADED_EMPTY_LIST,
     Assignment,
     Call,
+    Chain,
     ClassDef,
     Const,
     Function,
     ModuleFacts,
+    Step,
     Value,
 )
 from agentguard.knowledge.catalog import ContextCarriers
 
 TEXT_LIMIT = 240
+# How many operands of a concatenation a Value keeps (as many as a list's elements).
+PARTS_LIMIT = 64
+# The operator a comparison with one operator is written with (``Value.op``).
+_COMPARISONS: dict[type, str] = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+}
 # Annotations that wrap the type they hold (``Optional[Client]``), by their last name part,
 # and names that give no type (``Any``: nothing is known of the object).
 _TYPE_WRAPPERS = frozenset(
@@ -127,7 +145,14 @@ def walk(node: ast.AST) -> list[ast.AST]:
 
 
 def _leaf_value(
-    kind: str, text: str, const: Const, qualname: str | None, names: list[str], span: Span
+    kind: str,
+    text: str,
+    const: Const,
+    qualname: str | None,
+    names: list[str],
+    span: Span | None,
+    chain: Chain | None = None,
+    op: str = "",
 ) -> Value:
     """A constant or a name: nothing nested, nothing called, no attributes read."""
     return Value(
@@ -143,7 +168,23 @@ def _leaf_value(
         span,
         NO_ITEMS,
         NO_VALUES,
+        NO_VALUES,
+        chain,
+        op,
     )
+
+
+def _concatenated(node: ast.AST) -> list[ast.expr]:
+    """The operands of ``a + b + c`` in order (the first ``PARTS_LIMIT``): the left side of
+    each ``+`` holds the ones before."""
+    operands: list[ast.expr] = []
+    current: Any = node
+    while type(current) is ast.BinOp and type(current.op) is ast.Add:
+        operands.append(current.right)
+        current = current.left
+    operands.append(current)
+    operands.reverse()
+    return operands[:PARTS_LIMIT]
 
 
 def span_of(node: ast.AST) -> Span:
@@ -226,6 +267,11 @@ class ValueReader:
         self._texts: dict[str, str] = {}
         self._values: dict[int, Value] = {}
         self._names: dict[str, str] = {}
+        # Equal chains, attribute steps and literal texts are one shared object each, as
+        # spans are.
+        self._chains: dict[tuple[str, tuple[Step, ...]], Chain] = {}
+        self._attr_steps: dict[str, Step] = {}
+        self._literals: dict[str, Value] = {}
 
     # ------------------------------------------------------------------ helpers
     def text(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
@@ -413,15 +459,20 @@ class ValueReader:
             return _leaf_value("const", text, const, None, NO_NAMES, span)
         if kind is ast.Name:
             name = node.id  # type: ignore[attr-defined]
-            return _leaf_value("name", text, None, self.resolve_name(name), [name], span)
+            named = self._name_chain(name)
+            return _leaf_value("name", text, None, self.resolve_name(name), [name], span, named)
         names, calls, attrs = self._reads(node)
         value_kind, qualname = "other", None
         items: dict[str, Value] = NO_ITEMS
         elements: list[Value] = NO_VALUES
         call_kwargs: dict[str, Value] = NO_ITEMS
         call_args: list[Value] = NO_VALUES
+        chain: Chain | None = None
+        op = ""
+        parts: list[Value] = NO_VALUES
         if kind is ast.Attribute:
             value_kind, qualname = "attr", self.resolve(node)
+            chain = self.chain(node)
         elif kind is ast.Call:
             call: ast.Call = node  # type: ignore[assignment]
             value_kind, qualname = "call", self._callee_name(call.func)
@@ -429,6 +480,23 @@ class ValueReader:
                 call_args = [self.value(a) for a in call.args[:6]]
             if call.keywords:
                 call_kwargs = {k.arg: self.value(k.value) for k in call.keywords if k.arg}
+            chain = self.chain(node)
+        elif kind is ast.Subscript:
+            chain = self.chain(node)
+        elif kind is ast.IfExp:
+            op, parts = "if", [self.value(node.body), self.value(node.orelse)]  # type: ignore[attr-defined]
+        elif kind is ast.BinOp:
+            if type(node.op) is ast.Add:  # type: ignore[attr-defined]
+                op, parts = "+", [self.value(o) for o in _concatenated(node)]
+        elif kind is ast.UnaryOp:
+            if type(node.op) is ast.Not:  # type: ignore[attr-defined]
+                op, parts = "not", [self.value(node.operand)]  # type: ignore[attr-defined]
+        elif kind is ast.Compare:
+            compare: ast.Compare = node  # type: ignore[assignment]
+            if len(compare.ops) == 1:
+                op = _COMPARISONS.get(type(compare.ops[0]), "")
+                if op:
+                    parts = [self.value(compare.left), self.value(compare.comparators[0])]
         elif kind is ast.Dict:
             value_kind = "dict"
             items = {}
@@ -440,6 +508,7 @@ class ValueReader:
             elements = [self.value(e) for e in node.elts[:64]]  # type: ignore[attr-defined]
         elif kind is ast.JoinedStr:
             value_kind = "fstring"
+            parts = [self._formatted_part(part) for part in node.values]  # type: ignore[attr-defined]
         elif kind is ast.Lambda:
             value_kind = "lambda"
         # Positional: keyword arguments cost a dataclass ``__init__`` more than the rest of
@@ -457,7 +526,70 @@ class ValueReader:
             span,
             call_kwargs,
             call_args,
+            parts,
+            chain,
+            op,
         )
+
+    def _formatted_part(self, part: ast.expr) -> Value:
+        """A part of an f-string: its literal text, or the Value of what it formats."""
+        if type(part) is ast.FormattedValue:
+            return self.value(part.value)
+        literal = part.value if type(part) is ast.Constant else None
+        text = literal if isinstance(literal, str) else ""
+        shared = self._literals.get(text)
+        if shared is None:
+            shared = self._literals[text] = _leaf_value(
+                "const", text, text, None, NO_NAMES, None, op="text"
+            )
+        return shared
+
+    def chain(self, node: ast.AST) -> Chain | None:
+        """The chain of a name, attribute, call or item expression (see ``Chain``); None
+        for any other expression."""
+        if type(node) is ast.Name:
+            return self._name_chain(node.id)
+        steps: list[Step] = []
+        current: Any = node
+        attr_steps = self._attr_steps
+        while True:
+            kind = type(current)
+            if kind is ast.Attribute:
+                attr = current.attr
+                step = attr_steps.get(attr)
+                if step is None:
+                    step = attr_steps[attr] = ("attr", attr)
+                steps.append(step)
+                current = current.value
+            elif kind is ast.Call:
+                steps.append(CALL_STEP)
+                current = current.func
+                continue
+            elif kind is ast.Subscript:
+                key = current.slice
+                literal = key.value if type(key) is ast.Constant else None
+                if isinstance(literal, bool) or not isinstance(literal, (str, int)):
+                    literal = None  # a key worked out, or a literal of another type
+                steps.append(("item", literal))
+                current = current.value
+            else:
+                break
+        steps.reverse()
+        if type(current) is ast.Name:
+            key = (current.id, tuple(steps))
+            shared = self._chains.get(key)
+            if shared is None:
+                shared = self._chains[key] = Chain(*key)
+            return shared
+        if not steps:
+            return None
+        return Chain("", tuple(steps), self.value(current))
+
+    def _name_chain(self, name: str) -> Chain:
+        shared = self._chains.get((name, ()))
+        if shared is None:
+            shared = self._chains[(name, ())] = Chain(name)
+        return shared
 
     def _reads(self, node: ast.AST) -> tuple[list[str], list[str], list[str]]:
         """The names, callees and attribute names under ``node``, each in ``ast.walk``
@@ -664,6 +796,7 @@ class ValueReader:
                 calls=made.calls,
                 attrs=made.attrs,
                 span=made.span,
+                chain=made.chain.then(("item", index)) if made.chain else None,
             )
             self.facts.assignments.append(
                 Assignment(element.id, item, self.span(node), function.qualname, self.scope.order)
@@ -753,6 +886,7 @@ class ValueReader:
             function.qualname if function else None,
             list(scope.loops) if scope.loops else NO_IDS,
             scope.order,
+            self.chain(func),
         )
         scope.order += 1
         self.facts.calls.append(call)

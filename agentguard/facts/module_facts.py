@@ -31,6 +31,89 @@ class CompactPickle:
     __slots__ = ()
 
 
+# One step along a chain: ("attr", name), ("call", None), or ("item", key) with the literal
+# string or integer key written (None for any other key).
+Step = tuple[str, "str | int | None"]
+CALL_STEP: Step = ("call", None)
+
+
+@dataclass(slots=True)
+class Chain(CompactPickle):
+    """A name or attribute chain with the calls and items taken along it, as written:
+    ``self.api.events().insert(body=b)`` starts from ``self`` and steps through
+    ``("attr", "api")``, ``("attr", "events")``, ``("call", None)``, ``("attr", "insert")``,
+    ``("call", None)``. ``root`` is the name it starts from; "" when it starts from anything
+    else, whose Value is ``start`` (``", ".join(parts)`` starts from a string)."""
+
+    root: str
+    steps: tuple[Step, ...] = ()
+    start: Value | None = None
+
+    @property
+    def is_name(self) -> bool:
+        """A bare name: ``client``."""
+        return bool(self.root) and not self.steps
+
+    @property
+    def ends_in_call(self) -> bool:
+        return bool(self.steps) and self.steps[-1][0] == "call"
+
+    def called(self) -> str | None:
+        """The name the chain's last call calls: ``insert`` for ``events().insert(...)``,
+        ``build`` for ``build(...)``; None when it ends in no call of a name or attribute."""
+        steps = self.steps
+        if not steps or steps[-1][0] != "call":
+            return None
+        if len(steps) == 1:
+            return self.root or None
+        kind, name = steps[-2]
+        return name if kind == "attr" and isinstance(name, str) else None
+
+    def receiver(self) -> Chain | None:
+        """What the last attribute is read on: ``self._client`` for ``self._client.place``
+        (and for ``self._client.place(x)``); None when no attribute is read."""
+        for index in range(len(self.steps) - 1, -1, -1):
+            if self.steps[index][0] == "attr":
+                return Chain(self.root, self.steps[:index], self.start)
+        return None
+
+    def without_items(self) -> Chain:
+        """The chain without the items taken last: ``board.list_lists()`` for
+        ``board.list_lists()[0]``."""
+        end = len(self.steps)
+        while end and self.steps[end - 1][0] == "item":
+            end -= 1
+        return self if end == len(self.steps) else Chain(self.root, self.steps[:end], self.start)
+
+    def then(self, *steps: Step) -> Chain:
+        """The chain with more steps taken: ``send(...)`` from ``send``."""
+        return Chain(self.root, self.steps + steps, self.start)
+
+    def base(self) -> str:
+        """The dotted name the chain's first call or item is taken on: ``self.api`` for
+        ``self.api.events().insert(...)``, ``service`` for ``service.users()``,
+        ``board.lists`` for ``board.lists[0].add()``; "" when its first call is of a bare
+        name (``build(...).users()``: made on what a function returns) or it starts from
+        no name."""
+        steps = self.steps
+        parts: list[str] = []
+        index = len(steps)
+        while index:
+            kind, name = steps[index - 1]
+            index -= 1
+            if kind == "call":
+                parts = []
+                if index and steps[index - 1][0] == "attr":
+                    index -= 1  # the method called: the chain goes on with what it is called on
+                elif not index:
+                    return ""
+            elif kind == "attr":
+                parts.insert(0, str(name))
+            else:
+                parts = []
+        return ".".join([self.root, *parts]) if self.root else ""
+
+
 @dataclass(slots=True)
 class Value(CompactPickle):
     """What an expression is, as far as a linter needs to know without running it.
@@ -39,6 +122,18 @@ class Value(CompactPickle):
     ``names`` are the bare names the expression reads (parameters, locals);
     ``calls`` the qualified callees it calls (``uuid.uuid4``, ``hashlib.sha256``);
     ``items`` the string-keyed entries of a dict literal; ``elements`` list/tuple items.
+
+    Its structure, so that nothing above the facts reads the text again: ``chain`` for a
+    name, an attribute, a call or an item (``self.api.events().insert(...)``); ``op`` with
+    ``parts`` for the forms judged by their operands:
+
+    - ``if``: a conditional expression, ``parts`` the two values it may take;
+    - ``+``: a concatenation, ``parts`` its operands in order (the first 64);
+    - ``not``: ``parts`` the operand;
+    - a comparison with one operator (``==``, ``!=``, ``is``, ``is not``, ``in``,
+      ``not in``, ``<``, ``<=``, ``>``, ``>=``): ``parts`` its left and right side;
+    - an ``fstring`` has no ``op`` and ``parts`` in order: its literal text as ``const``
+      Values with ``op`` ``text``, and the Values of the expressions it formats.
     """
 
     kind: str
@@ -53,6 +148,10 @@ class Value(CompactPickle):
     span: Span | None = None
     call_kwargs: dict[str, Value] = field(default_factory=dict)
     call_args: list[Value] = field(default_factory=list)
+    parts: list[Value] = field(default_factory=list)
+    # Last: a reducer leaves off a trailing run of defaults (see ``_compile_reducer``).
+    chain: Chain | None = None
+    op: str = ""
 
     def is_true(self) -> bool:
         return self.kind == "const" and self.const is True
@@ -77,6 +176,7 @@ class Call(CompactPickle):
     function: str | None = None  # qualname of the enclosing function, None at module level
     loop_ids: list[int] = field(default_factory=list)  # enclosing loops (innermost last)
     order: int = 0  # position in the enclosing function, in source order
+    chain: Chain | None = None  # what is called, as a chain (None: not a name's chain)
 
 
 @dataclass(slots=True)

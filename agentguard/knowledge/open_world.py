@@ -8,12 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentguard.knowledge.catalog import Matcher
-
-
-def words(name: str) -> list[str]:
-    """``chat_scheduleMessage`` -> chat, schedule, message; ``batchUpdate`` -> batch, update."""
-    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
-    return [w for w in snake.lower().split("_") if w]
+from agentguard.knowledge.words import words
 
 
 @dataclass(frozen=True)
@@ -62,7 +57,7 @@ class OpenWorld:
         after a preposition name what the call is about (``weather_at_place``), no verb."""
         if name in self.no_effect:
             return "read"  # ``client.close()``, ``conn.commit()``: plumbing, no effect
-        parts = words(name)
+        parts = words(name, identifier=True)
         head = parts[0] if parts else ""
         if head not in self.verbs and head.startswith("a") and head[1:] in self.verbs:
             # the async twin of a method (``apredict``, ``asend``, ``aadd_texts``), as

@@ -18,7 +18,6 @@ dry-run flag, input validation, a count of other things) is no guard.
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
@@ -87,17 +86,11 @@ def _on_path(fn: Function, guard: Branch, call: Call) -> bool:
 def _asks_absence(test: Value) -> bool:
     """Whether an ``if`` test is true when what it looks at is missing: ``not x``, ``x is
     None``, ``x == None``, ``len(x) == 0``."""
-    try:
-        node = ast.parse(test.text, mode="eval").body
-    except (SyntaxError, ValueError):
-        return False
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+    if test.op == "not":
         return True
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        right = node.comparators[0]
-        empty = isinstance(right, ast.Constant) and right.value in (None, 0)
-        if isinstance(node.ops[0], (ast.Is, ast.Eq)) and empty:
-            return True
+    if test.op in {"is", "=="}:
+        right = test.parts[1]
+        return right.kind == "const" and right.const in (None, 0)
     return False
 
 

@@ -49,7 +49,7 @@ def heuristic_sink(
         return None
     head = callee.split(".", 1)[0]
     written = written_receiver(call)
-    last = receiver_name(written) if written else ""
+    last = receiver_name(call)
     if asks_a_collection(project, call, last):
         return None
     if open_world.sent_by_terminal(project, call, fn, facts):

@@ -14,23 +14,22 @@ file) or a derived cache of remote state, which are not a tool's side effects.
 
 from __future__ import annotations
 
-import ast
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.facts.module_facts import CALL_STEP, Call, Chain, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
-from agentguard.knowledge.open_world import OpenWorld, words
+from agentguard.knowledge.open_world import OpenWorld
+from agentguard.knowledge.words import words
 from agentguard.project.receivers import (
     STDLIB_MODULES,
     asks_a_collection,
+    call_receiver,
     receiver_name,
     stays_in_process,
-    written_receiver,
 )
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import SELF_NAMES, ArgSpec, Effect, KeyEvidence, argument_at
@@ -53,52 +52,15 @@ WRITE_CLASSES = {
 KeyFor = Callable[[Sink], "KeyEvidence | None"]
 
 
-@functools.lru_cache(maxsize=4096)
-def _parse(text: str) -> ast.expr | None:
-    """A call's text as an expression (read, never changed); a text is asked about again for
-    each call judged in its function, so it is parsed once. A chain written over several
-    lines inside the statement's brackets (``(service.users()\\n.send(...))``) is parsed as
-    the brackets read it."""
-    for source in (text, f"(\n{text}\n)"):
-        try:
-            return ast.parse(source, mode="eval").body
-        except (SyntaxError, ValueError):
-            continue  # cut short at the text limit, or line breaks only brackets allow
-    return None
-
-
-def _called_name(node: ast.expr | None) -> str | None:
+def _called(chain: Chain | None) -> str | None:
     """The name a call expression calls (``insert`` for ``events().insert(...)``)."""
-    if isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Attribute):
-            return node.func.attr
-        if isinstance(node.func, ast.Name):
-            return node.func.id
-    return None
+    return chain.called() if chain is not None else None
 
 
-def _root(node: ast.expr | None) -> str:
+def _root(chain: Chain | None) -> str:
     """The name a chain starts from: ``self.api_resource`` for
     ``self.api_resource.events().insert(...)``, ``service`` for ``service.users()``."""
-    parts: list[str] = []
-    while node is not None:
-        if isinstance(node, ast.Call):
-            # what the call is made on: ``service`` for ``service.users()``
-            node, parts = node.func, []
-            if isinstance(node, ast.Attribute):
-                node = node.value
-            elif isinstance(node, ast.Name):
-                return ""  # ``build(...).users()``: made on what a function returns
-        elif isinstance(node, ast.Attribute):
-            parts.insert(0, node.attr)
-            node = node.value
-        elif isinstance(node, ast.Subscript):
-            node, parts = node.value, []
-        elif isinstance(node, ast.Name):
-            return ".".join([node.id, *parts])
-        else:
-            return ""
-    return ""
+    return chain.base() if chain is not None else ""
 
 
 @dataclass(frozen=True)
@@ -130,14 +92,15 @@ def judge_built(
     followed by a thing a service holds (``message.save_draft()``, ``mail.send_email()``),
     not by where the bytes go (``stream.save_to_wav_file(path)``)."""
     world = project.catalog.open_world
-    named = words(call.method)
+    named = words(call.method, identifier=True)
     said = len(named) == 1 or (len(named) == 2 and named[1] in world.nouns_alone)
     if not said or named[0] not in world.object_writes or "." not in call.callee:
         return None
     head = call.callee.split(".", 1)[0]
     if head in STDLIB_MODULES or head in project.module_heads or head in world.in_process_packages:
         return None  # an in-process package's object creates nothing remote (its save: a file)
-    receiver = _parse(call.text.rsplit(".", 1)[0])
+    # what the method is called on; a function called by name is itself what was built
+    receiver = (call.chain.receiver() or call.chain) if call.chain else None
     if not _just_built(project, world, receiver, fn, facts, call):
         return None
     verdict = _Verdict("non_idempotent", f"`{call.method}()` on an object just built")
@@ -216,21 +179,17 @@ def _verdict(
         return None  # ``PromptTemplate.from_template(text)``: builds one too
     if callee in project.classes:
         return None  # a project class with no ``__init__`` (a dataclass record) built
-    written = call.text.rsplit(".", 1)[0] if "." in call.text else ""
-    receiver = _parse(written) if written else None
-    if receiver is None and "." in call.callee:
-        # the text was cut short (a long chain over many lines): its shape, without arguments
-        receiver = _parse(call.callee.rsplit(".", 1)[0])
+    receiver = call_receiver(call)
     operation = _operation_module(project, world, call, callee, facts)
     if operation is not None:
         return _Verdict(world.verb_class(operation), f"runs the operation `{operation}`")
     if call.method in world.terminals:
-        request = _called_name(receiver)
-        if request is None and isinstance(receiver, ast.Name):
-            bound = local_value(project, receiver.id, fn, facts, call.order)
+        request = _called(receiver)
+        if request is None and receiver is not None and receiver.is_name:
+            bound = local_value(project, receiver.root, fn, facts, call.order)
             if bound is not None and bound.kind == "call":
-                receiver = _parse(bound.text)
-                request = _called_name(receiver)
+                receiver = bound.chain
+                request = _called(receiver)
         if request is None and project.is_interface_method(callee):
             # ``self._sandbox.execute(command)`` on a ``Protocol`` or abstract class: what
             # implements it runs, out of sight; no builder chain says what it sends
@@ -242,12 +201,12 @@ def _verdict(
         if batch is not None:
             return _Verdict(batch[0], f"the request `{request}` it executes ({batch[1]})")
         return _Verdict(world.verb_class(request), f"the request `{request}` it executes")
-    if isinstance(receiver, ast.Call):
+    if receiver is not None and receiver.ends_in_call:
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
-    root = _root(receiver) if receiver is not None else ""
+    root = _root(receiver)
     verb = method_verb(project, call.method, call)
     containers = project.catalog.container_methods
-    named = words(call.method)
+    named = words(call.method, identifier=True)
     derived = (
         call.method in world.derived_writes
         # ``member.remove_roles(role)``, ``message.delete_reaction(e)``: a verb with its
@@ -268,7 +227,7 @@ def _verdict(
     writes = (
         verb in WRITE_CLASSES
         and not stays_in_process(project, call, callee, fn, facts)
-        and not asks_a_collection(project, call, receiver_name(written_receiver(call)))
+        and not asks_a_collection(project, call, receiver_name(call))
         and not sent_by_terminal(project, call, fn, facts)
     )
     # a method of an interface (a ``Protocol``, an abstract method) runs what implements
@@ -411,7 +370,7 @@ def method_verb(project: ProjectIndex, method: str, call: Call | None = None) ->
             return None
     if verb != "non_idempotent":
         return verb
-    named = words(method)
+    named = words(method, identifier=True)
     for index, word in enumerate(named):
         if word in project.catalog.link_verbs:
             if set(named[index + 1 :]) & project.catalog.post_relation_words:
@@ -483,9 +442,7 @@ def _handle_factory(project: ProjectIndex, call: Call, fn: Function, facts: Modu
         other.order > call.order
         and other.method not in conversions
         and not _reads_a_key(other)
-        # a chain rooted at ``target`` is written starting with it: parse only those
-        and other.text.startswith(target)
-        and _root(_parse(other.text)).split(".", 1)[0] == target
+        and _root(other.chain).split(".", 1)[0] == target
         for other in project.calls_in(fn.qualname)
     )
 
@@ -539,12 +496,11 @@ def _handed_out(
         return False
     if bound.kind == "name" and bound.text != first:
         bound = local_value(project, bound.text, fn, facts, call.order) or bound
-    node = _parse(bound.text)
-    while isinstance(node, ast.Subscript):
-        node = node.value  # ``board.list_lists()[0]``: an item of what the call returned
-    if not isinstance(node, ast.Call):
+    # ``board.list_lists()[0]``: an item of what the call returned
+    made = bound.chain.without_items() if bound.chain is not None else None
+    if made is None or not made.ends_in_call:
         return False
-    made_by = _root(node)
+    made_by = _root(made)
     if not made_by:
         return False
     callee = (bound.qualname or "").replace("()", "") if bound.kind == "call" else ""
@@ -602,23 +558,23 @@ def _leaves_project(
 def _just_built(
     project: ProjectIndex,
     world: OpenWorld,
-    receiver: ast.expr | None,
+    receiver: Chain | None,
     fn: Function,
     facts: ModuleFacts,
     call: Call,
 ) -> bool:
     """``Issue(...).save()`` or ``mail = Mail(...); mail.send()``: a class built here; or
     an object a client's factory makes new (``m = account.new_message(); m.send()``)."""
-    name = _called_name(receiver)
-    if name is None and isinstance(receiver, ast.Name):
-        bound = local_value(project, receiver.id, fn, facts, call.order)
+    name = _called(receiver)
+    if name is None and receiver is not None and receiver.is_name:
+        bound = local_value(project, receiver.root, fn, facts, call.order)
         if bound is not None and bound.kind == "call":
-            name = _called_name(_parse(bound.text))
+            name = _called(bound.chain)
     if name is None:
         return False
     if name[:1].isupper():
         return name not in {"Path", "PurePath"}
-    return (words(name) or [""])[0] in world.object_factories
+    return (words(name, identifier=True) or [""])[0] in world.object_factories
 
 
 def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
@@ -633,7 +589,7 @@ def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
     word last, a credential word before it)."""
     world = project.catalog.open_world
     if effect.remote:
-        named = words(fn.name)
+        named = words(fn.name, identifier=True)
         credential = world.credential_words
         if named and named[-1] in world.credential_holders and set(named) & credential:
             # ``create_credential_provider``: builds how a client signs in
@@ -650,9 +606,9 @@ def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
         return world.verb_class(fn.name) in {None, "read"} and bool(set(named) & credential)
     if effect.kind not in {"write", "destructive"}:
         return False
-    said = set(words(fn.name))
+    said = set(words(fn.name, identifier=True))
     for argument in effect.call.args[:1]:
-        said.update(words(re.sub(r"\W+", "_", argument.text)))
+        said.update(words(re.sub(r"\W+", "_", argument.text), identifier=True))
     if said & (world.credential_words | world.cache_words):
         return True
     # ``with open(log_file, "a") as f``: the server's own log, appended to; or the folder
@@ -700,26 +656,24 @@ def _command_text(
     if value.kind == "const":
         return value.string()
     if value.kind == "fstring":
-        node = _parse(value.text)
-        if isinstance(node, ast.JoinedStr):
-            text = "".join(
-                str(part.value) if isinstance(part, ast.Constant) else "{}" for part in node.values
-            )
-            return text
-        return None
+        return "".join(str(part.const) if part.op == "text" else "{}" for part in value.parts)
     if value.kind == "list":
         head = [e.string() for e in value.elements[:2]]
         if len(head) == 2 and all(head):
             return " ".join(h for h in head if h)
         return None
-    if value.kind == "call" and value.text.endswith(".split()"):
-        inner = value.text[: -len(".split()")]
-        if inner.isidentifier():
-            bound = local_value(project, inner, fn, facts, before)
+    chain = value.chain
+    if (
+        value.kind == "call"
+        and chain is not None
+        and chain.steps == (("attr", "split"), CALL_STEP)
+        and not (value.call_args or value.call_kwargs)
+    ):
+        # ``command.split()``, ``"git status".split()``
+        if chain.root:
+            bound = local_value(project, chain.root, fn, facts, before)
             return _command_text(project, bound, fn, facts, before, depth + 1) if bound else None
-        node = _parse(inner)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return node.value
+        return chain.start.string() if chain.start is not None else None
     return None
 
 
@@ -740,9 +694,8 @@ def file_mode(
         mode = bound
     if mode.string() is not None:
         return mode.string()
-    node = _parse(mode.text)
-    if isinstance(node, ast.IfExp):
-        branches = [node.body, node.orelse]
-        if all(isinstance(b, ast.Constant) and isinstance(b.value, str) for b in branches):
-            return "".join(str(b.value) for b in branches if isinstance(b, ast.Constant))
+    if mode.op == "if":
+        branches = [part.string() for part in mode.parts]
+        if all(branch is not None for branch in branches):
+            return "".join(branch or "" for branch in branches)
     return None

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.knowledge.words import words
 from agentguard.project.tool_facts import SELF_NAMES, Effect
 
 if TYPE_CHECKING:
@@ -68,15 +69,9 @@ _LITERAL = re.compile(
 )
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _SCHEME_HOST = re.compile(r"^[A-Za-z][\w+.-]*://[^/]*")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _GRAPHQL_OP = re.compile(r"^\s*(mutation|query|subscription|\{)")
 # A GraphQL document's first field after the operation header (past an alias).
 _GRAPHQL_FIELD = re.compile(r"\{\s*(?:\w+\s*:\s*)?(\w+)")
-
-
-def words(text: str) -> list[str]:
-    """``chat.postMessage`` -> chat post message; ``count_tokens`` -> count tokens."""
-    return [w for w in re.split(r"[^a-z0-9]+", _CAMEL.sub("_", text).lower()) if w]
 
 
 class _UrlResolver:

@@ -5,12 +5,11 @@ heuristic (``guessed_sinks``) and the open-world verdicts (``open_world``) both 
 
 from __future__ import annotations
 
-import ast
 import sys
 from typing import TYPE_CHECKING
 
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
-from agentguard.knowledge.open_world import words
+from agentguard.facts.module_facts import CALL_STEP, Call, Chain, Function, ModuleFacts, Step, Value
+from agentguard.knowledge.words import words
 from agentguard.project.sink_keys import local_value
 
 if TYPE_CHECKING:
@@ -28,26 +27,57 @@ def written_receiver(call: Call) -> str:
     return text.rsplit(".", 1)[0] if "." in text else ""
 
 
-def receiver_name(written: str) -> str:
-    """The last part of a receiver as written: ``_client`` for ``self._client`` (and for
-    ``self._client["eu"]``); for what a call returns, the called name (``get_client`` for
-    ``get_client(region)``, ``replace`` for ``url.replace("https://", "wss://")``), never
-    text from the call's arguments."""
+def call_receiver(call: Call) -> Chain | None:
+    """What a call's method is read on (``self._client`` for ``self._client.place(...)``);
+    for a function called by name, the module or class its resolved name is in
+    (``requests`` for ``post(url)`` imported from ``requests``)."""
+    receiver = call.chain.receiver() if call.chain is not None else None
+    if receiver is None and "." in call.callee:
+        receiver = resolved_chain(call.callee.rsplit(".", 1)[0])
+    return receiver
+
+
+def resolved_chain(name: str) -> Chain | None:
+    """The chain a resolved name stands for: ``build().users()`` is ``build`` called, its
+    ``users`` called; None for a name that is no such chain (a callee left as written)."""
+    root = ""
+    steps: list[Step] = []
+    for part in name.split("."):
+        calls = 0
+        while part.endswith("()"):
+            part, calls = part[:-2], calls + 1
+        if not part.isidentifier():
+            return None
+        if root:
+            steps.append(("attr", part))
+        else:
+            root = part
+        steps.extend([CALL_STEP] * calls)
+    return Chain(root, tuple(steps))
+
+
+def receiver_name(call: Call) -> str:
+    """The last part of a call's receiver as written: ``_client`` for ``self._client`` (and
+    for ``self._client["eu"]``); for what a call returns, the called name (``get_client``
+    for ``get_client(region)``, ``replace`` for ``url.replace("https://", "wss://")``),
+    never text from the call's arguments; "" when the method is called on nothing."""
+    written = written_receiver(call)
+    if not written:
+        return ""
+    receiver = call.chain.receiver() if call.chain is not None else None
+    if receiver is not None:
+        receiver = receiver.without_items()  # ``self.clients["stripe"]``: ``clients``
+        if receiver.ends_in_call:
+            called = receiver.called()
+            if called:
+                return called
+        elif receiver.steps:
+            return str(receiver.steps[-1][1])
+        elif receiver.root:
+            return receiver.root
+    # a literal or a bracketed expression (``", ".join``): as written
     while written.endswith("]") and "[" in written:
-        written = written[: written.rindex("[")]  # ``self.clients["stripe"]``: ``clients``
-    if written.endswith(")"):
-        node = None  # cut short at the text limit: judged as written
-        for source in (written, f"(\n{written}\n)"):  # a chain over several lines
-            try:
-                node = ast.parse(source, mode="eval").body
-                break
-            except (SyntaxError, ValueError):
-                continue
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute):
-                return node.func.attr
-            if isinstance(node.func, ast.Name):
-                return node.func.id
+        written = written[: written.rindex("[")]
     return written.rsplit(".", 1)[-1]
 
 
@@ -124,14 +154,14 @@ def stays_in_process(
     if callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
         return True
     written = written_receiver(call)
-    last = receiver_name(written) if written else ""
+    last = receiver_name(call)
     if last and (
         project.catalog.logger_receivers.match(last) or last[:1] in {'"', "'", "[", "{", "("}
     ):
         return True
     if written and _is_container(project, written, fn, facts, call.order):
         return True
-    if call.method in project.catalog.item_methods and _keyed_item(written):
+    if call.method in project.catalog.item_methods and _keyed_item(call):
         # ``session["history"].append(cmd)``: a value a mapping holds under a literal key,
         # changed in place, whatever the mapping is called
         return True
@@ -141,20 +171,14 @@ def stays_in_process(
     return call.method in project.catalog.queue_methods and "queue" in last.lower()
 
 
-def _keyed_item(written: str) -> bool:
-    """Whether a receiver as written is an item taken by a literal string key
+def _keyed_item(call: Call) -> bool:
+    """Whether a call's receiver is an item taken by a literal string key
     (``session["history"]``, ``state['items']``)."""
-    if not written.endswith("]"):
+    receiver = call.chain.receiver() if call.chain is not None else None
+    if receiver is None or not receiver.steps:
         return False
-    try:
-        node = ast.parse(written, mode="eval").body
-    except (SyntaxError, ValueError):
-        return False
-    return (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.slice, ast.Constant)
-        and isinstance(node.slice.value, str)
-    )
+    kind, key = receiver.steps[-1]
+    return kind == "item" and isinstance(key, str)
 
 
 def _configures_library(
@@ -163,7 +187,7 @@ def _configures_library(
     """``wikipedia.set_lang("fr")``, ``pandas.set_option(...)``: a setting verb called on an
     imported module itself, not on a client it made, configures the library in this
     process; nothing leaves it."""
-    named = words(call.method)
+    named = words(call.method, identifier=True)
     if not named or named[0] not in project.catalog.open_world.module_settings:
         return False
     imported = facts.imports.get(written)
@@ -180,7 +204,7 @@ def asks_a_collection(project: ProjectIndex, call: Call, collection: str) -> boo
     duplicates."""
     if call.method not in {"create", "acreate"}:
         return False
-    named = words(collection)
+    named = words(collection, identifier=True)
     catalog = project.catalog
     return (
         bool(named)

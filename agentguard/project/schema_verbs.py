@@ -6,18 +6,11 @@ idempotency key is sent, so key rules (Q2) stay silent on them.
 
 from __future__ import annotations
 
-import re
-
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Value
 from agentguard.knowledge.catalog import Catalog
+from agentguard.knowledge.words import words
 from agentguard.project.tool_facts import Effect, KeyEvidence
-
-SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
-
-
-def words(text: str) -> list[str]:
-    return [w.lower() for w in SPLIT.split(text) if w]
 
 
 def _verb(catalog: Catalog, word: str) -> tuple[str, str] | None:

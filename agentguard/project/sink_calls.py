@@ -3,7 +3,6 @@ file mode), and how a helper's HTTP call reads once its caller names the method 
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, Sink
-from agentguard.knowledge.open_world import words
+from agentguard.knowledge.words import words
 from agentguard.project import open_world
 from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
@@ -103,12 +102,7 @@ def _written_with(call: Call, sink: Sink) -> bool:
     """Whether the call writes each keyword argument the sink needs with its value."""
     for name, wanted in sink.only_with.items():
         given = call.kwargs.get(name)
-        if given is None or given.kind != "const":
-            return False
-        try:
-            if ast.literal_eval(given.text) != wanted:
-                return False
-        except (ValueError, SyntaxError):
+        if given is None or given.kind != "const" or given.const != wanted:
             return False
     return True
 
@@ -294,7 +288,7 @@ def _literal_request_method(project: ProjectIndex, call: Call) -> str | None:
     first or as ``method=``; None for any other call."""
     if call.method.lstrip("_")[:1].isupper():
         return None  # ``urllib.request.Request(url, method="POST")``: built, sent later
-    named = words(call.method)
+    named = words(call.method, identifier=True)
     if "request" not in named or not set(named) <= project.catalog.http_helper_words:
         return None
     given = call.kwargs.get("method") or (call.args[0] if call.args else None)

@@ -3,7 +3,6 @@ to a DB-API cursor or connection."""
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import TYPE_CHECKING
 
@@ -73,16 +72,11 @@ def statement_start(statement: Value) -> str | None:
     part not written: enough to read its first word. None when it starts with no literal."""
     if statement.kind not in {"other", "fstring"}:
         return None
-    try:
-        node = ast.parse(statement.text, mode="eval").body
-    except (SyntaxError, ValueError):
-        return None
-    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        node = node.left
-    if isinstance(node, ast.JoinedStr) and node.values:
-        node = node.values[0]
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        head = node.value
-        # only a whole first word says what the statement is
-        return head if re.match(r"\s*\w+\s", head) else None
-    return None
+    first = statement
+    if first.op == "+":
+        first = first.parts[0]
+    if first.kind == "fstring" and first.parts:
+        first = first.parts[0]
+    head = first.string() if first.kind == "const" else None
+    # only a whole first word says what the statement is
+    return head if head is not None and re.match(r"\s*\w+\s", head) else None

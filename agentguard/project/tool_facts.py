@@ -5,8 +5,6 @@ Front ends fill these; checks read them.
 
 from __future__ import annotations
 
-import functools
-import re
 from dataclasses import dataclass, field
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
@@ -246,14 +244,6 @@ class RetryUse:
     tool: str | None = None  # the one tool a tool-scoped retry re-runs (by tool name)
     statuses: list[int] | None = None  # a loop that sends again on these HTTP statuses
     sinks: list[Location] | None = None  # a client's setting: the tool's calls it re-sends
-
-
-@functools.lru_cache(maxsize=65536)
-# Memoised: effect inference asks for every unresolved call, and method names repeat.
-@functools.cache
-def first_word(method: str) -> str:
-    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", method).lower().lstrip("_")
-    return snake.split("_", 1)[0]
 
 
 def argument_at(call_args: list[Value], call_kwargs: dict[str, Value], ref: object) -> Value | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentguard.project.read_posts import words
+from agentguard.knowledge.words import words
 
 if TYPE_CHECKING:
     from agentguard.knowledge.catalog import Catalog

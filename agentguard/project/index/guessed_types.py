@@ -5,7 +5,6 @@ method a class (or one of its bases) defines under a name."""
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterable
 
 from agentguard.facts.module_facts import Function, ModuleFacts, Value
@@ -21,11 +20,13 @@ MAX_REEXPORT_HOPS = 8
 def unpacked_item(value: Value) -> int | None:
     """The item a name unpacked from a call's result holds: 1 for ``self._start()[1]``,
     as the extractor writes ``sandbox, port = self._start()``."""
-    text = value.text
-    if value.kind != "other" or not text.endswith("]") or not value.calls:
+    chain = value.chain
+    if value.kind != "other" or chain is None or len(chain.steps) < 2 or not value.calls:
         return None
-    head, _, index = text[:-1].rpartition("[")
-    return int(index) if index.isdigit() and head.endswith(")") else None
+    (made, _), (kind, index) = chain.steps[-2:]
+    if made == "call" and kind == "item" and isinstance(index, int) and index >= 0:
+        return index
+    return None
 
 
 def constructed_type(value: Value) -> str | None:
@@ -52,17 +53,14 @@ def constructed_type(value: Value) -> str | None:
 def _built_either_way(value: Value) -> bool:
     """Whether ``value`` is a conditional expression both of whose arms call one and the
     same name (its only calls): ``Client(key) if key else Client()``."""
-    if len(set(value.calls)) != 1 or len(value.calls) != 2:
+    if len(set(value.calls)) != 1 or len(value.calls) != 2 or value.op != "if":
         return False
-    try:
-        node = ast.parse(value.text, mode="eval").body
-    except (SyntaxError, ValueError):
-        return False  # cut short at the text limit
+    body, orelse = value.parts
     return (
-        isinstance(node, ast.IfExp)
-        and isinstance(node.body, ast.Call)
-        and isinstance(node.orelse, ast.Call)
-        and ast.dump(node.body.func) == ast.dump(node.orelse.func)
+        body.kind == "call"
+        and orelse.kind == "call"
+        and body.chain is not None
+        and body.chain == orelse.chain
     )
 
 

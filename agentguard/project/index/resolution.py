@@ -11,7 +11,7 @@ from typing import Any
 
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Matcher, NameIndex, normalise
-from agentguard.knowledge.open_world import words
+from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class, local_function
 from agentguard.project.index.guessed_types import Types, constructed_type, unpacked_item
 from agentguard.project.tool_facts import SELF_NAMES
@@ -570,7 +570,7 @@ class ProjectIndex(Types):
     def _sole_method(self, name: str) -> str | None:
         """The only method named ``name`` (of two words or more: ``execute_query``, not
         ``send``) that the project's own, non-test classes define."""
-        if len(words(name)) < 2:
+        if len(words(name, identifier=True)) < 2:
             return None
         found = [
             q
