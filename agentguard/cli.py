@@ -42,7 +42,7 @@ from agentguard.engine.fact_cache import clean as remove_cache
 from agentguard.output import EDIT_FORMATS, FORMAT_MODULES, RenderOptions, renderer
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
     from agentguard.engine.speed import FactOptions
 
 app = typer.Typer(

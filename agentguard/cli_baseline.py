@@ -13,7 +13,7 @@ from agentguard.cli_common import err, fail, scan_paths, warn
 
 if TYPE_CHECKING:
     from agentguard.engine.baseline import Baseline
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
 
 
 def load_baseline(file: Path) -> Baseline:

@@ -15,7 +15,7 @@ from agentguard.config import Config, ConfigError, load_config
 from agentguard.engine.fact_cache import cache_unusable, default_cache_dir
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
     from agentguard.engine.speed import FactOptions
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from agentguard.config import load_config
-from agentguard.engine.pipeline import ScanResult, scan
+from agentguard.engine.pipeline import scan
+from agentguard.engine.scan_result import ScanResult
 from agentguard.report.model import build_report
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -298,9 +298,12 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_import_cycle_in_tool_discovery() -> None:
-    graph = import_graph(PACKAGE / "project" / "discovery", "agentguard.project.discovery")
-    assert len(graph) > 10  # the finders and their helpers were all read
+def test_no_import_cycle_inside_any_package() -> None:
+    """Module by module, in every package (the runtime's too): a lazy or type-only import
+    that closes a cycle is still a web a later change trips over."""
+    graph = import_graph(PACKAGE, "agentguard")
+    assert len(graph) > 150  # every module was read
+    assert "agentguard.project.discovery.discover" in graph
     assert cycles(graph) == []
 
 

@@ -21,7 +21,8 @@ from agentguard.config import load_config
 from agentguard.diagnostics import Span
 from agentguard.engine import fact_cache
 from agentguard.engine.parallel import ExtractStats, source_facts
-from agentguard.engine.pipeline import ScanResult, scan
+from agentguard.engine.pipeline import scan
+from agentguard.engine.scan_result import ScanResult
 from agentguard.engine.speed import FactOptions
 from agentguard.facts.module_facts import ModuleFacts, Suppression
 from agentguard.knowledge.catalog import Catalog, builtin_data

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentguard.cli import app
-from agentguard.engine.pipeline import ScanResult
+from agentguard.engine.scan_result import ScanResult
 
 from .conftest import FIXTURES, write_project
 from .test_bad_input import WRITE_TOOL

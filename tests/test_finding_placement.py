@@ -5,7 +5,7 @@ sink as related location; each can be suppressed and baselined on its own."""
 from __future__ import annotations
 
 from agentguard.engine.baseline import Baseline, compare
-from agentguard.engine.pipeline import ScanResult
+from agentguard.engine.scan_result import ScanResult
 from tests.conftest import ScanFiles, line_of, sqlite_mcp_server
 
 CLIENT = """\

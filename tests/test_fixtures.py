@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from agentguard.config import load_config
-from agentguard.engine.pipeline import ScanResult, scan
+from agentguard.engine.pipeline import scan
+from agentguard.engine.scan_result import ScanResult
 
 from .conftest import FIXTURES
 

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from agentguard.cli import app
 from agentguard.config import load_config
-from agentguard.engine.pipeline import ScanResult, scan
+from agentguard.engine.pipeline import scan
+from agentguard.engine.scan_result import ScanResult
 from agentguard.output import FORMAT_MODULES, RenderOptions, renderer
 from agentguard.output.github import escape_data, escape_property
 

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from agentguard.cli import app
 from agentguard.config import load_config
 from agentguard.engine import fact_cache
-from agentguard.engine.pipeline import ScanResult, scan
+from agentguard.engine.pipeline import scan
+from agentguard.engine.scan_result import ScanResult
 from agentguard.engine.speed import FactOptions
 
 from .conftest import write_project

@@ -15,7 +15,8 @@ import pytest
 from agentguard.checks.base import all_rules
 from agentguard.config import load_config
 from agentguard.diagnostics import Applicability, Edit, Fix, Span
-from agentguard.engine.pipeline import ScanResult, scan
+from agentguard.engine.pipeline import scan
+from agentguard.engine.scan_result import ScanResult
 from agentguard.output import RenderOptions
 from agentguard.output.sarif import FINGERPRINT_KEY, document, render
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from agentguard.config import load_config
-from agentguard.engine.pipeline import ScanResult, scan
+from agentguard.engine.pipeline import scan
+from agentguard.engine.scan_result import ScanResult
 from agentguard.facts.schema_files.detect import detect
 from agentguard.facts.schema_files.loader import parse_text
 from agentguard.output import RenderOptions

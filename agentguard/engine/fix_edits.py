@@ -23,7 +23,7 @@ from agentguard.fixes.context import FixContext, ProjectFixFacts
 from agentguard.fixes.text import line_edits
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
     from agentguard.project.project_model import ProjectModel
 
 

@@ -7,19 +7,17 @@ Everything that makes it fast (the fact cache, the process pool, the run memo) s
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from agentguard.checks.base import Rule, all_rules, passes_read, selected
 from agentguard.config import Config
 from agentguard.diagnostics import Confidence, Finding
-from agentguard.engine.baseline import BaselineOutcome
 from agentguard.engine.discovery import discover, test_files
-from agentguard.engine.display_paths import PathPresenter
-from agentguard.engine.fix_edits import fix_offer
+from agentguard.engine.fix_edits import attach_fixes, fix_offer
 from agentguard.engine.module_roots import evidence_names, module_names
-from agentguard.engine.run_memo import ScanOutcome, offer_key
+from agentguard.engine.run_memo import offer_key
+from agentguard.engine.scan_result import ScanResult
 from agentguard.engine.selection import check_selection
 from agentguard.engine.speed import FactOptions, Speed
 from agentguard.engine.suppressions import apply_suppressions
@@ -28,40 +26,6 @@ from agentguard.project.project_model import ProjectModel, build_project
 
 UNUSED_SUPPRESSION = "AG002"
 PARSE_ERROR = "AG000"
-
-
-@dataclass(kw_only=True)
-class ScanResult(ScanOutcome):
-    """A scan's outcome (what the outputs read, as a run memo records it), its config and
-    timings, and the linked project for the commands that read more than the findings."""
-
-    root: Path
-    config: Config
-    timings: dict[str, float] = field(default_factory=dict)
-    # Set by `check --baseline`: which findings were accepted, which entries went stale.
-    baseline: BaselineOutcome | None = None
-    # Whether the run memo answered (nothing was parsed or linked).
-    from_memo: bool = False
-    # The linked project; for a run memo's answer, how to link it on first use.
-    _project: ProjectModel | None = field(default=None, repr=False)
-    _link: Callable[[], ProjectModel] | None = field(default=None, repr=False, compare=False)
-    _paths: PathPresenter | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def paths(self) -> PathPresenter:
-        """How every output shows this scan's paths: relative to the repository root."""
-        if self._paths is None:
-            self._paths = PathPresenter.for_config(self.config)
-        return self._paths
-
-    @property
-    def project(self) -> ProjectModel:
-        """The project model, for commands that read more than the findings (the report,
-        the fixer). A run memo's answer links it now, from the cached facts."""
-        if self._project is None:
-            assert self._link is not None  # a result is linked, or knows how to link
-            self._project = self._link()
-        return self._project
 
 
 def scan(
@@ -163,8 +127,6 @@ def scan(
     kept = [f for f in kept if selected(f.code, select, ignore)]
     suppressed = [f for f in suppressed if selected(f.code, select, ignore)]
     if with_fixes:
-        from agentguard.engine.fix_edits import attach_fixes
-
         mark = time.perf_counter()
         kept = attach_fixes(kept, project, config.root, sources)
         timings["fix edits"] = time.perf_counter() - mark

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agentguard.knowledge.catalog import Matcher
+from agentguard.knowledge.matcher import Matcher
 from agentguard.knowledge.words import words
 
 

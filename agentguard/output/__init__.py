@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
 
 
 @dataclass(frozen=True)

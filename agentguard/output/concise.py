@@ -13,7 +13,7 @@ from agentguard.output.columns import ColumnMapper
 from agentguard.output.text import closing_lines
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
 
 
 def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:

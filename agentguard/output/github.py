@@ -14,7 +14,7 @@ from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
 
 COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

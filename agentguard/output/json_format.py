@@ -11,7 +11,7 @@ from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
 
 SCHEMA_VERSION = "1.1"
 

@@ -16,7 +16,7 @@ from agentguard.diagnostics import Finding
 from agentguard.output import RenderOptions
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
 
 
 def _describe(finding: Finding) -> str:

@@ -9,7 +9,7 @@ from agentguard.output import RenderOptions
 from agentguard.output.rule_docs import rule_doc_url
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
 
 # GitHub refuses comments over 65,536 characters; leave room for the rest of the comment.
 MAX_ROWS = 200

@@ -24,7 +24,7 @@ from agentguard.output.columns import ColumnMapper
 from agentguard.output.rule_docs import rule_doc_url
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

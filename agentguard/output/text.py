@@ -18,7 +18,7 @@ from agentguard.output.columns import ColumnMapper
 from agentguard.output.rule_docs import rule_doc_url
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 

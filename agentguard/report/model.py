@@ -17,7 +17,7 @@ from agentguard.engine.display_paths import PathPresenter
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
-    from agentguard.engine.pipeline import ScanResult
+    from agentguard.engine.scan_result import ScanResult
 
 PASS, PARTIAL, FAIL = "pass", "partial", "fail"
 NOT_APPLICABLE, NOT_CHECKED = "not applicable", "not checked"

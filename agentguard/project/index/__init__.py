@@ -5,6 +5,7 @@ is all three); it imports no pass."""
 
 from __future__ import annotations
 
-from agentguard.project.index.resolution import CallSite, ProjectIndex
+from agentguard.project.index.call_site import CallSite
+from agentguard.project.index.resolution import ProjectIndex
 
 __all__ = ["CallSite", "ProjectIndex"]

@@ -13,6 +13,7 @@ from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Matcher, NameIndex, normalise
 from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class, local_function
+from agentguard.project.index.call_site import CallSite
 from agentguard.project.index.guessed_types import Types, constructed_type, unpacked_item
 from agentguard.project.tool_facts import SELF_NAMES
 
@@ -40,42 +41,6 @@ def _name_pattern(text: str) -> tuple[str, str] | None:
     if joined is not None:
         return joined.group("head") or "", joined.group("tail") or ""
     return None
-
-
-class CallSite:
-    """One call site as resolved for its caller: the callee's qualified name and the project
-    function the call runs (a class's ``__init__`` for a construction), if any; ``also``:
-    the other project functions it may run (a dispatch dict's entries past the first)."""
-
-    __slots__ = ("also", "call", "callee", "caller", "facts", "forwarded", "target")
-
-    def __init__(
-        self,
-        call: Call,
-        caller: Function | None,
-        facts: ModuleFacts,
-        callee: str,
-        target: str | None,
-    ) -> None:
-        self.call = call
-        self.caller = caller
-        self.facts = facts
-        self.callee = callee
-        self.target = target
-        self.also: tuple[str, ...] = ()
-        # The call as the target receives it, when a runner forwards it
-        # (``asyncio.to_thread(send, to, body)`` calls ``send(to, body)``).
-        self.forwarded: Call | None = None
-
-    @property
-    def edge_call(self) -> Call:
-        """The call whose arguments the target receives."""
-        return self.forwarded or self.call
-
-    @property
-    def targets(self) -> tuple[str, ...]:
-        """Every project function the call may run."""
-        return (self.target, *self.also) if self.target else self.also
 
 
 class ProjectIndex(Types):

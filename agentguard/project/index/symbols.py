@@ -15,7 +15,7 @@ from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, 
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex
 
 if TYPE_CHECKING:
-    from agentguard.project.index.resolution import CallSite
+    from agentguard.project.index.call_site import CallSite
 
 
 @dataclass
