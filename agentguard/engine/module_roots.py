@@ -31,8 +31,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agentguard.facts.extract_values import module_name_for
 from agentguard.facts.module_facts import ModuleFacts
+from agentguard.facts.syntax_walk import module_name_for
 
 try:
     import tomllib

@@ -17,11 +17,11 @@ from typing import Any
 from agentguard.diagnostics import Span
 from agentguard.facts.extract_definitions import DefinitionVisitor
 from agentguard.facts.extract_flow import FlowVisitor
-from agentguard.facts.extract_values import NODE_FIELDS, WALKED_KINDS, module_name_for
 from agentguard.facts.module_facts import (
     ModuleFacts,
     Suppression,
 )
+from agentguard.facts.syntax_walk import NODE_FIELDS, WALKED_KINDS, module_name_for
 from agentguard.knowledge.catalog import ContextCarriers
 
 __all__ = ["compiles", "extract", "is_test_path", "module_name_for"]

@@ -7,11 +7,7 @@ import re
 from collections.abc import Iterator
 
 from agentguard.diagnostics import Span
-from agentguard.facts.extract_values import (
-    ValueReader,
-    span_of,
-    walk,
-)
+from agentguard.facts.extract_values import ValueReader
 from agentguard.facts.module_facts import (
     Branch,
     Handler,
@@ -28,6 +24,7 @@ from agentguard.facts.status_retry import (
     mentions_status,
     retried_statuses,
 )
+from agentguard.facts.syntax_walk import span_of, walk
 
 _TRACEBACK_TEXT = {
     "traceback.format_exc",
