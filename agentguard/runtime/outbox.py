@@ -20,6 +20,9 @@ logger = logging.getLogger("agentguard.runtime")
 
 RETRY_EVERY_S = 0.5
 GIVE_UP_AFTER_S = 3600.0
+# A retry every half second must not become a warning every half second: one when an item
+# first fails, then one a minute while it keeps failing.
+WARN_EVERY_S = 60.0
 
 
 @dataclass
@@ -30,6 +33,7 @@ class _Pending:
     changes: dict[str, Any]
     since: float
     detail: str
+    warned_at: float | None = None
 
 
 class Outbox:
@@ -110,5 +114,10 @@ class Outbox:
                 logger.info("recorded %s of %s late", item.target.value, item.entry.call_id)
             return moved is not None
         except Exception as exc:
-            logger.warning("the ledger is still unavailable for %s: %r", item.entry.call_id, exc)
+            now = time.monotonic()
+            if item.warned_at is None or now - item.warned_at >= WARN_EVERY_S:
+                item.warned_at = now
+                logger.warning(
+                    "the ledger is still unavailable for %s: %r", item.entry.call_id, exc
+                )
             return False

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -10,6 +11,15 @@ import pytest
 from agentguard.runtime import Ledger, MemoryLedger, Runtime, SQLiteLedger
 
 DEFAULT_PG_DSN = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def quiet_background_retries_after_the_session() -> Iterator[None]:
+    """Some tests take their ledger away for good (a dropped schema, a closed proxy): the
+    outbox threads of those calls go on retrying until the process exits. Once the last test
+    has run, their warnings would only bury the run's summary."""
+    yield
+    logging.getLogger("agentguard.runtime").disabled = True
 
 
 def pg_dsn() -> str:
