@@ -35,6 +35,7 @@ from agentguard.runtime.ledger import (
     Status,
     open_ledger,
 )
+from agentguard.runtime.observation_type import Observation
 from agentguard.runtime.retry import RetryPolicy
 
 
@@ -58,6 +59,7 @@ __all__ = [
     "LedgerEvent",
     "MemoryLedger",
     "NotFound",
+    "Observation",
     "PostgresLedger",
     "RecoveryReport",
     "Replay",

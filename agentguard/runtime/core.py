@@ -22,6 +22,7 @@ from agentguard.runtime.context import (
     RunScope,
     new_run_id,
 )
+from agentguard.runtime.frameworks import context_parameters
 from agentguard.runtime.hashing import (
     NoCanonicalForm,
     describe_offender,
@@ -49,6 +50,7 @@ from agentguard.runtime.kinds import (
     Verdict,
 )
 from agentguard.runtime.ledger.base import Ledger, assemble
+from agentguard.runtime.observation_type import Observation
 from agentguard.runtime.outbox import Outbox
 from agentguard.runtime.planning import _simple_parameters
 from agentguard.runtime.recovery import Recovery, approve_call, resolve_call
@@ -221,27 +223,29 @@ def guarded(
             drop_first=bool(parameters) and parameters[0] in ("self", "cls"),
             simple_parameters=simple,
             parameter_names=tuple(signature.parameters) if simple is not None else None,
+            context_parameters=context_parameters(signature),
         )
         runtime.tools[spec.name] = spec
         wrapper: Any
         if spec.is_async:
 
             @functools.wraps(function)
-            async def async_wrapper(*args: Any, **kwargs: Any) -> dict[str, Any]:
-                return await runtime._call_async(spec, args, kwargs)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Observation:
+                return await runtime._call_async(spec, args, kwargs)  # type: ignore[return-value]
 
             wrapper = async_wrapper
         else:
 
             @functools.wraps(function)
-            def sync_wrapper(*args: Any, **kwargs: Any) -> dict[str, Any]:
-                return runtime._call_sync(spec, args, kwargs)
+            def sync_wrapper(*args: Any, **kwargs: Any) -> Observation:
+                return runtime._call_sync(spec, args, kwargs)  # type: ignore[return-value]
 
             wrapper = sync_wrapper
-        # The wrapper returns an observation, so that is what it declares; the parameters, from
-        # which frameworks build the model's input schema, stay exactly the function's.
-        wrapper.__signature__ = signature.replace(return_annotation=dict[str, Any])
-        wrapper.__annotations__ = {**function.__annotations__, "return": dict[str, Any]}
+        # The wrapper returns an observation, so that is what it declares (an MCP server
+        # advertises its schema as the tool's outputSchema); the parameters, from which
+        # frameworks build the model's input schema, stay exactly the function's.
+        wrapper.__signature__ = signature.replace(return_annotation=Observation)
+        wrapper.__annotations__ = {**function.__annotations__, "return": Observation}
         wrapper.__agentguard__ = spec
         return wrapper
 

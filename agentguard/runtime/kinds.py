@@ -101,6 +101,9 @@ class ToolSpec:
     simple_parameters: tuple[tuple[str, ...], frozenset[str], dict[str, Any]] | None = None
     # every parameter's name in order, when none is variadic or positional-only
     parameter_names: tuple[str, ...] | None = None
+    # parameters a framework fills with its context object (MCP's ctx: Context, Pydantic AI's
+    # RunContext): they name the run and are no argument of the request
+    context_parameters: frozenset[str] = frozenset()
 
     @property
     def lookup_name(self) -> str | None:

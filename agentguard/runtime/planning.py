@@ -10,6 +10,7 @@ import functools
 import inspect
 import logging
 import random
+import sys
 import time
 from collections.abc import Callable, Generator
 from dataclasses import replace
@@ -33,7 +34,7 @@ from agentguard.runtime.effects import (
     _Sleep,
 )
 from agentguard.runtime.errors import ErrorCode, Failure, classify_exception
-from agentguard.runtime.frameworks import framework_run
+from agentguard.runtime.frameworks import framework_run, is_framework_context
 from agentguard.runtime.hashing import (
     NoCanonicalForm,
     default_key,
@@ -113,22 +114,29 @@ class Planner:
         self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Prepared | dict[str, Any]:
         """The call and its entry before the claim, or the observation refusing the call."""
+        try:
+            arguments = _bind(spec, args, kwargs)
+        except TypeError as exc:
+            return words.invalid_call(spec.name, str(exc))
+        contexts = _framework_contexts(spec, arguments)
         run = current_run()
         if run is None:
             # a framework calling the tool names the run (LangGraph's thread, the Agents SDK's
-            # trace); else a run of the call's own, if the runtime allows it
-            run = framework_run()
+            # trace, the MCP session); else a run of the call's own, if the runtime allows it
+            run = framework_run(contexts)
         if run is None and self.implicit_runs:
             run = RunContext(run_id=new_run_id())
         if run is None:
             raise RuntimeError(
                 f"{spec.name} is guarded by agentguard: call it inside `with runtime.run(...)`"
                 " or create the Runtime with implicit_runs=True"
+                + (
+                    "; served by an MCP server, give it a `ctx: Context` parameter, whose "
+                    "request names the run"
+                    if "mcp.server" in sys.modules
+                    else ""
+                )
             )
-        try:
-            arguments = _bind(spec, args, kwargs)
-        except TypeError as exc:
-            return words.invalid_call(spec.name, str(exc))
         stored_arguments = arguments
         try:
             arguments_hash = input_hash(arguments)
@@ -743,6 +751,18 @@ def _bind(spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict
     if spec.drop_first and arguments:
         arguments.pop(next(iter(arguments)))
     return arguments
+
+
+def _framework_contexts(spec: ToolSpec, arguments: dict[str, Any]) -> list[Any]:
+    """Take out of ``arguments`` the context objects a framework passed the tool: they name
+    the run, and are no part of the request (no value to hash, nothing to store)."""
+    if not spec.context_parameters:
+        return []
+    return [
+        arguments.pop(name)
+        for name in spec.context_parameters
+        if name in arguments and is_framework_context(arguments[name])
+    ]
 
 
 def _expire_lease(
