@@ -187,6 +187,11 @@ BAD_EXTENSIONS = [
         "frameworks.inhouse.decorators",
     ),
     ('[tool.agentguard.effects.verbs]\nwrite = ["x"]\n', "effects.verbs"),
+    ('[tool.agentguard.effects.open_world]\nnoun_alone = ["widget"]\n', "effects.open_world"),
+    (
+        '[tool.agentguard.effects.open_world.read_commands]\nkubectl = "get"\n',
+        "effects.open_world.read_commands.kubectl",
+    ),
 ]
 
 

@@ -16,6 +16,7 @@ from agentguard.knowledge.catalog import CATALOG_FILES, load_catalog
 from agentguard.knowledge.catalog_keys import (
     WORDS,
     KeySpec,
+    entry_keys,
     file_schema,
     frozen,
     key,
@@ -23,7 +24,8 @@ from agentguard.knowledge.catalog_keys import (
     pattern,
     section_keys,
 )
-from agentguard.knowledge.catalog_schemas import catalogue_keys, schema_text
+from agentguard.knowledge.catalog_schemas import catalogue_keys, generated_schema, schema_text
+from agentguard.knowledge.open_world import OpenWorld
 
 DATA = Path(__file__).resolve().parent.parent / "agentguard" / "data"
 RULES = Path(__file__).resolve().parent.parent / "rules"
@@ -63,6 +65,17 @@ def test_every_key_of_a_builtin_catalogue_is_a_typed_field(name: str) -> None:
     declared = {spec.path for spec in catalogue_keys(name)}
     for path in _leaf_keys(document):
         assert any(path[: len(d)] == d for d in declared), f"{name}.yaml: {'.'.join(path)}"
+
+
+def test_every_open_world_key_is_a_typed_field_and_every_field_a_key() -> None:
+    # ``effects.open_world`` is one entry of ``OpenWorld``: its keys are the entry's fields
+    section = yaml.safe_load((RULES / "effects.yaml").read_text(encoding="utf-8"))["open_world"]
+    fields = [spec.at for spec in entry_keys(OpenWorld)]
+    assert sorted(set(section) - set(fields)) == [], "open_world keys with no field of OpenWorld"
+    assert sorted(set(fields) - set(section)) == [], "OpenWorld fields with no key in effects.yaml"
+    generated = generated_schema("effects")["properties"]["open_world"]
+    assert list(generated["properties"]) == fields
+    assert generated["additionalProperties"] is False
 
 
 class _Extended:
@@ -110,3 +123,29 @@ def test_catalogue_fields_load_what_the_yaml_says() -> None:
     assert [s.kwarg for s in catalog.checklist.error_settings] == [
         raw["kwarg"] for raw in checklist["error_settings"]
     ]
+
+
+def test_open_world_fields_load_what_the_yaml_says() -> None:
+    effects = yaml.safe_load((RULES / "effects.yaml").read_text(encoding="utf-8"))
+    section = effects["open_world"]
+    world = load_catalog().open_world
+    assert world.terminals == frozenset(section["builder_terminals"])
+    assert world.batch_request_keys == tuple(section["batch_request_keys"])
+    assert world.read_commands["kubectl"] == frozenset(section["read_commands"]["kubectl"])
+    assert world.client_roots.search("stripe_client")
+    assert world.reads(section["reads"][-1])
+    # the section's verbs join the effect catalogue's
+    assert world.verb_class("archive_thread") == "idempotent_write"  # open_world.verbs
+    assert world.verb_class("delete_thread") == "destructive"  # effects.verbs
+    # a noun alone is looked up; before a verb, it is what the verb acts on
+    assert world.verb_class("issue") == "read"
+    assert world.verb_class("issue_update") == "idempotent_write"
+
+
+def test_a_user_open_world_verb_takes_the_category_listed_later() -> None:
+    # a verb the built-in section lists as a write, listed again by the user as a read: the
+    # read table comes later in the section, so the read wins (and the other way round)
+    moved = load_catalog({"effects": {"open_world": {"verbs": {"read": ["archive"]}}}})
+    assert moved.open_world.verb_class("archive_thread") == "read"
+    back = load_catalog({"effects": {"open_world": {"verbs": {"non_idempotent": ["export"]}}}})
+    assert back.open_world.verb_class("export_report") == "read"

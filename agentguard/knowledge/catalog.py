@@ -41,9 +41,12 @@ from agentguard.knowledge.catalog_keys import (
     QUALNAMES,
     REGEX,
     STRINGS,
+    VERB_CATEGORIES,
+    VERB_TABLE,
     WORDS,
     Placed,
     as_list,
+    deferred_entry,
     entries,
     entry,
     entry_schema,
@@ -60,12 +63,12 @@ from agentguard.knowledge.catalog_keys import (
     unique,
 )
 from agentguard.knowledge.matcher import Matcher, NameIndex, normalise
+from agentguard.knowledge.open_world import OpenWorld
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
     from agentguard.knowledge.checklist import Knowledge
-    from agentguard.knowledge.open_world import OpenWorld
 
 __all__ = [
     "ArgRef",
@@ -86,16 +89,11 @@ __all__ = [
 USER_MARK = "_user"  # set on entries merged from the user's config (never in YAML files)
 
 SNAKE_WORDS = {"type": "array", "items": {"type": "string", "pattern": "^[a-z0-9_]+$"}}
-VERB_CATEGORIES = ("read", "idempotent_write", "destructive", "non_idempotent")
-# a verb table: category -> its words (a word listed twice takes the later category)
-VERB_TABLE = {
-    "type": "object",
-    "additionalProperties": False,
-    "properties": {category: WORDS for category in reversed(VERB_CATEGORIES)},
-}
 
 
 def _verb_table(raw: Any) -> dict[str, str]:
+    """Verb -> category; a word listed under two categories takes the later of
+    ``VERB_CATEGORIES`` (a write over a read)."""
     raw = raw or {}
     return {verb: category for category in VERB_CATEGORIES for verb in raw.get(category) or []}
 
@@ -150,58 +148,6 @@ def _constructs(
         variant=variant,
         context=lambda patterns, raw: {"kind": kind},
     )
-
-
-# The open-world section (``effects.open_world``) is loaded by ``knowledge/open_world.py``
-# from the catalogue's data, key by key; its schema stays written out here until its keys
-# are fields too.
-_OPEN_WORLD_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "properties": {
-        "verbs": VERB_TABLE,
-        "nouns_alone": WORDS,
-        "prepositions": WORDS,
-        "builder_terminals": IDENTIFIERS,
-        "operation_module_calls": IDENTIFIERS,
-        "module_settings": WORDS,
-        "object_writes": IDENTIFIERS,
-        "no_effect": IDENTIFIERS,
-        "derived_writes": IDENTIFIERS,
-        "derived_write_prefixes": WORDS,
-        "batch_request_keys": IDENTIFIERS,
-        "object_factories": WORDS,
-        "memory_buffers": {
-            "description": "Classes of in-memory files: a save() into one writes nothing "
-            "outside the process.",
-            **STRINGS,
-        },
-        "buffer_saves": IDENTIFIERS,
-        "answer_conversions": IDENTIFIERS,
-        "method_prefixes": WORDS,
-        "in_process_packages": {
-            "description": "Packages whose objects live in the process: a write verb on what "
-            "one of their calls returned changes nothing outside it.",
-            **STRINGS,
-        },
-        "client_roots": REGEX,
-        "reads": STRINGS,
-        "credential_words": WORDS,
-        "credential_holders": WORDS,
-        "cache_words": WORDS,
-        "log_words": WORDS,
-        "read_commands": {
-            "description": "Programs whose literal subcommand only reads (kubectl: [get, "
-            "describe]).",
-            "type": "object",
-            "additionalProperties": STRINGS,
-        },
-    },
-}
-
-
-def _raw(raw: Any) -> Any:
-    return raw
 
 
 # Descriptions of the catalogues' tables, by their place in the catalogue data.
@@ -398,10 +344,10 @@ class Catalog:
         "effects.repeat_safe_posts.reference_keys", WORDS, frozen
     )
     session_words: frozenset[str] = key("effects.repeat_safe_posts.session_words", WORDS, frozen)
-    open_world_section: Mapping[str, Any] | None = key(
+    # loaded where first read (``open_world`` below)
+    open_world_table: dict[str, Any] = deferred_entry(
         "effects.open_world",
-        _OPEN_WORLD_SCHEMA,
-        _raw,
+        OpenWorld,
         description="Open-world effects: how a call no entry knows is judged by its verb, "
         "and the precision guards.",
     )
@@ -560,9 +506,7 @@ class Catalog:
     @cached_property
     def open_world(self) -> OpenWorld:
         """How a call no sink entry knows is judged (``effects.open_world``)."""
-        from agentguard.knowledge.open_world import load_open_world
-
-        return load_open_world(self.data.get("effects") or {}, self.verbs)
+        return load_entry(OpenWorld, self.open_world_table, base_verbs=self.verbs)
 
     @cached_property
     def digest(self) -> str:

@@ -42,6 +42,13 @@ NONEMPTY_TEXT = {"type": "string", "minLength": 1}
 IDENTIFIER = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
 HEADERS = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_-]*$"}}
 BOOLEAN = {"type": "boolean"}
+VERB_CATEGORIES = ("read", "idempotent_write", "destructive", "non_idempotent")
+# a verb table: category -> its words
+VERB_TABLE = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {category: WORDS for category in reversed(VERB_CATEGORIES)},
+}
 
 # Named schemas a catalogue key may refer to (``#/$defs/words``), with those of the entries
 # the keys declare; a generated schema holds the ones it uses.
@@ -264,6 +271,13 @@ def entry(
         required=required,
         defs={name: schema},
     )
+
+
+def deferred_entry(at: str, cls: type, *, description: str | None = None) -> dict[str, Any]:
+    """A key holding one entry of ``cls``, kept as its table (empty when absent) until its
+    reader loads it with ``load_entry``: for a section a run may never read (a run its memo
+    answers reads none of ``effects.open_world``), so loading the catalogue stays cheap."""
+    return key(at, entry_schema(cls), table, description=description)
 
 
 Placed = tuple[tuple[str, ...], E]  # an entry, with the names it applies to

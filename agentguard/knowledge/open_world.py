@@ -1,52 +1,101 @@
+# ruff: noqa: RUF009  (catalogue keys are declared by helpers returning dataclass fields)
 """The open-world knowledge of the effect catalogue (``rules/effects.yaml: open_world``):
-the verb table a call no catalogue entry knows is judged by, and its precision guards."""
+the verb table a call no catalogue entry knows is judged by, and its precision guards. Each
+key of the section is one field of ``OpenWorld``, declared once (``catalog_keys``)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from agentguard.knowledge.catalog_keys import (
+    IDENTIFIERS,
+    REGEX,
+    STRINGS,
+    VERB_TABLE,
+    WORDS,
+    frozen,
+    key,
+    matcher,
+    ordered,
+    pattern,
+)
 from agentguard.knowledge.matcher import Matcher
 from agentguard.knowledge.words import words
 
 
+def _verbs_as_listed(raw: Any) -> dict[str, str]:
+    """Verb -> category; a word listed twice takes the category listed later in the table
+    (the user's extension merged into the built-in one keeps the built-in order)."""
+    return {verb: category for category, listed in (raw or {}).items() for verb in listed or []}
+
+
+def _read_commands(raw: Any) -> dict[str, frozenset[str]]:
+    return {program: frozen(subcommands) for program, subcommands in (raw or {}).items()}
+
+
 @dataclass(frozen=True)
 class OpenWorld:
-    """The ``open_world`` section of the effect catalogue, with the verb table."""
+    """The ``open_world`` section of the effect catalogue, with the verb table. Its schema
+    lists the keys in the order of their fields."""
 
-    verbs: dict[str, str]
-    nouns_alone: frozenset[str]
-    terminals: frozenset[str]
-    object_writes: frozenset[str]
-    reads: Matcher[bool]
-    client_roots: re.Pattern[str]
-    credential_words: frozenset[str]
-    credential_holders: frozenset[str]
-    cache_words: frozenset[str]
-    log_words: frozenset[str]
-    read_commands: dict[str, frozenset[str]]
-    no_effect: frozenset[str]
-    derived_writes: frozenset[str]
-    object_factories: frozenset[str]
-    # first words of longer method names that write on a handed-out object
-    derived_write_prefixes: frozenset[str] = frozenset()
-    memory_buffers: frozenset[str] = frozenset()
-    buffer_saves: frozenset[str] = frozenset()
-    # methods that only convert what a call answered (``response.to_dict()``)
-    answer_conversions: frozenset[str] = frozenset()
-    # HTTP method words an operation name may start with before its own verb
-    method_prefixes: frozenset[str] = frozenset()
-    # packages whose objects live in the process (``pandas``: a data frame)
-    in_process_packages: frozenset[str] = frozenset()
-    # keys of a batch request's body listing its operations, one key per item
-    batch_request_keys: tuple[str, ...] = ()
-    # functions of a module named after the operation they run (``messages_send.sync``)
-    operation_module_calls: frozenset[str] = frozenset()
-    # verbs that, on an imported module itself, configure the library (``set_lang``)
-    module_settings: frozenset[str] = frozenset()
+    # the effect catalogue's verbs (``effects.verbs``), which this section's verbs join
+    base_verbs: dict[str, str] = field(repr=False)
+    added_verbs: dict[str, str] = key("verbs", VERB_TABLE, _verbs_as_listed)
+    nouns_alone: frozenset[str] = key("nouns_alone", WORDS, frozen)
     # words after which a name says what the call is about (``weather_at_place``)
-    prepositions: frozenset[str] = frozenset()
+    prepositions: frozenset[str] = key("prepositions", WORDS, frozen)
+    terminals: frozenset[str] = key("builder_terminals", IDENTIFIERS, frozen)
+    # functions of a module named after the operation they run (``messages_send.sync``)
+    operation_module_calls: frozenset[str] = key("operation_module_calls", IDENTIFIERS, frozen)
+    # verbs that, on an imported module itself, configure the library (``set_lang``)
+    module_settings: frozenset[str] = key("module_settings", WORDS, frozen)
+    object_writes: frozenset[str] = key("object_writes", IDENTIFIERS, frozen)
+    no_effect: frozenset[str] = key("no_effect", IDENTIFIERS, frozen)
+    derived_writes: frozenset[str] = key("derived_writes", IDENTIFIERS, frozen)
+    # first words of longer method names that write on a handed-out object
+    derived_write_prefixes: frozenset[str] = key("derived_write_prefixes", WORDS, frozen)
+    # keys of a batch request's body listing its operations, one key per item
+    batch_request_keys: tuple[str, ...] = key("batch_request_keys", IDENTIFIERS, ordered)
+    object_factories: frozenset[str] = key("object_factories", WORDS, frozen)
+    memory_buffers: frozenset[str] = key(
+        "memory_buffers",
+        STRINGS,
+        frozen,
+        description="Classes of in-memory files: a save() into one writes nothing outside "
+        "the process.",
+    )
+    buffer_saves: frozenset[str] = key("buffer_saves", IDENTIFIERS, frozen)
+    # methods that only convert what a call answered (``response.to_dict()``)
+    answer_conversions: frozenset[str] = key("answer_conversions", IDENTIFIERS, frozen)
+    # HTTP method words an operation name may start with before its own verb
+    method_prefixes: frozenset[str] = key("method_prefixes", WORDS, frozen)
+    # packages whose objects live in the process (``pandas``: a data frame)
+    in_process_packages: frozenset[str] = key(
+        "in_process_packages",
+        STRINGS,
+        frozen,
+        description="Packages whose objects live in the process: a write verb on what one "
+        "of their calls returned changes nothing outside it.",
+    )
+    client_roots: re.Pattern[str] = key("client_roots", REGEX, pattern)
+    reads: Matcher[bool] = key("reads", STRINGS, matcher)
+    credential_words: frozenset[str] = key("credential_words", WORDS, frozen)
+    credential_holders: frozenset[str] = key("credential_holders", WORDS, frozen)
+    cache_words: frozenset[str] = key("cache_words", WORDS, frozen)
+    log_words: frozenset[str] = key("log_words", WORDS, frozen)
+    read_commands: dict[str, frozenset[str]] = key(
+        "read_commands",
+        {"type": "object", "additionalProperties": STRINGS},
+        _read_commands,
+        description="Programs whose literal subcommand only reads (kubectl: [get, describe]).",
+    )
+    # every verb: the effect catalogue's, with this section's over them
+    verbs: dict[str, str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verbs", {**self.base_verbs, **self.added_verbs})
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
@@ -78,44 +127,3 @@ class OpenWorld:
                 continue  # ``issue_delete``: the object, then the verb
             return found
         return None
-
-
-def load_open_world(effects: dict[str, Any], base_verbs: dict[str, str]) -> OpenWorld:
-    """The ``open_world`` section of the effect catalogue, over the base verb table."""
-    section = effects.get("open_world") or {}
-    verbs = dict(base_verbs)
-    for category, listed in (section.get("verbs") or {}).items():
-        for verb in listed or []:
-            verbs[verb] = category
-    reads: Matcher[bool] = Matcher()
-    reads.add(list(section.get("reads") or []), True)
-    commands = {
-        program: frozenset(subcommands or [])
-        for program, subcommands in (section.get("read_commands") or {}).items()
-    }
-    return OpenWorld(
-        verbs=verbs,
-        nouns_alone=frozenset(section.get("nouns_alone") or []),
-        terminals=frozenset(section.get("builder_terminals") or []),
-        object_writes=frozenset(section.get("object_writes") or []),
-        reads=reads,
-        client_roots=re.compile(section.get("client_roots") or "$^"),
-        credential_words=frozenset(section.get("credential_words") or []),
-        credential_holders=frozenset(section.get("credential_holders") or []),
-        cache_words=frozenset(section.get("cache_words") or []),
-        log_words=frozenset(section.get("log_words") or []),
-        read_commands=commands,
-        no_effect=frozenset(section.get("no_effect") or []),
-        derived_writes=frozenset(section.get("derived_writes") or []),
-        derived_write_prefixes=frozenset(section.get("derived_write_prefixes") or []),
-        object_factories=frozenset(section.get("object_factories") or []),
-        memory_buffers=frozenset(section.get("memory_buffers") or []),
-        buffer_saves=frozenset(section.get("buffer_saves") or []),
-        answer_conversions=frozenset(section.get("answer_conversions") or []),
-        method_prefixes=frozenset(section.get("method_prefixes") or []),
-        in_process_packages=frozenset(section.get("in_process_packages") or []),
-        batch_request_keys=tuple(section.get("batch_request_keys") or []),
-        operation_module_calls=frozenset(section.get("operation_module_calls") or []),
-        module_settings=frozenset(section.get("module_settings") or []),
-        prepositions=frozenset(section.get("prepositions") or []),
-    )
