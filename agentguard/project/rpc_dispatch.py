@@ -15,7 +15,7 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.project.open_world import UNKNOWN
 from agentguard.project.read_posts import DELETES, READ, SETS, WRITE, rpc_operation_judgement
-from agentguard.project.sink_keys import local_value
+from agentguard.project.sink_keys import Substitution, local_value
 from agentguard.project.tool_facts import SELF_NAMES, Effect
 
 if TYPE_CHECKING:
@@ -98,14 +98,15 @@ def _named(project: ProjectIndex, effect: Effect, operation: str) -> Effect | No
 
 
 def map_operation(
-    project: ProjectIndex, effect: Effect, argument: Value | None, caller: Function
+    project: ProjectIndex, effect: Effect, substitution: Substitution
 ) -> Effect | None:
-    """An RPC helper's operation parameter takes the caller's ``argument``: a string is
+    """An RPC helper's operation parameter takes the caller's argument: a string is
     judged, a parameter of the caller defers again, anything else is unknown."""
+    argument = substitution.argument
     if argument is None:
         return replace(effect, kind=UNKNOWN, method_param=None)
-    if argument.kind == "name" and argument.text in caller.params:
-        return replace(effect, method_param=argument.text)
+    if substitution.passed_on is not None:
+        return replace(effect, method_param=substitution.passed_on)
     name = argument.string()
     if name is None:
         return replace(effect, kind=UNKNOWN, method_param=None)
