@@ -15,7 +15,7 @@ from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.project.open_world import UNKNOWN
 from agentguard.project.read_posts import DELETES, READ, SETS, WRITE, rpc_operation_judgement
-from agentguard.project.sink_keys import Substitution, local_value
+from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import SELF_NAMES, Effect
 
 if TYPE_CHECKING:
@@ -97,16 +97,12 @@ def _named(project: ProjectIndex, effect: Effect, operation: str) -> Effect | No
     )
 
 
-def map_operation(
-    project: ProjectIndex, effect: Effect, substitution: Substitution
-) -> Effect | None:
-    """An RPC helper's operation parameter takes the caller's argument: a string is
-    judged, a parameter of the caller defers again, anything else is unknown."""
-    argument = substitution.argument
+def map_operation(project: ProjectIndex, effect: Effect, argument: Value | None) -> Effect | None:
+    """An RPC helper's operation parameter takes the caller's ``argument`` (not a parameter
+    of the caller's own, which defers to its callers): a string is judged, anything else is
+    unknown."""
     if argument is None:
         return replace(effect, kind=UNKNOWN, method_param=None)
-    if substitution.passed_on is not None:
-        return replace(effect, method_param=substitution.passed_on)
     name = argument.string()
     if name is None:
         return replace(effect, kind=UNKNOWN, method_param=None)

@@ -535,13 +535,14 @@ def map_method_through_call(
     substitution = substitute(
         project, effect.method_param, callee_fn, call, caller, self_passed_on=True
     )
+    if substitution.passed_on is not None:
+        # the caller's own parameter, an HTTP method or an RPC operation: its callers choose
+        return replace(effect, method_param=substitution.passed_on)
     if effect.kind == RPC_DEFERRED:
-        return map_operation(project, effect, substitution)
+        return map_operation(project, effect, substitution.argument)
     argument = substitution.argument
     if argument is None:
         return None
-    if substitution.passed_on is not None:
-        return replace(effect, method_param=substitution.passed_on)
     method = (argument.string() or "").upper()
     chosen = _METHOD_EFFECTS.get(method)
     if chosen is not None:
