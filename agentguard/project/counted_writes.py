@@ -27,11 +27,25 @@ def counts_as_write(
     return not (effect.heuristic and effect.confidence.rank < 1)
 
 
-def counted_writes(tool: ToolFacts, catalog: Catalog) -> list[Effect]:
+def counted_writes(
+    tool: ToolFacts,
+    catalog: Catalog,
+    *,
+    reads_description: bool = False,
+    declaration_beats_name: bool = True,
+) -> list[Effect]:
     """The tool's effects that count as writes, judged by its own name; where the tool
     declares its idempotency in so many words, the declaration beats a verb's guess (a
-    write judged only by its verb counts as the declaration says)."""
+    write judged only by its verb counts as the declaration says).
+
+    The two policies of the read-by-name judgement (``read_by_name``), explicit:
+    ``reads_description`` adds the first sentence of the tool's description to the names
+    read. Effect inference read the description the tool had when it ran; a schema or
+    manifest may give the tool its description after that, so a rule that wants it read
+    asks here. ``declaration_beats_name``: whether a write counted because the tool
+    declares an additive write stands even where a name reads."""
     decl = tool.declaration
+    description = tool.description if reads_description else ""
     counted = []
     for effect in tool.effects:
         guessed = effect.heuristic and effect.writes
@@ -39,8 +53,11 @@ def counted_writes(tool: ToolFacts, catalog: Catalog) -> list[Effect]:
             continue
         if guessed and decl is not None and decl.says_additive_non_idempotent:
             if effect.idempotent is True and effect.kind not in {"unknown", "destructive"}:
-                counted.append(effect)
+                if declaration_beats_name or not read_by_name(
+                    catalog, effect, tool.name, description
+                ):
+                    counted.append(effect)
                 continue
-        if counts_as_write(effect, tool.name, catalog):
+        if counts_as_write(effect, tool.name, catalog, description):
             counted.append(effect)
     return counted

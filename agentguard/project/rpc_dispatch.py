@@ -97,15 +97,12 @@ def _named(project: ProjectIndex, effect: Effect, operation: str) -> Effect | No
     )
 
 
-def map_operation(
-    project: ProjectIndex, effect: Effect, argument: Value | None, caller: Function
-) -> Effect | None:
-    """An RPC helper's operation parameter takes the caller's ``argument``: a string is
-    judged, a parameter of the caller defers again, anything else is unknown."""
+def map_operation(project: ProjectIndex, effect: Effect, argument: Value | None) -> Effect | None:
+    """An RPC helper's operation parameter takes the caller's ``argument`` (not a parameter
+    of the caller's own, which defers to its callers): a string is judged, anything else is
+    unknown."""
     if argument is None:
         return replace(effect, kind=UNKNOWN, method_param=None)
-    if argument.kind == "name" and argument.text in caller.params:
-        return replace(effect, method_param=argument.text)
     name = argument.string()
     if name is None:
         return replace(effect, kind=UNKNOWN, method_param=None)

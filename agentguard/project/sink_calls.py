@@ -37,10 +37,10 @@ from agentguard.project.read_posts import (
 from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_rpc, map_operation
 from agentguard.project.sink_keys import (
     appended_after_read,
-    argument_for,
     fresh_identity,
     key_for,
     local_value,
+    substitute,
 )
 from agentguard.project.sql_sinks import (
     bound_to_db_handle,
@@ -375,10 +375,13 @@ def map_statement_through_call(
     a statement nobody can read."""
     if effect.statement_param is None:
         return effect
-    argument = argument_for(effect.statement_param, callee_fn, call)
+    substitution = substitute(
+        project, effect.statement_param, callee_fn, call, caller, self_passed_on=False
+    )
+    if substitution.passed_on is not None:
+        return replace(effect, statement_param=substitution.passed_on)
+    argument = substitution.argument
     if argument is not None and argument.kind == "name":
-        if argument.text in caller.params and argument.text not in SELF_NAMES:
-            return replace(effect, statement_param=argument.text)
         argument = local_value(project, argument.text, caller, facts, call.order) or argument
     text = _statement_start(argument) if argument is not None else None
     if text is None or not (
@@ -529,13 +532,17 @@ def map_method_through_call(
     "GET" reads (no effect), "PUT"/"DELETE" are idempotent, "POST" is judged by its URL."""
     if effect.method_param is None:
         return effect
-    argument = argument_for(effect.method_param, callee_fn, call)
+    substitution = substitute(
+        project, effect.method_param, callee_fn, call, caller, self_passed_on=True
+    )
+    if substitution.passed_on is not None:
+        # the caller's own parameter, an HTTP method or an RPC operation: its callers choose
+        return replace(effect, method_param=substitution.passed_on)
     if effect.kind == RPC_DEFERRED:
-        return map_operation(project, effect, argument, caller)
+        return map_operation(project, effect, substitution.argument)
+    argument = substitution.argument
     if argument is None:
         return None
-    if argument.kind == "name" and argument.text in caller.params:
-        return replace(effect, method_param=argument.text)
     method = (argument.string() or "").upper()
     chosen = _METHOD_EFFECTS.get(method)
     if chosen is not None:
@@ -716,7 +723,10 @@ def map_url_through_call(
             return replace(effect, reading="", url_self=None)  # the URL names a write
     if effect.url_param is None or effect.reading not in {NEUTRAL, WEAK, OPERATION, DOCUMENT}:
         return effect
-    argument = argument_for(effect.url_param, callee_fn, call)
+    # the URL's own parameters are found inside it by the judgement (an f-string's too)
+    argument = substitute(
+        project, effect.url_param, callee_fn, call, caller, self_passed_on=False
+    ).argument
     if argument is None:
         return replace(effect, url_param=None)
     if effect.reading == OPERATION:

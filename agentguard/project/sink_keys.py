@@ -3,6 +3,7 @@ earlier) and where it comes from, mapped through the helpers between tool and si
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
@@ -148,8 +149,9 @@ def classify_key(
 ) -> KeyEvidence:
     location = Location(facts.path, value.span) if value.span else None
     if value.kind == "name" and depth < 3:
-        if value.text in fn.params and not _injected(project, value.text):
-            return KeyEvidence(value, "param", f"parameter `{value.text}`", value.text, location)
+        param = passed_on_parameter(project, value, fn, self_passed_on=False, skip_injected=True)
+        if param is not None:
+            return KeyEvidence(value, "param", f"parameter `{param}`", param, location)
         local = local_value(project, value.text, fn, facts, before)
         if local is not None:
             return classify_key(project, local, fn, facts, before, depth + 1)
@@ -231,6 +233,61 @@ def argument_for(param: str, callee_fn: Function, call: Call) -> Value | None:
     return argument
 
 
+@dataclass(frozen=True)
+class Substitution:
+    """What a caller passes for a helper's parameter: the ``argument`` written in the call
+    (None when it passes nothing), and ``passed_on``, the caller's own parameter that
+    argument is, when it is one: then the caller's callers decide it."""
+
+    argument: Value | None
+    passed_on: str | None
+
+
+def passed_on_parameter(
+    project: ProjectIndex,
+    value: Value | None,
+    fn: Function,
+    *,
+    self_passed_on: bool,
+    skip_injected: bool,
+) -> str | None:
+    """The parameter of ``fn`` that ``value`` names, left to ``fn``'s callers.
+
+    ``self_passed_on``: whether ``self``/``cls`` counts. It does where any name at all
+    leaves the choice open (an HTTP method, an RPC operation: the callers find no string
+    and judge it so); it does not where ``self`` is read as a local binding instead (a
+    statement, a key). ``skip_injected``: whether a parameter the framework fills in (a
+    run context, per the catalogue) is no parameter, as for a key, which must come from
+    the model to say anything."""
+    if value is None or value.kind != "name" or value.text not in fn.params:
+        return None
+    if not self_passed_on and value.text in SELF_NAMES:
+        return None
+    if skip_injected and value.text in project.catalog.injected_params:
+        return None
+    return value.text
+
+
+def substitute(
+    project: ProjectIndex,
+    param: str,
+    callee_fn: Function,
+    call: Call,
+    caller: Function,
+    *,
+    self_passed_on: bool,
+    skip_injected: bool = False,
+) -> Substitution:
+    """The one substitution of a caller's argument for a helper's parameter ``param``:
+    the argument ``call`` passes, and whether it is ``caller``'s own parameter passed on
+    (the policies are ``passed_on_parameter``'s)."""
+    argument = argument_for(param, callee_fn, call)
+    passed_on = passed_on_parameter(
+        project, argument, caller, self_passed_on=self_passed_on, skip_injected=skip_injected
+    )
+    return Substitution(argument, passed_on)
+
+
 def map_key_through_call(
     project: ProjectIndex,
     key: KeyEvidence | None,
@@ -242,7 +299,9 @@ def map_key_through_call(
     """A key that is a helper's parameter takes the caller's argument's origin."""
     if key is None or key.origin != "param" or key.param is None:
         return key
-    argument = argument_for(key.param, callee_fn, call)
+    argument = substitute(
+        project, key.param, callee_fn, call, caller, self_passed_on=False, skip_injected=True
+    ).argument
     if argument is None:
         return KeyEvidence(key.value, "scoped", "", None, key.location)
     return classify_key(project, argument, caller, facts, call.order)

@@ -34,7 +34,6 @@ from agentguard.facts.module_facts import (
 from agentguard.knowledge.checklist import Knowledge, Setting
 from agentguard.project.counted_writes import counted_writes, counts_as_write
 from agentguard.project.project_model import ProjectModel
-from agentguard.project.read_posts import read_by_name
 from agentguard.project.tool_facts import Effect, ToolFacts
 
 
@@ -128,11 +127,8 @@ def _writes(project: ProjectModel, tool: ToolFacts) -> list[Effect]:
     guessed writes too weak to count (its write is among them), at medium confidence: the
     declaration is the evidence."""
     catalog = project.catalog
-    writes = [
-        e
-        for e in counted_writes(tool, catalog)
-        if not read_by_name(catalog, e, tool.name, tool.description)  # its description reads
-    ]
+    # a description that reads clears even a declared write, whenever the tool got it
+    writes = counted_writes(tool, catalog, reads_description=True, declaration_beats_name=False)
     if (
         writes
         or not _declared_writer(tool)
