@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
-from agentguard.knowledge.catalog import Matcher, NameIndex, normalise
+from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
 from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class, local_function
 from agentguard.project.index.call_site import CallSite
@@ -45,7 +46,23 @@ def _name_pattern(text: str) -> tuple[str, str] | None:
 
 class ProjectIndex(Types):
     """Modules, definitions, imports, types and call resolution of the scanned project:
-    the typed symbol table with each call site resolved (memoised per call site)."""
+    the typed symbol table with every call site of every module resolved when it is built."""
+
+    def __init__(self, modules: Iterable[ModuleFacts], catalog: Catalog) -> None:
+        super().__init__(modules, catalog)
+        # Every call of every module resolved for the function it is in, once, in the order
+        # of the modules: tool discovery, effects, ledgers and retries all walk these.
+        function = self.function
+        self.sites_by_module: dict[str, list[CallSite]] = {
+            facts.path: [
+                self.call_site(call, function(call.function) if call.function else None, facts)
+                for call in facts.calls
+            ]
+            for facts in self.modules.values()
+        }
+        self.resolved_callees = NameIndex(
+            site.callee for sites in self.sites_by_module.values() for site in sites
+        )
 
     def resolve_callee(self, call: Call, caller: Function | None, facts: ModuleFacts) -> str:
         """Resolve self.x.y and module-level instances into a qualified callee name."""
@@ -370,16 +387,11 @@ class ProjectIndex(Types):
         return None
 
     def call_sites(self, facts: ModuleFacts) -> list[CallSite]:
-        """The calls of ``facts``, each resolved for the function it is in (computed once:
-        tool discovery and retry detection walk every call of every module)."""
-        sites = self._memo.module_sites.get(facts.path)
+        """The calls of ``facts``, each resolved for the function it is in (resolved when
+        the index was built)."""
+        sites = self.sites_by_module.get(facts.path)
         if sites is None:
-            function = self.function
-            sites = [
-                self.call_site(call, function(call.function) if call.function else None, facts)
-                for call in facts.calls
-            ]
-            self._memo.module_sites[facts.path] = sites
+            raise KeyError(f"{facts.path} is not a module of the project index")
         return sites
 
     def callees_matching(self, matcher: Matcher[Any], *, resolved: bool) -> frozenset[str]:
@@ -389,18 +401,9 @@ class ProjectIndex(Types):
         key = (id(matcher), resolved)
         entry = self._memo.matching.get(key)
         if entry is None or entry[0] is not matcher:
-            names = self._resolved_index() if resolved else self._written_names
+            names = self.resolved_callees if resolved else self._written_names
             entry = self._memo.matching[key] = (matcher, matcher.among(names))
         return entry[1]
-
-    def _resolved_index(self) -> NameIndex:
-        """Every callee as resolved for its call site (resolving every call, once)."""
-        names = self._memo.resolved_names
-        if names is None:
-            names = self._memo.resolved_names = NameIndex(
-                site.callee for facts in self.modules.values() for site in self.call_sites(facts)
-            )
-        return names
 
     def _handed_call(self, call: Call, callee: str) -> Call | None:
         """For a call that runs a function outside the project it is handed

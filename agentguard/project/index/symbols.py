@@ -26,7 +26,6 @@ class LookupMemo:
 
     sites: dict[int, CallSite] = field(default_factory=dict)
     targets: dict[str, tuple[str | None, bool, str | None]] = field(default_factory=dict)
-    module_sites: dict[str, list[CallSite]] = field(default_factory=dict)
     matching: dict[tuple[int, bool], tuple[Matcher[Any], frozenset[str]]] = field(
         default_factory=dict
     )
@@ -52,7 +51,6 @@ class LookupMemo:
     method_built: dict[tuple[str, str], str | None] = field(default_factory=dict)
     called_params: dict[str, frozenset[str]] = field(default_factory=dict)
     constructions: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
-    resolved_names: NameIndex | None = None
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
