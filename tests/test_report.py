@@ -8,6 +8,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -20,6 +21,8 @@ from agentguard.report import render_report
 from agentguard.report.model import FAIL, NOT_APPLICABLE, PASS, VERDICTS, Report, build_report
 
 from .conftest import FIXTURES, ScanFiles
+
+REPORT_SCHEMA = Path(__file__).resolve().parents[1] / "agentguard" / "data" / "report.schema.json"
 
 SHOP = FIXTURES / "shop-agent"
 
@@ -329,10 +332,28 @@ def test_a_tool_row_says_where_the_declaration_and_the_code_disagree(
         row.name: row for row in build_report(scan_files({"server.py": DISAGREEING_SERVER})).tools
     }
     declared_read = rows["create_order"]
-    assert declared_read.risk.value == "read (declared); code writes: network_write"
+    # the value stays a word of the column (what JSON readers compare); the note says why
+    assert declared_read.risk.value == "read"
+    assert declared_read.risk.status == "bad"
+    assert declared_read.risk.note == "the code writes: network_write"
     assert declared_read.replay.value == "unsafe: repeats the write"
     declared_repeating = rows["set_address"]
-    assert declared_repeating.idempotency.value == (
-        "non-idempotent (declared); code: idempotent writes"
-    )
-    assert declared_repeating.replay.value == ("safe by the code; declared non-idempotent")
+    assert declared_repeating.idempotency.value == "non-idempotent"
+    assert declared_repeating.idempotency.note == "the code's writes are idempotent"
+    assert declared_repeating.replay.value == "safe: idempotent"
+    assert "declaration says non-idempotent" in declared_repeating.replay.note
+
+
+def test_the_disagreement_is_shown_in_every_report_format(scan_files: ScanFiles) -> None:
+    report = build_report(scan_files({"server.py": DISAGREEING_SERVER}))
+    assert "the code writes: network_write" in rendered(report, "html")
+    assert "the code writes: network_write" in rendered(report, "markdown")
+    data = json.loads(rendered(report, "json"))
+    jsonschema.validate(data, json.loads(REPORT_SCHEMA.read_text()))
+    row = next(row for row in data["tools"] if row["name"] == "create_order")
+    assert row["risk"] == {
+        "value": "read",
+        "source": row["risk"]["source"],
+        "status": "bad",
+        "note": "the code writes: network_write",
+    }

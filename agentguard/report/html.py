@@ -107,6 +107,7 @@ th[aria-sort=ascending] button::after{content:" \\25B2"}
 th[aria-sort=descending] button::after{content:" \\25BC"}
 td.good{color:var(--pass)}td.bad{color:var(--fail);font-weight:600}td.unknown{color:var(--unknown)}
 .inferred::after{content:"*";color:var(--muted)}
+.note{display:block;font-size:.85em;color:var(--muted)}
 li.sev-error::marker{color:var(--fail)}li.sev-warning::marker{color:var(--partial)}
 .sev-error b{color:var(--fail)}.sev-warning b{color:var(--partial)}
 .badges .sev-error{color:var(--fail)}.badges .sev-warning{color:var(--partial)}
@@ -201,6 +202,8 @@ def _cell(columns: list[tuple[str, str]], value: Cell) -> str:
         if value.source == "inferred"
         else f"<span>{escape(value.value)}</span>"
     )
+    if value.note:
+        inner += f'<span class="note">{escape(value.note)}</span>'
     return (
         f'<td data-col="{keys}" data-label="{escape(label)}"{span} class="{css}"{title}>'
         f"{inner}</td>"
@@ -238,7 +241,7 @@ def _tool_row(report: Report, tool: ToolRow) -> str:
         f'<td data-col="findings" data-label="Findings" class="{"bad" if codes else ""}" '
         f'data-sort="{len(tool.findings):04d}">{escape(codes) or "-"}</td>',
     ]
-    writes = "1" if tool.effects and tool.risk.value != "read" else "0"
+    writes = "1" if tool.effects and (tool.risk.value != "read" or tool.risk.note) else "0"
     return (
         f'<tr data-findings="{len(tool.findings)}" data-writes="{writes}">'
         + "".join(cells)

@@ -33,7 +33,8 @@ def where(report: Report, path: str | None, line: int | None) -> str:
 
 def show(value: Cell) -> str:
     marker = "*" if value.source == "inferred" else ""
-    return f"{STATUS_ICON.get(value.status, '')}{cell(value.value)}{marker}"
+    note = f" ({cell(value.note)})" if value.note else ""
+    return f"{STATUS_ICON.get(value.status, '')}{cell(value.value)}{marker}{note}"
 
 
 def evidence_line(report: Report, item: Evidence) -> str:

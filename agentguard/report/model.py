@@ -65,6 +65,9 @@ class Cell:
     value: str
     source: str = ""  # declared (guarded) | inferred | finding | runtime | ...
     status: str = NEUTRAL
+    # Where the declaration and the code disagree, the disagreement in words; the value
+    # stays a word of the column's vocabulary so that readers of the JSON can compare it.
+    note: str = ""
 
 
 @dataclass
@@ -350,25 +353,22 @@ def _reconciled(tool: ToolFacts, risk: Cell, idem: Cell, replay: Cell) -> tuple[
     kinds = ", ".join(sorted({e.kind for e in writes}))
     non_idempotent = bool(tool.non_idempotent_writes())
     if risk.source.startswith("declared") and risk.value == "read":
-        risk = Cell(f"read (declared); code writes: {kinds}", risk.source, BAD)
+        risk = Cell("read", risk.source, BAD, note=f"the code writes: {kinds}")
     declared_idempotent = idem.value == "idempotent" and idem.source.startswith("declared")
     declared_repeating = idem.value in {
         "non-idempotent",
         "non_idempotent",
     } and idem.source.startswith("declared")
     if declared_idempotent and non_idempotent:
-        idem = Cell("idempotent (declared); code: non-idempotent write", idem.source, BAD)
+        idem = Cell("idempotent", idem.source, BAD, note="the code makes a non-idempotent write")
     elif declared_repeating and not non_idempotent:
-        idem = Cell(
-            f"{idem.value} (declared); code: idempotent writes",
-            idem.source,
-            NEUTRAL,
-        )
+        idem = Cell(idem.value, idem.source, NEUTRAL, note="the code's writes are idempotent")
         if replay.value == "safe: idempotent":
             replay = Cell(
-                "safe by the code; declared non-idempotent",
+                "safe: idempotent",
                 replay.source,
                 GOOD,
+                note="judged from the code; the declaration says non-idempotent",
             )
     return risk, idem, replay
 
