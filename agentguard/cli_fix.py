@@ -166,7 +166,7 @@ def fix_command(
             report_rollbacks(run)
     except ConfigError as exc:
         raise fail(str(exc)) from None
-    patch = run.diff()
+    patch = run.patch()
     for change in run.changes:
         for finding in change.fixed:
             if finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE:
@@ -179,11 +179,13 @@ def fix_command(
                 )
     if emit_patch is not None:
         try:
-            emit_patch.write_text(patch, encoding="utf-8", newline="")
+            emit_patch.write_bytes(patch)
         except OSError as exc:
             raise fail(f"{emit_patch}: {exc.strerror or exc}") from None
     elif not write:
-        sys.stdout.write(patch)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(patch)
+        sys.stdout.buffer.flush()
     if run.unapplied_unsafe and not unsafe_fixes and not quiet:
         n = run.unapplied_unsafe
         err.print(f"{n} more fix{'es' * (n != 1)} available with --unsafe-fixes.")

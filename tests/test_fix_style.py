@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import subprocess
 import tokenize
 from pathlib import Path
 
@@ -121,7 +122,6 @@ def test_a_file_in_a_declared_encoding_is_fixed_and_written_in_it(tmp_path: Path
     (tmp_path / ".git").mkdir()
     source = "# -*- coding: latin-1 -*-\n" + LONG_DECORATOR.replace("Create an", "Créer an")
     (tmp_path / "server.py").write_bytes(source.encode("latin-1"))
-    assert '+    description="Créer an order for the cart",' in fix_diff(tmp_path)
     run = run_fixes([tmp_path], load_config([tmp_path]))
     (change,) = run.changes
     written = change.encoded()
@@ -145,3 +145,27 @@ def test_a_fix_on_offer_that_cannot_be_made_is_said(
     monkeypatch.setattr(UndeclaredToolSemantics, "fixed_text", lambda self, finding, ctx: None)
     done = CliRunner().invoke(app, ["fix", str(tmp_path), "--select", "AG101"])
     assert "fix not made: server.py:8:11 AG101: no edit could be built" in done.stderr
+
+
+def test_a_patch_of_a_file_in_a_declared_encoding_applies_with_git(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    from typer.testing import CliRunner
+
+    from agentguard.cli import app
+
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    source = "# -*- coding: latin-1 -*-\n" + LONG_DECORATOR.replace("Create an", "Créer an")
+    (project / "server.py").write_bytes(source.encode("latin-1"))
+    patch = tmp_path / "fixes.patch"
+    done = CliRunner().invoke(
+        app, ["fix", str(project), "--select", "AG101", "--emit-patch", str(patch)]
+    )
+    assert done.exit_code == 1, done.output
+    assert '+    description="Créer an order for the cart",'.encode("latin-1") in patch.read_bytes()
+    subprocess.run(["git", "apply", str(patch)], cwd=project, check=True)
+    fixed = (project / "server.py").read_bytes().decode("latin-1")
+    assert "annotations=ToolAnnotations(" in fixed
+    assert "Créer an order" in fixed

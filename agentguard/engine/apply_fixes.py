@@ -71,8 +71,13 @@ class FixRun:
     def fixed_count(self) -> int:
         return sum(len(c.fixed) for c in self.changes)
 
-    def diff(self) -> str:
-        return "".join(unified_diff(c, self.paths.show(c.path)) for c in self.changes)
+    def patch(self) -> bytes:
+        """The fixes as a patch for ``git apply``: each file's hunks in the file's own
+        encoding, so that the context lines match the bytes on disk."""
+        return b"".join(
+            unified_diff(c, self.paths.show(c.path)).encode(c.encoding, "surrogateescape")
+            for c in self.changes
+        )
 
 
 def allowed(applicability: Applicability, unsafe: bool) -> bool:
