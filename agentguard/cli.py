@@ -488,12 +488,14 @@ def report(
         ),
     ] = None,
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+    exclude: ExcludeOption = None,
+    extend_exclude: ExtendExcludeOption = None,
 ) -> None:
     """The checklist report: a verdict per question with evidence, and a table of tools."""
     from agentguard.report import render_report
     from agentguard.report.model import build_report
 
-    result = scan_paths(paths, config)
+    result = scan_paths(paths, config, exclude, extend_exclude)
     document = build_report(result, link_base=link_base)
     if output_file is None:
         render_report(document, output_format.value, sys.stdout)

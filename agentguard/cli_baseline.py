@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from agentguard.cli_common import err, fail, scan_paths, warn
+from agentguard.cli_common import (
+    ExcludeOption,
+    ExtendExcludeOption,
+    err,
+    fail,
+    scan_paths,
+    warn,
+)
 
 if TYPE_CHECKING:
     from agentguard.engine.baseline import Baseline
@@ -82,13 +89,15 @@ def baseline_create(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing baseline.")] = False,
+    exclude: ExcludeOption = None,
+    extend_exclude: ExtendExcludeOption = None,
 ) -> None:
     """Write a baseline accepting every current finding."""
     from agentguard.engine.baseline import Baseline
 
     if file.exists() and not force:
         raise fail(f"{file}: already exists; use `agentguard baseline update` or --force")
-    result = scan_paths(paths, config)
+    result = scan_paths(paths, config, exclude, extend_exclude)
     accepted = Baseline.from_findings(result.findings, result.paths.show)
     try:
         accepted.write(file)
@@ -104,6 +113,8 @@ def baseline_update(
     file: Annotated[Path, typer.Argument(help="The baseline file to rewrite.")],
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to scan.")] = None,
     config: Annotated[Path | None, typer.Option(help="Use this config file.")] = None,
+    exclude: ExcludeOption = None,
+    extend_exclude: ExtendExcludeOption = None,
 ) -> None:
     """Rewrite a baseline from the current findings: stale entries go, new findings join."""
     from agentguard.engine.baseline import Baseline, BaselineError, compare
@@ -112,7 +123,7 @@ def baseline_update(
         previous = Baseline.load(file)
     except BaselineError as exc:
         raise fail(str(exc)) from None
-    result = scan_paths(paths, config)
+    result = scan_paths(paths, config, exclude, extend_exclude)
     previous = _rebased(previous, result, file, rewriting=True)
     outcome = compare(result.findings, previous, show=result.paths.show)
     accepted = Baseline.from_findings(result.findings, result.paths.show)

@@ -173,8 +173,14 @@ def fact_options(
     )
 
 
-def scan_paths(paths: list[Path] | None, config: Path | None) -> ScanResult:
+def scan_paths(
+    paths: list[Path] | None,
+    config: Path | None,
+    exclude: list[str] | None = None,
+    extend_exclude: list[str] | None = None,
+) -> ScanResult:
     targets, cfg = targets_and_config(paths, config)
+    exclusions(cfg, exclude, extend_exclude)
     from agentguard.engine.pipeline import scan
 
     try:

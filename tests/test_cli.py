@@ -244,6 +244,31 @@ def test_extend_select_extend_ignore_and_exclude_on_the_command_line(tmp_path: P
     assert ("AG201", "vendor/shop.py") in codes("--exclude", "nothing", "--extend-exclude", "x")
 
 
+def test_report_and_baseline_take_the_same_exclusions_as_check(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    write_project(project, {"agent.py": WRITE_TOOL, "vendor/shop.py": WRITE_TOOL})
+
+    def reported(*args: str) -> set[str]:
+        done = runner.invoke(app, ["report", str(project), "-f", "json", *args])
+        assert done.exit_code == 0, done.output
+        return {tool["path"] for tool in json.loads(done.stdout)["tools"]}
+
+    assert reported() == {"agent.py", "vendor/shop.py"}
+    assert reported("--exclude", "vendor") == {"agent.py"}
+    assert reported("--extend-exclude", "agent.py") == {"vendor/shop.py"}
+    baseline = tmp_path / "baseline.json"
+    done = runner.invoke(
+        app, ["baseline", "create", str(baseline), str(project), "--extend-exclude", "vendor"]
+    )
+    assert done.exit_code == 0, done.output
+    assert "vendor" not in baseline.read_text(encoding="utf-8")
+    assert "agent.py" in baseline.read_text(encoding="utf-8")
+    done = runner.invoke(
+        app, ["baseline", "update", str(baseline), str(project), "--extend-exclude", "vendor"]
+    )
+    assert "0 added" in done.stdout, done.output
+
+
 def test_standard_input_is_checked_under_the_stdin_filename(tmp_path: Path) -> None:
     write_project(tmp_path, {"pkg/agent.py": READ_ONLY})
     done = subprocess.run(
