@@ -236,3 +236,11 @@ def test_an_open_question_leaves_no_blank_area_beside_it(tmp_path: Path, width: 
     coverage = re.search(r'<pre id="coverage">(\d+)</pre>', dumped)
     assert coverage, dumped[-500:]
     assert int(coverage.group(1)) >= 90
+
+
+def test_long_names_and_paths_break_between_words_not_inside_them() -> None:
+    page = page_for(FIXTURES / "shop-agent")
+    # A snake_case tool name and a path may break after "_" or "/" (so a 90-tool table fits
+    # a laptop window), and still read as one name.
+    assert "<strong>create_<wbr>order</strong>" in page
+    assert parsed(page).cells("create_order")[0][1] == "create_order"

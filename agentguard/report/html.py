@@ -101,6 +101,11 @@ th{white-space:nowrap}
 #tools th:first-child,#tools td:first-child{position:sticky;left:0;z-index:1;background:var(--bg);
 box-shadow:1px 0 0 var(--line)}
 td.na{color:var(--na)}
+/* Long snake_case names and paths break after "_" or "/" rather than widen the table past
+   the window. */
+#tools td[data-col=name]{max-width:14em;overflow-wrap:break-word}
+#tools td[data-col=location]{max-width:15em;overflow-wrap:break-word}
+#tools td[data-col=location] code{font-size:12px;padding:0}
 th button{font:inherit;font-weight:600;border:0;background:none;padding:0;cursor:pointer;
 color:inherit}
 th[aria-sort=ascending] button::after{content:" \\25B2"}
@@ -121,6 +126,7 @@ p.legend .inferred::after{content:""}p.legend .inferred::before{content:"* ";col
  td{border:0;padding:3px 0;display:flex;gap:8px;overflow-wrap:anywhere}
  td>*{min-width:0}
  #tools td:first-child{position:static;box-shadow:none}
+ #tools td[data-col]{max-width:none}
  td::before{content:attr(data-label);flex:0 0 42%;color:var(--muted);font-weight:600}
 }
 """
@@ -170,11 +176,17 @@ def prose(text: str) -> str:
     return CODE_SPANS.renderInline(text)
 
 
+def _breakable(name: str) -> str:
+    """A long path or snake_case name, escaped, that may break after a slash or an
+    underscore rather than widen the tool table or break inside a word."""
+    return escape(name).replace("/", "/<wbr>").replace("_", "_<wbr>")
+
+
 def _where(report: Report, path: str | None, line: int | None) -> str:
     if not path:
         return ""
     # Long paths may break after a slash rather than widen the tool table.
-    label = escape(f"{path}:{line}" if line else path).replace("/", "/<wbr>")
+    label = _breakable(f"{path}:{line}" if line else path)
     if report.link_base:
         href = f"{report.link_base.rstrip('/')}/{path}" + (f"#L{line}" if line else "")
         return f'<a href="{escape(href)}"><code>{label}</code></a>'
@@ -203,7 +215,8 @@ def _cell(columns: list[tuple[str, str]], value: Cell) -> str:
         else f"<span>{escape(value.value)}</span>"
     )
     if value.note:
-        inner += f'<span class="note">{escape(value.note)}</span>'
+        # One flex item with its value in the phone layout, the note on a line below.
+        inner = f'<span>{inner}<span class="note">{escape(value.note)}</span></span>'
     return (
         f'<td data-col="{keys}" data-label="{escape(label)}"{span} class="{css}"{title}>'
         f"{inner}</td>"
@@ -229,7 +242,7 @@ def _check_cells(tool: ToolRow) -> list[str]:
 def _tool_row(report: Report, tool: ToolRow) -> str:
     codes = ", ".join(tool.finding_codes)
     cells = [
-        f'<td data-col="name" data-label="Tool"><strong>{escape(tool.name)}</strong></td>',
+        f'<td data-col="name" data-label="Tool"><strong>{_breakable(tool.name)}</strong></td>',
         f'<td data-col="framework" data-label="Framework">{escape(tool.framework)}</td>',
         f'<td data-col="location" data-label="Location" '
         f'data-sort="{escape(tool.path)}:{tool.line:06d}">'
