@@ -1,11 +1,9 @@
-"""Effect summaries worked out on demand: a function no tool reaches gets its summary when a
-rule first asks, and it is the summary a run over the whole project would give."""
+"""Effect summaries: every function of the project has its summary when the model is built,
+a function no tool reaches too, and ties between evidence chains fall the same way every run."""
 
 from __future__ import annotations
 
 import textwrap
-
-from agentguard.project.effects import EffectSummaries
 
 from .conftest import ScanFiles
 
@@ -60,9 +58,7 @@ def test_a_helper_of_a_helper_is_found_for_a_tool_and_for_a_retried_function(
 
 # Two paths of the same length from ``b_retried`` to one POST. In the run over every
 # function (sorted order), ``b_retried`` is visited before ``c_shared`` has found the POST,
-# so the path through ``a_first`` is kept. ``c_shared`` is worked out with the tool, before
-# anything asks about ``b_retried``; its final summary must not make the later answer take
-# the other path.
+# so the path through ``a_first`` is kept, whatever a tool reaches.
 TIE = textwrap.dedent(
     '''
     import requests
@@ -91,7 +87,7 @@ TIE = textwrap.dedent(
 )
 
 
-def test_a_summary_asked_later_is_the_one_the_whole_run_gives(scan_files: ScanFiles) -> None:
+def test_a_tie_between_two_chains_falls_the_same_way_every_run(scan_files: ScanFiles) -> None:
     result = scan_files({"agent.py": TIE})
     (finding,) = [f for f in result.findings if f.code == "AG902"]
     assert [step.label for step in finding.evidence[-3:]] == [
@@ -99,6 +95,16 @@ def test_a_summary_asked_later_is_the_one_the_whole_run_gives(scan_files: ScanFi
         "a_first calls z_send",
         "calls requests.post",
     ]
-    whole = EffectSummaries(result.project)
-    whole.cover(result.project.functions)
-    assert result.project.effects_of("agent.b_retried") == whole.of("agent.b_retried")
+    again = scan_files({"agent.py": TIE})
+    assert again.project.effects_of("agent.b_retried") == result.project.effects_of(
+        "agent.b_retried"
+    )
+
+
+def test_a_function_no_tool_reaches_has_its_summary_when_the_model_is_built(
+    scan_files: ScanFiles,
+) -> None:
+    project = scan_files({"agent.py": HELPERS}).project
+    (effect,) = project.effect_summaries.of("agent.sync_orders")
+    assert (effect.kind, effect.sink) == ("network_write", "requests.post")
+    assert project.effect_summaries.of("agent.not_a_function") == []

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
 Judged = TypeVar("Judged", covariant=True)
+Answer = TypeVar("Answer")
 
 
 class Judgement(Pass[Judged]):
@@ -25,6 +26,12 @@ class Judgement(Pass[Judged]):
     @classmethod
     def run(cls, index: ProjectIndex, results: PassResults) -> Judged:
         return cls.judge(ProjectModel.built(index, results))
+
+    @classmethod
+    def of(cls: type[Pass[Answer]], project: ProjectModel) -> Answer:
+        """This judgement of the built ``project``: a rule that reads it lists it in
+        ``Rule.reads``, so the build has worked it out."""
+        return project.results[cls]
 
     @classmethod
     @abstractmethod

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Where a word starts inside a name: a capital after a small letter or a digit.
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -16,6 +17,12 @@ def words(text: str, *, identifier: bool = False) -> list[str]:
 
     ``identifier``: split at underscores only, besides the capitals; any other character
     stays in its word (``créer_commande`` -> créer, commande), as in a name of the code."""
+    return list(_split(text, identifier))
+
+
+# The same few thousand names are split again for every call site that mentions them.
+@lru_cache(maxsize=65536)
+def _split(text: str, identifier: bool) -> tuple[str, ...]:
     lowered = _CAMEL.sub("_", text).lower()
     pieces = lowered.split("_") if identifier else _NOT_ALPHANUMERIC.split(lowered)
-    return [piece for piece in pieces if piece]
+    return tuple(piece for piece in pieces if piece)

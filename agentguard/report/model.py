@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentguard import __version__
 from agentguard.checks.base import QUESTIONS, Rule, all_rules
-from agentguard.checks.evals.shared import EvalVerdict, eval_verdict, replay_tests
+from agentguard.checks.evals.shared import EvalVerdict, ReplayTests, eval_verdict
 from agentguard.diagnostics import Finding, Severity, StepKind
 from agentguard.engine.display_paths import PathPresenter
 from agentguard.project.tool_facts import ToolFacts
@@ -458,7 +458,7 @@ def build_report(result: ScanResult, link_base: str | None = None) -> Report:
     # a tool declaring a write is a write tool even where inference finds none
     writers = [t for t in result.project.tools if t.writes() or t.declared_write is not None]
     retry_count = sum(1 for _ in result.project.retry_uses())
-    replay_safety_tests = replay_tests(result.project)
+    replay_safety_tests = ReplayTests.of(result.project)
     questions: list[QuestionVerdict] = []
     ids = [q for q in QUESTION_ORDER if q in QUESTIONS] + [
         q for q in QUESTIONS if q not in QUESTION_ORDER

@@ -9,7 +9,7 @@ import re
 import textwrap
 from typing import TYPE_CHECKING, Any, cast
 
-from agentguard.checks.timeouts.shared import timeout_verdicts
+from agentguard.checks.timeouts.shared import TimeoutVerdicts
 from agentguard.fixes.context import RUNTIME_MODULE
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def hidden_timeouts(project: ProjectModel, tool: ToolFacts) -> list[TimeoutVerdi
     calls, a handler that is the enclosing loop's retry)."""
     targets = set(guarded_targets(project, tool))
     found = []
-    for verdict in timeout_verdicts(project):
+    for verdict in TimeoutVerdicts.of(project):
         if verdict.dispatched or verdict.tool is None or verdict.tool.name != tool.name:
             continue
         if verdict.function.qualname not in targets or verdict.outcome != "plain":

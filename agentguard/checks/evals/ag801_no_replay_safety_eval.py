@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence
-from agentguard.checks.evals.shared import ReplayTests, eval_verdict, replay_tests
+from agentguard.checks.evals.shared import ReplayTests, eval_verdict
 from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.project.project_model import ProjectModel
 
@@ -120,7 +120,7 @@ class NoReplaySafetyEval(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        tests = replay_tests(project)
+        tests = ReplayTests.of(project)
         for tool in project.tools:
             verdict = eval_verdict(project, tool, tests)
             if not verdict.missing:

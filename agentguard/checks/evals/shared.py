@@ -159,9 +159,3 @@ class ReplayTests(Judgement[tuple[ReplayTest, ...]]):
     @classmethod
     def judge(cls, project: ProjectModel) -> tuple[ReplayTest, ...]:
         return tuple(_replay_tests(project))
-
-
-def replay_tests(project: ProjectModel) -> tuple[ReplayTest, ...]:
-    """Every test function of the project, with what it names, injects and asserts. Callers
-    work it out once per run and pass it to :func:`eval_verdict` for each tool."""
-    return project.results[ReplayTests]

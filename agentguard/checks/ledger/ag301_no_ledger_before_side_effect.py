@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words, tool_evidence
-from agentguard.checks.ledger.shared import ToolLedgerVerdicts, tool_ledger_verdicts
+from agentguard.checks.ledger.shared import ToolLedgerVerdicts
 from agentguard.diagnostics import Finding, Severity
 from agentguard.project.project_model import ProjectModel
 
@@ -111,7 +111,7 @@ class NoLedgerBeforeSideEffect(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for verdict in tool_ledger_verdicts(project):
+        for verdict in ToolLedgerVerdicts.of(project):
             if verdict.status != "none":
                 continue
             tool = verdict.tool

@@ -7,8 +7,6 @@ from agentguard.checks.common import effect_words, tool_evidence
 from agentguard.checks.ledger.shared import (
     RecordingExecutor,
     ToolLedgerVerdicts,
-    recorded_by_executor,
-    tool_ledger_verdicts,
 )
 from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
@@ -89,7 +87,7 @@ class LedgerAfterCallOnly(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for verdict in tool_ledger_verdicts(project):
+        for verdict in ToolLedgerVerdicts.of(project):
             if verdict.status != "after" or not verdict.records_after:
                 continue
             tool = verdict.tool
@@ -110,7 +108,7 @@ class LedgerAfterCallOnly(Rule):
                 node_text=f"{tool.name}:{record.text}",
             )
         index = project.ledger_index()
-        if recorded_by_executor(project) is not None:
+        if RecordingExecutor.of(project) is not None:
             return
         for executor in index.executors:
             records = index.record_calls(project, executor.function)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.ledger.shared import ToolCallRecords, tool_call_records
+from agentguard.checks.ledger.shared import ToolCallRecords
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -66,7 +66,7 @@ class LedgerWithoutInputHash(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for write in tool_call_records(project):
+        for write in ToolCallRecords.of(project):
             if write.stores_identity:
                 continue
             tool = project.tool_for_function(write.function) if write.function else None

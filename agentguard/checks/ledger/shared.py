@@ -76,7 +76,7 @@ def _recorded_by_executor(project: ProjectModel) -> Executor | None:
 
 def _tool_ledger_verdicts(project: ProjectModel) -> Iterable[ToolLedgerVerdict]:
     index = project.ledger_index()
-    covering_executor = recorded_by_executor(project)
+    covering_executor = RecordingExecutor.of(project)
     verdicts: list[ToolLedgerVerdict] = []
     for tool in project.tools:
         if tool.guarded is not None or tool.schema_only:
@@ -139,11 +139,6 @@ class RecordingExecutor(Judgement[Executor | None]):
         return _recorded_by_executor(project)
 
 
-def recorded_by_executor(project: ProjectModel) -> Executor | None:
-    """An executor that writes a record before it dispatches (it covers every tool)."""
-    return project.results[RecordingExecutor]
-
-
 class ToolLedgerVerdicts(Judgement[tuple[ToolLedgerVerdict, ...]]):
     needs = (*Judgement.needs, RecordingExecutor)
     produces = "for each write tool, whether a record is written before, after or not at all"
@@ -153,19 +148,9 @@ class ToolLedgerVerdicts(Judgement[tuple[ToolLedgerVerdict, ...]]):
         return tuple(_tool_ledger_verdicts(project))
 
 
-def tool_ledger_verdicts(project: ProjectModel) -> tuple[ToolLedgerVerdict, ...]:
-    """One verdict per write tool; the rules each work it out once per run."""
-    return project.results[ToolLedgerVerdicts]
-
-
 class ToolCallRecords(Judgement[tuple[LedgerWrite, ...]]):
     produces = "the record writes that tools and executors reach"
 
     @classmethod
     def judge(cls, project: ProjectModel) -> tuple[LedgerWrite, ...]:
         return tuple(_tool_call_records(project))
-
-
-def tool_call_records(project: ProjectModel) -> tuple[LedgerWrite, ...]:
-    """The record writes that tools and executors reach (the ones that trace tool calls)."""
-    return project.results[ToolCallRecords]

@@ -10,7 +10,6 @@ from agentguard.checks.observations.shared import (
     ObservationSite,
     RawObservation,
     RawObservations,
-    raw_observations,
     within_lines,
 )
 from agentguard.checks.timeouts.shared import try_block
@@ -305,7 +304,7 @@ class RawErrorObservation(Rule):
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         shared: dict[tuple[str, str], list[RawObservation]] = {}
         tools_of: dict[str, ToolFacts] = {}
-        for raw in raw_observations(project):
+        for raw in RawObservations.of(project):
             site = raw.site
             tools = site.tools if site.role == "helper" else []
             if site.role == "executor":

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.observations.shared import UnstructuredErrors, unstructured_errors
+from agentguard.checks.observations.shared import UnstructuredErrors
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -81,7 +81,7 @@ class UnstructuredErrorObservation(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for error in unstructured_errors(project):
+        for error in UnstructuredErrors.of(project):
             tool = error.site.tool
             assert tool is not None
             yield self.finding(

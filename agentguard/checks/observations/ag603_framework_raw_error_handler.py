@@ -7,8 +7,6 @@ from agentguard.checks.common import tool_evidence
 from agentguard.checks.observations.shared import (
     DefaultErrorTexts,
     ErrorHandlerSettings,
-    default_error_texts,
-    error_handler_settings,
 )
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
@@ -109,7 +107,7 @@ class FrameworkRawErrorHandler(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for use in error_handler_settings(project):
+        for use in ErrorHandlerSettings.of(project):
             names = ", ".join(f"`{t.name}`" for t in use.tools[:3])
             yield self.finding(
                 use.location,
@@ -119,7 +117,7 @@ class FrameworkRawErrorHandler(Rule):
                 evidence=(EvidenceStep(StepKind.SETTING, use.location, subject=use.setting),),
                 node_text=use.setting,
             )
-        for default in default_error_texts(project):
+        for default in DefaultErrorTexts.of(project):
             tool = default.tool
             yield self.finding(
                 tool.anchor,

@@ -190,7 +190,7 @@ def _reaches_model(
 
 def _raw_observations(project: ProjectModel) -> list[RawObservation]:
     result: list[RawObservation] = []
-    for site in observation_sites(project):
+    for site in ObservationSites.of(project):
         for handler in site.function.handlers:
             found = _first_raw(project, site, handler)
             if found is not None:
@@ -475,8 +475,8 @@ def _error_items(value: Value) -> dict[str, Value] | None:
 
 def _unstructured_errors(project: ProjectModel) -> Iterable[UnstructuredError]:
     know = project.catalog.checklist
-    raw_lines = {(r.location.path, r.location.span.line) for r in raw_observations(project)}
-    for site in observation_sites(project):
+    raw_lines = {(r.location.path, r.location.span.line) for r in RawObservations.of(project)}
+    for site in ObservationSites.of(project):
         if site.role != "tool" or site.tool is None:
             continue
         tool_name = site.tool.name
@@ -664,13 +664,6 @@ class ObservationSites(Judgement[tuple[ObservationSite, ...]]):
         return tuple(_observation_sites(project))
 
 
-def observation_sites(project: ProjectModel) -> tuple[ObservationSite, ...]:
-    """The functions whose answers reach the model (tools, their wrappers and helpers,
-    executors), worked out once per project: AG601 and AG602 both ask, AG602 twice. The
-    list is shared, not to be changed."""
-    return project.results[ObservationSites]
-
-
 class RawObservations(Judgement[tuple[RawObservation, ...]]):
     needs = (*Judgement.needs, ObservationSites)
     produces = "raw exception text in what those functions return or send to the model"
@@ -678,11 +671,6 @@ class RawObservations(Judgement[tuple[RawObservation, ...]]):
     @classmethod
     def judge(cls, project: ProjectModel) -> tuple[RawObservation, ...]:
         return tuple(_raw_observations(project))
-
-
-def raw_observations(project: ProjectModel) -> tuple[RawObservation, ...]:
-    """Raw exception text sent to the model, once per project (AG601 and AG602 ask)."""
-    return project.results[RawObservations]
 
 
 class UnstructuredErrors(Judgement[tuple[UnstructuredError, ...]]):
@@ -694,11 +682,6 @@ class UnstructuredErrors(Judgement[tuple[UnstructuredError, ...]]):
         return tuple(_unstructured_errors(project))
 
 
-def unstructured_errors(project: ProjectModel) -> tuple[UnstructuredError, ...]:
-    """Error results sent to the model without a code or a retryable flag."""
-    return project.results[UnstructuredErrors]
-
-
 class ErrorHandlerSettings(Judgement[tuple[SettingUse, ...]]):
     produces = "framework settings that hand raw tool errors to the model"
 
@@ -707,19 +690,9 @@ class ErrorHandlerSettings(Judgement[tuple[SettingUse, ...]]):
         return tuple(_error_handler_settings(project))
 
 
-def error_handler_settings(project: ProjectModel) -> tuple[SettingUse, ...]:
-    """Framework settings that hand raw tool errors to the model."""
-    return project.results[ErrorHandlerSettings]
-
-
 class DefaultErrorTexts(Judgement[tuple[DefaultErrorText, ...]]):
     produces = "frameworks whose default error handling sends exception text to the model"
 
     @classmethod
     def judge(cls, project: ProjectModel) -> tuple[DefaultErrorText, ...]:
         return tuple(_default_error_texts(project))
-
-
-def default_error_texts(project: ProjectModel) -> tuple[DefaultErrorText, ...]:
-    """Frameworks whose default error handling sends exception text to the model."""
-    return project.results[DefaultErrorTexts]

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.resume.shared import ResumeReplays, resume_replays
+from agentguard.checks.resume.shared import ResumeReplays
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -85,7 +85,7 @@ class ResumeReplaysWrites(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for replay in resume_replays(project):
+        for replay in ResumeReplays.of(project):
             location = Location(replay.facts.path, replay.check.span)
             rerun = Location(replay.facts.path, replay.rerun.span)
             yield self.finding(

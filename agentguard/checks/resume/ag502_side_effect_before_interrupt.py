@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words
-from agentguard.checks.resume.shared import InterruptReplays, interrupt_replays
+from agentguard.checks.resume.shared import InterruptReplays
 from agentguard.diagnostics import EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -94,7 +94,7 @@ class SideEffectBeforeInterrupt(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for replay in interrupt_replays(project):
+        for replay in InterruptReplays.of(project):
             interrupt_at = Location(replay.facts.path, replay.interrupt.span)
             tool = project.tool_for_function(replay.function.qualname)
             yield self.finding(

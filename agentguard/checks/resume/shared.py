@@ -170,19 +170,9 @@ class ResumeReplays(Judgement[tuple[ResumeReplay, ...]]):
         return tuple(_resume_replays(project))
 
 
-def resume_replays(project: ProjectModel) -> tuple[ResumeReplay, ...]:
-    """Resume paths that run a tool's writes again."""
-    return project.results[ResumeReplays]
-
-
 class InterruptReplays(Judgement[tuple[InterruptReplay, ...]]):
     produces = "side effects made before an interrupt that a resume replays"
 
     @classmethod
     def judge(cls, project: ProjectModel) -> tuple[InterruptReplay, ...]:
         return tuple(_interrupt_replays(project))
-
-
-def interrupt_replays(project: ProjectModel) -> tuple[InterruptReplay, ...]:
-    """Side effects made before an interrupt that a resume replays."""
-    return project.results[InterruptReplays]

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_words
 from agentguard.checks.timeouts.chains import CATCH_ALL, POLL
-from agentguard.checks.timeouts.shared import TimeoutVerdicts, timeout_verdicts
+from agentguard.checks.timeouts.shared import TimeoutVerdicts
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -179,7 +179,7 @@ class TimeoutAsPlainFailure(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for verdict in timeout_verdicts(project):
+        for verdict in TimeoutVerdicts.of(project):
             effect = verdict.effects[0]
             handler_at = verdict.handler_location or Location(
                 verdict.facts.path, verdict.handler.span

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.timeouts.shared import TimeoutRetrySettings, timeout_retry_settings
+from agentguard.checks.timeouts.shared import TimeoutRetrySettings
 from agentguard.diagnostics import EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -106,7 +106,7 @@ class FrameworkTimeoutRetry(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for use in timeout_retry_settings(project):
+        for use in TimeoutRetrySettings.of(project):
             tool = use.tools[0] if use.tools else None
             if use.effects:
                 what = f": it repeats {use.effects[0].route()}"

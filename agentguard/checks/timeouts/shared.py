@@ -512,23 +512,9 @@ class TimeoutVerdicts(Judgement[tuple[TimeoutVerdict, ...]]):
         return tuple(_timeout_verdicts(project))
 
 
-def timeout_verdicts(project: ProjectModel) -> tuple[TimeoutVerdict, ...]:
-    """The timeouts of counted writes answered as a plain or retryable failure: followed
-    from each tool down every write's call chain (a handler in the tool, a helper or a
-    context manager), then in the functions no tool reaches (their own handlers), then in
-    executors and retry decorators. Worked out once per project (AG401 and each AG101
-    fix ask): the list is shared, not to be changed."""
-    return project.results[TimeoutVerdicts]
-
-
 class TimeoutRetrySettings(Judgement[tuple[SettingUse, ...]]):
     produces = "framework settings that retry a tool call after a timeout"
 
     @classmethod
     def judge(cls, project: ProjectModel) -> tuple[SettingUse, ...]:
         return tuple(_timeout_retry_settings(project))
-
-
-def timeout_retry_settings(project: ProjectModel) -> tuple[SettingUse, ...]:
-    """Framework settings that retry a tool call after a timeout."""
-    return project.results[TimeoutRetrySettings]
