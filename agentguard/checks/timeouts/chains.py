@@ -374,7 +374,7 @@ def handler_outcome(
         return "plain", (handler.returns or handler.raises)[0].text
     if handler.reraises:
         return None
-    if _in_retry_loop(fn, block):
+    if _in_retry_loop(fn, block) and (handler.continues or not handler.breaks):
         return "retry", "the enclosing loop sends it again"
     messages = [s for s in handler.strings if " " in s.strip()]
     logs = know.log_receivers
