@@ -220,7 +220,12 @@ def explicit_timeout(project: ProjectModel, know: Knowledge, frames: list[Frame]
                 return f"a `{' '.join(with_block.item_callees)}` block"
     sink = frames[-1]
     client = _client_setting(project, know, sink)
-    return f"a client built with `{client}`" if client else None
+    if client:
+        return f"a client built with `{client}`"
+    written = sink.call.text.split("(", 1)[0].strip()
+    receiver = written.rsplit(".", 1)[0] if "." in written else ""
+    setter = _deadline_set_on(project, know, sink, receiver) if receiver else None
+    return f"a deadline set with `{setter}`" if setter else None
 
 
 def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str | None:
@@ -241,6 +246,9 @@ def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str
                     a.value
                     for a in project.local_assignments(frame.facts, method.qualname, receiver)
                 ]
+    held = project.held_value(receiver, frame.fn, frame.facts)
+    if held is not None:
+        values.append(held)  # a module's client, imported or its own
     for value in values:
         if value.kind != "call":
             continue
@@ -248,6 +256,37 @@ def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str
             setting = value.call_kwargs.get(name)
             if setting is not None and not is_off(setting):
                 return f"{name}={setting.text}"
+    return None
+
+
+def _deadline_set_on(
+    project: ProjectModel, know: Knowledge, frame: Frame, receiver: str
+) -> str | None:
+    """A deadline set on the receiver, or on a socket it holds, after it was built:
+    ``self.sock.settimeout(15)`` in any method of the class, ``smtp.sock.settimeout(5)`` in
+    the function or at module level."""
+    holders: list[str | None] = [frame.qualname, None]
+    if receiver.split(".", 1)[0] in {"self", "cls"} and frame.fn.class_name:
+        holders += [
+            m.qualname
+            for m in frame.facts.functions.values()
+            if m.class_name == frame.fn.class_name
+        ]
+    for holder in holders:
+        calls = (
+            project.calls_in(holder)
+            if holder is not None
+            else [c for c in frame.facts.calls if c.function is None]
+        )
+        for call in calls:
+            on = call.receiver or ""
+            if not (on == receiver or on.startswith(f"{receiver}.")):
+                continue  # set on the receiver or on what it holds (``smtp.sock``)
+            if call.method not in know.timeout_setters:
+                continue
+            given = call.args[0] if call.args else next(iter(call.kwargs.values()), None)
+            if given is not None and not is_off(given):
+                return f"{call.text.split('(', 1)[0]}({given.text})"
     return None
 
 
@@ -369,7 +408,12 @@ def _passes_on(handler: Handler) -> bool:
 def handler_outcome(
     know: Knowledge, fn: Function, block: TryBlock, handler: Handler
 ) -> tuple[str, str] | None:
-    """plain: the handler answers with an error; retry: the loop around it sends it again."""
+    """plain: the handler answers with an error; retry: the loop around it sends it again.
+    A handler that re-raises what it caught and otherwise raises only error objects it was
+    handed (``raise enriched from e``, ``enriched = enrich(e)`` for some classes) passes the
+    error on: it builds no answer of its own."""
+    if handler.reraises and not handler.returns and all(v.kind == "name" for v in handler.raises):
+        return None
     if handler.returns or handler.raises:
         return "plain", (handler.returns or handler.raises)[0].text
     if handler.reraises:

@@ -1,0 +1,277 @@
+"""AG401 wherever a timeout is handled: a deadline set on a call, a client, a socket or a block
+reaches the handler that reports it as a plain failure, however many helpers apart, in every
+tool whose non-idempotent write goes through that handler."""
+
+from __future__ import annotations
+
+import textwrap
+
+from .conftest import ScanFiles
+
+
+def _ag401(scan_files: ScanFiles, source: str) -> dict[str, str]:
+    result = scan_files({"server.py": textwrap.dedent(source)}, select=("AG401",))
+    return {f.tool or "": f.message for f in result.findings}
+
+
+TIMED_OUT_POST = '''
+    import requests
+    from langchain_core.tools import tool
+
+
+    @tool
+    def create_order(cart_id: str) -> dict:
+        """Create an order."""
+        try:
+            return requests.post(
+                "https://shop.example/orders", json={"cart": cart_id}, timeout=30
+            ).json()
+        except requests.Timeout:
+            return {"ok": False, "error": "the shop timed out", "retryable": RETRYABLE}
+'''
+
+
+def test_timed_out_post_answered_retryable_is_reported(scan_files: ScanFiles) -> None:
+    """``"retryable": True`` invites the model to place the order again."""
+    found = _ag401(scan_files, TIMED_OUT_POST.replace("RETRYABLE", "True"))
+    assert set(found) == {"create_order"}
+
+
+def test_timed_out_post_answered_not_retryable_is_not_reported(scan_files: ScanFiles) -> None:
+    """``"retryable": False`` alone (no other word of uncertainty) tells the model not to
+    send it again: that is the answer AG401 asks for."""
+    assert _ag401(scan_files, TIMED_OUT_POST.replace("RETRYABLE", "False")) == {}
+
+
+def test_client_timeout_reaches_a_shared_handler_helpers_apart(scan_files: ScanFiles) -> None:
+    """A module's client built with ``timeout=``, a catch-all three calls up from the POST:
+    each tool that goes through the handler gets its own finding."""
+    found = _ag401(
+        scan_files,
+        '''
+        import httpx
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("desk")
+        HTTP = httpx.Client(base_url="https://desk.example/api", timeout=20)
+
+
+        class DeskApi:
+            def create(self, path: str, body: dict) -> dict:
+                return HTTP.post(path, json=body).json()
+
+
+        API = DeskApi()
+
+
+        def _call(path: str, body: dict) -> dict:
+            return API.create(path, body)
+
+
+        def _safely(path: str, body: dict) -> dict:
+            try:
+                return {"ok": True, "result": _call(path, body)}
+            except Exception:
+                return {"ok": False, "error": "The desk did not answer. Try again."}
+
+
+        @mcp.tool()
+        def open_ticket(title: str) -> dict:
+            """Open a ticket."""
+            return _safely("/tickets", {"title": title})
+
+
+        @mcp.tool()
+        def add_comment(ticket_id: str, text: str) -> dict:
+            """Comment on a ticket."""
+            return _safely(f"/tickets/{ticket_id}/comments", {"text": text})
+        ''',
+    )
+    assert set(found) == {"open_ticket", "add_comment"}
+    assert "timeout=20" in found["open_ticket"]
+
+
+def test_socket_timeout_set_on_a_shared_client(scan_files: ScanFiles) -> None:
+    """``self.smtp.sock.settimeout(20)`` in the client's constructor: a catch-all in the
+    helper that sends is catching that timeout."""
+    found = _ag401(
+        scan_files,
+        '''
+        import smtplib
+
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("mail")
+
+
+        class Mailer:
+            def __init__(self, host: str) -> None:
+                self.smtp = smtplib.SMTP(host, 587)
+                self.smtp.sock.settimeout(20)
+
+            def deliver(self, to: str, body: str) -> None:
+                self.smtp.sendmail("desk@shop.example", [to], body)
+
+
+        MAILER = Mailer("mail.shop.example")
+
+
+        def _send(to: str, body: str) -> str:
+            try:
+                MAILER.deliver(to, body)
+                return "sent"
+            except Exception:
+                return "Sending failed. Please try again."
+
+
+        @mcp.tool()
+        def send_receipt(to: str, order_id: str) -> str:
+            """Mail a receipt."""
+            return _send(to, f"Receipt for {order_id}")
+        ''',
+    )
+    assert set(found) == {"send_receipt"}
+    assert "settimeout(20)" in found["send_receipt"]
+
+
+def test_no_deadline_set_leaves_a_catch_all_alone(scan_files: ScanFiles) -> None:
+    """The same catch-all with no deadline anywhere is not evidence of a timeout."""
+    found = _ag401(
+        scan_files,
+        '''
+        import smtplib
+
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("mail")
+        SMTP = smtplib.SMTP("mail.shop.example", 587)
+
+
+        def _send(to: str, body: str) -> str:
+            try:
+                SMTP.sendmail("desk@shop.example", [to], body)
+                return "sent"
+            except Exception:
+                return "Sending failed. Please try again."
+
+
+        @mcp.tool()
+        def send_receipt(to: str, order_id: str) -> str:
+            """Mail a receipt."""
+            return _send(to, f"Receipt for {order_id}")
+        ''',
+    )
+    assert found == {}
+
+
+def test_asyncio_timeout_block_in_a_helper(scan_files: ScanFiles) -> None:
+    found = _ag401(
+        scan_files,
+        '''
+        import asyncio
+
+        import httpx
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("billing")
+        CLIENT = httpx.AsyncClient(base_url="https://billing.example")
+
+
+        async def _post(path: str, body: dict) -> dict:
+            try:
+                async with asyncio.timeout(10):
+                    response = await CLIENT.post(path, json=body)
+                return response.json()
+            except Exception:
+                return {"ok": False, "error": "billing failed"}
+
+
+        @mcp.tool()
+        async def send_invoice(invoice_id: str) -> dict:
+            """Send an invoice to the customer."""
+            return await _post(f"/invoices/{invoice_id}/send", {})
+        ''',
+    )
+    assert set(found) == {"send_invoice"}
+
+
+# A client's request helper that maps status errors to richer ones and re-raises everything
+# else unchanged: a timeout passes through it to whatever the tool does.
+ENRICHING_CLIENT = '''
+    import httpx
+    from httpx import HTTPStatusError, RequestError
+    from mcp.server.fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
+
+    mcp = FastMCP("notes")
+
+
+    class NotesError(HTTPStatusError):
+        pass
+
+
+    def enrich(error: HTTPStatusError) -> HTTPStatusError:
+        return error
+
+
+    class NotesClient:
+        def __init__(self) -> None:
+            self._client = httpx.AsyncClient(base_url="https://notes.example", timeout=30)
+
+        async def _request(self, method: str, url: str, **kwargs) -> httpx.Response:
+            try:
+                response = await self._client.request(method, url, **kwargs)
+                response.raise_for_status()
+                return response
+            except (HTTPStatusError, RequestError) as e:
+                if isinstance(e, HTTPStatusError):
+                    enriched = enrich(e)
+                    raise enriched from e
+                raise
+
+        async def add_comment(self, note_id: int, text: str) -> dict:
+            response = await self._request("POST", f"/notes/{note_id}/comments", json={"text": text})
+            return response.json()
+
+        async def append(self, note_id: int, text: str) -> dict:
+            note = (await self._request("GET", f"/notes/{note_id}")).json()
+            note["content"] += text
+            response = await self._request("PUT", f"/notes/{note_id}", json=note)
+            return response.json()
+
+
+    CLIENT = NotesClient()
+
+
+    @mcp.tool(annotations=ToolAnnotations(idempotentHint=False, openWorldHint=True))
+    async def comment_on_note(note_id: int, text: str) -> dict:
+        """Comment on a note."""
+        return await CLIENT.add_comment(note_id, text)
+
+
+    @mcp.tool(annotations=ToolAnnotations(idempotentHint=False, openWorldHint=True))
+    async def append_to_note(note_id: int, text: str) -> dict:
+        """Append text to a note."""
+        try:
+            return await CLIENT.append(note_id, text)
+        except RequestError as e:
+            raise RuntimeError(f"Network error appending to note {note_id}") from e
+'''
+
+
+def test_helper_that_passes_the_timeout_on_is_not_the_handler(scan_files: ScanFiles) -> None:
+    """``raise enriched from e`` for status errors and a bare ``raise`` otherwise: the helper
+    answers nothing itself; a tool with no handler of its own gets no AG401."""
+    found = _ag401(scan_files, ENRICHING_CLIENT)
+    assert "comment_on_note" not in found
+
+
+def test_declared_non_idempotent_write_judged_repeatable_is_followed(
+    scan_files: ScanFiles,
+) -> None:
+    """An append written back with PUT looks repeatable by its verb; the tool says in so many
+    words that it is not (``idempotentHint=False``), so its network error is a plain
+    failure of a write that may have happened."""
+    found = _ag401(scan_files, ENRICHING_CLIENT)
+    assert set(found) == {"append_to_note"}
+    assert "RequestError" in found["append_to_note"]
