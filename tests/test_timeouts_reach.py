@@ -275,3 +275,57 @@ def test_declared_non_idempotent_write_judged_repeatable_is_followed(
     found = _ag401(scan_files, ENRICHING_CLIENT)
     assert set(found) == {"append_to_note"}
     assert "RequestError" in found["append_to_note"]
+
+
+HANDED_TO_A_RUNNER = '''
+    import requests
+    from mcp.server.fastmcp import FastMCP
+
+    mcp = FastMCP("vault")
+
+
+    class Vault:
+        def __init__(self) -> None:
+            self.timeout = (3, 6)
+
+        def _safe_call(self, f):
+            try:
+                return f()
+            except requests.exceptions.RequestException:
+                ANSWER
+
+        def append(self, path: str, content: str):
+            def call_fn():
+                response = requests.post(
+                    f"https://vault.local/notes/{path}", data=content, timeout=self.timeout
+                )
+                response.raise_for_status()
+
+            return self._safe_call(call_fn)
+
+
+    VAULT = Vault()
+
+
+    @mcp.tool()
+    def append_note(path: str, content: str) -> str:
+        """Append text to a note."""
+        VAULT.append(path, content)
+        return "ok"
+'''
+
+
+def test_helper_running_the_function_it_is_handed_is_the_handler(scan_files: ScanFiles) -> None:
+    """``self._safe_call(call_fn)``: the helper's ``try`` around ``f()`` handles the errors of
+    the POST the handed function makes."""
+    plain = HANDED_TO_A_RUNNER.replace("ANSWER", 'raise Exception("Request failed, try again")')
+    found = _ag401(scan_files, plain)
+    assert set(found) == {"append_note"}
+    assert "Vault._safe_call" in found["append_note"]
+
+
+def test_helper_running_the_function_it_is_handed_may_say_unknown(scan_files: ScanFiles) -> None:
+    uncertain = HANDED_TO_A_RUNNER.replace(
+        "ANSWER", 'raise Exception("The note may have been changed; check it before retrying")'
+    )
+    assert _ag401(scan_files, uncertain) == {}

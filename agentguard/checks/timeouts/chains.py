@@ -77,7 +77,7 @@ def frames_of(project: ProjectModel, start: list[str], effect: Effect) -> list[F
                 break
     elif effect.function in start:
         qualname = effect.function
-    for step in calls:
+    for index, step in enumerate(calls):
         if qualname is None or step.location is None:
             return None
         call = _call_at(project, qualname, step.location.path, step.location.span)
@@ -85,7 +85,22 @@ def frames_of(project: ProjectModel, start: list[str], effect: Effect) -> list[F
             return None
         fn, facts = project.functions[qualname]
         frames.append(Frame(qualname, fn, facts, call))
-        qualname = next((t for c, t in project.call_edges(qualname) if c.span == call.span), None)
+        targets = [t for c, t in project.call_edges(qualname) if c.span == call.span]
+        # ``self._safe_call(call_fn)``: the helper and the function handed to it are both
+        # reached from the one call; the chain goes on in the one holding its next step
+        following = calls[index + 1].location if index + 1 < len(calls) else None
+        qualname = next(
+            (
+                t
+                for t in targets
+                if (
+                    _call_at(project, t, following.path, following.span) is not None
+                    if following is not None
+                    else t == effect.function
+                )
+            ),
+            targets[0] if targets else None,
+        )
     if qualname is None or qualname != effect.function or qualname not in project.functions:
         return None
     fn, facts = project.functions[qualname]
@@ -129,8 +144,40 @@ def guards(
                 if block.yields:
                     found.append((key, Guard(block, entry[0], entry[1], context_manager=True)))
     found.sort(key=lambda pair: pair[0], reverse=True)
-    result = [guard for _, guard in found]
+    result = handed_guards(project, frame) + [guard for _, guard in found]
     return result + decorator_guards(project, frame) if outermost else result
+
+
+def handed_guards(project: ProjectModel, frame: Frame) -> list[Guard]:
+    """The ``try`` blocks of a project helper the frame's call hands a function to, around
+    the helper's call of it (``self._safe_call(call_fn)`` with ``def _safe_call(self, f):
+    try: return f() except ...``): the helper handles the errors of what it runs."""
+    call = frame.call
+    handed: list[int | str] = [i for i, a in enumerate(call.args) if a.kind == "name"]
+    handed += [k for k, v in call.kwargs.items() if v.kind == "name"]
+    if not handed:
+        return []
+    target = project.call_target(call, frame.fn, frame.facts)
+    entry = project.functions.get(target) if target else None
+    if target is None or entry is None:
+        return []
+    helper, facts = entry
+    params = [p for p in helper.params if p not in {"self", "cls"}]
+    names = {
+        params[h] if isinstance(h, int) else h
+        for h in handed
+        if (isinstance(h, int) and h < len(params)) or h in helper.params
+    }
+    result: list[Guard] = []
+    for inner in project.calls_in(target):
+        if inner.callee not in names:
+            continue
+        result += [
+            Guard(block, helper, facts, context_manager=True)
+            for block in sorted(helper.tries, key=lambda b: b.span, reverse=True)
+            if block.body_order[0] <= inner.order < block.body_order[1]
+        ]
+    return result
 
 
 def decorator_guards(project: ProjectModel, frame: Frame) -> list[Guard]:
