@@ -329,3 +329,54 @@ def test_helper_running_the_function_it_is_handed_may_say_unknown(scan_files: Sc
         "ANSWER", 'raise Exception("The note may have been changed; check it before retrying")'
     )
     assert _ag401(scan_files, uncertain) == {}
+
+
+def test_client_built_with_a_timeout_in_a_base_class_of_another_module(
+    scan_files: ScanFiles,
+) -> None:
+    """``self._http`` built with ``timeout=30`` in the base class's ``__init__`` (another
+    file): the subclass's POST has that deadline, and the tool's catch-all catches it."""
+    files = {
+        "desk/__init__.py": "",
+        "desk/base.py": textwrap.dedent(
+            """
+            import httpx
+
+
+            class BaseClient:
+                def __init__(self, url: str) -> None:
+                    self._http = httpx.Client(base_url=url, timeout=30)
+            """
+        ),
+        "desk/tickets.py": textwrap.dedent(
+            """
+            from desk.base import BaseClient
+
+
+            class Tickets(BaseClient):
+                def open(self, title: str) -> dict:
+                    return self._http.post("/tickets", json={"title": title}).json()
+            """
+        ),
+        "desk/server.py": textwrap.dedent(
+            '''
+            from mcp.server.fastmcp import FastMCP
+
+            from desk.tickets import Tickets
+
+            mcp = FastMCP("desk")
+            TICKETS = Tickets("https://desk.example")
+
+
+            @mcp.tool()
+            def open_ticket(title: str) -> dict:
+                """Open a ticket."""
+                try:
+                    return TICKETS.open(title)
+                except Exception:
+                    return {"ok": False, "error": "The desk failed, try again"}
+            '''
+        ),
+    }
+    result = scan_files(files, select=("AG401",))
+    assert [(f.tool, "timeout=30" in f.message) for f in result.findings] == [("open_ticket", True)]

@@ -286,13 +286,9 @@ def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str
     values: list[Value] = [
         a.value for a in project.local_assignments(frame.facts, frame.qualname, receiver)
     ]
-    if receiver.startswith("self.") and frame.fn.class_name:
-        for method in frame.facts.functions.values():
-            if method.class_name == frame.fn.class_name:
-                values += [
-                    a.value
-                    for a in project.local_assignments(frame.facts, method.qualname, receiver)
-                ]
+    if receiver.startswith("self."):
+        for method, facts in _class_methods(project, frame):
+            values += [a.value for a in project.local_assignments(facts, method, receiver)]
     held = project.held_value(receiver, frame.fn, frame.facts)
     if held is not None:
         values.append(held)  # a module's client, imported or its own
@@ -306,6 +302,29 @@ def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str
     return None
 
 
+def _class_methods(project: ProjectModel, frame: Frame) -> list[tuple[str, ModuleFacts]]:
+    """The methods of the frame's class and of its project base classes, wherever each is
+    written: where ``self``'s client may be built or given its deadline."""
+    if not frame.fn.class_name:
+        return []
+    result: list[tuple[str, ModuleFacts]] = []
+    for cls in project.lineage(frame.fn.class_name):
+        entry = project.classes.get(cls)
+        if entry is None:
+            continue
+        for method in entry[0].methods:
+            held = project.functions.get(method)
+            if held is not None:
+                result.append((method, held[1]))
+    if not result:  # a class the index does not name: its methods in this module
+        result = [
+            (m.qualname, frame.facts)
+            for m in frame.facts.functions.values()
+            if m.class_name == frame.fn.class_name
+        ]
+    return result
+
+
 def _deadline_set_on(
     project: ProjectModel, know: Knowledge, frame: Frame, receiver: str
 ) -> str | None:
@@ -313,12 +332,8 @@ def _deadline_set_on(
     ``self.sock.settimeout(15)`` in any method of the class, ``smtp.sock.settimeout(5)`` in
     the function or at module level."""
     holders: list[str | None] = [frame.qualname, None]
-    if receiver.split(".", 1)[0] in {"self", "cls"} and frame.fn.class_name:
-        holders += [
-            m.qualname
-            for m in frame.facts.functions.values()
-            if m.class_name == frame.fn.class_name
-        ]
+    if receiver.split(".", 1)[0] in {"self", "cls"}:
+        holders += [method for method, _ in _class_methods(project, frame)]
     for holder in holders:
         calls = (
             project.calls_in(holder)
