@@ -380,3 +380,35 @@ def test_client_built_with_a_timeout_in_a_base_class_of_another_module(
     }
     result = scan_files(files, select=("AG401",))
     assert [(f.tool, "timeout=30" in f.message) for f in result.findings] == [("open_ticket", True)]
+
+
+LIBRARY_DEFAULT = '''
+    import httpx
+    from mcp.server.fastmcp import FastMCP
+
+    mcp = FastMCP("crm")
+
+
+    @mcp.tool()
+    async def add_contact(name: str, email: str) -> dict:
+        """Add a contact to the CRM."""
+        try:
+            async with httpx.AsyncClient(CLIENT_ARGS) as client:
+                response = await client.post("https://crm.example/contacts", json={"name": name})
+                return response.json()
+        except Exception:
+            return {"ok": False, "error": "Could not add the contact. Please try again."}
+'''
+
+
+def test_library_default_deadline_is_a_timeout_set(scan_files: ScanFiles) -> None:
+    """httpx puts a 5 s deadline on every request unless told otherwise: the catch-all
+    around its POST catches that timeout."""
+    found = _ag401(scan_files, LIBRARY_DEFAULT.replace("CLIENT_ARGS", ""))
+    assert set(found) == {"add_contact"}
+    assert "httpx's default timeout" in found["add_contact"]
+
+
+def test_library_default_deadline_turned_off(scan_files: ScanFiles) -> None:
+    """``timeout=None`` turns the default off: the catch-all is no evidence then."""
+    assert _ag401(scan_files, LIBRARY_DEFAULT.replace("CLIENT_ARGS", "timeout=None")) == {}

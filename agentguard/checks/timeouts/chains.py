@@ -15,6 +15,7 @@ unknown" for it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from agentguard.diagnostics import StepKind
 from agentguard.facts.module_facts import Call, Function, Handler, ModuleFacts, TryBlock, Value
@@ -272,17 +273,53 @@ def explicit_timeout(project: ProjectModel, know: Knowledge, frames: list[Frame]
     written = sink.call.text.split("(", 1)[0].strip()
     receiver = written.rsplit(".", 1)[0] if "." in written else ""
     setter = _deadline_set_on(project, know, sink, receiver) if receiver else None
-    return f"a deadline set with `{setter}`" if setter else None
+    if setter:
+        return f"a deadline set with `{setter}`"
+    return _default_deadline(project, know, sink)
+
+
+def _default_deadline(project: ProjectModel, know: Knowledge, sink: Frame) -> str | None:
+    """The deadline the sink's library sets when the code sets none (httpx's 5 s, aiohttp's
+    5 minutes, the OpenAI and Anthropic clients' 10 minutes): a catch-all around it catches
+    that timeout too. None when the code turns it off (``timeout=None`` on the call or the
+    client)."""
+    callee = project.resolve_callee(sink.call, sink.fn, sink.facts)
+    text = next(
+        (t for glob, t in know.default_deadlines.items() if fnmatchcase(callee, glob)), None
+    )
+    if text is None:
+        return None
+    if any(is_off(v) for n, v in sink.call.kwargs.items() if n in know.timeout_kwargs):
+        return None
+    for value in _client_values(project, sink):
+        if value.kind == "call" and any(
+            is_off(v) for n, v in value.call_kwargs.items() if n in know.timeout_kwargs
+        ):
+            return None
+    return text
 
 
 def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str | None:
     """The timeout the sink's receiver was built with (``client = httpx.Client(timeout=30)``,
     ``async with httpx.AsyncClient(timeout=30.0) as client``, ``self._http = ...`` in the
     class), if any."""
+    for value in _client_values(project, frame):
+        if value.kind != "call":
+            continue
+        for name in know.timeout_kwargs:
+            setting = value.call_kwargs.get(name)
+            if setting is not None and not is_off(setting):
+                return f"{name}={setting.text}"
+    return None
+
+
+def _client_values(project: ProjectModel, frame: Frame) -> list[Value]:
+    """What the sink's receiver was bound to: in the function, in any method of its class
+    (and of the class's project bases), or as a module's variable."""
     written = frame.call.text.split("(", 1)[0].strip()
     receiver = written.rsplit(".", 1)[0] if "." in written else ""
     if not receiver:
-        return None
+        return []
     values: list[Value] = [
         a.value for a in project.local_assignments(frame.facts, frame.qualname, receiver)
     ]
@@ -292,14 +329,7 @@ def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str
     held = project.held_value(receiver, frame.fn, frame.facts)
     if held is not None:
         values.append(held)  # a module's client, imported or its own
-    for value in values:
-        if value.kind != "call":
-            continue
-        for name in know.timeout_kwargs:
-            setting = value.call_kwargs.get(name)
-            if setting is not None and not is_off(setting):
-                return f"{name}={setting.text}"
-    return None
+    return values
 
 
 def _class_methods(project: ProjectModel, frame: Frame) -> list[tuple[str, ModuleFacts]]:
