@@ -120,3 +120,26 @@ def test_safe_declaration_fix_names_its_evidence(tmp_path: Path) -> None:
     assert text.count("ToolAnnotations(") == 1
     create = text.split("def create_order")[0].rsplit("@mcp.tool(", 1)[1]
     assert "idempotentHint=False" in create
+
+
+def test_guarded_fix_says_what_it_inferred(tmp_path: Path) -> None:
+    project = _project(
+        tmp_path,
+        textwrap.dedent(
+            '''
+            import requests
+            from langchain_core.tools import tool
+
+
+            @tool
+            def create_order(cart_id: str) -> dict:
+                """Create an order."""
+                return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()
+            '''
+        ),
+    )
+    result = CliRunner().invoke(app, ["fix", str(project), "--select", "AG101", "--unsafe-fixes"])
+    assert (
+        "replay='never') (inferred from a remote write (`POST requests.post`))"
+        in result.stdout + result.stderr
+    )

@@ -314,8 +314,7 @@ class UndeclaredToolSemantics(Rule):
             # A handler the fix cannot rewrite would still hide the timeout from @guarded.
             return None
         return FixOffer(
-            Applicability.UNSAFE,
-            f"{guarded_description(project, tool, semantics, hidden)} (inferred from {inferred})",
+            Applicability.UNSAFE, guarded_description(project, tool, semantics, hidden, inferred)
         )
 
     def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
