@@ -332,8 +332,10 @@ def test_json_and_sarif_carry_the_edits_with_per_finding_applicability(tmp_path:
 def test_rules_show_both_applicabilities_where_a_rule_has_two() -> None:
     listing = json.loads(runner.invoke(app, ["rules", "--format", "json"]).stdout)
     ag101 = next(r for r in listing if r["code"] == "AG101")
-    assert ag101["fix_detail"] == "safe (MCP) / unsafe"
-    assert "fix: safe (MCP) / unsafe" in runner.invoke(app, ["rule", "AG101"]).stdout
+    assert ag101["fix_detail"] == "safe (MCP, certain effects) / unsafe"
+    assert (
+        "fix: safe (MCP, certain effects) / unsafe" in runner.invoke(app, ["rule", "AG101"]).stdout
+    )
 
 
 def test_symlinked_file_is_written_through(tmp_path: Path) -> None:

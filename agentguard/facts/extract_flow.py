@@ -83,6 +83,31 @@ def _repeats_one_request(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
     )
 
 
+def _breaks_out(statements: list[ast.stmt]) -> bool:
+    """A ``break`` among ``statements`` that leaves the loop around them: not one of a loop
+    or a function nested in them."""
+    for statement in statements:
+        if isinstance(statement, ast.Break):
+            return True
+        if isinstance(
+            statement,
+            (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef),
+        ):
+            if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)) and _breaks_out(
+                statement.orelse
+            ):
+                return True
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, field, None)
+            if isinstance(inner, list) and _breaks_out(inner):
+                return True
+        for clause in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+            if _breaks_out(clause.body):
+                return True
+    return False
+
+
 def _exits_on_success(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
     """A retry loop leaves once an attempt succeeds: a ``return``/``break`` in a guarded
     body (or its ``else``, or right after the ``try``), or a flag the ``while`` test reads
@@ -405,6 +430,7 @@ class FlowVisitor(ValueReader):
                     record.calls.append(callee)
             elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 record.strings.append(sub.value[:200])
+        record.breaks = _breaks_out(handler.body)
         record.raw_error_uses, record.tainted_names = self._raw_error_uses(handler)
         if self.scope.loops and mentions_status(handler, self.carriers.status):
             record.retried_statuses = handler_retried_statuses(handler, self.module_helpers())

@@ -230,6 +230,9 @@ class Handler(CompactPickle):
     # (facts/status_retry.py): the sample statuses it goes on for; None: no status decides.
     # (a tuple: an empty list and None would both load back as the shared empty list)
     retried_statuses: tuple[int, ...] | None = None
+    # ``break`` out of the loop the ``try`` is in (not one of a loop inside the handler):
+    # a handler that leaves the loop does not send the call again
+    breaks: bool = False
 
 
 @dataclass(slots=True)

@@ -60,6 +60,7 @@ from agentguard.knowledge.catalog_keys import (
     names_pattern,
     ordered,
     pattern,
+    phrases_pattern,
     unique,
 )
 from agentguard.knowledge.matcher import Matcher, NameIndex, normalise
@@ -386,6 +387,10 @@ class Catalog:
         "effects.sql.clause_writes", WORDS, names_pattern(r"(?i)\b({})\b")
     )
     sql_creates: frozenset[str] = key("effects.sql.clause_creates", WORDS, frozen)
+    # What a conflict on the natural key does, written in the statement: an upsert.
+    sql_upserts: re.Pattern[str] = key(
+        "effects.sql.upserts", STRINGS, phrases_pattern(r"(?is)\b({})\b")
+    )
     # ---- rules/retries.yaml
     retry_decorators: tuple[Placed[RetryConstruct], ...] = _constructs(
         "retries.decorators", "decorator"

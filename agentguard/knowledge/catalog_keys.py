@@ -150,6 +150,20 @@ def names_pattern(template: str) -> Callable[[Any], re.Pattern[str]]:
     return load
 
 
+def phrases_pattern(template: str) -> Callable[[Any], re.Pattern[str]]:
+    """``names_pattern`` for phrases: the words of each listed phrase in order, any
+    whitespace between them (``on conflict`` matches ``ON\n  CONFLICT``)."""
+
+    def load(raw: Any) -> re.Pattern[str]:
+        phrases = list(dict.fromkeys(as_list(raw)))
+        if not phrases:
+            return re.compile("$^")
+        alternatives = (r"\s+".join(re.escape(w) for w in p.split()) for p in phrases)
+        return re.compile(template.format("|".join(alternatives)))
+
+    return load
+
+
 # ------------------------------------------------------------------ declaring keys
 
 

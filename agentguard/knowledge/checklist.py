@@ -76,6 +76,12 @@ class Knowledge:
     )
     timeout_kwargs: set[str] = key("timeouts.timeout_kwargs", STRINGS, mutable)
     deadline_calls: set[str] = key("timeouts.deadline_calls", STRINGS, mutable)
+    timeout_setters: set[str] = key("timeouts.timeout_setters", STRINGS, mutable)
+    default_deadlines: dict[str, str] = key(
+        "timeouts.default_deadlines",
+        {"type": "object", "additionalProperties": NONEMPTY_TEXT},
+        lambda raw: {str(k): str(v) for k, v in (raw or {}).items()},
+    )
     context_managers: set[str] = key("timeouts.context_managers", STRINGS, mutable)
     sleep_calls: set[str] = key("timeouts.sleep_calls", STRINGS, mutable)
     failure_words: re.Pattern[str] = key("timeouts.failure_pattern", REGEX, pattern)

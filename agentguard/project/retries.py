@@ -300,13 +300,15 @@ def _global_use(
 def _handler_retries(handler: Handler, transient: set[int]) -> bool:
     """Whether an ``except`` in a retry-shaped loop lets the loop send again: one that tests
     the response status retries unless only transient statuses are retried; any other
-    swallows, continues, or sleeps without returning."""
+    continues, or swallows or sleeps without leaving the loop. A handler that leaves it
+    (``break``, ``return``, ``raise``) and never continues runs nothing again."""
     if handler.retried_statuses is not None:
         return not set(handler.retried_statuses) <= transient
-    return (
-        (not handler.reraises and not handler.returns and not handler.raises)
-        or handler.continues
-        or (any(c.endswith("sleep") for c in handler.calls) and not handler.returns)
+    if handler.continues:
+        return True
+    leaves = handler.breaks or bool(handler.returns)
+    return (not handler.reraises and not handler.raises and not leaves) or (
+        any(c.endswith("sleep") for c in handler.calls) and not leaves
     )
 
 

@@ -45,6 +45,7 @@ from agentguard.project.sink_keys import (
 from agentguard.project.sql_sinks import (
     bound_to_db_handle,
     embedded_database_module,
+    repeats_safely,
     sqlalchemy_statement,
     statement_start,
     statement_write_clause,
@@ -337,11 +338,7 @@ def sql_text_effect(catalog: Catalog, text: str) -> tuple[bool, str] | None:
     clause = statement_write_clause(catalog, text)
     if catalog.sql_read.match(text) or (not catalog.sql_write.match(text) and clause is None):
         return None
-    upsert = bool(re.search(r"(?i)on\s+conflict|on\s+duplicate\s+key|insert\s+or\s+ignore", text))
-    relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
-    adds = re.match(r"(?is)^\s*insert", text) or clause in catalog.sql_creates
-    idempotent = upsert or not (adds or relative)
-    return idempotent, (clause or text.split(None, 1)[0]).upper()
+    return repeats_safely(catalog, text, clause), (clause or text.split(None, 1)[0]).upper()
 
 
 def _statement_param(

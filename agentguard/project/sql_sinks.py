@@ -80,3 +80,23 @@ def statement_start(statement: Value) -> str | None:
     head = first.string() if first.kind == "const" else None
     # only a whole first word says what the statement is
     return head if head is not None and re.match(r"\s*\w+\s", head) else None
+
+
+# A Cypher ``CREATE`` of a node or a path (``CREATE (``), not ``ON CREATE SET``: it adds one on
+# every run, wherever the statement starts (``MERGE (a {name: $a}) CREATE (a)-[:WROTE]->(p)``).
+_CYPHER_CREATE = re.compile(r"(?i)(?<!\bon\s)\bcreate\s*\(")
+
+
+def repeats_safely(catalog: Catalog, text: str, clause: str | None) -> bool:
+    """Whether a write statement leaves the same state when run twice. ``INSERT`` (or a
+    clause that creates, ``clause``) adds a row or a node each time unless it says what a
+    conflict on the natural key does (``ON CONFLICT``, ``INSERT OR REPLACE``: an upsert);
+    ``UPDATE t SET n = n + 1`` repeats its increment; ``MERGE``/``REPLACE``/``UPDATE`` set a
+    state, except that a Cypher ``CREATE (...)`` in a ``MERGE`` still adds."""
+    unquoted = _QUOTED.sub("", text)
+    if catalog.sql_upserts.search(unquoted):
+        return True
+    relative = bool(re.search(r"(?is)\bset\b.*?(\w+)\s*=\s*\1\s*[-+]", text))
+    adds = bool(re.match(r"(?is)^\s*insert", text)) or clause in catalog.sql_creates
+    adds = adds or bool(_CYPHER_CREATE.search(unquoted))
+    return not (adds or relative)

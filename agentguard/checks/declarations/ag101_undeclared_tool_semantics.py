@@ -11,6 +11,7 @@ from agentguard.checks.common import (
     tool_evidence,
 )
 from agentguard.checks.declarations.declaration_edits import (
+    HINTS,
     guarded_decorator,
     guarded_description,
     guarded_methods,
@@ -18,7 +19,11 @@ from agentguard.checks.declarations.declaration_edits import (
     is_class_based,
     mcp_annotations,
 )
-from agentguard.checks.declarations.shared import infer_semantics
+from agentguard.checks.declarations.shared import (
+    infer_semantics,
+    inferred_from,
+    known_for_certain,
+)
 from agentguard.checks.timeouts.shared import TimeoutVerdicts
 from agentguard.diagnostics import Applicability, Finding, FixOffer, Severity
 from agentguard.project.project_model import ProjectModel
@@ -69,9 +74,13 @@ class UndeclaredToolSemantics(Rule):
     For MCP tools, declare `annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=False, ...)`.
 
     ## Fix safety
-    Safe for MCP tools: the fix adds `annotations=ToolAnnotations(readOnlyHint=...,
-    destructiveHint=..., idempotentHint=..., openWorldHint=...)` (or the dict form where the
-    file already uses dicts), inferred from the effects; hints change no behaviour.
+    Safe for MCP tools whose effects are known for certain: the fix adds
+    `annotations=ToolAnnotations(readOnlyHint=..., destructiveHint=..., idempotentHint=...,
+    openWorldHint=...)` (or the dict form where the file already uses dicts), inferred from
+    the effects; hints change no behaviour. Where any effect is a guess (judged by a verb,
+    below high confidence) or a call could not be judged, the same fix is unsafe: the
+    declaration would only repeat the guess, and clients trust it. The fix says what it
+    inferred, from which calls.
 
     Unsafe elsewhere: the fix adds `@guarded(runtime, risk=..., idempotency=..., replay=...)`
     directly under the framework decorator, which journals and deduplicates every call.
@@ -103,7 +112,7 @@ class UndeclaredToolSemantics(Rule):
     reads = (TimeoutVerdicts,)
     severity = Severity.ERROR
     fix_applicability = Applicability.UNSAFE
-    fix_applicability_detail = "safe (MCP) / unsafe"
+    fix_applicability_detail = "safe (MCP, certain effects) / unsafe"
     VALID = (
         Valid(
             "import requests\n"
@@ -288,15 +297,25 @@ class UndeclaredToolSemantics(Rule):
         if is_class_based(tool) and not guarded_methods(project, tool):
             return None
         semantics = infer_semantics(tool.writes())
+        inferred = inferred_from(tool)
         if tool.framework == "mcp":
             if tool.site.path != tool.path:
                 return None  # registered in another file (a loop over rows): no one edit
-            return FixOffer(Applicability.SAFE, "Declare the tool's MCP annotations")
+            hints = ", ".join(f"{camel}={getattr(semantics, attr)}" for camel, attr in HINTS)
+            text = f"Declare the tool's MCP annotations ({hints}), inferred from {inferred}"
+            if known_for_certain(tool):
+                return FixOffer(Applicability.SAFE, text)
+            return FixOffer(
+                Applicability.UNSAFE,
+                f"{text}: a guess short of certain evidence, check it says what the tool does",
+            )
         hidden = hidden_timeouts(project, tool)
         if hidden is None:
             # A handler the fix cannot rewrite would still hide the timeout from @guarded.
             return None
-        return FixOffer(Applicability.UNSAFE, guarded_description(project, tool, semantics, hidden))
+        return FixOffer(
+            Applicability.UNSAFE, guarded_description(project, tool, semantics, hidden, inferred)
+        )
 
     def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
         tool = finding_tool(ctx.project, finding)

@@ -1,17 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, finding_tool, tool_evidence
-from agentguard.checks.declarations.shared import infer_semantics
-from agentguard.diagnostics import Applicability, Finding, FixOffer, Location, Severity
+from agentguard.checks.common import effect_words, tool_evidence
+from agentguard.diagnostics import Finding, Location, Severity
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import Declaration
-
-if TYPE_CHECKING:
-    from agentguard.fixes.context import FixContext
 
 
 class DeclarationContradictsEffects(Rule):
@@ -37,12 +32,14 @@ class DeclarationContradictsEffects(Rule):
     Declare what the code does (`readOnlyHint=False, destructiveHint=True, idempotentHint=True`).
 
     ## Fix safety
-    Unsafe: the corrected hint changes how clients treat the tool.
+    No automatic fix: a declaration is its author's word about the tool, and what the code
+    does is inferred. agentguard never rewrites a declaration on inferred effects (the
+    inference may be the mistake); the finding names the calls it inferred the write from,
+    for you to judge and correct either side by hand.
     """
 
     code, name, question = "AG102", "declaration-contradicts-effects", "Q1"
     severity = Severity.ERROR
-    fix_applicability = Applicability.UNSAFE
     VALID = (
         Valid(
             "import requests\n"
@@ -72,17 +69,6 @@ class DeclarationContradictsEffects(Rule):
             "def cancel_order(order_id: str) -> str:\n"
             '    return requests.delete(f"https://shop.example/orders/{order_id}").text\n',
             span=(7, 52, 7, 56),
-            fixed=(
-                "import requests\n"
-                "from mcp.server.fastmcp import FastMCP\n"
-                "from mcp.types import ToolAnnotations\n"
-                "\n"
-                'mcp = FastMCP("shop")\n'
-                "\n"
-                "@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False))\n"
-                "def cancel_order(order_id: str) -> str:\n"
-                '    return requests.delete(f"https://shop.example/orders/{order_id}").text\n'
-            ),
             message_contains="read-only",
         ),
         Invalid(
@@ -96,18 +82,6 @@ class DeclarationContradictsEffects(Rule):
             '    """Create an order."""\n'
             '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n',
             span=(7, 45, 7, 57),
-            fixed=(
-                "import requests\n"
-                "from langchain_core.tools import tool\n"
-                "from agentguard.runtime import guarded\n"
-                "from app.runtime import runtime\n"
-                "\n"
-                "@tool\n"
-                '@guarded(runtime, risk="write", idempotency="non_idempotent", replay="never")\n'
-                "def create_order(cart_id: str) -> dict:\n"
-                '    """Create an order."""\n'
-                '    return requests.post("https://shop.example/orders", json={"cart": cart_id}).json()\n'
-            ),
             message_contains="idempotent",
         ),
     )
@@ -210,69 +184,6 @@ class DeclarationContradictsEffects(Rule):
                         related=(first.location,),
                         node_text=f"{tool.name}:disagree",
                     )
-
-    # --- fix
-
-    def fix_offer(self, finding: Finding, project: ProjectModel) -> FixOffer | None:
-        parts = finding.node_text.split(":")
-        kind = parts[1] if len(parts) >= 3 else ""
-        if kind not in ("read-only", "idempotent") or finding_tool(project, finding) is None:
-            return None
-        what = "as writing" if kind == "read-only" else "as not idempotent"
-        return FixOffer(Applicability.UNSAFE, f"Declare the tool {what}, as the code behaves")
-
-    def fixed_text(self, finding: Finding, ctx: FixContext) -> str | None:
-        import libcst as cst
-
-        from agentguard.fixes.cst_tools import string_quote
-
-        kind = finding.node_text.split(":")[1] if finding.node_text.count(":") >= 2 else ""
-        if kind not in ("read-only", "idempotent"):
-            return None
-        tool = finding_tool(ctx.project, finding)
-        if tool is None:
-            return None
-        span = finding.span
-        value = ctx.node_at(span.line, span.column, (cst.BaseExpression,))
-        if value is None:
-            return None
-        parent = ctx.parsed.parent(value)
-        key = None
-        if isinstance(parent, cst.Arg) and parent.keyword is not None:
-            key = parent.keyword.value
-        elif isinstance(parent, cst.DictElement) and isinstance(parent.key, cst.SimpleString):
-            key = str(parent.key.evaluated_value)
-        if key is None:
-            return None
-        semantics = infer_semantics(tool.writes())
-        quote = string_quote(ctx.parsed.module, parent)
-        replacement: cst.BaseExpression
-        if key in ("readOnlyHint", "read_only_hint", "idempotentHint", "idempotent_hint"):
-            replacement = cst.Name("False")
-        elif key == "risk":
-            replacement = cst.SimpleString(f"{quote}{semantics.risk}{quote}")
-        elif key == "idempotency":
-            replacement = cst.SimpleString(f"{quote}non_idempotent{quote}")
-        else:
-            return None
-        module = ctx.parsed.replace(value, replacement)
-        call = ctx.parsed.parent(parent) if parent is not None else None
-        if key == "idempotency" and isinstance(call, cst.Call):
-            # replay="auto" was only sound for an idempotent tool.
-            args = []
-            for arg in call.args:
-                if arg is parent:
-                    arg = arg.with_changes(value=replacement)
-                elif (
-                    arg.keyword
-                    and arg.keyword.value == "replay"
-                    and isinstance(arg.value, cst.SimpleString)
-                    and arg.value.evaluated_value == "auto"
-                ):
-                    arg = arg.with_changes(value=cst.SimpleString(f"{quote}never{quote}"))
-                args.append(arg)
-            module = ctx.parsed.replace(call, call.with_changes(args=args))
-        return module.code
 
 
 def _claims(decl: Declaration) -> tuple[bool | None, bool | None]:

@@ -94,9 +94,14 @@ def hidden_timeouts(project: ProjectModel, tool: ToolFacts) -> list[TimeoutVerdi
 
 
 def guarded_description(
-    project: ProjectModel, tool: ToolFacts, semantics: Semantics, hidden: list[TimeoutVerdict]
+    project: ProjectModel,
+    tool: ToolFacts,
+    semantics: Semantics,
+    hidden: list[TimeoutVerdict],
+    inferred: str = "",
 ) -> str:
-    """What the fix does and every follow-up it leaves to the user."""
+    """What the fix does, what it inferred that from, and every follow-up it leaves to the
+    user."""
     done = (
         f"Wrap the tool in @guarded(risk={semantics.risk!r}, idempotency="
         f"{semantics.idempotency!r}, replay={semantics.replay!r})"
@@ -104,6 +109,8 @@ def guarded_description(
     if hidden:
         caught = ", ".join(sorted({c for v in hidden for c in v.caught}))
         done += f" and remove the `except {caught}` handler that hid the timeout from it"
+    if inferred:
+        done += f" (inferred from {inferred})"
     todo = []
     if semantics.idempotency != "idempotent":
         todo.append("check that the placeholder `key=` names the business operation")

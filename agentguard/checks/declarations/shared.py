@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentguard.project.tool_facts import Effect
+from agentguard.checks.common import effect_words
+from agentguard.diagnostics import Confidence
+from agentguard.project.tool_facts import Effect, ToolFacts
 
 ADDITIVE_KINDS = {"network_write", "payment", "message"}
 
@@ -39,3 +41,34 @@ def infer_semantics(effects: list[Effect]) -> Semantics:
             e.remote or e.kind in ADDITIVE_KINDS or e.kind == "unknown" for e in effects
         ),
     )
+
+
+def known_for_certain(tool: ToolFacts) -> bool:
+    """Whether a declaration inferred from the tool's effects rests on certain evidence:
+    every write known at high confidence from a catalogue entry (no verb's guess), and no
+    call left unjudged that could do more."""
+    writes = tool.writes()
+    return (
+        bool(writes)
+        and all(e.confidence is Confidence.HIGH and not e.heuristic for e in writes)
+        and not tool.unjudged()
+    )
+
+
+def inferred_from(tool: ToolFacts, limit: int = 3) -> str:
+    """What a declaration fix inferred, from which calls: ``a remote write (`POST
+    requests.post`)``, ``a remote write (`code.add_data`, a guess at medium confidence)``."""
+    shown = []
+    for effect in tool.writes()[:limit]:
+        guess = (
+            f", a guess at {effect.confidence.value} confidence"
+            if effect.heuristic or effect.confidence is not Confidence.HIGH
+            else ""
+        )
+        shown.append(f"{effect_words(effect)} ({effect.route()}{guess})")
+    more = len(tool.writes()) - limit
+    text = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+    unjudged = len(tool.unjudged())
+    if unjudged:
+        text += f"; {unjudged} call{'s' if unjudged > 1 else ''} it could not judge"
+    return text

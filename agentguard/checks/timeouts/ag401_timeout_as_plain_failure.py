@@ -25,8 +25,13 @@ class TimeoutAsPlainFailure(Rule):
     `openai.APITimeoutError`, botocore `ReadTimeoutError`...), a broader class that includes
     one (`httpx.RequestError`, `requests.RequestException`, `aiohttp.ClientError`, a DB
     driver's `OperationalError`...), or everything when a timeout is set on the way (a
-    `timeout=` argument, a client built with one, `asyncio.wait_for`). An error raised in
-    its place is followed further out too. A job polled after the write until a deadline,
+    `timeout=` argument, a client built with one wherever it is built, in the class, a base
+    class or the module, `sock.settimeout(...)` on the client or its socket,
+    `asyncio.wait_for` or an `asyncio.timeout()` block, or the deadline a library sets by
+    default: httpx's 5 s, aiohttp's 5 minutes). A helper that runs the function it is
+    handed (`self._safe_call(call_fn)`) handles that function's errors. An error raised in
+    its place is followed further out too; a handler that re-raises what it caught passes
+    it on. A job polled after the write until a deadline,
     which then reports "failed" or raises, is the same mistake.
 
     A handler that says the outcome is unknown (`SIDE_EFFECT_UNCERTAIN`, "may have been

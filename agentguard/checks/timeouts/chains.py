@@ -15,6 +15,7 @@ unknown" for it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from agentguard.diagnostics import StepKind
 from agentguard.facts.module_facts import Call, Function, Handler, ModuleFacts, TryBlock, Value
@@ -77,7 +78,7 @@ def frames_of(project: ProjectModel, start: list[str], effect: Effect) -> list[F
                 break
     elif effect.function in start:
         qualname = effect.function
-    for step in calls:
+    for index, step in enumerate(calls):
         if qualname is None or step.location is None:
             return None
         call = _call_at(project, qualname, step.location.path, step.location.span)
@@ -85,7 +86,22 @@ def frames_of(project: ProjectModel, start: list[str], effect: Effect) -> list[F
             return None
         fn, facts = project.functions[qualname]
         frames.append(Frame(qualname, fn, facts, call))
-        qualname = next((t for c, t in project.call_edges(qualname) if c.span == call.span), None)
+        targets = [t for c, t in project.call_edges(qualname) if c.span == call.span]
+        # ``self._safe_call(call_fn)``: the helper and the function handed to it are both
+        # reached from the one call; the chain goes on in the one holding its next step
+        following = calls[index + 1].location if index + 1 < len(calls) else None
+        qualname = next(
+            (
+                t
+                for t in targets
+                if (
+                    _call_at(project, t, following.path, following.span) is not None
+                    if following is not None
+                    else t == effect.function
+                )
+            ),
+            targets[0] if targets else None,
+        )
     if qualname is None or qualname != effect.function or qualname not in project.functions:
         return None
     fn, facts = project.functions[qualname]
@@ -129,8 +145,40 @@ def guards(
                 if block.yields:
                     found.append((key, Guard(block, entry[0], entry[1], context_manager=True)))
     found.sort(key=lambda pair: pair[0], reverse=True)
-    result = [guard for _, guard in found]
+    result = handed_guards(project, frame) + [guard for _, guard in found]
     return result + decorator_guards(project, frame) if outermost else result
+
+
+def handed_guards(project: ProjectModel, frame: Frame) -> list[Guard]:
+    """The ``try`` blocks of a project helper the frame's call hands a function to, around
+    the helper's call of it (``self._safe_call(call_fn)`` with ``def _safe_call(self, f):
+    try: return f() except ...``): the helper handles the errors of what it runs."""
+    call = frame.call
+    handed: list[int | str] = [i for i, a in enumerate(call.args) if a.kind == "name"]
+    handed += [k for k, v in call.kwargs.items() if v.kind == "name"]
+    if not handed:
+        return []
+    target = project.call_target(call, frame.fn, frame.facts)
+    entry = project.functions.get(target) if target else None
+    if target is None or entry is None:
+        return []
+    helper, facts = entry
+    params = [p for p in helper.params if p not in {"self", "cls"}]
+    names = {
+        params[h] if isinstance(h, int) else h
+        for h in handed
+        if (isinstance(h, int) and h < len(params)) or h in helper.params
+    }
+    result: list[Guard] = []
+    for inner in project.calls_in(target):
+        if inner.callee not in names:
+            continue
+        result += [
+            Guard(block, helper, facts, context_manager=True)
+            for block in sorted(helper.tries, key=lambda b: b.span, reverse=True)
+            if block.body_order[0] <= inner.order < block.body_order[1]
+        ]
+    return result
 
 
 def decorator_guards(project: ProjectModel, frame: Frame) -> list[Guard]:
@@ -220,34 +268,117 @@ def explicit_timeout(project: ProjectModel, know: Knowledge, frames: list[Frame]
                 return f"a `{' '.join(with_block.item_callees)}` block"
     sink = frames[-1]
     client = _client_setting(project, know, sink)
-    return f"a client built with `{client}`" if client else None
+    if client:
+        return f"a client built with `{client}`"
+    written = sink.call.text.split("(", 1)[0].strip()
+    receiver = written.rsplit(".", 1)[0] if "." in written else ""
+    setter = _deadline_set_on(project, know, sink, receiver) if receiver else None
+    if setter:
+        return f"a deadline set with `{setter}`"
+    return _default_deadline(project, know, sink)
+
+
+def _default_deadline(project: ProjectModel, know: Knowledge, sink: Frame) -> str | None:
+    """The deadline the sink's library sets when the code sets none (httpx's 5 s, aiohttp's
+    5 minutes, the OpenAI and Anthropic clients' 10 minutes): a catch-all around it catches
+    that timeout too. None when the code turns it off (``timeout=None`` on the call or the
+    client)."""
+    callee = project.resolve_callee(sink.call, sink.fn, sink.facts)
+    text = next(
+        (t for glob, t in know.default_deadlines.items() if fnmatchcase(callee, glob)), None
+    )
+    if text is None:
+        return None
+    if any(is_off(v) for n, v in sink.call.kwargs.items() if n in know.timeout_kwargs):
+        return None
+    for value in _client_values(project, sink):
+        if value.kind == "call" and any(
+            is_off(v) for n, v in value.call_kwargs.items() if n in know.timeout_kwargs
+        ):
+            return None
+    return text
 
 
 def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str | None:
     """The timeout the sink's receiver was built with (``client = httpx.Client(timeout=30)``,
     ``async with httpx.AsyncClient(timeout=30.0) as client``, ``self._http = ...`` in the
     class), if any."""
-    written = frame.call.text.split("(", 1)[0].strip()
-    receiver = written.rsplit(".", 1)[0] if "." in written else ""
-    if not receiver:
-        return None
-    values: list[Value] = [
-        a.value for a in project.local_assignments(frame.facts, frame.qualname, receiver)
-    ]
-    if receiver.startswith("self.") and frame.fn.class_name:
-        for method in frame.facts.functions.values():
-            if method.class_name == frame.fn.class_name:
-                values += [
-                    a.value
-                    for a in project.local_assignments(frame.facts, method.qualname, receiver)
-                ]
-    for value in values:
+    for value in _client_values(project, frame):
         if value.kind != "call":
             continue
         for name in know.timeout_kwargs:
             setting = value.call_kwargs.get(name)
             if setting is not None and not is_off(setting):
                 return f"{name}={setting.text}"
+    return None
+
+
+def _client_values(project: ProjectModel, frame: Frame) -> list[Value]:
+    """What the sink's receiver was bound to: in the function, in any method of its class
+    (and of the class's project bases), or as a module's variable."""
+    written = frame.call.text.split("(", 1)[0].strip()
+    receiver = written.rsplit(".", 1)[0] if "." in written else ""
+    if not receiver:
+        return []
+    values: list[Value] = [
+        a.value for a in project.local_assignments(frame.facts, frame.qualname, receiver)
+    ]
+    if receiver.startswith("self."):
+        for method, facts in _class_methods(project, frame):
+            values += [a.value for a in project.local_assignments(facts, method, receiver)]
+    held = project.held_value(receiver, frame.fn, frame.facts)
+    if held is not None:
+        values.append(held)  # a module's client, imported or its own
+    return values
+
+
+def _class_methods(project: ProjectModel, frame: Frame) -> list[tuple[str, ModuleFacts]]:
+    """The methods of the frame's class and of its project base classes, wherever each is
+    written: where ``self``'s client may be built or given its deadline."""
+    if not frame.fn.class_name:
+        return []
+    result: list[tuple[str, ModuleFacts]] = []
+    for cls in project.lineage(frame.fn.class_name):
+        entry = project.classes.get(cls)
+        if entry is None:
+            continue
+        for method in entry[0].methods:
+            held = project.functions.get(method)
+            if held is not None:
+                result.append((method, held[1]))
+    if not result:  # a class the index does not name: its methods in this module
+        result = [
+            (m.qualname, frame.facts)
+            for m in frame.facts.functions.values()
+            if m.class_name == frame.fn.class_name
+        ]
+    return result
+
+
+def _deadline_set_on(
+    project: ProjectModel, know: Knowledge, frame: Frame, receiver: str
+) -> str | None:
+    """A deadline set on the receiver, or on a socket it holds, after it was built:
+    ``self.sock.settimeout(15)`` in any method of the class, ``smtp.sock.settimeout(5)`` in
+    the function or at module level."""
+    holders: list[str | None] = [frame.qualname, None]
+    if receiver.split(".", 1)[0] in {"self", "cls"}:
+        holders += [method for method, _ in _class_methods(project, frame)]
+    for holder in holders:
+        calls = (
+            project.calls_in(holder)
+            if holder is not None
+            else [c for c in frame.facts.calls if c.function is None]
+        )
+        for call in calls:
+            on = call.receiver or ""
+            if not (on == receiver or on.startswith(f"{receiver}.")):
+                continue  # set on the receiver or on what it holds (``smtp.sock``)
+            if call.method not in know.timeout_setters:
+                continue
+            given = call.args[0] if call.args else next(iter(call.kwargs.values()), None)
+            if given is not None and not is_off(given):
+                return f"{call.text.split('(', 1)[0]}({given.text})"
     return None
 
 
@@ -369,12 +500,17 @@ def _passes_on(handler: Handler) -> bool:
 def handler_outcome(
     know: Knowledge, fn: Function, block: TryBlock, handler: Handler
 ) -> tuple[str, str] | None:
-    """plain: the handler answers with an error; retry: the loop around it sends it again."""
+    """plain: the handler answers with an error; retry: the loop around it sends it again.
+    A handler that re-raises what it caught and otherwise raises only error objects it was
+    handed (``raise enriched from e``, ``enriched = enrich(e)`` for some classes) passes the
+    error on: it builds no answer of its own."""
+    if handler.reraises and not handler.returns and all(v.kind == "name" for v in handler.raises):
+        return None
     if handler.returns or handler.raises:
         return "plain", (handler.returns or handler.raises)[0].text
     if handler.reraises:
         return None
-    if _in_retry_loop(fn, block):
+    if _in_retry_loop(fn, block) and (handler.continues or not handler.breaks):
         return "retry", "the enclosing loop sends it again"
     messages = [s for s in handler.strings if " " in s.strip()]
     logs = know.log_receivers

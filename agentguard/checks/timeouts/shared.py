@@ -129,12 +129,15 @@ def _writes(project: ProjectModel, tool: ToolFacts) -> list[Effect]:
     catalog = project.catalog
     # a description that reads clears even a declared write, whenever the tool got it
     writes = counted_writes(tool, catalog, reads_description=True, declaration_beats_name=False)
-    if (
-        writes
-        or not _declared_writer(tool)
-        or any(e.writes and not e.non_idempotent for e in tool.effects)
-    ):
-        return writes  # a write found and judged repeatable is the tool's write
+    if writes or not _declared_writer(tool):
+        return writes
+    repeatable = [e for e in tool.effects if e.writes and not e.non_idempotent]
+    if repeatable:
+        if not _declared_non_idempotent(tool):
+            return writes  # a write found and judged repeatable is the tool's write
+        # The author says in so many words that a repeat is not harmless (an append written
+        # back with PUT, a delete that moves to the trash): the declaration beats the verb.
+        return [replace(e, idempotent=False, confidence=Confidence.MEDIUM) for e in repeatable]
     unjudged = [e for e in tool.effects if e.kind == "unknown" or e.non_idempotent]
     # a method of some client before a bare helper name: the likelier place of the write
     unjudged.sort(key=lambda e: "." not in e.sink)
@@ -150,6 +153,16 @@ def _declared_writer(tool: ToolFacts) -> bool:
         or d.destructive is True
         or d.idempotent_hint is False
         or d.idempotency in {"non_idempotent", "non-idempotent"}
+        for d in tool.declarations
+    )
+
+
+def _declared_non_idempotent(tool: ToolFacts) -> bool:
+    """A declaration that says, written out, that the tool is not idempotent
+    (``idempotentHint=False`` given, ``idempotency="non_idempotent"``): not MCP's default."""
+    return any(
+        d.idempotency in {"non_idempotent", "non-idempotent"}
+        or (d.idempotent_hint is False and "idempotent_hint" in d.fields)
         for d in tool.declarations
     )
 
