@@ -348,3 +348,42 @@ def test_a_spec_handed_to_a_helper_parameter_is_followed_to_its_callers() -> Non
     tools = {t.name: t for t in discover(files)}
     assert tools["disk_usage"].functions == ["ops.probes.DiskProbe.__call__"]
     assert tools["disk_usage"].form == "spec-sink"
+
+
+# ---------------------------------------------------------------- a spec sink (Gemini)
+
+GEMINI = """\
+import shutil
+
+from google import genai
+from google.genai import types
+
+
+class Janitor:
+    title = "purge_cache"
+
+    def declaration(self) -> types.FunctionDeclaration:
+        return types.FunctionDeclaration(name=self.title, description="Empty the cache folder")
+
+    def run(self, folder: str) -> str:
+        shutil.rmtree(folder)
+        return "purged"
+
+
+class Chat:
+    def __init__(self) -> None:
+        self.client = genai.Client()
+        self.helpers = [Janitor()]
+
+    def send(self, text: str):
+        config = types.GenerateContentConfig(
+            tools=[types.Tool(function_declarations=[h.declaration() for h in self.helpers])]
+        )
+        return self.client.models.generate_content(model="gemini", contents=text, config=config)
+"""
+
+
+def test_a_typed_spec_inside_a_config_object_is_followed_to_its_class() -> None:
+    tools = {t.name: t for t in discover({"house/chat.py": GEMINI})}
+    assert tools["purge_cache"].functions == ["house.chat.Janitor.run"]
+    assert tools["purge_cache"].form == "spec-sink"

@@ -127,8 +127,9 @@ def self_string(project: ProjectIndex, family: Family, cls_qual: str, attr: str)
 
 
 def spec_returns(project: ProjectIndex, qualname: str) -> dict[str, Value] | None:
-    """The items of the tool spec a function returns as a dict literal: one with a
-    ``name``, or an OpenAI ``function`` / Bedrock ``toolSpec`` wrapping one."""
+    """The items of the tool spec a function returns: a dict literal with a ``name`` (or an
+    OpenAI ``function`` / Bedrock ``toolSpec`` wrapping one), or an SDK's spec type built
+    with a ``name`` keyword (Gemini's ``FunctionDeclaration``, Anthropic's ``ToolParam``)."""
     fn = project.function(qualname)
     for value in fn.returns if fn else ():
         spec = spec_items(value)
@@ -140,6 +141,8 @@ def spec_returns(project: ProjectIndex, qualname: str) -> dict[str, Value] | Non
 def spec_items(value: Value) -> dict[str, Value] | None:
     if value.kind == "call" and value.qualname in _CASTS and value.call_args:
         value = value.call_args[-1]  # ``typing.cast(ToolParam, {...})`` is the dict
+    if value.kind == "call" and "name" in value.call_kwargs:
+        return value.call_kwargs  # a typed spec: ``FunctionDeclaration(name=..., ...)``
     if value.kind != "dict":
         return None
     items = value.items
