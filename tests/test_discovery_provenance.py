@@ -387,3 +387,69 @@ def test_a_typed_spec_inside_a_config_object_is_followed_to_its_class() -> None:
     tools = {t.name: t for t in discover({"house/chat.py": GEMINI})}
     assert tools["purge_cache"].functions == ["house.chat.Janitor.run"]
     assert tools["purge_cache"].form == "spec-sink"
+
+
+# ---------------------------------------------------------------- specs written in place
+
+STEPS = """\
+import os
+
+import httpx
+
+
+class Archive:
+    name = "archive_file"
+    description = "Move a file to the archive folder."
+    schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+
+    def execute(self, path: str) -> str:
+        os.rename(path, "archive/" + os.path.basename(path))
+        return "archived"
+
+
+class Lookup:
+    name = "lookup_word"
+    description = "Look a word up."
+    schema = {"type": "object", "properties": {"word": {"type": "string"}}}
+
+    def execute(self, word: str) -> str:
+        return httpx.get("https://dictionary.example", params={"q": word}).text
+
+
+class Counter:
+    \"\"\"Built next to the steps, but no model is told about it.\"\"\"
+
+    name = "turns"
+    description = "How many turns ran."
+
+    def execute(self) -> int:
+        return 0
+"""
+
+RUNNER = """\
+import anthropic
+
+from clerk.steps import Archive, Counter, Lookup
+
+
+class Clerk:
+    def __init__(self) -> None:
+        self.client = anthropic.Anthropic()
+        self.steps = [Archive(), Lookup()]
+        self.counter = Counter()
+
+    def turn(self, messages: list):
+        specs = [
+            {"name": s.name, "description": s.description, "input_schema": s.schema}
+            for s in self.steps
+        ]
+        return self.client.messages.create(model="claude", messages=messages, tools=specs)
+"""
+
+
+def test_classes_whose_instances_the_specs_are_written_from_are_tools() -> None:
+    tools = {t.name: t for t in discover({"clerk/steps.py": STEPS, "clerk/runner.py": RUNNER})}
+    assert tools["archive_file"].functions == ["clerk.steps.Archive.execute"]
+    assert tools["archive_file"].form == "spec-sink"
+    assert tools["lookup_word"].functions == ["clerk.steps.Lookup.execute"]
+    assert "turns" not in tools

@@ -126,6 +126,24 @@ def self_string(project: ProjectIndex, family: Family, cls_qual: str, attr: str)
     return None
 
 
+def gives(project: ProjectIndex, family: Family, cls_qual: str, attr: str) -> bool:
+    """Whether the class (or a base) gives ``self.<attr>`` a value of its own: a class
+    attribute, an assignment in a constructor, or a keyword to ``super().__init__``."""
+    for current in family.lineage(cls_qual):
+        cls, facts = project.classes[current]
+        if attr in cls.attributes:
+            return True
+        init = f"{current}.__init__"
+        if project.local_assignments(facts, init, f"self.{attr}"):
+            return True
+        if any(
+            call.method == "__init__" and call.callee.startswith("super") and attr in call.kwargs
+            for call in project.calls_in(init)
+        ):
+            return True
+    return False
+
+
 def spec_returns(project: ProjectIndex, qualname: str) -> dict[str, Value] | None:
     """The items of the tool spec a function returns: a dict literal with a ``name`` (or an
     OpenAI ``function`` / Bedrock ``toolSpec`` wrapping one), or an SDK's spec type built

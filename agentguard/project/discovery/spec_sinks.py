@@ -33,9 +33,12 @@ from agentguard.project.discovery.class_tools import (
     Family,
     class_tools,
     entry_method,
+    gives,
+    self_string,
     spec_returns,
     static_string,
 )
+from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
@@ -57,6 +60,8 @@ class _Trace:
         self.seen: set[tuple[str, str | None, int, int]] = set()
         self.spec_functions: set[str] = set()
         self.spec_names: set[str] = set()
+        # the project classes whose instances the values handed over are built from
+        self.instances: set[str] = set()
         # the project's call sites by the function they run, built when a parameter is
         # first followed back to its arguments
         self._sites: dict[str, list[CallSite]] | None = None
@@ -86,11 +91,16 @@ class _Trace:
             self._attribute(value, fn, facts, depth)
         elif value.kind == "call":
             self._calls(value, fn, facts, depth)
-        elif value.kind == "other" and value.calls and fn is not None and span is not None:
-            self._calls(value, fn, facts, depth)  # a comprehension: the calls it makes
-        elif value.kind == "other" and fn is not None:
-            for name in value.names:  # ``tools or []``
-                self._name(name, fn, facts, depth + 1)
+        elif value.kind == "other" and fn is not None and span is not None:
+            # a comprehension: what it walks, and the calls it makes on each element
+            for loop in fn.loops:
+                if loop.kind == "comprehension" and loop.iterable and _within(loop.span, span):
+                    self.value(loop.iterable, fn, facts, depth + 1)
+            if value.calls:
+                self._calls(value, fn, facts, depth)
+            else:
+                for name in value.names:  # ``tools or []``
+                    self._name(name, fn, facts, depth + 1)
 
     def _name(self, name: str, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         scope = fn.qualname if fn else None
@@ -173,7 +183,11 @@ class _Trace:
             self._unresolved(value.qualname or value.text, value, fn, facts, depth)
             return
         for call in calls:
-            target = self.project.call_target(call, fn, facts)
+            site = self.project.call_site(call, fn, facts)
+            if site.callee in self.project.classes:
+                self.instances.add(site.callee)  # ``Kit(OpenTicket(), LookupTicket())``
+                continue
+            target = site.target
             if target is not None and target in self.project.functions:
                 self._returns(target, depth)
                 continue
@@ -206,7 +220,10 @@ class _Trace:
 
 
 def _inside(call: Call, outer: Span) -> bool:
-    inner = call.span
+    return _within(call.span, outer)
+
+
+def _within(inner: Span, outer: Span) -> bool:
     return (inner.line, inner.column) >= (outer.line, outer.column) and (
         inner.end_line,
         inner.end_column,
@@ -260,7 +277,7 @@ def _spec_classes(project: ProjectIndex, trace: _Trace) -> dict[str, set[str]]:
 
 def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[ToolFacts]:
     spec_classes = _spec_classes(project, trace)
-    if not spec_classes:
+    if not spec_classes and not trace.instances:
         return
     family = Family(project)
     taken = found.symbols()
@@ -282,3 +299,28 @@ def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[
                 continue
             taken.add(cls_qual)
             yield from class_tools(project, cls_qual, name, entry, FORM)
+    yield from _instance_tools(project, family, taken, trace.instances)
+
+
+def _instance_tools(
+    project: ProjectIndex, family: Family, taken: set[str], instances: set[str]
+) -> Iterator[ToolFacts]:
+    """The classes whose instances the specs are written from in place (``[{"name": t.name,
+    "description": t.description, ...} for t in self.tools]``): each that gives itself a
+    name and a description or schema, and has a method the dispatch runs."""
+    _, spec = structural_spec(project)
+    if spec is None:
+        return
+    names = list(spec.get("name_attributes") or [])
+    declares = list(spec.get("declaration_attributes") or [])
+    for cls_qual in sorted(instances):
+        if cls_qual in taken or cls_qual not in family.bases:
+            continue
+        name = next((n for a in names if (n := self_string(project, family, cls_qual, a))), None)
+        if not name or not any(gives(project, family, cls_qual, a) for a in declares):
+            continue
+        entry = entry_method(project, family, cls_qual, set())
+        if entry is None:
+            continue
+        taken.add(cls_qual)
+        yield from class_tools(project, cls_qual, name, entry, FORM)
