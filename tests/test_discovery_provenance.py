@@ -453,3 +453,69 @@ def test_classes_whose_instances_the_specs_are_written_from_are_tools() -> None:
     assert tools["archive_file"].form == "spec-sink"
     assert tools["lookup_word"].functions == ["clerk.steps.Lookup.execute"]
     assert "turns" not in tools
+
+
+# ---------------------------------------------------------------- a dataclass spec base
+
+ABILITY = """\
+from dataclasses import dataclass
+
+
+@dataclass
+class Ability:
+    name: str
+    description: str
+    input_schema: dict
+
+    def as_spec(self) -> dict:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+    async def invoke(self, **kwargs) -> str:
+        raise NotImplementedError("subclasses run the ability")
+"""
+
+SHOUT = """\
+import subprocess
+
+from crew.ability import Ability
+
+
+class Shout(Ability):
+    def __init__(self) -> None:
+        super().__init__(
+            name="shout",
+            description="Broadcast a message to every terminal.",
+            input_schema={"type": "object", "properties": {"text": {"type": "string"}}},
+        )
+
+    async def invoke(self, text: str) -> str:
+        return subprocess.run(["wall", text], capture_output=True, text=True).stdout
+"""
+
+HAND = """\
+from anthropic import Anthropic
+
+from crew.shout import Shout
+
+
+class Hand:
+    def __init__(self, abilities=None) -> None:
+        self.abilities = list(abilities or [])
+        self.client = Anthropic()
+
+    def step(self, messages: list):
+        return self.client.messages.create(
+            model="claude", messages=messages, tools=[a.as_spec() for a in self.abilities]
+        )
+
+
+def make() -> Hand:
+    return Hand(abilities=[Shout()])
+"""
+
+
+def test_a_spec_base_whose_run_method_subclasses_write_is_no_tool_itself() -> None:
+    files = {"crew/ability.py": ABILITY, "crew/shout.py": SHOUT, "crew/hand.py": HAND}
+    tools = {t.name: t for t in discover(files)}
+    assert tools["shout"].functions == ["crew.shout.Shout.invoke"]
+    assert "crew.ability.Ability" not in {t.symbol for t in tools.values()}
