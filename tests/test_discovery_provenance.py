@@ -519,3 +519,34 @@ def test_a_spec_base_whose_run_method_subclasses_write_is_no_tool_itself() -> No
     tools = {t.name: t for t in discover(files)}
     assert tools["shout"].functions == ["crew.shout.Shout.invoke"]
     assert "crew.ability.Ability" not in {t.symbol for t in tools.values()}
+
+
+# ---------------------------------------------------------------- a one-tool low-level server
+
+ONE_TOOL = """\
+import httpx
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+
+def build() -> Server:
+    server = Server("pinger")
+
+    @server.list_tools()
+    async def list_tools() -> list[Tool]:
+        return [Tool(name="ping_host", description="Ping a host over HTTP", inputSchema={})]
+
+    @server.call_tool()
+    async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+        reply = httpx.get(f"https://{arguments['host']}/health")
+        return [TextContent(type="text", text=reply.text)]
+
+    return server
+"""
+
+
+def test_the_tool_handler_of_a_one_tool_server_that_never_reads_the_name_is_the_tool() -> None:
+    tools = discover({"pinger/server.py": ONE_TOOL})
+    assert [(t.name, t.functions) for t in tools] == [
+        ("ping_host", ["pinger.server.build.<locals>.call_tool"])
+    ]
