@@ -180,7 +180,7 @@ class _Trace:
             if span is not None and _inside(c, span)
         ]
         if not calls and value.kind == "call":
-            self._unresolved(value.qualname or value.text, value, fn, facts, depth)
+            self._unresolved(value, fn, facts, depth)
             return
         for call in calls:
             site = self.project.call_site(call, fn, facts)
@@ -202,8 +202,9 @@ class _Trace:
                 self.value(call.args[0], fn, facts, depth + 1)
 
     def _unresolved(
-        self, callee: str, value: Value, fn: Function | None, facts: ModuleFacts, depth: int
+        self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int
     ) -> None:
+        """A call the facts hold no site for (a module-level value): its spec keywords."""
         for name, held in value.call_kwargs.items():
             if name in self.keys:
                 self.value(held, fn, facts, depth + 1)
