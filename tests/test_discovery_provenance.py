@@ -550,3 +550,84 @@ def test_the_tool_handler_of_a_one_tool_server_that_never_reads_the_name_is_the_
     assert [(t.name, t.functions) for t in tools] == [
         ("ping_host", ["pinger.server.build.<locals>.call_tool"])
     ]
+
+
+# ---------------------------------------------------------------- enumerated subclasses
+
+MOVES = """\
+import json
+import shutil
+
+
+class Move:
+    registry: dict = {}
+    name = ""
+    parameters: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        Move.registry[cls.name] = cls
+
+    def apply(self, **kwargs) -> str:
+        raise NotImplementedError
+
+
+class CopyFile(Move):
+    name = "copy_file"
+    parameters = {"type": "object", "properties": {"src": {"type": "string"}}}
+
+    def apply(self, src: str, dst: str) -> str:
+        shutil.copy(src, dst)
+        return "copied"
+
+
+class ShowConfig(Move):
+    name = "show_config"
+    parameters = {"type": "object", "properties": {}}
+
+    def apply(self) -> str:
+        with open("config.json") as handle:
+            return json.dumps(json.load(handle))
+"""
+
+COMMANDS = """\
+class Command:
+    name = ""
+
+    def invoke(self, argv: list) -> int:
+        raise NotImplementedError
+
+
+class Build(Command):
+    name = "build"
+
+    def invoke(self, argv: list) -> int:
+        open("build.log", "w").write(" ".join(argv))
+        return 0
+
+
+def main(argv: list) -> int:
+    table = {c.name: c for c in Command.__subclasses__()}
+    return table[argv[0]]().invoke(argv[1:])
+"""
+
+PLAYER = """\
+import json
+
+from game.moves import Move
+
+
+def play(answer: str) -> str:
+    request = json.loads(answer)
+    return Move.registry[request["move"]]().apply(**request["args"])
+"""
+
+
+def test_subclasses_a_project_enumerates_and_shows_a_model_are_tools() -> None:
+    files = {"game/moves.py": MOVES, "game/player.py": PLAYER, "game/cli.py": COMMANDS}
+    tools = {t.name: t for t in discover(files)}
+    assert tools["copy_file"].functions == ["game.moves.CopyFile.apply"]
+    assert tools["copy_file"].form == "enumerated-subclass"
+    assert tools["show_config"].functions == ["game.moves.ShowConfig.apply"]
+    # a command table names its classes but declares no parameter schema
+    assert "build" not in tools
