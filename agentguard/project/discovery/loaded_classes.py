@@ -9,10 +9,6 @@ dispatch a model's tool call drives. When that base leaves a hook abstract and t
 calls the hook, each concrete project class below it is a tool, named by the ``name`` it
 gives itself or else by its module's file name, run by its override of the hook.
 
-A base whose subclasses the project enumerates at run time (``Base.__subclasses__()``, or
-an ``__init_subclass__`` registering each) and whose abstract hook it calls is loaded too:
-each subclass that names itself and declares a parameter schema is a tool.
-
 Only the classes of the modules such a name may pick count (``python/tools/*.py``): a
 subclass kept elsewhere (a proxy for remote tools) is not loaded so. A loader handed a fixed
 module or folder, to run every class found there (extensions, plugins, hooks), dispatches
@@ -29,14 +25,7 @@ from typing import TYPE_CHECKING
 from agentguard.facts.module_facts import Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.builder import FoundTools
-from agentguard.project.discovery.class_tools import (
-    Family,
-    class_tools,
-    entry_method,
-    gives,
-    self_string,
-)
-from agentguard.project.discovery.framework_data import structural_spec
+from agentguard.project.discovery.class_tools import Family, class_tools, entry_method, self_string
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
@@ -144,40 +133,12 @@ def _picked(path: str, module: str, patterns: set[str]) -> bool:
     )
 
 
-def _enumerated_bases(project: ProjectIndex) -> list[str]:
-    """Project classes whose subclasses the project enumerates at run time: it calls
-    ``Base.__subclasses__()``, or the base registers each subclass in ``__init_subclass__``."""
-    found: list[str] = []
-    for qualname, (_, facts) in project.classes.items():
-        if not facts.is_test and f"{qualname}.__init_subclass__" in project.functions:
-            found.append(qualname)
-    for facts in project.modules.values():
-        if facts.is_test:
-            continue
-        for site in project.call_sites(facts):
-            if site.call.method != "__subclasses__":
-                continue
-            owner = site.callee.replace("()", "").rpartition(".")[0]
-            if owner in project.classes and owner not in found:
-                found.append(owner)
-    return sorted(found)
-
-
-def _runs_hook(project: ProjectIndex, family: Family, base: str, called: set[str]) -> bool:
-    """Whether the project calls a hook the base leaves abstract (on what it built)."""
-    return any(
-        m.rsplit(".", 1)[-1] in called
-        for current in family.lineage(base)
-        for m in project.classes[current][0].methods
-        if project.is_interface_method(m)
-    )
-
-
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     loaders = _loaders(project)
-    bases = _loaded_bases(project, loaders) if loaders else {}
-    enumerated = [b for b in _enumerated_bases(project) if b not in bases]
-    if not bases and not enumerated:
+    if not loaders:
+        return
+    bases = _loaded_bases(project, loaders)
+    if not bases:
         return
     called = {
         call.method
@@ -189,7 +150,13 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     family = Family(project)
     taken = found.symbols()
     for base, patterns in bases.items():
-        if not _runs_hook(project, family, base, called):
+        hooks = [
+            m.rsplit(".", 1)[-1]
+            for current in family.lineage(base)
+            for m in project.classes[current][0].methods
+            if project.is_interface_method(m)
+        ]
+        if not any(hook in called for hook in hooks):
             continue  # nothing runs what the loaded classes would do
         for cls_qual in family.members(base)[1:]:
             facts = project.classes[cls_qual][1]
@@ -202,33 +169,3 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             name = self_string(project, family, cls_qual, "name") or stem
             taken.add(cls_qual)
             yield from class_tools(project, cls_qual, name, entry, FORM)
-    yield from _enumerated_tools(project, family, taken, enumerated, called)
-
-
-def _enumerated_tools(
-    project: ProjectIndex, family: Family, taken: set[str], bases: list[str], called: set[str]
-) -> Iterator[ToolFacts]:
-    """The subclasses of enumerated bases that are shown to a model: each names itself and
-    declares a parameter schema (a command or plugin table declares none)."""
-    _, spec = structural_spec(project)
-    if spec is None:
-        return
-    names = list(spec.get("name_attributes") or [])
-    schemas = list(spec.get("schema_attributes") or [])
-    form = ToolForm("custom", "enumerated-subclass")
-    for base in bases:
-        if not _runs_hook(project, family, base, called):
-            continue
-        for cls_qual in family.members(base)[1:]:
-            if cls_qual in taken:
-                continue
-            name = next(
-                (n for a in names if (n := self_string(project, family, cls_qual, a))), None
-            )
-            if not name or not any(gives(project, family, cls_qual, a) for a in schemas):
-                continue
-            entry = entry_method(project, family, cls_qual, set())
-            if entry is None:
-                continue
-            taken.add(cls_qual)
-            yield from class_tools(project, cls_qual, name, entry, form)
