@@ -172,7 +172,12 @@ before it is built, as pydantic's `@model_validator(mode="before")` does: what t
 a field's name, `values["client"] = Client(...)`, types that field) and
 `context_carriers` (`attributes`: a generic class your framework hands a tool, by the
 attribute that holds the dependencies its first type argument types, as `RunContext[Deps]`
-makes `ctx.deps` a `Deps`; `packages`: where such a class is imported from). Lists
+makes `ctx.deps` a `Deps`; `packages`: where such a class is imported from),
+`spec_sinks` (model API calls that take your tools' specs: `match`, the callees, `*` globs
+allowed, and `kwargs`, the keywords holding the specs, which are followed back to the tool
+classes that write them) and `module_scans` (calls that import a module chosen at run time
+or list its members: a function making one that keeps the subclasses of a class it is
+handed loads tools by name). Lists
 are added to the built-in ones of `rules/frameworks.yaml`. Schema: the `tool_functions`
 section of `agentguard/data/frameworks.schema.json`.
 

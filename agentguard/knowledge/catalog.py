@@ -123,6 +123,13 @@ def _callable_runners(raw: Any) -> Matcher[tuple[int | None, str | None]]:
     return found
 
 
+def _spec_sinks(raw: Any) -> Matcher[tuple[str, ...]]:
+    found: Matcher[tuple[str, ...]] = Matcher()
+    for sink in raw or []:
+        found.add(as_list(sink.get("match")), tuple(as_list(sink.get("kwargs"))))
+    return found
+
+
 def _dispatch_positions(raw: Any) -> Matcher[int]:
     found: Matcher[int] = Matcher()
     for dispatch, position in (raw or {}).items():
@@ -243,6 +250,34 @@ class Catalog:
         "...), executor.submit(f, ...), functools.partial(f, ...), threading.Thread("
         "target=f)): such a call is a call edge to that function. arg: the function's "
         "position, kwarg: its keyword.",
+    )
+    # LLM API calls a project hands its tool specs to: where its own tools enter a model.
+    spec_sinks: Matcher[tuple[str, ...]] = key(
+        "tool_functions.spec_sinks",
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["match", "kwargs"],
+                "properties": {
+                    "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
+                    "kwargs": {"type": "array", "minItems": 1, "items": IDENTIFIER},
+                },
+            },
+        },
+        _spec_sinks,
+        description="Model API calls that take tool specs (messages.create(tools=...), "
+        "converse(toolConfig=...)): the keywords holding them. The specs are followed back "
+        "through the project's code to the classes that write them.",
+    )
+    module_scans: frozenset[str] = key(
+        "tool_functions.module_scans",
+        STRINGS,
+        frozen,
+        description="Calls that import a module chosen at run time or list its members "
+        "(importlib.import_module, inspect.getmembers): a function making one and testing "
+        "issubclass against a parameter loads classes by module scan.",
     )
     # ---- rules/effects.yaml
     sink_entries: tuple[Placed[Sink], ...] = entries(

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.project.discovery import (
     decorated_functions,
+    loaded_classes,
     lowlevel_mcp,
     records,
     registration_sites,
     registries,
     schema_dicts,
+    spec_sinks,
     structural,
     subclasses,
     tool_classes,
@@ -66,6 +68,11 @@ FINDERS: tuple[Finder, ...] = (
     # may already be tools of a low-level server.
     lowlevel_mcp.find,
     schema_dicts.find,
+    # Tool classes whose specs reach a model API call, and those loaded by the name the
+    # model answers with, before the shapes alone are judged: provenance names them and the
+    # method their dispatch runs.
+    spec_sinks.find,
+    loaded_classes.find,
     # Tools found by shape alone come last: any framework form found first wins.
     structural.find,
     records.find,

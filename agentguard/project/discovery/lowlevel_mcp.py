@@ -3,7 +3,8 @@
 
 The name may be a literal, a class constant or an ``enum`` member's value
 (``Tool(name=Tools.GET_ISSUE.value)``), or ``self.name`` in a handler class (one class a
-tool). A ``call_tool`` branch (``if name == ...`` / ``case ...:``) that does the work
+tool). A server listing one tool whose ``call_tool`` handler never looks at the name has
+that handler for its tool. A ``call_tool`` branch (``if name == ...`` / ``case ...:``) that does the work
 itself, or only through helpers every branch shares, is the tool: it has no function of its
 own, so the tool is anchored at the branch and reaches what the branch calls.
 """
@@ -21,6 +22,7 @@ from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.declarations import declarations_from_options
 from agentguard.project.discovery.dispatch import branch_name, dispatch_target, enum_member_name
+from agentguard.project.discovery.framework_data import lowlevel_handlers
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
@@ -54,6 +56,8 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                     yield _branch_tool(project, name, facts, site, options, branch)
                 continue
             if target is None:
+                target = _sole_tool_handler(project, facts, tool_types)
+            if target is None:
                 continue
             tool = function_tool(project, target, ToolForm("mcp", "lowlevel"), site, name, {})
             if tool is None:
@@ -61,6 +65,31 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             tool.declarations += declarations_from_options(project, "mcp", options, site, facts)
             tool.options.update(options)
             yield tool
+
+
+def _sole_tool_handler(
+    project: ProjectIndex, facts: ModuleFacts, tool_types: set[str]
+) -> str | None:
+    """The tool handler of a server listing one tool: the handler that is handed the tool's
+    name and arguments (``call_tool(name, arguments)``) and never looks at the name does
+    that tool's work itself, when its module builds one ``Tool(...)`` and nothing else."""
+    built = [
+        call
+        for call in facts.calls
+        if (call.callee.replace("()", "") if "()" in call.callee else call.callee) in tool_types
+    ]
+    if len(built) != 1:
+        return None
+    handlers = lowlevel_handlers(project)
+    found = [
+        fn.qualname
+        for fn in facts.functions.values()
+        if fn.params
+        and any(d.qualname.replace("()", "").rsplit(".", 1)[-1] in handlers for d in fn.decorators)
+    ]
+    if len(found) != 1 or any(handler == found[0] for handler, _, _ in facts.branches):
+        return None
+    return found[0]
 
 
 def _static_name(project: ProjectIndex, value: Value) -> str | None:

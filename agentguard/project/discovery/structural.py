@@ -173,8 +173,8 @@ def _self_described(
         and not project.functions[m][0].name.startswith("_")
     ]
     entry = _own_method(project, cls, "__call__") or (public[0] if len(public) == 1 else None)
-    if entry is None:
-        return None
+    if entry is None or project.is_interface_method(entry):
+        return None  # no execution method, or one left to subclasses: a base, not a tool
     written = spec.get("name")
     name = (written.string() if written else None) or _declared_name(cls, names) or cls.name
     return name, entry

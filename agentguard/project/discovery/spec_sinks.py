@@ -1,0 +1,327 @@
+"""Finder: tool classes whose specs reach a model API call.
+
+A tool is a callable whose name or schema reaches a model. The model API calls that take
+tool specs are catalogue data (``tool_functions.spec_sinks``: ``messages.create(tools=...)``,
+``chat.completions.create(tools=...)``, ``converse(toolConfig=...)``...). From each, the value
+handed over is followed backward through the project's code: locals and ``self.x``
+attributes (what is assigned, appended, extended or inserted), list literals,
+comprehensions, ``**params`` dicts, and the returns of the project functions and methods
+called (``ToolCollection.to_params()`` returning ``[tool.to_params() for tool in
+self.tools]``). It ends at the methods that write a spec: a method returning a dict with a
+``name`` (or an OpenAI ``function`` / Bedrock ``toolSpec`` holding one), reached by its
+resolved call or, on an element whose class is not known, by the method's name.
+
+Each class whose spec method that is, and each project class below it, is a tool when it
+has a name of its own (a literal, or ``self.name`` its class or a base sets) and a method the
+dispatch runs (the concrete override of the hook its base leaves abstract, else ``__call__``,
+else its one public method). A class whose name comes from whoever builds it (a proxy for
+remote tools) is none. Nothing here knows what the project calls its base, registry or spec
+method. The walk visits each value once: linear in what the sinks reach.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Span
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.definitions import enclosing_class
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.class_tools import (
+    Family,
+    class_tools,
+    entry_method,
+    gives,
+    self_string,
+    spec_returns,
+    static_string,
+)
+from agentguard.project.discovery.framework_data import structural_spec
+from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+    from agentguard.project.index.call_site import CallSite
+
+FORM = ToolForm("custom", "spec-sink")
+_MAX_DEPTH = 8
+# What adds to a list held in a local or an attribute.
+_ADDERS = {"append": 0, "extend": 0, "insert": 1}
+
+
+class _Trace:
+    """The walk back from the sinks: what it has visited, and the spec methods it found."""
+
+    def __init__(self, project: ProjectIndex, keys: set[str]) -> None:
+        self.project = project
+        self.keys = keys  # the keywords (and dict keys) holding tool specs
+        self.seen: set[tuple[str, str | None, int, int]] = set()
+        self.spec_functions: set[str] = set()
+        self.spec_names: set[str] = set()
+        # the project classes whose instances the values handed over are built from
+        self.instances: set[str] = set()
+        # the project's call sites by the function they run, built when a parameter is
+        # first followed back to its arguments
+        self._sites: dict[str, list[CallSite]] | None = None
+
+    def value(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
+        if depth > _MAX_DEPTH:
+            return
+        span = value.span
+        if span is not None:
+            key = (facts.path, fn.qualname if fn else None, span.line, span.column)
+            if key in self.seen:
+                return
+            self.seen.add(key)
+        if value.op in {"+", "if"}:
+            for part in value.parts:
+                self.value(part, fn, facts, depth + 1)
+        elif value.kind == "list":
+            for element in value.elements:
+                self.value(element, fn, facts, depth + 1)
+        elif value.kind == "dict":
+            for name, held in value.items.items():
+                if name in self.keys:
+                    self.value(held, fn, facts, depth + 1)
+        elif value.kind == "name":
+            self._name(value.text, fn, facts, depth)
+        elif value.kind == "attr":
+            self._attribute(value, fn, facts, depth)
+        elif value.kind == "call":
+            self._calls(value, fn, facts, depth)
+        elif value.kind == "other" and fn is not None and span is not None:
+            # a comprehension: what it walks, and the calls it makes on each element
+            for loop in fn.loops:
+                if loop.kind == "comprehension" and loop.iterable and _within(loop.span, span):
+                    self.value(loop.iterable, fn, facts, depth + 1)
+            if value.calls:
+                self._calls(value, fn, facts, depth)
+            else:
+                for name in value.names:  # ``tools or []``
+                    self._name(name, fn, facts, depth + 1)
+
+    def _name(self, name: str, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
+        scope = fn.qualname if fn else None
+        key = (facts.path, scope, -1, hash(name))
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        assigned = self.project.local_assignments(facts, scope, name)
+        for assignment in assigned:
+            self.value(assignment.value, fn, facts, depth + 1)
+        self._added(name, scope, fn, facts, depth)
+        if not assigned and fn is not None and name in fn.params:
+            self._arguments(fn, name, depth)
+        elif not assigned:
+            qualname = facts.imports.get(name) or f"{facts.module}.{name}"
+            held = self.project.module_variable_in(qualname)
+            if held is not None:
+                holder = self.project.modules.get(held[1], facts)
+                self.value(held[0], None, holder, depth + 1)
+
+    def _arguments(self, fn: Function, param: str, depth: int) -> None:
+        """What the calls of ``fn`` hand its parameter ``param``."""
+        if self._sites is None:
+            self._sites = {}
+            for facts in self.project.modules.values():
+                if facts.is_test:
+                    continue
+                for site in self.project.call_sites(facts):
+                    for target in site.targets:
+                        self._sites.setdefault(target, []).append(site)
+        params = [p for p in fn.params if p not in SELF_NAMES]
+        position = params.index(param) if param in params else -1
+        for site in self._sites.get(fn.qualname, ()):
+            call = site.edge_call
+            held = call.kwargs.get(param)
+            if held is None and 0 <= position < len(call.args):
+                held = call.args[position]
+            if held is not None:
+                self.value(held, site.caller, site.facts, depth + 1)
+
+    def _added(
+        self, target: str, scope: str | None, fn: Function | None, facts: ModuleFacts, depth: int
+    ) -> None:
+        """What ``target.append(x)`` / ``extend`` / ``insert`` add in ``scope``."""
+        calls = self.project.calls_in(scope) if scope else facts.calls_in(None)
+        for call in calls:
+            position = _ADDERS.get(call.method)
+            if position is not None and call.receiver == target and len(call.args) > position:
+                self.value(call.args[position], fn, facts, depth + 1)
+
+    def _attribute(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
+        text = value.text
+        head, _, attr = text.partition(".")
+        if head not in SELF_NAMES or "." in attr or fn is None:
+            return
+        cls_qual = enclosing_class(self.project, fn)
+        if cls_qual is None or cls_qual not in self.project.classes:
+            return
+        for current in self.project.lineage(cls_qual):
+            entry = self.project.classes.get(current)
+            if entry is None:
+                continue
+            cls, cls_facts = entry
+            for method in cls.methods:
+                owner = self.project.function(method)
+                for assignment in self.project.local_assignments(cls_facts, method, text):
+                    self.value(assignment.value, owner, cls_facts, depth + 1)
+                self._added(text, method, owner, cls_facts, depth)
+
+    def _calls(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
+        """The calls the expression ``value`` makes: a project function's returns are
+        followed; a method called on what the project cannot type names a spec method."""
+        span = value.span
+        calls = [
+            c
+            for c in (self.project.calls_in(fn.qualname) if fn else facts.calls_in(None))
+            if span is not None and _inside(c, span)
+        ]
+        if not calls and value.kind == "call":
+            self._unresolved(value, fn, facts, depth)
+            return
+        for call in calls:
+            site = self.project.call_site(call, fn, facts)
+            if site.callee in self.project.classes:
+                self.instances.add(site.callee)  # ``Kit(OpenTicket(), LookupTicket())``
+                continue
+            target = site.target
+            if target is not None and target in self.project.functions:
+                self._returns(target, depth)
+                continue
+            if call.method in _ADDERS:
+                continue
+            if call.receiver and call.method:
+                self.spec_names.add(call.method)
+            for name, held in call.kwargs.items():
+                if name in self.keys:  # GenerateContentConfig(tools=[...])
+                    self.value(held, fn, facts, depth + 1)
+            if call.callee in {"list", "tuple"} and call.args:
+                self.value(call.args[0], fn, facts, depth + 1)
+
+    def _unresolved(
+        self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int
+    ) -> None:
+        """A call the facts hold no site for (a module-level value): its spec keywords."""
+        for name, held in value.call_kwargs.items():
+            if name in self.keys:
+                self.value(held, fn, facts, depth + 1)
+
+    def _returns(self, qualname: str, depth: int) -> None:
+        if qualname in self.spec_functions:
+            return
+        if spec_returns(self.project, qualname) is not None:
+            self.spec_functions.add(qualname)
+            return
+        callee, callee_facts = self.project.functions[qualname]
+        for returned in callee.returns:
+            self.value(returned, callee, callee_facts, depth + 1)
+
+
+def _inside(call: Call, outer: Span) -> bool:
+    return _within(call.span, outer)
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (inner.line, inner.column) >= (outer.line, outer.column) and (
+        inner.end_line,
+        inner.end_column,
+    ) <= (outer.end_line, outer.end_column)
+
+
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
+    sinks = project.catalog.spec_sinks
+    if not sinks:
+        return
+    trace: _Trace | None = None
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for site in project.call_sites(facts):
+            kwargs = sinks.first(site.callee, site.call.callee)
+            if kwargs is None:
+                continue
+            if trace is None:
+                trace = _Trace(project, {"tools", *kwargs})
+            trace.keys.update(kwargs)
+            call = site.call
+            caller = project.function(call.function) if call.function else None
+            for name in kwargs:
+                held = call.kwargs.get(name)
+                if held is not None:
+                    trace.value(held, caller, facts, 0)
+            for star in call.star_kwargs_values:
+                trace.value(star, caller, facts, 0)
+    if trace is None:
+        return
+    yield from _tools(project, found, trace)
+
+
+def _spec_classes(project: ProjectIndex, trace: _Trace) -> dict[str, set[str]]:
+    """The classes whose method writes a spec reaching a sink, with that method's names."""
+    classes: dict[str, set[str]] = {}
+    for qualname in trace.spec_functions:
+        owner, _, method = qualname.rpartition(".")
+        if owner in project.classes:
+            classes.setdefault(owner, set()).add(method)
+    for method in sorted(trace.spec_names):
+        for qualname in project.by_name.get(method, ()):
+            owner = qualname.rpartition(".")[0]
+            if owner not in project.classes or project.classes[owner][1].is_test:
+                continue
+            if project.is_interface_method(qualname) or spec_returns(project, qualname):
+                classes.setdefault(owner, set()).add(method)
+    return classes
+
+
+def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[ToolFacts]:
+    spec_classes = _spec_classes(project, trace)
+    if not spec_classes and not trace.instances:
+        return
+    family = Family(project)
+    taken = found.symbols()
+    for base, methods in sorted(spec_classes.items()):
+        for cls_qual in family.members(base):
+            if cls_qual in taken or cls_qual not in family.bases:
+                continue
+            spec: dict[str, Value] | None = None
+            for method in sorted(methods):
+                written = project.find_method(cls_qual, method)
+                spec = spec_returns(project, written) if written else None
+                if spec is not None:
+                    break
+            if spec is None:
+                continue
+            name = static_string(project, family, cls_qual, spec.get("name"))
+            entry = entry_method(project, family, cls_qual, methods)
+            if not name or entry is None:
+                continue
+            taken.add(cls_qual)
+            yield from class_tools(project, cls_qual, name, entry, FORM)
+    yield from _instance_tools(project, family, taken, trace.instances)
+
+
+def _instance_tools(
+    project: ProjectIndex, family: Family, taken: set[str], instances: set[str]
+) -> Iterator[ToolFacts]:
+    """The classes whose instances the specs are written from in place (``[{"name": t.name,
+    "description": t.description, ...} for t in self.tools]``): each that gives itself a
+    name and a description or schema, and has a method the dispatch runs."""
+    _, spec = structural_spec(project)
+    if spec is None:
+        return
+    names = list(spec.get("name_attributes") or [])
+    declares = list(spec.get("declaration_attributes") or [])
+    for cls_qual in sorted(instances):
+        if cls_qual in taken or cls_qual not in family.bases:
+            continue
+        name = next((n for a in names if (n := self_string(project, family, cls_qual, a))), None)
+        if not name or not any(gives(project, family, cls_qual, a) for a in declares):
+            continue
+        entry = entry_method(project, family, cls_qual, set())
+        if entry is None:
+            continue
+        taken.add(cls_qual)
+        yield from class_tools(project, cls_qual, name, entry, FORM)

@@ -1,0 +1,552 @@
+"""Tools found by provenance: tool classes whose specs reach a model API call, followed back
+from the call through the project's own code, and tool classes a project loads by the name
+the model answers with. The projects here name their bases, registries, spec methods and
+loaders with words no catalogue knows."""
+
+from __future__ import annotations
+
+from tests.test_tool_discovery import discover, line_of
+
+# ---------------------------------------------------------------- a spec sink (Anthropic)
+
+CAPABILITY = """\
+class Capability:
+    label: str = ""
+
+    def manifest(self) -> dict:
+        return {"name": self.label, "description": self.__doc__ or "", "input_schema": self.shape()}
+
+    def shape(self) -> dict:
+        return {"type": "object", "properties": {}}
+
+    async def perform(self, **kwargs) -> str:
+        raise NotImplementedError
+"""
+
+TICKETS = """\
+import httpx
+
+from helpdesk.skills.core import Capability
+
+
+class OpenTicket(Capability):
+    \"\"\"Open a ticket in the tracker.\"\"\"
+
+    label = "open_ticket"
+
+    async def perform(self, title: str) -> str:
+        return httpx.post("https://tracker.example/tickets", json={"title": title}).text
+
+
+class LookupTicket(Capability):
+    \"\"\"Read one ticket.\"\"\"
+
+    label = "lookup_ticket"
+
+    async def perform(self, ticket_id: str) -> str:
+        return httpx.get(f"https://tracker.example/tickets/{ticket_id}").text
+
+
+class RemoteCapability(Capability):
+    \"\"\"A capability another server defines: its name is the caller's.\"\"\"
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    async def perform(self, **kwargs) -> str:
+        return "relayed"
+"""
+
+KIT = """\
+class Kit:
+    def __init__(self, *caps):
+        self.caps = list(caps)
+        self.by_label = {c.label: c for c in caps}
+
+    def manifests(self) -> list:
+        return [c.manifest() for c in self.caps]
+
+    async def dispatch(self, label: str, args: dict) -> str:
+        return await self.by_label[label].perform(**args)
+"""
+
+DESK = """\
+import anthropic
+
+from helpdesk.skills.kit import Kit
+from helpdesk.skills.tickets import LookupTicket, OpenTicket
+
+
+class Desk:
+    def __init__(self) -> None:
+        self.client = anthropic.Anthropic()
+        self.kit = Kit(OpenTicket(), LookupTicket())
+
+    def _params(self, messages: list) -> dict:
+        return {"model": "claude", "max_tokens": 512, "messages": messages, "tools": self.kit.manifests()}
+
+    def turn(self, messages: list):
+        return self.client.messages.create(**self._params(messages))
+"""
+
+REPORT = """\
+class Report:
+    \"\"\"A record with a name that no model is shown.\"\"\"
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+
+    def as_row(self) -> dict:
+        return {"name": "weekly", "description": self.title}
+
+    def publish(self) -> None:
+        open("report.txt", "w").write(self.title)
+
+
+def rows() -> list:
+    return [Report("a").as_row()]
+"""
+
+HELPDESK = {
+    "helpdesk/skills/core.py": CAPABILITY,
+    "helpdesk/skills/tickets.py": TICKETS,
+    "helpdesk/skills/kit.py": KIT,
+    "helpdesk/desk.py": DESK,
+    "helpdesk/report.py": REPORT,
+}
+
+
+def test_classes_whose_specs_reach_a_model_call_are_tools() -> None:
+    tools = {t.name: t for t in discover(HELPDESK)}
+    assert {"open_ticket", "lookup_ticket"} <= set(tools)
+    opened = tools["open_ticket"]
+    assert opened.functions == ["helpdesk.skills.tickets.OpenTicket.perform"]
+    assert (opened.path, opened.anchor.span.line) == (
+        "helpdesk/skills/tickets.py",
+        line_of(TICKETS, "class OpenTicket"),
+    )
+    assert tools["lookup_ticket"].functions == ["helpdesk.skills.tickets.LookupTicket.perform"]
+
+
+def test_a_spec_base_a_proxy_and_a_record_no_model_sees_are_not_tools() -> None:
+    tools = discover(HELPDESK)
+    symbols = {t.symbol for t in tools}
+    # the base leaves its hook abstract; the proxy's name is whoever builds it
+    assert "helpdesk.skills.core.Capability" not in symbols
+    assert "helpdesk.skills.tickets.RemoteCapability" not in symbols
+    # a dict with a name that reaches no model call
+    assert not any(t.path == "helpdesk/report.py" for t in tools)
+
+
+# ---------------------------------------------------------------- a spec sink (OpenAI)
+
+PROBES = """\
+import subprocess
+
+
+class DiskProbe:
+    def describe(self) -> dict:
+        return {
+            "type": "function",
+            "function": {"name": "disk_usage", "parameters": {"type": "object"}},
+        }
+
+    def __call__(self, path: str) -> str:
+        return subprocess.run(["du", "-sh", path], capture_output=True, text=True).stdout
+"""
+
+OPS = """\
+from openai import OpenAI
+
+from ops.probes import DiskProbe
+
+
+def ask(question: str):
+    client = OpenAI()
+    specs = []
+    specs.append(DiskProbe().describe())
+    return client.chat.completions.create(model="gpt", messages=[question], tools=specs)
+"""
+
+
+def test_a_spec_appended_to_a_local_list_is_followed_to_its_class() -> None:
+    tools = {t.name: t for t in discover({"ops/probes.py": PROBES, "ops/agent.py": OPS})}
+    assert tools["disk_usage"].functions == ["ops.probes.DiskProbe.__call__"]
+    assert tools["disk_usage"].form == "spec-sink"
+
+
+# ---------------------------------------------------------------- classes loaded by name
+
+ACTION = """\
+class Action:
+    def __init__(self, bot, name: str, method: str | None, params: dict) -> None:
+        self.bot = bot
+        self.name = name
+        self.method = method
+        self.params = params
+
+    async def act(self, **kwargs) -> str:
+        raise NotImplementedError
+"""
+
+SEND_MAIL = """\
+import smtplib
+
+from relay.actions.base import Action
+
+
+class SendMail(Action):
+    async def act(self, to: str, body: str) -> str:
+        smtplib.SMTP("mail.example").sendmail("bot@example", [to], body)
+        return "sent"
+"""
+
+WEATHER = """\
+import httpx
+
+from relay.actions.base import Action
+
+
+class Weather(Action):
+    async def act(self, city: str) -> str:
+        return httpx.get("https://weather.example", params={"q": city}).text
+"""
+
+CALENDAR = """\
+import json
+
+from relay.actions.base import Action
+
+
+class Calendar(Action):
+    async def act(self, **kwargs) -> str:
+        if self.method == "add_event":
+            return await self.add_event(**kwargs)
+        elif self.method == "list_events":
+            return await self.list_events()
+        return "unknown method"
+
+    async def add_event(self, title: str) -> str:
+        with open("calendar.json", "a") as handle:
+            handle.write(json.dumps({"title": title}))
+        return "added"
+
+    async def list_events(self) -> str:
+        with open("calendar.json") as handle:
+            return handle.read()
+"""
+
+HOOK = """\
+class Hook:
+    async def fire(self) -> None:
+        raise NotImplementedError
+
+
+class Audit(Hook):
+    async def fire(self) -> None:
+        open("audit.log", "a").write("turn")
+"""
+
+ELSEWHERE = """\
+from relay.actions.base import Action
+
+
+class RemoteAction(Action):
+    async def act(self, **kwargs) -> str:
+        return "relayed"
+"""
+
+LOADER = """\
+import importlib
+import inspect
+
+
+def classes_in(module_name: str, base: type) -> list:
+    module = importlib.import_module(module_name)
+    return [
+        member
+        for _, member in inspect.getmembers(module, inspect.isclass)
+        if issubclass(member, base) and member is not base
+    ]
+"""
+
+BOT = """\
+import json
+
+from relay.actions.base import Action
+from relay.hooks import Hook
+from relay.loader import classes_in
+
+
+class Bot:
+    async def handle(self, answer: str) -> str:
+        request = json.loads(answer)
+        name, _, method = request["action"].partition(":")
+        for hook in classes_in("relay.hooks", Hook):
+            await hook().fire()
+        found = classes_in("relay.actions." + name, Action)
+        action = found[0](bot=self, name=name, method=method, params=request["args"])
+        return await action.act(**request["args"])
+"""
+
+RELAY = {
+    "relay/actions/base.py": ACTION,
+    "relay/actions/send_mail.py": SEND_MAIL,
+    "relay/actions/weather.py": WEATHER,
+    "relay/actions/calendar.py": CALENDAR,
+    "relay/hooks.py": HOOK,
+    "relay/remote.py": ELSEWHERE,
+    "relay/loader.py": LOADER,
+    "relay/bot.py": BOT,
+}
+
+
+def test_classes_loaded_by_the_name_the_model_answers_with_are_tools() -> None:
+    tools = {t.name: t for t in discover(RELAY)}
+    assert tools["send_mail"].functions == ["relay.actions.send_mail.SendMail.act"]
+    assert tools["weather"].functions == ["relay.actions.weather.Weather.act"]
+    assert (tools["weather"].path, tools["weather"].anchor.span.line) == (
+        "relay/actions/weather.py",
+        line_of(WEATHER, "class Weather"),
+    )
+
+
+def test_an_entry_method_picking_a_method_by_an_attribute_makes_one_tool_per_method() -> None:
+    tools = {t.name: t for t in discover(RELAY)}
+    assert tools["calendar:add_event"].functions == ["relay.actions.calendar.Calendar.add_event"]
+    assert tools["calendar:list_events"].anchor.span.line == line_of(CALENDAR, "def list_events")
+    assert "calendar" not in tools
+
+
+def test_classes_loaded_from_a_fixed_module_or_outside_the_named_folder_are_not_tools() -> None:
+    symbols = {t.symbol for t in discover(RELAY)}
+    assert "relay.hooks.Audit" not in symbols
+    assert "relay.remote.RemoteAction" not in symbols
+    assert "relay.actions.base.Action" not in symbols
+
+
+SENDER = """\
+from openai import OpenAI
+
+
+def complete(messages: list, specs: list):
+    return OpenAI().chat.completions.create(model="gpt", messages=messages, tools=specs)
+"""
+
+CALLER = """\
+from ops.probes import DiskProbe
+from ops.sender import complete
+
+
+def ask(question: str):
+    return complete([question], [DiskProbe().describe()])
+"""
+
+
+def test_a_spec_handed_to_a_helper_parameter_is_followed_to_its_callers() -> None:
+    files = {"ops/probes.py": PROBES, "ops/sender.py": SENDER, "ops/ask.py": CALLER}
+    tools = {t.name: t for t in discover(files)}
+    assert tools["disk_usage"].functions == ["ops.probes.DiskProbe.__call__"]
+    assert tools["disk_usage"].form == "spec-sink"
+
+
+# ---------------------------------------------------------------- a spec sink (Gemini)
+
+GEMINI = """\
+import shutil
+
+from google import genai
+from google.genai import types
+
+
+class Janitor:
+    title = "purge_cache"
+
+    def declaration(self) -> types.FunctionDeclaration:
+        return types.FunctionDeclaration(name=self.title, description="Empty the cache folder")
+
+    def run(self, folder: str) -> str:
+        shutil.rmtree(folder)
+        return "purged"
+
+
+class Chat:
+    def __init__(self) -> None:
+        self.client = genai.Client()
+        self.helpers = [Janitor()]
+
+    def send(self, text: str):
+        config = types.GenerateContentConfig(
+            tools=[types.Tool(function_declarations=[h.declaration() for h in self.helpers])]
+        )
+        return self.client.models.generate_content(model="gemini", contents=text, config=config)
+"""
+
+
+def test_a_typed_spec_inside_a_config_object_is_followed_to_its_class() -> None:
+    tools = {t.name: t for t in discover({"house/chat.py": GEMINI})}
+    assert tools["purge_cache"].functions == ["house.chat.Janitor.run"]
+    assert tools["purge_cache"].form == "spec-sink"
+
+
+# ---------------------------------------------------------------- specs written in place
+
+STEPS = """\
+import os
+
+import httpx
+
+
+class Archive:
+    name = "archive_file"
+    description = "Move a file to the archive folder."
+    schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+
+    def execute(self, path: str) -> str:
+        os.rename(path, "archive/" + os.path.basename(path))
+        return "archived"
+
+
+class Lookup:
+    name = "lookup_word"
+    description = "Look a word up."
+    schema = {"type": "object", "properties": {"word": {"type": "string"}}}
+
+    def execute(self, word: str) -> str:
+        return httpx.get("https://dictionary.example", params={"q": word}).text
+
+
+class Counter:
+    \"\"\"Built next to the steps, but no model is told about it.\"\"\"
+
+    name = "turns"
+    description = "How many turns ran."
+
+    def execute(self) -> int:
+        return 0
+"""
+
+RUNNER = """\
+import anthropic
+
+from clerk.steps import Archive, Counter, Lookup
+
+
+class Clerk:
+    def __init__(self) -> None:
+        self.client = anthropic.Anthropic()
+        self.steps = [Archive(), Lookup()]
+        self.counter = Counter()
+
+    def turn(self, messages: list):
+        specs = [
+            {"name": s.name, "description": s.description, "input_schema": s.schema}
+            for s in self.steps
+        ]
+        return self.client.messages.create(model="claude", messages=messages, tools=specs)
+"""
+
+
+def test_classes_whose_instances_the_specs_are_written_from_are_tools() -> None:
+    tools = {t.name: t for t in discover({"clerk/steps.py": STEPS, "clerk/runner.py": RUNNER})}
+    assert tools["archive_file"].functions == ["clerk.steps.Archive.execute"]
+    assert tools["archive_file"].form == "spec-sink"
+    assert tools["lookup_word"].functions == ["clerk.steps.Lookup.execute"]
+    assert "turns" not in tools
+
+
+# ---------------------------------------------------------------- a dataclass spec base
+
+ABILITY = """\
+from dataclasses import dataclass
+
+
+@dataclass
+class Ability:
+    name: str
+    description: str
+    input_schema: dict
+
+    def as_spec(self) -> dict:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+    async def invoke(self, **kwargs) -> str:
+        raise NotImplementedError("subclasses run the ability")
+"""
+
+SHOUT = """\
+import subprocess
+
+from crew.ability import Ability
+
+
+class Shout(Ability):
+    def __init__(self) -> None:
+        super().__init__(
+            name="shout",
+            description="Broadcast a message to every terminal.",
+            input_schema={"type": "object", "properties": {"text": {"type": "string"}}},
+        )
+
+    async def invoke(self, text: str) -> str:
+        return subprocess.run(["wall", text], capture_output=True, text=True).stdout
+"""
+
+HAND = """\
+from anthropic import Anthropic
+
+from crew.shout import Shout
+
+
+class Hand:
+    def __init__(self, abilities=None) -> None:
+        self.abilities = list(abilities or [])
+        self.client = Anthropic()
+
+    def step(self, messages: list):
+        return self.client.messages.create(
+            model="claude", messages=messages, tools=[a.as_spec() for a in self.abilities]
+        )
+
+
+def make() -> Hand:
+    return Hand(abilities=[Shout()])
+"""
+
+
+def test_a_spec_base_whose_run_method_subclasses_write_is_no_tool_itself() -> None:
+    files = {"crew/ability.py": ABILITY, "crew/shout.py": SHOUT, "crew/hand.py": HAND}
+    tools = {t.name: t for t in discover(files)}
+    assert tools["shout"].functions == ["crew.shout.Shout.invoke"]
+    assert "crew.ability.Ability" not in {t.symbol for t in tools.values()}
+
+
+# ---------------------------------------------------------------- a one-tool low-level server
+
+ONE_TOOL = """\
+import httpx
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+
+def build() -> Server:
+    server = Server("pinger")
+
+    @server.list_tools()
+    async def list_tools() -> list[Tool]:
+        return [Tool(name="ping_host", description="Ping a host over HTTP", inputSchema={})]
+
+    @server.call_tool()
+    async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+        reply = httpx.get(f"https://{arguments['host']}/health")
+        return [TextContent(type="text", text=reply.text)]
+
+    return server
+"""
+
+
+def test_the_tool_handler_of_a_one_tool_server_that_never_reads_the_name_is_the_tool() -> None:
+    tools = discover({"pinger/server.py": ONE_TOOL})
+    assert [(t.name, t.functions) for t in tools] == [
+        ("ping_host", ["pinger.server.build.<locals>.call_tool"])
+    ]
