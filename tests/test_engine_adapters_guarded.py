@@ -1,5 +1,5 @@
 """A tool wrapped by one of agentguard's durable-engine adapters (a LangGraph task or node, a
-DBOS step) is guarded exactly as under ``@guarded``: no AG101 for its declared policy, no AG301
+DBOS step, a Temporal activity) is guarded exactly as under ``@guarded``: no AG101 for its declared policy, no AG301
 for a missing ledger, and the adapter alone makes a tool as ``@guarded`` does."""
 
 from __future__ import annotations
@@ -45,6 +45,10 @@ ADAPTERS = {
     "dbos step": (
         "from agentguard.engines import dbos as engine",
         "@engine.guarded_step(runtime, risk='write', reconcile=find_order)",
+    ),
+    "temporal activity": (
+        "from agentguard.engines.temporal import guarded_activity",
+        "@guarded_activity(runtime, risk='write', reconcile=find_order)",
     ),
     "generic form": (
         "from agentguard.engines import guard_step",

@@ -4,9 +4,11 @@ A durable engine (DBOS, LangGraph, Temporal) runs a step at least once: it journ
 outcome, never that it started, so a step cut off after its side effect runs again. A tool
 wrapped here is guarded by the runtime inside the step, with the run taken from the engine:
 
-- run id: the engine's workflow id (DBOS ``workflow_id``, LangGraph ``thread_id``), never the
-  attempt number nor an id that changes when the engine re-runs the workflow;
-- step id: the engine's id of the step (DBOS ``step_id``, LangGraph ``checkpoint_ns``).
+- run id: the engine's workflow id (DBOS ``workflow_id``, Temporal ``workflow_id``, LangGraph
+  ``thread_id``), never the attempt number nor an id that changes when the engine re-runs the
+  workflow;
+- step id: the engine's id of the step (DBOS ``step_id``, Temporal ``activity_id``, LangGraph
+  ``checkpoint_ns``).
 
 The key stays the runtime's own (tool, who, run, approval, arguments), so the model asking
 again for the same thing after a lost answer is the same request; ``key="step"`` adds the step,
@@ -120,8 +122,21 @@ def _langgraph_run() -> EngineRun | None:
     )
 
 
+def _temporal_run() -> EngineRun | None:
+    activity = sys.modules.get("temporalio.activity")
+    if activity is None or not activity.in_activity():
+        return None
+    info = activity.info()
+    # the workflow id, not its run id (a workflow retry or continue-as-new starts a new run),
+    # nor the attempt; an activity id names the same activity in every attempt
+    if not info.workflow_id:
+        return None
+    return EngineRun("temporal", str(info.workflow_id), str(info.activity_id))
+
+
 DETECTORS: dict[str, Callable[[], EngineRun | None]] = {
     "dbos": _dbos_run,
+    "temporal": _temporal_run,
     "langgraph": _langgraph_run,
 }
 
