@@ -1,11 +1,12 @@
 """An order agent on LangGraph's functional API, run as a process the tests kill.
 
-    python langgraph_app.py PHASE GUARD SERVICE_URL STATE_DIR [LOOKUP]
+    python langgraph_app.py PHASE GUARD SERVICE_URL STATE_DIR [lookup] [step]
 
 PHASE ``start`` invokes the workflow and kills its own process (SIGKILL) inside the task right
 after the order service committed the order; PHASE ``resume`` runs ``invoke(None, config)`` and
 prints the task's result as JSON. GUARD ``guarded`` wraps the task with the adapter, ``plain``
-uses LangGraph's ``@task`` alone. LOOKUP ``lookup`` gives the guarded tool a lookup by key.
+uses LangGraph's ``@task`` alone. ``lookup`` gives the guarded tool a lookup by key; ``step``
+keys it by the task (``key="step"``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from agentguard.engines.langgraph import guarded_task
 from agentguard.runtime import Found, NotFound, Runtime, SQLiteLedger, current_call
 
 phase, guard, service, state = sys.argv[1:5]
-with_lookup = sys.argv[5:] == ["lookup"]
+with_lookup = "lookup" in sys.argv[5:]
+key = "step" if "step" in sys.argv[5:] else None
 state_dir = Path(state)
 config = {"configurable": {"thread_id": "order-thread-1"}}
 

@@ -56,12 +56,15 @@ def test_a_plain_task_killed_after_its_effect_places_a_second_order_on_resume(
     assert len(service.orders()) == 2  # LangGraph re-ran the task: the duplicate
 
 
+@pytest.mark.parametrize("key", ["default", "step"])
 def test_a_guarded_task_killed_after_its_effect_is_reconciled_on_resume(
-    service: OrderService, tmp_path: Path
+    key: str, service: OrderService, tmp_path: Path
 ) -> None:
-    run_app("start", "guarded", service, tmp_path, "lookup")
+    # keyed by the task too (key="step"): the task's checkpoint_ns is the same on resume
+    options = ("lookup", "step") if key == "step" else ("lookup",)
+    run_app("start", "guarded", service, tmp_path, *options)
     assert len(service.orders()) == 1
-    observation = run_app("resume", "guarded", service, tmp_path, "lookup")
+    observation = run_app("resume", "guarded", service, tmp_path, *options)
     assert len(service.orders()) == 1
     assert observation["ok"] is True
     assert observation["result"]["order_id"] == service.orders()[0]["order_id"]
