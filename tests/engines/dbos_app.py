@@ -1,14 +1,15 @@
 """An order agent on DBOS, run as a process the tests kill.
 
-    python dbos_app.py PHASE GUARD SERVICE_URL DSN SYSTEM_SCHEMA LEDGER_SCHEMA [lookup]
+    python dbos_app.py PHASE GUARD SERVICE_URL DSN SYSTEM_SCHEMA LEDGER_SCHEMA [lookup] [auto]
 
 PHASE ``start`` launches DBOS and runs the workflow, whose step kills its own process
-(SIGKILL) right after the order service committed the order; PHASE ``resume`` launches DBOS
+(SIGKILL) right after the order service committed the order (``start-before``: before it
+sends anything); PHASE ``resume`` launches DBOS
 again (which recovers the pending workflow) and prints the workflow's result as JSON; PHASE
 ``timeout`` runs the workflow once against a service that answers after the client's read
 timeout, with DBOS step retries on. GUARD ``guarded`` wraps the step with the adapter,
 ``plain`` uses ``@DBOS.step(retries_allowed=True)`` alone. ``lookup`` gives the guarded tool a
-lookup by key.
+lookup by key; ``auto`` lets it run again when the lookup finds nothing (``replay="auto"``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from agentguard.engines.dbos import guarded_step
 from agentguard.runtime import Found, NotFound, PostgresLedger, Runtime, current_call
 
 phase, guard, service, dsn, system_schema, ledger_schema = sys.argv[1:7]
-with_lookup = sys.argv[7:] == ["lookup"]
+with_lookup = "lookup" in sys.argv[7:]
+replay = "auto" if "auto" in sys.argv[7:] else "never"
 WORKFLOW_ID = "order-workflow-1"
 
 config: DBOSConfig = {
@@ -64,12 +66,16 @@ def find_order(call: Any) -> Found | NotFound:
 def create_order(cart_id: str) -> dict[str, Any]:
     """Place the order for the cart."""
     key = current_call().idempotency_key if guard == "guarded" else None
+    if phase == "start-before":  # the process dies before anything was sent
+        os.kill(os.getpid(), signal.SIGKILL)
     return post_order(cart_id, key)
 
 
 if guard == "guarded":
     runtime = Runtime(PostgresLedger(dsn, schema=ledger_schema))
-    order_step = guarded_step(runtime, reconcile=find_order if with_lookup else None)(create_order)
+    order_step = guarded_step(
+        runtime, replay=replay, reconcile=find_order if with_lookup else None
+    )(create_order)
 else:
     order_step = DBOS.step(retries_allowed=True, interval_seconds=0.1)(create_order)
 

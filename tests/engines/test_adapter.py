@@ -147,3 +147,61 @@ def test_a_langgraph_task_meeting_a_call_in_flight_polls_until_its_outcome() -> 
     holder.join()
     assert observation["ok"] is True and observation["metadata"]["replayed"] is True
     assert effects == ["cart-4"]
+
+
+def test_an_async_task_is_guarded_with_the_thread_as_its_run() -> None:
+    import asyncio
+
+    func = langgraph_func()
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from agentguard.engines.langgraph import guarded_task
+
+    runtime = Runtime(MemoryLedger())
+    effects: list[str] = []
+
+    @guarded_task(runtime)
+    async def create_order(cart_id: str) -> dict[str, str]:
+        """Place the order for the cart."""
+        effects.append(cart_id)
+        await asyncio.sleep(0)
+        return {"order_id": f"ord_{len(effects)}"}
+
+    @func.entrypoint(checkpointer=InMemorySaver())
+    async def workflow(cart_id: str) -> list[Any]:
+        return [await create_order(cart_id), await create_order(cart_id)]
+
+    config = {"configurable": {"thread_id": "async-thread"}}
+    first, second = asyncio.run(workflow.ainvoke("cart-5", config))
+    assert effects == ["cart-5"]
+    assert first["metadata"]["run_id"] == "langgraph:async-thread"
+    assert second["metadata"]["replayed"] is True
+
+
+def test_an_async_call_in_flight_raises_call_in_flight() -> None:
+    import asyncio
+
+    runtime = Runtime(MemoryLedger())
+    effects: list[str] = []
+
+    @guard_step(runtime)
+    async def create_order(cart_id: str) -> dict[str, str]:
+        """Place the order for the cart."""
+        effects.append(cart_id)
+        await asyncio.sleep(0.5)
+        return {"order_id": "ord_1"}
+
+    async def two_calls() -> BaseException | None:
+        async with runtime.run("temporal:wf-6"):
+            first = asyncio.ensure_future(create_order("cart-6"))
+            await asyncio.sleep(0.1)
+            try:
+                await create_order("cart-6")
+            except CallInFlight as raised:
+                await first
+                return raised
+            return None
+
+    raised = asyncio.run(two_calls())
+    assert isinstance(raised, CallInFlight)
+    assert effects == ["cart-6"]

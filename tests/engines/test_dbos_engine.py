@@ -48,7 +48,7 @@ def run_app(
         text=True,
         timeout=120,
     )
-    if phase == "start":
+    if phase.startswith("start"):
         assert done.returncode == -signal.SIGKILL, done.stderr
         return None
     assert done.returncode == 0, done.stderr
@@ -107,3 +107,20 @@ def test_a_read_timeout_after_the_send_with_step_retries_on(
         assert len(service.orders()) == 1
         assert result["ok"] is True
         assert result["metadata"]["reconciled"] is True
+
+
+@pytest.mark.parametrize("replay", ["auto", "never"])
+def test_a_guarded_step_killed_before_the_send_is_settled_by_its_replay_policy(
+    replay: str, service: OrderService, database: tuple[str, str, str]
+) -> None:
+    options = ("lookup", "auto") if replay == "auto" else ("lookup",)
+    run_app("start-before", "guarded", service, database, *options)
+    assert service.orders() == []
+    observation = run_app("resume", "guarded", service, database, *options)
+    if replay == "auto":  # the lookup found nothing: the order is placed, once
+        assert len(service.orders()) == 1
+        assert observation["ok"] is True
+    else:  # found nothing, may not replay: the agent is told it was not placed
+        assert service.orders() == []
+        assert observation["ok"] is False
+        assert observation["metadata"]["status"] == "failed"
