@@ -205,3 +205,26 @@ def test_an_async_call_in_flight_raises_call_in_flight() -> None:
     raised = asyncio.run(two_calls())
     assert isinstance(raised, CallInFlight)
     assert effects == ["cart-6"]
+
+
+def test_each_engine_module_needs_only_its_extra() -> None:
+    """``pip install "agentguard[dbos]"`` (``[temporal]``, ``[langgraph]``) installs every
+    package its module imports; the core install names none of them."""
+    import ast
+    from pathlib import Path
+
+    tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    root = Path(__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    core = " ".join(project["dependencies"])
+    for engine in ("dbos", "temporal", "langgraph"):
+        source = (root / "agentguard" / "engines" / f"{engine}.py").read_text(encoding="utf-8")
+        imported = {
+            (node.module or "").split(".")[0]
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.ImportFrom) and node.level == 0
+        } - {"__future__", "agentguard", "collections", "typing", "datetime", "functools"}
+        imported -= set(sys.stdlib_module_names)
+        extra = " ".join(project["optional-dependencies"][engine])
+        assert imported and all(package in extra for package in imported), (engine, imported)
+        assert not any(package in core for package in imported)
