@@ -7,7 +7,8 @@ PHASE ``start`` launches DBOS and runs the workflow, whose step kills its own pr
 sends anything); PHASE ``resume`` launches DBOS
 again (which recovers the pending workflow) and prints the workflow's result as JSON; PHASE
 ``timeout`` runs the workflow once against a service that answers after the client's read
-timeout, with DBOS step retries on. GUARD ``guarded`` wraps the step with the adapter,
+timeout, with DBOS step retries on; ``poll`` runs it while the same call is in flight in
+another thread for 3 s. GUARD ``guarded`` wraps the step with the adapter,
 ``plain`` uses ``@DBOS.step(retries_allowed=True)`` alone. ``lookup`` gives the guarded tool a
 lookup by key; ``auto`` lets it run again when the lookup finds nothing (``replay="auto"``).
 """
@@ -18,6 +19,8 @@ import json
 import os
 import signal
 import sys
+import threading
+import time
 import urllib.request
 from typing import Any
 
@@ -53,6 +56,8 @@ def post_order(cart_id: str, key: str | None) -> dict[str, Any]:
         order: dict[str, Any] = json.loads(response.read())
     if phase == "start":  # the process dies after the effect, before DBOS records the step
         os.kill(os.getpid(), signal.SIGKILL)
+    if threading.current_thread().name == "holder":
+        time.sleep(3)  # still in flight when the workflow's step makes the same call
     return order
 
 
@@ -85,7 +90,21 @@ def order_workflow(cart_id: str) -> Any:
     return order_step(cart_id)
 
 
+def hold_the_call() -> None:
+    """The same request made elsewhere (the model's retry, another executor) and still in
+    flight: under the adapter it runs in the workflow's run."""
+    if guard == "guarded":
+        with runtime.run(f"dbos:{WORKFLOW_ID}"):
+            order_step("cart-7")
+    else:
+        order_step("cart-7")
+
+
 DBOS.launch()
+if phase == "poll":
+    holder = threading.Thread(target=hold_the_call, name="holder")
+    holder.start()
+    time.sleep(1)
 try:
     if phase == "resume":  # launch recovered the pending workflow: wait for its result
         result = DBOS.retrieve_workflow(WORKFLOW_ID).get_result()

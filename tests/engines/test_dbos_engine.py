@@ -124,3 +124,15 @@ def test_a_guarded_step_killed_before_the_send_is_settled_by_its_replay_policy(
         assert service.orders() == []
         assert observation["ok"] is False
         assert observation["metadata"]["status"] == "failed"
+
+
+@pytest.mark.parametrize("guard", ["plain", "guarded"])
+def test_a_step_meeting_the_same_call_in_flight(
+    guard: str, service: OrderService, database: tuple[str, str, str]
+) -> None:
+    result = run_app("poll", guard, service, database, "lookup")
+    if guard == "plain":
+        assert len(service.orders()) == 2  # both sent
+    else:  # the step raised CallInFlight; DBOS's retries polled until the first call ended
+        assert len(service.orders()) == 1
+        assert result["ok"] is True and result["metadata"]["replayed"] is True
