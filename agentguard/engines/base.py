@@ -17,10 +17,10 @@ for a workflow that legitimately makes the same call twice.
 The outcome is turned into what the engine understands:
 
 - succeeded, replayed or reconciled: the observation is returned (the engine checkpoints it);
-- in flight (another attempt holds the call): :class:`CallInFlight` is raised, which the
-  engine's retry policy retries, so the retry only polls until the first attempt's outcome is
-  recorded. Returning the "in progress" observation would make the engine checkpoint it as the
-  step's permanent result while the real effect exists;
+- in flight (another attempt holds the call, or may still send): :class:`CallInFlight` is
+  raised, which the engine's retry policy retries, so the retry only polls until the first
+  attempt's outcome is recorded. Returning the "in progress" observation would make the
+  engine checkpoint it as the step's permanent result while the real effect exists;
 - uncertain: the uncertain observation is returned to the agent, or with
   ``on_uncertain="raise"`` :class:`OutcomeUncertain` is raised, which no engine retry takes.
 
@@ -207,7 +207,13 @@ def guard_step(
 
         def settle(observation: dict[str, Any]) -> dict[str, Any]:
             code = observation.get("code")
-            if code == ErrorCode.DUPLICATE_IN_PROGRESS.value:
+            # an uncertain call whose attempt may still send (a sync body past timeout_s, a
+            # worker that stopped renewing but may be frozen) is in flight too: its outcome is
+            # recorded when it ends, which the engine's retry then reads
+            if code == ErrorCode.DUPLICATE_IN_PROGRESS.value or (
+                code == ErrorCode.SIDE_EFFECT_UNCERTAIN.value
+                and observation["metadata"].get("still_running")
+            ):
                 raise CallInFlight(observation)
             if code == ErrorCode.SIDE_EFFECT_UNCERTAIN.value and on_uncertain == "raise":
                 raise OutcomeUncertain(observation)

@@ -228,3 +228,30 @@ def test_each_engine_module_needs_only_its_extra() -> None:
         extra = " ".join(project["optional-dependencies"][engine])
         assert imported and all(package in extra for package in imported), (engine, imported)
         assert not any(package in core for package in imported)
+
+
+def test_an_attempt_past_its_timeout_that_may_still_send_is_in_flight() -> None:
+    runtime = Runtime(MemoryLedger())
+    effects: list[str] = []
+    finished = threading.Event()
+
+    @guard_step(runtime, timeout_s=0.2)
+    def create_order(cart_id: str) -> dict[str, str]:
+        """Place the order for the cart."""
+        effects.append(cart_id)
+        time.sleep(1.0)  # a sync body runs on past its deadline, in its thread
+        finished.set()
+        return {"order_id": "ord_1"}
+
+    with runtime.run("dbos:wf-7"):
+        with pytest.raises(CallInFlight) as raised:
+            create_order("cart-7")
+        assert raised.value.observation["metadata"]["still_running"] is True
+        finished.wait(5)
+        deadline = time.monotonic() + 5
+        while runtime.ledger.entries()[0].status is not Status.SUCCEEDED:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        replayed = create_order("cart-7")  # the engine's retry, once the attempt ended
+    assert replayed["ok"] is True and replayed["metadata"]["replayed"] is True
+    assert effects == ["cart-7"]
