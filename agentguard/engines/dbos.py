@@ -34,13 +34,14 @@ from agentguard.runtime import Runtime
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# DBOS's step retry options that only poll: about 45 s in all, longer than the adapter's lease,
-# so an attempt that died on another machine is taken over before DBOS gives up.
+# DBOS's step retry options that only poll: about a minute in all (at most 11 s apart), longer
+# than the adapter's lease, so an attempt that died on another machine is taken over before
+# DBOS gives up.
 IN_FLIGHT_RETRIES: dict[str, Any] = {
     "retries_allowed": True,
-    "interval_seconds": 0.5,
-    "backoff_rate": 1.5,
-    "max_attempts": 12,
+    "interval_seconds": 1.0,
+    "backoff_rate": 1.2,
+    "max_attempts": 15,
     "should_retry": is_in_flight,
 }
 
