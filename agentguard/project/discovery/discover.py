@@ -17,6 +17,7 @@ from agentguard.project.discovery import (
     decorated_functions,
     lowlevel_mcp,
     records,
+    registrars,
     registration_sites,
     registries,
     schema_dicts,
@@ -57,6 +58,9 @@ FINDERS: tuple[Finder, ...] = (
     # Project decorators wrapping a framework's: a declaration too, found once the
     # framework's own are.
     wrappers.find,
+    # Project registrars whose store reaches a model: after every framework form, so a
+    # function a framework decorator also registers keeps that framework.
+    registrars.find,
     # Registrations reached through the project's classes: functions not already tools.
     subclasses.find,
     # Lists handed to agents after every declaration: a function both decorated and listed
