@@ -16,6 +16,7 @@ from agentguard.facts.module_facts import ModuleFacts
 from agentguard.project.discovery import (
     decorated_functions,
     lowlevel_mcp,
+    name_dispatch,
     records,
     registrars,
     registration_sites,
@@ -73,6 +74,8 @@ FINDERS: tuple[Finder, ...] = (
     # Tools found by shape alone come last: any framework form found first wins.
     structural.find,
     records.find,
+    # The operations a generic tool found so far hands its own name attribute to.
+    name_dispatch.find,
 )
 
 
