@@ -122,6 +122,13 @@ def _callable_runners(raw: Any) -> Matcher[tuple[int | None, str | None]]:
     return found
 
 
+def _model_tool_calls(raw: Any) -> Matcher[tuple[str, ...]]:
+    found: Matcher[tuple[str, ...]] = Matcher()
+    for call in raw or []:
+        found.add(as_list(call.get("match")), tuple(as_list(call.get("kwarg"))))
+    return found
+
+
 def _dispatch_positions(raw: Any) -> Matcher[int]:
     found: Matcher[int] = Matcher()
     for dispatch, position in (raw or {}).items():
@@ -242,6 +249,26 @@ class Catalog:
         "...), executor.submit(f, ...), functools.partial(f, ...), threading.Thread("
         "target=f)): such a call is a call edge to that function. arg: the function's "
         "position, kwarg: its keyword.",
+    )
+    # Model API calls handed tool specs: where a project's tools enter a model.
+    model_tool_calls: Matcher[tuple[str, ...]] = key(
+        "tool_functions.model_tool_calls",
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["match", "kwarg"],
+                "properties": {
+                    "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
+                    "kwarg": {"type": "array", "minItems": 1, "items": IDENTIFIER},
+                },
+            },
+        },
+        _model_tool_calls,
+        description="Model API calls that take tool specs (chat.completions.create(tools="
+        "...), Bedrock converse(toolConfig=...)): kwarg names the keywords carrying them. "
+        "A call passing one where no tool was found is reported (AG003).",
     )
     # ---- rules/effects.yaml
     sink_entries: tuple[Placed[Sink], ...] = entries(

@@ -5,6 +5,13 @@ A registration the analyser does not understand (a factory handed a computed fun
 tool class with no entry method it knows, a low-level server's ``list_tools`` handler whose
 dispatch it cannot follow) must not end as a silent zero: each such file is named with the
 first place it touches the API.
+
+So must a sink where tools enter a model or an agent: a model API call handed tool specs
+(``chat.completions.create(tools=...)``, ``converse(toolConfig=...)``: the catalogue's
+``model_tool_calls``) or a framework's agent handed a tool list (``Agent(tools=...)``), in
+a file where no tool was found and that imports nothing from a file where one was. A sink
+handed its enclosing function's own parameter passes on what its callers give it: it is
+named only when the project has no tool at all, so that a zero is never silent.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from agentguard.project.definitions import framework_bases
 from agentguard.project.discovery.framework_data import lowlevel_handlers, registration_methods
 from agentguard.project.discovery.registration_names import registration_names
 from agentguard.project.discovery.shared_bases import is_shared_base
+from agentguard.project.tool_facts import argument_at
 
 if TYPE_CHECKING:
     from agentguard.project.tool_index import ToolIndex
@@ -31,6 +39,8 @@ class CoverageGap:
     span: Span
     framework: str
     through: str
+    # A sink where tools enter a model or an agent (not a registration): why none was traced
+    why: str = ""
 
 
 def coverage_gaps(project: ToolIndex) -> list[CoverageGap]:
@@ -44,6 +54,11 @@ def coverage_gaps(project: ToolIndex) -> list[CoverageGap]:
         for server in project.catalog.mcp_lowlevel_servers
         for handler in handler_methods
     }
+    tool_modules = {
+        facts.module
+        for facts in project.modules.values()
+        if facts.path in covered and not facts.is_test
+    }
     gaps: list[CoverageGap] = []
     for facts in project.modules.values():
         if facts.is_test or facts.path in covered:
@@ -52,9 +67,50 @@ def coverage_gaps(project: ToolIndex) -> list[CoverageGap]:
             _touches(project, facts, methods, handlers),
             key=lambda t: (t.span.line, t.span.column),
         )
+        if not touches:
+            touches = _sinks(project, facts, tool_modules)
         if touches:
-            gaps.append(touches[0])
+            gaps.append(min(touches, key=lambda t: (t.span.line, t.span.column)))
     return sorted(gaps, key=lambda g: (g.path, g.span.line))
+
+
+def _sinks(project: ToolIndex, facts: ModuleFacts, tool_modules: set[str]) -> list[CoverageGap]:
+    """The places in ``facts`` where tools enter a model or an agent and none was traced."""
+    if any(
+        imported in tool_modules or imported.rpartition(".")[0] in tool_modules
+        for imported in facts.imports.values()
+    ):
+        return []  # it hands over tools found in the files it imports from
+    registry = project.catalog.tool_forms["registry"]
+    model_calls = project.catalog.model_tool_calls
+    found: list[CoverageGap] = []
+    for site in project.call_sites(facts):
+        call = site.call
+        keywords = model_calls(site.callee)
+        form = registry(site.callee) if keywords is None else None
+        if keywords is not None:
+            handed = next((call.kwargs[k] for k in keywords if k in call.kwargs), None)
+            framework = "a model API"
+        elif form is not None and form.tools is not None:
+            handed = argument_at(call.args, call.kwargs, form.tools)
+            framework = form.framework
+        else:
+            continue
+        if handed is None or (handed.kind == "const" and not handed.const):
+            continue
+        if handed.kind == "list" and not handed.elements:
+            continue
+        caller = site.caller
+        passed_on = handed.kind == "name" and caller is not None and handed.text in caller.params
+        if project.tools and passed_on:
+            continue  # its callers choose the tools; they are judged where they are made
+        why = (
+            "no tool was found anywhere in the project"
+            if not project.tools
+            else f"the tools it is handed (`{handed.text[:60]}`) were not traced to a function"
+        )
+        found.append(CoverageGap(facts.path, call.span, framework, f"{call.text}(...)", why))
+    return found
 
 
 def _touches(
