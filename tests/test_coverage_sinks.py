@@ -108,3 +108,19 @@ def test_zero_tools_is_a_warning_in_the_text_summary(tmp_path: Path) -> None:
     assert checked.returncode == 0, checked.stderr
     assert "warning: 0 tools found in 2 files" in checked.stdout
     assert "AG003" in checked.stdout
+
+
+PACKAGE_TOOLS = """\
+from smolagents import CodeAgent, InferenceClientModel, WebSearchTool
+
+agent = CodeAgent(tools=[WebSearchTool()], model=InferenceClientModel())
+"""
+
+
+def test_an_agent_handed_only_a_packages_tools_is_named_when_nothing_else_is_found(
+    scan_files: ScanFiles,
+) -> None:
+    alone = scan_files({"research/agent.py": PACKAGE_TOOLS})
+    assert [(f.code, f.span.line) for f in alone.findings if f.code == "AG003"] == [("AG003", 3)]
+    beside = scan_files({"research/agent.py": PACKAGE_TOOLS, "helpdesk/tools.py": TOOLS})
+    assert [f for f in beside.findings if f.code == "AG003"] == []

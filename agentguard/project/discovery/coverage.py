@@ -6,12 +6,13 @@ tool class with no entry method it knows, a low-level server's ``list_tools`` ha
 dispatch it cannot follow) must not end as a silent zero: each such file is named with the
 first place it touches the API.
 
-So must a sink where tools enter a model or an agent: a model API call handed tool specs
+So must a sink where tools enter a model: a model API call handed tool specs
 (``chat.completions.create(tools=...)``, ``converse(toolConfig=...)``: the catalogue's
-``model_tool_calls``) or a framework's agent handed a tool list (``Agent(tools=...)``), in
-a file where no tool was found and that imports nothing from a file where one was. A sink
-handed its enclosing function's own parameter passes on what its callers give it: it is
-named only when the project has no tool at all, so that a zero is never silent.
+``model_tool_calls``) in a file where no tool was found and that imports nothing from a
+file where one was. A sink handed what its enclosing function's parameters make passes on
+what its callers give it, and a framework's agent handed a tool list (``Agent(tools=...)``)
+is often handed a package's own tool objects: either is named only when the project has no
+tool at all, so that a zero is never silent.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Span
-from agentguard.facts.module_facts import ModuleFacts
+from agentguard.facts.module_facts import Function, ModuleFacts, Value
 from agentguard.project.definitions import framework_bases
 from agentguard.project.discovery.framework_data import lowlevel_handlers, registration_methods
 from agentguard.project.discovery.registration_names import registration_names
@@ -100,10 +101,11 @@ def _sinks(project: ToolIndex, facts: ModuleFacts, tool_modules: set[str]) -> li
             continue
         if handed.kind == "list" and not handed.elements:
             continue
-        caller = site.caller
-        passed_on = handed.kind == "name" and caller is not None and handed.text in caller.params
-        if project.tools and passed_on:
-            continue  # its callers choose the tools; they are judged where they are made
+        if project.tools and (form is not None or _passed_on(facts, site.caller, handed)):
+            # its callers choose the tools, or an agent is handed objects (often a
+            # package's own tools): judged where they are made, or by the registration
+            # checks above; named only when the project has no tool at all
+            continue
         why = (
             "no tool was found anywhere in the project"
             if not project.tools
@@ -156,3 +158,37 @@ def _touches(
                 )
                 break
     return found
+
+
+def _passed_on(facts: ModuleFacts, caller: Function | None, handed: Value) -> bool:
+    """Whether ``handed`` is made from a parameter of ``caller`` (``tools``, or
+    ``specs = [convert(t) for t in tools]``): what its callers pass in."""
+    if caller is None:
+        return False
+    params = set(caller.params)
+    names = set(handed.names) | ({handed.text} if handed.kind == "name" else set())
+    made = [
+        (a.target, a.value) for a in facts.assignments if a.function == caller.qualname
+    ]  # ``specs = [...]``
+    made += [
+        (call.receiver, value)
+        for call in facts.calls
+        if call.function == caller.qualname
+        and call.method in {"append", "extend"}
+        and call.receiver
+        for value in call.args
+    ]  # ``specs.append(spec)``
+    made += [
+        (target, loop.iterable)
+        for loop in caller.loops
+        if loop.iterable is not None
+        for target in loop.targets
+    ]  # ``for tool in tools:``
+    for _ in range(4):
+        if names & params:
+            return True
+        grown = names | {name for target, value in made if target in names for name in value.names}
+        if grown == names:
+            return False
+        names = grown
+    return bool(names & params)
