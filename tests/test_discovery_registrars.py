@@ -183,3 +183,65 @@ def publish(event):
 
 def test_a_registry_never_described_to_a_model_keeps_no_tools() -> None:
     assert discover({"shop/web.py": ROUTES}) == []
+
+
+KEEPER = """\
+import httpx
+
+SHELF = []
+
+
+def shelve(fn):
+    SHELF.append(fn)
+    return fn
+
+
+@shelve
+def restock(sku: str, count: int) -> str:
+    return httpx.post("https://stock.example/restock", json={"sku": sku, "n": count}).text
+"""
+
+SERVER = """\
+from fastmcp import FastMCP
+
+from stock.keeper import SHELF
+
+
+
+def build() -> FastMCP:
+    mcp = FastMCP("stock")
+    for fn in SHELF:
+        mcp.add_tool(fn)
+    return mcp
+"""
+
+AGENT = """\
+from pydantic_ai import Agent
+
+from stock import keeper
+
+agent = Agent("openai:gpt-4o", tools=list(keeper.SHELF))
+"""
+
+
+def test_a_registry_handed_to_a_framework_from_another_module_makes_tools() -> None:
+    for server in (SERVER, AGENT):
+        tools = discover({"stock/keeper.py": KEEPER, "stock/server.py": server})
+        assert [(t.name, t.form, t.anchor.span.line) for t in tools] == [
+            ("restock", "registrar", line_of(KEEPER, "def restock"))
+        ]
+
+
+ROUTES_BESIDE_AN_AGENT = (
+    ROUTES
+    + """
+
+from pydantic_ai import Agent
+
+agent = Agent("openai:gpt-4o", tools=[])
+"""
+)
+
+
+def test_an_unrelated_agent_beside_a_route_table_makes_no_route_a_tool() -> None:
+    assert discover({"shop/web.py": ROUTES_BESIDE_AN_AGENT}) == []

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
-from agentguard.facts.module_facts import Decorator, Function, ModuleFacts
+from agentguard.facts.module_facts import Call, Decorator, Function, ModuleFacts
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import enclosing_class
 from agentguard.project.discovery.builder import FoundTools
@@ -153,7 +153,9 @@ class _Registrars:
         for call in project.calls_in(qualname):
             if call.method in KEEPING and call.receiver:
                 if any(held & set(arg.names) for arg in [*call.args, *call.kwargs.values()]):
-                    return Store(qualname, call.receiver)
+                    # a module's own container is written resolved: ``pkg.tools.SHELF``
+                    receiver = call.receiver.removeprefix(facts.module + ".")
+                    return Store(qualname, receiver)
         return None
 
     # -- whether the store reaches a model -------------------------------------------
@@ -168,50 +170,107 @@ class _Registrars:
                 return False
         key = (owner or facts.module, container)
         if key not in self.facing:
-            self.facing[key] = any(
-                self._builds_specs(reader)
-                for reader in self._readers(owner, facts, container)
-                if not reader.startswith(store.function)
+            self.facing[key] = self._hands_to_framework(facts, store.function) or any(
+                self._builds_specs(reader_facts, reader, written)
+                for reader_facts, reader, written in self._readers(owner, facts, container)
+                if reader is None or not reader.startswith(store.function)
             )
         return self.facing[key]
 
-    def _readers(self, owner: str | None, facts: ModuleFacts, container: str) -> Iterator[str]:
-        """The functions of ``owner`` (else of the module) that read ``container``."""
+    def _readers(
+        self, owner: str | None, facts: ModuleFacts, container: str
+    ) -> Iterator[tuple[ModuleFacts, str | None, str]]:
+        """The functions of ``owner`` that read ``container``; for a module's container,
+        the functions and module-level code of its module, and of the modules importing
+        it, that read it."""
         project = self.project
+        scopes: list[tuple[ModuleFacts, str, list[str | None]]]
         if owner is not None:
-            scope = [
-                q
-                for q in project.functions
-                if q.startswith(owner + ".") and project.functions[q][1] is facts
-            ]
+            scopes = [(facts, container, [q for q in facts.functions if q.startswith(owner + ".")])]
         else:
-            scope = [q for q, (_, f) in project.functions.items() if f is facts]
-        assigned: dict[str | None, list[str]] = {}
-        for assignment in facts.assignments:
-            assigned.setdefault(assignment.function, []).append(assignment.value.text)
-        for qualname in scope:
-            texts = [c.receiver or "" for c in project.calls_in(qualname)]
-            texts += [c.text for c in project.calls_in(qualname)]
-            fn = project.functions[qualname][0]
-            texts += [loop.iterable.text for loop in fn.loops if loop.iterable is not None]
-            texts += assigned.get(qualname, [])
-            texts += [value.text for value in fn.returns]
-            if any(_reads(text, container) for text in texts):
-                yield qualname
+            head, _, rest = container.partition(".")
+            scopes = [(facts, container, [None, *facts.functions])]
+            for other in project.modules.values():
+                for alias, imported in other.imports.items():
+                    if other is facts:
+                        break
+                    if imported == f"{facts.module}.{head}":
+                        name = f"{alias}.{rest}" if rest else alias
+                    elif imported == facts.module:  # ``from pkg import tools``
+                        name = f"{alias}.{container}"
+                    else:
+                        continue
+                    scopes.append((other, name, [None, *other.functions]))
+        for scope_facts, written, functions in scopes:
+            texts: dict[str | None, list[str]] = {}
+            for assignment in scope_facts.assignments:
+                texts.setdefault(assignment.function, []).append(assignment.value.text)
+            for call in scope_facts.calls:
+                held = texts.setdefault(call.function, [])
+                held += [call.receiver or "", call.text]
+                held += [value.text for value in [*call.args, *call.kwargs.values()]]
+            for qualname in functions:
+                fn = scope_facts.functions.get(qualname) if qualname else None
+                read = list(texts.get(qualname, []))
+                if fn is not None:
+                    read += [loop.iterable.text for loop in fn.loops if loop.iterable is not None]
+                    read += [value.text for value in fn.returns]
+                if any(_reads(text, written) for text in read):
+                    yield scope_facts, qualname, written
 
-    def _builds_specs(self, qualname: str) -> bool:
-        """Whether ``qualname`` turns what it reads into a schema or tool specs."""
-        project = self.project
-        fn, facts = project.functions[qualname]
-        for call in project.calls_in(qualname):
+    def _hands_to_framework(
+        self, facts: ModuleFacts, function: str | None, written: str | None = None
+    ) -> bool:
+        """Whether ``function`` (None: module level) calls a framework's tool registration,
+        factory or agent (``mcp.add_tool(fn)``, ``Tool.from_function(fn)``, ``Agent(tools=
+        ...)``) or a model API handed tool specs; at module level, one handed ``written``."""
+        forms = self.project.catalog.tool_forms
+        model_calls = self.project.catalog.model_tool_calls
+        for site in self.project.call_sites(facts):
+            if site.call.function != function:
+                continue
+            if function is None and not _call_reads(site.call, written):
+                continue
+            callee = site.callee
+            if forms["factory"](callee) or forms["registry"](callee):
+                return True
+            form = forms["decorator"](callee)
+            if form is not None and form.framework != "agentguard":
+                return True
+            keywords = model_calls(callee)
+            if keywords and any(k in site.call.kwargs for k in keywords):
+                return True
+        return False
+
+    def _builds_specs(self, facts: ModuleFacts, function: str | None, written: str) -> bool:
+        """Whether ``function`` turns what it reads into a schema or tool specs, or hands
+        it to a framework or a model API; at module level, a call handed ``written`` does."""
+        for call in facts.calls:
+            if call.function != function:
+                continue
+            if function is None and not _call_reads(call, written):
+                continue
             if call.method in self.builders or call.callee.rsplit(".", 1)[-1] in self.builders:
                 return True
             if "tools" in call.kwargs:
                 return True
+        if self._hands_to_framework(facts, function, written):
+            return True
+        fn = facts.functions.get(function) if function else None
+        if fn is None:
+            return False
         span = fn.span
         return any(
             d.span is not None and span.line <= d.span.line <= span.end_line for d in facts.dicts
         )
+
+
+def _call_reads(call: Call, container: str | None) -> bool:
+    """Whether ``call`` is handed ``container`` (or is called on it)."""
+    if container is None:
+        return True
+    texts = [call.receiver or "", *(v.text for v in [*call.args, *call.kwargs.values()])]
+    return any(_reads(text, container) for text in texts)
 
 
 def _reads(text: str, container: str) -> bool:
@@ -220,7 +279,8 @@ def _reads(text: str, container: str) -> bool:
     while at >= 0:
         before = text[at - 1] if at else ""
         after = text[at + len(container) : at + len(container) + 1]
-        if not (before.isalnum() or before in "_.") and not (after.isalnum() or after == "_"):
+        inside = before.isalnum() or before in {"_", "."} or after.isalnum() or after == "_"
+        if not inside:
             return True
         at = text.find(container, at + 1)
     return False
