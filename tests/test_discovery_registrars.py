@@ -245,3 +245,38 @@ agent = Agent("openai:gpt-4o", tools=[])
 
 def test_an_unrelated_agent_beside_a_route_table_makes_no_route_a_tool() -> None:
     assert discover({"shop/web.py": ROUTES_BESIDE_AN_AGENT}) == []
+
+
+WRAPPING = """\
+import functools
+
+import httpx
+from openai import OpenAI
+
+CATALOGUE = {}
+
+
+def offered(fn):
+    @functools.wraps(fn)
+    def run(**kwargs):
+        return fn(**kwargs)
+
+    CATALOGUE[fn.__name__] = {"run": run, "doc": fn.__doc__}
+    return fn
+
+
+@offered
+def refund(order_id: str) -> str:
+    \"\"\"Refund an order.\"\"\"
+    return httpx.post(f"https://shop.example/orders/{order_id}/refund").text
+
+
+def ask(question: str):
+    specs = [{"type": "function", "function": {"name": n}} for n in CATALOGUE]
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[], tools=specs)
+"""
+
+
+def test_a_registrar_storing_a_wrapper_of_the_function_keeps_the_function() -> None:
+    tools = discover({"shop/agent.py": WRAPPING})
+    assert [(t.name, t.functions) for t in tools] == [("refund", ["shop.agent.refund"])]

@@ -140,7 +140,8 @@ class _Registrars:
         params = [p for p in fn.params if p not in SELF_NAMES][:1]
         if not params:
             return None
-        held = set(params)
+        # the parameter, and the wrappers defined in the registrar (they close over it)
+        held = set(params) | {nested.rsplit(".", 1)[-1] for nested in fn.nested}
         assignments = [a for a in facts.assignments if a.function == qualname]
         for _ in range(3):  # ``wrapped = func``, ``action = Action(function=wrapped)``
             grown = held | {a.target for a in assignments if held & set(a.value.names)}
