@@ -4,6 +4,7 @@ says so in its summary, as a warning."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -108,6 +109,26 @@ def test_zero_tools_is_a_warning_in_the_text_summary(tmp_path: Path) -> None:
     assert checked.returncode == 0, checked.stderr
     assert "warning: 0 tools found in 2 files" in checked.stdout
     assert "AG003" in checked.stdout
+    report = tmp_path / "report.json"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agentguard",
+            "report",
+            str(project),
+            "--format",
+            "json",
+            "-o",
+            str(report),
+        ],
+        capture_output=True,
+        check=True,
+    )
+    meta = next(q for q in json.loads(report.read_text())["questions"] if q["id"] == "meta")
+    assert [(f["code"], f["path"], f["line"]) for f in meta["findings"]] == [
+        ("AG003", "helpdesk/loop.py", 11)
+    ]
 
 
 PACKAGE_TOOLS = """\
