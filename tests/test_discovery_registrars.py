@@ -280,3 +280,74 @@ def ask(question: str):
 def test_a_registrar_storing_a_wrapper_of_the_function_keeps_the_function() -> None:
     tools = discover({"shop/agent.py": WRAPPING})
     assert [(t.name, t.functions) for t in tools] == [("refund", ["shop.agent.refund"])]
+
+
+CALLED = """\
+import httpx
+from langchain_core.tools import StructuredTool
+
+
+class Toolbox:
+    def __init__(self):
+        self._kept = {}
+
+    def keep(self, fn, name=None):
+        self._kept[name or fn.__name__] = fn
+
+    def as_tools(self):
+        return [StructuredTool.from_function(f, name=n) for n, f in self._kept.items()]
+
+
+def archive_mail(message_id: str) -> str:
+    return httpx.post(f"https://mail.example/messages/{message_id}/archive").text
+
+
+def format_date(value: str) -> str:
+    return value
+
+
+box = Toolbox()
+box.keep(archive_mail, name="archive")
+"""
+
+
+def test_a_function_handed_to_a_registrars_method_is_a_tool() -> None:
+    tools = discover({"mail/box.py": CALLED})
+    assert [(t.name, t.functions, t.form) for t in tools] == [
+        ("archive", ["mail.box.archive_mail"], "registrar")
+    ]
+
+
+HANDLERS_BESIDE_A_MODEL = """\
+from openai import OpenAI
+
+TOOLS = [{"type": "function", "function": {"name": "lookup", "parameters": {}}}]
+
+
+class Bot:
+    def __init__(self):
+        self.handlers = []
+        self.client = OpenAI()
+
+    def on_message(self, fn):
+        self.handlers.append(fn)
+        return fn
+
+    def reply(self, text: str):
+        for handler in self.handlers:
+            handler(text)
+        return self.client.chat.completions.create(model="gpt-4o", messages=[], tools=TOOLS)
+
+
+bot = Bot()
+
+
+@bot.on_message
+def log_message(text: str) -> None:
+    print(text)
+"""
+
+
+def test_handlers_run_beside_a_model_call_are_not_tools() -> None:
+    tools = discover({"chat/bot.py": HANDLERS_BESIDE_A_MODEL})
+    assert [t.name for t in tools if t.form == "registrar"] == []

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
-from agentguard.facts.module_facts import Call, Decorator, Function, ModuleFacts
+from agentguard.facts.module_facts import Call, Decorator, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
-from agentguard.project.definitions import enclosing_class
+from agentguard.project.definitions import enclosing_class, local_function
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.framework_data import structural_spec
@@ -134,20 +134,30 @@ class _Registrars:
             self.stored[qualname] = self._find_store(qualname)
         return self.stored[qualname]
 
+    def held_names(self, qualname: str) -> set[str]:
+        """The names in ``qualname`` holding its first parameter or what is made of it."""
+        project = self.project
+        fn, facts = project.functions[qualname]
+        params = [p for p in fn.params if p not in SELF_NAMES][:1]
+        if not params:
+            return set()
+        # the parameter, and the wrappers defined in the registrar (they close over it)
+        held = set(params) | {nested.rsplit(".", 1)[-1] for nested in fn.nested}
+        assignments = project.local_assignments(facts, qualname)
+        for _ in range(3):  # ``wrapped = func``, ``action = Action(function=wrapped)``
+            grown = held | {a.target for a in assignments if held & set(a.value.names)}
+            if grown == held:
+                break
+            held = grown
+        return held
+
     def _find_store(self, qualname: str) -> Store | None:
         project = self.project
         fn, facts = project.functions[qualname]
         params = [p for p in fn.params if p not in SELF_NAMES][:1]
         if not params:
             return None
-        # the parameter, and the wrappers defined in the registrar (they close over it)
-        held = set(params) | {nested.rsplit(".", 1)[-1] for nested in fn.nested}
-        assignments = [a for a in facts.assignments if a.function == qualname]
-        for _ in range(3):  # ``wrapped = func``, ``action = Action(function=wrapped)``
-            grown = held | {a.target for a in assignments if held & set(a.value.names)}
-            if grown == held:
-                break
-            held = grown
+        held = self.held_names(qualname)
         for store in facts.stores:
             if store.function == qualname and held & set(store.value.names):
                 return Store(qualname, store.target)
@@ -171,7 +181,8 @@ class _Registrars:
                 return False
         key = (owner or facts.module, container)
         if key not in self.facing:
-            self.facing[key] = self._hands_to_framework(facts, store.function) or any(
+            own = self._flow(facts, store.function, None, self.held_names(store.function))
+            self.facing[key] = self._hands_to_framework(facts, store.function, own) or any(
                 self._builds_specs(reader_facts, reader, written)
                 for reader_facts, reader, written in self._readers(owner, facts, container)
                 if reader is None or not reader.startswith(store.function)
@@ -219,18 +230,37 @@ class _Registrars:
                 if any(_reads(text, written) for text in read):
                     yield scope_facts, qualname, written
 
-    def _hands_to_framework(
-        self, facts: ModuleFacts, function: str | None, written: str | None = None
-    ) -> bool:
-        """Whether ``function`` (None: module level) calls a framework's tool registration,
-        factory or agent (``mcp.add_tool(fn)``, ``Tool.from_function(fn)``, ``Agent(tools=
-        ...)``) or a model API handed tool specs; at module level, one handed ``written``."""
+    def _flow(
+        self, facts: ModuleFacts, function: str | None, written: str | None, seeds: set[str]
+    ) -> _Flow:
+        """What in ``function`` (None: module level) is made from ``written`` or ``seeds``."""
+        held = set(seeds)
+        fn = facts.functions.get(function) if function else None
+        assignments = self.project.local_assignments(facts, function)
+        loops = [loop for loop in (fn.loops if fn else ()) if loop.iterable is not None]
+        flow = _Flow(written, held)
+        for _ in range(4):
+            grown = set(held)
+            grown |= {a.target for a in assignments if flow.carries(a.value)}
+            grown |= {
+                t
+                for loop in loops
+                if loop.iterable and flow.carries(loop.iterable)
+                for t in loop.targets
+            }
+            if grown == held:
+                break
+            held |= grown
+        return flow
+
+    def _hands_to_framework(self, facts: ModuleFacts, function: str | None, flow: _Flow) -> bool:
+        """Whether ``function`` (None: module level) hands what ``flow`` carries to a
+        framework's tool registration, factory or agent (``mcp.add_tool(fn)``,
+        ``Tool.from_function(fn)``, ``Agent(tools=...)``) or to a model API as tool specs."""
         forms = self.project.catalog.tool_forms
         model_calls = self.project.catalog.model_tool_calls
         for site in self.project.call_sites(facts):
-            if site.call.function != function:
-                continue
-            if function is None and not _call_reads(site.call, written):
+            if site.call.function != function or not flow.reaches(site.call):
                 continue
             callee = site.callee
             if forms["factory"](callee) or forms["registry"](callee):
@@ -244,26 +274,49 @@ class _Registrars:
         return False
 
     def _builds_specs(self, facts: ModuleFacts, function: str | None, written: str) -> bool:
-        """Whether ``function`` turns what it reads into a schema or tool specs, or hands
-        it to a framework or a model API; at module level, a call handed ``written`` does."""
+        """Whether ``function`` (None: module level) turns what it reads of ``written``
+        into a schema or tool specs, or hands it to a framework or a model API."""
+        flow = self._flow(facts, function, written, set())
         for call in facts.calls:
-            if call.function != function:
-                continue
-            if function is None and not _call_reads(call, written):
+            if call.function != function or not flow.reaches(call):
                 continue
             if call.method in self.builders or call.callee.rsplit(".", 1)[-1] in self.builders:
                 return True
             if "tools" in call.kwargs:
                 return True
-        if self._hands_to_framework(facts, function, written):
+        if self._hands_to_framework(facts, function, flow):
             return True
         fn = facts.functions.get(function) if function else None
         if fn is None:
             return False
         span = fn.span
         return any(
-            d.span is not None and span.line <= d.span.line <= span.end_line for d in facts.dicts
+            d.span is not None and span.line <= d.span.line <= span.end_line and flow.carries(d)
+            for d in facts.dicts
         )
+
+
+class _Flow:
+    """The values made from a container (read as ``written``) or from some names."""
+
+    def __init__(self, written: str | None, held: set[str]) -> None:
+        self.written = written
+        self.held = held
+
+    def carries(self, value: Value) -> bool:
+        if self.written is not None and _reads(value.text, self.written):
+            return True
+        return bool(self.held & set(value.names))
+
+    def reaches(self, call: Call) -> bool:
+        """Whether ``call`` is handed (or made on) what the flow carries."""
+        receiver = call.receiver or ""
+        if receiver.split(".", 1)[0] in self.held:
+            return True
+        if self.written is not None and _reads(receiver, self.written):
+            return True
+        handed = [*call.args, *call.kwargs.values(), *call.star_kwargs_values]
+        return any(self.carries(value) for value in handed)
 
 
 def _call_reads(call: Call, container: str | None) -> bool:
@@ -299,8 +352,35 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 break  # a framework's own decorator: its finder has judged it
             tool = _registered(project, registrars, qualname, fn, dec, facts)
             if tool is not None:
+                taken.add(qualname)
                 yield tool
                 break
+    # ``registry.register(send_email)``: a registrar called on a function of the project
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for site in project.call_sites(facts):
+            call = site.call
+            if not call.args or site.target is None or site.target not in project.functions:
+                continue
+            handed = call.args[0]
+            if handed.kind not in {"name", "attr"}:
+                continue
+            function = project.project_function(handed.qualname, facts) or local_function(
+                project, handed, call
+            )
+            if function is None or function in taken or function == site.target:
+                continue
+            store = registrars.stores(site.target)
+            if store is None or not registrars.model_facing(store):
+                continue
+            name_value = call.kwargs.get("name")
+            name = name_value.string() if name_value is not None else None
+            site_at = Location(facts.path, call.span)
+            tool = function_tool(project, function, FORM, site_at, name, dict(call.kwargs))
+            if tool is not None:
+                taken.add(function)
+                yield tool
 
 
 def _registered(
