@@ -640,6 +640,19 @@ class ValueReader:
             )
             return
         if name is None:
+            if isinstance(target, ast.Subscript) and isinstance(
+                target.value, (ast.Name, ast.Attribute)
+            ):
+                fn = self.scope.function
+                self.facts.stores.append(
+                    Assignment(
+                        self.text(target.value, 120),
+                        self.value(value),
+                        self.span(node),
+                        fn.qualname if fn else None,
+                        self.scope.order,
+                    )
+                )
             return
         val = self.value(value)
         scope = self.scope

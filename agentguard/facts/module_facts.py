@@ -374,6 +374,10 @@ class ModuleFacts(CompactPickle):
     # ``app.tools.send``, ``import app.tools`` gives ``app.tools`` (relative imports are
     # left out). Evidence of the project's own package roots (agentguard.engine.module_roots).
     absolute_imports: list[str] = field(default_factory=list)
+    # ``registry[func.__name__] = action``, ``self.tools[name] = fn``: an item stored under a
+    # key computed at run time, ``target`` the container as written (``self.tools``). What a
+    # project's own registrar keeps (project/discovery/registrars.py).
+    stores: list[Assignment] = field(default_factory=list)
 
     def calls_in(self, function: str | None) -> list[Call]:
         return [c for c in self.calls if c.function == function]

@@ -107,6 +107,7 @@ class Framework:
                 "name_attributes": NAMES,
                 "declaration_attributes": NAMES,
                 "schema_attributes": NAMES,
+                "schema_builders": NAMES,
                 "min_subclasses": {"type": "integer", "minimum": 1},
             },
         },

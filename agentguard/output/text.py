@@ -150,6 +150,16 @@ def closing_lines(result: ScanResult, options: RenderOptions) -> list[tuple[str,
         extras.append(f"{skipped} skipped")
     summary += f" ({', '.join(extras)})"
     lines.append((summary, "bold" if total else "green"))
+    if not result.tools and result.files_scanned:
+        # a zero is never silent: nothing was checked for replay safety
+        lines.append(
+            (
+                f"warning: 0 tools found in {_plural(result.files_scanned, 'file')}: "
+                "no tool was checked (AG003 names each place tools are handed to a model "
+                "or an agent that no tool was traced from)",
+                "yellow",
+            )
+        )
     return lines
 
 

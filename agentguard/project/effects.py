@@ -12,6 +12,7 @@ from agentguard.diagnostics import EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
+from agentguard.project.lazy_init import is_lazy_init
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.read_posts import (
     is_statement,
@@ -114,7 +115,11 @@ class EffectSummaries:
         edges.extend(project.decorator_edges(qualname))
         if not user_sinks:
             project.note_call_edges(qualname, edges)  # every call was followed
-        return effects, edges
+        # a lazily built resource (``if self.session is None: self._init_session()``) is
+        # the object's set-up, made once: not this function's effect
+        return effects, [
+            edge for edge in edges if not is_lazy_init(project, edge[0], edge[1], fn, facts)
+        ]
 
     def _propagate(self, order: list[str]) -> None:
         """The rounds of the fixpoint over ``order`` (every function, sorted)."""

@@ -13,7 +13,10 @@ class ToolRegistrationNotUnderstood(Rule):
     ## What it does
     Reports a file that uses an agent framework's tool API (a tool decorator or factory, a
     tool base class, a low-level MCP `list_tools` or `call_tool` handler) where agentguard
-    found no tool, at the first place the file touches that API.
+    found no tool, at the first place the file touches that API; and a place where tools are
+    handed to a model API (`chat.completions.create(tools=...)`, Bedrock `toolConfig`) or to
+    an agent (`Agent(tools=...)`) in a file where no tool was found and that imports nothing
+    from a file where one was, with the reason no tool was traced from it.
 
     ## Why it matters
     Every other rule judges the tools agentguard found. A registration it cannot follow (a
@@ -87,10 +90,16 @@ class ToolRegistrationNotUnderstood(Rule):
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
         for gap in coverage_gaps(project):
+            message = (
+                f"This file hands tools to {gap.framework} through `{gap.through}`, but no "
+                f"tool was traced from it: {gap.why}, so no rule checked them"
+                if gap.why
+                else f"This file uses {gap.framework}; no tool found: registration through "
+                f"`{gap.through}` not understood, so no rule checked its tools"
+            )
             yield self.finding(
                 Location(gap.path, gap.span),
-                f"This file uses {gap.framework}; no tool found: registration through "
-                f"`{gap.through}` not understood, so no rule checked its tools",
+                message,
                 confidence=Confidence.HIGH,
                 node_text=gap.through,
             )

@@ -26,6 +26,10 @@ class FoundTools:
         """Every function a tool found so far runs."""
         return {function for tool in self._tools for function in tool.functions}
 
+    def tools(self) -> list[ToolFacts]:
+        """The tools found so far, in the order they were found."""
+        return list(self._tools)
+
     def symbols(self) -> set[str]:
         return {tool.symbol for tool in self._tools}
 

@@ -17,7 +17,9 @@ from agentguard.project.discovery import (
     decorated_functions,
     loaded_classes,
     lowlevel_mcp,
+    name_dispatch,
     records,
+    registrars,
     registration_sites,
     registries,
     schema_dicts,
@@ -59,6 +61,9 @@ FINDERS: tuple[Finder, ...] = (
     # Project decorators wrapping a framework's: a declaration too, found once the
     # framework's own are.
     wrappers.find,
+    # Project registrars whose store reaches a model: after every framework form, so a
+    # function a framework decorator also registers keeps that framework.
+    registrars.find,
     # Registrations reached through the project's classes: functions not already tools.
     subclasses.find,
     # Lists handed to agents after every declaration: a function both decorated and listed
@@ -76,6 +81,8 @@ FINDERS: tuple[Finder, ...] = (
     # Tools found by shape alone come last: any framework form found first wins.
     structural.find,
     records.find,
+    # The operations a generic tool found so far hands its own name attribute to.
+    name_dispatch.find,
 )
 
 

@@ -1,0 +1,404 @@
+"""Finder: functions decorated with a project's own registrar.
+
+A registrar is a decorator the project writes for itself that keeps the function it is
+given: it stores it (or a record built from it) in a container, ``self.actions[fn.__name__]
+= Action(function=fn, ...)``, ``TOOLS.append(fn)``::
+
+    class Registry:
+        def __init__(self):
+            self.entries = {}
+
+        def command(self, description):          # a decorator factory...
+            def keep(func):                       # ...whose decorator stores its argument
+                self.entries[func.__name__] = Entry(func, description, schema_of(func))
+                return func
+            return keep
+
+        def as_model(self):                       # the store read back into a schema
+            return create_model("Commands", **{n: (e.params, None) for n, e in ...})
+
+What a registrar keeps is a tool only when the store reaches a model: a function of the
+same class (or module) reads the container and turns it into a schema or tool specs (it
+calls a schema builder of ``structural_bases.schema_builders``, writes a dict shaped like
+a tool spec, or passes ``tools=``). A registry of routes, commands or event handlers,
+never described to a model, is left alone. The decorator may be used through any object
+the project types (``@self.registry.command(...)`` on closures inside a method,
+``@app.command(...)`` on an instance imported from another module), and through a factory
+that returns another's decorator (``def command(self, d): return self.registry.command(d)``).
+Nothing here knows what the registrar, its class or its container are called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location
+from agentguard.facts.module_facts import Call, Decorator, Function, ModuleFacts, Value
+from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.definitions import enclosing_class, local_function
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.framework_data import structural_spec
+from agentguard.project.discovery.registration_names import registration_names
+from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+LOCALS = ".<locals>."
+# container methods that keep their argument
+KEEPING = frozenset({"append", "add", "insert", "setdefault", "__setitem__", "update"})
+FORM = ToolForm("custom", "registrar")
+
+
+@dataclass(frozen=True)
+class Store:
+    """Where a registrar keeps what it is given: ``container`` as written in ``function``."""
+
+    function: str
+    container: str
+
+
+class _Registrars:
+    """The project's registrars, worked out once per function asked about."""
+
+    def __init__(self, project: ProjectIndex) -> None:
+        self.project = project
+        _, spec = structural_spec(project)
+        self.builders = frozenset((spec or {}).get("schema_builders") or ())
+        self.stored: dict[str, Store | None] = {}
+        self.facing: dict[tuple[str, str], bool] = {}
+
+    # -- what a decorator applies -----------------------------------------------------
+    def store_of(self, qualname: str, called: bool, depth: int = 0) -> Store | None:
+        """The store of the registrar that ``@qualname`` (``called``: ``@qualname(...)``)
+        applies to the function under it."""
+        entry = self.project.functions.get(qualname)
+        if entry is None or depth > 3:
+            return None
+        fn, facts = entry
+        if not called:
+            return self.stores(qualname)
+        for value in fn.returns:
+            if value.kind == "name":
+                nested = f"{qualname}{LOCALS}{value.text}"
+                if nested in self.project.functions:
+                    return self.stores(nested)
+            elif value.kind == "call" and value.chain is not None and value.chain.ends_in_call:
+                # ``return self.registry.action(description, **kwargs)``: another factory
+                for target in self.targets(value.text.split("(", 1)[0], fn, facts):
+                    found = self.store_of(target, True, depth + 1)
+                    if found is not None:
+                        return found
+        return None
+
+    def targets(self, written: str, fn: Function | None, facts: ModuleFacts) -> list[str]:
+        """The project functions a decorator written ``written`` in ``fn`` may be: its
+        name expanded through the types of the objects it is read on (``controller.
+        registry.action`` with ``controller = Controller()`` and ``self.registry =
+        Registry()`` in ``Controller``)."""
+        project = self.project
+        found: list[str] = []
+        for candidate in registration_names(project, written, fn, facts):
+            for expanded in self._typed(candidate):
+                owner, _, method = expanded.rpartition(".")
+                if expanded in project.functions:
+                    found.append(expanded)
+                elif owner in project.classes:
+                    method_qual = project.find_method(owner, method)
+                    if method_qual is not None:
+                        found.append(method_qual)
+        return list(dict.fromkeys(found))
+
+    def _typed(self, name: str) -> list[str]:
+        """``pkg.Controller.registry.action`` -> also ``pkg.Registry.action`` when the
+        class's ``registry`` attribute holds a ``Registry``."""
+        names = [name]
+        parts = name.split(".")
+        for cut in range(len(parts) - 2, 0, -1):
+            owner = ".".join(parts[:cut])
+            if owner in self.project.classes:
+                typed = self.project.self_type(owner, parts[cut])
+                if typed:
+                    rest = parts[cut + 1 :]
+                    names += self._typed(".".join([self.project.resolve_instance(typed), *rest]))
+                break
+        return names
+
+    # -- what a registrar keeps ------------------------------------------------------
+    def stores(self, qualname: str) -> Store | None:
+        """The container the function ``qualname`` stores its first parameter in."""
+        if qualname not in self.stored:
+            self.stored[qualname] = self._find_store(qualname)
+        return self.stored[qualname]
+
+    def held_names(self, qualname: str) -> set[str]:
+        """The names in ``qualname`` holding its first parameter or what is made of it."""
+        project = self.project
+        fn, facts = project.functions[qualname]
+        params = [p for p in fn.params if p not in SELF_NAMES][:1]
+        if not params:
+            return set()
+        # the parameter, and the wrappers defined in the registrar (they close over it)
+        held = set(params) | {nested.rsplit(".", 1)[-1] for nested in fn.nested}
+        assignments = project.local_assignments(facts, qualname)
+        for _ in range(3):  # ``wrapped = func``, ``action = Action(function=wrapped)``
+            grown = held | {a.target for a in assignments if held & set(a.value.names)}
+            if grown == held:
+                break
+            held = grown
+        return held
+
+    def _find_store(self, qualname: str) -> Store | None:
+        project = self.project
+        fn, facts = project.functions[qualname]
+        params = [p for p in fn.params if p not in SELF_NAMES][:1]
+        if not params:
+            return None
+        held = self.held_names(qualname)
+        for store in facts.stores:
+            if store.function == qualname and held & set(store.value.names):
+                return Store(qualname, store.target)
+        for call in project.calls_in(qualname):
+            if call.method in KEEPING and call.receiver:
+                if any(held & set(arg.names) for arg in [*call.args, *call.kwargs.values()]):
+                    # a module's own container is written resolved: ``pkg.tools.SHELF``
+                    receiver = call.receiver.removeprefix(facts.module + ".")
+                    return Store(qualname, receiver)
+        return None
+
+    # -- whether the store reaches a model -------------------------------------------
+    def model_facing(self, store: Store) -> bool:
+        project = self.project
+        fn, facts = project.functions[store.function]
+        container = store.container
+        owner: str | None = None
+        if container.split(".", 1)[0] in SELF_NAMES:
+            owner = enclosing_class(project, fn)
+            if owner is None:
+                return False
+        key = (owner or facts.module, container)
+        if key not in self.facing:
+            own = self._flow(facts, store.function, None, self.held_names(store.function))
+            self.facing[key] = self._hands_to_framework(facts, store.function, own) or any(
+                self._builds_specs(reader_facts, reader, written)
+                for reader_facts, reader, written in self._readers(owner, facts, container)
+                if reader is None or not reader.startswith(store.function)
+            )
+        return self.facing[key]
+
+    def _readers(
+        self, owner: str | None, facts: ModuleFacts, container: str
+    ) -> Iterator[tuple[ModuleFacts, str | None, str]]:
+        """The functions of ``owner`` that read ``container``; for a module's container,
+        the functions and module-level code of its module, and of the modules importing
+        it, that read it."""
+        project = self.project
+        scopes: list[tuple[ModuleFacts, str, list[str | None]]]
+        if owner is not None:
+            scopes = [(facts, container, [q for q in facts.functions if q.startswith(owner + ".")])]
+        else:
+            head, _, rest = container.partition(".")
+            scopes = [(facts, container, [None, *facts.functions])]
+            for other in project.modules.values():
+                for alias, imported in other.imports.items():
+                    if other is facts:
+                        break
+                    if imported == f"{facts.module}.{head}":
+                        name = f"{alias}.{rest}" if rest else alias
+                    elif imported == facts.module:  # ``from pkg import tools``
+                        name = f"{alias}.{container}"
+                    else:
+                        continue
+                    scopes.append((other, name, [None, *other.functions]))
+        for scope_facts, written, functions in scopes:
+            texts: dict[str | None, list[str]] = {}
+            for assignment in scope_facts.assignments:
+                texts.setdefault(assignment.function, []).append(assignment.value.text)
+            for call in scope_facts.calls:
+                held = texts.setdefault(call.function, [])
+                held += [call.receiver or "", call.text]
+                held += [value.text for value in [*call.args, *call.kwargs.values()]]
+            for qualname in functions:
+                fn = scope_facts.functions.get(qualname) if qualname else None
+                read = list(texts.get(qualname, []))
+                if fn is not None:
+                    read += [loop.iterable.text for loop in fn.loops if loop.iterable is not None]
+                    read += [value.text for value in fn.returns]
+                if any(_reads(text, written) for text in read):
+                    yield scope_facts, qualname, written
+
+    def _flow(
+        self, facts: ModuleFacts, function: str | None, written: str | None, seeds: set[str]
+    ) -> _Flow:
+        """What in ``function`` (None: module level) is made from ``written`` or ``seeds``."""
+        held = set(seeds)
+        fn = facts.functions.get(function) if function else None
+        assignments = self.project.local_assignments(facts, function)
+        loops = [loop for loop in (fn.loops if fn else ()) if loop.iterable is not None]
+        flow = _Flow(written, held)
+        for _ in range(4):
+            grown = set(held)
+            grown |= {a.target for a in assignments if flow.carries(a.value)}
+            grown |= {
+                t
+                for loop in loops
+                if loop.iterable and flow.carries(loop.iterable)
+                for t in loop.targets
+            }
+            if grown == held:
+                break
+            held |= grown
+        return flow
+
+    def _hands_to_framework(self, facts: ModuleFacts, function: str | None, flow: _Flow) -> bool:
+        """Whether ``function`` (None: module level) hands what ``flow`` carries to a
+        framework's tool registration, factory or agent (``mcp.add_tool(fn)``,
+        ``Tool.from_function(fn)``, ``Agent(tools=...)``) or to a model API as tool specs."""
+        forms = self.project.catalog.tool_forms
+        model_calls = self.project.catalog.spec_sinks
+        for site in self.project.call_sites(facts):
+            if site.call.function != function or not flow.reaches(site.call):
+                continue
+            callee = site.callee
+            if forms["factory"](callee) or forms["registry"](callee):
+                return True
+            form = forms["decorator"](callee)
+            if form is not None and form.framework != "agentguard":
+                return True
+            keywords = model_calls(callee)
+            if keywords and any(k in site.call.kwargs for k in keywords):
+                return True
+        return False
+
+    def _builds_specs(self, facts: ModuleFacts, function: str | None, written: str) -> bool:
+        """Whether ``function`` (None: module level) turns what it reads of ``written``
+        into a schema or tool specs, or hands it to a framework or a model API."""
+        flow = self._flow(facts, function, written, set())
+        for call in facts.calls:
+            if call.function != function or not flow.reaches(call):
+                continue
+            if call.method in self.builders or call.callee.rsplit(".", 1)[-1] in self.builders:
+                return True
+            if "tools" in call.kwargs:
+                return True
+        if self._hands_to_framework(facts, function, flow):
+            return True
+        fn = facts.functions.get(function) if function else None
+        if fn is None:
+            return False
+        span = fn.span
+        return any(
+            d.span is not None and span.line <= d.span.line <= span.end_line and flow.carries(d)
+            for d in facts.dicts
+        )
+
+
+class _Flow:
+    """The values made from a container (read as ``written``) or from some names."""
+
+    def __init__(self, written: str | None, held: set[str]) -> None:
+        self.written = written
+        self.held = held
+
+    def carries(self, value: Value) -> bool:
+        if self.written is not None and _reads(value.text, self.written):
+            return True
+        return bool(self.held & set(value.names))
+
+    def reaches(self, call: Call) -> bool:
+        """Whether ``call`` is handed (or made on) what the flow carries."""
+        receiver = call.receiver or ""
+        if receiver.split(".", 1)[0] in self.held:
+            return True
+        if self.written is not None and _reads(receiver, self.written):
+            return True
+        handed = [*call.args, *call.kwargs.values(), *call.star_kwargs_values]
+        return any(self.carries(value) for value in handed)
+
+
+def _call_reads(call: Call, container: str | None) -> bool:
+    """Whether ``call`` is handed ``container`` (or is called on it)."""
+    if container is None:
+        return True
+    texts = [call.receiver or "", *(v.text for v in [*call.args, *call.kwargs.values()])]
+    return any(_reads(text, container) for text in texts)
+
+
+def _reads(text: str, container: str) -> bool:
+    """Whether ``text`` reads ``container`` (``self.actions.items()`` reads ``self.actions``)."""
+    at = text.find(container)
+    while at >= 0:
+        before = text[at - 1] if at else ""
+        after = text[at + len(container) : at + len(container) + 1]
+        inside = before.isalnum() or before in {"_", "."} or after.isalnum() or after == "_"
+        if not inside:
+            return True
+        at = text.find(container, at + 1)
+    return False
+
+
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
+    registrars = _Registrars(project)
+    decorator_form = project.catalog.tool_forms["decorator"]
+    taken = found.functions()
+    for qualname, (fn, facts) in project.functions.items():
+        if facts.is_test or not fn.decorators or qualname in taken:
+            continue
+        for dec in fn.decorators:
+            if decorator_form(dec.qualname) is not None:
+                break  # a framework's own decorator: its finder has judged it
+            tool = _registered(project, registrars, qualname, fn, dec, facts)
+            if tool is not None:
+                taken.add(qualname)
+                yield tool
+                break
+    # ``registry.register(send_email)``: a registrar called on a function of the project
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for site in project.call_sites(facts):
+            call = site.call
+            if not call.args or site.target is None or site.target not in project.functions:
+                continue
+            handed = call.args[0]
+            if handed.kind not in {"name", "attr"}:
+                continue
+            function = project.project_function(handed.qualname, facts) or local_function(
+                project, handed, call
+            )
+            if function is None or function in taken or function == site.target:
+                continue
+            store = registrars.stores(site.target)
+            if store is None or not registrars.model_facing(store):
+                continue
+            name_value = call.kwargs.get("name")
+            name = name_value.string() if name_value is not None else None
+            site_at = Location(facts.path, call.span)
+            tool = function_tool(project, function, FORM, site_at, name, dict(call.kwargs))
+            if tool is not None:
+                taken.add(function)
+                yield tool
+
+
+def _registered(
+    project: ProjectIndex,
+    registrars: _Registrars,
+    qualname: str,
+    fn: Function,
+    dec: Decorator,
+    facts: ModuleFacts,
+) -> ToolFacts | None:
+    for target in registrars.targets(dec.qualname, fn, facts):
+        if target == qualname:
+            continue
+        store = registrars.store_of(target, dec.called)
+        if store is None or not registrars.model_facing(store):
+            continue
+        name_value = dec.kwargs.get("name")
+        name = name_value.string() if name_value is not None else None
+        site = Location(facts.path, dec.span)
+        return function_tool(project, qualname, FORM, site, name, dict(dec.kwargs))
+    return None

@@ -1,0 +1,353 @@
+"""A project's own registrar: a decorator (or decorator factory) that stores the function
+it is given in a container which the project later turns into a schema or tool specs for a
+model. The names below (``Deck``, ``move``, ``lever``, ``Console.move``) are known to no
+catalogue; only the shape of the code makes the functions tools."""
+
+from __future__ import annotations
+
+from tests.test_tool_discovery import discover, line_of
+
+DECK = """\
+from pydantic import BaseModel, create_model
+
+
+class Lever:
+    def __init__(self, function, hint, params):
+        self.function = function
+        self.hint = hint
+        self.params = params
+
+
+class Deck:
+    def __init__(self):
+        self.levers = {}
+
+    def _params(self, function):
+        return create_model(f"{function.__name__}Params", __base__=BaseModel)
+
+    def lever(self, hint, params=None):
+        def keep(func):
+            chosen = params or self._params(func)
+            self.levers[func.__name__] = Lever(func, hint, chosen)
+            return func
+
+        return keep
+
+    def as_model(self):
+        fields = {name: (lever.params, None) for name, lever in self.levers.items()}
+        return create_model("Levers", **fields)
+
+    async def pull(self, name, arguments):
+        return await self.levers[name].function(**arguments)
+"""
+
+CONSOLE = """\
+import httpx
+
+from machine.deck import Deck
+
+
+class Console:
+    def __init__(self):
+        self.deck = Deck()
+        self._defaults()
+
+    def _defaults(self):
+        @self.deck.lever("Open the valve of a tank")
+        async def open_valve(tank: str):
+            async with httpx.AsyncClient() as client:
+                await client.post(f"https://plant.example/tanks/{tank}/valve")
+
+        @self.deck.lever("Read a tank's level")
+        async def tank_level(tank: str):
+            async with httpx.AsyncClient() as client:
+                return (await client.get(f"https://plant.example/tanks/{tank}")).json()
+
+    def move(self, hint, **kwargs):
+        return self.deck.lever(hint, **kwargs)
+"""
+
+SCRIPT = """\
+import httpx
+
+from machine.console import Console
+
+console = Console()
+
+
+@console.move("Drain a tank")
+def drain(tank: str):
+    return httpx.delete(f"https://plant.example/tanks/{tank}").status_code
+
+
+@console.deck.lever("Say hello")
+def hello(name: str):
+    return f"hello {name}"
+"""
+
+
+def test_functions_kept_by_a_registrar_whose_store_becomes_a_model_schema_are_tools() -> None:
+    tools = discover(
+        {"machine/deck.py": DECK, "machine/console.py": CONSOLE, "scripts/plant.py": SCRIPT}
+    )
+    found = {(t.name, t.path, t.anchor.span.line, t.form) for t in tools}
+    assert found == {
+        ("open_valve", "machine/console.py", line_of(CONSOLE, "def open_valve"), "registrar"),
+        ("tank_level", "machine/console.py", line_of(CONSOLE, "def tank_level"), "registrar"),
+        ("drain", "scripts/plant.py", line_of(SCRIPT, "def drain"), "registrar"),
+        ("hello", "scripts/plant.py", line_of(SCRIPT, "def hello"), "registrar"),
+    }
+
+
+PLAIN_REGISTRY = """\
+import json
+
+import httpx
+from openai import OpenAI
+
+KNOWN = {}
+
+
+def exposed(fn):
+    KNOWN[fn.__name__] = fn
+    return fn
+
+
+@exposed
+def book_room(room: str, day: str) -> str:
+    \"\"\"Book a meeting room.\"\"\"
+    return httpx.post("https://rooms.example/bookings", json={"room": room, "day": day}).text
+
+
+def specs():
+    return [
+        {"type": "function", "function": {"name": name, "description": fn.__doc__,
+                                          "parameters": {"type": "object"}}}
+        for name, fn in KNOWN.items()
+    ]
+
+
+def answer(question: str) -> str:
+    reply = OpenAI().chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": question}], tools=specs()
+    )
+    call = reply.choices[0].message.tool_calls[0]
+    return KNOWN[call.function.name](**json.loads(call.function.arguments))
+"""
+
+
+def test_a_module_registry_read_back_into_tool_specs_makes_tools() -> None:
+    tools = discover({"office/agent.py": PLAIN_REGISTRY})
+    assert [(t.name, t.functions, t.form) for t in tools] == [
+        ("book_room", ["office.agent.book_room"], "registrar")
+    ]
+
+
+ROUTES = """\
+ROUTES = {}
+HANDLERS = []
+
+
+def route(path):
+    def keep(fn):
+        ROUTES[path] = fn
+        return fn
+
+    return keep
+
+
+def on_event(fn):
+    HANDLERS.append(fn)
+    return fn
+
+
+@route("/orders")
+def create_order(request):
+    return request
+
+
+@on_event
+def order_created(event):
+    return event
+
+
+def dispatch(path, request):
+    return ROUTES[path](request)
+
+
+def publish(event):
+    for handler in HANDLERS:
+        handler(event)
+"""
+
+
+def test_a_registry_never_described_to_a_model_keeps_no_tools() -> None:
+    assert discover({"shop/web.py": ROUTES}) == []
+
+
+KEEPER = """\
+import httpx
+
+SHELF = []
+
+
+def shelve(fn):
+    SHELF.append(fn)
+    return fn
+
+
+@shelve
+def restock(sku: str, count: int) -> str:
+    return httpx.post("https://stock.example/restock", json={"sku": sku, "n": count}).text
+"""
+
+SERVER = """\
+from fastmcp import FastMCP
+
+from stock.keeper import SHELF
+
+
+
+def build() -> FastMCP:
+    mcp = FastMCP("stock")
+    for fn in SHELF:
+        mcp.add_tool(fn)
+    return mcp
+"""
+
+AGENT = """\
+from pydantic_ai import Agent
+
+from stock import keeper
+
+agent = Agent("openai:gpt-4o", tools=list(keeper.SHELF))
+"""
+
+
+def test_a_registry_handed_to_a_framework_from_another_module_makes_tools() -> None:
+    for server in (SERVER, AGENT):
+        tools = discover({"stock/keeper.py": KEEPER, "stock/server.py": server})
+        assert [(t.name, t.form, t.anchor.span.line) for t in tools] == [
+            ("restock", "registrar", line_of(KEEPER, "def restock"))
+        ]
+
+
+ROUTES_BESIDE_AN_AGENT = (
+    ROUTES
+    + """
+
+from pydantic_ai import Agent
+
+agent = Agent("openai:gpt-4o", tools=[])
+"""
+)
+
+
+def test_an_unrelated_agent_beside_a_route_table_makes_no_route_a_tool() -> None:
+    assert discover({"shop/web.py": ROUTES_BESIDE_AN_AGENT}) == []
+
+
+WRAPPING = """\
+import functools
+
+import httpx
+from openai import OpenAI
+
+CATALOGUE = {}
+
+
+def offered(fn):
+    @functools.wraps(fn)
+    def run(**kwargs):
+        return fn(**kwargs)
+
+    CATALOGUE[fn.__name__] = {"run": run, "doc": fn.__doc__}
+    return fn
+
+
+@offered
+def refund(order_id: str) -> str:
+    \"\"\"Refund an order.\"\"\"
+    return httpx.post(f"https://shop.example/orders/{order_id}/refund").text
+
+
+def ask(question: str):
+    specs = [{"type": "function", "function": {"name": n}} for n in CATALOGUE]
+    return OpenAI().chat.completions.create(model="gpt-4o", messages=[], tools=specs)
+"""
+
+
+def test_a_registrar_storing_a_wrapper_of_the_function_keeps_the_function() -> None:
+    tools = discover({"shop/agent.py": WRAPPING})
+    assert [(t.name, t.functions) for t in tools] == [("refund", ["shop.agent.refund"])]
+
+
+CALLED = """\
+import httpx
+from langchain_core.tools import StructuredTool
+
+
+class Toolbox:
+    def __init__(self):
+        self._kept = {}
+
+    def keep(self, fn, name=None):
+        self._kept[name or fn.__name__] = fn
+
+    def as_tools(self):
+        return [StructuredTool.from_function(f, name=n) for n, f in self._kept.items()]
+
+
+def archive_mail(message_id: str) -> str:
+    return httpx.post(f"https://mail.example/messages/{message_id}/archive").text
+
+
+def format_date(value: str) -> str:
+    return value
+
+
+box = Toolbox()
+box.keep(archive_mail, name="archive")
+"""
+
+
+def test_a_function_handed_to_a_registrars_method_is_a_tool() -> None:
+    tools = discover({"mail/box.py": CALLED})
+    assert [(t.name, t.functions, t.form) for t in tools] == [
+        ("archive", ["mail.box.archive_mail"], "registrar")
+    ]
+
+
+HANDLERS_BESIDE_A_MODEL = """\
+from openai import OpenAI
+
+TOOLS = [{"type": "function", "function": {"name": "lookup", "parameters": {}}}]
+
+
+class Bot:
+    def __init__(self):
+        self.handlers = []
+        self.client = OpenAI()
+
+    def on_message(self, fn):
+        self.handlers.append(fn)
+        return fn
+
+    def reply(self, text: str):
+        for handler in self.handlers:
+            handler(text)
+        return self.client.chat.completions.create(model="gpt-4o", messages=[], tools=TOOLS)
+
+
+bot = Bot()
+
+
+@bot.on_message
+def log_message(text: str) -> None:
+    print(text)
+"""
+
+
+def test_handlers_run_beside_a_model_call_are_not_tools() -> None:
+    tools = discover({"chat/bot.py": HANDLERS_BESIDE_A_MODEL})
+    assert [t.name for t in tools if t.form == "registrar"] == []
