@@ -13,12 +13,14 @@ from agentguard.diagnostics import EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
+from agentguard.project.passed_calls import passed_effects
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.read_posts import (
     is_statement,
     read_by_name,
 )
 from agentguard.project.rpc_dispatch import RPC_DEFERRED
+from agentguard.project.setup_calls import cached_singleton, setup_orders
 from agentguard.project.sink_calls import (
     DEFERRED,
     classify_sink,
@@ -127,9 +129,17 @@ class EffectSummaries:
         fn, facts = project.functions[qualname]
         effects: list[Effect] = []
         edges: list[tuple[Call, str]] = []
+        # set-up (a client made on first use, a cached singleton): followed, not an effect
+        setup = setup_orders(project, fn, facts)
+        setup_edges: list[tuple[Call, str]] = []
         for written in project.calls_in(qualname):
             site = project.followed_site(written, fn, facts)
             call, callee = site.call, site.callee
+            if any(start <= written.order < end for start, end in setup):
+                found = [(site.edge_call, t) for t in site.targets if t != qualname]
+                edges.extend(found)
+                setup_edges.extend(found)
+                continue
             if user_sinks and find_sink(user_sinks, call, callee) is not None:
                 # the user declared this call a sink: judge it here, do not look inside
                 effect = classify_sink(project, call, callee, fn, facts)
@@ -142,6 +152,8 @@ class EffectSummaries:
                 hidden = _interface_effect(project, call, targets, fn, facts)
                 if hidden is not None:
                     effects.append(hidden)
+                # what it hands a helper that calls it (``_call(client.remove, key)``)
+                effects.extend(passed_effects(project, site, fn, facts))
                 continue
             effect = classify_sink(project, call, callee, fn, facts)
             if effect is not None:
@@ -150,7 +162,12 @@ class EffectSummaries:
         edges.extend(project.decorator_edges(qualname))
         if not user_sinks:
             project.note_call_edges(qualname, edges)  # every call was followed
-        return effects, edges
+        return effects, [
+            edge
+            for edge in edges
+            if not cached_singleton(project, edge[1])
+            and not any(edge is setup_edge for setup_edge in setup_edges)
+        ]
 
     def _propagate(self, order: list[str]) -> None:
         """The rounds of the whole run, for the functions in ``order`` (new, sorted); the

@@ -34,7 +34,7 @@ from agentguard.project.read_posts import (
     name_sets,
     rpc_operation_judgement,
 )
-from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_rpc, map_operation
+from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_channel, judge_rpc, map_operation
 from agentguard.project.sink_keys import (
     appended_after_read,
     fresh_identity,
@@ -139,6 +139,9 @@ def classify_sink(
 def _classify_sink(
     project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
+    channel = judge_channel(project, call, fn, facts)
+    if not isinstance(channel, bool):
+        return channel  # a command sent over a channel, judged by its operation
     sink = find_sink(project.catalog.sinks, call, callee)
     if sink is not None and not _written_with(call, sink):
         return None  # ``NamedTemporaryFile()``: removed when closed, nothing left behind
@@ -268,6 +271,9 @@ def _classify_sink(
         return rpc
     if open_world.saved_into_memory(project, call, fn, facts):
         return None
+    saved = open_world.saved_to_file(project, call, fn, facts)
+    if saved is not None:
+        return None if open_world.is_plumbing(project, saved, fn) else saved
     method = _literal_request_method(project, call)
     if method is not None:
         return _requested(project, call, method, fn, facts)

@@ -168,29 +168,81 @@ class ProjectIndex(Types):
         """The project functions handed to a project function that calls the parameter it
         receives them in: ``self._safe_call(call_fn)`` with ``def _safe_call(self, f):
         return f()`` runs ``call_fn`` too."""
-        called = self._memo.called_params.get(target)
-        if called is None:
-            fn = self.functions[target][0]
-            called = (
-                frozenset(c.callee for c in self.calls_in(target) if c.callee in fn.params)
-                - SELF_NAMES
-            )
-            self._memo.called_params[target] = called
+        called = self.called_params(target)
         if not called:
             return ()
-        params = [p for p in self.functions[target][0].params if p not in SELF_NAMES]
         found: list[str] = []
         for param in sorted(called):
-            value = call.kwargs.get(param)
-            index = params.index(param) if param in params else len(call.args)
-            if value is None and index < len(call.args):
-                value = call.args[index]
+            value = self._argument_for(call, target, param)
             if value is None or value.kind not in {"name", "attr", "call"}:
                 continue
             for passed in self._reference_targets(value, call, caller, facts, 0):
                 if passed != target and passed not in found:
                     found.append(passed)
         return tuple(found)
+
+    def called_params(self, target: str) -> frozenset[str]:
+        """The parameters of ``target`` that it calls: directly (``fn(*args)``), handed to a
+        callable runner (``asyncio.to_thread(fn)``), or passed on to a project function that
+        calls them, through any depth of helpers (``_outer(fn)`` calling ``_call(fn)``)."""
+        called = self._memo.called_params.get(target)
+        if called is not None:
+            return called
+        self._memo.called_params[target] = frozenset()  # a cycle of helpers ends here
+        fn, facts = self.functions[target]
+        params = set(fn.params) - SELF_NAMES
+        found: set[str] = set()
+        for call in self.calls_in(target):
+            if call.callee in params:
+                found.add(call.callee)
+                continue
+            given = (*call.args, *call.kwargs.values())
+            if not any(v.kind == "name" and v.text in params for v in given):
+                continue  # hands on none of its parameters
+            callee = self._resolve_callee(call, fn, facts)
+            handed = self._handed_value(call, callee)
+            if handed is not None and handed.kind == "name" and handed.text in params:
+                found.add(handed.text)
+                continue
+            helper = self._call_target(callee, facts)
+            if helper is None or helper == target:
+                continue
+            for param in self.called_params(helper):
+                value = self._argument_for(call, helper, param)
+                if value is not None and value.kind == "name" and value.text in params:
+                    found.add(value.text)
+        called = frozenset(found)
+        self._memo.called_params[target] = called
+        return called
+
+    def _argument_for(self, call: Call, target: str, param: str) -> Value | None:
+        """The argument ``call`` gives ``target``'s parameter ``param``."""
+        value = call.kwargs.get(param)
+        if value is not None:
+            return value
+        params = [p for p in self.functions[target][0].params if p not in SELF_NAMES]
+        index = params.index(param) if param in params else len(call.args)
+        return call.args[index] if index < len(call.args) else None
+
+    def passed_callables(self, site: CallSite) -> list[tuple[str, Value]]:
+        """What a call hands a project function for a parameter it calls (``called_params``),
+        when that is no project function (those are the site's targets): each parameter
+        with its argument, an external method (``client.remove``), a value of no known
+        kind, or a parameter of the caller (its own callers hand what it calls)."""
+        target = site.target
+        if target is None or site.caller is None:
+            return []
+        found: list[tuple[str, Value]] = []
+        for param in sorted(self.called_params(target)):
+            value = self._argument_for(site.call, target, param)
+            if value is None or value.kind == "lambda":
+                continue  # a lambda's calls are the caller's own
+            if value.kind in {"name", "attr", "call"} and self._reference_targets(
+                value, site.call, site.caller, site.facts, 0
+            ):
+                continue
+            found.append((param, value))
+        return found
 
     def _field_targets(self, cls_qual: str, attr: str) -> tuple[str, ...]:
         """The project functions a class's objects are built with as field ``attr``

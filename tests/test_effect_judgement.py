@@ -1,0 +1,422 @@
+"""What a tool does, judged on the forms a newcomer's code takes: a method handed to the
+project's own helper, values that stay in the process, set-up made once, commands sent over
+a channel, and library knowledge that holds only for its library. Each case is a small MCP
+server written for the test; the assertions are the verdict a user reads in the report (the
+tool's risk) and the findings it gets."""
+
+from __future__ import annotations
+
+import textwrap
+
+from .conftest import ScanFiles, tool_verdicts
+
+HEAD = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("demo")\n'
+
+
+def server(source: str) -> dict[str, str]:
+    return {"server.py": HEAD + textwrap.dedent(source)}
+
+
+# -- 1. a call through a parameter is followed to what the caller hands over ---------------
+
+HANDED = server(
+    '''
+    import asyncio
+
+    import httpx
+    from googleapiclient.discovery import build
+    from storage_sdk import StorageClient
+
+    client = StorageClient(api_key="k")
+
+
+    class Notes:
+        def __init__(self) -> None:
+            self.http = httpx.Client(base_url="https://notes.example.com")
+
+        def delete(self, note_id: str) -> None:
+            self.http.delete(f"/notes/{note_id}")
+
+        def fetch(self, note_id: str) -> dict:
+            return self.http.get(f"/notes/{note_id}").json()
+
+
+    notes = Notes()
+    HANDLERS = {}
+
+
+    def _call(fn, *args):
+        try:
+            return fn(*args)
+        except Exception as exc:
+            return {"error": str(exc)}
+
+
+    def _guarded(fn, *args):
+        return _call(fn, *args)
+
+
+    async def _in_thread(fn):
+        return await asyncio.to_thread(fn)
+
+
+    @mcp.tool()
+    def remove_object(key: str) -> dict:
+        """Remove a stored object."""
+        return _call(client.remove, key)
+
+
+    @mcp.tool()
+    def delete_note(note_id: str) -> dict:
+        """Delete a note."""
+        return _guarded(notes.delete, note_id)
+
+
+    @mcp.tool()
+    def read_note(note_id: str) -> dict:
+        """Read a note."""
+        return _guarded(notes.fetch, note_id)
+
+
+    @mcp.tool()
+    async def create_sheet(title: str) -> str:
+        """Create a spreadsheet."""
+        sheets = build("sheets", "v4")
+        made = await _in_thread(sheets.spreadsheets().create(body={"title": title}).execute)
+        return made["spreadsheetId"]
+
+
+    @mcp.tool()
+    async def create_doc(title: str) -> str:
+        """Create a document."""
+        docs = build("docs", "v1")
+        doc = await asyncio.to_thread(docs.documents().create(body={"title": title}).execute)
+        return doc["documentId"]
+
+
+    @mcp.tool()
+    def run_handler(kind: str, key: str) -> dict:
+        """Run the handler for a kind of request."""
+        return _call(HANDLERS.get(kind), key)
+    '''
+)
+
+
+def test_sdk_method_handed_to_a_helper_is_the_tools_effect(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, HANDED)
+    assert verdicts["remove_object"][0] == "destructive"
+    assert "AG101" in verdicts["remove_object"][1]
+
+
+def test_project_method_handed_through_two_helpers_is_followed(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, HANDED)
+    assert verdicts["delete_note"][0] == "destructive"
+    risk, codes = verdicts["read_note"]
+    assert risk == "read"
+    assert not codes & {"AG101", "AG102", "AG201"}
+
+
+def test_request_handed_to_a_thread_through_a_helper_is_a_write(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, HANDED)
+    for name in ("create_sheet", "create_doc"):
+        risk, codes = verdicts[name]
+        assert risk == "network_write", name
+        assert {"AG101", "AG201"} <= codes, name
+
+
+def test_a_handed_callable_of_no_known_kind_is_unknown_not_read(scan_files: ScanFiles) -> None:
+    risk, codes = tool_verdicts(scan_files, HANDED)["run_handler"]
+    assert risk == "unknown"
+    assert "AG104" in codes
+
+
+def test_an_image_saved_to_a_path_is_a_local_write(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        import PIL.Image
+
+
+        @mcp.tool()
+        def shrink_image(image_path: str) -> str:
+            """Shrink an image to half its size."""
+            img = PIL.Image.open(image_path)
+            img = img.resize((img.width // 2, img.height // 2))
+            img.save(f"small_{image_path}")
+            return f"small_{image_path}"
+        '''
+    )
+    risk, codes = tool_verdicts(scan_files, files)["shrink_image"]
+    assert risk == "write"
+    assert "AG201" not in codes
+
+
+# -- 2. values keep what they are -----------------------------------------------------------
+
+
+def test_in_process_objects_are_not_remote_writes(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        import io
+        import json
+
+        import anyio.lowlevel
+        import httpx
+        import qrcode
+        from fastmcp.dependencies import Progress
+
+        _limit = anyio.lowlevel.RunVar("limit")
+
+
+        @mcp.tool()
+        def lookup(url: str) -> dict:
+            """Look a record up."""
+            answer = httpx.get(url).json()
+            merged = answer.copy()
+            merged.update({"source": url})
+            return merged
+
+
+        @mcp.tool()
+        def parse(text: str) -> dict:
+            """Parse a JSON text."""
+            data = json.loads(text)
+            data.setdefault("items", []).append("seen")
+            return data
+
+
+        @mcp.tool()
+        def remember_limit(value: int) -> str:
+            """Remember the limit for this run."""
+            _limit.set(value)
+            return "ok"
+
+
+        @mcp.tool()
+        def qr_code(text: str) -> bytes:
+            """Make a QR code image of a text."""
+            qr = qrcode.QRCode(version=1)
+            qr.add_data(text)
+            qr.make(fit=True)
+            buffer = io.BytesIO()
+            qr.make_image().save(buffer)
+            return buffer.getvalue()
+
+
+        @mcp.tool()
+        async def count_items(items: list[str], progress: Progress = Progress()) -> int:
+            """Count items, reporting progress."""
+            await progress.set_total(len(items))
+            for _ in items:
+                await progress.increment()
+            return len(items)
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    for name in ("lookup", "parse", "remember_limit", "qr_code", "count_items"):
+        risk, codes = verdicts[name]
+        assert risk == "read", (name, risk)
+        assert not codes & {"AG101", "AG102", "AG201"}, (name, codes)
+
+
+# -- 3. set-up is not the tool's effect -------------------------------------------------------
+
+SETUP = server(
+    '''
+    import functools
+    import json
+    from pathlib import Path
+
+    import asyncpg
+    from search_sdk import SearchClient
+
+    _pool = None
+
+
+    async def get_pool():
+        global _pool
+        if _pool is None:
+            _pool = await asyncpg.create_pool("postgresql://localhost/app")
+        return _pool
+
+
+    @functools.lru_cache
+    def telemetry_id() -> str:
+        path = Path.home() / ".demo" / "id.json"
+        path.write_text(json.dumps({"id": "anon"}))
+        return "anon"
+
+
+    class Index:
+        def __init__(self) -> None:
+            self.client = SearchClient("https://search.example.com")
+            self._index = None
+
+        def ensure(self):
+            if self._index is None:
+                self._index = self.client.create_index("docs")
+            return self._index
+
+        def find(self, query: str) -> list:
+            self.ensure()
+            return self.client.search("docs", query)
+
+
+    index = Index()
+
+
+    @mcp.tool()
+    async def list_orders() -> list:
+        """List the orders."""
+        pool = await get_pool()
+        async with pool.acquire() as conn:
+            return await conn.fetch("SELECT id, total FROM orders")
+
+
+    @mcp.tool()
+    def search_docs(query: str) -> list:
+        """Search the documents."""
+        telemetry_id()
+        return index.find(query)
+
+
+    @mcp.tool()
+    def open_ticket(title: str) -> dict:
+        """Open a ticket unless one with this title exists."""
+        found = None
+        if found is None:
+            found = index.client.create_ticket(title=title)
+        return found
+    '''
+)
+
+
+def test_first_use_setup_does_not_make_a_read_tool_a_writer(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, SETUP)
+    assert verdicts["list_orders"] == ("read", set())
+    assert verdicts["search_docs"] == ("read", set())
+
+
+def test_a_create_guarded_by_a_local_stays_the_tools_write(scan_files: ScanFiles) -> None:
+    risk, codes = tool_verdicts(scan_files, SETUP)["open_ticket"]
+    assert risk == "network_write"
+    assert "AG101" in codes
+
+
+# -- 4. commands over a channel are judged by their operation --------------------------------
+
+CHANNEL = server(
+    '''
+    import json
+    import socket
+
+    import websockets
+
+    HOST = "localhost"
+    PORT = 9876
+
+
+    def send_command(command: str, params: dict | None = None) -> dict:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.connect((HOST, PORT))
+        message = {"type": command, "params": params or {}}
+        sock.sendall(json.dumps(message).encode("utf-8"))
+        return json.loads(sock.recv(65536).decode("utf-8"))
+
+
+    @mcp.tool()
+    def list_layers() -> dict:
+        """List the layers of the open drawing."""
+        return send_command("list_layers")
+
+
+    @mcp.tool()
+    def get_layer_info(name: str) -> dict:
+        """Describe one layer."""
+        return send_command("get_layer_info", {"name": name})
+
+
+    @mcp.tool()
+    def create_layer(name: str) -> dict:
+        """Add a layer to the drawing."""
+        return send_command("create_layer", {"name": name})
+
+
+    @mcp.tool()
+    def delete_layer(name: str) -> dict:
+        """Delete a layer."""
+        return send_command("delete_layer", {"name": name})
+
+
+    @mcp.tool()
+    def run_command(command: str, params: dict) -> dict:
+        """Run any command of the drawing program."""
+        return send_command(command, params)
+
+
+    @mcp.tool()
+    async def create_room(name: str) -> str:
+        """Create a chat room on the hosted service."""
+        async with websockets.connect("wss://chat.example.com/api") as ws:
+            await ws.send(json.dumps({"action": "create_room", "name": name}))
+            return await ws.recv()
+    '''
+)
+
+
+def test_read_commands_sent_to_a_local_program_are_reads(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, CHANNEL)
+    assert verdicts["list_layers"] == ("read", set())
+    assert verdicts["get_layer_info"] == ("read", set())
+
+
+def test_write_commands_to_a_local_program_are_local_writes(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, CHANNEL)
+    risk, codes = verdicts["create_layer"]
+    assert risk == "write"
+    assert "AG201" not in codes
+    assert verdicts["delete_layer"][0] == "destructive"
+
+
+def test_a_command_the_model_chooses_is_unknown(scan_files: ScanFiles) -> None:
+    risk, codes = tool_verdicts(scan_files, CHANNEL)["run_command"]
+    assert risk == "unknown"
+    assert "AG104" in codes
+
+
+def test_a_create_sent_to_a_remote_service_is_a_remote_write(scan_files: ScanFiles) -> None:
+    risk, codes = tool_verdicts(scan_files, CHANNEL)["create_room"]
+    assert risk == "network_write"
+    assert "AG201" in codes
+
+
+# -- 8. knowledge is scoped to its library ----------------------------------------------------
+
+
+def test_a_brokers_place_order_stays_a_write(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        import googlemaps
+        from trading_sdk import TradingClient
+
+        broker = TradingClient("key", "secret")
+        maps = googlemaps.Client(key="k")
+
+
+        @mcp.tool()
+        def buy(symbol: str, qty: int) -> str:
+            """Buy shares."""
+            order = broker.place(symbol=symbol, qty=qty, side="buy")
+            return str(order)
+
+
+        @mcp.tool()
+        def place_details(place_id: str) -> dict:
+            """Look a place up."""
+            return maps.place(place_id=place_id, fields=["name", "rating"])
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    risk, codes = verdicts["buy"]
+    assert risk == "network_write"
+    assert {"AG101", "AG201"} <= codes
+    assert verdicts["place_details"] == ("read", set())
