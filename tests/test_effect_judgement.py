@@ -420,3 +420,95 @@ def test_a_brokers_place_order_stays_a_write(scan_files: ScanFiles) -> None:
     assert risk == "network_write"
     assert {"AG101", "AG201"} <= codes
     assert verdicts["place_details"] == ("read", set())
+
+
+def test_a_client_chosen_at_run_time_runs_one_of_the_projects_implementations(
+    scan_files: ScanFiles,
+) -> None:
+    files = {
+        "search/clients.py": textwrap.dedent(
+            """
+            import os
+
+            import httpx
+
+
+            class BaseSearch:
+                async def forward(self, query: str) -> str:
+                    raise NotImplementedError
+
+
+            class WebSearch(BaseSearch):
+                async def forward(self, query: str) -> str:
+                    async with httpx.AsyncClient() as http:
+                        answer = await http.get("https://search.example.com", params={"q": query})
+                        return answer.text
+
+
+            class NewsSearch(BaseSearch):
+                async def forward(self, query: str) -> str:
+                    async with httpx.AsyncClient() as http:
+                        answer = await http.get("https://news.example.com", params={"q": query})
+                        return answer.text
+
+
+            class Outbox:
+                async def handle(self, to: str, text: str) -> None:
+                    raise NotImplementedError
+
+
+            class MailOutbox(Outbox):
+                async def handle(self, to: str, text: str) -> None:
+                    async with httpx.AsyncClient() as http:
+                        await http.post("https://mail.example.com/send", json={"to": to, "text": text})
+
+
+            def make_search() -> BaseSearch:
+                return NewsSearch() if os.environ.get("NEWS") else WebSearch()
+
+
+            def make_outbox() -> Outbox:
+                return MailOutbox()
+            """
+        ),
+        "search/server.py": HEAD
+        + textwrap.dedent(
+            '''
+            from search.clients import make_outbox, make_search
+
+
+            class Tools:
+                def __init__(self) -> None:
+                    self.searcher = make_search()
+                    self.outbox = make_outbox()
+
+                async def find(self, query: str) -> str:
+                    return await self.searcher.forward(query)
+
+                async def notify(self, to: str, text: str) -> str:
+                    await self.outbox.handle(to, text)
+                    return "sent"
+
+
+            tools = Tools()
+
+
+            @mcp.tool()
+            async def web_search(query: str) -> str:
+                """Search the web."""
+                return await tools.find(query)
+
+
+            @mcp.tool()
+            async def send_note(to: str, text: str) -> str:
+                """Send a note by mail."""
+                return await tools.notify(to, text)
+            '''
+        ),
+    }
+    verdicts = tool_verdicts(scan_files, files)
+    assert verdicts["web_search"][0] == "read"
+    assert not verdicts["web_search"][1] & {"AG101", "AG201"}
+    risk, codes = verdicts["send_note"]
+    assert risk == "network_write"
+    assert "AG201" in codes

@@ -87,8 +87,12 @@ class ProjectIndex(Types):
             site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
             if site.target is not None and site.target in self._abstract_methods:
                 # a method of an interface (``BaseClient.create``) has no effect of its
-                # own: the call is judged as written, as a call no project code answers
-                site.target = None
+                # own: what runs is one of the project's implementations of it, chosen at
+                # run time; with none, the call is judged as written, as a call no project
+                # code answers
+                implementations = self.implementations(site.target)
+                site.target = implementations[0] if implementations else None
+                site.also = implementations[1:]
             elif site.target is None:
                 handed = self._handed_targets(call, callee, caller, facts)
                 if handed:
@@ -242,6 +246,37 @@ class ProjectIndex(Types):
             ):
                 continue
             found.append((param, value))
+        return found
+
+    def implementations(self, method: str) -> tuple[str, ...]:
+        """The project's own implementations of an interface method (``BaseSearchClient.
+        forward_async`` that only raises ``NotImplementedError``): the methods of that name
+        its subclasses, at any depth, define with a body."""
+        found = self._memo.implementations.get(method)
+        if found is not None:
+            return found
+        owner, _, name = method.rpartition(".")
+        by_base, by_last = self.subclass_index
+        short = owner.rsplit(".", 1)[-1]
+        seen: set[str] = {owner}
+        pending = [owner]
+        result: list[str] = []
+        while pending and len(seen) < 64:
+            current = pending.pop(0)
+            tail = current.rsplit(".", 1)[-1]
+            candidates = [*by_base.get(current, ()), *by_last.get(tail, ())]
+            if current == owner:
+                candidates.extend(by_base.get(short, ()))
+            for sub in candidates:
+                if sub.qualname in seen:
+                    continue
+                seen.add(sub.qualname)
+                pending.append(sub.qualname)
+                candidate = f"{sub.qualname}.{name}"
+                if candidate in self.functions and candidate not in self._abstract_methods:
+                    result.append(candidate)
+        found = tuple(sorted(result))
+        self._memo.implementations[method] = found
         return found
 
     def _field_targets(self, cls_qual: str, attr: str) -> tuple[str, ...]:

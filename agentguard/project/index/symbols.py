@@ -50,6 +50,7 @@ class LookupMemo:
     handed: dict[int, tuple[Call, Call | None]] = field(default_factory=dict)
     method_built: dict[tuple[str, str], str | None] = field(default_factory=dict)
     called_params: dict[str, frozenset[str]] = field(default_factory=dict)
+    implementations: dict[str, tuple[str, ...]] = field(default_factory=dict)
     constructions: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
