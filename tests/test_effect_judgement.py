@@ -95,6 +95,19 @@ HANDED = server(
 
 
     @mcp.tool()
+    async def upload_file(name: str, folder_id: str) -> str:
+        """Upload a file into a folder."""
+        drive = build("drive", "v3")
+        made = await asyncio.to_thread(
+            drive.files().create(
+                body={"name": name, "parents": [folder_id], "mimeType": "text/plain"},
+                fields="id, name, webViewLink, parents, mimeType, createdTime, size",
+            ).execute
+        )
+        return made["id"]
+
+
+    @mcp.tool()
     def run_handler(kind: str, key: str) -> dict:
         """Run the handler for a kind of request."""
         return _call(HANDLERS.get(kind), key)
@@ -118,7 +131,7 @@ def test_project_method_handed_through_two_helpers_is_followed(scan_files: ScanF
 
 def test_request_handed_to_a_thread_through_a_helper_is_a_write(scan_files: ScanFiles) -> None:
     verdicts = tool_verdicts(scan_files, HANDED)
-    for name in ("create_sheet", "create_doc"):
+    for name in ("create_sheet", "create_doc", "upload_file"):
         risk, codes = verdicts[name]
         assert risk == "network_write", name
         assert {"AG101", "AG201"} <= codes, name
@@ -185,6 +198,18 @@ def test_in_process_objects_are_not_remote_writes(scan_files: ScanFiles) -> None
 
 
         @mcp.tool()
+        def flatten(text: str) -> list:
+            """Flatten the parts of a parsed message."""
+            part_queue = list(json.loads(text).get("parts", []))
+            found = []
+            while part_queue:
+                part = part_queue.pop(0)
+                part_queue.extend(part.get("parts", []))
+                found.append(part)
+            return found
+
+
+        @mcp.tool()
         def remember_limit(value: int) -> str:
             """Remember the limit for this run."""
             _limit.set(value)
@@ -212,7 +237,7 @@ def test_in_process_objects_are_not_remote_writes(scan_files: ScanFiles) -> None
         '''
     )
     verdicts = tool_verdicts(scan_files, files)
-    for name in ("lookup", "parse", "remember_limit", "qr_code", "count_items"):
+    for name in ("lookup", "parse", "flatten", "remember_limit", "qr_code", "count_items"):
         risk, codes = verdicts[name]
         assert risk == "read", (name, risk)
         assert not codes & {"AG101", "AG102", "AG201"}, (name, codes)

@@ -230,8 +230,12 @@ def _verdict(
         return None
     if world.reads(callee) or world.reads(call.callee):
         return None
-    if in_process_method(project, callee, call.method):
-        return None  # ``qr.make(fit=True)`` on a ``qrcode.QRCode``: an object of the process
+    if in_process_method(project, callee, call.method) or stays_in_process(
+        project, call, callee, fn, facts
+    ):
+        # ``qr.make(fit=True)`` on a ``qrcode.QRCode``, ``part_queue.extend(parts)`` on a
+        # list bound here: an object of the process, whatever it is called
+        return None
     dynamic = _named_at_run_time(project, world, call, fn, facts)
     if dynamic is not None:
         return _Verdict(None, f"a method of `{dynamic}` named at run time")

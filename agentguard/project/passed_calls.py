@@ -62,7 +62,7 @@ def _as_call(call: Call, method: Value, given: Value) -> Call:
     return Call(
         callee=method.qualname or text,
         text=f"{text}(...)",
-        method=text.rsplit(".", 1)[-1],
+        method=(method.qualname or text).rsplit(".", 1)[-1],
         receiver=text.rsplit(".", 1)[0] if "." in text else None,
         span=call.span,
         args=list(rest),

@@ -514,7 +514,8 @@ class ProjectIndex(Types):
         return Call(
             callee=function.qualname or text,
             text=f"{text}(...)",
-            method=text.rsplit(".", 1)[-1],
+            # the name called, from the resolved name: a long text is cut short
+            method=(function.qualname or text).rsplit(".", 1)[-1],
             receiver=text.rsplit(".", 1)[0] if "." in text else None,
             span=call.span,
             args=forwarded.args,
