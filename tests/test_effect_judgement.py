@@ -251,6 +251,8 @@ SETUP = server(
     import json
     from pathlib import Path
 
+    import aiosqlite
+    import anyio
     import asyncpg
     from search_sdk import SearchClient
 
@@ -289,6 +291,28 @@ SETUP = server(
     index = Index()
 
 
+    class TokenStore:
+        def __init__(self, path: str) -> None:
+            self.path = path
+            self._initialized = False
+
+        async def initialize(self) -> None:
+            async with aiosqlite.connect(self.path) as db:
+                await db.execute("CREATE TABLE IF NOT EXISTS tokens (user TEXT, token TEXT)")
+                await db.commit()
+            self._initialized = True
+
+        async def token_for(self, user: str) -> str | None:
+            if not self._initialized:
+                await self.initialize()
+            async with aiosqlite.connect(self.path) as db:
+                rows = await db.execute_fetchall("SELECT token FROM tokens WHERE user = ?", (user,))
+                return rows[0][0] if rows else None
+
+
+    store = TokenStore("tokens.db")
+
+
     @mcp.tool()
     async def list_orders() -> list:
         """List the orders."""
@@ -302,6 +326,16 @@ SETUP = server(
         """Search the documents."""
         telemetry_id()
         return index.find(query)
+
+
+    @mcp.tool()
+    async def list_files(user: str) -> list:
+        """List the user's files."""
+        token = await store.token_for(user)
+        async with anyio.create_task_group() as group:
+            with anyio.move_on_after(10):
+                group.start_soon(anyio.sleep, 0)
+        return [token]
 
 
     @mcp.tool()
@@ -319,6 +353,7 @@ def test_first_use_setup_does_not_make_a_read_tool_a_writer(scan_files: ScanFile
     verdicts = tool_verdicts(scan_files, SETUP)
     assert verdicts["list_orders"] == ("read", set())
     assert verdicts["search_docs"] == ("read", set())
+    assert verdicts["list_files"] == ("read", set())
 
 
 def test_a_create_guarded_by_a_local_stays_the_tools_write(scan_files: ScanFiles) -> None:
@@ -537,3 +572,22 @@ def test_a_client_chosen_at_run_time_runs_one_of_the_projects_implementations(
     risk, codes = verdicts["send_note"]
     assert risk == "network_write"
     assert "AG201" in codes
+
+
+def test_commands_run_by_langchains_bash_process_are_an_execution(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        from langchain_experimental.llm_bash.bash import BashProcess
+
+        bash = BashProcess(return_err_output=True)
+
+
+        @mcp.tool()
+        def terminal(commands: str) -> str:
+            """Run shell commands on this machine."""
+            return bash.run(commands)
+        '''
+    )
+    risk, codes = tool_verdicts(scan_files, files)["terminal"]
+    assert risk == "exec"
+    assert "AG101" in codes

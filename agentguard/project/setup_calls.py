@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> list[tuple[int, int]]:
     """The call orders of ``fn`` inside a first-use block: an ``if`` that tests a module
     variable or an attribute of ``self`` for being unset (``is None``, ``not x``) and whose
-    body sets it. A local tested so (``if found is None: found = create(...)``) is a
-    get-or-create, each call's own write, not set-up."""
+    body sets it, or that a function of the module or a method of the class sets
+    (``if not self._initialized: await self.initialize()``). A local tested so (``if found
+    is None: found = create(...)``) is a get-or-create, each call's own write, not set-up."""
     found: list[tuple[int, int]] = []
     for branch in fn.branches:
         held = _unset_test(branch.test)
@@ -29,9 +30,25 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
         if any(
             span.line <= assignment.span.line <= span.end_line
             for assignment in project.local_assignments(facts, fn.qualname, held)
-        ):
+        ) or _set_elsewhere(facts, held, fn):
             found.append(branch.body_order)
     return found
+
+
+def _set_elsewhere(facts: ModuleFacts, held: str, fn: Function) -> bool:
+    """Whether another function sets ``held``: a method of ``fn``'s class other than its
+    ``__init__`` for ``self.x``, a function of the module (``global``) for a variable."""
+    owner = f"{fn.class_name}." if fn.class_name else None
+    for assignment in facts.assignments:
+        where = assignment.function
+        if assignment.target != held or where is None or where == fn.qualname:
+            continue
+        if held.split(".", 1)[0] in SELF_NAMES:
+            if owner and where.startswith(owner) and not where.endswith(".__init__"):
+                return True
+        elif "." not in held:
+            return True
+    return False
 
 
 def _unset_test(test: Value) -> str | None:
