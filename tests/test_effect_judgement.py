@@ -591,3 +591,35 @@ def test_commands_run_by_langchains_bash_process_are_an_execution(scan_files: Sc
     risk, codes = tool_verdicts(scan_files, files)["terminal"]
     assert risk == "exec"
     assert "AG101" in codes
+
+
+def test_a_record_of_a_store_the_module_keeps_changed_is_a_local_write(
+    scan_files: ScanFiles,
+) -> None:
+    files = server(
+        '''
+        ACCOUNTS: dict[str, dict] = {"acc-1": {"balance": 100, "transactions": []}}
+
+
+        @mcp.tool()
+        def pay(account: str, amount: int) -> dict:
+            """Pay an amount from an account."""
+            record = {"amount": amount}
+            ACCOUNTS[account]["transactions"].append(record)
+            return record
+
+
+        @mcp.tool()
+        def transactions(account: str) -> list:
+            """List an account's transactions."""
+            found = []
+            found.extend(ACCOUNTS[account]["transactions"])
+            return found
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    risk, codes = verdicts["pay"]
+    assert risk == "write"
+    assert "AG101" in codes
+    assert "AG201" not in codes  # in the process's memory, not a remote service
+    assert verdicts["transactions"] == ("read", set())

@@ -14,6 +14,7 @@ from agentguard.knowledge.words import words
 from agentguard.project import open_world
 from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
+from agentguard.project.module_state import module_state_write
 from agentguard.project.read_posts import (
     DELETES,
     DOCUMENT,
@@ -139,6 +140,9 @@ def classify_sink(
 def _classify_sink(
     project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
+    kept = module_state_write(project, call, fn, facts)
+    if kept is not None:
+        return kept  # a container the module keeps across calls, changed
     channel = judge_channel(project, call, fn, facts)
     if not isinstance(channel, bool):
         return channel  # a command sent over a channel, judged by its operation
