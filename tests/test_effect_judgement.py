@@ -181,10 +181,12 @@ def test_in_process_objects_are_not_remote_writes(scan_files: ScanFiles) -> None
 
 
         @mcp.tool()
-        def lookup(url: str) -> dict:
+        async def lookup(url: str) -> dict:
             """Look a record up."""
-            answer = httpx.get(url).json()
-            merged = answer.copy()
+            async with httpx.AsyncClient() as http:
+                answer = await http.get(url)
+            data = answer.json()
+            merged = data.copy()
             merged.update({"source": url})
             return merged
 

@@ -236,6 +236,8 @@ def _verdict(
         # ``qr.make(fit=True)`` on a ``qrcode.QRCode``, ``part_queue.extend(parts)`` on a
         # list bound here: an object of the process, whatever it is called
         return None
+    if call.method in _DATA_METHODS and _json_answer(project, world, call, fn, facts):
+        return None  # ``data = resp.json()``, then ``data.copy()``: a dict in the process
     dynamic = _named_at_run_time(project, world, call, fn, facts)
     if dynamic is not None:
         return _Verdict(None, f"a method of `{dynamic}` named at run time")
@@ -359,6 +361,28 @@ def _named_at_run_time(
     ):
         return None
     return owner
+
+
+def _json_answer(
+    project: ProjectIndex, world: OpenWorld, call: Call, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether ``call`` is made on a local holding data an answer was converted to: a
+    JSON answer (``data = resp.json()``, ``json.loads(text)``, an item of one), a model's
+    fields (``item.model_dump()``, ``to_dict()``): a dict, list or string of the process."""
+    receiver = call.chain.receiver() if call.chain is not None else None
+    if receiver is None or not receiver.root.isidentifier():
+        return False
+    if receiver.without_items().steps:
+        return False  # ``data.items.copy()``: an attribute of it, of no known kind
+    bound = local_value(project, receiver.root, fn, facts, call.order)
+    if bound is None or bound.kind != "call" or bound.chain is None:
+        return False
+    made = bound.chain.without_items()
+    if not made.ends_in_call:
+        return False
+    called = made.called() or ""
+    loads = (bound.qualname or "").replace("()", "").split("[", 1)[0]
+    return called in world.answer_conversions or loads in {"json.loads", "json.load"}
 
 
 def _opaque_attribute(project: ProjectIndex, root: str, fn: Function) -> bool:
