@@ -625,3 +625,39 @@ def test_a_record_of_a_store_the_module_keeps_changed_is_a_local_write(
     assert "AG101" in codes
     assert "AG201" not in codes  # in the process's memory, not a remote service
     assert verdicts["transactions"] == ("read", set())
+
+
+def test_an_executor_chosen_at_run_time_from_a_table_is_followed(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        import requests
+
+
+        class Executor:
+            def run(self, payload: dict) -> dict:
+                raise NotImplementedError
+
+
+        class RefundExecutor(Executor):
+            def run(self, payload: dict) -> dict:
+                return requests.post("https://pay.example.com/refunds", json=payload).json()
+
+
+        class StatusExecutor(Executor):
+            def run(self, payload: dict) -> dict:
+                return requests.get("https://pay.example.com/status", params=payload).json()
+
+
+        EXECUTORS = {"refund": RefundExecutor(), "status": StatusExecutor()}
+
+
+        @mcp.tool()
+        def execute(kind: str, payload: dict) -> dict:
+            """Run the executor for a kind of request."""
+            executor = EXECUTORS[kind]
+            return executor.run(payload)
+        '''
+    )
+    risk, codes = tool_verdicts(scan_files, files)["execute"]
+    assert risk == "network_write"
+    assert "AG201" in codes

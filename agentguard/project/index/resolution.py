@@ -153,6 +153,9 @@ class ProjectIndex(Types):
             return ()
         if "(" in written or (caller is None and not call.text.endswith("]")):
             return ()
+        chosen = self._table_methods(written, call, caller, facts)
+        if chosen:
+            return chosen
         if written.startswith("self.") and written.count(".") == 1 and caller is not None:
             # ``self.run_tool(...)`` where ``run_tool`` is a field the object was built with
             owner = caller.class_name or enclosing_class(self, caller)
@@ -165,6 +168,33 @@ class ProjectIndex(Types):
         if call.text.endswith("]"):
             return self._dict_targets(held, call, caller, facts)
         return self._reference_targets(held, call, caller, facts, 0)
+
+    def _table_methods(
+        self, written: str, call: Call, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """``executor = EXECUTORS[kind]`` (or ``.get(kind)``), then ``executor.run(payload)``:
+        an object chosen at run time from a dict of project objects; the method of each
+        class the dict holds instances of may run."""
+        root, _, method = written.partition(".")
+        if caller is None or not root.isidentifier() or not method.isidentifier():
+            return ()
+        bound = self.held_value(root, caller, facts)
+        table_name = self._looked_up(bound) if bound is not None else None
+        table = self.held_value(table_name, caller, facts) if table_name else None
+        if table is None or table.kind != "dict":
+            return ()
+        found: list[str] = []
+        for entry in table.items.values():
+            made = constructed_type(entry)
+            target = self.find_method(made, method) if made in self.classes else None
+            if target is None:
+                continue
+            # an interface method: its implementations
+            chosen = self.implementations(target) if target in self._abstract_methods else (target,)
+            for each in chosen:
+                if each not in found:
+                    found.append(each)
+        return tuple(found)
 
     def _passed_functions(
         self, call: Call, target: str, caller: Function | None, facts: ModuleFacts
