@@ -661,3 +661,43 @@ def test_an_executor_chosen_at_run_time_from_a_table_is_followed(scan_files: Sca
     risk, codes = tool_verdicts(scan_files, files)["execute"]
     assert risk == "network_write"
     assert "AG201" in codes
+
+
+def test_a_list_a_long_lived_project_object_keeps_is_state_the_tool_changes(
+    scan_files: ScanFiles,
+) -> None:
+    files = server(
+        '''
+        class Board:
+            def __init__(self) -> None:
+                self.insights: list[str] = []
+                self.title = "board"
+
+            def render(self) -> str:
+                return "\\n".join(self.insights)
+
+
+        def serve() -> None:
+            board = Board()
+
+            @mcp.tool()
+            def add_insight(text: str) -> str:
+                """Add an insight to the board."""
+                board.insights.append(text)
+                return board.render()
+
+            @mcp.tool()
+            def show_board() -> str:
+                """Show the board."""
+                shown = [board.title]
+                shown.extend(board.insights)
+                return "\\n".join(shown)
+
+            mcp.run()
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    risk, codes = verdicts["add_insight"]
+    assert risk == "write"
+    assert "AG201" not in codes
+    assert verdicts["show_board"] == ("read", set())

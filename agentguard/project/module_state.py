@@ -27,16 +27,29 @@ def module_state_write(
         return None
     root = call.chain.root
     receiver = call.chain.receiver()
-    keyed = receiver is not None and any(kind == "item" for kind, _ in receiver.steps)
-    if not keyed or not root.isidentifier() or root in fn.params:
+    if receiver is None or not root.isidentifier() or root in fn.params:
         return None
     if project.local_assignments(facts, fn.qualname, root):
         return None  # a local of the same name
-    held = project.local_assignments(facts, None, root)
-    if not held or not _container(project, held[-1].value.kind, held[-1].value.qualname or ""):
+    steps = receiver.steps
+    if steps and steps[0][0] == "attr" and all(kind == "item" for kind, _ in steps[1:]):
+        # ``db.insights.append(text)``: a container attribute of a project object made
+        # outside the call (at module level, or in the function the tool is nested in)
+        kept = _object_container(project, root, str(steps[0][1]), fn, facts)
+    else:
+        held = project.local_assignments(facts, None, root)
+        keyed = any(kind == "item" for kind, _ in steps)
+        kept = (
+            keyed
+            and bool(held)
+            and _container(project, held[-1].value.kind, held[-1].value.qualname or "")
+        )
+    if not kept:
         return None
     world = catalog.open_world
     named = set(words(root, identifier=True))
+    if steps and steps[0][0] == "attr":
+        named |= set(words(str(steps[0][1]), identifier=True))
     if named & (world.cache_words | world.log_words):
         return None
     site = Location(facts.path, call.span)
@@ -60,6 +73,31 @@ def module_state_write(
         heuristic=True,
         function=fn.qualname,
     )
+
+
+def _object_container(
+    project: ProjectIndex, root: str, attr: str, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether ``root`` is bound, at module level or in a function ``fn`` is nested in, to
+    an object of a project class whose ``__init__`` sets ``self.<attr>`` to a container."""
+    scopes: list[str | None] = [None]
+    parts = fn.qualname.split(".")
+    scopes += [".".join(parts[:end]) for end in range(len(parts) - 1, 1, -1)]
+    for scope in scopes:
+        bound = project.local_assignments(facts, scope, root)
+        if not bound:
+            continue
+        value = bound[-1].value
+        made = (value.qualname or "") if value.kind == "call" else ""
+        init = project.find_method(made, "__init__") if made in project.classes else None
+        if init is None:
+            return False
+        init_facts = project.functions[init][1]
+        held = project.local_assignments(init_facts, init, f"self.{attr}")
+        return bool(held) and _container(
+            project, held[-1].value.kind, held[-1].value.qualname or ""
+        )
+    return False
 
 
 def _container(project: ProjectIndex, kind: str, qualname: str) -> bool:
