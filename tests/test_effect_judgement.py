@@ -701,3 +701,37 @@ def test_a_list_a_long_lived_project_object_keeps_is_state_the_tool_changes(
     assert risk == "write"
     assert "AG201" not in codes
     assert verdicts["show_board"] == ("read", set())
+
+
+def test_a_kind_of_message_sent_over_a_channel_is_no_operation(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        import asyncio
+        import json
+
+        import websockets
+
+        events: asyncio.Queue = asyncio.Queue()
+
+
+        @mcp.tool()
+        async def weather(city: str) -> str:
+            """Look the weather up, streaming progress to the dashboard."""
+            await events.put({"type": "progress", "text": f"looking up {city}"})
+            return "sunny"
+
+
+        @mcp.tool()
+        async def forecast(city: str) -> str:
+            """Look the forecast up, telling the dashboard."""
+            async with websockets.connect("wss://dash.example.com/feed") as ws:
+                await ws.send(json.dumps({"type": "update", "city": city}))
+            return "rain"
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    assert verdicts["weather"] == ("read", set())
+    # a message of kind "update" is not an update: the send stays unjudged, never a write
+    risk, codes = verdicts["forecast"]
+    assert risk == "unknown"
+    assert not codes & {"AG101", "AG201"}

@@ -98,6 +98,8 @@ class OpenWorld:
     # decorators that keep a function's answer: a function of no arguments so decorated
     # runs once, what it does is set-up
     setup_decorators: frozenset[str] = key("setup_decorators", STRINGS, frozen)
+    # keys naming a kind of message, an operation only when a verb and its object
+    channel_kind_keys: tuple[str, ...] = key("channel_kind_keys", IDENTIFIERS, ordered)
     # text naming an endpoint on this machine (localhost, a unix socket, a child's stdin)
     local_endpoints: re.Pattern[str] = key("local_endpoints", REGEX, pattern)
     # every verb: the effect catalogue's, with this section's over them

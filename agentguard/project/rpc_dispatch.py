@@ -127,7 +127,8 @@ def judge_channel(
     message = _message(project, call.args[0], call, fn, facts, 0)
     if message is None:
         return False
-    field = next((k for k in world.channel_operation_keys if k in message.items), None)
+    keys = (*world.channel_operation_keys, *world.channel_kind_keys)
+    field = next((k for k in keys if k in message.items), None)
     if field is None:
         return False
     operation = message.items[field]
@@ -152,9 +153,15 @@ def judge_channel(
             return replace(effect, kind=RPC_DEFERRED, method_param=operation.text)
         operation = local_value(project, operation.text, fn, facts, call.order) or operation
     name = operation.string()
-    if not name or world.verbs.get((words(name, identifier=True) or [""])[0]) is None:
-        # ``{"type": "message", ...}``: no verb first, nothing the name says it does
-        return effect
+    named = words(name, identifier=True) if name else []
+    if field in world.channel_kind_keys and (len(named) < 2 or world.verbs.get(named[0]) is None):
+        # ``type`` names a kind of message as often as an operation (``{"type": "text"}``,
+        # ``{"type": "progress"}``): an operation only when it is a verb and its object
+        return False
+    if not name:
+        return effect  # an operation the code works out at run time: unknown
+    if not named or world.verbs.get(named[0]) is None:
+        return False  # ``{"command": "ping"}``: no verb, the message says nothing it does
     return _named(project, effect, name)
 
 
