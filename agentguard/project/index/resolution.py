@@ -278,37 +278,6 @@ class ProjectIndex(Types):
             found.append((param, value))
         return found
 
-    def implementations(self, method: str) -> tuple[str, ...]:
-        """The project's own implementations of an interface method (``BaseSearchClient.
-        forward_async`` that only raises ``NotImplementedError``): the methods of that name
-        its subclasses, at any depth, define with a body."""
-        found = self._memo.implementations.get(method)
-        if found is not None:
-            return found
-        owner, _, name = method.rpartition(".")
-        by_base, by_last = self.subclass_index
-        short = owner.rsplit(".", 1)[-1]
-        seen: set[str] = {owner}
-        pending = [owner]
-        result: list[str] = []
-        while pending and len(seen) < 64:
-            current = pending.pop(0)
-            tail = current.rsplit(".", 1)[-1]
-            candidates = [*by_base.get(current, ()), *by_last.get(tail, ())]
-            if current == owner:
-                candidates.extend(by_base.get(short, ()))
-            for sub in candidates:
-                if sub.qualname in seen:
-                    continue
-                seen.add(sub.qualname)
-                pending.append(sub.qualname)
-                candidate = f"{sub.qualname}.{name}"
-                if candidate in self.functions and candidate not in self._abstract_methods:
-                    result.append(candidate)
-        found = tuple(sorted(result))
-        self._memo.implementations[method] = found
-        return found
-
     def _field_targets(self, cls_qual: str, attr: str) -> tuple[str, ...]:
         """The project functions a class's objects are built with as field ``attr``
         (``Tool(run=self.run_tool, ...)``, a dataclass or pydantic field holding a
