@@ -91,6 +91,17 @@ class OpenWorld:
         _read_commands,
         description="Programs whose literal subcommand only reads (kubectl: [get, describe]).",
     )
+    # methods that send one message over a channel (a socket, a websocket, a queue)
+    channel_sends: frozenset[str] = key("channel_sends", IDENTIFIERS, frozen)
+    # keys of a message sent over a channel that name the operation it asks for
+    channel_operation_keys: tuple[str, ...] = key("channel_operation_keys", IDENTIFIERS, ordered)
+    # decorators that keep a function's answer: a function of no arguments so decorated
+    # runs once, what it does is set-up
+    setup_decorators: frozenset[str] = key("setup_decorators", STRINGS, frozen)
+    # keys naming a kind of message, an operation only when a verb and its object
+    channel_kind_keys: tuple[str, ...] = key("channel_kind_keys", IDENTIFIERS, ordered)
+    # text naming an endpoint on this machine (localhost, a unix socket, a child's stdin)
+    local_endpoints: re.Pattern[str] = key("local_endpoints", REGEX, pattern)
     # every verb: the effect catalogue's, with this section's over them
     verbs: dict[str, str] = field(init=False, repr=False)
 

@@ -12,13 +12,14 @@ from agentguard.diagnostics import EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
-from agentguard.project.lazy_init import is_lazy_init
+from agentguard.project.passed_calls import passed_effects
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.read_posts import (
     is_statement,
     read_by_name,
 )
 from agentguard.project.rpc_dispatch import RPC_DEFERRED
+from agentguard.project.setup_calls import cached_singleton, setup_orders
 from agentguard.project.sink_calls import (
     DEFERRED,
     classify_sink,
@@ -92,9 +93,17 @@ class EffectSummaries:
         fn, facts = project.functions[qualname]
         effects: list[Effect] = []
         edges: list[tuple[Call, str]] = []
+        # set-up (a client made on first use, a cached singleton): followed, not an effect
+        setup = setup_orders(project, fn, facts)
+        setup_edges: list[tuple[Call, str]] = []
         for written in project.calls_in(qualname):
             site = project.followed_site(written, fn, facts)
             call, callee = site.call, site.callee
+            if any(start <= written.order < end for start, end in setup):
+                found = [(site.edge_call, t) for t in site.targets if t != qualname]
+                edges.extend(found)
+                setup_edges.extend(found)
+                continue
             if user_sinks and find_sink(user_sinks, call, callee) is not None:
                 # the user declared this call a sink: judge it here, do not look inside
                 effect = classify_sink(project, call, callee, fn, facts)
@@ -107,6 +116,8 @@ class EffectSummaries:
                 hidden = _interface_effect(project, call, targets, fn, facts)
                 if hidden is not None:
                     effects.append(hidden)
+                # what it hands a helper that calls it (``_call(client.remove, key)``)
+                effects.extend(passed_effects(project, site, fn, facts))
                 continue
             effect = classify_sink(project, call, callee, fn, facts)
             if effect is not None:
@@ -115,10 +126,11 @@ class EffectSummaries:
         edges.extend(project.decorator_edges(qualname))
         if not user_sinks:
             project.note_call_edges(qualname, edges)  # every call was followed
-        # a lazily built resource (``if self.session is None: self._init_session()``) is
-        # the object's set-up, made once: not this function's effect
         return effects, [
-            edge for edge in edges if not is_lazy_init(project, edge[0], edge[1], fn, facts)
+            edge
+            for edge in edges
+            if not cached_singleton(project, edge[1])
+            and not any(edge is setup_edge for setup_edge in setup_edges)
         ]
 
     def _propagate(self, order: list[str]) -> None:

@@ -45,6 +45,9 @@ def heuristic_sink(
             return None
     if project.catalog.reads(callee) or project.catalog.reads(call.callee):
         return None
+    world = project.catalog.open_world
+    if world.reads(callee) or world.reads(call.callee):
+        return None  # a library's own reads (``googlemaps.Client.place``)
     if stays_in_process(project, call, callee, fn, facts):
         return None
     head = callee.split(".", 1)[0]

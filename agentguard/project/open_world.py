@@ -28,6 +28,7 @@ from agentguard.project.receivers import (
     STDLIB_MODULES,
     asks_a_collection,
     call_receiver,
+    in_process_method,
     receiver_name,
     stays_in_process,
 )
@@ -122,6 +123,65 @@ def saved_into_memory(project: ProjectIndex, call: Call, fn: Function, facts: Mo
     return (bound.qualname or "").replace("()", "") in world.memory_buffers
 
 
+def saved_to_file(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    """``img.save(path)`` / ``figure.savefig(path)`` on an object of a package whose objects
+    live in the process (``img = PIL.Image.open(p).resize(size)``): a local file written,
+    the same file again on a repeat. Into an in-memory buffer it is no write
+    (``saved_into_memory``)."""
+    world = project.catalog.open_world
+    if call.method not in world.buffer_saves or not (call.args or call.kwargs):
+        return None
+    if not _made_in_process(project, world, call, fn, facts):
+        return None
+    site = Location(facts.path, call.span)
+    return Effect(
+        kind="write",
+        idempotent=True,
+        remote=False,
+        sink=shown(call),
+        site=site,
+        call=call,
+        chain=(
+            EvidenceStep(
+                StepKind.SINK,
+                site,
+                callee=shown(call),
+                detail="saves an in-process object to a file",
+            ),
+        ),
+        confidence=Confidence.MEDIUM,
+        heuristic=True,
+        function=fn.qualname,
+    )
+
+
+def _made_in_process(
+    project: ProjectIndex, world: OpenWorld, call: Call, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether what ``call`` is made on comes from a package whose objects live in the
+    process: its resolved callee, or the local it is called on, bound (through rebindings
+    such as ``img = img.resize(size)``) to a call into one."""
+    if call.callee.split(".", 1)[0] in world.in_process_packages and call.callee.count(".") >= 2:
+        return True
+    root = _root(call.chain.receiver() if call.chain else None)
+    if not root.isidentifier():
+        return False
+    before = call.order
+    for assignment in reversed(project.local_assignments(facts, fn.qualname, root)):
+        if assignment.order >= before:
+            continue
+        value = assignment.value
+        head = (value.qualname or "").split(".", 1)[0]
+        if value.kind == "call" and head in world.in_process_packages:
+            return True
+        if value.kind != "call" or value.chain is None or value.chain.root != root:
+            return False
+        before = assignment.order  # ``img = img.resize(size)``: what it was made from
+    return False
+
+
 def _effect(
     call: Call, fn: Function, facts: ModuleFacts, verdict: _Verdict | None, key_for: KeyFor
 ) -> Effect | None:
@@ -170,6 +230,14 @@ def _verdict(
         return None
     if world.reads(callee) or world.reads(call.callee):
         return None
+    if in_process_method(project, callee, call.method) or stays_in_process(
+        project, call, callee, fn, facts
+    ):
+        # ``qr.make(fit=True)`` on a ``qrcode.QRCode``, ``part_queue.extend(parts)`` on a
+        # list bound here: an object of the process, whatever it is called
+        return None
+    if call.method in _DATA_METHODS and _json_answer(project, world, call, fn, facts):
+        return None  # ``data = resp.json()``, then ``data.copy()``: a dict in the process
     dynamic = _named_at_run_time(project, world, call, fn, facts)
     if dynamic is not None:
         return _Verdict(None, f"a method of `{dynamic}` named at run time")
@@ -194,7 +262,12 @@ def _verdict(
             # ``self._sandbox.execute(command)`` on a ``Protocol`` or abstract class: what
             # implements it runs, out of sight; no builder chain says what it sends
             return _Verdict(None, "runs what implements an interface method")
-        if request is None or not _leaves_project(project, world, _root(receiver), fn, facts):
+        root = _root(receiver)
+        if request is None or not (
+            _leaves_project(project, world, root, fn, facts)
+            # ``docs = build("docs", "v1")``, then ``docs.documents().create(...).execute()``
+            or _answer_of_external_call(project, world, root, fn, facts, call)
+        ):
             return None  # ``cursor.execute(sql)``: the SQL catalogue entry judges it
         chained = project.chained_request(call)
         batch = batch_operations(project, chained, fn, facts) if chained else None
@@ -290,6 +363,28 @@ def _named_at_run_time(
     return owner
 
 
+def _json_answer(
+    project: ProjectIndex, world: OpenWorld, call: Call, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether ``call`` is made on a local holding data an answer was converted to: a
+    JSON answer (``data = resp.json()``, ``json.loads(text)``, an item of one), a model's
+    fields (``item.model_dump()``, ``to_dict()``): a dict, list or string of the process."""
+    receiver = call.chain.receiver() if call.chain is not None else None
+    if receiver is None or not receiver.root.isidentifier():
+        return False
+    if receiver.without_items().steps:
+        return False  # ``data.items.copy()``: an attribute of it, of no known kind
+    bound = local_value(project, receiver.root, fn, facts, call.order)
+    if bound is None or bound.kind != "call" or bound.chain is None:
+        return False
+    made = bound.chain.without_items()
+    if not made.ends_in_call:
+        return False
+    called = made.called() or ""
+    loads = (bound.qualname or "").replace("()", "").split("[", 1)[0]
+    return called in world.answer_conversions or loads in {"json.loads", "json.load"}
+
+
 def _opaque_attribute(project: ProjectIndex, root: str, fn: Function) -> bool:
     """Whether ``root`` is ``self.<attr>`` with ``attr`` declared to hold anything."""
     head, _, attr = root.partition(".")
@@ -366,8 +461,12 @@ def method_verb(project: ProjectIndex, method: str, call: Call | None = None) ->
     verb = world.verb_class(method)
     if verb == "read" and call is not None and method in world.nouns_alone:
         given_body = any(name in project.catalog.body_kwargs for name in call.kwargs)
-        if len(call.args) >= 2 or given_body:
-            return None
+        # named fields and no key (``broker.place(symbol=s, qty=q, side="buy")``): content
+        given_fields = not call.args and len(call.kwargs) >= 2
+        if len(call.args) >= 2 or given_body or given_fields:
+            # what is handed is made, not looked up: the word's own verb, if it is one
+            own = world.verbs.get(method)
+            return own if own in WRITE_CLASSES else None
     if verb != "non_idempotent":
         return verb
     named = words(method, identifier=True)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.knowledge.words import words
 from agentguard.project.open_world import UNKNOWN
 from agentguard.project.read_posts import DELETES, READ, SETS, WRITE, rpc_operation_judgement
 from agentguard.project.sink_keys import local_value
@@ -86,6 +87,8 @@ def _named(project: ProjectIndex, effect: Effect, operation: str) -> Effect | No
     if judged is None or judged.verdict not in _JUDGED_EFFECTS:
         return replace(effect, kind=UNKNOWN, method=operation, method_param=None, chain=chain)
     kind, idempotent = _JUDGED_EFFECTS[judged.verdict]
+    if not effect.remote and kind == "network_write":
+        kind = "write"  # another process on this machine: a local write
     return replace(
         effect,
         kind=kind,
@@ -107,3 +110,107 @@ def map_operation(project: ProjectIndex, effect: Effect, argument: Value | None)
     if name is None:
         return replace(effect, kind=UNKNOWN, method_param=None)
     return _named(project, effect, name)
+
+
+def judge_channel(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> Effect | bool | None:
+    """A message sent over a channel (``sock.sendall(json.dumps({"type": "list_layers",
+    "params": p}).encode())``, a websocket's or a queue's ``send``) that names the operation
+    it asks for: judged by that operation as an RPC operation is (``list_layers`` reads,
+    ``delete_layer`` deletes); an operation a caller passes is its caller's to name, one the
+    model chooses unknown. Sent to this machine (localhost, a unix socket, a child process's
+    stdin), its effect is local. None: a read; False: ``call`` sends no such message."""
+    world = project.catalog.open_world
+    if call.method not in world.channel_sends or not call.args:
+        return False
+    message = _message(project, call.args[0], call, fn, facts, 0)
+    if message is None:
+        return False
+    keys = (*world.channel_operation_keys, *world.channel_kind_keys)
+    field = next((k for k in keys if k in message.items), None)
+    if field is None:
+        return False
+    operation = message.items[field]
+    site = Location(facts.path, call.span)
+    shown = call.text if len(call.text) <= 80 and "\n" not in call.text else call.callee
+    effect = Effect(
+        kind=UNKNOWN,
+        idempotent=None,
+        remote=not _local_endpoint(project, call, fn, facts),
+        sink=shown,
+        site=site,
+        call=call,
+        chain=(
+            EvidenceStep(StepKind.SINK, site, callee=shown, detail="a command sent over a channel"),
+        ),
+        confidence=Confidence.LOW,
+        heuristic=True,
+        function=fn.qualname,
+    )
+    if operation.kind == "name":
+        if operation.text in fn.params and operation.text not in SELF_NAMES:
+            return replace(effect, kind=RPC_DEFERRED, method_param=operation.text)
+        operation = local_value(project, operation.text, fn, facts, call.order) or operation
+    name = operation.string()
+    named = words(name, identifier=True) if name else []
+    if field in world.channel_kind_keys and (len(named) < 2 or world.verbs.get(named[0]) is None):
+        # ``type`` names a kind of message as often as an operation (``{"type": "text"}``,
+        # ``{"type": "progress"}``): an operation only when it is a verb and its object
+        return False
+    if not name:
+        return effect  # an operation the code works out at run time: unknown
+    if not named or world.verbs.get(named[0]) is None:
+        return False  # ``{"command": "ping"}``: no verb, the message says nothing it does
+    return _named(project, effect, name)
+
+
+def _message(
+    project: ProjectIndex, value: Value, call: Call, fn: Function, facts: ModuleFacts, depth: int
+) -> Value | None:
+    """The dict literal a sent value is made from: the value itself, a local holding it, or
+    the dict a call serialises (``json.dumps({...}).encode()``)."""
+    if depth > 3:
+        return None
+    if value.kind == "dict":
+        return value
+    if value.kind == "name":
+        bound = local_value(project, value.text, fn, facts, call.order)
+        return _message(project, bound, call, fn, facts, depth + 1) if bound else None
+    if value.kind != "call":
+        return None
+    for given in (*value.call_args, *value.call_kwargs.values()):
+        found = _message(project, given, call, fn, facts, depth + 1)
+        if found is not None:
+            return found
+    span = value.span
+    if span is None:
+        return None
+    for inner in project.calls_in(fn.qualname):
+        inside = span[:2] <= inner.span[:2] and inner.span[2:] <= span[2:]
+        if inner is call or not inside or not inner.args or inner.span == span:
+            continue
+        found = _message(project, inner.args[0], call, fn, facts, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _local_endpoint(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    """Whether the channel ``call`` sends on leads to this machine: an endpoint named in the
+    call's receiver (``proc.stdin``), in the sending function's calls (``sock.connect(
+    ("localhost", 9876))``), or in its module's or class's settings (``HOST = "127.0.0.1"``)."""
+    local = project.catalog.open_world.local_endpoints
+    if local.search(call.receiver or ""):
+        return True
+    for other in project.calls_in(fn.qualname):
+        for value in (*other.args, *other.kwargs.values()):
+            if local.search(value.text):
+                return True
+            # ``sock.connect((HOST, PORT))``, ``(self.host, self.port)``: what they hold
+            named = [*value.names, *(e.text for e in value.elements if e.kind == "attr")]
+            for name in named:
+                held = project.held_value(name, fn, facts)
+                if held is not None and local.search(held.text):
+                    return True
+    return False

@@ -14,6 +14,7 @@ from agentguard.knowledge.words import words
 from agentguard.project import open_world
 from agentguard.project.create_guards import check_then_create
 from agentguard.project.guessed_sinks import heuristic_sink
+from agentguard.project.module_state import module_state_write
 from agentguard.project.read_posts import (
     DELETES,
     DOCUMENT,
@@ -34,7 +35,7 @@ from agentguard.project.read_posts import (
     name_sets,
     rpc_operation_judgement,
 )
-from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_rpc, map_operation
+from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_channel, judge_rpc, map_operation
 from agentguard.project.sink_keys import (
     appended_after_read,
     fresh_identity,
@@ -140,6 +141,12 @@ def classify_sink(
 def _classify_sink(
     project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
+    kept = module_state_write(project, call, fn, facts)
+    if kept is not None:
+        return kept  # a container the module keeps across calls, changed
+    channel = judge_channel(project, call, fn, facts)
+    if not isinstance(channel, bool):
+        return channel  # a command sent over a channel, judged by its operation
     sink = find_sink(project.catalog.sinks, call, callee)
     if sink is not None and not _written_with(call, sink):
         return None  # ``NamedTemporaryFile()``: removed when closed, nothing left behind
@@ -269,6 +276,9 @@ def _classify_sink(
         return rpc
     if open_world.saved_into_memory(project, call, fn, facts):
         return None
+    saved = open_world.saved_to_file(project, call, fn, facts)
+    if saved is not None:
+        return None if open_world.is_plumbing(project, saved, fn) else saved
     method = _literal_request_method(project, call)
     if method is not None:
         return _requested(project, call, method, fn, facts)

@@ -243,6 +243,9 @@ class Types(Symbols):
                     head, _, name = called.partition(".")
                     if head in SELF_NAMES and name.isidentifier():
                         found = found or self._accessor_type(cls_qual, name)
+                    elif value.kind == "call":
+                        # ``self.search = create_search_client(...)``: a project factory
+                        found = found or self._made_by_factory(value)
         self._memo.method_built[key] = found
         return found
 

@@ -87,8 +87,12 @@ class ProjectIndex(Types):
             site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
             if site.target is not None and site.target in self._abstract_methods:
                 # a method of an interface (``BaseClient.create``) has no effect of its
-                # own: the call is judged as written, as a call no project code answers
-                site.target = None
+                # own: what runs is one of the project's implementations of it, chosen at
+                # run time; with none, the call is judged as written, as a call no project
+                # code answers
+                implementations = self.implementations(site.target)
+                site.target = implementations[0] if implementations else None
+                site.also = implementations[1:]
             elif site.target is None:
                 handed = self._handed_targets(call, callee, caller, facts)
                 if handed:
@@ -149,6 +153,9 @@ class ProjectIndex(Types):
             return ()
         if "(" in written or (caller is None and not call.text.endswith("]")):
             return ()
+        chosen = self._table_methods(written, call, caller, facts)
+        if chosen:
+            return chosen
         if written.startswith("self.") and written.count(".") == 1 and caller is not None:
             # ``self.run_tool(...)`` where ``run_tool`` is a field the object was built with
             owner = caller.class_name or enclosing_class(self, caller)
@@ -162,35 +169,114 @@ class ProjectIndex(Types):
             return self._dict_targets(held, call, caller, facts)
         return self._reference_targets(held, call, caller, facts, 0)
 
+    def _table_methods(
+        self, written: str, call: Call, caller: Function | None, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """``executor = EXECUTORS[kind]`` (or ``.get(kind)``), then ``executor.run(payload)``:
+        an object chosen at run time from a dict of project objects; the method of each
+        class the dict holds instances of may run."""
+        root, _, method = written.partition(".")
+        if caller is None or not root.isidentifier() or not method.isidentifier():
+            return ()
+        bound = self.held_value(root, caller, facts)
+        table_name = self._looked_up(bound) if bound is not None else None
+        table = self.held_value(table_name, caller, facts) if table_name else None
+        if table is None or table.kind != "dict":
+            return ()
+        found: list[str] = []
+        for entry in table.items.values():
+            made = constructed_type(entry)
+            target = self.find_method(made, method) if made in self.classes else None
+            if target is None:
+                continue
+            # an interface method: its implementations
+            chosen = self.implementations(target) if target in self._abstract_methods else (target,)
+            for each in chosen:
+                if each not in found:
+                    found.append(each)
+        return tuple(found)
+
     def _passed_functions(
         self, call: Call, target: str, caller: Function | None, facts: ModuleFacts
     ) -> tuple[str, ...]:
         """The project functions handed to a project function that calls the parameter it
         receives them in: ``self._safe_call(call_fn)`` with ``def _safe_call(self, f):
         return f()`` runs ``call_fn`` too."""
-        called = self._memo.called_params.get(target)
-        if called is None:
-            fn = self.functions[target][0]
-            called = (
-                frozenset(c.callee for c in self.calls_in(target) if c.callee in fn.params)
-                - SELF_NAMES
-            )
-            self._memo.called_params[target] = called
+        called = self.called_params(target)
         if not called:
             return ()
-        params = [p for p in self.functions[target][0].params if p not in SELF_NAMES]
         found: list[str] = []
         for param in sorted(called):
-            value = call.kwargs.get(param)
-            index = params.index(param) if param in params else len(call.args)
-            if value is None and index < len(call.args):
-                value = call.args[index]
+            value = self._argument_for(call, target, param)
             if value is None or value.kind not in {"name", "attr", "call"}:
                 continue
             for passed in self._reference_targets(value, call, caller, facts, 0):
                 if passed != target and passed not in found:
                     found.append(passed)
         return tuple(found)
+
+    def called_params(self, target: str) -> frozenset[str]:
+        """The parameters of ``target`` that it calls: directly (``fn(*args)``), handed to a
+        callable runner (``asyncio.to_thread(fn)``), or passed on to a project function that
+        calls them, through any depth of helpers (``_outer(fn)`` calling ``_call(fn)``)."""
+        called = self._memo.called_params.get(target)
+        if called is not None:
+            return called
+        self._memo.called_params[target] = frozenset()  # a cycle of helpers ends here
+        fn, facts = self.functions[target]
+        params = set(fn.params) - SELF_NAMES
+        found: set[str] = set()
+        for call in self.calls_in(target):
+            if call.callee in params:
+                found.add(call.callee)
+                continue
+            given = (*call.args, *call.kwargs.values())
+            if not any(v.kind == "name" and v.text in params for v in given):
+                continue  # hands on none of its parameters
+            callee = self._resolve_callee(call, fn, facts)
+            handed = self._handed_value(call, callee)
+            if handed is not None and handed.kind == "name" and handed.text in params:
+                found.add(handed.text)
+                continue
+            helper = self._call_target(callee, facts)
+            if helper is None or helper == target:
+                continue
+            for param in self.called_params(helper):
+                value = self._argument_for(call, helper, param)
+                if value is not None and value.kind == "name" and value.text in params:
+                    found.add(value.text)
+        called = frozenset(found)
+        self._memo.called_params[target] = called
+        return called
+
+    def _argument_for(self, call: Call, target: str, param: str) -> Value | None:
+        """The argument ``call`` gives ``target``'s parameter ``param``."""
+        value = call.kwargs.get(param)
+        if value is not None:
+            return value
+        params = [p for p in self.functions[target][0].params if p not in SELF_NAMES]
+        index = params.index(param) if param in params else len(call.args)
+        return call.args[index] if index < len(call.args) else None
+
+    def passed_callables(self, site: CallSite) -> list[tuple[str, Value]]:
+        """What a call hands a project function for a parameter it calls (``called_params``),
+        when that is no project function (those are the site's targets): each parameter
+        with its argument, an external method (``client.remove``), a value of no known
+        kind, or a parameter of the caller (its own callers hand what it calls)."""
+        target = site.target
+        if target is None or site.caller is None:
+            return []
+        found: list[tuple[str, Value]] = []
+        for param in sorted(self.called_params(target)):
+            value = self._argument_for(site.call, target, param)
+            if value is None or value.kind == "lambda":
+                continue  # a lambda's calls are the caller's own
+            if value.kind in {"name", "attr", "call"} and self._reference_targets(
+                value, site.call, site.caller, site.facts, 0
+            ):
+                continue
+            found.append((param, value))
+        return found
 
     def _field_targets(self, cls_qual: str, attr: str) -> tuple[str, ...]:
         """The project functions a class's objects are built with as field ``attr``
@@ -427,7 +513,8 @@ class ProjectIndex(Types):
         return Call(
             callee=function.qualname or text,
             text=f"{text}(...)",
-            method=text.rsplit(".", 1)[-1],
+            # the name called, from the resolved name: a long text is cut short
+            method=(function.qualname or text).rsplit(".", 1)[-1],
             receiver=text.rsplit(".", 1)[0] if "." in text else None,
             span=call.span,
             args=forwarded.args,

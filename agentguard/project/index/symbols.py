@@ -50,6 +50,7 @@ class LookupMemo:
     handed: dict[int, tuple[Call, Call | None]] = field(default_factory=dict)
     method_built: dict[tuple[str, str], str | None] = field(default_factory=dict)
     called_params: dict[str, frozenset[str]] = field(default_factory=dict)
+    implementations: dict[str, tuple[str, ...]] = field(default_factory=dict)
     constructions: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
@@ -124,6 +125,37 @@ class Symbols:
         """Whether ``qualname`` is a method with no body of its own (abstract, or of a
         ``Protocol``): a call of it runs code the project does not show."""
         return qualname in self._abstract_methods
+
+    def implementations(self, method: str) -> tuple[str, ...]:
+        """The project's own implementations of an interface method (``BaseSearchClient.
+        forward_async`` that only raises ``NotImplementedError``): the methods of that name
+        its subclasses, at any depth, define with a body."""
+        found = self._memo.implementations.get(method)
+        if found is not None:
+            return found
+        owner, _, name = method.rpartition(".")
+        by_base, by_last = self.subclass_index
+        short = owner.rsplit(".", 1)[-1]
+        seen: set[str] = {owner}
+        pending = [owner]
+        result: list[str] = []
+        while pending and len(seen) < 64:
+            current = pending.pop(0)
+            tail = current.rsplit(".", 1)[-1]
+            candidates = [*by_base.get(current, ()), *by_last.get(tail, ())]
+            if current == owner:
+                candidates.extend(by_base.get(short, ()))
+            for sub in candidates:
+                if sub.qualname in seen:
+                    continue
+                seen.add(sub.qualname)
+                pending.append(sub.qualname)
+                candidate = f"{sub.qualname}.{name}"
+                if candidate in self.functions and candidate not in self._abstract_methods:
+                    result.append(candidate)
+        found = tuple(sorted(result))
+        self._memo.implementations[method] = found
+        return found
 
     def _find_abstract_methods(self) -> frozenset[str]:
         """Methods with no body of their own: ``@abstractmethod``, one that only raises

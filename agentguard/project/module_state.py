@@ -1,0 +1,106 @@
+"""State that outlives the call: a tool that changes a record of a store the module holds
+(``ACCOUNTS[uid]["transactions"].append(entry)``: an item of a module-level dict or list,
+taken by a key) changes what every later call sees, as a write to a database would; a
+repeat of an append adds the entry twice. Such a change is a local write (in the process's
+memory), not a remote one. A list the module collects into (``results.extend(items)``) is
+no such store, and a container named as a cache, a memo or a log keeps a derived copy."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
+from agentguard.facts.module_facts import Call, Function, ModuleFacts
+from agentguard.knowledge.words import words
+from agentguard.project.tool_facts import Effect
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+
+def module_state_write(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> Effect | None:
+    """The write ``call`` makes to a container of its module, or None."""
+    catalog = project.catalog
+    if call.method not in catalog.container_methods or call.chain is None:
+        return None
+    root = call.chain.root
+    receiver = call.chain.receiver()
+    if receiver is None or not root.isidentifier() or root in fn.params:
+        return None
+    if project.local_assignments(facts, fn.qualname, root):
+        return None  # a local of the same name
+    steps = receiver.steps
+    if steps and steps[0][0] == "attr" and all(kind == "item" for kind, _ in steps[1:]):
+        # ``db.insights.append(text)``: a container attribute of a project object made
+        # outside the call (at module level, or in the function the tool is nested in)
+        kept = _object_container(project, root, str(steps[0][1]), fn, facts)
+    else:
+        held = project.local_assignments(facts, None, root)
+        keyed = any(kind == "item" for kind, _ in steps)
+        kept = (
+            keyed
+            and bool(held)
+            and _container(project, held[-1].value.kind, held[-1].value.qualname or "")
+        )
+    if not kept:
+        return None
+    world = catalog.open_world
+    named = set(words(root, identifier=True))
+    if steps and steps[0][0] == "attr":
+        named |= set(words(str(steps[0][1]), identifier=True))
+    if named & (world.cache_words | world.log_words):
+        return None
+    site = Location(facts.path, call.span)
+    appends = call.method in catalog.append_methods
+    return Effect(
+        kind="write",
+        idempotent=not appends,
+        remote=False,
+        sink=call.text if len(call.text) <= 80 and "\n" not in call.text else call.callee,
+        site=site,
+        call=call,
+        chain=(
+            EvidenceStep(
+                StepKind.SINK,
+                site,
+                callee=call.callee,
+                detail=f"changes `{root}`, which the module keeps across calls",
+            ),
+        ),
+        confidence=Confidence.MEDIUM,
+        heuristic=True,
+        function=fn.qualname,
+    )
+
+
+def _object_container(
+    project: ProjectIndex, root: str, attr: str, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether ``root`` is bound, at module level or in a function ``fn`` is nested in, to
+    an object of a project class whose ``__init__`` sets ``self.<attr>`` to a container."""
+    scopes: list[str | None] = [None]
+    parts = fn.qualname.split(".")
+    scopes += [".".join(parts[:end]) for end in range(len(parts) - 1, 1, -1)]
+    for scope in scopes:
+        bound = project.local_assignments(facts, scope, root)
+        if not bound:
+            continue
+        value = bound[-1].value
+        made = (value.qualname or "") if value.kind == "call" else ""
+        init = project.find_method(made, "__init__") if made in project.classes else None
+        if init is None:
+            return False
+        init_facts = project.functions[init][1]
+        held = project.local_assignments(init_facts, init, f"self.{attr}")
+        return bool(held) and _container(
+            project, held[-1].value.kind, held[-1].value.qualname or ""
+        )
+    return False
+
+
+def _container(project: ProjectIndex, kind: str, qualname: str) -> bool:
+    return kind in {"dict", "list"} or (
+        kind == "call" and bool(project.catalog.container_factories.match(qualname))
+    )

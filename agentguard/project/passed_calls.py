@@ -1,0 +1,97 @@
+"""Calls made through a parameter: a project helper that calls the callable it is handed
+(``def _call(fn, *args): return fn(*args)``), however many helpers pass it on. The helper's
+own call names nothing (``fn``); what runs is what each caller hands it. A project function
+handed over is a call edge (``project.index``); an external method (``_call(client.remove,
+key)``) is judged here, at the call site, as a call of that method; anything else handed (an
+item of a table, what a call returned) runs code no reader of the source can name, an
+``unknown`` effect, never no effect."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.project import open_world
+from agentguard.project.sink_calls import classify_sink
+from agentguard.project.tool_facts import Effect
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+    from agentguard.project.index.call_site import CallSite
+
+
+def passed_effects(
+    project: ProjectIndex, site: CallSite, fn: Function, facts: ModuleFacts
+) -> list[Effect]:
+    """The effects of what ``site`` hands a project function that calls it."""
+    found: list[Effect] = []
+    for param, value in project.passed_callables(site):
+        if value.kind == "name" and value.text in fn.params:
+            continue  # the caller's own parameter: its callers say what it is
+        held = value
+        if value.kind == "name":
+            bound = project.held_value(value.text, fn, facts)
+            if bound is not None and bound.kind in {"attr", "call"}:
+                held = bound  # ``remove = client.remove`` handed on by its local
+        if (
+            held.kind == "call"
+            and (held.qualname or "").rsplit(".", 1)[-1] == "partial"
+            and held.call_args
+            and held.call_args[0].kind in {"name", "attr"}
+        ):
+            held = held.call_args[0]  # ``partial(client.remove, key)``: the method inside
+        if held.kind in {"name", "attr"} and held.chain is not None:
+            call = _as_call(site.call, held, value)
+            callee = project.call_site(call, fn, facts).callee
+            effect = classify_sink(project, call, callee, fn, facts)
+            if effect is not None:
+                found.append(effect)
+            continue
+        found.append(_unknown(site.call, param, fn, facts))
+    return found
+
+
+def _as_call(call: Call, method: Value, given: Value) -> Call:
+    """The handed method called with the arguments that follow it at the call site."""
+    text = method.text
+    args = call.args
+    index = next((i for i, arg in enumerate(args) if arg is given), None)
+    rest = args[index + 1 :] if index is not None else []
+    kwargs = {k: v for k, v in call.kwargs.items() if v is not given}
+    return Call(
+        callee=method.qualname or text,
+        text=f"{text}(...)",
+        method=(method.qualname or text).rsplit(".", 1)[-1],
+        receiver=text.rsplit(".", 1)[0] if "." in text else None,
+        span=call.span,
+        args=list(rest),
+        kwargs=kwargs,
+        function=call.function,
+        loop_ids=call.loop_ids,
+        order=call.order,
+    )
+
+
+def _unknown(call: Call, param: str, fn: Function, facts: ModuleFacts) -> Effect:
+    site = Location(facts.path, call.span)
+    shown = open_world.shown(call)
+    return Effect(
+        kind=open_world.UNKNOWN,
+        idempotent=None,
+        remote=True,
+        sink=shown,
+        site=site,
+        call=call,
+        chain=(
+            EvidenceStep(
+                StepKind.SINK,
+                site,
+                callee=shown,
+                detail=f"calls what it is handed as `{param}`, of no kind the source tells",
+            ),
+        ),
+        confidence=Confidence.LOW,
+        heuristic=True,
+        function=fn.qualname,
+    )

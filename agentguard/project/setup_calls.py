@@ -1,0 +1,81 @@
+"""Set-up: what a function does once, on first use, is not what each call of it does. A
+client, pool or singleton made the first time it is asked for (``if _pool is None: _pool =
+await asyncpg.create_pool(dsn)``, ``if self._index is None: self._index = ...``), or a
+function with no arguments whose answer is cached (``@functools.lru_cache def
+get_client()``): its effects are set-up, not the effect of the tool that reaches it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.facts.module_facts import Function, ModuleFacts, Value
+from agentguard.project.tool_facts import SELF_NAMES
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+
+def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> list[tuple[int, int]]:
+    """The call orders of ``fn`` inside a first-use block: an ``if`` that tests a module
+    variable or an attribute of ``self`` for being unset (``is None``, ``not x``) and whose
+    body sets it, or that a function of the module or a method of the class sets
+    (``if not self._initialized: await self.initialize()``). A local tested so (``if found
+    is None: found = create(...)``) is a get-or-create, each call's own write, not set-up."""
+    found: list[tuple[int, int]] = []
+    for branch in fn.branches:
+        held = _unset_test(branch.test)
+        if held is None or not _shared(project, held, fn, facts):
+            continue
+        span = branch.span
+        if any(
+            span.line <= assignment.span.line <= span.end_line
+            for assignment in project.local_assignments(facts, fn.qualname, held)
+        ) or _set_elsewhere(facts, held, fn):
+            found.append(branch.body_order)
+    return found
+
+
+def _set_elsewhere(facts: ModuleFacts, held: str, fn: Function) -> bool:
+    """Whether another function sets ``held``: a method of ``fn``'s class other than its
+    ``__init__`` for ``self.x``, a function of the module (``global``) for a variable."""
+    owner = f"{fn.class_name}." if fn.class_name else None
+    for assignment in facts.assignments:
+        where = assignment.function
+        if assignment.target != held or where is None or where == fn.qualname:
+            continue
+        if held.split(".", 1)[0] in SELF_NAMES:
+            if owner and where.startswith(owner) and not where.endswith(".__init__"):
+                return True
+        elif "." not in held:
+            return True
+    return False
+
+
+def _unset_test(test: Value) -> str | None:
+    """``x is None`` / ``not x`` / ``x == None``: the name or attribute tested."""
+    unset = (test.op == "not" and bool(test.parts)) or (
+        test.op in {"is", "=="} and len(test.parts) == 2 and test.parts[1].text == "None"
+    )
+    if not unset:
+        return None
+    tested = test.parts[0]
+    return tested.text if tested.kind in {"name", "attr"} else None
+
+
+def _shared(project: ProjectIndex, held: str, fn: Function, facts: ModuleFacts) -> bool:
+    """Whether ``held`` outlives the call: an attribute of ``self``/``cls`` or a module
+    variable."""
+    head, _, attr = held.partition(".")
+    if head in SELF_NAMES:
+        return bool(attr) and "." not in attr
+    return "." not in held and bool(project.local_assignments(facts, None, held))
+
+
+def cached_singleton(project: ProjectIndex, qualname: str) -> bool:
+    """A function of no arguments (``self`` aside) whose answer a caching decorator keeps
+    (``@functools.lru_cache``): it runs once, what it does is set-up."""
+    fn = project.functions[qualname][0]
+    if any(param not in SELF_NAMES for param in fn.params):
+        return False
+    decorators = project.catalog.open_world.setup_decorators
+    return any(decorator.qualname in decorators for decorator in fn.decorators)

@@ -1,0 +1,737 @@
+"""What a tool does, judged on the forms a newcomer's code takes: a method handed to the
+project's own helper, values that stay in the process, set-up made once, commands sent over
+a channel, and library knowledge that holds only for its library. Each case is a small MCP
+server written for the test; the assertions are the verdict a user reads in the report (the
+tool's risk) and the findings it gets."""
+
+from __future__ import annotations
+
+import textwrap
+
+from .conftest import ScanFiles, tool_verdicts
+
+HEAD = 'from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP("demo")\n'
+
+
+def server(source: str) -> dict[str, str]:
+    return {"server.py": HEAD + textwrap.dedent(source)}
+
+
+# -- 1. a call through a parameter is followed to what the caller hands over ---------------
+
+HANDED = server(
+    '''
+    import asyncio
+
+    import httpx
+    from googleapiclient.discovery import build
+    from storage_sdk import StorageClient
+
+    client = StorageClient(api_key="k")
+
+
+    class Notes:
+        def __init__(self) -> None:
+            self.http = httpx.Client(base_url="https://notes.example.com")
+
+        def delete(self, note_id: str) -> None:
+            self.http.delete(f"/notes/{note_id}")
+
+        def fetch(self, note_id: str) -> dict:
+            return self.http.get(f"/notes/{note_id}").json()
+
+
+    notes = Notes()
+    HANDLERS = {}
+
+
+    def _call(fn, *args):
+        try:
+            return fn(*args)
+        except Exception as exc:
+            return {"error": str(exc)}
+
+
+    def _guarded(fn, *args):
+        return _call(fn, *args)
+
+
+    async def _in_thread(fn):
+        return await asyncio.to_thread(fn)
+
+
+    @mcp.tool()
+    def remove_object(key: str) -> dict:
+        """Remove a stored object."""
+        return _call(client.remove, key)
+
+
+    @mcp.tool()
+    def delete_note(note_id: str) -> dict:
+        """Delete a note."""
+        return _guarded(notes.delete, note_id)
+
+
+    @mcp.tool()
+    def read_note(note_id: str) -> dict:
+        """Read a note."""
+        return _guarded(notes.fetch, note_id)
+
+
+    @mcp.tool()
+    async def create_sheet(title: str) -> str:
+        """Create a spreadsheet."""
+        sheets = build("sheets", "v4")
+        made = await _in_thread(sheets.spreadsheets().create(body={"title": title}).execute)
+        return made["spreadsheetId"]
+
+
+    @mcp.tool()
+    async def create_doc(title: str) -> str:
+        """Create a document."""
+        docs = build("docs", "v1")
+        doc = await asyncio.to_thread(docs.documents().create(body={"title": title}).execute)
+        return doc["documentId"]
+
+
+    @mcp.tool()
+    async def upload_file(name: str, folder_id: str) -> str:
+        """Upload a file into a folder."""
+        drive = build("drive", "v3")
+        made = await asyncio.to_thread(
+            drive.files().create(
+                body={"name": name, "parents": [folder_id], "mimeType": "text/plain"},
+                fields="id, name, webViewLink, parents, mimeType, createdTime, size",
+            ).execute
+        )
+        return made["id"]
+
+
+    @mcp.tool()
+    def run_handler(kind: str, key: str) -> dict:
+        """Run the handler for a kind of request."""
+        return _call(HANDLERS.get(kind), key)
+    '''
+)
+
+
+def test_sdk_method_handed_to_a_helper_is_the_tools_effect(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, HANDED)
+    assert verdicts["remove_object"][0] == "destructive"
+    assert "AG101" in verdicts["remove_object"][1]
+
+
+def test_project_method_handed_through_two_helpers_is_followed(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, HANDED)
+    assert verdicts["delete_note"][0] == "destructive"
+    risk, codes = verdicts["read_note"]
+    assert risk == "read"
+    assert not codes & {"AG101", "AG102", "AG201"}
+
+
+def test_request_handed_to_a_thread_through_a_helper_is_a_write(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, HANDED)
+    for name in ("create_sheet", "create_doc", "upload_file"):
+        risk, codes = verdicts[name]
+        assert risk == "network_write", name
+        assert {"AG101", "AG201"} <= codes, name
+
+
+def test_a_handed_callable_of_no_known_kind_is_unknown_not_read(scan_files: ScanFiles) -> None:
+    risk, codes = tool_verdicts(scan_files, HANDED)["run_handler"]
+    assert risk == "unknown"
+    assert "AG104" in codes
+
+
+def test_an_image_saved_to_a_path_is_a_local_write(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        import PIL.Image
+
+
+        @mcp.tool()
+        def shrink_image(image_path: str) -> str:
+            """Shrink an image to half its size."""
+            img = PIL.Image.open(image_path)
+            img = img.resize((img.width // 2, img.height // 2))
+            img.save(f"small_{image_path}")
+            return f"small_{image_path}"
+        '''
+    )
+    risk, codes = tool_verdicts(scan_files, files)["shrink_image"]
+    assert risk == "write"
+    assert "AG201" not in codes
+
+
+# -- 2. values keep what they are -----------------------------------------------------------
+
+
+def test_in_process_objects_are_not_remote_writes(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        import io
+        import json
+
+        import anyio.lowlevel
+        import httpx
+        import qrcode
+        from fastmcp.dependencies import Progress
+
+        _limit = anyio.lowlevel.RunVar("limit")
+
+
+        @mcp.tool()
+        async def lookup(url: str) -> dict:
+            """Look a record up."""
+            async with httpx.AsyncClient() as http:
+                answer = await http.get(url)
+            data = answer.json()
+            merged = data.copy()
+            merged.update({"source": url})
+            return merged
+
+
+        @mcp.tool()
+        def parse(text: str) -> dict:
+            """Parse a JSON text."""
+            data = json.loads(text)
+            data.setdefault("items", []).append("seen")
+            return data
+
+
+        @mcp.tool()
+        def flatten(text: str) -> list:
+            """Flatten the parts of a parsed message."""
+            part_queue = list(json.loads(text).get("parts", []))
+            found = []
+            while part_queue:
+                part = part_queue.pop(0)
+                part_queue.extend(part.get("parts", []))
+                found.append(part)
+            return found
+
+
+        @mcp.tool()
+        def remember_limit(value: int) -> str:
+            """Remember the limit for this run."""
+            _limit.set(value)
+            return "ok"
+
+
+        @mcp.tool()
+        def qr_code(text: str) -> bytes:
+            """Make a QR code image of a text."""
+            qr = qrcode.QRCode(version=1)
+            qr.add_data(text)
+            qr.make(fit=True)
+            buffer = io.BytesIO()
+            qr.make_image().save(buffer)
+            return buffer.getvalue()
+
+
+        @mcp.tool()
+        async def count_items(items: list[str], progress: Progress = Progress()) -> int:
+            """Count items, reporting progress."""
+            await progress.set_total(len(items))
+            for _ in items:
+                await progress.increment()
+            return len(items)
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    for name in ("lookup", "parse", "flatten", "remember_limit", "qr_code", "count_items"):
+        risk, codes = verdicts[name]
+        assert risk == "read", (name, risk)
+        assert not codes & {"AG101", "AG102", "AG201"}, (name, codes)
+
+
+# -- 3. set-up is not the tool's effect -------------------------------------------------------
+
+SETUP = server(
+    '''
+    import functools
+    import json
+    from pathlib import Path
+
+    import aiosqlite
+    import anyio
+    import asyncpg
+    from search_sdk import SearchClient
+
+    _pool = None
+
+
+    async def get_pool():
+        global _pool
+        if _pool is None:
+            _pool = await asyncpg.create_pool("postgresql://localhost/app")
+        return _pool
+
+
+    @functools.lru_cache
+    def telemetry_id() -> str:
+        path = Path.home() / ".demo" / "id.json"
+        path.write_text(json.dumps({"id": "anon"}))
+        return "anon"
+
+
+    class Index:
+        def __init__(self) -> None:
+            self.client = SearchClient("https://search.example.com")
+            self._index = None
+
+        def ensure(self):
+            if self._index is None:
+                self._index = self.client.create_index("docs")
+            return self._index
+
+        def find(self, query: str) -> list:
+            self.ensure()
+            return self.client.search("docs", query)
+
+
+    index = Index()
+
+
+    class TokenStore:
+        def __init__(self, path: str) -> None:
+            self.path = path
+            self._initialized = False
+
+        async def initialize(self) -> None:
+            async with aiosqlite.connect(self.path) as db:
+                await db.execute("CREATE TABLE IF NOT EXISTS tokens (user TEXT, token TEXT)")
+                await db.commit()
+            self._initialized = True
+
+        async def token_for(self, user: str) -> str | None:
+            if not self._initialized:
+                await self.initialize()
+            async with aiosqlite.connect(self.path) as db:
+                rows = await db.execute_fetchall("SELECT token FROM tokens WHERE user = ?", (user,))
+                return rows[0][0] if rows else None
+
+
+    store = TokenStore("tokens.db")
+
+
+    @mcp.tool()
+    async def list_orders() -> list:
+        """List the orders."""
+        pool = await get_pool()
+        async with pool.acquire() as conn:
+            return await conn.fetch("SELECT id, total FROM orders")
+
+
+    @mcp.tool()
+    def search_docs(query: str) -> list:
+        """Search the documents."""
+        telemetry_id()
+        return index.find(query)
+
+
+    @mcp.tool()
+    async def list_files(user: str) -> list:
+        """List the user's files."""
+        token = await store.token_for(user)
+        async with anyio.create_task_group() as group:
+            with anyio.move_on_after(10):
+                group.start_soon(anyio.sleep, 0)
+        return [token]
+
+
+    @mcp.tool()
+    def open_ticket(title: str) -> dict:
+        """Open a ticket unless one with this title exists."""
+        found = None
+        if found is None:
+            found = index.client.create_ticket(title=title)
+        return found
+    '''
+)
+
+
+def test_first_use_setup_does_not_make_a_read_tool_a_writer(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, SETUP)
+    assert verdicts["list_orders"] == ("read", set())
+    assert verdicts["search_docs"] == ("read", set())
+    assert verdicts["list_files"] == ("read", set())
+
+
+def test_a_create_guarded_by_a_local_stays_the_tools_write(scan_files: ScanFiles) -> None:
+    risk, codes = tool_verdicts(scan_files, SETUP)["open_ticket"]
+    assert risk == "network_write"
+    assert "AG101" in codes
+
+
+# -- 4. commands over a channel are judged by their operation --------------------------------
+
+CHANNEL = server(
+    '''
+    import json
+    import socket
+
+    import websockets
+
+    HOST = "localhost"
+    PORT = 9876
+
+
+    def send_command(command: str, params: dict | None = None) -> dict:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.connect((HOST, PORT))
+        message = {"type": command, "params": params or {}}
+        sock.sendall(json.dumps(message).encode("utf-8"))
+        return json.loads(sock.recv(65536).decode("utf-8"))
+
+
+    @mcp.tool()
+    def list_layers() -> dict:
+        """List the layers of the open drawing."""
+        return send_command("list_layers")
+
+
+    @mcp.tool()
+    def get_layer_info(name: str) -> dict:
+        """Describe one layer."""
+        return send_command("get_layer_info", {"name": name})
+
+
+    @mcp.tool()
+    def create_layer(name: str) -> dict:
+        """Add a layer to the drawing."""
+        return send_command("create_layer", {"name": name})
+
+
+    @mcp.tool()
+    def delete_layer(name: str) -> dict:
+        """Delete a layer."""
+        return send_command("delete_layer", {"name": name})
+
+
+    @mcp.tool()
+    def run_command(command: str, params: dict) -> dict:
+        """Run any command of the drawing program."""
+        return send_command(command, params)
+
+
+    @mcp.tool()
+    async def create_room(name: str) -> str:
+        """Create a chat room on the hosted service."""
+        async with websockets.connect("wss://chat.example.com/api") as ws:
+            await ws.send(json.dumps({"action": "create_room", "name": name}))
+            return await ws.recv()
+    '''
+)
+
+
+def test_read_commands_sent_to_a_local_program_are_reads(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, CHANNEL)
+    assert verdicts["list_layers"] == ("read", set())
+    assert verdicts["get_layer_info"] == ("read", set())
+
+
+def test_write_commands_to_a_local_program_are_local_writes(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, CHANNEL)
+    risk, codes = verdicts["create_layer"]
+    assert risk == "write"
+    assert "AG201" not in codes
+    assert verdicts["delete_layer"][0] == "destructive"
+
+
+def test_a_command_the_model_chooses_is_unknown(scan_files: ScanFiles) -> None:
+    risk, codes = tool_verdicts(scan_files, CHANNEL)["run_command"]
+    assert risk == "unknown"
+    assert "AG104" in codes
+
+
+def test_a_create_sent_to_a_remote_service_is_a_remote_write(scan_files: ScanFiles) -> None:
+    risk, codes = tool_verdicts(scan_files, CHANNEL)["create_room"]
+    assert risk == "network_write"
+    assert "AG201" in codes
+
+
+# -- 8. knowledge is scoped to its library ----------------------------------------------------
+
+
+def test_a_brokers_place_order_stays_a_write(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        import googlemaps
+        from trading_sdk import TradingClient
+
+        broker = TradingClient("key", "secret")
+        maps = googlemaps.Client(key="k")
+
+
+        @mcp.tool()
+        def buy(symbol: str, qty: int) -> str:
+            """Buy shares."""
+            order = broker.place(symbol=symbol, qty=qty, side="buy")
+            return str(order)
+
+
+        @mcp.tool()
+        def place_details(place_id: str) -> dict:
+            """Look a place up."""
+            return maps.place(place_id=place_id, fields=["name", "rating"])
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    risk, codes = verdicts["buy"]
+    assert risk == "network_write"
+    assert {"AG101", "AG201"} <= codes
+    assert verdicts["place_details"] == ("read", set())
+
+
+def test_a_client_chosen_at_run_time_runs_one_of_the_projects_implementations(
+    scan_files: ScanFiles,
+) -> None:
+    files = {
+        "search/clients.py": textwrap.dedent(
+            """
+            import os
+
+            import httpx
+
+
+            class BaseSearch:
+                async def forward(self, query: str) -> str:
+                    raise NotImplementedError
+
+
+            class WebSearch(BaseSearch):
+                async def forward(self, query: str) -> str:
+                    async with httpx.AsyncClient() as http:
+                        answer = await http.get("https://search.example.com", params={"q": query})
+                        return answer.text
+
+
+            class NewsSearch(BaseSearch):
+                async def forward(self, query: str) -> str:
+                    async with httpx.AsyncClient() as http:
+                        answer = await http.get("https://news.example.com", params={"q": query})
+                        return answer.text
+
+
+            class Outbox:
+                async def handle(self, to: str, text: str) -> None:
+                    raise NotImplementedError
+
+
+            class MailOutbox(Outbox):
+                async def handle(self, to: str, text: str) -> None:
+                    async with httpx.AsyncClient() as http:
+                        await http.post("https://mail.example.com/send", json={"to": to, "text": text})
+
+
+            def make_search() -> BaseSearch:
+                return NewsSearch() if os.environ.get("NEWS") else WebSearch()
+
+
+            def make_outbox() -> Outbox:
+                return MailOutbox()
+            """
+        ),
+        "search/server.py": HEAD
+        + textwrap.dedent(
+            '''
+            from search.clients import make_outbox, make_search
+
+
+            class Tools:
+                def __init__(self) -> None:
+                    self.searcher = make_search()
+                    self.outbox = make_outbox()
+
+                async def find(self, query: str) -> str:
+                    return await self.searcher.forward(query)
+
+                async def notify(self, to: str, text: str) -> str:
+                    await self.outbox.handle(to, text)
+                    return "sent"
+
+
+            tools = Tools()
+
+
+            @mcp.tool()
+            async def web_search(query: str) -> str:
+                """Search the web."""
+                return await tools.find(query)
+
+
+            @mcp.tool()
+            async def send_note(to: str, text: str) -> str:
+                """Send a note by mail."""
+                return await tools.notify(to, text)
+            '''
+        ),
+    }
+    verdicts = tool_verdicts(scan_files, files)
+    assert verdicts["web_search"][0] == "read"
+    assert not verdicts["web_search"][1] & {"AG101", "AG201"}
+    risk, codes = verdicts["send_note"]
+    assert risk == "network_write"
+    assert "AG201" in codes
+
+
+def test_commands_run_by_langchains_bash_process_are_an_execution(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        from langchain_experimental.llm_bash.bash import BashProcess
+
+        bash = BashProcess(return_err_output=True)
+
+
+        @mcp.tool()
+        def terminal(commands: str) -> str:
+            """Run shell commands on this machine."""
+            return bash.run(commands)
+        '''
+    )
+    risk, codes = tool_verdicts(scan_files, files)["terminal"]
+    assert risk == "exec"
+    assert "AG101" in codes
+
+
+def test_a_record_of_a_store_the_module_keeps_changed_is_a_local_write(
+    scan_files: ScanFiles,
+) -> None:
+    files = server(
+        '''
+        ACCOUNTS: dict[str, dict] = {"acc-1": {"balance": 100, "transactions": []}}
+
+
+        @mcp.tool()
+        def pay(account: str, amount: int) -> dict:
+            """Pay an amount from an account."""
+            record = {"amount": amount}
+            ACCOUNTS[account]["transactions"].append(record)
+            return record
+
+
+        @mcp.tool()
+        def transactions(account: str) -> list:
+            """List an account's transactions."""
+            found = []
+            found.extend(ACCOUNTS[account]["transactions"])
+            return found
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    risk, codes = verdicts["pay"]
+    assert risk == "write"
+    assert "AG101" in codes
+    assert "AG201" not in codes  # in the process's memory, not a remote service
+    assert verdicts["transactions"] == ("read", set())
+
+
+def test_an_executor_chosen_at_run_time_from_a_table_is_followed(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        import requests
+
+
+        class Executor:
+            def run(self, payload: dict) -> dict:
+                raise NotImplementedError
+
+
+        class RefundExecutor(Executor):
+            def run(self, payload: dict) -> dict:
+                return requests.post("https://pay.example.com/refunds", json=payload).json()
+
+
+        class StatusExecutor(Executor):
+            def run(self, payload: dict) -> dict:
+                return requests.get("https://pay.example.com/status", params=payload).json()
+
+
+        EXECUTORS = {"refund": RefundExecutor(), "status": StatusExecutor()}
+
+
+        @mcp.tool()
+        def execute(kind: str, payload: dict) -> dict:
+            """Run the executor for a kind of request."""
+            executor = EXECUTORS[kind]
+            return executor.run(payload)
+        '''
+    )
+    risk, codes = tool_verdicts(scan_files, files)["execute"]
+    assert risk == "network_write"
+    assert "AG201" in codes
+
+
+def test_a_list_a_long_lived_project_object_keeps_is_state_the_tool_changes(
+    scan_files: ScanFiles,
+) -> None:
+    files = server(
+        '''
+        class Board:
+            def __init__(self) -> None:
+                self.insights: list[str] = []
+                self.title = "board"
+
+            def render(self) -> str:
+                return "\\n".join(self.insights)
+
+
+        def serve() -> None:
+            board = Board()
+
+            @mcp.tool()
+            def add_insight(text: str) -> str:
+                """Add an insight to the board."""
+                board.insights.append(text)
+                return board.render()
+
+            @mcp.tool()
+            def show_board() -> str:
+                """Show the board."""
+                shown = [board.title]
+                shown.extend(board.insights)
+                return "\\n".join(shown)
+
+            mcp.run()
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    risk, codes = verdicts["add_insight"]
+    assert risk == "write"
+    assert "AG201" not in codes
+    assert verdicts["show_board"] == ("read", set())
+
+
+def test_a_kind_of_message_sent_over_a_channel_is_no_operation(scan_files: ScanFiles) -> None:
+    files = server(
+        '''
+        import asyncio
+        import json
+
+        import websockets
+
+        events: asyncio.Queue = asyncio.Queue()
+
+
+        @mcp.tool()
+        async def weather(city: str) -> str:
+            """Look the weather up, streaming progress to the dashboard."""
+            await events.put({"type": "progress", "text": f"looking up {city}"})
+            return "sunny"
+
+
+        @mcp.tool()
+        async def forecast(city: str) -> str:
+            """Look the forecast up, telling the dashboard."""
+            async with websockets.connect("wss://dash.example.com/feed") as ws:
+                await ws.send(json.dumps({"type": "update", "city": city}))
+            return "rain"
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    assert verdicts["weather"] == ("read", set())
+    # a message of kind "update" is not an update: the send stays unjudged, never a write
+    risk, codes = verdicts["forecast"]
+    assert risk == "unknown"
+    assert not codes & {"AG101", "AG201"}
