@@ -47,23 +47,22 @@ DECLARED_READ = textwrap.dedent(
     '''
 )
 
-# A QR-code generator: an in-memory object whose `add_data` only a verb's guess calls a write;
-# and an order placed through a catalogued HTTP client, known for certain.
+# A contact added through a vendor's client no catalogue entry knows, a write only a verb's
+# guess finds; and an order placed through a catalogued HTTP client, known for certain.
 UNDECLARED = textwrap.dedent(
     '''
-    import qrcode
     import requests
+    from crm_vendor import CrmClient
     from mcp.server.fastmcp import FastMCP
 
     mcp = FastMCP("shop")
 
 
     @mcp.tool()
-    def make_qr(text: str) -> str:
-        """Render a QR code."""
-        code = qrcode.QRCode()
-        code.add_data(text)
-        code.make(fit=True)
+    def add_contact(email: str) -> str:
+        """Add a contact to the CRM."""
+        crm = CrmClient(token="t")
+        crm.add_contact(email=email)
         return "ok"
 
 
@@ -104,7 +103,7 @@ def test_declaration_from_a_guess_is_an_unsafe_fix_that_says_what_it_inferred(
     assert "def create_order" in safe.stdout.split("annotations=ToolAnnotations(")[1]
     unsafe = CliRunner().invoke(app, ["fix", str(project), "--select", "AG101", "--unsafe-fixes"])
     offered = unsafe.stdout + unsafe.stderr
-    assert "inferred from a remote write (`code.add_data`, a guess at medium confidence)" in (
+    assert "inferred from a remote write (`crm.add_contact`, a guess at medium confidence)" in (
         offered
     )
     assert "short of certain evidence" in offered
