@@ -142,7 +142,8 @@ def check(
     cache_dir: Annotated[
         Path | None,
         typer.Option(
-            help="Where per-file facts and recorded runs are kept (default: .agentguard_cache/)."
+            help="Where per-file facts and recorded runs are kept, outside the project "
+            "(default: a folder of ~/.cache/agentguard)."
         ),
     ] = None,
     no_prefilter: Annotated[
@@ -207,7 +208,9 @@ def check(
                 show_source=not no_source,
                 quiet=quiet,
             ),
-            facts=fact_options(cfg, jobs=jobs, cache_dir=cache_dir, no_cache=no_cache),
+            facts=fact_options(
+                cfg, jobs=jobs, cache_dir=cache_dir, no_cache=no_cache, targets=targets
+            ),
             baseline=baseline,
             fix=fix,
             unsafe_fixes=unsafe_fixes,
