@@ -272,7 +272,7 @@ class DeclarationContradictsEffects(Rule):
                     arg = arg.with_changes(value=cst.SimpleString(f"{quote}never{quote}"))
                 args.append(arg)
             module = ctx.parsed.replace(call, call.with_changes(args=args))
-        return module.code
+        return ctx.parsed.code(module)
 
 
 def _claims(decl: Declaration) -> tuple[bool | None, bool | None]:

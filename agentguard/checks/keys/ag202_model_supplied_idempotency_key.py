@@ -189,7 +189,7 @@ class ModelSuppliedIdempotencyKey(Rule):
             new_function = new_function.with_changes(body=function.body.with_changes(body=body))
         module = ctx.parsed.replace(function, new_function)
         module = add_import(module, RUNTIME_MODULE, ["current_call"], ctx.first_party)
-        return module.code
+        return ctx.parsed.code(module)
 
 
 # --------------------------------------------------------------------------- fix

@@ -458,7 +458,7 @@ class RawErrorObservation(Rule):
                 body = list(module.body)
                 body[index + 1] = following.with_changes(leading_lines=blank + lines)
                 module = module.with_changes(body=body)
-        return module.code
+        return ctx.parsed.code(module)
 
 
 def _cause(raw: RawObservation) -> EvidenceStep:
