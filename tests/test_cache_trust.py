@@ -177,3 +177,16 @@ def test_two_projects_keep_separate_caches(tmp_path: Path) -> None:
     one, two = tmp_path / "one" / "app", tmp_path / "two" / "app"
     assert fact_cache.default_cache_dir(one) != fact_cache.default_cache_dir(two)
     assert fact_cache.default_cache_dir(one).name.startswith("app-")
+
+
+def test_clean_also_removes_the_cache_folder_a_project_kept_before(tmp_path: Path) -> None:
+    project = tmp_path / "billing"
+    project.mkdir()
+    (project / "tools.py").write_text(CHARGE, encoding="utf-8")
+    old = project / PLANTED
+    scan([project], load_config([project]), facts=FactOptions(jobs=1, cache_dir=old))
+    check_json(project)
+    assert old.is_dir() and fact_cache.default_cache_dir(project).is_dir()
+    cleaned = CliRunner().invoke(app, ["clean", str(project)])
+    assert cleaned.exit_code == 0, cleaned.output
+    assert not old.exists() and not fact_cache.default_cache_dir(project).exists()
