@@ -67,4 +67,3 @@ def test_time_grows_at_most_linearly_with_the_size_of_a_file(tmp_path: Path) -> 
     # with the square of the file's tools gives up to 16 at each step.
     assert medium / small < 6, (small, medium, large)
     assert large / medium < 6, (small, medium, large)
-    print(f"cpu s: 1x {small:.2f}, 4x {medium:.2f}, 16x {large:.2f}")
