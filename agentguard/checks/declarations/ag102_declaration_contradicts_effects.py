@@ -4,7 +4,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, finding_tool, tool_evidence
+from agentguard.checks.common import CodeTools, effect_words, finding_tool, tool_evidence
 from agentguard.checks.declarations.shared import infer_semantics
 from agentguard.diagnostics import Applicability, Finding, FixOffer, Location, Severity
 from agentguard.project.project_model import ProjectModel
@@ -41,6 +41,7 @@ class DeclarationContradictsEffects(Rule):
     """
 
     code, name, question = "AG102", "declaration-contradicts-effects", "Q1"
+    reads = (CodeTools,)
     severity = Severity.ERROR
     fix_applicability = Applicability.UNSAFE
     VALID = (
