@@ -38,6 +38,7 @@ from agentguard.cli_common import (
 from agentguard.cli_fix import apply_fixes, fix_command
 from agentguard.config import Config, ConfigError, load_config
 from agentguard.diagnostics import Severity
+from agentguard.engine.fact_cache import CACHE_DIR_NAME
 from agentguard.engine.fact_cache import clean as remove_cache
 from agentguard.output import EDIT_FORMATS, FORMAT_MODULES, RenderOptions, renderer
 
@@ -142,7 +143,8 @@ def check(
     cache_dir: Annotated[
         Path | None,
         typer.Option(
-            help="Where per-file facts and recorded runs are kept (default: .agentguard_cache/)."
+            help="Where per-file facts and recorded runs are kept, outside the project "
+            "(default: a folder of ~/.cache/agentguard)."
         ),
     ] = None,
     no_prefilter: Annotated[
@@ -207,7 +209,9 @@ def check(
                 show_source=not no_source,
                 quiet=quiet,
             ),
-            facts=fact_options(cfg, jobs=jobs, cache_dir=cache_dir, no_cache=no_cache),
+            facts=fact_options(
+                cfg, jobs=jobs, cache_dir=cache_dir, no_cache=no_cache, targets=targets
+            ),
             baseline=baseline,
             fix=fix,
             unsafe_fixes=unsafe_fixes,
@@ -416,20 +420,25 @@ def clean(
         cfg = load_config(targets, None)
     except ConfigError as exc:
         raise fail(str(exc)) from None
-    folder = cache_folder(cfg, cache_dir)
-    try:
-        cleaned = remove_cache(folder)
-    except (OSError, ValueError) as exc:
-        raise fail(str(exc)) from None
-    if not cleaned.removed:
-        typer.echo(f"no cache at {folder}")
-    elif cleaned.kept:
-        typer.echo(
-            f"removed the cache entries in {folder}; kept the folder, which holds files "
-            f"agentguard did not write: {', '.join(cleaned.kept)}"
-        )
-    else:
-        typer.echo(f"removed {folder}")
+    folders = [cache_folder(cfg, cache_dir)]
+    legacy = cfg.root / CACHE_DIR_NAME
+    if cache_dir is None and not cfg.cache_dir and legacy.is_dir():
+        # Where the cache was kept before it moved out of the project: never read now.
+        folders.append(legacy)
+    for folder in folders:
+        try:
+            cleaned = remove_cache(folder)
+        except (OSError, ValueError) as exc:
+            raise fail(str(exc)) from None
+        if not cleaned.removed:
+            typer.echo(f"no cache at {folder}")
+        elif cleaned.kept:
+            typer.echo(
+                f"removed the cache entries in {folder}; kept the folder, which holds files "
+                f"agentguard did not write: {', '.join(cleaned.kept)}"
+            )
+        else:
+            typer.echo(f"removed {folder}")
 
 
 def _parse_outputs(values: list[str] | None) -> list[tuple[str, Path]]:

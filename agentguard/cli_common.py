@@ -4,6 +4,7 @@ options several commands take, and how a command finds its paths, config and cac
 from __future__ import annotations
 
 import errno
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from agentguard.config import Config, ConfigError, load_config
-from agentguard.engine.fact_cache import cache_unusable, default_cache_dir
+from agentguard.engine.fact_cache import cache_unusable, default_cache_dir, inside_scanned_tree
 
 if TYPE_CHECKING:
     from agentguard.engine.scan_result import ScanResult
@@ -138,7 +139,7 @@ def targets_and_config(paths: list[Path] | None, config: Path | None) -> tuple[l
 
 def cache_folder(cfg: Config, cache_dir: Path | None) -> Path:
     """``--cache-dir``, else the config's ``cache-dir`` (relative to the project root), else
-    ``.agentguard_cache/`` under the project root."""
+    the project's folder of the user's cache (``agentguard.engine.fact_cache.default_cache_dir``)."""
     if cache_dir is not None:
         return cache_dir
     if cfg.cache_dir:
@@ -153,14 +154,26 @@ def fact_options(
     cache_dir: Path | None = None,
     no_cache: bool = False,
     record_runs: bool = True,
+    targets: Sequence[Path] = (),
 ) -> FactOptions:
     """How a command's scans are sped up: ``--jobs`` and ``--cache-dir`` where the command
     has them, else the config's ``jobs`` and ``cache-dir``, else every core and the default
-    cache folder. ``record_runs``: answer an unchanged tree from a recorded run."""
+    cache folder. ``record_runs``: answer an unchanged tree from a recorded run. A cache
+    folder inside the project root or a scanned folder (``targets``) is refused: the
+    checkout could supply its entries and records, and so decide what is reported."""
     from agentguard.engine.parallel import default_jobs
     from agentguard.engine.speed import FactOptions
 
     folder: Path | None = None if no_cache else cache_folder(cfg, cache_dir)
+    if folder is not None:
+        inside = inside_scanned_tree(folder, [cfg.root, *targets])
+        if inside is not None:
+            warn(
+                f"the cache folder {folder} is inside the scanned tree ({inside}), where a "
+                "checkout could supply its entries; checking without a cache (the default "
+                "cache is kept outside the project)"
+            )
+            folder = None
     if folder is not None:
         unusable = cache_unusable(folder)
         if unusable:
@@ -185,6 +198,6 @@ def scan_paths(
 
     try:
         # The model is wanted whole: a recorded run's answer would only link it again.
-        return scan(targets, cfg, facts=fact_options(cfg, record_runs=False))
+        return scan(targets, cfg, facts=fact_options(cfg, record_runs=False, targets=targets))
     except ConfigError as exc:
         raise fail(str(exc)) from None

@@ -146,7 +146,7 @@ def fix_command(
     codes, skipped = selection(cfg, select, ignore, extend_select, extend_ignore)
     from agentguard.engine.apply_fixes import run_fixes
 
-    facts = fact_options(cfg, record_runs=False)
+    facts = fact_options(cfg, record_runs=False, targets=targets)
     try:
         if write:
             run = apply_fixes(

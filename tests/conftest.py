@@ -106,22 +106,14 @@ def tool_verdicts(scan_files: ScanFiles, files: dict[str, str]) -> dict[str, tup
 
 
 @pytest.fixture(autouse=True)
-def fixture_caches_elsewhere(
+def user_cache_elsewhere(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """``check fixtures/...`` in a test keeps its fact cache in a temporary folder: the
-    fixtures stay exactly as committed, and no test reads another run's cache."""
-    import agentguard.cli_common as cli
+    """Every cache a test's check keeps by default (the user's cache folder) is in a
+    temporary folder: no test reads or writes the real one, or another session's."""
+    from agentguard.engine.fact_cache import CACHE_ROOT_ENV
 
-    original = cli.default_cache_dir
-    caches = tmp_path_factory.getbasetemp() / "fixture-caches"
-
-    def routed(root: Path) -> Path:
-        if root.resolve().is_relative_to(FIXTURES.resolve()):
-            return caches / root.resolve().relative_to(FIXTURES.resolve())
-        return original(root)
-
-    monkeypatch.setattr(cli, "default_cache_dir", routed)
+    monkeypatch.setenv(CACHE_ROOT_ENV, str(tmp_path_factory.getbasetemp() / "user-cache"))
 
 
 @pytest.fixture

@@ -201,3 +201,22 @@ def test_the_report_step_appends_the_checklist_to_the_step_summary(
     text = summary.read_text()
     assert text.startswith("# agentguard checklist: shop-agent")
     assert "https://github.com/acme/shop/blob/0123abc/shop_agent/tools.py#L16" in text
+
+
+def test_the_cache_the_action_saves_is_the_one_every_agentguard_step_uses() -> None:
+    # The fact cache is kept outside the checkout (which must not supply it), in a folder
+    # the action restores and saves with actions/cache, so a re-run after a fresh clone hits.
+    from agentguard.engine.fact_cache import CACHE_ROOT_ENV
+
+    steps = action()["runs"]["steps"]
+    (restore,) = [s for s in steps if str(s.get("uses", "")).startswith("actions/cache@")]
+    folder = restore["with"]["path"]
+    assert "github.workspace" not in folder and "runner.temp" in folder
+    assert "github.sha" in restore["with"]["key"] and restore["with"]["restore-keys"].strip()
+    runs_agentguard = [s for s in steps if re.search(r"^\s*agentguard ", s.get("run", ""), re.M)]
+    assert len(runs_agentguard) >= 2
+    for item in runs_agentguard:
+        value = item["env"][CACHE_ROOT_ENV]
+        assert "agentguard-cache" in value and "runner.temp" in value
+        assert "inputs.cache == 'true'" in value
+    assert steps.index(restore) < min(steps.index(s) for s in runs_agentguard)

@@ -241,7 +241,7 @@ def test_cli_writes_the_default_cache_and_clean_removes_it(project: Path) -> Non
     runner = CliRunner()
     checked = runner.invoke(app, ["check", str(project), "--exit-zero", "--jobs", "1"])
     assert checked.exit_code == 0, checked.output
-    cache_dir = project / fact_cache.CACHE_DIR_NAME
+    cache_dir = fact_cache.default_cache_dir(project)
     assert entries(cache_dir)
     cleaned = runner.invoke(app, ["clean", str(project)])
     assert cleaned.exit_code == 0, cleaned.output
@@ -253,7 +253,7 @@ def test_cli_writes_the_default_cache_and_clean_removes_it(project: Path) -> Non
 def test_no_cache_writes_nothing(project: Path) -> None:
     result = CliRunner().invoke(app, ["check", str(project), "--exit-zero", "--no-cache"])
     assert result.exit_code == 0, result.output
-    assert not (project / fact_cache.CACHE_DIR_NAME).exists()
+    assert not (fact_cache.default_cache_dir(project)).exists()
 
 
 def test_clean_refuses_a_folder_that_is_not_a_cache(tmp_path: Path) -> None:

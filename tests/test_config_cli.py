@@ -50,14 +50,15 @@ def codes(output: str) -> set[str]:
 
 
 def test_cache_dir_from_the_config_is_where_check_keeps_its_cache(tmp_path: Path) -> None:
-    project = project_with(tmp_path, 'cache-dir = "build-cache/agentguard"')
+    # Relative to the project root, and outside the project (a folder inside is refused).
+    project = project_with(tmp_path, 'cache-dir = "../build-cache/agentguard"')
     checked = runner.invoke(app, ["check", str(project), "--exit-zero", "--jobs", "1"])
     assert checked.exit_code == 0, checked.output
-    assert cached_files(project / "build-cache" / "agentguard")
+    assert cached_files(tmp_path / "build-cache" / "agentguard")
     assert not (project / ".agentguard_cache").exists()
     cleaned = runner.invoke(app, ["clean", str(project)])
     assert cleaned.exit_code == 0, cleaned.output
-    assert not cached_files(project / "build-cache" / "agentguard")
+    assert not cached_files(tmp_path / "build-cache" / "agentguard")
 
 
 def test_the_cache_dir_flag_wins_over_the_config(tmp_path: Path) -> None:
@@ -82,11 +83,11 @@ def test_the_cache_dir_flag_wins_over_the_config(tmp_path: Path) -> None:
 def test_every_scanning_command_uses_the_configured_cache(
     tmp_path: Path, command: list[str]
 ) -> None:
-    project = project_with(tmp_path, 'cache-dir = "ag-cache"')
+    project = project_with(tmp_path, 'cache-dir = "../ag-cache"')
     words = [word.replace("{tmp}", str(tmp_path)) for word in command]
     result = runner.invoke(app, [*words, str(project)])
     assert result.exit_code in (0, 1), result.output
-    assert cached_files(project / "ag-cache")
+    assert cached_files(tmp_path / "ag-cache")
 
 
 def test_jobs_from_the_config_sets_the_parsing_processes(

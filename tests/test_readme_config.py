@@ -78,8 +78,13 @@ Processes that parse files in every command that scans (`check`, `fix`, `report`
 `baseline`). Default: `0`, one per core. `--jobs N` on the command line overrides it.""",
     "cache-dir": """\
 Where every command that scans keeps the cache of per-file facts and recorded runs, and
-what `agentguard clean` removes: relative to the project root, or absolute. Default:
-`.agentguard_cache/` under the project root. `--cache-dir` on the command line overrides it.""",
+what `agentguard clean` removes: absolute (`~` allowed), or relative to the project root.
+Default: a folder named after the project's path in the user's cache,
+`$AGENTGUARD_CACHE_DIR`, else `$XDG_CACHE_HOME/agentguard`, else `~/.cache/agentguard`
+(`%LOCALAPPDATA%\\agentguard\\Cache` on Windows). A folder inside the scanned tree is refused
+with a warning and the check runs without a cache: a checkout could commit entries there
+and so decide what is reported about it (`agentguard clean` removes the `.agentguard_cache/`
+earlier versions kept in the project). `--cache-dir` on the command line overrides it.""",
     "baseline": """\
 The baseline file (`agentguard baseline create FILE`) that `agentguard check` compares with
 when `--baseline` is not given, relative to the folder of the config file:

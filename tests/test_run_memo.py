@@ -211,7 +211,7 @@ def test_the_cli_prints_the_same_report_from_a_memo_answer(project: Path) -> Non
     first, second = (json.loads(text) for text in outputs)
     assert second == first
     assert first["findings"] and first["tools"]
-    assert records(project / fact_cache.CACHE_DIR_NAME)
+    assert records(fact_cache.default_cache_dir(project))
     text_runs = [
         runner.invoke(app, ["check", str(project), "--exit-zero", "--jobs", "1"]).stdout
         for _ in range(2)
@@ -223,7 +223,7 @@ def test_the_cli_prints_the_same_report_from_a_memo_answer(project: Path) -> Non
 def test_no_cache_records_nothing(project: Path) -> None:
     result = CliRunner().invoke(app, ["check", str(project), "--exit-zero", "--no-cache"])
     assert result.exit_code == 0, result.output
-    assert not (project / fact_cache.CACHE_DIR_NAME).exists()
+    assert not (fact_cache.default_cache_dir(project)).exists()
 
 
 # A small order desk: two tools, the helpers they call, and code no tool reaches.

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
+from agentguard.checks.judgement import Judgement
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, StepKind
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import Effect, KeyEvidence, ToolFacts
@@ -48,9 +49,22 @@ def keys_of_origin(
 
 
 def finding_tool(project: ProjectModel, finding: Finding) -> ToolFacts | None:
-    """The code-defined tool a finding is about, in the finding's file (what fixes edit)."""
-    for tool in project.tools:
-        if tool.name == finding.tool and tool.path == finding.path and not tool.schema_only:
-            if finding.symbol in (None, tool.symbol):
-                return tool
+    """The code-defined tool a finding is about, in the finding's file (what fixes edit).
+    A rule that asks reads ``CodeTools``."""
+    for tool in CodeTools.of(project).get((finding.tool, finding.path), ()):
+        if finding.symbol in (None, tool.symbol):
+            return tool
     return None
+
+
+class CodeTools(Judgement[Mapping[tuple[str | None, str], tuple[ToolFacts, ...]]]):
+    produces = "the code-defined tools by name and file, for the tool a finding is about"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> Mapping[tuple[str | None, str], tuple[ToolFacts, ...]]:
+        # Looked up once per finding (every fix offer asks), not searched for.
+        found: dict[tuple[str | None, str], list[ToolFacts]] = {}
+        for tool in project.tools:
+            if not tool.schema_only:
+                found.setdefault((tool.name, tool.path), []).append(tool)
+        return {key: tuple(tools) for key, tools in found.items()}

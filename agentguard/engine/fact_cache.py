@@ -12,6 +12,11 @@ fresh clone gives every file a new mtime and the same content.
 Entries are written to a temporary file and renamed into place, so concurrent runs never
 see half an entry; a corrupt or unreadable entry counts as a miss and is rewritten.
 
+The cache lives outside the scanned tree (:func:`default_cache_dir`: the user's cache folder,
+one folder per project path): what a checkout holds must never decide what is reported
+about it, and the allow-listed unpickler stops code, not false facts. A folder inside the
+tree is refused (:func:`inside_scanned_tree`).
+
 The cache stays about the size of one project's facts (:func:`prune`): after a run that
 linked the project, entries no kept run record names are removed once they are an hour old,
 and so are the folders of other versions, configs or catalogues unused for two weeks.
@@ -315,8 +320,54 @@ def cache_unusable(directory: Path) -> str:
     return ""
 
 
+# The folder under which every project's cache is kept, when set (the GitHub Action sets it
+# to the path it saves and restores); else the user's cache folder.
+CACHE_ROOT_ENV = "AGENTGUARD_CACHE_DIR"
+
+
+def user_cache_root() -> Path:
+    """Where agentguard keeps its caches, outside every project: ``$AGENTGUARD_CACHE_DIR``,
+    else ``$XDG_CACHE_HOME/agentguard``, else ``~/.cache/agentguard`` (on Windows
+    ``%LOCALAPPDATA%\\agentguard\\Cache``)."""
+    explicit = os.environ.get(CACHE_ROOT_ENV, "")
+    if explicit:
+        return Path(explicit).expanduser()
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA", "")
+        base = Path(local) if local else Path.home() / "AppData" / "Local"
+        return base / "agentguard" / "Cache"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    # As the XDG spec says, a relative value is ignored.
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "agentguard"
+
+
 def default_cache_dir(root: Path) -> Path:
-    return root / CACHE_DIR_NAME
+    """The cache of the project at ``root``: a folder of the user's cache named after the
+    project's absolute path, so that two projects never share records, and a fresh clone
+    at the same path (a CI job's workspace) finds the cache it restored. Never inside the
+    project: what a checkout holds must not decide what is reported about it."""
+    resolved = root.resolve()
+    label = re.sub(r"[^A-Za-z0-9._-]", "_", resolved.name)[:40] or "root"
+    digest = hashlib.sha256(str(resolved).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return user_cache_root() / "projects" / f"{label}-{digest}"
+
+
+def inside_scanned_tree(directory: Path, scanned: Collection[Path]) -> Path | None:
+    """The scanned folder (or project root) that ``directory`` lies in, None when it lies in
+    none: a cache there could be supplied by the checkout itself (a folder committed to the
+    repository), and its entries would then decide the findings."""
+    target = directory.expanduser().resolve()
+    for root in scanned:
+        try:
+            folder = root.resolve()
+        except OSError:
+            continue
+        if not folder.is_dir():
+            folder = folder.parent
+        if target == folder or target.is_relative_to(folder):
+            return folder
+    return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -332,7 +383,8 @@ def clean(directory: Path) -> Cleaned:
 
     Refuses a folder that is not an agentguard cache: one tagged by another tool (a
     ``CACHEDIR.TAG`` marks ruff's and mypy's caches too), or an untagged one not
-    named ``.agentguard_cache``. Anything else a user put in the folder is kept and named.
+    named ``.agentguard_cache`` (the folder's name before the cache moved out of the
+    project). Anything else a user put in the folder is kept and named.
     """
     if not directory.exists():
         return Cleaned(removed=False)

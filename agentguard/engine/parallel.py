@@ -149,12 +149,22 @@ def parse_and_cache(
 Task = tuple[int, bytes, str, bool, "str | None"]
 
 
-def _work_chunk(carriers: ContextCarriers, chunk: list[Task]) -> list[tuple[int, bytes]]:
-    """In a worker: the pickled facts (or parse error) of each file of a chunk."""
+def _work_chunk(carried: bytes, chunk: list[Task]) -> list[tuple[int, bytes]]:
+    """In a worker: the pickled facts (or parse error) of each file of a chunk.
+    ``carried``: the pickled carriers (:func:`_carriers`)."""
+    carriers = _carriers(carried)
     return [
         (index, encode(source_facts(data, rel, carriers, test, module)))
         for index, data, rel, test, module in chunk
     ]
+
+
+@functools.lru_cache(maxsize=4)
+def _carriers(carried: bytes) -> ContextCarriers:
+    """The carriers a task names, unpickled once per worker."""
+    carriers = pickle.loads(carried)
+    assert isinstance(carriers, ContextCarriers)
+    return carriers
 
 
 def _worker_start() -> None:
@@ -388,7 +398,12 @@ class _Work:
                 # while another thread holds a lock can leave that lock held in the child.
                 self.report(progress)
                 # The carriers (a few names) travel with each chunk: no worker-global state.
-                work_chunk = functools.partial(_work_chunk, self.carriers)
+                # They are pickled here, once, before any chunk is sent: the pool's own
+                # thread pickles each task while this one parses, and this one fills the
+                # carriers' cached properties on first use; pickling the object there
+                # could read its ``__dict__`` as it grows ("dictionary changed size during
+                # iteration", from a timing only a loaded machine gives).
+                work_chunk = functools.partial(_work_chunk, pickle.dumps(self.carriers))
                 results = pool.imap_unordered(work_chunk, tasks())
                 while in_flight or backlog:
                     try:

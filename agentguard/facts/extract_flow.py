@@ -387,7 +387,7 @@ class FlowVisitor(ValueReader):
                     loop_ids=list(scope.loops),
                     body_order=(start, end),
                     # no ``yield`` in the module's bytes: no try of it yields, unwalked
-                    yields=b"yield" in self.source and _yields(node.body),
+                    yields=self.source_yields and _yields(node.body),
                 )
             )
         for handler in node.handlers:
@@ -488,7 +488,7 @@ class FlowVisitor(ValueReader):
 
     def _raw_error_uses(self, handler: ast.ExceptHandler) -> tuple[list[RawErrorUse], list[str]]:
         name = handler.name
-        if not name and b"traceback" not in self.source:
+        if not name and not self.source_names_traceback:
             return [], []
         tainted: set[str] = set()
         uses: list[RawErrorUse] = []

@@ -169,6 +169,10 @@ class ValueReader:
         module: str | None = None,
     ) -> None:
         self.source = source
+        # Words a few per-node facts are only searched for where the file holds them, asked
+        # once here: a search of the whole file per node grows with the square of its size.
+        self.source_yields = b"yield" in source
+        self.source_names_traceback = b"traceback" in source
         # rules/frameworks.yaml tool_functions.context_carriers: ``ctx.deps`` of ``RunContext[Deps]``
         self.carriers = carriers
         self._carried_attributes = carriers.carried

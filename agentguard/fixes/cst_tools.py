@@ -40,6 +40,32 @@ class ParsedFile:
         self._positions: dict[cst.CSTNode, CodeRange] = {}
         self._parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._walked: set[cst.CSTNode] = set()
+        # The code of each top-level statement of the file, generated at most once.
+        self._statement_code: dict[int, str] = {}
+        self._statements = {id(statement) for statement in self.module.body}
+
+    def code(self, module: cst.Module) -> str:
+        """``module.code`` of this file's module with nodes replaced (:meth:`replace`): the
+        top-level statements a replacement left untouched are the file's own objects, and
+        their code is generated once per file, not once per fix."""
+        if (
+            not module.has_trailing_newline
+            or module.default_indent != self.module.default_indent
+            or module.default_newline != self.module.default_newline
+        ):
+            return module.code
+        parts = [module.code_for_node(line) for line in module.header]
+        for statement in module.body:
+            key = id(statement)
+            if key not in self._statements:
+                parts.append(module.code_for_node(statement))
+                continue
+            if key not in self._statement_code:
+                self._statement_code[key] = module.code_for_node(statement)
+            parts.append(self._statement_code[key])
+        parts.extend(module.code_for_node(line) for line in module.footer)
+        # As LibCST writes an empty module that keeps its trailing newline.
+        return "".join(parts) or module.default_newline
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         """The position of a node found through this file (by line, or as a parent)."""

@@ -17,9 +17,11 @@ from agentguard.diagnostics import Edit, Span
 def line_starts(text: str) -> list[int]:
     """Offsets where each line starts (index 0 is line 1)."""
     starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
+    find = text.find
+    index = find("\n")
+    while index != -1:
+        starts.append(index + 1)
+        index = find("\n", index + 1)
     return starts
 
 

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import (
+    CodeTools,
     effect_words,
     finding_tool,
     strongest_confidence,
@@ -109,7 +110,7 @@ class UndeclaredToolSemantics(Rule):
     """
 
     code, name, question = "AG101", "undeclared-tool-semantics", "Q1"
-    reads = (TimeoutVerdicts,)
+    reads = (TimeoutVerdicts, CodeTools)
     severity = Severity.ERROR
     fix_applicability = Applicability.UNSAFE
     fix_applicability_detail = "safe (MCP, certain effects) / unsafe"

@@ -234,7 +234,7 @@ def mcp_annotations(
             args=[a.with_changes(value=new_value) if a is existing else a for a in expression.args]
         )
         module = ctx.parsed.replace(expression, new_expression)
-        return module.code
+        return ctx.parsed.code(module)
     if uses_dicts:
         annotations: cst.BaseExpression = cst.parse_expression(
             "{"
@@ -264,7 +264,7 @@ def mcp_annotations(
         module = ctx.parsed.replace(expression, new_call)
         if not uses_dicts:
             module = add_import(module, MCP_TYPES_MODULE, ["ToolAnnotations"], ctx.first_party)
-        return module.code
+        return ctx.parsed.code(module)
     if isinstance(expression, cst.Call):
         new_call = with_appended_arg(expression, arg)
         written = cst.Module(body=[]).code_for_node(new_call)
@@ -277,7 +277,7 @@ def mcp_annotations(
     if not uses_dicts:
         module = add_import(module, MCP_TYPES_MODULE, ["ToolAnnotations"], ctx.first_party)
     del holder
-    return module.code
+    return ctx.parsed.code(module)
 
 
 # One indentation step, relative to the decorator's line: LibCST adds the block's own.
@@ -430,7 +430,7 @@ def guarded_decorator(
             + [cst.EmptyLine(comment=cst.Comment(f"# {note}")) for note in notes]
         )
         module = insert_after_imports(module, [statement])
-    return module.code
+    return ctx.parsed.code(module)
 
 
 def _local_root(ctx: FixContext, caught: str) -> str:

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import finding_tool, tool_evidence
+from agentguard.checks.common import CodeTools, finding_tool, tool_evidence
 from agentguard.checks.keys.shared import KEY_FROM_RUNTIME
 from agentguard.diagnostics import Applicability, Confidence, Finding, FixOffer, Severity
 from agentguard.fixes.context import RUNTIME_MODULE
@@ -46,6 +46,7 @@ class ModelSuppliedIdempotencyKey(Rule):
     """
 
     code, name, question = "AG202", "model-supplied-idempotency-key", "Q2"
+    reads = (CodeTools,)
     severity = Severity.ERROR
     fix_applicability = Applicability.UNSAFE
     VALID = (
@@ -189,7 +190,7 @@ class ModelSuppliedIdempotencyKey(Rule):
             new_function = new_function.with_changes(body=function.body.with_changes(body=body))
         module = ctx.parsed.replace(function, new_function)
         module = add_import(module, RUNTIME_MODULE, ["current_call"], ctx.first_party)
-        return module.code
+        return ctx.parsed.code(module)
 
 
 # --------------------------------------------------------------------------- fix

@@ -133,4 +133,4 @@ class UnstableIdempotencyKey(Rule):
         for name in names:
             module = remove_unused_import(module, name)
         module = add_import(module, RUNTIME_MODULE, ["current_call"], ctx.first_party)
-        return module.code
+        return ctx.parsed.code(module)

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import finding_tool
+from agentguard.checks.common import CodeTools, finding_tool
 from agentguard.checks.observations.error_taxonomy import HELPER_NAME, helper_source, with_helper
 from agentguard.checks.observations.shared import (
     ObservationSite,
@@ -90,7 +90,7 @@ class RawErrorObservation(Rule):
     """
 
     code, name, question = "AG601", "raw-error-observation", "Q6"
-    reads = (RawObservations,)
+    reads = (RawObservations, CodeTools)
     # Exception text can carry secrets and internal details to the model, and a downstream's
     # error body is attacker-controlled text in the model's context (CWE-209).
     category = "security"
@@ -458,7 +458,7 @@ class RawErrorObservation(Rule):
                 body = list(module.body)
                 body[index + 1] = following.with_changes(leading_lines=blank + lines)
                 module = module.with_changes(body=body)
-        return module.code
+        return ctx.parsed.code(module)
 
 
 def _cause(raw: RawObservation) -> EvidenceStep:

@@ -153,7 +153,7 @@ class HttpRetryAllowsUnsafeMethods(Rule):
                 module = ctx.parsed.replace(collection, collection.with_changes(elements=kept))
             else:
                 module = ctx.parsed.replace(value, default)
-        return module.code
+        return ctx.parsed.code(module)
 
 
 def _inner_elements(value: Value) -> list[Value]:

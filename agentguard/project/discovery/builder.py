@@ -17,6 +17,9 @@ class FoundTools:
         # base defines and still be two tools.
         self._classes = classes
         self._tools: list[ToolFacts] = []
+        # The tools found so far by the functions they run (in the order found): a
+        # candidate is merged with one of these, looked up rather than searched for.
+        self._by_functions: dict[tuple[str, ...], list[ToolFacts]] = {}
 
     def any_runs(self, function: str) -> bool:
         """Whether a tool found so far runs ``function``."""
@@ -48,7 +51,7 @@ class ToolBuilder(FoundTools):
 
     def add(self, candidate: ToolFacts) -> None:
         if candidate.inline is None:  # a dispatch branch is a tool of its own
-            for existing in self._tools:
+            for existing in self._by_functions.get(tuple(candidate.functions), ()):
                 if (
                     existing.symbol != candidate.symbol
                     and {
@@ -64,3 +67,4 @@ class ToolBuilder(FoundTools):
                         existing.options.setdefault(key, value)
                     return
         self._tools.append(candidate)
+        self._by_functions.setdefault(tuple(candidate.functions), []).append(candidate)

@@ -1,0 +1,91 @@
+"""The same answer every time: findings, fixes and reports do not depend on the number of
+processes, the hash seed, or the order in which workers return."""
+
+from __future__ import annotations
+
+import functools
+import os
+import pickle
+import subprocess
+import sys
+from multiprocessing import pool as multiprocessing_pool
+from typing import Any
+
+import pytest
+
+from agentguard.config import load_config
+from agentguard.engine import parallel
+from agentguard.engine.pipeline import scan
+from agentguard.engine.speed import FactOptions
+
+from .conftest import FIXTURES
+
+PROJECT = FIXTURES / "dispatch-desk"
+
+# The fixture is small: the pool (and the order in which its workers return) only comes
+# into play when it is started for any number of files.
+RUN = (
+    "import sys\n"
+    "import agentguard.engine.parallel as parallel\n"
+    "parallel.MIN_FILES_FOR_POOL = 1\n"
+    "parallel.MAX_CHUNK = 1\n"
+    "from agentguard.cli import app\n"
+    "app(sys.argv[1:], prog_name='agentguard')\n"
+)
+
+
+def check(output_format: str, jobs: int, seed: str) -> bytes:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    command = [
+        sys.executable, "-c", RUN, "check", str(PROJECT), "--format", output_format,
+        "--exit-zero", "--no-cache", "--jobs", str(jobs),
+    ]  # fmt: skip
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return done.stdout
+
+
+@pytest.mark.parametrize("output_format", ["json", "sarif"])
+def test_a_project_gives_byte_identical_output_at_any_job_count_and_hash_seed(
+    output_format: str,
+) -> None:
+    first = check(output_format, 1, "0")
+    assert b"AG601" in first
+    assert b'"edits"' in first or output_format == "sarif"  # fix edits are compared too
+    others = ((2, "0"), (4, "0"), (1, "1234"), (2, "1234"), (4, "1234"))
+    if output_format == "sarif":
+        others = ((4, "1234"),)  # the same scan as JSON's, rendered once more
+    for jobs, seed in others:
+        assert check(output_format, jobs, seed) == first, (jobs, seed)
+
+
+def test_what_a_worker_task_carries_is_fixed_before_the_pool_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The pool's own thread pickles every task while this process parses files of its
+    # own, filling cached values of the objects it reads. A task may carry only values
+    # that no parse changes, or that thread reads a dict while it grows ("dictionary
+    # changed size during iteration", seen once under load).
+    monkeypatch.setattr(parallel, "MIN_FILES_FOR_POOL", 1)
+    sent: list[Any] = []
+    original = multiprocessing_pool.Pool.imap_unordered
+
+    def recording(self: Any, func: Any, iterable: Any, chunksize: int = 1) -> Any:
+        sent.append(func)
+        return original(self, func, iterable, chunksize)
+
+    monkeypatch.setattr(multiprocessing_pool.Pool, "imap_unordered", recording)
+    options = FactOptions(jobs=2)
+    scan([PROJECT], load_config([PROJECT]), facts=options)
+    assert options.stats is not None and options.stats.jobs == 2
+    (func,) = sent
+    assert isinstance(func, functools.partial)
+    assert all(isinstance(arg, (bytes, str, int, float, bool)) for arg in func.args)
+    assert not func.keywords
+    pickle.dumps(func)  # what the pool's thread does with it
