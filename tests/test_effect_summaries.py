@@ -1,11 +1,20 @@
-"""Effect summaries: every function of the project has its summary when the model is built,
-a function no tool reaches too, and ties between evidence chains fall the same way every run."""
+"""Effect summaries: worked out during the build for the tools and for what the rules'
+judgements ask (a function no tool reaches included), each the summary a run over the whole
+project would give; once the build is over, no rule asks for a new one."""
 
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
-from .conftest import ScanFiles
+import pytest
+
+from agentguard.config import load_config
+from agentguard.engine.pipeline import scan
+from agentguard.project.effects import EffectSummaries
+from agentguard.report.model import build_report
+
+from .conftest import FIXTURES, ScanFiles
 
 # A tool and a retried function, each reaching a POST through two helpers. No tool
 # reaches ``sync_orders``: its summary is asked for by the retry rules, after the model is
@@ -95,10 +104,9 @@ def test_a_tie_between_two_chains_falls_the_same_way_every_run(scan_files: ScanF
         "a_first calls z_send",
         "calls requests.post",
     ]
-    again = scan_files({"agent.py": TIE})
-    assert again.project.effects_of("agent.b_retried") == result.project.effects_of(
-        "agent.b_retried"
-    )
+    whole = EffectSummaries(result.project)
+    whole.cover(result.project.functions)
+    assert result.project.effects_of("agent.b_retried") == whole.of("agent.b_retried")
 
 
 def test_a_function_no_tool_reaches_has_its_summary_when_the_model_is_built(
@@ -108,3 +116,11 @@ def test_a_function_no_tool_reaches_has_its_summary_when_the_model_is_built(
     (effect,) = project.effect_summaries.of("agent.sync_orders")
     assert (effect.kind, effect.sink) == ("network_write", "requests.post")
     assert project.effect_summaries.of("agent.not_a_function") == []
+    assert project.effect_summaries.asked_after_build == []
+
+
+@pytest.mark.parametrize("fixture", sorted(p for p in FIXTURES.iterdir() if p.is_dir()))
+def test_no_rule_or_report_asks_for_a_summary_after_the_build(fixture: Path) -> None:
+    result = scan([fixture], load_config([fixture]), with_fixes=True)
+    build_report(result)
+    assert result.project.effect_summaries.asked_after_build == []

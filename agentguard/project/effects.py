@@ -1,10 +1,11 @@
 """Effect inference: effect summaries propagated through the project's call graph to a
-fixpoint, for every function of the project (``EffectSummaries``), and the pass that gives each
+fixpoint, for the functions the build asks about (``EffectSummaries``), and the pass that gives each
 tool its effects. What one sink call does is judged in ``sink_calls`` (catalogue sinks),
 ``guessed_sinks`` (write verbs on client-like receivers), ``sql_sinks`` and ``sink_keys``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -51,40 +52,87 @@ def _site_key(effect: Effect) -> SiteKey:
 
 class EffectSummaries:
     """Each function's effects, its own and those reached through the project functions it
-    calls, worked out for every function of the project when the pass runs: after the build
-    a rule reads a summary, nothing is computed on demand.
+    calls: worked out on demand, for the functions asked about and what they reach.
 
     Summaries propagate in rounds over the functions in sorted order, each visit seeing what
-    earlier visits found, a function revisited only when a callee's summary changed, until
-    nothing changes or ``MAX_ROUNDS`` rounds have run (a cycle of ever-shorter chains ends
-    there). Between two evidence chains of the same length the first found is kept, so the
-    sorted order makes the evidence the same from run to run."""
+    earlier visits found, a function revisited only when a callee's summary changed. Asked
+    for every function at once this is the fixpoint over the whole project; asked for some,
+    only the functions they reach (a set closed under calls) are worked out. A summary
+    depends on its callees' alone, so the visits to that set are those of the whole run in
+    the same order, and its summaries are the whole run's. Its rounds are the whole run's
+    too (a visit in round k of one is in round k of the other), so the cap of
+    ``MAX_ROUNDS`` stops both at the same visit.
+
+    A later question reaches new functions whose callees were worked out earlier. Seeing
+    those callees' final summaries would not do: between two evidence chains of the same
+    length the first found is kept, and in the whole run a caller may first have seen a
+    callee's summary before its shorter chains arrived. So each function keeps the summary
+    it had before each change, with the round of the change, and the new functions replay
+    their part of the whole run: they read a callee as it stood at their visit, and are
+    woken in the round the whole run would have woken them. Whatever is asked, in whatever
+    order, every summary is the one the whole run would give.
+
+    Only passes ask: the build seals the summaries when its last pass has run, and what a
+    rule asks later (it should not) is worked out the same way and noted in
+    ``asked_after_build``, which the tests keep empty.
+    """
 
     def __init__(self, project: ProjectIndex) -> None:
         # The index, not the built model that holds these summaries: no cycle to outlive
         # a dropped scan result.
         self._project = project
         self._user_sinks = project.catalog.user_sinks
+        # For the functions worked out (a set closed under calls), final:
         self._summaries: dict[str, dict[SiteKey, Effect]] = {}
         self._edges: dict[str, list[tuple[Call, str]]] = {}
-        order = sorted(project.functions)
-        for qualname in order:
+        # qualname -> (round, the summary before that round's change), oldest first
+        self._history: dict[str, list[tuple[int, dict[SiteKey, Effect]]]] = {}
+        self._sorted: dict[str, list[Effect]] = {}
+        self._sealed = False
+        self.asked_after_build: list[str] = []
+
+    def seal(self) -> None:
+        """The build is over: from now on a rule reads summaries and asks for no new one."""
+        self._sealed = True
+
+    def of(self, qualname: str) -> list[Effect]:
+        """The effects ``qualname`` has or reaches, by position in the source."""
+        found = self._sorted.get(qualname)
+        if found is None:
+            if qualname not in self._project.functions:
+                return []
+            self.cover([qualname])
+            found = self._sorted[qualname]
+        return found
+
+    def cover(self, qualnames: Iterable[str]) -> None:
+        """Work out the summaries of ``qualnames`` and of every function they reach."""
+        new = self._reach(qualnames)
+        if new:
+            if self._sealed:
+                self.asked_after_build.extend(sorted(new))
+            self._propagate(sorted(new))
+            for qualname in new:
+                self._sorted[qualname] = sorted(
+                    self._summaries[qualname].values(), key=lambda e: (e.site.path, e.site.span)
+                )
+
+    def _reach(self, qualnames: Iterable[str]) -> set[str]:
+        """The functions reached from ``qualnames`` not worked out yet, their own effects and
+        call edges found."""
+        functions = self._project.functions
+        new: set[str] = set()
+        pending = [q for q in qualnames if q in functions and q not in self._summaries]
+        while pending:
+            qualname = pending.pop()
+            if qualname in self._summaries:
+                continue
             effects, edges = self._direct(qualname)
             self._summaries[qualname] = {_site_key(e): e for e in effects}
             self._edges[qualname] = edges
-        # how often each summary has changed, and the count each call edge last passed on
-        self._versions: dict[str, int] = {}
-        self._seen = {qualname: [-1] * len(edges) for qualname, edges in self._edges.items()}
-        self._propagate(order)
-        self._sorted: dict[str, list[Effect]] = {
-            qualname: sorted(summary.values(), key=lambda e: (e.site.path, e.site.span))
-            for qualname, summary in self._summaries.items()
-        }
-
-    def of(self, qualname: str) -> list[Effect]:
-        """The effects ``qualname`` has or reaches, by position in the source; none for a
-        name that is no function of the project."""
-        return self._sorted.get(qualname, [])
+            new.add(qualname)
+            pending.extend(target for _, target in edges if target not in self._summaries)
+        return new
 
     def _direct(self, qualname: str) -> tuple[list[Effect], list[tuple[Call, str]]]:
         """The sink calls in ``qualname``, and its calls of other project functions."""
@@ -134,37 +182,53 @@ class EffectSummaries:
         ]
 
     def _propagate(self, order: list[str]) -> None:
-        """The rounds of the fixpoint over ``order`` (every function, sorted)."""
+        """The rounds of the whole run, for the functions in ``order`` (new, sorted); the
+        functions they call outside it were worked out before."""
+        history = self._history
+        members = set(order)
         callers: dict[str, set[str]] = {}
+        # round -> the functions a change of an earlier-worked callee wakes in that round:
+        # the same round when the callee is visited first, the next one otherwise
+        woken: dict[int, set[str]] = {}
         for qualname in order:
             for _, target in self._edges[qualname]:
-                callers.setdefault(target, set()).add(qualname)
+                if target in members:
+                    callers.setdefault(target, set()).add(qualname)
+                else:
+                    for changed, _ in history.get(target, ()):
+                        wakes = changed if target < qualname else changed + 1
+                        woken.setdefault(wakes, set()).add(qualname)
+        last_woken = max(woken, default=0)
         dirty = set(order)
         rounds = 0
-        while dirty and rounds < MAX_ROUNDS:
+        while (dirty or rounds < last_woken) and rounds < MAX_ROUNDS:
             rounds += 1
+            dirty.update(woken.get(rounds, ()))
             for qualname in order:
                 if qualname not in dirty:
                     continue
                 dirty.discard(qualname)
-                if self._visit(qualname):
+                if self._visit(qualname, rounds, members):
                     dirty.update(callers.get(qualname, ()))
 
-    def _visit(self, qualname: str) -> bool:
-        """One visit of ``qualname``: whether its summary changed."""
+    def _seen_by(
+        self, target: str, qualname: str, rounds: int, members: set[str]
+    ) -> dict[SiteKey, Effect]:
+        """``target``'s summary as the whole run had it when it visited ``qualname``."""
+        if target not in members:
+            for changed, before in self._history.get(target, ()):
+                if changed > rounds or (changed == rounds and target > qualname):
+                    return before
+        return self._summaries[target]
+
+    def _visit(self, qualname: str, rounds: int, members: set[str]) -> bool:
+        """One visit of ``qualname`` in round ``rounds``: whether its summary changed."""
         project = self._project
         fn, facts = project.functions[qualname]
         mine = self._summaries[qualname]
-        seen = self._seen[qualname]
-        changed = False
-        for edge, (call, target) in enumerate(self._edges[qualname]):
-            # A callee unchanged since this edge last passed its summary on has nothing new:
-            # a path kept or refused then would be kept or refused again.
-            version = self._versions.get(target, 0)
-            if seen[edge] == version:
-                continue
-            seen[edge] = version
-            reached = self._summaries[target]
+        before: dict[SiteKey, Effect] | None = None
+        for call, target in self._edges[qualname]:
+            reached = self._seen_by(target, qualname, rounds, members)
             if not reached:
                 continue  # most callees have no effect to pass on
             target_fn = project.functions[target][0]
@@ -190,11 +254,13 @@ class EffectSummaries:
                 candidate = replace(mapped, chain=(step, *mapped.chain), key=mapped_key)
                 if key in mine and _rank(mine[key]) <= _rank(candidate):
                     continue  # a path with no guard (or a shorter one) was found first
+                if before is None:
+                    before = dict(mine)
                 mine[key] = candidate
-                changed = True
-        if changed:
-            self._versions[qualname] = self._versions.get(qualname, 0) + 1
-        return changed
+        if before is None:
+            return False
+        self._history.setdefault(qualname, []).append((rounds, before))
+        return True
 
 
 def _interface_effect(
@@ -240,7 +306,8 @@ def _shown(fn: Function, caller: Function | None = None) -> str:
 
 @dataclass(frozen=True)
 class ToolEffects:
-    """Effect inference's result: the summaries of every function of the project and the
+    """Effect inference's result: the summaries (worked out for the tools' functions and
+    what they reach; for any other function when a pass of the build first asks) and the
     tools found, each with its effects."""
 
     summaries: EffectSummaries
@@ -257,9 +324,11 @@ class EffectInference(Pass[ToolEffects]):
 
 
 def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEffects:
-    """The effect-inference pass: effect summaries of every function of the project, and
-    each tool again with its effects."""
+    """The effect-inference pass: effect summaries for the project, worked out now for the
+    functions of ``tools`` (and what they reach), later for any other function a pass asks
+    about; each tool again with its effects."""
     summaries = EffectSummaries(project)
+    summaries.cover(qualname for tool in tools for qualname in _reached_from(tool))
     with_effects: list[ToolFacts] = []
     for tool in tools:
         seen: set[SiteKey] = set()

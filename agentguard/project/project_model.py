@@ -125,4 +125,7 @@ def build_project(
     ``problems``."""
     index = ProjectIndex(modules, catalog)
     inputs = ScanInputs(config, tuple(schema_files), tuple(problems))
-    return ProjectModel.built(index, run_passes(index, (*PROJECT_PASSES, *passes), inputs))
+    results = run_passes(index, (*PROJECT_PASSES, *passes), inputs)
+    # every pass has run: the effect summaries it asked for are all there is
+    results[EffectInference].summaries.seal()
+    return ProjectModel.built(index, results)

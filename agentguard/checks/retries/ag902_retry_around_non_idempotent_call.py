@@ -4,7 +4,12 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import tool_evidence
-from agentguard.checks.retries.shared import only_transient, retried_effects, retried_through_tools
+from agentguard.checks.retries.shared import (
+    UNSCOPED_RETRIES,
+    RetriedEffects,
+    only_transient,
+    retried_through_tools,
+)
 from agentguard.diagnostics import EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.retries import status_text
@@ -47,6 +52,7 @@ class RetryAroundNonIdempotentCall(Rule):
     """
 
     code, name, question = "AG902", "retry-around-non-idempotent-call", "retry"
+    reads = (RetriedEffects,)
     severity = Severity.ERROR
     VALID = (
         Valid(
@@ -115,10 +121,10 @@ class RetryAroundNonIdempotentCall(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for use in project.retry_uses():
-            if use.kind in {"global", "http_retry"} or only_transient(project, use):
+        for use, retried in zip(project.retry_uses(), RetriedEffects.of(project), strict=True):
+            if retried is None or use.kind in UNSCOPED_RETRIES or only_transient(project, use):
                 continue
-            effects, tool = retried_effects(project, use)
+            effects, tool = retried
             if use.kind == "client" and tool is not None:
                 # a client's retry setting, set where the client is built: report it in the tool
                 through = [(tool, e) for e in effects if _risky(e)]

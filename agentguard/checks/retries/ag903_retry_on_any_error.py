@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.retries.shared import retried_effects
+from agentguard.checks.retries.shared import UNSCOPED_RETRIES, RetriedEffects
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 
@@ -34,6 +34,7 @@ class RetryOnAnyError(Rule):
     """
 
     code, name, question = "AG903", "retry-on-any-error", "retry"
+    reads = (RetriedEffects,)
     severity = Severity.WARNING
     VALID = (
         Valid(
@@ -63,10 +64,10 @@ class RetryOnAnyError(Rule):
     )
 
     def check(self, project: ProjectModel) -> Iterator[Finding]:
-        for use in project.retry_uses():
-            if use.catches is not None or use.kind in {"global", "http_retry"}:
+        for use, retried in zip(project.retry_uses(), RetriedEffects.of(project), strict=True):
+            if retried is None or use.catches is not None or use.kind in UNSCOPED_RETRIES:
                 continue
-            effects, tool = retried_effects(project, use)
+            effects, tool = retried
             writes = [e for e in effects if e.writes]
             if not writes:
                 continue

@@ -3,8 +3,14 @@ to retry, and which effects a retry construct repeats."""
 
 from __future__ import annotations
 
+from agentguard.checks.judgement import Judgement
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import Effect, RetryUse, ToolFacts
+
+# What one retry construct repeats, and the tool it belongs to, if one.
+Retried = tuple[list[Effect], ToolFacts | None]
+# Retries that name no call of their own: a process-wide policy, an HTTP adapter's setting.
+UNSCOPED_RETRIES = frozenset({"global", "http_retry"})
 
 
 def only_transient(project: ProjectModel, use: RetryUse) -> bool:
@@ -75,3 +81,15 @@ def retried_through_tools(project: ProjectModel, use: RetryUse) -> list[tuple[To
             ):
                 found.append((tool, effect))
     return found
+
+
+class RetriedEffects(Judgement[tuple[Retried | None, ...]]):
+    produces = "what each retry construct repeats, in the order of the retry uses"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[Retried | None, ...]:
+        # worked out in the build, so that the rules only read effect summaries
+        return tuple(
+            None if use.kind in UNSCOPED_RETRIES else retried_effects(project, use)
+            for use in project.retry_uses()
+        )
