@@ -5,8 +5,10 @@ name=name))``: the function handed over is a loop target, so the tools are the r
 the loop walks, at the target's position. The rows are followed through locals, module
 variables, and calls of project functions returning them (``functions = get_tools()``),
 including a function picked from a module dict of such functions (``get_tools =
-BY_AREA[area]``, every value a candidate). Only written rows count: anything computed is
-left alone.
+BY_AREA[area]``, every value a candidate). A loop at module level (``for fn in TOOLS:
+mcp.add_tool(fn)``) is followed as one in a function is, and a list variable's rows include
+what its own scope appends or extends it with before the loop (``TOOLS.append(fn)``). Only
+written rows count: anything computed is left alone.
 """
 
 from __future__ import annotations
@@ -62,29 +64,39 @@ class LoopRow:
         return result
 
 
-def loop_rows(project: ProjectIndex, target: Value | None, call: Call) -> list[LoopRow]:
+def loop_rows(
+    project: ProjectIndex, target: Value | None, call: Call, module: ModuleFacts | None = None
+) -> list[LoopRow]:
     """The rows whose function a registration ``call`` inside a ``for`` loop hands over
-    when its function argument ``target`` is one of the loop's targets."""
-    if target is None or target.kind != "name" or call.function is None:
+    when its function argument ``target`` is one of the loop's targets; ``module`` holds
+    the call when it is made at module level."""
+    if target is None or target.kind != "name":
         return []
-    entry = project.functions.get(call.function)
-    if entry is None:
+    fn: Function | None = None
+    if call.function is not None:
+        entry = project.functions.get(call.function)
+        if entry is None:
+            return []
+        fn, facts = entry
+        loops = fn.loops
+    elif module is not None:
+        facts, loops = module, module.loops
+    else:
         return []
-    fn, facts = entry
-    loop = _enclosing_loop(fn, target.text, call)
+    loop = _enclosing_loop(loops, target.text, call)
     if loop is None or loop.iterable is None:
         return []
     position = loop.targets.index(target.text)
     result: list[LoopRow] = []
     seen: set[str] = set()
     for row, row_facts in _rows(project, loop.iterable, fn, facts, loop.span.line, 0):
-        if row.kind == "name" and len(loop.targets) == 1:
+        if row.kind in {"name", "attr"} and len(loop.targets) == 1:
             element = row  # ``for f in (send, search)``: each row is the function
         elif row.kind != "list" or position >= len(row.elements):
             continue
         else:
             element = row.elements[position]
-        if element.kind != "name":
+        if element.kind not in {"name", "attr"}:
             continue
         qual = project.project_function(element.qualname, row_facts) or (
             # a function nested in the registering one (a toolkit's ``get_tools``)
@@ -96,9 +108,9 @@ def loop_rows(project: ProjectIndex, target: Value | None, call: Call) -> list[L
     return result
 
 
-def _enclosing_loop(fn: Function, name: str, call: Call) -> Loop | None:
+def _enclosing_loop(loops: list[Loop], name: str, call: Call) -> Loop | None:
     found: Loop | None = None
-    for loop in fn.loops:
+    for loop in loops:
         if loop.kind not in {"for", "comprehension"} or name not in loop.targets:
             continue
         if loop.span.line <= call.span.line <= loop.span.end_line:
@@ -130,6 +142,8 @@ def _rows(
             rows: list[tuple[Value, ModuleFacts]] = []
             for held in assigned:
                 rows += _rows(project, held, fn, facts, before, depth + 1)
+            if any(held.kind == "list" for held in assigned):
+                rows += _added_rows(project, value.text, fn, facts, before, depth)
             return rows
         return _module_rows(project, value.text, facts, depth)
     if value.kind == "call":
@@ -144,6 +158,29 @@ def _rows(
     return []
 
 
+def _added_rows(
+    project: ProjectIndex,
+    name: str,
+    fn: Function | None,
+    facts: ModuleFacts,
+    before: int,
+    depth: int,
+) -> list[tuple[Value, ModuleFacts]]:
+    """What the list ``name`` is given in its own scope before line ``before``:
+    ``TOOLS.append(send)`` adds one row, ``TOOLS.extend([...])`` the rows of its argument."""
+    calls = project.calls_in(fn.qualname) if fn is not None else facts.calls_in(None)
+    rows: list[tuple[Value, ModuleFacts]] = []
+    held = {name, f"{facts.module}.{name}"}  # a module variable's receiver is qualified
+    for other in calls:
+        if other.receiver not in held or len(other.args) != 1 or other.span.line >= before:
+            continue
+        if other.method == "append":
+            rows.append((other.args[0], facts))
+        elif other.method == "extend":
+            rows += _rows(project, other.args[0], fn, facts, other.span.line, depth + 1)
+    return rows
+
+
 def _module_rows(
     project: ProjectIndex, name: str, facts: ModuleFacts, depth: int
 ) -> list[tuple[Value, ModuleFacts]]:
@@ -151,7 +188,11 @@ def _module_rows(
     if held is None:
         return []
     value, holder = held
-    return _rows(project, value, None, holder, 1 << 30, depth + 1)
+    rows = _rows(project, value, None, holder, 1 << 30, depth + 1)
+    if value.kind == "list":
+        own = (facts.imports.get(name) or name).rsplit(".", 1)[-1]  # its name where written
+        rows += _added_rows(project, own, None, holder, 1 << 30, depth)
+    return rows
 
 
 def _module_value(

@@ -56,7 +56,7 @@ def tools_from_call(
             qual = _method_of_built(project, target, call, facts, factory.methods)
         if qual is None:
             # for func, name, *_ in SPECS: mcp.add_tool(Tool.from_function(func, name=name))
-            for row in loop_rows(project, target, call):
+            for row in loop_rows(project, target, call, facts):
                 tool = function_tool(
                     project,
                     row.function,
@@ -97,6 +97,19 @@ def tools_from_call(
                 if tool:
                     tools.append(tool)
                 return tools
+        # for fn in TOOLS: agent.tool_plain(fn)
+        name_value = call.kwargs.get("name") or call.kwargs.get("name_override")
+        for row in loop_rows(project, call.args[0], call, facts):
+            tool = function_tool(
+                project,
+                row.function,
+                decorator_as_function,
+                site,
+                row.string_at(name_value),
+                row.options(dict(call.kwargs)),
+            )
+            if tool:
+                tools.append(tool)
     return tools
 
 
