@@ -1,6 +1,7 @@
 """Tools handed to a framework in a loop at module level: ``for fn in TOOLS:
 mcp.add_tool(fn)``, ``server.tool()(fn)``, ``agent.tool_plain(fn)``. The loop target stands
-for each item of the container the loop walks, as it does inside a function."""
+for each item of the container the loop walks, as it does inside a function. Also: a bound
+method of an object built for the registration (``Tool(Search(client).__call__)``)."""
 
 from __future__ import annotations
 
@@ -86,3 +87,43 @@ def test_agent_decorator_called_on_a_loop_variable_makes_tools() -> None:
 def test_a_loop_over_something_computed_makes_no_tools() -> None:
     computed = ADD_TOOL.replace("TOOLS = [create_invoice, list_invoices]", "TOOLS = load()")
     assert _found(computed) == []
+
+
+SEARCH_TOOL = """\
+from dataclasses import dataclass
+
+import httpx
+from pydantic_ai import Tool
+
+
+@dataclass
+class PublishPost:
+    client: httpx.AsyncClient
+
+    async def __call__(self, text: str) -> str:
+        reply = await self.client.post("https://blog.example/posts", json={"t": text})
+        return reply.text
+
+
+def publish_tool(client: httpx.AsyncClient) -> Tool:
+    return Tool(PublishPost(client=client).__call__, name="publish_post")
+"""
+
+
+def test_a_bound_method_of_an_object_built_in_the_call_is_a_tool() -> None:
+    tools = discover({"blog/tools.py": SEARCH_TOOL})
+    assert [(t.name, t.anchor.span.line) for t in tools] == [
+        ("publish_post", line_of(SEARCH_TOOL, "async def __call__"))
+    ]
+
+
+def test_a_bound_method_held_by_a_local_is_followed() -> None:
+    held = SEARCH_TOOL.replace(
+        '    return Tool(PublishPost(client=client).__call__, name="publish_post")',
+        '    run = PublishPost(client=client).__call__\n    return Tool(run, name="publish_post")',
+    )
+    assert "run = PublishPost" in held
+    tools = discover({"blog/tools.py": held})
+    assert [(t.name, t.anchor.span.line) for t in tools] == [
+        ("publish_post", line_of(held, "async def __call__"))
+    ]
