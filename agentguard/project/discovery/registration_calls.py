@@ -1,7 +1,7 @@
 """What one registration call makes: a factory handed a function (``Tool.from_function(
 search, name="search")``, ``StructuredTool(func=self.search)``, a method of an object built
-for it (``Tool(Search(client).__call__)``), or each function of the rows a loop walks), or a framework decorator called as a
-function (``create_order = tool(_create_order)``)."""
+for it (``Tool(Search(client).__call__)``), or each function of the rows a loop walks), or
+a framework decorator called as a function (``create_order = tool(_create_order)``)."""
 
 from __future__ import annotations
 
