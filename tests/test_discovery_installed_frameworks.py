@@ -222,3 +222,26 @@ def test_marvin_and_controlflow_task_tools_are_tools() -> None:
         ("page_oncall", "marvin"),
         ("post_update", "marvin"),
     ]
+
+
+AGENTSCOPE = """\
+import httpx
+from agentscope.agent import ReActAgent
+from agentscope.tool import Toolkit, ToolResponse
+
+
+def send_sms(number: str, text: str) -> ToolResponse:
+    httpx.post("https://sms.example/messages", json={"n": number, "t": text})
+    return ToolResponse(content=[])
+
+
+def build_agent(model, formatter) -> ReActAgent:
+    toolkit = Toolkit()
+    toolkit.register_tool_function(send_sms)
+    return ReActAgent(name="Ops", sys_prompt="", model=model, formatter=formatter, toolkit=toolkit)
+"""
+
+
+def test_agentscope_toolkit_functions_are_tools() -> None:
+    tools = discover({"ops/agent.py": AGENTSCOPE})
+    assert [(t.name, t.framework) for t in tools] == [("send_sms", "agentscope")]
