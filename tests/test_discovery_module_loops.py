@@ -127,3 +127,29 @@ def test_a_bound_method_held_by_a_local_is_followed() -> None:
     assert [(t.name, t.anchor.span.line) for t in tools] == [
         ("publish_post", line_of(held, "async def __call__"))
     ]
+
+
+DICT_ITEMS = """\
+from mcp.server.fastmcp import FastMCP
+
+from billing.handlers import create_invoice, list_invoices
+
+mcp = FastMCP("billing")
+TOOLS = {"invoice_create": create_invoice, "invoice_list": list_invoices}
+
+for tool_name, handler in TOOLS.items():
+    mcp.add_tool(handler, name=tool_name)
+"""
+
+
+def test_a_loop_over_a_dict_of_functions_registers_each_under_its_key() -> None:
+    tools = discover({"billing/handlers.py": HANDLERS, "billing/server.py": DICT_ITEMS})
+    assert sorted((t.name, t.anchor.span.line) for t in tools) == [
+        ("invoice_create", line_of(HANDLERS, "def create_invoice")),
+        ("invoice_list", line_of(HANDLERS, "def list_invoices")),
+    ]
+    values = DICT_ITEMS.replace(
+        "for tool_name, handler in TOOLS.items():", "for handler in TOOLS.values():"
+    )
+    values = values.replace("mcp.add_tool(handler, name=tool_name)", "mcp.add_tool(handler)")
+    assert _found(values) == _expected()

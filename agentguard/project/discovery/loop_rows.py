@@ -7,8 +7,9 @@ variables, and calls of project functions returning them (``functions = get_tool
 including a function picked from a module dict of such functions (``get_tools =
 BY_AREA[area]``, every value a candidate). A loop at module level (``for fn in TOOLS:
 mcp.add_tool(fn)``) is followed as one in a function is, and a list variable's rows include
-what its own scope appends or extends it with before the loop (``TOOLS.append(fn)``). Only
-written rows count: anything computed is left alone.
+what its own scope appends or extends it with before the loop (``TOOLS.append(fn)``); a
+dict literal walked by ``.items()`` gives a ``(key, value)`` row per entry, by ``.values()``
+its values. Only written rows count: anything computed is left alone.
 """
 
 from __future__ import annotations
@@ -146,6 +147,23 @@ def _rows(
                 rows += _added_rows(project, value.text, fn, facts, before, depth)
             return rows
         return _module_rows(project, value.text, facts, depth)
+    if value.kind == "dict":
+        # a dict's rows are its entries (key and value) for ``.items()``/``.values()``
+        return [
+            (Value(kind="pair", text=key, elements=[_key(key, held), held]), facts)
+            for key, held in value.items.items()
+        ]
+    walked = _dict_walk(value)
+    if walked is not None:
+        # ``for name, fn in TOOLS.items()``: a row per entry, ``(key, value)``
+        root, how = walked
+        rows = []
+        for entry, holder in _rows(project, root, fn, facts, before, depth + 1):
+            if how == "items" and entry.kind == "pair":
+                rows.append((replace(entry, kind="list"), holder))
+            elif how == "values" and entry.kind == "pair":
+                rows.append((entry.elements[1], holder))
+        return rows
     if value.kind == "call":
         rows = []
         for qual in _callees(project, value, fn, facts, before):
@@ -156,6 +174,21 @@ def _rows(
                 )
         return rows
     return []
+
+
+def _key(key: str, held: Value) -> Value:
+    return Value(kind="const", text=repr(key), const=key, span=held.span)
+
+
+def _dict_walk(value: Value) -> tuple[Value, str] | None:
+    """``TOOLS.items()`` / ``TOOLS.values()`` on a name: the name and the method."""
+    chain = value.chain
+    if value.kind != "call" or chain is None or len(chain.steps) != 2:
+        return None
+    (attr, method), (call, _) = chain.steps
+    if attr != "attr" or call != "call" or method not in {"items", "values"}:
+        return None
+    return Value(kind="name", text=chain.root, qualname=chain.root), str(method)
 
 
 def _added_rows(
