@@ -326,6 +326,8 @@ class FlowVisitor(ValueReader):
             loop.targets = [n.id for n in walk(node.target) if isinstance(n, ast.Name)]
             loop.iterable = self.value(node.iter)
         fn = self.scope.function
+        if fn is None and self.scope is self.module_scope:
+            self.facts.loops.append(loop)  # ``for fn in TOOLS: mcp.add_tool(fn)``
         if fn is not None:
             fn.loops.append(loop)
             if _repeats_one_request(node) and mentions_status(node, self.carriers.status):
@@ -345,12 +347,15 @@ class FlowVisitor(ValueReader):
         as a loop of kind ``comprehension`` (no statement repeats in it, so calls inside
         are in no loop a retry or a poll could be)."""
         fn = self.scope.function
-        if fn is not None:
+        held = fn.loops if fn is not None else None
+        if fn is None and self.scope is self.module_scope:
+            held = self.facts.loops  # ``TOOLS = [Tool(f) for f in (a, b)]`` at module level
+        if held is not None:
             for generator in node.generators:
                 loop = Loop(loop_id=self.new_id(), kind="comprehension", span=self.span(node))
                 loop.targets = [n.id for n in walk(generator.target) if isinstance(n, ast.Name)]
                 loop.iterable = self.value(generator.iter)
-                fn.loops.append(loop)
+                held.append(loop)
         self.generic_visit(node)
 
     def visit_ListComp(self, node: ast.ListComp) -> None:

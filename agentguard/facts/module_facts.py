@@ -378,6 +378,9 @@ class ModuleFacts(CompactPickle):
     # key computed at run time, ``target`` the container as written (``self.tools``). What a
     # project's own registrar keeps (project/discovery/registrars.py).
     stores: list[Assignment] = field(default_factory=list)
+    # ``for fn in TOOLS: mcp.add_tool(fn)`` at module level: the module's own ``for`` loops
+    # and comprehensions (a function's are on its ``Function``), with what each walks.
+    loops: list[Loop] = field(default_factory=list)
 
     def calls_in(self, function: str | None) -> list[Call]:
         return [c for c in self.calls if c.function == function]

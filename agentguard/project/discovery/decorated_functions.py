@@ -1,14 +1,19 @@
 """Finder: functions under a framework's tool decorator (``@mcp.tool()``, ``@tool``,
-``@function_tool(name_override=...)``), or under agentguard's own ``@guarded`` alone."""
+``@function_tool(name_override=...)``), or under agentguard's own ``@guarded`` alone; and
+classes under a framework's tool decorator (LangChain's ``@tool`` on a pydantic model: the
+model may call it, and calling it builds the model, so what runs is the class's own
+``__init__`` if it has one)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from agentguard.facts.module_facts import ModuleFacts
+from agentguard.diagnostics import Location
+from agentguard.facts.module_facts import ClassDef, Decorator, ModuleFacts
+from agentguard.knowledge.catalog_entries import ToolForm
 from agentguard.project.discovery.builder import FoundTools
-from agentguard.project.discovery.candidates import decorated_tool
+from agentguard.project.discovery.candidates import decorated_tool, registered_name
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
@@ -32,3 +37,28 @@ def find_in(project: ProjectIndex, found: FoundTools, facts: ModuleFacts) -> Ite
             tool = decorated_tool(project, fn, dec, form, facts)
             if tool:
                 yield tool
+    for cls in facts.classes.values():
+        for dec in cls.decorators:
+            form = decorator(dec.qualname)
+            if form is not None and form.framework != "agentguard":
+                yield _decorated_class(cls, dec, form, facts)
+                break
+
+
+def _decorated_class(
+    cls: ClassDef, dec: Decorator, form: ToolForm, facts: ModuleFacts
+) -> ToolFacts:
+    init = f"{cls.qualname}.__init__"
+    description = cls.attributes.get("description")
+    return ToolFacts(
+        name=registered_name(dec.kwargs, dec.args) or cls.name,
+        framework=form.framework,
+        form=form.form,
+        path=facts.path,
+        anchor=Location(facts.path, cls.name_span),
+        functions=[init] if init in cls.methods else [],
+        symbol=cls.qualname,
+        site=Location(facts.path, dec.span),
+        options=dict(dec.kwargs),
+        description=(description.string() if description else "") or "",
+    )

@@ -5,8 +5,11 @@ name=name))``: the function handed over is a loop target, so the tools are the r
 the loop walks, at the target's position. The rows are followed through locals, module
 variables, and calls of project functions returning them (``functions = get_tools()``),
 including a function picked from a module dict of such functions (``get_tools =
-BY_AREA[area]``, every value a candidate). Only written rows count: anything computed is
-left alone.
+BY_AREA[area]``, every value a candidate). A loop at module level (``for fn in TOOLS:
+mcp.add_tool(fn)``) is followed as one in a function is, and a list variable's rows include
+what its own scope appends or extends it with before the loop (``TOOLS.append(fn)``); a
+dict literal walked by ``.items()`` gives a ``(key, value)`` row per entry, by ``.values()``
+its values. Only written rows count: anything computed is left alone.
 """
 
 from __future__ import annotations
@@ -62,29 +65,39 @@ class LoopRow:
         return result
 
 
-def loop_rows(project: ProjectIndex, target: Value | None, call: Call) -> list[LoopRow]:
+def loop_rows(
+    project: ProjectIndex, target: Value | None, call: Call, module: ModuleFacts | None = None
+) -> list[LoopRow]:
     """The rows whose function a registration ``call`` inside a ``for`` loop hands over
-    when its function argument ``target`` is one of the loop's targets."""
-    if target is None or target.kind != "name" or call.function is None:
+    when its function argument ``target`` is one of the loop's targets; ``module`` holds
+    the call when it is made at module level."""
+    if target is None or target.kind != "name":
         return []
-    entry = project.functions.get(call.function)
-    if entry is None:
+    fn: Function | None = None
+    if call.function is not None:
+        entry = project.functions.get(call.function)
+        if entry is None:
+            return []
+        fn, facts = entry
+        loops = fn.loops
+    elif module is not None:
+        facts, loops = module, module.loops
+    else:
         return []
-    fn, facts = entry
-    loop = _enclosing_loop(fn, target.text, call)
+    loop = _enclosing_loop(loops, target.text, call)
     if loop is None or loop.iterable is None:
         return []
     position = loop.targets.index(target.text)
     result: list[LoopRow] = []
     seen: set[str] = set()
     for row, row_facts in _rows(project, loop.iterable, fn, facts, loop.span.line, 0):
-        if row.kind == "name" and len(loop.targets) == 1:
+        if row.kind in {"name", "attr"} and len(loop.targets) == 1:
             element = row  # ``for f in (send, search)``: each row is the function
         elif row.kind != "list" or position >= len(row.elements):
             continue
         else:
             element = row.elements[position]
-        if element.kind != "name":
+        if element.kind not in {"name", "attr"}:
             continue
         qual = project.project_function(element.qualname, row_facts) or (
             # a function nested in the registering one (a toolkit's ``get_tools``)
@@ -96,9 +109,9 @@ def loop_rows(project: ProjectIndex, target: Value | None, call: Call) -> list[L
     return result
 
 
-def _enclosing_loop(fn: Function, name: str, call: Call) -> Loop | None:
+def _enclosing_loop(loops: list[Loop], name: str, call: Call) -> Loop | None:
     found: Loop | None = None
-    for loop in fn.loops:
+    for loop in loops:
         if loop.kind not in {"for", "comprehension"} or name not in loop.targets:
             continue
         if loop.span.line <= call.span.line <= loop.span.end_line:
@@ -130,8 +143,27 @@ def _rows(
             rows: list[tuple[Value, ModuleFacts]] = []
             for held in assigned:
                 rows += _rows(project, held, fn, facts, before, depth + 1)
+            if any(held.kind == "list" for held in assigned):
+                rows += _added_rows(project, value.text, fn, facts, before, depth)
             return rows
         return _module_rows(project, value.text, facts, depth)
+    if value.kind == "dict":
+        # a dict's rows are its entries (key and value) for ``.items()``/``.values()``
+        return [
+            (Value(kind="pair", text=key, elements=[_key(key, held), held]), facts)
+            for key, held in value.items.items()
+        ]
+    walked = _dict_walk(value)
+    if walked is not None:
+        # ``for name, fn in TOOLS.items()``: a row per entry, ``(key, value)``
+        root, how = walked
+        rows = []
+        for entry, holder in _rows(project, root, fn, facts, before, depth + 1):
+            if how == "items" and entry.kind == "pair":
+                rows.append((replace(entry, kind="list"), holder))
+            elif how == "values" and entry.kind == "pair":
+                rows.append((entry.elements[1], holder))
+        return rows
     if value.kind == "call":
         rows = []
         for qual in _callees(project, value, fn, facts, before):
@@ -144,6 +176,44 @@ def _rows(
     return []
 
 
+def _key(key: str, held: Value) -> Value:
+    return Value(kind="const", text=repr(key), const=key, span=held.span)
+
+
+def _dict_walk(value: Value) -> tuple[Value, str] | None:
+    """``TOOLS.items()`` / ``TOOLS.values()`` on a name: the name and the method."""
+    chain = value.chain
+    if value.kind != "call" or chain is None or len(chain.steps) != 2:
+        return None
+    (attr, method), (call, _) = chain.steps
+    if attr != "attr" or call != "call" or method not in {"items", "values"}:
+        return None
+    return Value(kind="name", text=chain.root, qualname=chain.root), str(method)
+
+
+def _added_rows(
+    project: ProjectIndex,
+    name: str,
+    fn: Function | None,
+    facts: ModuleFacts,
+    before: int,
+    depth: int,
+) -> list[tuple[Value, ModuleFacts]]:
+    """What the list ``name`` is given in its own scope before line ``before``:
+    ``TOOLS.append(send)`` adds one row, ``TOOLS.extend([...])`` the rows of its argument."""
+    calls = project.calls_in(fn.qualname) if fn is not None else facts.calls_in(None)
+    rows: list[tuple[Value, ModuleFacts]] = []
+    held = {name, f"{facts.module}.{name}"}  # a module variable's receiver is qualified
+    for other in calls:
+        if other.receiver not in held or len(other.args) != 1 or other.span.line >= before:
+            continue
+        if other.method == "append":
+            rows.append((other.args[0], facts))
+        elif other.method == "extend":
+            rows += _rows(project, other.args[0], fn, facts, other.span.line, depth + 1)
+    return rows
+
+
 def _module_rows(
     project: ProjectIndex, name: str, facts: ModuleFacts, depth: int
 ) -> list[tuple[Value, ModuleFacts]]:
@@ -151,7 +221,11 @@ def _module_rows(
     if held is None:
         return []
     value, holder = held
-    return _rows(project, value, None, holder, 1 << 30, depth + 1)
+    rows = _rows(project, value, None, holder, 1 << 30, depth + 1)
+    if value.kind == "list":
+        own = (facts.imports.get(name) or name).rsplit(".", 1)[-1]  # its name where written
+        rows += _added_rows(project, own, None, holder, 1 << 30, depth)
+    return rows
 
 
 def _module_value(

@@ -1,7 +1,7 @@
 """What one registration call makes: a factory handed a function (``Tool.from_function(
 search, name="search")``, ``StructuredTool(func=self.search)``, a method of an object built
-for it, or each function of the rows a loop walks), or a framework decorator called as a
-function (``create_order = tool(_create_order)``)."""
+for it (``Tool(Search(client).__call__)``), or each function of the rows a loop walks), or
+a framework decorator called as a function (``create_order = tool(_create_order)``)."""
 
 from __future__ import annotations
 
@@ -51,12 +51,15 @@ def tools_from_call(
         ) or local_function(project, also, call)
         if qual is None and also_qual is not None:
             qual, also_qual = also_qual, None
+        if qual is None:
+            # Tool(Search(client=c).__call__): the method of an object built right there
+            qual = _method_of_built_object(project, _held(project, target, call, facts), facts)
         if qual is None and factory.methods:
             # ``ComponentTool(component=Fetcher(...))``: the method the object handed runs
             qual = _method_of_built(project, target, call, facts, factory.methods)
         if qual is None:
             # for func, name, *_ in SPECS: mcp.add_tool(Tool.from_function(func, name=name))
-            for row in loop_rows(project, target, call):
+            for row in loop_rows(project, target, call, facts):
                 tool = function_tool(
                     project,
                     row.function,
@@ -97,6 +100,19 @@ def tools_from_call(
                 if tool:
                     tools.append(tool)
                 return tools
+        # for fn in TOOLS: agent.tool_plain(fn)
+        name_value = call.kwargs.get("name") or call.kwargs.get("name_override")
+        for row in loop_rows(project, call.args[0], call, facts):
+            tool = function_tool(
+                project,
+                row.function,
+                decorator_as_function,
+                site,
+                row.string_at(name_value),
+                row.options(dict(call.kwargs)),
+            )
+            if tool:
+                tools.append(tool)
     return tools
 
 
@@ -109,16 +125,7 @@ def _method_of_built(
 ) -> str | None:
     """The first of ``methods`` of the project class whose object ``target`` is: built
     right there (``Fetcher(...)``) or by a local assignment before the call."""
-    if target is None:
-        return None
-    built: Value | None = target
-    if target.kind == "name":
-        caller = project.function(call.function) if call.function else None
-        if caller is not None:
-            built = local_value(project, target.text, caller, facts, call.order)
-        else:
-            bound = project.local_assignments(facts, None, target.text)
-            built = bound[-1].value if bound else None
+    built = _held(project, target, call, facts)
     if built is None or built.kind != "call" or not built.qualname:
         return None
     cls = next(
@@ -132,3 +139,32 @@ def _method_of_built(
         if found is not None:
             return found
     return None
+
+
+def _held(
+    project: ProjectIndex, target: Value | None, call: Call, facts: ModuleFacts
+) -> Value | None:
+    """What ``target`` is: itself, or the value a local name holds before the call."""
+    if target is None or target.kind != "name":
+        return target
+    caller = project.function(call.function) if call.function else None
+    if caller is not None:
+        return local_value(project, target.text, caller, facts, call.order)
+    bound = project.local_assignments(facts, None, target.text)
+    return bound[-1].value if bound else None
+
+
+def _method_of_built_object(
+    project: ProjectIndex, target: Value | None, facts: ModuleFacts
+) -> str | None:
+    """``Search(client=c).__call__`` handed over: the project's ``Search.__call__``, the
+    method a bound method of an object built in the argument runs."""
+    chain = target.chain if target is not None and target.kind == "attr" else None
+    if chain is None or len(chain.steps) != 2:
+        return None
+    (first, _), (second, method) = chain.steps
+    if first != "call" or second != "attr" or not isinstance(method, str):
+        return None
+    root = facts.imports.get(chain.root) or chain.root
+    cls = next((q for q in (root, f"{facts.module}.{root}") if q in project.classes), None)
+    return project.find_method(cls, method) if cls is not None else None

@@ -12,6 +12,7 @@ from agentguard.facts.module_facts import Call, ModuleFacts
 from agentguard.project.definitions import local_function
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool, registered_name
+from agentguard.project.discovery.loop_rows import loop_rows
 from agentguard.project.discovery.registration_calls import tools_from_call
 from agentguard.project.tool_facts import ToolFacts
 
@@ -40,25 +41,37 @@ def find_in(project: ProjectIndex, found: FoundTools, facts: ModuleFacts) -> Ite
         elif call.callee.endswith(")") and call.args:
             inner = decorating.get((call.span.line, call.span.column))
             if inner is not None and inner.call is not call:
-                tool = _decorator_applied(project, call, inner, facts)
-                if tool:
-                    yield tool
+                yield from _decorator_applied(project, call, inner, facts)
 
 
 def _decorator_applied(
     project: ProjectIndex, call: Call, decorator: CallSite, facts: ModuleFacts
-) -> ToolFacts | None:
+) -> Iterator[ToolFacts]:
     """``mcp.tool(name=tool_name)(lambda_function)``: the tool the decorator call's options
-    make of the function the call is applied to."""
+    make of the function the call is applied to (of each function a loop hands it, in
+    ``for fn in TOOLS: server.tool()(fn)``)."""
     form = project.catalog.tool_forms["decorator"](decorator.callee)
     if form is None:
-        return None
+        return
     target = call.args[0]
-    qual = project.project_function(target.qualname, facts) if target.kind == "name" else None
+    qual = (
+        project.project_function(target.qualname, facts)
+        if target.kind in {"name", "attr"}
+        else None
+    )
     qual = qual or local_function(project, target, call)
-    if qual is None:
-        return None
     options = decorator.call.kwargs
-    name = registered_name(options, decorator.call.args)
     site = Location(facts.path, call.span)
-    return function_tool(project, qual, form, site, name, dict(options))
+    if qual is not None:
+        name = registered_name(options, decorator.call.args)
+        tool = function_tool(project, qual, form, site, name, dict(options))
+        if tool:
+            yield tool
+        return
+    name_value = options.get("name")
+    for row in loop_rows(project, target, call, facts):
+        tool = function_tool(
+            project, row.function, form, site, row.string_at(name_value), row.options(dict(options))
+        )
+        if tool:
+            yield tool

@@ -1,6 +1,7 @@
 """Finder: lists of tools handed to an agent (``Agent(tools=[search, send_email])``,
-``super().__init__(tools=[self.send])`` in a subclass of an agent class), each element a
-project function or a method of the calling class.
+``super().__init__(tools=[self.send])`` in a subclass of an agent class, or a call
+decorator's options: ``@llm.call("gpt-4o-mini", tools=[search])``), each element a project
+function or a method of the calling class.
 
 The list may be written in the call, or held by a variable (module level, possibly
 imported, or local to the calling function, with what the function appends to it).
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
-    registries = project.callees_matching(project.catalog.tool_forms["registry"], resolved=True)
+    registry_form = project.catalog.tool_forms["registry"]
+    registries = project.callees_matching(registry_form, resolved=True)
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -30,6 +32,21 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             call, callee = site.call, site.callee
             if callee in registries or (call.function and call.callee.startswith("super")):
                 yield from _listed_tools(project, found, call, facts, callee)
+        for fn in facts.functions.values():
+            for decorator in fn.decorators:
+                if decorator.called and registry_form(decorator.qualname) is not None:
+                    # @llm.call(provider="openai", model="gpt-4o-mini", tools=[search])
+                    as_call = Call(
+                        callee=decorator.qualname,
+                        text=decorator.text,
+                        method=decorator.qualname.rsplit(".", 1)[-1],
+                        receiver=None,
+                        span=decorator.span,
+                        args=decorator.args,
+                        kwargs=decorator.kwargs,
+                        function=None,
+                    )
+                    yield from _listed_tools(project, found, as_call, facts, decorator.qualname)
 
 
 def _listed_tools(
