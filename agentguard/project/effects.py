@@ -29,6 +29,7 @@ from agentguard.project.sink_calls import (
     map_url_through_call,
 )
 from agentguard.project.sink_keys import map_key_through_call
+from agentguard.project.state_writes import context_writes
 from agentguard.project.tool_discovery import ToolDiscovery
 from agentguard.project.tool_facts import (
     Effect,
@@ -281,6 +282,9 @@ def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEf
                 if key not in seen:
                     seen.add(key)
                     gathered.append(effect)
+        if not any(effect.writes for effect in gathered):
+            # a tool named for a change that makes it in its run context (``update_seat``)
+            gathered.extend(context_writes(project, tool))
         with_effects.append(replace(tool, effects=gathered))
     return ToolEffects(summaries, tuple(with_effects))
 
