@@ -60,3 +60,87 @@ def test_lookup_that_notes_what_it_found_in_the_context_stays_read(scan_files: S
     risk, codes = tool_verdicts(scan_files, AIRLINE)["get_booking_status"]
     assert risk == "read"
     assert not codes & {"AG101", "AG102", "AG201"}
+
+
+# -- a call into a service's SDK that no entry knows goes to the service: unknown, not read --
+
+BILLING = {
+    "server.py": textwrap.dedent(
+        '''
+        import stripe
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("billing")
+
+
+        @mcp.tool()
+        def finalize_invoice(invoice: str) -> dict:
+            """Finalize a draft invoice so it can be paid."""
+            params: dict = {"invoice": invoice}
+            finalized = stripe.Invoice.finalize_invoice(**params)
+            return {"id": finalized.id, "status": finalized.status}
+
+
+        @mcp.tool()
+        def list_invoices(customer: str) -> list:
+            """List a customer's invoices."""
+            return [i.id for i in stripe.Invoice.list(customer=customer)]
+        '''
+    )
+}
+
+
+def test_uncatalogued_method_of_a_payment_sdk_is_unknown_not_read(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, BILLING)
+    assert verdicts["finalize_invoice"][0] == "unknown"
+    assert verdicts["list_invoices"][0] == "read"
+
+
+# -- a write verb on a client of unknown origin keeps the tool from being read -------------
+
+HANDED_CLIENT = {
+    "server.py": textwrap.dedent(
+        '''
+        from mcp.server.fastmcp import FastMCP
+
+        from .wiring import make_backend
+
+        mcp = FastMCP("crm")
+        backend = make_backend()
+
+
+        @mcp.tool()
+        def archive_contact(contact_id: str) -> str:
+            """Archive a contact."""
+            backend.delete_contact(contact_id)
+            return "archived"
+
+
+        @mcp.tool()
+        def tally(words: list[str]) -> int:
+            """Count words."""
+            seen: dict[str, int] = {}
+            for word in words:
+                seen.update({word: seen.get(word, 0) + 1})
+            return len(seen)
+        '''
+    ),
+    "wiring.py": textwrap.dedent(
+        """
+        import importlib
+        import os
+
+
+        def make_backend():
+            module = importlib.import_module(os.environ["CRM_BACKEND"])
+            return module.Backend()
+        """
+    ),
+}
+
+
+def test_write_verb_on_an_object_of_unknown_origin_is_not_read(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, HANDED_CLIENT)
+    assert verdicts["archive_contact"][0] != "read"
+    # a dict built in the tool stays in the process: its update changes nothing outside
+    assert verdicts["tally"][0] == "read"

@@ -650,8 +650,14 @@ def _leaves_project(
     if not callee or head in STDLIB_MODULES or head in project.module_heads:
         return False
     imported = project.imported_heads(facts) | project.third_party_heads
+    if head not in imported or callee.count(".") < 2:
+        return False
+    if any(callee.startswith(f"{package}.") for package in project.catalog.service_packages):
+        # ``stripe.Invoice.finalize_invoice(...)``: a class of a service's SDK, called on
+        # the class itself; no entry knows it, but it goes to the service
+        return True
     # ``slack_sdk.WebClient.conversations_list``: resolved into a package, called on a client
-    return head in imported and callee.count(".") >= 2 and head != root.split(".", 1)[0]
+    return head != root.split(".", 1)[0]
 
 
 def _just_built(
