@@ -144,3 +144,65 @@ def test_write_verb_on_an_object_of_unknown_origin_is_not_read(scan_files: ScanF
     assert verdicts["archive_contact"][0] != "read"
     # a dict built in the tool stays in the process: its update changes nothing outside
     assert verdicts["tally"][0] == "read"
+
+
+# -- an index kept across calls and filled on the first use of its key is set-up -----------
+
+NOTES_INDEX = {
+    "tools.py": textwrap.dedent(
+        '''
+        import os
+
+        import requests
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("notes")
+
+
+        class NoteIndex:
+            loaded: dict[str, "NoteIndex"] = {}
+
+            def __init__(self, folder: str) -> None:
+                self.folder = folder
+
+            @staticmethod
+            def get(folder: str) -> "NoteIndex":
+                if NoteIndex.loaded.get(folder) is None:
+                    os.makedirs(folder, exist_ok=True)
+                    with open(os.path.join(folder, "index.json"), "w") as out:
+                        out.write("{}")
+                    NoteIndex.loaded[folder] = NoteIndex(folder)
+                return NoteIndex.loaded[folder]
+
+            def search(self, text: str) -> list[str]:
+                return [name for name in os.listdir(self.folder) if text in name]
+
+
+        @mcp.tool()
+        def search_notes(text: str) -> list[str]:
+            """Search the notes."""
+            return NoteIndex.get("notes").search(text)
+
+
+        @mcp.tool()
+        def share_note(name: str) -> str:
+            """Share a note with the team."""
+            cache: dict[str, str] = {}
+            if name not in cache:
+                requests.post("https://share.example.com/notes", json={"name": name})
+                cache[name] = "shared"
+            return cache[name]
+        '''
+    )
+}
+
+
+def test_index_built_on_first_use_of_its_key_is_set_up_not_the_tools_effect(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, NOTES_INDEX)
+    risk, codes = verdicts["search_notes"]
+    assert risk == "read"
+    assert not codes & {"AG101", "AG102", "AG201"}
+    # a mapping made in the call is no index kept across calls: its write is the tool's
+    assert verdicts["share_note"][0] == "network_write"

@@ -23,6 +23,19 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
     is None: found = create(...)``) is a get-or-create, each call's own write, not set-up."""
     found: list[tuple[int, int]] = []
     for branch in fn.branches:
+        cache = _missing_key_test(branch.test)
+        if cache is not None and _shared_cache(project, cache, fn, facts):
+            span = branch.span
+            if any(
+                store.function == fn.qualname
+                and store.target == cache
+                and span.line <= store.span.line <= span.end_line
+                for store in facts.stores
+            ):
+                # ``if Memory.index.get(name) is None: ...; Memory.index[name] = db``: an
+                # index kept across calls, filled on the first use of its key
+                found.append(branch.body_order)
+            continue
         held = _unset_test(branch.test)
         if held is None or not _shared(project, held, fn, facts):
             continue
@@ -60,6 +73,37 @@ def _unset_test(test: Value) -> str | None:
         return None
     tested = test.parts[0]
     return tested.text if tested.kind in {"name", "attr"} else None
+
+
+def _missing_key_test(test: Value) -> str | None:
+    """``cache.get(key) is None`` / ``not cache.get(key)`` / ``key not in cache``: the
+    mapping tested for a missing key, as written."""
+    if test.op == "not in" and len(test.parts) == 2:
+        cache = test.parts[1]
+        return cache.text if cache.kind in {"name", "attr"} else None
+    unset = (test.op == "not" and bool(test.parts)) or (
+        test.op in {"is", "=="} and len(test.parts) == 2 and test.parts[1].text == "None"
+    )
+    if not unset:
+        return None
+    tested = test.parts[0]
+    chain = tested.chain if tested.kind == "call" else None
+    receiver = chain.receiver() if chain is not None else None
+    if chain is None or chain.called() != "get" or receiver is None:
+        return None
+    text = tested.text.split("(", 1)[0]
+    return text[: -len(".get")] if text.endswith(".get") else None
+
+
+def _shared_cache(project: ProjectIndex, cache: str, fn: Function, facts: ModuleFacts) -> bool:
+    """Whether the mapping ``cache`` outlives the call: an attribute of ``self``/``cls``, a
+    class attribute (``Memory.index``) or a module variable."""
+    head, _, attr = cache.partition(".")
+    if head in SELF_NAMES:
+        return bool(attr) and "." not in attr
+    if not attr:
+        return bool(project.local_assignments(facts, None, cache))
+    return "." not in attr and head[:1].isupper()
 
 
 def _shared(project: ProjectIndex, held: str, fn: Function, facts: ModuleFacts) -> bool:
