@@ -206,3 +206,61 @@ def test_index_built_on_first_use_of_its_key_is_set_up_not_the_tools_effect(
     assert not codes & {"AG101", "AG102", "AG201"}
     # a mapping made in the call is no index kept across calls: its write is the tool's
     assert verdicts["share_note"][0] == "network_write"
+
+
+# -- a vector index kept on this machine is a local store: its writes are not remote -------
+
+MEMORY = {
+    "memory.py": textwrap.dedent(
+        '''
+        from langchain_community.vectorstores import FAISS
+        from langchain_core.documents import Document
+
+
+        class NotesIndex(FAISS):
+            """The agent's memory: a FAISS index saved next to the project."""
+
+
+        class Memory:
+            def __init__(self, db: NotesIndex) -> None:
+                self.db = db
+
+            async def remember(self, text: str) -> list[str]:
+                return await self.db.aadd_documents([Document(page_content=text)])
+        '''
+    ),
+    "tools.py": textwrap.dedent(
+        '''
+        from mcp.server.fastmcp import FastMCP
+
+        from .memory import Memory, NotesIndex
+        from .vendor import crm_client
+
+        mcp = FastMCP("memory")
+        memory = Memory(NotesIndex.load_local("memory", None))
+
+
+        @mcp.tool()
+        async def save_memory(text: str) -> str:
+            """Save a memory for later."""
+            ids = await memory.remember(text)
+            return ids[0]
+
+
+        @mcp.tool()
+        async def add_lead(name: str) -> str:
+            """Add a sales lead."""
+            crm_client.add_lead(name=name)
+            return "added"
+        '''
+    ),
+}
+
+
+def test_write_to_a_local_vector_index_is_a_local_write(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, MEMORY)
+    risk, codes = verdicts["save_memory"]
+    assert risk == "write"
+    assert "AG201" not in codes  # no remote write: no idempotency key to ask for
+    # a client of a service is no local store: its add still goes out
+    assert verdicts["add_lead"][0] == "network_write"
