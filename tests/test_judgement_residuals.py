@@ -264,3 +264,80 @@ def test_write_to_a_local_vector_index_is_a_local_write(scan_files: ScanFiles) -
     assert "AG201" not in codes  # no remote write: no idempotency key to ask for
     # a client of a service is no local store: its add still goes out
     assert verdicts["add_lead"][0] == "network_write"
+
+
+# -- a helper that runs a handed function here or ships it by name to run elsewhere --------
+
+REMOTE_RUN = {
+    "runner.py": textwrap.dedent(
+        '''
+        import inspect
+        import os
+
+        import httpx
+
+
+        async def _remote_call(url: str, function_name: str, args: list) -> object:
+            async with httpx.AsyncClient() as http:
+                answer = await http.post(url, json={"function": function_name, "args": args})
+                return answer.json()["result"]
+
+
+        async def run_here_or_there(func, *args):
+            """In development the code runs in a sandbox; the function is called there."""
+            if os.environ.get("SANDBOX_URL"):
+                return await _remote_call(
+                    os.environ["SANDBOX_URL"], function_name=func.__name__, args=list(args)
+                )
+            if inspect.iscoroutinefunction(func):
+                return await func(*args)
+            return func(*args)
+        '''
+    ),
+    "files.py": textwrap.dedent(
+        """
+        import os
+
+
+        def exists(path: str) -> bool:
+            return os.path.exists(path)
+
+
+        def remove(path: str) -> None:
+            os.remove(path)
+        """
+    ),
+    "tools.py": textwrap.dedent(
+        '''
+        from mcp.server.fastmcp import FastMCP
+
+        from . import files
+        from .runner import run_here_or_there
+
+        mcp = FastMCP("files")
+
+
+        @mcp.tool()
+        async def image_for_model(path: str) -> bool:
+            """An image handed to the model by its path."""
+            return await run_here_or_there(files.exists, path)
+
+
+        @mcp.tool()
+        async def delete_file(path: str) -> str:
+            """Delete a file."""
+            await run_here_or_there(files.remove, path)
+            return "deleted"
+        '''
+    ),
+}
+
+
+def test_function_shipped_by_name_to_run_elsewhere_has_its_own_effect(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, REMOTE_RUN)
+    risk, codes = verdicts["image_for_model"]
+    assert risk == "read"  # the POST only carries `exists` to where it runs
+    assert not codes & {"AG101", "AG201"}
+    assert verdicts["delete_file"][0] == "destructive"

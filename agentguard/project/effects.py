@@ -97,7 +97,11 @@ class EffectSummaries:
         # set-up (a client made on first use, a cached singleton): followed, not an effect
         setup = setup_orders(project, fn, facts)
         setup_edges: list[tuple[Call, str]] = []
-        for written in project.calls_in(qualname):
+        calls = project.calls_in(qualname)
+        shipped = _ships_handed_function(fn, calls)
+        for written in calls:
+            if shipped and written.order in shipped:
+                continue  # the handed function, run elsewhere: its callers bring its effect
             site = project.followed_site(written, fn, facts)
             call, callee = site.call, site.callee
             if any(start <= written.order < end for start, end in setup):
@@ -196,6 +200,23 @@ class EffectSummaries:
         if changed:
             self._versions[qualname] = self._versions.get(qualname, 0) + 1
         return changed
+
+
+def _ships_handed_function(fn: Function, calls: list[Call]) -> set[int]:
+    """The orders of the calls of ``fn`` that send a function it is handed, by name, to run
+    elsewhere (``rfc.call(url, function_name=func.__name__, args=args)``) when ``fn`` also
+    calls that function itself (``return func(*args)`` in the other branch): either way what
+    runs is the handed function, whose effect each caller's hand-over brings (a call edge to
+    it, or its judgement as a call). The transport is no effect of its own."""
+    called = {call.callee for call in calls if call.callee in fn.params}
+    if not called:
+        return set()
+    names = {f"{param}.__name__" for param in called}
+    return {
+        call.order
+        for call in calls
+        if any(value.text in names for value in (*call.args, *call.kwargs.values()))
+    }
 
 
 def _interface_effect(
