@@ -341,3 +341,66 @@ def test_function_shipped_by_name_to_run_elsewhere_has_its_own_effect(
     assert risk == "read"  # the POST only carries `exists` to where it runs
     assert not codes & {"AG101", "AG201"}
     assert verdicts["delete_file"][0] == "destructive"
+
+
+# -- a write behind an operator's setting that is off by default is not the tool's effect --
+
+SEARCH = {
+    "search_tool.py": textwrap.dedent(
+        """
+        import json
+        from typing import Any
+
+        import requests
+        from crewai.tools import BaseTool
+        from pydantic import BaseModel
+
+
+        class SearchInput(BaseModel):
+            query: str
+
+
+        def _keep_copy(text: str) -> None:
+            with open("last_search.json", "w") as out:
+                out.write(text)
+
+
+        class WebSearchTool(BaseTool):
+            name: str = "web_search"
+            description: str = "Search the web."
+            args_schema: type[BaseModel] = SearchInput
+            keep_copy: bool = False
+
+            def _run(self, **kwargs: Any) -> Any:
+                answer = requests.get("https://search.example.com", params={"q": kwargs["query"]})
+                results = answer.json()
+                keep_copy = kwargs.get("keep_copy", self.keep_copy)
+                if keep_copy:
+                    _keep_copy(json.dumps(results))
+                return results
+
+
+        class ReportTool(BaseTool):
+            name: str = "report_writer"
+            description: str = "Write the report."
+            args_schema: type[BaseModel] = SearchInput
+            to_disk: bool = True
+
+            def _run(self, **kwargs: Any) -> Any:
+                if self.to_disk:
+                    _keep_copy(kwargs["query"])
+                return "done"
+        """
+    )
+}
+
+
+def test_write_behind_a_setting_off_by_default_is_not_the_tools_effect(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, SEARCH)
+    risk, codes = verdicts["web_search"]
+    assert risk == "read"
+    assert "AG101" not in codes
+    # on by default: the write is what the tool does
+    assert verdicts["report_writer"][0] == "write"

@@ -19,7 +19,11 @@ from agentguard.project.read_posts import (
     read_by_name,
 )
 from agentguard.project.rpc_dispatch import RPC_DEFERRED
-from agentguard.project.setup_calls import cached_singleton, setup_orders
+from agentguard.project.setup_calls import (
+    cached_singleton,
+    off_by_default_orders,
+    setup_orders,
+)
 from agentguard.project.sink_calls import (
     DEFERRED,
     classify_sink,
@@ -96,6 +100,8 @@ class EffectSummaries:
         edges: list[tuple[Call, str]] = []
         # set-up (a client made on first use, a cached singleton): followed, not an effect
         setup = setup_orders(project, fn, facts)
+        # an option the operator turns on (``if self.save_file:``): not the default effect
+        setup += off_by_default_orders(project, fn, facts)
         setup_edges: list[tuple[Call, str]] = []
         calls = project.calls_in(qualname)
         shipped = _ships_handed_function(fn, calls)

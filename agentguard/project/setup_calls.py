@@ -123,3 +123,59 @@ def cached_singleton(project: ProjectIndex, qualname: str) -> bool:
         return False
     decorators = project.catalog.open_world.setup_decorators
     return any(decorator.qualname in decorators for decorator in fn.decorators)
+
+
+def off_by_default_orders(
+    project: ProjectIndex, fn: Function, facts: ModuleFacts
+) -> list[tuple[int, int]]:
+    """The call orders of ``fn`` inside an ``if`` on an operator's setting that is off by
+    default: an attribute of the tool's class whose class-level default is ``False`` or
+    ``None`` (``save_file: bool = False``), tested as it is or through a local that takes it
+    as its default (``save_file = kwargs.get("save_file", self.save_file)``). What such a
+    branch does is an option the operator turns on, not what the tool does by default."""
+    if not fn.class_name:
+        return []
+    owner = fn.qualname.rsplit(".", 1)[0]
+    found: list[tuple[int, int]] = []
+    for branch in fn.branches:
+        test = branch.test
+        if test.kind not in {"name", "attr"} or test.op:
+            continue
+        setting = _setting_of(project, test.text, fn, facts)
+        if setting is not None and _off_by_default(project, owner, setting):
+            found.append(branch.body_order)
+    return found
+
+
+def _setting_of(project: ProjectIndex, tested: str, fn: Function, facts: ModuleFacts) -> str | None:
+    """The attribute of ``self`` a test reads: ``self.save_file``, or a local assigned
+    ``self.save_file`` or ``<mapping>.get("...", self.save_file)`` once in ``fn``."""
+    head, _, attr = tested.partition(".")
+    if head in SELF_NAMES:
+        return attr if attr and "." not in attr else None
+    if attr:
+        return None
+    assigned = project.local_assignments(facts, fn.qualname, tested)
+    if len(assigned) != 1:
+        return None
+    value = assigned[0].value
+    if value.kind == "call" and value.chain is not None and value.chain.called() == "get":
+        given = value.call_args[1:2]
+        value = given[0] if given else value
+    head, _, attr = value.text.partition(".")
+    if value.kind == "attr" and head in SELF_NAMES and attr and "." not in attr:
+        return attr
+    return None
+
+
+def _off_by_default(project: ProjectIndex, owner: str, setting: str) -> bool:
+    """Whether the class (or the nearest base of the project that sets it) gives
+    ``setting`` the class-level default ``False`` or ``None``."""
+    for current in project.lineage(owner):
+        entry = project.classes.get(current)
+        if entry is None:
+            continue
+        default = entry[0].attributes.get(setting)
+        if default is not None:
+            return default.kind == "const" and (default.const is False or default.const is None)
+    return False
