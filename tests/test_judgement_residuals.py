@@ -404,3 +404,49 @@ def test_write_behind_a_setting_off_by_default_is_not_the_tools_effect(
     assert "AG101" not in codes
     # on by default: the write is what the tool does
     assert verdicts["report_writer"][0] == "write"
+
+
+# -- a guess says it is one; what is not judged is reported unknown ------------------------
+
+GUESSED = {
+    "server.py": textwrap.dedent(
+        '''
+        from mcp.server.fastmcp import FastMCP
+
+        from vendor_sdk import make_client
+
+        mcp = FastMCP("crm")
+        crm_client = make_client()
+
+
+        @mcp.tool()
+        def add_lead(name: str) -> str:
+            """Add a sales lead."""
+            crm_client.add_lead(name=name)
+            return "added"
+
+
+        @mcp.tool()
+        def lead_score(name: str) -> int:
+            """Score of a lead."""
+            return crm_client.score(name)
+        '''
+    )
+}
+
+
+def test_effect_judged_by_a_guess_says_so_in_the_message_and_confidence(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files(GUESSED)
+    undeclared = [f for f in result.findings if f.code == "AG101" and f.tool == "add_lead"]
+    assert undeclared
+    assert undeclared[0].confidence.value in {"low", "medium"}
+    assert "a guess at" in undeclared[0].message
+
+
+def test_call_not_judged_is_reported_unknown_never_safe(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, GUESSED)
+    risk, codes = verdicts["lead_score"]
+    assert risk == "unknown"
+    assert "AG104" in codes
