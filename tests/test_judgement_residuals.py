@@ -450,3 +450,60 @@ def test_call_not_judged_is_reported_unknown_never_safe(scan_files: ScanFiles) -
     risk, codes = verdicts["lead_score"]
     assert risk == "unknown"
     assert "AG104" in codes
+
+
+# -- a handler that continues only on the loop's last pass runs nothing again -------------
+
+SHELL = {
+    "tools.py": textwrap.dedent(
+        '''
+        import subprocess
+
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("shell")
+        sessions: dict[int, subprocess.Popen] = {}
+
+
+        def _reconnect() -> None:
+            sessions.clear()
+
+
+        @mcp.tool()
+        def run_command(command: str) -> str:
+            """Run a shell command."""
+            for attempt in range(2):
+                try:
+                    done = subprocess.run(command, shell=True, capture_output=True, text=True)
+                    return done.stdout
+                except OSError:
+                    if attempt == 1:
+                        _reconnect()
+                        continue
+                    else:
+                        raise
+            return ""
+
+
+        @mcp.tool()
+        def run_again(command: str) -> str:
+            """Run a shell command, again on failure."""
+            for attempt in range(3):
+                try:
+                    done = subprocess.run(command, shell=True, capture_output=True, text=True)
+                    return done.stdout
+                except OSError:
+                    if attempt == 0:
+                        continue
+                    raise
+            return ""
+        '''
+    )
+}
+
+
+def test_continue_on_the_last_pass_only_is_no_retry(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, SHELL)
+    assert not verdicts["run_command"][1] & {"AG901", "AG902", "AG903", "AG904"}
+    # a continue on an earlier pass sends the command again
+    assert verdicts["run_again"][1] & {"AG902", "AG903"}
