@@ -507,3 +507,50 @@ def test_continue_on_the_last_pass_only_is_no_retry(scan_files: ScanFiles) -> No
     assert not verdicts["run_command"][1] & {"AG901", "AG902", "AG903", "AG904"}
     # a continue on an earlier pass sends the command again
     assert verdicts["run_again"][1] & {"AG902", "AG903"}
+
+
+# -- a callable a project function returns, called, runs code no reader can name -----------
+
+INTERPRETER = {
+    "tools.py": textwrap.dedent(
+        """
+        import ast
+
+        from smolagents import Tool
+
+
+        def _evaluate(node, state):
+            if isinstance(node, ast.Call):
+                func = _evaluate(node.func, state)
+                return func(*[_evaluate(arg, state) for arg in node.args])
+            if isinstance(node, ast.Name):
+                return state[node.id]
+            if isinstance(node, ast.Constant):
+                return node.value
+            raise ValueError("unsupported expression")
+
+
+        def evaluate_code(code: str, state: dict) -> object:
+            result = None
+            for statement in ast.parse(code).body:
+                result = _evaluate(statement.value, state)
+            return result
+
+
+        class CalculatorTool(Tool):
+            name = "calculator"
+            description = "Evaluates a Python expression."
+            inputs = {"code": {"type": "string", "description": "the expression"}}
+            output_type = "string"
+
+            def forward(self, code: str) -> str:
+                return str(evaluate_code(code, {"print": print, "open": open}))
+        """
+    )
+}
+
+
+def test_callable_returned_by_a_project_function_is_unknown_not_read(
+    scan_files: ScanFiles,
+) -> None:
+    assert tool_verdicts(scan_files, INTERPRETER)["calculator"][0] == "unknown"
