@@ -37,6 +37,21 @@ def effect_words(effect: Effect) -> str:
     return EFFECT_WORDS.get(effect.kind, effect.kind)
 
 
+def guess_words(effect: Effect) -> str:
+    """``, a guess at medium confidence`` for an effect judged by a guess (a write verb, a
+    name) or short of certain evidence; nothing for one a catalogue entry or the request
+    itself shows."""
+    if effect.heuristic or effect.confidence is not Confidence.HIGH:
+        return f", a guess at {effect.confidence.value} confidence"
+    return ""
+
+
+def effect_phrase(effect: Effect) -> str:
+    """``a remote write (`crm.add_lead` via `sync`, a guess at low confidence)``: what
+    an effect is, where it is reached, and how sure the judgement is."""
+    return f"{effect_words(effect)} ({effect.route()}{guess_words(effect)})"
+
+
 def keys_of_origin(
     project: ProjectModel, origin: str
 ) -> Iterator[tuple[ToolFacts, Effect, KeyEvidence]]:

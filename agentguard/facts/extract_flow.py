@@ -108,6 +108,67 @@ def _breaks_out(statements: list[ast.stmt]) -> bool:
     return False
 
 
+def _last_pass_of(loop: ast.For | ast.AsyncFor | ast.While) -> tuple[str, int] | None:
+    """``for i in range(2)``: the counter and the value it has on the last pass."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.target, ast.Name):
+        return None
+    it = loop.iter
+    if not (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "range"
+        and len(it.args) == 1
+        and not it.keywords
+        and isinstance(it.args[0], ast.Constant)
+        and type(it.args[0].value) is int
+    ):
+        return None
+    return loop.target.id, it.args[0].value - 1
+
+
+def _on_last_pass(test: ast.expr, counter: str, last: int) -> bool:
+    """``i == 1`` / ``1 == i`` / ``i >= 1`` with 1 the counter's last value."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    left, right, op = test.left, test.comparators[0], test.ops[0]
+    if isinstance(right, ast.Name) and isinstance(op, ast.Eq):
+        left, right = right, left
+    return (
+        isinstance(left, ast.Name)
+        and left.id == counter
+        and isinstance(op, (ast.Eq, ast.GtE))
+        and isinstance(right, ast.Constant)
+        and right.value == last
+        and type(right.value) is int
+    )
+
+
+def _continues_only_on_last_pass(statements: list[ast.stmt], counter: str, last: int) -> bool:
+    """Whether every ``continue`` among ``statements`` (not one of a nested loop or
+    function) sits under an ``if`` that holds on the loop's last pass only: such a
+    ``continue`` ends the loop, it runs nothing again."""
+    for statement in statements:
+        if isinstance(statement, ast.Continue):
+            return False
+        if isinstance(
+            statement,
+            (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef),
+        ):
+            continue
+        if isinstance(statement, ast.If) and _on_last_pass(statement.test, counter, last):
+            if not _continues_only_on_last_pass(statement.orelse, counter, last):
+                return False
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, field, None)
+            if isinstance(inner, list) and not _continues_only_on_last_pass(inner, counter, last):
+                return False
+        for clause in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+            if not _continues_only_on_last_pass(clause.body, counter, last):
+                return False
+    return True
+
+
 def _exits_on_success(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
     """A retry loop leaves once an attempt succeeds: a ``return``/``break`` in a guarded
     body (or its ``else``, or right after the ``try``), or a flag the ``while`` test reads
@@ -164,6 +225,8 @@ class FlowVisitor(ValueReader):
     caught error) and ``with`` blocks."""
 
     _helpers: Helpers | None = None
+    # the innermost loop's counter and its last value: ``for i in range(2)`` -> ("i", 1)
+    _last_pass: tuple[str, int] | None = None
 
     def module_helpers(self) -> Helpers:
         """The module's predicates and integer constants, indexed on first need."""
@@ -334,8 +397,11 @@ class FlowVisitor(ValueReader):
                 loop.retried_statuses = retried_statuses(node, self.module_helpers())
         self.scope.loops.append(loop_id)
         start = self.scope.order
+        outer = self._last_pass
+        self._last_pass = _last_pass_of(node)
         for stmt in node.body:
             self.visit(stmt)
+        self._last_pass = outer
         if loop.retried_statuses:
             loop.body_order = (start, self.scope.order)
         self.scope.loops.pop()
@@ -436,6 +502,9 @@ class FlowVisitor(ValueReader):
             elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
                 record.strings.append(sub.value[:200])
         record.breaks = _breaks_out(handler.body)
+        if record.continues and self._last_pass is not None:
+            # ``if i == attempts - 1: continue`` on the last pass: no pass follows
+            record.continues = not _continues_only_on_last_pass(handler.body, *self._last_pass)
         record.raw_error_uses, record.tainted_names = self._raw_error_uses(handler)
         if self.scope.loops and mentions_status(handler, self.carriers.status):
             record.retried_statuses = handler_retried_statuses(handler, self.module_helpers())

@@ -626,16 +626,24 @@ class ValueReader:
             and isinstance(target.slice.value, str)
         ):
             name = f"{target.value.id}[{target.slice.value}]"
+        root = target.value if isinstance(target, ast.Attribute) else None
+        attrs: list[str] = []
+        while isinstance(root, ast.Attribute):
+            # ``context.context.state.seat = s``: an attribute set deep in an object
+            attrs.append(root.attr)
+            root = root.value
         if (
             name is None
             and isinstance(target, ast.Attribute)
-            and isinstance(target.value, ast.Name)
-            and target.value.id not in {"self", "cls"}
+            and isinstance(root, ast.Name)
+            and root.id not in {"self", "cls"}
         ):
             fn = self.scope.function
+            path = "".join(f".{attr}" for attr in reversed(attrs))
             self.facts.attribute_sets.append(
                 Assignment(
-                    target=f"{self.resolve_name(target.value.id)}.{target.attr}",
+                    # as written: ``context.seat``, not the type ``context`` is annotated with
+                    target=f"{root.id}{path}.{target.attr}",
                     value=self.value(value),
                     span=span_of(node),
                     function=fn.qualname if fn else None,

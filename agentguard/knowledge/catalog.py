@@ -549,6 +549,27 @@ class Catalog:
         return load_entry(OpenWorld, self.open_world_table, base_verbs=self.verbs)
 
     @cached_property
+    def service_packages(self) -> frozenset[str]:
+        """The packages the catalogue knows as a remote service's SDK (``stripe``,
+        ``twilio.rest``): the literal module path before the class or wildcard of each sink
+        entry that pays or sends a message. A call into one that no entry knows still goes
+        to the service."""
+        found: set[str] = set()
+        for patterns, sink in self.sink_entries:
+            if sink.effect not in {"payment", "message"}:
+                continue
+            for glob in patterns:
+                parts = glob.split(".")
+                prefix: list[str] = []
+                for part in parts[:-1]:
+                    if not part.isidentifier() or not part.islower():
+                        break
+                    prefix.append(part)
+                if prefix:
+                    found.add(".".join(prefix))
+        return frozenset(found)
+
+    @cached_property
     def digest(self) -> str:
         """Part of every cache key: a catalogue change invalidates cached facts."""
         return hashlib.sha256(json.dumps(self.data, sort_keys=True).encode()).hexdigest()[:16]

@@ -79,6 +79,15 @@ class OpenWorld:
         description="Packages whose objects live in the process: a write verb on what one "
         "of their calls returned changes nothing outside it.",
     )
+    # classes whose objects keep their data in the process or in local files (a FAISS index)
+    local_stores: frozenset[str] = key(
+        "local_stores",
+        STRINGS,
+        frozen,
+        description="Classes whose objects keep their data in the process or in local "
+        "files (a FAISS vector index, an in-memory store): a write to one, or to an object "
+        "of a project class built on one, is a local write, not a remote one.",
+    )
     client_roots: re.Pattern[str] = key("client_roots", REGEX, pattern)
     reads: Matcher[bool] = key("reads", STRINGS, matcher)
     credential_words: frozenset[str] = key("credential_words", WORDS, frozen)

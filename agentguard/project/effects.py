@@ -20,7 +20,11 @@ from agentguard.project.read_posts import (
     read_by_name,
 )
 from agentguard.project.rpc_dispatch import RPC_DEFERRED
-from agentguard.project.setup_calls import cached_singleton, setup_orders
+from agentguard.project.setup_calls import (
+    cached_singleton,
+    off_by_default_orders,
+    setup_orders,
+)
 from agentguard.project.sink_calls import (
     DEFERRED,
     classify_sink,
@@ -30,6 +34,7 @@ from agentguard.project.sink_calls import (
     map_url_through_call,
 )
 from agentguard.project.sink_keys import map_key_through_call
+from agentguard.project.state_writes import context_writes
 from agentguard.project.tool_discovery import ToolDiscovery
 from agentguard.project.tool_facts import (
     Effect,
@@ -143,8 +148,14 @@ class EffectSummaries:
         edges: list[tuple[Call, str]] = []
         # set-up (a client made on first use, a cached singleton): followed, not an effect
         setup = setup_orders(project, fn, facts)
+        # an option the operator turns on (``if self.save_file:``): not the default effect
+        setup += off_by_default_orders(project, fn, facts)
         setup_edges: list[tuple[Call, str]] = []
-        for written in project.calls_in(qualname):
+        calls = project.calls_in(qualname)
+        shipped = _ships_handed_function(fn, calls)
+        for written in calls:
+            if shipped and written.order in shipped:
+                continue  # the handed function, run elsewhere: its callers bring its effect
             site = project.followed_site(written, fn, facts)
             call, callee = site.call, site.callee
             if any(start <= written.order < end for start, end in setup):
@@ -263,6 +274,23 @@ class EffectSummaries:
         return True
 
 
+def _ships_handed_function(fn: Function, calls: list[Call]) -> set[int]:
+    """The orders of the calls of ``fn`` that send a function it is handed, by name, to run
+    elsewhere (``rfc.call(url, function_name=func.__name__, args=args)``) when ``fn`` also
+    calls that function itself (``return func(*args)`` in the other branch): either way what
+    runs is the handed function, whose effect each caller's hand-over brings (a call edge to
+    it, or its judgement as a call). The transport is no effect of its own."""
+    called = {call.callee for call in calls if call.callee in fn.params}
+    if not called:
+        return set()
+    names = {f"{param}.__name__" for param in called}
+    return {
+        call.order
+        for call in calls
+        if any(value.text in names for value in (*call.args, *call.kwargs.values()))
+    }
+
+
 def _interface_effect(
     project: ProjectIndex,
     call: Call,
@@ -350,6 +378,9 @@ def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEf
                 if key not in seen:
                     seen.add(key)
                     gathered.append(effect)
+        if not any(effect.writes for effect in gathered):
+            # a tool named for a change that makes it in its run context (``update_seat``)
+            gathered.extend(context_writes(project, tool))
         with_effects.append(replace(tool, effects=gathered))
     return ToolEffects(summaries, tuple(with_effects))
 

@@ -82,12 +82,16 @@ def heuristic_sink(
         "idempotent_write": "write",
     }[verb_class]
     idempotent = verb_class != "non_idempotent"
+    local = local_store(project, callee)
+    if local is not None:
+        # ``self.db.add_documents(...)`` on a FAISS index: the data stays on this machine
+        kind = "destructive" if verb_class == "destructive" else "write"
     site = Location(facts.path, call.span)
     sink = Sink(effect=kind, idempotent=idempotent, key={})
     return Effect(
         kind=kind,
         idempotent=idempotent,
-        remote=True,
+        remote=local is None,
         sink=open_world.shown(call),
         site=site,
         call=call,
@@ -96,7 +100,9 @@ def heuristic_sink(
                 StepKind.SINK,
                 site,
                 callee=open_world.shown(call),
-                detail="write verb, not resolved",
+                detail="write verb, not resolved"
+                if local is None
+                else f"write verb on a local store ({local})",
             ),
         ),
         confidence=Confidence.MEDIUM
@@ -106,3 +112,17 @@ def heuristic_sink(
         heuristic=True,
         function=fn.qualname,
     )
+
+
+def local_store(project: ProjectIndex, callee: str) -> str | None:
+    """The local store class (``rules/effects.yaml: open_world.local_stores``) whose method
+    ``callee`` is, directly or through a project class built on it (``class Notes(FAISS)``);
+    None for any other callee."""
+    stores = project.catalog.open_world.local_stores
+    owner = callee.rsplit(".", 1)[0]
+    if "." not in callee:
+        return None
+    for current in project.lineage(owner):
+        if current in stores:
+            return current
+    return None

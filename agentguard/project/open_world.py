@@ -241,6 +241,9 @@ def _verdict(
     dynamic = _named_at_run_time(project, world, call, fn, facts)
     if dynamic is not None:
         return _Verdict(None, f"a method of `{dynamic}` named at run time")
+    chosen = _callable_returned(project, call, fn, facts)
+    if chosen is not None:
+        return _Verdict(None, f"calls what `{chosen}` returned, a callable chosen at run time")
     if call.method.lstrip("_")[:1].isupper() or not call.method.isidentifier():
         return None  # a constructor builds a client, it sends nothing
     if _alternate_constructor(call):
@@ -361,6 +364,29 @@ def _named_at_run_time(
     ):
         return None
     return owner
+
+
+def _callable_returned(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """``func = evaluate(node.func, state)``, then ``func(*args)``: a local holding what a
+    project function returned, called. No call edge names what runs (the answer is picked
+    at run time, from a table, a state, a model's code), so its effect is unknown, never
+    none. The project function, or None when the call is no such call."""
+    if call.receiver is not None or not call.callee.isidentifier():
+        return None
+    bound = local_value(project, call.callee, fn, facts, call.order)
+    if bound is None or bound.kind != "call" or not bound.qualname:
+        return None
+    found = project.functions.get(bound.qualname)
+    if found is None:
+        return None
+    returns = found[0].returns
+    if returns and all(value.kind in {"name", "attr"} for value in returns):
+        # ``return build``, ``return guard_import("googleapiclient.discovery").build``: a
+        # function handed back by its name, judged as the call of it it is
+        return None
+    return bound.qualname
 
 
 def _json_answer(
@@ -650,8 +676,14 @@ def _leaves_project(
     if not callee or head in STDLIB_MODULES or head in project.module_heads:
         return False
     imported = project.imported_heads(facts) | project.third_party_heads
+    if head not in imported or callee.count(".") < 2:
+        return False
+    if any(callee.startswith(f"{package}.") for package in project.catalog.service_packages):
+        # ``stripe.Invoice.finalize_invoice(...)``: a class of a service's SDK, called on
+        # the class itself; no entry knows it, but it goes to the service
+        return True
     # ``slack_sdk.WebClient.conversations_list``: resolved into a package, called on a client
-    return head in imported and callee.count(".") >= 2 and head != root.split(".", 1)[0]
+    return head != root.split(".", 1)[0]
 
 
 def _just_built(

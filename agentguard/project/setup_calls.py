@@ -23,6 +23,19 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
     is None: found = create(...)``) is a get-or-create, each call's own write, not set-up."""
     found: list[tuple[int, int]] = []
     for branch in fn.branches:
+        cache = _missing_key_test(branch.test)
+        if cache is not None and _shared_cache(project, cache, fn, facts):
+            span = branch.span
+            if any(
+                store.function == fn.qualname
+                and store.target == cache
+                and span.line <= store.span.line <= span.end_line
+                for store in facts.stores
+            ):
+                # ``if Memory.index.get(name) is None: ...; Memory.index[name] = db``: an
+                # index kept across calls, filled on the first use of its key
+                found.append(branch.body_order)
+            continue
         held = _unset_test(branch.test)
         if held is None or not _shared(project, held, fn, facts):
             continue
@@ -62,6 +75,37 @@ def _unset_test(test: Value) -> str | None:
     return tested.text if tested.kind in {"name", "attr"} else None
 
 
+def _missing_key_test(test: Value) -> str | None:
+    """``cache.get(key) is None`` / ``not cache.get(key)`` / ``key not in cache``: the
+    mapping tested for a missing key, as written."""
+    if test.op == "not in" and len(test.parts) == 2:
+        cache = test.parts[1]
+        return cache.text if cache.kind in {"name", "attr"} else None
+    unset = (test.op == "not" and bool(test.parts)) or (
+        test.op in {"is", "=="} and len(test.parts) == 2 and test.parts[1].text == "None"
+    )
+    if not unset:
+        return None
+    tested = test.parts[0]
+    chain = tested.chain if tested.kind == "call" else None
+    receiver = chain.receiver() if chain is not None else None
+    if chain is None or chain.called() != "get" or receiver is None:
+        return None
+    text = tested.text.split("(", 1)[0]
+    return text[: -len(".get")] if text.endswith(".get") else None
+
+
+def _shared_cache(project: ProjectIndex, cache: str, fn: Function, facts: ModuleFacts) -> bool:
+    """Whether the mapping ``cache`` outlives the call: an attribute of ``self``/``cls``, a
+    class attribute (``Memory.index``) or a module variable."""
+    head, _, attr = cache.partition(".")
+    if head in SELF_NAMES:
+        return bool(attr) and "." not in attr
+    if not attr:
+        return bool(project.local_assignments(facts, None, cache))
+    return "." not in attr and head[:1].isupper()
+
+
 def _shared(project: ProjectIndex, held: str, fn: Function, facts: ModuleFacts) -> bool:
     """Whether ``held`` outlives the call: an attribute of ``self``/``cls`` or a module
     variable."""
@@ -79,3 +123,59 @@ def cached_singleton(project: ProjectIndex, qualname: str) -> bool:
         return False
     decorators = project.catalog.open_world.setup_decorators
     return any(decorator.qualname in decorators for decorator in fn.decorators)
+
+
+def off_by_default_orders(
+    project: ProjectIndex, fn: Function, facts: ModuleFacts
+) -> list[tuple[int, int]]:
+    """The call orders of ``fn`` inside an ``if`` on an operator's setting that is off by
+    default: an attribute of the tool's class whose class-level default is ``False`` or
+    ``None`` (``save_file: bool = False``), tested as it is or through a local that takes it
+    as its default (``save_file = kwargs.get("save_file", self.save_file)``). What such a
+    branch does is an option the operator turns on, not what the tool does by default."""
+    if not fn.class_name:
+        return []
+    owner = fn.qualname.rsplit(".", 1)[0]
+    found: list[tuple[int, int]] = []
+    for branch in fn.branches:
+        test = branch.test
+        if test.kind not in {"name", "attr"} or test.op:
+            continue
+        setting = _setting_of(project, test.text, fn, facts)
+        if setting is not None and _off_by_default(project, owner, setting):
+            found.append(branch.body_order)
+    return found
+
+
+def _setting_of(project: ProjectIndex, tested: str, fn: Function, facts: ModuleFacts) -> str | None:
+    """The attribute of ``self`` a test reads: ``self.save_file``, or a local assigned
+    ``self.save_file`` or ``<mapping>.get("...", self.save_file)`` once in ``fn``."""
+    head, _, attr = tested.partition(".")
+    if head in SELF_NAMES:
+        return attr if attr and "." not in attr else None
+    if attr:
+        return None
+    assigned = project.local_assignments(facts, fn.qualname, tested)
+    if len(assigned) != 1:
+        return None
+    value = assigned[0].value
+    if value.kind == "call" and value.chain is not None and value.chain.called() == "get":
+        given = value.call_args[1:2]
+        value = given[0] if given else value
+    head, _, attr = value.text.partition(".")
+    if value.kind == "attr" and head in SELF_NAMES and attr and "." not in attr:
+        return attr
+    return None
+
+
+def _off_by_default(project: ProjectIndex, owner: str, setting: str) -> bool:
+    """Whether the class (or the nearest base of the project that sets it) gives
+    ``setting`` the class-level default ``False`` or ``None``."""
+    for current in project.lineage(owner):
+        entry = project.classes.get(current)
+        if entry is None:
+            continue
+        default = entry[0].attributes.get(setting)
+        if default is not None:
+            return default.kind == "const" and (default.const is False or default.const is None)
+    return False

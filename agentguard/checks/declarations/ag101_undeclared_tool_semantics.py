@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import (
     CodeTools,
+    effect_phrase,
     effect_words,
     finding_tool,
     strongest_confidence,
@@ -280,7 +281,7 @@ class UndeclaredToolSemantics(Rule):
             more = f" (and {len(writes) - 1} more side effects)" if len(writes) > 1 else ""
             yield self.finding(
                 tool.anchor,
-                f"Tool `{tool.name}` makes {effect_words(worst)} ({worst.route()}){more} but "
+                f"Tool `{tool.name}` makes {effect_phrase(worst)}{more} but "
                 "declares no idempotency, risk or replay policy",
                 tool=tool,
                 confidence=strongest_confidence(writes),

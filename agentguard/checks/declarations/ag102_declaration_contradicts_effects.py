@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence
+from agentguard.checks.common import effect_phrase, effect_words, tool_evidence
 from agentguard.diagnostics import Finding, Location, Severity
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import Declaration
@@ -110,7 +110,7 @@ class DeclarationContradictsEffects(Rule):
                     makes = (
                         f"its schema says it makes {effect_words(effect)} ({effect.sink})"
                         if tool.schema_only
-                        else f"makes {effect_words(effect)} ({effect.route()})"
+                        else f"makes {effect_phrase(effect)}"
                     )
                     yield self.finding(
                         where,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentguard.checks.common import effect_words
+from agentguard.checks.common import effect_phrase
 from agentguard.diagnostics import Confidence
 from agentguard.project.tool_facts import Effect, ToolFacts
 
@@ -60,12 +60,7 @@ def inferred_from(tool: ToolFacts, limit: int = 3) -> str:
     requests.post`)``, ``a remote write (`code.add_data`, a guess at medium confidence)``."""
     shown = []
     for effect in tool.writes()[:limit]:
-        guess = (
-            f", a guess at {effect.confidence.value} confidence"
-            if effect.heuristic or effect.confidence is not Confidence.HIGH
-            else ""
-        )
-        shown.append(f"{effect_words(effect)} ({effect.route()}{guess})")
+        shown.append(effect_phrase(effect))
     more = len(tool.writes()) - limit
     text = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
     unjudged = len(tool.unjudged())

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence
+from agentguard.checks.common import effect_phrase, tool_evidence
 from agentguard.checks.evals.shared import ReplayTests, eval_verdict
 from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.project.project_model import ProjectModel
@@ -128,7 +128,7 @@ class NoReplaySafetyEval(Rule):
             effect = verdict.writes[0]
             yield self.finding(
                 tool.anchor,
-                f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) but no test "
+                f"Tool `{tool.name}` makes {effect_phrase(effect)} but no test "
                 "times it out and asserts it is not executed twice",
                 tool=tool,
                 confidence=Confidence.MEDIUM if effect.heuristic else Confidence.HIGH,

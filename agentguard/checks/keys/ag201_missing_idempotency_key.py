@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence
+from agentguard.checks.common import effect_phrase, tool_evidence
 from agentguard.checks.keys.shared import declares_create_or_get
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
@@ -157,7 +157,7 @@ class MissingIdempotencyKey(Rule):
                     project,
                     tool,
                     effect.site,
-                    f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) with no "
+                    f"Tool `{tool.name}` makes {effect_phrase(effect)} with no "
                     "idempotency key: a retry after a timeout repeats it",
                     function=effect.function or None,
                     confidence=effect.confidence,

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence
+from agentguard.checks.common import effect_phrase, tool_evidence
 from agentguard.checks.ledger.shared import ToolLedgerVerdicts
 from agentguard.diagnostics import Finding, Severity
 from agentguard.project.project_model import ProjectModel
@@ -120,7 +120,7 @@ class NoLedgerBeforeSideEffect(Rule):
                 project,
                 tool,
                 verdict.call_site,
-                f"Tool `{tool.name}` makes {effect_words(effect)} ({effect.route()}) with no "
+                f"Tool `{tool.name}` makes {effect_phrase(effect)} with no "
                 "durable record of the call written before it: after a crash nothing shows "
                 "it was in flight",
                 confidence=effect.confidence,

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words, tool_evidence
+from agentguard.checks.common import effect_phrase, tool_evidence
 from agentguard.checks.ledger.shared import (
     RecordingExecutor,
     ToolLedgerVerdicts,
@@ -97,7 +97,7 @@ class LedgerAfterCallOnly(Rule):
             yield self.finding(
                 location,
                 f"Tool `{tool.name}` writes its record ({how}) only after "
-                f"{effect_words(effect)} ({effect.route()}) returns: a crash in between leaves "
+                f"{effect_phrase(effect)} returns: a crash in between leaves "
                 "no trace of a call that may have committed",
                 tool=tool,
                 confidence=effect.confidence,

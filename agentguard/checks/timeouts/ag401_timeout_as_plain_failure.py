@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
-from agentguard.checks.common import effect_words
+from agentguard.checks.common import effect_phrase
 from agentguard.checks.timeouts.chains import CATCH_ALL, POLL
 from agentguard.checks.timeouts.shared import TimeoutVerdicts
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Location, Severity, StepKind
@@ -199,7 +199,7 @@ class TimeoutAsPlainFailure(Rule):
                 what = "retries it"
             else:
                 what = f"reports it as a plain error (`{detail}`)"
-            around = f"{effect_words(effect)} ({effect.route()})"
+            around = f"{effect_phrase(effect)}"
             confidence = effect.confidence
             if verdict.how == CATCH_ALL and confidence.rank > Confidence.MEDIUM.rank:
                 confidence = Confidence.MEDIUM  # a catch-all: the timeout is one error of many

@@ -1,0 +1,556 @@
+"""Residual judgement errors on code nobody tuned to: a tool that changes the run context
+its framework hands it, and calls on objects whose origin is unknown. Each case is a small
+agent project written for the test; the assertions are the verdict a user reads in the
+report (the tool's risk) and the findings it gets."""
+
+from __future__ import annotations
+
+import textwrap
+
+from .conftest import ScanFiles, tool_verdicts
+
+# -- a tool named for a change that makes it in the run context is a local write ----------
+
+AIRLINE = {
+    "tools.py": textwrap.dedent(
+        '''
+        from agents import RunContextWrapper, function_tool
+
+
+        class Booking:
+            seat: str | None = None
+            status: str | None = None
+
+
+        @function_tool
+        async def update_seat(context: RunContextWrapper[Booking], seat: str) -> str:
+            """Move the passenger to another seat."""
+            context.context.seat = seat
+            return f"seat {seat}"
+
+
+        @function_tool
+        async def cancel_booking(context: RunContextWrapper[Booking]) -> str:
+            """Cancel the booking."""
+            booking = context.context
+            booking.status = "cancelled"
+            return "cancelled"
+
+
+        @function_tool
+        async def get_booking_status(context: RunContextWrapper[Booking], code: str) -> str:
+            """Look up the booking status."""
+            context.context.status = context.context.status or "confirmed"
+            return context.context.status
+        '''
+    )
+}
+
+
+def test_tool_named_for_a_change_to_its_run_context_is_not_read(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, AIRLINE)
+    for name in ("update_seat", "cancel_booking"):
+        risk, codes = verdicts[name]
+        assert risk == "write", name
+        # the state lives in the process: no remote write, no key to ask for
+        assert "AG201" not in codes, name
+
+
+def test_lookup_that_notes_what_it_found_in_the_context_stays_read(scan_files: ScanFiles) -> None:
+    risk, codes = tool_verdicts(scan_files, AIRLINE)["get_booking_status"]
+    assert risk == "read"
+    assert not codes & {"AG101", "AG102", "AG201"}
+
+
+# -- a call into a service's SDK that no entry knows goes to the service: unknown, not read --
+
+BILLING = {
+    "server.py": textwrap.dedent(
+        '''
+        import stripe
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("billing")
+
+
+        @mcp.tool()
+        def finalize_invoice(invoice: str) -> dict:
+            """Finalize a draft invoice so it can be paid."""
+            params: dict = {"invoice": invoice}
+            finalized = stripe.Invoice.finalize_invoice(**params)
+            return {"id": finalized.id, "status": finalized.status}
+
+
+        @mcp.tool()
+        def list_invoices(customer: str) -> list:
+            """List a customer's invoices."""
+            return [i.id for i in stripe.Invoice.list(customer=customer)]
+        '''
+    )
+}
+
+
+def test_uncatalogued_method_of_a_payment_sdk_is_unknown_not_read(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, BILLING)
+    assert verdicts["finalize_invoice"][0] == "unknown"
+    assert verdicts["list_invoices"][0] == "read"
+
+
+# -- a write verb on a client of unknown origin keeps the tool from being read -------------
+
+HANDED_CLIENT = {
+    "server.py": textwrap.dedent(
+        '''
+        from mcp.server.fastmcp import FastMCP
+
+        from .wiring import make_backend
+
+        mcp = FastMCP("crm")
+        backend = make_backend()
+
+
+        @mcp.tool()
+        def archive_contact(contact_id: str) -> str:
+            """Archive a contact."""
+            backend.delete_contact(contact_id)
+            return "archived"
+
+
+        @mcp.tool()
+        def tally(words: list[str]) -> int:
+            """Count words."""
+            seen: dict[str, int] = {}
+            for word in words:
+                seen.update({word: seen.get(word, 0) + 1})
+            return len(seen)
+        '''
+    ),
+    "wiring.py": textwrap.dedent(
+        """
+        import importlib
+        import os
+
+
+        def make_backend():
+            module = importlib.import_module(os.environ["CRM_BACKEND"])
+            return module.Backend()
+        """
+    ),
+}
+
+
+def test_write_verb_on_an_object_of_unknown_origin_is_not_read(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, HANDED_CLIENT)
+    assert verdicts["archive_contact"][0] != "read"
+    # a dict built in the tool stays in the process: its update changes nothing outside
+    assert verdicts["tally"][0] == "read"
+
+
+# -- an index kept across calls and filled on the first use of its key is set-up -----------
+
+NOTES_INDEX = {
+    "tools.py": textwrap.dedent(
+        '''
+        import os
+
+        import requests
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("notes")
+
+
+        class NoteIndex:
+            loaded: dict[str, "NoteIndex"] = {}
+
+            def __init__(self, folder: str) -> None:
+                self.folder = folder
+
+            @staticmethod
+            def get(folder: str) -> "NoteIndex":
+                if NoteIndex.loaded.get(folder) is None:
+                    os.makedirs(folder, exist_ok=True)
+                    with open(os.path.join(folder, "index.json"), "w") as out:
+                        out.write("{}")
+                    NoteIndex.loaded[folder] = NoteIndex(folder)
+                return NoteIndex.loaded[folder]
+
+            def search(self, text: str) -> list[str]:
+                return [name for name in os.listdir(self.folder) if text in name]
+
+
+        @mcp.tool()
+        def search_notes(text: str) -> list[str]:
+            """Search the notes."""
+            return NoteIndex.get("notes").search(text)
+
+
+        @mcp.tool()
+        def share_note(name: str) -> str:
+            """Share a note with the team."""
+            cache: dict[str, str] = {}
+            if name not in cache:
+                requests.post("https://share.example.com/notes", json={"name": name})
+                cache[name] = "shared"
+            return cache[name]
+        '''
+    )
+}
+
+
+def test_index_built_on_first_use_of_its_key_is_set_up_not_the_tools_effect(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, NOTES_INDEX)
+    risk, codes = verdicts["search_notes"]
+    assert risk == "read"
+    assert not codes & {"AG101", "AG102", "AG201"}
+    # a mapping made in the call is no index kept across calls: its write is the tool's
+    assert verdicts["share_note"][0] == "network_write"
+
+
+# -- a vector index kept on this machine is a local store: its writes are not remote -------
+
+MEMORY = {
+    "memory.py": textwrap.dedent(
+        '''
+        from langchain_community.vectorstores import FAISS
+        from langchain_core.documents import Document
+
+
+        class NotesIndex(FAISS):
+            """The agent's memory: a FAISS index saved next to the project."""
+
+
+        class Memory:
+            def __init__(self, db: NotesIndex) -> None:
+                self.db = db
+
+            async def remember(self, text: str) -> list[str]:
+                return await self.db.aadd_documents([Document(page_content=text)])
+        '''
+    ),
+    "tools.py": textwrap.dedent(
+        '''
+        from mcp.server.fastmcp import FastMCP
+
+        from .memory import Memory, NotesIndex
+        from .vendor import crm_client
+
+        mcp = FastMCP("memory")
+        memory = Memory(NotesIndex.load_local("memory", None))
+
+
+        @mcp.tool()
+        async def save_memory(text: str) -> str:
+            """Save a memory for later."""
+            ids = await memory.remember(text)
+            return ids[0]
+
+
+        @mcp.tool()
+        async def add_lead(name: str) -> str:
+            """Add a sales lead."""
+            crm_client.add_lead(name=name)
+            return "added"
+        '''
+    ),
+}
+
+
+def test_write_to_a_local_vector_index_is_a_local_write(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, MEMORY)
+    risk, codes = verdicts["save_memory"]
+    assert risk == "write"
+    assert "AG201" not in codes  # no remote write: no idempotency key to ask for
+    # a client of a service is no local store: its add still goes out
+    assert verdicts["add_lead"][0] == "network_write"
+
+
+# -- a helper that runs a handed function here or ships it by name to run elsewhere --------
+
+REMOTE_RUN = {
+    "runner.py": textwrap.dedent(
+        '''
+        import inspect
+        import os
+
+        import httpx
+
+
+        async def _remote_call(url: str, function_name: str, args: list) -> object:
+            async with httpx.AsyncClient() as http:
+                answer = await http.post(url, json={"function": function_name, "args": args})
+                return answer.json()["result"]
+
+
+        async def run_here_or_there(func, *args):
+            """In development the code runs in a sandbox; the function is called there."""
+            if os.environ.get("SANDBOX_URL"):
+                return await _remote_call(
+                    os.environ["SANDBOX_URL"], function_name=func.__name__, args=list(args)
+                )
+            if inspect.iscoroutinefunction(func):
+                return await func(*args)
+            return func(*args)
+        '''
+    ),
+    "files.py": textwrap.dedent(
+        """
+        import os
+
+
+        def exists(path: str) -> bool:
+            return os.path.exists(path)
+
+
+        def remove(path: str) -> None:
+            os.remove(path)
+        """
+    ),
+    "tools.py": textwrap.dedent(
+        '''
+        from mcp.server.fastmcp import FastMCP
+
+        from . import files
+        from .runner import run_here_or_there
+
+        mcp = FastMCP("files")
+
+
+        @mcp.tool()
+        async def image_for_model(path: str) -> bool:
+            """An image handed to the model by its path."""
+            return await run_here_or_there(files.exists, path)
+
+
+        @mcp.tool()
+        async def delete_file(path: str) -> str:
+            """Delete a file."""
+            await run_here_or_there(files.remove, path)
+            return "deleted"
+        '''
+    ),
+}
+
+
+def test_function_shipped_by_name_to_run_elsewhere_has_its_own_effect(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, REMOTE_RUN)
+    risk, codes = verdicts["image_for_model"]
+    assert risk == "read"  # the POST only carries `exists` to where it runs
+    assert not codes & {"AG101", "AG201"}
+    assert verdicts["delete_file"][0] == "destructive"
+
+
+# -- a write behind an operator's setting that is off by default is not the tool's effect --
+
+SEARCH = {
+    "search_tool.py": textwrap.dedent(
+        """
+        import json
+        from typing import Any
+
+        import requests
+        from crewai.tools import BaseTool
+        from pydantic import BaseModel
+
+
+        class SearchInput(BaseModel):
+            query: str
+
+
+        def _keep_copy(text: str) -> None:
+            with open("last_search.json", "w") as out:
+                out.write(text)
+
+
+        class WebSearchTool(BaseTool):
+            name: str = "web_search"
+            description: str = "Search the web."
+            args_schema: type[BaseModel] = SearchInput
+            keep_copy: bool = False
+
+            def _run(self, **kwargs: Any) -> Any:
+                answer = requests.get("https://search.example.com", params={"q": kwargs["query"]})
+                results = answer.json()
+                keep_copy = kwargs.get("keep_copy", self.keep_copy)
+                if keep_copy:
+                    _keep_copy(json.dumps(results))
+                return results
+
+
+        class ReportTool(BaseTool):
+            name: str = "report_writer"
+            description: str = "Write the report."
+            args_schema: type[BaseModel] = SearchInput
+            to_disk: bool = True
+
+            def _run(self, **kwargs: Any) -> Any:
+                if self.to_disk:
+                    _keep_copy(kwargs["query"])
+                return "done"
+        """
+    )
+}
+
+
+def test_write_behind_a_setting_off_by_default_is_not_the_tools_effect(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, SEARCH)
+    risk, codes = verdicts["web_search"]
+    assert risk == "read"
+    assert "AG101" not in codes
+    # on by default: the write is what the tool does
+    assert verdicts["report_writer"][0] == "write"
+
+
+# -- a guess says it is one; what is not judged is reported unknown ------------------------
+
+GUESSED = {
+    "server.py": textwrap.dedent(
+        '''
+        from mcp.server.fastmcp import FastMCP
+
+        from vendor_sdk import make_client
+
+        mcp = FastMCP("crm")
+        crm_client = make_client()
+
+
+        @mcp.tool()
+        def add_lead(name: str) -> str:
+            """Add a sales lead."""
+            crm_client.add_lead(name=name)
+            return "added"
+
+
+        @mcp.tool()
+        def lead_score(name: str) -> int:
+            """Score of a lead."""
+            return crm_client.score(name)
+        '''
+    )
+}
+
+
+def test_effect_judged_by_a_guess_says_so_in_the_message_and_confidence(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files(GUESSED)
+    undeclared = [f for f in result.findings if f.code == "AG101" and f.tool == "add_lead"]
+    assert undeclared
+    assert undeclared[0].confidence.value in {"low", "medium"}
+    assert "a guess at" in undeclared[0].message
+
+
+def test_call_not_judged_is_reported_unknown_never_safe(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, GUESSED)
+    risk, codes = verdicts["lead_score"]
+    assert risk == "unknown"
+    assert "AG104" in codes
+
+
+# -- a handler that continues only on the loop's last pass runs nothing again -------------
+
+SHELL = {
+    "tools.py": textwrap.dedent(
+        '''
+        import subprocess
+
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("shell")
+        sessions: dict[int, subprocess.Popen] = {}
+
+
+        def _reconnect() -> None:
+            sessions.clear()
+
+
+        @mcp.tool()
+        def run_command(command: str) -> str:
+            """Run a shell command."""
+            for attempt in range(2):
+                try:
+                    done = subprocess.run(command, shell=True, capture_output=True, text=True)
+                    return done.stdout
+                except OSError:
+                    if attempt == 1:
+                        _reconnect()
+                        continue
+                    else:
+                        raise
+            return ""
+
+
+        @mcp.tool()
+        def run_again(command: str) -> str:
+            """Run a shell command, again on failure."""
+            for attempt in range(3):
+                try:
+                    done = subprocess.run(command, shell=True, capture_output=True, text=True)
+                    return done.stdout
+                except OSError:
+                    if attempt == 0:
+                        continue
+                    raise
+            return ""
+        '''
+    )
+}
+
+
+def test_continue_on_the_last_pass_only_is_no_retry(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, SHELL)
+    assert not verdicts["run_command"][1] & {"AG901", "AG902", "AG903", "AG904"}
+    # a continue on an earlier pass sends the command again
+    assert verdicts["run_again"][1] & {"AG902", "AG903"}
+
+
+# -- a callable a project function returns, called, runs code no reader can name -----------
+
+INTERPRETER = {
+    "tools.py": textwrap.dedent(
+        """
+        import ast
+
+        from smolagents import Tool
+
+
+        def _evaluate(node, state):
+            if isinstance(node, ast.Call):
+                func = _evaluate(node.func, state)
+                return func(*[_evaluate(arg, state) for arg in node.args])
+            if isinstance(node, ast.Name):
+                return state[node.id]
+            if isinstance(node, ast.Constant):
+                return node.value
+            raise ValueError("unsupported expression")
+
+
+        def evaluate_code(code: str, state: dict) -> object:
+            result = None
+            for statement in ast.parse(code).body:
+                result = _evaluate(statement.value, state)
+            return result
+
+
+        class CalculatorTool(Tool):
+            name = "calculator"
+            description = "Evaluates a Python expression."
+            inputs = {"code": {"type": "string", "description": "the expression"}}
+            output_type = "string"
+
+            def forward(self, code: str) -> str:
+                return str(evaluate_code(code, {"print": print, "open": open}))
+        """
+    )
+}
+
+
+def test_callable_returned_by_a_project_function_is_unknown_not_read(
+    scan_files: ScanFiles,
+) -> None:
+    assert tool_verdicts(scan_files, INTERPRETER)["calculator"][0] == "unknown"
