@@ -46,7 +46,7 @@ from agentguard.facts import module_facts as facts_module
 from agentguard.facts.module_facts import ModuleFacts
 
 CACHE_DIR_NAME = ".agentguard_cache"
-FORMAT = "6"  # bump when the facts dataclasses change shape or the extractor fills them differently
+FORMAT = "7"  # bump when the facts dataclasses change shape or the extractor fills them differently
 PICKLE_PROTOCOL = 5
 # An unreferenced entry younger than this is kept: a run still going may have written it
 # for a record it has not stored yet.
