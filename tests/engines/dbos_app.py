@@ -21,10 +21,10 @@ import signal
 import sys
 import threading
 import time
-import urllib.request
 from typing import Any
 
 from dbos import DBOS, DBOSConfig, SetWorkflowID
+from order_client import lookup_order, place_order
 
 from agentguard.engines.dbos import guarded_step
 from agentguard.runtime import Found, NotFound, PostgresLedger, Runtime, current_call
@@ -45,15 +45,7 @@ DBOS(config=config)
 
 
 def post_order(cart_id: str, key: str | None) -> dict[str, Any]:
-    request = urllib.request.Request(
-        service + "/orders",
-        data=json.dumps({"cart_id": cart_id}).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json", "Idempotency-Key": key or ""},
-    )
-    # the service may answer after 3 s (phase "timeout"): the client gives up after 1 s
-    with urllib.request.urlopen(request, timeout=1.0) as response:
-        order: dict[str, Any] = json.loads(response.read())
+    order = place_order(service, cart_id, key, timeout=1.0)
     if phase == "start":  # the process dies after the effect, before DBOS records the step
         os.kill(os.getpid(), signal.SIGKILL)
     if threading.current_thread().name == "holder":
@@ -62,10 +54,7 @@ def post_order(cart_id: str, key: str | None) -> dict[str, Any]:
 
 
 def find_order(call: Any) -> Found | NotFound:
-    url = f"{service}/orders?idempotency_key={call.idempotency_key}"
-    with urllib.request.urlopen(url, timeout=10) as response:
-        orders = json.loads(response.read())
-    return Found(orders[0]) if orders else NotFound()
+    return lookup_order(service, call)
 
 
 def create_order(cart_id: str) -> dict[str, Any]:

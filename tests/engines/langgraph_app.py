@@ -16,12 +16,12 @@ import os
 import signal
 import sqlite3
 import sys
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.func import entrypoint, task
+from order_client import lookup_order, place_order
 
 from agentguard.engines.langgraph import guarded_task
 from agentguard.runtime import Found, NotFound, Runtime, SQLiteLedger, current_call
@@ -34,24 +34,14 @@ config = {"configurable": {"thread_id": "order-thread-1"}}
 
 
 def post_order(cart_id: str, key: str | None) -> dict[str, Any]:
-    request = urllib.request.Request(
-        service + "/orders",
-        data=json.dumps({"cart_id": cart_id}).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json", "Idempotency-Key": key or ""},
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        order: dict[str, Any] = json.loads(response.read())
+    order = place_order(service, cart_id, key)
     if phase == "start":  # the process dies after the effect, before LangGraph records it
         os.kill(os.getpid(), signal.SIGKILL)
     return order
 
 
 def find_order(call: Any) -> Found | NotFound:
-    url = f"{service}/orders?idempotency_key={call.idempotency_key}"
-    with urllib.request.urlopen(url, timeout=10) as response:
-        orders = json.loads(response.read())
-    return Found(orders[0]) if orders else NotFound()
+    return lookup_order(service, call)
 
 
 def create_order(cart_id: str) -> dict[str, Any]:

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import os
 import signal
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,8 @@ from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from order_client import lookup_order, place_order
 
 from agentguard.engines.temporal import guarded_activity
 from agentguard.runtime import Found, NotFound, Runtime, SQLiteLedger, current_call
@@ -37,14 +37,7 @@ with_lookup = sys.argv[7:] == ["lookup"]
 
 
 def post_order(cart_id: str, key: str | None) -> dict[str, Any]:
-    request = urllib.request.Request(
-        service + "/orders",
-        data=json.dumps({"cart_id": cart_id}).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json", "Idempotency-Key": key or ""},
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        order: dict[str, Any] = json.loads(response.read())
+    order = place_order(service, cart_id, key)
     if mode == "crash":  # the worker dies after the effect, before Temporal hears of it
         os.kill(os.getpid(), signal.SIGKILL)
     if mode == "slow" and activity.info().attempt == 1:
@@ -53,10 +46,7 @@ def post_order(cart_id: str, key: str | None) -> dict[str, Any]:
 
 
 def find_order(call: Any) -> Found | NotFound:
-    url = f"{service}/orders?idempotency_key={call.idempotency_key}"
-    with urllib.request.urlopen(url, timeout=10) as response:
-        orders = json.loads(response.read())
-    return Found(orders[0]) if orders else NotFound()
+    return lookup_order(service, call)
 
 
 def create_order(cart_id: str) -> dict[str, Any]:
