@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
+from agentguard.diagnostics import Confidence
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.knowledge.catalog import Sink
 from agentguard.project import open_world
@@ -86,31 +86,21 @@ def heuristic_sink(
     if local is not None:
         # ``self.db.add_documents(...)`` on a FAISS index: the data stays on this machine
         kind = "destructive" if verb_class == "destructive" else "write"
-    site = Location(facts.path, call.span)
     sink = Sink(effect=kind, idempotent=idempotent, key={})
-    return Effect(
+    return Effect.judged(
+        call,
+        fn.qualname,
+        facts.path,
         kind=kind,
         idempotent=idempotent,
         remote=local is None,
-        sink=open_world.shown(call),
-        site=site,
-        call=call,
-        chain=(
-            EvidenceStep(
-                StepKind.SINK,
-                site,
-                callee=open_world.shown(call),
-                detail="write verb, not resolved"
-                if local is None
-                else f"write verb on a local store ({local})",
-            ),
-        ),
+        detail="write verb, not resolved"
+        if local is None
+        else f"write verb on a local store ({local})",
         confidence=Confidence.MEDIUM
         if resolved or (trusted_receiver and external)
         else Confidence.LOW,
         key=key_for(project, call, sink, fn, facts),
-        heuristic=True,
-        function=fn.qualname,
     )
 
 

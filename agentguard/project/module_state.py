@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
+from agentguard.diagnostics import Confidence
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.knowledge.words import words
 from agentguard.project.tool_facts import Effect
@@ -52,26 +52,16 @@ def module_state_write(
         named |= set(words(str(steps[0][1]), identifier=True))
     if named & (world.cache_words | world.log_words):
         return None
-    site = Location(facts.path, call.span)
-    appends = call.method in catalog.append_methods
-    return Effect(
+    return Effect.judged(
+        call,
+        fn.qualname,
+        facts.path,
         kind="write",
-        idempotent=not appends,
+        idempotent=call.method not in catalog.append_methods,
         remote=False,
-        sink=call.text if len(call.text) <= 80 and "\n" not in call.text else call.callee,
-        site=site,
-        call=call,
-        chain=(
-            EvidenceStep(
-                StepKind.SINK,
-                site,
-                callee=call.callee,
-                detail=f"changes `{root}`, which the module keeps across calls",
-            ),
-        ),
+        detail=f"changes `{root}`, which the module keeps across calls",
         confidence=Confidence.MEDIUM,
-        heuristic=True,
-        function=fn.qualname,
+        callee=call.callee,
     )
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
+from agentguard.diagnostics import Confidence
 from agentguard.facts.module_facts import CALL_STEP, Call, Chain, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld
@@ -33,7 +33,13 @@ from agentguard.project.receivers import (
     stays_in_process,
 )
 from agentguard.project.sink_keys import local_value
-from agentguard.project.tool_facts import SELF_NAMES, ArgSpec, Effect, KeyEvidence, argument_at
+from agentguard.project.tool_facts import (
+    SELF_NAMES,
+    ArgSpec,
+    Effect,
+    KeyEvidence,
+    argument_at,
+)
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -135,25 +141,15 @@ def saved_to_file(
         return None
     if not _made_in_process(project, world, call, fn, facts):
         return None
-    site = Location(facts.path, call.span)
-    return Effect(
+    return Effect.judged(
+        call,
+        fn.qualname,
+        facts.path,
         kind="write",
         idempotent=True,
         remote=False,
-        sink=shown(call),
-        site=site,
-        call=call,
-        chain=(
-            EvidenceStep(
-                StepKind.SINK,
-                site,
-                callee=shown(call),
-                detail="saves an in-process object to a file",
-            ),
-        ),
+        detail="saves an in-process object to a file",
         confidence=Confidence.MEDIUM,
-        heuristic=True,
-        function=fn.qualname,
     )
 
 
@@ -187,34 +183,23 @@ def _effect(
 ) -> Effect | None:
     if verdict is None or verdict.verb_class == "read":
         return None
-    site = Location(facts.path, call.span)
     if verdict.verb_class is None:
         kind, idempotent, confidence, key = UNKNOWN, None, Confidence.LOW, None
     else:
         kind, idempotent = WRITE_CLASSES[verdict.verb_class]
         confidence = Confidence.MEDIUM
         key = key_for(Sink(effect=kind, idempotent=idempotent, key={}))
-    return Effect(
+    return Effect.judged(
+        call,
+        fn.qualname,
+        facts.path,
         kind=kind,
         idempotent=idempotent,
         remote=True,
-        sink=shown(call),
-        site=site,
-        call=call,
-        chain=(EvidenceStep(StepKind.SINK, site, callee=shown(call), detail=verdict.how),),
+        detail=verdict.how,
         confidence=confidence,
         key=key,
-        heuristic=True,
-        function=fn.qualname,
     )
-
-
-def shown(call: Call) -> str:
-    """The call as a message names it: as written, or its shape without arguments when
-    written over several lines (``service.users().drafts().create().execute``)."""
-    if "\n" in call.text or len(call.text) > 120:
-        return call.callee
-    return call.text
 
 
 def _verdict(

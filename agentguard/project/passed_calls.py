@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
+from agentguard.diagnostics import Confidence
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.project import open_world
 from agentguard.project.sink_calls import classify_sink
@@ -74,24 +74,13 @@ def _as_call(call: Call, method: Value, given: Value) -> Call:
 
 
 def _unknown(call: Call, param: str, fn: Function, facts: ModuleFacts) -> Effect:
-    site = Location(facts.path, call.span)
-    shown = open_world.shown(call)
-    return Effect(
+    return Effect.judged(
+        call,
+        fn.qualname,
+        facts.path,
         kind=open_world.UNKNOWN,
         idempotent=None,
         remote=True,
-        sink=shown,
-        site=site,
-        call=call,
-        chain=(
-            EvidenceStep(
-                StepKind.SINK,
-                site,
-                callee=shown,
-                detail=f"calls what it is handed as `{param}`, of no kind the source tells",
-            ),
-        ),
+        detail=f"calls what it is handed as `{param}`, of no kind the source tells",
         confidence=Confidence.LOW,
-        heuristic=True,
-        function=fn.qualname,
     )

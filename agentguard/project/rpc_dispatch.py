@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
+from agentguard.diagnostics import Confidence
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.words import words
 from agentguard.project.open_world import UNKNOWN
@@ -52,18 +52,17 @@ def judge_rpc(
     operation = rpc_operation(project, call, callee)
     if operation is False or project.call_site(call, fn, facts).target is not None:
         return False  # no dispatch, or the project's own function of that name
-    site = Location(facts.path, call.span)
-    effect = Effect(
+    effect = Effect.judged(
+        call,
+        fn.qualname,
+        facts.path,
         kind=UNKNOWN,
         idempotent=None,
         remote=True,
-        sink=call.callee,
-        site=site,
-        call=call,
-        chain=(EvidenceStep(StepKind.SINK, site, callee=call.callee, detail="an RPC dispatch"),),
+        detail="an RPC dispatch",
         confidence=Confidence.LOW,
-        heuristic=True,
-        function=fn.qualname,
+        sink=call.callee,
+        callee=call.callee,
     )
     if isinstance(operation, Value) and operation.kind == "name":
         if operation.text in fn.params and operation.text not in SELF_NAMES:
@@ -132,21 +131,15 @@ def judge_channel(
     if field is None:
         return False
     operation = message.items[field]
-    site = Location(facts.path, call.span)
-    shown = call.text if len(call.text) <= 80 and "\n" not in call.text else call.callee
-    effect = Effect(
+    effect = Effect.judged(
+        call,
+        fn.qualname,
+        facts.path,
         kind=UNKNOWN,
         idempotent=None,
         remote=not _local_endpoint(project, call, fn, facts),
-        sink=shown,
-        site=site,
-        call=call,
-        chain=(
-            EvidenceStep(StepKind.SINK, site, callee=shown, detail="a command sent over a channel"),
-        ),
+        detail="a command sent over a channel",
         confidence=Confidence.LOW,
-        heuristic=True,
-        function=fn.qualname,
     )
     if operation.kind == "name":
         if operation.text in fn.params and operation.text not in SELF_NAMES:

@@ -320,21 +320,19 @@ def _requested(
         "DELETE": ("destructive", True),
     }.get(method, ("network_write", False))
     sink = Sink(effect=kind, idempotent=idempotent, key={"header": "Idempotency-Key"})
-    site = Location(facts.path, call.span)
-    shown = open_world.shown(call)
-    effect = Effect(
-        kind=kind,
-        idempotent=idempotent,
-        remote=True,
-        sink=shown,
-        site=site,
-        call=call,
-        chain=(EvidenceStep(StepKind.SINK, site, callee=shown, detail=f"an HTTP {method}"),),
-        confidence=Confidence.MEDIUM,
+    effect = replace(
+        Effect.judged(
+            call,
+            fn.qualname,
+            facts.path,
+            kind=kind,
+            idempotent=idempotent,
+            remote=True,
+            detail=f"an HTTP {method}",
+            confidence=Confidence.MEDIUM,
+            key=key_for(project, call, sink, fn, facts),
+        ),
         method=method,
-        key=key_for(project, call, sink, fn, facts),
-        heuristic=True,
-        function=fn.qualname,
     )
     return _judged_post(project, effect, fn, facts) if method == "POST" else effect
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
+from agentguard.diagnostics import Confidence
 from agentguard.facts.module_facts import Call
 from agentguard.project.schema_verbs import name_verb
 from agentguard.project.tool_facts import Effect, ToolFacts
@@ -49,7 +49,6 @@ def context_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
             continue
         if assignment.target.split(".", 1)[0] not in roots:
             continue
-        site = Location(facts.path, assignment.span)
         text = f"{assignment.target} = {assignment.value.text}"
         call = Call(
             callee=assignment.target,
@@ -61,17 +60,17 @@ def context_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
         )
         detail = f"sets `{assignment.target}` in the run context handed to `{tool.name}`"
         effects.append(
-            Effect(
+            Effect.judged(
+                call,
+                qualname,
+                facts.path,
                 kind="write",
                 idempotent=True,
                 remote=False,
-                sink=f"the run context (`{assignment.target}`)",
-                site=site,
-                call=call,
-                chain=(EvidenceStep(StepKind.SINK, site, callee=assignment.target, detail=detail),),
+                detail=detail,
                 confidence=Confidence.MEDIUM,
-                heuristic=True,
-                function=qualname,
+                sink=f"the run context (`{assignment.target}`)",
+                callee=assignment.target,
             )
         )
     return effects

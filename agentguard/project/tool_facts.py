@@ -114,6 +114,14 @@ class KeyEvidence:
     location: Location | None = None
 
 
+def shown(call: Call) -> str:
+    """The call as a message names it: as written, or its shape without arguments when
+    written over several lines (``service.users().drafts().create().execute``)."""
+    if "\n" in call.text or len(call.text) > 120:
+        return call.callee
+    return call.text
+
+
 @dataclass
 class Effect:
     kind: str
@@ -141,6 +149,40 @@ class Effect:
     # directly or through a call handed it (``self._validate(query)``): each caller's
     # literal statement judges it (a ``SELECT`` reads); otherwise it stays unknown.
     statement_param: str | None = None
+
+    @classmethod
+    def judged(
+        cls,
+        call: Call,
+        function: str,
+        path: str,
+        *,
+        kind: str,
+        idempotent: bool | None,
+        remote: bool,
+        detail: str,
+        confidence: Confidence,
+        sink: str | None = None,
+        callee: str | None = None,
+        key: KeyEvidence | None = None,
+    ) -> Effect:
+        """A sink no catalogue entry names, judged by a rule of the analyser: one evidence
+        step at the call, saying why (``detail``)."""
+        site = Location(path, call.span)
+        shown_call = shown(call)
+        return cls(
+            kind=kind,
+            idempotent=idempotent,
+            remote=remote,
+            sink=sink or shown_call,
+            site=site,
+            call=call,
+            chain=(EvidenceStep(StepKind.SINK, site, callee=callee or shown_call, detail=detail),),
+            confidence=confidence,
+            key=key,
+            heuristic=True,
+            function=function,
+        )
 
     @property
     def writes(self) -> bool:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
+from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import local_function
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.loop_rows import loop_rows
@@ -59,17 +60,7 @@ def tools_from_call(
             qual = _method_of_built(project, target, call, facts, factory.methods)
         if qual is None:
             # for func, name, *_ in SPECS: mcp.add_tool(Tool.from_function(func, name=name))
-            for row in loop_rows(project, target, call, facts):
-                tool = function_tool(
-                    project,
-                    row.function,
-                    factory,
-                    site,
-                    row.string_at(name_value),
-                    row.options(dict(call.kwargs)),
-                )
-                if tool:
-                    tools.append(tool)
+            tools.extend(_loop_tools(project, target, call, facts, factory, site, name_value))
             return tools
         if qual:
             tool = function_tool(
@@ -102,17 +93,9 @@ def tools_from_call(
                 return tools
         # for fn in TOOLS: agent.tool_plain(fn)
         name_value = call.kwargs.get("name") or call.kwargs.get("name_override")
-        for row in loop_rows(project, call.args[0], call, facts):
-            tool = function_tool(
-                project,
-                row.function,
-                decorator_as_function,
-                site,
-                row.string_at(name_value),
-                row.options(dict(call.kwargs)),
-            )
-            if tool:
-                tools.append(tool)
+        tools.extend(
+            _loop_tools(project, call.args[0], call, facts, decorator_as_function, site, name_value)
+        )
     return tools
 
 
@@ -168,3 +151,28 @@ def _method_of_built_object(
     root = facts.imports.get(chain.root) or chain.root
     cls = next((q for q in (root, f"{facts.module}.{root}") if q in project.classes), None)
     return project.find_method(cls, method) if cls is not None else None
+
+
+def _loop_tools(
+    project: ProjectIndex,
+    handed: Value | None,
+    call: Call,
+    facts: ModuleFacts,
+    form: ToolForm,
+    site: Location,
+    name_value: Value | None,
+) -> list[ToolFacts]:
+    """One tool a row of the loop ``handed`` walks (``for fn in TOOLS: mcp.add_tool(fn)``),
+    named by the row's item where the registration's name is the loop's."""
+    found = (
+        function_tool(
+            project,
+            row.function,
+            form,
+            site,
+            row.string_at(name_value),
+            row.options(dict(call.kwargs)),
+        )
+        for row in loop_rows(project, handed, call, facts)
+    )
+    return [tool for tool in found if tool]
