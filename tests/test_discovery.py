@@ -21,7 +21,7 @@ def tree(root: Path, files: list[str], pyproject: str = "") -> Path:
 
 
 def scanned(root: Path) -> list[str]:
-    return [rel for _, rel in discover([root], load_config([root])).python]
+    return [rel for _, rel in discover([root], load_config([root])).sources]
 
 
 def test_default_excludes_skip_virtualenvs_and_caches_at_any_depth(tmp_path: Path) -> None:

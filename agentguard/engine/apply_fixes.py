@@ -103,7 +103,7 @@ def run_fixes(
     files = discover(list(paths), config)
     originals: dict[str, tuple[Path, bytes, str, str]] = {}
     encodings: dict[str, str] = {}
-    for absolute, rel in files.python:
+    for absolute, rel in files.sources:
         data = read_source(absolute, rel, config.max_file_size)
         if isinstance(data, bytes):
             decoded = decode(data)

@@ -13,12 +13,18 @@ import pathspec
 
 from agentguard.config import Config, ConfigError
 from agentguard.diagnostics import ScanProblem
-from agentguard.facts.extract import is_test_path
+from agentguard.facts.extract import is_test_path as is_python_test_path
+from agentguard.facts.typescript.extract import is_test_path as is_ts_test_path
+from agentguard.facts.typescript.modules import TS_SUFFIXES
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+# Every file the front ends read: Python, TypeScript and JavaScript.
+SOURCE_SUFFIXES = PYTHON_SUFFIXES + TS_SUFFIXES
 SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")
 # Files that say where a project's packages live (``agentguard.engine.module_roots``).
 PACKAGE_CONFIGS = frozenset({"pyproject.toml", "setup.cfg", "setup.py"})
+# Files that say where a TypeScript or JavaScript import leads (agentguard.engine.ts_projects).
+TS_CONFIG_NAMES = frozenset({"package.json", "jsconfig.json"})
 # Reading a named pipe blocks until something writes to it: such files are named, not read.
 NOT_A_REGULAR_FILE = "not a regular file (a named pipe, socket or device), not read"
 
@@ -32,11 +38,13 @@ class NothingToCheck(ConfigError):
 class FileSet:
     # (absolute path, relative path): a string, not a Path, because constructing thousands
     # of Path objects was a twentieth of a check that its recorded run answers.
-    python: list[tuple[str, str]] = field(default_factory=list)
+    sources: list[tuple[str, str]] = field(default_factory=list)
     schemas: list[tuple[Path, str]] = field(default_factory=list)
     problems: list[ScanProblem] = field(default_factory=list)
     # Relative paths of the packaging files (pyproject.toml, setup.cfg, setup.py) found.
     package_configs: list[str] = field(default_factory=list)
+    # (absolute path, relative path) of the tsconfig, jsconfig and package.json files found.
+    ts_configs: list[tuple[str, str]] = field(default_factory=list)
     # The paths given that yielded no file to check and no problem: nothing was checked there.
     empty_paths: list[str] = field(default_factory=list)
 
@@ -160,16 +168,16 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             result.problems.append(ScanProblem(shown, "file name is not valid UTF-8, not read"))
             return
         suffix = os.path.splitext(absolute)[1]
-        if suffix in PYTHON_SUFFIXES:
+        if suffix in SOURCE_SUFFIXES and not absolute.endswith(".d.ts"):
             # Told when the file is read (``parallel.read_source`` stats it anyway).
-            result.python.append((absolute, rel))
+            result.sources.append((absolute, rel))
         elif suffix in SCHEMA_SUFFIXES:
             if _regular(real):
                 result.schemas.append((Path(absolute), rel))
             else:
                 result.problems.append(ScanProblem(rel, NOT_A_REGULAR_FILE))
         elif explicit:
-            result.problems.append(ScanProblem(rel, "not a Python or tool-schema file"))
+            result.problems.append(ScanProblem(rel, "not a Python, TypeScript, JavaScript or tool-schema file"))
 
     for given in paths:
         try:
@@ -209,7 +217,11 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                     rel = _relative_to(entry.path, root)
                     if not ignores.ignored(entry.path, rel, name, False):
                         result.package_configs.append(rel)
-                if not name.endswith(PYTHON_SUFFIXES + SCHEMA_SUFFIXES):
+                if name in TS_CONFIG_NAMES or (name.startswith("tsconfig") and name.endswith(".json")):
+                    rel = _relative_to(entry.path, root)
+                    if not ignores.ignored(entry.path, rel, name, False):
+                        result.ts_configs.append((entry.path, rel))
+                if not name.endswith(SOURCE_SUFFIXES + SCHEMA_SUFFIXES):
                     continue
                 absolute = entry.path
                 rel = _relative_to(absolute, root)
@@ -230,10 +242,11 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             result.empty_paths.append(given.as_posix())
     if result.empty_paths:
         raise NothingToCheck(
-            f"{', '.join(result.empty_paths)}: no Python or tool-schema file to check "
+            f"{', '.join(result.empty_paths)}: no Python, TypeScript, JavaScript or tool-schema file to check "
             "(the folder is empty, or every file in it is excluded)"
         )
-    result.python.sort(key=lambda p: p[1])
+    result.sources.sort(key=lambda p: p[1])
+    result.ts_configs.sort(key=lambda p: p[1])
     result.schemas.sort(key=lambda p: p[1])
     result.package_configs.sort()
     return result
@@ -303,6 +316,14 @@ def _regular(path: str) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return True  # gone or unreadable: reading it says why
+
+
+def is_test_path(rel: str) -> bool:
+    """Whether a file is a test by its name, in its language's conventions (``test_*.py``,
+    ``*.test.ts``, ``__tests__/``...)."""
+    if rel.endswith(TS_SUFFIXES):
+        return is_ts_test_path(rel)
+    return is_python_test_path(rel)
 
 
 def test_files(config: Config) -> Callable[[str], bool]:

@@ -44,9 +44,10 @@ from agentguard import __version__
 from agentguard.diagnostics import ScanProblem, Span
 from agentguard.facts import module_facts as facts_module
 from agentguard.facts.module_facts import ModuleFacts
+from agentguard.facts.typescript.parser import grammar_version
 
 CACHE_DIR_NAME = ".agentguard_cache"
-FORMAT = "7"  # bump when the facts dataclasses change shape or the extractor fills them differently
+FORMAT = "8"  # bump when the facts dataclasses change shape or the extractor fills them differently
 PICKLE_PROTOCOL = 5
 # An unreferenced entry younger than this is kept: a run still going may have written it
 # for a record it has not stored yet.
@@ -102,6 +103,7 @@ def namespace(config_digest: str, catalog_digest: str) -> str:
         FORMAT,
         __version__,
         extractor_digest(),
+        grammar_version(),
         f"{sys.version_info[0]}.{sys.version_info[1]}",
         config_digest,
         catalog_digest,

@@ -26,6 +26,13 @@ from agentguard.engine.fact_cache import FactCache, content_key, encode
 from agentguard.facts.extract import extract, is_test_path
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.facts.python_version import newer_syntax
+from agentguard.facts.typescript.extract import extract_typescript
+from agentguard.facts.typescript.modules import (
+    EMPTY_TS_MODULE_MAP,
+    TS_SUFFIXES,
+    TsModuleMap,
+    ts_module_name,
+)
 from agentguard.knowledge.catalog import ContextCarriers
 
 # At most this many files make one task for a worker, and this many tasks per worker are
@@ -106,9 +113,16 @@ def source_facts(
     carriers: ContextCarriers,
     is_test: bool | None = None,
     module: str | None = None,
+    ts_modules: TsModuleMap = EMPTY_TS_MODULE_MAP,
 ) -> ModuleFacts | ScanProblem:
-    """Facts for one file's bytes, or why they cannot be parsed."""
+    """Facts for one file's bytes, or why they cannot be parsed. A TypeScript or JavaScript
+    file is read by its own front end, its imports resolved through ``ts_modules``."""
     try:
+        if rel.endswith(TS_SUFFIXES):
+            language = "typescript" if rel.endswith((".ts", ".tsx", ".mts", ".cts")) else "javascript"
+            return extract_typescript(
+                data, rel, module or ts_module_name(rel), ts_modules.resolve, is_test, language
+            )
         return extract(data, rel, carriers, is_test, module)
     except SyntaxError as exc:
         line = exc.lineno or 1
@@ -136,9 +150,10 @@ def parse_and_cache(
     key: str,
     carriers: ContextCarriers,
     module: str | None = None,
+    ts_modules: TsModuleMap = EMPTY_TS_MODULE_MAP,
 ) -> ModuleFacts | ScanProblem:
     """One file's facts (or parse error), parsed here and stored in the cache under ``key``."""
-    result = source_facts(data, rel, carriers, is_test, module)
+    result = source_facts(data, rel, carriers, is_test, module, ts_modules)
     if cache is not None:
         cache.store(key, encode(result))
     return result
@@ -151,20 +166,20 @@ Task = tuple[int, bytes, str, bool, "str | None"]
 
 def _work_chunk(carried: bytes, chunk: list[Task]) -> list[tuple[int, bytes]]:
     """In a worker: the pickled facts (or parse error) of each file of a chunk.
-    ``carried``: the pickled carriers (:func:`_carriers`)."""
-    carriers = _carriers(carried)
+    ``carried``: the pickled carriers and TypeScript module map (:func:`_carriers`)."""
+    carriers, ts_modules = _carriers(carried)
     return [
-        (index, encode(source_facts(data, rel, carriers, test, module)))
+        (index, encode(source_facts(data, rel, carriers, test, module, ts_modules)))
         for index, data, rel, test, module in chunk
     ]
 
 
 @functools.lru_cache(maxsize=4)
-def _carriers(carried: bytes) -> ContextCarriers:
-    """The carriers a task names, unpickled once per worker."""
-    carriers = pickle.loads(carried)
-    assert isinstance(carriers, ContextCarriers)
-    return carriers
+def _carriers(carried: bytes) -> tuple[ContextCarriers, TsModuleMap]:
+    """The carriers and module map a task names, unpickled once per worker."""
+    carriers, ts_modules = pickle.loads(carried)
+    assert isinstance(carriers, ContextCarriers) and isinstance(ts_modules, TsModuleMap)
+    return carriers, ts_modules
 
 
 def _worker_start() -> None:
@@ -217,6 +232,7 @@ def extract_all(
     is_test: Callable[[str], bool] = is_test_path,
     carriers: ContextCarriers,
     modules: Mapping[str, str] | None = None,
+    ts_modules: TsModuleMap = EMPTY_TS_MODULE_MAP,
 ) -> tuple[list[ModuleFacts | ScanProblem], ExtractStats]:
     """Facts (or a problem) for every file, at its index in ``files``.
 
@@ -227,7 +243,7 @@ def extract_all(
     relative path; see ``agentguard.engine.module_roots``).
     """
     stats = ExtractStats(files=len(files), jobs=max(1, jobs))
-    work = _Work(files, max_size, cache, sources, contents, is_test, carriers, modules)
+    work = _Work(files, max_size, cache, sources, contents, is_test, carriers, modules, ts_modules)
     with collector_paused():
         work.want(range(len(files)))
         pool_worth_it = stats.jobs > 1
@@ -257,9 +273,11 @@ class _Work:
         is_test: Callable[[str], bool],
         carriers: ContextCarriers,
         modules: Mapping[str, str] | None = None,
+        ts_modules: TsModuleMap = EMPTY_TS_MODULE_MAP,
     ) -> None:
         self.files = files
         self.modules = modules or {}
+        self.ts_modules = ts_modules
         self.carriers = carriers
         self.max_size = max_size
         self.cache = cache
@@ -328,7 +346,14 @@ class _Work:
         (only to be cached)."""
         index, data, rel, key = item
         result = parse_and_cache(
-            data, rel, self.is_test(rel), self.cache, key, self.carriers, self.modules.get(rel)
+            data,
+            rel,
+            self.is_test(rel),
+            self.cache,
+            key,
+            self.carriers,
+            self.modules.get(rel),
+            self.ts_modules,
         )
         self.parsed += 1
         self.record(index, result)
@@ -403,7 +428,9 @@ class _Work:
                 # carriers' cached properties on first use; pickling the object there
                 # could read its ``__dict__`` as it grows ("dictionary changed size during
                 # iteration", from a timing only a loaded machine gives).
-                work_chunk = functools.partial(_work_chunk, pickle.dumps(self.carriers))
+                work_chunk = functools.partial(
+                    _work_chunk, pickle.dumps((self.carriers, self.ts_modules))
+                )
                 results = pool.imap_unordered(work_chunk, tasks())
                 while in_flight or backlog:
                     try:

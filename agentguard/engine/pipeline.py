@@ -21,6 +21,8 @@ from agentguard.engine.scan_result import ScanResult
 from agentguard.engine.selection import check_selection
 from agentguard.engine.speed import FactOptions, Speed
 from agentguard.engine.suppressions import apply_suppressions
+from agentguard.engine.ts_projects import load_ts_module_map
+from agentguard.facts.typescript.modules import TS_SUFFIXES, ts_module_name
 from agentguard.knowledge.catalog import Catalog, load_catalog
 from agentguard.project.project_model import ProjectModel, build_project
 
@@ -51,11 +53,16 @@ def scan(
     timings["discovery"] = time.perf_counter() - started
 
     options = facts or FactOptions()
-    speed = Speed(options, config, catalog)
+    python_rels = [rel for _, rel in files.sources if not rel.endswith(TS_SUFFIXES)]
+    ts_rels = [rel for _, rel in files.sources if rel.endswith(TS_SUFFIXES)]
+    ts_modules, ts_problems = load_ts_module_map(config.root, files.ts_configs, ts_rels)
+    files.problems.extend(ts_problems)
+    speed = Speed(options, config, catalog, ts_modules)
     mark = time.perf_counter()
     question = [*select, "\x1e", *ignore, "\x1e", "fixes" if with_fixes else "offers"]
-    python_rels = [rel for _, rel in files.python]
     named = module_names(config.root, files.package_configs, python_rels)
+    # A TypeScript file's module is its path: imports name files, not packages.
+    named.update((rel, ts_module_name(rel)) for rel in ts_rels)
     recalled = speed.recall(files, question, sources, named)
     if options.record_runs:
         timings["read and hash, look up the run memo"] = time.perf_counter() - mark
@@ -79,12 +86,12 @@ def scan(
 
     mark = time.perf_counter()
     is_test = test_files(config)
-    modules, problems = speed.facts(files.python, is_test, sources, named)
+    modules, problems = speed.facts(files.sources, is_test, sources, named)
     renamed = evidence_names(modules, python_rels)
     if renamed:
         # Files named anew from the roots the project's own imports show: parsed again
         # under those names (a name is in every qualified name the facts hold).
-        again = [entry for entry in files.python if entry[1] in renamed]
+        again = [entry for entry in files.sources if entry[1] in renamed]
         refacts, _ = speed.facts(again, is_test, sources, {**named, **renamed}, again=True)
         by_path = {facts.path: facts for facts in refacts}
         modules = [by_path.get(facts.path, facts) for facts in modules]

@@ -37,6 +37,7 @@ from agentguard.engine.parallel import (
 )
 from agentguard.engine.run_memo import RunMemo, RunRecord, ScanOutcome, run_key
 from agentguard.facts.module_facts import ModuleFacts
+from agentguard.facts.typescript.modules import EMPTY_TS_MODULE_MAP, TsModuleMap
 from agentguard.knowledge.catalog import Catalog
 
 # From this many files on, what is built to last the whole run (the facts, the project
@@ -64,16 +65,28 @@ class Speed:
     project in), then ``remember`` (record the outcome for the next run).
     """
 
-    def __init__(self, options: FactOptions, config: Config, catalog: Catalog) -> None:
+    def __init__(
+        self,
+        options: FactOptions,
+        config: Config,
+        catalog: Catalog,
+        ts_modules: TsModuleMap = EMPTY_TS_MODULE_MAP,
+    ) -> None:
         self.options = options
         self.config = config
         self.catalog = catalog
+        self.ts_modules = ts_modules
+        # Where a TypeScript import leads is part of that file's facts: another tsconfig
+        # or workspace reads the same bytes otherwise.
+        inputs = config.digest
+        if ts_modules.fingerprint():
+            inputs = f"{inputs}:{ts_modules.fingerprint()}"
         self.cache: FactCache | None = None
         if options.cache_dir is not None:
-            self.cache = FactCache(options.cache_dir, config.digest, catalog.digest)
+            self.cache = FactCache(options.cache_dir, inputs, catalog.digest)
         self.memo: RunMemo | None = None
         if options.record_runs and options.cache_dir is not None:
-            self.memo = RunMemo(options.cache_dir, config.digest, catalog.digest)
+            self.memo = RunMemo(options.cache_dir, inputs, catalog.digest)
         self._contents: list[SourceFile] | None = None  # read and hashed by ``recall``
         self._key: str | None = None
 
@@ -92,7 +105,7 @@ class Speed:
         if self.memo is None or sources:
             return None
         self._contents = read_all(
-            files.python, self.config.max_file_size, keyed=True, modules=modules
+            files.sources, self.config.max_file_size, keyed=True, modules=modules
         )
         self._key = run_key(
             self.config.digest,
@@ -133,6 +146,7 @@ class Speed:
                 is_test=is_test,
                 carriers=self.catalog.context_carriers,
                 modules=modules,
+                ts_modules=self.ts_modules,
             )
             if len(results) >= FREEZE_AFTER_FILES:
                 # The facts live until the process ends: move them out of the collector's

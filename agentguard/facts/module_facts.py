@@ -381,6 +381,9 @@ class ModuleFacts(CompactPickle):
     # ``for fn in TOOLS: mcp.add_tool(fn)`` at module level: the module's own ``for`` loops
     # and comprehensions (a function's are on its ``Function``), with what each walks.
     loops: list[Loop] = field(default_factory=list)
+    # The language the file is written in: python, typescript or javascript (the front end
+    # that read it; agentguard.facts.typescript for the last two).
+    language: str = "python"
 
     def calls_in(self, function: str | None) -> list[Call]:
         return [c for c in self.calls if c.function == function]

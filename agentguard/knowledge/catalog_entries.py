@@ -39,10 +39,14 @@ ARGREF = "argref"
 
 @dataclass(frozen=True)
 class ArgRef:
-    """Where a value sits in a call: positional index and/or keyword name."""
+    """Where a value sits in a call: positional index (negative from the last argument, as
+    a callback written last) and/or keyword name; ``field`` then names a field of the
+    options object found there (TypeScript's ``tool({execute})``, Stripe's
+    ``{idempotencyKey}``)."""
 
-    arg: int | None = key("arg", {"type": "integer", "minimum": 0}, lambda raw: raw)
+    arg: int | None = key("arg", {"type": "integer"}, lambda raw: raw)
     kwarg: tuple[str, ...] = key("kwarg", NAMES, ordered)
+    field: str | None = key("field", TEXT, text)
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,16 @@ class ToolForm:
     also: ArgRef | None = entry("also", ArgRef, name=ARGREF, optional=True, only_in=("factory",))
     name: ArgRef | None = entry("name", ArgRef, name=ARGREF, optional=True, only_in=("factory",))
     tools: ArgRef | None = entry("tools", ArgRef, name=ARGREF, optional=True, only_in=("registry",))
+    # A TypeScript registration's options object (``registerTool(name, {annotations,
+    # description}, cb)``): its fields count as the registration's keywords.
+    options: ArgRef | None = entry(
+        "options", ArgRef, name=ARGREF, optional=True, only_in=("factory",)
+    )
+    # Where MCP annotations are handed when not inside the options (``server.tool(name,
+    # description, schema, annotations, cb)``): the argument before the callback.
+    annotations: ArgRef | None = entry(
+        "annotations", ArgRef, name=ARGREF, optional=True, only_in=("factory",)
+    )
     methods: tuple[str, ...] = key("methods", NAMES, ordered, only_in=("factory", "base_class"))
     methods_from_attribute: str | None = key(
         "methods_from_attribute", TEXT, text, only_in=("base_class",)

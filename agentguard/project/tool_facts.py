@@ -289,14 +289,21 @@ class RetryUse:
 
 
 def argument_at(call_args: list[Value], call_kwargs: dict[str, Value], ref: object) -> Value | None:
+    """The value a catalogue reference points at: a keyword, else a position (negative from
+    the end); then, with ``field``, that field of the options object found there."""
+    found: Value | None = None
     kwargs = getattr(ref, "kwarg", ()) or ()
     for name in kwargs:
         if name in call_kwargs:
-            return call_kwargs[name]
+            found = call_kwargs[name]
+            break
     index = getattr(ref, "arg", None)
-    if index is not None and index < len(call_args):
-        return call_args[index]
-    return None
+    if found is None and index is not None and -len(call_args) <= index < len(call_args):
+        found = call_args[index]
+    field_name = getattr(ref, "field", None)
+    if found is not None and field_name:
+        return found.items.get(field_name) if found.kind == "dict" else None
+    return found
 
 
 @dataclass

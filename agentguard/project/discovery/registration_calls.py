@@ -44,6 +44,7 @@ def tools_from_call(
         target = argument_at(call.args, call.kwargs, factory.function)
         also = argument_at(call.args, call.kwargs, factory.also) if factory.also else None
         name_value = argument_at(call.args, call.kwargs, factory.name) if factory.name else None
+        options = registration_options(call, factory)
         qual = project.project_function(
             target.qualname if target else None, facts
         ) or local_function(project, target, call)
@@ -69,7 +70,7 @@ def tools_from_call(
                 factory,
                 site,
                 name_value.string() if name_value else None,
-                dict(call.kwargs),
+                options,
                 [also_qual] if also_qual else None,
             )
             if tool:
@@ -97,6 +98,23 @@ def tools_from_call(
             _loop_tools(project, call.args[0], call, facts, decorator_as_function, site, name_value)
         )
     return tools
+
+
+def registration_options(call: Call, form: ToolForm) -> dict[str, Value]:
+    """A registration's keywords, with the fields of its options object and its MCP
+    annotations argument where the form names them (a TypeScript registration has no
+    keywords: ``registerTool(name, {annotations, description}, cb)``)."""
+    options = dict(call.kwargs)
+    if form.options is not None:
+        written = argument_at(call.args, call.kwargs, form.options)
+        if written is not None and written.kind == "dict":
+            for key, value in written.items.items():
+                options.setdefault(key, value)
+    if form.annotations is not None:
+        written = argument_at(call.args, call.kwargs, form.annotations)
+        if written is not None and written.kind in {"dict", "name", "attr", "call"}:
+            options.setdefault("annotations", written)
+    return options
 
 
 def _method_of_built(

@@ -1,0 +1,1644 @@
+"""Extract :class:`ModuleFacts` from TypeScript and JavaScript: one tree-sitter parse, one
+traversal, the same facts the Python front end gives (``ModuleFacts.language`` says which).
+
+How the languages meet in the facts:
+
+- ``this`` is written ``self``, a constructor is the method ``__init__``, and a method's
+  parameters start with ``self`` as a Python method's do, so the project model reads a class
+  the same way in either language.
+- An import names a qualified module (``agentguard.facts.typescript.modules``): a project
+  file by its dotted path, a package as ``npm:<specifier>``, a Node built-in as ``node:fs``.
+  ``import Stripe from "stripe"`` binds ``Stripe`` to ``npm:stripe``.
+- ``new X(...)`` is a call of ``X``, and the name it is assigned to holds an ``X``.
+- An object literal is a ``dict`` Value; an options object's fields are its items.
+- A function written as an expression (an arrow or ``function () {}``) is a function of its
+  own when it is named by what holds it: a constant (``const send = async () => ...``), an
+  object's property (``handlers.create``), a class field, or a registration call it is
+  handed to as its last argument or inside an options object (``server.tool("create_issue",
+  schema, async (args) => ...)`` is ``tool:create_issue``). The argument's Value is then a
+  name of that function. Handed to anything else first (``items.map(x => ...)``,
+  ``pRetry(() => send(), ...)``), its calls are the enclosing function's, as the calls of a
+  Python lambda are.
+- ``catch (error)`` catches everything: a handler with nothing named caught.
+
+Nothing here runs or imports the scanned code.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterator
+
+from tree_sitter import Node
+
+from agentguard.diagnostics import Span
+from agentguard.facts.module_facts import (
+    CALL_STEP,
+    Assignment,
+    Branch,
+    Call,
+    Chain,
+    ClassDef,
+    Decorator,
+    Function,
+    Handler,
+    Loop,
+    ModuleFacts,
+    RawErrorUse,
+    Step,
+    Suppression,
+    TryBlock,
+    Value,
+)
+from agentguard.facts.typescript.parser import parse
+
+TEXT_LIMIT = 240
+PARTS_LIMIT = 64
+SUPPRESSION_RE = re.compile(
+    r"//\s*agentguard:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s-]*)\])?(?P<reason>.*)"
+)
+# Methods of the language's own arrays and promises that run the function they are handed
+# while the caller waits: its calls are the caller's.
+_INLINE_RUNNERS = frozenset(
+    {
+        "map",
+        "forEach",
+        "filter",
+        "reduce",
+        "reduceRight",
+        "some",
+        "every",
+        "find",
+        "findIndex",
+        "findLast",
+        "flatMap",
+        "sort",
+        "then",
+        "catch",
+        "finally",
+        "all",
+        "allSettled",
+        "race",
+        "any",
+        "from",
+        "replace",
+        "replaceAll",
+    }
+)
+# Object properties that name what an options object declares (``{name: "scrape", ...}``).
+_NAME_FIELDS = ("name", "id", "toolName")
+# What a caught error's text is read through.
+_RAW_ATTRS = frozenset({"message", "stack", "cause", "details", "detail", "response"})
+_TOOL_SCHEMA_KEYS = (
+    {"type", "function"},
+    {"name", "input_schema"},
+    {"name", "inputSchema"},
+    {"name", "parameters"},
+)
+_COMPARISONS = {
+    "===": "==",
+    "==": "==",
+    "!==": "!=",
+    "!=": "!=",
+    "<": "<",
+    "<=": "<=",
+    ">": ">",
+    ">=": ">=",
+    "in": "in",
+    "instanceof": "is",
+}
+_TRANSPARENT = frozenset(
+    {
+        "parenthesized_expression",
+        "as_expression",
+        "satisfies_expression",
+        "non_null_expression",
+        "type_assertion",
+        "await_expression",
+    }
+)
+_FUNCTION_EXPRESSIONS = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function"}
+)
+_FUNCTION_DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration"})
+_CLASS_DECLARATIONS = frozenset({"class_declaration", "abstract_class_declaration"})
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+_EXITS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
+# Generic wrappers whose first type argument is the type held (``Promise<Client>``).
+_TYPE_WRAPPERS = frozenset({"Promise", "Readonly", "Partial", "Required", "NonNullable", "Awaited"})
+
+NO_VALUES: list[Value] = []
+NO_ITEMS: dict[str, Value] = {}
+
+
+def is_test_path(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (
+        ".test." in name
+        or ".spec." in name
+        or "/__tests__/" in f"/{path}"
+        or "/tests/" in f"/{path}"
+        or "/test/" in f"/{path}"
+    )
+
+
+class _Scope:
+    __slots__ = ("function", "loops", "order", "types")
+
+    def __init__(self, function: Function | None) -> None:
+        self.function = function
+        self.types: dict[str, str] = {}
+        self.loops: list[int] = []
+        self.order = 0
+
+
+def extract_typescript(
+    source: bytes,
+    path: str,
+    module: str,
+    resolve_import: Callable[[str, str], str],
+    is_test: bool | None = None,
+    language: str = "typescript",
+) -> ModuleFacts:
+    """The facts of one TypeScript or JavaScript file. ``resolve_import(path, specifier)``
+    names the module an import specifier leads to (``TsModuleMap.resolve``)."""
+    tree = parse(source, path)
+    test = is_test_path(path) if is_test is None else is_test
+    extractor = _Extractor(source, path, module, resolve_import, test, language)
+    extractor.run(tree.root_node)
+    return extractor.facts
+
+
+class _Extractor:
+    def __init__(
+        self,
+        source: bytes,
+        path: str,
+        module: str,
+        resolve_import: Callable[[str, str], str],
+        is_test: bool,
+        language: str,
+    ) -> None:
+        self.source = source
+        self.path = path
+        self.module = module
+        self.resolve_import = resolve_import
+        self.facts = ModuleFacts(path=path, module=module, is_test=is_test)
+        self.facts.language = language
+        self.module_scope = _Scope(None)
+        self.scopes = [self.module_scope]
+        self.class_stack: list[ClassDef] = []
+        # (kind, qualname) of the enclosing definitions: "def" or "class"
+        self.containers: list[tuple[str, str]] = []
+        self.top_level: set[str] = set()
+        self._next_id = 0
+        self._labels: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def scope(self) -> _Scope:
+        return self.scopes[-1]
+
+    def text(self, node: Node, limit: int = TEXT_LIMIT) -> str:
+        raw = self.source[node.start_byte : min(node.end_byte, node.start_byte + limit * 4)]
+        text = raw.decode("utf-8", "replace")
+        if len(text) > limit or node.end_byte - node.start_byte > limit * 4:
+            return text[:limit] + "..."
+        return text
+
+    def span(self, node: Node) -> Span:
+        (line, col), (end_line, end_col) = node.start_point, node.end_point
+        return Span(line + 1, col + 1, end_line + 1, end_col + 1)
+
+    def new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def run(self, root: Node) -> None:
+        self.facts.lines = root.end_point[0] + 1
+        self._collect_top_level(root)
+        for child in root.named_children:
+            self.visit(child)
+        if b"agentguard:" in self.source:
+            self.facts.suppressions = list(self._suppressions(root))
+
+    def _collect_top_level(self, root: Node) -> None:
+        for child in root.named_children:
+            node = child
+            if node.type == "export_statement":
+                inner = node.child_by_field_name("declaration")
+                if inner is None:
+                    continue
+                node = inner
+            if node.type in _FUNCTION_DECLARATIONS or node.type in _CLASS_DECLARATIONS:
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    self.top_level.add(self.text(name))
+            elif node.type in ("lexical_declaration", "variable_declaration"):
+                for declarator in node.named_children:
+                    if declarator.type == "variable_declarator":
+                        name = declarator.child_by_field_name("name")
+                        if name is not None and name.type == "identifier":
+                            self.top_level.add(self.text(name))
+
+    def _suppressions(self, root: Node) -> Iterator[Suppression]:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "comment":
+                match = SUPPRESSION_RE.search(self.text(node, 400))
+                if match:
+                    codes_text = match.group("codes")
+                    codes = [c.strip().upper() for c in (codes_text or "").split(",") if c.strip()]
+                    yield Suppression(
+                        line=node.start_point[0] + 1,
+                        codes=codes,
+                        reason=match.group("reason").strip().rstrip("*/").strip(),
+                        span=self.span(node),
+                    )
+                continue
+            stack.extend(node.children)
+
+    # ------------------------------------------------------------------ names
+    def resolve_name(self, name: str) -> str:
+        if name == "this":
+            return "self"
+        for scope in reversed(self.scopes):
+            typed = scope.types.get(name)
+            if typed is not None:
+                return typed
+        imported = self.facts.imports.get(name)
+        if imported is not None:
+            return imported
+        if name in self.top_level:
+            return sys.intern(f"{self.module}.{name}")
+        return name
+
+    def resolve(self, node: Node) -> str | None:
+        """Dotted, import-resolved name of an identifier or member chain (None otherwise)."""
+        kind = node.type
+        if kind in _TRANSPARENT and kind != "await_expression":
+            inner = _inner(node)
+            return self.resolve(inner) if inner is not None else None
+        if kind == "identifier" or kind == "this":
+            return self.resolve_name(self.text(node))
+        if kind == "super":
+            return "super"
+        if kind == "member_expression":
+            obj = node.child_by_field_name("object")
+            prop = node.child_by_field_name("property")
+            if obj is None or prop is None:
+                return None
+            base = self.resolve(obj)
+            if base is None:
+                if obj.type == "call_expression" or obj.type == "new_expression":
+                    func = obj.child_by_field_name("function") or obj.child_by_field_name(
+                        "constructor"
+                    )
+                    inner = self.resolve(func) if func is not None else None
+                    return f"{inner}().{self.text(prop)}" if inner else None
+                return None
+            return sys.intern(f"{base}.{self.text(prop)}")
+        return None
+
+    def _type_name(self, node: Node | None) -> str | None:
+        """The class a type annotation names: ``Octokit``, ``Promise<WebClient>``,
+        ``WebClient | null``; None for anything else."""
+        if node is None:
+            return None
+        kind = node.type
+        if kind == "type_annotation":
+            inner = node.named_children[0] if node.named_children else None
+            return self._type_name(inner)
+        if kind in ("type_identifier", "identifier"):
+            resolved = self.resolve_name(self.text(node))
+            return resolved if resolved != self.text(node) or resolved in self.top_level else (
+                f"{self.module}.{resolved}" if resolved in self.top_level else resolved
+            )
+        if kind == "nested_type_identifier":
+            parts = self.text(node).split(".")
+            head = self.resolve_name(parts[0])
+            return ".".join([head, *parts[1:]])
+        if kind == "generic_type":
+            name = node.child_by_field_name("name") or (
+                node.named_children[0] if node.named_children else None
+            )
+            if name is None:
+                return None
+            written = self.text(name)
+            if written in _TYPE_WRAPPERS:
+                args = node.child_by_field_name("type_arguments")
+                first = args.named_children[0] if args is not None and args.named_children else None
+                return self._type_name(first)
+            return self._type_name(name)
+        if kind == "union_type":
+            typed = [self._type_name(child) for child in node.named_children]
+            kept = [t for t in typed if t and t not in ("null", "undefined")]
+            return kept[0] if len(kept) == 1 else None
+        if kind == "parenthesized_type" and node.named_children:
+            return self._type_name(node.named_children[0])
+        return None
+
+    # ------------------------------------------------------------------ values
+    def value(self, node: Node | None) -> Value:
+        if node is None:
+            return Value(kind="const", text="undefined")
+        kind = node.type
+        if kind in _TRANSPARENT:
+            inner = _inner(node)
+            if inner is not None:
+                return self.value(inner)
+        text, span = self.text(node), self.span(node)
+        if kind == "string":
+            return Value("const", text, _string_of(node, self.source), span=span)
+        if kind == "number":
+            return Value("const", text, _number(text), span=span)
+        if kind in ("true", "false"):
+            return Value("const", text, kind == "true", span=span)
+        if kind in ("null", "undefined"):
+            return Value("const", text, None, span=span)
+        if kind in ("identifier", "this", "shorthand_property_identifier"):
+            name = "self" if kind == "this" else text
+            return Value(
+                "name", text, None, self.resolve_name(name), [name], span=span, chain=Chain(name)
+            )
+        names, calls, attrs = self._reads(node)
+        value = Value("other", text, None, None, names, calls, attrs, span=span)
+        if kind == "member_expression":
+            value.kind, value.qualname = "attr", self.resolve(node)
+            value.chain = self.chain(node)
+        elif kind == "subscript_expression":
+            value.chain = self.chain(node)
+        elif kind in ("call_expression", "new_expression"):
+            func = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+            value.kind = "call"
+            value.qualname = self.resolve(func) if func is not None else None
+            value.call_args = [self.value(a) for a in _arguments(node)[:6]]
+            value.chain = self.chain(node)
+        elif kind == "object":
+            value.kind = "dict"
+            value.items = self._object_items(node)
+        elif kind == "array":
+            value.kind = "list"
+            value.elements = [self.value(e) for e in node.named_children[:64]]
+        elif kind == "template_string":
+            value.kind = "fstring"
+            value.parts = self._template_parts(node)
+        elif kind == "ternary_expression":
+            value.op = "if"
+            value.parts = [
+                self.value(node.child_by_field_name("consequence")),
+                self.value(node.child_by_field_name("alternative")),
+            ]
+        elif kind == "binary_expression":
+            operator = node.child_by_field_name("operator")
+            op = self.text(operator) if operator is not None else ""
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op == "+":
+                value.op, value.parts = "+", [self.value(p) for p in _concatenated(node)]
+            elif op in _COMPARISONS:
+                value.op, value.parts = _COMPARISONS[op], [self.value(left), self.value(right)]
+            elif op == "||" or op == "??":
+                value.op, value.parts = "if", [self.value(left), self.value(right)]
+        elif kind == "unary_expression":
+            operator = node.child_by_field_name("operator")
+            if operator is not None and self.text(operator) == "!":
+                value.op, value.parts = "not", [self.value(node.child_by_field_name("argument"))]
+        elif kind in _FUNCTION_EXPRESSIONS:
+            value.kind = "lambda"
+        return value
+
+    def _object_items(self, node: Node) -> dict[str, Value]:
+        items: dict[str, Value] = {}
+        for child in node.named_children:
+            if child.type == "pair":
+                key = _property_key(child.child_by_field_name("key"), self.source)
+                if key is not None:
+                    items[key] = self.value(child.child_by_field_name("value"))
+            elif child.type == "shorthand_property_identifier":
+                items[self.text(child)] = self.value(child)
+            elif child.type == "method_definition":
+                key = _property_key(child.child_by_field_name("name"), self.source)
+                if key is not None:
+                    items[key] = Value("lambda", self.text(child), span=self.span(child))
+        return items
+
+    def _template_parts(self, node: Node) -> list[Value]:
+        parts: list[Value] = []
+        for child in node.named_children:
+            if child.type == "template_substitution":
+                inner = child.named_children[0] if child.named_children else None
+                parts.append(self.value(inner))
+            elif child.type in ("string_fragment", "escape_sequence"):
+                literal = self.text(child, 2000)
+                parts.append(Value("const", literal, literal, op="text"))
+        return parts
+
+    def chain(self, node: Node) -> Chain | None:
+        steps: list[Step] = []
+        current: Node | None = node
+        while current is not None:
+            kind = current.type
+            if kind in _TRANSPARENT:
+                current = _inner(current)
+                continue
+            if kind == "member_expression":
+                prop = current.child_by_field_name("property")
+                steps.append(("attr", self.text(prop) if prop is not None else ""))
+                current = current.child_by_field_name("object")
+            elif kind in ("call_expression", "new_expression"):
+                steps.append(CALL_STEP)
+                current = current.child_by_field_name("function") or current.child_by_field_name(
+                    "constructor"
+                )
+            elif kind == "subscript_expression":
+                index = current.child_by_field_name("index")
+                literal: str | int | None = None
+                if index is not None and index.type == "string":
+                    literal = _string_of(index, self.source)
+                elif index is not None and index.type == "number":
+                    number = _number(self.text(index))
+                    literal = number if isinstance(number, int) else None
+                steps.append(("item", literal))
+                current = current.child_by_field_name("object")
+            else:
+                break
+        steps.reverse()
+        if current is not None and current.type in ("identifier", "this"):
+            return Chain("self" if current.type == "this" else self.text(current), tuple(steps))
+        if not steps:
+            return None
+        return Chain("", tuple(steps), self.value(current) if current is not None else None)
+
+    def _reads(self, node: Node) -> tuple[list[str], list[str], list[str]]:
+        names: list[str] = []
+        calls: list[str] = []
+        attrs: list[str] = []
+        queue = [node]
+        for current in queue:
+            kind = current.type
+            if kind == "identifier":
+                names.append(self.text(current))
+                continue
+            if kind == "this":
+                names.append("self")
+                continue
+            if kind in _FUNCTION_EXPRESSIONS and current is not node:
+                continue
+            if kind in ("call_expression", "new_expression"):
+                func = current.child_by_field_name("function") or current.child_by_field_name(
+                    "constructor"
+                )
+                callee = self.resolve(func) if func is not None else None
+                if callee:
+                    calls.append(callee)
+            elif kind == "member_expression":
+                prop = current.child_by_field_name("property")
+                if prop is not None:
+                    attrs.append(self.text(prop))
+            queue.extend(c for c in current.named_children if c.type != "property_identifier")
+        return names, calls, attrs
+
+    # ------------------------------------------------------------------ traversal
+    def visit(self, node: Node) -> None:
+        handler = getattr(self, f"visit_{node.type}", None)
+        if handler is not None:
+            handler(node)
+        else:
+            self.visit_children(node)
+
+    def visit_children(self, node: Node) -> None:
+        for child in node.named_children:
+            self.visit(child)
+
+    def visit_comment(self, node: Node) -> None:
+        return
+
+    # -------------------------------------------------------------- imports and exports
+    def visit_import_statement(self, node: Node) -> None:
+        source = node.child_by_field_name("source")
+        if source is None:
+            return
+        specifier = _string_of(source, self.source) or ""
+        module = self.resolve_import(self.path, specifier)
+        project = not module.startswith(("npm:", "node:"))
+        for clause in node.named_children:
+            if clause.type != "import_clause":
+                continue
+            for part in clause.named_children:
+                if part.type == "identifier":  # default import
+                    name = self.text(part)
+                    self.facts.imports[name] = f"{module}.default" if project else module
+                elif part.type == "namespace_import":
+                    ident = _first_of(part, "identifier")
+                    if ident is not None:
+                        self.facts.imports[self.text(ident)] = module
+                elif part.type == "named_imports":
+                    for spec in part.named_children:
+                        if spec.type != "import_specifier":
+                            continue
+                        name_node = spec.child_by_field_name("name")
+                        alias = spec.child_by_field_name("alias")
+                        if name_node is None:
+                            continue
+                        name = _property_key(name_node, self.source) or self.text(name_node)
+                        local = self.text(alias) if alias is not None else name
+                        self.facts.imports[local] = f"{module}.{name}"
+
+    def visit_export_statement(self, node: Node) -> None:
+        source = node.child_by_field_name("source")
+        if source is not None:
+            specifier = _string_of(source, self.source) or ""
+            module = self.resolve_import(self.path, specifier)
+            for child in node.named_children:
+                if child.type == "export_clause":
+                    for spec in child.named_children:
+                        name_node = spec.child_by_field_name("name")
+                        alias = spec.child_by_field_name("alias")
+                        if name_node is None:
+                            continue
+                        name = self.text(name_node)
+                        local = self.text(alias) if alias is not None else name
+                        self.facts.imports.setdefault(local, f"{module}.{name}")
+                elif child.type == "namespace_export":
+                    ident = _first_of(child, "identifier")
+                    if ident is not None:
+                        self.facts.imports.setdefault(self.text(ident), module)
+            return
+        declaration = node.child_by_field_name("declaration")
+        if declaration is not None:
+            self.visit(declaration)
+            return
+        value = node.child_by_field_name("value")
+        is_default = any(c.type == "default" for c in node.children)
+        for child in node.named_children:
+            if child.type in _FUNCTION_DECLARATIONS or child.type in _CLASS_DECLARATIONS:
+                self.visit(child)
+                name = child.child_by_field_name("name")
+                if name is not None and is_default:
+                    self.facts.imports.setdefault("default", f"{self.module}.{self.text(name)}")
+                return
+        if value is not None:
+            if value.type in _FUNCTION_EXPRESSIONS:
+                self._function(value, "default")
+            elif value.type == "identifier" and is_default:
+                self.facts.imports.setdefault("default", self.resolve_name(self.text(value)))
+                return
+            else:
+                self.visit(value)
+                if value.type in ("call_expression", "new_expression", "object"):
+                    self._assign("default", value, node)
+
+    # ------------------------------------------------------------------ definitions
+    def _qualname(self, name: str) -> str:
+        if not self.containers:
+            return f"{self.module}.{name}"
+        kind, outer = self.containers[-1]
+        return f"{outer}.{name}" if kind in ("class", "object") else f"{outer}.<locals>.{name}"
+
+    def _unique(self, qualname: str) -> str:
+        seen = self._labels.get(qualname, 0)
+        self._labels[qualname] = seen + 1
+        if seen == 0 and qualname not in self.facts.functions:
+            return qualname
+        return f"{qualname}#{seen + 1}"
+
+    def visit_function_declaration(self, node: Node) -> None:
+        name = node.child_by_field_name("name")
+        self._function(node, self.text(name) if name is not None else "<anonymous>")
+
+    visit_generator_function_declaration = visit_function_declaration
+
+    def _function(
+        self,
+        node: Node,
+        name: str,
+        *,
+        method_of: ClassDef | None = None,
+        static: bool = False,
+        qualname: str | None = None,
+        anchor: Node | None = None,
+    ) -> str:
+        """Record a function (a declaration, a method or a named function expression) and
+        visit its body in a scope of its own; its qualified name."""
+        qual = self._unique(qualname or self._qualname(name))
+        is_async = any(c.type == "async" for c in node.children)
+        params_node = node.child_by_field_name("parameters") or node.child_by_field_name(
+            "parameter"
+        )
+        params, types = self._parameters(params_node)
+        if method_of is not None and not static:
+            params.insert(0, "self")
+        name_node = node.child_by_field_name("name")
+        where = anchor if anchor is not None else (name_node if name_node is not None else node)
+        span = self.span(anchor if anchor is not None else node)
+        function = Function(
+            qualname=qual,
+            name=name,
+            module=self.module,
+            class_name=method_of.qualname if method_of is not None else None,
+            span=Span(span.line, span.column, *self.span(node)[2:]),
+            name_span=self.span(where) if where is not anchor else Span.point(span.line, span.column),
+            params=params,
+            is_async=is_async,
+            is_test=self.facts.is_test,
+            decorators=self._decorators(node),
+        )
+        returns = node.child_by_field_name("return_type")
+        if returns is not None:
+            function.return_type = self._type_name(returns)
+        if self.scope.function is not None:
+            self.scope.function.nested.append(qual)
+        self.facts.functions[qual] = function
+        if method_of is not None:
+            method_of.methods.append(qual)
+        scope = _Scope(function)
+        scope.types.update(types)
+        self.scopes.append(scope)
+        self.containers.append(("def", qual))
+        body = node.child_by_field_name("body")
+        if body is not None:
+            if body.type == "statement_block":
+                self.visit_children(body)
+            else:  # an arrow's expression body is what it returns
+                self.visit(body)
+                function.returns.append(self.value(body))
+        self.containers.pop()
+        self.scopes.pop()
+        return qual
+
+    def _parameters(self, node: Node | None) -> tuple[list[str], dict[str, str]]:
+        """Parameter names (a destructured object's fields flattened) and the types a
+        parameter's annotation gives (``client: Octokit``)."""
+        names: list[str] = []
+        types: dict[str, str] = {}
+        if node is None:
+            return names, types
+        if node.type == "identifier":  # ``x => ...``
+            return [self.text(node)], types
+        for param in node.named_children:
+            if param.type not in ("required_parameter", "optional_parameter"):
+                if param.type == "identifier":
+                    names.append(self.text(param))
+                continue
+            pattern = param.child_by_field_name("pattern")
+            annotation = param.child_by_field_name("type")
+            if pattern is None:
+                continue
+            if pattern.type == "identifier":
+                name = self.text(pattern)
+                names.append(name)
+                typed = self._type_name(annotation)
+                if typed and typed != name:
+                    types[name] = typed
+            elif pattern.type == "rest_pattern":
+                ident = _first_of(pattern, "identifier")
+                if ident is not None:
+                    names.append(self.text(ident))
+            else:
+                names.extend(_pattern_names(pattern, self.source))
+                # ``{ client }: { client: WebClient }``: each field's declared type
+                if annotation is not None:
+                    for field_name, field_type in self._object_type_fields(annotation):
+                        types.setdefault(field_name, field_type)
+            for modifier in param.named_children:
+                # ``constructor(private client: Octokit)``: a field of the instance
+                if modifier.type == "accessibility_modifier" and self.class_stack:
+                    if pattern.type == "identifier":
+                        typed = self._type_name(annotation)
+                        if typed:
+                            self.class_stack[-1].self_types.setdefault(self.text(pattern), typed)
+        return names, types
+
+    def _object_type_fields(self, node: Node) -> Iterator[tuple[str, str]]:
+        inner = node.named_children[0] if node.type == "type_annotation" and node.named_children else node
+        if inner is None or inner.type != "object_type":
+            return
+        for member in inner.named_children:
+            if member.type == "property_signature":
+                key = member.child_by_field_name("name")
+                typed = self._type_name(member.child_by_field_name("type"))
+                if key is not None and typed:
+                    yield self.text(key), typed
+
+    def _decorators(self, node: Node) -> list[Decorator]:
+        found: list[Decorator] = []
+        for child in node.children:
+            if child.type != "decorator":
+                continue
+            expression = child.named_children[0] if child.named_children else None
+            if expression is None:
+                continue
+            if expression.type == "call_expression":
+                func = expression.child_by_field_name("function")
+                found.append(
+                    Decorator(
+                        qualname=(self.resolve(func) if func is not None else None)
+                        or self.text(expression),
+                        text=self.text(child),
+                        called=True,
+                        args=[self.value(a) for a in _arguments(expression)],
+                        span=self.span(child),
+                    )
+                )
+            else:
+                found.append(
+                    Decorator(
+                        qualname=self.resolve(expression) or self.text(expression),
+                        text=self.text(child),
+                        called=False,
+                        span=self.span(child),
+                    )
+                )
+        return found
+
+    def visit_class_declaration(self, node: Node) -> None:
+        name = node.child_by_field_name("name")
+        self._class(node, self.text(name) if name is not None else "<anonymous>")
+
+    visit_abstract_class_declaration = visit_class_declaration
+    visit_class = visit_class_declaration
+
+    def _class(self, node: Node, name: str) -> str:
+        qualname = self._qualname(name)
+        bases: list[str] = []
+        for child in node.named_children:
+            if child.type != "class_heritage":
+                continue
+            for clause in child.named_children:
+                for base in clause.named_children:
+                    if base.type in ("type_arguments", "arguments"):
+                        continue
+                    target = base.child_by_field_name("function") if base.type == "call_expression" else base
+                    if base.type == "generic_type":
+                        target = base.child_by_field_name("name") or base.named_children[0]
+                    if target is None:
+                        continue
+                    resolved = self.resolve(target) if target.type != "type_identifier" else None
+                    bases.append(resolved or self._type_name(target) or self.text(target))
+        name_node = node.child_by_field_name("name")
+        cls = ClassDef(
+            qualname=qualname,
+            name=name,
+            module=self.module,
+            span=self.span(node),
+            name_span=self.span(name_node) if name_node is not None else self.span(node),
+            bases=bases,
+            methods=[],
+            decorators=self._decorators(node),
+        )
+        self.facts.classes[qualname] = cls
+        self.class_stack.append(cls)
+        self.containers.append(("class", qualname))
+        body = node.child_by_field_name("body")
+        members = body.named_children if body is not None else []
+        for member in members:
+            if member.type in ("public_field_definition", "field_definition"):
+                self._field(member, cls)
+        for member in members:
+            if member.type in ("method_definition", "abstract_method_signature"):
+                key = member.child_by_field_name("name")
+                method = self.text(key) if key is not None else "<anonymous>"
+                if method == "constructor":
+                    method = "__init__"
+                static = any(c.type == "static" for c in member.children)
+                if member.type == "abstract_method_signature":
+                    cls.methods.append(f"{qualname}.{method}")
+                    continue
+                self._function(member, method, method_of=cls, static=static)
+            elif member.type in ("public_field_definition", "field_definition"):
+                value = member.child_by_field_name("value")
+                key = member.child_by_field_name("name") or member.child_by_field_name("property")
+                if value is not None and key is not None and value.type in _FUNCTION_EXPRESSIONS:
+                    static = any(c.type == "static" for c in member.children)
+                    self._function(value, self.text(key), method_of=cls, static=static, anchor=member)
+                elif value is not None:
+                    self.visit(value)
+            elif member.type == "class_static_block":
+                self.visit_children(member)
+        self.containers.pop()
+        self.class_stack.pop()
+        return qualname
+
+    def _field(self, member: Node, cls: ClassDef) -> None:
+        key = member.child_by_field_name("name") or member.child_by_field_name("property")
+        if key is None:
+            return
+        name = _property_key(key, self.source) or self.text(key)
+        value = member.child_by_field_name("value")
+        annotation = member.child_by_field_name("type")
+        typed = self._type_name(annotation)
+        if typed:
+            cls.self_types[name] = typed
+        elif annotation is not None and self.text(annotation).strip(": ") in ("any", "unknown"):
+            cls.opaque.append(name)
+        if value is not None:
+            held = self.value(value)
+            cls.attributes[name] = held
+            if value.type == "new_expression" and held.qualname and name not in cls.self_types:
+                cls.self_types[name] = held.qualname
+
+    # ------------------------------------------------------------------ statements
+    def visit_lexical_declaration(self, node: Node) -> None:
+        for declarator in node.named_children:
+            if declarator.type == "variable_declarator":
+                self._declarator(declarator)
+
+    visit_variable_declaration = visit_lexical_declaration
+
+    def _declarator(self, node: Node) -> None:
+        target = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if target is None:
+            return
+        annotation = node.child_by_field_name("type")
+        if target.type != "identifier":
+            if value is not None:
+                self.visit(value)
+                # ``const { data } = await client.get(...)``: each name holds a field
+                made = self.value(value)
+                for name in _pattern_names(target, self.source):
+                    self._record(name, made, node)
+            return
+        name = self.text(target)
+        typed = self._type_name(annotation)
+        if typed:
+            self.scope.types[name] = typed
+        if value is None:
+            return
+        bare = _unwrap(value)
+        if bare.type in _FUNCTION_EXPRESSIONS:
+            qual = self._function(bare, name, anchor=node)
+            self._record(name, _function_value(qual, self.text(bare), self.span(bare)), node)
+            return
+        if bare.type == "class":
+            self._class(bare, name)
+            return
+        if bare.type == "object" and not self.scope.function:
+            self._namespace(bare, name, node)
+            return
+        self._assign(name, value, node)
+
+    def _namespace(self, node: Node, name: str, statement: Node) -> None:
+        """``const handlers = { create: async () => ..., list() {...} }`` at module level:
+        each function property is the function ``handlers.create``."""
+        qual = self._qualname(name)
+        self.containers.append(("object", qual))
+        items = self._object_members(node)
+        self.containers.pop()
+        value = self.value(node)
+        value.items.update(items)
+        self._record(name, value, statement)
+        keys = set(value.items)
+        if any(shape <= keys for shape in _TOOL_SCHEMA_KEYS):
+            self.facts.dicts.append(value)
+
+    def _object_members(self, node: Node, label: str | None = None) -> dict[str, Value]:
+        """Visit an object literal's members, making each function property a function;
+        the items that name those functions."""
+        items: dict[str, Value] = {}
+        for child in node.named_children:
+            if child.type == "pair":
+                key = _property_key(child.child_by_field_name("key"), self.source)
+                value = child.child_by_field_name("value")
+                if key is None or value is None:
+                    if value is not None:
+                        self.visit(value)
+                    continue
+                bare = _unwrap(value)
+                if bare.type in _FUNCTION_EXPRESSIONS:
+                    qual = self._function(
+                        bare, f"{label}:{key}" if label else key, anchor=child
+                    )
+                    items[key] = _function_value(qual, self.text(bare), self.span(bare))
+                elif bare.type == "object" and not label:
+                    self.containers.append(("object", self._qualname(key)))
+                    self._object_members(bare)
+                    self.containers.pop()
+                else:
+                    self.visit(value)
+            elif child.type == "method_definition":
+                key = _property_key(child.child_by_field_name("name"), self.source)
+                if key is None:
+                    continue
+                qual = self._function(child, f"{label}:{key}" if label else key)
+                items[key] = _function_value(qual, self.text(child), self.span(child))
+            else:
+                self.visit(child)
+        return items
+
+    def _assign(self, name: str, value_node: Node, statement: Node) -> None:
+        self.visit(value_node)
+        self._record(name, self.value(value_node), statement)
+        bare = _unwrap(value_node)
+        if bare.type == "new_expression":
+            made = self.value(bare)
+            if made.qualname:
+                self._bind(name, made.qualname)
+        elif bare.type == "call_expression":
+            made = self.value(bare)
+            last = (made.qualname or "").rsplit(".", 1)[-1]
+            if made.qualname and (last[:1].isupper() or last in ("createClient", "client")):
+                self._bind(name, made.qualname)
+        elif bare.type in ("identifier", "member_expression") and not name.startswith("self."):
+            resolved = self.resolve(bare)
+            if resolved and "." in resolved:
+                self.scope.types.setdefault(name, resolved)
+
+    def _bind(self, name: str, typed: str) -> None:
+        if name.startswith("self."):
+            if self.class_stack:
+                self.class_stack[-1].self_types.setdefault(name[5:], typed)
+        else:
+            self.scope.types[name] = typed
+
+    def _record(self, name: str, value: Value, statement: Node) -> None:
+        function = self.scope.function
+        self.facts.assignments.append(
+            Assignment(
+                name,
+                value,
+                self.span(statement),
+                function.qualname if function else None,
+                self.scope.order,
+            )
+        )
+
+    def visit_expression_statement(self, node: Node) -> None:
+        self.visit_children(node)
+
+    def visit_assignment_expression(self, node: Node) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if left is None or right is None:
+            self.visit_children(node)
+            return
+        bare = _unwrap(right)
+        target = self._target_name(left)
+        if target is not None and bare.type in _FUNCTION_EXPRESSIONS:
+            method = target.split(".")[-1]
+            qual = self._function(bare, method, anchor=node)
+            self._record(target, _function_value(qual, self.text(bare), self.span(bare)), node)
+            return
+        if target is not None:
+            self._assign(target, right, node)
+            return
+        self.visit(right)
+        function = self.scope.function
+        if left.type == "subscript_expression":
+            obj = left.child_by_field_name("object")
+            if obj is not None:
+                self.facts.stores.append(
+                    Assignment(
+                        self.text(obj, 120).replace("this.", "self."),
+                        self.value(right),
+                        self.span(node),
+                        function.qualname if function else None,
+                        self.scope.order,
+                    )
+                )
+        elif left.type == "member_expression":
+            self.facts.attribute_sets.append(
+                Assignment(
+                    self.text(left, 120),
+                    self.value(right),
+                    self.span(node),
+                    function.qualname if function else None,
+                    self.scope.order,
+                )
+            )
+        self.visit(left)
+
+    def _target_name(self, node: Node) -> str | None:
+        if node.type == "identifier":
+            return self.text(node)
+        if node.type == "member_expression":
+            obj = node.child_by_field_name("object")
+            prop = node.child_by_field_name("property")
+            if obj is not None and prop is not None and obj.type == "this":
+                return f"self.{self.text(prop)}"
+        if node.type == "subscript_expression":
+            obj = node.child_by_field_name("object")
+            index = node.child_by_field_name("index")
+            if obj is not None and obj.type == "identifier" and index is not None and index.type == "string":
+                return f"{self.text(obj)}[{_string_of(index, self.source)}]"
+        return None
+
+    def visit_return_statement(self, node: Node) -> None:
+        self.visit_children(node)
+        value = node.named_children[0] if node.named_children else None
+        if value is not None and self.scope.function is not None:
+            self.scope.function.returns.append(self.value(value))
+
+    def visit_throw_statement(self, node: Node) -> None:
+        self.visit_children(node)
+        value = node.named_children[0] if node.named_children else None
+        if value is not None and self.scope.function is not None:
+            self.scope.function.raises.append(self.value(value))
+
+    # ------------------------------------------------------------------ calls
+    def visit_call_expression(self, node: Node) -> None:
+        func = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+        if func is None:
+            self.visit_children(node)
+            return
+        resolved = self.resolve(func)
+        text = self.text(func, 120)
+        if func.type == "member_expression":
+            prop = func.child_by_field_name("property")
+            obj = func.child_by_field_name("object")
+            method = self.text(prop) if prop is not None else text
+            receiver = (self.resolve(obj) if obj is not None else None) or (
+                self.text(obj, 120) if obj is not None else None
+            )
+        else:
+            method = resolved.rsplit(".", 1)[-1] if resolved else text
+            receiver = None
+        arguments = _arguments(node)
+        scope = self.scope
+        function = scope.function
+        label = self._registration_label(method, arguments)
+        args = [self._argument(a, method, index, len(arguments), label) for index, a in enumerate(arguments[:8])]
+        call = Call(
+            resolved or text,
+            text,
+            method,
+            receiver,
+            self.span(node),
+            args,
+            {},
+            [],
+            function.qualname if function else None,
+            list(scope.loops),
+            scope.order,
+            self.chain(func),
+        )
+        scope.order += 1
+        self.facts.calls.append(call)
+        if func.type != "identifier":
+            self.visit(func)
+        for argument in arguments[8:]:
+            self.visit(argument)
+
+    visit_new_expression = visit_call_expression
+
+    def _registration_label(self, method: str, arguments: list[Node]) -> str:
+        """What a function handed to a call is named after: ``tool:create_issue`` for
+        ``server.tool("create_issue", ..., cb)``; the options object's ``name`` or the
+        constant the call is assigned to otherwise."""
+        for argument in arguments[:1]:
+            if argument.type == "string":
+                return f"{method}:{_string_of(argument, self.source)}"
+        for argument in arguments:
+            if argument.type == "object":
+                for child in argument.named_children:
+                    if child.type == "pair":
+                        key = _property_key(child.child_by_field_name("key"), self.source)
+                        value = child.child_by_field_name("value")
+                        if key in _NAME_FIELDS and value is not None and value.type == "string":
+                            return f"{method}:{_string_of(value, self.source)}"
+        return method
+
+    def _argument(self, node: Node, method: str, index: int, count: int, label: str) -> Value:
+        """An argument's Value, visiting what it holds; a function handed to a registration
+        (last of two or more arguments, or inside an options object) becomes a function of
+        its own, named by ``label``."""
+        bare = _unwrap(node)
+        if bare.type in _FUNCTION_EXPRESSIONS:
+            own = method not in _INLINE_RUNNERS and (
+                (count >= 2 and index == count - 1) or self.scope.function is None
+            )
+            if own:
+                qual = self._function(bare, label)
+                return _function_value(qual, self.text(bare), self.span(bare))
+            self._inline(bare)
+            return self.value(bare)
+        if bare.type == "object" and method not in _INLINE_RUNNERS:
+            items = self._object_members(bare, label)
+            value = self.value(bare)
+            if items:
+                value.items.update(items)
+            keys = set(value.items)
+            if any(shape <= keys for shape in _TOOL_SCHEMA_KEYS):
+                self.facts.dicts.append(value)
+            return value
+        self.visit(node)
+        return self.value(node)
+
+    def _inline(self, node: Node) -> None:
+        """A function expression whose calls are its enclosing function's."""
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.visit(body)
+
+    def visit_arrow_function(self, node: Node) -> None:
+        self._inline(node)
+
+    visit_function_expression = visit_arrow_function
+    visit_function = visit_arrow_function
+    visit_generator_function = visit_arrow_function
+
+    def visit_object(self, node: Node) -> None:
+        # An object literal anywhere else: its function properties are functions of their
+        # own (``return { execute: async () => ... }``).
+        items = self._object_members(node)
+        keys = {
+            _property_key(c.child_by_field_name("key"), self.source)
+            for c in node.named_children
+            if c.type == "pair"
+        }
+        if items or any(shape <= keys for shape in _TOOL_SCHEMA_KEYS):
+            value = self.value(node)
+            value.items.update(items)
+            if any(shape <= set(value.items) for shape in _TOOL_SCHEMA_KEYS):
+                self.facts.dicts.append(value)
+
+    # ------------------------------------------------------------------ control flow
+    def visit_if_statement(self, node: Node) -> None:
+        condition = node.child_by_field_name("condition")
+        consequence = node.child_by_field_name("consequence")
+        test = _inner(condition) if condition is not None else None
+        if test is not None and test.type == "binary_expression":
+            operator = test.child_by_field_name("operator")
+            if operator is not None and self.text(operator) in ("===", "=="):
+                for side in (test.child_by_field_name("left"), test.child_by_field_name("right")):
+                    string = _string_of(side, self.source) if side is not None else None
+                    if string is not None and consequence is not None:
+                        self._branch(string, consequence)
+        if condition is not None:
+            self.visit(condition)
+        scope = self.scope
+        start = scope.order
+        if consequence is not None:
+            self.visit(consequence)
+        if scope.function is not None and test is not None:
+            scope.function.branches.append(
+                Branch(
+                    test=self.value(test),
+                    span=self.span(node),
+                    body_order=(start, scope.order),
+                    exits=consequence is not None and _ends_in_exit(consequence),
+                )
+            )
+        alternative = node.child_by_field_name("alternative")
+        if alternative is not None:
+            self.visit(alternative)
+
+    def _branch(self, string: str, body: Node) -> None:
+        fn = self.scope.function
+        self.facts.branches.append((fn.qualname if fn else None, string, self.span(body)))
+
+    def visit_switch_statement(self, node: Node) -> None:
+        value = node.child_by_field_name("value")
+        if value is not None:
+            self.visit(value)
+        body = node.child_by_field_name("body")
+        if body is None:
+            return
+        pending: list[str] = []
+        for case in body.named_children:
+            if case.type == "switch_case":
+                test = case.child_by_field_name("value")
+                string = _string_of(test, self.source) if test is not None else None
+                if string is None and test is not None and test.type == "member_expression":
+                    string = None
+                if string is not None:
+                    pending.append(string)
+                statements = [c for c in case.named_children if c is not test]
+                if statements and pending:
+                    first, last = self.span(statements[0]), self.span(statements[-1])
+                    where = Span(first.line, first.column, last.end_line, last.end_column)
+                    fn = self.scope.function
+                    for name in pending:
+                        self.facts.branches.append((fn.qualname if fn else None, name, where))
+                    pending = []
+                for statement in statements:
+                    self.visit(statement)
+            else:
+                self.visit(case)
+
+    def _loop(self, node: Node) -> None:
+        loop_id = self.new_id()
+        kind = "while" if node.type in ("while_statement", "do_statement") else "for"
+        body = node.child_by_field_name("body")
+        loop = Loop(loop_id=loop_id, kind=kind, span=self.span(node))
+        loop.is_retry_shape = _retry_shaped(node, body, self.source)
+        if node.type == "for_in_statement":
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if left is not None:
+                loop.targets = _pattern_names(left, self.source) if left.type != "identifier" else [
+                    self.text(left)
+                ]
+            if right is not None:
+                self.visit(right)
+                loop.iterable = self.value(right)
+        else:
+            for field in ("initializer", "condition", "increment"):
+                part = node.child_by_field_name(field)
+                if part is not None:
+                    self.visit(part)
+        fn = self.scope.function
+        if fn is not None:
+            fn.loops.append(loop)
+        elif self.scope is self.module_scope:
+            self.facts.loops.append(loop)
+        self.scope.loops.append(loop_id)
+        if body is not None:
+            self.visit(body)
+        if node.type == "do_statement":
+            condition = node.child_by_field_name("condition")
+            if condition is not None:
+                self.visit(condition)
+        self.scope.loops.pop()
+
+    def visit_for_statement(self, node: Node) -> None:
+        self._loop(node)
+
+    visit_for_in_statement = visit_for_statement
+    visit_while_statement = visit_for_statement
+    visit_do_statement = visit_for_statement
+
+    def visit_try_statement(self, node: Node) -> None:
+        try_id = self.new_id()
+        scope = self.scope
+        start = scope.order
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.visit(body)
+        end = scope.order
+        fn = scope.function
+        if fn is not None:
+            fn.tries.append(
+                TryBlock(
+                    try_id=try_id,
+                    span=self.span(node),
+                    loop_ids=list(scope.loops),
+                    body_order=(start, end),
+                )
+            )
+        handler = node.child_by_field_name("handler")
+        if handler is not None:
+            self._handler(handler, try_id)
+        finalizer = node.child_by_field_name("finalizer")
+        if finalizer is not None:
+            self.visit(finalizer)
+
+    def _handler(self, node: Node, try_id: int) -> None:
+        parameter = node.child_by_field_name("parameter")
+        name = self.text(parameter) if parameter is not None and parameter.type == "identifier" else None
+        body = node.child_by_field_name("body")
+        record = Handler(try_id=try_id, caught=[], span=self.span(node), name=name)
+        statements = list(_walk_own(body)) if body is not None else []
+        for sub in statements:
+            kind = sub.type
+            if kind == "throw_statement":
+                thrown = sub.named_children[0] if sub.named_children else None
+                if thrown is not None and thrown.type == "identifier" and self.text(thrown) == name:
+                    record.reraises = True
+                elif thrown is not None:
+                    record.raises.append(self.value(thrown))
+            elif kind == "return_statement" and sub.named_children:
+                record.returns.append(self.value(sub.named_children[0]))
+            elif kind == "continue_statement":
+                record.continues = True
+            elif kind in ("call_expression", "new_expression"):
+                func = sub.child_by_field_name("function") or sub.child_by_field_name("constructor")
+                callee = self.resolve(func) if func is not None else None
+                if callee:
+                    record.calls.append(callee)
+            elif kind == "string":
+                literal = _string_of(sub, self.source)
+                if literal:
+                    record.strings.append(literal[:200])
+            elif kind == "string_fragment" and sub.parent is not None and sub.parent.type == "template_string":
+                record.strings.append(self.text(sub, 200))
+        record.breaks = body is not None and any(
+            s.type == "break_statement" for s in _walk_own(body, into_loops=False)
+        )
+        record.raw_error_uses, record.tainted_names = self._raw_error_uses(statements, name)
+        fn = self.scope.function
+        if fn is not None:
+            fn.handlers.append(record)
+        if body is not None:
+            self.visit(body)
+
+    def _raw_text(self, node: Node, name: str | None, tainted: set[str]) -> str | None:
+        """How an expression carries the caught error's text, if it does."""
+        if name is None and not tainted:
+            return None
+        for sub in _walk_expression(node):
+            kind = sub.type
+            if kind == "identifier":
+                written = self.text(sub)
+                if written in tainted:
+                    return f"`{written}` (holds the error text)"
+                if written == name and _carries_whole_error(sub):
+                    return written
+            elif kind == "member_expression":
+                obj = sub.child_by_field_name("object")
+                prop = sub.child_by_field_name("property")
+                if (
+                    obj is not None
+                    and prop is not None
+                    and obj.type == "identifier"
+                    and self.text(obj) == name
+                    and self.text(prop) in _RAW_ATTRS
+                ):
+                    return f"{name}.{self.text(prop)}"
+            elif kind == "call_expression":
+                func = sub.child_by_field_name("function")
+                args = _arguments(sub)
+                first = args[0] if args else None
+                if (
+                    func is not None
+                    and first is not None
+                    and first.type == "identifier"
+                    and self.text(first) == name
+                    and self.text(func) in ("String", "JSON.stringify", "util.inspect", "inspect")
+                ):
+                    return f"{self.text(func)}({name})"
+                if func is not None and func.type == "member_expression":
+                    obj = func.child_by_field_name("object")
+                    prop = func.child_by_field_name("property")
+                    if (
+                        obj is not None
+                        and prop is not None
+                        and obj.type == "identifier"
+                        and self.text(obj) == name
+                        and self.text(prop) == "toString"
+                    ):
+                        return f"{name}.toString()"
+            elif kind == "template_substitution":
+                inner = sub.named_children[0] if sub.named_children else None
+                if inner is not None and inner.type == "identifier" and self.text(inner) == name:
+                    return f"`${{{name}}}`"
+        return None
+
+    def _raw_error_uses(
+        self, statements: list[Node], name: str | None
+    ) -> tuple[list[RawErrorUse], list[str]]:
+        tainted: set[str] = set()
+        uses: list[RawErrorUse] = []
+        if name is None:
+            return uses, []
+        for node in statements:
+            kind = node.type
+            if kind == "variable_declarator":
+                target = node.child_by_field_name("name")
+                value = node.child_by_field_name("value")
+                if target is not None and value is not None and target.type == "identifier":
+                    if self._raw_text(value, name, tainted):
+                        tainted.add(self.text(target))
+            elif kind == "return_statement" and node.named_children:
+                how = self._raw_text(node.named_children[0], name, tainted)
+                if how:
+                    uses.append(RawErrorUse(how, "return", self.span(node), None, self.text(node)))
+            elif kind == "throw_statement" and node.named_children:
+                thrown = node.named_children[0]
+                if thrown.type == "new_expression":
+                    how = next(
+                        (h for h in (self._raw_text(a, name, tainted) for a in _arguments(thrown)) if h),
+                        None,
+                    )
+                    if how:
+                        ctor = thrown.child_by_field_name("constructor")
+                        uses.append(
+                            RawErrorUse(
+                                how,
+                                "raise",
+                                self.span(node),
+                                self.resolve(ctor) if ctor is not None else None,
+                                self.text(node),
+                            )
+                        )
+            elif kind == "call_expression" and not _inside(node, "throw_statement"):
+                func = node.child_by_field_name("function")
+                callee = (self.resolve(func) if func is not None else None) or (
+                    self.text(func, 120) if func is not None else ""
+                )
+                if callee.startswith("console.") or callee.split(".")[-1] in (
+                    "log",
+                    "error",
+                    "warn",
+                    "info",
+                    "debug",
+                ):
+                    continue
+                args = _arguments(node)
+                how = next((h for h in (self._raw_text(a, name, tainted) for a in args) if h), None)
+                if not how:
+                    continue
+                keys: list[str] = []
+                strings: list[str] = []
+                for arg in args:
+                    if arg.type == "object":
+                        for child in arg.named_children:
+                            if child.type == "pair":
+                                key = _property_key(child.child_by_field_name("key"), self.source)
+                                if key:
+                                    keys.append(key)
+                                value = child.child_by_field_name("value")
+                                if value is not None and value.type == "string":
+                                    strings.append(_string_of(value, self.source) or "")
+                uses.append(
+                    RawErrorUse(how, "call", self.span(node), callee, self.text(node), keys, strings)
+                )
+        return uses, sorted(tainted)
+
+
+# ---------------------------------------------------------------------- helpers
+def _inner(node: Node) -> Node | None:
+    for child in node.named_children:
+        if child.type not in ("type_annotation", "comment") and not child.type.endswith("_type"):
+            return child
+    return None
+
+
+def _unwrap(node: Node) -> Node:
+    current = node
+    while current.type in _TRANSPARENT:
+        inner = _inner(current)
+        if inner is None:
+            break
+        current = inner
+    return current
+
+
+def _arguments(node: Node) -> list[Node]:
+    args = node.child_by_field_name("arguments")
+    if args is None:
+        return []
+    if args.type == "template_string":  # a tagged template
+        return [args]
+    return [a for a in args.named_children if a.type != "comment"]
+
+
+def _first_of(node: Node, kind: str) -> Node | None:
+    for child in node.named_children:
+        if child.type == kind:
+            return child
+    return None
+
+
+def _string_of(node: Node | None, source: bytes) -> str | None:
+    if node is None:
+        return None
+    node = _unwrap(node)
+    if node.type == "string":
+        raw = source[node.start_byte + 1 : node.end_byte - 1]
+        return raw.decode("utf-8", "replace")
+    if node.type == "template_string" and not any(
+        c.type == "template_substitution" for c in node.named_children
+    ):
+        raw = source[node.start_byte + 1 : node.end_byte - 1]
+        return raw.decode("utf-8", "replace")
+    return None
+
+
+def _number(text: str) -> int | float | str:
+    cleaned = text.replace("_", "")
+    try:
+        return int(cleaned, 0)
+    except ValueError:
+        try:
+            return float(cleaned)
+        except ValueError:
+            return text
+
+
+def _property_key(node: Node | None, source: bytes) -> str | None:
+    if node is None:
+        return None
+    if node.type in ("property_identifier", "identifier", "private_property_identifier"):
+        return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    if node.type == "string":
+        return _string_of(node, source)
+    if node.type == "number":
+        return source[node.start_byte : node.end_byte].decode()
+    return None
+
+
+def _pattern_names(node: Node, source: bytes) -> list[str]:
+    names: list[str] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = current.type
+        if kind in ("identifier", "shorthand_property_identifier_pattern"):
+            names.append(source[current.start_byte : current.end_byte].decode("utf-8", "replace"))
+        elif kind == "pair_pattern":
+            value = current.child_by_field_name("value")
+            if value is not None:
+                stack.append(value)
+        elif kind == "object_assignment_pattern" or kind == "assignment_pattern":
+            left = current.child_by_field_name("left")
+            if left is not None:
+                stack.append(left)
+        else:
+            stack.extend(reversed(current.named_children))
+    return names
+
+
+def _function_value(qualname: str, text: str, span: Span) -> Value:
+    short = text if len(text) <= 80 else text[:80] + "..."
+    return Value("name", short, None, qualname, span=span)
+
+
+def _concatenated(node: Node) -> list[Node]:
+    operands: list[Node] = []
+    current = node
+    while current.type == "binary_expression":
+        operator = current.child_by_field_name("operator")
+        if operator is None or operator.type != "+":
+            break
+        right = current.child_by_field_name("right")
+        left = current.child_by_field_name("left")
+        if right is None or left is None:
+            break
+        operands.append(right)
+        current = left
+    operands.append(current)
+    operands.reverse()
+    return operands[:PARTS_LIMIT]
+
+
+def _walk_own(node: Node, into_loops: bool = True) -> Iterator[Node]:
+    """Every node under ``node`` in source order, not entering nested functions (nor, when
+    ``into_loops`` is false, nested loops and switches: a ``break`` there is theirs)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in reversed(current.named_children):
+            if child.type in _FUNCTION_EXPRESSIONS or child.type in _FUNCTION_DECLARATIONS:
+                continue
+            if not into_loops and (child.type in _LOOPS or child.type == "switch_statement"):
+                continue
+            stack.append(child)
+
+
+def _walk_expression(node: Node) -> Iterator[Node]:
+    yield from _walk_own(node)
+
+
+def _carries_whole_error(node: Node) -> bool:
+    """Whether the caught error itself is what an expression holds at this identifier:
+    ``{ error }``, ``[error]``, ``error`` as a value (not ``error.code`` compared)."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "member_expression":
+        return False
+    if parent.type == "binary_expression":
+        return False
+    if parent.type in ("arguments",):
+        grand = parent.parent
+        func = grand.child_by_field_name("function") if grand is not None else None
+        # ``formatError(error)``: a helper of the project's: its text is not known here
+        return func is None
+    return True
+
+
+def _inside(node: Node, kind: str) -> bool:
+    current = node.parent
+    while current is not None:
+        if current.type == kind:
+            return True
+        if current.type in _FUNCTION_EXPRESSIONS or current.type == "statement_block":
+            if current.type != "statement_block":
+                return False
+        current = current.parent
+    return False
+
+
+def _ends_in_exit(node: Node) -> bool:
+    if node.type == "statement_block":
+        children = [c for c in node.named_children if c.type != "comment"]
+        return bool(children) and children[-1].type in _EXITS
+    return node.type in _EXITS
+
+
+def _retry_shaped(node: Node, body: Node | None, source: bytes) -> bool:
+    """A loop that repeats the same attempt until it succeeds: ``for (let attempt = 0;
+    attempt < max; attempt++)`` or ``while (true)`` / ``while (attempt < max)`` whose body
+    leaves the loop (``return`` or ``break``) once the attempt went through."""
+    if body is None:
+        return False
+    if node.type == "for_in_statement":
+        return False
+    leaves = any(
+        s.type in ("return_statement", "break_statement") for s in _walk_own(body, into_loops=False)
+    )
+    if not leaves:
+        return False
+    if node.type == "for_statement":
+        condition = node.child_by_field_name("condition")
+        text = source[condition.start_byte : condition.end_byte].decode() if condition else ""
+        return "<" in text
+    condition = node.child_by_field_name("condition")
+    text = source[condition.start_byte : condition.end_byte].decode() if condition else ""
+    inner = text.strip("() ;")
+    return inner == "true" or "<" in inner or "attempt" in inner.lower() or "retr" in inner.lower()
+
