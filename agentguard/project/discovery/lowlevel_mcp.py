@@ -29,27 +29,41 @@ if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
 
+def _listed_tools(
+    facts: ModuleFacts, tool_types: set[str]
+) -> Iterator[tuple[Value | None, dict[str, Value], Span, str | None]]:
+    """The tools a module lists, as (name, options, where, function): ``Tool(name=...)``
+    objects, and in TypeScript the SDK's ``Tool`` written as an object literal
+    (``{name: "create_item", description, inputSchema, annotations}``)."""
+    for call in facts.calls:
+        callee = call.callee
+        if (callee.replace("()", "") if "()" in callee else callee) not in tool_types:
+            continue
+        name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
+        yield name_value, dict(call.kwargs), call.span, call.function
+    if facts.language == "python":
+        return
+    for listed in facts.dicts:
+        if "inputSchema" in listed.items and "name" in listed.items:
+            yield listed.items["name"], dict(listed.items), listed.span or Span.point(1), None
+
+
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     tool_types = set(project.catalog.mcp_tool_types)
     for facts in project.modules.values():
         if facts.is_test:
             continue
-        for call in facts.calls:
-            callee = call.callee
-            if (callee.replace("()", "") if "()" in callee else callee) not in tool_types:
-                continue
-            name_value = call.kwargs.get("name") or (call.args[0] if call.args else None)
+        for name_value, options, span, function in _listed_tools(facts, tool_types):
             name = _static_name(project, name_value) if name_value else None
             handler = None
             if not name and name_value is not None:
                 # ``Tool(name=self.name)`` in a handler class: its name and worker method
-                handler = _handler_class_tool(project, name_value, call.function)
+                handler = _handler_class_tool(project, name_value, function)
                 name = handler[0] if handler else None
             if not name:
                 continue
             target = handler[1] if handler else dispatch_target(project, name, facts)
-            options = dict(call.kwargs)
-            site = Location(facts.path, call.span)
+            site = Location(facts.path, span)
             branch = _inline_branch(project, name, facts)
             if branch is not None:
                 if not found.named_in(name, facts.path):

@@ -29,6 +29,8 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 framework = "openai"
             elif "input_schema" in items:
                 body, framework = items, "anthropic"
+            elif "inputSchema" in items and facts.language != "python":
+                continue  # the MCP SDK's ``Tool`` written as an object (lowlevel_mcp.py)
             elif "inputSchema" in items:
                 # Bedrock's and Strands' camelCase tool spec; a Strands module tool
                 # (``TOOL_SPEC`` next to a function of the spec's name) runs that function.
