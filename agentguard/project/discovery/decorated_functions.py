@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
-from agentguard.facts.module_facts import ClassDef, Decorator, ModuleFacts
+from agentguard.facts.module_facts import ClassDef, Decorator, Function, ModuleFacts
 from agentguard.knowledge.catalog_entries import ToolForm
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import decorated_tool, registered_name
@@ -27,7 +27,9 @@ def find_in(project: ProjectIndex, found: FoundTools, facts: ModuleFacts) -> Ite
             (dec, form)
             for dec in fn.decorators
             if (
-                form := decorator(dec.qualname) or decorator(project.resolve_instance(dec.qualname))
+                form := decorator(dec.qualname)
+                or decorator(project.resolve_instance(dec.qualname))
+                or decorator(_handed_decorator(project, fn, dec.qualname))
             )
             is not None
         ]
@@ -43,6 +45,16 @@ def find_in(project: ProjectIndex, found: FoundTools, facts: ModuleFacts) -> Ite
             if form is not None and form.framework != "agentguard":
                 yield _decorated_class(cls, dec, form, facts)
                 break
+
+
+def _handed_decorator(project: ProjectIndex, fn: Function, written: str) -> str:
+    """``@server.tool()`` in ``def register(server)``, called as ``register(mcp)``: the
+    decorator of what every caller hands the enclosing function."""
+    head, dot, rest = written.partition(".")
+    outer = fn.qualname.rpartition(".<locals>.")[0]
+    enclosing = project.function(outer) if dot and outer else None
+    handed = project.handed_type(enclosing, head) if enclosing is not None else None
+    return f"{handed}.{rest}" if handed else ""
 
 
 def _decorated_class(

@@ -616,11 +616,80 @@ class ProjectIndex(Types):
             elif made:
                 typed = ".".join([made, *parts[1:]])
                 return self._resolve_name(typed)[3] or typed
+        if len(parts) >= 2 and caller is not None:
+            # ``def register(server): server.tool(...)`` called as ``register(mcp)`` with
+            # ``mcp = FastMCP(...)``: a parameter holds what every caller hands it
+            handed = self.handed_type(caller, parts[0])
+            if handed is not None:
+                typed = ".".join([handed, *parts[1:]])
+                return self._resolve_name(typed)[3] or typed
         if len(parts) == 2 and caller is not None and parts[0] in caller.params:
             # ``db.execute_query(sql)`` on a parameter no annotation types: the one project
             # class that defines a method so named, when its name is of several words
             return self._sole_method(parts[1]) or callee
         return callee
+
+    def handed_type(self, function: Function, name: str) -> str | None:
+        """The class every call of ``function`` (or of the function it is nested in) hands
+        its parameter ``name``, when the callers agree on one and it is a class of a
+        package or the project (``registerTools(this.server)`` with ``server = new
+        McpServer(...)``); None when any caller hands something else or nothing is known."""
+        owner: Function | None = function
+        while owner is not None and name not in owner.params:
+            head, sep, _ = owner.qualname.rpartition(".<locals>.")
+            owner = self.function(head) if sep else None
+        if owner is None or name in SELF_NAMES:
+            return None
+        key = (owner.qualname, name)
+        memo = self._memo.handed_types
+        if key in memo:
+            return memo[key]
+        memo[key] = None  # a caller reached again through itself hands nothing known
+        memo[key] = found = self._agreed_handed_type(owner, name)
+        return found
+
+    def _agreed_handed_type(self, function: Function, name: str) -> str | None:
+        position = function.params.index(name)
+        if function.class_name is not None and function.params[:1] == ["self"]:
+            position -= 1
+        kinds: set[str] = set()
+        for call, facts in self._calls_named(function.name):
+            if self.project_function(call.callee, facts) != function.qualname:
+                continue
+            value = call.kwargs.get(name) or (
+                call.args[position] if 0 <= position < len(call.args) else None
+            )
+            typed = self._value_type(value, call, facts) if value is not None else None
+            if typed is None:
+                return None
+            kinds.add(typed)
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _value_type(self, value: Value, call: Call, facts: ModuleFacts) -> str | None:
+        """The class a handed value holds, as the extractor typed it or as ``self.<attr>``
+        of the calling method's class declares it."""
+        qualname = value.qualname
+        if value.kind not in {"name", "attr"} or not qualname:
+            return None
+        if qualname.startswith("self.") and qualname.count(".") == 1:
+            caller = self.function(call.function) if call.function else None
+            owner = enclosing_class(self, caller) if caller else None
+            return self.self_type(owner, qualname[5:]) if owner else None
+        if qualname in self.functions or "." not in qualname and ":" not in qualname:
+            return None
+        if qualname.rsplit(".", 1)[0] == facts.module:
+            return None  # a module variable the extractor could not type
+        return qualname
+
+    def _calls_named(self, name: str) -> list[tuple[Call, ModuleFacts]]:
+        index = self._memo.calls_by_last_name
+        if index is None:
+            index = self._memo.calls_by_last_name = {}
+            for facts in self.modules.values():
+                for call in facts.calls:
+                    last = call.callee.rsplit(".", 1)[-1]
+                    index.setdefault(last, []).append((call, facts))
+        return index.get(name, [])
 
     def _sole_method(self, name: str) -> str | None:
         """The only method named ``name`` (of two words or more: ``execute_query``, not

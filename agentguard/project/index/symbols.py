@@ -52,6 +52,9 @@ class LookupMemo:
     called_params: dict[str, frozenset[str]] = field(default_factory=dict)
     implementations: dict[str, tuple[str, ...]] = field(default_factory=dict)
     constructions: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
+    # what each parameter's callers hand it (``ProjectIndex.handed_type``)
+    handed_types: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    calls_by_last_name: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
