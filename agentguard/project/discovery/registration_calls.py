@@ -69,7 +69,7 @@ def tools_from_call(
                 qual,
                 factory,
                 site,
-                name_value.string() if name_value else None,
+                (name_value.string() if name_value else None) or _assigned_name(call, facts),
                 options,
                 [also_qual] if also_qual else None,
             )
@@ -98,6 +98,17 @@ def tools_from_call(
             _loop_tools(project, call.args[0], call, facts, decorator_as_function, site, name_value)
         )
     return tools
+
+
+def _assigned_name(call: Call, facts: ModuleFacts) -> str | None:
+    """The name a registration's result is assigned to, when the registration names its
+    tool nowhere else: ``export const lookupOrder = tool({description, execute})``."""
+    if facts.language == "python":
+        return None
+    for assignment in facts.assignments:
+        if assignment.value.kind == "call" and assignment.value.span == call.span:
+            return assignment.target if assignment.target.isidentifier() else None
+    return None
 
 
 def registration_options(call: Call, form: ToolForm) -> dict[str, Value]:

@@ -1,0 +1,218 @@
+"""The TypeScript and JavaScript front end, as a user meets it: ``agentguard check`` and
+``agentguard report`` on TypeScript agent code find the tools each framework's documented
+form registers, read their declarations, and check them with the Python rules, in one scan
+with the Python beside them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from textwrap import dedent
+from typing import Any
+
+import pytest
+
+from ..conftest import FIXTURES, write_project
+
+HELPDESK = FIXTURES / "ts-helpdesk"
+
+
+def agentguard(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agentguard", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def report(root: Path) -> dict[str, Any]:
+    done = agentguard("report", str(root), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def findings(root: Path) -> list[dict[str, Any]]:
+    done = agentguard("check", str(root), "--format", "json", "--no-cache", "--exit-zero")
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout)["findings"])
+
+
+def tools_by_name(root: Path) -> dict[str, dict[str, Any]]:
+    tools = report(root)["tools"]
+    names = [tool["name"] for tool in tools]
+    assert len(names) == len(set(names)), f"a tool listed twice: {names}"
+    return {tool["name"]: tool for tool in tools}
+
+
+def test_a_mixed_repository_is_one_scan_with_the_tools_of_both_languages() -> None:
+    tools = tools_by_name(HELPDESK)
+    assert set(tools) == {"create_ticket", "get_ticket", "close_ticket", "post_reply", "page_on_call"}
+    assert tools["page_on_call"]["path"].endswith("agent/escalate.py")
+    # the TypeScript tools are anchored in their callbacks, not in the generated schema file
+    for name in ("create_ticket", "get_ticket", "close_ticket"):
+        assert tools[name]["path"].endswith("src/index.ts")
+    # a server handed to a function whose parameter says nothing of its type
+    assert tools["post_reply"]["path"].endswith("src/tools/replies.ts")
+
+
+def test_mcp_annotations_of_each_registration_form_are_declarations() -> None:
+    tools = tools_by_name(HELPDESK)
+    # registerTool's config object, and the annotations argument of server.tool
+    assert tools["get_ticket"]["risk"]["value"] == "read"
+    assert tools["get_ticket"]["risk"]["source"] != "inferred"
+    assert tools["close_ticket"]["idempotency"]["value"] == "idempotent"
+    assert tools["close_ticket"]["idempotency"]["source"] != "inferred"
+    assert tools["create_ticket"]["risk"]["source"] == "inferred"
+
+
+def test_raw_error_text_in_a_typescript_tool_result_is_reported_where_it_is_written() -> None:
+    raw = [f for f in findings(HELPDESK) if f["code"] == "AG601"]
+    assert len(raw) == 1
+    assert raw[0]["path"].endswith("src/index.ts")
+    assert raw[0]["line"] == 37  # the catch's return, in get_ticket
+    assert "${error}" in raw[0]["message"]
+
+
+def test_test_files_register_no_tools() -> None:
+    assert "fake_refund" not in tools_by_name(HELPDESK)
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        pytest.param(
+            {
+                "agent.ts": """
+                    import { tool, generateText } from "ai";
+                    import { z } from "zod";
+
+                    export const lookupOrder = tool({
+                      description: "Look an order up.",
+                      inputSchema: z.object({ id: z.string() }),
+                      execute: async ({ id }) => ({ id, status: "shipped" }),
+                    });
+                """
+            },
+            {"lookupOrder"},
+            id="vercel-ai-sdk-tool",
+        ),
+        pytest.param(
+            {
+                "tools.ts": """
+                    import { createTool } from "@mastra/core/tools";
+                    import { z } from "zod";
+
+                    export const weather = createTool({
+                      id: "get-weather",
+                      description: "Current weather for a city",
+                      inputSchema: z.object({ city: z.string() }),
+                      execute: async ({ context }) => ({ city: context.city, temperature: 21 }),
+                    });
+                """
+            },
+            {"get-weather"},
+            id="mastra-create-tool",
+        ),
+        pytest.param(
+            {
+                "search.ts": """
+                    import { StructuredTool } from "@langchain/core/tools";
+                    import { z } from "zod";
+
+                    export class DocsSearch extends StructuredTool {
+                      name = "docs_search";
+                      description = "Search the product documentation";
+                      schema = z.object({ query: z.string() });
+
+                      async _call({ query }: { query: string }): Promise<string> {
+                        return `no results for ${query}`;
+                      }
+                    }
+                """
+            },
+            {"docs_search"},
+            id="langchain-js-structured-tool",
+        ),
+        pytest.param(
+            {
+                "server.mjs": """
+                    import { FastMCP } from "fastmcp";
+
+                    const server = new FastMCP({ name: "notes", version: "1.0.0" });
+                    server.addTool({
+                      name: "list_notes",
+                      description: "List the notes",
+                      annotations: { readOnlyHint: true },
+                      execute: async () => "[]",
+                    });
+                """
+            },
+            {"list_notes"},
+            id="fastmcp-javascript",
+        ),
+        pytest.param(
+            {
+                "server.ts": """
+                    import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+                    import {
+                      CallToolRequestSchema,
+                      ListToolsRequestSchema,
+                    } from "@modelcontextprotocol/sdk/types.js";
+                    import { archiveProject } from "./projects.js";
+
+                    const server = new Server({ name: "pm", version: "1" }, { capabilities: { tools: {} } });
+
+                    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+                      tools: [
+                        { name: "archive_project", description: "Archive a project", inputSchema: { type: "object" } },
+                      ],
+                    }));
+
+                    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+                      switch (request.params.name) {
+                        case "archive_project":
+                          return archiveProject(request.params.arguments);
+                        default:
+                          throw new Error("unknown tool");
+                      }
+                    });
+                """,
+                "projects.ts": """
+                    export async function archiveProject(args: unknown) {
+                      return { content: [{ type: "text", text: "archived" }] };
+                    }
+                """,
+            },
+            {"archive_project"},
+            id="low-level-server-switch",
+        ),
+    ],
+)
+def test_each_framework_form_is_found(
+    tmp_path: Path, files: dict[str, str], expected: set[str]
+) -> None:
+    write_project(tmp_path, {name: dedent(text) for name, text in files.items()})
+    tools = report(tmp_path)["tools"]
+    found = {tool["name"] for tool in tools}
+    assert found == expected
+
+
+def test_a_file_the_parser_cannot_fully_read_still_yields_the_rest(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "server.ts": (
+                'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+                'const server = new McpServer({ name: "x", version: "1" });\n'
+                "export type * from './types';\n"
+                "const broken = (a: number => a;\n"
+                'server.tool("ping", "Answer pong", async () => ({ content: [] }));\n'
+            )
+        },
+    )
+    assert [tool["name"] for tool in report(tmp_path)["tools"]] == ["ping"]
