@@ -122,6 +122,46 @@ _FUNCTION_EXPRESSIONS = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
 )
 _FUNCTION_DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration"})
+# Node kinds that hold no call, definition or name a fact records: never walked.
+_NO_FACTS = frozenset(
+    {
+        "comment",
+        "string",
+        "number",
+        "property_identifier",
+        "type_annotation",
+        "type_alias_declaration",
+        "interface_declaration",
+        "type_arguments",
+        "type_parameters",
+        "predefined_type",
+        "regex",
+        "true",
+        "false",
+        "null",
+        "undefined",
+        # markup: a component's handlers are no tool's work
+        "jsx_element",
+        "jsx_self_closing_element",
+        "jsx_fragment",
+        "abstract_method_signature",
+        "ambient_declaration",
+        "enum_declaration_never",
+    }
+)
+_NO_READS = frozenset(
+    {
+        "property_identifier",
+        "type_annotation",
+        "type_arguments",
+        "comment",
+        "string",
+        "number",
+        "jsx_element",
+        "jsx_self_closing_element",
+        "jsx_fragment",
+    }
+)
 _CLASS_DECLARATIONS = frozenset({"class_declaration", "abstract_class_declaration"})
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 _EXITS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
@@ -194,6 +234,12 @@ class _Extractor:
         self.top_level: set[str] = set()
         self._next_id = 0
         self._labels: dict[str, int] = {}
+        # Values and reads by node id: a nested call's arguments are asked for at every
+        # level (the outer call's Value, then the inner call's own), which would make
+        # building them quadratic in nesting depth. Forgotten when a name's type changes.
+        self._values: dict[int, Value] = {}
+        self._reads_memo: dict[int, tuple[list[str], list[str], list[str]]] = {}
+        self._resolved: dict[int, str | None] = {}
 
     # ------------------------------------------------------------------ basics
     @property
@@ -201,11 +247,11 @@ class _Extractor:
         return self.scopes[-1]
 
     def text(self, node: Node, limit: int = TEXT_LIMIT) -> str:
-        raw = self.source[node.start_byte : min(node.end_byte, node.start_byte + limit * 4)]
-        text = raw.decode("utf-8", "replace")
-        if len(text) > limit or node.end_byte - node.start_byte > limit * 4:
-            return text[:limit] + "..."
-        return text
+        start, end = node.start_byte, node.end_byte
+        if end - start <= limit:
+            return self.source[start:end].decode("utf-8", "replace")
+        text = self.source[start : start + limit * 4].decode("utf-8", "replace")
+        return text[:limit] + "..."
 
     def span(self, node: Node) -> Span:
         (line, col), (end_line, end_col) = node.start_point, node.end_point
@@ -277,6 +323,13 @@ class _Extractor:
 
     def resolve(self, node: Node) -> str | None:
         """Dotted, import-resolved name of an identifier or member chain (None otherwise)."""
+        key = node.id
+        if key in self._resolved:
+            return self._resolved[key]
+        found = self._resolved[key] = self._resolve(node)
+        return found
+
+    def _resolve(self, node: Node) -> str | None:
         kind = node.type
         if kind in _TRANSPARENT and kind != "await_expression":
             inner = _inner(node)
@@ -344,6 +397,19 @@ class _Extractor:
     def value(self, node: Node | None) -> Value:
         if node is None:
             return Value(kind="const", text="undefined")
+        key = node.id
+        known = self._values.get(key)
+        if known is None:
+            known = self._values[key] = self._value(node)
+        return known
+
+    def _forget_values(self) -> None:
+        if self._values or self._resolved:
+            self._values.clear()
+            self._reads_memo.clear()
+            self._resolved.clear()
+
+    def _value(self, node: Node) -> Value:
         kind = node.type
         if kind in _TRANSPARENT:
             inner = _inner(node)
@@ -472,41 +538,54 @@ class _Extractor:
         return Chain("", tuple(steps), self.value(current) if current is not None else None)
 
     def _reads(self, node: Node) -> tuple[list[str], list[str], list[str]]:
+        """The names, callees and attribute names read under ``node`` (not inside a nested
+        function), each list built once per node from its children's."""
+        key = node.id
+        known = self._reads_memo.get(key)
+        if known is not None:
+            return known
         names: list[str] = []
         calls: list[str] = []
         attrs: list[str] = []
-        queue = [node]
-        for current in queue:
-            kind = current.type
-            if kind == "identifier":
-                names.append(self.text(current))
-                continue
-            if kind == "this":
-                names.append("self")
-                continue
-            if kind in _FUNCTION_EXPRESSIONS and current is not node:
-                continue
+        kind = node.type
+        if kind == "identifier":
+            names.append(self.source[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+        elif kind == "this":
+            names.append("self")
+        else:
             if kind in ("call_expression", "new_expression"):
-                func = current.child_by_field_name("function") or current.child_by_field_name(
+                func = node.child_by_field_name("function") or node.child_by_field_name(
                     "constructor"
                 )
                 callee = self.resolve(func) if func is not None else None
                 if callee:
                     calls.append(callee)
             elif kind == "member_expression":
-                prop = current.child_by_field_name("property")
+                prop = node.child_by_field_name("property")
                 if prop is not None:
                     attrs.append(self.text(prop))
-            queue.extend(c for c in current.named_children if c.type != "property_identifier")
-        return names, calls, attrs
+            for child in node.named_children:
+                child_kind = child.type
+                if child_kind in _FUNCTION_EXPRESSIONS or child_kind in _NO_READS:
+                    continue
+                child_names, child_calls, child_attrs = self._reads(child)
+                names += child_names
+                calls += child_calls
+                attrs += child_attrs
+        found = self._reads_memo[key] = (names, calls, attrs)
+        return found
 
     # ------------------------------------------------------------------ traversal
     def visit(self, node: Node) -> None:
-        handler = getattr(self, f"visit_{node.type}", None)
+        kind = node.type
+        if kind in _NO_FACTS:
+            return
+        handler = _VISITS.get(kind)
         if handler is not None:
-            handler(node)
+            handler(self, node)
         else:
-            self.visit_children(node)
+            for child in node.named_children:
+                self.visit(child)
 
     def visit_children(self, node: Node) -> None:
         for child in node.named_children:
@@ -656,6 +735,7 @@ class _Extractor:
         scope = _Scope(function)
         scope.types.update(types)
         self.scopes.append(scope)
+        self._forget_values()
         self.containers.append(("def", qual))
         body = node.child_by_field_name("body")
         if body is not None:
@@ -666,6 +746,7 @@ class _Extractor:
                 function.returns.append(self.value(body))
         self.containers.pop()
         self.scopes.pop()
+        self._forget_values()
         return qual
 
     def _parameters(self, node: Node | None) -> tuple[list[str], dict[str, str]]:
@@ -865,6 +946,7 @@ class _Extractor:
         typed = self._type_name(annotation)
         if typed:
             self.scope.types[name] = typed
+            self._forget_values()
         if value is None:
             return
         bare = _unwrap(value)
@@ -943,15 +1025,17 @@ class _Extractor:
                 self._bind(name, made.qualname)
         elif bare.type in ("identifier", "member_expression") and not name.startswith("self."):
             resolved = self.resolve(bare)
-            if resolved and "." in resolved:
-                self.scope.types.setdefault(name, resolved)
+            if resolved and "." in resolved and name not in self.scope.types:
+                self.scope.types[name] = resolved
+                self._forget_values()
 
     def _bind(self, name: str, typed: str) -> None:
         if name.startswith("self."):
             if self.class_stack:
                 self.class_stack[-1].self_types.setdefault(name[5:], typed)
-        else:
+        elif self.scope.types.get(name) != typed:
             self.scope.types[name] = typed
+            self._forget_values()
 
     def _record(self, name: str, value: Value, statement: Node) -> None:
         function = self.scope.function
@@ -1642,3 +1726,10 @@ def _retry_shaped(node: Node, body: Node | None, source: bytes) -> bool:
     inner = text.strip("() ;")
     return inner == "true" or "<" in inner or "attempt" in inner.lower() or "retr" in inner.lower()
 
+
+# Each node kind's visit, looked up with one dict probe per node.
+_VISITS: dict[str, Callable[[_Extractor, Node], None]] = {
+    name[len("visit_") :]: method
+    for name, method in vars(_Extractor).items()
+    if name.startswith("visit_") and callable(method)
+}
