@@ -10,7 +10,8 @@ How the languages meet in the facts:
   file by its dotted path, a package as ``npm:<specifier>``, a Node built-in as ``node:fs``.
   ``import Stripe from "stripe"`` binds ``Stripe`` to ``npm:stripe``.
 - ``new X(...)`` is a call of ``X``, and the name it is assigned to holds an ``X``.
-- An object literal is a ``dict`` Value; an options object's fields are its items.
+- An object literal is a ``dict`` Value; an options object's fields are its items, and
+  those of an options object written last are the call's keywords as well.
 - A function written as an expression (an arrow or ``function () {}``) is a function of its
   own when it is named by what holds it: a constant (``const send = async () => ...``), an
   object's property (``handlers.create``), a class field, or a registration call it is
@@ -1151,7 +1152,10 @@ class _Extractor:
             receiver,
             self.span(node),
             args,
-            {},
+            # An options object written last is how a JavaScript API takes keyword
+            # arguments (``fetch(url, {method: "POST"})``, ``axios.post(url, body,
+            # {timeout})``): its fields are the call's keywords, as Python's would be.
+            dict(args[-1].items) if args and args[-1].kind == "dict" else {},
             [],
             function.qualname if function else None,
             list(scope.loops),
