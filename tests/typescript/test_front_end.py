@@ -216,3 +216,6 @@ def test_a_file_the_parser_cannot_fully_read_still_yields_the_rest(tmp_path: Pat
         },
     )
     assert [tool["name"] for tool in report(tmp_path)["tools"]] == ["ping"]
+    done = agentguard("check", str(tmp_path), "--no-cache")
+    assert "partly read server.ts: line 3 could not be parsed" in done.stdout
+    assert "AG000" not in done.stdout

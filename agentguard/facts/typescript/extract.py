@@ -269,6 +269,8 @@ class _Extractor:
             self.visit(child)
         if b"agentguard:" in self.source:
             self.facts.suppressions = list(self._suppressions(root))
+        if root.has_error:
+            self.facts.unread = list(_unread(root, self.span))
 
     def _collect_top_level(self, root: Node) -> None:
         for child in root.named_children:
@@ -1537,6 +1539,21 @@ class _Extractor:
 
 
 # ---------------------------------------------------------------------- helpers
+def _unread(root: Node, span: Callable[[Node], Span], limit: int = 5) -> Iterator[Span]:
+    """The first places the parser could not read (an ``ERROR`` node, or a token it had
+    to assume missing), outermost first."""
+    found = 0
+    stack = [root]
+    while stack and found < limit:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            found += 1
+            yield span(node)
+            continue
+        if node.has_error:
+            stack.extend(reversed(node.children))
+
+
 def _inner(node: Node) -> Node | None:
     for child in node.named_children:
         if child.type not in ("type_annotation", "comment") and not child.type.endswith("_type"):
