@@ -335,8 +335,8 @@ class _Extractor:
     def _resolve(self, node: Node) -> str | None:
         kind = node.type
         if kind in _TRANSPARENT and kind != "await_expression":
-            inner = _inner(node)
-            return self.resolve(inner) if inner is not None else None
+            wrapped = _inner(node)
+            return self.resolve(wrapped) if wrapped is not None else None
         if kind == "identifier" or kind == "this":
             return self.resolve_name(self.text(node))
         if kind == "super":
@@ -349,10 +349,10 @@ class _Extractor:
             base = self.resolve(obj)
             if base is None:
                 if obj.type == "call_expression" or obj.type == "new_expression":
-                    func = obj.child_by_field_name("function") or obj.child_by_field_name(
+                    made = obj.child_by_field_name("function") or obj.child_by_field_name(
                         "constructor"
                     )
-                    inner = self.resolve(func) if func is not None else None
+                    inner = self.resolve(made) if made is not None else None
                     return f"{inner}().{self.text(prop)}" if inner else None
                 return None
             return sys.intern(f"{base}.{self.text(prop)}")
@@ -369,8 +369,10 @@ class _Extractor:
             return self._type_name(inner)
         if kind in ("type_identifier", "identifier"):
             resolved = self.resolve_name(self.text(node))
-            return resolved if resolved != self.text(node) or resolved in self.top_level else (
-                f"{self.module}.{resolved}" if resolved in self.top_level else resolved
+            return (
+                resolved
+                if resolved != self.text(node) or resolved in self.top_level
+                else (f"{self.module}.{resolved}" if resolved in self.top_level else resolved)
             )
         if kind == "nested_type_identifier":
             parts = self.text(node).split(".")
@@ -657,9 +659,9 @@ class _Extractor:
         for child in node.named_children:
             if child.type in _FUNCTION_DECLARATIONS or child.type in _CLASS_DECLARATIONS:
                 self.visit(child)
-                name = child.child_by_field_name("name")
-                if name is not None and is_default:
-                    self.facts.imports.setdefault("default", f"{self.module}.{self.text(name)}")
+                declared = child.child_by_field_name("name")
+                if declared is not None and is_default:
+                    self.facts.imports.setdefault("default", f"{self.module}.{self.text(declared)}")
                 return
         if value is not None:
             if value.type in _FUNCTION_EXPRESSIONS:
@@ -721,7 +723,9 @@ class _Extractor:
             module=self.module,
             class_name=method_of.qualname if method_of is not None else None,
             span=Span(span.line, span.column, *self.span(node)[2:]),
-            name_span=self.span(where) if where is not anchor else Span.point(span.line, span.column),
+            name_span=self.span(where)
+            if where is not anchor
+            else Span.point(span.line, span.column),
             params=params,
             is_async=is_async,
             is_test=self.facts.is_test,
@@ -796,7 +800,11 @@ class _Extractor:
         return names, types
 
     def _object_type_fields(self, node: Node) -> Iterator[tuple[str, str]]:
-        inner = node.named_children[0] if node.type == "type_annotation" and node.named_children else node
+        inner = (
+            node.named_children[0]
+            if node.type == "type_annotation" and node.named_children
+            else node
+        )
         if inner is None or inner.type != "object_type":
             return
         for member in inner.named_children:
@@ -854,7 +862,11 @@ class _Extractor:
                 for base in clause.named_children:
                     if base.type in ("type_arguments", "arguments"):
                         continue
-                    target = base.child_by_field_name("function") if base.type == "call_expression" else base
+                    target = (
+                        base.child_by_field_name("function")
+                        if base.type == "call_expression"
+                        else base
+                    )
                     if base.type == "generic_type":
                         target = base.child_by_field_name("name") or base.named_children[0]
                     if target is None:
@@ -896,7 +908,9 @@ class _Extractor:
                 key = member.child_by_field_name("name") or member.child_by_field_name("property")
                 if value is not None and key is not None and value.type in _FUNCTION_EXPRESSIONS:
                     static = any(c.type == "static" for c in member.children)
-                    self._function(value, self.text(key), method_of=cls, static=static, anchor=member)
+                    self._function(
+                        value, self.text(key), method_of=cls, static=static, anchor=member
+                    )
                 elif value is not None:
                     self.visit(value)
             elif member.type == "class_static_block":
@@ -993,9 +1007,7 @@ class _Extractor:
                     continue
                 bare = _unwrap(value)
                 if bare.type in _FUNCTION_EXPRESSIONS:
-                    qual = self._function(
-                        bare, f"{label}:{key}" if label else key, anchor=child
-                    )
+                    qual = self._function(bare, f"{label}:{key}" if label else key, anchor=child)
                     items[key] = _function_value(qual, self.text(bare), self.span(bare))
                 elif bare.type == "object" and not label:
                     self.containers.append(("object", self._qualname(key)))
@@ -1108,7 +1120,12 @@ class _Extractor:
         if node.type == "subscript_expression":
             obj = node.child_by_field_name("object")
             index = node.child_by_field_name("index")
-            if obj is not None and obj.type == "identifier" and index is not None and index.type == "string":
+            if (
+                obj is not None
+                and obj.type == "identifier"
+                and index is not None
+                and index.type == "string"
+            ):
                 return f"{self.text(obj)}[{_string_of(index, self.source)}]"
         return None
 
@@ -1146,7 +1163,10 @@ class _Extractor:
         scope = self.scope
         function = scope.function
         label = self._registration_label(method, arguments)
-        args = [self._argument(a, method, index, len(arguments), label) for index, a in enumerate(arguments[:8])]
+        args = [
+            self._argument(a, method, index, len(arguments), label)
+            for index, a in enumerate(arguments[:8])
+        ]
         call = Call(
             resolved or text,
             text,
@@ -1318,9 +1338,11 @@ class _Extractor:
             left = node.child_by_field_name("left")
             right = node.child_by_field_name("right")
             if left is not None:
-                loop.targets = _pattern_names(left, self.source) if left.type != "identifier" else [
-                    self.text(left)
-                ]
+                loop.targets = (
+                    _pattern_names(left, self.source)
+                    if left.type != "identifier"
+                    else [self.text(left)]
+                )
             if right is not None:
                 self.visit(right)
                 loop.iterable = self.value(right)
@@ -1377,7 +1399,11 @@ class _Extractor:
 
     def _handler(self, node: Node, try_id: int) -> None:
         parameter = node.child_by_field_name("parameter")
-        name = self.text(parameter) if parameter is not None and parameter.type == "identifier" else None
+        name = (
+            self.text(parameter)
+            if parameter is not None and parameter.type == "identifier"
+            else None
+        )
         body = node.child_by_field_name("body")
         record = Handler(try_id=try_id, caught=[], span=self.span(node), name=name)
         statements = list(_walk_own(body)) if body is not None else []
@@ -1402,7 +1428,11 @@ class _Extractor:
                 literal = _string_of(sub, self.source)
                 if literal:
                     record.strings.append(literal[:200])
-            elif kind == "string_fragment" and sub.parent is not None and sub.parent.type == "template_string":
+            elif (
+                kind == "string_fragment"
+                and sub.parent is not None
+                and sub.parent.type == "template_string"
+            ):
                 record.strings.append(self.text(sub, 200))
         record.breaks = body is not None and any(
             s.type == "break_statement" for s in _walk_own(body, into_loops=False)
@@ -1489,7 +1519,11 @@ class _Extractor:
                 thrown = node.named_children[0]
                 if thrown.type == "new_expression":
                     how = next(
-                        (h for h in (self._raw_text(a, name, tainted) for a in _arguments(thrown)) if h),
+                        (
+                            h
+                            for h in (self._raw_text(a, name, tainted) for a in _arguments(thrown))
+                            if h
+                        ),
                         None,
                     )
                     if how:
@@ -1533,7 +1567,9 @@ class _Extractor:
                                 if value is not None and value.type == "string":
                                     strings.append(_string_of(value, self.source) or "")
                 uses.append(
-                    RawErrorUse(how, "call", self.span(node), callee, self.text(node), keys, strings)
+                    RawErrorUse(
+                        how, "call", self.span(node), callee, self.text(node), keys, strings
+                    )
                 )
         return uses, sorted(tainted)
 
