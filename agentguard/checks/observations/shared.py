@@ -195,7 +195,62 @@ def _raw_observations(project: ProjectModel) -> list[RawObservation]:
             found = _first_raw(project, site, handler)
             if found is not None:
                 result.append(found)
+        rejected = _validation_error_return(project, site)
+        if rejected is not None:
+            result.append(rejected)
     return result
+
+
+def _validation_error_return(project: ProjectModel, site: ObservationSite) -> RawObservation | None:
+    """``const parsed = Schema.safeParse(args)`` and ``return {content: [{text:
+    `Invalid arguments: ${parsed.error}`}]}``: the validation error's own text (every issue,
+    with the values received) sent as the answer."""
+    fields = project.catalog.checklist.validation_results
+    if not fields:
+        return None
+    held: dict[str, str] = {}  # local -> the field its validation error is in
+    for assignment in project.local_assignments(site.facts, site.function.qualname):
+        value = assignment.value
+        if value.kind == "call" and assignment.target.isidentifier():
+            method = (value.qualname or value.text.split("(", 1)[0]).rsplit(".", 1)[-1]
+            if method in fields:
+                held[assignment.target] = fields[method]
+    if not held:
+        return None
+    for value in site.function.returns:
+        if value.span is None:
+            continue
+        carried = _validation_text(value, held)
+        if carried is not None:
+            use = RawErrorUse(f"{carried} (the validation error)", "return", value.span, None, value.text)
+            reaches = "the tool's return value"
+            if site.role == "helper":
+                reaches = f"`{site.function.name}`'s return value, which the tool returns"
+            return RawObservation(
+                site, use, Location(site.facts.path, value.span), reaches, Confidence.MEDIUM
+            )
+    return None
+
+
+def _validation_text(value: Value, held: dict[str, str]) -> str | None:
+    """Where ``value`` carries a held result's error field as text (a template part, a
+    concatenation, a call's argument, a property value), not where it tests it."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if current.op in _TESTS:
+            continue
+        chain = current.chain
+        if current.kind == "attr" and chain is not None and chain.root in held:
+            field_name = held[chain.root]
+            if chain.steps[:1] == (("attr", field_name),):
+                return f"`{chain.root}.{field_name}`"
+        stack += [*current.parts, *current.call_args, *current.items.values(), *current.elements]
+    return None
+
+
+# Operators that test a value rather than carry its text.
+_TESTS = frozenset({"==", "!=", "<", "<=", ">", ">=", "in", "is", "not"})
 
 
 def _input_error_only(project: ProjectModel, site: ObservationSite, handler: Handler) -> bool:

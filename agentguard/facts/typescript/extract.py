@@ -478,7 +478,7 @@ class _Extractor:
         queue = [node]
         for current in queue:
             kind = current.type
-            if kind == "identifier":
+            if kind == "identifier" or kind == "shorthand_property_identifier":
                 names.append(self.text(current))
                 continue
             if kind == "this":
@@ -1336,6 +1336,9 @@ class _Extractor:
                     return f"`{written}` (holds the error text)"
                 if written == name and _carries_whole_error(sub):
                     return written
+            elif kind == "shorthand_property_identifier" and self.text(sub) in tainted:
+                # ``{ error: "Failed", message }``: the property holds the local's text
+                return f"`{self.text(sub)}` (holds the error text)"
             elif kind == "member_expression":
                 obj = sub.child_by_field_name("object")
                 prop = sub.child_by_field_name("property")
@@ -1388,6 +1391,13 @@ class _Extractor:
             if kind == "variable_declarator":
                 target = node.child_by_field_name("name")
                 value = node.child_by_field_name("value")
+                if target is not None and value is not None and target.type == "identifier":
+                    if self._raw_text(value, name, tainted):
+                        tainted.add(self.text(target))
+            elif kind == "assignment_expression":
+                # ``cleanupError = (error as Error).message`` into a local declared before
+                target = node.child_by_field_name("left")
+                value = node.child_by_field_name("right")
                 if target is not None and value is not None and target.type == "identifier":
                     if self._raw_text(value, name, tainted):
                         tainted.add(self.text(target))
