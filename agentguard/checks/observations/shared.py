@@ -173,6 +173,10 @@ def _reaches_model(
             return f"a raised `{callee.rsplit('.', 1)[-1]}` message", Confidence.HIGH
         framework = site.tool.framework if site.tool else ""
         default = know.framework_errors.get(framework) or {}
+        if site.facts.language != "python":
+            # ``throw new Error(`...${err}`)``: the framework forwards the message, which is
+            # the framework's default (AG603), not the tool's own answer
+            return None
         if site.role == "tool" and default.get("raw"):
             return f"the error text {framework} sends to the model", Confidence.MEDIUM
         return None
@@ -704,8 +708,12 @@ def _handled_in_tool(project: ProjectModel, tool: ToolFacts, effect: Effect) -> 
                 continue
             broad = not handler.caught or any(c in know.broad_exceptions for c in handler.caught)
             timeout = any(know.is_timeout(c) for c in handler.caught)
-            if (broad or timeout) and not (handler.reraises and not handler.returns):
-                return True
+            if not (broad or timeout) or (handler.reraises and not handler.returns):
+                continue
+            entry = project.functions.get(qualname)
+            if entry is not None and entry[1].language != "python" and not handler.returns:
+                continue  # ``throw new Error(`...${err}`)``: the framework answers it
+            return True
     return False
 
 
