@@ -226,7 +226,9 @@ def _validation_error_return(project: ProjectModel, site: ObservationSite) -> Ra
             continue
         carried = _validation_text(value, held)
         if carried is not None:
-            use = RawErrorUse(f"{carried} (the validation error)", "return", value.span, None, value.text)
+            use = RawErrorUse(
+                f"{carried} (the validation error)", "return", value.span, None, value.text
+            )
             reaches = "the tool's return value"
             if site.role == "helper":
                 reaches = f"`{site.function.name}`'s return value, which the tool returns"

@@ -234,7 +234,7 @@ def catches_timeout(
         markers = sorted({s for s in handler.strings if s in know.catch_markers})
         if markers:
             shown = " or ".join(f"`{m}`" for m in markers)
-            return TIMEOUT, markers, f"a `catch` that tests for {shown}"
+            return TIMEOUT, markers, f"every error (testing for {shown})"
     broader = [c for c in handler.caught if know.includes_timeout(c)]
     if broader:
         text = ", ".join(
@@ -353,7 +353,9 @@ def _option_deadline(
     return None
 
 
-def _timed_signal(project: ProjectModel, know: Knowledge, frame: Frame, signal: Value) -> str | None:
+def _timed_signal(
+    project: ProjectModel, know: Knowledge, frame: Frame, signal: Value
+) -> str | None:
     """Whether an abort signal fires after a delay: made by ``AbortSignal.timeout(ms)``
     (there or in the local it is read from), or a controller's ``signal`` whose ``abort()``
     a timer calls in the same function."""
