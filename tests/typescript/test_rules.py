@@ -113,3 +113,12 @@ def test_fix_says_typescript_has_no_fixes_and_changes_nothing(tmp_path: Path) ->
     assert {p: p.read_bytes() for p in project.rglob("*.ts")} == before
     checked = runner.invoke(app, ["check", str(project), "--no-cache", "--exit-zero"])
     assert "fix available" not in checked.stdout
+
+
+def test_a_hand_written_retry_loop_around_a_post_is_reported(findings: list) -> None:
+    loop = line_of("invoices.ts", "for (let attempt = 0; attempt < 3; attempt++)")
+    assert loop in found(findings, "AG902", "invoices.ts")
+
+
+def test_a_slack_client_retry_setting_is_reported_unless_it_sends_once(findings: list) -> None:
+    assert found(findings, "AG902", "notify.ts") == [line_of("notify.ts", "await slack.chat")]

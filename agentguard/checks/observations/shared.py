@@ -247,16 +247,24 @@ def _validation_text(value: Value, held: dict[str, str]) -> str | None:
         if current.op in _TESTS:
             continue
         chain = current.chain
-        if current.kind == "attr" and chain is not None and chain.root in held:
+        if current.kind in {"attr", "call"} and chain is not None and chain.root in held:
             field_name = held[chain.root]
             if chain.steps[:1] == (("attr", field_name),):
                 return f"`{chain.root}.{field_name}`"
-        stack += [*current.parts, *current.call_args, *current.items.values(), *current.elements]
+        stack += [*current.parts, *current.items.values(), *current.elements]
+        if current.kind == "call" and current.qualname in _TO_TEXT:
+            # ``String(parsed.error)``; a project helper handed the error
+            # (``describe(parsed.error)``) says what it chooses, unknown here
+            stack += current.call_args
     return None
 
 
 # Operators that test a value rather than carry its text.
 _TESTS = frozenset({"==", "!=", "<", "<=", ">", ">=", "in", "is", "not"})
+# Calls whose result is their argument's text.
+_TO_TEXT = frozenset(
+    {"String", "JSON.stringify", "util.inspect", "node:util.inspect", "str", "repr"}
+)
 
 
 def _input_error_only(project: ProjectModel, site: ObservationSite, handler: Handler) -> bool:
