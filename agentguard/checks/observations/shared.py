@@ -128,25 +128,47 @@ def _returned_helpers(
     """Project functions whose result ``fn`` returns (in ``within`` when given): the calls
     written in a returned expression, or in the value of a local it returns."""
     held: dict[str, list[Span]] = {}  # local name -> where the values it holds are written
+    built_from: dict[str, set[str]] = {}  # local name -> the locals its values read
     for assignment in project.local_assignments(facts, fn.qualname):
         if within is not None and not within_lines(within, assignment.span):
             continue
         if assignment.value.kind in {"call", "other"}:
             held.setdefault(assignment.target, []).append(assignment.value.span or assignment.span)
+        if facts.language != "python":
+            # ``message = result.ok ? "done" : `failed: ${result.error}```: the text
+            # returned is built from what ``result`` holds
+            built_from.setdefault(assignment.target, set()).update(assignment.value.names)
     spans: list[Span] = []
     for value in fn.returns:
         if value.span is None or (within is not None and not within_lines(within, value.span)):
             continue
         if value.kind not in {"name", "const", "lambda"}:
             spans.append(value.span)
-        for name in value.names:
+        names, seen = list(value.names), set(value.names)
+        while names:
+            name = names.pop()
             spans += held.get(name, [])
+            for source in built_from.get(name, set()) - seen:
+                seen.add(source)
+                names.append(source)
     found: list[str] = []
     for call, target in project.call_edges(fn.qualname):
         if target == fn.qualname or target not in project.functions or target in found:
             continue
         if any(span.encloses(call.span) for span in spans):
             found.append(target)
+    if facts.language != "python":
+        # ``return await startSpan({name}, async (span) => {...})``: a runner handed the
+        # function's own callback answers with what the callback returns
+        nested = f"{fn.qualname}.<locals>."
+        for call in project.calls_in(fn.qualname):
+            if not any(span.encloses(call.span) for span in spans):
+                continue
+            for arg in call.args:
+                target = arg.qualname or ""
+                if arg.kind == "name" and target.startswith(nested) and target not in found:
+                    if target in project.functions:
+                        found.append(target)
     return found
 
 
