@@ -26,7 +26,9 @@ class FrameworkRawErrorHandler(Rule):
     In TypeScript: the MCP SDK's `McpServer` and FastMCP
     answer a thrown error with an `isError` result holding its message, and OpenAI Agents
     JS's default `errorFunction` sends "An error occurred while running the tool. Please
-    try again. Error: ..."; a `catch` that only throws a new `Error` leaves it to them.
+    try again. Error: ..."; LangGraph.js's `ToolNode` (and the agents built on it) answers
+    "Error: ...\n Please fix your mistakes." by default. A `catch` that only throws a new
+    `Error` leaves the answer to them.
 
     ## Why it matters
     A timeout after the request left comes back to the model as "Error: ReadTimeout(...)
