@@ -27,7 +27,7 @@ class FrameworkRawErrorHandler(Rule):
     answer a thrown error with an `isError` result holding its message, and OpenAI Agents
     JS's default `errorFunction` sends "An error occurred while running the tool. Please
     try again. Error: ..."; LangGraph.js's `ToolNode` (and the agents built on it) answers
-    "Error: ...\n Please fix your mistakes." by default. A `catch` that only throws a new
+    "Error: ... Please fix your mistakes." by default. A `catch` that only throws a new
     `Error` leaves the answer to them.
 
     ## Why it matters
