@@ -553,7 +553,7 @@ class _Extractor:
         calls: list[str] = []
         attrs: list[str] = []
         kind = node.type
-        if kind == "identifier":
+        if kind == "identifier" or kind == "shorthand_property_identifier":
             names.append(self.source[node.start_byte : node.end_byte].decode("utf-8", "replace"))
         elif kind == "this":
             names.append("self")
@@ -1456,6 +1456,9 @@ class _Extractor:
                     return f"`{written}` (holds the error text)"
                 if written == name and _carries_whole_error(sub):
                     return written
+            elif kind == "shorthand_property_identifier" and self.text(sub) in tainted:
+                # ``{ error: "Failed", message }``: the property holds the local's text
+                return f"`{self.text(sub)}` (holds the error text)"
             elif kind == "member_expression":
                 obj = sub.child_by_field_name("object")
                 prop = sub.child_by_field_name("property")
@@ -1508,6 +1511,13 @@ class _Extractor:
             if kind == "variable_declarator":
                 target = node.child_by_field_name("name")
                 value = node.child_by_field_name("value")
+                if target is not None and value is not None and target.type == "identifier":
+                    if self._raw_text(value, name, tainted):
+                        tainted.add(self.text(target))
+            elif kind == "assignment_expression":
+                # ``cleanupError = (error as Error).message`` into a local declared before
+                target = node.child_by_field_name("left")
+                value = node.child_by_field_name("right")
                 if target is not None and value is not None and target.type == "identifier":
                     if self._raw_text(value, name, tainted):
                         tainted.add(self.text(target))
