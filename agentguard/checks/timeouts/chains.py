@@ -260,14 +260,17 @@ def explicit_timeout(project: ProjectModel, know: Knowledge, frames: list[Frame]
     deadline call or block around one, or a client built with a timeout for the sink."""
     for frame in frames:
         call = frame.call
-        for name in know.timeout_kwargs:
-            value = call.kwargs.get(name)
-            if value is not None and not is_off(value):
-                return f"a call with `{name}={value.text}`"
         if frame.facts.language != "python":
+            # an options object's fields, written as they are there (a trailing options
+            # object is the call's keywords too)
             found = _option_deadline(project, know, frame, call.args)
             if found:
                 return found
+        else:
+            for name in know.timeout_kwargs:
+                value = call.kwargs.get(name)
+                if value is not None and not is_off(value):
+                    return f"a call with `{name}={value.text}`"
         for other in project.calls_in(frame.qualname):
             if other.callee in know.deadline_calls and other.span.encloses(call.span):
                 return f"`{other.callee}(...)`"
