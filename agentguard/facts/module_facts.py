@@ -160,6 +160,11 @@ class Value(CompactPickle):
         return self.const if self.kind == "const" and isinstance(self.const, str) else None
 
 
+# The key prefix, among a dict Value's items, of what a TypeScript object literal spreads
+# (``{...options}`` is the item ``...options``).
+SPREAD = "..."
+
+
 @dataclass(slots=True)
 class Call(CompactPickle):
     """One call expression. ``callee`` is resolved through imports where possible;

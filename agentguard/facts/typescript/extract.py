@@ -10,7 +10,9 @@ How the languages meet in the facts:
   file by its dotted path, a package as ``npm:<specifier>``, a Node built-in as ``node:fs``.
   ``import Stripe from "stripe"`` binds ``Stripe`` to ``npm:stripe``.
 - ``new X(...)`` is a call of ``X``, and the name it is assigned to holds an ``X``.
-- An object literal is a ``dict`` Value; an options object's fields are its items.
+- An object literal is a ``dict`` Value; an options object's fields are its items. What it
+  spreads (``{...init, method}``) is an item too, keyed ``...`` and the spread's text
+  (``...init``): no property can be named so.
 - A function written as an expression (an arrow or ``function () {}``) is a function of its
   own when it is named by what holds it: a constant (``const send = async () => ...``), an
   object's property (``handlers.create``), a class field, or a registration call it is
@@ -35,6 +37,7 @@ from tree_sitter import Node
 from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import (
     CALL_STEP,
+    SPREAD,
     Assignment,
     Branch,
     Call,
@@ -422,6 +425,9 @@ class _Extractor:
                 key = _property_key(child.child_by_field_name("name"), self.source)
                 if key is not None:
                     items[key] = Value("lambda", self.text(child), span=self.span(child))
+            elif child.type == "spread_element" and child.named_children:
+                spread = child.named_children[0]
+                items[SPREAD + self.text(spread)] = self.value(spread)
         return items
 
     def _template_parts(self, node: Node) -> list[Value]:
