@@ -225,6 +225,9 @@ def _classify_sink(
         sink = find_sink(catalog.user_sinks, call, callee)  # the user's own names, any language
     if sink is not None and not _written_with(call, sink):
         return None  # ``NamedTemporaryFile()``: removed when closed, nothing left behind
+    if sink is not None and (sink.method_from or {}).get("tagged"):
+        if not (call.args and call.args[0].op == "tag"):
+            return None  # ``neon(url)``: the client is made; sql`...` runs a statement
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
         unknown_statement = False  # SQL whose statement the caller supplies

@@ -388,6 +388,9 @@ class _Extractor:
         elif kind == "template_string":
             value.kind = "fstring"
             value.parts = self._template_parts(node)
+            parent = node.parent
+            if parent is not None and parent.type == "call_expression" and node == parent.child_by_field_name("arguments"):
+                value.op = "tag"  # a tagged template's text: sql`SELECT ...`
         elif kind == "ternary_expression":
             value.op = "if"
             value.parts = [
