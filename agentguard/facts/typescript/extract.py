@@ -950,6 +950,16 @@ class _Extractor:
             last = (made.qualname or "").rsplit(".", 1)[-1]
             if made.qualname and (last[:1].isupper() or last in ("createClient", "client")):
                 self._bind(name, made.qualname)
+            elif (
+                made.qualname
+                and made.qualname.startswith("npm:")
+                and "()" not in made.qualname
+                and _inner_type(value_node) != "await_expression"
+            ):
+                # what a package's factory hands back at once (``axios.create()``,
+                # ``google.gmail({...})``, ``postgres(url)``): a client, named after the call.
+                # What is awaited is the answer to a request, data and not a client.
+                self._bind(name, f"{made.qualname}()")
         elif bare.type in ("identifier", "member_expression") and not name.startswith("self."):
             resolved = self.resolve(bare)
             if resolved and "." in resolved:
@@ -1463,6 +1473,14 @@ def _inner(node: Node) -> Node | None:
         if child.type not in ("type_annotation", "comment") and not child.type.endswith("_type"):
             return child
     return None
+
+
+def _inner_type(node: Node) -> str:
+    """The type of the expression inside parentheses and type assertions (an ``await``
+    stays: it says the value is a request's answer)."""
+    while node.type in ("parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression") and node.named_children:
+        node = node.named_children[0]
+    return node.type
 
 
 def _unwrap(node: Node) -> Node:
