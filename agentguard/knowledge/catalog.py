@@ -483,7 +483,11 @@ class Catalog:
         self.npm_sinks = Matcher()
         self.user_sinks = Matcher()
         for patterns, sink in self.sink_entries:
-            (self.npm_sinks if sink.ecosystem == "npm" else self.sinks).add(patterns, sink)
+            if sink.user:  # the user's own names, whatever the language
+                self.sinks.add(patterns, sink)
+                self.npm_sinks.add(patterns, sink)
+            else:
+                (self.npm_sinks if sink.ecosystem == "npm" else self.sinks).add(patterns, sink)
             if sink.user:
                 self.user_sinks.add(patterns, sink)
         self.retries = Matcher()

@@ -221,8 +221,6 @@ def _classify_sink(
     sink = find_sink(
         catalog.sinks if facts.language == "python" else catalog.npm_sinks, call, callee
     )
-    if sink is None and catalog.user_sinks and facts.language != "python":
-        sink = find_sink(catalog.user_sinks, call, callee)  # the user's own names, any language
     if sink is not None and not _written_with(call, sink):
         return None  # ``NamedTemporaryFile()``: removed when closed, nothing left behind
     if sink is not None and (sink.method_from or {}).get("tagged"):

@@ -179,3 +179,40 @@ def test_a_delay_helper_is_no_task_queue(tmp_path: Path) -> None:
     setup = "async function pause(timer: { delay(ms: number): Promise<void> }) { await timer.delay(500); }"
     body = "  await pause(globalThis as never);"
     assert not _small(tmp_path, "wait_a_bit", body, setup=setup) & {"AG101", "AG201"}
+
+
+@pytest.mark.parametrize(
+    ("helper", "method", "writes"),
+    [
+        ("fetch(url, { method: init.method, body: init.body })", "POST", True),
+        ("fetch(url, init)", "DELETE", True),
+        ("fetch(url, { ...init })", "GET", False),
+        ("fetch(url, { ...init, method: 'PUT' })", "GET", True),
+    ],
+)
+def test_a_helper_forwards_its_callers_method(
+    tmp_path: Path, helper: str, method: str, writes: bool
+) -> None:
+    setup = f"async function send(url: string, init: RequestInit) {{ return {helper}; }}"
+    body = f'  await send("https://tickets.example.com/api/tickets", {{ method: "{method}" }});'
+    found = _small(tmp_path, "send_ticket", body, setup=setup)
+    assert ("AG101" in found) is writes
+
+
+def test_a_users_own_sink_judges_typescript_calls(tmp_path: Path) -> None:
+    """A sink the user declares applies to TypeScript code too, ahead of the built-in ones."""
+    write_project(
+        tmp_path,
+        {
+            "agentguard.toml": (
+                "[[effects.sinks]]\n"
+                'match = ["npm:@acme/orders.OrdersClient.fulfil"]\n'
+                'effect = "network_write"\n'
+                "idempotent = false\n"
+            )
+        },
+    )
+    imports = 'import { OrdersClient } from "@acme/orders";'
+    setup = "const orders = new OrdersClient();"
+    body = '  await orders.fulfil({ sku: "A1" });'
+    assert {"AG101", "AG201"} <= _small(tmp_path, "place_order", body, imports, setup)
