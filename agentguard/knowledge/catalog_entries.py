@@ -169,12 +169,15 @@ class Sink:
                 "field": NONEMPTY_TEXT,
                 "request_data": BOOLEAN,
                 "route": BOOLEAN,
+                "tagged": BOOLEAN,
             },
         },
         lambda raw: raw,
         description="Where the call names its method: a position (negative from the last "
         "argument) and/or keyword, a field of the options object there (`fetch(url, "
-        '{method})`); `route`: the method starts the route string (`"POST /repos"`).',
+        '{method})`); `route`: the method starts the route string (`"POST /repos"`); '
+        "`tagged`: a sink only when called as a tagged template (sql`...`), a factory "
+        "otherwise.",
     )
     key: Mapping[str, Any] = catalog_key(
         "key",
