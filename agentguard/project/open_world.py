@@ -557,6 +557,11 @@ def _handle_factory(project: ProjectIndex, call: Call, fn: Function, facts: Modu
     )
 
 
+def hands_out_handle(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    """Whether later calls of ``fn`` use what ``call`` returned as their receiver."""
+    return _handle_factory(project, call, fn, facts)
+
+
 def _reads_a_key(call: Call) -> bool:
     """``ack.get("task_id")``: a mapping's value read by its literal key, as an answer's
     fields are read; a client's ``get`` takes an id or a keyword (``files.get(fileId=f)``)."""
