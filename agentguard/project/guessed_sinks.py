@@ -50,6 +50,8 @@ def heuristic_sink(
         return None  # a library's own reads (``googlemaps.Client.place``)
     if stays_in_process(project, call, callee, fn, facts):
         return None
+    if open_world.fills_what_it_read(call, facts):
+        return None
     head = callee.split(".", 1)[0]
     written = written_receiver(call)
     last = receiver_name(call)

@@ -460,7 +460,11 @@ class _Extractor:
             value.kind = "fstring"
             value.parts = self._template_parts(node)
             parent = node.parent
-            if parent is not None and parent.type == "call_expression" and node == parent.child_by_field_name("arguments"):
+            if (
+                parent is not None
+                and parent.type == "call_expression"
+                and node == parent.child_by_field_name("arguments")
+            ):
                 value.op = "tag"  # a tagged template's text: sql`SELECT ...`
         elif kind == "ternary_expression":
             value.op = "if"
@@ -1629,7 +1633,16 @@ def _inner(node: Node) -> Node | None:
 def _inner_type(node: Node) -> str:
     """The type of the expression inside parentheses and type assertions (an ``await``
     stays: it says the value is a request's answer)."""
-    while node.type in ("parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression") and node.named_children:
+    while (
+        node.type
+        in (
+            "parenthesized_expression",
+            "as_expression",
+            "satisfies_expression",
+            "non_null_expression",
+        )
+        and node.named_children
+    ):
         node = node.named_children[0]
     return node.type
 
