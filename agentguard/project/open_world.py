@@ -24,6 +24,7 @@ from agentguard.facts.module_facts import CALL_STEP, Call, Chain, Function, Modu
 from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld
 from agentguard.knowledge.words import words
+from agentguard.project.definitions import enclosing_class
 from agentguard.project.receivers import (
     STDLIB_MODULES,
     asks_a_collection,
@@ -443,7 +444,13 @@ def _answer_of_external_call(
     bound = local_value(project, first, fn, facts, call.order)
     if bound is None or bound.kind != "call":
         return False
-    head = (bound.qualname or "").split(".", 1)[0]
+    parts = (bound.qualname or "").split(".")
+    if len(parts) >= 3 and parts[0] in SELF_NAMES:
+        # ``issue = await self.client.issue(id)``: the client the class's attribute holds
+        owner = enclosing_class(project, fn)
+        typed = project.self_type(owner, parts[1]) if owner else None
+        parts = typed.split(".") if typed else parts
+    head = parts[0]
     if not head or head in STDLIB_MODULES or head in project.module_heads:
         return False
     if head in world.in_process_packages and call.method not in world.buffer_saves:
@@ -495,6 +502,11 @@ def method_verb(project: ProjectIndex, method: str, call: Call | None = None) ->
     (``jira.issue(key)``) looks nothing up when ``call`` hands it content: two positional
     arguments or a body (``client.message(channel_id, text)``), which is not judged."""
     world = project.catalog.open_world
+    named = words(method, identifier=True)
+    if len(named) >= 2 and named[1] == "by":
+        # ``orderBy``, ``group_by``, ``sortBy``: a verb followed by "by" names how rows are
+        # arranged in a query, not an action taken
+        return None
     verb = world.verb_class(method)
     if verb == "read" and call is not None and method in world.nouns_alone:
         given_body = any(name in project.catalog.body_kwargs for name in call.kwargs)
@@ -506,7 +518,6 @@ def method_verb(project: ProjectIndex, method: str, call: Call | None = None) ->
             return own if own in WRITE_CLASSES else None
     if verb != "non_idempotent":
         return verb
-    named = words(method, identifier=True)
     for index, word in enumerate(named):
         if word in project.catalog.link_verbs:
             if set(named[index + 1 :]) & project.catalog.post_relation_words:

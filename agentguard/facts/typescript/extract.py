@@ -737,7 +737,7 @@ class _Extractor:
             class_name=method_of.qualname if method_of is not None else None,
             span=Span(span.line, span.column, *self.span(node)[2:]),
             name_span=self.span(where)
-            if where is not anchor
+            if anchor is None or where.id != anchor.id
             else Span.point(span.line, span.column),
             params=params,
             is_async=is_async,
@@ -760,6 +760,7 @@ class _Extractor:
         body = node.child_by_field_name("body")
         if body is not None:
             if body.type == "statement_block":
+                self._bind_local_functions(body, qual)
                 self.visit_children(body)
             else:  # an arrow's expression body is what it returns
                 self.visit(body)
@@ -768,6 +769,27 @@ class _Extractor:
         self.scopes.pop()
         self._forget_values()
         return qual
+
+    def _bind_local_functions(self, body: Node, qual: str) -> None:
+        """A function's own function declarations and function constants are callable by
+        name anywhere in it (declarations are hoisted): ``handle(args)`` calls
+        ``outer.<locals>.handle``."""
+        for statement in body.named_children:
+            if statement.type in _FUNCTION_DECLARATIONS:
+                name = statement.child_by_field_name("name")
+                if name is not None:
+                    self.scope.types[self.text(name)] = f"{qual}.<locals>.{self.text(name)}"
+            elif statement.type in ("lexical_declaration", "variable_declaration"):
+                for declarator in statement.named_children:
+                    name = declarator.child_by_field_name("name")
+                    value = declarator.child_by_field_name("value")
+                    if (
+                        name is not None
+                        and name.type == "identifier"
+                        and value is not None
+                        and _unwrap(value).type in _FUNCTION_EXPRESSIONS
+                    ):
+                        self.scope.types[self.text(name)] = f"{qual}.<locals>.{self.text(name)}"
 
     def _parameters(self, node: Node | None) -> tuple[list[str], dict[str, str]]:
         """Parameter names (a destructured object's fields flattened) and the types a
@@ -1338,7 +1360,9 @@ class _Extractor:
                     string = None
                 if string is not None:
                     pending.append(string)
-                statements = [c for c in case.named_children if c is not test]
+                statements = [
+                    c for c in case.named_children if test is None or c.id != test.id
+                ]
                 if statements and pending:
                     first, last = self.span(statements[0]), self.span(statements[-1])
                     where = Span(first.line, first.column, last.end_line, last.end_column)

@@ -43,6 +43,11 @@ def constructed_type(value: Value) -> str | None:
     last = qualname.rsplit(".", 1)[-1]
     if last[:1].isupper():
         return qualname
+    if qualname.startswith("npm:") and "()" not in qualname:
+        # an npm package's function builds its client (``drizzle(env.DB)``, ``neon(url)``,
+        # ``google.gmail({auth})``): what it returns is typed after it, as the catalogue
+        # names its methods
+        return qualname
     if last in {"client", "resource"} and value.call_args:
         service = value.call_args[0].string()
         if service:
