@@ -290,3 +290,94 @@ def test_a_read_through_cache_filled_with_what_was_read_is_no_write(
     (tool,) = report(tmp_path)["tools"]
     assert tool["risk"]["value"] == "read"
     assert not [f for f in findings(tmp_path) if f["code"] in {"AG101", "AG201"}]
+
+
+def test_a_switch_case_that_falls_through_and_a_nested_handler_are_followed(
+    tmp_path: Path,
+) -> None:
+    write_project(
+        tmp_path,
+        {
+            "server.ts": dedent(
+                """
+                import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+                import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+                import { google } from "googleapis";
+
+                const TOOLS = [
+                  { name: "send_email", description: "Send a message", inputSchema: {} },
+                  { name: "draft_email", description: "Save a draft", inputSchema: {} },
+                ];
+
+                export async function serve(auth: unknown) {
+                  const gmail = google.gmail({ version: "v1", auth });
+                  const server = new Server({ name: "mail", version: "1" }, { capabilities: {} });
+                  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+                    const { name, arguments: args } = request.params;
+                    async function deliver(kind: "send" | "draft", raw: string) {
+                      if (kind === "send") {
+                        await gmail.users.messages.send({ userId: "me", requestBody: { raw } });
+                      } else {
+                        await gmail.users.drafts.create({ userId: "me", requestBody: { message: { raw } } });
+                      }
+                      return { content: [{ type: "text", text: "done" }] };
+                    }
+                    switch (name) {
+                      case "send_email":
+                      case "draft_email":
+                        return deliver(name === "send_email" ? "send" : "draft", String(args?.raw));
+                      default:
+                        throw new Error(`unknown tool ${name}`);
+                    }
+                  });
+                  return TOOLS;
+                }
+                """
+            )
+        },
+    )
+    tools = tools_by_name(tmp_path)
+    assert set(tools) == {"send_email", "draft_email"}
+    for tool in tools.values():
+        assert "message" in tool["effects"]
+
+
+def test_a_query_builder_reads_and_an_insert_writes_through_a_project_factory(
+    tmp_path: Path,
+) -> None:
+    write_project(
+        tmp_path,
+        {
+            "tools.ts": dedent(
+                """
+                import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+                import { drizzle } from "drizzle-orm/d1";
+                import { z } from "zod";
+                import { items } from "./schema.js";
+
+                function database(env: any) {
+                  return drizzle(env.DB);
+                }
+
+                export function register(server: McpServer, env: any) {
+                  server.tool("list_items", "Items by name", {}, async () => {
+                    const db = database(env);
+                    const rows = await db.select().from(items).orderBy(items.name);
+                    return { content: [{ type: "text", text: JSON.stringify(rows) }] };
+                  });
+                  server.tool("add_item", "Add an item", { name: z.string() }, async ({ name }) => {
+                    const db = database(env);
+                    await db.insert(items).values({ name });
+                    return { content: [{ type: "text", text: "added" }] };
+                  });
+                }
+                """
+            ),
+            "schema.ts": "export const items = { name: 'name' };\n",
+        },
+    )
+    tools = tools_by_name(tmp_path)
+    assert tools["list_items"]["risk"]["value"] == "read"
+    assert tools["add_item"]["risk"]["value"] == "write"
+    # the app's own database: a local write, no idempotency key asked of it
+    assert not [f for f in findings(tmp_path) if f["code"] == "AG201"]
