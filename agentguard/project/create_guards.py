@@ -47,7 +47,7 @@ def check_then_create(
         ends_first = branch.exits and end <= call.order and branch.span.line < call.span.line
         if not (wraps or ends_first):
             continue
-        if ends_first and not _on_path(fn, branch, call):
+        if ends_first and (not _on_path(fn, branch, call) or _other_case(facts, fn, branch, call)):
             continue  # an earlier arm of a dispatch (``elif name == ...``): another path
         if ends_first and _asks_absence(branch.test):
             # ``if original is None: return ...``: it stops when the lookup found nothing
@@ -81,6 +81,24 @@ def _on_path(fn: Function, guard: Branch, call: Call) -> bool:
         if holds_guard and call_in_else:
             return False
     return True
+
+
+def _other_case(facts: ModuleFacts, fn: Function, guard: Branch, call: Call) -> bool:
+    """Whether ``guard`` and ``call`` lie in two different arms of a dispatch on a name
+    (``case "list_items": ...`` and ``case "create_item": ...``): another tool's path."""
+
+    def arm(line: int) -> Span | None:
+        return next(
+            (
+                body
+                for function, _, body in facts.branches
+                if function == fn.qualname and body.line <= line <= body.end_line
+            ),
+            None,
+        )
+
+    guarded, called = arm(guard.span.line), arm(call.span.line)
+    return guarded is not None and called is not None and guarded != called
 
 
 def _asks_absence(test: Value) -> bool:

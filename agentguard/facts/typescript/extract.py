@@ -1360,9 +1360,7 @@ class _Extractor:
                     string = None
                 if string is not None:
                     pending.append(string)
-                statements = [
-                    c for c in case.named_children if test is None or c.id != test.id
-                ]
+                statements = [c for c in case.named_children if test is None or c.id != test.id]
                 if statements and pending:
                     first, last = self.span(statements[0]), self.span(statements[-1])
                     where = Span(first.line, first.column, last.end_line, last.end_column)
