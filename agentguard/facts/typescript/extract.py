@@ -162,11 +162,14 @@ _NO_READS = frozenset(
         "jsx_fragment",
     }
 )
+_NO_READS_OR_FUNCTIONS = _NO_READS | _FUNCTION_EXPRESSIONS
 _CLASS_DECLARATIONS = frozenset({"class_declaration", "abstract_class_declaration"})
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 _EXITS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 # Generic wrappers whose first type argument is the type held (``Promise<Client>``).
 _TYPE_WRAPPERS = frozenset({"Promise", "Readonly", "Partial", "Required", "NonNullable", "Awaited"})
+
+_new_span = tuple.__new__
 
 NO_VALUES: list[Value] = []
 NO_ITEMS: dict[str, Value] = {}
@@ -255,7 +258,9 @@ class _Extractor:
 
     def span(self, node: Node) -> Span:
         (line, col), (end_line, end_col) = node.start_point, node.end_point
-        return Span(line + 1, col + 1, end_line + 1, end_col + 1)
+        # ``Span(...)`` goes through its metaclass's Python ``__call__``: built directly, as
+        # that call does, since a file makes a span for most of its expressions.
+        return _new_span(Span, (line + 1, col + 1, end_line + 1, end_col + 1))
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -547,13 +552,14 @@ class _Extractor:
         names: list[str] = []
         calls: list[str] = []
         attrs: list[str] = []
+        source = self.source
         kind = node.type
         if kind == "identifier":
-            names.append(self.source[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+            names.append(source[node.start_byte : node.end_byte].decode("utf-8", "replace"))
         elif kind == "this":
             names.append("self")
         else:
-            if kind in ("call_expression", "new_expression"):
+            if kind == "call_expression" or kind == "new_expression":
                 func = node.child_by_field_name("function") or node.child_by_field_name(
                     "constructor"
                 )
@@ -566,30 +572,39 @@ class _Extractor:
                     attrs.append(self.text(prop))
             for child in node.named_children:
                 child_kind = child.type
-                if child_kind in _FUNCTION_EXPRESSIONS or child_kind in _NO_READS:
-                    continue
-                child_names, child_calls, child_attrs = self._reads(child)
-                names += child_names
-                calls += child_calls
-                attrs += child_attrs
+                # The leaves read here, not through a memoised call of their own: no
+                # Value asks for a name's reads (``_value`` answers a name itself).
+                if child_kind == "identifier":
+                    names.append(
+                        source[child.start_byte : child.end_byte].decode("utf-8", "replace")
+                    )
+                elif child_kind == "this":
+                    names.append("self")
+                elif child_kind not in _NO_READS_OR_FUNCTIONS and child.named_child_count:
+                    child_names, child_calls, child_attrs = self._reads(child)
+                    names += child_names
+                    calls += child_calls
+                    attrs += child_attrs
         found = self._reads_memo[key] = (names, calls, attrs)
         return found
 
     # ------------------------------------------------------------------ traversal
     def visit(self, node: Node) -> None:
-        kind = node.type
-        if kind in _NO_FACTS:
-            return
-        handler = _VISITS.get(kind)
-        if handler is not None:
+        handler = _VISITS.get(node.type, _VISIT_CHILDREN)
+        if handler is _VISIT_CHILDREN:
+            self.visit_children(node)
+        elif handler is not None:
             handler(self, node)
-        else:
-            for child in node.named_children:
-                self.visit(child)
 
     def visit_children(self, node: Node) -> None:
+        # ``visit`` inlined: most nodes are leaves or kinds with no visit of their own.
         for child in node.named_children:
-            self.visit(child)
+            handler = _VISITS.get(child.type, _VISIT_CHILDREN)
+            if handler is _VISIT_CHILDREN:
+                if child.named_child_count:
+                    self.visit_children(child)
+            elif handler is not None:
+                handler(self, child)
 
     def visit_comment(self, node: Node) -> None:
         return
@@ -1727,9 +1742,12 @@ def _retry_shaped(node: Node, body: Node | None, source: bytes) -> bool:
     return inner == "true" or "<" in inner or "attempt" in inner.lower() or "retr" in inner.lower()
 
 
-# Each node kind's visit, looked up with one dict probe per node.
-_VISITS: dict[str, Callable[[_Extractor, Node], None]] = {
+# Each node kind's visit, looked up with one dict probe per node: None for the kinds never
+# walked, ``_VISIT_CHILDREN`` (the default) for those whose children are visited.
+_VISITS: dict[str, Callable[[_Extractor, Node], None] | None] = {
     name[len("visit_") :]: method
     for name, method in vars(_Extractor).items()
-    if name.startswith("visit_") and callable(method)
+    if name.startswith("visit_") and callable(method) and name != "visit_children"
 }
+_VISITS.update(dict.fromkeys(_NO_FACTS))
+_VISIT_CHILDREN = _Extractor.visit_children
