@@ -26,6 +26,7 @@ Nothing here runs or imports the scanned code.
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -35,11 +36,14 @@ from tree_sitter import Node
 from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import (
     CALL_STEP,
+    LOADED_EMPTY_DICT,
+    LOADED_EMPTY_LIST,
     Assignment,
     Branch,
     Call,
     Chain,
     ClassDef,
+    Const,
     Decorator,
     Function,
     Handler,
@@ -171,8 +175,44 @@ _TYPE_WRAPPERS = frozenset({"Promise", "Readonly", "Partial", "Required", "NonNu
 
 _new_span = tuple.__new__
 
-NO_VALUES: list[Value] = []
-NO_ITEMS: dict[str, Value] = {}
+# Values made here hold the one shared, read-only empty list or dict (the ones facts read
+# back from a pickle hold) for each empty field: most of a Value's containers stay empty,
+# and each made anew is one more object for the cyclic collector to scan in a caller that
+# keeps the facts.
+NO_NAMES: list[str] = LOADED_EMPTY_LIST
+NO_VALUES: list[Value] = LOADED_EMPTY_LIST
+NO_ITEMS: dict[str, Value] = LOADED_EMPTY_DICT
+NO_IDS: list[int] = LOADED_EMPTY_LIST
+
+
+def _leaf(
+    kind: str,
+    text: str,
+    const: Const = None,
+    qualname: str | None = None,
+    names: list[str] = NO_NAMES,
+    span: Span | None = None,
+    chain: Chain | None = None,
+    op: str = "",
+) -> Value:
+    """A Value with nothing nested: a constant, a name, a function's."""
+    return Value(
+        kind,
+        text,
+        const,
+        qualname,
+        names,
+        NO_NAMES,
+        NO_NAMES,
+        NO_ITEMS,
+        NO_VALUES,
+        span,
+        NO_ITEMS,
+        NO_VALUES,
+        NO_VALUES,
+        chain,
+        op,
+    )
 
 
 def is_test_path(path: str) -> bool:
@@ -206,11 +246,20 @@ def extract_typescript(
 ) -> ModuleFacts:
     """The facts of one TypeScript or JavaScript file. ``resolve_import(path, specifier)``
     names the module an import specifier leads to (``TsModuleMap.resolve``)."""
-    tree = parse(source, path)
-    test = is_test_path(path) if is_test is None else is_test
-    extractor = _Extractor(source, path, module, resolve_import, test, language)
-    extractor.run(tree.root_node)
-    return extractor.facts
+    # A file's tree nodes and facts are many objects and no reference cycle: the cyclic
+    # collector, left running, would rescan every fact made so far again and again (half
+    # the time when a caller keeps the facts). Reference counting frees each one.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        tree = parse(source, path)
+        test = is_test_path(path) if is_test is None else is_test
+        extractor = _Extractor(source, path, module, resolve_import, test, language)
+        extractor.run(tree.root_node)
+        return extractor.facts
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class _Extractor:
@@ -401,7 +450,7 @@ class _Extractor:
     # ------------------------------------------------------------------ values
     def value(self, node: Node | None) -> Value:
         if node is None:
-            return Value(kind="const", text="undefined")
+            return _leaf("const", "undefined")
         key = node.id
         known = self._values.get(key)
         if known is None:
@@ -422,20 +471,35 @@ class _Extractor:
                 return self.value(inner)
         text, span = self.text(node), self.span(node)
         if kind == "string":
-            return Value("const", text, _string_of(node, self.source), span=span)
+            return _leaf("const", text, _string_of(node, self.source), span=span)
         if kind == "number":
-            return Value("const", text, _number(text), span=span)
+            return _leaf("const", text, _number(text), span=span)
         if kind in ("true", "false"):
-            return Value("const", text, kind == "true", span=span)
+            return _leaf("const", text, kind == "true", span=span)
         if kind in ("null", "undefined"):
-            return Value("const", text, None, span=span)
+            return _leaf("const", text, None, span=span)
         if kind in ("identifier", "this", "shorthand_property_identifier"):
             name = "self" if kind == "this" else text
-            return Value(
+            return _leaf(
                 "name", text, None, self.resolve_name(name), [name], span=span, chain=Chain(name)
             )
         names, calls, attrs = self._reads(node)
-        value = Value("other", text, None, None, names, calls, attrs, span=span)
+        # Each field below that stays empty holds the shared empty list or dict.
+        value = Value(
+            "other",
+            text,
+            None,
+            None,
+            names,
+            calls,
+            attrs,
+            NO_ITEMS,
+            NO_VALUES,
+            span,
+            NO_ITEMS,
+            NO_VALUES,
+            NO_VALUES,
+        )
         if kind == "member_expression":
             value.kind, value.qualname = "attr", self.resolve(node)
             value.chain = self.chain(node)
@@ -492,7 +556,7 @@ class _Extractor:
             elif child.type == "method_definition":
                 key = _property_key(child.child_by_field_name("name"), self.source)
                 if key is not None:
-                    items[key] = Value("lambda", self.text(child), span=self.span(child))
+                    items[key] = _leaf("lambda", self.text(child), span=self.span(child))
         return items
 
     def _template_parts(self, node: Node) -> list[Value]:
@@ -503,7 +567,7 @@ class _Extractor:
                 parts.append(self.value(inner))
             elif child.type in ("string_fragment", "escape_sequence"):
                 literal = self.text(child, 2000)
-                parts.append(Value("const", literal, literal, op="text"))
+                parts.append(_leaf("const", literal, literal, op="text"))
         return parts
 
     def chain(self, node: Node) -> Chain | None:
@@ -585,7 +649,7 @@ class _Extractor:
                     names += child_names
                     calls += child_calls
                     attrs += child_attrs
-        found = self._reads_memo[key] = (names, calls, attrs)
+        found = self._reads_memo[key] = (names or NO_NAMES, calls or NO_NAMES, attrs or NO_NAMES)
         return found
 
     # ------------------------------------------------------------------ traversal
@@ -1166,10 +1230,10 @@ class _Extractor:
             receiver,
             self.span(node),
             args,
-            {},
-            [],
+            NO_ITEMS,
+            NO_VALUES,
             function.qualname if function else None,
-            list(scope.loops),
+            list(scope.loops) if scope.loops else NO_IDS,
             scope.order,
             self.chain(func),
         )
@@ -1642,7 +1706,7 @@ def _pattern_names(node: Node, source: bytes) -> list[str]:
 
 def _function_value(qualname: str, text: str, span: Span) -> Value:
     short = text if len(text) <= 80 else text[:80] + "..."
-    return Value("name", short, None, qualname, span=span)
+    return _leaf("name", short, None, qualname, span=span)
 
 
 def _concatenated(node: Node) -> list[Node]:
