@@ -82,12 +82,24 @@ def _show_fixes(run: FixRun, written: list[FileChange]) -> None:
 
 
 def report_rollbacks(run: FixRun) -> None:
-    """Fixes undone, and fixes on offer that could not be made: never left unsaid, since
-    ``check`` told the user a fix was available."""
+    """Fixes undone, fixes on offer that could not be made, and files whose language fixes
+    cannot edit yet: never left unsaid, since ``check`` told the user a fix was available
+    (or would for the same code in Python)."""
     for rolled in run.unmade:
         f = run.paths.finding(rolled.finding)
         err.print(
             f"[yellow]fix not made:[/] {escape(str(f.location))} {f.code}: {escape(rolled.reason)}",
+            markup=True,
+            highlight=False,
+        )
+    by_file: dict[str, set[str]] = {}
+    for finding in run.unsupported:
+        by_file.setdefault(finding.path, set()).add(finding.code)
+    for path, codes in sorted(by_file.items()):
+        language = "JavaScript" if path.endswith((".js", ".jsx", ".mjs", ".cjs")) else "TypeScript"
+        err.print(
+            f"{escape(run.paths.show(path))}: no automatic fix for {language} yet "
+            f"({', '.join(sorted(codes))}); the file is left unchanged",
             markup=True,
             highlight=False,
         )

@@ -274,6 +274,9 @@ class Finding:
         }
 
 
+PARTLY_READ = "partly-read"
+
+
 @dataclass
 class ScanProblem:
     """A file that could not be read or parsed, reported rather than crashing the run."""
@@ -282,7 +285,9 @@ class ScanProblem:
     reason: str
     # "skipped": left out on purpose (not a regular file, over max-file-size), named only;
     # "unreadable" (no permission, binary, an I/O error) and "parse-error": reported as
-    # AG000, which fails the run like any error, since nobody checked that file's tools.
+    # AG000, which fails the run like any error, since nobody checked that file's tools;
+    # "partly-read": a file its parser read around syntax it does not know (the rest was
+    # checked), named only.
     kind: str = "skipped"
     span: Span = field(default_factory=lambda: Span.point(1))
 

@@ -211,7 +211,10 @@ def test_a_path_with_no_file_to_check_is_a_usage_error(tmp_path: Path) -> None:
     for folder in ("empty", "only-excluded"):
         done = check_in_a_process(tmp_path, folder)
         assert done.returncode == 2, done.stdout
-        assert f"error: {folder}: no Python, TypeScript, JavaScript or tool-schema file to check" in done.stderr
+        assert (
+            f"error: {folder}: no Python, TypeScript, JavaScript or tool-schema file to check"
+            in done.stderr
+        )
         assert "Traceback" not in done.stderr
 
 

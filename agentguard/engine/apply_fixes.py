@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING
 from agentguard.config import Config
 from agentguard.diagnostics import Applicability, Finding
 from agentguard.engine.display_paths import PathPresenter
-from agentguard.engine.fix_edits import attach_fixes, decode, fix_offer, source_encoding
+from agentguard.engine.fix_edits import (
+    attach_fixes,
+    decode,
+    fix_offer,
+    fixable_elsewhere,
+    source_encoding,
+)
 from agentguard.facts.extract import compiles
 from agentguard.fixes.text import TextEdit, apply_text_edits, resolve
 
@@ -66,6 +72,9 @@ class FixRun:
     unapplied_unsafe: int = 0  # fixable findings left because unsafe fixes were not allowed
     # Findings whose fix is on offer (``check`` says so) but could not be made, and why.
     unmade: list[RolledBack] = field(default_factory=list)
+    # Findings in files fixes cannot edit yet (TypeScript, JavaScript) whose rule fixes them
+    # in Python: ``fix`` says they get none.
+    unsupported: list[Finding] = field(default_factory=list)
 
     @property
     def fixed_count(self) -> int:
@@ -118,6 +127,7 @@ def run_fixes(
     rounds = 0
     unapplied_unsafe = 0
     unmade: list[RolledBack] = []
+    unsupported: list[Finding] = []
     for rounds in range(1, max_rounds + 1):  # noqa: B007 - the count is reported
         sources = {
             rel: (originals[rel][2] + text).encode(encodings[rel]) for rel, text in current.items()
@@ -127,6 +137,7 @@ def run_fixes(
         wanted: list[Finding] = []
         unapplied_unsafe = 0
         unmade = []
+        unsupported = [f for f in result.findings if fixable_elsewhere(f, result.project)]
         for finding in result.findings:
             offered = fix_offer(finding, result.project)
             if offered is None or (finding.path, finding.fingerprint) in blocked:
@@ -183,6 +194,7 @@ def run_fixes(
         PathPresenter.for_config(config),
         unapplied_unsafe,
         unmade,
+        unsupported,
     )
 
 

@@ -177,7 +177,9 @@ def discover(paths: list[Path], config: Config) -> FileSet:
             else:
                 result.problems.append(ScanProblem(rel, NOT_A_REGULAR_FILE))
         elif explicit:
-            result.problems.append(ScanProblem(rel, "not a Python, TypeScript, JavaScript or tool-schema file"))
+            result.problems.append(
+                ScanProblem(rel, "not a Python, TypeScript, JavaScript or tool-schema file")
+            )
 
     for given in paths:
         try:
@@ -217,7 +219,9 @@ def discover(paths: list[Path], config: Config) -> FileSet:
                     rel = _relative_to(entry.path, root)
                     if not ignores.ignored(entry.path, rel, name, False):
                         result.package_configs.append(rel)
-                if name in TS_CONFIG_NAMES or (name.startswith("tsconfig") and name.endswith(".json")):
+                if name in TS_CONFIG_NAMES or (
+                    name.startswith("tsconfig") and name.endswith(".json")
+                ):
                     rel = _relative_to(entry.path, root)
                     if not ignores.ignored(entry.path, rel, name, False):
                         result.ts_configs.append((entry.path, rel))

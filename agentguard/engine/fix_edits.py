@@ -30,7 +30,26 @@ if TYPE_CHECKING:
 def fix_offer(finding: Finding, project: ProjectModel) -> FixOffer | None:
     """The fix this finding would get, without building its edits (None: no fix)."""
     rule = rule_by_code(finding.code)
-    return rule().fix_offer(finding, project) if rule is not None else None
+    if rule is None or not fixes_language(finding, project):
+        return None
+    return rule().fix_offer(finding, project)
+
+
+def fixes_language(finding: Finding, project: ProjectModel) -> bool:
+    """Whether fixes can be made in the finding's file: the edits are LibCST's, so Python
+    only (a TypeScript or JavaScript file gets none)."""
+    facts = project.modules.get(finding.path)
+    return facts is None or facts.language == "python"
+
+
+def fixable_elsewhere(finding: Finding, project: ProjectModel) -> bool:
+    """A finding in a file fixes cannot edit yet whose rule fixes it in Python."""
+    rule = rule_by_code(finding.code)
+    return (
+        rule is not None
+        and rule.fix_applicability is not None
+        and not fixes_language(finding, project)
+    )
 
 
 def ensure_fixes(result: ScanResult) -> None:

@@ -119,7 +119,9 @@ def source_facts(
     file is read by its own front end, its imports resolved through ``ts_modules``."""
     try:
         if rel.endswith(TS_SUFFIXES):
-            language = "typescript" if rel.endswith((".ts", ".tsx", ".mts", ".cts")) else "javascript"
+            language = (
+                "typescript" if rel.endswith((".ts", ".tsx", ".mts", ".cts")) else "javascript"
+            )
             return extract_typescript(
                 data, rel, module or ts_module_name(rel), ts_modules.resolve, is_test, language
             )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agentguard.checks.base import Rule, all_rules, passes_read, selected
 from agentguard.config import Config
-from agentguard.diagnostics import Confidence, Finding
+from agentguard.diagnostics import PARTLY_READ, Confidence, Finding, ScanProblem
 from agentguard.engine.discovery import discover, test_files
 from agentguard.engine.fix_edits import attach_fixes, fix_offer
 from agentguard.engine.module_roots import evidence_names, module_names
@@ -22,12 +22,29 @@ from agentguard.engine.selection import check_selection
 from agentguard.engine.speed import FactOptions, Speed
 from agentguard.engine.suppressions import apply_suppressions
 from agentguard.engine.ts_projects import load_ts_module_map
+from agentguard.facts.module_facts import ModuleFacts
 from agentguard.facts.typescript.modules import TS_SUFFIXES, ts_module_name
 from agentguard.knowledge.catalog import Catalog, load_catalog
 from agentguard.project.project_model import ProjectModel, build_project
 
 UNUSED_SUPPRESSION = "AG002"
 PARSE_ERROR = "AG000"
+
+
+def unread_parts(modules: Sequence[ModuleFacts]) -> list[ScanProblem]:
+    """A notice for each place a file's parser could not read and went on after: the rest
+    of the file was checked, so it is named, not reported as AG000."""
+    return [
+        ScanProblem(
+            facts.path,
+            f"line {facts.unread[0].line} could not be parsed (syntax this parser does not "
+            "know); the rest of the file was checked",
+            PARTLY_READ,
+            facts.unread[0],
+        )
+        for facts in modules
+        if facts.unread
+    ]
 
 
 def scan(
@@ -95,7 +112,7 @@ def scan(
         refacts, _ = speed.facts(again, is_test, sources, {**named, **renamed}, again=True)
         by_path = {facts.path: facts for facts in refacts}
         modules = [by_path.get(facts.path, facts) for facts in modules]
-    problems = files.problems + problems
+    problems = files.problems + problems + unread_parts(modules)
     timings["facts"] = time.perf_counter() - mark
 
     mark = time.perf_counter()

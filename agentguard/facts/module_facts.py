@@ -384,6 +384,9 @@ class ModuleFacts(CompactPickle):
     # The language the file is written in: python, typescript or javascript (the front end
     # that read it; agentguard.facts.typescript for the last two).
     language: str = "python"
+    # Where the parser could not read the file and went on after it (tree-sitter recovers:
+    # TypeScript's newest type-level syntax); the rest of the file is in these facts.
+    unread: list[Span] = field(default_factory=list)
 
     def calls_in(self, function: str | None) -> list[Call]:
         return [c for c in self.calls if c.function == function]

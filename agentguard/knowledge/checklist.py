@@ -77,6 +77,10 @@ class Knowledge:
     timeout_kwargs: set[str] = key("timeouts.timeout_kwargs", STRINGS, mutable)
     deadline_calls: set[str] = key("timeouts.deadline_calls", STRINGS, mutable)
     timeout_setters: set[str] = key("timeouts.timeout_setters", STRINGS, mutable)
+    catch_markers: set[str] = key("timeouts.catch_markers", STRINGS, mutable)
+    signal_fields: set[str] = key("timeouts.signal_fields", STRINGS, mutable)
+    signal_deadlines: set[str] = key("timeouts.signal_deadlines", STRINGS, mutable)
+    abort_timers: set[str] = key("timeouts.abort_timers", STRINGS, mutable)
     default_deadlines: dict[str, str] = key(
         "timeouts.default_deadlines",
         {"type": "object", "additionalProperties": NONEMPTY_TEXT},
@@ -96,6 +100,11 @@ class Knowledge:
     code_keys: set[str] = key("observations.code_keys", STRINGS, mutable)
     retry_keys: set[str] = key("observations.retry_keys", STRINGS, mutable)
     input_error: re.Pattern[str] = key("observations.input_error_pattern", REGEX, pattern)
+    validation_results: dict[str, str] = key(
+        "observations.validation_results",
+        {"type": "object", "additionalProperties": NONEMPTY_TEXT},
+        lambda raw: {str(k): str(v) for k, v in (raw or {}).items()},
+    )
     broad_exceptions: set[str] = key("observations.broad_exceptions", STRINGS, mutable)
     message_sink_methods: set[str] = key("observations.message_sink_methods", STRINGS, mutable)
 

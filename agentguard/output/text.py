@@ -12,7 +12,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from agentguard.diagnostics import Finding, Location
+from agentguard.diagnostics import PARTLY_READ, Finding, Location
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
 from agentguard.output.rule_docs import rule_doc_url
@@ -126,7 +126,8 @@ def closing_lines(result: ScanResult, options: RenderOptions) -> list[tuple[str,
     lines: list[tuple[str, str]] = []
     for problem in result.paths.problems(result.problems):
         if not problem.reported:
-            lines.append((f"skipped {problem.path}: {problem.reason}", "yellow"))
+            done = "partly read" if problem.kind == PARTLY_READ else "skipped"
+            lines.append((f"{done} {problem.path}: {problem.reason}", "yellow"))
     if options.statistics:
         counts = Counter(f.code for f in result.findings)
         names = {f.code: f.name for f in result.findings}
@@ -145,9 +146,12 @@ def closing_lines(result: ScanResult, options: RenderOptions) -> list[tuple[str,
     extras = [f"{_plural(result.tools, 'tool')} found"]
     if result.suppressed:
         extras.append(f"{len(result.suppressed)} suppressed")
-    skipped = sum(1 for p in result.problems if not p.reported)
+    skipped = sum(1 for p in result.problems if not p.reported and p.kind != PARTLY_READ)
     if skipped:
         extras.append(f"{skipped} skipped")
+    partly = sum(1 for p in result.problems if p.kind == PARTLY_READ)
+    if partly:
+        extras.append(f"{partly} partly read")
     summary += f" ({', '.join(extras)})"
     lines.append((summary, "bold" if total else "green"))
     if not result.tools and result.files_scanned:

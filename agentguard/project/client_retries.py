@@ -62,7 +62,12 @@ def _client_setting(project: ToolIndex, effect: Effect) -> tuple[RetryConstruct,
     receiver = effect.call.text.rsplit(".", 1)[0] if "." in effect.call.text else ""
     if facts is None or not receiver:
         return None
-    built = project.held_value(receiver, project.function(effect.function), facts)
+    function = project.function(effect.function)
+    built = project.held_value(receiver, function, facts)
+    while built is None and facts.language != "python" and "." in receiver:
+        # ``slack.chat.postMessage(...)``: an SDK's namespaces hang off the client
+        receiver = receiver.rsplit(".", 1)[0]
+        built = project.held_value(receiver, function, facts)
     if built is None or built.kind != "call":
         return None
     construct = project.catalog.client_retries(built.qualname or "")
@@ -72,6 +77,14 @@ def _client_setting(project: ToolIndex, effect: Effect) -> tuple[RetryConstruct,
         return _mounted(project, facts, effect.function, receiver, construct)
     holder = argument_at(built.call_args, built.call_kwargs, construct.setting)
     holder = _resolved(project, facts, effect.function, holder)
+    if holder is not None and holder.kind == "dict" and not construct.holders:
+        # ``new OpenAI({maxRetries: 5})``: the options object holds the setting itself
+        setting = _resolved(
+            project, facts, effect.function, holder.items.get(construct.requires_kwarg or "")
+        )
+        if setting is None or not _retries_at_all(setting, construct.attempts):
+            return None
+        return construct, setting, facts.path
     if holder is None or holder.kind != "call" or holder.qualname not in construct.holders:
         return None
     setting = holder.call_kwargs.get(construct.requires_kwarg or "")

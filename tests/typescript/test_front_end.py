@@ -51,7 +51,13 @@ def tools_by_name(root: Path) -> dict[str, dict[str, Any]]:
 
 def test_a_mixed_repository_is_one_scan_with_the_tools_of_both_languages() -> None:
     tools = tools_by_name(HELPDESK)
-    assert set(tools) == {"create_ticket", "get_ticket", "close_ticket", "post_reply", "page_on_call"}
+    assert set(tools) == {
+        "create_ticket",
+        "get_ticket",
+        "close_ticket",
+        "post_reply",
+        "page_on_call",
+    }
     assert tools["page_on_call"]["path"].endswith("agent/escalate.py")
     # the TypeScript tools are anchored in their callbacks, not in the generated schema file
     for name in ("create_ticket", "get_ticket", "close_ticket"):
@@ -216,3 +222,6 @@ def test_a_file_the_parser_cannot_fully_read_still_yields_the_rest(tmp_path: Pat
         },
     )
     assert [tool["name"] for tool in report(tmp_path)["tools"]] == ["ping"]
+    done = agentguard("check", str(tmp_path), "--no-cache")
+    assert "partly read server.ts: line 3 could not be parsed" in done.stdout
+    assert "AG000" not in done.stdout

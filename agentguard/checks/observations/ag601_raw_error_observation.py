@@ -43,6 +43,12 @@ class RawErrorObservation(Rule):
 
     Naming the exception type (`type(e).__name__`) or a status code is fine.
 
+    In TypeScript and JavaScript: `String(err)`, `` `${err}` ``, `err.message`, `err.stack`
+    or `JSON.stringify(err)` from a `catch` in what the tool returns (an MCP `{content:
+    [{type: "text", text}], isError: true}`, `{error: err.message}`), and a rejected Zod
+    `safeParse` result's `error` formatted into the answer. A message only re-thrown inside
+    a new `Error` is the framework's to forward (AG603), not this rule's.
+
     The text is followed through the project: a helper whose result the tool returns
     (through other helpers too, `self._request(...)` included), an error helper the tool
     hands the exception to (`return self._failure(e)`, itself formatting it or handing it
@@ -138,6 +144,31 @@ class RawErrorObservation(Rule):
             '        log.error("create_order failed: %s", e)\n'
             '        return {"ok": False, "code": "TOOL_CRASH", "retryable": False,\n'
             '                "content": f"create_order failed ({type(e).__name__}); do not retry."}\n'
+        ),
+        Valid(
+            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+            'import axios from "axios";\n'
+            'import { z } from "zod";\n'
+            "\n"
+            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
+            "\n"
+            "server.registerTool(\n"
+            '  "create_order",\n'
+            '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
+            "  async ({ cartId }) => {\n"
+            "    try {\n"
+            '      const response = await axios.post("https://shop.example/orders", { cartId });\n'
+            '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
+            "    } catch (err) {\n"
+            '      console.error("create_order failed", err);\n'
+            "      return {\n"
+            '        content: [{ type: "text", text: "The order may have been placed. Check its status; do not retry." }],\n'
+            "        isError: true,\n"
+            "      };\n"
+            "    }\n"
+            "  },\n"
+            ");\n",
+            filename="server.ts",
         ),
     )
     INVALID = (
@@ -298,6 +329,28 @@ class RawErrorObservation(Rule):
             '            content = f"Error executing {tc.name}: {exc}"\n'
             '        messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})\n',
             span=(9, 9, 9, 85),
+        ),
+        Invalid(
+            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+            'import axios from "axios";\n'
+            'import { z } from "zod";\n'
+            "\n"
+            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
+            "\n"
+            "server.registerTool(\n"
+            '  "create_order",\n'
+            '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
+            "  async ({ cartId }) => {\n"
+            "    try {\n"
+            '      const response = await axios.post("https://shop.example/orders", { cartId });\n'
+            '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
+            "    } catch (err) {\n"
+            '      return { content: [{ type: "text", text: `Error: ${err}` }], isError: true };\n'
+            "    }\n"
+            "  },\n"
+            ");\n",
+            filename="server.ts",
+            span=(15, 7, 15, 84),
         ),
     )
 

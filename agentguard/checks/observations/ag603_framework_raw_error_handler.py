@@ -23,6 +23,13 @@ class FrameworkRawErrorHandler(Rule):
     OpenAI Agents without a `failure_error_function`) when the tool does not catch errors
     around its side effect itself.
 
+    In TypeScript: the MCP SDK's `McpServer` and FastMCP
+    answer a thrown error with an `isError` result holding its message, and OpenAI Agents
+    JS's default `errorFunction` sends "An error occurred while running the tool. Please
+    try again. Error: ..."; LangGraph.js's `ToolNode` (and the agents built on it) answers
+    "Error: ... Please fix your mistakes." by default. A `catch` that only throws a new
+    `Error` leaves the answer to them.
+
     ## Why it matters
     A timeout after the request left comes back to the model as "Error: ReadTimeout(...)
     Please try again." and the model does exactly that.
@@ -81,6 +88,31 @@ class FrameworkRawErrorHandler(Rule):
             "    async with httpx.AsyncClient() as client:\n"
             '        return (await client.post("https://shop.example/orders", json={"cart": cart_id})).json()\n'
         ),
+        Valid(
+            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+            'import axios from "axios";\n'
+            'import { z } from "zod";\n'
+            "\n"
+            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
+            "\n"
+            "server.registerTool(\n"
+            '  "create_order",\n'
+            '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
+            "  async ({ cartId }) => {\n"
+            "    try {\n"
+            '      const response = await axios.post("https://shop.example/orders", { cartId });\n'
+            '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
+            "    } catch (err) {\n"
+            '      console.error("create_order failed", err);\n'
+            "      return {\n"
+            '        content: [{ type: "text", text: "The order may have been placed. Check its status; do not retry." }],\n'
+            "        isError: true,\n"
+            "      };\n"
+            "    }\n"
+            "  },\n"
+            ");\n",
+            filename="server.ts",
+        ),
     )
     INVALID = (
         Invalid(
@@ -103,6 +135,24 @@ class FrameworkRawErrorHandler(Rule):
             '    """Send an invoice."""\n'
             '    return httpx.post(f"https://billing.example/invoices/{invoice_id}/send").json()\n',
             span=(7, 5, 7, 17),
+        ),
+        Invalid(
+            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+            'import axios from "axios";\n'
+            'import { z } from "zod";\n'
+            "\n"
+            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
+            "\n"
+            "server.registerTool(\n"
+            '  "create_order",\n'
+            '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
+            "  async ({ cartId }) => {\n"
+            '    const response = await axios.post("https://shop.example/orders", { cartId });\n'
+            '    return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
+            "  },\n"
+            ");\n",
+            filename="server.ts",
+            span=(10, 3, 13, 4),
         ),
     )
 

@@ -128,25 +128,47 @@ def _returned_helpers(
     """Project functions whose result ``fn`` returns (in ``within`` when given): the calls
     written in a returned expression, or in the value of a local it returns."""
     held: dict[str, list[Span]] = {}  # local name -> where the values it holds are written
+    built_from: dict[str, set[str]] = {}  # local name -> the locals its values read
     for assignment in project.local_assignments(facts, fn.qualname):
         if within is not None and not within_lines(within, assignment.span):
             continue
         if assignment.value.kind in {"call", "other"}:
             held.setdefault(assignment.target, []).append(assignment.value.span or assignment.span)
+        if facts.language != "python":
+            # ``message = result.ok ? "done" : `failed: ${result.error}```: the text
+            # returned is built from what ``result`` holds
+            built_from.setdefault(assignment.target, set()).update(assignment.value.names)
     spans: list[Span] = []
     for value in fn.returns:
         if value.span is None or (within is not None and not within_lines(within, value.span)):
             continue
         if value.kind not in {"name", "const", "lambda"}:
             spans.append(value.span)
-        for name in value.names:
+        names, seen = list(value.names), set(value.names)
+        while names:
+            name = names.pop()
             spans += held.get(name, [])
+            for source in built_from.get(name, set()) - seen:
+                seen.add(source)
+                names.append(source)
     found: list[str] = []
     for call, target in project.call_edges(fn.qualname):
         if target == fn.qualname or target not in project.functions or target in found:
             continue
         if any(span.encloses(call.span) for span in spans):
             found.append(target)
+    if facts.language != "python":
+        # ``return await startSpan({name}, async (span) => {...})``: a runner handed the
+        # function's own callback answers with what the callback returns
+        nested = f"{fn.qualname}.<locals>."
+        for call in project.calls_in(fn.qualname):
+            if not any(span.encloses(call.span) for span in spans):
+                continue
+            for arg in call.args:
+                target = arg.qualname or ""
+                if arg.kind == "name" and target.startswith(nested) and target not in found:
+                    if target in project.functions:
+                        found.append(target)
     return found
 
 
@@ -173,6 +195,10 @@ def _reaches_model(
             return f"a raised `{callee.rsplit('.', 1)[-1]}` message", Confidence.HIGH
         framework = site.tool.framework if site.tool else ""
         default = know.framework_errors.get(framework) or {}
+        if site.facts.language != "python":
+            # ``throw new Error(`...${err}`)``: the framework forwards the message, which is
+            # the framework's default (AG603), not the tool's own answer
+            return None
         if site.role == "tool" and default.get("raw"):
             return f"the error text {framework} sends to the model", Confidence.MEDIUM
         return None
@@ -195,7 +221,72 @@ def _raw_observations(project: ProjectModel) -> list[RawObservation]:
             found = _first_raw(project, site, handler)
             if found is not None:
                 result.append(found)
+        rejected = _validation_error_return(project, site)
+        if rejected is not None:
+            result.append(rejected)
     return result
+
+
+def _validation_error_return(project: ProjectModel, site: ObservationSite) -> RawObservation | None:
+    """``const parsed = Schema.safeParse(args)`` and ``return {content: [{text:
+    `Invalid arguments: ${parsed.error}`}]}``: the validation error's own text (every issue,
+    with the values received) sent as the answer."""
+    fields = project.catalog.checklist.validation_results
+    if not fields:
+        return None
+    held: dict[str, str] = {}  # local -> the field its validation error is in
+    for assignment in project.local_assignments(site.facts, site.function.qualname):
+        value = assignment.value
+        if value.kind == "call" and assignment.target.isidentifier():
+            method = (value.qualname or value.text.split("(", 1)[0]).rsplit(".", 1)[-1]
+            if method in fields:
+                held[assignment.target] = fields[method]
+    if not held:
+        return None
+    for value in site.function.returns:
+        if value.span is None:
+            continue
+        carried = _validation_text(value, held)
+        if carried is not None:
+            use = RawErrorUse(
+                f"{carried} (the validation error)", "return", value.span, None, value.text
+            )
+            reaches = "the tool's return value"
+            if site.role == "helper":
+                reaches = f"`{site.function.name}`'s return value, which the tool returns"
+            return RawObservation(
+                site, use, Location(site.facts.path, value.span), reaches, Confidence.MEDIUM
+            )
+    return None
+
+
+def _validation_text(value: Value, held: dict[str, str]) -> str | None:
+    """Where ``value`` carries a held result's error field as text (a template part, a
+    concatenation, a call's argument, a property value), not where it tests it."""
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if current.op in _TESTS:
+            continue
+        chain = current.chain
+        if current.kind in {"attr", "call"} and chain is not None and chain.root in held:
+            field_name = held[chain.root]
+            if chain.steps[:1] == (("attr", field_name),):
+                return f"`{chain.root}.{field_name}`"
+        stack += [*current.parts, *current.items.values(), *current.elements]
+        if current.kind == "call" and current.qualname in _TO_TEXT:
+            # ``String(parsed.error)``; a project helper handed the error
+            # (``describe(parsed.error)``) says what it chooses, unknown here
+            stack += current.call_args
+    return None
+
+
+# Operators that test a value rather than carry its text.
+_TESTS = frozenset({"==", "!=", "<", "<=", ">", ">=", "in", "is", "not"})
+# Calls whose result is their argument's text.
+_TO_TEXT = frozenset(
+    {"String", "JSON.stringify", "util.inspect", "node:util.inspect", "str", "repr"}
+)
 
 
 def _input_error_only(project: ProjectModel, site: ObservationSite, handler: Handler) -> bool:
@@ -649,8 +740,12 @@ def _handled_in_tool(project: ProjectModel, tool: ToolFacts, effect: Effect) -> 
                 continue
             broad = not handler.caught or any(c in know.broad_exceptions for c in handler.caught)
             timeout = any(know.is_timeout(c) for c in handler.caught)
-            if (broad or timeout) and not (handler.reraises and not handler.returns):
-                return True
+            if not (broad or timeout) or (handler.reraises and not handler.returns):
+                continue
+            entry = project.functions.get(qualname)
+            if entry is not None and entry[1].language != "python" and not handler.returns:
+                continue  # ``throw new Error(`...${err}`)``: the framework answers it
+            return True
     return False
 
 

@@ -31,6 +31,9 @@ class RetryAroundNonIdempotentCall(Rule):
     `request` method that re-sends any method on 5xx, and a client's own retry setting
     (a botocore `Config(retries=...)`, a requests adapter whose urllib3 `Retry` allows POST)
     are reported in each tool whose write goes through them, with the retry as evidence.
+    In TypeScript and JavaScript: `pRetry(() => send(), {retries})` (p-retry), async-retry's
+    `retry(fn, {...})`, and hand-written `for (let attempt = 0; attempt < n; attempt++)
+    { try { ...; return } catch {} }` loops.
 
     ## Why it matters
     A read timeout or a 5xx answer comes after the request was sent: the service may have
@@ -81,6 +84,24 @@ class RetryAroundNonIdempotentCall(Rule):
             "        response.raise_for_status()\n"
             "        return response.json()\n"
         ),
+        Valid(
+            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+            'import axios from "axios";\n'
+            'import pRetry from "p-retry";\n'
+            'import { z } from "zod";\n'
+            "\n"
+            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
+            "\n"
+            "server.registerTool(\n"
+            '  "order_status",\n'
+            '  { description: "Look an order up", inputSchema: { orderId: z.string() } },\n'
+            "  async ({ orderId }) => {\n"
+            "    const response = await pRetry(() => axios.get(`https://shop.example/orders/${orderId}`), { retries: 3 });\n"
+            '    return { content: [{ type: "text", text: response.data.status }] };\n'
+            "  },\n"
+            ");\n",
+            filename="server.ts",
+        ),
     )
     INVALID = (
         Invalid(
@@ -117,6 +138,25 @@ class RetryAroundNonIdempotentCall(Rule):
             '    raise RuntimeError("order service unavailable")\n',
             span=(5, 5, 11, 33),
             message_contains="5xx",
+        ),
+        Invalid(
+            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+            'import axios from "axios";\n'
+            'import pRetry from "p-retry";\n'
+            'import { z } from "zod";\n'
+            "\n"
+            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
+            "\n"
+            "server.registerTool(\n"
+            '  "create_order",\n'
+            '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
+            "  async ({ cartId }) => {\n"
+            '    const response = await pRetry(() => axios.post("https://shop.example/orders", { cartId }), { retries: 3 });\n'
+            '    return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
+            "  },\n"
+            ");\n",
+            filename="server.ts",
+            span=(12, 28, 12, 111),
         ),
     )
 

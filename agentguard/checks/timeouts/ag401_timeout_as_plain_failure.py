@@ -34,6 +34,11 @@ class TimeoutAsPlainFailure(Rule):
     it on. A job polled after the write until a deadline,
     which then reports "failed" or raises, is the same mistake.
 
+    In TypeScript and JavaScript a `catch` catches everything; it handles the timeout when
+    it tests for one (`ETIMEDOUT`, axios' `ECONNABORTED`, `AbortError`, `TimeoutError`) or
+    when the request has a deadline: `signal: AbortSignal.timeout(ms)`, a controller that
+    `setTimeout` aborts, axios' `timeout` option on the call or on `axios.create(...)`.
+
     A handler that says the outcome is unknown (`SIDE_EFFECT_UNCERTAIN`, "may have been
     placed, do not retry", `retryable: False`), raises an "uncertain" exception or looks the
     outcome up (reconcile) is fine, and so is a read-only or declared idempotent tool.
@@ -115,6 +120,29 @@ class TimeoutAsPlainFailure(Rule):
             "    except httpx.ConnectTimeout:\n"
             '        return {"ok": False, "code": "TRANSIENT_NETWORK", "retryable": True, "content": "Not sent."}\n'
         ),
+        Valid(
+            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+            'import axios from "axios";\n'
+            'import { z } from "zod";\n'
+            "\n"
+            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
+            "\n"
+            "server.registerTool(\n"
+            '  "order_status",\n'
+            '  { description: "Look an order up", inputSchema: { orderId: z.string() } },\n'
+            "  async ({ orderId }) => {\n"
+            "    try {\n"
+            "      const response = await axios.get(`https://shop.example/orders/${orderId}`, {\n"
+            "        signal: AbortSignal.timeout(5000),\n"
+            "      });\n"
+            '      return { content: [{ type: "text", text: response.data.status }] };\n'
+            "    } catch {\n"
+            '      return { content: [{ type: "text", text: "The order service is slow, try again." }], isError: true };\n'
+            "    }\n"
+            "  },\n"
+            ");\n",
+            filename="server.ts",
+        ),
     )
     INVALID = (
         Invalid(
@@ -180,6 +208,31 @@ class TimeoutAsPlainFailure(Rule):
             '        messages.append({"role": "tool", "tool_call_id": tc.id, "content": str(result)})\n',
             span=(19, 9, 20, 57),
             message_contains="dispatches",
+        ),
+        Invalid(
+            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+            'import axios from "axios";\n'
+            'import { z } from "zod";\n'
+            "\n"
+            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
+            "\n"
+            "server.registerTool(\n"
+            '  "create_order",\n'
+            '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
+            "  async ({ cartId }) => {\n"
+            "    try {\n"
+            '      const response = await axios.post("https://shop.example/orders", { cartId }, { timeout: 10000 });\n'
+            '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
+            "    } catch (err) {\n"
+            '      if (axios.isAxiosError(err) && err.code === "ECONNABORTED") {\n'
+            '        return { content: [{ type: "text", text: "The order failed, please retry." }], isError: true };\n'
+            "      }\n"
+            "      throw err;\n"
+            "    }\n"
+            "  },\n"
+            ");\n",
+            filename="server.ts",
+            span=(14, 7, 19, 6),
         ),
     )
 

@@ -229,6 +229,12 @@ def catches_timeout(
     named = [c for c in handler.caught if know.is_timeout(c)]
     if named:
         return TIMEOUT, named, ", ".join(f"`{c}`" for c in named)
+    if not handler.caught and frames[depth].facts.language != "python":
+        # ``catch (err) { if (err.code === "ETIMEDOUT") ... }``: it tells the timeout apart
+        markers = sorted({s for s in handler.strings if s in know.catch_markers})
+        if markers:
+            shown = " or ".join(f"`{m}`" for m in markers)
+            return TIMEOUT, markers, f"every error (testing for {shown})"
     broader = [c for c in handler.caught if know.includes_timeout(c)]
     if broader:
         text = ", ".join(
@@ -254,10 +260,17 @@ def explicit_timeout(project: ProjectModel, know: Knowledge, frames: list[Frame]
     deadline call or block around one, or a client built with a timeout for the sink."""
     for frame in frames:
         call = frame.call
-        for name in know.timeout_kwargs:
-            value = call.kwargs.get(name)
-            if value is not None and not is_off(value):
-                return f"a call with `{name}={value.text}`"
+        if frame.facts.language != "python":
+            # an options object's fields, written as they are there (a trailing options
+            # object is the call's keywords too)
+            found = _option_deadline(project, know, frame, call.args)
+            if found:
+                return found
+        else:
+            for name in know.timeout_kwargs:
+                value = call.kwargs.get(name)
+                if value is not None and not is_off(value):
+                    return f"a call with `{name}={value.text}`"
         for other in project.calls_in(frame.qualname):
             if other.callee in know.deadline_calls and other.span.encloses(call.span):
                 return f"`{other.callee}(...)`"
@@ -310,6 +323,57 @@ def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str
             setting = value.call_kwargs.get(name)
             if setting is not None and not is_off(setting):
                 return f"{name}={setting.text}"
+        if frame.facts.language != "python":
+            # ``axios.create({timeout: 5000})``, ``new Client({timeout})``
+            for options in value.call_args:
+                for name in know.timeout_kwargs:
+                    setting = options.items.get(name) if options.kind == "dict" else None
+                    if setting is not None and not is_off(setting):
+                        return f"{name}: {setting.text}"
+    return None
+
+
+def _option_deadline(
+    project: ProjectModel, know: Knowledge, frame: Frame, args: list[Value]
+) -> str | None:
+    """A deadline in a TypeScript or JavaScript call's options object: a timeout field
+    (axios' ``{timeout: 5000}``), or a signal that fires after a delay
+    (``AbortSignal.timeout(ms)``, a controller a timer aborts)."""
+    for options in args:
+        if options.kind != "dict":
+            continue
+        for name in know.timeout_kwargs:
+            setting = options.items.get(name)
+            if setting is not None and not is_off(setting):
+                return f"a call with `{name}: {setting.text}`"
+        for name in know.signal_fields:
+            signal = options.items.get(name)
+            if signal is None:
+                continue
+            found = _timed_signal(project, know, frame, signal)
+            if found:
+                return found
+    return None
+
+
+def _timed_signal(
+    project: ProjectModel, know: Knowledge, frame: Frame, signal: Value
+) -> str | None:
+    """Whether an abort signal fires after a delay: made by ``AbortSignal.timeout(ms)``
+    (there or in the local it is read from), or a controller's ``signal`` whose ``abort()``
+    a timer calls in the same function."""
+    if signal.kind == "call" and (signal.qualname or "") in know.signal_deadlines:
+        return f"`{signal.qualname}(...)`"
+    root = signal.chain.root if signal.chain is not None else ""
+    if not root or not root.isidentifier():
+        return None
+    for assignment in project.local_assignments(frame.facts, frame.qualname, root):
+        made = assignment.value
+        if made.kind == "call" and (made.qualname or "") in know.signal_deadlines:
+            return f"`{made.qualname}(...)`"
+    for other in project.calls_in(frame.qualname):
+        if other.callee in know.abort_timers and f"{root}.abort(" in other.text:
+            return f"an `AbortController` aborted by `{other.callee}`"
     return None
 
 

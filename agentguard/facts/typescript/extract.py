@@ -10,7 +10,8 @@ How the languages meet in the facts:
   file by its dotted path, a package as ``npm:<specifier>``, a Node built-in as ``node:fs``.
   ``import Stripe from "stripe"`` binds ``Stripe`` to ``npm:stripe``.
 - ``new X(...)`` is a call of ``X``, and the name it is assigned to holds an ``X``.
-- An object literal is a ``dict`` Value; an options object's fields are its items.
+- An object literal is a ``dict`` Value; an options object's fields are its items, and
+  those of an options object written last are the call's keywords as well.
 - A function written as an expression (an arrow or ``function () {}``) is a function of its
   own when it is named by what holds it: a constant (``const send = async () => ...``), an
   object's property (``handlers.create``), a class field, or a registration call it is
@@ -322,6 +323,8 @@ class _Extractor:
             self.visit(child)
         if b"agentguard:" in self.source:
             self.facts.suppressions = list(self._suppressions(root))
+        if root.has_error:
+            self.facts.unread = list(_unread(root, self.span))
 
     def _collect_top_level(self, root: Node) -> None:
         for child in root.named_children:
@@ -386,8 +389,8 @@ class _Extractor:
     def _resolve(self, node: Node) -> str | None:
         kind = node.type
         if kind in _TRANSPARENT and kind != "await_expression":
-            inner = _inner(node)
-            return self.resolve(inner) if inner is not None else None
+            wrapped = _inner(node)
+            return self.resolve(wrapped) if wrapped is not None else None
         if kind == "identifier" or kind == "this":
             return self.resolve_name(self.text(node))
         if kind == "super":
@@ -400,10 +403,10 @@ class _Extractor:
             base = self.resolve(obj)
             if base is None:
                 if obj.type == "call_expression" or obj.type == "new_expression":
-                    func = obj.child_by_field_name("function") or obj.child_by_field_name(
+                    made = obj.child_by_field_name("function") or obj.child_by_field_name(
                         "constructor"
                     )
-                    inner = self.resolve(func) if func is not None else None
+                    inner = self.resolve(made) if made is not None else None
                     return f"{inner}().{self.text(prop)}" if inner else None
                 return None
             return sys.intern(f"{base}.{self.text(prop)}")
@@ -420,8 +423,10 @@ class _Extractor:
             return self._type_name(inner)
         if kind in ("type_identifier", "identifier"):
             resolved = self.resolve_name(self.text(node))
-            return resolved if resolved != self.text(node) or resolved in self.top_level else (
-                f"{self.module}.{resolved}" if resolved in self.top_level else resolved
+            return (
+                resolved
+                if resolved != self.text(node) or resolved in self.top_level
+                else (f"{self.module}.{resolved}" if resolved in self.top_level else resolved)
             )
         if kind == "nested_type_identifier":
             parts = self.text(node).split(".")
@@ -618,7 +623,7 @@ class _Extractor:
         attrs: list[str] = []
         source = self.source
         kind = node.type
-        if kind == "identifier":
+        if kind == "identifier" or kind == "shorthand_property_identifier":
             names.append(source[node.start_byte : node.end_byte].decode("utf-8", "replace"))
         elif kind == "this":
             names.append("self")
@@ -638,7 +643,7 @@ class _Extractor:
                 child_kind = child.type
                 # The leaves read here, not through a memoised call of their own: no
                 # Value asks for a name's reads (``_value`` answers a name itself).
-                if child_kind == "identifier":
+                if child_kind == "identifier" or child_kind == "shorthand_property_identifier":
                     names.append(
                         source[child.start_byte : child.end_byte].decode("utf-8", "replace")
                     )
@@ -733,9 +738,9 @@ class _Extractor:
         for child in node.named_children:
             if child.type in _FUNCTION_DECLARATIONS or child.type in _CLASS_DECLARATIONS:
                 self.visit(child)
-                name = child.child_by_field_name("name")
-                if name is not None and is_default:
-                    self.facts.imports.setdefault("default", f"{self.module}.{self.text(name)}")
+                declared = child.child_by_field_name("name")
+                if declared is not None and is_default:
+                    self.facts.imports.setdefault("default", f"{self.module}.{self.text(declared)}")
                 return
         if value is not None:
             if value.type in _FUNCTION_EXPRESSIONS:
@@ -797,7 +802,9 @@ class _Extractor:
             module=self.module,
             class_name=method_of.qualname if method_of is not None else None,
             span=Span(span.line, span.column, *self.span(node)[2:]),
-            name_span=self.span(where) if where is not anchor else Span.point(span.line, span.column),
+            name_span=self.span(where)
+            if where is not anchor
+            else Span.point(span.line, span.column),
             params=params,
             is_async=is_async,
             is_test=self.facts.is_test,
@@ -872,7 +879,11 @@ class _Extractor:
         return names, types
 
     def _object_type_fields(self, node: Node) -> Iterator[tuple[str, str]]:
-        inner = node.named_children[0] if node.type == "type_annotation" and node.named_children else node
+        inner = (
+            node.named_children[0]
+            if node.type == "type_annotation" and node.named_children
+            else node
+        )
         if inner is None or inner.type != "object_type":
             return
         for member in inner.named_children:
@@ -930,7 +941,11 @@ class _Extractor:
                 for base in clause.named_children:
                     if base.type in ("type_arguments", "arguments"):
                         continue
-                    target = base.child_by_field_name("function") if base.type == "call_expression" else base
+                    target = (
+                        base.child_by_field_name("function")
+                        if base.type == "call_expression"
+                        else base
+                    )
                     if base.type == "generic_type":
                         target = base.child_by_field_name("name") or base.named_children[0]
                     if target is None:
@@ -972,7 +987,9 @@ class _Extractor:
                 key = member.child_by_field_name("name") or member.child_by_field_name("property")
                 if value is not None and key is not None and value.type in _FUNCTION_EXPRESSIONS:
                     static = any(c.type == "static" for c in member.children)
-                    self._function(value, self.text(key), method_of=cls, static=static, anchor=member)
+                    self._function(
+                        value, self.text(key), method_of=cls, static=static, anchor=member
+                    )
                 elif value is not None:
                     self.visit(value)
             elif member.type == "class_static_block":
@@ -1069,9 +1086,7 @@ class _Extractor:
                     continue
                 bare = _unwrap(value)
                 if bare.type in _FUNCTION_EXPRESSIONS:
-                    qual = self._function(
-                        bare, f"{label}:{key}" if label else key, anchor=child
-                    )
+                    qual = self._function(bare, f"{label}:{key}" if label else key, anchor=child)
                     items[key] = _function_value(qual, self.text(bare), self.span(bare))
                 elif bare.type == "object" and not label:
                     self.containers.append(("object", self._qualname(key)))
@@ -1184,7 +1199,12 @@ class _Extractor:
         if node.type == "subscript_expression":
             obj = node.child_by_field_name("object")
             index = node.child_by_field_name("index")
-            if obj is not None and obj.type == "identifier" and index is not None and index.type == "string":
+            if (
+                obj is not None
+                and obj.type == "identifier"
+                and index is not None
+                and index.type == "string"
+            ):
                 return f"{self.text(obj)}[{_string_of(index, self.source)}]"
         return None
 
@@ -1222,7 +1242,10 @@ class _Extractor:
         scope = self.scope
         function = scope.function
         label = self._registration_label(method, arguments)
-        args = [self._argument(a, method, index, len(arguments), label) for index, a in enumerate(arguments[:8])]
+        args = [
+            self._argument(a, method, index, len(arguments), label)
+            for index, a in enumerate(arguments[:8])
+        ]
         call = Call(
             resolved or text,
             text,
@@ -1230,7 +1253,10 @@ class _Extractor:
             receiver,
             self.span(node),
             args,
-            NO_ITEMS,
+            # An options object written last is how a JavaScript API takes keyword
+            # arguments (``fetch(url, {method: "POST"})``, ``axios.post(url, body,
+            # {timeout})``): its fields are the call's keywords, as Python's would be.
+            dict(args[-1].items) if args and args[-1].kind == "dict" else NO_ITEMS,
             NO_VALUES,
             function.qualname if function else None,
             list(scope.loops) if scope.loops else NO_IDS,
@@ -1391,9 +1417,11 @@ class _Extractor:
             left = node.child_by_field_name("left")
             right = node.child_by_field_name("right")
             if left is not None:
-                loop.targets = _pattern_names(left, self.source) if left.type != "identifier" else [
-                    self.text(left)
-                ]
+                loop.targets = (
+                    _pattern_names(left, self.source)
+                    if left.type != "identifier"
+                    else [self.text(left)]
+                )
             if right is not None:
                 self.visit(right)
                 loop.iterable = self.value(right)
@@ -1450,7 +1478,11 @@ class _Extractor:
 
     def _handler(self, node: Node, try_id: int) -> None:
         parameter = node.child_by_field_name("parameter")
-        name = self.text(parameter) if parameter is not None and parameter.type == "identifier" else None
+        name = (
+            self.text(parameter)
+            if parameter is not None and parameter.type == "identifier"
+            else None
+        )
         body = node.child_by_field_name("body")
         record = Handler(try_id=try_id, caught=[], span=self.span(node), name=name)
         statements = list(_walk_own(body)) if body is not None else []
@@ -1475,7 +1507,11 @@ class _Extractor:
                 literal = _string_of(sub, self.source)
                 if literal:
                     record.strings.append(literal[:200])
-            elif kind == "string_fragment" and sub.parent is not None and sub.parent.type == "template_string":
+            elif (
+                kind == "string_fragment"
+                and sub.parent is not None
+                and sub.parent.type == "template_string"
+            ):
                 record.strings.append(self.text(sub, 200))
         record.breaks = body is not None and any(
             s.type == "break_statement" for s in _walk_own(body, into_loops=False)
@@ -1499,6 +1535,9 @@ class _Extractor:
                     return f"`{written}` (holds the error text)"
                 if written == name and _carries_whole_error(sub):
                     return written
+            elif kind == "shorthand_property_identifier" and self.text(sub) in tainted:
+                # ``{ error: "Failed", message }``: the property holds the local's text
+                return f"`{self.text(sub)}` (holds the error text)"
             elif kind == "member_expression":
                 obj = sub.child_by_field_name("object")
                 prop = sub.child_by_field_name("property")
@@ -1554,6 +1593,13 @@ class _Extractor:
                 if target is not None and value is not None and target.type == "identifier":
                     if self._raw_text(value, name, tainted):
                         tainted.add(self.text(target))
+            elif kind == "assignment_expression":
+                # ``cleanupError = (error as Error).message`` into a local declared before
+                target = node.child_by_field_name("left")
+                value = node.child_by_field_name("right")
+                if target is not None and value is not None and target.type == "identifier":
+                    if self._raw_text(value, name, tainted):
+                        tainted.add(self.text(target))
             elif kind == "return_statement" and node.named_children:
                 how = self._raw_text(node.named_children[0], name, tainted)
                 if how:
@@ -1562,7 +1608,11 @@ class _Extractor:
                 thrown = node.named_children[0]
                 if thrown.type == "new_expression":
                     how = next(
-                        (h for h in (self._raw_text(a, name, tainted) for a in _arguments(thrown)) if h),
+                        (
+                            h
+                            for h in (self._raw_text(a, name, tainted) for a in _arguments(thrown))
+                            if h
+                        ),
                         None,
                     )
                     if how:
@@ -1606,12 +1656,29 @@ class _Extractor:
                                 if value is not None and value.type == "string":
                                     strings.append(_string_of(value, self.source) or "")
                 uses.append(
-                    RawErrorUse(how, "call", self.span(node), callee, self.text(node), keys, strings)
+                    RawErrorUse(
+                        how, "call", self.span(node), callee, self.text(node), keys, strings
+                    )
                 )
         return uses, sorted(tainted)
 
 
 # ---------------------------------------------------------------------- helpers
+def _unread(root: Node, span: Callable[[Node], Span], limit: int = 5) -> Iterator[Span]:
+    """The first places the parser could not read (an ``ERROR`` node, or a token it had
+    to assume missing), outermost first."""
+    found = 0
+    stack = [root]
+    while stack and found < limit:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            found += 1
+            yield span(node)
+            continue
+        if node.has_error:
+            stack.extend(reversed(node.children))
+
+
 def _inner(node: Node) -> Node | None:
     for child in node.named_children:
         if child.type not in ("type_annotation", "comment") and not child.type.endswith("_type"):

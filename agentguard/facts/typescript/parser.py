@@ -18,7 +18,9 @@ _TSX_SUFFIXES = (".tsx", ".jsx", ".js", ".mjs", ".cjs")
 @functools.lru_cache(maxsize=2)
 def _parser(tsx: bool) -> tree_sitter.Parser:
     grammar = (
-        tree_sitter_typescript.language_tsx() if tsx else tree_sitter_typescript.language_typescript()
+        tree_sitter_typescript.language_tsx()
+        if tsx
+        else tree_sitter_typescript.language_typescript()
     )
     return tree_sitter.Parser(tree_sitter.Language(grammar))
 

@@ -675,7 +675,7 @@ class ProjectIndex(Types):
             caller = self.function(call.function) if call.function else None
             owner = enclosing_class(self, caller) if caller else None
             return self.self_type(owner, qualname[5:]) if owner else None
-        if qualname in self.functions or "." not in qualname and ":" not in qualname:
+        if qualname in self.functions or ("." not in qualname and ":" not in qualname):
             return None
         if qualname.rsplit(".", 1)[0] == facts.module:
             return None  # a module variable the extractor could not type
