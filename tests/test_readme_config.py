@@ -120,10 +120,14 @@ Teach agentguard your own clients' side effects. `sinks` are calls that change t
 `match` (qualified names, `*` globs), `effect` (`write`, `network_write`, `destructive`,
 `exec`, `payment`, `message`, `unknown`, or `http`/`sql`/`file_open`/`graphql`, judged from
 the call's arguments: method, statement, mode, GraphQL document), `idempotent`, `key` (how the
-call takes an idempotency key: `kwarg`, `header`, `option` or `sql_conflict`) and the schema's
-other fields (`method`, `method_from`, `remote`, `confidence`, `receiver_hint`, `only_with`: a
-sink only when keyword arguments are written with these values, as
-`NamedTemporaryFile(delete=False)`). Your sinks take precedence over the built-in ones. `reads` lists calls that only
+call takes an idempotency key: `kwarg`, `header`, `option` or `sql_conflict`, or `arg` with
+`field` for a field of a JavaScript options object, `{arg = -1, field = "idempotencyKey"}`) and
+the schema's other fields (`method`, `method_from` (`arg`, `kwarg`, `field`), `remote`,
+`confidence`, `receiver_hint`, `ecosystem` (`python`, the default, or `npm` for a sink of
+TypeScript and JavaScript code, named `npm:<package>.<export>` or `node:<module>.<name>`),
+`only_with`: a sink only when keyword arguments are written with these values, as
+`NamedTemporaryFile(delete=False)`). Your sinks take precedence over the built-in ones, in
+either language. `reads` lists calls that only
 read; `verbs` adds words to the verb lists that name writes and reads; `keys` adds the
 keyword and header names an idempotency key is passed by (`kwargs`, `headers`), calls whose
 result is new on every call (`fresh_calls`) or hashes its input (`hash_calls`), and name parts

@@ -133,7 +133,8 @@ class Value(CompactPickle):
     - a comparison with one operator (``==``, ``!=``, ``is``, ``is not``, ``in``,
       ``not in``, ``<``, ``<=``, ``>``, ``>=``): ``parts`` its left and right side;
     - an ``fstring`` has no ``op`` and ``parts`` in order: its literal text as ``const``
-      Values with ``op`` ``text``, and the Values of the expressions it formats.
+      Values with ``op`` ``text``, and the Values of the expressions it formats; a
+      JavaScript tagged template's text (the argument of sql`SELECT ...`) has ``op`` ``tag``.
     """
 
     kind: str
@@ -158,6 +159,11 @@ class Value(CompactPickle):
 
     def string(self) -> str | None:
         return self.const if self.kind == "const" and isinstance(self.const, str) else None
+
+
+# The key prefix, among a dict Value's items, of what a TypeScript object literal spreads
+# (``{...options}`` is the item ``...options``).
+SPREAD = "..."
 
 
 @dataclass(slots=True)

@@ -466,7 +466,8 @@ class Catalog:
     mcp_lowlevel_servers: list[str]
     mcp_tool_types: list[str]
     plugin_entry_names: frozenset[str]
-    sinks: Matcher[Sink]
+    sinks: Matcher[Sink]  # Python's
+    npm_sinks: Matcher[Sink]  # JavaScript's and TypeScript's
     user_sinks: Matcher[Sink]  # declared in config: win over project code
     retries: Matcher[RetryConstruct]
     client_retries: Matcher[RetryConstruct]
@@ -479,9 +480,14 @@ class Catalog:
         load_keys(self, data)
         self._add_tool_forms()
         self.sinks = Matcher()
+        self.npm_sinks = Matcher()
         self.user_sinks = Matcher()
         for patterns, sink in self.sink_entries:
-            self.sinks.add(patterns, sink)
+            if sink.user:  # the user's own names, whatever the language
+                self.sinks.add(patterns, sink)
+                self.npm_sinks.add(patterns, sink)
+            else:
+                (self.npm_sinks if sink.ecosystem == "npm" else self.sinks).add(patterns, sink)
             if sink.user:
                 self.user_sinks.add(patterns, sink)
         self.retries = Matcher()

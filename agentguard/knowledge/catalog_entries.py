@@ -164,12 +164,20 @@ class Sink:
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "arg": {"type": "integer", "minimum": 0},
+                "arg": {"type": "integer"},
                 "kwarg": NAMES,
+                "field": NONEMPTY_TEXT,
                 "request_data": BOOLEAN,
+                "route": BOOLEAN,
+                "tagged": BOOLEAN,
             },
         },
         lambda raw: raw,
+        description="Where the call names its method: a position (negative from the last "
+        "argument) and/or keyword, a field of the options object there (`fetch(url, "
+        '{method})`); `route`: the method starts the route string (`"POST /repos"`); '
+        "`tagged`: a sink only when called as a tagged template (sql`...`), a factory "
+        "otherwise.",
     )
     key: Mapping[str, Any] = catalog_key(
         "key",
@@ -180,6 +188,8 @@ class Sink:
                 "header": NONEMPTY_TEXT,
                 "kwarg": NAMES,
                 "option": NONEMPTY_TEXT,
+                "arg": {"type": "integer"},
+                "field": NONEMPTY_TEXT,
                 "sql_conflict": BOOLEAN,
             },
         },
@@ -191,6 +201,14 @@ class Sink:
         "confidence", {"enum": ["high", "medium", "low"]}, default_to("high")
     )
     receiver_hint: str | None = catalog_key("receiver_hint", {"enum": ["task", "sql"]}, text)
+    ecosystem: str = catalog_key(
+        "ecosystem",
+        {"enum": ["python", "npm"]},
+        default_to("python"),
+        description="The language whose calls the entry judges: Python (the default), or "
+        "JavaScript and TypeScript (`npm`: npm packages, Node built-ins and the globals), so "
+        "that a Python glob (`*.delay`) never judges a JavaScript call, nor the reverse.",
+    )
     pattern: str = ""
     user: bool = False  # declared in the user's config: wins over following project code
     # A sink only when each of these keyword arguments is written with this literal value

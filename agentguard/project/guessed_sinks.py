@@ -50,6 +50,8 @@ def heuristic_sink(
         return None  # a library's own reads (``googlemaps.Client.place``)
     if stays_in_process(project, call, callee, fn, facts):
         return None
+    if open_world.fills_what_it_read(call, facts):
+        return None
     head = callee.split(".", 1)[0]
     written = written_receiver(call)
     last = receiver_name(call)
@@ -57,6 +59,16 @@ def heuristic_sink(
         return None
     if open_world.sent_by_terminal(project, call, fn, facts):
         return None  # the request a later ``.execute()`` sends: judged there
+    if (
+        facts.language != "python"
+        and not call.receiver
+        and verb_class == "non_idempotent"
+        and open_world.hands_out_handle(project, call, fn, facts)
+    ):
+        # ``const provider = await createEmailProvider(opts); provider.getLabels()``: a
+        # JavaScript factory function (Node's own are ``createServer``, ``createHash``):
+        # what is done with the object it makes is judged, not its making
+        return None
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
     # a callee resolved through an attribute typed in another module (``interface: Ain``
     # in a base class) names a package that module imports

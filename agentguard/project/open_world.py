@@ -202,6 +202,30 @@ def _effect(
     )
 
 
+# A store's methods that put a value under a key, and those that read one back.
+_FILLS = frozenset({"set", "put", "setex", "setEx", "set_json", "setJSON"})
+_LOOKUPS = frozenset({"get", "getEx", "get_json", "getJSON"})
+
+
+def fills_what_it_read(call: Call, facts: ModuleFacts) -> bool:
+    """``store.set(key, value)`` after ``store.get(key)`` in the same function, on the same
+    store and key as written: a read-through cache filled with what the function looked up
+    elsewhere when the key was missing. It keeps a copy; it changes nothing of its own."""
+    if call.method not in _FILLS or not call.args or call.function is None or call.chain is None:
+        return False
+    store = call.chain.receiver()
+    key = call.args[0].text
+    return store is not None and any(
+        other.order < call.order
+        and other.method in _LOOKUPS
+        and other.args
+        and other.args[0].text == key
+        and other.chain is not None
+        and other.chain.receiver() == store
+        for other in facts.calls_in(call.function)
+    )
+
+
 def _verdict(
     project: ProjectIndex,
     world: OpenWorld,
@@ -220,6 +244,8 @@ def _verdict(
     ):
         # ``qr.make(fit=True)`` on a ``qrcode.QRCode``, ``part_queue.extend(parts)`` on a
         # list bound here: an object of the process, whatever it is called
+        return None
+    if fills_what_it_read(call, facts):
         return None
     if call.method in _DATA_METHODS and _json_answer(project, world, call, fn, facts):
         return None  # ``data = resp.json()``, then ``data.copy()``: a dict in the process
@@ -555,6 +581,11 @@ def _handle_factory(project: ProjectIndex, call: Call, fn: Function, facts: Modu
         and _root(other.chain).split(".", 1)[0] == target
         for other in project.calls_in(fn.qualname)
     )
+
+
+def hands_out_handle(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    """Whether later calls of ``fn`` use what ``call`` returned as their receiver."""
+    return _handle_factory(project, call, fn, facts)
 
 
 def _reads_a_key(call: Call) -> bool:

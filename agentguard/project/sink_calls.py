@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.facts.module_facts import SPREAD, Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, Sink
 from agentguard.knowledge.words import words
 from agentguard.project import open_world
@@ -82,11 +82,81 @@ def _http_method(
                 return "POST"
         return "POST" if ("data" in call.kwargs or len(call.args) > 1) else "GET"
     value = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
+    if spec.get("field"):
+        return option_method(project, value, spec["field"], fn, facts, call.order)[0]
     if value is not None and value.kind == "name":
         value = local_value(project, value.text, fn, facts, call.order) or value
+    if spec.get("route"):
+        return _route_method(value)
     if value is not None and value.string():
         return value.string().upper()  # type: ignore[union-attr]
     return None
+
+
+def _route_method(route: Value | None) -> str | None:
+    """The method a route string starts with (Octokit's ``request("POST /repos/{owner}/{repo}
+    /issues")``); a route naming none is a GET. None when the route is not written out."""
+    if route is None:
+        return None
+    text = route.string()
+    if text is None and route.kind == "fstring" and route.parts:
+        text = route.parts[0].string()
+    if text is None:
+        return None
+    first = text.strip().split(" ", 1)[0].upper()
+    return first if first in _HTTP_METHODS and " " in text.strip() else "GET"
+
+
+def option_method(
+    project: ProjectIndex,
+    options: Value | None,
+    field_name: str,
+    fn: Function,
+    facts: ModuleFacts,
+    before: int,
+    depth: int = 0,
+) -> tuple[str | None, str | None]:
+    """The HTTP method an options object names in ``field_name`` (``fetch(url, {method:
+    "POST"})``): ``(method, None)`` when written, or GET when the object (or the field) is
+    absent, as the libraries default; ``(None, parameter)`` when a parameter of ``fn``
+    supplies it (``{...init}``, ``{method: options.method}``, the object itself), written
+    ``options.method`` for a field of one; ``(None, None)`` when no reader can know it."""
+    if options is None or options.kind in {"const", "fstring"}:
+        return "GET", None  # no options object (``axios(url)``: the last argument is the URL)
+    if options.kind == "name":
+        if options.text in fn.params and options.text not in SELF_NAMES:
+            return None, f"{options.text}.{field_name}"
+        options = local_value(project, options.text, fn, facts, before) or options
+    if options.kind != "dict":
+        return None, None
+    item = options.items.get(field_name)
+    if item is None:
+        # a later spread wins over an earlier one: the first that says anything decides
+        spreads = [v for k, v in options.items.items() if k.startswith(SPREAD)]
+        for spread in reversed(spreads):
+            if depth >= 2:
+                return None, None
+            found = option_method(project, spread, field_name, fn, facts, before, depth + 1)
+            if found != ("GET", None):
+                return found
+        return "GET", None
+    if item.kind == "name":
+        if item.text in fn.params and item.text not in SELF_NAMES:
+            return None, item.text
+        item = local_value(project, item.text, fn, facts, before) or item
+    if item.op == "if" and item.parts:  # ``options.method ?? "GET"``: the caller's, if given
+        given = Value("dict", "", items={field_name: item.parts[0]})
+        found = option_method(project, given, field_name, fn, facts, before, depth + 1)
+        if found[1] is not None:
+            return found
+        text = next((part.string() for part in item.parts if part.string()), None)
+        return (text.upper(), None) if text else (None, None)
+    if item.kind == "attr":
+        holder, _, attribute = item.text.replace("?", "").partition(".")
+        if holder in fn.params and holder not in SELF_NAMES and attribute.isidentifier():
+            return None, f"{holder}.{attribute}"
+    text = item.string()
+    return (text.upper(), None) if text else (None, None)
 
 
 def find_sink(matcher: Matcher[Sink], call: Call, callee: str) -> Sink | None:
@@ -147,9 +217,15 @@ def _classify_sink(
     channel = judge_channel(project, call, fn, facts)
     if not isinstance(channel, bool):
         return channel  # a command sent over a channel, judged by its operation
-    sink = find_sink(project.catalog.sinks, call, callee)
+    catalog = project.catalog
+    sink = find_sink(
+        catalog.sinks if facts.language == "python" else catalog.npm_sinks, call, callee
+    )
     if sink is not None and not _written_with(call, sink):
         return None  # ``NamedTemporaryFile()``: removed when closed, nothing left behind
+    if sink is not None and (sink.method_from or {}).get("tagged"):
+        if not (call.args and call.args[0].op == "tag"):
+            return None  # ``neon(url)``: the client is made; sql`...` runs a statement
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
         unknown_statement = False  # SQL whose statement the caller supplies
@@ -161,7 +237,7 @@ def _classify_sink(
                 kind = "graphql"  # ``session.execute(gql("query { ... }"))``: not SQL
         if kind in {"http"}:
             method = _http_method(project, call, sink, fn, facts)
-            method_param = _method_param(call, sink, fn) if method is None else None
+            method_param = _method_param(project, call, sink, fn, facts) if method is None else None
             if method_param is not None:
                 # judged where a caller passes the method (``self._request("POST", ...)``)
                 judgement = judge_post(project, call, fn, facts)
@@ -203,9 +279,16 @@ def _classify_sink(
             if statement.kind == "name":
                 statement = local_value(project, statement.text, fn, facts, call.order) or statement
             text = statement.string()
+            if text is None and sink.ecosystem == "npm" and statement.kind == "fstring":
+                # a tagged template (``sql`DELETE FROM t WHERE id = ${id}```): its values
+                # are bound as parameters, so the literal text is the statement
+                text = "".join(p.const if p.op == "text" else "$1" for p in statement.parts)  # type: ignore[misc]
             receiver = (call.receiver or "").lower()
-            if not project.catalog.db_handle_receivers.search(receiver) and not bound_to_db_handle(
-                project, call.receiver or "", fn, facts, call.order
+            # an npm driver's client is known by its type, whatever the receiver's name
+            if (
+                sink.ecosystem != "npm"
+                and not project.catalog.db_handle_receivers.search(receiver)
+                and not bound_to_db_handle(project, call.receiver or "", fn, facts, call.order)
             ):
                 return _open_world(project, call, callee, fn, facts)
             start = statement_start(statement) if text is None else None
@@ -229,7 +312,11 @@ def _classify_sink(
                 statement_from = statement_param
             # An embedded database file is a local write (judged by Q1): no service downstream
             # could honour an idempotency key.
-            remote = not embedded_database_module(project.catalog, facts)
+            remote = (
+                sink.remote
+                if sink.remote is not None
+                else not embedded_database_module(project.catalog, facts)
+            )
         elif kind == "file_open":
             mode_text = open_world.file_mode(project, call, sink, fn, facts)
             if mode_text is None:  # a mode no reader of the source can know: maybe a write
@@ -506,12 +593,17 @@ def _judged_post(
 DEFERRED = "http_deferred"
 
 
-def _method_param(call: Call, sink: Sink, fn: Function) -> str | None:
-    """The parameter of ``fn`` passed as the HTTP method (``httpx.request(method, url)``)."""
+def _method_param(
+    project: ProjectIndex, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """The parameter of ``fn`` passed as the HTTP method (``httpx.request(method, url)``),
+    or whose field is (``fetch(url, {...init})`` passes ``init.method``)."""
     spec = sink.method_from or {}
     if spec.get("request_data"):
         return None
     value = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
+    if spec.get("field"):
+        return option_method(project, value, spec["field"], fn, facts, call.order)[1]
     if value is not None and value.kind == "name" and value.text in fn.params:
         return value.text if value.text not in SELF_NAMES else None
     return None
@@ -537,18 +629,27 @@ def map_method_through_call(
     "GET" reads (no effect), "PUT"/"DELETE" are idempotent, "POST" is judged by its URL."""
     if effect.method_param is None:
         return effect
-    substitution = substitute(
-        project, effect.method_param, callee_fn, call, caller, self_passed_on=True
-    )
+    param, _, field_name = effect.method_param.partition(".")
+    substitution = substitute(project, param, callee_fn, call, caller, self_passed_on=True)
     if substitution.passed_on is not None:
         # the caller's own parameter, an HTTP method or an RPC operation: its callers choose
-        return replace(effect, method_param=substitution.passed_on)
+        passed_on = substitution.passed_on
+        return replace(
+            effect, method_param=f"{passed_on}.{field_name}" if field_name else passed_on
+        )
     if effect.kind == RPC_DEFERRED:
         return map_operation(project, effect, substitution.argument)
     argument = substitution.argument
-    if argument is None:
+    if field_name:
+        # a field of the options the caller hands (``api(path, {method: "POST"})``)
+        written, forwarded = option_method(project, argument, field_name, caller, facts, call.order)
+        if forwarded is not None:
+            return replace(effect, method_param=forwarded)
+        method = written or ""
+    elif argument is None:
         return None
-    method = (argument.string() or "").upper()
+    else:
+        method = (argument.string() or "").upper()
     chosen = _METHOD_EFFECTS.get(method)
     if chosen is not None:
         kind, idempotent = chosen

@@ -11,7 +11,9 @@ from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import Sink
 from agentguard.project.tool_facts import (
     SELF_NAMES,
+    ArgSpec,
     KeyEvidence,
+    argument_at,
 )
 
 if TYPE_CHECKING:
@@ -52,6 +54,17 @@ def key_for(
     search.from_kwargs(call.kwargs, 0)
     for unpacked in call.star_kwargs_values:
         search.from_dict(unpacked, 0)
+    if key_spec.get("field"):
+        # a field of an options object (Stripe's ``create(params, {idempotencyKey})``)
+        options = argument_at(call.args, {}, ArgSpec(key_spec.get("arg"), ()))
+        if options is not None and options.kind == "name":
+            options = local_value(project, options.text, fn, facts, call.order) or options
+        if options is not None and options.kind == "dict" and key_spec["field"] in options.items:
+            search.candidates.append(options.items[key_spec["field"]])
+    if facts.language != "python":
+        # JavaScript has no keywords: headers and options travel in objects passed by position
+        for passed in call.args:
+            search.from_dict(passed, 0)
     if not search.candidates:
         if search.preconditions:
             # ``If-None-Match: *`` / ``If-Match: <etag>``: the service refuses a repeat

@@ -310,6 +310,7 @@ def argument_at(call_args: list[Value], call_kwargs: dict[str, Value], ref: obje
 class ArgSpec:
     arg: int | None
     kwarg: object
+    field: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.kwarg, str):

@@ -225,3 +225,68 @@ def test_a_file_the_parser_cannot_fully_read_still_yields_the_rest(tmp_path: Pat
     done = agentguard("check", str(tmp_path), "--no-cache")
     assert "partly read server.ts: line 3 could not be parsed" in done.stdout
     assert "AG000" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        pytest.param(
+            {
+                "tools.ts": """
+                    import { createTool } from "@mastra/core/tools";
+                    import { z } from "zod";
+                    import { store } from "./store.js";
+
+                    export const profile = createTool({
+                      id: "get_profile",
+                      description: "A user's profile",
+                      inputSchema: z.object({ userId: z.string() }),
+                      execute: async ({ context }) => {
+                        const key = `profile:${context.userId}`;
+                        const cached = await store.get(key);
+                        if (cached) return cached;
+                        const fresh = await fetch(`https://people.example/users/${context.userId}`);
+                        const body = await fresh.json();
+                        await store.set(key, body, 3600);
+                        return body;
+                      },
+                    });
+                """,
+                "store.ts": """
+                    import { makeStore } from "./kv.js";
+                    export const store = makeStore();
+                """,
+            },
+            id="typescript",
+        ),
+        pytest.param(
+            {
+                "tools.py": """
+                    import httpx
+                    from langchain_core.tools import tool
+                    from app_store import store
+
+
+                    @tool
+                    def get_profile(user_id: str) -> dict:
+                        \"\"\"A user's profile.\"\"\"
+                        key = f"profile:{user_id}"
+                        cached = store.get(key)
+                        if cached:
+                            return cached
+                        body = httpx.get(f"https://people.example/users/{user_id}").json()
+                        store.set(key, body, 3600)
+                        return body
+                """
+            },
+            id="python",
+        ),
+    ],
+)
+def test_a_read_through_cache_filled_with_what_was_read_is_no_write(
+    tmp_path: Path, files: dict[str, str]
+) -> None:
+    write_project(tmp_path, {name: dedent(text) for name, text in files.items()})
+    (tool,) = report(tmp_path)["tools"]
+    assert tool["risk"]["value"] == "read"
+    assert not [f for f in findings(tmp_path) if f["code"] in {"AG101", "AG201"}]

@@ -11,7 +11,9 @@ How the languages meet in the facts:
   ``import Stripe from "stripe"`` binds ``Stripe`` to ``npm:stripe``.
 - ``new X(...)`` is a call of ``X``, and the name it is assigned to holds an ``X``.
 - An object literal is a ``dict`` Value; an options object's fields are its items, and
-  those of an options object written last are the call's keywords as well.
+  those of an options object written last are the call's keywords as well. What it
+  spreads (``{...init, method}``) is an item too, keyed ``...`` and the spread's text
+  (``...init``): no property can be named so.
 - A function written as an expression (an arrow or ``function () {}``) is a function of its
   own when it is named by what holds it: a constant (``const send = async () => ...``), an
   object's property (``handlers.create``), a class field, or a registration call it is
@@ -39,6 +41,7 @@ from agentguard.facts.module_facts import (
     CALL_STEP,
     LOADED_EMPTY_DICT,
     LOADED_EMPTY_LIST,
+    SPREAD,
     Assignment,
     Branch,
     Call,
@@ -525,6 +528,13 @@ class _Extractor:
         elif kind == "template_string":
             value.kind = "fstring"
             value.parts = self._template_parts(node)
+            parent = node.parent
+            if (
+                parent is not None
+                and parent.type == "call_expression"
+                and node == parent.child_by_field_name("arguments")
+            ):
+                value.op = "tag"  # a tagged template's text: sql`SELECT ...`
         elif kind == "ternary_expression":
             value.op = "if"
             value.parts = [
@@ -562,6 +572,9 @@ class _Extractor:
                 key = _property_key(child.child_by_field_name("name"), self.source)
                 if key is not None:
                     items[key] = _leaf("lambda", self.text(child), span=self.span(child))
+            elif child.type == "spread_element" and child.named_children:
+                spread = child.named_children[0]
+                items[SPREAD + self.text(spread)] = self.value(spread)
         return items
 
     def _template_parts(self, node: Node) -> list[Value]:
@@ -1117,6 +1130,16 @@ class _Extractor:
             last = (made.qualname or "").rsplit(".", 1)[-1]
             if made.qualname and (last[:1].isupper() or last in ("createClient", "client")):
                 self._bind(name, made.qualname)
+            elif (
+                made.qualname
+                and made.qualname.startswith("npm:")
+                and "()" not in made.qualname
+                and _inner_type(value_node) != "await_expression"
+            ):
+                # what a package's factory hands back at once (``axios.create()``,
+                # ``google.gmail({...})``, ``postgres(url)``): a client, named after the call.
+                # What is awaited is the answer to a request, data and not a client.
+                self._bind(name, f"{made.qualname}()")
         elif bare.type in ("identifier", "member_expression") and not name.startswith("self."):
             resolved = self.resolve(bare)
             if resolved and "." in resolved and name not in self.scope.types:
@@ -1684,6 +1707,23 @@ def _inner(node: Node) -> Node | None:
         if child.type not in ("type_annotation", "comment") and not child.type.endswith("_type"):
             return child
     return None
+
+
+def _inner_type(node: Node) -> str:
+    """The type of the expression inside parentheses and type assertions (an ``await``
+    stays: it says the value is a request's answer)."""
+    while (
+        node.type
+        in (
+            "parenthesized_expression",
+            "as_expression",
+            "satisfies_expression",
+            "non_null_expression",
+        )
+        and node.named_children
+    ):
+        node = node.named_children[0]
+    return node.type
 
 
 def _unwrap(node: Node) -> Node:

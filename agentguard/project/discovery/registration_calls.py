@@ -69,7 +69,8 @@ def tools_from_call(
                 qual,
                 factory,
                 site,
-                (name_value.string() if name_value else None) or _assigned_name(call, facts),
+                (name_value.string() if name_value else None)
+                or _assigned_name(project, call, facts),
                 options,
                 [also_qual] if also_qual else None,
             )
@@ -100,14 +101,18 @@ def tools_from_call(
     return tools
 
 
-def _assigned_name(call: Call, facts: ModuleFacts) -> str | None:
+def _assigned_name(project: ProjectIndex, call: Call, facts: ModuleFacts) -> str | None:
     """The name a registration's result is assigned to, when the registration names its
-    tool nowhere else: ``export const lookupOrder = tool({description, execute})``."""
+    tool nowhere else: ``export const lookupOrder = tool({description, execute})``, or the
+    factory that returns it (``export const searchTool = (deps) => tool({...})``)."""
     if facts.language == "python":
         return None
     for assignment in facts.assignments:
         if assignment.value.kind == "call" and assignment.value.span == call.span:
             return assignment.target if assignment.target.isidentifier() else None
+    factory = project.function(call.function) if call.function else None
+    if factory is not None and any(value.span == call.span for value in factory.returns):
+        return factory.name if factory.name.isidentifier() else None
     return None
 
 

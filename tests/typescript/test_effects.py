@@ -1,0 +1,218 @@
+"""TypeScript tools' side effects as a user sees them: the findings of `agentguard check` and
+the effects `agentguard report` gives each tool of a small MCP server written in TypeScript."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..conftest import FIXTURES, write_project
+
+PROJECT = FIXTURES / "ts-effects"
+
+
+def _run(*args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "agentguard", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded: dict[str, Any] = json.loads(done.stdout)
+    return loaded
+
+
+def _codes_by_tool(directory: Path) -> dict[str, set[str]]:
+    checked = _run("check", str(directory), "--format", "json", "--no-cache", "--exit-zero")
+    found: dict[str, set[str]] = {tool: set() for tool in _tool_names(checked)}
+    for finding in checked["findings"]:
+        found.setdefault(finding.get("tool") or "", set()).add(finding["code"])
+    return found
+
+
+def _tool_names(checked: dict[str, Any]) -> list[str]:
+    return [tool["name"] if isinstance(tool, dict) else tool for tool in checked["tools"]]
+
+
+@pytest.fixture(scope="module")
+def codes() -> dict[str, set[str]]:
+    return _codes_by_tool(PROJECT)
+
+
+@pytest.fixture(scope="module")
+def effects() -> dict[str, list[str]]:
+    report = _run("report", str(PROJECT), "--format", "json")
+    return {tool["name"]: tool["effects"] for tool in report["tools"]}
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [
+        "get_ticket",
+        "list_tickets",
+        "list_issues",
+        "count_customers",
+        "channel_history",
+        "incident_status",
+        "recent_outages",
+        "read_runbook",
+    ],
+)
+def test_read_only_tools_get_no_write_finding(
+    tool: str, codes: dict[str, set[str]], effects: dict[str, list[str]]
+) -> None:
+    assert tool in codes
+    assert not codes[tool] & {"AG101", "AG201"}
+    assert effects[tool] == []
+
+
+@pytest.mark.parametrize("tool", ["open_ticket", "escalate_ticket", "add_ticket_note"])
+def test_fetch_post_is_a_network_write_direct_or_through_a_helper(
+    tool: str, codes: dict[str, set[str]], effects: dict[str, list[str]]
+) -> None:
+    """`fetch(url, {method: "POST"})` in the tool, or in a helper that spreads its caller's
+    options (`{...options}`) or reads their method (`options.method ?? "GET"`)."""
+    assert effects[tool] == ["network_write"]
+    assert {"AG101", "AG201"} <= codes[tool]
+
+
+def test_stripe_create_without_a_key_repeats_the_charge(codes: dict[str, set[str]]) -> None:
+    assert {"AG101", "AG201"} <= codes["charge_customer"]
+
+
+def test_stripe_create_with_an_idempotency_key_option_has_its_key(
+    codes: dict[str, set[str]],
+) -> None:
+    assert "AG201" not in codes["refund_order"]
+    assert "AG101" in codes["refund_order"]
+
+
+def test_resend_send_with_an_idempotency_key_option_has_its_key(
+    codes: dict[str, set[str]], effects: dict[str, list[str]]
+) -> None:
+    assert effects["email_customer"] == ["message"]
+    assert "AG201" not in codes["email_customer"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "effect"),
+    [
+        ("file_issue", "network_write"),
+        ("post_status_update", "message"),
+        ("open_incident", "network_write"),
+        ("schedule_review", "network_write"),
+        ("charge_customer", "payment"),
+    ],
+)
+def test_library_writes_are_remote_and_lack_a_key(
+    tool: str, effect: str, codes: dict[str, set[str]], effects: dict[str, list[str]]
+) -> None:
+    """Octokit, the Slack WebClient, an axios instance, googleapis and Stripe."""
+    assert effects[tool] == [effect]
+    assert {"AG101", "AG201"} <= codes[tool]
+
+
+@pytest.mark.parametrize(
+    ("tool", "effect"),
+    [("save_customer_note", "write"), ("export_report", "write"), ("run_diagnostics", "exec")],
+)
+def test_local_writes_need_a_policy_but_no_key(
+    tool: str, effect: str, codes: dict[str, set[str]], effects: dict[str, list[str]]
+) -> None:
+    """A Prisma create (the application's own store), a file written, a command run."""
+    assert effects[tool] == [effect]
+    assert "AG101" in codes[tool]
+    assert "AG201" not in codes[tool]
+
+
+def test_sql_statement_text_decides(
+    codes: dict[str, set[str]], effects: dict[str, list[str]]
+) -> None:
+    assert effects["record_outage"] == ["write"]
+    assert "AG101" in codes["record_outage"]
+    assert effects["recent_outages"] == []
+
+
+SMALL_SERVER = """\
+import {{ McpServer }} from "@modelcontextprotocol/sdk/server/mcp.js";
+{imports}
+const server = new McpServer({{ name: "small", version: "1.0.0" }});
+{setup}
+server.registerTool("{name}", {{ description: "{name}" }}, async () => {{
+{body}
+  return {{ content: [] }};
+}});
+"""
+
+
+def _small(tmp_path: Path, name: str, body: str, imports: str = "", setup: str = "") -> set[str]:
+    source = SMALL_SERVER.format(imports=imports, setup=setup, name=name, body=body)
+    write_project(tmp_path, {"package.json": '{"type": "module"}\n', "src/server.ts": source})
+    return _codes_by_tool(tmp_path)[name]
+
+
+def test_tagged_template_sql_is_judged_by_its_text(tmp_path: Path) -> None:
+    imports = 'import postgres from "postgres";'
+    setup = "const sql = postgres(process.env.DATABASE_URL!);"
+    body = '  await sql`DELETE FROM sessions WHERE user_id = ${"u1"}`;'
+    assert "AG101" in _small(tmp_path / "delete", "purge_sessions", body, imports, setup)
+    body = "  await sql`SELECT id FROM sessions`;"
+    assert not _small(tmp_path / "select", "list_sessions", body, imports, setup) & {"AG101"}
+
+
+def test_octokit_request_takes_its_method_from_the_route(tmp_path: Path) -> None:
+    imports = 'import { Octokit } from "@octokit/rest";'
+    setup = "const octokit = new Octokit();"
+    body = '  await octokit.request("POST /repos/{owner}/{repo}/issues", { owner: "a", repo: "b", title: "t" });'
+    assert {"AG101", "AG201"} <= _small(tmp_path / "post", "file_bug", body, imports, setup)
+    body = '  await octokit.request("GET /repos/{owner}/{repo}/issues", { owner: "a", repo: "b" });'
+    assert not _small(tmp_path / "get", "list_bugs", body, imports, setup) & {"AG101", "AG201"}
+
+
+def test_a_delay_helper_is_no_task_queue(tmp_path: Path) -> None:
+    """Python's `*.delay` (Celery) judges no JavaScript call."""
+    setup = "async function pause(timer: { delay(ms: number): Promise<void> }) { await timer.delay(500); }"
+    body = "  await pause(globalThis as never);"
+    assert not _small(tmp_path, "wait_a_bit", body, setup=setup) & {"AG101", "AG201"}
+
+
+@pytest.mark.parametrize(
+    ("helper", "method", "writes"),
+    [
+        ("fetch(url, { method: init.method, body: init.body })", "POST", True),
+        ("fetch(url, init)", "DELETE", True),
+        ("fetch(url, { ...init })", "GET", False),
+        ("fetch(url, { ...init, method: 'PUT' })", "GET", True),
+    ],
+)
+def test_a_helper_forwards_its_callers_method(
+    tmp_path: Path, helper: str, method: str, writes: bool
+) -> None:
+    setup = f"async function send(url: string, init: RequestInit) {{ return {helper}; }}"
+    body = f'  await send("https://tickets.example.com/api/tickets", {{ method: "{method}" }});'
+    found = _small(tmp_path, "send_ticket", body, setup=setup)
+    assert ("AG101" in found) is writes
+
+
+def test_a_users_own_sink_judges_typescript_calls(tmp_path: Path) -> None:
+    """A sink the user declares applies to TypeScript code too, ahead of the built-in ones."""
+    write_project(
+        tmp_path,
+        {
+            "agentguard.toml": (
+                "[[effects.sinks]]\n"
+                'match = ["npm:@acme/orders.OrdersClient.fulfil"]\n'
+                'effect = "network_write"\n'
+                "idempotent = false\n"
+            )
+        },
+    )
+    imports = 'import { OrdersClient } from "@acme/orders";'
+    setup = "const orders = new OrdersClient();"
+    body = '  await orders.fulfil({ sku: "A1" });'
+    assert {"AG101", "AG201"} <= _small(tmp_path, "place_order", body, imports, setup)
