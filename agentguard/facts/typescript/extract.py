@@ -29,6 +29,7 @@ Nothing here runs or imports the scanned code.
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -38,12 +39,15 @@ from tree_sitter import Node
 from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import (
     CALL_STEP,
+    LOADED_EMPTY_DICT,
+    LOADED_EMPTY_LIST,
     SPREAD,
     Assignment,
     Branch,
     Call,
     Chain,
     ClassDef,
+    Const,
     Decorator,
     Function,
     Handler,
@@ -166,14 +170,53 @@ _NO_READS = frozenset(
         "jsx_fragment",
     }
 )
+_NO_READS_OR_FUNCTIONS = _NO_READS | _FUNCTION_EXPRESSIONS
 _CLASS_DECLARATIONS = frozenset({"class_declaration", "abstract_class_declaration"})
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 _EXITS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 # Generic wrappers whose first type argument is the type held (``Promise<Client>``).
 _TYPE_WRAPPERS = frozenset({"Promise", "Readonly", "Partial", "Required", "NonNullable", "Awaited"})
 
-NO_VALUES: list[Value] = []
-NO_ITEMS: dict[str, Value] = {}
+_new_span = tuple.__new__
+
+# Values made here hold the one shared, read-only empty list or dict (the ones facts read
+# back from a pickle hold) for each empty field: most of a Value's containers stay empty,
+# and each made anew is one more object for the cyclic collector to scan in a caller that
+# keeps the facts.
+NO_NAMES: list[str] = LOADED_EMPTY_LIST
+NO_VALUES: list[Value] = LOADED_EMPTY_LIST
+NO_ITEMS: dict[str, Value] = LOADED_EMPTY_DICT
+NO_IDS: list[int] = LOADED_EMPTY_LIST
+
+
+def _leaf(
+    kind: str,
+    text: str,
+    const: Const = None,
+    qualname: str | None = None,
+    names: list[str] = NO_NAMES,
+    span: Span | None = None,
+    chain: Chain | None = None,
+    op: str = "",
+) -> Value:
+    """A Value with nothing nested: a constant, a name, a function's."""
+    return Value(
+        kind,
+        text,
+        const,
+        qualname,
+        names,
+        NO_NAMES,
+        NO_NAMES,
+        NO_ITEMS,
+        NO_VALUES,
+        span,
+        NO_ITEMS,
+        NO_VALUES,
+        NO_VALUES,
+        chain,
+        op,
+    )
 
 
 def is_test_path(path: str) -> bool:
@@ -207,11 +250,20 @@ def extract_typescript(
 ) -> ModuleFacts:
     """The facts of one TypeScript or JavaScript file. ``resolve_import(path, specifier)``
     names the module an import specifier leads to (``TsModuleMap.resolve``)."""
-    tree = parse(source, path)
-    test = is_test_path(path) if is_test is None else is_test
-    extractor = _Extractor(source, path, module, resolve_import, test, language)
-    extractor.run(tree.root_node)
-    return extractor.facts
+    # A file's tree nodes and facts are many objects and no reference cycle: the cyclic
+    # collector, left running, would rescan every fact made so far again and again (half
+    # the time when a caller keeps the facts). Reference counting frees each one.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        tree = parse(source, path)
+        test = is_test_path(path) if is_test is None else is_test
+        extractor = _Extractor(source, path, module, resolve_import, test, language)
+        extractor.run(tree.root_node)
+        return extractor.facts
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class _Extractor:
@@ -259,7 +311,9 @@ class _Extractor:
 
     def span(self, node: Node) -> Span:
         (line, col), (end_line, end_col) = node.start_point, node.end_point
-        return Span(line + 1, col + 1, end_line + 1, end_col + 1)
+        # ``Span(...)`` goes through its metaclass's Python ``__call__``: built directly, as
+        # that call does, since a file makes a span for most of its expressions.
+        return _new_span(Span, (line + 1, col + 1, end_line + 1, end_col + 1))
 
     def new_id(self) -> int:
         self._next_id += 1
@@ -404,7 +458,7 @@ class _Extractor:
     # ------------------------------------------------------------------ values
     def value(self, node: Node | None) -> Value:
         if node is None:
-            return Value(kind="const", text="undefined")
+            return _leaf("const", "undefined")
         key = node.id
         known = self._values.get(key)
         if known is None:
@@ -425,20 +479,35 @@ class _Extractor:
                 return self.value(inner)
         text, span = self.text(node), self.span(node)
         if kind == "string":
-            return Value("const", text, _string_of(node, self.source), span=span)
+            return _leaf("const", text, _string_of(node, self.source), span=span)
         if kind == "number":
-            return Value("const", text, _number(text), span=span)
+            return _leaf("const", text, _number(text), span=span)
         if kind in ("true", "false"):
-            return Value("const", text, kind == "true", span=span)
+            return _leaf("const", text, kind == "true", span=span)
         if kind in ("null", "undefined"):
-            return Value("const", text, None, span=span)
+            return _leaf("const", text, None, span=span)
         if kind in ("identifier", "this", "shorthand_property_identifier"):
             name = "self" if kind == "this" else text
-            return Value(
+            return _leaf(
                 "name", text, None, self.resolve_name(name), [name], span=span, chain=Chain(name)
             )
         names, calls, attrs = self._reads(node)
-        value = Value("other", text, None, None, names, calls, attrs, span=span)
+        # Each field below that stays empty holds the shared empty list or dict.
+        value = Value(
+            "other",
+            text,
+            None,
+            None,
+            names,
+            calls,
+            attrs,
+            NO_ITEMS,
+            NO_VALUES,
+            span,
+            NO_ITEMS,
+            NO_VALUES,
+            NO_VALUES,
+        )
         if kind == "member_expression":
             value.kind, value.qualname = "attr", self.resolve(node)
             value.chain = self.chain(node)
@@ -502,7 +571,7 @@ class _Extractor:
             elif child.type == "method_definition":
                 key = _property_key(child.child_by_field_name("name"), self.source)
                 if key is not None:
-                    items[key] = Value("lambda", self.text(child), span=self.span(child))
+                    items[key] = _leaf("lambda", self.text(child), span=self.span(child))
             elif child.type == "spread_element" and child.named_children:
                 spread = child.named_children[0]
                 items[SPREAD + self.text(spread)] = self.value(spread)
@@ -516,7 +585,7 @@ class _Extractor:
                 parts.append(self.value(inner))
             elif child.type in ("string_fragment", "escape_sequence"):
                 literal = self.text(child, 2000)
-                parts.append(Value("const", literal, literal, op="text"))
+                parts.append(_leaf("const", literal, literal, op="text"))
         return parts
 
     def chain(self, node: Node) -> Chain | None:
@@ -565,13 +634,14 @@ class _Extractor:
         names: list[str] = []
         calls: list[str] = []
         attrs: list[str] = []
+        source = self.source
         kind = node.type
         if kind == "identifier" or kind == "shorthand_property_identifier":
-            names.append(self.source[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+            names.append(source[node.start_byte : node.end_byte].decode("utf-8", "replace"))
         elif kind == "this":
             names.append("self")
         else:
-            if kind in ("call_expression", "new_expression"):
+            if kind == "call_expression" or kind == "new_expression":
                 func = node.child_by_field_name("function") or node.child_by_field_name(
                     "constructor"
                 )
@@ -584,30 +654,39 @@ class _Extractor:
                     attrs.append(self.text(prop))
             for child in node.named_children:
                 child_kind = child.type
-                if child_kind in _FUNCTION_EXPRESSIONS or child_kind in _NO_READS:
-                    continue
-                child_names, child_calls, child_attrs = self._reads(child)
-                names += child_names
-                calls += child_calls
-                attrs += child_attrs
-        found = self._reads_memo[key] = (names, calls, attrs)
+                # The leaves read here, not through a memoised call of their own: no
+                # Value asks for a name's reads (``_value`` answers a name itself).
+                if child_kind == "identifier" or child_kind == "shorthand_property_identifier":
+                    names.append(
+                        source[child.start_byte : child.end_byte].decode("utf-8", "replace")
+                    )
+                elif child_kind == "this":
+                    names.append("self")
+                elif child_kind not in _NO_READS_OR_FUNCTIONS and child.named_child_count:
+                    child_names, child_calls, child_attrs = self._reads(child)
+                    names += child_names
+                    calls += child_calls
+                    attrs += child_attrs
+        found = self._reads_memo[key] = (names or NO_NAMES, calls or NO_NAMES, attrs or NO_NAMES)
         return found
 
     # ------------------------------------------------------------------ traversal
     def visit(self, node: Node) -> None:
-        kind = node.type
-        if kind in _NO_FACTS:
-            return
-        handler = _VISITS.get(kind)
-        if handler is not None:
+        handler = _VISITS.get(node.type, _VISIT_CHILDREN)
+        if handler is _VISIT_CHILDREN:
+            self.visit_children(node)
+        elif handler is not None:
             handler(self, node)
-        else:
-            for child in node.named_children:
-                self.visit(child)
 
     def visit_children(self, node: Node) -> None:
+        # ``visit`` inlined: most nodes are leaves or kinds with no visit of their own.
         for child in node.named_children:
-            self.visit(child)
+            handler = _VISITS.get(child.type, _VISIT_CHILDREN)
+            if handler is _VISIT_CHILDREN:
+                if child.named_child_count:
+                    self.visit_children(child)
+            elif handler is not None:
+                handler(self, child)
 
     def visit_comment(self, node: Node) -> None:
         return
@@ -1222,10 +1301,10 @@ class _Extractor:
             # An options object written last is how a JavaScript API takes keyword
             # arguments (``fetch(url, {method: "POST"})``, ``axios.post(url, body,
             # {timeout})``): its fields are the call's keywords, as Python's would be.
-            dict(args[-1].items) if args and args[-1].kind == "dict" else {},
-            [],
+            dict(args[-1].items) if args and args[-1].kind == "dict" else NO_ITEMS,
+            NO_VALUES,
             function.qualname if function else None,
-            list(scope.loops),
+            list(scope.loops) if scope.loops else NO_IDS,
             scope.order,
             self.chain(func),
         )
@@ -1756,7 +1835,7 @@ def _pattern_names(node: Node, source: bytes) -> list[str]:
 
 def _function_value(qualname: str, text: str, span: Span) -> Value:
     short = text if len(text) <= 80 else text[:80] + "..."
-    return Value("name", short, None, qualname, span=span)
+    return _leaf("name", short, None, qualname, span=span)
 
 
 def _concatenated(node: Node) -> list[Node]:
@@ -1856,9 +1935,12 @@ def _retry_shaped(node: Node, body: Node | None, source: bytes) -> bool:
     return inner == "true" or "<" in inner or "attempt" in inner.lower() or "retr" in inner.lower()
 
 
-# Each node kind's visit, looked up with one dict probe per node.
-_VISITS: dict[str, Callable[[_Extractor, Node], None]] = {
+# Each node kind's visit, looked up with one dict probe per node: None for the kinds never
+# walked, ``_VISIT_CHILDREN`` (the default) for those whose children are visited.
+_VISITS: dict[str, Callable[[_Extractor, Node], None] | None] = {
     name[len("visit_") :]: method
     for name, method in vars(_Extractor).items()
-    if name.startswith("visit_") and callable(method)
+    if name.startswith("visit_") and callable(method) and name != "visit_children"
 }
+_VISITS.update(dict.fromkeys(_NO_FACTS))
+_VISIT_CHILDREN = _Extractor.visit_children
