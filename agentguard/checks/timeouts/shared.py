@@ -73,6 +73,10 @@ def _timeout_verdicts(project: ProjectModel) -> list[TimeoutVerdict]:
         # are judged through it (so not again on their own), and nothing is reported
         harmless = _declared_harmless(tool)
         for effect in _writes(project, tool):
+            if effect.kind == "exec" and not effect.remote:
+                # a process of this machine: what it did is there to look at when its
+                # deadline passes (and a command still running is reported as running)
+                continue
             frames = frames_of(project, tool.functions, effect)
             if frames is None:
                 continue
