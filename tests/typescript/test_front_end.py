@@ -381,3 +381,38 @@ def test_a_query_builder_reads_and_an_insert_writes_through_a_project_factory(
     assert tools["add_item"]["risk"]["value"] == "write"
     # the app's own database: a local write, no idempotency key asked of it
     assert not [f for f in findings(tmp_path) if f["code"] == "AG201"]
+
+
+def test_node_sqlite3_statements_are_judged_by_their_text(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "server.ts": dedent(
+                """
+                import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+                import sqlite3 from "sqlite3";
+                import { z } from "zod";
+
+                const db = new sqlite3.Database("notes.db");
+                const server = new McpServer({ name: "notes", version: "1" });
+
+                server.tool("list_notes", "All notes", {}, async () => {
+                  const rows = await new Promise((resolve, reject) =>
+                    db.all("SELECT id, body FROM notes", (err, found) => (err ? reject(err) : resolve(found))),
+                  );
+                  return { content: [{ type: "text", text: JSON.stringify(rows) }] };
+                });
+
+                server.tool("add_note", "Add a note", { body: z.string() }, async ({ body }) => {
+                  await new Promise((resolve, reject) =>
+                    db.run("INSERT INTO notes (body) VALUES (?)", [body], (err) => (err ? reject(err) : resolve(null))),
+                  );
+                  return { content: [{ type: "text", text: "saved" }] };
+                });
+                """
+            )
+        },
+    )
+    tools = tools_by_name(tmp_path)
+    assert tools["list_notes"]["risk"]["value"] == "read"
+    assert tools["add_note"]["risk"]["value"] == "write"
