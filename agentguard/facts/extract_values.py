@@ -87,17 +87,18 @@ _PATH_METHODS = frozenset(
 )
 
 
-def _leaf_value(
+def leaf_value(
     kind: str,
     text: str,
-    const: Const,
-    qualname: str | None,
-    names: list[str],
-    span: Span | None,
+    const: Const = None,
+    qualname: str | None = None,
+    names: list[str] = LOADED_EMPTY_LIST,
+    span: Span | None = None,
     chain: Chain | None = None,
     op: str = "",
 ) -> Value:
-    """A constant or a name: nothing nested, nothing called, no attributes read."""
+    """A constant or a name: nothing nested, nothing called, no attributes read (both front
+    ends make them: the shared empties keep each Value small)."""
     return Value(
         kind,
         text,
@@ -388,11 +389,11 @@ class ValueReader:
                 const = const.decode("latin-1")
             if not isinstance(const, (str, int, float, bool)) and const is not None:
                 const = str(const)
-            return _leaf_value("const", text, const, None, NO_NAMES, span)
+            return leaf_value("const", text, const, None, NO_NAMES, span)
         if kind is ast.Name:
             name = node.id  # type: ignore[attr-defined]
             named = self._name_chain(name)
-            return _leaf_value("name", text, None, self.resolve_name(name), [name], span, named)
+            return leaf_value("name", text, None, self.resolve_name(name), [name], span, named)
         names, calls, attrs = self._reads(node)
         value_kind, qualname = "other", None
         items: dict[str, Value] = NO_ITEMS
@@ -471,7 +472,7 @@ class ValueReader:
         text = literal if isinstance(literal, str) else ""
         shared = self._literals.get(text)
         if shared is None:
-            shared = self._literals[text] = _leaf_value(
+            shared = self._literals[text] = leaf_value(
                 "const", text, text, None, NO_NAMES, None, op="text"
             )
         return shared
@@ -825,7 +826,7 @@ class ValueReader:
             star_kwargs_values = [
                 self.value(k.value) for k in node.keywords if k.arg is None
             ] or NO_VALUES
-        # Positional, with the shared empties for empty lists (see ``_leaf_value``): there
+        # Positional, with the shared empties for empty lists (see ``leaf_value``): there
         # are about 235,000 calls in a large project, most with no keywords, try or loop.
         call = Call(
             resolved or text,

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator
 from tree_sitter import Node
 
 from agentguard.diagnostics import Span
+from agentguard.facts.extract_values import leaf_value
 from agentguard.facts.module_facts import (
     CALL_STEP,
     LOADED_EMPTY_DICT,
@@ -47,7 +48,6 @@ from agentguard.facts.module_facts import (
     Call,
     Chain,
     ClassDef,
-    Const,
     Decorator,
     Function,
     Handler,
@@ -187,36 +187,6 @@ NO_NAMES: list[str] = LOADED_EMPTY_LIST
 NO_VALUES: list[Value] = LOADED_EMPTY_LIST
 NO_ITEMS: dict[str, Value] = LOADED_EMPTY_DICT
 NO_IDS: list[int] = LOADED_EMPTY_LIST
-
-
-def _leaf(
-    kind: str,
-    text: str,
-    const: Const = None,
-    qualname: str | None = None,
-    names: list[str] = NO_NAMES,
-    span: Span | None = None,
-    chain: Chain | None = None,
-    op: str = "",
-) -> Value:
-    """A Value with nothing nested: a constant, a name, a function's."""
-    return Value(
-        kind,
-        text,
-        const,
-        qualname,
-        names,
-        NO_NAMES,
-        NO_NAMES,
-        NO_ITEMS,
-        NO_VALUES,
-        span,
-        NO_ITEMS,
-        NO_VALUES,
-        NO_VALUES,
-        chain,
-        op,
-    )
 
 
 def is_test_path(path: str) -> bool:
@@ -458,7 +428,7 @@ class _Extractor:
     # ------------------------------------------------------------------ values
     def value(self, node: Node | None) -> Value:
         if node is None:
-            return _leaf("const", "undefined")
+            return leaf_value("const", "undefined")
         key = node.id
         known = self._values.get(key)
         if known is None:
@@ -479,16 +449,16 @@ class _Extractor:
                 return self.value(inner)
         text, span = self.text(node), self.span(node)
         if kind == "string":
-            return _leaf("const", text, _string_of(node, self.source), span=span)
+            return leaf_value("const", text, _string_of(node, self.source), span=span)
         if kind == "number":
-            return _leaf("const", text, _number(text), span=span)
+            return leaf_value("const", text, _number(text), span=span)
         if kind in ("true", "false"):
-            return _leaf("const", text, kind == "true", span=span)
+            return leaf_value("const", text, kind == "true", span=span)
         if kind in ("null", "undefined"):
-            return _leaf("const", text, None, span=span)
+            return leaf_value("const", text, None, span=span)
         if kind in ("identifier", "this", "shorthand_property_identifier"):
             name = "self" if kind == "this" else text
-            return _leaf(
+            return leaf_value(
                 "name", text, None, self.resolve_name(name), [name], span=span, chain=Chain(name)
             )
         names, calls, attrs = self._reads(node)
@@ -571,7 +541,7 @@ class _Extractor:
             elif child.type == "method_definition":
                 key = _property_key(child.child_by_field_name("name"), self.source)
                 if key is not None:
-                    items[key] = _leaf("lambda", self.text(child), span=self.span(child))
+                    items[key] = leaf_value("lambda", self.text(child), span=self.span(child))
             elif child.type == "spread_element" and child.named_children:
                 spread = child.named_children[0]
                 items[SPREAD + self.text(spread)] = self.value(spread)
@@ -585,7 +555,7 @@ class _Extractor:
                 parts.append(self.value(inner))
             elif child.type in ("string_fragment", "escape_sequence"):
                 literal = self.text(child, 2000)
-                parts.append(_leaf("const", literal, literal, op="text"))
+                parts.append(leaf_value("const", literal, literal, op="text"))
         return parts
 
     def chain(self, node: Node) -> Chain | None:
@@ -1835,7 +1805,7 @@ def _pattern_names(node: Node, source: bytes) -> list[str]:
 
 def _function_value(qualname: str, text: str, span: Span) -> Value:
     short = text if len(text) <= 80 else text[:80] + "..."
-    return _leaf("name", short, None, qualname, span=span)
+    return leaf_value("name", short, None, qualname, span=span)
 
 
 def _concatenated(node: Node) -> list[Node]:
