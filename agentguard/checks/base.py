@@ -85,6 +85,22 @@ class Invalid:
         return sorted((self.span, *self.also))
 
 
+def mcp_server_ts(registration: str, *imports: str) -> str:
+    """A TypeScript MCP server for a rule's examples: the SDK's ``McpServer``, each of
+    ``imports`` (``'axios from "axios"'``) and zod imported, a server made, then
+    ``registration`` (its ``server.registerTool(...)`` call)."""
+    lines = [
+        'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";',
+        *(f"import {name};" for name in imports),
+        'import { z } from "zod";',
+        "",
+        'const server = new McpServer({ name: "shop", version: "1.0.0" });',
+        "",
+        registration,
+    ]
+    return "\n".join(lines)
+
+
 class Rule:
     """Base class of every rule.
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.base import Invalid, Rule, Valid, mcp_server_ts
 from agentguard.checks.common import tool_evidence
 from agentguard.checks.retries.shared import (
     UNSCOPED_RETRIES,
@@ -85,21 +85,18 @@ class RetryAroundNonIdempotentCall(Rule):
             "        return response.json()\n"
         ),
         Valid(
-            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
-            'import axios from "axios";\n'
-            'import pRetry from "p-retry";\n'
-            'import { z } from "zod";\n'
-            "\n"
-            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
-            "\n"
-            "server.registerTool(\n"
-            '  "order_status",\n'
-            '  { description: "Look an order up", inputSchema: { orderId: z.string() } },\n'
-            "  async ({ orderId }) => {\n"
-            "    const response = await pRetry(() => axios.get(`https://shop.example/orders/${orderId}`), { retries: 3 });\n"
-            '    return { content: [{ type: "text", text: response.data.status }] };\n'
-            "  },\n"
-            ");\n",
+            mcp_server_ts(
+                "server.registerTool(\n"
+                '  "order_status",\n'
+                '  { description: "Look an order up", inputSchema: { orderId: z.string() } },\n'
+                "  async ({ orderId }) => {\n"
+                "    const response = await pRetry(() => axios.get(`https://shop.example/orders/${orderId}`), { retries: 3 });\n"
+                '    return { content: [{ type: "text", text: response.data.status }] };\n'
+                "  },\n"
+                ");\n",
+                'axios from "axios"',
+                'pRetry from "p-retry"',
+            ),
             filename="server.ts",
         ),
     )
@@ -140,21 +137,18 @@ class RetryAroundNonIdempotentCall(Rule):
             message_contains="5xx",
         ),
         Invalid(
-            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
-            'import axios from "axios";\n'
-            'import pRetry from "p-retry";\n'
-            'import { z } from "zod";\n'
-            "\n"
-            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
-            "\n"
-            "server.registerTool(\n"
-            '  "create_order",\n'
-            '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
-            "  async ({ cartId }) => {\n"
-            '    const response = await pRetry(() => axios.post("https://shop.example/orders", { cartId }), { retries: 3 });\n'
-            '    return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
-            "  },\n"
-            ");\n",
+            mcp_server_ts(
+                "server.registerTool(\n"
+                '  "create_order",\n'
+                '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
+                "  async ({ cartId }) => {\n"
+                '    const response = await pRetry(() => axios.post("https://shop.example/orders", { cartId }), { retries: 3 });\n'
+                '    return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
+                "  },\n"
+                ");\n",
+                'axios from "axios"',
+                'pRetry from "p-retry"',
+            ),
             filename="server.ts",
             span=(12, 28, 12, 111),
         ),

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentguard.checks.base import Invalid, Rule, Valid
+from agentguard.checks.base import Invalid, Rule, Valid, mcp_server_ts
 from agentguard.checks.common import effect_phrase
 from agentguard.checks.timeouts.chains import CATCH_ALL, POLL
 from agentguard.checks.timeouts.shared import TimeoutVerdicts
@@ -121,26 +121,23 @@ class TimeoutAsPlainFailure(Rule):
             '        return {"ok": False, "code": "TRANSIENT_NETWORK", "retryable": True, "content": "Not sent."}\n'
         ),
         Valid(
-            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
-            'import axios from "axios";\n'
-            'import { z } from "zod";\n'
-            "\n"
-            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
-            "\n"
-            "server.registerTool(\n"
-            '  "order_status",\n'
-            '  { description: "Look an order up", inputSchema: { orderId: z.string() } },\n'
-            "  async ({ orderId }) => {\n"
-            "    try {\n"
-            "      const response = await axios.get(`https://shop.example/orders/${orderId}`, {\n"
-            "        signal: AbortSignal.timeout(5000),\n"
-            "      });\n"
-            '      return { content: [{ type: "text", text: response.data.status }] };\n'
-            "    } catch {\n"
-            '      return { content: [{ type: "text", text: "The order service is slow, try again." }], isError: true };\n'
-            "    }\n"
-            "  },\n"
-            ");\n",
+            mcp_server_ts(
+                "server.registerTool(\n"
+                '  "order_status",\n'
+                '  { description: "Look an order up", inputSchema: { orderId: z.string() } },\n'
+                "  async ({ orderId }) => {\n"
+                "    try {\n"
+                "      const response = await axios.get(`https://shop.example/orders/${orderId}`, {\n"
+                "        signal: AbortSignal.timeout(5000),\n"
+                "      });\n"
+                '      return { content: [{ type: "text", text: response.data.status }] };\n'
+                "    } catch {\n"
+                '      return { content: [{ type: "text", text: "The order service is slow, try again." }], isError: true };\n'
+                "    }\n"
+                "  },\n"
+                ");\n",
+                'axios from "axios"',
+            ),
             filename="server.ts",
         ),
     )
@@ -210,27 +207,24 @@ class TimeoutAsPlainFailure(Rule):
             message_contains="dispatches",
         ),
         Invalid(
-            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
-            'import axios from "axios";\n'
-            'import { z } from "zod";\n'
-            "\n"
-            'const server = new McpServer({ name: "shop", version: "1.0.0" });\n'
-            "\n"
-            "server.registerTool(\n"
-            '  "create_order",\n'
-            '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
-            "  async ({ cartId }) => {\n"
-            "    try {\n"
-            '      const response = await axios.post("https://shop.example/orders", { cartId }, { timeout: 10000 });\n'
-            '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
-            "    } catch (err) {\n"
-            '      if (axios.isAxiosError(err) && err.code === "ECONNABORTED") {\n'
-            '        return { content: [{ type: "text", text: "The order failed, please retry." }], isError: true };\n'
-            "      }\n"
-            "      throw err;\n"
-            "    }\n"
-            "  },\n"
-            ");\n",
+            mcp_server_ts(
+                "server.registerTool(\n"
+                '  "create_order",\n'
+                '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
+                "  async ({ cartId }) => {\n"
+                "    try {\n"
+                '      const response = await axios.post("https://shop.example/orders", { cartId }, { timeout: 10000 });\n'
+                '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
+                "    } catch (err) {\n"
+                '      if (axios.isAxiosError(err) && err.code === "ECONNABORTED") {\n'
+                '        return { content: [{ type: "text", text: "The order failed, please retry." }], isError: true };\n'
+                "      }\n"
+                "      throw err;\n"
+                "    }\n"
+                "  },\n"
+                ");\n",
+                'axios from "axios"',
+            ),
             filename="server.ts",
             span=(14, 7, 19, 6),
         ),
