@@ -416,3 +416,28 @@ def test_node_sqlite3_statements_are_judged_by_their_text(tmp_path: Path) -> Non
     tools = tools_by_name(tmp_path)
     assert tools["list_notes"]["risk"]["value"] == "read"
     assert tools["add_note"]["risk"]["value"] == "write"
+
+
+def test_a_tool_the_client_answers_is_still_a_tool(tmp_path: Path) -> None:
+    # The Vercel AI SDK forwards a tool with no `execute` to the client: the model still
+    # calls it, so it is listed, anchored at its registration, doing nothing here.
+    write_project(
+        tmp_path,
+        {
+            "tools.ts": dedent(
+                """
+                import { tool } from "ai";
+                import { z } from "zod";
+
+                export const askForConfirmation = tool({
+                  description: "Ask the user to confirm before anything is sent",
+                  inputSchema: z.object({ message: z.string() }),
+                });
+                """
+            )
+        },
+    )
+    (tool,) = report(tmp_path)["tools"]
+    assert tool["name"] == "askForConfirmation"
+    assert tool["line"] == 5
+    assert tool["effects"] == []

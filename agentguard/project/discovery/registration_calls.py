@@ -5,6 +5,7 @@ a framework decorator called as a function (``create_order = tool(_create_order)
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
@@ -12,6 +13,7 @@ from agentguard.facts.module_facts import Call, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import local_function
 from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.declarations import declarations_from_options
 from agentguard.project.discovery.loop_rows import loop_rows
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import ToolFacts, argument_at
@@ -59,6 +61,12 @@ def tools_from_call(
         if qual is None and factory.methods:
             # ``ComponentTool(component=Fetcher(...))``: the method the object handed runs
             qual = _method_of_built(project, target, call, facts, factory.methods)
+        if target is None and _runs_elsewhere(call, factory):
+            name = (name_value.string() if name_value else None) or _assigned_name(
+                project, call, facts
+            )
+            tools.append(_tool_without_code(project, call, facts, factory, site, name, options))
+            return tools
         if qual is None:
             # for func, name, *_ in SPECS: mcp.add_tool(Tool.from_function(func, name=name))
             tools.extend(_loop_tools(project, target, call, facts, factory, site, name_value))
@@ -99,6 +107,44 @@ def tools_from_call(
             _loop_tools(project, call.args[0], call, facts, decorator_as_function, site, name_value)
         )
     return tools
+
+
+def _runs_elsewhere(call: Call, form: ToolForm) -> bool:
+    """A registration whose options object has no field for the function at all: a tool
+    the model may call that runs elsewhere (the Vercel AI SDK's ``tool({description,
+    inputSchema})`` with no ``execute`` is answered by the client)."""
+    ref = form.function
+    if ref is None or not ref.field:
+        return False
+    written = argument_at(call.args, call.kwargs, replace(ref, field=None))
+    return written is not None and written.kind == "dict" and ref.field not in written.items
+
+
+def _tool_without_code(
+    project: ProjectIndex,
+    call: Call,
+    facts: ModuleFacts,
+    form: ToolForm,
+    site: Location,
+    name: str | None,
+    options: dict[str, Value],
+) -> ToolFacts:
+    """The tool a registration makes of no function: anchored at the registration, doing
+    nothing here, with the declarations of its options."""
+    label = name or call.method
+    tool = ToolFacts(
+        name=label,
+        framework=form.framework,
+        form=form.form,
+        path=facts.path,
+        anchor=site,
+        functions=[],
+        symbol=f"{call.function or facts.module}:{label}",
+        site=site,
+        options=options,
+    )
+    tool.declarations += declarations_from_options(project, form.framework, options, site, facts)
+    return tool
 
 
 def _assigned_name(project: ProjectIndex, call: Call, facts: ModuleFacts) -> str | None:
