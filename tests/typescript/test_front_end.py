@@ -441,3 +441,40 @@ def test_a_tool_the_client_answers_is_still_a_tool(tmp_path: Path) -> None:
     assert tool["name"] == "askForConfirmation"
     assert tool["line"] == 5
     assert tool["effects"] == []
+
+
+def test_a_statement_on_a_connection_no_driver_names_is_judged_by_its_text(
+    tmp_path: Path,
+) -> None:
+    write_project(
+        tmp_path,
+        {
+            "server.ts": dedent(
+                """
+                import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+                import { z } from "zod";
+                import { getConnection } from "./db.js";
+
+                const server = new McpServer({ name: "crm", version: "1" });
+
+                server.tool("add_customer", "Add a customer", { name: z.string() }, async ({ name }) => {
+                  const conn = getConnection();
+                  await conn.execute("INSERT INTO customers (name) VALUES (?)", [name]);
+                  return { content: [{ type: "text", text: "added" }] };
+                });
+
+                server.tool("count_customers", "How many customers", {}, async () => {
+                  const conn = getConnection();
+                  const rows = await conn.query("SELECT COUNT(*) AS n FROM customers");
+                  return { content: [{ type: "text", text: String(rows[0].n) }] };
+                });
+                """
+            ),
+            "db.ts": "let connection: any;\nexport function getConnection() { return connection; }\n",
+        },
+    )
+    tools = tools_by_name(tmp_path)
+    assert tools["add_customer"]["risk"]["value"] == "write"
+    assert tools["count_customers"]["risk"]["value"] == "read"
+    high = [f for f in findings(tmp_path) if f["code"] == "AG101"]
+    assert [f["confidence"] for f in high] == ["high"]
