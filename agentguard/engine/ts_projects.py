@@ -428,6 +428,11 @@ def load_ts_module_map(
         for alias in scope.aliases:
             consulted.update(_folder(t.split("*", 1)[0] + "x") for t in alias.targets)
     consulted.update(p.folder for p in packages)
+    folders = {scope.folder for scope in scopes}
+    if any(not _under(rel, folders) for rel in source_rels):
+        # a file no tsconfig covers may still import through an alias its app's tsconfig,
+        # outside the scan, defines (``@/lib/x``): every module is a candidate
+        consulted.add("")
     project_modules = _project_modules(source_rels, consulted)
 
     # An entry is a file: a folder of the same name does not make one.

@@ -94,6 +94,7 @@ class OpenWorld:
     credential_holders: frozenset[str] = key("credential_holders", WORDS, frozen)
     cache_words: frozenset[str] = key("cache_words", WORDS, frozen)
     log_words: frozenset[str] = key("log_words", WORDS, frozen)
+    telemetry_words: frozenset[str] = key("telemetry_words", WORDS, frozen)
     read_commands: dict[str, frozenset[str]] = key(
         "read_commands",
         {"type": "object", "additionalProperties": STRINGS},

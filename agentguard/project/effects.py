@@ -257,8 +257,12 @@ class EffectSummaries:
                     mapped = map_url_through_call(project, mapped, target_fn, call, fn, facts)
                 if mapped is not None:
                     mapped = map_statement_through_call(project, mapped, target_fn, call, fn, facts)
-                if mapped is None or open_world.is_plumbing(project, mapped, target_fn):
-                    continue  # this caller's URL reads, or a local cache or token refreshed
+                if (
+                    mapped is None
+                    or open_world.is_plumbing(project, mapped, target_fn)
+                    or open_world.delivers_telemetry(project, mapped, target_fn)
+                ):
+                    continue  # this caller's URL reads, a local cache or token refreshed, logs
                 mapped_key = map_key_through_call(project, effect.key, target_fn, call, fn, facts)
                 if mapped_key is None and mapped.non_idempotent:
                     mapped_key = check_then_create(project, call, fn, facts)

@@ -735,6 +735,14 @@ def _just_built(
     return (words(name, identifier=True) or [""])[0] in world.object_factories
 
 
+def delivers_telemetry(project: ProjectIndex, effect: Effect, helper: Function) -> bool:
+    """A request a helper named for the server's own logs, audit trail or metrics makes
+    (``flushLoggerSafely``, ``flush_audit_events``): telemetry of the call reaching it, not
+    the side effect of the tool that calls the helper."""
+    named = set(words(helper.name, identifier=True))
+    return effect.remote and bool(named & project.catalog.open_world.telemetry_words)
+
+
 def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
     """A local file write that is credential plumbing (the OAuth token file a client
     refreshes) or a derived cache of remote state: not the tool's side effect. ``fn`` is

@@ -478,3 +478,70 @@ def test_a_statement_on_a_connection_no_driver_names_is_judged_by_its_text(
     assert tools["count_customers"]["risk"]["value"] == "read"
     high = [f for f in findings(tmp_path) if f["code"] == "AG101"]
     assert [f["confidence"] for f in high] == ["high"]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        pytest.param(
+            {
+                "tools.ts": """
+                    import { tool } from "ai";
+                    import { z } from "zod";
+                    import { flushAuditEvents } from "./audit.js";
+
+                    export const listLabels = tool({
+                      description: "The mailbox's labels",
+                      inputSchema: z.object({}),
+                      execute: async () => {
+                        const response = await fetch("https://mail.example/labels");
+                        await flushAuditEvents();
+                        return response.json();
+                      },
+                    });
+                """,
+                "audit.ts": """
+                    const pending: unknown[] = [];
+                    export async function flushAuditEvents() {
+                      await fetch("https://audit.example/batch", {
+                        method: "POST",
+                        body: JSON.stringify(pending.splice(0)),
+                      });
+                    }
+                """,
+            },
+            id="typescript",
+        ),
+        pytest.param(
+            {
+                "tools.py": """
+                    import httpx
+                    from langchain_core.tools import tool
+                    from telemetry import send_metrics
+
+
+                    @tool
+                    def list_labels() -> list:
+                        \"\"\"The mailbox's labels.\"\"\"
+                        labels = httpx.get("https://mail.example/labels").json()
+                        send_metrics("labels.listed", 1)
+                        return labels
+                """,
+                "telemetry.py": """
+                    import httpx
+
+
+                    def send_metrics(name: str, value: int) -> None:
+                        httpx.post("https://metrics.example/v1", json={"name": name, "value": value})
+                """,
+            },
+            id="python",
+        ),
+    ],
+)
+def test_a_helper_that_delivers_logs_or_metrics_is_no_effect_of_the_tool(
+    tmp_path: Path, files: dict[str, str]
+) -> None:
+    write_project(tmp_path, {name: dedent(text) for name, text in files.items()})
+    (tool,) = report(tmp_path)["tools"]
+    assert tool["risk"]["value"] == "read"

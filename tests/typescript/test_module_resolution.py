@@ -190,7 +190,10 @@ def test_a_broken_config_is_named_and_the_rest_still_resolves() -> None:
     ]
     assert not any(p.reported for p in problems)
     assert module_map.resolve("src/index.ts", "./handler") == "src.handler"
-    assert module_map.resolve("src/index.ts", "@/handler") == "npm:@/handler"
+    # the alias the broken tsconfig meant is unread, but no npm package is named `@/...`:
+    # it leads to the one project file whose path ends so
+    assert module_map.resolve("src/index.ts", "@/handler") == "src.handler"
+    assert module_map.resolve("src/index.ts", "@/missing") == "npm:@/missing"
 
 
 def test_extends_is_followed_into_node_modules_and_a_missing_file_is_named(
@@ -228,3 +231,23 @@ def test_the_fingerprint_follows_what_changes_answers(monorepo: TsModuleMap) -> 
     assert copied == monorepo and hash(copied) == hash(monorepo)
     assert copied.fingerprint() == monorepo.fingerprint()
     assert copied.resolve(SERVER, "@acme/core") == "packages.core.src"
+
+
+def test_an_alias_whose_tsconfig_lies_outside_the_scan_leads_into_the_project(
+    tmp_path: Path,
+) -> None:
+    # a subfolder of an app scanned alone: its `@/` imports are the app's own files
+    write_project(
+        tmp_path,
+        {
+            "utils/ai/tools.ts": 'import { track } from "@/utils/analytics/posthog";\n',
+            "utils/analytics/posthog.ts": "export function track() {}\n",
+            "utils/email/posthog.ts": "export function other() {}\n",
+        },
+    )
+    module_map, _ = load(tmp_path)
+    assert module_map.resolve("utils/ai/tools.ts", "@/utils/analytics/posthog") == (
+        "utils.analytics.posthog"
+    )
+    # two files end so: which one is meant is not known
+    assert module_map.resolve("utils/ai/tools.ts", "~/posthog") == "npm:~/posthog"

@@ -8,6 +8,7 @@ Project files are named by their path from the scan root (``ts_module_name``), n
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import posixpath
 import re
@@ -136,6 +137,18 @@ class TsPathAlias:
 
     pattern: str
     targets: tuple[str, ...]
+
+
+# Alias prefixes no npm package name can take (a scope needs a name): imports written so
+# lead into the project even where no tsconfig says where.
+UNSCOPED_ALIASES = ("@/", "~/")
+
+
+@functools.lru_cache(maxsize=4096)
+def _ending_in(modules: frozenset[str], tail: str) -> str | None:
+    """The one module whose dotted name ends in ``tail``; None for none or several."""
+    found = [m for m in modules if m == tail or m.endswith("." + tail)]
+    return found[0] if len(found) == 1 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +291,13 @@ class TsModuleMap:
         scope = self._scope_for(importer)
         if scope is not None:
             found = self._through_scope(scope, specifier)
+            if found is not None:
+                return found
+        elif specifier.startswith(UNSCOPED_ALIASES):
+            # ``@/utils/posthog`` in a folder scanned without the tsconfig that maps it
+            # (a subfolder of an app): no npm package is named so, so it is the project's,
+            # the one file whose path ends so
+            found = _ending_in(self.project_modules, ts_module_name(specifier[2:]))
             if found is not None:
                 return found
         if specifier in NODE_BUILTINS:
