@@ -545,3 +545,79 @@ def test_a_helper_that_delivers_logs_or_metrics_is_no_effect_of_the_tool(
     write_project(tmp_path, {name: dedent(text) for name, text in files.items()})
     (tool,) = report(tmp_path)["tools"]
     assert tool["risk"]["value"] == "read"
+
+
+def test_tools_named_by_an_enum_member_are_dispatched_by_it(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "server.ts": dedent(
+                """
+                import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+                import { CallToolRequestSchema, Tool } from "@modelcontextprotocol/sdk/types.js";
+
+                enum ToolName {
+                  CREATE_TABLE = "create_table",
+                  READ_QUERY = "read_query",
+                }
+
+                export const TOOLS: Tool[] = [
+                  { name: ToolName.CREATE_TABLE, description: "Create a table", inputSchema: { type: "object" } },
+                  { name: ToolName.READ_QUERY, description: "Run a SELECT", inputSchema: { type: "object" } },
+                ];
+
+                const server = new Server({ name: "db", version: "1" }, { capabilities: { tools: {} } });
+                server.setRequestHandler(CallToolRequestSchema, async (request) => {
+                  switch (request.params.name) {
+                    case ToolName.CREATE_TABLE: {
+                      await fetch("https://db.example/tables", { method: "POST" });
+                      return { content: [{ type: "text", text: "created" }] };
+                    }
+                    case ToolName.READ_QUERY: {
+                      const rows = await fetch("https://db.example/query");
+                      return { content: [{ type: "text", text: await rows.text() }] };
+                    }
+                    default:
+                      throw new Error("unknown tool");
+                  }
+                });
+                """
+            )
+        },
+    )
+    tools = tools_by_name(tmp_path)
+    assert tools["create_table"]["risk"]["value"] == "network_write"
+    assert tools["read_query"]["risk"]["value"] == "read"
+
+
+def test_a_realtime_agent_tool_is_found(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "agent.ts": dedent(
+                """
+                import { RealtimeAgent, tool } from "@openai/agents/realtime";
+                import { z } from "zod";
+
+                export const concierge = new RealtimeAgent({
+                  name: "concierge",
+                  instructions: "Help the guest",
+                  tools: [
+                    tool({
+                      name: "book_table",
+                      description: "Book a table",
+                      parameters: z.object({ time: z.string() }),
+                      execute: async ({ time }) => {
+                        await fetch("https://restaurant.example/bookings", { method: "POST", body: time });
+                        return "booked";
+                      },
+                    }),
+                  ],
+                });
+                """
+            )
+        },
+    )
+    (tool,) = report(tmp_path)["tools"]
+    assert tool["name"] == "book_table"
+    assert tool["risk"]["value"] == "network_write"

@@ -266,6 +266,8 @@ class _Extractor:
         self._values: dict[int, Value] = {}
         self._reads_memo: dict[int, tuple[list[str], list[str], list[str]]] = {}
         self._resolved: dict[int, str | None] = {}
+        # the string members of the module's enums and constant objects, by their name
+        self._constants: dict[str, dict[str, str]] = {}
 
     # ------------------------------------------------------------------ basics
     @property
@@ -307,16 +309,87 @@ class _Extractor:
                 if inner is None:
                     continue
                 node = inner
-            if node.type in _FUNCTION_DECLARATIONS or node.type in _CLASS_DECLARATIONS:
+            if (
+                node.type in _FUNCTION_DECLARATIONS
+                or node.type in _CLASS_DECLARATIONS
+                or node.type == "enum_declaration"
+            ):
                 name = node.child_by_field_name("name")
                 if name is not None:
                     self.top_level.add(self.text(name))
+                if name is not None and node.type == "enum_declaration":
+                    self._constants[self.text(name)] = self._enum_strings(node)
             elif node.type in ("lexical_declaration", "variable_declaration"):
                 for declarator in node.named_children:
                     if declarator.type == "variable_declarator":
                         name = declarator.child_by_field_name("name")
                         if name is not None and name.type == "identifier":
                             self.top_level.add(self.text(name))
+                            value = declarator.child_by_field_name("value")
+                            if value is not None and _unwrap(value).type == "object":
+                                strings = self._object_strings(_unwrap(value))
+                                if strings:
+                                    self._constants[self.text(name)] = strings
+
+    def _enum_strings(self, node: Node) -> dict[str, str]:
+        """``enum ToolName { QUERY = "query" }``: each member's string."""
+        body = node.child_by_field_name("body")
+        found: dict[str, str] = {}
+        for member in body.named_children if body is not None else []:
+            if member.type == "enum_assignment":
+                key = _property_key(member.child_by_field_name("name"), self.source)
+                value = _string_of(member.child_by_field_name("value"), self.source)
+                if key is not None and value is not None:
+                    found[key] = value
+        return found
+
+    def _object_strings(self, node: Node) -> dict[str, str]:
+        """``const ToolName = { QUERY: "query" } as const``: each string property."""
+        found: dict[str, str] = {}
+        for pair in node.named_children:
+            if pair.type == "pair":
+                key = _property_key(pair.child_by_field_name("key"), self.source)
+                value = _string_of(pair.child_by_field_name("value"), self.source)
+                if key is not None and value is not None:
+                    found[key] = value
+        return found
+
+    def _static_string(self, node: Node | None) -> str | None:
+        """A string literal, or a member of a module's enum or constant object naming one
+        (``ToolName.QUERY``): dispatch compares tool names against either."""
+        if node is None:
+            return None
+        literal = _string_of(node, self.source)
+        if literal is not None:
+            return literal
+        bare = _unwrap(node)
+        if bare.type == "member_expression":
+            owner = bare.child_by_field_name("object")
+            prop = bare.child_by_field_name("property")
+            if owner is not None and prop is not None and owner.type == "identifier":
+                return self._constants.get(self.text(owner), {}).get(self.text(prop))
+        return None
+
+    def visit_enum_declaration(self, node: Node) -> None:
+        """A TypeScript enum is a class of constants, as Python's ``Enum`` is: a tool named
+        ``ToolName.QUERY`` is named by the member's string."""
+        name = node.child_by_field_name("name")
+        if name is None:
+            return
+        qualname = self._qualname(self.text(name))
+        self.facts.classes[qualname] = ClassDef(
+            qualname=qualname,
+            name=self.text(name),
+            module=self.module,
+            span=self.span(node),
+            name_span=self.span(name),
+            bases=[],
+            methods=[],
+            attributes={
+                member: leaf_value("const", f'"{text}"', text)
+                for member, text in self._enum_strings(node).items()
+            },
+        )
 
     def _suppressions(self, root: Node) -> Iterator[Suppression]:
         stack = [root]
@@ -1367,7 +1440,7 @@ class _Extractor:
             operator = test.child_by_field_name("operator")
             if operator is not None and self.text(operator) in ("===", "=="):
                 for side in (test.child_by_field_name("left"), test.child_by_field_name("right")):
-                    string = _string_of(side, self.source) if side is not None else None
+                    string = self._static_string(side)
                     if string is not None and consequence is not None:
                         self._branch(string, consequence)
         if condition is not None:
@@ -1404,9 +1477,7 @@ class _Extractor:
         for case in body.named_children:
             if case.type == "switch_case":
                 test = case.child_by_field_name("value")
-                string = _string_of(test, self.source) if test is not None else None
-                if string is None and test is not None and test.type == "member_expression":
-                    string = None
+                string = self._static_string(test)
                 if string is not None:
                     pending.append(string)
                 statements = [c for c in case.named_children if test is None or c.id != test.id]
