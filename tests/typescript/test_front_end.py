@@ -621,3 +621,26 @@ def test_a_realtime_agent_tool_is_found(tmp_path: Path) -> None:
     (tool,) = report(tmp_path)["tools"]
     assert tool["name"] == "book_table"
     assert tool["risk"]["value"] == "network_write"
+
+
+def test_a_regular_expression_matched_against_input_is_no_write(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "tools.ts": dedent(
+                """
+                import { tool } from "ai";
+                import { z } from "zod";
+
+                export const fileId = tool({
+                  description: "The file id a link names",
+                  inputSchema: z.object({ url: z.string() }),
+                  execute: async ({ url }) => /(F[A-Z0-9]{6,})/.exec(url)?.[1] ?? null,
+                });
+                """
+            )
+        },
+    )
+    (tool,) = report(tmp_path)["tools"]
+    assert tool["risk"]["value"] == "read"
+    assert findings(tmp_path) == []

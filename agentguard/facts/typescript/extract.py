@@ -523,6 +523,9 @@ class _Extractor:
         text, span = self.text(node), self.span(node)
         if kind == "string":
             return leaf_value("const", text, _string_of(node, self.source), span=span)
+        if kind == "regex":
+            # a literal, as a string is: what is called on it stays in the process
+            return leaf_value("const", text, text, span=span)
         if kind == "number":
             return leaf_value("const", text, _number(text), span=span)
         if kind in ("true", "false"):
