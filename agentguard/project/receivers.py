@@ -139,6 +139,11 @@ def in_process_method(project: ProjectIndex, callee: str, method: str) -> bool:
     )
 
 
+def _regular_expression(value: Value) -> bool:
+    """A regular expression literal (``/\s+/g``): a constant written between slashes."""
+    return value.kind == "const" and value.text.startswith("/") and value.text.count("/") >= 2
+
+
 def stays_in_process(
     project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> bool:
@@ -152,6 +157,10 @@ def stays_in_process(
     if in_process_method(project, callee, call.method):
         return True
     if callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
+        return True
+    if any(_regular_expression(arg) for arg in call.args[:1]):
+        # ``text.replace(/\/$/, "")``, ``name.split(/\s+/)``: a string's own method, handed
+        # a regular expression literal
         return True
     written = written_receiver(call)
     last = receiver_name(call)

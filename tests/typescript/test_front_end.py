@@ -644,3 +644,31 @@ def test_a_regular_expression_matched_against_input_is_no_write(tmp_path: Path) 
     (tool,) = report(tmp_path)["tools"]
     assert tool["risk"]["value"] == "read"
     assert findings(tmp_path) == []
+
+
+def test_an_html_document_and_a_string_changed_in_memory_are_no_writes(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "tools.ts": dedent(
+                """
+                import { tool } from "ai";
+                import { load } from "cheerio";
+                import { z } from "zod";
+
+                export const pageText = tool({
+                  description: "The visible text of a page",
+                  inputSchema: z.object({ url: z.string() }),
+                  execute: async ({ url }) => {
+                    const html = await (await fetch(url)).text();
+                    const $ = load(html);
+                    $("script").remove();
+                    return $("body").text().replace(/\\s+/g, " ").trim();
+                  },
+                });
+                """
+            )
+        },
+    )
+    (tool,) = report(tmp_path)["tools"]
+    assert tool["risk"]["value"] == "read"
