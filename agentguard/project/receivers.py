@@ -140,7 +140,7 @@ def in_process_method(project: ProjectIndex, callee: str, method: str) -> bool:
 
 
 def _regular_expression(value: Value) -> bool:
-    """A regular expression literal (``/\s+/g``): a constant written between slashes."""
+    """A regular expression literal (``/ +/g``): a constant written between slashes."""
     return value.kind == "const" and value.text.startswith("/") and value.text.count("/") >= 2
 
 
@@ -157,6 +157,15 @@ def stays_in_process(
     if in_process_method(project, callee, call.method):
         return True
     if callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
+        return True
+    world = project.catalog.open_world
+    if (
+        "()" in call.callee
+        and call.callee.split(".", 1)[0] in world.in_process_packages
+        and call.method not in world.buffer_saves
+    ):
+        # ``$("script").remove()`` after ``$ = cheerio.load(html)``: a method of what a
+        # function of an in-memory package handed out (its saves excepted)
         return True
     if any(_regular_expression(arg) for arg in call.args[:1]):
         # ``text.replace(/\/$/, "")``, ``name.split(/\s+/)``: a string's own method, handed
