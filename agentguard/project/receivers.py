@@ -161,6 +161,7 @@ def stays_in_process(
     world = project.catalog.open_world
     if (
         "()" in call.callee
+        and call.callee.startswith("npm:")
         and call.callee.split(".", 1)[0] in world.in_process_packages
         and call.method not in world.buffer_saves
     ):
