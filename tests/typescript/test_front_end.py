@@ -672,3 +672,74 @@ def test_an_html_document_and_a_string_changed_in_memory_are_no_writes(tmp_path:
     )
     (tool,) = report(tmp_path)["tools"]
     assert tool["risk"]["value"] == "read"
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        pytest.param(
+            {
+                "src/tools.ts": """
+                    import { Tool } from "@modelcontextprotocol/sdk/types.js";
+                    export const TOOLS: Tool[] = [
+                      { name: "create_invoice", description: "Create an invoice", inputSchema: { type: "object" } },
+                      { name: "list_invoices", description: "List invoices", inputSchema: { type: "object" } },
+                    ];
+                """,
+                "src/handlers.ts": """
+                    export async function handleToolCall(name: string, args: unknown) {
+                      switch (name) {
+                        case "create_invoice": {
+                          const made = await fetch("https://billing.example/invoices", { method: "POST", body: JSON.stringify(args) });
+                          return { content: [{ type: "text", text: await made.text() }] };
+                        }
+                        case "list_invoices": {
+                          const listed = await fetch("https://billing.example/invoices");
+                          return { content: [{ type: "text", text: await listed.text() }] };
+                        }
+                        default:
+                          throw new Error(`unknown tool ${name}`);
+                      }
+                    }
+                """,
+            },
+            id="typescript",
+        ),
+        pytest.param(
+            {
+                "billing/tools.py": """
+                    from mcp.types import Tool
+
+                    TOOLS = [
+                        Tool(name="create_invoice", description="Create an invoice", inputSchema={"type": "object"}),
+                        Tool(name="list_invoices", description="List invoices", inputSchema={"type": "object"}),
+                    ]
+                """,
+                "billing/handlers.py": """
+                    import httpx
+
+
+                    async def handle_tool_call(name: str, arguments: dict) -> str:
+                        async with httpx.AsyncClient() as client:
+                            if name == "create_invoice":
+                                made = await client.post("https://billing.example/invoices", json=arguments)
+                                return made.text
+                            elif name == "list_invoices":
+                                listed = await client.get("https://billing.example/invoices")
+                                return listed.text
+                        raise ValueError(name)
+                """,
+            },
+            id="python",
+        ),
+    ],
+)
+def test_tools_listed_in_one_module_and_dispatched_in_another(
+    tmp_path: Path, files: dict[str, str]
+) -> None:
+    write_project(tmp_path, {name: dedent(text) for name, text in files.items()})
+    tools = tools_by_name(tmp_path)
+    assert set(tools) == {"create_invoice", "list_invoices"}
+    assert "handlers" in tools["create_invoice"]["path"]
+    assert tools["create_invoice"]["risk"]["value"] == "network_write"
+    assert tools["list_invoices"]["risk"]["value"] == "read"

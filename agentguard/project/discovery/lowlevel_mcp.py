@@ -48,12 +48,27 @@ def _listed_tools(
             yield listed.items["name"], dict(listed.items), listed.span or Span.point(1), None
 
 
-def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
-    tool_types = set(project.catalog.mcp_tool_types)
+def _dispatching_modules(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
+    """The modules whose functions dispatch on each name (``if name == "x"``, ``case "x":``)."""
+    found: dict[str, list[ModuleFacts]] = {}
     for facts in project.modules.values():
         if facts.is_test:
             continue
-        for name_value, options, span, function in _listed_tools(facts, tool_types):
+        for function, string, _ in facts.branches:
+            if function is not None:
+                held = found.setdefault(branch_name(project, string), [])
+                if not held or held[-1] is not facts:
+                    held.append(facts)
+    return found
+
+
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
+    tool_types = set(project.catalog.mcp_tool_types)
+    dispatching: dict[str, list[ModuleFacts]] | None = None
+    for listing in project.modules.values():
+        if listing.is_test:
+            continue
+        for name_value, options, span, function in _listed_tools(listing, tool_types):
             name = _static_name(project, name_value) if name_value else None
             handler = None
             if not name and name_value is not None:
@@ -62,21 +77,30 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 name = handler[0] if handler else None
             if not name:
                 continue
+            facts = listing
+            if not any(branch_name(project, s) == name for _, s, _ in listing.branches):
+                # the tools listed in one module, dispatched by name in another: the one
+                # module that dispatches on this name
+                if dispatching is None:
+                    dispatching = _dispatching_modules(project)
+                elsewhere = dispatching.get(name, [])
+                if len(elsewhere) == 1:
+                    facts = elsewhere[0]
             target = handler[1] if handler else dispatch_target(project, name, facts)
-            site = Location(facts.path, span)
+            site = Location(listing.path, span)
             branch = _inline_branch(project, name, facts)
             if branch is not None:
                 if not found.named_in(name, facts.path):
                     yield _branch_tool(project, name, facts, site, options, branch)
                 continue
             if target is None:
-                target = _sole_tool_handler(project, facts, tool_types)
+                target = _sole_tool_handler(project, listing, tool_types)
             if target is None:
                 continue
             tool = function_tool(project, target, ToolForm("mcp", "lowlevel"), site, name, {})
             if tool is None:
                 continue
-            tool.declarations += declarations_from_options(project, "mcp", options, site, facts)
+            tool.declarations += declarations_from_options(project, "mcp", options, site, listing)
             tool.options.update(options)
             yield tool
 
