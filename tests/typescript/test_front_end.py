@@ -743,3 +743,42 @@ def test_tools_listed_in_one_module_and_dispatched_in_another(
     assert "handlers" in tools["create_invoice"]["path"]
     assert tools["create_invoice"]["risk"]["value"] == "network_write"
     assert tools["list_invoices"]["risk"]["value"] == "read"
+
+
+def test_an_untyped_client_handed_on_through_helpers_keeps_its_type(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "labels.ts": dedent(
+                """
+                export async function createLabel(gmail: any, name: string) {
+                  const made = await gmail.users.labels.create({ userId: "me", requestBody: { name } });
+                  return made.data;
+                }
+
+                export async function getOrCreateLabel(gmail: any, name: string) {
+                  const listed = await gmail.users.labels.list({ userId: "me" });
+                  const found = listed.data.labels?.find((label: any) => label.name === name);
+                  return found ?? (await createLabel(gmail, name));
+                }
+                """
+            ),
+            "server.ts": dedent(
+                """
+                import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+                import { google } from "googleapis";
+                import { z } from "zod";
+                import { getOrCreateLabel } from "./labels.js";
+
+                const gmail = google.gmail({ version: "v1" });
+                const server = new McpServer({ name: "mail", version: "1" });
+                server.tool("label", "Find or make a label", { name: z.string() }, async ({ name }) => {
+                  const label = await getOrCreateLabel(gmail, name);
+                  return { content: [{ type: "text", text: String(label?.id) }] };
+                });
+                """
+            ),
+        },
+    )
+    (tool,) = report(tmp_path)["tools"]
+    assert tool["risk"]["value"] == "network_write"

@@ -621,7 +621,8 @@ class ProjectIndex(Types):
             # ``mcp = FastMCP(...)``: a parameter holds what every caller hands it
             handed = self.handed_type(caller, parts[0])
             if handed is not None:
-                typed = ".".join([handed, *parts[1:]])
+                # ``google.gmail()`` handed over: the client that factory call made
+                typed = ".".join([handed.replace("()", ""), *parts[1:]])
                 return self._resolve_name(typed)[3] or typed
         if len(parts) == 2 and caller is not None and parts[0] in caller.params:
             # ``db.execute_query(sql)`` on a parameter no annotation types: the one project
@@ -671,6 +672,10 @@ class ProjectIndex(Types):
         qualname = value.qualname
         if value.kind not in {"name", "attr"} or not qualname:
             return None
+        if value.kind == "name" and qualname == value.text and call.function:
+            # handed on from the caller's own parameter: what the caller's callers hand it
+            caller = self.function(call.function)
+            return self.handed_type(caller, qualname) if caller is not None else None
         if qualname.startswith("self.") and qualname.count(".") == 1:
             caller = self.function(call.function) if call.function else None
             owner = enclosing_class(self, caller) if caller else None
