@@ -27,6 +27,12 @@ if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
 
+# The methods of JavaScript's own arrays, maps and sets: an answer that is one is data.
+_JS_COLLECTION_METHODS = frozenset(
+    {"push", "pop", "shift", "unshift", "splice", "set", "add", "clear", "concat", "sort"}
+)
+
+
 def heuristic_sink(
     project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | None:
@@ -82,11 +88,20 @@ def heuristic_sink(
     if external and re.search(r"\.(deps|context)\.", callee):
         # ``ctx.deps.client.send(...)``: the user's own dependencies
         external = resolved = False
-    if call.method in project.catalog.container_methods and not (trusted_receiver or resolved):
+    # ``issue = await client.issue(id); issue.update({...})``: an object a service answered
+    # with, whose own methods act on that service (an array's or a map's excepted)
+    answered = (
+        facts.language != "python"
+        and call.method not in _JS_COLLECTION_METHODS
+        and open_world.holds_external_answer(project, call, fn, facts)
+    )
+    if call.method in project.catalog.container_methods and not (
+        trusted_receiver or resolved or answered
+    ):
         # a list's, dict's or generator's method, unless the receiver is typed as a client
         # of a package (``client.messages.send(...)`` with ``client = AgentSDK()``)
         return None
-    if not (trusted_receiver or (external and "." in callee)):
+    if not (trusted_receiver or (external and "." in callee) or answered):
         return None
     kind = {
         "non_idempotent": "network_write",

@@ -431,6 +431,17 @@ def _opaque_attribute(project: ProjectIndex, root: str, fn: Function) -> bool:
     return project.opaque_attribute(fn.class_name, attr)
 
 
+def holds_external_answer(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether the call is made on what a call into an imported package answered
+    (``issue = await client.issue(id); issue.update(...)``): an object of that service."""
+    written = call.text.rsplit(".", 1)[0] if "." in call.text else ""
+    return bool(written) and _answer_of_external_call(
+        project, project.catalog.open_world, written, fn, facts, call
+    )
+
+
 def _answer_of_external_call(
     project: ProjectIndex, world: OpenWorld, root: str, fn: Function, facts: ModuleFacts, call: Call
 ) -> bool:

@@ -782,3 +782,40 @@ def test_an_untyped_client_handed_on_through_helpers_keeps_its_type(tmp_path: Pa
     )
     (tool,) = report(tmp_path)["tools"]
     assert tool["risk"]["value"] == "network_write"
+
+
+def test_an_object_a_service_answered_with_acts_on_that_service(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "server.ts": dedent(
+                """
+                import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+                import { LinearClient } from "@linear/sdk";
+                import { z } from "zod";
+
+                class Tracker {
+                  private client: LinearClient;
+                  constructor(apiKey: string) {
+                    this.client = new LinearClient({ apiKey });
+                  }
+                  async rename(id: string, title: string) {
+                    const issue = await this.client.issue(id);
+                    const labels = await issue.labels();
+                    labels.nodes.push(labels.nodes[0]);
+                    return issue.update({ title });
+                  }
+                }
+
+                const tracker = new Tracker("key");
+                const server = new McpServer({ name: "tracker", version: "1" });
+                server.tool("rename_issue", "Rename an issue", { id: z.string(), title: z.string() }, async ({ id, title }) => {
+                  await tracker.rename(id, title);
+                  return { content: [{ type: "text", text: "renamed" }] };
+                });
+                """
+            )
+        },
+    )
+    (tool,) = report(tmp_path)["tools"]
+    assert tool["risk"]["value"] == "write"
