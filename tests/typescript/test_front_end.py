@@ -819,3 +819,65 @@ def test_an_object_a_service_answered_with_acts_on_that_service(tmp_path: Path) 
     )
     (tool,) = report(tmp_path)["tools"]
     assert tool["risk"]["value"] == "write"
+
+
+def test_a_call_through_an_interface_reaches_the_class_that_implements_it(
+    tmp_path: Path,
+) -> None:
+    write_project(
+        tmp_path,
+        {
+            "src/db/adapter.ts": dedent(
+                """
+                export interface DbAdapter {
+                  all(query: string, params?: unknown[]): Promise<unknown[]>;
+                  run(query: string, params?: unknown[]): Promise<void>;
+                }
+                """
+            ),
+            "src/db/sqlite.ts": dedent(
+                """
+                import sqlite3 from "sqlite3";
+                import { DbAdapter } from "./adapter.js";
+
+                export class SqliteAdapter implements DbAdapter {
+                  private db: sqlite3.Database = new sqlite3.Database("data.db");
+                  async all(query: string, params: unknown[] = []) {
+                    return new Promise<unknown[]>((resolve, reject) =>
+                      this.db.all(query, params, (err, rows) => (err ? reject(err) : resolve(rows))),
+                    );
+                  }
+                  async run(query: string, params: unknown[] = []) {
+                    return new Promise<void>((resolve, reject) =>
+                      this.db.run(query, params, (err) => (err ? reject(err) : resolve())),
+                    );
+                  }
+                }
+                """
+            ),
+            "src/server.ts": dedent(
+                """
+                import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+                import { z } from "zod";
+                import { DbAdapter } from "./db/adapter.js";
+                import { SqliteAdapter } from "./db/sqlite.js";
+
+                const adapter: DbAdapter = new SqliteAdapter();
+                const server = new McpServer({ name: "notes", version: "1" });
+
+                server.tool("add_note", "Add a note", { text: z.string() }, async ({ text }) => {
+                  await adapter.run("INSERT INTO notes (text) VALUES (?)", [text]);
+                  return { content: [{ type: "text", text: "added" }] };
+                });
+
+                server.tool("count_notes", "Count the notes", {}, async () => {
+                  const rows = await adapter.all("SELECT COUNT(*) AS n FROM notes");
+                  return { content: [{ type: "text", text: JSON.stringify(rows) }] };
+                });
+                """
+            ),
+        },
+    )
+    tools = tools_by_name(tmp_path)
+    assert tools["add_note"]["risk"]["value"] == "write"
+    assert tools["count_notes"]["risk"]["value"] == "read"

@@ -94,6 +94,10 @@ _INLINE_RUNNERS = frozenset(
         "replaceAll",
     }
 )
+# How a method with no body is marked, as the Python front end reads the same declarations: an
+# interface is a ``Protocol``, an ``abstract`` method an ``abstractmethod``.
+PROTOCOL = "typing.Protocol"
+ABSTRACT = "abc.abstractmethod"
 # Object properties that name what an options object declares (``{name: "scrape", ...}``).
 _NAME_FIELDS = ("name", "id", "toolName")
 # What a caught error's text is read through.
@@ -139,7 +143,6 @@ _NO_FACTS = frozenset(
         "property_identifier",
         "type_annotation",
         "type_alias_declaration",
-        "interface_declaration",
         "type_arguments",
         "type_parameters",
         "predefined_type",
@@ -313,6 +316,7 @@ class _Extractor:
                 node.type in _FUNCTION_DECLARATIONS
                 or node.type in _CLASS_DECLARATIONS
                 or node.type == "enum_declaration"
+                or node.type == "interface_declaration"
             ):
                 name = node.child_by_field_name("name")
                 if name is not None:
@@ -369,6 +373,64 @@ class _Extractor:
             if owner is not None and prop is not None and owner.type == "identifier":
                 return self._constants.get(self.text(owner), {}).get(self.text(prop))
         return None
+
+    def visit_interface_declaration(self, node: Node) -> None:
+        """An interface is a protocol: its methods have no body here, and a call of one runs
+        whatever class implements it (``adapter.run(sql)`` on a ``DbAdapter``)."""
+        name = node.child_by_field_name("name")
+        if name is None:
+            return
+        qualname = self._qualname(self.text(name))
+        bases = [
+            self._type_name(base) or self.text(base)
+            for clause in node.named_children
+            if clause.type == "extends_type_clause"
+            for base in clause.named_children
+        ]
+        cls = ClassDef(
+            qualname=qualname,
+            name=self.text(name),
+            module=self.module,
+            span=self.span(node),
+            name_span=self.span(name),
+            bases=[*bases, PROTOCOL],
+            methods=[],
+        )
+        self.facts.classes[qualname] = cls
+        body = node.child_by_field_name("body")
+        for member in body.named_children if body is not None else []:
+            key = _property_key(member.child_by_field_name("name"), self.source)
+            if key is None:
+                continue
+            if member.type == "method_signature":
+                self._signature(member, key, cls)
+            elif member.type == "property_signature":
+                typed = self._type_name(member.child_by_field_name("type"))
+                if typed:
+                    cls.self_types[key] = typed
+
+    def _signature(self, node: Node, name: str, cls: ClassDef, *, abstract: bool = False) -> None:
+        """A method declared with no body (an interface's, an abstract class's)."""
+        params, _ = self._parameters(node.child_by_field_name("parameters"))
+        qualname = f"{cls.qualname}.{name}"
+        where = node.child_by_field_name("name") or node
+        function = Function(
+            qualname=qualname,
+            name=name,
+            module=self.module,
+            class_name=cls.qualname,
+            span=self.span(node),
+            name_span=self.span(where),
+            params=["self", *params],
+            is_async=False,
+            is_test=self.facts.is_test,
+            decorators=[Decorator(ABSTRACT, "abstract", False, span=self.span(node))]
+            if abstract
+            else [],
+            return_type=self._type_name(node.child_by_field_name("return_type")),
+        )
+        self.facts.functions.setdefault(qualname, function)
+        cls.methods.append(qualname)
 
     def visit_enum_declaration(self, node: Node) -> None:
         """A TypeScript enum is a class of constants, as Python's ``Enum`` is: a tool named
@@ -1060,7 +1122,7 @@ class _Extractor:
                     method = "__init__"
                 static = any(c.type == "static" for c in member.children)
                 if member.type == "abstract_method_signature":
-                    cls.methods.append(f"{qualname}.{method}")
+                    self._signature(member, method, cls, abstract=True)
                     continue
                 self._function(member, method, method_of=cls, static=static)
             elif member.type in ("public_field_definition", "field_definition"):
