@@ -881,3 +881,12 @@ def test_a_call_through_an_interface_reaches_the_class_that_implements_it(
     tools = tools_by_name(tmp_path)
     assert tools["add_note"]["risk"]["value"] == "write"
     assert tools["count_notes"]["risk"]["value"] == "read"
+
+
+def test_a_suppression_comment_on_the_line_silences_that_finding() -> None:
+    done = agentguard("check", str(HELPDESK), "--format", "json", "--no-cache", "--exit-zero")
+    result = json.loads(done.stdout)
+    assert result["summary"]["suppressed"] == 1
+    replies = [f for f in result["findings"] if f["path"].endswith("replies.ts")]
+    assert "AG201" not in {f["code"] for f in replies}
+    assert "AG002" not in {f["code"] for f in replies}
