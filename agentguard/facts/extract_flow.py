@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from agentguard.diagnostics import Span
 from agentguard.facts.extract_values import ValueReader
@@ -45,12 +45,18 @@ _NOT_A_DESTINATION = {
 }
 _RAW_ATTRS = {"args", "message", "msg", "strerror", "detail", "details"}
 _STATUS_SUBJECT = re.compile(r"(?i)(status|state)")
-_TOOL_SCHEMA_KEYS = (
+TOOL_SCHEMA_KEYS = (
     {"type", "function"},
     {"name", "input_schema"},
     {"name", "inputSchema"},
     {"name", "parameters"},
 )
+
+
+def tool_schema_shaped(keys: Collection[str]) -> bool:
+    """Whether a dict's (or an object literal's) keys are those of a tool spec a model is
+    given (OpenAI's, Anthropic's, MCP's)."""
+    return any(shape <= set(keys) for shape in TOOL_SCHEMA_KEYS)
 
 
 def _repeats_same_attempt(loop: ast.For | ast.AsyncFor, target: str) -> bool:
@@ -365,8 +371,10 @@ class FlowVisitor(ValueReader):
 
     def visit_Dict(self, node: ast.Dict) -> None:
         self.generic_visit(node)
-        keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
-        if any(shape <= keys for shape in _TOOL_SCHEMA_KEYS):
+        keys = {
+            k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        }
+        if tool_schema_shaped(keys):
             self.facts.dicts.append(self.value(node))
 
     def _loop(self, node: ast.For | ast.AsyncFor | ast.While, kind: str) -> None:

@@ -37,7 +37,8 @@ from collections.abc import Callable, Iterator
 from tree_sitter import Node
 
 from agentguard.diagnostics import Span
-from agentguard.facts.extract_values import leaf_value
+from agentguard.facts.extract_flow import tool_schema_shaped
+from agentguard.facts.extract_values import Scope, leaf_value
 from agentguard.facts.module_facts import (
     CALL_STEP,
     LOADED_EMPTY_DICT,
@@ -102,12 +103,6 @@ ABSTRACT = "abc.abstractmethod"
 _NAME_FIELDS = ("name", "id", "toolName")
 # What a caught error's text is read through.
 _RAW_ATTRS = frozenset({"message", "stack", "cause", "details", "detail", "response"})
-_TOOL_SCHEMA_KEYS = (
-    {"type", "function"},
-    {"name", "input_schema"},
-    {"name", "inputSchema"},
-    {"name", "parameters"},
-)
 _COMPARISONS = {
     "===": "==",
     "==": "==",
@@ -203,16 +198,6 @@ def is_test_path(path: str) -> bool:
     )
 
 
-class _Scope:
-    __slots__ = ("function", "loops", "order", "types")
-
-    def __init__(self, function: Function | None) -> None:
-        self.function = function
-        self.types: dict[str, str] = {}
-        self.loops: list[int] = []
-        self.order = 0
-
-
 def extract_typescript(
     source: bytes,
     path: str,
@@ -255,7 +240,7 @@ class _Extractor:
         self.resolve_import = resolve_import
         self.facts = ModuleFacts(path=path, module=module, is_test=is_test)
         self.facts.language = language
-        self.module_scope = _Scope(None)
+        self.module_scope = Scope(None)
         self.scopes = [self.module_scope]
         self.class_stack: list[ClassDef] = []
         # (kind, qualname) of the enclosing definitions: "def" or "class"
@@ -274,7 +259,7 @@ class _Extractor:
 
     # ------------------------------------------------------------------ basics
     @property
-    def scope(self) -> _Scope:
+    def scope(self) -> Scope:
         return self.scopes[-1]
 
     def text(self, node: Node, limit: int = TEXT_LIMIT) -> str:
@@ -939,7 +924,7 @@ class _Extractor:
         self.facts.functions[qual] = function
         if method_of is not None:
             method_of.methods.append(qual)
-        scope = _Scope(function)
+        scope = Scope(function)
         scope.types.update(types)
         self.scopes.append(scope)
         self._forget_values()
@@ -1204,16 +1189,10 @@ class _Extractor:
     def _namespace(self, node: Node, name: str, statement: Node) -> None:
         """``const handlers = { create: async () => ..., list() {...} }`` at module level:
         each function property is the function ``handlers.create``."""
-        qual = self._qualname(name)
-        self.containers.append(("object", qual))
-        items = self._object_members(node)
+        self.containers.append(("object", self._qualname(name)))
+        value = self._object_value(node)
         self.containers.pop()
-        value = self.value(node)
-        value.items.update(items)
         self._record(name, value, statement)
-        keys = set(value.items)
-        if any(shape <= keys for shape in _TOOL_SCHEMA_KEYS):
-            self.facts.dicts.append(value)
 
     def _object_members(self, node: Node, label: str | None = None) -> dict[str, Value]:
         """Visit an object literal's members, making each function property a function;
@@ -1457,14 +1436,7 @@ class _Extractor:
             self._inline(bare)
             return self.value(bare)
         if bare.type == "object" and method not in _INLINE_RUNNERS:
-            items = self._object_members(bare, label)
-            value = self.value(bare)
-            if items:
-                value.items.update(items)
-            keys = set(value.items)
-            if any(shape <= keys for shape in _TOOL_SCHEMA_KEYS):
-                self.facts.dicts.append(value)
-            return value
+            return self._object_value(bare, label)
         self.visit(node)
         return self.value(node)
 
@@ -1484,17 +1456,18 @@ class _Extractor:
     def visit_object(self, node: Node) -> None:
         # An object literal anywhere else: its function properties are functions of their
         # own (``return { execute: async () => ... }``).
-        items = self._object_members(node)
-        keys = {
-            _property_key(c.child_by_field_name("key"), self.source)
-            for c in node.named_children
-            if c.type == "pair"
-        }
-        if items or any(shape <= keys for shape in _TOOL_SCHEMA_KEYS):
-            value = self.value(node)
+        self._object_value(node)
+
+    def _object_value(self, node: Node, label: str | None = None) -> Value:
+        """An object literal's Value, its function properties made functions of their own
+        (named after ``label``); kept among the module's dicts when shaped like a tool spec."""
+        items = self._object_members(node, label)
+        value = self.value(node)
+        if items:
             value.items.update(items)
-            if any(shape <= set(value.items) for shape in _TOOL_SCHEMA_KEYS):
-                self.facts.dicts.append(value)
+        if tool_schema_shaped(value.items):
+            self.facts.dicts.append(value)
+        return value
 
     # ------------------------------------------------------------------ control flow
     def visit_if_statement(self, node: Node) -> None:
