@@ -85,10 +85,17 @@ class Invalid:
         return sorted((self.span, *self.also))
 
 
-def mcp_server_ts(registration: str, *imports: str) -> str:
+def mcp_tool_ts(
+    body: str,
+    *imports: str,
+    tool: str = "create_order",
+    description: str = "Place an order",
+    param: str = "cartId",
+) -> str:
     """A TypeScript MCP server for a rule's examples: the SDK's ``McpServer``, each of
-    ``imports`` (``'axios from "axios"'``) and zod imported, a server made, then
-    ``registration`` (its ``server.registerTool(...)`` call)."""
+    ``imports`` (``'axios from "axios"'``) and zod imported, a server made, and one tool
+    registered with ``server.registerTool`` taking the string ``param``, whose callback
+    runs ``body`` (its statements, indented four spaces)."""
     lines = [
         'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";',
         *(f"import {name};" for name in imports),
@@ -96,9 +103,33 @@ def mcp_server_ts(registration: str, *imports: str) -> str:
         "",
         'const server = new McpServer({ name: "shop", version: "1.0.0" });',
         "",
-        registration,
+        "server.registerTool(",
+        f'  "{tool}",',
+        f'  {{ description: "{description}", inputSchema: {{ {param}: z.string() }} }},',
+        f"  async ({{ {param} }}) => {{",
+        body.rstrip("\n"),
+        "  },",
+        ");",
+        "",
     ]
     return "\n".join(lines)
+
+
+# The TypeScript answer AG601 and AG603 both hold up as right: the error logged, and the
+# model told that the order may exist and not to retry.
+ORDER_OUTCOME_UNKNOWN_TS = mcp_tool_ts(
+    "    try {\n"
+    '      const response = await axios.post("https://shop.example/orders", { cartId });\n'
+    '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
+    "    } catch (err) {\n"
+    '      console.error("create_order failed", err);\n'
+    "      return {\n"
+    '        content: [{ type: "text", text: "The order may have been placed. Check its status; do not retry." }],\n'
+    "        isError: true,\n"
+    "      };\n"
+    "    }\n",
+    'axios from "axios"',
+)
 
 
 class Rule:

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from agentguard.checks.base import Invalid, Rule, Valid, mcp_server_ts
+from agentguard.checks.base import ORDER_OUTCOME_UNKNOWN_TS, Invalid, Rule, Valid, mcp_tool_ts
 from agentguard.checks.common import CodeTools, finding_tool
 from agentguard.checks.observations.error_taxonomy import HELPER_NAME, helper_source, with_helper
 from agentguard.checks.observations.shared import (
@@ -146,25 +146,7 @@ class RawErrorObservation(Rule):
             '                "content": f"create_order failed ({type(e).__name__}); do not retry."}\n'
         ),
         Valid(
-            mcp_server_ts(
-                "server.registerTool(\n"
-                '  "create_order",\n'
-                '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
-                "  async ({ cartId }) => {\n"
-                "    try {\n"
-                '      const response = await axios.post("https://shop.example/orders", { cartId });\n'
-                '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
-                "    } catch (err) {\n"
-                '      console.error("create_order failed", err);\n'
-                "      return {\n"
-                '        content: [{ type: "text", text: "The order may have been placed. Check its status; do not retry." }],\n'
-                "        isError: true,\n"
-                "      };\n"
-                "    }\n"
-                "  },\n"
-                ");\n",
-                'axios from "axios"',
-            ),
+            ORDER_OUTCOME_UNKNOWN_TS,
             filename="server.ts",
         ),
     )
@@ -328,19 +310,13 @@ class RawErrorObservation(Rule):
             span=(9, 9, 9, 85),
         ),
         Invalid(
-            mcp_server_ts(
-                "server.registerTool(\n"
-                '  "create_order",\n'
-                '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
-                "  async ({ cartId }) => {\n"
+            mcp_tool_ts(
                 "    try {\n"
                 '      const response = await axios.post("https://shop.example/orders", { cartId });\n'
                 '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
                 "    } catch (err) {\n"
                 '      return { content: [{ type: "text", text: `Error: ${err}` }], isError: true };\n'
-                "    }\n"
-                "  },\n"
-                ");\n",
+                "    }\n",
                 'axios from "axios"',
             ),
             filename="server.ts",

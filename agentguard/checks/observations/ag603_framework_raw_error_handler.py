@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentguard.checks.base import Invalid, Rule, Valid, mcp_server_ts
+from agentguard.checks.base import ORDER_OUTCOME_UNKNOWN_TS, Invalid, Rule, Valid, mcp_tool_ts
 from agentguard.checks.common import tool_evidence
 from agentguard.checks.observations.shared import (
     DefaultErrorTexts,
@@ -89,25 +89,7 @@ class FrameworkRawErrorHandler(Rule):
             '        return (await client.post("https://shop.example/orders", json={"cart": cart_id})).json()\n'
         ),
         Valid(
-            mcp_server_ts(
-                "server.registerTool(\n"
-                '  "create_order",\n'
-                '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
-                "  async ({ cartId }) => {\n"
-                "    try {\n"
-                '      const response = await axios.post("https://shop.example/orders", { cartId });\n'
-                '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
-                "    } catch (err) {\n"
-                '      console.error("create_order failed", err);\n'
-                "      return {\n"
-                '        content: [{ type: "text", text: "The order may have been placed. Check its status; do not retry." }],\n'
-                "        isError: true,\n"
-                "      };\n"
-                "    }\n"
-                "  },\n"
-                ");\n",
-                'axios from "axios"',
-            ),
+            ORDER_OUTCOME_UNKNOWN_TS,
             filename="server.ts",
         ),
     )
@@ -134,15 +116,9 @@ class FrameworkRawErrorHandler(Rule):
             span=(7, 5, 7, 17),
         ),
         Invalid(
-            mcp_server_ts(
-                "server.registerTool(\n"
-                '  "create_order",\n'
-                '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
-                "  async ({ cartId }) => {\n"
+            mcp_tool_ts(
                 '    const response = await axios.post("https://shop.example/orders", { cartId });\n'
-                '    return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
-                "  },\n"
-                ");\n",
+                '    return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n',
                 'axios from "axios"',
             ),
             filename="server.ts",

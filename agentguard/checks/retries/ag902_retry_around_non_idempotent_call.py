@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentguard.checks.base import Invalid, Rule, Valid, mcp_server_ts
+from agentguard.checks.base import Invalid, Rule, Valid, mcp_tool_ts
 from agentguard.checks.common import tool_evidence
 from agentguard.checks.retries.shared import (
     UNSCOPED_RETRIES,
@@ -85,17 +85,14 @@ class RetryAroundNonIdempotentCall(Rule):
             "        return response.json()\n"
         ),
         Valid(
-            mcp_server_ts(
-                "server.registerTool(\n"
-                '  "order_status",\n'
-                '  { description: "Look an order up", inputSchema: { orderId: z.string() } },\n'
-                "  async ({ orderId }) => {\n"
+            mcp_tool_ts(
                 "    const response = await pRetry(() => axios.get(`https://shop.example/orders/${orderId}`), { retries: 3 });\n"
-                '    return { content: [{ type: "text", text: response.data.status }] };\n'
-                "  },\n"
-                ");\n",
+                '    return { content: [{ type: "text", text: response.data.status }] };\n',
                 'axios from "axios"',
                 'pRetry from "p-retry"',
+                tool="order_status",
+                description="Look an order up",
+                param="orderId",
             ),
             filename="server.ts",
         ),
@@ -137,15 +134,9 @@ class RetryAroundNonIdempotentCall(Rule):
             message_contains="5xx",
         ),
         Invalid(
-            mcp_server_ts(
-                "server.registerTool(\n"
-                '  "create_order",\n'
-                '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
-                "  async ({ cartId }) => {\n"
+            mcp_tool_ts(
                 '    const response = await pRetry(() => axios.post("https://shop.example/orders", { cartId }), { retries: 3 });\n'
-                '    return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
-                "  },\n"
-                ");\n",
+                '    return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n',
                 'axios from "axios"',
                 'pRetry from "p-retry"',
             ),

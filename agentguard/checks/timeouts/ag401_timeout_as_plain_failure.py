@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from agentguard.checks.base import Invalid, Rule, Valid, mcp_server_ts
+from agentguard.checks.base import Invalid, Rule, Valid, mcp_tool_ts
 from agentguard.checks.common import effect_phrase
 from agentguard.checks.timeouts.chains import CATCH_ALL, POLL
 from agentguard.checks.timeouts.shared import TimeoutVerdicts
@@ -121,11 +121,7 @@ class TimeoutAsPlainFailure(Rule):
             '        return {"ok": False, "code": "TRANSIENT_NETWORK", "retryable": True, "content": "Not sent."}\n'
         ),
         Valid(
-            mcp_server_ts(
-                "server.registerTool(\n"
-                '  "order_status",\n'
-                '  { description: "Look an order up", inputSchema: { orderId: z.string() } },\n'
-                "  async ({ orderId }) => {\n"
+            mcp_tool_ts(
                 "    try {\n"
                 "      const response = await axios.get(`https://shop.example/orders/${orderId}`, {\n"
                 "        signal: AbortSignal.timeout(5000),\n"
@@ -133,10 +129,11 @@ class TimeoutAsPlainFailure(Rule):
                 '      return { content: [{ type: "text", text: response.data.status }] };\n'
                 "    } catch {\n"
                 '      return { content: [{ type: "text", text: "The order service is slow, try again." }], isError: true };\n'
-                "    }\n"
-                "  },\n"
-                ");\n",
+                "    }\n",
                 'axios from "axios"',
+                tool="order_status",
+                description="Look an order up",
+                param="orderId",
             ),
             filename="server.ts",
         ),
@@ -207,11 +204,7 @@ class TimeoutAsPlainFailure(Rule):
             message_contains="dispatches",
         ),
         Invalid(
-            mcp_server_ts(
-                "server.registerTool(\n"
-                '  "create_order",\n'
-                '  { description: "Place an order", inputSchema: { cartId: z.string() } },\n'
-                "  async ({ cartId }) => {\n"
+            mcp_tool_ts(
                 "    try {\n"
                 '      const response = await axios.post("https://shop.example/orders", { cartId }, { timeout: 10000 });\n'
                 '      return { content: [{ type: "text", text: `Order ${response.data.id} placed` }] };\n'
@@ -220,9 +213,7 @@ class TimeoutAsPlainFailure(Rule):
                 '        return { content: [{ type: "text", text: "The order failed, please retry." }], isError: true };\n'
                 "      }\n"
                 "      throw err;\n"
-                "    }\n"
-                "  },\n"
-                ");\n",
+                "    }\n",
                 'axios from "axios"',
             ),
             filename="server.ts",
