@@ -173,12 +173,18 @@ def handed_guards(project: ProjectModel, frame: Frame) -> list[Guard]:
     for inner in project.calls_in(target):
         if inner.callee not in names:
             continue
-        result += [
-            Guard(block, helper, facts, context_manager=True)
-            for block in sorted(helper.tries, key=lambda b: b.span, reverse=True)
-            if block.body_order[0] <= inner.order < block.body_order[1]
-        ]
+        result += _wrapping_guards(helper, facts, inner)
     return result
+
+
+def _wrapping_guards(helper: Function, facts: ModuleFacts, call: Call) -> list[Guard]:
+    """The ``try`` blocks of a helper around its call of what it was handed, innermost
+    first: they handle the errors of the caller's call, as a context manager would."""
+    return [
+        Guard(block, helper, facts, context_manager=True)
+        for block in sorted(helper.tries, key=lambda b: b.span, reverse=True)
+        if block.body_order[0] <= call.order < block.body_order[1]
+    ]
 
 
 def decorator_guards(project: ProjectModel, frame: Frame) -> list[Guard]:
@@ -205,11 +211,7 @@ def decorator_guards(project: ProjectModel, frame: Frame) -> list[Guard]:
             for call in project.calls_in(qualname):
                 if call.callee not in wrapped or "." in call.callee:
                     continue
-                result += [
-                    Guard(block, wrapper, facts, context_manager=True)
-                    for block in sorted(wrapper.tries, key=lambda b: b.span, reverse=True)
-                    if block.body_order[0] <= call.order < block.body_order[1]
-                ]
+                result += _wrapping_guards(wrapper, facts, call)
     return result
 
 
