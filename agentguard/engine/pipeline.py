@@ -23,7 +23,7 @@ from agentguard.engine.speed import FactOptions, Speed
 from agentguard.engine.suppressions import apply_suppressions
 from agentguard.engine.ts_projects import load_ts_module_map
 from agentguard.facts.module_facts import ModuleFacts
-from agentguard.facts.typescript.modules import TS_SUFFIXES, ts_module_name
+from agentguard.facts.typescript.modules import EMPTY_TS_MODULE_MAP, TS_SUFFIXES, ts_module_name
 from agentguard.knowledge.catalog import Catalog, load_catalog
 from agentguard.project.project_model import ProjectModel, build_project
 
@@ -72,8 +72,11 @@ def scan(
     options = facts or FactOptions()
     python_rels = [rel for _, rel in files.sources if not rel.endswith(TS_SUFFIXES)]
     ts_rels = [rel for _, rel in files.sources if rel.endswith(TS_SUFFIXES)]
-    ts_modules, ts_problems = load_ts_module_map(config.root, files.ts_configs, ts_rels)
-    files.problems.extend(ts_problems)
+    ts_modules = EMPTY_TS_MODULE_MAP
+    if ts_rels:
+        # a Python project's package.json (its web front end's) is not read for nothing
+        ts_modules, ts_problems = load_ts_module_map(config.root, files.ts_configs, ts_rels)
+        files.problems.extend(ts_problems)
     speed = Speed(options, config, catalog, ts_modules)
     mark = time.perf_counter()
     question = [*select, "\x1e", *ignore, "\x1e", "fixes" if with_fixes else "offers"]
