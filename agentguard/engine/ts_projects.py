@@ -35,6 +35,9 @@ PACKAGE_JSON = "package.json"
 # Per folder, the file that applies to its files: tsconfig.json before jsconfig.json.
 SCOPE_FILES = ("tsconfig.json", "jsconfig.json")
 _MAX_EXTENDS_DEPTH = 16
+# How many of the scan root's own folder names an app-root alias may name (``@/utils/x``
+# scanned from inside ``apps/web/utils``).
+ROOT_NAMES_KEPT = 3
 CONFIG_DIR = "${configDir}"
 _JSON5_ERROR = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$")
 _JSON5_CHARACTER = re.compile(r'"(.)"')
@@ -446,4 +449,5 @@ def load_ts_module_map(
         workspace.append(
             TsWorkspacePackage(seen.name, seen.folder, entry, tuple(seen.exports), output_roots)
         )
-    return TsModuleMap(tuple(scopes), tuple(workspace), project_modules), problems
+    root_names = tuple(part for part in Path(reader.root_text).parts[1:][-ROOT_NAMES_KEPT:])
+    return TsModuleMap(tuple(scopes), tuple(workspace), project_modules, root_names), problems

@@ -251,3 +251,22 @@ def test_an_alias_whose_tsconfig_lies_outside_the_scan_leads_into_the_project(
     )
     # two files end so: which one is meant is not known
     assert module_map.resolve("utils/ai/tools.ts", "~/posthog") == "npm:~/posthog"
+
+
+def test_an_alias_naming_the_scanned_folder_itself_leads_into_the_project(
+    tmp_path: Path,
+) -> None:
+    # `agentguard check apps/web/utils`: `@/utils/email/provider` names the scanned folder
+    root = tmp_path / "apps" / "web" / "utils"
+    write_project(
+        root,
+        {
+            "ai/tools.ts": 'import { createEmailProvider } from "@/utils/email/provider";\n',
+            "email/provider.ts": "export function createEmailProvider() {}\n",
+        },
+    )
+    module_map, _ = load(root)
+    assert module_map.resolve("ai/tools.ts", "@/utils/email/provider") == "email.provider"
+    assert module_map.resolve("ai/tools.ts", "@/web/utils/email/provider") == "email.provider"
+    # a folder of another name is not the scanned one
+    assert module_map.resolve("ai/tools.ts", "@/lib/email/provider") == "npm:@/lib/email/provider"

@@ -248,6 +248,10 @@ class TsModuleMap:
     # The module names of the scanned files (and of their folders) that an alias, a baseUrl
     # or a workspace package may lead to: only these decide between candidates.
     project_modules: frozenset[str] = frozenset()
+    # The names of the scan root's own folder and those above it, innermost last
+    # (``("apps", "web", "utils")``): an alias written from an app's root (``@/utils/x``)
+    # names them when the scan starts inside that app.
+    root_names: tuple[str, ...] = ()
     _scope_folders: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
     _package_names: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
     _fingerprint: str = field(init=False, repr=False, compare=False, default="")
@@ -267,13 +271,15 @@ class TsModuleMap:
         object.__setattr__(self, "packages", ordered_packages)
         object.__setattr__(self, "_scope_folders", tuple(s.folder for s in ordered_scopes))
         object.__setattr__(self, "_package_names", tuple(p.name for p in ordered_packages))
-        described = repr((ordered_scopes, ordered_packages, sorted(self.project_modules)))
+        described = repr(
+            (ordered_scopes, ordered_packages, sorted(self.project_modules), self.root_names)
+        )
         digest = hashlib.sha256(f"{described}\n{_BUILTINS_DIGEST}".encode()).hexdigest()
         object.__setattr__(self, "_fingerprint", digest[:16])
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt through __init__, so the derived fields are too (on every Python version).
-        return (type(self), (self.scopes, self.packages, self.project_modules))
+        return (type(self), (self.scopes, self.packages, self.project_modules, self.root_names))
 
     def fingerprint(self) -> str:
         """A short stable hash of everything that changes ``resolve``'s answers."""
@@ -297,7 +303,8 @@ class TsModuleMap:
             # ``@/utils/posthog`` in a folder scanned without the tsconfig that maps it
             # (a subfolder of an app): no npm package is named so, so it is the project's,
             # the one file whose path ends so
-            found = _ending_in(self.project_modules, ts_module_name(specifier[2:]))
+            tail = ts_module_name(specifier[2:])
+            found = _ending_in(self.project_modules, tail) or self._below_root(tail)
             if found is not None:
                 return found
         if specifier in NODE_BUILTINS:
@@ -306,6 +313,17 @@ class TsModuleMap:
         if package is not None:
             return self._into_package(package, specifier[len(package.name) + 1 :])
         return _npm_module(specifier)
+
+    def _below_root(self, tail: str) -> str | None:
+        """The project module ``tail`` names when its first parts are the scan root's own
+        folders (``utils.email.provider`` scanned from inside ``utils``)."""
+        parts = tail.split(".")
+        for count in range(1, min(len(self.root_names), len(parts) - 1) + 1):
+            if tuple(parts[:count]) == self.root_names[-count:]:
+                module = ".".join(parts[count:])
+                if module in self.project_modules:
+                    return module
+        return None
 
     def _scope_for(self, importer: str) -> TsConfigScope | None:
         """The tsconfig scope of the nearest folder at or above the importer's."""
