@@ -478,7 +478,7 @@ def test_a_sql_helper_statement_is_judged_where_each_caller_writes_it(
     assert risk_of(scan_files, files, "list_tables") == "read"
     kinds, codes = tool_of(scan_files, files, "add_note")
     assert kinds == ["write"]
-    assert "AG201" in codes
+    assert "AG101" in codes
     assert risk_of(scan_files, files, "run_sql") != "read"
 
 

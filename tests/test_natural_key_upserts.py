@@ -1,8 +1,10 @@
 """Natural-key upserts repeat safely: a statement that says what a conflict on its key does
 (SQL ``ON CONFLICT``, ``ON DUPLICATE KEY``, ``INSERT OR REPLACE``, ``INSERT IGNORE``), a
-``MERGE``/``REPLACE`` statement, Cypher ``MERGE`` and an ORM's ``get_or_create`` need no
-idempotency key (no AG201) and do not contradict an idempotent declaration (no AG102); a plain
-``INSERT`` or a Cypher ``CREATE`` still adds on every run."""
+``MERGE``/``REPLACE`` statement, Cypher ``MERGE`` and an ORM's ``get_or_create`` do not
+contradict an idempotent declaration (no AG102); a plain ``INSERT`` or a Cypher ``CREATE``
+still adds on every run, which such a declaration contradicts. The application's own
+database takes no idempotency key either way (no AG201): a write it makes is declared
+(AG101)."""
 
 from __future__ import annotations
 
@@ -31,9 +33,19 @@ SQL_TOOL = textwrap.dedent(
 )
 
 
-def _codes(scan_files: ScanFiles, statement: str) -> set[str]:
+DECLARED_IDEMPOTENT = (
+    '@tool\n@guarded(runtime, risk="write", idempotency="idempotent", replay="auto")\n'
+)
+
+
+def _codes(scan_files: ScanFiles, statement: str, declared_idempotent: bool = False) -> set[str]:
     source = SQL_TOOL.replace("STATEMENT", repr(statement))
-    result = scan_files({"prefs.py": source}, select=("AG101", "AG201"))
+    if declared_idempotent:
+        source = source.replace("@tool\n", DECLARED_IDEMPOTENT).replace(
+            "import psycopg\n",
+            "import psycopg\nfrom agentguard.runtime import guarded\nfrom app.runtime import runtime\n",
+        )
+    result = scan_files({"prefs.py": source}, select=("AG101", "AG102", "AG201"))
     return {f.code for f in result.findings}
 
 
@@ -52,8 +64,9 @@ def _codes(scan_files: ScanFiles, statement: str) -> set[str]:
         "WHEN MATCHED THEN UPDATE SET value = v.val WHEN NOT MATCHED THEN INSERT VALUES (v.u, v.k, v.val)",
     ],
 )
-def test_sql_upsert_needs_no_key(scan_files: ScanFiles, statement: str) -> None:
-    assert _codes(scan_files, statement) == {"AG101"}  # a write to declare, no key needed
+def test_sql_upsert_is_an_idempotent_write(scan_files: ScanFiles, statement: str) -> None:
+    assert _codes(scan_files, statement) == {"AG101"}  # a write to declare
+    assert _codes(scan_files, statement, declared_idempotent=True) == set()
 
 
 @pytest.mark.parametrize(
@@ -64,8 +77,9 @@ def test_sql_upsert_needs_no_key(scan_files: ScanFiles, statement: str) -> None:
         "INSERT INTO audit (note, user_id, key) VALUES ('on conflict', %s, %s)",
     ],
 )
-def test_plain_insert_still_needs_a_key(scan_files: ScanFiles, statement: str) -> None:
-    assert _codes(scan_files, statement) == {"AG101", "AG201"}
+def test_plain_insert_still_adds_a_row(scan_files: ScanFiles, statement: str) -> None:
+    assert _codes(scan_files, statement) == {"AG101"}
+    assert _codes(scan_files, statement, declared_idempotent=True) == {"AG102"}
 
 
 GRAPH = textwrap.dedent(
@@ -127,7 +141,7 @@ def test_cypher_create_beside_a_merge_still_adds(scan_files: ScanFiles) -> None:
     """``MERGE`` the author, ``CREATE`` the post: a repeat makes a second post, which the
     idempotent declaration contradicts."""
     result = scan_files({"graph.py": GRAPH}, select=("AG102", "AG201"))
-    assert {f.code for f in result.findings if f.tool == "add_post"} == {"AG102", "AG201"}
+    assert {f.code for f in result.findings if f.tool == "add_post"} == {"AG102"}
 
 
 def test_orm_get_or_create_needs_no_key(scan_files: ScanFiles) -> None:

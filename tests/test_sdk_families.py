@@ -696,7 +696,7 @@ CASES = [
         False,
     ),
     # SQL through DB-API drivers, asyncpg and SQLAlchemy: the statement decides; text no
-    # reader can know may write.
+    # reader can know may write. The application's own database takes no idempotency key.
     (
         "asyncpg-insert",
         "import asyncpg",
@@ -705,7 +705,7 @@ CASES = [
         'await conn.execute("INSERT INTO notes (body) VALUES ($1)", value)',
         True,
         ["write"],
-        True,
+        False,
     ),
     (
         "asyncpg-fetch",
@@ -754,7 +754,7 @@ CASES = [
         "with engine.connect() as conn:\n    return conn.execute(text(value)).fetchall()",
         False,
         ["write"],
-        True,
+        False,
     ),
     # processes and files
     ("os-system", "import os", "", "return os.system(value)", False, ["exec"], False),

@@ -371,6 +371,8 @@ class Catalog:
         {"type": "array", "items": {"type": "string", "pattern": "^[a-z0-9]+(_[a-z0-9]+)*$"}},
         lambda raw: tuple(tuple(phrase.split("_")) for phrase in as_list(raw)),
     )
+    dedupe_claims: frozenset[str] = key("effects.write_guards.dedupe_claims", WORDS, frozen)
+    dedupe_negations: frozenset[str] = key("effects.write_guards.dedupe_negations", WORDS, frozen)
     state_words: frozenset[str] = key("effects.repeat_safe_posts.state_words", WORDS, frozen)
     post_relation_words: frozenset[str] = key(
         "effects.repeat_safe_posts.relation_words", WORDS, frozen

@@ -95,6 +95,22 @@ class OpenWorld:
     cache_words: frozenset[str] = key("cache_words", WORDS, frozen)
     log_words: frozenset[str] = key("log_words", WORDS, frozen)
     telemetry_words: frozenset[str] = key("telemetry_words", WORDS, frozen)
+    cache_set_methods: frozenset[str] = key("cache_set_methods", IDENTIFIERS, frozen)
+    expiry_options: frozenset[str] = key(
+        "expiry_options",
+        IDENTIFIERS,
+        frozen,
+        description="Options that make a key-value write expire: with one, the write is "
+        "a cache entry or a lease, not a side effect.",
+    )
+    js_value_methods: frozenset[str] = key(
+        "js_value_methods",
+        IDENTIFIERS,
+        frozen,
+        description="Methods JavaScript's own strings, numbers, arrays and dates have that "
+        "compute a new value: called on anything in TypeScript or JavaScript, they stay in "
+        "the process.",
+    )
     read_commands: dict[str, frozenset[str]] = key(
         "read_commands",
         {"type": "object", "additionalProperties": STRINGS},

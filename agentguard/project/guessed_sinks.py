@@ -41,6 +41,11 @@ def heuristic_sink(
     containers, loggers, strings and the standard library."""
     if call.method.lstrip("_")[:1].isupper():
         return None  # a constructor (SendGridAPIClient(...)) builds a client, it sends nothing
+    if not call.method.isidentifier():
+        # ``createBedrock(opts)(model)``, ``perplexity("sonar")`` after ``perplexity =
+        # createPerplexity(opts)``: calling what a call returned; a verb in it names the
+        # factory, not what this call does
+        return None
     verb_class = method_verb(project, call.method, call)
     if verb_class in {None, "read"}:
         return None
@@ -55,6 +60,10 @@ def heuristic_sink(
     if world.reads(callee) or world.reads(call.callee):
         return None  # a library's own reads (``googlemaps.Client.place``)
     if stays_in_process(project, call, callee, fn, facts):
+        return None
+    if open_world.telemetry_package(project, callee) or open_world.expiring_cache_write(
+        project, call
+    ):
         return None
     if open_world.fills_what_it_read(call, facts):
         return None

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence
 from agentguard.facts.module_facts import CALL_STEP, Call, Chain, Function, ModuleFacts, Value
+from agentguard.facts.typescript.modules import npm_package_name
 from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld
 from agentguard.knowledge.words import words
@@ -606,8 +607,14 @@ def _handle_factory(project: ProjectIndex, call: Call, fn: Function, facts: Modu
 
 
 def hands_out_handle(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
-    """Whether later calls of ``fn`` use what ``call`` returned as their receiver."""
-    return _handle_factory(project, call, fn, facts)
+    """Whether later calls of ``fn`` use what ``call`` returned as their receiver, or the
+    same expression calls it or a method of it (``createAmazonBedrock(opts)(model)``)."""
+    # a call that starts where ``call`` starts and goes on past its end is made on what
+    # ``call`` returned
+    return _handle_factory(project, call, fn, facts) or any(
+        other.span[:2] == call.span[:2] and other.span[2:] > call.span[2:]
+        for other in project.calls_in(fn.qualname)
+    )
 
 
 def _reads_a_key(call: Call) -> bool:
@@ -752,6 +759,31 @@ def delivers_telemetry(project: ProjectIndex, effect: Effect, helper: Function) 
     the side effect of the tool that calls the helper."""
     named = set(words(helper.name, identifier=True))
     return effect.remote and bool(named & project.catalog.open_world.telemetry_words)
+
+
+def expiring_cache_write(project: ProjectIndex, call: Call) -> bool:
+    """``redis.set(key, "1", {nx: true, ex: 900})``, ``kv.put(k, v, {expirationTtl: 60})``,
+    ``cache.setex(k, 60, v)``: a key-value write that expires by itself, a cache entry or a
+    lease of the application's own."""
+    world = project.catalog.open_world
+    if call.method not in world.cache_set_methods:
+        return False
+    if call.method in {"setex", "psetex", "set_ex"}:
+        return True
+    return any(name in world.expiry_options for name in call.kwargs)
+
+
+def telemetry_package(project: ProjectIndex, callee: str) -> bool:
+    """Whether ``callee`` belongs to a package named for telemetry
+    (``@acme/tinybird-ai-analytics``, ``app_metrics``): what it sends records the call
+    that reached it, not a side effect of the tool."""
+    if callee.startswith("npm:"):
+        package = npm_package_name(callee[4:].split(".", 1)[0])
+    else:
+        package = callee.split(".", 1)[0]
+    if package in project.module_heads:
+        return False
+    return bool(set(words(package)) & project.catalog.open_world.telemetry_words)
 
 
 def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:

@@ -160,13 +160,17 @@ def stays_in_process(
         return True
     world = project.catalog.open_world
     if (
-        "()" in call.callee
-        and call.callee.startswith("npm:")
+        call.callee.startswith(("npm:", "node:"))
         and call.callee.split(".", 1)[0] in world.in_process_packages
         and call.method not in world.buffer_saves
     ):
-        # ``$("script").remove()`` after ``$ = cheerio.load(html)``: a method of what a
-        # function of an in-memory package handed out (its saves excepted)
+        # ``createHash("sha256")`` (node:crypto), ``$("script").remove()`` after ``$ =
+        # cheerio.load(html)``: a function of an in-memory npm package or Node module, or a
+        # method of what one handed out (its saves excepted)
+        return True
+    if facts.language != "python" and call.receiver and call.method in world.js_value_methods:
+        # ``error.message.includes("quota")``, ``name.trim()``: a JavaScript value's own
+        # method, computing a new value
         return True
     if any(_regular_expression(arg) for arg in call.args[:1]):
         # ``text.replace(/\/$/, "")``, ``name.split(/\s+/)``: a string's own method, handed

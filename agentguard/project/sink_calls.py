@@ -45,7 +45,6 @@ from agentguard.project.sink_keys import (
 )
 from agentguard.project.sql_sinks import (
     bound_to_db_handle,
-    embedded_database_module,
     repeats_safely,
     sqlalchemy_statement,
     statement_start,
@@ -226,6 +225,12 @@ def _classify_sink(
     if sink is not None and (sink.method_from or {}).get("tagged"):
         if not (call.args and call.args[0].op == "tag"):
             return None  # ``neon(url)``: the client is made; sql`...` runs a statement
+    if (
+        sink is not None
+        and sink.effect == "write"
+        and open_world.expiring_cache_write(project, call)
+    ):
+        return None  # ``redis.set(k, v, ex=60)``: a cache entry or a lease that expires
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
         unknown_statement = False  # SQL whose statement the caller supplies
@@ -310,13 +315,10 @@ def _classify_sink(
                 kind, idempotent, confidence = "write", None, Confidence.LOW
                 unknown_statement = True
                 statement_from = statement_param
-            # An embedded database file is a local write (judged by Q1): no service downstream
-            # could honour an idempotency key.
-            remote = (
-                sink.remote
-                if sink.remote is not None
-                else not embedded_database_module(project.catalog, facts)
-            )
+            # A statement writes the application's own database, an embedded file or a
+            # server it runs: a write judged where the tool runs (Q1), with no service
+            # downstream that takes an idempotency key (a unique constraint is the guard).
+            remote = sink.remote if sink.remote is not None else False
         elif kind == "file_open":
             mode_text = open_world.file_mode(project, call, sink, fn, facts)
             if mode_text is None:  # a mode no reader of the source can know: maybe a write

@@ -216,3 +216,111 @@ def test_a_users_own_sink_judges_typescript_calls(tmp_path: Path) -> None:
     setup = "const orders = new OrdersClient();"
     body = '  await orders.fulfil({ sku: "A1" });'
     assert {"AG101", "AG201"} <= _small(tmp_path, "place_order", body, imports, setup)
+
+
+@pytest.mark.parametrize(
+    ("imports", "body"),
+    [
+        # a Node module that computes in memory, its module function and what it hands out
+        (
+            'import { createHash } from "node:crypto";',
+            '  const digest = createHash("sha256").update("a@b.c").digest("hex");',
+        ),
+        # a provider factory whose result is called at once, or later
+        (
+            'import { createPerplexity } from "@ai-sdk/perplexity";',
+            '  const model = createPerplexity({ apiKey: "k" })("sonar-pro");',
+        ),
+        (
+            'import { createPerplexity } from "@ai-sdk/perplexity";',
+            '  const perplexity = createPerplexity({ apiKey: "k" });\n'
+            '  const model = perplexity("sonar-pro");',
+        ),
+        # usage records sent to an analytics package: telemetry of the call
+        (
+            'import { publishAiCall } from "@acme/tinybird-ai-analytics";',
+            '  await publishAiCall({ model: "m", tokens: 12 });',
+        ),
+    ],
+)
+def test_factories_in_memory_modules_and_telemetry_are_no_write(
+    tmp_path: Path, imports: str, body: str
+) -> None:
+    assert not _small(tmp_path, "research_person", body, imports) & {"AG101", "AG201"}
+
+
+def test_a_publish_into_a_service_package_is_still_a_write(tmp_path: Path) -> None:
+    imports = 'import { publishPost } from "@acme/blog-client";'
+    body = '  await publishPost({ title: "t", body: "b" });'
+    assert {"AG101", "AG201"} <= _small(tmp_path, "publish_post", body, imports)
+
+
+@pytest.mark.parametrize(
+    ("setup", "body"),
+    [
+        (
+            "const mastra = new Mastra({});",
+            '  await mastra.schedules.create({ agentId: "a", cron: "0 * * * *", prompt: "p" });',
+        ),
+        (
+            "function schedules(context: { mastra: Mastra }): Schedules {\n"
+            "  return context.mastra.schedules;\n}\n"
+            "const mastra = new Mastra({});",
+            "  const service = schedules({ mastra });\n"
+            '  await service.create({ agentId: "a", cron: "0 * * * *", prompt: "p" });',
+        ),
+    ],
+)
+def test_mastra_schedules_are_the_applications_own_store(
+    tmp_path: Path, setup: str, body: str
+) -> None:
+    """Mastra keeps schedules in the storage adapter the application configures: a local
+    write that needs a policy, with no service downstream to take a key."""
+    imports = (
+        'import { Mastra } from "@mastra/core";\n'
+        'import type { Schedules } from "@mastra/core/schedules";'
+    )
+    found = _small(tmp_path, "schedule_digest", body, imports, setup)
+    assert "AG101" in found
+    assert "AG201" not in found
+
+
+def test_a_javascript_values_own_methods_are_judged_and_a_clients_are_not(
+    tmp_path: Path,
+) -> None:
+    """`error.message.includes(...)` on an error typed by a library computes a value; a
+    library's method that names no verb stays unknown (AG104)."""
+    helper = (
+        'import { APICallError } from "ai";\n'
+        "export function isIncorrectKey(error: APICallError): boolean {\n"
+        '  return error.message.trim().includes("Incorrect API key") || error.statusCode === 401;\n'
+        "}\n"
+    )
+    write_project(tmp_path / "values", {"src/errors.ts": helper})
+    imports = 'import { isIncorrectKey } from "./errors";'
+    body = (
+        '  try { JSON.parse("{}"); }\n'
+        "  catch (error) { if (isIncorrectKey(error as never)) return { content: [] }; }\n"
+    )
+    assert "AG104" not in _small(tmp_path / "values", "check_key", body, imports)
+    imports = 'import { widget } from "@acme/widgets";'
+    body = '  await widget.spin("w1");\n'
+    assert "AG104" in _small(tmp_path / "client", "spin_widget", body, imports)
+
+
+@pytest.mark.parametrize(
+    ("body", "writes"),
+    [
+        ('  await redis.set("claim:a1", "1", { nx: true, ex: 900 });', False),
+        ('  await redis.setex("claim:a1", 900, "1");', False),
+        ('  await redis.set("owner:a1", "u1");', True),
+    ],
+)
+def test_a_key_value_write_that_expires_is_a_cache_entry(
+    tmp_path: Path, body: str, writes: bool
+) -> None:
+    """A write told to expire is a cache entry or a lease of the application's own; one
+    that stays is a write to declare."""
+    imports = 'import { Redis } from "@upstash/redis";'
+    setup = "const redis = Redis.fromEnv();"
+    assert ("AG101" in _small(tmp_path, "claim_cleanup", body, imports, setup)) is writes

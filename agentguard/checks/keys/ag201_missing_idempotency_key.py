@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import effect_phrase, tool_evidence
-from agentguard.checks.keys.shared import declares_create_or_get
+from agentguard.checks.keys.shared import declares_create_or_get, describes_dedupe
 from agentguard.diagnostics import Confidence, EvidenceStep, Finding, Severity, StepKind
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import ToolFacts
@@ -25,7 +25,9 @@ class MissingIdempotencyKey(Rule):
     that names what it writes with `uuid4()` or the time, or writes back a list it read
     after appending to it, repeats its effect. A create behind a guard needs no key: an
     `If-None-Match`/`If-Match` precondition, a lookup of the same natural key first
-    (check-then-create), or a name that declares a create-or-get (`get_or_create_label`).
+    (check-then-create), a name that declares a create-or-get (`get_or_create_label`), or a
+    description that documents the service's own dedupe ("The rating is idempotent per
+    search id"; "not idempotent" says the opposite).
 
     Declarations are evidence: a tool that declares a create (MCP `idempotentHint=False`
     with `destructiveHint=False`) is flagged at its declaration when no key is found, even
@@ -91,6 +93,15 @@ class MissingIdempotencyKey(Rule):
             '    return requests.post(f"https://wiki.example/pages/{slug}", json={"body": body}, headers=headers).json()\n'
         ),
         Valid(
+            "import requests\n"
+            "from langchain_core.tools import tool\n\n"
+            "@tool\n"
+            "def rate_search(search_id: str, rating: int) -> dict:\n"
+            '    """Rate a search. The rating is idempotent per search id."""\n'
+            '    url = f"https://search.example/searches/{search_id}/rating"\n'
+            '    return requests.post(url, json={"rating": rating}).json()\n'
+        ),
+        Valid(
             "from pathlib import Path\n"
             "from langchain_core.tools import tool\n\n"
             "@tool\n"
@@ -151,6 +162,9 @@ class MissingIdempotencyKey(Rule):
                     continue  # an explicit declaration beats a verb's guess
                 if declares_create_or_get(project.catalog, tool, effect):
                     keyed = True  # a declared create-or-get: a repeat finds what it made
+                    continue
+                if describes_dedupe(project, tool):
+                    keyed = True  # the service deduplicates, as the description says
                     continue
                 flagged = True
                 yield self.tool_finding(
