@@ -47,6 +47,9 @@ if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
 UNKNOWN = "unknown"
+# What a JavaScript promise is awaited through: a call chained so on another one uses its
+# outcome, not an object it made.
+_PROMISE_METHODS = frozenset({"then", "catch", "finally"})
 # What a JSON answer is made of (dict, list, str) and a set: their own methods change the
 # value in the process (``data = api.get(...).json()``, then ``data.update(...)``).
 _DATA_METHODS = frozenset(
@@ -610,9 +613,14 @@ def hands_out_handle(project: ProjectIndex, call: Call, fn: Function, facts: Mod
     """Whether later calls of ``fn`` use what ``call`` returned as their receiver, or the
     same expression calls it or a method of it (``createAmazonBedrock(opts)(model)``)."""
     # a call that starts where ``call`` starts and goes on past its end is made on what
-    # ``call`` returned
+    # ``call`` returned; awaiting it (``createIssue(body).then(...)``) or converting its
+    # answer is no use of a handle: the call acted
+    conversions = project.catalog.open_world.answer_conversions
     return _handle_factory(project, call, fn, facts) or any(
-        other.span[:2] == call.span[:2] and other.span[2:] > call.span[2:]
+        other.span[:2] == call.span[:2]
+        and other.span[2:] > call.span[2:]
+        and other.method not in _PROMISE_METHODS
+        and other.method not in conversions
         for other in project.calls_in(fn.qualname)
     )
 

@@ -324,3 +324,11 @@ def test_a_key_value_write_that_expires_is_a_cache_entry(
     imports = 'import { Redis } from "@upstash/redis";'
     setup = "const redis = Redis.fromEnv();"
     assert ("AG101" in _small(tmp_path, "claim_cleanup", body, imports, setup)) is writes
+
+
+def test_a_create_awaited_through_then_is_still_a_write(tmp_path: Path) -> None:
+    """`createIssue(body).then(...)` awaits what the create answered: the call acted,
+    unlike a factory whose object a chained call uses (`createPerplexity(opts)(model)`)."""
+    imports = 'import { createIssue } from "@acme/tracker";'
+    body = '  await createIssue({ title: "t" }).then((issue) => issue.id);'
+    assert {"AG101", "AG201"} <= _small(tmp_path, "file_issue", body, imports)
