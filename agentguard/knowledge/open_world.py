@@ -95,13 +95,14 @@ class OpenWorld:
     cache_words: frozenset[str] = key("cache_words", WORDS, frozen)
     log_words: frozenset[str] = key("log_words", WORDS, frozen)
     telemetry_words: frozenset[str] = key("telemetry_words", WORDS, frozen)
-    cache_set_methods: frozenset[str] = key("cache_set_methods", IDENTIFIERS, frozen)
+    lease_set_methods: frozenset[str] = key("lease_set_methods", IDENTIFIERS, frozen)
+    lease_if_absent_options: frozenset[str] = key("lease_if_absent_options", IDENTIFIERS, frozen)
     expiry_options: frozenset[str] = key(
         "expiry_options",
         IDENTIFIERS,
         frozen,
-        description="Options that make a key-value write expire: with one, the write is "
-        "a cache entry or a lease, not a side effect.",
+        description="Options that make a key-value write expire: set only if absent and "
+        "expiring, the write claims a lease, not a side effect.",
     )
     js_value_methods: frozenset[str] = key(
         "js_value_methods",

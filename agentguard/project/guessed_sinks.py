@@ -61,9 +61,7 @@ def heuristic_sink(
         return None  # a library's own reads (``googlemaps.Client.place``)
     if stays_in_process(project, call, callee, fn, facts):
         return None
-    if open_world.telemetry_package(project, callee) or open_world.expiring_cache_write(
-        project, call
-    ):
+    if open_world.telemetry_package(project, callee) or open_world.claims_a_lease(project, call):
         return None
     if open_world.fills_what_it_read(call, facts):
         return None

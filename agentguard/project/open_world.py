@@ -769,16 +769,19 @@ def delivers_telemetry(project: ProjectIndex, effect: Effect, helper: Function) 
     return effect.remote and bool(named & project.catalog.open_world.telemetry_words)
 
 
-def expiring_cache_write(project: ProjectIndex, call: Call) -> bool:
-    """``redis.set(key, "1", {nx: true, ex: 900})``, ``kv.put(k, v, {expirationTtl: 60})``,
-    ``cache.setex(k, 60, v)``: a key-value write that expires by itself, a cache entry or a
-    lease of the application's own."""
+def claims_a_lease(project: ProjectIndex, call: Call) -> bool:
+    """``redis.set(key, "1", {nx: true, ex: 900})``: a key set only if absent, expiring by
+    itself: a lock of the application's own that frees itself."""
     world = project.catalog.open_world
-    if call.method not in world.cache_set_methods:
-        return False
-    if call.method in {"setex", "psetex", "set_ex"}:
-        return True
-    return any(name in world.expiry_options for name in call.kwargs)
+    return (
+        call.method in world.lease_set_methods
+        and any(
+            call.kwargs[name].is_true()
+            for name in world.lease_if_absent_options
+            if name in call.kwargs
+        )
+        and any(name in world.expiry_options for name in call.kwargs)
+    )
 
 
 def telemetry_package(project: ProjectIndex, callee: str) -> bool:

@@ -225,12 +225,8 @@ def _classify_sink(
     if sink is not None and (sink.method_from or {}).get("tagged"):
         if not (call.args and call.args[0].op == "tag"):
             return None  # ``neon(url)``: the client is made; sql`...` runs a statement
-    if (
-        sink is not None
-        and sink.effect == "write"
-        and open_world.expiring_cache_write(project, call)
-    ):
-        return None  # ``redis.set(k, v, ex=60)``: a cache entry or a lease that expires
+    if sink is not None and sink.effect == "write" and open_world.claims_a_lease(project, call):
+        return None  # ``redis.set(k, v, nx=True, ex=60)``: a lease that frees itself
     if sink is not None:
         kind, idempotent, method = sink.effect, sink.idempotent, None
         unknown_statement = False  # SQL whose statement the caller supplies

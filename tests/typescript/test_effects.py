@@ -312,15 +312,15 @@ def test_a_javascript_values_own_methods_are_judged_and_a_clients_are_not(
     ("body", "writes"),
     [
         ('  await redis.set("claim:a1", "1", { nx: true, ex: 900 });', False),
-        ('  await redis.setex("claim:a1", 900, "1");', False),
+        ('  await redis.set("share:a1", "u1", { ex: 900 });', True),
         ('  await redis.set("owner:a1", "u1");', True),
     ],
 )
-def test_a_key_value_write_that_expires_is_a_cache_entry(
+def test_a_key_set_if_absent_that_expires_claims_a_lease(
     tmp_path: Path, body: str, writes: bool
 ) -> None:
-    """A write told to expire is a cache entry or a lease of the application's own; one
-    that stays is a write to declare."""
+    """A key set only if absent and told to expire is a lock of the application's own that
+    frees itself; a value that only expires, or stays, is a write to declare."""
     imports = 'import { Redis } from "@upstash/redis";'
     setup = "const redis = Redis.fromEnv();"
     assert ("AG101" in _small(tmp_path, "claim_cleanup", body, imports, setup)) is writes
@@ -332,3 +332,11 @@ def test_a_create_awaited_through_then_is_still_a_write(tmp_path: Path) -> None:
     imports = 'import { createIssue } from "@acme/tracker";'
     body = '  await createIssue({ title: "t" }).then((issue) => issue.id);'
     assert {"AG101", "AG201"} <= _small(tmp_path, "file_issue", body, imports)
+
+
+def test_a_promisified_function_is_the_function_it_wraps(tmp_path: Path) -> None:
+    """`const execAsync = promisify(exec)`: calling it runs the command, as `exec` would."""
+    imports = 'import { exec } from "node:child_process";\nimport { promisify } from "node:util";'
+    setup = "const execAsync = promisify(exec);"
+    body = '  await execAsync("git push origin main");'
+    assert "AG101" in _small(tmp_path, "push_branch", body, imports, setup)

@@ -198,6 +198,10 @@ def is_test_path(path: str) -> bool:
     )
 
 
+# Node's ``util.promisify(fn)``: the function it returns calls ``fn``.
+_PROMISIFY = "node:util.promisify"
+
+
 def extract_typescript(
     source: bytes,
     path: str,
@@ -1237,7 +1241,11 @@ class _Extractor:
         elif bare.type == "call_expression":
             made = self.value(bare)
             last = (made.qualname or "").rsplit(".", 1)[-1]
-            if made.qualname and (last[:1].isupper() or last in ("createClient", "client")):
+            wrapped = made.call_args[0].qualname if made.call_args else None
+            if made.qualname == _PROMISIFY and wrapped:
+                # ``const execAsync = promisify(exec)``: calling it calls ``exec``
+                self._bind(name, wrapped)
+            elif made.qualname and (last[:1].isupper() or last in ("createClient", "client")):
                 self._bind(name, made.qualname)
             elif (
                 made.qualname
