@@ -18,8 +18,10 @@ class MissingIdempotencyKey(Rule):
     header, no `idempotency_key=` (Stripe), `ClientToken` (AWS), dedupe id, and no
     `@guarded(key=...)` on the tool.
 
-    Local writes (files, a local git repository) have nothing downstream that could
-    deduplicate; they are judged by AG101. Idempotent verbs (PUT, DELETE by id) need no key,
+    Local writes (files, a local git repository) and writes to the application's own
+    database (a SQL statement, an ORM's create, a lease claimed in its cache) have no service
+    downstream that takes a key; they are judged by AG101 (a unique constraint or an upsert
+    is how a database deduplicates). Idempotent verbs (PUT, DELETE by id) need no key,
     nor does a POST that sets a state (`/issue/{key}/transitions`) or links existing things
     by id (`/cards/{id}/idMembers`). The request decides, not the verb alone: a PUT or save
     that names what it writes with `uuid4()` or the time, or writes back a list it read
