@@ -178,8 +178,11 @@ def stays_in_process(
         return True
     written = written_receiver(call)
     last = receiver_name(call)
-    if last and (
-        project.catalog.logger_receivers.match(last) or last[:1] in {'"', "'", "[", "{", "("}
+    inherited = last == "self" and callee.startswith(("npm:", "node:"))
+    if (
+        last
+        and not inherited  # ``this.schedule()``: a method of the package class it extends
+        and (project.catalog.logger_receivers.match(last) or last[:1] in {'"', "'", "[", "{", "("})
     ):
         return True
     if written and _is_container(project, written, fn, facts, call.order):

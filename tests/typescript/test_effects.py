@@ -340,3 +340,54 @@ def test_a_promisified_function_is_the_function_it_wraps(tmp_path: Path) -> None
     setup = "const execAsync = promisify(exec);"
     body = '  await execAsync("git push origin main");'
     assert "AG101" in _small(tmp_path, "push_branch", body, imports, setup)
+
+
+CHAT_AGENT = """\
+import {{ AIChatAgent }} from "@cloudflare/ai-chat";
+import {{ streamText, tool }} from "ai";
+import {{ z }} from "zod";
+
+export class Assistant extends AIChatAgent<Env> {{
+  async onChatMessage() {{
+    return streamText({{
+      model: "m",
+      tools: {{
+        remindLater: tool({{
+          description: "Remind the user later",
+          inputSchema: z.object({{ seconds: z.number(), note: z.string() }}),
+          execute: async ({{ seconds, note }}) => {{
+            {call}
+            return "done";
+          }},
+        }}),
+      }},
+    }});
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "effect"),
+    [
+        ('this.schedule(seconds, "remind", note);', ["write"]),
+        ('this.cancelSchedule("reminder-1");', ["destructive"]),
+        ("this.setState({ note });", ["write"]),
+        ("const tasks = this.getSchedules();", []),
+    ],
+)
+def test_a_method_of_the_package_class_an_agent_extends_is_judged(
+    tmp_path: Path, call: str, effect: list[str]
+) -> None:
+    """`this.schedule(...)` in a class extending Cloudflare's `AIChatAgent`: the SDK's own
+    method, which keeps the schedule in the agent's SQLite (a local write, no key); the
+    tool is named by its key in `tools: {...}`."""
+    write_project(
+        tmp_path,
+        {"package.json": '{"type": "module"}\n', "src/agent.ts": CHAT_AGENT.format(call=call)},
+    )
+    report = _run("report", str(tmp_path), "--format", "json")
+    assert {tool["name"]: tool["effects"] for tool in report["tools"]} == {"remindLater": effect}
+    codes = _codes_by_tool(tmp_path)["remindLater"]
+    assert ("AG101" in codes) is bool(effect)
+    assert "AG201" not in codes

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Location
+from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import local_function
@@ -159,6 +159,33 @@ def _assigned_name(project: ProjectIndex, call: Call, facts: ModuleFacts) -> str
     factory = project.function(call.function) if call.function else None
     if factory is not None and any(value.span == call.span for value in factory.returns):
         return factory.name if factory.name.isidentifier() else None
+    return _keyed_name(facts, call)
+
+
+def _keyed_name(facts: ModuleFacts, call: Call) -> str | None:
+    """The key a registration is written under in an object literal of its function:
+    ``streamText({tools: {addTodo: tool({...})}})``, ``const tools = {addTodo: tool(...)}``."""
+    holders: list[Value] = [a.value for a in facts.assignments if a.function == call.function]
+    for other in facts.calls:
+        if other.function == call.function and other is not call:
+            holders += other.args
+            holders += other.kwargs.values()
+    for holder in holders:
+        found = _key_holding(holder, call.span, depth=3)
+        if found is not None:
+            return found
+    return None
+
+
+def _key_holding(value: Value, span: Span, depth: int) -> str | None:
+    if value.kind != "dict" or depth == 0:
+        return None
+    for key, item in value.items.items():
+        if item.span == span:
+            return key if key.isidentifier() else None
+        found = _key_holding(item, span, depth - 1)
+        if found is not None:
+            return found
     return None
 
 

@@ -802,12 +802,28 @@ class ProjectIndex(Types):
             return callee
         if len(parts) == 2:
             method = self.find_method(cls_qual, parts[1])
+            if method is None and facts.language != "python":
+                # ``this.schedule(...)`` in a class extending a package's (``class Chat
+                # extends AIChatAgent``): the package's method, judged as such
+                inherited = self._package_base(cls_qual)
+                if inherited is not None:
+                    return f"{inherited}.{parts[1]}"
             return method or f"{cls_qual}.{parts[1]}"
         attr_type = self.self_type(cls_qual, parts[1]) or self._accessor_type(cls_qual, parts[1])
         if attr_type:
             typed = self.resolve_instance(".".join([attr_type, *parts[2:]]))
             return self._method_if_project_class(typed)
         return callee
+
+    def _package_base(self, cls_qual: str) -> str | None:
+        """The one package class (``npm:@cloudflare/ai-chat.AIChatAgent``) among the bases
+        of ``cls_qual`` and of its project bases; None for none or several."""
+        found = [
+            base
+            for base in self.lineage(cls_qual)
+            if base not in self.classes and base.startswith(("npm:", "node:"))
+        ]
+        return found[0] if len(found) == 1 else None
 
     def _method_if_project_class(self, qualname: str) -> str:
         """``pkg.gateway.Gateway.refund``: the method it runs, inherited ones included."""
