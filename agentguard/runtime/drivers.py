@@ -141,7 +141,7 @@ class Drivers(Planner):
             while (request := drive.next_request()) is not _FINISHED:
                 try:
                     if isinstance(request, _LedgerOp):
-                        drive.reply = request.operation()
+                        drive.reply = request.operation(self.ledger)
                     elif isinstance(request, _Body):
                         drive.reply = self._body_sync(spec, request.call, args, kwargs, drive)
                     elif isinstance(request, _Sleep):
@@ -335,15 +335,24 @@ class Drivers(Planner):
             while (request := drive.next_request()) is not _FINISHED:
                 try:
                     if isinstance(request, _LedgerOp):
-                        if drive.interrupted is not None or not self.ledger.blocks:
+                        ledger = self.ledger
+                        if ledger.aio is not None:  # on the event loop, no thread
+                            drive.reply = await _ledger_op_through_cancellation(
+                                drive, request.operation(ledger.aio)
+                            )
+                        elif drive.interrupted is not None or not ledger.blocks:
                             # after a cancellation, record synchronously: awaiting could be
                             # cancelled again; a ledger that never waits needs no thread
-                            drive.reply = request.operation()
+                            drive.reply = request.operation(ledger)
                         else:
-                            drive.reply = await _ledger_op_through_cancellation(drive, request)
+                            drive.reply = await _ledger_op_through_cancellation(
+                                drive, asyncio.to_thread(request.operation, ledger)
+                            )
                     elif isinstance(request, _Body):
                         if drive.interrupted is not None:
-                            # cancelled while its claim was being written: the body never starts
+                            # cancelled while its claim was being written: the body never
+                            # starts, and the plan releases the claim
+                            drive.unstarted_claim = None
                             drive.reply = _Outcome(error=CancelledBeforeStart())
                         else:
                             drive.reply = await self._body_async(

@@ -13,7 +13,7 @@ import contextvars
 import inspect
 import logging
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,7 +32,10 @@ logger = logging.getLogger("agentguard.runtime")
 
 @dataclass(slots=True)
 class _LedgerOp:
-    operation: Callable[[], Any]
+    """``operation`` is handed the ledger (``Ledger``) or its native async driver
+    (``AsyncLedger``, whose methods are the same, as coroutines), and calls one method of it."""
+
+    operation: Callable[[Any], Any]
 
 
 @dataclass(slots=True)
@@ -204,14 +207,15 @@ def _run_awaitable(awaitable: Any) -> Any:
     return asyncio.run(wait())
 
 
-async def _ledger_op_through_cancellation(drive: _Drive, request: _LedgerOp) -> Any:
-    """Perform a ledger operation in a thread; a cancellation waits for it to finish.
+async def _ledger_op_through_cancellation(drive: _Drive, operation: Awaitable[Any]) -> Any:
+    """Await a ledger operation (in a thread, or on the loop); a cancellation waits for it.
 
-    The thread cannot be stopped: a claim it commits after the caller was cancelled would
-    otherwise stay ``started`` for a body that never runs. The cancellation is kept in
-    ``drive.interrupted`` and re-raised once the plan has recorded what happened.
+    The operation runs as a task of its own: a claim it commits after the caller was cancelled
+    would otherwise stay ``started`` for a body that never runs, and an outcome cancelled half
+    way would be lost. The cancellation is kept in ``drive.interrupted`` and re-raised once the
+    plan has recorded what happened.
     """
-    future = asyncio.ensure_future(asyncio.to_thread(request.operation))
+    future = asyncio.ensure_future(operation)
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError as exc:
