@@ -42,7 +42,7 @@ from agentguard.runtime.kinds import (
     SimulatedCrash,
     ToolSpec,
 )
-from agentguard.runtime.ledger.base import LedgerEntry, Status
+from agentguard.runtime.ledger.base import AsyncLedger, LedgerEntry, Status
 from agentguard.runtime.planning import _CLAIM_STARTED, Planner
 
 logger = logging.getLogger("agentguard.runtime")
@@ -336,10 +336,8 @@ class Drivers(Planner):
                 try:
                     if isinstance(request, _LedgerOp):
                         ledger = self.ledger
-                        if ledger.aio is not None:  # on the event loop, no thread
-                            drive.reply = await _ledger_op_through_cancellation(
-                                drive, request.operation(ledger.aio)
-                            )
+                        if ledger.aio is not None:
+                            drive.reply = await _on_the_loop(drive, request, ledger.aio)
                         elif drive.interrupted is not None or not ledger.blocks:
                             # after a cancellation, record synchronously: awaiting could be
                             # cancelled again; a ledger that never waits needs no thread
@@ -465,6 +463,34 @@ class Drivers(Planner):
 
         work.add_done_callback(release)
 
+
+async def _on_the_loop(drive: _Drive, request: _LedgerOp, ledger: AsyncLedger) -> Any:
+    """Perform a ledger operation with the ledger's native async driver, on the event loop.
+
+    Awaited in the calling task: a task of its own for every operation (what a thread's needs,
+    ``_ledger_op_through_cancellation``) would cost more than the statement's client work. A
+    cancellation does not stop an operation that has sent a statement (``AsyncLedger``): the
+    plan records what happened, then the cancellation goes on. One that came before anything
+    was sent is performed again in a task of its own, which a cancellation cannot stop.
+    """
+    task = asyncio.current_task()
+    if drive.interrupted is None and task is not None and _cancel_requests is not None:
+        requested = _cancel_requests(task)
+        try:
+            reply = await request.operation(ledger)
+        except asyncio.CancelledError as exc:
+            drive.interrupted = exc
+        else:
+            if _cancel_requests(task) > requested:
+                drive.interrupted = asyncio.CancelledError()
+            return reply
+    return await _ledger_op_through_cancellation(drive, request.operation(ledger))
+
+
+# Task.cancelling (Python 3.11): without it, every operation runs in a task of its own.
+_cancel_requests: Callable[[asyncio.Task[Any]], int] | None = getattr(
+    asyncio.Task, "cancelling", None
+)
 
 # How long a cancelled body is given to stop before it counts as still running.
 _CANCEL_GRACE_S = 1.0

@@ -26,6 +26,7 @@ from agentguard.runtime.kinds import (
     SimulatedCrash,
     ToolSpec,
 )
+from agentguard.runtime.ledger.base import run_to_the_end
 
 logger = logging.getLogger("agentguard.runtime")
 
@@ -220,11 +221,7 @@ async def _ledger_op_through_cancellation(drive: _Drive, operation: Awaitable[An
         return await asyncio.shield(future)
     except asyncio.CancelledError as exc:
         drive.interrupted = exc
-    while True:
-        try:
-            return await asyncio.shield(future)
-        except asyncio.CancelledError:
-            continue  # cancelled again: the operation still has to finish
+    return await run_to_the_end(future)
 
 
 async def _call_callback_async(request: _Callback) -> _Outcome:

@@ -341,3 +341,74 @@ def test_an_async_call_to_a_server_that_stops_answering_ends_within_its_bound(
         ledger.close()
         proxy.close()
         drop_schema(dsn, schema)
+
+
+def _cancel_while_blocked(
+    runtime: Runtime, tool: Any, holder: Any, blocked: asyncio.Event | None = None
+) -> None:
+    """Call ``tool`` and cancel the call while its ledger statement waits for a lock that
+    ``holder`` holds (from the start, or from when ``blocked`` is set); the lock goes 0.3 s
+    after the cancellation."""
+
+    async def agent() -> None:
+        async with runtime.run(run_id="r1"):
+            task = asyncio.ensure_future(tool(cart_id="c1"))
+            if blocked is not None:
+                await blocked.wait()
+            await asyncio.sleep(0.3)  # the statement now waits for the lock
+            task.cancel()
+            asyncio.get_running_loop().call_later(0.3, holder.rollback)
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(agent())
+
+
+def test_an_async_call_cancelled_while_its_outcome_waits_for_a_lock_keeps_the_outcome(
+    postgres_runtimes: Callable[..., Runtime],
+) -> None:
+    import psycopg
+
+    runtime = postgres_runtimes()
+    downstream = RecordingDownstream()
+    schema = runtime.ledger.schema  # type: ignore[attr-defined]
+    blocked = asyncio.Event()
+
+    with psycopg.connect(require_postgres()) as holder:
+
+        @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
+        async def create_order(cart_id: str) -> dict[str, Any]:
+            order = downstream.create(current_call().idempotency_key, cart_id=cart_id)
+            # another session holds the call's row: recording the outcome waits for it
+            holder.execute(
+                f'SELECT 1 FROM "{schema}".agentguard_calls WHERE call_id = %s FOR UPDATE',
+                (current_call().call_id,),
+            )
+            blocked.set()
+            return order
+
+        _cancel_while_blocked(runtime, create_order, holder, blocked)
+    (entry,) = runtime.ledger.entries()
+    assert entry.status is Status.SUCCEEDED, entry  # the cancellation did not lose the outcome
+    assert len(downstream.applied) == 1
+    again = _run_async(runtime, lambda: create_order(cart_id="c1"))
+    assert again["ok"] and again["metadata"]["replayed"], again
+    assert len(downstream.applied) == 1
+
+
+def test_an_async_claim_cancelled_while_it_waits_for_a_lock_is_released(
+    postgres_runtimes: Callable[..., Runtime],
+) -> None:
+    import psycopg
+
+    runtime = postgres_runtimes()
+    downstream = RecordingDownstream()
+    _, create_order = _tools(runtime, downstream)
+    with psycopg.connect(require_postgres()) as holder:
+        _lock_table(holder, runtime.ledger.schema)  # type: ignore[attr-defined]
+        _cancel_while_blocked(runtime, create_order, holder)
+    (entry,) = runtime.ledger.entries()
+    assert entry.status is Status.FAILED, entry  # claimed, never run: released
+    assert not downstream.applied
+    assert _run_async(runtime, lambda: create_order(cart_id="c1"))["ok"]
+    assert len(downstream.applied) == 1

@@ -42,6 +42,7 @@ from agentguard.runtime.ledger.base import (
     LedgerMissing,
     LedgerUnanswered,
     current_pid,
+    run_to_the_end,
 )
 
 MIGRATIONS: Migrations = [
@@ -464,8 +465,13 @@ class AsyncPostgresLedger(AsyncSQLLedger):
         held = getattr(self._local, "held", None)
         if held is not None and held.loop is loop and held.pid == current_pid():
             return held.pool
-        from psycopg_pool import AsyncConnectionPool
-
+        try:
+            from psycopg_pool import AsyncConnectionPool, PoolTimeout
+        except ImportError as exc:
+            raise LedgerConfigurationError(
+                "async calls on a PostgreSQL ledger need psycopg_pool: "
+                "pip install 'agentguard[postgres]'"
+            ) from exc
         ledger = self._postgres
         pool = AsyncConnectionPool(
             ledger.dsn,
@@ -483,22 +489,19 @@ class AsyncPostgresLedger(AsyncSQLLedger):
             timeout=ledger.connect_timeout_s + ledger.answer_timeout_s,
             name="agentguard-ledger",
         )
-        from psycopg_pool import PoolTimeout
-
-        try:
-            # its first connections made before a call waits for one: a pool with waiting
-            # callers grows, and would make a second connection at once
-            await pool.open(wait=True, timeout=ledger.connect_timeout_s)
-        except BaseException as exc:
-            await pool.close()  # its workers would outlive the loop
-            if isinstance(exc, PoolTimeout):
-                raise LedgerUnanswered(
-                    f"no connection to PostgreSQL within {ledger.connect_timeout_s} s: {exc}"
-                ) from exc
-            raise
-        held = self._local.held = _LoopPool(loop, pool)
+        # open(wait=False) does not suspend: no other call on this loop sees a pool half made
+        await pool.open(wait=False)
+        self._local.held = held = _LoopPool(loop, pool)
         with self._pools_lock:
             self._pools.add(held)
+        try:
+            # its first connection made before this call asks for one: a pool with callers
+            # waiting grows, and would make a second connection at once
+            await pool.wait(timeout=ledger.connect_timeout_s)
+        except PoolTimeout as exc:
+            raise LedgerUnanswered(
+                f"no connection to PostgreSQL within {ledger.connect_timeout_s} s: {exc}"
+            ) from exc
         return pool
 
     async def _configure(self, connection: psycopg.AsyncConnection[Any]) -> None:
@@ -521,30 +524,54 @@ class AsyncPostgresLedger(AsyncSQLLedger):
 
     async def _perform(self, operation: Operation[T]) -> T:
         pool = await self._pool()
-        connection: psycopg.AsyncConnection[Any] | None = await self._connection(pool)
+        # one slot: the connection this operation holds (replaced when one breaks)
+        held: list[psycopg.AsyncConnection[Any] | None] = [await self._connection(pool)]
+        interrupted = False
+        answer: Any = None
         try:
-            answer: Any = None
             while True:
                 try:
                     statement, parameters, wanted = operation.send(answer)
                 except StopIteration as done:
                     return done.value
-                assert connection is not None
-                try:
-                    answer = await self._send(connection, statement, parameters, wanted)
-                    continue
-                except Exception as exc:
-                    if not self._postgres._broken(connection, exc):
-                        raise
-                # the connection broke (a restart, a failover): once more on a new one, as the
-                # sync driver does; every statement of the ledger is safe to send twice
-                spent, connection = connection, None
-                await pool.putconn(spent)
-                connection = await self._connection(pool)
-                answer = await self._send(connection, statement, parameters, wanted)
+                if not interrupted:
+                    try:
+                        answer = await self._answer(pool, held, statement, parameters, wanted)
+                        continue
+                    except asyncio.CancelledError:
+                        # whether the statement took effect is not known: it is sent again,
+                        # and the operation goes on to its end, whatever else is cancelled
+                        interrupted = True
+                answer = await run_to_the_end(
+                    self._answer(pool, held, statement, parameters, wanted)
+                )
         finally:
-            if connection is not None:
-                await pool.putconn(connection)
+            # an idle connection goes back without waiting for anything
+            if held[0] is not None:
+                await pool.putconn(held[0])
+
+    async def _answer(
+        self,
+        pool: Any,
+        held: list[psycopg.AsyncConnection[Any] | None],
+        statement: str,
+        parameters: Sequence[Any],
+        wanted: str,
+    ) -> Any:
+        """Send one statement on the held connection; on a connection that broke (a restart, a
+        failover, a cancelled statement's), once more on a new one, as the sync driver does."""
+        connection = held[0]
+        if connection is not None and not connection.broken and not connection.closed:
+            try:
+                return await self._send(connection, statement, parameters, wanted)
+            except Exception as exc:
+                if not self._postgres._broken(connection, exc):
+                    raise
+        if connection is not None:
+            held[0] = None
+            await pool.putconn(connection)  # the pool discards it
+        connection = held[0] = await self._connection(pool)
+        return await self._send(connection, statement, parameters, wanted)
 
     async def _send(
         self,
