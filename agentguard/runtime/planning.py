@@ -428,16 +428,8 @@ class Planner:
                     call if call.attempt == attempt else evolve(call, attempt=attempt)
                 )
             if outcome.error is None:
-                result, result_ref = jsonable_result(outcome.value)
                 settled = yield from self._settle(
-                    entry,
-                    Status.SUCCEEDED,
-                    attempt,
-                    result=result,
-                    result_ref=result_ref,
-                    finished_at=time.time(),
-                    error_code=None,
-                    error_detail=None,
+                    entry, Status.SUCCEEDED, attempt, **_succeeded(outcome.value)
                 )
                 if settled.status is Status.SUCCEEDED and settled.attempts == attempt:
                     return words.succeeded(spec.name, settled, replayed=False)
@@ -718,6 +710,18 @@ def _late_outcome_refused(entry: LedgerEntry, attempt: int, outcome: Status) -> 
         detail += "; it may have taken effect twice"
     logger.error("%s: %s", entry.call_id, detail)
     return detail
+
+
+def _succeeded(value: Any) -> dict[str, Any]:
+    """The changes recording a body's return value as the call's result."""
+    result, result_ref = jsonable_result(value)
+    return {
+        "result": result,
+        "result_ref": result_ref,
+        "finished_at": time.time(),
+        "error_code": None,
+        "error_detail": None,
+    }
 
 
 def _simple_parameters(
