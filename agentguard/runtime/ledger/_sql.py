@@ -149,15 +149,13 @@ class SQLLedger(Ledger):
         return self._executor_of(self._connection()).execute(statement, parameters)
 
     def _executor_of(self, connection: Any) -> Any:
+        """This thread's cursor of ``connection``, kept for its statements (each statement's
+        answer is read before the next is sent): ``Connection.execute`` would build a cursor
+        (and, in psycopg, its adapters) for every statement."""
         held = self._local.held  # ``connection``'s, set by ``_connection()``
         if held.executor is None:
-            held.executor = self._executor(connection)
+            held.executor = connection.cursor()
         return held.executor
-
-    def _executor(self, connection: Any) -> Any:
-        """What this thread's statements are sent through: the connection, or a cursor of it
-        kept for them (each statement's result is read before the next is sent)."""
-        return connection
 
     def _drop(self, connection: Any) -> None:
         held = getattr(self._local, "held", None)

@@ -270,10 +270,6 @@ class PostgresLedger(SQLLedger):
             raise
         return connection
 
-    def _executor(self, connection: psycopg.Connection[Any]) -> Any:
-        # Connection.execute builds a cursor (and its adapters) for every statement
-        return connection.cursor()
-
     def _execute(self, statement: str, parameters: Sequence[Any]) -> Any:
         """Run one statement under the watchdog; on a connection that broke (a restart, a
         failover), once more on a new connection. A statement the server did not answer in its
