@@ -133,16 +133,17 @@ def guarded_noop(ledger_url: str, runtime_module: Any = None) -> Callable[[int],
 
 
 def guarded_async_noop(
-    ledger_url: str, *, native: bool = True
+    ledger_url: str, runtime_module: Any = None, *, native: bool = True
 ) -> Callable[[int], Coroutine[Any, Any, Any]]:
     """An async guarded no-op on ``ledger_url``; ``native=False`` sets the ledger's async
     driver aside, so that its operations go through a thread each (the path before it)."""
-    ledger = runtime_api.open_ledger(ledger_url)
+    api = runtime_module if runtime_module is not None else runtime_api
+    ledger = api.open_ledger(ledger_url)
     if not native:
         ledger.aio = None
-    runtime = runtime_api.Runtime(ledger=ledger)
+    runtime = api.Runtime(ledger=ledger)
 
-    @runtime_api.guarded(runtime, risk="write")
+    @api.guarded(runtime, risk="write")
     async def noop(value: int) -> int:
         return value
 
