@@ -611,6 +611,7 @@ class AsyncPostgresLedger(AsyncSQLLedger):
                 continue  # a parent's, or a finished loop's: its connections go with it
             if held.loop.is_running():
                 held.loop.call_soon_threadsafe(held.closer.cancel)
-            else:
-                with contextlib.suppress(Exception):
-                    held.loop.run_until_complete(held.pool.close())
+            else:  # its closer closes the pool once cancelled
+                held.closer.cancel()
+                with contextlib.suppress(BaseException):
+                    held.loop.run_until_complete(held.closer)
