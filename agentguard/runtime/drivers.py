@@ -20,13 +20,13 @@ from agentguard.runtime.context import (
 )
 from agentguard.runtime.effects import (
     _FINISHED,
+    Interruptible,
     Plan,
     _Body,
     _call_callback_async,
     _call_callback_sync,
     _Callback,
     _Drive,
-    _Interruptible,
     _ledger_op_through_cancellation,
     _LedgerOp,
     _limit_output,
@@ -45,7 +45,7 @@ from agentguard.runtime.kinds import (
     ToolSpec,
 )
 from agentguard.runtime.ledger.base import AsyncLedger, LedgerEntry, Status
-from agentguard.runtime.planning import _CLAIM_STARTED, Planner, _succeeded
+from agentguard.runtime.planning import _CLAIM_STARTED, Planner, succeeded_changes
 
 logger = logging.getLogger("agentguard.runtime")
 
@@ -117,7 +117,7 @@ class Drivers(Planner):
         if outcome.error is None:
             try:
                 settled = self.ledger.transition(
-                    stored, Status.SUCCEEDED, **_succeeded(outcome.value)
+                    stored, Status.SUCCEEDED, **succeeded_changes(outcome.value)
                 )
             except Exception:
                 settled = None  # the plan's settling retries, reads back, or keeps it in the outbox
@@ -347,7 +347,7 @@ class Drivers(Planner):
     ) -> dict[str, Any]:
         """``_claim_and_run_sync`` on the event loop, for a ledger with a native async driver:
         every turn that needs a decision, and every cancellation, is handed to the plan."""
-        drive = _Interruptible()
+        drive = Interruptible()
         try:
             won, stored = await _on_the_loop(
                 drive, methodcaller("claim", entry, _CLAIM_STARTED), native
@@ -387,7 +387,7 @@ class Drivers(Planner):
                 settled = await _on_the_loop(
                     drive,
                     methodcaller(
-                        "transition", stored, Status.SUCCEEDED, **_succeeded(outcome.value)
+                        "transition", stored, Status.SUCCEEDED, **succeeded_changes(outcome.value)
                     ),
                     native,
                 )
@@ -545,7 +545,7 @@ class Drivers(Planner):
 
 
 async def _on_the_loop(
-    drive: _Interruptible, operation: Callable[[AsyncLedger], Any], ledger: AsyncLedger
+    drive: Interruptible, operation: Callable[[AsyncLedger], Any], ledger: AsyncLedger
 ) -> Any:
     """Perform a ledger operation with the ledger's native async driver, on the event loop.
 

@@ -74,7 +74,7 @@ Plan = Generator[Any, Any, dict[str, Any]]
 _FINISHED = object()
 
 
-class _Interruptible:
+class Interruptible:
     """Where an interruption (Ctrl-C, a cancellation) that must wait its turn is kept: it is
     raised again once what it interrupted has been recorded."""
 
@@ -84,7 +84,7 @@ class _Interruptible:
         self.interrupted: BaseException | None = None
 
 
-class _Drive(_Interruptible):
+class _Drive(Interruptible):
     """What the sync and async drivers share: the plan's state between its requests.
 
     A driver performs each request its own way and hands back the reply, or the exception it
@@ -217,7 +217,7 @@ def _run_awaitable(awaitable: Any) -> Any:
     return asyncio.run(wait())
 
 
-async def _ledger_op_through_cancellation(drive: _Interruptible, operation: Awaitable[Any]) -> Any:
+async def _ledger_op_through_cancellation(drive: Interruptible, operation: Awaitable[Any]) -> Any:
     """Await a ledger operation (in a thread, or on the loop); a cancellation waits for it.
 
     The operation runs as a task of its own: a claim it commits after the caller was cancelled

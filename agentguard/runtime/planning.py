@@ -429,7 +429,7 @@ class Planner:
                 )
             if outcome.error is None:
                 settled = yield from self._settle(
-                    entry, Status.SUCCEEDED, attempt, **_succeeded(outcome.value)
+                    entry, Status.SUCCEEDED, attempt, **succeeded_changes(outcome.value)
                 )
                 if settled.status is Status.SUCCEEDED and settled.attempts == attempt:
                     return words.succeeded(spec.name, settled, replayed=False)
@@ -712,7 +712,7 @@ def _late_outcome_refused(entry: LedgerEntry, attempt: int, outcome: Status) -> 
     return detail
 
 
-def _succeeded(value: Any) -> dict[str, Any]:
+def succeeded_changes(value: Any) -> dict[str, Any]:
     """The changes recording a body's return value as the call's result."""
     result, result_ref = jsonable_result(value)
     return {
