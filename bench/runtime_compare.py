@@ -9,6 +9,9 @@ the CPU time of the calling thread says what the runtime costs when the wall clo
 how loaded the machine is.
 
     python -m bench.runtime_compare --before 6085e15 --backend memory --backend sqlite
+
+``--async`` compares async guarded calls instead (before, after, and this tree's sync call, in
+one event loop; see ``runtime_overhead.bench_async``).
 """
 
 from __future__ import annotations
@@ -31,9 +34,12 @@ from typing import Any
 from bench.runtime_overhead import (
     add_pg_dsn_option,
     bare_noop,
+    bench_async,
     drop_schemas,
+    guarded_async_noop,
     guarded_noop,
     postgres_floor,
+    print_async_result,
     sqlite_floor,
 )
 
@@ -95,6 +101,47 @@ def compare(
     )
 
 
+def compare_async(
+    backend: str, before_module: Any, options: argparse.Namespace, directory: Path
+) -> None:
+    """Async guarded calls of the earlier commit and of this tree, beside this tree's sync call
+    and the floor, in one event loop."""
+    if backend == "memory":
+        floor: Callable[[int], Any] = bare_noop
+        urls = {name: "memory://" for name in ("sync", "before", "after")}
+    elif backend == "sqlite":
+        floor = sqlite_floor(directory)
+        urls = {
+            name: f"sqlite:///{directory / f'async_{name}.db'}"
+            for name in ("sync", "before", "after")
+        }
+    else:
+        schema = f"agentguard_compare_async_{os.getpid()}"
+        floor = postgres_floor(options.pg_dsn, f"{schema}_floor")
+        urls = {
+            name: f"{options.pg_dsn}?schema={schema}_{name}" for name in ("sync", "before", "after")
+        }
+    try:
+        print_async_result(
+            bench_async(
+                backend,
+                floor,
+                guarded_noop(urls["sync"]),
+                {
+                    "before async": guarded_async_noop(urls["before"], before_module),
+                    "after async": guarded_async_noop(urls["after"]),
+                },
+                options.calls,
+            )
+        )
+    finally:
+        if backend == "postgres":
+            drop_schemas(
+                options.pg_dsn,
+                *(f"{schema}_{part}" for part in ("floor", "sync", "before", "after")),
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -102,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", required=True, help="the earlier commit (any git revision)")
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--backend", action="append", choices=["memory", "sqlite", "postgres"])
+    parser.add_argument(
+        "--async", dest="async_calls", action="store_true", help="compare async guarded calls"
+    )
     add_pg_dsn_option(parser)
     options = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cannot export {options.before}: {exc}", file=sys.stderr)
             return 2
         for backend in options.backend or ["memory"]:
-            if backend == "memory":
+            if options.async_calls:
+                compare_async(backend, before_module, options, Path(tmp))
+            elif backend == "memory":
                 urls = ("memory://", "memory://")
                 compare(
                     "memory (the floor is the bare call)",

@@ -2,14 +2,20 @@
 
 The floor is what a write-ahead ledger cannot avoid, measured in the same run on the same disk
 and server: two durable commits per call (SQLite WAL with synchronous=FULL; two PostgreSQL
-commits). The goal is a guarded call costing at most 1.5x that floor.
+commits). The goal is a guarded call costing at most 1.5x that floor, in every round.
 
-    python bench/runtime_overhead.py --calls 2000 --backend sqlite --backend postgres
+``--async`` also measures async guarded calls against sync ones, interleaved in one event loop:
+on PostgreSQL through the ledger's native async driver (psycopg's AsyncConnection, pooled)
+and, for comparison in the same run, through a thread per ledger operation (the earlier path);
+on SQLite, whose async calls write from a thread.
+
+    python bench/runtime_overhead.py --calls 2000 --rounds 4 --backend sqlite --backend postgres --async
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import itertools
 import os
 import sqlite3
@@ -19,7 +25,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +132,32 @@ def guarded_noop(ledger_url: str, runtime_module: Any = None) -> Callable[[int],
     return call
 
 
+def guarded_async_noop(
+    ledger_url: str, runtime_module: Any = None, *, native: bool = True
+) -> Callable[[int], Coroutine[Any, Any, Any]]:
+    """An async guarded no-op on ``ledger_url``; ``native=False`` sets the ledger's async
+    driver aside, so that its operations go through a thread each (the path before it)."""
+    api = runtime_module if runtime_module is not None else runtime_api
+    ledger = api.open_ledger(ledger_url)
+    if not native:
+        ledger.aio = None
+    runtime = api.Runtime(ledger=ledger)
+
+    @api.guarded(runtime, risk="write")
+    async def noop(value: int) -> int:
+        return value
+
+    run_id = f"bench-{uuid.uuid4().hex}"
+
+    async def call(index: int) -> Any:
+        async with runtime.run(run_id=run_id, user_id="bench"):
+            observation = await noop(value=index)
+        assert observation["ok"], observation
+        return observation
+
+    return call
+
+
 def profile_guarded(calls: int) -> None:
     """Where a guarded call's Python time goes: cProfile over fresh calls on the memory ledger."""
     import cProfile
@@ -189,12 +221,62 @@ def bench_backend(
         "calls_per_s": {},
     }
     per_worker = max(50, calls // 4)
-    for count in (1, workers):
+    for count in (1, workers) if workers else ():
         result["calls_per_s"][count] = {
             "floor": throughput(floor, count, per_worker),
             "guarded": throughput(guarded_call, count, per_worker),
         }
     return result
+
+
+def bench_async(
+    backend: str,
+    floor: Callable[[int], None],
+    sync_call: Callable[[int], Any],
+    async_calls: dict[str, Callable[[int], Coroutine[Any, Any, Any]]],
+    calls: int,
+) -> dict[str, Any]:
+    """Sync and async guarded calls and the floor, one call each in turn, in one event loop.
+
+    Each async call is awaited from the coroutine that times it, as an agent's loop awaits a
+    tool; the sync call and the floor run in the same loop's thread between them.
+    """
+
+    async def measure() -> dict[str, Any]:
+        operations: dict[str, Callable[[int], Any]] = {"floor": floor, "sync": sync_call}
+        wall: dict[str, list[float]] = {name: [] for name in (*operations, *async_calls)}
+        cpu: dict[str, list[float]] = {name: [] for name in wall}
+        for index in range(-50, calls):  # the first 50 warm up connections, pages, caches
+            for offset, name in enumerate(wall):
+                began_cpu, began = time.thread_time(), time.perf_counter()
+                if name in operations:
+                    operations[name](offset * 10_000_000 + 60_000_000 + index)
+                else:
+                    await async_calls[name](offset * 10_000_000 + 60_000_000 + index)
+                if index >= 0:
+                    wall[name].append(time.perf_counter() - began)
+                    cpu[name].append(time.thread_time() - began_cpu)
+        return {
+            "backend": backend,
+            "median_us": {name: statistics.median(samples) * 1e6 for name, samples in wall.items()},
+            "cpu_median_us": {
+                name: statistics.median(samples) * 1e6 for name, samples in cpu.items()
+            },
+        }
+
+    return asyncio.run(measure())
+
+
+def print_async_result(result: dict[str, Any]) -> None:
+    print(f"== {result['backend']}: async against sync (interleaved in one event loop) ==")
+    wall, cpu = result["median_us"], result["cpu_median_us"]
+    for name in wall:
+        ratios = "" if name == "floor" else f"   {wall[name] / wall['floor']:.2f}x the floor"
+        if name not in ("floor", "sync"):
+            ratios += (
+                f", {wall[name] / wall['sync']:.2f}x sync (cpu {cpu[name] / cpu['sync']:.2f}x)"
+            )
+        print(f"  {name:<14} wall {wall[name]:9.1f} us   cpu {cpu[name]:9.1f} us{ratios}")
 
 
 def print_result(result: dict[str, Any]) -> None:
@@ -244,8 +326,23 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure every backend this many times, each round reported on its own",
+    )
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--backend", action="append", choices=["sqlite", "postgres", "memory"])
+    parser.add_argument(
+        "--async",
+        dest="async_calls",
+        action="store_true",
+        help="also measure async guarded calls against sync ones (SQLite and PostgreSQL)",
+    )
+    parser.add_argument(
+        "--no-throughput", action="store_true", help="skip the calls-per-second figures"
+    )
     add_pg_dsn_option(parser)
     parser.add_argument("--dir", help="directory for the SQLite files (default: a temporary one)")
     parser.add_argument(
@@ -258,39 +355,94 @@ def main(argv: list[str] | None = None) -> int:
         profile_guarded(options.calls)
         return 0
     backends = options.backend or ["sqlite"]
-    with tempfile.TemporaryDirectory(dir=options.dir) as tmp:
-        for backend in backends:
-            if backend == "memory":
-                # no durable commit to compare with: the floor is the bare call itself
-                result = bench_backend(
-                    "memory (no durability)",
-                    bare_noop,
-                    guarded_noop("memory://"),
-                    options.calls,
-                    options.workers,
-                )
-            elif backend == "sqlite":
-                result = bench_backend(
-                    "sqlite (WAL, synchronous=FULL)",
-                    sqlite_floor(Path(tmp)),
-                    guarded_noop(f"sqlite:///{Path(tmp) / 'ledger.db'}"),
-                    options.calls,
-                    options.workers,
-                )
-            else:
-                schema = f"agentguard_bench_{os.getpid()}"
-                try:
-                    result = bench_backend(
-                        "postgresql",
-                        postgres_floor(options.pg_dsn, schema),
-                        guarded_noop(f"{options.pg_dsn}?schema={schema}"),
-                        options.calls,
-                        options.workers,
-                    )
-                finally:
-                    drop_schemas(options.pg_dsn, schema)
-            print_result(result)
+    ratios: dict[str, list[float]] = {}
+    schemas: list[str] = []
+    try:
+        with tempfile.TemporaryDirectory(dir=options.dir) as tmp:
+            for round_number in range(1, options.rounds + 1):
+                if options.rounds > 1:
+                    print(f"#### round {round_number} of {options.rounds} (load {load()})")
+                for backend in backends:
+                    workers = 0 if options.no_throughput else options.workers
+                    directory = Path(tmp) / f"round{round_number}-{backend}"
+                    directory.mkdir()
+                    schema = f"agentguard_bench_{os.getpid()}_{round_number}_{backend}"
+                    if backend == "postgres":
+                        schemas += [schema, f"{schema}_async", f"{schema}_thread"]
+                    result = run_backend(backend, options, directory, schema, workers)
+                    print_result(result)
+                    ratios.setdefault(result["backend"], []).append(result["ratio_to_floor"])
+                    if options.async_calls and backend != "memory":
+                        print_async_result(run_async(backend, options, directory, schema))
+    finally:
+        if schemas:
+            drop_schemas(options.pg_dsn, *schemas)
+    if options.rounds > 1:
+        print("#### guarded / floor (median) in each round")
+        for backend, values in ratios.items():
+            if backend.startswith("memory"):
+                continue
+            listed = ", ".join(f"{value:.2f}x" for value in values)
+            verdict = "yes" if max(values) <= 1.5 else "NO"
+            print(f"  {backend}: {listed}; every round <= 1.5x: {verdict}")
     return 0
+
+
+def load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def run_backend(
+    backend: str, options: argparse.Namespace, directory: Path, schema: str, workers: int
+) -> dict[str, Any]:
+    if backend == "memory":
+        # no durable commit to compare with: the floor is the bare call itself
+        return bench_backend(
+            "memory (no durability)",
+            bare_noop,
+            guarded_noop("memory://"),
+            options.calls,
+            workers,
+        )
+    if backend == "sqlite":
+        return bench_backend(
+            "sqlite (WAL, synchronous=FULL)",
+            sqlite_floor(directory),
+            guarded_noop(f"sqlite:///{directory / 'ledger.db'}"),
+            options.calls,
+            workers,
+        )
+    return bench_backend(
+        "postgresql",
+        postgres_floor(options.pg_dsn, schema),
+        guarded_noop(f"{options.pg_dsn}?schema={schema}"),
+        options.calls,
+        workers,
+    )
+
+
+def run_async(
+    backend: str, options: argparse.Namespace, directory: Path, schema: str
+) -> dict[str, Any]:
+    if backend == "sqlite":
+        return bench_async(
+            "sqlite",
+            sqlite_floor(directory),
+            guarded_noop(f"sqlite:///{directory / 'sync.db'}"),
+            {"async (thread)": guarded_async_noop(f"sqlite:///{directory / 'async.db'}")},
+            options.calls,
+        )
+    base = f"{options.pg_dsn}?schema={schema}"
+    return bench_async(
+        "postgresql",
+        postgres_floor(options.pg_dsn, schema),
+        guarded_noop(base),
+        {
+            "async (native)": guarded_async_noop(f"{base}_async"),
+            "async (thread)": guarded_async_noop(f"{base}_thread", native=False),
+        },
+        options.calls,
+    )
 
 
 if __name__ == "__main__":

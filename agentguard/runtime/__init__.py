@@ -26,6 +26,7 @@ from agentguard.runtime.core import (
 )
 from agentguard.runtime.errors import ErrorCode, Failure, Sent, ToolError, classify_exception
 from agentguard.runtime.ledger import (
+    AsyncLedger,
     IllegalTransition,
     Ledger,
     LedgerEntry,
@@ -48,6 +49,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "AsyncLedger",
     "CallContext",
     "ErrorCode",
     "Failure",

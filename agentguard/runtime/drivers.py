@@ -9,6 +9,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from operator import methodcaller
 from typing import Any
 
 from agentguard.runtime import liveness
@@ -19,6 +20,7 @@ from agentguard.runtime.context import (
 )
 from agentguard.runtime.effects import (
     _FINISHED,
+    Interruptible,
     Plan,
     _Body,
     _call_callback_async,
@@ -42,8 +44,8 @@ from agentguard.runtime.kinds import (
     SimulatedCrash,
     ToolSpec,
 )
-from agentguard.runtime.ledger.base import LedgerEntry, Status
-from agentguard.runtime.planning import _CLAIM_STARTED, Planner
+from agentguard.runtime.ledger.base import AsyncLedger, LedgerEntry, Status
+from agentguard.runtime.planning import _CLAIM_STARTED, Planner, succeeded_changes
 
 logger = logging.getLogger("agentguard.runtime")
 
@@ -60,9 +62,14 @@ class Drivers(Planner):
         if isinstance(prepared, dict):
             return prepared
         call, entry, path = prepared
-        if path is not _CLAIM_STARTED or spec.timeout_s is not None or self.fault_hooks:
+        if not self._runs_directly(spec, path):
             return self._drive_sync(spec, self._claimed(spec, call, entry, path), args, kwargs)
         return self._claim_and_run_sync(spec, call, entry, args, kwargs)
+
+    def _runs_directly(self, spec: ToolSpec, path: tuple[Status, ...]) -> bool:
+        """Whether a call's first steps are performed without the plan (``_claim_and_run_*``):
+        a new claim straight to started, no deadline of the runtime's, no fault hook."""
+        return path is _CLAIM_STARTED and spec.timeout_s is None and not self.fault_hooks
 
     def _claim_and_run_sync(
         self,
@@ -108,16 +115,9 @@ class Drivers(Planner):
             # the plan records what the body may have done, then the interruption goes on
             interrupted, outcome = exc, _Outcome(error=exc)
         if outcome.error is None:
-            result, result_ref = jsonable_result(outcome.value)
             try:
                 settled = self.ledger.transition(
-                    stored,
-                    Status.SUCCEEDED,
-                    result=result,
-                    result_ref=result_ref,
-                    finished_at=time.time(),
-                    error_code=None,
-                    error_detail=None,
+                    stored, Status.SUCCEEDED, **succeeded_changes(outcome.value)
                 )
             except Exception:
                 settled = None  # the plan's settling retries, reads back, or keeps it in the outbox
@@ -141,7 +141,7 @@ class Drivers(Planner):
             while (request := drive.next_request()) is not _FINISHED:
                 try:
                     if isinstance(request, _LedgerOp):
-                        drive.reply = request.operation()
+                        drive.reply = request.operation(self.ledger)
                     elif isinstance(request, _Body):
                         drive.reply = self._body_sync(spec, request.call, args, kwargs, drive)
                     elif isinstance(request, _Sleep):
@@ -325,25 +325,112 @@ class Drivers(Planner):
     async def _call_async(
         self, spec: ToolSpec, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        return await self._drive_async(spec, self._plan(spec, args, kwargs), args, kwargs)
+        prepared = self._prepare(spec, args, kwargs)
+        if isinstance(prepared, dict):
+            return prepared
+        call, entry, path = prepared
+        native = self.ledger.aio
+        if native is None or not self._runs_directly(spec, path):
+            return await self._drive_async(
+                spec, self._claimed(spec, call, entry, path), args, kwargs
+            )
+        return await self._claim_and_run_async(spec, call, entry, args, kwargs, native)
+
+    async def _claim_and_run_async(
+        self,
+        spec: ToolSpec,
+        call: CallContext,
+        entry: LedgerEntry,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        native: AsyncLedger,
+    ) -> dict[str, Any]:
+        """``_claim_and_run_sync`` on the event loop, for a ledger with a native async driver:
+        every turn that needs a decision, and every cancellation, is handed to the plan."""
+        drive = Interruptible()
+        try:
+            won, stored = await _on_the_loop(
+                drive, methodcaller("claim", entry, _CLAIM_STARTED), native
+            )
+        except Exception as exc:
+            return self._claim_failed(spec, exc, entry)
+        except BaseException as exc:
+            self._release_unstarted_claim(call.call_id, exc)
+            raise
+        if not won or drive.interrupted is not None:
+            # cancelled while its claim was written: the body never starts, the plan releases it
+            plan = (
+                self._after_claim(spec, call, won, stored)
+                if not won
+                else self._execute(
+                    spec,
+                    call,
+                    stored,
+                    replays_left=1,
+                    outcome=_Outcome(error=CancelledBeforeStart()),
+                )
+            )
+            return await self._drive_async(spec, plan, args, kwargs, interrupted=drive.interrupted)
+        token, beat = self._begin_attempt(spec, call)
+        try:
+            outcome = _Outcome(value=await spec.function(*args, **kwargs))
+        except SimulatedCrash:
+            raise
+        except Exception as exc:
+            outcome = _Outcome(error=exc)
+        except BaseException as exc:  # cancelled: the plan records what the body may have done
+            drive.interrupted, outcome = exc, _Outcome(error=exc)
+        finally:
+            self._end_attempt(token, beat, call, running=False)
+        if outcome.error is None:
+            try:
+                settled = await _on_the_loop(
+                    drive,
+                    methodcaller(
+                        "transition", stored, Status.SUCCEEDED, **succeeded_changes(outcome.value)
+                    ),
+                    native,
+                )
+            except Exception:
+                settled = None  # the plan's settling retries, reads back, or keeps it in the outbox
+            if settled is not None:
+                if drive.interrupted is not None:
+                    raise drive.interrupted
+                return _limit_output(spec, words.succeeded(spec.name, settled, replayed=False))
+        plan = self._execute(spec, call, stored, replays_left=1, outcome=outcome)
+        return await self._drive_async(spec, plan, args, kwargs, interrupted=drive.interrupted)
 
     async def _drive_async(
-        self, spec: ToolSpec, plan: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self,
+        spec: ToolSpec,
+        plan: Plan,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        *,
+        interrupted: BaseException | None = None,
     ) -> dict[str, Any]:
         drive = _Drive(spec, plan)
+        drive.interrupted = interrupted
         try:
             while (request := drive.next_request()) is not _FINISHED:
                 try:
                     if isinstance(request, _LedgerOp):
-                        if drive.interrupted is not None or not self.ledger.blocks:
+                        ledger = self.ledger
+                        if ledger.aio is not None:
+                            drive.reply = await _on_the_loop(drive, request.operation, ledger.aio)
+                        elif drive.interrupted is not None or not ledger.blocks:
                             # after a cancellation, record synchronously: awaiting could be
                             # cancelled again; a ledger that never waits needs no thread
-                            drive.reply = request.operation()
+                            drive.reply = request.operation(ledger)
                         else:
-                            drive.reply = await _ledger_op_through_cancellation(drive, request)
+                            drive.reply = await _ledger_op_through_cancellation(
+                                drive, asyncio.to_thread(request.operation, ledger)
+                            )
                     elif isinstance(request, _Body):
                         if drive.interrupted is not None:
-                            # cancelled while its claim was being written: the body never starts
+                            # cancelled while its claim was being written: the body never
+                            # starts, and the plan releases the claim
+                            drive.unstarted_claim = None
                             drive.reply = _Outcome(error=CancelledBeforeStart())
                         else:
                             drive.reply = await self._body_async(
@@ -455,6 +542,37 @@ class Drivers(Planner):
                 logger.warning("could not release the lease of %s: %r", call.call_id, exc)
 
         work.add_done_callback(release)
+
+
+async def _on_the_loop(
+    drive: Interruptible, operation: Callable[[AsyncLedger], Any], ledger: AsyncLedger
+) -> Any:
+    """Perform a ledger operation with the ledger's native async driver, on the event loop.
+
+    Awaited in the calling task: a task of its own for every operation (what a thread's needs,
+    ``_ledger_op_through_cancellation``) would cost more than the statement's client work. A
+    cancellation does not stop an operation that has sent a statement (``AsyncLedger``): the
+    plan records what happened, then the cancellation goes on. One that came before anything
+    was sent is performed again in a task of its own, which a cancellation cannot stop.
+    """
+    task = asyncio.current_task()
+    if drive.interrupted is None and task is not None and _cancel_requests is not None:
+        requested = _cancel_requests(task)
+        try:
+            reply = await operation(ledger)
+        except asyncio.CancelledError as exc:
+            drive.interrupted = exc
+        else:
+            if _cancel_requests(task) > requested:
+                drive.interrupted = asyncio.CancelledError()
+            return reply
+    return await _ledger_op_through_cancellation(drive, operation(ledger))
+
+
+# Task.cancelling (Python 3.11): without it, every operation runs in a task of its own.
+_cancel_requests: Callable[[asyncio.Task[Any]], int] | None = getattr(
+    asyncio.Task, "cancelling", None
+)
 
 
 # How long a cancelled body is given to stop before it counts as still running.

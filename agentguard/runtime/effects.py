@@ -13,7 +13,7 @@ import contextvars
 import inspect
 import logging
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -26,13 +26,17 @@ from agentguard.runtime.kinds import (
     SimulatedCrash,
     ToolSpec,
 )
+from agentguard.runtime.ledger.base import run_to_the_end
 
 logger = logging.getLogger("agentguard.runtime")
 
 
 @dataclass(slots=True)
 class _LedgerOp:
-    operation: Callable[[], Any]
+    """``operation`` is handed the ledger (``Ledger``) or its native async driver
+    (``AsyncLedger``, whose methods are the same, as coroutines), and calls one method of it."""
+
+    operation: Callable[[Any], Any]
 
 
 @dataclass(slots=True)
@@ -70,7 +74,17 @@ Plan = Generator[Any, Any, dict[str, Any]]
 _FINISHED = object()
 
 
-class _Drive:
+class Interruptible:
+    """Where an interruption (Ctrl-C, a cancellation) that must wait its turn is kept: it is
+    raised again once what it interrupted has been recorded."""
+
+    __slots__ = ("interrupted",)
+
+    def __init__(self) -> None:
+        self.interrupted: BaseException | None = None
+
+
+class _Drive(Interruptible):
     """What the sync and async drivers share: the plan's state between its requests.
 
     A driver performs each request its own way and hands back the reply, or the exception it
@@ -83,7 +97,6 @@ class _Drive:
     """
 
     __slots__ = (
-        "interrupted",
         "observation",
         "pending",
         "plan",
@@ -97,7 +110,7 @@ class _Drive:
         self.plan = plan
         self.reply: Any = None
         self.pending: BaseException | None = None
-        self.interrupted: BaseException | None = None
+        self.interrupted = None
         self.observation: dict[str, Any] = {}
         self.unstarted_claim: str | None = None
 
@@ -204,23 +217,20 @@ def _run_awaitable(awaitable: Any) -> Any:
     return asyncio.run(wait())
 
 
-async def _ledger_op_through_cancellation(drive: _Drive, request: _LedgerOp) -> Any:
-    """Perform a ledger operation in a thread; a cancellation waits for it to finish.
+async def _ledger_op_through_cancellation(drive: Interruptible, operation: Awaitable[Any]) -> Any:
+    """Await a ledger operation (in a thread, or on the loop); a cancellation waits for it.
 
-    The thread cannot be stopped: a claim it commits after the caller was cancelled would
-    otherwise stay ``started`` for a body that never runs. The cancellation is kept in
-    ``drive.interrupted`` and re-raised once the plan has recorded what happened.
+    The operation runs as a task of its own: a claim it commits after the caller was cancelled
+    would otherwise stay ``started`` for a body that never runs, and an outcome cancelled half
+    way would be lost. The cancellation is kept in ``drive.interrupted`` and re-raised once the
+    plan has recorded what happened.
     """
-    future = asyncio.ensure_future(asyncio.to_thread(request.operation))
+    future = asyncio.ensure_future(operation)
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError as exc:
         drive.interrupted = exc
-    while True:
-        try:
-            return await asyncio.shield(future)
-        except asyncio.CancelledError:
-            continue  # cancelled again: the operation still has to finish
+    return await run_to_the_end(future)
 
 
 async def _call_callback_async(request: _Callback) -> _Outcome:

@@ -6,7 +6,6 @@ and callbacks as effects (``agentguard.runtime.effects``) and never performs the
 
 from __future__ import annotations
 
-import functools
 import inspect
 import logging
 import random
@@ -14,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Generator
 from dataclasses import replace
+from operator import methodcaller
 from typing import Any
 
 from agentguard.runtime import liveness
@@ -58,6 +58,7 @@ from agentguard.runtime.kinds import (
     Unknown,
 )
 from agentguard.runtime.ledger.base import (
+    AsyncLedger,
     Ledger,
     LedgerEntry,
     LedgerUnanswered,
@@ -233,7 +234,7 @@ class Planner:
     ) -> Plan:
         """From the claim of a prepared call on."""
         try:
-            won, stored = yield _Claim(lambda: self.ledger.claim(entry, path), call.call_id)
+            won, stored = yield _Claim(lambda ledger: ledger.claim(entry, path), call.call_id)
         except Exception as exc:
             return self._claim_failed(spec, exc, entry if path is _CLAIM_STARTED else None)
         return (yield from self._after_claim(spec, call, won, stored))
@@ -324,7 +325,7 @@ class Planner:
             ):
                 # the worker stopped (its lease ran out) or, on this machine, is known dead:
                 # its lease need not be waited for
-                moved = yield _LedgerOp(lambda: _expire_lease(self.ledger, entry, now))
+                moved = yield _LedgerOp(lambda ledger: _expire_lease(ledger, entry, now))
                 if moved is None:
                     return (yield from self._current_view(spec, call, entry))
                 return (yield from self._reconcile(spec, call, moved, replays_left=1))
@@ -335,7 +336,7 @@ class Planner:
             return (yield from self._approve_then_execute(spec, call, entry))
         if entry.status is Status.APPROVED:
             started = yield _LedgerOp(
-                lambda: self.ledger.transition(
+                lambda ledger: ledger.transition(
                     entry, Status.STARTED, **self._start_changes(entry, spec)
                 )
             )
@@ -351,14 +352,16 @@ class Planner:
             path = [Status.APPROVED, Status.STARTED]
         changes = self._start_changes(entry, spec)
         rearmed = yield _LedgerOp(
-            lambda: self.ledger.transition(entry, path, detail="re-armed by a new call", **changes)
+            lambda ledger: ledger.transition(
+                entry, path, detail="re-armed by a new call", **changes
+            )
         )
         if rearmed is None:
             return (yield from self._current_view(spec, call, entry))
         return (yield from self._execute(spec, call, rearmed, replays_left=1))
 
     def _current_view(self, spec: ToolSpec, call: CallContext, entry: LedgerEntry) -> Plan:
-        current = yield _LedgerOp(lambda: self.ledger.get(entry.call_id))
+        current = yield _LedgerOp(lambda ledger: ledger.get(entry.call_id))
         return words.from_entry(spec.name, current or entry, lookup=spec.lookup_name)
 
     def _ask(self, spec: ToolSpec, call: CallContext) -> Generator[Any, Any, bool]:
@@ -381,7 +384,7 @@ class Planner:
             return words.approval_required(spec.name, entry)
         approver = self._approver_name(spec)
         started = yield _LedgerOp(
-            lambda: self.ledger.transition(
+            lambda ledger: ledger.transition(
                 entry,
                 [Status.APPROVED, Status.STARTED],
                 actor=approver,
@@ -425,16 +428,8 @@ class Planner:
                     call if call.attempt == attempt else evolve(call, attempt=attempt)
                 )
             if outcome.error is None:
-                result, result_ref = jsonable_result(outcome.value)
                 settled = yield from self._settle(
-                    entry,
-                    Status.SUCCEEDED,
-                    attempt,
-                    result=result,
-                    result_ref=result_ref,
-                    finished_at=time.time(),
-                    error_code=None,
-                    error_detail=None,
+                    entry, Status.SUCCEEDED, attempt, **succeeded_changes(outcome.value)
                 )
                 if settled.status is Status.SUCCEEDED and settled.attempts == attempt:
                     return words.succeeded(spec.name, settled, replayed=False)
@@ -464,8 +459,8 @@ class Planner:
                     f"(sent: {failure.sent.value}); retrying"
                 )
                 retried = yield _LedgerOp(
-                    functools.partial(
-                        self.ledger.transition,
+                    methodcaller(
+                        "transition",
                         entry,
                         Status.STARTED,
                         detail=retry_note,
@@ -519,7 +514,7 @@ class Planner:
             snapshot = current
             try:
                 updated = yield _LedgerOp(
-                    lambda: self.ledger.transition(snapshot, target, **changes)  # noqa: B023
+                    lambda ledger: ledger.transition(snapshot, target, **changes)  # noqa: B023
                 )
             except Exception as exc:
                 logger.warning("recording %s of %s failed: %r", target.value, entry.call_id, exc)
@@ -544,16 +539,20 @@ class Planner:
                 Status.STARTED,
                 Status.UNCERTAIN,
             ):
-                yield _LedgerOp(
-                    functools.partial(self._refuse_late_outcome, current, attempt, target)
-                )
+                detail = _late_outcome_refused(current, attempt, target)
+                try:
+                    yield _LedgerOp(methodcaller("note", current, "late_outcome", detail))
+                except Exception as exc:  # the log line still says it
+                    logger.warning(
+                        "could not record the late outcome of %s: %r", entry.call_id, exc
+                    )
                 return current
             if current.status is target:
                 if "lease_owner" in changes and current.lease_owner is not None:
                     # a sweeper marked it uncertain first: the attempt has stopped all the same
                     yield _LedgerOp(
-                        functools.partial(
-                            self.ledger.release_lease,
+                        methodcaller(
+                            "release_lease",
                             entry.call_id,
                             attempt,
                             current.lease_owner,
@@ -570,7 +569,7 @@ class Planner:
             if delay:
                 yield _Sleep(delay)
             try:
-                fresh = yield _LedgerOp(lambda: self.ledger.get(call_id))
+                fresh = yield _LedgerOp(lambda ledger: ledger.get(call_id))
             except LedgerUnanswered:
                 return None  # each try would wait its whole bound again
             except Exception:
@@ -619,7 +618,7 @@ class Planner:
         if isinstance(verdict, Found):
             result, result_ref = jsonable_result(verdict.value)
             moved = yield _LedgerOp(
-                lambda: self.ledger.transition(
+                lambda ledger: ledger.transition(
                     entry,
                     Status.SUCCEEDED,
                     actor="reconciler",
@@ -648,7 +647,7 @@ class Planner:
             if path is not None:
                 replay_path = path
                 restarted = yield _LedgerOp(
-                    lambda: self.ledger.transition(
+                    lambda ledger: ledger.transition(
                         entry,
                         replay_path,
                         actor="reconciler",
@@ -665,7 +664,7 @@ class Planner:
             cause = (entry.error_detail or "TOOL_CRASH").split(":", 1)[0]
             code = ErrorCode.APPROVAL_REQUIRED if needs_approval else ErrorCode(cause)
             moved = yield _LedgerOp(
-                lambda: self.ledger.transition(
+                lambda ledger: ledger.transition(
                     entry,
                     Status.FAILED,
                     actor="reconciler",
@@ -694,17 +693,35 @@ class Planner:
 
     def _refuse_late_outcome(self, entry: LedgerEntry, attempt: int, outcome: Status) -> None:
         """A late outcome that cannot be recorded as the call's: kept in its history, logged."""
-        detail = (
-            f"late outcome {outcome.value} of attempt {attempt} not applied: the call is "
-            f"{entry.status.value} at attempt {entry.attempts}"
-        )
-        if outcome is Status.SUCCEEDED:
-            detail += "; it may have taken effect twice"
-        logger.error("%s: %s", entry.call_id, detail)
+        detail = _late_outcome_refused(entry, attempt, outcome)
         try:
             self.ledger.note(entry, "late_outcome", detail)
-        except Exception as exc:  # the log line above still says it
+        except Exception as exc:  # the log line still says it
             logger.warning("could not record the late outcome of %s: %r", entry.call_id, exc)
+
+
+def _late_outcome_refused(entry: LedgerEntry, attempt: int, outcome: Status) -> str:
+    """Log that a late outcome of ``attempt`` is not the call's; the history note saying so."""
+    detail = (
+        f"late outcome {outcome.value} of attempt {attempt} not applied: the call is "
+        f"{entry.status.value} at attempt {entry.attempts}"
+    )
+    if outcome is Status.SUCCEEDED:
+        detail += "; it may have taken effect twice"
+    logger.error("%s: %s", entry.call_id, detail)
+    return detail
+
+
+def succeeded_changes(value: Any) -> dict[str, Any]:
+    """The changes recording a body's return value as the call's result."""
+    result, result_ref = jsonable_result(value)
+    return {
+        "result": result,
+        "result_ref": result_ref,
+        "finished_at": time.time(),
+        "error_code": None,
+        "error_detail": None,
+    }
 
 
 def _simple_parameters(
@@ -766,11 +783,12 @@ def _framework_contexts(spec: ToolSpec, arguments: dict[str, Any]) -> list[Any]:
 
 
 def _expire_lease(
-    ledger: Ledger, entry: LedgerEntry, moment: float, *, actor: str = "runtime"
-) -> LedgerEntry | None:
+    ledger: Ledger | AsyncLedger, entry: LedgerEntry, moment: float, *, actor: str = "runtime"
+) -> Any:
     """Mark a started call uncertain if its stored lease ran out before ``moment``, or if its
     owner is a process of this machine known to be dead (then only if the stored lease is still
-    the one read: a renewal would prove it alive)."""
+    the one read: a renewal would prove it alive). The moved entry or None; from an
+    ``AsyncLedger``, the coroutine answering that."""
     detail = "lease expired: the worker stopped before recording the outcome"
     by = moment
     if (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,17 +14,43 @@ from agentguard.runtime import Runtime, Status, current_call, guarded
 from tests.runtime.downstream import RecordingDownstream
 
 
+def _slow_to_answer(
+    runtime: Runtime, operation: str, when: Callable[[dict[str, Any]], bool] = lambda _: True
+) -> None:
+    """The ledger's ``operation`` is done, then its answer takes 0.2 s to come back (when
+    ``when`` holds for its keyword arguments), as a disk's or a server's does; on the sync
+    ledger and on its async driver, which async calls use where it has one (PostgreSQL)."""
+    ledger = runtime.ledger
+    ledger.blocks = True
+    done = getattr(ledger, operation)
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        answer = done(*args, **kwargs)
+        if when(kwargs):
+            time.sleep(0.2)
+        return answer
+
+    setattr(ledger, operation, slow)
+    native = ledger.aio
+    if native is None:
+        return
+    done_async = getattr(native, operation)
+
+    async def slow_async(*args: Any, **kwargs: Any) -> Any:
+        answer = await done_async(*args, **kwargs)
+        if when(kwargs):
+            # an operation that has sent its statement is not stopped by a cancellation
+            # (AsyncLedger): it answers, and the caller sees the task was cancelled
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(0.2)
+        return answer
+
+    setattr(native, operation, slow_async)
+
+
 def test_a_claim_cancelled_before_the_body_started_is_released(runtime: Runtime) -> None:
     downstream = RecordingDownstream()
-    claim = runtime.ledger.claim
-
-    def slow_claim(*args: Any, **kwargs: Any) -> Any:
-        won = claim(*args, **kwargs)  # committed; the answer is slow to come back
-        time.sleep(0.2)
-        return won
-
-    runtime.ledger.claim = slow_claim  # type: ignore[method-assign]
-    runtime.ledger.blocks = True  # its claim now waits, as a disk's or a server's does
+    _slow_to_answer(runtime, "claim")  # committed; the answer is slow to come back
 
     @guarded(runtime, risk="write", key=lambda call: f"order:{call.args['cart_id']}")
     async def create_order(cart_id: str) -> dict[str, Any]:
@@ -147,15 +174,8 @@ def test_a_retry_cancelled_before_it_ran_does_not_say_nothing_was_attempted(
     from agentguard.runtime import RetryPolicy
 
     attempts: list[int] = []
-    transition = runtime.ledger.transition
-
-    def slow_retry_transition(entry: Any, path: Any, **kwargs: Any) -> Any:
-        if kwargs.get("attempts") == 2:
-            time.sleep(0.2)  # the retry's claim on attempt 2 is slow to come back
-        return transition(entry, path, **kwargs)
-
-    runtime.ledger.transition = slow_retry_transition  # type: ignore[method-assign]
-    runtime.ledger.blocks = True
+    # the retry's claim on attempt 2 is slow to come back
+    _slow_to_answer(runtime, "transition", when=lambda changes: changes.get("attempts") == 2)
 
     @guarded(
         runtime,

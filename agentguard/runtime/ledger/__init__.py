@@ -6,6 +6,7 @@ import urllib.parse
 from typing import Any
 
 from agentguard.runtime.ledger.base import (
+    AsyncLedger,
     IllegalTransition,
     Ledger,
     LedgerConfigurationError,
@@ -61,6 +62,7 @@ def _split_schema(url: str) -> tuple[str, str | None]:
 
 
 __all__ = [
+    "AsyncLedger",
     "IllegalTransition",
     "Ledger",
     "LedgerConfigurationError",

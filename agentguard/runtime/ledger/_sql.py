@@ -1,6 +1,8 @@
 """The ledger operations both SQL backends share, written once.
 
-A backend supplies what differs between dialects: how it opens a connection, its placeholder,
+Each operation is a generator of the statements it sends, reading their answers as they come, so
+that the sync driver here (one connection per thread) and PostgreSQL's async one (psycopg's
+async connections, pooled) perform the same statements with the same fencing. A backend supplies what differs between dialects: how it opens a connection, its placeholder,
 the table names as SQL text, how a statement matches a list of statuses, and how it migrates
 and locks. Every claim and every transition stays one statement, so one round trip and one
 commit.
@@ -13,8 +15,8 @@ import threading
 import time
 import weakref
 from abc import abstractmethod
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Generator, Iterable, Sequence
+from typing import Any, TypeVar
 
 from agentguard.runtime.ledger._rows import (
     CALL_COLUMNS,
@@ -28,6 +30,7 @@ from agentguard.runtime.ledger._rows import (
     update_text,
 )
 from agentguard.runtime.ledger.base import (
+    AsyncLedger,
     Ledger,
     LedgerConfigurationError,
     LedgerEntry,
@@ -41,6 +44,16 @@ from agentguard.runtime.ledger.base import (
 )
 
 Migrations = list[tuple[int, list[str]]]
+
+T = TypeVar("T")
+
+# What an operation wants back from a statement it yields: the count of rows it changed, its
+# first row (None if it has none), or all its rows.
+ROWCOUNT, ONE_ROW, ALL_ROWS = "rowcount", "one row", "all rows"
+
+# A ledger operation written once for every driver: it yields (statement, parameters, wanted)
+# and is sent that answer; its return value is the operation's.
+Operation = Generator[tuple[str, Sequence[Any], str], Any, T]
 
 
 class _Held:
@@ -136,15 +149,13 @@ class SQLLedger(Ledger):
         return self._executor_of(self._connection()).execute(statement, parameters)
 
     def _executor_of(self, connection: Any) -> Any:
+        """This thread's cursor of ``connection``, kept for its statements (each statement's
+        answer is read before the next is sent): ``Connection.execute`` would build a cursor
+        (and, in psycopg, its adapters) for every statement."""
         held = self._local.held  # ``connection``'s, set by ``_connection()``
         if held.executor is None:
-            held.executor = self._executor(connection)
+            held.executor = connection.cursor()
         return held.executor
-
-    def _executor(self, connection: Any) -> Any:
-        """What this thread's statements are sent through: the connection, or a cursor of it
-        kept for them (each statement's result is read before the next is sent)."""
-        return connection
 
     def _drop(self, connection: Any) -> None:
         held = getattr(self._local, "held", None)
@@ -208,24 +219,24 @@ class SQLLedger(Ledger):
         )
         return int(row[0] or 0) if row else 0
 
+    # ---- the operations, written once; ``_perform`` sends their statements -----------------
+
+    def _perform(self, operation: Operation[T]) -> T:
+        """Run ``operation`` on this thread's connection: the sync driver of the operations."""
+        answer: Any = None
+        while True:
+            try:
+                text, parameters, wanted = operation.send(answer)
+            except StopIteration as done:
+                return done.value
+            cursor = self._execute(text, parameters)
+            if wanted == ROWCOUNT:
+                answer = cursor.rowcount
+            else:
+                answer = cursor.fetchone() if wanted == ONE_ROW else cursor.fetchall()
+
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
-        steps = legal_path(None, path)
-        now = time.time()
-        stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
-        history = encode_history(None, steps, "runtime", None, now)
-        # One statement in autocommit mode is its own transaction, and a writing statement takes
-        # the write lock (SQLite waits on its busy timeout) before it reads anything: the same
-        # guarantee as an explicit transaction, without two extra round trips.
-        cursor = self._execute(self._insert_text, entry_to_row(stored, history))
-        if cursor.rowcount == 1:
-            return True, stored
-        # ON CONFLICT DO NOTHING waited for a concurrent inserter to commit; read the winner.
-        existing = self.find(entry.tool_name, entry.idempotency_key)
-        if existing is None:
-            raise RuntimeError(f"claim of {entry.idempotency_key!r} lost, yet no winner is visible")
-        if existing.call_id == entry.call_id:
-            return True, existing  # our insert committed; its answer was lost with the connection
-        return False, existing
+        return self._perform(self._claim(entry, path))
 
     def transition(
         self,
@@ -237,59 +248,24 @@ class SQLLedger(Ledger):
         lease_expired_by: float | None = None,
         **changes: Any,
     ) -> LedgerEntry | None:
-        steps = legal_path(entry.status, path)
-        now = time.time()
-        updated = apply_changes(entry, steps, changes, now)
-        shape = (*changes, "" if lease_expired_by is None else "lease_expired_by")
-        statement = self._update_texts.get(shape)
-        if statement is None:
-            # Composing SQL costs more than the statement's own work on the server: once per shape.
-            columns = [column_for(name) for name in changes]
-            statement = update_text(
-                self._calls_text,
-                [*columns, "status", "updated_at", "version"],
-                self.placeholder,
-                lease_guard=lease_expired_by is not None,
-            )
-            self._update_texts[shape] = statement
-        parameters = (
-            *[encode_field(name, value) for name, value in changes.items()],
-            steps[-1]._value_,
-            now,
-            entry.version + 1,
-            encode_history(entry.status, steps, actor, detail, now),
-            entry.call_id,
-            entry.version,
-            entry.status._value_,
-            *(() if lease_expired_by is None else (lease_expired_by,)),
+        return self._perform(
+            self._transition(entry, path, actor, detail, lease_expired_by, changes)
         )
-        if self._execute(statement, parameters).rowcount != 1:
-            current = self.get(entry.call_id)
-            if current == updated:  # ours, committed before the connection broke
-                return updated
-            return None
-        return updated
 
     def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
-        cursor = self._execute(self._renew_text, (expires_at, call_id, attempt))
-        return bool(cursor.rowcount == 1)
+        return self._perform(self._renew_lease(call_id, attempt, expires_at))
 
     def release_lease(self, call_id: str, attempt: int, owner: str, detail: str) -> bool:
-        line = encode_history(Status.UNCERTAIN, [Status.UNCERTAIN], "runtime", detail, time.time())
-        cursor = self._execute(self._release_text, (line, call_id, attempt, owner))
-        return bool(cursor.rowcount == 1)
+        return self._perform(self._release_lease(call_id, attempt, owner, detail))
 
     def note(self, entry: LedgerEntry, actor: str, detail: str) -> None:
-        line = encode_history(entry.status, [entry.status], actor, detail, time.time())
-        self._execute(self._note_text, (line, entry.call_id))
+        self._perform(self._note(entry, actor, detail))
 
     def get(self, call_id: str) -> LedgerEntry | None:
-        row = self._execute(self._get_text, (call_id,)).fetchone()
-        return row_to_entry(row) if row else None
+        return self._perform(self._get(call_id))
 
     def find(self, tool_name: str, idempotency_key: str) -> LedgerEntry | None:
-        row = self._execute(self._find_text, (tool_name, idempotency_key)).fetchone()
-        return row_to_entry(row) if row else None
+        return self._perform(self._find(tool_name, idempotency_key))
 
     def entries(
         self,
@@ -332,9 +308,138 @@ class SQLLedger(Ledger):
         row = self._execute(self._events_text, (call_id,)).fetchone()
         return decode_history(call_id, row[0]) if row else []
 
+    # Each operation below is a generator: it yields ``(statement, parameters, wanted)`` and is
+    # sent the answer it wanted (the row count, one row or None, or all rows), so that a sync
+    # driver (``_perform``) and an async one (PostgreSQL's) send the same statements and read
+    # their answers the same way.
+
+    def _claim(
+        self, entry: LedgerEntry, path: Sequence[Status]
+    ) -> Operation[tuple[bool, LedgerEntry]]:
+        steps = legal_path(None, path)
+        now = time.time()
+        stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
+        history = encode_history(None, steps, "runtime", None, now)
+        # One statement in autocommit mode is its own transaction, and a writing statement takes
+        # the write lock (SQLite waits on its busy timeout) before it reads anything: the same
+        # guarantee as an explicit transaction, without two extra round trips.
+        inserted = yield self._insert_text, entry_to_row(stored, history), ROWCOUNT
+        if inserted == 1:
+            return True, stored
+        # ON CONFLICT DO NOTHING waited for a concurrent inserter to commit; read the winner.
+        existing = yield from self._find(entry.tool_name, entry.idempotency_key)
+        if existing is None:
+            raise RuntimeError(f"claim of {entry.idempotency_key!r} lost, yet no winner is visible")
+        if existing.call_id == entry.call_id:
+            return True, existing  # our insert committed; its answer was lost with the connection
+        return False, existing
+
+    def _transition(
+        self,
+        entry: LedgerEntry,
+        path: Status | Sequence[Status],
+        actor: str,
+        detail: str | None,
+        lease_expired_by: float | None,
+        changes: dict[str, Any],
+    ) -> Operation[LedgerEntry | None]:
+        steps = legal_path(entry.status, path)
+        now = time.time()
+        updated = apply_changes(entry, steps, changes, now)
+        shape = (*changes, "" if lease_expired_by is None else "lease_expired_by")
+        statement = self._update_texts.get(shape)
+        if statement is None:
+            # Composing SQL costs more than the statement's own work on the server: once per shape.
+            columns = [column_for(name) for name in changes]
+            statement = update_text(
+                self._calls_text,
+                [*columns, "status", "updated_at", "version"],
+                self.placeholder,
+                lease_guard=lease_expired_by is not None,
+            )
+            self._update_texts[shape] = statement
+        parameters = (
+            *[encode_field(name, value) for name, value in changes.items()],
+            steps[-1]._value_,
+            now,
+            entry.version + 1,
+            encode_history(entry.status, steps, actor, detail, now),
+            entry.call_id,
+            entry.version,
+            entry.status._value_,
+            *(() if lease_expired_by is None else (lease_expired_by,)),
+        )
+        if (yield statement, parameters, ROWCOUNT) != 1:
+            current = yield from self._get(entry.call_id)
+            if current == updated:  # ours, committed before the connection broke
+                return updated
+            return None
+        return updated
+
+    def _renew_lease(self, call_id: str, attempt: int, expires_at: float) -> Operation[bool]:
+        renewed = yield self._renew_text, (expires_at, call_id, attempt), ROWCOUNT
+        return bool(renewed == 1)
+
+    def _release_lease(
+        self, call_id: str, attempt: int, owner: str, detail: str
+    ) -> Operation[bool]:
+        line = encode_history(Status.UNCERTAIN, [Status.UNCERTAIN], "runtime", detail, time.time())
+        released = yield self._release_text, (line, call_id, attempt, owner), ROWCOUNT
+        return bool(released == 1)
+
+    def _note(self, entry: LedgerEntry, actor: str, detail: str) -> Operation[None]:
+        line = encode_history(entry.status, [entry.status], actor, detail, time.time())
+        yield self._note_text, (line, entry.call_id), ROWCOUNT
+
+    def _get(self, call_id: str) -> Operation[LedgerEntry | None]:
+        row = yield self._get_text, (call_id,), ONE_ROW
+        return row_to_entry(row) if row else None
+
+    def _find(self, tool_name: str, idempotency_key: str) -> Operation[LedgerEntry | None]:
+        row = yield self._find_text, (tool_name, idempotency_key), ONE_ROW
+        return row_to_entry(row) if row else None
+
     def close(self) -> None:
         with self._connections_lock:
             held, self._connections = list(self._connections), weakref.WeakSet()
         for item in held:
             item.release()
         self._local = threading.local()
+
+
+class AsyncSQLLedger(AsyncLedger):
+    """A SQL ledger's operations as coroutines: the same operations as its sync methods, whose
+    statements a backend's async driver sends (``_perform``)."""
+
+    def __init__(self, ledger: SQLLedger) -> None:
+        self._ledger = ledger
+
+    @abstractmethod
+    async def _perform(self, operation: Operation[T]) -> T:
+        """Run ``operation`` on a connection of the running event loop."""
+
+    async def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
+        return await self._perform(self._ledger._claim(entry, path))
+
+    async def transition(
+        self,
+        entry: LedgerEntry,
+        path: Status | Sequence[Status],
+        *,
+        actor: str = "runtime",
+        detail: str | None = None,
+        lease_expired_by: float | None = None,
+        **changes: Any,
+    ) -> LedgerEntry | None:
+        return await self._perform(
+            self._ledger._transition(entry, path, actor, detail, lease_expired_by, changes)
+        )
+
+    async def release_lease(self, call_id: str, attempt: int, owner: str, detail: str) -> bool:
+        return await self._perform(self._ledger._release_lease(call_id, attempt, owner, detail))
+
+    async def note(self, entry: LedgerEntry, actor: str, detail: str) -> None:
+        await self._perform(self._ledger._note(entry, actor, detail))
+
+    async def get(self, call_id: str) -> LedgerEntry | None:
+        return await self._perform(self._ledger._get(call_id))

@@ -88,9 +88,11 @@ class Watchdog:
             for ident, (deadline, connection) in armed:
                 # still the same statement: a finished one cleared its slot or set a new one
                 if deadline < now and self._armed.get(ident, (None,))[0] == deadline:
-                    self._shut(connection)
+                    self.shut(connection)
 
-    def _shut(self, connection: Any) -> None:
+    def shut(self, connection: Any) -> None:
+        """Shut the socket of ``connection``: whoever waits on it wakes with a broken connection
+        (the async driver arms this on its event loop instead of the watching thread)."""
         with self._lock:
             self._cut.add(connection)
         with contextlib.suppress(Exception):  # already closed

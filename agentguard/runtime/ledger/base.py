@@ -6,11 +6,12 @@ compare-and-set on ``version`` that also appends an event, in one transaction.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from dataclasses import fields as fields_of
 from datetime import datetime, timezone
@@ -107,6 +108,16 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+async def run_to_the_end(operation: Awaitable[T]) -> T:
+    """Await ``operation`` in a task of its own, which no cancellation of the caller stops."""
+    future = asyncio.ensure_future(operation)
+    while True:
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            continue  # cancelled again: the operation still has to finish
 
 
 def current_pid() -> int:
@@ -324,13 +335,59 @@ def path_events(
     return events
 
 
+class AsyncLedger(ABC):
+    """The operations an async guarded call needs, as coroutines run on the event loop itself.
+
+    A backend with a native async driver offers this as ``Ledger.aio``; the semantics are its
+    sync methods', to the statement (see ``Ledger``). A cancellation of the calling task
+    before an operation has sent anything raises ``CancelledError``; once it has, the operation
+    goes on to its end (a statement whose fate the cancellation left unknown is sent again) and
+    returns its answer, and the caller learns of the cancellation from ``Task.cancelling()``.
+    """
+
+    @abstractmethod
+    async def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
+        """``Ledger.claim``."""
+
+    @abstractmethod
+    async def transition(
+        self,
+        entry: LedgerEntry,
+        path: Status | Sequence[Status],
+        *,
+        actor: str = "runtime",
+        detail: str | None = None,
+        lease_expired_by: float | None = None,
+        **changes: Any,
+    ) -> LedgerEntry | None:
+        """``Ledger.transition``."""
+
+    @abstractmethod
+    async def release_lease(self, call_id: str, attempt: int, owner: str, detail: str) -> bool:
+        """``Ledger.release_lease``."""
+
+    @abstractmethod
+    async def note(self, entry: LedgerEntry, actor: str, detail: str) -> None:
+        """``Ledger.note``."""
+
+    @abstractmethod
+    async def get(self, call_id: str) -> LedgerEntry | None:
+        """``Ledger.get``."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional for drivers without resources
+        """Release what the driver holds for the running event loop (its connections)."""
+
+
 class Ledger(ABC):
     """Durable record of tool calls. Backends must be safe for concurrent callers."""
 
     url: str = ""
     # Whether an operation may wait on a disk or a server: an async call then performs it in a
-    # thread, so that the event loop goes on meanwhile.
+    # thread, so that the event loop goes on meanwhile, unless the ledger has ``aio``.
     blocks: bool = True
+    # The ledger's native async driver, where it has one (PostgreSQL): an async call awaits its
+    # operations on the event loop, without a thread.
+    aio: AsyncLedger | None = None
 
     @abstractmethod
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:

@@ -14,6 +14,10 @@ forwarding). Each ends in ``LedgerUnanswered``.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,12 +27,22 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from agentguard.runtime.ledger._rows import STATUS_CHECK
-from agentguard.runtime.ledger._sql import Migrations, SQLLedger
+from agentguard.runtime.ledger._sql import (
+    ONE_ROW,
+    ROWCOUNT,
+    AsyncSQLLedger,
+    Migrations,
+    Operation,
+    SQLLedger,
+    T,
+)
 from agentguard.runtime.ledger._watchdog import Watchdog
 from agentguard.runtime.ledger.base import (
     LedgerConfigurationError,
     LedgerMissing,
     LedgerUnanswered,
+    current_pid,
+    run_to_the_end,
 )
 
 MIGRATIONS: Migrations = [
@@ -131,12 +145,30 @@ _MIGRATION_LOCK_TIMEOUT_S = 120
 _ANSWER_GRACE_S = 5.0
 
 
+# Every new connection, sync or pooled async: the session's bounds, and the durability check,
+# in one round trip.
+_SESSION_SETUP = (
+    "SELECT set_config('lock_timeout', %s, false), "
+    "set_config('statement_timeout', %s, false), current_setting('synchronous_commit')"
+)
+_READ_ONLY = "SET default_transaction_read_only = on"
+
+
 def _timeout_setting(seconds: float) -> str:
     return f"{max(1, round(seconds * 1000))}ms"
 
 
+def _check_durable(session: Sequence[Any] | None) -> None:
+    """Refuse a session whose commits may be acknowledged before they are durable."""
+    if session is not None and str(session[2]).lower() == "off":
+        raise LedgerConfigurationError(
+            "PostgreSQL synchronous_commit is off: an acknowledged 'started' record could be lost"
+        )
+
+
 class PostgresLedger(SQLLedger):
     placeholder = "%s"
+    aio: AsyncPostgresLedger
 
     def __init__(
         self,
@@ -148,6 +180,8 @@ class PostgresLedger(SQLLedger):
         statement_timeout_s: float = 15.0,
         answer_timeout_s: float | None = None,
         keepalives_idle_s: int = 30,
+        async_pool_min_size: int = 1,
+        async_pool_max_size: int = 10,
         read_only: bool = False,
     ) -> None:
         """``read_only``: open a ledger that exists, at this agentguard's schema version, to
@@ -159,7 +193,12 @@ class PostgresLedger(SQLLedger):
         the statement timeout plus 5 s) has its connection shut; a connection is made within
         ``connect_timeout_s``. TCP keepalives start after ``keepalives_idle_s`` idle (then every
         10 s, 3 probes) and unacknowledged data gives up after as long; keepalive settings
-        named in ``dsn`` win."""
+        named in ``dsn`` win.
+
+        Async guarded calls use ``aio``: psycopg's async connections from a
+        ``psycopg_pool.AsyncConnectionPool`` of ``async_pool_min_size`` to
+        ``async_pool_max_size`` connections per event loop, under the same bounds; a call waits
+        at most ``connect_timeout_s`` plus ``answer_timeout_s`` for a connection of the pool."""
         self.dsn = dsn
         self.url = dsn
         self.schema = schema
@@ -189,6 +228,7 @@ class PostgresLedger(SQLLedger):
             _timeout_setting(statement_timeout_s),
         )
         self._watchdog = Watchdog(self.answer_timeout_s, lambda connection: connection.fileno())
+        self.aio = AsyncPostgresLedger(self, async_pool_min_size, async_pool_max_size)
         self._init_connections()
         if read_only:
             try:
@@ -218,29 +258,17 @@ class PostgresLedger(SQLLedger):
                 f"no connection to PostgreSQL within {self.connect_timeout_s} s: {exc}"
             ) from exc
         try:
-            # the session's bounds and the durability check, in one round trip
-            setting = self._send(
-                connection,
-                connection,
-                "SELECT set_config('lock_timeout', %s, false), "
-                "set_config('statement_timeout', %s, false), current_setting('synchronous_commit')",
-                self._session_settings,
-            ).fetchone()
+            _check_durable(
+                self._send(
+                    connection, connection, _SESSION_SETUP, self._session_settings
+                ).fetchone()
+            )
+            if self.read_only:
+                connection.execute(_READ_ONLY)
         except BaseException:
             connection.close()
             raise
-        if setting is not None and str(setting[2]).lower() == "off":
-            connection.close()
-            raise LedgerConfigurationError(
-                "PostgreSQL synchronous_commit is off: an acknowledged 'started' record could be lost"
-            )
-        if self.read_only:
-            connection.execute("SET default_transaction_read_only = on")
         return connection
-
-    def _executor(self, connection: psycopg.Connection[Any]) -> Any:
-        # Connection.execute builds a cursor (and its adapters) for every statement
-        return connection.cursor()
 
     def _execute(self, statement: str, parameters: Sequence[Any]) -> Any:
         """Run one statement under the watchdog; on a connection that broke (a restart, a
@@ -267,22 +295,33 @@ class PostgresLedger(SQLLedger):
         watchdog.arm(connection)
         try:
             return executor.execute(statement, parameters)
-        except (pg_errors.LockNotAvailable, pg_errors.QueryCanceled) as exc:
-            raise LedgerUnanswered(f"PostgreSQL: {exc}".strip()) from exc
-        except psycopg.OperationalError as exc:
-            if watchdog.was_cut(connection):
+        except psycopg.Error as exc:
+            unanswered = self._unanswered(connection, exc)
+            if unanswered is None:
+                raise
+            if connection.broken:
                 self._drop(connection)
-                raise LedgerUnanswered(
-                    f"PostgreSQL did not answer within {self.answer_timeout_s:g} s"
-                ) from exc
-            raise
+            raise unanswered from exc
         finally:
             watchdog.disarm()
+
+    def _unanswered(self, connection: Any, error: Exception) -> LedgerUnanswered | None:
+        """What ``error`` means when the server did not answer within a bound, else None: its
+        lock or statement timeout, or the watchdog shut ``connection`` (sync and async)."""
+        if isinstance(error, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled)):
+            return LedgerUnanswered(f"PostgreSQL: {error}".strip())
+        if isinstance(error, psycopg.OperationalError) and self._watchdog.was_cut(connection):
+            return LedgerUnanswered(f"PostgreSQL did not answer within {self.answer_timeout_s:g} s")
+        return None
+
+    def close(self) -> None:
+        super().close()
+        self.aio.close()
 
     def _reusable(self, connection: psycopg.Connection[Any]) -> bool:
         return not connection.closed and not connection.broken
 
-    def _broken(self, connection: psycopg.Connection[Any], error: Exception) -> bool:
+    def _broken(self, connection: psycopg.BaseConnection[Any], error: Exception) -> bool:
         return isinstance(error, psycopg.OperationalError) and (
             connection.closed or connection.broken
         )
@@ -369,3 +408,210 @@ class PostgresLedger(SQLLedger):
                     (version,),
                 ),
             )
+
+
+class _LoopPool:
+    """The pool of one event loop (and process), and the task that closes it with the loop."""
+
+    __slots__ = ("__weakref__", "closer", "loop", "pid", "pool")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, pool: Any) -> None:
+        self.loop = loop
+        self.pool = pool
+        self.pid = current_pid()
+        # a strong reference: the loop keeps only weak ones to its tasks
+        self.closer = loop.create_task(_close_with_loop(pool), name="agentguard-ledger-pool")
+
+
+async def _close_with_loop(pool: Any) -> None:
+    """Wait until cancelled, then close ``pool``.
+
+    ``asyncio.run`` cancels every task before it closes its loop, and waits for them; a pool's
+    workers do not all end on a cancellation (one making a connection goes on waiting for work),
+    so without this the loop's end would wait for them forever. Closing the pool ends them.
+    """
+    try:
+        await asyncio.get_running_loop().create_future()
+    finally:
+        await pool.close()
+
+
+class AsyncPostgresLedger(AsyncSQLLedger):
+    """The PostgreSQL ledger's operations on the event loop: psycopg's ``AsyncConnection``, pooled
+    by ``psycopg_pool.AsyncConnectionPool``, with no thread in between.
+
+    One pool per event loop: a pool's connections and its tasks belong to the loop that opened
+    them, so a thread keeps the pool of the loop it runs, and a new loop (another
+    ``asyncio.run``) opens its own. Every connection gets the sync connections' session bounds
+    and keepalives; a server that sends nothing for ``answer_timeout_s`` has its connection
+    shut by a timer on the loop, as the sync driver's watchdog does.
+    """
+
+    def __init__(self, ledger: PostgresLedger, min_size: int, max_size: int) -> None:
+        super().__init__(ledger)
+        self._postgres = ledger
+        self.min_size = min_size
+        self.max_size = max_size
+        self._local = threading.local()
+        self._pools: weakref.WeakSet[_LoopPool] = weakref.WeakSet()
+        self._pools_lock = threading.Lock()
+
+    async def _pool(self) -> Any:
+        loop = asyncio.get_running_loop()
+        held = getattr(self._local, "held", None)
+        if held is not None and held.loop is loop and held.pid == current_pid():
+            return held.pool
+        try:
+            from psycopg_pool import AsyncConnectionPool, PoolTimeout
+        except ImportError as exc:
+            raise LedgerConfigurationError(
+                "async calls on a PostgreSQL ledger need psycopg_pool: "
+                "pip install 'agentguard[postgres]'"
+            ) from exc
+        ledger = self._postgres
+        pool = AsyncConnectionPool(
+            ledger.dsn,
+            kwargs={
+                "autocommit": True,
+                "connect_timeout": ledger.connect_timeout_s,
+                **ledger._connect_options,
+            },
+            min_size=self.min_size,
+            max_size=self.max_size,
+            open=False,
+            configure=self._configure,
+            # a connection comes back within a statement's bound, a new one within the connect
+            # timeout
+            timeout=ledger.connect_timeout_s + ledger.answer_timeout_s,
+            name="agentguard-ledger",
+        )
+        # open(wait=False) does not suspend: no other call on this loop sees a pool half made
+        await pool.open(wait=False)
+        self._local.held = held = _LoopPool(loop, pool)
+        with self._pools_lock:
+            self._pools.add(held)
+        try:
+            # its first connection made before this call asks for one: a pool with callers
+            # waiting grows, and would make a second connection at once
+            await pool.wait(timeout=ledger.connect_timeout_s)
+        except PoolTimeout as exc:
+            raise LedgerUnanswered(
+                f"no connection to PostgreSQL within {ledger.connect_timeout_s} s: {exc}"
+            ) from exc
+        return pool
+
+    async def _configure(self, connection: psycopg.AsyncConnection[Any]) -> None:
+        _check_durable(
+            await self._send(connection, _SESSION_SETUP, self._postgres._session_settings, ONE_ROW)
+        )
+        if self._postgres.read_only:
+            await connection.execute(_READ_ONLY)
+
+    async def _connection(self, pool: Any) -> psycopg.AsyncConnection[Any]:
+        from psycopg_pool import PoolTimeout
+
+        try:
+            connection: psycopg.AsyncConnection[Any] = await pool.getconn()
+        except PoolTimeout as exc:
+            raise LedgerUnanswered(
+                f"no PostgreSQL connection within {pool.timeout:g} s: {exc}"
+            ) from exc
+        return connection
+
+    async def _perform(self, operation: Operation[T]) -> T:
+        pool = await self._pool()
+        # one slot: the connection this operation holds (replaced when one breaks)
+        held: list[psycopg.AsyncConnection[Any] | None] = [await self._connection(pool)]
+        interrupted = False
+        answer: Any = None
+        try:
+            while True:
+                try:
+                    statement, parameters, wanted = operation.send(answer)
+                except StopIteration as done:
+                    return done.value
+                if not interrupted:
+                    try:
+                        answer = await self._answer(pool, held, statement, parameters, wanted)
+                        continue
+                    except asyncio.CancelledError:
+                        # whether the statement took effect is not known: it is sent again,
+                        # and the operation goes on to its end, whatever else is cancelled
+                        interrupted = True
+                answer = await run_to_the_end(
+                    self._answer(pool, held, statement, parameters, wanted)
+                )
+        finally:
+            # an idle connection goes back without waiting for anything
+            if held[0] is not None:
+                await pool.putconn(held[0])
+
+    async def _answer(
+        self,
+        pool: Any,
+        held: list[psycopg.AsyncConnection[Any] | None],
+        statement: str,
+        parameters: Sequence[Any],
+        wanted: str,
+    ) -> Any:
+        """Send one statement on the held connection; on a connection that broke (a restart, a
+        failover, a cancelled statement's), once more on a new one, as the sync driver does."""
+        connection = held[0]
+        if connection is not None and not connection.broken and not connection.closed:
+            try:
+                return await self._send(connection, statement, parameters, wanted)
+            except Exception as exc:
+                if not self._postgres._broken(connection, exc):
+                    raise
+        if connection is not None:
+            held[0] = None
+            await pool.putconn(connection)  # the pool discards it
+        connection = held[0] = await self._connection(pool)
+        return await self._send(connection, statement, parameters, wanted)
+
+    async def _send(
+        self,
+        connection: psycopg.AsyncConnection[Any],
+        statement: str,
+        parameters: Sequence[Any],
+        wanted: str,
+    ) -> Any:
+        ledger = self._postgres
+        timer = asyncio.get_running_loop().call_later(
+            ledger.answer_timeout_s, ledger._watchdog.shut, connection
+        )
+        try:
+            cursor = connection.cursor()
+            await cursor.execute(statement, parameters)
+            if wanted == ROWCOUNT:
+                return cursor.rowcount
+            return await cursor.fetchone() if wanted == ONE_ROW else await cursor.fetchall()
+        except psycopg.Error as exc:
+            unanswered = ledger._unanswered(connection, exc)
+            if unanswered is None:
+                raise
+            raise unanswered from exc
+        finally:
+            timer.cancel()
+
+    async def aclose(self) -> None:
+        held = getattr(self._local, "held", None)
+        if held is not None and held.loop is asyncio.get_running_loop():
+            self._local.held = None
+            held.closer.cancel()
+            await held.pool.close()
+
+    def close(self) -> None:
+        """Close every loop's pool: at once where its loop is stopped, else scheduled on it."""
+        with self._pools_lock:
+            pools, self._pools = list(self._pools), weakref.WeakSet()
+        self._local = threading.local()
+        for held in pools:
+            if held.pid != current_pid() or held.loop.is_closed():
+                continue  # a parent's, or a finished loop's: its connections go with it
+            if held.loop.is_running():
+                held.loop.call_soon_threadsafe(held.closer.cancel)
+            else:  # its closer closes the pool once cancelled
+                held.closer.cancel()
+                with contextlib.suppress(BaseException):
+                    held.loop.run_until_complete(held.closer)
