@@ -476,7 +476,8 @@ async def befriend(a: str, b: str) -> str:
 def test_cypher_statements_are_judged_by_their_clauses(scan_files: ScanFiles) -> None:
     """A Cypher statement starts with ``MATCH`` whether it reads or writes: a ``SET`` in it
     writes (repeat-safe), a ``CREATE`` adds a relationship each run; ``"EXPLAIN " + query``
-    only plans, whatever the query."""
+    only plans, whatever the query. The graph is the application's own database: its
+    writes are declared (AG101), never keyed (AG201)."""
     verdicts = tool_verdicts(scan_files, {"graph/server.py": GRAPH_TOOLS})
     risk, codes = verdicts["find_people"]
     assert risk == "read" and not codes & {"AG101", "AG201"}
@@ -485,7 +486,7 @@ def test_cypher_statements_are_judged_by_their_clauses(scan_files: ScanFiles) ->
     risk, codes = verdicts["rename_person"]
     assert risk == "write" and "AG101" in codes and "AG201" not in codes
     risk, codes = verdicts["befriend"]
-    assert risk == "write" and {"AG101", "AG201"} <= codes
+    assert risk == "write" and "AG101" in codes and "AG201" not in codes
 
 
 def test_keys_typed_into_a_driven_browser_are_unjudged_not_a_message(
