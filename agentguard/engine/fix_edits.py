@@ -89,7 +89,7 @@ def attach_fixes(
     ]
 
 
-# Below this many lines in the files to fix (about 0.3 s of LibCST's parse on this
+# Below this many lines in the files to fix (about 0.2 s of LibCST's parse on this
 # machine), starting a worker process costs more than it saves.
 MIN_LINES_FOR_POOL = 3000
 
@@ -117,8 +117,6 @@ class _FixWork:
         """Each fixable finding's Fix (None: none could be built), by its index. The pool
         is forked, so that the workers have the project model without its being sent."""
         fixes: dict[int, Fix | None] = {}
-        # The most work first (a file's parse, then a pass over it per fix), so that no
-        # process is left with a big file at the end; results land by index.
         if jobs < 2 or len(self.files) < 2 or self._lines() < MIN_LINES_FOR_POOL or not _can_fork():
             for file_index in range(len(self.files)):
                 fixes.update(self.file_fixes(file_index))
