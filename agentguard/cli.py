@@ -340,21 +340,27 @@ def _progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
     )
     task = bar.add_task("parsing", total=None, visible=False)
     counted = 0
-    started = False
+    started = drawing = False
 
     def advance(count: int, total: int) -> None:
-        nonlocal counted, started
+        nonlocal counted, started, drawing
         counted += count
         if not started and total >= PROGRESS_MIN_FILES:
-            started = True
+            started = drawing = True
             bar.start()
             bar.update(task, visible=True)
         bar.update(task, completed=counted, total=total)
+        if drawing and counted >= total:
+            # Every file is parsed. The drawing thread stops now: the pool that builds fix
+            # edits is forked later, and a thread holding a lock (stderr's) at a fork
+            # leaves it held in the child.
+            drawing = False
+            bar.stop()
 
     try:
         yield advance
     finally:
-        if started:
+        if drawing:
             bar.stop()
 
 

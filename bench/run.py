@@ -1,6 +1,17 @@
 """Side-by-side benchmark: agentguard cold, warm and after one change, against peers.
 
-    python bench/run.py [--scratch DIR] [--runs 3] [--skip-bandit] [--skip-semgrep]
+    python bench/run.py [--scratch DIR] [--corpus DIR] [--baseline SOURCE] [--runs 3]
+                        [--ci-only] [--skip-bandit] [--skip-semgrep]
+
+What CI runs is measured first, in the same rounds as its peers: a cold check in text, in
+JSON, in SARIF and as the GitHub Action runs it (``--format github`` with SARIF, markdown
+and JSON written too), and the Action's run again after a fresh copy of the tree with its
+cache restored; against ruff ``--select ALL`` (version RUFF_VERSION) and the floor of
+``ast.parse`` on every file in two processes, with the facts phase of a cold run (from
+``--profile``) and the peak memory. ``--baseline`` names another agentguard source tree
+(a checkout of the commit to compare with): its runs alternate with this one's, so that
+both see the same load. ``--corpus`` checks a folder of ``.py`` files of your own instead
+of the one ``bench/corpus.py`` builds. ``--ci-only`` stops there.
 
 Builds or reuses the corpus (``bench/corpus.py``) and a venv with ruff, bandit and semgrep
 under the scratch folder (default: ``$TMPDIR/agentguard-bench``, outside the repository),
@@ -48,6 +59,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import build_corpus, half_corpus, python_files
 
 REPO = Path(__file__).resolve().parent.parent
+# The peer every ratio is taken against, pinned so that figures of different days compare.
+RUFF_VERSION = "0.17.6"
+# ``ast.parse`` of every file in two processes (as agentguard's ``--jobs 2``): the least a
+# checker that parses every file does. Files no parser reads are skipped, as by ruff.
+PARSE_FLOOR = """
+import ast, multiprocessing, sys
+from pathlib import Path
+
+def parse(path):
+    try:
+        ast.parse(Path(path).read_bytes())
+    except (SyntaxError, ValueError, RecursionError):
+        pass
+    return 0
+
+if __name__ == "__main__":
+    files = sorted(str(p) for p in Path(sys.argv[1]).rglob("*.py"))
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        sum(pool.imap_unordered(parse, files, chunksize=8))
+"""
 SEMGREP_RULE = """rules:
   - id: no-eval
     languages: [python]
@@ -119,9 +150,10 @@ class Case:
 PROFILE_ROW = re.compile(r"^\s*(?P<name>\S.*?)\s+│\s+(?P<seconds>\d+\.\d+)\s*$")
 
 
-def phases(case: Case) -> str:
+def phase_seconds(case: Case) -> tuple[dict[str, float], str]:
     """Where one more run of ``case`` spends its time, from agentguard's ``--profile``
-    (printed on stderr): the rules summed into one figure."""
+    (printed on stderr): seconds by phase, the rules summed into one figure; and what it
+    says of the run memo."""
     if case.before is not None:
         case.before()
     done = subprocess.run(
@@ -141,6 +173,12 @@ def phases(case: Case) -> str:
             seconds[name] = seconds.get(name, 0.0) + float(match["seconds"])
         elif line.startswith("run memo:"):
             note = f" ({line.strip()})"
+    return seconds, note
+
+
+def phases(case: Case) -> str:
+    """:func:`phase_seconds` as one line."""
+    seconds, note = phase_seconds(case)
     return ", ".join(f"{name} {value:.2f}" for name, value in seconds.items()) + note
 
 
@@ -164,9 +202,193 @@ def peers_venv(scratch: Path, skip_semgrep: bool) -> Path:
     bin_dir = venv / "bin"
     if not (bin_dir / "ruff").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        packages = ["ruff", "bandit"] + ([] if skip_semgrep else ["semgrep"])
+        packages = [f"ruff=={RUFF_VERSION}", "bandit"] + ([] if skip_semgrep else ["semgrep"])
         subprocess.run([str(bin_dir / "pip"), "install", "--quiet", *packages], check=True)
+    version = subprocess.run(
+        [str(bin_dir / "ruff"), "--version"], capture_output=True, text=True, check=True
+    ).stdout.split()[-1]
+    if version != RUFF_VERSION:  # a scratch folder from before the pin
+        subprocess.run(
+            [str(bin_dir / "pip"), "install", "--quiet", f"ruff=={RUFF_VERSION}"], check=True
+        )
     return bin_dir
+
+
+def ruff_case(peers: Path, corpus: Path, runs: int) -> Case:
+    return Case(
+        Row(f"ruff {RUFF_VERSION} check --select ALL --no-cache"),
+        [
+            str(peers / "ruff"),
+            "check",
+            "--isolated",
+            "--no-cache",
+            "--select",
+            "ALL",
+            "--exit-zero",
+            "--output-format",
+            "concise",
+            str(corpus),
+        ],
+        rounds=runs,
+    )
+
+
+@dataclass
+class Side:
+    """What CI runs, from one agentguard source tree (cold in each output, and the GitHub
+    Action's run cold and again after a fresh copy with its cache restored)."""
+
+    label: str
+    cold_text: Case
+    cold_json: Case
+    cold_sarif: Case
+    action: Case
+    fill: Case
+    warm: Case
+    written: Path  # the Action's files: cold/ and warm/
+
+    @property
+    def timed(self) -> list[Case]:
+        return [self.cold_text, self.cold_json, self.cold_sarif, self.action, self.warm]
+
+    def action_json(self, run: str) -> str:
+        return (self.written / run / "agentguard.json").read_text(encoding="utf-8")
+
+
+def ci_side(label: str, source: Path, corpus: Path, scratch: Path, runs: int) -> Side:
+    """The cases of what CI runs for the agentguard of ``source`` (its bytecode compiled
+    first, as an install would have it)."""
+    compile_bytecode(source / "agentguard")
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    files = python_files(corpus)
+    check = [sys.executable, "-m", "agentguard", "check", str(corpus), "--exit-zero", "--jobs", "2"]
+    written = scratch / f"outputs-{label}-{os.getpid()}"
+
+    def action(folder: str) -> list[str]:
+        """As action.yml runs it: annotations on stdout; SARIF, the summary and JSON into
+        ``folder``."""
+        (written / folder).mkdir(parents=True, exist_ok=True)
+        return [
+            *check,
+            "--format",
+            "github",
+            "--output",
+            f"sarif:{written / folder / 'agentguard.sarif'}",
+            "--output",
+            f"markdown:{written / folder / 'summary.md'}",
+            "--output",
+            f"json:{written / folder / 'agentguard.json'}",
+        ]
+
+    cache_dir = scratch / f"cache-{label}-{os.getpid()}"
+
+    def case(name: str, command: list[str], before: Callable[[], None] | None = None) -> Case:
+        return Case(Row(f"{label}: {name}"), command, env, before=before, rounds=runs)
+
+    return Side(
+        label,
+        cold_text=case("cold, text (--no-cache)", [*check, "--no-cache"]),
+        cold_json=case(
+            "cold, --format json (--no-cache)", [*check, "--no-cache", "--format", "json"]
+        ),
+        cold_sarif=case(
+            "cold, --format sarif (--no-cache)", [*check, "--no-cache", "--format", "sarif"]
+        ),
+        action=case(
+            "cold, the Action's run (github; sarif, markdown, json files)",
+            [*action("cold"), "--no-cache"],
+        ),
+        fill=Case(
+            Row(f"{label}: the Action's run, writing its cache"),
+            [*action("warm"), "--cache-dir", str(cache_dir)],
+            env,
+            rounds=1,
+        ),
+        warm=case(
+            "warm, the Action's run after a fresh copy (cache restored, new mtimes)",
+            [*action("warm"), "--cache-dir", str(cache_dir)],
+            before=lambda: touch_all(files),
+        ),
+        written=written,
+    )
+
+
+def ci_table(corpus: Path, scratch: Path, peers: Path, runs: int, baseline: Path | None) -> bool:
+    """Time what CI runs against ruff and the parse floor, for this checkout and the
+    baseline's, their runs alternating; print the table and the ratios to the goals.
+    True when every output of a side reports the same findings."""
+    sides = [ci_side("this", REPO, corpus, scratch, runs)]
+    if baseline is not None:
+        sides.append(ci_side("baseline", baseline.resolve(), corpus, scratch, runs))
+    ruff = ruff_case(peers, corpus, runs)
+    floor = Case(
+        Row("floor: ast.parse of every file, 2 processes"),
+        [sys.executable, "-c", PARSE_FLOOR, str(corpus)],
+        rounds=runs,
+    )
+    load_before = os.getloadavg()
+    for side in sides:
+        side.fill.run()
+    cases: list[Case] = [ruff, floor]
+    for timed_cases in zip(*(side.timed for side in sides), strict=True):
+        cases.extend(timed_cases)  # one side's run, then the other's: the same load
+    run_rounds(cases)
+    facts = {side.label: phase_seconds(side.cold_json)[0] for side in sides}
+    load_after = os.getloadavg()
+    print()
+    print(
+        f"What CI runs (--jobs 2); load average (1 min) before / after: "
+        f"{load_before[0]:.1f} / {load_after[0]:.1f}"
+    )
+    print()
+    print("| what | runs | wall s (median) | cpu s (median) | peak MiB |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for case in [ruff, floor, *(c for side in sides for c in [side.fill, *side.timed])]:
+        row = case.row
+        peak = f"{row.peak_kib / 1024:.0f}" if row.peak_kib else "-"
+        print(
+            f"| {row.name} | {len(row.walls)} | {row.wall:.2f} | "
+            f"{statistics.median(row.cpus):.2f} | {peak} |"
+        )
+    print()
+
+    def ratio(case: Case) -> str:
+        """Wall time to ruff's, and CPU time (what a shared machine's load changes less)."""
+        ruff_cpu = statistics.median(ruff.row.cpus)
+        cpu = f"{statistics.median(case.row.cpus) / ruff_cpu:.2f}" if ruff_cpu else "-"
+        return f"{case.row.wall / ruff.row.wall:.2f} (cpu {cpu})"
+
+    agree = True
+    for side in sides:
+        seconds = facts[side.label]
+        peak_mib = max(case.row.peak_kib for case in side.timed) / 1024
+        print(f"{side.label}:")
+        print(f"  cold json ÷ ruff: {ratio(side.cold_json)}  (target ≤ 2.0)")
+        print(f"  cold text ÷ ruff: {ratio(side.cold_text)}  (target ≤ 1.5)")
+        print(f"  cold sarif ÷ ruff: {ratio(side.cold_sarif)}")
+        print(f"  the Action's cold run ÷ ruff: {ratio(side.action)}")
+        print(f"  warm after a fresh copy ÷ ruff: {ratio(side.warm)}  (target ≤ 0.1)")
+        if "facts" in seconds:
+            print(
+                f"  facts phase ÷ parse floor: {seconds['facts'] / floor.row.wall:.2f}"
+                f" ({seconds['facts']:.2f} s of one more cold json run)  (target ≤ 2)"
+            )
+        print(f"  peak memory: {peak_mib:.0f} MiB  (target < 1024)")
+        print(
+            "  one more cold json run, seconds by phase (--profile): "
+            + ", ".join(f"{name} {value:.2f}" for name, value in seconds.items())
+        )
+        same = (
+            findings_of(side.cold_json.output)
+            == findings_of(side.action_json("cold"))
+            == findings_of(side.action_json("warm"))
+        )
+        print(f"  cold json and the Action's json, cold and warm, report the same findings: {same}")
+        agree = agree and same
+    if len(sides) == 2:
+        same = findings_of(sides[0].cold_json.output) == findings_of(sides[1].cold_json.output)
+        print(f"this and the baseline report the same findings and tools: {same}")
+    return agree
 
 
 def touch_all(files: list[Path]) -> None:
@@ -237,13 +459,33 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-bandit", action="store_true")
     parser.add_argument("--skip-semgrep", action="store_true")
+    parser.add_argument(
+        "--corpus", type=Path, help="check this folder of .py files, not bench/corpus.py's"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another agentguard source tree (a checkout of the commit to compare with), "
+        "whose runs of what CI runs alternate with this one's",
+    )
+    parser.add_argument("--ci-only", action="store_true", help="time only what CI runs, then stop")
     args = parser.parse_args()
     scratch: Path = args.scratch.resolve()
     scratch.mkdir(parents=True, exist_ok=True)
-    corpus = build_corpus(scratch)
+    corpus = args.corpus.resolve() if args.corpus else build_corpus(scratch)
     files = python_files(corpus)
     size = sum(p.stat().st_size for p in files)
-    peers = peers_venv(scratch, args.skip_semgrep)
+    peers = peers_venv(scratch, args.skip_semgrep or args.ci_only)
+    print(
+        f"corpus: {len(files):,} .py files, {size / 1e6:.1f} MB; {os.cpu_count()} cores; "
+        f"Python {platform.python_version()}; {time.strftime('%Y-%m-%d')}",
+        flush=True,
+    )
+    ci_agrees = ci_table(corpus, scratch, peers, args.runs, args.baseline)
+    if args.ci_only:
+        for old_cache in scratch.glob("cache*"):
+            shutil.rmtree(old_cache, ignore_errors=True)
+        return 0 if ci_agrees else 1
     compile_bytecode(REPO / "agentguard")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     # A new folder each run, and the old ones removed only once the timing is done: on a
@@ -266,11 +508,6 @@ def main() -> int:
     agentguard = agentguard_on(corpus)
     rows: list[Row] = []
     runs = args.runs
-    print(
-        f"corpus: {len(files):,} .py files, {size / 1e6:.1f} MB; {os.cpu_count()} cores; "
-        f"Python {platform.python_version()}; {time.strftime('%Y-%m-%d')}",
-        flush=True,
-    )
 
     # Floor: read and sha256 every file (what a warm run cannot avoid).
     floor = Row("floor: read + sha256 every file")
@@ -329,7 +566,11 @@ def main() -> int:
         env,
         rounds=runs,
     )
-    half = half_corpus(scratch, corpus)
+    # Every other file of a corpus of your own goes in a folder of its own.
+    half_scratch = scratch
+    if args.corpus is not None:
+        half_scratch = scratch / f"corpus-{hashlib.sha256(bytes(corpus)).hexdigest()[:12]}"
+    half = half_corpus(half_scratch, corpus)
     half_files = len(python_files(half))
     cold_half = Case(
         Row(f"agentguard cold on every other file ({half_files:,} files; --no-cache, --jobs 2)"),
@@ -372,22 +613,7 @@ def main() -> int:
         before=change_reached,
         rounds=runs,
     )
-    ruff = Case(
-        Row("ruff check --select ALL --no-cache"),
-        [
-            str(peers / "ruff"),
-            "check",
-            "--isolated",
-            "--no-cache",
-            "--select",
-            "ALL",
-            "--exit-zero",
-            "--output-format",
-            "concise",
-            str(corpus),
-        ],
-        rounds=runs,
-    )
+    ruff = ruff_case(peers, corpus, runs)
     cases = [
         cold,
         cold_half,
@@ -507,7 +733,7 @@ def main() -> int:
         f"added: {agree} "
         f"({len(findings_of(cold.output)[0])} findings)"
     )
-    return 0 if agree and reached_agrees else 1
+    return 0 if agree and reached_agrees and ci_agrees else 1
 
 
 if __name__ == "__main__":

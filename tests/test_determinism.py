@@ -22,13 +22,15 @@ from .conftest import FIXTURES
 
 PROJECT = FIXTURES / "dispatch-desk"
 
-# The fixture is small: the pool (and the order in which its workers return) only comes
-# into play when it is started for any number of files.
+# The fixture is small: the pools (and the order in which their workers return) only come
+# into play when they are started for any number of files, for facts and for fix edits.
 RUN = (
     "import sys\n"
     "import agentguard.engine.parallel as parallel\n"
+    "import agentguard.engine.fix_edits as fix_edits\n"
     "parallel.MIN_FILES_FOR_POOL = 1\n"
     "parallel.MAX_CHUNK = 1\n"
+    "fix_edits.MIN_LINES_FOR_POOL = 0\n"
     "from agentguard.cli import app\n"
     "app(sys.argv[1:], prog_name='agentguard')\n"
 )

@@ -128,6 +128,7 @@ def run_fixes(
     unapplied_unsafe = 0
     unmade: list[RolledBack] = []
     unsupported: list[Finding] = []
+    jobs = facts.jobs if facts is not None else 1
     for rounds in range(1, max_rounds + 1):  # noqa: B007 - the count is reported
         sources = {
             rel: (originals[rel][2] + text).encode(encodings[rel]) for rel, text in current.items()
@@ -150,7 +151,7 @@ def run_fixes(
                 continue
             wanted.append(finding)
         by_file: dict[str, list[Finding]] = {}
-        for finding in attach_fixes(wanted, result.project, config.root, sources):
+        for finding in attach_fixes(wanted, result.project, config.root, sources, jobs=jobs):
             if finding.fix is not None:
                 by_file.setdefault(finding.path, []).append(finding)
             else:

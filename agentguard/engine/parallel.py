@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from agentguard.diagnostics import ScanProblem, Span
 from agentguard.engine.discovery import NOT_A_REGULAR_FILE
@@ -39,7 +40,7 @@ from agentguard.knowledge.catalog import ContextCarriers
 # queued ahead of it.
 MAX_CHUNK = 16
 TASKS_AHEAD_PER_JOB = 4
-# Seconds a thread may hold the GIL while the pool runs (see _Work.run_pool).
+# Seconds a thread may hold the GIL while the pool runs (see share_work).
 POOL_SWITCH_INTERVAL = 0.0005
 # Below this many files to parse, starting worker processes costs more than it saves.
 MIN_FILES_FOR_POOL = 24
@@ -214,7 +215,7 @@ class ExtractStats:
     jobs: int = 1
 
 
-def _pool_context() -> multiprocessing.context.BaseContext:
+def pool_context() -> multiprocessing.context.BaseContext:
     # fork starts workers in milliseconds and shares the imported modules; elsewhere
     # (macOS, Windows) spawn is the safe default.
     if sys.platform.startswith("linux"):
@@ -368,80 +369,111 @@ class _Work:
         its extraction time), and the work left between results (unpickling, caching) is
         too little to keep a core busy on its own.
         """
-        # The pool reads tasks (chunks of files) from a queue that this process keeps a few
-        # chunks ahead of the workers, so that the files left are shared between this
-        # process and the workers to the end. None ends the feed.
-        feed: queue.SimpleQueue[list[Task] | None] = queue.SimpleQueue()
         keys: dict[int, str] = {}
         # Large files first, so that no process is left with one big file at the end;
         # results land at their own index, so order never depends on timing.
         backlog = sorted(self.pending, key=lambda item: len(item[1]))
         self.pending = []
-        workers = jobs - 1
-        ahead = workers * TASKS_AHEAD_PER_JOB
-        chunk_size = max(1, min(MAX_CHUNK, len(backlog) // (jobs * 16)))
-        queued = in_flight = 0
 
-        def top_up() -> None:
-            nonlocal queued, in_flight
-            while queued < ahead and backlog:
-                chunk = [backlog.pop() for _ in range(min(chunk_size, len(backlog)))]
-                for index, _, _, key in chunk:
-                    keys[index] = key
-                feed.put(
-                    [
-                        (index, data, rel, self.is_test(rel), self.modules.get(rel))
-                        for index, data, rel, _ in chunk
-                    ]
-                )
-                in_flight += len(chunk)
-                queued += 1
-
-        def tasks() -> Iterator[list[Task]]:
-            while (chunk := feed.get()) is not None:
-                yield chunk
+        def send(chunk: list[tuple[int, bytes, str, str]]) -> list[Task]:
+            for index, _, _, key in chunk:
+                keys[index] = key
+            return [
+                (index, data, rel, self.is_test(rel), self.modules.get(rel))
+                for index, data, rel, _ in chunk
+            ]
 
         def receive(outputs: list[tuple[int, bytes]]) -> None:
-            nonlocal queued, in_flight
-            queued -= 1
             for index, output in outputs:
                 if self.cache is not None:
                     self.cache.store(keys[index], output)
-                in_flight -= 1
                 self.parsed += 1
                 self.record(index, pickle.loads(output))
 
-        top_up()
-        context = _pool_context()
-        # The pool's threads here pass tasks to the workers and read their results from
-        # pipes, a few KiB per hold of the GIL, while this thread parses. At the default
-        # 5 ms switch interval a worker waited on its full result pipe for about a fifth
-        # of its time (facts of the corpus 18.6 s; 17.0 s at 0.5 ms).
-        switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(POOL_SWITCH_INTERVAL)
-        try:
-            with context.Pool(workers, initializer=_worker_start) as pool:
-                # Only now may the progress bar start its drawing thread: forking a process
-                # while another thread holds a lock can leave that lock held in the child.
-                self.report(progress)
-                # The carriers (a few names) travel with each chunk: no worker-global state.
-                # They are pickled here, once, before any chunk is sent: the pool's own
-                # thread pickles each task while this one parses, and this one fills the
-                # carriers' cached properties on first use; pickling the object there
-                # could read its ``__dict__`` as it grows ("dictionary changed size during
-                # iteration", from a timing only a loaded machine gives).
-                work_chunk = functools.partial(
-                    _work_chunk, pickle.dumps((self.carriers, self.ts_modules))
-                )
-                results = pool.imap_unordered(work_chunk, tasks())
-                while in_flight or backlog:
-                    try:
-                        # Waiting only when this process has nothing of its own to parse.
-                        receive(results.next(timeout=None if not backlog else 0))
-                    except multiprocessing.TimeoutError:
-                        self.extract_here(backlog.pop())
-                    top_up()
-                    self.report(progress)
-                feed.put(None)
-        finally:
-            sys.setswitchinterval(switch_interval)
+        # The carriers (a few names) travel with each chunk: no worker-global state. They
+        # are pickled here, once, before any chunk is sent: the pool's own thread pickles
+        # each task while this one parses, and this one fills the carriers' cached
+        # properties on first use; pickling the object there could read its ``__dict__``
+        # as it grows ("dictionary changed size during iteration", from a timing only a
+        # loaded machine gives).
+        work_chunk = functools.partial(_work_chunk, pickle.dumps((self.carriers, self.ts_modules)))
+        share_work(
+            backlog,
+            jobs,
+            chunk_size=max(1, min(MAX_CHUNK, len(backlog) // (jobs * 16))),
+            send=send,
+            worker=work_chunk,
+            here=self.extract_here,
+            receive=receive,
+            # Only once the workers are forked may the progress bar start its drawing
+            # thread: forking while another thread holds a lock can leave it held in the
+            # child.
+            step=lambda: self.report(progress),
+        )
+
+
+Item = TypeVar("Item")
+Sent = TypeVar("Sent")
+Returned = TypeVar("Returned")
+
+
+def share_work(
+    backlog: list[Item],
+    jobs: int,
+    *,
+    chunk_size: int,
+    send: Callable[[list[Item]], Sent],
+    worker: Callable[[Sent], Returned],
+    here: Callable[[Item], None],
+    receive: Callable[[Returned], None],
+    step: Callable[[], None] | None = None,
+) -> None:
+    """Do the ``backlog`` with ``jobs`` processes: this one and ``jobs - 1`` forked workers,
+    the last item first. ``send`` makes a worker's task of a chunk of items, ``worker`` (a
+    module-level function, pickled by reference) does it there, ``receive`` takes its
+    result here; ``here`` does one item in this process, whenever no worker's result is
+    waiting. ``step`` is called once the workers are started and after each result."""
+    # The pool reads tasks from a queue that this process keeps a few chunks ahead of the
+    # workers, so that the items left are shared between this process and the workers to
+    # the end. None ends the feed.
+    feed: queue.SimpleQueue[Sent | None] = queue.SimpleQueue()
+    ahead = (jobs - 1) * TASKS_AHEAD_PER_JOB
+    queued = 0
+
+    def top_up() -> None:
+        nonlocal queued
+        while queued < ahead and backlog:
+            feed.put(send([backlog.pop() for _ in range(min(chunk_size, len(backlog)))]))
+            queued += 1
+
+    def tasks() -> Iterator[Sent]:
+        while (task := feed.get()) is not None:
+            yield task
+
+    top_up()
+    # The pool's threads here pass tasks to the workers and read their results from
+    # pipes, a few KiB per hold of the GIL, while this thread works. At the default 5 ms
+    # switch interval a worker waited on its full result pipe for about a fifth of its
+    # time (facts of the corpus 18.6 s; 17.0 s at 0.5 ms).
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(POOL_SWITCH_INTERVAL)
+    try:
+        with pool_context().Pool(jobs - 1, initializer=_worker_start) as pool:
+            if step is not None:
+                step()
+            results = pool.imap_unordered(worker, tasks())
+            while queued or backlog:
+                try:
+                    # Waiting only when this process has nothing of its own to do.
+                    returned = results.next(timeout=None if not backlog else 0)
+                except multiprocessing.TimeoutError:
+                    here(backlog.pop())
+                else:
+                    queued -= 1
+                    receive(returned)
+                top_up()
+                if step is not None:
+                    step()
+            feed.put(None)
+    finally:
+        sys.setswitchinterval(switch_interval)

@@ -155,7 +155,7 @@ def scan(
     suppressed = [f for f in suppressed if selected(f.code, select, ignore)]
     if with_fixes:
         mark = time.perf_counter()
-        kept = attach_fixes(kept, project, config.root, sources)
+        kept = attach_fixes(kept, project, config.root, sources, jobs=options.jobs)
         timings["fix edits"] = time.perf_counter() - mark
     kept.sort(key=Finding.sort_key)
     suppressed.sort(key=Finding.sort_key)

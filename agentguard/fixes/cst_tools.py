@@ -7,17 +7,27 @@ inside their bodies: importing LibCST costs more than a whole text-output scan.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodeRange
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 NEWLINE_RE = re.compile(r"\r\n?|\n")  # what LibCST counts as a line break
+
+
+@functools.lru_cache(maxsize=16)
+def parse_module_once(source: str, config: cst.PartialParserConfig) -> cst.Module:
+    """``cst.parse_module(source, config=config)``, parsed once for every fix that adds the
+    same code (a helper) to files written alike: LibCST's trees are immutable."""
+    return cst.parse_module(source, config=config)
 
 
 class ParsedFile:
@@ -40,29 +50,43 @@ class ParsedFile:
         self._positions: dict[cst.CSTNode, CodeRange] = {}
         self._parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._walked: set[cst.CSTNode] = set()
-        # The code of each top-level statement of the file, generated at most once.
-        self._statement_code: dict[int, str] = {}
-        self._statements = {id(statement) for statement in self.module.body}
+        self._written_code: _WrittenCode | None = None
+        self._added: dict[int, tuple[cst.CSTNode, str]] = {}
+
+    @property
+    def written(self) -> _WrittenCode:
+        """The code of every node of the file as LibCST writes the whole file, generated
+        once per file."""
+        if self._written_code is None:
+            self._written_code = _WrittenCode(self.module)
+        return self._written_code
 
     def code(self, module: cst.Module) -> str:
-        """``module.code`` of this file's module with nodes replaced (:meth:`replace`): the
-        top-level statements a replacement left untouched are the file's own objects, and
-        their code is generated once per file, not once per fix."""
+        """``module.code`` of this file's module with nodes replaced (:meth:`replace`).
+
+        A fix rebuilds only the nodes on the paths to what it replaces: every statement it
+        leaves untouched is the file's own object, whose code is taken from the file's
+        (generated once per file), not generated again for each fix.
+        """
         if (
             not module.has_trailing_newline
             or module.default_indent != self.module.default_indent
             or module.default_newline != self.module.default_newline
         ):
             return module.code
+        written = self.written
+        reuse = _ReuseWritten(written)
         parts = [module.code_for_node(line) for line in module.header]
         for statement in module.body:
-            key = id(statement)
-            if key not in self._statements:
-                parts.append(module.code_for_node(statement))
-                continue
-            if key not in self._statement_code:
-                self._statement_code[key] = module.code_for_node(statement)
-            parts.append(self._statement_code[key])
+            code = written.statement(statement, ())
+            if code is None and id(statement) in self._added:
+                code = self._added[id(statement)][1]
+            elif code is None:
+                code = module.code_for_node(cast(cst.CSTNode, statement.visit(reuse)))
+                # Kept with the statement (its id names no other while it lives): a
+                # statement that fixes add as it is (a helper parsed once) is generated once.
+                self._added[id(statement)] = (statement, code)
+            parts.append(code)
         parts.extend(module.code_for_node(line) for line in module.footer)
         # As LibCST writes an empty module that keeps its trailing newline.
         return "".join(parts) or module.default_newline
@@ -174,16 +198,9 @@ class ParsedFile:
         return cursor - first_line
 
     def _breaks(self, node: cst.CSTNode) -> int:
-        """Line breaks in a node's code (its indentation, which it does not know, has none)."""
+        """Line breaks in a node's code."""
         if node not in self._line_breaks:
-            try:
-                code = self.module.code_for_node(node)
-            except SyntaxError:  # LibCST's CSTCodegenError
-                # A node whose code depends on its parent (an annotation's ``:`` or ``->``);
-                # the parent's own tokens hold no line break, its children's do.
-                self._line_breaks[node] = sum(self._breaks(child) for child in node.children)
-            else:
-                self._line_breaks[node] = len(NEWLINE_RE.findall(code))
+            self._line_breaks[node] = len(NEWLINE_RE.findall(self.written.of(node)))
         return self._line_breaks[node]
 
     def _positions_of(
@@ -213,6 +230,90 @@ class ParsedFile:
             for child in node.children:
                 self._parents[child] = node
                 stack.append(child)
+
+
+class _WrittenCode(CodegenState):
+    """LibCST's code generation of a whole module that notes where each node's code starts
+    and ends among the tokens, and the indentation each statement is written in."""
+
+    def __init__(self, module: cst.Module) -> None:
+        super().__init__(
+            default_indent=module.default_indent, default_newline=module.default_newline
+        )
+        self.module = module  # keeps the nodes, and so their ids, alive
+        self.spans: dict[int, tuple[int, int]] = {}  # id(node) -> tokens[start:end]
+        self.indents: dict[int, tuple[str, ...]] = {}  # id(statement) -> indentation
+        self._starts: list[int] = []
+        self._codes: dict[int, str] = {}
+        module._codegen(self)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._starts.append(len(self.tokens))
+        if isinstance(node, cst.BaseStatement):
+            self.indents[id(node)] = tuple(self.indent_tokens)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        self.spans[id(node)] = (self._starts.pop(), len(self.tokens))
+
+    def pop_trailing_newline(self) -> None:
+        pass  # each node's code as written where it is, the last one's newline included
+
+    def of(self, node: cst.CSTNode) -> str:
+        """The code of a node of the module (its lines indented as they are in the file)."""
+        key = id(node)
+        if key not in self._codes:
+            start, end = self.spans[key]
+            self._codes[key] = "".join(self.tokens[start:end])
+        return self._codes[key]
+
+    def statement(self, node: cst.CSTNode, indents: Sequence[str]) -> str | None:
+        """The code of a statement of the module written with ``indents`` around it, when
+        that is where it is in the file (None otherwise: it is generated)."""
+        written = self.indents.get(id(node))
+        if written is None or written != tuple(indents):
+            return None
+        return self.of(node)
+
+
+@dataclass(frozen=True)
+class _Written(cst.BaseStatement):
+    """An untouched statement of the file standing in for itself in a rebuilt tree: its
+    code is the file's, unless the rebuilt tree indents it differently."""
+
+    original: cst.BaseStatement
+    written: _WrittenCode
+
+    def _visit_and_replace_children(self, visitor: cst.CSTVisitorT) -> _Written:
+        return self
+
+    def _codegen_impl(self, state: CodegenState) -> None:
+        code = self.written.statement(self.original, state.indent_tokens)
+        if code is None:
+            self.original._codegen(state)
+        else:
+            state.add_token(code)
+
+
+class _ReuseWritten(cst.CSTTransformer):
+    """Puts each of the file's own statements in a rebuilt tree as :class:`_Written`,
+    visiting only the rebuilt nodes that hold statements."""
+
+    def __init__(self, written: _WrittenCode) -> None:
+        super().__init__()
+        self.written = written
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) not in self.written.indents and _holds_statements(node)
+
+    def on_leave(  # type: ignore[override]
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode:
+        if (
+            isinstance(original_node, cst.BaseStatement)
+            and id(original_node) in self.written.indents
+        ):
+            return _Written(original_node, self.written)
+        return updated_node
 
 
 class _Positions:

@@ -14,6 +14,8 @@ from agentguard.checks.common import (
 )
 from agentguard.checks.declarations.declaration_edits import (
     HINTS,
+    ModuleRuntimes,
+    Subclasses,
     guarded_decorator,
     guarded_description,
     guarded_methods,
@@ -111,7 +113,7 @@ class UndeclaredToolSemantics(Rule):
     """
 
     code, name, question = "AG101", "undeclared-tool-semantics", "Q1"
-    reads = (TimeoutVerdicts, CodeTools)
+    reads = (TimeoutVerdicts, CodeTools, ModuleRuntimes, Subclasses)
     severity = Severity.ERROR
     fix_applicability = Applicability.UNSAFE
     fix_applicability_detail = "safe (MCP, certain effects) / unsafe"

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
+from agentguard.checks.judgement import Judgement
 from agentguard.checks.timeouts.shared import TimeoutVerdicts
 from agentguard.fixes.context import RUNTIME_MODULE
+from agentguard.project.project_model import ProjectModel
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -18,7 +21,6 @@ if TYPE_CHECKING:
     from agentguard.checks.declarations.shared import Semantics
     from agentguard.checks.timeouts.shared import TimeoutVerdict
     from agentguard.fixes.context import FixContext
-    from agentguard.project.project_model import ProjectModel
     from agentguard.project.tool_facts import ToolFacts
 
 
@@ -51,12 +53,8 @@ def guarded_methods(project: ProjectModel, tool: ToolFacts) -> list[str]:
         and entry[1].path == tool.path
     ]
     simple = tool.symbol.rsplit(".", 1)[-1]
-    for other, _ in project.classes.values():
-        if other.qualname != tool.symbol and any(
-            base == tool.symbol or base == simple or base.endswith(f".{simple}")
-            for base in other.bases
-        ):
-            return []
+    if any(other != tool.symbol for other in Subclasses.of(project).get(simple, ())):
+        return []
     names = {q.rsplit(".", 1)[-1] for q in own}
     return [
         qualname
@@ -147,7 +145,7 @@ def _defines_runtime(project: ProjectModel, tool: ToolFacts) -> bool:
             "runtime" in facts.imports
         ):
             return False
-    return not any(path != tool.path for path, _, _ in module_runtimes(project))
+    return not any(path != tool.path for path, _, _ in ModuleRuntimes.of(project))
 
 
 def _bool(value: bool) -> cst.Name:
@@ -564,7 +562,7 @@ def _runtime_reference(ctx: FixContext) -> tuple[str, tuple[str, str] | None, bo
                 return assignment.target, None, False
         if "runtime" in facts.imports:
             return "runtime", None, False
-    for path, module, target in ctx.shared.once(module_runtimes):
+    for path, module, target in ModuleRuntimes.of(ctx.project):
         if path != ctx.path:
             return target, (module, target), False
     taken = set(facts.functions if facts else ()) | set(facts.imports if facts else ())
@@ -573,6 +571,28 @@ def _runtime_reference(ctx: FixContext) -> tuple[str, tuple[str, str] | None, bo
         "runtime" if not any(t.rsplit(".", 1)[-1] == "runtime" for t in taken) else "agent_runtime"
     )
     return name, None, True
+
+
+class Subclasses(Judgement[Mapping[str, tuple[str, ...]]]):
+    produces = "the classes that name a base, by the base's last name"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> Mapping[str, tuple[str, ...]]:
+        # Asked by every fix offer on a class-based tool: looked up, not searched for.
+        found: dict[str, list[str]] = {}
+        for other, _ in project.classes.values():
+            for base in other.bases:
+                found.setdefault(base.rsplit(".", 1)[-1], []).append(other.qualname)
+        return {name: tuple(classes) for name, classes in found.items()}
+
+
+class ModuleRuntimes(Judgement[tuple[tuple[str, str, str], ...]]):
+    produces = "the module-level Runtimes of the project's importable modules"
+
+    @classmethod
+    def judge(cls, project: ProjectModel) -> tuple[tuple[str, str, str], ...]:
+        # Asked by every fix offer of AG101: worked out once, not per finding.
+        return tuple(module_runtimes(project))
 
 
 def module_runtimes(project: ProjectModel) -> list[tuple[str, str, str]]:

@@ -396,6 +396,7 @@ class RawErrorObservation(Rule):
             insert_after_imports,
             name_is_used,
             names_in,
+            parse_module_once,
             plain_import_name,
             remove_unused_import,
             string_quote,
@@ -447,20 +448,22 @@ class RawErrorObservation(Rule):
         replaced = new_handler.deep_replace(node, new_return)
         assert isinstance(replaced, cst.ExceptHandler)
         new_handler = replaced
-        new_function = function.deep_replace(handler, new_handler)
-        for name in ("traceback", "sys"):
-            if name in names_in(node.value) and not name_is_used(new_function, name):
-                # ``import traceback`` inside the handler, only for the text just replaced.
-                new_handler = _without_local_import(new_handler, name)
+        # Modules the replaced text used (``traceback.format_exc()``), whose imports may go.
+        used = [name for name in ("traceback", "sys") if name in names_in(node.value)]
+        if used:
+            new_function = function.deep_replace(handler, new_handler)
+            for name in used:
+                if not name_is_used(new_function, name):
+                    # ``import traceback`` inside the handler, only for the text just replaced.
+                    new_handler = _without_local_import(new_handler, name)
         module = ctx.parsed.replace(handler, new_handler)
-        for name in ("traceback", "sys"):
-            if name in names_in(node.value):
-                module = remove_unused_import(module, name)
+        for name in used:
+            module = remove_unused_import(module, name)
         if _annotated_str(function):
             module = add_plain_import(module, "json")
         module = add_plain_import(module, "re")
         if not ours:
-            helper = cst.parse_module(helper_source(quote), config=module.config_for_parsing)
+            helper = parse_module_once(helper_source(quote), module.config_for_parsing)
             # The comment above the tables parses as the helper's header: it leads them.
             first = helper.body[0].with_changes(
                 leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *helper.header]
