@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import ScanFiles
+from tests.conftest import ScanFiles, tool_verdicts
 
 SERVER = """\
 import os
@@ -167,3 +167,106 @@ def bump_contact_score(contact_id: str) -> dict:
     assert effects["delete_contact"] == [("destructive", True, "DELETE")]
     assert effects["set_contact_title"] == [("network_write", True, "PATCH")]
     assert effects["bump_contact_score"] == [("network_write", False, "PATCH")]
+
+
+TASKS_CLIENT = """\
+import requests
+
+API = "https://tasks.example/open/v1"
+
+
+class TasksClient:
+    def __init__(self, token: str) -> None:
+        self.headers = {"Authorization": f"Bearer {token}"}
+
+    def _make_request(self, method: str, endpoint: str, data=None) -> dict:
+        url = f"{API}{endpoint}"
+        if method == "GET":
+            response = requests.get(url, headers=self.headers)
+        elif method.upper() == "POST":
+            response = requests.post(url, headers=self.headers, json=data)
+        elif method in ("DELETE", "REMOVE"):
+            response = requests.delete(url, headers=self.headers)
+        else:
+            raise ValueError(f"Unsupported HTTP method: {method}")
+        response.raise_for_status()
+        return response.json() if response.text else {}
+
+    def list_projects(self) -> dict:
+        return self._make_request("GET", "/project")
+
+    def create_task(self, title: str, project_id: str) -> dict:
+        return self._make_request("POST", "/task", {"title": title, "projectId": project_id})
+
+    def delete_task(self, project_id: str, task_id: str) -> dict:
+        return self._make_request("DELETE", f"/project/{project_id}/task/{task_id}")
+"""
+
+TASKS_SERVER = """\
+import os
+
+from mcp.server.fastmcp import FastMCP
+
+from .client import TasksClient
+
+mcp = FastMCP("tasks")
+tasks = None
+
+
+def initialize_client() -> bool:
+    global tasks
+    token = os.getenv("TASKS_TOKEN")
+    if token is None:
+        return False
+    tasks = TasksClient(token)
+    return True
+
+
+@mcp.tool()
+async def list_projects() -> str:
+    \"\"\"List the projects.\"\"\"
+    if not tasks and not initialize_client():
+        return "No token."
+    return str(tasks.list_projects())
+
+
+@mcp.tool()
+async def create_task(title: str, project_id: str) -> str:
+    \"\"\"Create a task in a project.\"\"\"
+    if not tasks and not initialize_client():
+        return "No token."
+    return str(tasks.create_task(title, project_id))
+
+
+@mcp.tool()
+async def delete_task(project_id: str, task_id: str) -> str:
+    \"\"\"Delete a task.\"\"\"
+    if not tasks and not initialize_client():
+        return "No token."
+    return str(tasks.delete_task(project_id, task_id))
+"""
+
+
+def test_a_client_set_under_global_on_first_use_is_followed(scan_files: ScanFiles) -> None:
+    """``tasks = None`` at module level, set by ``global tasks`` in an initialiser: the
+    tools' calls on it are the client's methods, not unknown names taken for reads."""
+    verdicts = tool_verdicts(
+        scan_files,
+        {"tasks/__init__.py": "", "tasks/client.py": TASKS_CLIENT, "tasks/server.py": TASKS_SERVER},
+    )
+    assert verdicts["create_task"][0] != "read"
+    assert verdicts["delete_task"][0] != "read"
+
+
+def test_each_caller_takes_the_branch_its_literal_chooses(scan_files: ScanFiles) -> None:
+    """``_make_request`` deletes under ``elif method in ("DELETE", ...)`` only: the caller
+    passing "GET" reads, the one passing "POST" creates, the one passing "DELETE" deletes."""
+    verdicts = tool_verdicts(
+        scan_files,
+        {"tasks/__init__.py": "", "tasks/client.py": TASKS_CLIENT, "tasks/server.py": TASKS_SERVER},
+    )
+    assert verdicts["list_projects"][0] == "read"
+    assert verdicts["create_task"][0] == "network_write"
+    assert "AG201" in verdicts["create_task"][1]
+    assert verdicts["delete_task"][0] == "destructive"
+    assert "AG201" not in verdicts["delete_task"][1]

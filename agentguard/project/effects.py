@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
+from agentguard.project.branch_guards import guarded, map_guard_through_call
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
 from agentguard.project.passed_calls import passed_effects
 from agentguard.project.passes import Pass, PassResults
@@ -174,13 +175,16 @@ class EffectSummaries:
                 edges.extend((site.edge_call, target) for target in targets if target != qualname)
                 hidden = _interface_effect(project, call, targets, fn, facts)
                 if hidden is not None:
-                    effects.append(hidden)
+                    effects.append(guarded(hidden, fn, written.order))
                 # what it hands a helper that calls it (``_call(client.remove, key)``)
-                effects.extend(passed_effects(project, site, fn, facts))
+                effects.extend(
+                    guarded(passed, fn, written.order)
+                    for passed in passed_effects(project, site, fn, facts)
+                )
                 continue
             effect = classify_sink(project, call, callee, fn, facts)
             if effect is not None:
-                effects.append(effect)
+                effects.append(guarded(effect, fn, written.order))
         # a project decorator whose wrapper runs around the function: its effects too
         edges.extend(project.decorator_edges(qualname))
         if not user_sinks:
@@ -257,6 +261,8 @@ class EffectSummaries:
                     mapped = map_url_through_call(project, mapped, target_fn, call, fn, facts)
                 if mapped is not None:
                     mapped = map_statement_through_call(project, mapped, target_fn, call, fn, facts)
+                if mapped is not None:
+                    mapped = map_guard_through_call(project, mapped, target_fn, call, fn)
                 if (
                     mapped is None
                     or open_world.is_plumbing(project, mapped, target_fn)
@@ -266,7 +272,9 @@ class EffectSummaries:
                 mapped_key = map_key_through_call(project, effect.key, target_fn, call, fn, facts)
                 if mapped_key is None and mapped.non_idempotent:
                     mapped_key = check_then_create(project, call, fn, facts)
-                candidate = replace(mapped, chain=(step, *mapped.chain), key=mapped_key)
+                candidate = guarded(
+                    replace(mapped, chain=(step, *mapped.chain), key=mapped_key), fn, call.order
+                )
                 if key in mine and _rank(mine[key]) <= _rank(candidate):
                     continue  # a path with no guard (or a shorter one) was found first
                 if before is None:
