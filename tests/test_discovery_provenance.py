@@ -550,3 +550,109 @@ def test_the_tool_handler_of_a_one_tool_server_that_never_reads_the_name_is_the_
     assert [(t.name, t.functions) for t in tools] == [
         ("ping_host", ["pinger.server.build.<locals>.call_tool"])
     ]
+
+
+# ---------------------------------------------------------------- callables in a field
+
+# The project's own agent record and loop: each function of ``Persona.skills`` is turned into
+# a spec by the project's own helper and handed to the model. No catalogue names any of it.
+PERSONA = """\
+import inspect
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+
+class Persona(BaseModel):
+    title: str = "helper"
+    skills: list[Callable] = []
+
+
+def describe(func: Callable) -> dict:
+    return {
+        "type": "function",
+        "function": {"name": func.__name__, "description": func.__doc__ or "", "parameters": {}},
+    }
+"""
+
+LOOP = """\
+from openai import OpenAI
+
+from desk.persona import Persona, describe
+
+
+class Loop:
+    def __init__(self) -> None:
+        self.client = OpenAI()
+
+    def step(self, persona: Persona, history: list) -> object:
+        specs = [describe(skill) for skill in persona.skills]
+        params = {"model": "gpt-4o", "messages": history, "tools": specs or None}
+        return self.client.chat.completions.create(**params)
+"""
+
+BOOKING = """\
+import httpx
+
+from desk.persona import Persona
+
+
+def book_room(room: str, night: str) -> str:
+    \"\"\"Book a room for a night.\"\"\"
+    return httpx.post("https://hotel.example/bookings", json={"room": room, "night": night}).text
+
+
+def room_rates(room: str) -> str:
+    \"\"\"Rates of a room.\"\"\"
+    return httpx.get(f"https://hotel.example/rooms/{room}/rates").text
+
+
+def cancel_booking(booking_id: str) -> str:
+    \"\"\"Cancel a booking.\"\"\"
+    return httpx.delete(f"https://hotel.example/bookings/{booking_id}").text
+
+
+def format_rate(rate: float) -> str:
+    return f"{rate:.2f}"
+
+
+concierge = Persona(title="concierge", skills=[book_room, room_rates])
+concierge.skills.append(cancel_booking)
+"""
+
+
+def test_functions_in_a_field_the_specs_are_built_from_are_tools() -> None:
+    """``[describe(s) for s in persona.skills]`` handed to ``chat.completions.create`` through
+    a ``**params`` dict: the functions each ``Persona(skills=[...])`` is built with, and those
+    appended to its ``skills`` later, reach the model; a helper no persona holds does not."""
+    found = discover(
+        {"desk/persona.py": PERSONA, "desk/loop.py": LOOP, "desk/booking.py": BOOKING}
+    )
+    tools = {t.name: t for t in found}
+    assert set(tools) == {"book_room", "room_rates", "cancel_booking"}
+    assert tools["book_room"].functions == ["desk.booking.book_room"]
+    assert tools["book_room"].form == "spec-sink"
+
+
+def test_functions_taken_by_a_star_import_from_a_script_folder_are_followed() -> None:
+    """``from skills.hotel import *`` in ``bots/concierge/main.py``, run from its own folder:
+    the names it hands over are the functions of ``bots/concierge/skills/hotel.py``."""
+    hotel = BOOKING.split("\n\n\nconcierge = ")[0].replace("from desk.persona import Persona\n", "")
+    main = """\
+from desk.persona import Persona
+from skills.hotel import *
+
+concierge = Persona(title="concierge", skills=[book_room, cancel_booking])
+"""
+    found = discover(
+        {
+            "desk/persona.py": PERSONA,
+            "desk/loop.py": LOOP,
+            "bots/concierge/skills/hotel.py": hotel,
+            "bots/concierge/main.py": main,
+        }
+    )
+    assert {t.name: t.functions for t in found} == {
+        "book_room": ["bots.concierge.skills.hotel.book_room"],
+        "cancel_booking": ["bots.concierge.skills.hotel.cancel_booking"],
+    }

@@ -393,6 +393,9 @@ class ModuleFacts(CompactPickle):
     # Where the parser could not read the file and went on after it (tree-sitter recovers:
     # TypeScript's newest type-level syntax); the rest of the file is in these facts.
     unread: list[Span] = field(default_factory=list)
+    # ``from configs.tools import *``: the modules whose public names this one takes, in
+    # order (a name defined nowhere here may be one of theirs)
+    star_imports: list[str] = field(default_factory=list)
 
     def calls_in(self, function: str | None) -> list[Call]:
         return [c for c in self.calls if c.function == function]

@@ -24,11 +24,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Span
+from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import enclosing_class
 from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.class_tools import (
     Family,
     class_tools,
@@ -62,9 +63,17 @@ class _Trace:
         self.spec_names: set[str] = set()
         # the project classes whose instances the values handed over are built from
         self.instances: set[str] = set()
+        # the project functions handed over themselves (``tools=[get_weather]``, or a
+        # field ``Agent(functions=[...])`` the spec is built from), where each is named
+        self.functions: dict[str, Location] = {}
         # the project's call sites by the function they run, built when a parameter is
         # first followed back to its arguments
         self._sites: dict[str, list[CallSite]] | None = None
+        # the project's constructions by the class they build, built when a field of a
+        # project class is first followed back to what its instances are given
+        self._constructions: dict[str, list[CallSite]] | None = None
+        self._fields: set[tuple[str, str]] = set()
+        self._writes: dict[str, list[tuple[Value, Function | None, ModuleFacts]]] | None = None
 
     def value(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         if depth > _MAX_DEPTH:
@@ -86,9 +95,11 @@ class _Trace:
                 if name in self.keys:
                     self.value(held, fn, facts, depth + 1)
         elif value.kind == "name":
-            self._name(value.text, fn, facts, depth)
+            if not self._referenced(value, fn, facts):
+                self._name(value.text, fn, facts, depth)
         elif value.kind == "attr":
-            self._attribute(value, fn, facts, depth)
+            if not self._referenced(value, fn, facts):
+                self._attribute(value, fn, facts, depth)
         elif value.kind == "call":
             self._calls(value, fn, facts, depth)
         elif value.kind == "other" and fn is not None and span is not None:
@@ -120,6 +131,84 @@ class _Trace:
             if held is not None:
                 holder = self.project.modules.get(held[1], facts)
                 self.value(held[0], None, holder, depth + 1)
+
+    def _referenced(self, value: Value, fn: Function | None, facts: ModuleFacts) -> bool:
+        """A project function or method handed over itself (``get_weather``,
+        ``self.send_email``): a callable whose schema reaches the model."""
+        if value.kind == "name" and fn is not None and (
+            value.text in fn.params or self.project.local_assignments(facts, fn.qualname, value.text)
+        ):
+            return False
+        qualname = self.project.project_function(value.qualname or value.text, facts)
+        head, _, attr = value.text.partition(".")
+        if qualname is None and head in SELF_NAMES and attr.isidentifier() and fn is not None:
+            owner = enclosing_class(self.project, fn)
+            qualname = self.project.find_method(owner, attr) if owner else None
+        if qualname is None:
+            return False
+        self.functions.setdefault(qualname, Location(facts.path, value.span or Span.point(1)))
+        return True
+
+    def _field(self, cls_qual: str, attr: str, depth: int) -> None:
+        """What instances of the project class ``cls_qual`` hold in ``attr``: its class-level
+        default, what its methods set on ``self``, and what each construction
+        (``Agent(functions=[...])``) gives that keyword."""
+        if (cls_qual, attr) in self._fields:
+            return
+        self._fields.add((cls_qual, attr))
+        self._self_attribute(cls_qual, f"self.{attr}", depth)
+        if self._constructions is None:
+            self._constructions = {}
+            for facts in self.project.modules.values():
+                if facts.is_test:
+                    continue
+                for site in self.project.call_sites(facts):
+                    if site.callee in self.project.classes:
+                        self._constructions.setdefault(site.callee, []).append(site)
+        for site in self._constructions.get(cls_qual, ()):
+            held = site.call.kwargs.get(attr)
+            if held is not None:
+                self.value(held, site.caller, site.facts, depth + 1)
+        # ``concierge.skills.append(f)``, ``concierge.skills = [...]`` on an instance a
+        # module variable holds
+        for held, fn, facts in self._instance_writes().get(f"{cls_qual}.{attr}", ()):
+            self.value(held, fn, facts, depth + 1)
+
+    def _instance_writes(self) -> dict[str, list[tuple[Value, Function | None, ModuleFacts]]]:
+        """What the project adds to or sets on an attribute of an instance a module variable
+        holds, by the attribute's qualified name (``desk.persona.Persona.skills``)."""
+        if self._writes is not None:
+            return self._writes
+        writes: dict[str, list[tuple[Value, Function | None, ModuleFacts]]] = {}
+        project = self.project
+        for facts in project.modules.values():
+            if facts.is_test:
+                continue
+            for call in facts.calls:
+                position = _ADDERS.get(call.method)
+                if position is None or len(call.args) <= position or "." not in call.callee:
+                    continue
+                field_name = self._instance_field(call.callee.rpartition(".")[0])
+                if field_name is not None:
+                    fn = project.function(call.function) if call.function else None
+                    writes.setdefault(field_name, []).append((call.args[position], fn, facts))
+            for assignment in facts.attribute_sets:
+                field_name = self._instance_field(f"{facts.module}.{assignment.target}")
+                if field_name is not None:
+                    fn = project.function(assignment.function) if assignment.function else None
+                    writes.setdefault(field_name, []).append((assignment.value, fn, facts))
+        self._writes = writes
+        return writes
+
+    def _instance_field(self, dotted: str) -> str | None:
+        """``desk.persona.Persona.skills`` for ``desk.booking.concierge.skills`` when the
+        module variable ``concierge`` holds a ``Persona`` (the facts may have resolved it
+        already); None for anything else."""
+        resolved = self.project.resolve_instance(dotted)
+        # the type as the module wrote it may be a re-export (``swarm.Agent``)
+        resolved = self.project.resolve_instance(resolved)
+        owner = resolved.rpartition(".")[0]
+        return resolved if owner in self.project.classes else None
 
     def _arguments(self, fn: Function, param: str, depth: int) -> None:
         """What the calls of ``fn`` hand its parameter ``param``."""
@@ -154,16 +243,31 @@ class _Trace:
     def _attribute(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         text = value.text
         head, _, attr = text.partition(".")
-        if head not in SELF_NAMES or "." in attr or fn is None:
+        if "." in attr or fn is None:
+            return
+        if head not in SELF_NAMES:
+            # ``agent.functions`` on a parameter typed ``Agent``, a project class
+            owner, _, field_name = (value.qualname or "").rpartition(".")
+            if owner in self.project.classes and field_name == attr:
+                self._field(owner, attr, depth)
             return
         cls_qual = enclosing_class(self.project, fn)
         if cls_qual is None or cls_qual not in self.project.classes:
             return
+        self._self_attribute(cls_qual, text, depth)
+
+    def _self_attribute(self, cls_qual: str, text: str, depth: int) -> None:
+        """What the methods of ``cls_qual`` and its bases set ``self.attr`` (``text``) to,
+        and its class-level default."""
+        attr = text.partition(".")[2]
         for current in self.project.lineage(cls_qual):
             entry = self.project.classes.get(current)
             if entry is None:
                 continue
             cls, cls_facts = entry
+            default = cls.attributes.get(attr)
+            if default is not None:
+                self.value(default, None, cls_facts, depth + 1)
             for method in cls.methods:
                 owner = self.project.function(method)
                 for assignment in self.project.local_assignments(cls_facts, method, text):
@@ -278,7 +382,7 @@ def _spec_classes(project: ProjectIndex, trace: _Trace) -> dict[str, set[str]]:
 
 def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[ToolFacts]:
     spec_classes = _spec_classes(project, trace)
-    if not spec_classes and not trace.instances:
+    if not spec_classes and not trace.instances and not trace.functions:
         return
     family = Family(project)
     taken = found.symbols()
@@ -301,6 +405,13 @@ def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[
             taken.add(cls_qual)
             yield from class_tools(project, cls_qual, name, entry, FORM)
     yield from _instance_tools(project, family, taken, trace.instances)
+    for qualname, site in sorted(trace.functions.items()):
+        if qualname in taken or found.any_runs(qualname):
+            continue
+        tool = function_tool(project, qualname, FORM, site, None, {})
+        if tool is not None:
+            taken.add(qualname)
+            yield tool
 
 
 def _instance_tools(
