@@ -310,6 +310,8 @@ def _verdict(
         # ``issue.update(summary=text)``: a write verb given named fields only, where a
         # list, dict or set method is handed items or a mapping
         or (verb in WRITE_CLASSES and bool(call.kwargs) and not call.args)
+        # ``network.remove()``: no list, dict or set removes without being handed the item
+        or (call.method in world.item_taking_methods and not call.args)
     )
     if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``
