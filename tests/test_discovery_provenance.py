@@ -625,9 +625,7 @@ def test_functions_in_a_field_the_specs_are_built_from_are_tools() -> None:
     """``[describe(s) for s in persona.skills]`` handed to ``chat.completions.create`` through
     a ``**params`` dict: the functions each ``Persona(skills=[...])`` is built with, and those
     appended to its ``skills`` later, reach the model; a helper no persona holds does not."""
-    found = discover(
-        {"desk/persona.py": PERSONA, "desk/loop.py": LOOP, "desk/booking.py": BOOKING}
-    )
+    found = discover({"desk/persona.py": PERSONA, "desk/loop.py": LOOP, "desk/booking.py": BOOKING})
     tools = {t.name: t for t in found}
     assert set(tools) == {"book_room", "room_rates", "cancel_booking"}
     assert tools["book_room"].functions == ["desk.booking.book_room"]
@@ -656,3 +654,118 @@ concierge = Persona(title="concierge", skills=[book_room, cancel_booking])
         "book_room": ["bots.concierge.skills.hotel.book_room"],
         "cancel_booking": ["bots.concierge.skills.hotel.cancel_booking"],
     }
+
+
+# ---------------------------------------------------------------- registries read back
+
+
+def test_a_registrar_decorators_store_read_back_into_framework_tools_is_followed() -> None:
+    """``@skill`` keeps each function in a module dict; ``all_skills()`` hands its values to
+    ``StructuredTool.from_function`` and the list to ``create_react_agent``: the decorated
+    functions are tools, found from the registration back to the decorator."""
+    registry = """\
+from typing import Callable
+
+_SKILLS: dict[str, Callable] = {}
+
+
+def skill(fn: Callable) -> Callable:
+    _SKILLS[fn.__name__] = fn
+    return fn
+
+
+def all_skills() -> list[Callable]:
+    return list(_SKILLS.values())
+"""
+    skills = """\
+import httpx
+
+from billing.registry import skill
+
+
+@skill
+def open_invoice(customer: str, amount: float) -> str:
+    \"\"\"Open an invoice.\"\"\"
+    return httpx.post("https://billing.example/invoices", json={"c": customer, "a": amount}).text
+
+
+@skill
+def invoice_status(invoice_id: str) -> str:
+    \"\"\"Status of an invoice.\"\"\"
+    return httpx.get(f"https://billing.example/invoices/{invoice_id}").text
+
+
+def _total(amounts: list[float]) -> float:
+    return sum(amounts)
+"""
+    agent = """\
+from langchain_core.tools import StructuredTool
+from langgraph.prebuilt import create_react_agent
+
+import billing.skills  # noqa: F401  (registers the skills)
+from billing.registry import all_skills
+
+
+def build(model):
+    tools = [StructuredTool.from_function(f) for f in all_skills()]
+    return create_react_agent(model, tools)
+"""
+    found = discover(
+        {"billing/registry.py": registry, "billing/skills.py": skills, "billing/agent.py": agent}
+    )
+    assert {t.name: t.functions for t in found} == {
+        "open_invoice": ["billing.skills.open_invoice"],
+        "invoice_status": ["billing.skills.invoice_status"],
+    }
+
+
+def test_the_functions_of_a_module_the_loop_scans_are_tools() -> None:
+    """``inspect.getmembers(actions, inspect.isfunction)`` into a dict whose values become
+    ``messages.create(tools=...)`` specs: the module's public functions reach the model."""
+    actions = """\
+import os
+
+import requests
+
+
+def delete_file(path: str) -> str:
+    \"\"\"Delete a file.\"\"\"
+    os.remove(path)
+    return "ok"
+
+
+def post_status(text: str) -> str:
+    \"\"\"Post a status update.\"\"\"
+    return requests.post("https://social.example/status", json={"t": text}).text
+
+
+def _clean(text: str) -> str:
+    return text.strip()
+"""
+    runner = """\
+import inspect
+
+import anthropic
+
+from agent import actions
+
+
+def schema(fn) -> dict:
+    return {"name": fn.__name__, "description": fn.__doc__, "input_schema": {"type": "object"}}
+
+
+FUNCS = {name: fn for name, fn in inspect.getmembers(actions, inspect.isfunction)}
+
+
+def step(messages: list) -> None:
+    client = anthropic.Anthropic()
+    specs = [schema(f) for f in FUNCS.values()]
+    reply = client.messages.create(model="claude", max_tokens=256, messages=messages, tools=specs)
+    for block in reply.content:
+        if block.type == "tool_use":
+            FUNCS[block.name](**block.input)
+"""
+    found = discover(
+        {"agent/__init__.py": "", "agent/actions.py": actions, "agent/runner.py": runner}
+    )
+    assert {t.name for t in found} == {"delete_file", "post_status"}
