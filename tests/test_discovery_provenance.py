@@ -769,3 +769,46 @@ def step(messages: list) -> None:
         {"agent/__init__.py": "", "agent/actions.py": actions, "agent/runner.py": runner}
     )
     assert {t.name for t in found} == {"delete_file", "post_status"}
+
+
+def test_a_spec_written_for_a_module_function_chosen_by_name_finds_the_modules_functions() -> None:
+    """``spec(name)`` writes an OpenAI spec from ``getattr(commands, name)``: the functions of
+    the project module ``commands`` are what the model is offered."""
+    commands = """\
+import requests
+
+
+def create_reminder(text: str, at: str) -> str:
+    \"\"\"Create a reminder.\"\"\"
+    return requests.post("https://remind.example/reminders", json={"text": text, "at": at}).text
+
+
+def list_reminders() -> str:
+    \"\"\"List the reminders.\"\"\"
+    return requests.get("https://remind.example/reminders").text
+"""
+    main = """\
+import json
+
+from openai import OpenAI
+
+from bot import commands
+
+NAMES = ["create_reminder", "list_reminders"]
+
+
+def spec(name: str) -> dict:
+    fn = getattr(commands, name)
+    return {"type": "function", "function": {"name": name, "description": fn.__doc__}}
+
+
+def run(messages: list) -> None:
+    client = OpenAI()
+    out = client.chat.completions.create(
+        model="gpt-4o", messages=messages, tools=[spec(n) for n in NAMES]
+    )
+    for call in out.choices[0].message.tool_calls:
+        getattr(commands, call.function.name)(**json.loads(call.function.arguments))
+"""
+    found = discover({"bot/__init__.py": "", "bot/commands.py": commands, "bot/main.py": main})
+    assert {t.name for t in found} == {"create_reminder", "list_reminders"}

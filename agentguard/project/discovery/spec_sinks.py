@@ -418,10 +418,15 @@ class _Trace:
     def _returns(self, qualname: str, depth: int) -> None:
         if qualname in self.spec_functions:
             return
+        callee, callee_facts = self.project.functions[qualname]
         if spec_returns(self.project, qualname) is not None:
             self.spec_functions.add(qualname)
+            # ``fn = getattr(commands, name)`` in the function writing the spec: the spec
+            # describes a function of that project module, chosen by name
+            for call in self.project.calls_in(qualname):
+                if call.callee == "getattr" and call.args:
+                    self._scanned(call.args[0], callee_facts)
             return
-        callee, callee_facts = self.project.functions[qualname]
         for returned in callee.returns:
             self.value(returned, callee, callee_facts, depth + 1)
 
