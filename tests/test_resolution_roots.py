@@ -270,3 +270,15 @@ def test_a_parent_folder_put_on_sys_path_names_from_there(scan_files: ScanFiles)
         "app/shop/helpers/mailer.py": MAILER,
     }
     assert "shop.helpers.mailer" in sent_and_named(scan_files, files)
+
+
+def test_a_script_importing_the_module_beside_it_by_its_bare_name_names_it(
+    scan_files: ScanFiles,
+) -> None:
+    """``import mailer`` in ``scripts/notify/run.py`` beside ``mailer.py``: run as a script,
+    its folder is on ``sys.path``, so ``mailer`` is that file."""
+    tool = TOOL.replace("from {package}.mailer import deliver", "import mailer").replace(
+        "return deliver(", "return mailer.deliver("
+    )
+    files = {"scripts/notify/run.py": tool, "scripts/notify/mailer.py": MAILER}
+    assert "mailer" in sent_and_named(scan_files, files)
