@@ -270,3 +270,52 @@ def test_each_caller_takes_the_branch_its_literal_chooses(scan_files: ScanFiles)
     assert "AG201" in verdicts["create_task"][1]
     assert verdicts["delete_task"][0] == "destructive"
     assert "AG201" not in verdicts["delete_task"][1]
+
+
+def test_a_post_to_a_resource_by_a_function_named_to_update_it_is_idempotent(
+    scan_files: ScanFiles,
+) -> None:
+    """``update_task`` POSTs the task's fields to the task's own URL: setting them again
+    changes nothing (the name is the evidence); ``add_comment`` POSTing adds one each time."""
+    client = """\
+import requests
+
+API = "https://tasks.example/v1"
+
+
+class Tasks:
+    def _post(self, endpoint: str, data: dict) -> dict:
+        return requests.post(f"{API}{endpoint}", json=data, timeout=10).json()
+
+    def update_task(self, task_id: str, title: str) -> dict:
+        return self._post(f"/task/{task_id}", {"id": task_id, "title": title})
+
+    def add_comment(self, task_id: str, text: str) -> dict:
+        return self._post(f"/task/{task_id}/comments", {"text": text})
+"""
+    server = """\
+from mcp.server.fastmcp import FastMCP
+
+from tasks.client import Tasks
+
+mcp = FastMCP("tasks")
+api = Tasks()
+
+
+@mcp.tool()
+def rename_task(task_id: str, title: str) -> dict:
+    \"\"\"Rename a task.\"\"\"
+    return api.update_task(task_id, title)
+
+
+@mcp.tool()
+def comment_on_task(task_id: str, text: str) -> dict:
+    \"\"\"Comment on a task.\"\"\"
+    return api.add_comment(task_id, text)
+"""
+    verdicts = tool_verdicts(
+        scan_files, {"tasks/__init__.py": "", "tasks/client.py": client, "tasks/server.py": server}
+    )
+    assert verdicts["rename_task"][0] == "network_write"
+    assert "AG201" not in verdicts["rename_task"][1]
+    assert "AG201" in verdicts["comment_on_task"][1]

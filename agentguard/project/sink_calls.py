@@ -668,6 +668,9 @@ def map_method_through_call(
     posted = replace(
         effect, kind="network_write", idempotent=False, method=method, method_param=None
     )
+    if effect.reading != MIXED and name_sets(project.catalog, caller.name):
+        # ``update_task`` POSTing the task's fields: an update, as its name says
+        return _idempotent_patch(replace(posted, reading=""), caller.name)
     if effect.reading == MIXED:
         return replace(posted, confidence=Confidence.LOW)
     if effect.reading == WRITE:
@@ -765,13 +768,14 @@ def _mapped_operation(project: ProjectIndex, effect: Effect, argument: Value) ->
 
 
 def _idempotent_patch(effect: Effect, name: str) -> Effect:
-    """PATCH is idempotent when it sets fields (``update_object``); the name is the only
-    evidence, so the judgement is at most medium confidence."""
+    """A PATCH (or a POST) is idempotent when it sets fields (``update_object``); the name is
+    the only evidence, so the judgement is at most medium confidence."""
+    step = EvidenceStep(StepKind.PATCH, effect.site, caller=name, detail=effect.method or "PATCH")
     return replace(
         effect,
         idempotent=True,
         confidence=min(effect.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
-        chain=(*effect.chain, EvidenceStep(StepKind.PATCH, effect.site, caller=name)),
+        chain=(*effect.chain, step),
     )
 
 
@@ -844,6 +848,9 @@ def map_url_through_call(
         return _repeat_safe_post(effect, judgement.reason)
     if judgement.verdict == MIXED:
         return replace(effect, reading=MIXED, url_param=None, confidence=Confidence.LOW)
+    if name_sets(project.catalog, caller.name):
+        # ``update_task`` POSTing to the task's own URL: an update, as its name says
+        return _idempotent_patch(replace(effect, reading="", url_param=None), caller.name)
     if judgement.verdict == NEUTRAL:
         return replace(effect, url_param=judgement.url_param)
     return replace(effect, reading="", url_param=None)
