@@ -160,6 +160,15 @@ class Value(CompactPickle):
     def string(self) -> str | None:
         return self.const if self.kind == "const" and isinstance(self.const, str) else None
 
+    def literal_text(self) -> str | None:
+        """The text a string literal holds, a template or f-string without placeholders
+        (a JavaScript template literal holding a GraphQL document) included."""
+        text = self.string()
+        if text is not None or self.kind != "fstring" or not self.parts:
+            return text
+        parts = [part.string() for part in self.parts]
+        return "".join(p for p in parts if p is not None) if None not in parts else None
+
 
 # The key prefix, among a dict Value's items, of what a TypeScript object literal spreads
 # (``{...options}`` is the item ``...options``).

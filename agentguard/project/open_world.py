@@ -34,6 +34,7 @@ from agentguard.project.receivers import (
     receiver_name,
     stays_in_process,
 )
+from agentguard.project.read_posts import graphql_document, mutation_field
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import (
     SELF_NAMES,
@@ -91,6 +92,9 @@ def judge(
 ) -> Effect | None:
     """The effect of an external call no catalogue entry knows, or None for a read or a
     call that stays in the process."""
+    written = _written_request(project, call, fn, facts)
+    if written is not None:
+        return written[0]
     world = project.catalog.open_world
     verdict = _verdict(project, world, call, callee, fn, facts)
     return _effect(call, fn, facts, verdict, key_for)
@@ -210,6 +214,75 @@ def _effect(
 # A store's methods that put a value under a key, and those that read one back.
 _FILLS = frozenset({"set", "put", "setex", "setEx", "set_json", "setJSON"})
 _LOOKUPS = frozenset({"get", "getEx", "get_json", "getJSON"})
+
+
+def mutation_effect(project: ProjectIndex, text: str) -> tuple[str, bool | None]:
+    """What a GraphQL mutation does, by its first field's verb (``productCreate`` creates,
+    ``productUpdate`` sets, ``productDelete`` deletes; none: a write of unknown idempotency)."""
+    field = mutation_field(text)
+    verb = project.catalog.open_world.verb_class(field) if field else None
+    if verb in WRITE_CLASSES:
+        return WRITE_CLASSES[verb]
+    return "network_write", None
+
+
+# An HTTP route written as its method and path (Octokit's ``request("POST /repos/{owner}/
+# {repo}/issues", ...)``, and the clients written after it): the method says what it does.
+_ROUTE = re.compile(r"^\s*(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)\s+/")
+_ROUTE_EFFECTS: dict[str, tuple[str, bool | None]] = {
+    "POST": ("network_write", False),
+    "PUT": ("network_write", True),
+    "PATCH": ("network_write", None),
+    "DELETE": ("destructive", True),
+}
+
+
+def _route_method(call: Call) -> str | None:
+    """The HTTP method a call's first argument names as a route (``"DELETE /x/{id}"``, or
+    a template starting so)."""
+    if not call.args:
+        return None
+    first = call.args[0]
+    text = first.literal_text()
+    if text is None and first.kind == "fstring" and first.parts:
+        text = first.parts[0].string()
+    found = _ROUTE.match(text) if text else None
+    return found.group(1) if found else None
+
+
+def _written_request(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> tuple[Effect | None] | None:
+    """What a call does when its arguments say it in a protocol's own words, whatever sends
+    it (a client typed ``any``): a GraphQL ``mutation`` document writes as its first field's
+    verb says; an HTTP route (``"POST /repos/..."``) as its method does. ``(None,)`` for a
+    read; None when the arguments say neither."""
+    method = _route_method(call)
+    if method is not None:
+        if method not in _ROUTE_EFFECTS:
+            return (None,)
+        kind, idempotent = _ROUTE_EFFECTS[method]
+        detail = f"the route `{method} ...` it requests"
+    else:
+        judged = (
+            graphql_document(project, call.args[0], fn, facts, call.order) if call.args else None
+        )
+        if judged is None or judged[0] != "mutation":
+            return None
+        kind, idempotent = mutation_effect(project, judged[1])
+        field = mutation_field(judged[1])
+        detail = f"a GraphQL mutation{f' `{field}`' if field else ''}"
+    effect = Effect.judged(
+        call,
+        fn.qualname,
+        facts.path,
+        kind=kind,
+        idempotent=idempotent,
+        remote=True,
+        detail=detail,
+        confidence=Confidence.MEDIUM,
+    )
+    return (effect,)
 
 
 def fills_what_it_read(call: Call, facts: ModuleFacts) -> bool:

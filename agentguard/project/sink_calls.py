@@ -507,11 +507,6 @@ def _statement_start(value: Value) -> str | None:
 _FSTRING_START = re.compile(r"""(?s)^[rR]?[fF][rR]?(?:"{3}|'{3}|"|')([^{]*)""")
 
 
-# A GraphQL field's first selection after the operation header (``tagsAdd`` in
-# ``mutation addTags($id: ID!) { tagsAdd(id: $id) {...} }``), past an alias.
-_GRAPHQL_FIELD = re.compile(r"\{\s*(?:\w+\s*:\s*)?(\w+)")
-
-
 def _graphql_effect(
     project: ProjectIndex, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
 ) -> tuple[str, bool | None, bool] | None:
@@ -528,12 +523,8 @@ def _graphql_effect(
     operation, text = judged
     if operation != "mutation":
         return None
-    field = _GRAPHQL_FIELD.search(text)
-    verb = project.catalog.open_world.verb_class(field.group(1)) if field else None
-    if verb in open_world.WRITE_CLASSES:
-        kind, idempotent = open_world.WRITE_CLASSES[verb]
-        return kind, idempotent, False
-    return "network_write", None, False
+    kind, idempotent = open_world.mutation_effect(project, text)
+    return kind, idempotent, False
 
 
 def _open_world(

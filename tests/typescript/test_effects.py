@@ -391,3 +391,60 @@ def test_a_method_of_the_package_class_an_agent_extends_is_judged(
     codes = _codes_by_tool(tmp_path)["remindLater"]
     assert ("AG101" in codes) is bool(effect)
     assert "AG201" not in codes
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "expected"),
+    [
+        # a GraphQL mutation document: GraphQL's own word says it writes
+        (
+            "add_comment",
+            "  await client.graphql(`mutation($id: ID!, $body: String!) {\n"
+            "    addComment(input: { subjectId: $id, body: $body }) { clientMutationId }\n"
+            "  }`, { id: args.id, body: args.body });",
+            {"AG101", "AG201"},
+        ),
+        # an HTTP route names its method
+        (
+            "comment_on_pr",
+            "  await client.request(`POST /repos/${args.repo}/pulls/${args.pr}/comments`, { body: args.body });",
+            {"AG101", "AG201"},
+        ),
+        ("remove_label", '  await client.request("DELETE /repos/a/b/labels/bug");', {"AG101"}),
+        ("list_labels", '  await client.request("GET /repos/a/b/labels");', set()),
+    ],
+)
+def test_a_client_typed_any_is_judged_by_the_protocol_words_it_is_handed(
+    tmp_path: Path, name: str, body: str, expected: set[str]
+) -> None:
+    """`client: any`: no type says what the call does, but a GraphQL `mutation` or a route
+    `"POST /..."` does, whatever sends it."""
+    setup = "declare const client: any;"
+    codes = _small(tmp_path, name, body, "", setup)
+    assert codes & {"AG101", "AG201"} == expected
+
+
+def test_a_default_exported_helper_is_followed(tmp_path: Path) -> None:
+    """`import send from "./send"` of `export default async function send(...)`: the tool's
+    call reaches the helper's POST."""
+    helper = (
+        "export default async function dispatchJob(route: string, body: unknown) {\n"
+        '  await fetch(`https://jobs.example/${route}`, { method: "POST", body: JSON.stringify(body) });\n'
+        '  return "dispatched";\n'
+        "}\n"
+    )
+    source = SMALL_SERVER.format(
+        imports='import dispatchJob from "./dispatch.js";',
+        setup="",
+        name="start_job",
+        body='  await dispatchJob("api/jobs", args);',
+    )
+    write_project(
+        tmp_path,
+        {
+            "package.json": '{"type": "module"}\n',
+            "src/server.ts": source,
+            "src/dispatch.ts": helper,
+        },
+    )
+    assert "AG101" in _codes_by_tool(tmp_path)["start_job"]

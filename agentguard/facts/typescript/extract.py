@@ -840,11 +840,15 @@ class _Extractor:
                         self.facts.imports.setdefault(self.text(ident), module)
             return
         declaration = node.child_by_field_name("declaration")
+        is_default = any(c.type == "default" for c in node.children)
         if declaration is not None:
             self.visit(declaration)
+            declared = declaration.child_by_field_name("name")
+            if is_default and declared is not None:
+                # ``export default async function desyncedAgentCall(...)``
+                self.facts.imports.setdefault("default", f"{self.module}.{self.text(declared)}")
             return
         value = node.child_by_field_name("value")
-        is_default = any(c.type == "default" for c in node.children)
         for child in node.named_children:
             if child.type in _FUNCTION_DECLARATIONS or child.type in _CLASS_DECLARATIONS:
                 self.visit(child)
