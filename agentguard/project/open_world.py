@@ -26,6 +26,7 @@ from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld
 from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class
+from agentguard.project.read_posts import graphql_document, mutation_field
 from agentguard.project.receivers import (
     STDLIB_MODULES,
     asks_a_collection,
@@ -34,7 +35,6 @@ from agentguard.project.receivers import (
     receiver_name,
     stays_in_process,
 )
-from agentguard.project.read_posts import graphql_document, mutation_field
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import (
     SELF_NAMES,
