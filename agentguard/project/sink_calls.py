@@ -446,6 +446,10 @@ def _statement_param(
     bound = local_value(project, statement.text, fn, facts, before)
     if bound is None or bound.kind != "call":
         return None
+    root = bound.chain.root if bound.chain is not None else ""
+    if root in fn.params and root not in SELF_NAMES:
+        # ``prepared = query.replace(/\?/g, ...)``: the parameter's own text, rewritten
+        return root
     handed = [a.text for a in (*bound.call_args, *bound.call_kwargs.values()) if a.kind == "name"]
     params = [name for name in handed if name in fn.params and name not in SELF_NAMES]
     return params[0] if len(params) == 1 else None
@@ -469,6 +473,8 @@ def map_statement_through_call(
         project, effect.statement_param, callee_fn, call, caller, self_passed_on=False
     )
     if substitution.passed_on is not None:
+        if refuses_all_but_reads(project, caller, substitution.passed_on):
+            return None  # ``if not query.lower().startswith("select"): raise ...``
         return replace(effect, statement_param=substitution.passed_on)
     argument = substitution.argument
     if argument is not None and argument.kind == "name":
@@ -491,6 +497,30 @@ def map_statement_through_call(
         statement_param=None,
         confidence=Confidence.MEDIUM,
     )
+
+
+# Checks of a statement's first word: Python's ``startswith``, JavaScript's ``startsWith``.
+_PREFIX_CHECKS = frozenset({"startswith", "startsWith"})
+
+
+def refuses_all_but_reads(project: ProjectIndex, fn: Function, param: str) -> bool:
+    """Whether ``fn`` leaves (raises or returns) unless its statement parameter ``param``
+    starts with a reading word (``if not query.strip().upper().startswith("SELECT"):
+    raise ValueError(...)``): the statement it passes on only reads."""
+    for branch in fn.branches:
+        test = branch.test
+        if not branch.exits or test.op != "not" or not test.parts:
+            continue
+        checked = test.parts[0]
+        chain = checked.chain
+        if checked.kind != "call" or chain is None or chain.root != param:
+            continue
+        if chain.called() not in _PREFIX_CHECKS or not checked.call_args:
+            continue
+        prefix = checked.call_args[0].string()
+        if prefix and project.catalog.sql_read.match(prefix):
+            return True
+    return False
 
 
 def _statement_start(value: Value) -> str | None:

@@ -448,3 +448,41 @@ def test_a_default_exported_helper_is_followed(tmp_path: Path) -> None:
         },
     )
     assert "AG101" in _codes_by_tool(tmp_path)["start_job"]
+
+
+def test_a_statement_the_tool_refuses_unless_it_selects_only_reads(tmp_path: Path) -> None:
+    """`if (!query.trim().toLowerCase().startsWith("select")) throw ...` before handing the
+    model's SQL to a driver helper (which rewrites it first): the tool only reads. The same
+    helper from a tool without the check runs whatever the model wrote."""
+    helper = (
+        'import pg from "pg";\n'
+        "const client = new pg.Client();\n"
+        "export async function runQuery(query: string): Promise<unknown[]> {\n"
+        '  const prepared = query.replace(/\\?/g, "$1");\n'
+        "  const result = await client.query(prepared);\n"
+        "  return result.rows;\n"
+        "}\n"
+    )
+    server = (
+        'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+        'import { z } from "zod";\n'
+        'import { runQuery } from "./db.js";\n'
+        'const server = new McpServer({ name: "db", version: "1.0.0" });\n'
+        'server.registerTool("read_query", { inputSchema: { query: z.string() } }, async ({ query }) => {\n'
+        '  if (!query.trim().toLowerCase().startsWith("select")) {\n'
+        '    throw new Error("Only SELECT queries are allowed");\n'
+        "  }\n"
+        '  return { content: [{ type: "text", text: JSON.stringify(await runQuery(query)) }] };\n'
+        "});\n"
+        'server.registerTool("run_sql", { inputSchema: { query: z.string() } }, async ({ query }) => {\n'
+        '  return { content: [{ type: "text", text: JSON.stringify(await runQuery(query)) }] };\n'
+        "});\n"
+    )
+    write_project(
+        tmp_path,
+        {"package.json": '{"type": "module"}\n', "src/server.ts": server, "src/db.ts": helper},
+    )
+    report = _run("report", str(tmp_path), "--format", "json")
+    effects = {tool["name"]: tool["effects"] for tool in report["tools"]}
+    assert effects["read_query"] == []
+    assert effects["run_sql"] != []
