@@ -256,6 +256,9 @@ class _Extractor:
         # level (the outer call's Value, then the inner call's own), which would make
         # building them quadratic in nesting depth. Forgotten when a name's type changes.
         self._values: dict[int, Value] = {}
+        # each function expression made a function of, by its node: a value naming it
+        # (``{ name: "send", fn: async (args) => ... }`` holds the function ``fn``)
+        self._function_nodes: dict[int, str] = {}
         self._reads_memo: dict[int, tuple[list[str], list[str], list[str]]] = {}
         self._resolved: dict[int, str | None] = {}
         # the string members of the module's enums and constant objects, by their name
@@ -653,6 +656,9 @@ class _Extractor:
             if operator is not None and self.text(operator) == "!":
                 value.op, value.parts = "not", [self.value(node.child_by_field_name("argument"))]
         elif kind in _FUNCTION_EXPRESSIONS:
+            made = self._function_nodes.get(node.id)
+            if made is not None:
+                return _function_value(made, text, span)
             value.kind = "lambda"
         return value
 
@@ -900,6 +906,7 @@ class _Extractor:
         """Record a function (a declaration, a method or a named function expression) and
         visit its body in a scope of its own; its qualified name."""
         qual = self._unique(qualname or self._qualname(name))
+        self._function_nodes[node.id] = qual
         is_async = any(c.type == "async" for c in node.children)
         params_node = node.child_by_field_name("parameters") or node.child_by_field_name(
             "parameter"
