@@ -205,6 +205,8 @@ def _handed_the_arguments(
     own function. A helper also handed something else, a client (``createLabel(gmail,
     args.name)``), leaves the work, and the answer, to the branch."""
     fn = project.function(handler)
+    if fn is None:
+        return False
     params = {p for p in fn.params if p not in SELF_NAMES}
 
     def from_params(name: str, before: int, depth: int = 0) -> bool:
