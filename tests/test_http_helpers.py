@@ -76,7 +76,11 @@ def test_the_callers_method_decides_what_the_helper_does(scan_files: ScanFiles) 
     assert {"AG101", "AG201", "AG401"} <= by_tool["post_message"]
 
 
-def test_a_helper_whose_method_no_caller_chooses_is_not_a_write(scan_files: ScanFiles) -> None:
+def test_a_method_the_model_chooses_makes_a_generic_executor_that_may_write(
+    scan_files: ScanFiles,
+) -> None:
+    """``proxy(method, path)`` hands the model's method on: it may POST or DELETE, so the
+    tool writes with an idempotency nobody can know (unknown is not safe)."""
     source = """\
 import httpx
 from langchain_core.tools import tool
@@ -90,6 +94,27 @@ def call_api(method: str, path: str) -> dict:
 def proxy(method: str, path: str) -> dict:
     \"\"\"Call the service.\"\"\"
     return call_api(method, path)
+"""
+    result = scan_files({"tools.py": source})
+    assert "AG101" in {f.code for f in result.findings if f.tool == "proxy"}
+
+
+def test_a_helper_whose_method_no_caller_chooses_is_not_a_write(scan_files: ScanFiles) -> None:
+    """A helper taking its method as a parameter, called by no tool: nothing chose a
+    method, so no tool writes through it."""
+    source = """\
+import httpx
+from langchain_core.tools import tool
+
+
+def call_api(method: str, path: str) -> dict:
+    return httpx.request(method, f"https://svc.example{path}").json()
+
+
+@tool
+def status() -> dict:
+    \"\"\"Service status.\"\"\"
+    return httpx.get("https://svc.example/status").json()
 """
     result = scan_files({"tools.py": source})
     assert [f.code for f in result.findings if f.code in {"AG101", "AG201"}] == []

@@ -383,7 +383,9 @@ def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEf
                     # no evidence
                     effect = replace(effect, kind=open_world.UNKNOWN)
                 if effect.kind == DEFERRED:
-                    continue  # no caller chose the HTTP method
+                    effect = _chosen_by_the_model(project, tool, qualname, effect)
+                    if effect is None:
+                        continue  # no caller chose the HTTP method
                 if effect.kind == RPC_DEFERRED:
                     # the model chooses the remote operation: a generic executor, unjudged
                     effect = replace(effect, kind=open_world.UNKNOWN, method_param=None)
@@ -395,6 +397,27 @@ def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEf
             gathered.extend(context_writes(project, tool))
         with_effects.append(replace(tool, effects=gathered))
     return ToolEffects(summaries, tuple(with_effects))
+
+
+def _chosen_by_the_model(
+    project: ProjectIndex, tool: ToolFacts, qualname: str, effect: Effect
+) -> Effect | None:
+    """An HTTP call whose method is a parameter of the tool's own function: the model
+    chooses it (a generic HTTP executor), so it may write, its idempotency unknown. None
+    when no parameter of the tool decides it."""
+    param = (effect.method_param or "").partition(".")[0]
+    if qualname not in tool.functions or param not in project.functions[qualname][0].params:
+        return None
+    step = EvidenceStep(
+        StepKind.REQUEST, effect.site, detail="with the HTTP method the model chooses"
+    )
+    return replace(
+        effect,
+        kind="network_write",
+        idempotent=None,
+        method_param=None,
+        chain=(*effect.chain, step),
+    )
 
 
 def _reached_from(tool: ToolFacts) -> list[str]:

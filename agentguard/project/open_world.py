@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence
@@ -226,6 +226,23 @@ def mutation_effect(project: ProjectIndex, text: str) -> tuple[str, bool | None]
     return "network_write", None
 
 
+# An HTTP call whose method is a caller's choice: no effect until a caller passes one.
+HTTP_DEFERRED = "http_deferred"
+# A URL as written, or the start of one (an absolute URL, a template's first literal).
+_ROUTE_URL = re.compile(r"^\s*(https?://|/)")
+
+
+def _first_text(call: Call) -> str:
+    """The first argument's literal text, or its template's first literal part; "" else."""
+    if not call.args:
+        return ""
+    first = call.args[0]
+    text = first.literal_text()
+    if text is None and first.kind == "fstring" and first.parts:
+        text = first.parts[0].string()
+    return text or ""
+
+
 # An HTTP route written as its method and path (Octokit's ``request("POST /repos/{owner}/
 # {repo}/issues", ...)``, and the clients written after it): the method says what it does.
 _ROUTE = re.compile(r"^\s*(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)\s+/")
@@ -240,14 +257,24 @@ _ROUTE_EFFECTS: dict[str, tuple[str, bool | None]] = {
 def _route_method(call: Call) -> str | None:
     """The HTTP method a call's first argument names as a route (``"DELETE /x/{id}"``, or
     a template starting so)."""
-    if not call.args:
-        return None
-    first = call.args[0]
-    text = first.literal_text()
-    if text is None and first.kind == "fstring" and first.parts:
-        text = first.parts[0].string()
+    text = _first_text(call)
     found = _ROUTE.match(text) if text else None
     return found.group(1) if found else None
+
+
+def _options_method(call: Call, fn: Function) -> tuple[str | None, str | None]:
+    """The HTTP method an options object the call is handed names (``{method: "DELETE"}``),
+    or the parameter of ``fn`` it is (``{method}``, the caller's choice)."""
+    for value in (*call.args, *call.kwargs.values()):
+        held = value.items.get("method") if value.kind == "dict" else None
+        if held is None:
+            continue
+        written = held.string()
+        if written:
+            return written.upper(), None
+        if held.kind == "name" and held.text in fn.params and held.text not in SELF_NAMES:
+            return None, held.text
+    return None, None
 
 
 def _written_request(
@@ -255,9 +282,25 @@ def _written_request(
 ) -> tuple[Effect | None] | None:
     """What a call does when its arguments say it in a protocol's own words, whatever sends
     it (a client typed ``any``): a GraphQL ``mutation`` document writes as its first field's
-    verb says; an HTTP route (``"POST /repos/..."``) as its method does. ``(None,)`` for a
+    verb says; an HTTP route (``"POST /repos/..."``) or an options object's ``method`` as its
+    method does (a method that is a parameter: as its callers choose). ``(None,)`` for a
     read; None when the arguments say neither."""
     method = _route_method(call)
+    chosen_by: str | None = None
+    if method is None and (_ROUTE_URL.match(_first_text(call)) or call.method == "request"):
+        method, chosen_by = _options_method(call, fn)
+    if chosen_by is not None:
+        effect = Effect.judged(
+            call,
+            fn.qualname,
+            facts.path,
+            kind=HTTP_DEFERRED,
+            idempotent=None,
+            remote=True,
+            detail="a request whose method its caller chooses",
+            confidence=Confidence.MEDIUM,
+        )
+        return (replace(effect, method_param=chosen_by),)
     if method is not None:
         if method not in _ROUTE_EFFECTS:
             return (None,)

@@ -609,7 +609,7 @@ def _judged_post(
 
 
 # An HTTP call whose method a caller chooses: no effect until a caller passes one.
-DEFERRED = "http_deferred"
+DEFERRED = open_world.HTTP_DEFERRED
 
 
 def _method_param(

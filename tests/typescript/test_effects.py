@@ -486,3 +486,21 @@ def test_a_statement_the_tool_refuses_unless_it_selects_only_reads(tmp_path: Pat
     effects = {tool["name"]: tool["effects"] for tool in report["tools"]}
     assert effects["read_query"] == []
     assert effects["run_sql"] != []
+
+
+def test_a_request_whose_method_the_model_chooses_may_write(tmp_path: Path) -> None:
+    """`client.request(url, { method })` with `method` from the tool's input: a generic HTTP
+    executor, a write of unknown idempotency, never a read."""
+    source = (
+        'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+        'import { z } from "zod";\n'
+        "declare const client: any;\n"
+        'const server = new McpServer({ name: "api", version: "1.0.0" });\n'
+        'server.registerTool("call_api", { inputSchema: { path: z.string(), method: z.string() } },\n'
+        "  async ({ path, method }) => {\n"
+        "    const res = await client.request(`https://api.example${path}`, { method });\n"
+        '    return { content: [{ type: "text", text: JSON.stringify(res.data) }] };\n'
+        "  });\n"
+    )
+    write_project(tmp_path, {"package.json": '{"type": "module"}\n', "src/server.ts": source})
+    assert "AG101" in _codes_by_tool(tmp_path)["call_api"]
