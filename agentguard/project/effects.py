@@ -383,9 +383,10 @@ def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEf
                     # no evidence
                     effect = replace(effect, kind=open_world.UNKNOWN)
                 if effect.kind == DEFERRED:
-                    effect = _chosen_by_the_model(project, tool, qualname, effect)
-                    if effect is None:
+                    chosen = _chosen_by_the_model(project, tool, qualname, effect)
+                    if chosen is None:
                         continue  # no caller chose the HTTP method
+                    effect = chosen
                 if effect.kind == RPC_DEFERRED:
                     # the model chooses the remote operation: a generic executor, unjudged
                     effect = replace(effect, kind=open_world.UNKNOWN, method_param=None)
