@@ -881,9 +881,10 @@ def _just_built(
 
 def delivers_telemetry(project: ProjectIndex, effect: Effect, helper: Function) -> bool:
     """A request a helper named for the server's own logs, audit trail or metrics makes
-    (``flushLoggerSafely``, ``flush_audit_events``): telemetry of the call reaching it, not
-    the side effect of the tool that calls the helper."""
-    named = set(words(helper.name, identifier=True))
+    (``flushLoggerSafely``, ``flush_audit_events``, ``Telemetry.record`` in
+    ``app/telemetry.py``): telemetry of the call reaching it, not the side effect of the tool
+    that calls the helper. The helper's module and class name it as well as its own name."""
+    named = {word for part in helper.qualname.split(".") for word in words(part, identifier=True)}
     return effect.remote and bool(named & project.catalog.open_world.telemetry_words)
 
 
