@@ -226,9 +226,8 @@ def _handed_the_arguments(
         if project.call_target(call, fn, facts) != target:
             continue
         handed = [*call.args, *call.kwargs.values()]
-        if handed and all(
-            all(from_params(name, call.order) for name in value.names) for value in handed
-        ):
+        # nothing handed (``handleListProcesses()``): it does the tool's work by itself
+        if all(all(from_params(name, call.order) for name in value.names) for value in handed):
             return True
     return False
 
