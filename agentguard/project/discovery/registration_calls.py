@@ -12,7 +12,7 @@ from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import local_function
-from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.candidates import function_tool, wraps_a_parameter
 from agentguard.project.discovery.declarations import declarations_from_options
 from agentguard.project.discovery.loop_rows import loop_rows, record_rows
 from agentguard.project.sink_keys import local_value
@@ -97,6 +97,8 @@ def tools_from_call(
         for arg in call.args[:2]:
             qual = project.project_function(arg.qualname, facts) if arg.kind == "name" else None
             qual = qual or local_function(project, arg, call)
+            if qual and wraps_a_parameter(project, qual):
+                return tools  # a decorator's wrapper: the functions it decorates are the tools
             if qual:
                 name = call.args[0].string() if call.args[0].kind == "const" else None
                 named = call.kwargs.get("name") or call.kwargs.get("name_override")
