@@ -457,6 +457,16 @@ def _verdict(
             # ``ch = connect(url)``, then ``ch.publish(...)``: an object from outside the
             # project that no name says is a client; what the verb does to it is unknown
             return _Verdict(None, "a write verb on what an external call returned")
+        if (
+            writes
+            and root.split(".", 1)[0] in fn.params
+            and root.split(".", 1)[0] not in SELF_NAMES
+            and call.method not in containers
+            and call.method not in _DATA_METHODS
+        ):
+            # ``ctx.messenger.send_message(text)`` on a parameter nothing types: what it
+            # is handed at run time decides, unknown, never a read
+            return _Verdict(None, "a write verb on a parameter of no known type")
         return None
     if writes:
         last = root.rsplit(".", 1)[-1]
