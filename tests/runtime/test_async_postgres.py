@@ -412,3 +412,62 @@ def test_an_async_claim_cancelled_while_it_waits_for_a_lock_is_released(
     assert not downstream.applied
     assert _run_async(runtime, lambda: create_order(cart_id="c1"))["ok"]
     assert len(downstream.applied) == 1
+
+
+def _sessions(dsn: str, application: str) -> set[int]:
+    """The server processes of the sessions that name ``application``."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        rows = connection.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (application,)
+        ).fetchall()
+    return {row[0] for row in rows}
+
+
+def test_an_async_ledger_connection_lost_between_calls_is_replaced_and_none_outlives_the_loop(
+    postgres_runtimes: Callable[..., Runtime],
+) -> None:
+    """A loop's connections stay with the ledger between operations: one the server ended in
+    the meantime is replaced within the next operation, and every one of them is closed when
+    the loop ends (no server session left behind)."""
+    import psycopg
+
+    dsn = require_postgres()
+    application = fresh_schema()
+    runtime = postgres_runtimes()
+    schema = runtime.ledger.schema  # type: ignore[attr-defined]
+    runtime.ledger.close()
+    from agentguard.runtime.ledger.postgres import PostgresLedger
+
+    separator = "&" if "?" in dsn else "?"
+    runtime.ledger = ledger = PostgresLedger(
+        f"{dsn}{separator}application_name={application}", schema=schema
+    )
+    downstream = RecordingDownstream()
+    _, create_order = _tools(runtime, downstream)
+    sync_sessions = _sessions(dsn, application)  # the migrating thread's connection
+    try:
+
+        async def calls() -> list[Any]:
+            first = await create_order(cart_id="c1")
+            in_use = _sessions(dsn, application) - sync_sessions
+            with psycopg.connect(dsn, autocommit=True) as admin:
+                for pid in in_use:
+                    admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            after_loss = await create_order(cart_id="c2")
+            replayed = await create_order(cart_id="c1")
+            return [first, in_use, after_loss, replayed]
+
+        with _sync_ledger_forbidden(runtime):
+            first, in_use, after_loss, replayed = _run_async(runtime, calls)
+        assert first["ok"], first
+        assert in_use, "the async calls' connection was not found"
+        assert after_loss["ok"], after_loss  # on a new connection, within the call
+        assert replayed["ok"] and replayed["metadata"]["replayed"], replayed
+        assert [entry.status for entry in ledger.entries()] == [Status.SUCCEEDED] * 2
+        assert downstream.applied_for("order:c2") == 1
+        # the loop has ended: its connections are closed, the sync one is still there
+        assert wait_until(lambda: _sessions(dsn, application) == sync_sessions, timeout_s=5)
+    finally:
+        ledger.close()
