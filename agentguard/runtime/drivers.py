@@ -330,7 +330,7 @@ class Drivers(Planner):
             return prepared
         call, entry, path = prepared
         native = self.ledger.aio
-        if native is None or not self._runs_directly(spec, path):
+        if not self._runs_directly(spec, path) or (native is None and self.ledger.blocks):
             return await self._drive_async(
                 spec, self._claimed(spec, call, entry, path), args, kwargs
             )
@@ -343,13 +343,14 @@ class Drivers(Planner):
         entry: LedgerEntry,
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
-        native: AsyncLedger,
+        native: AsyncLedger | None,
     ) -> dict[str, Any]:
-        """``_claim_and_run_sync`` on the event loop, for a ledger with a native async driver:
-        every turn that needs a decision, and every cancellation, is handed to the plan."""
+        """``_claim_and_run_sync`` on the event loop, for a ledger with a native async driver
+        or one that never waits (``native`` None: written in place, as the plan would): every
+        turn that needs a decision, and every cancellation, is handed to the plan."""
         drive = Interruptible()
         try:
-            won, stored = await _on_the_loop(
+            won, stored = await self._direct_op(
                 drive, methodcaller("claim", entry, _CLAIM_STARTED), native
             )
         except Exception as exc:
@@ -384,7 +385,7 @@ class Drivers(Planner):
             self._end_attempt(token, beat, call, running=False)
         if outcome.error is None:
             try:
-                settled = await _on_the_loop(
+                settled = await self._direct_op(
                     drive,
                     methodcaller(
                         "transition", stored, Status.SUCCEEDED, **succeeded_changes(outcome.value)
@@ -399,6 +400,15 @@ class Drivers(Planner):
                 return _limit_output(spec, words.succeeded(spec.name, settled, replayed=False))
         plan = self._execute(spec, call, stored, replays_left=1, outcome=outcome)
         return await self._drive_async(spec, plan, args, kwargs, interrupted=drive.interrupted)
+
+    async def _direct_op(
+        self, drive: Interruptible, operation: Callable[[Any], Any], native: AsyncLedger | None
+    ) -> Any:
+        """A ledger operation of ``_claim_and_run_async``: on the loop with the native driver,
+        else performed in place (a ledger that never waits)."""
+        if native is None:
+            return operation(self.ledger)
+        return await _on_the_loop(drive, operation, native)
 
     async def _drive_async(
         self,
