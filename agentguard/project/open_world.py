@@ -285,6 +285,8 @@ def _written_request(
     verb says; an HTTP route (``"POST /repos/..."``) or an options object's ``method`` as its
     method does (a method that is a parameter: as its callers choose). ``(None,)`` for a
     read; None when the arguments say neither."""
+    if not call.receiver:
+        return None  # ``gql("mutation ...")`` builds a document; what executes it is judged
     method = _route_method(call)
     chosen_by: str | None = None
     if method is None and (_ROUTE_URL.match(_first_text(call)) or call.method == "request"):
@@ -891,10 +893,12 @@ def _just_built(
 
 def delivers_telemetry(project: ProjectIndex, effect: Effect, helper: Function) -> bool:
     """A request a helper named for the server's own logs, audit trail or metrics makes
-    (``flushLoggerSafely``, ``flush_audit_events``, ``Telemetry.record`` in
-    ``app/telemetry.py``): telemetry of the call reaching it, not the side effect of the tool
-    that calls the helper. The helper's module and class name it as well as its own name."""
-    named = {word for part in helper.qualname.split(".") for word in words(part, identifier=True)}
+    (``flushLoggerSafely``, ``flush_audit_events``, ``record`` in ``app/telemetry.py``):
+    telemetry of the call reaching it, not the side effect of the tool that calls the
+    helper. Its module names it as well as its own name (a class does not: ``Audit.send``
+    may be the business's audit queue)."""
+    parts = [*helper.module.split("."), helper.name]
+    named = {word for part in parts for word in words(part, identifier=True)}
     return effect.remote and bool(named & project.catalog.open_world.telemetry_words)
 
 
