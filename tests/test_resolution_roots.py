@@ -282,3 +282,19 @@ def test_a_script_importing_the_module_beside_it_by_its_bare_name_names_it(
     )
     files = {"scripts/notify/run.py": tool, "scripts/notify/mailer.py": MAILER}
     assert "mailer" in sent_and_named(scan_files, files)
+
+
+def test_two_script_folders_with_modules_of_one_name_keep_distinct_names(
+    scan_files: ScanFiles,
+) -> None:
+    """``examples/a/run.py`` and ``examples/b/run.py`` each import ``agents`` from beside
+    them: one folder may be named as its scripts name it, never both, so no two files
+    share a module name (one would hide the other)."""
+    files = {
+        "examples/shop/run.py": "from agents import shop_agent\n",
+        "examples/shop/agents.py": "shop_agent = object()\n",
+        "examples/bank/run.py": "from agents import bank_agent\n",
+        "examples/bank/agents.py": "bank_agent = object()\n",
+    }
+    names = [m.module for m in scan_files(files).project.modules.values()]
+    assert len(names) == len(set(names))

@@ -315,6 +315,9 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
         old = {by_rel[rel].module for rel in below}
         if any(name in taken - old for name in names.values()):
             continue
+        # two script folders may each hold an ``agents.py``: the first named keeps the name,
+        # the other keeps its path's
+        taken = (taken - old) | set(names.values())
         renamed.update(names)
     renamed.update(_scan_root_package(modules, imports, files, current, confirmed, renamed))
     return renamed
