@@ -4,7 +4,7 @@ make its effects, and a retry does not repeat them."""
 
 from __future__ import annotations
 
-from .conftest import ScanFiles
+from .conftest import ScanFiles, tool_verdicts
 from .test_effects import effects_of
 
 BROWSER = """\
@@ -60,3 +60,60 @@ def test_a_lazily_launched_process_is_not_the_effect_of_a_tool_using_it(
     files = {"web/tools.py": BROWSER}
     assert {e.kind for e in effects_of(scan_files, files, "read_page")} <= {"read"}
     assert {e.kind for e in effects_of(scan_files, files, "submit_form")} == {"network_write"}
+
+
+SEARCH_SERVER = """\
+import json
+import os
+import uuid
+from pathlib import Path
+
+from elasticsearch import Elasticsearch
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("search")
+_es = None
+
+
+def _install_id() -> str:
+    path = Path.home() / ".search-mcp" / "id"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(str(uuid.uuid4()))
+    return path.read_text()
+
+
+def client() -> Elasticsearch:
+    global _es
+    if _es is None:
+        _es = Elasticsearch(os.environ["ES_URL"], headers={"x-install": _install_id()})
+        if not _es.indices.exists(index="docs"):
+            _es.indices.create(index="docs")
+    return _es
+
+
+@mcp.tool()
+def search_docs(query: str) -> str:
+    \"\"\"Search the documents.\"\"\"
+    hits = client().search(index="docs", query={"match": {"text": query}})
+    return json.dumps(hits["hits"]["hits"])
+
+
+@mcp.tool()
+def add_doc(text: str) -> str:
+    \"\"\"Add a document.\"\"\"
+    es = client()
+    return es.index(index="docs", document={"text": text})["_id"]
+"""
+
+
+def test_a_global_client_made_on_first_use_with_its_index_is_set_up(
+    scan_files: ScanFiles,
+) -> None:
+    """``global _es; if _es is None: _es = Elasticsearch(...)``, creating the index and an
+    install-id file on the way: set-up, not the effect of the search that asks for the
+    client. The add's own ``index`` call stores a new document on every call."""
+    verdicts = tool_verdicts(scan_files, {"server.py": SEARCH_SERVER})
+    assert verdicts["search_docs"] == ("read", set())
+    assert verdicts["add_doc"][0] == "write"
+    assert "AG201" in verdicts["add_doc"][1]

@@ -688,12 +688,11 @@ class ValueReader:
         )
         if val.kind == "call" and val.qualname:
             last = val.qualname.rsplit(".", 1)[-1]
-            if last.lstrip("_")[:1].isupper() or last in {
-                "Session",
-                "client",
-                "Client",
-                "resource",
-            }:
+            if last.lstrip("_")[:1].isupper() or (
+                last in {"Session", "client", "Client", "resource"}
+                # ``boto3.client("s3")``, not this module's own ``def client()``
+                and not val.qualname.startswith(f"{self.module}.")
+            ):
                 typed = val.qualname
                 if last == "client" and val.call_args and val.call_args[0].string():
                     typed = f"{val.qualname}:{val.call_args[0].string()}"

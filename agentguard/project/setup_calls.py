@@ -40,9 +40,14 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
         if held is None or not _shared(project, held, fn, facts):
             continue
         span = branch.span
+        # ``global _client`` then ``_client = Client()`` binds the module's variable: its
+        # assignment is the module's, written inside this branch
+        assigned = [
+            *project.local_assignments(facts, fn.qualname, held),
+            *(a for a in project.local_assignments(facts, None, held) if a.function is None),
+        ]
         if any(
-            span.line <= assignment.span.line <= span.end_line
-            for assignment in project.local_assignments(facts, fn.qualname, held)
+            span.line <= assignment.span.line <= span.end_line for assignment in assigned
         ) or _set_elsewhere(facts, held, fn):
             found.append(branch.body_order)
     return found
