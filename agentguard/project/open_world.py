@@ -246,6 +246,7 @@ def _first_text(call: Call) -> str:
 # An HTTP route written as its method and path (Octokit's ``request("POST /repos/{owner}/
 # {repo}/issues", ...)``, and the clients written after it): the method says what it does.
 _ROUTE = re.compile(r"^\s*(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)\s+/")
+_HTTP_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
 _ROUTE_EFFECTS: dict[str, tuple[str, bool | None]] = {
     "POST": ("network_write", False),
     "PUT": ("network_write", True),
@@ -269,9 +270,10 @@ def _options_method(call: Call, fn: Function) -> tuple[str | None, str | None]:
         held = value.items.get("method") if value.kind == "dict" else None
         if held is None:
             continue
-        written = held.string()
+        written = (held.string() or "").upper()
         if written:
-            return written.upper(), None
+            # an HTTP method only: ``{"method": "tools/call"}`` is a JSON-RPC message's
+            return (written, None) if written in _HTTP_METHODS else (None, None)
         if held.kind == "name" and held.text in fn.params and held.text not in SELF_NAMES:
             return None, held.text
     return None, None
@@ -289,7 +291,8 @@ def _written_request(
         return None  # ``gql("mutation ...")`` builds a document; what executes it is judged
     method = _route_method(call)
     chosen_by: str | None = None
-    if method is None and (_ROUTE_URL.match(_first_text(call)) or call.method == "request"):
+    if method is None and _ROUTE_URL.match(_first_text(call)):
+        # ``client.request(`https://api.example${path}`, { method })``: a URL, then options
         method, chosen_by = _options_method(call, fn)
     if chosen_by is not None:
         effect = Effect.judged(
