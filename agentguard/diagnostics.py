@@ -139,7 +139,7 @@ class StepKind(str, Enum):
     CALL = "call"  # caller calls callee (a project function on the way to a sink)
     SINK = "sink"  # callee: the sink called; detail: why it counts, when guessed
     REQUEST = "request"  # detail: what the HTTP request reads as
-    PATCH = "patch"  # caller: the function whose name says its PATCH sets fields
+    PATCH = "patch"  # caller: the function whose name says its PATCH or POST sets fields
     DECLARATION = "declaration"  # subject: where it is said; detail: the verb said
     RETRY = "retry"  # detail: the retry construct as written
     SETTING = "setting"  # subject: the framework setting
@@ -159,7 +159,7 @@ _STEP_TEXT: dict[StepKind, str] = {
     StepKind.CALL: "{caller} calls {callee}",
     StepKind.SINK: "calls {callee}",
     StepKind.REQUEST: "the request {detail}",
-    StepKind.PATCH: "PATCH in `{caller}` sets fields",
+    StepKind.PATCH: "{detail} in `{caller}` sets fields",
     StepKind.DECLARATION: "{subject} says `{detail}`",
     StepKind.RETRY: "retry: {detail}",
     StepKind.SETTING: "setting `{subject}`",

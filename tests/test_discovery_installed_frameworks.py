@@ -245,3 +245,35 @@ def build_agent(model, formatter) -> ReActAgent:
 def test_agentscope_toolkit_functions_are_tools() -> None:
     tools = discover({"ops/agent.py": AGENTSCOPE})
     assert [(t.name, t.framework) for t in tools] == [("send_sms", "agentscope")]
+
+
+def test_openai_swarm_agent_functions_are_tools() -> None:
+    """OpenAI Swarm, installed: ``Agent(functions=[...])`` hands each function to the model
+    (Swarm turns it into a Chat Completions tool spec)."""
+    source = """\
+import httpx
+from swarm import Agent, Swarm
+
+
+def refund_order(order_id: str) -> str:
+    \"\"\"Refund an order.\"\"\"
+    return httpx.post(f"https://shop.example/orders/{order_id}/refunds").text
+
+
+def order_status(order_id: str) -> str:
+    \"\"\"Status of an order.\"\"\"
+    return httpx.get(f"https://shop.example/orders/{order_id}").text
+
+
+def shipping_days() -> int:
+    return 3
+
+
+support = Agent(name="Support", instructions="Help.", functions=[refund_order, order_status])
+Swarm().run(agent=support, messages=[{"role": "user", "content": "refund 42"}])
+"""
+    tools = discover({"support.py": source})
+    assert {tool.name: tool.functions for tool in tools} == {
+        "refund_order": ["support.refund_order"],
+        "order_status": ["support.order_status"],
+    }

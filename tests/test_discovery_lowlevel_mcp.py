@@ -165,3 +165,64 @@ def test_dispatch_through_a_dict_of_bound_methods() -> None:
     assert [(t.name, t.functions) for t in tools] == [
         ("add_note", ["notes.server.NotesServer._append_note"])
     ]
+
+
+LABELS_SERVER = """\
+import httpx
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+from mail.labels import create_label, list_labels
+
+server = Server("mail")
+client = httpx.Client(base_url="https://mail.example/api")
+
+
+def handle_archive(arguments: dict) -> str:
+    client.post(f"/messages/{arguments['id']}/archive")
+    return "archived"
+
+
+@server.list_tools()
+async def list_tools() -> list[Tool]:
+    return [
+        Tool(name="create_label", description="Create a label", inputSchema={}),
+        Tool(name="list_labels", description="List labels", inputSchema={}),
+        Tool(name="archive", description="Archive a message", inputSchema={}),
+    ]
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    if name == "create_label":
+        label = create_label(client, arguments["name"])
+        return [TextContent(type="text", text=f"Created label {label['id']}")]
+    if name == "list_labels":
+        labels = list_labels(client)
+        return [TextContent(type="text", text="\\n".join(l["name"] for l in labels))]
+    if name == "archive":
+        return [TextContent(type="text", text=handle_archive(arguments))]
+    raise ValueError(name)
+"""
+
+LABELS = """\
+def create_label(client, name: str) -> dict:
+    return client.post("/labels", json={"name": name}).json()
+
+
+def list_labels(client) -> list:
+    return client.get("/labels").json()
+"""
+
+
+def test_a_branch_handing_a_client_to_a_helper_is_the_tool_itself() -> None:
+    """``create_label(client, arguments["name"])`` is a helper of the mail client, handed
+    the client besides a field: the branch, which answers the model, is the tool. A function
+    handed only the arguments (``handle_archive(arguments)``) is the tool's own."""
+    tools = discover({"mail/server.py": LABELS_SERVER, "mail/labels.py": LABELS})
+    found = {t.name: (t.path, t.anchor.span.line) for t in tools}
+    assert found == {
+        "create_label": ("mail/server.py", line_of(LABELS_SERVER, 'if name == "create_label"') + 1),
+        "list_labels": ("mail/server.py", line_of(LABELS_SERVER, 'if name == "list_labels"') + 1),
+        "archive": ("mail/server.py", line_of(LABELS_SERVER, "def handle_archive")),
+    }

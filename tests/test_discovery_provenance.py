@@ -550,3 +550,265 @@ def test_the_tool_handler_of_a_one_tool_server_that_never_reads_the_name_is_the_
     assert [(t.name, t.functions) for t in tools] == [
         ("ping_host", ["pinger.server.build.<locals>.call_tool"])
     ]
+
+
+# ---------------------------------------------------------------- callables in a field
+
+# The project's own agent record and loop: each function of ``Persona.skills`` is turned into
+# a spec by the project's own helper and handed to the model. No catalogue names any of it.
+PERSONA = """\
+import inspect
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+
+class Persona(BaseModel):
+    title: str = "helper"
+    skills: list[Callable] = []
+
+
+def describe(func: Callable) -> dict:
+    return {
+        "type": "function",
+        "function": {"name": func.__name__, "description": func.__doc__ or "", "parameters": {}},
+    }
+"""
+
+LOOP = """\
+from openai import OpenAI
+
+from desk.persona import Persona, describe
+
+
+class Loop:
+    def __init__(self) -> None:
+        self.client = OpenAI()
+
+    def step(self, persona: Persona, history: list) -> object:
+        specs = [describe(skill) for skill in persona.skills]
+        params = {"model": "gpt-4o", "messages": history, "tools": specs or None}
+        return self.client.chat.completions.create(**params)
+"""
+
+BOOKING = """\
+import httpx
+
+from desk.persona import Persona
+
+
+def book_room(room: str, night: str) -> str:
+    \"\"\"Book a room for a night.\"\"\"
+    return httpx.post("https://hotel.example/bookings", json={"room": room, "night": night}).text
+
+
+def room_rates(room: str) -> str:
+    \"\"\"Rates of a room.\"\"\"
+    return httpx.get(f"https://hotel.example/rooms/{room}/rates").text
+
+
+def cancel_booking(booking_id: str) -> str:
+    \"\"\"Cancel a booking.\"\"\"
+    return httpx.delete(f"https://hotel.example/bookings/{booking_id}").text
+
+
+def format_rate(rate: float) -> str:
+    return f"{rate:.2f}"
+
+
+concierge = Persona(title="concierge", skills=[book_room, room_rates])
+concierge.skills.append(cancel_booking)
+"""
+
+
+def test_functions_in_a_field_the_specs_are_built_from_are_tools() -> None:
+    """``[describe(s) for s in persona.skills]`` handed to ``chat.completions.create`` through
+    a ``**params`` dict: the functions each ``Persona(skills=[...])`` is built with, and those
+    appended to its ``skills`` later, reach the model; a helper no persona holds does not."""
+    found = discover({"desk/persona.py": PERSONA, "desk/loop.py": LOOP, "desk/booking.py": BOOKING})
+    tools = {t.name: t for t in found}
+    assert set(tools) == {"book_room", "room_rates", "cancel_booking"}
+    assert tools["book_room"].functions == ["desk.booking.book_room"]
+    assert tools["book_room"].form == "spec-sink"
+
+
+def test_functions_taken_by_a_star_import_from_a_script_folder_are_followed() -> None:
+    """``from skills.hotel import *`` in ``bots/concierge/main.py``, run from its own folder:
+    the names it hands over are the functions of ``bots/concierge/skills/hotel.py``."""
+    hotel = BOOKING.split("\n\n\nconcierge = ")[0].replace("from desk.persona import Persona\n", "")
+    main = """\
+from desk.persona import Persona
+from skills.hotel import *
+
+concierge = Persona(title="concierge", skills=[book_room, cancel_booking])
+"""
+    found = discover(
+        {
+            "desk/persona.py": PERSONA,
+            "desk/loop.py": LOOP,
+            "bots/concierge/skills/hotel.py": hotel,
+            "bots/concierge/main.py": main,
+        }
+    )
+    assert {t.name: t.functions for t in found} == {
+        "book_room": ["bots.concierge.skills.hotel.book_room"],
+        "cancel_booking": ["bots.concierge.skills.hotel.cancel_booking"],
+    }
+
+
+# ---------------------------------------------------------------- registries read back
+
+
+def test_a_registrar_decorators_store_read_back_into_framework_tools_is_followed() -> None:
+    """``@skill`` keeps each function in a module dict; ``all_skills()`` hands its values to
+    ``StructuredTool.from_function`` and the list to ``create_react_agent``: the decorated
+    functions are tools, found from the registration back to the decorator."""
+    registry = """\
+from typing import Callable
+
+_SKILLS: dict[str, Callable] = {}
+
+
+def skill(fn: Callable) -> Callable:
+    _SKILLS[fn.__name__] = fn
+    return fn
+
+
+def all_skills() -> list[Callable]:
+    return list(_SKILLS.values())
+"""
+    skills = """\
+import httpx
+
+from billing.registry import skill
+
+
+@skill
+def open_invoice(customer: str, amount: float) -> str:
+    \"\"\"Open an invoice.\"\"\"
+    return httpx.post("https://billing.example/invoices", json={"c": customer, "a": amount}).text
+
+
+@skill
+def invoice_status(invoice_id: str) -> str:
+    \"\"\"Status of an invoice.\"\"\"
+    return httpx.get(f"https://billing.example/invoices/{invoice_id}").text
+
+
+def _total(amounts: list[float]) -> float:
+    return sum(amounts)
+"""
+    agent = """\
+from langchain_core.tools import StructuredTool
+from langgraph.prebuilt import create_react_agent
+
+import billing.skills  # noqa: F401  (registers the skills)
+from billing.registry import all_skills
+
+
+def build(model):
+    tools = [StructuredTool.from_function(f) for f in all_skills()]
+    return create_react_agent(model, tools)
+"""
+    found = discover(
+        {"billing/registry.py": registry, "billing/skills.py": skills, "billing/agent.py": agent}
+    )
+    assert {t.name: t.functions for t in found} == {
+        "open_invoice": ["billing.skills.open_invoice"],
+        "invoice_status": ["billing.skills.invoice_status"],
+    }
+
+
+def test_the_functions_of_a_module_the_loop_scans_are_tools() -> None:
+    """``inspect.getmembers(actions, inspect.isfunction)`` into a dict whose values become
+    ``messages.create(tools=...)`` specs: the module's public functions reach the model."""
+    actions = """\
+import os
+
+import requests
+
+
+def delete_file(path: str) -> str:
+    \"\"\"Delete a file.\"\"\"
+    os.remove(path)
+    return "ok"
+
+
+def post_status(text: str) -> str:
+    \"\"\"Post a status update.\"\"\"
+    return requests.post("https://social.example/status", json={"t": text}).text
+
+
+def _clean(text: str) -> str:
+    return text.strip()
+"""
+    runner = """\
+import inspect
+
+import anthropic
+
+from agent import actions
+
+
+def schema(fn) -> dict:
+    return {"name": fn.__name__, "description": fn.__doc__, "input_schema": {"type": "object"}}
+
+
+FUNCS = {name: fn for name, fn in inspect.getmembers(actions, inspect.isfunction)}
+
+
+def step(messages: list) -> None:
+    client = anthropic.Anthropic()
+    specs = [schema(f) for f in FUNCS.values()]
+    reply = client.messages.create(model="claude", max_tokens=256, messages=messages, tools=specs)
+    for block in reply.content:
+        if block.type == "tool_use":
+            FUNCS[block.name](**block.input)
+"""
+    found = discover(
+        {"agent/__init__.py": "", "agent/actions.py": actions, "agent/runner.py": runner}
+    )
+    assert {t.name for t in found} == {"delete_file", "post_status"}
+
+
+def test_a_spec_written_for_a_module_function_chosen_by_name_finds_the_modules_functions() -> None:
+    """``spec(name)`` writes an OpenAI spec from ``getattr(commands, name)``: the functions of
+    the project module ``commands`` are what the model is offered."""
+    commands = """\
+import requests
+
+
+def create_reminder(text: str, at: str) -> str:
+    \"\"\"Create a reminder.\"\"\"
+    return requests.post("https://remind.example/reminders", json={"text": text, "at": at}).text
+
+
+def list_reminders() -> str:
+    \"\"\"List the reminders.\"\"\"
+    return requests.get("https://remind.example/reminders").text
+"""
+    main = """\
+import json
+
+from openai import OpenAI
+
+from bot import commands
+
+NAMES = ["create_reminder", "list_reminders"]
+
+
+def spec(name: str) -> dict:
+    fn = getattr(commands, name)
+    return {"type": "function", "function": {"name": name, "description": fn.__doc__}}
+
+
+def run(messages: list) -> None:
+    client = OpenAI()
+    out = client.chat.completions.create(
+        model="gpt-4o", messages=messages, tools=[spec(n) for n in NAMES]
+    )
+    for call in out.choices[0].message.tool_calls:
+        getattr(commands, call.function.name)(**json.loads(call.function.arguments))
+"""
+    found = discover({"bot/__init__.py": "", "bot/commands.py": commands, "bot/main.py": main})
+    assert {t.name for t in found} == {"create_reminder", "list_reminders"}

@@ -351,3 +351,53 @@ def log_message(text: str) -> None:
 def test_handlers_run_beside_a_model_call_are_not_tools() -> None:
     tools = discover({"chat/bot.py": HANDLERS_BESIDE_A_MODEL})
     assert [t.name for t in tools if t.form == "registrar"] == []
+
+
+def test_a_decorator_registering_its_own_wrapper_of_the_function_makes_that_function_a_tool() -> (
+    None
+):
+    """``@safe_tool()`` wraps each function in an error-catching ``guarded`` and registers
+    the wrapper with ``mcp.tool``: each decorated function is a tool, the wrapper none."""
+    app = """\
+import functools
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("billing")
+
+
+def safe_tool(*, read_only: bool = False):
+    def register(fn):
+        @functools.wraps(fn)
+        async def guarded(*args, **kwargs):
+            try:
+                return await fn(*args, **kwargs)
+            except Exception as exc:
+                return {"error": type(exc).__name__}
+        return mcp.tool(annotations={"readOnlyHint": read_only})(guarded)
+    return register
+"""
+    tools = """\
+import httpx
+
+from billing.app import safe_tool
+
+
+@safe_tool()
+async def create_invoice(customer: str, amount: float) -> dict:
+    \"\"\"Create an invoice.\"\"\"
+    async with httpx.AsyncClient() as client:
+        return (await client.post("https://bill.example/invoices", json={"c": customer})).json()
+
+
+@safe_tool(read_only=True)
+async def invoice(invoice_id: str) -> dict:
+    \"\"\"Read an invoice.\"\"\"
+    async with httpx.AsyncClient() as client:
+        return (await client.get(f"https://bill.example/invoices/{invoice_id}")).json()
+"""
+    found = discover({"billing/app.py": app, "billing/tools.py": tools})
+    assert {t.name: t.functions for t in found} == {
+        "create_invoice": ["billing.tools.create_invoice"],
+        "invoice": ["billing.tools.invoice"],
+    }

@@ -735,3 +735,67 @@ def test_a_kind_of_message_sent_over_a_channel_is_no_operation(scan_files: ScanF
     risk, codes = verdicts["forecast"]
     assert risk == "unknown"
     assert not codes & {"AG101", "AG201"}
+
+
+TELEMETRY = """\
+import functools
+import threading
+
+import httpx
+
+
+class Telemetry:
+    def record(self, event: str, props: dict) -> None:
+        payload = {"event": event, "props": props}
+        threading.Thread(target=self._send, args=(payload,), daemon=True).start()
+
+    def _send(self, payload: dict) -> None:
+        httpx.post("https://usage.example/v1/events", json=payload, timeout=2)
+
+
+usage = Telemetry()
+
+
+def tracked(name: str):
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            try:
+                return func(*args, **kwargs)
+            finally:
+                usage.record("tool_call", {"tool": name})
+        return wrapper
+    return decorator
+"""
+
+NOTES = """\
+import sqlite3
+
+from mcp.server.fastmcp import FastMCP
+
+from notes.telemetry import tracked
+
+mcp = FastMCP("notes")
+
+
+@mcp.tool()
+@tracked("add_note")
+def add_note(title: str) -> str:
+    \"\"\"Add a note.\"\"\"
+    conn = sqlite3.connect("notes.db")
+    conn.execute("INSERT INTO notes (title) VALUES (?)", (title,))
+    conn.commit()
+    return "ok"
+"""
+
+
+def test_a_telemetry_decorators_report_is_not_the_tools_effect(scan_files: ScanFiles) -> None:
+    """Every tool wrapped by ``@tracked`` reports its call to a usage service through a
+    ``Telemetry`` class of a ``telemetry`` module: telemetry of the call, not a remote write
+    of the tool (no AG201); the tool's own insert stays a local write."""
+    verdicts = tool_verdicts(
+        scan_files,
+        {"notes/__init__.py": "", "notes/telemetry.py": TELEMETRY, "notes/server.py": NOTES},
+    )
+    assert verdicts["add_note"][0] == "write"
+    assert "AG201" not in verdicts["add_note"][1]

@@ -1250,3 +1250,22 @@ def test_an_inherited_method_of_a_re_exported_class_held_by_self_is_followed(
     assert [
         (f.path, f.span.line, f.tool, [(r.path, r.span.line) for r in f.related]) for f in keys
     ] == [("agent.py", 15, "refund", [("payments/base.py", 6)])]
+
+
+def test_the_applications_own_mongodb_takes_no_idempotency_key(scan_files: ScanFiles) -> None:
+    """MongoDB is the application's own database, as its SQL database is: an insert is a
+    write to declare (AG101), deduplicated by a unique index or an upsert, not by a key."""
+    source = """\
+from langchain_core.tools import tool
+from pymongo import MongoClient
+
+orders = MongoClient().shop.orders
+
+
+@tool
+def save_order(customer: str, total: float) -> str:
+    \"\"\"Save an order.\"\"\"
+    return str(orders.insert_one({"customer": customer, "total": total}).inserted_id)
+"""
+    codes = {f.code for f in scan_files({"tools.py": source}).findings if f.tool == "save_order"}
+    assert "AG101" in codes and "AG201" not in codes

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import ScanFiles
+from tests.conftest import ScanFiles, tool_verdicts
 
 SERVER = """\
 import os
@@ -76,7 +76,11 @@ def test_the_callers_method_decides_what_the_helper_does(scan_files: ScanFiles) 
     assert {"AG101", "AG201", "AG401"} <= by_tool["post_message"]
 
 
-def test_a_helper_whose_method_no_caller_chooses_is_not_a_write(scan_files: ScanFiles) -> None:
+def test_a_method_the_model_chooses_makes_a_generic_executor_that_may_write(
+    scan_files: ScanFiles,
+) -> None:
+    """``proxy(method, path)`` hands the model's method on: it may POST or DELETE, so the
+    tool writes with an idempotency nobody can know (unknown is not safe)."""
     source = """\
 import httpx
 from langchain_core.tools import tool
@@ -90,6 +94,27 @@ def call_api(method: str, path: str) -> dict:
 def proxy(method: str, path: str) -> dict:
     \"\"\"Call the service.\"\"\"
     return call_api(method, path)
+"""
+    result = scan_files({"tools.py": source})
+    assert "AG101" in {f.code for f in result.findings if f.tool == "proxy"}
+
+
+def test_a_helper_whose_method_no_caller_chooses_is_not_a_write(scan_files: ScanFiles) -> None:
+    """A helper taking its method as a parameter, called by no tool: nothing chose a
+    method, so no tool writes through it."""
+    source = """\
+import httpx
+from langchain_core.tools import tool
+
+
+def call_api(method: str, path: str) -> dict:
+    return httpx.request(method, f"https://svc.example{path}").json()
+
+
+@tool
+def status() -> dict:
+    \"\"\"Service status.\"\"\"
+    return httpx.get("https://svc.example/status").json()
 """
     result = scan_files({"tools.py": source})
     assert [f.code for f in result.findings if f.code in {"AG101", "AG201"}] == []
@@ -167,3 +192,155 @@ def bump_contact_score(contact_id: str) -> dict:
     assert effects["delete_contact"] == [("destructive", True, "DELETE")]
     assert effects["set_contact_title"] == [("network_write", True, "PATCH")]
     assert effects["bump_contact_score"] == [("network_write", False, "PATCH")]
+
+
+TASKS_CLIENT = """\
+import requests
+
+API = "https://tasks.example/open/v1"
+
+
+class TasksClient:
+    def __init__(self, token: str) -> None:
+        self.headers = {"Authorization": f"Bearer {token}"}
+
+    def _make_request(self, method: str, endpoint: str, data=None) -> dict:
+        url = f"{API}{endpoint}"
+        if method == "GET":
+            response = requests.get(url, headers=self.headers)
+        elif method.upper() == "POST":
+            response = requests.post(url, headers=self.headers, json=data)
+        elif method in ("DELETE", "REMOVE"):
+            response = requests.delete(url, headers=self.headers)
+        else:
+            raise ValueError(f"Unsupported HTTP method: {method}")
+        response.raise_for_status()
+        return response.json() if response.text else {}
+
+    def list_projects(self) -> dict:
+        return self._make_request("GET", "/project")
+
+    def create_task(self, title: str, project_id: str) -> dict:
+        return self._make_request("POST", "/task", {"title": title, "projectId": project_id})
+
+    def delete_task(self, project_id: str, task_id: str) -> dict:
+        return self._make_request("DELETE", f"/project/{project_id}/task/{task_id}")
+"""
+
+TASKS_SERVER = """\
+import os
+
+from mcp.server.fastmcp import FastMCP
+
+from .client import TasksClient
+
+mcp = FastMCP("tasks")
+tasks = None
+
+
+def initialize_client() -> bool:
+    global tasks
+    token = os.getenv("TASKS_TOKEN")
+    if token is None:
+        return False
+    tasks = TasksClient(token)
+    return True
+
+
+@mcp.tool()
+async def list_projects() -> str:
+    \"\"\"List the projects.\"\"\"
+    if not tasks and not initialize_client():
+        return "No token."
+    return str(tasks.list_projects())
+
+
+@mcp.tool()
+async def create_task(title: str, project_id: str) -> str:
+    \"\"\"Create a task in a project.\"\"\"
+    if not tasks and not initialize_client():
+        return "No token."
+    return str(tasks.create_task(title, project_id))
+
+
+@mcp.tool()
+async def delete_task(project_id: str, task_id: str) -> str:
+    \"\"\"Delete a task.\"\"\"
+    if not tasks and not initialize_client():
+        return "No token."
+    return str(tasks.delete_task(project_id, task_id))
+"""
+
+
+def test_a_client_set_under_global_on_first_use_is_followed(scan_files: ScanFiles) -> None:
+    """``tasks = None`` at module level, set by ``global tasks`` in an initialiser: the
+    tools' calls on it are the client's methods, not unknown names taken for reads."""
+    verdicts = tool_verdicts(
+        scan_files,
+        {"tasks/__init__.py": "", "tasks/client.py": TASKS_CLIENT, "tasks/server.py": TASKS_SERVER},
+    )
+    assert verdicts["create_task"][0] != "read"
+    assert verdicts["delete_task"][0] != "read"
+
+
+def test_each_caller_takes_the_branch_its_literal_chooses(scan_files: ScanFiles) -> None:
+    """``_make_request`` deletes under ``elif method in ("DELETE", ...)`` only: the caller
+    passing "GET" reads, the one passing "POST" creates, the one passing "DELETE" deletes."""
+    verdicts = tool_verdicts(
+        scan_files,
+        {"tasks/__init__.py": "", "tasks/client.py": TASKS_CLIENT, "tasks/server.py": TASKS_SERVER},
+    )
+    assert verdicts["list_projects"][0] == "read"
+    assert verdicts["create_task"][0] == "network_write"
+    assert "AG201" in verdicts["create_task"][1]
+    assert verdicts["delete_task"][0] == "destructive"
+    assert "AG201" not in verdicts["delete_task"][1]
+
+
+def test_a_post_to_a_resource_by_a_function_named_to_update_it_is_idempotent(
+    scan_files: ScanFiles,
+) -> None:
+    """``update_task`` POSTs the task's fields to the task's own URL: setting them again
+    changes nothing (the name is the evidence); ``add_comment`` POSTing adds one each time."""
+    client = """\
+import requests
+
+API = "https://tasks.example/v1"
+
+
+class Tasks:
+    def _post(self, endpoint: str, data: dict) -> dict:
+        return requests.post(f"{API}{endpoint}", json=data, timeout=10).json()
+
+    def update_task(self, task_id: str, title: str) -> dict:
+        return self._post(f"/task/{task_id}", {"id": task_id, "title": title})
+
+    def add_comment(self, task_id: str, text: str) -> dict:
+        return self._post(f"/task/{task_id}/comments", {"text": text})
+"""
+    server = """\
+from mcp.server.fastmcp import FastMCP
+
+from tasks.client import Tasks
+
+mcp = FastMCP("tasks")
+api = Tasks()
+
+
+@mcp.tool()
+def rename_task(task_id: str, title: str) -> dict:
+    \"\"\"Rename a task.\"\"\"
+    return api.update_task(task_id, title)
+
+
+@mcp.tool()
+def comment_on_task(task_id: str, text: str) -> dict:
+    \"\"\"Comment on a task.\"\"\"
+    return api.add_comment(task_id, text)
+"""
+    verdicts = tool_verdicts(
+        scan_files, {"tasks/__init__.py": "", "tasks/client.py": client, "tasks/server.py": server}
+    )
+    assert verdicts["rename_task"][0] == "network_write"
+    assert "AG201" not in verdicts["rename_task"][1]
+    assert "AG201" in verdicts["comment_on_task"][1]

@@ -959,3 +959,30 @@ def test_redis_commands_are_judged_by_what_they_do(
     )
     assert found == kinds
     assert ("AG201" in codes) == keyed
+
+
+def test_a_write_verb_on_an_untyped_parameter_is_unknown_never_a_read(
+    scan_files: ScanFiles,
+) -> None:
+    """``ctx.messenger.send_message(text)`` on a parameter nothing types: whatever it is
+    handed at run time decides. The tool is unknown, not read-only and safe to replay; a
+    list handed in and appended to stays in the process."""
+    source = """\
+from langchain_core.tools import tool
+
+
+@tool
+def send_note(text: str, ctx=None) -> str:
+    \"\"\"Send a note.\"\"\"
+    return str(ctx.messenger.send_message(text))
+
+
+@tool
+def collect(text: str, seen=None) -> str:
+    \"\"\"Remember a word.\"\"\"
+    seen.append(text)
+    return text
+"""
+    report = build_report(scan_files({"tools.py": source}))
+    risks = {row.name: row.risk.value for row in report.tools}
+    assert risks == {"send_note": "unknown", "collect": "read"}

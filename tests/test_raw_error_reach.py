@@ -202,3 +202,35 @@ def test_pydantic_ai_tools_fixing_their_input_are_not_blamed(scan_files: ScanFil
     # a rejected query's text is what the model needs; a move on the user's own board
     # object is no remote write; a booking's HTTP error text is raw text around a write
     assert blamed == [("AG101", "book_room"), ("AG601", "book_room")]
+
+
+def test_exception_text_a_closure_puts_in_what_the_tool_returns_reaches_the_model(
+    scan_files: ScanFiles,
+) -> None:
+    """The tool runs the model's code in a thread whose function fills the tool's own
+    ``result`` dict, ``str(e)`` included, and returns that dict: raw text reaches the model."""
+    source = """\
+import threading
+
+from langchain_core.tools import tool
+
+
+@tool
+def run_python(code: str) -> dict:
+    \"\"\"Run Python code.\"\"\"
+    result = {"output": ""}
+
+    def runner():
+        try:
+            exec(code, {})
+            result["output"] = "done"
+        except Exception as e:
+            result["output"] = str(e)
+
+    thread = threading.Thread(target=runner)
+    thread.start()
+    thread.join(5)
+    return result
+"""
+    codes = {f.code for f in scan_files({"tools.py": source}).findings}
+    assert "AG601" in codes

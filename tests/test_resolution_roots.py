@@ -270,3 +270,31 @@ def test_a_parent_folder_put_on_sys_path_names_from_there(scan_files: ScanFiles)
         "app/shop/helpers/mailer.py": MAILER,
     }
     assert "shop.helpers.mailer" in sent_and_named(scan_files, files)
+
+
+def test_a_script_importing_the_module_beside_it_by_its_bare_name_names_it(
+    scan_files: ScanFiles,
+) -> None:
+    """``import mailer`` in ``scripts/notify/run.py`` beside ``mailer.py``: run as a script,
+    its folder is on ``sys.path``, so ``mailer`` is that file."""
+    tool = TOOL.replace("from {package}.mailer import deliver", "import mailer").replace(
+        "return deliver(", "return mailer.deliver("
+    )
+    files = {"scripts/notify/run.py": tool, "scripts/notify/mailer.py": MAILER}
+    assert "mailer" in sent_and_named(scan_files, files)
+
+
+def test_two_script_folders_with_modules_of_one_name_keep_distinct_names(
+    scan_files: ScanFiles,
+) -> None:
+    """``examples/a/run.py`` and ``examples/b/run.py`` each import ``agents`` from beside
+    them: one folder may be named as its scripts name it, never both, so no two files
+    share a module name (one would hide the other)."""
+    files = {
+        "examples/shop/run.py": "from agents import shop_agent\n",
+        "examples/shop/agents.py": "shop_agent = object()\n",
+        "examples/bank/run.py": "from agents import bank_agent\n",
+        "examples/bank/agents.py": "bank_agent = object()\n",
+    }
+    names = [m.module for m in scan_files(files).project.modules.values()]
+    assert len(names) == len(set(names))

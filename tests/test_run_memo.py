@@ -351,3 +351,26 @@ def test_every_edit_gives_the_findings_of_a_fresh_run(
     # The edited tree is recorded in turn.
     third = recorded_scan(desk, cache_dir)
     assert third.from_memo and shown(third) == shown(second)
+
+
+def test_a_change_anywhere_in_agentguards_code_retires_the_run_records(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Upgrading agentguard to code with a fixed rule (not only a fixed engine) must not
+    answer from a run recorded by the old code: the code digest covers the whole package."""
+    from agentguard.engine import run_memo
+
+    package = tmp_path / "agentguard"
+    (package / "engine").mkdir(parents=True)
+    (package / "checks").mkdir()
+    rule = package / "checks" / "ag999_rule.py"
+    rule.write_text("MESSAGE = 'old'\n")
+    monkeypatch.setattr(run_memo, "__file__", str(package / "engine" / "run_memo.py"))
+    run_memo.package_digest.cache_clear()
+    before = run_memo.package_digest()
+    rule.write_text("MESSAGE = 'fixed'\n")
+    run_memo.package_digest.cache_clear()
+    try:
+        assert run_memo.package_digest() != before
+    finally:
+        run_memo.package_digest.cache_clear()

@@ -47,7 +47,9 @@ from agentguard.facts.module_facts import ModuleFacts
 from agentguard.facts.typescript.parser import grammar_version
 
 CACHE_DIR_NAME = ".agentguard_cache"
-FORMAT = "9"  # bump when the facts dataclasses change shape or the extractor fills them differently
+FORMAT = (
+    "10"  # bump when the facts dataclasses change shape or the extractor fills them differently
+)
 PICKLE_PROTOCOL = 5
 # An unreferenced entry younger than this is kept: a run still going may have written it
 # for a record it has not stored yet.

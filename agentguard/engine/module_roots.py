@@ -251,6 +251,11 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
     if not imports:
         return {}
     prefixes = {name.rsplit(".", i)[0] for name in imports for i in range(1, name.count(".") + 1)}
+    sibling_imports = {
+        (_folder(facts.path), name.split(".", 1)[0])
+        for facts in modules
+        for name in facts.absolute_imports
+    }
     files = set(python)
     by_rel = {facts.path: facts for facts in modules}
     path_roots = _sys_path_roots(modules)
@@ -280,7 +285,12 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
             continue
         for cut in range(1, len(parts)):
             shorter = ".".join(parts[cut:])
-            if _imported(shorter, imports, prefixes, defined):
+            if _imported(shorter, imports, prefixes, defined) or (
+                # ``import database`` in a script beside ``database.py``: the script's own
+                # folder is on ``sys.path`` (only there: elsewhere the name may be a package
+                # the project installs)
+                "." not in shorter and (_folder(rel), shorter) in sibling_imports
+            ):
                 new_root = "/".join([root, *folders[len(folders) - depth :][:cut]]).strip("/")
                 if f"{new_root}/__init__.py" not in files or new_root in path_roots:
                     votes.add(new_root)
@@ -305,6 +315,9 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
         old = {by_rel[rel].module for rel in below}
         if any(name in taken - old for name in names.values()):
             continue
+        # two script folders may each hold an ``agents.py``: the first named keeps the name,
+        # the other keeps its path's
+        taken = (taken - old) | set(names.values())
         renamed.update(names)
     renamed.update(_scan_root_package(modules, imports, files, current, confirmed, renamed))
     return renamed

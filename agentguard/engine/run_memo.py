@@ -90,7 +90,7 @@ class RunRecord:
 def package_digest() -> str:
     """agentguard's own code and data: a new rule or a fixed bug must not reuse old results."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # all of agentguard, not the engine only
     for path in sorted(package.rglob("*")):
         if path.suffix in {".py", ".yaml", ".json"} and "__pycache__" not in path.parts:
             digest.update(path.relative_to(package).as_posix().encode())

@@ -61,6 +61,8 @@ class DefinitionVisitor(ValueReader):
                     base if alias.name == "*" else f"{base}.{alias.name}"
                 )
             if alias.name == "*":
+                if base:
+                    self.facts.star_imports.append(base)
                 continue
             self.facts.imports[alias.asname or alias.name] = (
                 f"{base}.{alias.name}" if base else alias.name

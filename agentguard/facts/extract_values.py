@@ -132,11 +132,13 @@ def _concatenated(node: ast.AST) -> list[ast.expr]:
 
 
 class Scope:
-    __slots__ = ("function", "loops", "order", "types")
+    __slots__ = ("function", "globals", "loops", "order", "types")
 
     def __init__(self, function: Function | None) -> None:
         self.function = function
         self.types: dict[str, str] = {}
+        # ``global client`` in a function: its assignments bind the module's variable
+        self.globals: set[str] = set()
         self.loops: list[int] = []
         self.order = 0
 
@@ -670,6 +672,10 @@ class ValueReader:
         val = self.value(value)
         scope = self.scope
         function = scope.function
+        if function is not None and name in scope.globals:
+            # ``global client`` then ``client = Client()`` (a client made on first use):
+            # the module's variable holds it, for every function that reads it
+            function = None
         # Positional: keyword arguments cost a dataclass ``__init__`` more than its work.
         self.facts.assignments.append(
             Assignment(
@@ -778,6 +784,10 @@ class ValueReader:
         else:
             return None
         return held if held.rsplit(".", 1)[-1].lstrip("_")[:1].isupper() else None
+
+    def visit_Global(self, node: ast.Global) -> None:
+        if self.scope.function is not None:
+            self.scope.globals.update(node.names)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)

@@ -160,6 +160,15 @@ class Value(CompactPickle):
     def string(self) -> str | None:
         return self.const if self.kind == "const" and isinstance(self.const, str) else None
 
+    def literal_text(self) -> str | None:
+        """The text a string literal holds, a template or f-string without placeholders
+        (a JavaScript template literal holding a GraphQL document) included."""
+        text = self.string()
+        if text is not None or self.kind != "fstring" or not self.parts:
+            return text
+        parts = [part.string() for part in self.parts]
+        return "".join(p for p in parts if p is not None) if None not in parts else None
+
 
 # The key prefix, among a dict Value's items, of what a TypeScript object literal spreads
 # (``{...options}`` is the item ``...options``).
@@ -393,6 +402,9 @@ class ModuleFacts(CompactPickle):
     # Where the parser could not read the file and went on after it (tree-sitter recovers:
     # TypeScript's newest type-level syntax); the rest of the file is in these facts.
     unread: list[Span] = field(default_factory=list)
+    # ``from configs.tools import *``: the modules whose public names this one takes, in
+    # order (a name defined nowhere here may be one of theirs)
+    star_imports: list[str] = field(default_factory=list)
 
     def calls_in(self, function: str | None) -> list[Call]:
         return [c for c in self.calls if c.function == function]

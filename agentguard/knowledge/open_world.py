@@ -54,6 +54,9 @@ class OpenWorld:
     object_writes: frozenset[str] = key("object_writes", IDENTIFIERS, frozen)
     no_effect: frozenset[str] = key("no_effect", IDENTIFIERS, frozen)
     derived_writes: frozenset[str] = key("derived_writes", IDENTIFIERS, frozen)
+    # container methods that take the item they add or remove: with no positional argument
+    # they are some other object's method
+    item_taking_methods: frozenset[str] = key("item_taking_methods", IDENTIFIERS, frozen)
     # first words of longer method names that write on a handed-out object
     derived_write_prefixes: frozenset[str] = key("derived_write_prefixes", WORDS, frozen)
     # keys of a batch request's body listing its operations, one key per item

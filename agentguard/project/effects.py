@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
+from agentguard.project.branch_guards import guarded, map_guard_through_call
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
 from agentguard.project.passed_calls import passed_effects
 from agentguard.project.passes import Pass, PassResults
@@ -174,13 +175,16 @@ class EffectSummaries:
                 edges.extend((site.edge_call, target) for target in targets if target != qualname)
                 hidden = _interface_effect(project, call, targets, fn, facts)
                 if hidden is not None:
-                    effects.append(hidden)
+                    effects.append(guarded(hidden, fn, written.order))
                 # what it hands a helper that calls it (``_call(client.remove, key)``)
-                effects.extend(passed_effects(project, site, fn, facts))
+                effects.extend(
+                    guarded(passed, fn, written.order)
+                    for passed in passed_effects(project, site, fn, facts)
+                )
                 continue
             effect = classify_sink(project, call, callee, fn, facts)
             if effect is not None:
-                effects.append(effect)
+                effects.append(guarded(effect, fn, written.order))
         # a project decorator whose wrapper runs around the function: its effects too
         edges.extend(project.decorator_edges(qualname))
         if not user_sinks:
@@ -257,6 +261,8 @@ class EffectSummaries:
                     mapped = map_url_through_call(project, mapped, target_fn, call, fn, facts)
                 if mapped is not None:
                     mapped = map_statement_through_call(project, mapped, target_fn, call, fn, facts)
+                if mapped is not None:
+                    mapped = map_guard_through_call(project, mapped, target_fn, call, fn)
                 if (
                     mapped is None
                     or open_world.is_plumbing(project, mapped, target_fn)
@@ -266,7 +272,9 @@ class EffectSummaries:
                 mapped_key = map_key_through_call(project, effect.key, target_fn, call, fn, facts)
                 if mapped_key is None and mapped.non_idempotent:
                     mapped_key = check_then_create(project, call, fn, facts)
-                candidate = replace(mapped, chain=(step, *mapped.chain), key=mapped_key)
+                candidate = guarded(
+                    replace(mapped, chain=(step, *mapped.chain), key=mapped_key), fn, call.order
+                )
                 if key in mine and _rank(mine[key]) <= _rank(candidate):
                     continue  # a path with no guard (or a shorter one) was found first
                 if before is None:
@@ -375,7 +383,10 @@ def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEf
                     # no evidence
                     effect = replace(effect, kind=open_world.UNKNOWN)
                 if effect.kind == DEFERRED:
-                    continue  # no caller chose the HTTP method
+                    chosen = _chosen_by_the_model(project, tool, qualname, effect)
+                    if chosen is None:
+                        continue  # no caller chose the HTTP method
+                    effect = chosen
                 if effect.kind == RPC_DEFERRED:
                     # the model chooses the remote operation: a generic executor, unjudged
                     effect = replace(effect, kind=open_world.UNKNOWN, method_param=None)
@@ -387,6 +398,27 @@ def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEf
             gathered.extend(context_writes(project, tool))
         with_effects.append(replace(tool, effects=gathered))
     return ToolEffects(summaries, tuple(with_effects))
+
+
+def _chosen_by_the_model(
+    project: ProjectIndex, tool: ToolFacts, qualname: str, effect: Effect
+) -> Effect | None:
+    """An HTTP call whose method is a parameter of the tool's own function: the model
+    chooses it (a generic HTTP executor), so it may write, its idempotency unknown. None
+    when no parameter of the tool decides it."""
+    param = (effect.method_param or "").partition(".")[0]
+    if qualname not in tool.functions or param not in project.functions[qualname][0].params:
+        return None
+    step = EvidenceStep(
+        StepKind.REQUEST, effect.site, detail="with the HTTP method the model chooses"
+    )
+    return replace(
+        effect,
+        kind="network_write",
+        idempotent=None,
+        method_param=None,
+        chain=(*effect.chain, step),
+    )
 
 
 def _reached_from(tool: ToolFacts) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence
@@ -26,6 +26,7 @@ from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld
 from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class
+from agentguard.project.read_posts import graphql_document, mutation_field
 from agentguard.project.receivers import (
     STDLIB_MODULES,
     asks_a_collection,
@@ -91,6 +92,9 @@ def judge(
 ) -> Effect | None:
     """The effect of an external call no catalogue entry knows, or None for a read or a
     call that stays in the process."""
+    written = _written_request(project, call, fn, facts)
+    if written is not None:
+        return written[0]
     world = project.catalog.open_world
     verdict = _verdict(project, world, call, callee, fn, facts)
     return _effect(call, fn, facts, verdict, key_for)
@@ -212,6 +216,120 @@ _FILLS = frozenset({"set", "put", "setex", "setEx", "set_json", "setJSON"})
 _LOOKUPS = frozenset({"get", "getEx", "get_json", "getJSON"})
 
 
+def mutation_effect(project: ProjectIndex, text: str) -> tuple[str, bool | None]:
+    """What a GraphQL mutation does, by its first field's verb (``productCreate`` creates,
+    ``productUpdate`` sets, ``productDelete`` deletes; none: a write of unknown idempotency)."""
+    field = mutation_field(text)
+    verb = project.catalog.open_world.verb_class(field) if field else None
+    if verb in WRITE_CLASSES:
+        return WRITE_CLASSES[verb]
+    return "network_write", None
+
+
+# An HTTP call whose method is a caller's choice: no effect until a caller passes one.
+HTTP_DEFERRED = "http_deferred"
+# A URL as written, or the start of one (an absolute URL, a template's first literal).
+_ROUTE_URL = re.compile(r"^\s*(https?://|/)")
+
+
+def _first_text(call: Call) -> str:
+    """The first argument's literal text, or its template's first literal part; "" else."""
+    if not call.args:
+        return ""
+    first = call.args[0]
+    text = first.literal_text()
+    if text is None and first.kind == "fstring" and first.parts:
+        text = first.parts[0].string()
+    return text or ""
+
+
+# An HTTP route written as its method and path (Octokit's ``request("POST /repos/{owner}/
+# {repo}/issues", ...)``, and the clients written after it): the method says what it does.
+_ROUTE = re.compile(r"^\s*(GET|HEAD|OPTIONS|POST|PUT|PATCH|DELETE)\s+/")
+_ROUTE_EFFECTS: dict[str, tuple[str, bool | None]] = {
+    "POST": ("network_write", False),
+    "PUT": ("network_write", True),
+    "PATCH": ("network_write", None),
+    "DELETE": ("destructive", True),
+}
+
+
+def _route_method(call: Call) -> str | None:
+    """The HTTP method a call's first argument names as a route (``"DELETE /x/{id}"``, or
+    a template starting so)."""
+    text = _first_text(call)
+    found = _ROUTE.match(text) if text else None
+    return found.group(1) if found else None
+
+
+def _options_method(call: Call, fn: Function) -> tuple[str | None, str | None]:
+    """The HTTP method an options object the call is handed names (``{method: "DELETE"}``),
+    or the parameter of ``fn`` it is (``{method}``, the caller's choice)."""
+    for value in (*call.args, *call.kwargs.values()):
+        held = value.items.get("method") if value.kind == "dict" else None
+        if held is None:
+            continue
+        written = held.string()
+        if written:
+            return written.upper(), None
+        if held.kind == "name" and held.text in fn.params and held.text not in SELF_NAMES:
+            return None, held.text
+    return None, None
+
+
+def _written_request(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> tuple[Effect | None] | None:
+    """What a call does when its arguments say it in a protocol's own words, whatever sends
+    it (a client typed ``any``): a GraphQL ``mutation`` document writes as its first field's
+    verb says; an HTTP route (``"POST /repos/..."``) or an options object's ``method`` as its
+    method does (a method that is a parameter: as its callers choose). ``(None,)`` for a
+    read; None when the arguments say neither."""
+    if not call.receiver:
+        return None  # ``gql("mutation ...")`` builds a document; what executes it is judged
+    method = _route_method(call)
+    chosen_by: str | None = None
+    if method is None and (_ROUTE_URL.match(_first_text(call)) or call.method == "request"):
+        method, chosen_by = _options_method(call, fn)
+    if chosen_by is not None:
+        effect = Effect.judged(
+            call,
+            fn.qualname,
+            facts.path,
+            kind=HTTP_DEFERRED,
+            idempotent=None,
+            remote=True,
+            detail="a request whose method its caller chooses",
+            confidence=Confidence.MEDIUM,
+        )
+        return (replace(effect, method_param=chosen_by),)
+    if method is not None:
+        if method not in _ROUTE_EFFECTS:
+            return (None,)
+        kind, idempotent = _ROUTE_EFFECTS[method]
+        detail = f"the route `{method} ...` it requests"
+    else:
+        judged = (
+            graphql_document(project, call.args[0], fn, facts, call.order) if call.args else None
+        )
+        if judged is None or judged[0] != "mutation":
+            return None
+        kind, idempotent = mutation_effect(project, judged[1])
+        field = mutation_field(judged[1])
+        detail = f"a GraphQL mutation{f' `{field}`' if field else ''}"
+    effect = Effect.judged(
+        call,
+        fn.qualname,
+        facts.path,
+        kind=kind,
+        idempotent=idempotent,
+        remote=True,
+        detail=detail,
+        confidence=Confidence.MEDIUM,
+    )
+    return (effect,)
+
+
 def fills_what_it_read(call: Call, facts: ModuleFacts) -> bool:
     """``store.set(key, value)`` after ``store.get(key)`` in the same function, on the same
     store and key as written: a read-through cache filled with what the function looked up
@@ -310,6 +428,8 @@ def _verdict(
         # ``issue.update(summary=text)``: a write verb given named fields only, where a
         # list, dict or set method is handed items or a mapping
         or (verb in WRITE_CLASSES and bool(call.kwargs) and not call.args)
+        # ``network.remove()``: no list, dict or set removes without being handed the item
+        or (call.method in world.item_taking_methods and not call.args)
     )
     if verb in WRITE_CLASSES and derived and _handed_out(project, world, root, fn, facts, call):
         # ``project = gl.projects.get(1); project.issues.create(...)``
@@ -339,6 +459,16 @@ def _verdict(
             # ``ch = connect(url)``, then ``ch.publish(...)``: an object from outside the
             # project that no name says is a client; what the verb does to it is unknown
             return _Verdict(None, "a write verb on what an external call returned")
+        if (
+            writes
+            and root.split(".", 1)[0] in fn.params
+            and root.split(".", 1)[0] not in SELF_NAMES
+            and call.method not in containers
+            and call.method not in _DATA_METHODS
+        ):
+            # ``ctx.messenger.send_message(text)`` on a parameter nothing types: what it
+            # is handed at run time decides, unknown, never a read
+            return _Verdict(None, "a write verb on a parameter of no known type")
         return None
     if writes:
         last = root.rsplit(".", 1)[-1]
@@ -763,9 +893,12 @@ def _just_built(
 
 def delivers_telemetry(project: ProjectIndex, effect: Effect, helper: Function) -> bool:
     """A request a helper named for the server's own logs, audit trail or metrics makes
-    (``flushLoggerSafely``, ``flush_audit_events``): telemetry of the call reaching it, not
-    the side effect of the tool that calls the helper."""
-    named = set(words(helper.name, identifier=True))
+    (``flushLoggerSafely``, ``flush_audit_events``, ``record`` in ``app/telemetry.py``):
+    telemetry of the call reaching it, not the side effect of the tool that calls the
+    helper. Its module names it as well as its own name (a class does not: ``Audit.send``
+    may be the business's audit queue)."""
+    parts = [*helper.module.split("."), helper.name]
+    named = {word for part in parts for word in words(part, identifier=True)}
     return effect.remote and bool(named & project.catalog.open_world.telemetry_words)
 
 

@@ -221,19 +221,25 @@ def judge_mapped_document(
         return PostJudgement(READ, "a GraphQL query")
     if operation != "mutation" or text is None:
         return PostJudgement(NEUTRAL)
-    field = _GRAPHQL_FIELD.search(text)
-    name = field.group(1) if field else ""
+    name = mutation_field(text)
     judged = rpc_operation_judgement(project.catalog, name) if name else None
     if judged is not None and judged.verdict != READ:
         return PostJudgement(judged.verdict, f"a GraphQL mutation `{name}`")
     return PostJudgement(WRITE, f"a GraphQL mutation{f' `{name}`' if name else ''}")
 
 
+def mutation_field(text: str) -> str:
+    """A GraphQL mutation's first field (``tagsAdd`` in ``mutation addTags($id: ID!) {
+    tagsAdd(id: $id) {...} }``, past an alias), or "" when none is written."""
+    field = _GRAPHQL_FIELD.search(text)
+    return field.group(1) if field else ""
+
+
 def _literal_document(value: Value) -> str | None:
     """The text of a GraphQL document written as a string or ``gql("query { ... }")``."""
-    text = value.string()
+    text = value.literal_text()
     if text is None and value.kind == "call" and value.call_args:
-        text = value.call_args[0].string()
+        text = value.call_args[0].literal_text()
     return text
 
 

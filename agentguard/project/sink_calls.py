@@ -446,6 +446,10 @@ def _statement_param(
     bound = local_value(project, statement.text, fn, facts, before)
     if bound is None or bound.kind != "call":
         return None
+    root = bound.chain.root if bound.chain is not None else ""
+    if root in fn.params and root not in SELF_NAMES:
+        # ``prepared = query.replace(/\?/g, ...)``: the parameter's own text, rewritten
+        return root
     handed = [a.text for a in (*bound.call_args, *bound.call_kwargs.values()) if a.kind == "name"]
     params = [name for name in handed if name in fn.params and name not in SELF_NAMES]
     return params[0] if len(params) == 1 else None
@@ -469,6 +473,8 @@ def map_statement_through_call(
         project, effect.statement_param, callee_fn, call, caller, self_passed_on=False
     )
     if substitution.passed_on is not None:
+        if refuses_all_but_reads(project, caller, substitution.passed_on):
+            return None  # ``if not query.lower().startswith("select"): raise ...``
         return replace(effect, statement_param=substitution.passed_on)
     argument = substitution.argument
     if argument is not None and argument.kind == "name":
@@ -493,6 +499,30 @@ def map_statement_through_call(
     )
 
 
+# Checks of a statement's first word: Python's ``startswith``, JavaScript's ``startsWith``.
+_PREFIX_CHECKS = frozenset({"startswith", "startsWith"})
+
+
+def refuses_all_but_reads(project: ProjectIndex, fn: Function, param: str) -> bool:
+    """Whether ``fn`` leaves (raises or returns) unless its statement parameter ``param``
+    starts with a reading word (``if not query.strip().upper().startswith("SELECT"):
+    raise ValueError(...)``): the statement it passes on only reads."""
+    for branch in fn.branches:
+        test = branch.test
+        if not branch.exits or test.op != "not" or not test.parts:
+            continue
+        checked = test.parts[0]
+        chain = checked.chain
+        if checked.kind != "call" or chain is None or chain.root != param:
+            continue
+        if chain.called() not in _PREFIX_CHECKS or not checked.call_args:
+            continue
+        prefix = checked.call_args[0].string()
+        if prefix and project.catalog.sql_read.match(prefix):
+            return True
+    return False
+
+
 def _statement_start(value: Value) -> str | None:
     """A statement's literal text, or the literal start of an f-string (``f"SELECT * FROM
     {table}"`` starts ``SELECT * FROM``)."""
@@ -505,11 +535,6 @@ def _statement_start(value: Value) -> str | None:
 
 
 _FSTRING_START = re.compile(r"""(?s)^[rR]?[fF][rR]?(?:"{3}|'{3}|"|')([^{]*)""")
-
-
-# A GraphQL field's first selection after the operation header (``tagsAdd`` in
-# ``mutation addTags($id: ID!) { tagsAdd(id: $id) {...} }``), past an alias.
-_GRAPHQL_FIELD = re.compile(r"\{\s*(?:\w+\s*:\s*)?(\w+)")
 
 
 def _graphql_effect(
@@ -528,12 +553,8 @@ def _graphql_effect(
     operation, text = judged
     if operation != "mutation":
         return None
-    field = _GRAPHQL_FIELD.search(text)
-    verb = project.catalog.open_world.verb_class(field.group(1)) if field else None
-    if verb in open_world.WRITE_CLASSES:
-        kind, idempotent = open_world.WRITE_CLASSES[verb]
-        return kind, idempotent, False
-    return "network_write", None, False
+    kind, idempotent = open_world.mutation_effect(project, text)
+    return kind, idempotent, False
 
 
 def _open_world(
@@ -588,7 +609,7 @@ def _judged_post(
 
 
 # An HTTP call whose method a caller chooses: no effect until a caller passes one.
-DEFERRED = "http_deferred"
+DEFERRED = open_world.HTTP_DEFERRED
 
 
 def _method_param(
@@ -668,6 +689,9 @@ def map_method_through_call(
     posted = replace(
         effect, kind="network_write", idempotent=False, method=method, method_param=None
     )
+    if effect.reading != MIXED and name_sets(project.catalog, caller.name):
+        # ``update_task`` POSTing the task's fields: an update, as its name says
+        return _idempotent_patch(replace(posted, reading=""), caller.name)
     if effect.reading == MIXED:
         return replace(posted, confidence=Confidence.LOW)
     if effect.reading == WRITE:
@@ -765,13 +789,14 @@ def _mapped_operation(project: ProjectIndex, effect: Effect, argument: Value) ->
 
 
 def _idempotent_patch(effect: Effect, name: str) -> Effect:
-    """PATCH is idempotent when it sets fields (``update_object``); the name is the only
-    evidence, so the judgement is at most medium confidence."""
+    """A PATCH (or a POST) is idempotent when it sets fields (``update_object``); the name is
+    the only evidence, so the judgement is at most medium confidence."""
+    step = EvidenceStep(StepKind.PATCH, effect.site, caller=name, detail=effect.method or "PATCH")
     return replace(
         effect,
         idempotent=True,
         confidence=min(effect.confidence, Confidence.MEDIUM, key=lambda c: c.rank),
-        chain=(*effect.chain, EvidenceStep(StepKind.PATCH, effect.site, caller=name)),
+        chain=(*effect.chain, step),
     )
 
 
@@ -844,6 +869,9 @@ def map_url_through_call(
         return _repeat_safe_post(effect, judgement.reason)
     if judgement.verdict == MIXED:
         return replace(effect, reading=MIXED, url_param=None, confidence=Confidence.LOW)
+    if name_sets(project.catalog, caller.name):
+        # ``update_task`` POSTing to the task's own URL: an update, as its name says
+        return _idempotent_patch(replace(effect, reading="", url_param=None), caller.name)
     if judgement.verdict == NEUTRAL:
         return replace(effect, url_param=judgement.url_param)
     return replace(effect, reading="", url_param=None)

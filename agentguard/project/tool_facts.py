@@ -12,6 +12,8 @@ from agentguard.facts.module_facts import Call, Value
 from agentguard.knowledge.catalog import RetryConstruct
 
 SELF_NAMES = {"self", "cls"}
+# A parameter and the literals a branch compares it with (``method == "POST"``).
+Guard = tuple[str, frozenset[str]]
 REMOTE_EFFECTS = {"network_write", "payment", "message"}
 # ``unknown`` (a call no catalogue entry or verb judges) is not a write: no write rule fires
 # on it, and the report shows it as unknown, never as read or safe.
@@ -149,6 +151,9 @@ class Effect:
     # directly or through a call handed it (``self._validate(query)``): each caller's
     # literal statement judges it (a ``SELECT`` reads); otherwise it stays unknown.
     statement_param: str | None = None
+    # Made only on the branch where this parameter of ``function`` (or of a caller it was
+    # passed on to) equals one of these literals, upper-cased (project/branch_guards.py).
+    guard: Guard | None = None
 
     @classmethod
     def judged(

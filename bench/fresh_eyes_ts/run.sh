@@ -3,7 +3,7 @@
 # Usage: run.sh MIRROR AGENTGUARD dev|holdout [--verbose]
 #   MIRROR      folder holding the repositories of fetch.txt as bare git repositories, MIRROR/OWNER+NAME/repo
 #   AGENTGUARD  the agentguard executable to measure
-#   --verbose   list every miss; refused for the holdout half, which is only ever reported on
+#   --verbose   list every miss (both halves are development material now: see README.md)
 # The scorers come from the shared development sets (SHARED_DEVSET, default ../shared/devset next to the
 # checkout, for score.py, score_discovery.py and rulemap.yaml; its sibling devset-ts for collect.py, or
 # SHARED_DEVSET_TS). Each repository of the chosen half is extracted once, at its pinned commit (only its
@@ -22,10 +22,6 @@ case "$half" in
 esac
 if [ -n "$verbose" ] && [ "$verbose" != "--verbose" ]; then
   echo "run.sh: unknown option '$verbose'. $usage" >&2; exit 2
-fi
-if [ "$half" = holdout ] && [ -n "$verbose" ]; then
-  echo "run.sh: --verbose is refused for the holdout half: it is only ever reported on, never studied (see README.md)." >&2
-  exit 2
 fi
 [ -d "$mirror" ] || { echo "run.sh: MIRROR '$mirror' is not a folder. $usage" >&2; exit 2; }
 command -v "$ag" >/dev/null 2>&1 || { echo "run.sh: agentguard '$ag' not found or not executable." >&2; exit 2; }

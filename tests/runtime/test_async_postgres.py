@@ -13,7 +13,16 @@ from typing import Any
 
 import pytest
 
-from agentguard.runtime import Found, NotFound, Runtime, Status, current_call, guarded
+from agentguard.runtime import (
+    Found,
+    NotFound,
+    Runtime,
+    SimulatedCrash,
+    Status,
+    Unknown,
+    current_call,
+    guarded,
+)
 from tests.runtime.conftest import drop_schema, fresh_schema, require_postgres
 from tests.runtime.downstream import RecordingDownstream, wait_until
 from tests.runtime.test_bounded_ledger import BOUND_S, FreezableProxy, _lock_table
@@ -26,7 +35,7 @@ class _NoThreads(concurrent.futures.ThreadPoolExecutor):
         raise AssertionError("a ledger operation hopped to a thread")
 
 
-_SYNC_OPERATIONS = ("claim", "transition", "get", "find", "note", "release_lease")
+_SYNC_OPERATIONS = ("claim", "transition", "get", "find", "note", "release_lease", "entries")
 
 
 @contextlib.contextmanager
@@ -412,3 +421,165 @@ def test_an_async_claim_cancelled_while_it_waits_for_a_lock_is_released(
     assert not downstream.applied
     assert _run_async(runtime, lambda: create_order(cart_id="c1"))["ok"]
     assert len(downstream.applied) == 1
+
+
+def _sessions(dsn: str, application: str) -> set[int]:
+    """The server processes of the sessions that name ``application``."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        rows = connection.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (application,)
+        ).fetchall()
+    return {row[0] for row in rows}
+
+
+def test_an_async_ledger_connection_lost_between_calls_is_replaced_and_none_outlives_the_loop(
+    postgres_runtimes: Callable[..., Runtime],
+) -> None:
+    """A loop's connections stay with the ledger between operations: one the server ended in
+    the meantime is replaced within the next operation, and every one of them is closed when
+    the loop ends (no server session left behind)."""
+    import psycopg
+
+    dsn = require_postgres()
+    application = fresh_schema()
+    runtime = postgres_runtimes()
+    schema = runtime.ledger.schema  # type: ignore[attr-defined]
+    runtime.ledger.close()
+    from agentguard.runtime.ledger.postgres import PostgresLedger
+
+    separator = "&" if "?" in dsn else "?"
+    runtime.ledger = ledger = PostgresLedger(
+        f"{dsn}{separator}application_name={application}", schema=schema
+    )
+    downstream = RecordingDownstream()
+    _, create_order = _tools(runtime, downstream)
+    sync_sessions = _sessions(dsn, application)  # the migrating thread's connection
+    try:
+
+        async def calls() -> list[Any]:
+            first = await create_order(cart_id="c1")
+            in_use = _sessions(dsn, application) - sync_sessions
+            with psycopg.connect(dsn, autocommit=True) as admin:
+                for pid in in_use:
+                    admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            after_loss = await create_order(cart_id="c2")
+            replayed = await create_order(cart_id="c1")
+            return [first, in_use, after_loss, replayed]
+
+        with _sync_ledger_forbidden(runtime):
+            first, in_use, after_loss, replayed = _run_async(runtime, calls)
+        assert first["ok"], first
+        assert in_use, "the async calls' connection was not found"
+        assert after_loss["ok"], after_loss  # on a new connection, within the call
+        assert replayed["ok"] and replayed["metadata"]["replayed"], replayed
+        assert [entry.status for entry in ledger.entries()] == [Status.SUCCEEDED] * 2
+        assert downstream.applied_for("order:c2") == 1
+        # the loop has ended: its connections are closed, the sync one is still there
+        assert wait_until(lambda: _sessions(dsn, application) == sync_sessions, timeout_s=5)
+    finally:
+        ledger.close()
+
+
+def test_arecover_settles_expired_and_uncertain_calls_on_the_event_loop(
+    postgres_runtimes: Callable[..., Runtime],
+) -> None:
+    """``await runtime.arecover()`` does what ``recover()`` does, with every ledger operation
+    on the loop (no thread, no sync connection), and re-runs an async body its lookup did not
+    find, which ``recover()`` inside a running loop cannot."""
+    runtime = postgres_runtimes()
+    downstream = RecordingDownstream()
+    lookups_know = False
+    faults = {"c1": "timeout after send", "c2": "timeout before send", "c3": "crash"}
+
+    async def lookup(call: Any) -> Found | NotFound | Unknown:
+        if not lookups_know:
+            return Unknown("the order service is down")
+        order = downstream.find(call.idempotency_key)
+        return Found(order) if order else NotFound()
+
+    @guarded(
+        runtime,
+        risk="write",
+        key=lambda call: f"order:{call.args['cart_id']}",
+        reconcile=lookup,
+        replay="auto",
+        lease_s=60,
+    )
+    async def create_order(cart_id: str) -> dict[str, Any]:
+        fault = faults.pop(cart_id, None)
+        if fault == "timeout before send":
+            raise TimeoutError("connect timed out")
+        if fault == "crash":
+            raise SimulatedCrash("the worker died")  # its entry stays started, its lease runs
+        order = downstream.create(current_call().idempotency_key, cart_id=cart_id)
+        if fault == "timeout after send":
+            raise TimeoutError("read timed out")
+        return order
+
+    async def agent() -> Any:
+        nonlocal lookups_know
+        asyncio.get_running_loop().set_default_executor(_NoThreads())
+        async with runtime.run(run_id="r1"):
+            for cart in ("c1", "c2"):
+                seen = await create_order(cart_id=cart)
+                assert seen["code"] == "SIDE_EFFECT_UNCERTAIN", seen
+            with pytest.raises(SimulatedCrash):
+                await create_order(cart_id="c3")
+        lookups_know = True
+        return await runtime.arecover(now=time.time() + 120)  # c3's lease ran out
+
+    with _sync_ledger_forbidden(runtime):
+        report = asyncio.run(agent())
+    assert report.expired == 1
+    assert (report.succeeded, report.failed, report.uncertain) == (3, 0, 0)
+    assert report.replayed == 2  # c2 and c3 were not found: run again, once each
+    assert len(report.call_ids) == 3
+    assert [downstream.applied_for(f"order:{cart}") for cart in ("c1", "c2", "c3")] == [1, 1, 1]
+    assert {entry.status for entry in runtime.ledger.entries()} == {Status.SUCCEEDED}
+
+
+def test_a_cancelled_async_body_that_ends_late_releases_its_lease_on_the_event_loop(
+    postgres_runtimes: Callable[..., Runtime],
+) -> None:
+    """A body that outlives its cancellation at the deadline keeps its attempt running; when
+    it ends, the lease is released through the native driver, not the sync connection."""
+    runtime = postgres_runtimes()
+    downstream = RecordingDownstream()
+    finish = asyncio.Event()
+
+    @guarded(
+        runtime,
+        risk="write",
+        key=lambda call: f"order:{call.args['cart_id']}",
+        reconcile=downstream.lookup,
+        timeout_s=0.1,
+        lease_s=60,
+    )
+    async def create_order(cart_id: str) -> dict[str, Any]:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            await finish.wait()  # it does not stop when cancelled: still running
+        return {}
+
+    async def agent() -> Any:
+        asyncio.get_running_loop().set_default_executor(_NoThreads())
+        async with runtime.run(run_id="r1"):
+            first = await create_order(cart_id="c1")
+            call_id = first["metadata"]["call_id"]
+            held = await runtime.ledger.aio.get(call_id)  # type: ignore[union-attr]
+            finish.set()
+            for _ in range(300):
+                released = await runtime.ledger.aio.get(call_id)  # type: ignore[union-attr]
+                if released is not None and released.lease_owner is None:
+                    break
+                await asyncio.sleep(0.01)
+            return first, held, released
+
+    with _sync_ledger_forbidden(runtime):
+        first, held, released = asyncio.run(agent())
+    assert first["code"] == "SIDE_EFFECT_UNCERTAIN" and first["metadata"]["still_running"], first
+    assert held.status is Status.UNCERTAIN and held.lease_owner is not None
+    assert released.status is Status.UNCERTAIN and released.lease_owner is None

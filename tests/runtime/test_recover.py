@@ -210,3 +210,40 @@ def test_recovery_inside_a_running_loop_settles_async_calls_without_rerunning(
     report = asyncio.run(recover_in_loop())
     assert (report.expired, report.failed, report.replayed) == (1, 1, 0)
     assert service.calls == 0
+
+
+def test_arecover_on_a_running_loop_reruns_an_async_body_not_found(runtime: Runtime) -> None:
+    """On every ledger, ``arecover()`` awaited in the agent's loop settles as ``recover()``
+    does outside one: a call its lookup did not find is run again (replay="auto")."""
+    import asyncio
+
+    service = Service()
+    fail_first = [TimeoutError("connect timed out")]
+
+    @guarded(
+        runtime,
+        risk="write",
+        key=lambda call: f"order:{call.args['cart_id']}",
+        reconcile=service.find,
+        replay="auto",
+    )
+    async def create_order(cart_id: str) -> dict[str, Any]:
+        if fail_first:
+            raise fail_first.pop()  # nothing was sent
+        key = current_call().idempotency_key
+        service.orders[key] = {"cart_id": cart_id, "key": key}
+        return service.orders[key]
+
+    async def agent() -> tuple[Any, Any]:
+        service.blind = True
+        async with runtime.run(run_id="r1"):
+            first = await create_order(cart_id="c1")
+        service.blind = False
+        return first, await runtime.arecover()
+
+    first, report = asyncio.run(agent())
+    assert first["code"] == "SIDE_EFFECT_UNCERTAIN", first
+    assert (report.succeeded, report.failed, report.replayed) == (1, 0, 1)
+    entry = runtime.ledger.get(first["metadata"]["call_id"])
+    assert entry is not None and entry.status is Status.SUCCEEDED
+    assert list(service.orders) == [entry.idempotency_key]

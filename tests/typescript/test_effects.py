@@ -391,3 +391,116 @@ def test_a_method_of_the_package_class_an_agent_extends_is_judged(
     codes = _codes_by_tool(tmp_path)["remindLater"]
     assert ("AG101" in codes) is bool(effect)
     assert "AG201" not in codes
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "expected"),
+    [
+        # a GraphQL mutation document: GraphQL's own word says it writes
+        (
+            "add_comment",
+            "  await client.graphql(`mutation($id: ID!, $body: String!) {\n"
+            "    addComment(input: { subjectId: $id, body: $body }) { clientMutationId }\n"
+            "  }`, { id: args.id, body: args.body });",
+            {"AG101", "AG201"},
+        ),
+        # an HTTP route names its method
+        (
+            "comment_on_pr",
+            "  await client.request(`POST /repos/${args.repo}/pulls/${args.pr}/comments`, { body: args.body });",
+            {"AG101", "AG201"},
+        ),
+        ("remove_label", '  await client.request("DELETE /repos/a/b/labels/bug");', {"AG101"}),
+        ("list_labels", '  await client.request("GET /repos/a/b/labels");', set()),
+    ],
+)
+def test_a_client_typed_any_is_judged_by_the_protocol_words_it_is_handed(
+    tmp_path: Path, name: str, body: str, expected: set[str]
+) -> None:
+    """`client: any`: no type says what the call does, but a GraphQL `mutation` or a route
+    `"POST /..."` does, whatever sends it."""
+    setup = "declare const client: any;"
+    codes = _small(tmp_path, name, body, "", setup)
+    assert codes & {"AG101", "AG201"} == expected
+
+
+def test_a_default_exported_helper_is_followed(tmp_path: Path) -> None:
+    """`import send from "./send"` of `export default async function send(...)`: the tool's
+    call reaches the helper's POST."""
+    helper = (
+        "export default async function dispatchJob(route: string, body: unknown) {\n"
+        '  await fetch(`https://jobs.example/${route}`, { method: "POST", body: JSON.stringify(body) });\n'
+        '  return "dispatched";\n'
+        "}\n"
+    )
+    source = SMALL_SERVER.format(
+        imports='import dispatchJob from "./dispatch.js";',
+        setup="",
+        name="start_job",
+        body='  await dispatchJob("api/jobs", args);',
+    )
+    write_project(
+        tmp_path,
+        {
+            "package.json": '{"type": "module"}\n',
+            "src/server.ts": source,
+            "src/dispatch.ts": helper,
+        },
+    )
+    assert "AG101" in _codes_by_tool(tmp_path)["start_job"]
+
+
+def test_a_statement_the_tool_refuses_unless_it_selects_only_reads(tmp_path: Path) -> None:
+    """`if (!query.trim().toLowerCase().startsWith("select")) throw ...` before handing the
+    model's SQL to a driver helper (which rewrites it first): the tool only reads. The same
+    helper from a tool without the check runs whatever the model wrote."""
+    helper = (
+        'import pg from "pg";\n'
+        "const client = new pg.Client();\n"
+        "export async function runQuery(query: string): Promise<unknown[]> {\n"
+        '  const prepared = query.replace(/\\?/g, "$1");\n'
+        "  const result = await client.query(prepared);\n"
+        "  return result.rows;\n"
+        "}\n"
+    )
+    server = (
+        'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+        'import { z } from "zod";\n'
+        'import { runQuery } from "./db.js";\n'
+        'const server = new McpServer({ name: "db", version: "1.0.0" });\n'
+        'server.registerTool("read_query", { inputSchema: { query: z.string() } }, async ({ query }) => {\n'
+        '  if (!query.trim().toLowerCase().startsWith("select")) {\n'
+        '    throw new Error("Only SELECT queries are allowed");\n'
+        "  }\n"
+        '  return { content: [{ type: "text", text: JSON.stringify(await runQuery(query)) }] };\n'
+        "});\n"
+        'server.registerTool("run_sql", { inputSchema: { query: z.string() } }, async ({ query }) => {\n'
+        '  return { content: [{ type: "text", text: JSON.stringify(await runQuery(query)) }] };\n'
+        "});\n"
+    )
+    write_project(
+        tmp_path,
+        {"package.json": '{"type": "module"}\n', "src/server.ts": server, "src/db.ts": helper},
+    )
+    report = _run("report", str(tmp_path), "--format", "json")
+    effects = {tool["name"]: tool["effects"] for tool in report["tools"]}
+    assert effects["read_query"] == []
+    assert effects["run_sql"] != []
+
+
+def test_a_request_whose_method_the_model_chooses_may_write(tmp_path: Path) -> None:
+    """`client.request(url, { method })` with `method` from the tool's input: a generic HTTP
+    executor, a write of unknown idempotency, never a read."""
+    source = (
+        'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+        'import { z } from "zod";\n'
+        "declare const client: any;\n"
+        'const server = new McpServer({ name: "api", version: "1.0.0" });\n'
+        'server.registerTool("call_api", { inputSchema: { path: z.string(), method: z.string() } },\n'
+        "  async ({ path, method }) => {\n"
+        "    const res = await client.request(`https://api.example${path}`, { method });\n"
+        '    return { content: [{ type: "text", text: JSON.stringify(res.data) }] };\n'
+        "  });\n"
+    )
+    write_project(tmp_path, {"package.json": '{"type": "module"}\n', "src/server.ts": source})
+    assert "AG101" in _codes_by_tool(tmp_path)["call_api"]

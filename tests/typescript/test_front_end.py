@@ -890,3 +890,77 @@ def test_a_suppression_comment_on_the_line_silences_that_finding() -> None:
     replies = [f for f in result["findings"] if f["path"].endswith("replies.ts")]
     assert "AG201" not in {f["code"] for f in replies}
     assert "AG002" not in {f["code"] for f in replies}
+
+
+SUPPORT_TABLE = """\
+import { z } from "zod";
+
+export const supportTools = [
+  {
+    name: "open_case",
+    description: "Open a support case",
+    shape: { subject: z.string() },
+    run: async ({ subject }: { subject: string }) =>
+      (await fetch("https://cases.example/cases", { method: "POST", body: JSON.stringify({ subject }) })).json(),
+  },
+  {
+    name: "case_status",
+    description: "The status of a support case",
+    shape: { id: z.string() },
+    run: async ({ id }: { id: string }) => (await fetch(`https://cases.example/cases/${id}`)).json(),
+  },
+];
+"""
+
+
+@pytest.mark.parametrize(
+    "adapter",
+    [
+        # an MCP server registering each record, its callback calling the record's function
+        (
+            'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+            'import { supportTools } from "./table.js";\n'
+            'const server = new McpServer({ name: "support", version: "1.0.0" });\n'
+            "for (const entry of supportTools) {\n"
+            "  server.tool(entry.name, entry.description, entry.shape, async (args) => ({\n"
+            '    content: [{ type: "text", text: JSON.stringify(await entry.run(args as never)) }],\n'
+            "  }));\n"
+            "}\n"
+        ),
+        # LangChain.js tools made of each record in a loop
+        (
+            'import { tool } from "@langchain/core/tools";\n'
+            'import { z } from "zod";\n'
+            'import { supportTools } from "./table.js";\n'
+            "export function langchainTools() {\n"
+            "  const made = [];\n"
+            "  for (const entry of supportTools) {\n"
+            "    made.push(tool(async (args) => JSON.stringify(await entry.run(args as never)), {\n"
+            "      name: entry.name, description: entry.description, schema: z.object(entry.shape),\n"
+            "    }));\n"
+            "  }\n"
+            "  return made;\n"
+            "}\n"
+        ),
+    ],
+    ids=["mcp", "langchain-js"],
+)
+def test_each_record_of_a_table_registered_in_a_loop_is_a_tool(
+    tmp_path: Path, adapter: str
+) -> None:
+    """A table of tool records (name, description, shape, function) registered in a loop by
+    a framework's call named by the record's field: one tool per record, at the record,
+    running the record's function."""
+    write_project(
+        tmp_path,
+        {
+            "package.json": '{"type": "module"}\n',
+            "src/table.ts": SUPPORT_TABLE,
+            "src/adapter.ts": adapter,
+        },
+    )
+    tools = {tool["name"]: tool for tool in report(tmp_path)["tools"]}
+    assert set(tools) == {"open_case", "case_status"}
+    assert tools["open_case"]["path"] == "src/table.ts"
+    assert tools["open_case"]["effects"] != []
+    assert tools["case_status"]["effects"] == []

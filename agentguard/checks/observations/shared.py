@@ -31,7 +31,9 @@ class ObservationSite:
     function: Function
     facts: ModuleFacts
     tool: ToolFacts | None
-    role: str  # tool | wrapper | executor | helper (a function whose result a tool returns)
+    # tool | wrapper | executor | helper (a function whose result a tool returns) | closure
+    # (a function written inside a tool, filling what the tool returns)
+    role: str
     # Every tool whose output this function's result reaches: the tool itself, each tool
     # returning a helper's result (directly or through other helpers), or the inline
     # dispatch branches an executor's ``try`` wraps.
@@ -49,6 +51,12 @@ def _observation_sites(project: ProjectModel) -> list[ObservationSite]:
                 continue
             fn, facts = entry
             sites.setdefault(qualname, ObservationSite(fn, facts, tool, "tool", [tool]))
+            for nested in fn.nested:
+                # ``def runner(): ... except Exception as e: result["output"] = str(e)``
+                # filling a dict the tool returns once the thread ends
+                inner = project.functions.get(nested)
+                if inner is not None and nested not in sites:
+                    sites[nested] = ObservationSite(inner[0], inner[1], tool, "closure", [tool])
             for dec in fn.decorators:
                 target = project.project_function(dec.qualname, facts)
                 decorator = project.function(target) if target else None
@@ -329,6 +337,8 @@ def _first_raw(
     helper = _error_helper_return(project, site, handler)
     if helper is not None:
         return helper
+    if handler.tainted_names and site.role == "closure":
+        return _closure_return(project, site, handler)
     if handler.tainted_names:
         tainted = _carried(project, site, handler)
         for value in site.function.returns:
@@ -441,6 +451,22 @@ def _error_helper_return(
             if _returns_text_of(project, helper, param, 0):
                 how = f"`{helper.name}({param})` returns its text"
                 return _returned(site, how, value, helper.qualname)
+    return None
+
+
+def _closure_return(
+    project: ProjectModel, site: ObservationSite, handler: Handler
+) -> RawObservation | None:
+    """A handler inside a function written in the tool that puts the exception's text in a
+    container of the tool's own (``result["output"] = str(e)``), which the tool returns."""
+    outer = project.functions.get(site.function.qualname.rpartition(".<locals>.")[0])
+    if outer is None:
+        return None
+    own = {a.target for a in project.local_assignments(site.facts, site.function.qualname)}
+    shared = set(handler.tainted_names) - own
+    for value in outer[0].returns:
+        if value.kind == "name" and value.text in shared:
+            return _returned(site, f"`{value.text}` (set from the exception)", value, None)
     return None
 
 

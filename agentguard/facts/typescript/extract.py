@@ -261,6 +261,9 @@ class _Extractor:
         # level (the outer call's Value, then the inner call's own), which would make
         # building them quadratic in nesting depth. Forgotten when a name's type changes.
         self._values: dict[int, Value] = {}
+        # each function expression made a function of, by its node: a value naming it
+        # (``{ name: "send", fn: async (args) => ... }`` holds the function ``fn``)
+        self._function_nodes: dict[int, str] = {}
         self._reads_memo: dict[int, tuple[list[str], list[str], list[str]]] = {}
         self._resolved: dict[int, str | None] = {}
         # the string members of the module's enums and constant objects, by their name
@@ -675,6 +678,9 @@ class _Extractor:
             if operator is not None and self.text(operator) == "!":
                 value.op, value.parts = "not", [self.value(node.child_by_field_name("argument"))]
         elif kind in _FUNCTION_EXPRESSIONS:
+            made = self._function_nodes.get(node.id)
+            if made is not None:
+                return _function_value(made, text, span)
             value.kind = "lambda"
         return value
 
@@ -881,11 +887,15 @@ class _Extractor:
                         self.facts.imports.setdefault(self.text(ident), module)
             return
         declaration = node.child_by_field_name("declaration")
+        is_default = any(c.type == "default" for c in node.children)
         if declaration is not None:
             self.visit(declaration)
+            declared = declaration.child_by_field_name("name")
+            if is_default and declared is not None:
+                # ``export default async function desyncedAgentCall(...)``
+                self.facts.imports.setdefault("default", f"{self.module}.{self.text(declared)}")
             return
         value = node.child_by_field_name("value")
-        is_default = any(c.type == "default" for c in node.children)
         for child in node.named_children:
             if child.type in _FUNCTION_DECLARATIONS or child.type in _CLASS_DECLARATIONS:
                 self.visit(child)
@@ -937,6 +947,7 @@ class _Extractor:
         """Record a function (a declaration, a method or a named function expression) and
         visit its body in a scope of its own; its qualified name."""
         qual = self._unique(qualname or self._qualname(name))
+        self._function_nodes[node.id] = qual
         is_async = any(c.type == "async" for c in node.children)
         params_node = node.child_by_field_name("parameters") or node.child_by_field_name(
             "parameter"

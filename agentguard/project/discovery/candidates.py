@@ -116,3 +116,15 @@ def class_tool(
         options=dict(cls.attributes),
         description=(description.string() if description else "") or "",
     )
+
+
+def wraps_a_parameter(project: ProjectIndex, inner: str) -> bool:
+    """Whether ``inner`` is a function written inside another that calls one of the outer
+    function's parameters (``@functools.wraps(func) async def guarded(...): return await
+    func(...)`` inside a decorator): registering it registers the function the outer one is
+    handed, wrapped, not a tool of its own."""
+    outer, sep, _ = inner.rpartition(".<locals>.")
+    if not sep or inner not in project.functions or outer not in project.functions:
+        return False
+    params = set(project.functions[outer][0].params)
+    return any(call.callee in params for call in project.calls_in(inner))

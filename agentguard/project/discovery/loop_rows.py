@@ -109,6 +109,58 @@ def loop_rows(
     return result
 
 
+def record_rows(
+    project: ProjectIndex, named: Value | None, call: Call, module: ModuleFacts | None = None
+) -> tuple[str, list[tuple[Value, ModuleFacts]]]:
+    """A registration inside a loop over written records, named by a field of the loop's
+    target (``for (const t of tools) server.tool(t.name, ..., cb)``, ``tool(fn, {name:
+    t.name})``): the field and each record (a dict literal holding that field). None of
+    them for any other name."""
+    if named is None or named.kind != "attr" or named.chain is None:
+        return "", []
+    chain = named.chain
+    if (
+        len(chain.steps) != 1
+        or chain.steps[0][0] != "attr"
+        or not isinstance(chain.steps[0][1], str)
+    ):
+        return "", []
+    field = chain.steps[0][1]
+    fn: Function | None = None
+    if call.function is not None:
+        entry = project.functions.get(call.function)
+        if entry is None:
+            return "", []
+        fn, facts = entry
+        loops = fn.loops
+        # a callback registered inside the loop: the loop is its enclosing function's
+        while not _enclosing_loop(loops, chain.root, call) and fn is not None:
+            outer = _outer_function(project, fn)
+            if outer is None:
+                break
+            fn, facts = project.functions[outer]
+            loops = fn.loops
+    elif module is not None:
+        facts, loops = module, module.loops
+    else:
+        return "", []
+    loop = _enclosing_loop(loops, chain.root, call)
+    if loop is None or loop.iterable is None or len(loop.targets) != 1:
+        return "", []
+    rows = [
+        (row, row_facts)
+        for row, row_facts in _rows(project, loop.iterable, fn, facts, loop.span.line, 0)
+        if row.kind == "dict" and field in row.items
+    ]
+    return field, rows
+
+
+def _outer_function(project: ProjectIndex, fn: Function) -> str | None:
+    """The function ``fn`` is written inside, if any."""
+    qualname, _, _ = fn.qualname.rpartition(".<locals>.")
+    return qualname if qualname and qualname in project.functions else None
+
+
 def _enclosing_loop(loops: list[Loop], name: str, call: Call) -> Loop | None:
     found: Loop | None = None
     for loop in loops:

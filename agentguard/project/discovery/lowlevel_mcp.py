@@ -184,10 +184,52 @@ def _inline_branch(
     for other_handler, string, other_body in branches:
         if other_handler == handler and string != name:
             shared.update(_branch_targets(project, facts, handler, other_body))
-    own = [t for t in targets if t not in shared and not t.rsplit(".", 1)[-1].startswith("_")]
+    own = [
+        t
+        for t in targets
+        if t not in shared
+        and not t.rsplit(".", 1)[-1].startswith("_")
+        and _handed_the_arguments(project, facts, handler, body, t)
+    ]
     if own:
         return None
     return handler, body, targets
+
+
+def _handed_the_arguments(
+    project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span, target: str
+) -> bool:
+    """Whether the branch hands ``target`` only the tool's arguments, whole or in fields
+    (``handle_create(arguments)``, ``restock(arguments["sku"], arguments["amount"])``,
+    ``handleReadFile(parsed)`` with ``parsed = Schema.parse(args)``): then it is the tool's
+    own function. A helper also handed something else, a client (``createLabel(gmail,
+    args.name)``), leaves the work, and the answer, to the branch."""
+    fn = project.function(handler)
+    if fn is None:
+        return False
+    params = {p for p in fn.params if p not in SELF_NAMES}
+
+    def from_params(name: str, before: int, depth: int = 0) -> bool:
+        if name in params:
+            return True
+        if depth > 2:
+            return False
+        bound = [a for a in project.local_assignments(facts, handler, name) if a.order <= before]
+        return bool(bound) and all(
+            a.value.names and all(from_params(n, before, depth + 1) for n in a.value.names)
+            for a in bound
+        )
+
+    for call in project.calls_in(handler):
+        if not body.line <= call.span.line <= body.end_line:
+            continue
+        if project.call_target(call, fn, facts) != target:
+            continue
+        handed = [*call.args, *call.kwargs.values()]
+        # nothing handed (``handleListProcesses()``): it does the tool's work by itself
+        if all(all(from_params(name, call.order) for name in value.names) for value in handed):
+            return True
+    return False
 
 
 def _branch_tool(

@@ -12,9 +12,9 @@ from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import local_function
-from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.candidates import function_tool, wraps_a_parameter
 from agentguard.project.discovery.declarations import declarations_from_options
-from agentguard.project.discovery.loop_rows import loop_rows
+from agentguard.project.discovery.loop_rows import loop_rows, record_rows
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import ToolFacts, argument_at
 
@@ -68,10 +68,17 @@ def tools_from_call(
             tools.append(_tool_without_code(project, call, facts, factory, site, name, options))
             return tools
         if qual is None:
+            # for (const t of TOOLS) out.push(tool(async (a) => t.func(a), {name: t.name}))
+            records = _record_tools(project, call, facts, factory, site, name_value, None, options)
+            if records:
+                return records
             # for func, name, *_ in SPECS: mcp.add_tool(Tool.from_function(func, name=name))
             tools.extend(_loop_tools(project, target, call, facts, factory, site, name_value))
             return tools
         if qual:
+            records = _record_tools(project, call, facts, factory, site, name_value, qual, options)
+            if records:
+                return records
             tool = function_tool(
                 project,
                 qual,
@@ -90,6 +97,8 @@ def tools_from_call(
         for arg in call.args[:2]:
             qual = project.project_function(arg.qualname, facts) if arg.kind == "name" else None
             qual = qual or local_function(project, arg, call)
+            if qual and wraps_a_parameter(project, qual):
+                return tools  # a decorator's wrapper: the functions it decorates are the tools
             if qual:
                 name = call.args[0].string() if call.args[0].kind == "const" else None
                 named = call.kwargs.get("name") or call.kwargs.get("name_override")
@@ -258,6 +267,56 @@ def _method_of_built_object(
     root = facts.imports.get(chain.root) or chain.root
     cls = next((q for q in (root, f"{facts.module}.{root}") if q in project.classes), None)
     return project.find_method(cls, method) if cls is not None else None
+
+
+def _record_tools(
+    project: ProjectIndex,
+    call: Call,
+    facts: ModuleFacts,
+    form: ToolForm,
+    site: Location,
+    name_value: Value | None,
+    qual: str | None,
+    options: dict[str, Value],
+) -> list[ToolFacts]:
+    """One tool per record of a table the registration loops over, named by the record's
+    field (``for (const t of tools) server.tool(t.name, t.description, t.shape, cb)``):
+    anchored at the record, running the registered callback (when it is a function of its
+    own) and the functions the record holds (``fn: async (args) => ...``, which the callback
+    calls as ``t.fn(args)``)."""
+    field, rows = record_rows(project, name_value, call, facts if call.function is None else None)
+    if not rows:
+        return []
+    assert name_value is not None and name_value.chain is not None
+    target = name_value.chain.root
+    tools: list[ToolFacts] = []
+    for row, row_facts in rows:
+        name = row.items[field].string()
+        if not name:
+            continue
+        held = [
+            v.qualname
+            for v in row.items.values()
+            if v.kind == "name" and v.qualname and v.qualname in project.functions
+        ]
+        row_options = {
+            key: row.items.get(value.text.partition(".")[2], value)
+            if value.kind == "attr" and value.text.startswith(f"{target}.")
+            else value
+            for key, value in options.items()
+        }
+        functions = [qual, *held] if qual else held
+        if not functions:
+            continue
+        tool = function_tool(project, functions[0], form, site, name, row_options, functions[1:])
+        if tool is None:
+            continue
+        if row.span is not None:
+            tool.path = row_facts.path
+            tool.anchor = Location(row_facts.path, row.span)
+            tool.symbol = f"{functions[0]}:{name}"
+        tools.append(tool)
+    return tools
 
 
 def _loop_tools(

@@ -11,7 +11,11 @@ from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, ModuleFacts
 from agentguard.project.definitions import local_function
 from agentguard.project.discovery.builder import FoundTools
-from agentguard.project.discovery.candidates import function_tool, registered_name
+from agentguard.project.discovery.candidates import (
+    function_tool,
+    registered_name,
+    wraps_a_parameter,
+)
 from agentguard.project.discovery.loop_rows import loop_rows
 from agentguard.project.discovery.registration_calls import tools_from_call
 from agentguard.project.tool_facts import ToolFacts
@@ -60,6 +64,8 @@ def _decorator_applied(
         else None
     )
     qual = qual or local_function(project, target, call)
+    if qual is not None and wraps_a_parameter(project, qual):
+        return  # a decorator's wrapper: the functions it decorates are the tools (wrappers.py)
     options = decorator.call.kwargs
     site = Location(facts.path, call.span)
     if qual is not None:

@@ -24,11 +24,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Span
+from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import enclosing_class
 from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.class_tools import (
     Family,
     class_tools,
@@ -39,7 +40,7 @@ from agentguard.project.discovery.class_tools import (
     static_string,
 )
 from agentguard.project.discovery.framework_data import structural_spec
-from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
+from agentguard.project.tool_facts import SELF_NAMES, ToolFacts, argument_at
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -49,6 +50,9 @@ FORM = ToolForm("custom", "spec-sink")
 _MAX_DEPTH = 8
 # What adds to a list held in a local or an attribute.
 _ADDERS = {"append": 0, "extend": 0, "insert": 1}
+# Python's own containers: what a view or a copy of one hands on is what the container holds.
+_VIEWS = frozenset({"values", "items", "copy"})
+_COPIES = frozenset({"list", "tuple", "sorted", "set", "reversed", "dict"})
 
 
 class _Trace:
@@ -62,9 +66,18 @@ class _Trace:
         self.spec_names: set[str] = set()
         # the project classes whose instances the values handed over are built from
         self.instances: set[str] = set()
+        # the project functions handed over themselves (``tools=[get_weather]``, or a
+        # field ``Agent(functions=[...])`` the spec is built from), where each is named
+        self.functions: dict[str, Location] = {}
         # the project's call sites by the function they run, built when a parameter is
         # first followed back to its arguments
         self._sites: dict[str, list[CallSite]] | None = None
+        # the project's constructions by the class they build, built when a field of a
+        # project class is first followed back to what its instances are given
+        self._constructions: dict[str, list[CallSite]] | None = None
+        self._fields: set[tuple[str, str]] = set()
+        self._writes: dict[str, list[tuple[Value, Function | None, ModuleFacts]]] | None = None
+        self._decorations: dict[str, list[tuple[str, Location]]] | None = None
 
     def value(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         if depth > _MAX_DEPTH:
@@ -82,18 +95,22 @@ class _Trace:
             for element in value.elements:
                 self.value(element, fn, facts, depth + 1)
         elif value.kind == "dict":
-            for name, held in value.items.items():
-                if name in self.keys:
-                    self.value(held, fn, facts, depth + 1)
+            keyed = [held for name, held in value.items.items() if name in self.keys]
+            # a request's parameters (``{"tools": specs, ...}``), else a table of what it
+            # holds (``{"book_table": book_table}``)
+            for held in keyed or value.items.values():
+                self.value(held, fn, facts, depth + 1)
         elif value.kind == "name":
-            self._name(value.text, fn, facts, depth)
+            if not self._referenced(value, fn, facts):
+                self._name(value.text, fn, facts, depth)
         elif value.kind == "attr":
-            self._attribute(value, fn, facts, depth)
+            if not self._referenced(value, fn, facts):
+                self._attribute(value, fn, facts, depth)
         elif value.kind == "call":
             self._calls(value, fn, facts, depth)
-        elif value.kind == "other" and fn is not None and span is not None:
+        elif value.kind == "other" and span is not None:
             # a comprehension: what it walks, and the calls it makes on each element
-            for loop in fn.loops:
+            for loop in fn.loops if fn is not None else facts.loops:
                 if loop.kind == "comprehension" and loop.iterable and _within(loop.span, span):
                     self.value(loop.iterable, fn, facts, depth + 1)
             if value.calls:
@@ -116,13 +133,141 @@ class _Trace:
             self._arguments(fn, name, depth)
         elif not assigned:
             qualname = facts.imports.get(name) or f"{facts.module}.{name}"
-            held = self.project.module_variable_in(qualname)
+            self._module_variable(qualname, facts, depth)
+
+    def _referenced(self, value: Value, fn: Function | None, facts: ModuleFacts) -> bool:
+        """A project function or method handed over itself (``get_weather``,
+        ``self.send_email``): a callable whose schema reaches the model."""
+        if (
+            value.kind == "name"
+            and fn is not None
+            and (
+                value.text in fn.params
+                or self.project.local_assignments(facts, fn.qualname, value.text)
+            )
+        ):
+            return False
+        qualname = self.project.project_function(value.qualname or value.text, facts)
+        head, _, attr = value.text.partition(".")
+        if qualname is None and head in SELF_NAMES and attr.isidentifier() and fn is not None:
+            owner = enclosing_class(self.project, fn)
+            qualname = self.project.find_method(owner, attr) if owner else None
+        if qualname is None:
+            return False
+        self.functions.setdefault(qualname, Location(facts.path, value.span or Span.point(1)))
+        return True
+
+    def _field(self, cls_qual: str, attr: str, depth: int) -> None:
+        """What instances of the project class ``cls_qual`` hold in ``attr``: its class-level
+        default, what its methods set on ``self``, and what each construction
+        (``Agent(functions=[...])``) gives that keyword."""
+        if (cls_qual, attr) in self._fields:
+            return
+        self._fields.add((cls_qual, attr))
+        self._self_attribute(cls_qual, f"self.{attr}", depth)
+        if self._constructions is None:
+            self._constructions = {}
+            for facts in self.project.modules.values():
+                if facts.is_test:
+                    continue
+                for site in self.project.call_sites(facts):
+                    if site.callee in self.project.classes:
+                        self._constructions.setdefault(site.callee, []).append(site)
+        for site in self._constructions.get(cls_qual, ()):
+            held = site.call.kwargs.get(attr)
             if held is not None:
-                holder = self.project.modules.get(held[1], facts)
-                self.value(held[0], None, holder, depth + 1)
+                self.value(held, site.caller, site.facts, depth + 1)
+        # ``concierge.skills.append(f)``, ``concierge.skills = [...]`` on an instance a
+        # module variable holds
+        for held, fn, facts in self._instance_writes().get(f"{cls_qual}.{attr}", ()):
+            self.value(held, fn, facts, depth + 1)
+
+    def _instance_writes(self) -> dict[str, list[tuple[Value, Function | None, ModuleFacts]]]:
+        """What the project adds to or sets on an attribute of an instance a module variable
+        holds, by the attribute's qualified name (``desk.persona.Persona.skills``)."""
+        if self._writes is not None:
+            return self._writes
+        writes: dict[str, list[tuple[Value, Function | None, ModuleFacts]]] = {}
+        project = self.project
+        for facts in project.modules.values():
+            if facts.is_test:
+                continue
+            for call in facts.calls:
+                position = _ADDERS.get(call.method)
+                if position is None or len(call.args) <= position or "." not in call.callee:
+                    continue
+                field_name = self._instance_field(call.callee.rpartition(".")[0])
+                if field_name is not None:
+                    fn = project.function(call.function) if call.function else None
+                    writes.setdefault(field_name, []).append((call.args[position], fn, facts))
+            for assignment in facts.attribute_sets:
+                field_name = self._instance_field(f"{facts.module}.{assignment.target}")
+                if field_name is not None:
+                    fn = project.function(assignment.function) if assignment.function else None
+                    writes.setdefault(field_name, []).append((assignment.value, fn, facts))
+        self._writes = writes
+        return writes
+
+    def _instance_field(self, dotted: str) -> str | None:
+        """``desk.persona.Persona.skills`` for ``desk.booking.concierge.skills`` when the
+        module variable ``concierge`` holds a ``Persona`` (the facts may have resolved it
+        already); None for anything else."""
+        resolved = self.project.resolve_instance(dotted)
+        # the type as the module wrote it may be a re-export (``swarm.Agent``)
+        resolved = self.project.resolve_instance(resolved)
+        owner = resolved.rpartition(".")[0]
+        return resolved if owner in self.project.classes else None
+
+    def _held(self, receiver: str, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
+        """What the container written ``receiver`` (``REGISTRY``, ``self.tools``) holds."""
+        if receiver.isidentifier():
+            self._name(receiver, fn, facts, depth)
+        elif receiver.partition(".")[0] in SELF_NAMES:
+            self._attribute(Value(kind="attr", text=receiver), fn, facts, depth)
+        else:
+            # a module variable, as the facts resolved it (``agent.runner.FUNCS``)
+            self._module_variable(receiver, facts, depth)
+
+    def _module_variable(self, qualname: str, facts: ModuleFacts, depth: int) -> None:
+        """What the module variable ``qualname`` is set to, and what functions store in it."""
+        held = self.project.module_variable_in(qualname)
+        if held is not None:
+            holder = self.project.modules.get(held[1], facts)
+            self.value(held[0], None, holder, depth + 1)
+            self._stored(qualname.rpartition(".")[2], holder, depth)
+
+    def _scanned(self, module: Value, facts: ModuleFacts) -> None:
+        """``inspect.getmembers(actions, inspect.isfunction)`` on a project module: the
+        public functions it defines."""
+        if module.kind != "name":
+            return
+        name = facts.imports.get(module.text)
+        scanned = self.project.modules_by_name.get(name or "")
+        if scanned is None:
+            return
+        prefix = f"{scanned.module}."
+        for qualname, function in scanned.functions.items():
+            local = qualname.removeprefix(prefix)
+            if "." in local or local.startswith("_") or function.class_name:
+                continue
+            self.functions.setdefault(qualname, Location(scanned.path, function.name_span))
+
+    def _stored(self, name: str, holder: ModuleFacts, depth: int) -> None:
+        """What the functions of ``holder`` store in its module variable ``name``
+        (``_SKILLS[fn.__name__] = fn`` in a registrar decorator)."""
+        for store in holder.stores:
+            if store.target != name or store.function is None:
+                continue
+            owner = self.project.function(store.function)
+            self.value(store.value, owner, holder, depth + 1)
 
     def _arguments(self, fn: Function, param: str, depth: int) -> None:
-        """What the calls of ``fn`` hand its parameter ``param``."""
+        """What the calls of ``fn`` hand its parameter ``param``; for a decorator, the
+        functions it decorates."""
+        params = [p for p in fn.params if p not in SELF_NAMES]
+        if params[:1] == [param]:
+            for decorated, where in self._decorated().get(fn.qualname, ()):
+                self.functions.setdefault(decorated, where)
         if self._sites is None:
             self._sites = {}
             for facts in self.project.modules.values():
@@ -131,7 +276,6 @@ class _Trace:
                 for site in self.project.call_sites(facts):
                     for target in site.targets:
                         self._sites.setdefault(target, []).append(site)
-        params = [p for p in fn.params if p not in SELF_NAMES]
         position = params.index(param) if param in params else -1
         for site in self._sites.get(fn.qualname, ()):
             call = site.edge_call
@@ -140,6 +284,37 @@ class _Trace:
                 held = call.args[position]
             if held is not None:
                 self.value(held, site.caller, site.facts, depth + 1)
+
+    def _decorated(self) -> dict[str, list[tuple[str, Location]]]:
+        """The project's decorated functions by the project function that receives them: the
+        decorator itself (``@skill``), or the function a decorator factory returns
+        (``@registry.command("...")`` returning its local ``keep``)."""
+        if self._decorations is not None:
+            return self._decorations
+        decorations: dict[str, list[tuple[str, Location]]] = {}
+        project = self.project
+        for facts in project.modules.values():
+            if facts.is_test:
+                continue
+            for function in facts.functions.values():
+                for decorator in function.decorators:
+                    receiver = project.project_function(decorator.qualname, facts)
+                    if receiver is not None and decorator.called:
+                        receiver = self._returned_function(receiver)
+                    if receiver is not None:
+                        where = Location(facts.path, decorator.span)
+                        decorations.setdefault(receiver, []).append((function.qualname, where))
+        self._decorations = decorations
+        return decorations
+
+    def _returned_function(self, factory: str) -> str | None:
+        """The local function a decorator factory returns (``return keep``)."""
+        fn = self.project.functions[factory][0]
+        for returned in fn.returns:
+            local = f"{factory}.<locals>.{returned.text}"
+            if returned.kind == "name" and local in self.project.functions:
+                return local
+        return None
 
     def _added(
         self, target: str, scope: str | None, fn: Function | None, facts: ModuleFacts, depth: int
@@ -154,16 +329,31 @@ class _Trace:
     def _attribute(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         text = value.text
         head, _, attr = text.partition(".")
-        if head not in SELF_NAMES or "." in attr or fn is None:
+        if "." in attr or fn is None:
+            return
+        if head not in SELF_NAMES:
+            # ``agent.functions`` on a parameter typed ``Agent``, a project class
+            owner, _, field_name = (value.qualname or "").rpartition(".")
+            if owner in self.project.classes and field_name == attr:
+                self._field(owner, attr, depth)
             return
         cls_qual = enclosing_class(self.project, fn)
         if cls_qual is None or cls_qual not in self.project.classes:
             return
+        self._self_attribute(cls_qual, text, depth)
+
+    def _self_attribute(self, cls_qual: str, text: str, depth: int) -> None:
+        """What the methods of ``cls_qual`` and its bases set ``self.attr`` (``text``) to,
+        and its class-level default."""
+        attr = text.partition(".")[2]
         for current in self.project.lineage(cls_qual):
             entry = self.project.classes.get(current)
             if entry is None:
                 continue
             cls, cls_facts = entry
+            default = cls.attributes.get(attr)
+            if default is not None:
+                self.value(default, None, cls_facts, depth + 1)
             for method in cls.methods:
                 owner = self.project.function(method)
                 for assignment in self.project.local_assignments(cls_facts, method, text):
@@ -182,6 +372,7 @@ class _Trace:
         if not calls and value.kind == "call":
             self._unresolved(value, fn, facts, depth)
             return
+        forms = self.project.catalog.tool_forms
         for call in calls:
             site = self.project.call_site(call, fn, facts)
             if site.callee in self.project.classes:
@@ -193,13 +384,28 @@ class _Trace:
                 continue
             if call.method in _ADDERS:
                 continue
+            factory = forms["factory"].first(site.callee, call.callee)
+            if factory is not None and factory.function is not None:
+                # ``StructuredTool.from_function(f)``: the function it makes a tool of
+                handed = argument_at(call.args, call.kwargs, factory.function)
+                if handed is not None:
+                    self.value(handed, fn, facts, depth + 1)
+                continue
+            if site.callee in self.project.catalog.module_scans and call.args:
+                self._scanned(call.args[0], facts)
+                continue
+            if call.method in _VIEWS and call.receiver and not call.args:
+                # ``registry.values()``: what the container holds
+                self._held(call.receiver, fn, facts, depth)
+                continue
+            if call.callee in _COPIES and call.args:
+                self.value(call.args[0], fn, facts, depth + 1)
+                continue
             if call.receiver and call.method:
                 self.spec_names.add(call.method)
             for name, held in call.kwargs.items():
                 if name in self.keys:  # GenerateContentConfig(tools=[...])
                     self.value(held, fn, facts, depth + 1)
-            if call.callee in {"list", "tuple"} and call.args:
-                self.value(call.args[0], fn, facts, depth + 1)
 
     def _unresolved(
         self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int
@@ -212,10 +418,15 @@ class _Trace:
     def _returns(self, qualname: str, depth: int) -> None:
         if qualname in self.spec_functions:
             return
+        callee, callee_facts = self.project.functions[qualname]
         if spec_returns(self.project, qualname) is not None:
             self.spec_functions.add(qualname)
+            # ``fn = getattr(commands, name)`` in the function writing the spec: the spec
+            # describes a function of that project module, chosen by name
+            for call in self.project.calls_in(qualname):
+                if call.callee == "getattr" and call.args:
+                    self._scanned(call.args[0], callee_facts)
             return
-        callee, callee_facts = self.project.functions[qualname]
         for returned in callee.returns:
             self.value(returned, callee, callee_facts, depth + 1)
 
@@ -232,22 +443,31 @@ def _within(inner: Span, outer: Span) -> bool:
 
 
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
+    """The tools traced back from the model API calls that take specs, and from the
+    framework registrations handed a computed list (``create_react_agent(model, tools)``
+    with ``tools`` built from the project's own registry)."""
     sinks = project.catalog.spec_sinks
-    if not sinks:
-        return
+    registries = project.catalog.tool_forms["registry"]
     trace: _Trace | None = None
     for facts in project.modules.values():
         if facts.is_test:
             continue
         for site in project.call_sites(facts):
-            kwargs = sinks.first(site.callee, site.call.callee)
-            if kwargs is None:
+            call = site.call
+            kwargs = sinks.first(site.callee, call.callee) if sinks else None
+            registry = registries.first(site.callee, call.callee) if kwargs is None else None
+            if kwargs is None and (registry is None or registry.tools is None):
                 continue
             if trace is None:
-                trace = _Trace(project, {"tools", *kwargs})
-            trace.keys.update(kwargs)
-            call = site.call
+                trace = _Trace(project, {"tools"})
             caller = project.function(call.function) if call.function else None
+            if registry is not None:
+                listed = argument_at(call.args, call.kwargs, registry.tools)
+                if listed is not None:
+                    trace.value(listed, caller, facts, 0)
+                continue
+            assert kwargs is not None
+            trace.keys.update(kwargs)
             for name in kwargs:
                 held = call.kwargs.get(name)
                 if held is not None:
@@ -278,7 +498,7 @@ def _spec_classes(project: ProjectIndex, trace: _Trace) -> dict[str, set[str]]:
 
 def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[ToolFacts]:
     spec_classes = _spec_classes(project, trace)
-    if not spec_classes and not trace.instances:
+    if not spec_classes and not trace.instances and not trace.functions:
         return
     family = Family(project)
     taken = found.symbols()
@@ -301,6 +521,13 @@ def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[
             taken.add(cls_qual)
             yield from class_tools(project, cls_qual, name, entry, FORM)
     yield from _instance_tools(project, family, taken, trace.instances)
+    for qualname, site in sorted(trace.functions.items()):
+        if qualname in taken or found.any_runs(qualname):
+            continue
+        tool = function_tool(project, qualname, FORM, site, None, {})
+        if tool is not None:
+            taken.add(qualname)
+            yield tool
 
 
 def _instance_tools(

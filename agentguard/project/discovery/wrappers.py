@@ -29,7 +29,7 @@ from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Decorator, Function, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.builder import FoundTools
-from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.candidates import function_tool, wraps_a_parameter
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
@@ -55,7 +55,10 @@ def _applied_form(
     """The framework decorator ``call`` applies to a parameter of ``fn``, with its options:
     ``mcp.tool(annotations=a)(func)`` (the decorator call, then the call on the function)
     or ``tool(func)``."""
-    if not call.args or call.args[0].kind != "name" or call.args[0].text not in fn.params:
+    if not call.args or call.args[0].kind != "name":
+        return None
+    handed = call.args[0].text
+    if handed not in fn.params and not wraps_a_parameter(project, f"{fn.qualname}{LOCALS}{handed}"):
         return None
     decorator = project.catalog.tool_forms["decorator"]
     form = decorator(call.callee)

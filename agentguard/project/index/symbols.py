@@ -302,6 +302,16 @@ class Symbols:
         local = f"{facts.module}.{qualname}"
         if local in self.functions:
             return local
+        name = qualname.removeprefix(facts.module + ".")
+        for star in facts.star_imports:
+            # ``from configs.tools import *``: a name this module never defines, taken from
+            # that module as named from the scan root or from a folder above this file (a
+            # script run from its own folder)
+            parts = facts.module.split(".")
+            for cut in range(len(parts) - 1, -1, -1):
+                taken = ".".join([*parts[:cut], star, name])
+                if taken in self.functions:
+                    return taken
         # from pkg import mod; mod.fn  or  package re-exports
         if "." not in qualname:
             return None

@@ -277,6 +277,19 @@ class SQLLedger(Ledger):
         idempotency_key: str | None = None,
         limit: int | None = None,
     ) -> list[LedgerEntry]:
+        return self._perform(
+            self._entries(run_id, tool_name, status, input_hash, idempotency_key, limit)
+        )
+
+    def _entries(
+        self,
+        run_id: str | None,
+        tool_name: str | None,
+        status: Status | str | Iterable[Status | str] | None,
+        input_hash: str | None,
+        idempotency_key: str | None,
+        limit: int | None,
+    ) -> Operation[list[LedgerEntry]]:
         mark = self.placeholder
         clauses: list[str] = []
         parameters: list[Any] = []
@@ -301,7 +314,7 @@ class SQLLedger(Ledger):
         if limit is not None:
             statement += f" LIMIT {mark}"
             parameters.append(limit)
-        rows = self._execute(statement, parameters).fetchall()
+        rows = yield statement, parameters, ALL_ROWS
         return [row_to_entry(row) for row in rows]
 
     def events(self, call_id: str) -> list[LedgerEvent]:
@@ -443,3 +456,17 @@ class AsyncSQLLedger(AsyncLedger):
 
     async def get(self, call_id: str) -> LedgerEntry | None:
         return await self._perform(self._ledger._get(call_id))
+
+    async def entries(
+        self,
+        *,
+        run_id: str | None = None,
+        tool_name: str | None = None,
+        status: Status | str | Iterable[Status | str] | None = None,
+        input_hash: str | None = None,
+        idempotency_key: str | None = None,
+        limit: int | None = None,
+    ) -> list[LedgerEntry]:
+        return await self._perform(
+            self._ledger._entries(run_id, tool_name, status, input_hash, idempotency_key, limit)
+        )

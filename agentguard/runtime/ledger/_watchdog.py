@@ -29,23 +29,31 @@ class Watchdog:
     def __init__(self, seconds: float, socket_of: Callable[[Any], int]) -> None:
         self.seconds = seconds
         self._socket_of = socket_of
-        # thread ident -> (deadline, connection): set and cleared by the thread itself
+        # a sync statement's thread ident, or an async one's connection id -> (deadline,
+        # connection): set and cleared by whoever sends the statement
         self._armed: dict[int, tuple[float, Any]] = {}
         self._cut: weakref.WeakSet[Any] = weakref.WeakSet()  # connections this watchdog shut
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid = current_pid()
 
-    def arm(self, connection: Any) -> None:
+    def arm(self, connection: Any, slot: int | None = None) -> None:
+        """Watch a statement sent on ``connection``; ``slot`` names it until ``disarm``: the
+        sending thread by default, the connection for statements of an event loop (several
+        in flight on one thread). Arming is a dict entry, with no timer of the loop's to
+        schedule and cancel for every statement."""
         if self._pid != current_pid():
             self._forked()
-        self._armed[threading.get_ident()] = (time.monotonic() + self.seconds, connection)
+        self._armed[threading.get_ident() if slot is None else slot] = (
+            time.monotonic() + self.seconds,
+            connection,
+        )
         # after the entry is set: a watcher ending for want of entries has seen it, or is gone
         if self._thread is None:
             self._start()
 
-    def disarm(self) -> None:
-        self._armed.pop(threading.get_ident(), None)
+    def disarm(self, slot: int | None = None) -> None:
+        self._armed.pop(threading.get_ident() if slot is None else slot, None)
 
     def was_cut(self, connection: Any) -> bool:
         """Whether this watchdog shut ``connection`` (its statement outlived its bound)."""
@@ -91,8 +99,8 @@ class Watchdog:
                     self.shut(connection)
 
     def shut(self, connection: Any) -> None:
-        """Shut the socket of ``connection``: whoever waits on it wakes with a broken connection
-        (the async driver arms this on its event loop instead of the watching thread)."""
+        """Shut the socket of ``connection``: whoever waits on it (a thread, or an event loop
+        polling it) wakes with a broken connection."""
         with self._lock:
             self._cut.add(connection)
         with contextlib.suppress(Exception):  # already closed

@@ -374,6 +374,20 @@ class AsyncLedger(ABC):
     async def get(self, call_id: str) -> LedgerEntry | None:
         """``Ledger.get``."""
 
+    async def entries(
+        self,
+        *,
+        run_id: str | None = None,
+        tool_name: str | None = None,
+        status: Status | str | Iterable[Status | str] | None = None,
+        input_hash: str | None = None,
+        idempotency_key: str | None = None,
+        limit: int | None = None,
+    ) -> list[LedgerEntry]:
+        """``Ledger.entries`` (for ``Runtime.arecover``); a driver without it raises
+        NotImplementedError, and the sync method is called in a thread instead."""
+        raise NotImplementedError
+
     async def aclose(self) -> None:  # noqa: B027 - optional for drivers without resources
         """Release what the driver holds for the running event loop (its connections)."""
 

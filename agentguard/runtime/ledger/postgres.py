@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +26,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import TransactionStatus
 
 from agentguard.runtime.ledger._rows import STATUS_CHECK
 from agentguard.runtime.ledger._sql import (
@@ -410,21 +412,63 @@ class PostgresLedger(SQLLedger):
             )
 
 
-class _LoopPool:
-    """The pool of one event loop (and process), and the task that closes it with the loop."""
+class _Link:
+    """A connection taken from a loop's pool, with the cursor its statements are sent through
+    (``AsyncConnection.cursor()`` builds a cursor and its adapters: once per connection)."""
 
-    __slots__ = ("__weakref__", "closer", "loop", "pid", "pool")
+    __slots__ = ("connection", "cursor")
+
+    def __init__(self, connection: psycopg.AsyncConnection[Any]) -> None:
+        self.connection = connection
+        self.cursor = connection.cursor()
+
+
+class _LoopPool:
+    """The pool of one event loop (and process), the connections its operations left idle, and
+    the task that closes them with the loop."""
+
+    __slots__ = ("__weakref__", "closer", "idle", "loop", "made", "pid", "pool", "ready")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, pool: Any) -> None:
         self.loop = loop
         self.pool = pool
         self.pid = current_pid()
+        # Connections between two operations of this loop, last used first. The pool's
+        # getconn and putconn cost an operation as much client time as its statement; an
+        # operation takes one of these, and the pool is asked only when none is idle (so the
+        # pool's size still bounds them). One past its lifetime goes back to the pool, and
+        # none is kept before the pool has its first connections: it waits for them in itself.
+        self.idle: list[_Link] = []
+        self.ready = False
+        # every connection the pool made for this loop, so that none outlives the loop
+        self.made: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
         # a strong reference: the loop keeps only weak ones to its tasks
-        self.closer = loop.create_task(_close_with_loop(pool), name="agentguard-ledger-pool")
+        self.closer = loop.create_task(_close_with_loop(self), name="agentguard-ledger-pool")
+
+    async def close(self) -> None:
+        """Give the idle connections back, then close the pool (and with it every connection)."""
+        idle, self.idle = self.idle, []
+        for link in idle:
+            with contextlib.suppress(Exception):
+                await self.pool.putconn(link.connection)
+        await self.pool.close()
+
+    async def close_with_loop(self) -> None:
+        """Close the pool and every connection it made for this loop, whose end is near.
+
+        The pool's own close stops at its workers when they were cancelled with the loop's
+        other tasks (``asyncio.run`` cancels them all at once), and leaves the connections it
+        held open until they are collected: each is closed here, in use or not."""
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await self.close()
+        for connection in list(self.made):
+            if not connection.closed:
+                with contextlib.suppress(Exception):
+                    await connection.close()
 
 
-async def _close_with_loop(pool: Any) -> None:
-    """Wait until cancelled, then close ``pool``.
+async def _close_with_loop(held: _LoopPool) -> None:
+    """Wait until cancelled, then close ``held``'s pool and connections.
 
     ``asyncio.run`` cancels every task before it closes its loop, and waits for them; a pool's
     workers do not all end on a cancellation (one making a connection goes on waiting for work),
@@ -433,7 +477,7 @@ async def _close_with_loop(pool: Any) -> None:
     try:
         await asyncio.get_running_loop().create_future()
     finally:
-        await pool.close()
+        await held.close_with_loop()
 
 
 class AsyncPostgresLedger(AsyncSQLLedger):
@@ -444,7 +488,7 @@ class AsyncPostgresLedger(AsyncSQLLedger):
     them, so a thread keeps the pool of the loop it runs, and a new loop (another
     ``asyncio.run``) opens its own. Every connection gets the sync connections' session bounds
     and keepalives; a server that sends nothing for ``answer_timeout_s`` has its connection
-    shut by a timer on the loop, as the sync driver's watchdog does.
+    shut by the ledger's watchdog, as a sync statement's is.
     """
 
     def __init__(self, ledger: PostgresLedger, min_size: int, max_size: int) -> None:
@@ -456,11 +500,13 @@ class AsyncPostgresLedger(AsyncSQLLedger):
         self._pools: weakref.WeakSet[_LoopPool] = weakref.WeakSet()
         self._pools_lock = threading.Lock()
 
-    async def _pool(self) -> Any:
+    async def _held(self) -> _LoopPool:
+        """This loop's pool, opened on its first operation."""
+        held: _LoopPool | None = getattr(self._local, "held", None)
+        if held is not None and held.pid == current_pid():
+            if held.loop is asyncio.get_running_loop():
+                return held
         loop = asyncio.get_running_loop()
-        held = getattr(self._local, "held", None)
-        if held is not None and held.loop is loop and held.pid == current_pid():
-            return held.pool
         try:
             from psycopg_pool import AsyncConnectionPool, PoolTimeout
         except ImportError as exc:
@@ -498,16 +544,22 @@ class AsyncPostgresLedger(AsyncSQLLedger):
             raise LedgerUnanswered(
                 f"no connection to PostgreSQL within {ledger.connect_timeout_s} s: {exc}"
             ) from exc
-        return pool
+        held.ready = True
+        return held
 
     async def _configure(self, connection: psycopg.AsyncConnection[Any]) -> None:
+        held: _LoopPool | None = getattr(self._local, "held", None)
+        if held is not None and held.loop is asyncio.get_running_loop():
+            held.made.add(connection)
         _check_durable(
-            await self._send(connection, _SESSION_SETUP, self._postgres._session_settings, ONE_ROW)
+            await self._send(
+                _Link(connection), _SESSION_SETUP, self._postgres._session_settings, ONE_ROW
+            )
         )
         if self._postgres.read_only:
             await connection.execute(_READ_ONLY)
 
-    async def _connection(self, pool: Any) -> psycopg.AsyncConnection[Any]:
+    async def _connection(self, pool: Any) -> _Link:
         from psycopg_pool import PoolTimeout
 
         try:
@@ -516,12 +568,14 @@ class AsyncPostgresLedger(AsyncSQLLedger):
             raise LedgerUnanswered(
                 f"no PostgreSQL connection within {pool.timeout:g} s: {exc}"
             ) from exc
-        return connection
+        return _Link(connection)
 
     async def _perform(self, operation: Operation[T]) -> T:
-        pool = await self._pool()
+        held = await self._held()
         # one slot: the connection this operation holds (replaced when one breaks)
-        held: list[psycopg.AsyncConnection[Any] | None] = [await self._connection(pool)]
+        link: list[_Link | None] = [
+            held.idle.pop() if held.idle else await self._connection(held.pool)
+        ]
         interrupted = False
         answer: Any = None
         try:
@@ -532,56 +586,72 @@ class AsyncPostgresLedger(AsyncSQLLedger):
                     return done.value
                 if not interrupted:
                     try:
-                        answer = await self._answer(pool, held, statement, parameters, wanted)
+                        answer = await self._answer(held.pool, link, statement, parameters, wanted)
                         continue
                     except asyncio.CancelledError:
                         # whether the statement took effect is not known: it is sent again,
                         # and the operation goes on to its end, whatever else is cancelled
                         interrupted = True
                 answer = await run_to_the_end(
-                    self._answer(pool, held, statement, parameters, wanted)
+                    self._answer(held.pool, link, statement, parameters, wanted)
                 )
         finally:
-            # an idle connection goes back without waiting for anything
-            if held[0] is not None:
-                await pool.putconn(held[0])
+            if link[0] is not None:
+                await self._put_back(held, link[0])
+
+    async def _put_back(self, held: _LoopPool, link: _Link) -> None:
+        """Keep an idle connection for this loop's next operation; give the pool one that
+        broke, is in a transaction, is past its lifetime, or that this loop no longer runs."""
+        connection = link.connection
+        if (
+            held.ready
+            and not held.pool.closed
+            and not connection.closed
+            and not connection.broken
+            and connection.pgconn.transaction_status == TransactionStatus.IDLE
+            and getattr(connection, "_expire_at", 0.0) > time.monotonic()
+            and held is getattr(self._local, "held", None)
+        ):
+            held.idle.append(link)
+        else:
+            await held.pool.putconn(connection)  # the pool discards one that broke
 
     async def _answer(
         self,
         pool: Any,
-        held: list[psycopg.AsyncConnection[Any] | None],
+        link: list[_Link | None],
         statement: str,
         parameters: Sequence[Any],
         wanted: str,
     ) -> Any:
         """Send one statement on the held connection; on a connection that broke (a restart, a
         failover, a cancelled statement's), once more on a new one, as the sync driver does."""
-        connection = held[0]
-        if connection is not None and not connection.broken and not connection.closed:
+        held = link[0]
+        if held is not None and not held.connection.broken and not held.connection.closed:
             try:
-                return await self._send(connection, statement, parameters, wanted)
+                return await self._send(held, statement, parameters, wanted)
             except Exception as exc:
-                if not self._postgres._broken(connection, exc):
+                if not self._postgres._broken(held.connection, exc):
                     raise
-        if connection is not None:
-            held[0] = None
-            await pool.putconn(connection)  # the pool discards it
-        connection = held[0] = await self._connection(pool)
-        return await self._send(connection, statement, parameters, wanted)
+        if held is not None:
+            link[0] = None
+            await pool.putconn(held.connection)  # the pool discards it
+        held = link[0] = await self._connection(pool)
+        return await self._send(held, statement, parameters, wanted)
 
     async def _send(
         self,
-        connection: psycopg.AsyncConnection[Any],
+        link: _Link,
         statement: str,
         parameters: Sequence[Any],
         wanted: str,
     ) -> Any:
         ledger = self._postgres
-        timer = asyncio.get_running_loop().call_later(
-            ledger.answer_timeout_s, ledger._watchdog.shut, connection
-        )
+        connection, cursor = link.connection, link.cursor
+        # the slot is the connection's: several statements of this loop are in flight at once
+        slot = -id(connection)
+        ledger._watchdog.arm(connection, slot)
         try:
-            cursor = connection.cursor()
             await cursor.execute(statement, parameters)
             if wanted == ROWCOUNT:
                 return cursor.rowcount
@@ -592,14 +662,14 @@ class AsyncPostgresLedger(AsyncSQLLedger):
                 raise
             raise unanswered from exc
         finally:
-            timer.cancel()
+            ledger._watchdog.disarm(slot)
 
     async def aclose(self) -> None:
         held = getattr(self._local, "held", None)
         if held is not None and held.loop is asyncio.get_running_loop():
             self._local.held = None
             held.closer.cancel()
-            await held.pool.close()
+            await held.close()
 
     def close(self) -> None:
         """Close every loop's pool: at once where its loop is stopped, else scheduled on it."""
