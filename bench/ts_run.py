@@ -1,6 +1,7 @@
 """TypeScript benchmark: agentguard's facts and cold check against tree-sitter and ESLint.
 
     python bench/ts_run.py [--scratch DIR] [--mirrors DIR] [--runs 3] [--json FILE]
+                           [--baseline SOURCE] [--facts-only]
 
 On the TypeScript corpus (``bench/ts_corpus.py``; built from local mirrors of its
 repositories on first use), one run measures, each as a whole process, in rounds that
@@ -8,13 +9,17 @@ alternate the commands (so a shared machine's drifting load falls on each alike)
 
 - tree-sitter's bare parse of every file, in one process (the TSX grammar for ``.tsx``);
 - agentguard's facts extraction alone, in one process: the function the engine calls per
-  file (``--facts-function``), on bytes read beforehand, the cyclic collector paused as
-  the engine pauses it;
+  file (``--facts-function``), on bytes read beforehand, the cyclic collector paused
+  and what was kept frozen after, as the engine's facts phase does (the parse is timed
+  the same way);
 - a cold ``agentguard check --no-cache --exit-zero -q`` at ``-j 1`` and ``-j 2``;
 - ESLint with typescript-eslint's ``recommended`` rules (not type-aware), from a flat
   config in a temporary folder, single-threaded and with ``--concurrency 2``. ESLint,
   typescript-eslint and typescript are installed at pinned versions with npm into
   ``$XDG_CACHE_HOME/agentguard-bench/eslint``, outside the repository.
+
+``--baseline`` names another agentguard source tree whose facts are timed too, in the
+same rounds (the facts row only); ``--facts-only`` leaves out ESLint and the checks.
 
 It prints the median wall and CPU seconds (user + sys, children included) of ``--runs``
 rounds, the parse and facts loops' own seconds (without interpreter start-up and imports),
@@ -25,6 +30,7 @@ facts within twice the bare parse's. Every figure and ratio comes from this one 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import os
@@ -35,6 +41,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -163,6 +171,19 @@ def timed(
 # Workers: run in a process of their own by the rounds, print one JSON object.
 
 
+@contextmanager
+def engine_collector() -> Iterator[None]:
+    """The cyclic collector as the engine's facts phase handles it (``Speed.facts``), for
+    both workers alike: paused while the files are read, then what was kept frozen, so
+    that no collection of every fact made falls inside the timed loop (the engine never
+    runs one either)."""
+    from agentguard.engine.parallel import collector_paused
+
+    with collector_paused():
+        yield
+        gc.freeze()
+
+
 def read_corpus(corpus: Path) -> list[tuple[str, bytes]]:
     return [
         (path.relative_to(corpus).as_posix(), path.read_bytes())
@@ -184,17 +205,17 @@ def parse_worker(corpus: Path) -> dict[str, Any]:
     sources = read_corpus(corpus)
     with_errors: list[str] = []
     started_cpu, started = time.process_time(), time.perf_counter()
-    for rel, data in sources:
-        tree = parsers[Path(rel).suffix].parse(data)
-        if tree.root_node.has_error:
-            with_errors.append(rel)
+    with engine_collector():
+        for rel, data in sources:
+            tree = parsers[Path(rel).suffix].parse(data)
+            if tree.root_node.has_error:
+                with_errors.append(rel)
     wall, cpu = time.perf_counter() - started, time.process_time() - started_cpu
     return {"files": len(sources), "wall": wall, "cpu": cpu, "with_errors": with_errors}
 
 
 def facts_worker(corpus: Path, function_name: str) -> dict[str, Any]:
     """agentguard's per-file facts of every file, as the engine asks for them."""
-    from agentguard.engine.parallel import collector_paused
     from agentguard.facts.module_facts import ModuleFacts
     from agentguard.knowledge.catalog import load_catalog
 
@@ -204,7 +225,7 @@ def facts_worker(corpus: Path, function_name: str) -> dict[str, Any]:
     sources = read_corpus(corpus)
     results: list[object] = []
     started_cpu, started = time.process_time(), time.perf_counter()
-    with collector_paused():
+    with engine_collector():
         for rel, data in sources:
             results.append(source_facts(data, rel, carriers))
     wall, cpu = time.perf_counter() - started, time.process_time() - started_cpu
@@ -322,6 +343,13 @@ def main() -> int:
         "--skip-eslint-concurrency", action="store_true", help="no ESLint --concurrency 2 row"
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another agentguard source tree (a checkout's root): its facts timed in the same "
+        "rounds",
+    )
+    parser.add_argument("--facts-only", action="store_true", help="only the parse and facts rows")
     parser.add_argument("--worker", choices=("parse", "facts"), help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -339,7 +367,7 @@ def main() -> int:
     corpus = build_ts_corpus(scratch, args.mirrors)
     files = typescript_files(corpus)
     size = sum(path.stat().st_size for path in files)
-    eslint = install_eslint()
+    eslint = None if args.facts_only else install_eslint()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     this = [sys.executable, str(Path(__file__).resolve())]
 
@@ -367,7 +395,7 @@ def main() -> int:
         config, formatter = eslint_files(Path(config_folder))
         eslint_command = [
             "node",
-            str(eslint),
+            str(eslint or "eslint"),
             "--config",
             str(config),
             "--format",
@@ -380,19 +408,30 @@ def main() -> int:
             [*this, "--worker", "parse", "--corpus", str(corpus)],
             reports_loop=True,
         )
+        facts_command = [
+            *this,
+            "--worker",
+            "facts",
+            "--corpus",
+            str(corpus),
+            "--facts-function",
+            args.facts_function,
+        ]
         facts = Case(
             Row(f"agentguard facts ({args.facts_function}), one process"),
-            [
-                *this,
-                "--worker",
-                "facts",
-                "--corpus",
-                str(corpus),
-                "--facts-function",
-                args.facts_function,
-            ],
+            facts_command,
             env=env,
             reports_loop=True,
+        )
+        baseline = (
+            Case(
+                Row(f"baseline {args.baseline.resolve().name}: facts, one process"),
+                facts_command,
+                env={**os.environ, "PYTHONPATH": str(args.baseline.resolve())},
+                reports_loop=True,
+            )
+            if args.baseline is not None
+            else None
         )
         check_1 = Case(Row("agentguard check, cold, -j 1"), agentguard_check(1), env=env)
         check_2 = Case(Row("agentguard check, cold, -j 2"), agentguard_check(2), env=env)
@@ -407,13 +446,17 @@ def main() -> int:
             ["sh", "-c", '"$@"; [ $? -le 1 ]', "eslint", *eslint_command, "--concurrency", "2"],
             cwd=corpus,
         )
-        cases = [parse, facts, check_1, eslint_1, check_2]
-        if not args.skip_eslint_concurrency:
-            cases.append(eslint_2)
+        cases = [parse, facts]
+        if baseline is not None:
+            cases.append(baseline)
+        if not args.facts_only:
+            cases += [check_1, eslint_1, check_2]
+            if not args.skip_eslint_concurrency:
+                cases.append(eslint_2)
         load_before = os.getloadavg()
         run_rounds(cases, args.runs)
         load_after = os.getloadavg()
-        details = check_details(check_2)
+        details = {} if args.facts_only else check_details(check_2)
 
     print()
     print(f"load average (1 min) before / after: {load_before[0]:.1f} / {load_after[0]:.1f}")
@@ -441,11 +484,14 @@ def main() -> int:
         "facts ÷ parse, loop wall": ratio(facts.row, parse.row, "loop_wall"),
         "facts ÷ parse, whole process cpu": ratio(facts.row, parse.row, "cpu"),
     }
+    if baseline is not None:
+        ratios["baseline facts ÷ parse, loop cpu"] = ratio(baseline.row, parse.row, "loop_cpu")
+        ratios["facts ÷ baseline facts, loop cpu"] = ratio(facts.row, baseline.row, "loop_cpu")
     if facts.output and json.loads(facts.output)["facts"] == 0:
         # Timing Python's parser failing on TypeScript says nothing about extraction.
         for name in [name for name in ratios if name.startswith("facts")]:
             ratios[name] = None
-    if not args.skip_eslint_concurrency:
+    if not (args.skip_eslint_concurrency or args.facts_only):
         ratios["check -j 2 ÷ ESLint --concurrency 2, wall"] = ratio(
             check_2.row, eslint_2.row, "wall"
         )
@@ -480,7 +526,9 @@ def main() -> int:
             f"ESLint: {eslint_report['files']:,} files linted, {eslint_report['fatal']} fatal, "
             f"{sum(eslint_report['rules'].values()):,} messages (top: {top})"
         )
-    if "error" in details:
+    if not details:
+        pass
+    elif "error" in details:
         print(f"agentguard check: {details['error']}")
     else:
         print(f"agentguard check -j 2 (one more run): {details['summary']}; {details['phases']}")

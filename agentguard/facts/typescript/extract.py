@@ -34,7 +34,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 
-from tree_sitter import Node
+from tree_sitter import Language, Node
 
 from agentguard.diagnostics import Span
 from agentguard.facts.extract_flow import tool_schema_shaped
@@ -220,7 +220,9 @@ def extract_typescript(
     try:
         tree = parse(source, path)
         test = is_test_path(path) if is_test is None else is_test
-        extractor = _Extractor(source, path, module, resolve_import, test, language)
+        extractor = _Extractor(
+            source, path, module, resolve_import, test, language, _grammar(tree.language)
+        )
         extractor.run(tree.root_node)
         return extractor.facts
     finally:
@@ -237,8 +239,11 @@ class _Extractor:
         resolve_import: Callable[[str, str], str],
         is_test: bool,
         language: str,
+        grammar: _Grammar,
     ) -> None:
         self.source = source
+        self.grammar = grammar
+        self.visits = grammar.visits
         self.path = path
         self.module = module
         self.resolve_import = resolve_import
@@ -487,29 +492,30 @@ class _Extractor:
         return found
 
     def _resolve(self, node: Node) -> str | None:
-        kind = node.type
-        if kind in _TRANSPARENT and kind != "await_expression":
-            wrapped = _inner(node)
-            return self.resolve(wrapped) if wrapped is not None else None
-        if kind == "identifier" or kind == "this":
+        grammar = self.grammar
+        kind = node.kind_id
+        if kind in grammar.identifier_or_this:
             return self.resolve_name(self.text(node))
-        if kind == "super":
-            return "super"
-        if kind == "member_expression":
-            obj = node.child_by_field_name("object")
-            prop = node.child_by_field_name("property")
+        if kind in grammar.member:
+            obj = node.child_by_field_id(grammar.field_object)
+            prop = node.child_by_field_id(grammar.field_property)
             if obj is None or prop is None:
                 return None
             base = self.resolve(obj)
             if base is None:
-                if obj.type == "call_expression" or obj.type == "new_expression":
-                    made = obj.child_by_field_name("function") or obj.child_by_field_name(
-                        "constructor"
+                if obj.kind_id in grammar.calls:
+                    made = obj.child_by_field_id(grammar.field_function) or obj.child_by_field_id(
+                        grammar.field_constructor
                     )
                     inner = self.resolve(made) if made is not None else None
                     return f"{inner}().{self.text(prop)}" if inner else None
                 return None
             return sys.intern(f"{base}.{self.text(prop)}")
+        if kind in grammar.transparent and kind not in grammar.await_:
+            wrapped = _inner(node)
+            return self.resolve(wrapped) if wrapped is not None else None
+        if kind in grammar.super_:
+            return "super"
         return None
 
     def _type_name(self, node: Node | None) -> str | None:
@@ -569,25 +575,35 @@ class _Extractor:
             self._resolved.clear()
 
     def _value(self, node: Node) -> Value:
-        kind = node.type
-        if kind in _TRANSPARENT:
+        grammar = self.grammar
+        kind_id = node.kind_id
+        if kind_id in grammar.transparent:
             inner = _inner(node)
             if inner is not None:
                 return self.value(inner)
-        text, span = self.text(node), self.span(node)
-        if kind == "string":
-            return leaf_value("const", text, _string_of(node, self.source), span=span)
-        if kind == "regex":
-            # a literal, as a string is: what is called on it stays in the process
-            return leaf_value("const", text, text, span=span)
-        if kind == "number":
-            return leaf_value("const", text, _number(text), span=span)
-        if kind in ("true", "false"):
-            return leaf_value("const", text, kind == "true", span=span)
-        if kind in ("null", "undefined"):
-            return leaf_value("const", text, None, span=span)
-        if kind in ("identifier", "this", "shorthand_property_identifier"):
-            name = "self" if kind == "this" else text
+        # ``text`` and ``span`` inlined: a file makes a Value for most of its expressions.
+        start, end = node.start_byte, node.end_byte
+        text = (
+            self.source[start:end].decode("utf-8", "replace")
+            if end - start <= TEXT_LIMIT
+            else self.text(node)
+        )
+        (line, col), (end_line, end_col) = node.start_point, node.end_point
+        span = _new_span(Span, (line + 1, col + 1, end_line + 1, end_col + 1))
+        if kind_id in grammar.literals:
+            kind = node.type
+            if kind == "string":
+                return leaf_value("const", text, _string_of(node, self.source), span=span)
+            if kind == "regex":
+                # a literal, as a string is: what is called on it stays in the process
+                return leaf_value("const", text, text, span=span)
+            if kind == "number":
+                return leaf_value("const", text, _number(text), span=span)
+            if kind in ("true", "false"):
+                return leaf_value("const", text, kind == "true", span=span)
+            return leaf_value("const", text, None, span=span)  # null, undefined
+        if kind_id in grammar.names:
+            name = "self" if kind_id in grammar.this else text
             return leaf_value(
                 "name", text, None, self.resolve_name(name), [name], span=span, chain=Chain(name)
             )
@@ -608,20 +624,26 @@ class _Extractor:
             NO_VALUES,
             NO_VALUES,
         )
-        if kind == "member_expression":
+        if kind_id in grammar.member:
             value.kind, value.qualname = "attr", self.resolve(node)
             value.chain = self.chain(node)
-        elif kind == "subscript_expression":
-            value.chain = self.chain(node)
-        elif kind in ("call_expression", "new_expression"):
-            func = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+            return value
+        if kind_id in grammar.calls:
+            func = node.child_by_field_id(grammar.field_function) or node.child_by_field_id(
+                grammar.field_constructor
+            )
             value.kind = "call"
             value.qualname = self.resolve(func) if func is not None else None
-            value.call_args = [self.value(a) for a in _arguments(node)[:6]]
+            value.call_args = [self.value(a) for a in self._arguments(node)[:6]]
             value.chain = self.chain(node)
-        elif kind == "object":
+            return value
+        if kind_id in grammar.object:
             value.kind = "dict"
             value.items = self._object_items(node)
+            return value
+        kind = node.type
+        if kind == "subscript_expression":
+            value.chain = self.chain(node)
         elif kind == "array":
             value.kind = "list"
             value.elements = [self.value(e) for e in node.named_children[:64]]
@@ -664,18 +686,21 @@ class _Extractor:
 
     def _object_items(self, node: Node) -> dict[str, Value]:
         items: dict[str, Value] = {}
+        grammar = self.grammar
         for child in node.named_children:
-            if child.type == "pair":
-                key = _property_key(child.child_by_field_name("key"), self.source)
+            if child.kind_id in grammar.pair:
+                key = _property_key(child.child_by_field_id(grammar.field_key), self.source)
                 if key is not None:
-                    items[key] = self.value(child.child_by_field_name("value"))
-            elif child.type == "shorthand_property_identifier":
+                    items[key] = self.value(child.child_by_field_id(grammar.field_value))
+                continue
+            kind = child.type
+            if kind == "shorthand_property_identifier":
                 items[self.text(child)] = self.value(child)
-            elif child.type == "method_definition":
+            elif kind == "method_definition":
                 key = _property_key(child.child_by_field_name("name"), self.source)
                 if key is not None:
                     items[key] = leaf_value("lambda", self.text(child), span=self.span(child))
-            elif child.type == "spread_element" and child.named_children:
+            elif kind == "spread_element" and child.named_children:
                 spread = child.named_children[0]
                 items[SPREAD + self.text(spread)] = self.value(spread)
         return items
@@ -694,21 +719,21 @@ class _Extractor:
     def chain(self, node: Node) -> Chain | None:
         steps: list[Step] = []
         current: Node | None = node
+        grammar = self.grammar
         while current is not None:
-            kind = current.type
-            if kind in _TRANSPARENT:
-                current = _inner(current)
-                continue
-            if kind == "member_expression":
-                prop = current.child_by_field_name("property")
+            kind = current.kind_id
+            if kind in grammar.member:
+                prop = current.child_by_field_id(grammar.field_property)
                 steps.append(("attr", self.text(prop) if prop is not None else ""))
-                current = current.child_by_field_name("object")
-            elif kind in ("call_expression", "new_expression"):
+                current = current.child_by_field_id(grammar.field_object)
+            elif kind in grammar.calls:
                 steps.append(CALL_STEP)
-                current = current.child_by_field_name("function") or current.child_by_field_name(
-                    "constructor"
-                )
-            elif kind == "subscript_expression":
+                current = current.child_by_field_id(
+                    grammar.field_function
+                ) or current.child_by_field_id(grammar.field_constructor)
+            elif kind in grammar.transparent:
+                current = _inner(current)
+            elif kind in grammar.subscript:
                 index = current.child_by_field_name("index")
                 literal: str | int | None = None
                 if index is not None and index.type == "string":
@@ -721,8 +746,10 @@ class _Extractor:
             else:
                 break
         steps.reverse()
-        if current is not None and current.type in ("identifier", "this"):
-            return Chain("self" if current.type == "this" else self.text(current), tuple(steps))
+        if current is not None and current.kind_id in grammar.identifier_or_this:
+            return Chain(
+                "self" if current.kind_id in grammar.this else self.text(current), tuple(steps)
+            )
         if not steps:
             return None
         return Chain("", tuple(steps), self.value(current) if current is not None else None)
@@ -738,34 +765,37 @@ class _Extractor:
         calls: list[str] = []
         attrs: list[str] = []
         source = self.source
-        kind = node.type
-        if kind == "identifier" or kind == "shorthand_property_identifier":
+        grammar = self.grammar
+        plain_names, this = grammar.plain_names, grammar.this
+        kind = node.kind_id
+        if kind in plain_names:
             names.append(source[node.start_byte : node.end_byte].decode("utf-8", "replace"))
-        elif kind == "this":
+        elif kind in this:
             names.append("self")
         else:
-            if kind == "call_expression" or kind == "new_expression":
-                func = node.child_by_field_name("function") or node.child_by_field_name(
-                    "constructor"
+            if kind in grammar.calls:
+                func = node.child_by_field_id(grammar.field_function) or node.child_by_field_id(
+                    grammar.field_constructor
                 )
                 callee = self.resolve(func) if func is not None else None
                 if callee:
                     calls.append(callee)
-            elif kind == "member_expression":
-                prop = node.child_by_field_name("property")
+            elif kind in grammar.member:
+                prop = node.child_by_field_id(grammar.field_property)
                 if prop is not None:
                     attrs.append(self.text(prop))
+            unread = grammar.no_reads_or_functions
             for child in node.named_children:
-                child_kind = child.type
+                child_kind = child.kind_id
                 # The leaves read here, not through a memoised call of their own: no
                 # Value asks for a name's reads (``_value`` answers a name itself).
-                if child_kind == "identifier" or child_kind == "shorthand_property_identifier":
+                if child_kind in plain_names:
                     names.append(
                         source[child.start_byte : child.end_byte].decode("utf-8", "replace")
                     )
-                elif child_kind == "this":
+                elif child_kind in this:
                     names.append("self")
-                elif child_kind not in _NO_READS_OR_FUNCTIONS and child.named_child_count:
+                elif child_kind not in unread and child.named_child_count:
                     child_names, child_calls, child_attrs = self._reads(child)
                     names += child_names
                     calls += child_calls
@@ -773,9 +803,19 @@ class _Extractor:
         found = self._reads_memo[key] = (names or NO_NAMES, calls or NO_NAMES, attrs or NO_NAMES)
         return found
 
+    def _arguments(self, node: Node) -> list[Node]:
+        grammar = self.grammar
+        args = node.child_by_field_id(grammar.field_arguments)
+        if args is None:
+            return []
+        if args.kind_id in grammar.template_string:  # a tagged template
+            return [args]
+        comment = grammar.comment
+        return [a for a in args.named_children if a.kind_id not in comment]
+
     # ------------------------------------------------------------------ traversal
     def visit(self, node: Node) -> None:
-        handler = _VISITS.get(node.type, _VISIT_CHILDREN)
+        handler = self.visits.get(node.kind_id, _VISIT_CHILDREN)
         if handler is _VISIT_CHILDREN:
             self.visit_children(node)
         elif handler is not None:
@@ -783,8 +823,9 @@ class _Extractor:
 
     def visit_children(self, node: Node) -> None:
         # ``visit`` inlined: most nodes are leaves or kinds with no visit of their own.
+        visits = self.visits
         for child in node.named_children:
-            handler = _VISITS.get(child.type, _VISIT_CHILDREN)
+            handler = visits.get(child.kind_id, _VISIT_CHILDREN)
             if handler is _VISIT_CHILDREN:
                 if child.named_child_count:
                     self.visit_children(child)
@@ -1052,7 +1093,7 @@ class _Extractor:
                         or self.text(expression),
                         text=self.text(child),
                         called=True,
-                        args=[self.value(a) for a in _arguments(expression)],
+                        args=[self.value(a) for a in self._arguments(expression)],
                         span=self.span(child),
                     )
                 )
@@ -1373,15 +1414,19 @@ class _Extractor:
 
     # ------------------------------------------------------------------ calls
     def visit_call_expression(self, node: Node) -> None:
-        func = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+        grammar = self.grammar
+        func = node.child_by_field_id(grammar.field_function) or node.child_by_field_id(
+            grammar.field_constructor
+        )
         if func is None:
             self.visit_children(node)
             return
         resolved = self.resolve(func)
         text = self.text(func, 120)
-        if func.type == "member_expression":
-            prop = func.child_by_field_name("property")
-            obj = func.child_by_field_name("object")
+        func_kind = func.kind_id
+        if func_kind in grammar.member:
+            prop = func.child_by_field_id(grammar.field_property)
+            obj = func.child_by_field_id(grammar.field_object)
             method = self.text(prop) if prop is not None else text
             receiver = (self.resolve(obj) if obj is not None else None) or (
                 self.text(obj, 120) if obj is not None else None
@@ -1389,7 +1434,7 @@ class _Extractor:
         else:
             method = resolved.rsplit(".", 1)[-1] if resolved else text
             receiver = None
-        arguments = _arguments(node)
+        arguments = self._arguments(node)
         scope = self.scope
         function = scope.function
         label = self._registration_label(method, arguments)
@@ -1416,7 +1461,7 @@ class _Extractor:
         )
         scope.order += 1
         self.facts.calls.append(call)
-        if func.type != "identifier":
+        if func_kind not in grammar.identifier:
             self.visit(func)
         for argument in arguments[8:]:
             self.visit(argument)
@@ -1694,7 +1739,7 @@ class _Extractor:
                     return f"{name}.{self.text(prop)}"
             elif kind == "call_expression":
                 func = sub.child_by_field_name("function")
-                args = _arguments(sub)
+                args = self._arguments(sub)
                 first = args[0] if args else None
                 if (
                     func is not None
@@ -1753,7 +1798,9 @@ class _Extractor:
                     how = next(
                         (
                             h
-                            for h in (self._raw_text(a, name, tainted) for a in _arguments(thrown))
+                            for h in (
+                                self._raw_text(a, name, tainted) for a in self._arguments(thrown)
+                            )
                             if h
                         ),
                         None,
@@ -1782,7 +1829,7 @@ class _Extractor:
                     "debug",
                 ):
                     continue
-                args = _arguments(node)
+                args = self._arguments(node)
                 how = next((h for h in (self._raw_text(a, name, tainted) for a in args) if h), None)
                 if not how:
                     continue
@@ -1854,15 +1901,6 @@ def _unwrap(node: Node) -> Node:
             break
         current = inner
     return current
-
-
-def _arguments(node: Node) -> list[Node]:
-    args = node.child_by_field_name("arguments")
-    if args is None:
-        return []
-    if args.type == "template_string":  # a tagged template
-        return [args]
-    return [a for a in args.named_children if a.type != "comment"]
 
 
 def _first_of(node: Node, kind: str) -> Node | None:
@@ -2042,3 +2080,66 @@ _VISITS: dict[str, Callable[[_Extractor, Node], None] | None] = {
 }
 _VISITS.update(dict.fromkeys(_NO_FACTS))
 _VISIT_CHILDREN = _Extractor.visit_children
+
+
+class _Grammar:
+    """One grammar's (TypeScript's or TSX's) node kind and field ids, for the paths every
+    expression takes: a node's ``type`` is a new string each time it is read and a field
+    found by name is searched for among the grammar's names, while ``kind_id`` and a field
+    id are ints. Each set holds every id the grammar gives its kind names."""
+
+    def __init__(self, language: Language) -> None:
+        ids: dict[str, set[int]] = {}
+        for kind_id in range(language.node_kind_count):
+            name = language.node_kind_for_id(kind_id)
+            if name is not None:
+                ids.setdefault(name, set()).add(kind_id)
+
+        def kinds(*names: str) -> frozenset[int]:
+            return frozenset(kind_id for name in names for kind_id in ids.get(name, ()))
+
+        def field(name: str) -> int:
+            found = language.field_id_for_name(name)
+            assert found is not None, name
+            return found
+
+        # Each kind's visit by its id; an id not here (``ERROR``) has its children visited.
+        self.visits: dict[int, Callable[[_Extractor, Node], None] | None] = {
+            kind_id: _VISITS.get(name, _VISIT_CHILDREN)
+            for name, kind_ids in ids.items()
+            for kind_id in kind_ids
+        }
+        self.transparent = kinds(*_TRANSPARENT)
+        self.await_ = kinds("await_expression")
+        self.identifier = kinds("identifier")
+        self.this = kinds("this")
+        self.super_ = kinds("super")
+        self.identifier_or_this = self.identifier | self.this
+        self.plain_names = kinds("identifier", "shorthand_property_identifier")
+        self.names = self.plain_names | self.this
+        self.literals = kinds("string", "regex", "number", "true", "false", "null", "undefined")
+        self.member = kinds("member_expression")
+        self.subscript = kinds("subscript_expression")
+        self.calls = kinds("call_expression", "new_expression")
+        self.object = kinds("object")
+        self.pair = kinds("pair")
+        self.template_string = kinds("template_string")
+        self.comment = kinds("comment")
+        self.no_reads_or_functions = kinds(*_NO_READS_OR_FUNCTIONS)
+        self.field_function = field("function")
+        self.field_constructor = field("constructor")
+        self.field_object = field("object")
+        self.field_property = field("property")
+        self.field_arguments = field("arguments")
+        self.field_key = field("key")
+        self.field_value = field("value")
+
+
+_GRAMMARS: dict[Language, _Grammar] = {}
+
+
+def _grammar(language: Language) -> _Grammar:
+    known = _GRAMMARS.get(language)
+    if known is None:
+        known = _GRAMMARS[language] = _Grammar(language)
+    return known
