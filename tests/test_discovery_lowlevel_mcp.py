@@ -4,6 +4,7 @@ function of their own (that function is the tool)."""
 
 from __future__ import annotations
 
+from tests.conftest import ScanFiles, tool_verdicts
 from tests.test_tool_discovery import discover, line_of
 
 NAMES = """\
@@ -225,4 +226,62 @@ def test_a_branch_handing_a_client_to_a_helper_is_the_tool_itself() -> None:
         "create_label": ("mail/server.py", line_of(LABELS_SERVER, 'if name == "create_label"') + 1),
         "list_labels": ("mail/server.py", line_of(LABELS_SERVER, 'if name == "list_labels"') + 1),
         "archive": ("mail/server.py", line_of(LABELS_SERVER, "def handle_archive")),
+    }
+
+
+ROUTER = """\
+import boto3
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+server = Server("aws")
+
+
+def handle_s3(client, name: str, arguments: dict) -> str:
+    if name == "s3_bucket_create":
+        client.create_bucket(Bucket=arguments["bucket"])
+        return "created"
+    if name == "s3_bucket_list":
+        return str(client.list_buckets())
+    if name == "s3_object_delete":
+        client.delete_object(Bucket=arguments["bucket"], Key=arguments["key"])
+        return "deleted"
+    raise ValueError(name)
+
+
+@server.list_tools()
+async def list_tools() -> list[Tool]:
+    return [
+        Tool(name="s3_bucket_create", description="Create a bucket", inputSchema={}),
+        Tool(name="s3_bucket_list", description="List buckets", inputSchema={}),
+        Tool(name="s3_object_delete", description="Delete an object", inputSchema={}),
+    ]
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    s3 = boto3.client("s3")
+    if name == "s3_bucket_create":
+        text = handle_s3(s3, name, arguments)
+    elif name == "s3_bucket_list":
+        text = handle_s3(s3, name, arguments)
+    elif name == "s3_object_delete":
+        text = handle_s3(s3, name, arguments)
+    else:
+        raise ValueError(name)
+    return [TextContent(type="text", text=text)]
+"""
+
+
+def test_a_router_branch_handing_the_name_to_a_service_dispatcher_is_one_tool_per_name(
+    scan_files: ScanFiles,
+) -> None:
+    """``call_tool`` routes each name to ``handle_s3(client, name, args)``, which dispatches
+    on the name again: three tools, one per router branch, each doing what the service's
+    branch for its own name does."""
+    verdicts = tool_verdicts(scan_files, {"server.py": ROUTER})
+    assert {name: risk for name, (risk, _) in verdicts.items()} == {
+        "s3_bucket_create": "network_write",
+        "s3_bucket_list": "read",
+        "s3_object_delete": "destructive",
     }

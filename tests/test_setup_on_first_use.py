@@ -117,3 +117,36 @@ def test_a_global_client_made_on_first_use_with_its_index_is_set_up(
     assert verdicts["search_docs"] == ("read", set())
     assert verdicts["add_doc"][0] == "write"
     assert "AG201" in verdicts["add_doc"][1]
+
+
+def test_a_module_flag_another_function_sets_under_global_marks_set_up(
+    scan_files: ScanFiles,
+) -> None:
+    """``if not _ready: init_store()`` where ``init_store`` sets ``global _ready``: the table
+    it creates on first use is set-up, not the effect of the read tool asking for it."""
+    source = """\
+import sqlite3
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("notes")
+_ready = False
+
+
+def init_store() -> None:
+    global _ready
+    conn = sqlite3.connect("notes.db")
+    conn.execute("CREATE TABLE IF NOT EXISTS notes (title TEXT)")
+    conn.commit()
+    _ready = True
+
+
+@mcp.tool()
+def list_notes() -> list:
+    \"\"\"List the notes.\"\"\"
+    if not _ready:
+        init_store()
+    return sqlite3.connect("notes.db").execute("SELECT title FROM notes").fetchall()
+"""
+    verdicts = tool_verdicts(scan_files, {"server.py": source})
+    assert verdicts["list_notes"] == ("read", set())

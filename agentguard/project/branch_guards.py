@@ -98,3 +98,22 @@ def guarded(effect: Effect, fn: Function, order: int) -> Effect:
         return effect
     guard = guard_at(fn, order)
     return effect if guard is None else replace(effect, guard=guard)
+
+
+def dispatched_elsewhere(project: ProjectIndex, effect: Effect, handler: str, name: str) -> bool:
+    """Whether ``effect``, reached from a dispatch ``handler`` branch for the tool ``name``,
+    is made only on a branch for another name: its guard is the handler parameter the
+    dispatch compares with tool names (``if name == "s3_create":`` in ``call_tool``), and
+    ``name`` is not among the literals it accepts."""
+    if effect.guard is None:
+        return False
+    param, literals = effect.guard
+    fn = project.functions.get(handler)
+    if fn is None or param not in fn[0].params or name.upper() in literals:
+        return False
+    return any(
+        (guard := _literal_test(branch.test, fn[0])) is not None
+        and guard[0] == param
+        and name.upper() in guard[1]
+        for branch in fn[0].branches
+    )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
-from agentguard.project.branch_guards import guarded, map_guard_through_call
+from agentguard.project.branch_guards import dispatched_elsewhere, guarded, map_guard_through_call
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
 from agentguard.project.passed_calls import passed_effects
 from agentguard.project.passes import Pass, PassResults
@@ -374,7 +374,7 @@ def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEf
         seen: set[SiteKey] = set()
         gathered: list[Effect] = []
         for qualname in _reached_from(tool):
-            for effect in _own_effects(tool, qualname, summaries.of(qualname)):
+            for effect in _own_effects(project, tool, qualname, summaries.of(qualname)):
                 key = _site_key(effect)
                 if read_by_name(project.catalog, effect, tool.name, tool.description):
                     if not is_statement(effect):
@@ -421,6 +421,35 @@ def _chosen_by_the_model(
     )
 
 
+def _for_this_name(
+    project: ProjectIndex, tool: ToolFacts, qualname: str, effects: list[Effect]
+) -> list[Effect]:
+    """``effects`` of a function a dispatch branch calls, as that branch calls it: a service
+    function dispatching on the name it is handed again (``handle_s3(client, name, args)``)
+    does for this tool only what its branch for this tool's name does."""
+    assert tool.inline is not None
+    handler, body = tool.inline
+    entry = project.functions.get(handler)
+    callee = project.functions.get(qualname)
+    if entry is None or callee is None or not any(effect.guard for effect in effects):
+        return effects
+    fn, facts = entry
+    calls = [
+        call
+        for call in project.calls_in(handler)
+        if body.span.line <= call.span.line <= body.span.end_line
+        and project.call_target(call, fn, facts) == qualname
+    ]
+    if len(calls) != 1:
+        return effects
+    kept: list[Effect] = []
+    for effect in effects:
+        mapped = map_guard_through_call(project, effect, callee[0], calls[0], fn)
+        if mapped is not None and not dispatched_elsewhere(project, mapped, handler, tool.name):
+            kept.append(effect)
+    return kept
+
+
 def _reached_from(tool: ToolFacts) -> list[str]:
     """The functions whose effects are the tool's: its own, then the dispatch handler a
     branch tool is part of (``if name == "send": await channel.send(...)`` in ``call_tool``)."""
@@ -429,12 +458,16 @@ def _reached_from(tool: ToolFacts) -> list[str]:
     return [*tool.functions, tool.inline[0]]
 
 
-def _own_effects(tool: ToolFacts, qualname: str, effects: list[Effect]) -> list[Effect]:
+def _own_effects(
+    project: ProjectIndex, tool: ToolFacts, qualname: str, effects: list[Effect]
+) -> list[Effect]:
     """``effects`` of ``qualname`` that belong to the tool: all of them for a function of
     its own; for the handler a branch tool is part of, those the branch's own statements
     make or reach (the first step of the chain is inside the branch)."""
-    if tool.inline is None or qualname != tool.inline[0] or qualname in tool.functions:
+    if tool.inline is None:
         return effects
+    if qualname != tool.inline[0] or qualname in tool.functions:
+        return _for_this_name(project, tool, qualname, effects)
     body = tool.inline[1]
     starts = (effect.chain[0].location if effect.chain else None for effect in effects)
     return [
@@ -443,4 +476,7 @@ def _own_effects(tool: ToolFacts, qualname: str, effects: list[Effect]) -> list[
         if start is not None
         and start.path == body.path
         and body.span.line <= start.span.line <= body.span.end_line
+        # ``handle_s3(client, name, args)`` shared by the router's branches: only what it
+        # does for this tool's name
+        and not dispatched_elsewhere(project, effect, qualname, tool.name)
     ]

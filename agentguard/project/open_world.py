@@ -898,9 +898,10 @@ def delivers_telemetry(project: ProjectIndex, effect: Effect, helper: Function) 
     """A request a helper named for the server's own logs, audit trail or metrics makes
     (``flushLoggerSafely``, ``flush_audit_events``, ``record`` in ``app/telemetry.py``):
     telemetry of the call reaching it, not the side effect of the tool that calls the
-    helper. Its module names it as well as its own name (a class does not: ``Audit.send``
-    may be the business's audit queue)."""
-    parts = [*helper.module.split("."), helper.name]
+    helper. Its module's own name says so as well as its own name (not a package above it:
+    a whole ``analytics_agent`` package is no telemetry; nor a class: ``Audit.send`` may be
+    the business's audit queue)."""
+    parts = [helper.module.rsplit(".", 1)[-1].rsplit("/", 1)[-1], helper.name]
     named = {word for part in parts for word in words(part, identifier=True)}
     return effect.remote and bool(named & project.catalog.open_world.telemetry_words)
 

@@ -59,6 +59,17 @@ def _set_elsewhere(facts: ModuleFacts, held: str, fn: Function) -> bool:
     owner = f"{fn.class_name}." if fn.class_name else None
     for assignment in facts.assignments:
         where = assignment.function
+        if where is None and "." not in held and assignment.target == held:
+            # ``global _ready; _ready = True`` in another function binds the module's
+            # variable: the assignment is the module's, written inside that function
+            inside = any(
+                other.qualname != fn.qualname
+                and other.span.line <= assignment.span.line <= other.span.end_line
+                for other in facts.functions.values()
+            )
+            if inside and not fn.span.line <= assignment.span.line <= fn.span.end_line:
+                return True
+            continue
         if assignment.target != held or where is None or where == fn.qualname:
             continue
         if held.split(".", 1)[0] in SELF_NAMES:
