@@ -294,19 +294,11 @@ def _written_request(
     if method is None and _ROUTE_URL.match(_first_text(call)):
         # ``client.request(`https://api.example${path}`, { method })``: a URL, then options
         method, chosen_by = _options_method(call, fn)
+    idempotent: bool | None
     if chosen_by is not None:
-        effect = Effect.judged(
-            call,
-            fn.qualname,
-            facts.path,
-            kind=HTTP_DEFERRED,
-            idempotent=None,
-            remote=True,
-            detail="a request whose method its caller chooses",
-            confidence=Confidence.MEDIUM,
-        )
-        return (replace(effect, method_param=chosen_by),)
-    if method is not None:
+        kind, idempotent = HTTP_DEFERRED, None
+        detail = "a request whose method its caller chooses"
+    elif method is not None:
         if method not in _ROUTE_EFFECTS:
             return (None,)
         kind, idempotent = _ROUTE_EFFECTS[method]
@@ -330,7 +322,7 @@ def _written_request(
         detail=detail,
         confidence=Confidence.MEDIUM,
     )
-    return (effect,)
+    return (replace(effect, method_param=chosen_by),)
 
 
 def fills_what_it_read(call: Call, facts: ModuleFacts) -> bool:
