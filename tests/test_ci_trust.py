@@ -107,7 +107,6 @@ def test_a_syntax_error_fails_the_run_by_default(tmp_path: Path) -> None:
     [
         ("type Orders = list[dict[str, str]]\n", "3.12"),
         ("def first[T](items: list[T]) -> T:\n    return items[0]\n", "3.12"),
-        ('label = f"{"order"!r}"\n', "3.12"),
     ],
 )
 def test_newer_syntax_names_the_python_it_needs(tmp_path: Path, line: str, needs: str) -> None:
@@ -210,3 +209,24 @@ def test_the_action_sets_up_the_newest_python_by_default() -> None:
 
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
     assert action["inputs"]["python-version"]["default"] == "3.x"
+
+
+def test_a_newer_f_string_is_read_around_and_named(tmp_path: Path) -> None:
+    """An f-string nesting its own quotes (PEP 701) under an older Python: the file's tools
+    are still found and checked, and the run names the line and the Python it needs."""
+    import sys
+
+    if sys.version_info >= (3, 12):
+        pytest.skip("this interpreter parses Python 3.12 f-strings")
+    source = (
+        TOOL_HEADER
+        + "import requests\n\n\n@tool\ndef create_order(cart_id: str) -> str:\n"
+        + '    """Create an order."""\n'
+        + '    resp = requests.post("https://shop.example/orders", json={"cart": cart_id})\n'
+        + '    return f"Order {resp.json()["id"]} created"\n'
+    )
+    write_project(tmp_path, {"agent.py": source})
+    result = runner.invoke(app, ["check", str(tmp_path)])
+    assert "AG000" not in result.output
+    assert "AG101" in result.output and "create_order" in result.output
+    assert "PEP 701) needs Python 3.12" in result.output

@@ -16,6 +16,7 @@ from agentguard.diagnostics import PARTLY_READ, Confidence, Finding, ScanProblem
 from agentguard.engine.discovery import discover, test_files
 from agentguard.engine.fix_edits import attach_fixes, fix_offer
 from agentguard.engine.module_roots import evidence_names, module_names
+from agentguard.facts.python_version import running_version
 from agentguard.engine.run_memo import offer_key
 from agentguard.engine.scan_result import ScanResult
 from agentguard.engine.selection import check_selection
@@ -37,14 +38,28 @@ def unread_parts(modules: Sequence[ModuleFacts]) -> list[ScanProblem]:
     return [
         ScanProblem(
             facts.path,
-            f"line {facts.unread[0].line} could not be parsed (syntax this parser does not "
-            "know); the rest of the file was checked",
+            _unread_reason(facts),
             PARTLY_READ,
             facts.unread[0],
         )
         for facts in modules
         if facts.unread
     ]
+
+
+def _unread_reason(facts: ModuleFacts) -> str:
+    line = facts.unread[0].line
+    if facts.language == "python":
+        # what the Python front end reads around: PEP 701 f-strings (facts/extract.py)
+        return (
+            f"line {line}: an f-string nesting quotes or comments (PEP 701) needs Python 3.12 "
+            f"or newer; agentguard runs on Python {running_version()} and read it as plain "
+            "text; the rest of the file was checked"
+        )
+    return (
+        f"line {line} could not be parsed (syntax this parser does not know); the rest of "
+        "the file was checked"
+    )
 
 
 def scan(

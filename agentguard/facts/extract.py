@@ -10,6 +10,7 @@ import ast
 import gc
 import io
 import re
+import sys
 import tokenize
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -61,17 +62,151 @@ def extract(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        tree = ast.parse(source, filename=path, type_comments=False)
+        unread: list[Span] = []
+        try:
+            tree = ast.parse(source, filename=path, type_comments=False)
+        except SyntaxError as exc:
+            # PEP 701 f-strings (quotes or comments nested, Python 3.12) under an older
+            # interpreter: each f-string it cannot read is read as a plain string of the same
+            # shape, and named; the rest of the file (its tools and calls) is read as written
+            if sys.version_info >= (3, 12):
+                raise
+            source_text, unread = newer_fstrings_blanked(source)
+            if not unread:
+                raise
+            tree = ast.parse(source_text, filename=path, type_comments=False)
         test = is_test_path(path) if is_test is None else is_test
         extractor = _Extractor(source, path, test, carriers, module)
         extractor.run(tree)
         facts = extractor.facts
+        if unread:
+            facts.unread = unread
         if b"agentguard:" in source:
             facts.suppressions = list(_suppressions(source))
         return facts
     finally:
         if collecting:
             gc.enable()
+
+
+def newer_fstrings_blanked(source: bytes) -> tuple[bytes, list[Span]]:
+    """``source`` with each f-string this interpreter cannot parse (PEP 701's nested quotes
+    or comments, Python 3.12) replaced by a plain string literal of the same lines and
+    columns, and where each was. An older tokenizer cannot even find where such a string
+    ends (``f"{d["id"]}"``), so the strings are found here with PEP 701's own rules: inside
+    a replacement field, a string may use any quotes."""
+    text = source.decode("utf-8", "replace")
+    chars = list(text)
+    blanked: list[Span] = []
+    for start, end in _fstrings(text):
+        literal = text[start:end]
+        try:
+            ast.parse(literal, mode="eval")
+            continue
+        except SyntaxError:
+            pass
+        opening = _STRING_PREFIX.match(literal)
+        assert opening is not None
+        prefix, quote = opening.group("prefix"), opening.group("quote")
+        for index in range(start, end):
+            inside = start + len(prefix) + len(quote) <= index < end - len(quote)
+            if index < start + len(prefix):
+                chars[index] = " "
+            elif inside and chars[index] != "\n":
+                chars[index] = " "
+        blanked.append(_span_of(text, start, end))
+    return "".join(chars).encode(), blanked
+
+
+_STRING_PREFIX = re.compile(r"(?P<prefix>[A-Za-z]*)(?P<quote>\"\"\"|'''|\"|')")
+
+
+def _fstrings(text: str) -> Iterator[tuple[int, int]]:
+    """Where each top-level f-string literal starts and ends (end exclusive)."""
+    index, size = 0, len(text)
+    while index < size:
+        char = text[index]
+        if char == "#":
+            newline = text.find("\n", index)
+            index = size if newline < 0 else newline
+        elif char in "'\"":
+            start = index
+            while start > 0 and text[start - 1].isalpha():
+                start -= 1
+            quote = text[index : index + 3] if text[index : index + 3] in ('"""', "'''") else char
+            if "f" in text[start:index].lower():
+                end = _fstring_end(text, index, quote)
+                yield start, end
+            else:
+                end = _plain_end(text, index, quote)
+            index = end
+        else:
+            index += 1
+
+
+def _plain_end(text: str, index: int, quote: str) -> int:
+    cursor = index + len(quote)
+    while cursor < len(text):
+        if text[cursor] == "\\":
+            cursor += 2
+        elif text.startswith(quote, cursor):
+            return cursor + len(quote)
+        elif len(quote) == 1 and text[cursor] == "\n":
+            return cursor  # an unterminated line: the parser reports it
+        else:
+            cursor += 1
+    return len(text)
+
+
+def _fstring_end(text: str, index: int, quote: str) -> int:
+    """The end of the f-string whose quote opens at ``index``, replacement fields holding
+    strings of any quotes, nested f-strings and comments (PEP 701)."""
+    cursor, depth, size = index + len(quote), 0, len(text)
+    while cursor < size:
+        char = text[cursor]
+        if depth == 0:
+            if text.startswith(quote, cursor):
+                return cursor + len(quote)
+            if char == "\\":
+                cursor += 2
+                continue
+            if char == "{":
+                if text.startswith("{{", cursor):
+                    cursor += 2
+                    continue
+                depth = 1
+            cursor += 1
+            continue
+        if char in "'\"":
+            start = cursor
+            while start > 0 and text[start - 1].isalpha():
+                start -= 1
+            inner = (
+                text[cursor : cursor + 3] if text[cursor : cursor + 3] in ('"""', "'''") else char
+            )
+            if "f" in text[start:cursor].lower():
+                cursor = _fstring_end(text, cursor, inner)
+            else:
+                cursor = _plain_end(text, cursor, inner)
+            continue
+        if char == "#":
+            newline = text.find("\n", cursor)
+            cursor = size if newline < 0 else newline
+            continue
+        if char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+        cursor += 1
+    return size
+
+
+def _span_of(text: str, start: int, end: int) -> Span:
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    end_line = text.count("\n", 0, end) + 1
+    end_column = end - (text.rfind("\n", 0, end) + 1) + 1
+    return Span(line, column, end_line, end_column)
 
 
 def compiles(text: str, filename: str) -> str | None:
