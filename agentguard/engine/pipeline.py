@@ -16,7 +16,6 @@ from agentguard.diagnostics import PARTLY_READ, Confidence, Finding, ScanProblem
 from agentguard.engine.discovery import discover, test_files
 from agentguard.engine.fix_edits import attach_fixes, fix_offer
 from agentguard.engine.module_roots import evidence_names, module_names
-from agentguard.facts.python_version import running_version
 from agentguard.engine.run_memo import offer_key
 from agentguard.engine.scan_result import ScanResult
 from agentguard.engine.selection import check_selection
@@ -24,6 +23,7 @@ from agentguard.engine.speed import FactOptions, Speed
 from agentguard.engine.suppressions import apply_suppressions
 from agentguard.engine.ts_projects import load_ts_module_map
 from agentguard.facts.module_facts import ModuleFacts
+from agentguard.facts.python_version import running_version
 from agentguard.facts.typescript.modules import EMPTY_TS_MODULE_MAP, TS_SUFFIXES, ts_module_name
 from agentguard.knowledge.catalog import Catalog, load_catalog
 from agentguard.project.project_model import ProjectModel, build_project

@@ -65,7 +65,7 @@ def extract(
         unread: list[Span] = []
         try:
             tree = ast.parse(source, filename=path, type_comments=False)
-        except SyntaxError as exc:
+        except SyntaxError:
             # PEP 701 f-strings (quotes or comments nested, Python 3.12) under an older
             # interpreter: each f-string it cannot read is read as a plain string of the same
             # shape, and named; the rest of the file (its tools and calls) is read as written
@@ -110,9 +110,7 @@ def newer_fstrings_blanked(source: bytes) -> tuple[bytes, list[Span]]:
         prefix, quote = opening.group("prefix"), opening.group("quote")
         for index in range(start, end):
             inside = start + len(prefix) + len(quote) <= index < end - len(quote)
-            if index < start + len(prefix):
-                chars[index] = " "
-            elif inside and chars[index] != "\n":
+            if index < start + len(prefix) or (inside and chars[index] != "\n"):
                 chars[index] = " "
         blanked.append(_span_of(text, start, end))
     return "".join(chars).encode(), blanked
