@@ -986,3 +986,27 @@ def collect(text: str, seen=None) -> str:
     report = build_report(scan_files({"tools.py": source}))
     risks = {row.name: row.risk.value for row in report.tools}
     assert risks == {"send_note": "unknown", "collect": "read"}
+
+
+def test_a_write_verb_handed_only_named_fields_from_a_mapping_writes(
+    scan_files: ScanFiles,
+) -> None:
+    """``collection.update(**fields)`` on what a client's ``get_collection`` handed out: a
+    write verb given named fields only (from a mapping), as ``update(ids=...)`` would be."""
+    source = """\
+import vectordb
+from langchain_core.tools import tool
+
+client = vectordb.Client()
+
+
+@tool
+def update_documents(collection_name: str, ids: list[str], documents: list[str]) -> str:
+    \"\"\"Update documents in a collection.\"\"\"
+    collection = client.get_collection(collection_name)
+    fields = {"ids": ids, "documents": documents}
+    collection.update(**fields)
+    return "updated"
+"""
+    report = build_report(scan_files({"tools.py": source}))
+    assert {row.name: row.risk.value for row in report.tools} == {"update_documents": "write"}

@@ -422,7 +422,9 @@ def _verdict(
         or (world.verb_class(call.method) == "non_idempotent" and call.method not in containers)
         # ``issue.update(summary=text)``: a write verb given named fields only, where a
         # list, dict or set method is handed items or a mapping
-        or (verb in WRITE_CLASSES and bool(call.kwargs) and not call.args)
+        or (
+            verb in WRITE_CLASSES and bool(call.kwargs or call.star_kwargs_values) and not call.args
+        )
         # ``network.remove()``: no list, dict or set removes without being handed the item
         or (call.method in world.item_taking_methods and not call.args)
     )
