@@ -1269,3 +1269,30 @@ def save_order(customer: str, total: float) -> str:
 """
     codes = {f.code for f in scan_files({"tools.py": source}).findings if f.tool == "save_order"}
     assert "AG101" in codes and "AG201" not in codes
+
+
+def test_a_session_setting_through_sqlalchemy_text_is_no_write(scan_files: ScanFiles) -> None:
+    """``conn.execute(text(f"SET @app_version = '{VERSION}'"))`` on each new connection sets
+    a session variable: the read tool around it writes nothing."""
+    source = """\
+from langchain_core.tools import tool
+from sqlalchemy import create_engine, inspect, text
+
+VERSION = "1.0"
+ENGINE = create_engine("mysql://db/app")
+
+
+def get_connection():
+    connection = ENGINE.connect()
+    connection.execute(text(f"SET @app_version = '{VERSION}'"))
+    return connection
+
+
+@tool
+def table_names() -> str:
+    \"\"\"All table names.\"\"\"
+    with get_connection() as conn:
+        return ", ".join(inspect(conn).get_table_names())
+"""
+    result = scan_files({"tools.py": source})
+    assert not [f.code for f in result.findings if f.code in {"AG101", "AG104"}]

@@ -26,7 +26,9 @@ def sqlalchemy_statement(catalog: Catalog, statement: Value) -> str | None:
         if last in SQL_BUILDERS and (callee.startswith("sqlalchemy") or "." not in callee):
             return last
     if statement.qualname and statement.qualname.rsplit(".", 1)[-1] == "text":
-        sql = statement.call_args[0].string() if statement.call_args else None
+        written = statement.call_args[0] if statement.call_args else None
+        # ``text(f"SET @version = '{VERSION}'")``: its literal start is enough
+        sql = (written.string() or statement_start(written)) if written is not None else None
         if sql is not None:
             if catalog.sql_read.match(sql) or not catalog.sql_write.match(sql):
                 return "select"
