@@ -259,7 +259,9 @@ def ci_side(label: str, source: Path, corpus: Path, scratch: Path, runs: int) ->
     """The cases of what CI runs for the agentguard of ``source`` (its bytecode compiled
     first, as an install would have it)."""
     compile_bytecode(source / "agentguard")
-    env = {**os.environ, "PYTHONPATH": str(source)}
+    # PYTHONSAFEPATH: ``python -m`` would otherwise put the working directory first on the
+    # path, and a bench started in one agentguard checkout would run it on both sides.
+    env = {**os.environ, "PYTHONPATH": str(source), "PYTHONSAFEPATH": "1"}
     files = python_files(corpus)
     check = [sys.executable, "-m", "agentguard", "check", str(corpus), "--exit-zero", "--jobs", "2"]
     written = scratch / f"outputs-{label}-{os.getpid()}"

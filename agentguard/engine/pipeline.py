@@ -127,9 +127,17 @@ def scan(
         # Files named anew from the roots the project's own imports show: parsed again
         # under those names (a name is in every qualified name the facts hold).
         again = [entry for entry in files.sources if entry[1] in renamed]
-        refacts, _ = speed.facts(again, is_test, sources, {**named, **renamed}, again=True)
-        by_path = {facts.path: facts for facts in refacts}
-        modules = [by_path.get(facts.path, facts) for facts in modules]
+        # The first facts of these files are let go before they are made again, so that
+        # the new ones take the memory the old ones held: in a large project many files
+        # are named anew, and both at once raised the peak.
+        order = [facts.path for facts in modules]
+        by_path = {facts.path: facts for facts in modules if facts.path not in renamed}
+        modules = []
+        refacts, lost = speed.facts(again, is_test, sources, {**named, **renamed}, again=True)
+        by_path.update((facts.path, facts) for facts in refacts)
+        modules = [by_path[path] for path in order if path in by_path]
+        # Unreadable on the second read (changed or removed since the first): said so.
+        problems.extend(lost)
     problems = files.problems + problems + unread_parts(modules)
     timings["facts"] = time.perf_counter() - mark
 

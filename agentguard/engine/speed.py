@@ -88,6 +88,7 @@ class Speed:
         if options.record_runs and options.cache_dir is not None:
             self.memo = RunMemo(options.cache_dir, inputs, catalog.digest)
         self._contents: list[SourceFile] | None = None  # read and hashed by ``recall``
+        self._inputs: tuple[str, ...] | None = None  # their keys, for ``remember``
         self._key: str | None = None
 
     def recall(
@@ -107,6 +108,7 @@ class Speed:
         self._contents = read_all(
             files.sources, self.config.max_file_size, keyed=True, modules=modules
         )
+        self._inputs = tuple(content.key for content in self._contents)
         self._key = run_key(
             self.config.digest,
             self.catalog.digest,
@@ -148,6 +150,10 @@ class Speed:
                 modules=modules,
                 ts_modules=self.ts_modules,
             )
+            if not again:
+                # Every file's bytes, read once for the whole scan, are not needed past its
+                # facts: ``remember`` records their keys only.
+                self._contents = None
             if len(results) >= FREEZE_AFTER_FILES:
                 # The facts live until the process ends: move them out of the collector's
                 # sight before it runs again, or its first collection (and every later full
@@ -179,10 +185,9 @@ class Speed:
     def remember(self, outcome: ScanOutcome) -> None:
         """Record the outcome of the inputs ``recall`` hashed, then keep the fact cache to
         the entries the kept records name (and recent ones)."""
-        if self.memo is None or self._key is None or self._contents is None:
+        if self.memo is None or self._key is None or self._inputs is None:
             return
-        inputs = tuple(content.key for content in self._contents)
-        self.memo.store(self._key, RunRecord(outcome.outcome(), inputs))
+        self.memo.store(self._key, RunRecord(outcome.outcome(), self._inputs))
         if self.cache is not None:
             # Only after a linked run: a run answered by its record writes nothing new.
             self.cache.prune(self.memo.inputs_named())

@@ -150,6 +150,8 @@ NO_NAMES: list[str] = LOADED_EMPTY_LIST
 NO_VALUES: list[Value] = LOADED_EMPTY_LIST
 NO_ITEMS: dict[str, Value] = LOADED_EMPTY_DICT
 NO_IDS: list[int] = LOADED_EMPTY_LIST
+# What ``ValueReader._resolved`` holds for a node not resolved yet (None is an answer).
+_UNRESOLVED = object()
 
 
 class ValueReader:
@@ -199,14 +201,21 @@ class ValueReader:
         self.tree: ast.Module | None = None  # the module parsed, set by ``run``
         self._next_id = 0
         self._spans: dict[tuple[int, int, int | None, int | None], Span] = {}
+        self._line_numbers: dict[int, int] = {}
         self._texts: dict[str, str] = {}
         self._values: dict[int, Value] = {}
         self._names: dict[str, str] = {}
+        self._resolved: dict[ast.AST, object] = {}
         # Equal chains, attribute steps and literal texts are one shared object each, as
         # spans are.
         self._chains: dict[tuple[str, tuple[Step, ...]], Chain] = {}
         self._attr_steps: dict[str, Step] = {}
         self._literals: dict[str, Value] = {}
+        # Equal lists of names, callees or attributes read are one shared list each: a
+        # file's Values repeat them (every ``self.client`` reads ``["self"]``), and the
+        # parent holds every file's facts for the whole run. Facts are never changed once
+        # extracted (see ``LOADED_EMPTY_LIST``).
+        self._name_lists: dict[tuple[str, ...], list[str]] = {}
 
     # ------------------------------------------------------------------ helpers
     def text(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
@@ -256,9 +265,18 @@ class ValueReader:
             if end_line is None or end_column is None:
                 known = span_of(node)
             else:
-                known = tuple.__new__(Span, (line, column + 1, end_line, end_column + 1))
+                known = self._new_span(line, column, end_line, end_column)
             self._spans[key] = known
         return known
+
+    def _new_span(self, line: int, column: int, end_line: int, end_column: int) -> Span:
+        # Every node holds its own int objects for its lines (past 256, ints are not
+        # shared): the spans of one line share one, as the facts are kept for the run.
+        numbers = self._line_numbers
+        line = numbers.setdefault(line, line)
+        end_line = numbers.setdefault(end_line, end_line)
+        # ``tuple.__new__`` directly: Span's own call goes through Python code.
+        return tuple.__new__(Span, (line, column + 1, end_line, end_column + 1))
 
     def _text_and_span(self, node: ast.AST) -> tuple[str, Span]:
         """``text(node)`` and ``span(node)``, reading the node's position once: every Value
@@ -281,10 +299,7 @@ class ValueReader:
         key = (line, column, end_line, end_column)
         span = self._spans.get(key)
         if span is None:
-            # ``tuple.__new__`` directly: Span's own call goes through Python code.
-            span = self._spans[key] = tuple.__new__(
-                Span, (line, column + 1, end_line, end_column + 1)
-            )
+            span = self._spans[key] = self._new_span(line, column, end_line, end_column)
         return self._texts.setdefault(text, text), span
 
     def new_id(self) -> int:
@@ -293,34 +308,46 @@ class ValueReader:
 
     def resolve(self, node: ast.AST) -> str | None:
         """Dotted, import-resolved name of a Name/Attribute chain (None for other shapes)."""
-        if isinstance(node, ast.Name):
-            return self.resolve_name(node.id)
-        if isinstance(node, ast.Attribute):
-            if node.attr in self._carried_attributes and type(node.value) is ast.Name:
-                carried = f"{node.value.id}.{node.attr}"
-                for scope in reversed(self.scopes):
-                    if carried in scope.types:
-                        return scope.types[carried]
-            base = self.resolve(node.value)
-            if base is None:
-                value = node.value
-                if isinstance(value, ast.Call):
-                    func = value.func
-                    # ``ROOT.joinpath(name).write_text``: a path method's result is a path.
-                    if not (
-                        isinstance(func, ast.Attribute)
-                        and func.attr in _PATH_METHODS
-                        and self.path_typed(func.value)
-                    ):
-                        inner = self.resolve(func)
-                        return f"{inner}().{node.attr}" if inner else None
-                elif not self.path_typed(value):
-                    return None
-                return sys.intern(f"{PATH_TYPE}.{node.attr}")
-            # Interned: the same dotted name recurs at every call site, and one shared
-            # string is stored once in memory and once per cache entry.
-            return sys.intern(f"{base}.{node.attr}")
-        return None
+        kind = type(node)
+        if kind is ast.Name:
+            return self.resolve_name(node.id)  # type: ignore[attr-defined]
+        if kind is not ast.Attribute:
+            return None
+        # Memoised like names (and forgotten with them): a call's callee is resolved for
+        # the call, for its Value and for the Value of every expression it is inside, and
+        # each resolution renders every prefix of the chain again. Keyed by the node
+        # itself, which the memo keeps alive: a node parsed from a string annotation is
+        # freed after, and another could take its ``id``.
+        known = self._resolved.get(node, _UNRESOLVED)
+        if known is _UNRESOLVED:
+            known = self._resolved[node] = self._resolve_attribute(node)  # type: ignore[arg-type]
+        return known  # type: ignore[return-value]
+
+    def _resolve_attribute(self, node: ast.Attribute) -> str | None:
+        if node.attr in self._carried_attributes and type(node.value) is ast.Name:
+            carried = f"{node.value.id}.{node.attr}"
+            for scope in reversed(self.scopes):
+                if carried in scope.types:
+                    return scope.types[carried]
+        base = self.resolve(node.value)
+        if base is None:
+            value = node.value
+            if isinstance(value, ast.Call):
+                func = value.func
+                # ``ROOT.joinpath(name).write_text``: a path method's result is a path.
+                if not (
+                    isinstance(func, ast.Attribute)
+                    and func.attr in _PATH_METHODS
+                    and self.path_typed(func.value)
+                ):
+                    inner = self.resolve(func)
+                    return f"{inner}().{node.attr}" if inner else None
+            elif not self.path_typed(value):
+                return None
+            return sys.intern(f"{PATH_TYPE}.{node.attr}")
+        # Interned: the same dotted name recurs at every call site, and one shared
+        # string is stored once in memory and once per cache entry.
+        return sys.intern(f"{base}.{node.attr}")
 
     def path_typed(self, node: ast.AST) -> bool:
         """Whether the expression is a ``pathlib`` path: a path class called, a name typed as
@@ -381,6 +408,7 @@ class ValueReader:
     def _forget_values(self) -> None:
         self._values.clear()
         self._names.clear()
+        self._resolved.clear()
 
     def _value(self, node: ast.AST) -> Value:
         text, span = self._text_and_span(node)
@@ -394,8 +422,13 @@ class ValueReader:
             return leaf_value("const", text, const, None, NO_NAMES, span)
         if kind is ast.Name:
             name = node.id  # type: ignore[attr-defined]
+            if text is not name and text == name:
+                # One string for the name read, its chain and its text: the slice of the
+                # source would be a second copy in memory and in the pickle.
+                text = self._texts[text] = name
             named = self._name_chain(name)
-            return leaf_value("name", text, None, self.resolve_name(name), [name], span, named)
+            read = self._shared_names((name,))
+            return leaf_value("name", text, None, self.resolve_name(name), read, span, named)
         names, calls, attrs = self._reads(node)
         value_kind, qualname = "other", None
         items: dict[str, Value] = NO_ITEMS
@@ -453,9 +486,9 @@ class ValueReader:
             text,
             None,
             qualname,
-            names or NO_NAMES,
-            calls or NO_NAMES,
-            attrs or NO_NAMES,
+            self._shared_names(tuple(names)) if names else NO_NAMES,
+            self._shared_names(tuple(calls)) if calls else NO_NAMES,
+            self._shared_names(tuple(attrs)) if attrs else NO_NAMES,
             items,
             elements,
             span,
@@ -465,6 +498,13 @@ class ValueReader:
             chain,
             op,
         )
+
+    def _shared_names(self, names: tuple[str, ...]) -> list[str]:
+        """The file's one list of these names (made the first time, no longer than it is)."""
+        shared = self._name_lists.get(names)
+        if shared is None:
+            shared = self._name_lists[names] = list(names)
+        return shared
 
     def _formatted_part(self, part: ast.expr) -> Value:
         """A part of an f-string: its literal text, or the Value of what it formats."""

@@ -10,6 +10,7 @@ function (with its nested helpers) names the tool, injects a timeout (agentguard
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -76,7 +77,8 @@ def _replay_tests(project: ProjectModel) -> Iterable[ReplayTest]:
                 test.uses_runtime_testing = True
             for call in calls:
                 callee = call.callee.replace("()", "")
-                test.names.update(callee.split("."))
+                # Interned: the parts recur in every test, and the tests are kept for the run.
+                test.names.update(map(sys.intern, callee.split(".")))
                 if (
                     know.fault_injection(callee)
                     or callee.split(".")[0] in runtime_imports
