@@ -194,7 +194,7 @@ def _fstring_end(text: str, index: int, quote: str) -> int:
         if char in "{[(":
             depth += 1
         elif char in "}])":
-            depth -= 1
+            depth = max(depth - 1, 0)  # a stray closer in broken code ends the field
         cursor += 1
     return size
 
