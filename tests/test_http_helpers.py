@@ -344,3 +344,74 @@ def comment_on_task(task_id: str, text: str) -> dict:
     assert verdicts["rename_task"][0] == "network_write"
     assert "AG201" not in verdicts["rename_task"][1]
     assert "AG201" in verdicts["comment_on_task"][1]
+
+
+MAPS_SERVER = """\
+import json
+import socket
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("maps")
+
+
+class MapsConnection:
+    def __init__(self, host: str = "localhost", port: int = 9876) -> None:
+        self.host = host
+        self.port = port
+        self.socket = None
+
+    def connect(self) -> bool:
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.socket.connect((self.host, self.port))
+        return True
+
+    def send_command(self, command_type: str, params: dict | None = None) -> dict:
+        command = {"type": command_type, "params": params or {}}
+        self.socket.sendall(json.dumps(command).encode("utf-8"))
+        return json.loads(self.socket.recv(65536).decode("utf-8"))
+
+
+_connection = None
+
+
+def get_connection():
+    global _connection
+    if _connection is not None:
+        try:
+            _connection.socket.sendall(b"")
+            return _connection
+        except OSError:
+            _connection = None
+    if _connection is None:
+        _connection = MapsConnection()
+        if not _connection.connect():
+            _connection = None
+            raise RuntimeError("Could not connect")
+    return _connection
+
+
+@mcp.tool()
+def list_layers() -> str:
+    \"\"\"List the layers.\"\"\"
+    maps = get_connection()
+    return json.dumps(maps.send_command("list_layers"))
+
+
+@mcp.tool()
+def remove_layer(layer_id: str) -> str:
+    \"\"\"Remove a layer.\"\"\"
+    maps = get_connection()
+    return json.dumps(maps.send_command("remove_layer", {"id": layer_id}))
+"""
+
+
+def test_a_connection_getter_returning_the_module_variable_it_sets_types_the_local(
+    scan_files: ScanFiles,
+) -> None:
+    """``maps = get_connection()`` where the getter returns the module's ``_connection`` it
+    sets under ``global`` on first use: ``maps.send_command("remove_layer", ...)`` is the
+    connection class's method, whose command decides (a removal), not an unknown call."""
+    verdicts = tool_verdicts(scan_files, {"server.py": MAPS_SERVER})
+    assert verdicts["list_layers"][0] == "read"
+    assert verdicts["remove_layer"][0] == "destructive"

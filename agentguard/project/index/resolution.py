@@ -870,9 +870,18 @@ class ProjectIndex(Types):
                 for value in returns
                 if value.kind == "list" and item < len(value.elements)
             ]
+        held = self.module_types.get(made[1].module, {})
         for value in returns:
             if value.kind == "call" and value.qualname in self.classes:
                 return value.qualname
+            if (
+                value.kind == "name"
+                and held.get(value.text) in self.classes
+                and not self.local_assignments(made[1], made[0].qualname, value.text)
+            ):
+                # ``return _connection``: the module's variable a first use sets
+                # (``global _connection; _connection = QgisConnection()``)
+                return held[value.text]
         if item is None and self._declared_return(made[0]):
             # ``async def get_client(ctx) -> NotesClient``, awaited or not
             return made[0].return_type
