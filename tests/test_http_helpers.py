@@ -415,3 +415,15 @@ def test_a_connection_getter_returning_the_module_variable_it_sets_types_the_loc
     verdicts = tool_verdicts(scan_files, {"server.py": MAPS_SERVER})
     assert verdicts["list_layers"][0] == "read"
     assert verdicts["remove_layer"][0] == "destructive"
+
+
+def test_commands_to_a_connection_built_for_localhost_are_local(scan_files: ScanFiles) -> None:
+    """The class's own ``connect`` opens ``(self.host, self.port)``, and the server builds it
+    with ``host="localhost"``: its commands reach this machine, a local write (no AG201)."""
+    server = MAPS_SERVER.replace(
+        "_connection = MapsConnection()",
+        '_connection = MapsConnection(host="localhost", port=9876)',
+    ).replace('"remove_layer", {"id": layer_id}', '"add_layer", {"id": layer_id}')
+    verdicts = tool_verdicts(scan_files, {"server.py": server})
+    assert verdicts["remove_layer"][0] == "write"
+    assert "AG201" not in verdicts["remove_layer"][1]

@@ -8,6 +8,7 @@ model chooses, is an unknown effect: never judged read."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -196,14 +197,41 @@ def _local_endpoint(project: ProjectIndex, call: Call, fn: Function, facts: Modu
     local = project.catalog.open_world.local_endpoints
     if local.search(call.receiver or ""):
         return True
-    for other in project.calls_in(fn.qualname):
-        for value in (*other.args, *other.kwargs.values()):
-            if local.search(value.text):
+    # the sending method's own calls, then those of its class's other methods (``connect``
+    # opening ``self.socket``) and the class's constructions (``Conn(host="localhost")``)
+    places = [(fn.qualname, fn)]
+    owner = project.classes.get(fn.class_name or "")
+    if owner is not None:
+        places += [
+            (method, entry[0])
+            for method in owner[0].methods
+            if method != fn.qualname and (entry := project.functions.get(method)) is not None
+        ]
+    for qualname, place in places:
+        for other in project.calls_in(qualname):
+            if _names_local(project, local, other, place, facts):
                 return True
-            # ``sock.connect((HOST, PORT))``, ``(self.host, self.port)``: what they hold
-            named = [*value.names, *(e.text for e in value.elements if e.kind == "attr")]
-            for name in named:
-                held = project.held_value(name, fn, facts)
-                if held is not None and local.search(held.text):
+    if owner is not None:
+        for site_facts in project.modules.values():
+            for other in site_facts.calls:
+                if other.callee == fn.class_name and any(
+                    local.search(value.text) for value in (*other.args, *other.kwargs.values())
+                ):
                     return True
+    return False
+
+
+def _names_local(
+    project: ProjectIndex, local: re.Pattern[str], call: Call, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether ``call`` is handed this machine's address, written or held
+    (``sock.connect((HOST, PORT))``, ``(self.host, self.port)``)."""
+    for value in (*call.args, *call.kwargs.values()):
+        if local.search(value.text):
+            return True
+        named = [*value.names, *(e.text for e in value.elements if e.kind == "attr")]
+        for name in named:
+            held = project.held_value(name, fn, facts)
+            if held is not None and local.search(held.text):
+                return True
     return False
