@@ -135,3 +135,16 @@ def _named_function(
     if value.kind != "name" or not value.text.isidentifier():
         return None
     return _named_function(project, value.text, function, bound[-1].order - 1, depth + 1)
+
+
+def returned_local_function(project: Definitions, factory: str) -> str | None:
+    """The function written inside ``factory`` that it returns (a decorator factory's
+    ``def keep(func): ...; return keep``), if any."""
+    entry = project.functions.get(factory)
+    if entry is None:
+        return None
+    for value in entry[0].returns:
+        local = f"{factory}.<locals>.{value.text}"
+        if value.kind == "name" and local in project.functions:
+            return local
+    return None

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Decorator, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
-from agentguard.project.definitions import enclosing_class, local_function
+from agentguard.project.definitions import enclosing_class, local_function, returned_local_function
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.framework_data import structural_spec
@@ -81,12 +81,11 @@ class _Registrars:
         fn, facts = entry
         if not called:
             return self.stores(qualname)
+        nested = returned_local_function(self.project, qualname)
+        if nested is not None:
+            return self.stores(nested)
         for value in fn.returns:
-            if value.kind == "name":
-                nested = f"{qualname}{LOCALS}{value.text}"
-                if nested in self.project.functions:
-                    return self.stores(nested)
-            elif value.kind == "call" and value.chain is not None and value.chain.ends_in_call:
+            if value.kind == "call" and value.chain is not None and value.chain.ends_in_call:
                 # ``return self.registry.action(description, **kwargs)``: another factory
                 for target in self.targets(value.text.split("(", 1)[0], fn, facts):
                     found = self.store_of(target, True, depth + 1)

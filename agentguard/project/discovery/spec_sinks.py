@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
-from agentguard.project.definitions import enclosing_class
+from agentguard.project.definitions import enclosing_class, returned_local_function
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.class_tools import (
@@ -300,21 +300,12 @@ class _Trace:
                 for decorator in function.decorators:
                     receiver = project.project_function(decorator.qualname, facts)
                     if receiver is not None and decorator.called:
-                        receiver = self._returned_function(receiver)
+                        receiver = returned_local_function(project, receiver)
                     if receiver is not None:
                         where = Location(facts.path, decorator.span)
                         decorations.setdefault(receiver, []).append((function.qualname, where))
         self._decorations = decorations
         return decorations
-
-    def _returned_function(self, factory: str) -> str | None:
-        """The local function a decorator factory returns (``return keep``)."""
-        fn = self.project.functions[factory][0]
-        for returned in fn.returns:
-            local = f"{factory}.<locals>.{returned.text}"
-            if returned.kind == "name" and local in self.project.functions:
-                return local
-        return None
 
     def _added(
         self, target: str, scope: str | None, fn: Function | None, facts: ModuleFacts, depth: int

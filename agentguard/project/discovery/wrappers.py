@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import Call, Decorator, Function, Value
 from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.definitions import returned_local_function
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool, wraps_a_parameter
 from agentguard.project.tool_facts import ToolFacts
@@ -89,11 +90,8 @@ def _wrappers(project: ProjectIndex) -> list[Wrapper]:
             if applied is None:
                 continue
             form, options = applied
-            factory, _, name = qualname.rpartition(LOCALS)
-            returned = factory in project.functions and any(
-                value.kind == "name" and value.text == name
-                for value in project.functions[factory][0].returns
-            )
+            factory = qualname.rpartition(LOCALS)[0]
+            returned = returned_local_function(project, factory) == qualname
             found.append(Wrapper(qualname, factory if returned else None, form, options))
             break
     return found
