@@ -304,9 +304,10 @@ def _written_request(
         kind, idempotent = _ROUTE_EFFECTS[method]
         detail = f"the route `{method} ...` it requests"
     else:
-        judged = (
-            graphql_document(project, call.args[0], fn, facts, call.order) if call.args else None
-        )
+        written = _first_text(call)
+        if not call.args or (written and not written.lstrip().startswith("mutation")):
+            return None  # most calls: a literal that is no mutation, read without resolving
+        judged = graphql_document(project, call.args[0], fn, facts, call.order)
         if judged is None or judged[0] != "mutation":
             return None
         kind, idempotent = mutation_effect(project, judged[1])
