@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Score an agentguard on the fourth TypeScript fresh-eyes set (a development set) with the shared development-set scorers.
+# Usage: run.sh MIRROR AGENTGUARD [--verbose]
+#   MIRROR      folder holding the repositories of fetch.txt as bare git repositories, MIRROR/OWNER+NAME/repo
+#   AGENTGUARD  the agentguard executable to measure
+#   --verbose   list every miss (this set is development material: see README.md)
+# The scorers come from the shared development sets (SHARED_DEVSET, default ../shared/devset next to the
+# checkout, for score.py, score_discovery.py and rulemap.yaml; its sibling devset-ts for collect.py, or
+# SHARED_DEVSET_TS). Each repository is extracted once, at its pinned commit (only its subdir when fetch.txt
+# names one), into $FRESH_EYES_TS4_SRC (default ~/.cache/agentguard-fresh-eyes-ts4)/owner+name/;
+# results go to $FRESH_EYES_TS4_OUT (default $TMPDIR/agentguard-fresh-eyes-ts4).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+usage="usage: run.sh MIRROR AGENTGUARD [--verbose]"
+[ $# -ge 2 ] && [ $# -le 3 ] || { echo "run.sh: $usage" >&2; exit 2; }
+if [ $# -eq 3 ] && [ "$3" != "--verbose" ]; then
+  echo "run.sh: unknown option '$3'. $usage" >&2; exit 2
+fi
+exec "$here/../score_fresh_eyes.sh" typescript "$here" "$here/labels.yaml" \
+  "${FRESH_EYES_TS4_SRC:-$HOME/.cache/agentguard-fresh-eyes-ts4}" "${FRESH_EYES_TS4_OUT:-${TMPDIR:-/tmp}/agentguard-fresh-eyes-ts4}" "$1" "$2" ${3:+--verbose}
