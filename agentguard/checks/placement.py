@@ -40,7 +40,7 @@ def own_code(project: ProjectModel, tool: ToolFacts) -> list[Location]:
     """The spans of code that are the tool's own: its functions (a def, a class's run
     methods, an implementation it alone delegates to), or the dispatch branch of a tool
     with no function of its own (whose ``functions`` are what the branch calls)."""
-    if tool.form == "lowlevel-branch":
+    if tool.inline is not None:
         return [tool.anchor]
     spans = [tool.anchor]
     for qualname in tool.functions:
@@ -59,7 +59,7 @@ def in_own_code(project: ProjectModel, tool: ToolFacts, where: Location) -> bool
 def _roots(project: ProjectModel, tool: ToolFacts) -> list[tuple[str, list[Call]]]:
     """The tool's own functions with the calls each makes as the tool (for a dispatch
     branch: the handler's calls inside the branch), in source order."""
-    if tool.form == "lowlevel-branch":
+    if tool.inline is not None:
         handler = tool.symbol.rsplit(":", 1)[0]
         span = tool.anchor.span
         calls = [c for c in project.calls_in(handler) if span.encloses(c.span)]

@@ -518,7 +518,7 @@ def _wrapped_tools(
         if within_lines(block.span, t.anchor.span) and not within_lines(handler.span, t.anchor.span)
     ]
     for tool in project.tools:
-        if tool not in found and tool.form != "lowlevel-branch":
+        if tool not in found and tool.inline is None:
             if any(q in called for q in tool.functions):
                 found.append(tool)
     return found

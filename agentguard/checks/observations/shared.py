@@ -43,7 +43,7 @@ class ObservationSite:
 def _observation_sites(project: ProjectModel) -> list[ObservationSite]:
     sites: dict[str, ObservationSite] = {}
     for tool in project.tools:
-        if tool.form == "lowlevel-branch":
+        if tool.inline is not None:
             continue  # its functions are what the branch calls: helpers, below
         for qualname in tool.functions:
             entry = project.functions.get(qualname)
@@ -97,7 +97,7 @@ def _inline_branches(project: ProjectModel, fn: Function) -> list[ToolFacts]:
     return [
         t
         for t in project.tools
-        if t.form == "lowlevel-branch" and t.symbol.rsplit(":", 1)[0] == fn.qualname
+        if t.inline is not None and t.symbol.rsplit(":", 1)[0] == fn.qualname
     ]
 
 
@@ -106,7 +106,7 @@ def _tool_helpers(project: ProjectModel, tool: ToolFacts) -> list[str]:
     such functions: ``return await self._handle(ctx)``, ``data = fetch(...)`` then
     ``return json.dumps(data)``. What they return from their ``except`` handlers reaches
     the model too."""
-    if tool.form == "lowlevel-branch":
+    if tool.inline is not None:
         handler = tool.symbol.rsplit(":", 1)[0]
         entry = project.functions.get(handler)
         queue = _returned_helpers(project, *entry, within=tool.anchor.span) if entry else []
@@ -120,7 +120,7 @@ def _tool_helpers(project: ProjectModel, tool: ToolFacts) -> list[str]:
     found: list[str] = []
     while queue and len(found) < MAX_HELPERS:
         helper = queue.pop(0)
-        if helper in found or (helper in tool.functions and tool.form != "lowlevel-branch"):
+        if helper in found or (helper in tool.functions and tool.inline is None):
             continue
         found.append(helper)
         queue += _returned_helpers(project, *project.functions[helper])

@@ -4,9 +4,8 @@
 The name may be a literal, a class constant or an ``enum`` member's value
 (``Tool(name=Tools.GET_ISSUE.value)``), or ``self.name`` in a handler class (one class a
 tool). A server listing one tool whose ``call_tool`` handler never looks at the name has
-that handler for its tool. A ``call_tool`` branch (``if name == ...`` / ``case ...:``) that does the work
-itself, or only through helpers every branch shares, is the tool: it has no function of its
-own, so the tool is anchored at the branch and reaches what the branch calls.
+that handler for its tool. A ``call_tool`` branch that does the work itself is the tool
+(``branch_tools``).
 """
 
 from __future__ import annotations
@@ -18,15 +17,22 @@ from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import enclosing_class, unwrapped_base
+from agentguard.project.discovery.branch_tools import (
+    DispatchingModules,
+    branch_tool,
+    inline_branch,
+)
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.declarations import declarations_from_options
-from agentguard.project.discovery.dispatch import branch_name, dispatch_target, enum_member_name
+from agentguard.project.discovery.dispatch import dispatch_target, enum_member_name
 from agentguard.project.discovery.framework_data import lowlevel_handlers
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
+
+BRANCH_FORM = ToolForm("mcp", "lowlevel-branch")
 
 
 def _listed_tools(
@@ -48,23 +54,9 @@ def _listed_tools(
             yield listed.items["name"], dict(listed.items), listed.span or Span.point(1), None
 
 
-def _dispatching_modules(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
-    """The modules whose functions dispatch on each name (``if name == "x"``, ``case "x":``)."""
-    found: dict[str, list[ModuleFacts]] = {}
-    for facts in project.modules.values():
-        if facts.is_test:
-            continue
-        for function, string, _ in facts.branches:
-            if function is not None:
-                held = found.setdefault(branch_name(project, string), [])
-                if not held or held[-1] is not facts:
-                    held.append(facts)
-    return found
-
-
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     tool_types = set(project.catalog.mcp_tool_types)
-    dispatching: dict[str, list[ModuleFacts]] | None = None
+    dispatching = DispatchingModules(project)
     for listing in project.modules.values():
         if listing.is_test:
             continue
@@ -77,21 +69,14 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 name = handler[0] if handler else None
             if not name:
                 continue
-            facts = listing
-            if not any(branch_name(project, s) == name for _, s, _ in listing.branches):
-                # the tools listed in one module, dispatched by name in another: the one
-                # module that dispatches on this name
-                if dispatching is None:
-                    dispatching = _dispatching_modules(project)
-                elsewhere = dispatching.get(name, [])
-                if len(elsewhere) == 1:
-                    facts = elsewhere[0]
+            # the tools listed in one module may be dispatched by name in another
+            facts = dispatching.of(name, listing)
             target = handler[1] if handler else dispatch_target(project, name, facts)
             site = Location(listing.path, span)
-            branch = _inline_branch(project, name, facts)
+            branch = inline_branch(project, name, facts)
             if branch is not None:
                 if not found.named_in(name, facts.path):
-                    yield _branch_tool(project, name, facts, site, options, branch)
+                    yield branch_tool(project, name, facts, site, options, branch, BRANCH_FORM)
                 continue
             if target is None:
                 target = _sole_tool_handler(project, listing, tool_types)
@@ -143,127 +128,6 @@ def _static_name(project: ProjectIndex, value: Value) -> str | None:
         constant = entry[0].attributes.get(attr) if entry else None
         return constant.string() if constant is not None else None
     return None
-
-
-def _branch_targets(
-    project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span
-) -> list[str]:
-    """The project functions a dispatch branch's own statements call, in source order."""
-    caller = project.function(handler)
-    targets: list[str] = []
-    for call in sorted(project.calls_in(handler), key=lambda c: c.order):
-        if not body.line <= call.span.line <= body.end_line:
-            continue
-        target = project.call_target(call, caller, facts)
-        if target and target != handler and target not in targets:
-            targets.append(target)
-    return targets
-
-
-def _inline_branch(
-    project: ProjectIndex, name: str, facts: ModuleFacts
-) -> tuple[str, Span, list[str]] | None:
-    """The ``call_tool`` branch for ``name`` when it does the work inline (its handler, its
-    statements' span and the functions it calls): the branch calls no project function of
-    its own, only private helpers (``_execute_query``) or helpers other branches call too.
-    A branch that hands over to a function of its own is left to the dispatch target."""
-    branches = [
-        (handler, branch_name(project, string), body)
-        for handler, string, body in facts.branches
-        if handler is not None
-    ]
-    mine = [(handler, body) for handler, string, body in branches if string == name]
-    if len(mine) > 1:
-        # a router's branch hands over to a service function that dispatches on the name
-        # again (``if name == "s3_create": return handle_s3(client, name, args)``): the
-        # router's branch is where the tool starts
-        called = {
-            t for handler, body in mine for t in _branch_targets(project, facts, handler, body)
-        }
-        mine = [(handler, body) for handler, body in mine if handler not in called]
-    if len(mine) != 1:
-        return None
-    handler, body = mine[0]
-    assert handler is not None
-    if not any(body.line <= c.span.line <= body.end_line for c in project.calls_in(handler)):
-        return None  # a branch that calls nothing does no work of its own
-    targets = _branch_targets(project, facts, handler, body)
-    shared: set[str] = set()
-    for other_handler, string, other_body in branches:
-        if other_handler == handler and string != name:
-            shared.update(_branch_targets(project, facts, handler, other_body))
-    own = [
-        t
-        for t in targets
-        if t not in shared
-        and not t.rsplit(".", 1)[-1].startswith("_")
-        and _handed_the_arguments(project, facts, handler, body, t)
-    ]
-    if own:
-        return None
-    return handler, body, targets
-
-
-def _handed_the_arguments(
-    project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span, target: str
-) -> bool:
-    """Whether the branch hands ``target`` only the tool's arguments, whole or in fields
-    (``handle_create(arguments)``, ``restock(arguments["sku"], arguments["amount"])``,
-    ``handleReadFile(parsed)`` with ``parsed = Schema.parse(args)``): then it is the tool's
-    own function. A helper also handed something else, a client (``createLabel(gmail,
-    args.name)``), leaves the work, and the answer, to the branch."""
-    fn = project.function(handler)
-    if fn is None:
-        return False
-    params = {p for p in fn.params if p not in SELF_NAMES}
-
-    def from_params(name: str, before: int, depth: int = 0) -> bool:
-        if name in params:
-            return True
-        if depth > 2:
-            return False
-        bound = [a for a in project.local_assignments(facts, handler, name) if a.order <= before]
-        return bool(bound) and all(
-            a.value.names and all(from_params(n, before, depth + 1) for n in a.value.names)
-            for a in bound
-        )
-
-    for call in project.calls_in(handler):
-        if not body.line <= call.span.line <= body.end_line:
-            continue
-        if project.call_target(call, fn, facts) != target:
-            continue
-        handed = [*call.args, *call.kwargs.values()]
-        # nothing handed (``handleListProcesses()``): it does the tool's work by itself
-        if all(all(from_params(name, call.order) for name in value.names) for value in handed):
-            return True
-    return False
-
-
-def _branch_tool(
-    project: ProjectIndex,
-    name: str,
-    facts: ModuleFacts,
-    site: Location,
-    options: dict[str, Value],
-    branch: tuple[str, Span, list[str]],
-) -> ToolFacts:
-    """The tool an inline branch is: anchored at the branch, reaching what it calls."""
-    handler, body, targets = branch
-    tool = ToolFacts(
-        name=name,
-        framework="mcp",
-        form="lowlevel-branch",
-        path=facts.path,
-        anchor=Location(facts.path, body),
-        functions=targets,
-        symbol=f"{handler}:{name}",
-        site=site,
-        options=dict(options),
-        inline=(handler, Location(facts.path, body)),
-    )
-    tool.declarations += declarations_from_options(project, "mcp", options, site, facts)
-    return tool
 
 
 def _handler_class_tool(

@@ -1,5 +1,7 @@
 """Finder: OpenAI, Anthropic, Bedrock and Strands tool specs written as dicts in code,
-linked to the function the dispatch runs for the spec's name."""
+linked to the function the dispatch runs for the spec's name, or to the dispatch branch that
+does the work itself (``case "write_file":`` in the agent loop). The dispatch may sit in
+another module than the specs: the one module that dispatches on the name."""
 
 from __future__ import annotations
 
@@ -9,6 +11,11 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.discovery.branch_tools import (
+    DispatchingModules,
+    branch_tool,
+    inline_branch,
+)
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.dispatch import dispatch_target
@@ -19,6 +26,7 @@ if TYPE_CHECKING:
 
 
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
+    dispatching = DispatchingModules(project)
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -45,10 +53,21 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             name = name_value.string() if name_value else None
             if not name:
                 continue
-            target = dispatch_target(project, name, facts) or _plugin_entry(project, facts)
+            site = Location(facts.path, schema.span or Span.point(1))
+            handling = dispatching.of(name, facts)
+            branch = inline_branch(project, name, handling)
+            if branch is not None:
+                if not found.named_in(name, handling.path):
+                    form = ToolForm(framework, "schema-dict-branch")
+                    yield branch_tool(project, name, handling, site, {}, branch, form)
+                continue
+            target = (
+                dispatch_target(project, name, handling)
+                or dispatch_target(project, name, facts)
+                or _plugin_entry(project, facts)
+            )
             if target is None or found.any_runs(target):
                 continue
-            site = Location(facts.path, schema.span or Span.point(1))
             tool = function_tool(
                 project, target, ToolForm(framework, "schema-dict"), site, name, {}
             )

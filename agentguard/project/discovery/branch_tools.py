@@ -1,0 +1,180 @@
+"""Where a tool named by a string runs: the module that dispatches on the name, and the
+dispatch branch that does the work itself.
+
+Low-level MCP servers and hand-written tool loops list their tools in one place (``Tool(name=
+"create_issue", ...)``, a spec dict ``{"name": "write_file", ...}`` handed to a model API) and
+dispatch on the name in another: ``if name == "create_issue":`` / ``case "write_file":`` in
+the module that handles the model's or the client's call. A branch that does the work itself,
+or only through helpers every branch shares, is the tool: it has no function of its own, so
+the tool is anchored at the branch and reaches what the branch calls.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location, Span
+from agentguard.facts.module_facts import ModuleFacts
+from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.discovery.declarations import declarations_from_options
+from agentguard.project.discovery.dispatch import branch_name
+from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.facts.module_facts import Value
+    from agentguard.project.index import ProjectIndex
+
+
+class DispatchingModules:
+    """The module that dispatches on each tool name, computed once per finder run."""
+
+    def __init__(self, project: ProjectIndex) -> None:
+        self.project = project
+        self._by_name: dict[str, list[ModuleFacts]] | None = None
+
+    def of(self, name: str, listing: ModuleFacts) -> ModuleFacts:
+        """The module that dispatches on ``name``: ``listing`` itself when it does (or when
+        no one module does), else the one module of the project that does."""
+        project = self.project
+        if any(branch_name(project, string) == name for _, string, _ in listing.branches):
+            return listing
+        if self._by_name is None:
+            self._by_name = dispatching_modules(project)
+        elsewhere = self._by_name.get(name, [])
+        return elsewhere[0] if len(elsewhere) == 1 else listing
+
+
+def dispatching_modules(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
+    """The modules whose functions dispatch on each name (``if name == "x"``, ``case "x":``)."""
+    found: dict[str, list[ModuleFacts]] = {}
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for function, string, _ in facts.branches:
+            if function is not None:
+                held = found.setdefault(branch_name(project, string), [])
+                if not held or held[-1] is not facts:
+                    held.append(facts)
+    return found
+
+
+def _branch_targets(
+    project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span
+) -> list[str]:
+    """The project functions a dispatch branch's own statements call, in source order."""
+    caller = project.function(handler)
+    targets: list[str] = []
+    for call in sorted(project.calls_in(handler), key=lambda c: c.order):
+        if not body.line <= call.span.line <= body.end_line:
+            continue
+        target = project.call_target(call, caller, facts)
+        if target and target != handler and target not in targets:
+            targets.append(target)
+    return targets
+
+
+def inline_branch(
+    project: ProjectIndex, name: str, facts: ModuleFacts
+) -> tuple[str, Span, list[str]] | None:
+    """The ``call_tool`` branch for ``name`` when it does the work inline (its handler, its
+    statements' span and the functions it calls): the branch calls no project function of
+    its own, only private helpers (``_execute_query``) or helpers other branches call too.
+    A branch that hands over to a function of its own is left to the dispatch target."""
+    branches = [
+        (handler, branch_name(project, string), body)
+        for handler, string, body in facts.branches
+        if handler is not None
+    ]
+    mine = [(handler, body) for handler, string, body in branches if string == name]
+    if len(mine) > 1:
+        # a router's branch hands over to a service function that dispatches on the name
+        # again (``if name == "s3_create": return handle_s3(client, name, args)``): the
+        # router's branch is where the tool starts
+        called = {
+            t for handler, body in mine for t in _branch_targets(project, facts, handler, body)
+        }
+        mine = [(handler, body) for handler, body in mine if handler not in called]
+    if len(mine) != 1:
+        return None
+    handler, body = mine[0]
+    assert handler is not None
+    if not any(body.line <= c.span.line <= body.end_line for c in project.calls_in(handler)):
+        return None  # a branch that calls nothing does no work of its own
+    targets = _branch_targets(project, facts, handler, body)
+    shared: set[str] = set()
+    for other_handler, string, other_body in branches:
+        if other_handler == handler and string != name:
+            shared.update(_branch_targets(project, facts, handler, other_body))
+    own = [
+        t
+        for t in targets
+        if t not in shared
+        and not t.rsplit(".", 1)[-1].startswith("_")
+        and _handed_the_arguments(project, facts, handler, body, t)
+    ]
+    if own:
+        return None
+    return handler, body, targets
+
+
+def _handed_the_arguments(
+    project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span, target: str
+) -> bool:
+    """Whether the branch hands ``target`` only the tool's arguments, whole or in fields
+    (``handle_create(arguments)``, ``restock(arguments["sku"], arguments["amount"])``,
+    ``handleReadFile(parsed)`` with ``parsed = Schema.parse(args)``): then it is the tool's
+    own function. A helper also handed something else, a client (``createLabel(gmail,
+    args.name)``), leaves the work, and the answer, to the branch."""
+    fn = project.function(handler)
+    if fn is None:
+        return False
+    params = {p for p in fn.params if p not in SELF_NAMES}
+
+    def from_params(name: str, before: int, depth: int = 0) -> bool:
+        if name in params:
+            return True
+        if depth > 2:
+            return False
+        bound = [a for a in project.local_assignments(facts, handler, name) if a.order <= before]
+        return bool(bound) and all(
+            a.value.names and all(from_params(n, before, depth + 1) for n in a.value.names)
+            for a in bound
+        )
+
+    for call in project.calls_in(handler):
+        if not body.line <= call.span.line <= body.end_line:
+            continue
+        if project.call_target(call, fn, facts) != target:
+            continue
+        handed = [*call.args, *call.kwargs.values()]
+        # nothing handed (``handleListProcesses()``): it does the tool's work by itself
+        if all(all(from_params(name, call.order) for name in value.names) for value in handed):
+            return True
+    return False
+
+
+def branch_tool(
+    project: ProjectIndex,
+    name: str,
+    facts: ModuleFacts,
+    site: Location,
+    options: dict[str, Value],
+    branch: tuple[str, Span, list[str]],
+    form: ToolForm,
+) -> ToolFacts:
+    """The tool an inline branch is: anchored at the branch, reaching what it calls."""
+    handler, body, targets = branch
+    tool = ToolFacts(
+        name=name,
+        framework=form.framework,
+        form=form.form,
+        path=facts.path,
+        anchor=Location(facts.path, body),
+        functions=targets,
+        symbol=f"{handler}:{name}",
+        site=site,
+        options=dict(options),
+        inline=(handler, Location(facts.path, body)),
+    )
+    tool.declarations += declarations_from_options(project, form.framework, options, site, facts)
+    return tool
