@@ -812,3 +812,227 @@ def run(messages: list) -> None:
 """
     found = discover({"bot/__init__.py": "", "bot/commands.py": commands, "bot/main.py": main})
     assert {t.name for t in found} == {"create_reminder", "list_reminders"}
+
+
+# ------------------------------------- a registry method whose decorator writes the spec
+
+LEDGER = """\
+class Ledger:
+    def __init__(self):
+        self.entries = []
+        self.runners = {}
+
+    def enlist(self, title, summary, schema):
+        def keep(fn):
+            self.entries.append(
+                {"type": "function", "function": {"name": title, "description": summary, "parameters": schema}}
+            )
+            self.runners[title] = fn
+            return fn
+
+        return keep
+
+    def specs(self):
+        return self.entries
+
+
+ledger = Ledger()
+"""
+
+FOLDER_ACTIONS = """\
+import os
+import shutil
+
+from crewdesk.ledger import ledger
+
+
+@ledger.enlist("purge_folder", "Delete a folder and what it holds.", {"type": "object"})
+def purge_folder(path: str) -> str:
+    shutil.rmtree(path)
+    return "deleted"
+
+
+@ledger.enlist("peek_folder", "List a folder.", {"type": "object"})
+def peek_folder(path: str) -> list:
+    return os.listdir(path)
+"""
+
+MENU = """\
+class Menu:
+    def __init__(self):
+        self.items = []
+
+    def item(self, title):
+        def keep(fn):
+            self.items.append({"name": title, "description": fn.__doc__})
+            return fn
+
+        return keep
+
+
+menu = Menu()
+
+
+@menu.item("print_help")
+def print_help() -> None:
+    \"\"\"Shown in the terminal's menu, never to a model.\"\"\"
+    print("help")
+"""
+
+LEDGER_LOOP = """\
+import openai
+
+import crewdesk.ledger
+
+
+class Loop:
+    def __init__(self):
+        self.client = openai.OpenAI()
+        self.specs = crewdesk.ledger.ledger.specs()
+
+    def step(self, messages):
+        return self.client.chat.completions.create(model="m", messages=messages, tools=self.specs)
+"""
+
+CREWDESK = {
+    "crewdesk/ledger.py": LEDGER,
+    "crewdesk/actions/folders.py": FOLDER_ACTIONS,
+    "crewdesk/menu.py": MENU,
+    "crewdesk/loop.py": LEDGER_LOOP,
+}
+
+
+def test_functions_a_registry_method_decorates_are_tools_when_its_specs_reach_a_model() -> None:
+    """``@ledger.enlist(...)`` on a module-level instance: the decorator the method returns
+    appends the spec to ``self.entries`` through its closure, and the loop hands
+    ``ledger.specs()`` to the model. The decorated functions are the tools; a second
+    registry of the same shape whose list no model sees records none."""
+    tools = discover(CREWDESK)
+    by_name = {t.name: t for t in tools}
+    assert {"purge_folder", "peek_folder"} <= set(by_name)
+    assert by_name["purge_folder"].functions == ["crewdesk.actions.folders.purge_folder"]
+    assert by_name["purge_folder"].anchor.span.line == line_of(FOLDER_ACTIONS, "def purge_folder")
+    assert "print_help" not in by_name
+
+
+# -------------------------------- a framework agent's tool list written after it is built
+
+SWARM_DESK = """\
+import requests
+from swarm import Agent
+
+
+def lookup_order(order_id: str) -> str:
+    return requests.get(f"https://shop.example/orders/{order_id}").text
+
+
+def cancel_order(order_id: str) -> str:
+    return requests.delete(f"https://shop.example/orders/{order_id}").text
+
+
+def refund_order(order_id: str) -> str:
+    return requests.post(f"https://shop.example/orders/{order_id}/refunds").text
+
+
+def archive_order(order_id: str) -> str:
+    return requests.put(f"https://shop.example/orders/{order_id}/archived").text
+
+
+def format_receipt(order: dict) -> str:
+    return str(order)
+
+
+desk = Agent(name="Desk", instructions="Help with orders.", functions=[lookup_order])
+desk.functions.extend([cancel_order])
+desk.functions.append(refund_order)
+
+backroom = Agent(name="Backroom", instructions="Archive.")
+backroom.functions = [archive_order]
+
+receipts = [format_receipt]
+receipts.append(format_receipt)
+"""
+
+
+def test_functions_added_to_a_framework_agent_after_it_is_built_are_tools() -> None:
+    """``desk.functions.extend([...])``, ``.append(f)`` and ``backroom.functions = [...]`` on
+    Swarm agents: each function handed to the agent's list is a tool; a list of the
+    project's own is not an agent's."""
+    names = {t.name for t in discover({"shop/agents.py": SWARM_DESK})}
+    assert names == {"lookup_order", "cancel_order", "refund_order", "archive_order"}
+
+
+# ------------------- specs in one module, dispatched by name in another module's loop
+
+SPECS = """\
+tools = [
+    {"type": "function", "function": {"name": "read_note", "description": "Read a note.",
+     "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}},
+    {"type": "function", "function": {"name": "write_note", "description": "Write a note.",
+     "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}},
+    {"type": "function", "function": {"name": "delete_note", "description": "Delete a note.",
+     "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}},
+]
+"""
+
+AGENT_LOOP = """\
+import json
+import os
+
+from openai import OpenAI
+
+from notes.specs import tools
+from notes.store import NoteStore
+
+
+def main(prompt: str) -> None:
+    client = OpenAI()
+    store = NoteStore()
+    history = [{"role": "user", "content": prompt}]
+    while True:
+        reply = client.chat.completions.create(model="m", messages=history, tools=tools)
+        message = reply.choices[0].message
+        if not message.tool_calls:
+            return
+        for call in message.tool_calls:
+            args = json.loads(call.function.arguments)
+            match call.function.name:
+                case "read_note":
+                    with open(args["path"]) as handle:
+                        content = handle.read()
+                case "write_note":
+                    with open(args["path"], "w") as handle:
+                        handle.write(args["text"])
+                    content = "written"
+                case "delete_note":
+                    content = store.remove(args["path"])
+            history.append({"role": "tool", "tool_call_id": call.id, "content": content})
+"""
+
+STORE = """\
+import os
+
+
+class NoteStore:
+    def remove(self, path: str) -> str:
+        os.remove(path)
+        return "deleted"
+"""
+
+
+def test_spec_dicts_are_linked_to_the_branches_of_another_modules_dispatch() -> None:
+    """Specs listed in ``notes/specs.py`` and handed to the model; the agent loop in
+    ``notes/agent.py`` dispatches on the name with ``match``. A branch doing the work
+    itself is the tool, anchored at the branch; a branch handing the work to a method of
+    the project runs that method."""
+    tools = {
+        t.name: t
+        for t in discover(
+            {"notes/specs.py": SPECS, "notes/agent.py": AGENT_LOOP, "notes/store.py": STORE}
+        )
+    }
+    assert set(tools) == {"read_note", "write_note", "delete_note"}
+    written = tools["write_note"]
+    assert written.path == "notes/agent.py"
+    assert written.anchor.span.line == line_of(AGENT_LOOP, 'with open(args["path"], "w")')
+    assert tools["delete_note"].functions == ["notes.store.NoteStore.remove"]

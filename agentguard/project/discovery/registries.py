@@ -1,7 +1,9 @@
 """Finder: lists of tools handed to an agent (``Agent(tools=[search, send_email])``,
 ``super().__init__(tools=[self.send])`` in a subclass of an agent class, or a call
 decorator's options: ``@llm.call("gpt-4o-mini", tools=[search])``), each element a project
-function or a method of the calling class.
+function or a method of the calling class. The list an agent holds may also be written after
+it is built: ``agent.functions.extend([...])``, ``agent.tools.append(f)``, ``agent.tools =
+[...]`` on an instance of the framework's class.
 
 The list may be written in the call, or held by a variable (module level, possibly
 imported, or local to the calling function, with what the function appends to it).
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
+from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.tool_facts import ToolFacts, argument_at
@@ -22,12 +25,17 @@ if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
 
+# What adds to a list, by the position of what it adds.
+_ADDERS = {"append": 0, "extend": 0, "insert": 1}
+
+
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     registry_form = project.catalog.tool_forms["registry"]
     registries = project.callees_matching(registry_form, resolved=True)
     for facts in project.modules.values():
         if facts.is_test:
             continue
+        yield from _written_later(project, found, facts)
         for site in project.call_sites(facts):
             call, callee = site.call, site.callee
             if callee in registries or (call.function and call.callee.startswith("super")):
@@ -65,23 +73,80 @@ def _listed_tools(
                 break
     if registry is not None and registry.tools is not None:
         listed = argument_at(call.args, call.kwargs, registry.tools)
-        for element in _listed_elements(project, listed, call, facts):
-            qual = project.project_function(element.qualname, facts)
-            if qual is None and caller is not None and caller.class_name:
-                head, _, attr = element.text.partition(".")
-                if head == "self" and attr.isidentifier():
-                    qual = project.find_method(caller.class_name, attr)
-            if qual and not found.any_runs(qual):
-                tool = function_tool(
-                    project,
-                    qual,
-                    registry,
-                    Location(facts.path, _site_span(element, listed, call.span)),
-                    None,
-                    {},
-                )
-                if tool:
-                    yield tool
+        yield from _tools_of(project, found, registry, listed, call, facts)
+
+
+def _written_later(
+    project: ProjectIndex, found: FoundTools, facts: ModuleFacts
+) -> Iterator[ToolFacts]:
+    """The tools added to a framework agent's list after it is built: the receiver resolves
+    to the keyword of the agent's class that holds its tools (``swarm.Agent.functions``)."""
+    registry_form = project.catalog.tool_forms["registry"]
+
+    def holder(written: str) -> ToolForm | None:
+        owner, _, field_name = project.resolve_instance(written).rpartition(".")
+        registry = registry_form(owner) if owner else None
+        if registry is None or registry.tools is None:
+            return None
+        return registry if field_name in (registry.tools.kwarg or ()) else None
+
+    for call in facts.calls:
+        position = _ADDERS.get(call.method or "")
+        if position is None or not call.receiver or len(call.args) <= position:
+            continue
+        registry = holder(call.receiver)
+        if registry is not None:
+            added = call.args[position]
+            listed = (
+                added
+                if call.method == "extend"
+                else Value(kind="list", text=added.text, elements=[added])
+            )
+            yield from _tools_of(project, found, registry, listed, call, facts)
+    for assignment in facts.attribute_sets:
+        registry = holder(f"{facts.module}.{assignment.target}")
+        if registry is not None:
+            as_call = Call(
+                callee=assignment.target,
+                text=assignment.target,
+                method="",
+                receiver=None,
+                span=assignment.span,
+                args=[],
+                kwargs={},
+                function=assignment.function,
+                order=assignment.order,
+            )
+            yield from _tools_of(project, found, registry, assignment.value, as_call, facts)
+
+
+def _tools_of(
+    project: ProjectIndex,
+    found: FoundTools,
+    registry: ToolForm,
+    listed: Value | None,
+    call: Call,
+    facts: ModuleFacts,
+) -> Iterator[ToolFacts]:
+    """The project functions (or methods of the calling class) of the list ``listed``."""
+    caller = project.function(call.function) if call.function else None
+    for element in _listed_elements(project, listed, call, facts):
+        qual = project.project_function(element.qualname, facts)
+        if qual is None and caller is not None and caller.class_name:
+            head, _, attr = element.text.partition(".")
+            if head == "self" and attr.isidentifier():
+                qual = project.find_method(caller.class_name, attr)
+        if qual and not found.any_runs(qual):
+            tool = function_tool(
+                project,
+                qual,
+                registry,
+                Location(facts.path, _site_span(element, listed, call.span)),
+                None,
+                {},
+            )
+            if tool:
+                yield tool
 
 
 def _site_span(element: Value, listed: Value | None, call_span: Span) -> Span:

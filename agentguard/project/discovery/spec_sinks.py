@@ -95,6 +95,9 @@ class _Trace:
             for element in value.elements:
                 self.value(element, fn, facts, depth + 1)
         elif value.kind == "dict":
+            if fn is not None:
+                # a spec a decorator writes describes the function it decorates
+                self._decorated_by(fn.qualname)
             keyed = [held for name, held in value.items.items() if name in self.keys]
             # a request's parameters (``{"tools": specs, ...}``), else a table of what it
             # holds (``{"book_table": book_table}``)
@@ -266,8 +269,7 @@ class _Trace:
         functions it decorates."""
         params = [p for p in fn.params if p not in SELF_NAMES]
         if params[:1] == [param]:
-            for decorated, where in self._decorated().get(fn.qualname, ()):
-                self.functions.setdefault(decorated, where)
+            self._decorated_by(fn.qualname)
         if self._sites is None:
             self._sites = {}
             for facts in self.project.modules.values():
@@ -285,6 +287,12 @@ class _Trace:
             if held is not None:
                 self.value(held, site.caller, site.facts, depth + 1)
 
+    def _decorated_by(self, receiver: str) -> None:
+        """The functions the project function ``receiver`` receives as a decorator reach
+        the sink."""
+        for decorated, where in self._decorated().get(receiver, ()):
+            self.functions.setdefault(decorated, where)
+
     def _decorated(self) -> dict[str, list[tuple[str, Location]]]:
         """The project's decorated functions by the project function that receives them: the
         decorator itself (``@skill``), or the function a decorator factory returns
@@ -298,7 +306,13 @@ class _Trace:
                 continue
             for function in facts.functions.values():
                 for decorator in function.decorators:
-                    receiver = project.project_function(decorator.qualname, facts)
+                    # ``@skill``, or ``@registry.register(...)`` on a module variable
+                    # holding an instance of a project class
+                    receiver = project.project_function(
+                        decorator.qualname, facts
+                    ) or project.project_function(
+                        project.resolve_instance(decorator.qualname), facts
+                    )
                     if receiver is not None and decorator.called:
                         receiver = returned_local_function(project, receiver)
                     if receiver is not None:
@@ -346,10 +360,14 @@ class _Trace:
             if default is not None:
                 self.value(default, None, cls_facts, depth + 1)
             for method in cls.methods:
-                owner = self.project.function(method)
-                for assignment in self.project.local_assignments(cls_facts, method, text):
-                    self.value(assignment.value, owner, cls_facts, depth + 1)
-                self._added(text, method, owner, cls_facts, depth)
+                # the method and the functions it defines (a decorator a registry method
+                # returns appends to ``self.tools`` through its closure)
+                defined = self.project.function(method)
+                for scope in (method, *(defined.nested if defined else ())):
+                    owner = self.project.function(scope)
+                    for assignment in self.project.local_assignments(cls_facts, scope, text):
+                        self.value(assignment.value, owner, cls_facts, depth + 1)
+                    self._added(text, scope, owner, cls_facts, depth)
 
     def _calls(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         """The calls the expression ``value`` makes: a project function's returns are
