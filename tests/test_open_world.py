@@ -1010,3 +1010,47 @@ def update_documents(collection_name: str, ids: list[str], documents: list[str])
 """
     report = build_report(scan_files({"tools.py": source}))
     assert {row.name: row.risk.value for row in report.tools} == {"update_documents": "write"}
+
+
+MCP_RELAY = """\
+import asyncio
+
+from mcp import ClientSession
+from mcp.client.sse import sse_client
+from mcp.server.fastmcp import FastMCP
+
+server = FastMCP("editor-bridge")
+
+
+async def _relay(url: str, operation: str, arguments: dict):
+    async with sse_client(url) as (reader, writer):
+        async with ClientSession(reader, writer) as session:
+            await session.initialize()
+            return await session.call_tool(operation, arguments)
+
+
+def forward(operation: str, arguments: dict):
+    return asyncio.run(_relay("http://127.0.0.1:63342/sse", operation, arguments))
+
+
+@server.tool()
+def act(path: str) -> str:
+    return str(forward(OPERATION, {"path": path}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("operation", "kinds"),
+    [("get_file_text_by_path", []), ("create_new_file", ["network_write"])],
+    ids=["get", "create"],
+)
+def test_an_mcp_client_calling_a_tool_is_judged_by_the_tool_it_names(
+    scan_files: ScanFiles, operation: str, kinds: list[str]
+) -> None:
+    """A tool that relays to another MCP server (``session.call_tool("create_new_file",
+    ...)`` through the project's helpers) does what the named tool does; the handshake
+    (``session.initialize()``) changes nothing."""
+    source = MCP_RELAY.replace("OPERATION", repr(operation))
+    found, codes = kinds_and_codes(scan_files, {"bridge.py": source})
+    assert found == kinds
+    assert ("AG104" in codes) is False
