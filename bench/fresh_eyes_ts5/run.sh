@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Score an agentguard on the fifth TypeScript fresh-eyes set (a holdout) with the shared development-set scorers.
+# Usage: run.sh MIRROR AGENTGUARD
+#   MIRROR      folder holding the repositories of fetch.txt as bare git repositories, MIRROR/OWNER+NAME/repo
+#   AGENTGUARD  the agentguard executable to measure
+# The set is only ever reported on, never studied: per-tool misses are not listed and --verbose is refused.
+# The scorers come from the shared development sets (SHARED_DEVSET, default ../shared/devset next to the
+# checkout, for score.py, score_discovery.py and rulemap.yaml; its sibling devset-ts for collect.py, or
+# SHARED_DEVSET_TS). Each repository is extracted once, at its pinned commit (only its subdir when fetch.txt
+# names one), into $FRESH_EYES_TS5_SRC (default ~/.cache/agentguard-fresh-eyes-ts5)/owner+name/;
+# results go to $FRESH_EYES_TS5_OUT (default $TMPDIR/agentguard-fresh-eyes-ts5).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+usage="usage: run.sh MIRROR AGENTGUARD"
+if [ $# -gt 2 ]; then
+  echo "run.sh: no options are accepted ('${*:3}'): this set is a holdout, only ever reported on, never studied (see README.md). $usage" >&2
+  exit 2
+fi
+[ $# -eq 2 ] || { echo "run.sh: $usage" >&2; exit 2; }
+exec "$here/../score_fresh_eyes.sh" typescript "$here" "$here/labels.yaml" \
+  "${FRESH_EYES_TS5_SRC:-$HOME/.cache/agentguard-fresh-eyes-ts5}" "${FRESH_EYES_TS5_OUT:-${TMPDIR:-/tmp}/agentguard-fresh-eyes-ts5}" "$@"
