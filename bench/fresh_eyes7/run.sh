@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Score an agentguard on the seventh fresh-eyes set (a holdout) with the shared development-set scorers.
+# Usage: run.sh MIRROR AGENTGUARD
+#   MIRROR      folder holding the repositories of fetch.txt as bare git repositories, MIRROR/OWNER+NAME/repo
+#   AGENTGUARD  the agentguard executable to measure
+# The set is only ever reported on, never studied: no option lists misses, and any extra argument
+# (--verbose included) is refused (see README.md).
+# The scorers come from the shared development set (SHARED_DEVSET, default ../shared/devset next to
+# the checkout). Work trees go to $FRESH_EYES7_SRC (default ~/.cache/agentguard-fresh-eyes7), results
+# to $FRESH_EYES7_OUT (default $TMPDIR/agentguard-fresh-eyes7).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+usage="usage: run.sh MIRROR AGENTGUARD"
+if [ $# -gt 2 ]; then
+  echo "run.sh: no options are accepted ('${*:3}'): this set is a holdout, only ever reported on, never studied (see README.md). $usage" >&2
+  exit 2
+fi
+[ $# -eq 2 ] || { echo "run.sh: $usage" >&2; exit 2; }
+exec "$here/../score_fresh_eyes.sh" python "$here" "$here/labels.yaml" \
+  "${FRESH_EYES7_SRC:-$HOME/.cache/agentguard-fresh-eyes7}" "${FRESH_EYES7_OUT:-${TMPDIR:-/tmp}/agentguard-fresh-eyes7}" "$@"
