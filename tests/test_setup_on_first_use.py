@@ -150,3 +150,74 @@ def list_notes() -> list:
 """
     verdicts = tool_verdicts(scan_files, {"server.py": source})
     assert verdicts["list_notes"] == ("read", set())
+
+
+SOCIAL_SERVER = """\
+import json
+import os
+from pathlib import Path
+
+import twikit
+from google.oauth2.credentials import Credentials
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("social")
+COOKIES = Path.home() / ".social-mcp" / "cookies.json"
+
+
+async def social_client() -> twikit.Client:
+    client = twikit.Client("en-US")
+    if COOKIES.exists():
+        client.load_cookies(COOKIES)
+    else:
+        await client.login(auth_info_1=os.environ["SOCIAL_USER"], password=os.environ["SOCIAL_PASSWORD"])
+        COOKIES.parent.mkdir(parents=True, exist_ok=True)
+        client.save_cookies(COOKIES)
+    return client
+
+
+def calendar_credentials() -> Credentials:
+    creds = None
+    if os.path.exists("token.json"):
+        creds = Credentials.from_authorized_user_file("token.json")
+    if not creds or not creds.valid:
+        creds = Credentials(os.environ["CALENDAR_TOKEN"])
+        with open("token.json", "w") as token:
+            token.write(creds.to_json())
+    return creds
+
+
+@mcp.tool()
+async def search_posts(query: str) -> str:
+    \"\"\"Search posts.\"\"\"
+    client = await social_client()
+    return json.dumps([p.text for p in await client.search_tweet(query, "Latest")])
+
+
+@mcp.tool()
+def calendar_owner() -> str:
+    \"\"\"Who owns the calendar.\"\"\"
+    return calendar_credentials().client_id
+
+
+@mcp.tool()
+def save_draft(path: str, text: str) -> str:
+    \"\"\"Save a draft to a file the user names, unless one is there.\"\"\"
+    if os.path.exists(path):
+        return "exists"
+    with open(path, "w") as handle:
+        handle.write(text)
+    return "saved"
+"""
+
+
+def test_a_login_or_token_file_written_when_missing_is_set_up(scan_files: ScanFiles) -> None:
+    """Cookies saved after a login when the cookie file is missing, and the OAuth
+    quickstart's ``token.json`` written when the token is missing or stale: a file kept
+    across calls at a path fixed in the code, set-up of the client the read tools ask for.
+    A file at a path the caller names, written when it is missing, is the call's own
+    write."""
+    verdicts = tool_verdicts(scan_files, {"server.py": SOCIAL_SERVER})
+    assert verdicts["search_posts"] == ("read", set())
+    assert verdicts["calendar_owner"] == ("read", set())
+    assert verdicts["save_draft"][0] == "write"

@@ -2,13 +2,15 @@
 client, pool or singleton made the first time it is asked for (``if _pool is None: _pool =
 await asyncpg.create_pool(dsn)``, ``if self._index is None: self._index = ...``), or a
 function with no arguments whose answer is cached (``@functools.lru_cache def
-get_client()``): its effects are set-up, not the effect of the tool that reaches it."""
+get_client()``), or a file kept across calls that a function writes when a test finds it
+missing (cookies or a token saved after a login): its effects are set-up, not the effect of
+the tool that reaches it."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentguard.facts.module_facts import Function, ModuleFacts, Value
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.project.tool_facts import SELF_NAMES
 
 if TYPE_CHECKING:
@@ -50,7 +52,61 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
             span.line <= assignment.span.line <= span.end_line for assignment in assigned
         ) or _set_elsewhere(facts, held, fn):
             found.append(branch.body_order)
+    found.extend((order, order + 1) for order in kept_file_writes(project, fn, facts))
     return found
+
+
+# What tests whether a file is there: ``os.path.exists(p)``, ``p.exists()``, ``p.is_file()``.
+_EXISTENCE_TESTS = frozenset({"exists", "isfile", "is_file"})
+
+
+def kept_file_writes(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> list[int]:
+    """The orders of the calls of ``fn`` that write a file the function also tests for
+    (``if COOKIES.exists(): load(COOKIES) else: login(); save(COOKIES)``, the OAuth
+    quickstart's ``token.json``), when that file is the same on every call: a literal path or
+    a module constant. Such a file is a cache of a login or a token, written when missing;
+    a path the caller hands in is the caller's file, and its write is the call's own."""
+    tested: set[str] = set()
+    for call in project.calls_in(fn.qualname):
+        if call.method not in _EXISTENCE_TESTS:
+            continue
+        path = call.args[0] if call.callee.startswith("os.path.") and call.args else None
+        text = path.text if path is not None else _written_receiver(call)
+        if text and _same_every_call(project, text, path, fn, facts):
+            tested.add(text)
+    if not tested:
+        return []
+    kept: list[int] = []
+    for call in project.calls_in(fn.qualname):
+        if call.method in _EXISTENCE_TESTS:
+            continue
+        handed = [value.text for value in (*call.args, *call.kwargs.values())]
+        receiver = _written_receiver(call)
+        if any(text in tested for text in handed) or any(
+            receiver == text or receiver.startswith(f"{text}.") for text in tested
+        ):
+            kept.append(call.order)
+    return kept
+
+
+def _written_receiver(call: Call) -> str:
+    """What a method is called on, as written (``COOKIES.parent`` in
+    ``COOKIES.parent.mkdir()``); the facts' ``receiver`` may be its type."""
+    return call.text.rpartition(".")[0] if call.method else ""
+
+
+def _same_every_call(
+    project: ProjectIndex, text: str, path: Value | None, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether the path written ``text`` names the same file on every call: a string
+    literal, or a module variable no local or parameter of ``fn`` shadows."""
+    if path is not None and path.string() is not None:
+        return True
+    if not text.isidentifier() or text in fn.params:
+        return False
+    if project.local_assignments(facts, fn.qualname, text):
+        return False
+    return bool(project.local_assignments(facts, None, text))
 
 
 def _set_elsewhere(facts: ModuleFacts, held: str, fn: Function) -> bool:
