@@ -416,6 +416,15 @@ CHANNEL = server(
 
 
     @mcp.tool()
+    def run_macro(macro: str) -> dict:
+        """Run a macro in the drawing program."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.connect((HOST, PORT))
+        sock.sendall(json.dumps({"type": "run_macro", "source": macro}).encode("utf-8"))
+        return json.loads(sock.recv(65536).decode("utf-8"))
+
+
+    @mcp.tool()
     async def create_room(name: str) -> str:
         """Create a chat room on the hosted service."""
         async with websockets.connect("wss://chat.example.com/api") as ws:
@@ -441,6 +450,14 @@ def test_write_commands_to_a_local_program_are_local_writes(scan_files: ScanFile
 
 def test_a_command_the_model_chooses_is_unknown(scan_files: ScanFiles) -> None:
     risk, codes = tool_verdicts(scan_files, CHANNEL)["run_command"]
+    assert risk == "unknown"
+    assert "AG104" in codes
+
+
+def test_a_command_that_runs_what_it_names_is_unknown_never_a_read(scan_files: ScanFiles) -> None:
+    """``{"type": "run_macro", "source": ...}`` sent to the program: it runs code it is
+    handed; what that does is not in the command's name."""
+    risk, codes = tool_verdicts(scan_files, CHANNEL)["run_macro"]
     assert risk == "unknown"
     assert "AG104" in codes
 

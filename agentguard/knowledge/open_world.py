@@ -130,6 +130,8 @@ class OpenWorld:
     setup_decorators: frozenset[str] = key("setup_decorators", STRINGS, frozen)
     # keys naming a kind of message, an operation only when a verb and its object
     channel_kind_keys: tuple[str, ...] = key("channel_kind_keys", IDENTIFIERS, ordered)
+    # operations that run what they name (``run_cell``): unknown, never a read
+    channel_run_verbs: frozenset[str] = key("channel_run_verbs", IDENTIFIERS, frozen)
     # text naming an endpoint on this machine (localhost, a unix socket, a child's stdin)
     local_endpoints: re.Pattern[str] = key("local_endpoints", REGEX, pattern)
     # every verb: the effect catalogue's, with this section's over them

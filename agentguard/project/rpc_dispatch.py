@@ -148,13 +148,17 @@ def judge_channel(
         operation = local_value(project, operation.text, fn, facts, call.order) or operation
     name = operation.string()
     named = words(name, identifier=True) if name else []
-    if field in world.channel_kind_keys and (len(named) < 2 or world.verbs.get(named[0]) is None):
+    # ``run_cell``, ``exec_script``: it runs what it names, judged below as unknown
+    verb = bool(named) and (
+        world.verbs.get(named[0]) is not None or named[0] in world.channel_run_verbs
+    )
+    if field in world.channel_kind_keys and (len(named) < 2 or not verb):
         # ``type`` names a kind of message as often as an operation (``{"type": "text"}``,
         # ``{"type": "progress"}``): an operation only when it is a verb and its object
         return False
     if not name:
         return effect  # an operation the code works out at run time: unknown
-    if not named or world.verbs.get(named[0]) is None:
+    if not verb:
         return False  # ``{"command": "ping"}``: no verb, the message says nothing it does
     return _named(project, effect, name)
 
