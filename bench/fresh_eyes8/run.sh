@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Score an agentguard on the eighth fresh-eyes set (development material) with the shared development-set scorers.
+# Usage: run.sh MIRROR AGENTGUARD [--verbose]
+#   MIRROR      folder holding the repositories of fetch.txt as bare git repositories, MIRROR/OWNER+NAME/repo
+#   AGENTGUARD  the agentguard executable to measure
+#   --verbose   list every miss (this set is a development set: it may be studied, see README.md)
+# The scorers come from the shared development set (SHARED_DEVSET, default ../shared/devset next to
+# the checkout). Work trees go to $FRESH_EYES8_SRC (default ~/.cache/agentguard-fresh-eyes8), results
+# to $FRESH_EYES8_OUT (default $TMPDIR/agentguard-fresh-eyes8).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+usage="usage: run.sh MIRROR AGENTGUARD [--verbose]"
+if [ $# -lt 2 ] || [ $# -gt 3 ] || { [ $# -eq 3 ] && [ "$3" != "--verbose" ]; }; then
+  echo "run.sh: $usage" >&2; exit 2
+fi
+exec "$here/../score_fresh_eyes.sh" python "$here" "$here/labels.yaml" \
+  "${FRESH_EYES8_SRC:-$HOME/.cache/agentguard-fresh-eyes8}" "${FRESH_EYES8_OUT:-${TMPDIR:-/tmp}/agentguard-fresh-eyes8}" "$@"
