@@ -1036,3 +1036,107 @@ def test_spec_dicts_are_linked_to_the_branches_of_another_modules_dispatch() -> 
     assert written.path == "notes/agent.py"
     assert written.anchor.span.line == line_of(AGENT_LOOP, 'with open(args["path"], "w")')
     assert tools["delete_note"].functions == ["notes.store.NoteStore.remove"]
+
+
+# ------------- tool classes describing themselves with properties, listed by concatenation
+
+GADGET = """\
+from abc import ABC, abstractmethod
+
+
+class Gadget(ABC):
+    @property
+    @abstractmethod
+    def name(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def parameters(self) -> dict: ...
+
+    @abstractmethod
+    async def execute(self, **kwargs): ...
+
+    def as_function(self) -> dict:
+        return {"type": "function", "function": {"name": self.name, "parameters": self.parameters}}
+"""
+
+REMINDERS = """\
+import json
+
+from assistant.gadgets.base import Gadget
+
+
+class AddReminder(Gadget):
+    @property
+    def name(self) -> str:
+        return "add_reminder"
+
+    @property
+    def parameters(self) -> dict:
+        return {"type": "object", "properties": {"text": {"type": "string"}}}
+
+    async def execute(self, text: str) -> str:
+        with open("reminders.json", "a") as handle:
+            handle.write(json.dumps({"text": text}) + "\\n")
+        return "added"
+
+
+class ListReminders(Gadget):
+    @property
+    def name(self) -> str:
+        return "list_reminders"
+
+    @property
+    def parameters(self) -> dict:
+        return {"type": "object", "properties": {}}
+
+    async def execute(self) -> str:
+        with open("reminders.json") as handle:
+            return handle.read()
+"""
+
+GADGETS = """\
+from assistant.gadgets.reminders import AddReminder, ListReminders
+
+BUILT_IN = [AddReminder()]
+_extra = []
+
+
+def every_gadget():
+    return BUILT_IN + _extra + [ListReminders()]
+
+
+def specs():
+    return [gadget.as_function() for gadget in every_gadget()]
+"""
+
+ASSISTANT_LOOP = """\
+from openai import AsyncOpenAI
+
+from assistant.gadgets import specs
+
+client = AsyncOpenAI()
+
+
+async def turn(messages: list):
+    return await client.chat.completions.create(model="m", messages=messages, tools=specs())
+"""
+
+
+def test_tool_classes_named_by_properties_in_a_concatenated_list_are_tools() -> None:
+    """``@property def name(self): return "add_reminder"`` gives the class its name; the
+    specs come from ``BUILT_IN + _extra + [...]``, whose first operand starts where the sum
+    does. The property is what describes the tool, ``execute`` is what runs."""
+    tools = {
+        t.name: t
+        for t in discover(
+            {
+                "assistant/gadgets/base.py": GADGET,
+                "assistant/gadgets/reminders.py": REMINDERS,
+                "assistant/gadgets/__init__.py": GADGETS,
+                "assistant/loop.py": ASSISTANT_LOOP,
+            }
+        )
+    }
+    assert set(tools) == {"add_reminder", "list_reminders"}
+    assert tools["add_reminder"].functions == ["assistant.gadgets.reminders.AddReminder.execute"]

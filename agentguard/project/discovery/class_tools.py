@@ -53,6 +53,27 @@ def _abstract(project: ProjectIndex, qualname: str | None) -> bool:
     return qualname is None or project.is_interface_method(qualname)
 
 
+# What makes a method read like an attribute: a tool's ``name`` or ``parameters`` written
+# as a property describes the tool; it is not what the dispatch runs.
+_PROPERTIES = frozenset({"property", "functools.cached_property", "abc.abstractproperty"})
+
+
+def _property(project: ProjectIndex, qualname: str) -> bool:
+    fn = project.function(qualname)
+    return fn is not None and any(d.qualname in _PROPERTIES for d in fn.decorators)
+
+
+def _property_value(project: ProjectIndex, cls_qual: str, attr: str) -> Value | None:
+    """What a property ``attr`` the class defines itself returns (``@property def name(self):
+    return "cron_create"``), when it returns one thing; None for no such property."""
+    qualname = f"{cls_qual}.{attr}"
+    if qualname not in project.classes[cls_qual][0].methods or not _property(project, qualname):
+        return None
+    fn = project.function(qualname)
+    returned = fn.returns if fn is not None else []
+    return returned[0] if len(returned) == 1 else None
+
+
 def entry_method(
     project: ProjectIndex, family: Family, cls_qual: str, skip: set[str]
 ) -> str | None:
@@ -68,6 +89,8 @@ def entry_method(
                 continue
             if name.startswith("__") and name != "__call__":
                 continue
+            if _property(project, method):
+                continue  # ``name``, ``parameters``: what describes the tool
             if project.is_interface_method(method):
                 hooks.append(name)
     for hook in hooks:
@@ -86,6 +109,7 @@ def entry_method(
         if not m.rsplit(".", 1)[-1].startswith("_")
         and m.rsplit(".", 1)[-1] not in skip
         and m in project.functions
+        and not _property(project, m)
     ]
     return public[0] if len(public) == 1 else None
 
@@ -108,10 +132,11 @@ def static_string(
 
 
 def self_string(project: ProjectIndex, family: Family, cls_qual: str, attr: str) -> str | None:
-    """The string the class (nearest first along its chain) gives ``self.<attr>``."""
+    """The string the class (nearest first along its chain) gives ``self.<attr>``: a class
+    attribute, a property returning a literal, or what its constructor sets."""
     for current in family.lineage(cls_qual):
         cls, facts = project.classes[current]
-        written = cls.attributes.get(attr)
+        written = cls.attributes.get(attr) or _property_value(project, current, attr)
         if written is not None and written.string():
             return written.string()
         init = f"{current}.__init__"
@@ -131,7 +156,7 @@ def gives(project: ProjectIndex, family: Family, cls_qual: str, attr: str) -> bo
     attribute, an assignment in a constructor, or a keyword to ``super().__init__``."""
     for current in family.lineage(cls_qual):
         cls, facts = project.classes[current]
-        if attr in cls.attributes:
+        if attr in cls.attributes or _property_value(project, current, attr) is not None:
             return True
         init = f"{current}.__init__"
         if project.local_assignments(facts, init, f"self.{attr}"):

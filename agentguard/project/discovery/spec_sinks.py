@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from agentguard.project.index.call_site import CallSite
 
 FORM = ToolForm("custom", "spec-sink")
-_MAX_DEPTH = 8
+_MAX_DEPTH = 14
 # What adds to a list held in a local or an attribute.
 _ADDERS = {"append": 0, "extend": 0, "insert": 1}
 # Python's own containers: what a view or a copy of one hands on is what the container holds.
@@ -61,7 +61,7 @@ class _Trace:
     def __init__(self, project: ProjectIndex, keys: set[str]) -> None:
         self.project = project
         self.keys = keys  # the keywords (and dict keys) holding tool specs
-        self.seen: set[tuple[str, str | None, int, int]] = set()
+        self.seen: set[tuple[str | int | None, ...]] = set()
         self.spec_functions: set[str] = set()
         self.spec_names: set[str] = set()
         # the project classes whose instances the values handed over are built from
@@ -84,7 +84,8 @@ class _Trace:
             return
         span = value.span
         if span is not None:
-            key = (facts.path, fn.qualname if fn else None, span.line, span.column)
+            # the whole span: ``a + b`` starts where ``a`` does
+            key = (facts.path, fn.qualname if fn else None, *span)
             if key in self.seen:
                 return
             self.seen.add(key)
