@@ -221,3 +221,68 @@ def test_a_login_or_token_file_written_when_missing_is_set_up(scan_files: ScanFi
     assert verdicts["search_posts"] == ("read", set())
     assert verdicts["calendar_owner"] == ("read", set())
     assert verdicts["save_draft"][0] == "write"
+
+
+JOURNAL_SERVER = """\
+import sqlite3
+from pathlib import Path
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("journal")
+ROOT = Path.home() / ".journal"
+
+
+def workspace(name: str) -> Path:
+    folder = ROOT / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def connect() -> sqlite3.Connection:
+    conn = sqlite3.connect(ROOT / "journal.db")
+    conn.execute("CREATE TABLE IF NOT EXISTS entries (id INTEGER PRIMARY KEY, text TEXT)")
+    conn.execute("CREATE INDEX IF NOT EXISTS entries_text ON entries(text)")
+    return conn
+
+
+@mcp.tool()
+def search_entries(query: str) -> list:
+    \"\"\"Search the journal.\"\"\"
+    rows = connect().execute("SELECT text FROM entries WHERE text LIKE ?", (f"%{query}%",))
+    return [row[0] for row in rows]
+
+
+@mcp.tool()
+def list_notes(project: str) -> list:
+    \"\"\"List a project's notes.\"\"\"
+    return sorted(p.name for p in workspace(project).iterdir())
+
+
+@mcp.tool()
+def add_entry(text: str) -> str:
+    \"\"\"Add a journal entry.\"\"\"
+    with connect() as conn:
+        conn.execute("INSERT INTO entries (text) VALUES (?)", (text,))
+    return "added"
+
+
+@mcp.tool()
+def make_folder(path: str) -> str:
+    \"\"\"Create a folder.\"\"\"
+    Path(path).mkdir(parents=True, exist_ok=True)
+    return path
+"""
+
+
+def test_a_fixed_schema_and_a_working_folder_made_when_missing_are_set_up(
+    scan_files: ScanFiles,
+) -> None:
+    """``CREATE TABLE IF NOT EXISTS`` in the connection helper, and the folder a getter makes
+    when it is missing and returns: set-up, not what the read tools do. An insert is the
+    add's own write; a folder made and not handed back is the tool's own effect."""
+    verdicts = tool_verdicts(scan_files, {"journal.py": JOURNAL_SERVER})
+    assert verdicts["search_entries"] == ("read", set())
+    assert verdicts["list_notes"] == ("read", set())
+    assert verdicts["add_entry"][0] == "write"
+    assert verdicts["make_folder"][0] == "write"

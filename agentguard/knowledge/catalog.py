@@ -181,7 +181,9 @@ SECTIONS = {
     "effects.keys": "Idempotency keys: the keyword and header names a key is passed by (any "
     "case), calls whose result is new on every call or hashes its input, name parts that "
     "scope a key, and body-key parts naming what a write identifies.",
-    "effects.sql": "The first word of a SQL statement that writes, and of one that only reads.",
+    "effects.sql": "The first word of a SQL statement that writes, and of one that only reads; "
+    "what makes a statement an upsert, and the schema objects a `CREATE ... IF NOT EXISTS` "
+    "sets up.",
 }
 
 
@@ -427,6 +429,14 @@ class Catalog:
     # What a conflict on the natural key does, written in the statement: an upsert.
     sql_upserts: re.Pattern[str] = key(
         "effects.sql.upserts", STRINGS, phrases_pattern(r"(?is)\b({})\b")
+    )
+    # A literal ``CREATE <object> IF NOT EXISTS``: the fixed schema, set up on first use.
+    sql_setup: re.Pattern[str] = key(
+        "effects.sql.setup_objects",
+        STRINGS,
+        phrases_pattern(
+            r"(?is)^\s*create\s+(?:or\s+replace\s+)?(?:temp\w*\s+)?({})\s+if\s+not\s+exists\b"
+        ),
     )
     # ---- rules/retries.yaml
     retry_decorators: tuple[Placed[RetryConstruct], ...] = _constructs(

@@ -53,7 +53,32 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
         ) or _set_elsewhere(facts, held, fn):
             found.append(branch.body_order)
     found.extend((order, order + 1) for order in kept_file_writes(project, fn, facts))
+    found.extend((order, order + 1) for order in returned_folder_made(fn, project))
     return found
+
+
+# What makes a folder when it is missing: ``path.mkdir(exist_ok=True)``, ``os.makedirs(p,
+# exist_ok=True)``.
+_FOLDER_MAKERS = frozenset({"mkdir", "makedirs"})
+
+
+def returned_folder_made(fn: Function, project: ProjectIndex) -> list[int]:
+    """The orders of the calls of ``fn`` that make the folder it returns when it is missing
+    (``d = root / name; d.mkdir(parents=True, exist_ok=True); return d``): a getter of a
+    working folder, whose callers write in it; making it is their set-up. A folder made and
+    not returned is the call's own effect (a tool that creates a directory)."""
+    returned = {value.text for value in fn.returns if value.kind == "name"}
+    if not returned:
+        return []
+    made: list[int] = []
+    for call in project.calls_in(fn.qualname):
+        exist_ok = call.kwargs.get("exist_ok")
+        if call.method not in _FOLDER_MAKERS or exist_ok is None or exist_ok.const is not True:
+            continue
+        folder = call.args[0].text if call.callee == "os.makedirs" and call.args else None
+        if (folder or _written_receiver(call)) in returned:
+            made.append(call.order)
+    return made
 
 
 # What tests whether a file is there: ``os.path.exists(p)``, ``p.exists()``, ``p.is_file()``.

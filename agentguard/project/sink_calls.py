@@ -426,11 +426,14 @@ def sql_text_effect(catalog: Catalog, text: str) -> tuple[bool, str] | None:
     """What a literal SQL statement does: None when it reads (or is no statement a write
     verb starts); else whether it repeats safely and its verb. ``UPDATE t SET n = n + 1``
     repeats its increment; ``INSERT`` (or a Cypher ``CREATE`` clause) adds a row each time
-    unless it says what a conflict does."""
+    unless it says what a conflict does. A ``CREATE TABLE IF NOT EXISTS`` sets up the
+    schema: no effect of the call."""
     # a statement that starts with neither verb writes by its clause (Cypher ``MATCH ... SET``)
     clause = statement_write_clause(catalog, text)
     if catalog.sql_read.match(text) or (not catalog.sql_write.match(text) and clause is None):
         return None
+    if catalog.sql_setup.match(text):
+        return None  # ``CREATE TABLE IF NOT EXISTS``: the schema, set up on first use
     return repeats_safely(catalog, text, clause), (clause or text.split(None, 1)[0]).upper()
 
 
