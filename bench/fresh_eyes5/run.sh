@@ -8,10 +8,4 @@
 # the checkout). Work trees go to $FRESH_EYES5_SRC (default ~/.cache/agentguard-fresh-eyes5), results
 # to $FRESH_EYES5_OUT (default $TMPDIR/agentguard-fresh-eyes5).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: run.sh MIRROR AGENTGUARD [--verbose]"
-if [ $# -lt 2 ] || [ $# -gt 3 ] || { [ $# -eq 3 ] && [ "$3" != "--verbose" ]; }; then
-  echo "run.sh: $usage" >&2; exit 2
-fi
-exec "$here/../score_fresh_eyes.sh" python "$here" "$here/labels.yaml" \
-  "${FRESH_EYES5_SRC:-$HOME/.cache/agentguard-fresh-eyes5}" "${FRESH_EYES5_OUT:-${TMPDIR:-/tmp}/agentguard-fresh-eyes5}" "$@"
+exec "$(dirname "$0")/../fresh_eyes_set.sh" python dev "$(cd "$(dirname "$0")" && pwd)" fresh-eyes5 "$@"

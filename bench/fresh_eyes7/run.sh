@@ -9,12 +9,4 @@
 # the checkout). Work trees go to $FRESH_EYES7_SRC (default ~/.cache/agentguard-fresh-eyes7), results
 # to $FRESH_EYES7_OUT (default $TMPDIR/agentguard-fresh-eyes7).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: run.sh MIRROR AGENTGUARD"
-if [ $# -gt 2 ]; then
-  echo "run.sh: no options are accepted ('${*:3}'): this set is a holdout, only ever reported on, never studied (see README.md). $usage" >&2
-  exit 2
-fi
-[ $# -eq 2 ] || { echo "run.sh: $usage" >&2; exit 2; }
-exec "$here/../score_fresh_eyes.sh" python "$here" "$here/labels.yaml" \
-  "${FRESH_EYES7_SRC:-$HOME/.cache/agentguard-fresh-eyes7}" "${FRESH_EYES7_OUT:-${TMPDIR:-/tmp}/agentguard-fresh-eyes7}" "$@"
+exec "$(dirname "$0")/../fresh_eyes_set.sh" python holdout "$(cd "$(dirname "$0")" && pwd)" fresh-eyes7 "$@"

@@ -10,11 +10,4 @@
 # names one), into $FRESH_EYES_TS4_SRC (default ~/.cache/agentguard-fresh-eyes-ts4)/owner+name/;
 # results go to $FRESH_EYES_TS4_OUT (default $TMPDIR/agentguard-fresh-eyes-ts4).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: run.sh MIRROR AGENTGUARD [--verbose]"
-[ $# -ge 2 ] && [ $# -le 3 ] || { echo "run.sh: $usage" >&2; exit 2; }
-if [ $# -eq 3 ] && [ "$3" != "--verbose" ]; then
-  echo "run.sh: unknown option '$3'. $usage" >&2; exit 2
-fi
-exec "$here/../score_fresh_eyes.sh" typescript "$here" "$here/labels.yaml" \
-  "${FRESH_EYES_TS4_SRC:-$HOME/.cache/agentguard-fresh-eyes-ts4}" "${FRESH_EYES_TS4_OUT:-${TMPDIR:-/tmp}/agentguard-fresh-eyes-ts4}" "$1" "$2" ${3:+--verbose}
+exec "$(dirname "$0")/../fresh_eyes_set.sh" typescript dev "$(cd "$(dirname "$0")" && pwd)" fresh-eyes-ts4 "$@"

@@ -10,12 +10,4 @@
 # names one), into $FRESH_EYES_TS5_SRC (default ~/.cache/agentguard-fresh-eyes-ts5)/owner+name/;
 # results go to $FRESH_EYES_TS5_OUT (default $TMPDIR/agentguard-fresh-eyes-ts5).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-usage="usage: run.sh MIRROR AGENTGUARD"
-if [ $# -gt 2 ]; then
-  echo "run.sh: no options are accepted ('${*:3}'): this set is a holdout, only ever reported on, never studied (see README.md). $usage" >&2
-  exit 2
-fi
-[ $# -eq 2 ] || { echo "run.sh: $usage" >&2; exit 2; }
-exec "$here/../score_fresh_eyes.sh" typescript "$here" "$here/labels.yaml" \
-  "${FRESH_EYES_TS5_SRC:-$HOME/.cache/agentguard-fresh-eyes-ts5}" "${FRESH_EYES_TS5_OUT:-${TMPDIR:-/tmp}/agentguard-fresh-eyes-ts5}" "$@"
+exec "$(dirname "$0")/../fresh_eyes_set.sh" typescript holdout "$(cd "$(dirname "$0")" && pwd)" fresh-eyes-ts5 "$@"
