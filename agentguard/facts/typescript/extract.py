@@ -1529,7 +1529,7 @@ class _Extractor:
         value = self.value(node)
         if items:
             value.items.update(items)
-        if tool_schema_shaped(value.items):
+        if tool_schema_shaped(value.items) or _tool_record_shaped(value.items):
             self.facts.dicts.append(value)
         return value
 
@@ -1854,6 +1854,22 @@ class _Extractor:
 
 
 # ---------------------------------------------------------------------- helpers
+# The fields of a tool record a project builds for itself (``{name: "delete-note",
+# description, schema, handler: async (args) => ...}``): a name, a parameter schema and a
+# function that does the work.
+_RECORD_SCHEMA_KEYS = frozenset({"schema", "argsSchema", "zodSchema", "inputSchema"})
+
+
+def _tool_record_shaped(items: dict[str, Value]) -> bool:
+    name = items.get("name")
+    return (
+        name is not None
+        and name.string() is not None
+        and not _RECORD_SCHEMA_KEYS.isdisjoint(items)
+        and any(value.kind == "name" for key, value in items.items() if key != "name")
+    )
+
+
 def _unread(root: Node, span: Callable[[Node], Span], limit: int = 5) -> Iterator[Span]:
     """The first places the parser could not read (an ``ERROR`` node, or a token it had
     to assume missing), outermost first."""

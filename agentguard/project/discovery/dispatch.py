@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentguard.facts.module_facts import ModuleFacts, Value
+from agentguard.diagnostics import Span
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
 from agentguard.project.definitions import enclosing_class
 
@@ -44,6 +45,24 @@ def _member_string(project: ProjectIndex, member_qualname: str) -> str | None:
     return constant.string() if constant is not None else None
 
 
+def _within(inner: Span, outer: Span) -> bool:
+    return (inner.line, inner.column) >= (outer.line, outer.column) and (
+        inner.end_line,
+        inner.end_column,
+    ) <= (outer.end_line, outer.end_column)
+
+
+def is_guard_call(fn: Function | None, call: Call) -> bool:
+    """Whether ``call`` is the test of an ``if`` that leaves early (``if (!isNotesArgs(args))
+    throw ...``): a check of the arguments before the work, never the tool's handler."""
+    if fn is None:
+        return False
+    return any(
+        branch.exits and branch.test.span is not None and _within(call.span, branch.test.span)
+        for branch in fn.branches
+    )
+
+
 def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str | None:
     """The project function that a name-to-function dispatch runs for ``name``."""
     # 1. a dict literal {"name": fn}
@@ -63,7 +82,7 @@ def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str
             continue
         caller = project.function(function)
         for call in sorted(project.calls_in(function), key=lambda c: c.order):
-            if not body.line <= call.span.line <= body.end_line:
+            if not body.line <= call.span.line <= body.end_line or is_guard_call(caller, call):
                 continue
             resolved = project.resolve_callee(call, caller, facts)
             qual = project.project_function(resolved, facts)

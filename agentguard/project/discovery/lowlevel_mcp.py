@@ -21,7 +21,12 @@ from agentguard.project.definitions import enclosing_class, unwrapped_base
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.declarations import declarations_from_options
-from agentguard.project.discovery.dispatch import branch_name, dispatch_target, enum_member_name
+from agentguard.project.discovery.dispatch import (
+    branch_name,
+    dispatch_target,
+    enum_member_name,
+    is_guard_call,
+)
 from agentguard.project.discovery.framework_data import lowlevel_handlers
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
@@ -229,7 +234,7 @@ def _handed_the_arguments(
         )
 
     for call in project.calls_in(handler):
-        if not body.line <= call.span.line <= body.end_line:
+        if not body.line <= call.span.line <= body.end_line or is_guard_call(fn, call):
             continue
         if project.call_target(call, fn, facts) != target:
             continue

@@ -21,6 +21,8 @@ from agentguard.project.discovery.candidates import model_params
 from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import ToolFacts
 
+LOCALS = ".<locals>."
+
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
@@ -76,6 +78,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
         list(spec.get("declaration_attributes") or []),
         list(spec.get("schema_attributes") or []),
     )
+    called: set[str] | None = None
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -85,6 +88,21 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 tool = _record_tool(project, found, call.kwargs, facts, call.span, call, keys)
                 if tool is not None:
                     yield tool
+        if facts.language != "python":
+            # a record written anywhere: returned by a factory, handed to the project's own
+            # tool builder (``createTool({name, schema, handler})``), listed or assigned
+            for record in facts.dicts:
+                span = record.span or Span.point(1)
+                factory = _enclosing_factory(facts, span)
+                if factory is not None:
+                    if called is None:
+                        called = _called_functions(project)
+                    if factory not in called:
+                        continue  # a factory nothing calls: a tool nobody registers
+                tool = _record_tool(project, found, record.items, facts, span, None, keys)
+                if tool is not None:
+                    yield tool
+            continue
         for assignment in facts.assignments:
             value = assignment.value
             if value.kind == "list":
@@ -95,3 +113,32 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                     tool = _record_tool(project, found, element.items, facts, span, None, keys)
                     if tool is not None:
                         yield tool
+
+
+def _enclosing_factory(facts: ModuleFacts, span: Span) -> str | None:
+    """The named function (a module function or a method) whose body writes the record at
+    ``span``, if any: a tool factory (``function createDeleteNoteTool(vaults) { return
+    createTool({...}) }``). A callback handed to a call is no factory."""
+    inside = [
+        fn
+        for fn in facts.functions.values()
+        if (fn.span.line, fn.span.column) <= (span.line, span.column)
+        and (fn.span.end_line, fn.span.end_column) >= (span.end_line, span.end_column)
+    ]
+    if not inside:
+        return None
+    innermost = max(inside, key=lambda fn: (fn.span.line, fn.span.column))
+    qualname = innermost.qualname
+    if LOCALS in qualname or "#" in qualname or ":" in qualname:
+        return None
+    return qualname
+
+
+def _called_functions(project: ProjectIndex) -> set[str]:
+    """Every project function some call outside the tests resolves to."""
+    called: set[str] = set()
+    for facts in project.modules.values():
+        if not facts.is_test:
+            for site in project.call_sites(facts):
+                called.update(site.targets)
+    return called

@@ -1,0 +1,55 @@
+"""TypeScript tool forms met in MCP servers written by hand, each on a small project of
+``fixtures/ts-tool-forms``: what ``agentguard report`` lists as tools, and what it says each
+one does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..conftest import FIXTURES
+
+FORMS = FIXTURES / "ts-tool-forms"
+
+
+def tools_of(project: Path) -> dict[str, dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "agentguard", "report", str(project), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    tools = json.loads(done.stdout)["tools"]
+    return {tool["name"]: tool for tool in tools}
+
+
+def test_tools_built_by_factories_and_kept_in_the_servers_map_are_found() -> None:
+    """A factory returning the project's own tool record (``defineTool({name, schema,
+    handler})``), registered in a loop into a Map the ``CallTool`` handler looks up: each
+    record is a tool running its handler; a factory nothing calls registers nothing."""
+    tools = tools_of(FORMS / "tool-map")
+    assert set(tools) == {"archive_page", "list_pages"}
+    assert tools["archive_page"]["path"].endswith("src/tools/archive-page.ts")
+    assert tools["archive_page"]["risk"]["value"] != "read"
+    assert tools["archive_page"]["effects"] != []
+
+
+def test_asking_what_a_path_is_or_holds_is_no_effect() -> None:
+    """``fs.access``, ``fs.readdir`` and ``fs.stat`` read: a tool listing files is read only,
+    not unknown."""
+    tools = tools_of(FORMS / "tool-map")
+    assert tools["list_pages"]["effects"] == []
+    assert tools["list_pages"]["risk"]["value"] == "read"
+
+
+def test_an_argument_check_before_a_switch_case_is_not_the_tool() -> None:
+    """``if (!isPostNoticeArgs(args)) throw ...`` opens the case: the case's own work (its
+    POST) is the tool's, not the type guard's."""
+    tools = tools_of(FORMS / "guarded-switch")
+    assert set(tools) == {"post_notice", "list_notices"}
+    assert tools["post_notice"]["effects"] != []
+    assert tools["post_notice"]["risk"]["value"] != "read"
+    assert tools["list_notices"]["effects"] == []
