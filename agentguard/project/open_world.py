@@ -378,6 +378,8 @@ def _verdict(
         return None  # a constructor builds a client, it sends nothing
     if _alternate_constructor(call):
         return None  # ``PromptTemplate.from_template(text)``: builds one too
+    if facts.language != "python" and on_static_factory_chain(project, call, fn):
+        return None  # ``UrlForge.create(base).addQuery(k, v)``: a builder made in memory
     if callee in project.classes:
         return None  # a project class with no ``__init__`` (a dataclass record) built
     receiver = call_receiver(call)
@@ -693,6 +695,34 @@ def _alternate_constructor(call: Call) -> bool:
         return False
     owner = call.text.rsplit(".", 1)[0].rsplit(".", 1)[-1]
     return owner.isidentifier() and owner.lstrip("_")[:1].isupper()
+
+
+def static_factory_chained(project: ProjectIndex, call: Call, fn: Function) -> bool:
+    """``Builder.create(x).add(y)``: a static method called on a class by its name, with a
+    method of what it returned called in the same expression (not awaited through
+    ``then``): the class's factory of an object the expression goes on building."""
+    owner, _, _ = call.text.rpartition(".")
+    if not owner.isidentifier() or not owner.lstrip("_")[:1].isupper():
+        return False
+    return any(
+        other is not call
+        and other.span[:2] == call.span[:2]
+        and other.span[2:] > call.span[2:]
+        and other.method not in _PROMISE_METHODS
+        for other in project.calls_in(fn.qualname)
+    )
+
+
+def on_static_factory_chain(project: ProjectIndex, call: Call, fn: Function) -> bool:
+    """Whether ``call`` is a step of ``Builder.create(x).add(y).build()``: the chain the
+    expression starts with a class's static factory (``static_factory_chained``)."""
+    return any(
+        other is not call
+        and other.span[:2] == call.span[:2]
+        and other.span[2:] <= call.span[2:]
+        and static_factory_chained(project, other, fn)
+        for other in project.calls_in(fn.qualname)
+    ) or static_factory_chained(project, call, fn)
 
 
 def _chain_segment(project: ProjectIndex, call: Call, fn: Function) -> bool:

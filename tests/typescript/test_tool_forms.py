@@ -53,3 +53,23 @@ def test_an_argument_check_before_a_switch_case_is_not_the_tool() -> None:
     assert tools["post_notice"]["effects"] != []
     assert tools["post_notice"]["risk"]["value"] != "read"
     assert tools["list_notices"]["effects"] == []
+
+
+def test_a_run_context_typed_by_assertion_reaches_the_sdk_its_type_declares() -> None:
+    """``experimental_context as AgentContext`` (a ``type`` exported through a barrel's
+    ``export *``), whole or destructured: its ``cms`` field is the package's client (through
+    the alias ``type CmsClient = AcmeCms<...>``), whose ``createArticle`` and
+    ``sendMessage`` write."""
+    tools = tools_of(FORMS / "context-sdk")
+    assert set(tools) == {"publishArticleTool", "notifyDeskTool", "previewLinkTool"}
+    for name in ("publishArticleTool", "notifyDeskTool"):
+        assert tools[name]["effects"] == ["network_write"], name
+        assert tools[name]["risk"]["value"] != "read"
+
+
+def test_a_builder_made_by_a_static_factory_is_no_write() -> None:
+    """``UrlForge.create(base).addPath(...).addQuery(...).build()``: an object built in
+    memory, whatever its methods are called."""
+    tools = tools_of(FORMS / "context-sdk")
+    assert tools["previewLinkTool"]["effects"] == []
+    assert tools["previewLinkTool"]["risk"]["value"] == "read"

@@ -137,7 +137,6 @@ _NO_FACTS = frozenset(
         "number",
         "property_identifier",
         "type_annotation",
-        "type_alias_declaration",
         "type_arguments",
         "type_parameters",
         "predefined_type",
@@ -314,6 +313,7 @@ class _Extractor:
                 or node.type in _CLASS_DECLARATIONS
                 or node.type == "enum_declaration"
                 or node.type == "interface_declaration"
+                or node.type == "type_alias_declaration"
             ):
                 name = node.child_by_field_name("name")
                 if name is not None:
@@ -384,6 +384,28 @@ class _Extractor:
             if clause.type == "extends_type_clause"
             for base in clause.named_children
         ]
+        self._protocol(node, name, qualname, bases, node.child_by_field_name("body"))
+
+    def visit_type_alias_declaration(self, node: Node) -> None:
+        """``type ToolContext = { sdk: FrontendSDK; todos: TodoManager }``: an object type
+        named so is read as an interface is; any other alias holds no fact."""
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name is None or value is None:
+            return
+        if value.type in ("type_identifier", "generic_type", "nested_type_identifier"):
+            # ``type FrontendSDK = Caido<...>``: another name of that class
+            aliased = self._type_name(value)
+            if aliased and aliased.rsplit(".", 1)[-1] != self.text(name):
+                self.facts.imports.setdefault(self.text(name), aliased)
+            return
+        if value.type != "object_type":
+            return
+        self._protocol(node, name, self._qualname(self.text(name)), [], value)
+
+    def _protocol(
+        self, node: Node, name: Node, qualname: str, bases: list[str], body: Node | None
+    ) -> None:
         cls = ClassDef(
             qualname=qualname,
             name=self.text(name),
@@ -394,7 +416,6 @@ class _Extractor:
             methods=[],
         )
         self.facts.classes[qualname] = cls
-        body = node.child_by_field_name("body")
         for member in body.named_children if body is not None else []:
             key = _property_key(member.child_by_field_name("name"), self.source)
             if key is None:
@@ -871,6 +892,11 @@ class _Extractor:
         if source is not None:
             specifier = _string_of(source, self.source) or ""
             module = self.resolve_import(self.path, specifier)
+            if not any(
+                c.type in ("export_clause", "namespace_export") for c in node.named_children
+            ):
+                # ``export * from "./agent"``: a barrel, whose names are that module's
+                self.facts.star_imports.append(module)
             for child in node.named_children:
                 if child.type == "export_clause":
                     for spec in child.named_children:
@@ -1219,11 +1245,25 @@ class _Extractor:
                 self.visit(value)
                 # ``const { data } = await client.get(...)``: each name holds a field
                 made = self.value(value)
+                held = None
+                if target.type == "object_pattern" and value.type == "identifier":
+                    held = self.scope.types.get(self.text(value))
+                elif target.type == "object_pattern" and value.type == "as_expression":
+                    held = self._type_name(value.named_children[-1])
                 for name in _pattern_names(target, self.source):
                     self._record(name, made, node)
+                    if held and name not in self.scope.types:
+                        # ``const { sdk } = context`` with ``context: ToolContext``: the
+                        # field the type declares
+                        self.scope.types[name] = f"{held}.{name}"
+                        self._forget_values()
             return
         name = self.text(target)
         typed = self._type_name(annotation)
+        if not typed and value is not None and value.type == "as_expression":
+            # ``const context = experimental_context as ToolContext``: the local holds what
+            # the assertion names
+            typed = self._type_name(value.named_children[-1] if value.named_children else None)
         if typed:
             self.scope.types[name] = typed
             self._forget_values()
