@@ -469,6 +469,16 @@ def _verdict(
             # ``ctx.messenger.send_message(text)`` on a parameter nothing types: what it
             # is handed at run time decides, unknown, never a read
             return _Verdict(None, "a write verb on a parameter of no known type")
+        if (
+            writes
+            and facts.language != "python"
+            and call.method not in containers
+            and call.method not in _DATA_METHODS
+            and _loaded_by_project_function(project, root, fn, facts, call)
+        ):
+            # ``const notes = await loadModule("notes"); notes.createNote(...)``: what a
+            # project loader returned (a module imported at run time), of no known kind
+            return _Verdict(None, "a write verb on what a project loader returned")
         return None
     if writes:
         last = root.rsplit(".", 1)[-1]
@@ -601,6 +611,29 @@ def _answer_of_external_call(
     if head in world.in_process_packages and call.method not in world.buffer_saves:
         return False  # ``frame = pandas.read_csv(path)``: a data frame, changed in the process
     return head in project.imported_heads(facts)
+
+
+def _loaded_by_project_function(
+    project: ProjectIndex, root: str, fn: Function, facts: ModuleFacts, call: Call
+) -> bool:
+    """Whether ``root`` is a local bound to what a project function returned, when that
+    function says nothing of what it returns (no project class made, no type named)."""
+    if "." in root or not root.isidentifier():
+        return False
+    bound = local_value(project, root, fn, facts, call.order)
+    if bound is None or bound.kind != "call" or bound.chain is None:
+        return False
+    if bound.chain.steps[:1] != (("call", None),) or len(bound.chain.steps) != 1:
+        return False  # ``loadModule("notes")`` itself, not a method of what it returned
+    target = project.project_function(bound.qualname, facts)
+    entry = project.functions.get(target) if target else None
+    if entry is None:
+        return False
+    loader = entry[0]
+    return loader.return_type is None and not any(
+        value.kind == "call" and project.project_function(value.qualname, entry[1])
+        for value in loader.returns
+    )
 
 
 # How much each verb class weighs when a batch holds several operations: the worst decides.

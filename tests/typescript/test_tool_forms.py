@@ -56,7 +56,7 @@ def test_an_argument_check_before_a_switch_case_is_not_the_tool() -> None:
 
 
 def test_a_run_context_typed_by_assertion_reaches_the_sdk_its_type_declares() -> None:
-    """``experimental_context as AgentContext`` (a ``type`` exported through a barrel's
+    """``experimental_context as AgentContext`` (an interface exported through a barrel's
     ``export *``), whole or destructured: its ``cms`` field is the package's client (through
     the alias ``type CmsClient = AcmeCms<...>``), whose ``createArticle`` and
     ``sendMessage`` write."""
@@ -73,3 +73,13 @@ def test_a_builder_made_by_a_static_factory_is_no_write() -> None:
     tools = tools_of(FORMS / "context-sdk")
     assert tools["previewLinkTool"]["effects"] == []
     assert tools["previewLinkTool"]["risk"]["value"] == "read"
+
+
+def test_a_write_on_a_module_a_project_loader_imports_at_run_time_is_never_read() -> None:
+    """``const journal = await loadApp("journal"); journal.addEntry(...)``, where ``loadApp``
+    imports the app's helpers on first use: what ``addEntry`` does is out of sight, so the
+    tool is unknown, not read; a tool calling no write verb there stays read."""
+    tools = tools_of(FORMS / "lazy-modules")
+    assert set(tools) == {"journal", "clock"}
+    assert tools["journal"]["risk"]["value"] != "read"
+    assert tools["clock"]["risk"]["value"] == "read"

@@ -387,8 +387,8 @@ class _Extractor:
         self._protocol(node, name, qualname, bases, node.child_by_field_name("body"))
 
     def visit_type_alias_declaration(self, node: Node) -> None:
-        """``type ToolContext = { sdk: FrontendSDK; todos: TodoManager }``: an object type
-        named so is read as an interface is; any other alias holds no fact."""
+        """``type FrontendSDK = Caido<...>``: another name of a class; any other alias holds
+        no fact."""
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         if name is None or value is None:
@@ -396,12 +396,10 @@ class _Extractor:
         if value.type in ("type_identifier", "generic_type", "nested_type_identifier"):
             # ``type FrontendSDK = Caido<...>``: another name of that class
             aliased = self._type_name(value)
-            if aliased and aliased.rsplit(".", 1)[-1] != self.text(name):
+            # (an imported or project class only: ``Map<K, V>`` is the language's own)
+            if aliased and "." in aliased and aliased.rsplit(".", 1)[-1] != self.text(name):
                 self.facts.imports.setdefault(self.text(name), aliased)
             return
-        if value.type != "object_type":
-            return
-        self._protocol(node, name, self._qualname(self.text(name)), [], value)
 
     def _protocol(
         self, node: Node, name: Node, qualname: str, bases: list[str], body: Node | None
