@@ -83,3 +83,25 @@ def test_a_write_on_a_module_a_project_loader_imports_at_run_time_is_never_read(
     assert set(tools) == {"journal", "clock"}
     assert tools["journal"]["risk"]["value"] != "read"
     assert tools["clock"]["risk"]["value"] == "read"
+
+
+def test_tools_a_call_handler_looks_up_in_a_table_of_handlers_by_name_are_found() -> None:
+    """``ListTools`` lists ``Tool`` constants of one module; ``CallTool`` runs
+    ``handlers[request.params.name]`` from ``{add_shift: addShift, ...}``: each name runs
+    the handler the table gives it, in the module that defines it."""
+    tools = tools_of(FORMS / "handler-table")
+    assert set(tools) == {"add_shift", "list_shifts", "cancel_shift"}
+    assert tools["add_shift"]["path"].endswith("src/handlers/shifts.ts")
+    assert tools["add_shift"]["effects"] == ["network_write"]
+    assert tools["cancel_shift"]["effects"] == ["destructive"]
+    assert tools["list_shifts"]["effects"] == []
+
+
+def test_tool_classes_of_a_project_base_named_like_a_frameworks_are_found() -> None:
+    """``class OpenTicketTool extends BaseTool`` with ``name``, ``inputSchema`` and
+    ``execute``, where ``BaseTool`` is the project's own abstract class (no framework's,
+    though LangChain has one so named), kept in a Map by name: each subclass is a tool."""
+    tools = tools_of(FORMS / "tool-classes")
+    assert set(tools) == {"open_ticket", "search_tickets"}
+    assert tools["open_ticket"]["effects"] == ["network_write"]
+    assert tools["search_tickets"]["effects"] == []

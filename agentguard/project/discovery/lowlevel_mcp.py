@@ -67,9 +67,29 @@ def _dispatching_modules(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
     return found
 
 
+def _handler_tables(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
+    """The TypeScript modules holding an object of handlers by tool name (``const handlers =
+    {create_task: handleCreateTask}``), for each name: its value names a project function."""
+    found: dict[str, list[ModuleFacts]] = {}
+    for facts in project.modules.values():
+        if facts.is_test or facts.language == "python":
+            continue
+        for assignment in facts.assignments:
+            value = assignment.value
+            if value.kind != "dict":
+                continue
+            for key, held in value.items.items():
+                if held.kind == "name" and project.project_function(held.qualname, facts):
+                    modules = found.setdefault(key, [])
+                    if facts not in modules:
+                        modules.append(facts)
+    return found
+
+
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     tool_types = set(project.catalog.mcp_tool_types)
     dispatching: dict[str, list[ModuleFacts]] | None = None
+    tables: dict[str, list[ModuleFacts]] | None = None
     for listing in project.modules.values():
         if listing.is_test:
             continue
@@ -89,6 +109,12 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 if dispatching is None:
                     dispatching = _dispatching_modules(project)
                 elsewhere = dispatching.get(name, [])
+                if not elsewhere and listing.language != "python":
+                    # no branch names it: a table of handlers by name (``{create_task:
+                    # handleCreateTask}``) the ``CallTool`` handler looks the name up in
+                    if tables is None:
+                        tables = _handler_tables(project)
+                    elsewhere = tables.get(name, [])
                 if len(elsewhere) == 1:
                     facts = elsewhere[0]
             target = handler[1] if handler else dispatch_target(project, name, facts)
