@@ -105,3 +105,24 @@ def test_tool_classes_of_a_project_base_named_like_a_frameworks_are_found() -> N
     assert set(tools) == {"open_ticket", "search_tickets"}
     assert tools["open_ticket"]["effects"] == ["network_write"]
     assert tools["search_tickets"]["effects"] == []
+
+
+def test_tool_names_held_by_a_constant_object_of_another_module_are_followed() -> None:
+    """``name: GreenhouseTools.SET_WATERING`` in the listing and ``if (name ===
+    GreenhouseTools.SET_WATERING)`` in the dispatch, the object imported from ``names.ts``
+    (``{...} as const``): the tools are named by the strings it holds."""
+    tools = tools_of(FORMS / "constant-names")
+    assert set(tools) == {"set_watering", "read_sensors"}
+    assert tools["set_watering"]["risk"]["value"] != "read"
+    assert tools["read_sensors"]["effects"] == []
+
+
+def test_a_commonjs_server_is_read_through_its_requires() -> None:
+    """Plain JavaScript with ``require``: ``const { Server } = require(...)``, a module
+    required whole (``pantry.shelveItem(args)``) and a renamed constant object
+    (``const { ToolNames: Names } = require("./names")``, ``Object.freeze({...})``)."""
+    tools = tools_of(FORMS / "commonjs-names")
+    assert set(tools) == {"shelve_item", "count_items"}
+    assert tools["shelve_item"]["path"].endswith("src/pantry.js")
+    assert tools["shelve_item"]["effects"] == ["network_write"]
+    assert tools["count_items"]["effects"] == []

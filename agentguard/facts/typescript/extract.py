@@ -60,6 +60,7 @@ from agentguard.facts.module_facts import (
     TryBlock,
     Value,
 )
+from agentguard.facts.static_strings import ENUM_MEMBER
 from agentguard.facts.typescript.parser import parse
 
 TEXT_LIMIT = 240
@@ -368,7 +369,14 @@ class _Extractor:
             owner = bare.child_by_field_name("object")
             prop = bare.child_by_field_name("property")
             if owner is not None and prop is not None and owner.type == "identifier":
-                return self._constants.get(self.text(owner), {}).get(self.text(prop))
+                written = self.text(owner)
+                if written in self._constants:
+                    return self._constants[written].get(self.text(prop))
+                imported = self.facts.imports.get(written)
+                if imported:
+                    # ``case ToolNames.CREATE_EVENT:`` with ``ToolNames`` imported: the
+                    # project model looks the member's string up in that module
+                    return f"{ENUM_MEMBER}{imported}.{self.text(prop)}"
         return None
 
     def visit_interface_declaration(self, node: Node) -> None:
@@ -1237,6 +1245,8 @@ class _Extractor:
         value = node.child_by_field_name("value")
         if target is None:
             return
+        if value is not None and not self.scope.function and self._required(target, value):
+            return
         annotation = node.child_by_field_name("type")
         if target.type != "identifier":
             if value is not None:
@@ -1279,6 +1289,36 @@ class _Extractor:
             self._namespace(bare, name, node)
             return
         self._assign(name, value, node)
+
+    def _required(self, target: Node, value: Node) -> bool:
+        """CommonJS at module level: ``const handlers = require("./handlers")`` binds the
+        module as a namespace import does; ``const { Server } = require("...")`` binds its
+        names (``{ a: b }`` binds ``b`` to ``a``), as named imports do."""
+        call = _unwrap(value)
+        if call.type != "call_expression":
+            return False
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if function is None or self.text(function) != "require" or arguments is None:
+            return False
+        strings = [a for a in arguments.named_children if a.type == "string"]
+        if len(strings) != 1 or len(arguments.named_children) != 1:
+            return False
+        module = self.resolve_import(self.path, _string_of(strings[0], self.source) or "")
+        if target.type == "identifier":
+            self.facts.imports[self.text(target)] = module
+            return True
+        if target.type != "object_pattern":
+            return False
+        for part in target.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                self.facts.imports[self.text(part)] = f"{module}.{self.text(part)}"
+            elif part.type == "pair_pattern":
+                key = _property_key(part.child_by_field_name("key"), self.source)
+                local = part.child_by_field_name("value")
+                if key is not None and local is not None and local.type == "identifier":
+                    self.facts.imports[self.text(local)] = f"{module}.{key}"
+        return True
 
     def _namespace(self, node: Node, name: str, statement: Node) -> None:
         """``const handlers = { create: async () => ..., list() {...} }`` at module level:

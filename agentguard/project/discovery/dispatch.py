@@ -39,7 +39,9 @@ def branch_name(project: ProjectIndex, string: str) -> str:
 def _member_string(project: ProjectIndex, member_qualname: str) -> str | None:
     owner, _, member = project.resolve_instance(member_qualname).rpartition(".")
     entry = project.classes.get(owner)
-    if entry is None or not is_enum_class(entry[0]):
+    if entry is None:
+        return constant_member(project, owner, member)
+    if not is_enum_class(entry[0]):
         return None
     constant = entry[0].attributes.get(member)
     return constant.string() if constant is not None else None
@@ -61,6 +63,20 @@ def is_guard_call(fn: Function | None, call: Call) -> bool:
         branch.exits and branch.test.span is not None and _within(call.span, branch.test.span)
         for branch in fn.branches
     )
+
+
+def constant_member(project: ProjectIndex, owner: str, member: str) -> str | None:
+    """``ToolNames.CREATE_EVENT`` of a TypeScript module's constant object (``export const
+    ToolNames = {CREATE_EVENT: "create_event"} as const``): the string it holds."""
+    module = owner.rpartition(".")[0]
+    facts = project.modules_by_name.get(module)
+    if facts is None or facts.language == "python":
+        return None
+    held = project.module_variable(owner)
+    if held is not None and held.kind == "call" and held.qualname == "Object.freeze":
+        held = held.call_args[0] if held.call_args else None  # ``Object.freeze({...})``
+    item = held.items.get(member) if held is not None and held.kind == "dict" else None
+    return item.string() if item is not None else None
 
 
 def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str | None:

@@ -23,6 +23,7 @@ from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.declarations import declarations_from_options
 from agentguard.project.discovery.dispatch import (
     branch_name,
+    constant_member,
     dispatch_target,
     enum_member_name,
     is_guard_call,
@@ -172,6 +173,8 @@ def _static_name(project: ProjectIndex, value: Value) -> str | None:
         owner, attr = value.qualname.rsplit(".", 1)
         entry = project.classes.get(owner)
         constant = entry[0].attributes.get(attr) if entry else None
+        if constant is None and entry is None:
+            return constant_member(project, owner, attr)
         return constant.string() if constant is not None else None
     return None
 
