@@ -126,3 +126,12 @@ def test_a_commonjs_server_is_read_through_its_requires() -> None:
     assert tools["shelve_item"]["path"].endswith("src/pantry.js")
     assert tools["shelve_item"]["effects"] == ["network_write"]
     assert tools["count_items"]["effects"] == []
+
+
+def test_tools_returned_in_an_object_by_a_factory_are_named_by_their_keys() -> None:
+    """``return {placeHold: tool({...}), searchTitles: tool({...})}`` from a function that
+    binds the tools to a client: each tool takes its key's name."""
+    tools = tools_of(FORMS / "returned-tools")
+    assert set(tools) == {"placeHold", "searchTitles"}
+    assert tools["placeHold"]["effects"] == ["network_write"]
+    assert tools["searchTitles"]["effects"] == []
