@@ -135,3 +135,14 @@ def test_tools_returned_in_an_object_by_a_factory_are_named_by_their_keys() -> N
     assert set(tools) == {"placeHold", "searchTitles"}
     assert tools["placeHold"]["effects"] == ["network_write"]
     assert tools["searchTitles"]["effects"] == []
+
+
+def test_a_function_tool_answered_by_a_switch_case_of_its_own_is_found() -> None:
+    """Responses API function specs (``{type: "function", name, parameters}``) answered by a
+    local ``switch (name)``: a case returning data itself (``case "openingHours": return
+    OPENING_HOURS``) is the tool, doing nothing; a case handing over to a function is that
+    function."""
+    tools = tools_of(FORMS / "answering-switch")
+    assert set(tools) == {"openingHours", "bookTour"}
+    assert tools["openingHours"]["effects"] == []
+    assert tools["bookTour"]["effects"] == ["network_write"]
