@@ -146,3 +146,13 @@ def test_a_function_tool_answered_by_a_switch_case_of_its_own_is_found() -> None
     assert set(tools) == {"openingHours", "bookTour"}
     assert tools["openingHours"]["effects"] == []
     assert tools["bookTour"]["effects"] == ["network_write"]
+
+
+def test_a_table_of_handlers_keyed_by_the_tools_own_names_is_followed() -> None:
+    """``{[bookStayTool.name]: (args) => desk.bookStay(...)}``, keyed by the ``name`` of
+    ``Tool`` constants imported from another module, looked up by the ``CallTool`` handler
+    (a function of a third module): each arrow is its tool's handler."""
+    tools = tools_of(FORMS / "computed-keys")
+    assert set(tools) == {"book_stay", "free_runs"}
+    assert tools["book_stay"]["effects"] == ["network_write"]
+    assert tools["free_runs"]["effects"] == []

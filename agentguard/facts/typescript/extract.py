@@ -1334,15 +1334,28 @@ class _Extractor:
         items: dict[str, Value] = {}
         for child in node.named_children:
             if child.type == "pair":
-                key = _property_key(child.child_by_field_name("key"), self.source)
+                key_node = child.child_by_field_name("key")
+                key = _property_key(key_node, self.source)
                 value = child.child_by_field_name("value")
-                if key is None or value is None:
+                written = key
+                if (
+                    key is None
+                    and key_node is not None
+                    and key_node.type == "computed_property_name"
+                ):
+                    # ``[createInvoiceTool.name]: handler``: keyed by a constant's string
+                    inner = key_node.named_children[0] if key_node.named_children else None
+                    key = self._static_string(inner)
+                    written = re.sub(r"\W", "_", self.text(inner)) if inner is not None else None
+                if key is None or written is None or value is None:
                     if value is not None:
                         self.visit(value)
                     continue
                 bare = _unwrap(value)
                 if bare.type in _FUNCTION_EXPRESSIONS:
-                    qual = self._function(bare, f"{label}:{key}" if label else key, anchor=child)
+                    qual = self._function(
+                        bare, f"{label}:{written}" if label else written, anchor=child
+                    )
                     items[key] = _function_value(qual, self.text(bare), self.span(bare))
                 elif bare.type == "object" and not label:
                     self.containers.append(("object", self._qualname(key)))

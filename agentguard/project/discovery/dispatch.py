@@ -84,8 +84,20 @@ def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str
     # 1. a dict literal {"name": fn}
     for assignment in facts.assignments:
         value = assignment.value
-        if value.kind == "dict" and name in value.items:
-            target = value.items[name]
+        if value.kind != "dict":
+            continue
+        target = value.items.get(name)
+        if target is None and facts.language != "python":
+            # ``{[createInvoiceTool.name]: handler}``: keyed by the string a constant holds
+            target = next(
+                (
+                    held
+                    for key, held in value.items.items()
+                    if key.startswith(ENUM_MEMBER) and branch_name(project, key) == name
+                ),
+                None,
+            )
+        if target is not None:
             qual = project.project_function(target.qualname, facts) or _handler_entry(
                 project, target, facts, assignment.function
             )

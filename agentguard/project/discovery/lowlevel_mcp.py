@@ -81,7 +81,7 @@ def _handler_tables(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
                 continue
             for key, held in value.items.items():
                 if held.kind == "name" and project.project_function(held.qualname, facts):
-                    modules = found.setdefault(key, [])
+                    modules = found.setdefault(branch_name(project, key), [])
                     if facts not in modules:
                         modules.append(facts)
     return found
