@@ -56,7 +56,7 @@ def test_an_argument_check_before_a_switch_case_is_not_the_tool() -> None:
 
 
 def test_a_run_context_typed_by_assertion_reaches_the_sdk_its_type_declares() -> None:
-    """``experimental_context as AgentContext`` (an interface exported through a barrel's
+    """``experimental_context as AgentContext`` (an object ``type`` exported through a barrel's
     ``export *``), whole or destructured: its ``cms`` field is the package's client (through
     the alias ``type CmsClient = AcmeCms<...>``), whose ``createArticle`` and
     ``sendMessage`` write."""
@@ -156,3 +156,15 @@ def test_a_table_of_handlers_keyed_by_the_tools_own_names_is_followed() -> None:
     assert set(tools) == {"book_stay", "free_runs"}
     assert tools["book_stay"]["effects"] == ["network_write"]
     assert tools["free_runs"]["effects"] == []
+
+
+def test_a_service_reached_through_a_context_type_is_judged_by_what_its_methods_send() -> None:
+    """``ctx.clinic.bookAppointment(...)`` with ``ctx: ToolContext`` (an object ``type``
+    whose ``clinic`` is the service's interface): the class implementing it POSTs through
+    its ``fetchFromApi`` helper, the method choosing the POST naming what it does; its
+    ``findSlots`` reads, a field typed ``z.infer<...>`` being data, not a package's object."""
+    tools = tools_of(FORMS / "service-helper")
+    assert set(tools) == {"book_appointment", "find_slots"}
+    assert tools["book_appointment"]["effects"] == ["network_write"]
+    assert tools["find_slots"]["effects"] == []
+    assert tools["find_slots"]["risk"]["value"] == "read"

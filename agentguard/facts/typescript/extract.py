@@ -174,6 +174,11 @@ _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_
 _EXITS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 # Generic wrappers whose first type argument is the type held (``Promise<Client>``).
 _TYPE_WRAPPERS = frozenset({"Promise", "Readonly", "Partial", "Required", "NonNullable", "Awaited"})
+# Generic types that work a type out of another (zod's ``z.infer<typeof S>``, TypeScript's
+# ``ReturnType<typeof f>``): they name no class.
+_TYPE_OPERATORS = frozenset(
+    {"infer", "input", "output", "TypeOf", "ReturnType", "Parameters", "InstanceType"}
+)
 
 _new_span = tuple.__new__
 
@@ -395,8 +400,8 @@ class _Extractor:
         self._protocol(node, name, qualname, bases, node.child_by_field_name("body"))
 
     def visit_type_alias_declaration(self, node: Node) -> None:
-        """``type FrontendSDK = Caido<...>``: another name of a class; any other alias holds
-        no fact."""
+        """``type FrontendSDK = Caido<...>``: another name of a class; an object type, an
+        interface; any other alias holds no fact."""
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         if name is None or value is None:
@@ -408,6 +413,10 @@ class _Extractor:
             if aliased and "." in aliased and aliased.rsplit(".", 1)[-1] != self.text(name):
                 self.facts.imports.setdefault(self.text(name), aliased)
             return
+        if value.type == "object_type":
+            # ``type ToolContext = {sdk: FrontendSDK; todos: TodoManager}``: read as the
+            # interface it could have been written as
+            self._protocol(node, name, self._qualname(self.text(name)), [], value)
 
     def _protocol(
         self, node: Node, name: Node, qualname: str, bases: list[str], body: Node | None
@@ -572,6 +581,8 @@ class _Extractor:
             if name is None:
                 return None
             written = self.text(name)
+            if written.rsplit(".", 1)[-1] in _TYPE_OPERATORS:
+                return None  # ``z.infer<typeof Schema>``: a type worked out, no class
             if written in _TYPE_WRAPPERS:
                 args = node.child_by_field_name("type_arguments")
                 first = args.named_children[0] if args is not None and args.named_children else None
