@@ -168,3 +168,13 @@ def test_a_service_reached_through_a_context_type_is_judged_by_what_its_methods_
     assert tools["book_appointment"]["effects"] == ["network_write"]
     assert tools["find_slots"]["effects"] == []
     assert tools["find_slots"]["risk"]["value"] == "read"
+
+
+def test_records_of_a_table_keyed_by_tool_name_are_tools() -> None:
+    """``const toolDefinitions = {publish_page: {description, inputSchema, handler}}``, the
+    listing and the dispatch both walking the table: each record is a tool named by its key,
+    running its handler."""
+    tools = tools_of(FORMS / "keyed-records")
+    assert set(tools) == {"publish_page", "recent_changes"}
+    assert tools["publish_page"]["effects"] == ["network_write"]
+    assert tools["recent_changes"]["effects"] == []

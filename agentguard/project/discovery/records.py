@@ -10,6 +10,7 @@ field names are ``structural_bases``' in rules/frameworks.yaml.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,8 @@ from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import ToolFacts
 
 LOCALS = ".<locals>."
+# A key that can be a tool's name (``create_label``, ``list-labels``): not a route or a path.
+_TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -102,6 +105,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 tool = _record_tool(project, found, record.items, facts, span, None, keys)
                 if tool is not None:
                     yield tool
+            yield from _keyed_records(project, found, facts, keys)
             continue
         for assignment in facts.assignments:
             value = assignment.value
@@ -142,3 +146,30 @@ def _called_functions(project: ProjectIndex) -> set[str]:
             for site in project.call_sites(facts):
                 called.update(site.targets)
     return called
+
+
+def _keyed_records(
+    project: ProjectIndex,
+    found: FoundTools,
+    facts: ModuleFacts,
+    keys: tuple[list[str], list[str], list[str]],
+) -> Iterator[ToolFacts]:
+    """``const toolDefinitions = {create_label: {description, inputSchema, handler}}`` at
+    module level: records named by their keys, with no name of their own."""
+    name_keys, _, schema_keys = keys
+    for assignment in facts.assignments:
+        if assignment.function is not None or assignment.value.kind != "dict":
+            continue
+        for key, record in assignment.value.items.items():
+            if (
+                record.kind != "dict"
+                or not _TOOL_NAME.match(key)
+                or any(k in record.items for k in name_keys)
+                or not any(k in record.items for k in schema_keys)
+            ):
+                continue
+            fields = {"name": Value("const", repr(key), key), **record.items}
+            span = record.span or assignment.span
+            tool = _record_tool(project, found, fields, facts, span, None, keys)
+            if tool is not None:
+                yield tool
