@@ -83,7 +83,7 @@ def heuristic_sink(
         # what is done with the object it makes is judged, not its making
         return None
     if facts.language != "python" and open_world.on_static_factory_chain(project, call, fn):
-        # ``HttpForge.create(draft).upsertQueryParam(k, v).build()``: a class's static
+        # ``UrlForge.create(base).addQuery(k, v).build()``: a class's static
         # factory whose object the same expression goes on using, a builder in memory
         return None
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))

@@ -476,7 +476,7 @@ def _verdict(
             and call.method not in _DATA_METHODS
             and _loaded_by_project_function(project, root, fn, facts, call)
         ):
-            # ``const notes = await loadModule("notes"); notes.createNote(...)``: what a
+            # ``const journal = await loadApp("journal"); journal.addEntry(...)``: what a
             # project loader returned (a module imported at run time), of no known kind
             return _Verdict(None, "a write verb on what a project loader returned")
         return None
@@ -624,7 +624,7 @@ def _loaded_by_project_function(
     if bound is None or bound.kind != "call" or bound.chain is None:
         return False
     if bound.chain.steps[:1] != (("call", None),) or len(bound.chain.steps) != 1:
-        return False  # ``loadModule("notes")`` itself, not a method of what it returned
+        return False  # ``loadApp("journal")`` itself, not a method of what it returned
     target = project.project_function(bound.qualname, facts)
     entry = project.functions.get(target) if target else None
     if entry is None:

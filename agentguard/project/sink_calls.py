@@ -704,7 +704,7 @@ def map_method_through_call(
         and facts.language != "python"
         and name_reads(project.catalog, caller.name) is False
     ):
-        # ``createRecord`` handing ``{method: "POST"}`` to ``fetchFromAPI``: the caller that
+        # ``bookAppointment`` handing ``{method: "POST"}`` to ``fetchFromApi``: the caller that
         # chose the POST names what it does, not the helper's HTTP words
         return replace(posted, reading="")
     return posted

@@ -400,21 +400,21 @@ class _Extractor:
         self._protocol(node, name, qualname, bases, node.child_by_field_name("body"))
 
     def visit_type_alias_declaration(self, node: Node) -> None:
-        """``type FrontendSDK = Caido<...>``: another name of a class; an object type, an
+        """``type CmsClient = AcmeCms<...>``: another name of a class; an object type, an
         interface; any other alias holds no fact."""
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         if name is None or value is None:
             return
         if value.type in ("type_identifier", "generic_type", "nested_type_identifier"):
-            # ``type FrontendSDK = Caido<...>``: another name of that class
+            # ``type CmsClient = AcmeCms<...>``: another name of that class
             aliased = self._type_name(value)
             # (an imported or project class only: ``Map<K, V>`` is the language's own)
             if aliased and "." in aliased and aliased.rsplit(".", 1)[-1] != self.text(name):
                 self.facts.imports.setdefault(self.text(name), aliased)
             return
         if value.type == "object_type":
-            # ``type ToolContext = {sdk: FrontendSDK; todos: TodoManager}``: read as the
+            # ``type AgentContext = {cms: CmsClient; desk: string}``: read as the
             # interface it could have been written as
             self._protocol(node, name, self._qualname(self.text(name)), [], value)
 
@@ -1956,7 +1956,7 @@ class _Extractor:
 
 
 # ---------------------------------------------------------------------- helpers
-# The fields of a tool record a project builds for itself (``{name: "delete-note",
+# The fields of a tool record a project builds for itself (``{name: "archive_page",
 # description, schema, handler: async (args) => ...}``): a name, a parameter schema and a
 # function that does the work.
 _RECORD_SCHEMA_KEYS = frozenset({"schema", "argsSchema", "zodSchema", "inputSchema"})

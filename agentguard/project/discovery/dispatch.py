@@ -55,7 +55,7 @@ def _within(inner: Span, outer: Span) -> bool:
 
 
 def is_guard_call(fn: Function | None, call: Call) -> bool:
-    """Whether ``call`` is the test of an ``if`` that leaves early (``if (!isNotesArgs(args))
+    """Whether ``call`` is the test of an ``if`` that leaves early (``if (!isPostNoticeArgs(args))
     throw ...``): a check of the arguments before the work, never the tool's handler."""
     if fn is None:
         return False

@@ -93,7 +93,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                     yield tool
         if facts.language != "python":
             # a record written anywhere: returned by a factory, handed to the project's own
-            # tool builder (``createTool({name, schema, handler})``), listed or assigned
+            # tool builder (``defineTool({name, schema, handler})``), listed or assigned
             for record in facts.dicts:
                 span = record.span or Span.point(1)
                 factory = _enclosing_factory(facts, span)
@@ -121,8 +121,8 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
 
 def _enclosing_factory(facts: ModuleFacts, span: Span) -> str | None:
     """The named function (a module function or a method) whose body writes the record at
-    ``span``, if any: a tool factory (``function createDeleteNoteTool(vaults) { return
-    createTool({...}) }``). A callback handed to a call is no factory."""
+    ``span``, if any: a tool factory (``function makeArchivePageTool(root) { return
+    defineTool({...}) }``). A callback handed to a call is no factory."""
     inside = [
         fn
         for fn in facts.functions.values()

@@ -307,7 +307,7 @@ class Types(Symbols):
                     owner, rest = f"{star}.{parts[cut]}", parts[cut + 1 :]
                     if owner not in self.classes:
                         continue
-                    # ``ToolContext.todoManager.addTodo``: through the attributes it types
+                    # ``AgentContext.cms.articles``: through the attributes it types
                     while len(rest) >= 2:
                         typed = self.self_type(owner, rest[0])
                         if typed is None:
