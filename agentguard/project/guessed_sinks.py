@@ -82,6 +82,10 @@ def heuristic_sink(
         # JavaScript factory function (Node's own are ``createServer``, ``createHash``):
         # what is done with the object it makes is judged, not its making
         return None
+    if facts.language != "python" and open_world.on_static_factory_chain(project, call, fn):
+        # ``UrlForge.create(base).addQuery(k, v).build()``: a class's static
+        # factory whose object the same expression goes on using, a builder in memory
+        return None
     trusted_receiver = bool(last) and bool(project.catalog.client_receiver.search(last))
     # a callee resolved through an attribute typed in another module (``interface: Ain``
     # in a base class) names a package that module imports

@@ -378,6 +378,8 @@ def _verdict(
         return None  # a constructor builds a client, it sends nothing
     if _alternate_constructor(call):
         return None  # ``PromptTemplate.from_template(text)``: builds one too
+    if facts.language != "python" and on_static_factory_chain(project, call, fn):
+        return None  # ``UrlForge.create(base).addQuery(k, v)``: a builder made in memory
     if callee in project.classes:
         return None  # a project class with no ``__init__`` (a dataclass record) built
     receiver = call_receiver(call)
@@ -467,6 +469,16 @@ def _verdict(
             # ``ctx.messenger.send_message(text)`` on a parameter nothing types: what it
             # is handed at run time decides, unknown, never a read
             return _Verdict(None, "a write verb on a parameter of no known type")
+        if (
+            writes
+            and facts.language != "python"
+            and call.method not in containers
+            and call.method not in _DATA_METHODS
+            and _loaded_by_project_function(project, root, fn, facts, call)
+        ):
+            # ``const journal = await loadApp("journal"); journal.addEntry(...)``: what a
+            # project loader returned (a module imported at run time), of no known kind
+            return _Verdict(None, "a write verb on what a project loader returned")
         return None
     if writes:
         last = root.rsplit(".", 1)[-1]
@@ -601,6 +613,29 @@ def _answer_of_external_call(
     return head in project.imported_heads(facts)
 
 
+def _loaded_by_project_function(
+    project: ProjectIndex, root: str, fn: Function, facts: ModuleFacts, call: Call
+) -> bool:
+    """Whether ``root`` is a local bound to what a project function returned, when that
+    function says nothing of what it returns (no project class made, no type named)."""
+    if "." in root or not root.isidentifier():
+        return False
+    bound = local_value(project, root, fn, facts, call.order)
+    if bound is None or bound.kind != "call" or bound.chain is None:
+        return False
+    if bound.chain.steps[:1] != (("call", None),) or len(bound.chain.steps) != 1:
+        return False  # ``loadApp("journal")`` itself, not a method of what it returned
+    target = project.project_function(bound.qualname, facts)
+    entry = project.functions.get(target) if target else None
+    if entry is None:
+        return False
+    loader = entry[0]
+    return loader.return_type is None and not any(
+        value.kind == "call" and project.project_function(value.qualname, entry[1])
+        for value in loader.returns
+    )
+
+
 # How much each verb class weighs when a batch holds several operations: the worst decides.
 _WORST = {"non_idempotent": 3, "destructive": 2, "idempotent_write": 1, "read": 0}
 
@@ -693,6 +728,34 @@ def _alternate_constructor(call: Call) -> bool:
         return False
     owner = call.text.rsplit(".", 1)[0].rsplit(".", 1)[-1]
     return owner.isidentifier() and owner.lstrip("_")[:1].isupper()
+
+
+def static_factory_chained(project: ProjectIndex, call: Call, fn: Function) -> bool:
+    """``Builder.create(x).add(y)``: a static method called on a class by its name, with a
+    method of what it returned called in the same expression (not awaited through
+    ``then``): the class's factory of an object the expression goes on building."""
+    owner, _, _ = call.text.rpartition(".")
+    if not owner.isidentifier() or not owner.lstrip("_")[:1].isupper():
+        return False
+    return any(
+        other is not call
+        and other.span[:2] == call.span[:2]
+        and other.span[2:] > call.span[2:]
+        and other.method not in _PROMISE_METHODS
+        for other in project.calls_in(fn.qualname)
+    )
+
+
+def on_static_factory_chain(project: ProjectIndex, call: Call, fn: Function) -> bool:
+    """Whether ``call`` is a step of ``Builder.create(x).add(y).build()``: the chain the
+    expression starts with a class's static factory (``static_factory_chained``)."""
+    return any(
+        other is not call
+        and other.span[:2] == call.span[:2]
+        and other.span[2:] <= call.span[2:]
+        and static_factory_chained(project, other, fn)
+        for other in project.calls_in(fn.qualname)
+    ) or static_factory_chained(project, call, fn)
 
 
 def _chain_segment(project: ProjectIndex, call: Call, fn: Function) -> bool:

@@ -32,6 +32,7 @@ from agentguard.project.read_posts import (
     judge_mapped_url,
     judge_post,
     judge_self_url,
+    name_reads,
     name_sets,
     rpc_operation_judgement,
 )
@@ -701,6 +702,14 @@ def map_method_through_call(
         return replace(posted, reading="")
     if effect.reading == SETS:
         return replace(posted, idempotent=True, url_param=None)
+    if (
+        effect.reading == NEUTRAL
+        and facts.language != "python"
+        and name_reads(project.catalog, caller.name) is False
+    ):
+        # ``bookAppointment`` handing ``{method: "POST"}`` to ``fetchFromApi``: the caller that
+        # chose the POST names what it does, not the helper's HTTP words
+        return replace(posted, reading="")
     return posted
 
 

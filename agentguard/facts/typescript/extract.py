@@ -60,6 +60,7 @@ from agentguard.facts.module_facts import (
     TryBlock,
     Value,
 )
+from agentguard.facts.static_strings import ENUM_MEMBER
 from agentguard.facts.typescript.parser import parse
 
 TEXT_LIMIT = 240
@@ -137,7 +138,6 @@ _NO_FACTS = frozenset(
         "number",
         "property_identifier",
         "type_annotation",
-        "type_alias_declaration",
         "type_arguments",
         "type_parameters",
         "predefined_type",
@@ -174,6 +174,11 @@ _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_
 _EXITS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 # Generic wrappers whose first type argument is the type held (``Promise<Client>``).
 _TYPE_WRAPPERS = frozenset({"Promise", "Readonly", "Partial", "Required", "NonNullable", "Awaited"})
+# Generic types that work a type out of another (zod's ``z.infer<typeof S>``, TypeScript's
+# ``ReturnType<typeof f>``): they name no class.
+_TYPE_OPERATORS = frozenset(
+    {"infer", "input", "output", "TypeOf", "ReturnType", "Parameters", "InstanceType"}
+)
 
 _new_span = tuple.__new__
 
@@ -314,6 +319,7 @@ class _Extractor:
                 or node.type in _CLASS_DECLARATIONS
                 or node.type == "enum_declaration"
                 or node.type == "interface_declaration"
+                or node.type == "type_alias_declaration"
             ):
                 name = node.child_by_field_name("name")
                 if name is not None:
@@ -368,7 +374,14 @@ class _Extractor:
             owner = bare.child_by_field_name("object")
             prop = bare.child_by_field_name("property")
             if owner is not None and prop is not None and owner.type == "identifier":
-                return self._constants.get(self.text(owner), {}).get(self.text(prop))
+                written = self.text(owner)
+                if written in self._constants:
+                    return self._constants[written].get(self.text(prop))
+                imported = self.facts.imports.get(written)
+                if imported:
+                    # ``case ToolNames.CREATE_EVENT:`` with ``ToolNames`` imported: the
+                    # project model looks the member's string up in that module
+                    return f"{ENUM_MEMBER}{imported}.{self.text(prop)}"
         return None
 
     def visit_interface_declaration(self, node: Node) -> None:
@@ -384,6 +397,30 @@ class _Extractor:
             if clause.type == "extends_type_clause"
             for base in clause.named_children
         ]
+        self._protocol(node, name, qualname, bases, node.child_by_field_name("body"))
+
+    def visit_type_alias_declaration(self, node: Node) -> None:
+        """``type CmsClient = AcmeCms<...>``: another name of a class; an object type, an
+        interface; any other alias holds no fact."""
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name is None or value is None:
+            return
+        if value.type in ("type_identifier", "generic_type", "nested_type_identifier"):
+            # ``type CmsClient = AcmeCms<...>``: another name of that class
+            aliased = self._type_name(value)
+            # (an imported or project class only: ``Map<K, V>`` is the language's own)
+            if aliased and "." in aliased and aliased.rsplit(".", 1)[-1] != self.text(name):
+                self.facts.imports.setdefault(self.text(name), aliased)
+            return
+        if value.type == "object_type":
+            # ``type AgentContext = {cms: CmsClient; desk: string}``: read as the
+            # interface it could have been written as
+            self._protocol(node, name, self._qualname(self.text(name)), [], value)
+
+    def _protocol(
+        self, node: Node, name: Node, qualname: str, bases: list[str], body: Node | None
+    ) -> None:
         cls = ClassDef(
             qualname=qualname,
             name=self.text(name),
@@ -394,7 +431,6 @@ class _Extractor:
             methods=[],
         )
         self.facts.classes[qualname] = cls
-        body = node.child_by_field_name("body")
         for member in body.named_children if body is not None else []:
             key = _property_key(member.child_by_field_name("name"), self.source)
             if key is None:
@@ -545,6 +581,8 @@ class _Extractor:
             if name is None:
                 return None
             written = self.text(name)
+            if written.rsplit(".", 1)[-1] in _TYPE_OPERATORS:
+                return None  # ``z.infer<typeof Schema>``: a type worked out, no class
             if written in _TYPE_WRAPPERS:
                 args = node.child_by_field_name("type_arguments")
                 first = args.named_children[0] if args is not None and args.named_children else None
@@ -871,6 +909,11 @@ class _Extractor:
         if source is not None:
             specifier = _string_of(source, self.source) or ""
             module = self.resolve_import(self.path, specifier)
+            if not any(
+                c.type in ("export_clause", "namespace_export") for c in node.named_children
+            ):
+                # ``export * from "./agent"``: a barrel, whose names are that module's
+                self.facts.star_imports.append(module)
             for child in node.named_children:
                 if child.type == "export_clause":
                     for spec in child.named_children:
@@ -1213,17 +1256,33 @@ class _Extractor:
         value = node.child_by_field_name("value")
         if target is None:
             return
+        if value is not None and not self.scope.function and self._required(target, value):
+            return
         annotation = node.child_by_field_name("type")
         if target.type != "identifier":
             if value is not None:
                 self.visit(value)
                 # ``const { data } = await client.get(...)``: each name holds a field
                 made = self.value(value)
+                held = None
+                if target.type == "object_pattern" and value.type == "identifier":
+                    held = self.scope.types.get(self.text(value))
+                elif target.type == "object_pattern" and value.type == "as_expression":
+                    held = self._type_name(value.named_children[-1])
                 for name in _pattern_names(target, self.source):
                     self._record(name, made, node)
+                    if held and name not in self.scope.types:
+                        # ``const { sdk } = context`` with ``context: ToolContext``: the
+                        # field the type declares
+                        self.scope.types[name] = f"{held}.{name}"
+                        self._forget_values()
             return
         name = self.text(target)
         typed = self._type_name(annotation)
+        if not typed and value is not None and value.type == "as_expression":
+            # ``const context = experimental_context as ToolContext``: the local holds what
+            # the assertion names
+            typed = self._type_name(value.named_children[-1] if value.named_children else None)
         if typed:
             self.scope.types[name] = typed
             self._forget_values()
@@ -1242,6 +1301,36 @@ class _Extractor:
             return
         self._assign(name, value, node)
 
+    def _required(self, target: Node, value: Node) -> bool:
+        """CommonJS at module level: ``const handlers = require("./handlers")`` binds the
+        module as a namespace import does; ``const { Server } = require("...")`` binds its
+        names (``{ a: b }`` binds ``b`` to ``a``), as named imports do."""
+        call = _unwrap(value)
+        if call.type != "call_expression":
+            return False
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if function is None or self.text(function) != "require" or arguments is None:
+            return False
+        strings = [a for a in arguments.named_children if a.type == "string"]
+        if len(strings) != 1 or len(arguments.named_children) != 1:
+            return False
+        module = self.resolve_import(self.path, _string_of(strings[0], self.source) or "")
+        if target.type == "identifier":
+            self.facts.imports[self.text(target)] = module
+            return True
+        if target.type != "object_pattern":
+            return False
+        for part in target.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                self.facts.imports[self.text(part)] = f"{module}.{self.text(part)}"
+            elif part.type == "pair_pattern":
+                key = _property_key(part.child_by_field_name("key"), self.source)
+                local = part.child_by_field_name("value")
+                if key is not None and local is not None and local.type == "identifier":
+                    self.facts.imports[self.text(local)] = f"{module}.{key}"
+        return True
+
     def _namespace(self, node: Node, name: str, statement: Node) -> None:
         """``const handlers = { create: async () => ..., list() {...} }`` at module level:
         each function property is the function ``handlers.create``."""
@@ -1256,15 +1345,28 @@ class _Extractor:
         items: dict[str, Value] = {}
         for child in node.named_children:
             if child.type == "pair":
-                key = _property_key(child.child_by_field_name("key"), self.source)
+                key_node = child.child_by_field_name("key")
+                key = _property_key(key_node, self.source)
                 value = child.child_by_field_name("value")
-                if key is None or value is None:
+                written = key
+                if (
+                    key is None
+                    and key_node is not None
+                    and key_node.type == "computed_property_name"
+                ):
+                    # ``[createInvoiceTool.name]: handler``: keyed by a constant's string
+                    inner = key_node.named_children[0] if key_node.named_children else None
+                    key = self._static_string(inner)
+                    written = re.sub(r"\W", "_", self.text(inner)) if inner is not None else None
+                if key is None or written is None or value is None:
                     if value is not None:
                         self.visit(value)
                     continue
                 bare = _unwrap(value)
                 if bare.type in _FUNCTION_EXPRESSIONS:
-                    qual = self._function(bare, f"{label}:{key}" if label else key, anchor=child)
+                    qual = self._function(
+                        bare, f"{label}:{written}" if label else written, anchor=child
+                    )
                     items[key] = _function_value(qual, self.text(bare), self.span(bare))
                 elif bare.type == "object" and not label:
                     self.containers.append(("object", self._qualname(key)))
@@ -1529,7 +1631,7 @@ class _Extractor:
         value = self.value(node)
         if items:
             value.items.update(items)
-        if tool_schema_shaped(value.items):
+        if tool_schema_shaped(value.items) or _tool_record_shaped(value.items):
             self.facts.dicts.append(value)
         return value
 
@@ -1854,6 +1956,22 @@ class _Extractor:
 
 
 # ---------------------------------------------------------------------- helpers
+# The fields of a tool record a project builds for itself (``{name: "archive_page",
+# description, schema, handler: async (args) => ...}``): a name, a parameter schema and a
+# function that does the work.
+_RECORD_SCHEMA_KEYS = frozenset({"schema", "argsSchema", "zodSchema", "inputSchema"})
+
+
+def _tool_record_shaped(items: dict[str, Value]) -> bool:
+    name = items.get("name")
+    return (
+        name is not None
+        and name.string() is not None
+        and not _RECORD_SCHEMA_KEYS.isdisjoint(items)
+        and any(value.kind == "name" for key, value in items.items() if key != "name")
+    )
+
+
 def _unread(root: Node, span: Callable[[Node], Span], limit: int = 5) -> Iterator[Span]:
     """The first places the parser could not read (an ``ERROR`` node, or a token it had
     to assume missing), outermost first."""

@@ -17,7 +17,7 @@ from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.declarations import declarations_from_options
-from agentguard.project.discovery.dispatch import branch_name
+from agentguard.project.discovery.dispatch import branch_name, is_guard_call
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ class DispatchingModules:
     def __init__(self, project: ProjectIndex) -> None:
         self.project = project
         self._by_name: dict[str, list[ModuleFacts]] | None = None
+        self._tables: dict[str, list[ModuleFacts]] | None = None
 
     def of(self, name: str, listing: ModuleFacts) -> ModuleFacts:
         """The module that dispatches on ``name``: ``listing`` itself when it does (or when
@@ -41,7 +42,32 @@ class DispatchingModules:
         if self._by_name is None:
             self._by_name = dispatching_modules(project)
         elsewhere = self._by_name.get(name, [])
+        if not elsewhere and listing.language != "python":
+            # no branch names it: a table of handlers by name (``{create_task:
+            # handleCreateTask}``) the ``CallTool`` handler looks the name up in
+            if self._tables is None:
+                self._tables = _handler_tables(project)
+            elsewhere = self._tables.get(name, [])
         return elsewhere[0] if len(elsewhere) == 1 else listing
+
+
+def _handler_tables(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
+    """The TypeScript modules holding an object of handlers by tool name (``const handlers =
+    {create_task: handleCreateTask}``), for each name: its value names a project function."""
+    found: dict[str, list[ModuleFacts]] = {}
+    for facts in project.modules.values():
+        if facts.is_test or facts.language == "python":
+            continue
+        for assignment in facts.assignments:
+            value = assignment.value
+            if value.kind != "dict":
+                continue
+            for key, held in value.items.items():
+                if held.kind == "name" and project.project_function(held.qualname, facts):
+                    modules = found.setdefault(branch_name(project, key), [])
+                    if facts not in modules:
+                        modules.append(facts)
+    return found
 
 
 def dispatching_modules(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
@@ -142,7 +168,7 @@ def _handed_the_arguments(
         )
 
     for call in project.calls_in(handler):
-        if not body.line <= call.span.line <= body.end_line:
+        if not body.line <= call.span.line <= body.end_line or is_guard_call(fn, call):
             continue
         if project.call_target(call, fn, facts) != target:
             continue

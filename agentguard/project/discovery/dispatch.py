@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentguard.facts.module_facts import ModuleFacts, Value
+from agentguard.diagnostics import Span
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
 from agentguard.project.definitions import enclosing_class
 
@@ -38,10 +39,44 @@ def branch_name(project: ProjectIndex, string: str) -> str:
 def _member_string(project: ProjectIndex, member_qualname: str) -> str | None:
     owner, _, member = project.resolve_instance(member_qualname).rpartition(".")
     entry = project.classes.get(owner)
-    if entry is None or not is_enum_class(entry[0]):
+    if entry is None:
+        return constant_member(project, owner, member)
+    if not is_enum_class(entry[0]):
         return None
     constant = entry[0].attributes.get(member)
     return constant.string() if constant is not None else None
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (inner.line, inner.column) >= (outer.line, outer.column) and (
+        inner.end_line,
+        inner.end_column,
+    ) <= (outer.end_line, outer.end_column)
+
+
+def is_guard_call(fn: Function | None, call: Call) -> bool:
+    """Whether ``call`` is the test of an ``if`` that leaves early (``if (!isPostNoticeArgs(args))
+    throw ...``): a check of the arguments before the work, never the tool's handler."""
+    if fn is None:
+        return False
+    return any(
+        branch.exits and branch.test.span is not None and _within(call.span, branch.test.span)
+        for branch in fn.branches
+    )
+
+
+def constant_member(project: ProjectIndex, owner: str, member: str) -> str | None:
+    """``ToolNames.CREATE_EVENT`` of a TypeScript module's constant object (``export const
+    ToolNames = {CREATE_EVENT: "create_event"} as const``): the string it holds."""
+    module = owner.rpartition(".")[0]
+    facts = project.modules_by_name.get(module)
+    if facts is None or facts.language == "python":
+        return None
+    held = project.module_variable(owner)
+    if held is not None and held.kind == "call" and held.qualname == "Object.freeze":
+        held = held.call_args[0] if held.call_args else None  # ``Object.freeze({...})``
+    item = held.items.get(member) if held is not None and held.kind == "dict" else None
+    return item.string() if item is not None else None
 
 
 def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str | None:
@@ -49,8 +84,20 @@ def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str
     # 1. a dict literal {"name": fn}
     for assignment in facts.assignments:
         value = assignment.value
-        if value.kind == "dict" and name in value.items:
-            target = value.items[name]
+        if value.kind != "dict":
+            continue
+        target = value.items.get(name)
+        if target is None and facts.language != "python":
+            # ``{[createInvoiceTool.name]: handler}``: keyed by the string a constant holds
+            target = next(
+                (
+                    held
+                    for key, held in value.items.items()
+                    if key.startswith(ENUM_MEMBER) and branch_name(project, key) == name
+                ),
+                None,
+            )
+        if target is not None:
             qual = project.project_function(target.qualname, facts) or _handler_entry(
                 project, target, facts, assignment.function
             )
@@ -63,7 +110,7 @@ def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str
             continue
         caller = project.function(function)
         for call in sorted(project.calls_in(function), key=lambda c: c.order):
-            if not body.line <= call.span.line <= body.end_line:
+            if not body.line <= call.span.line <= body.end_line or is_guard_call(caller, call):
                 continue
             resolved = project.resolve_callee(call, caller, facts)
             qual = project.project_function(resolved, facts)

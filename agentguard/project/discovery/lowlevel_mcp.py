@@ -25,7 +25,11 @@ from agentguard.project.discovery.branch_tools import (
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.declarations import declarations_from_options
-from agentguard.project.discovery.dispatch import dispatch_target, enum_member_name
+from agentguard.project.discovery.dispatch import (
+    constant_member,
+    dispatch_target,
+    enum_member_name,
+)
 from agentguard.project.discovery.framework_data import lowlevel_handlers
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
@@ -126,6 +130,8 @@ def _static_name(project: ProjectIndex, value: Value) -> str | None:
         owner, attr = value.qualname.rsplit(".", 1)
         entry = project.classes.get(owner)
         constant = entry[0].attributes.get(attr) if entry else None
+        if constant is None and entry is None:
+            return constant_member(project, owner, attr)
         return constant.string() if constant is not None else None
     return None
 

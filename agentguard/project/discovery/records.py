@@ -10,6 +10,7 @@ field names are ``structural_bases``' in rules/frameworks.yaml.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,10 @@ from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import model_params
 from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import ToolFacts
+
+LOCALS = ".<locals>."
+# A key that can be a tool's name (``create_label``, ``list-labels``): not a route or a path.
+_TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -76,6 +81,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
         list(spec.get("declaration_attributes") or []),
         list(spec.get("schema_attributes") or []),
     )
+    called: set[str] | None = None
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -85,6 +91,22 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 tool = _record_tool(project, found, call.kwargs, facts, call.span, call, keys)
                 if tool is not None:
                     yield tool
+        if facts.language != "python":
+            # a record written anywhere: returned by a factory, handed to the project's own
+            # tool builder (``defineTool({name, schema, handler})``), listed or assigned
+            for record in facts.dicts:
+                span = record.span or Span.point(1)
+                factory = _enclosing_factory(facts, span)
+                if factory is not None:
+                    if called is None:
+                        called = _called_functions(project)
+                    if factory not in called:
+                        continue  # a factory nothing calls: a tool nobody registers
+                tool = _record_tool(project, found, record.items, facts, span, None, keys)
+                if tool is not None:
+                    yield tool
+            yield from _keyed_records(project, found, facts, keys)
+            continue
         for assignment in facts.assignments:
             value = assignment.value
             if value.kind == "list":
@@ -95,3 +117,59 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                     tool = _record_tool(project, found, element.items, facts, span, None, keys)
                     if tool is not None:
                         yield tool
+
+
+def _enclosing_factory(facts: ModuleFacts, span: Span) -> str | None:
+    """The named function (a module function or a method) whose body writes the record at
+    ``span``, if any: a tool factory (``function makeArchivePageTool(root) { return
+    defineTool({...}) }``). A callback handed to a call is no factory."""
+    inside = [
+        fn
+        for fn in facts.functions.values()
+        if (fn.span.line, fn.span.column) <= (span.line, span.column)
+        and (fn.span.end_line, fn.span.end_column) >= (span.end_line, span.end_column)
+    ]
+    if not inside:
+        return None
+    innermost = max(inside, key=lambda fn: (fn.span.line, fn.span.column))
+    qualname = innermost.qualname
+    if LOCALS in qualname or "#" in qualname or ":" in qualname:
+        return None
+    return qualname
+
+
+def _called_functions(project: ProjectIndex) -> set[str]:
+    """Every project function some call outside the tests resolves to."""
+    called: set[str] = set()
+    for facts in project.modules.values():
+        if not facts.is_test:
+            for site in project.call_sites(facts):
+                called.update(site.targets)
+    return called
+
+
+def _keyed_records(
+    project: ProjectIndex,
+    found: FoundTools,
+    facts: ModuleFacts,
+    keys: tuple[list[str], list[str], list[str]],
+) -> Iterator[ToolFacts]:
+    """``const toolDefinitions = {create_label: {description, inputSchema, handler}}`` at
+    module level: records named by their keys, with no name of their own."""
+    name_keys, _, schema_keys = keys
+    for assignment in facts.assignments:
+        if assignment.function is not None or assignment.value.kind != "dict":
+            continue
+        for key, record in assignment.value.items.items():
+            if (
+                record.kind != "dict"
+                or not _TOOL_NAME.match(key)
+                or any(k in record.items for k in name_keys)
+                or not any(k in record.items for k in schema_keys)
+            ):
+                continue
+            fields = {"name": Value("const", repr(key), key), **record.items}
+            span = record.span or assignment.span
+            tool = _record_tool(project, found, fields, facts, span, None, keys)
+            if tool is not None:
+                yield tool

@@ -173,8 +173,13 @@ def _assigned_name(project: ProjectIndex, call: Call, facts: ModuleFacts) -> str
 
 def _keyed_name(facts: ModuleFacts, call: Call) -> str | None:
     """The key a registration is written under in an object literal of its function:
-    ``streamText({tools: {addTodo: tool({...})}})``, ``const tools = {addTodo: tool(...)}``."""
+    ``streamText({tools: {addTodo: tool({...})}})``, ``const tools = {addTodo: tool(...)}``,
+    ``return {addTodo: tool(...)}``."""
     holders: list[Value] = [a.value for a in facts.assignments if a.function == call.function]
+    owner = facts.functions.get(call.function) if call.function else None
+    if owner is not None:
+        # ``return {addContact: tool({...}), ...}`` from a factory of tools
+        holders += owner.returns
     for other in facts.calls:
         if other.function == call.function and other is not call:
             holders += other.args

@@ -18,7 +18,7 @@ from agentguard.project.discovery.branch_tools import (
 )
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
-from agentguard.project.discovery.dispatch import dispatch_target
+from agentguard.project.discovery.dispatch import branch_name, dispatch_target
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
@@ -66,6 +66,12 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 or dispatch_target(project, name, facts)
                 or _plugin_entry(project, facts)
             )
+            if target is None and facts.language != "python":
+                if not found.named_in(name, facts.path):
+                    answering = _answering_branch(project, name, facts, framework, site)
+                    if answering is not None:
+                        yield answering
+                continue
             if target is None or found.any_runs(target):
                 continue
             tool = function_tool(
@@ -73,6 +79,34 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             )
             if tool:
                 yield tool
+
+
+def _answering_branch(
+    project: ProjectIndex, name: str, facts: ModuleFacts, framework: str, site: Location
+) -> ToolFacts | None:
+    """The one branch of the spec's module that answers ``name`` itself, calling no project
+    function of its own (``case "lookupPolicy": return samplePolicies;`` in the function the
+    model's function calls are handed to): the tool is that branch."""
+    mine = [
+        (handler, body)
+        for handler, string, body in facts.branches
+        if handler is not None and branch_name(project, string) == name
+    ]
+    if len(mine) != 1:
+        return None
+    handler, body = mine[0]
+    assert handler is not None
+    return ToolFacts(
+        name=name,
+        framework=framework,
+        form="schema-dict-branch",
+        path=facts.path,
+        anchor=Location(facts.path, body),
+        functions=[],
+        symbol=f"{handler}:{name}",
+        site=site,
+        inline=(handler, Location(facts.path, body)),
+    )
 
 
 def _camel_spec_framework(facts: ModuleFacts) -> str:

@@ -77,7 +77,13 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     candidates = [
         (cls, facts)
         for cls, facts in project.classes.values()
-        if not facts.is_test and not any(known_bases(b) for b in chains[cls.qualname])
+        if not facts.is_test
+        and not any(
+            known_bases(b)
+            # a TypeScript project's own ``BaseTool`` is no framework's, whatever its name
+            and (facts.language == "python" or b not in project.classes)
+            for b in chains[cls.qualname]
+        )
     ]
     by_base: dict[str, list[ClassDef]] = {}
     for cls, _ in candidates:

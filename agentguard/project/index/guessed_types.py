@@ -301,5 +301,18 @@ class Types(Symbols):
                 and hops < MAX_REEXPORT_HOPS
             ):
                 return self._resolve_instance(".".join([exported, *parts[cut + 1 :]]), hops + 1)
+            if facts.language != "python" and name not in self.classes and hops < MAX_REEXPORT_HOPS:
+                # ``export * from "./agent"`` in a barrel: the class that module defines
+                for star in facts.star_imports:
+                    owner, rest = f"{star}.{parts[cut]}", parts[cut + 1 :]
+                    if owner not in self.classes:
+                        continue
+                    # ``AgentContext.cms.articles``: through the attributes it types
+                    while len(rest) >= 2:
+                        typed = self.self_type(owner, rest[0])
+                        if typed is None:
+                            break
+                        owner, rest = typed, rest[1:]
+                    return self._resolve_instance(".".join([owner, *rest]), hops + 1)
             return qualname
         return qualname

@@ -1,0 +1,180 @@
+"""TypeScript tool forms met in MCP servers written by hand, each on a small project of
+``fixtures/ts-tool-forms``: what ``agentguard report`` lists as tools, and what it says each
+one does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..conftest import FIXTURES
+
+FORMS = FIXTURES / "ts-tool-forms"
+
+
+def tools_of(project: Path) -> dict[str, dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "agentguard", "report", str(project), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    tools = json.loads(done.stdout)["tools"]
+    return {tool["name"]: tool for tool in tools}
+
+
+def test_tools_built_by_factories_and_kept_in_the_servers_map_are_found() -> None:
+    """A factory returning the project's own tool record (``defineTool({name, schema,
+    handler})``), registered in a loop into a Map the ``CallTool`` handler looks up: each
+    record is a tool running its handler; a factory nothing calls registers nothing."""
+    tools = tools_of(FORMS / "tool-map")
+    assert set(tools) == {"archive_page", "list_pages"}
+    assert tools["archive_page"]["path"].endswith("src/tools/archive-page.ts")
+    assert tools["archive_page"]["risk"]["value"] != "read"
+    assert tools["archive_page"]["effects"] != []
+
+
+def test_asking_what_a_path_is_or_holds_is_no_effect() -> None:
+    """``fs.access``, ``fs.readdir`` and ``fs.stat`` read: a tool listing files is read only,
+    not unknown."""
+    tools = tools_of(FORMS / "tool-map")
+    assert tools["list_pages"]["effects"] == []
+    assert tools["list_pages"]["risk"]["value"] == "read"
+
+
+def test_an_argument_check_before_a_switch_case_is_not_the_tool() -> None:
+    """``if (!isPostNoticeArgs(args)) throw ...`` opens the case: the case's own work (its
+    POST) is the tool's, not the type guard's."""
+    tools = tools_of(FORMS / "guarded-switch")
+    assert set(tools) == {"post_notice", "list_notices"}
+    assert tools["post_notice"]["effects"] != []
+    assert tools["post_notice"]["risk"]["value"] != "read"
+    assert tools["list_notices"]["effects"] == []
+
+
+def test_a_run_context_typed_by_assertion_reaches_the_sdk_its_type_declares() -> None:
+    """``experimental_context as AgentContext`` (an object ``type`` exported through a barrel's
+    ``export *``), whole or destructured: its ``cms`` field is the package's client (through
+    the alias ``type CmsClient = AcmeCms<...>``), whose ``createArticle`` and
+    ``sendMessage`` write."""
+    tools = tools_of(FORMS / "context-sdk")
+    assert set(tools) == {"publishArticleTool", "notifyDeskTool", "previewLinkTool"}
+    for name in ("publishArticleTool", "notifyDeskTool"):
+        assert tools[name]["effects"] == ["network_write"], name
+        assert tools[name]["risk"]["value"] != "read"
+
+
+def test_a_builder_made_by_a_static_factory_is_no_write() -> None:
+    """``UrlForge.create(base).addPath(...).addQuery(...).build()``: an object built in
+    memory, whatever its methods are called."""
+    tools = tools_of(FORMS / "context-sdk")
+    assert tools["previewLinkTool"]["effects"] == []
+    assert tools["previewLinkTool"]["risk"]["value"] == "read"
+
+
+def test_a_write_on_a_module_a_project_loader_imports_at_run_time_is_never_read() -> None:
+    """``const journal = await loadApp("journal"); journal.addEntry(...)``, where ``loadApp``
+    imports the app's helpers on first use: what ``addEntry`` does is out of sight, so the
+    tool is unknown, not read; a tool calling no write verb there stays read."""
+    tools = tools_of(FORMS / "lazy-modules")
+    assert set(tools) == {"journal", "clock"}
+    assert tools["journal"]["risk"]["value"] != "read"
+    assert tools["clock"]["risk"]["value"] == "read"
+
+
+def test_tools_a_call_handler_looks_up_in_a_table_of_handlers_by_name_are_found() -> None:
+    """``ListTools`` lists ``Tool`` constants of one module; ``CallTool`` runs
+    ``handlers[request.params.name]`` from ``{add_shift: addShift, ...}``: each name runs
+    the handler the table gives it, in the module that defines it."""
+    tools = tools_of(FORMS / "handler-table")
+    assert set(tools) == {"add_shift", "list_shifts", "cancel_shift"}
+    assert tools["add_shift"]["path"].endswith("src/handlers/shifts.ts")
+    assert tools["add_shift"]["effects"] == ["network_write"]
+    assert tools["cancel_shift"]["effects"] == ["destructive"]
+    assert tools["list_shifts"]["effects"] == []
+
+
+def test_tool_classes_of_a_project_base_named_like_a_frameworks_are_found() -> None:
+    """``class OpenTicketTool extends BaseTool`` with ``name``, ``inputSchema`` and
+    ``execute``, where ``BaseTool`` is the project's own abstract class (no framework's,
+    though LangChain has one so named), kept in a Map by name: each subclass is a tool."""
+    tools = tools_of(FORMS / "tool-classes")
+    assert set(tools) == {"open_ticket", "search_tickets"}
+    assert tools["open_ticket"]["effects"] == ["network_write"]
+    assert tools["search_tickets"]["effects"] == []
+
+
+def test_tool_names_held_by_a_constant_object_of_another_module_are_followed() -> None:
+    """``name: GreenhouseTools.SET_WATERING`` in the listing and ``if (name ===
+    GreenhouseTools.SET_WATERING)`` in the dispatch, the object imported from ``names.ts``
+    (``{...} as const``): the tools are named by the strings it holds."""
+    tools = tools_of(FORMS / "constant-names")
+    assert set(tools) == {"set_watering", "read_sensors"}
+    assert tools["set_watering"]["risk"]["value"] != "read"
+    assert tools["read_sensors"]["effects"] == []
+
+
+def test_a_commonjs_server_is_read_through_its_requires() -> None:
+    """Plain JavaScript with ``require``: ``const { Server } = require(...)``, a module
+    required whole (``pantry.shelveItem(args)``) and a renamed constant object
+    (``const { ToolNames: Names } = require("./names")``, ``Object.freeze({...})``)."""
+    tools = tools_of(FORMS / "commonjs-names")
+    assert set(tools) == {"shelve_item", "count_items"}
+    assert tools["shelve_item"]["path"].endswith("src/pantry.js")
+    assert tools["shelve_item"]["effects"] == ["network_write"]
+    assert tools["count_items"]["effects"] == []
+
+
+def test_tools_returned_in_an_object_by_a_factory_are_named_by_their_keys() -> None:
+    """``return {placeHold: tool({...}), searchTitles: tool({...})}`` from a function that
+    binds the tools to a client: each tool takes its key's name."""
+    tools = tools_of(FORMS / "returned-tools")
+    assert set(tools) == {"placeHold", "searchTitles"}
+    assert tools["placeHold"]["effects"] == ["network_write"]
+    assert tools["searchTitles"]["effects"] == []
+
+
+def test_a_function_tool_answered_by_a_switch_case_of_its_own_is_found() -> None:
+    """Responses API function specs (``{type: "function", name, parameters}``) answered by a
+    local ``switch (name)``: a case returning data itself (``case "openingHours": return
+    OPENING_HOURS``) is the tool, doing nothing; a case handing over to a function is that
+    function."""
+    tools = tools_of(FORMS / "answering-switch")
+    assert set(tools) == {"openingHours", "bookTour"}
+    assert tools["openingHours"]["effects"] == []
+    assert tools["bookTour"]["effects"] == ["network_write"]
+
+
+def test_a_table_of_handlers_keyed_by_the_tools_own_names_is_followed() -> None:
+    """``{[bookStayTool.name]: (args) => desk.bookStay(...)}``, keyed by the ``name`` of
+    ``Tool`` constants imported from another module, looked up by the ``CallTool`` handler
+    (a function of a third module): each arrow is its tool's handler."""
+    tools = tools_of(FORMS / "computed-keys")
+    assert set(tools) == {"book_stay", "free_runs"}
+    assert tools["book_stay"]["effects"] == ["network_write"]
+    assert tools["free_runs"]["effects"] == []
+
+
+def test_a_service_reached_through_a_context_type_is_judged_by_what_its_methods_send() -> None:
+    """``ctx.clinic.bookAppointment(...)`` with ``ctx: ToolContext`` (an object ``type``
+    whose ``clinic`` is the service's interface): the class implementing it POSTs through
+    its ``fetchFromApi`` helper, the method choosing the POST naming what it does; its
+    ``findSlots`` reads, a field typed ``z.infer<...>`` being data, not a package's object."""
+    tools = tools_of(FORMS / "service-helper")
+    assert set(tools) == {"book_appointment", "find_slots"}
+    assert tools["book_appointment"]["effects"] == ["network_write"]
+    assert tools["find_slots"]["effects"] == []
+    assert tools["find_slots"]["risk"]["value"] == "read"
+
+
+def test_records_of_a_table_keyed_by_tool_name_are_tools() -> None:
+    """``const toolDefinitions = {publish_page: {description, inputSchema, handler}}``, the
+    listing and the dispatch both walking the table: each record is a tool named by its key,
+    running its handler."""
+    tools = tools_of(FORMS / "keyed-records")
+    assert set(tools) == {"publish_page", "recent_changes"}
+    assert tools["publish_page"]["effects"] == ["network_write"]
+    assert tools["recent_changes"]["effects"] == []
