@@ -1054,3 +1054,54 @@ def test_an_mcp_client_calling_a_tool_is_judged_by_the_tool_it_names(
     found, codes = kinds_and_codes(scan_files, {"bridge.py": source})
     assert found == kinds
     assert ("AG104" in codes) is False
+
+
+WALLET_PRELUDE = """\
+def node():
+    w3 = Web3(Web3.HTTPProvider("https://rpc.example"))
+    return w3
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "kinds"),
+    [
+        ("w3 = node()\nreturn w3.from_wei(w3.eth.get_balance(value), 'ether')", []),
+        (
+            "w3 = node()\n"
+            "tx = {'to': w3.to_checksum_address(value), 'value': w3.to_wei(1, 'ether')}\n"
+            "signed = w3.eth.account.sign_transaction(tx, KEY)\n"
+            "return w3.eth.send_raw_transaction(signed.raw_transaction).hex()",
+            ["network_write"],
+        ),
+    ],
+    ids=["balance", "transfer"],
+)
+def test_a_client_a_project_getter_builds_in_a_local_is_typed_in_its_callers(
+    scan_files: ScanFiles, body: str, kinds: list[str]
+) -> None:
+    """``w3 = Web3(...); return w3`` in a getter: the caller's ``w3`` holds a ``Web3``, so a
+    transfer it sends is a remote write, never read for want of a type; its conversions,
+    local signing and ``eth.get_*`` queries read."""
+    found, _ = kinds_and_codes(
+        scan_files, tool_module("from web3 import Web3\nKEY = 'k'", WALLET_PRELUDE, body)
+    )
+    assert found == kinds
+
+
+def test_a_write_verb_on_what_a_project_function_returned_is_unknown_never_a_read(
+    scan_files: ScanFiles,
+) -> None:
+    """``hub = messenger(); hub.send_message(...)`` where ``messenger()`` hands back
+    whatever a plug-in module chosen at run time builds: of no known kind, so the send is
+    unknown, never a read."""
+    prelude = """\
+def messenger():
+    return importlib.import_module(os.environ["MESSENGER"]).connect()
+"""
+    body = "hub = messenger()\nreturn hub.send_message(value)"
+    found, codes = kinds_and_codes(
+        scan_files, tool_module("import importlib\nimport os", prelude, body)
+    )
+    assert found == ["unknown"]
+    assert "AG104" in codes

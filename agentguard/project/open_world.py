@@ -471,14 +471,14 @@ def _verdict(
             return _Verdict(None, "a write verb on a parameter of no known type")
         if (
             writes
-            and facts.language != "python"
             and call.method not in containers
             and call.method not in _DATA_METHODS
             and _loaded_by_project_function(project, root, fn, facts, call)
         ):
-            # ``const journal = await loadApp("journal"); journal.addEntry(...)``: what a
-            # project loader returned (a module imported at run time), of no known kind
-            return _Verdict(None, "a write verb on what a project loader returned")
+            # ``const journal = await loadApp("journal"); journal.addEntry(...)``, ``bot =
+            # connect_bot(); bot.send_message(...)``: what a project function returned (a
+            # module imported at run time, a client of no declared type), of no known kind
+            return _Verdict(None, "a write verb on what a project function returned")
         return None
     if writes:
         last = root.rsplit(".", 1)[-1]

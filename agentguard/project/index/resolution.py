@@ -885,8 +885,9 @@ class ProjectIndex(Types):
         if item is None and self._declared_return(made[0]):
             # ``async def get_client(ctx) -> NotesClient``, awaited or not
             return made[0].return_type
-        # ``return httpx.Client(...)`` on every path
-        built = {constructed_type(value) for value in returns}
+        # ``return httpx.Client(...)`` on every path, or a local bound so
+        # (``w3 = Web3(provider)``, then ``return w3``)
+        built = {constructed_type(self._returned_binding(v, made[0], made[1])) for v in returns}
         return built.pop() if len(built) == 1 and None not in built else None
 
     def _bound_call_target(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
