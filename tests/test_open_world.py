@@ -1105,3 +1105,46 @@ def messenger():
     )
     assert found == ["unknown"]
     assert "AG104" in codes
+
+
+NOTES_PRELUDE = """\
+class NotesApi:
+    def __init__(self):
+        self.http = httpx.Client(base_url="https://notes.example")
+
+    def apply_retention_rule(self, note_id):
+        return self.http.delete(f"/notes/{note_id}").json()
+
+    def fetch_note(self, note_id):
+        return self.http.get(f"/notes/{note_id}").json()
+
+
+CLIENTS = {"eu": NotesApi(), "us": NotesApi()}
+
+
+def pick_client(region):
+    return CLIENTS.get(region) or CLIENTS["eu"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "kinds"),
+    [
+        ('return pick_client("eu").apply_retention_rule(value)', ["destructive"]),
+        (
+            'client = pick_client("eu")\nreturn client.apply_retention_rule(value)',
+            ["destructive"],
+        ),
+        ('return pick_client("eu").fetch_note(value)', []),
+    ],
+    ids=["chained", "through-a-local", "read"],
+)
+def test_a_method_called_on_what_a_project_function_returned_runs_the_projects_method(
+    scan_files: ScanFiles, body: str, kinds: list[str]
+) -> None:
+    """``pick_client(region).apply_retention_rule(id)``: the helper hands back a
+    client of no type it names; the one project class defining a method of that
+    several-word name is what runs, so its delete is found, never taken for a read of
+    the helper's answer."""
+    found, _ = kinds_and_codes(scan_files, tool_module("import httpx", NOTES_PRELUDE, body))
+    assert found == kinds

@@ -628,7 +628,29 @@ class ProjectIndex(Types):
             # ``db.execute_query(sql)`` on a parameter no annotation types: the one project
             # class that defines a method so named, when its name is of several words
             return self._sole_method(parts[1]) or callee
+        if caller is not None and self._on_project_answer(call, parts, caller, facts):
+            # ``get_client(cluster).index_document(...)``, or ``client = get_client()`` then
+            # ``client.index_document(...)``: what a project function returned, of no type
+            # it names; the same one project method
+            return self._sole_method(call.method) or callee
         return callee
+
+    def _on_project_answer(
+        self, call: Call, parts: list[str], caller: Function, facts: ModuleFacts
+    ) -> bool:
+        """Whether ``call`` is a method called on what a project function returned: directly
+        (``make().method()``) or through a local bound to that call."""
+        chain = call.chain
+        if chain is not None and len(chain.steps) == 2 and chain.steps[0] == ("call", None):
+            maker = call.callee.rpartition("().")[0]
+            return bool(maker) and self.project_function(maker, facts) is not None
+        if len(parts) != 2 or (caller.qualname, parts[0]) not in self._call_bound(facts):
+            return False
+        assigned = self.local_assignments(facts, caller.qualname, parts[0])
+        bound = assigned[-1].value if assigned else None
+        if bound is None or bound.kind != "call" or not bound.calls:
+            return False
+        return self.project_function(bound.calls[0].replace("()", ""), facts) is not None
 
     def handed_type(self, function: Function, name: str) -> str | None:
         """The class every call of ``function`` (or of the function it is nested in) hands
