@@ -59,9 +59,24 @@ if [ "$language" = typescript ]; then
     fi
     rm -rf "$dest" "$dest.part" && mkdir -p "$dest.part"
     if [ -n "$subdir" ]; then   # archive only that tree, keeping its repository-relative paths
-      git --git-dir="$g" archive --prefix="$subdir/" "$commit:$subdir" | tar -x -C "$dest.part"
+      tree="$commit:$subdir" prefix="$subdir/"
     else
-      git --git-dir="$g" archive "$commit" | tar -x -C "$dest.part"
+      tree="$commit" prefix=""
+    fi
+    if ! git --git-dir="$g" archive --prefix="$prefix" "$tree" 2>/dev/null | tar -x -C "$dest.part" 2>/dev/null; then
+      # A snapshot may list its largest files without holding them: write the files it holds, one
+      # by one, and name the ones left out.
+      rm -rf "$dest.part" && mkdir -p "$dest.part"
+      while IFS=$'\t' read -r meta path; do
+        read -r _ type oid <<<"$meta"
+        [ "$type" = blob ] || continue
+        if ! git --git-dir="$g" cat-file -e "$oid" 2>/dev/null; then
+          echo "run.sh: $name: $prefix$path is not in the snapshot; left out" >&2
+          continue
+        fi
+        mkdir -p "$(dirname "$dest.part/$prefix$path")"
+        git --git-dir="$g" cat-file blob "$oid" >"$dest.part/$prefix$path"
+      done < <(git --git-dir="$g" ls-tree -r "$tree")
     fi
     mv "$dest.part" "$dest"
   done < "$setdir/fetch.txt"
