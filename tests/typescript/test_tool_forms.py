@@ -178,3 +178,13 @@ def test_records_of_a_table_keyed_by_tool_name_are_tools() -> None:
     assert set(tools) == {"publish_page", "recent_changes"}
     assert tools["publish_page"]["effects"] == ["network_write"]
     assert tools["recent_changes"]["effects"] == []
+
+
+def test_a_client_destructured_from_what_a_helper_returns_is_that_client() -> None:
+    """``const { drive } = await workspaceClients(token)`` with the helper returning ``{drive:
+    google.drive(...), calendar: ...}``: ``drive`` is the Drive client, so the note it
+    creates is a remote write and its listing reads."""
+    tools = tools_of(FORMS / "destructured-clients")
+    assert set(tools) == {"createNote", "listNotes"}
+    assert tools["createNote"]["effects"] == ["network_write"]
+    assert tools["listNotes"]["effects"] == []

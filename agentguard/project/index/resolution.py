@@ -897,6 +897,16 @@ class ProjectIndex(Types):
             if value.kind == "call" and value.qualname in self.classes:
                 return value.qualname
             if (
+                value.kind == "dict"
+                and name in value.items
+                and item is None
+                and facts.language != "python"
+            ):
+                # ``const { drive } = await getClients()`` with ``return { docs:
+                # google.docs(...), drive: google.drive(...) }``: the local named as a key of
+                # the object returned holds that key's value
+                return constructed_type(value.items[name])
+            if (
                 value.kind == "name"
                 and held.get(value.text) in self.classes
                 and not self.local_assignments(made[1], made[0].qualname, value.text)
