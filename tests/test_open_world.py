@@ -1148,3 +1148,24 @@ def test_a_method_called_on_what_a_project_function_returned_runs_the_projects_m
     the helper's answer."""
     found, _ = kinds_and_codes(scan_files, tool_module("import httpx", NOTES_PRELUDE, body))
     assert found == kinds
+
+
+@pytest.mark.parametrize(
+    ("body", "kinds"),
+    [
+        ("return PROXY.create_object(value, {'type': 'Box'})", ["network_write"]),
+        ("return PROXY.delete_object(value)", ["destructive"]),
+        ("return PROXY.get_objects(value)", []),
+        ("return PROXY.ping()", []),
+        ("return PROXY.recompute_scene(value)", ["unknown"]),
+    ],
+    ids=["create", "delete", "get", "ping", "no-verb"],
+)
+def test_a_method_called_on_an_xml_rpc_proxy_is_the_remote_procedure_it_names(
+    scan_files: ScanFiles, body: str, kinds: list[str]
+) -> None:
+    """``xmlrpc.client.ServerProxy`` is from the standard library, but what its methods do
+    happens on the server: each is judged by its name as an RPC operation is."""
+    prelude = 'PROXY = xmlrpc.client.ServerProxy("http://127.0.0.1:9875", allow_none=True)'
+    found, _ = kinds_and_codes(scan_files, tool_module("import xmlrpc.client", prelude, body))
+    assert found == kinds

@@ -364,6 +364,13 @@ class Catalog:
         description="Generic RPC calls naming the remote operation in a string argument: "
         "name -> position of that argument.",
     )
+    rpc_proxies: frozenset[str] = key(
+        "effects.rpc_proxies",
+        STRINGS,
+        frozen,
+        description="Remote-procedure proxies: each method called on an instance is a remote "
+        "operation named by the method (`proxy.create_object(...)`).",
+    )
     precondition_headers: re.Pattern[str] = key(
         "effects.write_guards.precondition_headers", HEADERS, names_pattern("(?i)^({})$")
     )

@@ -45,12 +45,22 @@ def rpc_operation(project: ProjectIndex, call: Call, callee: str) -> Value | boo
     return call.args[position] if position < len(call.args) else call.kwargs.get("method")
 
 
+def _proxy_method(project: ProjectIndex, callee: str) -> bool:
+    """Whether ``callee`` is a method called on a remote-procedure proxy (the catalogue's
+    ``rpc_proxies``), other than the proxy's own dunder methods."""
+    owner, _, method = callee.rpartition(".")
+    return owner in project.catalog.rpc_proxies and not method.startswith("_")
+
+
 def judge_rpc(
     project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | bool | None:
     """The effect of an RPC dispatch call (None: a read), or False when ``call`` is none
     (never True)."""
     operation = rpc_operation(project, call, callee)
+    if operation is False and _proxy_method(project, callee):
+        # ``proxy.create_object(doc, data)`` on an XML-RPC proxy: the method names it
+        operation = Value(kind="const", text=repr(call.method), const=call.method)
     if operation is False or project.call_site(call, fn, facts).target is not None:
         return False  # no dispatch, or the project's own function of that name
     effect = Effect.judged(
