@@ -1140,3 +1140,35 @@ def test_tool_classes_named_by_properties_in_a_concatenated_list_are_tools() -> 
     }
     assert set(tools) == {"add_reminder", "list_reminders"}
     assert tools["add_reminder"].functions == ["assistant.gadgets.reminders.AddReminder.execute"]
+
+
+# --------------------- a function re-exported by its package, named like a method below it
+
+
+def test_a_function_a_package_re_exports_is_the_one_registered_not_a_method_of_its_name() -> None:
+    """``from mail.tools import list_messages`` where ``mail/tools/__init__.py`` re-exports
+    it from ``mail/tools/list_messages.py``, and ``mail/tools/core.py`` has a method of the
+    same name: the tool is the re-exported function."""
+    files = {
+        "mail/tools/__init__.py": (
+            "from mail.tools.core import Inbox\nfrom mail.tools.list_messages import list_messages\n"
+        ),
+        "mail/tools/core.py": (
+            "class Inbox:\n"
+            "    def list_messages(self, limit: int = 10) -> list:\n"
+            "        return []\n"
+        ),
+        "mail/tools/list_messages.py": (
+            "async def list_messages(ctx, limit: int = 10) -> str:\n"
+            "    return str(ctx.deps.inbox.list_messages(limit))\n"
+        ),
+        "mail/agent.py": (
+            "from pydantic_ai import Agent\n"
+            "from mail.tools import list_messages\n\n"
+            'agent = Agent("openai:gpt-4o")\n'
+            "agent.tool(list_messages)\n"
+        ),
+    }
+    (tool,) = [t for t in discover(files) if t.name == "list_messages"]
+    assert tool.functions == ["mail.tools.list_messages.list_messages"]
+    assert tool.path == "mail/tools/list_messages.py"

@@ -320,8 +320,20 @@ class Symbols:
         memo = self._memo.by_prefix
         if qualname not in memo:
             module_prefix, tail = qualname.rsplit(".", 1)
-            memo[qualname] = self._functions_under(tail).get(module_prefix)
+            memo[qualname] = self._reexported(module_prefix, tail) or self._functions_under(
+                tail
+            ).get(module_prefix)
         return memo[qualname]
+
+    def _reexported(self, package: str, name: str) -> str | None:
+        """The function a package's ``__init__`` re-exports as ``name`` (``from
+        pkg.list_emails import list_emails``): the one it names, not another function of
+        that name under the package (a method ``pkg.core.Client.list_emails``)."""
+        facts = self.modules_by_name.get(package)
+        exported = facts.imports.get(name) if facts is not None else None
+        if not exported or exported == f"{package}.{name}":
+            return None
+        return exported if exported in self.functions else None
 
     def _functions_under(self, name: str) -> dict[str, str]:
         """For the functions called ``name``: each dotted prefix of their qualified names
