@@ -1172,3 +1172,32 @@ def test_a_function_a_package_re_exports_is_the_one_registered_not_a_method_of_i
     (tool,) = [t for t in discover(files) if t.name == "list_messages"]
     assert tool.functions == ["mail.tools.list_messages.list_messages"]
     assert tool.path == "mail/tools/list_messages.py"
+
+
+# ------------------------------------- a plugin module: one spec and one function beside it
+
+
+def test_a_module_holding_one_spec_and_one_public_function_is_a_plugin_tool() -> None:
+    """A folder of plugin modules a loader imports by file name, each with a function
+    returning its one spec and one public function that handles the call: that function
+    is the tool. A module with two candidates beside its spec names none."""
+    files = {
+        "kit/plugins/purge_cache.py": (
+            "import shutil\n\n\n"
+            "def describe():\n"
+            '    return {"name": "purge_cache", "description": "Empty the cache.",\n'
+            '            "parameters": {"type": "object", "properties": {}}}\n\n\n'
+            "def answer(arguments):\n"
+            '    shutil.rmtree(".cache")\n'
+            '    return "purged"\n'
+        ),
+        "kit/plugins/two_doors.py": (
+            "def describe():\n"
+            '    return {"name": "two_doors", "parameters": {"type": "object"}}\n\n\n'
+            "def left(arguments):\n    return 1\n\n\n"
+            "def right(arguments):\n    return 2\n"
+        ),
+    }
+    tools = {t.name: t for t in discover(files)}
+    assert tools["purge_cache"].functions == ["kit.plugins.purge_cache.answer"]
+    assert "two_doors" not in tools

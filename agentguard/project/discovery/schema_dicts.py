@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
-from agentguard.facts.module_facts import ModuleFacts
+from agentguard.facts.module_facts import ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.branch_tools import (
     DispatchingModules,
@@ -31,24 +31,10 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
         if facts.is_test:
             continue
         for schema in facts.dicts:
-            items = schema.items
-            if "function" in items and items["function"].kind == "dict":
-                body = items["function"].items
-                framework = "openai"
-            elif "input_schema" in items:
-                body, framework = items, "anthropic"
-            elif "inputSchema" in items and facts.language != "python":
-                continue  # the MCP SDK's ``Tool`` written as an object (lowlevel_mcp.py)
-            elif "inputSchema" in items:
-                # Bedrock's and Strands' camelCase tool spec; a Strands module tool
-                # (``TOOL_SPEC`` next to a function of the spec's name) runs that function.
-                body, framework = items, _camel_spec_framework(facts)
-            elif "parameters" in items and (
-                items.get("type") is None or items["type"].string() == "function"
-            ):
-                body, framework = items, "openai"
-            else:
+            spec = _spec(schema.items, facts)
+            if spec is None:
                 continue
+            body, framework = spec
             name_value = body.get("name")
             name = name_value.string() if name_value else None
             if not name:
@@ -64,7 +50,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             target = (
                 dispatch_target(project, name, handling)
                 or dispatch_target(project, name, facts)
-                or _plugin_entry(project, facts)
+                or _plugin_entry(project, facts, schema.span)
             )
             if target is None and facts.language != "python":
                 if not found.named_in(name, facts.path):
@@ -109,6 +95,26 @@ def _answering_branch(
     )
 
 
+def _spec(items: dict[str, Value], facts: ModuleFacts) -> tuple[dict[str, Value], str] | None:
+    """The body of the tool spec a dict is (the items holding its name) and whose form it
+    is; None for any other dict."""
+    if "function" in items and items["function"].kind == "dict":
+        return items["function"].items, "openai"
+    if "input_schema" in items:
+        return items, "anthropic"
+    if "inputSchema" in items and facts.language != "python":
+        return None  # the MCP SDK's ``Tool`` written as an object (lowlevel_mcp.py)
+    if "inputSchema" in items:
+        # Bedrock's and Strands' camelCase tool spec; a Strands module tool (``TOOL_SPEC``
+        # next to a function of the spec's name) runs that function.
+        return items, _camel_spec_framework(facts)
+    if "parameters" in items and (
+        items.get("type") is None or items["type"].string() == "function"
+    ):
+        return items, "openai"
+    return None
+
+
 def _camel_spec_framework(facts: ModuleFacts) -> str:
     """Whose camelCase tool spec a module holds: Strands' when it imports Strands."""
     imported = [*facts.imports.values(), *facts.absolute_imports]
@@ -117,11 +123,25 @@ def _camel_spec_framework(facts: ModuleFacts) -> str:
     return "bedrock"
 
 
-def _plugin_entry(project: ProjectIndex, facts: ModuleFacts) -> str | None:
-    """The one module-level entry function of a tool plugin module, if there is one."""
+def _plugin_entry(project: ProjectIndex, facts: ModuleFacts, spec: Span | None) -> str | None:
+    """The one module-level entry function of a tool plugin module, if there is one: a
+    function of a name the catalogue gives entries, else, in a module holding this one spec,
+    the one public module-level function beside the spec's own (``get_function_schema()``
+    and ``handle_response(arguments)``, or ``tool_export = {...}`` and ``def function``)."""
     found = [
         f"{facts.module}.{name}"
         for name in sorted(project.catalog.plugin_entry_names)
         if f"{facts.module}.{name}" in project.functions
     ]
-    return found[0] if len(found) == 1 else None
+    if found:
+        return found[0] if len(found) == 1 else None
+    if spec is None or sum(1 for d in facts.dicts if _spec(d.items, facts)) != 1:
+        return None
+    beside = [
+        fn.qualname
+        for fn in facts.functions.values()
+        if fn.qualname == f"{facts.module}.{fn.name}"
+        and not fn.name.startswith("_")
+        and not fn.span.line <= spec.line <= fn.span.end_line
+    ]
+    return beside[0] if len(beside) == 1 else None
