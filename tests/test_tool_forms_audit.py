@@ -165,8 +165,12 @@ def test_an_agents_own_tool_classes(scan_files: ScanFiles) -> None:
 
 def test_a_plugin_entry_name_from_config_finds_the_tool(scan_files: ScanFiles) -> None:
     """``frameworks.<name>.plugin_entries`` in config: the user's entry-function name makes a
-    manifest module's function the tool, like the built-in ``run``."""
-    plugin = PLUGIN.replace("def run(", "def main(")
+    manifest module's function the tool, like the built-in ``run``. (A module whose only
+    public function sits beside its spec needs no name: here a second one makes it
+    ambiguous.)"""
+    plugin = PLUGIN.replace("def run(", "def main(") + (
+        '\n\ndef units() -> str:\n    return "celsius"\n'
+    )
     assert scan_files({"plugins/weather_now.py": plugin}, select=("AG601",)).findings == []
     config = '[tool.agentguard.frameworks.custom]\nplugin_entries = ["main"]\n'
     result = scan_files(
