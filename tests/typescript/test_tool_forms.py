@@ -181,9 +181,10 @@ def test_records_of_a_table_keyed_by_tool_name_are_tools() -> None:
 
 
 def test_a_client_destructured_from_what_a_helper_returns_is_that_client() -> None:
-    """``const { drive } = await workspaceClients(token)`` with the helper returning ``{drive:
-    google.drive(...), calendar: ...}``: ``drive`` is the Drive client, so the note it
-    creates is a remote write and its listing reads."""
+    """``const { drive } = await workspaceClients(token)`` with the helper returning ``{ drive,
+    calendar: google.calendar(...) }`` (``drive`` bound to ``google.drive(...)`` first):
+    ``drive`` is the Drive client, so the note it creates is a remote write and its listing
+    reads."""
     tools = tools_of(FORMS / "destructured-clients")
     assert set(tools) == {"createNote", "listNotes"}
     assert tools["createNote"]["effects"] == ["network_write"]

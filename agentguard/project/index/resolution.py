@@ -905,7 +905,7 @@ class ProjectIndex(Types):
                 # ``const { drive } = await getClients()`` with ``return { docs:
                 # google.docs(...), drive: google.drive(...) }``: the local named as a key of
                 # the object returned holds that key's value
-                return constructed_type(value.items[name])
+                return constructed_type(self._returned_binding(value.items[name], made[0], made[1]))
             if (
                 value.kind == "name"
                 and held.get(value.text) in self.classes
