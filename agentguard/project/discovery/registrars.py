@@ -41,7 +41,7 @@ from agentguard.project.definitions import enclosing_class, local_function, retu
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.framework_data import structural_spec
-from agentguard.project.discovery.registration_names import registration_names
+from agentguard.project.discovery.registration_names import project_targets
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
@@ -94,37 +94,8 @@ class _Registrars:
         return None
 
     def targets(self, written: str, fn: Function | None, facts: ModuleFacts) -> list[str]:
-        """The project functions a decorator written ``written`` in ``fn`` may be: its
-        name expanded through the types of the objects it is read on (``controller.
-        registry.action`` with ``controller = Controller()`` and ``self.registry =
-        Registry()`` in ``Controller``)."""
-        project = self.project
-        found: list[str] = []
-        for candidate in registration_names(project, written, fn, facts):
-            for expanded in self._typed(candidate):
-                owner, _, method = expanded.rpartition(".")
-                if expanded in project.functions:
-                    found.append(expanded)
-                elif owner in project.classes:
-                    method_qual = project.find_method(owner, method)
-                    if method_qual is not None:
-                        found.append(method_qual)
-        return list(dict.fromkeys(found))
-
-    def _typed(self, name: str) -> list[str]:
-        """``pkg.Controller.registry.action`` -> also ``pkg.Registry.action`` when the
-        class's ``registry`` attribute holds a ``Registry``."""
-        names = [name]
-        parts = name.split(".")
-        for cut in range(len(parts) - 2, 0, -1):
-            owner = ".".join(parts[:cut])
-            if owner in self.project.classes:
-                typed = self.project.self_type(owner, parts[cut])
-                if typed:
-                    rest = parts[cut + 1 :]
-                    names += self._typed(".".join([self.project.resolve_instance(typed), *rest]))
-                break
-        return names
+        """The project functions a decorator written ``written`` in ``fn`` may be."""
+        return project_targets(self.project, written, fn, facts)
 
     # -- what a registrar keeps ------------------------------------------------------
     def stores(self, qualname: str) -> Store | None:

@@ -48,3 +48,39 @@ def registration_names(
         if owner in project.classes:
             for base in framework_bases(project, owner):
                 yield f"{base}.{method}"
+
+
+def project_targets(
+    project: ProjectIndex, written: str, fn: Function | None, facts: ModuleFacts
+) -> list[str]:
+    """The project functions a decorator written ``written`` in ``fn`` may be: its
+    name expanded through the types of the objects it is read on (``controller.
+    registry.action`` with ``controller = Controller()`` and ``self.registry =
+    Registry()`` in ``Controller``)."""
+    found: list[str] = []
+    for candidate in registration_names(project, written, fn, facts):
+        for expanded in _typed(project, candidate):
+            owner, _, method = expanded.rpartition(".")
+            if expanded in project.functions:
+                found.append(expanded)
+            elif owner in project.classes:
+                method_qual = project.find_method(owner, method)
+                if method_qual is not None:
+                    found.append(method_qual)
+    return list(dict.fromkeys(found))
+
+
+def _typed(project: ProjectIndex, name: str) -> list[str]:
+    """``pkg.Controller.registry.action`` -> also ``pkg.Registry.action`` when the
+    class's ``registry`` attribute holds a ``Registry``."""
+    names = [name]
+    parts = name.split(".")
+    for cut in range(len(parts) - 2, 0, -1):
+        owner = ".".join(parts[:cut])
+        if owner in project.classes:
+            typed = project.self_type(owner, parts[cut])
+            if typed:
+                rest = parts[cut + 1 :]
+                names += _typed(project, ".".join([project.resolve_instance(typed), *rest]))
+            break
+    return names

@@ -40,6 +40,7 @@ from agentguard.project.discovery.class_tools import (
     static_string,
 )
 from agentguard.project.discovery.framework_data import structural_spec
+from agentguard.project.discovery.registration_names import project_targets
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts, argument_at
 
 if TYPE_CHECKING:
@@ -69,11 +70,9 @@ class _Trace:
         # the project functions handed over themselves (``tools=[get_weather]``, or a
         # field ``Agent(functions=[...])`` the spec is built from), where each is named
         self.functions: dict[str, Location] = {}
-        # the project's call sites by the function they run, built when a parameter is
-        # first followed back to its arguments
+        # the project's call sites by the function they run and by the project class they
+        # build (``_site_index``), made when first needed
         self._sites: dict[str, list[CallSite]] | None = None
-        # the project's constructions by the class they build, built when a field of a
-        # project class is first followed back to what its instances are given
         self._constructions: dict[str, list[CallSite]] | None = None
         self._fields: set[tuple[str, str]] = set()
         self._writes: dict[str, list[tuple[Value, Function | None, ModuleFacts]]] | None = None
@@ -169,15 +168,7 @@ class _Trace:
             return
         self._fields.add((cls_qual, attr))
         self._self_attribute(cls_qual, f"self.{attr}", depth)
-        if self._constructions is None:
-            self._constructions = {}
-            for facts in self.project.modules.values():
-                if facts.is_test:
-                    continue
-                for site in self.project.call_sites(facts):
-                    if site.callee in self.project.classes:
-                        self._constructions.setdefault(site.callee, []).append(site)
-        for site in self._constructions.get(cls_qual, ()):
+        for site in self._site_index()[1].get(cls_qual, ()):
             held = site.call.kwargs.get(attr)
             if held is not None:
                 self.value(held, site.caller, site.facts, depth + 1)
@@ -185,6 +176,23 @@ class _Trace:
         # module variable holds
         for held, fn, facts in self._instance_writes().get(f"{cls_qual}.{attr}", ()):
             self.value(held, fn, facts, depth + 1)
+
+    def _site_index(self) -> tuple[dict[str, list[CallSite]], dict[str, list[CallSite]]]:
+        """The project's call sites by the function each runs, and by the project class
+        each builds: one pass over them, made when first needed."""
+        if self._sites is None or self._constructions is None:
+            sites: dict[str, list[CallSite]] = {}
+            constructions: dict[str, list[CallSite]] = {}
+            for facts in self.project.modules.values():
+                if facts.is_test:
+                    continue
+                for site in self.project.call_sites(facts):
+                    for target in site.targets:
+                        sites.setdefault(target, []).append(site)
+                    if site.callee in self.project.classes:
+                        constructions.setdefault(site.callee, []).append(site)
+            self._sites, self._constructions = sites, constructions
+        return self._sites, self._constructions
 
     def _instance_writes(self) -> dict[str, list[tuple[Value, Function | None, ModuleFacts]]]:
         """What the project adds to or sets on an attribute of an instance a module variable
@@ -271,16 +279,8 @@ class _Trace:
         params = [p for p in fn.params if p not in SELF_NAMES]
         if params[:1] == [param]:
             self._decorated_by(fn.qualname)
-        if self._sites is None:
-            self._sites = {}
-            for facts in self.project.modules.values():
-                if facts.is_test:
-                    continue
-                for site in self.project.call_sites(facts):
-                    for target in site.targets:
-                        self._sites.setdefault(target, []).append(site)
         position = params.index(param) if param in params else -1
-        for site in self._sites.get(fn.qualname, ()):
+        for site in self._site_index()[0].get(fn.qualname, ()):
             call = site.edge_call
             held = call.kwargs.get(param)
             if held is None and 0 <= position < len(call.args):
@@ -307,18 +307,15 @@ class _Trace:
                 continue
             for function in facts.functions.values():
                 for decorator in function.decorators:
-                    # ``@skill``, or ``@registry.register(...)`` on a module variable
-                    # holding an instance of a project class
-                    receiver = project.project_function(
-                        decorator.qualname, facts
-                    ) or project.project_function(
-                        project.resolve_instance(decorator.qualname), facts
-                    )
-                    if receiver is not None and decorator.called:
-                        receiver = returned_local_function(project, receiver)
-                    if receiver is not None:
-                        where = Location(facts.path, decorator.span)
-                        decorations.setdefault(receiver, []).append((function.qualname, where))
+                    # ``@skill``, or ``@registry.register(...)`` on an instance of a
+                    # project class, however the instance is reached
+                    written = decorator.qualname
+                    for receiver in project_targets(project, written, function, facts):
+                        if decorator.called:
+                            receiver = returned_local_function(project, receiver) or ""
+                        if receiver:
+                            where = Location(facts.path, decorator.span)
+                            decorations.setdefault(receiver, []).append((function.qualname, where))
         self._decorations = decorations
         return decorations
 
