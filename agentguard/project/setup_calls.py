@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.facts.module_facts import Function, ModuleFacts, Value
+from agentguard.project.receivers import written_receiver
 from agentguard.project.tool_facts import SELF_NAMES
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def returned_folder_made(fn: Function, project: ProjectIndex) -> list[int]:
         if call.method not in _FOLDER_MAKERS or exist_ok is None or exist_ok.const is not True:
             continue
         folder = call.args[0].text if call.callee == "os.makedirs" and call.args else None
-        if (folder or _written_receiver(call)) in returned:
+        if (folder or written_receiver(call)) in returned:
             made.append(call.order)
     return made
 
@@ -96,7 +97,7 @@ def kept_file_writes(project: ProjectIndex, fn: Function, facts: ModuleFacts) ->
         if call.method not in _EXISTENCE_TESTS:
             continue
         path = call.args[0] if call.callee.startswith("os.path.") and call.args else None
-        text = path.text if path is not None else _written_receiver(call)
+        text = path.text if path is not None else written_receiver(call)
         if text and _same_every_call(project, text, path, fn, facts):
             tested.add(text)
     if not tested:
@@ -106,18 +107,12 @@ def kept_file_writes(project: ProjectIndex, fn: Function, facts: ModuleFacts) ->
         if call.method in _EXISTENCE_TESTS:
             continue
         handed = [value.text for value in (*call.args, *call.kwargs.values())]
-        receiver = _written_receiver(call)
+        receiver = written_receiver(call)
         if any(text in tested for text in handed) or any(
             receiver == text or receiver.startswith(f"{text}.") for text in tested
         ):
             kept.append(call.order)
     return kept
-
-
-def _written_receiver(call: Call) -> str:
-    """What a method is called on, as written (``COOKIES.parent`` in
-    ``COOKIES.parent.mkdir()``); the facts' ``receiver`` may be its type."""
-    return call.text.rpartition(".")[0] if call.method else ""
 
 
 def _same_every_call(

@@ -30,11 +30,8 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     for facts in project.modules.values():
         if facts.is_test:
             continue
-        for schema in facts.dicts:
-            spec = _spec(schema.items, facts)
-            if spec is None:
-                continue
-            body, framework = spec
+        specs = [(schema, spec) for schema in facts.dicts if (spec := _spec(schema.items, facts))]
+        for schema, (body, framework) in specs:
             name_value = body.get("name")
             name = name_value.string() if name_value else None
             if not name:
@@ -50,7 +47,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             target = (
                 dispatch_target(project, name, handling)
                 or dispatch_target(project, name, facts)
-                or _plugin_entry(project, facts, schema.span)
+                or _plugin_entry(project, facts, schema.span if len(specs) == 1 else None)
             )
             if target is None and facts.language != "python":
                 if not found.named_in(name, facts.path):
@@ -82,17 +79,8 @@ def _answering_branch(
         return None
     handler, body = mine[0]
     assert handler is not None
-    return ToolFacts(
-        name=name,
-        framework=framework,
-        form="schema-dict-branch",
-        path=facts.path,
-        anchor=Location(facts.path, body),
-        functions=[],
-        symbol=f"{handler}:{name}",
-        site=site,
-        inline=(handler, Location(facts.path, body)),
-    )
+    form = ToolForm(framework, "schema-dict-branch")
+    return branch_tool(project, name, facts, site, {}, (handler, body, []), form)
 
 
 def _spec(items: dict[str, Value], facts: ModuleFacts) -> tuple[dict[str, Value], str] | None:
@@ -123,11 +111,12 @@ def _camel_spec_framework(facts: ModuleFacts) -> str:
     return "bedrock"
 
 
-def _plugin_entry(project: ProjectIndex, facts: ModuleFacts, spec: Span | None) -> str | None:
+def _plugin_entry(project: ProjectIndex, facts: ModuleFacts, only_spec: Span | None) -> str | None:
     """The one module-level entry function of a tool plugin module, if there is one: a
-    function of a name the catalogue gives entries, else, in a module holding this one spec,
-    the one public module-level function beside the spec's own (``get_function_schema()``
-    and ``handle_response(arguments)``, or ``tool_export = {...}`` and ``def function``)."""
+    function of a name the catalogue gives entries, else, in a module whose only spec is
+    at ``only_spec``, the one public module-level function beside the spec's own
+    (``get_function_schema()`` and ``handle_response(arguments)``, or ``tool_export =
+    {...}`` and ``def function``)."""
     found = [
         f"{facts.module}.{name}"
         for name in sorted(project.catalog.plugin_entry_names)
@@ -135,13 +124,13 @@ def _plugin_entry(project: ProjectIndex, facts: ModuleFacts, spec: Span | None) 
     ]
     if found:
         return found[0] if len(found) == 1 else None
-    if spec is None or sum(1 for d in facts.dicts if _spec(d.items, facts)) != 1:
+    if only_spec is None:
         return None
     beside = [
         fn.qualname
         for fn in facts.functions.values()
         if fn.qualname == f"{facts.module}.{fn.name}"
         and not fn.name.startswith("_")
-        and not fn.span.line <= spec.line <= fn.span.end_line
+        and not fn.span.line <= only_spec.line <= fn.span.end_line
     ]
     return beside[0] if len(beside) == 1 else None
