@@ -300,7 +300,7 @@ SETUP = server(
 
         async def initialize(self) -> None:
             async with aiosqlite.connect(self.path) as db:
-                await db.execute("CREATE TABLE IF NOT EXISTS tokens (user TEXT, token TEXT)")
+                await db.execute("CREATE TABLE tokens (user TEXT, token TEXT)")
                 await db.commit()
             self._initialized = True
 

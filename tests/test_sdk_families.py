@@ -742,9 +742,19 @@ CASES = [
         "from sqlalchemy import create_engine, text",
         'engine = create_engine("postgresql://db/app")',
         "with engine.begin() as conn:\n"
-        '    conn.execute(text("CREATE TABLE IF NOT EXISTS notes (body text)"))',
+        '    conn.execute(text("ALTER TABLE notes ADD COLUMN " + value + " text"))',
         False,
         ["write"],
+        False,
+    ),
+    (
+        "sqlalchemy-text-schema-set-up",
+        "from sqlalchemy import create_engine, text",
+        'engine = create_engine("postgresql://db/app")',
+        "with engine.begin() as conn:\n"
+        '    conn.execute(text("CREATE TABLE IF NOT EXISTS notes (body text)"))',
+        False,
+        [],
         False,
     ),
     (

@@ -136,7 +136,7 @@ _ready = False
 def init_store() -> None:
     global _ready
     conn = sqlite3.connect("notes.db")
-    conn.execute("CREATE TABLE IF NOT EXISTS notes (title TEXT)")
+    conn.execute("CREATE TABLE notes (title TEXT)")
     conn.commit()
     _ready = True
 

@@ -30,7 +30,12 @@ def sqlalchemy_statement(catalog: Catalog, statement: Value) -> str | None:
         # ``text(f"SET @version = '{VERSION}'")``: its literal start is enough
         sql = (written.string() or statement_start(written)) if written is not None else None
         if sql is not None:
-            if catalog.sql_read.match(sql) or not catalog.sql_write.match(sql):
+            # reads, or sets up the fixed schema (``CREATE TABLE IF NOT EXISTS``): no effect
+            if (
+                catalog.sql_read.match(sql)
+                or catalog.sql_setup.match(sql)
+                or not catalog.sql_write.match(sql)
+            ):
                 return "select"
             return sql.split(None, 1)[0].lower()
     return None
