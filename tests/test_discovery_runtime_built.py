@@ -88,3 +88,52 @@ def test_bound_methods_a_toolkit_hands_to_a_factory_are_tools() -> None:
         "create_event": (["cal.toolkit.CalendarToolkit.create_event"], ["network_write"]),
         "list_events": (["cal.toolkit.CalendarToolkit.list_events"], []),
     }
+
+
+BUILT_BY_FACTORIES = """\
+import httpx
+from fastmcp import FastMCP
+
+
+def _build_pin_page(settings):
+    async def pin_page(url: str) -> str:
+        \"\"\"Pin a page to the shared board.\"\"\"
+        httpx.post(settings.board_url + "/pins", json={"url": url})
+        return "pinned"
+
+    return pin_page
+
+
+def _build_list_pins(settings):
+    async def list_pins() -> str:
+        \"\"\"The pinned pages.\"\"\"
+        return httpx.get(settings.board_url + "/pins").text
+
+    return list_pins
+
+
+def _build_unused(settings):
+    async def never_registered() -> str:
+        return "nothing"
+
+    return never_registered
+
+
+def register_tools(mcp: FastMCP, settings) -> None:
+    list_pins = _build_list_pins(settings)
+    mcp.tool(list_pins)
+    mcp.tool(_build_pin_page(settings))
+"""
+
+
+def test_a_closure_a_project_factory_returns_is_the_tool_it_registers() -> None:
+    """``mcp.tool(_build_pin_page(settings))`` and ``list_pins = _build_list_pins(settings);
+    mcp.tool(list_pins)``: what is registered is the function each factory writes inside
+    itself and returns, a closure over the settings; a factory nothing registers makes no
+    tool."""
+    tools = discover({"board/tools.py": BUILT_BY_FACTORIES})
+    found = {t.name: t for t in tools}
+    assert set(found) == {"pin_page", "list_pins"}
+    assert found["pin_page"].anchor.span.line == line_of(BUILT_BY_FACTORIES, "async def pin_page")
+    assert [e.kind for e in found["pin_page"].effects] == ["network_write"]
+    assert found["list_pins"].effects == []

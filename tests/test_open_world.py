@@ -368,8 +368,29 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
         ('return check_output(["kubectl", "delete", "pod", value])', ["exec"]),
         ("return check_output(value.split())", ["exec"]),
         ('return check_output(f"kubectl get pods; {value}", shell=True)', ["exec"]),
+        # a program no catalogue knows: its literal subcommand names the operation
+        ('return check_output(["quotes", "search", value, "--format", "json"])', []),
+        (
+            'cmd = ["quotes", "list", "--limit", "5"]\ncmd += ["--tag", value]\nreturn check_output(cmd)',
+            [],
+        ),
+        ('return check_output(["quotes", "publish", value])', ["exec"]),
+        ('return check_output(["quotes", "commit", value])', ["exec"]),
+        ('return check_output(["quotes", "read_all.sh", value])', ["exec"]),
     ],
-    ids=["describe", "logs", "git-status", "delete", "model-command", "shell-chain"],
+    ids=[
+        "describe",
+        "logs",
+        "git-status",
+        "delete",
+        "model-command",
+        "shell-chain",
+        "unknown-program-search",
+        "unknown-program-list-built",
+        "unknown-program-publish",
+        "unknown-program-commit",
+        "unknown-program-script",
+    ],
 )
 def test_a_literal_read_only_command_is_a_read(
     scan_files: ScanFiles, body: str, kinds: list[str]
@@ -1105,6 +1126,45 @@ def messenger():
     )
     assert found == ["unknown"]
     assert "AG104" in codes
+
+
+@pytest.mark.parametrize(
+    ("imports", "prelude", "body", "kinds", "why"),
+    [
+        # a package's client a project getter declares it returns: the query chain is
+        # the catalogue's (Supabase's delete by filter)
+        (
+            "import os\nfrom supabase import Client, create_client",
+            'def get_db() -> Client:\n    return create_client(os.environ["URL"], os.environ["KEY"])',
+            'return get_db().table("notes").delete().eq("id", value).execute()',
+            ["destructive"],
+            None,
+        ),
+        # a client of no known kind: the delete acts on what `document(...)` built, which
+        # judged nothing; unknown, never a read
+        (
+            "from somedb import connect",
+            'def get_db():\n    return connect("notes")',
+            'return get_db().collection("notes").document(value).delete()',
+            ["unknown"],
+            "a write verb on what a call of no verb built",
+        ),
+    ],
+    ids=["typed-client", "untyped-client"],
+)
+def test_a_write_verb_on_a_query_built_from_a_helpers_client_is_never_a_read(
+    scan_files: ScanFiles, imports: str, prelude: str, body: str, kinds: list[str], why: str | None
+) -> None:
+    """``get_db().table("notes").delete()``, ``get_db().collection("notes").document(id)
+    .delete()``: the delete acts on what was built from what the helper returned. Judged by the catalogue when the helper's answer has a known type, and
+    unknown (AG104 saying why) when not; before, a method on what a call returned was taken
+    for handling a judged answer, a read."""
+    result = scan_files(tool_module(imports, prelude, body))
+    (tool,) = [t for t in result.project.tools if t.name == "act"]
+    assert sorted(e.kind for e in tool.effects) == kinds
+    if why is not None:
+        (unjudged,) = [f for f in result.findings if f.code == "AG104"]
+        assert why in unjudged.message
 
 
 NOTES_PRELUDE = """\

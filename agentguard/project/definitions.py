@@ -38,6 +38,8 @@ class Definitions(Protocol):
         self, facts: ModuleFacts, function: str | None, target: str | None = None
     ) -> list[Assignment]: ...
 
+    def project_function(self, qualname: str | None, facts: ModuleFacts) -> str | None: ...
+
 
 def enclosing_class(project: Definitions, fn: Function) -> str | None:
     """The class whose method ``fn`` is, or is nested in (``Cls.method.<locals>.tool``)."""
@@ -103,9 +105,20 @@ def local_function(project: Definitions, value: Value | None, call: Call) -> str
         caller = project.function(call.function)
         owner = enclosing_class(project, caller) if caller is not None else None
         return project.find_method(owner, value.text[5:]) if owner else None
+    if value.kind == "call":
+        facts = project.module_of(call.function)
+        return _made_by_factory(project, value, facts) if facts is not None else None
     if value.kind != "name":
         return None
     return _named_function(project, value.text, call.function, call.order)
+
+
+def _made_by_factory(project: Definitions, value: Value, facts: ModuleFacts) -> str | None:
+    """``_build_add_bookmark(settings, client)``: the function the project function called
+    writes inside itself and returns (``async def add_bookmark(...): ...; return
+    add_bookmark``), a closure made per call."""
+    factory = project.project_function(value.qualname, facts)
+    return returned_local_function(project, factory) if factory else None
 
 
 def _named_function(
@@ -130,6 +143,10 @@ def _named_function(
     if not bound:
         return None
     value = bound[-1].value
+    if value.kind == "call":
+        made = _made_by_factory(project, value, facts)
+        if made is not None:
+            return made  # ``search = _build_search(settings)``: the closure it returns
     if value.kind == "call" and value.call_args:
         value = value.call_args[0]
     if value.kind != "name" or not value.text.isidentifier():

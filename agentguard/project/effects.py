@@ -14,7 +14,7 @@ from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
 from agentguard.project.branch_guards import dispatched_elsewhere, guarded, map_guard_through_call
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
-from agentguard.project.passed_calls import passed_effects
+from agentguard.project.passed_calls import parameter_call_targets, passed_effects
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.read_posts import (
     is_statement,
@@ -38,6 +38,7 @@ from agentguard.project.sink_keys import map_key_through_call
 from agentguard.project.state_writes import context_writes
 from agentguard.project.tool_discovery import ToolDiscovery
 from agentguard.project.tool_facts import (
+    SELF_NAMES,
     Effect,
     ToolFacts,
 )
@@ -181,6 +182,12 @@ class EffectSummaries:
                     guarded(passed, fn, written.order)
                     for passed in passed_effects(project, site, fn, facts)
                 )
+                continue
+            if not targets and written.callee in fn.params and written.callee not in SELF_NAMES:
+                # ``apiPost(path, body)`` on a parameter: what the callers hand it runs here
+                handed, passed = parameter_call_targets(project, written, fn, facts)
+                edges.extend((call, target) for target in handed)
+                effects.extend(guarded(effect, fn, written.order) for effect in passed)
                 continue
             effect = classify_sink(project, call, callee, fn, facts)
             if effect is not None:

@@ -409,10 +409,23 @@ def _verdict(
         if batch is not None:
             return _Verdict(batch[0], f"the request `{request}` it executes ({batch[1]})")
         return _Verdict(world.verb_class(request), f"the request `{request}` it executes")
+    verb = method_verb(project, call.method, call)
     if receiver is not None and receiver.ends_in_call:
+        built_by = receiver.called()
+        if (
+            verb in WRITE_CLASSES
+            and built_by is not None
+            and built_by != receiver.root
+            and method_verb(project, built_by) is None
+            and call.method not in project.catalog.container_methods
+            and call.method not in _DATA_METHODS
+            and not _sent_in_chain(world, call, project.calls_in(fn.qualname))
+        ):
+            # ``get_db().table("notes").delete()``: the write verb acts on what a call of no
+            # verb built (a query, a handle), which judged nothing; what it does is unknown
+            return _Verdict(None, "a write verb on what a call of no verb built")
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
     root = _root(receiver)
-    verb = method_verb(project, call.method, call)
     containers = project.catalog.container_methods
     named = words(call.method, identifier=True)
     derived = (
@@ -828,6 +841,18 @@ def _reads_a_key(call: Call) -> bool:
     )
 
 
+def _sent_in_chain(world: OpenWorld, call: Call, calls: list[Call]) -> bool:
+    """``service.users().labels().create(body=b).execute()``: a builder terminal later in
+    the same expression sends what ``call`` builds, and is judged there."""
+    start, prefix = call.span[:2], call.text + "("
+    return any(
+        other.span[:2] == start
+        and other.method in world.terminals
+        and other.text.startswith(prefix)
+        for other in calls
+    )
+
+
 def sent_by_terminal(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     """``request = service.users().messages().send(...)``, then ``request.execute()``: the
     call builds a request that a builder terminal sends later, where it is judged."""
@@ -1035,6 +1060,10 @@ def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
     return (appends or made_if_missing) and effect.kind == "write" and bool(said & world.log_words)
 
 
+# A subcommand written as a word (``search``, ``list-tags``): no option, path or script name.
+_PLAIN_SUBCOMMAND = re.compile(r"^[a-z][a-z_-]*$")
+
+
 def reads_by_command(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
     """A process started with a literal command whose program and subcommand only read
     (``kubectl describe ...``, ``git status``): no side effect. A command the model
@@ -1050,7 +1079,17 @@ def reads_by_command(project: ProjectIndex, call: Call, fn: Function, facts: Mod
         return False
     program = parts[0].rsplit("/", 1)[-1]
     allowed = world.read_commands.get(program)
-    return allowed is not None and parts[1] in allowed
+    if allowed is not None:
+        return parts[1] in allowed
+    # a program the catalogue does not know, run with a literal subcommand that is a plain
+    # word (``polymarket search <query>``, ``trends related ...``): the subcommand names the
+    # operation, as a method's name does; only a read verb makes it a read
+    subcommand = parts[1]
+    return (
+        bool(_PLAIN_SUBCOMMAND.match(subcommand))
+        and subcommand not in world.no_effect  # ``close``, ``commit``: a CLI acts on them
+        and world.verb_class(subcommand) == "read"
+    )
 
 
 def _command_text(

@@ -84,3 +84,38 @@ def _unknown(call: Call, param: str, fn: Function, facts: ModuleFacts) -> Effect
         detail=f"calls what it is handed as `{param}`, of no kind the source tells",
         confidence=Confidence.LOW,
     )
+
+
+def parameter_call_targets(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> tuple[list[str], list[Effect]]:
+    """``apiPost(path, body)`` where ``apiPost`` is a parameter of ``fn``: what the callers
+    hand it runs at this call. Each project function handed is a call edge from here; an
+    external method handed (``client.remove``) is judged as a call of it; anything else, or
+    a parameter no call is found handing anything, is unknown: never no effect."""
+    param = call.callee
+    targets: list[str] = []
+    effects: list[Effect] = []
+    handed = project.handed_values(fn, param)
+    for value, site_call, site_facts in handed:
+        functions = project.handed_functions(value, site_call, site_facts)
+        if functions:
+            targets.extend(t for t in functions if t != fn.qualname and t not in targets)
+            continue
+        caller = project.function(site_call.function) if site_call.function else None
+        if value.kind == "name" and caller is not None and value.text in caller.params:
+            continue  # handed on from the caller's own parameter: its own callers say
+        if value.kind == "attr" and value.chain is not None and caller is not None:
+            method = _as_call(call, value, value)
+            method.args, method.kwargs = call.args, call.kwargs
+            callee = project.call_site(method, caller, site_facts).callee
+            effect = classify_sink(project, method, callee, fn, facts)
+            if effect is not None:
+                effects.append(effect)
+            continue
+        if value.kind == "lambda":
+            continue  # a lambda's calls are its caller's own
+        effects.append(_unknown(call, param, fn, facts))
+    if not handed:
+        effects.append(_unknown(call, param, fn, facts))
+    return targets, effects

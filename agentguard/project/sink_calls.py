@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentguard.diagnostics import Confidence, EvidenceStep, Location, StepKind
 from agentguard.facts.module_facts import SPREAD, Call, Function, ModuleFacts, Value
+from agentguard.facts.typescript.modules import NPM_SCHEME
 from agentguard.knowledge.catalog import Catalog, Matcher, Sink
 from agentguard.knowledge.words import words
 from agentguard.project import open_world
@@ -57,6 +58,7 @@ from agentguard.project.tool_facts import (
     Effect,
     KeyEvidence,
     argument_at,
+    shown,
 )
 
 if TYPE_CHECKING:
@@ -838,6 +840,10 @@ def _sink_effect(
 def _display_sink(project: ProjectIndex, callee: str, call: Call) -> str:
     if callee.startswith(("self.", "cls.")) or "." not in callee:
         return call.text
+    if callee.startswith(NPM_SCHEME):
+        # ``db.from("orders").update`` says more than the package's path to the method
+        written = shown(call)
+        return written if written == call.text else callee[len(NPM_SCHEME) :].replace("()", "")
     return callee.replace("()", "")
 
 

@@ -189,3 +189,30 @@ def test_a_client_destructured_from_what_a_helper_returns_is_that_client() -> No
     assert set(tools) == {"createNote", "listNotes"}
     assert tools["createNote"]["effects"] == ["network_write"]
     assert tools["listNotes"]["effects"] == []
+
+
+def test_a_supabase_client_two_getters_return_is_judged_by_its_query() -> None:
+    """``const db = await getServerDb()``, where ``getServerDb`` returns what another
+    project function returns, ``createServerClient(...)`` of ``@supabase/ssr``: ``db`` is that
+    client, so ``db.from(t).update(...)`` writes the application's database, an insert adds
+    a row, a delete removes one and a ``select`` reads. Building the client is no effect."""
+    tools = tools_of(FORMS / "supabase-getters")
+    assert set(tools) == {"mark_shipped", "add_order_note", "remove_order_note", "find_order"}
+    assert tools["mark_shipped"]["effects"] == ["write"]
+    assert tools["mark_shipped"]["idempotency"]["value"] == "idempotent"
+    assert tools["add_order_note"]["effects"] == ["write"]
+    assert tools["add_order_note"]["idempotency"]["value"] == "non-idempotent"
+    assert tools["remove_order_note"]["effects"] == ["destructive"]
+    assert tools["find_order"]["effects"] == []
+
+
+def test_a_helper_a_case_calls_through_its_parameter_is_what_the_server_hands_it() -> None:
+    """``case "water_plant": return apiPost(...)`` in a module's ``handle(name, args,
+    apiGet, apiPost)``, which the server calls as ``handler.handle(name, args, apiGet,
+    apiPost)`` on a module looked up in a table: the case runs the server's POST helper, a
+    remote write, and the reading case its GET helper. Before, a call through a parameter
+    was no effect at all."""
+    tools = tools_of(FORMS / "handed-helpers")
+    assert set(tools) == {"get_plant", "water_plant"}
+    assert tools["water_plant"]["effects"] == ["network_write"]
+    assert tools["get_plant"]["effects"] == []

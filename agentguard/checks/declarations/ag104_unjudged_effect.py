@@ -6,6 +6,7 @@ from agentguard.checks.base import Invalid, Rule, Valid
 from agentguard.checks.common import tool_evidence
 from agentguard.diagnostics import Confidence, Finding, Severity
 from agentguard.project.project_model import ProjectModel
+from agentguard.project.tool_facts import Effect
 
 # At most this many calls are named in the message; the evidence names the first.
 SHOWN_CALLS = 3
@@ -87,10 +88,12 @@ class UnjudgedEffect(Rule):
                 continue
             names = list(dict.fromkeys(f"`{e.sink}`" for e in unjudged))
             more = f" and {len(names) - SHOWN_CALLS} more" if len(names) > SHOWN_CALLS else ""
+            # why the first one is unknown, as the judgement said it
+            why = _reason(unjudged[0]) or "not in the catalogue, no verb in its name"
             yield self.finding(
                 tool.anchor,
                 f"Tool `{tool.name}` calls {', '.join(names[:SHOWN_CALLS])}{more}, which "
-                "agentguard cannot judge (not in the catalogue, no verb in its name): its "
+                f"agentguard cannot judge ({why}): its "
                 "effects are unknown. Teach it with a `reads` or `sinks` entry under "
                 "[tool.agentguard.effects] in config, or declare the tool",
                 tool=tool,
@@ -98,3 +101,8 @@ class UnjudgedEffect(Rule):
                 evidence=tool_evidence(tool, unjudged[0]),
                 node_text=f"{tool.name}:{tool.framework}",
             )
+
+
+def _reason(effect: Effect) -> str:
+    """Why the judgement left ``effect`` unknown, as its sink step says."""
+    return next((step.detail for step in reversed(effect.chain) if step.detail), "")

@@ -688,6 +688,52 @@ class ProjectIndex(Types):
             kinds.add(typed)
         return kinds.pop() if len(kinds) == 1 else None
 
+    def handed_values(self, function: Function, name: str) -> list[tuple[Value, Call, ModuleFacts]]:
+        """What the project's calls of ``function`` hand its parameter ``name``, each with
+        its call: the calls that resolve to ``function``; when none does, the calls of its
+        name made on a receiver of no known kind that hand exactly as many positional
+        arguments as it takes (``handler.handle(name, args, apiGet, apiPost)`` on a module
+        picked from a table). Empty when no call is found."""
+        key = (function.qualname, name)
+        memo = self._memo.handed_values
+        if key in memo:
+            return memo[key]
+        params = [p for p in function.params if p not in SELF_NAMES]
+        position = params.index(name) if name in params else -1
+        resolved: list[tuple[Value, Call, ModuleFacts]] = []
+        unresolved: list[tuple[Value, Call, ModuleFacts]] = []
+        for call, facts in self._calls_named(function.name):
+            value = call.kwargs.get(name) or (
+                call.args[position] if 0 <= position < len(call.args) else None
+            )
+            if value is None:
+                continue
+            target = self.project_function(call.callee, facts)
+            if target == function.qualname:
+                resolved.append((value, call, facts))
+            elif (
+                target is None
+                and "." in call.callee
+                and len(call.args) == len(params)
+                and not call.kwargs
+                and self._untyped_receiver(call, facts)
+            ):
+                unresolved.append((value, call, facts))
+        memo[key] = found = resolved or unresolved
+        return found
+
+    def handed_functions(self, value: Value, call: Call, facts: ModuleFacts) -> tuple[str, ...]:
+        """The project functions ``value``, handed by ``call``, names without calling them
+        (a function, a bound method, a partial of one)."""
+        caller = self.function(call.function) if call.function else None
+        return self._reference_targets(value, call, caller, facts, 0)
+
+    def _untyped_receiver(self, call: Call, facts: ModuleFacts) -> bool:
+        """Whether ``call`` is a method call on a receiver nothing types: its callee, as
+        resolved, is still the name as written."""
+        caller = self.function(call.function) if call.function else None
+        return self._resolve_callee(call, caller, facts) == call.callee
+
     def _value_type(self, value: Value, call: Call, facts: ModuleFacts) -> str | None:
         """The class a handed value holds, as the extractor typed it or as ``self.<attr>``
         of the calling method's class declares it."""
@@ -777,8 +823,9 @@ class ProjectIndex(Types):
         class's method, for a project class)."""
         factory, _, rest = written.partition("()")
         entry = self.functions.get(factory)
-        if entry is None or "(" in rest:
+        if entry is None:
             return None
+        chained = "(" in rest
         kind = self._declared_return(entry[0])  # ``def get_http() -> httpx.Client``
         if not kind:
             made = {constructed_type(value) for value in entry[0].returns}
@@ -787,6 +834,10 @@ class ProjectIndex(Types):
             (kind,) = made
             if kind is None:
                 return None
+        if chained:
+            # ``get_db().table("notes").delete()``: a query built on a package's client,
+            # named as the catalogue names the chain; a project class's chain is not followed
+            return None if kind in self.classes else kind + rest.replace("()", "")
         method = self._method_if_project_class(kind + rest)
         if method in self.functions or rest.count(".") < 2:
             return method
@@ -917,9 +968,27 @@ class ProjectIndex(Types):
         if item is None and self._declared_return(made[0]):
             # ``async def get_client(ctx) -> NotesClient``, awaited or not
             return made[0].return_type
-        # ``return httpx.Client(...)`` on every path, or a local bound so
-        # (``w3 = Web3(provider)``, then ``return w3``)
-        built = {constructed_type(self._returned_binding(v, made[0], made[1])) for v in returns}
+        if item is not None:
+            built = {constructed_type(self._returned_binding(v, made[0], made[1])) for v in returns}
+            return built.pop() if len(built) == 1 and None not in built else None
+        return self._returned_client(target or "")
+
+    def _returned_client(self, target: str, hops: int = 0) -> str | None:
+        """What the project function ``target`` returns on every path, when a construction
+        says: ``return httpx.Client(...)``, a local bound so (``w3 = Web3(provider)``, then
+        ``return w3``), or the answer of another project function that does (``return
+        make_client() as Client``), through a few such helpers."""
+        fn, facts = self.functions[target]
+        built: set[str | None] = set()
+        for returned in fn.returns:
+            value = self._returned_binding(returned, fn, facts)
+            made = constructed_type(value)
+            if made is None and value.kind == "call" and hops < 3:
+                inner = self.project_function(value.qualname or value.text, facts)
+                if inner is not None and inner != target and inner in self.functions:
+                    made = self._declared_return(self.functions[inner][0])
+                    made = made or self._returned_client(inner, hops + 1)
+            built.add(made)
         return built.pop() if len(built) == 1 and None not in built else None
 
     def _bound_call_target(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
