@@ -1201,3 +1201,76 @@ def test_a_module_holding_one_spec_and_one_public_function_is_a_plugin_tool() ->
     tools = {t.name: t for t in discover(files)}
     assert tools["purge_cache"].functions == ["kit.plugins.purge_cache.answer"]
     assert "two_doors" not in tools
+
+
+CONNECTOR = """\
+import os
+
+from slack_sdk import WebClient
+
+
+class ChatConnector:
+    def __init__(self) -> None:
+        self.client = WebClient(token=os.environ["SLACK_TOKEN"])
+
+    def send_message(self, message: str) -> str:
+        self.client.chat_postMessage(channel="#ops", text=message)
+        return "sent"
+
+    def read_messages(self, amount: int) -> list:
+        return self.client.conversations_history(channel="#ops", limit=amount)["messages"]
+"""
+
+CHAT_SPECS = """\
+functions = [
+    {"type": "function", "function": {"name": "post_to_team_chat", "description": "Post a message.",
+     "parameters": {"type": "object", "properties": {"message": {"type": "string"}}}}},
+    {"type": "function", "function": {"name": "latest_team_messages", "description": "Read messages.",
+     "parameters": {"type": "object", "properties": {"amount": {"type": "integer"}}}}},
+]
+"""
+
+CHAT_LOOP = """\
+import json
+
+from openai import OpenAI
+
+from hub import chat_specs
+from hub.chat_connector import ChatConnector
+
+chat = ChatConnector()
+client = OpenAI()
+handlers = {
+    "post_to_team_chat": chat.send_message,
+    "latest_team_messages": chat.read_messages,
+}
+
+
+def answer(messages: list) -> str:
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini", messages=messages, tools=chat_specs.functions
+    ).choices[0].message
+    for call in reply.tool_calls or []:
+        handler = handlers[call.function.name]
+        messages.append({"role": "tool", "content": str(handler(**json.loads(call.function.arguments)))})
+    return reply.content or ""
+"""
+
+
+def test_specs_run_by_a_dict_of_bound_methods_in_another_module_are_those_methods() -> None:
+    """Spec dicts in one module, and the agent loop's ``{"post_to_team_chat":
+    chat.send_message}`` in another, ``chat`` a module-level instance of a project class:
+    each spec's tool is the method its key maps to, whatever that method is called."""
+    tools = discover(
+        {
+            "hub/__init__.py": "",
+            "hub/chat_connector.py": CONNECTOR,
+            "hub/chat_specs.py": CHAT_SPECS,
+            "main.py": CHAT_LOOP,
+        }
+    )
+    found = {t.name: t.functions for t in tools}
+    assert found == {
+        "post_to_team_chat": ["hub.chat_connector.ChatConnector.send_message"],
+        "latest_team_messages": ["hub.chat_connector.ChatConnector.read_messages"],
+    }

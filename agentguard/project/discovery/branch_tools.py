@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
-from agentguard.facts.module_facts import ModuleFacts
+from agentguard.facts.module_facts import ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.declarations import declarations_from_options
 from agentguard.project.discovery.dispatch import branch_name, is_guard_call
@@ -42,9 +42,10 @@ class DispatchingModules:
         if self._by_name is None:
             self._by_name = dispatching_modules(project)
         elsewhere = self._by_name.get(name, [])
-        if not elsewhere and listing.language != "python":
+        if not elsewhere:
             # no branch names it: a table of handlers by name (``{create_task:
-            # handleCreateTask}``) the ``CallTool`` handler looks the name up in
+            # handleCreateTask}``, ``{"send_on_slack": slack.send_message}``) the dispatch
+            # looks the name up in
             if self._tables is None:
                 self._tables = _handler_tables(project)
             elsewhere = self._tables.get(name, [])
@@ -52,22 +53,31 @@ class DispatchingModules:
 
 
 def _handler_tables(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
-    """The TypeScript modules holding an object of handlers by tool name (``const handlers =
-    {create_task: handleCreateTask}``), for each name: its value names a project function."""
+    """The modules holding an object of handlers by tool name (``const handlers =
+    {create_task: handleCreateTask}``, ``available = {"send_on_slack": slack.send_message}``),
+    for each name: its value names a project function, or a method of a module's object."""
     found: dict[str, list[ModuleFacts]] = {}
     for facts in project.modules.values():
-        if facts.is_test or facts.language == "python":
+        if facts.is_test:
             continue
         for assignment in facts.assignments:
             value = assignment.value
             if value.kind != "dict":
                 continue
             for key, held in value.items.items():
-                if held.kind == "name" and project.project_function(held.qualname, facts):
+                if _names_a_handler(project, held, facts):
                     modules = found.setdefault(branch_name(project, key), [])
                     if facts not in modules:
                         modules.append(facts)
     return found
+
+
+def _names_a_handler(project: ProjectIndex, held: Value, facts: ModuleFacts) -> bool:
+    if held.kind == "name":
+        return project.project_function(held.qualname, facts) is not None
+    if held.kind == "attr" and held.qualname and not held.text.startswith("self."):
+        return project.resolve_instance(held.qualname) in project.functions
+    return False
 
 
 def dispatching_modules(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:

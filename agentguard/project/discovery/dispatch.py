@@ -137,6 +137,11 @@ def _handler_entry(
         owner = project.function(function) if function else None
         cls_qual = enclosing_class(project, owner) if owner else None
         return project.find_method(cls_qual, written[5:]) if cls_qual else None
+    if value.kind == "attr" and value.qualname and not written.startswith("self."):
+        # ``slack.send_message`` on a module's ``slack = SlackConnector()``: its method
+        bound = project.resolve_instance(value.qualname)
+        if bound != value.qualname and bound in project.functions:
+            return bound
     if value.kind != "call" or value.qualname not in project.classes:
         return None
     cls_qual = value.qualname
