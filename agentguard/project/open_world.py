@@ -843,14 +843,24 @@ def _reads_a_key(call: Call) -> bool:
 
 def _sent_in_chain(world: OpenWorld, call: Call, calls: list[Call]) -> bool:
     """``service.users().labels().create(body=b).execute()``: a builder terminal later in
-    the same expression sends what ``call`` builds, and is judged there."""
+    the same expression sends what ``call`` builds, and is judged there; so is the terminal
+    handed to a runner uncalled (``asyncio.to_thread(....create(body=b).execute)``)."""
     start, prefix = call.span[:2], call.text + "("
-    return any(
-        other.span[:2] == start
-        and other.method in world.terminals
-        and other.text.startswith(prefix)
-        for other in calls
-    )
+    for other in calls:
+        if (
+            other.span[:2] == start
+            and other.method in world.terminals
+            and other.text.startswith(prefix)
+        ):
+            return True
+        for value in (*other.args, *other.kwargs.values()):
+            if (
+                value.kind == "attr"
+                and value.text.startswith(prefix)
+                and value.text.rsplit(".", 1)[-1] in world.terminals
+            ):
+                return True
+    return False
 
 
 def sent_by_terminal(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:

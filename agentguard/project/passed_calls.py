@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Confidence
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.project import open_world
+from agentguard.project.open_world import WRITE_CLASSES
 from agentguard.project.sink_calls import classify_sink
 from agentguard.project.tool_facts import Effect
 
@@ -89,22 +90,28 @@ def _unknown(call: Call, param: str, fn: Function, facts: ModuleFacts) -> Effect
 def parameter_call_targets(
     project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
 ) -> tuple[list[str], list[Effect]]:
-    """``apiPost(path, body)`` where ``apiPost`` is a parameter of ``fn``: what the callers
-    hand it runs at this call. Each project function handed is a call edge from here; an
-    external method handed (``client.remove``) is judged as a call of it; anything else, or
-    a parameter no call is found handing anything, is unknown: never no effect."""
+    """``apiPost(path, body)`` where ``apiPost`` is a parameter of ``fn`` that calls of no
+    resolved target hand (``handler.handle(name, args, apiGet, apiPost)`` on a module picked
+    from a table): what they hand it runs at this call. Each project function handed is a call edge from here; an
+    external method handed (``client.remove``) is judged as a call of it; anything else is
+    unknown, never no effect, and so is a parameter named for a write that no call is
+    seen handing anything."""
     param = call.callee
     targets: list[str] = []
     effects: list[Effect] = []
     handed = project.handed_values(fn, param)
+    if handed and project.project_function(handed[0][1].callee, handed[0][2]) == fn.qualname:
+        # calls that resolve to ``fn``: each judges what it hands, at its own site
+        # (``passed_effects``), so one caller's callable is not every caller's
+        return targets, effects
     for value, site_call, site_facts in handed:
         functions = project.handed_functions(value, site_call, site_facts)
         if functions:
             targets.extend(t for t in functions if t != fn.qualname and t not in targets)
             continue
         caller = project.function(site_call.function) if site_call.function else None
-        if value.kind == "name" and caller is not None and value.text in caller.params:
-            continue  # handed on from the caller's own parameter: its own callers say
+        if value.kind == "name" and _a_parameter_around(project, caller, value.text):
+            continue  # handed on from a parameter of the caller (or of a function it is in)
         if value.kind == "attr" and value.chain is not None and caller is not None:
             method = _as_call(call, value, value)
             method.args, method.kwargs = call.args, call.kwargs
@@ -116,6 +123,20 @@ def parameter_call_targets(
         if value.kind == "lambda":
             continue  # a lambda's calls are its caller's own
         effects.append(_unknown(call, param, fn, facts))
-    if not handed:
+    if not handed and open_world.method_verb(project, param) in WRITE_CLASSES:
+        # no call is seen handing it anything (a callback of an options object): unknown
+        # when its name says it writes (``onSubmitOrder``), as a method of an unknown
+        # object is; a callback named for nothing else (``onProgress``) is not judged
         effects.append(_unknown(call, param, fn, facts))
     return targets, effects
+
+
+def _a_parameter_around(project: ProjectIndex, fn: Function | None, name: str) -> bool:
+    """Whether ``name`` is a parameter of ``fn`` or of a function ``fn`` is written in:
+    what those functions' callers hand decides, not this call."""
+    while fn is not None:
+        if name in fn.params:
+            return True
+        head, sep, _ = fn.qualname.rpartition(".<locals>.")
+        fn = project.function(head) if sep else None
+    return False

@@ -703,6 +703,8 @@ class ProjectIndex(Types):
         resolved: list[tuple[Value, Call, ModuleFacts]] = []
         unresolved: list[tuple[Value, Call, ModuleFacts]] = []
         for call, facts in self._calls_named(function.name):
+            if facts.is_test:
+                continue  # a test hands its stand-ins
             value = call.kwargs.get(name) or (
                 call.args[position] if 0 <= position < len(call.args) else None
             )
