@@ -91,18 +91,18 @@ def parameter_call_targets(
     project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
 ) -> tuple[list[str], list[Effect]]:
     """``apiPost(path, body)`` where ``apiPost`` is a parameter of ``fn`` that calls of no
-    resolved target hand (``handler.handle(name, args, apiGet, apiPost)`` on a module picked
-    from a table): what they hand it runs at this call. Each project function handed is a call edge from here; an
-    external method handed (``client.remove``) is judged as a call of it; anything else is
-    unknown, never no effect, and so is a parameter named for a write that no call is
-    seen handing anything."""
+    resolved target hand (``handler.handle(name, args, apiGet, apiPost)`` on a module
+    picked from a table): what they hand it runs at this call. Each project function handed
+    is a call edge from here; an external method handed (``client.remove``) is judged as a
+    call of it; anything else is unknown, never no effect, and so is a parameter named for
+    a write that no call is seen handing anything."""
     param = call.callee
     targets: list[str] = []
     effects: list[Effect] = []
-    handed = project.handed_values(fn, param)
-    if handed and project.project_function(handed[0][1].callee, handed[0][2]) == fn.qualname:
-        # calls that resolve to ``fn``: each judges what it hands, at its own site
-        # (``passed_effects``), so one caller's callable is not every caller's
+    resolved, handed = project.handed_values(fn, param)
+    if resolved:
+        # calls that resolve to ``fn`` each judge what they hand at their own site
+        # (``passed_effects``): one caller's callable is not every caller's
         return targets, effects
     for value, site_call, site_facts in handed:
         functions = project.handed_functions(value, site_call, site_facts)

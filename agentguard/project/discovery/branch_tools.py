@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
-from agentguard.facts.module_facts import ModuleFacts, Value
+from agentguard.facts.module_facts import ModuleFacts
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.declarations import declarations_from_options
-from agentguard.project.discovery.dispatch import branch_name, is_guard_call
+from agentguard.project.discovery.dispatch import branch_name, entry_function, is_guard_call
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class DispatchingModules:
 def _handler_tables(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
     """The modules holding an object of handlers by tool name (``const handlers =
     {create_task: handleCreateTask}``, ``available = {"send_on_slack": slack.send_message}``),
-    for each name: its value names a project function, or a method of a module's object."""
+    for each name: its value is an entry a dispatch runs (``dispatch.entry_function``)."""
     found: dict[str, list[ModuleFacts]] = {}
     for facts in project.modules.values():
         if facts.is_test:
@@ -65,19 +65,11 @@ def _handler_tables(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
             if value.kind != "dict":
                 continue
             for key, held in value.items.items():
-                if _names_a_handler(project, held, facts):
+                if entry_function(project, held, facts, assignment.function):
                     modules = found.setdefault(branch_name(project, key), [])
                     if facts not in modules:
                         modules.append(facts)
     return found
-
-
-def _names_a_handler(project: ProjectIndex, held: Value, facts: ModuleFacts) -> bool:
-    if held.kind == "name":
-        return project.project_function(held.qualname, facts) is not None
-    if held.kind == "attr" and held.qualname and not held.text.startswith("self."):
-        return project.resolve_instance(held.qualname) in project.functions
-    return False
 
 
 def dispatching_modules(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:

@@ -98,9 +98,7 @@ def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str
                 None,
             )
         if target is not None:
-            qual = project.project_function(target.qualname, facts) or _handler_entry(
-                project, target, facts, assignment.function
-            )
+            qual = entry_function(project, target, facts, assignment.function)
             if qual:
                 return qual
     # 2. if name == "create_order": / case "create_order": the first project function
@@ -122,6 +120,16 @@ def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str
         return qual
     candidates = project.by_name.get(name, [])
     return candidates[0] if len(candidates) == 1 else None
+
+
+def entry_function(
+    project: ProjectIndex, value: Value, facts: ModuleFacts, function: str | None
+) -> str | None:
+    """The project function a name-to-handler dict entry runs (``{"x": do_x}``, ``{"x":
+    self.do_x}``, ``{"x": slack.send_message}``, ``{"x": XHandler()}``), or None."""
+    return project.project_function(value.qualname, facts) or _handler_entry(
+        project, value, facts, function
+    )
 
 
 def _handler_entry(

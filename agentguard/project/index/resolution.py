@@ -688,40 +688,41 @@ class ProjectIndex(Types):
             kinds.add(typed)
         return kinds.pop() if len(kinds) == 1 else None
 
-    def handed_values(self, function: Function, name: str) -> list[tuple[Value, Call, ModuleFacts]]:
-        """What the project's calls of ``function`` hand its parameter ``name``, each with
-        its call: the calls that resolve to ``function``; when none does, the calls of its
-        name made on a receiver of no known kind that hand exactly as many positional
-        arguments as it takes (``handler.handle(name, args, apiGet, apiPost)`` on a module
-        picked from a table). Empty when no call is found."""
+    def handed_values(
+        self, function: Function, name: str
+    ) -> tuple[bool, list[tuple[Value, Call, ModuleFacts]]]:
+        """Whether any call of ``function`` resolves to it (each such call judges what it
+        hands at its own site: ``passed_effects``), and, when none does, what the calls of
+        its name made on a receiver of no known kind hand its parameter ``name``, each with
+        its call: those handing exactly as many positional arguments as it takes
+        (``handler.handle(name, args, apiGet, apiPost)`` on a module picked from a table).
+        A test's calls hand stand-ins and are not counted."""
         key = (function.qualname, name)
         memo = self._memo.handed_values
         if key in memo:
             return memo[key]
         params = [p for p in function.params if p not in SELF_NAMES]
         position = params.index(name) if name in params else -1
-        resolved: list[tuple[Value, Call, ModuleFacts]] = []
         unresolved: list[tuple[Value, Call, ModuleFacts]] = []
+        resolved = False
         for call, facts in self._calls_named(function.name):
             if facts.is_test:
-                continue  # a test hands its stand-ins
-            value = call.kwargs.get(name) or (
-                call.args[position] if 0 <= position < len(call.args) else None
-            )
-            if value is None:
                 continue
             target = self.project_function(call.callee, facts)
             if target == function.qualname:
-                resolved.append((value, call, facts))
-            elif (
-                target is None
+                resolved = True
+                break
+            value = call.args[position] if 0 <= position < len(call.args) else None
+            if (
+                value is not None
+                and target is None
                 and "." in call.callee
                 and len(call.args) == len(params)
                 and not call.kwargs
                 and self._untyped_receiver(call, facts)
             ):
                 unresolved.append((value, call, facts))
-        memo[key] = found = resolved or unresolved
+        memo[key] = found = (resolved, [] if resolved else unresolved)
         return found
 
     def handed_functions(self, value: Value, call: Call, facts: ModuleFacts) -> tuple[str, ...]:

@@ -55,8 +55,8 @@ class LookupMemo:
     # what each parameter's callers hand it (``ProjectIndex.handed_type``)
     handed_types: dict[tuple[str, str], str | None] = field(default_factory=dict)
     # what each parameter's callers hand it, with the calls (``ProjectIndex.handed_values``)
-    handed_values: dict[tuple[str, str], list[tuple[Value, Call, ModuleFacts]]] = field(
-        default_factory=dict
+    handed_values: dict[tuple[str, str], tuple[bool, list[tuple[Value, Call, ModuleFacts]]]] = (
+        field(default_factory=dict)
     )
     calls_by_last_name: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
     # The calls whose target is being worked out (a local bound to a call that is resolved
