@@ -1274,3 +1274,203 @@ def test_specs_run_by_a_dict_of_bound_methods_in_another_module_are_those_method
         "post_to_team_chat": ["hub.chat_connector.ChatConnector.send_message"],
         "latest_team_messages": ["hub.chat_connector.ChatConnector.read_messages"],
     }
+
+
+def test_typed_specs_a_library_call_wraps_are_linked_to_the_dispatch_table() -> None:
+    """``types.FunctionDeclaration(name="archive_note", ...)`` in each tool's module, wrapped
+    by ``types.Tool(function_declarations=[...])`` and handed to ``generate_content``: each
+    spec's name is looked up in the project's table of functions by name."""
+    archive = """\
+import os
+
+from google.genai import types
+
+
+def archive_note(folder: str, name: str) -> str:
+    os.replace(os.path.join(folder, name), os.path.join(folder, "archive", name))
+    return "archived"
+
+
+schema_archive_note = types.FunctionDeclaration(
+    name="archive_note",
+    description="Move a note to the archive folder.",
+    parameters=types.Schema(type=types.Type.OBJECT, properties={}),
+)
+"""
+    lookup = """\
+from google.genai import types
+
+
+def read_note(folder: str, name: str) -> str:
+    with open(f"{folder}/{name}") as handle:
+        return handle.read()
+
+
+schema_read_note = types.FunctionDeclaration(
+    name="read_note",
+    description="Read a note.",
+    parameters=types.Schema(type=types.Type.OBJECT, properties={}),
+)
+"""
+    config = """\
+from google.genai import types
+
+from notes.archive import schema_archive_note
+from notes.lookup import schema_read_note
+
+declared = types.Tool(function_declarations=[schema_archive_note, schema_read_note])
+"""
+    runner = """\
+from google import genai
+from google.genai import types
+
+from notes.archive import archive_note
+from notes.config import declared
+from notes.lookup import read_note
+
+
+def run(folder: str, call) -> str:
+    table = {"archive_note": archive_note, "read_note": read_note}
+    return table[call.name](folder, **call.args)
+
+
+def step(contents: list) -> None:
+    client = genai.Client()
+    reply = client.models.generate_content(
+        model="gemini-2.0-flash",
+        contents=contents,
+        config=types.GenerateContentConfig(tools=[declared]),
+    )
+    for call in reply.function_calls or []:
+        run("notes", call)
+"""
+    found = discover(
+        {
+            "notes/__init__.py": "",
+            "notes/archive.py": archive,
+            "notes/lookup.py": lookup,
+            "notes/config.py": config,
+            "notes/runner.py": runner,
+        }
+    )
+    assert {t.name: t.functions for t in found} == {
+        "archive_note": ["notes.archive.archive_note"],
+        "read_note": ["notes.lookup.read_note"],
+    }
+
+
+def test_tool_objects_a_registry_keeps_by_name_reach_a_provider_through_a_request_dict() -> None:
+    """``self._entries[tool.name] = tool`` in the project's registry, its specs handed to a
+    provider method that puts them in a request dict (``request["tools"] = tools``) sent as
+    ``messages.create(**request)``: the registered classes are the tools."""
+    base = """\
+from abc import ABC, abstractmethod
+
+
+class Skill(ABC):
+    @property
+    @abstractmethod
+    def name(self) -> str: ...
+
+    @property
+    def summary(self) -> str:
+        return ""
+
+    @abstractmethod
+    async def run(self, **kwargs) -> dict: ...
+
+    def manifest(self) -> dict:
+        return {"name": self.name, "description": self.summary, "input_schema": {}}
+"""
+    skills = """\
+import httpx
+
+from crm.skills.base import Skill
+
+
+class LogCall(Skill):
+    def __init__(self, account: str) -> None:
+        self.account = account
+
+    @property
+    def name(self) -> str:
+        return "log_call"
+
+    async def run(self, note: str) -> dict:
+        async with httpx.AsyncClient() as http:
+            reply = await http.post(f"https://crm.example/{self.account}/calls", json={"n": note})
+        return reply.json()
+
+
+class FindContact(Skill):
+    def __init__(self, account: str) -> None:
+        self.account = account
+
+    @property
+    def name(self) -> str:
+        return "find_contact"
+
+    async def run(self, query: str) -> dict:
+        async with httpx.AsyncClient() as http:
+            reply = await http.get(f"https://crm.example/{self.account}/contacts", params={"q": query})
+        return reply.json()
+"""
+    registry = """\
+from crm.skills.base import Skill
+
+
+class Shelf:
+    def __init__(self) -> None:
+        self._entries: dict[str, Skill] = {}
+
+    def keep(self, skill: Skill) -> None:
+        self._entries[skill.name] = skill
+
+    def manifests(self) -> list[dict]:
+        return [skill.manifest() for skill in self._entries.values()]
+"""
+    provider = """\
+import anthropic
+
+
+class Claude:
+    def __init__(self) -> None:
+        self.client = anthropic.AsyncAnthropic()
+
+    async def ask(self, messages: list, tools: list | None = None) -> object:
+        request = {"model": "claude", "max_tokens": 1024, "messages": messages}
+        if tools:
+            request["tools"] = tools
+        return await self.client.messages.create(**request)
+"""
+    agent = """\
+from crm.provider import Claude
+from crm.registry import Shelf
+from crm.skills.calls import FindContact, LogCall
+
+
+class Assistant:
+    def __init__(self, account: str) -> None:
+        self.llm = Claude()
+        self.shelf = Shelf()
+        self.shelf.keep(LogCall(account))
+        self.shelf.keep(FindContact(account))
+
+    async def turn(self, messages: list) -> object:
+        return await self.llm.ask(messages, tools=self.shelf.manifests())
+"""
+    found = discover(
+        {
+            "crm/__init__.py": "",
+            "crm/skills/__init__.py": "",
+            "crm/skills/base.py": base,
+            "crm/skills/calls.py": skills,
+            "crm/registry.py": registry,
+            "crm/provider.py": provider,
+            "crm/agent.py": agent,
+        }
+    )
+    assert {t.name: t.functions for t in found} == {
+        "log_call": ["crm.skills.calls.LogCall.run"],
+        "find_contact": ["crm.skills.calls.FindContact.run"],
+    }

@@ -283,6 +283,9 @@ class Loop(CompactPickle):
     body_order: tuple[int, int] = (0, 0)
     targets: list[str] = field(default_factory=list)  # ``for a, b in ...``: the names bound
     iterable: Value | None = None  # what a ``for`` loop walks
+    # The targets are fields of each row, not its positions: an object pattern
+    # (``for (const { name, handler } of tools)``, ``tools.forEach(({ name }) => ...)``).
+    fields: bool = False
 
 
 @dataclass(slots=True)

@@ -216,3 +216,14 @@ def test_a_helper_a_case_calls_through_its_parameter_is_what_the_server_hands_it
     assert set(tools) == {"get_plant", "water_plant"}
     assert tools["water_plant"]["effects"] == ["network_write"]
     assert tools["get_plant"]["effects"] == []
+
+
+def test_records_a_foreach_registers_by_destructured_fields_are_tools() -> None:
+    """``slotTools.forEach(({ name, config, handler }) => server.registerTool(name, config,
+    handler))`` over default-exported constants of other modules: each record is a tool,
+    named by its ``name`` field and running its ``handler``."""
+    tools = tools_of(FORMS / "each-records")
+    assert set(tools) == {"bookSlot", "openSlots"}
+    assert tools["bookSlot"]["path"].endswith("src/tools/bookSlot.ts")
+    assert tools["bookSlot"]["effects"] == ["network_write"]
+    assert tools["openSlots"]["effects"] == []

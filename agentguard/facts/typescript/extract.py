@@ -96,6 +96,8 @@ _INLINE_RUNNERS = frozenset(
         "replaceAll",
     }
 )
+# The array methods that run the function they are handed once per element, in order.
+_ELEMENT_RUNNERS = frozenset({"forEach", "map", "flatMap"})
 # How a method with no body is marked, as the Python front end reads the same declarations: an
 # interface is a ``Protocol``, an ``abstract`` method an ``abstractmethod``.
 PROTOCOL = "typing.Protocol"
@@ -950,7 +952,11 @@ class _Extractor:
             if value.type in _FUNCTION_EXPRESSIONS:
                 self._function(value, "default")
             elif value.type == "identifier" and is_default:
-                self.facts.imports.setdefault("default", self.resolve_name(self.text(value)))
+                # the name itself (an import, or this module's own constant or function),
+                # never the type a constant is annotated with
+                name = self.text(value)
+                own = self.facts.imports.get(name) or f"{self.module}.{name}"
+                self.facts.imports.setdefault("default", own)
                 return
             else:
                 self.visit(value)
@@ -1536,9 +1542,12 @@ class _Extractor:
         else:
             method = resolved.rsplit(".", 1)[-1] if resolved else text
             receiver = None
+            obj = None
         arguments = self._arguments(node)
         scope = self.scope
         function = scope.function
+        if func_kind in grammar.member and method in _ELEMENT_RUNNERS and arguments and obj:
+            self._callback_loop(obj, arguments[0])
         label = self._registration_label(method, arguments)
         args = [
             self._argument(a, method, index, len(arguments), label)
@@ -1569,6 +1578,34 @@ class _Extractor:
             self.visit(argument)
 
     visit_new_expression = visit_call_expression
+
+    def _callback_loop(self, walked: Node, callback: Node) -> None:
+        """``tools.forEach(({ name, handler }) => server.registerTool(name, ...))``: the
+        callback runs once per element, in its caller (its calls are the caller's), so it
+        is a loop of the caller's over ``walked`` binding the callback's first parameter."""
+        bare = _unwrap(callback)
+        if bare.type not in _FUNCTION_EXPRESSIONS:
+            return
+        params = bare.child_by_field_name("parameters") or bare.child_by_field_name("parameter")
+        first = params if params is not None and params.type == "identifier" else None
+        if first is None and params is not None:
+            first = next(iter(params.named_children), None)
+            if first is not None and first.type in ("required_parameter", "optional_parameter"):
+                first = first.child_by_field_name("pattern")
+        if first is None:
+            return
+        loop = Loop(loop_id=self.new_id(), kind="for", span=self.span(bare))
+        if first.type == "identifier":
+            loop.targets = [self.text(first)]
+        else:
+            loop.targets = _pattern_names(first, self.source)
+            loop.fields = first.type == "object_pattern"
+        loop.iterable = self.value(walked)
+        fn = self.scope.function
+        if fn is not None:
+            fn.loops.append(loop)
+        elif self.scope is self.module_scope:
+            self.facts.loops.append(loop)
 
     def _registration_label(self, method: str, arguments: list[Node]) -> str:
         """What a function handed to a call is named after: ``tool:create_issue`` for
@@ -1712,6 +1749,7 @@ class _Extractor:
                     if left.type != "identifier"
                     else [self.text(left)]
                 )
+                loop.fields = _object_pattern(left) is not None
             if right is not None:
                 self.visit(right)
                 loop.iterable = self.value(right)
@@ -2063,6 +2101,18 @@ def _property_key(node: Node | None, source: bytes) -> str | None:
         return _string_of(node, source)
     if node.type == "number":
         return source[node.start_byte : node.end_byte].decode()
+    return None
+
+
+def _object_pattern(node: Node) -> Node | None:
+    """The object pattern a ``for`` loop's left side binds (``const { name, handler }``)."""
+    if node.type == "object_pattern":
+        return node
+    for child in node.named_children:
+        if child.type == "object_pattern":
+            return child
+        if child.type == "variable_declarator":
+            return _object_pattern(child)
     return None
 
 

@@ -116,16 +116,23 @@ def record_rows(
     target (``for (const t of tools) server.tool(t.name, ..., cb)``, ``tool(fn, {name:
     t.name})``): the field and each record (a dict literal holding that field). None of
     them for any other name."""
-    if named is None or named.kind != "attr" or named.chain is None:
+    if named is None:
         return "", []
-    chain = named.chain
-    if (
-        len(chain.steps) != 1
-        or chain.steps[0][0] != "attr"
-        or not isinstance(chain.steps[0][1], str)
-    ):
+    if named.kind == "name":
+        # ``for (const { name, handler } of tools) server.tool(name, ...)``: a field bound
+        # by an object pattern
+        root = field = named.text
+    elif named.kind == "attr" and named.chain is not None:
+        chain = named.chain
+        if (
+            len(chain.steps) != 1
+            or chain.steps[0][0] != "attr"
+            or not isinstance(chain.steps[0][1], str)
+        ):
+            return "", []
+        root, field = chain.root, chain.steps[0][1]
+    else:
         return "", []
-    field = chain.steps[0][1]
     fn: Function | None = None
     if call.function is not None:
         entry = project.functions.get(call.function)
@@ -134,7 +141,7 @@ def record_rows(
         fn, facts = entry
         loops = fn.loops
         # a callback registered inside the loop: the loop is its enclosing function's
-        while not _enclosing_loop(loops, chain.root, call) and fn is not None:
+        while not _enclosing_loop(loops, root, call) and fn is not None:
             outer = _outer_function(project, fn)
             if outer is None:
                 break
@@ -144,15 +151,28 @@ def record_rows(
         facts, loops = module, module.loops
     else:
         return "", []
-    loop = _enclosing_loop(loops, chain.root, call)
-    if loop is None or loop.iterable is None or len(loop.targets) != 1:
+    loop = _enclosing_loop(loops, root, call)
+    if loop is None or loop.iterable is None:
+        return "", []
+    if loop.fields != (named.kind == "name") or (not loop.fields and len(loop.targets) != 1):
         return "", []
     rows = [
-        (row, row_facts)
+        (record, record_facts)
         for row, row_facts in _rows(project, loop.iterable, fn, facts, loop.span.line, 0)
-        if row.kind == "dict" and field in row.items
+        for record, record_facts in [_record(project, row, row_facts)]
+        if record.kind == "dict" and field in record.items
     ]
     return field, rows
+
+
+def _record(project: ProjectIndex, row: Value, facts: ModuleFacts) -> tuple[Value, ModuleFacts]:
+    """A row as the record it names: ``[createEventTool, ...]`` holds constants each set to
+    an object literal, in its own module."""
+    if row.kind == "name":
+        held = _module_value(project, row.text, facts)
+        if held is not None:
+            return held
+    return row, facts
 
 
 def _outer_function(project: ProjectIndex, fn: Function) -> str | None:

@@ -274,6 +274,16 @@ def _method_of_built_object(
     return project.find_method(cls, method) if cls is not None else None
 
 
+def _row_field(row: Value, target: str | None, value: Value) -> Value:
+    """What an option written from the loop's record (``t.description``, or a field bound
+    by an object pattern, ``description``) is in ``row``; any other option as written."""
+    if target is not None and value.kind == "attr" and value.text.startswith(f"{target}."):
+        return row.items.get(value.text.partition(".")[2], value)
+    if target is None and value.kind == "name":
+        return row.items.get(value.text, value)
+    return value
+
+
 def _record_tools(
     project: ProjectIndex,
     call: Call,
@@ -292,8 +302,10 @@ def _record_tools(
     field, rows = record_rows(project, name_value, call, facts if call.function is None else None)
     if not rows:
         return []
-    assert name_value is not None and name_value.chain is not None
-    target = name_value.chain.root
+    assert name_value is not None
+    # the record as the loop binds it: ``t`` of ``t.name``, or its fields themselves
+    # (``{ name, handler }``)
+    target = name_value.chain.root if name_value.chain is not None else None
     tools: list[ToolFacts] = []
     for row, row_facts in rows:
         name = row.items[field].string()
@@ -304,12 +316,7 @@ def _record_tools(
             for v in row.items.values()
             if v.kind == "name" and v.qualname and v.qualname in project.functions
         ]
-        row_options = {
-            key: row.items.get(value.text.partition(".")[2], value)
-            if value.kind == "attr" and value.text.startswith(f"{target}.")
-            else value
-            for key, value in options.items()
-        }
+        row_options = {key: _row_field(row, target, value) for key, value in options.items()}
         functions = [qual, *held] if qual else held
         if not functions:
             continue

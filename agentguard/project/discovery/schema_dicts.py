@@ -37,31 +37,45 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             if not name:
                 continue
             site = Location(facts.path, schema.span or Span.point(1))
-            handling = dispatching.of(name, facts)
-            branch = inline_branch(project, name, handling)
-            if branch is not None:
-                if not found.named_in(name, handling.path):
-                    form = ToolForm(framework, "schema-dict-branch")
-                    yield branch_tool(project, name, handling, site, {}, branch, form)
-                continue
-            target = (
-                dispatch_target(project, name, handling)
-                or dispatch_target(project, name, facts)
-                or _plugin_entry(project, facts, schema.span if len(specs) == 1 else None)
-            )
-            if target is None and facts.language != "python":
-                if not found.named_in(name, facts.path):
-                    answering = _answering_branch(project, name, facts, framework, site)
-                    if answering is not None:
-                        yield answering
-                continue
-            if target is None or found.any_runs(target):
-                continue
-            tool = function_tool(
-                project, target, ToolForm(framework, "schema-dict"), site, name, {}
-            )
-            if tool:
+            alone = schema.span if len(specs) == 1 else None
+            tool = named_spec_tool(project, found, dispatching, name, facts, site, framework, alone)
+            if tool is not None:
                 yield tool
+
+
+def named_spec_tool(
+    project: ProjectIndex,
+    found: FoundTools,
+    dispatching: DispatchingModules,
+    name: str,
+    facts: ModuleFacts,
+    site: Location,
+    framework: str,
+    only_spec: Span | None,
+) -> ToolFacts | None:
+    """The tool a spec named ``name`` written at ``site`` in ``facts`` stands for: the
+    dispatch branch that does the work itself, else the function the dispatch runs for the
+    name, else the module's one plugin entry (``only_spec``: the module's only spec); None
+    when that tool is found already or nothing runs for the name."""
+    handling = dispatching.of(name, facts)
+    branch = inline_branch(project, name, handling)
+    if branch is not None:
+        if found.named_in(name, handling.path):
+            return None
+        form = ToolForm(framework, "schema-dict-branch")
+        return branch_tool(project, name, handling, site, {}, branch, form)
+    target = (
+        dispatch_target(project, name, handling)
+        or dispatch_target(project, name, facts)
+        or _plugin_entry(project, facts, only_spec)
+    )
+    if target is None and facts.language != "python":
+        if found.named_in(name, facts.path):
+            return None
+        return _answering_branch(project, name, facts, framework, site)
+    if target is None or found.any_runs(target):
+        return None
+    return function_tool(project, target, ToolForm(framework, "schema-dict"), site, name, {})
 
 
 def _answering_branch(

@@ -28,6 +28,7 @@ from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import enclosing_class, returned_local_function
+from agentguard.project.discovery.branch_tools import DispatchingModules
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.class_tools import (
@@ -36,11 +37,13 @@ from agentguard.project.discovery.class_tools import (
     entry_method,
     gives,
     self_string,
+    spec_items,
     spec_returns,
     static_string,
 )
 from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.discovery.registration_names import project_targets
+from agentguard.project.discovery.schema_dicts import named_spec_tool
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts, argument_at
 
 if TYPE_CHECKING:
@@ -54,6 +57,8 @@ _ADDERS = {"append": 0, "extend": 0, "insert": 1}
 # Python's own containers: what a view or a copy of one hands on is what the container holds.
 _VIEWS = frozenset({"values", "items", "copy"})
 _COPIES = frozenset({"list", "tuple", "sorted", "set", "reversed", "dict"})
+# The arguments of a library call that may hold specs: containers and references, not literals.
+_HOLDERS = frozenset({"list", "name", "attr", "call", "dict"})
 
 
 class _Trace:
@@ -77,6 +82,10 @@ class _Trace:
         self._fields: set[tuple[str, str]] = set()
         self._writes: dict[str, list[tuple[Value, Function | None, ModuleFacts]]] | None = None
         self._decorations: dict[str, list[tuple[str, Location]]] | None = None
+        # the specs written with a literal name (``FunctionDeclaration(name="write_file",
+        # ...)``, ``{"name": "write_file", "parameters": ...}``): the dispatch runs a
+        # function for that name
+        self.named_specs: dict[str, tuple[ModuleFacts, Location, str]] = {}
 
     def value(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         if depth > _MAX_DEPTH:
@@ -95,6 +104,7 @@ class _Trace:
             for element in value.elements:
                 self.value(element, fn, facts, depth + 1)
         elif value.kind == "dict":
+            self._named_spec(value, facts)
             if fn is not None:
                 # a spec a decorator writes describes the function it decorates
                 self._decorated_by(fn.qualname)
@@ -110,6 +120,7 @@ class _Trace:
             if not self._referenced(value, fn, facts):
                 self._attribute(value, fn, facts, depth)
         elif value.kind == "call":
+            self._named_spec(value, facts)
             self._calls(value, fn, facts, depth)
         elif value.kind == "other" and span is not None:
             # a comprehension: what it walks, and the calls it makes on each element
@@ -122,6 +133,20 @@ class _Trace:
                 for name in value.names:  # ``tools or []``
                     self._name(name, fn, facts, depth + 1)
 
+    def _named_spec(self, value: Value, facts: ModuleFacts) -> None:
+        """Keep a spec written with a literal name, and whose form it is."""
+        spec = spec_items(value)
+        named = spec.get("name") if spec is not None else None
+        name = named.string() if named is not None else None
+        if not name or value.span is None or name in self.named_specs:
+            return
+        if value.kind == "call":
+            # an SDK's spec type (``google.genai.types.FunctionDeclaration``): its package
+            framework = (value.qualname or value.text).partition(".")[0] or "custom"
+        else:
+            framework = "openai" if "function" in value.items else "custom"
+        self.named_specs[name] = (facts, Location(facts.path, value.span), framework)
+
     def _name(self, name: str, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         scope = fn.qualname if fn else None
         key = (facts.path, scope, -1, hash(name))
@@ -131,6 +156,10 @@ class _Trace:
         assigned = self.project.local_assignments(facts, scope, name)
         for assignment in assigned:
             self.value(assignment.value, fn, facts, depth + 1)
+        for key in sorted(self.keys):
+            # ``kwargs["tools"] = tools`` on the request handed over as ``**kwargs``
+            for assignment in self.project.local_assignments(facts, scope, f"{name}[{key}]"):
+                self.value(assignment.value, fn, facts, depth + 1)
         self._added(name, scope, fn, facts, depth)
         if not assigned and fn is not None and name in fn.params:
             self._arguments(fn, name, depth)
@@ -366,6 +395,11 @@ class _Trace:
                     for assignment in self.project.local_assignments(cls_facts, scope, text):
                         self.value(assignment.value, owner, cls_facts, depth + 1)
                     self._added(text, scope, owner, cls_facts, depth)
+            # ``self._tools[tool.name] = tool`` in a registering method
+            for store in cls_facts.stores:
+                if store.target == text and store.function in cls.methods:
+                    owner = self.project.function(store.function)
+                    self.value(store.value, owner, cls_facts, depth + 1)
 
     def _calls(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         """The calls the expression ``value`` makes: a project function's returns are
@@ -413,6 +447,12 @@ class _Trace:
             for name, held in call.kwargs.items():
                 if name in self.keys:  # GenerateContentConfig(tools=[...])
                     self.value(held, fn, facts, depth + 1)
+            if target is None and site.callee not in self.project.functions:
+                # a library call wrapping what it is handed (``types.Tool(
+                # function_declarations=[...])``): the specs are in its arguments
+                for held in (*call.args, *call.kwargs.values()):
+                    if held.kind in _HOLDERS:
+                        self.value(held, fn, facts, depth + 1)
 
     def _unresolved(
         self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int
@@ -505,7 +545,7 @@ def _spec_classes(project: ProjectIndex, trace: _Trace) -> dict[str, set[str]]:
 
 def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[ToolFacts]:
     spec_classes = _spec_classes(project, trace)
-    if not spec_classes and not trace.instances and not trace.functions:
+    if not (spec_classes or trace.instances or trace.functions or trace.named_specs):
         return
     family = Family(project)
     taken = found.symbols()
@@ -528,6 +568,12 @@ def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[
             taken.add(cls_qual)
             yield from class_tools(project, cls_qual, name, entry, FORM)
     yield from _instance_tools(project, family, taken, trace.instances)
+    dispatching = DispatchingModules(project)
+    for name, (facts, site, framework) in sorted(trace.named_specs.items()):
+        tool = named_spec_tool(project, found, dispatching, name, facts, site, framework, None)
+        if tool is not None and tool.symbol not in taken:
+            taken.add(tool.symbol)
+            yield tool
     for qualname, site in sorted(trace.functions.items()):
         if qualname in taken or found.any_runs(qualname):
             continue

@@ -262,12 +262,21 @@ class Symbols:
         the value is in that file, not in the one that imports the name."""
         if not qualname or "." not in qualname:
             return None
-        module, name = qualname.rsplit(".", 1)
-        facts = self.modules_by_name.get(module)
-        if facts is None:
-            return None
-        assigned = self.local_assignments(facts, None, name)
-        return (assigned[-1].value, facts.path) if assigned else None
+        for _ in range(4):  # a re-export's re-export
+            module, name = qualname.rsplit(".", 1)
+            facts = self.modules_by_name.get(module)
+            if facts is None:
+                return None
+            assigned = self.local_assignments(facts, None, name)
+            if assigned:
+                return assigned[-1].value, facts.path
+            # a name the module imports from another (``export default createEventTool``,
+            # ``from .tools import TOOLS`` in a package's ``__init__``)
+            imported = facts.imports.get(name)
+            if not imported or "." not in imported or imported == qualname:
+                return None
+            qualname = imported
+        return None
 
     def _class_qualname(self, name: str, facts: ModuleFacts) -> str:
         if name in self.classes:
