@@ -156,9 +156,10 @@ class _Trace:
         assigned = self.project.local_assignments(facts, scope, name)
         for assignment in assigned:
             self.value(assignment.value, fn, facts, depth + 1)
-        for key in sorted(self.keys):
+        for keyword in sorted(self.keys):
             # ``kwargs["tools"] = tools`` on the request handed over as ``**kwargs``
-            for assignment in self.project.local_assignments(facts, scope, f"{name}[{key}]"):
+            stored = f"{name}[{keyword}]"
+            for assignment in self.project.local_assignments(facts, scope, stored):
                 self.value(assignment.value, fn, facts, depth + 1)
         self._added(name, scope, fn, facts, depth)
         if not assigned and fn is not None and name in fn.params:
