@@ -1474,3 +1474,87 @@ class Assistant:
         "log_call": ["crm.skills.calls.LogCall.run"],
         "find_contact": ["crm.skills.calls.FindContact.run"],
     }
+
+
+SHELL_TOOLS = """\
+import subprocess
+
+
+class HostTool:
+    name: str
+    description: str
+
+    def schema(self) -> dict:
+        return {"type": "object", "properties": {}}
+
+    def run(self, **kwargs) -> dict:
+        raise NotImplementedError
+
+
+class RestartService(HostTool):
+    name = "restart_service"
+    description = "Restart a systemd service."
+
+    def run(self, unit: str) -> dict:
+        done = subprocess.run(["systemctl", "restart", unit], capture_output=True, text=True)
+        return {"ok": done.returncode == 0}
+
+
+class DiskUsage(HostTool):
+    name = "disk_usage"
+    description = "Show the disk usage."
+
+    def run(self) -> dict:
+        done = subprocess.run(["df", "-h"], capture_output=True, text=True)
+        return {"out": done.stdout}
+
+
+HOST_TOOLS = [RestartService(), DiskUsage()]
+"""
+
+
+def test_the_elements_a_spec_writer_describes_are_tools_wherever_the_specs_go() -> None:
+    """``[{"name": t.name, "description": t.description, "parameters": t.schema()} for t in
+    HOST_TOOLS]``, serialised into a prompt sent by the project's own HTTP call: the
+    function writes a tool spec for each element, so each element's class is a tool."""
+    planner = """\
+import json
+
+import requests
+
+from ops.tools import HOST_TOOLS
+
+
+def tool_specs() -> list[dict]:
+    return [
+        {"name": t.name, "description": t.description, "parameters": t.schema()}
+        for t in HOST_TOOLS
+    ]
+
+
+def plan(question: str) -> str:
+    prompt = f"Tools:\\n{json.dumps(tool_specs())}\\nQuestion: {question}"
+    reply = requests.post("http://localhost:11434/api/generate", json={"prompt": prompt})
+    return reply.json()["response"]
+"""
+    found = discover(
+        {"ops/__init__.py": "", "ops/tools.py": SHELL_TOOLS, "ops/planner.py": planner}
+    )
+    assert {t.name: t.functions for t in found} == {
+        "restart_service": ["ops.tools.RestartService.run"],
+        "disk_usage": ["ops.tools.DiskUsage.run"],
+    }
+
+
+def test_a_listing_without_a_parameter_schema_describes_no_tools() -> None:
+    """``[{"name": t.name, "description": t.description} for t in HOST_TOOLS]`` (a status
+    page's listing, no parameter schema): no tool spec is written, so nothing is a tool."""
+    status = """\
+from ops.tools import HOST_TOOLS
+
+
+def listing() -> list[dict]:
+    return [{"name": t.name, "description": t.description} for t in HOST_TOOLS]
+"""
+    found = discover({"ops/__init__.py": "", "ops/tools.py": SHELL_TOOLS, "ops/status.py": status})
+    assert found == []

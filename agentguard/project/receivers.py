@@ -161,7 +161,8 @@ def stays_in_process(
     world = project.catalog.open_world
     if (
         call.callee.startswith(("npm:", "node:"))
-        and call.callee.split(".", 1)[0] in world.in_process_packages
+        # ``npm:dayjs().add`` for ``dayjs(start).add(1, "hour")``: the package called
+        and call.callee.split(".", 1)[0].removesuffix("()") in world.in_process_packages
         and call.method not in world.buffer_saves
     ):
         # ``createHash("sha256")`` (node:crypto), ``$("script").remove()`` after ``$ =

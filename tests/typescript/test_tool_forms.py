@@ -221,7 +221,8 @@ def test_a_helper_a_case_calls_through_its_parameter_is_what_the_server_hands_it
 def test_records_a_foreach_registers_by_destructured_fields_are_tools() -> None:
     """``slotTools.forEach(({ name, config, handler }) => server.registerTool(name, config,
     handler))`` over default-exported constants of other modules: each record is a tool,
-    named by its ``name`` field and running its ``handler``."""
+    named by its ``name`` field and running its ``handler``. A date the handler computes
+    with an in-memory library (``dayjs(day).add(1, "day")``) is no write."""
     tools = tools_of(FORMS / "each-records")
     assert set(tools) == {"bookSlot", "openSlots"}
     assert tools["bookSlot"]["path"].endswith("src/tools/bookSlot.ts")

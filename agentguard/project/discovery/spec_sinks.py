@@ -57,6 +57,8 @@ _ADDERS = {"append": 0, "extend": 0, "insert": 1}
 # Python's own containers: what a view or a copy of one hands on is what the container holds.
 _VIEWS = frozenset({"values", "items", "copy"})
 _COPIES = frozenset({"list", "tuple", "sorted", "set", "reversed", "dict"})
+# The keys a tool spec holds its parameter schema under, in the model APIs' forms.
+_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema")
 # The arguments of a library call that may hold specs: containers and references, not literals.
 _HOLDERS = frozenset({"list", "name", "attr", "call", "dict"})
 
@@ -522,9 +524,48 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                     trace.value(held, caller, facts, 0)
             for star in call.star_kwargs_values:
                 trace.value(star, caller, facts, 0)
+    trace = _from_spec_writers(project, trace)
     if trace is None:
         return
     yield from _tools(project, found, trace)
+
+
+def _from_spec_writers(project: ProjectIndex, trace: _Trace | None) -> _Trace | None:
+    """Follow back, as from a sink, what the project's spec writers walk: a function that
+    returns a tool spec written for each element of a collection (``[{"name": t.name,
+    "description": t.description, "parameters": t.schema()} for t in TOOLS]``) describes
+    those elements to whatever reads the specs (a model's prompt, a protocol's listing),
+    wherever the specs go next."""
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        spans = [d.span for d in facts.dicts if d.span is not None and _per_element_spec(d.items)]
+        if not spans:
+            continue
+        for fn in facts.functions.values():
+            for returned in fn.returns:
+                span = returned.span
+                if returned.kind != "other" or span is None:
+                    continue
+                if any(_within(inner, span) for inner in spans) and any(
+                    loop.kind == "comprehension" and _within(loop.span, span) for loop in fn.loops
+                ):
+                    if trace is None:
+                        trace = _Trace(project, {"tools"})
+                    trace.value(returned, fn, facts, 0)
+    return trace
+
+
+def _per_element_spec(items: dict[str, Value]) -> bool:
+    """A tool spec written from an element: its name read from it (not a literal), beside
+    a description and a parameter schema."""
+    name = items.get("name")
+    return (
+        name is not None
+        and name.kind in {"attr", "call"}
+        and "description" in items
+        and any(key in items for key in _SCHEMA_KEYS)
+    )
 
 
 def _spec_classes(project: ProjectIndex, trace: _Trace) -> dict[str, set[str]]:
