@@ -1558,3 +1558,80 @@ def listing() -> list[dict]:
 """
     found = discover({"ops/__init__.py": "", "ops/tools.py": SHELL_TOOLS, "ops/status.py": status})
     assert found == []
+
+
+def test_a_decorator_handing_functions_to_a_manager_that_writes_their_specs_registers_tools() -> (
+    None
+):
+    """``@skill(description, parameters)`` hands each function to ``desk.add(name=...,
+    handler=func, ...)``, which keeps it under its name and writes a tool spec (name,
+    description, parameters) for the prompt: the decorated functions are tools; a
+    decorator of the same shape that keeps routes and writes no spec registers none."""
+    desk = """\
+class Desk:
+    def __init__(self) -> None:
+        self.handlers = {}
+        self.specs = []
+
+    def add(self, name, handler, description, parameters) -> None:
+        self.handlers[name] = handler
+        self.specs.append({"name": name, "description": description, "parameters": parameters})
+
+    def run(self, name, **arguments):
+        return self.handlers[name](**arguments)
+
+
+desk = Desk()
+
+
+def skill(description, parameters):
+    def keep(func):
+        desk.add(name=func.__name__, handler=func, description=description, parameters=parameters)
+        return func
+
+    return keep
+"""
+    routes = """\
+class Router:
+    def __init__(self) -> None:
+        self.paths = {}
+
+    def add(self, path, handler) -> None:
+        self.paths[path] = handler
+
+
+router = Router()
+
+
+def route(path):
+    def keep(func):
+        router.add(path=path, handler=func)
+        return func
+
+    return keep
+"""
+    skills = """\
+import requests
+
+from bot.desk import skill
+from bot.routes import route
+
+
+@skill("Cancel an order.", {"type": "object", "properties": {"order_id": {"type": "string"}}})
+def cancel_order(order_id: str) -> str:
+    return requests.delete(f"https://shop.example/orders/{order_id}").text
+
+
+@route("/health")
+def health() -> str:
+    return "ok"
+"""
+    found = discover(
+        {
+            "bot/__init__.py": "",
+            "bot/desk.py": desk,
+            "bot/routes.py": routes,
+            "bot/skills.py": skills,
+        }
+    )
+    assert {t.name: t.functions for t in found} == {"cancel_order": ["bot.skills.cancel_order"]}

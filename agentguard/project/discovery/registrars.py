@@ -59,6 +59,7 @@ class Store:
 
     function: str
     container: str
+    position: int = 0  # the parameter it keeps (``register(name, fn)`` keeps ``fn``: 1)
 
 
 class _Registrars:
@@ -98,17 +99,21 @@ class _Registrars:
         return project_targets(self.project, written, fn, facts)
 
     # -- what a registrar keeps ------------------------------------------------------
-    def stores(self, qualname: str) -> Store | None:
-        """The container the function ``qualname`` stores its first parameter in."""
-        if qualname not in self.stored:
-            self.stored[qualname] = self._find_store(qualname)
-        return self.stored[qualname]
+    def stores(self, qualname: str, position: int = 0, depth: int = 0) -> Store | None:
+        """The container the function ``qualname`` stores its parameter at ``position``
+        (its first by default) in, itself or through a project function it hands it to."""
+        key = f"{qualname}#{position}" if position else qualname
+        if key not in self.stored:
+            self.stored[key] = None  # a recursion ends here
+            self.stored[key] = self._find_store(qualname, position, depth)
+        return self.stored[key]
 
-    def held_names(self, qualname: str) -> set[str]:
-        """The names in ``qualname`` holding its first parameter or what is made of it."""
+    def held_names(self, qualname: str, position: int = 0) -> set[str]:
+        """The names in ``qualname`` holding its parameter at ``position`` or what is made
+        of it."""
         project = self.project
         fn, facts = project.functions[qualname]
-        params = [p for p in fn.params if p not in SELF_NAMES][:1]
+        params = [p for p in fn.params if p not in SELF_NAMES][position : position + 1]
         if not params:
             return set()
         # the parameter, and the wrappers defined in the registrar (they close over it)
@@ -121,22 +126,44 @@ class _Registrars:
             held = grown
         return held
 
-    def _find_store(self, qualname: str) -> Store | None:
+    def _find_store(self, qualname: str, position: int, depth: int) -> Store | None:
         project = self.project
         fn, facts = project.functions[qualname]
-        params = [p for p in fn.params if p not in SELF_NAMES][:1]
-        if not params:
+        held = self.held_names(qualname, position)
+        if not held:
             return None
-        held = self.held_names(qualname)
         for store in facts.stores:
             if store.function == qualname and held & set(store.value.names):
-                return Store(qualname, store.target)
+                return Store(qualname, store.target, position)
         for call in project.calls_in(qualname):
-            if call.method in KEEPING and call.receiver:
+            if (
+                call.method in KEEPING
+                and call.receiver
+                and not _runs_project_code(project, call, fn, facts)
+            ):
                 if any(held & set(arg.names) for arg in [*call.args, *call.kwargs.values()]):
                     # a module's own container is written resolved: ``pkg.tools.SHELF``
                     receiver = call.receiver.removeprefix(facts.module + ".")
-                    return Store(qualname, receiver)
+                    return Store(qualname, receiver, position)
+        if depth < 3:
+            # ``manager.register_tool(func.__name__, func, description)``: handed on to a
+            # project function that keeps it
+            for call in project.calls_in(qualname):
+                target = project.call_site(call, fn, facts).target
+                if target is None or target not in project.functions or target == qualname:
+                    continue
+                params = [p for p in project.functions[target][0].params if p not in SELF_NAMES]
+                handed = [
+                    i for i, arg in enumerate(call.args) if arg.kind == "name" and arg.text in held
+                ] + [
+                    params.index(name)
+                    for name, arg in call.kwargs.items()
+                    if arg.kind == "name" and arg.text in held and name in params
+                ]
+                if handed:
+                    found = self.stores(target, handed[0], depth + 1)
+                    if found is not None:
+                        return found
         return None
 
     # -- whether the store reaches a model -------------------------------------------
@@ -151,11 +178,17 @@ class _Registrars:
                 return False
         key = (owner or facts.module, container)
         if key not in self.facing:
-            own = self._flow(facts, store.function, None, self.held_names(store.function))
-            self.facing[key] = self._hands_to_framework(facts, store.function, own) or any(
-                self._builds_specs(reader_facts, reader, written)
-                for reader_facts, reader, written in self._readers(owner, facts, container)
-                if reader is None or not reader.startswith(store.function)
+            own = self._flow(
+                facts, store.function, None, self.held_names(store.function, store.position)
+            )
+            self.facing[key] = (
+                self._hands_to_framework(facts, store.function, own)
+                or _describes_as_tool(facts, fn)
+                or any(
+                    self._builds_specs(reader_facts, reader, written)
+                    for reader_facts, reader, written in self._readers(owner, facts, container)
+                    if reader is None or not reader.startswith(store.function)
+                )
             )
         return self.facing[key]
 
@@ -264,6 +297,27 @@ class _Registrars:
             d.span is not None and span.line <= d.span.line <= span.end_line and flow.carries(d)
             for d in facts.dicts
         )
+
+
+def _runs_project_code(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
+    """Whether ``call`` runs a project function (``desk.add(...)`` on the project's own
+    ``Desk``): not a container's method, whatever it is called."""
+    target = project.call_site(call, fn, facts).target
+    return target is not None and target in project.functions
+
+
+def _describes_as_tool(facts: ModuleFacts, fn: Function) -> bool:
+    """Whether the registrar itself writes a tool spec for what it keeps (``{"name":
+    tool_name, "description": description, "parameters": parameters}``)."""
+    span = fn.span
+    return any(
+        d.span is not None
+        and span.line <= d.span.line <= span.end_line
+        and "name" in d.items
+        and "description" in d.items
+        and any(key in d.items for key in ("parameters", "input_schema", "inputSchema"))
+        for d in facts.dicts
+    )
 
 
 class _Flow:
