@@ -69,7 +69,9 @@ class _Trace:
     def __init__(self, project: ProjectIndex, keys: set[str]) -> None:
         self.project = project
         self.keys = keys  # the keywords (and dict keys) holding tool specs
-        self.seen: set[tuple[str | int | None, ...]] = set()
+        # each value visited, with the least depth it was reached at: a value first reached
+        # deep (its own values cut at the depth limit) is walked again when reached nearer
+        self.seen: dict[tuple[str | int | None, ...], int] = {}
         self.spec_functions: set[str] = set()
         self.spec_names: set[str] = set()
         # the project classes whose instances the values handed over are built from
@@ -96,9 +98,9 @@ class _Trace:
         if span is not None:
             # the whole span: ``a + b`` starts where ``a`` does
             key = (facts.path, fn.qualname if fn else None, *span)
-            if key in self.seen:
+            if self.seen.get(key, _MAX_DEPTH + 1) <= depth:
                 return
-            self.seen.add(key)
+            self.seen[key] = depth
         if value.op in {"+", "if"}:
             for part in value.parts:
                 self.value(part, fn, facts, depth + 1)
@@ -152,9 +154,9 @@ class _Trace:
     def _name(self, name: str, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         scope = fn.qualname if fn else None
         key = (facts.path, scope, -1, hash(name))
-        if key in self.seen:
+        if self.seen.get(key, _MAX_DEPTH + 1) <= depth:
             return
-        self.seen.add(key)
+        self.seen[key] = depth
         assigned = self.project.local_assignments(facts, scope, name)
         for assignment in assigned:
             self.value(assignment.value, fn, facts, depth + 1)
