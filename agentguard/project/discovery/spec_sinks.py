@@ -140,7 +140,10 @@ class _Trace:
     def _named_spec(self, value: Value, facts: ModuleFacts) -> None:
         """Keep a spec written with a literal name, and whose form it is."""
         spec = spec_items(value)
-        named = spec.get("name") if spec is not None else None
+        if spec is None or not any(key in spec for key in _SCHEMA_KEYS):
+            # ``StructuredTool.from_function(f, name="x")``: a factory's name, not a spec
+            return
+        named = spec.get("name")
         name = named.string() if named is not None else None
         if not name or value.span is None or name in self.named_specs:
             return
