@@ -72,8 +72,6 @@ def heuristic_sink(
         return None
     if open_world.sent_by_terminal(project, call, fn, facts):
         return None  # the request a later ``.execute()`` sends: judged there
-    if open_world.acts_on_verbless_build(project, call, fn):
-        return None  # ``dayjs(start).add(1, "hour")``: unknown, as the open world says
     if (
         facts.language != "python"
         and not call.receiver
