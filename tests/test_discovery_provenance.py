@@ -1546,20 +1546,6 @@ def plan(question: str) -> str:
     }
 
 
-def test_a_listing_without_a_parameter_schema_describes_no_tools() -> None:
-    """``[{"name": t.name, "description": t.description} for t in HOST_TOOLS]`` (a status
-    page's listing, no parameter schema): no tool spec is written, so nothing is a tool."""
-    status = """\
-from ops.tools import HOST_TOOLS
-
-
-def listing() -> list[dict]:
-    return [{"name": t.name, "description": t.description} for t in HOST_TOOLS]
-"""
-    found = discover({"ops/__init__.py": "", "ops/tools.py": SHELL_TOOLS, "ops/status.py": status})
-    assert found == []
-
-
 def test_a_decorator_handing_functions_to_a_manager_that_writes_their_specs_registers_tools() -> (
     None
 ):

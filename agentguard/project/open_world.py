@@ -409,13 +409,22 @@ def _verdict(
         if batch is not None:
             return _Verdict(batch[0], f"the request `{request}` it executes ({batch[1]})")
         return _Verdict(world.verb_class(request), f"the request `{request}` it executes")
+    verb = method_verb(project, call.method, call)
     if receiver is not None and receiver.ends_in_call:
-        if acts_on_verbless_build(project, call, fn):
+        built_by = receiver.called()
+        if (
+            verb in WRITE_CLASSES
+            and built_by is not None
+            and built_by != receiver.root
+            and method_verb(project, built_by) is None
+            and call.method not in project.catalog.container_methods
+            and call.method not in _DATA_METHODS
+            and not _sent_in_chain(world, call, project.calls_in(fn.qualname))
+        ):
             # ``get_db().table("notes").delete()``: the write verb acts on what a call of no
             # verb built (a query, a handle), which judged nothing; what it does is unknown
             return _Verdict(None, "a write verb on what a call of no verb built")
         return None  # ``conn.execute(...).fetchall()``: handles what a judged call returned
-    verb = method_verb(project, call.method, call)
     root = _root(receiver)
     containers = project.catalog.container_methods
     named = words(call.method, identifier=True)
@@ -829,26 +838,6 @@ def _reads_a_key(call: Call) -> bool:
         and bool(call.args)
         and call.args[0].string() is not None
         and call.args[0].kind == "const"
-    )
-
-
-def acts_on_verbless_build(project: ProjectIndex, call: Call, fn: Function) -> bool:
-    """Whether ``call`` is a write verb on what a call of no verb built in the same
-    expression (``get_db().table("notes").delete()``, ``dayjs(start).add(1, "hour")``),
-    with no builder terminal sending it later: that call judged nothing, so neither
-    can the verb."""
-    receiver = call_receiver(call)
-    if receiver is None or not receiver.ends_in_call:
-        return False
-    built_by = receiver.called()
-    return (
-        method_verb(project, call.method, call) in WRITE_CLASSES
-        and built_by is not None
-        and built_by != receiver.root
-        and method_verb(project, built_by) is None
-        and call.method not in project.catalog.container_methods
-        and call.method not in _DATA_METHODS
-        and not _sent_in_chain(project.catalog.open_world, call, project.calls_in(fn.qualname))
     )
 
 

@@ -1601,6 +1601,10 @@ class _Extractor:
             loop.targets = _pattern_names(first, self.source)
             loop.fields = first.type == "object_pattern"
         loop.iterable = self.value(walked)
+        self._keep_loop(loop)
+
+    def _keep_loop(self, loop: Loop) -> None:
+        """A loop is its function's, or the module's when written at module level."""
         fn = self.scope.function
         if fn is not None:
             fn.loops.append(loop)
@@ -1749,7 +1753,7 @@ class _Extractor:
                     if left.type != "identifier"
                     else [self.text(left)]
                 )
-                loop.fields = _object_pattern(left) is not None
+                loop.fields = left.type == "object_pattern"
             if right is not None:
                 self.visit(right)
                 loop.iterable = self.value(right)
@@ -1758,11 +1762,7 @@ class _Extractor:
                 part = node.child_by_field_name(field)
                 if part is not None:
                     self.visit(part)
-        fn = self.scope.function
-        if fn is not None:
-            fn.loops.append(loop)
-        elif self.scope is self.module_scope:
-            self.facts.loops.append(loop)
+        self._keep_loop(loop)
         self.scope.loops.append(loop_id)
         if body is not None:
             self.visit(body)
@@ -2101,18 +2101,6 @@ def _property_key(node: Node | None, source: bytes) -> str | None:
         return _string_of(node, source)
     if node.type == "number":
         return source[node.start_byte : node.end_byte].decode()
-    return None
-
-
-def _object_pattern(node: Node) -> Node | None:
-    """The object pattern a ``for`` loop's left side binds (``const { name, handler }``)."""
-    if node.type == "object_pattern":
-        return node
-    for child in node.named_children:
-        if child.type == "object_pattern":
-            return child
-        if child.type == "variable_declarator":
-            return _object_pattern(child)
     return None
 
 

@@ -181,6 +181,19 @@ def spec_returns(project: ProjectIndex, qualname: str) -> dict[str, Value] | Non
     return None
 
 
+# The keys a tool spec holds its parameter schema under, in the model APIs' and MCP's forms.
+PARAMETER_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema")
+
+
+def has_parameter_schema(items: dict[str, Value]) -> bool:
+    return any(key in items for key in PARAMETER_SCHEMA_KEYS)
+
+
+def describes_a_tool(items: dict[str, Value]) -> bool:
+    """A spec as a model reads one: a name, a description and a parameter schema."""
+    return "name" in items and "description" in items and has_parameter_schema(items)
+
+
 def spec_items(value: Value) -> dict[str, Value] | None:
     if value.kind == "call" and value.qualname in _CASTS and value.call_args:
         value = value.call_args[-1]  # ``typing.cast(ToolParam, {...})`` is the dict

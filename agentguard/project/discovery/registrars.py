@@ -40,6 +40,7 @@ from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import enclosing_class, local_function, returned_local_function
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.class_tools import describes_a_tool
 from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.discovery.registration_names import project_targets
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
@@ -69,7 +70,7 @@ class _Registrars:
         self.project = project
         _, spec = structural_spec(project)
         self.builders = frozenset((spec or {}).get("schema_builders") or ())
-        self.stored: dict[str, Store | None] = {}
+        self.stored: dict[tuple[str, int], Store | None] = {}
         self.facing: dict[tuple[str, str], bool] = {}
 
     # -- what a decorator applies -----------------------------------------------------
@@ -102,7 +103,7 @@ class _Registrars:
     def stores(self, qualname: str, position: int = 0, depth: int = 0) -> Store | None:
         """The container the function ``qualname`` stores its parameter at ``position``
         (its first by default) in, itself or through a project function it hands it to."""
-        key = f"{qualname}#{position}" if position else qualname
+        key = (qualname, position)
         if key not in self.stored:
             self.stored[key] = None  # a recursion ends here
             self.stored[key] = self._find_store(qualname, position, depth)
@@ -135,35 +136,24 @@ class _Registrars:
         for store in facts.stores:
             if store.function == qualname and held & set(store.value.names):
                 return Store(qualname, store.target, position)
+        handed_on: list[tuple[str, int]] = []
         for call in project.calls_in(qualname):
-            if (
-                call.method in KEEPING
-                and call.receiver
-                and not _runs_project_code(project, call, fn, facts)
-            ):
+            target = project.call_site(call, fn, facts).target
+            if target is not None and target in project.functions:
+                # ``manager.register_tool(func.__name__, func, description)``: handed on to
+                # a project function (``desk.add(...)`` is the project's, not a set's)
+                position_there = _handed_at(project, call, target, held)
+                if position_there is not None and target != qualname:
+                    handed_on.append((target, position_there))
+            elif call.method in KEEPING and call.receiver:
                 if any(held & set(arg.names) for arg in [*call.args, *call.kwargs.values()]):
                     # a module's own container is written resolved: ``pkg.tools.SHELF``
                     receiver = call.receiver.removeprefix(facts.module + ".")
                     return Store(qualname, receiver, position)
-        if depth < 3:
-            # ``manager.register_tool(func.__name__, func, description)``: handed on to a
-            # project function that keeps it
-            for call in project.calls_in(qualname):
-                target = project.call_site(call, fn, facts).target
-                if target is None or target not in project.functions or target == qualname:
-                    continue
-                params = [p for p in project.functions[target][0].params if p not in SELF_NAMES]
-                handed = [
-                    i for i, arg in enumerate(call.args) if arg.kind == "name" and arg.text in held
-                ] + [
-                    params.index(name)
-                    for name, arg in call.kwargs.items()
-                    if arg.kind == "name" and arg.text in held and name in params
-                ]
-                if handed:
-                    found = self.stores(target, handed[0], depth + 1)
-                    if found is not None:
-                        return found
+        for target, position_there in handed_on if depth < 3 else ():
+            found = self.stores(target, position_there, depth + 1)
+            if found is not None:
+                return found
         return None
 
     # -- whether the store reaches a model -------------------------------------------
@@ -299,11 +289,17 @@ class _Registrars:
         )
 
 
-def _runs_project_code(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
-    """Whether ``call`` runs a project function (``desk.add(...)`` on the project's own
-    ``Desk``): not a container's method, whatever it is called."""
-    target = project.call_site(call, fn, facts).target
-    return target is not None and target in project.functions
+def _handed_at(project: ProjectIndex, call: Call, target: str, held: set[str]) -> int | None:
+    """The position among ``target``'s parameters at which ``call`` hands it one of the
+    names in ``held`` itself (not a value made of it), if any."""
+    params = [p for p in project.functions[target][0].params if p not in SELF_NAMES]
+    for index, arg in enumerate(call.args):
+        if arg.kind == "name" and arg.text in held:
+            return index
+    for name, arg in call.kwargs.items():
+        if arg.kind == "name" and arg.text in held and name in params:
+            return params.index(name)
+    return None
 
 
 def _describes_as_tool(facts: ModuleFacts, fn: Function) -> bool:
@@ -313,9 +309,7 @@ def _describes_as_tool(facts: ModuleFacts, fn: Function) -> bool:
     return any(
         d.span is not None
         and span.line <= d.span.line <= span.end_line
-        and "name" in d.items
-        and "description" in d.items
-        and any(key in d.items for key in ("parameters", "input_schema", "inputSchema"))
+        and describes_a_tool(d.items)
         for d in facts.dicts
     )
 

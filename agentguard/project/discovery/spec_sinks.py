@@ -34,8 +34,10 @@ from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.class_tools import (
     Family,
     class_tools,
+    describes_a_tool,
     entry_method,
     gives,
+    has_parameter_schema,
     self_string,
     spec_items,
     spec_returns,
@@ -57,8 +59,6 @@ _ADDERS = {"append": 0, "extend": 0, "insert": 1}
 # Python's own containers: what a view or a copy of one hands on is what the container holds.
 _VIEWS = frozenset({"values", "items", "copy"})
 _COPIES = frozenset({"list", "tuple", "sorted", "set", "reversed", "dict"})
-# The keys a tool spec holds its parameter schema under, in the model APIs' forms.
-_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema")
 # The arguments of a library call that may hold specs: containers and references, not literals.
 _HOLDERS = frozenset({"list", "name", "attr", "call", "dict"})
 
@@ -140,7 +140,7 @@ class _Trace:
     def _named_spec(self, value: Value, facts: ModuleFacts) -> None:
         """Keep a spec written with a literal name, and whose form it is."""
         spec = spec_items(value)
-        if spec is None or not any(key in spec for key in _SCHEMA_KEYS):
+        if spec is None or not has_parameter_schema(spec):
             # ``StructuredTool.from_function(f, name="x")``: a factory's name, not a spec
             return
         named = spec.get("name")
@@ -564,13 +564,7 @@ def _from_spec_writers(project: ProjectIndex, trace: _Trace | None) -> _Trace | 
 def _per_element_spec(items: dict[str, Value]) -> bool:
     """A tool spec written from an element: its name read from it (not a literal), beside
     a description and a parameter schema."""
-    name = items.get("name")
-    return (
-        name is not None
-        and name.kind in {"attr", "call"}
-        and "description" in items
-        and any(key in items for key in _SCHEMA_KEYS)
-    )
+    return describes_a_tool(items) and items["name"].kind in {"attr", "call"}
 
 
 def _spec_classes(project: ProjectIndex, trace: _Trace) -> dict[str, set[str]]:
