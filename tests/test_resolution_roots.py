@@ -3,13 +3,17 @@ its packages sit in (src layout, monorepo libraries, a service folder below the 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from agentguard.project.project_model import ProjectModel
 
-from .conftest import ScanFiles
+from .conftest import ScanFiles, write_project
 
 # A tool in one module that sends mail through a helper in another, imported absolutely.
 TOOL = textwrap.dedent(
@@ -298,3 +302,38 @@ def test_two_script_folders_with_modules_of_one_name_keep_distinct_names(
     }
     names = [m.module for m in scan_files(files).project.modules.values()]
     assert len(names) == len(set(names))
+
+
+def test_which_script_folder_keeps_a_shared_module_name_does_not_depend_on_the_hash_seed(
+    tmp_path: Path,
+) -> None:
+    """Two script folders each import ``mailer`` from beside them: the first by path
+    (``examples/bank``) keeps the bare name, at any hash seed, so a check reports the same
+    module names (and so the same findings) on every run."""
+    project = tmp_path / "project"
+    for folder in ("examples/shop", "examples/bank"):
+        tool = TOOL.replace("from {package}.mailer import deliver", "from mailer import deliver")
+        write_project(project, {f"{folder}/run.py": tool, f"{folder}/mailer.py": MAILER})
+    (project / ".git").mkdir()
+    show_names = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from agentguard.config import load_config\n"
+        "from agentguard.engine.pipeline import scan\n"
+        "root = Path(sys.argv[1])\n"
+        "project = scan([root], load_config([root])).project\n"
+        "print(sorted((m.path, m.module) for m in project.modules.values()))\n"
+    )
+    seen = set()
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        done = subprocess.run(
+            [sys.executable, "-c", show_names, str(project)],
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        seen.add(done.stdout)
+    assert len(seen) == 1, seen
+    assert "('examples/bank/mailer.py', 'mailer')" in seen.pop()

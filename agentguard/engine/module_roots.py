@@ -301,7 +301,9 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
         below = [rel for rel in current if current[rel] == old_root]
         if not any(rel in confirmed for rel in below):
             renamed.update({rel: module_name_for(rel) for rel in below})
-    for new_root in sorted(votes, key=lambda folder: -folder.count("/")):
+    # deepest first; among folders of one depth the first by path, so that which of two script
+    # folders keeps a shared module name never depends on set order (the hash seed)
+    for new_root in sorted(votes, key=lambda folder: (-folder.count("/"), folder)):
         below = [
             rel
             for rel in current
@@ -315,8 +317,8 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
         old = {by_rel[rel].module for rel in below}
         if any(name in taken - old for name in names.values()):
             continue
-        # two script folders may each hold an ``agents.py``: the first named keeps the name,
-        # the other keeps its path's
+        # two script folders may each hold an ``agents.py``: the first by path keeps the
+        # name, the other keeps its path's
         taken = (taken - old) | set(names.values())
         renamed.update(names)
     renamed.update(_scan_root_package(modules, imports, files, current, confirmed, renamed))
