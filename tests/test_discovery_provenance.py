@@ -1621,3 +1621,213 @@ def health() -> str:
         }
     )
     assert {t.name: t.functions for t in found} == {"cancel_order": ["bot.skills.cancel_order"]}
+
+
+PLUGIN_SHELF = """\
+import importlib.util
+import os
+
+
+class PluginShelf:
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.specs = []
+        self.runners = {}
+        self.greeters = []
+        self.load()
+
+    def _import(self, stem: str, path: str):
+        spec = importlib.util.spec_from_file_location(f"plugin_{stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    def load(self) -> None:
+        for filename in sorted(os.listdir(self.folder)):
+            if not filename.endswith(".py") or filename.startswith("_"):
+                continue
+            stem = filename[:-3]
+            module = self._import(stem, os.path.join(self.folder, filename))
+            greet = getattr(module, "greeting", None)
+            if greet is not None:
+                self.greeters.append(greet)
+            describe = getattr(module, "describe", None)
+            if describe is not None:
+                spec_fn = describe(self)
+            else:
+                spec_fn = getattr(module, stem)
+            run_fn = getattr(module, "run")
+            self.specs.append(spec_fn)
+            self.runners[stem] = make_runner(run_fn)
+
+    def offered(self) -> list:
+        return list(self.specs)
+
+
+def make_runner(fn):
+    def runner(arguments: dict) -> str:
+        return fn(**arguments)
+
+    return runner
+"""
+
+PLUGIN_AGENT = """\
+import os
+
+import ollama
+
+from bot.shelf import PluginShelf
+
+SHELF = PluginShelf(os.path.join(os.path.dirname(__file__), "plugins"))
+
+
+def answer(question: str) -> str:
+    reply = ollama.chat(
+        model="llama3.1",
+        messages=[{"role": "user", "content": question}],
+        tools=SHELF.offered(),
+    )
+    for call in reply.message.tool_calls or []:
+        return SHELF.runners[call.function.name](call.function.arguments)
+    return reply.message.content
+"""
+
+FORECAST_PLUGIN = """\
+import requests
+
+
+def forecast(city: str) -> str:
+    \"\"\"Tomorrow's forecast for a city.\"\"\"
+    ...
+
+
+def run(city: str) -> str:
+    return requests.get("https://weather.example/forecast", params={"city": city}).text
+"""
+
+PAGE_PLUGIN = """\
+import requests
+
+
+def page_oncall(message: str) -> str:
+    \"\"\"Page whoever is on call.\"\"\"
+    ...
+
+
+def greeting() -> str:
+    return "I can page the on-call engineer."
+
+
+def run(message: str) -> str:
+    return requests.post("https://pager.example/v1/pages", json={"text": message}).text
+"""
+
+BOOKING_PLUGIN = """\
+import requests
+
+
+def describe(shelf):
+    def book_room(room: str, hour: int) -> str:
+        \"\"\"Book a meeting room for an hour.\"\"\"
+        ...
+
+    return book_room
+
+
+def run(room: str, hour: int) -> str:
+    return requests.post("https://rooms.example/bookings", json={"room": room, "hour": hour}).text
+"""
+
+TEMPLATE_PLUGIN = """\
+def template(value: str) -> str:
+    \"\"\"Copy me to write a plugin.\"\"\"
+    ...
+
+
+def run(value: str) -> str:
+    return value
+"""
+
+
+def test_the_modules_a_loader_takes_from_a_plugin_folder_are_tools_run_by_the_kept_function() -> (
+    None
+):
+    """A loader lists a folder, loads each file as a module, hands the function named like
+    the file (or the one its ``describe`` hook returns) to the model and keeps ``run`` under
+    the file's name for the dispatch: each plugin is a tool named by its file and run by its
+    ``run``; a private template and what the loader takes for greetings are none."""
+    found = discover(
+        {
+            "bot/__init__.py": "",
+            "bot/shelf.py": PLUGIN_SHELF,
+            "bot/agent.py": PLUGIN_AGENT,
+            "bot/plugins/forecast.py": FORECAST_PLUGIN,
+            "bot/plugins/page_oncall.py": PAGE_PLUGIN,
+            "bot/plugins/rooms.py": BOOKING_PLUGIN,
+            "bot/plugins/_template.py": TEMPLATE_PLUGIN,
+        }
+    )
+    assert {t.name: t.functions for t in found} == {
+        "forecast": ["bot.plugins.forecast.run"],
+        "page_oncall": ["bot.plugins.page_oncall.run"],
+        "rooms": ["bot.plugins.rooms.run"],
+    }
+
+
+def test_a_tool_call_written_as_a_dict_is_no_tool_spec() -> None:
+    """``{"name": "send_note", "parameters": {"to": address}}`` handed to the dispatch is a
+    call of a tool, not its spec: its parameters are values, not a JSON Schema, so the
+    function of that name is not made a tool by it."""
+    relay = """\
+def send_note(to: str, text: str) -> str:
+    \"\"\"Write a note.\"\"\"
+    return f"{to}: {text}"
+
+
+def forward(dispatch, address: str) -> str:
+    return dispatch({"name": "send_note", "parameters": {"to": address, "text": "hello"}})
+"""
+    assert discover({"relay.py": relay}) == []
+
+
+def test_tools_reach_a_backend_chosen_at_run_time_through_a_loop_over_kept_entries() -> None:
+    """``self._send = self._to_ollama if local else self._to_openai`` picks the backend the
+    specs go to, and ``offered()`` hands on ``entry["fn"]`` for each entry it walks: the
+    functions kept in the entries reach the model either way."""
+    agent = """\
+import ollama
+import openai
+
+
+def lookup_order(order_id: str) -> str:
+    \"\"\"Read an order.\"\"\"
+    return order_id
+
+
+def cancel_order(order_id: str) -> str:
+    \"\"\"Cancel an order.\"\"\"
+    return order_id
+
+
+class Clerk:
+    def __init__(self, local: bool) -> None:
+        self._entries = [{"fn": lookup_order, "risky": False}, {"fn": cancel_order, "risky": True}]
+        self._send = self._to_ollama if local else self._to_openai
+
+    def offered(self) -> list:
+        out = []
+        for entry in self._entries:
+            out.append(entry["fn"])
+        return out
+
+    def _to_ollama(self, prompt: str, tools: list):
+        return ollama.chat(model="llama3.1", messages=[{"role": "user", "content": prompt}], tools=tools)
+
+    def _to_openai(self, prompt: str, tools: list):
+        return openai.OpenAI().responses.create(model="gpt-4.1", input=prompt)
+
+    def ask(self, prompt: str):
+        return self._send(prompt, tools=self.offered())
+"""
+    found = discover({"shop/__init__.py": "", "shop/clerk.py": agent})
+    assert sorted(t.name for t in found) == ["cancel_order", "lookup_order"]

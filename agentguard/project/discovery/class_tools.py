@@ -185,8 +185,21 @@ def spec_returns(project: ProjectIndex, qualname: str) -> dict[str, Value] | Non
 PARAMETER_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema")
 
 
+# What a JSON Schema written as a dict literal holds at its top: a tool call's arguments
+# (``{"name": "send_email", "parameters": {"to": address}}``) hold none of these.
+_SCHEMA_WORDS = frozenset(
+    {"type", "properties", "required", "$schema", "$ref", "anyOf", "oneOf", "allOf"}
+)
+
+
+def schema_shaped(value: Value) -> bool:
+    """Whether ``value`` may be a parameter schema: anything but a non-empty dict literal
+    without a JSON Schema keyword (that is a tool call's arguments)."""
+    return value.kind != "dict" or not value.items or not _SCHEMA_WORDS.isdisjoint(value.items)
+
+
 def has_parameter_schema(items: dict[str, Value]) -> bool:
-    return any(key in items for key in PARAMETER_SCHEMA_KEYS)
+    return any(key in items and schema_shaped(items[key]) for key in PARAMETER_SCHEMA_KEYS)
 
 
 def describes_a_tool(items: dict[str, Value]) -> bool:

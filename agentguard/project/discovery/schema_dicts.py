@@ -18,6 +18,7 @@ from agentguard.project.discovery.branch_tools import (
 )
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.class_tools import schema_shaped
 from agentguard.project.discovery.dispatch import branch_name, dispatch_target
 from agentguard.project.tool_facts import ToolFacts
 
@@ -110,8 +111,10 @@ def _spec(items: dict[str, Value], facts: ModuleFacts) -> tuple[dict[str, Value]
         # Bedrock's and Strands' camelCase tool spec; a Strands module tool (``TOOL_SPEC``
         # next to a function of the spec's name) runs that function.
         return items, _camel_spec_framework(facts)
-    if "parameters" in items and (
-        items.get("type") is None or items["type"].string() == "function"
+    if (
+        "parameters" in items
+        and schema_shaped(items["parameters"])
+        and (items.get("type") is None or items["type"].string() == "function")
     ):
         return items, "openai"
     return None

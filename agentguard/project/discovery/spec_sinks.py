@@ -44,6 +44,11 @@ from agentguard.project.discovery.class_tools import (
     static_string,
 )
 from agentguard.project.discovery.framework_data import structural_spec
+from agentguard.project.discovery.loaded_modules import (
+    kept_runner,
+    loads_a_module,
+    plugin_functions,
+)
 from agentguard.project.discovery.registration_names import project_targets
 from agentguard.project.discovery.schema_dicts import named_spec_tool
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts, argument_at
@@ -90,6 +95,9 @@ class _Trace:
         # ...)``, ``{"name": "write_file", "parameters": ...}``): the dispatch runs a
         # function for that name
         self.named_specs: dict[str, tuple[ModuleFacts, Location, str]] = {}
+        # what a plugin folder's modules define and a loader takes from each: the function
+        # that runs each tool, by the function that names and describes it
+        self.plugins: dict[str, tuple[str, Location]] = {}
 
     def value(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         if depth > _MAX_DEPTH:
@@ -169,6 +177,18 @@ class _Trace:
             for assignment in self.project.local_assignments(facts, scope, stored):
                 self.value(assignment.value, fn, facts, depth + 1)
         self._added(name, scope, fn, facts, depth)
+        loops = [
+            loop
+            for loop in (fn.loops if fn is not None else ())
+            if loop.kind == "for" and loop.iterable is not None and name in loop.targets
+        ]
+        for loop in loops:
+            # ``for entry in self._tools: result.append(entry["schema"])``: an element of
+            # what the loop walks
+            assert loop.iterable is not None
+            self.value(loop.iterable, fn, facts, depth + 1)
+        if loops:
+            return
         if not assigned and fn is not None and name in fn.params:
             self._arguments(fn, name, depth)
         elif not assigned:
@@ -443,6 +463,11 @@ class _Trace:
             if site.callee in self.project.catalog.module_scans and call.args:
                 self._scanned(call.args[0], facts)
                 continue
+            taken = _taken_attribute(self.project, call, fn, facts)
+            if taken is not None and fn is not None:
+                if loads_a_module(self.project, taken.call_args[0], fn, facts):
+                    self._plugins(taken.call_args[0], taken.call_args[1], fn, facts, call.span)
+                    continue
             if call.method in _VIEWS and call.receiver and not call.args:
                 # ``registry.values()``: what the container holds
                 self._held(call.receiver, fn, facts, depth)
@@ -461,6 +486,21 @@ class _Trace:
                 for held in (*call.args, *call.kwargs.values()):
                     if held.kind in _HOLDERS:
                         self.value(held, fn, facts, depth + 1)
+
+    def _plugins(
+        self, module: Value, attribute: Value, loader: Function, facts: ModuleFacts, at: Span
+    ) -> None:
+        """``getattr(module, name)`` on each module a loader loads from a plugin folder (or
+        the function it answers called: ``get_schema(config)``, a hook that writes the
+        spec): each module of the folder that defines it gives a tool, named by its file."""
+        taken = attribute.string()
+        runner = kept_runner(self.project, module.text, loader, facts)
+        site = Location(facts.path, at)
+        for described in plugin_functions(self.project, module.text, loader, facts, taken):
+            module_name = described.rpartition(".")[0]
+            runs = f"{module_name}.{runner}" if runner and runner != taken else described
+            if runs in self.project.functions:
+                self.plugins.setdefault(described, (runs, site))
 
     def _unresolved(
         self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int
@@ -484,6 +524,22 @@ class _Trace:
             return
         for returned in callee.returns:
             self.value(returned, callee, callee_facts, depth + 1)
+
+
+def _taken_attribute(
+    project: ProjectIndex, call: Call, fn: Function | None, facts: ModuleFacts
+) -> Value | None:
+    """The ``getattr(obj, name)`` a call is, or whose answer it calls (``hook =
+    getattr(module, "get_schema")``, then ``hook(config)``)."""
+    if call.callee == "getattr" and len(call.args) >= 2:
+        return Value(kind="call", text=call.text, qualname="getattr", call_args=call.args)
+    if fn is None or not call.callee.isidentifier():
+        return None
+    for assignment in project.local_assignments(facts, fn.qualname, call.callee):
+        held = assignment.value
+        if held.kind == "call" and held.qualname == "getattr" and len(held.call_args) >= 2:
+            return held
+    return None
 
 
 def _inside(call: Call, outer: Span) -> bool:
@@ -586,7 +642,9 @@ def _spec_classes(project: ProjectIndex, trace: _Trace) -> dict[str, set[str]]:
 
 def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[ToolFacts]:
     spec_classes = _spec_classes(project, trace)
-    if not (spec_classes or trace.instances or trace.functions or trace.named_specs):
+    if not (
+        spec_classes or trace.instances or trace.functions or trace.named_specs or trace.plugins
+    ):
         return
     family = Family(project)
     taken = found.symbols()
@@ -614,6 +672,14 @@ def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[
         tool = named_spec_tool(project, found, dispatching, name, facts, site, framework, None)
         if tool is not None and tool.symbol not in taken:
             taken.add(tool.symbol)
+            yield tool
+    for described, (runs, site) in sorted(trace.plugins.items()):
+        name = described.rpartition(".")[0].rpartition(".")[2]  # the plugin's file
+        if runs in taken or found.any_runs(runs):
+            continue
+        tool = function_tool(project, runs, FORM, site, name, {})
+        if tool is not None:
+            taken.add(runs)
             yield tool
     for qualname, site in sorted(trace.functions.items()):
         if qualname in taken or found.any_runs(qualname):

@@ -397,6 +397,14 @@ class ProjectIndex(Types):
         one, a bound method (``self.send``, ``client.send``), or a partial of one."""
         if depth > 3:
             return ()
+        if value.op == "if":
+            # ``self.send_to_a if backend == "a" else self.send_to_b``: either may run
+            found: list[str] = []
+            for part in value.parts:
+                for either in self._reference_targets(part, call, caller, facts, depth + 1):
+                    if either not in found:
+                        found.append(either)
+            return tuple(found)
         looked_up = self._looked_up(value)
         if looked_up is not None:
             # ``HANDLERS.get(name)`` or ``HANDLERS[name]``: any function the dict holds.

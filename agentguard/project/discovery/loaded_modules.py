@@ -1,0 +1,131 @@
+"""Plugin folders: the modules a project loads at run time and takes its tools from.
+
+A loader lists a folder and loads each file as a module (``tool_functions.module_scans``:
+``importlib.import_module``, ``spec_from_file_location`` + ``module_from_spec``...), then
+takes attributes from each: ``getattr(module, "execute")``, or the function named like the
+file (``getattr(module, name)`` with ``name`` the file's stem). What it takes from a module
+that reaches a model is a tool of every module of the plugin folder that defines it.
+
+The folder a loader lists is often built at run time (a constructor's argument, a path
+from ``__file__``), so the folder is known by its convention instead: the project folder
+whose modules (two or more, not ``_private`` ones) each define what the loader takes. When
+the loader also keeps another attribute of the same module in a table under the module's key
+(``executors[name] = make_executor(module.execute)``), that attribute runs the tool the
+first one describes. Nothing here knows what the project calls its loader, folder or hook.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentguard.facts.module_facts import Function, ModuleFacts, Value
+from agentguard.project.definitions import enclosing_class
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+_MAX_HOPS = 4
+
+
+def loads_a_module(
+    project: ProjectIndex, value: Value, fn: Function | None, facts: ModuleFacts, hops: int = 0
+) -> bool:
+    """Whether ``value`` holds a module loaded at run time: a module loader's answer, or what
+    a project function returns that holds one, through locals."""
+    if hops > _MAX_HOPS or fn is None:
+        return False
+    if value.kind == "name":
+        assigned = project.local_assignments(facts, fn.qualname, value.text)
+        return any(loads_a_module(project, a.value, fn, facts, hops + 1) for a in assigned)
+    if value.kind != "call" or value.span is None:
+        return False
+    if (value.qualname or value.text.partition("(")[0]) in project.catalog.module_scans:
+        return True
+    called = _project_callee(project, value, fn, facts)
+    if called is None:
+        return False
+    callee = project.function(called)
+    if callee is None:
+        return False
+    callee_facts = project.functions[called][1]
+    return any(loads_a_module(project, r, callee, callee_facts, hops + 1) for r in callee.returns)
+
+
+def _project_callee(
+    project: ProjectIndex, value: Value, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """The project function the call ``value`` runs (``self._load(path)`` included)."""
+    for call in project.calls_in(fn.qualname):
+        if call.span == value.span:
+            target = project.call_site(call, fn, facts).target
+            return target if target in project.functions else None
+    head, _, method = value.text.partition("(")[0].partition(".")
+    if head == "self" and method.isidentifier():
+        owner = enclosing_class(project, fn)
+        return project.find_method(owner, method) if owner else None
+    return None
+
+
+def _taken(
+    project: ProjectIndex, module: str, loader: Function, facts: ModuleFacts
+) -> list[tuple[str, str | None]]:
+    """What the loader takes from the module held in ``module``: each ``getattr`` on it,
+    the attribute's literal name or None (a name built at run time), with the local it is
+    bound to."""
+    taken: list[tuple[str, str | None]] = []
+    for assignment in project.local_assignments(facts, loader.qualname, None):
+        value = assignment.value
+        if (
+            value.kind == "call"
+            and value.qualname == "getattr"
+            and len(value.call_args) >= 2
+            and value.call_args[0].text == module
+        ):
+            taken.append((assignment.target, value.call_args[1].string()))
+    return taken
+
+
+def plugin_functions(
+    project: ProjectIndex, module: str, loader: Function, facts: ModuleFacts, attribute: str | None
+) -> list[str]:
+    """The functions the modules of a plugin folder define as ``attribute`` (None: the
+    function named like its module's file). A plugin folder holds two or more modules, none
+    of them private (``_example.py``, ``__init__.py``), that define something the loader
+    takes from the module held in ``module``."""
+    wanted = {name for _, name in _taken(project, module, loader, facts)}
+    by_folder: dict[str, list[ModuleFacts]] = {}
+    for facts_ in project.modules.values():
+        stem = _stem(facts_)
+        if facts_.is_test or stem.startswith("_"):
+            continue
+        if any(f"{facts_.module}.{name or stem}" in facts_.functions for name in wanted):
+            by_folder.setdefault(facts_.path.rpartition("/")[0], []).append(facts_)
+    return sorted(
+        qualname
+        for members in by_folder.values()
+        if len(members) >= 2
+        for plugin in members
+        if (qualname := f"{plugin.module}.{attribute or _stem(plugin)}") in plugin.functions
+    )
+
+
+def _stem(facts: ModuleFacts) -> str:
+    return facts.path.rsplit("/", 1)[-1].removesuffix(".py")
+
+
+def kept_runner(
+    project: ProjectIndex, module: str, loader: Function, facts: ModuleFacts
+) -> str | None:
+    """The attribute the loader takes from the same module and keeps in a table under a
+    key (``executors[name] = make_executor(execute_fn, ...)`` after ``execute_fn =
+    getattr(module, "execute")``): what runs the tool. None when there is no such one."""
+    kept = {
+        name
+        for store in facts.stores
+        if store.function == loader.qualname
+        for name in (*store.value.names, store.value.text)
+    }
+    for local, name in _taken(project, module, loader, facts):
+        if name and local in kept:
+            return name
+    return None
