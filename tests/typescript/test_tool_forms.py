@@ -16,6 +16,7 @@ FORMS = FIXTURES / "ts-tool-forms"
 
 
 def tools_of(project: Path) -> dict[str, dict[str, Any]]:
+    """The tools the report lists, by name; each name listed once."""
     done = subprocess.run(
         [sys.executable, "-m", "agentguard", "report", str(project), "--format", "json"],
         capture_output=True,
@@ -23,7 +24,9 @@ def tools_of(project: Path) -> dict[str, dict[str, Any]]:
         check=True,
     )
     tools = json.loads(done.stdout)["tools"]
-    return {tool["name"]: tool for tool in tools}
+    by_name = {tool["name"]: tool for tool in tools}
+    assert len(by_name) == len(tools), sorted(tool["name"] for tool in tools)
+    return by_name
 
 
 def test_tools_built_by_factories_and_kept_in_the_servers_map_are_found() -> None:
@@ -228,3 +231,15 @@ def test_records_a_foreach_registers_by_destructured_fields_are_tools() -> None:
     assert tools["bookSlot"]["path"].endswith("src/tools/bookSlot.ts")
     assert tools["bookSlot"]["effects"] == ["network_write"]
     assert tools["openSlots"]["effects"] == []
+
+
+def test_records_built_by_a_class_that_writes_their_tool_spec_are_tools() -> None:
+    """``export default Skill.define({ name, about, args, run })``: the class a static
+    factory builds writes a tool spec (name, description, ``input_schema``) from its config,
+    so each config is a tool named by its ``name`` and run by its ``run``, whatever the
+    config calls its fields; a class of the same shape that writes no spec makes none.
+    Each default-exported config is read once: one tool each."""
+    tools = tools_of(FORMS / "spec-writing-records")
+    assert set(tools) == {"send_invoice", "list_invoices"}
+    assert tools["send_invoice"]["effects"] == ["network_write"]
+    assert tools["list_invoices"]["effects"] == []

@@ -958,10 +958,10 @@ class _Extractor:
                 own = self.facts.imports.get(name) or f"{self.module}.{name}"
                 self.facts.imports.setdefault("default", own)
                 return
+            elif value.type in ("call_expression", "new_expression", "object"):
+                self._assign("default", value, node)  # visits the value once
             else:
                 self.visit(value)
-                if value.type in ("call_expression", "new_expression", "object"):
-                    self._assign("default", value, node)
 
     # ------------------------------------------------------------------ definitions
     def _qualname(self, name: str) -> str:

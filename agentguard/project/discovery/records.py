@@ -19,6 +19,7 @@ from agentguard.facts.module_facts import Call, ModuleFacts, Value
 from agentguard.project.definitions import local_function
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import model_params
+from agentguard.project.discovery.class_tools import describes_a_tool
 from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import ToolFacts
 
@@ -38,11 +39,14 @@ def _record_tool(
     span: Span,
     call: Call | None,
     keys: tuple[list[str], list[str], list[str]],
+    spec_written: bool = False,
 ) -> ToolFacts | None:
+    """The tool a record is: its name, a parameter schema (or a class that writes the spec
+    from the record, ``spec_written``) and the project function it runs."""
     name_keys, description_keys, schema_keys = keys
     name_value = next((fields[k] for k in name_keys if k in fields), None)
     name = name_value.string() if name_value is not None else None
-    if not name or not any(k in fields for k in schema_keys):
+    if not name or not (spec_written or any(k in fields for k in schema_keys)):
         return None
     function: str | None = None
     for key, value in fields.items():
@@ -82,13 +86,26 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
         list(spec.get("schema_attributes") or []),
     )
     called: set[str] | None = None
+    spec_writers: dict[str, bool] = {}
     for facts in project.modules.values():
         if facts.is_test:
             continue
         for site in project.call_sites(facts):
             call = site.call
-            if site.callee in project.classes and call.kwargs:
-                tool = _record_tool(project, found, call.kwargs, facts, call.span, call, keys)
+            built = _built_class(project, site.callee, site.target) if call.kwargs else None
+            if built is not None and facts.language != "python":
+                factory = _enclosing_factory(facts, call.span)
+                if factory is not None:
+                    if called is None:
+                        called = _called_functions(project)
+                    if factory not in called:
+                        continue  # ``Tool.mocked()``: a factory only the tests call
+            if built is not None:
+                if built not in spec_writers:
+                    spec_writers[built] = _writes_a_spec(project, built)
+                tool = _record_tool(
+                    project, found, call.kwargs, facts, call.span, call, keys, spec_writers[built]
+                )
                 if tool is not None:
                     yield tool
         if facts.language != "python":
@@ -117,6 +134,33 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                     tool = _record_tool(project, found, element.items, facts, span, None, keys)
                     if tool is not None:
                         yield tool
+
+
+def _built_class(project: ProjectIndex, callee: str, target: str | None) -> str | None:
+    """The project class a call builds: the class itself, or the class a static factory
+    returns a new one of (``Tool.create(config)`` returning ``new Tool(config)``)."""
+    if callee in project.classes:
+        return callee
+    factory = project.function(target) if target else None
+    if factory is None or factory.class_name is None:
+        return None
+    for returned in factory.returns:
+        if returned.kind == "call" and returned.qualname in project.classes:
+            return returned.qualname
+    return None
+
+
+def _writes_a_spec(project: ProjectIndex, cls_qual: str) -> bool:
+    """Whether the class writes a tool spec (a name, a description and a parameter schema)
+    from what it is built with: its records need no schema of their own."""
+    cls, facts = project.classes[cls_qual]
+    return any(
+        spec.span is not None
+        and (cls.span.line, cls.span.column) <= (spec.span.line, spec.span.column)
+        and (spec.span.end_line, spec.span.end_column) <= (cls.span.end_line, cls.span.end_column)
+        and describes_a_tool(spec.items)
+        for spec in facts.dicts
+    )
 
 
 def _enclosing_factory(facts: ModuleFacts, span: Span) -> str | None:
