@@ -1831,3 +1831,71 @@ class Clerk:
 """
     found = discover({"shop/__init__.py": "", "shop/clerk.py": agent})
     assert sorted(t.name for t in found) == ["cancel_order", "lookup_order"]
+
+
+def test_specs_sent_in_the_json_body_of_a_rest_request_to_a_model_reach_it() -> None:
+    """An agent that calls Ollama's REST API itself: ``body["tools"] = [...]`` sent as
+    ``httpx.AsyncClient.post(url, json=body)``. The body's ``tools`` are followed back like
+    a model SDK's ``tools=``: the job classes whose ``describe()`` writes those specs are
+    tools. A POST whose body carries no ``tools`` makes none."""
+    jobs = """\
+import httpx
+
+
+class Job:
+    title = ""
+    summary = ""
+    fields: dict = {}
+
+    def describe(self) -> dict:
+        return {"name": self.title, "description": self.summary, "parameters": self.fields}
+
+    async def perform(self, **kwargs) -> str:
+        raise NotImplementedError
+
+
+class RestartPod(Job):
+    title = "restart_pod"
+    summary = "Restart a pod."
+    fields = {"type": "object", "properties": {"pod": {"type": "string"}}}
+
+    async def perform(self, pod: str) -> str:
+        async with httpx.AsyncClient() as client:
+            return (await client.delete(f"https://k8s.internal/pods/{pod}")).text
+
+
+class PodLogs(Job):
+    title = "pod_logs"
+    summary = "Read a pod's logs."
+    fields = {"type": "object", "properties": {"pod": {"type": "string"}}}
+
+    async def perform(self, pod: str) -> str:
+        async with httpx.AsyncClient() as client:
+            return (await client.get(f"https://k8s.internal/pods/{pod}/logs")).text
+"""
+    brain = """\
+import httpx
+
+from ops.jobs import PodLogs, RestartPod
+
+JOBS = [RestartPod(), PodLogs()]
+
+
+async def send(client: httpx.AsyncClient, messages: list, jobs: list) -> dict:
+    body = {"model": "llama3.1", "messages": messages, "stream": False}
+    if jobs:
+        body["tools"] = [{"type": "function", "function": j.describe()} for j in jobs]
+    reply = await client.post("http://localhost:11434/api/chat", json=body)
+    return reply.json()
+
+
+async def think(question: str) -> dict:
+    async with httpx.AsyncClient() as client:
+        await client.post("https://audit.internal/events", json={"question": question})
+        return await send(client, [{"role": "user", "content": question}], JOBS)
+"""
+    found = discover({"ops/__init__.py": "", "ops/jobs.py": jobs, "ops/brain.py": brain})
+    assert {t.name: t.functions for t in found} == {
+        "restart_pod": ["ops.jobs.RestartPod.perform"],
+        "pod_logs": ["ops.jobs.PodLogs.perform"],
+    }

@@ -273,6 +273,27 @@ class Catalog:
         "converse(toolConfig=...)): the keywords holding them. The specs are followed back "
         "through the project's code to the classes that write them.",
     )
+    # HTTP sends whose JSON body may carry tool specs to a model's REST API.
+    request_bodies: Matcher[tuple[str, ...]] = key(
+        "tool_functions.request_bodies",
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["match", "kwargs"],
+                "properties": {
+                    "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
+                    "kwargs": {"type": "array", "minItems": 1, "items": IDENTIFIER},
+                },
+            },
+        },
+        _spec_sinks,
+        description="HTTP sends whose body (the keywords listed: json=, data=) may be a "
+        "model's REST request: the body's tool-spec keys (those of spec_sinks) are followed "
+        "back as from a model API call (an Ollama or OpenAI-compatible endpoint called "
+        "with httpx).",
+    )
     module_scans: frozenset[str] = key(
         "tool_functions.module_scans",
         STRINGS,

@@ -60,6 +60,14 @@ class Matcher(Generic[T]):
         """Whether any name can match (the user's sinks are often none)."""
         return bool(self._exact or self._globs)
 
+    def entries(self) -> list[T]:
+        """Every entry, once each, in the order added to names and then to globs."""
+        found: list[T] = []
+        for entry in [*self._exact.values(), *(entry for _, entry in self._globs)]:
+            if entry not in found:
+                found.append(entry)
+        return found
+
     def among(self, index: NameIndex) -> frozenset[str]:
         """The names in ``index`` that match: for a walk over every call site, which then
         tests membership in a set instead of asking the matcher at each site."""

@@ -558,6 +558,8 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     framework registrations handed a computed list (``create_react_agent(model, tools)``
     with ``tools`` built from the project's own registry)."""
     sinks = project.catalog.spec_sinks
+    bodies = project.catalog.request_bodies
+    body_keys = {keyword for entry in sinks.entries() for keyword in entry}
     registries = project.catalog.tool_forms["registry"]
     trace: _Trace | None = None
     for facts in project.modules.values():
@@ -567,6 +569,18 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             call = site.call
             kwargs = sinks.first(site.callee, call.callee) if sinks else None
             registry = registries.first(site.callee, call.callee) if kwargs is None else None
+            body = bodies.first(site.callee, call.callee) if kwargs is None else None
+            if body is not None and any(name in call.kwargs for name in body):
+                # ``client.post(url, json=body)`` with ``body["tools"] = [...]``: a model's
+                # REST request; only its spec keys are followed
+                if trace is None:
+                    trace = _Trace(project, {"tools"})
+                trace.keys.update(body_keys)
+                caller = project.function(call.function) if call.function else None
+                for name in body:
+                    if name in call.kwargs:
+                        trace.value(call.kwargs[name], caller, facts, 0)
+                continue
             if kwargs is None and (registry is None or registry.tools is None):
                 continue
             if trace is None:
