@@ -1899,3 +1899,87 @@ async def think(question: str) -> dict:
         "restart_pod": ["ops.jobs.RestartPod.perform"],
         "pod_logs": ["ops.jobs.PodLogs.perform"],
     }
+
+
+def test_a_registry_method_listing_each_kept_tools_own_spec_describes_those_tools() -> None:
+    """``[action.as_spec() for action in self._actions.values()]``, with ``as_spec()`` writing
+    ``{"name": self.name, "description": ..., "parameters": ...}`` and each action naming
+    itself by a property: the registry describes what it keeps to whatever reads the specs
+    (here a prompt), so each action registered is a tool."""
+    actions = """\
+import subprocess
+from abc import ABC, abstractmethod
+
+
+class Action(ABC):
+    @property
+    @abstractmethod
+    def name(self) -> str: ...
+
+    @property
+    def summary(self) -> str:
+        return ""
+
+    @abstractmethod
+    def perform(self, **kwargs) -> dict: ...
+
+    def as_spec(self) -> dict:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.summary, "parameters": {}},
+        }
+
+
+class Shutdown(Action):
+    @property
+    def name(self) -> str:
+        return "shutdown_machine"
+
+    def perform(self, delay: int = 0) -> dict:
+        subprocess.run(["shutdown", "-h", f"+{delay}"], check=False)
+        return {"ok": True}
+
+
+class Uptime(Action):
+    @property
+    def name(self) -> str:
+        return "uptime"
+
+    def perform(self) -> dict:
+        return {"out": subprocess.run(["uptime"], capture_output=True, text=True).stdout}
+"""
+    shelf = """\
+import json
+
+from desk.actions import Action, Shutdown, Uptime
+
+
+class Shelf:
+    def __init__(self) -> None:
+        self._actions: dict[str, Action] = {}
+
+    def keep(self, action: Action) -> None:
+        self._actions[action.name] = action
+
+    def specs(self) -> list[dict]:
+        return [action.as_spec() for action in self._actions.values()]
+
+    def run(self, name: str, **arguments) -> dict:
+        return self._actions[name].perform(**arguments)
+
+
+def build() -> Shelf:
+    shelf = Shelf()
+    shelf.keep(Shutdown())
+    shelf.keep(Uptime())
+    return shelf
+
+
+def prompt(shelf: Shelf) -> str:
+    return "You may call these tools:\\n" + json.dumps(shelf.specs())
+"""
+    found = discover({"desk/__init__.py": "", "desk/actions.py": actions, "desk/shelf.py": shelf})
+    assert {t.name: t.functions for t in found} == {
+        "shutdown_machine": ["desk.actions.Shutdown.perform"],
+        "uptime": ["desk.actions.Uptime.perform"],
+    }

@@ -608,27 +608,45 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
 def _from_spec_writers(project: ProjectIndex, trace: _Trace | None) -> _Trace | None:
     """Follow back, as from a sink, what the project's spec writers walk: a function that
     returns a tool spec written for each element of a collection (``[{"name": t.name,
-    "description": t.description, "parameters": t.schema()} for t in TOOLS]``) describes
-    those elements to whatever reads the specs (a model's prompt, a protocol's listing),
-    wherever the specs go next."""
+    "description": t.description, "parameters": t.schema()} for t in TOOLS]``, or ``[t.
+    to_schema() for t in self.tools.values()]`` with a method writing that spec from
+    ``self``) describes those elements to whatever reads the specs (a model's prompt, a
+    protocol's listing), wherever the specs go next."""
+    spec_methods = _spec_methods(project)
     for facts in project.modules.values():
         if facts.is_test:
             continue
         spans = [d.span for d in facts.dicts if d.span is not None and _per_element_spec(d.items)]
-        if not spans:
-            continue
         for fn in facts.functions.values():
             for returned in fn.returns:
                 span = returned.span
                 if returned.kind != "other" or span is None:
                     continue
-                if any(_within(inner, span) for inner in spans) and any(
+                writes = any(_within(inner, span) for inner in spans) or any(
+                    "." in call and call.rpartition(".")[2] in spec_methods
+                    for call in returned.calls
+                )
+                if writes and any(
                     loop.kind == "comprehension" and _within(loop.span, span) for loop in fn.loops
                 ):
                     if trace is None:
                         trace = _Trace(project, {"tools"})
                     trace.value(returned, fn, facts, 0)
     return trace
+
+
+def _spec_methods(project: ProjectIndex) -> frozenset[str]:
+    """The names of the project's methods that write a tool spec from their object
+    (``{"name": self.name, "description": ..., "parameters": ...}``)."""
+    found: set[str] = set()
+    for cls, facts in project.classes.values():
+        if facts.is_test:
+            continue
+        for method in cls.methods:
+            spec = spec_returns(project, method)
+            if spec is not None and describes_a_tool(spec) and spec["name"].kind == "attr":
+                found.add(method.rpartition(".")[2])
+    return frozenset(found)
 
 
 def _per_element_spec(items: dict[str, Value]) -> bool:
