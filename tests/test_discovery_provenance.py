@@ -1983,3 +1983,87 @@ def prompt(shelf: Shelf) -> str:
         "shutdown_machine": ["desk.actions.Shutdown.perform"],
         "uptime": ["desk.actions.Uptime.perform"],
     }
+
+
+def test_methods_a_marker_decorator_flags_are_tools_when_a_scan_of_dir_keeps_them() -> None:
+    """``@exposed`` only sets ``fn.exposed = True``; a toolbox walks ``dir(obj)``, keeps
+    each method with ``hasattr(method, "exposed")``, wraps it with ``functools.wraps`` and
+    has ``describe(func)`` write its spec from ``func.__name__`` for the Responses API. The
+    flagged methods are tools; an unflagged method of the same object is none."""
+    toolbox = """\
+import functools
+import inspect
+
+from openai import OpenAI
+
+
+def exposed(fn):
+    fn.exposed = True
+    return fn
+
+
+def describe(func) -> dict:
+    return {
+        "type": "function",
+        "name": func.__name__,
+        "description": func.__doc__ or "",
+        "parameters": {"type": "object", "properties": {}},
+    }
+
+
+class Toolbox:
+    def __init__(self) -> None:
+        self._calls = {}
+        self._specs = {}
+
+    def take(self, func) -> None:
+        @functools.wraps(func)
+        async def call(*args, **kwargs):
+            return await func(*args, **kwargs)
+
+        self._specs[call.__name__] = describe(call)
+        self._calls[call.__name__] = call
+
+    def take_all(self, obj) -> None:
+        for attr in dir(obj):
+            method = getattr(obj, attr)
+            if callable(method) and hasattr(method, "exposed"):
+                self.take(method)
+
+    def ask(self, names: list, prompt: str):
+        specs = [self._specs[name] for name in names]
+        return OpenAI().responses.create(model="gpt-4.1", input=prompt, tools=specs)
+"""
+    classroom = """\
+import httpx
+
+from duck.toolbox import Toolbox, exposed
+
+
+class Classroom:
+    @exposed
+    async def post_grade(self, student: str, grade: str) -> str:
+        \"\"\"Post a student's grade.\"\"\"
+        return (await httpx.AsyncClient().post("https://lms.example/grades", json={"s": student})).text
+
+    @exposed
+    async def roster(self) -> str:
+        \"\"\"Read the roster.\"\"\"
+        return (await httpx.AsyncClient().get("https://lms.example/roster")).text
+
+    async def sync_calendar(self) -> str:
+        return (await httpx.AsyncClient().put("https://lms.example/calendar")).text
+
+
+def build() -> Toolbox:
+    box = Toolbox()
+    box.take_all(Classroom())
+    return box
+"""
+    found = discover(
+        {"duck/__init__.py": "", "duck/toolbox.py": toolbox, "duck/classroom.py": classroom}
+    )
+    assert {t.name: t.functions for t in found if "<locals>" not in t.symbol} == {
+        "post_grade": ["duck.classroom.Classroom.post_grade"],
+        "roster": ["duck.classroom.Classroom.roster"],
+    }

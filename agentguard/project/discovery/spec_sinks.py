@@ -98,6 +98,9 @@ class _Trace:
         # what a plugin folder's modules define and a loader takes from each: the function
         # that runs each tool, by the function that names and describes it
         self.plugins: dict[str, tuple[str, Location]] = {}
+        # the project classes built where the walk went since a scan of an object's
+        # methods started following that object (``_scrubbed``)
+        self._reached: set[str] = set()
 
     def value(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         if depth > _MAX_DEPTH:
@@ -126,7 +129,10 @@ class _Trace:
             for held in keyed or value.items.values():
                 self.value(held, fn, facts, depth + 1)
         elif value.kind == "name":
-            if not self._referenced(value, fn, facts):
+            wrapped = _wrapped(self.project, value, fn)
+            if wrapped is not None:
+                self.value(wrapped, fn, facts, depth + 1)
+            elif not self._referenced(value, fn, facts):
                 self._name(value.text, fn, facts, depth)
         elif value.kind == "attr":
             if not self._referenced(value, fn, facts):
@@ -134,11 +140,21 @@ class _Trace:
         elif value.kind == "call":
             self._named_spec(value, facts)
             self._calls(value, fn, facts, depth)
+        elif value.kind == "other" and (container := _subscripted(value)) is not None:
+            # ``self._schemas[name]``: what the container holds, not the key
+            if container.isidentifier():
+                self._name(container, fn, facts, depth + 1)
+            else:
+                self._attribute(Value(kind="attr", text=container), fn, facts, depth + 1)
         elif value.kind == "other" and span is not None:
             # a comprehension: what it walks, and the calls it makes on each element
             for loop in fn.loops if fn is not None else facts.loops:
                 if loop.kind == "comprehension" and loop.iterable and _within(loop.span, span):
                     self.value(loop.iterable, fn, facts, depth + 1)
+            held = _subscripted(Value(kind="other", text=_element_text(value.text)))
+            if held is not None:
+                # ``[self._specs[name] for name in names]``: what the container holds
+                self._held(held, fn, facts, depth)
             if value.calls:
                 self._calls(value, fn, facts, depth)
             else:
@@ -446,10 +462,12 @@ class _Trace:
             site = self.project.call_site(call, fn, facts)
             if site.callee in self.project.classes:
                 self.instances.add(site.callee)  # ``Kit(OpenTicket(), LookupTicket())``
+                self._reached.add(site.callee)
                 continue
             target = site.target
             if target is not None and target in self.project.functions:
                 self._returns(target, depth)
+                self._described(call, target, fn, facts, depth)
                 continue
             if call.method in _ADDERS:
                 continue
@@ -467,6 +485,8 @@ class _Trace:
             if taken is not None and fn is not None:
                 if loads_a_module(self.project, taken.call_args[0], fn, facts):
                     self._plugins(taken.call_args[0], taken.call_args[1], fn, facts, call.span)
+                    continue
+                if self._scrubbed(taken.call_args[0], taken.call_args[1], fn, facts, depth):
                     continue
             if call.method in _VIEWS and call.receiver and not call.args:
                 # ``registry.values()``: what the container holds
@@ -501,6 +521,73 @@ class _Trace:
             runs = f"{module_name}.{runner}" if runner and runner != taken else described
             if runs in self.project.functions:
                 self.plugins.setdefault(described, (runs, site))
+
+    def _described(
+        self, call: Call, target: str, fn: Function | None, facts: ModuleFacts, depth: int
+    ) -> None:
+        """``generate_schema(func)`` with the spec's name read from its parameter
+        (``func.__name__``): the function writes the spec of what it is handed."""
+        spec = spec_returns(self.project, target)
+        named = spec.get("name") if spec is not None else None
+        if named is None or named.kind != "attr":
+            return
+        writer = self.project.function(target)
+        param = named.text.partition(".")[0]
+        if writer is None or param not in writer.params or param in SELF_NAMES:
+            return
+        position = [p for p in writer.params if p not in SELF_NAMES].index(param)
+        handed = call.kwargs.get(param)
+        if handed is None and position < len(call.args):
+            handed = call.args[position]
+        if handed is not None:
+            self.value(handed, fn, facts, depth + 1)
+
+    def _scrubbed(
+        self, obj: Value, attribute: Value, fn: Function, facts: ModuleFacts, depth: int
+    ) -> bool:
+        """``for name in dir(obj): method = getattr(obj, name)`` kept when ``hasattr(method,
+        "is_tool")``: the methods of ``obj``'s classes that a project decorator marks so
+        (``setattr(func, "is_tool", True)``)."""
+        scans = [
+            loop
+            for loop in fn.loops
+            if attribute.kind == "name"
+            and attribute.text in loop.targets
+            and loop.iterable is not None
+            and loop.iterable.kind == "call"
+            and loop.iterable.qualname == "dir"
+            and [a.text for a in loop.iterable.call_args] == [obj.text]
+        ]
+        if not scans:
+            return False
+        marks = {
+            mark
+            for call in self.project.calls_in(fn.qualname)
+            if call.callee in {"hasattr", "getattr"} and len(call.args) >= 2
+            if (mark := call.args[1].string())
+        }
+        if not marks:
+            return False
+        reached, self._reached = self._reached, set()
+        self.value(obj, fn, facts, depth + 1)
+        classes, self._reached = self._reached, reached
+        for cls_qual in sorted(classes):
+            for current in self.project.lineage(cls_qual):
+                entry = self.project.classes.get(current)
+                for method in entry[0].methods if entry else ():
+                    defined = self.project.functions.get(method)
+                    if defined is not None and self._marked(defined[0], defined[1], marks):
+                        where = Location(defined[1].path, defined[0].name_span)
+                        self.functions.setdefault(method, where)
+        return True
+
+    def _marked(self, method: Function, facts: ModuleFacts, marks: set[str]) -> bool:
+        """Whether a project decorator of ``method`` sets one of ``marks`` on it."""
+        for decorator in method.decorators:
+            marker = self.project.project_function(decorator.qualname, facts)
+            if marker is not None and marks & _marks_set(self.project, marker):
+                return True
+        return False
 
     def _unresolved(
         self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int
@@ -540,6 +627,60 @@ def _taken_attribute(
         if held.kind == "call" and held.qualname == "getattr" and len(held.call_args) >= 2:
             return held
     return None
+
+
+def _subscripted(value: Value) -> str | None:
+    """The container a subscript reads (``self._schemas`` of ``self._schemas[name]``)."""
+    head, bracket, _ = value.text.partition("[")
+    if not bracket or not value.text.endswith("]"):
+        return None
+    parts = head.split(".")
+    if all(part.isidentifier() for part in parts) and (
+        len(parts) == 1 or (len(parts) == 2 and parts[0] in SELF_NAMES)
+    ):
+        return head
+    return None
+
+
+def _element_text(comprehension: str) -> str:
+    """The element a list comprehension's text builds (``self._specs[name]`` of
+    ``[self._specs[name] for name in names]``), or "" when it is no list comprehension."""
+    if not comprehension.startswith("[") or " for " not in comprehension:
+        return ""
+    return comprehension[1:].partition(" for ")[0].strip()
+
+
+def _wrapped(project: ProjectIndex, value: Value, fn: Function | None) -> Value | None:
+    """What a wrapper nested in ``fn`` wraps (``@functools.wraps(tool_function)`` on
+    ``async def _tool(...)``): the wrapper passes for it."""
+    if fn is None:
+        return None
+    nested = project.function(f"{fn.qualname}.<locals>.{value.text}")
+    for decorator in nested.decorators if nested is not None else ():
+        if decorator.qualname == "functools.wraps" and decorator.args:
+            return decorator.args[0]
+    return None
+
+
+def _marks_set(project: ProjectIndex, marker: str) -> set[str]:
+    """The attributes the project function ``marker`` sets on the function it is handed
+    (``setattr(func, "is_tool", True)``, ``func.is_tool = True``)."""
+    fn = project.function(marker)
+    if fn is None or not fn.params:
+        return set()
+    param = fn.params[0]
+    marks = {
+        mark
+        for call in project.calls_in(marker)
+        if call.callee == "setattr" and len(call.args) >= 2 and call.args[0].text == param
+        if (mark := call.args[1].string())
+    }
+    facts = project.functions[marker][1]
+    for assignment in facts.attribute_sets:
+        head, _, attr = assignment.target.partition(".")
+        if assignment.function == marker and head == param and attr.isidentifier():
+            marks.add(attr)
+    return marks
 
 
 def _inside(call: Call, outer: Span) -> bool:
