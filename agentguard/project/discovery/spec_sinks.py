@@ -151,10 +151,10 @@ class _Trace:
             for loop in fn.loops if fn is not None else facts.loops:
                 if loop.kind == "comprehension" and loop.iterable and _within(loop.span, span):
                     self.value(loop.iterable, fn, facts, depth + 1)
-            held = _subscripted(Value(kind="other", text=_element_text(value.text)))
-            if held is not None:
+            read_from = _subscripted(Value(kind="other", text=_element_text(value.text)))
+            if read_from is not None:
                 # ``[self._specs[name] for name in names]``: what the container holds
-                self._held(held, fn, facts, depth)
+                self._held(read_from, fn, facts, depth)
             if value.calls:
                 self._calls(value, fn, facts, depth)
             else:
