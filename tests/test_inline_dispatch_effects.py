@@ -866,3 +866,55 @@ def copy_sheet(spreadsheet_id: str, sheet_id: int, target_id: str) -> dict:
     assert {"AG101", "AG201"} <= verdicts["copy_sheet"][1]
     risk, codes = verdicts["rename_sheet"]
     assert risk == "write" and "AG101" in codes and "AG201" not in codes
+
+
+def test_the_branch_that_runs_a_tool_is_the_tool_not_the_summary_branching_on_its_name(
+    scan_files: ScanFiles,
+) -> None:
+    """An Ollama loop runs each tool call through ``_run_call`` (an ``if``/``elif`` on the
+    name that calls the home hub) and then sums up what it did, branching on the names
+    again: each tool is the branch in ``_run_call``, judged by the hub call it makes."""
+    agent = """\
+import ollama
+
+
+class HomeAgent:
+    def __init__(self, hub) -> None:
+        self.hub = hub
+
+    def specs(self) -> list[dict]:
+        return [
+            {"type": "function", "function": {"name": "lamp_on", "description": "Turn a lamp on",
+             "parameters": {"type": "object", "properties": {"lamp": {"type": "string"}}}}},
+            {"type": "function", "function": {"name": "lamp_state", "description": "Read a lamp",
+             "parameters": {"type": "object", "properties": {"lamp": {"type": "string"}}}}},
+        ]
+
+    async def _run_call(self, call: dict) -> str:
+        name = call["function"]["name"]
+        lamp = call["function"]["arguments"]["lamp"]
+        if name == "lamp_on":
+            await self.hub.post(f"/lamps/{lamp}/on")
+            return "on"
+        elif name == "lamp_state":
+            return (await self.hub.get(f"/lamps/{lamp}")).text
+        return "unknown tool"
+
+    async def ask(self, text: str) -> str:
+        reply = await ollama.AsyncClient().chat(model="llama3.1", messages=[{"role": "user", "content": text}], tools=self.specs())
+        done = []
+        for call in reply.message.tool_calls or []:
+            await self._run_call(call)
+            name = call["function"]["name"]
+            if name == "lamp_on":
+                done.append("turned a lamp on")
+            elif name == "lamp_state":
+                done.append("looked at a lamp")
+        return ", ".join(done)
+"""
+    result = scan_files({"home/__init__.py": "", "home/agent.py": agent})
+    tools = {t.name: t.symbol for t in result.project.tools}
+    assert tools == {
+        "lamp_on": "home.agent.HomeAgent._run_call:lamp_on",
+        "lamp_state": "home.agent.HomeAgent._run_call:lamp_state",
+    }

@@ -101,6 +101,16 @@ def _branch_targets(
     return targets
 
 
+def _called_by(project: ProjectIndex, facts: ModuleFacts, handler: str) -> set[str]:
+    """The project functions ``handler`` calls anywhere in its body."""
+    caller = project.function(handler)
+    return {
+        target
+        for call in project.calls_in(handler)
+        if (target := project.call_target(call, caller, facts)) is not None
+    }
+
+
 def inline_branch(
     project: ProjectIndex, name: str, facts: ModuleFacts
 ) -> tuple[str, Span, list[str]] | None:
@@ -122,6 +132,16 @@ def inline_branch(
             t for handler, body in mine for t in _branch_targets(project, facts, handler, body)
         }
         mine = [(handler, body) for handler, body in mine if handler not in called]
+    if len(mine) > 1:
+        # a loop that runs the tool calls (``await self._execute_tool_call(call)``) and
+        # later sums up what each did, branching on the names again: the function it calls
+        # to run them is where each tool runs
+        runners = {handler for handler, _ in mine}
+        mine = [
+            (handler, body)
+            for handler, body in mine
+            if not runners & _called_by(project, facts, handler) - {handler}
+        ]
     if len(mine) != 1:
         return None
     handler, body = mine[0]
