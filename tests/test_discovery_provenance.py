@@ -2067,3 +2067,59 @@ def build() -> Toolbox:
         "post_grade": ["duck.classroom.Classroom.post_grade"],
         "roster": ["duck.classroom.Classroom.roster"],
     }
+
+
+def test_spec_variables_a_loader_reads_from_each_plugin_module_name_the_tools_it_keeps() -> None:
+    """``module = importlib.import_module(stem)`` for each file of the folder, then
+    ``self.specs.append(module.SPEC)`` and ``self.handlers[...] = module.act``, the specs
+    handed to the model at module level: each plugin is a tool named by its spec and run by
+    its ``act``, the function the loader keeps, not the module's other public function."""
+    belt = """\
+import importlib
+import os
+
+
+class Belt:
+    def __init__(self) -> None:
+        self.specs = []
+        self.handlers = {}
+
+    def load(self) -> None:
+        for file in os.listdir(os.path.dirname(__file__)):
+            if not file.endswith(".py") or file.startswith("_"):
+                continue
+            module = importlib.import_module(f"belt.{file[:-3]}")
+            self.specs.append(module.SPEC)
+            self.handlers[module.SPEC["function"]["name"]] = module.act
+"""
+    main = """\
+import ollama
+
+from belt import Belt
+
+belt = Belt()
+belt.load()
+reply = ollama.chat(model="llama3.1", messages=[{"role": "user", "content": "hi"}], tools=belt.specs)
+"""
+
+    def plugin(name: str, body: str) -> str:
+        return (
+            "import httpx\n\n"
+            f'SPEC = {{"type": "function", "function": {{"name": "{name}", "description": "",'
+            ' "parameters": {"type": "object", "properties": {}}}}\n\n\n'
+            f"def act(args):\n    {body}\n\n\n"
+            "def units():\n    return 'metric'\n"
+        )
+
+    found = discover(
+        {
+            "belt/__init__.py": belt,
+            "belt/notes.py": plugin("save_note", 'return httpx.post("https://n.example").text'),
+            "belt/weather.py": plugin("weather", 'return httpx.get("https://w.example").text'),
+            "main.py": main,
+        }
+    )
+    assert {t.name: t.functions for t in found} == {
+        "save_note": ["belt.notes.act"],
+        "weather": ["belt.weather.act"],
+    }

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import Function, ModuleFacts, Value
 from agentguard.project.definitions import enclosing_class
+from agentguard.project.discovery.class_tools import spec_items
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -69,10 +70,12 @@ def _project_callee(
 def _taken(
     project: ProjectIndex, module: str, loader: Function, facts: ModuleFacts
 ) -> list[tuple[str, str | None]]:
-    """What the loader takes from the module held in ``module``: each ``getattr`` on it,
-    the attribute's literal name or None (a name built at run time), with the local it is
-    bound to."""
+    """What the loader takes from the module held in ``module``: each ``getattr`` on it (the
+    attribute's literal name, or None for a name built at run time) with the local it is
+    bound to, and each attribute it reads (``module.tool_export``) with the text it is read
+    in ("" when it is bound to no local)."""
     taken: list[tuple[str, str | None]] = []
+    prefix = f"{module}."
     for assignment in project.local_assignments(facts, loader.qualname, None):
         value = assignment.value
         if (
@@ -82,31 +85,76 @@ def _taken(
             and value.call_args[0].text == module
         ):
             taken.append((assignment.target, value.call_args[1].string()))
+        elif value.kind == "attr" and value.text.startswith(prefix):
+            taken.append((assignment.target, value.text.removeprefix(prefix)))
+    read = [
+        value
+        for call in project.calls_in(loader.qualname)
+        for value in (*call.args, *call.kwargs.values())
+    ]
+    read += [store.value for store in facts.stores if store.function == loader.qualname]
+    for value in read:
+        attribute = value.text.removeprefix(prefix)
+        if value.kind == "attr" and value.text.startswith(prefix) and attribute.isidentifier():
+            taken.append((value.text, attribute))
     return taken
 
 
-def plugin_functions(
-    project: ProjectIndex, module: str, loader: Function, facts: ModuleFacts, attribute: str | None
-) -> list[str]:
-    """The functions the modules of a plugin folder define as ``attribute`` (None: the
-    function named like its module's file). A plugin folder holds two or more modules, none
-    of them private (``_example.py``, ``__init__.py``), that define something the loader
-    takes from the module held in ``module``."""
+def _defines(plugin: ModuleFacts, name: str) -> str | None:
+    """The qualified name of what a plugin module defines at its top as ``name``: a
+    function or a module variable."""
+    qualname = f"{plugin.module}.{name}"
+    if qualname in plugin.functions or any(
+        a.function is None and a.target == name for a in plugin.assignments
+    ):
+        return qualname
+    return None
+
+
+def plugin_modules(
+    project: ProjectIndex, module: str, loader: Function, facts: ModuleFacts
+) -> list[ModuleFacts]:
+    """The modules of the plugin folders the loader loads the module held in ``module``
+    from. A plugin folder holds two or more modules, none of them private (``_example.py``,
+    ``__init__.py``), that define something the loader takes from the module."""
     wanted = {name for _, name in _taken(project, module, loader, facts)}
     by_folder: dict[str, list[ModuleFacts]] = {}
-    for facts_ in project.modules.values():
-        stem = _stem(facts_)
-        if facts_.is_test or stem.startswith("_"):
+    for plugin in project.modules.values():
+        stem = _stem(plugin)
+        if plugin.is_test or stem.startswith("_"):
             continue
-        if any(f"{facts_.module}.{name or stem}" in facts_.functions for name in wanted):
-            by_folder.setdefault(facts_.path.rpartition("/")[0], []).append(facts_)
+        if any(_defines(plugin, name or stem) for name in wanted):
+            by_folder.setdefault(plugin.path.rpartition("/")[0], []).append(plugin)
     return sorted(
-        qualname
-        for members in by_folder.values()
-        if len(members) >= 2
-        for plugin in members
-        if (qualname := f"{plugin.module}.{attribute or _stem(plugin)}") in plugin.functions
+        (plugin for members in by_folder.values() if len(members) >= 2 for plugin in members),
+        key=lambda plugin: plugin.path,
     )
+
+
+def plugin_tool(
+    project: ProjectIndex, plugin: ModuleFacts, described: str | None, runner: str | None
+) -> tuple[str, str] | None:
+    """The tool a plugin module gives: its name and the function that runs it. What the
+    loader hands the model is ``described`` (None: the function named like the file); the
+    name is the spec's own when that is a spec written in the module, else the file's; the
+    runner is what the loader keeps to run it, else the described function itself."""
+    stem = _stem(plugin)
+    qualname = _defines(plugin, described or stem)
+    if qualname is None:
+        return None
+    runs = f"{plugin.module}.{runner}" if runner and runner != described else qualname
+    if runs not in project.functions:
+        return None
+    name = stem
+    if qualname not in plugin.functions:
+        held = project.module_variable(qualname)
+        spec = spec_items(held) if held is not None else None
+        named = spec.get("name") if spec is not None else None
+        if named is not None and named.string():
+            name = named.string() or stem
+        elif runs == qualname:
+            return None
+    return name, runs
 
 
 def _stem(facts: ModuleFacts) -> str:
@@ -118,7 +166,8 @@ def kept_runner(
 ) -> str | None:
     """The attribute the loader takes from the same module and keeps in a table under a
     key (``executors[name] = make_executor(execute_fn, ...)`` after ``execute_fn =
-    getattr(module, "execute")``): what runs the tool. None when there is no such one."""
+    getattr(module, "execute")``, or ``function_map[name] = module.function``): what runs
+    the tool. None when there is no such one."""
     kept = {
         name
         for store in facts.stores

@@ -47,7 +47,8 @@ from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.discovery.loaded_modules import (
     kept_runner,
     loads_a_module,
-    plugin_functions,
+    plugin_modules,
+    plugin_tool,
 )
 from agentguard.project.discovery.registration_names import project_targets
 from agentguard.project.discovery.schema_dicts import named_spec_tool
@@ -95,8 +96,8 @@ class _Trace:
         # ...)``, ``{"name": "write_file", "parameters": ...}``): the dispatch runs a
         # function for that name
         self.named_specs: dict[str, tuple[ModuleFacts, Location, str]] = {}
-        # what a plugin folder's modules define and a loader takes from each: the function
-        # that runs each tool, by the function that names and describes it
+        # the tools of a plugin folder's modules: the function that runs each, with the
+        # tool's name and where the loader takes it
         self.plugins: dict[str, tuple[str, Location]] = {}
         # the project classes built where the walk went since a scan of an object's
         # methods started following that object (``_scrubbed``)
@@ -405,15 +406,22 @@ class _Trace:
     def _attribute(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         text = value.text
         head, _, attr = text.partition(".")
-        if "." in attr or fn is None:
+        if "." in attr or (fn is None and head in SELF_NAMES):
             return
+        if fn is not None and head not in SELF_NAMES and head.isidentifier():
+            loaded = Value(kind="name", text=head)
+            if loads_a_module(self.project, loaded, fn, facts):
+                # ``module.tool_export`` on each module a loader loads
+                named = Value(kind="const", text=repr(attr), const=attr)
+                self._plugins(loaded, named, fn, facts, value.span or Span.point(1))
+                return
         if head not in SELF_NAMES:
             # ``agent.functions`` on a parameter typed ``Agent``, a project class
             owner, _, field_name = (value.qualname or "").rpartition(".")
             if owner in self.project.classes and field_name == attr:
                 self._field(owner, attr, depth)
             return
-        cls_qual = enclosing_class(self.project, fn)
+        cls_qual = enclosing_class(self.project, fn) if fn is not None else None
         if cls_qual is None or cls_qual not in self.project.classes:
             return
         self._self_attribute(cls_qual, text, depth)
@@ -510,17 +518,17 @@ class _Trace:
     def _plugins(
         self, module: Value, attribute: Value, loader: Function, facts: ModuleFacts, at: Span
     ) -> None:
-        """``getattr(module, name)`` on each module a loader loads from a plugin folder (or
-        the function it answers called: ``get_schema(config)``, a hook that writes the
-        spec): each module of the folder that defines it gives a tool, named by its file."""
-        taken = attribute.string()
+        """``getattr(module, name)`` (or ``module.tool_export``) on each module a loader
+        loads from a plugin folder (or the function it answers called: ``get_schema(
+        config)``, a hook that writes the spec): each module of the folder that defines it
+        gives a tool."""
+        described = attribute.string()
         runner = kept_runner(self.project, module.text, loader, facts)
         site = Location(facts.path, at)
-        for described in plugin_functions(self.project, module.text, loader, facts, taken):
-            module_name = described.rpartition(".")[0]
-            runs = f"{module_name}.{runner}" if runner and runner != taken else described
-            if runs in self.project.functions:
-                self.plugins.setdefault(described, (runs, site))
+        for plugin in plugin_modules(self.project, module.text, loader, facts):
+            tool = plugin_tool(self.project, plugin, described, runner)
+            if tool is not None:
+                self.plugins.setdefault(tool[1], (tool[0], site))
 
     def _described(
         self, call: Call, target: str, fn: Function | None, facts: ModuleFacts, depth: int
@@ -846,8 +854,7 @@ def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[
         if tool is not None and tool.symbol not in taken:
             taken.add(tool.symbol)
             yield tool
-    for described, (runs, site) in sorted(trace.plugins.items()):
-        name = described.rpartition(".")[0].rpartition(".")[2]  # the plugin's file
+    for runs, (name, site) in sorted(trace.plugins.items()):
         if runs in taken or found.any_runs(runs):
             continue
         tool = function_tool(project, runs, FORM, site, name, {})
