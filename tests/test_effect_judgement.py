@@ -644,6 +644,45 @@ def test_a_record_of_a_store_the_module_keeps_changed_is_a_local_write(
     assert verdicts["transactions"] == ("read", set())
 
 
+def test_an_entry_a_store_the_module_keeps_drops_is_a_local_write(scan_files: ScanFiles) -> None:
+    """``_SESSIONS.pop(session_id)`` and ``_SESSIONS.clear()`` change what every later call
+    sees; a module list that only gathers results, and a lookup, change nothing."""
+    files = server(
+        '''
+        _SESSIONS: dict[str, dict] = {}
+        gathered: list = []
+
+
+        @mcp.tool()
+        def end_session(session_id: str) -> str:
+            """Forget one session."""
+            _SESSIONS.pop(session_id, None)
+            return "ended"
+
+
+        @mcp.tool()
+        def end_all_sessions() -> str:
+            """Forget every session."""
+            _SESSIONS.clear()
+            return "cleared"
+
+
+        @mcp.tool()
+        def session(session_id: str) -> dict:
+            """Read one session."""
+            found = _SESSIONS.get(session_id, {})
+            gathered.append(session_id)
+            return found
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    for name in ("end_session", "end_all_sessions"):
+        risk, codes = verdicts[name]
+        assert risk == "write", name
+        assert "AG201" not in codes  # in the process's memory, not a remote service
+    assert verdicts["session"] == ("read", set())
+
+
 def test_an_executor_chosen_at_run_time_from_a_table_is_followed(scan_files: ScanFiles) -> None:
     files = server(
         '''

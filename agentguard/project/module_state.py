@@ -1,7 +1,8 @@
 """State that outlives the call: a tool that changes a record of a store the module holds
 (``ACCOUNTS[uid]["transactions"].append(entry)``: an item of a module-level dict or list,
-taken by a key) changes what every later call sees, as a write to a database would; a
-repeat of an append adds the entry twice. Such a change is a local write (in the process's
+taken by a key, or an entry the store itself drops or sets: ``_DATASETS.pop(dataset_id)``)
+changes what every later call sees, as a write to a database would; a repeat of an append
+adds the entry twice. Such a change is a local write (in the process's
 memory), not a remote one. A list the module collects into (``results.extend(items)``) is
 no such store, and a container named as a cache, a memo or a log keeps a derived copy."""
 
@@ -38,7 +39,11 @@ def module_state_write(
         kept = _object_container(project, root, str(steps[0][1]), fn, facts)
     else:
         held = project.local_assignments(facts, None, root)
-        keyed = any(kind == "item" for kind, _ in steps)
+        # ``ACCOUNTS[uid]["log"].append(entry)``, or ``_DATASETS.pop(dataset_id)`` on the
+        # store itself
+        keyed = any(kind == "item" for kind, _ in steps) or (
+            not steps and call.method in catalog.store_methods
+        )
         kept = (
             keyed
             and bool(held)
