@@ -11,12 +11,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence
-from agentguard.facts.module_facts import Call, Function, ModuleFacts
+from agentguard.facts.module_facts import Assignment, Call, Function, ModuleFacts
 from agentguard.knowledge.words import words
 from agentguard.project.tool_facts import Effect
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
+
+# What builds a store of entries by key: Python's own mappings and sets.
+_KEYED_FACTORIES = frozenset({"dict", "set", "defaultdict", "OrderedDict", "Counter"})
 
 
 def module_state_write(
@@ -42,7 +45,7 @@ def module_state_write(
         # ``ACCOUNTS[uid]["log"].append(entry)``, or ``_DATASETS.pop(dataset_id)`` on the
         # store itself
         keyed = any(kind == "item" for kind, _ in steps) or (
-            not steps and call.method in catalog.store_methods
+            not steps and call.method in catalog.store_methods and _keyed_store(held)
         )
         kept = (
             keyed
@@ -68,6 +71,18 @@ def module_state_write(
         confidence=Confidence.MEDIUM,
         callee=call.callee,
     )
+
+
+def _keyed_store(held: list[Assignment]) -> bool:
+    """Whether the module binds the name to a dict or a set (a store of entries by key),
+    not to a list it gathers into."""
+    if not held:
+        return False
+    value = held[-1].value
+    if value.kind == "dict" or (value.kind == "list" and value.text.startswith("{")):
+        return True  # a dict or a set literal
+    made = (value.qualname or "").rpartition(".")[2] if value.kind == "call" else ""
+    return made in _KEYED_FACTORIES
 
 
 def _object_container(
