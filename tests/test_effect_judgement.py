@@ -683,6 +683,53 @@ def test_an_entry_a_store_the_module_keeps_drops_is_a_local_write(scan_files: Sc
     assert verdicts["session"] == ("read", set())
 
 
+def test_a_callable_an_object_was_handed_at_construction_is_unknown_never_read(
+    scan_files: ScanFiles,
+) -> None:
+    """``self._deliver = retrying(deliver)`` in the constructor, then ``self._deliver(...)``
+    in the tool: whoever built the object chose what runs, so the tool's effect is
+    unknown, never read-only; a tool calling one of the class's own methods that only
+    formats text stays a read."""
+    files = server(
+        '''
+        def retrying(fn):
+            return fn
+
+
+        class Courier:
+            def __init__(self, deliver) -> None:
+                self._deliver = retrying(deliver)
+
+            def _format(self, text: str) -> str:
+                return text.strip()
+
+            def send(self, channel: str, text: str) -> str:
+                return self._deliver(channel, self._format(text))
+
+            def preview(self, text: str) -> str:
+                return self._format(text)
+
+
+        courier = Courier(print)
+
+
+        @mcp.tool()
+        def post_update(channel: str, text: str) -> str:
+            """Post an update to a channel."""
+            return courier.send(channel, text)
+
+
+        @mcp.tool()
+        def preview_update(text: str) -> str:
+            """Show how an update will look."""
+            return courier.preview(text)
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    assert verdicts["post_update"][0] == "unknown"
+    assert verdicts["preview_update"] == ("read", set())
+
+
 def test_an_executor_chosen_at_run_time_from_a_table_is_followed(scan_files: ScanFiles) -> None:
     files = server(
         '''

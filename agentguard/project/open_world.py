@@ -358,6 +358,9 @@ def _verdict(
         return None
     if world.reads(callee) or world.reads(call.callee):
         return None
+    handed = _callable_handed(project, call, fn)
+    if handed is not None:
+        return _Verdict(None, f"calls `{call.callee}`, a callable its `{handed}` was handed")
     if in_process_method(project, callee, call.method) or stays_in_process(
         project, call, callee, fn, facts
     ):
@@ -374,6 +377,7 @@ def _verdict(
     chosen = _callable_returned(project, call, fn, facts)
     if chosen is not None:
         return _Verdict(None, f"calls what `{chosen}` returned, a callable chosen at run time")
+
     if call.method.lstrip("_")[:1].isupper() or not call.method.isidentifier():
         return None  # a constructor builds a client, it sends nothing
     if _alternate_constructor(call):
@@ -556,6 +560,32 @@ def _callable_returned(
         # function handed back by its name, judged as the call of it it is
         return None
     return bound.qualname
+
+
+def _callable_handed(project: ProjectIndex, call: Call, fn: Function) -> str | None:
+    """``self._send_message(thread, text)`` where the object keeps a callable its
+    constructor (or another method) was handed (``self._send_message =
+    step(send_message)``), and its class has no such method: whoever built the object chose
+    what runs, so its effect is unknown, never none. The method that keeps it, or None."""
+    head, _, attr = call.callee.partition(".")
+    if head not in SELF_NAMES or not attr.isidentifier() or fn.class_name is None:
+        return None
+    owner = enclosing_class(project, fn)
+    if owner is None or project.find_method(owner, attr) is not None:
+        return None
+    for current in project.lineage(owner):
+        entry = project.classes.get(current)
+        for method in entry[0].methods if entry else ():
+            keeper = project.function(method)
+            if keeper is None:
+                continue
+            facts = project.functions[method][1]
+            for assignment in project.local_assignments(facts, method, call.callee):
+                held = assignment.value
+                names = [held.text] if held.kind == "name" else held.names
+                if held.kind in {"name", "call"} and any(n in keeper.params for n in names):
+                    return keeper.name
+    return None
 
 
 def _json_answer(
