@@ -123,6 +123,21 @@ def _callable_runners(raw: Any) -> Matcher[tuple[int | None, str | None]]:
     return found
 
 
+# Calls matched by name, each with the keywords whose values the catalogue follows.
+_KEYWORD_CALLS: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["match", "kwargs"],
+        "properties": {
+            "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
+            "kwargs": {"type": "array", "minItems": 1, "items": IDENTIFIER},
+        },
+    },
+}
+
+
 def _spec_sinks(raw: Any) -> Matcher[tuple[str, ...]]:
     found: Matcher[tuple[str, ...]] = Matcher()
     for sink in raw or []:
@@ -256,18 +271,7 @@ class Catalog:
     # LLM API calls a project hands its tool specs to: where its own tools enter a model.
     spec_sinks: Matcher[tuple[str, ...]] = key(
         "tool_functions.spec_sinks",
-        {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["match", "kwargs"],
-                "properties": {
-                    "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
-                    "kwargs": {"type": "array", "minItems": 1, "items": IDENTIFIER},
-                },
-            },
-        },
+        _KEYWORD_CALLS,
         _spec_sinks,
         description="Model API calls that take tool specs (messages.create(tools=...), "
         "converse(toolConfig=...)): the keywords holding them. The specs are followed back "
@@ -276,18 +280,7 @@ class Catalog:
     # HTTP sends whose JSON body may carry tool specs to a model's REST API.
     request_bodies: Matcher[tuple[str, ...]] = key(
         "tool_functions.request_bodies",
-        {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["match", "kwargs"],
-                "properties": {
-                    "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
-                    "kwargs": {"type": "array", "minItems": 1, "items": IDENTIFIER},
-                },
-            },
-        },
+        _KEYWORD_CALLS,
         _spec_sinks,
         description="HTTP sends whose body (the keywords listed: json=, data=) may be a "
         "model's REST request: the body's tool-spec keys (those of spec_sinks) are followed "

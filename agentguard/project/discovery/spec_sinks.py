@@ -854,17 +854,15 @@ def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[
         if tool is not None and tool.symbol not in taken:
             taken.add(tool.symbol)
             yield tool
-    for runs, (name, site) in sorted(trace.plugins.items()):
-        if runs in taken or found.any_runs(runs):
-            continue
-        tool = function_tool(project, runs, FORM, site, name, {})
-        if tool is not None:
-            taken.add(runs)
-            yield tool
-    for qualname, site in sorted(trace.functions.items()):
+    # the plugins' runners, named by their plugin; then the functions handed over, by their own
+    handed: list[tuple[str, Location, str | None]] = [
+        (runs, site, name) for runs, (name, site) in sorted(trace.plugins.items())
+    ]
+    handed += [(qualname, site, None) for qualname, site in sorted(trace.functions.items())]
+    for qualname, site, named in handed:
         if qualname in taken or found.any_runs(qualname):
             continue
-        tool = function_tool(project, qualname, FORM, site, None, {})
+        tool = function_tool(project, qualname, FORM, site, named, {})
         if tool is not None:
             taken.add(qualname)
             yield tool
