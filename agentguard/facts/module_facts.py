@@ -286,6 +286,8 @@ class Loop(CompactPickle):
     # The targets are fields of each row, not its positions: an object pattern
     # (``for (const { name, handler } of tools)``, ``tools.forEach(({ name }) => ...)``).
     fields: bool = False
+    # A field bound to a local of another name (``{ name: toolName }``): local -> field.
+    renamed: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -243,3 +243,14 @@ def test_records_built_by_a_class_that_writes_their_tool_spec_are_tools() -> Non
     assert set(tools) == {"send_invoice", "list_invoices"}
     assert tools["send_invoice"]["effects"] == ["network_write"]
     assert tools["list_invoices"]["effects"] == []
+
+
+def test_records_a_loop_destructures_into_renamed_locals_are_tools() -> None:
+    """``for (const { id: toolName, summary: about, shape, run: handle } of pantryTools)
+    server.tool(toolName, about, shape, handle)``: the locals are the records' fields under
+    other names, so each record is a tool named by its ``id`` and described by its
+    ``summary``."""
+    tools = tools_of(FORMS / "renamed-records")
+    assert set(tools) == {"restock_item", "list_items"}
+    assert tools["restock_item"]["effects"] == ["network_write"]
+    assert tools["list_items"]["effects"] == []

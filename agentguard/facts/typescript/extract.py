@@ -1600,6 +1600,7 @@ class _Extractor:
         else:
             loop.targets = _pattern_names(first, self.source)
             loop.fields = first.type == "object_pattern"
+            loop.renamed = _renamed_fields(first, self.source)
         loop.iterable = self.value(walked)
         self._keep_loop(loop)
 
@@ -1754,6 +1755,7 @@ class _Extractor:
                     else [self.text(left)]
                 )
                 loop.fields = left.type == "object_pattern"
+                loop.renamed = _renamed_fields(left, self.source)
             if right is not None:
                 self.visit(right)
                 loop.iterable = self.value(right)
@@ -2102,6 +2104,24 @@ def _property_key(node: Node | None, source: bytes) -> str | None:
     if node.type == "number":
         return source[node.start_byte : node.end_byte].decode()
     return None
+
+
+def _renamed_fields(node: Node, source: bytes) -> dict[str, str]:
+    """The fields an object pattern binds to locals of other names (``{ name: toolName }``):
+    local -> field."""
+    renamed: dict[str, str] = {}
+    if node.type != "object_pattern":
+        return renamed
+    for part in node.named_children:
+        if part.type != "pair_pattern":
+            continue
+        key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+        if key is not None and value is not None and value.type == "identifier":
+            local = source[value.start_byte : value.end_byte].decode("utf-8", "replace")
+            renamed[local] = _property_key(key, source) or source[
+                key.start_byte : key.end_byte
+            ].decode("utf-8", "replace")
+    return renamed
 
 
 def _pattern_names(node: Node, source: bytes) -> list[str]:

@@ -111,13 +111,23 @@ def loop_rows(
 
 def record_rows(
     project: ProjectIndex, named: Value | None, call: Call, module: ModuleFacts | None = None
-) -> tuple[str, list[tuple[Value, ModuleFacts]]]:
+) -> tuple[str, list[tuple[Value, ModuleFacts]], dict[str, str]]:
     """A registration inside a loop over written records, named by a field of the loop's
     target (``for (const t of tools) server.tool(t.name, ..., cb)``, ``tool(fn, {name:
-    t.name})``): the field and each record (a dict literal holding that field). None of
-    them for any other name."""
+    t.name})``): the field, each record (a dict literal holding that field), and the fields
+    the loop binds to locals of other names (``{ name: toolName }``: local -> field). None
+    of them for any other name."""
+    found = _record_rows(project, named, call, module)
+    if found is None:
+        return "", [], {}
+    return found
+
+
+def _record_rows(
+    project: ProjectIndex, named: Value | None, call: Call, module: ModuleFacts | None
+) -> tuple[str, list[tuple[Value, ModuleFacts]], dict[str, str]] | None:
     if named is None:
-        return "", []
+        return None
     if named.kind == "name":
         # ``for (const { name, handler } of tools) server.tool(name, ...)``: a field bound
         # by an object pattern
@@ -129,15 +139,15 @@ def record_rows(
             or chain.steps[0][0] != "attr"
             or not isinstance(chain.steps[0][1], str)
         ):
-            return "", []
+            return None
         root, field = chain.root, chain.steps[0][1]
     else:
-        return "", []
+        return None
     fn: Function | None = None
     if call.function is not None:
         entry = project.functions.get(call.function)
         if entry is None:
-            return "", []
+            return None
         fn, facts = entry
         loops = fn.loops
         # a callback registered inside the loop: the loop is its enclosing function's
@@ -150,19 +160,20 @@ def record_rows(
     elif module is not None:
         facts, loops = module, module.loops
     else:
-        return "", []
+        return None
     loop = _enclosing_loop(loops, root, call)
     if loop is None or loop.iterable is None:
-        return "", []
+        return None
     if loop.fields != (named.kind == "name") or (not loop.fields and len(loop.targets) != 1):
-        return "", []
+        return None
+    field = loop.renamed.get(field, field) if named.kind == "name" else field
     rows = [
         (record, record_facts)
         for row, row_facts in _rows(project, loop.iterable, fn, facts, loop.span.line, 0)
         for record, record_facts in [_record(project, row, row_facts)]
         if record.kind == "dict" and field in record.items
     ]
-    return field, rows
+    return field, rows, loop.renamed
 
 
 def _record(project: ProjectIndex, row: Value, facts: ModuleFacts) -> tuple[Value, ModuleFacts]:

@@ -274,13 +274,14 @@ def _method_of_built_object(
     return project.find_method(cls, method) if cls is not None else None
 
 
-def _row_field(row: Value, target: str | None, value: Value) -> Value:
+def _row_field(row: Value, target: str | None, value: Value, renamed: dict[str, str]) -> Value:
     """What an option written from the loop's record (``t.description``, or a field bound
-    by an object pattern, ``description``) is in ``row``; any other option as written."""
+    by an object pattern, ``description`` or ``{ description: summary }``) is in ``row``;
+    any other option as written."""
     if target is not None and value.kind == "attr" and value.text.startswith(f"{target}."):
         return row.items.get(value.text.partition(".")[2], value)
     if target is None and value.kind == "name":
-        return row.items.get(value.text, value)
+        return row.items.get(renamed.get(value.text, value.text), value)
     return value
 
 
@@ -299,7 +300,9 @@ def _record_tools(
     anchored at the record, running the registered callback (when it is a function of its
     own) and the functions the record holds (``fn: async (args) => ...``, which the callback
     calls as ``t.fn(args)``)."""
-    field, rows = record_rows(project, name_value, call, facts if call.function is None else None)
+    field, rows, renamed = record_rows(
+        project, name_value, call, facts if call.function is None else None
+    )
     if not rows:
         return []
     assert name_value is not None
@@ -316,7 +319,9 @@ def _record_tools(
             for v in row.items.values()
             if v.kind == "name" and v.qualname and v.qualname in project.functions
         ]
-        row_options = {key: _row_field(row, target, value) for key, value in options.items()}
+        row_options = {
+            key: _row_field(row, target, value, renamed) for key, value in options.items()
+        }
         functions = [qual, *held] if qual else held
         if not functions:
             continue
