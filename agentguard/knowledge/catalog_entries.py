@@ -122,6 +122,7 @@ class Framework:
                 "declaration_attributes": NAMES,
                 "schema_attributes": NAMES,
                 "schema_builders": NAMES,
+                "action_lists": NAMES,
                 "min_subclasses": {"type": "integer", "minimum": 1},
             },
         },

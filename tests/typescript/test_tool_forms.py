@@ -254,3 +254,13 @@ def test_records_a_loop_destructures_into_renamed_locals_are_tools() -> None:
     assert set(tools) == {"restock_item", "list_items"}
     assert tools["restock_item"]["effects"] == ["network_write"]
     assert tools["list_items"]["effects"] == []
+
+
+def test_the_actions_an_agent_kit_plugin_lists_are_tools() -> None:
+    """``createGardenPlugin()`` returns ``{ name, actions: [{ name, description, handler }] }``,
+    the plugin interface agent kits document: each action is a tool named by its record and
+    run by its handler."""
+    tools = tools_of(FORMS / "plugin-actions")
+    assert set(tools) == {"GARDEN_WATER_BED", "GARDEN_MOISTURE"}
+    assert tools["GARDEN_WATER_BED"]["effects"] == ["network_write"]
+    assert tools["GARDEN_MOISTURE"]["effects"] == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
@@ -109,6 +109,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 if tool is not None:
                     yield tool
         if facts.language != "python":
+            yield from _plugin_actions(project, found, facts, keys, spec)
             # a record written anywhere: returned by a factory, handed to the project's own
             # tool builder (``defineTool({name, schema, handler})``), listed or assigned
             for record in facts.dicts:
@@ -134,6 +135,35 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                     tool = _record_tool(project, found, element.items, facts, span, None, keys)
                     if tool is not None:
                         yield tool
+
+
+def _plugin_actions(
+    project: ProjectIndex,
+    found: FoundTools,
+    facts: ModuleFacts,
+    keys: tuple[list[str], list[str], list[str]],
+    spec: Any,
+) -> Iterator[ToolFacts]:
+    """``{name: "phettagotchi", actions: [{name, description, handler}, ...]}``: the actions an
+    agent-kit plugin lists (the catalogue's ``structural_bases.action_lists``) are tools,
+    each named by its record and run by its handler; the plugin interface is their spec."""
+    lists = list(spec.get("action_lists") or [])
+    name_keys = keys[0]
+    # a plugin object written as a constant, returned by a factory, or anywhere else
+    written = [*facts.dicts, *(a.value for a in facts.assignments if a.function is None)]
+    written += [value for fn in facts.functions.values() for value in fn.returns]
+    for plugin in written:
+        if plugin.kind != "dict" or not any(k in plugin.items for k in name_keys):
+            continue
+        for key in lists:
+            listed = plugin.items.get(key)
+            for record in listed.elements if listed is not None and listed.kind == "list" else ():
+                if record.kind != "dict" or "description" not in record.items:
+                    continue
+                span = record.span or plugin.span or Span.point(1)
+                tool = _record_tool(project, found, record.items, facts, span, None, keys, True)
+                if tool is not None:
+                    yield tool
 
 
 def _built_class(project: ProjectIndex, callee: str, target: str | None) -> str | None:
