@@ -441,27 +441,44 @@ class _LedgerConnection(psycopg.AsyncConnection[Any]):
 
     # the loop and socket registered for reading, and the wait in progress
     _reading: tuple[asyncio.AbstractEventLoop, int] | None = None
-    _waiter: asyncio.Future[None] | None = None
+    # the generator waiting for the server's answer, and the wait that ends with it: the state
+    # it waits for next (0: it has ended) and its value
+    _gen: PQGen[Any] | None = None
+    _waiter: asyncio.Future[tuple[int, Any]] | None = None
 
     def _readable(self) -> None:
-        waiter = self._waiter
-        if waiter is not None:
-            if not waiter.done():
-                waiter.set_result(None)
+        """The socket can be read: the waiting generator reads it here, in the loop's callback,
+        and its wait ends only once it has ended (or must write). Read in the callback, the
+        answer no longer makes the socket readable at the loop's next poll, which would run this
+        callback once more and wake the next statement's wait before its answer came."""
+        gen, waiter = self._gen, self._waiter
+        if gen is None or waiter is None:
+            # no statement waits: read what came (a notice), or notice the end of the
+            # connection and stop watching it until its next statement
+            try:
+                self.pgconn.consume_input()
+            except Exception:
+                self._stop_reading()
             return
-        # no statement waits: read what came (the wait just ended read it already), or notice
-        # the end of the connection and stop watching it
         try:
-            self.pgconn.consume_input()
-        except Exception:
-            self._stop_reading()
+            state = gen.send(_READY_R)
+        except StopIteration as done:
+            self._gen = None
+            waiter.set_result((0, done.value))
+        except Exception as exc:
+            self._gen = None
+            waiter.set_exception(exc)
+        else:
+            if state & _WAIT_W:
+                self._gen = None
+                waiter.set_result((state, None))
 
     def _stop_reading(self) -> None:
         reading, self._reading = self._reading, None
         if reading is not None and not reading[0].is_closed():
             with contextlib.suppress(Exception):
                 reading[0].remove_reader(reading[1])
-        waiter, self._waiter = self._waiter, None
+        waiter, self._waiter, self._gen = self._waiter, None, None
         if waiter is not None and not waiter.done():
             waiter.set_exception(psycopg.OperationalError("the connection is closed"))
 
@@ -508,11 +525,13 @@ class _LedgerConnection(psycopg.AsyncConnection[Any]):
                     state = gen.send(await _writable(loop, fd))
                     continue
                 self._waiter = waiter = loop.create_future()
+                self._gen = gen
                 try:
-                    await waiter
+                    state, value = await waiter
                 finally:
-                    self._waiter = None
-                state = gen.send(_READY_R)
+                    self._waiter = self._gen = None
+                if not state:
+                    return value
         except StopIteration as done:
             return done.value
 
