@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -435,12 +436,15 @@ def _sessions(dsn: str, application: str) -> set[int]:
 
 
 def test_an_async_ledger_connection_lost_between_calls_is_replaced_and_none_outlives_the_loop(
-    postgres_runtimes: Callable[..., Runtime],
+    postgres_runtimes: Callable[..., Runtime], caplog: pytest.LogCaptureFixture
 ) -> None:
     """A loop's connections stay with the ledger between operations: one the server ended in
-    the meantime is replaced within the next operation, and every one of them is closed when
-    the loop ends (no server session left behind)."""
+    the meantime is replaced within the next operation, every new connection is made at the
+    first attempt (the lost one's socket left nothing behind on the loop), and every one of
+    them is closed when the loop ends (no server session left behind)."""
     import psycopg
+
+    caplog.set_level(logging.WARNING, logger="psycopg.pool")
 
     dsn = require_postgres()
     application = fresh_schema()
@@ -476,6 +480,8 @@ def test_an_async_ledger_connection_lost_between_calls_is_replaced_and_none_outl
         assert replayed["ok"] and replayed["metadata"]["replayed"], replayed
         assert [entry.status for entry in ledger.entries()] == [Status.SUCCEEDED] * 2
         assert downstream.applied_for("order:c2") == 1
+        failed = [r.getMessage() for r in caplog.records if "error connecting" in r.getMessage()]
+        assert not failed, failed
         # the loop has ended: its connections are closed, the sync one is still there
         assert wait_until(lambda: _sessions(dsn, application) == sync_sessions, timeout_s=5)
     finally:

@@ -28,7 +28,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.abc import RV, PQGen
 from psycopg.conninfo import conninfo_to_dict
-from psycopg.pq import TransactionStatus
+from psycopg.pq import ConnStatus, TransactionStatus
 
 from agentguard.runtime.ledger._rows import STATUS_CHECK
 from agentguard.runtime.ledger._sql import (
@@ -459,6 +459,7 @@ class _LedgerConnection(psycopg.AsyncConnection[Any]):
                 self.pgconn.consume_input()
             except Exception:
                 self._stop_reading()
+            self._watch_while_open()
             return
         try:
             state = gen.send(_READY_R)
@@ -472,6 +473,15 @@ class _LedgerConnection(psycopg.AsyncConnection[Any]):
             if state & _WAIT_W:
                 self._gen = None
                 waiter.set_result((state, None))
+        self._watch_while_open()
+
+    def _watch_while_open(self) -> None:
+        """Stop watching a connection libpq found lost: libpq closes its socket then, and the
+        loop must not keep a closed socket's number registered (a new socket of the same
+        number could not be registered). Called right after each call into libpq that may
+        find it lost, before anything else can open a socket."""
+        if self._reading is not None and self.pgconn.status == ConnStatus.BAD:
+            self._stop_reading()
 
     def _stop_reading(self) -> None:
         reading, self._reading = self._reading, None
@@ -481,6 +491,17 @@ class _LedgerConnection(psycopg.AsyncConnection[Any]):
         waiter, self._waiter, self._gen = self._waiter, None, None
         if waiter is not None and not waiter.done():
             waiter.set_exception(psycopg.OperationalError("the connection is closed"))
+
+    def _start_reading(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
+        self._stop_reading()
+        try:
+            loop.add_reader(fd, self._readable)
+        except OSError:
+            # the loop still has a closed socket of this number registered (closed without
+            # being unregistered): this socket is ours, so that entry is stale
+            loop.remove_reader(fd)
+            loop.add_reader(fd, self._readable)
+        self._reading = (loop, fd)
 
     async def close(self) -> None:
         self._stop_reading()
@@ -493,10 +514,8 @@ class _LedgerConnection(psycopg.AsyncConnection[Any]):
         if self._waiter is not None:
             raise psycopg.InterfaceError("a statement is already waiting on this connection")
         fd = self.pgconn.socket
-        state = 0
         try:
-            state = next(gen)
-            return await self._drive(gen, fd, state)
+            return await self._drive(gen, fd, next(gen))
         except StopIteration as done:
             return done.value
         except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
@@ -504,6 +523,8 @@ class _LedgerConnection(psycopg.AsyncConnection[Any]):
             raise
         except OSError as exc:  # as psycopg: the socket was closed
             raise psycopg.OperationalError("connection socket closed") from exc
+        finally:
+            self._watch_while_open()
 
     async def _drive(self, gen: PQGen[RV], fd: int, state: int) -> RV:
         """Run ``gen``, which waits for ``state``, to its end."""
@@ -516,10 +537,9 @@ class _LedgerConnection(psycopg.AsyncConnection[Any]):
                     if ready:
                         state = gen.send(ready)
                         continue
+                self._watch_while_open()
                 if self._reading is None or self._reading[0] is not loop:
-                    self._stop_reading()
-                    loop.add_reader(fd, self._readable)
-                    self._reading = (loop, fd)
+                    self._start_reading(loop, fd)
                 if state & _WAIT_W:
                     # what arrives meanwhile is read by ``_readable``
                     state = gen.send(await _writable(loop, fd))
