@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import select
 import threading
 import time
@@ -417,6 +418,10 @@ class PostgresLedger(SQLLedger):
 # The states psycopg's generators yield (wait for reading, writing) and are sent (ready for).
 _WAIT_R, _WAIT_W = 1, 2
 _READY_R, _READY_W = 1, 2
+# The connection attempts (psycopg's connect generators) of the ``connect()`` running.
+_ATTEMPTS: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "agentguard_ledger_attempts", default=None
+)
 # How long an interrupted statement is given to end once the server was asked to cancel it.
 _CANCEL_WAIT_S = 5.0
 
@@ -506,6 +511,36 @@ class _LedgerConnection(psycopg.AsyncConnection[Any]):
     async def close(self) -> None:
         self._stop_reading()
         await super().close()
+
+    @classmethod
+    async def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
+        """psycopg's connect, except that an attempt interrupted midway closes the connection
+        it had begun at once.
+
+        psycopg leaves a half-made connection to its attempt's generator, which the
+        interruption's traceback keeps: the pool logs the cancelled attempt of a loop that
+        ended while the pool was making a connection (a lost one replaced, the pool growing),
+        and a handler that keeps log records (pytest's, an error reporter's) kept that server
+        session open after the loop, as long as the record.
+        """
+        attempts: list[Any] = []
+        token = _ATTEMPTS.set(attempts)
+        try:
+            return await super().connect(conninfo, **kwargs)
+        except BaseException:
+            for attempt in attempts:
+                attempt.close()  # its half-made connection goes with it
+            raise
+        finally:
+            _ATTEMPTS.reset(token)
+
+    @classmethod
+    def _connect_gen(cls, *args: Any, **kwargs: Any) -> Any:
+        attempt = super()._connect_gen(*args, **kwargs)
+        attempts = _ATTEMPTS.get()
+        if attempts is not None:
+            attempts.append(attempt)
+        return attempt
 
     async def wait(self, gen: PQGen[RV], interval: float = 0.1, timeout: float | None = None) -> RV:
         if timeout is not None:  # psycopg's own bounded waits
