@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -435,12 +436,15 @@ def _sessions(dsn: str, application: str) -> set[int]:
 
 
 def test_an_async_ledger_connection_lost_between_calls_is_replaced_and_none_outlives_the_loop(
-    postgres_runtimes: Callable[..., Runtime],
+    postgres_runtimes: Callable[..., Runtime], caplog: pytest.LogCaptureFixture
 ) -> None:
     """A loop's connections stay with the ledger between operations: one the server ended in
-    the meantime is replaced within the next operation, and every one of them is closed when
-    the loop ends (no server session left behind)."""
+    the meantime is replaced within the next operation, every new connection is made at the
+    first attempt (the lost one's socket left nothing behind on the loop), and every one of
+    them is closed when the loop ends (no server session left behind)."""
     import psycopg
+
+    caplog.set_level(logging.WARNING, logger="psycopg.pool")
 
     dsn = require_postgres()
     application = fresh_schema()
@@ -476,10 +480,68 @@ def test_an_async_ledger_connection_lost_between_calls_is_replaced_and_none_outl
         assert replayed["ok"] and replayed["metadata"]["replayed"], replayed
         assert [entry.status for entry in ledger.entries()] == [Status.SUCCEEDED] * 2
         assert downstream.applied_for("order:c2") == 1
+        # (an attempt cancelled by the loop's end is no failure)
+        failed = [
+            r.getMessage()
+            for r in caplog.records
+            if "error connecting" in r.getMessage()
+            and not isinstance((r.args or ())[-1], asyncio.CancelledError)
+        ]
+        assert not failed, failed
         # the loop has ended: its connections are closed, the sync one is still there
         assert wait_until(lambda: _sessions(dsn, application) == sync_sessions, timeout_s=5)
     finally:
         ledger.close()
+
+
+class _ClosingProxy(FreezableProxy):
+    """A proxy that closes the server's side when the client's side closes (a connection the
+    client gives up ends on the server too)."""
+
+    def _pump(self, client: Any, server: Any) -> None:
+        try:
+            super()._pump(client, server)
+        finally:
+            for side in (client, server):
+                with contextlib.suppress(OSError):
+                    side.close()
+
+
+def test_an_async_ledger_connection_interrupted_while_being_made_leaves_no_server_session() -> None:
+    """The pool of a loop that ends while it is making a connection has that attempt cancelled
+    and logs it; a log handler that keeps the record (pytest's, an error reporter's) keeps its
+    exception. The half-made connection is closed at once all the same: no server session
+    outlives the loop."""
+    from agentguard.runtime.ledger.postgres import _LedgerConnection
+
+    base = require_postgres()
+    application = f"agentguard_attempt_{fresh_schema()}"
+    proxy = _ClosingProxy(("127.0.0.1", 5432))
+    proxy.lose_answers()  # the server gets the attempt and answers; the answers never come
+    dsn = base.replace("127.0.0.1:5432", f"127.0.0.1:{proxy.port}")
+    assert dsn != base
+    separator = "&" if "?" in dsn else "?"
+    dsn += f"{separator}application_name={application}&sslmode=disable&gssencmode=disable"
+    kept: list[BaseException] = []
+    try:
+
+        async def interrupted_attempt() -> None:
+            attempt = asyncio.ensure_future(_LedgerConnection.connect(dsn))
+            began = time.monotonic()
+            while not _sessions(base, application):
+                assert time.monotonic() - began < BOUND_S, "the attempt never reached the server"
+                await asyncio.sleep(0.05)
+            attempt.cancel()
+            try:
+                await attempt
+            except asyncio.CancelledError as exc:
+                kept.append(exc)  # as a log record keeps it
+
+        asyncio.run(interrupted_attempt())
+        assert kept
+        assert wait_until(lambda: not _sessions(base, application), timeout_s=5)
+    finally:
+        proxy.close()
 
 
 def test_arecover_settles_expired_and_uncertain_calls_on_the_event_loop(

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import select
 import threading
 import time
 import weakref
@@ -25,8 +27,9 @@ from typing import Any
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg import sql
+from psycopg.abc import RV, PQGen
 from psycopg.conninfo import conninfo_to_dict
-from psycopg.pq import TransactionStatus
+from psycopg.pq import ConnStatus, TransactionStatus
 
 from agentguard.runtime.ledger._rows import STATUS_CHECK
 from agentguard.runtime.ledger._sql import (
@@ -412,6 +415,225 @@ class PostgresLedger(SQLLedger):
             )
 
 
+# The states psycopg's generators yield (wait for reading, writing) and are sent (ready for).
+_WAIT_R, _WAIT_W = 1, 2
+_READY_R, _READY_W = 1, 2
+# The connection attempts (psycopg's connect generators) of the ``connect()`` running.
+_ATTEMPTS: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "agentguard_ledger_attempts", default=None
+)
+# How long an interrupted statement is given to end once the server was asked to cancel it.
+_CANCEL_WAIT_S = 5.0
+
+
+class _LedgerConnection(psycopg.AsyncConnection[Any]):
+    """psycopg's async connection, waiting for its server's answers at less cost per statement.
+
+    psycopg's own wait registers the socket with the event loop for each wait, removes it after,
+    and schedules a timer beside it (two ``epoll_ctl`` calls, the selector's bookkeeping and a
+    timer: about as much client time as the rest of the statement). Here the socket stays
+    registered with the loop between statements, and a wait is one future. A wait is woken by
+    the answer, by the server closing the connection, or by the ledger's watchdog shutting the
+    socket (a server that stopped answering); ``close()`` wakes a wait on the connection it
+    closes.
+
+    Data that arrives while no statement waits (a notice, the server ending the session) is
+    read into libpq's buffer at once, so the socket never stays readable for nothing; a
+    connection whose server went away stops being watched until its next statement finds it
+    broken. An interrupted wait (a cancellation) does what psycopg's does: it asks the server
+    to cancel the statement and waits a bounded time for its end.
+    """
+
+    # the loop and socket registered for reading, and the wait in progress
+    _reading: tuple[asyncio.AbstractEventLoop, int] | None = None
+    # the generator waiting for the server's answer, and the wait that ends with it: the state
+    # it waits for next (0: it has ended) and its value
+    _gen: PQGen[Any] | None = None
+    _waiter: asyncio.Future[tuple[int, Any]] | None = None
+
+    def _readable(self) -> None:
+        """The socket can be read: the waiting generator reads it here, in the loop's callback,
+        and its wait ends only once it has ended (or must write). Read in the callback, the
+        answer no longer makes the socket readable at the loop's next poll, which would run this
+        callback once more and wake the next statement's wait before its answer came."""
+        gen, waiter = self._gen, self._waiter
+        if gen is None or waiter is None:
+            # no statement waits: read what came (a notice), or notice the end of the
+            # connection and stop watching it until its next statement
+            try:
+                self.pgconn.consume_input()
+            except Exception:
+                self._stop_reading()
+            self._watch_while_open()
+            return
+        try:
+            state = gen.send(_READY_R)
+        except StopIteration as done:
+            self._gen = None
+            waiter.set_result((0, done.value))
+        except Exception as exc:
+            self._gen = None
+            waiter.set_exception(exc)
+        else:
+            if state & _WAIT_W:
+                self._gen = None
+                waiter.set_result((state, None))
+        self._watch_while_open()
+
+    def _watch_while_open(self) -> None:
+        """Stop watching a connection libpq found lost: libpq closes its socket then, and the
+        loop must not keep a closed socket's number registered (a new socket of the same
+        number could not be registered). Called right after each call into libpq that may
+        find it lost, before anything else can open a socket."""
+        if self._reading is not None and self.pgconn.status == ConnStatus.BAD:
+            self._stop_reading()
+
+    def _stop_reading(self) -> None:
+        reading, self._reading = self._reading, None
+        if reading is not None and not reading[0].is_closed():
+            with contextlib.suppress(Exception):
+                reading[0].remove_reader(reading[1])
+        waiter, self._waiter, self._gen = self._waiter, None, None
+        if waiter is not None and not waiter.done():
+            waiter.set_exception(psycopg.OperationalError("the connection is closed"))
+
+    def _start_reading(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
+        self._stop_reading()
+        try:
+            loop.add_reader(fd, self._readable)
+        except OSError:
+            # the loop still has a closed socket of this number registered (closed without
+            # being unregistered): this socket is ours, so that entry is stale
+            loop.remove_reader(fd)
+            loop.add_reader(fd, self._readable)
+        self._reading = (loop, fd)
+
+    async def close(self) -> None:
+        self._stop_reading()
+        await super().close()
+
+    @classmethod
+    async def connect(cls, conninfo: str = "", **kwargs: Any) -> Any:
+        """psycopg's connect, except that an attempt interrupted midway closes the connection
+        it had begun at once.
+
+        psycopg leaves a half-made connection to its attempt's generator, which the
+        interruption's traceback keeps: the pool logs the cancelled attempt of a loop that
+        ended while the pool was making a connection (a lost one replaced, the pool growing),
+        and a handler that keeps log records (pytest's, an error reporter's) kept that server
+        session open after the loop, as long as the record.
+        """
+        attempts: list[Any] = []
+        token = _ATTEMPTS.set(attempts)
+        try:
+            return await super().connect(conninfo, **kwargs)
+        except BaseException:
+            for attempt in attempts:
+                attempt.close()  # its half-made connection goes with it
+            raise
+        finally:
+            _ATTEMPTS.reset(token)
+
+    @classmethod
+    def _connect_gen(cls, *args: Any, **kwargs: Any) -> Any:
+        attempt = super()._connect_gen(*args, **kwargs)
+        attempts = _ATTEMPTS.get()
+        if attempts is not None:
+            attempts.append(attempt)
+        return attempt
+
+    async def wait(self, gen: PQGen[RV], interval: float = 0.1, timeout: float | None = None) -> RV:
+        if timeout is not None:  # psycopg's own bounded waits
+            self._stop_reading()
+            return await super().wait(gen, interval, timeout)
+        if self._waiter is not None:
+            raise psycopg.InterfaceError("a statement is already waiting on this connection")
+        fd = self.pgconn.socket
+        try:
+            return await self._drive(gen, fd, next(gen))
+        except StopIteration as done:
+            return done.value
+        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+            await self._interrupted(gen, fd)
+            raise
+        except OSError as exc:  # as psycopg: the socket was closed
+            raise psycopg.OperationalError("connection socket closed") from exc
+        finally:
+            self._watch_while_open()
+
+    async def _drive(self, gen: PQGen[RV], fd: int, state: int) -> RV:
+        """Run ``gen``, which waits for ``state``, to its end."""
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                if state & _WAIT_W:
+                    # a socket asked for writing is nearly always writable at once
+                    ready = _ready_now(fd, state)
+                    if ready:
+                        state = gen.send(ready)
+                        continue
+                self._watch_while_open()
+                if self._reading is None or self._reading[0] is not loop:
+                    self._start_reading(loop, fd)
+                if state & _WAIT_W:
+                    # what arrives meanwhile is read by ``_readable``
+                    state = gen.send(await _writable(loop, fd))
+                    continue
+                self._waiter = waiter = loop.create_future()
+                self._gen = gen
+                try:
+                    state, value = await waiter
+                finally:
+                    self._waiter = self._gen = None
+                if not state:
+                    return value
+        except StopIteration as done:
+            return done.value
+
+    async def _interrupted(self, gen: PQGen[Any], fd: int) -> None:
+        """After a wait was interrupted, as psycopg does: a statement still running is cancelled
+        on the server and given a bounded time to end; else the connection is closed."""
+        if self.pgconn.transaction_status != TransactionStatus.ACTIVE:
+            return
+        try:
+            with contextlib.suppress(Exception):
+                await self.cancel_safe(timeout=_CANCEL_WAIT_S)
+            # the generator waits for reading (a write wait is never interrupted mid-way)
+            await asyncio.wait_for(self._drive(gen, fd, _WAIT_R), _CANCEL_WAIT_S)
+        except pg_errors.QueryCanceled:
+            pass  # as asked
+        except BaseException:  # not ended in time, or interrupted again: its state is unknown
+            self._stop_reading()
+            self.pgconn.finish()
+
+
+def _ready_now(fd: int, state: int) -> int:
+    """What ``fd`` is ready for of ``state`` at once (0: nothing yet)."""
+    poller = select.poll()
+    poller.register(fd, (select.POLLIN if state & _WAIT_R else 0) | select.POLLOUT)
+    ready = 0
+    for _, events in poller.poll(0):
+        ready |= (_READY_R if events & select.POLLIN else 0) | (
+            _READY_W if events & (select.POLLOUT | select.POLLERR | select.POLLHUP) else 0
+        )
+    return ready
+
+
+async def _writable(loop: asyncio.AbstractEventLoop, fd: int) -> int:
+    """Wait on the loop until ``fd`` can be written to."""
+    ready: asyncio.Future[int] = loop.create_future()
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(_READY_W)
+
+    loop.add_writer(fd, wake)
+    try:
+        return await ready
+    finally:
+        loop.remove_writer(fd)
+
+
 class _Link:
     """A connection taken from a loop's pool, with the cursor its statements are sent through
     (``AsyncConnection.cursor()`` builds a cursor and its adapters: once per connection)."""
@@ -526,6 +748,7 @@ class AsyncPostgresLedger(AsyncSQLLedger):
             max_size=self.max_size,
             open=False,
             configure=self._configure,
+            connection_class=_LedgerConnection,
             # a connection comes back within a statement's bound, a new one within the connect
             # timeout
             timeout=ledger.connect_timeout_s + ledger.answer_timeout_s,
