@@ -5,24 +5,36 @@ indent before Python 3.14), through a generator per nesting level: every piece o
 at depth ten passes through ten generators. SARIF and JSON reports hold hundreds of
 thousands of values, so writing them took longer than answering a warm check. Here one
 function appends every piece to one list, with strings escaped by the same C function the
-standard encoder uses (``ensure_ascii``), numbers and constants written as it writes them.
+standard encoder uses (``ensure_ascii``), numbers and constants written as it writes them,
+and the pieces written to the stream a few thousand at a time (the whole text at once
+would hold a large report twice in memory).
 """
 
 from __future__ import annotations
 
+import io
 from json.encoder import encode_basestring_ascii
-from typing import Any
+from typing import Any, TextIO
 
 _INDENT = "  "
 _INFINITY = float("inf")
+_FLUSH_AT = 4096  # pieces
+
+
+def write_indented(value: Any, stream: TextIO) -> None:
+    """Write ``json.dumps(value, indent=2)`` to ``stream``, for the values reports hold
+    (dicts with string, number, bool or None keys, lists, tuples, strings, numbers, bools
+    and None)."""
+    pieces: list[str] = []
+    _write(value, pieces, "\n", stream)
+    stream.write("".join(pieces))
 
 
 def dumps_indented(value: Any) -> str:
-    """``json.dumps(value, indent=2)``, for the values reports hold (dicts with string,
-    number, bool or None keys, lists, tuples, strings, numbers, bools and None)."""
-    pieces: list[str] = []
-    _write(value, pieces, "\n")
-    return "".join(pieces)
+    """``json.dumps(value, indent=2)`` (``write_indented``)."""
+    stream = io.StringIO()
+    write_indented(value, stream)
+    return stream.getvalue()
 
 
 def _scalar(value: Any) -> str | None:
@@ -70,9 +82,9 @@ def _key(key: Any) -> str:
     return encode_basestring_ascii(text)
 
 
-def _write(value: Any, pieces: list[str], newline: str) -> None:
-    """Append ``value``'s text; ``newline`` is a line break and the indent of its own
-    line."""
+def _write(value: Any, pieces: list[str], newline: str, stream: TextIO) -> None:
+    """Append ``value``'s text to ``pieces`` (written to ``stream`` when they are many);
+    ``newline`` is a line break and the indent of its own line."""
     text = _scalar(value)
     if text is not None:
         pieces.append(text)
@@ -93,7 +105,10 @@ def _write(value: Any, pieces: list[str], newline: str) -> None:
             if text is not None:
                 append(text)
             else:
-                _write(item, pieces, inner)
+                _write(item, pieces, inner, stream)
+                if len(pieces) >= _FLUSH_AT:
+                    stream.write("".join(pieces))
+                    pieces.clear()
         append(newline + "]")
         return
     if isinstance(value, dict):
@@ -113,7 +128,10 @@ def _write(value: Any, pieces: list[str], newline: str) -> None:
             if text is not None:
                 append(text)
             else:
-                _write(item, pieces, inner)
+                _write(item, pieces, inner, stream)
+                if len(pieces) >= _FLUSH_AT:
+                    stream.write("".join(pieces))
+                    pieces.clear()
         append(newline + "}")
         return
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")

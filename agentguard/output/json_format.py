@@ -8,7 +8,7 @@ from agentguard import __version__
 from agentguard.engine.fix_edits import ensure_fixes
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
-from agentguard.output.indented_json import dumps_indented
+from agentguard.output.indented_json import write_indented
 
 if TYPE_CHECKING:
     from agentguard.engine.scan_result import ScanResult
@@ -71,5 +71,5 @@ def document(result: ScanResult) -> dict[str, Any]:
 
 
 def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
-    stream.write(dumps_indented(document(result)))
+    write_indented(document(result), stream)
     stream.write("\n")

@@ -20,7 +20,7 @@ from agentguard.diagnostics import Finding, Fix, Location, Severity, Span
 from agentguard.engine.fix_edits import ensure_fixes
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
-from agentguard.output.indented_json import dumps_indented
+from agentguard.output.indented_json import write_indented
 from agentguard.output.rule_docs import rule_doc_url
 
 if TYPE_CHECKING:
@@ -322,5 +322,5 @@ def document(result: ScanResult) -> dict[str, Any]:
 
 
 def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
-    stream.write(dumps_indented(document(result)))
+    write_indented(document(result), stream)
     stream.write("\n")
