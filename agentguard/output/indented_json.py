@@ -1,9 +1,8 @@
-"""JSON text exactly as ``json.dumps(value, indent=2)`` writes it, in a fraction of the time.
+"""JSON text exactly as ``json.dumps(value, indent=2)`` writes it, with less work.
 
 The standard library's encoder writes indented JSON in Python (its C encoder takes no
-indent before Python 3.14), through a generator per nesting level: every piece of a value
-at depth ten passes through ten generators. SARIF and JSON reports hold hundreds of
-thousands of values, so writing them took longer than answering a warm check. Here one
+indent before Python 3.14), through a generator per nesting level, and ``json.dump`` hands
+the stream every piece by itself; a SARIF report holds a great many small values. Here one
 function appends every piece to one list, with strings escaped by the same C function the
 standard encoder uses (``ensure_ascii``), numbers and constants written as it writes them,
 and the pieces written to the stream a few thousand at a time (the whole text at once
