@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from agentguard.config import load_config
+from agentguard.engine.pipeline import scan
+from agentguard.engine.speed import FactOptions
 from agentguard.project.project_model import ProjectModel
 
 from .conftest import ScanFiles, write_project
@@ -337,3 +340,43 @@ def test_which_script_folder_keeps_a_shared_module_name_does_not_depend_on_the_h
         seen.add(done.stdout)
     assert len(seen) == 1, seen
     assert "('examples/bank/mailer.py', 'mailer')" in seen.pop()
+
+
+def _scan_counting(project: Path) -> tuple[ProjectModel, int]:
+    """The project of a check of ``project`` and how many parses it made."""
+    options = FactOptions()
+    result = scan([project], load_config([project]), facts=options)
+    assert options.stats is not None
+    return result.project, options.stats.parsed
+
+
+def test_names_guessed_from_the_text_spare_the_second_parse(tmp_path: Path) -> None:
+    # ``from app.mailer import deliver`` names ``services/api`` the root: the text shows it
+    # before any file is parsed, so each file is parsed once, under its final name.
+    files = {
+        "services/api/app/agent.py": TOOL.format(package="app"),
+        "services/api/app/mailer.py": MAILER,
+    }
+    (tmp_path / ".git").mkdir()
+    write_project(tmp_path, files)
+    project, parsed = _scan_counting(tmp_path)
+    assert parsed == len(files)
+    assert {m.module for m in project.modules.values()} == {"app.agent", "app.mailer"}
+    assert has_smtp(tool_sinks(project))
+
+
+def test_a_wrong_guess_is_parsed_again_under_the_name_the_facts_give(tmp_path: Path) -> None:
+    # An import in a docstring is no import: the text's guess names ``services/api`` the
+    # root, the facts (a relative import only) do not, and the files guessed wrong are
+    # parsed again.
+    files = {
+        "services/api/app/agent.py": TOOL.format(package=""),
+        "services/api/app/mailer.py": MAILER,
+        "services/api/app/notes.py": '"""Use it as:\nfrom app.mailer import deliver\n"""\n',
+    }
+    (tmp_path / ".git").mkdir()
+    write_project(tmp_path, files)
+    project, parsed = _scan_counting(tmp_path)
+    assert parsed > len(files)
+    assert "services.api.app.mailer" in {m.module for m in project.modules.values()}
+    assert has_smtp(tool_sinks(project))

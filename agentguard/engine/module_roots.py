@@ -27,10 +27,12 @@ from __future__ import annotations
 import configparser
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentguard.facts.import_text import imports_in_text
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.facts.syntax_walk import module_name_for
 
@@ -193,15 +195,50 @@ def module_names(root: Path, configs: Iterable[str], python: Sequence[str]) -> d
     return names
 
 
-def _defined(facts: ModuleFacts) -> set[str]:
-    """The top-level names a module defines (what ``from module import name`` can take)."""
-    prefix = facts.module + "."
-    names = {q[len(prefix) :] for q in [*facts.functions, *facts.classes] if q.startswith(prefix)}
-    names.update(a.target for a in facts.assignments if a.function is None)
-    return {name for name in names if "." not in name}
+@dataclass(frozen=True)
+class ImportEvidence:
+    """What naming modules by import evidence reads of one file: its path, its module name
+    as named before that evidence, its absolute imports, the top-level names it defines
+    (what ``from module import name`` can take) and the last argument of each of its
+    ``sys.path.append``/``insert`` calls. Made from its facts, or guessed from its text."""
+
+    path: str
+    module: str
+    absolute_imports: Sequence[str]
+    defined: frozenset[str]
+    sys_path_args: Sequence[str]
+
+    @classmethod
+    def of_facts(cls, facts: ModuleFacts, module: str) -> ImportEvidence:
+        """``facts`` (extracted under any module name) read as if named ``module``: none of
+        what is read here depends on the name (only absolute imports are kept)."""
+        prefix = facts.module + "."
+        names = {
+            q[len(prefix) :] for q in [*facts.functions, *facts.classes] if q.startswith(prefix)
+        }
+        names.update(a.target for a in facts.assignments if a.function is None)
+        args = [
+            call.args[-1].text
+            for call in facts.calls
+            if call.callee in {"sys.path.append", "sys.path.insert"} and call.args
+        ]
+        return cls(
+            facts.path,
+            module,
+            facts.absolute_imports,
+            frozenset(name for name in names if "." not in name),
+            args,
+        )
+
+    @classmethod
+    def of_text(cls, rel: str, module: str, data: bytes) -> ImportEvidence:
+        """A guess of ``of_facts`` from the file's bytes, before it is parsed."""
+        shown = imports_in_text(data)
+        defined = frozenset(name for name in shown.defined if "." not in name)
+        return cls(rel, module, shown.absolute_imports, defined, shown.sys_path_args)
 
 
-def _imported(name: str, imports: set[str], prefixes: set[str], defined: set[str]) -> bool:
+def _imported(name: str, imports: set[str], prefixes: set[str], defined: frozenset[str]) -> bool:
     """Whether some absolute import names module ``name``: as written (a dotted name), or
     as the module a name it defines is taken from (``from utils import slugify``)."""
     if "." in name:
@@ -220,17 +257,15 @@ _PATHLIB_DIR = re.compile(
 )
 
 
-def _sys_path_roots(modules: Sequence[ModuleFacts]) -> set[str]:
+def _sys_path_roots(modules: Sequence[ImportEvidence]) -> set[str]:
     """Folders a module puts on ``sys.path`` by its own location
     (``sys.path.append(os.path.dirname(os.path.abspath(__file__)))``,
     ``sys.path.insert(0, str(Path(__file__).resolve().parent))``): the script imports what
     is below that folder by names taken from there, package or not."""
     roots: set[str] = set()
     for facts in modules:
-        for call in facts.calls:
-            if call.callee not in {"sys.path.append", "sys.path.insert"} or not call.args:
-                continue
-            text = re.sub(r"\s+", "", call.args[-1].text)
+        for arg in facts.sys_path_args:
+            text = re.sub(r"\s+", "", arg)
             found = _OS_PATH_DIR.match(text) or _PATHLIB_DIR.match(text)
             if found is None:
                 continue
@@ -241,7 +276,7 @@ def _sys_path_roots(modules: Sequence[ModuleFacts]) -> set[str]:
     return roots
 
 
-def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dict[str, str]:
+def evidence_names(modules: Sequence[ImportEvidence], python: Sequence[str]) -> dict[str, str]:
     """Files to name again, by what the project's absolute imports call them (see the
     module docstring): from a deeper root, or from the scan root when the project imports
     a declared root's files through it (``src.shop.cart``). Relative path -> new name."""
@@ -275,7 +310,7 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
             continue
         root = "/".join(folders[: len(folders) - depth])
         current[rel] = root
-        defined = _defined(facts)
+        defined = facts.defined
         if _imported(facts.module, imports, prefixes, defined):
             confirmed.add(rel)
             continue
@@ -325,8 +360,31 @@ def evidence_names(modules: Sequence[ModuleFacts], python: Sequence[str]) -> dic
     return renamed
 
 
+def guessed_names(
+    texts: Iterable[tuple[str, bytes]], named: Mapping[str, str], python: Sequence[str]
+) -> dict[str, str]:
+    """``evidence_names`` guessed from the files' texts (relative path, bytes) before any is
+    parsed, each named as ``named`` says (else from its path): files parsed under these
+    names need no second parse when the guess is right."""
+    evidence = [
+        ImportEvidence.of_text(rel, named.get(rel) or module_name_for(rel), data)
+        for rel, data in texts
+    ]
+    return evidence_names(evidence, python)
+
+
+def evidence_of(modules: Iterable[ModuleFacts], named: Mapping[str, str]) -> list[ImportEvidence]:
+    """The import evidence of ``modules``' facts, whatever names they were extracted under,
+    each read as named by ``named`` (else from its path): what ``evidence_names`` would read
+    had every file been parsed under ``named``."""
+    return [
+        ImportEvidence.of_facts(facts, named.get(facts.path) or module_name_for(facts.path))
+        for facts in modules
+    ]
+
+
 def _scan_root_package(
-    modules: Sequence[ModuleFacts],
+    modules: Sequence[ImportEvidence],
     imports: set[str],
     files: set[str],
     current: dict[str, str],
@@ -349,7 +407,7 @@ def _scan_root_package(
         return {}
     heads: set[str] = set()
     for facts in below:
-        defined = _defined(facts)
+        defined = facts.defined
         suffix = "." + facts.module
         for name in imports:
             head, found, member = name.partition(suffix + ".")

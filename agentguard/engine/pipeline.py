@@ -15,7 +15,12 @@ from agentguard.config import Config
 from agentguard.diagnostics import PARTLY_READ, Confidence, Finding, ScanProblem
 from agentguard.engine.discovery import discover, test_files
 from agentguard.engine.fix_edits import attach_fixes, fix_offer
-from agentguard.engine.module_roots import evidence_names, module_names
+from agentguard.engine.module_roots import (
+    evidence_names,
+    evidence_of,
+    guessed_names,
+    module_names,
+)
 from agentguard.engine.run_memo import offer_key
 from agentguard.engine.scan_result import ScanResult
 from agentguard.engine.selection import check_selection
@@ -24,6 +29,7 @@ from agentguard.engine.suppressions import apply_suppressions
 from agentguard.engine.ts_projects import load_ts_module_map
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.facts.python_version import running_version
+from agentguard.facts.syntax_walk import module_name_for
 from agentguard.facts.typescript.modules import EMPTY_TS_MODULE_MAP, TS_SUFFIXES, ts_module_name
 from agentguard.knowledge.catalog import Catalog, load_catalog
 from agentguard.project.project_model import ProjectModel, build_project
@@ -121,19 +127,31 @@ def scan(
 
     mark = time.perf_counter()
     is_test = test_files(config)
-    modules, problems = speed.facts(files.sources, is_test, sources, named)
-    renamed = evidence_names(modules, python_rels)
-    if renamed:
-        # Files named anew from the roots the project's own imports show: parsed again
-        # under those names (a name is in every qualified name the facts hold).
-        again = [entry for entry in files.sources if entry[1] in renamed]
+    # Files are parsed under the names the project's imports are guessed to give them (from
+    # their texts), then named by the evidence of their facts; only the files guessed wrong
+    # are parsed again (a name is in every qualified name the facts hold).
+    guessed = {**named, **guessed_names(speed.texts(files, sources), named, python_rels)}
+    modules, problems = speed.facts(files.sources, is_test, sources, guessed)
+    renamed = evidence_names(evidence_of(modules, named), python_rels)
+    final = {**named, **renamed}
+    parsed = {facts.path for facts in modules}
+    again = [
+        entry
+        for entry in files.sources
+        if (
+            _name(final, entry[1]) != _name(guessed, entry[1])
+            if entry[1] in parsed
+            else entry[1] in renamed
+        )
+    ]
+    if again:
         # The first facts of these files are let go before they are made again, so that
-        # the new ones take the memory the old ones held: in a large project many files
-        # are named anew, and both at once raised the peak.
+        # the new ones take the memory the old ones held.
+        redo = {rel for _, rel in again}
         order = [facts.path for facts in modules]
-        by_path = {facts.path: facts for facts in modules if facts.path not in renamed}
+        by_path = {facts.path: facts for facts in modules if facts.path not in redo}
         modules = []
-        refacts, lost = speed.facts(again, is_test, sources, {**named, **renamed}, again=True)
+        refacts, lost = speed.facts(again, is_test, sources, final, again=True)
         by_path.update((facts.path, facts) for facts in refacts)
         modules = [by_path[path] for path in order if path in by_path]
         # Unreadable on the second read (changed or removed since the first): said so.
@@ -203,6 +221,11 @@ def scan(
         timings["record the run, prune the cache"] = time.perf_counter() - mark
     timings["total"] = time.perf_counter() - started
     return result
+
+
+def _name(names: Mapping[str, str], rel: str) -> str:
+    """The module name ``names`` gives ``rel``, else its path's."""
+    return names.get(rel) or module_name_for(rel)
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

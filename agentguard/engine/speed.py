@@ -37,7 +37,7 @@ from agentguard.engine.parallel import (
 )
 from agentguard.engine.run_memo import RunMemo, RunRecord, ScanOutcome, run_key
 from agentguard.facts.module_facts import ModuleFacts
-from agentguard.facts.typescript.modules import EMPTY_TS_MODULE_MAP, TsModuleMap
+from agentguard.facts.typescript.modules import EMPTY_TS_MODULE_MAP, TS_SUFFIXES, TsModuleMap
 from agentguard.knowledge.catalog import Catalog
 
 # From this many files on, what is built to last the whole run (the facts, the project
@@ -87,7 +87,8 @@ class Speed:
         self.memo: RunMemo | None = None
         if options.record_runs and options.cache_dir is not None:
             self.memo = RunMemo(options.cache_dir, inputs, catalog.digest)
-        self._contents: list[SourceFile] | None = None  # read and hashed by ``recall``
+        self._contents: list[SourceFile] | None = None  # read by ``recall`` or ``texts``
+        self._keyed: Mapping[str, str] | None = None  # the names ``recall`` keyed them under
         self._inputs: tuple[str, ...] | None = None  # their keys, for ``remember``
         self._key: str | None = None
 
@@ -108,6 +109,7 @@ class Speed:
         self._contents = read_all(
             files.sources, self.config.max_file_size, keyed=True, modules=modules
         )
+        self._keyed = dict(modules or {})
         self._inputs = tuple(content.key for content in self._contents)
         self._key = run_key(
             self.config.digest,
@@ -121,6 +123,24 @@ class Speed:
             self.cache.mark_used()
         record = self.memo.load(self._key)
         return None if record is None else record.outcome
+
+    def texts(
+        self, files: FileSet, sources: Mapping[str, bytes] | None = None
+    ) -> list[tuple[str, bytes]]:
+        """The bytes of every Python file that can be read (``sources`` first), by relative
+        path: read once for the whole scan (here, unless ``recall`` has), and parsed by
+        ``facts``."""
+        if self._contents is None:
+            self._contents = read_all(files.sources, self.config.max_file_size, keyed=False)
+        known = sources or {}
+        texts = []
+        for content in self._contents:
+            if content.rel.endswith(TS_SUFFIXES):
+                continue
+            data = known.get(content.rel, content.data)
+            if not isinstance(data, ScanProblem):
+                texts.append((content.rel, data))
+        return texts
 
     def facts(
         self,
@@ -136,6 +156,17 @@ class Speed:
         contents by relative path; ``modules`` names the files not named from the scan
         root. ``again``: these are some files of the scan named anew, read again."""
         options = self.options
+        contents = None if again else self._contents
+        if contents is not None and self._keyed is not None:
+            # keyed under the names ``recall`` was given: a file named otherwise is keyed
+            # again under its name
+            keyed, named = self._keyed, modules or {}
+            contents = [
+                content
+                if named.get(content.rel) == keyed.get(content.rel)
+                else SourceFile(content.rel, content.data, "")
+                for content in contents
+            ]
         with collector_paused():
             results, stats = extract_all(
                 files,
@@ -144,7 +175,7 @@ class Speed:
                 cache=self.cache,
                 progress=options.progress,
                 sources=sources,
-                contents=None if again else self._contents,
+                contents=contents,
                 is_test=is_test,
                 carriers=self.catalog.context_carriers,
                 modules=modules,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agentguard import __version__
 from agentguard.engine.fix_edits import ensure_fixes
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
+from agentguard.output.indented_json import write_indented
 
 if TYPE_CHECKING:
     from agentguard.engine.scan_result import ScanResult
@@ -71,5 +71,5 @@ def document(result: ScanResult) -> dict[str, Any]:
 
 
 def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
-    json.dump(document(result), stream, indent=2, sort_keys=False)
+    write_indented(document(result), stream)
     stream.write("\n")

@@ -9,7 +9,6 @@ notifications, so a partial scan never looks like a clean one.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -21,6 +20,7 @@ from agentguard.diagnostics import Finding, Fix, Location, Severity, Span
 from agentguard.engine.fix_edits import ensure_fixes
 from agentguard.output import RenderOptions
 from agentguard.output.columns import ColumnMapper
+from agentguard.output.indented_json import write_indented
 from agentguard.output.rule_docs import rule_doc_url
 
 if TYPE_CHECKING:
@@ -322,5 +322,5 @@ def document(result: ScanResult) -> dict[str, Any]:
 
 
 def render(result: ScanResult, stream: TextIO, options: RenderOptions) -> None:
-    json.dump(document(result), stream, indent=2)
+    write_indented(document(result), stream)
     stream.write("\n")
