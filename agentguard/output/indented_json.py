@@ -100,14 +100,7 @@ def _write(value: Any, pieces: list[str], newline: str, stream: TextIO) -> None:
         for item in value:
             append(inner if first else separator)
             first = False
-            text = _scalar(item)
-            if text is not None:
-                append(text)
-            else:
-                _write(item, pieces, inner, stream)
-                if len(pieces) >= _FLUSH_AT:
-                    stream.write("".join(pieces))
-                    pieces.clear()
+            _write_item(item, pieces, inner, stream)
         append(newline + "]")
         return
     if isinstance(value, dict):
@@ -123,14 +116,20 @@ def _write(value: Any, pieces: list[str], newline: str, stream: TextIO) -> None:
             first = False
             append(_key(key))
             append(": ")
-            text = _scalar(item)
-            if text is not None:
-                append(text)
-            else:
-                _write(item, pieces, inner, stream)
-                if len(pieces) >= _FLUSH_AT:
-                    stream.write("".join(pieces))
-                    pieces.clear()
+            _write_item(item, pieces, inner, stream)
         append(newline + "}")
         return
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _write_item(item: Any, pieces: list[str], inner: str, stream: TextIO) -> None:
+    """One element or value of a container: a scalar's text, else the container written
+    at the next indent, its pieces sent to ``stream`` once they are many."""
+    text = _scalar(item)
+    if text is not None:
+        pieces.append(text)
+        return
+    _write(item, pieces, inner, stream)
+    if len(pieces) >= _FLUSH_AT:
+        stream.write("".join(pieces))
+        pieces.clear()
