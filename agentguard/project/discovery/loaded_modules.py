@@ -2,9 +2,11 @@
 
 A loader lists a folder and loads each file as a module (``tool_functions.module_scans``:
 ``importlib.import_module``, ``spec_from_file_location`` + ``module_from_spec``...), then
-takes attributes from each: ``getattr(module, "execute")``, or the function named like the
-file (``getattr(module, name)`` with ``name`` the file's stem). What it takes from a module
-that reaches a model is a tool of every module of the plugin folder that defines it.
+takes attributes from each: ``getattr(module, "execute")``, ``module.tool_export`` (a spec the
+module writes as a variable), or the function named like the file (``getattr(module, name)``
+with ``name`` the file's stem). What it takes from a module that reaches a model is a tool
+of every module of the plugin folder that defines it, named by the spec the module writes,
+else by its file.
 
 The folder a loader lists is often built at run time (a constructor's argument, a path
 from ``__file__``), so the folder is known by its convention instead: the project folder
