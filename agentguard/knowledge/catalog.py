@@ -359,6 +359,9 @@ class Catalog:
     store_methods: frozenset[str] = key(
         "effects.read_modify_write.store_methods", IDENTIFIERS, frozen
     )
+    store_factories: frozenset[str] = key(
+        "effects.read_modify_write.store_factories", IDENTIFIERS, frozen
+    )
     local_shapes: frozenset[str] = key("effects.read_modify_write.local_shapes", QUALNAMES, frozen)
     read_post_words: frozenset[str] = key("effects.read_posts.read_words", WORDS, frozen)
     write_post_words: frozenset[str] = key("effects.read_posts.write_words", WORDS, frozen)

@@ -18,9 +18,6 @@ from agentguard.project.tool_facts import Effect
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
-# What builds a store of entries by key: Python's own mappings and sets.
-_KEYED_FACTORIES = frozenset({"dict", "set", "defaultdict", "OrderedDict", "Counter"})
-
 
 def module_state_write(
     project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
@@ -45,7 +42,9 @@ def module_state_write(
         # ``ACCOUNTS[uid]["log"].append(entry)``, or ``_DATASETS.pop(dataset_id)`` on the
         # store itself
         keyed = any(kind == "item" for kind, _ in steps) or (
-            not steps and call.method in catalog.store_methods and _keyed_store(held)
+            not steps
+            and call.method in catalog.store_methods
+            and _keyed_store(held, catalog.store_factories)
         )
         kept = (
             keyed
@@ -73,16 +72,16 @@ def module_state_write(
     )
 
 
-def _keyed_store(held: list[Assignment]) -> bool:
-    """Whether the module binds the name to a dict or a set (a store of entries by key),
-    not to a list it gathers into."""
+def _keyed_store(held: list[Assignment], factories: frozenset[str]) -> bool:
+    """Whether the module binds the name to a dict or a set (a store of entries by key,
+    built by one of ``factories``), not to a list it gathers into."""
     if not held:
         return False
     value = held[-1].value
     if value.kind == "dict" or (value.kind == "list" and value.text.startswith("{")):
         return True  # a dict or a set literal
     made = (value.qualname or "").rpartition(".")[2] if value.kind == "call" else ""
-    return made in _KEYED_FACTORIES
+    return made in factories
 
 
 def _object_container(

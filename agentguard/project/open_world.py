@@ -568,9 +568,9 @@ def _callable_handed(project: ProjectIndex, call: Call, fn: Function) -> str | N
     step(send_message)``), and its class has no such method: whoever built the object chose
     what runs, so its effect is unknown, never none. The method that keeps it, or None."""
     head, _, attr = call.callee.partition(".")
-    if head not in SELF_NAMES or not attr.isidentifier() or fn.class_name is None:
+    if head not in SELF_NAMES or not attr.isidentifier():
         return None
-    owner = enclosing_class(project, fn)
+    owner = enclosing_class(project, fn)  # a method's, or the method a closure is in
     if owner is None or project.find_method(owner, attr) is not None:
         return None
     for current in project.lineage(owner):

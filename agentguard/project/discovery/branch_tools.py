@@ -101,16 +101,6 @@ def _branch_targets(
     return targets
 
 
-def _called_by(project: ProjectIndex, facts: ModuleFacts, handler: str) -> set[str]:
-    """The project functions ``handler`` calls anywhere in its body."""
-    caller = project.function(handler)
-    return {
-        target
-        for call in project.calls_in(handler)
-        if (target := project.call_target(call, caller, facts)) is not None
-    }
-
-
 def inline_branch(
     project: ProjectIndex, name: str, facts: ModuleFacts
 ) -> tuple[str, Span, list[str]] | None:
@@ -140,7 +130,7 @@ def inline_branch(
         mine = [
             (handler, body)
             for handler, body in mine
-            if not runners & _called_by(project, facts, handler) - {handler}
+            if not runners & {target for _, target in project.call_edges(handler)}
         ]
     if len(mine) != 1:
         return None

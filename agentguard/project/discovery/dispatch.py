@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
 from agentguard.project.definitions import enclosing_class
@@ -47,20 +46,13 @@ def _member_string(project: ProjectIndex, member_qualname: str) -> str | None:
     return constant.string() if constant is not None else None
 
 
-def _within(inner: Span, outer: Span) -> bool:
-    return (inner.line, inner.column) >= (outer.line, outer.column) and (
-        inner.end_line,
-        inner.end_column,
-    ) <= (outer.end_line, outer.end_column)
-
-
 def is_guard_call(fn: Function | None, call: Call) -> bool:
     """Whether ``call`` is the test of an ``if`` that leaves early (``if (!isPostNoticeArgs(args))
     throw ...``): a check of the arguments before the work, never the tool's handler."""
     if fn is None:
         return False
     return any(
-        branch.exits and branch.test.span is not None and _within(call.span, branch.test.span)
+        branch.exits and branch.test.span is not None and branch.test.span.encloses(call.span)
         for branch in fn.branches
     )
 

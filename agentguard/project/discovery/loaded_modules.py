@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import Function, ModuleFacts, Value
-from agentguard.project.definitions import enclosing_class
 from agentguard.project.discovery.class_tools import spec_items
 
 if TYPE_CHECKING:
@@ -57,25 +56,22 @@ def loads_a_module(
 def _project_callee(
     project: ProjectIndex, value: Value, fn: Function, facts: ModuleFacts
 ) -> str | None:
-    """The project function the call ``value`` runs (``self._load(path)`` included)."""
+    """The project function the call ``value`` runs (``self._load(path)`` included): its
+    call site's target."""
     for call in project.calls_in(fn.qualname):
         if call.span == value.span:
             target = project.call_site(call, fn, facts).target
             return target if target in project.functions else None
-    head, _, method = value.text.partition("(")[0].partition(".")
-    if head == "self" and method.isidentifier():
-        owner = enclosing_class(project, fn)
-        return project.find_method(owner, method) if owner else None
     return None
 
 
-def _taken(
+def taken_from(
     project: ProjectIndex, module: str, loader: Function, facts: ModuleFacts
 ) -> list[tuple[str, str | None]]:
     """What the loader takes from the module held in ``module``: each ``getattr`` on it (the
-    attribute's literal name, or None for a name built at run time) with the local it is
-    bound to, and each attribute it reads (``module.tool_export``) with the text it is read
-    in ("" when it is bound to no local)."""
+    attribute's literal name, or None for a name built at run time) and each attribute it
+    reads (``module.tool_export``), with the local it is bound to, or as written when it is
+    handed on or stored without one."""
     taken: list[tuple[str, str | None]] = []
     prefix = f"{module}."
     for assignment in project.local_assignments(facts, loader.qualname, None):
@@ -113,13 +109,11 @@ def _defines(plugin: ModuleFacts, name: str) -> str | None:
     return None
 
 
-def plugin_modules(
-    project: ProjectIndex, module: str, loader: Function, facts: ModuleFacts
-) -> list[ModuleFacts]:
-    """The modules of the plugin folders the loader loads the module held in ``module``
-    from. A plugin folder holds two or more modules, none of them private (``_example.py``,
-    ``__init__.py``), that define something the loader takes from the module."""
-    wanted = {name for _, name in _taken(project, module, loader, facts)}
+def plugin_modules(project: ProjectIndex, taken: list[tuple[str, str | None]]) -> list[ModuleFacts]:
+    """The modules of the plugin folders a loader loads from, given what it ``taken`` from
+    each (``taken_from``). A plugin folder holds two or more modules, none of them private
+    (``_example.py``, ``__init__.py``), that define something the loader takes."""
+    wanted = {name for _, name in taken}
     by_folder: dict[str, list[ModuleFacts]] = {}
     for plugin in project.modules.values():
         stem = _stem(plugin)
@@ -152,10 +146,11 @@ def plugin_tool(
         held = project.module_variable(qualname)
         spec = spec_items(held) if held is not None else None
         named = spec.get("name") if spec is not None else None
-        if named is not None and named.string():
-            name = named.string() or stem
+        written = named.string() if named is not None else None
+        if written:
+            name = written
         elif runs == qualname:
-            return None
+            return None  # a variable that is no spec, run by nothing
     return name, runs
 
 
@@ -164,10 +159,10 @@ def _stem(facts: ModuleFacts) -> str:
 
 
 def kept_runner(
-    project: ProjectIndex, module: str, loader: Function, facts: ModuleFacts
+    taken: list[tuple[str, str | None]], loader: Function, facts: ModuleFacts
 ) -> str | None:
-    """The attribute the loader takes from the same module and keeps in a table under a
-    key (``executors[name] = make_executor(execute_fn, ...)`` after ``execute_fn =
+    """Of what the loader ``taken`` from each module, the attribute it keeps in a table under
+    a key (``executors[name] = make_executor(execute_fn, ...)`` after ``execute_fn =
     getattr(module, "execute")``, or ``function_map[name] = module.function``): what runs
     the tool. None when there is no such one."""
     kept = {
@@ -176,7 +171,7 @@ def kept_runner(
         if store.function == loader.qualname
         for name in (*store.value.names, store.value.text)
     }
-    for local, name in _taken(project, module, loader, facts):
+    for local, name in taken:
         if name and local in kept:
             return name
     return None

@@ -111,21 +111,12 @@ def loop_rows(
 
 def record_rows(
     project: ProjectIndex, named: Value | None, call: Call, module: ModuleFacts | None = None
-) -> tuple[str, list[tuple[Value, ModuleFacts]], dict[str, str]]:
+) -> tuple[str, list[tuple[Value, ModuleFacts]], dict[str, str]] | None:
     """A registration inside a loop over written records, named by a field of the loop's
     target (``for (const t of tools) server.tool(t.name, ..., cb)``, ``tool(fn, {name:
     t.name})``): the field, each record (a dict literal holding that field), and the fields
     the loop binds to locals of other names (``{ name: toolName }``: local -> field). None
-    of them for any other name."""
-    found = _record_rows(project, named, call, module)
-    if found is None:
-        return "", [], {}
-    return found
-
-
-def _record_rows(
-    project: ProjectIndex, named: Value | None, call: Call, module: ModuleFacts | None
-) -> tuple[str, list[tuple[Value, ModuleFacts]], dict[str, str]] | None:
+    for any other name."""
     if named is None:
         return None
     if named.kind == "name":

@@ -93,21 +93,21 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
         for site in project.call_sites(facts):
             call = site.call
             built = _built_class(project, site.callee, site.target) if call.kwargs else None
-            if built is not None and facts.language != "python":
-                factory = _enclosing_factory(facts, call.span)
-                if factory is not None:
-                    if called is None:
-                        called = _called_functions(project)
-                    if factory not in called:
-                        continue  # ``Tool.mocked()``: a factory only the tests call
-            if built is not None:
-                if built not in spec_writers:
-                    spec_writers[built] = _writes_a_spec(project, built)
-                tool = _record_tool(
-                    project, found, call.kwargs, facts, call.span, call, keys, spec_writers[built]
-                )
-                if tool is not None:
-                    yield tool
+            if built is None:
+                continue
+            factory = _enclosing_factory(facts, call.span) if facts.language != "python" else None
+            if factory is not None:
+                if called is None:
+                    called = _called_functions(project)
+                if factory not in called:
+                    continue  # ``Tool.mocked()``: a factory only the tests call
+            if built not in spec_writers:
+                spec_writers[built] = _writes_a_spec(project, built)
+            tool = _record_tool(
+                project, found, call.kwargs, facts, call.span, call, keys, spec_writers[built]
+            )
+            if tool is not None:
+                yield tool
         if facts.language != "python":
             yield from _plugin_actions(project, found, facts, keys, spec)
             # a record written anywhere: returned by a factory, handed to the project's own
@@ -185,10 +185,7 @@ def _writes_a_spec(project: ProjectIndex, cls_qual: str) -> bool:
     from what it is built with: its records need no schema of their own."""
     cls, facts = project.classes[cls_qual]
     return any(
-        spec.span is not None
-        and (cls.span.line, cls.span.column) <= (spec.span.line, spec.span.column)
-        and (spec.span.end_line, spec.span.end_column) <= (cls.span.end_line, cls.span.end_column)
-        and describes_a_tool(spec.items)
+        spec.span is not None and cls.span.encloses(spec.span) and describes_a_tool(spec.items)
         for spec in facts.dicts
     )
 
@@ -197,12 +194,7 @@ def _enclosing_factory(facts: ModuleFacts, span: Span) -> str | None:
     """The named function (a module function or a method) whose body writes the record at
     ``span``, if any: a tool factory (``function makeArchivePageTool(root) { return
     defineTool({...}) }``). A callback handed to a call is no factory."""
-    inside = [
-        fn
-        for fn in facts.functions.values()
-        if (fn.span.line, fn.span.column) <= (span.line, span.column)
-        and (fn.span.end_line, fn.span.end_column) >= (span.end_line, span.end_column)
-    ]
+    inside = [fn for fn in facts.functions.values() if fn.span.encloses(span)]
     if not inside:
         return None
     innermost = max(inside, key=lambda fn: (fn.span.line, fn.span.column))

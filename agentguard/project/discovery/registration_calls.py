@@ -300,11 +300,10 @@ def _record_tools(
     anchored at the record, running the registered callback (when it is a function of its
     own) and the functions the record holds (``fn: async (args) => ...``, which the callback
     calls as ``t.fn(args)``)."""
-    field, rows, renamed = record_rows(
-        project, name_value, call, facts if call.function is None else None
-    )
-    if not rows:
+    found = record_rows(project, name_value, call, facts if call.function is None else None)
+    if found is None or not found[1]:
         return []
+    field, rows, renamed = found
     assert name_value is not None
     # the record as the loop binds it: ``t`` of ``t.name``, or its fields themselves
     # (``{ name, handler }``)

@@ -49,6 +49,7 @@ from agentguard.project.discovery.loaded_modules import (
     loads_a_module,
     plugin_modules,
     plugin_tool,
+    taken_from,
 )
 from agentguard.project.discovery.registration_names import project_targets
 from agentguard.project.discovery.schema_dicts import named_spec_tool
@@ -141,7 +142,7 @@ class _Trace:
         elif value.kind == "call":
             self._named_spec(value, facts)
             self._calls(value, fn, facts, depth)
-        elif value.kind == "other" and (container := _subscripted(value)) is not None:
+        elif value.kind == "other" and (container := _subscripted(value.text)) is not None:
             # ``self._schemas[name]``: what the container holds, not the key
             if container.isidentifier():
                 self._name(container, fn, facts, depth + 1)
@@ -150,9 +151,9 @@ class _Trace:
         elif value.kind == "other" and span is not None:
             # a comprehension: what it walks, and the calls it makes on each element
             for loop in fn.loops if fn is not None else facts.loops:
-                if loop.kind == "comprehension" and loop.iterable and _within(loop.span, span):
+                if loop.kind == "comprehension" and loop.iterable and span.encloses(loop.span):
                     self.value(loop.iterable, fn, facts, depth + 1)
-            read_from = _subscripted(Value(kind="other", text=_element_text(value.text)))
+            read_from = _subscripted(_element_text(value.text))
             if read_from is not None:
                 # ``[self._specs[name] for name in names]``: what the container holds
                 self._held(read_from, fn, facts, depth)
@@ -194,17 +195,16 @@ class _Trace:
             for assignment in self.project.local_assignments(facts, scope, stored):
                 self.value(assignment.value, fn, facts, depth + 1)
         self._added(name, scope, fn, facts, depth)
-        loops = [
-            loop
+        walked = [
+            iterable
             for loop in (fn.loops if fn is not None else ())
-            if loop.kind == "for" and loop.iterable is not None and name in loop.targets
+            if loop.kind == "for" and name in loop.targets and (iterable := loop.iterable)
         ]
-        for loop in loops:
+        for iterable in walked:
             # ``for entry in self._tools: result.append(entry["schema"])``: an element of
             # what the loop walks
-            assert loop.iterable is not None
-            self.value(loop.iterable, fn, facts, depth + 1)
-        if loops:
+            self.value(iterable, fn, facts, depth + 1)
+        if walked:
             return
         if not assigned and fn is not None and name in fn.params:
             self._arguments(fn, name, depth)
@@ -460,7 +460,7 @@ class _Trace:
         calls = [
             c
             for c in (self.project.calls_in(fn.qualname) if fn else facts.calls_in(None))
-            if span is not None and _inside(c, span)
+            if span is not None and span.encloses(c.span)
         ]
         if not calls and value.kind == "call":
             self._unresolved(value, fn, facts, depth)
@@ -523,9 +523,10 @@ class _Trace:
         config)``, a hook that writes the spec): each module of the folder that defines it
         gives a tool."""
         described = attribute.string()
-        runner = kept_runner(self.project, module.text, loader, facts)
+        taken = taken_from(self.project, module.text, loader, facts)
+        runner = kept_runner(taken, loader, facts)
         site = Location(facts.path, at)
-        for plugin in plugin_modules(self.project, module.text, loader, facts):
+        for plugin in plugin_modules(self.project, taken):
             tool = plugin_tool(self.project, plugin, described, runner)
             if tool is not None:
                 self.plugins.setdefault(tool[1], (tool[0], site))
@@ -637,10 +638,10 @@ def _taken_attribute(
     return None
 
 
-def _subscripted(value: Value) -> str | None:
+def _subscripted(text: str) -> str | None:
     """The container a subscript reads (``self._schemas`` of ``self._schemas[name]``)."""
-    head, bracket, _ = value.text.partition("[")
-    if not bracket or not value.text.endswith("]"):
+    head, bracket, _ = text.partition("[")
+    if not bracket or not text.endswith("]"):
         return None
     parts = head.split(".")
     if all(part.isidentifier() for part in parts) and (
@@ -689,17 +690,6 @@ def _marks_set(project: ProjectIndex, marker: str) -> set[str]:
         if assignment.function == marker and head == param and attr.isidentifier():
             marks.add(attr)
     return marks
-
-
-def _inside(call: Call, outer: Span) -> bool:
-    return _within(call.span, outer)
-
-
-def _within(inner: Span, outer: Span) -> bool:
-    return (inner.line, inner.column) >= (outer.line, outer.column) and (
-        inner.end_line,
-        inner.end_column,
-    ) <= (outer.end_line, outer.end_column)
 
 
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
@@ -771,12 +761,12 @@ def _from_spec_writers(project: ProjectIndex, trace: _Trace | None) -> _Trace | 
                 span = returned.span
                 if returned.kind != "other" or span is None:
                     continue
-                writes = any(_within(inner, span) for inner in spans) or any(
+                writes = any(span.encloses(inner) for inner in spans) or any(
                     "." in call and call.rpartition(".")[2] in spec_methods
                     for call in returned.calls
                 )
                 if writes and any(
-                    loop.kind == "comprehension" and _within(loop.span, span) for loop in fn.loops
+                    loop.kind == "comprehension" and span.encloses(loop.span) for loop in fn.loops
                 ):
                     if trace is None:
                         trace = _Trace(project, {"tools"})
