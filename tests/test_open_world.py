@@ -1229,3 +1229,69 @@ def test_a_method_called_on_an_xml_rpc_proxy_is_the_remote_procedure_it_names(
     prelude = 'PROXY = xmlrpc.client.ServerProxy("http://127.0.0.1:9875", allow_none=True)'
     found, _ = kinds_and_codes(scan_files, tool_module("import xmlrpc.client", prelude, body))
     assert found == kinds
+
+
+SERVICE_TOOLS = '''\
+import subprocess
+
+from langchain_core.tools import tool
+
+
+def _run(args: list[str], timeout: int = 10) -> str:
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timed out"
+    return done.stdout
+
+
+def _systemctl(verb: str, unit: str) -> str:
+    return _run(["systemctl", verb, unit])
+
+
+@tool
+def service_state(unit: str) -> str:
+    """Whether a unit is running."""
+    return _run(["systemctl", "is-active", unit])
+
+
+@tool
+def service_details(unit: str) -> str:
+    """A unit's properties."""
+    command = ["systemctl", "show", unit, "--no-pager"]
+    return _run(command)
+
+
+@tool
+def restart_service(unit: str) -> str:
+    """Restart a unit."""
+    return _run(["sudo", "systemctl", "restart", unit], timeout=30)
+
+
+@tool
+def stop_service(unit: str) -> str:
+    """Stop a unit."""
+    return _systemctl("stop", unit)
+
+
+@tool
+def run_command(command: str) -> str:
+    """Run a shell command."""
+    return _run(command.split())
+'''
+
+
+def test_a_helper_running_the_command_it_is_handed_is_judged_by_each_callers_command(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files({"ops_tools.py": SERVICE_TOOLS})
+    kinds = {tool.name: sorted({e.kind for e in tool.effects}) for tool in result.project.tools}
+    assert kinds == {
+        "service_state": [],
+        "service_details": [],
+        "restart_service": ["exec"],
+        "stop_service": ["exec"],
+        "run_command": ["exec"],
+    }
+    read_tools = {"service_state", "service_details"}
+    assert not [f for f in result.findings if f.tool in read_tools]

@@ -1108,10 +1108,18 @@ def reads_by_command(project: ProjectIndex, call: Call, fn: Function, facts: Mod
     """A process started with a literal command whose program and subcommand only read
     (``kubectl describe ...``, ``git status``): no side effect. A command the model
     supplies, or any other subcommand, stays an execution."""
+    return bool(call.args) and command_reads(project, call.args[0], fn, facts, call.order)
+
+
+def command_reads(
+    project: ProjectIndex, value: Value, fn: Function, facts: ModuleFacts, before: int
+) -> bool:
+    """Whether the command ``value`` (as written in ``fn`` before call ``before``) is a
+    literal one whose program and subcommand only read: the command a process is started
+    with, or the one a caller hands a helper that starts it (``_run(["systemctl",
+    "is-active", name])``)."""
     world = project.catalog.open_world
-    if not call.args:
-        return False
-    command = _command_text(project, call.args[0], fn, facts, call.order)
+    command = _command_text(project, value, fn, facts, before)
     if command is None:
         return False
     parts = command.split()

@@ -356,8 +356,12 @@ def _classify_sink(
             return replace(effect, reading=NEUTRAL, statement_param=statement_from)
         if method == "PATCH" and name_sets(project.catalog, fn.name):
             return _idempotent_patch(effect, fn.name)
-        if kind == "exec" and open_world.reads_by_command(project, call, fn, facts):
-            return None  # ``kubectl describe ...``: a literal read-only command
+        if kind == "exec" and call.args:
+            if open_world.reads_by_command(project, call, fn, facts):
+                return None  # ``kubectl describe ...``: a literal read-only command
+            # ``def _run(args): subprocess.run(args, ...)``: each caller's command judges it
+            command_from = _statement_param(project, call.args[0], fn, facts, call.order)
+            effect = replace(effect, statement_param=command_from)
         return None if open_world.is_plumbing(project, effect, fn) else effect
     rpc = judge_rpc(project, call, callee, fn, facts)
     if not isinstance(rpc, bool):
@@ -472,12 +476,23 @@ def map_statement_through_call(
     """A helper's SQL whose statement is its parameter takes the caller's argument: a
     literal ``SELECT`` (or an f-string starting so) reads, a literal write is judged by its
     verb, a parameter of the caller is judged by that caller's callers; anything else stays
-    a statement nobody can read."""
+    a statement nobody can read. A helper that starts a process with the command it is
+    handed is judged the same way: a caller's literal read-only command
+    (``_run(["systemctl", "is-active", name])``) starts no effect."""
     if effect.statement_param is None:
         return effect
     substitution = substitute(
         project, effect.statement_param, callee_fn, call, caller, self_passed_on=False
     )
+    if effect.kind == "exec":
+        if substitution.passed_on is not None:
+            return replace(effect, statement_param=substitution.passed_on)
+        handed = substitution.argument
+        if handed is not None and open_world.command_reads(
+            project, handed, caller, facts, call.order
+        ):
+            return None  # this caller's command only reads
+        return replace(effect, statement_param=None)
     if substitution.passed_on is not None:
         if refuses_all_but_reads(project, caller, substitution.passed_on):
             return None  # ``if not query.lower().startswith("select"): raise ...``
