@@ -401,3 +401,84 @@ async def invoice(invoice_id: str) -> dict:
         "create_invoice": ["billing.tools.create_invoice"],
         "invoice": ["billing.tools.invoice"],
     }
+
+
+SKILLS = """\
+from dataclasses import dataclass
+from functools import wraps
+
+import httpx
+
+
+@dataclass
+class SkillCard:
+    name: str
+    description: str
+    arguments: dict
+
+
+class Skills:
+    _known: dict = {}
+
+    @classmethod
+    def register(cls, name, description, arguments):
+        def decorator(func):
+            @wraps(func)
+            def run(**kwargs):
+                return func(**kwargs)
+
+            cls._known[name] = {
+                "run": run,
+                "card": SkillCard(name=name, description=description, arguments=arguments),
+            }
+            return run
+
+        return decorator
+
+    @classmethod
+    def call(cls, name, args):
+        return cls._known[name]["run"](**args)
+
+
+@Skills.register(
+    name="bookTable",
+    description="Book a table at the restaurant",
+    arguments={"guests": {"type": "integer"}, "time": {"type": "string"}},
+)
+def book_table(guests: int, time: str) -> str:
+    return httpx.post("https://tables.example/bookings", json={"guests": guests}).text
+
+
+def webhook(payload: dict) -> list:
+    answers = []
+    for call in payload["toolCalls"]:
+        function = call.get("function", {})
+        answers.append(Skills.call(function.get("name"), function.get("arguments", {})))
+    return answers
+"""
+
+# The same keeper, but what it keeps beside each handler is a name, a description and its
+# aliases (a command palette's entries): no parameter schema, so nothing says a model calls it.
+COMMANDS = (
+    SKILLS.replace("arguments: dict", "aliases: list")
+    .replace(
+        "def register(cls, name, description, arguments)",
+        "def register(cls, name, description, aliases)",
+    )
+    .replace("arguments=arguments", "aliases=aliases")
+    .replace(
+        'arguments={"guests": {"type": "integer"}, "time": {"type": "string"}},',
+        'aliases=["book", "reserve"],',
+    )
+)
+
+
+def test_a_registrar_keeping_a_record_of_name_description_and_schema_makes_tools() -> None:
+    """The schema itself may be sent to the model from elsewhere (a voice platform's
+    console): a record of a name, a description and a parameter schema kept beside each
+    function is a tool's description whatever the record's class is called."""
+    tools = discover({"diner/skills.py": SKILLS})
+    assert [(t.name, t.functions, t.form) for t in tools] == [
+        ("bookTable", ["diner.skills.book_table"], "registrar")
+    ]
+    assert discover({"diner/skills.py": COMMANDS}) == []

@@ -40,7 +40,7 @@ from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import enclosing_class, local_function, returned_local_function
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
-from agentguard.project.discovery.class_tools import describes_a_tool
+from agentguard.project.discovery.class_tools import describes_a_tool, schema_shaped
 from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.discovery.registration_names import project_targets
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
@@ -304,13 +304,35 @@ def _handed_at(project: ProjectIndex, call: Call, target: str, held: set[str]) -
 
 def _describes_as_tool(facts: ModuleFacts, fn: Function) -> bool:
     """Whether the registrar itself writes a tool spec for what it keeps (``{"name":
-    tool_name, "description": description, "parameters": parameters}``)."""
+    tool_name, "description": description, "parameters": parameters}``), or a record of
+    one (``Card(name=name, description=description, arguments=schema)``): the schema may
+    reach the model from elsewhere (a platform's console), but the record says what the
+    kept functions are."""
     span = fn.span
     return any(
         d.span is not None
         and span.line <= d.span.line <= span.end_line
         and describes_a_tool(d.items)
         for d in facts.dicts
+    ) or any(
+        span.line <= call.span.line <= span.end_line and _tool_record(call.kwargs)
+        for call in facts.calls
+    )
+
+
+def _tool_record(fields: dict[str, Value]) -> bool:
+    """A record built with a tool spec's fields: a name, a description and a parameter
+    schema, which a record may call its ``arguments`` (a list of arguments, as a prompt's,
+    is no schema)."""
+    if describes_a_tool(fields):
+        return True
+    schema = fields.get("arguments")
+    return (
+        "name" in fields
+        and "description" in fields
+        and schema is not None
+        and schema.kind not in {"list", "tuple", "const"}
+        and schema_shaped(schema)
     )
 
 
