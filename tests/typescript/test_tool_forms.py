@@ -264,3 +264,15 @@ def test_the_actions_an_agent_kit_plugin_lists_are_tools() -> None:
     assert set(tools) == {"GARDEN_WATER_BED", "GARDEN_MOISTURE"}
     assert tools["GARDEN_WATER_BED"]["effects"] == ["network_write"]
     assert tools["GARDEN_MOISTURE"]["effects"] == []
+
+
+def test_what_a_branch_calls_through_a_barrel_of_barrels_is_followed() -> None:
+    """``import { openValve } from "./operations/exports.js"``, where that module only says
+    ``export * from "./openValve.js"`` (and re-exports another barrel): the branch runs the
+    function of that name the barrel's modules define, so its POST is the tool's effect,
+    never "read"."""
+    tools = tools_of(FORMS / "barrel-operations")
+    assert set(tools) == {"water_bed", "read_moisture"}
+    assert tools["water_bed"]["effects"] == ["network_write"]
+    assert tools["water_bed"]["risk"]["value"] != "read"
+    assert tools["read_moisture"]["effects"] == []

@@ -128,7 +128,9 @@ class ProjectIndex(Types):
         otherwise = None
         if "." in callee and callee.split(".", 1)[0] in self._function_firsts:
             module_prefix, tail = callee.rsplit(".", 1)
-            otherwise = self._functions_under(tail).get(module_prefix)
+            otherwise = self._functions_under(tail).get(module_prefix) or self._reexported(
+                module_prefix, tail
+            )
         if otherwise is None and callee in self.classes:
             otherwise = self.find_method(callee, "__init__")
         return (None, maybe_local, otherwise)

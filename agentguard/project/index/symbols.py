@@ -338,15 +338,26 @@ class Symbols:
             ).get(module_prefix)
         return memo[qualname]
 
-    def _reexported(self, package: str, name: str) -> str | None:
+    def _reexported(self, package: str, name: str, depth: int = 0) -> str | None:
         """The function a package's ``__init__`` re-exports as ``name`` (``from
         pkg.list_emails import list_emails``): the one it names, not another function of
-        that name under the package (a method ``pkg.core.Client.list_emails``)."""
+        that name under the package (a method ``pkg.core.Client.list_emails``). A barrel
+        that re-exports whole modules (``export * from "./createEvent.js"``, ``from .ops
+        import *``) exports the function of that name one of them defines or re-exports."""
         facts = self.modules_by_name.get(package)
-        exported = facts.imports.get(name) if facts is not None else None
-        if not exported or exported == f"{package}.{name}":
+        if facts is None:
             return None
-        return exported if exported in self.functions else None
+        exported = facts.imports.get(name)
+        if exported and exported != f"{package}.{name}":
+            return exported if exported in self.functions else None
+        for star in facts.star_imports if depth < 4 else ():
+            taken = f"{star}.{name}"
+            if taken in self.functions:
+                return taken
+            found = self._reexported(star, name, depth + 1)
+            if found is not None:
+                return found
+        return None
 
     def _functions_under(self, name: str) -> dict[str, str]:
         """For the functions called ``name``: each dotted prefix of their qualified names
