@@ -1296,3 +1296,86 @@ def table_names() -> str:
 """
     result = scan_files({"tools.py": source})
     assert not [f.code for f in result.findings if f.code in {"AG101", "AG104"}]
+
+
+TEAM_TOOLS = '''\
+from sqlalchemy.orm import Session
+from langchain_core.tools import tool
+
+from teams.models import Project, Team, User, get_session
+
+
+def _rename(db: Session, project_id: int, title: str) -> bool:
+    project = db.query(Project).filter(Project.id == project_id).first()
+    if project is None:
+        return False
+    project.title = title
+    db.commit()
+    return True
+
+
+@tool
+def rename_project(project_id: int, title: str) -> str:
+    """Give a project a new title."""
+    return "renamed" if _rename(get_session(), project_id, title) else "no such project"
+
+
+@tool
+def archive_project(project_id: int) -> str:
+    """Archive a project."""
+    db: Session = get_session()
+    project = db.get(Project, project_id)
+    setattr(project, "archived", True)
+    db.commit()
+    return "archived"
+
+
+@tool
+def join_team(user_id: int, team_id: int) -> str:
+    """Add a user to a team."""
+    db: Session = get_session()
+    user = db.get(User, user_id)
+    team = db.get(Team, team_id)
+    user.teams.append(team)
+    db.commit()
+    return "joined"
+
+
+@tool
+def create_team(name: str) -> str:
+    """Create a team."""
+    db: Session = get_session()
+    db.add(Team(name=name))
+    db.commit()
+    return "created"
+
+
+@tool
+def team_size(team_id: int) -> str:
+    """How many members a team has."""
+    db: Session = get_session()
+    team = db.get(Team, team_id)
+    size = len(team.members)
+    db.commit()
+    return str(size)
+'''
+
+
+def test_rows_changed_in_memory_are_written_by_the_sessions_commit(scan_files: ScanFiles) -> None:
+    """An ORM's unit of work: attributes set on a loaded row (or a relationship appended
+    to) are sent by ``session.commit()``. The tool is a local write of the application's
+    database (no idempotency-key finding); a commit with nothing changed before it is no
+    write."""
+    result = scan_files({"teams/tools.py": TEAM_TOOLS})
+    judged = {
+        tool.name: sorted((e.kind, e.idempotent, e.remote) for e in tool.effects)
+        for tool in result.project.tools
+    }
+    assert judged == {
+        "rename_project": [("write", True, False)],
+        "archive_project": [("write", True, False)],
+        "join_team": [("write", False, False)],
+        "create_team": [("write", False, False)],
+        "team_size": [],
+    }
+    assert not [f for f in result.findings if f.code in {"AG201", "AG202"}]

@@ -60,6 +60,7 @@ from agentguard.project.tool_facts import (
     argument_at,
     shown,
 )
+from agentguard.project.unit_of_work import committed_changes
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -216,6 +217,9 @@ def _classify_sink(
     kept = module_state_write(project, call, fn, facts)
     if kept is not None:
         return kept  # a container the module keeps across calls, changed
+    committed = committed_changes(project, call, callee, fn, facts)
+    if committed is not None:
+        return committed  # rows loaded and changed in memory, written by the commit
     channel = judge_channel(project, call, fn, facts)
     if not isinstance(channel, bool):
         return channel  # a command sent over a channel, judged by its operation
