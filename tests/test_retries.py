@@ -109,6 +109,22 @@ DECORATORS = [
         ["AG902"],
     ),
     ("stamina-exception", "import stamina", "@stamina.retry(on=Exception)", ["AG902", "AG903"]),
+    # a policy made once and applied by its name: the call it holds is the decorator
+    (
+        "tenacity-named-policy",
+        "from tenacity import retry, retry_if_exception_type, stop_after_attempt\n"
+        "_with_retries = retry(\n    stop=stop_after_attempt(3),\n"
+        "    retry=retry_if_exception_type((httpx.ConnectError, httpx.TimeoutException)),\n)",
+        "@_with_retries",
+        ["AG902"],
+    ),
+    (
+        "tenacity-named-connect-only",
+        "from tenacity import retry, retry_if_exception_type\n"
+        "_reconnect = retry(retry=retry_if_exception_type(httpx.ConnectError))",
+        "@_reconnect",
+        [],
+    ),
 ]
 
 
