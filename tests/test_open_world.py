@@ -1295,3 +1295,25 @@ def test_a_helper_running_the_command_it_is_handed_is_judged_by_each_callers_com
     }
     read_tools = {"service_state", "service_details"}
     assert not [f for f in result.findings if f.tool in read_tools]
+
+
+def test_a_strings_own_methods_on_an_untyped_local_are_no_effect(scan_files: ScanFiles) -> None:
+    """``service = service.strip()`` leaves ``service`` of no annotated type, and its name
+    is a client's (``service = build("gmail", "v1")``); ``service.endswith(...)`` is still a
+    string's own method: the tool reads, it is not unknown."""
+    source = (
+        "from langchain_core.tools import tool\n\n\n"
+        "def _unit_name(service: str) -> str:\n"
+        "    service = service.strip()\n"
+        '    if not service.endswith(".service"):\n'
+        '        service = service + ".service"\n'
+        "    return service\n\n\n"
+        "@tool\n"
+        "def unit_label(unit: str) -> str:\n"
+        '    """The full name of a systemd unit."""\n'
+        "    return _unit_name(unit).upper()\n"
+    )
+    result = scan_files({"units.py": source})
+    (tool,) = result.project.tools
+    assert tool.effects == []
+    assert not result.findings

@@ -115,6 +115,14 @@ class OpenWorld:
         "compute a new value: called on anything in TypeScript or JavaScript, they stay in "
         "the process.",
     )
+    python_value_methods: frozenset[str] = key(
+        "python_value_methods",
+        IDENTIFIERS,
+        frozen,
+        description="Methods only Python's own strings have, computing a new value or "
+        "answering a question about it: called on anything in Python, they stay in the "
+        "process.",
+    )
     read_commands: dict[str, frozenset[str]] = key(
         "read_commands",
         {"type": "object", "additionalProperties": STRINGS},

@@ -173,6 +173,9 @@ def stays_in_process(
         # ``error.message.includes("quota")``, ``name.trim()``: a JavaScript value's own
         # method, computing a new value
         return True
+    if facts.language == "python" and call.receiver and call.method in world.python_value_methods:
+        # ``service.endswith(".service")`` on a local no annotation types: a string's own
+        return True
     if any(_regular_expression(arg) for arg in call.args[:1]):
         # ``text.replace(/\/$/, "")``, ``name.split(/\s+/)``: a string's own method, handed
         # a regular expression literal
