@@ -349,9 +349,12 @@ class Drivers(Planner):
         or one that never waits (``native`` None: written in place, as the plan would): every
         turn that needs a decision, and every cancellation, is handed to the plan."""
         drive = Interruptible()
+        # a ledger operation: on the loop with the native driver, else performed in place (a
+        # ledger that never waits); written out here, a coroutine fewer for each
+        claim = methodcaller("claim", entry, _CLAIM_STARTED)
         try:
-            won, stored = await self._direct_op(
-                drive, methodcaller("claim", entry, _CLAIM_STARTED), native
+            won, stored = (
+                claim(self.ledger) if native is None else await _on_the_loop(drive, claim, native)
             )
         except Exception as exc:
             return self._claim_failed(spec, exc, entry)
@@ -385,12 +388,13 @@ class Drivers(Planner):
             self._end_attempt(token, beat, call, running=False)
         if outcome.error is None:
             try:
-                settled = await self._direct_op(
-                    drive,
-                    methodcaller(
-                        "transition", stored, Status.SUCCEEDED, **succeeded_changes(outcome.value)
-                    ),
-                    native,
+                success = methodcaller(
+                    "transition", stored, Status.SUCCEEDED, **succeeded_changes(outcome.value)
+                )
+                settled = (
+                    success(self.ledger)
+                    if native is None
+                    else await _on_the_loop(drive, success, native)
                 )
             except Exception:
                 settled = None  # the plan's settling retries, reads back, or keeps it in the outbox
@@ -400,15 +404,6 @@ class Drivers(Planner):
                 return _limit_output(spec, words.succeeded(spec.name, settled, replayed=False))
         plan = self._execute(spec, call, stored, replays_left=1, outcome=outcome)
         return await self._drive_async(spec, plan, args, kwargs, interrupted=drive.interrupted)
-
-    async def _direct_op(
-        self, drive: Interruptible, operation: Callable[[Any], Any], native: AsyncLedger | None
-    ) -> Any:
-        """A ledger operation of ``_claim_and_run_async``: on the loop with the native driver,
-        else performed in place (a ledger that never waits)."""
-        if native is None:
-            return operation(self.ledger)
-        return await _on_the_loop(drive, operation, native)
 
     async def _drive_async(
         self,

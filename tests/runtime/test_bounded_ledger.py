@@ -290,3 +290,69 @@ def test_a_sqlite_ledger_at_its_schema_version_opens_while_another_process_write
     finally:
         blocker.execute("ROLLBACK")
         blocker.close()
+
+
+def _bounds_of(parameters: dict[str, str], settings: tuple[Any, ...]) -> dict[str, str]:
+    names = ("connect_timeout", "keepalives", "keepalives_idle", "tcp_user_timeout")
+    return {
+        **{name: parameters.get(name, "") for name in names},
+        "lock_timeout": str(settings[0]),
+        "statement_timeout": str(settings[1]),
+    }
+
+
+def test_every_postgres_ledger_connection_runs_under_its_bounds(
+    postgres_schema: tuple[str, str],
+) -> None:
+    """Sync and async connections alike: the session's lock and statement timeouts, TCP
+    keepalives and a connect timeout, as configured, and bounded by default."""
+    import asyncio
+
+    from agentguard.runtime.ledger.postgres import PostgresLedger
+
+    dsn, schema = postgres_schema
+    show = "SELECT current_setting('lock_timeout'), current_setting('statement_timeout')"
+    wanted = {
+        "connect_timeout": "4",
+        "keepalives": "1",
+        "keepalives_idle": "11",
+        "tcp_user_timeout": "41000",
+        "lock_timeout": "1500ms",
+        "statement_timeout": "7s",
+    }
+    ledger = PostgresLedger(
+        dsn,
+        schema=schema,
+        connect_timeout_s=4,
+        lock_timeout_s=1.5,
+        statement_timeout_s=7,
+        keepalives_idle_s=11,
+    )
+    try:
+        connection = ledger._connection()
+        row = connection.execute(show).fetchone()
+        assert row is not None
+        assert _bounds_of(connection.info.get_parameters(), row) == wanted
+
+        async def async_bounds() -> dict[str, str]:
+            held = await ledger.aio._held()
+            async with held.pool.connection() as connection:
+                cursor = await connection.execute(show)
+                row = await cursor.fetchone()
+                assert row is not None
+                return _bounds_of(connection.info.get_parameters(), row)
+
+        assert asyncio.run(async_bounds()) == wanted
+    finally:
+        ledger.close()
+
+    default = PostgresLedger(dsn, schema=schema)
+    try:
+        connection = default._connection()
+        row = connection.execute(show).fetchone()
+        assert row is not None
+        bounds = _bounds_of(connection.info.get_parameters(), row)
+        assert bounds["lock_timeout"] == "5s" and bounds["statement_timeout"] == "15s"
+        assert bounds["keepalives"] == "1" and bounds["connect_timeout"] == "10"
+    finally:
+        default.close()

@@ -139,3 +139,53 @@ def test_a_live_holder_is_waited_for_and_reclaimed_once_it_is_killed(
         worker.kill()
         worker.wait(30)
         ledger.close()
+
+
+def _hand_the_claim_to_another_machine(ledger_url: str) -> str:
+    """The held call's lease owner rewritten as a process of another machine (another host
+    name and boot), whose liveness this machine cannot see."""
+    ledger = open_ledger(ledger_url)
+    try:
+        (held,) = ledger.entries(status=Status.STARTED)
+    finally:
+        ledger.close()
+    assert held.lease_owner is not None
+    prefix, _, identity = held.lease_owner.rpartition("@")
+    parts = identity.split(":")
+    parts[0], parts[-1] = "another-machine", "0" * 32
+    owner = (prefix + "@" if prefix else "") + ":".join(parts)
+    if ledger_url.startswith("sqlite:///"):
+        import sqlite3
+
+        with sqlite3.connect(ledger_url.removeprefix("sqlite:///")) as connection:
+            connection.execute("UPDATE agentguard_calls SET lease_owner = ?", (owner,))
+    else:
+        import psycopg
+
+        dsn, _, schema = ledger_url.partition("?schema=")
+        with psycopg.connect(dsn, autocommit=True) as connection:
+            connection.execute(f'UPDATE "{schema}".agentguard_calls SET lease_owner = %s', (owner,))
+    return owner
+
+
+def test_a_holder_on_another_machine_is_waited_for_until_its_lease_ends(ledger_url: str) -> None:
+    _killed_worker(ledger_url)
+    owner = _hand_the_claim_to_another_machine(ledger_url)
+    ledger = open_ledger(ledger_url)
+    try:
+        runtime = Runtime(ledger=ledger)
+        downstream = RecordingDownstream()
+        create_order = order_tool(
+            runtime, downstream, lease_s=600, reconcile=downstream.lookup, replay="auto"
+        )
+        with runtime.run(run_id="r1"):
+            waiting = create_order(cart_id="c1")
+        # its process cannot be seen from here: it may still send, so nothing runs before the
+        # lease ends (fencing unchanged), and recovery leaves it alone too
+        assert waiting["code"] == "DUPLICATE_IN_PROGRESS", waiting
+        assert runtime.recover().expired == 0
+        (held,) = ledger.entries()
+        assert held.status is Status.STARTED and held.lease_owner == owner
+        assert not downstream.applied
+    finally:
+        ledger.close()

@@ -607,6 +607,12 @@ class _LedgerConnection(psycopg.AsyncConnection[Any]):
             self.pgconn.finish()
 
 
+# psycopg's cursors build each statement's exchange as a generator that ``execute`` runs under
+# the connection's lock (psycopg 3.0 to 3.3); the async ``execute`` takes an asyncio lock for it,
+# about a tenth of an async statement's client time.
+_EXECUTE_GEN = hasattr(psycopg.AsyncCursor, "_execute_gen")
+
+
 def _ready_now(fd: int, state: int) -> int:
     """What ``fd`` is ready for of ``state`` at once (0: nothing yet)."""
     poller = select.poll()
@@ -794,7 +800,11 @@ class AsyncPostgresLedger(AsyncSQLLedger):
         return _Link(connection)
 
     async def _perform(self, operation: Operation[T]) -> T:
-        held = await self._held()
+        # this loop's pool, opened on its first operation (checked here: a call's every
+        # operation passes, and a coroutine more would cost as much as the check)
+        held: _LoopPool | None = getattr(self._local, "held", None)
+        if held is None or held.pid != current_pid() or held.loop is not asyncio.get_running_loop():
+            held = await self._held()
         # one slot: the connection this operation holds (replaced when one breaks)
         link: list[_Link | None] = [
             held.idle.pop() if held.idle else await self._connection(held.pool)
@@ -819,12 +829,14 @@ class AsyncPostgresLedger(AsyncSQLLedger):
                     self._answer(held.pool, link, statement, parameters, wanted)
                 )
         finally:
-            if link[0] is not None:
-                await self._put_back(held, link[0])
+            kept = link[0]
+            if kept is not None and not self._kept_idle(held, kept):
+                await held.pool.putconn(kept.connection)  # the pool discards one that broke
 
-    async def _put_back(self, held: _LoopPool, link: _Link) -> None:
-        """Keep an idle connection for this loop's next operation; give the pool one that
-        broke, is in a transaction, is past its lifetime, or that this loop no longer runs."""
+    def _kept_idle(self, held: _LoopPool, link: _Link) -> bool:
+        """Keep an idle connection for this loop's next operation (True); one that broke, is
+        in a transaction, is past its lifetime, or that this loop no longer runs goes back to
+        the pool instead (False)."""
         connection = link.connection
         if (
             held.ready
@@ -836,8 +848,8 @@ class AsyncPostgresLedger(AsyncSQLLedger):
             and held is getattr(self._local, "held", None)
         ):
             held.idle.append(link)
-        else:
-            await held.pool.putconn(connection)  # the pool discards one that broke
+            return True
+        return False
 
     async def _answer(
         self,
@@ -875,7 +887,12 @@ class AsyncPostgresLedger(AsyncSQLLedger):
         slot = -id(connection)
         ledger._watchdog.arm(connection, slot)
         try:
-            await cursor.execute(statement, parameters)
+            if _EXECUTE_GEN:
+                # the statement sent as ``cursor.execute`` sends it, without its asyncio lock:
+                # a link's connection is only ever used by the one operation holding it
+                await connection.wait(cursor._execute_gen(statement, parameters))
+            else:  # pragma: no cover - a psycopg without the generator: its public execute
+                await cursor.execute(statement, parameters)
             if wanted == ROWCOUNT:
                 return cursor.rowcount
             return await cursor.fetchone() if wanted == ONE_ROW else await cursor.fetchall()
