@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import EvidenceStep, Location, StepKind
+from agentguard.diagnostics import EvidenceStep, Location, Span, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
 from agentguard.project.branch_guards import dispatched_elsewhere, guarded, map_guard_through_call
@@ -257,31 +257,9 @@ class EffectSummaries:
             for key, effect in list(reached.items()):
                 if key in mine and _rank(mine[key]) <= (_guarded(effect), len(effect.chain) + 1):
                     continue
-                step = EvidenceStep(
-                    StepKind.CALL,
-                    Location(facts.path, call.span),
-                    caller=_shown(fn),
-                    callee=_shown(target_fn, fn),
-                )
-                mapped = map_method_through_call(project, effect, target_fn, call, fn, facts)
-                if mapped is not None and mapped.method_param is None:
-                    mapped = map_url_through_call(project, mapped, target_fn, call, fn, facts)
-                if mapped is not None:
-                    mapped = map_statement_through_call(project, mapped, target_fn, call, fn, facts)
-                if mapped is not None:
-                    mapped = map_guard_through_call(project, mapped, target_fn, call, fn)
-                if (
-                    mapped is None
-                    or open_world.is_plumbing(project, mapped, target_fn)
-                    or open_world.delivers_telemetry(project, mapped, target_fn)
-                ):
+                candidate = self._through(effect, call, fn, facts, target_fn)
+                if candidate is None:
                     continue  # this caller's URL reads, a local cache or token refreshed, logs
-                mapped_key = map_key_through_call(project, effect.key, target_fn, call, fn, facts)
-                if mapped_key is None and mapped.non_idempotent:
-                    mapped_key = check_then_create(project, call, fn, facts)
-                candidate = guarded(
-                    replace(mapped, chain=(step, *mapped.chain), key=mapped_key), fn, call.order
-                )
                 if key in mine and _rank(mine[key]) <= _rank(candidate):
                     continue  # a path with no guard (or a shorter one) was found first
                 if before is None:
@@ -291,6 +269,55 @@ class EffectSummaries:
             return False
         self._history.setdefault(qualname, []).append((rounds, before))
         return True
+
+    def _through(
+        self, effect: Effect, call: Call, fn: Function, facts: ModuleFacts, target_fn: Function
+    ) -> Effect | None:
+        """``effect`` of ``target_fn`` as ``fn`` reaches it by ``call``: its HTTP method, URL,
+        statement, guard and key as this call hands them; None when at this call it is no
+        effect (a caller's URL that reads, a local cache or token refreshed, logs)."""
+        project = self._project
+        step = EvidenceStep(
+            StepKind.CALL,
+            Location(facts.path, call.span),
+            caller=_shown(fn),
+            callee=_shown(target_fn, fn),
+        )
+        mapped = map_method_through_call(project, effect, target_fn, call, fn, facts)
+        if mapped is not None and mapped.method_param is None:
+            mapped = map_url_through_call(project, mapped, target_fn, call, fn, facts)
+        if mapped is not None:
+            mapped = map_statement_through_call(project, mapped, target_fn, call, fn, facts)
+        if mapped is not None:
+            mapped = map_guard_through_call(project, mapped, target_fn, call, fn)
+        if (
+            mapped is None
+            or open_world.is_plumbing(project, mapped, target_fn)
+            or open_world.delivers_telemetry(project, mapped, target_fn)
+        ):
+            return None
+        mapped_key = map_key_through_call(project, effect.key, target_fn, call, fn, facts)
+        if mapped_key is None and mapped.non_idempotent:
+            mapped_key = check_then_create(project, call, fn, facts)
+        return guarded(replace(mapped, chain=(step, *mapped.chain), key=mapped_key), fn, call.order)
+
+    def reached_by_calls_in(self, qualname: str, span: Span) -> list[Effect]:
+        """What ``qualname``'s calls inside ``span`` reach, each judged at its own call: the
+        summary keeps one effect a sink, the first found, so a branch of a dispatch whose
+        call reaches the same helper as an earlier branch (``apiPost(path, body)`` in every
+        ``case``) would otherwise see that branch's request, not its own."""
+        self.cover([qualname])
+        fn, facts = self._project.functions[qualname]
+        found: list[Effect] = []
+        for call, target in self._edges.get(qualname, ()):
+            if not span.line <= call.span.line <= span.end_line or target not in self._summaries:
+                continue
+            target_fn = self._project.functions[target][0]
+            for effect in self._sorted.get(target) or self.of(target):
+                candidate = self._through(effect, call, fn, facts, target_fn)
+                if candidate is not None:
+                    found.append(candidate)
+        return found
 
 
 def _ships_handed_function(fn: Function, calls: list[Call]) -> set[int]:
@@ -381,7 +408,7 @@ def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEf
         seen: set[SiteKey] = set()
         gathered: list[Effect] = []
         for qualname in _reached_from(tool):
-            for effect in _own_effects(project, tool, qualname, summaries.of(qualname)):
+            for effect in _own_effects(project, tool, qualname, summaries):
                 key = _site_key(effect)
                 if read_by_name(project.catalog, effect, tool.name, tool.description):
                     if not is_statement(effect):
@@ -466,18 +493,20 @@ def _reached_from(tool: ToolFacts) -> list[str]:
 
 
 def _own_effects(
-    project: ProjectIndex, tool: ToolFacts, qualname: str, effects: list[Effect]
+    project: ProjectIndex, tool: ToolFacts, qualname: str, summaries: EffectSummaries
 ) -> list[Effect]:
-    """``effects`` of ``qualname`` that belong to the tool: all of them for a function of
+    """The effects of ``qualname`` that belong to the tool: all of them for a function of
     its own; for the handler a branch tool is part of, those the branch's own statements
-    make or reach (the first step of the chain is inside the branch)."""
+    make or reach (the first step of the chain is inside the branch), each call of the
+    branch judged at that call."""
+    effects = summaries.of(qualname)
     if tool.inline is None:
         return effects
     if qualname != tool.inline[0] or qualname in tool.functions:
         return _for_this_name(project, tool, qualname, effects)
     body = tool.inline[1]
     starts = (effect.chain[0].location if effect.chain else None for effect in effects)
-    return [
+    own = [
         effect
         for effect, start in zip(effects, starts, strict=True)
         if start is not None
@@ -487,3 +516,12 @@ def _own_effects(
         # does for this tool's name
         and not dispatched_elsewhere(project, effect, qualname, tool.name)
     ]
+    if body.path != project.functions[qualname][1].path:
+        return own
+    # a sink the summary holds as an earlier branch reaches it: this branch's call, judged
+    reached = [
+        effect
+        for effect in summaries.reached_by_calls_in(qualname, body.span)
+        if not dispatched_elsewhere(project, effect, qualname, tool.name)
+    ]
+    return [*own, *reached]

@@ -216,9 +216,18 @@ def test_a_helper_a_case_calls_through_its_parameter_is_what_the_server_hands_it
     remote write, and the reading case its GET helper. Before, a call through a parameter
     was no effect at all."""
     tools = tools_of(FORMS / "handed-helpers")
-    assert set(tools) == {"get_plant", "water_plant"}
+    assert set(tools) == {"get_plant", "water_plant", "repot_plant"}
     assert tools["water_plant"]["effects"] == ["network_write"]
     assert tools["get_plant"]["effects"] == []
+
+
+def test_each_case_reaching_the_same_helper_is_judged_at_its_own_call() -> None:
+    """``water_plant`` and ``repot_plant`` both reach the one POST of the server's
+    ``apiPost``: each case is judged by its own call, so the second case to reach it is a
+    write too, not "read" because the first case's call was the one remembered."""
+    tools = tools_of(FORMS / "handed-helpers")
+    assert tools["repot_plant"]["effects"] == ["network_write"]
+    assert tools["repot_plant"]["risk"]["value"] != "read"
 
 
 def test_records_a_foreach_registers_by_destructured_fields_are_tools() -> None:
