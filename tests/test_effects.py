@@ -1379,3 +1379,30 @@ def test_rows_changed_in_memory_are_written_by_the_sessions_commit(scan_files: S
         "team_size": [],
     }
     assert not [f for f in result.findings if f.code in {"AG201", "AG202"}]
+
+
+def test_a_function_taken_by_a_star_import_brings_its_effect(scan_files: ScanFiles) -> None:
+    """``from core.pods import *`` then ``delete_pod(name)``: the call runs the function the
+    star-imported module defines, so the tool deletes; it is never read."""
+    files = {
+        "core/__init__.py": "",
+        "core/pods.py": (
+            "import subprocess\n\n\n"
+            "def delete_pod(name: str) -> str:\n"
+            '    done = subprocess.run(["kubectl", "delete", "pod", name], capture_output=True)\n'
+            "    return done.stdout.decode()\n"
+        ),
+        "server.py": (
+            "from mcp.server.fastmcp import FastMCP\n\n"
+            "from core.pods import *\n\n"
+            'mcp = FastMCP("pods")\n\n\n'
+            "@mcp.tool()\n"
+            "def remove_pod(name: str) -> str:\n"
+            '    """Delete a pod."""\n'
+            "    return delete_pod(name)\n"
+        ),
+    }
+    result = scan_files(files)
+    (tool,) = result.project.tools
+    assert [e.kind for e in tool.effects] == ["exec"]
+    assert "AG101" in {f.code for f in result.findings}

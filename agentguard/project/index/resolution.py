@@ -116,6 +116,10 @@ class ProjectIndex(Types):
             local = f"{facts.module}.{callee}"
             if local in self.functions:
                 return local
+        if otherwise is None and facts.star_imports:
+            # ``from core.pods import *`` then ``delete_pod(name)``: the function of that
+            # name the star-imported module defines
+            return self.project_function(callee, facts)
         return otherwise
 
     def _target_anywhere(self, callee: str) -> tuple[str | None, bool, str | None]:
