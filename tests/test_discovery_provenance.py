@@ -389,6 +389,33 @@ def test_a_typed_spec_inside_a_config_object_is_followed_to_its_class() -> None:
     assert tools["purge_cache"].form == "spec-sink"
 
 
+GEMINI_LIVE = GEMINI.replace(
+    """    def send(self, text: str):
+        config = types.GenerateContentConfig(
+            tools=[types.Tool(function_declarations=[h.declaration() for h in self.helpers])]
+        )
+        return self.client.models.generate_content(model="gemini", contents=text, config=config)
+""",
+    """    async def talk(self):
+        config = types.LiveConnectConfig(
+            response_modalities=["AUDIO"],
+            tools=[types.Tool(function_declarations=[h.declaration() for h in self.helpers])],
+        )
+        async with self.client.aio.live.connect(model="gemini-live", config=config) as session:
+            async for message in session.receive():
+                yield message
+""",
+)
+
+
+def test_specs_handed_to_a_live_session_are_followed_to_their_class() -> None:
+    """The Gemini Live API takes the same declarations in ``LiveConnectConfig(tools=...)``
+    handed to ``client.aio.live.connect(config=...)``: a voice agent's tools."""
+    assert "LiveConnectConfig" in GEMINI_LIVE
+    tools = {t.name: t for t in discover({"house/voice.py": GEMINI_LIVE})}
+    assert tools["purge_cache"].functions == ["house.voice.Janitor.run"]
+
+
 # ---------------------------------------------------------------- specs written in place
 
 STEPS = """\
