@@ -902,3 +902,67 @@ def test_a_telemetry_decorators_report_is_not_the_tools_effect(scan_files: ScanF
     )
     assert verdicts["add_note"][0] == "write"
     assert "AG201" not in verdicts["add_note"][1]
+
+
+DEVICE_BRIDGE = '''\
+import json
+import uuid
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("device")
+
+
+class Bridge:
+    """Sends commands to the desktop client over the socket.io room it joined."""
+
+    def __init__(self, socketio, redis_client, room: str) -> None:
+        self.socketio = socketio
+        self.redis = redis_client
+        self.room = room
+
+    def run(self, command: dict) -> str:
+        request_id = str(uuid.uuid4())
+        command["request_id"] = request_id
+        replies = self.redis.pubsub()
+        replies.subscribe(f"device-reply:{request_id}")
+        self.socketio.emit("device-command", command, room=self.room)
+        for message in replies.listen():
+            if message["type"] == "message":
+                return json.loads(message["data"])["text"]
+        return "no answer"
+
+
+bridge = Bridge(None, None, "desk-1")
+
+
+@mcp.tool()
+def delete_file(path: str) -> str:
+    """Delete a file on the user's computer."""
+    return bridge.run({"action": "delete_file", "path": path})
+
+
+@mcp.tool()
+def list_files(folder: str) -> str:
+    """List a folder on the user's computer."""
+    return bridge.run({"action": "list_files", "folder": folder})
+
+
+@mcp.tool()
+def show_toast(text: str) -> str:
+    """Show a short notice on the user's screen."""
+    return bridge.run({"text": text})
+'''
+
+
+def test_a_message_a_helper_sends_whole_is_judged_by_the_operation_its_caller_names(
+    scan_files: ScanFiles,
+) -> None:
+    """``bridge.run({"action": "delete_file", ...})`` where ``run`` emits the message it is
+    handed (``socketio.emit("device-command", command)``, the event's name first): the
+    operation each caller writes decides, so deleting a file is destructive, never read;
+    listing reads; a message naming no operation is no command."""
+    verdicts = tool_verdicts(scan_files, {"device/server.py": DEVICE_BRIDGE})
+    assert verdicts["delete_file"][0] == "destructive"
+    assert verdicts["list_files"] == ("read", set())
+    assert verdicts["show_toast"][0] == "read"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from agentguard.diagnostics import Confidence
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
@@ -110,16 +110,40 @@ def _named(project: ProjectIndex, effect: Effect, operation: str) -> Effect | No
     )
 
 
-def map_operation(project: ProjectIndex, effect: Effect, argument: Value | None) -> Effect | None:
+def map_operation(
+    project: ProjectIndex,
+    effect: Effect,
+    argument: Value | None,
+    caller: Function | None = None,
+    facts: ModuleFacts | None = None,
+    call: Call | None = None,
+) -> Effect | None:
     """An RPC helper's operation parameter takes the caller's ``argument`` (not a parameter
     of the caller's own, which defers to its callers): a string is judged, anything else is
-    unknown."""
+    unknown. A channel helper handed the whole message (``self._send({"action":
+    "delete_file", "path": p})``) is judged by the operation the caller's message names;
+    a message naming none is no command."""
     if argument is None:
         return replace(effect, kind=UNKNOWN, method_param=None)
+    message = (
+        _message(project, argument, call, caller, facts, 0)
+        if caller is not None and facts is not None and call is not None
+        else (argument if argument.kind == "dict" else None)
+    )
+    if message is not None:
+        judged = _judged_message(
+            project, replace(effect, kind=UNKNOWN, method_param=None), message, caller, facts, call
+        )
+        return judged or None
     name = argument.string()
     if name is None:
         return replace(effect, kind=UNKNOWN, method_param=None)
     return _named(project, effect, name)
+
+
+# Channel sends that also write a file or fill a queue of the process: a value they are
+# handed is no command message (``f.write(text)``, ``queue.put(item)``).
+_NOT_MESSAGES = frozenset({"write", "put", "put_nowait"})
 
 
 def judge_channel(
@@ -134,14 +158,6 @@ def judge_channel(
     world = project.catalog.open_world
     if call.method not in world.channel_sends or not call.args:
         return False
-    message = _message(project, call.args[0], call, fn, facts, 0)
-    if message is None:
-        return False
-    keys = (*world.channel_operation_keys, *world.channel_kind_keys)
-    field = next((k for k in keys if k in message.items), None)
-    if field is None:
-        return False
-    operation = message.items[field]
     effect = Effect.judged(
         call,
         fn.qualname,
@@ -152,7 +168,41 @@ def judge_channel(
         detail="a command sent over a channel",
         confidence=Confidence.LOW,
     )
-    if operation.kind == "name":
+    # the message: the first argument, or the second after an event's name
+    # (``socketio.emit("device-command", payload)``)
+    sent = call.args[:2]
+    message = next(
+        (m for m in (_message(project, v, call, fn, facts, 0) for v in sent) if m is not None),
+        None,
+    )
+    if message is None:
+        handed = next(
+            (v.text for v in sent if v.kind == "name" and v.text in fn.params),
+            None,
+        )
+        if handed is None or handed in SELF_NAMES or call.method in _NOT_MESSAGES:
+            return False
+        # the whole message is the caller's: its operation is named where it is written
+        return replace(effect, kind=RPC_DEFERRED, method_param=handed)
+    return _judged_message(project, effect, message, fn, facts, call)
+
+
+def _judged_message(
+    project: ProjectIndex,
+    effect: Effect,
+    message: Value,
+    fn: Function | None = None,
+    facts: ModuleFacts | None = None,
+    call: Call | None = None,
+) -> Effect | Literal[False] | None:
+    """A channel message judged by the operation it names; False when it names none."""
+    world = project.catalog.open_world
+    keys = (*world.channel_operation_keys, *world.channel_kind_keys)
+    field = next((k for k in keys if k in message.items), None)
+    if field is None:
+        return False
+    operation = message.items[field]
+    if operation.kind == "name" and fn is not None and facts is not None and call is not None:
         if operation.text in fn.params and operation.text not in SELF_NAMES:
             return replace(effect, kind=RPC_DEFERRED, method_param=operation.text)
         operation = local_value(project, operation.text, fn, facts, call.order) or operation

@@ -220,13 +220,17 @@ def _classify_sink(
     committed = committed_changes(project, call, callee, fn, facts)
     if committed is not None:
         return committed  # rows loaded and changed in memory, written by the commit
-    channel = judge_channel(project, call, fn, facts)
-    if not isinstance(channel, bool):
-        return channel  # a command sent over a channel, judged by its operation
     catalog = project.catalog
     sink = find_sink(
         catalog.sinks if facts.language == "python" else catalog.npm_sinks, call, callee
     )
+    channel = judge_channel(project, call, fn, facts)
+    if not isinstance(channel, bool) and not (
+        sink is not None and channel is not None and channel.kind == RPC_DEFERRED
+    ):
+        # a command sent over a channel, judged by its operation; a whole message handed
+        # in is the caller's to name, unless the catalogue knows the send
+        return channel
     if sink is not None and not _written_with(call, sink):
         return None  # ``NamedTemporaryFile()``: removed when closed, nothing left behind
     if sink is not None and (sink.method_from or {}).get("tagged"):
@@ -682,7 +686,7 @@ def map_method_through_call(
             effect, method_param=f"{passed_on}.{field_name}" if field_name else passed_on
         )
     if effect.kind == RPC_DEFERRED:
-        return map_operation(project, effect, substitution.argument)
+        return map_operation(project, effect, substitution.argument, caller, facts, call)
     argument = substitution.argument
     if field_name:
         # a field of the options the caller hands (``api(path, {method: "POST"})``)
