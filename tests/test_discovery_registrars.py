@@ -482,3 +482,67 @@ def test_a_registrar_keeping_a_record_of_name_description_and_schema_makes_tools
         ("bookTable", ["diner.skills.book_table"], "registrar")
     ]
     assert discover({"diner/skills.py": COMMANDS}) == []
+
+
+LEDGER_REGISTRY = """\
+class Ledger:
+    def __init__(self):
+        self.entries = {}
+
+    def register_tool(self, name, description, parameters):
+        def keep(fn):
+            self.entries[name] = {"fn": fn, "about": description, "schema": parameters}
+            return fn
+
+        return keep
+
+    def specs(self):
+        return [
+            {"type": "function", "name": n, "description": e["about"], "parameters": e["schema"]}
+            for n, e in self.entries.items()
+        ]
+"""
+
+LEDGER_TOOLS = """\
+import httpx
+
+
+def add_billing_tools(tools):
+    @tools.register_tool(
+        name="send_invoice",
+        description="Send an invoice",
+        parameters={"type": "object", "properties": {"to": {"type": "string"}}},
+    )
+    def send_invoice(to: str) -> str:
+        return httpx.post("https://billing.example.com/invoices", json={"to": to}).text
+"""
+
+LEDGER_APP = """\
+from openai import OpenAI
+
+from shop.ledger import Ledger
+from shop.billing import add_billing_tools
+
+ledger = Ledger()
+add_billing_tools(ledger)
+
+
+def turn(text):
+    return OpenAI().responses.create(model="m", input=text, tools=ledger.specs())
+"""
+
+
+def test_a_registrar_method_used_through_a_parameter_its_callers_hand_makes_tools() -> None:
+    """``def add_billing_tools(tools): @tools.register_tool(...)`` called as
+    ``add_billing_tools(ledger)`` with ``ledger = Ledger()``: the decorator is the method of
+    the registry every caller hands in."""
+    tools = discover(
+        {
+            "shop/ledger.py": LEDGER_REGISTRY,
+            "shop/billing.py": LEDGER_TOOLS,
+            "shop/app.py": LEDGER_APP,
+        }
+    )
+    assert [(t.name, t.functions) for t in tools] == [
+        ("send_invoice", ["shop.billing.add_billing_tools.<locals>.send_invoice"])
+    ]
