@@ -464,6 +464,12 @@ SDK_FAMILIES = [
         ["message"],
     ),
     (
+        "ipython-run-cell",
+        "@tool\ndef act(value: str) -> None:\n"
+        '    """Run a cell."""\n    get_ipython().run_cell(value)\n',
+        ["exec"],
+    ),
+    (
         "docker-containers-run",
         "import docker\n\nclient = docker.from_env()\n\n@tool\ndef act(value: str) -> str:\n"
         '    """Run."""\n    return client.containers.run("ubuntu:latest", value)\n',
