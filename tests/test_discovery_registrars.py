@@ -546,3 +546,78 @@ def test_a_registrar_method_used_through_a_parameter_its_callers_hand_makes_tool
     assert [(t.name, t.functions) for t in tools] == [
         ("send_invoice", ["shop.billing.add_billing_tools.<locals>.send_invoice"])
     ]
+
+
+WRAPPING_LIBRARY = """\
+class Wrapped:
+    def __init__(self, function, purpose, fields):
+        self.function = function
+        self.purpose = purpose
+        self.fields = fields
+
+    def to_dict(self):
+        return {
+            "type": "function",
+            "function": {
+                "name": self.function.__name__,
+                "description": self.purpose,
+                "parameters": {"type": "object", "properties": self.fields},
+            },
+        }
+
+
+class Catalogue:
+    _kept = {}
+
+    @classmethod
+    def keep(cls, name, wrapped):
+        cls._kept[name] = {"wrapped": wrapped, "on": True}
+
+    @classmethod
+    def switched_on(cls):
+        chosen = {}
+        for name, entry in cls._kept.items():
+            if entry["on"]:
+                chosen[name] = entry["wrapped"]
+        return chosen
+
+    @classmethod
+    def specs(cls):
+        return [wrapped.to_dict() for wrapped in cls.switched_on().values()]
+
+
+def offered(purpose, **fields):
+    def decorate(function):
+        wrapped = Wrapped(function, purpose, fields)
+        Catalogue.keep(function.__name__, wrapped)
+        return function
+
+    return decorate
+"""
+
+WRAPPING_APP = """\
+import httpx
+import litellm
+
+from fdeco import Catalogue, offered
+
+
+@offered(purpose="Book a room", room={"type": "string"})
+def book_room(room: str) -> str:
+    return httpx.post("https://rooms.example.com/bookings", json={"room": room}).text
+
+
+def chat(text):
+    return litellm.completion(model="m", messages=[{"role": "user", "content": text}], tools=Catalogue.specs())
+"""
+
+
+def test_a_store_read_back_through_a_getter_into_each_objects_own_spec_makes_tools() -> None:
+    """The decorator keeps a wrapper object through a classmethod; another classmethod
+    returns the switched-on wrappers, and a third turns each into its spec by the wrapper's
+    own ``to_dict`` (a name, a description, a parameter schema): the decorated functions
+    are tools. Were ``to_dict`` to write no spec, nothing would be."""
+    files = {"fdeco/__init__.py": WRAPPING_LIBRARY, "app.py": WRAPPING_APP}
+    assert [(t.name, t.functions) for t in discover(files)] == [("book_room", ["app.book_room"])]
+    no_spec = WRAPPING_LIBRARY.replace('"description": self.purpose,', '"summary": self.purpose,')
+    assert discover({"fdeco/__init__.py": no_spec, "app.py": WRAPPING_APP}) == []

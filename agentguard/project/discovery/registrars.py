@@ -171,16 +171,46 @@ class _Registrars:
             own = self._flow(
                 facts, store.function, None, self.held_names(store.function, store.position)
             )
+            readers = [
+                (reader_facts, reader, written)
+                for reader_facts, reader, written in self._readers(owner, facts, container)
+                if reader is None or not reader.startswith(store.function)
+            ]
             self.facing[key] = (
                 self._hands_to_framework(facts, store.function, own)
                 or _describes_as_tool(facts, fn)
+                or any(self._builds_specs(*reader) for reader in readers)
                 or any(
-                    self._builds_specs(reader_facts, reader, written)
-                    for reader_facts, reader, written in self._readers(owner, facts, container)
-                    if reader is None or not reader.startswith(store.function)
+                    self._builds_specs(caller_facts, caller, called)
+                    for reader_facts, reader, written in readers
+                    for caller_facts, caller, called in self._callers_of_getter(
+                        reader_facts, reader, written
+                    )
                 )
             )
         return self.facing[key]
+
+    def _callers_of_getter(
+        self, facts: ModuleFacts, reader: str | None, written: str
+    ) -> Iterator[tuple[ModuleFacts, str | None, str]]:
+        """When ``reader`` returns what it reads of ``written`` (``def enabled(cls): return
+        {n: e["instance"] for n, e in cls._registry.items()}``), the functions calling it,
+        each with the call as written (``cls.enabled``): they read the store through it."""
+        fn = facts.functions.get(reader) if reader else None
+        if fn is None:
+            return
+        flow = self._flow(facts, reader, written, set())
+        returned = {value.text for value in fn.returns if value.kind == "name"}
+        if not any(flow.carries(value) for value in fn.returns) and not any(
+            # ``kept[name] = info["instance"]`` in a loop over the store, ``return kept``
+            store.function == reader and store.target in returned and flow.carries(store.value)
+            for store in facts.stores
+        ):
+            return
+        for site in self.project.call_sites(facts):
+            call = site.call
+            if site.target == reader and call.function != reader:
+                yield facts, call.function, call.callee.removeprefix(facts.module + ".")
 
     def _readers(
         self, owner: str | None, facts: ModuleFacts, container: str
@@ -283,10 +313,32 @@ class _Registrars:
         if fn is None:
             return False
         span = fn.span
-        return any(
+        if any(
             d.span is not None and span.line <= d.span.line <= span.end_line and flow.carries(d)
             for d in facts.dicts
+        ):
+            return True
+        # ``[w.to_dict() for w in kept]``: each kept object writes its own spec
+        return any(
+            call.function == function
+            and call.chain is not None
+            and call.chain.root in flow.held
+            and self._writes_a_spec(call.method)
+            for call in facts.calls
         )
+
+    def _writes_a_spec(self, method: str) -> bool:
+        """Whether every project method named ``method`` writes a tool spec (a dict of a
+        name, a description and a parameter schema): what an object it is called on is,
+        the call does not say, but all the project's methods so named describe a tool."""
+        found = [
+            (fn, facts)
+            for fn, facts in (
+                self.project.functions[q] for q in self.project.by_name.get(method, ())
+            )
+            if fn.class_name
+        ]
+        return bool(found) and all(_describes_as_tool(facts, fn) for fn, facts in found)
 
 
 def _handed_at(project: ProjectIndex, call: Call, target: str, held: set[str]) -> int | None:

@@ -42,9 +42,7 @@ def registration_names(
         direct.append(".".join([cls_qual, *parts[1:]]))
     else:
         direct.append(project.resolve_instance(name))
-        handed = (
-            project.handed_type(fn, parts[0]) if fn is not None and len(parts) >= 2 else None
-        )
+        handed = project.handed_type(fn, parts[0]) if fn is not None and len(parts) >= 2 else None
         if handed is not None:
             # ``def register(tools): @tools.register_tool(...)`` called as
             # ``register(registry)`` with ``registry = ToolRegistry()``: the parameter holds
