@@ -9,6 +9,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 from agentguard.runtime import Runtime, Status, open_ledger
 from tests.runtime.downstream import RecordingDownstream, order_tool
@@ -71,11 +72,7 @@ def test_a_restarted_worker_reclaims_the_call_of_a_dead_holder_at_once(ledger_ur
     try:
         (held,) = ledger.entries(status=Status.STARTED)
         assert held.lease_expires_at is not None and held.lease_expires_at > time.time() + 60
-        runtime = Runtime(ledger=ledger)
-        downstream = RecordingDownstream()
-        create_order = order_tool(
-            runtime, downstream, lease_s=600, reconcile=downstream.lookup, replay="auto"
-        )
+        runtime, downstream, create_order = _settling_order_tool(ledger)
         with runtime.run(run_id="r1"):
             observation = create_order(cart_id="c1")  # the restarted agent calls again
         # the holder is gone: the lookup's NotFound counts, and the call runs, once
@@ -120,11 +117,7 @@ def test_a_live_holder_is_waited_for_and_reclaimed_once_it_is_killed(
         while not started.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert started.exists()
-        runtime = Runtime(ledger=ledger)
-        downstream = RecordingDownstream()
-        create_order = order_tool(
-            runtime, downstream, lease_s=600, reconcile=downstream.lookup, replay="auto"
-        )
+        runtime, downstream, create_order = _settling_order_tool(ledger)
         with runtime.run(run_id="r1"):
             waiting = create_order(cart_id="c1")
         # its holder is alive on this machine: it may still send, so nothing runs
@@ -139,6 +132,17 @@ def test_a_live_holder_is_waited_for_and_reclaimed_once_it_is_killed(
         worker.kill()
         worker.wait(30)
         ledger.close()
+
+
+def _settling_order_tool(ledger: Any) -> tuple[Runtime, RecordingDownstream, Any]:
+    """A guarded order tool on ``ledger`` with a long lease, settled by the downstream's
+    lookup and replayed when the lookup finds nothing."""
+    runtime = Runtime(ledger=ledger)
+    downstream = RecordingDownstream()
+    create_order = order_tool(
+        runtime, downstream, lease_s=600, reconcile=downstream.lookup, replay="auto"
+    )
+    return runtime, downstream, create_order
 
 
 def _hand_the_claim_to_another_machine(ledger_url: str) -> str:
@@ -173,11 +177,7 @@ def test_a_holder_on_another_machine_is_waited_for_until_its_lease_ends(ledger_u
     owner = _hand_the_claim_to_another_machine(ledger_url)
     ledger = open_ledger(ledger_url)
     try:
-        runtime = Runtime(ledger=ledger)
-        downstream = RecordingDownstream()
-        create_order = order_tool(
-            runtime, downstream, lease_s=600, reconcile=downstream.lookup, replay="auto"
-        )
+        runtime, downstream, create_order = _settling_order_tool(ledger)
         with runtime.run(run_id="r1"):
             waiting = create_order(cart_id="c1")
         # its process cannot be seen from here: it may still send, so nothing runs before the
