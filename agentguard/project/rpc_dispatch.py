@@ -180,11 +180,32 @@ def judge_channel(
             (v.text for v in sent if v.kind == "name" and v.text in fn.params),
             None,
         )
-        if handed is None or handed in SELF_NAMES or call.method in _NOT_MESSAGES:
-            return False
+        if (
+            handed is None
+            or handed in SELF_NAMES
+            or call.method in _NOT_MESSAGES
+            or not _read_by_key(project, handed, fn, facts)
+        ):
+            return False  # a text or an object handed on (``channel.send(text)``)
         # the whole message is the caller's: its operation is named where it is written
         return replace(effect, kind=RPC_DEFERRED, method_param=handed)
     return _judged_message(project, effect, message, fn, facts, call)
+
+
+def _read_by_key(project: ProjectIndex, name: str, fn: Function, facts: ModuleFacts) -> bool:
+    """Whether ``fn`` uses its parameter ``name`` as a mapping: sets or reads an item of it
+    (``command["request_id"] = rid``, ``command["action"]``) or asks it for a key
+    (``command.get("action")``). A message with fields, not a text or an object to send."""
+    keyed = (f"{name}[", f"{name}.get(")
+    if any(
+        assignment.target.startswith(keyed[0]) or assignment.value.text.startswith(keyed)
+        for assignment in project.local_assignments(facts, fn.qualname)
+    ):
+        return True
+    return any(
+        call.chain is not None and call.chain.root == name and call.method == "get"
+        for call in project.calls_in(fn.qualname)
+    )
 
 
 def _judged_message(
