@@ -918,3 +918,56 @@ class HomeAgent:
         "lamp_on": "home.agent.HomeAgent._run_call:lamp_on",
         "lamp_state": "home.agent.HomeAgent._run_call:lamp_state",
     }
+
+
+KITCHEN_SERVER = """\
+import httpx
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+server = Server("kitchen")
+BASE = "https://kitchen.example.com/api"
+
+
+async def _post(path: str, body: dict) -> dict:
+    async with httpx.AsyncClient() as client:
+        answer = await client.post(BASE + path, json=body)
+        return answer.json()
+
+
+@server.list_tools()
+async def list_tools() -> list[Tool]:
+    return [
+        Tool(name="place_order", description="Order a dish", inputSchema={}),
+        Tool(name="find_dishes", description="Search the menu", inputSchema={}),
+        Tool(name="refund_order", description="Refund an order", inputSchema={}),
+    ]
+
+
+async def dispatch(name: str, arguments: dict, post) -> dict:
+    if name == "place_order":
+        return await post("/orders", {"dish": arguments["dish"]})
+    if name == "find_dishes":
+        return await post("/dishes/search", {"query": arguments["query"]})
+    if name == "refund_order":
+        return await post(f"/orders/{arguments['order_id']}/refunds", {})
+    raise ValueError(name)
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    answer = await dispatch(name, arguments, _post)
+    return [TextContent(type="text", text=str(answer))]
+"""
+
+
+def test_each_branch_calling_the_helper_its_caller_hands_is_judged_at_its_own_call(
+    scan_files: ScanFiles,
+) -> None:
+    """``call_tool`` hands ``dispatch`` the server's ``_post``; each branch of ``dispatch``
+    calls it with its own URL: ordering and refunding write, searching the menu reads. The
+    branches were all "read" while the hand-over was judged only at ``call_tool``."""
+    verdicts = tool_verdicts(scan_files, {"kitchen/server.py": KITCHEN_SERVER})
+    assert verdicts["place_order"][0] == "network_write"
+    assert verdicts["refund_order"][0] == "network_write"
+    assert verdicts["find_dishes"][0] == "read"

@@ -307,13 +307,28 @@ class EffectSummaries:
         call reaches the same helper as an earlier branch (``apiPost(path, body)`` in every
         ``case``) would otherwise see that branch's request, not its own."""
         self.cover([qualname])
-        fn, facts = self._project.functions[qualname]
-        found: list[Effect] = []
-        for call, target in self._edges.get(qualname, ()):
-            if not span.line <= call.span.line <= span.end_line or target not in self._summaries:
+        project = self._project
+        fn, facts = project.functions[qualname]
+        reached: list[tuple[Call, str]] = [
+            (call, target)
+            for call, target in self._edges.get(qualname, ())
+            if span.line <= call.span.line <= span.end_line
+        ]
+        for call in project.calls_in(qualname):
+            if not span.line <= call.span.line <= span.end_line:
                 continue
-            target_fn = self._project.functions[target][0]
-            for effect in self._sorted.get(target) or self.of(target):
+            if call.callee in fn.params and call.callee not in SELF_NAMES:
+                # ``post("/refunds", body)`` on a parameter the resolved callers fill
+                # (``dispatch(name, args, _post)``): what they hand runs at this call
+                for value, site, site_facts in project.handed_by_callers(fn, call.callee):
+                    reached.extend(
+                        (call, target)
+                        for target in project.handed_functions(value, site, site_facts)
+                    )
+        found: list[Effect] = []
+        for call, target in reached:
+            target_fn = project.functions[target][0]
+            for effect in self.of(target):
                 candidate = self._through(effect, call, fn, facts, target_fn)
                 if candidate is not None:
                     found.append(candidate)

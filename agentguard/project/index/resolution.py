@@ -739,6 +739,25 @@ class ProjectIndex(Types):
         memo[key] = found = (resolved, [] if resolved else unresolved)
         return found
 
+    def handed_by_callers(
+        self, function: Function, name: str
+    ) -> list[tuple[Value, Call, ModuleFacts]]:
+        """What each call resolving to ``function`` hands its parameter ``name`` (by
+        position or keyword), with the call: ``dispatch(name, args, _post)`` hands ``_post``
+        to ``post``. A test's calls are not counted."""
+        params = [p for p in function.params if p not in SELF_NAMES]
+        position = params.index(name) if name in params else -1
+        found: list[tuple[Value, Call, ModuleFacts]] = []
+        for call, facts in self._calls_named(function.name):
+            if facts.is_test or self.project_function(call.callee, facts) != function.qualname:
+                continue
+            value = call.kwargs.get(name) or (
+                call.args[position] if 0 <= position < len(call.args) else None
+            )
+            if value is not None:
+                found.append((value, call, facts))
+        return found
+
     def handed_functions(self, value: Value, call: Call, facts: ModuleFacts) -> tuple[str, ...]:
         """The project functions ``value``, handed by ``call``, names without calling them
         (a function, a bound method, a partial of one)."""
