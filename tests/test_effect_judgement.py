@@ -966,3 +966,44 @@ def test_a_message_a_helper_sends_whole_is_judged_by_the_operation_its_caller_na
     assert verdicts["delete_file"][0] == "destructive"
     assert verdicts["list_files"] == ("read", set())
     assert verdicts["show_toast"][0] == "read"
+
+
+def test_an_operation_that_runs_what_it_names_is_unknown_never_read(scan_files: ScanFiles) -> None:
+    """A notebook bridge sends ``{"type": request_type, ...}`` over its websocket;
+    ``run_all_cells`` runs whatever code the cells hold: unknown, never a read (``run`` is a
+    read verb for a report or a query), while ``get_cells`` reads."""
+    files = server(
+        '''
+        import json
+
+        import websockets
+
+
+        class NotebookBridge:
+            def __init__(self, url: str) -> None:
+                self.url = url
+
+            async def send_request(self, request_type: str, **fields) -> dict:
+                async with websockets.connect(self.url) as socket:
+                    await socket.send(json.dumps({"type": request_type, **fields}))
+                    return json.loads(await socket.recv())
+
+
+        bridge = NotebookBridge("ws://localhost:8765")
+
+
+        @mcp.tool()
+        async def run_all_cells() -> str:
+            """Run every cell of the open notebook."""
+            return json.dumps(await bridge.send_request("run_all_cells"))
+
+
+        @mcp.tool()
+        async def get_cells() -> str:
+            """The cells of the open notebook."""
+            return json.dumps(await bridge.send_request("get_cells"))
+        '''
+    )
+    verdicts = tool_verdicts(scan_files, files)
+    assert verdicts["run_all_cells"][0] == "unknown"
+    assert verdicts["get_cells"] == ("read", set())

@@ -86,8 +86,12 @@ def judge_rpc(
 def _named(project: ProjectIndex, effect: Effect, operation: str) -> Effect | None:
     """``effect`` once its operation is known: judged by its name as any RPC operation is
     (``rpc_operation_judgement``: ``search_read`` reads, ``write`` sets fields,
-    ``add_followers`` links existing things, ``unlink`` names no verb)."""
-    judged = rpc_operation_judgement(project.catalog, operation)
+    ``add_followers`` links existing things, ``unlink`` names no verb). An operation that
+    runs what it names (``run_all_cells``, ``exec_script``) is unknown, never a read."""
+    world = project.catalog.open_world
+    named = words(operation.rsplit(".", 1)[-1].rsplit("/", 1)[-1], identifier=True)
+    runs = bool(named) and named[0] in world.channel_run_verbs
+    judged = None if runs else rpc_operation_judgement(project.catalog, operation)
     if judged is not None and judged.verdict == READ:
         return None
     chain = (
