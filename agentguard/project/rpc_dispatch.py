@@ -118,9 +118,9 @@ def map_operation(
     project: ProjectIndex,
     effect: Effect,
     argument: Value | None,
-    caller: Function | None = None,
-    facts: ModuleFacts | None = None,
-    call: Call | None = None,
+    caller: Function,
+    facts: ModuleFacts,
+    call: Call,
 ) -> Effect | None:
     """An RPC helper's operation parameter takes the caller's ``argument`` (not a parameter
     of the caller's own, which defers to its callers): a string is judged, anything else is
@@ -129,11 +129,7 @@ def map_operation(
     a message naming none is no command."""
     if argument is None:
         return replace(effect, kind=UNKNOWN, method_param=None)
-    message = (
-        _message(project, argument, call, caller, facts, 0)
-        if caller is not None and facts is not None and call is not None
-        else (argument if argument.kind == "dict" else None)
-    )
+    message = _message(project, argument, call, caller, facts, 0)
     if message is not None:
         judged = _judged_message(
             project, replace(effect, kind=UNKNOWN, method_param=None), message, caller, facts, call
@@ -216,9 +212,9 @@ def _judged_message(
     project: ProjectIndex,
     effect: Effect,
     message: Value,
-    fn: Function | None = None,
-    facts: ModuleFacts | None = None,
-    call: Call | None = None,
+    fn: Function,
+    facts: ModuleFacts,
+    call: Call,
 ) -> Effect | Literal[False] | None:
     """A channel message judged by the operation it names; False when it names none."""
     world = project.catalog.open_world
@@ -227,7 +223,7 @@ def _judged_message(
     if field is None:
         return False
     operation = message.items[field]
-    if operation.kind == "name" and fn is not None and facts is not None and call is not None:
+    if operation.kind == "name":
         if operation.text in fn.params and operation.text not in SELF_NAMES:
             return replace(effect, kind=RPC_DEFERRED, method_param=operation.text)
         operation = local_value(project, operation.text, fn, facts, call.order) or operation

@@ -149,7 +149,9 @@ class Effect:
     method_param: str | None = None
     # SQL whose text comes from this parameter of ``function`` (``def run(self, query)``),
     # directly or through a call handed it (``self._validate(query)``): each caller's
-    # literal statement judges it (a ``SELECT`` reads); otherwise it stays unknown.
+    # literal statement judges it (a ``SELECT`` reads); otherwise it stays unknown. For an
+    # execution, the command it starts (``def _run(args): subprocess.run(args)``): a
+    # caller's literal read-only command starts no effect.
     statement_param: str | None = None
     # Made only on the branch where this parameter of ``function`` (or of a caller it was
     # passed on to) equals one of these literals, upper-cased (project/branch_guards.py).

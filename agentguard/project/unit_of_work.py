@@ -8,11 +8,11 @@ its attributes or by appending to one of its relationships, then calls ``session
     db.commit()                     # the UPDATE is sent here
 
 The catalogue judges ``session.add`` and ``session.delete``, and calls a commit no effect
-(it only makes durable a write judged where it was made). When the function made no such
-call but changed an object that is not its own (``self``) before committing, the commit is
-where its write happens: a local write of the application's database, idempotent when it
-only sets attributes, not when it appends to a relationship. A session is known by its
-type: one whose ``add`` the catalogue knows as a write.
+(it only makes durable a write judged where it was made). When the function changed an
+object that is not its own (``self``) before committing, the commit is where that change is
+written too: a write judged as the session's ``add`` is (the application's database, local),
+idempotent when it only sets attributes, not when it changes a relationship. A session is
+known by its type: one whose ``add`` the catalogue knows as a write.
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ from agentguard.project.tool_facts import SELF_NAMES, Effect
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
-
-# What changes a relationship a loaded row holds (``user.events.append(event)``).
-_RELATIONSHIP_CHANGES = frozenset({"append", "extend", "insert", "remove", "add", "discard"})
 
 
 def committed_changes(
@@ -60,7 +57,7 @@ def committed_changes(
 def _owned_elsewhere(root: str) -> bool:
     """Whether ``root`` names an object the function was handed or loaded (a parameter or
     a local), not its own instance or class."""
-    return bool(root) and root not in SELF_NAMES and root != "cls"
+    return bool(root) and root not in SELF_NAMES
 
 
 def _attributes_set(
@@ -88,12 +85,12 @@ def _attributes_set(
 
 def _relationships_changed(project: ProjectIndex, fn: Function, commit: Call) -> list[str]:
     """``user.events.append(event)`` before the commit: a collection an object the function
-    does not own holds, changed in place."""
+    does not own holds, changed in place by one of the catalogue's container methods."""
     return [
         call.text
         for call in project.calls_in(fn.qualname)
         if call.order < commit.order
-        and call.method in _RELATIONSHIP_CHANGES
+        and call.method in project.catalog.container_methods
         and _held_collection(call)
     ]
 

@@ -72,6 +72,7 @@ class _Registrars:
         self.builders = frozenset((spec or {}).get("schema_builders") or ())
         self.stored: dict[tuple[str, int], Store | None] = {}
         self.facing: dict[tuple[str, str], bool] = {}
+        self.spec_methods: dict[str, bool] = {}  # method name -> every such method writes a spec
 
     # -- what a decorator applies -----------------------------------------------------
     def store_of(self, qualname: str, called: bool, depth: int = 0) -> Store | None:
@@ -331,14 +332,18 @@ class _Registrars:
         """Whether every project method named ``method`` writes a tool spec (a dict of a
         name, a description and a parameter schema): what an object it is called on is,
         the call does not say, but all the project's methods so named describe a tool."""
-        found = [
-            (fn, facts)
-            for fn, facts in (
-                self.project.functions[q] for q in self.project.by_name.get(method, ())
+        if method not in self.spec_methods:
+            found = [
+                (fn, facts)
+                for fn, facts in (
+                    self.project.functions[q] for q in self.project.by_name.get(method, ())
+                )
+                if fn.class_name
+            ]
+            self.spec_methods[method] = bool(found) and all(
+                _describes_as_tool(facts, fn) for fn, facts in found
             )
-            if fn.class_name
-        ]
-        return bool(found) and all(_describes_as_tool(facts, fn) for fn, facts in found)
+        return self.spec_methods[method]
 
 
 def _handed_at(project: ProjectIndex, call: Call, target: str, held: set[str]) -> int | None:

@@ -131,10 +131,7 @@ class ProjectIndex(Types):
         maybe_local = bool(callee) and callee.rsplit(".", 1)[-1] in self._function_tails
         otherwise = None
         if "." in callee and callee.split(".", 1)[0] in self._function_firsts:
-            module_prefix, tail = callee.rsplit(".", 1)
-            otherwise = self._functions_under(tail).get(module_prefix) or self._reexported(
-                module_prefix, tail
-            )
+            otherwise = self.dotted_function(callee)
         if otherwise is None and callee in self.classes:
             otherwise = self.find_method(callee, "__init__")
         return (None, maybe_local, otherwise)

@@ -326,8 +326,11 @@ class Symbols:
                 if taken in self.functions:
                     return taken
         # from pkg import mod; mod.fn  or  package re-exports
-        if "." not in qualname:
-            return None
+        return self.dotted_function(qualname) if "." in qualname else None
+
+    def dotted_function(self, qualname: str) -> str | None:
+        """The function a dotted name reaches from any module: the one a package or barrel
+        re-exports under it, else the first of that name under its prefix."""
         # Memoised: common names (get, run) have thousands of candidates, and the same
         # dotted callee is looked up from every call site.
         memo = self._memo.by_prefix
