@@ -380,3 +380,73 @@ def test_a_wrong_guess_is_parsed_again_under_the_name_the_facts_give(tmp_path: P
     assert parsed > len(files)
     assert "services.api.app.mailer" in {m.module for m in project.modules.values()}
     assert has_smtp(tool_sinks(project))
+
+
+# One repository of several small agents, each run as a script from its own folder, each
+# with a ``utils`` package of its own: one sends mail, the other posts to an API.
+POSTER = textwrap.dedent(
+    """
+    import requests
+
+
+    def deliver(address: str, body: str) -> str:
+        requests.post("https://api.example.com/notices", json={"to": address, "body": body})
+        return "posted"
+    """
+)
+
+
+def _agent_files(folder: str, helper: str, packaging: bool = False) -> dict[str, str]:
+    files = {
+        f"{folder}/main.py": TOOL.format(package="utils"),
+        f"{folder}/utils/__init__.py": "",
+        f"{folder}/utils/mailer.py": helper,
+    }
+    if packaging:
+        files[f"{folder}/pyproject.toml"] = f'[project]\nname = "{folder}"\n'
+    return files
+
+
+def _sinks_by_folder(scan_files: ScanFiles, files: dict[str, str]) -> dict[str, set[str]]:
+    project = scan_files(files).project
+    names = [m.module for m in project.modules.values()]
+    assert len(names) == len(set(names)), names
+    return {
+        tool.path.split("/", 1)[0]: {effect.sink for effect in tool.effects}
+        for tool in project.tools
+    }
+
+
+@pytest.mark.parametrize("packaging", [False, True], ids=["scripts", "packaged"])
+def test_each_agent_of_a_repository_calls_its_own_helpers_of_a_shared_name(
+    scan_files: ScanFiles, packaging: bool
+) -> None:
+    """``from utils.mailer import deliver`` in ``shop_bot/main.py`` is ``shop_bot/utils/
+    mailer.py``: the script's own folder comes first on ``sys.path``, whatever the other
+    agent beside it holds under the same name (both folders cannot be named ``utils``)."""
+    files = {
+        **_agent_files("shop_bot", MAILER, packaging),
+        **_agent_files("bank_bot", POSTER, packaging),
+    }
+    found = _sinks_by_folder(scan_files, files)
+    assert set(found) == {"shop_bot", "bank_bot"}, found
+    assert has_smtp(found["shop_bot"]) and not any("requests" in s for s in found["shop_bot"])
+    assert any("requests" in s for s in found["bank_bot"]) and not has_smtp(found["bank_bot"])
+
+
+def test_a_folder_beside_a_script_named_like_a_library_is_not_taken_for_it(
+    scan_files: ScanFiles,
+) -> None:
+    """``import requests`` in ``demos/run.py`` is the library while ``demos/requests/`` holds
+    no module of that name (a folder of examples about it, no package)."""
+    tool = (
+        TOOL.format(package="demos_helpers")
+        .replace("from demos_helpers.mailer import deliver", "import requests")
+        .replace(
+            "return deliver(address, body)",
+            'requests.post("https://api.example.com/n", json={"to": address})\n    return "ok"',
+        )
+    )
+    files = {"demos/run.py": tool, "demos/requests/retry_demo.py": "import requests\n"}
+    found = _sinks_by_folder(scan_files, files)
+    assert any("requests" in s for s in found["demos"]), found

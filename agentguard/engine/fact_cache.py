@@ -36,7 +36,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,12 +69,16 @@ _CACHEDIR_TAG = (
 )
 
 
-def content_key(rel: str, data: bytes, module: str | None = None) -> str:
+def content_key(
+    rel: str, data: bytes, module: str | None = None, import_heads: Mapping[str, str] | None = None
+) -> str:
     """The key of one file's facts: its path (module name, test-ness), its module name when
-    its package root is not the scan root, and its bytes."""
+    its package root is not the scan root, its import heads when it has any, and its bytes."""
     digest = hashlib.sha256(rel.encode("utf-8"))
     if module is not None:
         digest.update(b"\0module:" + module.encode("utf-8"))
+    for head, taken in sorted((import_heads or {}).items()):
+        digest.update(f"\0head:{head}={taken}".encode())
     digest.update(b"\0")
     digest.update(data)
     return digest.hexdigest()

@@ -27,7 +27,7 @@ from __future__ import annotations
 import configparser
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -179,7 +179,7 @@ def module_names(root: Path, configs: Iterable[str], python: Sequence[str]) -> d
     roots.discard("")
     if not roots:
         return {}
-    names: dict[str, str] = {}
+    by_root: dict[str, dict[str, str]] = {}
     for rel in python:
         if rel.startswith(("/", "../")):
             continue
@@ -191,7 +191,18 @@ def module_names(root: Path, configs: Iterable[str], python: Sequence[str]) -> d
             ):
                 best = candidate
         if best:
-            names[rel] = _name_from(rel, best)
+            by_root.setdefault(best, {})[rel] = _name_from(rel, best)
+    # Two projects of a monorepo may each hold a ``utils/mail.py``: a name is one module's,
+    # so the first root by path keeps its names and a root naming a module already named
+    # keeps its files' scan-root names (their own imports still find them: import_heads).
+    rooted = {rel for given in by_root.values() for rel in given}
+    taken = {module_name_for(rel) for rel in python if rel not in rooted}
+    names: dict[str, str] = {}
+    for folder in sorted(by_root):
+        given = by_root[folder]
+        if taken.isdisjoint(given.values()):
+            taken.update(given.values())
+            names.update(given)
     return names
 
 
@@ -360,17 +371,84 @@ def evidence_names(modules: Sequence[ImportEvidence], python: Sequence[str]) -> 
     return renamed
 
 
-def guessed_names(
-    texts: Iterable[tuple[str, bytes]], named: Mapping[str, str], python: Sequence[str]
-) -> dict[str, str]:
-    """``evidence_names`` guessed from the files' texts (relative path, bytes) before any is
-    parsed, each named as ``named`` says (else from its path): files parsed under these
-    names need no second parse when the guess is right."""
-    evidence = [
+def text_evidence(
+    texts: Iterable[tuple[str, bytes]], named: Mapping[str, str]
+) -> list[ImportEvidence]:
+    """The import evidence the files' texts (relative path, bytes) show before any is
+    parsed, each named as ``named`` says (else from its path): ``evidence_names`` and
+    ``import_heads`` guessed from it need no second parse when the guess is right."""
+    return [
         ImportEvidence.of_text(rel, named.get(rel) or module_name_for(rel), data)
         for rel, data in texts
     ]
-    return evidence_names(evidence, python)
+
+
+def import_heads(
+    modules: Sequence[ImportEvidence], names: Mapping[str, str], python: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """What each file's absolute imports name first in its own program: relative path ->
+    {first name of an import -> the name the project gives that module's folder}, for the
+    files whose imports name modules otherwise named.
+
+    A script runs with its own folder first on ``sys.path``, so ``from utils.mail import
+    send`` in ``billing_agent/main.py`` (or in any module below ``billing_agent`` that the
+    script imports) takes ``billing_agent/utils/mail.py``, whatever another project of the
+    same repository holds under ``utils``. The folder that decides is the nearest one above
+    the file that is no package, holds a module of its own, and holds the module imported
+    (as ``utils/mail.py``, ``utils/mail/__init__.py`` or ``utils.py``). Only a folder whose
+    modules are named otherwise (two projects cannot both be ``utils``) gives a head."""
+    files = set(python)
+    packages = {_folder(rel) for rel in python if rel.rsplit("/", 1)[-1] == "__init__.py"}
+    scripts = {_folder(rel) for rel in python if not rel.endswith("__init__.py")} - packages
+    scripts.discard("")  # a module at the scan root is named from it: its name is as written
+    if not scripts:
+        return {}
+    found: dict[str, dict[str, str]] = {}
+    for facts in modules:
+        chain = [folder for folder in _folders_up(_folder(facts.path)) if folder in scripts]
+        if not chain:
+            continue
+        heads: dict[str, str] = {}
+        decided: set[str] = set()
+        for imported in facts.absolute_imports:
+            parts = imported.split(".")
+            if parts[0] in decided:
+                continue
+            for folder in chain:
+                taken = _program_head(folder, parts, files, names)
+                if taken is not None:
+                    decided.add(parts[0])
+                    if taken != parts[0]:
+                        heads[parts[0]] = taken
+                    break
+        if heads:
+            found[facts.path] = heads
+    return found
+
+
+def _folders_up(folder: str) -> Iterator[str]:
+    """``folder`` and each folder above it, the scan root ("") excluded."""
+    while folder:
+        yield folder
+        folder = _folder(folder)
+
+
+def _program_head(
+    folder: str, parts: Sequence[str], files: set[str], names: Mapping[str, str]
+) -> str | None:
+    """The name the project gives the first of ``parts`` (an absolute import) as a module
+    below ``folder``, when ``folder`` holds the module imported (its longest prefix)."""
+    for size in range(len(parts), 0, -1):
+        path = f"{folder}/{'/'.join(parts[:size])}"
+        for rel in (f"{path}.py", f"{path}/__init__.py"):
+            if rel not in files:
+                continue
+            name = (names.get(rel) or module_name_for(rel)).split(".")
+            below = list(parts[1:size])
+            if len(name) < size or (below and name[len(name) - len(below) :] != below):
+                return None
+            return ".".join(name[: len(name) - len(below)])
+    return None
 
 
 def evidence_of(modules: Iterable[ModuleFacts], named: Mapping[str, str]) -> list[ImportEvidence]:

@@ -115,9 +115,11 @@ def source_facts(
     is_test: bool | None = None,
     module: str | None = None,
     ts_modules: TsModuleMap = EMPTY_TS_MODULE_MAP,
+    import_heads: Mapping[str, str] | None = None,
 ) -> ModuleFacts | ScanProblem:
     """Facts for one file's bytes, or why they cannot be parsed. A TypeScript or JavaScript
-    file is read by its own front end, its imports resolved through ``ts_modules``."""
+    file is read by its own front end, its imports resolved through ``ts_modules``; a
+    Python file's absolute imports through ``import_heads`` (``extract``)."""
     try:
         if rel.endswith(TS_SUFFIXES):
             language = (
@@ -126,7 +128,7 @@ def source_facts(
             return extract_typescript(
                 data, rel, module or ts_module_name(rel), ts_modules.resolve, is_test, language
             )
-        return extract(data, rel, carriers, is_test, module)
+        return extract(data, rel, carriers, is_test, module, import_heads)
     except SyntaxError as exc:
         line = exc.lineno or 1
         column = exc.offset or 1
@@ -154,17 +156,18 @@ def parse_and_cache(
     carriers: ContextCarriers,
     module: str | None = None,
     ts_modules: TsModuleMap = EMPTY_TS_MODULE_MAP,
+    import_heads: Mapping[str, str] | None = None,
 ) -> ModuleFacts | ScanProblem:
     """One file's facts (or parse error), parsed here and stored in the cache under ``key``."""
-    result = source_facts(data, rel, carriers, is_test, module, ts_modules)
+    result = source_facts(data, rel, carriers, is_test, module, ts_modules, import_heads)
     if cache is not None:
         cache.store(key, encode(result))
     return result
 
 
-# A file for a worker: its index, bytes, relative path, whether it is a test, and its module
-# name when not named from the scan root.
-Task = tuple[int, bytes, str, bool, "str | None"]
+# A file for a worker: its index, bytes, relative path, whether it is a test, its module
+# name when not named from the scan root, and its import heads (``extract``).
+Task = tuple[int, bytes, str, bool, "str | None", "Mapping[str, str] | None"]
 
 
 def _work_chunk(carried: bytes, chunk: list[Task]) -> list[tuple[int, bytes]]:
@@ -172,8 +175,8 @@ def _work_chunk(carried: bytes, chunk: list[Task]) -> list[tuple[int, bytes]]:
     ``carried``: the pickled carriers and TypeScript module map (:func:`_carriers`)."""
     carriers, ts_modules = _carriers(carried)
     return [
-        (index, encode(source_facts(data, rel, carriers, test, module, ts_modules)))
-        for index, data, rel, test, module in chunk
+        (index, encode(source_facts(data, rel, carriers, test, module, ts_modules, heads)))
+        for index, data, rel, test, module, heads in chunk
     ]
 
 
@@ -236,6 +239,7 @@ def extract_all(
     carriers: ContextCarriers,
     modules: Mapping[str, str] | None = None,
     ts_modules: TsModuleMap = EMPTY_TS_MODULE_MAP,
+    import_heads: Mapping[str, Mapping[str, str]] | None = None,
 ) -> tuple[list[ModuleFacts | ScanProblem], ExtractStats]:
     """Facts (or a problem) for every file, at its index in ``files``.
 
@@ -243,10 +247,22 @@ def extract_all(
     ``contents`` holds the files already read (and keyed), one per file. Parse errors are
     cached like facts (both follow from the bytes alone); read errors (permissions, size)
     are not. ``modules`` names the files whose package root is not the scan root (by
-    relative path; see ``agentguard.engine.module_roots``).
+    relative path; see ``agentguard.engine.module_roots``), ``import_heads`` the files
+    whose absolute imports name modules of their own program otherwise named.
     """
     stats = ExtractStats(files=len(files), jobs=max(1, jobs))
-    work = _Work(files, max_size, cache, sources, contents, is_test, carriers, modules, ts_modules)
+    work = _Work(
+        files,
+        max_size,
+        cache,
+        sources,
+        contents,
+        is_test,
+        carriers,
+        modules,
+        ts_modules,
+        import_heads,
+    )
     with collector_paused():
         work.want(range(len(files)))
         pool_worth_it = stats.jobs > 1
@@ -277,9 +293,11 @@ class _Work:
         carriers: ContextCarriers,
         modules: Mapping[str, str] | None = None,
         ts_modules: TsModuleMap = EMPTY_TS_MODULE_MAP,
+        import_heads: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         self.files = files
         self.modules = modules or {}
+        self.import_heads = import_heads or {}
         self.ts_modules = ts_modules
         self.carriers = carriers
         self.max_size = max_size
@@ -312,7 +330,8 @@ class _Work:
             key = (
                 ""
                 if self.cache is None
-                else known_key or content_key(rel, data, self.modules.get(rel))
+                else known_key
+                or content_key(rel, data, self.modules.get(rel), self.import_heads.get(rel))
             )
             cached = self.cache.load(key) if self.cache is not None else None
             if cached is None:
@@ -357,6 +376,7 @@ class _Work:
             self.carriers,
             self.modules.get(rel),
             self.ts_modules,
+            self.import_heads.get(rel),
         )
         self.parsed += 1
         self.record(index, result)
@@ -379,7 +399,14 @@ class _Work:
             for index, _, _, key in chunk:
                 keys[index] = key
             return [
-                (index, data, rel, self.is_test(rel), self.modules.get(rel))
+                (
+                    index,
+                    data,
+                    rel,
+                    self.is_test(rel),
+                    self.modules.get(rel),
+                    self.import_heads.get(rel),
+                )
                 for index, data, rel, _ in chunk
             ]
 

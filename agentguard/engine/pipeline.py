@@ -18,8 +18,9 @@ from agentguard.engine.fix_edits import attach_fixes, fix_offer
 from agentguard.engine.module_roots import (
     evidence_names,
     evidence_of,
-    guessed_names,
+    import_heads,
     module_names,
+    text_evidence,
 )
 from agentguard.engine.run_memo import offer_key
 from agentguard.engine.scan_result import ScanResult
@@ -130,16 +131,21 @@ def scan(
     # Files are parsed under the names the project's imports are guessed to give them (from
     # their texts), then named by the evidence of their facts; only the files guessed wrong
     # are parsed again (a name is in every qualified name the facts hold).
-    guessed = {**named, **guessed_names(speed.texts(files, sources), named, python_rels)}
-    modules, problems = speed.facts(files.sources, is_test, sources, guessed)
-    renamed = evidence_names(evidence_of(modules, named), python_rels)
+    shown = text_evidence(speed.texts(files, sources), named)
+    guessed = {**named, **evidence_names(shown, python_rels)}
+    guessed_heads = import_heads(shown, guessed, python_rels)
+    modules, problems = speed.facts(files.sources, is_test, sources, guessed, guessed_heads)
+    evidence = evidence_of(modules, named)
+    renamed = evidence_names(evidence, python_rels)
     final = {**named, **renamed}
+    heads = import_heads(evidence, final, python_rels)
     parsed = {facts.path for facts in modules}
     again = [
         entry
         for entry in files.sources
         if (
             _name(final, entry[1]) != _name(guessed, entry[1])
+            or heads.get(entry[1]) != guessed_heads.get(entry[1])
             if entry[1] in parsed
             else entry[1] in renamed
         )
@@ -151,7 +157,7 @@ def scan(
         order = [facts.path for facts in modules]
         by_path = {facts.path: facts for facts in modules if facts.path not in redo}
         modules = []
-        refacts, lost = speed.facts(again, is_test, sources, final, again=True)
+        refacts, lost = speed.facts(again, is_test, sources, final, heads, again=True)
         by_path.update((facts.path, facts) for facts in refacts)
         modules = [by_path[path] for path in order if path in by_path]
         # Unreadable on the second read (changed or removed since the first): said so.

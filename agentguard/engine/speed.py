@@ -148,22 +148,25 @@ class Speed:
         is_test: Callable[[str], bool],
         sources: Mapping[str, bytes] | None = None,
         modules: Mapping[str, str] | None = None,
+        import_heads: Mapping[str, Mapping[str, str]] | None = None,
         *,
         again: bool = False,
     ) -> tuple[list[ModuleFacts], list[ScanProblem]]:
         """Every file's facts, from the cache or parsed (by the pool when worth it); the
         files that cannot be read or parsed as problems. ``sources`` overrides file
         contents by relative path; ``modules`` names the files not named from the scan
-        root. ``again``: these are some files of the scan named anew, read again."""
+        root, ``import_heads`` says which absolute imports of a file name modules of its
+        own program (``module_roots.import_heads``). ``again``: these are some files of the
+        scan named anew, read again."""
         options = self.options
         contents = None if again else self._contents
         if contents is not None and self._keyed is not None:
-            # keyed under the names ``recall`` was given: a file named otherwise is keyed
-            # again under its name
-            keyed, named = self._keyed, modules or {}
+            # keyed under the names ``recall`` was given: a file named otherwise, or with
+            # import heads, is keyed again under its name and heads
+            keyed, named, heads = self._keyed, modules or {}, import_heads or {}
             contents = [
                 content
-                if named.get(content.rel) == keyed.get(content.rel)
+                if named.get(content.rel) == keyed.get(content.rel) and content.rel not in heads
                 else SourceFile(content.rel, content.data, "")
                 for content in contents
             ]
@@ -180,6 +183,7 @@ class Speed:
                 carriers=self.catalog.context_carriers,
                 modules=modules,
                 ts_modules=self.ts_modules,
+                import_heads=import_heads,
             )
             if not again:
                 # Every file's bytes, read once for the whole scan, are not needed past its

@@ -12,7 +12,7 @@ import io
 import re
 import sys
 import tokenize
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from agentguard.diagnostics import Span
@@ -49,13 +49,17 @@ def extract(
     carriers: ContextCarriers,
     is_test: bool | None = None,
     module: str | None = None,
+    import_heads: Mapping[str, str] | None = None,
 ) -> ModuleFacts:
     """Parse ``source`` and return its facts. Raises SyntaxError/ValueError on bad input.
 
     ``carriers``: the catalogue's context carriers (``project.catalog.context_carriers``).
     ``is_test``: whether the file is a test (the config's ``test-paths``); by default, by
     its name (``is_test_path``). ``module``: the file's module name, when its package root
-    is not the scan root (``src/pkg/mod.py`` is ``pkg.mod``); by default, from its path."""
+    is not the scan root (``src/pkg/mod.py`` is ``pkg.mod``); by default, from its path.
+    ``import_heads``: the first names of absolute imports that name modules of the file's
+    own program, with the names the project gives those modules
+    (``agentguard.engine.module_roots.import_heads``)."""
     # A parse and its facts allocate hundreds of thousands of objects, none in a reference
     # cycle, so the cyclic collector finds nothing here; it would scan them again and again
     # (a seventh of the time). Reference counting still frees every one.
@@ -76,7 +80,7 @@ def extract(
                 raise
             tree = ast.parse(source_text, filename=path, type_comments=False)
         test = is_test_path(path) if is_test is None else is_test
-        extractor = _Extractor(source, path, test, carriers, module)
+        extractor = _Extractor(source, path, test, carriers, module, import_heads)
         extractor.run(tree)
         facts = extractor.facts
         if unread:

@@ -38,14 +38,23 @@ _GENERATOR_TYPES = frozenset(
 class DefinitionVisitor(ValueReader):
     """Imports, functions (with their decorators) and classes."""
 
+    def _program_name(self, name: str) -> str:
+        """An absolute import's dotted name as the project names it: its first name taken
+        from this file's own program when the import heads say so (``utils.mail`` ->
+        ``billing_agent.utils.mail``)."""
+        head, dot, rest = name.partition(".")
+        taken = self.import_heads.get(head)
+        return name if taken is None else f"{taken}{dot}{rest}"
+
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
+            # written as is: the naming of modules reads what the imports say
             self.facts.absolute_imports.append(alias.name)
             if alias.asname:
-                self.facts.imports[alias.asname] = alias.name
+                self.facts.imports[alias.asname] = self._program_name(alias.name)
             else:
                 head = alias.name.split(".")[0]
-                self.facts.imports[head] = head
+                self.facts.imports[head] = self._program_name(head)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         base = node.module or ""
@@ -55,10 +64,13 @@ class DefinitionVisitor(ValueReader):
             keep = len(parts) - node.level + (1 if is_package else 0)
             prefix = ".".join(parts[: max(keep, 0)])
             base = ".".join(p for p in (prefix, base) if p)
+        written = base
+        if not node.level:
+            base = self._program_name(base)
         for alias in node.names:
             if not node.level and base:
                 self.facts.absolute_imports.append(
-                    base if alias.name == "*" else f"{base}.{alias.name}"
+                    written if alias.name == "*" else f"{written}.{alias.name}"
                 )
             if alias.name == "*":
                 if base:

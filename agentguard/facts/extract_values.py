@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Mapping
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
@@ -172,8 +173,12 @@ class ValueReader:
         is_test: bool,
         carriers: ContextCarriers,
         module: str | None = None,
+        import_heads: Mapping[str, str] | None = None,
     ) -> None:
         self.source = source
+        # absolute imports whose first name is a module of this file's own program, named
+        # otherwise in the project (``utils`` -> ``billing_agent.utils``): module_roots
+        self.import_heads = import_heads or {}
         # Words a few per-node facts are only searched for where the file holds them, asked
         # once here: a search of the whole file per node grows with the square of its size.
         self.source_yields = b"yield" in source
