@@ -450,3 +450,30 @@ def test_a_folder_beside_a_script_named_like_a_library_is_not_taken_for_it(
     files = {"demos/run.py": tool, "demos/requests/retry_demo.py": "import requests\n"}
     found = _sinks_by_folder(scan_files, files)
     assert any("requests" in s for s in found["demos"]), found
+
+
+def test_an_import_in_other_letter_case_names_the_folder_so_spelled(scan_files: ScanFiles) -> None:
+    """``from jarvis.mailer import deliver`` beside a ``Jarvis/`` package and no ``jarvis``:
+    the folder was renamed on a case-insensitive disk and the checkout kept the old case."""
+    files = {
+        "Jarvis/__init__.py": "",
+        "Jarvis/agent.py": TOOL.format(package="jarvis"),
+        "Jarvis/mailer.py": MAILER,
+    }
+    assert has_smtp(sinks(scan_files, files))
+
+
+def test_the_standard_library_is_not_taken_for_a_folder_in_other_letter_case(
+    scan_files: ScanFiles,
+) -> None:
+    tool = (
+        TOOL.format(package="x")
+        .replace("from x.mailer import deliver", "import smtplib")
+        .replace(
+            "return deliver(address, body)",
+            'smtplib.SMTP("mail.internal").sendmail("a@example.com", [address], body)\n'
+            '    return "sent"',
+        )
+    )
+    files = {"app/agent.py": tool, "Smtplib/__init__.py": "", "Smtplib/notes.py": "X = 1\n"}
+    assert has_smtp(sinks(scan_files, files))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import configparser
 import posixpath
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -396,34 +397,66 @@ def import_heads(
     same repository holds under ``utils``. The folder that decides is the nearest one above
     the file that is no package, holds a module of its own, and holds the module imported
     (as ``utils/mail.py``, ``utils/mail/__init__.py`` or ``utils.py``). Only a folder whose
-    modules are named otherwise (two projects cannot both be ``utils``) gives a head."""
+    modules are named otherwise (two projects cannot both be ``utils``) gives a head.
+
+    An import spelled nowhere in the project as written that names a folder of it in other
+    letter case (``from jarvis.tools import x`` beside ``Jarvis/tools.py``, as a checkout
+    made on a case-insensitive disk keeps a folder renamed there) names that folder."""
     files = set(python)
     packages = {_folder(rel) for rel in python if rel.rsplit("/", 1)[-1] == "__init__.py"}
     scripts = {_folder(rel) for rel in python if not rel.endswith("__init__.py")} - packages
     scripts.discard("")  # a module at the scan root is named from it: its name is as written
-    if not scripts:
-        return {}
+    folded: dict[str, str] = {}
+    for rel in sorted(files):
+        folded.setdefault(rel.lower(), rel)
     found: dict[str, dict[str, str]] = {}
     for facts in modules:
         chain = [folder for folder in _folders_up(_folder(facts.path)) if folder in scripts]
-        if not chain:
-            continue
         heads: dict[str, str] = {}
         decided: set[str] = set()
         for imported in facts.absolute_imports:
             parts = imported.split(".")
             if parts[0] in decided:
                 continue
-            for folder in chain:
-                taken = _program_head(folder, parts, files, names)
-                if taken is not None:
-                    decided.add(parts[0])
-                    if taken != parts[0]:
-                        heads[parts[0]] = taken
-                    break
+            taken = next(
+                (
+                    head
+                    for folder in chain
+                    if (head := _program_head(folder, parts, files, names)) is not None
+                ),
+                None,
+            ) or _spelled_otherwise(parts, [*chain, ""], files, folded, names)
+            if taken is not None:
+                decided.add(parts[0])
+                if taken != parts[0]:
+                    heads[parts[0]] = taken
         if heads:
             found[facts.path] = heads
     return found
+
+
+def _spelled_otherwise(
+    parts: Sequence[str],
+    folders: Sequence[str],
+    files: set[str],
+    folded: Mapping[str, str],
+    names: Mapping[str, str],
+) -> str | None:
+    """The name the project gives the module an import names in other letter case, in the
+    first of ``folders`` holding one so spelled, when none holds it as written."""
+    head = parts[0]
+    if head in sys.stdlib_module_names:
+        return None  # ``import logging`` beside a ``Logging/`` folder is the standard library's
+    for folder in folders:
+        base = f"{folder}/" if folder else ""
+        if f"{base}{head}.py" in files or f"{base}{head}/__init__.py" in files:
+            return None
+        for suffix in ("/__init__.py", ".py"):
+            real = folded.get(f"{base}{head}{suffix}".lower())
+            if real is not None:
+                spelled = real[len(base) :].split("/", 1)[0].removesuffix(".py")
+                return _program_head(folder, [spelled, *parts[1:]], files, names)
+    return None
 
 
 def _folders_up(folder: str) -> Iterator[str]:
@@ -439,7 +472,7 @@ def _program_head(
     """The name the project gives the first of ``parts`` (an absolute import) as a module
     below ``folder``, when ``folder`` holds the module imported (its longest prefix)."""
     for size in range(len(parts), 0, -1):
-        path = f"{folder}/{'/'.join(parts[:size])}"
+        path = "/".join([folder, *parts[:size]] if folder else parts[:size])
         for rel in (f"{path}.py", f"{path}/__init__.py"):
             if rel not in files:
                 continue
