@@ -621,3 +621,89 @@ def test_a_store_read_back_through_a_getter_into_each_objects_own_spec_makes_too
     assert [(t.name, t.functions) for t in discover(files)] == [("book_room", ["app.book_room"])]
     no_spec = WRAPPING_LIBRARY.replace('"description": self.purpose,', '"summary": self.purpose,')
     assert discover({"fdeco/__init__.py": no_spec, "app.py": WRAPPING_APP}) == []
+
+
+ASSISTANT_BASE = """\
+import anthropic
+
+
+class ModelAdapter:
+    def send(self, messages, tools=None):
+        raise NotImplementedError("each adapter sends")
+
+
+class ClaudeAdapter(ModelAdapter):
+    def __init__(self):
+        self.client = anthropic.Anthropic()
+
+    def send(self, messages, tools=None):
+        request = {"model": "claude-x", "messages": messages, "max_tokens": 1024}
+        if tools:
+            request["tools"] = tools
+        return self.client.messages.create(**request)
+
+
+class Assistant:
+    def __init__(self, adapter=None):
+        self.adapter = adapter or ClaudeAdapter()
+        self.specs = {}
+        self.runners = {}
+
+    def add_capability(self, spec, runner):
+        self.specs[spec["name"]] = spec
+        self.runners[spec["name"]] = runner
+"""
+
+ASSISTANT_CHAT = """\
+from assistant.base import Assistant
+
+
+class ChatAssistant(Assistant):
+    def ask(self, text):
+        offered = list(self.specs.values()) or None
+        reply = self.adapter.send([{"role": "user", "content": text}], tools=offered)
+        for block in reply.content:
+            if block.type == "tool_use":
+                return self.runners[block.name](block.input)
+        return reply
+"""
+
+ASSISTANT_TOOLS = """\
+import requests
+
+
+def add_refunds(assistant, shop_url):
+    spec = {
+        "name": "refund_order",
+        "description": "Refund an order in full",
+        "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+    }
+
+    def run_refund(arguments):
+        return requests.post(f"{shop_url}/refunds", json={"order": arguments["order_id"]}).json()
+
+    assistant.add_capability(spec, run_refund)
+"""
+
+ASSISTANT_APP = """\
+from assistant.chat import ChatAssistant
+from assistant.tools import add_refunds
+
+assistant = ChatAssistant()
+add_refunds(assistant, "https://shop.example.com")
+"""
+
+
+def test_a_registrar_keeping_the_spec_for_the_model_and_the_runner_beside_it_makes_a_tool() -> None:
+    """``add_capability(spec, run_refund)`` keeps the runner in a lookup by name and the spec
+    in the map a subclass's chat loop sends to the model: the runner is a tool, though its
+    own store is only read to run it."""
+    tools = discover(
+        {
+            "assistant/base.py": ASSISTANT_BASE,
+            "assistant/chat.py": ASSISTANT_CHAT,
+            "assistant/tools.py": ASSISTANT_TOOLS,
+            "assistant/app.py": ASSISTANT_APP,
+        }
+    )
+    assert [t.functions for t in tools] == [["assistant.tools.add_refunds.<locals>.run_refund"]]

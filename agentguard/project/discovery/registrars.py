@@ -96,6 +96,22 @@ class _Registrars:
                         return found
         return None
 
+    def keeps_for_a_model(self, registrar: str, position: int, handed: int) -> bool:
+        """Whether the function ``registrar`` keeps the function handed at ``position``, and
+        keeps it, or one of the ``handed`` arguments beside it, where a model reads it back:
+        ``register_tool(spec, executor)`` keeps the executor in a lookup by name and the
+        spec in the list the model is sent."""
+        kept = self.stores(registrar, position)
+        if kept is None:
+            return False
+        return any(
+            store is not None and store.function == kept.function and self.model_facing(store)
+            for store in [
+                kept,
+                *(self.stores(registrar, at) for at in range(handed) if at != position),
+            ]
+        )
+
     def targets(self, written: str, fn: Function | None, facts: ModuleFacts) -> list[str]:
         """The project functions a decorator written ``written`` in ``fn`` may be."""
         return project_targets(self.project, written, fn, facts)
@@ -213,6 +229,23 @@ class _Registrars:
             if site.target == reader and call.function != reader:
                 yield facts, call.function, call.callee.removeprefix(facts.module + ".")
 
+    def _class_and_subclasses(
+        self, owner: str, facts: ModuleFacts
+    ) -> list[tuple[str, ModuleFacts]]:
+        """``owner`` (defined in ``facts``) and the project's subclasses of it, at any depth,
+        each with the module defining it."""
+        by_base, by_last = self.project.subclass_index
+        found = [(owner, facts)]
+        seen = {owner}
+        for current, _ in found:
+            tail = current.rsplit(".", 1)[-1]
+            for sub in [*by_base.get(current, ()), *by_base.get(tail, ()), *by_last.get(tail, ())]:
+                entry = self.project.classes.get(sub.qualname)
+                if entry is not None and sub.qualname not in seen and len(found) < 64:
+                    seen.add(sub.qualname)
+                    found.append((sub.qualname, entry[1]))
+        return found
+
     def _readers(
         self, owner: str | None, facts: ModuleFacts, container: str
     ) -> Iterator[tuple[ModuleFacts, str | None, str]]:
@@ -222,7 +255,16 @@ class _Registrars:
         project = self.project
         scopes: list[tuple[ModuleFacts, str, list[str | None]]]
         if owner is not None:
-            scopes = [(facts, container, [q for q in facts.functions if q.startswith(owner + ".")])]
+            # the class's methods, and its subclasses' (a chat loop in ``PassthroughHandler``
+            # reads what ``BaseHandler.register_tool`` kept)
+            scopes = [
+                (
+                    owner_facts,
+                    container,
+                    [q for q in owner_facts.functions if q.startswith(cls + ".")],
+                )
+                for cls, owner_facts in self._class_and_subclasses(owner, facts)
+            ]
         else:
             head, _, rest = container.partition(".")
             scopes = [(facts, container, [None, *facts.functions])]
@@ -452,7 +494,8 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 taken.add(qualname)
                 yield tool
                 break
-    # ``registry.register(send_email)``: a registrar called on a function of the project
+    # ``registry.register(send_email)``, ``handler.register_tool(spec, send_email)``: a
+    # registrar called on a function of the project, which it keeps at that position
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -460,16 +503,13 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             call = site.call
             if not call.args or site.target is None or site.target not in project.functions:
                 continue
-            handed = call.args[0]
-            if handed.kind not in {"name", "attr"}:
+            handed_at = _handed_function(project, call, facts)
+            if handed_at is None:
                 continue
-            function = project.project_function(handed.qualname, facts) or local_function(
-                project, handed, call
-            )
-            if function is None or function in taken or function == site.target:
+            function, position = handed_at
+            if function in taken or function == site.target:
                 continue
-            store = registrars.stores(site.target)
-            if store is None or not registrars.model_facing(store):
+            if not registrars.keeps_for_a_model(site.target, position, len(call.args)):
                 continue
             name_value = call.kwargs.get("name")
             name = name_value.string() if name_value is not None else None
@@ -478,6 +518,22 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             if tool is not None:
                 taken.add(function)
                 yield tool
+
+
+def _handed_function(
+    project: ProjectIndex, call: Call, facts: ModuleFacts
+) -> tuple[str, int] | None:
+    """The first project function ``call`` hands by position (a name, a bound method or a
+    function nested beside the call), with that position."""
+    for position, handed in enumerate(call.args):
+        if handed.kind not in {"name", "attr"}:
+            continue
+        function = project.project_function(handed.qualname, facts) or local_function(
+            project, handed, call
+        )
+        if function is not None:
+            return function, position
+    return None
 
 
 def _registered(
