@@ -555,7 +555,15 @@ class Catalog:
     def _add_tool_forms(self) -> None:
         """Each framework's tool forms, by form, named by the framework."""
         self.tool_forms = {
-            form: Matcher() for form in ("decorator", "factory", "base_class", "registry")
+            form: Matcher()
+            for form in (
+                "decorator",
+                "factory",
+                "base_class",
+                "registry",
+                "agent_tool",
+                "agent_runner",
+            )
         }
         self.metadata_kwargs = {}
         self.annotations_kwargs = {}
@@ -568,6 +576,8 @@ class Catalog:
                 ("factory", framework.factories),
                 ("base_class", framework.base_classes),
                 ("registry", framework.registries),
+                ("agent_tool", framework.agent_tools),
+                ("agent_runner", framework.agent_runners),
             ):
                 names = TOOL_FORM_NAMES[form]
                 for raw in written:

@@ -52,13 +52,31 @@ class ArgRef:
 @dataclass(frozen=True)
 class ToolForm:
     framework: str
-    form: str  # decorator | factory | base_class | registry
+    form: str  # decorator | factory | base_class | registry | agent_tool | agent_runner
     function: ArgRef | None = entry(
         "function", ArgRef, name=ARGREF, optional=True, only_in=("factory",)
     )
     also: ArgRef | None = entry("also", ArgRef, name=ARGREF, optional=True, only_in=("factory",))
-    name: ArgRef | None = entry("name", ArgRef, name=ARGREF, optional=True, only_in=("factory",))
+    name: ArgRef | None = entry(
+        "name", ArgRef, name=ARGREF, optional=True, only_in=("factory", "agent_tool")
+    )
     tools: ArgRef | None = entry("tools", ArgRef, name=ARGREF, optional=True, only_in=("registry",))
+    # The agents a call hands over (a manager's ``managed_agents=[...]``, the agent an
+    # ``AgentTool(agent=...)`` wraps or a runner runs); without it, the agent whose method
+    # is called (``research.as_tool(...)``).
+    agents: ArgRef | None = entry(
+        "agents",
+        ArgRef,
+        name=ARGREF,
+        optional=True,
+        only_in=("registry", "agent_tool", "agent_runner"),
+    )
+    # The keyword naming the agent a registry builds: a manager's model calls it so.
+    agent_name: ArgRef | None = entry(
+        "agent_name", ArgRef, name=ARGREF, optional=True, only_in=("registry",)
+    )
+    # The methods of the agent a registry builds that run it: its model, then its tools.
+    runs: tuple[str, ...] = key("runs", NAMES, ordered, only_in=("registry",))
     # A TypeScript registration's options object (``registerTool(name, {annotations,
     # description}, cb)``): its fields count as the registration's keywords.
     options: ArgRef | None = entry(
@@ -90,7 +108,13 @@ class Lowlevel:
 
 
 # a tool form -> the key of its entries naming the callables or classes it applies to
-TOOL_FORM_NAMES = {"factory": "callee", "base_class": "qualname", "registry": "callee"}
+TOOL_FORM_NAMES = {
+    "factory": "callee",
+    "base_class": "qualname",
+    "registry": "callee",
+    "agent_tool": "callee",
+    "agent_runner": "callee",
+}
 
 
 def _tool_forms(at: str, form: str) -> tuple[Mapping[str, Any], ...]:
@@ -111,6 +135,10 @@ class Framework:
     factories: tuple[Mapping[str, Any], ...] = _tool_forms("factories", "factory")
     base_classes: tuple[Mapping[str, Any], ...] = _tool_forms("base_classes", "base_class")
     registries: tuple[Mapping[str, Any], ...] = _tool_forms("registries", "registry")
+    # calls that offer an agent to another agent's model as a tool
+    agent_tools: tuple[Mapping[str, Any], ...] = _tool_forms("agent_tools", "agent_tool")
+    # functions that run the agent they are handed (``Runner.run(agent, input)``)
+    agent_runners: tuple[Mapping[str, Any], ...] = _tool_forms("agent_runners", "agent_runner")
     # read from the catalogue's data by the structural discovery
     structural_bases: Mapping[str, Any] | None = key(
         "structural_bases",

@@ -9,10 +9,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import EvidenceStep, Location, Span, StepKind
+from agentguard.diagnostics import Confidence, EvidenceStep, Location, Span, StepKind
 from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.project import open_world
 from agentguard.project.branch_guards import dispatched_elsewhere, guarded, map_guard_through_call
+from agentguard.project.built_agents import AgentConstruction, AgentTable
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
 from agentguard.project.passed_calls import parameter_call_targets, passed_effects
 from agentguard.project.passes import Pass, PassResults
@@ -39,6 +40,7 @@ from agentguard.project.state_writes import context_writes
 from agentguard.project.tool_discovery import ToolDiscovery
 from agentguard.project.tool_facts import (
     SELF_NAMES,
+    DelegatedAgent,
     Effect,
     ToolFacts,
 )
@@ -84,10 +86,11 @@ class EffectSummaries:
     ``asked_after_build``, which the tests keep empty.
     """
 
-    def __init__(self, project: ProjectIndex) -> None:
+    def __init__(self, project: ProjectIndex, agents: AgentTable | None = None) -> None:
         # The index, not the built model that holds these summaries: no cycle to outlive
         # a dropped scan result.
         self._project = project
+        self._agents = agents
         self._user_sinks = project.catalog.user_sinks
         # For the functions worked out (a set closed under calls), final:
         self._summaries: dict[str, dict[SiteKey, Effect]] = {}
@@ -172,6 +175,11 @@ class EffectSummaries:
                     effects.append(effect)
                 continue
             targets = site.targets
+            ran = self._agent_run(call, callee, facts) if not targets else None
+            if ran is not None:
+                # ``await worker.run(prompt)``: the agent's tools run, as its model picks them
+                edges.extend((replace(call, args=[], kwargs={}), t) for t in ran if t != qualname)
+                continue
             if targets and targets != (qualname,):
                 edges.extend((site.edge_call, target) for target in targets if target != qualname)
                 hidden = _interface_effect(project, call, targets, fn, facts)
@@ -202,6 +210,22 @@ class EffectSummaries:
             if not cached_singleton(project, edge[1])
             and not any(edge is setup_edge for setup_edge in setup_edges)
         ]
+
+    def _agent_run(self, call: Call, callee: str, facts: ModuleFacts) -> tuple[str, ...] | None:
+        """The tool functions of the agents ``call`` runs when it runs agents the project
+        builds, every tool of which the scan follows (none for an agent with no tool: a
+        model's answer only). None for any other call: one whose agent gives a tool out of
+        sight stays unjudged."""
+        agents = self._agents.run_by(call, callee, facts) if self._agents else None
+        if agents is None:
+            return None
+        functions: list[str] = []
+        for agent in agents:
+            tools = self._agents.tools_of(agent) if self._agents else None
+            if tools is None or not tools.complete:
+                return None
+            functions += tools.functions
+        return tuple(dict.fromkeys(functions))
 
     def _propagate(self, order: list[str]) -> None:
         """The rounds of the whole run, for the functions in ``order`` (new, sorted); the
@@ -404,49 +428,106 @@ class ToolEffects:
 
 
 class EffectInference(Pass[ToolEffects]):
-    needs = (ToolDiscovery,)
+    needs = (ToolDiscovery, AgentConstruction)
     produces = "each tool with its effects, and the effect summaries of the call graph"
 
     @classmethod
     def run(cls, index: ProjectIndex, results: PassResults) -> ToolEffects:
-        return infer_effects(index, results[ToolDiscovery].tools)
+        return infer_effects(index, results[ToolDiscovery].tools, results[AgentConstruction].table)
 
 
-def infer_effects(project: ProjectIndex, tools: tuple[ToolFacts, ...]) -> ToolEffects:
+def infer_effects(
+    project: ProjectIndex, tools: tuple[ToolFacts, ...], agents: AgentTable | None = None
+) -> ToolEffects:
     """The effect-inference pass: effect summaries for the project, worked out now for the
     functions of ``tools`` (and what they reach), later for any other function a pass asks
-    about; each tool again with its effects."""
-    summaries = EffectSummaries(project)
+    about; each tool again with its effects. An agent offered as a tool does what the
+    tools it is given do, as each is judged for itself."""
+    summaries = EffectSummaries(project, agents)
     summaries.cover(qualname for tool in tools for qualname in _reached_from(tool))
-    with_effects: list[ToolFacts] = []
+    judged = {
+        id(tool): replace(tool, effects=_tool_effects(project, tool, summaries))
+        for tool in tools
+        if tool.delegate is None
+    }
+    by_function: dict[str, ToolFacts] = {}
+    for tool in judged.values():
+        for qualname in tool.functions:
+            by_function.setdefault(qualname, tool)
     for tool in tools:
-        seen: set[SiteKey] = set()
-        gathered: list[Effect] = []
-        for qualname in _reached_from(tool):
-            for effect in _own_effects(project, tool, qualname, summaries):
-                key = _site_key(effect)
-                if read_by_name(project.catalog, effect, tool.name, tool.description):
-                    if not is_statement(effect):
-                        continue  # a POST the request does not judge, in a tool named to read
-                    # SQL or GraphQL text no reader of the source can know: named to read is
-                    # no evidence
-                    effect = replace(effect, kind=open_world.UNKNOWN)
-                if effect.kind == DEFERRED:
-                    chosen = _chosen_by_the_model(project, tool, qualname, effect)
-                    if chosen is None:
-                        continue  # no caller chose the HTTP method
-                    effect = chosen
-                if effect.kind == RPC_DEFERRED:
-                    # the model chooses the remote operation: a generic executor, unjudged
-                    effect = replace(effect, kind=open_world.UNKNOWN, method_param=None)
-                if key not in seen:
-                    seen.add(key)
-                    gathered.append(effect)
-        if not any(effect.writes for effect in gathered):
-            # a tool named for a change that makes it in its run context (``update_seat``)
-            gathered.extend(context_writes(project, tool))
-        with_effects.append(replace(tool, effects=gathered))
-    return ToolEffects(summaries, tuple(with_effects))
+        if tool.delegate is not None:
+            effects = _delegated_effects(tool, tool.delegate, by_function, summaries)
+            judged[id(tool)] = replace(tool, effects=effects)
+    return ToolEffects(summaries, tuple(judged[id(tool)] for tool in tools))
+
+
+def _delegated_effects(
+    tool: ToolFacts,
+    delegate: DelegatedAgent,
+    by_function: dict[str, ToolFacts],
+    summaries: EffectSummaries,
+) -> list[Effect]:
+    """What the agent ``tool`` offers does: each of its tools' effects, as judged for that
+    tool; unknown when a tool it is given is out of the scan's sight."""
+    gathered: dict[SiteKey, Effect] = {}
+    for qualname in delegate.functions:
+        own = by_function.get(qualname)
+        effects = own.effects if own is not None else summaries.of(qualname)
+        for effect in effects:
+            step = EvidenceStep(
+                StepKind.CALL,
+                delegate.site,
+                caller=tool.name,
+                callee=own.name if own is not None else qualname.rsplit(".", 1)[-1],
+            )
+            gathered.setdefault(_site_key(effect), replace(effect, chain=(step, *effect.chain)))
+    found = list(gathered.values())
+    if not delegate.complete:
+        found.append(
+            Effect.judged(
+                delegate.call,
+                delegate.call.function or "",
+                delegate.site.path,
+                kind=open_world.UNKNOWN,
+                idempotent=None,
+                remote=False,
+                detail="an agent given tools the scan cannot follow",
+                confidence=Confidence.LOW,
+            )
+        )
+    return found
+
+
+def _tool_effects(
+    project: ProjectIndex, tool: ToolFacts, summaries: EffectSummaries
+) -> list[Effect]:
+    """The effects of a tool of its own functions (or the dispatch branch it is)."""
+    seen: set[SiteKey] = set()
+    gathered: list[Effect] = []
+    for qualname in _reached_from(tool):
+        for effect in _own_effects(project, tool, qualname, summaries):
+            key = _site_key(effect)
+            if read_by_name(project.catalog, effect, tool.name, tool.description):
+                if not is_statement(effect):
+                    continue  # a POST the request does not judge, in a tool named to read
+                # SQL or GraphQL text no reader of the source can know: named to read is
+                # no evidence
+                effect = replace(effect, kind=open_world.UNKNOWN)
+            if effect.kind == DEFERRED:
+                chosen = _chosen_by_the_model(project, tool, qualname, effect)
+                if chosen is None:
+                    continue  # no caller chose the HTTP method
+                effect = chosen
+            if effect.kind == RPC_DEFERRED:
+                # the model chooses the remote operation: a generic executor, unjudged
+                effect = replace(effect, kind=open_world.UNKNOWN, method_param=None)
+            if key not in seen:
+                seen.add(key)
+                gathered.append(effect)
+    if not any(effect.writes for effect in gathered):
+        # a tool named for a change that makes it in its run context (``update_seat``)
+        gathered.extend(context_writes(project, tool))
+    return gathered
 
 
 def _chosen_by_the_model(

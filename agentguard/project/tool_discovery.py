@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agentguard.project.built_agents import AgentConstruction
 from agentguard.project.discovery.discover import find_tools
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.tool_facts import ToolFacts
@@ -22,8 +23,9 @@ class DiscoveredTools:
 
 
 class ToolDiscovery(Pass[DiscoveredTools]):
+    needs = (AgentConstruction,)
     produces = "the tools the source defines (framework forms of rules/frameworks.yaml)"
 
     @classmethod
     def run(cls, index: ProjectIndex, results: PassResults) -> DiscoveredTools:
-        return DiscoveredTools(tuple(find_tools(index)))
+        return DiscoveredTools(tuple(find_tools(index, results[AgentConstruction].table)))

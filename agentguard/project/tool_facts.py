@@ -225,6 +225,18 @@ class Effect:
         return text
 
 
+@dataclass(frozen=True)
+class DelegatedAgent:
+    """An agent a tool runs (project/built_agents.py): where it is built, the functions of
+    the tools it is given, and whether those are all of them (``complete``: none is a
+    library's or in a list the scan cannot follow)."""
+
+    site: Location
+    call: Call
+    functions: tuple[str, ...]
+    complete: bool
+
+
 @dataclass
 class ToolFacts:
     name: str
@@ -246,6 +258,9 @@ class ToolFacts:
     # A tool with no function of its own (a dispatch branch): the handler it is part of and
     # the span of its own statements, whose calls are the tool's.
     inline: tuple[str, Location] | None = None
+    # An agent offered to another agent's model as a tool: the agent it runs, whose tools'
+    # effects are its own.
+    delegate: DelegatedAgent | None = None
 
     @property
     def guarded(self) -> Declaration | None:

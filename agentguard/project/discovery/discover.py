@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from agentguard.facts.module_facts import ModuleFacts
+from agentguard.project.built_agents import AgentTable
 from agentguard.project.discovery import (
     decorated_functions,
+    delegated_agents,
     loaded_classes,
     lowlevel_mcp,
     name_dispatch,
@@ -86,10 +88,14 @@ FINDERS: tuple[Finder, ...] = (
 )
 
 
-def find_tools(project: ProjectIndex) -> list[ToolFacts]:
-    """The project's tools, every finder's candidates merged, by file, line and name."""
+def find_tools(project: ProjectIndex, agents: AgentTable | None = None) -> list[ToolFacts]:
+    """The project's tools, every finder's candidates merged, by file, line and name; with
+    the project's agents, last, those offered to another agent's model as tools."""
     builder = ToolBuilder(set(project.classes))
     for finder in FINDERS:
         for candidate in finder(project, builder):
+            builder.add(candidate)
+    if agents is not None:
+        for candidate in delegated_agents.find(project, builder, agents):
             builder.add(candidate)
     return builder.sorted()

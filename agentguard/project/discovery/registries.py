@@ -130,7 +130,7 @@ def _tools_of(
 ) -> Iterator[ToolFacts]:
     """The project functions (or methods of the calling class) of the list ``listed``."""
     caller = project.function(call.function) if call.function else None
-    for element in _listed_elements(project, listed, call, facts):
+    for element in listed_elements(project, listed, call, facts):
         qual = project.project_function(element.qualname, facts)
         if qual is None and caller is not None and caller.class_name:
             head, _, attr = element.text.partition(".")
@@ -158,7 +158,7 @@ def _site_span(element: Value, listed: Value | None, call_span: Span) -> Span:
     return call_span
 
 
-def _listed_elements(
+def listed_elements(
     project: ProjectIndex, value: Value | None, call: Call, facts: ModuleFacts, depth: int = 0
 ) -> list[Value]:
     """The items of a tool list: a literal, or a simple variable holding one (module level,
@@ -176,7 +176,7 @@ def _listed_elements(
         return result
     if value.kind in {"name", "attr"}:
         held = _variable_value(project, value, call, facts)
-        listed = _listed_elements(project, held, call, facts, depth + 1)
+        listed = listed_elements(project, held, call, facts, depth + 1)
         if held is not None and held.kind == "list":
             listed += _appended_elements(project, value, call, facts, depth)
         return listed
@@ -202,7 +202,7 @@ def _appended_elements(
         if other.method == "append":
             added.append(other.args[0])
         elif other.method == "extend":
-            added += _listed_elements(project, other.args[0], call, facts, depth + 1)
+            added += listed_elements(project, other.args[0], call, facts, depth + 1)
     return added
 
 
@@ -215,7 +215,7 @@ def _variable_elements(
         held = _variable_value(
             project, Value(kind="name", text=name, qualname=qualname), call, facts
         )
-        result += _listed_elements(project, held, call, facts, depth + 1)
+        result += listed_elements(project, held, call, facts, depth + 1)
     return result
 
 
