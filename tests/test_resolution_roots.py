@@ -477,3 +477,17 @@ def test_the_standard_library_is_not_taken_for_a_folder_in_other_letter_case(
     )
     files = {"app/agent.py": tool, "Smtplib/__init__.py": "", "Smtplib/notes.py": "X = 1\n"}
     assert has_smtp(sinks(scan_files, files))
+
+
+def test_a_module_beside_named_like_its_folder_does_not_take_the_folders_imports(
+    scan_files: ScanFiles,
+) -> None:
+    """``from core.mailer import deliver`` in ``core/agent.py`` beside ``core/core.py``: the
+    scan root holds all of ``core.mailer``, the folder only ``core``; the root decides."""
+    files = {
+        "main.py": "from core.agent import notify_customer\n",
+        "core/core.py": "VERSION = 1\n",
+        "core/agent.py": TOOL.format(package="core"),
+        "core/mailer.py": MAILER,
+    }
+    assert has_smtp(sinks(scan_files, files))

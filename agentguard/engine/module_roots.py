@@ -396,8 +396,9 @@ def import_heads(
     script imports) takes ``billing_agent/utils/mail.py``, whatever another project of the
     same repository holds under ``utils``. The folder that decides is the nearest one above
     the file that is no package, holds a module of its own, and holds the module imported
-    (as ``utils/mail.py``, ``utils/mail/__init__.py`` or ``utils.py``). Only a folder whose
-    modules are named otherwise (two projects cannot both be ``utils``) gives a head.
+    (as ``utils/mail.py``, ``utils/mail/__init__.py`` or ``utils.py``); a folder further up,
+    the scan root included, decides where it holds more of the dotted name. Only a folder
+    whose modules are named otherwise (two projects cannot both be ``utils``) gives a head.
 
     An import spelled nowhere in the project as written that names a folder of it in other
     letter case (``from jarvis.tools import x`` beside ``Jarvis/tools.py``, as a checkout
@@ -418,14 +419,18 @@ def import_heads(
             parts = imported.split(".")
             if parts[0] in decided:
                 continue
-            taken = next(
-                (
-                    head
-                    for folder in chain
-                    if (head := _program_head(folder, parts, files, names)) is not None
-                ),
-                None,
-            ) or _spelled_otherwise(parts, [*chain, ""], files, folded, names)
+            # the folder holding the most of the dotted name, the nearer of two alike:
+            # ``core.logger`` in ``core/agent.py`` is ``core/logger.py`` from the scan root,
+            # not a name below the ``core/core.py`` beside it
+            held = [
+                match
+                for folder in [*chain, ""]
+                if (match := _program_head(folder, parts, files, names)) is not None
+            ]
+            best = max(held, key=lambda match: match[0], default=None)
+            taken = (
+                best[1] if best else _spelled_otherwise(parts, [*chain, ""], files, folded, names)
+            )
             if taken is not None:
                 decided.add(parts[0])
                 if taken != parts[0]:
@@ -455,7 +460,8 @@ def _spelled_otherwise(
             real = folded.get(f"{base}{head}{suffix}".lower())
             if real is not None:
                 spelled = real[len(base) :].split("/", 1)[0].removesuffix(".py")
-                return _program_head(folder, [spelled, *parts[1:]], files, names)
+                found = _program_head(folder, [spelled, *parts[1:]], files, names)
+                return found[1] if found else None
     return None
 
 
@@ -468,9 +474,9 @@ def _folders_up(folder: str) -> Iterator[str]:
 
 def _program_head(
     folder: str, parts: Sequence[str], files: set[str], names: Mapping[str, str]
-) -> str | None:
-    """The name the project gives the first of ``parts`` (an absolute import) as a module
-    below ``folder``, when ``folder`` holds the module imported (its longest prefix)."""
+) -> tuple[int, str] | None:
+    """How many of ``parts`` (an absolute import) name a module below ``folder`` (its
+    longest prefix that does), and the name the project gives the first of them there."""
     for size in range(len(parts), 0, -1):
         path = "/".join([folder, *parts[:size]] if folder else parts[:size])
         for rel in (f"{path}.py", f"{path}/__init__.py"):
@@ -480,7 +486,7 @@ def _program_head(
             below = list(parts[1:size])
             if len(name) < size or (below and name[len(name) - len(below) :] != below):
                 return None
-            return ".".join(name[: len(name) - len(below)])
+            return size, ".".join(name[: len(name) - len(below)])
     return None
 
 
