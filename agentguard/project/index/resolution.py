@@ -797,6 +797,14 @@ class ProjectIndex(Types):
                     index.setdefault(last, []).append((call, facts))
         return index.get(name, [])
 
+    def calls_to(self, callee: str) -> list[tuple[Call, ModuleFacts]]:
+        """The project's calls written to exactly ``callee``, from the index by last name."""
+        return [
+            (call, facts)
+            for call, facts in self._calls_named(callee.rsplit(".", 1)[-1])
+            if call.callee == callee
+        ]
+
     def _sole_method(self, name: str) -> str | None:
         """The only method named ``name`` (of two words or more: ``execute_query``, not
         ``send``) that the project's own, non-test classes define."""
