@@ -90,15 +90,7 @@ def _branch_targets(
     project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span
 ) -> list[str]:
     """The project functions a dispatch branch's own statements call, in source order."""
-    caller = project.function(handler)
-    targets: list[str] = []
-    for call in sorted(project.calls_in(handler), key=lambda c: c.order):
-        if not body.line <= call.span.line <= body.end_line:
-            continue
-        target = project.call_target(call, caller, facts)
-        if target and target != handler and target not in targets:
-            targets.append(target)
-    return targets
+    return list(project.targets_on_lines(handler, body.line, body.end_line, facts))
 
 
 def inline_branch(

@@ -6,6 +6,7 @@ Built once from the per-file facts; every lookup here answers from the facts alo
 from __future__ import annotations
 
 import sys
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,11 @@ class LookupMemo:
         field(default_factory=dict)
     )
     calls_by_last_name: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
+    # each function's calls by line (``Symbols.calls_on_lines``): the lines, sorted, and
+    # the calls' places in ``calls_in`` beside them
+    calls_by_line: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
+    # the functions the calls on some lines of a function run (``targets_on_lines``)
+    targets_on_lines: dict[tuple[str, int, int], list[str]] = field(default_factory=dict)
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
@@ -124,6 +130,20 @@ class Symbols:
 
     def calls_in(self, qualname: str) -> list[Call]:
         return self.calls_by_function.get(qualname, [])
+
+    def calls_on_lines(self, qualname: str, first: int, last: int) -> list[Call]:
+        """The calls of ``qualname`` starting on lines ``first`` to ``last``, in the order
+        ``calls_in`` gives: a branch of a dispatch asks for its own among every branch's,
+        so they are found by line instead of by a scan per branch."""
+        calls = self.calls_in(qualname)
+        index = self._memo.calls_by_line.get(qualname)
+        if index is None:
+            by_line = sorted(range(len(calls)), key=lambda place: calls[place].span.line)
+            index = ([calls[place].span.line for place in by_line], by_line)
+            self._memo.calls_by_line[qualname] = index
+        lines, places = index
+        found = places[bisect_left(lines, first) : bisect_right(lines, last)]
+        return [calls[place] for place in sorted(found)]
 
     def location(self, facts: ModuleFacts, span: Span) -> Location:
         return Location(facts.path, span)
