@@ -62,7 +62,8 @@ def _roots(project: ProjectModel, tool: ToolFacts) -> list[tuple[str, list[Call]
     if tool.inline is not None:
         handler = tool.symbol.rsplit(":", 1)[0]
         span = tool.anchor.span
-        calls = [c for c in project.calls_in(handler) if span.encloses(c.span)]
+        on_lines = project.calls_on_lines(handler, span.line, span.end_line)
+        calls = [c for c in on_lines if span.encloses(c.span)]
         return [(handler, sorted(calls, key=lambda c: c.order))]
     return [
         (q, sorted(project.calls_in(q), key=lambda c: c.order))
@@ -75,7 +76,14 @@ def _targets(project: ProjectModel, qualname: str) -> dict[tuple[Span, int], str
     """The project function each call written in ``qualname`` runs, by the call's place: an
     edge's call is a copy of the written one when a runner forwards it
     (``asyncio.to_thread(helper, x)``), so it is matched by span and order, not identity."""
-    return {_key(call): target for call, target in project.call_edges(qualname)}
+    edges = project.call_edges(qualname)
+    # asked once per tool of a dispatch, of the same handler: kept with the edges it reads
+    tables: dict[str, tuple[object, dict[tuple[Span, int], str]]]
+    tables = project.remembered("call edge targets by place", dict)
+    known = tables.get(qualname)
+    if known is None or known[0] is not edges:
+        known = tables[qualname] = (edges, {_key(call): target for call, target in edges})
+    return known[1]
 
 
 def _key(call: Call) -> tuple[Span, int]:

@@ -178,14 +178,23 @@ class Knowledge:
 
     def __init__(self, data: Mapping[str, Any]) -> None:
         load_keys(self, data)
+        # Asked per value of every test and handler: the answers are kept, the bare names
+        # found once.
+        self._undotted_timeouts = frozenset(n for n in self.timeout_exceptions if "." not in n)
+        self._is_timeout: dict[str, bool] = {}
 
     def is_timeout(self, name: str) -> bool:
+        known = self._is_timeout.get(name)
+        if known is None:
+            known = self._is_timeout[name] = self._judge_timeout(name)
+        return known
+
+    def _judge_timeout(self, name: str) -> bool:
         name = name.replace("()", "")
         if name in self.before_send or name.rsplit(".", 1)[-1] in self.before_send:
             return False
-        return name in self.timeout_exceptions or name.rsplit(".", 1)[-1] in {
-            n for n in self.timeout_exceptions if "." not in n
-        }
+        last = name.rsplit(".", 1)[-1]
+        return name in self.timeout_exceptions or last in self._undotted_timeouts
 
     def includes_timeout(self, name: str) -> str | None:
         """The timeout a broader class a handler catches includes (``httpx.RequestError``

@@ -333,14 +333,9 @@ class EffectSummaries:
         self.cover([qualname])
         project = self._project
         fn, facts = project.functions[qualname]
-        reached: list[tuple[Call, str]] = [
-            (call, target)
-            for call, target in self._edges.get(qualname, ())
-            if span.line <= call.span.line <= span.end_line
-        ]
-        for call in project.calls_in(qualname):
-            if not span.line <= call.span.line <= span.end_line:
-                continue
+        edges = self._edges.get(qualname, [])
+        reached = project.on_lines(("edges", qualname), edges, span.line, span.end_line, _edge_line)
+        for call in project.calls_on_lines(qualname, span.line, span.end_line):
             if call.callee in fn.params and call.callee not in SELF_NAMES:
                 # ``post("/refunds", body)`` on a parameter the resolved callers fill
                 # (``dispatch(name, args, _post)``): what they hand runs at this call
@@ -357,6 +352,10 @@ class EffectSummaries:
                 if candidate is not None:
                     found.append(candidate)
         return found
+
+
+def _edge_line(edge: tuple[Call, str]) -> int:
+    return edge[0].span.line
 
 
 def _ships_handed_function(fn: Function, calls: list[Call]) -> set[int]:

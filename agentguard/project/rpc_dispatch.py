@@ -296,13 +296,10 @@ def _local_endpoint(project: ProjectIndex, call: Call, fn: Function, facts: Modu
         for other in project.calls_in(qualname):
             if _names_local(project, local, other, place, facts):
                 return True
-    if owner is not None:
-        for site_facts in project.modules.values():
-            for other in site_facts.calls:
-                if other.callee == fn.class_name and any(
-                    local.search(value.text) for value in (*other.args, *other.kwargs.values())
-                ):
-                    return True
+    if owner is not None and fn.class_name:
+        for other, _ in project.calls_to(fn.class_name):
+            if any(local.search(value.text) for value in (*other.args, *other.kwargs.values())):
+                return True
     return False
 
 

@@ -61,6 +61,7 @@ def _test_functions(facts: ModuleFacts) -> list[Function]:
 
 
 def _replay_tests(project: ProjectModel) -> Iterable[ReplayTest]:
+    """The project's replay-safety tests, in module and definition order."""
     know = project.catalog.checklist
     result: list[ReplayTest] = []
     for facts in project.modules.values():
@@ -77,8 +78,6 @@ def _replay_tests(project: ProjectModel) -> Iterable[ReplayTest]:
                 test.uses_runtime_testing = True
             for call in calls:
                 callee = call.callee.replace("()", "")
-                # Interned: the parts recur in every test, and the tests are kept for the run.
-                test.names.update(map(sys.intern, callee.split(".")))
                 if (
                     know.fault_injection(callee)
                     or callee.split(".")[0] in runtime_imports
@@ -87,32 +86,56 @@ def _replay_tests(project: ProjectModel) -> Iterable[ReplayTest]:
                     test.uses_runtime_testing = True
                 if know.count_calls(callee):
                     test.asserts_once = True
-                for value in _values([*call.args, *call.kwargs.values()]):
-                    if value.string():
-                        test.names.add(value.string() or "")
-                    test.names.update(value.names)
-                    qual = (value.qualname or "").replace("()", "")
-                    if qual and know.is_timeout(qual):
-                        test.injects_timeout = True
-                    if any(know.is_timeout(c) for c in value.calls):
-                        test.injects_timeout = True
-                    helper = project.function(qual) if qual else None
-                    if helper is not None and _raises_timeout(project, helper):
-                        test.injects_timeout = True
-            for qualname in scope:
-                inner = project.function(qualname)
-                if inner is not None and _raises_timeout(project, inner):
-                    test.injects_timeout = True
-            for value in fn.asserts:
-                test.names.update(value.names)
-                if set(value.attrs) & know.count_attrs or know.ledger_words.search(value.text):
-                    test.asserts_once = True
-                if any(know.count_calls(c) for c in value.calls):
-                    test.asserts_once = True
-                if "len" in value.calls and _ONCE.search(value.text):
-                    test.asserts_once = True  # assert len(sent) == 1
+            if not test.asserts_once:
+                test.asserts_once = any(_asserts_once(project, value) for value in fn.asserts)
+            # The values of every call are walked only for a test the timeout can decide.
+            if test.asserts_once or test.uses_runtime_testing:
+                test.injects_timeout = _injects_timeout(project, calls, scope)
+            if not test.is_replay_safety_test:
+                continue  # only a replay-safety test covers a tool: what others name is never read
+            _collect_names(test, calls)
             result.append(test)
     return result
+
+
+def _asserts_once(project: ProjectModel, value: Value) -> bool:
+    know = project.catalog.checklist
+    if set(value.attrs) & know.count_attrs or know.ledger_words.search(value.text):
+        return True
+    if any(know.count_calls(c) for c in value.calls):
+        return True
+    return "len" in value.calls and bool(_ONCE.search(value.text))  # assert len(sent) == 1
+
+
+def _injects_timeout(project: ProjectModel, calls: Sequence[Call], scope: Sequence[str]) -> bool:
+    know = project.catalog.checklist
+    for call in calls:
+        for value in _values([*call.args, *call.kwargs.values()]):
+            qual = (value.qualname or "").replace("()", "")
+            if qual and know.is_timeout(qual):
+                return True
+            if any(know.is_timeout(c) for c in value.calls):
+                return True
+            helper = project.function(qual) if qual else None
+            if helper is not None and _raises_timeout(project, helper):
+                return True
+    for qualname in scope:
+        inner = project.function(qualname)
+        if inner is not None and _raises_timeout(project, inner):
+            return True
+    return False
+
+
+def _collect_names(test: ReplayTest, calls: Sequence[Call]) -> None:
+    for call in calls:
+        # Interned: the parts recur in every test, and the tests are kept for the run.
+        test.names.update(map(sys.intern, call.callee.replace("()", "").split(".")))
+        for value in _values([*call.args, *call.kwargs.values()]):
+            if value.string():
+                test.names.add(value.string() or "")
+            test.names.update(value.names)
+    for value in test.function.asserts:
+        test.names.update(value.names)
 
 
 def covering_test(tests: Sequence[ReplayTest], tool: ToolFacts) -> ReplayTest | None:
@@ -156,7 +179,7 @@ def eval_verdict(
 
 
 class ReplayTests(Judgement[tuple[ReplayTest, ...]]):
-    produces = "the project's tests with what they name, inject and assert"
+    produces = "the project's replay-safety tests with what they name"
 
     @classmethod
     def judge(cls, project: ProjectModel) -> tuple[ReplayTest, ...]:

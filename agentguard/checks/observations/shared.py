@@ -11,6 +11,7 @@ from agentguard.checks.judgement import Judgement
 from agentguard.checks.timeouts.shared import SettingUse, is_off, says_outcome_unknown, try_block
 from agentguard.diagnostics import Confidence, Location, Span
 from agentguard.facts.module_facts import (
+    Assignment,
     Call,
     Function,
     Handler,
@@ -130,6 +131,14 @@ def _tool_helpers(project: ProjectModel, tool: ToolFacts) -> list[str]:
 MAX_HELPERS = 32  # helpers followed per tool (a chain of returned results)
 
 
+def _line(assignment: Assignment) -> int:
+    return assignment.span.line
+
+
+def _edge_line(edge: tuple[Call, str]) -> int:
+    return edge[0].span.line
+
+
 def _returned_helpers(
     project: ProjectModel, fn: Function, facts: ModuleFacts, within: Span | None = None
 ) -> list[str]:
@@ -137,7 +146,16 @@ def _returned_helpers(
     written in a returned expression, or in the value of a local it returns."""
     held: dict[str, list[Span]] = {}  # local name -> where the values it holds are written
     built_from: dict[str, set[str]] = {}  # local name -> the locals its values read
-    for assignment in project.local_assignments(facts, fn.qualname):
+    assignments = project.local_assignments(facts, fn.qualname)
+    edges = project.call_edges(fn.qualname)
+    if within is not None:
+        # a dispatch branch of ``fn``: only what is written on its lines, found by line
+        # (every branch of the dispatch asks)
+        first, last = within.line, within.end_line
+        key = (facts.path, fn.qualname)
+        assignments = project.on_lines(("assignments", *key), assignments, first, last, _line)
+        edges = project.on_lines(("call edges", *key), edges, first, last, _edge_line)
+    for assignment in assignments:
         if within is not None and not within_lines(within, assignment.span):
             continue
         if assignment.value.kind in {"call", "other"}:
@@ -160,7 +178,7 @@ def _returned_helpers(
                 seen.add(source)
                 names.append(source)
     found: list[str] = []
-    for call, target in project.call_edges(fn.qualname):
+    for call, target in edges:
         if target == fn.qualname or target not in project.functions or target in found:
             continue
         if any(span.encloses(call.span) for span in spans):

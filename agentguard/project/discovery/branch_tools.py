@@ -17,7 +17,13 @@ from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.declarations import declarations_from_options
-from agentguard.project.discovery.dispatch import branch_name, entry_function, is_guard_call
+from agentguard.project.discovery.dispatch import (
+    branch_name,
+    branch_names,
+    branches_by_name,
+    entry_function,
+    is_guard_call,
+)
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
@@ -37,7 +43,7 @@ class DispatchingModules:
         """The module that dispatches on ``name``: ``listing`` itself when it does (or when
         no one module does), else the one module of the project that does."""
         project = self.project
-        if any(branch_name(project, string) == name for _, string, _ in listing.branches):
+        if name in branch_names(project, listing):
             return listing
         if self._by_name is None:
             self._by_name = dispatching_modules(project)
@@ -90,15 +96,25 @@ def _branch_targets(
     project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span
 ) -> list[str]:
     """The project functions a dispatch branch's own statements call, in source order."""
-    caller = project.function(handler)
-    targets: list[str] = []
-    for call in sorted(project.calls_in(handler), key=lambda c: c.order):
-        if not body.line <= call.span.line <= body.end_line:
-            continue
-        target = project.call_target(call, caller, facts)
-        if target and target != handler and target not in targets:
-            targets.append(target)
-    return targets
+    return list(project.targets_on_lines(handler, body.line, body.end_line, facts))
+
+
+def _branches_calling(
+    project: ProjectIndex, facts: ModuleFacts, handler: str
+) -> dict[str, set[str]]:
+    """Each project function the dispatch branches of ``handler`` call, with the tool names
+    of the branches calling it."""
+
+    def work_out() -> dict[str, set[str]]:
+        calling: dict[str, set[str]] = {}
+        for name, branches in branches_by_name(project, facts).items():
+            for other_handler, body in branches:
+                if other_handler == handler:
+                    for target in _branch_targets(project, facts, handler, body):
+                        calling.setdefault(target, set()).add(name)
+        return calling
+
+    return project.remembered(("branches calling", facts.path, handler), work_out)
 
 
 def inline_branch(
@@ -108,12 +124,7 @@ def inline_branch(
     statements' span and the functions it calls): the branch calls no project function of
     its own, only private helpers (``_execute_query``) or helpers other branches call too.
     A branch that hands over to a function of its own is left to the dispatch target."""
-    branches = [
-        (handler, branch_name(project, string), body)
-        for handler, string, body in facts.branches
-        if handler is not None
-    ]
-    mine = [(handler, body) for handler, string, body in branches if string == name]
+    mine = list(branches_by_name(project, facts).get(name, []))
     if len(mine) > 1:
         # a router's branch hands over to a service function that dispatches on the name
         # again (``if name == "s3_create": return handle_s3(client, name, args)``): the
@@ -136,17 +147,14 @@ def inline_branch(
         return None
     handler, body = mine[0]
     assert handler is not None
-    if not any(body.line <= c.span.line <= body.end_line for c in project.calls_in(handler)):
+    if not project.calls_on_lines(handler, body.line, body.end_line):
         return None  # a branch that calls nothing does no work of its own
     targets = _branch_targets(project, facts, handler, body)
-    shared: set[str] = set()
-    for other_handler, string, other_body in branches:
-        if other_handler == handler and string != name:
-            shared.update(_branch_targets(project, facts, handler, other_body))
+    calling = _branches_calling(project, facts, handler)
     own = [
         t
         for t in targets
-        if t not in shared
+        if not calling[t] - {name}  # no other tool's branch calls it too
         and not t.rsplit(".", 1)[-1].startswith("_")
         and _handed_the_arguments(project, facts, handler, body, t)
     ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
 from agentguard.project.definitions import enclosing_class
@@ -33,6 +34,31 @@ def branch_name(project: ProjectIndex, string: str) -> str:
     if string.startswith(ENUM_MEMBER):
         return _member_string(project, string[len(ENUM_MEMBER) :]) or string
     return string
+
+
+def branches_by_name(
+    project: ProjectIndex, facts: ModuleFacts
+) -> dict[str, list[tuple[str, Span]]]:
+    """The dispatch branches written in the functions of ``facts``, by tool name: each
+    branch's function and span, in source order. Worked out once per module, as every
+    tool name of the module asks."""
+
+    def work_out() -> dict[str, list[tuple[str, Span]]]:
+        found: dict[str, list[tuple[str, Span]]] = {}
+        for function, string, body in facts.branches:
+            if function is not None:
+                found.setdefault(branch_name(project, string), []).append((function, body))
+        return found
+
+    return project.remembered(("dispatch branches by name", facts.path), work_out)
+
+
+def branch_names(project: ProjectIndex, facts: ModuleFacts) -> frozenset[str]:
+    """The tool names every dispatch branch of ``facts`` compares against."""
+    return project.remembered(
+        ("dispatch branch names", facts.path),
+        lambda: frozenset(branch_name(project, string) for _, string, _ in facts.branches),
+    )
 
 
 def _member_string(project: ProjectIndex, member_qualname: str) -> str | None:
@@ -95,12 +121,11 @@ def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str
                 return qual
     # 2. if name == "create_order": / case "create_order": the first project function
     #    the branch calls
-    for function, string, body in facts.branches:
-        if branch_name(project, string) != name or function is None:
-            continue
+    for function, body in branches_by_name(project, facts).get(name, []):
         caller = project.function(function)
-        for call in sorted(project.calls_in(function), key=lambda c: c.order):
-            if not body.line <= call.span.line <= body.end_line or is_guard_call(caller, call):
+        on_lines = project.calls_on_lines(function, body.line, body.end_line)
+        for call in sorted(on_lines, key=lambda c: c.order):
+            if is_guard_call(caller, call):
                 continue
             resolved = project.resolve_callee(call, caller, facts)
             qual = project.project_function(resolved, facts)

@@ -44,6 +44,10 @@ def _name_pattern(text: str) -> tuple[str, str] | None:
     return None
 
 
+def _call_order(call: Call) -> int:
+    return call.order
+
+
 class ProjectIndex(Types):
     """Modules, definitions, imports, types and call resolution of the scanned project:
     the typed symbol table with every call site of every module resolved when it is built."""
@@ -796,6 +800,32 @@ class ProjectIndex(Types):
                     last = call.callee.rsplit(".", 1)[-1]
                     index.setdefault(last, []).append((call, facts))
         return index.get(name, [])
+
+    def targets_on_lines(
+        self, qualname: str, first: int, last: int, facts: ModuleFacts
+    ) -> list[str]:
+        """The project functions other than ``qualname`` that its calls on lines ``first``
+        to ``last`` run, each once, in call order (a dispatch branch's helpers): asked for
+        every branch once per tool name of the same dispatch, so kept."""
+        key = (qualname, first, last)
+        known = self._memo.targets_on_lines.get(key)
+        if known is None:
+            caller = self.function(qualname)
+            known = []
+            for call in sorted(self.calls_on_lines(qualname, first, last), key=_call_order):
+                target = self.call_target(call, caller, facts)
+                if target and target != qualname and target not in known:
+                    known.append(target)
+            self._memo.targets_on_lines[key] = known
+        return known
+
+    def calls_to(self, callee: str) -> list[tuple[Call, ModuleFacts]]:
+        """The project's calls written to exactly ``callee``, from the index by last name."""
+        return [
+            (call, facts)
+            for call, facts in self._calls_named(callee.rsplit(".", 1)[-1])
+            if call.callee == callee
+        ]
 
     def _sole_method(self, name: str) -> str | None:
         """The only method named ``name`` (of two words or more: ``execute_query``, not

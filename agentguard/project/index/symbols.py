@@ -6,9 +6,10 @@ Built once from the per-file facts; every lookup here answers from the facts alo
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Assignment, Call, ClassDef, Function, ModuleFacts, Value
@@ -16,6 +17,13 @@ from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex
 
 if TYPE_CHECKING:
     from agentguard.project.index.call_site import CallSite
+
+Answer = TypeVar("Answer")
+Item = TypeVar("Item")
+
+
+def _call_line(call: Call) -> int:
+    return call.span.line
 
 
 @dataclass
@@ -59,6 +67,14 @@ class LookupMemo:
         field(default_factory=dict)
     )
     calls_by_last_name: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
+    # lists by line (``Symbols.on_lines``): the list, its lines sorted, the items' places
+    by_line: dict[Hashable, tuple[Sequence[Any], list[int], list[int]]] = field(
+        default_factory=dict
+    )
+    # the functions the calls on some lines of a function run (``targets_on_lines``)
+    targets_on_lines: dict[tuple[str, int, int], list[str]] = field(default_factory=dict)
+    # a pass's tables over the facts (``Symbols.remembered``), by the pass's own key
+    remembered: dict[Hashable, Any] = field(default_factory=dict)
     # The calls whose target is being worked out (a local bound to a call that is resolved
     # through that same local): a lookup that would go round ends there.
     resolving: set[int] = field(default_factory=set)
@@ -124,6 +140,40 @@ class Symbols:
 
     def calls_in(self, qualname: str) -> list[Call]:
         return self.calls_by_function.get(qualname, [])
+
+    def remembered(self, key: Hashable, work_out: Callable[[], Answer]) -> Answer:
+        """``work_out()``, worked out once per index: a table a pass builds over the facts
+        (a module's dispatch branches by name) and asks for once per tool, which a scan
+        per tool would make grow with the square of the tools."""
+        memo = self._memo.remembered
+        if key not in memo:
+            memo[key] = work_out()
+        return memo[key]
+
+    def calls_on_lines(self, qualname: str, first: int, last: int) -> list[Call]:
+        """The calls of ``qualname`` starting on lines ``first`` to ``last``, in the order
+        ``calls_in`` gives: a branch of a dispatch asks for its own among every branch's."""
+        return self.on_lines(("calls", qualname), self.calls_in(qualname), first, last, _call_line)
+
+    def on_lines(
+        self,
+        key: Hashable,
+        items: Sequence[Item],
+        first: int,
+        last: int,
+        line_of: Callable[[Item], int],
+    ) -> list[Item]:
+        """The ``items`` whose line (``line_of``) is ``first`` to ``last``, in their order:
+        found through an index by line made once per ``key``, not by a scan per question
+        (each branch of a dispatch asks for its own among every branch's)."""
+        index = self._memo.by_line.get(key)
+        if index is None or index[0] is not items:  # made for another list of that key
+            by_line = sorted(range(len(items)), key=lambda place: line_of(items[place]))
+            lines_of = [line_of(items[place]) for place in by_line]
+            index = self._memo.by_line[key] = (items, lines_of, by_line)
+        _, lines, places = index
+        found = places[bisect_left(lines, first) : bisect_right(lines, last)]
+        return [items[place] for place in sorted(found)]
 
     def location(self, facts: ModuleFacts, span: Span) -> Location:
         return Location(facts.path, span)
