@@ -41,6 +41,25 @@ RUN = (
 )
 
 
+# The catalogue's sets walked in sorted order or its reverse: a hash seed picks one order of
+# each set, these are every set's two ends.
+SETS_IN_ORDER = (
+    "import sys\n"
+    "import agentguard.knowledge.catalog_keys as keys\n"
+    "backwards = sys.argv.pop(1) == 'backwards'\n"
+    "class InOrder(frozenset):\n"
+    "    def __iter__(self):\n"
+    "        return iter(sorted(frozenset.__iter__(self), key=str, reverse=backwards))\n"
+    "class MutableInOrder(set):\n"
+    "    def __iter__(self):\n"
+    "        return iter(sorted(set.__iter__(self), key=str, reverse=backwards))\n"
+    "keys.frozen = lambda raw: InOrder(keys.as_list(raw))\n"
+    "keys.mutable = lambda raw: MutableInOrder(keys.as_list(raw))\n"
+    "from agentguard.cli import app\n"
+    "app(sys.argv[1:], prog_name='agentguard')\n"
+)
+
+
 def check(
     output_format: str,
     jobs: int,
@@ -122,3 +141,18 @@ def test_what_a_worker_task_carries_is_fixed_before_the_pool_starts(
     assert all(isinstance(arg, (bytes, str, int, float, bool)) for arg in func.args)
     assert not func.keywords
     pickle.dumps(func)  # what the pool's thread does with it
+
+
+def test_no_finding_depends_on_the_order_the_catalogue_s_sets_are_walked_in() -> None:
+    def scan_fixtures(order: str) -> bytes:
+        command = [
+            sys.executable, "-c", SETS_IN_ORDER, order, "check", str(FIXTURES),
+            "--format", "json", "--exit-zero", "--no-cache", "--jobs", "1",
+        ]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr.decode(errors="replace")
+        return done.stdout
+
+    forwards = scan_fixtures("forwards")
+    assert b"AG401" in forwards
+    assert scan_fixtures("backwards") == forwards
