@@ -14,6 +14,7 @@ unknown" for it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -269,10 +270,9 @@ def explicit_timeout(project: ProjectModel, know: Knowledge, frames: list[Frame]
             if found:
                 return found
         else:
-            for name in know.timeout_kwargs:
-                value = call.kwargs.get(name)
-                if value is not None and not is_off(value):
-                    return f"a call with `{name}={value.text}`"
+            setting = _timeout_set(know, call.kwargs)
+            if setting is not None:
+                return f"a call with `{setting[0]}={setting[1].text}`"
         for other in project.calls_in(frame.qualname):
             if other.callee in know.deadline_calls and other.span.encloses(call.span):
                 return f"`{other.callee}(...)`"
@@ -321,18 +321,29 @@ def _client_setting(project: ProjectModel, know: Knowledge, frame: Frame) -> str
     for value in _client_values(project, frame):
         if value.kind != "call":
             continue
-        for name in know.timeout_kwargs:
-            setting = value.call_kwargs.get(name)
-            if setting is not None and not is_off(setting):
-                return f"{name}={setting.text}"
+        setting = _timeout_set(know, value.call_kwargs)
+        if setting is not None:
+            return f"{setting[0]}={setting[1].text}"
         if frame.facts.language != "python":
             # ``axios.create({timeout: 5000})``, ``new Client({timeout})``
             for options in value.call_args:
-                for name in know.timeout_kwargs:
-                    setting = options.items.get(name) if options.kind == "dict" else None
-                    if setting is not None and not is_off(setting):
-                        return f"{name}: {setting.text}"
+                setting = _timeout_set(know, options.items) if options.kind == "dict" else None
+                if setting is not None:
+                    return f"{setting[0]}: {setting[1].text}"
     return None
+
+
+def _timeout_set(know: Knowledge, given: Mapping[str, Value]) -> tuple[str, Value] | None:
+    """The first timeout ``given`` sets (a keyword or an options field), as the code writes
+    them: the catalogue's names are a set, whose order would be the hash seed's."""
+    return next(
+        (
+            (name, value)
+            for name, value in given.items()
+            if name in know.timeout_kwargs and not is_off(value)
+        ),
+        None,
+    )
 
 
 def _option_deadline(
@@ -344,13 +355,11 @@ def _option_deadline(
     for options in args:
         if options.kind != "dict":
             continue
-        for name in know.timeout_kwargs:
-            setting = options.items.get(name)
-            if setting is not None and not is_off(setting):
-                return f"a call with `{name}: {setting.text}`"
-        for name in know.signal_fields:
-            signal = options.items.get(name)
-            if signal is None:
+        setting = _timeout_set(know, options.items)
+        if setting is not None:
+            return f"a call with `{setting[0]}: {setting[1].text}`"
+        for name, signal in options.items.items():
+            if name not in know.signal_fields:
                 continue
             found = _timed_signal(project, know, frame, signal)
             if found:

@@ -182,7 +182,7 @@ class _Trace:
 
     def _name(self, name: str, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         scope = fn.qualname if fn else None
-        key = (facts.path, scope, -1, hash(name))
+        key = (facts.path, scope, -1, name)
         if self.seen.get(key, _MAX_DEPTH + 1) <= depth:
             return
         self.seen[key] = depth
