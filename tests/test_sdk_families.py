@@ -523,6 +523,24 @@ CASES = [
         [],
         False,
     ),
+    (
+        "telebot-send-message",
+        "import telebot",
+        'bot = telebot.TeleBot("123:abc")',
+        "bot.send_message(42, value)",
+        False,
+        ["message"],
+        True,
+    ),
+    (
+        "telebot-async-send-photo",
+        "from telebot.async_telebot import AsyncTeleBot",
+        'bot = AsyncTeleBot("123:abc")',
+        "await bot.send_photo(42, value)",
+        True,
+        ["message"],
+        True,
+    ),
     # kubernetes: a create is refused for a name already taken; deletes, patches, exec.
     (
         "kubernetes-create-namespaced-pod",
