@@ -15,7 +15,7 @@ import threading
 import time
 import weakref
 from abc import abstractmethod
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Generator, Iterable, Sequence
 from typing import Any, TypeVar
 
 from agentguard.runtime.ledger._rows import (
@@ -431,10 +431,14 @@ class AsyncSQLLedger(AsyncLedger):
     async def _perform(self, operation: Operation[T]) -> T:
         """Run ``operation`` on a connection of the running event loop."""
 
-    async def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
-        return await self._perform(self._ledger._claim(entry, path))
+    # A call's two operations hand back ``_perform``'s coroutine itself: a coroutine of their
+    # own around it would be one more frame to suspend and resume at each statement.
+    def claim(
+        self, entry: LedgerEntry, path: Sequence[Status]
+    ) -> Coroutine[Any, Any, tuple[bool, LedgerEntry]]:
+        return self._perform(self._ledger._claim(entry, path))
 
-    async def transition(
+    def transition(
         self,
         entry: LedgerEntry,
         path: Status | Sequence[Status],
@@ -443,8 +447,8 @@ class AsyncSQLLedger(AsyncLedger):
         detail: str | None = None,
         lease_expired_by: float | None = None,
         **changes: Any,
-    ) -> LedgerEntry | None:
-        return await self._perform(
+    ) -> Coroutine[Any, Any, LedgerEntry | None]:
+        return self._perform(
             self._ledger._transition(entry, path, actor, detail, lease_expired_by, changes)
         )
 
