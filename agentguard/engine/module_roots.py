@@ -410,6 +410,13 @@ def import_heads(
     folded: dict[str, str] = {}
     for rel in sorted(files):
         folded.setdefault(rel.lower(), rel)
+    # the names of the project's files and folders, as written and lower-cased: an import
+    # whose first name is spelled as none of them, and in other case as one, is looked for
+    spelled = {part for rel in python for part in rel.removesuffix(".py").split("/")}
+    lowered = {part.lower() for part in spelled}
+    # what one folder holds of one import is the same for every file asking: most imports
+    # are written alike across a project (``from shop.db import session``)
+    held_in: dict[tuple[str, str], tuple[int, str] | None] = {}
     found: dict[str, dict[str, str]] = {}
     for facts in modules:
         chain = [folder for folder in _folders_up(_folder(facts.path)) if folder in scripts]
@@ -422,15 +429,21 @@ def import_heads(
             # the folder holding the most of the dotted name, the nearer of two alike:
             # ``core.logger`` in ``core/agent.py`` is ``core/logger.py`` from the scan root,
             # not a name below the ``core/core.py`` beside it
-            held = [
-                match
-                for folder in [*chain, ""]
-                if (match := _program_head(folder, parts, files, names)) is not None
-            ]
+            held: list[tuple[int, str]] = []
+            for folder in [*chain, ""]:
+                key = (folder, imported)
+                if key not in held_in:
+                    held_in[key] = _program_head(folder, parts, files, names)
+                match = held_in[key]
+                if match is not None:
+                    held.append(match)
             best = max(held, key=lambda match: match[0], default=None)
-            taken = (
-                best[1] if best else _spelled_otherwise(parts, [*chain, ""], files, folded, names)
-            )
+            if best is not None:
+                taken: str | None = best[1]
+            elif parts[0] not in spelled and parts[0].lower() in lowered:
+                taken = _spelled_otherwise(parts, [*chain, ""], files, folded, names)
+            else:
+                taken = None
             if taken is not None:
                 decided.add(parts[0])
                 if taken != parts[0]:
@@ -447,15 +460,13 @@ def _spelled_otherwise(
     folded: Mapping[str, str],
     names: Mapping[str, str],
 ) -> str | None:
-    """The name the project gives the module an import names in other letter case, in the
-    first of ``folders`` holding one so spelled, when none holds it as written."""
+    """The name the project gives the module an import names in other letter case (its
+    first name spelled so nowhere in the project), in the first of ``folders`` holding one."""
     head = parts[0]
     if head in sys.stdlib_module_names:
         return None  # ``import logging`` beside a ``Logging/`` folder is the standard library's
     for folder in folders:
         base = f"{folder}/" if folder else ""
-        if f"{base}{head}.py" in files or f"{base}{head}/__init__.py" in files:
-            return None
         for suffix in ("/__init__.py", ".py"):
             real = folded.get(f"{base}{head}{suffix}".lower())
             if real is not None:
