@@ -229,23 +229,6 @@ class _Registrars:
             if site.target == reader and call.function != reader:
                 yield facts, call.function, call.callee.removeprefix(facts.module + ".")
 
-    def _class_and_subclasses(
-        self, owner: str, facts: ModuleFacts
-    ) -> list[tuple[str, ModuleFacts]]:
-        """``owner`` (defined in ``facts``) and the project's subclasses of it, at any depth,
-        each with the module defining it."""
-        by_base, by_last = self.project.subclass_index
-        found = [(owner, facts)]
-        seen = {owner}
-        for current, _ in found:
-            tail = current.rsplit(".", 1)[-1]
-            for sub in [*by_base.get(current, ()), *by_base.get(tail, ()), *by_last.get(tail, ())]:
-                entry = self.project.classes.get(sub.qualname)
-                if entry is not None and sub.qualname not in seen and len(found) < 64:
-                    seen.add(sub.qualname)
-                    found.append((sub.qualname, entry[1]))
-        return found
-
     def _readers(
         self, owner: str | None, facts: ModuleFacts, container: str
     ) -> Iterator[tuple[ModuleFacts, str | None, str]]:
@@ -263,7 +246,10 @@ class _Registrars:
                     container,
                     [q for q in owner_facts.functions if q.startswith(cls + ".")],
                 )
-                for cls, owner_facts in self._class_and_subclasses(owner, facts)
+                for cls, owner_facts in [
+                    (owner, facts),
+                    *((sub, project.classes[sub][1]) for sub in project.subclasses(owner)),
+                ]
             ]
         else:
             head, _, rest = container.partition(".")

@@ -191,11 +191,26 @@ class Symbols:
         if found is not None:
             return found
         owner, _, name = method.rpartition(".")
+        found = tuple(
+            sorted(
+                candidate
+                for sub in self.subclasses(owner)
+                if (candidate := f"{sub}.{name}") in self.functions
+                and candidate not in self._abstract_methods
+            )
+        )
+        self._memo.implementations[method] = found
+        return found
+
+    def subclasses(self, owner: str) -> list[str]:
+        """The project's subclasses of the class ``owner``, at any depth, breadth first (at
+        most 63): those naming it by its qualified name or its last part, and, for ``owner``
+        itself, by the bare name a sibling module imports."""
         by_base, by_last = self.subclass_index
         short = owner.rsplit(".", 1)[-1]
         seen: set[str] = {owner}
         pending = [owner]
-        result: list[str] = []
+        found: list[str] = []
         while pending and len(seen) < 64:
             current = pending.pop(0)
             tail = current.rsplit(".", 1)[-1]
@@ -207,11 +222,7 @@ class Symbols:
                     continue
                 seen.add(sub.qualname)
                 pending.append(sub.qualname)
-                candidate = f"{sub.qualname}.{name}"
-                if candidate in self.functions and candidate not in self._abstract_methods:
-                    result.append(candidate)
-        found = tuple(sorted(result))
-        self._memo.implementations[method] = found
+                found.append(sub.qualname)
         return found
 
     def _find_abstract_methods(self) -> frozenset[str]:
