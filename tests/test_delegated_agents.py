@@ -294,3 +294,65 @@ def test_a_tool_invoking_a_langgraph_agent_does_what_its_tools_do(scan_files: Sc
     verdicts = tool_verdicts(scan_files, LANGGRAPH_RUN)
     assert verdicts["file_issue"][0] == "network_write"
     assert verdicts["ask_docs"][0] == "read"
+
+
+OPENAI_AGENTS_EXTRA_TOOLS = {
+    "shop/tools.py": """\
+import requests
+import stripe
+from agents import function_tool
+
+
+@function_tool
+def order_status(order_id: str) -> str:
+    \"\"\"The status of an order.\"\"\"
+    return requests.get(f"https://shop.example.com/orders/{order_id}", timeout=10).text
+
+
+@function_tool
+def refund_order(order_id: str) -> str:
+    \"\"\"Refund an order.\"\"\"
+    return stripe.Refund.create(payment_intent=order_id).id
+
+
+def extra_tools() -> list:
+    return [refund_order]
+""",
+    "shop/desk.py": """\
+from agents import Agent, Runner, function_tool
+
+from shop.tools import extra_tools, order_status
+
+status_agent = Agent(name="status", instructions="Answer.", tools=[order_status, *extra_tools()])
+
+
+def build_helper(base_tools: list) -> Agent:
+    return Agent(name="helper", instructions="Help.", tools=[order_status] + base_tools)
+
+
+helper_agent = build_helper([])
+
+
+@function_tool
+async def ask_status(question: str) -> str:
+    \"\"\"Ask the status desk.\"\"\"
+    result = await Runner.run(status_agent, question)
+    return result.final_output
+
+
+@function_tool
+async def ask_helper(question: str) -> str:
+    \"\"\"Ask the helper.\"\"\"
+    result = await Runner.run(helper_agent, question)
+    return result.final_output
+""",
+}
+
+
+def test_an_agent_given_tools_computed_at_run_time_is_never_judged_to_read(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, OPENAI_AGENTS_EXTRA_TOOLS)
+    # ``*extra_tools()`` and a parameter's list are out of sight: what the agent runs is unknown
+    assert verdicts["ask_status"][0] != "read"
+    assert verdicts["ask_helper"][0] != "read"

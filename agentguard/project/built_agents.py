@@ -120,10 +120,8 @@ class AgentTable:
                 listed = argument_at(call.args, call.kwargs, ref) if ref is not None else None
                 if listed is None:
                     continue
-                elements = self._elements(listed, call, facts)
-                if elements is None:
-                    complete = False
-                    continue
+                elements, all_followed = listed_elements(self._project, listed, call, facts)
+                complete = complete and all_followed
                 for element in elements:
                     found = (
                         self._agents_functions(element, facts, call.function, call.span.line, depth)
@@ -142,15 +140,6 @@ class AgentTable:
             return agent._tools
         finally:
             self._working.discard(agent.key)
-
-    def _elements(self, listed: Value, call: Call, facts: ModuleFacts) -> list[Value] | None:
-        """The items of a list handed over, None when it cannot be followed."""
-        if listed.kind == "list" and not listed.elements:
-            return []
-        if listed.kind == "const" and listed.const is None:
-            return []
-        elements = listed_elements(self._project, listed, call, facts)
-        return elements or None
 
     def _element_functions(
         self, element: Value, facts: ModuleFacts, call: Call, depth: int
@@ -469,7 +458,9 @@ class AgentTable:
                 continue
             listed = argument_at(agent.call.args, agent.call.kwargs, agent.form.agents)
             for element in (
-                (self._elements(listed, agent.call, agent.facts) or ()) if listed else ()
+                listed_elements(self._project, listed, agent.call, agent.facts).elements
+                if listed
+                else ()
             ):
                 line = agent.call.span.line
                 for managed in (
