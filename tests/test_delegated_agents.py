@@ -356,3 +356,73 @@ def test_an_agent_given_tools_computed_at_run_time_is_never_judged_to_read(
     # ``*extra_tools()`` and a parameter's list are out of sight: what the agent runs is unknown
     assert verdicts["ask_status"][0] != "read"
     assert verdicts["ask_helper"][0] != "read"
+
+
+PYDANTIC_NESTED_TOOLS = {
+    "payments/agents.py": """\
+import httpx
+from pydantic_ai import Agent, RunContext
+
+
+def build_payer() -> Agent:
+    payer = Agent("openai:gpt-4o", deps_type=dict)
+
+    def pay(ctx: RunContext[dict], invoice_id: str, amount: float) -> str:
+        response = httpx.post("https://pay.example.com/payments", json={"invoice": invoice_id, "amount": amount})
+        return response.text
+
+    payer.tool(pay)
+    return payer
+
+
+def build_refunder() -> Agent:
+    refunder = Agent("openai:gpt-4o", deps_type=dict)
+
+    @refunder.tool_plain
+    def refund(payment_id: str) -> str:
+        return httpx.post("https://pay.example.com/refunds", json={"payment": payment_id}).text
+
+    return refunder
+
+
+def build_lister() -> Agent:
+    lister = Agent("openai:gpt-4o")
+    lister.tool_plain(httpx.get)
+    return lister
+
+
+payer_agent = build_payer()
+refund_agent = build_refunder()
+list_agent = build_lister()
+desk = Agent("openai:gpt-4o", deps_type=dict)
+
+
+@desk.tool
+async def settle(ctx: RunContext[dict], request: str) -> str:
+    result = await payer_agent.run(request, deps=ctx.deps)
+    return result.output
+
+
+@desk.tool
+async def take_back(ctx: RunContext[dict], request: str) -> str:
+    result = await refund_agent.run(request, deps=ctx.deps)
+    return result.output
+
+
+@desk.tool
+async def browse(ctx: RunContext[dict], request: str) -> str:
+    result = await list_agent.run(request)
+    return result.output
+""",
+}
+
+
+def test_tools_nested_in_the_function_building_an_agent_are_its_tools(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, PYDANTIC_NESTED_TOOLS)
+    # registered by call and by decorator inside the builder
+    assert verdicts["settle"][0] == "network_write"
+    assert verdicts["take_back"][0] == "network_write"
+    # a library's function registered as a tool: out of sight, never judged to read
+    assert verdicts["browse"][0] != "read"

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Location
+from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
-from agentguard.project.discovery.registries import listed_elements
+from agentguard.project.discovery.registries import listed_elements, named_functions
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.tool_facts import SELF_NAMES, DelegatedAgent, argument_at
 
@@ -99,6 +99,8 @@ class AgentTable:
                     (described.string() or "") if described is not None else "",
                 )
                 self.by_site[agent.key] = agent
+        # what is registered on an agent later, and the agents given a tool out of sight so
+        self._registered_unfollowed: set[SiteKey] = set()
         self._registered = self._registered_later()
         self._working: set[SiteKey] = set()
 
@@ -134,6 +136,8 @@ class AgentTable:
                         functions += found[0]
                         complete = complete and found[1]
             functions += self._registered.get(agent.key, ())
+            if agent.key in self._registered_unfollowed:
+                complete = False
             agent._tools = DelegatedAgent(
                 agent.site, agent.call, tuple(dict.fromkeys(functions)), complete
             )
@@ -148,15 +152,9 @@ class AgentTable:
         the calling class), what a framework's tool factory wraps, the entry methods of a
         tool class built there, or the tools of an agent offered as one. None when the scan
         cannot follow it."""
-        project = self._project
-        if element.kind in {"name", "attr"}:
-            qual = project.project_function(element.qualname, facts)
-            caller = project.function(call.function) if call.function else None
-            head, _, attr = element.text.partition(".")
-            if qual is None and caller is not None and caller.class_name and head in SELF_NAMES:
-                qual = project.find_method(caller.class_name, attr)
-            if qual is not None:
-                return (qual,), True
+        named = named_functions(self._project, element, call, facts)
+        if named:
+            return named, True
         origins = self._origins(element, facts, call.function, call.span.line, 0)
         if not origins:
             return None
@@ -180,8 +178,10 @@ class AgentTable:
         factory = project.catalog.tool_forms["factory"](callee)
         if factory is not None and factory.function is not None:
             wrapped = argument_at(value.call_args, value.call_kwargs, factory.function)
-            qual = project.project_function(wrapped.qualname, origin.facts) if wrapped else None
-            return ((qual,), True) if qual else None
+            if wrapped is None:
+                return None
+            named = named_functions(project, wrapped, self._written_call(origin), origin.facts)
+            return (named, True) if named else None
         as_tool = self._agent_tool(callee)
         if as_tool is not None:
             return self._agents_functions_in(value, as_tool, origin, depth)
@@ -191,6 +191,18 @@ class AgentTable:
             if methods:
                 return tuple(methods), True
         return None
+
+    def _written_call(self, origin: Origin) -> Call:
+        """The call ``origin`` holds, as its function's calls list it (its place among
+        them tells which local a name it hands was bound to)."""
+        value = origin.value
+        calls = self._project.calls_in(origin.function) if origin.function else origin.facts.calls
+        for call in calls:
+            if call.span == value.span:
+                return call
+        written = Call(value.qualname or "", value.text, "", None, value.span or Span(0, 0, 0, 0))
+        written.function = origin.function
+        return written
 
     def _tool_class_methods(self, cls_qual: str) -> list[str]:
         """The entry methods of a tool class (``forward`` of a ``smolagents.Tool``), by the
@@ -242,24 +254,30 @@ class AgentTable:
         for facts in project.modules.values():
             if facts.is_test:
                 continue
+            # a function decorated inside another: its receiver is that function's local
+            enclosing = {
+                nested: fn.qualname for fn in facts.functions.values() for nested in fn.nested
+            }
             for fn in facts.functions.values():
                 for dec in fn.decorators:
                     written, _, method = dec.text.lstrip("@").split("(", 1)[0].rpartition(".")
                     if method in methods and written:
-                        for agent in self._receiver_agents(written, facts, None, 0) or ():
+                        outer, line = enclosing.get(fn.qualname), fn.span.line
+                        for agent in self._receiver_agents(written, facts, outer, line) or ():
                             if method in self._methods_of(agent):
                                 found.setdefault(agent.key, []).append(fn.qualname)
             for call in facts.calls:
                 receiver = written_receiver(call)
                 if call.method not in methods or not receiver or not call.args:
                     continue
-                registered = project.project_function(call.args[0].qualname, facts)
-                if registered is None:
-                    continue
+                registered = named_functions(project, call.args[0], call, facts)
                 line = call.span.line
                 for agent in self._receiver_agents(receiver, facts, call.function, line) or ():
                     if call.method in self._methods_of(agent):
-                        found.setdefault(agent.key, []).append(registered)
+                        found.setdefault(agent.key, []).extend(registered)
+                        if not registered:
+                            # a library's function, a lambda: what it does is out of sight
+                            self._registered_unfollowed.add(agent.key)
         return found
 
     def _registering_methods(self) -> set[str]:

@@ -129,14 +129,10 @@ def _tools_of(
     facts: ModuleFacts,
 ) -> Iterator[ToolFacts]:
     """The project functions (or methods of the calling class) of the list ``listed``."""
-    caller = project.function(call.function) if call.function else None
     for element in listed_elements(project, listed, call, facts).elements:
-        qual = project.project_function(element.qualname, facts)
-        if qual is None and caller is not None and caller.class_name:
-            head, _, attr = element.text.partition(".")
-            if head == "self" and attr.isidentifier():
-                qual = project.find_method(caller.class_name, attr)
-        if qual and not found.any_runs(qual):
+        for qual in named_functions(project, element, call, facts):
+            if found.any_runs(qual):
+                continue
             tool = function_tool(
                 project,
                 qual,
@@ -147,6 +143,15 @@ def _tools_of(
             )
             if tool:
                 yield tool
+
+
+def named_functions(
+    project: ProjectIndex, value: Value, call: Call, facts: ModuleFacts
+) -> tuple[str, ...]:
+    """The project functions ``value``, handed over by ``call`` as a tool, names: a
+    function (one nested in the calling function too), a bound method (``self.send``), a
+    partial of one. Empty when it names none the scan can follow."""
+    return project.handed_functions(value, call, facts)
 
 
 def _site_span(element: Value, listed: Value | None, call_span: Span) -> Span:
