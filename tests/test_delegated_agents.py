@@ -426,3 +426,49 @@ def test_tools_nested_in_the_function_building_an_agent_are_its_tools(
     assert verdicts["take_back"][0] == "network_write"
     # a library's function registered as a tool: out of sight, never judged to read
     assert verdicts["browse"][0] != "read"
+
+
+
+OPENAI_AGENTS_CHOSEN_TOOLS = {
+    "shop/desk.py": """\
+import os
+
+import requests
+import stripe
+from agents import Agent, Runner, function_tool
+
+
+@function_tool
+def order_status(order_id: str) -> str:
+    \"\"\"The status of an order.\"\"\"
+    return requests.get(f"https://shop.example.com/orders/{order_id}", timeout=10).text
+
+
+@function_tool
+def refund_order(order_id: str) -> str:
+    \"\"\"Refund an order.\"\"\"
+    return stripe.Refund.create(payment_intent=order_id).id
+
+
+ALLOW_REFUNDS = os.environ.get("ALLOW_REFUNDS") == "1"
+desk_agent = Agent(
+    name="desk",
+    instructions="Help the customer.",
+    tools=[order_status, refund_order] if ALLOW_REFUNDS else [order_status],
+)
+
+
+@function_tool
+async def ask_desk(question: str) -> str:
+    \"\"\"Ask the desk.\"\"\"
+    result = await Runner.run(desk_agent, question)
+    return result.final_output
+""",
+}
+
+
+def test_an_agent_given_one_of_two_tool_lists_does_what_either_does(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, OPENAI_AGENTS_CHOSEN_TOOLS)
+    assert verdicts["ask_desk"][0] not in {"read", "unknown"}

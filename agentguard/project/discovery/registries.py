@@ -200,8 +200,8 @@ def listed_elements(
             added = _appended_elements(project, value, call, facts, depth)
             return Listed(listed.elements + added.elements, listed.complete and added.complete)
         return listed
-    if value.op == "+" and value.parts:
-        # READ_TOOLS + WRITE_TOOLS  /  [a] + EXTRA
+    if value.op in {"+", "if"} and value.parts:
+        # READ_TOOLS + WRITE_TOOLS  /  [a] + EXTRA  /  [a] if admin else []: either may be handed
         elements = []
         complete = True
         for part in value.parts:
