@@ -428,7 +428,6 @@ def test_tools_nested_in_the_function_building_an_agent_are_its_tools(
     assert verdicts["browse"][0] != "read"
 
 
-
 OPENAI_AGENTS_CHOSEN_TOOLS = {
     "shop/desk.py": """\
 import os
@@ -472,3 +471,58 @@ def test_an_agent_given_one_of_two_tool_lists_does_what_either_does(
 ) -> None:
     verdicts = tool_verdicts(scan_files, OPENAI_AGENTS_CHOSEN_TOOLS)
     assert verdicts["ask_desk"][0] not in {"read", "unknown"}
+
+
+SMOLAGENTS_CYCLE = {
+    "ops/team.py": """\
+import requests
+from smolagents import ToolCallingAgent, tool
+
+
+@tool
+def read_runbook(topic: str) -> str:
+    \"\"\"Read a runbook.
+
+    Args:
+        topic: what the runbook is about
+    \"\"\"
+    return requests.get("https://ops.example.com/runbooks", params={"topic": topic}, timeout=10).text
+
+
+@tool
+def restart_service(service: str) -> str:
+    \"\"\"Restart a service.
+
+    Args:
+        service: the service to restart
+    \"\"\"
+    return requests.post(f"https://ops.example.com/services/{service}/restart", timeout=10).text
+
+
+def build_reader(model, rounds: int):
+    return ToolCallingAgent(
+        tools=[read_runbook],
+        model=model,
+        managed_agents=[build_operator(model, rounds - 1)] if rounds else [],
+        name="runbook_reader",
+        description="Reads runbooks.",
+    )
+
+
+def build_operator(model, rounds: int):
+    return ToolCallingAgent(
+        tools=[restart_service],
+        model=model,
+        managed_agents=[build_reader(model, rounds - 1)],
+        name="operator",
+        description="Restarts services.",
+    )
+""",
+}
+
+
+def test_agents_managing_each_other_are_never_judged_to_read(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, SMOLAGENTS_CYCLE)
+    # each manages the other: whichever is asked about first, neither only reads
+    assert verdicts["runbook_reader"][0] != "read"
+    assert verdicts["operator"][0] != "read"

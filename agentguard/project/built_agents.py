@@ -13,7 +13,7 @@ what running it does stays unknown.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
@@ -46,8 +46,6 @@ class BuiltAgent:
     facts: ModuleFacts
     name: str | None
     description: str
-    # the functions of the tools given to it at construction
-    _tools: DelegatedAgent | None = field(default=None, repr=False)
 
     @property
     def key(self) -> SiteKey:
@@ -103,17 +101,24 @@ class AgentTable:
         self._registered_unfollowed: set[SiteKey] = set()
         self._registered = self._registered_later()
         self._working: set[SiteKey] = set()
+        # the tools of each agent, worked out; how many cycles or depths were cut so far
+        self._tools: dict[SiteKey, DelegatedAgent] = {}
+        self._cuts = 0
 
     # ------------------------------------------------------------------ what an agent runs
 
     def tools_of(self, agent: BuiltAgent, depth: int = 0) -> DelegatedAgent:
         """The functions of the tools ``agent`` is given, and whether that is all of them."""
-        if agent._tools is not None:
-            return agent._tools
+        known = self._tools.get(agent.key)
+        if known is not None:
+            return known
         if agent.key in self._working or depth > MAX_HOPS:
-            # an agent that manages itself, through others: what it runs is found elsewhere
-            return DelegatedAgent(agent.site, agent.call, (), True)
+            # an agent that manages itself through others, or nested past what is followed:
+            # what the cut leaves out is not seen, and what is found above it is partial
+            self._cuts += 1
+            return DelegatedAgent(agent.site, agent.call, (), False)
         self._working.add(agent.key)
+        cuts = self._cuts
         try:
             functions: list[str] = []
             complete = True
@@ -138,10 +143,14 @@ class AgentTable:
             functions += self._registered.get(agent.key, ())
             if agent.key in self._registered_unfollowed:
                 complete = False
-            agent._tools = DelegatedAgent(
+            tools = DelegatedAgent(
                 agent.site, agent.call, tuple(dict.fromkeys(functions)), complete
             )
-            return agent._tools
+            if self._cuts == cuts:
+                # kept only when no cut was made below: a cut's answer depends on where the
+                # question started
+                self._tools[agent.key] = tools
+            return tools
         finally:
             self._working.discard(agent.key)
 
