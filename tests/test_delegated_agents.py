@@ -526,3 +526,36 @@ def test_agents_managing_each_other_are_never_judged_to_read(scan_files: ScanFil
     # each manages the other: whichever is asked about first, neither only reads
     assert verdicts["runbook_reader"][0] != "read"
     assert verdicts["operator"][0] != "read"
+
+
+ADK_PARTIAL_TOOL = {
+    "crm/agent.py": """\
+from functools import partial
+
+import requests
+from google.adk.agents import LlmAgent
+from google.adk.tools import FunctionTool
+from google.adk.tools.agent_tool import AgentTool
+
+
+def call_crm(method: str, path: str, payload: dict) -> dict:
+    \"\"\"Call the CRM with the HTTP method the model picks.\"\"\"
+    response = requests.request(method, f"https://crm.example.com/{path}", json=payload, timeout=10)
+    return response.json()
+
+
+keeper = LlmAgent(
+    name="contact_keeper",
+    model="gemini-2.0-flash",
+    tools=[FunctionTool(func=partial(call_crm, path="contacts"))],
+)
+root_agent = LlmAgent(name="assistant", model="gemini-2.0-flash", tools=[AgentTool(agent=keeper)])
+""",
+}
+
+
+def test_an_agent_tool_whose_function_lets_the_model_pick_the_http_method_may_write(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, ADK_PARTIAL_TOOL)
+    assert verdicts["contact_keeper"][0] == "network_write"

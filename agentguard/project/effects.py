@@ -443,7 +443,11 @@ def infer_effects(
     about; each tool again with its effects. An agent offered as a tool does what the
     tools it is given do, as each is judged for itself."""
     summaries = EffectSummaries(project, agents)
-    summaries.cover(qualname for tool in tools for qualname in _reached_from(tool))
+    summaries.cover(
+        qualname
+        for tool in tools
+        for qualname in (*_reached_from(tool), *(tool.delegate.functions if tool.delegate else ()))
+    )
     judged = {
         id(tool): replace(tool, effects=_tool_effects(project, tool, summaries))
         for tool in tools
@@ -455,23 +459,29 @@ def infer_effects(
             by_function.setdefault(qualname, tool)
     for tool in tools:
         if tool.delegate is not None:
-            effects = _delegated_effects(tool, tool.delegate, by_function, summaries)
+            effects = _delegated_effects(project, tool, tool.delegate, by_function, summaries)
             judged[id(tool)] = replace(tool, effects=effects)
     return ToolEffects(summaries, tuple(judged[id(tool)] for tool in tools))
 
 
 def _delegated_effects(
+    project: ProjectIndex,
     tool: ToolFacts,
     delegate: DelegatedAgent,
     by_function: dict[str, ToolFacts],
     summaries: EffectSummaries,
 ) -> list[Effect]:
     """What the agent ``tool`` offers does: each of its tools' effects, as judged for that
-    tool; unknown when a tool it is given is out of the scan's sight."""
+    tool (a function no tool found runs is judged as a tool of its own would be); unknown
+    when a tool it is given is out of the scan's sight."""
     gathered: dict[SiteKey, Effect] = {}
     for qualname in delegate.functions:
         own = by_function.get(qualname)
-        effects = own.effects if own is not None else summaries.of(qualname)
+        effects = (
+            own.effects
+            if own is not None
+            else _tool_effects(project, _given_function(tool, qualname), summaries)
+        )
         for effect in effects:
             step = EvidenceStep(
                 StepKind.CALL,
@@ -495,6 +505,18 @@ def _delegated_effects(
             )
         )
     return found
+
+
+def _given_function(agent_tool: ToolFacts, qualname: str) -> ToolFacts:
+    """A function an agent is given, as the tool its model sees: named after it."""
+    return replace(
+        agent_tool,
+        name=qualname.rsplit(".", 1)[-1],
+        functions=[qualname],
+        inline=None,
+        delegate=None,
+        description="",
+    )
 
 
 def _tool_effects(
