@@ -559,3 +559,28 @@ def test_an_agent_tool_whose_function_lets_the_model_pick_the_http_method_may_wr
 ) -> None:
     verdicts = tool_verdicts(scan_files, ADK_PARTIAL_TOOL)
     assert verdicts["contact_keeper"][0] == "network_write"
+
+
+LANGCHAIN_TOOL_CALLING = {
+    "orders/agent.py": """\
+import requests
+from langchain.agents import AgentExecutor, create_tool_calling_agent
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_openai import ChatOpenAI
+
+
+def cancel_order(order_id: str) -> str:
+    \"\"\"Cancel an order.\"\"\"
+    return requests.post(f"https://shop.example.com/orders/{order_id}/cancel", timeout=10).text
+
+
+llm = ChatOpenAI(model="gpt-4o")
+prompt = ChatPromptTemplate.from_messages([("system", "Help with orders."), ("placeholder", "{agent_scratchpad}")])
+agent = create_tool_calling_agent(llm, [cancel_order], prompt)
+""",
+}
+
+
+def test_langchain_tool_calling_agent_tools_are_its_second_argument(scan_files: ScanFiles) -> None:
+    verdicts = tool_verdicts(scan_files, LANGCHAIN_TOOL_CALLING)
+    assert verdicts["cancel_order"][0] == "network_write"
