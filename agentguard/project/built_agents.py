@@ -97,6 +97,11 @@ class AgentTable:
                     (described.string() or "") if described is not None else "",
                 )
                 self.by_site[agent.key] = agent
+        # the methods running an agent built here: asked of every unresolved method call
+        self._run_methods = frozenset(
+            method for agent in self.by_site.values() for method in agent.form.runs
+        )
+        self._receivers: dict[tuple[str, str | None, str, int], list[BuiltAgent] | None] = {}
         # what is registered on an agent later, and the agents given a tool out of sight so
         self._registered_unfollowed: set[SiteKey] = set()
         self._registered = self._registered_later()
@@ -333,6 +338,24 @@ class AgentTable:
         """The agents a receiver written as a dotted name (``worker``, ``self.agent``,
         ``team.writer``) holds."""
         head = receiver.split(".", 1)[0]
+        # what it holds depends on the line only through the local it was last bound to
+        bound = (
+            [
+                a.span.line
+                for a in self._project.local_assignments(facts, function, head)
+                if a.span.line <= line
+            ]
+            if function is not None
+            else []
+        )
+        key = (facts.path, function, receiver, bound[-1] if bound else 0)
+        if key not in self._receivers:
+            self._receivers[key] = self._held_agents(receiver, head, facts, function, line)
+        return self._receivers[key]
+
+    def _held_agents(
+        self, receiver: str, head: str, facts: ModuleFacts, function: str | None, line: int
+    ) -> list[BuiltAgent] | None:
         if not all(part.isidentifier() for part in receiver.split(".")):
             return None
         qualname = facts.imports.get(head) or f"{facts.module}.{head}"
@@ -457,6 +480,8 @@ class AgentTable:
         holds (``await worker.run(prompt)``), or an agent handed to a runner
         (``Runner.run(agent, prompt)``). None for any other call, or one whose agent the
         scan cannot follow."""
+        if not self.by_site:
+            return None
         runner = self._runner(callee)
         if runner is not None:
             handed = argument_at(call.args, call.kwargs, runner.agents)
@@ -470,10 +495,6 @@ class AgentTable:
         if agents is None or any(call.method not in agent.form.runs for agent in agents):
             return None
         return agents
-
-    @property
-    def _run_methods(self) -> set[str]:
-        return {method for agent in self.by_site.values() for method in agent.form.runs}
 
     def offered(self) -> Iterator[tuple[BuiltAgent, ToolForm, Call, ModuleFacts, str | None]]:
         """Each agent offered to another agent's model as a tool: the agent, the form

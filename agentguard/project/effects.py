@@ -178,7 +178,8 @@ class EffectSummaries:
             ran = self._agent_run(call, callee, facts) if not targets else None
             if ran is not None:
                 # ``await worker.run(prompt)``: the agent's tools run, as its model picks them
-                edges.extend((replace(call, args=[], kwargs={}), t) for t in ran if t != qualname)
+                bare = replace(call, args=[], kwargs={})
+                edges.extend((bare, target) for target in ran if target != qualname)
                 continue
             if targets and targets != (qualname,):
                 edges.extend((site.edge_call, target) for target in targets if target != qualname)
@@ -216,13 +217,14 @@ class EffectSummaries:
         builds, every tool of which the scan follows (none for an agent with no tool: a
         model's answer only). None for any other call: one whose agent gives a tool out of
         sight stays unjudged."""
-        agents = self._agents.run_by(call, callee, facts) if self._agents else None
-        if agents is None:
+        table = self._agents
+        agents = table.run_by(call, callee, facts) if table is not None else None
+        if table is None or agents is None:
             return None
         functions: list[str] = []
         for agent in agents:
-            tools = self._agents.tools_of(agent) if self._agents else None
-            if tools is None or not tools.complete:
+            tools = table.tools_of(agent)
+            if not tools.complete:
                 return None
             functions += tools.functions
         return tuple(dict.fromkeys(functions))
