@@ -584,3 +584,60 @@ agent = create_tool_calling_agent(llm, [cancel_order], prompt)
 def test_langchain_tool_calling_agent_tools_are_its_second_argument(scan_files: ScanFiles) -> None:
     verdicts = tool_verdicts(scan_files, LANGCHAIN_TOOL_CALLING)
     assert verdicts["cancel_order"][0] == "network_write"
+
+
+OPENAI_AGENTS_NESTED_DESKS = {
+    "shop/desk.py": """\
+import requests
+import stripe
+from agents import Agent, Runner, function_tool
+
+
+@function_tool
+def order_status(order_id: str) -> str:
+    \"\"\"The status of an order.\"\"\"
+    return requests.get(f"https://shop.example.com/orders/{order_id}", timeout=10).text
+
+
+@function_tool
+def refund_order(order_id: str) -> str:
+    \"\"\"Refund an order.\"\"\"
+    return stripe.Refund.create(payment_intent=order_id).id
+
+
+status_agent = Agent(name="status", instructions="Answer order questions.", tools=[order_status])
+billing_agent = Agent(name="billing", instructions="Handle refunds.", tools=[refund_order])
+front_desk = Agent(
+    name="front",
+    instructions="Answer the customer.",
+    tools=[status_agent.as_tool(tool_name="status_desk", tool_description="Order status.")],
+)
+back_office = Agent(
+    name="back",
+    instructions="Handle money.",
+    tools=[billing_agent.as_tool(tool_name="billing_desk", tool_description="Refunds.")],
+)
+
+
+@function_tool
+async def ask_front(question: str) -> str:
+    \"\"\"Ask the front desk.\"\"\"
+    result = await Runner.run(front_desk, question)
+    return result.final_output
+
+
+@function_tool
+async def ask_back(question: str) -> str:
+    \"\"\"Ask the back office.\"\"\"
+    result = await Runner.run(back_office, question)
+    return result.final_output
+""",
+}
+
+
+def test_an_agent_given_another_agent_as_a_tool_does_what_that_agent_does(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, OPENAI_AGENTS_NESTED_DESKS)
+    assert verdicts["ask_front"][0] == "read"
+    assert verdicts["ask_back"][0] not in {"read", "unknown"}

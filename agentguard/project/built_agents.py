@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
-from agentguard.facts.module_facts import Call, ModuleFacts, Value
+from agentguard.facts.module_facts import Call, Chain, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.registries import listed_elements, named_functions
 from agentguard.project.passes import Pass, PassResults
@@ -235,17 +235,27 @@ class AgentTable:
     def _agents_functions_in(
         self, value: Value, form: ToolForm, origin: Origin, depth: int
     ) -> Reach | None:
-        """The tools of the agent an agent-tool call offers (``AgentTool(agent=a)``)."""
-        handed = argument_at(value.call_args, value.call_kwargs, form.agents)
-        if handed is None:
-            return None
+        """The tools of the agent an agent-tool call offers (``AgentTool(agent=a)``,
+        ``a.as_tool(...)``)."""
         line = value.span.line if value.span else 0
-        return self._agents_functions(handed, origin.facts, origin.function, line, depth)
+        agents = self._offered_by(
+            form,
+            value.call_args,
+            value.call_kwargs,
+            value.chain,
+            origin.facts,
+            origin.function,
+            line,
+        )
+        return self._functions_of(agents, depth)
 
     def _agents_functions(
         self, value: Value, facts: ModuleFacts, function: str | None, line: int, depth: int
     ) -> Reach | None:
-        agents = self.referenced(value, facts, function, line)
+        return self._functions_of(self.referenced(value, facts, function, line), depth)
+
+    def _functions_of(self, agents: list[BuiltAgent] | None, depth: int) -> Reach | None:
+        """The functions of the tools of ``agents``; None for agents the scan cannot follow."""
         if agents is None:
             return None
         functions: list[str] = []
@@ -473,6 +483,24 @@ class AgentTable:
                 found += more
         return found or None
 
+    def _offered_by(
+        self,
+        form: ToolForm,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        chain: Chain | None,
+        facts: ModuleFacts,
+        function: str | None,
+        line: int,
+    ) -> list[BuiltAgent] | None:
+        """The agents an agent-tool call offers: the one it is handed (``AgentTool(agent=a)``)
+        or the one it is called on (``a.as_tool(...)``)."""
+        if form.agents is not None:
+            handed = argument_at(args, kwargs, form.agents)
+            return self.referenced(handed, facts, function, line) if handed else None
+        receiver = _chain_receiver(chain)
+        return self._receiver_agents(receiver, facts, function, line) if receiver else None
+
     # ------------------------------------------------------------------ runs
 
     def run_by(self, call: Call, callee: str, facts: ModuleFacts) -> list[BuiltAgent] | None:
@@ -525,17 +553,9 @@ class AgentTable:
                 if form is None:
                     continue
                 call = site.call
-                line = call.span.line
-                if form.agents is not None:
-                    handed = argument_at(call.args, call.kwargs, form.agents)
-                    agents = self.referenced(handed, facts, call.function, line) if handed else None
-                else:
-                    receiver = written_receiver(call)
-                    agents = (
-                        self._receiver_agents(receiver, facts, call.function, line)
-                        if receiver
-                        else None
-                    )
+                agents = self._offered_by(
+                    form, call.args, call.kwargs, call.chain, facts, call.function, call.span.line
+                )
                 named = argument_at(call.args, call.kwargs, form.name) if form.name else None
                 for agent in agents or ():
                     yield agent, form, call, facts, named.string() if named else None
@@ -544,12 +564,18 @@ class AgentTable:
 def written_receiver(call: Call) -> str | None:
     """The dotted name a method is called on, as written (``team.writer`` of
     ``team.writer.run(task)``); None when it is no plain name or attribute chain."""
-    chain = call.chain
-    if chain is None or not chain.root or not chain.steps:
+    return _chain_receiver(call.chain)
+
+
+def _chain_receiver(chain: Chain | None) -> str | None:
+    """The receiver of the method a chain calls, written as a call's callee
+    (``team.writer.run``) or as the call's value (``team.writer.run(task)``)."""
+    if chain is None or not chain.root:
         return None
-    if any(kind != "attr" for kind, _ in chain.steps):
+    steps = chain.steps[:-1] if chain.ends_in_call else chain.steps
+    if not steps or any(kind != "attr" for kind, _ in steps):
         return None
-    return ".".join([chain.root, *(str(name) for _, name in chain.steps[:-1])])
+    return ".".join([chain.root, *(str(name) for _, name in steps[:-1])])
 
 
 @dataclass(frozen=True)
