@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, Chain, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
+from agentguard.knowledge.matcher import Matcher
 from agentguard.project.discovery.registries import listed_elements, named_functions
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.tool_facts import SELF_NAMES, DelegatedAgent, argument_at
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
+    from agentguard.project.index.call_site import CallSite
 
 # (path, line, column) of the call building an agent
 SiteKey = tuple[str, int, int]
@@ -75,17 +77,12 @@ class AgentTable:
         self._agent_tool = forms["agent_tool"]
         self._runner = forms["agent_runner"]
         self.by_site: dict[SiteKey, BuiltAgent] = {}
-        registries = project.callees_matching(self._registry, resolved=True)
-        for facts in project.modules.values():
-            if facts.is_test:
-                continue
-            for site in project.call_sites(facts):
-                if site.callee not in registries:
-                    continue
-                form = self._registry(site.callee)
-                if form is None or not (form.runs or form.agent_name):
-                    continue
-                call = site.call
+        # the agent-tool calls (``AgentTool(agent=a)``, ``a.as_tool()``): form, call, module
+        self._offers: list[tuple[ToolForm, Call, ModuleFacts]] = []
+        for site, facts in self._sites(self._registry, self._agent_tool):
+            call = site.call
+            form = self._registry(site.callee)
+            if form is not None and (form.runs or form.agent_name):
                 named = argument_at(call.args, call.kwargs, form.agent_name)
                 described = call.kwargs.get("description")
                 agent = BuiltAgent(
@@ -97,6 +94,9 @@ class AgentTable:
                     (described.string() or "") if described is not None else "",
                 )
                 self.by_site[agent.key] = agent
+            offer = self._agent_tool(site.callee)
+            if offer is not None:
+                self._offers.append((offer, call, facts))
         # the methods running an agent built here: asked of every unresolved method call
         self._run_methods = frozenset(
             method for agent in self.by_site.values() for method in agent.form.runs
@@ -109,6 +109,19 @@ class AgentTable:
         # the tools of each agent, worked out; how many cycles or depths were cut so far
         self._tools: dict[SiteKey, DelegatedAgent] = {}
         self._cuts = 0
+
+    def _sites(self, *matchers: Matcher[ToolForm]) -> Iterator[tuple[CallSite, ModuleFacts]]:
+        """The calls outside tests whose callee, resolved, one of ``matchers`` knows."""
+        project = self._project
+        callees: frozenset[str] = frozenset().union(
+            *(project.callees_matching(matcher, resolved=True) for matcher in matchers)
+        )
+        for facts in project.modules.values():
+            if facts.is_test:
+                continue
+            for site in project.call_sites(facts):
+                if site.callee in callees:
+                    yield site, facts
 
     # ------------------------------------------------------------------ what an agent runs
 
@@ -527,8 +540,6 @@ class AgentTable:
     def offered(self) -> Iterator[tuple[BuiltAgent, ToolForm, Call, ModuleFacts, str | None]]:
         """Each agent offered to another agent's model as a tool: the agent, the form
         offering it, the call that does, and the tool's name when that call gives one."""
-        project = self._project
-        offering = project.callees_matching(self._agent_tool, resolved=True)
         for agent in list(self.by_site.values()):
             if agent.form.agents is None:
                 continue
@@ -543,22 +554,13 @@ class AgentTable:
                     self.referenced(element, agent.facts, agent.call.function, line) or ()
                 ):
                     yield managed, agent.form, agent.call, agent.facts, None
-        for facts in project.modules.values():
-            if facts.is_test:
-                continue
-            for site in project.call_sites(facts):
-                if site.callee not in offering:
-                    continue
-                form = self._agent_tool(site.callee)
-                if form is None:
-                    continue
-                call = site.call
-                agents = self._offered_by(
-                    form, call.args, call.kwargs, call.chain, facts, call.function, call.span.line
-                )
-                named = argument_at(call.args, call.kwargs, form.name) if form.name else None
-                for agent in agents or ():
-                    yield agent, form, call, facts, named.string() if named else None
+        for form, call, facts in self._offers:
+            agents = self._offered_by(
+                form, call.args, call.kwargs, call.chain, facts, call.function, call.span.line
+            )
+            named = argument_at(call.args, call.kwargs, form.name) if form.name else None
+            for agent in agents or ():
+                yield agent, form, call, facts, named.string() if named else None
 
 
 def written_receiver(call: Call) -> str | None:
