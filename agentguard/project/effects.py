@@ -86,7 +86,7 @@ class EffectSummaries:
     ``asked_after_build``, which the tests keep empty.
     """
 
-    def __init__(self, project: ProjectIndex, agents: AgentTable | None = None) -> None:
+    def __init__(self, project: ProjectIndex, agents: AgentTable) -> None:
         # The index, not the built model that holds these summaries: no cycle to outlive
         # a dropped scan result.
         self._project = project
@@ -217,13 +217,12 @@ class EffectSummaries:
         builds, every tool of which the scan follows (none for an agent with no tool: a
         model's answer only). None for any other call: one whose agent gives a tool out of
         sight stays unjudged."""
-        table = self._agents
-        agents = table.run_by(call, callee, facts) if table is not None else None
-        if table is None or agents is None:
+        agents = self._agents.run_by(call, callee, facts)
+        if agents is None:
             return None
         functions: list[str] = []
         for agent in agents:
-            tools = table.tools_of(agent)
+            tools = self._agents.tools_of(agent)
             if not tools.complete:
                 return None
             functions += tools.functions
@@ -438,7 +437,7 @@ class EffectInference(Pass[ToolEffects]):
 
 
 def infer_effects(
-    project: ProjectIndex, tools: tuple[ToolFacts, ...], agents: AgentTable | None = None
+    project: ProjectIndex, tools: tuple[ToolFacts, ...], agents: AgentTable
 ) -> ToolEffects:
     """The effect-inference pass: effect summaries for the project, worked out now for the
     functions of ``tools`` (and what they reach), later for any other function a pass asks
