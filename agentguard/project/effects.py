@@ -449,20 +449,23 @@ def infer_effects(
         for tool in tools
         for qualname in (*_reached_from(tool), *(tool.delegate.functions if tool.delegate else ()))
     )
-    judged = {
-        id(tool): replace(tool, effects=_tool_effects(project, tool, summaries))
-        for tool in tools
+    # the tools of their own code first: an agent offered as a tool does what they do
+    judged = [
+        replace(tool, effects=_tool_effects(project, tool, summaries))
         if tool.delegate is None
-    }
+        else tool
+        for tool in tools
+    ]
     by_function: dict[str, ToolFacts] = {}
-    for tool in judged.values():
-        for qualname in tool.functions:
-            by_function.setdefault(qualname, tool)
-    for tool in tools:
+    for tool in judged:
+        if tool.delegate is None:
+            for qualname in tool.functions:
+                by_function.setdefault(qualname, tool)
+    for position, tool in enumerate(judged):
         if tool.delegate is not None:
             effects = _delegated_effects(project, tool, tool.delegate, by_function, summaries)
-            judged[id(tool)] = replace(tool, effects=effects)
-    return ToolEffects(summaries, tuple(judged[id(tool)] for tool in tools))
+            judged[position] = replace(tool, effects=effects)
+    return ToolEffects(summaries, tuple(judged))
 
 
 def _delegated_effects(
