@@ -296,8 +296,7 @@ def test_a_tool_invoking_a_langgraph_agent_does_what_its_tools_do(scan_files: Sc
     assert verdicts["ask_docs"][0] == "read"
 
 
-OPENAI_AGENTS_EXTRA_TOOLS = {
-    "shop/tools.py": """\
+SHOP_TOOLS = """\
 import requests
 import stripe
 from agents import function_tool
@@ -317,7 +316,10 @@ def refund_order(order_id: str) -> str:
 
 def extra_tools() -> list:
     return [refund_order]
-""",
+"""
+
+OPENAI_AGENTS_EXTRA_TOOLS = {
+    "shop/tools.py": SHOP_TOOLS,
     "shop/desk.py": """\
 from agents import Agent, Runner, function_tool
 
@@ -429,25 +431,13 @@ def test_tools_nested_in_the_function_building_an_agent_are_its_tools(
 
 
 OPENAI_AGENTS_CHOSEN_TOOLS = {
+    "shop/tools.py": SHOP_TOOLS,
     "shop/desk.py": """\
 import os
 
-import requests
-import stripe
 from agents import Agent, Runner, function_tool
 
-
-@function_tool
-def order_status(order_id: str) -> str:
-    \"\"\"The status of an order.\"\"\"
-    return requests.get(f"https://shop.example.com/orders/{order_id}", timeout=10).text
-
-
-@function_tool
-def refund_order(order_id: str) -> str:
-    \"\"\"Refund an order.\"\"\"
-    return stripe.Refund.create(payment_intent=order_id).id
-
+from shop.tools import order_status, refund_order
 
 ALLOW_REFUNDS = os.environ.get("ALLOW_REFUNDS") == "1"
 desk_agent = Agent(
@@ -587,23 +577,11 @@ def test_langchain_tool_calling_agent_tools_are_its_second_argument(scan_files: 
 
 
 OPENAI_AGENTS_NESTED_DESKS = {
+    "shop/tools.py": SHOP_TOOLS,
     "shop/desk.py": """\
-import requests
-import stripe
 from agents import Agent, Runner, function_tool
 
-
-@function_tool
-def order_status(order_id: str) -> str:
-    \"\"\"The status of an order.\"\"\"
-    return requests.get(f"https://shop.example.com/orders/{order_id}", timeout=10).text
-
-
-@function_tool
-def refund_order(order_id: str) -> str:
-    \"\"\"Refund an order.\"\"\"
-    return stripe.Refund.create(payment_intent=order_id).id
-
+from shop.tools import order_status, refund_order
 
 status_agent = Agent(name="status", instructions="Answer order questions.", tools=[order_status])
 billing_agent = Agent(name="billing", instructions="Handle refunds.", tools=[refund_order])
