@@ -11,6 +11,7 @@ import pytest
 
 from agentguard.config import load_config
 from agentguard.engine.pipeline import scan
+from agentguard.project.built_agents import AgentTable
 from agentguard.project.effects import EffectSummaries
 from agentguard.report.model import build_report
 
@@ -104,7 +105,7 @@ def test_a_tie_between_two_chains_falls_the_same_way_every_run(scan_files: ScanF
         "a_first calls z_send",
         "calls requests.post",
     ]
-    whole = EffectSummaries(result.project)
+    whole = EffectSummaries(result.project, AgentTable(result.project))
     whole.cover(result.project.functions)
     assert result.project.effects_of("agent.b_retried") == whole.of("agent.b_retried")
 

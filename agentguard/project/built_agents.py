@@ -13,18 +13,20 @@ what running it does stays unknown.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Location
-from agentguard.facts.module_facts import Call, ModuleFacts, Value
+from agentguard.diagnostics import Location, Span
+from agentguard.facts.module_facts import Call, Chain, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
-from agentguard.project.discovery.registries import listed_elements
+from agentguard.knowledge.matcher import Matcher
+from agentguard.project.discovery.registries import listed_elements, named_functions
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.tool_facts import SELF_NAMES, DelegatedAgent, argument_at
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
+    from agentguard.project.index.call_site import CallSite
 
 # (path, line, column) of the call building an agent
 SiteKey = tuple[str, int, int]
@@ -46,8 +48,6 @@ class BuiltAgent:
     facts: ModuleFacts
     name: str | None
     description: str
-    # the functions of the tools given to it at construction
-    _tools: DelegatedAgent | None = field(default=None, repr=False)
 
     @property
     def key(self) -> SiteKey:
@@ -77,17 +77,12 @@ class AgentTable:
         self._agent_tool = forms["agent_tool"]
         self._runner = forms["agent_runner"]
         self.by_site: dict[SiteKey, BuiltAgent] = {}
-        registries = project.callees_matching(self._registry, resolved=True)
-        for facts in project.modules.values():
-            if facts.is_test:
-                continue
-            for site in project.call_sites(facts):
-                if site.callee not in registries:
-                    continue
-                form = self._registry(site.callee)
-                if form is None or not (form.runs or form.agent_name):
-                    continue
-                call = site.call
+        # the agent-tool calls (``AgentTool(agent=a)``, ``a.as_tool()``): form, call, module
+        self._offers: list[tuple[ToolForm, Call, ModuleFacts]] = []
+        for site, facts in self._sites(self._registry, self._agent_tool):
+            call = site.call
+            form = self._registry(site.callee)
+            if form is not None and (form.runs or form.agent_name):
                 named = argument_at(call.args, call.kwargs, form.agent_name)
                 described = call.kwargs.get("description")
                 agent = BuiltAgent(
@@ -99,19 +94,49 @@ class AgentTable:
                     (described.string() or "") if described is not None else "",
                 )
                 self.by_site[agent.key] = agent
+            offer = self._agent_tool(site.callee)
+            if offer is not None:
+                self._offers.append((offer, call, facts))
+        # the methods running an agent built here: asked of every unresolved method call
+        self._run_methods = frozenset(
+            method for agent in self.by_site.values() for method in agent.form.runs
+        )
+        self._receivers: dict[tuple[str, str | None, str, int], list[BuiltAgent] | None] = {}
+        # what is registered on an agent later, and the agents given a tool out of sight so
+        self._registered_unfollowed: set[SiteKey] = set()
         self._registered = self._registered_later()
         self._working: set[SiteKey] = set()
+        # the tools of each agent, worked out; how many cycles or depths were cut so far
+        self._tools: dict[SiteKey, DelegatedAgent] = {}
+        self._cuts = 0
+
+    def _sites(self, *matchers: Matcher[ToolForm]) -> Iterator[tuple[CallSite, ModuleFacts]]:
+        """The calls outside tests whose callee, resolved, one of ``matchers`` knows."""
+        project = self._project
+        callees: frozenset[str] = frozenset().union(
+            *(project.callees_matching(matcher, resolved=True) for matcher in matchers)
+        )
+        for facts in project.modules.values():
+            if facts.is_test:
+                continue
+            for site in project.call_sites(facts):
+                if site.callee in callees:
+                    yield site, facts
 
     # ------------------------------------------------------------------ what an agent runs
 
     def tools_of(self, agent: BuiltAgent, depth: int = 0) -> DelegatedAgent:
         """The functions of the tools ``agent`` is given, and whether that is all of them."""
-        if agent._tools is not None:
-            return agent._tools
+        known = self._tools.get(agent.key)
+        if known is not None:
+            return known
         if agent.key in self._working or depth > MAX_HOPS:
-            # an agent that manages itself, through others: what it runs is found elsewhere
-            return DelegatedAgent(agent.site, agent.call, (), True)
+            # an agent that manages itself through others, or nested past what is followed:
+            # what the cut leaves out is not seen, and what is found above it is partial
+            self._cuts += 1
+            return DelegatedAgent(agent.site, agent.call, (), False)
         self._working.add(agent.key)
+        cuts = self._cuts
         try:
             functions: list[str] = []
             complete = True
@@ -120,10 +145,8 @@ class AgentTable:
                 listed = argument_at(call.args, call.kwargs, ref) if ref is not None else None
                 if listed is None:
                     continue
-                elements = self._elements(listed, call, facts)
-                if elements is None:
-                    complete = False
-                    continue
+                elements, all_followed = listed_elements(self._project, listed, call, facts)
+                complete = complete and all_followed
                 for element in elements:
                     found = (
                         self._agents_functions(element, facts, call.function, call.span.line, depth)
@@ -136,21 +159,18 @@ class AgentTable:
                         functions += found[0]
                         complete = complete and found[1]
             functions += self._registered.get(agent.key, ())
-            agent._tools = DelegatedAgent(
+            if agent.key in self._registered_unfollowed:
+                complete = False
+            tools = DelegatedAgent(
                 agent.site, agent.call, tuple(dict.fromkeys(functions)), complete
             )
-            return agent._tools
+            if self._cuts == cuts:
+                # kept only when no cut was made below: a cut's answer depends on where the
+                # question started
+                self._tools[agent.key] = tools
+            return tools
         finally:
             self._working.discard(agent.key)
-
-    def _elements(self, listed: Value, call: Call, facts: ModuleFacts) -> list[Value] | None:
-        """The items of a list handed over, None when it cannot be followed."""
-        if listed.kind == "list" and not listed.elements:
-            return []
-        if listed.kind == "const" and listed.const is None:
-            return []
-        elements = listed_elements(self._project, listed, call, facts)
-        return elements or None
 
     def _element_functions(
         self, element: Value, facts: ModuleFacts, call: Call, depth: int
@@ -159,15 +179,9 @@ class AgentTable:
         the calling class), what a framework's tool factory wraps, the entry methods of a
         tool class built there, or the tools of an agent offered as one. None when the scan
         cannot follow it."""
-        project = self._project
-        if element.kind in {"name", "attr"}:
-            qual = project.project_function(element.qualname, facts)
-            caller = project.function(call.function) if call.function else None
-            head, _, attr = element.text.partition(".")
-            if qual is None and caller is not None and caller.class_name and head in SELF_NAMES:
-                qual = project.find_method(caller.class_name, attr)
-            if qual is not None:
-                return (qual,), True
+        named = named_functions(self._project, element, call, facts)
+        if named:
+            return named, True
         origins = self._origins(element, facts, call.function, call.span.line, 0)
         if not origins:
             return None
@@ -191,8 +205,10 @@ class AgentTable:
         factory = project.catalog.tool_forms["factory"](callee)
         if factory is not None and factory.function is not None:
             wrapped = argument_at(value.call_args, value.call_kwargs, factory.function)
-            qual = project.project_function(wrapped.qualname, origin.facts) if wrapped else None
-            return ((qual,), True) if qual else None
+            if wrapped is None:
+                return None
+            named = named_functions(project, wrapped, self._written_call(origin), origin.facts)
+            return (named, True) if named else None
         as_tool = self._agent_tool(callee)
         if as_tool is not None:
             return self._agents_functions_in(value, as_tool, origin, depth)
@@ -202,6 +218,18 @@ class AgentTable:
             if methods:
                 return tuple(methods), True
         return None
+
+    def _written_call(self, origin: Origin) -> Call:
+        """The call ``origin`` holds, as its function's calls list it (its place among
+        them tells which local a name it hands was bound to)."""
+        value = origin.value
+        calls = self._project.calls_in(origin.function) if origin.function else origin.facts.calls
+        for call in calls:
+            if call.span == value.span:
+                return call
+        written = Call(value.qualname or "", value.text, "", None, value.span or Span(0, 0, 0, 0))
+        written.function = origin.function
+        return written
 
     def _tool_class_methods(self, cls_qual: str) -> list[str]:
         """The entry methods of a tool class (``forward`` of a ``smolagents.Tool``), by the
@@ -220,17 +248,27 @@ class AgentTable:
     def _agents_functions_in(
         self, value: Value, form: ToolForm, origin: Origin, depth: int
     ) -> Reach | None:
-        """The tools of the agent an agent-tool call offers (``AgentTool(agent=a)``)."""
-        handed = argument_at(value.call_args, value.call_kwargs, form.agents)
-        if handed is None:
-            return None
+        """The tools of the agent an agent-tool call offers (``AgentTool(agent=a)``,
+        ``a.as_tool(...)``)."""
         line = value.span.line if value.span else 0
-        return self._agents_functions(handed, origin.facts, origin.function, line, depth)
+        agents = self._offered_by(
+            form,
+            value.call_args,
+            value.call_kwargs,
+            value.chain,
+            origin.facts,
+            origin.function,
+            line,
+        )
+        return self._functions_of(agents, depth)
 
     def _agents_functions(
         self, value: Value, facts: ModuleFacts, function: str | None, line: int, depth: int
     ) -> Reach | None:
-        agents = self.referenced(value, facts, function, line)
+        return self._functions_of(self.referenced(value, facts, function, line), depth)
+
+    def _functions_of(self, agents: list[BuiltAgent] | None, depth: int) -> Reach | None:
+        """The functions of the tools of ``agents``; None for agents the scan cannot follow."""
         if agents is None:
             return None
         functions: list[str] = []
@@ -253,24 +291,30 @@ class AgentTable:
         for facts in project.modules.values():
             if facts.is_test:
                 continue
+            # a function decorated inside another: its receiver is that function's local
+            enclosing = {
+                nested: fn.qualname for fn in facts.functions.values() for nested in fn.nested
+            }
             for fn in facts.functions.values():
                 for dec in fn.decorators:
                     written, _, method = dec.text.lstrip("@").split("(", 1)[0].rpartition(".")
                     if method in methods and written:
-                        for agent in self._receiver_agents(written, facts, None, 0) or ():
+                        outer, line = enclosing.get(fn.qualname), fn.span.line
+                        for agent in self._receiver_agents(written, facts, outer, line) or ():
                             if method in self._methods_of(agent):
                                 found.setdefault(agent.key, []).append(fn.qualname)
             for call in facts.calls:
                 receiver = written_receiver(call)
                 if call.method not in methods or not receiver or not call.args:
                     continue
-                registered = project.project_function(call.args[0].qualname, facts)
-                if registered is None:
-                    continue
+                registered = named_functions(project, call.args[0], call, facts)
                 line = call.span.line
                 for agent in self._receiver_agents(receiver, facts, call.function, line) or ():
                     if call.method in self._methods_of(agent):
-                        found.setdefault(agent.key, []).append(registered)
+                        found.setdefault(agent.key, []).extend(registered)
+                        if not registered:
+                            # a library's function, a lambda: what it does is out of sight
+                            self._registered_unfollowed.add(agent.key)
         return found
 
     def _registering_methods(self) -> set[str]:
@@ -317,6 +361,24 @@ class AgentTable:
         """The agents a receiver written as a dotted name (``worker``, ``self.agent``,
         ``team.writer``) holds."""
         head = receiver.split(".", 1)[0]
+        # what it holds depends on the line only through the local it was last bound to
+        bound = (
+            [
+                a.span.line
+                for a in self._project.local_assignments(facts, function, head)
+                if a.span.line <= line
+            ]
+            if function is not None
+            else []
+        )
+        key = (facts.path, function, receiver, bound[-1] if bound else 0)
+        if key not in self._receivers:
+            self._receivers[key] = self._held_agents(receiver, head, facts, function, line)
+        return self._receivers[key]
+
+    def _held_agents(
+        self, receiver: str, head: str, facts: ModuleFacts, function: str | None, line: int
+    ) -> list[BuiltAgent] | None:
         if not all(part.isidentifier() for part in receiver.split(".")):
             return None
         qualname = facts.imports.get(head) or f"{facts.module}.{head}"
@@ -434,6 +496,24 @@ class AgentTable:
                 found += more
         return found or None
 
+    def _offered_by(
+        self,
+        form: ToolForm,
+        args: list[Value],
+        kwargs: dict[str, Value],
+        chain: Chain | None,
+        facts: ModuleFacts,
+        function: str | None,
+        line: int,
+    ) -> list[BuiltAgent] | None:
+        """The agents an agent-tool call offers: the one it is handed (``AgentTool(agent=a)``)
+        or the one it is called on (``a.as_tool(...)``)."""
+        if form.agents is not None:
+            handed = argument_at(args, kwargs, form.agents)
+            return self.referenced(handed, facts, function, line) if handed else None
+        receiver = _chain_receiver(chain)
+        return self._receiver_agents(receiver, facts, function, line) if receiver else None
+
     # ------------------------------------------------------------------ runs
 
     def run_by(self, call: Call, callee: str, facts: ModuleFacts) -> list[BuiltAgent] | None:
@@ -441,6 +521,8 @@ class AgentTable:
         holds (``await worker.run(prompt)``), or an agent handed to a runner
         (``Runner.run(agent, prompt)``). None for any other call, or one whose agent the
         scan cannot follow."""
+        if not self.by_site:
+            return None
         runner = self._runner(callee)
         if runner is not None:
             handed = argument_at(call.args, call.kwargs, runner.agents)
@@ -455,62 +537,47 @@ class AgentTable:
             return None
         return agents
 
-    @property
-    def _run_methods(self) -> set[str]:
-        return {method for agent in self.by_site.values() for method in agent.form.runs}
-
     def offered(self) -> Iterator[tuple[BuiltAgent, ToolForm, Call, ModuleFacts, str | None]]:
         """Each agent offered to another agent's model as a tool: the agent, the form
         offering it, the call that does, and the tool's name when that call gives one."""
-        project = self._project
-        offering = project.callees_matching(self._agent_tool, resolved=True)
         for agent in list(self.by_site.values()):
             if agent.form.agents is None:
                 continue
             listed = argument_at(agent.call.args, agent.call.kwargs, agent.form.agents)
             for element in (
-                (self._elements(listed, agent.call, agent.facts) or ()) if listed else ()
+                listed_elements(self._project, listed, agent.call, agent.facts).elements
+                if listed
+                else ()
             ):
                 line = agent.call.span.line
                 for managed in (
                     self.referenced(element, agent.facts, agent.call.function, line) or ()
                 ):
                     yield managed, agent.form, agent.call, agent.facts, None
-        for facts in project.modules.values():
-            if facts.is_test:
-                continue
-            for site in project.call_sites(facts):
-                if site.callee not in offering:
-                    continue
-                form = self._agent_tool(site.callee)
-                if form is None:
-                    continue
-                call = site.call
-                line = call.span.line
-                if form.agents is not None:
-                    handed = argument_at(call.args, call.kwargs, form.agents)
-                    agents = self.referenced(handed, facts, call.function, line) if handed else None
-                else:
-                    receiver = written_receiver(call)
-                    agents = (
-                        self._receiver_agents(receiver, facts, call.function, line)
-                        if receiver
-                        else None
-                    )
-                named = argument_at(call.args, call.kwargs, form.name) if form.name else None
-                for agent in agents or ():
-                    yield agent, form, call, facts, named.string() if named else None
+        for form, call, facts in self._offers:
+            agents = self._offered_by(
+                form, call.args, call.kwargs, call.chain, facts, call.function, call.span.line
+            )
+            named = argument_at(call.args, call.kwargs, form.name) if form.name else None
+            for agent in agents or ():
+                yield agent, form, call, facts, named.string() if named else None
 
 
 def written_receiver(call: Call) -> str | None:
     """The dotted name a method is called on, as written (``team.writer`` of
     ``team.writer.run(task)``); None when it is no plain name or attribute chain."""
-    chain = call.chain
-    if chain is None or not chain.root or not chain.steps:
+    return _chain_receiver(call.chain)
+
+
+def _chain_receiver(chain: Chain | None) -> str | None:
+    """The receiver of the method a chain calls, written as a call's callee
+    (``team.writer.run``) or as the call's value (``team.writer.run(task)``)."""
+    if chain is None or not chain.root:
         return None
-    if any(kind != "attr" for kind, _ in chain.steps):
+    steps = chain.steps[:-1] if chain.ends_in_call else chain.steps
+    if not steps or any(kind != "attr" for kind, _ in steps):
         return None
-    return ".".join([chain.root, *(str(name) for _, name in chain.steps[:-1])])
+    return ".".join([chain.root, *(str(name) for _, name in steps[:-1])])
 
 
 @dataclass(frozen=True)

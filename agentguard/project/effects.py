@@ -86,7 +86,7 @@ class EffectSummaries:
     ``asked_after_build``, which the tests keep empty.
     """
 
-    def __init__(self, project: ProjectIndex, agents: AgentTable | None = None) -> None:
+    def __init__(self, project: ProjectIndex, agents: AgentTable) -> None:
         # The index, not the built model that holds these summaries: no cycle to outlive
         # a dropped scan result.
         self._project = project
@@ -178,7 +178,8 @@ class EffectSummaries:
             ran = self._agent_run(call, callee, facts) if not targets else None
             if ran is not None:
                 # ``await worker.run(prompt)``: the agent's tools run, as its model picks them
-                edges.extend((replace(call, args=[], kwargs={}), t) for t in ran if t != qualname)
+                bare = replace(call, args=[], kwargs={})
+                edges.extend((bare, target) for target in ran if target != qualname)
                 continue
             if targets and targets != (qualname,):
                 edges.extend((site.edge_call, target) for target in targets if target != qualname)
@@ -216,13 +217,13 @@ class EffectSummaries:
         builds, every tool of which the scan follows (none for an agent with no tool: a
         model's answer only). None for any other call: one whose agent gives a tool out of
         sight stays unjudged."""
-        agents = self._agents.run_by(call, callee, facts) if self._agents else None
+        agents = self._agents.run_by(call, callee, facts)
         if agents is None:
             return None
         functions: list[str] = []
         for agent in agents:
-            tools = self._agents.tools_of(agent) if self._agents else None
-            if tools is None or not tools.complete:
+            tools = self._agents.tools_of(agent)
+            if not tools.complete:
                 return None
             functions += tools.functions
         return tuple(dict.fromkeys(functions))
@@ -436,42 +437,55 @@ class EffectInference(Pass[ToolEffects]):
 
 
 def infer_effects(
-    project: ProjectIndex, tools: tuple[ToolFacts, ...], agents: AgentTable | None = None
+    project: ProjectIndex, tools: tuple[ToolFacts, ...], agents: AgentTable
 ) -> ToolEffects:
     """The effect-inference pass: effect summaries for the project, worked out now for the
     functions of ``tools`` (and what they reach), later for any other function a pass asks
     about; each tool again with its effects. An agent offered as a tool does what the
     tools it is given do, as each is judged for itself."""
     summaries = EffectSummaries(project, agents)
-    summaries.cover(qualname for tool in tools for qualname in _reached_from(tool))
-    judged = {
-        id(tool): replace(tool, effects=_tool_effects(project, tool, summaries))
+    summaries.cover(
+        qualname
         for tool in tools
+        for qualname in (*_reached_from(tool), *(tool.delegate.functions if tool.delegate else ()))
+    )
+    # the tools of their own code first: an agent offered as a tool does what they do
+    judged = [
+        replace(tool, effects=_tool_effects(project, tool, summaries))
         if tool.delegate is None
-    }
+        else tool
+        for tool in tools
+    ]
     by_function: dict[str, ToolFacts] = {}
-    for tool in judged.values():
-        for qualname in tool.functions:
-            by_function.setdefault(qualname, tool)
-    for tool in tools:
+    for tool in judged:
+        if tool.delegate is None:
+            for qualname in tool.functions:
+                by_function.setdefault(qualname, tool)
+    for position, tool in enumerate(judged):
         if tool.delegate is not None:
-            effects = _delegated_effects(tool, tool.delegate, by_function, summaries)
-            judged[id(tool)] = replace(tool, effects=effects)
-    return ToolEffects(summaries, tuple(judged[id(tool)] for tool in tools))
+            effects = _delegated_effects(project, tool, tool.delegate, by_function, summaries)
+            judged[position] = replace(tool, effects=effects)
+    return ToolEffects(summaries, tuple(judged))
 
 
 def _delegated_effects(
+    project: ProjectIndex,
     tool: ToolFacts,
     delegate: DelegatedAgent,
     by_function: dict[str, ToolFacts],
     summaries: EffectSummaries,
 ) -> list[Effect]:
     """What the agent ``tool`` offers does: each of its tools' effects, as judged for that
-    tool; unknown when a tool it is given is out of the scan's sight."""
+    tool (a function no tool found runs is judged as a tool of its own would be); unknown
+    when a tool it is given is out of the scan's sight."""
     gathered: dict[SiteKey, Effect] = {}
     for qualname in delegate.functions:
         own = by_function.get(qualname)
-        effects = own.effects if own is not None else summaries.of(qualname)
+        effects = (
+            own.effects
+            if own is not None
+            else _tool_effects(project, _given_function(tool, qualname), summaries)
+        )
         for effect in effects:
             step = EvidenceStep(
                 StepKind.CALL,
@@ -495,6 +509,18 @@ def _delegated_effects(
             )
         )
     return found
+
+
+def _given_function(agent_tool: ToolFacts, qualname: str) -> ToolFacts:
+    """A function an agent is given, as the tool its model sees: named after it."""
+    return replace(
+        agent_tool,
+        name=qualname.rsplit(".", 1)[-1],
+        functions=[qualname],
+        inline=None,
+        delegate=None,
+        description="",
+    )
 
 
 def _tool_effects(

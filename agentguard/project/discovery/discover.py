@@ -88,14 +88,13 @@ FINDERS: tuple[Finder, ...] = (
 )
 
 
-def find_tools(project: ProjectIndex, agents: AgentTable | None = None) -> list[ToolFacts]:
+def find_tools(project: ProjectIndex, agents: AgentTable) -> list[ToolFacts]:
     """The project's tools, every finder's candidates merged, by file, line and name; with
     the project's agents, last, those offered to another agent's model as tools."""
     builder = ToolBuilder(set(project.classes))
     for finder in FINDERS:
         for candidate in finder(project, builder):
             builder.add(candidate)
-    if agents is not None:
-        for candidate in delegated_agents.find(project, builder, agents):
-            builder.add(candidate)
+    for candidate in delegated_agents.find(project, builder, agents):
+        builder.add(candidate)
     return builder.sorted()

@@ -12,7 +12,7 @@ imported, or local to the calling function, with what the function appends to it
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
@@ -129,14 +129,10 @@ def _tools_of(
     facts: ModuleFacts,
 ) -> Iterator[ToolFacts]:
     """The project functions (or methods of the calling class) of the list ``listed``."""
-    caller = project.function(call.function) if call.function else None
-    for element in listed_elements(project, listed, call, facts):
-        qual = project.project_function(element.qualname, facts)
-        if qual is None and caller is not None and caller.class_name:
-            head, _, attr = element.text.partition(".")
-            if head == "self" and attr.isidentifier():
-                qual = project.find_method(caller.class_name, attr)
-        if qual and not found.any_runs(qual):
+    for element in listed_elements(project, listed, call, facts).elements:
+        for qual in named_functions(project, element, call, facts):
+            if found.any_runs(qual):
+                continue
             tool = function_tool(
                 project,
                 qual,
@@ -149,6 +145,15 @@ def _tools_of(
                 yield tool
 
 
+def named_functions(
+    project: ProjectIndex, value: Value, call: Call, facts: ModuleFacts
+) -> tuple[str, ...]:
+    """The project functions ``value``, handed over by ``call`` as a tool, names: a
+    function (one nested in the calling function too), a bound method (``self.send``), a
+    partial of one. Empty when it names none the scan can follow."""
+    return project.handed_functions(value, call, facts)
+
+
 def _site_span(element: Value, listed: Value | None, call_span: Span) -> Span:
     """The element's span when the call's own list holds it, else the call's: the list came
     from a variable, possibly in another module, whose positions are not in this file."""
@@ -158,65 +163,86 @@ def _site_span(element: Value, listed: Value | None, call_span: Span) -> Span:
     return call_span
 
 
+class Listed(NamedTuple):
+    """The items of a tool list, and whether those are all of them: False when a part of it
+    is computed at run time (``*extra_tools()``, ``base + [x]`` with ``base`` a parameter)."""
+
+    elements: list[Value]
+    complete: bool
+
+
 def listed_elements(
     project: ProjectIndex, value: Value | None, call: Call, facts: ModuleFacts, depth: int = 0
-) -> list[Value]:
+) -> Listed:
     """The items of a tool list: a literal, or a simple variable holding one (module level,
-    possibly imported, or local to the calling function), concatenations and ``*`` spreads
-    included. Anything computed is left alone."""
+    possibly imported, or local to the calling function, with what the function appends to
+    it), concatenations and ``*`` spreads included. Anything computed is not followed: the
+    list is then not complete."""
     if value is None or depth > 4:
-        return []
+        return Listed([], False)
+    if value.kind == "const" and value.const is None:
+        return Listed([], True)  # ``tools=None``: no tool
     if value.kind == "list":
-        result: list[Value] = []
+        elements: list[Value] = []
+        complete = True
         for element in value.elements:
             if element.kind == "other" and element.text.startswith("*"):
-                result += _variable_elements(project, element.names[:1], call, facts, depth)
+                spread = _spread_elements(project, element.text[1:], call, facts, depth)
+                elements += spread.elements
+                complete = complete and spread.complete
             else:
-                result.append(element)
-        return result
+                elements.append(element)
+        return Listed(elements, complete)
     if value.kind in {"name", "attr"}:
         held = _variable_value(project, value, call, facts)
         listed = listed_elements(project, held, call, facts, depth + 1)
         if held is not None and held.kind == "list":
-            listed += _appended_elements(project, value, call, facts, depth)
+            added = _appended_elements(project, value, call, facts, depth)
+            return Listed(listed.elements + added.elements, listed.complete and added.complete)
         return listed
-    if value.kind == "other" and "+" in value.text and not value.calls:
-        # READ_TOOLS + WRITE_TOOLS  /  [a] + EXTRA
-        names = [n for n in value.names if n not in project.functions]
-        return _variable_elements(project, names, call, facts, depth)
-    return []
+    if value.op in {"+", "if"} and value.parts:
+        # READ_TOOLS + WRITE_TOOLS  /  [a] + EXTRA  /  [a] if admin else []: either may be handed
+        elements = []
+        complete = True
+        for part in value.parts:
+            listed = listed_elements(project, part, call, facts, depth + 1)
+            elements += listed.elements
+            complete = complete and listed.complete
+        return Listed(elements, complete)
+    return Listed([], False)
 
 
 def _appended_elements(
     project: ProjectIndex, value: Value, call: Call, facts: ModuleFacts, depth: int
-) -> list[Value]:
+) -> Listed:
     """What the calling function adds to a local list before handing it over: ``tools =
     []``, then ``tools.append(self.send)`` (often under an ``if`` an option guards) or
     ``tools.extend([...])``; each may be a tool."""
     if value.kind != "name" or call.function is None:
-        return []
+        return Listed([], True)
     added: list[Value] = []
+    complete = True
     for other in project.calls_in(call.function):
         if other.order >= call.order or other.receiver != value.text or len(other.args) != 1:
             continue
         if other.method == "append":
             added.append(other.args[0])
         elif other.method == "extend":
-            added += listed_elements(project, other.args[0], call, facts, depth + 1)
-    return added
+            extended = listed_elements(project, other.args[0], call, facts, depth + 1)
+            added += extended.elements
+            complete = complete and extended.complete
+    return Listed(added, complete)
 
 
-def _variable_elements(
-    project: ProjectIndex, names: list[str], call: Call, facts: ModuleFacts, depth: int
-) -> list[Value]:
-    result: list[Value] = []
-    for name in names:
-        qualname = facts.imports.get(name) or f"{facts.module}.{name}"
-        held = _variable_value(
-            project, Value(kind="name", text=name, qualname=qualname), call, facts
-        )
-        result += listed_elements(project, held, call, facts, depth + 1)
-    return result
+def _spread_elements(
+    project: ProjectIndex, name: str, call: Call, facts: ModuleFacts, depth: int
+) -> Listed:
+    """The items of the list ``*name`` spreads; a spread of anything else is not followed."""
+    if not name.isidentifier():
+        return Listed([], False)
+    qualname = facts.imports.get(name) or f"{facts.module}.{name}"
+    held = _variable_value(project, Value(kind="name", text=name, qualname=qualname), call, facts)
+    return listed_elements(project, held, call, facts, depth + 1)
 
 
 def _variable_value(
