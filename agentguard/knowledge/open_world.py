@@ -131,6 +131,9 @@ class OpenWorld:
     )
     # methods that send one message over a channel (a socket, a websocket, a queue)
     channel_sends: frozenset[str] = key("channel_sends", IDENTIFIERS, frozen)
+    # channel sends that also write a file or fill the process's own queue: a value a
+    # caller hands them is no command message
+    channel_shared_sends: frozenset[str] = key("channel_shared_sends", IDENTIFIERS, frozen)
     # keys of a message sent over a channel that name the operation it asks for
     channel_operation_keys: tuple[str, ...] = key("channel_operation_keys", IDENTIFIERS, ordered)
     # decorators that keep a function's answer: a function of no arguments so decorated

@@ -141,11 +141,6 @@ def map_operation(
     return _named(project, effect, name)
 
 
-# Channel sends that also write a file or fill a queue of the process: a value they are
-# handed is no command message (``f.write(text)``, ``queue.put(item)``).
-_NOT_MESSAGES = frozenset({"write", "put", "put_nowait"})
-
-
 def judge_channel(
     project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
 ) -> Effect | bool | None:
@@ -156,7 +151,9 @@ def judge_channel(
     model chooses unknown. Sent to this machine (localhost, a unix socket, a child process's
     stdin), its effect is local. None: a read; False: ``call`` sends no such message."""
     world = project.catalog.open_world
-    if call.method not in world.channel_sends or not call.args:
+    if (
+        call.method not in world.channel_sends and call.method not in world.channel_shared_sends
+    ) or not call.args:
         return False
     effect = Effect.judged(
         call,
@@ -176,16 +173,22 @@ def judge_channel(
         None,
     )
     if message is None:
+        if call.method in world.channel_shared_sends:
+            return False  # ``f.write(text)``, ``queue.put(item)``: no command handed on
+        # the parameter used as a mapping, not an event's name handed on beside it
+        # (``emit(event, command)``)
         handed = next(
-            (v.text for v in sent if v.kind == "name" and v.text in fn.params),
+            (
+                v.text
+                for v in sent
+                if v.kind == "name"
+                and v.text in fn.params
+                and v.text not in SELF_NAMES
+                and _read_by_key(project, v.text, fn, facts)
+            ),
             None,
         )
-        if (
-            handed is None
-            or handed in SELF_NAMES
-            or call.method in _NOT_MESSAGES
-            or not _read_by_key(project, handed, fn, facts)
-        ):
+        if handed is None:
             return False  # a text or an object handed on (``channel.send(text)``)
         # the whole message is the caller's: its operation is named where it is written
         return replace(effect, kind=RPC_DEFERRED, method_param=handed)
