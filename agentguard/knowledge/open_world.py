@@ -151,6 +151,12 @@ class OpenWorld:
     def __post_init__(self) -> None:
         object.__setattr__(self, "verbs", {**self.base_verbs, **self.added_verbs})
 
+    def runs_what_it_names(self, operation: str) -> bool:
+        """Whether an operation's first word runs code or a command chosen elsewhere
+        (``run_cell``, ``exec_script``): its effect is unknown, never a read."""
+        parts = words(operation, identifier=True)
+        return bool(parts) and parts[0] in self.channel_run_verbs
+
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,
         idempotent_write, destructive, or None. A word that is also a noun counts only

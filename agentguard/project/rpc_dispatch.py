@@ -92,10 +92,7 @@ def _named(
     (``rpc_operation_judgement``: ``search_read`` reads, ``write`` sets fields,
     ``add_followers`` links existing things, ``unlink`` names no verb). An operation that
     runs what it names (``run_all_cells``, ``exec_script``) is unknown, never a read."""
-    world = project.catalog.open_world
-    named = words(operation.rsplit(".", 1)[-1].rsplit("/", 1)[-1], identifier=True)
-    runs = bool(named) and named[0] in world.channel_run_verbs
-    judged = None if runs else rpc_operation_judgement(project.catalog, operation)
+    judged = rpc_operation_judgement(project.catalog, operation)
     if judged is not None and judged.verdict == READ:
         return None
     if not isinstance(effect, Effect):
@@ -256,7 +253,7 @@ def _judged_message(
     named = words(name, identifier=True) if name else []
     # ``run_cell``, ``exec_script``: it runs what it names, judged below as unknown
     verb = bool(named) and (
-        world.verbs.get(named[0]) is not None or named[0] in world.channel_run_verbs
+        world.verbs.get(named[0]) is not None or world.runs_what_it_names(named[0])
     )
     if field in world.channel_kind_keys and (len(named) < 2 or not verb):
         # ``type`` names a kind of message as often as an operation (``{"type": "text"}``,
