@@ -218,9 +218,9 @@ def _read_by_key(project: ProjectIndex, name: str, fn: Function, facts: ModuleFa
     """Whether ``fn`` uses its parameter ``name`` as a mapping: sets or reads an item of it
     (``command["request_id"] = rid``, ``command["action"]``) or asks it for a key
     (``command.get("action")``). A message with fields, not a text or an object to send."""
-    keyed = (f"{name}[", f"{name}.get(")
+    keyed = f"{name}["
     if any(
-        assignment.target.startswith(keyed[0]) or assignment.value.text.startswith(keyed)
+        assignment.target.startswith(keyed) or assignment.value.text.startswith(keyed)
         for assignment in project.local_assignments(facts, fn.qualname)
     ):
         return True

@@ -361,7 +361,7 @@ def _classify_sink(
         if method == "PATCH" and name_sets(project.catalog, fn.name):
             return _idempotent_patch(effect, fn.name)
         if kind == "exec" and call.args:
-            if open_world.reads_by_command(project, call, fn, facts):
+            if open_world.command_reads(project, call.args[0], fn, facts, call.order):
                 return None  # ``kubectl describe ...``: a literal read-only command
             # ``def _run(args): subprocess.run(args, ...)``: each caller's command judges it
             command_from = _statement_param(project, call.args[0], fn, facts, call.order)
