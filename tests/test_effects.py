@@ -14,7 +14,7 @@ import pytest
 from agentguard.diagnostics import Confidence
 from agentguard.project.tool_facts import Effect
 
-from .conftest import ScanFiles
+from .conftest import ScanFiles, only_tool
 
 HEADER = "from langchain_core.tools import tool\n"
 
@@ -1449,7 +1449,6 @@ def test_a_function_taken_by_a_star_import_brings_its_effect(scan_files: ScanFil
             "    return delete_pod(name)\n"
         ),
     }
-    result = scan_files(files)
-    (tool,) = result.project.tools
+    tool, result = only_tool(scan_files, files)
     assert [e.kind for e in tool.effects] == ["exec"]
     assert "AG101" in {f.code for f in result.findings}
