@@ -10,6 +10,7 @@ import pytest
 from agentguard.config import load_config
 from agentguard.engine.pipeline import scan
 from agentguard.engine.scan_result import ScanResult
+from agentguard.project.tool_facts import ToolFacts
 from agentguard.report.model import build_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,6 +93,23 @@ def scan_files(tmp_path: Path) -> ScanFiles:
         return scan([project], cfg, select=list(select))
 
     return run
+
+
+def only_tool(scan_files: ScanFiles, files: Mapping[str, str]) -> tuple[ToolFacts, ScanResult]:
+    """The one tool a project of ``files`` has, and the scan that found it."""
+    result = scan_files(files)
+    (tool,) = result.project.tools
+    return tool, result
+
+
+def kinds_and_codes(
+    scan_files: ScanFiles, files: Mapping[str, str], tool: str = "act"
+) -> tuple[list[str], list[str]]:
+    """The kinds of the effects of the tool named ``tool``, and the codes of the scan's
+    findings, each sorted."""
+    result = scan_files(files)
+    (found,) = [t for t in result.project.tools if t.name == tool]
+    return sorted(e.kind for e in found.effects), sorted({f.code for f in result.findings})
 
 
 def tool_verdicts(scan_files: ScanFiles, files: dict[str, str]) -> dict[str, tuple[str, set[str]]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from agentguard.report.model import build_report
 
-from .conftest import ScanFiles
+from .conftest import ScanFiles, only_tool
 from .test_tool_discovery import discover, line_of
 
 NOTES_KIT = """\
@@ -354,8 +354,7 @@ def test_a_private_record_class_built_in_the_tool_is_no_unknown_call(
     scan_files: ScanFiles,
 ) -> None:
     # a module named like a service (``slack.py``) holding a private record class
-    result = scan_files({"chat/__init__.py": "", "chat/slack.py": PRIVATE_RECORD})
-    (tool,) = result.project.tools
+    tool, result = only_tool(scan_files, {"chat/__init__.py": "", "chat/slack.py": PRIVATE_RECORD})
     assert [e.kind for e in tool.effects] == []
     assert not [f for f in result.findings if f.code == "AG104"]
 

@@ -968,6 +968,24 @@ def test_a_message_a_helper_sends_whole_is_judged_by_the_operation_its_caller_na
     assert verdicts["show_toast"][0] == "read"
 
 
+def test_a_message_handed_after_the_event_it_is_sent_as_is_the_callers_to_name(
+    scan_files: ScanFiles,
+) -> None:
+    """``run(event, command)`` emitting ``socketio.emit(event, command)``: of the two
+    parameters handed on, the message is the one used as a mapping (``command[...] =``), not
+    the event's name before it, so deleting a file is still destructive."""
+    source = (
+        DEVICE_BRIDGE.replace(
+            "def run(self, command: dict)", "def run(self, event: str, command: dict)"
+        )
+        .replace('emit("device-command", command', "emit(event, command")
+        .replace("bridge.run({", 'bridge.run("device-command", {')
+    )
+    verdicts = tool_verdicts(scan_files, {"device/server.py": source})
+    assert verdicts["delete_file"][0] == "destructive"
+    assert verdicts["list_files"] == ("read", set())
+
+
 def test_an_operation_that_runs_what_it_names_is_unknown_never_read(scan_files: ScanFiles) -> None:
     """A notebook bridge sends ``{"type": request_type, ...}`` over its websocket;
     ``run_all_cells`` runs whatever code the cells hold: unknown, never a read (``run`` is a

@@ -14,7 +14,7 @@ import pytest
 from agentguard.diagnostics import Confidence
 from agentguard.project.tool_facts import Effect
 
-from .conftest import ScanFiles
+from .conftest import ScanFiles, only_tool
 
 HEADER = "from langchain_core.tools import tool\n"
 
@@ -1381,6 +1381,53 @@ def test_rows_changed_in_memory_are_written_by_the_sessions_commit(scan_files: S
     assert not [f for f in result.findings if f.code in {"AG201", "AG202"}]
 
 
+def test_a_commit_writes_only_rows_the_session_loaded(scan_files: ScanFiles) -> None:
+    """Changing an object the function neither was handed nor loaded through the session
+    (``sys.path.append(folder)``, a module's setting) before ``db.commit()`` is no row the
+    commit writes: a tool that only reads its notes stays a read. A row loaded by walking a
+    query still is written by the commit."""
+    source = """\
+import sys
+
+from langchain_core.tools import tool
+from sqlalchemy.orm import Session
+
+from notes.models import Note, SETTINGS, get_session
+
+
+@tool
+def list_notes(folder: str) -> str:
+    \"\"\"List the notes, with plugins from a folder.\"\"\"
+    sys.path.append(folder)
+    SETTINGS.last_folder = folder
+    db: Session = get_session()
+    notes = db.query(Note).all()
+    db.commit()
+    return ", ".join(note.title for note in notes)
+
+
+@tool
+def archive_all() -> str:
+    \"\"\"Archive every note.\"\"\"
+    db: Session = get_session()
+    for note in db.query(Note).all():
+        note.archived = True
+    db.commit()
+    return "archived"
+"""
+    result = scan_files({"notes/tools.py": source})
+    judged = {
+        tool.name: sorted((e.kind, e.idempotent) for e in tool.effects)
+        for tool in result.project.tools
+    }
+    assert judged == {"list_notes": [], "archive_all": [("write", True)]}
+    assert not [
+        f
+        for f in result.findings
+        if f.code in {"AG101", "AG301", "AG801"} and f.symbol == "notes.tools.list_notes"
+    ]
+
+
 def test_a_function_taken_by_a_star_import_brings_its_effect(scan_files: ScanFiles) -> None:
     """``from core.pods import *`` then ``delete_pod(name)``: the call runs the function the
     star-imported module defines, so the tool deletes; it is never read."""
@@ -1402,7 +1449,6 @@ def test_a_function_taken_by_a_star_import_brings_its_effect(scan_files: ScanFil
             "    return delete_pod(name)\n"
         ),
     }
-    result = scan_files(files)
-    (tool,) = result.project.tools
+    tool, result = only_tool(scan_files, files)
     assert [e.kind for e in tool.effects] == ["exec"]
     assert "AG101" in {f.code for f in result.findings}

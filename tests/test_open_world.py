@@ -13,14 +13,7 @@ import pytest
 
 from agentguard.report.model import build_report
 
-from .conftest import ScanFiles, tool_module
-
-
-def kinds_and_codes(scan_files: ScanFiles, files: dict[str, str]) -> tuple[list[str], list[str]]:
-    result = scan_files(files)
-    (tool,) = [t for t in result.project.tools if t.name == "act"]
-    return sorted(e.kind for e in tool.effects), sorted({f.code for f in result.findings})
-
+from .conftest import ScanFiles, kinds_and_codes, only_tool, tool_module
 
 GOOGLE = "from googleapiclient.discovery import build"
 GOOGLE_SERVICE = 'service = build("calendar", "v3")'
@@ -207,8 +200,7 @@ def test_external_calls_are_judged_by_their_verb(
 
 def test_a_call_nothing_can_judge_is_unknown_not_safe(scan_files: ScanFiles) -> None:
     files = tool_module(SLACK, SLACK_CLIENT, "return client.users_profile(user=value)")
-    result = scan_files(files)
-    (tool,) = result.project.tools
+    tool, result = only_tool(scan_files, files)
     assert [e.kind for e in tool.effects] == ["unknown"]
     findings = [(f.code, f.severity.value) for f in result.findings]
     assert findings == [("AG104", "info")]
@@ -422,8 +414,7 @@ def test_sql_text_not_readable_statically_is_never_read_because_of_a_name(
         '    with psycopg.connect("postgresql://db/app") as conn:\n'
         "        return conn.execute(statement).fetchall()\n"
     )
-    result = scan_files({"agent.py": source})
-    (tool,) = result.project.tools
+    tool, result = only_tool(scan_files, {"agent.py": source})
     # named to search: not a write finding (precision first), but not read either
     assert [e.kind for e in tool.effects] == ["unknown"]
     assert {f.code for f in result.findings} == {"AG104"}
@@ -1303,6 +1294,36 @@ def test_a_helper_running_the_command_it_is_handed_is_judged_by_each_callers_com
     assert not [f for f in result.findings if f.tool in read_tools]
 
 
+def test_a_helper_handing_its_command_on_is_judged_by_its_callers_command(
+    scan_files: ScanFiles,
+) -> None:
+    """``def _sh(args): return _run(args)``: the command ``_sh`` hands on is its own
+    parameter, so each of ``_sh``'s callers decides: a read-only command starts no effect,
+    a restart is an execution."""
+    source = (
+        SERVICE_TOOLS.split("@tool", 1)[0]
+        + '''def _sh(args: list[str]) -> str:
+    return _run(args)
+
+
+@tool
+def unit_state(unit: str) -> str:
+    """Whether a unit is running."""
+    return _sh(["systemctl", "is-active", unit])
+
+
+@tool
+def reload_unit(unit: str) -> str:
+    """Reload a unit's configuration."""
+    return _sh(["systemctl", "reload", unit])
+'''
+    )
+    result = scan_files({"ops_tools.py": source})
+    kinds = {tool.name: sorted({e.kind for e in tool.effects}) for tool in result.project.tools}
+    assert kinds == {"unit_state": [], "reload_unit": ["exec"]}
+    assert not [f for f in result.findings if f.tool == "unit_state"]
+
+
 def test_a_strings_own_methods_on_an_untyped_local_are_no_effect(scan_files: ScanFiles) -> None:
     """``service = service.strip()`` leaves ``service`` of no annotated type, and its name
     is a client's (``service = build("gmail", "v1")``); ``service.endswith(...)`` is still a
@@ -1319,7 +1340,6 @@ def test_a_strings_own_methods_on_an_untyped_local_are_no_effect(scan_files: Sca
         '    """The full name of a systemd unit."""\n'
         "    return _unit_name(unit).upper()\n"
     )
-    result = scan_files({"units.py": source})
-    (tool,) = result.project.tools
+    tool, result = only_tool(scan_files, {"units.py": source})
     assert tool.effects == []
     assert not result.findings

@@ -13,14 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import ScanFiles, tool_module
-
-
-def effects_and_codes(scan_files: ScanFiles, files: dict[str, str]) -> tuple[list[str], set[str]]:
-    result = scan_files(files)
-    (tool,) = [t for t in result.project.tools if t.name == "act"]
-    return sorted(e.kind for e in tool.effects), {f.code for f in result.findings}
-
+from .conftest import ScanFiles, kinds_and_codes, only_tool, tool_module
 
 GRAPH = "from msgraph import GraphServiceClient"
 GRAPH_CLIENT = 'graph_client = GraphServiceClient(credentials=credential, scopes=["Mail.Send"])'
@@ -915,7 +908,7 @@ def test_documented_sdk_calls(
     kinds: list[str],
     keyless: bool,
 ) -> None:
-    found, codes = effects_and_codes(
+    found, codes = kinds_and_codes(
         scan_files, tool_module(imports, prelude, body, is_async=is_async)
     )
     assert found == kinds
@@ -972,7 +965,7 @@ mutation addTags($id: ID!, $tags: [String!]!) {
 def test_graphql_documents_decide(
     scan_files: ScanFiles, prelude: str, body: str, kinds: list[str], keyless: bool
 ) -> None:
-    found, codes = effects_and_codes(scan_files, tool_module(SHOPIFY_GRAPHQL, prelude, body))
+    found, codes = kinds_and_codes(scan_files, tool_module(SHOPIFY_GRAPHQL, prelude, body))
     assert found == kinds
     assert ("AG201" in codes) is keyless
 
@@ -989,15 +982,13 @@ def test_a_graphql_tool_named_for_a_query_is_still_not_read(scan_files: ScanFile
         '        """Run a GraphQL query against the store\'s Admin API."""\n'
         "        return GraphQL().execute(graphql_query)\n"
     )
-    result = scan_files({"store.py": source})
-    (tool,) = result.project.tools
+    tool, result = only_tool(scan_files, {"store.py": source})
     assert [(e.kind, e.confidence.value) for e in tool.effects] == [("network_write", "low")]
     assert "AG101" in {f.code for f in result.findings}
     renamed = source.replace("run_graphql_query", "search_products").replace(
         "Run a GraphQL query against", "Search the products of"
     )
-    result = scan_files({"store.py": renamed})
-    (tool,) = result.project.tools
+    tool, result = only_tool(scan_files, {"store.py": renamed})
     assert [e.kind for e in tool.effects] == ["unknown"]
     assert "AG101" not in {f.code for f in result.findings}
 
@@ -1006,12 +997,12 @@ def test_gql_client_executes_its_document(scan_files: ScanFiles) -> None:
     imports = "from gql import Client, gql"
     prelude = "gql_client = Client(transport=transport)"
     query = 'return gql_client.execute(gql("query { issues(first: 5) { id } }"))'
-    assert effects_and_codes(scan_files, tool_module(imports, prelude, query)) == ([], set())
+    assert kinds_and_codes(scan_files, tool_module(imports, prelude, query)) == ([], [])
     mutation = (
         'doc = gql("mutation($t: String!) { createIssue(title: $t) { id } }")\n'
         'return gql_client.execute(doc, variable_values={"t": value})'
     )
-    found, codes = effects_and_codes(scan_files, tool_module(imports, prelude, mutation))
+    found, codes = kinds_and_codes(scan_files, tool_module(imports, prelude, mutation))
     assert found == ["network_write"] and "AG201" in codes
 
 
@@ -1031,7 +1022,7 @@ def test_a_project_method_named_like_a_caldav_call_is_followed(scan_files: ScanF
         "    planner.save_event(value)\n"
         '    return "ok"\n'
     )
-    assert effects_and_codes(scan_files, {"agent.py": source}) == ([], set())
+    assert kinds_and_codes(scan_files, {"agent.py": source}) == ([], [])
 
 
 def test_a_tracing_span_event_is_no_calendar_event(scan_files: ScanFiles) -> None:
@@ -1042,7 +1033,7 @@ def test_a_tracing_span_event_is_no_calendar_event(scan_files: ScanFiles) -> Non
         '    span.add_event("tool called", {"value": value})\n'
         "    return value.upper()"
     )
-    assert effects_and_codes(scan_files, tool_module(imports, prelude, body)) == ([], set())
+    assert kinds_and_codes(scan_files, tool_module(imports, prelude, body)) == ([], [])
 
 
 def test_a_gql_document_on_an_async_session_is_judged_as_graphql(scan_files: ScanFiles) -> None:
@@ -1053,11 +1044,11 @@ def test_a_gql_document_on_an_async_session_is_judged_as_graphql(scan_files: Sca
         '    return await session.execute(gql("query { issues(first: 5) { id } }"))'
     )
     files = tool_module(imports, prelude, body, is_async=True)
-    assert effects_and_codes(scan_files, files) == ([], set())
+    assert kinds_and_codes(scan_files, files) == ([], [])
     files = tool_module(
         imports, prelude, body.replace("query { issues", "mutation { deleteIssue"), is_async=True
     )
-    assert effects_and_codes(scan_files, files)[0] == ["destructive"]
+    assert kinds_and_codes(scan_files, files)[0] == ["destructive"]
 
 
 @pytest.mark.parametrize(
@@ -1073,4 +1064,4 @@ def test_a_gql_document_on_an_async_session_is_judged_as_graphql(scan_files: Sca
 )
 def test_jira_noun_getters_read(scan_files: ScanFiles, body: str, kinds: list[str]) -> None:
     files = tool_module("from jira import JIRA", 'jira = JIRA("https://jira.example")', body)
-    assert effects_and_codes(scan_files, files)[0] == kinds
+    assert kinds_and_codes(scan_files, files)[0] == kinds

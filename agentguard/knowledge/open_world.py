@@ -131,6 +131,9 @@ class OpenWorld:
     )
     # methods that send one message over a channel (a socket, a websocket, a queue)
     channel_sends: frozenset[str] = key("channel_sends", IDENTIFIERS, frozen)
+    # channel sends that also write a file or fill the process's own queue: a value a
+    # caller hands them is no command message
+    channel_shared_sends: frozenset[str] = key("channel_shared_sends", IDENTIFIERS, frozen)
     # keys of a message sent over a channel that name the operation it asks for
     channel_operation_keys: tuple[str, ...] = key("channel_operation_keys", IDENTIFIERS, ordered)
     # decorators that keep a function's answer: a function of no arguments so decorated
@@ -147,6 +150,12 @@ class OpenWorld:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verbs", {**self.base_verbs, **self.added_verbs})
+
+    def runs_what_it_names(self, operation: str) -> bool:
+        """Whether an operation's first word runs code or a command chosen elsewhere
+        (``run_cell``, ``exec_script``): its effect is unknown, never a read."""
+        parts = words(operation, identifier=True)
+        return bool(parts) and parts[0] in self.channel_run_verbs
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,

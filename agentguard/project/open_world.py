@@ -1104,13 +1104,6 @@ def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
 _PLAIN_SUBCOMMAND = re.compile(r"^[a-z][a-z_-]*$")
 
 
-def reads_by_command(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> bool:
-    """A process started with a literal command whose program and subcommand only read
-    (``kubectl describe ...``, ``git status``): no side effect. A command the model
-    supplies, or any other subcommand, stays an execution."""
-    return bool(call.args) and command_reads(project, call.args[0], fn, facts, call.order)
-
-
 def command_reads(
     project: ProjectIndex, value: Value, fn: Function, facts: ModuleFacts, before: int
 ) -> bool:

@@ -436,8 +436,11 @@ def _json_rpc(catalog: Catalog, body: Value | None, fn: Function) -> PostJudgeme
 def rpc_operation_judgement(catalog: Catalog, method: str) -> PostJudgement | None:
     """What an RPC operation's name says (``findNotes`` reads, ``updateNote`` and
     ``suspend`` set a state, ``addTags`` adds to a set of links, ``deleteNotes`` deletes,
-    ``addNotes`` writes); None when no verb names it."""
+    ``addNotes`` writes); None when no verb names it, or when it runs what it names
+    (``run_all_cells``, ``exec_script``: unknown, never a read)."""
     name = method.rsplit(".", 1)[-1].rsplit("/", 1)[-1]
+    if catalog.open_world.runs_what_it_names(name):
+        return None
     verb = catalog.open_world.verb_class(name)
     name_words = words(name)
     reason = f"names the RPC operation `{method}`"

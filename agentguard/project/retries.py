@@ -19,18 +19,6 @@ if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
 
-def _named_decorator(project: ToolIndex, written: str, facts: ModuleFacts) -> Value | None:
-    """The call a module variable used as a decorator holds (``_rest_retry = retry(...)``
-    in this module, or in the one it is imported from)."""
-    module, _, name = written.rpartition(".")
-    owner = project.modules_by_name.get(module) if module else facts
-    if owner is None:
-        return None
-    bound = project.local_assignments(owner, None, name)
-    value = bound[-1].value if len(bound) == 1 else None
-    return value if value is not None and value.kind == "call" else None
-
-
 def retry_uses(
     project: ToolIndex,
 ) -> Iterator[RetryUse]:
@@ -41,8 +29,8 @@ def retry_uses(
             args, kwargs, called = dec.args, dec.kwargs, dec.called
             if construct is None and not dec.called:
                 # ``_rest_retry = retry(stop=..., retry=...)`` once, then ``@_rest_retry``
-                made = _named_decorator(project, dec.qualname, facts)
-                if made is not None:
+                made = project.held_value(dec.qualname, None, facts)
+                if made is not None and made.kind == "call":
                     construct = project.catalog.retries(made.qualname or "")
                     args, kwargs, called = made.call_args, made.call_kwargs, True
             if construct is None or construct.kind != "decorator":

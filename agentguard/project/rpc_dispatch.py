@@ -9,6 +9,7 @@ model chooses, is an unknown effect: never judged read."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
@@ -21,6 +22,7 @@ from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import SELF_NAMES, Effect
 
 if TYPE_CHECKING:
+    from agentguard.knowledge.catalog import Sink
     from agentguard.project.index import ProjectIndex
 
 # An RPC whose operation a caller chooses: no effect until a caller passes one.
@@ -83,17 +85,18 @@ def judge_rpc(
     return _named(project, effect, name) if name else effect
 
 
-def _named(project: ProjectIndex, effect: Effect, operation: str) -> Effect | None:
+def _named(
+    project: ProjectIndex, effect: Effect | Callable[[], Effect], operation: str
+) -> Effect | None:
     """``effect`` once its operation is known: judged by its name as any RPC operation is
     (``rpc_operation_judgement``: ``search_read`` reads, ``write`` sets fields,
     ``add_followers`` links existing things, ``unlink`` names no verb). An operation that
     runs what it names (``run_all_cells``, ``exec_script``) is unknown, never a read."""
-    world = project.catalog.open_world
-    named = words(operation.rsplit(".", 1)[-1].rsplit("/", 1)[-1], identifier=True)
-    runs = bool(named) and named[0] in world.channel_run_verbs
-    judged = None if runs else rpc_operation_judgement(project.catalog, operation)
+    judged = rpc_operation_judgement(project.catalog, operation)
     if judged is not None and judged.verdict == READ:
         return None
+    if not isinstance(effect, Effect):
+        effect = effect()  # worked out only for an operation that is no read
     chain = (
         *effect.chain[:-1],
         replace(effect.chain[-1], detail=f"the RPC operation `{operation}`"),
@@ -132,7 +135,12 @@ def map_operation(
     message = _message(project, argument, call, caller, facts, 0)
     if message is not None:
         judged = _judged_message(
-            project, replace(effect, kind=UNKNOWN, method_param=None), message, caller, facts, call
+            project,
+            lambda: replace(effect, kind=UNKNOWN, method_param=None),
+            message,
+            caller,
+            facts,
+            call,
         )
         return judged or None
     name = argument.string()
@@ -141,24 +149,60 @@ def map_operation(
     return _named(project, effect, name)
 
 
-# Channel sends that also write a file or fill a queue of the process: a value they are
-# handed is no command message (``f.write(text)``, ``queue.put(item)``).
-_NOT_MESSAGES = frozenset({"write", "put", "put_nowait"})
-
-
 def judge_channel(
-    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts, sink: Sink | None
 ) -> Effect | bool | None:
     """A message sent over a channel (``sock.sendall(json.dumps({"type": "list_layers",
     "params": p}).encode())``, a websocket's or a queue's ``send``) that names the operation
     it asks for: judged by that operation as an RPC operation is (``list_layers`` reads,
     ``delete_layer`` deletes); an operation a caller passes is its caller's to name, one the
     model chooses unknown. Sent to this machine (localhost, a unix socket, a child process's
-    stdin), its effect is local. None: a read; False: ``call`` sends no such message."""
+    stdin), its effect is local. None: a read; False: ``call`` sends no such message. A
+    whole message handed in is the caller's to name, unless the catalogue knows the send
+    (``sink``)."""
     world = project.catalog.open_world
-    if call.method not in world.channel_sends or not call.args:
+    if (
+        call.method not in world.channel_sends and call.method not in world.channel_shared_sends
+    ) or not call.args:
         return False
-    effect = Effect.judged(
+    # the message: the first argument, or the second after an event's name
+    # (``socketio.emit("device-command", payload)``)
+    sent = call.args[:2]
+    message = next(
+        (m for m in (_message(project, v, call, fn, facts, 0) for v in sent) if m is not None),
+        None,
+    )
+    if message is not None:
+        return _judged_message(
+            project, lambda: _channel_effect(project, call, fn, facts), message, fn, facts, call
+        )
+    if sink is not None or call.method in world.channel_shared_sends:
+        return False  # ``f.write(text)``, ``queue.put(item)``: no command handed on
+    # the parameter used as a mapping, not an event's name handed on beside it
+    # (``emit(event, command)``)
+    handed = next(
+        (
+            v.text
+            for v in sent
+            if v.kind == "name"
+            and v.text in fn.params
+            and v.text not in SELF_NAMES
+            and _read_by_key(project, v.text, fn, facts)
+        ),
+        None,
+    )
+    if handed is None:
+        return False  # a text or an object handed on (``channel.send(text)``)
+    # the whole message is the caller's: its operation is named where it is written
+    return replace(
+        _channel_effect(project, call, fn, facts), kind=RPC_DEFERRED, method_param=handed
+    )
+
+
+def _channel_effect(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> Effect:
+    """The unknown effect of a command sent over ``call``'s channel, local when the channel
+    leads to this machine: worked out only once there is a command to judge."""
+    return Effect.judged(
         call,
         fn.qualname,
         facts.path,
@@ -168,37 +212,15 @@ def judge_channel(
         detail="a command sent over a channel",
         confidence=Confidence.LOW,
     )
-    # the message: the first argument, or the second after an event's name
-    # (``socketio.emit("device-command", payload)``)
-    sent = call.args[:2]
-    message = next(
-        (m for m in (_message(project, v, call, fn, facts, 0) for v in sent) if m is not None),
-        None,
-    )
-    if message is None:
-        handed = next(
-            (v.text for v in sent if v.kind == "name" and v.text in fn.params),
-            None,
-        )
-        if (
-            handed is None
-            or handed in SELF_NAMES
-            or call.method in _NOT_MESSAGES
-            or not _read_by_key(project, handed, fn, facts)
-        ):
-            return False  # a text or an object handed on (``channel.send(text)``)
-        # the whole message is the caller's: its operation is named where it is written
-        return replace(effect, kind=RPC_DEFERRED, method_param=handed)
-    return _judged_message(project, effect, message, fn, facts, call)
 
 
 def _read_by_key(project: ProjectIndex, name: str, fn: Function, facts: ModuleFacts) -> bool:
     """Whether ``fn`` uses its parameter ``name`` as a mapping: sets or reads an item of it
     (``command["request_id"] = rid``, ``command["action"]``) or asks it for a key
     (``command.get("action")``). A message with fields, not a text or an object to send."""
-    keyed = (f"{name}[", f"{name}.get(")
+    keyed = f"{name}["
     if any(
-        assignment.target.startswith(keyed[0]) or assignment.value.text.startswith(keyed)
+        assignment.target.startswith(keyed) or assignment.value.text.startswith(keyed)
         for assignment in project.local_assignments(facts, fn.qualname)
     ):
         return True
@@ -210,7 +232,7 @@ def _read_by_key(project: ProjectIndex, name: str, fn: Function, facts: ModuleFa
 
 def _judged_message(
     project: ProjectIndex,
-    effect: Effect,
+    effect: Callable[[], Effect],
     message: Value,
     fn: Function,
     facts: ModuleFacts,
@@ -225,20 +247,20 @@ def _judged_message(
     operation = message.items[field]
     if operation.kind == "name":
         if operation.text in fn.params and operation.text not in SELF_NAMES:
-            return replace(effect, kind=RPC_DEFERRED, method_param=operation.text)
+            return replace(effect(), kind=RPC_DEFERRED, method_param=operation.text)
         operation = local_value(project, operation.text, fn, facts, call.order) or operation
     name = operation.string()
     named = words(name, identifier=True) if name else []
     # ``run_cell``, ``exec_script``: it runs what it names, judged below as unknown
     verb = bool(named) and (
-        world.verbs.get(named[0]) is not None or named[0] in world.channel_run_verbs
+        world.verbs.get(named[0]) is not None or world.runs_what_it_names(named[0])
     )
     if field in world.channel_kind_keys and (len(named) < 2 or not verb):
         # ``type`` names a kind of message as often as an operation (``{"type": "text"}``,
         # ``{"type": "progress"}``): an operation only when it is a verb and its object
         return False
     if not name:
-        return effect  # an operation the code works out at run time: unknown
+        return effect()  # an operation the code works out at run time: unknown
     if not verb:
         return False  # ``{"command": "ping"}``: no verb, the message says nothing it does
     return _named(project, effect, name)

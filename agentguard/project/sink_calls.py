@@ -224,13 +224,9 @@ def _classify_sink(
     sink = find_sink(
         catalog.sinks if facts.language == "python" else catalog.npm_sinks, call, callee
     )
-    channel = judge_channel(project, call, fn, facts)
-    if not isinstance(channel, bool) and not (
-        sink is not None and channel is not None and channel.kind == RPC_DEFERRED
-    ):
-        # a command sent over a channel, judged by its operation; a whole message handed
-        # in is the caller's to name, unless the catalogue knows the send
-        return channel
+    channel = judge_channel(project, call, fn, facts, sink)
+    if not isinstance(channel, bool):
+        return channel  # a command sent over a channel, judged by its operation
     if sink is not None and not _written_with(call, sink):
         return None  # ``NamedTemporaryFile()``: removed when closed, nothing left behind
     if sink is not None and (sink.method_from or {}).get("tagged"):
@@ -365,7 +361,7 @@ def _classify_sink(
         if method == "PATCH" and name_sets(project.catalog, fn.name):
             return _idempotent_patch(effect, fn.name)
         if kind == "exec" and call.args:
-            if open_world.reads_by_command(project, call, fn, facts):
+            if open_world.command_reads(project, call.args[0], fn, facts, call.order):
                 return None  # ``kubectl describe ...``: a literal read-only command
             # ``def _run(args): subprocess.run(args, ...)``: each caller's command judges it
             command_from = _statement_param(project, call.args[0], fn, facts, call.order)

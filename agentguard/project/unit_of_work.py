@@ -8,10 +8,10 @@ its attributes or by appending to one of its relationships, then calls ``session
     db.commit()                     # the UPDATE is sent here
 
 The catalogue judges ``session.add`` and ``session.delete``, and calls a commit no effect
-(it only makes durable a write judged where it was made). When the function changed an
-object that is not its own (``self``) before committing, the commit is where that change is
-written too: a write judged as the session's ``add`` is (the application's database, local),
-idempotent when it only sets attributes, not when it changes a relationship. A session is
+(it only makes durable a write judged where it was made). When the function changed a row
+before committing (an object it was handed, or loaded through the session), the commit is
+where that change is written too: a write judged as the session's ``add`` is (the
+application's database, local), idempotent when it only sets attributes, not when it changes a relationship. A session is
 known by its type: one whose ``add`` the catalogue knows as a write.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence
-from agentguard.facts.module_facts import Call, Function, ModuleFacts
+from agentguard.facts.module_facts import Call, Chain, Function, ModuleFacts, Value
 from agentguard.project.tool_facts import SELF_NAMES, Effect
 
 if TYPE_CHECKING:
@@ -37,8 +37,12 @@ def committed_changes(
     session_add = project.catalog.sinks(f"{callee.removesuffix('.commit')}.add")
     if session_add is None or session_add.effect != "write":
         return None
-    changed = _attributes_set(project, fn, facts, call)
-    appended = _relationships_changed(project, fn, call)
+    session = call.chain.receiver() if call.chain is not None else None
+    if session is None:
+        return None
+    rows = _rows(project, fn, facts, session)
+    changed = _attributes_set(project, fn, facts, call, rows)
+    appended = _relationships_changed(project, fn, call, rows)
     if not changed and not appended:
         return None
     shown = (changed or appended)[0]
@@ -54,23 +58,57 @@ def committed_changes(
     )
 
 
-def _owned_elsewhere(root: str) -> bool:
-    """Whether ``root`` names an object the function was handed or loaded (a parameter or
-    a local), not its own instance or class."""
-    return bool(root) and root not in SELF_NAMES
+def _rows(project: ProjectIndex, fn: Function, facts: ModuleFacts, session: Chain) -> set[str]:
+    """The names that may hold a row the session tracks: the function's parameters (a row
+    handed in) and the locals bound from a call on the session (``db.get(Note, i)``,
+    ``db.query(Note).first()``, ``for note in db.query(Note)``), or on such a local
+    (``result = await db.execute(q)`` then ``result.scalar_one()``). Not ``self``, nor a
+    module or global the function only uses (``sys.path``)."""
+    bound = [
+        (assignment.target, assignment.value)
+        for assignment in project.local_assignments(facts, fn.qualname)
+        if assignment.value.kind == "call"
+    ]
+    bound += [
+        (target, loop.iterable)
+        for loop in fn.loops
+        if loop.iterable is not None
+        for target in loop.targets
+    ]
+    rows = {param for param in fn.params if param not in SELF_NAMES and param != session.root}
+    sources = [session]
+    while sources:
+        source = sources.pop()
+        for target, value in bound:
+            if target not in rows and _called_on(value, source):
+                rows.add(target)
+                sources.append(Chain(target))
+    return rows
+
+
+def _called_on(value: Value, source: Chain) -> bool:
+    """Whether ``value`` calls a method of ``source`` (``db.query(Note).all()`` of ``db``)."""
+    chain = value.chain
+    return (
+        chain is not None
+        and chain.root == source.root
+        and len(chain.steps) > len(source.steps)
+        and chain.steps[: len(source.steps)] == source.steps
+        and any(kind == "call" for kind, _ in chain.steps[len(source.steps) :])
+    )
 
 
 def _attributes_set(
-    project: ProjectIndex, fn: Function, facts: ModuleFacts, commit: Call
+    project: ProjectIndex, fn: Function, facts: ModuleFacts, commit: Call, rows: set[str]
 ) -> list[str]:
-    """``memory.text = text`` and ``setattr(memory, field, value)`` before the commit, on an
-    object the function does not own."""
+    """``memory.text = text`` and ``setattr(memory, field, value)`` before the commit, on a
+    row the session tracks."""
     found = [
         assignment.target
         for assignment in facts.attribute_sets
         if assignment.function == fn.qualname
         and assignment.span.line < commit.span.line
-        and _owned_elsewhere(assignment.target.split(".", 1)[0])
+        and assignment.target.split(".", 1)[0] in rows
     ]
     found += [
         call.text
@@ -78,25 +116,31 @@ def _attributes_set(
         if call.order < commit.order
         and call.callee == "setattr"
         and call.args
-        and _owned_elsewhere(call.args[0].text.split(".", 1)[0])
+        and call.args[0].chain is not None
+        and call.args[0].chain.is_name
+        and call.args[0].chain.root in rows
     ]
     return found
 
 
-def _relationships_changed(project: ProjectIndex, fn: Function, commit: Call) -> list[str]:
-    """``user.events.append(event)`` before the commit: a collection an object the function
-    does not own holds, changed in place by one of the catalogue's container methods."""
+def _relationships_changed(
+    project: ProjectIndex, fn: Function, commit: Call, rows: set[str]
+) -> list[str]:
+    """``user.events.append(event)`` before the commit: a collection a row the session
+    tracks holds, changed in place by one of the catalogue's container methods."""
     return [
         call.text
         for call in project.calls_in(fn.qualname)
         if call.order < commit.order
         and call.method in project.catalog.container_methods
-        and _held_collection(call)
+        and _held_collection(call, rows)
     ]
 
 
-def _held_collection(call: Call) -> bool:
-    """Whether ``call`` is made on a collection an object holds (``user.teams.append``),
-    that object not the function's own: an attribute of a name, as written."""
-    written = call.text.split("(", 1)[0].split(".")
-    return len(written) >= 3 and _owned_elsewhere(written[0])
+def _held_collection(call: Call, rows: set[str]) -> bool:
+    """Whether ``call`` is made on a collection a row holds (``user.teams.append``): an
+    attribute of one of ``rows``."""
+    if call.chain is None or call.chain.root not in rows:
+        return False
+    receiver = call.chain.receiver()
+    return receiver is not None and bool(receiver.steps) and receiver.steps[0][0] == "attr"

@@ -329,31 +329,31 @@ class _Registrars:
         """Whether ``function`` (None: module level) turns what it reads of ``written``
         into a schema or tool specs, or hands it to a framework or a model API."""
         flow = self._flow(facts, function, written, set())
-        for call in facts.calls:
-            if call.function != function or not flow.reaches(call):
-                continue
-            if call.method in self.builders or call.callee.rsplit(".", 1)[-1] in self.builders:
+        fn = facts.functions.get(function) if function else None
+        calls = self.project.calls_in(function) if function else facts.calls_in(None)
+        each_writes_a_spec = False
+        for call in calls:
+            if flow.reaches(call) and (
+                call.method in self.builders
+                or call.callee.rsplit(".", 1)[-1] in self.builders
+                or "tools" in call.kwargs
+            ):
                 return True
-            if "tools" in call.kwargs:
-                return True
+            # ``[w.to_dict() for w in kept]``: each kept object writes its own spec
+            each_writes_a_spec = each_writes_a_spec or (
+                fn is not None
+                and call.chain is not None
+                and call.chain.root in flow.held
+                and self._writes_a_spec(call.method)
+            )
         if self._hands_to_framework(facts, function, flow):
             return True
-        fn = facts.functions.get(function) if function else None
         if fn is None:
             return False
         span = fn.span
-        if any(
+        return each_writes_a_spec or any(
             d.span is not None and span.line <= d.span.line <= span.end_line and flow.carries(d)
             for d in facts.dicts
-        ):
-            return True
-        # ``[w.to_dict() for w in kept]``: each kept object writes its own spec
-        return any(
-            call.function == function
-            and call.chain is not None
-            and call.chain.root in flow.held
-            and self._writes_a_spec(call.method)
-            for call in facts.calls
         )
 
     def _writes_a_spec(self, method: str) -> bool:
