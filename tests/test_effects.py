@@ -1452,3 +1452,49 @@ def test_a_function_taken_by_a_star_import_brings_its_effect(scan_files: ScanFil
     tool, result = only_tool(scan_files, files)
     assert [e.kind for e in tool.effects] == ["exec"]
     assert "AG101" in {f.code for f in result.findings}
+
+
+def test_a_repository_commit_writes_the_row_its_own_method_loaded(scan_files: ScanFiles) -> None:
+    """A repository holding its session (``self.db``) loads a row with its own method
+    (``task = await self.get_by_id(task_id)``), sets its fields and commits: the commit
+    writes that row, so the tool updating through it is no read."""
+    files = {
+        "tasks/repository.py": """\
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from tasks.models import Task
+
+
+class TaskRepository:
+    def __init__(self, db: AsyncSession):
+        self.db = db
+
+    async def get_by_id(self, task_id):
+        result = await self.db.execute(select(Task).where(Task.id == task_id))
+        return result.scalar_one_or_none()
+
+    async def rename(self, task_id, title):
+        task = await self.get_by_id(task_id)
+        if task is None:
+            return None
+        setattr(task, "title", title)
+        await self.db.commit()
+        return task
+""",
+        "tasks/tools.py": """\
+from langchain_core.tools import tool
+
+from tasks.db import session
+from tasks.repository import TaskRepository
+
+
+@tool
+async def rename_task(task_id: str, title: str) -> str:
+    \"\"\"Rename a task.\"\"\"
+    task = await TaskRepository(session()).rename(task_id, title)
+    return "renamed" if task else "no such task"
+""",
+    }
+    (tool,) = scan_files(files).project.tools
+    assert ("write", True) in [(e.kind, e.idempotent) for e in tool.effects]

@@ -62,8 +62,10 @@ def _rows(project: ProjectIndex, fn: Function, facts: ModuleFacts, session: Chai
     """The names that may hold a row the session tracks: the function's parameters (a row
     handed in) and the locals bound from a call on the session (``db.get(Note, i)``,
     ``db.query(Note).first()``, ``for note in db.query(Note)``), or on such a local
-    (``result = await db.execute(q)`` then ``result.scalar_one()``). Not ``self``, nor a
-    module or global the function only uses (``sys.path``)."""
+    (``result = await db.execute(q)`` then ``result.scalar_one()``). A session ``self``
+    holds (``self.db``) is a repository's: a local bound from a call of its own methods
+    (``task = await self.get_by_id(task_id)``) is loaded through it too. Not ``self``, nor
+    a module or global the function only uses (``sys.path``)."""
     bound = [
         (assignment.target, assignment.value)
         for assignment in project.local_assignments(facts, fn.qualname)
@@ -77,6 +79,8 @@ def _rows(project: ProjectIndex, fn: Function, facts: ModuleFacts, session: Chai
     ]
     rows = {param for param in fn.params if param not in SELF_NAMES and param != session.root}
     sources = [session]
+    if session.root in SELF_NAMES and len(session.steps) == 1:
+        sources.append(Chain(session.root))
     while sources:
         source = sources.pop()
         for target, value in bound:
