@@ -481,7 +481,7 @@ def test_pruning_leaves_a_folder_that_is_not_tagged_as_a_cache(tmp_path: Path) -
     assert kept.exists() and sibling.exists()
 
 
-def test_the_fact_cache_key_covers_every_module_of_the_facts_package(tmp_path: Path) -> None:
+def test_the_fact_cache_key_covers_the_code_the_facts_are_built_from(tmp_path: Path) -> None:
     """Editing any module of the split extractor (or one added later) invalidates cached
     facts, not only edits to facts/extract.py."""
     import shutil
@@ -491,10 +491,17 @@ def test_the_fact_cache_key_covers_every_module_of_the_facts_package(tmp_path: P
     package = Path(__file__).resolve().parent.parent / "agentguard"
     tree = tmp_path / "agentguard"
     shutil.copytree(package / "facts", tree / "facts", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        package / "knowledge", tree / "knowledge", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copy2(package / "diagnostics.py", tree / "diagnostics.py")
-    before = code_digest(tree)
-    flow = tree / "facts" / "extract_flow.py"
-    flow.write_text(flow.read_text("utf-8") + "\n# changed\n", "utf-8")
-    edited = code_digest(tree)
+    digests = [code_digest(tree)]
+    # the extractor itself, a module added to it, and the knowledge code it builds facts with
+    # (the Node built-in module names decide which TypeScript imports are packages)
+    for edited in ("facts/extract_flow.py", "knowledge/node_builtins.py", "knowledge/catalog.py"):
+        source = tree / edited
+        source.write_text(source.read_text("utf-8") + "\n# changed\n", "utf-8")
+        digests.append(code_digest(tree))
     (tree / "facts" / "extract_more.py").write_text("X = 1\n", "utf-8")
-    assert len({before, edited, code_digest(tree)}) == 3
+    digests.append(code_digest(tree))
+    assert len(set(digests)) == len(digests)

@@ -94,9 +94,15 @@ def extractor_digest() -> str:
 def code_digest(package: Path) -> str:
     """The digest of the code under ``package`` (an agentguard tree) that makes the facts."""
     digest = hashlib.sha256()
-    # Every module of the facts package (the extractor is split by concern over several),
-    # and diagnostics.py: the facts' spans and parse problems are its classes.
-    sources = [*sorted((package / "facts").rglob("*.py")), package / "diagnostics.py"]
+    # Every module of the facts package (the extractor is split by concern over several), and
+    # of the layers under it that it reads: the knowledge package's code (the catalogue's
+    # classes it builds facts with, the Node built-in module names) and diagnostics.py (the
+    # facts' spans and parse problems are its classes). The catalogue's data is keyed apart.
+    sources = [
+        *sorted((package / "facts").rglob("*.py")),
+        *sorted((package / "knowledge").rglob("*.py")),
+        package / "diagnostics.py",
+    ]
     for source in sources:
         digest.update(source.relative_to(package).as_posix().encode())
         digest.update(source.read_bytes())
