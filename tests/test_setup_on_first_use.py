@@ -223,6 +223,45 @@ def test_a_login_or_token_file_written_when_missing_is_set_up(scan_files: ScanFi
     assert verdicts["save_draft"][0] == "write"
 
 
+NOTES_TOOL = """\
+import os
+
+from llama_index.core.tools import FunctionTool
+
+NOTES = os.path.join("data", "notes.txt")
+
+
+def save_note(note: str) -> str:
+    if not os.path.exists(NOTES):
+        open(NOTES, "w").close()
+    with open(NOTES, "a") as handle:
+        handle.write(note + "\\n")
+    return "note saved"
+
+
+def load_notes() -> str:
+    if not os.path.exists(NOTES):
+        return ""
+    with open(NOTES) as handle:
+        return handle.read()
+
+
+note_saver = FunctionTool.from_defaults(fn=save_note, name="note_saver")
+note_reader = FunctionTool.from_defaults(fn=load_notes, name="note_reader")
+"""
+
+
+def test_a_file_created_when_missing_then_appended_to_on_every_call_is_the_tools_write(
+    scan_files: ScanFiles,
+) -> None:
+    """Creating the notes file when it is missing is set-up, but the append after it runs on
+    every call: the tool writes, and a retry adds the note twice. Reading the same file,
+    tested for first, stays a read."""
+    verdicts = tool_verdicts(scan_files, {"notes.py": NOTES_TOOL})
+    assert verdicts["note_saver"][0] == "write"
+    assert verdicts["note_reader"] == ("read", set())
+
+
 JOURNAL_SERVER = """\
 import sqlite3
 from pathlib import Path

@@ -89,9 +89,11 @@ _EXISTENCE_TESTS = frozenset({"exists", "isfile", "is_file"})
 def kept_file_writes(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> list[int]:
     """The orders of the calls of ``fn`` that write a file the function also tests for
     (``if COOKIES.exists(): load(COOKIES) else: login(); save(COOKIES)``, the OAuth
-    quickstart's ``token.json``), when that file is the same on every call: a literal path or
-    a module constant. Such a file is a cache of a login or a token, written when missing;
-    a path the caller hands in is the caller's file, and its write is the call's own."""
+    quickstart's ``token.json``), when that file is the same on every call (a literal path or
+    a module constant) and the write runs only on some calls: inside an ``if``, or after one
+    that leaves the function. Such a file is a cache of a login or a token, written when
+    missing. A write every call makes (``open(NOTES, "a")`` after creating the file when
+    missing) is the call's own, and so is a write to a path the caller hands in."""
     tested: set[str] = set()
     for call in project.calls_in(fn.qualname):
         if call.method not in _EXISTENCE_TESTS:
@@ -108,11 +110,22 @@ def kept_file_writes(project: ProjectIndex, fn: Function, facts: ModuleFacts) ->
             continue
         handed = [value.text for value in (*call.args, *call.kwargs.values())]
         receiver = written_receiver(call)
-        if any(text in tested for text in handed) or any(
-            receiver == text or receiver.startswith(f"{text}.") for text in tested
-        ):
+        if (
+            any(text in tested for text in handed)
+            or any(receiver == text or receiver.startswith(f"{text}.") for text in tested)
+        ) and _on_some_calls(fn, call.span.line):
             kept.append(call.order)
     return kept
+
+
+def _on_some_calls(fn: Function, line: int) -> bool:
+    """Whether the statement at ``line`` of ``fn`` runs only on some calls: it sits in an
+    ``if`` (its body or its ``else``), or follows an ``if`` whose body leaves the function."""
+    return any(
+        branch.span.line < line <= branch.span.end_line
+        or (branch.exits and branch.span.end_line < line)
+        for branch in fn.branches
+    )
 
 
 def _same_every_call(
