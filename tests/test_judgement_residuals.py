@@ -146,6 +146,145 @@ def test_write_verb_on_an_object_of_unknown_origin_is_not_read(scan_files: ScanF
     assert verdicts["tally"][0] == "read"
 
 
+# -- what a class's attribute holds is traced to where it was bound ------------------------
+
+BOOKINGS = {
+    "store.py": textwrap.dedent(
+        """
+        import boto3
+
+
+        class TableClient:
+            def __init__(self) -> None:
+                self.resource = boto3.resource("dynamodb", region_name="eu-west-1")
+                self.table = self.resource.Table("bookings")
+
+            def put(self, item: dict) -> None:
+                self.table.put_item(Item=item)
+
+            def scan(self) -> list:
+                return self.table.scan().get("Items", [])
+
+
+        table_client = TableClient()
+        """
+    ),
+    "repository.py": textwrap.dedent(
+        """
+        from vendored_queue import connect
+
+        from store import table_client
+
+
+        class Bookings:
+            def __init__(self) -> None:
+                self.client = table_client
+                self.link = connect("amqp://broker")
+                self.channel = self.link.channel()
+
+            def add(self, name: str) -> None:
+                self.client.put({"name": name})
+
+            def all(self) -> list:
+                return self.client.scan()
+
+            def announce(self, name: str) -> None:
+                self.channel.publish_message(name)
+
+
+        bookings = Bookings()
+        """
+    ),
+    "tools.py": textwrap.dedent(
+        '''
+        from strands import tool
+
+        from repository import bookings
+
+
+        @tool
+        def book_table(name: str) -> str:
+            """Book a table."""
+            bookings.add(name)
+            return "booked"
+
+
+        @tool
+        def list_bookings() -> list:
+            """List the bookings."""
+            return bookings.all()
+
+
+        @tool
+        def announce_booking(name: str) -> str:
+            """Tell the staff about a booking."""
+            bookings.announce(name)
+            return "announced"
+        '''
+    ),
+}
+
+
+def test_an_attribute_bound_to_a_module_instance_or_built_from_another_is_followed(
+    scan_files: ScanFiles,
+) -> None:
+    """``self.client = table_client`` (another module's ``TableClient()``) runs that class's
+    methods, and ``self.table = self.resource.Table(name)`` with ``self.resource =
+    boto3.resource("dynamodb")`` is a DynamoDB table: its ``put_item`` writes, its ``scan``
+    reads. A write verb on what a package's call handed the class (``self.channel``, from
+    ``connect(url).channel()``) is unknown, never a read."""
+    verdicts = tool_verdicts(scan_files, BOOKINGS)
+    assert verdicts["book_table"][0] == "write"
+    assert verdicts["list_bookings"] == ("read", set())
+    assert verdicts["announce_booking"][0] == "unknown"
+
+
+# -- Google ADK's session state, set through the tool context, is a local write -----------
+
+SHOP_STATE = {
+    "agent.py": textwrap.dedent(
+        '''
+        from google.adk.agents import Agent
+        from google.adk.tools import ToolContext
+
+
+        def save_cart(item: str, quantity: int, tool_context: ToolContext) -> dict:
+            """Save the cart in the session."""
+            tool_context.state["item"] = item
+            tool_context.state["quantity"] = quantity
+            return {"status": "saved"}
+
+
+        def forget_address(tool_context: ToolContext) -> dict:
+            """Forget the shipping address."""
+            tool_context.state.pop("address", None)
+            return {"status": "forgotten"}
+
+
+        def show_cart(tool_context: ToolContext) -> dict:
+            """Show the cart."""
+            return {"item": tool_context.state.get("item")}
+
+
+        root_agent = Agent(
+            name="shop", model="gemini-2.5-flash", tools=[save_cart, forget_address, show_cart]
+        )
+        '''
+    )
+}
+
+
+def test_a_tool_that_sets_adk_session_state_writes_and_one_that_reads_it_reads(
+    scan_files: ScanFiles,
+) -> None:
+    verdicts = tool_verdicts(scan_files, SHOP_STATE)
+    for name in ("save_cart", "forget_address"):
+        risk, codes = verdicts[name]
+        assert risk == "write", name
+        assert "AG201" not in codes, name  # the state lives in the session: no remote write
+    assert verdicts["show_cart"] == ("read", set())
+
+
 # -- an index kept across calls and filled on the first use of its key is set-up -----------
 
 NOTES_INDEX = {

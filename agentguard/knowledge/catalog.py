@@ -215,6 +215,11 @@ class Catalog:
     injected_params: frozenset[str] = key(
         "tool_functions.injected_params", {"type": "array", "items": IDENTIFIER}, frozen
     )
+    # The attribute of an injected run context holding the session's state, a mapping that
+    # lives in the process (Google ADK's ``tool_context.state``).
+    context_state: frozenset[str] = key(
+        "tool_functions.context_state", {"type": "array", "items": IDENTIFIER}, frozen
+    )
     declaration_decorators: Matcher[bool] = key(
         "tool_functions.declaration_decorators", STRINGS, matcher
     )

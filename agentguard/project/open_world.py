@@ -48,6 +48,9 @@ if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
 UNKNOWN = "unknown"
+# How many attributes built from one another (``self.table = self.conn.Table(name)``) the
+# object a call is made on is traced back through.
+MAX_ATTRIBUTE_HOPS = 4
 # What a JavaScript promise is awaited through: a call chained so on another one uses its
 # outcome, not an object it made.
 _PROMISE_METHODS = frozenset({"then", "catch", "finally"})
@@ -636,24 +639,62 @@ def _answer_of_external_call(
     returned (``ch = connect(url)``, ``wb = openpyxl.load_workbook(path)``): not the
     standard library, not this project, not a package whose objects live in the process
     (but for their saves)."""
-    first = root.split(".", 1)[0]
+    first, _, rest = root.partition(".")
     if not first.isidentifier():
         return False
-    bound = local_value(project, first, fn, facts, call.order)
+    owner = enclosing_class(project, fn)
+    if first in SELF_NAMES:
+        # ``self.table.put_item(...)``: what the class's methods bind the attribute to
+        attribute = rest.split(".", 1)[0]
+        bound = _attribute_binding(project, owner, attribute) if owner and attribute else None
+    else:
+        bound = local_value(project, first, fn, facts, call.order)
+        if bound is None and not project.local_assignments(facts, fn.qualname, first):
+            # ``table = connect(url)`` at module level, used in the function
+            module_level = project.local_assignments(facts, None, first)
+            bound = module_level[-1].value if module_level else None
     if bound is None or bound.kind != "call":
         return False
     parts = (bound.qualname or "").split(".")
-    if len(parts) >= 3 and parts[0] in SELF_NAMES:
-        # ``issue = await self.client.issue(id)``: the client the class's attribute holds
-        owner = enclosing_class(project, fn)
-        typed = project.self_type(owner, parts[1]) if owner else None
-        parts = typed.split(".") if typed else parts
+    for _ in range(MAX_ATTRIBUTE_HOPS):
+        if len(parts) < 3 or parts[0] not in SELF_NAMES or owner is None:
+            break
+        # ``issue = await self.client.issue(id)``: the client the class's attribute holds,
+        # by its type, else by what the attribute was bound to (``self.table =
+        # self.conn.Table(name)`` with ``self.conn = connect(url)``)
+        typed = project.self_type(owner, parts[1])
+        if typed:
+            parts = typed.split(".")
+            break
+        attribute_value = _attribute_binding(project, owner, parts[1])
+        if (
+            attribute_value is None
+            or attribute_value.kind != "call"
+            or not attribute_value.qualname
+        ):
+            break
+        parts = attribute_value.qualname.split(".")
     head = parts[0]
     if not head or head in STDLIB_MODULES or head in project.module_heads:
         return False
     if head in world.in_process_packages and call.method not in world.buffer_saves:
         return False  # ``frame = pandas.read_csv(path)``: a data frame, changed in the process
     return head in project.imported_heads(facts)
+
+
+def _attribute_binding(project: ProjectIndex, owner: str, attribute: str) -> Value | None:
+    """What a method of the class ``owner`` binds ``self.<attribute>`` to (the last binding
+    in the class's own methods, ``__init__`` first as written), or None."""
+    entry = project.classes.get(owner)
+    if entry is None:
+        return None
+    cls, facts = entry
+    found: Value | None = None
+    for method in cls.methods:
+        held = project.local_assignments(facts, method, f"self.{attribute}")
+        if held:
+            found = held[-1].value
+    return found
 
 
 def _loaded_by_project_function(

@@ -197,8 +197,22 @@ def stays_in_process(
         return True
     if _configures_library(project, call, written, facts):
         return True
+    if _context_state(project, written, fn):
+        # ``tool_context.state.pop("cart")``: the session state the framework hands the tool,
+        # a mapping in the process (its changes are judged by project/state_writes.py)
+        return True
     # ``sub.queue.put_nowait(event)``: an asyncio/queue.Queue, in the process
     return call.method in project.catalog.queue_methods and "queue" in last.lower()
+
+
+def _context_state(project: ProjectIndex, written: str, fn: Function) -> bool:
+    """Whether ``written`` is the state a framework's injected run context holds
+    (``tool_context.state``)."""
+    root, _, attribute = written.partition(".")
+    catalog = project.catalog
+    return (
+        root in fn.params and root in catalog.injected_params and attribute in catalog.context_state
+    )
 
 
 def _keyed_item(call: Call) -> bool:

@@ -15,6 +15,9 @@ from agentguard.project.tool_facts import SELF_NAMES
 
 # How many ``__init__.py`` re-exports a name is followed through (a cycle ends there).
 MAX_REEXPORT_HOPS = 8
+# How many attributes built from one another (``self.table = self.resource.Table(...)``) an
+# attribute's type is followed through.
+MAX_ATTRIBUTE_HOPS = 8
 
 
 def unpacked_item(value: Value) -> int | None:
@@ -153,13 +156,21 @@ class Types(Symbols):
                     return typed
         return None
 
-    def self_type(self, cls_qual: str, attr: str) -> str | None:
+    def self_type(self, cls_qual: str, attr: str, hops: int = 0) -> str | None:
         for current in self.lineage(cls_qual):
             if current not in self.classes:
                 continue
             cls = self.classes[current][0]
             if attr in cls.self_types:
-                return cls.self_types[attr]
+                typed = cls.self_types[attr]
+                head, _, rest = typed.partition(".")
+                if head in SELF_NAMES and rest and hops < MAX_ATTRIBUTE_HOPS:
+                    # ``self.table = self.resource.Table(name)``: built from another attribute,
+                    # whose type the file alone could not name
+                    owner, _, tail = rest.partition(".")
+                    base = self.self_type(cls_qual, owner, hops + 1)
+                    return f"{base}.{tail}" if base and tail else base
+                return typed
             validated = self._validator_bound(current, attr) or self._factory_default(current, attr)
             if validated is not None:
                 return validated
@@ -231,7 +242,8 @@ class Types(Symbols):
     def _built_by_method(self, cls_qual: str, attr: str) -> str | None:
         """``self.g = self.authenticate()``, where the class's method builds and returns
         ``Github(auth=...)`` on every path (or declares ``-> Github``): the attribute holds
-        what the method returns (``_accessor_type``)."""
+        what the method returns (``_accessor_type``); ``self.client = db_client``: the
+        module instance it is handed."""
         key = (cls_qual, attr)
         if key in self._memo.method_built:
             return self._memo.method_built[key]
@@ -251,6 +263,12 @@ class Types(Symbols):
                     elif value.kind == "call":
                         # ``self.search = create_search_client(...)``: a project factory
                         found = found or self._made_by_factory(value)
+                    elif value.kind in {"name", "attr"} and value.qualname:
+                        # ``self.client = db_client``, the module's (or another module's)
+                        # ``db_client = DynamoDBClient()``: the instance it is handed
+                        held = self.resolve_instance(value.qualname)
+                        if held != value.qualname:
+                            found = found or held
         self._memo.method_built[key] = found
         return found
 
