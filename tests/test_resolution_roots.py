@@ -491,3 +491,35 @@ def test_a_module_beside_named_like_its_folder_does_not_take_the_folders_imports
         "core/mailer.py": MAILER,
     }
     assert has_smtp(sinks(scan_files, files))
+
+
+def test_a_project_module_named_like_a_library_does_not_take_the_librarys_deeper_imports(
+    scan_files: ScanFiles,
+) -> None:
+    """``app/mcp/server.py`` imports ``from mcp.server.fastmcp import FastMCP``: Python imports
+    the whole dotted module or fails, and ``app/mcp/server.py`` is a module with nothing
+    below it, so ``mcp`` is the installed SDK. The server it builds, imported by the tool
+    modules as ``from app.mcp import mcp``, registers their tools."""
+    files = {
+        "app/mcp/__init__.py": "from app.mcp.server import mcp\n",
+        "app/mcp/server.py": (
+            "from mcp.server.fastmcp import FastMCP\n\nmcp = FastMCP(name='helpers')\n"
+        ),
+        "app/tools/__init__.py": "from app.tools import clock\n",
+        "app/tools/clock.py": textwrap.dedent(
+            '''
+            from datetime import datetime, timezone
+
+            from app.mcp import mcp
+
+
+            @mcp.tool()
+            def current_time() -> str:
+                """The time now, in UTC."""
+                return datetime.now(timezone.utc).isoformat()
+            '''
+        ),
+        "app/main.py": "from app.mcp import mcp\n\nif __name__ == '__main__':\n    mcp.run()\n",
+    }
+    result = scan_files(files)
+    assert [tool.name for tool in result.project.tools] == ["current_time"]

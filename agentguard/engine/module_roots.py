@@ -487,8 +487,11 @@ def _program_head(
     folder: str, parts: Sequence[str], files: set[str], names: Mapping[str, str]
 ) -> tuple[int, str] | None:
     """How many of ``parts`` (an absolute import) name a module below ``folder`` (its
-    longest prefix that does), and the name the project gives the first of them there."""
-    for size in range(len(parts), 0, -1):
+    longest prefix that does), and the name the project gives the first of them there.
+    Python imports the whole dotted module or fails, so the prefix leaves at most the name
+    imported from it: ``from mcp.server.fastmcp import FastMCP`` beside a folder holding
+    ``mcp/server.py`` is the installed ``mcp`` package, not that module."""
+    for size in range(len(parts), max(len(parts) - 2, 0), -1):
         path = "/".join([folder, *parts[:size]] if folder else parts[:size])
         for rel in (f"{path}.py", f"{path}/__init__.py"):
             if rel not in files:
