@@ -285,6 +285,94 @@ def test_a_tool_that_sets_adk_session_state_writes_and_one_that_reads_it_reads(
     assert verdicts["show_cart"] == ("read", set())
 
 
+# -- a model class of an ODM or ORM: the methods it inherits write the app's database ------
+
+ACTIVE_RECORDS = {
+    "models.py": textwrap.dedent(
+        """
+        from beanie import Document
+        from django.db import models
+
+
+        class Task(Document):
+            title: str
+            status: str = "open"
+
+
+        class Note(models.Model):
+            text = models.TextField()
+            done = models.BooleanField(default=False)
+        """
+    ),
+    "tools.py": textwrap.dedent(
+        '''
+        from langchain_core.tools import tool
+
+        from models import Note, Task
+
+
+        @tool
+        async def add_task(title: str) -> str:
+            """Add a task."""
+            task = Task(title=title)
+            await task.insert()
+            return "added"
+
+
+        @tool
+        async def close_task(task_id: str) -> str:
+            """Close a task."""
+            task = await Task.get(task_id)
+            task.status = "done"
+            await task.save()
+            return "closed"
+
+
+        @tool
+        async def open_tasks() -> list:
+            """List the open tasks."""
+            return await Task.find(Task.status == "open").to_list()
+
+
+        @tool
+        def add_note(text: str) -> str:
+            """Add a note."""
+            Note.objects.create(text=text)
+            return "added"
+
+
+        @tool
+        def purge_notes() -> str:
+            """Remove the finished notes."""
+            Note.objects.filter(done=True).delete()
+            return "purged"
+
+
+        @tool
+        def list_notes() -> list:
+            """List the notes to do."""
+            return [note.text for note in Note.objects.filter(done=False)]
+        '''
+    ),
+}
+
+
+def test_methods_a_model_class_inherits_from_an_odm_or_orm_are_judged_as_the_packages(
+    scan_files: ScanFiles,
+) -> None:
+    """``task.insert()`` on a ``Task(beanie.Document)`` and ``Note.objects.create(...)`` on
+    a Django model are the package's writes; their lookups read. A write verb on what the
+    package's lookup returned (``task = await Task.get(id)``, then ``task.save()``) is
+    unknown, never a read."""
+    verdicts = tool_verdicts(scan_files, ACTIVE_RECORDS)
+    assert verdicts["add_task"][0] == "write"
+    assert verdicts["add_note"][0] == "write"
+    assert verdicts["purge_notes"][0] == "destructive"
+    assert verdicts["close_task"][0] == "unknown"
+    for name in ("open_tasks", "list_notes"):
+        assert verdicts[name] == ("read", set()), name
+
+
 # -- an index kept across calls and filled on the first use of its key is set-up -----------
 
 NOTES_INDEX = {

@@ -655,7 +655,8 @@ def _answer_of_external_call(
             bound = module_level[-1].value if module_level else None
     if bound is None or bound.kind != "call":
         return False
-    parts = (bound.qualname or "").split(".")
+    # ``task = await Task.get(task_id)`` on a ``Task(beanie.Document)``: the package's answer
+    parts = (project.inherited_method(bound.qualname or "") or bound.qualname or "").split(".")
     for _ in range(MAX_ATTRIBUTE_HOPS):
         if len(parts) < 3 or parts[0] not in SELF_NAMES or owner is None:
             break
@@ -679,7 +680,7 @@ def _answer_of_external_call(
         return False
     if head in world.in_process_packages and call.method not in world.buffer_saves:
         return False  # ``frame = pandas.read_csv(path)``: a data frame, changed in the process
-    return head in project.imported_heads(facts)
+    return head in project.imported_heads(facts) or head in project.third_party_heads
 
 
 def _attribute_binding(project: ProjectIndex, owner: str, attribute: str) -> Value | None:

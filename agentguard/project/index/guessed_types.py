@@ -272,6 +272,46 @@ class Types(Symbols):
         self._memo.method_built[key] = found
         return found
 
+    def inherited_method(self, qualname: str) -> str | None:
+        """``models.Task.insert``, where the project class ``Task(beanie.Document)`` and its
+        project bases define no ``insert``: the package class's method it inherits
+        (``beanie.Document.insert``), when the catalogue knows it (an ODM's ``save``, a
+        Django manager's ``objects.create``). None for a name no project class starts, a
+        method or attribute the project defines, or a class of several package bases."""
+        memo = self._memo.inherited
+        if qualname in memo:
+            return memo[qualname]
+        memo[qualname] = found = self._inherited_method(qualname)
+        return found
+
+    def _inherited_method(self, qualname: str) -> str | None:
+        parts = qualname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            owner = ".".join(parts[:cut])
+            if owner not in self.classes:
+                continue
+            first = parts[cut]
+            lineage = [current for current in self.lineage(owner) if current in self.classes]
+            if self.find_method(owner, first) is not None or any(
+                first in self.classes[current][0].attributes
+                or first in self.classes[current][0].self_types
+                for current in lineage
+            ):
+                return None
+            bases = {
+                base
+                for current in lineage
+                for base in self.classes[current][0].bases
+                if base not in self.classes and "." in base
+            }
+            if len(bases) != 1:
+                return None
+            inherited = ".".join([bases.pop(), *parts[cut:]])
+            catalog = self.catalog
+            known = catalog.sinks(inherited) is not None or catalog.reads(inherited)
+            return inherited if known else None
+        return None
+
     def find_method(self, cls_qual: str, name: str) -> str | None:
         for current in self.lineage(cls_qual):
             candidate = f"{current}.{name}"

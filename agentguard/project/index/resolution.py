@@ -88,6 +88,9 @@ class ProjectIndex(Types):
             or site.facts is not facts
         ):
             callee = self._resolve_callee(call, caller, facts)
+            if facts.language == "python" and callee not in self.functions:
+                # ``task.insert()`` on a ``Task(beanie.Document)``: the package's method
+                callee = self.inherited_method(callee) or callee
             site = CallSite(call, caller, facts, callee, self._call_target(callee, facts))
             if site.target is not None and site.target in self._abstract_methods:
                 # a method of an interface (``BaseClient.create``) has no effect of its

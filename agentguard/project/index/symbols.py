@@ -57,6 +57,8 @@ class LookupMemo:
     imported_heads: dict[str, frozenset[str]] = field(default_factory=dict)
     handed: dict[int, tuple[Call, Call | None]] = field(default_factory=dict)
     method_built: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    # a project class's method inherited from a package class (``Types.inherited_method``)
+    inherited: dict[str, str | None] = field(default_factory=dict)
     called_params: dict[str, frozenset[str]] = field(default_factory=dict)
     implementations: dict[str, tuple[str, ...]] = field(default_factory=dict)
     constructions: dict[str, list[tuple[Call, ModuleFacts]]] | None = None
