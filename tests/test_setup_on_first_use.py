@@ -325,3 +325,59 @@ def test_a_fixed_schema_and_a_working_folder_made_when_missing_are_set_up(
     assert verdicts["list_notes"] == ("read", set())
     assert verdicts["add_entry"][0] == "write"
     assert verdicts["make_folder"][0] == "write"
+
+
+TASK_STORE = """\
+import os
+import sqlite3
+
+from langchain_core.tools import tool
+
+
+def database_path() -> str:
+    data = os.path.join(os.path.dirname(__file__), "data")
+    os.makedirs(data, exist_ok=True)
+    return os.path.join(data, "tasks.db")
+
+
+class TaskStore:
+    def __init__(self) -> None:
+        self.conn = sqlite3.connect(database_path())
+        self.conn.execute("CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, text TEXT)")
+        columns = {row[1] for row in self.conn.execute("PRAGMA table_info(tasks)")}
+        if "due" not in columns:
+            self.conn.execute("ALTER TABLE tasks ADD COLUMN due TEXT")
+        self.conn.execute("ALTER TABLE tasks ADD COLUMN IF NOT EXISTS owner TEXT")
+
+    def pending(self) -> list:
+        return [row[0] for row in self.conn.execute("SELECT text FROM tasks")]
+
+    def add(self, text: str) -> None:
+        self.conn.execute("INSERT INTO tasks (text) VALUES (?)", (text,))
+        self.conn.commit()
+
+
+@tool
+def list_tasks() -> list:
+    \"\"\"List the pending tasks.\"\"\"
+    return TaskStore().pending()
+
+
+@tool
+def add_task(text: str) -> str:
+    \"\"\"Add a task.\"\"\"
+    TaskStore().add(text)
+    return "added"
+"""
+
+
+def test_a_schema_migrated_on_first_use_and_the_folder_of_its_file_are_set_up(
+    scan_files: ScanFiles,
+) -> None:
+    """A store whose constructor makes the folder of its database file when missing (the
+    getter returns a path in it), creates its table if missing and adds a column the table
+    lacks (SQLite's migration idiom, or ``ADD COLUMN IF NOT EXISTS``): set-up, so listing
+    the tasks stays a read; adding one writes."""
+    verdicts = tool_verdicts(scan_files, {"tasks.py": TASK_STORE})
+    assert verdicts["list_tasks"] == ("read", set())
+    assert verdicts["add_task"][0] == "write"

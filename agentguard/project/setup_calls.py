@@ -63,12 +63,27 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
 _FOLDER_MAKERS = frozenset({"mkdir", "makedirs"})
 
 
+def _returned_folder(value: Value) -> str | None:
+    """The folder a returned value names: itself (``return folder``), or the folder a path
+    in it is joined to (``return os.path.join(folder, name)``, ``return folder / name``)."""
+    if value.kind == "name":
+        return value.text
+    if value.kind == "call" and value.qualname == "os.path.join" and value.call_args:
+        first = value.call_args[0]
+        return first.text if first.kind == "name" else None
+    if value.op == "/" and value.parts and value.parts[0].kind == "name":
+        return value.parts[0].text
+    return None
+
+
 def returned_folder_made(fn: Function, project: ProjectIndex) -> list[int]:
-    """The orders of the calls of ``fn`` that make the folder it returns when it is missing
-    (``d = root / name; d.mkdir(parents=True, exist_ok=True); return d``): a getter of a
-    working folder, whose callers write in it; making it is their set-up. A folder made and
-    not returned is the call's own effect (a tool that creates a directory)."""
-    returned = {value.text for value in fn.returns if value.kind == "name"}
+    """The orders of the calls of ``fn`` that make the folder it returns, or a path in it,
+    when it is missing (``d = root / name; d.mkdir(parents=True, exist_ok=True); return
+    d``, ``os.makedirs(data, exist_ok=True); return os.path.join(data, "tasks.db")``): a
+    getter of a working folder or a file in it, whose callers write there; making it is
+    their set-up. A folder made and not returned is the call's own effect (a tool that
+    creates a directory)."""
+    returned = {_returned_folder(value) for value in fn.returns} - {None}
     if not returned:
         return []
     made: list[int] = []
