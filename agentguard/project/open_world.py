@@ -642,6 +642,10 @@ def _answer_of_external_call(
     first, _, rest = root.partition(".")
     if not first.isidentifier():
         return False
+    if set(words(root, identifier=True)) & world.telemetry_words:
+        # ``tracer = trace.get_tracer(name)``, then ``tracer.start_as_current_span(...)``: the
+        # process's own tracing or logging, nothing the tool is for
+        return False
     owner = enclosing_class(project, fn)
     if first in SELF_NAMES:
         # ``self.table.put_item(...)``: what the class's methods bind the attribute to
