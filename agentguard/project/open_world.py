@@ -26,6 +26,7 @@ from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld
 from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class
+from agentguard.project.index.guessed_types import MAX_ATTRIBUTE_HOPS
 from agentguard.project.read_posts import graphql_document, mutation_field
 from agentguard.project.receivers import (
     STDLIB_MODULES,
@@ -48,9 +49,6 @@ if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
 UNKNOWN = "unknown"
-# How many attributes built from one another (``self.table = self.conn.Table(name)``) the
-# object a call is made on is traced back through.
-MAX_ATTRIBUTE_HOPS = 4
 # What a JavaScript promise is awaited through: a call chained so on another one uses its
 # outcome, not an object it made.
 _PROMISE_METHODS = frozenset({"then", "catch", "finally"})
@@ -650,7 +648,7 @@ def _answer_of_external_call(
     if first in SELF_NAMES:
         # ``self.table.put_item(...)``: what the class's methods bind the attribute to
         attribute = rest.split(".", 1)[0]
-        bound = _attribute_binding(project, owner, attribute) if owner and attribute else None
+        bound = _last(project.self_bindings(owner, attribute)) if owner and attribute else None
     else:
         bound = local_value(project, first, fn, facts, call.order)
         if bound is None and not project.local_assignments(facts, fn.qualname, first):
@@ -671,7 +669,7 @@ def _answer_of_external_call(
         if typed:
             parts = typed.split(".")
             break
-        attribute_value = _attribute_binding(project, owner, parts[1])
+        attribute_value = _last(project.self_bindings(owner, parts[1]))
         if (
             attribute_value is None
             or attribute_value.kind != "call"
@@ -684,22 +682,13 @@ def _answer_of_external_call(
         return False
     if head in world.in_process_packages and call.method not in world.buffer_saves:
         return False  # ``frame = pandas.read_csv(path)``: a data frame, changed in the process
-    return head in project.imported_heads(facts) or head in project.third_party_heads
+    # a package imported anywhere in the project: a model class's lookup leaves through the
+    # module that defines the class, not the one calling it
+    return head in project.third_party_heads
 
 
-def _attribute_binding(project: ProjectIndex, owner: str, attribute: str) -> Value | None:
-    """What a method of the class ``owner`` binds ``self.<attribute>`` to (the last binding
-    in the class's own methods, ``__init__`` first as written), or None."""
-    entry = project.classes.get(owner)
-    if entry is None:
-        return None
-    cls, facts = entry
-    found: Value | None = None
-    for method in cls.methods:
-        held = project.local_assignments(facts, method, f"self.{attribute}")
-        if held:
-            found = held[-1].value
-    return found
+def _last(values: list[Value]) -> Value | None:
+    return values[-1] if values else None
 
 
 def _loaded_by_project_function(

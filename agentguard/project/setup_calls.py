@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import Function, ModuleFacts, Value
 from agentguard.project.receivers import written_receiver
 from agentguard.project.tool_facts import SELF_NAMES
@@ -128,17 +129,16 @@ def kept_file_writes(project: ProjectIndex, fn: Function, facts: ModuleFacts) ->
         if (
             any(text in tested for text in handed)
             or any(receiver == text or receiver.startswith(f"{text}.") for text in tested)
-        ) and _on_some_calls(fn, call.span.line):
+        ) and _on_some_calls(fn, call.span):
             kept.append(call.order)
     return kept
 
 
-def _on_some_calls(fn: Function, line: int) -> bool:
-    """Whether the statement at ``line`` of ``fn`` runs only on some calls: it sits in an
-    ``if`` (its body or its ``else``), or follows an ``if`` whose body leaves the function."""
+def _on_some_calls(fn: Function, span: Span) -> bool:
+    """Whether the call at ``span`` in ``fn`` runs only on some calls: it sits in an ``if``
+    (its body or its ``else``), or follows an ``if`` whose body leaves the function."""
     return any(
-        branch.span.line < line <= branch.span.end_line
-        or (branch.exits and branch.span.end_line < line)
+        branch.span.encloses(span) or (branch.exits and branch.span.end_line < span.line)
         for branch in fn.branches
     )
 

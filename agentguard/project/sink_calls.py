@@ -451,10 +451,8 @@ def _column_added_when_missing(text: str, call: Call, fn: Function) -> bool:
         return False
     if added.group("guard"):
         return True
-    line = call.span.line
     return any(
-        branch.test.op == "not in" and branch.span.line < line <= branch.span.end_line
-        for branch in fn.branches
+        branch.test.op == "not in" and branch.span.encloses(call.span) for branch in fn.branches
     )
 
 

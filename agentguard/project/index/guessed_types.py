@@ -248,29 +248,37 @@ class Types(Symbols):
         if key in self._memo.method_built:
             return self._memo.method_built[key]
         self._memo.method_built[key] = None  # a method returning ``self.g`` asks again
-        entry = self.classes.get(cls_qual)
         found: str | None = None
-        if entry is not None:
-            cls, facts = entry
-            target = f"self.{attr}"
-            for method in cls.methods:
-                for assignment in self.local_assignments(facts, method, target):
-                    value = assignment.value
-                    called = value.calls[0] if value.kind == "call" and value.calls else ""
-                    head, _, name = called.partition(".")
-                    if head in SELF_NAMES and name.isidentifier():
-                        found = found or self._accessor_type(cls_qual, name)
-                    elif value.kind == "call":
-                        # ``self.search = create_search_client(...)``: a project factory
-                        found = found or self._made_by_factory(value)
-                    elif value.kind in {"name", "attr"} and value.qualname:
-                        # ``self.client = db_client``, the module's (or another module's)
-                        # ``db_client = DynamoDBClient()``: the instance it is handed
-                        held = self.resolve_instance(value.qualname)
-                        if held != value.qualname:
-                            found = found or held
+        for value in self.self_bindings(cls_qual, attr):
+            called = value.calls[0] if value.kind == "call" and value.calls else ""
+            head, _, name = called.partition(".")
+            if head in SELF_NAMES and name.isidentifier():
+                found = found or self._accessor_type(cls_qual, name)
+            elif value.kind == "call":
+                # ``self.search = create_search_client(...)``: a project factory
+                found = found or self._made_by_factory(value)
+            elif value.kind in {"name", "attr"} and value.qualname:
+                # ``self.client = db_client``, the module's (or another module's)
+                # ``db_client = DynamoDBClient()``: the instance it is handed
+                held = self.resolve_instance(value.qualname)
+                if held != value.qualname:
+                    found = found or held
         self._memo.method_built[key] = found
         return found
+
+    def self_bindings(self, cls_qual: str, attr: str) -> list[Value]:
+        """What the methods of the class ``cls_qual`` bind ``self.<attr>`` to, in the order
+        its methods are written (``__init__`` first when written first)."""
+        entry = self.classes.get(cls_qual)
+        if entry is None:
+            return []
+        cls, facts = entry
+        target = f"self.{attr}"
+        return [
+            assignment.value
+            for method in cls.methods
+            for assignment in self.local_assignments(facts, method, target)
+        ]
 
     def inherited_method(self, qualname: str) -> str | None:
         """``models.Task.insert``, where the project class ``Task(beanie.Document)`` and its
