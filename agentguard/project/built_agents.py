@@ -304,7 +304,7 @@ class AgentTable:
                             if method in self._methods_of(agent):
                                 found.setdefault(agent.key, []).append(fn.qualname)
             for call in facts.calls:
-                receiver = written_receiver(call)
+                receiver = _plain_receiver(call.chain)
                 if call.method not in methods or not receiver or not call.args:
                     continue
                 registered = named_functions(project, call.args[0], call, facts)
@@ -511,7 +511,7 @@ class AgentTable:
         if form.agents is not None:
             handed = argument_at(args, kwargs, form.agents)
             return self.referenced(handed, facts, function, line) if handed else None
-        receiver = _chain_receiver(chain)
+        receiver = _plain_receiver(chain)
         return self._receiver_agents(receiver, facts, function, line) if receiver else None
 
     # ------------------------------------------------------------------ runs
@@ -529,7 +529,7 @@ class AgentTable:
             if handed is None:
                 return None
             return self.referenced(handed, facts, call.function, call.span.line)
-        receiver = written_receiver(call)
+        receiver = _plain_receiver(call.chain)
         if not receiver or call.method not in self._run_methods:
             return None
         agents = self._receiver_agents(receiver, facts, call.function, call.span.line)
@@ -563,15 +563,11 @@ class AgentTable:
                 yield agent, form, call, facts, named.string() if named else None
 
 
-def written_receiver(call: Call) -> str | None:
-    """The dotted name a method is called on, as written (``team.writer`` of
-    ``team.writer.run(task)``); None when it is no plain name or attribute chain."""
-    return _chain_receiver(call.chain)
-
-
-def _chain_receiver(chain: Chain | None) -> str | None:
-    """The receiver of the method a chain calls, written as a call's callee
-    (``team.writer.run``) or as the call's value (``team.writer.run(task)``)."""
+def _plain_receiver(chain: Chain | None) -> str | None:
+    """The dotted name the method a chain calls is called on, written as a call's callee
+    (``team.writer.run``) or as the call's value (``team.writer.run(task)``): ``team.writer``;
+    None when it is no plain name or attribute chain (``receivers.written_receiver`` gives
+    any receiver's text)."""
     if chain is None or not chain.root:
         return None
     steps = chain.steps[:-1] if chain.ends_in_call else chain.steps
