@@ -61,6 +61,7 @@ from agentguard.knowledge.catalog_keys import (
     ordered,
     pattern,
     phrases_pattern,
+    table,
     unique,
 )
 from agentguard.knowledge.matcher import Matcher, NameIndex, normalise
@@ -327,6 +328,14 @@ class Catalog:
     noun_like_verbs: frozenset[str] = key("effects.schema_verbs.noun_like", WORDS, frozen)
     read_nouns: frozenset[str] = key("effects.schema_verbs.read_nouns", WORDS, frozen)
     client_receiver: re.Pattern[str] = key("effects.client_receiver_pattern", REGEX, pattern)
+    client_factories: dict[str, str] = key(
+        "effects.client_factories",
+        {"type": "object", "additionalProperties": NONEMPTY_TEXT},
+        table,
+        description="A package's functions that build a client of it, by the class they "
+        "return (supabase.create_client gives a supabase.Client): a variable bound to one's "
+        "call holds that class, as a constructor's call types it.",
+    )
     container_methods: frozenset[str] = key(
         "effects.not_sinks.container_methods", IDENTIFIERS, frozen
     )

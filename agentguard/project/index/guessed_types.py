@@ -83,7 +83,7 @@ class Types(Symbols):
             types: dict[str, str] = {}
             for assignment in facts.assignments:
                 if assignment.function is None:
-                    made = constructed_type(assignment.value)
+                    made = self.built_type(assignment.value)
                     if made is not None:
                         types.setdefault(assignment.target, made)
             self.module_types[facts.module] = types
@@ -94,6 +94,15 @@ class Types(Symbols):
                     made = self._made_by_factory(assignment.value)
                     if made is not None:
                         types[assignment.target] = made
+
+    def built_type(self, value: Value) -> str | None:
+        """What a call builds: a class by its name (``constructed_type``), or the client a
+        package's documented factory returns (``supabase.create_client(...)``, the
+        catalogue's ``client_factories``)."""
+        made = constructed_type(value)
+        if made is None and value.kind == "call" and value.qualname:
+            return self.catalog.client_factories.get(value.qualname)
+        return made
 
     def _made_by_factory(self, value: Value) -> str | None:
         """``app = create_server()``, where the project function ``create_server`` returns
@@ -111,7 +120,7 @@ class Types(Symbols):
                 a.function is None and a.target == name for a in held.assignments
             ):
                 return named  # not a type variable or an alias: a class
-        made = {constructed_type(returned) for returned in fn.returns}
+        made = {self.built_type(returned) for returned in fn.returns}
         return made.pop() if len(made) == 1 and None not in made else None
 
     def _returned_binding(self, value: Value, fn: Function, facts: ModuleFacts) -> Value:
@@ -142,7 +151,7 @@ class Types(Symbols):
             return None
         if self._declared_return(fn):
             return fn.return_type
-        built = {constructed_type(value) for value in fn.returns}
+        built = {self.built_type(value) for value in fn.returns}
         if len(built) == 1 and None not in built:
             return built.pop()
         for value in fn.returns:
@@ -188,7 +197,7 @@ class Types(Symbols):
         entry = self.functions.get(target) if target else None
         if entry is None:
             return None
-        built = {constructed_type(value) for value in entry[0].returns}
+        built = {self.built_type(value) for value in entry[0].returns}
         return built.pop() if len(built) == 1 and None not in built else None
 
     def _validator_bound(self, cls_qual: str, attr: str) -> str | None:
@@ -211,7 +220,7 @@ class Types(Symbols):
                         value = (
                             self._bound_before(facts, method, value.text, assignment.order) or value
                         )
-                    made = constructed_type(value) or self._handed_by_client(
+                    made = self.built_type(value) or self._handed_by_client(
                         facts, method, value, assignment.order
                     )
                     if made is not None:
@@ -236,7 +245,7 @@ class Types(Symbols):
         if not rest or not root.isidentifier():
             return None
         bound = self._bound_before(facts, method, root, order)
-        client = constructed_type(bound) if bound is not None else None
+        client = self.built_type(bound) if bound is not None else None
         return f"{client}.{rest}" if client is not None else None
 
     def _built_by_method(self, cls_qual: str, attr: str) -> str | None:

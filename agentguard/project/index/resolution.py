@@ -15,7 +15,7 @@ from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
 from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class, local_function
 from agentguard.project.index.call_site import CallSite
-from agentguard.project.index.guessed_types import Types, constructed_type, unpacked_item
+from agentguard.project.index.guessed_types import Types, unpacked_item
 from agentguard.project.tool_facts import SELF_NAMES
 
 # A callee as written, resolved wherever it is called: (the name without "()", its dotted
@@ -195,7 +195,7 @@ class ProjectIndex(Types):
             return ()
         found: list[str] = []
         for entry in table.items.values():
-            made = constructed_type(entry)
+            made = self.built_type(entry)
             target = self.find_method(made, method) if made in self.classes else None
             if target is None:
                 continue
@@ -894,7 +894,7 @@ class ProjectIndex(Types):
         chained = "(" in rest
         kind = self._declared_return(entry[0])  # ``def get_http() -> httpx.Client``
         if not kind:
-            made = {constructed_type(value) for value in entry[0].returns}
+            made = {self.built_type(value) for value in entry[0].returns}
             if len(made) != 1:
                 return None
             (kind,) = made
@@ -981,6 +981,10 @@ class ProjectIndex(Types):
         if bound is None or bound.kind not in {"call", "other"} or not bound.calls:
             return None
         callee = bound.calls[0].replace("()", "")
+        factory_made = self.catalog.client_factories.get(callee)
+        if factory_made is not None:
+            # ``client = create_client(url, key)``: the client a package's factory builds
+            return factory_made
         target = self.project_function(callee, facts)
         if target is None and "." not in callee:
             # a sibling helper nested in the same function (``register_tools`` style)
@@ -1022,7 +1026,7 @@ class ProjectIndex(Types):
                 # ``const { drive } = await getClients()`` with ``return { docs:
                 # google.docs(...), drive: google.drive(...) }``: the local named as a key of
                 # the object returned holds that key's value
-                return constructed_type(self._returned_binding(value.items[name], made[0], made[1]))
+                return self.built_type(self._returned_binding(value.items[name], made[0], made[1]))
             if (
                 value.kind == "name"
                 and held.get(value.text) in self.classes
@@ -1035,7 +1039,7 @@ class ProjectIndex(Types):
             # ``async def get_client(ctx) -> NotesClient``, awaited or not
             return made[0].return_type
         if item is not None:
-            built = {constructed_type(self._returned_binding(v, made[0], made[1])) for v in returns}
+            built = {self.built_type(self._returned_binding(v, made[0], made[1])) for v in returns}
             return built.pop() if len(built) == 1 and None not in built else None
         return self._returned_client(target or "")
 
@@ -1048,7 +1052,7 @@ class ProjectIndex(Types):
         built: set[str | None] = set()
         for returned in fn.returns:
             value = self._returned_binding(returned, fn, facts)
-            made = constructed_type(value)
+            made = self.built_type(value)
             if made is None and value.kind == "call" and hops < 3:
                 inner = self.project_function(value.qualname or value.text, facts)
                 if inner is not None and inner != target and inner in self.functions:
