@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
 UNKNOWN = "unknown"
+# How many project helpers handing on another's answer are followed to the package call.
+MAX_HELPER_HOPS = 3
 # What a JavaScript promise is awaited through: a call chained so on another one uses its
 # outcome, not an object it made.
 _PROMISE_METHODS = frozenset({"then", "catch", "finally"})
@@ -407,6 +409,7 @@ def _verdict(
             _leaves_project(project, world, root, fn, facts)
             # ``docs = build("docs", "v1")``, then ``docs.documents().create(...).execute()``
             or _answer_of_external_call(project, world, root, fn, facts, call)
+            or _called_helper_answer(project, world, facts, call)
         ):
             return None  # ``cursor.execute(sql)``: the SQL catalogue entry judges it
         chained = project.chained_request(call)
@@ -459,6 +462,8 @@ def _verdict(
         and not stays_in_process(project, call, callee, fn, facts)
         and not asks_a_collection(project, call, receiver_name(call))
         and not sent_by_terminal(project, call, fn, facts)
+        # ``events.patch(...).execute()``: the terminal after it sends it, judged there
+        and not _sent_in_chain(world, call, project.calls_in(fn.qualname))
     )
     # a method of an interface (a ``Protocol``, an abstract method) runs what implements
     # it, outside what the project shows
@@ -677,7 +682,19 @@ def _answer_of_external_call(
         ):
             break
         parts = attribute_value.qualname.split(".")
-    head = parts[0]
+    helper = project.project_function((bound.qualname or "").partition("()")[0], facts)
+    if helper is not None:
+        # ``calendar = get_calendar()`` where the project's helper returns ``build(...)``;
+        # ``events = get_calendar().events()``, a part of that client
+        return _helper_returns_external_answer(project, world, helper, call)
+    return _external_answer(project, world, ".".join(parts), call)
+
+
+def _external_answer(project: ProjectIndex, world: OpenWorld, qualname: str, call: Call) -> bool:
+    """Whether a call so named is into an imported package whose objects leave the process
+    (not the standard library, not this project, not an in-process package but for its
+    saves)."""
+    head = qualname.split(".", 1)[0]
     if not head or head in STDLIB_MODULES or head in project.module_heads:
         return False
     if head in world.in_process_packages and call.method not in world.buffer_saves:
@@ -685,6 +702,45 @@ def _answer_of_external_call(
     # a package imported anywhere in the project: a model class's lookup leaves through the
     # module that defines the class, not the one calling it
     return head in project.third_party_heads
+
+
+def _helper_returns_external_answer(
+    project: ProjectIndex, world: OpenWorld, helper: str, call: Call, hops: int = 0
+) -> bool:
+    """Whether the project function ``helper`` returns what a call into an imported package
+    answered (``return build("calendar", "v3", credentials=creds)``), directly, through a
+    local it bound so, or through another such helper."""
+    fn, facts = project.functions[helper]
+    for returned in fn.returns:
+        value = returned
+        if value.kind == "name":
+            bound = project.local_assignments(facts, fn.qualname, value.text)
+            value = bound[-1].value if bound else value
+        if value.kind != "call" or not value.qualname:
+            continue
+        inner = project.project_function(value.qualname, facts)
+        if inner is None:
+            if _external_answer(project, world, value.qualname, call):
+                return True
+        elif (
+            inner != helper
+            and hops < MAX_HELPER_HOPS
+            and _helper_returns_external_answer(project, world, inner, call, hops + 1)
+        ):
+            return True
+    return False
+
+
+def _called_helper_answer(
+    project: ProjectIndex, world: OpenWorld, facts: ModuleFacts, call: Call
+) -> bool:
+    """``_service().events().delete(...).execute()``: the chain starts from a call of a
+    project helper that returns an external package's answer (the client it builds)."""
+    chain = call.chain
+    if chain is None or not chain.steps or chain.steps[0] != ("call", None):
+        return False
+    helper = project.project_function(call.callee.partition("()")[0], facts)
+    return helper is not None and _helper_returns_external_answer(project, world, helper, call)
 
 
 def _last(values: list[Value]) -> Value | None:
