@@ -151,21 +151,53 @@ def inline_branch(
         return None  # a branch that calls nothing does no work of its own
     targets = _branch_targets(project, facts, handler, body)
     calling = _branches_calling(project, facts, handler)
-    own = [
-        t
+    handed = {
+        t: _handed_the_arguments(project, facts, handler, body, t)
         for t in targets
         if not calling[t] - {name}  # no other tool's branch calls it too
         and not t.rsplit(".", 1)[-1].startswith("_")
-        and _handed_the_arguments(project, facts, handler, body, t)
-    ]
-    if own:
+    }
+    own = [t for t, how in handed.items() if how is not None]
+    if len(own) == 1 and (
+        handed[own[0]] == ARGUMENTS or not _reads_the_arguments(project, facts, handler, body)
+    ):
+        # the branch hands the tool over to one function of its own
         return None
+    # none, or several composed by the branch (``stats = store.stats(); stats["pairs"] =
+    # vectors.count()``), or one handed nothing while the branch reads the arguments itself
+    # (``pairs = vectors.all()``, then filtered by ``arguments["chat"]``): the branch is the tool
     return handler, body, targets
+
+
+# How a branch hands a helper over: the tool's arguments, or nothing at all.
+ARGUMENTS = "arguments"
+NOTHING = "nothing"
+
+
+def _reads_the_arguments(
+    project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span
+) -> bool:
+    """Whether a dispatch branch's own statements use what the handler was handed besides
+    the name it dispatches on (``arguments.get("chat_name")``)."""
+    fn = project.function(handler)
+    if fn is None:
+        return False
+    dispatched = {p for p in fn.params if p not in SELF_NAMES}
+    names = {"name", "tool_name", "function_name"} & dispatched
+    params = dispatched - names if names else dispatched
+    for call in project.calls_on_lines(handler, body.line, body.end_line):
+        if is_guard_call(fn, call):
+            continue
+        if call.callee.split(".", 1)[0] in params or any(
+            name in params for value in (*call.args, *call.kwargs.values()) for name in value.names
+        ):
+            return True
+    return False
 
 
 def _handed_the_arguments(
     project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span, target: str
-) -> bool:
+) -> str | None:
     """Whether the branch hands ``target`` only the tool's arguments, whole or in fields
     (``handle_create(arguments)``, ``restock(arguments["sku"], arguments["amount"])``,
     ``handleReadFile(parsed)`` with ``parsed = Schema.parse(args)``): then it is the tool's
@@ -173,7 +205,7 @@ def _handed_the_arguments(
     args.name)``), leaves the work, and the answer, to the branch."""
     fn = project.function(handler)
     if fn is None:
-        return False
+        return None
     params = {p for p in fn.params if p not in SELF_NAMES}
 
     def from_params(name: str, before: int, depth: int = 0) -> bool:
@@ -195,8 +227,8 @@ def _handed_the_arguments(
         handed = [*call.args, *call.kwargs.values()]
         # nothing handed (``handleListProcesses()``): it does the tool's work by itself
         if all(all(from_params(name, call.order) for name in value.names) for value in handed):
-            return True
-    return False
+            return ARGUMENTS if any(value.names for value in handed) else NOTHING
+    return None
 
 
 def branch_tool(
