@@ -58,16 +58,22 @@ def _abstract(project: ProjectIndex, qualname: str | None) -> bool:
 _PROPERTIES = frozenset({"property", "functools.cached_property", "abc.abstractproperty"})
 
 
-def _property(project: ProjectIndex, qualname: str) -> bool:
+def is_property(project: ProjectIndex, qualname: str) -> bool:
+    """Whether the method ``qualname`` is read as an attribute (``@property``,
+    ``@cached_property``)."""
     fn = project.function(qualname)
     return fn is not None and any(d.qualname in _PROPERTIES for d in fn.decorators)
 
 
-def _property_value(project: ProjectIndex, cls_qual: str, attr: str) -> Value | None:
-    """What a property ``attr`` the class defines itself returns (``@property def name(self):
-    return "cron_create"``), when it returns one thing; None for no such property."""
+def declared_value(project: ProjectIndex, cls_qual: str, attr: str) -> Value | None:
+    """What the class itself gives ``attr``: a class attribute, or what a property so named
+    returns (``@property def name(self): return "cron_create"``) when it returns one thing;
+    None when it gives none."""
+    written = project.classes[cls_qual][0].attributes.get(attr)
+    if written is not None:
+        return written
     qualname = f"{cls_qual}.{attr}"
-    if qualname not in project.classes[cls_qual][0].methods or not _property(project, qualname):
+    if qualname not in project.classes[cls_qual][0].methods or not is_property(project, qualname):
         return None
     fn = project.function(qualname)
     returned = fn.returns if fn is not None else []
@@ -89,7 +95,7 @@ def entry_method(
                 continue
             if name.startswith("__") and name != "__call__":
                 continue
-            if _property(project, method):
+            if is_property(project, method):
                 continue  # ``name``, ``parameters``: what describes the tool
             if project.is_interface_method(method):
                 hooks.append(name)
@@ -109,7 +115,7 @@ def entry_method(
         if not m.rsplit(".", 1)[-1].startswith("_")
         and m.rsplit(".", 1)[-1] not in skip
         and m in project.functions
-        and not _property(project, m)
+        and not is_property(project, m)
     ]
     return public[0] if len(public) == 1 else None
 
@@ -135,8 +141,8 @@ def self_string(project: ProjectIndex, family: Family, cls_qual: str, attr: str)
     """The string the class (nearest first along its chain) gives ``self.<attr>``: a class
     attribute, a property returning a literal, or what its constructor sets."""
     for current in family.lineage(cls_qual):
-        cls, facts = project.classes[current]
-        written = cls.attributes.get(attr) or _property_value(project, current, attr)
+        facts = project.classes[current][1]
+        written = declared_value(project, current, attr)
         if written is not None and written.string():
             return written.string()
         init = f"{current}.__init__"
@@ -155,8 +161,8 @@ def gives(project: ProjectIndex, family: Family, cls_qual: str, attr: str) -> bo
     """Whether the class (or a base) gives ``self.<attr>`` a value of its own: a class
     attribute, an assignment in a constructor, or a keyword to ``super().__init__``."""
     for current in family.lineage(cls_qual):
-        cls, facts = project.classes[current]
-        if attr in cls.attributes or _property_value(project, current, attr) is not None:
+        facts = project.classes[current][1]
+        if declared_value(project, current, attr) is not None:
             return True
         init = f"{current}.__init__"
         if project.local_assignments(facts, init, f"self.{attr}"):

@@ -27,6 +27,7 @@ from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import framework_bases
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import class_tool
+from agentguard.project.discovery.class_tools import declared_value, is_property
 from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import ToolFacts
 
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 def _is_abstract_hook(project: ProjectIndex, fn: Function) -> bool:
     if fn.name.startswith("__") and fn.name != "__call__":
         return False
+    if is_property(project, fn.qualname):
+        return False  # an abstract ``name`` property each tool fills in: a declaration
     if any(d.qualname.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.decorators):
         return True
     if any((r.qualname or r.text).split("(")[0].endswith("NotImplementedError") for r in fn.raises):
@@ -50,12 +53,18 @@ def _own_method(project: ProjectIndex, cls: ClassDef, name: str) -> str | None:
     return qualname if qualname in project.functions else None
 
 
-def _declared_name(cls: ClassDef, attributes: list[str]) -> str | None:
+def _declared_name(project: ProjectIndex, cls: ClassDef, attributes: list[str]) -> str | None:
     for attribute in attributes:
-        value = cls.attributes.get(attribute)
+        value = declared_value(project, cls.qualname, attribute)
         if value is not None and value.string():
             return value.string()
     return None
+
+
+def _declares(project: ProjectIndex, cls: ClassDef, attributes: list[str]) -> bool:
+    """Whether the class gives one of ``attributes`` a value: a class attribute or a
+    property returning it."""
+    return any(declared_value(project, cls.qualname, a) is not None for a in attributes)
 
 
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
@@ -79,9 +88,9 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
         for cls, facts in project.classes.values()
         if not facts.is_test
         and not any(
-            known_bases(b)
-            # a TypeScript project's own ``BaseTool`` is no framework's, whatever its name
-            and (facts.language == "python" or b not in project.classes)
+            # a project's own ``BaseTool`` is no framework's, whatever its name: what it
+            # extends, further up the chain, says whether it is
+            known_bases(b) and b not in project.classes
             for b in chains[cls.qualname]
         )
     ]
@@ -101,9 +110,9 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             continue
         tools: list[tuple[ClassDef, str, list[str]]] = []
         for cls in subclasses:
-            name = _declared_name(cls, names)
+            name = _declared_name(project, cls, names)
             methods = [m for m in (_own_method(project, cls, h) for h in hooks) if m]
-            if name and methods and any(a in cls.attributes for a in declares):
+            if name and methods and _declares(project, cls, declares):
                 tools.append((cls, name, methods))
         if len(tools) < least or not _model_facing(project, base_cls, tools, schemas, declares):
             continue
@@ -131,12 +140,15 @@ def _model_facing(
     table: a parameter schema declared in the base or a subclass, or a method of the base
     describing an instance as a dict with its name and description or schema."""
     classes = [base, *(cls for cls, _, _ in tools)]
-    if any(a in cls.attributes or a in cls.self_types for cls in classes for a in schemas):
+    if any(
+        _declares(project, cls, schemas) or set(schemas) & set(cls.self_types) for cls in classes
+    ):
         return True
     for method in base.methods:
         entry = project.functions.get(method)
         for value in entry[0].returns if entry else ():
-            keys = value.items if value.kind == "dict" else {}
+            # ``{"name": self.name, ...}``, or an OpenAI spec wrapping one
+            keys = _tool_spec(value) or (value.items if value.kind == "dict" else {})
             if "name" in keys and any(k in keys for k in declares):
                 return True
     return False
@@ -182,5 +194,7 @@ def _self_described(
     if entry is None or project.is_interface_method(entry):
         return None  # no execution method, or one left to subclasses: a base, not a tool
     written = spec.get("name")
-    name = (written.string() if written else None) or _declared_name(cls, names) or cls.name
+    name = (
+        (written.string() if written else None) or _declared_name(project, cls, names) or cls.name
+    )
     return name, entry
