@@ -125,3 +125,101 @@ def test_a_class_describing_itself_to_a_model_api_is_a_tool() -> None:
             line_of(SELF_DESCRIBED, "class IssueCreator"),
         )
     ]
+
+
+PROPERTY_BASE = """\
+from abc import ABC, abstractmethod
+
+
+class BaseTool(ABC):
+    @property
+    @abstractmethod
+    def name(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def description(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def parameters(self) -> dict: ...
+
+    @abstractmethod
+    def execute(self, **kwargs) -> dict: ...
+
+    def get_tool_definition(self) -> dict:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+"""
+
+PROPERTY_TOOLS = """\
+import json
+
+from shop.base import BaseTool
+
+
+class FindTable(BaseTool):
+    @property
+    def name(self) -> str:
+        return "find_table"
+
+    @property
+    def description(self) -> str:
+        return "Find a free table."
+
+    @property
+    def parameters(self) -> dict:
+        return {"type": "object", "properties": {"seats": {"type": "integer"}}}
+
+    def execute(self, **kwargs) -> dict:
+        with open("tables.json") as handle:
+            return {"tables": json.load(handle)}
+
+
+class BookTable(BaseTool):
+    @property
+    def name(self) -> str:
+        return "book_table"
+
+    @property
+    def description(self) -> str:
+        return "Book a table."
+
+    @property
+    def parameters(self) -> dict:
+        return {"type": "object", "properties": {"table": {"type": "integer"}}}
+
+    def execute(self, **kwargs) -> dict:
+        with open("bookings.json", "a") as handle:
+            handle.write(json.dumps(kwargs) + "\\n")
+        return {"booked": True}
+"""
+
+
+def test_a_project_base_named_like_a_frameworks_with_tools_declared_by_properties() -> None:
+    """The project's own ``BaseTool`` (no framework's: it extends only ``ABC``), whose
+    subclasses give their name, description and parameters through properties: each
+    subclass is a tool run by its ``execute``; the abstract properties are declarations,
+    not execution hooks."""
+    tools = discover({"shop/base.py": PROPERTY_BASE, "shop/tools.py": PROPERTY_TOOLS})
+    found = {t.name: (t.functions, t.anchor.span.line) for t in tools}
+    assert found == {
+        "find_table": (
+            ["shop.tools.FindTable.execute"],
+            line_of(PROPERTY_TOOLS, "class FindTable"),
+        ),
+        "book_table": (
+            ["shop.tools.BookTable.execute"],
+            line_of(PROPERTY_TOOLS, "class BookTable"),
+        ),
+    }
+    assert {t.name: sorted({e.kind for e in t.effects}) for t in tools} == {
+        "find_table": [],
+        "book_table": ["write"],
+    }

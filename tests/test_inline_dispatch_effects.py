@@ -971,3 +971,82 @@ def test_each_branch_calling_the_helper_its_caller_hands_is_judged_at_its_own_ca
     assert verdicts["place_order"][0] == "network_write"
     assert verdicts["refund_order"][0] == "network_write"
     assert verdicts["find_dishes"][0] == "read"
+
+
+DIGEST_SERVER = """\
+import json
+
+from mcp.server.lowlevel import Server
+from mcp.types import TextContent, Tool
+
+from store import Notes, Vectors
+
+server = Server("digest")
+notes = Notes()
+vectors = Vectors()
+
+
+@server.list_tools()
+async def list_tools() -> list[Tool]:
+    return [
+        Tool(name="get_stats", description="Counts of notes and pairs", inputSchema={}),
+        Tool(name="list_pairs", description="Question and answer pairs", inputSchema={}),
+        Tool(name="list_notes", description="Every note", inputSchema={}),
+    ]
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list[TextContent]:
+    if name == "get_stats":
+        stats = notes.get_stats()
+        stats["pairs"] = vectors.count()
+        return [TextContent(type="text", text=json.dumps(stats))]
+    elif name == "list_pairs":
+        pairs = vectors.all_pairs()
+        topic = arguments.get("topic")
+        if topic:
+            pairs = [p for p in pairs if topic in p["question"]]
+        return [TextContent(type="text", text=json.dumps(pairs))]
+    elif name == "list_notes":
+        return [TextContent(type="text", text=json.dumps(notes.list_notes()))]
+    raise ValueError(name)
+"""
+
+DIGEST_STORE = """\
+import sqlite3
+
+
+class Notes:
+    def get_stats(self) -> dict:
+        rows = sqlite3.connect("notes.db").execute("SELECT count(*) FROM notes").fetchone()
+        return {"notes": rows[0]}
+
+    def list_notes(self) -> list:
+        return sqlite3.connect("notes.db").execute("SELECT body FROM notes").fetchall()
+
+
+class Vectors:
+    def count(self) -> int:
+        return len(self.all_pairs())
+
+    def all_pairs(self) -> list:
+        return sqlite3.connect("pairs.db").execute("SELECT * FROM pairs").fetchall()
+"""
+
+
+def test_a_branch_composing_helpers_or_reading_the_arguments_itself_is_the_tool(
+    scan_files: ScanFiles,
+) -> None:
+    """A branch that calls two helpers of its own and combines their answers, or one handed
+    nothing while the branch filters its answer by the tool's arguments, does the tool's
+    work itself: the tool is that branch, not the first helper it calls. A branch that only
+    hands over to one helper is that helper's tool."""
+    result = scan_files({"server.py": DIGEST_SERVER, "store.py": DIGEST_STORE})
+    tools = {row.name: row for row in build_report(result).tools}
+    branch_lines = {
+        name: DIGEST_SERVER.splitlines().index(f'    {keyword} name == "{name}":') + 2
+        for keyword, name in (("if", "get_stats"), ("elif", "list_pairs"))
+    }
+    for name, line in branch_lines.items():
+        assert (tools[name].path, tools[name].line) == ("server.py", line), name
+    assert tools["list_notes"].path == "store.py"

@@ -781,3 +781,133 @@ def test_callable_returned_by_a_project_function_is_unknown_not_read(
     scan_files: ScanFiles,
 ) -> None:
     assert tool_verdicts(scan_files, INTERPRETER)["calculator"][0] == "unknown"
+
+
+# -- a module variable bound to a package's client factory is that package's client -------
+
+NOTES_DB = {
+    "db.py": textwrap.dedent(
+        """
+        import os
+
+        from supabase import create_client
+
+        supabase = create_client(os.environ["SUPABASE_URL"], os.environ["SUPABASE_KEY"])
+        """
+    ),
+    "agent.py": textwrap.dedent(
+        '''
+        from langchain_core.tools import tool
+
+        from db import supabase
+
+
+        @tool
+        def add_note(text: str) -> str:
+            """Save a note."""
+            supabase.table("notes").insert({"text": text}).execute()
+            return "saved"
+
+
+        @tool
+        def list_notes() -> list:
+            """List the notes."""
+            return supabase.table("notes").select("*").execute().data
+        '''
+    ),
+}
+
+
+def test_a_module_variable_bound_to_a_client_factory_is_the_packages_client(
+    scan_files: ScanFiles,
+) -> None:
+    """``supabase = create_client(...)`` in another module: ``supabase.table("notes").insert``
+    is Supabase's insert into the application's own database (a local write, no AG201 for a
+    remote create), and the ``select`` beside it reads."""
+    verdicts = tool_verdicts(scan_files, NOTES_DB)
+    risk, codes = verdicts["add_note"]
+    assert risk == "write"
+    assert "AG201" not in codes
+    assert verdicts["list_notes"] == ("read", set())
+
+
+# -- a chain started on what a project helper returns: the client the helper builds -------
+
+CALENDAR = {
+    "gcal/__init__.py": "",
+    "gcal/client.py": textwrap.dedent(
+        '''
+        from googleapiclient.discovery import build
+
+        from gcal.auth import load_credentials
+
+
+        def _service():
+            """The calendar service."""
+            return build("calendar", "v3", credentials=load_credentials())
+
+
+        def calendar():
+            return _service()
+
+
+        def remove_event(event_id: str) -> None:
+            _service().events().delete(calendarId="primary", eventId=event_id).execute()
+
+
+        def upcoming() -> list:
+            return _service().events().list(calendarId="primary").execute().get("items", [])
+        '''
+    ),
+    "gcal/auth.py": textwrap.dedent(
+        """
+        import json
+
+
+        def load_credentials() -> dict:
+            with open("token.json") as handle:
+                return json.load(handle)
+        """
+    ),
+    "agent.py": textwrap.dedent(
+        '''
+        from langchain_core.tools import tool
+
+        from gcal.client import calendar, remove_event, upcoming
+
+
+        @tool
+        def delete_calendar_event(event_id: str) -> str:
+            """Delete an event from the calendar."""
+            remove_event(event_id)
+            return "deleted"
+
+
+        @tool
+        def move_calendar_event(event_id: str, start: str) -> str:
+            """Move an event to another start time."""
+            events = calendar().events()
+            events.patch(calendarId="primary", eventId=event_id, body={"start": start}).execute()
+            return "moved"
+
+
+        @tool
+        def list_calendar_events() -> list:
+            """List the coming events."""
+            return upcoming()
+        '''
+    ),
+}
+
+
+def test_a_request_built_on_the_client_a_project_helper_returns_is_judged_by_its_verb(
+    scan_files: ScanFiles,
+) -> None:
+    """``_service().events().delete(...).execute()``, where the project's ``_service()``
+    returns ``build("calendar", "v3")``, deletes; so does a patch on what another helper
+    hands on from it. Before, the chain's start (a project call) hid the client and the
+    destructive tool was reported read."""
+    verdicts = tool_verdicts(scan_files, CALENDAR)
+    assert verdicts["delete_calendar_event"][0] == "destructive"
+    assert verdicts["move_calendar_event"][0] == "write"
+    assert verdicts["list_calendar_events"] == ("read", set())
