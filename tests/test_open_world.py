@@ -369,6 +369,11 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
         ('return check_output(["quotes", "publish", value])', ["exec"]),
         ('return check_output(["quotes", "commit", value])', ["exec"]),
         ('return check_output(["quotes", "read_all.sh", value])', ["exec"]),
+        # a program that only reads, whatever options it is given
+        ('return check_output(["grep", "-rn", value, "."])', []),
+        ('return check_output(["ls"])', []),
+        ('return check_output(f"grep -c {value} notes.txt > count.txt", shell=True)', ["exec"]),
+        ('return check_output(["find", ".", "-name", value, "-delete"])', ["exec"]),
     ],
     ids=[
         "describe",
@@ -382,6 +387,10 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
         "unknown-program-publish",
         "unknown-program-commit",
         "unknown-program-script",
+        "read-program-grep",
+        "read-program-alone",
+        "read-program-redirected",
+        "find-may-delete",
     ],
 )
 def test_a_literal_read_only_command_is_a_read(

@@ -129,6 +129,13 @@ class OpenWorld:
         _read_commands,
         description="Programs whose literal subcommand only reads (kubectl: [get, describe]).",
     )
+    read_programs: frozenset[str] = key(
+        "read_programs",
+        STRINGS,
+        frozen,
+        description="Programs that only read whatever options they are given (grep, ls): "
+        "run literally, with no shell redirection, they change nothing.",
+    )
     # methods that send one message over a channel (a socket, a websocket, a queue)
     channel_sends: frozenset[str] = key("channel_sends", IDENTIFIERS, frozen)
     # channel sends that also write a file or fill the process's own queue: a value a

@@ -1207,9 +1207,15 @@ def command_reads(
     if command is None:
         return False
     parts = command.split()
-    if len(parts) < 2 or re.search(r"[;&|`$<>]", command.split("{", 1)[0]):
+    if not parts or re.search(r"[;&|`$<>]", command.split("{", 1)[0]):
         return False
     program = parts[0].rsplit("/", 1)[-1]
+    if program in world.read_programs:
+        # ``["grep", "-rn", pattern, path]``: whatever it is given, it reads, unless the
+        # shell sends its output anywhere (``> count.txt``)
+        return not re.search(r"[;&|`$<>]", command)
+    if len(parts) < 2:
+        return False
     allowed = world.read_commands.get(program)
     if allowed is not None:
         return parts[1] in allowed
@@ -1245,6 +1251,8 @@ def _command_text(
         return "".join(str(part.const) if part.op == "text" else "{}" for part in value.parts)
     if value.kind == "list":
         head = [e.string() for e in value.elements[:2]]
+        if len(value.elements) == 1 and head[0]:
+            return head[0]  # ``["ls"]``
         if len(head) == 2 and all(head):
             return " ".join(h for h in head if h)
         return None
