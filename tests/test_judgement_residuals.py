@@ -911,3 +911,34 @@ def test_a_request_built_on_the_client_a_project_helper_returns_is_judged_by_its
     assert verdicts["delete_calendar_event"][0] == "destructive"
     assert verdicts["move_calendar_event"][0] == "write"
     assert verdicts["list_calendar_events"] == ("read", set())
+
+
+DRIVE = {
+    "drive.py": textwrap.dedent(
+        '''
+        import io
+
+        from googleapiclient.discovery import build
+        from googleapiclient.http import MediaIoBaseDownload
+        from langchain_core.tools import tool
+
+
+        @tool
+        def read_drive_file(file_id: str) -> str:
+            """Read a file from Google Drive."""
+            service = build("drive", "v3")
+            buffer = io.BytesIO()
+            downloader = MediaIoBaseDownload(buffer, service.files().get_media(fileId=file_id))
+            done = False
+            while not done:
+                _, done = downloader.next_chunk()
+            return buffer.getvalue().decode()
+        '''
+    )
+}
+
+
+def test_a_drive_media_download_reads(scan_files: ScanFiles) -> None:
+    """googleapiclient's documented download loop (``downloader.next_chunk()`` until done)
+    fetches the file: a read, not an unknown call."""
+    assert tool_verdicts(scan_files, DRIVE)["read_drive_file"] == ("read", set())
