@@ -577,6 +577,7 @@ class Catalog:
                 "registry",
                 "agent_tool",
                 "agent_runner",
+                "retrieval_tool",
             )
         }
         self.metadata_kwargs = {}
@@ -592,6 +593,7 @@ class Catalog:
                 ("registry", framework.registries),
                 ("agent_tool", framework.agent_tools),
                 ("agent_runner", framework.agent_runners),
+                ("retrieval_tool", framework.retrieval_tools),
             ):
                 names = TOOL_FORM_NAMES[form]
                 for raw in written:

@@ -53,12 +53,17 @@ class ArgRef:
 class ToolForm:
     framework: str
     form: str  # decorator | factory | base_class | registry | agent_tool | agent_runner
+    # | retrieval_tool
     function: ArgRef | None = entry(
         "function", ArgRef, name=ARGREF, optional=True, only_in=("factory",)
     )
     also: ArgRef | None = entry("also", ArgRef, name=ARGREF, optional=True, only_in=("factory",))
     name: ArgRef | None = entry(
-        "name", ArgRef, name=ARGREF, optional=True, only_in=("factory", "agent_tool")
+        "name",
+        ArgRef,
+        name=ARGREF,
+        optional=True,
+        only_in=("factory", "agent_tool", "retrieval_tool"),
     )
     tools: ArgRef | None = entry("tools", ArgRef, name=ARGREF, optional=True, only_in=("registry",))
     # The agents a call hands over (a manager's ``managed_agents=[...]``, the agent an
@@ -114,6 +119,7 @@ TOOL_FORM_NAMES = {
     "registry": "callee",
     "agent_tool": "callee",
     "agent_runner": "callee",
+    "retrieval_tool": "callee",
 }
 
 
@@ -139,6 +145,10 @@ class Framework:
     agent_tools: tuple[Mapping[str, Any], ...] = _tool_forms("agent_tools", "agent_tool")
     # functions that run the agent they are handed (``Runner.run(agent, input)``)
     agent_runners: tuple[Mapping[str, Any], ...] = _tool_forms("agent_runners", "agent_runner")
+    # calls that make a tool of a retriever or a query engine: a search over an index
+    retrieval_tools: tuple[Mapping[str, Any], ...] = _tool_forms(
+        "retrieval_tools", "retrieval_tool"
+    )
     # read from the catalogue's data by the structural discovery
     structural_bases: Mapping[str, Any] | None = key(
         "structural_bases",

@@ -324,6 +324,9 @@ def argument_at(call_args: list[Value], call_kwargs: dict[str, Value], ref: obje
         found = call_args[index]
     field_name = getattr(ref, "field", None)
     if found is not None and field_name:
+        if found.kind == "call":
+            # an options object built by a call (``metadata=ToolMetadata(name="docs")``)
+            return found.call_kwargs.get(field_name)
         return found.items.get(field_name) if found.kind == "dict" else None
     return found
 

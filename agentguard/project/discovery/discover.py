@@ -24,6 +24,7 @@ from agentguard.project.discovery import (
     registrars,
     registration_sites,
     registries,
+    retrieval_tools,
     schema_dicts,
     spec_sinks,
     structural,
@@ -80,6 +81,8 @@ FINDERS: tuple[Finder, ...] = (
     # method their dispatch runs.
     spec_sinks.find,
     loaded_classes.find,
+    # Tools a framework makes of a retriever or a query engine: no function of their own.
+    retrieval_tools.find,
     # Tools found by shape alone come last: any framework form found first wins.
     structural.find,
     records.find,
