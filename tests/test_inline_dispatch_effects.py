@@ -975,6 +975,7 @@ def test_each_branch_calling_the_helper_its_caller_hands_is_judged_at_its_own_ca
 
 DIGEST_SERVER = """\
 import json
+import logging
 
 from mcp.server.lowlevel import Server
 from mcp.types import TextContent, Tool
@@ -982,6 +983,7 @@ from mcp.types import TextContent, Tool
 from store import Notes, Vectors
 
 server = Server("digest")
+log = logging.getLogger(__name__)
 notes = Notes()
 vectors = Vectors()
 
@@ -996,20 +998,21 @@ async def list_tools() -> list[Tool]:
 
 
 @server.call_tool()
-async def call_tool(name: str, arguments: dict) -> list[TextContent]:
-    if name == "get_stats":
+async def call_tool(tool: str, arguments: dict) -> list[TextContent]:
+    if tool == "get_stats":
         stats = notes.get_stats()
         stats["pairs"] = vectors.count()
         return [TextContent(type="text", text=json.dumps(stats))]
-    elif name == "list_pairs":
+    elif tool == "list_pairs":
         pairs = vectors.all_pairs()
         topic = arguments.get("topic")
         if topic:
             pairs = [p for p in pairs if topic in p["question"]]
         return [TextContent(type="text", text=json.dumps(pairs))]
-    elif name == "list_notes":
+    elif tool == "list_notes":
+        log.info("running %s", tool)
         return [TextContent(type="text", text=json.dumps(notes.list_notes()))]
-    raise ValueError(name)
+    raise ValueError(tool)
 """
 
 DIGEST_STORE = """\
@@ -1040,11 +1043,12 @@ def test_a_branch_composing_helpers_or_reading_the_arguments_itself_is_the_tool(
     """A branch that calls two helpers of its own and combines their answers, or one handed
     nothing while the branch filters its answer by the tool's arguments, does the tool's
     work itself: the tool is that branch, not the first helper it calls. A branch that only
-    hands over to one helper is that helper's tool."""
+    hands over to one helper is that helper's tool, whatever else it does with the name it
+    dispatches on (here ``tool``, logged)."""
     result = scan_files({"server.py": DIGEST_SERVER, "store.py": DIGEST_STORE})
     tools = {row.name: row for row in build_report(result).tools}
     branch_lines = {
-        name: DIGEST_SERVER.splitlines().index(f'    {keyword} name == "{name}":') + 2
+        name: DIGEST_SERVER.splitlines().index(f'    {keyword} tool == "{name}":') + 2
         for keyword, name in (("if", "get_stats"), ("elif", "list_pairs"))
     }
     for name, line in branch_lines.items():

@@ -178,19 +178,20 @@ def _reads_the_arguments(
     project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span
 ) -> bool:
     """Whether a dispatch branch's own statements use what the handler was handed besides
-    the name it dispatches on (``arguments.get("chat_name")``)."""
+    the name it dispatches on (``arguments.get("chat_name")`` under ``if name ==
+    "list_pairs":``)."""
     fn = project.function(handler)
     if fn is None:
         return False
-    dispatched = {p for p in fn.params if p not in SELF_NAMES}
-    names = {"name", "tool_name", "function_name"} & dispatched
-    params = dispatched - names if names else dispatched
+    # the names the innermost ``if`` opening the branch tests: the dispatched name
+    opening = [branch for branch in fn.branches if branch.span.encloses(body)]
+    tested = max(opening, key=lambda branch: branch.span[:2]).test.names if opening else []
+    params = {p for p in fn.params if p not in SELF_NAMES} - {n.split(".", 1)[0] for n in tested}
     for call in project.calls_on_lines(handler, body.line, body.end_line):
         if is_guard_call(fn, call):
             continue
-        if call.callee.split(".", 1)[0] in params or any(
-            name in params for value in (*call.args, *call.kwargs.values()) for name in value.names
-        ):
+        used = [call.callee, *(n for v in (*call.args, *call.kwargs.values()) for n in v.names)]
+        if any(name.split(".", 1)[0] in params for name in used):
             return True
     return False
 
@@ -198,11 +199,12 @@ def _reads_the_arguments(
 def _handed_the_arguments(
     project: ProjectIndex, facts: ModuleFacts, handler: str, body: Span, target: str
 ) -> str | None:
-    """Whether the branch hands ``target`` only the tool's arguments, whole or in fields
-    (``handle_create(arguments)``, ``restock(arguments["sku"], arguments["amount"])``,
-    ``handleReadFile(parsed)`` with ``parsed = Schema.parse(args)``): then it is the tool's
-    own function. A helper also handed something else, a client (``createLabel(gmail,
-    args.name)``), leaves the work, and the answer, to the branch."""
+    """How the branch hands ``target`` over when it hands it only the tool's arguments:
+    ``ARGUMENTS`` when whole or in fields (``handle_create(arguments)``,
+    ``restock(arguments["sku"], arguments["amount"])``, ``handleReadFile(parsed)`` with
+    ``parsed = Schema.parse(args)``), then it is the tool's own function; ``NOTHING`` when handed nothing (``handleListProcesses()``). A helper also
+    handed something else, a client (``createLabel(gmail, args.name)``), leaves the work,
+    and the answer, to the branch (None)."""
     fn = project.function(handler)
     if fn is None:
         return None
@@ -219,8 +221,8 @@ def _handed_the_arguments(
             for a in bound
         )
 
-    for call in project.calls_in(handler):
-        if not body.line <= call.span.line <= body.end_line or is_guard_call(fn, call):
+    for call in project.calls_on_lines(handler, body.line, body.end_line):
+        if is_guard_call(fn, call):
             continue
         if project.call_target(call, fn, facts) != target:
             continue
