@@ -712,10 +712,7 @@ def _helper_returns_external_answer(
     local it bound so, or through another such helper."""
     fn, facts = project.functions[helper]
     for returned in fn.returns:
-        value = returned
-        if value.kind == "name":
-            bound = project.local_assignments(facts, fn.qualname, value.text)
-            value = bound[-1].value if bound else value
+        value = project.returned_binding(returned, fn, facts)
         if value.kind != "call" or not value.qualname:
             continue
         inner = project.project_function(value.qualname, facts)

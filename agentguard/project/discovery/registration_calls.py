@@ -65,7 +65,7 @@ def tools_from_call(
             name = (name_value.string() if name_value else None) or _assigned_name(
                 project, call, facts
             )
-            tools.append(_tool_without_code(project, call, facts, factory, site, name, options))
+            tools.append(tool_without_code(project, call, facts, factory, site, name, options))
             return tools
         if qual is None:
             # for (const t of TOOLS) out.push(tool(async (a) => t.func(a), {name: t.name}))
@@ -129,7 +129,7 @@ def _runs_elsewhere(call: Call, form: ToolForm) -> bool:
     return written is not None and written.kind == "dict" and ref.field not in written.items
 
 
-def _tool_without_code(
+def tool_without_code(
     project: ProjectIndex,
     call: Call,
     facts: ModuleFacts,

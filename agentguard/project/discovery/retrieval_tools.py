@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location
 from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.registration_calls import tool_without_code
 from agentguard.project.tool_facts import ToolFacts, argument_at
 
 if TYPE_CHECKING:
@@ -36,13 +37,4 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             if not name or found.named_in(name, facts.path):
                 continue
             place = Location(facts.path, call.span)
-            yield ToolFacts(
-                name=name,
-                framework=form.framework,
-                form=form.form,
-                path=facts.path,
-                anchor=place,
-                functions=[],
-                symbol=f"{facts.module}.{name}",
-                site=place,
-            )
+            yield tool_without_code(project, call, facts, form, place, name, {})

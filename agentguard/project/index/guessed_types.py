@@ -123,7 +123,7 @@ class Types(Symbols):
         made = {self.built_type(returned) for returned in fn.returns}
         return made.pop() if len(made) == 1 and None not in made else None
 
-    def _returned_binding(self, value: Value, fn: Function, facts: ModuleFacts) -> Value:
+    def returned_binding(self, value: Value, fn: Function, facts: ModuleFacts) -> Value:
         """A returned name as the function last bound it (``sandbox = Sandbox(...)``)."""
         if value.kind != "name":
             return value

@@ -1009,7 +1009,7 @@ class ProjectIndex(Types):
             # ``sandbox, port = self._start()`` with ``return sandbox, port``: that item,
             # or what the function bound the name it returns to
             returns = [
-                self._returned_binding(value.elements[item], made[0], made[1])
+                self.returned_binding(value.elements[item], made[0], made[1])
                 for value in returns
                 if value.kind == "list" and item < len(value.elements)
             ]
@@ -1026,7 +1026,7 @@ class ProjectIndex(Types):
                 # ``const { drive } = await getClients()`` with ``return { docs:
                 # google.docs(...), drive: google.drive(...) }``: the local named as a key of
                 # the object returned holds that key's value
-                return self.built_type(self._returned_binding(value.items[name], made[0], made[1]))
+                return self.built_type(self.returned_binding(value.items[name], made[0], made[1]))
             if (
                 value.kind == "name"
                 and held.get(value.text) in self.classes
@@ -1039,7 +1039,7 @@ class ProjectIndex(Types):
             # ``async def get_client(ctx) -> NotesClient``, awaited or not
             return made[0].return_type
         if item is not None:
-            built = {self.built_type(self._returned_binding(v, made[0], made[1])) for v in returns}
+            built = {self.built_type(self.returned_binding(v, made[0], made[1])) for v in returns}
             return built.pop() if len(built) == 1 and None not in built else None
         return self._returned_client(target or "")
 
@@ -1051,7 +1051,7 @@ class ProjectIndex(Types):
         fn, facts = self.functions[target]
         built: set[str | None] = set()
         for returned in fn.returns:
-            value = self._returned_binding(returned, fn, facts)
+            value = self.returned_binding(returned, fn, facts)
             made = self.built_type(value)
             if made is None and value.kind == "call" and hops < 3:
                 inner = self.project_function(value.qualname or value.text, facts)
