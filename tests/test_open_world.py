@@ -1352,3 +1352,37 @@ def test_a_strings_own_methods_on_an_untyped_local_are_no_effect(scan_files: Sca
     tool, result = only_tool(scan_files, {"units.py": source})
     assert tool.effects == []
     assert not result.findings
+
+
+def test_a_method_strings_share_with_clients_is_a_strings_own_when_handed_string_literals(
+    scan_files: ScanFiles,
+) -> None:
+    """``order["delivered_at"].replace("Z", "+00:00")`` on a row read from SQLite is the
+    string's own ``replace``: the lookup tool reads and gets no write finding. A path's
+    ``replace("orders.json")`` (a rename, one literal) is still the tool's write."""
+    source = (
+        "import sqlite3\n"
+        "from datetime import datetime\n"
+        "from pathlib import Path\n\n"
+        "from langchain_core.tools import tool\n\n\n"
+        "@tool\n"
+        "def get_order(order_id: int) -> dict:\n"
+        '    """One order and how long ago it was delivered."""\n'
+        '    con = sqlite3.connect("file:orders.db?mode=ro", uri=True)\n'
+        '    row = con.execute("SELECT * FROM orders WHERE id = ?", (order_id,)).fetchone()\n'
+        "    order = dict(row)\n"
+        '    delivered = datetime.fromisoformat(order["delivered_at"].replace("Z", "+00:00"))\n'
+        '    order["parts"] = order["items"].split(",")\n'
+        '    order["delivered"] = delivered.isoformat()\n'
+        "    return order\n\n\n"
+        "@tool\n"
+        "def publish_orders(draft: str) -> str:\n"
+        '    """Publish the drafted order list."""\n'
+        '    Path(draft).replace("orders.json")\n'
+        '    return "published"\n'
+    )
+    result = scan_files({"orders.py": source})
+    tools = {tool.name: tool for tool in result.project.tools}
+    assert tools["get_order"].effects == []
+    assert not [f for f in result.findings if f.tool == "get_order"]
+    assert tools["publish_orders"].effects

@@ -31,6 +31,10 @@ def _verbs_as_listed(raw: Any) -> dict[str, str]:
     return {verb: category for category, listed in (raw or {}).items() for verb in listed or []}
 
 
+def _counts(raw: Any) -> dict[str, int]:
+    return dict(raw or {})
+
+
 def _read_commands(raw: Any) -> dict[str, frozenset[str]]:
     return {program: frozen(subcommands) for program, subcommands in (raw or {}).items()}
 
@@ -122,6 +126,14 @@ class OpenWorld:
         description="Methods only Python's own strings have, computing a new value or "
         "answering a question about it: called on anything in Python, they stay in the "
         "process.",
+    )
+    python_string_literal_methods: dict[str, int] = key(
+        "python_string_literal_methods",
+        {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
+        _counts,
+        description="Methods Python's strings share with clients and containers, with how "
+        "many string literals the string's own method takes at least: called with string "
+        "literals only (a trailing count aside), they stay in the process.",
     )
     read_commands: dict[str, frozenset[str]] = key(
         "read_commands",

@@ -144,6 +144,23 @@ def _regular_expression(value: Value) -> bool:
     return value.kind == "const" and value.text.startswith("/") and value.text.count("/") >= 2
 
 
+def _string_literals_only(call: Call, least: dict[str, int]) -> bool:
+    """Whether ``call`` is a method strings share with clients (``replace``, ``split``),
+    handed at least as many string literals as the string's own takes and nothing else but
+    a trailing count."""
+    wanted = least.get(call.method)
+    if wanted is None or not call.receiver or call.kwargs.keys() - {"count", "maxsplit", "sep"}:
+        return False
+    args = list(call.args)
+    if args and args[-1].kind == "const" and type(args[-1].const) is int:
+        args.pop()
+    handed = [*args, *call.kwargs.values()]
+    literals = all(
+        value.kind == "const" and isinstance(value.const, (str, int)) for value in handed
+    )
+    return literals and all(isinstance(arg.const, str) for arg in args) and len(handed) >= wanted
+
+
 def stays_in_process(
     project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> bool:
@@ -175,6 +192,11 @@ def stays_in_process(
         return True
     if facts.language == "python" and call.receiver and call.method in world.python_value_methods:
         # ``service.endswith(".service")`` on a local no annotation types: a string's own
+        return True
+    if facts.language == "python" and _string_literals_only(
+        call, world.python_string_literal_methods
+    ):
+        # ``stamp.replace("Z", "+00:00")``: a string's own method, handed only string literals
         return True
     if any(_regular_expression(arg) for arg in call.args[:1]):
         # ``text.replace(/\/$/, "")``, ``name.split(/\s+/)``: a string's own method, handed
