@@ -1687,3 +1687,55 @@ def test_a_loop_over_rows_nobody_wrote_finds_no_tool(scan_files: ScanFiles) -> N
     )
     result = scan_files({"main.py": main})
     assert not result.project.tools
+
+
+def test_functions_registered_through_a_project_wrapper_are_each_a_tool(
+    scan_files: ScanFiles,
+) -> None:
+    """``mcp.add_tool(with_errors(create_order))``: the wrapper calls the function it is
+    handed, so each registration is the wrapped function's tool, named after it and judged
+    by what it does, not one tool ``with_errors`` judged read."""
+    source = dedent(
+        '''
+        import functools
+
+        import httpx
+        from mcp.server.fastmcp import FastMCP
+
+        mcp = FastMCP("shop")
+
+
+        def with_errors(fn):
+            @functools.wraps(fn)
+            async def run(**kwargs):
+                try:
+                    return await fn(**kwargs)
+                except httpx.HTTPError:
+                    return "the shop did not answer"
+
+            return run
+
+
+        async def create_order(cart_id: str) -> dict:
+            """Place the order for a cart."""
+            async with httpx.AsyncClient() as client:
+                response = await client.post("https://shop.example/orders", json={"cart": cart_id})
+                return response.json()
+
+
+        async def order_status(order_id: str) -> dict:
+            """The status of an order."""
+            async with httpx.AsyncClient() as client:
+                response = await client.get(f"https://shop.example/orders/{order_id}")
+                return response.json()
+
+
+        mcp.add_tool(with_errors(create_order))
+        mcp.add_tool(with_errors(order_status))
+        '''
+    )
+    result = scan_files({"server.py": source})
+    tools = {tool.name: tool for tool in result.project.tools}
+    assert set(tools) == {"create_order", "order_status"}
+    assert [effect.kind for effect in tools["create_order"].effects] == ["network_write"]
+    assert tools["order_status"].effects == []

@@ -285,3 +285,19 @@ def test_what_a_branch_calls_through_a_barrel_of_barrels_is_followed() -> None:
     assert tools["water_bed"]["effects"] == ["network_write"]
     assert tools["water_bed"]["risk"]["value"] != "read"
     assert tools["read_moisture"]["effects"] == []
+
+
+def test_callbacks_handed_through_a_wrapper_are_each_a_tool_judged_by_the_client_it_calls() -> None:
+    """``registerTool(name, config, answered(async (args) => client.x(...)))``: each
+    callback the shared wrapper runs is its own tool, not the wrapper once. The client is
+    typed ``ReturnType<typeof makeClient>``, an object of request functions calling
+    ``options.fetcher ?? fetch``: the POST and the DELETE are the writing tools' own, and
+    the lookups read."""
+    tools = tools_of(FORMS / "wrapped-callbacks")
+    assert set(tools) == {"zone_readings", "list_schedules", "start_irrigation", "delete_schedule"}
+    assert tools["zone_readings"]["path"].endswith("src/server.ts")
+    assert tools["zone_readings"]["risk"]["value"] == "read"
+    assert tools["list_schedules"]["risk"]["value"] == "read"
+    assert tools["start_irrigation"]["risk"]["value"] != "read"
+    assert tools["start_irrigation"]["effects"] != []
+    assert tools["delete_schedule"]["risk"]["value"] != "read"

@@ -275,6 +275,10 @@ class _Extractor:
         self._resolved: dict[int, str | None] = {}
         # the string members of the module's enums and constant objects, by their name
         self._constants: dict[str, dict[str, str]] = {}
+        # the registration label a call written where the registration takes its callback
+        # hands on to the functions it is handed (``server.registerTool("x", {...},
+        # wrap(async (a) => ...))``), taken by that call alone
+        self._callback_label: str | None = None
 
     # ------------------------------------------------------------------ basics
     @property
@@ -556,6 +560,22 @@ class _Extractor:
             return "super"
         return None
 
+    def _returned_type(self, node: Node) -> str | None:
+        """``ReturnType<typeof makeApi>``: what a call of the function returns, written
+        ``pkg.client.makeApi()``; None for any other argument."""
+        args = node.child_by_field_name("type_arguments")
+        query = args.named_children[0] if args is not None and args.named_children else None
+        if query is None or query.type != "type_query" or not query.named_children:
+            return None
+        target = query.named_children[0]
+        if target.type != "identifier":
+            return None
+        written = self.text(target)
+        resolved = self.resolve_name(written)
+        if resolved == written:
+            resolved = f"{self.module}.{written}"
+        return f"{resolved}()"
+
     def _type_name(self, node: Node | None) -> str | None:
         """The class a type annotation names: ``Octokit``, ``Promise<WebClient>``,
         ``WebClient | null``; None for anything else."""
@@ -583,6 +603,9 @@ class _Extractor:
             if name is None:
                 return None
             written = self.text(name)
+            if written == "ReturnType":
+                # ``ReturnType<typeof makeApi>``: the object the function returns
+                return self._returned_type(node)
             if written.rsplit(".", 1)[-1] in _TYPE_OPERATORS:
                 return None  # ``z.infer<typeof Schema>``: a type worked out, no class
             if written in _TYPE_WRAPPERS:
@@ -1422,6 +1445,24 @@ class _Extractor:
             if resolved and "." in resolved and name not in self.scope.types:
                 self.scope.types[name] = resolved
                 self._forget_values()
+        elif bare.type == "binary_expression" and not name.startswith("self."):
+            self._bind_default(name, bare)
+
+    def _bind_default(self, name: str, node: Node) -> None:
+        """``const f = cfg.fetchImpl ?? fetch``: a value a caller may hand in, else the
+        default named last; calling the local calls that default (an injected one is a
+        test's double)."""
+        operator = node.child_by_field_name("operator")
+        fallback = node.child_by_field_name("right")
+        if operator is None or self.text(operator) not in ("??", "||") or fallback is None:
+            return
+        fallback = _unwrap(fallback)
+        if fallback.type not in ("identifier", "member_expression"):
+            return
+        resolved = self.resolve(fallback)
+        if resolved and resolved != "self" and name not in self.scope.types:
+            self.scope.types[name] = resolved
+            self._forget_values()
 
     def _bind(self, name: str, typed: str) -> None:
         if name.startswith("self."):
@@ -1548,9 +1589,10 @@ class _Extractor:
         function = scope.function
         if func_kind in grammar.member and method in _ELEMENT_RUNNERS and arguments and obj:
             self._callback_loop(obj, arguments[0])
-        label = self._registration_label(method, arguments)
+        handed_label, self._callback_label = self._callback_label, None
+        label = handed_label or self._registration_label(method, arguments)
         args = [
-            self._argument(a, method, index, len(arguments), label)
+            self._argument(a, method, index, len(arguments), label, handed_label is not None)
             for index, a in enumerate(arguments[:8])
         ]
         call = Call(
@@ -1629,14 +1671,19 @@ class _Extractor:
                             return f"{method}:{_string_of(value, self.source)}"
         return method
 
-    def _argument(self, node: Node, method: str, index: int, count: int, label: str) -> Value:
+    def _argument(
+        self, node: Node, method: str, index: int, count: int, label: str, wrapping: bool = False
+    ) -> Value:
         """An argument's Value, visiting what it holds; a function handed to a registration
         (last of two or more arguments, or inside an options object) becomes a function of
-        its own, named by ``label``."""
+        its own, named by ``label``, and so does one handed to a call written in that place
+        (``wrapping``: ``registerTool("x", {...}, wrap(async (a) => ...))``, a wrapper that
+        returns the callback)."""
         bare = _unwrap(node)
+        callback = method not in _INLINE_RUNNERS and count >= 2 and index == count - 1
         if bare.type in _FUNCTION_EXPRESSIONS:
             own = method not in _INLINE_RUNNERS and (
-                (count >= 2 and index == count - 1) or self.scope.function is None
+                callback or wrapping or self.scope.function is None
             )
             if own:
                 qual = self._function(bare, label)
@@ -1645,7 +1692,10 @@ class _Extractor:
             return self.value(bare)
         if bare.type == "object" and method not in _INLINE_RUNNERS:
             return self._object_value(bare, label)
+        if callback and bare.kind_id in self.grammar.calls:
+            self._callback_label = label
         self.visit(node)
+        self._callback_label = None
         return self.value(node)
 
     def _inline(self, node: Node) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Call, ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
-from agentguard.project.definitions import local_function
+from agentguard.project.definitions import local_function, returned_local_function
 from agentguard.project.discovery.candidates import function_tool, wraps_a_parameter
 from agentguard.project.discovery.declarations import declarations_from_options
 from agentguard.project.discovery.loop_rows import loop_rows, record_rows
@@ -47,12 +47,19 @@ def tools_from_call(
         also = argument_at(call.args, call.kwargs, factory.also) if factory.also else None
         name_value = argument_at(call.args, call.kwargs, factory.name) if factory.name else None
         options = registration_options(call, factory)
-        qual = project.project_function(
-            target.qualname if target else None, facts
-        ) or local_function(project, target, call)
-        also_qual = project.project_function(
-            also.qualname if also else None, facts
-        ) or local_function(project, also, call)
+        wrapped = _wrapped_function(project, target, call, facts)
+        qual = (
+            wrapped[0]
+            if wrapped
+            else project.project_function(target.qualname if target else None, facts)
+            or local_function(project, target, call)
+        )
+        also_qual = (
+            wrapped[1]
+            if wrapped and also is None
+            else project.project_function(also.qualname if also else None, facts)
+            or local_function(project, also, call)
+        )
         if qual is None and also_qual is not None:
             qual, also_qual = also_qual, None
         if qual is None:
@@ -116,6 +123,33 @@ def tools_from_call(
             _loop_tools(project, call.args[0], call, facts, decorator_as_function, site, name_value)
         )
     return tools
+
+
+def _wrapped_function(
+    project: ProjectIndex, target: Value | None, call: Call, facts: ModuleFacts
+) -> tuple[str, str] | None:
+    """``registerTool("deploy", {...}, guard(async (a) => api.deploy(a)))``,
+    ``add_tool(with_errors(create_order))``: the function handed to a project wrapper, one
+    that calls what it is handed (itself, or in the closure it returns), and what runs it
+    (that closure, or the wrapper). The wrapper is shared; the tool is what it wraps."""
+    if target is None or target.kind != "call":
+        return None
+    wrapper = project.project_function(target.qualname, facts)
+    entry = project.functions.get(wrapper) if wrapper else None
+    if wrapper is None or entry is None:
+        return None
+    runner = returned_local_function(project, wrapper) or wrapper
+    called = {c.callee for c in project.calls_in(runner)}
+    for index, param in enumerate(entry[0].params[: len(target.call_args)]):
+        if param not in called:
+            continue
+        handed = target.call_args[index]
+        qual = project.project_function(handed.qualname, facts) or local_function(
+            project, handed, call
+        )
+        if qual and qual != wrapper:
+            return qual, runner
+    return None
 
 
 def _runs_elsewhere(call: Call, form: ToolForm) -> bool:

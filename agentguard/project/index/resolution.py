@@ -877,6 +877,9 @@ class ProjectIndex(Types):
             owner = ".".join(parts[:-1])
             if owner in self.classes:
                 resolved = self.find_method(owner, parts[-1])
+            elif owner in self.functions:
+                # ``makeApi().deploy``, its call marks dropped: what the object it returns holds
+                resolved = self.returned_member(owner, parts[-1])
             elif len(parts) >= 3:
                 resolved = self._through_typed_attribute(parts)
         if resolved is None and "()." in written:
@@ -892,6 +895,10 @@ class ProjectIndex(Types):
         if entry is None:
             return None
         chained = "(" in rest
+        if not chained and rest.count(".") == 1:
+            member = self.returned_member(factory, rest[1:])
+            if member is not None:
+                return member
         kind = self._declared_return(entry[0])  # ``def get_http() -> httpx.Client``
         if not kind:
             made = {self.built_type(value) for value in entry[0].returns}
@@ -965,11 +972,30 @@ class ProjectIndex(Types):
         return found[0] if len(found) == 1 else None
 
     def _method_if_project_class(self, qualname: str) -> str:
-        """``pkg.gateway.Gateway.refund``: the method it runs, inherited ones included."""
+        """``pkg.gateway.Gateway.refund``: the method it runs, inherited ones included;
+        ``pkg.client.makeApi().deploy``: the function the object ``makeApi`` returns holds."""
         owner, _, method = qualname.rpartition(".")
         if owner in self.classes and qualname not in self.functions:
             return self.find_method(owner, method) or qualname
+        if owner.endswith("()"):
+            return self.returned_member(owner[:-2], method) or qualname
         return qualname
+
+    def returned_member(self, factory: str, member: str) -> str | None:
+        """The function held under ``member`` by the object the project function
+        ``factory`` returns (``return { deploy: (spec) => call("/v1/servers", {method:
+        "POST"}) }``, ``return {"deploy": deploy}``): what ``makeApi(cfg).deploy(...)`` runs."""
+        entry = self.functions.get(factory)
+        if entry is None:
+            return None
+        for value in entry[0].returns:
+            held = value.items.get(member) if value.kind == "dict" else None
+            if held is None:
+                continue
+            for target in (held.qualname, f"{factory}.<locals>.{held.text}"):
+                if target and target in self.functions:
+                    return target
+        return None
 
     def _factory_class(self, name: str, caller: Function, facts: ModuleFacts) -> str | None:
         """``client = _get_client(...)`` where the project function returns
