@@ -1146,17 +1146,28 @@ def messenger():
             ["destructive"],
             None,
         ),
-        # a client of no known kind: the delete acts on what `document(...)` built, which
-        # judged nothing; unknown, never a read
+        # a client the catalogue does not know, built by an imported package's call the
+        # helper returns: the chain is that package's, judged by its verb as if written
+        # on `connect("notes")` itself; a delete, never a read
         (
             "from somedb import connect",
             'def get_db():\n    return connect("notes")',
+            'return get_db().collection("notes").document(value).delete()',
+            ["destructive"],
+            None,
+        ),
+        # a client of no known kind (what a project method of an object answers): the
+        # delete acts on what `document(...)` built, which judged nothing; unknown
+        (
+            "from somedb import connect",
+            'class Pool:\n    def get(self):\n        return connect("notes")\n\n\n'
+            'def get_db():\n    return Pool().get()',
             'return get_db().collection("notes").document(value).delete()',
             ["unknown"],
             "a write verb on what a call of no verb built",
         ),
     ],
-    ids=["typed-client", "untyped-client"],
+    ids=["typed-client", "package-client", "untyped-client"],
 )
 def test_a_write_verb_on_a_query_built_from_a_helpers_client_is_never_a_read(
     scan_files: ScanFiles, imports: str, prelude: str, body: str, kinds: list[str], why: str | None

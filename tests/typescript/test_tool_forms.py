@@ -301,3 +301,34 @@ def test_callbacks_handed_through_a_wrapper_are_each_a_tool_judged_by_the_client
     assert tools["start_irrigation"]["risk"]["value"] != "read"
     assert tools["start_irrigation"]["effects"] != []
     assert tools["delete_schedule"]["risk"]["value"] != "read"
+
+
+def test_a_supabase_client_a_project_helper_returns_and_a_tool_reusing_another_are_judged() -> None:
+    """``const db = await createClient()``, the project's helper returning the
+    ``@supabase/ssr`` client: ``db.from("tickets").update(...)`` is the catalogue's
+    update, not a read. ``closeTicketTool.func(...)`` runs the function the other tool's
+    options hold, so the factory's tool writes too. A query that selects and then filters
+    and orders (``.order("created_at", {...})``) only reads."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agentguard",
+            "report",
+            str(FORMS / "ticket-desk"),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    risks = {
+        (tool["name"], tool["path"].rsplit("/", 1)[-1], tool["line"]): tool["risk"]["value"]
+        for tool in json.loads(done.stdout)["tools"]
+    }
+    assert risks == {
+        ("close_ticket", "closeTicket.ts", 9): "write",
+        ("close_ticket", "closeTicket.ts", 30): "write",
+        ("recent_tickets", "recentTickets.ts", 10): "read",
+    }

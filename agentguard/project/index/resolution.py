@@ -621,6 +621,10 @@ class ProjectIndex(Types):
         # use): ``mcp.server.fastmcp.FastMCP.add_tool`` must not be resolved twice.
         if parts[0] in types and callee == normalise(call.text):
             return ".".join([types[parts[0]], *parts[1:]])
+        if caller is not None and (resolved is None or resolved not in self.functions):
+            held = self._option_function(call, caller, facts)
+            if held is not None:
+                return held
         if resolved is not None:
             return resolved
         if len(parts) >= 2 and caller is not None:
@@ -884,7 +888,78 @@ class ProjectIndex(Types):
                 resolved = self._through_typed_attribute(parts)
         if resolved is None and "()." in written:
             resolved = self._on_returned_client(written)
+        if resolved is None and len(parts) >= 2:
+            resolved = self._on_returned_package_call(written, parts)
         return (callee, parts, on_class, resolved)
+
+    def _on_returned_package_call(self, written: str, parts: list[str]) -> str | None:
+        """``createClient.from().update()`` (``const supabase = await createClient()``),
+        where the project function ``createClient`` returns a package's call on every path
+        (``return createServerClient(url, key, {...})``): the chain on that call,
+        ``npm:@supabase/ssr.createServerClient().from().update()``, which the catalogue
+        knows. Through up to three such helpers."""
+        for cut in range(len(parts) - 1, 0, -1):
+            helper = ".".join(parts[:cut])
+            entry = self.functions.get(helper)
+            if entry is None:
+                continue
+            if entry[0].class_name or not written.startswith(helper):
+                return None
+            made = self._returned_package_call(helper)
+            if made is None:
+                return None
+            rest = written[len(helper) :]
+            return made + (rest if rest.startswith("()") else "()" + rest)
+        return None
+
+    def _returned_package_call(self, helper: str, hops: int = 0) -> str | None:
+        """The package function every return of the project function ``helper`` calls
+        (directly, through a local it bound so, or through another such helper), if one."""
+        fn, facts = self.functions[helper]
+        made: set[str] = set()
+        for returned in fn.returns:
+            value = self.returned_binding(returned, fn, facts)
+            if value.kind != "call" or not value.qualname or value.chain is None:
+                return None
+            steps = value.chain.steps
+            if steps[-1:] != (("call", None),) or any(step[0] == "call" for step in steps[:-1]):
+                return None  # ``return client.table(name)``: a step of its own, not a client
+            inner = self.project_function(value.qualname, facts)
+            if inner is None:
+                head = value.qualname.split(".", 1)[0]
+                if head in self.module_heads or "." not in value.qualname:
+                    return None
+                made.add(value.qualname)
+            elif inner == helper or hops >= 3:
+                return None
+            else:
+                deeper = self._returned_package_call(inner, hops + 1)
+                if deeper is None:
+                    return None
+                made.add(deeper.removesuffix("()"))
+        return f"{made.pop()}()" if len(made) == 1 else None
+
+    def _option_function(self, call: Call, caller: Function, facts: ModuleFacts) -> str | None:
+        """``updateTicketStateTool.func(args)``, where the module variable was built as
+        ``new DynamicStructuredTool({..., func: async (...) => ...})`` (or ``Tool(func=...)``):
+        the project function its options hold under the method's name, which the object
+        keeps and the call runs."""
+        chain = call.chain
+        if chain is None or chain.steps != (("attr", call.method),):
+            return None
+        receiver = chain.root
+        if not receiver or not receiver.isidentifier() or receiver in caller.params:
+            return None
+        if self.local_assignments(facts, caller.qualname, receiver):
+            return None
+        built = self.module_variable(facts.imports.get(receiver) or f"{facts.module}.{receiver}")
+        if built is None or built.kind != "call":
+            return None
+        options = [built.call_kwargs, *(arg.items for arg in built.call_args if arg.kind == "dict")]
+        for held in (option.get(call.method) for option in options):
+            if held is not None and held.qualname in self.functions:
+                return held.qualname
+        return None
 
     def _on_returned_client(self, written: str) -> str | None:
         """``app.clients.get_http().post``, where the project function ``get_http`` builds
