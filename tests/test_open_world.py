@@ -1161,7 +1161,7 @@ def messenger():
         (
             "from somedb import connect",
             'class Pool:\n    def get(self):\n        return connect("notes")\n\n\n'
-            'def get_db():\n    return Pool().get()',
+            "def get_db():\n    return Pool().get()",
             'return get_db().collection("notes").document(value).delete()',
             ["unknown"],
             "a write verb on what a call of no verb built",

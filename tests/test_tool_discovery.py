@@ -1739,3 +1739,53 @@ def test_functions_registered_through_a_project_wrapper_are_each_a_tool(
     assert set(tools) == {"create_order", "order_status"}
     assert [effect.kind for effect in tools["create_order"].effects] == ["network_write"]
     assert tools["order_status"].effects == []
+
+
+def test_a_spec_named_like_a_method_of_an_unrelated_class_is_not_that_method(
+    scan_files: ScanFiles,
+) -> None:
+    """An Anthropic spec named ``close`` that the loop only queues for later, beside an HTTP
+    client class with a ``close`` method: nothing hands the spec's call an instance of that
+    class, so the method is no tool; the lookup the loop runs by name is."""
+    source = dedent(
+        """
+        import anthropic
+        import httpx
+
+
+        class DeskClient:
+            def __init__(self):
+                self._http = httpx.Client(base_url="https://desk.example")
+
+            def close(self) -> None:
+                self._http.close()
+
+
+        def lookup_order(order_id: int) -> dict:
+            return httpx.get(f"https://desk.example/orders/{order_id}").json()
+
+
+        TOOLS = [
+            {"name": "lookup_order", "description": "One order.", "input_schema": {"type": "object"}},
+            {"name": "close", "description": "End the chat.", "input_schema": {"type": "object"}},
+        ]
+
+
+        def respond(messages: list) -> list:
+            client = anthropic.Anthropic()
+            reply = client.messages.create(model="m", max_tokens=512, tools=TOOLS, messages=messages)
+            queued = []
+            for block in reply.content:
+                if block.type != "tool_use":
+                    continue
+                if block.name == "lookup_order":
+                    messages.append(lookup_order(block.input["order_id"]))
+                else:
+                    queued.append(block.name)
+            return queued
+        """
+    )
+    result = scan_files({"desk.py": source})
+    names = {tool.name: tool for tool in result.project.tools}
+    assert "lookup_order" in names
+    assert not [tool for tool in result.project.tools if tool.name == "close"]

@@ -131,12 +131,16 @@ def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str
             qual = project.project_function(resolved, facts)
             if qual and qual != function:
                 return qual
-    # 3. a function of the same name
+    # 3. a function of the same name: in the module, else the project's one function so
+    #    named; a method so named elsewhere needs an object nothing here hands it (a spec
+    #    named ``close`` is not an HTTP client's ``close``)
     qual = project.project_function(name, facts)
     if qual:
         return qual
     candidates = project.by_name.get(name, [])
-    return candidates[0] if len(candidates) == 1 else None
+    if len(candidates) != 1 or project.functions[candidates[0]][0].class_name:
+        return None
+    return candidates[0]
 
 
 def entry_function(
