@@ -9,6 +9,7 @@ from collections.abc import Collection, Iterator
 from agentguard.diagnostics import Span
 from agentguard.facts.extract_values import ValueReader
 from agentguard.facts.module_facts import (
+    PYTHON_RAW_ERROR_ATTRIBUTES,
     Branch,
     Handler,
     Loop,
@@ -43,7 +44,6 @@ _NOT_A_DESTINATION = {
     "len",
     "print",
 }
-_RAW_ATTRS = {"args", "message", "msg", "strerror", "detail", "details"}
 _STATUS_SUBJECT = re.compile(r"(?i)(status|state)")
 TOOL_SCHEMA_KEYS = (
     {"type", "function"},
@@ -561,7 +561,7 @@ class FlowVisitor(ValueReader):
                 and isinstance(sub.value, ast.Name)
                 and name
                 and sub.value.id == name
-                and sub.attr in _RAW_ATTRS
+                and sub.attr in PYTHON_RAW_ERROR_ATTRIBUTES
             ):
                 return f"{name}.{sub.attr}"
             elif isinstance(sub, ast.Name) and sub.id in tainted and isinstance(sub.ctx, ast.Load):

@@ -194,6 +194,16 @@ class Call(CompactPickle):
     chain: Chain | None = None  # what is called, as a chain (None: not a name's chain)
 
 
+# What a caught error's text is read through, by language: ``e.args`` in Python,
+# ``error.message`` in TypeScript and JavaScript.
+PYTHON_RAW_ERROR_ATTRIBUTES = frozenset({"args", "message", "msg", "strerror", "detail", "details"})
+JS_RAW_ERROR_ATTRIBUTES = frozenset({"message", "stack", "cause", "details", "detail", "response"})
+
+
+def raw_error_attributes(language: str) -> frozenset[str]:
+    return PYTHON_RAW_ERROR_ATTRIBUTES if language == "python" else JS_RAW_ERROR_ATTRIBUTES
+
+
 @dataclass(slots=True)
 class RawErrorUse(CompactPickle):
     """Raw exception text (``str(e)``, ``f"{e}"``, ``e.args``, ``traceback.format_exc()``)

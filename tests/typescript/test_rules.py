@@ -122,3 +122,10 @@ def test_a_hand_written_retry_loop_around_a_post_is_reported(findings: list) -> 
 
 def test_a_slack_client_retry_setting_is_reported_unless_it_sends_once(findings: list) -> None:
     assert found(findings, "AG902", "notify.ts") == [line_of("notify.ts", "await slack.chat")]
+
+
+def test_error_text_a_project_helper_returns_is_ag601(findings: list) -> None:
+    """``return failure(err)`` where the helper puts ``String(err.message || ...)`` into
+    the result: the raw text reaches the model through the helper; a helper answering a
+    fixed message does not."""
+    assert found(findings, "AG601", "stock.ts") == [line_of("stock.ts", "return failure(err)")]

@@ -18,6 +18,7 @@ from agentguard.facts.module_facts import (
     ModuleFacts,
     RawErrorUse,
     Value,
+    raw_error_attributes,
 )
 from agentguard.knowledge.checklist import Knowledge, Setting
 from agentguard.project.counted_writes import counted_writes, counts_as_write
@@ -534,13 +535,14 @@ def _returns_text_of(project: ProjectModel, helper: Function, param: str, depth:
     that does."""
     entry = project.functions.get(helper.qualname)
     facts = entry[1] if entry else None
+    raw = raw_error_attributes(facts.language if facts else "python")
     held = {param}
     if facts is not None:
         for assignment in project.local_assignments(facts, helper.qualname):
-            if assignment.target.isidentifier() and _formats(assignment.value, param):
+            if assignment.target.isidentifier() and _formats(assignment.value, param, raw):
                 held.add(assignment.target)
     for returned in helper.returns:
-        if _formats(returned, param):
+        if _formats(returned, param, raw):
             return True
         if returned.kind != "name" and set(returned.names) & (held - {param}):
             return True
@@ -571,7 +573,14 @@ def _calls_within(value: Value) -> list[Value]:
     return found
 
 
-def _formats(value: Value, param: str) -> bool:
+# Calls that turn what they are handed into its text, in either language.
+_TEXT_OF = frozenset({"str", "repr", "String", "JSON.stringify"})
+
+
+def _formats(value: Value, param: str, raw_attributes: frozenset[str]) -> bool:
+    """Whether ``value`` holds the text of the exception ``param``: formatted into a
+    string (``f"{e}"``, `` `${err}` ``), turned into text (``str(e)``, ``String(err)``), or
+    read through the attributes an error's text is in (``err.message``, ``e.args``)."""
     if param not in value.names:
         return False
     if value.kind == "fstring":
@@ -581,9 +590,18 @@ def _formats(value: Value, param: str) -> bool:
         current = stack.pop()
         if current.kind == "fstring" and param in current.names:
             return True
-        if current.kind == "call" and current.qualname in {"str", "repr"}:
+        if current.kind == "call" and current.qualname in _TEXT_OF:
             if current.call_args and current.call_args[0].text == param:
                 return True
+        if current.kind == "attr" and current.chain is not None and current.chain.root == param:
+            if current.chain.steps[:1] and current.chain.steps[0][1] in raw_attributes:
+                return True
+        if (
+            current.kind == "other"
+            and param in current.names
+            and raw_attributes & set(current.attrs)
+        ):
+            return True  # ``err.message || String(err)``
         stack += current.call_args + list(current.items.values()) + current.elements
     return False
 

@@ -41,6 +41,7 @@ from agentguard.facts.extract_flow import tool_schema_shaped
 from agentguard.facts.extract_values import Scope, leaf_value
 from agentguard.facts.module_facts import (
     CALL_STEP,
+    JS_RAW_ERROR_ATTRIBUTES,
     LOADED_EMPTY_DICT,
     LOADED_EMPTY_LIST,
     SPREAD,
@@ -104,8 +105,6 @@ PROTOCOL = "typing.Protocol"
 ABSTRACT = "abc.abstractmethod"
 # Object properties that name what an options object declares (``{name: "scrape", ...}``).
 _NAME_FIELDS = ("name", "id", "toolName")
-# What a caught error's text is read through.
-_RAW_ATTRS = frozenset({"message", "stack", "cause", "details", "detail", "response"})
 _COMPARISONS = {
     "===": "==",
     "==": "==",
@@ -1926,7 +1925,7 @@ class _Extractor:
                     and prop is not None
                     and obj.type == "identifier"
                     and self.text(obj) == name
-                    and self.text(prop) in _RAW_ATTRS
+                    and self.text(prop) in JS_RAW_ERROR_ATTRIBUTES
                 ):
                     return f"{name}.{self.text(prop)}"
             elif kind == "call_expression":
