@@ -942,3 +942,129 @@ def test_a_drive_media_download_reads(scan_files: ScanFiles) -> None:
     """googleapiclient's documented download loop (``downloader.next_chunk()`` until done)
     fetches the file: a read, not an unknown call."""
     assert tool_verdicts(scan_files, DRIVE)["read_drive_file"] == ("read", set())
+
+
+# -- A value taken out of the tool's keyword arguments is untyped like a parameter ---------
+
+PROFILE = {
+    "assistant/llm/user_profile.py": textwrap.dedent(
+        """
+        import json
+        from pathlib import Path
+
+
+        class UserProfile:
+            def __init__(self, path: Path):
+                self.path = path
+                self.data = {"preferences": {}}
+
+            def _save(self) -> None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with open(self.path, "w") as f:
+                    json.dump(self.data, f)
+
+            def set_preference(self, key: str, value: str) -> None:
+                self.data["preferences"][key] = value
+                self._save()
+
+            def get_preference(self, key: str) -> str:
+                return self.data["preferences"].get(key, "")
+        """
+    ),
+    "assistant/tools/base.py": textwrap.dedent(
+        """
+        from abc import ABC, abstractmethod
+
+
+        class Tool(ABC):
+            @property
+            @abstractmethod
+            def name(self) -> str: ...
+
+            @property
+            @abstractmethod
+            def description(self) -> str: ...
+
+            @property
+            @abstractmethod
+            def parameters(self) -> list[dict]: ...
+
+            @abstractmethod
+            def execute(self, **kwargs) -> dict: ...
+        """
+    ),
+    "assistant/tools/builtin/profile_tools.py": textwrap.dedent(
+        '''
+        from ..base import Tool
+
+
+        class RememberPreference(Tool):
+            @property
+            def name(self) -> str:
+                return "remember_preference"
+
+            @property
+            def description(self) -> str:
+                return "Remember something the user prefers."
+
+            @property
+            def parameters(self) -> list[dict]:
+                return [{"name": "key"}, {"name": "value"}]
+
+            def execute(self, key: str, value: str, **kwargs) -> dict:
+                """Remember something the user prefers."""
+                profile = kwargs.get("_profile")
+                if not profile:
+                    return {"ok": False}
+                profile.set_preference(key, value)
+                return {"ok": True}
+
+
+        class RecallPreference(Tool):
+            @property
+            def name(self) -> str:
+                return "recall_preference"
+
+            @property
+            def description(self) -> str:
+                return "Recall something the user prefers."
+
+            @property
+            def parameters(self) -> list[dict]:
+                return [{"name": "key"}]
+
+            def execute(self, key: str, **kwargs) -> dict:
+                """Recall something the user prefers."""
+                profile = kwargs["_profile"]
+                return {"value": profile.get_preference(key)}
+        '''
+    ),
+    "assistant/tools/registry.py": textwrap.dedent(
+        """
+        from openai import OpenAI
+
+        from .builtin.profile_tools import RecallPreference, RememberPreference
+
+        TOOLS = {tool.name: tool for tool in (RememberPreference(), RecallPreference())}
+
+
+        def ask(messages: list) -> object:
+            specs = [
+                {"type": "function", "function": {"name": t.name, "parameters": {"type": "object"}}}
+                for t in TOOLS.values()
+            ]
+            return OpenAI().chat.completions.create(model="m", messages=messages, tools=specs)
+        """
+    ),
+}
+
+
+def test_a_method_on_what_the_tools_keyword_arguments_carry_is_the_projects_one_method(
+    scan_files: ScanFiles,
+) -> None:
+    """``profile = kwargs.get("_profile")``, injected by the project's runner: of no type
+    the code says, as a parameter is, so ``profile.save_preference(...)`` runs the
+    project's one method so named (it writes a file), not nothing."""
+    verdicts = tool_verdicts(scan_files, PROFILE)
+    assert verdicts["remember_preference"][0] == "write"
+    assert verdicts["recall_preference"][0] == "read"

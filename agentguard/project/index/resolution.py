@@ -646,7 +646,11 @@ class ProjectIndex(Types):
                 # ``google.gmail()`` handed over: the client that factory call made
                 typed = ".".join([handed.replace("()", ""), *parts[1:]])
                 return self._resolve_name(typed)[3] or typed
-        if len(parts) == 2 and caller is not None and parts[0] in caller.params:
+        if (
+            len(parts) == 2
+            and caller is not None
+            and (parts[0] in caller.params or self._taken_from_params(parts[0], caller, facts))
+        ):
             # ``db.execute_query(sql)`` on a parameter no annotation types: the one project
             # class that defines a method so named, when its name is of several words
             return self._sole_method(parts[1]) or callee
@@ -833,6 +837,23 @@ class ProjectIndex(Types):
             for call, facts in self._calls_named(callee.rsplit(".", 1)[-1])
             if call.callee == callee
         ]
+
+    def _taken_from_params(self, name: str, caller: Function, facts: ModuleFacts) -> bool:
+        """Whether the local ``name`` only ever holds what a parameter carries under a key
+        (``user_context = kwargs.get("_user_context")``, ``store = params["store"]``): of no
+        type the code says, like the parameter itself."""
+        bound = self.local_assignments(facts, caller.qualname, name)
+        if not bound or not name.isidentifier():
+            return False
+        for assignment in bound:
+            chain = assignment.value.chain
+            if chain is None or chain.root not in caller.params or chain.root in SELF_NAMES:
+                return False
+            if chain.steps not in ((("attr", "get"), ("call", None)),) and not (
+                len(chain.steps) == 1 and chain.steps[0][0] == "item"
+            ):
+                return False
+        return True
 
     def _sole_method(self, name: str) -> str | None:
         """The only method named ``name`` (of two words or more: ``execute_query``, not
