@@ -409,7 +409,6 @@ def _verdict(
             _leaves_project(project, world, root, fn, facts)
             # ``docs = build("docs", "v1")``, then ``docs.documents().create(...).execute()``
             or _answer_of_external_call(project, world, root, fn, facts, call)
-            or _called_helper_answer(project, world, facts, call)
         ):
             return None  # ``cursor.execute(sql)``: the SQL catalogue entry judges it
         chained = project.chained_request(call)
@@ -726,18 +725,6 @@ def _helper_returns_external_answer(
         ):
             return True
     return False
-
-
-def _called_helper_answer(
-    project: ProjectIndex, world: OpenWorld, facts: ModuleFacts, call: Call
-) -> bool:
-    """``_service().events().delete(...).execute()``: the chain starts from a call of a
-    project helper that returns an external package's answer (the client it builds)."""
-    chain = call.chain
-    if chain is None or not chain.steps or chain.steps[0] != ("call", None):
-        return False
-    helper = project.project_function(call.callee.partition("()")[0], facts)
-    return helper is not None and _helper_returns_external_answer(project, world, helper, call)
 
 
 def _last(values: list[Value]) -> Value | None:

@@ -153,12 +153,13 @@ def _string_literals_only(call: Call, least: dict[str, int]) -> bool:
         return False
     args = list(call.args)
     if args and args[-1].kind == "const" and type(args[-1].const) is int:
-        args.pop()
+        args.pop()  # ``replace("a", "b", 1)``: the count
     handed = [*args, *call.kwargs.values()]
-    literals = all(
-        value.kind == "const" and isinstance(value.const, (str, int)) for value in handed
+    return (
+        len(handed) >= wanted
+        and all(value.kind == "const" for value in handed)
+        and all(isinstance(arg.const, str) for arg in args)
     )
-    return literals and all(isinstance(arg.const, str) for arg in args) and len(handed) >= wanted
 
 
 def stays_in_process(

@@ -1681,8 +1681,8 @@ class _Extractor:
         bare = _unwrap(node)
         callback = method not in _INLINE_RUNNERS and count >= 2 and index == count - 1
         if bare.type in _FUNCTION_EXPRESSIONS:
-            own = method not in _INLINE_RUNNERS and (
-                callback or wrapping or self.scope.function is None
+            own = callback or (
+                method not in _INLINE_RUNNERS and (wrapping or self.scope.function is None)
             )
             if own:
                 qual = self._function(bare, label)

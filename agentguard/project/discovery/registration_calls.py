@@ -16,7 +16,7 @@ from agentguard.project.discovery.candidates import function_tool, wraps_a_param
 from agentguard.project.discovery.declarations import declarations_from_options
 from agentguard.project.discovery.loop_rows import loop_rows, record_rows
 from agentguard.project.sink_keys import local_value
-from agentguard.project.tool_facts import ToolFacts, argument_at
+from agentguard.project.tool_facts import SELF_NAMES, ToolFacts, argument_at
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -130,25 +130,31 @@ def _wrapped_function(
 ) -> tuple[str, str] | None:
     """``registerTool("deploy", {...}, guard(async (a) => api.deploy(a)))``,
     ``add_tool(with_errors(create_order))``: the function handed to a project wrapper, one
-    that calls what it is handed (itself, or in the closure it returns), and what runs it
-    (that closure, or the wrapper). The wrapper is shared; the tool is what it wraps."""
+    that calls what it is handed (itself, ``ProjectIndex.called_params``, or in the closure
+    it returns), and what runs it (that closure, or the wrapper). The wrapper is shared; the
+    tool is what it wraps."""
     if target is None or target.kind != "call":
         return None
     wrapper = project.project_function(target.qualname, facts)
-    entry = project.functions.get(wrapper) if wrapper else None
-    if wrapper is None or entry is None:
+    if wrapper is None:
         return None
-    runner = returned_local_function(project, wrapper) or wrapper
-    called = {c.callee for c in project.calls_in(runner)}
-    for index, param in enumerate(entry[0].params[: len(target.call_args)]):
-        if param not in called:
+    params = [p for p in project.functions[wrapper][0].params if p not in SELF_NAMES]
+    closure = returned_local_function(project, wrapper)
+    if closure is not None:
+        called = {c.callee for c in project.calls_in(closure)} & set(params)
+    else:
+        called = set(project.called_params(wrapper))
+    for index, param in enumerate(params):
+        handed = target.call_kwargs.get(param) or (
+            target.call_args[index] if index < len(target.call_args) else None
+        )
+        if param not in called or handed is None:
             continue
-        handed = target.call_args[index]
         qual = project.project_function(handed.qualname, facts) or local_function(
             project, handed, call
         )
         if qual and qual != wrapper:
-            return qual, runner
+            return qual, closure or wrapper
     return None
 
 

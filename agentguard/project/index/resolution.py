@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.facts.module_facts import CALL_STEP, Call, Function, ModuleFacts, Step, Value
 from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
 from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class, local_function
@@ -843,17 +843,13 @@ class ProjectIndex(Types):
         (``user_context = kwargs.get("_user_context")``, ``store = params["store"]``): of no
         type the code says, like the parameter itself."""
         bound = self.local_assignments(facts, caller.qualname, name)
-        if not bound or not name.isidentifier():
-            return False
-        for assignment in bound:
-            chain = assignment.value.chain
-            if chain is None or chain.root not in caller.params or chain.root in SELF_NAMES:
-                return False
-            if chain.steps not in ((("attr", "get"), ("call", None)),) and not (
-                len(chain.steps) == 1 and chain.steps[0][0] == "item"
-            ):
-                return False
-        return True
+        return bool(bound) and all(
+            (chain := assignment.value.chain) is not None
+            and chain.root in caller.params
+            and chain.root not in SELF_NAMES
+            and (chain.steps == (("attr", "get"), CALL_STEP) or _one_item(chain.steps))
+            for assignment in bound
+        )
 
     def _sole_method(self, name: str) -> str | None:
         """The only method named ``name`` (of two words or more: ``execute_query``, not
@@ -933,32 +929,24 @@ class ProjectIndex(Types):
             return made + (rest if rest.startswith("()") else "()" + rest)
         return None
 
-    def _returned_package_call(self, helper: str, hops: int = 0) -> str | None:
+    def _returned_package_call(self, helper: str) -> str | None:
         """The package function every return of the project function ``helper`` calls
         (directly, through a local it bound so, or through another such helper), if one."""
-        fn, facts = self.functions[helper]
-        made: set[str] = set()
-        for returned in fn.returns:
-            value = self.returned_binding(returned, fn, facts)
-            if value.kind != "call" or not value.qualname or value.chain is None:
-                return None
-            steps = value.chain.steps
-            if steps[-1:] != (("call", None),) or any(step[0] == "call" for step in steps[:-1]):
-                return None  # ``return client.table(name)``: a step of its own, not a client
-            inner = self.project_function(value.qualname, facts)
-            if inner is None:
-                head = value.qualname.split(".", 1)[0]
-                if head in self.module_heads or "." not in value.qualname:
-                    return None
-                made.add(value.qualname)
-            elif inner == helper or hops >= 3:
-                return None
-            else:
-                deeper = self._returned_package_call(inner, hops + 1)
-                if deeper is None:
-                    return None
-                made.add(deeper.removesuffix("()"))
-        return f"{made.pop()}()" if len(made) == 1 else None
+        made = self._on_every_return(helper, self._package_call)
+        return f"{made}()" if made else None
+
+    def _package_call(self, value: Value, facts: ModuleFacts) -> str | None:
+        """The package function ``value`` is a lone call of (``createServerClient(...)``,
+        ``discovery.build(...)``), not a step on something else (``client.table(name)``)."""
+        if value.kind != "call" or not value.qualname or value.chain is None:
+            return None
+        steps = value.chain.steps
+        if steps[-1:] != (CALL_STEP,) or CALL_STEP in steps[:-1] or "." not in value.qualname:
+            return None
+        head = value.qualname.split(".", 1)[0]
+        if head in self.module_heads or self.project_function(value.qualname, facts):
+            return None
+        return value.qualname
 
     def _option_function(self, call: Call, caller: Function, facts: ModuleFacts) -> str | None:
         """``updateTicketStateTool.func(args)``, where the module variable was built as
@@ -1165,23 +1153,40 @@ class ProjectIndex(Types):
             return built.pop() if len(built) == 1 and None not in built else None
         return self._returned_client(target or "")
 
-    def _returned_client(self, target: str, hops: int = 0) -> str | None:
+    def _returned_client(self, target: str) -> str | None:
         """What the project function ``target`` returns on every path, when a construction
         says: ``return httpx.Client(...)``, a local bound so (``w3 = Web3(provider)``, then
-        ``return w3``), or the answer of another project function that does (``return
-        make_client() as Client``), through a few such helpers."""
+        ``return w3``), or the answer of another project function that does or declares it
+        (``return make_client()`` with ``def make_client() -> Client``)."""
+        return self._on_every_return(target, self._built_or_declared)
+
+    def _built_or_declared(self, value: Value, facts: ModuleFacts) -> str | None:
+        """The class ``value`` builds, or the one the project function it calls declares it
+        returns."""
+        made = self.built_type(value)
+        if made is None and value.kind == "call":
+            inner = self.project_function(value.qualname or value.text, facts)
+            if inner is not None and inner in self.functions:
+                made = self._declared_return(self.functions[inner][0])
+        return made
+
+    def _on_every_return(
+        self, target: str, leaf: Callable[[Value, ModuleFacts], str | None], hops: int = 0
+    ) -> str | None:
+        """What ``leaf`` says of every value the project function ``target`` returns (a
+        returned local as it was bound), looking through up to three project functions whose
+        answer it returns: the one answer on every path, else None."""
         fn, facts = self.functions[target]
-        built: set[str | None] = set()
+        found: set[str | None] = set()
         for returned in fn.returns:
             value = self.returned_binding(returned, fn, facts)
-            made = self.built_type(value)
+            made = leaf(value, facts)
             if made is None and value.kind == "call" and hops < 3:
                 inner = self.project_function(value.qualname or value.text, facts)
                 if inner is not None and inner != target and inner in self.functions:
-                    made = self._declared_return(self.functions[inner][0])
-                    made = made or self._returned_client(inner, hops + 1)
-            built.add(made)
-        return built.pop() if len(built) == 1 and None not in built else None
+                    made = self._on_every_return(inner, leaf, hops + 1)
+            found.add(made)
+        return found.pop() if len(found) == 1 and None not in found else None
 
     def _bound_call_target(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
         """The project function run by the call a local is bound to (its first call)."""
@@ -1219,3 +1224,8 @@ class ProjectIndex(Types):
         """Effect inference followed every call of ``qualname``: these are its call edges
         (``call_edges`` would find the same)."""
         self._memo.edges[qualname] = edges
+
+
+def _one_item(steps: tuple[Step, ...]) -> bool:
+    """``params["store"]``: one item taken, nothing else."""
+    return len(steps) == 1 and steps[0][0] == "item"
