@@ -11,9 +11,11 @@ import textwrap
 
 import pytest
 
+from agentguard.config import load_config
+from agentguard.engine.pipeline import scan
 from agentguard.report.model import build_report
 
-from .conftest import ScanFiles, kinds_and_codes, only_tool, tool_module
+from .conftest import FIXTURES, ScanFiles, kinds_and_codes, only_tool, tool_module, tool_verdicts
 
 GOOGLE = "from googleapiclient.discovery import build"
 GOOGLE_SERVICE = 'service = build("calendar", "v3")'
@@ -1135,6 +1137,52 @@ def messenger():
 
 
 @pytest.mark.parametrize(
+    ("imports", "prelude", "body", "kinds"),
+    [
+        # a plug-in module's entry point, imported by a name the caller gives
+        (
+            "import importlib",
+            "",
+            'plugin = importlib.import_module(value)\nentry = getattr(plugin, "main")\n'
+            "return entry({'id': 1})",
+            ["unknown"],
+        ),
+        # a function of the module picked by a name the model gives
+        ("", "", "handler = globals()[value]\nreturn handler()", ["unknown"]),
+        # a hook a mapping filled at run time answers
+        ("", "HOOKS = {}", "run = HOOKS.get(value)\nreturn run()", ["unknown"]),
+        # an attribute of an object of no known kind
+        (
+            "import importlib",
+            "",
+            "step = importlib.import_module(value).run\nreturn step()",
+            ["unknown"],
+        ),
+        # a project dict of functions is followed: its one function reads
+        (
+            "import requests",
+            "def fetch(q):\n    return requests.get('https://api.example.com', params={'q': q})\n\n\n"
+            "TABLE = {'fetch': fetch}",
+            "handler = TABLE[value]\nreturn handler(value)",
+            [],
+        ),
+        # a package function renamed is that function
+        ("import json", "", "dump = json.dumps\nreturn dump({'v': value})", []),
+    ],
+    ids=["getattr-of-module", "globals-item", "mapping-get", "attribute", "project-table", "alias"],
+)
+def test_a_callable_looked_up_at_run_time_is_unknown_never_a_read(
+    scan_files: ScanFiles, imports: str, prelude: str, body: str, kinds: list[str]
+) -> None:
+    """``handler = registry[name]; handler(payload)``: what runs is whatever the lookup
+    answers, which no call edge names, so the tool's effect is unknown (AG104), never a
+    read reported safe to replay; a lookup the scan follows is judged by what it reaches."""
+    found, codes = kinds_and_codes(scan_files, tool_module(imports, prelude, body))
+    assert found == kinds
+    assert ("AG104" in codes) == (kinds == ["unknown"])
+
+
+@pytest.mark.parametrize(
     ("imports", "prelude", "body", "kinds", "why"),
     [
         # a package's client a project getter declares it returns: the query chain is
@@ -1397,3 +1445,73 @@ def test_a_method_strings_share_with_clients_is_a_strings_own_when_handed_string
     assert tools["get_order"].effects == []
     assert not [f for f in result.findings if f.tool == "get_order"]
     assert tools["publish_orders"].effects
+
+
+def test_an_object_chosen_at_run_time_runs_the_method_of_every_class_it_may_be() -> None:
+    """runner-desk: the executor a tool calls ``submit`` on comes from a factory that
+    returns one of two classes, from a table of both, or from the constructor of the
+    service that keeps it; any of them may run, the farm's POST among them, so each launch
+    tool is a remote write, never a read. A hook loaded from a module named at run time is
+    unknown."""
+    project = FIXTURES / "runner-desk"
+    report = build_report(scan([project], load_config([project])))
+    risks = {row.name: row.risk.value for row in report.tools}
+    assert risks == {
+        "launch_job": "network_write",
+        "launch_on": "network_write",
+        "start_release": "network_write",
+        "job_status": "read",
+        "run_hook": "unknown",
+    }
+
+
+def test_a_client_the_enclosing_function_binds_is_that_client_in_its_nested_tools(
+    scan_files: ScanFiles,
+) -> None:
+    """Tools defined inside the function that connects their client (``fs = connect(url)``,
+    then ``def make_folder(path): fs.mkdir(path)``) call that client: its write verbs, a
+    file system's commands among them (``mkdir``, ``touch``, ``cp``), are never reads,
+    through a lambda handed to a helper too; its listing reads."""
+    source = """\
+from pydantic_ai import Agent, FunctionToolset
+from remotefs import connect
+
+
+def guarded(call):
+    try:
+        return call()
+    except Exception as e:
+        return f"error: {e}"
+
+
+def build_toolset(url: str) -> FunctionToolset:
+    fs = connect(url)
+
+    def make_folder(path: str) -> str:
+        return guarded(lambda: fs.mkdir(path))
+
+    def touch_file(path: str) -> str:
+        return fs.touch(path)
+
+    def save_text(path: str, text: str) -> str:
+        return guarded(lambda: fs.write_file(path, text))
+
+    def list_folder(path: str) -> list:
+        return fs.ls(path)
+
+    toolset = FunctionToolset()
+    for function in (make_folder, touch_file, save_text, list_folder):
+        toolset.add_function(function)
+    return toolset
+
+
+agent = Agent("openai:gpt-4o", toolsets=[build_toolset("ws://files")])
+"""
+    verdicts = tool_verdicts(scan_files, {"files/agent.py": source})
+    risks = {name: risk for name, (risk, _) in verdicts.items()}
+    assert risks == {
+        "make_folder": "unknown",
+        "touch_file": "unknown",
+        "save_text": "unknown",
+        "list_folder": "read",
+    }

@@ -361,6 +361,11 @@ def _verdict(
         return None
     if world.reads(callee) or world.reads(call.callee):
         return None
+    loaded, member = call.callee.partition("().")[::2]
+    if member and loaded in catalog.module_scans and not member.startswith("__"):
+        # ``importlib.import_module(name).run(...)``: a function of a module named at run
+        # time, whatever that module holds
+        return _Verdict(None, f"runs `{member}` of a module `{loaded}` loads at run time")
     handed = _callable_handed(project, call, fn)
     if handed is not None:
         return _Verdict(None, f"calls `{call.callee}`, a callable its `{handed}` was handed")
@@ -380,6 +385,9 @@ def _verdict(
     chosen = _callable_returned(project, call, fn, facts)
     if chosen is not None:
         return _Verdict(None, f"calls what `{chosen}` returned, a callable chosen at run time")
+    looked_up = _callable_looked_up(project, call, fn, facts)
+    if looked_up is not None:
+        return _Verdict(None, f"calls `{call.callee}`, looked up at run time (`{looked_up}`)")
 
     if call.method.lstrip("_")[:1].isupper() or not call.method.isidentifier():
         return None  # a constructor builds a client, it sends nothing
@@ -565,6 +573,33 @@ def _callable_returned(
         # function handed back by its name, judged as the call of it it is
         return None
     return bound.qualname
+
+
+def _callable_looked_up(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """``handler = registry[name]``, ``entry = getattr(plugin, "main")``, ``run =
+    hooks.get(event)``, then ``handler(payload)``: a local holding a callable looked up in
+    a table, an object or a module at run time, which no call edge resolved (a project
+    dict of functions would have). Whatever the lookup answers runs, so its effect is
+    unknown, never none. The lookup as written, or None when the call is no such call."""
+    if call.receiver is not None or not call.callee.isidentifier() or call.callee in fn.params:
+        return None
+    bound = local_value(project, call.callee, fn, facts, call.order)
+    if bound is None or bound.chain is None:
+        return None
+    steps = bound.chain.steps
+    last = steps[-1][0] if steps else None
+    if bound.kind == "call":
+        looked_up = bound.qualname == "getattr" or bound.chain.called() in _LOOKUP_METHODS
+    else:
+        # an item of a table, or an attribute of what no name resolved (``plugin.main``)
+        looked_up = last == "item" or (bound.kind == "attr" and not bound.qualname)
+    return bound.text if looked_up else None
+
+
+# The methods a mapping answers an entry by (``hooks.get(event)``).
+_LOOKUP_METHODS = frozenset({"get", "pop", "setdefault"})
 
 
 def _callable_handed(project: ProjectIndex, call: Call, fn: Function) -> str | None:

@@ -152,7 +152,11 @@ class ProjectIndex(Types):
         function, a bound method or a partial (``fn = partial(send, to); fn()``)."""
         handed = self._handed_value(call, callee)
         if handed is not None:
-            return self._reference_targets(handed, call, caller, facts, 0)
+            runs = self._reference_targets(handed, call, caller, facts, 0)
+            if runs:
+                return runs
+            # ``executor.submit(job)`` is written as a runner's method is, but hands no
+            # function: a method of the project object it is called on, looked for below
         written = call.callee
         if written.startswith("getattr(") and caller is not None:
             # ``getattr(self, f"_handle_{name}")(arguments)``: the getattr call is the one
@@ -185,18 +189,23 @@ class ProjectIndex(Types):
         """``executor = EXECUTORS[kind]`` (or ``.get(kind)``), then ``executor.run(payload)``:
         an object chosen at run time from a dict of project objects; the method of each
         class the dict holds instances of may run."""
-        root, _, method = written.partition(".")
-        if caller is None or not root.isidentifier() or not method.isidentifier():
+        root, _, method = written.rpartition(".")
+        if caller is None or not method.isidentifier():
             return ()
-        bound = self.held_value(root, caller, facts)
-        table_name = self._looked_up(bound) if bound is not None else None
-        table = self.held_value(table_name, caller, facts) if table_name else None
-        if table is None or table.kind != "dict":
+        if root.isidentifier():
+            bound = self.held_value(root, caller, facts)
+        elif root.partition(".")[0] in SELF_NAMES and root.count(".") == 1:
+            # ``self.executor.run(cmd)`` with ``self.executor = executor`` from the
+            # constructor: what each construction hands it
+            return self._constructed_field_methods(root.partition(".")[2], method, caller, facts)
+        elif call.receiver is not None and call.receiver.endswith("]"):
+            # ``EXECUTORS[kind].run(payload)``: the entry looked up where it is called on
+            bound = Value("other", call.receiver)
+        else:
             return ()
         found: list[str] = []
-        for entry in table.items.values():
-            made = self.built_type(entry)
-            target = self.find_method(made, method) if made in self.classes else None
+        for made in self._held_classes(bound, caller, facts) if bound is not None else ():
+            target = self.find_method(made, method)
             if target is None:
                 continue
             # an interface method: its implementations
@@ -205,6 +214,59 @@ class ProjectIndex(Types):
                 if each not in found:
                     found.append(each)
         return tuple(found)
+
+    def _constructed_field_methods(
+        self, attr: str, method: str, caller: Function, facts: ModuleFacts
+    ) -> tuple[str, ...]:
+        """``self.<attr>.<method>(...)`` where the constructor keeps a parameter as
+        ``self.<attr>`` and no annotation types it: the method of each project class whose
+        object a construction of the class hands that parameter (``Service(Remote())``)."""
+        owner = caller.class_name or enclosing_class(self, caller)
+        init = self.find_method(owner, "__init__") if owner else None
+        if owner is None or init is None:
+            return ()
+        init_fn, init_facts = self.functions[init]
+        kept = [a.value for a in self.local_assignments(init_facts, init, f"self.{attr}")]
+        if len(kept) != 1 or kept[0].kind != "name" or kept[0].text not in init_fn.params:
+            return ()
+        short = owner.rsplit(".", 1)[-1]
+        found: list[str] = []
+        for built, built_facts in self._calls_named(short):
+            if self._call_target(built.callee, built_facts) != init:
+                continue
+            handed = self._argument_for(built, init, kept[0].text)
+            if handed is not None and handed.kind == "name":
+                builder = self.function(built.function) if built.function else None
+                handed = self.held_value(handed.text, builder, built_facts) or handed
+            made = self.built_type(handed) if handed is not None else None
+            target = self.find_method(made, method) if made in self.classes else None
+            if target is not None and target not in found:
+                found.append(target)
+        return tuple(found)
+
+    def _held_classes(self, bound: Value, caller: Function, facts: ModuleFacts) -> list[str]:
+        """The project classes a local may hold an object of, chosen at run time: an entry
+        of a dict of project objects (``EXECUTORS[kind]``, ``.get(kind)``), or what a
+        project function returns on any path (``return Remote() if remote else Local()``)."""
+        table_name = self._looked_up(bound)
+        if table_name is not None:
+            table = self.held_value(table_name, caller, facts)
+            entries = (
+                list(table.items.values()) if table is not None and table.kind == "dict" else []
+            )
+        elif bound.kind == "call" and (maker := self.functions.get(bound.qualname or "")):
+            if maker[0].class_name or len(maker[0].returns) + _either_count(maker[0].returns) < 2:
+                return []  # one answer: typed where it is bound (``_factory_class``)
+            entries = [self.returned_binding(value, *maker) for value in maker[0].returns]
+        else:
+            return []
+        found: list[str] = []
+        for entry in entries:
+            for each in entry.parts if entry.op == "if" else (entry,):
+                made = self.built_type(each)
+                if made in self.classes and made not in found:
+                    found.append(made)
+        return found
 
     def _passed_functions(
         self, call: Call, target: str, caller: Function | None, facts: ModuleFacts
@@ -1224,6 +1286,11 @@ class ProjectIndex(Types):
         """Effect inference followed every call of ``qualname``: these are its call edges
         (``call_edges`` would find the same)."""
         self._memo.edges[qualname] = edges
+
+
+def _either_count(returns: list[Value]) -> int:
+    """How many of a function's returned values choose between two (``a if c else b``)."""
+    return sum(1 for value in returns if value.op == "if")
 
 
 def _one_item(steps: tuple[Step, ...]) -> bool:
