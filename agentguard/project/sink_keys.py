@@ -23,11 +23,24 @@ if TYPE_CHECKING:
 def local_value(
     project: ProjectIndex, name: str, fn: Function, facts: ModuleFacts, before: int
 ) -> Value | None:
-    """What ``name`` was last bound to in ``fn`` before the call at ``before``."""
+    """What ``name`` was last bound to in ``fn`` before the call at ``before``; for a name
+    a nested function neither binds nor takes, what the function it is nested in last
+    binds it to (``fs = connect(url)``, then ``def write(p): fs.write_file(p)``)."""
     found: Value | None = None
-    for assignment in project.local_assignments(facts, fn.qualname, name):
+    assignments = project.local_assignments(facts, fn.qualname, name)
+    for assignment in assignments:
         if assignment.order <= before:
             found = assignment.value
+    qualname = fn.qualname
+    params = fn.params
+    while not assignments and name not in params and ".<locals>." in qualname:
+        qualname = qualname.rpartition(".<locals>.")[0]
+        outer = project.function(qualname)
+        if outer is None:
+            break
+        assignments = project.local_assignments(facts, qualname, name)
+        params = outer.params
+        found = assignments[-1].value if assignments else None
     return found
 
 
