@@ -776,6 +776,36 @@ def test_pydantic_ai_all_forms() -> None:
     assert_tool(tools, "lookup", "pydantic-ai", "pay.agent.lookup", "pay/agent.py", 20)
 
 
+def test_pydantic_ai_toolset_add_function_registers_a_plain_function() -> None:
+    """``FunctionToolset.add_function(func, name=...)``, as Pydantic AI documents it: each
+    function added is a tool, named by ``name=`` when given."""
+    source = """\
+    from pydantic_ai import Agent
+    from pydantic_ai.toolsets import FunctionToolset
+
+
+    def write_file(path: str, text: str) -> str:
+        return path
+
+
+    def read_file(path: str) -> str:
+        return path
+
+
+    def make_toolset() -> FunctionToolset:
+        toolset = FunctionToolset()
+        toolset.add_function(write_file)
+        toolset.add_function(read_file, name="cat")
+        return toolset
+
+
+    agent = Agent("openai:gpt-4o", toolsets=[make_toolset()])
+    """
+    tools = discover({"fs/agent.py": source})
+    assert_tool(tools, "write_file", "pydantic-ai", "fs.agent.write_file", "fs/agent.py", 5)
+    assert_tool(tools, "cat", "pydantic-ai", "fs.agent.read_file", "fs/agent.py", 9)
+
+
 def test_pydantic_ai_generic_agent_instance() -> None:
     source = """\
     from pydantic_ai import Agent
