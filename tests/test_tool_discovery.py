@@ -1819,3 +1819,124 @@ def test_a_spec_named_like_a_method_of_an_unrelated_class_is_not_that_method(
     names = {tool.name: tool for tool in result.project.tools}
     assert "lookup_order" in names
     assert not [tool for tool in result.project.tools if tool.name == "close"]
+
+
+# --------------------------------------------------------------------------- answer choices
+
+ANSWER_MODELS = """\
+from typing import Literal, Optional, Union
+
+from pydantic import BaseModel, Field
+
+
+class BookTable(BaseModel):
+    \"\"\"Book a table at the restaurant.\"\"\"
+
+    action: Literal["book_table"]
+    guests: int = Field(..., description="How many guests")
+
+
+class CancelBooking(BaseModel):
+    \"\"\"Cancel a booking.\"\"\"
+
+    action: Literal["cancel_booking"]
+    booking_id: str
+
+
+class Reply(BaseModel):
+    \"\"\"Just answer.\"\"\"
+
+    action: Literal["reply"]
+    text: str
+
+
+Action = Union[BookTable, CancelBooking, Reply]
+
+
+class Turn(BaseModel):
+    thought: str
+    next_action: Optional[Action] = None
+"""
+
+ANSWER_LOOP = """\
+import httpx
+from openai import OpenAI
+
+from host.models import Turn
+
+client = OpenAI()
+api = httpx.Client(base_url="https://bookings.example.com")
+
+
+def book(guests: int) -> dict:
+    return api.post("/bookings", json={"guests": guests}).json()
+
+
+def step(messages: list) -> str:
+    turn = client.beta.chat.completions.parse(
+        model="gpt-4o", messages=messages, response_format=Turn
+    ).choices[0].message.parsed
+    choice = turn.next_action
+    if choice.action == "book_table":
+        return str(book(choice.guests))
+    if choice.action == "cancel_booking":
+        api.delete(f"/bookings/{choice.booking_id}")
+        return "cancelled"
+    if choice.action == "reply":
+        return choice.text
+    return ""
+"""
+
+
+def test_a_tagged_union_in_the_schema_of_the_models_answer_is_a_choice_of_tools() -> None:
+    """``parse(response_format=Turn)`` where a field of ``Turn`` is a union of models each
+    tagged ``action: Literal[...]``: the model picks a tool by answering with one member,
+    so each member is a tool named by its tag, run by the branch on that tag."""
+    loop = "host/loop.py"
+    tools = discover({"host/models.py": ANSWER_MODELS, loop: ANSWER_LOOP})
+    for name, needle in [
+        ("book_table", 'if choice.action == "book_table"'),
+        ("cancel_booking", 'if choice.action == "cancel_booking"'),
+        ("reply", 'if choice.action == "reply"'),
+    ]:
+        found = [t for t in tools if t.name == name]
+        assert len(found) == 1, [(t.name, t.anchor) for t in tools]
+        assert found[0].framework == "structured-output"
+        assert (found[0].anchor.path, found[0].anchor.span.line) == (
+            loop,
+            line_of(ANSWER_LOOP, needle) + 1,
+        )
+
+
+def test_an_answer_schema_handed_to_ollama_as_json_schema_is_followed_too() -> None:
+    loop = ANSWER_LOOP.replace("from openai import OpenAI\n", "import ollama\n").replace(
+        "client = OpenAI()\n", ""
+    )
+    loop = loop.replace(
+        'client.beta.chat.completions.parse(\n        model="gpt-4o", messages=messages, '
+        "response_format=Turn\n    ).choices[0].message.parsed",
+        'Turn.model_validate_json(ollama.chat(model="llama3", messages=messages, '
+        "format=Turn.model_json_schema()).message.content)",
+    )
+    assert "format=Turn.model_json_schema()" in loop
+    tools = discover({"host/models.py": ANSWER_MODELS, "host/loop.py": loop})
+    assert {t.name for t in tools} == {"book_table", "cancel_booking", "reply"}
+
+
+def test_a_tagged_union_no_model_answers_with_is_no_tool() -> None:
+    """The same union parsing a web request's body: nothing hands it to a model."""
+    loop = """\
+    from fastapi import FastAPI
+
+    from host.models import Turn
+
+    app = FastAPI()
+
+
+    @app.post("/turns")
+    def receive(turn: Turn) -> str:
+        if turn.next_action.action == "book_table":
+            return "booked"
+        return ""
+    """
+    assert discover({"host/models.py": ANSWER_MODELS, "host/web.py": loop}) == []

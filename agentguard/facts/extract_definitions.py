@@ -17,6 +17,7 @@ from agentguard.facts.module_facts import (
 
 # Annotations that say an attribute may hold anything.
 _ANYTHING = frozenset({"typing.Any", "typing_extensions.Any", "object", "builtins.object"})
+_LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
 # Decorators that make a generator function a context manager (``with f() as x``: x is what
 # it yields), and the annotations of what a generator yields.
 _CONTEXT_MANAGER_DECORATORS = frozenset(
@@ -218,6 +219,24 @@ class DefinitionVisitor(ValueReader):
             node = node.value
         return self.resolve(node) or self.text(node)
 
+    def _field_annotation(self, cls: ClassDef, name: str, annotation: ast.expr) -> None:
+        """What a field's annotation names (``ClassDef.field_types``), and its tag when it is
+        ``Literal["one string"]`` (``ClassDef.tags``)."""
+        named = [
+            resolved
+            for node in ast.walk(annotation)
+            if isinstance(node, (ast.Name, ast.Attribute)) and (resolved := self.resolve(node))
+        ]
+        if named:
+            cls.field_types[name] = list(dict.fromkeys(named))
+        if (
+            isinstance(annotation, ast.Subscript)
+            and self.resolve(annotation.value) in _LITERAL_TYPES
+            and isinstance(annotation.slice, ast.Constant)
+            and isinstance(annotation.slice.value, str)
+        ):
+            cls.tags[name] = annotation.slice.value
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         qualname = self._qualname(node.name)
         cls = ClassDef(
@@ -241,6 +260,7 @@ class DefinitionVisitor(ValueReader):
                     if made:
                         cls.self_types.setdefault(target.id, made)
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                self._field_annotation(cls, stmt.target.id, stmt.annotation)
                 # ``client: WebClient``, with a default or not (``= Field(default_factory=
                 # ...)``, ``= field(...)``): the instance's attribute holds a ``WebClient``.
                 if stmt.value is not None:

@@ -371,6 +371,11 @@ class ClassDef(CompactPickle):
     # attributes declared to hold anything (``agent: Any = None``): what their calls do is
     # unknown, never "no effect"
     opaque: list[str] = field(default_factory=list)
+    # annotated fields: the names their annotation is made of, resolved (``tool_args:
+    # Union[SendMessage, Roll]`` gives both classes), and the one string a field typed
+    # ``Literal["send_message"]`` may hold (the tag of one member of a tagged union)
+    field_types: dict[str, list[str]] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -283,6 +283,18 @@ class Catalog:
         "converse(toolConfig=...)): the keywords holding them. The specs are followed back "
         "through the project's code to the classes that write them.",
     )
+    # LLM API calls a project hands the schema of the model's answer to: an answer that
+    # picks one member of a tagged union is the choice of a tool.
+    answer_schemas: Matcher[tuple[str, ...]] = key(
+        "tool_functions.answer_schemas",
+        _KEYWORD_CALLS,
+        _spec_sinks,
+        description="Model API calls that take the schema the model's answer must fit "
+        "(chat.completions.parse(response_format=Model), Ollama's chat(format="
+        "Model.model_json_schema())): the keywords holding it. A field of that model typed "
+        "as a union of models, each tagged by a Literal string, is the model's choice of a "
+        "tool: each member is a tool named by its tag, run where the project branches on it.",
+    )
     # HTTP sends whose JSON body may carry tool specs to a model's REST API.
     request_bodies: Matcher[tuple[str, ...]] = key(
         "tool_functions.request_bodies",

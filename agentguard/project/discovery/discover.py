@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.project.built_agents import AgentTable
 from agentguard.project.discovery import (
+    answer_choices,
     decorated_functions,
     delegated_agents,
     loaded_classes,
@@ -76,6 +77,8 @@ FINDERS: tuple[Finder, ...] = (
     # may already be tools of a low-level server.
     lowlevel_mcp.find,
     schema_dicts.find,
+    # Tagged unions in the schema a model's answer must fit: the member it answers with.
+    answer_choices.find,
     # Tool classes whose specs reach a model API call, and those loaded by the name the
     # model answers with, before the shapes alone are judged: provenance names them and the
     # method their dispatch runs.

@@ -1,0 +1,156 @@
+"""Finder: tools a model picks by the shape of its answer.
+
+A project may ask for a structured answer instead of tool calls: it hands a model API the
+schema the answer must fit (the catalogue's ``tool_functions.answer_schemas``:
+``chat.completions.parse(response_format=Reply)``, Ollama's
+``chat(format=Reply.model_json_schema())``), and a field of that model is typed as a union
+of models, each tagged by a ``Literal`` string::
+
+    class SendMessage(BaseModel):
+        tool_type: Literal["send_message"]
+        content: str
+
+    class Reply(BaseModel):
+        reasoning: str
+        tool_args: Union[SendMessage, RollDice]
+
+The model chooses a tool by answering with one member; the project then branches on the
+tag (``if reply.tool_args.tool_type == "send_message":``). Each member is a tool named by
+its tag, declared by its class, run by the branch (or the function) the project's dispatch
+on that name runs. The schema is found from the call that hands it over, never from the
+shape of the classes alone: a tagged union that only parses requests is no tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location
+from agentguard.facts.module_facts import ModuleFacts, Value
+from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.discovery.branch_tools import (
+    DispatchingModules,
+    branch_tool,
+    dispatching_modules,
+)
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.dispatch import branches_by_name
+from agentguard.project.discovery.schema_dicts import named_spec_tool
+from agentguard.project.tool_facts import ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+FRAMEWORK = "structured-output"
+BRANCH_FORM = ToolForm(FRAMEWORK, "answer-choice-branch")
+# What a pydantic model's schema is handed over as, besides the class itself.
+_SCHEMA_METHODS = ("model_json_schema", "schema")
+# How deep aliases of unions are followed (``ToolArgs = Union[...]``, ``Optional[ToolArgs]``).
+MAX_ALIAS_DEPTH = 3
+
+
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
+    sinks = project.catalog.answer_schemas
+    models: list[str] = []
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for sink in project.call_sites(facts):
+            keywords = sinks(sink.callee) or sinks(sink.call.callee)
+            for keyword in keywords or ():
+                model = _model_class(project, sink.call.kwargs.get(keyword))
+                if model is not None and model not in models:
+                    models.append(model)
+    if not models:
+        return
+    dispatching = DispatchingModules(project)
+    by_tag = dispatching_modules(project)
+    for model in models:
+        members = _tagged_members(project, model)
+        tags = {member: next(iter(project.classes[member][0].tags.values())) for member in members}
+        handling = _dispatching_module(by_tag, list(tags.values()))
+        for member in members:
+            cls, cls_facts = project.classes[member]
+            tag = tags[member]
+            site = Location(cls_facts.path, cls.span)
+            branches = branches_by_name(project, handling).get(tag, []) if handling else []
+            if len(branches) == 1 and handling is not None:
+                # the branch on the tag is the tool: all it does runs for that answer
+                if found.named_in(tag, handling.path):
+                    continue
+                handler, body = branches[0]
+                targets = project.targets_on_lines(handler, body.line, body.end_line, handling)
+                branch = (handler, body, list(targets))
+                yield branch_tool(project, tag, handling, site, {}, branch, BRANCH_FORM)
+                continue
+            tool = named_spec_tool(
+                project, found, dispatching, tag, cls_facts, site, FRAMEWORK, None
+            )
+            if tool is not None:
+                yield tool
+
+
+def _dispatching_module(
+    by_tag: dict[str, list[ModuleFacts]], tags: list[str]
+) -> ModuleFacts | None:
+    """The module that branches on most of a union's tags (the project's handler of the
+    answer), the first of them on a tie; None when no module branches on any."""
+    counts: dict[str, int] = {}
+    modules: dict[str, ModuleFacts] = {}
+    for tag in tags:
+        for facts in by_tag.get(tag, ()):
+            counts[facts.path] = counts.get(facts.path, 0) + 1
+            modules[facts.path] = facts
+    if not counts:
+        return None
+    best = max(sorted(counts), key=lambda path: counts[path])
+    return modules[best]
+
+
+def _model_class(project: ProjectIndex, value: Value | None) -> str | None:
+    """The project class an answer schema is given as: the class itself, or its schema
+    (``Reply.model_json_schema()``)."""
+    if value is None or value.kind not in {"name", "attr", "call"} or not value.qualname:
+        return None
+    named = value.qualname.replace("()", "")
+    if value.kind == "call":
+        owner, _, method = named.rpartition(".")
+        if method not in _SCHEMA_METHODS:
+            return None
+        named = owner
+    return named if named in project.classes else None
+
+
+def _tagged_members(project: ProjectIndex, model: str) -> list[str]:
+    """The members of the tagged unions ``model``'s fields are typed as: project classes
+    with one ``Literal`` tag, of the same field as the union's other members, two at least."""
+    cls, facts = project.classes[model]
+    found: list[str] = []
+    for names in cls.field_types.values():
+        members = [
+            member
+            for name in names
+            for member in _union_names(project, name, facts, 0)
+            if member in project.classes and len(project.classes[member][0].tags) == 1
+        ]
+        fields = {next(iter(project.classes[m][0].tags)) for m in members}
+        if len(set(members)) >= 2 and len(fields) == 1:
+            found += [m for m in dict.fromkeys(members) if m not in found]
+    return found
+
+
+def _union_names(project: ProjectIndex, name: str, facts: ModuleFacts, depth: int) -> list[str]:
+    """``name`` itself, or what the alias it names is made of (``ToolArgs = Union[A, B]``)."""
+    if name in project.classes or depth > MAX_ALIAS_DEPTH:
+        return [name]
+    held = project.module_variable(name)
+    if held is None or held.kind != "other":
+        return [name]
+    module = name.rpartition(".")[0]
+    owner = project.modules_by_name.get(module, facts)
+    found: list[str] = []
+    for bare in held.names:
+        resolved = owner.imports.get(bare) or f"{owner.module}.{bare}"
+        found += _union_names(project, resolved, owner, depth + 1)
+    return found
