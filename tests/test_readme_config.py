@@ -184,7 +184,9 @@ attribute that holds the dependencies its first type argument types, as `RunCont
 makes `ctx.deps` a `Deps`; `packages`: where such a class is imported from),
 `spec_sinks` (model API calls that take your tools' specs: `match`, the callees, `*` globs
 allowed, and `kwargs`, the keywords holding the specs, which are followed back to the tool
-classes that write them) and `module_scans` (calls that import a module chosen at run time
+classes that write them), `answer_schemas` (model API calls that take the schema the answer
+must fit, the same way: a field of that model typed as a union of models each tagged by a
+`Literal` string makes each member a tool named by its tag) and `module_scans` (calls that import a module chosen at run time
 or list its members: a function making one that keeps the subclasses of a class it is
 handed loads tools by name). Lists
 are added to the built-in ones of `rules/frameworks.yaml`. Schema: the `tool_functions`
