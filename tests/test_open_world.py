@@ -1449,7 +1449,7 @@ def test_a_method_strings_share_with_clients_is_a_strings_own_when_handed_string
 
 def test_an_object_chosen_at_run_time_runs_the_method_of_every_class_it_may_be() -> None:
     """runner-desk: the executor a tool calls ``submit`` on comes from a factory that
-    returns one of two classes, from a table of both, or from the constructor of the
+    returns one of two classes (in one expression or on two paths), from a table of both, or from the constructor of the
     service that keeps it; any of them may run, the farm's POST among them, so each launch
     tool is a remote write, never a read. A hook loaded from a module named at run time is
     unknown."""
@@ -1458,6 +1458,7 @@ def test_an_object_chosen_at_run_time_runs_the_method_of_every_class_it_may_be()
     risks = {row.name: row.risk.value for row in report.tools}
     assert risks == {
         "launch_job": "network_write",
+        "launch_named": "network_write",
         "launch_on": "network_write",
         "start_release": "network_write",
         "job_status": "read",
