@@ -1186,10 +1186,10 @@ class ProjectIndex(Types):
                 if value.kind == "list" and item < len(value.elements)
             ]
         held = self.module_types.get(made[1].module, {})
-        built = {
+        returned_classes = {
             v.qualname or "" for v in returns if v.kind == "call" and v.qualname in self.classes
         }
-        if len(built) > 1:
+        if len(returned_classes) > 1:
             # ``return Local()`` on one path, ``return Remote()`` on another: either may be
             # held, so a method called on it is each class's (``_held_classes``)
             return None
