@@ -1940,3 +1940,28 @@ def test_a_tagged_union_no_model_answers_with_is_no_tool() -> None:
         return ""
     """
     assert discover({"host/models.py": ANSWER_MODELS, "host/web.py": loop}) == []
+
+
+def test_an_answer_schema_given_to_langchains_with_structured_output_is_followed_too() -> None:
+    loop = """\
+    import httpx
+    from langchain_openai import ChatOpenAI
+
+    from host.models import Turn
+
+    api = httpx.Client(base_url="https://bookings.example.com")
+    planner = ChatOpenAI(model="gpt-4o").with_structured_output(Turn)
+
+
+    def step(messages: list) -> str:
+        choice = planner.invoke(messages).next_action
+        if choice.action == "book_table":
+            return api.post("/bookings", json={"guests": choice.guests}).text
+        if choice.action == "cancel_booking":
+            return api.delete(f"/bookings/{choice.booking_id}").text
+        if choice.action == "reply":
+            return choice.text
+        return ""
+    """
+    tools = discover({"host/models.py": ANSWER_MODELS, "host/loop.py": loop})
+    assert {t.name for t in tools} == {"book_table", "cancel_booking", "reply"}

@@ -139,6 +139,29 @@ _KEYWORD_CALLS: dict[str, Any] = {
 }
 
 
+# Calls handing a value over by keyword, or first by position (``arg``).
+_VALUE_CALLS: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["match", "kwargs"],
+        "properties": {
+            "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
+            "kwargs": {"type": "array", "minItems": 1, "items": IDENTIFIER},
+            "arg": {"type": "integer", "minimum": 0},
+        },
+    },
+}
+
+
+def _value_calls(raw: Any) -> Matcher[tuple[tuple[str, ...], int | None]]:
+    found: Matcher[tuple[tuple[str, ...], int | None]] = Matcher()
+    for sink in raw or []:
+        found.add(as_list(sink.get("match")), (tuple(as_list(sink.get("kwargs"))), sink.get("arg")))
+    return found
+
+
 def _spec_sinks(raw: Any) -> Matcher[tuple[str, ...]]:
     found: Matcher[tuple[str, ...]] = Matcher()
     for sink in raw or []:
@@ -285,13 +308,14 @@ class Catalog:
     )
     # LLM API calls a project hands the schema of the model's answer to: an answer that
     # picks one member of a tagged union is the choice of a tool.
-    answer_schemas: Matcher[tuple[str, ...]] = key(
+    answer_schemas: Matcher[tuple[tuple[str, ...], int | None]] = key(
         "tool_functions.answer_schemas",
-        _KEYWORD_CALLS,
-        _spec_sinks,
+        _VALUE_CALLS,
+        _value_calls,
         description="Model API calls that take the schema the model's answer must fit "
         "(chat.completions.parse(response_format=Model), Ollama's chat(format="
-        "Model.model_json_schema())): the keywords holding it. A field of that model typed "
+        "Model.model_json_schema()), LangChain's with_structured_output(Model)): the keywords "
+        "holding it, and its position when it may be passed first (arg). A field of that model typed "
         "as a union of models, each tagged by a Literal string, is the model's choice of a "
         "tool: each member is a tool named by its tag, run where the project branches on it.",
     )

@@ -57,9 +57,15 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
         if facts.is_test:
             continue
         for sink in project.call_sites(facts):
-            keywords = sinks(sink.callee) or sinks(sink.call.callee)
-            for keyword in keywords or ():
-                model = _model_class(project, sink.call.kwargs.get(keyword))
+            spec = sinks(sink.callee) or sinks(sink.call.callee)
+            if spec is None:
+                continue
+            keywords, position = spec
+            for keyword in keywords:
+                handed = sink.call.kwargs.get(keyword)
+                if handed is None and position is not None and position < len(sink.call.args):
+                    handed = sink.call.args[position]
+                model = _model_class(project, handed)
                 if model is not None and model not in models:
                     models.append(model)
     if not models:
