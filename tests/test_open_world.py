@@ -1168,8 +1168,23 @@ def messenger():
         ),
         # a package function renamed is that function
         ("import json", "", "dump = json.dumps\nreturn dump({'v': value})", []),
+        # a table of Python's own functions computes in the process, whichever is picked
+        (
+            "import math",
+            "FUNCTIONS = {'sqrt': math.sqrt, 'abs': abs, 'pi': math.pi}",
+            "fn = FUNCTIONS[value]\nreturn fn(4)",
+            [],
+        ),
     ],
-    ids=["getattr-of-module", "globals-item", "mapping-get", "attribute", "project-table", "alias"],
+    ids=[
+        "getattr-of-module",
+        "globals-item",
+        "mapping-get",
+        "attribute",
+        "project-table",
+        "alias",
+        "standard-table",
+    ],
 )
 def test_a_callable_looked_up_at_run_time_is_unknown_never_a_read(
     scan_files: ScanFiles, imports: str, prelude: str, body: str, kinds: list[str]

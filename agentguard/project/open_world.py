@@ -14,6 +14,7 @@ file) or a derived cache of remote state, which are not a tool's side effects.
 
 from __future__ import annotations
 
+import builtins
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -595,7 +596,26 @@ def _callable_looked_up(
     else:
         # an item of a table, or an attribute of what no name resolved (``plugin.main``)
         looked_up = last == "item" or (bound.kind == "attr" and not bound.qualname)
+    if looked_up and _standard_functions_only(project, bound.chain.root, fn, facts):
+        return None  # ``SAFE_FUNCTIONS[name]`` of ``{"sqrt": math.sqrt, "abs": abs}``
     return bound.text if looked_up else None
+
+
+def _standard_functions_only(
+    project: ProjectIndex, table: str, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether ``table`` is a dict written out whose every entry is a function of Python's
+    own (a builtin, or one of the standard library's modules): whichever is looked up, it
+    computes in the process."""
+    held = project.held_value(table, fn, facts)
+    if held is None or held.kind != "dict" or not held.items:
+        return False
+    for entry in held.items.values():
+        named = entry.qualname or "" if entry.kind in {"name", "attr"} else ""
+        head = named.split(".", 1)[0]
+        if not named or (head not in STDLIB_MODULES and not hasattr(builtins, named)):
+            return False
+    return True
 
 
 # The methods a mapping answers an entry by (``hooks.get(event)``).
