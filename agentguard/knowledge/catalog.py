@@ -124,35 +124,28 @@ def _callable_runners(raw: Any) -> Matcher[tuple[int | None, str | None]]:
     return found
 
 
-# Calls matched by name, each with the keywords whose values the catalogue follows.
-_KEYWORD_CALLS: dict[str, Any] = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["match", "kwargs"],
-        "properties": {
-            "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
-            "kwargs": {"type": "array", "minItems": 1, "items": IDENTIFIER},
+def _calls_schema(*, position: bool) -> dict[str, Any]:
+    """Calls matched by name, each with the keywords whose values the catalogue follows,
+    and when ``position``, the place the value may be passed first at instead (``arg``)."""
+    properties: dict[str, Any] = {
+        "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
+        "kwargs": {"type": "array", "minItems": 1, "items": IDENTIFIER},
+    }
+    if position:
+        properties["arg"] = {"type": "integer", "minimum": 0}
+    return {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["match", "kwargs"],
+            "properties": properties,
         },
-    },
-}
+    }
 
 
-# Calls handing a value over by keyword, or first by position (``arg``).
-_VALUE_CALLS: dict[str, Any] = {
-    "type": "array",
-    "items": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["match", "kwargs"],
-        "properties": {
-            "match": {"type": "array", "minItems": 1, "items": NONEMPTY_TEXT},
-            "kwargs": {"type": "array", "minItems": 1, "items": IDENTIFIER},
-            "arg": {"type": "integer", "minimum": 0},
-        },
-    },
-}
+_KEYWORD_CALLS = _calls_schema(position=False)
+_VALUE_CALLS = _calls_schema(position=True)
 
 
 def _value_calls(raw: Any) -> Matcher[tuple[tuple[str, ...], int | None]]:
