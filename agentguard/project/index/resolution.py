@@ -186,9 +186,11 @@ class ProjectIndex(Types):
     def _table_methods(
         self, written: str, call: Call, caller: Function | None, facts: ModuleFacts
     ) -> tuple[str, ...]:
-        """``executor = EXECUTORS[kind]`` (or ``.get(kind)``), then ``executor.run(payload)``:
-        an object chosen at run time from a dict of project objects; the method of each
-        class the dict holds instances of may run."""
+        """``executor.run(payload)`` on an object chosen at run time: an entry of a dict of
+        project objects (``executor = EXECUTORS[kind]``, ``.get(kind)``, or
+        ``EXECUTORS[kind].run(...)`` itself), what a project factory returns on its paths
+        (``_held_classes``), or what the constructions of the class hand the parameter its
+        constructor keeps as ``self.executor``. The method of each class it may be runs."""
         root, _, method = written.rpartition(".")
         if caller is None or not method.isidentifier():
             return ()
