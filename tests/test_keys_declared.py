@@ -41,7 +41,7 @@ def tag_contact(contact_id: str, tag: str) -> dict:
 @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True))
 def touch_contact(contact_id: str) -> dict:
     \"\"\"Mark a contact as seen.\"\"\"
-    return crm.contacts.touch(contact_id)
+    return crm.contacts.seen(contact_id)
 
 
 @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
