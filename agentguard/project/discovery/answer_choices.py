@@ -52,12 +52,19 @@ MAX_ALIAS_DEPTH = 3
 
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     sinks = project.catalog.answer_schemas
+    # most projects hand no answer schema: their call sites are never walked
+    resolved = project.callees_matching(sinks, resolved=True)
+    written = project.callees_matching(sinks, resolved=False)
+    if not (resolved or written):
+        return
     models: list[str] = []
     for facts in project.modules.values():
         if facts.is_test:
             continue
         for sink in project.call_sites(facts):
-            spec = sinks(sink.callee) or sinks(sink.call.callee)
+            if sink.callee not in resolved and sink.call.callee not in written:
+                continue
+            spec = sinks.first(sink.callee, sink.call.callee)
             if spec is None:
                 continue
             keywords, position = spec
