@@ -15,6 +15,7 @@ from agentguard.project.open_world import batch_operations, method_verb
 from agentguard.project.receivers import (
     asks_a_collection,
     receiver_name,
+    runs_code_handed_in_place,
     stays_in_process,
     written_receiver,
 )
@@ -47,7 +48,7 @@ def heuristic_sink(
         # factory, not what this call does
         return None
     verb_class = method_verb(project, call.method, call)
-    if verb_class in {None, "read"}:
+    if verb_class in {None, "read"} or runs_code_handed_in_place(call):
         return None
     batch = batch_operations(project, call, fn, facts)
     if batch is not None:

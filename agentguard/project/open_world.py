@@ -35,6 +35,7 @@ from agentguard.project.receivers import (
     call_receiver,
     in_process_method,
     receiver_name,
+    runs_code_handed_in_place,
     stays_in_process,
 )
 from agentguard.project.sink_keys import local_value
@@ -376,7 +377,7 @@ def _verdict(
         # ``qr.make(fit=True)`` on a ``qrcode.QRCode``, ``part_queue.extend(parts)`` on a
         # list bound here: an object of the process, whatever it is called
         return None
-    if fills_what_it_read(call, facts):
+    if fills_what_it_read(call, facts) or runs_code_handed_in_place(call):
         return None
     if call.method in _DATA_METHODS and _json_answer(project, world, call, fn, facts):
         return None  # ``data = resp.json()``, then ``data.copy()``: a dict in the process

@@ -21,6 +21,14 @@ if TYPE_CHECKING:
 STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
 
 
+def runs_code_handed_in_place(call: Call) -> bool:
+    """A call handed code written in place as its first argument (``queue.add(async () =>
+    ...)``, ``limiter.schedule(() => ...)``, ``pool.submit(lambda: ...)``) runs or schedules
+    it: that code is judged where it is written, and the call's own name (``add``,
+    ``schedule``) says nothing of a remote effect."""
+    return bool(call.args) and call.args[0].kind == "lambda"
+
+
 def written_receiver(call: Call) -> str:
     """The receiver as written in the source (``self._client`` for ``self._client.place``)."""
     text = call.text

@@ -332,3 +332,20 @@ def test_a_supabase_client_a_project_helper_returns_and_a_tool_reusing_another_a
         ("close_ticket", "closeTicket.ts", 30): "write",
         ("recent_tickets", "recentTickets.ts", 10): "read",
     }
+
+
+def test_a_clients_requests_run_on_a_queue_are_judged_by_the_method_each_caller_names() -> None:
+    """A client whose every request goes through ``send(verb, route)``, which runs
+    ``this.http.request<T>({method: verb, ...})`` inside ``this.lane.add(async () => ...)``
+    on a ``p-queue``: the GET reads, the POST writes and the DELETE destroys. Three forms
+    meet here: ``await x.request<T>(...)`` (the grammar reads the call as one of ``await
+    x.request``), a field declared ``AxiosInstance`` that the constructor fills with
+    ``axios.create(...)``, and a queue's ``add`` handed the code it runs (not a write of its
+    own). Before, the reading tool was a guessed remote write."""
+    tools = tools_of(FORMS / "queued-client")
+    assert set(tools) == {"list_beds", "plant_bed", "clear_bed"}
+    assert tools["list_beds"]["effects"] == []
+    assert tools["list_beds"]["risk"]["value"] == "read"
+    assert tools["plant_bed"]["effects"] == ["network_write"]
+    assert tools["plant_bed"]["idempotency"]["value"] == "non-idempotent"
+    assert tools["clear_bed"]["effects"] == ["destructive"]

@@ -278,6 +278,9 @@ class _Extractor:
         # hands on to the functions it is handed (``server.registerTool("x", {...},
         # wrap(async (a) => ...))``), taken by that call alone
         self._callback_label: str | None = None
+        # (class, field) whose type so far is only its declared one (``private http:
+        # AxiosInstance``): what the class's code builds into it is more telling
+        self._declared_only: set[tuple[str, str]] = set()
 
     # ------------------------------------------------------------------ basics
     @property
@@ -545,9 +548,7 @@ class _Extractor:
             base = self.resolve(obj)
             if base is None:
                 if obj.kind_id in grammar.calls:
-                    made = obj.child_by_field_id(grammar.field_function) or obj.child_by_field_id(
-                        grammar.field_constructor
-                    )
+                    made = self.callee_node(obj)
                     inner = self.resolve(made) if made is not None else None
                     return f"{inner}().{self.text(prop)}" if inner else None
                 return None
@@ -691,9 +692,7 @@ class _Extractor:
             value.chain = self.chain(node)
             return value
         if kind_id in grammar.calls:
-            func = node.child_by_field_id(grammar.field_function) or node.child_by_field_id(
-                grammar.field_constructor
-            )
+            func = self.callee_node(node)
             value.kind = "call"
             value.qualname = self.resolve(func) if func is not None else None
             value.call_args = [self.value(a) for a in self._arguments(node)[:6]]
@@ -836,9 +835,7 @@ class _Extractor:
             names.append("self")
         else:
             if kind in grammar.calls:
-                func = node.child_by_field_id(grammar.field_function) or node.child_by_field_id(
-                    grammar.field_constructor
-                )
+                func = self.callee_node(node)
                 callee = self.resolve(func) if func is not None else None
                 if callee:
                     calls.append(callee)
@@ -1262,14 +1259,16 @@ class _Extractor:
         annotation = member.child_by_field_name("type")
         typed = self._type_name(annotation)
         if typed:
-            cls.self_types[name] = typed
+            if name not in cls.self_types:
+                cls.self_types[name] = typed
+                self._declared_only.add((cls.qualname, name))
         elif annotation is not None and self.text(annotation).strip(": ") in ("any", "unknown"):
             cls.opaque.append(name)
         if value is not None:
             held = self.value(value)
             cls.attributes[name] = held
-            if value.type == "new_expression" and held.qualname and name not in cls.self_types:
-                cls.self_types[name] = held.qualname
+            if value.type == "new_expression" and held.qualname:
+                self._bind(f"self.{name}", held.qualname)
 
     # ------------------------------------------------------------------ statements
     def visit_lexical_declaration(self, node: Node) -> None:
@@ -1466,7 +1465,14 @@ class _Extractor:
     def _bind(self, name: str, typed: str) -> None:
         if name.startswith("self."):
             if self.class_stack:
-                self.class_stack[-1].self_types.setdefault(name[5:], typed)
+                # what the code builds into a field says more than the type it declares
+                # (``this.http = axios.create(...)`` into ``http: AxiosInstance``)
+                cls, attribute = self.class_stack[-1], name[5:]
+                if (cls.qualname, attribute) in self._declared_only:
+                    self._declared_only.discard((cls.qualname, attribute))
+                    cls.self_types[attribute] = typed
+                else:
+                    cls.self_types.setdefault(attribute, typed)
         elif self.scope.types.get(name) != typed:
             self.scope.types[name] = typed
             self._forget_values()
@@ -1561,11 +1567,21 @@ class _Extractor:
             self.scope.function.raises.append(self.value(value))
 
     # ------------------------------------------------------------------ calls
-    def visit_call_expression(self, node: Node) -> None:
+    def callee_node(self, call: Node) -> Node | None:
+        """What a call or ``new`` calls. The grammar reads ``await api.get<T>(url)`` (a call
+        with type arguments after ``await``) as a call of ``await api.get``: the callee is
+        what is awaited, and the whole call is the awaited one (``_inner_type``)."""
         grammar = self.grammar
-        func = node.child_by_field_id(grammar.field_function) or node.child_by_field_id(
+        func = call.child_by_field_id(grammar.field_function) or call.child_by_field_id(
             grammar.field_constructor
         )
+        if func is not None and func.kind_id in grammar.await_:
+            return _inner(func)
+        return func
+
+    def visit_call_expression(self, node: Node) -> None:
+        grammar = self.grammar
+        func = self.callee_node(node)
         if func is None:
             self.visit_children(node)
             return
@@ -2097,6 +2113,10 @@ def _inner_type(node: Node) -> str:
         and node.named_children
     ):
         node = node.named_children[0]
+    if node.type == "call_expression":
+        func = node.child_by_field_name("function")
+        if func is not None and func.type == "await_expression":
+            return func.type  # ``await api.get<T>(url)``, as the grammar reads it
     return node.type
 
 
