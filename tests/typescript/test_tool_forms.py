@@ -349,3 +349,19 @@ def test_a_clients_requests_run_on_a_queue_are_judged_by_the_method_each_caller_
     assert tools["plant_bed"]["effects"] == ["network_write"]
     assert tools["plant_bed"]["idempotency"]["value"] == "non-idempotent"
     assert tools["clear_bed"]["effects"] == ["destructive"]
+
+
+def test_spec_records_an_own_agent_loop_hands_the_model_are_tools_run_by_the_code_they_hold() -> (
+    None
+):
+    """``this.llm.chat.completions.create({tools: this.skills})`` in a project class whose
+    constructor keeps the ``skills`` its options were built with; ``new Steward({skills:
+    [listReleases, publishRelease]})`` hands it records, each an OpenAI spec plus the
+    ``run`` function that answers it. Each record is a tool named by its spec and judged by
+    the code it holds: before, the field written ``this.skills`` was not followed and no tool
+    was found (AG003 only)."""
+    tools = tools_of(FORMS / "own-agent-loop")
+    assert set(tools) == {"list_releases", "publish_release"}
+    assert tools["list_releases"]["effects"] == []
+    assert tools["publish_release"]["effects"] == ["network_write"]
+    assert tools["publish_release"]["path"].endswith("src/tools/publish-release.ts")

@@ -97,6 +97,8 @@ class _Trace:
         # ...)``, ``{"name": "write_file", "parameters": ...}``): the dispatch runs a
         # function for that name
         self.named_specs: dict[str, tuple[ModuleFacts, Location, str]] = {}
+        # the function a spec record holds beside its spec, by the spec's name
+        self.spec_code: dict[str, str] = {}
         # the tools of a plugin folder's modules: the function that runs each, with the
         # tool's name and where the loader takes it
         self.plugins: dict[str, tuple[str, Location]] = {}
@@ -178,7 +180,22 @@ class _Trace:
             framework = (value.qualname or value.text).partition(".")[0] or "custom"
         else:
             framework = "openai" if "function" in value.items else "custom"
+            code = self._held_function(value, facts)
+            if code is not None:
+                self.spec_code[name] = code
         self.named_specs[name] = (facts, Location(facts.path, value.span), framework)
+
+    def _held_function(self, record: Value, facts: ModuleFacts) -> str | None:
+        """The one project function a spec record holds beside its spec (``{type:
+        "function", function: {name, ...}, handler: async (args) => ...}``, ``{"name": ...,
+        "run": send_invoice}``): the code that answers when the model picks it."""
+        held = {
+            qualname
+            for item in record.items.values()
+            if item.kind == "name"
+            and (qualname := self.project.project_function(item.qualname or item.text, facts))
+        }
+        return held.pop() if len(held) == 1 else None
 
     def _name(self, name: str, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         scope = fn.qualname if fn else None
@@ -406,6 +423,8 @@ class _Trace:
     def _attribute(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         text = value.text
         head, _, attr = text.partition(".")
+        if head == "this" and facts.language != "python":
+            head = "self"  # the facts write a field as ``self.x`` in either language
         if "." in attr or (fn is None and head in SELF_NAMES):
             return
         if fn is not None and head not in SELF_NAMES and head.isidentifier():
@@ -424,7 +443,7 @@ class _Trace:
         cls_qual = enclosing_class(self.project, fn) if fn is not None else None
         if cls_qual is None or cls_qual not in self.project.classes:
             return
-        self._self_attribute(cls_qual, text, depth)
+        self._self_attribute(cls_qual, f"self.{attr}", depth)
 
     def _self_attribute(self, cls_qual: str, text: str, depth: int) -> None:
         """What the methods of ``cls_qual`` and its bases set ``self.attr`` (``text``) to,
@@ -840,7 +859,11 @@ def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[
     yield from _instance_tools(project, family, taken, trace.instances)
     dispatching = DispatchingModules(project)
     for name, (facts, site, framework) in sorted(trace.named_specs.items()):
-        tool = named_spec_tool(project, found, dispatching, name, facts, site, framework, None)
+        code = trace.spec_code.get(name)
+        if code is not None and code not in taken and not found.any_runs(code):
+            tool = function_tool(project, code, ToolForm(framework, "schema-dict"), site, name, {})
+        else:
+            tool = named_spec_tool(project, found, dispatching, name, facts, site, framework, None)
         if tool is not None and tool.symbol not in taken:
             taken.add(tool.symbol)
             yield tool
