@@ -365,3 +365,40 @@ def test_spec_records_an_own_agent_loop_hands_the_model_are_tools_run_by_the_cod
     assert tools["list_releases"]["effects"] == []
     assert tools["publish_release"]["effects"] == ["network_write"]
     assert tools["publish_release"]["path"].endswith("src/tools/publish-release.ts")
+
+
+def test_a_zod_union_of_tagged_objects_the_model_answers_with_is_a_choice_of_tools() -> None:
+    """``generateObject({schema: stepSchema})`` with ``stepSchema`` a
+    ``z.discriminatedUnion("kind", [...])`` of objects tagged ``z.literal(...)`` in another
+    module: each member is a tool named by its tag, run by the ``case`` of the switch on
+    ``step.kind`` in the loop that asks for the answer. A console badge that switches on the
+    same tags, but neither asks for the answer nor imports from what does, is not taken
+    for the dispatch."""
+    tools = tools_of(FORMS / "answer-union")
+    assert set(tools) == {"lookup", "file_ticket", "reply"}
+    assert {tool["path"].rsplit("/", 1)[-1] for tool in tools.values()} == {"triage.ts"}
+    assert tools["file_ticket"]["effects"] == ["network_write"]
+    assert tools["lookup"]["effects"] == []
+
+
+def test_a_zod_union_no_model_answers_with_is_no_tool(tmp_path: Path) -> None:
+    """The same tagged union parsing a web request's body is a validation schema: nothing
+    hands it to a model, so no tool is found."""
+    project = tmp_path / "webhook"
+    (project / "src").mkdir(parents=True)
+    (project / "package.json").write_text('{"name": "webhook", "dependencies": {"zod": "^3"}}')
+    (project / "src" / "hook.ts").write_text(
+        'import { z } from "zod";\n'
+        'const event = z.discriminatedUnion("kind", [\n'
+        '  z.object({ kind: z.literal("paid"), id: z.string() }),\n'
+        '  z.object({ kind: z.literal("refunded"), id: z.string() }),\n'
+        "]);\n"
+        "export async function handle(body: unknown): Promise<void> {\n"
+        "  const e = event.parse(body);\n"
+        "  switch (e.kind) {\n"
+        '    case "paid": await fetch(`/ledger/${e.id}`, { method: "POST" }); break;\n'
+        '    case "refunded": await fetch(`/ledger/${e.id}`, { method: "DELETE" }); break;\n'
+        "  }\n"
+        "}\n"
+    )
+    assert tools_of(project) == {}

@@ -14,8 +14,15 @@ of models, each tagged by a ``Literal`` string::
         reasoning: str
         tool_args: Union[SendMessage, RollDice]
 
+In TypeScript the schema is a zod value (the AI SDK's ``generateObject({schema})``)::
+
+    const action = z.discriminatedUnion("type", [
+      z.object({ type: z.literal("search"), query: z.string() }),
+      z.object({ type: z.literal("answer") }),
+    ]);
+
 The model chooses a tool by answering with one member; the project then branches on the
-tag (``if reply.tool_args.tool_type == "send_message":``). Each member is a tool named by
+tag (``if reply.tool_args.tool_type == "send_message":``, ``switch (action.type)``). Each member is a tool named by
 its tag, declared by its class, run by the branch (or the function) the project's dispatch
 on that name runs. The schema is found from the call that hands it over, never from the
 shape of the classes alone: a tagged union that only parses requests is no tool.
@@ -58,6 +65,8 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     if not (resolved or written):
         return
     models: list[str] = []
+    zod_members: list[tuple[str, Location]] = []
+    asking: set[str] = set()  # the modules that ask for an answer of a known shape
     for facts in project.modules.values():
         if facts.is_test:
             continue
@@ -72,17 +81,36 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 handed = sink.call.kwargs.get(keyword)
                 if handed is None and position is not None and position < len(sink.call.args):
                     handed = sink.call.args[position]
+                if facts.language != "python":
+                    members = _zod_members(project, handed, facts)
+                    zod_members += members
+                    if members:
+                        asking.add(facts.module)
+                    continue
                 model = _model_class(project, handed)
-                if model is not None and model not in models:
-                    models.append(model)
-    if not models:
+                if model is not None:
+                    asking.add(facts.module)
+                    if model not in models:
+                        models.append(model)
+    if not (models or zod_members):
         return
     dispatching = DispatchingModules(project)
     by_tag = dispatching_modules(project)
+    if zod_members:
+        handling = _dispatching_module(by_tag, [tag for tag, _ in zod_members], asking)
+        for tag, site in dict(zod_members).items():
+            branches = branches_by_name(project, handling).get(tag, []) if handling else []
+            if len(branches) != 1 or handling is None or found.named_in(tag, handling.path):
+                continue
+            handler, body = branches[0]
+            targets = project.targets_on_lines(handler, body.line, body.end_line, handling)
+            yield branch_tool(
+                project, tag, handling, site, {}, (handler, body, list(targets)), BRANCH_FORM
+            )
     for model in models:
         members = _tagged_members(project, model)
         tags = {member: next(iter(project.classes[member][0].tags.values())) for member in members}
-        handling = _dispatching_module(by_tag, list(tags.values()))
+        handling = _dispatching_module(by_tag, list(tags.values()), asking)
         for member in members:
             cls, cls_facts = project.classes[member]
             tag = tags[member]
@@ -105,19 +133,27 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
 
 
 def _dispatching_module(
-    by_tag: dict[str, list[ModuleFacts]], tags: list[str]
+    by_tag: dict[str, list[ModuleFacts]], tags: list[str], asking: set[str]
 ) -> ModuleFacts | None:
     """The module that branches on most of a union's tags (the project's handler of the
-    answer), the first of them on a tie; None when no module branches on any."""
+    answer); on a tie, one that asks for the answer or imports from a module that does (a
+    page that only draws each kind of answer does neither), then the first by path; None
+    when no module branches on any."""
     counts: dict[str, int] = {}
     modules: dict[str, ModuleFacts] = {}
     for tag in tags:
         for facts in by_tag.get(tag, ()):
             counts[facts.path] = counts.get(facts.path, 0) + 1
             modules[facts.path] = facts
+
+    def near_the_question(facts: ModuleFacts) -> bool:
+        return facts.module in asking or any(
+            imported.rpartition(".")[0] in asking for imported in facts.imports.values()
+        )
+
     if not counts:
         return None
-    best = max(sorted(counts), key=lambda path: counts[path])
+    best = max(sorted(counts), key=lambda path: (counts[path], near_the_question(modules[path])))
     return modules[best]
 
 
@@ -167,3 +203,58 @@ def _union_names(project: ProjectIndex, name: str, facts: ModuleFacts, depth: in
         resolved = owner.imports.get(bare) or f"{owner.module}.{bare}"
         found += _union_names(project, resolved, owner, depth + 1)
     return found
+
+
+def _zod_members(
+    project: ProjectIndex, value: Value | None, facts: ModuleFacts
+) -> list[tuple[str, Location]]:
+    """The tags of a zod union of tagged objects and where each member is written:
+    ``z.discriminatedUnion("type", [z.object({type: z.literal("search"), ...}), ...])``, or
+    ``z.union([...])`` whose objects all tag the same field; the value may be a module
+    variable of this module or another."""
+    value, path = _zod_value(project, value, facts)
+    if value is None or value.kind != "call" or not value.qualname:
+        return []
+    kind = value.qualname.rpartition(".")[2]
+    if kind == "discriminatedUnion" and len(value.call_args) >= 2:
+        field_name = value.call_args[0].string()
+        listed = value.call_args[1]
+    elif kind == "union" and value.call_args:
+        field_name, listed = None, value.call_args[0]
+    else:
+        return []
+    if listed.kind != "list":
+        return []
+    tagged: list[tuple[str, str, Location]] = []
+    for element in listed.elements:
+        member, member_path = _zod_value(project, element, facts, path)
+        if member is None or member.kind != "call" or not member.call_args:
+            continue
+        if (member.qualname or "").rpartition(".")[2] != "object" or member.span is None:
+            continue
+        shape = member.call_args[0]
+        for name, held in shape.items.items() if shape.kind == "dict" else ():
+            literal = held.call_args[0].string() if held.kind == "call" and held.call_args else None
+            if (
+                (held.qualname or "").endswith(".literal")
+                and literal
+                and name in (field_name or name,)
+            ):
+                tagged.append((name, literal, Location(member_path, member.span)))
+                break
+    if len(tagged) < 2 or len({name for name, _, _ in tagged}) != 1:
+        return []
+    return [(tag, site) for _, tag, site in tagged]
+
+
+def _zod_value(
+    project: ProjectIndex, value: Value | None, facts: ModuleFacts, path: str | None = None
+) -> tuple[Value | None, str]:
+    """A zod value as written, through the module variable a name holds (``schema:
+    actionSchema``, imported or not), with the path of the file it is written in."""
+    path = path or facts.path
+    if value is not None and value.kind == "name":
+        qualname = value.qualname or facts.imports.get(value.text) or f"{facts.module}.{value.text}"
+        held = project.module_variable_in(qualname)
+        return held if held is not None else (None, path)
+    return value, path
