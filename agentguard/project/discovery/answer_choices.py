@@ -82,9 +82,9 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 if handed is None and position is not None and position < len(sink.call.args):
                     handed = sink.call.args[position]
                 if facts.language != "python":
-                    members = _zod_members(project, handed, facts)
-                    zod_members += members
-                    if members:
+                    zod_found = _zod_members(project, handed, facts)
+                    zod_members += zod_found
+                    if zod_found:
                         asking.add(facts.module)
                     continue
                 model = _model_class(project, handed)
