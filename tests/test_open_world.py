@@ -1408,6 +1408,80 @@ def reload_unit(unit: str) -> str:
     assert not [f for f in result.findings if f.tool == "unit_state"]
 
 
+GIT_TOOLS = '''\
+import subprocess
+
+from langchain_core.tools import tool
+
+
+def _git(repo: str, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, timeout=60)
+    return done.stdout + done.stderr
+
+
+def _git_here(*args: str) -> str:
+    return _git(".", *args)
+
+
+def _search(pattern: str, path: str) -> str:
+    excluded = ["-g", "!node_modules"]
+    done = subprocess.run(["rg", "-n"] + excluded + [pattern, path], capture_output=True, text=True)
+    return done.stdout
+
+
+@tool
+def branch_report(repo: str) -> str:
+    """The current branch and what it adds over main."""
+    current = _git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    return current + _git(repo, "log", f"main..{current}", "--oneline")
+
+
+@tool
+def working_tree_status() -> str:
+    """What changed in the working tree."""
+    return _git_here("status", "--short")
+
+
+@tool
+def push_branch(repo: str, branch: str) -> str:
+    """Push a branch to origin."""
+    return _git(repo, "push", "origin", branch)
+
+
+@tool
+def commit_all(message: str) -> str:
+    """Commit every change."""
+    return _git_here("commit", "-am", message)
+
+
+@tool
+def search_code(pattern: str) -> str:
+    """Lines of the repository matching a pattern."""
+    return _search(pattern, ".")
+'''
+
+
+def test_a_command_a_helper_extends_with_its_callers_arguments_is_judged_by_each_caller(
+    scan_files: ScanFiles,
+) -> None:
+    """``def _git(repo, *args): subprocess.run(["git", *args])``: each caller's arguments
+    finish the command, also through a helper handing its own ``*args`` on, so ``git log``
+    and ``git status`` start no effect while ``git push`` and ``git commit`` are executions.
+    A command list built by adding lists (``["rg", "-n"] + excluded + [...]``) is read from
+    the list it starts with. Before, every one of these tools was an execution."""
+    result = scan_files({"git_tools.py": GIT_TOOLS})
+    kinds = {tool.name: sorted({e.kind for e in tool.effects}) for tool in result.project.tools}
+    assert kinds == {
+        "branch_report": [],
+        "working_tree_status": [],
+        "push_branch": ["exec"],
+        "commit_all": ["exec"],
+        "search_code": [],
+    }
+    read_tools = {"branch_report", "working_tree_status", "search_code"}
+    assert not [f for f in result.findings if f.tool in read_tools]
+
+
 def test_a_strings_own_methods_on_an_untyped_local_are_no_effect(scan_files: ScanFiles) -> None:
     """``service = service.strip()`` leaves ``service`` of no annotated type, and its name
     is a client's (``service = build("gmail", "v1")``); ``service.endswith(...)`` is still a

@@ -1289,6 +1289,9 @@ def _command_text(
         return value.string()
     if value.kind == "fstring":
         return "".join(str(part.const) if part.op == "text" else "{}" for part in value.parts)
+    if value.op == "+" and value.parts and value.parts[0].kind == "list":
+        # ``["rg", "-n"] + excludes + [pattern, path]``: the list it starts with
+        return _command_text(project, value.parts[0], fn, facts, before, depth + 1)
     if value.kind == "list":
         head = [e.string() for e in value.elements[:2]]
         if len(value.elements) == 1 and head[0]:

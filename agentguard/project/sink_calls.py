@@ -367,7 +367,8 @@ def _classify_sink(
                 return None  # ``kubectl describe ...``: a literal read-only command
             # ``def _run(args): subprocess.run(args, ...)``: each caller's command judges it
             command_from = _statement_param(project, call.args[0], fn, facts, call.order)
-            effect = replace(effect, statement_param=command_from)
+            head, starred = _command_extended(call.args[0], fn)
+            effect = replace(effect, statement_param=command_from or starred, command_head=head)
         return None if open_world.is_plumbing(project, effect, fn) else effect
     rpc = judge_rpc(project, call, callee, fn, facts)
     if not isinstance(rpc, bool):
@@ -492,6 +493,41 @@ def _statement_param(
     return params[0] if len(params) == 1 else None
 
 
+def _command_extended(command: Value, fn: Function) -> tuple[str | None, str | None]:
+    """A command list of literal words extended with a parameter of ``fn`` that collects
+    the caller's arguments (``["git", *args]`` in ``def _git(repo, *args)``): its literal
+    words and that parameter; (None, None) for any other command."""
+    if command.kind != "list" or len(command.elements) < 2:
+        return None, None
+    *words, last = command.elements
+    starred = last.text[1:] if last.kind == "other" and last.text.startswith("*") else ""
+    literal = [word.string() for word in words]
+    if starred not in fn.params or starred in SELF_NAMES or not all(literal):
+        return None, None
+    return " ".join(word for word in literal if word), starred
+
+
+def _extended_by_caller(
+    effect: Effect, callee_fn: Function, call: Call, caller: Function
+) -> tuple[Value | None, str | None]:
+    """For a helper whose command its collecting parameter extends (``command_head``):
+    the command this caller's arguments make, written out (``git log --oneline``), or the
+    caller's own collecting parameter when it hands that on (``_git(repo, *args)``)."""
+    params = [name for name in callee_fn.params if name not in SELF_NAMES]
+    param = effect.statement_param or ""
+    if param not in params:
+        return None, None
+    handed = call.args[params.index(param) :]
+    if len(handed) == 1 and handed[0].kind == "other" and handed[0].text.startswith("*"):
+        passed_on = handed[0].text[1:]
+        return None, (passed_on if passed_on in caller.params else None)
+    words = [word.string() for word in handed[:2]]
+    if not handed or not words[0]:
+        return None, None
+    text = " ".join([effect.command_head or "", *(word for word in words if word)])
+    return Value(kind="const", text=repr(text), const=text), None
+
+
 def map_statement_through_call(
     project: ProjectIndex,
     effect: Effect,
@@ -512,14 +548,19 @@ def map_statement_through_call(
         project, effect.statement_param, callee_fn, call, caller, self_passed_on=False
     )
     if effect.kind == "exec":
-        if substitution.passed_on is not None:
+        if effect.command_head is not None:
+            handed, passed_on = _extended_by_caller(effect, callee_fn, call, caller)
+            if passed_on is not None:
+                return replace(effect, statement_param=passed_on)
+        elif substitution.passed_on is not None:
             return replace(effect, statement_param=substitution.passed_on)
-        handed = substitution.argument
+        else:
+            handed = substitution.argument
         if handed is not None and open_world.command_reads(
             project, handed, caller, facts, call.order
         ):
             return None  # this caller's command only reads
-        return replace(effect, statement_param=None)
+        return replace(effect, statement_param=None, command_head=None)
     if substitution.passed_on is not None:
         if refuses_all_but_reads(project, caller, substitution.passed_on):
             return None  # ``if not query.lower().startswith("select"): raise ...``

@@ -153,6 +153,10 @@ class Effect:
     # execution, the command it starts (``def _run(args): subprocess.run(args)``): a
     # caller's literal read-only command starts no effect.
     statement_param: str | None = None
+    # The literal words of a command written before the parameter it is extended with
+    # (``subprocess.run(["git", *args])`` in ``def _git(*args)``: "git", the parameter
+    # ``args``): each caller's arguments from that parameter's place finish the command.
+    command_head: str | None = None
     # Made only on the branch where this parameter of ``function`` (or of a caller it was
     # passed on to) equals one of these literals, upper-cased (project/branch_guards.py).
     guard: Guard | None = None
