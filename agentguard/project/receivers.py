@@ -5,6 +5,7 @@ heuristic (``guessed_sinks``) and the open-world verdicts (``open_world``) both 
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -21,12 +22,25 @@ if TYPE_CHECKING:
 STDLIB_MODULES = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
 
 
+# Code written in place that takes nothing: ``() => ...``, ``async () => ...``,
+# ``function () {...}``, ``lambda: ...``.
+_THUNK = re.compile(r"^\s*(?:async\s+)?(?:\(\s*\)\s*=>|function\s*\w*\s*\(\s*\))|^\s*lambda\s*:")
+
+
 def runs_code_handed_in_place(call: Call) -> bool:
-    """A call handed code written in place as its first argument (``queue.add(async () =>
-    ...)``, ``limiter.schedule(() => ...)``, ``pool.submit(lambda: ...)``) runs or schedules
-    it: that code is judged where it is written, and the call's own name (``add``,
-    ``schedule``) says nothing of a remote effect."""
-    return bool(call.args) and call.args[0].kind == "lambda"
+    """A call handed code written in place that takes nothing, as its first argument
+    (``queue.add(async () => ...)``, ``limiter.schedule(() => ...)``, ``pool.submit(lambda:
+    ...)``), runs or schedules it: that code is judged where it is written, and the call's
+    own one-word name (``add``, ``schedule``) says nothing of a remote effect. Code that
+    takes something (``setState((s) => ...)``) changes what it is handed, and a name that
+    says what it changes (``updateRequestRaw(() => text)``) is handed the new value: both
+    are judged by their name as usual."""
+    return (
+        bool(call.args)
+        and call.args[0].kind == "lambda"
+        and bool(_THUNK.match(call.args[0].text))
+        and len(words(call.method, identifier=True)) == 1
+    )
 
 
 def written_receiver(call: Call) -> str:
