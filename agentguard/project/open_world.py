@@ -1242,10 +1242,13 @@ def command_reads(
     literal one whose program and subcommand only read: the command a process is started
     with, or the one a caller hands a helper that starts it (``_run(["systemctl",
     "is-active", name])``)."""
-    world = project.catalog.open_world
     command = _command_text(project, value, fn, facts, before)
-    if command is None:
-        return False
+    return command is not None and command_text_reads(project, command)
+
+
+def command_text_reads(project: ProjectIndex, command: str) -> bool:
+    """Whether the literal start of a command (``git log --oneline``) only reads."""
+    world = project.catalog.open_world
     parts = command.split()
     if not parts or re.search(r"[;&|`$<>]", command.split("{", 1)[0]):
         return False

@@ -499,20 +499,20 @@ def _command_extended(command: Value, fn: Function) -> tuple[str | None, str | N
     words and that parameter; (None, None) for any other command."""
     if command.kind != "list" or len(command.elements) < 2:
         return None, None
-    *words, last = command.elements
+    *written, last = command.elements
     starred = last.text[1:] if last.kind == "other" and last.text.startswith("*") else ""
-    literal = [word.string() for word in words]
-    if starred not in fn.params or starred in SELF_NAMES or not all(literal):
+    head = [text for element in written if (text := element.string())]
+    if starred not in fn.params or starred in SELF_NAMES or len(head) != len(written):
         return None, None
-    return " ".join(word for word in literal if word), starred
+    return " ".join(head), starred
 
 
 def _extended_by_caller(
     effect: Effect, callee_fn: Function, call: Call, caller: Function
-) -> tuple[Value | None, str | None]:
+) -> tuple[str | None, str | None]:
     """For a helper whose command its collecting parameter extends (``command_head``):
-    the command this caller's arguments make, written out (``git log --oneline``), or the
-    caller's own collecting parameter when it hands that on (``_git(repo, *args)``)."""
+    the start of the command this caller's arguments make (``git log``), or the caller's
+    own collecting parameter when it hands that on (``_git(repo, *args)``)."""
     params = [name for name in callee_fn.params if name not in SELF_NAMES]
     param = effect.statement_param or ""
     if param not in params:
@@ -521,11 +521,8 @@ def _extended_by_caller(
     if len(handed) == 1 and handed[0].kind == "other" and handed[0].text.startswith("*"):
         passed_on = handed[0].text[1:]
         return None, (passed_on if passed_on in caller.params else None)
-    words = [word.string() for word in handed[:2]]
-    if not handed or not words[0]:
-        return None, None
-    text = " ".join([effect.command_head or "", *(word for word in words if word)])
-    return Value(kind="const", text=repr(text), const=text), None
+    subcommand = handed[0].string() if handed else None
+    return (f"{effect.command_head} {subcommand}" if subcommand else None), None
 
 
 def map_statement_through_call(
@@ -544,23 +541,25 @@ def map_statement_through_call(
     (``_run(["systemctl", "is-active", name])``) starts no effect."""
     if effect.statement_param is None:
         return effect
+    if effect.kind == "exec" and effect.command_head is not None:
+        command, passed_on = _extended_by_caller(effect, callee_fn, call, caller)
+        if passed_on is not None:
+            return replace(effect, statement_param=passed_on)
+        if command is not None and open_world.command_text_reads(project, command):
+            return None  # this caller's command only reads
+        return replace(effect, statement_param=None, command_head=None)
     substitution = substitute(
         project, effect.statement_param, callee_fn, call, caller, self_passed_on=False
     )
     if effect.kind == "exec":
-        if effect.command_head is not None:
-            handed, passed_on = _extended_by_caller(effect, callee_fn, call, caller)
-            if passed_on is not None:
-                return replace(effect, statement_param=passed_on)
-        elif substitution.passed_on is not None:
+        if substitution.passed_on is not None:
             return replace(effect, statement_param=substitution.passed_on)
-        else:
-            handed = substitution.argument
+        handed = substitution.argument
         if handed is not None and open_world.command_reads(
             project, handed, caller, facts, call.order
         ):
             return None  # this caller's command only reads
-        return replace(effect, statement_param=None, command_head=None)
+        return replace(effect, statement_param=None)
     if substitution.passed_on is not None:
         if refuses_all_but_reads(project, caller, substitution.passed_on):
             return None  # ``if not query.lower().startswith("select"): raise ...``

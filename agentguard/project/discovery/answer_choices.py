@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from agentguard.diagnostics import Location
+from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import ModuleFacts, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.branch_tools import (
@@ -99,14 +99,10 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     if zod_members:
         handling = _dispatching_module(by_tag, [tag for tag, _ in zod_members], asking)
         for tag, site in dict(zod_members).items():
-            branches = branches_by_name(project, handling).get(tag, []) if handling else []
-            if len(branches) != 1 or handling is None or found.named_in(tag, handling.path):
-                continue
-            handler, body = branches[0]
-            targets = project.targets_on_lines(handler, body.line, body.end_line, handling)
-            yield branch_tool(
-                project, tag, handling, site, {}, (handler, body, list(targets)), BRANCH_FORM
-            )
+            branch = _branch_on(project, handling, tag)
+            if branch is not None and handling is not None:
+                if not found.named_in(tag, handling.path):
+                    yield branch_tool(project, tag, handling, site, {}, branch, BRANCH_FORM)
     for model in models:
         members = _tagged_members(project, model)
         tags = {member: next(iter(project.classes[member][0].tags.values())) for member in members}
@@ -115,21 +111,29 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             cls, cls_facts = project.classes[member]
             tag = tags[member]
             site = Location(cls_facts.path, cls.span)
-            branches = branches_by_name(project, handling).get(tag, []) if handling else []
-            if len(branches) == 1 and handling is not None:
-                # the branch on the tag is the tool: all it does runs for that answer
-                if found.named_in(tag, handling.path):
-                    continue
-                handler, body = branches[0]
-                targets = project.targets_on_lines(handler, body.line, body.end_line, handling)
-                branch = (handler, body, list(targets))
-                yield branch_tool(project, tag, handling, site, {}, branch, BRANCH_FORM)
+            branch = _branch_on(project, handling, tag)
+            if branch is not None and handling is not None:
+                if not found.named_in(tag, handling.path):
+                    yield branch_tool(project, tag, handling, site, {}, branch, BRANCH_FORM)
                 continue
             tool = named_spec_tool(
                 project, found, dispatching, tag, cls_facts, site, FRAMEWORK, None
             )
             if tool is not None:
                 yield tool
+
+
+def _branch_on(
+    project: ProjectIndex, handling: ModuleFacts | None, tag: str
+) -> tuple[str, Span, list[str]] | None:
+    """The one branch on ``tag`` in the module handling the answer, with the project
+    functions it runs: the tool, since all it does runs for that answer."""
+    branches = branches_by_name(project, handling).get(tag, []) if handling else []
+    if len(branches) != 1 or handling is None:
+        return None
+    handler, body = branches[0]
+    targets = project.targets_on_lines(handler, body.line, body.end_line, handling)
+    return handler, body, list(targets)
 
 
 def _dispatching_module(
@@ -238,7 +242,7 @@ def _zod_members(
             if (
                 (held.qualname or "").endswith(".literal")
                 and literal
-                and name in (field_name or name,)
+                and field_name in (None, name)
             ):
                 tagged.append((name, literal, Location(member_path, member.span)))
                 break

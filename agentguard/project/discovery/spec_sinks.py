@@ -422,9 +422,9 @@ class _Trace:
 
     def _attribute(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         text = value.text
+        if value.qualname and value.qualname.partition(".")[0] in SELF_NAMES:
+            text = value.qualname  # TypeScript's ``this.x``: the facts name it ``self.x``
         head, _, attr = text.partition(".")
-        if head == "this" and facts.language != "python":
-            head = "self"  # the facts write a field as ``self.x`` in either language
         if "." in attr or (fn is None and head in SELF_NAMES):
             return
         if fn is not None and head not in SELF_NAMES and head.isidentifier():
@@ -443,7 +443,7 @@ class _Trace:
         cls_qual = enclosing_class(self.project, fn) if fn is not None else None
         if cls_qual is None or cls_qual not in self.project.classes:
             return
-        self._self_attribute(cls_qual, f"self.{attr}", depth)
+        self._self_attribute(cls_qual, text, depth)
 
     def _self_attribute(self, cls_qual: str, text: str, depth: int) -> None:
         """What the methods of ``cls_qual`` and its bases set ``self.attr`` (``text``) to,
