@@ -427,3 +427,53 @@ def test_commands_to_a_connection_built_for_localhost_are_local(scan_files: Scan
     verdicts = tool_verdicts(scan_files, {"server.py": server})
     assert verdicts["remove_layer"][0] == "write"
     assert "AG201" not in verdicts["remove_layer"][1]
+
+
+def test_a_patch_named_for_an_edit_a_move_or_a_rename_is_an_idempotent_write(
+    scan_files: ScanFiles,
+) -> None:
+    """``edit``, ``move`` and ``rename`` set fields again, as ``update`` does: a PATCH made
+    by a function so named repeats safely (no key asked for); one named ``add`` does not."""
+    source = """\
+import httpx
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("board")
+API = "https://board.example/api"
+
+
+class BoardClient:
+    def __init__(self) -> None:
+        self._http = httpx.Client(base_url=API, timeout=10)
+
+    def edit_card(self, card_id: str, title: str) -> dict:
+        return self._http.patch(f"/cards/{card_id}", json={"title": title}).json()
+
+    def add_card_label(self, card_id: str, label: str) -> dict:
+        return self._http.patch(f"/cards/{card_id}/labels", json={"add": label}).json()
+
+
+board = BoardClient()
+
+
+@mcp.tool()
+def edit_card(card_id: str, title: str) -> dict:
+    return board.edit_card(card_id, title)
+
+
+@mcp.tool()
+def move_card(card_id: str, column: str) -> dict:
+    return httpx.patch(f"{API}/cards/{card_id}", json={"column": column}, timeout=10).json()
+
+
+@mcp.tool()
+def add_card_label(card_id: str, label: str) -> dict:
+    return board.add_card_label(card_id, label)
+"""
+    result = scan_files({"server.py": source})
+    by_tool: dict[str, set[str]] = {}
+    for finding in result.findings:
+        by_tool.setdefault(finding.tool or "-", set()).add(finding.code)
+    for name in ("edit_card", "move_card"):
+        assert "AG101" in by_tool[name] and "AG201" not in by_tool[name], by_tool[name]
+    assert "AG201" in by_tool["add_card_label"]
