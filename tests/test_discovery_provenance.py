@@ -2150,3 +2150,90 @@ reply = ollama.chat(model="llama3.1", messages=[{"role": "user", "content": "hi"
         "save_note": ["belt.notes.act"],
         "weather": ["belt.weather.act"],
     }
+
+
+# ------------------------- specs read from a field of the object an attribute holds
+
+KIT = """\
+import inspect
+
+
+def describe(fn) -> dict:
+    params = {name: {"type": "string"} for name in inspect.signature(fn).parameters}
+    return {"type": "function", "name": fn.__name__, "description": fn.__doc__ or "",
+            "parameters": {"type": "object", "properties": params}}
+
+
+class Kit:
+    def __init__(self) -> None:
+        self.specs: list[dict] = []
+        self._runners = {}
+
+    def add(self, fn):
+        self._runners[fn.__name__] = fn
+        self.specs.append(describe(fn))
+        return fn
+
+    def runner(self, name: str):
+        return self._runners[name]
+"""
+
+KIT_ASSISTANT = """\
+import json
+
+from openai import OpenAI
+
+from garden.kit import Kit
+
+
+class Assistant:
+    def __init__(self, kit: Kit | None = None) -> None:
+        self.client = OpenAI()
+        self._kit = kit
+
+    def step(self, history: list) -> list:
+        answer = self.client.responses.create(
+            model="gpt-4.1", input=history, tools=self._kit.specs if self._kit else None
+        )
+        for item in answer.output:
+            if item.type == "function_call":
+                history.append(self._kit.runner(item.name)(**json.loads(item.arguments)))
+        return history
+"""
+
+KIT_ACTIONS = """\
+import httpx
+
+from garden.kit import Kit
+
+garden_kit = Kit()
+unused_kit = Kit()
+
+
+@garden_kit.add
+def water_bed(bed: str) -> str:
+    \"\"\"Start the sprinkler of a bed.\"\"\"
+    return httpx.post(f"https://garden.example/beds/{bed}/water").text
+
+
+@garden_kit.add
+def bed_moisture(bed: str) -> str:
+    \"\"\"Read a bed's moisture.\"\"\"
+    return httpx.get(f"https://garden.example/beds/{bed}/moisture").text
+"""
+
+
+def test_specs_read_from_a_field_of_the_object_an_attribute_holds_are_followed() -> None:
+    """``tools=self._kit.specs``, where ``self._kit`` holds a project ``Kit`` (its parameter's
+    annotation says so) whose decorator method appends each function's spec to ``specs``:
+    the functions ``@garden_kit.add`` decorates are the tools."""
+    tools = discover(
+        {
+            "garden/kit.py": KIT,
+            "garden/assistant.py": KIT_ASSISTANT,
+            "garden/actions.py": KIT_ACTIONS,
+        }
+    )
+    by_name = {t.name: t for t in tools}
+    assert {"water_bed", "bed_moisture"} <= set(by_name)
+    assert by_name["water_bed"].functions == ["garden.actions.water_bed"]

@@ -425,7 +425,15 @@ class _Trace:
         if value.qualname and value.qualname.partition(".")[0] in SELF_NAMES:
             text = value.qualname  # TypeScript's ``this.x``: the facts name it ``self.x``
         head, _, attr = text.partition(".")
-        if "." in attr or (fn is None and head in SELF_NAMES):
+        if fn is None and head in SELF_NAMES:
+            return
+        if "." in attr:
+            # ``self._tool_box.tools``: the field of the project class the attribute holds
+            held, _, field_name = attr.partition(".")
+            owner = enclosing_class(self.project, fn) if head in SELF_NAMES and fn else None
+            typed = self.project.self_type(owner, held) if owner else None
+            if typed in self.project.classes and field_name.isidentifier():
+                self._field(typed, field_name, depth)
             return
         if fn is not None and head not in SELF_NAMES and head.isidentifier():
             loaded = Value(kind="name", text=head)
