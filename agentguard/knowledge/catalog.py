@@ -434,6 +434,14 @@ class Catalog:
         description="Remote-procedure proxies: each method called on an instance is a remote "
         "operation named by the method (`proxy.create_object(...)`).",
     )
+    rpc_stub_methods: frozenset[str] = key(
+        "effects.rpc_stub_methods",
+        IDENTIFIERS,
+        frozen,
+        description="Calls that make a callable sending one remote call, named by the path "
+        'their first argument gives (`channel.unary_unary("/shop.Cart/AddItem")`): an '
+        "attribute bound to one runs that remote operation.",
+    )
     precondition_headers: re.Pattern[str] = key(
         "effects.write_guards.precondition_headers", HEADERS, names_pattern("(?i)^({})$")
     )

@@ -54,6 +54,20 @@ def _proxy_method(project: ProjectIndex, callee: str) -> bool:
     return owner in project.catalog.rpc_proxies and not method.startswith("_")
 
 
+def _stub_method(project: ProjectIndex, callee: str) -> str | None:
+    """The remote method a stub's attribute sends (``AddItem`` for ``CartStub.AddItem``,
+    bound in ``__init__`` to ``channel.unary_unary("/shop.Cart/AddItem")``), or None."""
+    owner, _, attr = callee.rpartition(".")
+    if owner not in project.classes:
+        return None
+    for bound in project.self_bindings(owner, attr):
+        made_by = bound.calls[0].rpartition(".")[2] if bound.kind == "call" and bound.calls else ""
+        path = bound.call_args[0].string() if bound.call_args else None
+        if made_by in project.catalog.rpc_stub_methods and path:
+            return path.rpartition("/")[2] or None
+    return None
+
+
 def judge_rpc(
     project: ProjectIndex, call: Call, callee: str, fn: Function, facts: ModuleFacts
 ) -> Effect | bool | None:
@@ -63,6 +77,10 @@ def judge_rpc(
     if operation is False and _proxy_method(project, callee):
         # ``proxy.create_object(doc, data)`` on an XML-RPC proxy: the method names it
         operation = Value(kind="const", text=repr(call.method), const=call.method)
+    if operation is False:
+        stub_method = _stub_method(project, callee)
+        if stub_method is not None:
+            operation = Value(kind="const", text=repr(stub_method), const=stub_method)
     if operation is False or project.call_site(call, fn, facts).target is not None:
         return False  # no dispatch, or the project's own function of that name
     effect = Effect.judged(

@@ -38,7 +38,11 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
         yield from _written_later(project, found, facts)
         for site in project.call_sites(facts):
             call, callee = site.call, site.callee
-            if callee in registries or (call.function and call.callee.startswith("super")):
+            if (
+                callee in registries
+                or (call.function and call.callee.startswith("super"))
+                or (callee in project.classes and inherited_registry(project, callee))
+            ):
                 yield from _listed_tools(project, found, call, facts, callee)
         for fn in facts.functions.values():
             for decorator in fn.decorators:
@@ -62,7 +66,7 @@ def _listed_tools(
 ) -> Iterator[ToolFacts]:
     """The tools of the list a call hands over (``Agent(tools=[...])``), those no tool found
     so far runs."""
-    registry = project.catalog.tool_forms["registry"](callee)
+    registry = project.catalog.tool_forms["registry"](callee) or inherited_registry(project, callee)
     caller = project.function(call.function) if call.function else None
     if registry is None and caller is not None and call.callee.startswith("super"):
         # class SendEmailAgent(AssistantAgent): super().__init__(..., tools=[self.send_email])
@@ -74,6 +78,29 @@ def _listed_tools(
     if registry is not None and registry.tools is not None:
         listed = argument_at(call.args, call.kwargs, registry.tools)
         yield from _tools_of(project, found, registry, listed, call, facts)
+
+
+def inherited_registry(project: ProjectIndex, cls_qual: str) -> ToolForm | None:
+    """The agent class of a framework that the project class ``cls_qual`` extends
+    (``class DeskAgent(Agent)``), when the keywords it is built with reach that class: no
+    project class on the way defines ``__init__``, or each hands them on through
+    ``super().__init__``. None for a class that is no such agent."""
+    if cls_qual not in project.classes:
+        return None
+    registry_form = project.catalog.tool_forms["registry"]
+    for current in project.lineage(cls_qual):
+        entry = project.classes.get(current)
+        if entry is None:
+            registry = registry_form(current)
+            if registry is not None and registry.tools is not None:
+                return registry
+            continue
+        init = project.function(f"{current}.__init__")
+        if init is not None and not any(
+            call.callee.startswith("super") for call in project.calls_in(init.qualname)
+        ):
+            return None  # built with keywords of its own
+    return None
 
 
 def _written_later(

@@ -699,6 +699,9 @@ class ProjectIndex(Types):
                 method = self.find_method(made, parts[1])
                 if method:
                     return method
+                if self.self_bindings(made, parts[1]):
+                    # ``stub.AddItem(...)``: a callable the class binds to ``self.AddItem``
+                    return f"{made}.{parts[1]}"
             elif made:
                 typed = ".".join([made, *parts[1:]])
                 return self._resolve_name(typed)[3] or typed
