@@ -904,6 +904,69 @@ def test_a_telemetry_decorators_report_is_not_the_tools_effect(scan_files: ScanF
     assert "AG201" not in verdicts["add_note"][1]
 
 
+TRACE_LOGGER = """\
+import json
+from pathlib import Path
+
+
+class RunLogger:
+    def __init__(self, folder: str = "runs") -> None:
+        self.folder = Path(folder)
+
+    def tool_started(self, name: str, args: dict) -> None:
+        self._event({"type": "tool_started", "tool": name, "args": args})
+
+    def _event(self, event: dict) -> None:
+        trace = self.folder / "trace.json"
+        events = json.loads(trace.read_text()) if trace.exists() else []
+        events.append(event)
+        trace.write_text(json.dumps(events))
+
+
+run_log = RunLogger()
+"""
+
+WEATHER_TOOLS = """\
+import httpx
+from pathlib import Path
+
+from mcp.server.fastmcp import FastMCP
+
+from desk.logger import run_log
+
+mcp = FastMCP("desk")
+
+
+@mcp.tool()
+def forecast(city: str) -> str:
+    \"\"\"Read the forecast of a city.\"\"\"
+    run_log.tool_started("forecast", {"city": city})
+    return httpx.get(f"https://weather.example/{city}", timeout=5).text
+
+
+@mcp.tool()
+def save_note(text: str) -> str:
+    \"\"\"Save a note.\"\"\"
+    run_log.tool_started("save_note", {"text": text})
+    Path("notes.txt").write_text(text)
+    return "saved"
+"""
+
+
+def test_a_trace_file_a_logger_module_writes_for_every_call_is_not_the_tools_effect(
+    scan_files: ScanFiles,
+) -> None:
+    """Every tool tells the project's ``logger`` module it started, which rewrites a trace
+    file: bookkeeping of the call, so a read tool stays a read with no finding; a tool's own
+    write stays a write."""
+    verdicts = tool_verdicts(
+        scan_files,
+        {"desk/__init__.py": "", "desk/logger.py": TRACE_LOGGER, "desk/tools.py": WEATHER_TOOLS},
+    )
+    assert verdicts["forecast"] == ("read", set()), verdicts["forecast"]
+    assert verdicts["save_note"][0] == "write"
+
+
 DEVICE_BRIDGE = '''\
 import json
 import uuid

@@ -1149,15 +1149,18 @@ def _just_built(
 
 
 def delivers_telemetry(project: ProjectIndex, effect: Effect, helper: Function) -> bool:
-    """A request a helper named for the server's own logs, audit trail or metrics makes
-    (``flushLoggerSafely``, ``flush_audit_events``, ``record`` in ``app/telemetry.py``):
-    telemetry of the call reaching it, not the side effect of the tool that calls the
-    helper. Its module's own name says so as well as its own name (not a package above it:
-    a whole ``analytics_agent`` package is no telemetry; nor a class: ``Audit.send`` may be
-    the business's audit queue)."""
+    """A request or a local write a helper named for the server's own logs, audit trail or
+    metrics makes (``flushLoggerSafely``, ``flush_audit_events``, ``record`` in
+    ``app/telemetry.py``, a session trace file written by ``tool_execute`` in
+    ``core/logger.py``): telemetry of the call reaching it, not the side effect of the tool
+    that calls the helper. Its module's own name says so as well as its own name (not a
+    package above it: a whole ``analytics_agent`` package is no telemetry; nor a class:
+    ``Audit.send`` may be the business's audit queue)."""
+    if not effect.remote and effect.kind != "write":
+        return False
     parts = [helper.module.rsplit(".", 1)[-1].rsplit("/", 1)[-1], helper.name]
     named = {word for part in parts for word in words(part, identifier=True)}
-    return effect.remote and bool(named & project.catalog.open_world.telemetry_words)
+    return bool(named & project.catalog.open_world.telemetry_words)
 
 
 def claims_a_lease(project: ProjectIndex, call: Call) -> bool:
