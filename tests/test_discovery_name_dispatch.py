@@ -128,3 +128,41 @@ class Fetch(BaseTool):
 def test_a_dispatch_on_anything_but_the_tools_own_attribute_is_not_split() -> None:
     tools = discover({"web/fetch.py": NOT_A_MODE})
     assert [t.name for t in tools] == ["fetch"]
+
+
+THREADED_TOOL = """\
+import asyncio
+
+import httpx
+from langchain_core.tools import BaseTool
+
+
+def _shelf_url(shelf: str) -> str:
+    return f"https://library.example/shelves/{shelf}"
+
+
+class ShelfTool(BaseTool):
+    name: str = "shelf"
+    description: str = "Look at a shelf: action is list_books or count_books."
+
+    def _run(self, action: str, shelf: str) -> str:
+        raise NotImplementedError
+
+    async def _arun(self, action: str, shelf: str) -> str:
+        return await asyncio.to_thread(self._sync_run, action, shelf)
+
+    def _sync_run(self, action: str, shelf: str) -> str:
+        if action == "list_books":
+            return httpx.get(_shelf_url(shelf)).text
+        if action == "count_books":
+            return str(len(httpx.get(_shelf_url(shelf)).json()))
+        return "unknown action"
+"""
+
+
+def test_a_method_handed_to_a_thread_runner_is_no_operation_name() -> None:
+    """``asyncio.to_thread(self._sync_run, action, shelf)``: the method is the code the
+    runner runs and ``action`` the model's argument, so the branches on it are one tool's
+    actions, not tools of their own."""
+    names = {tool.name for tool in discover({"library/shelf.py": THREADED_TOOL})}
+    assert names == {"shelf"}

@@ -61,12 +61,17 @@ def _operations(
     project: ProjectIndex, fn: Function, facts: ModuleFacts
 ) -> Iterator[tuple[str, str, Location]]:
     """(name, function, where) of each operation the entry method ``fn`` dispatches by
-    handing one of its own attributes to a project function."""
+    handing one of its own attributes to a project function. A method handed over
+    (``asyncio.to_thread(self._run, action)``) is code to run, no attribute."""
+    owner = enclosing_class(project, fn)
     for call in project.calls_in(fn.qualname):
         handed = [
             index
             for index, arg in enumerate(call.args)
-            if arg.kind == "attr" and arg.text.count(".") == 1 and arg.text[:5] == "self."
+            if arg.kind == "attr"
+            and arg.text.count(".") == 1
+            and arg.text[:5] == "self."
+            and not (owner and project.find_method(owner, arg.text[5:]))
         ]
         if not handed:
             continue
