@@ -917,6 +917,8 @@ class RunLogger:
         self._event({"type": "tool_started", "tool": name, "args": args})
 
     def _event(self, event: dict) -> None:
+        for old in self.folder.glob("*.old"):
+            old.unlink()
         trace = self.folder / "trace.json"
         events = json.loads(trace.read_text()) if trace.exists() else []
         events.append(event)
@@ -927,6 +929,9 @@ run_log = RunLogger()
 """
 
 WEATHER_TOOLS = """\
+import contextlib
+import os
+
 import httpx
 from pathlib import Path
 
@@ -945,6 +950,13 @@ def forecast(city: str) -> str:
 
 
 @mcp.tool()
+def quiet_forecast(city: str) -> str:
+    \"\"\"Read the forecast of a city, the client's chatter silenced.\"\"\"
+    with open(os.devnull, "w") as sink, contextlib.redirect_stderr(sink):
+        return httpx.get(f"https://weather.example/{city}", timeout=5).text
+
+
+@mcp.tool()
 def save_note(text: str) -> str:
     \"\"\"Save a note.\"\"\"
     run_log.tool_started("save_note", {"text": text})
@@ -957,13 +969,15 @@ def test_a_trace_file_a_logger_module_writes_for_every_call_is_not_the_tools_eff
     scan_files: ScanFiles,
 ) -> None:
     """Every tool tells the project's ``logger`` module it started, which rewrites a trace
-    file: bookkeeping of the call, so a read tool stays a read with no finding; a tool's own
-    write stays a write."""
+    file and removes old ones: bookkeeping of the call, so a read tool stays a read with no
+    finding; a tool's own write stays a write."""
     verdicts = tool_verdicts(
         scan_files,
         {"desk/__init__.py": "", "desk/logger.py": TRACE_LOGGER, "desk/tools.py": WEATHER_TOOLS},
     )
     assert verdicts["forecast"] == ("read", set()), verdicts["forecast"]
+    # the null device keeps nothing written to it
+    assert verdicts["quiet_forecast"] == ("read", set()), verdicts["quiet_forecast"]
     assert verdicts["save_note"][0] == "write"
 
 

@@ -101,6 +101,13 @@ class OpenWorld:
     credential_holders: frozenset[str] = key("credential_holders", WORDS, frozen)
     cache_words: frozenset[str] = key("cache_words", WORDS, frozen)
     log_words: frozenset[str] = key("log_words", WORDS, frozen)
+    discard_files: frozenset[str] = key(
+        "discard_files",
+        STRINGS,
+        frozen,
+        description="Files that discard what is written to them (`os.devnull`, as a name or "
+        "its path): opening one to write changes nothing.",
+    )
     telemetry_words: frozenset[str] = key("telemetry_words", WORDS, frozen)
     lease_set_methods: frozenset[str] = key("lease_set_methods", IDENTIFIERS, frozen)
     lease_if_absent_options: frozenset[str] = key("lease_if_absent_options", IDENTIFIERS, frozen)

@@ -1156,11 +1156,21 @@ def delivers_telemetry(project: ProjectIndex, effect: Effect, helper: Function) 
     that calls the helper. Its module's own name says so as well as its own name (not a
     package above it: a whole ``analytics_agent`` package is no telemetry; nor a class:
     ``Audit.send`` may be the business's audit queue)."""
-    if not effect.remote and effect.kind != "write":
-        return False
+    if not effect.remote and effect.kind not in {"write", "destructive"}:
+        return False  # (a log's old files removed are its own too)
     parts = [helper.module.rsplit(".", 1)[-1].rsplit("/", 1)[-1], helper.name]
     named = {word for part in parts for word in words(part, identifier=True)}
     return bool(named & project.catalog.open_world.telemetry_words)
+
+
+def opens_a_discard_file(project: ProjectIndex, call: Call) -> bool:
+    """``open(os.devnull, "w")``: the file opened is the null device (the catalogue's
+    ``discard_files``), which keeps nothing written to it."""
+    path = argument_at(call.args, call.kwargs, ArgSpec(0, "file"))
+    if path is None:
+        return False
+    written = path.string() if path.kind == "const" else (path.qualname or path.text)
+    return written in project.catalog.open_world.discard_files
 
 
 def claims_a_lease(project: ProjectIndex, call: Call) -> bool:

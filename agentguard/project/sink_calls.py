@@ -326,6 +326,8 @@ def _classify_sink(
             remote = sink.remote if sink.remote is not None else False
         elif kind == "file_open":
             mode_text = open_world.file_mode(project, call, sink, fn, facts)
+            if open_world.opens_a_discard_file(project, call):
+                return None  # ``open(os.devnull, "w")``: nothing is kept
             if mode_text is None:  # a mode no reader of the source can know: maybe a write
                 kind, idempotent, remote, confidence = "write", None, False, Confidence.LOW
             elif not any(ch in mode_text for ch in "wax+"):
