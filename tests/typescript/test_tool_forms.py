@@ -402,3 +402,14 @@ def test_a_zod_union_no_model_answers_with_is_no_tool(tmp_path: Path) -> None:
         "}\n"
     )
     assert tools_of(project) == {}
+
+
+def test_claude_agent_sdk_tools_are_found_with_their_annotations() -> None:
+    """``tool(name, description, shape, handler, {annotations})`` of the Claude Agent SDK,
+    collected by ``createSdkMcpServer({tools})``: each is a tool named by its first argument,
+    run by its handler, and declared by the annotations of its last."""
+    tools = tools_of(FORMS / "claude-sdk-tools")
+    assert set(tools) == {"list_dogs", "book_walk"}
+    assert tools["list_dogs"]["effects"] == []
+    assert tools["list_dogs"]["risk"]["source"] != "inferred"
+    assert tools["book_walk"]["effects"] == ["network_write"]

@@ -1,6 +1,7 @@
-"""Tools that call a service through gRPC stubs generated into the project
-(``*_pb2_grpc.py``: each stub method an attribute bound to ``channel.unary_unary(path)``),
-handed to an mcp-agent ``Agent`` subclass as its local functions."""
+"""Tools of agent frameworks whose registration a project reaches through its own classes or
+less common SDKs: the functions handed to an mcp-agent ``Agent`` subclass (calling a service
+through gRPC stubs generated into the project: each stub method an attribute bound to
+``channel.unary_unary(path)``), and the Claude Agent SDK's ``@tool`` functions."""
 
 from __future__ import annotations
 
@@ -100,3 +101,35 @@ def test_grpc_stub_calls_are_judged_by_the_remote_method_they_send(
     assert "destructive" in risk and "AG101" in codes, (risk, codes)
     risk, codes = verdicts["show_basket"]
     assert risk == "read" and not codes, (risk, codes)
+
+
+CLAUDE_SDK_TOOLS = """\
+from typing import Any
+
+import httpx
+from claude_agent_sdk import ClaudeAgentOptions, create_sdk_mcp_server, tool
+
+
+@tool("list_dogs", "List the dogs staying at the kennel.", {})
+async def list_dogs(args: dict[str, Any]) -> dict[str, Any]:
+    dogs = httpx.get("https://kennel.example/api/dogs").json()
+    return {"content": [{"type": "text", "text": str(dogs)}]}
+
+
+@tool("book_walk", "Book a walk for a dog.", {"dog_id": str, "slot": str})
+async def book_walk(args: dict[str, Any]) -> dict[str, Any]:
+    walk = httpx.post("https://kennel.example/api/walks", json=args).json()
+    return {"content": [{"type": "text", "text": str(walk)}]}
+
+
+kennel = create_sdk_mcp_server("kennel", "1.0.0", tools=[list_dogs, book_walk])
+options = ClaudeAgentOptions(mcp_servers={"kennel": kennel})
+"""
+
+
+def test_claude_agent_sdk_tools_are_found_and_judged(scan_files: ScanFiles) -> None:
+    """``@tool(name, description, schema)`` of the Claude Agent SDK, served by
+    ``create_sdk_mcp_server(..., tools=[...])``."""
+    verdicts = tool_verdicts(scan_files, {"kennel_agent.py": CLAUDE_SDK_TOOLS})
+    assert verdicts["list_dogs"] == ("read", set())
+    assert "AG201" in verdicts["book_walk"][1]
