@@ -1102,3 +1102,74 @@ def test_an_operation_that_runs_what_it_names_is_unknown_never_read(scan_files: 
     verdicts = tool_verdicts(scan_files, files)
     assert verdicts["run_all_cells"][0] == "unknown"
     assert verdicts["get_cells"] == ("read", set())
+
+
+GOOGLE_SERVICE = """\
+from googleapiclient.discovery import build
+
+
+class Workspace:
+    def __init__(self, creds) -> None:
+        self._todo_api = None
+        self._creds = creds
+
+    def connect(self) -> None:
+        self._todo_api = build("tasks", "v1", credentials=self._creds)
+
+    @property
+    def todo(self):
+        return self._todo_api
+"""
+
+TODO_TOOLS = """\
+from mcp.server.fastmcp import FastMCP
+
+from office.workspace import Workspace
+
+
+class TodoTools:
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+
+    def add(self, title: str) -> dict:
+        return self._workspace.todo.tasks().insert(tasklist="@default", body={"title": title}).execute()
+
+    def lists(self) -> dict:
+        return self._workspace.todo.tasklists().list().execute()
+
+
+workspace = Workspace(creds=None)
+todo = TodoTools(workspace)
+mcp = FastMCP("office")
+
+
+@mcp.tool()
+def add_todo(title: str) -> dict:
+    \"\"\"Add a to-do.\"\"\"
+    return todo.add(title)
+
+
+@mcp.tool()
+def todo_lists() -> dict:
+    \"\"\"List the to-do lists.\"\"\"
+    return todo.lists()
+"""
+
+
+def test_a_request_sent_through_a_client_a_held_objects_property_returns_is_judged(
+    scan_files: ScanFiles,
+) -> None:
+    """``self._workspace.todo.tasks().insert(...).execute()``: ``_workspace`` holds a project
+    ``Workspace`` whose ``todo`` property returns the client ``build(...)`` made. The insert
+    it executes is a remote write, whatever the attribute is called; the list reads. Before,
+    no name said it was a service and the write was judged no effect at all."""
+    verdicts = tool_verdicts(
+        scan_files,
+        {
+            "office/__init__.py": "",
+            "office/workspace.py": GOOGLE_SERVICE,
+            "office/tools.py": TODO_TOOLS,
+        },
+    )
+    assert "AG201" in verdicts["add_todo"][1], verdicts["add_todo"]
+    assert verdicts["todo_lists"] == ("read", set()), verdicts["todo_lists"]

@@ -705,16 +705,31 @@ def _answer_of_external_call(
         # process's own tracing or logging, nothing the tool is for
         return False
     owner = enclosing_class(project, fn)
+    attributes = rest.split(".") if rest else []
     if first in SELF_NAMES:
         # ``self.table.put_item(...)``: what the class's methods bind the attribute to
-        attribute = rest.split(".", 1)[0]
+        attribute = attributes.pop(0) if attributes else ""
         bound = _last(project.self_bindings(owner, attribute)) if owner and attribute else None
+        typed = project.self_type(owner, attribute) if owner and attribute else None
     else:
         bound = local_value(project, first, fn, facts, call.order)
         if bound is None and not project.local_assignments(facts, fn.qualname, first):
             # ``table = connect(url)`` at module level, used in the function
             module_level = project.local_assignments(facts, None, first)
             bound = module_level[-1].value if module_level else None
+        typed = None
+    for _ in range(MAX_ATTRIBUTE_HOPS):
+        # ``self._service.tasks.tasklists()``, ``svc.todo.tasks()``: an attribute of an
+        # instance of a project class, bound by that class's methods
+        held = typed if typed in project.classes else None
+        if held is None and bound is not None and bound.kind == "call":
+            held = bound.qualname if bound.qualname in project.classes else None
+        if held is None or not attributes:
+            break
+        attribute = attributes.pop(0)
+        owner = held
+        bound = _attribute_call(project, held, attribute)
+        typed = project.self_type(held, attribute)
     if bound is None or bound.kind != "call":
         return False
     # ``task = await Task.get(task_id)`` on a ``Task(beanie.Document)``: the package's answer
@@ -743,6 +758,26 @@ def _answer_of_external_call(
         # ``events = get_calendar().events()``, a part of that client
         return _helper_returns_external_answer(project, world, helper, call)
     return _external_answer(project, world, ".".join(parts), call)
+
+
+def _attribute_call(project: ProjectIndex, cls_qual: str, attribute: str) -> Value | None:
+    """The last call the class ``cls_qual`` binds ``self.<attribute>`` to (``self._api =
+    build(...)`` between ``= None`` resets), or that a property of that name returns
+    (``@property def tasks(self): return self._tasks_api``)."""
+    calls = [v for v in project.self_bindings(cls_qual, attribute) if v.kind == "call"]
+    if calls:
+        return calls[-1]
+    method = project.find_method(cls_qual, attribute)
+    function = project.function(method) if method else None
+    if function is None or not any(d.qualname.endswith("property") for d in function.decorators):
+        return None
+    for returned in function.returns:
+        head, _, held = returned.text.partition(".")
+        if head in SELF_NAMES and held.isidentifier():
+            found = [v for v in project.self_bindings(cls_qual, held) if v.kind == "call"]
+            if found:
+                return found[-1]
+    return None
 
 
 def _external_answer(project: ProjectIndex, world: OpenWorld, qualname: str, call: Call) -> bool:
