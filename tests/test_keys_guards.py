@@ -280,3 +280,45 @@ def test_a_check_then_create_on_a_natural_key_is_a_guard(scan_files: ScanFiles) 
     # a dry-run flag, input validation or a count of other things is no lookup of the key
     assert flagged == {"add_card", "add_note"}
     assert "AG202" not in {f.code for f in result.findings}
+
+
+def test_a_check_on_what_a_parser_computed_from_the_arguments_is_no_guard(
+    scan_files: ScanFiles,
+) -> None:
+    """``recipients = parse_recipients(to)`` then ``if bad: return``: the check looks at what
+    was computed from the arguments, not at anything an earlier run sent, so a retry sends
+    the message again (AG201); a lookup in the outbox is a guard."""
+    source = '''
+    import httpx
+    from mcp.server.fastmcp import FastMCP
+
+    mcp = FastMCP("mail")
+    API = "https://mail.example/api"
+
+
+    def parse_recipients(to: str) -> list[str]:
+        return [part.strip() for part in to.split(",") if part.strip()]
+
+
+    def find_sent(to: str, subject: str) -> list:
+        return httpx.get(f"{API}/outbox", params={"to": to, "subject": subject}).json()
+
+
+    @mcp.tool()
+    def send_mail(to: str) -> str:
+        """Send a greeting."""
+        recipients = parse_recipients(to)
+        if len(recipients) > 10:
+            return "too many recipients"
+        return httpx.post(f"{API}/messages", json={"to": recipients}).text
+
+
+    @mcp.tool()
+    def send_once(to: str, subject: str) -> str:
+        """Send a message unless it was sent."""
+        sent = find_sent(to, subject)
+        if sent:
+            return "already sent"
+        return httpx.post(f"{API}/messages", json={"to": to, "subject": subject}).text
+    '''
+    assert _ag201(scan_files, source) == {"send_mail"}

@@ -453,6 +453,13 @@ class Catalog:
     )
     dedupe_claims: frozenset[str] = key("effects.write_guards.dedupe_claims", WORDS, frozen)
     dedupe_negations: frozenset[str] = key("effects.write_guards.dedupe_negations", WORDS, frozen)
+    computing_verbs: frozenset[str] = key(
+        "effects.write_guards.computing_verbs",
+        WORDS,
+        frozen,
+        description="Read verbs of a function that computes from its arguments (`parse`, "
+        "`validate`): a check on what it answers cannot see what an earlier run made.",
+    )
     state_words: frozenset[str] = key("effects.repeat_safe_posts.state_words", WORDS, frozen)
     post_relation_words: frozenset[str] = key(
         "effects.repeat_safe_posts.relation_words", WORDS, frozen

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import Branch, Call, Function, ModuleFacts, Value
+from agentguard.knowledge.words import words
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import SELF_NAMES, KeyEvidence
 
@@ -156,6 +157,8 @@ def _lookup(
             receiver, _, method = callee.rpartition(".")
             if world.verb_class(method) != "read" or method in world.no_effect:
                 continue
+            if (words(method, identifier=True) or [""])[0] in project.catalog.computing_verbs:
+                continue  # ``parseCommaSeparated(to)``: computed, it sees no earlier run
             last = receiver.rsplit(".", 1)[-1]
             if (
                 callee in project.functions
