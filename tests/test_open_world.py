@@ -671,6 +671,13 @@ UNTRUSTED_RECEIVERS = [
         [],
     ),
     (
+        "tensor-library-empties-its-cache",
+        "import torch",
+        "",
+        "torch.cuda.empty_cache()\nreturn str(torch.tensor([1.0]).sum())",
+        [],
+    ),
+    (
         "graph-library-writes-a-file",
         "import networkx as nx",
         "",

@@ -150,15 +150,15 @@ def in_process_method(project: ProjectIndex, callee: str, method: str) -> bool:
     package whose objects live in the process, or of an object one of them hands out
     (``openpyxl.Workbook.active.append``: the active sheet of a workbook). Not its module
     functions (``networkx.write_gml(graph, path)`` writes a file), nor a save
-    (``figure.savefig(path)``)."""
+    (``figure.savefig(path)``); but a module function that deletes (``numpy.delete``,
+    ``torch.cuda.empty_cache``): such a package has nothing outside the process to delete."""
     world = project.catalog.open_world
     parts = callee.split(".")
-    return (
-        parts[0] in world.in_process_packages
-        and len(parts) >= 3
-        and any(part[:1].isupper() for part in parts[1:-1])
-        and method not in world.buffer_saves
-    )
+    if parts[0] not in world.in_process_packages or method in world.buffer_saves:
+        return False
+    if len(parts) >= 2 and world.verb_class(method) == "destructive":
+        return True
+    return len(parts) >= 3 and any(part[:1].isupper() for part in parts[1:-1])
 
 
 def _regular_expression(value: Value) -> bool:
