@@ -552,7 +552,9 @@ def name_sets(catalog: Catalog, name: str) -> bool:
     """A PATCH made by ``update_contact``/``set_status``/``rename_room``: a function named
     for an idempotent write (setting fields again changes nothing), with no verb that adds."""
     name_words = [w for w in words(name) if w not in catalog.http_helper_words and w != "patch"]
-    # the verbs of open-world calls too (``edit``, ``rename``, ``move``, ``archive``): one
-    # table of what a name says, whichever judgement asks
-    kinds = [catalog.open_world.verbs.get(w) for w in name_words]
+    kinds = [catalog.verbs.get(w) for w in name_words]
+    if name_words:
+        # the verb it starts with, as open-world calls are judged (``edit``, ``rename``,
+        # ``move``); later words of that table may be nouns (``new_card_label``)
+        kinds.append(catalog.open_world.verbs.get(name_words[0]))
     return "idempotent_write" in kinds and not {"non_idempotent", "destructive"} & set(kinds)
