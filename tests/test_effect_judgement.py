@@ -1173,3 +1173,62 @@ def test_a_request_sent_through_a_client_a_held_objects_property_returns_is_judg
     )
     assert "AG201" in verdicts["add_todo"][1], verdicts["add_todo"]
     assert verdicts["todo_lists"] == ("read", set()), verdicts["todo_lists"]
+
+
+STORED_CREDENTIALS = """\
+import redis
+
+store = redis.Redis()
+
+
+def clear_credentials(user: str) -> None:
+    store.delete(f"google-creds:{user}")
+
+
+def delete_saved_secret(name: str) -> None:
+    store.delete(f"secret:{name}")
+"""
+
+MAIL_TOOLS = """\
+import httpx
+from mcp.server.fastmcp import FastMCP
+
+from inbox.creds import clear_credentials, delete_saved_secret
+
+mcp = FastMCP("inbox")
+
+
+@mcp.tool()
+def search_mail(user: str, query: str) -> str:
+    \"\"\"Search a user's mail.\"\"\"
+    response = httpx.get("https://mail.example/search", params={"q": query}, timeout=10)
+    if response.status_code == 401:
+        clear_credentials(user)
+        return "Please sign in again."
+    return response.text
+
+
+@mcp.tool()
+def forget_secret(name: str) -> str:
+    \"\"\"Delete a saved secret.\"\"\"
+    delete_saved_secret(name)
+    return "deleted"
+"""
+
+
+def test_stored_credentials_cleared_after_an_auth_error_are_not_the_tools_deletion(
+    scan_files: ScanFiles,
+) -> None:
+    """``clear_credentials(user)`` dropping a stored token after a 401 makes the user sign in
+    again: plumbing, so the search stays a read; a helper that says it deletes a secret
+    still deletes."""
+    verdicts = tool_verdicts(
+        scan_files,
+        {
+            "inbox/__init__.py": "",
+            "inbox/creds.py": STORED_CREDENTIALS,
+            "inbox/tools.py": MAIL_TOOLS,
+        },
+    )
+    assert verdicts["search_mail"] == ("read", set()), verdicts["search_mail"]
+    assert verdicts["forget_secret"][0] == "destructive", verdicts["forget_secret"]

@@ -1257,6 +1257,12 @@ def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
             # ``get_stored_credentials`` loading them with a call no catalogue knows
             # (``Credentials.new_from_json(data)``): a function named to read credentials
             return world.verb_class(fn.name) == "read" and bool(set(named) & credential)
+        if effect.kind == "destructive":
+            # ``clear_credentials`` dropping a stored token (``redis.delete(key)``) after an
+            # auth error: signing in again, not the tool's deletion; ``delete_secret`` and
+            # ``revoke_token`` say they delete
+            verb = world.verb_class(fn.name)
+            return verb not in {"destructive", None} and bool(set(named) & credential)
         if effect.kind not in {"network_write", "write"}:
             return False
         first = named[0] if named else ""
