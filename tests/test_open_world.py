@@ -369,6 +369,9 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
             [],
         ),
         ('return check_output(["quotes", "publish", value])', ["exec"]),
+        # command groups of no verb before the operation
+        ('return check_output(["netctl", "wifi", "show", "interfaces"])', []),
+        ('return check_output(["netctl", "wifi", "remove", value])', ["exec"]),
         ('return check_output(["quotes", "commit", value])', ["exec"]),
         ('return check_output(["quotes", "read_all.sh", value])', ["exec"]),
         # a program that only reads, whatever options it is given
@@ -387,6 +390,8 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
         "unknown-program-search",
         "unknown-program-list-built",
         "unknown-program-publish",
+        "unknown-program-group-show",
+        "unknown-program-group-remove",
         "unknown-program-commit",
         "unknown-program-script",
         "read-program-grep",

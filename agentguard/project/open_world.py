@@ -1318,13 +1318,16 @@ def command_text_reads(project: ProjectIndex, command: str) -> bool:
         return parts[1] in allowed
     # a program the catalogue does not know, run with a literal subcommand that is a plain
     # word (``polymarket search <query>``, ``trends related ...``): the subcommand names the
-    # operation, as a method's name does; only a read verb makes it a read
-    subcommand = parts[1]
-    return (
-        bool(_PLAIN_SUBCOMMAND.match(subcommand))
-        and subcommand not in world.no_effect  # ``close``, ``commit``: a CLI acts on them
-        and world.verb_class(subcommand) == "read"
-    )
+    # operation, as a method's name does; only a read verb makes it a read. Command groups
+    # of no verb may come first (``netsh wlan show interfaces``, ``az vm list``): the first
+    # word that is a verb names the operation.
+    for subcommand in parts[1:4]:
+        if not _PLAIN_SUBCOMMAND.match(subcommand) or subcommand in world.no_effect:
+            return False  # ``close``, ``commit``: a CLI acts on them
+        verb = world.verb_class(subcommand)
+        if verb is not None:
+            return verb == "read"
+    return False
 
 
 def _command_text(
@@ -1350,12 +1353,16 @@ def _command_text(
         # ``["rg", "-n"] + excludes + [pattern, path]``: the list it starts with
         return _command_text(project, value.parts[0], fn, facts, before, depth + 1)
     if value.kind == "list":
-        head = [e.string() for e in value.elements[:2]]
-        if len(value.elements) == 1 and head[0]:
+        # the literal words it starts with (``["netsh", "wlan", "show", name]``)
+        head: list[str] = []
+        for element in value.elements[:4]:
+            word = element.string()
+            if not word:
+                break
+            head.append(word)
+        if len(value.elements) == 1 and head:
             return head[0]  # ``["ls"]``
-        if len(head) == 2 and all(head):
-            return " ".join(h for h in head if h)
-        return None
+        return " ".join(head) if len(head) >= 2 else None
     chain = value.chain
     if (
         value.kind == "call"
