@@ -1965,3 +1965,68 @@ def test_an_answer_schema_given_to_langchains_with_structured_output_is_followed
     """
     tools = discover({"host/models.py": ANSWER_MODELS, "host/loop.py": loop})
     assert {t.name for t in tools} == {"book_table", "cancel_booking", "reply"}
+
+
+LAMBDA_TABLE_SPECS = """\
+TOOLS = [
+    {"type": "function", "function": {"name": "plant_seed", "description": "Plant a seed.",
+     "parameters": {"type": "object", "properties": {"bed": {"type": "string"}}}}},
+    {"type": "function", "function": {"name": "bed_report", "description": "Report on a bed.",
+     "parameters": {"type": "object", "properties": {"bed": {"type": "string"}}}}},
+]
+"""
+
+LAMBDA_TABLE_GARDEN = """\
+import httpx
+
+
+class Garden:
+    def plant(self, bed: str) -> str:
+        return httpx.post(f"https://garden.example/beds/{bed}/seeds").text
+
+
+def report(bed: str) -> str:
+    return httpx.get(f"https://garden.example/beds/{bed}").text
+"""
+
+LAMBDA_TABLE_LOOP = """\
+import json
+
+from openai import OpenAI
+
+from greenhouse import garden as g
+from greenhouse.specs import TOOLS
+
+plot = g.Garden()
+client = OpenAI()
+
+
+def show(text: str) -> None:
+    print(text)
+
+
+def step(history: list) -> None:
+    answer = client.chat.completions.create(model="gpt-4o", messages=history, tools=TOOLS)
+    handlers = {
+        "plant_seed": lambda args: (plot.plant(args["bed"]), show("planted")),
+        "bed_report": lambda args: show(g.report(args["bed"])),
+    }
+    for call in answer.choices[0].message.tool_calls:
+        handlers[call.function.name](json.loads(call.function.arguments))
+"""
+
+
+def test_a_lambda_in_a_handler_table_runs_the_project_code_it_calls() -> None:
+    """``{"plant_seed": lambda args: (plot.plant(...), show(...))}``: the tool runs the
+    method of the module's ``Garden`` instance the lambda calls first, not a function of
+    the tool's name (there is none)."""
+    tools = discover(
+        {
+            "greenhouse/specs.py": LAMBDA_TABLE_SPECS,
+            "greenhouse/garden.py": LAMBDA_TABLE_GARDEN,
+            "greenhouse/loop.py": LAMBDA_TABLE_LOOP,
+        }
+    )
+    by_name = {t.name: t for t in tools}
+    assert by_name["plant_seed"].functions == ["greenhouse.garden.Garden.plant"]
+    assert by_name["bed_report"].functions == ["greenhouse.garden.report"]

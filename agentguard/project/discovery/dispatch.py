@@ -156,12 +156,14 @@ def entry_function(
 def _handler_entry(
     project: ProjectIndex, value: Value, facts: ModuleFacts, function: str | None
 ) -> str | None:
-    """The function a name-to-handler dict entry runs when it is not a plain function: a
-    bound method (``self.create_issue``) of the class the dict is built in, or a handler
+    """The function a name-to-handler dict entry runs when it is not a plain function: what a
+    lambda calls, a bound method (``self.create_issue``) of the class the dict is built in, or a handler
     object (``CreateIssueHandler()``) of a project class, whose method the dispatch calls
     on the looked-up entry (``handlers[name].run_tool(arguments)``) or, failing that, its
     one public method."""
     written = value.text
+    if value.kind == "lambda":
+        return _lambda_entry(project, value, facts)
     if value.kind == "attr" and written.startswith("self.") and written.count(".") == 1:
         owner = project.function(function) if function else None
         cls_qual = enclosing_class(project, owner) if owner else None
@@ -184,3 +186,21 @@ def _handler_entry(
     cls = project.classes[cls_qual][0]
     public = [m for m in cls.methods if not m.rsplit(".", 1)[-1].startswith("_")]
     return public[0] if len(public) == 1 and public[0] in project.functions else None
+
+
+def _lambda_entry(project: ProjectIndex, value: Value, facts: ModuleFacts) -> str | None:
+    """The project function a lambda entry runs first (``lambda args: (fb.add_task(...),
+    ui.show("added"))``; ``lambda args: show(report(...))`` runs ``report`` before ``show``):
+    among the project functions and module instances' methods it calls, the one written
+    deepest inside the others' arguments, else the first written."""
+    found: list[tuple[int, int, str]] = []
+    for called in value.calls:
+        target = project.project_function(called, facts)
+        if target is None:
+            bound = project.resolve_instance(called)
+            target = bound if bound != called and bound in project.functions else None
+        at = value.text.find(f"{called.rsplit('.', 1)[-1]}(")
+        if target is not None and at >= 0:
+            depth = value.text.count("(", 0, at) - value.text.count(")", 0, at)
+            found.append((-depth, at, target))
+    return min(found)[2] if found else None
