@@ -2017,9 +2017,10 @@ def step(history: list) -> None:
 
 
 def test_a_lambda_in_a_handler_table_runs_the_project_code_it_calls() -> None:
-    """``{"plant_seed": lambda args: (plot.plant(...), show(...))}``: the tool runs the
-    method of the module's ``Garden`` instance the lambda calls first, not a function of
-    the tool's name (there is none)."""
+    """``{"plant_seed": lambda args: (plot.plant(...), show(...))}``: the tool runs what the
+    lambda calls, the method of the module's ``Garden`` instance first (there is no function
+    of the tool's name); in ``show(g.report(...))`` the report runs first. A write in any of
+    them is the tool's."""
     tools = discover(
         {
             "greenhouse/specs.py": LAMBDA_TABLE_SPECS,
@@ -2028,5 +2029,8 @@ def test_a_lambda_in_a_handler_table_runs_the_project_code_it_calls() -> None:
         }
     )
     by_name = {t.name: t for t in tools}
-    assert by_name["plant_seed"].functions == ["greenhouse.garden.Garden.plant"]
-    assert by_name["bed_report"].functions == ["greenhouse.garden.report"]
+    assert by_name["plant_seed"].functions == [
+        "greenhouse.garden.Garden.plant",
+        "greenhouse.loop.show",
+    ]
+    assert by_name["bed_report"].functions == ["greenhouse.garden.report", "greenhouse.loop.show"]

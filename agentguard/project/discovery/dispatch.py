@@ -99,6 +99,13 @@ def constant_member(project: ProjectIndex, owner: str, member: str) -> str | Non
 
 def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str | None:
     """The project function that a name-to-function dispatch runs for ``name``."""
+    targets = dispatch_targets(project, name, facts)
+    return targets[0] if targets else None
+
+
+def dispatch_targets(project: ProjectIndex, name: str, facts: ModuleFacts) -> list[str]:
+    """The project functions a name-to-function dispatch runs for ``name``: the one it
+    runs, first, then the others a lambda entry calls beside it."""
     # 1. a dict literal {"name": fn}
     for assignment in facts.assignments:
         value = assignment.value
@@ -115,10 +122,14 @@ def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str
                 ),
                 None,
             )
-        if target is not None:
+        if target is not None and target.kind == "lambda":
+            called = _lambda_entries(project, target, facts)
+            if called:
+                return called
+        elif target is not None:
             qual = entry_function(project, target, facts, assignment.function)
             if qual:
-                return qual
+                return [qual]
     # 2. if name == "create_order": / case "create_order": the first project function
     #    the branch calls
     for function, body in branches_by_name(project, facts).get(name, []):
@@ -130,17 +141,17 @@ def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str
             resolved = project.resolve_callee(call, caller, facts)
             qual = project.project_function(resolved, facts)
             if qual and qual != function:
-                return qual
+                return [qual]
     # 3. a function of the same name: in the module, else the project's one function so
     #    named; a method so named elsewhere needs an object nothing here hands it (a spec
     #    named ``close`` is not an HTTP client's ``close``)
     qual = project.project_function(name, facts)
     if qual:
-        return qual
+        return [qual]
     candidates = project.by_name.get(name, [])
     if len(candidates) != 1 or project.functions[candidates[0]][0].class_name:
-        return None
-    return candidates[0]
+        return []
+    return candidates[:1]
 
 
 def entry_function(
@@ -163,7 +174,7 @@ def _handler_entry(
     one public method."""
     written = value.text
     if value.kind == "lambda":
-        return _lambda_entry(project, value, facts)
+        return next(iter(_lambda_entries(project, value, facts)), None)
     if value.kind == "attr" and written.startswith("self.") and written.count(".") == 1:
         owner = project.function(function) if function else None
         cls_qual = enclosing_class(project, owner) if owner else None
@@ -188,11 +199,12 @@ def _handler_entry(
     return public[0] if len(public) == 1 and public[0] in project.functions else None
 
 
-def _lambda_entry(project: ProjectIndex, value: Value, facts: ModuleFacts) -> str | None:
-    """The project function a lambda entry runs first (``lambda args: (fb.add_task(...),
-    ui.show("added"))``; ``lambda args: show(report(...))`` runs ``report`` before ``show``):
-    among the project functions and module instances' methods it calls, the one written
-    deepest inside the others' arguments, else the first written."""
+def _lambda_entries(project: ProjectIndex, value: Value, facts: ModuleFacts) -> list[str]:
+    """The project functions and module instances' methods a lambda entry calls, the one it
+    runs first leading (``lambda args: (fb.add_task(...), ui.show("added"))`` runs
+    ``add_task`` first; ``lambda args: show(report(...))`` runs ``report`` before
+    ``show``): the call written deepest inside the others' arguments, else the first
+    written. The tool runs them all."""
     found: list[tuple[int, int, str]] = []
     for called in value.calls:
         target = project.project_function(called, facts)
@@ -203,4 +215,5 @@ def _lambda_entry(project: ProjectIndex, value: Value, facts: ModuleFacts) -> st
         if target is not None and at >= 0:
             depth = value.text.count("(", 0, at) - value.text.count(")", 0, at)
             found.append((-depth, at, target))
-    return min(found)[2] if found else None
+    ordered = [target for _, _, target in sorted(found)]
+    return list(dict.fromkeys(ordered))

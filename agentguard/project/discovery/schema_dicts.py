@@ -19,7 +19,7 @@ from agentguard.project.discovery.branch_tools import (
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.class_tools import schema_shaped
-from agentguard.project.discovery.dispatch import branch_name, dispatch_target
+from agentguard.project.discovery.dispatch import branch_name, dispatch_targets
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
@@ -65,18 +65,16 @@ def named_spec_tool(
             return None
         form = ToolForm(framework, "schema-dict-branch")
         return branch_tool(project, name, handling, site, {}, branch, form)
-    target = (
-        dispatch_target(project, name, handling)
-        or dispatch_target(project, name, facts)
-        or _plugin_entry(project, facts, only_spec)
-    )
+    targets = dispatch_targets(project, name, handling) or dispatch_targets(project, name, facts)
+    target = targets[0] if targets else _plugin_entry(project, facts, only_spec)
     if target is None and facts.language != "python":
         if found.named_in(name, facts.path):
             return None
         return _answering_branch(project, name, facts, framework, site)
     if target is None or found.any_runs(target):
         return None
-    return function_tool(project, target, ToolForm(framework, "schema-dict"), site, name, {})
+    form = ToolForm(framework, "schema-dict")
+    return function_tool(project, target, form, site, name, {}, extra=targets[1:])
 
 
 def _answering_branch(
