@@ -372,6 +372,7 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
         # command groups of no verb before the operation
         ('return check_output(["netctl", "wifi", "show", "interfaces"])', []),
         ('return check_output(["netctl", "wifi", "remove", value])', ["exec"]),
+        ('return check_output(["hubctl", "issue", "create", value])', ["exec"]),
         ('return check_output(["quotes", "commit", value])', ["exec"]),
         ('return check_output(["quotes", "read_all.sh", value])', ["exec"]),
         # a program that only reads, whatever options it is given
@@ -392,6 +393,7 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
         "unknown-program-publish",
         "unknown-program-group-show",
         "unknown-program-group-remove",
+        "unknown-program-group-named-like-a-read",
         "unknown-program-commit",
         "unknown-program-script",
         "read-program-grep",

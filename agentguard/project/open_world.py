@@ -1319,15 +1319,17 @@ def command_text_reads(project: ProjectIndex, command: str) -> bool:
     # a program the catalogue does not know, run with a literal subcommand that is a plain
     # word (``polymarket search <query>``, ``trends related ...``): the subcommand names the
     # operation, as a method's name does; only a read verb makes it a read. Command groups
-    # of no verb may come first (``netsh wlan show interfaces``, ``az vm list``): the first
-    # word that is a verb names the operation.
+    # may come first (``netsh wlan show interfaces``, ``az vm list``), and a group's name
+    # may read like a verb (``gh release create``): the literal words before the first
+    # option or argument read when one of them reads and none writes.
+    verbs: set[str | None] = set()
     for subcommand in parts[1:4]:
-        if not _PLAIN_SUBCOMMAND.match(subcommand) or subcommand in world.no_effect:
+        if not _PLAIN_SUBCOMMAND.match(subcommand):
+            break
+        if subcommand in world.no_effect:
             return False  # ``close``, ``commit``: a CLI acts on them
-        verb = world.verb_class(subcommand)
-        if verb is not None:
-            return verb == "read"
-    return False
+        verbs.add(world.verb_class(subcommand))
+    return "read" in verbs and not verbs & {"non_idempotent", "idempotent_write", "destructive"}
 
 
 def _command_text(
