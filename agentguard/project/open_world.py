@@ -706,21 +706,19 @@ def _answer_of_external_call(
         return False
     owner = enclosing_class(project, fn)
     attributes = rest.split(".") if rest else []
+    bound: Value | None = None
+    typed: str | None = None
     if first in SELF_NAMES:
-        # ``self.table.put_item(...)``: what the class's methods bind the attribute to
-        attribute = attributes.pop(0) if attributes else ""
-        bound = _last(project.self_bindings(owner, attribute)) if owner and attribute else None
-        typed = project.self_type(owner, attribute) if owner and attribute else None
+        typed = owner  # ``self.table.put_item(...)``: an attribute of this class
     else:
         bound = local_value(project, first, fn, facts, call.order)
         if bound is None and not project.local_assignments(facts, fn.qualname, first):
             # ``table = connect(url)`` at module level, used in the function
             module_level = project.local_assignments(facts, None, first)
             bound = module_level[-1].value if module_level else None
-        typed = None
-    for _ in range(MAX_ATTRIBUTE_HOPS):
-        # ``self._service.tasks.tasklists()``, ``svc.todo.tasks()``: an attribute of an
-        # instance of a project class, bound by that class's methods
+    for _ in range(MAX_ATTRIBUTE_HOPS + 1):
+        # ``self.table``, ``self._service.tasks.tasklists()``, ``svc.todo.tasks()``: an
+        # attribute of an instance of a project class, what that class binds it to
         held = typed if typed in project.classes else None
         if held is None and bound is not None and bound.kind == "call":
             held = bound.qualname if bound.qualname in project.classes else None
@@ -744,12 +742,8 @@ def _answer_of_external_call(
         if typed:
             parts = typed.split(".")
             break
-        attribute_value = _last(project.self_bindings(owner, parts[1]))
-        if (
-            attribute_value is None
-            or attribute_value.kind != "call"
-            or not attribute_value.qualname
-        ):
+        attribute_value = _attribute_call(project, owner, parts[1])
+        if attribute_value is None or not attribute_value.qualname:
             break
         parts = attribute_value.qualname.split(".")
     helper = project.project_function((bound.qualname or "").partition("()")[0], facts)
@@ -816,10 +810,6 @@ def _helper_returns_external_answer(
         ):
             return True
     return False
-
-
-def _last(values: list[Value]) -> Value | None:
-    return values[-1] if values else None
 
 
 def _loaded_by_project_function(

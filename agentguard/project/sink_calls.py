@@ -325,9 +325,9 @@ def _classify_sink(
             # downstream that takes an idempotency key (a unique constraint is the guard).
             remote = sink.remote if sink.remote is not None else False
         elif kind == "file_open":
-            mode_text = open_world.file_mode(project, call, sink, fn, facts)
             if open_world.opens_a_discard_file(project, call):
                 return None  # ``open(os.devnull, "w")``: nothing is kept
+            mode_text = open_world.file_mode(project, call, sink, fn, facts)
             if mode_text is None:  # a mode no reader of the source can know: maybe a write
                 kind, idempotent, remote, confidence = "write", None, False, Confidence.LOW
             elif not any(ch in mode_text for ch in "wax+"):

@@ -97,12 +97,6 @@ def constant_member(project: ProjectIndex, owner: str, member: str) -> str | Non
     return item.string() if item is not None else None
 
 
-def dispatch_target(project: ProjectIndex, name: str, facts: ModuleFacts) -> str | None:
-    """The project function that a name-to-function dispatch runs for ``name``."""
-    targets = dispatch_targets(project, name, facts)
-    return targets[0] if targets else None
-
-
 def dispatch_targets(project: ProjectIndex, name: str, facts: ModuleFacts) -> list[str]:
     """The project functions a name-to-function dispatch runs for ``name``: the one it
     runs, first, then the others a lambda entry calls beside it."""

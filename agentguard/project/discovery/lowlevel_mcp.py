@@ -27,7 +27,7 @@ from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.declarations import declarations_from_options
 from agentguard.project.discovery.dispatch import (
     constant_member,
-    dispatch_target,
+    dispatch_targets,
     enum_member_name,
 )
 from agentguard.project.discovery.framework_data import lowlevel_handlers
@@ -75,18 +75,18 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 continue
             # the tools listed in one module may be dispatched by name in another
             facts = dispatching.of(name, listing)
-            target = handler[1] if handler else dispatch_target(project, name, facts)
+            targets = [handler[1]] if handler else dispatch_targets(project, name, facts)
             site = Location(listing.path, span)
             branch = inline_branch(project, name, facts)
             if branch is not None:
                 if not found.named_in(name, facts.path):
                     yield branch_tool(project, name, facts, site, options, branch, BRANCH_FORM)
                 continue
-            if target is None:
-                target = _sole_tool_handler(project, listing, tool_types)
+            target = targets[0] if targets else _sole_tool_handler(project, listing, tool_types)
             if target is None:
                 continue
-            tool = function_tool(project, target, ToolForm("mcp", "lowlevel"), site, name, {})
+            form = ToolForm("mcp", "lowlevel")
+            tool = function_tool(project, target, form, site, name, {}, extra=targets[1:])
             if tool is None:
                 continue
             tool.declarations += declarations_from_options(project, "mcp", options, site, listing)

@@ -41,7 +41,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             if (
                 callee in registries
                 or (call.function and call.callee.startswith("super"))
-                or (callee in project.classes and inherited_registry(project, callee))
+                or inherited_registry(project, callee)
             ):
                 yield from _listed_tools(project, found, call, facts, callee)
         for fn in facts.functions.values():
@@ -84,9 +84,16 @@ def inherited_registry(project: ProjectIndex, cls_qual: str) -> ToolForm | None:
     """The agent class of a framework that the project class ``cls_qual`` extends
     (``class DeskAgent(Agent)``), when the keywords it is built with reach that class: no
     project class on the way defines ``__init__``, or each hands them on through
-    ``super().__init__``. None for a class that is no such agent."""
+    ``super().__init__``. None for a class that is no such agent. Worked out once per
+    class: every construction of it asks."""
     if cls_qual not in project.classes:
         return None
+    return project.remembered(
+        ("inherited_registry", cls_qual), lambda: _inherited_registry(project, cls_qual)
+    )
+
+
+def _inherited_registry(project: ProjectIndex, cls_qual: str) -> ToolForm | None:
     registry_form = project.catalog.tool_forms["registry"]
     for current in project.lineage(cls_qual):
         entry = project.classes.get(current)
