@@ -1437,6 +1437,10 @@ def _git_here(*args: str) -> str:
     return _git(".", *args)
 
 
+def _tracker(*args: str) -> str:
+    return subprocess.run(["trackctl", *args], capture_output=True, text=True).stdout
+
+
 def _search(pattern: str, path: str) -> str:
     excluded = ["-g", "!node_modules"]
     done = subprocess.run(["rg", "-n"] + excluded + [pattern, path], capture_output=True, text=True)
@@ -1472,6 +1476,18 @@ def commit_all(message: str) -> str:
 def search_code(pattern: str) -> str:
     """Lines of the repository matching a pattern."""
     return _search(pattern, ".")
+
+
+@tool
+def open_issues() -> str:
+    """The tracker's open issues."""
+    return _tracker("issue", "list", "--open")
+
+
+@tool
+def file_issue(title: str) -> str:
+    """File an issue in the tracker."""
+    return _tracker("issue", "create", title)
 '''
 
 
@@ -1491,8 +1507,11 @@ def test_a_command_a_helper_extends_with_its_callers_arguments_is_judged_by_each
         "push_branch": ["exec"],
         "commit_all": ["exec"],
         "search_code": [],
+        # a command group whose name reads like a verb, then the operation
+        "open_issues": [],
+        "file_issue": ["exec"],
     }
-    read_tools = {"branch_report", "working_tree_status", "search_code"}
+    read_tools = {"branch_report", "working_tree_status", "search_code", "open_issues"}
     assert not [f for f in result.findings if f.tool in read_tools]
 
 

@@ -523,8 +523,14 @@ def _extended_by_caller(
     if len(handed) == 1 and handed[0].kind == "other" and handed[0].text.startswith("*"):
         passed_on = handed[0].text[1:]
         return None, (passed_on if passed_on in caller.params else None)
-    subcommand = handed[0].string() if handed else None
-    return (f"{effect.command_head} {subcommand}" if subcommand else None), None
+    # the literal words the caller starts its arguments with (``"issue", "create", title``)
+    leading: list[str] = []
+    for argument in handed[:3]:
+        word = argument.string()
+        if not word:
+            break
+        leading.append(word)
+    return (" ".join([effect.command_head or "", *leading]) if leading else None), None
 
 
 def map_statement_through_call(
