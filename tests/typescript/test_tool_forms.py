@@ -370,7 +370,8 @@ def test_spec_records_an_own_agent_loop_hands_the_model_are_tools_run_by_the_cod
 def test_a_zod_union_of_tagged_objects_the_model_answers_with_is_a_choice_of_tools() -> None:
     """``generateObject({schema: stepSchema})`` with ``stepSchema`` a
     ``z.discriminatedUnion("kind", [...])`` of objects tagged ``z.literal(...)`` in another
-    module: each member is a tool named by its tag, run by the ``case`` of the switch on
+    module (one member a constant of that module): each member is a tool named by its tag,
+    run by the ``case`` of the switch on
     ``step.kind`` in the loop that asks for the answer. A console badge that switches on the
     same tags, but neither asks for the answer nor imports from what does, is not taken
     for the dispatch."""

@@ -216,7 +216,7 @@ def _zod_members(
     ``z.discriminatedUnion("type", [z.object({type: z.literal("search"), ...}), ...])``, or
     ``z.union([...])`` whose objects all tag the same field; the value may be a module
     variable of this module or another."""
-    value, path = _zod_value(project, value, facts)
+    value, facts = _zod_value(project, value, facts)
     if value is None or value.kind != "call" or not value.qualname:
         return []
     kind = value.qualname.rpartition(".")[2]
@@ -231,7 +231,7 @@ def _zod_members(
         return []
     tagged: list[tuple[str, str, Location]] = []
     for element in listed.elements:
-        member, member_path = _zod_value(project, element, facts, path)
+        member, member_facts = _zod_value(project, element, facts)
         if member is None or member.kind != "call" or not member.call_args:
             continue
         if (member.qualname or "").rpartition(".")[2] != "object" or member.span is None:
@@ -244,7 +244,7 @@ def _zod_members(
                 and literal
                 and field_name in (None, name)
             ):
-                tagged.append((name, literal, Location(member_path, member.span)))
+                tagged.append((name, literal, Location(member_facts.path, member.span)))
                 break
     if len(tagged) < 2 or len({name for name, _, _ in tagged}) != 1:
         return []
@@ -252,13 +252,17 @@ def _zod_members(
 
 
 def _zod_value(
-    project: ProjectIndex, value: Value | None, facts: ModuleFacts, path: str | None = None
-) -> tuple[Value | None, str]:
+    project: ProjectIndex, value: Value | None, facts: ModuleFacts
+) -> tuple[Value | None, ModuleFacts]:
     """A zod value as written, through the module variable a name holds (``schema:
-    actionSchema``, imported or not), with the path of the file it is written in."""
-    path = path or facts.path
-    if value is not None and value.kind == "name":
-        qualname = value.qualname or facts.imports.get(value.text) or f"{facts.module}.{value.text}"
-        held = project.module_variable_in(qualname)
-        return held if held is not None else (None, path)
-    return value, path
+    actionSchema``, imported or not), with the module it is written in: the names inside it
+    are that module's."""
+    if value is None or value.kind != "name":
+        return value, facts
+    # an imported name, else one of this module's (a TypeScript name's own qualname is the
+    # type of what it holds: ``npm:zod.z.object()``)
+    qualname = facts.imports.get(value.text) or f"{facts.module}.{value.text}"
+    held = project.module_variable_in(qualname) or project.module_variable_in(value.qualname)
+    if held is None:
+        return None, facts
+    return held[0], project.modules.get(held[1], facts)
