@@ -10,6 +10,7 @@ from agentguard.facts.extract_values import (
     ValueReader,
 )
 from agentguard.facts.module_facts import (
+    CONTEXT_MANAGER_DECORATORS,
     ClassDef,
     Decorator,
     Function,
@@ -18,11 +19,7 @@ from agentguard.facts.module_facts import (
 # Annotations that say an attribute may hold anything.
 _ANYTHING = frozenset({"typing.Any", "typing_extensions.Any", "object", "builtins.object"})
 _LITERAL_TYPES = frozenset({"typing.Literal", "typing_extensions.Literal"})
-# Decorators that make a generator function a context manager (``with f() as x``: x is what
-# it yields), and the annotations of what a generator yields.
-_CONTEXT_MANAGER_DECORATORS = frozenset(
-    {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
-)
+# The annotations of what a context manager enters and of what a generator yields.
 _CONTEXT_MANAGER_TYPES = frozenset(
     {
         "AbstractContextManager",
@@ -134,7 +131,7 @@ class DefinitionVisitor(ValueReader):
             is_test=self.facts.is_test and node.name.startswith("test"),
         )
         if node.returns is not None:
-            manager = any(d.qualname in _CONTEXT_MANAGER_DECORATORS for d in decorators)
+            manager = any(d.qualname in CONTEXT_MANAGER_DECORATORS for d in decorators)
             # ``@asynccontextmanager async def _open(...) -> AsyncGenerator[Sandbox]`` and
             # ``def open(...) -> AbstractAsyncContextManager[Sandbox]``: ``async with
             # self._open() as sandbox`` holds a ``Sandbox``

@@ -247,6 +247,12 @@ class FlowVisitor(ValueReader):
             if self.scope.function is not None:
                 self.scope.function.returns.append(self.value(node.value))
 
+    def visit_Yield(self, node: ast.Yield) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            if self.scope.function is not None:
+                self.scope.function.yields.append(self.value(node.value))
+
     def visit_Raise(self, node: ast.Raise) -> None:
         if node.exc is not None:
             self.visit(node.exc)

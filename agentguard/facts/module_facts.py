@@ -330,6 +330,13 @@ class Decorator(CompactPickle):
     span: Span = field(default_factory=lambda: Span.point(1))
 
 
+# Decorators that make a generator function a context manager: ``with f() as x`` holds what
+# it yields.
+CONTEXT_MANAGER_DECORATORS = frozenset(
+    {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
+)
+
+
 @dataclass(slots=True)
 class Function(CompactPickle):
     qualname: str  # module-qualified: pkg.mod.Class.method
@@ -354,6 +361,9 @@ class Function(CompactPickle):
     withs: list[WithBlock] = field(default_factory=list)
     # The class its return annotation names (``-> NotesClient``, ``-> Optional[Client]``).
     return_type: str | None = None
+    # What a generator yields (``yield db``): what ``next(get_db())`` and, for one made a
+    # context manager, ``with session_scope() as db`` hand their caller.
+    yields: list[Value] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -365,6 +365,15 @@ class Catalog:
         "return (supabase.create_client gives a supabase.Client): a variable bound to one's "
         "call holds that class, as a constructor's call types it.",
     )
+    callable_factories: dict[str, str] = key(
+        "effects.callable_factories",
+        {"type": "object", "additionalProperties": NONEMPTY_TEXT},
+        table,
+        description="A package's functions that build a factory object whose call builds a "
+        "client, by the class that call makes (sqlalchemy.orm.sessionmaker(...)() gives a "
+        "sqlalchemy.orm.Session): a variable bound to a call of the factory object holds "
+        "that class.",
+    )
     container_methods: frozenset[str] = key(
         "effects.not_sinks.container_methods", IDENTIFIERS, frozen
     )

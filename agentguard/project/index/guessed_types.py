@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agentguard.facts.module_facts import Function, ModuleFacts, Value
+from agentguard.facts.module_facts import (
+    CONTEXT_MANAGER_DECORATORS,
+    Function,
+    ModuleFacts,
+    Value,
+)
 from agentguard.knowledge.catalog import Catalog
 from agentguard.project.definitions import framework_bases
 from agentguard.project.index.symbols import Symbols
@@ -18,6 +23,21 @@ MAX_REEXPORT_HOPS = 8
 # How many attributes built from one another (``self.table = self.resource.Table(...)``) an
 # attribute's type is followed through.
 MAX_ATTRIBUTE_HOPS = 8
+
+
+# What steps a generator: ``next(get_db())`` is what it yields first.
+ITERATOR_STEPS = frozenset({"next", "builtins.next", "anext", "builtins.anext"})
+
+
+def handed_back(fn: Function, stepped: bool) -> list[Value]:
+    """What a call of ``fn`` hands its caller: what it returns, or, for a generator made a
+    context manager (``with session_scope() as db``) or stepped (``next(get_db())``,
+    ``stepped``), what it yields."""
+    if fn.returns or not fn.yields:
+        return fn.returns
+    if stepped or any(d.qualname in CONTEXT_MANAGER_DECORATORS for d in fn.decorators):
+        return fn.yields
+    return fn.returns
 
 
 def unpacked_item(value: Value) -> int | None:
@@ -78,12 +98,26 @@ class Types(Symbols):
 
     def __init__(self, modules: Iterable[ModuleFacts], catalog: Catalog) -> None:
         super().__init__(modules, catalog)
+        # ``SessionLocal = sessionmaker(bind=engine)``: a module variable holding a factory
+        # object whose call builds a client (the catalogue's ``callable_factories``), by the
+        # variable's qualname: ``SessionLocal()`` makes a ``Session``
+        self.called_types: dict[str, str] = {
+            f"{facts.module}.{assignment.target}": made
+            for facts in self.modules.values()
+            for assignment in facts.assignments
+            if assignment.function is None
+            and assignment.value.kind == "call"
+            and (made := catalog.callable_factories.get(assignment.value.qualname or ""))
+        }
         self.module_types: dict[str, dict[str, str]] = {}
         for facts in self.modules.values():
             types: dict[str, str] = {}
             for assignment in facts.assignments:
                 if assignment.function is None:
-                    made = self.built_type(assignment.value)
+                    # a factory object is typed as what its call makes: ``SessionLocal()``,
+                    # typed by its capital as the variable, holds a ``Session``
+                    made = self.called_types.get(f"{facts.module}.{assignment.target}")
+                    made = made or self.built_type(assignment.value)
                     if made is not None:
                         types.setdefault(assignment.target, made)
             self.module_types[facts.module] = types
@@ -96,9 +130,12 @@ class Types(Symbols):
                         types[assignment.target] = made
 
     def built_type(self, value: Value) -> str | None:
-        """What a call builds: a class by its name (``constructed_type``), or the client a
+        """What a call builds: a class by its name (``constructed_type``), the client a
         package's documented factory returns (``supabase.create_client(...)``, the
-        catalogue's ``client_factories``)."""
+        catalogue's ``client_factories``), or the one a module variable holding a factory
+        object makes when called (``SessionLocal()``)."""
+        if value.kind == "call" and value.qualname in self.called_types:
+            return self.called_types[value.qualname]
         made = constructed_type(value)
         if made is None and value.kind == "call" and value.qualname:
             return self.catalog.client_factories.get(value.qualname)

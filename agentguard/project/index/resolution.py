@@ -15,7 +15,12 @@ from agentguard.knowledge.catalog import Catalog, Matcher, NameIndex, normalise
 from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class, local_function
 from agentguard.project.index.call_site import CallSite
-from agentguard.project.index.guessed_types import Types, unpacked_item
+from agentguard.project.index.guessed_types import (
+    ITERATOR_STEPS,
+    Types,
+    handed_back,
+    unpacked_item,
+)
 from agentguard.project.tool_facts import SELF_NAMES
 
 # A callee as written, resolved wherever it is called: (the name without "()", its dotted
@@ -1158,6 +1163,10 @@ class ProjectIndex(Types):
         if bound is None or bound.kind not in {"call", "other"} or not bound.calls:
             return None
         callee = bound.calls[0].replace("()", "")
+        stepped = callee in ITERATOR_STEPS and len(bound.calls) > 1
+        if stepped:
+            # ``db = next(get_db())``: what the generator yields first
+            callee = bound.calls[1].replace("()", "")
         factory_made = self.catalog.client_factories.get(callee)
         if factory_made is not None:
             # ``client = create_client(url, key)``: the client a package's factory builds
@@ -1180,7 +1189,7 @@ class ProjectIndex(Types):
         made = self.functions.get(target) if target else None
         if made is None:
             return None
-        returns = made[0].returns
+        returns = handed_back(made[0], stepped)
         item = unpacked_item(bound)
         if item is not None:
             # ``sandbox, port = self._start()`` with ``return sandbox, port``: that item,
@@ -1225,14 +1234,14 @@ class ProjectIndex(Types):
         if item is not None:
             built = {self.built_type(self.returned_binding(v, made[0], made[1])) for v in returns}
             return built.pop() if len(built) == 1 and None not in built else None
-        return self._returned_client(target or "")
+        return self._returned_client(target or "", stepped)
 
-    def _returned_client(self, target: str) -> str | None:
+    def _returned_client(self, target: str, stepped: bool = False) -> str | None:
         """What the project function ``target`` returns on every path, when a construction
         says: ``return httpx.Client(...)``, a local bound so (``w3 = Web3(provider)``, then
         ``return w3``), or the answer of another project function that does or declares it
         (``return make_client()`` with ``def make_client() -> Client``)."""
-        return self._on_every_return(target, self._built_or_declared)
+        return self._on_every_return(target, self._built_or_declared, stepped=stepped)
 
     def _built_or_declared(self, value: Value, facts: ModuleFacts) -> str | None:
         """The class ``value`` builds, or the one the project function it calls declares it
@@ -1245,14 +1254,18 @@ class ProjectIndex(Types):
         return made
 
     def _on_every_return(
-        self, target: str, leaf: Callable[[Value, ModuleFacts], str | None], hops: int = 0
+        self,
+        target: str,
+        leaf: Callable[[Value, ModuleFacts], str | None],
+        hops: int = 0,
+        stepped: bool = False,
     ) -> str | None:
         """What ``leaf`` says of every value the project function ``target`` returns (a
         returned local as it was bound), looking through up to three project functions whose
         answer it returns: the one answer on every path, else None."""
         fn, facts = self.functions[target]
         found: set[str | None] = set()
-        for returned in fn.returns:
+        for returned in handed_back(fn, stepped):
             value = self.returned_binding(returned, fn, facts)
             made = leaf(value, facts)
             if made is None and value.kind == "call" and hops < 3:
