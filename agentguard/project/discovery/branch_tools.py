@@ -23,6 +23,7 @@ from agentguard.project.discovery.dispatch import (
     branches_by_name,
     entry_function,
     is_guard_call,
+    looked_up_method,
 )
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
@@ -40,10 +41,11 @@ class DispatchingModules:
         self._tables: dict[str, list[ModuleFacts]] | None = None
 
     def of(self, name: str, listing: ModuleFacts) -> ModuleFacts:
-        """The module that dispatches on ``name``: ``listing`` itself when it does (or when
-        no one module does), else the one module of the project that does."""
+        """The module that dispatches on ``name``: ``listing`` itself when it does (a branch
+        on the name, or a method so named looked up by ``getattr``; or when no one module
+        does), else the one module of the project that does."""
         project = self.project
-        if name in branch_names(project, listing):
+        if name in branch_names(project, listing) or looked_up_method(project, name, listing):
             return listing
         if self._by_name is None:
             self._by_name = dispatching_modules(project)

@@ -14,6 +14,7 @@ from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
 from agentguard.project.definitions import enclosing_class
+from agentguard.project.tool_facts import SELF_NAMES
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -136,7 +137,12 @@ def dispatch_targets(project: ProjectIndex, name: str, facts: ModuleFacts) -> li
             qual = project.project_function(resolved, facts)
             if qual and qual != function:
                 return [qual]
-    # 3. a function of the same name: in the module, else the project's one function so
+    # 3. ``func = getattr(self.toolbox, name); func(**args)``: the method so named of the
+    #    project object the name is looked up on
+    looked_up = looked_up_method(project, name, facts)
+    if looked_up:
+        return [looked_up]
+    # 4. a function of the same name: in the module, else the project's one function so
     #    named; a method so named elsewhere needs an object nothing here hands it (a spec
     #    named ``close`` is not an HTTP client's ``close``)
     qual = project.project_function(name, facts)
@@ -146,6 +152,53 @@ def dispatch_targets(project: ProjectIndex, name: str, facts: ModuleFacts) -> li
     if len(candidates) != 1 or project.functions[candidates[0]][0].class_name:
         return []
     return candidates[:1]
+
+
+def looked_up_method(project: ProjectIndex, name: str, facts: ModuleFacts) -> str | None:
+    """The method ``name`` of a project object a function of ``facts`` looks a name it is
+    handed up on and calls (``getattr(self.toolbox, tool_name)(**args)``, or the local it
+    binds that to, called): the first so found in source order."""
+    for call in facts.calls:
+        if call.callee != "getattr" or len(call.args) < 2 or call.args[1].kind != "name":
+            continue
+        caller = project.function(call.function) if call.function else None
+        if caller is None or not _answer_called(project, call, caller, facts):
+            continue
+        owner = _held_class(project, call.args[0], caller, facts)
+        method = project.find_method(owner, name) if owner else None
+        if method is not None and method in project.functions:
+            return method
+    return None
+
+
+def _answer_called(project: ProjectIndex, call: Call, caller: Function, facts: ModuleFacts) -> bool:
+    """Whether what ``call`` answers is called: on the spot (``getattr(o, n)(...)``) or
+    through the local it is bound to (``func = getattr(o, n)``, then ``func(...)``)."""
+    bound = {
+        a.target
+        for a in project.local_assignments(facts, caller.qualname)
+        if a.value.span == call.span
+    }
+    return any(
+        other.callee in bound
+        or (other is not call and other.span[:2] == call.span[:2] and "(" in other.callee)
+        for other in project.calls_in(caller.qualname)
+    )
+
+
+def _held_class(
+    project: ProjectIndex, value: Value, caller: Function, facts: ModuleFacts
+) -> str | None:
+    """The project class of the object ``value`` names in ``caller``: ``self``, an
+    attribute the class binds to one (``self.toolbox = Toolbox(token)``) or a local bound
+    to one (``desk = RoleDesk(token)``)."""
+    if value.kind == "name" and value.text in SELF_NAMES:
+        return enclosing_class(project, caller)
+    if value.kind not in {"name", "attr"}:
+        return None
+    held = project.held_value(value.text, caller, facts)
+    made = project.built_type(held) if held is not None else None
+    return made if made in project.classes else None
 
 
 def entry_function(
