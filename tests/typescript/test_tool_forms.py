@@ -414,3 +414,17 @@ def test_claude_agent_sdk_tools_are_found_with_their_annotations() -> None:
     assert tools["list_dogs"]["effects"] == []
     assert tools["list_dogs"]["risk"]["source"] != "inferred"
     assert tools["book_walk"]["effects"] == ["network_write"]
+
+
+def test_tool_definitions_paired_with_their_handlers_in_a_list_are_found() -> None:
+    """A low-level server that keeps ``[definition, handler]`` pairs (one a definition
+    object with a name and an input schema, the other its handler, or a lambda calling a
+    handler imported under another name), lists the definitions and looks the handlers up
+    by name: each definition is a tool run by its handler."""
+    tools = tools_of(FORMS / "paired-handlers")
+    assert set(tools) == {"list_entries", "add_entry", "remove_entry"}
+    assert tools["list_entries"]["risk"]["value"] == "read"
+    assert tools["add_entry"]["effects"] == ["network_write"]
+    assert tools["remove_entry"]["risk"]["value"] == "destructive"
+    assert tools["remove_entry"]["path"].endswith("src/tools/remove.ts")
+

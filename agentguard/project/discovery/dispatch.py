@@ -125,6 +125,11 @@ def dispatch_targets(project: ProjectIndex, name: str, facts: ModuleFacts) -> li
             qual = entry_function(project, target, facts, assignment.function)
             if qual:
                 return [qual]
+    # 1b. a list of [spec, handler] pairs (``[[createPostDefinition, createPostHandler], ...]``)
+    for handler, held_in, function in paired_handlers(project).get(name, []):
+        qual = entry_function(project, handler, held_in, function)
+        if qual:
+            return [qual]
     # 2. if name == "create_order": / case "create_order": the first project function
     #    the branch calls
     for function, body in branches_by_name(project, facts).get(name, []):
@@ -152,6 +157,42 @@ def dispatch_targets(project: ProjectIndex, name: str, facts: ModuleFacts) -> li
     if len(candidates) != 1 or project.functions[candidates[0]][0].class_name:
         return []
     return candidates[:1]
+
+
+# Keys a tool spec carries beside its name (MCP's ``inputSchema``, a model API's
+# ``parameters`` or ``input_schema``, a description).
+_SPEC_KEYS = frozenset({"inputSchema", "input_schema", "parameters", "description"})
+
+
+def paired_handlers(
+    project: ProjectIndex,
+) -> dict[str, list[tuple[Value, ModuleFacts, str | None]]]:
+    """The handlers a project pairs with tool specs in a list of pairs (``const tools =
+    [[createPostDefinition, createPostHandler], ...]``, ``TOOLS = [(SEARCH_SPEC, search)]``),
+    by the spec's name: each handler as written, the module it is written in and the
+    function it is written in. Worked out once per index."""
+
+    def work_out() -> dict[str, list[tuple[Value, ModuleFacts, str | None]]]:
+        found: dict[str, list[tuple[Value, ModuleFacts, str | None]]] = {}
+        for facts in project.modules.values():
+            if facts.is_test:
+                continue
+            for assignment in facts.assignments:
+                if assignment.value.kind != "list":
+                    continue
+                for pair in assignment.value.elements:
+                    if pair.kind != "list" or len(pair.elements) != 2:
+                        continue
+                    spec, handler = pair.elements
+                    if spec.kind in {"name", "attr"}:
+                        spec = project.module_variable(spec.qualname) or spec
+                    named = spec.items.get("name") if spec.kind == "dict" else None
+                    name = named.string() if named is not None else None
+                    if name and _SPEC_KEYS & spec.items.keys():
+                        found.setdefault(name, []).append((handler, facts, assignment.function))
+        return found
+
+    return project.remembered("tool specs paired with handlers", work_out)
 
 
 def looked_up_method(project: ProjectIndex, name: str, facts: ModuleFacts) -> str | None:
@@ -253,14 +294,20 @@ def _lambda_entries(project: ProjectIndex, value: Value, facts: ModuleFacts) -> 
     ``show``): the call written deepest inside the others' arguments, else the first
     written. The tool runs them all."""
     found: list[tuple[int, int, str]] = []
-    for called in value.calls:
+    for index, called in enumerate(value.calls):
         target = project.project_function(called, facts)
         if target is None:
             bound = project.resolve_instance(called)
             target = bound if bound != called and bound in project.functions else None
+        if target is None:
+            continue
         at = value.text.find(f"{called.rsplit('.', 1)[-1]}(")
-        if target is not None and at >= 0:
+        if at >= 0:
             depth = value.text.count("(", 0, at) - value.text.count(")", 0, at)
             found.append((-depth, at, target))
+        else:
+            # imported under another name (``handler as removeHandler``): after those
+            # written under their own, in the order called
+            found.append((0, len(value.text) + index, target))
     ordered = [target for _, _, target in sorted(found)]
     return list(dict.fromkeys(ordered))
