@@ -192,7 +192,13 @@ def _unset_test(test: Value) -> str | None:
     if not unset:
         return None
     tested = test.parts[0]
-    return tested.text if tested.kind in {"name", "attr"} else None
+    return _held_name(tested.text) if tested.kind in {"name", "attr"} else None
+
+
+def _held_name(written: str) -> str:
+    """A name or attribute as the facts record what binds it: TypeScript's ``this.token``
+    is bound as ``self.token``."""
+    return f"self.{written[5:]}" if written.startswith("this.") else written
 
 
 def _missing_key_test(test: Value) -> str | None:
@@ -200,7 +206,7 @@ def _missing_key_test(test: Value) -> str | None:
     mapping tested for a missing key, as written."""
     if test.op == "not in" and len(test.parts) == 2:
         cache = test.parts[1]
-        return cache.text if cache.kind in {"name", "attr"} else None
+        return _held_name(cache.text) if cache.kind in {"name", "attr"} else None
     unset = (test.op == "not" and bool(test.parts)) or (
         test.op in {"is", "=="} and len(test.parts) == 2 and test.parts[1].text == "None"
     )
@@ -211,7 +217,7 @@ def _missing_key_test(test: Value) -> str | None:
     receiver = chain.receiver() if chain is not None else None
     if chain is None or chain.called() != "get" or receiver is None:
         return None
-    text = tested.text.split("(", 1)[0]
+    text = _held_name(tested.text.split("(", 1)[0])
     return text[: -len(".get")] if text.endswith(".get") else None
 
 

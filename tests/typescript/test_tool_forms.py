@@ -428,3 +428,12 @@ def test_tool_definitions_paired_with_their_handlers_in_a_list_are_found() -> No
     assert tools["remove_entry"]["risk"]["value"] == "destructive"
     assert tools["remove_entry"]["path"].endswith("src/tools/remove.ts")
 
+
+def test_a_session_a_client_opens_on_first_use_is_set_up_not_the_tools_effect() -> None:
+    """``if (!this.accessToken) await this.login()``, ``login`` setting the token: the POST
+    that opens the session runs once for the client, so a tool that only reads through it
+    reads, while the tool that posts a report still writes."""
+    tools = tools_of(FORMS / "lazy-session")
+    assert tools["recent_sightings"]["effects"] == []
+    assert tools["recent_sightings"]["risk"]["value"] == "read"
+    assert tools["report_sighting"]["effects"] == ["network_write"]
