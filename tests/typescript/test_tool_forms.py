@@ -359,7 +359,8 @@ def test_spec_records_an_own_agent_loop_hands_the_model_are_tools_run_by_the_cod
     [listReleases, publishRelease]})`` hands it records, each an OpenAI spec plus the
     ``run`` function that answers it. Each record is a tool named by its spec and judged by
     the code it holds: before, the field written ``this.skills`` was not followed and no tool
-    was found (AG003 only)."""
+    was found (AG003 only). A helper beside a record (``releaseTitle``) is no second tool of
+    the record's name: the record runs the function it holds."""
     tools = tools_of(FORMS / "own-agent-loop")
     assert set(tools) == {"list_releases", "publish_release"}
     assert tools["list_releases"]["effects"] == []

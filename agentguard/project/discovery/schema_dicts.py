@@ -129,9 +129,9 @@ def _camel_spec_framework(facts: ModuleFacts) -> str:
 def _plugin_entry(project: ProjectIndex, facts: ModuleFacts, only_spec: Span | None) -> str | None:
     """The one module-level entry function of a tool plugin module, if there is one: a
     function of a name the catalogue gives entries, else, in a module whose only spec is
-    at ``only_spec``, the one public module-level function beside the spec's own
-    (``get_function_schema()`` and ``handle_response(arguments)``, or ``tool_export =
-    {...}`` and ``def function``)."""
+    at ``only_spec`` and holding no function of its own, the one public module-level
+    function beside the spec's own (``get_function_schema()`` and
+    ``handle_response(arguments)``, or ``tool_export = {...}`` and ``def function``)."""
     found = [
         f"{facts.module}.{name}"
         for name in sorted(project.catalog.plugin_entry_names)
@@ -139,7 +139,12 @@ def _plugin_entry(project: ProjectIndex, facts: ModuleFacts, only_spec: Span | N
     ]
     if found:
         return found[0] if len(found) == 1 else None
-    if only_spec is None:
+    if only_spec is None or any(
+        only_spec.line <= fn.span.line and fn.span.end_line <= only_spec.end_line
+        for fn in facts.functions.values()
+    ):
+        # a spec holding its own function (``{name, parameters, async execute(params)
+        # {...}}``) runs that, not a helper beside it
         return None
     beside = [
         fn.qualname
