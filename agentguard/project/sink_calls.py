@@ -40,6 +40,7 @@ from agentguard.project.read_posts import (
 from agentguard.project.rpc_dispatch import RPC_DEFERRED, judge_channel, judge_rpc, map_operation
 from agentguard.project.sink_keys import (
     appended_after_read,
+    closed_over_param,
     fresh_identity,
     key_for,
     local_value,
@@ -144,7 +145,9 @@ def option_method(
                 return found
         return "GET", None
     if item.kind == "name":
-        if item.text in fn.params and item.text not in SELF_NAMES:
+        if (item.text in fn.params and item.text not in SELF_NAMES) or closed_over_param(
+            project, item.text, fn, facts
+        ):
             return None, item.text
         item = local_value(project, item.text, fn, facts, before) or item
     if item.op == "if" and item.parts:  # ``options.method ?? "GET"``: the caller's, if given
@@ -721,6 +724,12 @@ def _method_param(
         return option_method(project, value, spec["field"], fn, facts, call.order)[1]
     if value is not None and value.kind == "name" and value.text in fn.params:
         return value.text if value.text not in SELF_NAMES else None
+    if (
+        value is not None
+        and value.kind == "name"
+        and closed_over_param(project, value.text, fn, facts)
+    ):
+        return value.text
     return None
 
 
@@ -745,6 +754,10 @@ def map_method_through_call(
     if effect.method_param is None:
         return effect
     param, _, field_name = effect.method_param.partition(".")
+    if closed_over_param(project, param, callee_fn, facts) == caller.qualname:
+        # a closure run by the function whose parameter it uses: that function's callers
+        # choose, as for its own call
+        return effect
     substitution = substitute(project, param, callee_fn, call, caller, self_passed_on=True)
     if substitution.passed_on is not None:
         # the caller's own parameter, an HTTP method or an RPC operation: its callers choose

@@ -44,6 +44,26 @@ def local_value(
     return found
 
 
+def closed_over_param(
+    project: ProjectIndex, name: str, fn: Function, facts: ModuleFacts
+) -> str | None:
+    """The function whose parameter ``name`` is, for a nested function that neither binds
+    nor takes it (``const doRequest = async () => fetch(url, {method})`` inside
+    ``makeRequest(nsid, params, method = "GET")``): what that function's callers hand it
+    decides. None when ``name`` is ``fn``'s own or no enclosing function takes it."""
+    qualname = fn.qualname
+    if name in fn.params or name in SELF_NAMES:
+        return None
+    while ".<locals>." in qualname and not project.local_assignments(facts, qualname, name):
+        qualname = qualname.rpartition(".<locals>.")[0]
+        outer = project.function(qualname)
+        if outer is None:
+            return None
+        if name in outer.params:
+            return qualname
+    return None
+
+
 def key_for(
     project: ProjectIndex, call: Call, sink: Sink, fn: Function, facts: ModuleFacts
 ) -> KeyEvidence | None:

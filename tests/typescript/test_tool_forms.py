@@ -438,3 +438,15 @@ def test_a_session_a_client_opens_on_first_use_is_set_up_not_the_tools_effect() 
     assert tools["recent_sightings"]["effects"] == []
     assert tools["recent_sightings"]["risk"]["value"] == "read"
     assert tools["report_sighting"]["effects"] == ["network_write"]
+
+
+def test_a_request_method_a_closure_takes_from_its_enclosing_function_is_chosen_by_its_callers() -> (
+    None
+):
+    """``call(path, body, method = "GET")`` sends through a nested ``send`` closure that
+    uses ``method`` (to retry it): each caller's argument, or the default, decides what the
+    request does, as when ``call`` sends itself. Before, every tool was a guessed write."""
+    tools = tools_of(FORMS / "closure-method")
+    assert tools["find_recipes"]["effects"] == []
+    assert tools["save_recipe"]["effects"] == ["network_write"]
+    assert tools["remove_recipe"]["risk"]["value"] == "destructive"
