@@ -55,6 +55,7 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
         ) or _set_elsewhere(facts, held, fn):
             found.append(branch.body_order)
     found.extend((order, order + 1) for order in kept_file_writes(project, fn, facts))
+    found.extend((order, order + 1) for order in handshake_sends(project, fn, facts))
     found.extend((order, order + 1) for order in returned_folder_made(fn, project))
     return found
 
@@ -100,6 +101,32 @@ def returned_folder_made(fn: Function, project: ProjectIndex) -> list[int]:
 
 # What tests whether a file is there: ``os.path.exists(p)``, ``p.exists()``, ``p.is_file()``.
 _EXISTENCE_TESTS = frozenset({"exists", "isfile", "is_file"})
+
+
+def handshake_sends(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> list[int]:
+    """The orders of the messages ``fn`` sends on a connection it opens and keeps for later
+    calls, made of nothing its caller hands it (``self.websocket = await
+    websockets.connect(uri)``, then ``await self.websocket.send(json.dumps({"role":
+    "external"}))``): a greeting that opens the channel, set-up of every request sent on it
+    later. A message built from a parameter is the call's own, and so is anything sent on a
+    connection the function does not keep (``ws = connect(url); ws.send(text)``)."""
+    opened = {
+        assignment.target: assignment.order
+        for assignment in project.local_assignments(facts, fn.qualname)
+        if assignment.target.partition(".")[0] in SELF_NAMES and assignment.value.kind == "call"
+    }
+    if not opened:
+        return []
+    world = project.catalog.open_world
+    params = {name for name in fn.params if name not in SELF_NAMES}
+    return [
+        call.order
+        for call in project.calls_in(fn.qualname)
+        if call.receiver in opened
+        and call.order >= opened[call.receiver]
+        and call.method in world.channel_sends
+        and not any(params & set(value.names) for value in (*call.args, *call.kwargs.values()))
+    ]
 
 
 def kept_file_writes(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> list[int]:
