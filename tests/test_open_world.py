@@ -1639,3 +1639,38 @@ agent = Agent("openai:gpt-4o", toolsets=[build_toolset("ws://files")])
         "save_text": "unknown",
         "list_folder": "read",
     }
+
+
+def test_a_write_verb_on_a_local_one_branch_binds_to_what_a_client_handed_out_is_a_write(
+    scan_files: ScanFiles,
+) -> None:
+    """``role = None``, then ``role = guild.get_role(...)`` in one branch and ``role = r``
+    (an item of ``guild.roles``) in the other: ``role.edit(...)`` may edit what the client
+    handed out, whichever binding comes last in the source, so it is a write, not a read."""
+    source = '''
+import discord
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("guild")
+bot = discord.Client(intents=discord.Intents.default())
+
+
+@mcp.tool()
+async def rename_role(guild_id: int, role_ref: str, name: str) -> str:
+    """Rename a role, given its id or its current name."""
+    guild = bot.get_guild(guild_id)
+    role = None
+    if role_ref.isdigit():
+        role = guild.get_role(int(role_ref))
+    else:
+        for candidate in guild.roles:
+            if candidate.name == role_ref:
+                role = candidate
+                break
+    if role is None:
+        return "no such role"
+    await role.edit(name=name)
+    return "renamed"
+'''
+    verdicts = tool_verdicts(scan_files, {"server.py": source})
+    assert verdicts["rename_role"][0] == "write"

@@ -1079,29 +1079,48 @@ def _handed_out(
     first = root.split(".", 1)[0]
     if not first.isidentifier() or depth > 3:
         return False
-    bound = _walked(project, first, fn, facts, call) or local_value(
-        project, first, fn, facts, call.order
-    )
-    if bound is None:
-        return False
-    if bound.kind == "name" and bound.text != first:
-        bound = local_value(project, bound.text, fn, facts, call.order) or bound
-    # ``board.list_lists()[0]``: an item of what the call returned
-    made = bound.chain.without_items() if bound.chain is not None else None
-    if made is None or not made.ends_in_call:
-        return False
-    made_by = _root(made)
-    if not made_by:
-        return False
-    callee = (bound.qualname or "").replace("()", "") if bound.kind == "call" else ""
-    if callee.split(".", 1)[0] in SELF_NAMES:
-        # ``msg = self.client.me.messages.by_message_id(i)``: the attribute's type, as the
-        # class's methods set it, says where the call goes
-        callee = (project.bound_callee(bound, fn, facts) or callee).replace("()", "")
-    return _leaves_project(project, world, made_by, fn, facts, callee) or (
-        made_by.split(".", 1)[0] != first
-        and _handed_out(project, world, made_by, fn, facts, call, depth + 1)
-    )
+    walked = _walked(project, first, fn, facts, call)
+    for bound in (
+        [walked] if walked is not None else _bindings_before(project, first, fn, facts, call)
+    ):
+        if bound.kind == "name" and bound.text != first:
+            bound = local_value(project, bound.text, fn, facts, call.order) or bound
+        # ``board.list_lists()[0]``: an item of what the call returned
+        made = bound.chain.without_items() if bound.chain is not None else None
+        if made is None or not made.ends_in_call:
+            continue
+        made_by = _root(made)
+        if not made_by:
+            continue
+        callee = (bound.qualname or "").replace("()", "") if bound.kind == "call" else ""
+        if callee.split(".", 1)[0] in SELF_NAMES:
+            # ``msg = self.client.me.messages.by_message_id(i)``: the attribute's type, as
+            # the class's methods set it, says where the call goes
+            callee = (project.bound_callee(bound, fn, facts) or callee).replace("()", "")
+        if _leaves_project(project, world, made_by, fn, facts, callee) or (
+            made_by.split(".", 1)[0] != first
+            and _handed_out(project, world, made_by, fn, facts, call, depth + 1)
+        ):
+            return True
+    return False
+
+
+def _bindings_before(
+    project: ProjectIndex, name: str, fn: Function, facts: ModuleFacts, call: Call
+) -> list[Value]:
+    """Every value ``fn`` binds ``name`` to before ``call``, any of which it may hold there
+    (``role = None``, then ``role = guild.get_role(i)`` in one branch and ``role = r`` in
+    another), the last first; for a name a nested function neither binds nor takes, the
+    last binding of the function it is nested in (``local_value``)."""
+    bound = [
+        assignment.value
+        for assignment in project.local_assignments(facts, fn.qualname, name)
+        if assignment.order <= call.order
+    ]
+    if bound:
+        return bound[::-1]
+    inherited = local_value(project, name, fn, facts, call.order)
+    return [inherited] if inherited is not None else []
 
 
 def _walked(
