@@ -13,7 +13,11 @@ from tests.runtime.downstream import RecordingDownstream, wait_until
 
 
 def slow_order_tool(
-    runtime: Runtime, downstream: RecordingDownstream, release: threading.Event, **options: Any
+    runtime: Runtime,
+    downstream: RecordingDownstream,
+    release: threading.Event,
+    connecting_s: float = 5.0,
+    **options: Any,
 ) -> Any:
     @guarded(
         runtime,
@@ -26,7 +30,7 @@ def slow_order_tool(
     def create_order(cart_id: str) -> dict[str, Any]:
         """Create an order; the service is slow to accept the request."""
         key = current_call().idempotency_key
-        release.wait(5)  # still connecting when the runtime stops waiting
+        release.wait(connecting_s)  # still connecting when the runtime stops waiting
         return downstream.create(key, cart_id=cart_id)
 
     return create_order
@@ -156,7 +160,10 @@ def test_a_sync_body_still_running_when_its_caller_is_interrupted_is_applied_onc
 
     downstream = RecordingDownstream()
     release = threading.Event()
-    create_order = slow_order_tool(runtime, downstream, release, replay="auto", timeout_s=5.0)
+    # the body and the runtime's wait both outlast a Ctrl-C sent late on a loaded machine
+    create_order = slow_order_tool(
+        runtime, downstream, release, connecting_s=60.0, replay="auto", timeout_s=60.0
+    )
     main = threading.main_thread().ident
     assert main is not None and threading.get_ident() == main
     # Ctrl-C while the runtime waits for the body's thread: the body goes on in that thread
