@@ -47,6 +47,30 @@ def codes(scan_files: ScanFiles, files: dict[str, str]) -> list[str]:
 
 # (id, imports, prelude, body, expected kind, expected idempotent, sink substring)
 WRITES = [
+    # A statement written as an f-string says what it does in its written words; the values
+    # put into it are values (a guess at low confidence with no idempotency before).
+    (
+        "fstring-sql-update",
+        "import psycopg2",
+        "",
+        'conn = psycopg2.connect("dbname=app")\n'
+        'conn.cursor().execute(f"UPDATE notes SET done = true WHERE id = {payload}")\n'
+        "conn.commit()",
+        "write",
+        True,
+        "execute",
+    ),
+    (
+        "fstring-sql-insert",
+        "import psycopg2",
+        "",
+        'conn = psycopg2.connect("dbname=app")\n'
+        "conn.cursor().execute(f\"INSERT INTO notes (body) VALUES ('{payload}')\")\n"
+        "conn.commit()",
+        "write",
+        False,
+        "execute",
+    ),
     (
         "requests-post",
         "import requests",

@@ -305,6 +305,14 @@ def _classify_sink(
             start = statement_start(statement) if text is None else None
             if start is not None and project.catalog.sql_read.match(start):
                 return None  # ``"EXPLAIN " + query``: whatever follows, it only reads
+            if (
+                start is not None
+                and statement.kind == "fstring"
+                and project.catalog.sql_write.match(start)
+            ):
+                # ``f"UPDATE tasks SET done = true WHERE id = {task_id}"``: the written words
+                # say what the statement does, the values put in are values
+                text = "".join(p.const if p.op == "text" else "$1" for p in statement.parts)  # type: ignore[misc]
             if text is not None and _column_added_when_missing(text, call, fn):
                 return None  # the fixed schema's migration, set up on first use
             if text is not None:
