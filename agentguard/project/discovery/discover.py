@@ -21,6 +21,7 @@ from agentguard.project.discovery import (
     loaded_classes,
     lowlevel_mcp,
     name_dispatch,
+    prompt_actions,
     records,
     registrars,
     registration_sites,
@@ -79,6 +80,8 @@ FINDERS: tuple[Finder, ...] = (
     schema_dicts.find,
     # Tagged unions in the schema a model's answer must fit: the member it answers with.
     answer_choices.find,
+    # Actions a prompt sent to a model lists, run by the project's branches on their names.
+    prompt_actions.find,
     # Tool classes whose specs reach a model API call, and those loaded by the name the
     # model answers with, before the shapes alone are judged: provenance names them and the
     # method their dispatch runs.

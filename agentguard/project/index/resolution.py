@@ -874,6 +874,18 @@ class ProjectIndex(Types):
             return None  # a module variable the extractor could not type
         return qualname
 
+    def callers_of(self, qualname: str) -> list[str]:
+        """The project functions with a call that runs ``qualname``, each once: found
+        through the calls of its name, not by resolving every call of the project."""
+        found: list[str] = []
+        for call, facts in self._calls_named(qualname.rsplit(".", 1)[-1]):
+            caller = self.function(call.function) if call.function else None
+            if caller is None or caller.qualname in found:
+                continue
+            if qualname in self.call_site(call, caller, facts).targets:
+                found.append(caller.qualname)
+        return found
+
     def _calls_named(self, name: str) -> list[tuple[Call, ModuleFacts]]:
         index = self._memo.calls_by_last_name
         if index is None:

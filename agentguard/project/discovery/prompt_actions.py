@@ -1,0 +1,218 @@
+"""Finder: actions a prompt lists for the model to answer with, run by the project's branches.
+
+A project may describe its tools in the prompt itself instead of handing a model API a
+tools list: the prompt names the actions the model may answer with, the project parses
+the answer (``json.loads`` of the model's text) and branches on the action's name::
+
+    def build_prompt(instruction):
+        return f'''Answer with JSON actions. ALLOWED ACTIONS:
+    - create_channel: {{"type": "create_channel", "name": "string"}}
+    - delete_channel: {{"type": "delete_channel", "name_or_id": "string"}}
+    INSTRUCTION: {instruction}'''
+
+    async def execute_action(guild, action):
+        if action["type"] == "create_channel": ...
+        elif action["type"] == "delete_channel": ...
+
+Each name a function branches on and a prompt lists is a tool, run by the branch (or the
+function the branch hands it to). The prompt must reach a model: it is written in a
+function that calls a model (a model API, or an HTTP POST to a model's host), directly or
+through the project's functions, or in one that a function reaching a model calls. And the
+branching function must be run by such a function too. A help text listing a command
+line's sub-commands reaches no model, and names no tool.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location
+from agentguard.facts.module_facts import Call, ModuleFacts, Value
+from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.discovery.branch_tools import branch_tool, inline_branch
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.dispatch import branch_name, dispatch_targets
+from agentguard.project.sink_keys import local_value
+from agentguard.project.tool_facts import ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+FORM = ToolForm("custom", "prompt-actions")
+# An action name as a prompt lists it: an identifier of two words at least for one of them
+# (``create_channel``, ``sendEmail``), so that a yes/no answer is no list of actions.
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_SEVERAL_WORDS = re.compile(r"_|[a-z][A-Z]")
+# A whole word of a prompt: a name written inside ``create-channel`` is no mention of it.
+_WORD = re.compile(r"[\w-]+")
+# The shortest text that can list two actions of several words (``a_b, c_d``).
+_SHORTEST = 7
+# How many callers up a prompt's or a dispatch's function may be from the model call.
+_CALLER_HOPS = 3
+
+
+def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
+    dispatches = list(_dispatches(project))
+    if not dispatches:
+        return
+    branched = {name for _, _, names in dispatches for name in names}
+    # each text that mentions two branch names or more, as whole words, by name
+    prompts: list[tuple[frozenset[str], str | None, Location]] = []
+    by_name: dict[str, list[int]] = {}
+    for text, holder, site in _prompt_texts(project):
+        mentioned = branched.intersection(_WORD.findall(text))
+        if len(mentioned) >= 2:
+            for name in mentioned:
+                by_name.setdefault(name, []).append(len(prompts))
+            prompts.append((frozenset(mentioned), holder, site))
+    if not prompts:
+        return
+    reach: _ModelReach | None = None
+    for facts, handler, names in dispatches:
+        candidates = sorted({index for name in names for index in by_name.get(name, ())})
+        for words_in, holder, site in (prompts[index] for index in candidates):
+            listed = [name for name in names if name in words_in]
+            if len(listed) < 2 or not any(_SEVERAL_WORDS.search(n) for n in listed):
+                continue
+            if reach is None:
+                reach = _ModelReach(project)
+            if not reach.near(holder) or not reach.near(handler):
+                continue
+            for name in listed:
+                tool = _action_tool(project, found, facts, name, site)
+                if tool is not None:
+                    yield tool
+            break
+
+
+def _dispatches(project: ProjectIndex) -> Iterator[tuple[ModuleFacts, str, list[str]]]:
+    """Each function that branches on two names at least, with those names."""
+    for facts in project.modules.values():
+        if facts.is_test or not facts.branches:
+            continue
+        by_handler: dict[str, list[str]] = {}
+        for handler, string, _ in facts.branches:
+            name = branch_name(project, string)
+            if handler is not None and _IDENTIFIER.match(name):
+                names = by_handler.setdefault(handler, [])
+                if name not in names:
+                    names.append(name)
+        for handler, names in by_handler.items():
+            if len(names) >= 2:
+                yield facts, handler, names
+
+
+def _prompt_texts(project: ProjectIndex) -> Iterator[tuple[str, str | None, Location]]:
+    """The string literals and f-strings a function returns, binds or hands a call (a
+    module's constants too), with the function they are written in and where."""
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for fn in facts.functions.values():
+            for value in fn.returns:
+                yield from _texts(value, fn.qualname, facts)
+        for assignment in facts.assignments:
+            yield from _texts(assignment.value, assignment.function, facts)
+        for call in facts.calls:
+            for value in (*call.args, *call.kwargs.values()):
+                yield from _texts(value, call.function, facts)
+
+
+def _texts(
+    value: Value, holder: str | None, facts: ModuleFacts, depth: int = 0
+) -> Iterator[tuple[str, str | None, Location]]:
+    if depth > 4 or len(value.text) < _SHORTEST:
+        return  # too short to list two actions, and so is all it holds
+    text: str | None = None
+    if value.kind == "const" and isinstance(value.const, str):
+        text = value.const
+    elif value.kind == "fstring":
+        text = "".join(p.const for p in value.parts if isinstance(p.const, str))
+    if text is not None and value.span is not None:
+        yield text, holder, Location(facts.path, value.span)
+        return
+    for inner in (*value.items.values(), *value.elements, *value.call_args, *value.parts):
+        yield from _texts(inner, holder, facts, depth + 1)
+
+
+class _ModelReach:
+    """Which functions call a model, directly or through the project's functions: worked
+    out forward from the few functions asked about."""
+
+    def __init__(self, project: ProjectIndex) -> None:
+        self.project = project
+        catalog = project.catalog
+        models: set[str] = set()
+        posts: set[str] = set()
+        for resolved in (True, False):
+            models |= project.callees_matching(catalog.spec_sinks, resolved=resolved)
+            models |= project.callees_matching(catalog.answer_schemas, resolved=resolved)
+            posts |= project.callees_matching(catalog.request_bodies, resolved=resolved)
+        self.calling: set[str] = set()
+        for facts in project.modules.values():
+            if facts.is_test:
+                continue
+            for site in project.call_sites(facts):
+                call = site.call
+                if call.function is None:
+                    continue
+                named = {site.callee, call.callee}
+                if named & models or (named & posts and _to_a_model(project, call, facts)):
+                    self.calling.add(call.function)
+        self._reaches: dict[str, bool] = {}
+
+    def reaches(self, qualname: str, hops: int = _CALLER_HOPS) -> bool:
+        if qualname in self.calling:
+            return True
+        known = self._reaches.get(qualname)
+        if known is not None or hops == 0:
+            return bool(known)
+        self._reaches[qualname] = False  # a cycle ends here
+        found = any(
+            self.reaches(target, hops - 1)
+            for _, target in self.project.call_edges(qualname)
+            if target in self.project.functions
+        )
+        self._reaches[qualname] = found
+        return found
+
+    def near(self, qualname: str | None) -> bool:
+        """Whether ``qualname`` reaches a model or is called by a function that does (a
+        module's constant: the prompt's text and the dispatch decide)."""
+        if qualname is None:
+            return True
+        if self.reaches(qualname):
+            return True
+        return any(self.reaches(caller) for caller in self.project.callers_of(qualname))
+
+
+def _to_a_model(project: ProjectIndex, call: Call, facts: ModuleFacts) -> bool:
+    """Whether an HTTP POST goes to a model's host (``requests.post(HF_URL, json=...)``)."""
+    if not call.args:
+        return False
+    url = call.args[0]
+    if url.kind == "name":
+        fn = project.function(call.function) if call.function else None
+        held = local_value(project, url.text, fn, facts, call.order) if fn else None
+        url = held or project.held_value(url.text, fn, facts) or url
+    written = url.string() or "".join(p.const for p in url.parts if isinstance(p.const, str))
+    return bool(written) and project.catalog.post_read_hosts.search(written) is not None
+
+
+def _action_tool(
+    project: ProjectIndex, found: FoundTools, facts: ModuleFacts, name: str, site: Location
+) -> ToolFacts | None:
+    """The tool the action ``name`` is: the branch that does the work itself, else the
+    function the branch runs."""
+    branch = inline_branch(project, name, facts)
+    if branch is not None:
+        if found.named_in(name, facts.path):
+            return None
+        return branch_tool(project, name, facts, site, {}, branch, FORM)
+    targets = dispatch_targets(project, name, facts)
+    if not targets or found.any_runs(targets[0]):
+        return None
+    return function_tool(project, targets[0], FORM, site, name, {}, extra=targets[1:])
