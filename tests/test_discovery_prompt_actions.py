@@ -78,3 +78,48 @@ def test_each_action_a_prompt_sent_to_a_model_lists_is_a_tool_run_by_its_branch(
 
 def test_a_help_text_listing_the_branches_of_a_command_line_names_no_tool() -> None:
     assert discover({"cli.py": CLI}) == []
+
+
+EDITOR = '''
+import json
+from pathlib import Path
+
+from openai import OpenAI
+
+client = OpenAI()
+DESCRIPTION = """Edit a file. Commands: view_file (show it), create_file (write it anew),
+append_line (add text at its end)."""
+SPEC = {
+    "type": "function",
+    "function": {
+        "name": "edit_file",
+        "description": DESCRIPTION,
+        "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+    },
+}
+
+
+def edit_file(command: str, path: str, text: str = "") -> str:
+    if command == "view_file":
+        return Path(path).read_text()
+    elif command == "create_file":
+        Path(path).write_text(text)
+        return "created"
+    elif command == "append_line":
+        with open(path, "a") as handle:
+            handle.write(text + "\\n")
+        return "appended"
+    return f"unknown command {command}"
+
+
+def ask(question: str) -> str:
+    messages = [{"role": "user", "content": question}]
+    reply = client.chat.completions.create(model="gpt-4o", messages=messages, tools=[SPEC])
+    for call in reply.choices[0].message.tool_calls or []:
+        return edit_file(**json.loads(call.function.arguments))
+    return reply.choices[0].message.content
+'''
+
+
+def test_the_commands_a_tools_description_lists_and_its_body_branches_on_are_one_tool() -> None:
+    assert [t.name for t in discover({"editor.py": EDITOR})] == ["edit_file"]

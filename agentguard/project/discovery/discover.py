@@ -80,8 +80,6 @@ FINDERS: tuple[Finder, ...] = (
     schema_dicts.find,
     # Tagged unions in the schema a model's answer must fit: the member it answers with.
     answer_choices.find,
-    # Actions a prompt sent to a model lists, run by the project's branches on their names.
-    prompt_actions.find,
     # Tool classes whose specs reach a model API call, and those loaded by the name the
     # model answers with, before the shapes alone are judged: provenance names them and the
     # method their dispatch runs.
@@ -92,6 +90,9 @@ FINDERS: tuple[Finder, ...] = (
     # Tools found by shape alone come last: any framework form found first wins.
     structural.find,
     records.find,
+    # Actions a prompt sent to a model lists, run by the project's branches on their names:
+    # after every tool is found, whose own branches on an argument are no actions.
+    prompt_actions.find,
     # The operations a generic tool found so far hands its own name attribute to.
     name_dispatch.find,
 )

@@ -15,7 +15,8 @@ the answer (``json.loads`` of the model's text) and branches on the action's nam
         elif action["type"] == "delete_channel": ...
 
 Each name a function branches on and a prompt lists is a tool, run by the branch (or the
-function the branch hands it to). The prompt must reach a model: it is written in a
+function the branch hands it to). A tool's own branches on one of its arguments, listed in
+its description (``command: "view" | "create_file"``), are the commands of that one tool. The prompt must reach a model: it is written in a
 function that calls a model (a model API, or an HTTP POST to a model's host), directly or
 through the project's functions, or in one that a function reaching a model calls. And the
 branching function must be run by such a function too. A help text listing a command
@@ -72,6 +73,8 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
         return
     reach: _ModelReach | None = None
     for facts, handler, names in dispatches:
+        if found.any_runs(handler):
+            continue  # a tool's own branches on an argument: the commands of one tool
         candidates = sorted({index for name in names for index in by_name.get(name, ())})
         for words_in, holder, site in (prompts[index] for index in candidates):
             listed = [name for name in names if name in words_in]
