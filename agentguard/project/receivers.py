@@ -161,6 +161,21 @@ def in_process_method(project: ProjectIndex, callee: str, method: str) -> bool:
     return len(parts) >= 3 and any(part[:1].isupper() for part in parts[1:-1])
 
 
+def _bound_to_in_process_package(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether the local ``call``'s chain starts from was bound to a call of an npm
+    package whose objects live in the process (``now = dayjs().tz(zone)``)."""
+    world = project.catalog.open_world
+    root = call.chain.root if call.chain is not None else ""
+    if not root or not root.isidentifier() or call.method in world.buffer_saves:
+        return False
+    bound = local_value(project, root, fn, facts, call.order)
+    made = (bound.qualname or "") if bound is not None and bound.kind == "call" else ""
+    package = made.split(".", 1)[0].removesuffix("()")
+    return made.startswith("npm:") and package in world.in_process_packages
+
+
 def _regular_expression(value: Value) -> bool:
     """A regular expression literal (``/ +/g``): a constant written between slashes."""
     return value.kind == "const" and value.text.startswith("/") and value.text.count("/") >= 2
@@ -208,6 +223,10 @@ def stays_in_process(
         # ``createHash("sha256")`` (node:crypto), ``$("script").remove()`` after ``$ =
         # cheerio.load(html)``: a function of an in-memory npm package or Node module, or a
         # method of what one handed out (its saves excepted)
+        return True
+    if facts.language != "python" and _bound_to_in_process_package(project, call, fn, facts):
+        # ``const now = dayjs().tz(zone)``, then ``now.subtract(1, "day").startOf("day")``:
+        # an object of an in-memory npm package, bound to a local first
         return True
     if facts.language != "python" and call.receiver and call.method in world.js_value_methods:
         # ``error.message.includes("quota")``, ``name.trim()``: a JavaScript value's own

@@ -450,3 +450,12 @@ def test_a_request_method_a_closure_takes_from_its_enclosing_function_is_chosen_
     assert tools["find_recipes"]["effects"] == []
     assert tools["save_recipe"]["effects"] == ["network_write"]
     assert tools["remove_recipe"]["risk"]["value"] == "destructive"
+
+
+def test_a_date_of_an_in_memory_package_bound_to_a_local_first_is_no_effect() -> None:
+    """``const anchor = dayjs(day).startOf("day")``, then ``anchor.subtract(...).startOf("day")``: the
+    object of a date package lives in the process, however its methods are named, when it
+    is bound to a local before its methods are called as when it is not."""
+    tools = tools_of(FORMS / "date-locals")
+    assert tools["shift_window"]["effects"] == []
+    assert tools["shift_window"]["risk"]["value"] == "read"
