@@ -42,6 +42,7 @@ from agentguard.project.sink_keys import (
     appended_after_read,
     closed_over_param,
     fresh_identity,
+    handed_in,
     key_for,
     local_value,
     substitute,
@@ -145,9 +146,7 @@ def option_method(
                 return found
         return "GET", None
     if item.kind == "name":
-        if (item.text in fn.params and item.text not in SELF_NAMES) or closed_over_param(
-            project, item.text, fn, facts
-        ):
+        if handed_in(project, item.text, fn, facts):
             return None, item.text
         item = local_value(project, item.text, fn, facts, before) or item
     if item.op == "if" and item.parts:  # ``options.method ?? "GET"``: the caller's, if given
@@ -293,7 +292,7 @@ def _classify_sink(
             if text is None and sink.ecosystem == "npm" and statement.kind == "fstring":
                 # a tagged template (``sql`DELETE FROM t WHERE id = ${id}```): its values
                 # are bound as parameters, so the literal text is the statement
-                text = "".join(p.const if p.op == "text" else "$1" for p in statement.parts)  # type: ignore[misc]
+                text = _template_text(statement)
             receiver = (call.receiver or "").lower()
             # an npm driver's client is known by its type, whatever the receiver's name
             if (
@@ -312,7 +311,7 @@ def _classify_sink(
             ):
                 # ``f"UPDATE tasks SET done = true WHERE id = {task_id}"``: the written words
                 # say what the statement does, the values put in are values
-                text = "".join(p.const if p.op == "text" else "$1" for p in statement.parts)  # type: ignore[misc]
+                text = _template_text(statement)
             if text is not None and _column_added_when_missing(text, call, fn):
                 return None  # the fixed schema's migration, set up on first use
             if text is not None:
@@ -467,6 +466,15 @@ def _column_added_when_missing(text: str, call: Call, fn: Function) -> bool:
         return True
     return any(
         branch.test.op == "not in" and branch.span.encloses(call.span) for branch in fn.branches
+    )
+
+
+def _template_text(statement: Value) -> str:
+    """A statement written as a template, its written words kept and each value put in
+    standing as a parameter (``$1``)."""
+    return "".join(
+        part.const if part.op == "text" and isinstance(part.const, str) else "$1"
+        for part in statement.parts
     )
 
 
@@ -730,13 +738,7 @@ def _method_param(
     value = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
     if spec.get("field"):
         return option_method(project, value, spec["field"], fn, facts, call.order)[1]
-    if value is not None and value.kind == "name" and value.text in fn.params:
-        return value.text if value.text not in SELF_NAMES else None
-    if (
-        value is not None
-        and value.kind == "name"
-        and closed_over_param(project, value.text, fn, facts)
-    ):
+    if value is not None and value.kind == "name" and handed_in(project, value.text, fn, facts):
         return value.text
     return None
 

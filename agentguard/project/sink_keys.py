@@ -26,22 +26,34 @@ def local_value(
     """What ``name`` was last bound to in ``fn`` before the call at ``before``; for a name
     a nested function neither binds nor takes, what the function it is nested in last
     binds it to (``fs = connect(url)``, then ``def write(p): fs.write_file(p)``)."""
+    binder = _binder(project, name, fn, facts)
+    if binder is None:
+        return None
+    assignments = project.local_assignments(facts, binder.qualname, name)
+    if binder is not fn:
+        return assignments[-1].value if assignments else None
     found: Value | None = None
-    assignments = project.local_assignments(facts, fn.qualname, name)
     for assignment in assignments:
         if assignment.order <= before:
             found = assignment.value
-    qualname = fn.qualname
-    params = fn.params
-    while not assignments and name not in params and ".<locals>." in qualname:
-        qualname = qualname.rpartition(".<locals>.")[0]
-        outer = project.function(qualname)
-        if outer is None:
-            break
-        assignments = project.local_assignments(facts, qualname, name)
-        params = outer.params
-        found = assignments[-1].value if assignments else None
     return found
+
+
+def _binder(project: ProjectIndex, name: str, fn: Function, facts: ModuleFacts) -> Function | None:
+    """The function whose ``name`` a use in ``fn`` sees: ``fn`` when it binds or takes the
+    name (or is nested in no function), else the innermost function it is nested in that
+    does; None when one of those is not in the project."""
+    current = fn
+    while (
+        name not in current.params
+        and ".<locals>." in current.qualname
+        and not project.local_assignments(facts, current.qualname, name)
+    ):
+        outer = project.function(current.qualname.rpartition(".<locals>.")[0])
+        if outer is None:
+            return None
+        current = outer
+    return current
 
 
 def closed_over_param(
@@ -51,17 +63,20 @@ def closed_over_param(
     nor takes it (``const doRequest = async () => fetch(url, {method})`` inside
     ``makeRequest(nsid, params, method = "GET")``): what that function's callers hand it
     decides. None when ``name`` is ``fn``'s own or no enclosing function takes it."""
-    qualname = fn.qualname
-    if name in fn.params or name in SELF_NAMES:
+    if name in SELF_NAMES:
         return None
-    while ".<locals>." in qualname and not project.local_assignments(facts, qualname, name):
-        qualname = qualname.rpartition(".<locals>.")[0]
-        outer = project.function(qualname)
-        if outer is None:
-            return None
-        if name in outer.params:
-            return qualname
-    return None
+    binder = _binder(project, name, fn, facts)
+    if binder is None or binder is fn or name not in binder.params:
+        return None
+    return binder.qualname
+
+
+def handed_in(project: ProjectIndex, name: str, fn: Function, facts: ModuleFacts) -> bool:
+    """Whether ``fn``'s callers hand ``name`` in: a parameter of ``fn`` (``self`` aside),
+    or one of the function it is nested in that it uses (``closed_over_param``)."""
+    if name in fn.params:
+        return name not in SELF_NAMES
+    return closed_over_param(project, name, fn, facts) is not None
 
 
 def key_for(
