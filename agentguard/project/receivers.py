@@ -14,6 +14,7 @@ from agentguard.knowledge.words import words
 from agentguard.project.sink_keys import local_value
 
 if TYPE_CHECKING:
+    from agentguard.knowledge.open_world import OpenWorld
     from agentguard.project.index import ProjectIndex
 
 
@@ -161,19 +162,22 @@ def in_process_method(project: ProjectIndex, callee: str, method: str) -> bool:
     return len(parts) >= 3 and any(part[:1].isupper() for part in parts[1:-1])
 
 
-def _bound_to_in_process_package(
-    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
-) -> bool:
-    """Whether the local ``call``'s chain starts from was bound to a call of an npm
-    package whose objects live in the process (``now = dayjs().tz(zone)``)."""
-    world = project.catalog.open_world
+def _of_in_process_package(world: OpenWorld, written: str) -> bool:
+    """Whether ``written`` (a callee) is a call of an npm package or Node module whose
+    objects live in the process, or a step on what one handed out."""
+    return written.startswith(("npm:", "node:")) and (
+        written.split(".", 1)[0].removesuffix("()") in world.in_process_packages
+    )
+
+
+def _bound_call(project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts) -> str:
+    """The callee of the call the local ``call``'s chain starts from was bound to (``now =
+    dayjs().tz(zone)`` gives ``npm:dayjs().tz``), or ""."""
     root = call.chain.root if call.chain is not None else ""
-    if not root or not root.isidentifier() or call.method in world.buffer_saves:
-        return False
+    if not root or not root.isidentifier():
+        return ""
     bound = local_value(project, root, fn, facts, call.order)
-    made = (bound.qualname or "") if bound is not None and bound.kind == "call" else ""
-    package = made.split(".", 1)[0].removesuffix("()")
-    return made.startswith("npm:") and package in world.in_process_packages
+    return (bound.qualname or "") if bound is not None and bound.kind == "call" else ""
 
 
 def _regular_expression(value: Value) -> bool:
@@ -214,19 +218,18 @@ def stays_in_process(
     if callee.startswith(("str.", "bytes.", "list.", "dict.", "set.")):
         return True
     world = project.catalog.open_world
-    if (
-        call.callee.startswith(("npm:", "node:"))
+    if call.method not in world.buffer_saves and (
         # ``npm:dayjs().add`` for ``dayjs(start).add(1, "hour")``: the package called
-        and call.callee.split(".", 1)[0].removesuffix("()") in world.in_process_packages
-        and call.method not in world.buffer_saves
+        _of_in_process_package(world, call.callee)
+        # ``const now = dayjs().tz(zone)``, then ``now.subtract(1, "day")``: bound first
+        or (
+            facts.language != "python"
+            and _of_in_process_package(world, _bound_call(project, call, fn, facts))
+        )
     ):
         # ``createHash("sha256")`` (node:crypto), ``$("script").remove()`` after ``$ =
         # cheerio.load(html)``: a function of an in-memory npm package or Node module, or a
         # method of what one handed out (its saves excepted)
-        return True
-    if facts.language != "python" and _bound_to_in_process_package(project, call, fn, facts):
-        # ``const now = dayjs().tz(zone)``, then ``now.subtract(1, "day").startOf("day")``:
-        # an object of an in-memory npm package, bound to a local first
         return True
     if facts.language != "python" and call.receiver and call.method in world.js_value_methods:
         # ``error.message.includes("quota")``, ``name.trim()``: a JavaScript value's own
