@@ -199,17 +199,32 @@ def looked_up_method(project: ProjectIndex, name: str, facts: ModuleFacts) -> st
     """The method ``name`` of a project object a function of ``facts`` looks a name it is
     handed up on and calls (``getattr(self.toolbox, tool_name)(**args)``, or the local it
     binds that to, called): the first so found in source order."""
-    for call in facts.calls:
-        if call.callee != "getattr" or len(call.args) < 2 or call.args[1].kind != "name":
-            continue
-        caller = project.function(call.function) if call.function else None
-        if caller is None or not _answer_called(project, call, caller, facts):
-            continue
-        owner = _held_class(project, call.args[0], caller, facts)
-        method = project.find_method(owner, name) if owner else None
+    for owner in _lookup_owners(project, facts):
+        method = project.find_method(owner, name)
         if method is not None and method in project.functions:
             return method
     return None
+
+
+def _lookup_owners(project: ProjectIndex, facts: ModuleFacts) -> list[str]:
+    """The project classes whose objects the functions of ``facts`` look a name up on and
+    call what they find, in source order: worked out once per module, as every tool name
+    asks."""
+
+    def work_out() -> list[str]:
+        owners: list[str] = []
+        for call in facts.calls:
+            if call.callee != "getattr" or len(call.args) < 2 or call.args[1].kind != "name":
+                continue
+            caller = project.function(call.function) if call.function else None
+            if caller is None or not _answer_called(project, call, caller, facts):
+                continue
+            owner = _held_class(project, call.args[0], caller, facts)
+            if owner is not None and owner not in owners:
+                owners.append(owner)
+        return owners
+
+    return project.remembered(("getattr lookup owners", facts.path), work_out)
 
 
 def _answer_called(project: ProjectIndex, call: Call, caller: Function, facts: ModuleFacts) -> bool:

@@ -15,12 +15,13 @@ the answer (``json.loads`` of the model's text) and branches on the action's nam
         elif action["type"] == "delete_channel": ...
 
 Each name a function branches on and a prompt lists is a tool, run by the branch (or the
-function the branch hands it to). A tool's own branches on one of its arguments, listed in
-its description (``command: "view" | "create_file"``), are the commands of that one tool. The prompt must reach a model: it is written in a
+function the branch hands it to). The prompt must reach a model: it is written in a
 function that calls a model (a model API, or an HTTP POST to a model's host), directly or
 through the project's functions, or in one that a function reaching a model calls. And the
 branching function must be run by such a function too. A help text listing a command
-line's sub-commands reaches no model, and names no tool.
+line's sub-commands reaches no model, and names no tool; a tool's own branches on one of
+its arguments, listed in its description (``command: "view" | "create_file"``), are the
+commands of that one tool.
 """
 
 from __future__ import annotations
