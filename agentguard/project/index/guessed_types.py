@@ -33,9 +33,10 @@ def handed_back(fn: Function, stepped: bool) -> list[Value]:
     """What a call of ``fn`` hands its caller: what it returns, or, for a generator made a
     context manager (``with session_scope() as db``) or stepped (``next(get_db())``,
     ``stepped``), what it yields."""
-    if fn.returns or not fn.yields:
-        return fn.returns
-    if stepped or any(d.qualname in CONTEXT_MANAGER_DECORATORS for d in fn.decorators):
+    generator = fn.yields and not fn.returns
+    if generator and (
+        stepped or any(d.qualname in CONTEXT_MANAGER_DECORATORS for d in fn.decorators)
+    ):
         return fn.yields
     return fn.returns
 
