@@ -123,3 +123,131 @@ def ask(question: str) -> str:
 
 def test_the_commands_a_tools_description_lists_and_its_body_branches_on_are_one_tool() -> None:
     assert [t.name for t in discover({"editor.py": EDITOR})] == ["edit_file"]
+
+
+# A hand-written ReAct loop: the prompt names the tools, the model answers ``Action: name``,
+# and the loop looks the name up in a table of the project's functions.
+REACT = '''
+import re
+
+import requests
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def search_orders(query: str) -> str:
+    return requests.get("https://shop.example/api/orders", params={"q": query}, timeout=10).text
+
+
+def cancel_order(order_id: str) -> str:
+    return requests.post(f"https://shop.example/api/orders/{order_id}/cancel", timeout=10).text
+
+
+TOOLS = {"search_orders": search_orders, "cancel_order": cancel_order}
+
+PROMPT = """Answer the customer's question. Tools you may use:
+search_orders: find orders by a text query
+cancel_order: cancel one order by its id
+Answer in the form
+Action: the tool's name
+Action Input: what to hand it
+"""
+
+
+def run(question: str) -> str:
+    messages = [{"role": "system", "content": PROMPT}, {"role": "user", "content": question}]
+    for _ in range(5):
+        reply = client.chat.completions.create(model="gpt-4o", messages=messages)
+        text = reply.choices[0].message.content
+        match = re.search(r"Action: (\\w+)\\s*Action Input: (.*)", text)
+        if match is None:
+            return text
+        observation = TOOLS[match.group(1)](match.group(2))
+        messages.append({"role": "user", "content": f"Observation: {observation}"})
+    return "no answer"
+'''
+
+
+def test_each_function_of_a_table_a_prompt_lists_and_a_model_loop_looks_up_is_a_tool() -> None:
+    tools = {t.name: t for t in discover({"agent.py": REACT})}
+    assert set(tools) == {"search_orders", "cancel_order"}
+    assert tools["cancel_order"].functions[0] == "agent.cancel_order"
+
+
+# The table lives in its own module and the agent describes it to the model by reading it
+# whole, then looks the answer's name up with ``.get`` and calls what it finds.
+TABLE = """
+import subprocess
+from pathlib import Path
+
+
+def read_note(name: str) -> str:
+    return Path("notes", name).read_text()
+
+
+def write_note(spec: str) -> str:
+    name, _, text = spec.partition("|")
+    Path("notes", name).write_text(text)
+    return "saved"
+
+
+def run_shell(command: str) -> str:
+    return subprocess.run(command, shell=True, capture_output=True, text=True).stdout
+
+
+TOOLBOX = {"read_note": read_note, "write_note": write_note, "run_shell": run_shell}
+"""
+
+AGENT = """
+import anthropic
+
+from toolbox import TOOLBOX
+
+
+class NoteAgent:
+    def __init__(self) -> None:
+        self.client = anthropic.Anthropic()
+
+    def system_prompt(self) -> str:
+        lines = [f"{name}: {fn.__doc__ or ''}" for name, fn in TOOLBOX.items()]
+        return "Reply `TOOL name: input` to use a tool. Tools:\\n" + "\\n".join(lines)
+
+    def step(self, history: list) -> str:
+        answer = self.client.messages.create(
+            model="claude-sonnet-4-5", max_tokens=1024, system=self.system_prompt(), messages=history
+        )
+        text = answer.content[0].text
+        if not text.startswith("TOOL "):
+            return text
+        name, _, argument = text[5:].partition(":")
+        tool = TOOLBOX.get(name.strip())
+        return tool(argument.strip()) if tool else f"no tool {name}"
+"""
+
+
+def test_a_table_the_agent_describes_to_the_model_by_reading_it_whole_names_its_tools() -> None:
+    tools = {t.name: t.functions[0] for t in discover({"toolbox.py": TABLE, "agent.py": AGENT})}
+    assert tools == {
+        "read_note": "toolbox.read_note",
+        "write_note": "toolbox.write_note",
+        "run_shell": "toolbox.run_shell",
+    }
+
+
+# The same table looked up by a command loop that never talks to a model: its names are
+# commands typed by a user, not tools.
+SHELL = """
+from toolbox import TOOLBOX
+
+
+def main() -> None:
+    print("commands: " + ", ".join(TOOLBOX))
+    while True:
+        name, _, argument = input("> ").partition(" ")
+        print(TOOLBOX[name](argument))
+"""
+
+
+def test_a_table_looked_up_by_a_loop_that_reaches_no_model_names_no_tool() -> None:
+    assert discover({"toolbox.py": TABLE, "shell.py": SHELL}) == []

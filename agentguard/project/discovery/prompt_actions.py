@@ -15,7 +15,11 @@ the answer (``json.loads`` of the model's text) and branches on the action's nam
         elif action["type"] == "delete_channel": ...
 
 Each name a function branches on and a prompt lists is a tool, run by the branch (or the
-function the branch hands it to). The prompt must reach a model: it is written in a
+function the branch hands it to). A hand-written ReAct loop does the same with a table of
+the project's functions: the prompt lists the names (or the project builds it by reading
+the table whole, ``TOOLS.items()``), the model answers ``Action: cancel_order``, and the
+loop looks the name up and calls what it finds (``TOOLS[name](arg)``); each function of
+the table is a tool. The prompt must reach a model: it is written in a
 function that calls a model (a model API, or an HTTP POST to a model's host), directly or
 through the project's functions, or in one that a function reaching a model calls. And the
 branching function must be run by such a function too. A help text listing a command
@@ -28,17 +32,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from agentguard.diagnostics import Location
-from agentguard.facts.module_facts import Call, ModuleFacts, Value
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Step, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.branch_tools import branch_tool, inline_branch
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
-from agentguard.project.discovery.dispatch import branch_name, dispatch_targets
+from agentguard.project.discovery.dispatch import branch_name, dispatch_targets, entry_function
 from agentguard.project.sink_keys import local_value
-from agentguard.project.tool_facts import ToolFacts
+from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -57,19 +61,24 @@ _CALLER_HOPS = 3
 
 
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
-    dispatches = list(_dispatches(project))
+    tables = list(_tables(project))
+    dispatches = [*_dispatches(project), *((t.facts, t.lookup, t.names) for t in tables)]
     if not dispatches:
         return
     branched = {name for _, _, names in dispatches for name in names}
-    # each text that mentions two branch names or more, as whole words, by name
-    prompts: list[tuple[frozenset[str], str | None, Location]] = []
+    # each text that mentions two branch names or more, as whole words, by name; a table
+    # the project describes to the model (its names joined into a prompt) lists them all
+    prompts: list[tuple[frozenset[str], str | None, Location]] = [
+        (frozenset(t.names), holder, site) for t in tables for holder, site in t.described
+    ]
+    for text, text_holder, text_site in _prompt_texts(project):
+        words = branched.intersection(_WORD.findall(text))
+        if len(words) >= 2:
+            prompts.append((frozenset(words), text_holder, text_site))
     by_name: dict[str, list[int]] = {}
-    for text, holder, site in _prompt_texts(project):
-        mentioned = branched.intersection(_WORD.findall(text))
-        if len(mentioned) >= 2:
-            for name in mentioned:
-                by_name.setdefault(name, []).append(len(prompts))
-            prompts.append((frozenset(mentioned), holder, site))
+    for index, (mentioned, _, _) in enumerate(prompts):
+        for name in mentioned:
+            by_name.setdefault(name, []).append(index)
     if not prompts:
         return
     reach: _ModelReach | None = None
@@ -107,6 +116,118 @@ def _dispatches(project: ProjectIndex) -> Iterator[tuple[ModuleFacts, str, list[
         for handler, names in by_handler.items():
             if len(names) >= 2:
                 yield facts, handler, names
+
+
+class _Table(NamedTuple):
+    """A dict of the project's functions by name that a function looks a name up in and
+    calls what it finds (``TOOLS[name](arg)``, ``fn = self.tools.get(name)``, then
+    ``fn(arg)``): the table's module, the looking-up function, the names, and where a
+    function reads the whole table to describe it (``TOOLS.items()``, ``list(TOOLS)``)."""
+
+    facts: ModuleFacts
+    lookup: str
+    names: list[str]
+    described: list[tuple[str, Location]]
+
+
+def _tables(project: ProjectIndex) -> Iterator[_Table]:
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for fn in facts.functions.values():
+            for written in _looked_up_tables(project, fn, facts):
+                table = _table_value(project, written, fn, facts)
+                if table is None:
+                    continue
+                held, held_in = table
+                names = [
+                    name
+                    for name, entry in held.items.items()
+                    if _IDENTIFIER.match(name) and entry_function(project, entry, held_in, None)
+                ]
+                if len(names) >= 2:
+                    described = list(_table_reads(project, written, fn.class_name, held_in, facts))
+                    yield _Table(held_in, fn.qualname, names, described)
+
+
+def _looked_up_tables(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> set[str]:
+    """The tables ``fn`` looks a name up in and calls what it finds, as written (``TOOLS``,
+    ``self.tools``): on the spot, or through the local it binds the entry to."""
+    bound: dict[str, str] = {}
+    for assignment in project.local_assignments(facts, fn.qualname):
+        chain = assignment.value.chain
+        if chain is not None and chain.steps and chain.steps[-1] == ("call", None):
+            written = _table_of(chain.root, chain.steps[:-1], lookup_by_get=True)
+        else:
+            written = _table_of(chain.root, chain.steps, lookup_by_get=False) if chain else None
+        if written:
+            bound[assignment.target] = written
+    found: set[str] = set()
+    for call in project.calls_in(fn.qualname):
+        chain = call.chain
+        if chain is None:
+            continue
+        if chain.is_name and chain.root in bound:
+            found.add(bound[chain.root])
+        written = _table_of(chain.root, chain.steps, lookup_by_get=False)
+        if written:
+            found.add(written)
+    return found
+
+
+def _table_of(root: str, steps: tuple[Step, ...], *, lookup_by_get: bool) -> str | None:
+    """``TOOLS`` for ``TOOLS[name]`` (``TOOLS.get`` when ``lookup_by_get``), ``self.tools``
+    for ``self.tools[name]``: a lookup by a key that is no literal, on a name or on an
+    attribute of ``self``."""
+    if not root:
+        return None
+    lookup: tuple[Step, ...] = (("attr", "get"),) if lookup_by_get else (("item", None),)
+    if steps == lookup:
+        return root
+    if root in SELF_NAMES and len(steps) == 2 and steps[0][0] == "attr" and steps[1:] == lookup:
+        return f"{root}.{steps[0][1]}"
+    return None
+
+
+def _table_value(
+    project: ProjectIndex, written: str, fn: Function, facts: ModuleFacts
+) -> tuple[Value, ModuleFacts] | None:
+    """The dict literal the table ``written`` holds where ``fn`` looks it up, with the
+    module it is written in."""
+    if "." in written:
+        held = project.held_value(written, fn, facts)
+        return (held, facts) if held is not None and held.kind == "dict" else None
+    if project.local_assignments(facts, fn.qualname, written):
+        return None  # a table the function builds for itself names what it was handed
+    variable = project.module_variable_in(facts.imports.get(written) or f"{facts.module}.{written}")
+    if variable is None or variable[0].kind != "dict":
+        return None
+    held_in = project.modules.get(variable[1])
+    return (variable[0], held_in) if held_in is not None else None
+
+
+# A whole table read to describe it: its entries, its names, its functions.
+_TABLE_READS = frozenset({"items", "keys", "values"})
+
+
+def _table_reads(
+    project: ProjectIndex, written: str, owner: str | None, held_in: ModuleFacts, facts: ModuleFacts
+) -> Iterator[tuple[str, Location]]:
+    """Where a function reads the whole table ``written``: ``TOOLS.items()``, or the table
+    handed to a call (``", ".join(TOOLS)``, ``list(self.tools)``), with that function."""
+    root, _, attribute = written.partition(".")
+    prefix: tuple[Step, ...] = (("attr", attribute),) if attribute else ()
+    reads = {(*prefix, ("attr", method)) for method in _TABLE_READS}
+    modules = {id(m): m for m in (held_in, facts)}.values()
+    for module in modules:
+        for call in module.calls:
+            fn = project.function(call.function) if call.function else None
+            if fn is None or (attribute and fn.class_name != owner):
+                continue
+            chain = call.chain
+            on_table = chain is not None and chain.root == root and chain.steps in reads
+            if on_table or any(arg.text == written for arg in call.args):
+                yield fn.qualname, Location(module.path, call.span)
 
 
 def _prompt_texts(project: ProjectIndex) -> Iterator[tuple[str, str | None, Location]]:
