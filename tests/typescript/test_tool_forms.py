@@ -459,3 +459,15 @@ def test_a_date_of_an_in_memory_package_bound_to_a_local_first_is_no_effect() ->
     tools = tools_of(FORMS / "date-locals")
     assert tools["shift_window"]["effects"] == []
     assert tools["shift_window"]["risk"]["value"] == "read"
+
+
+def test_records_each_tool_module_pushes_onto_a_shared_list_are_tools() -> None:
+    """``pantryTools.push(removeItem)`` at the top of each tool's own module, onto a list
+    another module exports (through a barrel), registered by ``pantryTools.forEach((tool) =>
+    server.tool(tool.name, ...))``: each pushed record is a tool, named by its ``name``
+    field and judged by the function it holds."""
+    tools = tools_of(FORMS / "pushed-records")
+    assert set(tools) == {"list_items", "remove_item"}
+    assert tools["remove_item"]["path"].endswith("src/tools/removeItem.ts")
+    assert tools["remove_item"]["effects"] == ["destructive"]
+    assert tools["list_items"]["effects"] == []

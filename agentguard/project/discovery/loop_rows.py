@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
 
 _MAX_DEPTH = 5
+# What adds one row to a list: Python's ``list.append``, JavaScript's ``Array.push``.
+_ADDS_ONE = ("append", "push")
 
 
 @dataclass(frozen=True)
@@ -281,7 +283,7 @@ def _added_rows(
     for other in calls:
         if other.receiver not in held or len(other.args) != 1 or other.span.line >= before:
             continue
-        if other.method == "append":
+        if other.method in _ADDS_ONE:
             rows.append((other.args[0], facts))
         elif other.method == "extend":
             rows += _rows(project, other.args[0], fn, facts, other.span.line, depth + 1)
@@ -299,6 +301,27 @@ def _module_rows(
     if value.kind == "list":
         own = (facts.imports.get(name) or name).rsplit(".", 1)[-1]  # its name where written
         rows += _added_rows(project, own, None, holder, 1 << 30, depth)
+        rows += _rows_added_elsewhere(project, f"{holder.module}.{own}", holder, depth)
+    return rows
+
+
+def _rows_added_elsewhere(
+    project: ProjectIndex, qualname: str, holder: ModuleFacts, depth: int
+) -> list[tuple[Value, ModuleFacts]]:
+    """What other modules give the module's list ``qualname`` when they are loaded: each
+    tool's own file importing the shared list and adding itself (``tools.push(updateCard)``
+    at its top level, ``TOOLS.append(send)``)."""
+    rows: list[tuple[Value, ModuleFacts]] = []
+    for method in (*_ADDS_ONE, "extend"):
+        for call, facts in project.calls_named(method):
+            if call.function is not None or facts is holder or call.receiver != qualname:
+                continue
+            if len(call.args) != 1:
+                continue
+            if method == "extend":
+                rows += _rows(project, call.args[0], None, facts, call.span.line, depth + 1)
+            else:
+                rows.append((call.args[0], facts))
     return rows
 
 

@@ -238,7 +238,7 @@ class ProjectIndex(Types):
             return ()
         short = owner.rsplit(".", 1)[-1]
         found: list[str] = []
-        for built, built_facts in self._calls_named(short):
+        for built, built_facts in self.calls_named(short):
             if self._call_target(built.callee, built_facts) != init:
                 continue
             handed = self._argument_for(built, init, kept[0].text)
@@ -774,7 +774,7 @@ class ProjectIndex(Types):
         if function.class_name is not None and function.params[:1] == ["self"]:
             position -= 1
         kinds: set[str] = set()
-        for call, facts in self._calls_named(function.name):
+        for call, facts in self.calls_named(function.name):
             if self.project_function(call.callee, facts) != function.qualname:
                 continue
             value = call.kwargs.get(name) or (
@@ -803,7 +803,7 @@ class ProjectIndex(Types):
         position = params.index(name) if name in params else -1
         unresolved: list[tuple[Value, Call, ModuleFacts]] = []
         resolved = False
-        for call, facts in self._calls_named(function.name):
+        for call, facts in self.calls_named(function.name):
             if facts.is_test:
                 continue
             target = self.project_function(call.callee, facts)
@@ -832,7 +832,7 @@ class ProjectIndex(Types):
         params = [p for p in function.params if p not in SELF_NAMES]
         position = params.index(name) if name in params else -1
         found: list[tuple[Value, Call, ModuleFacts]] = []
-        for call, facts in self._calls_named(function.name):
+        for call, facts in self.calls_named(function.name):
             if facts.is_test or self.project_function(call.callee, facts) != function.qualname:
                 continue
             value = call.kwargs.get(name) or (
@@ -878,7 +878,7 @@ class ProjectIndex(Types):
         """The project functions with a call that runs ``qualname``, each once: found
         through the calls of its name, not by resolving every call of the project."""
         found: list[str] = []
-        for call, facts in self._calls_named(qualname.rsplit(".", 1)[-1]):
+        for call, facts in self.calls_named(qualname.rsplit(".", 1)[-1]):
             caller = self.function(call.function) if call.function else None
             if caller is None or caller.qualname in found:
                 continue
@@ -886,7 +886,7 @@ class ProjectIndex(Types):
                 found.append(caller.qualname)
         return found
 
-    def _calls_named(self, name: str) -> list[tuple[Call, ModuleFacts]]:
+    def calls_named(self, name: str) -> list[tuple[Call, ModuleFacts]]:
         index = self._memo.calls_by_last_name
         if index is None:
             index = self._memo.calls_by_last_name = {}
@@ -918,7 +918,7 @@ class ProjectIndex(Types):
         """The project's calls written to exactly ``callee``, from the index by last name."""
         return [
             (call, facts)
-            for call, facts in self._calls_named(callee.rsplit(".", 1)[-1])
+            for call, facts in self.calls_named(callee.rsplit(".", 1)[-1])
             if call.callee == callee
         ]
 
