@@ -471,3 +471,13 @@ def test_records_each_tool_module_pushes_onto_a_shared_list_are_tools() -> None:
     assert tools["remove_item"]["path"].endswith("src/tools/removeItem.ts")
     assert tools["remove_item"]["effects"] == ["destructive"]
     assert tools["list_items"]["effects"] == []
+
+
+def test_linear_queries_named_by_what_they_fetch_are_reads_and_its_creates_writes() -> None:
+    """The Linear SDK names its queries by what they fetch (``issueLabels()``, ``user(id)``)
+    and its mutations verb-first (``createIssue``): a query starting with a word that is
+    also a verb (``issue``) is no write, and a one-word query is no unknown."""
+    tools = tools_of(FORMS / "linear-queries")
+    assert tools["listLabels"]["effects"] == []
+    assert tools["whoIs"]["effects"] == []
+    assert tools["fileBug"]["effects"] == ["network_write"]
