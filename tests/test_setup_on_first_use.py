@@ -381,3 +381,52 @@ def test_a_schema_migrated_on_first_use_and_the_folder_of_its_file_are_set_up(
     verdicts = tool_verdicts(scan_files, {"tasks.py": TASK_STORE})
     assert verdicts["list_tasks"] == ("read", set())
     assert verdicts["add_task"][0] == "write"
+
+
+DRAFTS_SERVER = """\
+import os
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("drafts")
+DRAFTS = os.path.join(os.path.expanduser("~"), "drafts")
+
+
+def drafts_folder() -> None:
+    os.makedirs(DRAFTS, exist_ok=True)
+
+
+@mcp.tool()
+def list_drafts() -> list:
+    \"\"\"List the drafts kept on this machine.\"\"\"
+    drafts_folder()
+    return sorted(os.listdir(DRAFTS))
+
+
+@mcp.tool()
+def save_draft(name: str, text: str) -> str:
+    \"\"\"Save a draft.\"\"\"
+    drafts_folder()
+    with open(os.path.join(DRAFTS, name), "w") as handle:
+        handle.write(text)
+    return "saved"
+
+
+@mcp.tool()
+def new_album(name: str) -> str:
+    \"\"\"Make a folder for a new album.\"\"\"
+    os.makedirs(os.path.join(DRAFTS, name), exist_ok=True)
+    return "made"
+"""
+
+
+def test_a_fixed_folder_made_when_missing_is_set_up_and_what_is_done_in_it_the_tools(
+    scan_files: ScanFiles,
+) -> None:
+    """``os.makedirs(DRAFTS, exist_ok=True)`` on a folder fixed in the code, before the tool
+    lists it, is set-up: the tool reads. Writing a file there is still the tool's write,
+    and a folder the caller names is the tool's own effect."""
+    verdicts = tool_verdicts(scan_files, {"server.py": DRAFTS_SERVER})
+    assert verdicts["list_drafts"] == ("read", set())
+    assert verdicts["save_draft"][0] == "write"
+    assert verdicts["new_album"][0] == "write"

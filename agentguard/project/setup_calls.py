@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Span
-from agentguard.facts.module_facts import Function, ModuleFacts, Value
+from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
 from agentguard.project.receivers import written_receiver
 from agentguard.project.tool_facts import SELF_NAMES
 
@@ -57,6 +57,7 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
     found.extend((order, order + 1) for order in kept_file_writes(project, fn, facts))
     found.extend((order, order + 1) for order in handshake_sends(project, fn, facts))
     found.extend((order, order + 1) for order in returned_folder_made(fn, project))
+    found.extend((order, order + 1) for order in fixed_folder_made(project, fn, facts))
     return found
 
 
@@ -97,6 +98,37 @@ def returned_folder_made(fn: Function, project: ProjectIndex) -> list[int]:
         if (folder or written_receiver(call)) in returned:
             made.append(call.order)
     return made
+
+
+def fixed_folder_made(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> list[int]:
+    """The orders of the calls of ``fn`` that make a folder when it is missing, on a path
+    that is the same on every call (``os.makedirs(DATA_DIR, exist_ok=True)``,
+    ``await fs.mkdir(SYNC_DIR, { recursive: true })``): an empty folder made once, where the
+    function then reads or writes; what it does there is the call's effect, not the folder.
+    A folder named by the caller (``mkdir(root / name)``) is the call's own effect."""
+    made: list[int] = []
+    for call in project.calls_in(fn.qualname):
+        if call.method not in _FOLDER_MAKERS or not _when_missing(call):
+            continue
+        python_function = call.callee == "os.makedirs"
+        path = (
+            call.args[0] if (python_function or facts.language != "python") and call.args else None
+        )
+        text = path.text if path is not None else written_receiver(call)
+        if text and _same_every_call(project, text, path, fn, facts):
+            made.append(call.order)
+    return made
+
+
+def _when_missing(call: Call) -> bool:
+    """Whether a folder maker leaves a folder that is there alone: ``exist_ok=True`` in
+    Python, ``{ recursive: true }`` in Node's ``fs.mkdir``."""
+    exist_ok = call.kwargs.get("exist_ok")
+    if exist_ok is not None:
+        return exist_ok.const is True
+    options = call.args[1] if len(call.args) > 1 else None
+    recursive = options.items.get("recursive") if options is not None else None
+    return recursive is not None and recursive.const is True
 
 
 # What tests whether a file is there: ``os.path.exists(p)``, ``p.exists()``, ``p.is_file()``.

@@ -481,3 +481,57 @@ def test_linear_queries_named_by_what_they_fetch_are_reads_and_its_creates_write
     assert tools["listLabels"]["effects"] == []
     assert tools["whoIs"]["effects"] == []
     assert tools["fileBug"]["effects"] == ["network_write"]
+
+
+NOTEBOOK_SERVER = """\
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { promises as fs } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { z } from 'zod'
+
+const NOTES_DIR = path.join(os.homedir(), 'notebook')
+
+class Notebook {
+  private async ensureDir(): Promise<void> {
+    await fs.mkdir(NOTES_DIR, { recursive: true })
+  }
+
+  async names(): Promise<string[]> {
+    await this.ensureDir()
+    return fs.readdir(NOTES_DIR)
+  }
+
+  async write(name: string, text: string): Promise<void> {
+    await this.ensureDir()
+    await fs.writeFile(path.join(NOTES_DIR, name), text)
+  }
+}
+
+const notebook = new Notebook()
+const server = new McpServer({ name: 'notebook', version: '1.0.0' })
+
+server.tool('list_notes', 'List the notes', {}, async () => ({
+  content: [{ type: 'text' as const, text: (await notebook.names()).join('\\n') }],
+}))
+
+server.tool('write_note', 'Write a note', { name: z.string(), text: z.string() }, async ({ name, text }) => {
+  await notebook.write(name, text)
+  return { content: [{ type: 'text' as const, text: 'saved' }] }
+})
+"""
+
+
+def test_a_fixed_folder_a_class_makes_when_missing_is_set_up_of_its_reads(tmp_path: Path) -> None:
+    """``fs.mkdir(NOTES_DIR, { recursive: true })`` before listing the folder is set-up: the
+    listing tool reads; the tool writing a file there writes."""
+    project = tmp_path / "notebook"
+    (project / "src").mkdir(parents=True)
+    (project / "package.json").write_text(
+        '{"name": "notebook", "type": "module", "dependencies": '
+        '{"@modelcontextprotocol/sdk": "^1", "zod": "^3"}}'
+    )
+    (project / "src" / "server.ts").write_text(NOTEBOOK_SERVER)
+    tools = tools_of(project)
+    assert tools["list_notes"]["effects"] == []
+    assert tools["write_note"]["effects"] == ["write"]
