@@ -29,6 +29,7 @@ from agentguard.project.discovery import (
     retrieval_tools,
     schema_dicts,
     spec_sinks,
+    stub_dispatch,
     structural,
     subclasses,
     tool_classes,
@@ -107,4 +108,6 @@ def find_tools(project: ProjectIndex, agents: AgentTable) -> list[ToolFacts]:
             builder.add(candidate)
     for candidate in delegated_agents.find(project, builder, agents):
         builder.add(candidate)
-    return builder.sorted()
+    tools = builder.sorted()
+    stub_dispatch.add_branch_work(project, tools)
+    return tools
