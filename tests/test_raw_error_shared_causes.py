@@ -245,3 +245,56 @@ def test_error_text_collected_into_a_returned_container(scan_files: ScanFiles) -
     found = [(f.tool, f.span.line) for f in result.findings]
     # count_batches returns only how many failed: no text reaches the model
     assert found == [("import_batches", line_of(BATCH_TOOL, "return summary"))]
+
+
+# An own OpenAI loop's dispatch binds each branch's result and returns it after the branches;
+# one branch's helper returns the exception's text from its own ``except``.
+RESULT_AFTER_BRANCHES = """\
+import json
+
+import requests
+from openai import OpenAI
+
+client = OpenAI()
+SPECS = [
+    {"type": "function", "function": {"name": "rename_board", "parameters": {"type": "object"}}},
+    {"type": "function", "function": {"name": "list_boards", "parameters": {"type": "object"}}},
+]
+
+
+def _rename(board_id: str, title: str) -> dict:
+    try:
+        answer = requests.put(f"https://boards.example/api/{board_id}", json={"title": title}, timeout=10)
+        return answer.json()
+    except Exception as e:
+        return {"error": f"could not rename: {str(e)}"}
+
+
+def list_boards() -> list:
+    return requests.get("https://boards.example/api", timeout=10).json()
+
+
+def run_tool(name: str, arguments: dict) -> dict:
+    if name == "rename_board":
+        result = _rename(arguments["board_id"], arguments["title"])
+    elif name == "list_boards":
+        result = {"boards": list_boards()}
+    else:
+        result = {"error": "unknown tool"}
+    return result
+
+
+def ask(question: str) -> str:
+    reply = client.chat.completions.create(model="gpt-4o", messages=[], tools=SPECS)
+    for call in reply.choices[0].message.tool_calls or []:
+        return json.dumps(run_tool(call.function.name, json.loads(call.function.arguments)))
+    return reply.choices[0].message.content
+"""
+
+
+def test_a_result_a_branch_binds_and_the_dispatch_returns_after_its_branches_carries_the_helpers_text(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files({"agent.py": RESULT_AFTER_BRANCHES}, select=("AG601",))
+    assert [f.tool for f in result.findings] == ["rename_board"]
+    assert "`except` in `_rename`" in result.findings[0].message

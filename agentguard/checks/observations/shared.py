@@ -167,9 +167,12 @@ def _returned_helpers(
             built_from.setdefault(assignment.target, set()).update(assignment.value.names)
     spans: list[Span] = []
     for value in fn.returns:
-        if value.span is None or (within is not None and not within_lines(within, value.span)):
+        if value.span is None:
             continue
-        if value.kind not in {"name", "const", "lambda"}:
+        # a return after a dispatch's branches (``return result``) returns what the branch
+        # bound: only the branch's own locals are held, so only they are followed there
+        inside = within is None or within_lines(within, value.span)
+        if inside and value.kind not in {"name", "const", "lambda"}:
             spans.append(value.span)
         names, seen = list(value.names), set(value.names)
         while names:
