@@ -363,6 +363,25 @@ WRITES = [
         "subprocess.run",
     ),
     ("os-system", "import os", "", 'os.system("make deploy")', "exec", False, "os.system"),
+    # an archive opened like a file writes in a writing mode
+    (
+        "zipfile-write",
+        "import zipfile",
+        "",
+        'with zipfile.ZipFile("out.zip", "w") as z:\n    z.write(payload["path"])',
+        "write",
+        True,
+        "zipfile.ZipFile",
+    ),
+    (
+        "tarfile-append",
+        "import tarfile",
+        "",
+        'with tarfile.open("out.tar", mode="a") as t:\n    t.add(payload["path"])',
+        "write",
+        False,
+        "tarfile.open",
+    ),
     (
         "aiohttp-session",
         "import aiohttp",
@@ -421,6 +440,12 @@ READS = [
         'cur.execute("SELECT * FROM orders WHERE id = ?", (1,))\nreturn cur.fetchall()',
     ),
     ("open-read", "", "", 'with open("notes.txt") as fh:\n    return fh.read()'),
+    (
+        "zipfile-read",
+        "import zipfile",
+        "",
+        'with zipfile.ZipFile(payload["path"]) as z:\n    return z.namelist()',
+    ),
     ("redis-get", "import redis", "r = redis.Redis()", 'return r.get("k")'),
     (
         "django-filter",
