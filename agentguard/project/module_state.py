@@ -24,7 +24,8 @@ def module_state_write(
 ) -> Effect | None:
     """The write ``call`` makes to a container of its module, or None."""
     catalog = project.catalog
-    if call.method not in catalog.container_methods or call.chain is None:
+    methods = catalog.container_methods | catalog.store_methods  # JavaScript's ``Map.delete``
+    if call.method not in methods or call.chain is None:
         return None
     root = call.chain.root
     receiver = call.chain.receiver()

@@ -535,3 +535,45 @@ def test_a_fixed_folder_a_class_makes_when_missing_is_set_up_of_its_reads(tmp_pa
     tools = tools_of(project)
     assert tools["list_notes"]["effects"] == []
     assert tools["write_note"]["effects"] == ["write"]
+
+
+TASKS_SERVER = """\
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { z } from 'zod'
+
+// kept for the life of the server: every later call sees what a tool changed
+const tasks: Map<string, string> = new Map()
+
+const server = new McpServer({ name: 'tasks', version: '1.0.0' })
+
+server.tool('add_task', 'Add a task', { id: z.string(), title: z.string() }, async ({ id, title }) => {
+  tasks.set(id, title)
+  return { content: [{ type: 'text' as const, text: 'added' }] }
+})
+
+server.tool('drop_task', 'Drop a task', { id: z.string() }, async ({ id }) => {
+  tasks.delete(id)
+  return { content: [{ type: 'text' as const, text: 'dropped' }] }
+})
+
+server.tool('show_task', 'Show a task', { id: z.string() }, async ({ id }) => {
+  const found = new Map(tasks).get(id)
+  return { content: [{ type: 'text' as const, text: found ?? 'none' }] }
+})
+"""
+
+
+def test_a_map_the_module_keeps_across_calls_is_written_by_set_and_delete(tmp_path: Path) -> None:
+    """``tasks.set(id, title)`` and ``tasks.delete(id)`` on a module's ``new Map()`` change
+    what every later call sees: a local write, as for a Python module's dict."""
+    project = tmp_path / "tasks"
+    (project / "src").mkdir(parents=True)
+    (project / "package.json").write_text(
+        '{"name": "tasks", "type": "module", "dependencies": '
+        '{"@modelcontextprotocol/sdk": "^1", "zod": "^3"}}'
+    )
+    (project / "src" / "server.ts").write_text(TASKS_SERVER)
+    tools = tools_of(project)
+    assert tools["add_task"]["effects"] == ["write"]
+    assert tools["drop_task"]["effects"] == ["write"]
+    assert tools["show_task"]["effects"] == []
