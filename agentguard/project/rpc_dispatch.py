@@ -100,6 +100,9 @@ def judge_rpc(
             return replace(effect, kind=RPC_DEFERRED, method_param=operation.text)
         operation = local_value(project, operation.text, fn, facts, call.order) or operation
     name = operation.string() if isinstance(operation, Value) else None
+    if name is None and isinstance(operation, Value) and operation.kind == "attr":
+        if facts.language != "python":
+            name = operation.text  # a function reference: ``api.notes.upsert``
     return _named(project, effect, name) if name else effect
 
 

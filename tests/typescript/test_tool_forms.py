@@ -577,3 +577,60 @@ def test_a_map_the_module_keeps_across_calls_is_written_by_set_and_delete(tmp_pa
     assert tools["add_task"]["effects"] == ["write"]
     assert tools["drop_task"]["effects"] == ["write"]
     assert tools["show_task"]["effects"] == []
+
+
+CONVEX_TOOLS = """\
+import { tool } from 'ai'
+import { fetchMutation, fetchQuery } from 'convex/nextjs'
+import { z } from 'zod'
+import { api } from '../convex/_generated/api'
+
+export const noteTools = {
+  save_note: tool({
+    description: 'Save a note for later',
+    parameters: z.object({ text: z.string() }),
+    execute: async ({ text }) => {
+      await fetchMutation(api.notes.create, { text })
+      return 'saved'
+    },
+  }),
+  list_notes: tool({
+    description: 'List the saved notes',
+    parameters: z.object({}),
+    execute: async () => JSON.stringify(await fetchQuery(api.notes.list, {})),
+  }),
+  tidy_notes: tool({
+    description: 'Tidy the notes',
+    parameters: z.object({}),
+    execute: async () => {
+      await fetchMutation(api.notes.tidy, {})
+      return 'done'
+    },
+  }),
+}
+"""
+
+
+def test_a_convex_mutation_is_judged_by_its_function_reference_and_a_query_reads(
+    tmp_path: Path,
+) -> None:
+    """``fetchMutation(api.notes.create, ...)`` creates (the reference's last part names the
+    operation), ``fetchQuery`` reads, and a mutation whose name says nothing is unknown,
+    never a read."""
+    project = tmp_path / "notes"
+    (project / "src").mkdir(parents=True)
+    (project / "package.json").write_text(
+        '{"name": "notes", "type": "module", "dependencies": {"ai": "^4", "convex": "^1", "zod": "^3"}}'
+    )
+    (project / "src" / "tools.ts").write_text(CONVEX_TOOLS)
+    (project / "src" / "agent.ts").write_text(
+        "import { generateText } from 'ai'\n"
+        "import { openai } from '@ai-sdk/openai'\n"
+        "import { noteTools } from './tools'\n"
+        "export const run = (prompt: string) =>\n"
+        "  generateText({ model: openai('gpt-4o'), tools: noteTools, prompt })\n"
+    )
+    tools = tools_of(project)
+    assert tools["save_note"]["effects"] == ["network_write"]
+    assert tools["list_notes"]["effects"] == []
+    assert tools["tidy_notes"]["effects"] == ["unknown"]
