@@ -634,3 +634,44 @@ def test_a_convex_mutation_is_judged_by_its_function_reference_and_a_query_reads
     assert tools["save_note"]["effects"] == ["network_write"]
     assert tools["list_notes"]["effects"] == []
     assert tools["tidy_notes"]["effects"] == ["unknown"]
+
+
+WIKI_SERVER = """\
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import axios from 'axios'
+import { z } from 'zod'
+
+const wiki = axios.create({ baseURL: 'https://wiki.example.com/api' })
+const server = new McpServer({ name: 'wiki', version: '1.0.0' })
+
+server.tool('get_space', 'Get a space', { id: z.string() }, async ({ id }) => {
+  const answer = await wiki.post(`/spaces.info`, { id })
+  return { content: [{ type: 'text' as const, text: JSON.stringify(answer.data) }] }
+})
+
+server.tool('page_history', 'A page history', { id: z.string() }, async ({ id }) => {
+  const answer = await wiki.post(`/pages/${id}/revisions.history`, {})
+  return { content: [{ type: 'text' as const, text: JSON.stringify(answer.data) }] }
+})
+
+server.tool('new_space', 'Make a space', { name: z.string() }, async ({ name }) => {
+  const answer = await wiki.post(`/spaces.create`, { name })
+  return { content: [{ type: 'text' as const, text: JSON.stringify(answer.data) }] }
+})
+"""
+
+
+def test_an_rpc_style_post_written_as_a_template_is_judged_by_its_path(tmp_path: Path) -> None:
+    """``post(`/spaces.info`)`` written as a template literal reads as the same path in
+    quotes does; ``info`` and ``history`` ask, ``create`` writes."""
+    project = tmp_path / "wiki"
+    (project / "src").mkdir(parents=True)
+    (project / "package.json").write_text(
+        '{"name": "wiki", "type": "module", "dependencies": '
+        '{"@modelcontextprotocol/sdk": "^1", "axios": "^1", "zod": "^3"}}'
+    )
+    (project / "src" / "server.ts").write_text(WIKI_SERVER)
+    tools = tools_of(project)
+    assert tools["get_space"]["effects"] == []
+    assert tools["page_history"]["effects"] == []
+    assert tools["new_space"]["effects"] == ["network_write"]
