@@ -21,6 +21,7 @@ from agentguard.project.discovery import (
     loaded_classes,
     lowlevel_mcp,
     name_dispatch,
+    open_agents,
     prompt_actions,
     records,
     registrars,
@@ -88,6 +89,8 @@ FINDERS: tuple[Finder, ...] = (
     loaded_classes.find,
     # Tools a framework makes of a retriever or a query engine: no function of their own.
     retrieval_tools.find,
+    # Tools handed with a model to a builder no catalogue names: after every framework's.
+    open_agents.find,
     # Tools found by shape alone come last: any framework form found first wins.
     structural.find,
     records.find,
