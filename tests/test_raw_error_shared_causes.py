@@ -298,3 +298,56 @@ def test_a_result_a_branch_binds_and_the_dispatch_returns_after_its_branches_car
     result = scan_files({"agent.py": RESULT_AFTER_BRANCHES}, select=("AG601",))
     assert [f.tool for f in result.findings] == ["rename_board"]
     assert "`except` in `_rename`" in result.findings[0].message
+
+
+# A hand-written loop whose branches each catch their own errors: one branch does the work
+# itself, the other calls a function of its own name.
+BRANCHES_CATCHING = """\
+import json
+
+import requests
+from openai import OpenAI
+
+client = OpenAI()
+SPECS = [
+    {"type": "function", "function": {"name": "pin_message", "parameters": {"type": "object"}}},
+    {"type": "function", "function": {"name": "read_channel", "parameters": {"type": "object"}}},
+]
+
+
+def read_channel(channel: str) -> list:
+    return requests.get(f"https://chat.example/api/{channel}", timeout=10).json()
+
+
+class Assistant:
+    def run_tool(self, name: str, arguments: dict) -> str:
+        if name == "pin_message":
+            try:
+                requests.post("https://chat.example/api/pins", json=arguments, timeout=10)
+                return "pinned"
+            except Exception as e:
+                return f"could not pin: {e}"
+        elif name == "read_channel":
+            try:
+                return json.dumps(read_channel(arguments["channel"]))
+            except Exception as e:
+                return f"could not read: {e}"
+        return "unknown tool"
+
+    def ask(self, question: str) -> str:
+        reply = client.chat.completions.create(model="gpt-4o", messages=[], tools=SPECS)
+        for call in reply.choices[0].message.tool_calls or []:
+            return self.run_tool(call.function.name, json.loads(call.function.arguments))
+        return reply.choices[0].message.content
+"""
+
+
+def test_each_branch_of_a_hand_written_loop_catching_its_own_errors_is_reported_in_its_tool(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files({"agent.py": BRANCHES_CATCHING}, select=("AG601",))
+    found = sorted((f.tool, f.span.line) for f in result.findings)
+    assert found == [
+        ("pin_message", line_of(BRANCHES_CATCHING, "could not pin")),
+        ("read_channel", line_of(BRANCHES_CATCHING, "def read_channel")),
+    ]

@@ -515,7 +515,9 @@ def _wrapped_tools(
     found = [
         t
         for t in site.tools
-        if within_lines(block.span, t.anchor.span) and not within_lines(handler.span, t.anchor.span)
+        # the branches the ``try`` wraps, or the branch whose own ``try`` it is
+        if (within_lines(block.span, t.anchor.span) or within_lines(t.anchor.span, block.span))
+        and not within_lines(handler.span, t.anchor.span)
     ]
     for tool in project.tools:
         if tool not in found and tool.inline is None:

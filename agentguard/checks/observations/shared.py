@@ -68,10 +68,14 @@ def _observation_sites(project: ProjectModel) -> list[ObservationSite]:
                     inner = project.functions.get(nested)
                     if inner is not None and nested not in sites:
                         sites[nested] = ObservationSite(inner[0], inner[1], None, "wrapper")
-    for executor in project.ledger_index().executors:
-        entry = project.functions.get(executor.function)
-        if entry is not None and executor.function not in sites:
-            sites[executor.function] = ObservationSite(entry[0], entry[1], None, "executor")
+    # what runs the tool calls: the executors known to the ledger, and the functions whose
+    # dispatch branches are tools of their own (a hand-written loop's ``if name == ...``)
+    dispatchers = [executor.function for executor in project.ledger_index().executors]
+    dispatchers += [tool.inline[0] for tool in project.tools if tool.inline is not None]
+    for dispatcher in dispatchers:
+        entry = project.functions.get(dispatcher)
+        if entry is not None and dispatcher not in sites:
+            sites[dispatcher] = ObservationSite(entry[0], entry[1], None, "executor")
     helpers: dict[str, list[ToolFacts]] = {}
     for tool in project.tools:
         for helper in _tool_helpers(project, tool):
