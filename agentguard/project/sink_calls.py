@@ -98,6 +98,17 @@ def _http_method(
     return None
 
 
+def _options_unknown(call: Call, sink: Sink) -> bool:
+    """Whether an options object that names the method (``fetch(url, {...init})``) is
+    handed to the call and its method could not be read: ``_http_method`` gives GET when
+    the object, or its field, is absent."""
+    spec = sink.method_from or {}
+    if not spec.get("field"):
+        return False
+    handed = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
+    return handed is not None and handed.kind not in {"const", "fstring"}
+
+
 def _route_method(route: Value | None) -> str | None:
     """The method a route string starts with (Octokit's ``request("POST /repos/{owner}/{repo}
     /issues")``); a route naming none is a GET. None when the route is not written out."""
@@ -148,7 +159,12 @@ def option_method(
     if item.kind == "name":
         if handed_in(project, item.text, fn, facts):
             return None, item.text
+        written = item.text
         item = local_value(project, item.text, fn, facts, before) or item
+        if written == field_name and item.kind == "name" and item.text != written:
+            # ``const { method } = options``: the field of the object it is taken from
+            if item.text in fn.params and item.text not in SELF_NAMES:
+                return None, f"{item.text}.{field_name}"
     if item.op == "if" and item.parts:  # ``options.method ?? "GET"``: the caller's, if given
         given = Value("dict", "", items={field_name: item.parts[0]})
         found = option_method(project, given, field_name, fn, facts, before, depth + 1)
@@ -267,7 +283,10 @@ def _classify_sink(
                     method_param=method_param,
                 )
             if method in {None, "GET", "HEAD", "OPTIONS"}:
-                if method is None and call.kwargs.get("method") is not None:
+                if method is None and (
+                    call.kwargs.get("method") is not None or _options_unknown(call, sink)
+                ):
+                    # a method no reader can know: maybe a write, never a read
                     kind, idempotent, confidence = "network_write", False, Confidence.LOW
                 else:
                     return None

@@ -675,3 +675,131 @@ def test_an_rpc_style_post_written_as_a_template_is_judged_by_its_path(tmp_path:
     assert tools["get_space"]["effects"] == []
     assert tools["page_history"]["effects"] == []
     assert tools["new_space"]["effects"] == ["network_write"]
+
+
+BOARD_SERVER = """\
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { z } from 'zod'
+import { pickVerb } from './verbs'
+
+class BoardApi {
+  async request(url: string, options: { method: string; body?: unknown }): Promise<unknown> {
+    const { method, body } = options
+    const init: RequestInit = { method, headers: { 'Content-Type': 'application/json' } }
+    if (body) init.body = JSON.stringify(body)
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(30000) })
+    return response.json()
+  }
+
+  async put(url: string, body: unknown): Promise<unknown> {
+    return this.request(url, { method: 'PUT', body })
+  }
+
+  async get(url: string): Promise<unknown> {
+    return this.request(url, { method: 'GET' })
+  }
+
+  async send(url: string, body: unknown): Promise<unknown> {
+    const init: RequestInit = { method: pickVerb(body), body: JSON.stringify(body) }
+    const response = await fetch(url, { ...init })
+    return response.json()
+  }
+}
+
+const api = new BoardApi()
+const server = new McpServer({ name: 'boards', version: '1.0.0' })
+
+server.tool('rename_card', 'Rename a card', { id: z.string(), name: z.string() }, async ({ id, name }) => {
+  await api.put(`https://boards.example/cards/${id}`, { name })
+  return { content: [{ type: 'text' as const, text: 'renamed' }] }
+})
+
+server.tool('show_card', 'Show a card', { id: z.string() }, async ({ id }) => {
+  const card = await api.get(`https://boards.example/cards/${id}`)
+  return { content: [{ type: 'text' as const, text: JSON.stringify(card) }] }
+})
+
+server.tool('sync_card', 'Sync a card', { id: z.string() }, async ({ id }) => {
+  await api.send(`https://boards.example/cards/${id}/sync`, { id })
+  return { content: [{ type: 'text' as const, text: 'synced' }] }
+})
+"""
+
+
+def test_a_method_taken_from_the_callers_options_is_the_callers_and_an_unknown_one_no_read(
+    tmp_path: Path,
+) -> None:
+    """``const { method } = options`` then ``fetch(url, { ...init })`` with ``init = {
+    method }``: each caller's ``{ method: 'PUT' }`` decides. A method no reader can know
+    (``pickVerb(body)``) may write: never a read."""
+    project = tmp_path / "boards"
+    (project / "src").mkdir(parents=True)
+    (project / "package.json").write_text(
+        '{"name": "boards", "type": "module", "dependencies": '
+        '{"@modelcontextprotocol/sdk": "^1", "zod": "^3"}}'
+    )
+    (project / "src" / "server.ts").write_text(BOARD_SERVER)
+    (project / "src" / "verbs.ts").write_text(
+        "export const pickVerb = (body: unknown): string => (body ? 'POST' : 'GET')\n"
+    )
+    tools = tools_of(project)
+    assert tools["rename_card"]["effects"] == ["network_write"]
+    assert tools["show_card"]["effects"] == []
+    assert tools["sync_card"]["effects"] == ["network_write"]
+
+
+WEATHER_SERVICE = """\
+export class WeatherService {
+  private static instance: WeatherService
+  private ready = false
+
+  static getInstance(): WeatherService {
+    if (!WeatherService.instance) WeatherService.instance = new WeatherService()
+    return WeatherService.instance
+  }
+
+  async initialize(): Promise<void> {
+    const probe = await fetch('https://weather.example/api/ping')
+    this.ready = probe.ok
+  }
+
+  async forecast(city: string): Promise<string> {
+    const answer = await fetch('https://weather.example/api/forecasts', {
+      method: 'POST',
+      body: JSON.stringify({ city }),
+    })
+    return answer.text()
+  }
+}
+"""
+
+SINGLETON_SERVER = """\
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { z } from 'zod'
+import { WeatherService } from './services/weather.js'
+
+const weather = WeatherService.getInstance()
+const server = new McpServer({ name: 'weather', version: '1.0.0' })
+
+server.tool('forecast', 'The forecast for a city', { city: z.string() }, async ({ city }) => {
+  await weather.initialize()
+  return { content: [{ type: 'text' as const, text: await weather.forecast(city) }] }
+})
+"""
+
+
+def test_the_object_a_class_hands_out_from_its_static_factory_is_of_that_class(
+    tmp_path: Path,
+) -> None:
+    """``WeatherService.getInstance()`` declared to return a ``WeatherService``: what its
+    methods do is followed (a POST that orders a forecast), not left unknown."""
+    project = tmp_path / "weather"
+    (project / "src").mkdir(parents=True)
+    (project / "package.json").write_text(
+        '{"name": "weather", "type": "module", "dependencies": '
+        '{"@modelcontextprotocol/sdk": "^1", "zod": "^3"}}'
+    )
+    (project / "src" / "services").mkdir()
+    (project / "src" / "services" / "weather.ts").write_text(WEATHER_SERVICE)
+    (project / "src" / "server.ts").write_text(SINGLETON_SERVER)
+    assert tools_of(project)["forecast"]["effects"] == ["network_write"]

@@ -147,9 +147,11 @@ class Types(Symbols):
         ``FastMCP(...)`` on every path, or declares ``-> FastMCP``: the class the module
         variable holds, as ``app = FastMCP(...)`` would."""
         entry = self.functions.get(value.qualname or "") if value.kind == "call" else None
-        if entry is None or entry[0].class_name:
+        if entry is None:
             return None
         fn = entry[0]
+        if fn.class_name and not value.text.startswith(f"{fn.class_name.rsplit('.', 1)[-1]}."):
+            return None  # a method, unless called on its class (``Service.getInstance()``)
         named = fn.return_type
         if named and named.rsplit(".", 1)[-1][:1].isupper():
             module, _, name = named.rpartition(".")
