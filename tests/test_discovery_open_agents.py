@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.test_tool_discovery import discover
-from tests.typescript.test_tool_forms import tools_of
+from tests.typescript.test_tool_forms import small_project, tools_of
 
 LOCAL_MODEL = '''
 import localmind

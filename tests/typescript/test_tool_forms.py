@@ -13,6 +13,8 @@ from typing import Any
 from ..conftest import FIXTURES
 
 FORMS = FIXTURES / "ts-tool-forms"
+# The dependencies of a small MCP server on the TypeScript SDK.
+MCP_SERVER = {"@modelcontextprotocol/sdk": "^1", "zod": "^3"}
 
 
 def tools_of(project: Path) -> dict[str, dict[str, Any]]:
@@ -27,6 +29,16 @@ def tools_of(project: Path) -> dict[str, dict[str, Any]]:
     by_name = {tool["name"]: tool for tool in tools}
     assert len(by_name) == len(tools), sorted(tool["name"] for tool in tools)
     return by_name
+
+
+def small_project(root: Path, dependencies: dict[str, str], sources: dict[str, str]) -> Path:
+    """A package at ``root`` with these npm dependencies and files under ``src/``."""
+    manifest = {"name": root.name, "type": "module", "dependencies": dependencies}
+    for relative, text in sources.items():
+        (root / "src" / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / "src" / relative).write_text(text)
+    (root / "package.json").write_text(json.dumps(manifest))
+    return root
 
 
 def test_tools_built_by_factories_and_kept_in_the_servers_map_are_found() -> None:
@@ -525,13 +537,7 @@ server.tool('write_note', 'Write a note', { name: z.string(), text: z.string() }
 def test_a_fixed_folder_a_class_makes_when_missing_is_set_up_of_its_reads(tmp_path: Path) -> None:
     """``fs.mkdir(NOTES_DIR, { recursive: true })`` before listing the folder is set-up: the
     listing tool reads; the tool writing a file there writes."""
-    project = tmp_path / "notebook"
-    (project / "src").mkdir(parents=True)
-    (project / "package.json").write_text(
-        '{"name": "notebook", "type": "module", "dependencies": '
-        '{"@modelcontextprotocol/sdk": "^1", "zod": "^3"}}'
-    )
-    (project / "src" / "server.ts").write_text(NOTEBOOK_SERVER)
+    project = small_project(tmp_path / "notebook", MCP_SERVER, {"server.ts": NOTEBOOK_SERVER})
     tools = tools_of(project)
     assert tools["list_notes"]["effects"] == []
     assert tools["write_note"]["effects"] == ["write"]
@@ -566,13 +572,7 @@ server.tool('show_task', 'Show a task', { id: z.string() }, async ({ id }) => {
 def test_a_map_the_module_keeps_across_calls_is_written_by_set_and_delete(tmp_path: Path) -> None:
     """``tasks.set(id, title)`` and ``tasks.delete(id)`` on a module's ``new Map()`` change
     what every later call sees: a local write, as for a Python module's dict."""
-    project = tmp_path / "tasks"
-    (project / "src").mkdir(parents=True)
-    (project / "package.json").write_text(
-        '{"name": "tasks", "type": "module", "dependencies": '
-        '{"@modelcontextprotocol/sdk": "^1", "zod": "^3"}}'
-    )
-    (project / "src" / "server.ts").write_text(TASKS_SERVER)
+    project = small_project(tmp_path / "tasks", MCP_SERVER, {"server.ts": TASKS_SERVER})
     tools = tools_of(project)
     assert tools["add_task"]["effects"] == ["write"]
     assert tools["drop_task"]["effects"] == ["write"]
@@ -617,18 +617,17 @@ def test_a_convex_mutation_is_judged_by_its_function_reference_and_a_query_reads
     """``fetchMutation(api.notes.create, ...)`` creates (the reference's last part names the
     operation), ``fetchQuery`` reads, and a mutation whose name says nothing is unknown,
     never a read."""
-    project = tmp_path / "notes"
-    (project / "src").mkdir(parents=True)
-    (project / "package.json").write_text(
-        '{"name": "notes", "type": "module", "dependencies": {"ai": "^4", "convex": "^1", "zod": "^3"}}'
-    )
-    (project / "src" / "tools.ts").write_text(CONVEX_TOOLS)
-    (project / "src" / "agent.ts").write_text(
+    agent = (
         "import { generateText } from 'ai'\n"
         "import { openai } from '@ai-sdk/openai'\n"
         "import { noteTools } from './tools'\n"
         "export const run = (prompt: string) =>\n"
         "  generateText({ model: openai('gpt-4o'), tools: noteTools, prompt })\n"
+    )
+    project = small_project(
+        tmp_path / "notes",
+        {"ai": "^4", "convex": "^1", "zod": "^3"},
+        {"tools.ts": CONVEX_TOOLS, "agent.ts": agent},
     )
     tools = tools_of(project)
     assert tools["save_note"]["effects"] == ["network_write"]
@@ -664,13 +663,9 @@ server.tool('new_space', 'Make a space', { name: z.string() }, async ({ name }) 
 def test_an_rpc_style_post_written_as_a_template_is_judged_by_its_path(tmp_path: Path) -> None:
     """``post(`/spaces.info`)`` written as a template literal reads as the same path in
     quotes does; ``info`` and ``history`` ask, ``create`` writes."""
-    project = tmp_path / "wiki"
-    (project / "src").mkdir(parents=True)
-    (project / "package.json").write_text(
-        '{"name": "wiki", "type": "module", "dependencies": '
-        '{"@modelcontextprotocol/sdk": "^1", "axios": "^1", "zod": "^3"}}'
+    project = small_project(
+        tmp_path / "wiki", {**MCP_SERVER, "axios": "^1"}, {"server.ts": WIKI_SERVER}
     )
-    (project / "src" / "server.ts").write_text(WIKI_SERVER)
     tools = tools_of(project)
     assert tools["get_space"]["effects"] == []
     assert tools["page_history"]["effects"] == []
@@ -732,15 +727,9 @@ def test_a_method_taken_from_the_callers_options_is_the_callers_and_an_unknown_o
     """``const { method } = options`` then ``fetch(url, { ...init })`` with ``init = {
     method }``: each caller's ``{ method: 'PUT' }`` decides. A method no reader can know
     (``pickVerb(body)``) may write: never a read."""
-    project = tmp_path / "boards"
-    (project / "src").mkdir(parents=True)
-    (project / "package.json").write_text(
-        '{"name": "boards", "type": "module", "dependencies": '
-        '{"@modelcontextprotocol/sdk": "^1", "zod": "^3"}}'
-    )
-    (project / "src" / "server.ts").write_text(BOARD_SERVER)
-    (project / "src" / "verbs.ts").write_text(
-        "export const pickVerb = (body: unknown): string => (body ? 'POST' : 'GET')\n"
+    verbs = "export const pickVerb = (body: unknown): string => (body ? 'POST' : 'GET')\n"
+    project = small_project(
+        tmp_path / "boards", MCP_SERVER, {"server.ts": BOARD_SERVER, "verbs.ts": verbs}
     )
     tools = tools_of(project)
     assert tools["rename_card"]["effects"] == ["network_write"]
@@ -793,13 +782,9 @@ def test_the_object_a_class_hands_out_from_its_static_factory_is_of_that_class(
 ) -> None:
     """``WeatherService.getInstance()`` declared to return a ``WeatherService``: what its
     methods do is followed (a POST that orders a forecast), not left unknown."""
-    project = tmp_path / "weather"
-    (project / "src").mkdir(parents=True)
-    (project / "package.json").write_text(
-        '{"name": "weather", "type": "module", "dependencies": '
-        '{"@modelcontextprotocol/sdk": "^1", "zod": "^3"}}'
+    project = small_project(
+        tmp_path / "weather",
+        MCP_SERVER,
+        {"services/weather.ts": WEATHER_SERVICE, "server.ts": SINGLETON_SERVER},
     )
-    (project / "src" / "services").mkdir()
-    (project / "src" / "services" / "weather.ts").write_text(WEATHER_SERVICE)
-    (project / "src" / "server.ts").write_text(SINGLETON_SERVER)
     assert tools_of(project)["forecast"]["effects"] == ["network_write"]
