@@ -70,13 +70,11 @@ export const desk = createAgent({ model: 'gpt-5', tools: { archiveTicket } })
 def test_the_function_a_packages_tool_factory_was_given_is_the_tool_its_builder_gets(
     tmp_path: Path,
 ) -> None:
-    project = tmp_path / "desk"
-    (project / "src").mkdir(parents=True)
-    (project / "package.json").write_text(
-        '{"name": "desk", "dependencies": {"@acme/agents": "^1"}}'
+    project = small_project(
+        tmp_path / "desk",
+        {"@acme/agents": "^1"},
+        {"archiveTicket.ts": FACTORY_TOOL, "desk.ts": BUILDER},
     )
-    (project / "src" / "archiveTicket.ts").write_text(FACTORY_TOOL)
-    (project / "src" / "desk.ts").write_text(BUILDER)
     tools = tools_of(project)
     assert list(tools) == ["archiveTicket"]
     assert tools["archiveTicket"]["path"].endswith("src/archiveTicket.ts")
