@@ -351,3 +351,44 @@ def test_each_branch_of_a_hand_written_loop_catching_its_own_errors_is_reported_
         ("pin_message", line_of(BRANCHES_CATCHING, "could not pin")),
         ("read_channel", line_of(BRANCHES_CATCHING, "def read_channel")),
     ]
+
+
+# Actions the model answers with in its text, run by the project's branches: where their
+# results go is the project's choice (here, printed for the user), not the model's reply.
+PROMPT_ACTIONS_TO_USER = '''
+import json
+
+import requests
+
+OLLAMA = "http://localhost:11434/api/generate"
+PROMPT = """Answer with one JSON action. ALLOWED ACTIONS:
+- add_item: {"action": "add_item", "name": "string"}
+- remove_item: {"action": "remove_item", "name": "string"}
+INSTRUCTION: """
+
+
+def run_action(action: dict) -> str:
+    try:
+        if action["action"] == "add_item":
+            requests.post("https://pantry.example/items", json={"name": action["name"]}, timeout=10)
+            return "added"
+        elif action["action"] == "remove_item":
+            requests.delete(f"https://pantry.example/items/{action['name']}", timeout=10)
+            return "removed"
+    except Exception as e:
+        return f"failed: {e}"
+    return "unknown action"
+
+
+def handle(instruction: str) -> None:
+    answer = requests.post(OLLAMA, json={"model": "llama3", "prompt": PROMPT + instruction}, timeout=60)
+    print(run_action(json.loads(answer.json()["response"])))
+'''
+
+
+def test_a_prompt_actions_dispatcher_is_no_tool_call_runner_whose_answer_reaches_the_model(
+    scan_files: ScanFiles,
+) -> None:
+    result = scan_files({"bot.py": PROMPT_ACTIONS_TO_USER}, select=("AG601",))
+    assert sorted(t.name for t in result.project.tools) == ["add_item", "remove_item"]
+    assert result.findings == []

@@ -22,6 +22,7 @@ from agentguard.facts.module_facts import (
 )
 from agentguard.knowledge.checklist import Knowledge, Setting
 from agentguard.project.counted_writes import counted_writes, counts_as_write
+from agentguard.project.discovery.prompt_actions import FORM as PROMPT_ACTIONS
 from agentguard.project.project_model import ProjectModel
 from agentguard.project.tool_facts import Effect, ToolFacts
 
@@ -71,7 +72,13 @@ def _observation_sites(project: ProjectModel) -> list[ObservationSite]:
     # what runs the tool calls: the executors known to the ledger, and the functions whose
     # dispatch branches are tools of their own (a hand-written loop's ``if name == ...``)
     dispatchers = [executor.function for executor in project.ledger_index().executors]
-    dispatchers += [tool.inline[0] for tool in project.tools if tool.inline is not None]
+    # (a tool call a model API made must be answered with its result; an action parsed from
+    # the model's text is answered wherever the project chooses, the user often)
+    dispatchers += [
+        tool.inline[0]
+        for tool in project.tools
+        if tool.inline is not None and tool.form != PROMPT_ACTIONS.form
+    ]
     for dispatcher in dispatchers:
         entry = project.functions.get(dispatcher)
         if entry is not None and dispatcher not in sites:
