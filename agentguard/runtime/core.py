@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import logging
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -22,6 +23,7 @@ from agentguard.runtime.context import (
     RunScope,
     new_run_id,
 )
+from agentguard.runtime.drivers import AbandonedAttempts
 from agentguard.runtime.frameworks import context_parameters
 from agentguard.runtime.hashing import (
     NoCanonicalForm,
@@ -81,6 +83,8 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+logger = logging.getLogger("agentguard.runtime")
+
 
 class Runtime(Recovery):
     """Owns the ledger and the registry of guarded tools (for ``recover()``).
@@ -117,6 +121,37 @@ class Runtime(Recovery):
         self.async_sleep: Callable[[float], Any] = asyncio.sleep
         self.heartbeat = Heartbeat(lambda: self.ledger)
         self.outbox = Outbox(lambda: self.ledger)
+        self.abandoned = AbandonedAttempts()
+
+    def close(self, timeout_s: float = 10.0) -> list[str]:
+        """Close the runtime and its ledger, once its own work has reached the ledger.
+
+        Waits at most ``timeout_s`` in all for the attempts this runtime stopped waiting for
+        (sync bodies past their ``timeout_s``, still running in their threads) to finish and
+        record their outcome, and for outcomes kept in the outbox to be recorded; then closes
+        the ledger. Returns the ids of the calls whose outcome was not recorded in time: each
+        stays uncertain (logged), and its lookup (``recover()``) or a person settles it.
+        """
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        running = self.abandoned.wait(timeout_s)
+        self.outbox.flush(max(0.0, deadline - time.monotonic()))
+        self.ledger.close()
+        unrecorded = self.outbox.abandon()
+        for call_id, attempt in running:
+            logger.warning(
+                "closing the runtime while attempt %d of %s still runs, past its timeout: its "
+                "outcome will not be recorded, and the call stays uncertain until its lookup "
+                "(recover()) or a person settles it",
+                attempt,
+                call_id,
+            )
+        return sorted({call_id for call_id, _ in running} | set(unrecorded))
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def run(
         self,

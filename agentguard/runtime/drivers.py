@@ -44,7 +44,13 @@ from agentguard.runtime.kinds import (
     SimulatedCrash,
     ToolSpec,
 )
-from agentguard.runtime.ledger.base import AsyncLedger, LedgerEntry, Status, run_to_the_end
+from agentguard.runtime.ledger.base import (
+    AsyncLedger,
+    Ledger,
+    LedgerEntry,
+    Status,
+    run_to_the_end,
+)
 from agentguard.runtime.planning import _CLAIM_STARTED, Planner, succeeded_changes
 
 logger = logging.getLogger("agentguard.runtime")
@@ -52,6 +58,8 @@ logger = logging.getLogger("agentguard.runtime")
 
 class Drivers(Planner):
     """Runs plans: ledger operations, the body (with its deadline), sleeps and callbacks."""
+
+    abandoned: AbandonedAttempts  # set by Runtime.__init__
 
     # ---- drivers --------------------------------------------------------------------------
 
@@ -253,6 +261,7 @@ class Drivers(Planner):
                     self._late_completion(spec, call, outcome)
                 finally:
                     liveness.end(call.call_id, call.attempt)
+                    self.abandoned.done(call.call_id, call.attempt)
 
         context = contextvars.copy_context()
         threading.Thread(target=context.run, args=(runner,), daemon=True).start()
@@ -267,6 +276,8 @@ class Drivers(Planner):
                     raise outcome.error
                 return outcome
             state["abandoned"] = True
+            # under the lock: the runner, which reads ``abandoned`` under it, then says done
+            self.abandoned.add(call.call_id, call.attempt)
         why = (
             f"was interrupted ({type(drive.interrupted).__name__}) while it ran"
             if drive.interrupted is not None
@@ -275,9 +286,34 @@ class Drivers(Planner):
         return _Outcome(error=AttemptStillRunning(f"{spec.name} {why} and is still running"))
 
     def _late_completion(self, spec: ToolSpec, call: CallContext, outcome: _Outcome) -> None:
-        """Record the outcome of an attempt that finished after the runtime stopped waiting."""
+        """Record the outcome of an attempt that finished after the runtime stopped waiting.
+
+        Not on a ledger closed meanwhile: nothing reaches its store after ``close()`` (it may
+        have been moved, or its schema dropped). The outcome is then logged, not recorded, and
+        the call stays uncertain with this attempt's lease: recovery's lookup or a person
+        settles it, as for a worker that died (``Runtime.close`` waits for such attempts
+        first)."""
+        ledger = self.ledger
+        if ledger.closed:
+            _late_outcome_lost(spec, call, outcome)
+            return
+        try:
+            self._record_late_completion(ledger, call, outcome)
+        except Exception as exc:
+            if ledger.closed:  # closed while this was being recorded: one statement or none
+                _late_outcome_lost(spec, call, outcome)
+                return
+            logger.error(
+                "could not record the late outcome of %s (attempt %d): %r; the call stays "
+                "uncertain until its lookup (recover()) or a person settles it",
+                call.call_id,
+                call.attempt,
+                exc,
+            )
+
+    def _record_late_completion(self, ledger: Ledger, call: CallContext, outcome: _Outcome) -> None:
         for _ in range(8):
-            entry = self.ledger.get(call.call_id)
+            entry = ledger.get(call.call_id)
             if entry is None:
                 return
             if entry.status is not Status.UNCERTAIN or entry.attempts != call.attempt:
@@ -299,7 +335,7 @@ class Drivers(Planner):
                 else:
                     target, what = Status.FAILED, "did not take effect"
                     changes = {"error_code": failure.code.value, "error_detail": failure.message}
-                moved = self.ledger.transition(
+                moved = ledger.transition(
                     entry,
                     target,
                     actor="late_completion",
@@ -313,7 +349,7 @@ class Drivers(Planner):
                     return
                 continue
             if entry.lease_owner is not None:
-                self.ledger.release_lease(
+                ledger.release_lease(
                     entry.call_id,
                     call.attempt,
                     entry.lease_owner,
@@ -574,6 +610,54 @@ class Drivers(Planner):
             await run_to_the_end(native.release_lease(call.call_id, call.attempt, owner, detail))
         except Exception as exc:
             failed(exc)
+
+
+def _late_outcome_lost(spec: ToolSpec, call: CallContext, outcome: _Outcome) -> None:
+    what = (
+        "succeeded"
+        if outcome.error is None
+        else f"raised {type(outcome.error).__name__}: {outcome.error}"
+    )
+    logger.error(
+        "%s attempt %d of %s finished after its ledger was closed and %s: not recorded (a closed "
+        "ledger takes nothing); the call stays uncertain until its lookup (recover()) or a "
+        "person (agentguard ledger resolve) settles it",
+        spec.name,
+        call.attempt,
+        call.call_id,
+        what,
+    )
+
+
+class AbandonedAttempts:
+    """Attempts of sync bodies the runtime stopped waiting for (past ``timeout_s``), whose
+    threads still run: ``Runtime.close`` waits for them to end and record their outcome."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._running: dict[tuple[str, int], int] = {}
+
+    def add(self, call_id: str, attempt: int) -> None:
+        with self._changed:
+            self._running[call_id, attempt] = self._running.get((call_id, attempt), 0) + 1
+
+    def done(self, call_id: str, attempt: int) -> None:
+        with self._changed:
+            left = self._running.pop((call_id, attempt), 1) - 1
+            if left > 0:
+                self._running[call_id, attempt] = left
+            self._changed.notify_all()
+
+    def wait(self, timeout_s: float) -> list[tuple[str, int]]:
+        """Wait at most ``timeout_s`` for every attempt to end; those still running."""
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        with self._changed:
+            while self._running:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._changed.wait(left)
+            return sorted(self._running)
 
 
 async def _on_the_loop(

@@ -103,11 +103,14 @@ class Heartbeat:
 
     def _renew(self, item: _Watched) -> bool:
         """False once the call has moved on without us: there is nothing left to renew."""
+        ledger = self._ledger()
+        if ledger.closed:
+            return False  # nothing is written to a closed ledger: the lease runs out there
         try:
-            renewed = self._ledger().renew_lease(
-                item.call_id, item.attempt, time.time() + item.lease_s
-            )
+            renewed = ledger.renew_lease(item.call_id, item.attempt, time.time() + item.lease_s)
         except Exception as exc:  # the next beat tries again; the lease has slack for it
+            if ledger.closed:
+                return False
             logger.warning("could not renew the lease of %s: %r", item.call_id, exc)
             return True
         if renewed:

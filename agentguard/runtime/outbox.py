@@ -67,6 +67,28 @@ class Outbox:
         with self._lock:
             return len(self._pending)
 
+    def flush(self, timeout_s: float) -> bool:
+        """Wait at most ``timeout_s`` for every kept outcome to be recorded; True if none is
+        left."""
+        deadline = time.monotonic() + timeout_s
+        with self._lock:
+            self._lock.notify_all()  # the outbox's thread tries at once rather than at its beat
+            while self._pending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._lock.wait(left)
+            return True
+
+    def abandon(self) -> list[str]:
+        """Drop every kept outcome (the ledger was closed), each logged; their call ids."""
+        with self._lock:
+            dropped, self._pending = self._pending, []
+            self._lock.notify_all()
+        for item in dropped:
+            _log_unrecorded(item)
+        return [item.entry.call_id for item in dropped]
+
     def _loop(self) -> None:
         while True:
             with self._lock:
@@ -77,6 +99,7 @@ class Outbox:
             done = [item for item in batch if self._record(item)]
             with self._lock:
                 self._pending = [item for item in self._pending if item not in done]
+                self._lock.notify_all()  # a flush() waiting for the outbox to empty
                 if self._pending:
                     self._lock.wait(RETRY_EVERY_S)
 
@@ -86,6 +109,9 @@ class Outbox:
             logger.error("gave up recording %s of %s", item.target.value, item.entry.call_id)
             return True
         ledger = self._ledger()
+        if ledger.closed:
+            _log_unrecorded(item)
+            return True
         try:
             current = ledger.get(item.entry.call_id)
             if current is None:
@@ -114,6 +140,9 @@ class Outbox:
                 logger.info("recorded %s of %s late", item.target.value, item.entry.call_id)
             return moved is not None
         except Exception as exc:
+            if ledger.closed:  # closed meanwhile: the outcome is not recorded
+                _log_unrecorded(item)
+                return True
             now = time.monotonic()
             if item.warned_at is None or now - item.warned_at >= WARN_EVERY_S:
                 item.warned_at = now
@@ -121,3 +150,13 @@ class Outbox:
                     "the ledger is still unavailable for %s: %r", item.entry.call_id, exc
                 )
             return False
+
+
+def _log_unrecorded(item: _Pending) -> None:
+    logger.error(
+        "the ledger was closed before outcome %s of %s (attempt %d) could be recorded: not "
+        "recorded; the call stays uncertain until its lookup (recover()) or a person settles it",
+        item.target.value,
+        item.entry.call_id,
+        item.attempt,
+    )

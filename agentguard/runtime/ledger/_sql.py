@@ -32,6 +32,7 @@ from agentguard.runtime.ledger._rows import (
 from agentguard.runtime.ledger.base import (
     AsyncLedger,
     Ledger,
+    LedgerClosed,
     LedgerConfigurationError,
     LedgerEntry,
     LedgerEvent,
@@ -122,6 +123,8 @@ class SQLLedger(Ledger):
             and self._reusable(held.connection)
         ):
             return held.connection
+        if self.closed:  # a closed ledger does not reopen: nothing reaches its store any more
+            raise LedgerClosed(f"this {type(self).__name__} was closed")
         held = _Held(self._connect(), self._close_connection)
         self._local.held = held
         with self._connections_lock:
@@ -413,6 +416,7 @@ class SQLLedger(Ledger):
         return row_to_entry(row) if row else None
 
     def close(self) -> None:
+        self.closed = True
         with self._connections_lock:
             held, self._connections = list(self._connections), weakref.WeakSet()
         for item in held:

@@ -91,6 +91,14 @@ class LedgerUnanswered(RuntimeError):
     """
 
 
+class LedgerClosed(LedgerUnanswered):
+    """The ledger was closed: nothing is read or written through it any more.
+
+    A closed ledger never reopens by itself, so nothing reaches its file or schema after
+    ``close()`` (which may have been moved, archived or dropped since).
+    """
+
+
 # Call ids need uniqueness, not secrecy: 128 bits from a generator seeded by the OS (a private
 # one, so a user's random.seed() cannot make two processes agree), reseeded in every forked
 # child. uuid4() asks the kernel for fresh bytes on every call, which costs more here.
@@ -402,6 +410,9 @@ class Ledger(ABC):
     # The ledger's native async driver, where it has one (PostgreSQL): an async call awaits its
     # operations on the event loop, without a thread.
     aio: AsyncLedger | None = None
+    # Set by ``close()``: every operation after it raises ``LedgerClosed`` (the SQL backends),
+    # and the runtime's background work (a late completion, the outbox) records nothing more.
+    closed: bool = False
 
     @abstractmethod
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
@@ -477,8 +488,9 @@ class Ledger(ABC):
             if entry.lease_expires_at is not None and entry.lease_expires_at < now
         ]
 
-    def close(self) -> None:  # noqa: B027 - optional for backends without resources
-        pass
+    def close(self) -> None:
+        """Release the ledger's resources; from then on it reads and writes nothing."""
+        self.closed = True
 
     def __enter__(self) -> Ledger:
         return self

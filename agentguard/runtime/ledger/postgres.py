@@ -43,6 +43,7 @@ from agentguard.runtime.ledger._sql import (
 )
 from agentguard.runtime.ledger._watchdog import Watchdog
 from agentguard.runtime.ledger.base import (
+    LedgerClosed,
     LedgerConfigurationError,
     LedgerMissing,
     LedgerUnanswered,
@@ -734,6 +735,8 @@ class AsyncPostgresLedger(AsyncSQLLedger):
         if held is not None and held.pid == current_pid():
             if held.loop is asyncio.get_running_loop():
                 return held
+        if self._postgres.closed:
+            raise LedgerClosed("this PostgresLedger was closed")
         loop = asyncio.get_running_loop()
         try:
             from psycopg_pool import AsyncConnectionPool, PoolTimeout

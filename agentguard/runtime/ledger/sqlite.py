@@ -180,7 +180,7 @@ class SQLiteLedger(SQLLedger):
 
     def _connection(self) -> sqlite3.Connection:
         # Threads wait for the first one to migrate; the migration's own statements pass.
-        if self._unopened and not getattr(self._opening, "active", False):
+        if self._unopened and not self.closed and not getattr(self._opening, "active", False):
             with self._open_lock:
                 if self._unopened:
                     self._opening.active = True
