@@ -489,7 +489,9 @@ class Ledger(ABC):
         ]
 
     def close(self) -> None:
-        """Release the ledger's resources; from then on it reads and writes nothing."""
+        """Release the ledger's resources and mark it ``closed``: the runtime writes nothing
+        more through it (a late outcome, the outbox), and the SQL backends refuse every
+        operation with ``LedgerClosed``. A backend that overrides this calls it."""
         self.closed = True
 
     def __enter__(self) -> Ledger:
