@@ -283,11 +283,12 @@ def _classify_sink(
                     method_param=method_param,
                 )
             if method in {None, "GET", "HEAD", "OPTIONS"}:
-                if method is None and (
-                    call.kwargs.get("method") is not None or _options_unknown(call, sink)
-                ):
-                    # a method no reader can know: maybe a write, never a read
+                if method is None and call.kwargs.get("method") is not None:
                     kind, idempotent, confidence = "network_write", False, Confidence.LOW
+                elif method is None and _options_unknown(call, sink):
+                    # a method no reader can know (``fetch(url, {...init})``, ``init`` built
+                    # by a call): an unknown effect, never a read
+                    kind, idempotent, confidence = open_world.UNKNOWN, None, Confidence.LOW
                 else:
                     return None
             elif method in {"PUT"}:

@@ -726,7 +726,7 @@ def test_a_method_taken_from_the_callers_options_is_the_callers_and_an_unknown_o
 ) -> None:
     """``const { method } = options`` then ``fetch(url, { ...init })`` with ``init = {
     method }``: each caller's ``{ method: 'PUT' }`` decides. A method no reader can know
-    (``pickVerb(body)``) may write: never a read."""
+    (``pickVerb(body)``) is unknown: never a read."""
     verbs = "export const pickVerb = (body: unknown): string => (body ? 'POST' : 'GET')\n"
     project = small_project(
         tmp_path / "boards", MCP_SERVER, {"server.ts": BOARD_SERVER, "verbs.ts": verbs}
@@ -734,7 +734,7 @@ def test_a_method_taken_from_the_callers_options_is_the_callers_and_an_unknown_o
     tools = tools_of(project)
     assert tools["rename_card"]["effects"] == ["network_write"]
     assert tools["show_card"]["effects"] == []
-    assert tools["sync_card"]["effects"] == ["network_write"]
+    assert tools["sync_card"]["effects"] == ["unknown"]
 
 
 WEATHER_SERVICE = """\
