@@ -364,3 +364,23 @@ def nudge_job(job_id: int) -> object:
     # An operation no verb names is unknown, never read.
     assert kinds["nudge_job"] == {"unknown"}
     assert {f.tool for f in result.findings if f.code == "AG101"} == {"pause_job", "label_jobs"}
+
+
+def test_a_read_word_naming_the_collection_before_an_id_says_nothing_of_the_post(
+    scan_files: ScanFiles,
+) -> None:
+    """``/search/{search_id}/feedback``: ``search`` names the collection an id follows, so
+    the POST that records feedback on one search is no read; ``/documents/{id}/search``
+    still asks."""
+    writes = _tool(
+        'return requests.post(f"{BASE}/v2/search/{q}/feedback", json={"rating": "good"}).json()\n',
+        name="grade_hit",
+        doc="Grade a hit.",
+    )
+    assert "AG101" in _write_codes(scan_files, writes)
+    reads = _tool(
+        'return requests.post(f"{BASE}/v2/documents/{q}/search", json={"q": "x"}).json()\n',
+        name="search_document",
+        doc="Search in a document.",
+    )
+    assert _write_codes(scan_files, reads) == {}

@@ -172,7 +172,12 @@ def _segment_verdicts(catalog: Catalog, path: str) -> list[str]:
     """One verdict per path segment that says anything: the first known word of the last
     dotted part that has one (``chat.postMessage`` posts, ``_delete_by_query`` deletes)."""
     verdicts: list[str] = []
-    for segment in path.split("/"):
+    segments = path.split("/")
+    for index, segment in enumerate(segments):
+        if index + 2 < len(segments) and segments[index + 1] == "" and segments[index + 2]:
+            # ``/search/{id}/feedback``: a segment an id follows names a collection, and
+            # what is done to the item is said after it
+            continue
         said: str | None = None
         for part in segment.split("."):
             for word in words(part):
