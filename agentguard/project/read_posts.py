@@ -453,7 +453,8 @@ def rpc_operation_judgement(catalog: Catalog, method: str) -> PostJudgement | No
     ``suspend`` set a state, ``addTags`` adds to a set of links, ``deleteNotes`` deletes,
     ``addNotes`` writes); None when no verb names it, or when it runs what it names
     (``run_all_cells``, ``exec_script``: unknown, never a read)."""
-    name = method.rsplit(".", 1)[-1].rsplit("/", 1)[-1]
+    # kebab-case names the same words (``create-task``, an MCP tool's name)
+    name = method.rsplit(".", 1)[-1].rsplit("/", 1)[-1].replace("-", "_")
     if catalog.open_world.runs_what_it_names(name):
         return None
     verb = catalog.open_world.verb_class(name)

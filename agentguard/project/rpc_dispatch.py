@@ -95,15 +95,30 @@ def judge_rpc(
         sink=call.callee,
         callee=call.callee,
     )
-    if isinstance(operation, Value) and operation.kind == "name":
-        if operation.text in fn.params and operation.text not in SELF_NAMES:
-            return replace(effect, kind=RPC_DEFERRED, method_param=operation.text)
-        operation = local_value(project, operation.text, fn, facts, call.order) or operation
+    for _ in range(2):  # a request object naming the operation (MCP's ``tools/call``)
+        if isinstance(operation, Value) and operation.kind == "name":
+            if operation.text in fn.params and operation.text not in SELF_NAMES:
+                return replace(effect, kind=RPC_DEFERRED, method_param=operation.text)
+            operation = local_value(project, operation.text, fn, facts, call.order) or operation
+        if not isinstance(operation, Value) or operation.kind != "dict":
+            break
+        operation = _requested_operation(operation)
     name = operation.string() if isinstance(operation, Value) else None
     if name is None and isinstance(operation, Value) and operation.kind == "attr":
         if facts.language != "python":
             name = operation.text  # a function reference: ``api.notes.upsert``
     return _named(project, effect, name) if name else effect
+
+
+def _requested_operation(request: Value) -> Value | None:
+    """The operation a request object names: the tool an MCP ``tools/call`` request runs
+    (``{method: "tools/call", params: {name}}``), another request's method (``tools/list``
+    reads), or the ``name`` of the parameters handed to ``callTool({name, arguments})``."""
+    method = request.items.get("method")
+    params = request.items.get("params")
+    if method is not None and method.string() == "tools/call":
+        return params.items.get("name") if params is not None and params.kind == "dict" else None
+    return method if method is not None else request.items.get("name")
 
 
 def _named(

@@ -31,6 +31,18 @@ def tools_of(project: Path) -> dict[str, dict[str, Any]]:
     return by_name
 
 
+def vercel_agent(tools: str) -> str:
+    """An agent module handing the tools ``./tools`` exports as ``tools`` to the Vercel AI
+    SDK's ``generateText``."""
+    return (
+        "import { generateText } from 'ai'\n"
+        "import { openai } from '@ai-sdk/openai'\n"
+        f"import {{ {tools} }} from './tools'\n"
+        "export const run = (prompt: string) =>\n"
+        f"  generateText({{ model: openai('gpt-4o'), tools: {tools}, prompt }})\n"
+    )
+
+
 def small_project(root: Path, dependencies: dict[str, str], sources: dict[str, str]) -> Path:
     """A package at ``root`` with these npm dependencies and files under ``src/``."""
     manifest = {"name": root.name, "type": "module", "dependencies": dependencies}
@@ -617,13 +629,7 @@ def test_a_convex_mutation_is_judged_by_its_function_reference_and_a_query_reads
     """``fetchMutation(api.notes.create, ...)`` creates (the reference's last part names the
     operation), ``fetchQuery`` reads, and a mutation whose name says nothing is unknown,
     never a read."""
-    agent = (
-        "import { generateText } from 'ai'\n"
-        "import { openai } from '@ai-sdk/openai'\n"
-        "import { noteTools } from './tools'\n"
-        "export const run = (prompt: string) =>\n"
-        "  generateText({ model: openai('gpt-4o'), tools: noteTools, prompt })\n"
-    )
+    agent = vercel_agent("noteTools")
     project = small_project(
         tmp_path / "notes",
         {"ai": "^4", "convex": "^1", "zod": "^3"},
@@ -788,3 +794,56 @@ def test_the_object_a_class_hands_out_from_its_static_factory_is_of_that_class(
         {"services/weather.ts": WEATHER_SERVICE, "server.ts": SINGLETON_SERVER},
     )
     assert tools_of(project)["forecast"]["effects"] == ["network_write"]
+
+
+MCP_CLIENT_AGENT = """\
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import { tool } from 'ai'
+import { z } from 'zod'
+
+const client = new Client({ name: 'desk-agent', version: '1.0.0' })
+
+async function runRemote(name: string, args: Record<string, unknown>) {
+  const request = { method: 'tools/call', params: { name, arguments: args } }
+  return client.request(request, CallToolResultSchema)
+}
+
+export const deskTools = {
+  open_ticket: tool({
+    description: 'Open a support ticket',
+    parameters: z.object({ title: z.string() }),
+    execute: async ({ title }) => JSON.stringify(await runRemote('create-ticket', { title })),
+  }),
+  ticket_status: tool({
+    description: 'The status of a ticket',
+    parameters: z.object({ id: z.string() }),
+    execute: async ({ id }) =>
+      JSON.stringify(await client.callTool({ name: 'get-ticket', arguments: { id } })),
+  }),
+  remote_tools: tool({
+    description: 'What the desk server offers',
+    parameters: z.object({}),
+    execute: async () =>
+      JSON.stringify(await client.request({ method: 'tools/list' }, ListToolsResultSchema)),
+  }),
+}
+"""
+
+
+def test_a_tool_run_on_an_mcp_server_through_the_client_is_judged_by_its_name(
+    tmp_path: Path,
+) -> None:
+    """``client.request({method: 'tools/call', params: {name}})`` and ``client.callTool({
+    name})`` run the server's tool: ``create-ticket`` creates, ``get-ticket`` reads; a
+    ``tools/list`` request reads."""
+    agent = vercel_agent("deskTools")
+    project = small_project(
+        tmp_path / "desk",
+        {**MCP_SERVER, "ai": "^4"},
+        {"tools.ts": MCP_CLIENT_AGENT, "agent.ts": agent},
+    )
+    tools = tools_of(project)
+    assert tools["open_ticket"]["effects"] == ["network_write"]
+    assert tools["ticket_status"]["effects"] == []
+    assert tools["remote_tools"]["effects"] == []
