@@ -116,12 +116,9 @@ class AgentTable:
         callees: frozenset[str] = frozenset().union(
             *(project.callees_matching(matcher, resolved=True) for matcher in matchers)
         )
-        for facts in project.modules.values():
-            if facts.is_test:
-                continue
-            for site in project.call_sites(facts):
-                if site.callee in callees:
-                    yield site, facts
+        for site in project.source_call_sites():
+            if site.callee in callees:
+                yield site, site.facts
 
     # ------------------------------------------------------------------ what an agent runs
 

@@ -39,21 +39,18 @@ def _loaders(project: ProjectIndex) -> dict[str, int]:
     scans = project.catalog.module_scans
     scanning: set[str] = set()
     tested: dict[str, int] = {}
-    for facts in project.modules.values():
-        if facts.is_test:
+    for site in project.source_call_sites():
+        call = site.call
+        if call.function is None:
             continue
-        for site in project.call_sites(facts):
-            call = site.call
-            if call.function is None:
-                continue
-            if site.callee in scans or call.callee in scans:
-                scanning.add(call.function)
-            elif call.callee == "issubclass" and len(call.args) == 2:
-                fn = project.function(call.function)
-                base = call.args[1]
-                params = [p for p in fn.params if p not in SELF_NAMES] if fn else []
-                if base.kind == "name" and base.text in params:
-                    tested[call.function] = params.index(base.text)
+        if site.callee in scans or call.callee in scans:
+            scanning.add(call.function)
+        elif call.callee == "issubclass" and len(call.args) == 2:
+            fn = project.function(call.function)
+            base = call.args[1]
+            params = [p for p in fn.params if p not in SELF_NAMES] if fn else []
+            if base.kind == "name" and base.text in params:
+                tested[call.function] = params.index(base.text)
     return {function: position for function, position in tested.items() if function in scanning}
 
 
@@ -95,30 +92,25 @@ def _loaded_bases(project: ProjectIndex, loaders: dict[str, int]) -> dict[str, s
         if not facts.is_test:
             by_name.setdefault(cls.name, []).append(qualname)
     bases: dict[str, set[str]] = {}
-    for facts in project.modules.values():
-        if facts.is_test:
+    for site in project.source_call_sites():
+        loader_name = site.target or site.callee
+        position = loaders.get(loader_name)
+        if position is None:
             continue
-        for site in project.call_sites(facts):
-            loader_name = site.target or site.callee
-            position = loaders.get(loader_name)
-            if position is None:
-                continue
-            call = site.call
-            loader = project.function(loader_name)
-            params = [p for p in loader.params if p not in SELF_NAMES] if loader else []
-            held = call.args[position] if position < len(call.args) else None
-            if held is None and position < len(params):
-                held = call.kwargs.get(params[position])
-            others = [a for i, a in enumerate(call.args) if i != position]
-            others += [
-                v
-                for k, v in call.kwargs.items()
-                if position >= len(params) or k != params[position]
-            ]
-            patterns = {p for p in map(_pattern, others) if p is not None}
-            base = _project_class(project, held, by_name) if held is not None else None
-            if base is not None and patterns:
-                bases.setdefault(base, set()).update(patterns)
+        call = site.call
+        loader = project.function(loader_name)
+        params = [p for p in loader.params if p not in SELF_NAMES] if loader else []
+        held = call.args[position] if position < len(call.args) else None
+        if held is None and position < len(params):
+            held = call.kwargs.get(params[position])
+        others = [a for i, a in enumerate(call.args) if i != position]
+        others += [
+            v for k, v in call.kwargs.items() if position >= len(params) or k != params[position]
+        ]
+        patterns = {p for p in map(_pattern, others) if p is not None}
+        base = _project_class(project, held, by_name) if held is not None else None
+        if base is not None and patterns:
+            bases.setdefault(base, set()).update(patterns)
     return bases
 
 

@@ -277,16 +277,13 @@ class _ModelReach:
             models |= project.callees_matching(catalog.answer_schemas, resolved=resolved)
             posts |= project.callees_matching(catalog.request_bodies, resolved=resolved)
         self.calling: set[str] = set()
-        for facts in project.modules.values():
-            if facts.is_test:
+        for site in project.source_call_sites():
+            call = site.call
+            if call.function is None:
                 continue
-            for site in project.call_sites(facts):
-                call = site.call
-                if call.function is None:
-                    continue
-                named = {site.callee, call.callee}
-                if named & models or (named & posts and _to_a_model(project, call, facts)):
-                    self.calling.add(call.function)
+            named = {site.callee, call.callee}
+            if named & models or (named & posts and _to_a_model(project, call, site.facts)):
+                self.calling.add(call.function)
         self._reaches: dict[str, bool] = {}
 
     def reaches(self, qualname: str, hops: int = _CALLER_HOPS) -> bool:

@@ -207,10 +207,8 @@ def _enclosing_factory(facts: ModuleFacts, span: Span) -> str | None:
 def _called_functions(project: ProjectIndex) -> set[str]:
     """Every project function some call outside the tests resolves to."""
     called: set[str] = set()
-    for facts in project.modules.values():
-        if not facts.is_test:
-            for site in project.call_sites(facts):
-                called.update(site.targets)
+    for site in project.source_call_sites():
+        called.update(site.targets)
     return called
 
 

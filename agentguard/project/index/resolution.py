@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from agentguard.facts.module_facts import CALL_STEP, Call, Function, ModuleFacts, Step, Value
@@ -566,6 +566,12 @@ class ProjectIndex(Types):
         if sites is None:
             raise KeyError(f"{facts.path} is not a module of the project index")
         return sites
+
+    def source_call_sites(self) -> Iterator[CallSite]:
+        """The call sites of every module outside the tests, module by module."""
+        for facts in self.modules.values():
+            if not facts.is_test:
+                yield from self.call_sites(facts)
 
     def callees_matching(self, matcher: Matcher[Any], *, resolved: bool) -> frozenset[str]:
         """The callees in the project, as written (``call.callee``) or as resolved for their
