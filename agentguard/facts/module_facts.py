@@ -169,6 +169,14 @@ class Value(CompactPickle):
         parts = [part.string() for part in self.parts]
         return "".join(p for p in parts if p is not None) if None not in parts else None
 
+    def template_text(self, hole: Callable[[Value], str]) -> str:
+        """A template's text (an f-string, a JavaScript template): its literal parts as
+        written, each value put into it as ``hole`` writes that value."""
+        return "".join(
+            part.const if part.op == "text" and isinstance(part.const, str) else hole(part)
+            for part in self.parts
+        )
+
 
 # The key prefix, among a dict Value's items, of what a TypeScript object literal spreads
 # (``{...options}`` is the item ``...options``).

@@ -24,8 +24,11 @@ def module_state_write(
 ) -> Effect | None:
     """The write ``call`` makes to a container of its module, or None."""
     catalog = project.catalog
-    methods = catalog.container_methods | catalog.store_methods  # JavaScript's ``Map.delete``
-    if call.method not in methods or call.chain is None:
+    method = call.method
+    if call.chain is None or (
+        # a container's method, or a store's (JavaScript's ``Map.delete``)
+        method not in catalog.container_methods and method not in catalog.store_methods
+    ):
         return None
     root = call.chain.root
     receiver = call.chain.receiver()

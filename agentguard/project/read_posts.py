@@ -95,12 +95,7 @@ class _UrlResolver:
         if value.kind == "fstring" and value.text.startswith("`"):
             # a JavaScript template (`/collections.info`, `/users/${id}/posts`): its text
             # with each substitution as a placeholder, read as a literal's body is
-            body = "".join(
-                part.const
-                if part.op == "text" and isinstance(part.const, str)
-                else f"{{{part.text}}}"
-                for part in value.parts
-            )
+            body = value.template_text(lambda part: f"{{{part.text}}}")
             return self._strip_host(self._placeholders(body, depth))
         # f-strings, concatenations, urljoin(...) and "...".format(...): string literals
         # (with their placeholders resolved) and the names between them.

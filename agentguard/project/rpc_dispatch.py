@@ -105,8 +105,8 @@ def judge_rpc(
         operation = _requested_operation(operation)
     name = operation.string() if isinstance(operation, Value) else None
     if name is None and isinstance(operation, Value) and operation.kind == "attr":
-        if facts.language != "python":
-            name = operation.text  # a function reference: ``api.notes.upsert``
+        # a JavaScript function reference (``api.notes.upsert``) names what it runs
+        name = operation.text if facts.language != "python" else None
     return _named(project, effect, name) if name else effect
 
 

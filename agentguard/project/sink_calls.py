@@ -98,17 +98,6 @@ def _http_method(
     return None
 
 
-def _options_unknown(call: Call, sink: Sink) -> bool:
-    """Whether an options object that names the method (``fetch(url, {...init})``) is
-    handed to the call and its method could not be read: ``_http_method`` gives GET when
-    the object, or its field, is absent."""
-    spec = sink.method_from or {}
-    if not spec.get("field"):
-        return False
-    handed = argument_at(call.args, call.kwargs, ArgSpec(spec.get("arg"), spec.get("kwarg")))
-    return handed is not None and handed.kind not in {"const", "fstring"}
-
-
 def _route_method(route: Value | None) -> str | None:
     """The method a route string starts with (Octokit's ``request("POST /repos/{owner}/{repo}
     /issues")``); a route naming none is a GET. None when the route is not written out."""
@@ -285,9 +274,10 @@ def _classify_sink(
             if method in {None, "GET", "HEAD", "OPTIONS"}:
                 if method is None and call.kwargs.get("method") is not None:
                     kind, idempotent, confidence = "network_write", False, Confidence.LOW
-                elif method is None and _options_unknown(call, sink):
-                    # a method no reader can know (``fetch(url, {...init})``, ``init`` built
-                    # by a call): an unknown effect, never a read
+                elif method is None and (sink.method_from or {}).get("field"):
+                    # an options object whose method no reader can know (``fetch(url,
+                    # {...init})``, ``init`` built by a call; an absent one is a GET): an
+                    # unknown effect, never a read
                     kind, idempotent, confidence = open_world.UNKNOWN, None, Confidence.LOW
                 else:
                     return None
@@ -490,12 +480,8 @@ def _column_added_when_missing(text: str, call: Call, fn: Function) -> bool:
 
 
 def _template_text(statement: Value) -> str:
-    """A statement written as a template, its written words kept and each value put in
-    standing as a parameter (``$1``)."""
-    return "".join(
-        part.const if part.op == "text" and isinstance(part.const, str) else "$1"
-        for part in statement.parts
-    )
+    """A statement written as a template, each value put in standing as a parameter."""
+    return statement.template_text(lambda _: "$1")
 
 
 def sql_text_effect(catalog: Catalog, text: str) -> tuple[bool, str] | None:

@@ -173,7 +173,7 @@ def _record(project: ProjectIndex, row: Value, facts: ModuleFacts) -> tuple[Valu
     """A row as the record it names: ``[createEventTool, ...]`` holds constants each set to
     an object literal, in its own module."""
     if row.kind == "name":
-        held = _module_value(project, row.text, facts)
+        held = module_value(project, row.text, facts)
         if held is not None:
             return held
     return row, facts
@@ -293,7 +293,7 @@ def _added_rows(
 def _module_rows(
     project: ProjectIndex, name: str, facts: ModuleFacts, depth: int
 ) -> list[tuple[Value, ModuleFacts]]:
-    held = _module_value(project, name, facts)
+    held = module_value(project, name, facts)
     if held is None:
         return []
     value, holder = held
@@ -325,14 +325,12 @@ def _rows_added_elsewhere(
     return rows
 
 
-def _module_value(
+def module_value(
     project: ProjectIndex, name: str, facts: ModuleFacts
 ) -> tuple[Value, ModuleFacts] | None:
-    qualname = facts.imports.get(name) or f"{facts.module}.{name}"
-    held = project.module_variable_in(qualname)
-    if held is None:
-        return None
-    return held[0], project.modules.get(held[1], facts)
+    """What the module variable ``name`` (of ``facts``, or imported into it) was last bound
+    to, with the module it is written in."""
+    return project.module_binding(facts.imports.get(name) or f"{facts.module}.{name}")
 
 
 def _callees(
@@ -357,7 +355,7 @@ def _callees(
             result += [qual] if qual else []
             continue
         for name in picked.names:
-            held = _module_value(project, name, facts)
+            held = module_value(project, name, facts)
             if held is None or held[0].kind != "dict":
                 continue
             table, holder = held

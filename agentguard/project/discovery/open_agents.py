@@ -105,13 +105,9 @@ def _held(
     if caller is not None and project.local_assignments(facts, caller.qualname, value.text):
         local = project.held_value(value.text, caller, facts)
         return (local, facts) if local is not None else None
-    variable = project.module_variable_in(
+    return project.module_binding(
         value.qualname or facts.imports.get(value.text) or f"{facts.module}.{value.text}"
     )
-    if variable is None:
-        return None
-    held_in = project.modules.get(variable[1])
-    return (variable[0], held_in) if held_in is not None else None
 
 
 def _entry_function(
@@ -124,11 +120,10 @@ def _entry_function(
         qualname = project.project_function(entry.qualname, facts)
         if qualname is not None:
             return qualname, None
-        held = project.module_variable_in(entry.qualname)
-        held_in = project.modules.get(held[1]) if held is not None else None
-        if held is None or held_in is None:
+        held = project.module_binding(entry.qualname)
+        if held is None:
             return None
-        entry, facts = held[0], held_in
+        entry, facts = held
     if entry.kind != "call" or project.project_function(entry.qualname, facts):
         return None
     spec = entry.call_args[0] if entry.call_args else None

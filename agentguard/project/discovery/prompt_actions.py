@@ -41,6 +41,7 @@ from agentguard.project.discovery.branch_tools import branch_tool, inline_branch
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.dispatch import branch_name, dispatch_targets, entry_function
+from agentguard.project.discovery.loop_rows import module_value
 from agentguard.project.sink_keys import local_value
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
@@ -199,11 +200,8 @@ def _table_value(
         return (held, facts) if held is not None and held.kind == "dict" else None
     if project.local_assignments(facts, fn.qualname, written):
         return None  # a table the function builds for itself names what it was handed
-    variable = project.module_variable_in(facts.imports.get(written) or f"{facts.module}.{written}")
-    if variable is None or variable[0].kind != "dict":
-        return None
-    held_in = project.modules.get(variable[1])
-    return (variable[0], held_in) if held_in is not None else None
+    variable = module_value(project, written, facts)
+    return variable if variable is not None and variable[0].kind == "dict" else None
 
 
 # A whole table read to describe it: its entries, its names, its functions.

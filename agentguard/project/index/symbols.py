@@ -320,6 +320,12 @@ class Symbols:
         held = self.module_variable_in(qualname)
         return held[0] if held is not None else None
 
+    def module_binding(self, qualname: str | None) -> tuple[Value, ModuleFacts] | None:
+        """``module_variable_in``, with the module it is written in rather than its path."""
+        held = self.module_variable_in(qualname)
+        written_in = self.modules.get(held[1]) if held is not None else None
+        return (held[0], written_in) if held is not None and written_in is not None else None
+
     def module_variable_in(self, qualname: str | None) -> tuple[Value, str] | None:
         """``module_variable``, with the path of the file it is written in: a position in
         the value is in that file, not in the one that imports the name."""
