@@ -635,18 +635,17 @@ class AbandonedAttempts:
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
-        self._running: dict[tuple[str, int], int] = {}
+        self._running: set[tuple[str, int]] = set()
 
     def add(self, call_id: str, attempt: int) -> None:
         with self._changed:
-            self._running[call_id, attempt] = self._running.get((call_id, attempt), 0) + 1
+            self._running.add((call_id, attempt))
 
     def done(self, call_id: str, attempt: int) -> None:
         with self._changed:
-            left = self._running.pop((call_id, attempt), 1) - 1
-            if left > 0:
-                self._running[call_id, attempt] = left
-            self._changed.notify_all()
+            if (call_id, attempt) in self._running:
+                self._running.discard((call_id, attempt))
+                self._changed.notify_all()
 
     def wait(self, timeout_s: float) -> list[tuple[str, int]]:
         """Wait at most ``timeout_s`` for every attempt to end; those still running."""
