@@ -185,6 +185,22 @@ def test_a_table_of_handlers_keyed_by_the_tools_own_names_is_followed() -> None:
     assert tools["free_runs"]["effects"] == []
 
 
+def test_a_table_keyed_by_the_tools_own_names_naming_handler_functions_is_followed() -> None:
+    """``{[OPEN_SLOTS_TOOL.name]: handleOpenSlots}``: handlers imported from the modules that
+    also define each tool's ``Tool`` constant, listed by a ``ListTools`` handler of a third
+    module and looked up by its ``CallTool`` handler. Each handler is its tool, reported where
+    it is written, whatever its tool is called (``openSlots`` has no function of that name)."""
+    project = FORMS / "computed-key-handlers"
+    tools = tools_of(project)
+    assert set(tools) == {"openSlots", "reserveGrooming", "cancelWalk"}
+    assert tools["openSlots"]["path"].endswith("src/tools/groomings/slots.ts")
+    assert tools["reserveGrooming"]["path"].endswith("src/tools/groomings/reserve.ts")
+    assert tools["cancelWalk"]["path"].endswith("src/tools/walks/cancel.ts")
+    assert tools["openSlots"]["risk"]["value"] == "read"
+    assert tools["reserveGrooming"]["effects"] == ["network_write"]
+    assert tools["cancelWalk"]["effects"] == ["destructive"]
+
+
 def test_a_service_reached_through_a_context_type_is_judged_by_what_its_methods_send() -> None:
     """``ctx.clinic.bookAppointment(...)`` with ``ctx: ToolContext`` (an object ``type``
     whose ``clinic`` is the service's interface): the class implementing it POSTs through

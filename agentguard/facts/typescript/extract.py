@@ -750,7 +750,7 @@ class _Extractor:
         grammar = self.grammar
         for child in node.named_children:
             if child.kind_id in grammar.pair:
-                key = _property_key(child.child_by_field_id(grammar.field_key), self.source)
+                key = self._pair_key(child.child_by_field_id(grammar.field_key))
                 if key is not None:
                     items[key] = self.value(child.child_by_field_id(grammar.field_value))
                 continue
@@ -765,6 +765,15 @@ class _Extractor:
                 spread = child.named_children[0]
                 items[SPREAD + self.text(spread)] = self.value(spread)
         return items
+
+    def _pair_key(self, key_node: Node | None) -> str | None:
+        """An object literal's key: a name or string, or a computed key naming a constant's
+        string (``[createInvoiceTool.name]: handler``, ``[ToolNames.SEND]: send``)."""
+        key = _property_key(key_node, self.source)
+        if key is None and key_node is not None and key_node.type == "computed_property_name":
+            inner = key_node.named_children[0] if key_node.named_children else None
+            return self._static_string(inner)
+        return key
 
     def _template_parts(self, node: Node) -> list[Value]:
         parts: list[Value] = []
@@ -1373,18 +1382,15 @@ class _Extractor:
         for child in node.named_children:
             if child.type == "pair":
                 key_node = child.child_by_field_name("key")
-                key = _property_key(key_node, self.source)
+                key = self._pair_key(key_node)
                 value = child.child_by_field_name("value")
                 written = key
                 if (
-                    key is None
+                    key is not None
                     and key_node is not None
                     and key_node.type == "computed_property_name"
                 ):
-                    # ``[createInvoiceTool.name]: handler``: keyed by a constant's string
-                    inner = key_node.named_children[0] if key_node.named_children else None
-                    key = self._static_string(inner)
-                    written = re.sub(r"\W", "_", self.text(inner)) if inner is not None else None
+                    written = re.sub(r"\W", "_", self.text(key_node)[1:-1].strip())
                 if key is None or written is None or value is None:
                     if value is not None:
                         self.visit(value)
