@@ -707,3 +707,135 @@ def test_a_registrar_keeping_the_spec_for_the_model_and_the_runner_beside_it_mak
         }
     )
     assert [t.functions for t in tools] == [["assistant.tools.add_refunds.<locals>.run_refund"]]
+
+
+TALLY_REGISTRY = """\
+import inspect
+
+from tally.records import Tool
+
+
+class _Registry:
+    def __init__(self):
+        self._tools = {}
+
+    def add(self, tool):
+        self._tools[tool.name] = tool
+
+    def get(self, scope=None):
+        if scope is None:
+            return self._tools.values()
+        return [tool for tool in self._tools.values() if scope in tool.scopes]
+
+
+tool_registry: _Registry = _Registry()
+
+
+def tool(tool_function=None, /, *, scopes="main"):
+    def decorator(func):
+        params = list(inspect.signature(func).parameters)
+        tool_registry.add(
+            Tool(name=func.__name__, awaitable=func, description=func.__doc__, params=params, scopes=[scopes])
+        )
+        return func
+
+    if tool_function is None:
+        return decorator
+    return decorator(tool_function)
+"""
+
+TALLY_TOOLS = """\
+from tally.db import ledger
+from tally.registry import tool
+
+
+@tool
+async def add_expense(amount: float, note: str):
+    \"\"\"Record an expense.\"\"\"
+    return await ledger.add(amount, note)
+
+
+@tool(scopes="main")
+async def list_expenses():
+    \"\"\"List the expenses.\"\"\"
+    return await ledger.all()
+"""
+
+TALLY_SESSION = """\
+from tally.agent import Agent
+from tally.registry import tool_registry
+
+
+class Session:
+    def start(self):
+        self.agent = Agent(prompt="You keep accounts.", tools=tool_registry.get("main"))
+"""
+
+
+def test_a_decorator_keeping_records_in_a_registry_object_read_by_another_module_makes_tools() -> (
+    None
+):
+    """``@tool`` (used bare or called) builds a record of the function and adds it to a
+    module's registry object, a private class of the project; another module hands what the
+    registry's getter returns to an agent as its ``tools``."""
+    tools = discover(
+        {
+            "tally/registry.py": TALLY_REGISTRY,
+            "tally/tools.py": TALLY_TOOLS,
+            "tally/session.py": TALLY_SESSION,
+        }
+    )
+    assert sorted((t.name, t.form) for t in tools) == [
+        ("add_expense", "registrar"),
+        ("list_expenses", "registrar"),
+    ]
+
+
+PLUGIN_REGISTRY = """\
+from plugkit.registry import Registry
+
+tool_registry = Registry(registry_name="tools")
+"""
+
+PLUGIN_TOOLS = """\
+import subprocess
+
+from helper import tool_registry
+
+
+@tool_registry.register_function()
+def run_command(command: str) -> str:
+    \"\"\"Run a shell command.\"\"\"
+    return subprocess.run(command, shell=True, capture_output=True, text=True).stdout
+"""
+
+PLUGIN_AGENT = """\
+from langgraph.prebuilt import create_react_agent
+
+from helper import tool_registry
+
+
+def build(llm):
+    tools = [fn for _, fn in tool_registry.registry.items()]
+    return create_react_agent(model=llm, tools=tools)
+"""
+
+PLUGIN_COMMANDS = """\
+from helper import tool_registry
+
+
+def main(argv):
+    return tool_registry.registry[argv[0]](*argv[1:])
+"""
+
+
+def test_functions_kept_by_a_package_objects_decorator_that_reaches_an_agent_are_tools() -> None:
+    """``@tool_registry.register_function()`` on an object of a package no catalogue knows:
+    the functions are tools because what is read of the object is handed to an agent's
+    ``tools``; the same object read only by a command line keeps no tools."""
+    files = {"helper/__init__.py": PLUGIN_REGISTRY, "helper/shell.py": PLUGIN_TOOLS}
+    tools = discover({**files, "helper/agent.py": PLUGIN_AGENT})
+    assert [(t.name, t.form, t.anchor.span.line) for t in tools] == [
+        ("run_command", "registrar", line_of(PLUGIN_TOOLS, "def run_command"))
+    ]
+    assert discover({**files, "helper/cli.py": PLUGIN_COMMANDS}) == []

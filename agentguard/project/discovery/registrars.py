@@ -154,8 +154,11 @@ class _Registrars:
             if store.function == qualname and held & set(store.value.names):
                 return Store(qualname, store.target, position)
         handed_on: list[tuple[str, int]] = []
+        nested = {name.rsplit(".", 1)[-1]: name for name in fn.nested}
         for call in project.calls_in(qualname):
-            target = project.call_site(call, fn, facts).target
+            # ``return decorator(tool_function)``: a decorator used bare or called applies
+            # the one nested in it
+            target = project.call_site(call, fn, facts).target or nested.get(call.callee)
             if target is not None and target in project.functions:
                 # ``manager.register_tool(func.__name__, func, description)``: handed on to
                 # a project function (``desk.add(...)`` is the project's, not a set's)
@@ -224,10 +227,12 @@ class _Registrars:
             for store in facts.stores
         ):
             return
-        for site in self.project.call_sites(facts):
+        # the callers anywhere in the project: a module-level registry is read through its
+        # getter by the modules importing it (``tools=tool_registry.get("main")``)
+        for site in self.project.source_call_sites():
             call = site.call
             if site.target == reader and call.function != reader:
-                yield facts, call.function, call.callee.removeprefix(facts.module + ".")
+                yield site.facts, call.function, call.text.split("(", 1)[0]
 
     def _readers(
         self, owner: str | None, facts: ModuleFacts, container: str
@@ -376,15 +381,26 @@ class _Registrars:
 
 def _handed_at(project: ProjectIndex, call: Call, target: str, held: set[str]) -> int | None:
     """The position among ``target``'s parameters at which ``call`` hands it one of the
-    names in ``held`` itself (not a value made of it), if any."""
+    names in ``held`` itself, or a record built of one (``registry.add(Tool(name=fn.__name__,
+    run=fn))``), if any."""
     params = [p for p in project.functions[target][0].params if p not in SELF_NAMES]
     for index, arg in enumerate(call.args):
-        if arg.kind == "name" and arg.text in held:
+        if _holds(arg, held):
             return index
     for name, arg in call.kwargs.items():
-        if arg.kind == "name" and arg.text in held and name in params:
+        if _holds(arg, held) and name in params:
             return params.index(name)
     return None
+
+
+def _holds(value: Value, held: set[str]) -> bool:
+    """Whether ``value`` is one of the names in ``held``, or a call built of one."""
+    if value.kind == "name":
+        return value.text in held
+    return value.kind == "call" and any(
+        argument.kind == "name" and argument.text in held
+        for argument in [*value.call_args, *value.call_kwargs.values()]
+    )
 
 
 def _describes_as_tool(facts: ModuleFacts, fn: Function) -> bool:
@@ -475,7 +491,9 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
         for dec in fn.decorators:
             if decorator_form(dec.qualname) is not None:
                 break  # a framework's own decorator: its finder has judged it
-            tool = _registered(project, registrars, qualname, fn, dec, facts)
+            tool = _registered(project, registrars, qualname, fn, dec, facts) or (
+                _kept_by_package_object(project, registrars, qualname, dec, facts)
+            )
             if tool is not None:
                 taken.add(qualname)
                 yield tool
@@ -541,3 +559,35 @@ def _registered(
         site = Location(facts.path, dec.span)
         return function_tool(project, qualname, FORM, site, name, dict(dec.kwargs))
     return None
+
+
+def _kept_by_package_object(
+    project: ProjectIndex,
+    registrars: _Registrars,
+    qualname: str,
+    dec: Decorator,
+    facts: ModuleFacts,
+) -> ToolFacts | None:
+    """``@tool_registry.register_function()`` where ``tool_registry = Registry(...)`` is a
+    module variable holding an object of a package the catalogue does not know: its
+    decorator keeps the function inside the object. The function is a tool when what is
+    read of that object reaches a model (``tools=[t for _, t in tool_registry.registry.items()]``
+    handed to an agent), as a project registrar's store must."""
+    owner, _, method = dec.qualname.rpartition(".")
+    if not dec.called or not method.isidentifier() or owner in project.classes:
+        return None
+    binding = project.module_binding(owner)
+    if binding is None:
+        return None
+    value, written_in = binding
+    made = value.qualname or ""
+    if value.kind != "call" or made in project.classes or made in project.functions:
+        return None  # a project object: its registrar is the project's (``_registered``)
+    variable = owner.rpartition(".")[2]
+    if not any(
+        registrars._builds_specs(reader_facts, reader, written)
+        for reader_facts, reader, written in registrars._readers(None, written_in, variable)
+    ):
+        return None
+    site = Location(facts.path, dec.span)
+    return function_tool(project, qualname, FORM, site, None, dict(dec.kwargs))

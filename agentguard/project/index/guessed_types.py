@@ -53,6 +53,12 @@ def unpacked_item(value: Value) -> int | None:
     return None
 
 
+def _class_named(name: str) -> bool:
+    """Whether ``name`` is written as a class is: capitalised, private or not
+    (``_ToolsRegistry``)."""
+    return name.lstrip("_")[:1].isupper()
+
+
 def constructed_type(value: Value) -> str | None:
     """What a call builds, when its name says: a class (``httpx.Client``), or a boto3 client
     of a service (``boto3.client("sqs")`` gives ``boto3.client:sqs``, as the extractor types
@@ -61,11 +67,11 @@ def constructed_type(value: Value) -> str | None:
     if value.kind == "other" and value.calls and _built_either_way(value):
         # ``Client(api_key=key) if key else Client()``: the same class on both arms
         qualname = value.calls[0]
-        return qualname if qualname.rsplit(".", 1)[-1][:1].isupper() else None
+        return qualname if _class_named(qualname.rsplit(".", 1)[-1]) else None
     if value.kind != "call" or not qualname:
         return None
     last = qualname.rsplit(".", 1)[-1]
-    if last[:1].isupper():
+    if _class_named(last):
         return qualname
     if qualname.startswith("npm:") and "()" not in qualname:
         # an npm package's function builds its client (``drizzle(env.DB)``, ``neon(url)``,
