@@ -1430,6 +1430,84 @@ def test_rows_changed_in_memory_are_written_by_the_sessions_commit(scan_files: S
     assert not [f for f in result.findings if f.code in {"AG201", "AG202"}]
 
 
+LEDGER_SERVICE = """\
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from books.models import Entry
+
+
+class Store:
+    def __init__(self, engine: AsyncEngine):
+        self.session_maker = async_sessionmaker(bind=engine, class_=AsyncSession)
+
+
+class EntryStore(Store):
+    async def all(self):
+        async with self.session_maker() as session:
+            return (await session.scalars(select(Entry))).all()
+
+    async def add(self, memo: str):
+        async with self.session_maker() as session, session.begin():
+            session.add(Entry(memo=memo))
+
+    async def rename(self, entry_id: int, memo: str):
+        async with self.session_maker() as session, session.begin():
+            entry = (await session.scalars(select(Entry).where(Entry.id == entry_id))).one()
+            entry.memo = memo
+            return entry
+"""
+
+LEDGER_TOOLS = '''\
+from langchain_core.tools import tool
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from books.service import EntryStore
+
+entries = EntryStore(create_async_engine("sqlite+aiosqlite:///books.db"))
+
+
+@tool
+async def list_entries() -> str:
+    """List the entries."""
+    return str(await entries.all())
+
+
+@tool
+async def add_entry(memo: str) -> str:
+    """Add an entry."""
+    await entries.add(memo)
+    return "added"
+
+
+@tool
+async def rename_entry(entry_id: int, memo: str) -> str:
+    """Rename an entry."""
+    await entries.rename(entry_id, memo)
+    return "renamed"
+'''
+
+
+def test_a_session_made_by_a_kept_session_maker_commits_its_begin_block(
+    scan_files: ScanFiles,
+) -> None:
+    """``self.session_maker = async_sessionmaker(...)`` kept by a base class: a session it
+    makes is SQLAlchemy's, so ``session.add`` writes and ``session.scalars`` reads; a
+    ``session.begin()`` block commits when it ends, writing the attributes set inside it on
+    a row the session loaded. Calling the kept factory is no callable of unknown effect."""
+    result = scan_files({"books/service.py": LEDGER_SERVICE, "books/tools.py": LEDGER_TOOLS})
+    judged = {
+        tool.name: sorted((e.kind, e.idempotent, e.remote) for e in tool.effects)
+        for tool in result.project.tools
+    }
+    assert judged == {
+        "list_entries": [],
+        "add_entry": [("write", False, False)],
+        "rename_entry": [("write", True, False)],
+    }
+    assert not [f for f in result.findings if f.code == "AG104"]
+
+
 def test_a_commit_writes_only_rows_the_session_loaded(scan_files: ScanFiles) -> None:
     """Changing an object the function neither was handed nor loaded through the session
     (``sys.path.append(folder)``, a module's setting) before ``db.commit()`` is no row the

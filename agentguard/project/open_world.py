@@ -643,6 +643,10 @@ def _callable_handed(project: ProjectIndex, call: Call, fn: Function) -> str | N
             facts = project.functions[method][1]
             for assignment in project.local_assignments(facts, method, call.callee):
                 held = assignment.value
+                if held.kind == "call" and held.qualname in project.catalog.callable_factories:
+                    # ``self.session_maker = async_sessionmaker(bind=engine)``: a package's
+                    # factory object, built from what was handed, not the handed callable
+                    return None
                 names = [held.text] if held.kind == "name" else held.names
                 if held.kind in {"name", "call"} and any(n in keeper.params for n in names):
                     return keeper.name
@@ -1282,6 +1286,8 @@ def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
         return False
     said = set(words(fn.name, identifier=True))
     for argument in effect.call.args[:1]:
+        if argument.kind == "call" and (argument.qualname or "").rsplit(".", 1)[-1][:1].isupper():
+            continue  # ``session.add(Memo(text=...))``: a row written, not a place named
         said.update(words(re.sub(r"\W+", "_", argument.text), identifier=True))
     if said & (world.credential_words | world.cache_words):
         return True

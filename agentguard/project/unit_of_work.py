@@ -17,6 +17,7 @@ known by its type: one whose ``add`` the catalogue knows as a write.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence
@@ -32,17 +33,18 @@ def committed_changes(
 ) -> Effect | None:
     """The write a session's ``commit()`` sends for rows ``fn`` changed in memory before
     it, or None when ``call`` is no such commit or nothing was changed so."""
-    if call.method != "commit" or not callee.endswith(".commit"):
+    window = _written_window(call, callee, fn)
+    if window is None:
         return None
-    session_add = project.catalog.sinks(f"{callee.removesuffix('.commit')}.add")
+    session_add = project.catalog.sinks(f"{callee.rpartition('.')[0]}.add")
     if session_add is None or session_add.effect != "write":
         return None
     session = call.chain.receiver() if call.chain is not None else None
     if session is None:
         return None
     rows = _rows(project, fn, facts, session)
-    changed = _attributes_set(project, fn, facts, call, rows)
-    appended = _relationships_changed(project, fn, call, rows)
+    changed = _attributes_set(project, fn, facts, window, rows)
+    appended = _relationships_changed(project, fn, window, rows)
     if not changed and not appended:
         return None
     shown = (changed or appended)[0]
@@ -56,6 +58,36 @@ def committed_changes(
         detail=f"commits the change of a loaded row (`{shown}`)",
         confidence=Confidence.MEDIUM,
     )
+
+
+@dataclass(frozen=True)
+class _Window:
+    """The statements whose changes a commit writes: lines and call orders, both ends in."""
+
+    first_line: int
+    last_line: int
+    first_order: int
+    last_order: int
+
+    def holds(self, line: int) -> bool:
+        return self.first_line <= line <= self.last_line
+
+    def orders(self, order: int) -> bool:
+        return self.first_order <= order <= self.last_order
+
+
+def _written_window(call: Call, callee: str, fn: Function) -> _Window | None:
+    """Where the changes ``call`` commits are made: before ``session.commit()``, or inside
+    the block of ``with session.begin():``, which commits when the block ends."""
+    if call.method == "commit" and callee.endswith(".commit"):
+        return _Window(fn.span.line, call.span.line - 1, 0, call.order - 1)
+    if call.method != "begin" or not callee.endswith(".begin"):
+        return None
+    for block in fn.withs:
+        if any(item.encloses(call.span) for item in block.item_spans):
+            first, end = block.body_order
+            return _Window(call.span.line, block.span.end_line, first, end - 1)
+    return None
 
 
 def _rows(project: ProjectIndex, fn: Function, facts: ModuleFacts, session: Chain) -> set[str]:
@@ -93,6 +125,9 @@ def _rows(project: ProjectIndex, fn: Function, facts: ModuleFacts, session: Chai
 def _called_on(value: Value, source: Chain) -> bool:
     """Whether ``value`` calls a method of ``source`` (``db.query(Note).all()`` of ``db``)."""
     chain = value.chain
+    if chain is not None and not chain.root and chain.start is not None and not source.steps:
+        # ``(await session.scalars(q)).one()``: a call on what a call of the session answered
+        return any(called.startswith(f"{source.root}.") for called in chain.start.calls)
     return (
         chain is not None
         and chain.root == source.root
@@ -103,7 +138,7 @@ def _called_on(value: Value, source: Chain) -> bool:
 
 
 def _attributes_set(
-    project: ProjectIndex, fn: Function, facts: ModuleFacts, commit: Call, rows: set[str]
+    project: ProjectIndex, fn: Function, facts: ModuleFacts, window: _Window, rows: set[str]
 ) -> list[str]:
     """``memory.text = text`` and ``setattr(memory, field, value)`` before the commit, on a
     row the session tracks."""
@@ -111,13 +146,13 @@ def _attributes_set(
         assignment.target
         for assignment in facts.attribute_sets
         if assignment.function == fn.qualname
-        and assignment.span.line < commit.span.line
+        and window.holds(assignment.span.line)
         and assignment.target.split(".", 1)[0] in rows
     ]
     found += [
         call.text
         for call in project.calls_in(fn.qualname)
-        if call.order < commit.order
+        if window.orders(call.order)
         and call.callee == "setattr"
         and call.args
         and call.args[0].chain is not None
@@ -128,14 +163,14 @@ def _attributes_set(
 
 
 def _relationships_changed(
-    project: ProjectIndex, fn: Function, commit: Call, rows: set[str]
+    project: ProjectIndex, fn: Function, window: _Window, rows: set[str]
 ) -> list[str]:
     """``user.events.append(event)`` before the commit: a collection a row the session
     tracks holds, changed in place by one of the catalogue's container methods."""
     return [
         call.text
         for call in project.calls_in(fn.qualname)
-        if call.order < commit.order
+        if window.orders(call.order)
         and call.method in project.catalog.container_methods
         and _held_collection(call, rows)
     ]

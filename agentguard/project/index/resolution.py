@@ -982,6 +982,10 @@ class ProjectIndex(Types):
         instance = self.resolve_instance(callee)
         if instance != callee:
             resolved = self._method_if_project_class(instance)
+            if resolved == instance and instance not in self.functions and len(parts) >= 3:
+                # ``service_manager.category.add`` on a module's ``ServiceManager()``: the
+                # method of the type its constructor gives ``self.category``
+                resolved = self._through_typed_attribute(instance.split(".")) or resolved
         elif parts[0] in self.classes or callee in self.functions:
             resolved = callee
         elif len(parts) >= 2:
@@ -1171,6 +1175,26 @@ class ProjectIndex(Types):
                     return target
         return None
 
+    def _attribute_factory(self, callee: str, caller: Function) -> str | None:
+        """``self.session_maker()`` where the class (or a base) keeps a package's factory
+        object, ``self.session_maker = async_sessionmaker(bind=engine)``: the class that
+        factory's call makes (the catalogue's ``callable_factories``)."""
+        head, _, attr = callee.partition(".")
+        if head not in SELF_NAMES or not attr.isidentifier():
+            return None
+        owner = caller.class_name or enclosing_class(self, caller)
+        for current in self.lineage(owner) if owner else ():
+            entry = self.classes.get(current)
+            for method in entry[0].methods if entry else ():
+                held = self.functions.get(method)
+                if held is None:
+                    continue
+                for assignment in self.local_assignments(held[1], method, callee):
+                    made = self.catalog.callable_factories.get(assignment.value.qualname or "")
+                    if assignment.value.kind == "call" and made is not None:
+                        return made
+        return None
+
     def _factory_class(self, name: str, caller: Function, facts: ModuleFacts) -> str | None:
         """``client = _get_client(...)`` where the project function returns
         ``_Client(...)``: the project class the local holds."""
@@ -1185,7 +1209,9 @@ class ProjectIndex(Types):
         if stepped:
             # ``db = next(get_db())``: what the generator yields first
             callee = bound.calls[1].replace("()", "")
-        factory_made = self.catalog.client_factories.get(callee)
+        factory_made = self.catalog.client_factories.get(callee) or self._attribute_factory(
+            callee, caller
+        )
         if factory_made is not None:
             # ``client = create_client(url, key)``: the client a package's factory builds
             return factory_made
