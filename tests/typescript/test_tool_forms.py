@@ -189,7 +189,8 @@ def test_a_table_keyed_by_the_tools_own_names_naming_handler_functions_is_follow
     """``{[OPEN_SLOTS_TOOL.name]: handleOpenSlots}``: handlers imported from the modules that
     also define each tool's ``Tool`` constant, listed by a ``ListTools`` handler of a third
     module and looked up by its ``CallTool`` handler. Each handler is its tool, reported where
-    it is written, whatever its tool is called (``openSlots`` has no function of that name)."""
+    it is written, whatever its tool is called (``openSlots`` has no function of that name), though a
+    namespace of the services holds functions named like two of the tools."""
     project = FORMS / "computed-key-handlers"
     tools = tools_of(project)
     assert set(tools) == {"openSlots", "reserveGrooming", "cancelWalk"}

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Location, Span
 from agentguard.facts.module_facts import ModuleFacts
+from agentguard.facts.static_strings import ENUM_MEMBER
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.declarations import declarations_from_options
 from agentguard.project.discovery.dispatch import (
@@ -39,6 +40,7 @@ class DispatchingModules:
         self.project = project
         self._by_name: dict[str, list[ModuleFacts]] | None = None
         self._tables: dict[str, list[ModuleFacts]] | None = None
+        self._keyed_by_tool: set[tuple[str, str]] = set()
 
     def of(self, name: str, listing: ModuleFacts) -> ModuleFacts:
         """The module that dispatches on ``name``: ``listing`` itself when it does (a branch
@@ -55,15 +57,24 @@ class DispatchingModules:
             # handleCreateTask}``, ``{"send_on_slack": slack.send_message}``) the dispatch
             # looks the name up in
             if self._tables is None:
-                self._tables = _handler_tables(project)
+                self._tables = _handler_tables(project, self._keyed_by_tool)
             elsewhere = self._tables.get(name, [])
+            if len(elsewhere) > 1:
+                # ``{[LIST_EVENTS_TOOL.name]: handleListEvents}`` beside a namespace that
+                # happens to hold a ``listEvents``: the table keyed by the tool's own constant
+                elsewhere = [
+                    module for module in elsewhere if (name, module.path) in self._keyed_by_tool
+                ]
         return elsewhere[0] if len(elsewhere) == 1 else listing
 
 
-def _handler_tables(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
+def _handler_tables(
+    project: ProjectIndex, keyed_by_tool: set[tuple[str, str]]
+) -> dict[str, list[ModuleFacts]]:
     """The modules holding an object of handlers by tool name (``const handlers =
     {create_task: handleCreateTask}``, ``available = {"send_on_slack": slack.send_message}``),
-    for each name: its value is an entry a dispatch runs (``dispatch.entry_function``)."""
+    for each name: its value is an entry a dispatch runs (``dispatch.entry_function``).
+    ``keyed_by_tool`` gets each (name, path) whose key is a tool constant's string."""
     found: dict[str, list[ModuleFacts]] = {}
     for facts in project.modules.values():
         if facts.is_test:
@@ -74,9 +85,12 @@ def _handler_tables(project: ProjectIndex) -> dict[str, list[ModuleFacts]]:
                 continue
             for key, held in value.items.items():
                 if entry_function(project, held, facts, assignment.function):
-                    modules = found.setdefault(branch_name(project, key), [])
+                    name = branch_name(project, key)
+                    modules = found.setdefault(name, [])
                     if facts not in modules:
                         modules.append(facts)
+                    if key.startswith(ENUM_MEMBER):
+                        keyed_by_tool.add((name, facts.path))
     return found
 
 
