@@ -155,6 +155,20 @@ class OpenWorld:
         description="Programs that only read whatever options they are given (grep, ls): "
         "run literally, with no shell redirection, they change nothing.",
     )
+    output_format_options: frozenset[str] = key(
+        "output_format_options",
+        STRINGS,
+        frozen,
+        description="Command-line options that choose the format a command prints its "
+        "answer in (--format, -o): given one of output_formats, the command is run to be read.",
+    )
+    output_formats: frozenset[str] = key(
+        "output_formats",
+        STRINGS,
+        frozen,
+        description="Machine-readable formats a command prints (json, yaml, csv), named after "
+        "an output_format_options option or as a flag of their own (--json).",
+    )
     # methods that send one message over a channel (a socket, a websocket, a queue)
     channel_sends: frozenset[str] = key("channel_sends", IDENTIFIERS, frozen)
     # channel sends that also write a file or fill the process's own queue: a value a

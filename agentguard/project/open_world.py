@@ -1344,7 +1344,24 @@ def command_text_reads(project: ProjectIndex, command: str) -> bool:
         if subcommand in world.no_effect:
             return False  # ``close``, ``commit``: a CLI acts on them
         verbs.add(world.verb_class(subcommand))
-    return "read" in verbs and not verbs & {"non_idempotent", "idempotent_write", "destructive"}
+    if verbs & {"non_idempotent", "idempotent_write", "destructive"}:
+        return False
+    return "read" in verbs or _prints_data(world, parts[1:])
+
+
+def _prints_data(world: OpenWorld, arguments: list[str]) -> bool:
+    """Whether the command asks to print its answer in a machine-readable format
+    (``--format json``, ``-o yaml``, ``--format=csv``, ``--json``): run to be read."""
+    formats = world.output_formats
+    for index, argument in enumerate(arguments):
+        option, _, given = argument.partition("=")
+        if option in world.output_format_options:
+            chosen = given or (arguments[index + 1] if index + 1 < len(arguments) else "")
+            if chosen.lower() in formats:
+                return True
+        elif argument.startswith("--") and argument[2:].lower() in formats:
+            return True
+    return False
 
 
 def _command_text(
@@ -1379,7 +1396,11 @@ def _command_text(
             head.append(word)
         if len(value.elements) == 1 and head:
             return head[0]  # ``["ls"]``
-        return " ".join(head) if len(head) >= 2 else None
+        if len(head) < 2:
+            return None
+        # the options after the words matter too (``--format json``): each other element
+        # stands as a placeholder, as an f-string's values do
+        return " ".join(element.string() or "{}" for element in value.elements)
     chain = value.chain
     if (
         value.kind == "call"
