@@ -100,6 +100,11 @@ class Matcher(Generic[T]):
         except KeyError:
             return self._lookup(qualname)
 
+    def named(self, qualname: str) -> T | None:
+        """The entry written for exactly ``qualname`` (no pattern): what a library
+        documents for that one call."""
+        return self._exact.get(qualname.replace("()", ""))
+
     def first(self, *qualnames: str) -> T | None:
         """The entry of the first of ``qualnames`` that has one (a call's resolved callee,
         then the callee as written)."""

@@ -231,6 +231,10 @@ def _classify_sink(
     sink = find_sink(
         catalog.sinks if facts.language == "python" else catalog.npm_sinks, call, callee
     )
+    if sink is not None and sink.pattern.startswith("*") and catalog.reads.named(callee):
+        # ``calendar.freebusy.query``, documented as a read of its library: a pattern for
+        # every receiver (``*.query``, a SQL driver's) does not decide it
+        sink = None
     channel = judge_channel(project, call, fn, facts, sink)
     if not isinstance(channel, bool):
         return channel  # a command sent over a channel, judged by its operation

@@ -61,6 +61,9 @@ def effects() -> dict[str, list[str]]:
         "incident_status",
         "recent_outages",
         "read_runbook",
+        # a POST its library documents as a read, whatever a pattern for every ``query``
+        # (a SQL driver's) would say
+        "team_free_busy",
     ],
 )
 def test_read_only_tools_get_no_write_finding(
