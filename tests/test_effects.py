@@ -1508,6 +1508,66 @@ def test_a_session_made_by_a_kept_session_maker_commits_its_begin_block(
     assert not [f for f in result.findings if f.code == "AG104"]
 
 
+MAIL_SERVER = '''\
+import requests
+from fastmcp import FastMCP
+from langchain_core.tools import tool
+
+mcp = FastMCP("mail")
+
+
+@mcp.tool(name="Delete Draft")
+def delete_draft_tool(draft_id: str) -> str:
+    """Delete a draft."""
+    requests.delete(f"https://mail.example.com/drafts/{draft_id}", timeout=10)
+    return "deleted"
+
+
+@tool
+def archive_thread(thread_id: str) -> str:
+    """Archive a thread."""
+    requests.post(f"https://mail.example.com/threads/{thread_id}/archive", timeout=10)
+    return "archived"
+'''
+
+MAIL_AGENT = '''\
+from google.adk.agents import Agent
+from google.adk.tools.function_tool import FunctionTool
+
+import mail_server
+
+
+def delete_draft(draft_id: str) -> str:
+    """Delete a draft."""
+    return mail_server.delete_draft_tool.fn(draft_id=draft_id)
+
+
+def archive(thread_id: str) -> str:
+    """Archive a thread."""
+    return mail_server.archive_thread.invoke({"thread_id": thread_id})
+
+
+agent = Agent(
+    name="mail",
+    model="gemini-2.0-flash",
+    tools=[FunctionTool(func=delete_draft), FunctionTool(func=archive)],
+)
+'''
+
+
+def test_a_tool_object_a_decorator_made_runs_its_function_when_called(
+    scan_files: ScanFiles,
+) -> None:
+    """``mail_server.delete_draft_tool.fn(...)`` (FastMCP's tool object keeps the function
+    as ``fn``) and ``archive_thread.invoke({...})`` (LangChain's ``@tool`` makes a
+    ``StructuredTool``): a wrapper handed to another framework does what the decorated
+    function does, never nothing."""
+    result = scan_files({"mail_server.py": MAIL_SERVER, "mail_agent.py": MAIL_AGENT})
+    kinds = {tool.name: sorted(e.kind for e in tool.effects) for tool in result.project.tools}
+    assert kinds["delete_draft"] == ["destructive"]
+    assert kinds["archive"] == ["network_write"]
+
+
 def test_a_commit_writes_only_rows_the_session_loaded(scan_files: ScanFiles) -> None:
     """Changing an object the function neither was handed nor loaded through the session
     (``sys.path.append(folder)``, a module's setting) before ``db.commit()`` is no row the

@@ -572,6 +572,8 @@ class Catalog:
     mcp_lowlevel_servers: list[str]
     mcp_tool_types: list[str]
     plugin_entry_names: frozenset[str]
+    # by framework: the members of a decorated tool object that run the function
+    decorated_calls: dict[str, frozenset[str]]
     sinks: Matcher[Sink]  # Python's
     npm_sinks: Matcher[Sink]  # JavaScript's and TypeScript's
     user_sinks: Matcher[Sink]  # declared in config: win over project code
@@ -638,6 +640,7 @@ class Catalog:
         self.mcp_lowlevel_servers = []
         self.mcp_tool_types = []
         self.plugin_entry_names = frozenset()
+        self.decorated_calls = {}
         for name, framework in self.frameworks.items():
             self.tool_forms["decorator"].add(framework.decorators, ToolForm(name, "decorator"))
             for form, written in (
@@ -657,6 +660,8 @@ class Catalog:
             if framework.annotations_kwarg:
                 self.annotations_kwargs[name] = framework.annotations_kwarg
             self.plugin_entry_names |= framework.plugin_entries
+            if framework.decorated_calls:
+                self.decorated_calls[name] = framework.decorated_calls
             self.mcp_lowlevel_servers += framework.lowlevel.server
             self.mcp_tool_types += framework.lowlevel.tool_type
 

@@ -175,6 +175,13 @@ class Framework:
         description="Names of the one module-level function that is the tool of a plugin "
         "module (a module-level MANIFEST dict next to it).",
     )
+    decorated_calls: frozenset[str] = key(
+        "decorated_calls",
+        {"type": "array", "items": IDENTIFIER},
+        frozen,
+        description="Members of the tool object the framework's decorator returns in place of "
+        "the function that run the function (``search.invoke({...})``, ``send.fn(...)``).",
+    )
     lowlevel: Lowlevel = entry("lowlevel", Lowlevel, closed=False)
 
 

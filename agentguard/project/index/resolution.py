@@ -994,7 +994,9 @@ class ProjectIndex(Types):
                 resolved = self.find_method(owner, parts[-1])
             elif owner in self.functions:
                 # ``makeApi().deploy``, its call marks dropped: what the object it returns holds
-                resolved = self.returned_member(owner, parts[-1])
+                resolved = self.returned_member(owner, parts[-1]) or self._decorated_call(
+                    owner, parts[-1]
+                )
             elif len(parts) >= 3:
                 resolved = self._through_typed_attribute(parts)
         if resolved is None and "()." in written:
@@ -1158,6 +1160,17 @@ class ProjectIndex(Types):
         if owner.endswith("()"):
             return self.returned_member(owner[:-2], method) or qualname
         return qualname
+
+    def _decorated_call(self, function: str, member: str) -> str | None:
+        """``calendar.delete_event_tool.fn(...)``, ``search.invoke({...})``: a member of the
+        tool object a framework's decorator made of the project function, one that runs it
+        (the catalogue's ``decorated_calls``); the function itself."""
+        decorator = self.catalog.tool_forms["decorator"]
+        for written in self.functions[function][0].decorators:
+            form = decorator(written.qualname) or decorator(self.resolve_instance(written.qualname))
+            if form is not None and member in self.catalog.decorated_calls.get(form.framework, ()):
+                return function
+        return None
 
     def returned_member(self, factory: str, member: str) -> str | None:
         """The function held under ``member`` by the object the project function
