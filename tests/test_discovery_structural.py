@@ -223,3 +223,113 @@ def test_a_project_base_named_like_a_frameworks_with_tools_declared_by_propertie
         "find_table": [],
         "book_table": ["write"],
     }
+
+
+CHORES_BASE = """\
+from abc import ABC, abstractmethod
+
+
+class Chore(ABC):
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        ...
+
+    @property
+    @abstractmethod
+    def description(self) -> str:
+        ...
+
+    @property
+    @abstractmethod
+    def parameters(self) -> dict:
+        ...
+
+    async def __call__(self, **kwargs) -> dict:
+        try:
+            return await self.execute(**kwargs)
+        except Exception as error:
+            return {"error": str(error)}
+
+    @abstractmethod
+    async def execute(self, **kwargs) -> dict:
+        ...
+
+    def get_openai_schema(self) -> dict:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+"""
+
+CHORES = """\
+import httpx
+
+from chores.base import Chore
+
+
+class AddChore(Chore):
+    def __init__(self, board_url: str):
+        super().__init__()
+        self.board_url = board_url
+        self._name = "add_chore"
+        self._description = "Put a chore on the family board"
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str:
+        return self._description
+
+    @property
+    def parameters(self) -> dict:
+        return {"type": "object", "properties": {"title": {"type": "string"}}}
+
+    async def execute(self, title: str) -> dict:
+        async with httpx.AsyncClient() as client:
+            return (await client.post(f"{self.board_url}/chores", json={"title": title})).json()
+
+
+class ListChores(Chore):
+    def __init__(self, board_url: str):
+        super().__init__()
+        self.board_url = board_url
+        self._name = "list_chores"
+        self._description = "The chores on the family board"
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str:
+        return self._description
+
+    @property
+    def parameters(self) -> dict:
+        return {"type": "object", "properties": {}}
+
+    async def execute(self) -> dict:
+        async with httpx.AsyncClient() as client:
+            return (await client.get(f"{self.board_url}/chores")).json()
+"""
+
+
+def test_tools_naming_themselves_in_their_constructor_under_an_abstract_self_describing_base() -> (
+    None
+):
+    """Each subclass keeps its name in its constructor (``self._name = "add_chore"``) and
+    a property returns it: the subclasses are the tools, named so. The base describes an
+    instance to a model API and runs it in ``__call__``, but leaves ``execute`` abstract: it
+    is never a tool itself."""
+    tools = discover({"chores/base.py": CHORES_BASE, "chores/board.py": CHORES})
+    assert sorted((t.name, t.form) for t in tools) == [
+        ("add_chore", "structural"),
+        ("list_chores", "structural"),
+    ]

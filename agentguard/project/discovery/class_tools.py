@@ -77,7 +77,18 @@ def declared_value(project: ProjectIndex, cls_qual: str, attr: str) -> Value | N
         return None
     fn = project.function(qualname)
     returned = fn.returns if fn is not None else []
-    return returned[0] if len(returned) == 1 else None
+    if len(returned) != 1:
+        return None
+    value = returned[0]
+    held = value.text[5:] if value.kind == "attr" and value.text.startswith("self.") else ""
+    if held.isidentifier():
+        # ``return self._name`` with ``self._name = "weekday_recurrence"`` in the class's
+        # constructor: the string it keeps there
+        facts = project.classes[cls_qual][1]
+        kept = project.local_assignments(facts, f"{cls_qual}.__init__", value.text)
+        if len(kept) == 1 and kept[0].value.string() is not None:
+            return kept[0].value
+    return value
 
 
 def entry_method(

@@ -170,6 +170,13 @@ def _self_described(
     project: ProjectIndex, cls: ClassDef, names: list[str]
 ) -> tuple[str, str] | None:
     """The name and the execution method of a class describing itself to a model API."""
+    if any(
+        d.qualname.rsplit(".", 1)[-1] == "abstractmethod"
+        for method in cls.methods
+        if method in project.functions
+        for d in project.functions[method][0].decorators
+    ):
+        return None  # an abstract class: its subclasses are the tools, never itself
     describing: Function | None = None
     spec: dict[str, Value] | None = None
     for method in cls.methods:
