@@ -1568,6 +1568,41 @@ def test_a_tool_object_a_decorator_made_runs_its_function_when_called(
     assert kinds["archive"] == ["network_write"]
 
 
+KENNEL_TOOLS = """\
+import requests
+from langchain_core.tools import BaseTool
+
+
+class BookingLedger:
+    def cancel_booking(self, booking_id: str) -> None:
+        requests.delete(f"https://kennel.example.com/bookings/{booking_id}", timeout=10)
+
+
+class CancelStay(BaseTool):
+    name: str = "cancel_stay"
+    description: str = "Cancel a dog's stay"
+
+    def __init__(self, ledger):
+        super().__init__()
+        self.ledger = ledger
+
+    def _run(self, booking_id: str) -> str:
+        self.ledger.cancel_booking(booking_id)
+        return "cancelled"
+"""
+
+
+def test_a_method_called_on_what_the_constructor_was_handed_is_the_projects_one(
+    scan_files: ScanFiles,
+) -> None:
+    """``self.ledger.cancel_booking(...)`` where the constructor keeps what it was handed
+    (``self.ledger = ledger``, no type named): the one project method so named runs, so the
+    tool deletes; it is not read for want of a type."""
+    assert [e.kind for e in effects_of(scan_files, {"kennel.py": KENNEL_TOOLS}, "cancel_stay")] == [
+        "destructive"
+    ]
+
+
 def test_a_commit_writes_only_rows_the_session_loaded(scan_files: ScanFiles) -> None:
     """Changing an object the function neither was handed nor loaded through the session
     (``sys.path.append(folder)``, a module's setting) before ``db.commit()`` is no row the

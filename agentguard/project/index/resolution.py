@@ -1139,7 +1139,23 @@ class ProjectIndex(Types):
         if attr_type:
             typed = self.resolve_instance(".".join([attr_type, *parts[2:]]))
             return self._method_if_project_class(typed)
+        if len(parts) == 3 and self._handed_to_constructor(cls_qual, parts[1]):
+            # ``self.character_manager.modify_stat(...)`` on what the constructor was handed,
+            # of no type it names: the one project method so named, as on a parameter
+            return self._sole_method(parts[2]) or callee
         return callee
+
+    def _handed_to_constructor(self, cls_qual: str, attr: str) -> bool:
+        """Whether ``self.<attr>`` is set in the constructor of ``cls_qual`` (or of a base)
+        to one of its parameters, as handed."""
+        for current in self.lineage(cls_qual):
+            init = self.functions.get(f"{current}.__init__")
+            if init is None:
+                continue
+            for assignment in self.local_assignments(init[1], init[0].qualname, f"self.{attr}"):
+                if assignment.value.kind == "name" and assignment.value.text in init[0].params:
+                    return True
+        return False
 
     def _package_base(self, cls_qual: str) -> str | None:
         """The one package class (``npm:@cloudflare/ai-chat.AIChatAgent``) among the bases
