@@ -430,3 +430,63 @@ def test_a_fixed_folder_made_when_missing_is_set_up_and_what_is_done_in_it_the_t
     assert verdicts["list_drafts"] == ("read", set())
     assert verdicts["save_draft"][0] == "write"
     assert verdicts["new_album"][0] == "write"
+
+
+PANTRY = '''\
+import json
+import os
+import tempfile
+
+from langchain_core.tools import tool
+
+PANTRY_FILE = "pantry.json"
+STAPLES = "staples"
+
+
+def _write(data: dict) -> None:
+    fd, tmp = tempfile.mkstemp(dir=".", prefix=".pantry.")
+    try:
+        with os.fdopen(fd, "w") as out:
+            json.dump(data, out)
+        os.replace(tmp, PANTRY_FILE)
+    except OSError:
+        os.remove(tmp)
+        raise
+
+
+def _load() -> dict:
+    with open(PANTRY_FILE) as kept:
+        data = json.load(kept)
+    if STAPLES not in data:
+        data[STAPLES] = []
+        _write(data)
+    return data
+
+
+@tool
+def pantry_list(name: str = STAPLES) -> str:
+    """The items on a pantry list."""
+    return ", ".join(_load().get(name, []))
+
+
+@tool
+def forget_list(name: str) -> str:
+    """Drop a pantry list."""
+    data = _load()
+    data.pop(name, None)
+    _write(data)
+    return "dropped"
+'''
+
+
+def test_a_default_seeded_when_missing_and_a_temporary_file_cleaned_up_are_no_effect(
+    scan_files: ScanFiles,
+) -> None:
+    """``if STAPLES not in data: data[STAPLES] = []; _write(data)`` gives a fixed key a
+    default once, on first use: a tool that only reads the list stays a read. Removing the
+    temporary file the writer made itself (``os.remove(tmp)`` after ``tempfile.mkstemp``)
+    is its clean-up, not a deletion: the tool that drops a list writes, it does not
+    destroy a file of the user's."""
+    files = {"pantry.py": PANTRY}
+    assert effects_of(scan_files, files, "pantry_list") == []
+    assert sorted({e.kind for e in effects_of(scan_files, files, "forget_list")}) == ["write"]

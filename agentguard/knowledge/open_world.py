@@ -101,6 +101,13 @@ class OpenWorld:
     credential_holders: frozenset[str] = key("credential_holders", WORDS, frozen)
     cache_words: frozenset[str] = key("cache_words", WORDS, frozen)
     log_words: frozenset[str] = key("log_words", WORDS, frozen)
+    temp_file_makers: frozenset[str] = key(
+        "temp_file_makers",
+        STRINGS,
+        frozen,
+        description="Calls that make a new temporary file or folder: removing what one made "
+        "in the same function is its clean-up, nothing the tool deletes.",
+    )
     discard_files: frozenset[str] = key(
         "discard_files",
         STRINGS,

@@ -1221,6 +1221,26 @@ def opens_a_discard_file(project: ProjectIndex, call: Call) -> bool:
     return written in project.catalog.open_world.discard_files
 
 
+def removes_its_temporary(
+    project: ProjectIndex, call: Call, fn: Function, facts: ModuleFacts
+) -> bool:
+    """``os.remove(tmp)`` where the function itself made ``tmp`` (``fd, tmp =
+    tempfile.mkstemp(...)``, the catalogue's ``temp_file_makers``): its own clean-up."""
+    target = call.args[0] if call.args else None
+    if target is None or target.kind != "name":
+        return False
+    makers = project.catalog.open_world.temp_file_makers
+    bound = project.local_assignments(facts, fn.qualname, target.text)
+    made = [
+        a
+        for a in bound
+        if (a.value.qualname or "") in makers
+        # ``fd, tmp = tempfile.mkstemp(...)``: an item of what it answers
+        or (a.value.kind == "other" and a.value.calls[:1] and a.value.calls[0] in makers)
+    ]
+    return bool(made) and all(a in made or a.value.text == "None" for a in bound)
+
+
 def claims_a_lease(project: ProjectIndex, call: Call) -> bool:
     """``redis.set(key, "1", {nx: true, ex: 900})``: a key set only if absent, expiring by
     itself: a lock of the application's own that frees itself."""

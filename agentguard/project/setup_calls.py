@@ -27,6 +27,9 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
     is None: found = create(...)``) is a get-or-create, each call's own write, not set-up."""
     found: list[tuple[int, int]] = []
     for branch in fn.branches:
+        if _seeds_a_default(project, branch.test, branch.span, fn, facts):
+            found.append(branch.body_order)
+            continue
         cache = _missing_key_test(branch.test)
         if cache is not None and _shared_cache(project, cache, fn, facts):
             span = branch.span
@@ -278,6 +281,37 @@ def _missing_key_test(test: Value) -> str | None:
         return None
     text = _held_name(tested.text.split("(", 1)[0])
     return text[: -len(".get")] if text.endswith(".get") else None
+
+
+def _seeds_a_default(
+    project: ProjectIndex, test: Value, span: Span, fn: Function, facts: ModuleFacts
+) -> bool:
+    """``if PROTECTED not in data: data[PROTECTED] = []; _save(data)``: a fixed key of the
+    state a function loaded, given a literal default when it is missing and saved. Once
+    saved the key is there: the first use's set-up, not what each call does."""
+    if test.op != "not in" or len(test.parts) != 2:
+        return False
+    key, mapping = test.parts
+    if mapping.kind != "name" or not _fixed_string(project, key, facts):
+        return False
+    return any(
+        store.function == fn.qualname
+        and store.target == mapping.text
+        and span.line <= store.span.line <= span.end_line
+        and store.value.kind in {"list", "dict", "const"}
+        and not store.value.names
+        for store in facts.stores
+    )
+
+
+def _fixed_string(project: ProjectIndex, value: Value, facts: ModuleFacts) -> bool:
+    """A string literal, or a module constant holding one."""
+    if value.string() is not None:
+        return True
+    if value.kind != "name":
+        return False
+    held = project.local_assignments(facts, None, value.text)
+    return len(held) == 1 and held[0].value.string() is not None
 
 
 def _shared_cache(project: ProjectIndex, cache: str, fn: Function, facts: ModuleFacts) -> bool:

@@ -291,6 +291,8 @@ def _classify_sink(
                 kind, idempotent = "destructive", True
             else:
                 kind, idempotent = "network_write", False
+        elif kind == "destructive" and open_world.removes_its_temporary(project, call, fn, facts):
+            return None  # the temporary file the function made, removed: its clean-up
         elif kind == "network_write" or kind in {"payment", "message", "destructive"}:
             method = sink.method
         elif kind == "sql":
