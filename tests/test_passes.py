@@ -9,6 +9,7 @@ import pytest
 
 from agentguard.checks.base import Invalid, Rule, all_rules, passes_read
 from agentguard.project.built_agents import AgentConstruction
+from agentguard.project.declared_schemas import SchemaFiles
 from agentguard.project.effects import EffectInference
 from agentguard.project.index import ProjectIndex
 from agentguard.project.ledger_writes import LedgerWrites
@@ -49,6 +50,7 @@ def test_each_pass_runs_after_the_passes_it_needs() -> None:
 def test_asking_for_one_pass_brings_what_it_needs() -> None:
     assert order_passes([LedgerWrites]) == (
         AgentConstruction,
+        SchemaFiles,
         ToolDiscovery,
         EffectInference,
         SchemaTools,

@@ -454,3 +454,70 @@ def test_cli_reads_schema_files(tmp_path: Path) -> None:
     document = json.loads(outcome.output)
     assert [f["code"] for f in document["findings"]] == ["AG101"]
     assert document["findings"][0]["line"] == 9
+
+
+PANTRY_SPECS = """[
+  {"type": "function", "function": {"name": "pantry_items", "description": "What is in the pantry",
+   "parameters": {"type": "object", "properties": {}}}},
+  {"type": "function", "function": {"name": "order_groceries", "description": "Order groceries",
+   "parameters": {"type": "object", "properties": {"items": {"type": "array"}}}}}
+]
+"""
+
+PANTRY_LOOP = """\
+import json
+from pathlib import Path
+
+import httpx
+
+from pantry.shop import order_groceries, pantry_items
+
+TOOL_SPECS = json.loads(Path("tools.json").read_text())
+TOOL_HANDLERS = {"pantry_items": pantry_items, "order_groceries": order_groceries}
+ROUTES = {"/health": pantry_items}
+
+
+def turn(messages: list) -> list:
+    answer = httpx.post(
+        "https://models.example.com/v1/chat/completions",
+        json={"model": "small", "messages": messages, "tools": TOOL_SPECS},
+        timeout=60,
+    ).json()
+    for call in answer["choices"][0]["message"].get("tool_calls", []):
+        handler = TOOL_HANDLERS.get(call["function"]["name"])
+        messages.append({"role": "tool", "content": str(handler(**json.loads(call["function"]["arguments"])))})
+    return messages
+"""
+
+PANTRY_SHOP = """\
+import httpx
+
+
+def pantry_items() -> list:
+    return httpx.get("https://pantry.example.com/items", timeout=10).json()
+
+
+def order_groceries(items: list) -> dict:
+    return httpx.post("https://grocer.example.com/orders", json={"items": items}, timeout=10).json()
+"""
+
+
+def test_a_schema_files_tools_run_through_a_table_of_handlers_in_code(
+    scan_files: ScanFiles,
+) -> None:
+    """Specs kept in ``tools.json`` and sent as they are; the calls run through a table keyed
+    by the names the file declares: each name is one tool, run by the function the table
+    holds, judged by what that function does (not guessed from its name)."""
+    files = {
+        "tools.json": PANTRY_SPECS,
+        "pantry/loop.py": PANTRY_LOOP,
+        "pantry/shop.py": PANTRY_SHOP,
+        "pantry/__init__.py": "",
+    }
+    result = scan_files(files)
+    tools = {t.name: t for t in result.project.tools}
+    assert set(tools) == {"pantry_items", "order_groceries"}
+    assert tools["pantry_items"].functions == ["pantry.shop.pantry_items"]
+    assert not tools["pantry_items"].schema_only
+    assert [e.kind for e in tools["pantry_items"].effects] == []
+    assert [e.kind for e in tools["order_groceries"].effects] == ["network_write"]

@@ -16,6 +16,7 @@ from agentguard.diagnostics import ScanProblem
 from agentguard.facts.module_facts import ModuleFacts
 from agentguard.knowledge.catalog import Catalog
 from agentguard.project.built_agents import AgentConstruction
+from agentguard.project.declared_schemas import SchemaFiles
 from agentguard.project.effects import EffectInference, EffectSummaries
 from agentguard.project.index import CallSite, ProjectIndex
 from agentguard.project.ledger_writes import LedgerIndex, LedgerWrites
@@ -35,6 +36,7 @@ __all__ = ["PROJECT_PASSES", "CallSite", "FrozenProjectError", "ProjectModel", "
 # The passes whose results the model holds (each brings the passes it needs).
 PROJECT_PASSES: tuple[type[Pass[Any]], ...] = (
     AgentConstruction,
+    SchemaFiles,
     ToolDiscovery,
     EffectInference,
     SchemaTools,

@@ -9,22 +9,18 @@ their names (``schemas.verbs``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentguard.diagnostics import Location, ScanProblem
-from agentguard.facts.extract import is_test_path
 from agentguard.facts.schema_files.detect import (
     Detected,
     ManifestEntry,
     SchemaIssue,
     SchemaTool,
-    detect,
 )
 from agentguard.facts.schema_files.formats import FRAMEWORKS, MANIFEST
-from agentguard.facts.schema_files.loader import is_manifest_name, read_schema_file
+from agentguard.project.declared_schemas import SchemaFiles
 from agentguard.project.effects import EffectInference
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.schema_verbs import schema_effects
@@ -33,36 +29,6 @@ from agentguard.project.tool_facts import Declaration, ToolFacts
 if TYPE_CHECKING:
     from agentguard.knowledge.catalog import Catalog
     from agentguard.project.index import ProjectIndex
-
-
-def load_schema_files(
-    files: Sequence[tuple[Path, str]], max_size: int
-) -> tuple[Detected, list[ScanProblem]]:
-    """Every tool definition, manifest entry and AG001 issue of the candidate files."""
-    found = Detected()
-    skipped: list[ScanProblem] = []
-    for path, rel in files:
-        if is_test_path(rel):
-            continue  # recorded API payloads and test fixtures are not the project's tools
-        loaded = read_schema_file(path, rel, max_size)
-        if loaded.skipped is not None:
-            skipped.append(loaded.skipped)
-            continue
-        if loaded.syntax is not None:
-            problem = loaded.syntax
-            found.issues.append(SchemaIssue(Location(problem.path, problem.span), problem.message))
-            continue
-        if not loaded.documents:
-            continue
-        try:
-            detected = detect(loaded.documents, manifest_name=is_manifest_name(rel))
-        except RecursionError:
-            skipped.append(ScanProblem(rel, "too deeply nested to check"))
-            continue
-        found.tools += detected.tools
-        found.manifest += detected.manifest
-        found.issues += detected.issues
-    return found, skipped
 
 
 def annotations_declaration(catalog: Catalog, tool: SchemaTool) -> Declaration | None:
@@ -176,16 +142,16 @@ class MergedTools:
 
 
 class SchemaTools(Pass[MergedTools]):
-    needs = (EffectInference,)
+    needs = (EffectInference, SchemaFiles)
     produces = "every tool, the schema files' and the manifest's merged in; AG001's issues"
 
     @classmethod
     def run(cls, index: ProjectIndex, results: PassResults) -> MergedTools:
         tools = results[EffectInference].tools
-        config = results.inputs.config
-        if config is None:
+        loaded = results[SchemaFiles]
+        if loaded is None:
             return MergedTools(tools)
-        detected, skipped = load_schema_files(results.inputs.schema_files, config.max_file_size)
+        detected, skipped = loaded
         # copies: a merge adds declarations and sources to the tools effect inference gave
         merged = [_copied(tool) for tool in tools]
         merge_into(index.catalog, merged, detected)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentguard.project.built_agents import AgentConstruction
+from agentguard.project.declared_schemas import SchemaFiles
 from agentguard.project.discovery.discover import find_tools
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.tool_facts import ToolFacts
@@ -23,9 +24,11 @@ class DiscoveredTools:
 
 
 class ToolDiscovery(Pass[DiscoveredTools]):
-    needs = (AgentConstruction,)
+    needs = (AgentConstruction, SchemaFiles)
     produces = "the tools the source defines (framework forms of rules/frameworks.yaml)"
 
     @classmethod
     def run(cls, index: ProjectIndex, results: PassResults) -> DiscoveredTools:
-        return DiscoveredTools(tuple(find_tools(index, results[AgentConstruction].table)))
+        loaded = results[SchemaFiles]
+        declared = frozenset(tool.name for tool in loaded[0].tools) if loaded else frozenset()
+        return DiscoveredTools(tuple(find_tools(index, results[AgentConstruction].table, declared)))

@@ -29,6 +29,7 @@ from agentguard.project.discovery import (
     registries,
     retrieval_tools,
     schema_dicts,
+    schema_file_dispatch,
     spec_sinks,
     structural,
     stub_dispatch,
@@ -102,13 +103,18 @@ FINDERS: tuple[Finder, ...] = (
 )
 
 
-def find_tools(project: ProjectIndex, agents: AgentTable) -> list[ToolFacts]:
+def find_tools(
+    project: ProjectIndex, agents: AgentTable, declared: frozenset[str] = frozenset()
+) -> list[ToolFacts]:
     """The project's tools, every finder's candidates merged, by file, line and name; with
-    the project's agents, last, those offered to another agent's model as tools."""
+    the project's agents, last, those offered to another agent's model as tools.
+    ``declared``: the tool names the project's schema files declare."""
     builder = ToolBuilder(set(project.classes))
     for finder in FINDERS:
         for candidate in finder(project, builder):
             builder.add(candidate)
+    for candidate in schema_file_dispatch.find(project, builder, declared):
+        builder.add(candidate)
     for candidate in delegated_agents.find(project, builder, agents):
         builder.add(candidate)
     tools = builder.sorted()

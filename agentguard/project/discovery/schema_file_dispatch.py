@@ -1,0 +1,59 @@
+"""Finder: tools declared in a schema file and run through a table of the project's code.
+
+A project may keep its tool specs in a JSON or YAML file it sends to a model as they are
+(``tools.json`` loaded and handed as ``tools``), and run each call the model makes through a
+table of handlers keyed by the same names::
+
+    TOOL_HANDLERS = {"summarize": summarize, "write_file": write_file}
+    ...
+    handler = TOOL_HANDLERS.get(call["name"])
+    result = handler(**call["input"])
+
+A name the schema file declares and such a table keys is one tool: the file declares it,
+the function the table holds runs it. Without the file's name, a table of functions proves
+nothing (routes, commands and callbacks are kept so too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from agentguard.diagnostics import Location
+from agentguard.knowledge.catalog import ToolForm
+from agentguard.project.discovery.builder import FoundTools
+from agentguard.project.discovery.candidates import function_tool
+from agentguard.project.discovery.dispatch import branch_name, entry_function
+from agentguard.project.tool_facts import ToolFacts
+
+if TYPE_CHECKING:
+    from agentguard.project.index import ProjectIndex
+
+FORM = ToolForm("custom", "schema-file-dispatch")
+
+
+def find(project: ProjectIndex, found: FoundTools, declared: frozenset[str]) -> Iterator[ToolFacts]:
+    if not declared:
+        return
+    taken = found.functions()
+    named = {tool.name for tool in found.tools()}
+    for facts in project.modules.values():
+        if facts.is_test:
+            continue
+        for assignment in facts.assignments:
+            value = assignment.value
+            if value.kind != "dict":
+                continue
+            for key, held in value.items.items():
+                name = branch_name(project, key)
+                if name not in declared or name in named:
+                    continue
+                function = entry_function(project, held, facts, assignment.function)
+                if function is None or function in taken:
+                    continue
+                site = Location(facts.path, held.span or assignment.span)
+                tool = function_tool(project, function, FORM, site, name, {})
+                if tool is not None:
+                    taken.add(function)
+                    named.add(name)
+                    yield tool
