@@ -234,3 +234,57 @@ def run_python(code: str) -> dict:
 """
     codes = {f.code for f in scan_files({"tools.py": source}).findings}
     assert "AG601" in codes
+
+
+ERROR_HELPERS = """\
+import json
+
+import httpx
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("boards")
+
+
+def classify(error: Exception) -> dict:
+    if isinstance(error, httpx.TimeoutException):
+        return {"kind": "timeout", "message": "The board service did not answer in time."}
+    return {"kind": "failed", "message": str(error)}
+
+
+def error_payload(error: Exception, tool: str) -> dict:
+    info = classify(error)
+    message = info["message"]
+    text = json.dumps({"tool": tool, "message": message})
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def not_found_payload(error: Exception) -> dict:
+    kind = classify(error)["kind"]
+    return {"content": [{"type": "text", "text": "No such board."}], "kind": "missing"}
+
+
+@mcp.tool()
+def board_cards(board_id: str) -> dict:
+    try:
+        return httpx.get(f"https://boards.example/boards/{board_id}/cards", timeout=10).json()
+    except Exception as error:
+        return error_payload(error, "board_cards")
+
+
+@mcp.tool()
+def board_lists(board_id: str) -> dict:
+    try:
+        return httpx.get(f"https://boards.example/boards/{board_id}/lists", timeout=10).json()
+    except Exception as error:
+        return not_found_payload(error)
+"""
+
+
+def test_raw_text_carried_through_a_helpers_locals_and_the_helpers_it_calls_is_flagged(
+    scan_files: ScanFiles,
+) -> None:
+    """``error_payload(error)`` keeps what ``classify(error)`` made of the exception in a
+    local, reads its message, serialises it and returns it: the model gets the raw text.
+    ``not_found_payload`` reads only a kind and returns a fixed text."""
+    result = scan_files({"server.py": ERROR_HELPERS}, select=("AG601",))
+    assert sorted(f.tool or "" for f in result.findings) == ["board_cards"]

@@ -551,10 +551,29 @@ def _returns_text_of(project: ProjectModel, helper: Function, param: str, depth:
     facts = entry[1] if entry else None
     raw = raw_error_attributes(facts.language if facts else "python")
     held = {param}
-    if facts is not None:
-        for assignment in project.local_assignments(facts, helper.qualname):
-            if assignment.target.isidentifier() and _formats(assignment.value, param, raw):
-                held.add(assignment.target)
+    assignments = project.local_assignments(facts, helper.qualname) if facts is not None else []
+    for _ in range(4):
+        # ``info = parseError(error)``, ``message = info.message``, ``text =
+        # JSON.stringify(response)``: the locals the text is carried in
+        grown = {
+            a.target
+            for a in assignments
+            if a.target.isidentifier()
+            and a.target not in held
+            and (
+                _carries(a.value, held - {param})
+                or (a.value.kind == "name" and a.value.text == param)
+                or any(_formats(a.value, name, raw) for name in held)
+                or (
+                    facts is not None
+                    and depth < MAX_HELPER_DEPTH
+                    and _helper_hands_back_text(project, helper, facts, a.value, held, depth)
+                )
+            )
+        }
+        if not grown:
+            break
+        held |= grown
     for returned in helper.returns:
         if _formats(returned, param, raw):
             return True
@@ -570,6 +589,49 @@ def _returns_text_of(project: ProjectModel, helper: Function, param: str, depth:
                 for inner_param in _params_given(inner, call, param):
                     if _returns_text_of(project, inner, inner_param, depth + 1):
                         return True
+    return False
+
+
+# Calls that serialise what they are handed: the text they make holds it.
+_SERIALISERS = frozenset({"json.dumps", "JSON.stringify"})
+
+
+def _carries(value: Value, names: set[str]) -> bool:
+    """Whether ``value`` holds a local of ``names`` (text already taken from an exception)
+    as it is: the name, an item or attribute of it, a dict or list holding it, an f-string
+    or a serialisation of one (``json.dumps({"message": message})``)."""
+    if not names:
+        return False
+    chain = value.chain
+    if chain is not None and chain.root in names and all(kind != "call" for kind, _ in chain.steps):
+        return True
+    if value.kind == "fstring":
+        return bool(names & set(value.names))
+    if value.kind == "call":
+        return (value.qualname or "") in _SERIALISERS and any(
+            _carries(argument, names) for argument in value.call_args
+        )
+    return any(_carries(item, names) for item in [*value.items.values(), *value.elements])
+
+
+def _helper_hands_back_text(
+    project: ProjectModel,
+    helper: Function,
+    facts: ModuleFacts,
+    value: Value,
+    held: set[str],
+    depth: int,
+) -> bool:
+    """Whether ``value`` calls a project helper, handing it one of ``held``, that returns
+    that parameter's text (``parseError(error)`` returning ``{message: error.message}``)."""
+    for call in _calls_within(value):
+        inner = _called_at(project, helper, facts, call)
+        if inner is None or inner.qualname == helper.qualname:
+            continue
+        for name in held:
+            for inner_param in _params_given(inner, call, name):
+                if _returns_text_of(project, inner, inner_param, depth + 1):
+                    return True
     return False
 
 
