@@ -48,6 +48,10 @@ Migrations = list[tuple[int, list[str]]]
 
 T = TypeVar("T")
 
+# The fields ``encode_field`` writes as JSON; every other one is sent as it is (a status as
+# its value).
+_ENCODED = frozenset({"args", "extra", "result"})
+
 # What an operation wants back from a statement it yields: the count of rows it changed, its
 # first row (None if it has none), or all its rows.
 ROWCOUNT, ONE_ROW, ALL_ROWS = "rowcount", "one row", "all rows"
@@ -73,7 +77,7 @@ class _Held:
         self._close = close
 
     def release(self) -> None:
-        connection, self.connection = self.connection, None
+        connection, self.connection, self.executor = self.connection, None, None
         if connection is not None and self.pid == current_pid():
             with contextlib.suppress(Exception):  # already gone
                 self._close(connection)
@@ -238,8 +242,15 @@ class SQLLedger(Ledger):
             else:
                 answer = cursor.fetchone() if wanted == ONE_ROW else cursor.fetchall()
 
+    # A call's claim and its transition are sent here directly, not through ``_perform``: the
+    # generator's frames and its StopIteration cost a fifth of the ledger's own Python work.
+    # The rare turns (a key already held, a compare-and-set that finds another version) go on
+    # through the operations written once below.
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
-        return self._perform(self._claim(entry, path))
+        stored, row = self._claim_row(entry, path)
+        if self._execute(self._insert_text, row).rowcount == 1:
+            return True, stored
+        return self._perform(self._claim_lost(entry))
 
     def transition(
         self,
@@ -251,9 +262,12 @@ class SQLLedger(Ledger):
         lease_expired_by: float | None = None,
         **changes: Any,
     ) -> LedgerEntry | None:
-        return self._perform(
-            self._transition(entry, path, actor, detail, lease_expired_by, changes)
+        updated, statement, parameters = self._transition_statement(
+            entry, path, actor, detail, lease_expired_by, changes
         )
+        if self._execute(statement, parameters).rowcount == 1:
+            return updated
+        return self._perform(self._transition_lost(entry, updated))
 
     def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
         return self._perform(self._renew_lease(call_id, attempt, expires_at))
@@ -332,16 +346,27 @@ class SQLLedger(Ledger):
     def _claim(
         self, entry: LedgerEntry, path: Sequence[Status]
     ) -> Operation[tuple[bool, LedgerEntry]]:
-        steps = legal_path(None, path)
-        now = time.time()
-        stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
-        history = encode_history(None, steps, "runtime", None, now)
+        stored, row = self._claim_row(entry, path)
         # One statement in autocommit mode is its own transaction, and a writing statement takes
         # the write lock (SQLite waits on its busy timeout) before it reads anything: the same
         # guarantee as an explicit transaction, without two extra round trips.
-        inserted = yield self._insert_text, entry_to_row(stored, history), ROWCOUNT
+        inserted = yield self._insert_text, row, ROWCOUNT
         if inserted == 1:
             return True, stored
+        return (yield from self._claim_lost(entry))
+
+    @staticmethod
+    def _claim_row(
+        entry: LedgerEntry, path: Sequence[Status]
+    ) -> tuple[LedgerEntry, tuple[Any, ...]]:
+        """The entry a claim stores, and its row (``INSERT_COLUMNS``)."""
+        steps = legal_path(None, path)
+        now = time.time()
+        stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
+        return stored, entry_to_row(stored, encode_history(None, steps, "runtime", None, now))
+
+    def _claim_lost(self, entry: LedgerEntry) -> Operation[tuple[bool, LedgerEntry]]:
+        """A claim whose insert changed nothing: the key's winner, read back."""
         # ON CONFLICT DO NOTHING waited for a concurrent inserter to commit; read the winner.
         existing = yield from self._find(entry.tool_name, entry.idempotency_key)
         if existing is None:
@@ -359,6 +384,23 @@ class SQLLedger(Ledger):
         lease_expired_by: float | None,
         changes: dict[str, Any],
     ) -> Operation[LedgerEntry | None]:
+        updated, statement, parameters = self._transition_statement(
+            entry, path, actor, detail, lease_expired_by, changes
+        )
+        if (yield statement, parameters, ROWCOUNT) != 1:
+            return (yield from self._transition_lost(entry, updated))
+        return updated
+
+    def _transition_statement(
+        self,
+        entry: LedgerEntry,
+        path: Status | Sequence[Status],
+        actor: str,
+        detail: str | None,
+        lease_expired_by: float | None,
+        changes: dict[str, Any],
+    ) -> tuple[LedgerEntry, str, tuple[Any, ...]]:
+        """The entry a transition stores, its compare-and-set statement and parameters."""
         steps = legal_path(entry.status, path)
         now = time.time()
         updated = apply_changes(entry, steps, changes, now)
@@ -375,7 +417,12 @@ class SQLLedger(Ledger):
             )
             self._update_texts[shape] = statement
         parameters = (
-            *[encode_field(name, value) for name, value in changes.items()],
+            *[
+                encode_field(name, value)
+                if name in _ENCODED or isinstance(value, Status)
+                else value
+                for name, value in changes.items()
+            ],
             steps[-1]._value_,
             now,
             entry.version + 1,
@@ -385,12 +432,17 @@ class SQLLedger(Ledger):
             entry.status._value_,
             *(() if lease_expired_by is None else (lease_expired_by,)),
         )
-        if (yield statement, parameters, ROWCOUNT) != 1:
-            current = yield from self._get(entry.call_id)
-            if current == updated:  # ours, committed before the connection broke
-                return updated
-            return None
-        return updated
+        return updated, statement, parameters
+
+    def _transition_lost(
+        self, entry: LedgerEntry, updated: LedgerEntry
+    ) -> Operation[LedgerEntry | None]:
+        """A transition whose compare-and-set changed no row: ``updated`` if it was ours after
+        all (committed before the connection broke), else None."""
+        current = yield from self._get(entry.call_id)
+        if current == updated:  # ours, committed before the connection broke
+            return updated
+        return None
 
     def _renew_lease(self, call_id: str, attempt: int, expires_at: float) -> Operation[bool]:
         renewed = yield self._renew_text, (expires_at, call_id, attempt), ROWCOUNT

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from agentguard.runtime.ledger import base
 from agentguard.runtime.ledger._rows import STATUS_CHECK
 from agentguard.runtime.ledger._sql import Migrations, SQLLedger
 from agentguard.runtime.ledger.base import (
@@ -223,7 +224,13 @@ class SQLiteLedger(SQLLedger):
         return connection
 
     def _execute(self, statement: str, parameters: Sequence[Any]) -> Any:
+        held = getattr(self._local, "held", None)
         try:
+            if held is not None and held.executor is not None and held.pid == base._pid:
+                # this thread's connection, opened by this process (the ledger is open: it was
+                # made by ``_connection()``): a SQLite connection never breaks, so a statement
+                # is sent once, as ``SQLLedger._execute`` would after finding the same
+                return held.executor.execute(statement, parameters)
             return super()._execute(statement, parameters)
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
