@@ -278,7 +278,7 @@ def jsonable_result(value: Any) -> tuple[Any, str]:
     except (ValueError, RecursionError) as exc:  # a circular structure
         text = _unencodable(value, exc)
     result = value if type(value) in _JSON_SCALARS else json.loads(text)
-    return result, "sha256:" + sha256_hex(text)
+    return result, "sha256:" + _sha256(text.encode("utf-8")).hexdigest()
 
 
 UNENCODABLE = "unencodable_result"
@@ -295,11 +295,22 @@ def _unencodable(value: Any, error: BaseException) -> str:
 
 
 def sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _sha256(text.encode("utf-8")).hexdigest()
+
+
+_sha256 = hashlib.sha256
 
 
 def input_hash(args: Mapping[str, Any]) -> str:
-    return "sha256:" + sha256_hex(canonical_json(args if type(args) is dict else dict(args)))
+    value = args if type(args) is dict else dict(args)
+    try:
+        # canonical_json's own path for the common case: text the C encoder writes in ASCII
+        text = _encode(value)
+    except Exception:
+        text = ""
+    if not text or not text.isascii():  # canonical_json says why there is no text, or checks it
+        text = canonical_json(value)
+    return "sha256:" + _sha256(text.encode("utf-8")).hexdigest()
 
 
 def derived_key(material: Mapping[str, Any]) -> str:
@@ -332,7 +343,7 @@ def default_key(
     except TypeError:  # a field that is not a string
         text = ""
     if not text or not text.isascii():
-        material = {
+        material: dict[str, Any] = {
             "v": 1,
             "tool": tool,
             "tenant": tenant,
@@ -342,7 +353,7 @@ def default_key(
             "input": input_hash,
         }
         return derived_key(material)
-    return "agk1_" + sha256_hex(text)[:40]
+    return "agk1_" + _sha256(text.encode("utf-8")).hexdigest()[:40]
 
 
 def is_secret_name(name: str, extra: Iterable[str] = ()) -> bool:
