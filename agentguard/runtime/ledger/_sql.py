@@ -37,9 +37,9 @@ from agentguard.runtime.ledger.base import (
     LedgerEntry,
     LedgerEvent,
     Status,
+    _with_fields,
     apply_changes,
     current_pid,
-    evolve,
     legal_path,
     normalise_statuses,
 )
@@ -362,7 +362,12 @@ class SQLLedger(Ledger):
         """The entry a claim stores, and its row (``INSERT_COLUMNS``)."""
         steps = legal_path(None, path)
         now = time.time()
-        stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
+        # evolve(entry, status=..., created_at=now, updated_at=now, version=1), written out
+        fields = entry.__dict__.copy()
+        fields["status"] = steps[-1]
+        fields["created_at"] = fields["updated_at"] = now
+        fields["version"] = 1
+        stored = _with_fields(entry.__class__, fields)
         return stored, entry_to_row(stored, encode_history(None, steps, "runtime", None, now))
 
     def _claim_lost(self, entry: LedgerEntry) -> Operation[tuple[bool, LedgerEntry]]:
