@@ -70,7 +70,8 @@ class Drivers(Planner):
         if isinstance(prepared, dict):
             return prepared
         call, entry, path = prepared
-        if not self._runs_directly(spec, path):
+        # ``_runs_directly``, written out
+        if path is not _CLAIM_STARTED or spec.timeout_s is not None or self.fault_hooks:
             return self._drive_sync(spec, self._claimed(spec, call, entry, path), args, kwargs)
         return self._claim_and_run_sync(spec, call, entry, args, kwargs)
 

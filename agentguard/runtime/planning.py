@@ -22,7 +22,7 @@ from agentguard.runtime import observations as words
 from agentguard.runtime.context import (
     CallContext,
     RunContext,
-    current_run,
+    _current_run,
     new_run_id,
 )
 from agentguard.runtime.effects import (
@@ -120,8 +120,8 @@ class Planner:
             arguments = _bind(spec, args, kwargs)
         except TypeError as exc:
             return words.invalid_call(spec.name, str(exc))
-        contexts = _framework_contexts(spec, arguments)
-        run = current_run()
+        contexts = _framework_contexts(spec, arguments) if spec.context_parameters else ()
+        run = _current_run.get()
         if run is None:
             # a framework calling the tool names the run (LangGraph's thread, the Agents SDK's
             # trace, the MCP session); else a run of the call's own, if the runtime allows it
