@@ -149,26 +149,39 @@ def encode_history(
     Keeping the history in the row (instead of a table of its own) means a transition dirties
     one page and no index, which is most of what a guarded call costs beyond its two commits.
     """
-    # Written directly: the same text as ``dumps([now, from, to, actor, detail])`` per event.
-    moment = float.__repr__(now) if type(now) is float and math.isfinite(now) else dumps(now)
     # Each line after its moment, joined by the moment's text: a call's transitions name no
     # detail and recur, so their lines are written once.
     key = (start, tuple(path), actor) if detail is None else None
     rests = _HISTORY_RESTS.get(key) if key is not None else None
     if rests is None:
-        tail = f",{encode_basestring_ascii(actor)},{_json_or_null(detail)}]\n"
-        rests = [""]
-        previous = "null" if start is None else f'"{start._value_}"'
-        for status in path:
-            current = f'"{status._value_}"'
-            rests.append(f"{previous},{current}{tail}")
-            previous = current
+        rests = history_rests(start, path, actor, detail)
         if key is not None and len(_HISTORY_RESTS) < 256:  # bounded: actors are few
             _HISTORY_RESTS[key] = rests
-    return f"[{moment},".join(rests)
+    return history_text(rests, now)
 
 
 _HISTORY_RESTS: dict[Any, list[str]] = {}
+
+
+def history_rests(
+    start: Status | None, path: Sequence[Status], actor: str, detail: str | None
+) -> list[str]:
+    """``encode_history``'s lines without their moments: ``history_text`` joins them by it."""
+    tail = f",{encode_basestring_ascii(actor)},{_json_or_null(detail)}]\n"
+    rests = [""]
+    previous = "null" if start is None else f'"{start._value_}"'
+    for status in path:
+        current = f'"{status._value_}"'
+        rests.append(f"{previous},{current}{tail}")
+        previous = current
+    return rests
+
+
+def history_text(rests: list[str], now: float) -> str:
+    """The history lines of ``rests`` (``history_rests``) at the moment ``now``."""
+    # Written directly: the same text as ``dumps([now, from, to, actor, detail])`` per event.
+    moment = float.__repr__(now) if type(now) is float and math.isfinite(now) else dumps(now)
+    return f"[{moment},".join(rests)
 
 
 def _json_or_null(value: str | None) -> str:

@@ -26,10 +26,13 @@ from agentguard.runtime.ledger._rows import (
     encode_field,
     encode_history,
     entry_to_row,
+    history_rests,
+    history_text,
     row_to_entry,
     update_text,
 )
 from agentguard.runtime.ledger.base import (
+    MUTABLE_FIELDS,
     AsyncLedger,
     Ledger,
     LedgerClosed,
@@ -38,7 +41,6 @@ from agentguard.runtime.ledger.base import (
     LedgerEvent,
     Status,
     _with_fields,
-    apply_changes,
     current_pid,
     legal_path,
     normalise_statuses,
@@ -47,6 +49,9 @@ from agentguard.runtime.ledger.base import (
 Migrations = list[tuple[int, list[str]]]
 
 T = TypeVar("T")
+
+# A claim's final status and history lines (``history_rests``), by its path.
+_CLAIM_PLANS: dict[tuple[Status, ...], tuple[Status, list[str]]] = {}
 
 # The fields ``encode_field`` writes as JSON; every other one is sent as it is (a status as
 # its value).
@@ -197,6 +202,7 @@ class SQLLedger(Ledger):
         self._note_text = f"UPDATE {calls} SET history = history || {mark} WHERE call_id = {mark}"
         self._events_text = f"SELECT history FROM {calls} WHERE call_id = {mark}"
         self._update_texts: dict[tuple[str, ...], str] = {}
+        self._transition_plans: dict[tuple[Any, ...], Any] = {}
 
     @staticmethod
     def _apply_migrations(
@@ -360,15 +366,21 @@ class SQLLedger(Ledger):
         entry: LedgerEntry, path: Sequence[Status]
     ) -> tuple[LedgerEntry, tuple[Any, ...]]:
         """The entry a claim stores, and its row (``INSERT_COLUMNS``)."""
-        steps = legal_path(None, path)
+        plan = _CLAIM_PLANS.get(path) if type(path) is tuple else None
+        if plan is None:
+            steps = legal_path(None, path)
+            plan = steps[-1], history_rests(None, steps, "runtime", None)
+            if type(path) is tuple:  # bounded: a claim takes one of a few legal paths
+                _CLAIM_PLANS[path] = plan
+        status, rests = plan
         now = time.time()
         # evolve(entry, status=..., created_at=now, updated_at=now, version=1), written out
         fields = entry.__dict__.copy()
-        fields["status"] = steps[-1]
+        fields["status"] = status
         fields["created_at"] = fields["updated_at"] = now
         fields["version"] = 1
         stored = _with_fields(entry.__class__, fields)
-        return stored, entry_to_row(stored, encode_history(None, steps, "runtime", None, now))
+        return stored, entry_to_row(stored, history_text(rests, now))
 
     def _claim_lost(self, entry: LedgerEntry) -> Operation[tuple[bool, LedgerEntry]]:
         """A claim whose insert changed nothing: the key's winner, read back."""
@@ -406,10 +418,60 @@ class SQLLedger(Ledger):
         changes: dict[str, Any],
     ) -> tuple[LedgerEntry, str, tuple[Any, ...]]:
         """The entry a transition stores, its compare-and-set statement and parameters."""
-        steps = legal_path(entry.status, path)
+        start = entry.status
+        guarded = lease_expired_by is not None
+        # A call's transitions recur in a few shapes (from, to, by whom, the fields changed):
+        # the steps, statement and history lines of each are worked out once.
+        key = (start, path, actor, guarded, *changes) if type(path) is Status else None
+        plan = self._transition_plans.get(key) if key is not None else None
+        if plan is None:
+            plan = self._transition_plan(start, path, actor, guarded, changes)
+            if key is not None and len(self._transition_plans) < 256:  # bounded: actors vary
+                self._transition_plans[key] = plan
+        steps, statement, encoded, rests = plan
         now = time.time()
-        updated = apply_changes(entry, steps, changes, now)
-        shape = (*changes, "" if lease_expired_by is None else "lease_expired_by")
+        # apply_changes(entry, steps, changes, now), its check made with the plan
+        fields = entry.__dict__.copy()
+        fields.update(changes)
+        fields["status"] = status = steps[-1]
+        fields["version"] = version = entry.version + 1
+        fields["updated_at"] = now
+        updated = _with_fields(LedgerEntry, fields)
+        values = [*changes.values()]
+        for index, name in encoded:
+            values[index] = encode_field(name, values[index])
+        if Status in map(type, values):  # a status given as a field's value: sent as its text
+            values = [value._value_ if type(value) is Status else value for value in values]
+        parameters = (
+            *values,
+            status._value_,
+            now,
+            version,
+            history_text(rests, now)
+            if detail is None
+            else encode_history(start, steps, actor, detail, now),
+            entry.call_id,
+            entry.version,
+            start._value_,
+            *(() if lease_expired_by is None else (lease_expired_by,)),
+        )
+        return updated, statement, parameters
+
+    def _transition_plan(
+        self,
+        start: Status,
+        path: Status | Sequence[Status],
+        actor: str,
+        guarded: bool,
+        changes: dict[str, Any],
+    ) -> tuple[tuple[Status, ...], str, tuple[tuple[int, str], ...], list[str]]:
+        """A transition's steps (IllegalTransition), its statement, the changed fields written
+        as JSON (by position) and its history lines without a detail (``history_rests``)."""
+        steps = legal_path(start, path)
+        if not MUTABLE_FIELDS.issuperset(changes):
+            unknown = set(changes) - MUTABLE_FIELDS
+            raise ValueError(f"fields not changeable by a transition: {sorted(unknown)}")
+        shape = (*changes, "lease_expired_by" if guarded else "")
         statement = self._update_texts.get(shape)
         if statement is None:
             # Composing SQL costs more than the statement's own work on the server: once per shape.
@@ -418,26 +480,11 @@ class SQLLedger(Ledger):
                 self._calls_text,
                 [*columns, "status", "updated_at", "version"],
                 self.placeholder,
-                lease_guard=lease_expired_by is not None,
+                lease_guard=guarded,
             )
             self._update_texts[shape] = statement
-        parameters = (
-            *[
-                encode_field(name, value)
-                if name in _ENCODED or isinstance(value, Status)
-                else value
-                for name, value in changes.items()
-            ],
-            steps[-1]._value_,
-            now,
-            entry.version + 1,
-            encode_history(entry.status, steps, actor, detail, now),
-            entry.call_id,
-            entry.version,
-            entry.status._value_,
-            *(() if lease_expired_by is None else (lease_expired_by,)),
-        )
-        return updated, statement, parameters
+        encoded = tuple((index, name) for index, name in enumerate(changes) if name in _ENCODED)
+        return steps, statement, encoded, history_rests(start, steps, actor, None)
 
     def _transition_lost(
         self, entry: LedgerEntry, updated: LedgerEntry
