@@ -113,7 +113,11 @@ class Drivers(Planner):
             try:
                 liveness.begin(call.call_id, call.attempt)
                 try:
-                    beat = self.heartbeat.watch(call.call_id, call.attempt, self._lease(spec))
+                    beat = self.heartbeat.watch(
+                        call.call_id,
+                        call.attempt,
+                        self.lease_s if spec.lease_s is None else spec.lease_s,  # ``_lease``
+                    )
                     try:
                         started = True  # from here on, the body may act
                         value = spec.function(*args, **kwargs)

@@ -270,6 +270,8 @@ def dumps(value: Any) -> str:
     kind = type(value)
     if kind is str:
         return encode_basestring_ascii(value)
+    if kind is int:
+        return int.__repr__(value)
     if not value and (kind is dict or kind is list):
         return "{}" if kind is dict else "[]"
     return _DUMPS(value)
