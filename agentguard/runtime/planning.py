@@ -22,7 +22,7 @@ from agentguard.runtime import observations as words
 from agentguard.runtime.context import (
     CallContext,
     RunContext,
-    _current_run,
+    current_run,
     new_run_id,
 )
 from agentguard.runtime.effects import (
@@ -64,9 +64,9 @@ from agentguard.runtime.ledger.base import (
     LedgerEntry,
     LedgerUnanswered,
     Status,
-    _with_fields,
     evolve,
     new_call_id,
+    with_fields,
 )
 from agentguard.runtime.outbox import Outbox
 
@@ -121,7 +121,7 @@ class Planner:
         except TypeError as exc:
             return words.invalid_call(spec.name, str(exc))
         contexts = _framework_contexts(spec, arguments) if spec.context_parameters else ()
-        run = _current_run.get()
+        run = current_run()
         if run is None:
             # a framework calling the tool names the run (LangGraph's thread, the Agents SDK's
             # trace, the MCP session); else a run of the call's own, if the runtime allows it
@@ -194,7 +194,7 @@ class Planner:
                     )
                 )
             else:
-                call = _with_fields(CallContext, fields)
+                call = with_fields(CallContext, fields)
                 key = self._key_for(spec, call)
         except NoCanonicalForm as exc:  # a key part without a canonical form
             return words.invalid_call(spec.name, f"{exc}; the key's parts must be plain values")
@@ -204,7 +204,7 @@ class Planner:
         if key_parts is None:
             fields["idempotency_key"] = key
             fields["attempt"] = attempt
-            call = _with_fields(CallContext, fields)
+            call = with_fields(CallContext, fields)
         elif callable(key_parts):
             call = evolve(call, idempotency_key=key, attempt=attempt)  # the key function saw it
         else:
@@ -229,7 +229,7 @@ class Planner:
             values["started_at"] = now
             values["lease_owner"] = self.worker_id
             values["lease_expires_at"] = now + self._lease(spec)
-        entry = _with_fields(LedgerEntry, values)
+        entry = with_fields(LedgerEntry, values)
         return call, entry, _CLAIM_PLANNED if needs_approval else _CLAIM_STARTED
 
     def _claimed(

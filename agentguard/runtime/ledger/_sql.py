@@ -40,10 +40,10 @@ from agentguard.runtime.ledger.base import (
     LedgerEntry,
     LedgerEvent,
     Status,
-    _with_fields,
     current_pid,
     legal_path,
     normalise_statuses,
+    with_fields,
 )
 
 Migrations = list[tuple[int, list[str]]]
@@ -379,7 +379,7 @@ class SQLLedger(Ledger):
         fields["status"] = status
         fields["created_at"] = fields["updated_at"] = now
         fields["version"] = 1
-        stored = _with_fields(entry.__class__, fields)
+        stored = with_fields(entry.__class__, fields)
         return stored, entry_to_row(stored, history_text(rests, now))
 
     def _claim_lost(self, entry: LedgerEntry) -> Operation[tuple[bool, LedgerEntry]]:
@@ -436,7 +436,7 @@ class SQLLedger(Ledger):
         fields["status"] = status = steps[-1]
         fields["version"] = version = entry.version + 1
         fields["updated_at"] = now
-        updated = _with_fields(LedgerEntry, fields)
+        updated = with_fields(LedgerEntry, fields)
         values = [*changes.values()]
         for index, name in encoded:
             values[index] = encode_field(name, values[index])

@@ -17,13 +17,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agentguard.runtime.ledger import base
 from agentguard.runtime.ledger._rows import STATUS_CHECK
 from agentguard.runtime.ledger._sql import Migrations, SQLLedger
 from agentguard.runtime.ledger.base import (
     LedgerConfigurationError,
     LedgerMissing,
     LedgerUnanswered,
+    current_pid,
 )
 
 MIGRATIONS: Migrations = [
@@ -226,7 +226,7 @@ class SQLiteLedger(SQLLedger):
     def _execute(self, statement: str, parameters: Sequence[Any]) -> Any:
         held = getattr(self._local, "held", None)
         try:
-            if held is not None and held.executor is not None and held.pid == base._pid:
+            if held is not None and held.executor is not None and held.pid == current_pid():
                 # this thread's connection, opened by this process (the ledger is open: it was
                 # made by ``_connection()``): a SQLite connection never breaks, so a statement
                 # is sent once, as ``SQLLedger._execute`` would after finding the same
