@@ -51,7 +51,7 @@ from agentguard.runtime.kinds import (
     Unknown,
     Verdict,
 )
-from agentguard.runtime.ledger.base import Ledger, assemble
+from agentguard.runtime.ledger.base import Ledger, with_fields
 from agentguard.runtime.observation_type import Observation
 from agentguard.runtime.outbox import Outbox
 from agentguard.runtime.planning import _simple_parameters
@@ -176,7 +176,7 @@ class Runtime(Recovery):
                 "with each call and must be JSON values"
             ) from None
         return RunScope(
-            assemble(  # RunContext(...) without __init__: a run is often opened for one call
+            with_fields(  # RunContext(...) without __init__: a run is often opened for one call
                 RunContext,
                 {
                     "run_id": run_id or new_run_id(),

@@ -70,7 +70,8 @@ class Drivers(Planner):
         if isinstance(prepared, dict):
             return prepared
         call, entry, path = prepared
-        if not self._runs_directly(spec, path):
+        # ``_runs_directly``, written out
+        if path is not _CLAIM_STARTED or spec.timeout_s is not None or self.fault_hooks:
             return self._drive_sync(spec, self._claimed(spec, call, entry, path), args, kwargs)
         return self._claim_and_run_sync(spec, call, entry, args, kwargs)
 
@@ -105,32 +106,49 @@ class Drivers(Planner):
             return self._drive_sync(spec, self._after_claim(spec, call, won, stored), args, kwargs)
         interrupted: BaseException | None = None
         started = False
+        error: BaseException | None = None
         try:
-            token, beat = self._begin_attempt(spec, call)
+            # ``_begin_attempt`` and ``_end_attempt``, written out
+            token = _current_call.set(call)
             try:
-                started = True  # from here on, the body may act
-                outcome = _Outcome(value=spec.function(*args, **kwargs))
+                liveness.begin(call.call_id, call.attempt)
+                try:
+                    beat = self.heartbeat.watch(
+                        call.call_id,
+                        call.attempt,
+                        self.lease_s if spec.lease_s is None else spec.lease_s,  # ``_lease``
+                    )
+                    try:
+                        started = True  # from here on, the body may act
+                        value = spec.function(*args, **kwargs)
+                    finally:
+                        self.heartbeat.unwatch(beat)
+                finally:
+                    liveness.end(call.call_id, call.attempt)
             finally:
-                self._end_attempt(token, beat, call, running=False)
+                _current_call.reset(token)
         except SimulatedCrash:
             raise
         except Exception as exc:
-            outcome = _Outcome(error=exc)
+            error = exc
         except BaseException as exc:
             if not started:  # interrupted before the body was called: nothing was attempted
                 self._release_unstarted_claim(call.call_id, exc)
                 raise
             # the plan records what the body may have done, then the interruption goes on
-            interrupted, outcome = exc, _Outcome(error=exc)
-        if outcome.error is None:
+            interrupted = error = exc
+        if error is None:
             try:
                 settled = self.ledger.transition(
-                    stored, Status.SUCCEEDED, **succeeded_changes(outcome.value)
+                    stored, Status.SUCCEEDED, **succeeded_changes(value)
                 )
             except Exception:
                 settled = None  # the plan's settling retries, reads back, or keeps it in the outbox
             if settled is not None:
                 return _limit_output(spec, words.succeeded(spec.name, settled, replayed=False))
+            outcome = _Outcome(value=value)
+        else:
+            outcome = _Outcome(error=error)
         plan = self._execute(spec, call, stored, replays_left=1, outcome=outcome)
         return self._drive_sync(spec, plan, args, kwargs, interrupted=interrupted)
 

@@ -165,6 +165,9 @@ class _Drive(Interruptible):
 def _limit_output(spec: ToolSpec, observation: dict[str, Any]) -> dict[str, Any]:
     if spec.max_output_bytes is None or not observation["ok"]:
         return observation
+    result = observation["result"]
+    if result is None or isinstance(result, (bool, int, float)):  # as ``too_large`` would
+        return observation
     return words.too_large(observation, spec.max_output_bytes)
 
 

@@ -6,6 +6,7 @@ import base64
 import dataclasses
 import functools
 import hashlib
+import importlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -278,7 +279,10 @@ def jsonable_result(value: Any) -> tuple[Any, str]:
     except (ValueError, RecursionError) as exc:  # a circular structure
         text = _unencodable(value, exc)
     result = value if type(value) in _JSON_SCALARS else json.loads(text)
-    return result, "sha256:" + sha256_hex(text)
+    data = text.encode("utf-8")
+    return result, "sha256:" + (_sha256 if len(data) < _SHORT else _openssl_sha256)(
+        data
+    ).hexdigest()
 
 
 UNENCODABLE = "unencodable_result"
@@ -295,11 +299,41 @@ def _unencodable(value: Any, error: BaseException) -> str:
 
 
 def sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    data = text.encode("utf-8")
+    return (_sha256 if len(data) < _SHORT else _openssl_sha256)(data).hexdigest()
+
+
+# CPython's own SHA-256 (the same digest) for short texts: a call hashes three, and OpenSSL's
+# constructor (an algorithm fetch and a context per hash) runs several times the code, which a
+# call right after a commit's wait finds out of the CPU's caches; OpenSSL's hashes long texts
+# faster. hashlib's alone where Python has none of its own.
+def _builtin_sha256() -> Callable[[bytes], Any]:
+    for module in ("_sha256", "_sha2"):  # Python 3.11; 3.12 on
+        try:
+            constructor: Callable[[bytes], Any] = importlib.import_module(module).sha256
+        except (ImportError, AttributeError):
+            continue
+        if constructor(b"abc").hexdigest() == hashlib.sha256(b"abc").hexdigest():
+            return constructor
+    return hashlib.sha256  # pragma: no cover - a Python without its own
+
+
+_sha256 = _builtin_sha256()
+_openssl_sha256 = hashlib.sha256
+_SHORT = 4096
 
 
 def input_hash(args: Mapping[str, Any]) -> str:
-    return "sha256:" + sha256_hex(canonical_json(args if type(args) is dict else dict(args)))
+    value = args if type(args) is dict else dict(args)
+    try:
+        # canonical_json's own path for the common case: text the C encoder writes in ASCII
+        text = _encode(value)
+    except Exception:
+        text = ""
+    if not text or not text.isascii():  # canonical_json says why there is no text, or checks it
+        text = canonical_json(value)
+    data = text.encode("utf-8")
+    return "sha256:" + (_sha256 if len(data) < _SHORT else _openssl_sha256)(data).hexdigest()
 
 
 def derived_key(material: Mapping[str, Any]) -> str:
@@ -332,7 +366,7 @@ def default_key(
     except TypeError:  # a field that is not a string
         text = ""
     if not text or not text.isascii():
-        material = {
+        material: dict[str, Any] = {
             "v": 1,
             "tool": tool,
             "tenant": tenant,
@@ -342,7 +376,7 @@ def default_key(
             "input": input_hash,
         }
         return derived_key(material)
-    return "agk1_" + sha256_hex(text)[:40]
+    return "agk1_" + _sha256(text.encode("utf-8")).hexdigest()[:40]
 
 
 def is_secret_name(name: str, extra: Iterable[str] = ()) -> bool:

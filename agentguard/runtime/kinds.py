@@ -104,6 +104,10 @@ class ToolSpec:
     # parameters a framework fills with its context object (MCP's ctx: Context, Pydantic AI's
     # RunContext): they name the run and are no argument of the request
     context_parameters: frozenset[str] = frozenset()
+    # the fields every ledger entry of this tool starts with, built at its first call
+    entry_template: dict[str, Any] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def lookup_name(self) -> str | None:

@@ -99,6 +99,31 @@ def succeeded(
         )
     else:
         content = f"{tool_name} succeeded."
+        result = entry.result
+        if entry.version != UNRECORDED and not (isinstance(result, dict) and UNENCODABLE in result):
+            # the common observation, written out: what ``_observation`` builds for it
+            return {
+                "ok": True,
+                "code": None,
+                "content": content,
+                "result": result,
+                "metadata": {
+                    "schema": SCHEMA,
+                    "tool_name": tool_name,
+                    "call_id": entry.call_id,
+                    "idempotency_key": entry.idempotency_key,
+                    "retryable": False,
+                    "status": entry.status._value_,
+                    "replayed": False,
+                    "attempts": entry.attempts,
+                    "run_id": entry.run_id,
+                    "input_hash": entry.input_hash,
+                    "next_action": {"action": "none", "tool": None},
+                    "sideEffects": list(entry.side_effects),
+                    "resultRef": entry.result_ref,
+                    "reconciled": False,
+                },
+            }
     if isinstance(entry.result, dict) and UNENCODABLE in entry.result:
         content += (
             " Its result is not JSON, so only its text is shown and recorded. Do not call it "

@@ -12,7 +12,8 @@ import random
 import sys
 import time
 from collections.abc import Callable, Generator
-from dataclasses import replace
+from dataclasses import MISSING, replace
+from dataclasses import fields as fields_of
 from operator import methodcaller
 from typing import Any
 
@@ -63,9 +64,9 @@ from agentguard.runtime.ledger.base import (
     LedgerEntry,
     LedgerUnanswered,
     Status,
-    assemble,
     evolve,
     new_call_id,
+    with_fields,
 )
 from agentguard.runtime.outbox import Outbox
 
@@ -119,7 +120,7 @@ class Planner:
             arguments = _bind(spec, args, kwargs)
         except TypeError as exc:
             return words.invalid_call(spec.name, str(exc))
-        contexts = _framework_contexts(spec, arguments)
+        contexts = _framework_contexts(spec, arguments) if spec.context_parameters else ()
         run = current_run()
         if run is None:
             # a framework calling the tool names the run (LangGraph's thread, the Agents SDK's
@@ -159,74 +160,76 @@ class Planner:
             arguments_hash = input_hash(stored_arguments)
 
         needs_approval = spec.replay is Replay.ASK
+        # the attempt the body runs as (an approval callback first sees the call at attempt 0)
+        attempt = 0 if needs_approval else 1
+        call_id = new_call_id()
         # Built without __init__, and only once: until the key is set, no other code sees it.
-        call = assemble(
-            CallContext,
-            {
-                "call_id": new_call_id(),
-                "tool_name": spec.name,
-                "args": arguments,
-                "run_id": run.run_id,
-                "user_id": run.user_id,
-                "approved_at": run.approved_at,
-                "step_id": run.step_id,
-                "tenant": run.tenant,
-                "extra": run.extra,
-                "idempotency_key": "",
-                "input_hash": arguments_hash,
-                "attempt": 0,
-            },
-        )
+        fields = {
+            "call_id": call_id,
+            "tool_name": spec.name,
+            "args": arguments,
+            "run_id": run.run_id,
+            "user_id": run.user_id,
+            "approved_at": run.approved_at,
+            "step_id": run.step_id,
+            "tenant": run.tenant,
+            "extra": run.extra,
+            "idempotency_key": "",
+            "input_hash": arguments_hash,
+            "attempt": 0,
+        }
+        key_parts = spec.key
         try:
-            key = self._key_for(spec, call)
+            if key_parts is None:  # the key is the call's own fields': no code sees it before
+                key = (
+                    call_id
+                    if spec.idempotency is Idempotency.IDEMPOTENT
+                    else default_key(
+                        spec.name,
+                        run.tenant,
+                        run.user_id,
+                        run.run_id,
+                        run.approved_at,
+                        arguments_hash,
+                    )
+                )
+            else:
+                call = with_fields(CallContext, fields)
+                key = self._key_for(spec, call)
         except NoCanonicalForm as exc:  # a key part without a canonical form
             return words.invalid_call(spec.name, f"{exc}; the key's parts must be plain values")
         except Exception as exc:  # the key function is the tool author's code: it may raise
             logger.warning("the key function of %s failed: %r", spec.name, exc)
             return words.key_failed(spec.name, f"{type(exc).__name__}: {exc}")
-        # the attempt the body runs as (an approval callback first sees the call at attempt 0)
-        attempt = 0 if needs_approval else 1
-        if callable(spec.key):
+        if key_parts is None:
+            fields["idempotency_key"] = key
+            fields["attempt"] = attempt
+            call = with_fields(CallContext, fields)
+        elif callable(key_parts):
             call = evolve(call, idempotency_key=key, attempt=attempt)  # the key function saw it
         else:
             object.__setattr__(call, "idempotency_key", key)
             object.__setattr__(call, "attempt", attempt)
-        now = time.time()
-        entry = assemble(
-            LedgerEntry,
-            {
-                "call_id": call.call_id,
-                "run_id": call.run_id,
-                "tool_name": spec.name,
-                "idempotency_key": key,
-                "input_hash": arguments_hash,
-                "status": Status.PLANNED,
-                "risk": spec.risk._value_,
-                "idempotency": spec.idempotency._value_,
-                "replay": spec.replay._value_,
-                "step_id": call.step_id,
-                "user_id": call.user_id,
-                "approved_at": call.approved_at,
-                "args": redact(stored_arguments, spec.redact_fields),
-                "attempts": attempt,
-                "error_code": None,
-                "error_detail": None,
-                "started_at": None if needs_approval else now,
-                "finished_at": None,
-                "result": None,
-                "result_ref": None,
-                "lease_owner": None if needs_approval else self.worker_id,
-                "lease_expires_at": None if needs_approval else now + self._lease(spec),
-                "tenant": call.tenant,
-                "extra": dict(run.extra),
-                "approved_by": None,
-                "approved_on": None,
-                "side_effects": list(spec.side_effects),
-                "created_at": 0.0,
-                "updated_at": 0.0,
-                "version": 1,
-            },
-        )
+        # the entry: a copy of the tool's fixed fields, with the call's
+        values = _entry_template(spec).copy()
+        values["call_id"] = call_id
+        values["run_id"] = run.run_id
+        values["idempotency_key"] = key
+        values["input_hash"] = arguments_hash
+        values["step_id"] = run.step_id
+        values["user_id"] = run.user_id
+        values["approved_at"] = run.approved_at
+        values["args"] = redact(stored_arguments, spec.redact_fields)
+        values["attempts"] = attempt
+        values["tenant"] = run.tenant
+        values["extra"] = dict(run.extra)
+        values["side_effects"] = list(spec.side_effects)
+        if not needs_approval:
+            now = time.time()
+            values["started_at"] = now
+            values["lease_owner"] = self.worker_id
+            values["lease_expires_at"] = now + self._lease(spec)
+        entry = with_fields(LedgerEntry, values)
         return call, entry, _CLAIM_PLANNED if needs_approval else _CLAIM_STARTED
 
     def _claimed(
@@ -780,6 +783,32 @@ def _framework_contexts(spec: ToolSpec, arguments: dict[str, Any]) -> list[Any]:
         for name in spec.context_parameters
         if name in arguments and is_framework_context(arguments[name])
     ]
+
+
+def _entry_template(spec: ToolSpec) -> dict[str, Any]:
+    """The fields every entry of ``spec``'s tool starts with (``assemble``'s every field):
+    built once per tool, copied for each call."""
+    template = spec.entry_template
+    if template is None:
+        template = {item.name: _default_of(item) for item in fields_of(LedgerEntry)}
+        template.update(
+            tool_name=spec.name,
+            status=Status.PLANNED,
+            risk=spec.risk._value_,
+            idempotency=spec.idempotency._value_,
+            replay=spec.replay._value_,
+            version=1,
+        )
+        spec.entry_template = template
+    return template
+
+
+def _default_of(item: Any) -> Any:
+    if item.default is not MISSING:
+        return item.default
+    if item.default_factory is not MISSING:
+        return item.default_factory()
+    return None  # set for each call
 
 
 def _expire_lease(

@@ -65,7 +65,7 @@ def encode_field(field_name: str, value: Any) -> Any:
     if field_name == "result":
         return None if value is None else dumps(value)
     if isinstance(value, Status):
-        return value.value
+        return value._value_
     return value
 
 
@@ -81,7 +81,7 @@ def entry_to_row(entry: LedgerEntry, history: str) -> tuple[Any, ...]:
         entry.idempotency_key,
         entry.input_hash,
         dumps(entry.args),
-        entry.status.value,
+        entry.status._value_,
         entry.risk,
         entry.idempotency,
         entry.replay,
@@ -101,9 +101,26 @@ def entry_to_row(entry: LedgerEntry, history: str) -> tuple[Any, ...]:
         dumps(entry.extra),
         entry.approved_by,
         entry.approved_on,
-        dumps(entry.side_effects),
+        _side_effects_json(entry.side_effects),
         history,
     )
+
+
+_SIDE_EFFECTS_JSON: dict[tuple[str, ...], str] = {}
+
+
+def _side_effects_json(side_effects: list[str]) -> str:
+    """``dumps(side_effects)``: a tool's declared effects, the same few lists, written once."""
+    key = tuple(side_effects)
+    try:
+        text = _SIDE_EFFECTS_JSON.get(key)  # only lists of strings are kept
+    except TypeError:  # an item that is no key (a list read from elsewhere)
+        return dumps(side_effects)
+    if text is None:
+        text = dumps(side_effects)
+        if len(_SIDE_EFFECTS_JSON) < 256 and all(type(item) is str for item in key):
+            _SIDE_EFFECTS_JSON[key] = text
+    return text
 
 
 def row_to_entry(row: Sequence[Any]) -> LedgerEntry:
@@ -132,17 +149,39 @@ def encode_history(
     Keeping the history in the row (instead of a table of its own) means a transition dirties
     one page and no index, which is most of what a guarded call costs beyond its two commits.
     """
-    # Written directly: the same text as ``dumps([now, from, to, actor, detail])`` per event.
-    moment = float.__repr__(now) if type(now) is float and math.isfinite(now) else dumps(now)
-    head = f"[{moment},"
+    # Each line after its moment, joined by the moment's text: a call's transitions name no
+    # detail and recur, so their lines are written once.
+    key = (start, tuple(path), actor) if detail is None else None
+    rests = _HISTORY_RESTS.get(key) if key is not None else None
+    if rests is None:
+        rests = history_rests(start, path, actor, detail)
+        if key is not None and len(_HISTORY_RESTS) < 256:  # bounded: actors are few
+            _HISTORY_RESTS[key] = rests
+    return history_text(rests, now)
+
+
+_HISTORY_RESTS: dict[Any, list[str]] = {}
+
+
+def history_rests(
+    start: Status | None, path: Sequence[Status], actor: str, detail: str | None
+) -> list[str]:
+    """``encode_history``'s lines without their moments: ``history_text`` joins them by it."""
     tail = f",{encode_basestring_ascii(actor)},{_json_or_null(detail)}]\n"
-    lines = []
+    rests = [""]
     previous = "null" if start is None else f'"{start._value_}"'
     for status in path:
         current = f'"{status._value_}"'
-        lines.append(f"{head}{previous},{current}{tail}")
+        rests.append(f"{previous},{current}{tail}")
         previous = current
-    return "".join(lines)
+    return rests
+
+
+def history_text(rests: list[str], now: float) -> str:
+    """The history lines of ``rests`` (``history_rests``) at the moment ``now``."""
+    # Written directly: the same text as ``dumps([now, from, to, actor, detail])`` per event.
+    moment = float.__repr__(now) if type(now) is float and math.isfinite(now) else dumps(now)
+    return f"[{moment},".join(rests)
 
 
 def _json_or_null(value: str | None) -> str:

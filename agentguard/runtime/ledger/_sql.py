@@ -26,10 +26,13 @@ from agentguard.runtime.ledger._rows import (
     encode_field,
     encode_history,
     entry_to_row,
+    history_rests,
+    history_text,
     row_to_entry,
     update_text,
 )
 from agentguard.runtime.ledger.base import (
+    MUTABLE_FIELDS,
     AsyncLedger,
     Ledger,
     LedgerClosed,
@@ -37,16 +40,22 @@ from agentguard.runtime.ledger.base import (
     LedgerEntry,
     LedgerEvent,
     Status,
-    apply_changes,
     current_pid,
-    evolve,
     legal_path,
     normalise_statuses,
+    with_fields,
 )
 
 Migrations = list[tuple[int, list[str]]]
 
 T = TypeVar("T")
+
+# A claim's final status and history lines (``history_rests``), by its path.
+_CLAIM_PLANS: dict[tuple[Status, ...], tuple[Status, list[str]]] = {}
+
+# The fields ``encode_field`` writes as JSON; every other one is sent as it is (a status as
+# its value).
+_ENCODED = frozenset({"args", "extra", "result"})
 
 # What an operation wants back from a statement it yields: the count of rows it changed, its
 # first row (None if it has none), or all its rows.
@@ -73,7 +82,7 @@ class _Held:
         self._close = close
 
     def release(self) -> None:
-        connection, self.connection = self.connection, None
+        connection, self.connection, self.executor = self.connection, None, None
         if connection is not None and self.pid == current_pid():
             with contextlib.suppress(Exception):  # already gone
                 self._close(connection)
@@ -193,6 +202,7 @@ class SQLLedger(Ledger):
         self._note_text = f"UPDATE {calls} SET history = history || {mark} WHERE call_id = {mark}"
         self._events_text = f"SELECT history FROM {calls} WHERE call_id = {mark}"
         self._update_texts: dict[tuple[str, ...], str] = {}
+        self._transition_plans: dict[tuple[Any, ...], Any] = {}
 
     @staticmethod
     def _apply_migrations(
@@ -238,8 +248,15 @@ class SQLLedger(Ledger):
             else:
                 answer = cursor.fetchone() if wanted == ONE_ROW else cursor.fetchall()
 
+    # A call's claim and its transition are sent here directly, not through ``_perform``: the
+    # generator's frames and its StopIteration cost a fifth of the ledger's own Python work.
+    # The rare turns (a key already held, a compare-and-set that finds another version) go on
+    # through the operations written once below.
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
-        return self._perform(self._claim(entry, path))
+        stored, row = self._claim_row(entry, path)
+        if self._execute(self._insert_text, row).rowcount == 1:
+            return True, stored
+        return self._perform(self._claim_lost(entry))
 
     def transition(
         self,
@@ -251,9 +268,12 @@ class SQLLedger(Ledger):
         lease_expired_by: float | None = None,
         **changes: Any,
     ) -> LedgerEntry | None:
-        return self._perform(
-            self._transition(entry, path, actor, detail, lease_expired_by, changes)
+        updated, statement, parameters = self._transition_statement(
+            entry, path, actor, detail, lease_expired_by, changes
         )
+        if self._execute(statement, parameters).rowcount == 1:
+            return updated
+        return self._perform(self._transition_lost(entry, updated))
 
     def renew_lease(self, call_id: str, attempt: int, expires_at: float) -> bool:
         return self._perform(self._renew_lease(call_id, attempt, expires_at))
@@ -332,16 +352,38 @@ class SQLLedger(Ledger):
     def _claim(
         self, entry: LedgerEntry, path: Sequence[Status]
     ) -> Operation[tuple[bool, LedgerEntry]]:
-        steps = legal_path(None, path)
-        now = time.time()
-        stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
-        history = encode_history(None, steps, "runtime", None, now)
+        stored, row = self._claim_row(entry, path)
         # One statement in autocommit mode is its own transaction, and a writing statement takes
         # the write lock (SQLite waits on its busy timeout) before it reads anything: the same
         # guarantee as an explicit transaction, without two extra round trips.
-        inserted = yield self._insert_text, entry_to_row(stored, history), ROWCOUNT
+        inserted = yield self._insert_text, row, ROWCOUNT
         if inserted == 1:
             return True, stored
+        return (yield from self._claim_lost(entry))
+
+    @staticmethod
+    def _claim_row(
+        entry: LedgerEntry, path: Sequence[Status]
+    ) -> tuple[LedgerEntry, tuple[Any, ...]]:
+        """The entry a claim stores, and its row (``INSERT_COLUMNS``)."""
+        plan = _CLAIM_PLANS.get(path) if type(path) is tuple else None
+        if plan is None:
+            steps = legal_path(None, path)
+            plan = steps[-1], history_rests(None, steps, "runtime", None)
+            if type(path) is tuple:  # bounded: a claim takes one of a few legal paths
+                _CLAIM_PLANS[path] = plan
+        status, rests = plan
+        now = time.time()
+        # evolve(entry, status=..., created_at=now, updated_at=now, version=1), written out
+        fields = entry.__dict__.copy()
+        fields["status"] = status
+        fields["created_at"] = fields["updated_at"] = now
+        fields["version"] = 1
+        stored = with_fields(entry.__class__, fields)
+        return stored, entry_to_row(stored, history_text(rests, now))
+
+    def _claim_lost(self, entry: LedgerEntry) -> Operation[tuple[bool, LedgerEntry]]:
+        """A claim whose insert changed nothing: the key's winner, read back."""
         # ON CONFLICT DO NOTHING waited for a concurrent inserter to commit; read the winner.
         existing = yield from self._find(entry.tool_name, entry.idempotency_key)
         if existing is None:
@@ -359,10 +401,77 @@ class SQLLedger(Ledger):
         lease_expired_by: float | None,
         changes: dict[str, Any],
     ) -> Operation[LedgerEntry | None]:
-        steps = legal_path(entry.status, path)
+        updated, statement, parameters = self._transition_statement(
+            entry, path, actor, detail, lease_expired_by, changes
+        )
+        if (yield statement, parameters, ROWCOUNT) != 1:
+            return (yield from self._transition_lost(entry, updated))
+        return updated
+
+    def _transition_statement(
+        self,
+        entry: LedgerEntry,
+        path: Status | Sequence[Status],
+        actor: str,
+        detail: str | None,
+        lease_expired_by: float | None,
+        changes: dict[str, Any],
+    ) -> tuple[LedgerEntry, str, tuple[Any, ...]]:
+        """The entry a transition stores, its compare-and-set statement and parameters."""
+        start = entry.status
+        guarded = lease_expired_by is not None
+        # A call's transitions recur in a few shapes (from, to, by whom, the fields changed):
+        # the steps, statement and history lines of each are worked out once.
+        key = (start, path, actor, guarded, *changes) if type(path) is Status else None
+        plan = self._transition_plans.get(key) if key is not None else None
+        if plan is None:
+            plan = self._transition_plan(start, path, actor, guarded, changes)
+            if key is not None and len(self._transition_plans) < 256:  # bounded: actors vary
+                self._transition_plans[key] = plan
+        steps, statement, encoded, rests = plan
         now = time.time()
-        updated = apply_changes(entry, steps, changes, now)
-        shape = (*changes, "" if lease_expired_by is None else "lease_expired_by")
+        # apply_changes(entry, steps, changes, now), its check made with the plan
+        fields = entry.__dict__.copy()
+        fields.update(changes)
+        fields["status"] = status = steps[-1]
+        fields["version"] = version = entry.version + 1
+        fields["updated_at"] = now
+        updated = with_fields(LedgerEntry, fields)
+        values = [*changes.values()]
+        for index, name in encoded:
+            values[index] = encode_field(name, values[index])
+        if Status in map(type, values):  # a status given as a field's value: sent as its text
+            values = [value._value_ if type(value) is Status else value for value in values]
+        parameters = (
+            *values,
+            status._value_,
+            now,
+            version,
+            history_text(rests, now)
+            if detail is None
+            else encode_history(start, steps, actor, detail, now),
+            entry.call_id,
+            entry.version,
+            start._value_,
+            *(() if lease_expired_by is None else (lease_expired_by,)),
+        )
+        return updated, statement, parameters
+
+    def _transition_plan(
+        self,
+        start: Status,
+        path: Status | Sequence[Status],
+        actor: str,
+        guarded: bool,
+        changes: dict[str, Any],
+    ) -> tuple[tuple[Status, ...], str, tuple[tuple[int, str], ...], list[str]]:
+        """A transition's steps (IllegalTransition), its statement, the changed fields written
+        as JSON (by position) and its history lines without a detail (``history_rests``)."""
+        steps = legal_path(start, path)
+        if not MUTABLE_FIELDS.issuperset(changes):
+            unknown = set(changes) - MUTABLE_FIELDS
+            raise ValueError(f"fields not changeable by a transition: {sorted(unknown)}")
+        shape = (*changes, "lease_expired_by" if guarded else "")
         statement = self._update_texts.get(shape)
         if statement is None:
             # Composing SQL costs more than the statement's own work on the server: once per shape.
@@ -371,26 +480,21 @@ class SQLLedger(Ledger):
                 self._calls_text,
                 [*columns, "status", "updated_at", "version"],
                 self.placeholder,
-                lease_guard=lease_expired_by is not None,
+                lease_guard=guarded,
             )
             self._update_texts[shape] = statement
-        parameters = (
-            *[encode_field(name, value) for name, value in changes.items()],
-            steps[-1]._value_,
-            now,
-            entry.version + 1,
-            encode_history(entry.status, steps, actor, detail, now),
-            entry.call_id,
-            entry.version,
-            entry.status._value_,
-            *(() if lease_expired_by is None else (lease_expired_by,)),
-        )
-        if (yield statement, parameters, ROWCOUNT) != 1:
-            current = yield from self._get(entry.call_id)
-            if current == updated:  # ours, committed before the connection broke
-                return updated
-            return None
-        return updated
+        encoded = tuple((index, name) for index, name in enumerate(changes) if name in _ENCODED)
+        return steps, statement, encoded, history_rests(start, steps, actor, None)
+
+    def _transition_lost(
+        self, entry: LedgerEntry, updated: LedgerEntry
+    ) -> Operation[LedgerEntry | None]:
+        """A transition whose compare-and-set changed no row: ``updated`` if it was ours after
+        all (committed before the connection broke), else None."""
+        current = yield from self._get(entry.call_id)
+        if current == updated:  # ours, committed before the connection broke
+            return updated
+        return None
 
     def _renew_lease(self, call_id: str, attempt: int, expires_at: float) -> Operation[bool]:
         renewed = yield self._renew_text, (expires_at, call_id, attempt), ROWCOUNT

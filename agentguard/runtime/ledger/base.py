@@ -225,10 +225,10 @@ def evolve(instance: T, **changes: Any) -> T:
     if len(fields) != count:
         unknown = changes.keys() - instance.__dict__.keys()
         raise TypeError(f"{type(instance).__name__} has no fields {sorted(unknown)}")
-    return _with_fields(instance.__class__, fields)
+    return with_fields(instance.__class__, fields)
 
 
-def _with_fields(cls: type[T], fields: dict[str, Any]) -> T:
+def with_fields(cls: type[T], fields: dict[str, Any]) -> T:
     """An instance of ``cls`` whose attributes are ``fields`` (already checked), without
     ``__init__``."""
     instance = object.__new__(cls)
@@ -255,7 +255,7 @@ def assemble(cls: type[T], fields: dict[str, Any]) -> T:
         missing = sorted(names - fields.keys())
         unknown = sorted(fields.keys() - names)
         raise TypeError(f"{cls.__name__}: missing fields {missing}, unknown fields {unknown}")
-    return _with_fields(cls, fields)
+    return with_fields(cls, fields)
 
 
 _DUMPS = compact_encoder(
@@ -270,6 +270,8 @@ def dumps(value: Any) -> str:
     kind = type(value)
     if kind is str:
         return encode_basestring_ascii(value)
+    if kind is int:
+        return int.__repr__(value)
     if not value and (kind is dict or kind is list):
         return "{}" if kind is dict else "[]"
     return _DUMPS(value)
@@ -324,7 +326,7 @@ def apply_changes(
     fields["status"] = path[-1]
     fields["version"] = entry.version + 1
     fields["updated_at"] = now
-    return _with_fields(LedgerEntry, fields)
+    return with_fields(LedgerEntry, fields)
 
 
 def path_events(

@@ -23,6 +23,7 @@ from agentguard.runtime.ledger.base import (
     LedgerConfigurationError,
     LedgerMissing,
     LedgerUnanswered,
+    current_pid,
 )
 
 MIGRATIONS: Migrations = [
@@ -223,7 +224,13 @@ class SQLiteLedger(SQLLedger):
         return connection
 
     def _execute(self, statement: str, parameters: Sequence[Any]) -> Any:
+        held = getattr(self._local, "held", None)
         try:
+            if held is not None and held.executor is not None and held.pid == current_pid():
+                # this thread's connection, opened by this process (the ledger is open: it was
+                # made by ``_connection()``): a SQLite connection never breaks, so a statement
+                # is sent once, as ``SQLLedger._execute`` would after finding the same
+                return held.executor.execute(statement, parameters)
             return super()._execute(statement, parameters)
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
