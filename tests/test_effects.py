@@ -1603,6 +1603,74 @@ def test_a_method_called_on_what_the_constructor_was_handed_is_the_projects_one(
     ]
 
 
+KITCHEN_BOARD = '''\
+from langchain_core.tools import tool
+
+
+class Board:
+    def __init__(self):
+        self.cards = {}
+        self.pinned = None
+        self.lookup_cache = {}
+
+    def put_card(self, title: str, text: str) -> None:
+        self.cards[title] = text
+
+    def pin(self, title: str) -> None:
+        self.pinned = title
+
+    def card(self, title: str) -> str:
+        text = self.cards.get(title, "")
+        self.lookup_cache[title] = text
+        return text
+
+
+class Kitchen:
+    def __init__(self, board: Board):
+        self.board = board
+
+    def post(self, title: str, text: str) -> str:
+        self.board.put_card(title, text)
+        return "posted"
+
+
+board = Board()
+kitchen = Kitchen(board)
+
+
+@tool
+def post_recipe(title: str, text: str) -> str:
+    """Post a recipe card on the kitchen board."""
+    return kitchen.post(title, text)
+
+
+@tool
+def set_featured_recipe(title: str) -> str:
+    """Feature a recipe at the top of the board."""
+    board.pin(title)
+    return "featured"
+
+
+@tool
+def recipe_text(title: str) -> str:
+    """The text of a recipe card."""
+    return board.card(title)
+'''
+
+
+def test_state_kept_by_an_object_that_outlives_the_call_is_written_by_a_tool(
+    scan_files: ScanFiles,
+) -> None:
+    """``kitchen.post`` on a module's object, then ``self.board.put_card`` inside it,
+    sets an item the board keeps: every later call sees the card, a local write. A tool
+    named for a change setting an attribute of the object (``self.pinned``) writes too; a
+    lookup filling the object's cache stays a read."""
+    files = {"kitchen.py": KITCHEN_BOARD}
+    assert [e.kind for e in effects_of(scan_files, files, "post_recipe")] == ["write"]
+    assert [e.kind for e in effects_of(scan_files, files, "set_featured_recipe")] == ["write"]
+    assert effects_of(scan_files, files, "recipe_text") == []
+
+
 def test_a_commit_writes_only_rows_the_session_loaded(scan_files: ScanFiles) -> None:
     """Changing an object the function neither was handed nor loaded through the session
     (``sys.path.append(folder)``, a module's setting) before ``db.commit()`` is no row the

@@ -36,7 +36,7 @@ from agentguard.project.sink_calls import (
     map_url_through_call,
 )
 from agentguard.project.sink_keys import map_key_through_call
-from agentguard.project.state_writes import context_writes
+from agentguard.project.state_writes import context_writes, object_state_writes
 from agentguard.project.tool_discovery import ToolDiscovery
 from agentguard.project.tool_facts import (
     SELF_NAMES,
@@ -552,6 +552,9 @@ def _tool_effects(
     if not any(effect.writes for effect in gathered):
         # a tool named for a change that makes it in its run context (``update_seat``)
         gathered.extend(context_writes(project, tool))
+    if not any(effect.writes for effect in gathered):
+        # ``self.tasks[task_id] = task`` in a method tool: state every later call sees
+        gathered.extend(object_state_writes(project, tool))
     return gathered
 
 

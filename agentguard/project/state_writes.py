@@ -14,14 +14,16 @@ medium confidence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence, Span
 from agentguard.facts.module_facts import Call, ModuleFacts
+from agentguard.knowledge.words import words
 from agentguard.project.receivers import written_receiver
 from agentguard.project.schema_verbs import name_verb
-from agentguard.project.tool_facts import Effect, ToolFacts
+from agentguard.project.tool_facts import SELF_NAMES, Effect, ToolFacts
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -78,6 +80,117 @@ def context_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
             )
         )
     return effects
+
+
+def object_state_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
+    """Local writes of state held by an object that outlives the call: a method tool (or a
+    method it calls on ``self``, or on an object of the module) setting an item of a
+    container the object keeps (``self.bot.auto_roles[guild_id] = role.id``,
+    ``self.tasks.pop(task_id)``), unless the tool is named for a read; an attribute of the
+    object set, when the tool's name says it changes something (``set_current_graph``). A
+    container named as a cache, a memo or a log keeps a derived copy, not state."""
+    catalog = project.catalog
+    verb = _tool_verb(project, tool.name)
+    if verb == "read" or not tool.functions:
+        return []
+    found = project.functions.get(tool.functions[0])
+    if found is None:
+        return []
+    fn, facts = found
+    methods = _outliving_methods(project, fn.qualname, facts, bool(fn.class_name))
+    effects: list[Effect] = []
+    cache = catalog.open_world.cache_words | catalog.open_world.log_words
+    for qualname, method_facts in methods:
+        if qualname.endswith(".__init__"):
+            continue  # an object being made: nothing it kept before changes
+        changes = list(
+            _context_changes(project, qualname, method_facts, {"self"}, verb is not None)
+        )
+        if verb is not None:
+            # ``self.current_graph = graph`` in a tool named for a change
+            changes += [
+                (a.target, a.value.text, a.span)
+                for a in project.local_assignments(method_facts, qualname)
+                if a.target.startswith("self.") and a.target.count(".") == 1
+            ]
+        for target, written, span in changes:
+            if set(words(re.sub(r"\W+", "_", target), identifier=True)) & cache:
+                continue
+            text = f"{target} = {written}" if written is not None else target
+            call = Call(
+                callee=target,
+                text=text,
+                method=target.rsplit(".", 1)[-1],
+                receiver=target.rsplit(".", 1)[0],
+                span=span,
+                function=qualname,
+            )
+            effects.append(
+                Effect.judged(
+                    call,
+                    qualname,
+                    method_facts.path,
+                    kind="write",
+                    idempotent=written is not None,
+                    remote=False,
+                    detail=f"changes `{target}`, kept by an object that outlives the call",
+                    confidence=Confidence.MEDIUM,
+                    sink=f"the state of an object (`{target}`)",
+                    callee=target,
+                )
+            )
+            break  # one change of an object's state says the tool writes it
+    return effects
+
+
+# How many calls deep the methods of long-lived objects are followed from a tool.
+_OBJECT_HOPS = 3
+
+
+def _outliving_methods(
+    project: ProjectIndex, qualname: str, facts: ModuleFacts, is_method: bool
+) -> list[tuple[str, ModuleFacts]]:
+    """The methods run on objects that outlive a call of ``qualname``: itself when it is a
+    method, and the methods it calls on ``self`` (or an attribute of it) or on an object
+    of a module (``kgi.add_node_to_current_graph(...)``, then ``self.current_graph.add_node``
+    inside it), a few calls deep."""
+    found = [(qualname, facts)] if is_method else []
+    frontier = [(qualname, facts, not is_method)]
+    seen = {qualname}
+    for _ in range(_OBJECT_HOPS):
+        following: list[tuple[str, ModuleFacts, bool]] = []
+        for caller, caller_facts, module_objects in frontier:
+            for site in project.call_sites(caller_facts):
+                call, target = site.call, site.target
+                if call.function != caller or target is None or target in seen:
+                    continue
+                held = project.functions.get(target)
+                root = call.chain.root if call.chain is not None else ""
+                outlives = root in SELF_NAMES or (
+                    module_objects
+                    and bool(root)
+                    and not project.local_assignments(caller_facts, caller, root)
+                    and (
+                        root in caller_facts.imports
+                        or bool(project.local_assignments(caller_facts, None, root))
+                    )
+                )
+                if held is None or not held[0].class_name or not outlives:
+                    continue
+                seen.add(target)
+                found.append((target, held[1]))
+                following.append((target, held[1], False))
+        frontier = following
+    return found
+
+
+def _tool_verb(project: ProjectIndex, name: str) -> str | None:
+    """What a tool's name says it does: ``read``, a kind of write, or None."""
+    named = name_verb(project.catalog, name)
+    if named is not None:
+        return named[1]
+    first = words(name, identifier=True)[:1]
+    return project.catalog.open_world.verb_class(first[0]) if first else None
 
 
 def _context_changes(
