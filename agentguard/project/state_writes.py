@@ -111,7 +111,11 @@ def object_state_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
             changes += [
                 (a.target, a.value.text, a.span)
                 for a in project.local_assignments(method_facts, qualname)
-                if a.target.startswith("self.") and a.target.count(".") == 1
+                # a public attribute: a private one (``self._exit_stack``) is the
+                # object's own machinery, a connection or a lock, not what it keeps
+                if a.target.startswith("self.")
+                and a.target.count(".") == 1
+                and not a.target[5:].startswith("_")
             ]
         for target, written, span in changes:
             if set(words(re.sub(r"\W+", "_", target), identifier=True)) & cache:
@@ -190,7 +194,9 @@ def _tool_verb(project: ProjectIndex, name: str) -> str | None:
     if named is not None:
         return named[1]
     first = words(name, identifier=True)[:1]
-    return project.catalog.open_world.verb_class(first[0]) if first else None
+    if not first or first[0] in project.catalog.noun_like_verbs:
+        return None  # ``email_get``: a noun first, what follows says what is done
+    return project.catalog.open_world.verb_class(first[0])
 
 
 def _context_changes(
