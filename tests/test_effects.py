@@ -1624,6 +1624,10 @@ class Board:
         self.lookup_cache[title] = text
         return text
 
+    def open_feed(self) -> list:
+        self._feed = iter(list(self.cards))
+        return list(self._feed)
+
 
 class Kitchen:
     def __init__(self, board: Board):
@@ -1655,6 +1659,12 @@ def set_featured_recipe(title: str) -> str:
 def recipe_text(title: str) -> str:
     """The text of a recipe card."""
     return board.card(title)
+
+
+@tool
+def post_titles() -> str:
+    """The titles of the recipe cards posted."""
+    return ", ".join(board.open_feed())
 '''
 
 
@@ -1664,11 +1674,13 @@ def test_state_kept_by_an_object_that_outlives_the_call_is_written_by_a_tool(
     """``kitchen.post`` on a module's object, then ``self.board.put_card`` inside it,
     sets an item the board keeps: every later call sees the card, a local write. A tool
     named for a change setting an attribute of the object (``self.pinned``) writes too; a
-    lookup filling the object's cache stays a read."""
+    lookup filling the object's cache, or opening its private feed, stays a read."""
     files = {"kitchen.py": KITCHEN_BOARD}
     assert [e.kind for e in effects_of(scan_files, files, "post_recipe")] == ["write"]
     assert [e.kind for e in effects_of(scan_files, files, "set_featured_recipe")] == ["write"]
     assert effects_of(scan_files, files, "recipe_text") == []
+    # named with a noun first (``post``), setting only the object's private machinery
+    assert effects_of(scan_files, files, "post_titles") == []
 
 
 def test_a_commit_writes_only_rows_the_session_loaded(scan_files: ScanFiles) -> None:
