@@ -1683,6 +1683,50 @@ def test_state_kept_by_an_object_that_outlives_the_call_is_written_by_a_tool(
     assert effects_of(scan_files, files, "post_titles") == []
 
 
+SERVICE_MANAGER = """\
+import requests
+
+
+class Categories:
+    def add(self, name: str) -> dict:
+        return requests.post("https://ledger.example.com/categories", json={"name": name}, timeout=10).json()
+
+
+class Services:
+    def __init__(self):
+        self.categories = Categories()
+
+
+services = Services()
+"""
+
+SERVICE_TOOLS = '''\
+from langchain_core.tools import tool
+
+from ledger.services import services
+
+
+@tool
+def add_category(name: str) -> str:
+    """Add a spending category."""
+    return str(services.categories.add(name))
+'''
+
+
+def test_a_method_reached_through_a_module_objects_typed_attribute_is_followed(
+    scan_files: ScanFiles,
+) -> None:
+    """``services.categories.add(...)`` on another module's ``Services()``, whose
+    constructor keeps a ``Categories()`` as ``self.categories``: the call runs
+    ``Categories.add``, which POSTs; it is not an unresolved call of no effect."""
+    files = {
+        "ledger/__init__.py": "",
+        "ledger/services.py": SERVICE_MANAGER,
+        "ledger/tools.py": SERVICE_TOOLS,
+    }
+    assert [e.kind for e in effects_of(scan_files, files, "add_category")] == ["network_write"]
+
+
 def test_a_commit_writes_only_rows_the_session_loaded(scan_files: ScanFiles) -> None:
     """Changing an object the function neither was handed nor loaded through the session
     (``sys.path.append(folder)``, a module's setting) before ``db.commit()`` is no row the
