@@ -51,35 +51,56 @@ def context_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
         value = assignment.value
         if value.kind == "attr" and value.names and value.names[0] in roots:
             roots.add(assignment.target)
-    effects: list[Effect] = []
-    for target, written, span in _context_changes(
-        project, qualname, facts, roots, named_for_a_change
-    ):
-        text = f"{target} = {written}" if written is not None else target
-        call = Call(
-            callee=target,
-            text=text,
-            method=target.rsplit(".", 1)[-1],
-            receiver=target.rsplit(".", 1)[0],
-            span=span,
-            function=qualname,
+    return [
+        _local_write(
+            qualname,
+            facts,
+            target,
+            written,
+            span,
+            idempotent=True,
+            detail=f"sets `{target}` in the run context handed to `{tool.name}`",
+            sink=f"the run context (`{target}`)",
         )
-        detail = f"sets `{target}` in the run context handed to `{tool.name}`"
-        effects.append(
-            Effect.judged(
-                call,
-                qualname,
-                facts.path,
-                kind="write",
-                idempotent=True,
-                remote=False,
-                detail=detail,
-                confidence=Confidence.MEDIUM,
-                sink=f"the run context (`{target}`)",
-                callee=target,
-            )
+        for target, written, span in _context_changes(
+            project, qualname, facts, roots, named_for_a_change
         )
-    return effects
+    ]
+
+
+def _local_write(
+    qualname: str,
+    facts: ModuleFacts,
+    target: str,
+    written: str | None,
+    span: Span,
+    *,
+    idempotent: bool,
+    detail: str,
+    sink: str,
+) -> Effect:
+    """The local write of ``target`` (set to ``written``, or changed by a method when
+    None) that ``qualname`` makes: no call to go by, a guess at medium confidence."""
+    call = Call(
+        callee=target,
+        text=f"{target} = {written}" if written is not None else target,
+        method=target.rsplit(".", 1)[-1],
+        receiver=target.rsplit(".", 1)[0],
+        span=span,
+        function=qualname,
+    )
+    return Effect.judged(
+        call,
+        qualname,
+        facts.path,
+        kind="write",
+        idempotent=idempotent,
+        remote=False,
+        detail=detail,
+        confidence=Confidence.MEDIUM,
+        sink=sink,
+        callee=target,
+    )
 
 
 def object_state_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
@@ -120,27 +141,16 @@ def object_state_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
         for target, written, span in changes:
             if set(words(re.sub(r"\W+", "_", target), identifier=True)) & cache:
                 continue
-            text = f"{target} = {written}" if written is not None else target
-            call = Call(
-                callee=target,
-                text=text,
-                method=target.rsplit(".", 1)[-1],
-                receiver=target.rsplit(".", 1)[0],
-                span=span,
-                function=qualname,
-            )
             effects.append(
-                Effect.judged(
-                    call,
+                _local_write(
                     qualname,
-                    method_facts.path,
-                    kind="write",
+                    method_facts,
+                    target,
+                    written,
+                    span,
                     idempotent=written is not None,
-                    remote=False,
                     detail=f"changes `{target}`, kept by an object that outlives the call",
-                    confidence=Confidence.MEDIUM,
                     sink=f"the state of an object (`{target}`)",
-                    callee=target,
                 )
             )
             break  # one change of an object's state says the tool writes it

@@ -22,7 +22,7 @@ from agentguard.project.discovery.dispatch import (
     branch_name,
     branch_names,
     branches_by_name,
-    entry_function,
+    handler_entries,
     is_guard_call,
     looked_up_method,
 )
@@ -76,21 +76,12 @@ def _handler_tables(
     for each name: its value is an entry a dispatch runs (``dispatch.entry_function``).
     ``keyed_by_tool`` gets each (name, path) whose key is a tool constant's string."""
     found: dict[str, list[ModuleFacts]] = {}
-    for facts in project.modules.values():
-        if facts.is_test:
-            continue
-        for assignment in facts.assignments:
-            value = assignment.value
-            if value.kind != "dict":
-                continue
-            for key, held in value.items.items():
-                if entry_function(project, held, facts, assignment.function):
-                    name = branch_name(project, key)
-                    modules = found.setdefault(name, [])
-                    if facts not in modules:
-                        modules.append(facts)
-                    if key.startswith(ENUM_MEMBER):
-                        keyed_by_tool.add((name, facts.path))
+    for entry in handler_entries(project):
+        modules = found.setdefault(entry.name, [])
+        if entry.facts not in modules:
+            modules.append(entry.facts)
+        if entry.key.startswith(ENUM_MEMBER):
+            keyed_by_tool.add((entry.name, entry.facts.path))
     return found
 
 

@@ -8,7 +8,7 @@ function of the same name.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
@@ -326,3 +326,38 @@ def _lambda_entries(project: ProjectIndex, value: Value, facts: ModuleFacts) -> 
             found.append((0, len(value.text) + index, target))
     ordered = [target for _, _, target in sorted(found)]
     return list(dict.fromkeys(ordered))
+
+
+class HandlerEntry(NamedTuple):
+    """One entry of an object of handlers by tool name (``{create_task: handleCreateTask}``,
+    ``{[SEND_TOOL.name]: handleSend}``): where it is, the key as written, the tool name it
+    stands for, and the project function it runs."""
+
+    facts: ModuleFacts
+    key: str
+    name: str
+    function: str
+    span: Span
+
+
+def handler_entries(project: ProjectIndex) -> tuple[HandlerEntry, ...]:
+    """Every handler-table entry of the project outside the tests, worked out once."""
+
+    def work_out() -> tuple[HandlerEntry, ...]:
+        found: list[HandlerEntry] = []
+        for facts in project.modules.values():
+            if facts.is_test:
+                continue
+            for assignment in facts.assignments:
+                value = assignment.value
+                if value.kind != "dict":
+                    continue
+                for key, held in value.items.items():
+                    function = entry_function(project, held, facts, assignment.function)
+                    if function is not None:
+                        name = branch_name(project, key)
+                        span = held.span or assignment.span
+                        found.append(HandlerEntry(facts, key, name, function, span))
+        return tuple(found)
+
+    return project.remembered(("handler entries",), work_out)

@@ -23,7 +23,7 @@ from agentguard.diagnostics import Location
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
-from agentguard.project.discovery.dispatch import branch_name, entry_function
+from agentguard.project.discovery.dispatch import handler_entries
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
@@ -37,23 +37,12 @@ def find(project: ProjectIndex, found: FoundTools, declared: frozenset[str]) -> 
         return
     taken = found.functions()
     named = {tool.name for tool in found.tools()}
-    for facts in project.modules.values():
-        if facts.is_test:
+    for entry in handler_entries(project):
+        if entry.name not in declared or entry.name in named or entry.function in taken:
             continue
-        for assignment in facts.assignments:
-            value = assignment.value
-            if value.kind != "dict":
-                continue
-            for key, held in value.items.items():
-                name = branch_name(project, key)
-                if name not in declared or name in named:
-                    continue
-                function = entry_function(project, held, facts, assignment.function)
-                if function is None or function in taken:
-                    continue
-                site = Location(facts.path, held.span or assignment.span)
-                tool = function_tool(project, function, FORM, site, name, {})
-                if tool is not None:
-                    taken.add(function)
-                    named.add(name)
-                    yield tool
+        site = Location(entry.facts.path, entry.span)
+        tool = function_tool(project, entry.function, FORM, site, entry.name, {})
+        if tool is not None:
+            taken.add(entry.function)
+            named.add(entry.name)
+            yield tool
