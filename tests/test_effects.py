@@ -1727,52 +1727,6 @@ def test_a_method_reached_through_a_module_objects_typed_attribute_is_followed(
     assert [e.kind for e in effects_of(scan_files, files, "add_category")] == ["network_write"]
 
 
-TODO_STORE = """\
-TASKS: dict[str, str] = {}
-LOOKUP_CACHE: dict[str, str] = {}
-"""
-
-TODO_TOOLS = '''\
-from langchain_core.tools import tool
-
-from todo.store import LOOKUP_CACHE, TASKS
-
-
-@tool
-def add_task(task_id: str, text: str) -> str:
-    """Add a task."""
-    TASKS[task_id] = text
-    return "added"
-
-
-@tool
-def delete_task(task_id: str) -> str:
-    """Delete a task."""
-    del TASKS[task_id]
-    return "deleted"
-
-
-@tool
-def task_text(task_id: str) -> str:
-    """The text of a task."""
-    text = TASKS.get(task_id, "")
-    LOOKUP_CACHE[task_id] = text
-    return text
-'''
-
-
-def test_setting_or_deleting_an_entry_of_a_modules_container_is_a_write(
-    scan_files: ScanFiles,
-) -> None:
-    """``TASKS[task_id] = text`` and ``del TASKS[task_id]`` on a dict another module keeps:
-    every later call sees the change, a local write, though no call is made. A lookup
-    filling a cache kept so stays a read."""
-    files = {"todo/__init__.py": "", "todo/store.py": TODO_STORE, "todo/tools.py": TODO_TOOLS}
-    assert [e.kind for e in effects_of(scan_files, files, "add_task")] == ["write"]
-    assert [e.kind for e in effects_of(scan_files, files, "delete_task")] == ["write"]
-    assert effects_of(scan_files, files, "task_text") == []
-
-
 def test_a_commit_writes_only_rows_the_session_loaded(scan_files: ScanFiles) -> None:
     """Changing an object the function neither was handed nor loaded through the session
     (``sys.path.append(folder)``, a module's setting) before ``db.commit()`` is no row the

@@ -76,51 +76,6 @@ def module_state_write(
     )
 
 
-def module_store_writes(
-    project: ProjectIndex, fn: Function, facts: ModuleFacts, skipped: list[tuple[int, int]]
-) -> list[Effect]:
-    """The write ``fn`` makes by setting or deleting an item of a container its module keeps
-    (``TASKS[task_id] = task``, ``del TASKS[task_id]``, the container the module's own or
-    imported from another module of the project): no call, so no sink judges it. One
-    effect says the function writes the store; ``skipped`` are the orders of its set-up."""
-    world = project.catalog.open_world
-    for store in facts.stores:
-        root = store.target
-        if store.function != fn.qualname or not root.isidentifier() or root in fn.params:
-            continue
-        if any(start <= store.order < end for start, end in skipped):
-            continue
-        if project.local_assignments(facts, fn.qualname, root):
-            continue  # a local of the same name
-        binding = project.module_binding(facts.imports.get(root) or f"{facts.module}.{root}")
-        if binding is None or not _container(project, binding[0].kind, binding[0].qualname or ""):
-            continue
-        if set(words(root, identifier=True)) & (world.cache_words | world.log_words):
-            continue
-        call = Call(
-            callee=root,
-            text=f"{root}[...] = {store.value.text}",
-            method="__setitem__",
-            receiver=root,
-            span=store.span,
-            function=fn.qualname,
-        )
-        return [
-            Effect.judged(
-                call,
-                fn.qualname,
-                facts.path,
-                kind="write",
-                idempotent=True,
-                remote=False,
-                detail=f"changes an entry of `{root}`, which the module keeps across calls",
-                confidence=Confidence.MEDIUM,
-                callee=root,
-            )
-        ]
-    return []
-
-
 def _keyed_store(held: list[Assignment], factories: frozenset[str]) -> bool:
     """Whether the module binds the name to a dict or a set (a store of entries by key,
     built by one of ``factories``), not to a list it gathers into."""
