@@ -27,7 +27,7 @@ from agentguard.knowledge.catalog import Sink
 from agentguard.knowledge.open_world import OpenWorld
 from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class
-from agentguard.project.index.guessed_types import MAX_ATTRIBUTE_HOPS
+from agentguard.project.index.guessed_types import MAX_ATTRIBUTE_HOPS, constructed_type
 from agentguard.project.read_posts import graphql_document, mutation_field
 from agentguard.project.receivers import (
     STDLIB_MODULES,
@@ -1236,7 +1236,7 @@ def removes_its_temporary(
         for a in bound
         if (a.value.qualname or "") in makers
         # ``fd, tmp = tempfile.mkstemp(...)``: an item of what it answers
-        or (a.value.kind == "other" and a.value.calls[:1] and a.value.calls[0] in makers)
+        or (a.value.kind == "other" and bool(a.value.calls) and a.value.calls[0] in makers)
     ]
     return bool(made) and all(a in made or a.value.text == "None" for a in bound)
 
@@ -1306,7 +1306,7 @@ def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
         return False
     said = set(words(fn.name, identifier=True))
     for argument in effect.call.args[:1]:
-        if argument.kind == "call" and (argument.qualname or "").rsplit(".", 1)[-1][:1].isupper():
+        if argument.kind == "call" and constructed_type(argument) is not None:
             continue  # ``session.add(Memo(text=...))``: a row written, not a place named
         said.update(words(re.sub(r"\W+", "_", argument.text), identifier=True))
     if said & (world.credential_words | world.cache_words):

@@ -292,7 +292,7 @@ def _seeds_a_default(
     if test.op != "not in" or len(test.parts) != 2:
         return False
     key, mapping = test.parts
-    if mapping.kind != "name" or not _fixed_string(project, key, facts):
+    if mapping.kind != "name" or project.constant_string(key) is None:
         return False
     return any(
         store.function == fn.qualname
@@ -302,16 +302,6 @@ def _seeds_a_default(
         and not store.value.names
         for store in facts.stores
     )
-
-
-def _fixed_string(project: ProjectIndex, value: Value, facts: ModuleFacts) -> bool:
-    """A string literal, or a module constant holding one."""
-    if value.string() is not None:
-        return True
-    if value.kind != "name":
-        return False
-    held = project.local_assignments(facts, None, value.text)
-    return len(held) == 1 and held[0].value.string() is not None
 
 
 def _shared_cache(project: ProjectIndex, cache: str, fn: Function, facts: ModuleFacts) -> bool:

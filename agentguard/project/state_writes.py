@@ -119,7 +119,6 @@ def object_state_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
         return []
     fn, facts = found
     methods = _outliving_methods(project, fn.qualname, facts, bool(fn.class_name))
-    effects: list[Effect] = []
     cache = catalog.open_world.cache_words | catalog.open_world.log_words
     for qualname, method_facts in methods:
         if qualname.endswith(".__init__"):
@@ -141,7 +140,8 @@ def object_state_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
         for target, written, span in changes:
             if set(words(re.sub(r"\W+", "_", target), identifier=True)) & cache:
                 continue
-            effects.append(
+            # one change of an object's state says the tool writes it
+            return [
                 _local_write(
                     qualname,
                     method_facts,
@@ -152,9 +152,8 @@ def object_state_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
                     detail=f"changes `{target}`, kept by an object that outlives the call",
                     sink=f"the state of an object (`{target}`)",
                 )
-            )
-            break  # one change of an object's state says the tool writes it
-    return effects
+            ]
+    return []
 
 
 # How many calls deep the methods of long-lived objects are followed from a tool.
@@ -174,9 +173,10 @@ def _outliving_methods(
     for _ in range(_OBJECT_HOPS):
         following: list[tuple[str, ModuleFacts, bool]] = []
         for caller, caller_facts, module_objects in frontier:
-            for site in project.call_sites(caller_facts):
-                call, target = site.call, site.target
-                if call.function != caller or target is None or target in seen:
+            caller_fn = project.functions[caller][0]
+            for call in project.calls_in(caller):
+                target = project.call_site(call, caller_fn, caller_facts).target
+                if target is None or target in seen:
                     continue
                 held = project.functions.get(target)
                 root = call.chain.root if call.chain is not None else ""

@@ -550,25 +550,30 @@ def _returns_text_of(project: ProjectModel, helper: Function, param: str, depth:
     entry = project.functions.get(helper.qualname)
     facts = entry[1] if entry else None
     raw = raw_error_attributes(facts.language if facts else "python")
-    held = {param}
-    assignments = project.local_assignments(facts, helper.qualname) if facts is not None else []
+    assignments = [
+        a
+        for a in (project.local_assignments(facts, helper.qualname) if facts is not None else [])
+        if a.target.isidentifier()
+    ]
+    # ``info = parseError(error)``: what a helper handed the exception makes of its text,
+    # asked once; then ``message = info.message``, ``text = JSON.stringify(response)``:
+    # the locals the text is carried in
+    held = {param} | {
+        a.target
+        for a in assignments
+        if facts is not None
+        and depth < MAX_HELPER_DEPTH
+        and _helper_hands_back_text(project, helper, facts, a.value, param, depth)
+    }
     for _ in range(4):
-        # ``info = parseError(error)``, ``message = info.message``, ``text =
-        # JSON.stringify(response)``: the locals the text is carried in
         grown = {
             a.target
             for a in assignments
-            if a.target.isidentifier()
-            and a.target not in held
+            if a.target not in held
             and (
                 _carries(a.value, held - {param})
                 or (a.value.kind == "name" and a.value.text == param)
                 or any(_formats(a.value, name, raw) for name in held)
-                or (
-                    facts is not None
-                    and depth < MAX_HELPER_DEPTH
-                    and _helper_hands_back_text(project, helper, facts, a.value, held, depth)
-                )
             )
         }
         if not grown:
@@ -619,19 +624,18 @@ def _helper_hands_back_text(
     helper: Function,
     facts: ModuleFacts,
     value: Value,
-    held: set[str],
+    param: str,
     depth: int,
 ) -> bool:
-    """Whether ``value`` calls a project helper, handing it one of ``held``, that returns
-    that parameter's text (``parseError(error)`` returning ``{message: error.message}``)."""
+    """Whether ``value`` calls a project helper, handing it ``param``, that returns that
+    parameter's text (``parseError(error)`` returning ``{message: error.message}``)."""
     for call in _calls_within(value):
         inner = _called_at(project, helper, facts, call)
         if inner is None or inner.qualname == helper.qualname:
             continue
-        for name in held:
-            for inner_param in _params_given(inner, call, name):
-                if _returns_text_of(project, inner, inner_param, depth + 1):
-                    return True
+        for inner_param in _params_given(inner, call, param):
+            if _returns_text_of(project, inner, inner_param, depth + 1):
+                return True
     return False
 
 

@@ -188,7 +188,7 @@ def _self_attribute_string(
         return written.string()
     init = f"{cls_qual}.__init__"
     for assignment in project.local_assignments(facts, init, f"self.{attr}"):
-        held = _string(project, assignment.value)
+        held = project.constant_string(assignment.value)
         if held is not None:
             return held
     for call in project.calls_in(init):
@@ -225,15 +225,5 @@ def _handed_to_base(
             continue
         index = params.index(param)
         given = kwargs.get(param) or (args[index] if index < len(args) else None)
-        return _string(project, given) if given is not None else None
-    return None
-
-
-def _string(project: ProjectIndex, value: Value) -> str | None:
-    """A literal string, or a module constant holding one (``TOOL_NAME``)."""
-    if value.string():
-        return value.string()
-    if value.kind in {"name", "attr"}:
-        held = project.module_variable(value.qualname)
-        return held.string() if held is not None else None
+        return project.constant_string(given) if given is not None else None
     return None

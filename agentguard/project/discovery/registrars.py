@@ -228,11 +228,23 @@ class _Registrars:
         ):
             return
         # the callers anywhere in the project: a module-level registry is read through its
-        # getter by the modules importing it (``tools=tool_registry.get("main")``)
-        for site in self.project.source_call_sites():
-            call = site.call
-            if site.target == reader and call.function != reader:
-                yield site.facts, call.function, call.text.split("(", 1)[0]
+        # getter by the modules importing it (``tools=tool_registry.get("main")``), found
+        # through the calls of the getter's name
+        project = self.project
+        for call, call_facts in project.calls_named(fn.name):
+            if call_facts.is_test or call.function == fn.qualname:
+                continue
+            caller = project.function(call.function) if call.function else None
+            if project.call_site(call, caller, call_facts).target == fn.qualname:
+                yield call_facts, call.function, call.text.split("(", 1)[0]
+
+    def module_object_facing(self, facts: ModuleFacts, variable: str) -> bool:
+        """Whether what is read of the module variable ``variable`` of ``facts`` (an object
+        a decorator keeps functions in) is turned into tool specs or handed to a model."""
+        return any(
+            self._builds_specs(reader_facts, reader, written)
+            for reader_facts, reader, written in self._readers(None, facts, variable)
+        )
 
     def _readers(
         self, owner: str | None, facts: ModuleFacts, container: str
@@ -583,11 +595,7 @@ def _kept_by_package_object(
     made = value.qualname or ""
     if value.kind != "call" or made in project.classes or made in project.functions:
         return None  # a project object: its registrar is the project's (``_registered``)
-    variable = owner.rpartition(".")[2]
-    if not any(
-        registrars._builds_specs(reader_facts, reader, written)
-        for reader_facts, reader, written in registrars._readers(None, written_in, variable)
-    ):
+    if not registrars.module_object_facing(written_in, owner.rpartition(".")[2]):
         return None
     site = Location(facts.path, dec.span)
     return function_tool(project, qualname, FORM, site, None, dict(dec.kwargs))

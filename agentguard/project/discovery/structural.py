@@ -40,12 +40,17 @@ def _is_abstract_hook(project: ProjectIndex, fn: Function) -> bool:
         return False
     if is_property(project, fn.qualname):
         return False  # an abstract ``name`` property each tool fills in: a declaration
-    if any(d.qualname.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.decorators):
+    if _abstract(fn):
         return True
     if any((r.qualname or r.text).split("(")[0].endswith("NotImplementedError") for r in fn.raises):
         return True
     # ``...`` or ``pass`` (a docstring allowed): nothing called, nothing returned
     return not fn.returns and not fn.raises and not project.calls_in(fn.qualname)
+
+
+def _abstract(fn: Function) -> bool:
+    """Whether ``fn`` is declared abstract (``@abstractmethod``)."""
+    return any(d.qualname.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.decorators)
 
 
 def _own_method(project: ProjectIndex, cls: ClassDef, name: str) -> str | None:
@@ -170,12 +175,7 @@ def _self_described(
     project: ProjectIndex, cls: ClassDef, names: list[str]
 ) -> tuple[str, str] | None:
     """The name and the execution method of a class describing itself to a model API."""
-    if any(
-        d.qualname.rsplit(".", 1)[-1] == "abstractmethod"
-        for method in cls.methods
-        if method in project.functions
-        for d in project.functions[method][0].decorators
-    ):
+    if any(_abstract(project.functions[m][0]) for m in cls.methods if m in project.functions):
         return None  # an abstract class: its subclasses are the tools, never itself
     describing: Function | None = None
     spec: dict[str, Value] | None = None

@@ -1213,15 +1213,10 @@ class ProjectIndex(Types):
             return None
         owner = caller.class_name or enclosing_class(self, caller)
         for current in self.lineage(owner) if owner else ():
-            entry = self.classes.get(current)
-            for method in entry[0].methods if entry else ():
-                held = self.functions.get(method)
-                if held is None:
-                    continue
-                for assignment in self.local_assignments(held[1], method, callee):
-                    made = self.catalog.callable_factories.get(assignment.value.qualname or "")
-                    if assignment.value.kind == "call" and made is not None:
-                        return made
+            for value in self.self_bindings(current, attr):
+                made = self.catalog.callable_factories.get(value.qualname or "")
+                if value.kind == "call" and made is not None:
+                    return made
         return None
 
     def _factory_class(self, name: str, caller: Function, facts: ModuleFacts) -> str | None:

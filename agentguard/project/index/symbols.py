@@ -320,6 +320,15 @@ class Symbols:
         held = self.module_variable_in(qualname)
         return held[0] if held is not None else None
 
+    def constant_string(self, value: Value) -> str | None:
+        """A string literal, or the string a module constant holds (``TOOL_NAME``)."""
+        if value.string() is not None:
+            return value.string()
+        if value.kind in {"name", "attr"}:
+            held = self.module_variable(value.qualname)
+            return held.string() if held is not None else None
+        return None
+
     def module_binding(self, qualname: str | None) -> tuple[Value, ModuleFacts] | None:
         """``module_variable_in``, with the module it is written in rather than its path."""
         held = self.module_variable_in(qualname)
