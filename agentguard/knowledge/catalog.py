@@ -312,6 +312,16 @@ class Catalog:
         "as a union of models, each tagged by a Literal string, is the model's choice of a "
         "tool: each member is a tool named by its tag, run where the project branches on it.",
     )
+    # Library calls that make a tool spec of a class or a function they are handed.
+    spec_builders: Matcher[tuple[tuple[str, ...], int | None]] = key(
+        "tool_functions.spec_builders",
+        _VALUE_CALLS,
+        _value_calls,
+        description="Library calls that make a tool spec of the class or function they are "
+        "handed, named after it unless given name= (openai.pydantic_function_tool(Model), "
+        "LangChain's convert_to_openai_tool(obj)): the keywords holding it, and its position "
+        "(arg). A project class handed to one whose spec reaches a model is a tool.",
+    )
     # HTTP sends whose JSON body may carry tool specs to a model's REST API.
     request_bodies: Matcher[tuple[str, ...]] = key(
         "tool_functions.request_bodies",

@@ -25,6 +25,11 @@ class FoundTools:
         """Whether a tool found so far runs ``function``."""
         return any(function in tool.functions for tool in self._tools)
 
+    def runs_first(self, function: str) -> bool:
+        """Whether a tool found so far runs ``function`` as its own work, not as one of
+        the other functions a dispatch entry calls beside it."""
+        return any(tool.functions[:1] == [function] for tool in self._tools)
+
     def functions(self) -> set[str]:
         """Every function a tool found so far runs."""
         return {function for tool in self._tools for function in tool.functions}

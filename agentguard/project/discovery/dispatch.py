@@ -118,7 +118,7 @@ def dispatch_targets(project: ProjectIndex, name: str, facts: ModuleFacts) -> li
                 None,
             )
         if target is not None and target.kind == "lambda":
-            called = _lambda_entries(project, target, facts)
+            called = _lambda_entries(project, target, facts, assignment.function)
             if called:
                 return called
         elif target is not None:
@@ -277,7 +277,7 @@ def _handler_entry(
     one public method."""
     written = value.text
     if value.kind == "lambda":
-        return next(iter(_lambda_entries(project, value, facts)), None)
+        return next(iter(_lambda_entries(project, value, facts, function)), None)
     if value.kind == "attr" and written.startswith("self.") and written.count(".") == 1:
         owner = project.function(function) if function else None
         cls_qual = enclosing_class(project, owner) if owner else None
@@ -302,30 +302,65 @@ def _handler_entry(
     return public[0] if len(public) == 1 and public[0] in project.functions else None
 
 
-def _lambda_entries(project: ProjectIndex, value: Value, facts: ModuleFacts) -> list[str]:
+def _lambda_entries(
+    project: ProjectIndex, value: Value, facts: ModuleFacts, function: str | None
+) -> list[str]:
     """The project functions and module instances' methods a lambda entry calls, the one it
     runs first leading (``lambda args: (fb.add_task(...), ui.show("added"))`` runs
     ``add_task`` first; ``lambda args: show(report(...))`` runs ``report`` before
     ``show``): the call written deepest inside the others' arguments, else the first
-    written. The tool runs them all."""
-    found: list[tuple[int, int, str]] = []
+    written. A call that only prepares one input of another (``stock.receive(db,
+    qty=_dec(args["qty"]))``) comes after the call it prepares for. The tool runs them all."""
+    preparing = _preparing_calls(project, value, facts, function)
+    found: list[tuple[bool, int, int, str]] = []
     for index, called in enumerate(value.calls):
-        target = project.project_function(called, facts)
-        if target is None:
-            bound = project.resolve_instance(called)
-            target = bound if bound != called and bound in project.functions else None
+        target = _project_target(project, called, facts)
         if target is None:
             continue
         at = value.text.find(f"{called.rsplit('.', 1)[-1]}(")
         if at >= 0:
             depth = value.text.count("(", 0, at) - value.text.count(")", 0, at)
-            found.append((-depth, at, target))
+            found.append((called in preparing, -depth, at, target))
         else:
             # imported under another name (``handler as removeHandler``): after those
             # written under their own, in the order called
-            found.append((0, len(value.text) + index, target))
-    ordered = [target for _, _, target in sorted(found)]
+            found.append((called in preparing, 0, len(value.text) + index, target))
+    ordered = [target for *_, target in sorted(found)]
     return list(dict.fromkeys(ordered))
+
+
+def _project_target(project: ProjectIndex, called: str, facts: ModuleFacts) -> str | None:
+    """The project function, or a module instance's method, a callee names."""
+    target = project.project_function(called, facts)
+    if target is None:
+        bound = project.resolve_instance(called)
+        target = bound if bound != called and bound in project.functions else None
+    return target
+
+
+def _preparing_calls(
+    project: ProjectIndex, value: Value, facts: ModuleFacts, function: str | None
+) -> frozenset[str]:
+    """The callees of a lambda entry that only convert one input of another project call
+    in it: a call of one argument handed as one of that call's several arguments
+    (``_dec(args["qty"])`` in ``receive_stock(db, product_id=..., qty=_dec(args["qty"]))``).
+    A call handed as the only argument (``show(report(...))``) is the work, not an input."""
+    span = value.span
+    if function is None or span is None:
+        return frozenset()
+    start, end = (span.line, span.column), (span.end_line, span.end_column)
+    preparing: set[str] = set()
+    for call in project.calls_on_lines(function, span.line, span.end_line):
+        at = call.span
+        if (at.line, at.column) < start or (at.end_line, at.end_column) > end:
+            continue
+        handed = [*call.args, *call.kwargs.values()]
+        if len(handed) < 2 or _project_target(project, call.callee, facts) is None:
+            continue
+        for argument in handed:
+            if argument.kind == "call" and len(argument.call_args) + len(argument.call_kwargs) == 1:
+                preparing.add(argument.qualname or "")
+    return frozenset(preparing)
 
 
 class HandlerEntry(NamedTuple):

@@ -71,8 +71,8 @@ def named_spec_tool(
         if found.named_in(name, facts.path):
             return None
         return _answering_branch(project, name, facts, framework, site)
-    if target is None or found.any_runs(target):
-        return None
+    if target is None or found.runs_first(target):
+        return None  # a function another entry calls beside its own is still a tool of its own
     form = ToolForm(framework, "schema-dict")
     return function_tool(project, target, form, site, name, {}, extra=targets[1:])
 

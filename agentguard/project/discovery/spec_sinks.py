@@ -105,14 +105,24 @@ class _Trace:
         # the project classes built where the walk went since a scan of an object's
         # methods started following that object (``_scrubbed``)
         self._reached: set[str] = set()
+        # the project classes handed to a spec builder (``pydantic_function_tool(
+        # AddExpense)``): each, with where its spec is made and the name given it, if any
+        self.models: dict[str, tuple[ModuleFacts, Location, str | None]] = {}
+        # while what a spec builder is handed is followed: where, and the name given
+        self._building: tuple[ModuleFacts, Location, str | None] | None = None
 
     def value(self, value: Value, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         if depth > _MAX_DEPTH:
             return
+        if self._building is not None and value.kind in {"name", "attr"}:
+            model = _project_class(self.project, value, facts)
+            if model is not None:
+                self.models.setdefault(model, self._building)
+                return
         span = value.span
         if span is not None:
             # the whole span: ``a + b`` starts where ``a`` does
-            key = (facts.path, fn.qualname if fn else None, *span)
+            key = (facts.path, fn.qualname if fn else None, *span, self._building is None)
             if self.seen.get(key, _MAX_DEPTH + 1) <= depth:
                 return
             self.seen[key] = depth
@@ -199,7 +209,7 @@ class _Trace:
 
     def _name(self, name: str, fn: Function | None, facts: ModuleFacts, depth: int) -> None:
         scope = fn.qualname if fn else None
-        key = (facts.path, scope, -1, name)
+        key = (facts.path, scope, -1, name, self._building is None)
         if self.seen.get(key, _MAX_DEPTH + 1) <= depth:
             return
         self.seen[key] = depth
@@ -506,6 +516,10 @@ class _Trace:
                 continue
             if call.method in _ADDERS:
                 continue
+            builder = self.project.catalog.spec_builders.first(site.callee, call.callee)
+            if builder is not None:
+                self._built(call, builder, fn, facts, depth)
+                continue
             factory = forms["factory"].first(site.callee, call.callee)
             if factory is not None and factory.function is not None:
                 # ``StructuredTool.from_function(f)``: the function it makes a tool of
@@ -541,6 +555,41 @@ class _Trace:
                 for held in (*call.args, *call.kwargs.values()):
                     if held.kind in _HOLDERS:
                         self.value(held, fn, facts, depth + 1)
+
+    def _built(
+        self,
+        call: Call,
+        builder: tuple[tuple[str, ...], int | None],
+        fn: Function | None,
+        facts: ModuleFacts,
+        depth: int,
+    ) -> None:
+        """``pydantic_function_tool(AddExpense)``, or ``[pydantic_function_tool(c) for c in
+        TOOLS]``: the project classes (and functions) the builder makes specs of, each
+        named as the call names it or after itself."""
+        keywords, position = builder
+        handed = next((call.kwargs[k] for k in keywords if k in call.kwargs), None)
+        if handed is None and position is not None and position < len(call.args):
+            handed = call.args[position]
+        if handed is None:
+            return
+        named = call.kwargs.get("name")
+        # a comprehension's element: what the comprehension walks
+        walked = [
+            loop.iterable
+            for loop in (fn.loops if fn is not None else facts.loops)
+            if loop.kind == "comprehension"
+            and loop.iterable is not None
+            and handed.text in loop.targets
+            and loop.span.encloses(call.span)
+        ]
+        outer = self._building
+        self._building = (facts, Location(facts.path, call.span), named.string() if named else None)
+        try:
+            for held in walked or [handed]:
+                self.value(held, fn, facts, depth + 1)
+        finally:
+            self._building = outer
 
     def _plugins(
         self, module: Value, attribute: Value, loader: Function, facts: ModuleFacts, at: Span
@@ -662,6 +711,14 @@ def _taken_attribute(
         held = assignment.value
         if held.kind == "call" and held.qualname == "getattr" and len(held.call_args) >= 2:
             return held
+    return None
+
+
+def _project_class(project: ProjectIndex, value: Value, facts: ModuleFacts) -> str | None:
+    """The project class a name or a dotted name refers to, if any."""
+    for qualname in (value.qualname, facts.imports.get(value.text), f"{facts.module}.{value.text}"):
+        if qualname and qualname in project.classes:
+            return qualname
     return None
 
 
@@ -841,7 +898,12 @@ def _spec_classes(project: ProjectIndex, trace: _Trace) -> dict[str, set[str]]:
 def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[ToolFacts]:
     spec_classes = _spec_classes(project, trace)
     if not (
-        spec_classes or trace.instances or trace.functions or trace.named_specs or trace.plugins
+        spec_classes
+        or trace.instances
+        or trace.functions
+        or trace.named_specs
+        or trace.plugins
+        or trace.models
     ):
         return
     family = Family(project)
@@ -866,6 +928,17 @@ def _tools(project: ProjectIndex, found: FoundTools, trace: _Trace) -> Iterator[
             yield from class_tools(project, cls_qual, name, entry, FORM)
     yield from _instance_tools(project, family, taken, trace.instances)
     dispatching = DispatchingModules(project)
+    for cls_qual, (facts, site, named) in sorted(trace.models.items()):
+        if cls_qual in taken:
+            continue
+        name = named or cls_qual.rsplit(".", 1)[-1]
+        entry = entry_method(project, family, cls_qual, set())
+        if entry is not None:
+            taken.add(cls_qual)
+            yield from class_tools(project, cls_qual, name, entry, FORM)
+            continue
+        # a model of the call's arguments only: the dispatch runs a function for its name
+        trace.named_specs.setdefault(name, (facts, site, "openai"))
     for name, (facts, site, framework) in sorted(trace.named_specs.items()):
         code = trace.spec_code.get(name)
         if code is not None and code not in taken and not found.any_runs(code):
