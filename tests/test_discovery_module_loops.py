@@ -59,6 +59,19 @@ for tool_fn in TOOLS:
     agent.tool_plain(tool_fn)
 """
 
+STARRED_LISTS = """\
+from mcp.server.fastmcp import FastMCP
+
+from billing.handlers import create_invoice, list_invoices
+
+mcp = FastMCP("billing")
+WRITES = [create_invoice]
+READS = [list_invoices]
+
+for fn in [*WRITES, *READS]:
+    mcp.add_tool(fn)
+"""
+
 
 def _found(server: str) -> list[tuple[str, str, int]]:
     tools = discover({"billing/handlers.py": HANDLERS, "billing/server.py": server})
@@ -153,3 +166,8 @@ def test_a_loop_over_a_dict_of_functions_registers_each_under_its_key() -> None:
     )
     values = values.replace("mcp.add_tool(handler, name=tool_name)", "mcp.add_tool(handler)")
     assert _found(values) == _expected()
+
+
+def test_lists_unpacked_into_the_walked_list_give_their_functions() -> None:
+    """``for fn in [*WRITES, *READS]: mcp.add_tool(fn)``: the rows of each list unpacked."""
+    assert _found(STARRED_LISTS) == _expected()

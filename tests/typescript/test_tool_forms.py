@@ -864,3 +864,13 @@ def test_a_tool_run_on_an_mcp_server_through_the_client_is_judged_by_its_name(
     assert tools["open_ticket"]["effects"] == ["network_write"]
     assert tools["ticket_status"]["effects"] == []
     assert tools["remote_tools"]["effects"] == []
+
+
+def test_records_of_lists_spread_into_the_registered_list_are_tools() -> None:
+    """``const tools = [...accountTools, ...dockTools]; for (const tool of tools)
+    server.registerTool(tool.name, tool.config, tool.handler)``: each record of each list
+    spread into the one the loop walks is a tool, judged by its handler."""
+    tools = tools_of(FORMS / "spread-record-lists")
+    assert set(tools) == {"sign-in-link", "return-bike", "nearby-docks"}
+    assert tools["return-bike"]["effects"] == ["network_write"]
+    assert tools["nearby-docks"]["effects"] == []

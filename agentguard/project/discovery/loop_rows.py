@@ -208,7 +208,15 @@ def _rows(
     if depth > _MAX_DEPTH:
         return []
     if value.kind == "list":
-        return [(element, facts) for element in value.elements]
+        rows: list[tuple[Value, ModuleFacts]] = []
+        for element in value.elements:
+            spread = _spread_name(element)
+            if spread is None:
+                rows.append((element, facts))
+            else:
+                # ``[...authTools, ...allTools]``, ``[*BASE_TOOLS, extra]``: the rows of each
+                rows += _rows(project, spread, fn, facts, before, depth + 1)
+        return rows
     if value.kind == "name":
         assigned = [
             a.value
@@ -250,6 +258,16 @@ def _rows(
                 )
         return rows
     return []
+
+
+def _spread_name(element: Value) -> Value | None:
+    """The name a list element spreads (``...authTools`` in JavaScript, ``*TOOLS`` in
+    Python), or None for any other element."""
+    text = element.text
+    name = text[3:] if text.startswith("...") else text[1:] if text.startswith("*") else ""
+    if not name.isidentifier():
+        return None
+    return Value(kind="name", text=name, qualname=name, span=element.span)
 
 
 def _key(key: str, held: Value) -> Value:
