@@ -347,6 +347,26 @@ def test_a_tool_that_creates_a_credential_remotely_still_writes(scan_files: Scan
     assert found == ["network_write"] and "AG101" in codes
 
 
+def test_a_stored_api_key_read_back_is_not_a_side_effect(scan_files: ScanFiles) -> None:
+    # the key store makes its folder when missing on every load: how the program signs in,
+    # not what the tool does
+    prelude = """
+    def _key_store() -> dict:
+        folder = os.path.expanduser("~/.quotes")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "keys.json"), "a+") as handle:
+            handle.seek(0)
+            return json.loads(handle.read() or "{}")
+
+    def get_api_key(name: str) -> str:
+        return os.environ.get(name) or _key_store()[name]
+    """
+    body = 'return requests.get("https://quotes.example/v1/quotes", params={"q": value, "key": get_api_key("QUOTES_KEY")}).text'
+    imports = "import json\nimport os\n\nimport requests"
+    found, codes = kinds_and_codes(scan_files, tool_module(imports, prelude, body))
+    assert (found, codes) == ([], [])
+
+
 def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
     body = 'with open(f"reports/{value}.txt", "w") as out:\n    out.write(value)\nreturn "ok"'
     found, codes = kinds_and_codes(scan_files, tool_module("", "", body))
@@ -386,6 +406,10 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
         ('return check_output(["ls"])', []),
         ('return check_output(f"grep -c {value} notes.txt > count.txt", shell=True)', ["exec"]),
         ('return check_output(["find", ".", "-name", value, "-delete"])', ["exec"]),
+        # errors joined to the output, or discarded: still only printed
+        ('return check_output("quotes list --limit 5 2>&1", shell=True)', []),
+        ('return check_output("quotes list 2>/dev/null", shell=True)', []),
+        ('return check_output("quotes list 2> errors.txt", shell=True)', ["exec"]),
     ],
     ids=[
         "describe",
@@ -411,6 +435,9 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
         "read-program-alone",
         "read-program-redirected",
         "find-may-delete",
+        "stderr-joined",
+        "stderr-discarded",
+        "stderr-to-a-file",
     ],
 )
 def test_a_literal_read_only_command_is_a_read(

@@ -5,6 +5,7 @@ key of the section is one field of ``OpenWorld``, declared once (``catalog_keys`
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,6 +99,13 @@ class OpenWorld:
     client_roots: re.Pattern[str] = key("client_roots", REGEX, pattern)
     reads: Matcher[bool] = key("reads", STRINGS, matcher)
     credential_words: frozenset[str] = key("credential_words", WORDS, frozen)
+    credential_phrases: frozenset[tuple[str, ...]] = key(
+        "credential_phrases",
+        STRINGS,
+        lambda raw: frozenset(tuple(str(phrase).split()) for phrase in raw or []),
+        description="Words that together name a credential though neither does alone "
+        "('api key'): a function or path so named writing locally is credential plumbing.",
+    )
     credential_holders: frozenset[str] = key("credential_holders", WORDS, frozen)
     cache_words: frozenset[str] = key("cache_words", WORDS, frozen)
     log_words: frozenset[str] = key("log_words", WORDS, frozen)
@@ -203,6 +211,14 @@ class OpenWorld:
         (``run_cell``, ``exec_script``): its effect is unknown, never a read."""
         parts = words(operation, identifier=True)
         return bool(parts) and parts[0] in self.channel_run_verbs
+
+    def names_a_credential(self, parts: list[str]) -> bool:
+        """Whether words in order name a credential: one of ``credential_words``
+        (``token``), or two that together do (``api key`` of ``getApiKey``)."""
+        if set(parts) & self.credential_words:
+            return True
+        said = {(word,) for word in parts} | set(itertools.pairwise(parts))
+        return bool(said & self.credential_phrases)
 
     def verb_class(self, name: str) -> str | None:
         """The class of the first real verb of ``name``: read, non_idempotent,

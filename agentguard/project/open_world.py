@@ -1304,12 +1304,16 @@ def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
         return world.verb_class(fn.name) in {None, "read"} and bool(set(named) & credential)
     if effect.kind not in {"write", "destructive"}:
         return False
-    said = set(words(fn.name, identifier=True))
+    named = words(fn.name, identifier=True)
+    said = set(named)
     for argument in effect.call.args[:1]:
         if argument.kind == "call" and constructed_type(argument) is not None:
             continue  # ``session.add(Memo(text=...))``: a row written, not a place named
-        said.update(words(re.sub(r"\W+", "_", argument.text), identifier=True))
-    if said & (world.credential_words | world.cache_words):
+        path = words(re.sub(r"\W+", "_", argument.text), identifier=True)
+        said.update(path)
+        if world.names_a_credential(path):
+            return True
+    if world.names_a_credential(named) or said & world.cache_words:
         return True
     # ``with open(log_file, "a") as f``: the server's own log, appended to; or the folder
     # it is kept in, made when missing (``os.makedirs(log_dir, exist_ok=True)``)
@@ -1320,6 +1324,8 @@ def is_plumbing(project: ProjectIndex, effect: Effect, fn: Function) -> bool:
     return (appends or made_if_missing) and effect.kind == "write" and bool(said & world.log_words)
 
 
+# A redirection that sends a stream to another (``2>&1``) or to the null device.
+_STREAM_REDIRECT = re.compile(r"(?<=\s)\d?>(?:&\d|\s*/dev/null)(?=\s|$)")
 # A subcommand written as a word (``search``, ``list-tags``): no option, path or script name.
 _PLAIN_SUBCOMMAND = re.compile(r"^[a-z][a-z_-]*$")
 
@@ -1338,6 +1344,8 @@ def command_reads(
 def command_text_reads(project: ProjectIndex, command: str) -> bool:
     """Whether the literal start of a command (``git log --oneline``) only reads."""
     world = project.catalog.open_world
+    # ``2>&1``, ``2>/dev/null``: the output joins another stream or is discarded, no file
+    command = _STREAM_REDIRECT.sub(" ", command)
     parts = command.split()
     if not parts or re.search(r"[;&|`$<>]", command.split("{", 1)[0]):
         return False

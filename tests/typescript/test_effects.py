@@ -507,3 +507,44 @@ def test_a_request_whose_method_the_model_chooses_may_write(tmp_path: Path) -> N
     )
     write_project(tmp_path, {"package.json": '{"type": "module"}\n', "src/server.ts": source})
     assert "AG101" in _codes_by_tool(tmp_path)["call_api"]
+
+
+def test_simple_git_listings_read_and_its_commits_write(tmp_path: Path) -> None:
+    """``git.branchLocal()`` lists branches: a read, never unknown; ``git.commit(...)`` adds to
+    the history, though a database connection's ``commit`` is plumbing."""
+    source = """\
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { simpleGit } from "simple-git";
+const server = new McpServer({ name: "notes", version: "1.0.0" });
+const git = simpleGit();
+server.registerTool("branches", { description: "List branches" }, async () => {
+  await git.checkIsRepo();
+  return { content: [{ type: "text", text: JSON.stringify(await git.branchLocal()) }] };
+});
+server.registerTool("commit_notes", { description: "Commit the notes" }, async () => {
+  await git.commit("notes");
+  return { content: [] };
+});
+"""
+    write_project(tmp_path, {"package.json": '{"type": "module"}\n', "src/server.ts": source})
+    report = _run("report", str(tmp_path), "--format", "json")
+    effects = {tool["name"]: tool["effects"] for tool in report["tools"]}
+    assert effects == {"branches": [], "commit_notes": ["write"]}
+
+
+def test_an_api_key_store_making_its_folder_is_no_side_effect(tmp_path: Path) -> None:
+    """A key read back from a store that makes its folder when missing: how the server signs
+    in to the search API, not what the tool does."""
+    imports = 'import fs from "fs/promises";\nimport { homedir } from "os";'
+    setup = (
+        "async function getApiKey(name: string): Promise<string | undefined> {\n"
+        "  await fs.mkdir(`${homedir()}/.quotes`, { recursive: true });\n"
+        "  const text = await fs.readFile(`${homedir()}/.quotes/keys.json`, 'utf-8');\n"
+        "  return JSON.parse(text)[name];\n"
+        "}"
+    )
+    body = (
+        '  const key = await getApiKey("QUOTES_KEY");\n'
+        "  await fetch(`https://quotes.example/v1/quotes?key=${key}`);"
+    )
+    assert not _small(tmp_path, "find_quotes", body, imports, setup) & {"AG101"}
