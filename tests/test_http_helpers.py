@@ -477,3 +477,57 @@ def add_card_label(card_id: str, label: str) -> dict:
     for name in ("edit_card", "move_card"):
         assert "AG101" in by_tool[name] and "AG201" not in by_tool[name], by_tool[name]
     assert "AG201" in by_tool["add_card_label"]
+
+
+CHOSEN_METHODS = """\
+from enum import Enum
+
+import httpx
+from fastmcp import FastMCP
+
+mcp = FastMCP("music")
+
+
+class Verb(str, Enum):
+    GET = "GET"
+    DELETE = "DELETE"
+
+
+def _send(method: str, path: str) -> dict:
+    return httpx.request(method, f"https://music.example/v1/{path}").json()
+
+
+@mcp.tool()
+def follow_playlist(playlist: str, follow: bool = True) -> dict:
+    method = "PUT" if follow else "DELETE"
+    return _send(method, f"playlists/{playlist}/followers")
+
+
+@mcp.tool()
+def drop_playlist(playlist: str) -> dict:
+    return _send(Verb.DELETE, f"playlists/{playlist}")
+
+
+@mcp.tool()
+def replay(request: dict) -> dict:
+    return _send(request["verb"], request["path"])
+
+
+@mcp.tool()
+def playlist(playlist: str) -> dict:
+    method = "GET"
+    return _send(method, f"playlists/{playlist}")
+"""
+
+
+def test_a_method_chosen_in_the_caller_is_judged_by_the_worst_it_may_be(
+    scan_files: ScanFiles,
+) -> None:
+    """``method = "PUT" if follow else "DELETE"``: the tool may delete; ``Verb.DELETE`` names
+    its method; a method read from a request the scan cannot follow is unknown, never a
+    read; a local bound to "GET" reads."""
+    verdicts = tool_verdicts(scan_files, {"server.py": CHOSEN_METHODS})
+    assert verdicts["follow_playlist"][0] == "destructive"
+    assert verdicts["drop_playlist"][0] == "destructive"
+    assert verdicts["replay"][0] not in {"read", "none"}
+    assert verdicts["playlist"][0] == "read"

@@ -763,6 +763,44 @@ _METHOD_EFFECTS: dict[str, tuple[str, bool]] = {
 }
 
 
+# How much each HTTP method may change, to judge a call by the worst it may send.
+_METHOD_RANK = {"PUT": 1, "PATCH": 2, "POST": 3, "DELETE": 4}
+_HTTP_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
+
+
+def _method_choices(
+    project: ProjectIndex,
+    argument: Value,
+    caller: Function,
+    facts: ModuleFacts,
+    before: int,
+    depth: int,
+) -> set[str] | None:
+    """The HTTP methods an argument may hold: a string or a constant's, either side of a
+    conditional, what a local was last bound to, an enum member named for one
+    (``HTTPMethod.DELETE``); None when the scan cannot tell."""
+    written = project.constant_string(argument)
+    if written is not None:
+        return {written.upper()}
+    if argument.op == "if" and argument.parts and depth < 4:
+        found: set[str] = set()
+        for part in argument.parts:
+            held = _method_choices(project, part, caller, facts, before, depth + 1)
+            if held is None:
+                return None
+            found |= held
+        return found
+    if argument.kind == "name" and depth < 4:
+        bound = local_value(project, argument.text, caller, facts, before)
+        if bound is not None:
+            return _method_choices(project, bound, caller, facts, before, depth + 1)
+    if argument.kind == "attr":
+        member = argument.text.rsplit(".", 1)[-1].upper()
+        if member in _HTTP_METHODS:
+            return {member}
+    return None
+
+
 def map_method_through_call(
     project: ProjectIndex,
     effect: Effect,
@@ -799,7 +837,19 @@ def map_method_through_call(
     elif argument is None:
         return None
     else:
-        method = (argument.string() or "").upper()
+        choices = _method_choices(project, argument, caller, facts, call.order, 0)
+        if choices is None:
+            # ``makeRequest(request.method, ...)``: a method the scan cannot tell is unknown,
+            # never a read
+            return replace(
+                effect,
+                kind=open_world.UNKNOWN,
+                idempotent=None,
+                method_param=None,
+                confidence=Confidence.LOW,
+            )
+        # ``const method = follow ? "PUT" : "DELETE"``: the worst the call may send
+        method = max(choices, key=lambda m: _METHOD_RANK.get(m, 0))
     chosen = _METHOD_EFFECTS.get(method)
     if chosen is not None:
         kind, idempotent = chosen
