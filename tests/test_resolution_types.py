@@ -104,6 +104,16 @@ CASES = {
                 return str(self.slack.chat_postMessage(channel="#releases", text=text))
 """
     + ANNOUNCE,
+    "method-returns-a-local-it-built": """
+        class Announcer:
+            def _client(self):
+                client = WebClient(token="x")
+                return client
+
+            def post(self, text: str) -> str:
+                return str(self._client().chat_postMessage(channel="#releases", text=text))
+"""
+    + ANNOUNCE,
 }
 
 

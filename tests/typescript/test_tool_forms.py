@@ -874,3 +874,12 @@ def test_records_of_lists_spread_into_the_registered_list_are_tools() -> None:
     assert set(tools) == {"sign-in-link", "return-bike", "nearby-docks"}
     assert tools["return-bike"]["effects"] == ["network_write"]
     assert tools["nearby-docks"]["effects"] == []
+
+
+def test_a_default_exported_class_instance_sends_through_the_client_its_method_returns() -> None:
+    """``export const outbox = new SmtpMailer()`` with ``SmtpMailer`` the default export of
+    its module, whose ``deliver`` calls ``this.transport().sendMail(...)`` on the transport a
+    method builds and returns: the tool sends mail."""
+    tools = tools_of(FORMS / "default-export-mailer")
+    assert tools["email_itinerary"]["effects"] == ["message"]
+    assert tools["trip_status"]["effects"] == []

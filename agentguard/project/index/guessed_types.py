@@ -145,8 +145,18 @@ class Types(Symbols):
             return self.called_types[value.qualname]
         made = constructed_type(value)
         if made is None and value.kind == "call" and value.qualname:
-            return self.catalog.client_factories.get(value.qualname)
+            exported = self._exported_class(value.qualname)
+            return exported or self.catalog.client_factories.get(value.qualname)
         return made
+
+    def _exported_class(self, qualname: str) -> str | None:
+        """The project class a module exports under another name: ``new Nodemailer()``
+        where ``Nodemailer`` is the default import of a module ending in ``export default
+        Nodemailer`` (``mail.nodeMailer.default``)."""
+        module, _, name = qualname.rpartition(".")
+        facts = self.modules_by_name.get(module)
+        exported = facts.imports.get(name) if facts is not None else None
+        return exported if exported in self.classes else None
 
     def _made_by_factory(self, value: Value) -> str | None:
         """``app = create_server()``, where the project function ``create_server`` returns
@@ -197,7 +207,13 @@ class Types(Symbols):
             return None
         if self._declared_return(fn):
             return fn.return_type
-        built = {self.built_type(value) for value in fn.returns}
+        facts = self.functions[method][1] if method else None
+        # a returned local as it was bound (``transport = createTransport(...)``, then
+        # ``return transport``)
+        built = {
+            self.built_type(self.returned_binding(value, fn, facts) if facts else value)
+            for value in fn.returns
+        }
         if len(built) == 1 and None not in built:
             return built.pop()
         for value in fn.returns:
