@@ -1727,6 +1727,127 @@ def test_a_method_reached_through_a_module_objects_typed_attribute_is_followed(
     assert [e.kind for e in effects_of(scan_files, files, "add_category")] == ["network_write"]
 
 
+TODO_STORE = """\
+TASKS: dict[str, str] = {}
+LOOKUP_CACHE: dict[str, str] = {}
+"""
+
+TODO_TOOLS = '''\
+from langchain_core.tools import tool
+
+from todo.store import LOOKUP_CACHE, TASKS
+
+
+@tool
+def add_task(task_id: str, text: str) -> str:
+    """Add a task."""
+    TASKS[task_id] = text
+    return "added"
+
+
+@tool
+def delete_task(task_id: str) -> str:
+    """Delete a task."""
+    del TASKS[task_id]
+    return "deleted"
+
+
+@tool
+def task_text(task_id: str) -> str:
+    """The text of a task."""
+    text = TASKS.get(task_id, "")
+    LOOKUP_CACHE[task_id] = text
+    return text
+'''
+
+
+def test_setting_or_deleting_an_entry_of_a_modules_container_is_a_write(
+    scan_files: ScanFiles,
+) -> None:
+    """``TASKS[task_id] = text`` and ``del TASKS[task_id]`` on a dict another module keeps:
+    every later call sees the change, a local write, though no call is made. A lookup
+    filling a cache kept so stays a read."""
+    files = {"todo/__init__.py": "", "todo/store.py": TODO_STORE, "todo/tools.py": TODO_TOOLS}
+    assert [e.kind for e in effects_of(scan_files, files, "add_task")] == ["write"]
+    assert [e.kind for e in effects_of(scan_files, files, "delete_task")] == ["write"]
+    assert effects_of(scan_files, files, "task_text") == []
+
+
+NOTES_SERVICE = """\
+import time
+
+notes = [{"title": "groceries", "text": "milk"}]
+_cooling_down: dict[str, float] = {}
+
+
+def list_notes(word: str) -> list:
+    found = [note for note in notes if word in note["text"]]
+    return found
+
+
+def add_note(title: str, text: str) -> dict:
+    note = {"title": title, "text": text}
+    notes.append(note)
+    return note
+
+
+def rename_note(title: str, new_title: str) -> bool:
+    for note in notes:
+        if note["title"] == title:
+            note["title"] = new_title
+            return True
+    return False
+
+
+def summarise(text: str) -> str:
+    if "summariser" in _cooling_down:
+        return text[:80]
+    _cooling_down["summariser"] = time.time()
+    return text[:200]
+"""
+
+NOTES_LOOP = """\
+import json
+
+from openai import OpenAI
+
+from notes.service import add_note, list_notes, rename_note, summarise
+
+client = OpenAI()
+NO_ARGS = {"type": "object", "properties": {}}
+SPECS = [
+    {"type": "function", "function": {"name": "list_notes", "parameters": NO_ARGS}},
+    {"type": "function", "function": {"name": "add_note", "parameters": NO_ARGS}},
+    {"type": "function", "function": {"name": "rename_note", "parameters": NO_ARGS}},
+    {"type": "function", "function": {"name": "summarise", "parameters": NO_ARGS}},
+]
+HANDLERS = {"list_notes": list_notes, "add_note": add_note, "rename_note": rename_note, "summarise": summarise}
+
+
+def turn(messages: list) -> None:
+    reply = client.chat.completions.create(model="gpt-4o", messages=messages, tools=SPECS)
+    for call in reply.choices[0].message.tool_calls or []:
+        name = call.function.name
+        messages.append(str(HANDLERS[name](**json.loads(call.function.arguments))))
+"""
+
+
+def test_a_list_the_module_keeps_and_hands_back_is_the_tools_data(scan_files: ScanFiles) -> None:
+    """``notes.append(note)`` and ``note["title"] = new_title`` on an entry of ``for note in
+    notes``, where another function hands ``notes`` back: what later calls see changes, a
+    local write. A dict only tested against (``if "summariser" in _cooling_down``) is
+    bookkeeping: setting it is no write."""
+    files = {
+        "notes/__init__.py": "",
+        "notes/service.py": NOTES_SERVICE,
+        "notes/loop.py": NOTES_LOOP,
+    }
+    assert [e.kind for e in effects_of(scan_files, files, "add_note")] == ["write"]
+    assert [e.kind for e in effects_of(scan_files, files, "rename_note")] == ["write"]
+    assert effects_of(scan_files, files, "list_notes") == []
+    assert effects_of(scan_files, files, "summarise") == []
+
+
 def test_a_commit_writes_only_rows_the_session_loaded(scan_files: ScanFiles) -> None:
     """Changing an object the function neither was handed nor loaded through the session
     (``sys.path.append(folder)``, a module's setting) before ``db.commit()`` is no row the

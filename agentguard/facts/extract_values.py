@@ -833,6 +833,25 @@ class ValueReader:
         if self.scope.function is not None:
             self.scope.globals.update(node.names)
 
+    def visit_Delete(self, node: ast.Delete) -> None:
+        """``del TASKS[task_id]``: an entry a container drops, kept with its stores (the
+        value recorded is the item deleted)."""
+        for target in node.targets:
+            if isinstance(target, ast.Subscript) and isinstance(
+                target.value, (ast.Name, ast.Attribute)
+            ):
+                fn = self.scope.function
+                self.facts.stores.append(
+                    Assignment(
+                        self.text(target.value, 120),
+                        self.value(target),
+                        self.span(node),
+                        fn.qualname if fn else None,
+                        self.scope.order,
+                    )
+                )
+        self.generic_visit(node)
+
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
         for target in node.targets:

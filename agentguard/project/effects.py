@@ -15,6 +15,7 @@ from agentguard.project import open_world
 from agentguard.project.branch_guards import dispatched_elsewhere, guarded, map_guard_through_call
 from agentguard.project.built_agents import AgentConstruction, AgentTable
 from agentguard.project.create_guards import CHECK_THEN_CREATE, check_then_create
+from agentguard.project.module_state import module_store_writes
 from agentguard.project.passed_calls import parameter_call_targets, passed_effects
 from agentguard.project.passes import Pass, PassResults
 from agentguard.project.read_posts import (
@@ -201,6 +202,8 @@ class EffectSummaries:
             effect = classify_sink(project, call, callee, fn, facts)
             if effect is not None:
                 effects.append(guarded(effect, fn, written.order))
+        # ``TASKS[task_id] = task``: an entry of a container the module keeps, no call
+        effects.extend(module_store_writes(project, fn, facts, setup))
         # a project decorator whose wrapper runs around the function: its effects too
         edges.extend(project.decorator_edges(qualname))
         if not user_sinks:

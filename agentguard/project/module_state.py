@@ -4,14 +4,19 @@ taken by a key, or an entry the store itself drops or sets: ``_DATASETS.pop(data
 changes what every later call sees, as a write to a database would; a repeat of an append
 adds the entry twice. Such a change is a local write (in the process's
 memory), not a remote one. A list the module collects into (``results.extend(items)``) is
-no such store, and a container named as a cache, a memo or a log keeps a derived copy."""
+no such store, and a container named as a cache, a memo or a log keeps a derived copy.
+
+Only a container whose contents some function of the project hands back (``return
+TASKS.get(task_id)``, or a local taken from it) is such a store: the data a tool answers
+with. One the project only tests against (``if model in _blocked_models``, rate-limit
+bookkeeping) changes how calls are made, not what a tool is about."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence
-from agentguard.facts.module_facts import Assignment, Call, Function, ModuleFacts
+from agentguard.facts.module_facts import Assignment, Call, Function, ModuleFacts, Value
 from agentguard.knowledge.words import words
 from agentguard.project.tool_facts import Effect
 
@@ -50,11 +55,22 @@ def module_state_write(
             and call.method in catalog.store_methods
             and _keyed_store(held, catalog.store_factories)
         )
+        # ``TASKS.append(task)`` on a list the module keeps and a function hands back:
+        # the tool's data, not a list the module gathers into
+        # (a ``global`` rebinding in a function, ``tasks = [t for t in tasks if ...]``, is
+        # kept as the module's too: the container is what the module first binds)
+        kept_list = (
+            not steps
+            and any(h.value.kind == "list" for h in held)
+            and method in catalog.container_methods
+            and handed_back(project, f"{facts.module}.{root}")
+        )
         kept = (
             keyed
             and bool(held)
             and _container(project, held[-1].value.kind, held[-1].value.qualname or "")
         )
+        kept = kept or kept_list
     if not kept:
         return None
     world = catalog.open_world
@@ -73,6 +89,125 @@ def module_state_write(
         detail=f"changes `{root}`, which the module keeps across calls",
         confidence=Confidence.MEDIUM,
         callee=call.callee,
+    )
+
+
+def module_store_writes(
+    project: ProjectIndex, fn: Function, facts: ModuleFacts, skipped: list[tuple[int, int]]
+) -> list[Effect]:
+    """The write ``fn`` makes by setting or deleting an item of a container its module keeps
+    (``TASKS[task_id] = task``, ``del TASKS[task_id]``, the container the module's own or
+    imported from another module of the project): no call, so no sink judges it. One
+    effect says the function writes the store; ``skipped`` are the orders of its set-up."""
+    world = project.catalog.open_world
+    # the item stores, and the entries set under a written key (``task["title"] = t``,
+    # kept by the facts as a binding of ``task[title]``)
+    keyed = [a for a in facts.assignments if a.function == fn.qualname and "[" in a.target]
+    for store in [*facts.stores, *keyed]:
+        root = store.target.partition("[")[0]
+        if store.function != fn.qualname or not root.isidentifier() or root in fn.params:
+            continue
+        if any(start <= store.order < end for start, end in skipped):
+            continue
+        # ``for task in TASKS: task["title"] = title``: an entry of the container walked
+        root = _walked_container(fn, root, store.span.line) or root
+        if root in fn.params or project.local_assignments(facts, fn.qualname, root):
+            continue  # a local of the same name
+        qualname = facts.imports.get(root) or f"{facts.module}.{root}"
+        if not _kept_container(project, qualname):
+            continue
+        if not handed_back(project, qualname):
+            continue  # bookkeeping the project only tests against
+        if set(words(root, identifier=True)) & (world.cache_words | world.log_words):
+            continue
+        call = Call(
+            callee=root,
+            text=f"{root}[...] = {store.value.text}",
+            method="__setitem__",
+            receiver=root,
+            span=store.span,
+            function=fn.qualname,
+        )
+        return [
+            Effect.judged(
+                call,
+                fn.qualname,
+                facts.path,
+                kind="write",
+                idempotent=True,
+                remote=False,
+                detail=f"changes an entry of `{root}`, which the module keeps across calls",
+                confidence=Confidence.MEDIUM,
+                callee=root,
+            )
+        ]
+    return []
+
+
+def _kept_container(project: ProjectIndex, qualname: str) -> bool:
+    """Whether the module variable ``qualname`` is bound to a container (by the module, or by
+    a function rebinding it ``global``: any of its bindings)."""
+    binding = project.module_binding(qualname)
+    if binding is None:
+        return False
+    holder = binding[1]
+    name = qualname.rpartition(".")[2]
+    return any(
+        _container(project, bound.value.kind, bound.value.qualname or "")
+        for bound in project.local_assignments(holder, None, name)
+    )
+
+
+def _walked_container(fn: Function, target: str, line: int) -> str | None:
+    """The name a ``for`` loop of ``fn`` around ``line`` walks, when ``target`` is the
+    element it binds."""
+    for loop in fn.loops:
+        iterable = loop.iterable
+        if (
+            loop.kind == "for"
+            and target in loop.targets
+            and iterable is not None
+            and iterable.kind == "name"
+            and loop.span.line <= line <= loop.span.end_line
+        ):
+            return iterable.text
+    return None
+
+
+def handed_back(project: ProjectIndex, container: str) -> bool:
+    """Whether a function of the project returns what the module container ``container``
+    (its qualified name) holds: the container read in a returned value, or in what a
+    returned local was bound to (``found = [t for t in TASKS if ...]``, then ``return
+    found``), in its own module or one importing it."""
+
+    def work_out() -> bool:
+        module, _, name = container.rpartition(".")
+        for facts in project.modules.values():
+            if facts.is_test:
+                continue
+            local = name if facts.module == module else None
+            if local is None:
+                local = next((k for k, v in facts.imports.items() if v == container), None)
+                if local is None:
+                    continue
+            for fn in facts.functions.values():
+                if any(_reads(project, facts, fn, value, local) for value in fn.returns):
+                    return True
+        return False
+
+    return project.remembered(("handed_back", container), work_out)
+
+
+def _reads(
+    project: ProjectIndex, facts: ModuleFacts, fn: Function, value: Value, name: str
+) -> bool:
+    if name in value.names:
+        return True
+    return any(
+        name in bound.value.names
+        for local in value.names
+        if local != name
+        for bound in project.local_assignments(facts, fn.qualname, local)
     )
 
 

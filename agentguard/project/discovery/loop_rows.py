@@ -224,7 +224,7 @@ def _rows(
             if a.span.line < before
         ]
         if assigned:
-            rows: list[tuple[Value, ModuleFacts]] = []
+            rows = []
             for held in assigned:
                 rows += _rows(project, held, fn, facts, before, depth + 1)
             if any(held.kind == "list" for held in assigned):
