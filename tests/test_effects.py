@@ -1778,9 +1778,16 @@ import time
 
 notes = [{"title": "groceries", "text": "milk"}]
 _cooling_down: dict[str, float] = {}
+_quotas: dict[str, dict] = {}
+
+
+def quota(name: str) -> dict:
+    _quotas[name] = kept = _quotas.get(name, {"calls": 0})
+    return kept
 
 
 def list_notes(word: str) -> list:
+    quota("list_notes")
     found = [note for note in notes if word in note["text"]]
     return found
 
@@ -1836,7 +1843,8 @@ def test_a_list_the_module_keeps_and_hands_back_is_the_tools_data(scan_files: Sc
     """``notes.append(note)`` and ``note["title"] = new_title`` on an entry of ``for note in
     notes``, where another function hands ``notes`` back: what later calls see changes, a
     local write. A dict only tested against (``if "summariser" in _cooling_down``) is
-    bookkeeping: setting it is no write."""
+    bookkeeping, and one given back what it holds or a default made once (``_quotas[name] =
+    _quotas.get(name, {...})``) a memo: setting them is no write."""
     files = {
         "notes/__init__.py": "",
         "notes/service.py": NOTES_SERVICE,

@@ -116,6 +116,11 @@ def module_store_writes(
         qualname = facts.imports.get(root) or f"{facts.module}.{root}"
         if not _kept_container(project, qualname):
             continue
+        value = store.value
+        if store.target == root and root in value.names and not value.text.startswith(f"{root}["):
+            # ``limiters[key] = limiters.get(key, Limiter())``: what is there already, or
+            # one made once, kept for later calls: a memo, not the tools' data
+            continue
         if not handed_back(project, qualname):
             continue  # bookkeeping the project only tests against
         if set(words(root, identifier=True)) & (world.cache_words | world.log_words):
