@@ -333,3 +333,64 @@ def test_tools_naming_themselves_in_their_constructor_under_an_abstract_self_des
         ("add_chore", "structural"),
         ("list_chores", "structural"),
     ]
+
+
+NAMED_WHEN_BUILT = """\
+import json
+
+import httpx
+from openai import OpenAI
+
+client = OpenAI()
+
+
+class Tool:
+    def __init__(self, func, name: str, description: str, parameters: dict):
+        self.func = func
+        self.name = name
+        self.description = description
+        self.parameters = parameters
+
+    def spec(self) -> dict:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    def run(self, arguments: str):
+        return self.func(**json.loads(arguments))
+
+
+def send_invoice(customer: str, amount: int) -> str:
+    return httpx.post("https://billing.example/invoices", json={"c": customer, "a": amount}).text
+
+
+def list_invoices(customer: str) -> str:
+    return httpx.get(f"https://billing.example/invoices?c={customer}").text
+
+
+NO_ARGS = {"type": "object", "properties": {}}
+TOOLS = [
+    Tool(send_invoice, "send_invoice", "Send an invoice", NO_ARGS),
+    Tool(func=list_invoices, name="list_invoices", description="List invoices", parameters=NO_ARGS),
+]
+BY_NAME = {t.name: t for t in TOOLS}
+
+
+def turn(messages: list) -> str:
+    specs = [t.spec() for t in TOOLS]
+    reply = client.chat.completions.create(model="gpt-4o", messages=messages, tools=specs)
+    call = reply.choices[0].message.tool_calls[0]
+    return BY_NAME[call.function.name].run(call.function.arguments)
+"""
+
+
+def test_a_tool_class_named_where_it_is_built_makes_a_tool_of_each_construction() -> None:
+    """``Tool(send_invoice, "send_invoice", ...)`` of a class whose spec names it
+    ``self.name`` and whose ``run`` calls ``self.func``: each construction is a tool, run by
+    the function it is handed; the class itself is none."""
+    tools = discover({"billing/agent.py": NAMED_WHEN_BUILT})
+    assert sorted((t.name, t.functions[0]) for t in tools) == [
+        ("list_invoices", "billing.agent.list_invoices"),
+        ("send_invoice", "billing.agent.send_invoice"),
+    ]

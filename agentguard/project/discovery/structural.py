@@ -22,14 +22,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from agentguard.diagnostics import Location
 from agentguard.facts.module_facts import ClassDef, Function, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import framework_bases
 from agentguard.project.discovery.builder import FoundTools
-from agentguard.project.discovery.candidates import class_tool
+from agentguard.project.discovery.candidates import class_tool, function_tool
 from agentguard.project.discovery.class_tools import declared_value, is_property
 from agentguard.project.discovery.framework_data import structural_spec
-from agentguard.project.tool_facts import ToolFacts
+from agentguard.project.tool_facts import SELF_NAMES, ArgSpec, ToolFacts, argument_at
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -129,9 +130,14 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
     for cls, facts in candidates:
         if cls.qualname not in taken:
             described = _self_described(project, cls, names)
-            if described is not None:
-                taken.add(cls.qualname)
-                yield class_tool(project, cls, facts, described[0], form, [described[1]])
+            if described is None:
+                continue
+            taken.add(cls.qualname)
+            if isinstance(described, list):
+                # a class whose instances are named where they are built: each is a tool
+                yield from described
+                continue
+            yield class_tool(project, cls, facts, described[0], form, [described[1]])
 
 
 def _model_facing(
@@ -173,8 +179,10 @@ def _tool_spec(value: Value) -> dict[str, Value] | None:
 
 def _self_described(
     project: ProjectIndex, cls: ClassDef, names: list[str]
-) -> tuple[str, str] | None:
-    """The name and the execution method of a class describing itself to a model API."""
+) -> tuple[str, str] | list[ToolFacts] | None:
+    """The name and the execution method of a class describing itself to a model API; or,
+    when the name it gives is one its constructor is handed, the tools its constructions
+    make (``_constructed``)."""
     if any(_abstract(project.functions[m][0]) for m in cls.methods if m in project.functions):
         return None  # an abstract class: its subclasses are the tools, never itself
     describing: Function | None = None
@@ -201,7 +209,64 @@ def _self_described(
     if entry is None or project.is_interface_method(entry):
         return None  # no execution method, or one left to subclasses: a base, not a tool
     written = spec.get("name")
+    constructed = _constructed(project, cls, written, entry) if written is not None else None
+    if constructed is not None:
+        return constructed
     name = (
         (written.string() if written else None) or _declared_name(project, cls, names) or cls.name
     )
     return name, entry
+
+
+def _constructed(
+    project: ProjectIndex, cls: ClassDef, written: Value, entry: str
+) -> list[ToolFacts] | None:
+    """``Tool(send_invoice, "send_invoice", ...)``: a class whose spec names it
+    ``self.name``, set by its constructor from a parameter, and whose execution method calls
+    the function another parameter hands it (``self.func(**args)``). The class is no tool
+    itself; each construction naming a tool with a literal string and handing a project
+    function is one, run by that function. None when the class names itself."""
+    head, _, attr = written.text.partition(".")
+    if head not in SELF_NAMES or not attr.isidentifier():
+        return None
+    init = project.find_method(cls.qualname, "__init__")
+    init_fn = project.function(init) if init else None
+    if init_fn is None:
+        return None
+    name_param = _param_kept_as(project, cls, init_fn, attr)
+    if name_param is None:
+        return None
+    func_param = next(
+        (
+            param
+            for call in project.calls_in(entry)
+            if (call.callee.partition(".")[0] in SELF_NAMES and call.callee.count(".") == 1)
+            and (param := _param_kept_as(project, cls, init_fn, call.callee.partition(".")[2]))
+        ),
+        None,
+    )
+    if func_param is None:
+        return []  # named where built, running nothing of the project's: no tool known
+    params = [p for p in init_fn.params if p not in SELF_NAMES]
+    form = ToolForm("custom", "constructed")
+    tools: list[ToolFacts] = []
+    for call, facts in project.calls_to(cls.qualname):
+        if facts.is_test:
+            continue
+        named = argument_at(call.args, call.kwargs, ArgSpec(params.index(name_param), name_param))
+        handed = argument_at(call.args, call.kwargs, ArgSpec(params.index(func_param), func_param))
+        name = project.constant_string(named) if named is not None else None
+        runs = project.project_function(handed.qualname or handed.text, facts) if handed else None
+        if name and runs:
+            tool = function_tool(project, runs, form, Location(facts.path, call.span), name, {})
+            if tool is not None:
+                tools.append(tool)
+    return tools
+
+
+def _param_kept_as(project: ProjectIndex, cls: ClassDef, init: Function, attr: str) -> str | None:
+    """The constructor parameter ``self.<attr>`` is set to, as handed."""
+    for value in project.self_bindings(cls.qualname, attr):
+        if value.kind == "name" and value.text in init.params:
+            return value.text
+    return None
