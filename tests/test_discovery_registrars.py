@@ -839,3 +839,200 @@ def test_functions_kept_by_a_package_objects_decorator_that_reaches_an_agent_are
         ("run_command", "registrar", line_of(PLUGIN_TOOLS, "def run_command"))
     ]
     assert discover({**files, "helper/cli.py": PLUGIN_COMMANDS}) == []
+
+
+PROMPT_REGISTRY = """\
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass
+class Entry:
+    name: str
+    description: str
+    handler: Callable
+
+
+_entries: dict[str, Entry] = {}
+
+
+def skill(name: str, description: str = ""):
+    def keep(func):
+        _entries[name] = Entry(name=name, description=description, handler=func)
+        return func
+    return keep
+
+
+def find_skill(name: str) -> Entry | None:
+    return _entries.get(name)
+
+
+def skills_for_prompt() -> str:
+    lines = []
+    for name, entry in sorted(_entries.items()):
+        lines.append(f"- {name}: {entry.description}")
+    return "\\n".join(lines)
+"""
+
+PROMPT_SKILLS = """\
+import httpx
+
+from house.registry import skill
+
+
+@skill("lights.off", description="Switch the lights off in a room")
+async def lights_off(room: str) -> str:
+    return httpx.post(f"http://hub.local/rooms/{room}/lights", json={"on": False}).text
+
+
+@skill("lights.state", description="Whether a room's lights are on")
+async def lights_state(room: str) -> str:
+    return httpx.get(f"http://hub.local/rooms/{room}/lights").text
+"""
+
+PROMPT_PLANNER = """\
+import json
+
+from anthropic import AsyncAnthropic
+
+from house.registry import find_skill, skills_for_prompt
+
+client = AsyncAnthropic()
+
+
+async def plan(request: str) -> str:
+    system = "Answer with JSON {skill, args}. Skills:\\n" + skills_for_prompt()
+    reply = await client.messages.create(
+        model="claude-sonnet-4-5", max_tokens=300, system=system,
+        messages=[{"role": "user", "content": request}],
+    )
+    choice = json.loads(reply.content[0].text)
+    return await find_skill(choice["skill"]).handler(**choice["args"])
+"""
+
+COMMAND_TABLE = """\
+_commands = {}
+
+
+def command(name):
+    def keep(func):
+        _commands[name] = func
+        return func
+    return keep
+
+
+@command("backup")
+def backup() -> None:
+    print("backing up")
+
+
+def help_text() -> str:
+    return "\\n".join(f"/{name}" for name in _commands)
+
+
+def main(argv: list) -> None:
+    for name, run in _commands.items():
+        if argv and argv[0] == name:
+            run()
+"""
+
+
+def test_a_registrar_whose_store_is_listed_in_a_models_prompt_keeps_tools() -> None:
+    """``@skill(...)`` keeps each function in a module dict that ``skills_for_prompt``
+    walks to list the skills in the prompt of a function calling a model: each function it
+    keeps is a tool. A command table walked where no model is called keeps none."""
+    tools = discover(
+        {
+            "house/__init__.py": "",
+            "house/registry.py": PROMPT_REGISTRY,
+            "house/skills.py": PROMPT_SKILLS,
+            "house/planner.py": PROMPT_PLANNER,
+            "house/cli.py": COMMAND_TABLE,
+        }
+    )
+    assert sorted(t.functions[0] for t in tools) == [
+        "house.skills.lights_off",
+        "house.skills.lights_state",
+    ]
+
+
+OBJECT_REGISTRY = """\
+class Registry:
+    def __init__(self) -> None:
+        self._tools = {}
+
+    def register(self, tool) -> None:
+        self._tools[tool.name] = tool
+
+    def get(self, name: str):
+        return self._tools.get(name)
+
+    def descriptions(self) -> str:
+        return "\\n".join(f"- {t.name}: {t.description}" for t in self._tools.values())
+
+
+registry = Registry()
+"""
+
+OBJECT_TOOLS = """\
+import httpx
+
+from leads.registry import registry
+
+
+class CompanySearch:
+    name = "company_search"
+    description = "Search the web for a company"
+
+    async def run(self, query: str) -> str:
+        return httpx.get("https://search.example/api", params={"q": query}).text
+
+
+class CrmNote:
+    name = "crm_note"
+    description = "Add a note to the lead in the CRM"
+
+    async def run(self, lead: str, text: str) -> str:
+        return httpx.post(f"https://crm.example/leads/{lead}/notes", json={"text": text}).text
+
+
+registry.register(CompanySearch())
+registry.register(CrmNote())
+"""
+
+OBJECT_PLANNER = """\
+import json
+
+from anthropic import AsyncAnthropic
+
+from leads.registry import registry
+
+client = AsyncAnthropic()
+
+
+async def step(task: str) -> str:
+    reply = await client.messages.create(
+        model="claude-sonnet-4-5", max_tokens=300, system="Tools:\\n" + registry.descriptions(),
+        messages=[{"role": "user", "content": task}],
+    )
+    choice = json.loads(reply.content[0].text)
+    return await registry.get(choice["tool"]).run(**choice["args"])
+"""
+
+
+def test_objects_a_registry_keeps_and_lists_for_a_model_are_tools() -> None:
+    """``registry.register(CrmNote())`` on a project registry whose store is walked to list
+    the tools for a model: each class so registered is a tool, named by its ``name`` and run
+    by its ``run``."""
+    tools = discover(
+        {
+            "leads/__init__.py": "",
+            "leads/registry.py": OBJECT_REGISTRY,
+            "leads/tools.py": OBJECT_TOOLS,
+            "leads/planner.py": OBJECT_PLANNER,
+        }
+    )
+    assert sorted((t.name, t.functions[0]) for t in tools) == [
+        ("company_search", "leads.tools.CompanySearch.run"),
+        ("crm_note", "leads.tools.CrmNote.run"),
+    ]

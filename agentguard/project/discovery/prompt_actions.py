@@ -35,14 +35,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from agentguard.diagnostics import Location
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Step, Value
+from agentguard.facts.module_facts import Function, ModuleFacts, Step, Value
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.branch_tools import branch_tool, inline_branch
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.dispatch import branch_name, dispatch_targets, entry_function
 from agentguard.project.discovery.loop_rows import module_value
-from agentguard.project.sink_keys import local_value
+from agentguard.project.discovery.model_reach import ModelReach
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
 if TYPE_CHECKING:
@@ -57,8 +57,6 @@ _SEVERAL_WORDS = re.compile(r"_|[a-z][A-Z]")
 _WORD = re.compile(r"[\w-]+")
 # The shortest text that can list two actions of several words (``a_b, c_d``).
 _SHORTEST = 7
-# How many callers up a prompt's or a dispatch's function may be from the model call.
-_CALLER_HOPS = 3
 
 
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
@@ -82,7 +80,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             by_name.setdefault(name, []).append(index)
     if not prompts:
         return
-    reach: _ModelReach | None = None
+    reach: ModelReach | None = None
     for facts, handler, names in dispatches:
         if found.any_runs(handler):
             continue  # a tool's own branches on an argument: the commands of one tool
@@ -92,7 +90,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
             if len(listed) < 2 or not any(_SEVERAL_WORDS.search(n) for n in listed):
                 continue
             if reach is None:
-                reach = _ModelReach(project)
+                reach = ModelReach(project)
             if not reach.near(holder) or not reach.near(handler):
                 continue
             for name in listed:
@@ -259,67 +257,6 @@ def _texts(
         return
     for inner in (*value.items.values(), *value.elements, *value.call_args, *value.parts):
         yield from _texts(inner, holder, facts, depth + 1)
-
-
-class _ModelReach:
-    """Which functions call a model, directly or through the project's functions: worked
-    out forward from the few functions asked about."""
-
-    def __init__(self, project: ProjectIndex) -> None:
-        self.project = project
-        catalog = project.catalog
-        models: set[str] = set()
-        posts: set[str] = set()
-        for resolved in (True, False):
-            models |= project.callees_matching(catalog.spec_sinks, resolved=resolved)
-            models |= project.callees_matching(catalog.answer_schemas, resolved=resolved)
-            posts |= project.callees_matching(catalog.request_bodies, resolved=resolved)
-        self.calling: set[str] = set()
-        for site in project.source_call_sites():
-            call = site.call
-            if call.function is None:
-                continue
-            named = {site.callee, call.callee}
-            if named & models or (named & posts and _to_a_model(project, call, site.facts)):
-                self.calling.add(call.function)
-        self._reaches: dict[str, bool] = {}
-
-    def reaches(self, qualname: str, hops: int = _CALLER_HOPS) -> bool:
-        if qualname in self.calling:
-            return True
-        known = self._reaches.get(qualname)
-        if known is not None or hops == 0:
-            return bool(known)
-        self._reaches[qualname] = False  # a cycle ends here
-        found = any(
-            self.reaches(target, hops - 1)
-            for _, target in self.project.call_edges(qualname)
-            if target in self.project.functions
-        )
-        self._reaches[qualname] = found
-        return found
-
-    def near(self, qualname: str | None) -> bool:
-        """Whether ``qualname`` reaches a model or is called by a function that does (a
-        module's constant: the prompt's text and the dispatch decide)."""
-        if qualname is None:
-            return True
-        if self.reaches(qualname):
-            return True
-        return any(self.reaches(caller) for caller in self.project.callers_of(qualname))
-
-
-def _to_a_model(project: ProjectIndex, call: Call, facts: ModuleFacts) -> bool:
-    """Whether an HTTP POST goes to a model's host (``requests.post(HF_URL, json=...)``)."""
-    if not call.args:
-        return False
-    url = call.args[0]
-    if url.kind == "name":
-        fn = project.function(call.function) if call.function else None
-        held = local_value(project, url.text, fn, facts, call.order) if fn else None
-        url = held or project.held_value(url.text, fn, facts) or url
-    written = url.string() or "".join(p.const for p in url.parts if isinstance(p.const, str))
-    return bool(written) and project.catalog.post_read_hosts.search(written) is not None
 
 
 def _action_tool(

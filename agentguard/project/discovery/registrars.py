@@ -40,8 +40,16 @@ from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import enclosing_class, local_function, returned_local_function
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
-from agentguard.project.discovery.class_tools import describes_a_tool, schema_shaped
+from agentguard.project.discovery.class_tools import (
+    Family,
+    class_tools,
+    describes_a_tool,
+    entry_method,
+    schema_shaped,
+    self_string,
+)
 from agentguard.project.discovery.framework_data import structural_spec
+from agentguard.project.discovery.model_reach import ModelReach
 from agentguard.project.discovery.registration_names import project_targets
 from agentguard.project.tool_facts import SELF_NAMES, ToolFacts
 
@@ -70,9 +78,12 @@ class _Registrars:
         self.project = project
         _, spec = structural_spec(project)
         self.builders = frozenset((spec or {}).get("schema_builders") or ())
+        # what describes a tool to a model beside its name (a description, a schema)
+        self.declarations = tuple((spec or {}).get("declaration_attributes") or ())
         self.stored: dict[tuple[str, int], Store | None] = {}
         self.facing: dict[tuple[str, str], bool] = {}
         self.spec_methods: dict[str, bool] = {}  # method name -> every such method writes a spec
+        self.reach: ModelReach | None = None  # which functions call a model, when first asked
 
     # -- what a decorator applies -----------------------------------------------------
     def store_of(self, qualname: str, called: bool, depth: int = 0) -> Store | None:
@@ -200,6 +211,7 @@ class _Registrars:
                 self._hands_to_framework(facts, store.function, own)
                 or _describes_as_tool(facts, fn)
                 or any(self._builds_specs(*reader) for reader in readers)
+                or any(self._lists_for_a_model(*reader) for reader in readers)
                 or any(
                     self._builds_specs(caller_facts, caller, called)
                     for reader_facts, reader, written in readers
@@ -209,6 +221,42 @@ class _Registrars:
                 )
             )
         return self.facing[key]
+
+    def _lists_for_a_model(self, facts: ModuleFacts, reader: str | None, written: str) -> bool:
+        """Whether ``reader`` walks the whole store describing each entry (``for name, t in
+        _tools.items(): lines.append(f"- {name}: {t.description}")``: the tools listed in a
+        prompt) where a model is called, or in a function a model's caller calls. Handlers
+        called one after another beside a model call are described to nobody."""
+        fn = facts.functions.get(reader) if reader else None
+        if fn is None:
+            return False
+        elements = {
+            target
+            for loop in fn.loops
+            if loop.iterable is not None and _reads(loop.iterable.text, written)
+            for target in loop.targets
+        }
+        if not elements:
+            return False
+        project = self.project
+        texts = [
+            value.text
+            for call in project.calls_in(fn.qualname)
+            for value in (*call.args, *call.kwargs.values())
+        ]
+        texts += [a.value.text for a in project.local_assignments(facts, fn.qualname)]
+        texts += [value.text for value in fn.returns]
+        described = {
+            f"{element}{reading}"
+            for element in elements
+            for attribute in self.declarations
+            for reading in (f".{attribute}", f'["{attribute}"]', f"['{attribute}']")
+        }
+        if not any(reading in text for text in texts for reading in described):
+            return False
+        if self.reach is None:
+            self.reach = ModelReach(project)
+        return self.reach.near(fn.qualname)
 
     def _callers_of_getter(
         self, facts: ModuleFacts, reader: str | None, written: str
@@ -521,6 +569,12 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 continue
             handed_at = _handed_function(project, call, facts)
             if handed_at is None:
+                kept = _handed_instance(project, call)
+                if kept is not None and kept[0] not in taken:
+                    cls_qual, position = kept
+                    if registrars.keeps_for_a_model(site.target, position, len(call.args)):
+                        taken.add(cls_qual)
+                        yield from _instance_tools(project, cls_qual)
                 continue
             function, position = handed_at
             if function in taken or function == site.target:
@@ -550,6 +604,26 @@ def _handed_function(
         if function is not None:
             return function, position
     return None
+
+
+def _handed_instance(project: ProjectIndex, call: Call) -> tuple[str, int] | None:
+    """``registry.register(GitHubTool())``: the project class the first object ``call``
+    hands by position is built from, with that position."""
+    for position, handed in enumerate(call.args):
+        if handed.kind == "call" and handed.qualname in project.classes:
+            return handed.qualname, position
+    return None
+
+
+def _instance_tools(project: ProjectIndex, cls_qual: str) -> list[ToolFacts]:
+    """The tool an object a registrar keeps is: its class, named by the ``name`` it gives
+    itself (else its class's name), run by the method a dispatch runs on it."""
+    family = Family(project)
+    entry = entry_method(project, family, cls_qual, set())
+    if entry is None:
+        return []
+    name = self_string(project, family, cls_qual, "name") or cls_qual.rsplit(".", 1)[-1]
+    return class_tools(project, cls_qual, name, entry, FORM)
 
 
 def _registered(
