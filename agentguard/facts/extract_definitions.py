@@ -156,6 +156,19 @@ class DefinitionVisitor(ValueReader):
         for default in (*args.defaults, *args.kw_defaults):
             if default is not None:
                 self.visit(default)
+        positional = [*args.posonlyargs, *args.args]
+        defaulted = [
+            *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
+            *(
+                (a, d)
+                for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+                if d is not None
+            ),
+        ]
+        for parameter, default in defaulted:
+            if type(default) is not ast.Constant:
+                # a constant default says nothing a finder follows (``timeout=30``)
+                function.defaults[parameter.arg] = self.value(default)
         self.scopes.append(scope)
         self.scope = scope
         self._forget_values()

@@ -372,6 +372,9 @@ class Function(CompactPickle):
     # What a generator yields (``yield db``): what ``next(get_db())`` and, for one made a
     # context manager, ``with session_scope() as db`` hand their caller.
     yields: list[Value] = field(default_factory=list)
+    # A parameter's default, written where the function is (``tools=TOOLSET``): what it
+    # holds when a call hands it nothing.
+    defaults: dict[str, Value] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

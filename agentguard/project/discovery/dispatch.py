@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from agentguard.diagnostics import Span
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.facts.module_facts import CALL_STEP, Call, Function, ModuleFacts, Value
 from agentguard.facts.static_strings import ENUM_MEMBER, is_enum_class
 from agentguard.project.definitions import enclosing_class
 from agentguard.project.tool_facts import SELF_NAMES
@@ -96,6 +96,47 @@ def constant_member(project: ProjectIndex, owner: str, member: str) -> str | Non
         held = held.call_args[0] if held.call_args else None  # ``Object.freeze({...})``
     item = held.items.get(member) if held is not None and held.kind == "dict" else None
     return item.string() if item is not None else None
+
+
+# Builtins that look a name up in a module's own namespace: ``eval(name)``, ``globals()[name]``.
+_NAMESPACE_LOOKUPS = frozenset({"eval", "globals", "locals", "vars"})
+
+
+def namespace_lookup(project: ProjectIndex, name: str) -> str | None:
+    """The project function named ``name`` in the namespace of a module that calls what it
+    looks up there by a name known only at run time (``eval(tool_name)(**args)``,
+    ``globals()[call.name](**args)``): its own, or one it imports (``from .tools import *``)."""
+    for facts in _namespace_dispatchers(project):
+        found = project.project_function(name, facts)
+        if found is not None:
+            return found
+    return None
+
+
+def _namespace_dispatchers(project: ProjectIndex) -> tuple[ModuleFacts, ...]:
+    def work_out() -> tuple[ModuleFacts, ...]:
+        found: list[ModuleFacts] = []
+        for facts in project.modules.values():
+            if facts.is_test or facts.language != "python":
+                continue
+            for call in facts.calls:
+                chain = call.chain
+                # ``eval(name)(...)``: the lookup called, then what it gave; ``globals()[
+                # name](...)``: the namespace called, indexed, then what it held
+                if (
+                    chain is not None
+                    and chain.root in _NAMESPACE_LOOKUPS
+                    and chain.steps[:1] == (CALL_STEP,)
+                    and (
+                        (chain.root == "eval" and len(chain.steps) == 1)
+                        or (len(chain.steps) == 2 and chain.steps[1][0] == "item")
+                    )
+                ):
+                    found.append(facts)
+                    break
+        return tuple(found)
+
+    return project.remembered("namespace_dispatchers", work_out)
 
 
 def dispatch_targets(project: ProjectIndex, name: str, facts: ModuleFacts) -> list[str]:

@@ -19,7 +19,7 @@ from agentguard.project.discovery.branch_tools import (
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
 from agentguard.project.discovery.class_tools import schema_shaped
-from agentguard.project.discovery.dispatch import branch_name, dispatch_targets
+from agentguard.project.discovery.dispatch import branch_name, dispatch_targets, namespace_lookup
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
@@ -66,6 +66,8 @@ def named_spec_tool(
         form = ToolForm(framework, "schema-dict-branch")
         return branch_tool(project, name, handling, site, {}, branch, form)
     targets = dispatch_targets(project, name, handling) or dispatch_targets(project, name, facts)
+    if not targets and (looked_up := namespace_lookup(project, name)) is not None:
+        targets = [looked_up]  # ``eval(call.name)(**args)`` where a function of the name is
     target = targets[0] if targets else _plugin_entry(project, facts, only_spec)
     if target is None and facts.language != "python":
         if found.named_in(name, facts.path):

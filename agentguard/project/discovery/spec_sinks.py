@@ -235,6 +235,10 @@ class _Trace:
             return
         if not assigned and fn is not None and name in fn.params:
             self._arguments(fn, name, depth)
+            default = fn.defaults.get(name)
+            if default is not None:
+                # ``def generate(..., toolset=tools.G_TOOLS)``: what it holds when not handed
+                self.value(default, None, facts, depth + 1)
         elif not assigned:
             qualname = facts.imports.get(name) or f"{facts.module}.{name}"
             self._module_variable(qualname, facts, depth)
@@ -453,6 +457,10 @@ class _Trace:
                 self._plugins(loaded, named, fn, facts, value.span or Span.point(1))
                 return
         if head not in SELF_NAMES:
+            if value.qualname and self.project.module_variable_in(value.qualname) is not None:
+                # ``tools.G_TOOLS``: a variable of a project module imported whole
+                self._module_variable(value.qualname, facts, depth)
+                return
             # ``agent.functions`` on a parameter typed ``Agent``, a project class
             owner, _, field_name = (value.qualname or "").rpartition(".")
             if owner in self.project.classes and field_name == attr:

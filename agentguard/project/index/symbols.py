@@ -351,6 +351,17 @@ class Symbols:
             # a name the module imports from another (``export default createEventTool``,
             # ``from .tools import TOOLS`` in a package's ``__init__``)
             imported = facts.imports.get(name)
+            if not imported:
+                # ``from .send_message import *``: the module of the star import defining it
+                imported = next(
+                    (
+                        f"{star}.{name}"
+                        for star in facts.star_imports
+                        if (held := self.modules_by_name.get(star)) is not None
+                        and self.local_assignments(held, None, name)
+                    ),
+                    None,
+                )
             if not imported or "." not in imported or imported == qualname:
                 return None
             qualname = imported
