@@ -291,3 +291,30 @@ def test_call_ids_differ_across_forked_processes_and_user_seeding() -> None:
     ids += [first, new_call_id(), *(new_call_id() for _ in range(3))]
     assert len(set(ids)) == len(ids)
     assert all(call_id.startswith("call_") and len(call_id) == 37 for call_id in ids)
+
+
+def test_sqlite_none_parameters_are_sent_as_null_in_the_statement(tmp_path: Path) -> None:
+    """A parameter that is None goes into the statement as NULL (the sqlite3 module binds None
+    only after a failing adapter search); statements whose "?" are not all plain placeholders
+    are sent as they are, and every answer is the one binding None would give."""
+    ledger = SQLiteLedger(tmp_path / "l.db")
+    assert ledger._with_nulls("SELECT ?, ?, ?", [1, None, "a"], (False, True, False)) == (
+        "SELECT ?, NULL, ?",
+        (1, "a"),
+    )
+    assert ledger._with_nulls("SELECT ?, ?", [None, None], (True, True)) == (
+        "SELECT NULL, NULL",
+        (),
+    )
+    assert ledger._with_nulls("SELECT ?1, ?2", [1, None], (False, True))[0] == "SELECT ?1, ?2"
+    assert ledger._with_nulls("SELECT '?', ?", [None], (True,))[0] == "SELECT '?', ?"
+    for statement in (
+        "SELECT ?, ?, ?, ?",
+        "SELECT ?1, ?2, ?3, ?4",
+        "SELECT ?, ?, ?, ? WHERE '?' = '?'",
+    ):
+        assert ledger._execute(statement, [None, 1, None, "a"]).fetchall() == [(None, 1, None, "a")]
+    _, entry = ledger.claim(make_entry(), [Status.PLANNED, Status.STARTED])
+    stored = ledger.get(entry.call_id)
+    assert stored == entry and stored.result is None and stored.error_code is None
+    ledger.close()

@@ -265,8 +265,8 @@ class SQLiteLedger(SQLLedger):
         shape = self._null_shapes.get(key)
         if shape is None:
             parts = statement.split("?")
-            if len(parts) != len(nones) + 1:  # a "?" that is no placeholder: sent as it is
-                return statement, parameters
+            if len(parts) != len(nones) + 1 or any(part[:1].isdigit() for part in parts[1:]):
+                return statement, parameters  # a "?" that is no placeholder, or a "?NNN"
             text = parts[0] + "".join(
                 ("NULL" if none else "?") + part
                 for none, part in zip(nones, parts[1:], strict=True)
