@@ -341,6 +341,11 @@ def derived_key(material: Mapping[str, Any]) -> str:
     return "agk1_" + sha256_hex(canonical_json(dict(material)))[:40]
 
 
+# The fields of the last default key written and their text around the input hash: a run's
+# calls share them. One tuple, replaced whole, so threads read a consistent one.
+_last_key_texts: tuple[Any, ...] = (None, None, None, None, None, "", "")
+
+
 def default_key(
     tool: str,
     tenant: str | None,
@@ -355,14 +360,26 @@ def default_key(
     the canonical encoder writes them), so keys stay what they were; a field that is not a
     string, or text outside ASCII, goes through ``derived_key``.
     """
+    global _last_key_texts
     quote = encode_basestring
+    last_tool, last_tenant, last_user, last_run, last_approved_at, head, tail = _last_key_texts
     try:
-        text = (
-            f'{{"approved_at":{"null" if approved_at is None else quote(approved_at)},'
-            f'"input":{quote(input_hash)},"run":{quote(run)},'
-            f'"tenant":{"null" if tenant is None else quote(tenant)},"tool":{quote(tool)},'
-            f'"user":{"null" if user is None else quote(user)},"v":1}}'
-        )
+        if not (
+            last_run is run
+            and last_tool is tool
+            and last_user is user
+            and last_tenant is tenant
+            and last_approved_at is approved_at
+        ):  # else the same run's fields as the call before (the very objects): their text too
+            head = (
+                f'{{"approved_at":{"null" if approved_at is None else quote(approved_at)},"input":'
+            )
+            tail = (
+                f',"run":{quote(run)},"tenant":{"null" if tenant is None else quote(tenant)},'
+                f'"tool":{quote(tool)},"user":{"null" if user is None else quote(user)},"v":1}}'
+            )
+            _last_key_texts = (tool, tenant, user, run, approved_at, head, tail)
+        text = f"{head}{quote(input_hash)}{tail}"
     except TypeError:  # a field that is not a string
         text = ""
     if not text or not text.isascii():
@@ -397,8 +414,24 @@ def _is_common_secret_name(name: str) -> bool:
     return any(part in compact for part in SECRET_NAME_PARTS)
 
 
+_PLAIN_VALUES = frozenset({str, int, float, bool, type(None)})
+
+
+@functools.lru_cache(maxsize=1024)
+def _names_not_secret(names: tuple[Any, ...], extra_fields: frozenset[str]) -> bool:
+    """Whether each of ``names`` is a string that names no secret: a tool's argument names
+    recur from call to call, so each set of them is judged once."""
+    return all(type(name) is str and not is_secret_name(name, extra_fields) for name in names)
+
+
 def redact(value: Any, extra_fields: frozenset[str] = frozenset()) -> Any:
     """A copy of ``value`` with secret-named fields (at any depth) replaced by a marker."""
+    if (
+        type(value) is dict
+        and _PLAIN_VALUES.issuperset(map(type, value.values()))
+        and _names_not_secret(tuple(value), extra_fields)
+    ):
+        return dict(value)  # plain values under names that are no secret's: nothing to hide
     if type(value) is dict or isinstance(value, Mapping):
         copy: dict[str, Any] = {}
         for key, item in value.items():

@@ -7,11 +7,12 @@ renewal is due never touch the ledger.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Final
 
 from agentguard.runtime.ledger.base import Ledger, current_pid
 
@@ -23,12 +24,10 @@ RENEW_FRACTION = 1 / 3
 IDLE_STOP_S = 5.0
 
 
-@dataclass(slots=True)
-class _Watched:
-    call_id: str
-    attempt: int
-    lease_s: float
-    due: float
+# A watched call: (call_id, attempt, lease_s, when its next renewal is due); a tuple, built
+# without a Python-level __init__, replaced by the renewal thread when it renews.
+_Watched = tuple[str, int, float, float]
+_DUE: Final = 3
 
 
 class Heartbeat:
@@ -39,7 +38,7 @@ class Heartbeat:
         self._mutex = threading.Lock()
         self._lock = threading.Condition(self._mutex)
         self._watched: dict[int, _Watched] = {}
-        self._next_token = 0
+        self._tokens = itertools.count(1)  # next() hands out each number once, in any thread
         self._thread: threading.Thread | None = None
         self._pid = 0
         self._tick = float("inf")
@@ -50,10 +49,9 @@ class Heartbeat:
         if lease_s <= 0:
             return None
         interval = lease_s * RENEW_FRACTION
+        token = next(self._tokens)
         with self._mutex:
-            self._next_token += 1
-            token = self._next_token
-            self._watched[token] = _Watched(call_id, attempt, lease_s, time.monotonic() + interval)
+            self._watched[token] = (call_id, attempt, lease_s, time.monotonic() + interval)
             if self._thread is None or self._pid != current_pid():
                 # a thread does not survive fork(): a child process starts its own
                 self._pid = current_pid()
@@ -94,24 +92,30 @@ class Heartbeat:
                         return
                     continue
                 idle_since = None
-                due = [(token, item) for token, item in self._watched.items() if item.due <= now]
-                for _, item in due:
-                    item.due = now + item.lease_s * RENEW_FRACTION
+                due = [(token, item) for token, item in self._watched.items() if item[_DUE] <= now]
+                for token, (call_id, attempt, lease_s, _) in due:
+                    self._watched[token] = (
+                        call_id,
+                        attempt,
+                        lease_s,
+                        now + lease_s * RENEW_FRACTION,
+                    )
             for token, item in due:
                 if not self._renew(item):
                     self.unwatch(token)
 
     def _renew(self, item: _Watched) -> bool:
         """False once the call has moved on without us: there is nothing left to renew."""
+        call_id, attempt, lease_s, _ = item
         ledger = self._ledger()
         if ledger.closed:
             return False  # nothing is written to a closed ledger: the lease runs out there
         try:
-            renewed = ledger.renew_lease(item.call_id, item.attempt, time.time() + item.lease_s)
+            renewed = ledger.renew_lease(call_id, attempt, time.time() + lease_s)
         except Exception as exc:  # the next beat tries again; the lease has slack for it
             if ledger.closed:
                 return False
-            logger.warning("could not renew the lease of %s: %r", item.call_id, exc)
+            logger.warning("could not renew the lease of %s: %r", call_id, exc)
             return True
         if renewed:
             self.renewals += 1
@@ -119,7 +123,7 @@ class Heartbeat:
             logger.error(
                 "%s attempt %d lost its lease while still running (declared uncertain elsewhere); "
                 "its outcome will be recorded when it finishes",
-                item.call_id,
-                item.attempt,
+                call_id,
+                attempt,
             )
         return renewed

@@ -22,7 +22,7 @@ from agentguard.runtime import observations as words
 from agentguard.runtime.context import (
     CallContext,
     RunContext,
-    current_run,
+    _current_run,
     new_run_id,
 )
 from agentguard.runtime.effects import (
@@ -121,7 +121,7 @@ class Planner:
         except TypeError as exc:
             return words.invalid_call(spec.name, str(exc))
         contexts = _framework_contexts(spec, arguments) if spec.context_parameters else ()
-        run = current_run()
+        run = _current_run.get()  # ``current_run()``
         if run is None:
             # a framework calling the tool names the run (LangGraph's thread, the Agents SDK's
             # trace, the MCP session); else a run of the call's own, if the runtime allows it
@@ -210,20 +210,22 @@ class Planner:
         else:
             object.__setattr__(call, "idempotency_key", key)
             object.__setattr__(call, "attempt", attempt)
-        # the entry: a copy of the tool's fixed fields, with the call's
-        values = _entry_template(spec).copy()
-        values["call_id"] = call_id
-        values["run_id"] = run.run_id
-        values["idempotency_key"] = key
-        values["input_hash"] = arguments_hash
-        values["step_id"] = run.step_id
-        values["user_id"] = run.user_id
-        values["approved_at"] = run.approved_at
-        values["args"] = redact(stored_arguments, spec.redact_fields)
-        values["attempts"] = attempt
-        values["tenant"] = run.tenant
-        values["extra"] = dict(run.extra)
-        values["side_effects"] = list(spec.side_effects)
+        # the entry: a copy of the tool's fixed fields, with the call's (in the template's order)
+        values = {
+            **_entry_template(spec),
+            "call_id": call_id,
+            "run_id": run.run_id,
+            "idempotency_key": key,
+            "input_hash": arguments_hash,
+            "step_id": run.step_id,
+            "user_id": run.user_id,
+            "approved_at": run.approved_at,
+            "args": redact(stored_arguments, spec.redact_fields),
+            "attempts": attempt,
+            "tenant": run.tenant,
+            "extra": dict(run.extra),
+            "side_effects": list(spec.side_effects),
+        }
         if not needs_approval:
             now = time.time()
             values["started_at"] = now

@@ -92,6 +92,29 @@ def test_sqlite_durability_settings(tmp_path: Path) -> None:
     ledger.close()
 
 
+def test_sqlite_status_stays_one_of_the_statuses_though_its_check_is_left_to_python(
+    tmp_path: Path,
+) -> None:
+    """The ledger's connection leaves the table's CHECK on the status to the code (a claim's
+    and a transition's status come from ``legal_path``): a status outside the list is refused
+    before any statement, and another connection to the file still has SQLite check it."""
+    import sqlite3
+
+    ledger = SQLiteLedger(tmp_path / "l.db")
+    assert ledger.pragma("ignore_check_constraints") == 1
+    with pytest.raises(ValueError):
+        ledger.claim(make_entry(), ["bogus"])  # type: ignore[list-item]
+    _, entry = ledger.claim(make_entry(), [Status.PLANNED, Status.STARTED])
+    with pytest.raises(ValueError):
+        ledger.transition(entry, "bogus")  # type: ignore[arg-type]
+    assert ledger.get(entry.call_id).status is Status.STARTED
+    other = sqlite3.connect(tmp_path / "l.db")
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+        other.execute("UPDATE agentguard_calls SET status = 'bogus'")
+    other.close()
+    ledger.close()
+
+
 def test_migrations_are_versioned_and_idempotent(tmp_path: Path) -> None:
     path = tmp_path / "l.db"
     first = SQLiteLedger(path)
@@ -268,3 +291,30 @@ def test_call_ids_differ_across_forked_processes_and_user_seeding() -> None:
     ids += [first, new_call_id(), *(new_call_id() for _ in range(3))]
     assert len(set(ids)) == len(ids)
     assert all(call_id.startswith("call_") and len(call_id) == 37 for call_id in ids)
+
+
+def test_sqlite_none_parameters_are_sent_as_null_in_the_statement(tmp_path: Path) -> None:
+    """A parameter that is None goes into the statement as NULL (the sqlite3 module binds None
+    only after a failing adapter search); statements whose "?" are not all plain placeholders
+    are sent as they are, and every answer is the one binding None would give."""
+    ledger = SQLiteLedger(tmp_path / "l.db")
+    assert ledger._with_nulls("SELECT ?, ?, ?", [1, None, "a"], (False, True, False)) == (
+        "SELECT ?, NULL, ?",
+        (1, "a"),
+    )
+    assert ledger._with_nulls("SELECT ?, ?", [None, None], (True, True)) == (
+        "SELECT NULL, NULL",
+        (),
+    )
+    assert ledger._with_nulls("SELECT ?1, ?2", [1, None], (False, True))[0] == "SELECT ?1, ?2"
+    assert ledger._with_nulls("SELECT '?', ?", [None], (True,))[0] == "SELECT '?', ?"
+    for statement in (
+        "SELECT ?, ?, ?, ?",
+        "SELECT ?1, ?2, ?3, ?4",
+        "SELECT ?, ?, ?, ? WHERE '?' = '?'",
+    ):
+        assert ledger._execute(statement, [None, 1, None, "a"]).fetchall() == [(None, 1, None, "a")]
+    _, entry = ledger.claim(make_entry(), [Status.PLANNED, Status.STARTED])
+    stored = ledger.get(entry.call_id)
+    assert stored == entry and stored.result is None and stored.error_code is None
+    ledger.close()

@@ -25,7 +25,7 @@ from agentguard.runtime.ledger._rows import (
     decode_history,
     encode_field,
     encode_history,
-    entry_to_row,
+    fields_to_row,
     history_rests,
     history_text,
     row_to_entry,
@@ -362,9 +362,7 @@ class SQLLedger(Ledger):
         return (yield from self._claim_lost(entry))
 
     @staticmethod
-    def _claim_row(
-        entry: LedgerEntry, path: Sequence[Status]
-    ) -> tuple[LedgerEntry, tuple[Any, ...]]:
+    def _claim_row(entry: LedgerEntry, path: Sequence[Status]) -> tuple[LedgerEntry, list[Any]]:
         """The entry a claim stores, and its row (``INSERT_COLUMNS``)."""
         plan = _CLAIM_PLANS.get(path) if type(path) is tuple else None
         if plan is None:
@@ -375,12 +373,13 @@ class SQLLedger(Ledger):
         status, rests = plan
         now = time.time()
         # evolve(entry, status=..., created_at=now, updated_at=now, version=1), written out
-        fields = entry.__dict__.copy()
-        fields["status"] = status
-        fields["created_at"] = fields["updated_at"] = now
-        fields["version"] = 1
-        stored = with_fields(entry.__class__, fields)
-        return stored, entry_to_row(stored, history_text(rests, now))
+        fields = entry.__dict__ | {
+            "status": status,
+            "created_at": now,
+            "updated_at": now,
+            "version": 1,
+        }
+        return with_fields(entry.__class__, fields), fields_to_row(fields, history_text(rests, now))
 
     def _claim_lost(self, entry: LedgerEntry) -> Operation[tuple[bool, LedgerEntry]]:
         """A claim whose insert changed nothing: the key's winner, read back."""
@@ -416,7 +415,7 @@ class SQLLedger(Ledger):
         detail: str | None,
         lease_expired_by: float | None,
         changes: dict[str, Any],
-    ) -> tuple[LedgerEntry, str, tuple[Any, ...]]:
+    ) -> tuple[LedgerEntry, str, list[Any]]:
         """The entry a transition stores, its compare-and-set statement and parameters."""
         start = entry.status
         guarded = lease_expired_by is not None
@@ -428,22 +427,26 @@ class SQLLedger(Ledger):
             plan = self._transition_plan(start, path, actor, guarded, changes)
             if key is not None and len(self._transition_plans) < 256:  # bounded: actors vary
                 self._transition_plans[key] = plan
-        steps, statement, encoded, rests = plan
+        steps, statement, encoded, rests, status = plan
         now = time.time()
+        version = entry.version + 1
         # apply_changes(entry, steps, changes, now), its check made with the plan
-        fields = entry.__dict__.copy()
-        fields.update(changes)
-        fields["status"] = status = steps[-1]
-        fields["version"] = version = entry.version + 1
-        fields["updated_at"] = now
-        updated = with_fields(LedgerEntry, fields)
+        updated = with_fields(
+            LedgerEntry,
+            {
+                **entry.__dict__,
+                **changes,
+                "status": status,
+                "version": version,
+                "updated_at": now,
+            },
+        )
         values = [*changes.values()]
         for index, name in encoded:
             values[index] = encode_field(name, values[index])
         if Status in map(type, values):  # a status given as a field's value: sent as its text
             values = [value._value_ if type(value) is Status else value for value in values]
-        parameters = (
-            *values,
+        values += (
             status._value_,
             now,
             version,
@@ -453,9 +456,10 @@ class SQLLedger(Ledger):
             entry.call_id,
             entry.version,
             start._value_,
-            *(() if lease_expired_by is None else (lease_expired_by,)),
         )
-        return updated, statement, parameters
+        if lease_expired_by is not None:
+            values.append(lease_expired_by)
+        return updated, statement, values
 
     def _transition_plan(
         self,
@@ -464,9 +468,10 @@ class SQLLedger(Ledger):
         actor: str,
         guarded: bool,
         changes: dict[str, Any],
-    ) -> tuple[tuple[Status, ...], str, tuple[tuple[int, str], ...], list[str]]:
+    ) -> tuple[tuple[Status, ...], str, tuple[tuple[int, str], ...], list[str], Status]:
         """A transition's steps (IllegalTransition), its statement, the changed fields written
-        as JSON (by position) and its history lines without a detail (``history_rests``)."""
+        as JSON (by position), its history lines without a detail (``history_rests``) and the
+        status it ends in."""
         steps = legal_path(start, path)
         if not MUTABLE_FIELDS.issuperset(changes):
             unknown = set(changes) - MUTABLE_FIELDS
@@ -484,7 +489,7 @@ class SQLLedger(Ledger):
             )
             self._update_texts[shape] = statement
         encoded = tuple((index, name) for index, name in enumerate(changes) if name in _ENCODED)
-        return steps, statement, encoded, history_rests(start, steps, actor, None)
+        return steps, statement, encoded, history_rests(start, steps, actor, None), steps[-1]
 
     def _transition_lost(
         self, entry: LedgerEntry, updated: LedgerEntry

@@ -321,12 +321,16 @@ def apply_changes(
         unknown = set(changes) - MUTABLE_FIELDS
         raise ValueError(f"fields not changeable by a transition: {sorted(unknown)}")
     # evolve() without its check: every name in ``changes`` is a field, checked just above
-    fields = entry.__dict__.copy()
-    fields.update(changes)
-    fields["status"] = path[-1]
-    fields["version"] = entry.version + 1
-    fields["updated_at"] = now
-    return with_fields(LedgerEntry, fields)
+    return with_fields(
+        LedgerEntry,
+        {
+            **entry.__dict__,
+            **changes,
+            "status": path[-1],
+            "version": entry.version + 1,
+            "updated_at": now,
+        },
+    )
 
 
 def path_events(

@@ -17,6 +17,7 @@ from agentguard.runtime.ledger.base import (
     legal_path,
     normalise_statuses,
     path_events,
+    with_fields,
 )
 
 
@@ -35,14 +36,26 @@ class MemoryLedger(Ledger):
     def claim(self, entry: LedgerEntry, path: Sequence[Status]) -> tuple[bool, LedgerEntry]:
         now = time.time()
         steps = legal_path(None, path)
+        key = (entry.tool_name, entry.idempotency_key)
         with self._lock:
-            existing_id = self._by_key.get((entry.tool_name, entry.idempotency_key))
+            existing_id = self._by_key.get(key)
             if existing_id is not None:
                 return False, self._rows[existing_id]
-            stored = evolve(entry, status=steps[-1], created_at=now, updated_at=now, version=1)
-            self._rows[stored.call_id] = stored
-            self._by_key[(entry.tool_name, entry.idempotency_key)] = stored.call_id
-            self._history[entry.call_id] = [(None, steps, "runtime", None, now)]
+            # evolve(entry, status=..., created_at=now, updated_at=now, version=1), written out
+            stored = with_fields(
+                entry.__class__,
+                {
+                    **entry.__dict__,
+                    "status": steps[-1],
+                    "created_at": now,
+                    "updated_at": now,
+                    "version": 1,
+                },
+            )
+            call_id = entry.call_id
+            self._rows[call_id] = stored
+            self._by_key[key] = call_id
+            self._history[call_id] = [(None, steps, "runtime", None, now)]
             return True, stored
 
     def transition(
