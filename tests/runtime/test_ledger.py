@@ -92,29 +92,6 @@ def test_sqlite_durability_settings(tmp_path: Path) -> None:
     ledger.close()
 
 
-def test_sqlite_status_stays_one_of_the_statuses_though_its_check_is_left_to_python(
-    tmp_path: Path,
-) -> None:
-    """The ledger's connection leaves the table's CHECK on the status to the code (a claim's
-    and a transition's status come from ``legal_path``): a status outside the list is refused
-    before any statement, and another connection to the file still has SQLite check it."""
-    import sqlite3
-
-    ledger = SQLiteLedger(tmp_path / "l.db")
-    assert ledger.pragma("ignore_check_constraints") == 1
-    with pytest.raises(ValueError):
-        ledger.claim(make_entry(), ["bogus"])  # type: ignore[list-item]
-    _, entry = ledger.claim(make_entry(), [Status.PLANNED, Status.STARTED])
-    with pytest.raises(ValueError):
-        ledger.transition(entry, "bogus")  # type: ignore[arg-type]
-    assert ledger.get(entry.call_id).status is Status.STARTED
-    other = sqlite3.connect(tmp_path / "l.db")
-    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
-        other.execute("UPDATE agentguard_calls SET status = 'bogus'")
-    other.close()
-    ledger.close()
-
-
 def test_migrations_are_versioned_and_idempotent(tmp_path: Path) -> None:
     path = tmp_path / "l.db"
     first = SQLiteLedger(path)

@@ -223,13 +223,6 @@ class SQLiteLedger(SQLLedger):
         if str(mode).lower() != "wal" and self.path != ":memory:":
             raise LedgerConfigurationError(f"SQLite refused WAL mode (got {mode!r})")
         connection.execute("PRAGMA synchronous=FULL")
-        # The status this connection writes is always a Status member's value: a claim's and a
-        # transition's come from ``legal_path``, and no other statement sets it. So the table's
-        # CHECK on it holds without SQLite evaluating it, which for its list of six values
-        # builds a temporary index at every INSERT and at every UPDATE of the status: a tenth
-        # of a guarded call's CPU. Other connections to the file (the sqlite3 shell, older
-        # agentguards) still check it; the schema is unchanged.
-        connection.execute("PRAGMA ignore_check_constraints=ON")
         connection.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
         return connection
 
