@@ -883,3 +883,13 @@ def test_a_default_exported_class_instance_sends_through_the_client_its_method_r
     tools = tools_of(FORMS / "default-export-mailer")
     assert tools["email_itinerary"]["effects"] == ["message"]
     assert tools["trip_status"]["effects"] == []
+
+
+def test_records_keeping_their_spec_in_one_field_are_tools() -> None:
+    """``export const deployTool: Handler = {definition: {name, description, inputSchema},
+    execute: async (input) => ...}``: the record is a tool named by its spec, run by its
+    ``execute``."""
+    tools = tools_of(FORMS / "nested-spec-records")
+    assert set(tools) == {"deploy_service", "service_status"}
+    assert tools["deploy_service"]["effects"] == ["network_write"]
+    assert tools["service_status"]["effects"] == []

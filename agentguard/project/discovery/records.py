@@ -44,9 +44,21 @@ def _record_tool(
     """The tool a record is: its name, a parameter schema (or a class that writes the spec
     from the record, ``spec_written``) and the project function it runs."""
     name_keys, description_keys, schema_keys = keys
-    name_value = next((fields[k] for k in name_keys if k in fields), None)
+    described = fields
+    if not any(k in fields for k in name_keys):
+        # ``{definition: {name, description, inputSchema}, execute: async (input) => ...}``:
+        # the spec kept whole in one field beside the code that answers it
+        described = next(
+            (
+                held.items
+                for held in fields.values()
+                if held.kind == "dict" and any(k in held.items for k in name_keys)
+            ),
+            fields,
+        )
+    name_value = next((described[k] for k in name_keys if k in described), None)
     name = name_value.string() if name_value is not None else None
-    if not name or not (spec_written or any(k in fields for k in schema_keys)):
+    if not name or not (spec_written or any(k in described for k in schema_keys)):
         return None
     function: str | None = None
     for key, value in fields.items():
@@ -60,7 +72,7 @@ def _record_tool(
     if function is None or found.any_runs(function):
         return None
     fn = project.functions[function][0]
-    description = fields.get("description")
+    description = described.get("description")
     return ToolFacts(
         name=name,
         framework="custom",
@@ -124,6 +136,15 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 if tool is not None:
                     yield tool
             yield from _keyed_records(project, found, facts, keys)
+            # ``export const shellTool: ToolHandler = {definition: {...}, execute}``: a record
+            # a module keeps under a name
+            for assignment in facts.assignments:
+                if assignment.function is None and assignment.value.kind == "dict":
+                    value = assignment.value
+                    span = value.span or assignment.span
+                    tool = _record_tool(project, found, value.items, facts, span, None, keys)
+                    if tool is not None:
+                        yield tool
             continue
         for assignment in facts.assignments:
             value = assignment.value
