@@ -703,16 +703,7 @@ class ValueReader:
             if isinstance(target, ast.Subscript) and isinstance(
                 target.value, (ast.Name, ast.Attribute)
             ):
-                fn = self.scope.function
-                self.facts.stores.append(
-                    Assignment(
-                        self.text(target.value, 120),
-                        self.value(value),
-                        self.span(node),
-                        fn.qualname if fn else None,
-                        self.scope.order,
-                    )
-                )
+                self._keep_store(target, value, node)
             return
         val = self.value(value)
         scope = self.scope
@@ -833,6 +824,20 @@ class ValueReader:
         if self.scope.function is not None:
             self.scope.globals.update(node.names)
 
+    def _keep_store(self, target: ast.Subscript, value: ast.expr, node: ast.stmt) -> None:
+        """An item of a container set (``value`` the value stored) or deleted (``value`` the
+        item itself), kept by the container's text."""
+        fn = self.scope.function
+        self.facts.stores.append(
+            Assignment(
+                self.text(target.value, 120),
+                self.value(value),
+                self.span(node),
+                fn.qualname if fn else None,
+                self.scope.order,
+            )
+        )
+
     def visit_Delete(self, node: ast.Delete) -> None:
         """``del TASKS[task_id]``: an entry a container drops, kept with its stores (the
         value recorded is the item deleted)."""
@@ -840,16 +845,7 @@ class ValueReader:
             if isinstance(target, ast.Subscript) and isinstance(
                 target.value, (ast.Name, ast.Attribute)
             ):
-                fn = self.scope.function
-                self.facts.stores.append(
-                    Assignment(
-                        self.text(target.value, 120),
-                        self.value(target),
-                        self.span(node),
-                        fn.qualname if fn else None,
-                        self.scope.order,
-                    )
-                )
+                self._keep_store(target, target, node)
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
