@@ -2237,3 +2237,85 @@ def test_specs_read_from_a_field_of_the_object_an_attribute_holds_are_followed()
     by_name = {t.name: t for t in tools}
     assert {"water_bed", "bed_moisture"} <= set(by_name)
     assert by_name["water_bed"].functions == ["garden.actions.water_bed"]
+
+
+PLUGIN_RECORDS_LOADER = """\
+import importlib
+import pkgutil
+
+
+def load_tools():
+    registry = {}
+    for _, module_name, _ in pkgutil.iter_modules(__path__):
+        mod = importlib.import_module(f".{module_name}", package=__name__)
+        if not hasattr(mod, "tool"):
+            continue
+        name = mod.tool["function"].__name__
+        registry[name] = mod.tool
+    return registry
+"""
+
+PLUGIN_RECORD_BOOK = """\
+import httpx
+
+
+def book_court(court: str, hour: int) -> str:
+    return httpx.post("https://courts.example/bookings", json={"court": court, "hour": hour}).text
+
+
+tool = {
+    "name": "book_court",
+    "function": book_court,
+    "description": "Book a tennis court",
+    "parameters": {"court": {"type": "string"}, "hour": {"type": "integer"}},
+}
+"""
+
+PLUGIN_RECORD_FREE = """\
+import httpx
+
+
+def free_courts(hour: int) -> str:
+    return httpx.get("https://courts.example/free", params={"hour": hour}).text
+
+
+tool = {
+    "name": "free_courts",
+    "function": free_courts,
+    "description": "Courts free at an hour",
+    "parameters": {"hour": {"type": "integer"}},
+}
+"""
+
+PLUGIN_RECORD_CHAT = """\
+from ollama import chat
+
+from club.plugins import load_tools
+
+AVAILABLE = load_tools()
+
+
+def answer(messages: list) -> str:
+    callables = [entry["function"] for entry in AVAILABLE.values()]
+    reply = chat(model="llama3.1", messages=messages, tools=callables)
+    return reply.message.content
+"""
+
+
+def test_records_of_a_plugin_folder_kept_under_computed_keys_are_tools() -> None:
+    """Each module of a folder a loader imports gives its ``tool`` record, kept in a dict
+    under a computed key (``registry[name] = mod.tool``); the functions of those records
+    reach the model: each record is a tool named by its name, run by its function."""
+    tools = discover(
+        {
+            "club/__init__.py": "",
+            "club/plugins/__init__.py": PLUGIN_RECORDS_LOADER,
+            "club/plugins/book.py": PLUGIN_RECORD_BOOK,
+            "club/plugins/free.py": PLUGIN_RECORD_FREE,
+            "club/chat.py": PLUGIN_RECORD_CHAT,
+        }
+    )
+    assert sorted((t.name, t.functions[0]) for t in tools) == [
+        ("book_court", "club.plugins.book.book_court"),
+        ("free_courts", "club.plugins.free.free_courts"),
+    ]

@@ -138,7 +138,12 @@ def plugin_tool(
     qualname = _defines(plugin, described or stem)
     if qualname is None:
         return None
-    runs = f"{plugin.module}.{runner}" if runner and runner != described else qualname
+    kept = runner is not None and runner.isidentifier() and runner != described
+    runs = f"{plugin.module}.{runner}" if kept else qualname
+    if runs not in project.functions and runs == qualname:
+        # ``tool = {"name": "web_search", "function": web_search, ...}``: a record holding
+        # the function that runs it
+        runs = _held_function(project, plugin, project.module_variable(qualname)) or runs
     if runs not in project.functions:
         return None
     name = stem
@@ -152,6 +157,20 @@ def plugin_tool(
         elif runs == qualname:
             return None  # a variable that is no spec, run by nothing
     return name, runs
+
+
+def _held_function(project: ProjectIndex, plugin: ModuleFacts, record: Value | None) -> str | None:
+    """The first project function (or method of a module's instance) a record holds."""
+    for held in record.items.values() if record is not None and record.kind == "dict" else ():
+        if held.kind not in {"name", "attr"}:
+            continue
+        found = project.project_function(held.qualname or held.text, plugin)
+        if found is None and held.qualname:
+            bound = project.resolve_instance(held.qualname)
+            found = bound if bound != held.qualname and bound in project.functions else None
+        if found is not None:
+            return found
+    return None
 
 
 def _stem(facts: ModuleFacts) -> str:

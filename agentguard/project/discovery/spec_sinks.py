@@ -222,6 +222,10 @@ class _Trace:
             for assignment in self.project.local_assignments(facts, scope, stored):
                 self.value(assignment.value, fn, facts, depth + 1)
         self._added(name, scope, fn, facts, depth)
+        for store in facts.stores:
+            if store.function == scope and store.target == name:
+                # ``registry[func_name] = mod.tool``: what the function keeps under each key
+                self.value(store.value, fn, facts, depth + 1)
         walked = [
             iterable
             for loop in (fn.loops if fn is not None else ())
