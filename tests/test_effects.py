@@ -1786,8 +1786,18 @@ def quota(name: str) -> dict:
     return kept
 
 
+_sessions: dict[str, dict] = {}
+
+
+def session(name: str) -> dict:
+    if name not in _sessions:
+        _sessions[name] = {"opened": time.time()}
+    return _sessions[name]
+
+
 def list_notes(word: str) -> list:
     quota("list_notes")
+    session("notes")
     found = [note for note in notes if word in note["text"]]
     return found
 
@@ -1844,7 +1854,8 @@ def test_a_list_the_module_keeps_and_hands_back_is_the_tools_data(scan_files: Sc
     notes``, where another function hands ``notes`` back: what later calls see changes, a
     local write. A dict only tested against (``if "summariser" in _cooling_down``) is
     bookkeeping, and one given back what it holds or a default made once (``_quotas[name] =
-    _quotas.get(name, {...})``) a memo: setting them is no write."""
+    _quotas.get(name, {...})``, ``if name not in _sessions: _sessions[name] = ...``) a memo:
+    setting them is no write."""
     files = {
         "notes/__init__.py": "",
         "notes/service.py": NOTES_SERVICE,

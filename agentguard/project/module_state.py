@@ -117,9 +117,7 @@ def module_store_writes(
         if not _kept_container(project, qualname):
             continue
         value = store.value
-        if store.target == root and root in value.names and not value.text.startswith(f"{root}["):
-            # ``limiters[key] = limiters.get(key, Limiter())``: what is there already, or
-            # one made once, kept for later calls: a memo, not the tools' data
+        if store.target == root and _made_once(fn, root, store):
             continue
         if not handed_back(project, qualname):
             continue  # bookkeeping the project only tests against
@@ -147,6 +145,22 @@ def module_store_writes(
             )
         ]
     return []
+
+
+def _made_once(fn: Function, root: str, store: Assignment) -> bool:
+    """Whether setting an entry of ``root`` only keeps what is there already or one made
+    the first time, for later calls: a memo, not the tools' data. ``limiters[key] =
+    limiters.get(key, Limiter())``, or a store under a test of the container itself (``if
+    name not in loaded: loaded[name] = load(name)``, ``if (!loaded[name]) ...``)."""
+    value = store.value
+    if root in value.names and not value.text.startswith(f"{root}["):
+        return True
+    line = store.span.line
+    return any(
+        branch.span.line <= line <= branch.span.end_line
+        and (root in branch.test.names or f"{root}[" in branch.test.text)
+        for branch in fn.branches
+    )
 
 
 def _kept_container(project: ProjectIndex, qualname: str) -> bool:
