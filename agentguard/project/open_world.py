@@ -493,13 +493,13 @@ def _verdict(
             return _Verdict(None, "a write verb on what an external call returned")
         if (
             writes
-            and root.split(".", 1)[0] in fn.params
-            and root.split(".", 1)[0] not in SELF_NAMES
+            and _taken_from_parameter(project, root.split(".", 1)[0], fn, facts, call)
             and call.method not in containers
             and call.method not in _DATA_METHODS
         ):
-            # ``ctx.messenger.send_message(text)`` on a parameter nothing types: what it
-            # is handed at run time decides, unknown, never a read
+            # ``ctx.messenger.send_message(text)`` on a parameter nothing types, or
+            # ``channel = guild.channels.cache.get(id); channel.delete()`` on what was got
+            # from one: what it is handed at run time decides, unknown, never a read
             return _Verdict(None, "a write verb on a parameter of no known type")
         if (
             writes
@@ -525,6 +525,24 @@ def _verdict(
     if _chain_segment(project, call, fn) or _handle_factory(project, call, fn, facts):
         return None  # ``service.users()`` builds the request a later call sends
     return _Verdict(None, "not in the catalogue, no verb in its name")
+
+
+def _taken_from_parameter(
+    project: ProjectIndex, head: str, fn: Function, facts: ModuleFacts, call: Call
+) -> bool:
+    """Whether ``head`` is a parameter of ``fn`` (not ``self``), or a local last bound to
+    what is got from one (``guild.channels.cache.get(id)``, ``ctx.client``)."""
+    if head in SELF_NAMES:
+        return False
+    for _ in range(3):  # ``gotChannel = await guild.channels.fetch(id); channel = gotChannel``
+        if head in fn.params:
+            return True
+        bound = local_value(project, head, fn, facts, call.order)
+        chain = bound.chain if bound is not None else None
+        if chain is None or chain.root in SELF_NAMES or chain.root == head:
+            return False
+        head = chain.root
+    return False
 
 
 def _named_at_run_time(

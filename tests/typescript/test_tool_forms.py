@@ -893,3 +893,14 @@ def test_records_keeping_their_spec_in_one_field_are_tools() -> None:
     assert set(tools) == {"deploy_service", "service_status"}
     assert tools["deploy_service"]["effects"] == ["network_write"]
     assert tools["service_status"]["effects"] == []
+
+
+def test_a_modules_default_export_building_a_tool_from_a_record_and_its_handler_is_a_tool() -> None:
+    """``export default ({ guild }) => tool(async (args) => {...}, {name, description,
+    schema})``, one per file of a folder a loader imports: each export is a tool named by
+    its record. What it does to an object got from its parameter (``thread.delete()`` on
+    ``guild.threads.cache.get(id)``) is unknown, never a read."""
+    tools = tools_of(FORMS / "default-export-builders")
+    assert set(tools) == {"delete_thread", "thread_count"}
+    assert tools["delete_thread"]["effects"] == ["unknown"]
+    assert tools["thread_count"]["effects"] == []

@@ -40,9 +40,11 @@ def _record_tool(
     call: Call | None,
     keys: tuple[list[str], list[str], list[str]],
     spec_written: bool = False,
+    runs: str | None = None,
 ) -> ToolFacts | None:
     """The tool a record is: its name, a parameter schema (or a class that writes the spec
-    from the record, ``spec_written``) and the project function it runs."""
+    from the record, ``spec_written``) and the project function it runs (``runs``, when the
+    code that answers it is handed beside the record)."""
     name_keys, description_keys, schema_keys = keys
     described = fields
     if not any(k in fields for k in name_keys):
@@ -60,8 +62,8 @@ def _record_tool(
     name = name_value.string() if name_value is not None else None
     if not name or not (spec_written or any(k in described for k in schema_keys)):
         return None
-    function: str | None = None
-    for key, value in fields.items():
+    function: str | None = runs
+    for key, value in fields.items() if function is None else ():
         if key in name_keys or key in description_keys or value.kind != "name":
             continue
         function = project.project_function(value.qualname, facts)
@@ -136,6 +138,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                 if tool is not None:
                     yield tool
             yield from _keyed_records(project, found, facts, keys)
+            yield from _records_beside_handlers(project, found, facts, keys)
             # ``export const shellTool: ToolHandler = {definition: {...}, execute}``: a record
             # a module keeps under a name
             for assignment in facts.assignments:
@@ -223,6 +226,33 @@ def _enclosing_factory(facts: ModuleFacts, span: Span) -> str | None:
     if LOCALS in qualname or "#" in qualname or ":" in qualname:
         return None
     return qualname
+
+
+def _records_beside_handlers(
+    project: ProjectIndex,
+    found: FoundTools,
+    facts: ModuleFacts,
+    keys: tuple[list[str], list[str], list[str]],
+) -> Iterator[ToolFacts]:
+    """``export default (ctx) => tool(async (args) => {...}, {name, description, schema})``:
+    a record handed to the project's own tool builder beside the inline function that
+    answers it, in a module's default export (what a loader of the folder takes, by name or
+    by a dynamic import). The tool is that export, whose body the inline function is."""
+    exported = f"{facts.module}.default"
+    for call in facts.calls:
+        if call.function != exported or not any(a.kind == "lambda" for a in call.args):
+            continue
+        if project.project_function(call.callee, facts) is None:
+            continue  # a library's builder: its framework's finder judges it
+        for record in call.args:
+            if record.kind != "dict":
+                continue
+            span = record.span or call.span
+            tool = _record_tool(
+                project, found, record.items, facts, span, call, keys, runs=exported
+            )
+            if tool is not None:
+                yield tool
 
 
 def _called_functions(project: ProjectIndex) -> set[str]:
