@@ -116,7 +116,6 @@ def module_store_writes(
         qualname = facts.imports.get(root) or f"{facts.module}.{root}"
         if not _kept_container(project, qualname):
             continue
-        value = store.value
         if store.target == root and _made_once(fn, root, store):
             continue
         if not handed_back(project, qualname):
