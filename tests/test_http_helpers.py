@@ -515,8 +515,8 @@ def replay(request: dict) -> dict:
 
 @mcp.tool()
 def playlist(playlist: str) -> dict:
-    method = "GET"
-    return _send(method, f"playlists/{playlist}")
+    method = "get"
+    return _send(method.upper(), f"playlists/{playlist}")
 """
 
 
@@ -525,7 +525,7 @@ def test_a_method_chosen_in_the_caller_is_judged_by_the_worst_it_may_be(
 ) -> None:
     """``method = "PUT" if follow else "DELETE"``: the tool may delete; ``Verb.DELETE`` names
     its method; a method read from a request the scan cannot follow is unknown, never a
-    read; a local bound to "GET" reads."""
+    read; a local bound to "get", spelled upper-case, reads."""
     verdicts = tool_verdicts(scan_files, {"server.py": CHOSEN_METHODS})
     assert verdicts["follow_playlist"][0] == "destructive"
     assert verdicts["drop_playlist"][0] == "destructive"

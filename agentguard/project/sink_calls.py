@@ -418,6 +418,10 @@ def _classify_sink(
 
 
 _HTTP_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
+# What spells a method again in another case: ``method.upper()``, ``verb.toUpperCase()``.
+_CASE_CHANGES = frozenset(
+    ("attr", name) for name in ("upper", "lower", "strip", "toUpperCase", "toLowerCase", "trim")
+)
 
 
 def _literal_request_method(project: ProjectIndex, call: Call) -> str | None:
@@ -798,6 +802,17 @@ def _method_choices(
         member = argument.text.rsplit(".", 1)[-1].upper()
         if member in _HTTP_METHODS:
             return {member}
+    chain = argument.chain
+    if (
+        argument.kind == "call"
+        and chain is not None
+        and len(chain.steps) == 2
+        and chain.steps[0] in _CASE_CHANGES
+        and depth < 4
+    ):
+        # ``method.upper()``: the method it spells
+        held = Value(kind="name", text=chain.root, qualname=chain.root)
+        return _method_choices(project, held, caller, facts, before, depth + 1)
     return None
 
 
