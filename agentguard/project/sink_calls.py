@@ -811,8 +811,8 @@ def _method_choices(
         and depth < 4
     ):
         # ``method.upper()``: the method it spells
-        held = Value(kind="name", text=chain.root, qualname=chain.root)
-        return _method_choices(project, held, caller, facts, before, depth + 1)
+        spelled = Value(kind="name", text=chain.root, qualname=chain.root)
+        return _method_choices(project, spelled, caller, facts, before, depth + 1)
     return None
 
 
