@@ -246,7 +246,7 @@ def _constructed(
         None,
     )
     if func_param is None:
-        return []  # named where built, running nothing of the project's: no tool known
+        return None  # its own code runs each instance: the class is the tool
     params = [p for p in init_fn.params if p not in SELF_NAMES]
     form = ToolForm("custom", "constructed")
     tools: list[ToolFacts] = []
