@@ -195,8 +195,7 @@ def test_a_closed_world_declaration_is_no_remote_create(scan_files: ScanFiles) -
     @mcp.tool(annotations=ToolAnnotations(destructiveHint=False, idempotentHint=False))
     def remember_remotely(text: str) -> int:
         """Remember a note in the team's store."""
-        NOTES.append(text)
-        return len(NOTES)
+        return len(text)
     '''
     result = _scan(scan_files, source)
     assert {f.tool for f in result.findings if f.code == "AG201"} == {"remember_remotely"}

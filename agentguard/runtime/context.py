@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-_current_run: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
+CURRENT_RUN: contextvars.ContextVar[RunContext | None] = contextvars.ContextVar(
     "agentguard_run", default=None
 )
 _current_call: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar(
@@ -63,7 +63,7 @@ class RunScope:
         self._tokens: list[contextvars.Token[RunContext | None]] = []
 
     def __enter__(self) -> RunContext:
-        self._tokens.append(_current_run.set(self.context))
+        self._tokens.append(CURRENT_RUN.set(self.context))
         return self.context
 
     def __exit__(
@@ -72,7 +72,7 @@ class RunScope:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        _current_run.reset(self._tokens.pop())
+        CURRENT_RUN.reset(self._tokens.pop())
 
     async def __aenter__(self) -> RunContext:
         return self.__enter__()
@@ -91,7 +91,7 @@ def new_run_id() -> str:
 
 
 def current_run() -> RunContext | None:
-    return _current_run.get()
+    return CURRENT_RUN.get()
 
 
 def current_call() -> CallContext:

@@ -20,9 +20,9 @@ from typing import Any
 from agentguard.runtime import liveness
 from agentguard.runtime import observations as words
 from agentguard.runtime.context import (
+    CURRENT_RUN,
     CallContext,
     RunContext,
-    _current_run,
     new_run_id,
 )
 from agentguard.runtime.effects import (
@@ -121,7 +121,7 @@ class Planner:
         except TypeError as exc:
             return words.invalid_call(spec.name, str(exc))
         contexts = _framework_contexts(spec, arguments) if spec.context_parameters else ()
-        run = _current_run.get()  # ``current_run()``
+        run = CURRENT_RUN.get()  # ``current_run()``
         if run is None:
             # a framework calling the tool names the run (LangGraph's thread, the Agents SDK's
             # trace, the MCP session); else a run of the call's own, if the runtime allows it
