@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from agentguard.diagnostics import Confidence
 from agentguard.facts.module_facts import Assignment, Call, Function, ModuleFacts, Value
 from agentguard.knowledge.words import words
+from agentguard.project.state_writes import local_write
 from agentguard.project.tool_facts import Effect
 
 if TYPE_CHECKING:
@@ -122,25 +123,15 @@ def module_store_writes(
             continue  # bookkeeping the project only tests against
         if set(words(root, identifier=True)) & (world.cache_words | world.log_words):
             continue
-        call = Call(
-            callee=root,
-            text=f"{root}[...] = {store.value.text}",
-            method="__setitem__",
-            receiver=root,
-            span=store.span,
-            function=fn.qualname,
-        )
         return [
-            Effect.judged(
-                call,
+            local_write(
                 fn.qualname,
-                facts.path,
-                kind="write",
+                facts,
+                f"{root}[...]",
+                store.value.text,
+                store.span,
                 idempotent=True,
-                remote=False,
                 detail=f"changes an entry of `{root}`, which the module keeps across calls",
-                confidence=Confidence.MEDIUM,
-                callee=root,
             )
         ]
     return []

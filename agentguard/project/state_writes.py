@@ -52,7 +52,7 @@ def context_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
         if value.kind == "attr" and value.names and value.names[0] in roots:
             roots.add(assignment.target)
     return [
-        _local_write(
+        local_write(
             qualname,
             facts,
             target,
@@ -68,7 +68,7 @@ def context_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
     ]
 
 
-def _local_write(
+def local_write(
     qualname: str,
     facts: ModuleFacts,
     target: str,
@@ -77,10 +77,11 @@ def _local_write(
     *,
     idempotent: bool,
     detail: str,
-    sink: str,
+    sink: str | None = None,
 ) -> Effect:
     """The local write of ``target`` (set to ``written``, or changed by a method when
-    None) that ``qualname`` makes: no call to go by, a guess at medium confidence."""
+    None) that ``qualname`` makes: no call to go by, a guess at medium confidence. The
+    sink is named ``sink``, else as the write is written."""
     call = Call(
         callee=target,
         text=f"{target} = {written}" if written is not None else target,
@@ -142,7 +143,7 @@ def object_state_writes(project: ProjectIndex, tool: ToolFacts) -> list[Effect]:
                 continue
             # one change of an object's state says the tool writes it
             return [
-                _local_write(
+                local_write(
                     qualname,
                     method_facts,
                     target,
