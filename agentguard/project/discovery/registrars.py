@@ -84,6 +84,8 @@ class _Registrars:
         self.facing: dict[tuple[str, str], bool] = {}
         self.spec_methods: dict[str, bool] = {}  # method name -> every such method writes a spec
         self.reach: ModelReach | None = None  # which functions call a model, when first asked
+        self.names = tuple((spec or {}).get("name_attributes") or ())
+        self.family: Family | None = None  # the project's classes by base, when first asked
 
     # -- what a decorator applies -----------------------------------------------------
     def store_of(self, qualname: str, called: bool, depth: int = 0) -> Store | None:
@@ -221,6 +223,22 @@ class _Registrars:
                 )
             )
         return self.facing[key]
+
+    def instance_tools(self, cls_qual: str) -> list[ToolFacts]:
+        """The tool an object a registrar keeps is: its class, named by the name it gives
+        itself (``structural_bases.name_attributes``; else its class's name), run by the
+        method a dispatch runs on it."""
+        if self.family is None:
+            self.family = Family(self.project)
+        family = self.family
+        entry = entry_method(self.project, family, cls_qual, set())
+        if entry is None:
+            return []
+        name = next(
+            (n for a in self.names if (n := self_string(self.project, family, cls_qual, a))),
+            cls_qual.rsplit(".", 1)[-1],
+        )
+        return class_tools(self.project, cls_qual, name, entry, FORM)
 
     def _lists_for_a_model(self, facts: ModuleFacts, reader: str | None, written: str) -> bool:
         """Whether ``reader`` walks the whole store describing each entry (``for name, t in
@@ -574,7 +592,7 @@ def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
                     cls_qual, position = kept
                     if registrars.keeps_for_a_model(site.target, position, len(call.args)):
                         taken.add(cls_qual)
-                        yield from _instance_tools(project, cls_qual)
+                        yield from registrars.instance_tools(cls_qual)
                 continue
             function, position = handed_at
             if function in taken or function == site.target:
@@ -613,17 +631,6 @@ def _handed_instance(project: ProjectIndex, call: Call) -> tuple[str, int] | Non
         if handed.kind == "call" and handed.qualname in project.classes:
             return handed.qualname, position
     return None
-
-
-def _instance_tools(project: ProjectIndex, cls_qual: str) -> list[ToolFacts]:
-    """The tool an object a registrar keeps is: its class, named by the ``name`` it gives
-    itself (else its class's name), run by the method a dispatch runs on it."""
-    family = Family(project)
-    entry = entry_method(project, family, cls_qual, set())
-    if entry is None:
-        return []
-    name = self_string(project, family, cls_qual, "name") or cls_qual.rsplit(".", 1)[-1]
-    return class_tools(project, cls_qual, name, entry, FORM)
 
 
 def _registered(
