@@ -1984,3 +1984,67 @@ async def rename_task(task_id: str, title: str) -> str:
     }
     (tool,) = scan_files(files).project.tools
     assert ("write", True) in [(e.kind, e.idempotent) for e in tool.effects]
+
+
+WEATHER_DESK = """\
+import httpx
+from openai import OpenAI
+
+client = OpenAI()
+_forecasts: dict[str, dict] = {}
+_rates: dict[str, float] = {}
+bookings: dict[str, dict] = {}
+
+
+def forecast(city: str) -> dict:
+    if city in _forecasts:
+        return _forecasts[city]
+    data = httpx.get("https://weather.example.com/v1", params={"q": city}, timeout=10).json()
+    _forecasts[city] = data
+    return data
+
+
+def rate(pair: str) -> float:
+    known = _rates.get(pair)
+    if known is not None:
+        return known
+    value = httpx.get(f"https://fx.example.com/{pair}", timeout=10).json()["rate"]
+    _rates[pair] = value
+    return value
+
+
+def rebook(booking_id: str, day: str) -> dict:
+    if booking_id not in bookings:
+        return {"error": "no such booking"}
+    bookings[booking_id] = {**bookings[booking_id], "day": day}
+    return bookings[booking_id]
+
+
+ANY = {"type": "object"}
+TOOLS = [
+    {"type": "function", "function": {"name": "forecast", "parameters": ANY}},
+    {"type": "function", "function": {"name": "rate", "parameters": ANY}},
+    {"type": "function", "function": {"name": "rebook", "parameters": ANY}},
+]
+RUN = {"forecast": forecast, "rate": rate, "rebook": rebook}
+
+
+def answer(messages: list) -> None:
+    reply = client.chat.completions.create(model="gpt-4o", messages=messages, tools=TOOLS)
+    for call in reply.choices[0].message.tool_calls or []:
+        messages.append(str(RUN[call.function.name](city=call.function.arguments)))
+"""
+
+
+def test_an_entry_kept_for_the_next_call_that_asks_the_same_is_a_memo_not_a_write(
+    scan_files: ScanFiles,
+) -> None:
+    """A lookup that first answers from a module dict when it holds the key (``if city in
+    _forecasts: return _forecasts[city]``, or ``.get`` and return what it found) and stores
+    what it fetched under that key keeps a copy for the next call: the tool stays a read,
+    whatever the dict is named. A tool whose test of the dict ends in an error, and then
+    changes the entry, writes."""
+    files = {"desk/__init__.py": "", "desk/agent.py": WEATHER_DESK}
+    assert effects_of(scan_files, files, "forecast") == []
+    assert effects_of(scan_files, files, "rate") == []
+    assert [e.kind for e in effects_of(scan_files, files, "rebook")] == ["write"]

@@ -117,7 +117,9 @@ def module_store_writes(
         qualname = facts.imports.get(root) or f"{facts.module}.{root}"
         if not _kept_container(project, qualname):
             continue
-        if store.target == root and _made_once(fn, root, store):
+        if store.target == root and (
+            _made_once(fn, root, store) or _answered_from(project, facts, fn, root, store)
+        ):
             continue
         if not handed_back(project, qualname):
             continue  # bookkeeping the project only tests against
@@ -140,17 +142,49 @@ def module_store_writes(
 def _made_once(fn: Function, root: str, store: Assignment) -> bool:
     """Whether setting an entry of ``root`` only keeps what is there already or one made
     the first time, for later calls: a memo, not the tools' data. ``limiters[key] =
-    limiters.get(key, Limiter())``, or a store under a test of the container itself (``if
-    name not in loaded: loaded[name] = load(name)``, ``if (!loaded[name]) ...``)."""
+    limiters.get(key, Limiter())`` (not ``{**orders[key], "day": day}``, an update), or a
+    store under a test of the container itself (``if name not in loaded: loaded[name] =
+    load(name)``, ``if (!loaded[name]) ...``)."""
     value = store.value
-    if root in value.names and not value.text.startswith(f"{root}["):
-        return True
+    if value.kind == "call" and value.text.startswith(f"{root}."):
+        return True  # the container's own answer put back (``.get(key, default)``)
     line = store.span.line
     return any(
         branch.span.line <= line <= branch.span.end_line
         and (root in branch.test.names or f"{root}[" in branch.test.text)
         for branch in fn.branches
     )
+
+
+def _answered_from(
+    project: ProjectIndex, facts: ModuleFacts, fn: Function, root: str, store: Assignment
+) -> bool:
+    """Whether ``fn`` first answers from ``root`` when it holds what is asked (``if city in
+    _forecasts: return _forecasts[city]``, or ``found = _rates.get(pair)`` and ``if found:
+    return found``) and stores under the key afterwards: a copy kept for the next call that
+    asks the same, not the tools' data. A test of ``root`` that ends in an error and then
+    changes the entry is an update."""
+
+    def of_root(value: Value) -> bool:
+        return root in value.names or any(
+            root in bound.value.names and bound.span.line < store.span.line
+            for local in value.names
+            if local != root
+            for bound in project.local_assignments(facts, fn.qualname, local)
+        )
+
+    for branch in fn.branches:
+        if not branch.exits or branch.span.end_line >= store.span.line or not of_root(branch.test):
+            continue
+        inside = (
+            value
+            for value in fn.returns
+            if value.span is not None
+            and branch.span.line <= value.span.line <= branch.span.end_line
+        )
+        if any(of_root(value) for value in inside):
+            return True
+    return False
 
 
 def _kept_container(project: ProjectIndex, qualname: str) -> bool:
