@@ -490,3 +490,81 @@ def test_a_default_seeded_when_missing_and_a_temporary_file_cleaned_up_are_no_ef
     files = {"pantry.py": PANTRY}
     assert effects_of(scan_files, files, "pantry_list") == []
     assert sorted({e.kind for e in effects_of(scan_files, files, "forget_list")}) == ["write"]
+
+
+GUARDED_STORE = """\
+import os
+import sqlite3
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("notes")
+_db = None
+
+
+def db() -> sqlite3.Connection:
+    global _db
+    if _db is not None:
+        return _db
+    path = os.environ.get("NOTES_DB", "data/notes.db")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    _db = sqlite3.connect(path)
+    _db.execute("CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, text TEXT)")
+    return _db
+
+
+@mcp.tool()
+def find_notes(word: str) -> list:
+    \"\"\"Find notes holding a word.\"\"\"
+    return db().execute("SELECT text FROM notes WHERE text LIKE ?", (f"%{word}%",)).fetchall()
+
+
+@mcp.tool()
+def add_note(text: str) -> int:
+    \"\"\"Add a note.\"\"\"
+    cursor = db().execute("INSERT INTO notes (text) VALUES (?)", (text,))
+    return cursor.lastrowid
+"""
+
+GUARDED_STORE_TS = """\
+import Database from 'better-sqlite3';
+import fs from 'fs';
+import path from 'path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+let db: Database.Database | null = null;
+
+function getDb(): Database.Database {
+  if (db) return db;
+  const file = process.env.NOTES_DB ?? 'data/notes.db';
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  db = new Database(file);
+  db.exec('CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, text TEXT)');
+  return db;
+}
+
+const server = new McpServer({ name: 'notes', version: '1.0.0' });
+
+server.tool('find_notes', { word: z.string() }, async ({ word }) => {
+  const rows = getDb().prepare('SELECT text FROM notes WHERE text LIKE ?').all(`%${word}%`);
+  return { content: [{ type: 'text', text: JSON.stringify(rows) }] };
+});
+
+server.tool('add_note', { text: z.string() }, async ({ text }) => {
+  const done = getDb().prepare('INSERT INTO notes (text) VALUES (?)').run(text);
+  return { content: [{ type: 'text', text: String(done.lastInsertRowid) }] };
+});
+"""
+
+
+def test_a_store_opened_after_a_guard_that_returns_it_when_open_is_set_up(
+    scan_files: ScanFiles,
+) -> None:
+    """``if _db is not None: return _db`` (``if (db) return db;``) and then the folder, the
+    connection and the table made below it: what the getter does once, on first use, not
+    what the search that asks for the store does. The insert stays the add's write."""
+    for files in ({"server.py": GUARDED_STORE}, {"src/server.ts": GUARDED_STORE_TS}):
+        verdicts = tool_verdicts(scan_files, files)
+        assert verdicts["find_notes"] == ("read", set()), files
+        assert verdicts["add_note"][0] == "write", files

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Span
-from agentguard.facts.module_facts import Call, Function, ModuleFacts, Value
+from agentguard.facts.module_facts import Assignment, Branch, Call, Function, ModuleFacts, Value
 from agentguard.project.receivers import written_receiver
 from agentguard.project.tool_facts import SELF_NAMES
 
@@ -43,16 +43,15 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
                 # index kept across calls, filled on the first use of its key
                 found.append(branch.body_order)
             continue
+        answered = _first_use_below(project, branch, fn, facts)
+        if answered is not None:
+            found.append(answered)
+            continue
         held = _unset_test(branch.test)
         if held is None or not _shared(project, held, fn, facts):
             continue
         span = branch.span
-        # ``global _client`` then ``_client = Client()`` binds the module's variable: its
-        # assignment is the module's, written inside this branch
-        assigned = [
-            *project.local_assignments(facts, fn.qualname, held),
-            *(a for a in project.local_assignments(facts, None, held) if a.function is None),
-        ]
+        assigned = _assignments_of(project, held, fn, facts)
         if any(
             span.line <= assignment.span.line <= span.end_line for assignment in assigned
         ) or _set_elsewhere(facts, held, fn):
@@ -62,6 +61,64 @@ def setup_orders(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> lis
     found.extend((order, order + 1) for order in returned_folder_made(fn, project))
     found.extend((order, order + 1) for order in fixed_folder_made(project, fn, facts))
     return found
+
+
+def _assignments_of(
+    project: ProjectIndex, held: str, fn: Function, facts: ModuleFacts
+) -> list[Assignment]:
+    """What binds ``held`` in ``fn``: ``global _client`` then ``_client = Client()`` binds
+    the module's variable, an assignment of the module's written inside the function."""
+    return [
+        *project.local_assignments(facts, fn.qualname, held),
+        *(a for a in project.local_assignments(facts, None, held) if a.function is None),
+    ]
+
+
+def _first_use_below(
+    project: ProjectIndex, branch: Branch, fn: Function, facts: ModuleFacts
+) -> tuple[int, int] | None:
+    """The call orders below a guard that hands back what the function keeps once it is
+    made (``if _db is not None: return _db``, ``if (db) return db;``), when the function
+    makes it below the guard: the rest of the function runs on first use only."""
+    if not branch.exits:
+        return None
+    held = _set_test(branch.test)
+    if held is None or not _shared(project, held, fn, facts):
+        return None
+    guard = branch.span
+    if not any(
+        value.span is not None
+        and guard.line <= value.span.line <= guard.end_line
+        and _held_name(value.text) == held
+        for value in fn.returns
+    ):
+        return None
+    if not any(a.span.line > guard.end_line for a in _assignments_of(project, held, fn, facts)):
+        return None
+    below = [
+        call.order for call in project.calls_in(fn.qualname) if call.span.line > guard.end_line
+    ]
+    return (min(below), max(below) + 1) if below else None
+
+
+def _set_test(test: Value) -> str | None:
+    """``x`` / ``x is not None`` / ``x != None``: the name or attribute tested for being
+    set."""
+    tested = test
+    if (
+        test.op in {"is not", "!="}
+        and len(test.parts) == 2
+        and test.parts[1].text
+        in {
+            "None",
+            "null",
+            "undefined",
+        }
+    ):
+        tested = test.parts[0]
+    elif test.op:
+        return None
+    return _held_name(tested.text) if tested.kind in {"name", "attr"} else None
 
 
 # What makes a folder when it is missing: ``path.mkdir(exist_ok=True)``, ``os.makedirs(p,
