@@ -677,6 +677,31 @@ def test_building_a_request_a_prompt_or_a_completion_is_no_effect(scan_files: Sc
     assert risk_of(scan_files, files, "site_search") == "read"
 
 
+WALLET_CHECK = """\
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Keypair } from '@stellar/stellar-sdk';
+import { z } from 'zod';
+
+const server = new McpServer({ name: 'wallet', version: '1.0.0' });
+
+server.tool('check_address', { address: z.string() }, async ({ address }) => {
+  let valid = true;
+  try {
+    Keypair.fromPublicKey(address);
+  } catch {
+    valid = false;
+  }
+  return { content: [{ type: 'text', text: valid ? 'valid' : 'not a Stellar address' }] };
+});
+"""
+
+
+def test_a_camel_case_from_constructor_builds_and_sends_nothing(scan_files: ScanFiles) -> None:
+    """``Keypair.fromPublicKey(address)``: JavaScript's spelling of an alternate constructor
+    (``fromJSON``, ``fromSecret``) builds an object, so the check reads."""
+    assert risk_of(scan_files, {"src/wallet.ts": WALLET_CHECK}, "check_address") == "read"
+
+
 INTERFACE_CALL = """\
 from typing import Any, Protocol, Sequence
 

@@ -166,3 +166,89 @@ def test_a_method_handed_to_a_thread_runner_is_no_operation_name() -> None:
     actions, not tools of their own."""
     names = {tool.name for tool in discover({"library/shelf.py": THREADED_TOOL})}
     assert names == {"shelf"}
+
+
+CHAT_MANAGER = """\
+import json
+
+from openai import OpenAI
+
+
+class ChatManager:
+    def __init__(self) -> None:
+        self.client = OpenAI()
+        self.tool_functions: dict = {}
+        self.tool_definitions: list = []
+
+    def set_tool_functions(self, functions: dict) -> None:
+        self.tool_functions = functions
+
+    def set_tool_definitions(self, definitions: list) -> None:
+        self.tool_definitions = definitions
+
+    def answer(self, messages: list) -> str:
+        reply = self.client.chat.completions.create(
+            model="gpt-4o", messages=messages, tools=self.tool_definitions
+        )
+        for call in reply.choices[0].message.tool_calls or []:
+            func = self.tool_functions.get(call.function.name)
+            messages.append({"role": "tool", "content": str(func(**json.loads(call.function.arguments)))})
+        return reply.choices[0].message.content or ""
+"""
+
+QUEUE_TOOLS = """\
+import requests
+
+
+class QueueTools:
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def enqueue(self, url: str) -> str:
+        return requests.post(f"{self.base}/queue", json={"url": url}, timeout=5).text
+
+    def peek(self) -> str:
+        return requests.get(f"{self.base}/queue", timeout=5).text
+"""
+
+QUEUE_SPECS = """\
+tool_definitions = [
+    {"type": "function", "function": {"name": "enqueue", "parameters": {"type": "object"}}},
+    {"type": "function", "function": {"name": "peek", "parameters": {"type": "object"}}},
+]
+"""
+
+QUEUE_BOT = """\
+from bot.configs import tool_definitions
+from bot.queue_tools import QueueTools
+from shared.manager import ChatManager
+
+
+class Bot:
+    def __init__(self) -> None:
+        self.manager = ChatManager()
+        self.queue_tools = QueueTools("https://queue.example.com")
+        references = {"enqueue": self.queue_tools.enqueue, "peek": self.queue_tools.peek}
+        self.manager.set_tool_functions(references)
+        self.manager.set_tool_definitions(tool_definitions)
+"""
+
+
+def test_a_table_of_the_methods_of_an_object_the_class_keeps_runs_them() -> None:
+    """``{"enqueue": self.queue_tools.enqueue}`` handed to a shared chat manager's setter,
+    the specs to another: each entry is a method of the ``QueueTools`` the bot keeps in
+    ``self.queue_tools``, the tool the model's call of that name runs."""
+    tools = discover(
+        {
+            "shared/__init__.py": "",
+            "shared/manager.py": CHAT_MANAGER,
+            "bot/__init__.py": "",
+            "bot/queue_tools.py": QUEUE_TOOLS,
+            "bot/configs.py": QUEUE_SPECS,
+            "bot/main.py": QUEUE_BOT,
+        }
+    )
+    assert sorted((t.name, t.functions[0]) for t in tools) == [
+        ("enqueue", "bot.queue_tools.QueueTools.enqueue"),
+        ("peek", "bot.queue_tools.QueueTools.peek"),
+    ]

@@ -294,3 +294,187 @@ def test_a_type_variable_returned_is_no_class(scan_files: ScanFiles) -> None:
     post = project.function("bot.agent.Announcer.post")
     called = {project.resolve_callee(c, post, facts) for c in project.calls_in(post.qualname)}
     assert "client.chat_postMessage" in called and "bot.agent.T.chat_postMessage" not in called
+
+
+CHANNELS = """\
+from abc import ABC, abstractmethod
+
+import httpx
+from mcp.server.fastmcp import FastMCP
+
+
+class ChannelAdapter(ABC):
+    @abstractmethod
+    def send_text(self, user: str, text: str) -> str: ...
+
+
+class TelegramAdapter(ChannelAdapter):
+    def __init__(self, token: str) -> None:
+        self.client = httpx.Client(base_url=f"https://api.telegram.org/bot{token}", timeout=10)
+
+    def send_text(self, user: str, text: str) -> str:
+        return self.client.post("/sendMessage", json={"chat_id": user, "text": text}).json()
+
+
+class Gateway:
+    def __init__(self) -> None:
+        self.adapters: dict[str, ChannelAdapter] = {}
+
+    def add(self, name: str, adapter: ChannelAdapter) -> None:
+        self.adapters[name] = adapter
+
+    def send(self, channel: str, user: str, text: str) -> str:
+        adapter = self.adapters.get(channel)
+        if adapter is None:
+            raise KeyError(channel)
+        return adapter.send_text(user, text)
+
+
+NOTIFIERS: dict[str, ChannelAdapter] = {}
+mcp = FastMCP("messenger")
+gateway = Gateway()
+
+
+@mcp.tool()
+def send_message(channel: str, user: str, text: str) -> str:
+    \"\"\"Send a message to a user on a channel.\"\"\"
+    return gateway.send(channel, user, text)
+
+
+@mcp.tool()
+def notify(kind: str, user: str, text: str) -> str:
+    \"\"\"Notify a user.\"\"\"
+    return NOTIFIERS[kind].send_text(user, text)
+"""
+
+CHANNELS_TS = """\
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+export abstract class ChannelAdapter {
+  abstract sendText(user: string, text: string): Promise<string>;
+}
+
+export class TelegramAdapter extends ChannelAdapter {
+  constructor(private token: string) { super(); }
+
+  async sendText(user: string, text: string): Promise<string> {
+    const res = await fetch(`https://api.telegram.org/bot${this.token}/sendMessage`, {
+      method: 'POST',
+      body: JSON.stringify({ chat_id: user, text }),
+    });
+    return res.text();
+  }
+}
+
+class Gateway {
+  private adapters: Map<string, ChannelAdapter> = new Map();
+
+  add(name: string, adapter: ChannelAdapter): void {
+    this.adapters.set(name, adapter);
+  }
+
+  async send(channel: string, user: string, text: string): Promise<string> {
+    const adapter = this.adapters.get(channel);
+    if (!adapter) throw new Error(`no channel ${channel}`);
+    return adapter.sendText(user, text);
+  }
+}
+
+const notifiers: Record<string, ChannelAdapter> = {};
+const gateway = new Gateway();
+const server = new McpServer({ name: 'messenger', version: '1.0.0' });
+
+server.tool('send_message', { channel: z.string(), user: z.string(), text: z.string() }, async ({ channel, user, text }) => {
+  return { content: [{ type: 'text', text: await gateway.send(channel, user, text) }] };
+});
+
+server.tool('notify', { kind: z.string(), user: z.string(), text: z.string() }, async ({ kind, user, text }) => {
+  return { content: [{ type: 'text', text: await notifiers[kind].sendText(user, text) }] };
+});
+"""
+
+
+@pytest.mark.parametrize(
+    "files", [{"messenger.py": CHANNELS}, {"src/messenger.ts": CHANNELS_TS}], ids=["python", "ts"]
+)
+def test_an_entry_of_a_container_typed_by_its_annotation_runs_its_classes_methods(
+    scan_files: ScanFiles, files: dict[str, str]
+) -> None:
+    """``self.adapters: dict[str, ChannelAdapter]`` (``Map<string, ChannelAdapter>``,
+    ``Record<string, ChannelAdapter>``), filled at run time: an entry looked up in it
+    (``.get(channel)``, ``[kind]``) is a ``ChannelAdapter``, and its abstract method runs
+    the project's implementations of it, which post to a chat service."""
+    tools = {t.name: t for t in scan_files(files).project.tools}
+    for name in ("send_message", "notify"):
+        assert {e.kind for e in tools[name].effects if e.writes} == {"network_write"}, name
+
+
+def test_a_write_verb_on_an_entry_of_a_container_filled_at_run_time_is_unknown(
+    scan_files: ScanFiles,
+) -> None:
+    """The same gateway with no declaration of what its containers hold, filled at run time
+    (``self.adapters[name] = adapter``, ``NOTIFIERS[kind] = adapter``): whatever was put
+    there runs, so ``send_text`` on an entry is an unknown effect, never a read."""
+    source = CHANNELS.replace(
+        "self.adapters: dict[str, ChannelAdapter] = {}", "self.adapters = {}"
+    ).replace(
+        "NOTIFIERS: dict[str, ChannelAdapter] = {}",
+        "NOTIFIERS = {}\n\n\ndef register(kind, adapter):\n    NOTIFIERS[kind] = adapter\n",
+    )
+    tools = {t.name: t for t in scan_files({"messenger.py": source}).project.tools}
+    for name in ("send_message", "notify"):
+        assert [e.kind for e in tools[name].effects] == ["unknown"], name
+
+
+def test_a_module_variable_naming_another_holds_its_object(scan_files: ScanFiles) -> None:
+    """``const sqlite = new Database(...)`` then ``export const rawDb = sqlite``: the
+    exported name is the same SQLite connection, so an insert through it is a write."""
+    files = {
+        "src/db.ts": (
+            "import Database from 'better-sqlite3';\n\n"
+            "const sqlite = new Database('tasks.db');\n"
+            "export const rawDb = sqlite;\n"
+        ),
+        "src/server.ts": (
+            "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n"
+            "import { z } from 'zod';\n"
+            "import { rawDb } from './db';\n\n"
+            "const server = new McpServer({ name: 'tasks', version: '1.0.0' });\n\n"
+            "server.tool('add_task', { title: z.string() }, async ({ title }) => {\n"
+            "  const done = rawDb.prepare('INSERT INTO tasks (title) VALUES (?)').run(title);\n"
+            "  return { content: [{ type: 'text', text: String(done.lastInsertRowid) }] };\n"
+            "});\n"
+        ),
+    }
+    (tool,) = scan_files(files).project.tools
+    assert [e.kind for e in tool.effects] == ["write"]
+
+
+def test_a_variable_holding_fetch_by_name_or_by_its_type_fetches(scan_files: ScanFiles) -> None:
+    """``const plainFetch = fetch`` and ``let paidFetch: typeof fetch | null``, set on first
+    use to a wrapped fetch: calling either is an HTTP request, a POST here."""
+    source = (
+        "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n"
+        "import { z } from 'zod';\n"
+        "import { wrapFetchWithPayment } from '@x402/fetch';\n\n"
+        "let paidFetch: typeof fetch | null = null;\n"
+        "const plainFetch = fetch;\n\n"
+        "function initOnce() {\n"
+        "  if (paidFetch) return;\n"
+        "  paidFetch = wrapFetchWithPayment(fetch, {});\n"
+        "}\n\n"
+        "const server = new McpServer({ name: 'pay', version: '1.0.0' });\n\n"
+        "server.tool('paid_post', { url: z.string(), body: z.string() }, async ({ url, body }) => {\n"
+        "  initOnce();\n"
+        "  const res = await paidFetch!(url, { method: 'POST', body });\n"
+        "  return { content: [{ type: 'text', text: await res.text() }] };\n"
+        "});\n\n"
+        "server.tool('plain_post', { url: z.string(), body: z.string() }, async ({ url, body }) => {\n"
+        "  const res = await plainFetch(url, { method: 'POST', body });\n"
+        "  return { content: [{ type: 'text', text: await res.text() }] };\n"
+        "});\n"
+    )
+    tools = {t.name: t for t in scan_files({"src/server.ts": source}).project.tools}
+    for name in ("paid_post", "plain_post"):
+        assert [e.kind for e in tools[name].effects] == ["network_write"], name

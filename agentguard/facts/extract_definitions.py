@@ -276,6 +276,9 @@ class DefinitionVisitor(ValueReader):
                 if stmt.value is not None:
                     cls.attributes[stmt.target.id] = self.value(stmt.value)
                 annotated = self._annotation_type(stmt.annotation)
+                item = self._item_annotation(stmt.annotation)
+                if item is not None:
+                    cls.item_types[stmt.target.id] = item
                 if annotated:
                     cls.self_types[stmt.target.id] = annotated
                 elif self.resolve(stmt.annotation) in _ANYTHING:

@@ -49,6 +49,24 @@ _COMPARISONS: dict[type, str] = {
 _TYPE_WRAPPERS = frozenset(
     {"Optional", "Union", "Annotated", "ClassVar", "Final", "Required", "NotRequired", "ReadOnly"}
 )
+# Containers whose annotation names the class of their entries (the last argument: a
+# mapping's value), lower-cased: ``dict[str, Adapter]``, ``List[Adapter]``.
+_CONTAINER_ANNOTATIONS = frozenset(
+    {
+        "dict",
+        "mapping",
+        "mutablemapping",
+        "ordereddict",
+        "defaultdict",
+        "list",
+        "sequence",
+        "mutablesequence",
+        "iterable",
+        "set",
+        "frozenset",
+        "deque",
+    }
+)
 # Modules whose generic classes hold other objects (``typing.Iterator[Row]``).
 _GENERIC_MODULES = frozenset({"typing", "typing_extensions", "collections", "builtins"})
 _NO_TYPE = frozenset(
@@ -631,6 +649,26 @@ class ValueReader:
             return name
         return None
 
+    def _item_annotation(self, node: ast.expr) -> str | None:
+        """The class of an entry of a container an annotation declares: ``dict[str,
+        Adapter]``, ``Mapping[str, Adapter]``, ``list[Adapter]``, ``Optional[...]`` of one."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.BinOp):  # X | None
+            return self._item_annotation(node.left) or self._item_annotation(node.right)
+        if not isinstance(node, ast.Subscript):
+            return None
+        origin = (self.resolve(node.value) or "").rsplit(".", 1)[-1]
+        arguments = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if origin in _TYPE_WRAPPERS:
+            return next(filter(None, map(self._item_annotation, arguments)), None)
+        if origin.lower() not in _CONTAINER_ANNOTATIONS:
+            return None
+        return self._annotation_type(arguments[-1])
+
     def _default_type(self, node: ast.expr) -> str | None:
         """The class a class-level default builds: ``httpx.Client()``, or the factory of
         ``field(default_factory=Client)`` / ``Field(default_factory=lambda: Client(...))``."""
@@ -867,6 +905,17 @@ class ValueReader:
             # ``self._factory: SandboxFactory = a if ... else b``: the declared type, before
             # whatever the value's first choice holds
             self._bind_type(f"self.{target.attr}", annotated)
+        item = self._item_annotation(node.annotation)
+        if item is not None:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+                and self.class_stack
+            ):
+                self.class_stack[-1].item_types.setdefault(target.attr, item)
+            elif isinstance(target, ast.Name) and not self.containers:
+                self.facts.item_types[target.id] = item
         if node.value is not None:
             self.visit(node.value)
             self._record_assignment(node.target, node.value, node)

@@ -389,6 +389,9 @@ class ClassDef(CompactPickle):
     attributes: dict[str, Value] = field(default_factory=dict)  # class-level assignments
     decorators: list[Decorator] = field(default_factory=list)
     self_types: dict[str, str] = field(default_factory=dict)  # self.attr -> qualified type
+    # attributes declared as containers of one class (``adapters: dict[str, Adapter]``,
+    # ``Map<string, Adapter>``): self.attr -> the class of an entry
+    item_types: dict[str, str] = field(default_factory=dict)
     # attributes declared to hold anything (``agent: Any = None``): what their calls do is
     # unknown, never "no effect"
     opaque: list[str] = field(default_factory=list)
@@ -446,6 +449,10 @@ class ModuleFacts(CompactPickle):
     # ``from configs.tools import *``: the modules whose public names this one takes, in
     # order (a name defined nowhere here may be one of theirs)
     star_imports: list[str] = field(default_factory=list)
+    # module variables declared as containers of one class (``ADAPTERS: dict[str,
+    # Adapter] = {}``, ``const adapters: Record<string, Adapter> = {}``): name -> the class
+    # of an entry
+    item_types: dict[str, str] = field(default_factory=dict)
 
     def calls_in(self, function: str | None) -> list[Call]:
         return [c for c in self.calls if c.function == function]

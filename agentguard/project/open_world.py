@@ -28,6 +28,7 @@ from agentguard.knowledge.open_world import OpenWorld
 from agentguard.knowledge.words import words
 from agentguard.project.definitions import enclosing_class
 from agentguard.project.index.guessed_types import MAX_ATTRIBUTE_HOPS, constructed_type
+from agentguard.project.index.resolution import entry_holder
 from agentguard.project.read_posts import graphql_document, mutation_field
 from agentguard.project.receivers import (
     STDLIB_MODULES,
@@ -511,6 +512,16 @@ def _verdict(
             # connect_bot(); bot.send_message(...)``: what a project function returned (a
             # module imported at run time, a client of no declared type), of no known kind
             return _Verdict(None, "a write verb on what a project function returned")
+        if (
+            writes
+            and call.method not in containers
+            and call.method not in _DATA_METHODS
+            and _entry_of_filled_container(project, call, root, fn, facts)
+        ):
+            # ``adapter = self.adapters.get(channel)``, then ``adapter.send_text(...)``,
+            # where the project fills ``self.adapters`` at run time: whatever was put
+            # there runs, of no kind the code names
+            return _Verdict(None, "a write verb on an entry of a container filled at run time")
         return None
     if writes:
         last = root.rsplit(".", 1)[-1]
@@ -543,6 +554,33 @@ def _taken_from_parameter(
             return False
         head = chain.root
     return False
+
+
+# What fills a container with an entry at run time, besides ``holder[key] = value``.
+_FILLING_METHODS = frozenset({"set", "setdefault", "append", "push", "add", "insert"})
+
+
+def _entry_of_filled_container(
+    project: ProjectIndex, call: Call, root: str, fn: Function, facts: ModuleFacts
+) -> bool:
+    """Whether ``call`` is made on an entry of a container the module fills at run time
+    (``self.adapters[name] = adapter``, ``this.adapters.set(name, adapter)``): looked up
+    where it is called on (``NOTIFIERS[kind].send(...)``) or through a local bound to
+    the lookup (``adapter = self.adapters.get(channel)``)."""
+    receiver = call.receiver or ""
+    if receiver.endswith("]") and "[" in receiver:
+        holder = entry_holder(Value("other", receiver))
+    elif root.isidentifier():
+        bound = local_value(project, root, fn, facts, call.order)
+        holder = entry_holder(bound) if bound is not None else None
+    else:
+        holder = None
+    head = holder.partition(".")[0] if holder is not None else ""
+    if holder is None or (head in fn.params and head not in SELF_NAMES):
+        return False  # a container the caller hands in: what it holds is the caller's
+    return any(store.target == holder for store in facts.stores) or any(
+        filling.receiver == holder and filling.method in _FILLING_METHODS for filling in facts.calls
+    )
 
 
 def _named_at_run_time(
@@ -943,9 +981,12 @@ def _operation_module(
 
 
 def _alternate_constructor(call: Call) -> bool:
-    """``PromptTemplate.from_template(text)``, ``Credentials.from_service_account_file(p)``:
-    a ``from_`` class method of a class, written by its name, builds an instance."""
-    if not call.method.startswith("from_") or "." not in call.text:
+    """``PromptTemplate.from_template(text)``, ``Credentials.from_service_account_file(p)``,
+    ``Keypair.fromPublicKey(key)``: a ``from_`` (``fromX``) class method of a class,
+    written by its name, builds an instance."""
+    method = call.method
+    named_from = method.startswith("from_") or (method[:4] == "from" and method[4:5].isupper())
+    if not named_from or "." not in call.text:
         return False
     owner = call.text.rsplit(".", 1)[0].rsplit(".", 1)[-1]
     return owner.isidentifier() and owner.lstrip("_")[:1].isupper()

@@ -174,6 +174,10 @@ _CLASS_DECLARATIONS = frozenset({"class_declaration", "abstract_class_declaratio
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 _EXITS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 # Generic wrappers whose first type argument is the type held (``Promise<Client>``).
+# Containers whose type arguments name the class of their entries (the last one).
+_ITEM_CONTAINERS = frozenset(
+    {"Map", "Record", "Array", "ReadonlyArray", "Set", "ReadonlyMap", "ReadonlySet", "WeakMap"}
+)
 _TYPE_WRAPPERS = frozenset({"Promise", "Readonly", "Partial", "Required", "NonNullable", "Awaited"})
 # Generic types that work a type out of another (zod's ``z.infer<typeof S>``, TypeScript's
 # ``ReturnType<typeof f>``): they name no class.
@@ -560,6 +564,31 @@ class _Extractor:
             return "super"
         return None
 
+    def _names_elsewhere(self, resolved: str) -> bool:
+        """Whether a name, as resolved, is something other than a local of this file: an
+        import's or another module's (dotted), or, at module level, a global of the runtime
+        (``fetch``), which no declaration of the file binds."""
+        if "." in resolved:
+            return True
+        return not self.scope.function and resolved not in self.top_level
+
+    def _queried(self, annotation: Node | None) -> str | None:
+        """What ``typeof fetch`` (``typeof fetch | null``) names, resolved: a variable so
+        declared holds that function."""
+        node = annotation
+        if node is not None and node.type == "type_annotation" and node.named_children:
+            node = node.named_children[0]
+        if node is not None and node.type == "union_type":
+            queries = [child for child in node.named_children if child.type == "type_query"]
+            node = queries[0] if len(queries) == 1 else None
+        if node is None or node.type != "type_query" or not node.named_children:
+            return None
+        target = node.named_children[0]
+        if target.type not in ("identifier", "member_expression"):
+            return None
+        resolved = self.resolve(target)
+        return resolved if resolved and self._names_elsewhere(resolved) else None
+
     def _returned_type(self, node: Node) -> str | None:
         """``ReturnType<typeof makeApi>``: what a call of the function returns, written
         ``pkg.client.makeApi()``; None for any other argument."""
@@ -620,6 +649,35 @@ class _Extractor:
         if kind == "parenthesized_type" and node.named_children:
             return self._type_name(node.named_children[0])
         return None
+
+    def _item_type(self, annotation: Node | None, value: Node | None = None) -> str | None:
+        """The class of an entry of a container a declaration names: ``Map<string,
+        Adapter>``, ``Record<string, Adapter>``, ``Adapter[]``, ``Array<Adapter>``, ``{
+        [name: string]: Adapter }``, or the type arguments of ``new Map<string,
+        Adapter>()`` it is given."""
+        node = annotation
+        if node is not None and node.type == "type_annotation":
+            node = node.named_children[0] if node.named_children else None
+        if node is None and value is not None and value.type == "new_expression":
+            made = value.child_by_field_name("constructor")
+            if made is not None and self.text(made) in _ITEM_CONTAINERS:
+                node = value
+        if node is None:
+            return None
+        if node.type == "array_type" and node.named_children:
+            return self._type_name(node.named_children[0])
+        if node.type == "object_type":
+            for member in node.named_children:
+                if member.type == "index_signature":
+                    return self._type_name(member.child_by_field_name("type"))
+            return None
+        name = node.child_by_field_name("name") or node.child_by_field_name("constructor")
+        arguments = node.child_by_field_name("type_arguments")
+        if name is None or arguments is None or not arguments.named_children:
+            return None
+        if self.text(name) not in _ITEM_CONTAINERS:
+            return None
+        return self._type_name(arguments.named_children[-1])
 
     # ------------------------------------------------------------------ values
     def value(self, node: Node | None) -> Value:
@@ -1266,6 +1324,9 @@ class _Extractor:
         name = _property_key(key, self.source) or self.text(key)
         value = member.child_by_field_name("value")
         annotation = member.child_by_field_name("type")
+        item = self._item_type(annotation, _unwrap(value) if value is not None else None)
+        if item is not None:
+            cls.item_types[name] = item
         typed = self._type_name(annotation)
         if typed:
             if name not in cls.self_types:
@@ -1314,6 +1375,15 @@ class _Extractor:
                         self._forget_values()
             return
         name = self.text(target)
+        queried = self._queried(annotation)
+        if queried is not None and name not in self.scope.types:
+            # ``let paidFetch: typeof fetch | null = null``, set later: calling it fetches
+            self.scope.types[name] = queried
+            self._forget_values()
+        if not self.scope.function:
+            item = self._item_type(annotation, _unwrap(value) if value is not None else None)
+            if item is not None:
+                self.facts.item_types[name] = item
         typed = self._type_name(annotation)
         if not typed and value is not None and value.type == "as_expression":
             # ``const context = experimental_context as ToolContext``: the local holds what
@@ -1446,7 +1516,7 @@ class _Extractor:
                 self._bind(name, f"{made.qualname}()")
         elif bare.type in ("identifier", "member_expression") and not name.startswith("self."):
             resolved = self.resolve(bare)
-            if resolved and "." in resolved and name not in self.scope.types:
+            if resolved and self._names_elsewhere(resolved) and name not in self.scope.types:
                 self.scope.types[name] = resolved
                 self._forget_values()
         elif bare.type == "binary_expression" and not name.startswith("self."):

@@ -312,17 +312,22 @@ def _handler_entry(
     project: ProjectIndex, value: Value, facts: ModuleFacts, function: str | None
 ) -> str | None:
     """The function a name-to-handler dict entry runs when it is not a plain function: what a
-    lambda calls, a bound method (``self.create_issue``) of the class the dict is built in, or a handler
+    lambda calls, a bound method (``self.create_issue``) of the class the dict is built in
+    or of an object it keeps (``self.songs.play``), or a handler
     object (``CreateIssueHandler()``) of a project class, whose method the dispatch calls
     on the looked-up entry (``handlers[name].run_tool(arguments)``) or, failing that, its
     one public method."""
     written = value.text
     if value.kind == "lambda":
         return next(iter(_lambda_entries(project, value, facts, function)), None)
-    if value.kind == "attr" and written.startswith("self.") and written.count(".") == 1:
+    if value.kind == "attr" and written.startswith("self.") and written.count(".") <= 2:
         owner = project.function(function) if function else None
         cls_qual = enclosing_class(project, owner) if owner else None
-        return project.find_method(cls_qual, written[5:]) if cls_qual else None
+        attribute, _, method = written[5:].rpartition(".")
+        if cls_qual and attribute:
+            # ``self.song_tools.play_song_url``: a method of the object the class keeps
+            cls_qual = project.self_type(cls_qual, attribute)
+        return project.find_method(cls_qual, method) if cls_qual else None
     if value.kind == "attr" and value.qualname and not written.startswith("self."):
         # ``slack.send_message`` on a module's ``slack = SlackConnector()``: its method
         bound = project.resolve_instance(value.qualname)

@@ -132,7 +132,11 @@ class Types(Symbols):
             types = self.module_types[facts.module]
             for assignment in facts.assignments:
                 if assignment.function is None and assignment.target not in types:
-                    made = self._made_by_factory(assignment.value)
+                    value = assignment.value
+                    # ``export const rawDb = sqlite``: another name for the object a
+                    # variable of the module holds
+                    made = types.get(value.text) if value.kind == "name" else None
+                    made = made or self._made_by_factory(value)
                     if made is not None:
                         types[assignment.target] = made
 

@@ -53,6 +53,20 @@ def _call_order(call: Call) -> int:
     return call.order
 
 
+def entry_holder(value: Value) -> str | None:
+    """The container an entry is looked up in, as written (``this.`` read as ``self.``):
+    ``self.adapters`` of ``self.adapters.get(name)``, ``ADAPTERS`` of ``ADAPTERS[kind]``."""
+    text = value.text
+    head = text.split("(", 1)[0]
+    if value.kind == "call" and head.endswith(".get"):
+        holder = head[: -len(".get")]
+    elif value.kind == "other" and text.endswith("]") and "[" in text:
+        holder = text.split("[", 1)[0]
+    else:
+        return None
+    return f"self.{holder[5:]}" if holder.startswith("this.") else holder
+
+
 class ProjectIndex(Types):
     """Modules, definitions, imports, types and call resolution of the scanned project:
     the typed symbol table with every call site of every module resolved when it is built."""
@@ -261,6 +275,10 @@ class ProjectIndex(Types):
             entries = (
                 list(table.items.values()) if table is not None and table.kind == "dict" else []
             )
+            if not entries:
+                # filled at run time: the class the container is declared to hold
+                declared = self._entry_class(bound, caller, facts)
+                return [declared] if declared in self.classes else []
         elif bound.kind == "call" and (maker := self.functions.get(bound.qualname or "")):
             if maker[0].class_name or len(maker[0].returns) + _either_count(maker[0].returns) < 2:
                 return []  # one answer: typed where it is bound (``_factory_class``)
@@ -274,6 +292,31 @@ class ProjectIndex(Types):
                 if made in self.classes and made not in found:
                     found.append(made)
         return found
+
+    def _entry_class(self, bound: Value, caller: Function, facts: ModuleFacts) -> str | None:
+        """The class of an entry looked up (``self.adapters.get(name)``, ``ADAPTERS[kind]``)
+        in a container whose declaration names it (``adapters: dict[str, Adapter]``,
+        ``Map<string, Adapter>``): a field of the caller's class, or a module variable."""
+        holder = entry_holder(bound)
+        if holder is None:
+            return None
+        head, _, attr = holder.partition(".")
+        if head in SELF_NAMES:
+            owner = caller.class_name or enclosing_class(self, caller)
+            if owner is None or not attr.isidentifier():
+                return None
+            for each in self.lineage(owner):
+                declared = self.classes[each][0].item_types if each in self.classes else {}
+                if attr in declared:
+                    return declared[attr]
+            return None
+        if not holder.isidentifier():
+            return None
+        if holder in facts.item_types:
+            return facts.item_types[holder]
+        module, _, name = facts.imports.get(holder, "").rpartition(".")
+        written_in = self.modules_by_name.get(module)
+        return written_in.item_types.get(name) if written_in is not None else None
 
     def _passed_functions(
         self, call: Call, target: str, caller: Function | None, facts: ModuleFacts
