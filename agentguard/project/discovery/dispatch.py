@@ -322,12 +322,12 @@ def _handler_entry(
         return next(iter(_lambda_entries(project, value, facts, function)), None)
     if value.kind == "attr" and written.startswith("self.") and written.count(".") <= 2:
         owner = project.function(function) if function else None
-        cls_qual = enclosing_class(project, owner) if owner else None
+        holder = enclosing_class(project, owner) if owner else None
         attribute, _, method = written[5:].rpartition(".")
-        if cls_qual and attribute:
+        if holder and attribute:
             # ``self.song_tools.play_song_url``: a method of the object the class keeps
-            cls_qual = project.self_type(cls_qual, attribute)
-        return project.find_method(cls_qual, method) if cls_qual else None
+            holder = project.self_type(holder, attribute)
+        return project.find_method(holder, method) if holder else None
     if value.kind == "attr" and value.qualname and not written.startswith("self."):
         # ``slack.send_message`` on a module's ``slack = SlackConnector()``: its method
         bound = project.resolve_instance(value.qualname)
