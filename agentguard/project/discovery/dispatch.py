@@ -323,11 +323,11 @@ def _handler_entry(
     if value.kind == "attr" and written.startswith("self.") and written.count(".") <= 2:
         owner = project.function(function) if function else None
         holder = enclosing_class(project, owner) if owner else None
-        attribute, _, method = written[5:].rpartition(".")
+        attribute, _, bound_name = written[5:].rpartition(".")
         if holder and attribute:
             # ``self.song_tools.play_song_url``: a method of the object the class keeps
             holder = project.self_type(holder, attribute)
-        return project.find_method(holder, method) if holder else None
+        return project.find_method(holder, bound_name) if holder else None
     if value.kind == "attr" and value.qualname and not written.startswith("self."):
         # ``slack.send_message`` on a module's ``slack = SlackConnector()``: its method
         bound = project.resolve_instance(value.qualname)
