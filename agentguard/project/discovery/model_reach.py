@@ -38,6 +38,11 @@ class ModelReach:
             if call.function is None:
                 continue
             named = {site.callee, call.callee}
+            if site.target is None and site.caller is not None:
+                # ``asyncio.to_thread(client.chat.completions.create, ...)``: the model API a
+                # callable runner is handed is what the call runs
+                handed = project.followed_site(call, site.caller, site.facts)
+                named |= {handed.callee, handed.call.callee}
             if named & models or (named & posts and to_a_model(project, call, site.facts)):
                 self.calling.add(call.function)
         self._reaches: dict[str, bool] = {}

@@ -986,7 +986,14 @@ def _instance_tools(
     names = list(spec.get("name_attributes") or [])
     declares = list(spec.get("declaration_attributes") or [])
     for cls_qual in sorted(instances):
-        if cls_qual in taken or cls_qual not in family.bases:
+        if cls_qual in taken:
+            continue
+        records = _record_tools(project, cls_qual, names)
+        if records:
+            taken.add(cls_qual)
+            yield from records
+            continue
+        if cls_qual not in family.bases:
             continue
         name = next((n for a in names if (n := self_string(project, family, cls_qual, a))), None)
         if not name or not any(gives(project, family, cls_qual, a) for a in declares):
@@ -996,3 +1003,62 @@ def _instance_tools(
             continue
         taken.add(cls_qual)
         yield from class_tools(project, cls_qual, name, entry, FORM)
+
+
+def _record_tools(project: ProjectIndex, cls_qual: str, names: list[str]) -> list[ToolFacts]:
+    """A record class of no code of its own (a dataclass, a model) whose constructions each
+    name a tool with a literal string and hand it the project function that runs it
+    (``ToolSpec(name="restart_service", description=..., handler=restart_service)``): each
+    construction is a tool, run by that function. The field holding it is the one the
+    project calls (``spec.handler(args)``, ``pool.submit(spec.handler, args)``)."""
+    cls = project.classes.get(cls_qual)
+    if cls is None or any(not m.endswith(".__post_init__") for m in cls[0].methods):
+        return []
+    called = _called_fields(project, cls_qual)
+    form = ToolForm("custom", "record")
+    tools: list[ToolFacts] = []
+    for call, facts in project.calls_to(cls_qual):
+        if facts.is_test:
+            continue
+        named = next((call.kwargs[a] for a in names if a in call.kwargs), None)
+        if named is None and call.args:
+            named = call.args[0]
+        name = project.constant_string(named) if named is not None else None
+        runs = [
+            target
+            for field_name, handed in call.kwargs.items()
+            if field_name in called
+            and (target := project.project_function(handed.qualname or handed.text, facts))
+        ]
+        if name and len(runs) == 1:
+            site = Location(facts.path, call.span)
+            tool = function_tool(project, runs[0], form, site, name, {})
+            if tool is not None:
+                tools.append(tool)
+    return tools
+
+
+def _called_fields(project: ProjectIndex, cls_qual: str) -> set[str]:
+    """The fields of the record class ``cls_qual`` that the project calls: declared on the
+    class, and called as a method of something (``spec.handler(args)``) or handed to a
+    callable runner (``pool.submit(spec.handler, args)``) anywhere in the project."""
+    cls = project.classes[cls_qual][0]
+    fields = set(cls.field_types) | set(cls.attributes)
+    if not fields:
+        return set()
+
+    def work_out() -> set[str]:
+        found: set[str] = set()
+        runners = project.catalog.callable_runners
+        for facts in project.modules.values():
+            for call in facts.calls:
+                if call.method in fields and call.receiver:
+                    found.add(call.method)
+                elif runners(call.callee) is not None:
+                    for value in call.args[:1]:
+                        attribute = value.text.rpartition(".")[2]
+                        if value.kind == "attr" and attribute in fields:
+                            found.add(attribute)
+        return found
+
+    return project.remembered(("called fields", cls_qual), work_out)
