@@ -235,6 +235,19 @@ def test_a_table_the_agent_describes_to_the_model_by_reading_it_whole_names_its_
     }
 
 
+def test_a_model_called_through_a_thread_runner_reaches_the_table_it_is_told_of() -> None:
+    """``await asyncio.to_thread(self.client.messages.create, ...)``: the model API handed
+    to a callable runner is the model the prompt reaches, as a direct call would be."""
+    threaded = AGENT.replace("import anthropic", "import asyncio\n\nimport anthropic").replace(
+        "    def step(self, history: list) -> str:\n        answer = self.client.messages.create(\n",
+        "    async def step(self, history: list) -> str:\n"
+        "        answer = await asyncio.to_thread(\n            self.client.messages.create,\n",
+    )
+    assert "asyncio.to_thread" in threaded
+    tools = {t.name for t in discover({"toolbox.py": TABLE, "agent.py": threaded})}
+    assert tools == {"read_note", "write_note", "run_shell"}
+
+
 # The same table looked up by a command loop that never talks to a model: its names are
 # commands typed by a user, not tools.
 SHELL = """

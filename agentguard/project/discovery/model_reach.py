@@ -42,7 +42,12 @@ class ModelReach:
                 # ``asyncio.to_thread(client.chat.completions.create, ...)``: the model API a
                 # callable runner is handed is what the call runs
                 handed = project.followed_site(call, site.caller, site.facts)
-                named |= {handed.callee, handed.call.callee}
+                if handed.call is not call and any(
+                    matcher.first(handed.callee, handed.call.callee) is not None
+                    for matcher in (catalog.spec_sinks, catalog.answer_schemas)
+                ):
+                    self.calling.add(call.function)
+                    continue
             if named & models or (named & posts and to_a_model(project, call, site.facts)):
                 self.calling.add(call.function)
         self._reaches: dict[str, bool] = {}
