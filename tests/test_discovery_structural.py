@@ -394,3 +394,75 @@ def test_a_tool_class_named_where_it_is_built_makes_a_tool_of_each_construction(
         ("list_invoices", "billing.agent.list_invoices"),
         ("send_invoice", "billing.agent.send_invoice"),
     ]
+
+
+SCHEMA_BASE = """\
+from abc import ABC, abstractmethod
+
+from pydantic import BaseModel
+
+
+class ToolSchema(BaseModel):
+    name: str
+    description: str
+    parameters: list[dict] = []
+
+
+class Tool(ABC):
+    def __init__(self) -> None:
+        self.schema = self._get_schema()
+
+    @abstractmethod
+    def _get_schema(self) -> ToolSchema: ...
+
+    @abstractmethod
+    async def execute(self, **kwargs) -> str: ...
+
+    def get_schema_dict(self) -> dict:
+        return self.schema.model_dump()
+"""
+
+SCHEMA_TOOLS = """\
+import os
+from pathlib import Path
+
+from agent.base import Tool, ToolSchema
+
+
+class ReadFile(Tool):
+    def _get_schema(self) -> ToolSchema:
+        return ToolSchema(
+            name="read_file",
+            description="Read a file.",
+            parameters=[{"name": "path", "type": "string"}],
+        )
+
+    async def execute(self, path: str) -> str:
+        return Path(path).read_text()
+
+
+class DeleteFile(Tool):
+    def _get_schema(self) -> ToolSchema:
+        return ToolSchema(
+            name="delete_file",
+            description="Delete a file.",
+            parameters=[{"name": "path", "type": "string"}],
+        )
+
+    async def execute(self, path: str) -> str:
+        os.remove(path)
+        return "deleted"
+"""
+
+
+def test_subclasses_naming_themselves_in_the_spec_a_hook_returns_are_tools() -> None:
+    """``def _get_schema(self): return ToolSchema(name="delete_file", description=...,
+    parameters=[...])`` overriding the base's abstract hook, beside ``execute``: the name
+    is in the spec the subclass returns, not in a class attribute; each is a tool."""
+    tools = discover(
+        {"agent/__init__.py": "", "agent/base.py": SCHEMA_BASE, "agent/files.py": SCHEMA_TOOLS}
+    )
+    assert sorted((t.name, t.symbol) for t in tools) == [
+        ("delete_file", "agent.files.DeleteFile"),
+        ("read_file", "agent.files.ReadFile"),
+    ]

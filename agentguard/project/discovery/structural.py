@@ -28,7 +28,12 @@ from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.definitions import framework_bases
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import class_tool, function_tool
-from agentguard.project.discovery.class_tools import declared_value, is_property
+from agentguard.project.discovery.class_tools import (
+    declared_value,
+    describes_a_tool,
+    is_property,
+    spec_items,
+)
 from agentguard.project.discovery.framework_data import structural_spec
 from agentguard.project.tool_facts import SELF_NAMES, ArgSpec, ToolFacts, argument_at
 
@@ -64,13 +69,29 @@ def _declared_name(project: ProjectIndex, cls: ClassDef, attributes: list[str]) 
         value = declared_value(project, cls.qualname, attribute)
         if value is not None and value.string():
             return value.string()
-    return None
+    returned = _returned_spec(project, cls)
+    return returned["name"].string() if returned is not None else None
 
 
 def _declares(project: ProjectIndex, cls: ClassDef, attributes: list[str]) -> bool:
     """Whether the class gives one of ``attributes`` a value: a class attribute or a
-    property returning it."""
-    return any(declared_value(project, cls.qualname, a) is not None for a in attributes)
+    property returning it, or the spec one of its methods returns."""
+    return any(declared_value(project, cls.qualname, a) is not None for a in attributes) or (
+        _returned_spec(project, cls) is not None
+    )
+
+
+def _returned_spec(project: ProjectIndex, cls: ClassDef) -> dict[str, Value] | None:
+    """The tool spec a method of the class itself returns, naming it with a literal
+    (``def _get_schema(self): return ToolSchema(name="run_shell", description=...,
+    parameters=[...])``): a name, a description and a parameter schema."""
+    for method in cls.methods:
+        entry = project.functions.get(method)
+        for value in entry[0].returns if entry else ():
+            items = spec_items(value)
+            if items is not None and describes_a_tool(items) and items["name"].string():
+                return items
+    return None
 
 
 def find(project: ProjectIndex, found: FoundTools) -> Iterator[ToolFacts]:
@@ -155,6 +176,8 @@ def _model_facing(
         _declares(project, cls, schemas) or set(schemas) & set(cls.self_types) for cls in classes
     ):
         return True
+    if all(_returned_spec(project, cls) is not None for cls, _, _ in tools):
+        return True  # each returns a spec with its parameter schema
     for method in base.methods:
         entry = project.functions.get(method)
         for value in entry[0].returns if entry else ():
