@@ -466,3 +466,74 @@ def test_subclasses_naming_themselves_in_the_spec_a_hook_returns_are_tools() -> 
         ("delete_file", "agent.files.DeleteFile"),
         ("read_file", "agent.files.ReadFile"),
     ]
+
+
+HANDED_BASE = """\
+from abc import ABC, abstractmethod
+
+
+class BaseTool(ABC):
+    def __init__(self, name: str, description: str, parameters: dict):
+        self.name = name
+        self.definition = {
+            "type": "function",
+            "name": name,
+            "description": description,
+            "parameters": parameters,
+        }
+
+    @abstractmethod
+    async def handle(self, **kwargs) -> dict: ...
+
+    def get_tool(self):
+        return self.definition, self.handle
+"""
+
+HANDED_TOOLS = """\
+from datetime import datetime
+from pathlib import Path
+
+from assistant.base import BaseTool
+
+
+class CurrentTime(BaseTool):
+    def __init__(self):
+        super().__init__(
+            name="get_current_time",
+            description="The current time.",
+            parameters={"type": "object", "properties": {}},
+        )
+
+    async def handle(self, **kwargs) -> dict:
+        return {"now": datetime.now().isoformat()}
+
+
+class SaveNote(BaseTool):
+    def __init__(self):
+        super().__init__(
+            "save_note",
+            "Save a note to disk.",
+            {"type": "object", "properties": {"text": {"type": "string"}}},
+        )
+
+    async def handle(self, text: str = "", **kwargs) -> dict:
+        Path("notes.txt").write_text(text)
+        return {"saved": True}
+"""
+
+
+def test_subclasses_handing_their_name_to_the_base_constructor_are_tools() -> None:
+    """``super().__init__(name="get_current_time", description=..., parameters={...})``
+    (by keyword or by position): the subclass declares its name and schema through its
+    base's constructor, and overrides the abstract ``handle``; each is a tool."""
+    tools = discover(
+        {
+            "assistant/__init__.py": "",
+            "assistant/base.py": HANDED_BASE,
+            "assistant/tools.py": HANDED_TOOLS,
+        }
+    )
+    assert sorted((t.name, t.symbol) for t in tools) == [
+        ("get_current_time", "assistant.tools.CurrentTime"),
+        ("save_note", "assistant.tools.SaveNote"),
+    ]

@@ -74,7 +74,7 @@ def declared_value(project: ProjectIndex, cls_qual: str, attr: str) -> Value | N
         return written
     qualname = f"{cls_qual}.{attr}"
     if qualname not in project.classes[cls_qual][0].methods or not is_property(project, qualname):
-        return None
+        return _handed_to_base(project, cls_qual, attr)
     fn = project.function(qualname)
     returned = fn.returns if fn is not None else []
     if len(returned) != 1:
@@ -89,6 +89,30 @@ def declared_value(project: ProjectIndex, cls_qual: str, attr: str) -> Value | N
         if len(kept) == 1 and kept[0].value.string() is not None:
             return kept[0].value
     return value
+
+
+def _handed_to_base(project: ProjectIndex, cls_qual: str, attr: str) -> Value | None:
+    """What the class's own constructor hands its base's for ``attr`` (``super().__init__(
+    name="get_time", description=..., parameters={...})``): by keyword, or by the position
+    of the base constructor's parameter so named."""
+    init = f"{cls_qual}.__init__"
+    entry = project.functions.get(init)
+    if entry is None:
+        return None
+    fn, facts = entry
+    for call in project.calls_in(init):
+        if not call.callee.endswith("__init__"):
+            continue
+        target = project.call_target(call, fn, facts)
+        if target is None or target == init or not target.endswith(".__init__"):
+            continue
+        if attr in call.kwargs:
+            return call.kwargs[attr]
+        base = project.function(target)
+        params = [p for p in base.params if p not in SELF_NAMES] if base else []
+        if attr in params and params.index(attr) < len(call.args):
+            return call.args[params.index(attr)]
+    return None
 
 
 def entry_method(
