@@ -1232,3 +1232,31 @@ def test_stored_credentials_cleared_after_an_auth_error_are_not_the_tools_deleti
     )
     assert verdicts["search_mail"] == ("read", set()), verdicts["search_mail"]
     assert verdicts["forget_secret"][0] == "destructive", verdicts["forget_secret"]
+
+
+def test_bun_sqlite_statements_are_judged_by_their_sql(scan_files: ScanFiles) -> None:
+    """Bun's built-in ``bun:sqlite``: ``db.prepare("INSERT ...").run(...)`` and ``db.run(
+    "DELETE ...")`` write the local database, ``db.query("SELECT ...").all()`` reads it."""
+    source = (
+        "import { Database } from 'bun:sqlite';\n"
+        "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n"
+        "import { z } from 'zod';\n\n"
+        "const db = new Database('tasks.db');\n"
+        "const server = new McpServer({ name: 'tasks', version: '1.0.0' });\n\n"
+        "server.tool('add_task', { title: z.string() }, async ({ title }) => {\n"
+        "  db.prepare('INSERT INTO tasks (title) VALUES (?)').run(title);\n"
+        "  return { content: [{ type: 'text', text: 'added' }] };\n"
+        "});\n\n"
+        "server.tool('drop_done', {}, async () => {\n"
+        "  db.run('DELETE FROM tasks WHERE done = 1');\n"
+        "  return { content: [{ type: 'text', text: 'dropped' }] };\n"
+        "});\n\n"
+        "server.tool('list_tasks', {}, async () => {\n"
+        "  const rows = db.query('SELECT title FROM tasks').all();\n"
+        "  return { content: [{ type: 'text', text: JSON.stringify(rows) }] };\n"
+        "});\n"
+    )
+    tools = {t.name: t for t in scan_files({"src/server.ts": source}).project.tools}
+    assert {e.kind for e in tools["add_task"].effects} == {"write"}
+    assert {e.kind for e in tools["drop_done"].effects} == {"write"}
+    assert tools["list_tasks"].effects == []
