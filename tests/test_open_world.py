@@ -178,6 +178,24 @@ CASES = [
         ["network_write"],
         True,
     ),
+    # A date spelled out from what a client answered changes nothing; a filter asks.
+    (
+        "datetime-spelled-out",
+        "import discord",
+        "def describe(channel: discord.TextChannel) -> str:\n"
+        "    return channel.name + channel.created_at.isoformat()",
+        "return describe(value)",
+        [],
+        False,
+    ),
+    (
+        "filter-asks",
+        "from todoist_api_python.api import TodoistAPI",
+        'api = TodoistAPI("token")',
+        "return api.filter_tasks(query=value)",
+        [],
+        False,
+    ),
 ]
 
 

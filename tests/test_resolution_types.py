@@ -478,3 +478,60 @@ def test_a_variable_holding_fetch_by_name_or_by_its_type_fetches(scan_files: Sca
     tools = {t.name: t for t in scan_files({"src/server.ts": source}).project.tools}
     for name in ("paid_post", "plain_post"):
         assert [e.kind for e in tools[name].effects] == ["network_write"], name
+
+
+LIFESPAN_SERVER = """\
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from mcp.server.fastmcp import Context, FastMCP
+from todoist_api_python.api import TodoistAPI
+
+
+@dataclass
+class AppContext:
+    todoist: TodoistAPI
+
+
+@asynccontextmanager
+async def lifespan(server: FastMCP) -> AsyncIterator[AppContext]:
+    yield AppContext(todoist=TodoistAPI("token"))
+
+
+mcp = FastMCP("todo", lifespan=lifespan)
+
+
+@mcp.tool()
+def complete_task(ctx: Context, task_id: str) -> str:
+    \"\"\"Complete a task.\"\"\"
+    client = ctx.request_context.lifespan_context.todoist
+    client.complete_task(task_id=task_id)
+    return "done"
+
+
+@mcp.tool()
+def reopen_task(ctx: Context, task_id: str) -> str:
+    \"\"\"Reopen a task.\"\"\"
+    ctx.request_context.lifespan_context.todoist.uncomplete_task(task_id=task_id)
+    return "reopened"
+
+
+@mcp.tool()
+def find_tasks(ctx: Context, query: str) -> str:
+    \"\"\"Find tasks matching a filter.\"\"\"
+    return str(ctx.request_context.lifespan_context.todoist.filter_tasks(query=query))
+"""
+
+
+def test_the_object_an_mcp_servers_lifespan_yields_types_its_tools_context(
+    scan_files: ScanFiles,
+) -> None:
+    """``FastMCP(..., lifespan=lifespan)`` whose lifespan yields an ``AppContext``: every
+    tool's ``ctx.request_context.lifespan_context`` is that object, so its ``todoist``
+    field is the Todoist client, and completing or reopening a task is its write; its
+    ``filter_tasks`` asks (a filter reads)."""
+    tools = {t.name: t for t in scan_files({"server.py": LIFESPAN_SERVER}).project.tools}
+    for name in ("complete_task", "reopen_task"):
+        assert {e.kind for e in tools[name].effects} == {"network_write"}, name
+    assert tools["find_tasks"].effects == []

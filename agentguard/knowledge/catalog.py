@@ -237,6 +237,10 @@ class Catalog:
     context_state: frozenset[str] = key(
         "tool_functions.context_state", {"type": "array", "items": IDENTIFIER}, frozen
     )
+    # MCP servers whose ``lifespan=`` function yields what every tool's context hands back
+    # at one of ``lifespan_attributes`` (``ctx.request_context.lifespan_context``).
+    lifespan_servers: Matcher[bool] = key("tool_functions.lifespan_servers", STRINGS, matcher)
+    lifespan_attributes: frozenset[str] = key("tool_functions.lifespan_attributes", STRINGS, frozen)
     declaration_decorators: Matcher[bool] = key(
         "tool_functions.declaration_decorators", STRINGS, matcher
     )

@@ -745,6 +745,10 @@ class ProjectIndex(Types):
                 return held
         if resolved is not None:
             return resolved
+        if len(parts) >= 2 and caller is not None and self.catalog.lifespan_attributes:
+            lifespan = self._through_lifespan(callee, parts, caller, facts)
+            if lifespan is not None:
+                return lifespan
         if len(parts) >= 2 and caller is not None:
             # An instance a project function made and returned: a project class's method
             # (Cls.method), or the method of the class its return annotation names.
@@ -781,6 +785,54 @@ class ProjectIndex(Types):
             # it names; the same one project method
             return self._sole_method(call.method) or callee
         return callee
+
+    def _through_lifespan(
+        self, callee: str, parts: list[str], caller: Function, facts: ModuleFacts
+    ) -> str | None:
+        """``ctx.request_context.lifespan_context.db.execute(...)`` (or ``db = ctx.
+        request_context.lifespan_context.db`` first) in a tool of an MCP server built with
+        ``lifespan=``: a call on the field of the object the lifespan yields."""
+        written = callee
+        assigned = self.local_assignments(facts, caller.qualname, parts[0])
+        if assigned and assigned[-1].value.kind == "attr" and assigned[-1].value.qualname:
+            written = ".".join([assigned[-1].value.qualname, *parts[1:]])
+        for attribute in self.catalog.lifespan_attributes:
+            _, marker, tail = written.partition(f".{attribute}.")
+            if not marker:
+                continue
+            held = self._lifespan_class()
+            field_name, _, rest = tail.partition(".")
+            typed = self.self_type(held, field_name) if held and rest else None
+            if typed is not None:
+                joined = f"{typed}.{rest}"
+                return self._resolve_name(joined)[3] or joined
+        return None
+
+    def _lifespan_class(self) -> str | None:
+        """The project class the ``lifespan=`` function of the project's MCP server yields
+        (its return annotation's, or what it yields); None when no server, or several
+        yielding different classes, say."""
+
+        def work_out() -> str | None:
+            found: set[str] = set()
+            servers = self.catalog.lifespan_servers
+            for facts in self.modules.values():
+                for call in facts.calls:
+                    handed = call.kwargs.get("lifespan")
+                    if handed is None or not servers(call.callee):
+                        continue
+                    target = self.project_function(handed.qualname or handed.text, facts)
+                    fn = self.function(target) if target else None
+                    if fn is None:
+                        continue
+                    made = fn.return_type or next(
+                        (m for y in fn.yields if (m := self.built_type(y))), None
+                    )
+                    if made in self.classes:
+                        found.add(made)
+            return found.pop() if len(found) == 1 else None
+
+        return self.remembered("lifespan class", work_out)
 
     def _on_project_answer(
         self, call: Call, parts: list[str], caller: Function, facts: ModuleFacts
