@@ -428,6 +428,22 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
         ('return check_output("quotes list --limit 5 2>&1", shell=True)', []),
         ('return check_output("quotes list 2>/dev/null", shell=True)', []),
         ('return check_output("quotes list 2> errors.txt", shell=True)', ["exec"]),
+        # a program that reads unless given one of its writing options
+        ('return check_output(["journalctl", "-k", "--no-pager", "-n", "300"])', []),
+        ('return check_output(["journalctl", "--vacuum-time", value])', ["exec"]),
+        ('return check_output(["dmesg", "--clear"])', ["exec"]),
+        ('return check_output(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"])', []),
+        # each literal command a loop runs
+        (
+            'out = ""\nfor command in [["dmesg", "--ctime"], ["journalctl", "-k"]]:\n'
+            "    out += check_output(command)\nreturn out",
+            [],
+        ),
+        (
+            'out = ""\nfor command in [["dmesg", "--ctime"], ["dmesg", "-C"]]:\n'
+            "    out += check_output(command)\nreturn out",
+            ["exec"],
+        ),
     ],
     ids=[
         "describe",
@@ -456,6 +472,12 @@ def test_a_file_the_tool_writes_is_still_a_write(scan_files: ScanFiles) -> None:
         "stderr-joined",
         "stderr-discarded",
         "stderr-to-a-file",
+        "read-unless-reading",
+        "read-unless-vacuum",
+        "read-unless-clear",
+        "read-unless-query-csv",
+        "loop-of-reading-commands",
+        "loop-with-a-clearing-command",
     ],
 )
 def test_a_literal_read_only_command_is_a_read(

@@ -170,6 +170,13 @@ class OpenWorld:
         description="Programs that only read whatever options they are given (grep, ls): "
         "run literally, with no shell redirection, they change nothing.",
     )
+    read_unless: dict[str, frozenset[str]] = key(
+        "read_unless",
+        {"type": "object", "additionalProperties": STRINGS},
+        _read_commands,
+        description="Programs that only read unless given one of their options listed here, "
+        "the ones their manual says change something (dmesg: [--clear, -C]).",
+    )
     output_format_options: frozenset[str] = key(
         "output_format_options",
         STRINGS,

@@ -1396,8 +1396,32 @@ def command_reads(
     literal one whose program and subcommand only read: the command a process is started
     with, or the one a caller hands a helper that starts it (``_run(["systemctl",
     "is-active", name])``)."""
+    walked = _walked_commands(project, value, fn, facts, before)
+    if walked is not None:
+        return bool(walked) and all(command_text_reads(project, each) for each in walked)
     command = _command_text(project, value, fn, facts, before)
     return command is not None and command_text_reads(project, command)
+
+
+def _walked_commands(
+    project: ProjectIndex, value: Value, fn: Function, facts: ModuleFacts, before: int
+) -> list[str] | None:
+    """``for command in [["dmesg", "--ctime"], ["journalctl", "-k"]]: run(command)``: each
+    literal command the loop variable takes ([] when one of them cannot be read); None
+    when ``value`` is no such variable."""
+    if value.kind != "name" or local_value(project, value.text, fn, facts, before) is not None:
+        return None
+    for loop in fn.loops:
+        iterable = loop.iterable
+        if loop.kind != "for" or value.text not in loop.targets or iterable is None:
+            continue
+        if iterable.kind == "name":
+            iterable = local_value(project, iterable.text, fn, facts, before)
+        if iterable is None or iterable.kind != "list" or not iterable.elements:
+            return []
+        texts = [_command_text(project, e, fn, facts, before) for e in iterable.elements]
+        return [text for text in texts if text is not None] if all(texts) else []
+    return None
 
 
 def command_text_reads(project: ProjectIndex, command: str) -> bool:
@@ -1413,6 +1437,12 @@ def command_text_reads(project: ProjectIndex, command: str) -> bool:
         # ``["grep", "-rn", pattern, path]``: whatever it is given, it reads, unless the
         # shell sends its output anywhere (``> count.txt``)
         return not re.search(r"[;&|`$<>]", command)
+    writing = world.read_unless.get(program)
+    if writing is not None:
+        # ``["journalctl", "-k", "-n", "300"]``: it reads unless given an option that
+        # changes something (``--vacuum-time``), written or left to run time (``{}``)
+        given = {part.partition("=")[0] for part in parts[1:]}
+        return not (given & writing or "{}" in given or re.search(r"[;&|`$<>]", command))
     if len(parts) < 2:
         return False
     allowed = world.read_commands.get(program)
@@ -1444,7 +1474,8 @@ def _prints_data(world: OpenWorld, arguments: list[str]) -> bool:
         option, _, given = argument.partition("=")
         if option in world.output_format_options:
             chosen = given or (arguments[index + 1] if index + 1 < len(arguments) else "")
-            if chosen.lower() in formats:
+            # ``--format=csv,noheader``: the format, then its settings
+            if chosen.lower().partition(",")[0] in formats:
                 return True
         elif argument.startswith("--") and argument[2:].lower() in formats:
             return True
