@@ -178,6 +178,25 @@ CASES = [
         ["network_write"],
         True,
     ),
+    # psutil: a process's state is read; ending it deletes.
+    (
+        "psutil-process-state",
+        "import psutil",
+        "",
+        "proc = psutil.Process(int(value))\n"
+        "return {'created': proc.create_time(), 'cpu': proc.cpu_percent(interval=0.0), "
+        "'kids': len(proc.children()), 'memory': psutil.virtual_memory().percent}",
+        [],
+        False,
+    ),
+    (
+        "psutil-process-kill",
+        "import psutil",
+        "",
+        "psutil.Process(int(value)).kill()\nreturn 'killed'",
+        ["destructive"],
+        False,
+    ),
     # A date spelled out from what a client answered changes nothing; a filter asks.
     (
         "datetime-spelled-out",
