@@ -425,6 +425,15 @@ CHANNEL = server(
 
 
     @mcp.tool()
+    async def list_remote_tools() -> str:
+        """List the tools another MCP server offers."""
+        async with websockets.connect("wss://tools.example.com/mcp") as ws:
+            request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+            await ws.send(json.dumps(request))
+            return await ws.recv()
+
+
+    @mcp.tool()
     async def create_room(name: str) -> str:
         """Create a chat room on the hosted service."""
         async with websockets.connect("wss://chat.example.com/api") as ws:
@@ -438,6 +447,12 @@ def test_read_commands_sent_to_a_local_program_are_reads(scan_files: ScanFiles) 
     verdicts = tool_verdicts(scan_files, CHANNEL)
     assert verdicts["list_layers"] == ("read", set())
     assert verdicts["get_layer_info"] == ("read", set())
+
+
+def test_a_json_rpc_method_is_judged_by_the_last_part_of_its_name(scan_files: ScanFiles) -> None:
+    """``{"method": "tools/list"}`` sent over a websocket: JSON-RPC names a method in its
+    namespace, and ``list`` reads."""
+    assert tool_verdicts(scan_files, CHANNEL)["list_remote_tools"] == ("read", set())
 
 
 def test_write_commands_to_a_local_program_are_local_writes(scan_files: ScanFiles) -> None:

@@ -286,7 +286,9 @@ def _judged_message(
             return replace(effect(), kind=RPC_DEFERRED, method_param=operation.text)
         operation = local_value(project, operation.text, fn, facts, call.order) or operation
     name = operation.string()
-    named = words(name, identifier=True) if name else []
+    # a JSON-RPC method is named in its namespace (``tools/list``, ``resources/read``): the
+    # last part is the operation
+    named = words(name.rsplit(".", 1)[-1].rsplit("/", 1)[-1], identifier=True) if name else []
     # ``run_cell``, ``exec_script``: it runs what it names, judged below as unknown
     verb = bool(named) and (
         world.verbs.get(named[0]) is not None or world.runs_what_it_names(named[0])
