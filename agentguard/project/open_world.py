@@ -492,36 +492,24 @@ def _verdict(
             # ``ch = connect(url)``, then ``ch.publish(...)``: an object from outside the
             # project that no name says is a client; what the verb does to it is unknown
             return _Verdict(None, "a write verb on what an external call returned")
-        if (
-            writes
-            and _taken_from_parameter(project, root.split(".", 1)[0], fn, facts, call)
-            and call.method not in containers
-            and call.method not in _DATA_METHODS
-        ):
-            # ``ctx.messenger.send_message(text)`` on a parameter nothing types, or
-            # ``channel = guild.channels.cache.get(id); channel.delete()`` on what was got
-            # from one: what it is handed at run time decides, unknown, never a read
-            return _Verdict(None, "a write verb on a parameter of no known type")
-        if (
-            writes
-            and call.method not in containers
-            and call.method not in _DATA_METHODS
-            and _loaded_by_project_function(project, root, fn, facts, call)
-        ):
-            # ``const journal = await loadApp("journal"); journal.addEntry(...)``, ``bot =
-            # connect_bot(); bot.send_message(...)``: what a project function returned (a
-            # module imported at run time, a client of no declared type), of no known kind
-            return _Verdict(None, "a write verb on what a project function returned")
-        if (
-            writes
-            and call.method not in containers
-            and call.method not in _DATA_METHODS
-            and _entry_of_filled_container(project, call, root, fn, facts)
-        ):
-            # ``adapter = self.adapters.get(channel)``, then ``adapter.send_text(...)``,
-            # where the project fills ``self.adapters`` at run time: whatever was put
-            # there runs, of no kind the code names
-            return _Verdict(None, "a write verb on an entry of a container filled at run time")
+        if writes and call.method not in containers and call.method not in _DATA_METHODS:
+            # a write verb on an object whose kind is decided at run time: unknown, never a
+            # read
+            if _taken_from_parameter(project, root.split(".", 1)[0], fn, facts, call):
+                # ``ctx.messenger.send_message(text)`` on a parameter nothing types, or
+                # ``channel = guild.channels.cache.get(id); channel.delete()`` on what was
+                # got from one: what it is handed decides
+                return _Verdict(None, "a write verb on a parameter of no known type")
+            if _loaded_by_project_function(project, root, fn, facts, call):
+                # ``const journal = await loadApp("journal"); journal.addEntry(...)``,
+                # ``bot = connect_bot(); bot.send_message(...)``: what a project function
+                # returned (a module imported at run time, a client of no declared type)
+                return _Verdict(None, "a write verb on what a project function returned")
+            if _entry_of_filled_container(project, call, root, fn, facts):
+                # ``adapter = self.adapters.get(channel)``, then ``adapter.send_text(...)``,
+                # where the project fills ``self.adapters`` at run time: whatever was put
+                # there runs
+                return _Verdict(None, "a write verb on an entry of a container filled at run time")
         return None
     if writes:
         last = root.rsplit(".", 1)[-1]
