@@ -568,3 +568,39 @@ def test_a_store_opened_after_a_guard_that_returns_it_when_open_is_set_up(
         verdicts = tool_verdicts(scan_files, files)
         assert verdicts["find_notes"] == ("read", set()), files
         assert verdicts["add_note"][0] == "write", files
+
+
+SCRATCH_TOOLS = """\
+import os
+
+from mcp.server.fastmcp import FastMCP
+
+mcp = FastMCP("scratch")
+
+
+@mcp.tool()
+def list_scratch() -> list:
+    \"\"\"The files of the scratch pad.\"\"\"
+    folder = os.getenv("SCRATCH_PAD_DIR", "./scratchpad")
+    os.makedirs(folder, exist_ok=True)
+    return os.listdir(folder)
+
+
+@mcp.tool()
+def save_scratch(name: str, text: str) -> str:
+    \"\"\"Save a file to the scratch pad.\"\"\"
+    folder = os.environ.get("SCRATCH_PAD_DIR", "./scratchpad")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "w") as out:
+        out.write(text)
+    return "saved"
+"""
+
+
+def test_a_folder_named_by_a_setting_made_when_missing_is_set_up(scan_files: ScanFiles) -> None:
+    """``folder = os.getenv("SCRATCH_PAD_DIR", "./scratchpad")`` then ``os.makedirs(folder,
+    exist_ok=True)``: the operator's folder, the same on every call, made once; listing it
+    reads, and the file written in it is the save's write."""
+    verdicts = tool_verdicts(scan_files, {"server.py": SCRATCH_TOOLS})
+    assert verdicts["list_scratch"] == ("read", set())
+    assert verdicts["save_scratch"][0] == "write"

@@ -266,14 +266,31 @@ def _same_every_call(
     project: ProjectIndex, text: str, path: Value | None, fn: Function, facts: ModuleFacts
 ) -> bool:
     """Whether the path written ``text`` names the same file on every call: a string
-    literal, or a module variable no local or parameter of ``fn`` shadows."""
+    literal, a module variable no local or parameter of ``fn`` shadows, or a local read
+    from the operator's settings (``folder = os.getenv("SCRATCH_DIR", "./scratch")``)."""
     if path is not None and path.string() is not None:
         return True
     if not text.isidentifier() or text in fn.params:
         return False
-    if project.local_assignments(facts, fn.qualname, text):
-        return False
+    local = project.local_assignments(facts, fn.qualname, text)
+    if local:
+        return all(_a_setting(assignment.value) for assignment in local)
     return bool(project.local_assignments(facts, None, text))
+
+
+# What reads an operator's setting from the environment.
+_SETTING_READS = frozenset({"os.getenv", "os.environ.get", "os.environ"})
+
+
+def _a_setting(value: Value) -> bool:
+    """``os.getenv("DIR", "./data")``, ``os.environ["DIR"]``, ``process.env.DIR ??
+    "./data"``: the same on every call of a running server."""
+    if value.op in {"??", "||", "or"} and value.parts:
+        return _a_setting(value.parts[0]) and all(
+            part.string() is not None or _a_setting(part) for part in value.parts[1:]
+        )
+    head = (value.qualname or value.text).partition("(")[0].partition("[")[0]
+    return head in _SETTING_READS or value.text.startswith("process.env.")
 
 
 def _set_elsewhere(facts: ModuleFacts, held: str, fn: Function) -> bool:
