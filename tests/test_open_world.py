@@ -197,6 +197,17 @@ CASES = [
         ["destructive"],
         False,
     ),
+    # Chainlit's chat UI is the conversation: a message shown there changes nothing else.
+    (
+        "chainlit-message-shown",
+        "import chainlit as cl",
+        "",
+        "import asyncio\n"
+        "asyncio.run(cl.Message(content=value, elements=[cl.Image(url=value)]).send())\n"
+        "return 'shown'",
+        [],
+        False,
+    ),
     # A date spelled out from what a client answered changes nothing; a filter asks.
     (
         "datetime-spelled-out",
