@@ -535,3 +535,49 @@ def test_the_object_an_mcp_servers_lifespan_yields_types_its_tools_context(
     for name in ("complete_task", "reopen_task"):
         assert {e.kind for e in tools[name].effects} == {"network_write"}, name
     assert tools["find_tasks"].effects == []
+
+
+TWO_HOPS = """\
+import httpx
+from langchain_core.tools import tool
+
+
+class Speaker:
+    def __init__(self) -> None:
+        self.http = httpx.Client(base_url="https://speaker.example.com", timeout=5)
+
+    def skip(self) -> None:
+        self.http.post("/skip")
+
+
+class Music:
+    def __init__(self, speaker: Speaker) -> None:
+        self.speaker = speaker
+
+
+class SongTools:
+    def __init__(self, music: Music) -> None:
+        self.music = music
+
+    def skip_song(self) -> str:
+        self.music.speaker.skip()
+        return "skipped"
+
+
+songs = SongTools(Music(Speaker()))
+
+
+@tool
+def skip_song() -> str:
+    \"\"\"Skip the song playing.\"\"\"
+    return songs.skip_song()
+"""
+
+
+def test_a_chain_of_typed_attributes_of_self_is_followed(scan_files: ScanFiles) -> None:
+    """``self.music.speaker.skip()``: ``music`` is a ``Music``, whose ``speaker`` its
+    constructor types ``Speaker``; the speaker's ``skip`` posts."""
+    (tool,) = [
+        t for t in scan_files({"player.py": TWO_HOPS}).project.tools if t.name == "skip_song"
+    ]
+    assert {e.kind for e in tool.effects} == {"network_write"}

@@ -1233,7 +1233,11 @@ class ProjectIndex(Types):
         attr_type = self.self_type(cls_qual, parts[1]) or self._accessor_type(cls_qual, parts[1])
         if attr_type:
             typed = self.resolve_instance(".".join([attr_type, *parts[2:]]))
-            return self._method_if_project_class(typed)
+            method = self._method_if_project_class(typed)
+            if method not in self.functions and len(parts) > 3:
+                # ``self.music.audio.skip()``: the attribute the first one's class types
+                method = self._through_typed_attribute(method.split(".")) or method
+            return method
         if len(parts) == 3 and self._handed_to_constructor(cls_qual, parts[1]):
             # ``self.character_manager.modify_stat(...)`` on what the constructor was handed,
             # of no type it names: the one project method so named, as on a parameter
