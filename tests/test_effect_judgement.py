@@ -1275,3 +1275,25 @@ def test_bun_sqlite_statements_are_judged_by_their_sql(scan_files: ScanFiles) ->
     assert {e.kind for e in tools["add_task"].effects} == {"write"}
     assert {e.kind for e in tools["drop_done"].effects} == {"write"}
     assert tools["list_tasks"].effects == []
+
+
+def test_a_command_run_by_zx_is_an_execution(scan_files: ScanFiles) -> None:
+    """zx's ``$``: as a tagged template (``$`git push origin ${branch}``) or called with
+    the command's words (``$([command])``), it runs a process on this machine."""
+    source = (
+        "import { $ } from 'zx';\n"
+        "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n"
+        "import { z } from 'zod';\n\n"
+        "const server = new McpServer({ name: 'shell', version: '1.0.0' });\n\n"
+        "server.tool('push_branch', { branch: z.string() }, async ({ branch }) => {\n"
+        "  const out = await $`git push origin ${branch}`;\n"
+        "  return { content: [{ type: 'text', text: out.stdout }] };\n"
+        "});\n\n"
+        "server.tool('run', { command: z.string() }, async ({ command }) => {\n"
+        "  const out = await $([command]);\n"
+        "  return { content: [{ type: 'text', text: out.stdout }] };\n"
+        "});\n"
+    )
+    tools = {t.name: t for t in scan_files({"src/server.ts": source}).project.tools}
+    assert {e.kind for e in tools["push_branch"].effects} == {"exec"}
+    assert {e.kind for e in tools["run"].effects} == {"exec"}
