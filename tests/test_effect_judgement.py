@@ -1297,3 +1297,36 @@ def test_a_command_run_by_zx_is_an_execution(scan_files: ScanFiles) -> None:
     tools = {t.name: t for t in scan_files({"src/server.ts": source}).project.tools}
     assert {e.kind for e in tools["push_branch"].effects} == {"exec"}
     assert {e.kind for e in tools["run"].effects} == {"exec"}
+
+
+CLOSURE_SEND = """\
+from langchain_core.tools import tool
+
+
+def make_tools(channel, guild):
+    @tool
+    def announce(text: str) -> str:
+        \"\"\"Announce something in the channel.\"\"\"
+        channel.send(text)
+        return "sent"
+
+    @tool
+    def post_to(channel_id: str, text: str) -> str:
+        \"\"\"Post in another channel.\"\"\"
+        target = guild.get_channel(int(channel_id))
+        target.send(text)
+        return "posted"
+
+    return [announce, post_to]
+"""
+
+
+def test_a_send_on_what_an_enclosing_function_is_handed_is_unknown(
+    scan_files: ScanFiles,
+) -> None:
+    """``channel.send(text)`` in a tool built inside ``make_tools(channel, guild)``, or on a
+    channel got from ``guild``: whatever the caller hands decides, so the send is an unknown
+    effect, never a read (a generator's ``send`` is a container method too)."""
+    verdicts = tool_verdicts(scan_files, {"bot/tools.py": CLOSURE_SEND})
+    assert verdicts["announce"][0] == "unknown"
+    assert verdicts["post_to"][0] == "unknown"

@@ -39,7 +39,7 @@ from agentguard.project.receivers import (
     runs_code_handed_in_place,
     stays_in_process,
 )
-from agentguard.project.sink_keys import local_value
+from agentguard.project.sink_keys import handed_in, local_value
 from agentguard.project.tool_facts import (
     SELF_NAMES,
     ArgSpec,
@@ -495,7 +495,9 @@ def _verdict(
             # ``ch = connect(url)``, then ``ch.publish(...)``: an object from outside the
             # project that no name says is a client; what the verb does to it is unknown
             return _Verdict(None, "a write verb on what an external call returned")
-        if writes and call.method not in containers and call.method not in _DATA_METHODS:
+        # a generator's or a queue's ``send`` is a channel's too (``channel.send(text)``)
+        contained = call.method in containers and call.method not in world.channel_sends
+        if writes and not contained and call.method not in _DATA_METHODS:
             # a write verb on an object whose kind is decided at run time: unknown, never a
             # read
             if _taken_from_parameter(project, root.split(".", 1)[0], fn, facts, call):
@@ -532,12 +534,13 @@ def _verdict(
 def _taken_from_parameter(
     project: ProjectIndex, head: str, fn: Function, facts: ModuleFacts, call: Call
 ) -> bool:
-    """Whether ``head`` is a parameter of ``fn`` (not ``self``), or a local last bound to
-    what is got from one (``guild.channels.cache.get(id)``, ``ctx.client``)."""
+    """Whether ``head`` is a parameter of ``fn`` (not ``self``) or of a function it is
+    nested in, or a local last bound to what is got from one (``guild.channels.cache.
+    get(id)``, ``ctx.client``)."""
     if head in SELF_NAMES:
         return False
     for _ in range(3):  # ``gotChannel = await guild.channels.fetch(id); channel = gotChannel``
-        if head in fn.params:
+        if handed_in(project, head, fn, facts):
             return True
         bound = local_value(project, head, fn, facts, call.order)
         chain = bound.chain if bound is not None else None
