@@ -178,6 +178,23 @@ CASES = [
         ["network_write"],
         True,
     ),
+    # AppOpener starts a desktop application by name, or ends it.
+    (
+        "appopener-open",
+        "from AppOpener import open",
+        "",
+        "open(value, match_closest=True)\nreturn 'opened'",
+        ["exec"],
+        False,
+    ),
+    (
+        "appopener-close",
+        "from AppOpener import close",
+        "",
+        "close(value)\nreturn 'closed'",
+        ["destructive"],
+        False,
+    ),
     # psutil: a process's state is read; ending it deletes.
     (
         "psutil-process-state",
