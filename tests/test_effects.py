@@ -2048,3 +2048,41 @@ def test_an_entry_kept_for_the_next_call_that_asks_the_same_is_a_memo_not_a_writ
     assert effects_of(scan_files, files, "forecast") == []
     assert effects_of(scan_files, files, "rate") == []
     assert [e.kind for e in effects_of(scan_files, files, "rebook")] == ["write"]
+
+
+TASK_LIST = """\
+from langchain_core.tools import tool
+
+tasks = []
+_client = None
+
+
+def all_tasks() -> list:
+    return tasks
+
+
+@tool
+def delete_task(title: str) -> str:
+    \"\"\"Delete the tasks with a title.\"\"\"
+    global tasks
+    tasks = [task for task in tasks if task["title"] != title]
+    return "deleted"
+
+
+@tool
+def count_tasks() -> int:
+    \"\"\"How many tasks there are.\"\"\"
+    global _client
+    if _client is None:
+        _client = object()
+    return len(tasks)
+"""
+
+
+def test_rebinding_a_kept_list_to_what_is_left_of_it_is_a_write(scan_files: ScanFiles) -> None:
+    """``global tasks; tasks = [t for t in tasks if ...]`` where another function hands
+    ``tasks`` back: what every later call sees changes, a local write. A variable first
+    bound on first use (``_client = object()``) is set-up."""
+    files = {"todo/__init__.py": "", "todo/tools.py": TASK_LIST}
+    assert [e.kind for e in effects_of(scan_files, files, "delete_task")] == ["write"]
+    assert effects_of(scan_files, files, "count_tasks") == []

@@ -136,6 +136,44 @@ def module_store_writes(
                 detail=f"changes an entry of `{root}`, which the module keeps across calls",
             )
         ]
+    return _rebound_store(project, fn, facts)
+
+
+def _rebound_store(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> list[Effect]:
+    """``global tasks; tasks = [t for t in tasks if t["id"] != task_id]``: a container the
+    module keeps, and a function hands back, bound again to what is made of it (what is
+    left, or more: ``tasks = tasks + [task]``). A first binding (``_client = Client()``)
+    reads nothing of the old value: set-up, not this."""
+    world = project.catalog.open_world
+    nested = [
+        entry[0].span for name in fn.nested if (entry := project.functions.get(name)) is not None
+    ]
+    for assignment in facts.assignments:
+        root, line = assignment.target, assignment.span.line
+        if assignment.function is not None or not fn.span.line < line <= fn.span.end_line:
+            continue
+        if not root.isidentifier() or root not in assignment.value.names:
+            continue
+        if assignment.value.text.startswith(f"{root}["):
+            continue  # ``history = history[-20:]``: a window kept, bookkeeping of its own
+        if any(span.line <= line <= span.end_line for span in nested):
+            continue  # a function defined inside this one binds it
+        qualname = f"{facts.module}.{root}"
+        if not _kept_container(project, qualname) or not handed_back(project, qualname):
+            continue
+        if set(words(root, identifier=True)) & (world.cache_words | world.log_words):
+            continue
+        return [
+            local_write(
+                fn.qualname,
+                facts,
+                root,
+                assignment.value.text,
+                assignment.span,
+                idempotent=assignment.value.op != "+",
+                detail=f"binds `{root}`, which the module keeps across calls, anew from itself",
+            )
+        ]
     return []
 
 
