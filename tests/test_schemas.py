@@ -521,3 +521,44 @@ def test_a_schema_files_tools_run_through_a_table_of_handlers_in_code(
     assert not tools["pantry_items"].schema_only
     assert [e.kind for e in tools["pantry_items"].effects] == []
     assert [e.kind for e in tools["order_groceries"].effects] == ["network_write"]
+
+
+PANTRY_NAMESPACE = """\
+import inspect
+import sys
+
+from .shop import *
+
+_here = sys.modules[__name__]
+TOOL_FUNCS = {name: func for name, func in vars(_here).items() if inspect.isfunction(func)}
+"""
+
+PANTRY_NAMESPACE_LOOP = (
+    PANTRY_LOOP.replace(
+        "from pantry.shop import order_groceries, pantry_items", "from pantry import TOOL_FUNCS"
+    )
+    .replace(
+        'TOOL_HANDLERS = {"pantry_items": pantry_items, "order_groceries": order_groceries}\n'
+        'ROUTES = {"/health": pantry_items}\n',
+        "",
+    )
+    .replace("TOOL_HANDLERS.get(", "TOOL_FUNCS.get(")
+)
+
+
+def test_a_schema_files_tools_run_through_a_table_of_a_modules_namespace(
+    scan_files: ScanFiles,
+) -> None:
+    """The table is the package's own namespace (``{n: f for n, f in vars(sys.modules[
+    __name__]).items() if inspect.isfunction(f)}``, the functions it star-imports): each
+    name the schema file declares runs the function of that name there."""
+    files = {
+        "tools.json": PANTRY_SPECS,
+        "pantry/loop.py": PANTRY_NAMESPACE_LOOP,
+        "pantry/shop.py": PANTRY_SHOP,
+        "pantry/__init__.py": PANTRY_NAMESPACE,
+    }
+    assert "TOOL_FUNCS.get(" in PANTRY_NAMESPACE_LOOP
+    tools = {t.name: t for t in scan_files(files).project.tools}
+    assert tools["pantry_items"].functions == ["pantry.shop.pantry_items"]
+    assert [e.kind for e in tools["order_groceries"].effects] == ["network_write"]

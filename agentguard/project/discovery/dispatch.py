@@ -134,9 +134,39 @@ def _namespace_dispatchers(project: ProjectIndex) -> tuple[ModuleFacts, ...]:
                 ):
                     found.append(facts)
                     break
+            else:
+                if _namespace_table(facts):
+                    found.append(facts)
         return tuple(found)
 
     return project.remembered("namespace_dispatchers", work_out)
+
+
+# What reads a module's own namespace: ``vars(module)``, ``module.__dict__``, ``globals()``,
+# ``inspect.getmembers(module)``.
+_NAMESPACE_READS = ("__dict__", "vars(", "globals()", "getmembers(")
+
+
+def _namespace_table(facts: ModuleFacts) -> bool:
+    """Whether the module keeps a table of the functions of its own namespace, its own and
+    those it star-imports (``TOOL_FUNCS = {n: f for n, f in sys.modules[__name__].__dict__.
+    items() if inspect.isfunction(f)}``): a name looked up there runs its function."""
+    own = {
+        assignment.target
+        for assignment in facts.assignments
+        if assignment.function is None and "sys.modules[__name__]" in assignment.value.text
+    }
+    return any(
+        assignment.function is None
+        and " for " in (written := assignment.value.text)
+        and any(read in written for read in _NAMESPACE_READS)
+        and (
+            "__name__" in written
+            or "globals()" in written
+            or bool(own.intersection(assignment.value.names))
+        )
+        for assignment in facts.assignments
+    )
 
 
 def dispatch_targets(project: ProjectIndex, name: str, facts: ModuleFacts) -> list[str]:

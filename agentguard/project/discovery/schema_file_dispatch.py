@@ -23,7 +23,7 @@ from agentguard.diagnostics import Location
 from agentguard.knowledge.catalog import ToolForm
 from agentguard.project.discovery.builder import FoundTools
 from agentguard.project.discovery.candidates import function_tool
-from agentguard.project.discovery.dispatch import handler_entries
+from agentguard.project.discovery.dispatch import handler_entries, namespace_lookup
 from agentguard.project.tool_facts import ToolFacts
 
 if TYPE_CHECKING:
@@ -45,4 +45,17 @@ def find(project: ProjectIndex, found: FoundTools, declared: frozenset[str]) -> 
         if tool is not None:
             taken.add(entry.function)
             named.add(entry.name)
+            yield tool
+    for name in sorted(declared - named):
+        # a table of a module's own namespace (``TOOL_FUNCS = {n: f for n, f in
+        # vars(module).items() if inspect.isfunction(f)}``): the function of that name there
+        function = namespace_lookup(project, name)
+        if function is None or function in taken:
+            continue
+        runs, facts = project.functions[function]
+        tool = function_tool(
+            project, function, FORM, Location(facts.path, runs.name_span), name, {}
+        )
+        if tool is not None:
+            taken.add(function)
             yield tool
