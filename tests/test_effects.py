@@ -2086,3 +2086,53 @@ def test_rebinding_a_kept_list_to_what_is_left_of_it_is_a_write(scan_files: Scan
     files = {"todo/__init__.py": "", "todo/tools.py": TASK_LIST}
     assert [e.kind for e in effects_of(scan_files, files, "delete_task")] == ["write"]
     assert effects_of(scan_files, files, "count_tasks") == []
+
+
+CRM_DATABASE = """\
+from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
+
+engine = create_async_engine("sqlite+aiosqlite:///crm.db")
+async_session_factory = async_sessionmaker(engine, expire_on_commit=False)
+"""
+
+CRM_TOOLS = """\
+from langchain_core.tools import tool
+from sqlalchemy import select
+
+from crm.database import async_session_factory
+from crm.models import Contact
+
+
+@tool
+async def rename_contact(contact_id: int, name: str) -> str:
+    \"\"\"Rename a contact.\"\"\"
+    async with async_session_factory() as session:
+        contact = (await session.execute(select(Contact).where(Contact.id == contact_id))).scalar_one()
+        setattr(contact, "name", name)
+        await session.commit()
+    return "renamed"
+
+
+@tool
+async def find_contact(contact_id: int) -> str:
+    \"\"\"Find a contact.\"\"\"
+    async with async_session_factory() as session:
+        contact = (await session.execute(select(Contact).where(Contact.id == contact_id))).scalar_one()
+        return contact.name
+"""
+
+
+def test_a_session_made_by_a_factory_another_module_keeps_is_a_session(
+    scan_files: ScanFiles,
+) -> None:
+    """``async with async_session_factory() as session`` with the factory an
+    ``async_sessionmaker`` of another module: the session is an ``AsyncSession``, so the
+    commit after changing a loaded row writes it; the lookup reads."""
+    files = {
+        "crm/__init__.py": "",
+        "crm/database.py": CRM_DATABASE,
+        "crm/models.py": "class Contact:\n    id: int\n    name: str\n",
+        "crm/tools.py": CRM_TOOLS,
+    }
+    assert [e.kind for e in effects_of(scan_files, files, "rename_contact")] == ["write"]
+    assert effects_of(scan_files, files, "find_contact") == []

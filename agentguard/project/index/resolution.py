@@ -1332,8 +1332,12 @@ class ProjectIndex(Types):
         if stepped:
             # ``db = next(get_db())``: what the generator yields first
             callee = bound.calls[1].replace("()", "")
-        factory_made = self.catalog.client_factories.get(callee) or self._attribute_factory(
-            callee, caller
+        factory_made = (
+            self.catalog.client_factories.get(callee)
+            # ``async with async_session_factory() as session``: a factory object another
+            # module keeps (``async_sessionmaker(...)``) makes what the catalogue says
+            or self.called_types.get(callee)
+            or self._attribute_factory(callee, caller)
         )
         if factory_made is not None:
             # ``client = create_client(url, key)``: the client a package's factory builds
