@@ -2136,3 +2136,53 @@ def test_a_session_made_by_a_factory_another_module_keeps_is_a_session(
     }
     assert [e.kind for e in effects_of(scan_files, files, "rename_contact")] == ["write"]
     assert effects_of(scan_files, files, "find_contact") == []
+
+
+GRAPH_TOOLS = """\
+from langchain_core.tools import tool
+
+
+class Node:
+    def __init__(self, title: str) -> None:
+        self.title = title
+
+
+class Graph:
+    def __init__(self) -> None:
+        self.nodes: dict[str, Node] = {}
+
+    def node_title(self, node_id: str) -> str:
+        node = self.nodes[node_id]
+        return node.title
+
+    def update_node(self, node_id: str, title: str) -> None:
+        node = self.nodes[node_id]
+        node.title = title
+
+
+graph = Graph()
+
+
+@tool
+def update_node(node_id: str, title: str) -> str:
+    \"\"\"Rename a node of the graph.\"\"\"
+    graph.update_node(node_id, title)
+    return "updated"
+
+
+@tool
+def node_title(node_id: str) -> str:
+    \"\"\"The title of a node.\"\"\"
+    return graph.node_title(node_id)
+"""
+
+
+def test_an_attribute_set_on_an_entry_an_object_keeps_changes_its_state(
+    scan_files: ScanFiles,
+) -> None:
+    """``node = self.nodes[node_id]; node.title = title`` in a method of an object the
+    module keeps, run by a tool named for a change: the entry's change is the object's
+    state changed, a local write. Reading the title changes nothing."""
+    files = {"kg/__init__.py": "", "kg/tools.py": GRAPH_TOOLS}
+    assert [e.kind for e in effects_of(scan_files, files, "update_node")] == ["write"]
+    assert effects_of(scan_files, files, "node_title") == []

@@ -226,8 +226,19 @@ def _context_changes(
     def rooted(target: str) -> bool:
         return target.split(".", 1)[0].split("[", 1)[0] in roots
 
+    # ``node = self.nodes[node_id]`` (or ``.get(node_id)``): an entry the context keeps,
+    # whose attributes set (``node.title = title``) change what it holds
+    entries = {
+        assignment.target
+        for assignment in facts.assignments_in(qualname)
+        if assignment.target.isidentifier()
+        and rooted(held := assignment.value.text)
+        and (held.endswith("]") or ".get(" in held)
+    }
     for assignment in facts.attribute_sets if attributes_too else ():
-        if assignment.function == qualname and rooted(assignment.target):
+        if assignment.function == qualname and (
+            rooted(assignment.target) or assignment.target.split(".", 1)[0] in entries
+        ):
             yield assignment.target, assignment.value.text, assignment.span
     for store in facts.stores:
         if store.function == qualname and rooted(store.target):
