@@ -2186,3 +2186,55 @@ def test_an_attribute_set_on_an_entry_an_object_keeps_changes_its_state(
     files = {"kg/__init__.py": "", "kg/tools.py": GRAPH_TOOLS}
     assert [e.kind for e in effects_of(scan_files, files, "update_node")] == ["write"]
     assert effects_of(scan_files, files, "node_title") == []
+
+
+TODO_MANAGER_TS = """\
+export class TodoManager {
+  private todos: { id: string; content: string }[] = [];
+
+  addTodo(todo: { id: string; content: string }) {
+    this.todos.push(todo);
+  }
+
+  getTodos() {
+    return this.todos;
+  }
+}
+"""
+
+TODO_TOOLS_TS = """\
+import { tool } from 'ai';
+import { z } from 'zod';
+import { TodoManager } from './todos';
+
+type ToolContext = { todoManager: TodoManager };
+
+export const addTodoTool = tool({
+  description: 'Add a todo item',
+  inputSchema: z.object({ id: z.string(), content: z.string() }),
+  execute: (input, { experimental_context }) => {
+    const context = experimental_context as ToolContext;
+    const { todoManager } = context;
+    todoManager.addTodo({ id: input.id, content: input.content });
+    return { message: 'added' };
+  },
+});
+
+export const listTodosTool = tool({
+  description: 'List the todo items',
+  inputSchema: z.object({}),
+  execute: (input, { experimental_context }) => {
+    const context = experimental_context as ToolContext;
+    return { todos: context.todoManager.getTodos() };
+  },
+});
+"""
+
+
+def test_a_change_to_an_object_the_run_context_holds_is_a_write(scan_files: ScanFiles) -> None:
+    """The Vercel AI SDK hands a tool ``experimental_context``: an object it holds (a todo
+    manager) outlives the call, so ``addTodo`` pushing onto its list is a local write;
+    listing the todos reads."""
+    files = {"src/todos.ts": TODO_MANAGER_TS, "src/tools.ts": TODO_TOOLS_TS}
+    assert [e.kind for e in effects_of(scan_files, files, "addTodoTool")] == ["write"]
+    assert effects_of(scan_files, files, "listTodosTool") == []

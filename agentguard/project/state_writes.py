@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Confidence, Span
-from agentguard.facts.module_facts import Call, ModuleFacts
+from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.knowledge.words import words
 from agentguard.project.receivers import written_receiver
 from agentguard.project.schema_verbs import name_verb
@@ -181,14 +181,20 @@ def _outliving_methods(
                     continue
                 held = project.functions.get(target)
                 root = call.chain.root if call.chain is not None else ""
-                outlives = root in SELF_NAMES or (
-                    module_objects
-                    and bool(root)
-                    and not project.local_assignments(caller_facts, caller, root)
-                    and (
-                        root in caller_facts.imports
-                        or bool(project.local_assignments(caller_facts, None, root))
+                outlives = (
+                    root in SELF_NAMES
+                    or (
+                        module_objects
+                        and bool(root)
+                        and not project.local_assignments(caller_facts, caller, root)
+                        and (
+                            root in caller_facts.imports
+                            or bool(project.local_assignments(caller_facts, None, root))
+                        )
                     )
+                    # ``context.todoManager.addTodo(todo)`` on the run context the framework
+                    # hands the tool (``experimental_context``): what it holds outlives the call
+                    or (module_objects and _from_injected_context(project, caller_fn, root))
                 )
                 if held is None or not held[0].class_name or not outlives:
                     continue
@@ -197,6 +203,26 @@ def _outliving_methods(
                 following.append((target, held[1], False))
         frontier = following
     return found
+
+
+def _from_injected_context(project: ProjectIndex, fn: Function, root: str) -> bool:
+    """Whether ``root`` is a parameter of ``fn`` a framework fills in with its run context
+    (``tool_functions.injected_params``), or a local read from one (``const context =
+    experimental_context as ToolContext``)."""
+    injected = project.catalog.injected_params
+    facts = project.functions[fn.qualname][1]
+    names, seen = {root}, set()
+    for _ in range(3):  # ``const { todoManager } = context``, ``context = experimental_context``
+        if any(name in fn.params for name in names):
+            return bool(names & injected & set(fn.params))
+        seen |= names
+        names = {
+            name
+            for held in names
+            for assignment in project.local_assignments(facts, fn.qualname, held)
+            for name in assignment.value.names
+        } - seen
+    return False
 
 
 def _tool_verb(project: ProjectIndex, name: str) -> str | None:
@@ -224,7 +250,9 @@ def _context_changes(
     (``context.context.seat = s``: a lookup may note what it found so, too)."""
 
     def rooted(target: str) -> bool:
-        return target.split(".", 1)[0].split("[", 1)[0] in roots
+        root = target.split(".", 1)[0].split("[", 1)[0]
+        # TypeScript's ``this`` is the object's ``self``
+        return root in roots or (root == "this" and "self" in roots)
 
     # ``node = self.nodes[node_id]`` (or ``.get(node_id)``): an entry the context keeps,
     # whose attributes set (``node.title = title``) change what it holds
