@@ -2013,6 +2013,13 @@ def rate(pair: str) -> float:
     return value
 
 
+def hold_table(slot: str, name: str) -> dict:
+    if slot in bookings:
+        return bookings[slot]
+    bookings[slot] = {"slot": slot, "name": name}
+    return bookings[slot]
+
+
 def rebook(booking_id: str, day: str) -> dict:
     if booking_id not in bookings:
         return {"error": "no such booking"}
@@ -2025,8 +2032,9 @@ TOOLS = [
     {"type": "function", "function": {"name": "forecast", "parameters": ANY}},
     {"type": "function", "function": {"name": "rate", "parameters": ANY}},
     {"type": "function", "function": {"name": "rebook", "parameters": ANY}},
+    {"type": "function", "function": {"name": "hold_table", "parameters": ANY}},
 ]
-RUN = {"forecast": forecast, "rate": rate, "rebook": rebook}
+RUN = {"forecast": forecast, "rate": rate, "rebook": rebook, "hold_table": hold_table}
 
 
 def answer(messages: list) -> None:
@@ -2043,11 +2051,13 @@ def test_an_entry_kept_for_the_next_call_that_asks_the_same_is_a_memo_not_a_writ
     _forecasts: return _forecasts[city]``, or ``.get`` and return what it found) and stores
     what it fetched under that key keeps a copy for the next call: the tool stays a read,
     whatever the dict is named. A tool whose test of the dict ends in an error, and then
-    changes the entry, writes."""
+    changes the entry, writes; so does one that answers an entry there and otherwise
+    writes a new record from its arguments (a get-or-create)."""
     files = {"desk/__init__.py": "", "desk/agent.py": WEATHER_DESK}
     assert effects_of(scan_files, files, "forecast") == []
     assert effects_of(scan_files, files, "rate") == []
     assert [e.kind for e in effects_of(scan_files, files, "rebook")] == ["write"]
+    assert [e.kind for e in effects_of(scan_files, files, "hold_table")] == ["write"]
 
 
 TASK_LIST = """\

@@ -200,8 +200,21 @@ def _answered_from(
     """Whether ``fn`` first answers from ``root`` when it holds what is asked (``if city in
     _forecasts: return _forecasts[city]``, or ``found = _rates.get(pair)`` and ``if found:
     return found``) and stores under the key afterwards: a copy kept for the next call that
-    asks the same, not the tools' data. A test of ``root`` that ends in an error and then
+    asks the same, not the tools' data. What is kept is an answer worked out (a call's,
+    or a local holding one); a record written from the arguments (``bookings[slot] =
+    {"slot": slot, ...}`` after ``if slot in bookings: return bookings[slot]``) is a
+    get-or-create of the tools' data. A test of ``root`` that ends in an error and then
     changes the entry is an update."""
+    kept = store.value
+    if kept.kind == "name":
+        bound = [
+            a
+            for a in project.local_assignments(facts, fn.qualname, kept.text)
+            if a.span.line < store.span.line
+        ]
+        kept = bound[-1].value if bound else kept
+    if kept.kind in {"dict", "list", "const", "fstring"} or kept.text in fn.params:
+        return False  # a record the call writes, not an answer it worked out
 
     def of_root(value: Value) -> bool:
         return root in value.names or any(
