@@ -1330,3 +1330,34 @@ def test_a_send_on_what_an_enclosing_function_is_handed_is_unknown(
     verdicts = tool_verdicts(scan_files, {"bot/tools.py": CLOSURE_SEND})
     assert verdicts["announce"][0] == "unknown"
     assert verdicts["post_to"][0] == "unknown"
+
+
+def test_a_query_handed_an_options_object_with_no_statement_is_no_sql(
+    scan_files: ScanFiles,
+) -> None:
+    """``calendar.freebusy.query({requestBody: {...}})`` is an API's query method, not a
+    SQL driver's: its options hold no statement, so its name decides (it reads). A
+    node-postgres query handed ``{text, values}`` is judged by its statement still."""
+    source = (
+        "import { google, calendar_v3 } from 'googleapis';\n"
+        "import { Pool } from 'pg';\n"
+        "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n"
+        "import { z } from 'zod';\n\n"
+        "function calendarClient(): calendar_v3.Calendar {\n"
+        "  return google.calendar({ version: 'v3' });\n"
+        "}\n\n"
+        "const pool = new Pool();\n"
+        "const server = new McpServer({ name: 'cal', version: '1.0.0' });\n\n"
+        "server.tool('free_busy', { from: z.string(), to: z.string() }, async ({ from, to }) => {\n"
+        "  const calendar = calendarClient();\n"
+        "  const res = await calendar.freebusy.query({ requestBody: { timeMin: from, timeMax: to } });\n"
+        "  return { content: [{ type: 'text', text: JSON.stringify(res.data) }] };\n"
+        "});\n\n"
+        "server.tool('log_slot', { from: z.string() }, async ({ from }) => {\n"
+        "  await pool.query({ text: 'INSERT INTO slots (start) VALUES ($1)', values: [from] });\n"
+        "  return { content: [{ type: 'text', text: 'logged' }] };\n"
+        "});\n"
+    )
+    verdicts = tool_verdicts(scan_files, {"src/server.ts": source})
+    assert verdicts["free_busy"] == ("read", set())
+    assert verdicts["log_slot"][0] == "write"

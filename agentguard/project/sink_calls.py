@@ -304,6 +304,10 @@ def _classify_sink(
             statement_param = _statement_param(project, statement, fn, facts, call.order)
             if statement.kind == "name":
                 statement = local_value(project, statement.text, fn, facts, call.order) or statement
+            if statement.kind == "dict" and not {"text", "sql", "query"} & set(statement.items):
+                # ``calendar.freebusy.query({requestBody: ...})``: an options object with no
+                # statement in it (node-postgres takes ``{text, values}``) is no SQL call
+                return _open_world(project, call, callee, fn, facts)
             text = statement.string()
             if text is None and sink.ecosystem == "npm" and statement.kind == "fstring":
                 # a tagged template (``sql`DELETE FROM t WHERE id = ${id}```): its values
