@@ -178,6 +178,15 @@ CASES = [
         ["network_write"],
         True,
     ),
+    # Stripe's webhook helper checks a signature and parses the event: nothing is sent.
+    (
+        "stripe-webhook-event",
+        "import stripe",
+        "",
+        'return stripe.Webhook.construct_event(value, "sig", "whsec_x")',
+        [],
+        False,
+    ),
     # AppOpener starts a desktop application by name, or ends it.
     (
         "appopener-open",
