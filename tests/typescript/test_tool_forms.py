@@ -899,8 +899,10 @@ def test_a_modules_default_export_building_a_tool_from_a_record_and_its_handler_
     """``export default ({ guild }) => tool(async (args) => {...}, {name, description,
     schema})``, one per file of a folder a loader imports: each export is a tool named by
     its record. What it does to an object got from its parameter (``thread.delete()`` on
-    ``guild.threads.cache.get(id)``) is unknown, never a read."""
+    ``guild.threads.cache.get(id)``) is unknown, never a read. A tool of no arguments gives
+    the same builder no schema (``{name, description}``): a tool all the same."""
     tools = tools_of(FORMS / "default-export-builders")
-    assert set(tools) == {"delete_thread", "thread_count"}
+    assert set(tools) == {"delete_thread", "thread_count", "current_time"}
     assert tools["delete_thread"]["effects"] == ["unknown"]
     assert tools["thread_count"]["effects"] == []
+    assert tools["current_time"]["effects"] == []

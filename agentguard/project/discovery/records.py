@@ -239,20 +239,51 @@ def _records_beside_handlers(
     answers it, in a module's default export (what a loader of the folder takes, by name or
     by a dynamic import). The tool is that export, whose body the inline function is."""
     exported = f"{facts.module}.default"
-    for call in facts.calls:
-        if call.function != exported or not any(a.kind == "lambda" for a in call.args):
-            continue
-        if project.project_function(call.callee, facts) is None:
-            continue  # a library's builder: its framework's finder judges it
+    schema_keys = keys[2]
+    for call, builder in _builder_calls(project, facts):
         for record in call.args:
             if record.kind != "dict":
                 continue
             span = record.span or call.span
+            # a tool of no arguments gives no schema (``{name, description}``): the
+            # builder the others hand their schema to makes a tool of it all the same
+            bare = builder in _schema_builders(project, schema_keys)
             tool = _record_tool(
-                project, found, record.items, facts, span, call, keys, runs=exported
+                project, found, record.items, facts, span, call, keys, bare, runs=exported
             )
             if tool is not None:
                 yield tool
+
+
+def _builder_calls(project: ProjectIndex, facts: ModuleFacts) -> Iterator[tuple[Call, str]]:
+    """The calls of a project function in a module's default export that hand it an inline
+    function beside a record (``tool(async (args) => {...}, {name, ...})``), with it."""
+    exported = f"{facts.module}.default"
+    for call in facts.calls:
+        if call.function != exported or not any(a.kind == "lambda" for a in call.args):
+            continue
+        builder = project.project_function(call.callee, facts)
+        if builder is not None:  # a library's builder: its framework's finder judges it
+            yield call, builder
+
+
+def _schema_builders(project: ProjectIndex, schema_keys: list[str]) -> frozenset[str]:
+    """The project's own tool builders some default export hands a record with a parameter
+    schema: what they make are tools."""
+
+    def work_out() -> frozenset[str]:
+        return frozenset(
+            builder
+            for facts in project.modules.values()
+            if not facts.is_test and facts.language != "python"
+            for call, builder in _builder_calls(project, facts)
+            if any(
+                record.kind == "dict" and any(k in record.items for k in schema_keys)
+                for record in call.args
+            )
+        )
+
+    return project.remembered(("schema builders", tuple(schema_keys)), work_out)
 
 
 def _called_functions(project: ProjectIndex) -> set[str]:
