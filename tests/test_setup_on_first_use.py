@@ -604,3 +604,38 @@ def test_a_folder_named_by_a_setting_made_when_missing_is_set_up(scan_files: Sca
     verdicts = tool_verdicts(scan_files, {"server.py": SCRATCH_TOOLS})
     assert verdicts["list_scratch"] == ("read", set())
     assert verdicts["save_scratch"][0] == "write"
+
+
+SENT_ONCE = """\
+import requests
+from langchain_core.tools import tool
+
+
+class Digest:
+    def __init__(self) -> None:
+        self.sent = None
+
+    def send(self, text: str) -> dict:
+        if self.sent is not None:
+            return self.sent
+        answer = requests.post("https://mail.example.com/digest", json={"text": text}, timeout=10)
+        self.sent = answer.json()
+        return self.sent
+
+
+digest = Digest()
+
+
+@tool
+def send_digest(text: str) -> dict:
+    \"\"\"Send today's digest.\"\"\"
+    return digest.send(text)
+"""
+
+
+def test_a_write_whose_answer_is_kept_after_a_guard_is_no_set_up(scan_files: ScanFiles) -> None:
+    """``if self.sent is not None: return self.sent`` and then ``self.sent = requests.post(
+    ...).json()``: what is kept is the answer of a send, not a client made once; the send
+    is the tool's write on its first call."""
+    kinds = {e.kind for e in effects_of(scan_files, {"digest.py": SENT_ONCE}, "send_digest")}
+    assert "network_write" in kinds

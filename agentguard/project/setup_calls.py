@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import Assignment, Branch, Call, Function, ModuleFacts, Value
+from agentguard.knowledge.words import words
 from agentguard.project.receivers import written_receiver
 from agentguard.project.tool_facts import SELF_NAMES
 
@@ -79,7 +80,9 @@ def _first_use_below(
 ) -> tuple[int, int] | None:
     """The call orders below a guard that hands back what the function keeps once it is
     made (``if _db is not None: return _db``, ``if (db) return db;``), when the function
-    makes it below the guard: the rest of the function runs on first use only."""
+    builds it below the guard (a client, a connection: ``_db = sqlite3.connect(path)``):
+    the rest of the function runs on first use only. What a call answers kept so (``if
+    self.sent: return self.sent``, then ``self.sent = requests.post(...)``) is no set-up."""
     if not branch.exits:
         return None
     held = _set_test(branch.test)
@@ -93,12 +96,47 @@ def _first_use_below(
         for value in fn.returns
     ):
         return None
-    if not any(a.span.line > guard.end_line for a in _assignments_of(project, held, fn, facts)):
-        return None
+    if not any(
+        a.span.line > guard.end_line and _made_here(project, a.value, fn, facts)
+        for a in _assignments_of(project, held, fn, facts)
+    ):
+        return None  # what is kept is no object made here (a client, a connection)
     below = [
         call.order for call in project.calls_in(fn.qualname) if call.span.line > guard.end_line
     ]
     return (min(below), max(below) + 1) if below else None
+
+
+def _made_here(project: ProjectIndex, value: Value, fn: Function, facts: ModuleFacts) -> bool:
+    """Whether ``value`` is an object a call builds (``Client(...)``, ``new Database(file)``,
+    ``sqlite3.connect(path)``, a factory's client), not the answer of a write (``requests.
+    post(...)``, or a local holding one)."""
+    world = project.catalog.open_world
+    for _ in range(3):  # ``answer = requests.post(...)``, then ``self.sent = answer.json()``
+        if value.kind == "name":
+            bound = project.local_assignments(facts, fn.qualname, value.text)
+            value = bound[-1].value if bound else value
+        if value.kind != "call":
+            return False
+        if project.built_type(value) is not None:
+            return True
+        method = (value.qualname or value.text.partition("(")[0]).rsplit(".", 1)[-1]
+        named = words(method, identifier=True)
+        if named and world.verb_class(named[0]) in {
+            "non_idempotent",
+            "idempotent_write",
+            "destructive",
+        }:
+            return False
+        root = value.chain.root if value.chain is not None else ""
+        if (
+            not root
+            or root == value.text
+            or not project.local_assignments(facts, fn.qualname, root)
+        ):
+            return True
+        value = Value("name", root)
+    return True
 
 
 def _set_test(test: Value) -> str | None:
