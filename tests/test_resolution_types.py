@@ -581,3 +581,26 @@ def test_a_chain_of_typed_attributes_of_self_is_followed(scan_files: ScanFiles) 
         t for t in scan_files({"player.py": TWO_HOPS}).project.tools if t.name == "skip_song"
     ]
     assert {e.kind for e in tool.effects} == {"network_write"}
+
+
+def test_an_entry_declared_as_a_base_class_may_be_any_subclass(scan_files: ScanFiles) -> None:
+    """``notifiers: dict[str, Notifier]`` whose base ``send`` only logs: an entry may be a
+    ``WebhookNotifier`` whose ``send`` posts, so the send through the container writes."""
+    source = (
+        "import logging\n\nimport httpx\nfrom mcp.server.fastmcp import FastMCP\n\n\n"
+        "class Notifier:\n"
+        "    def send(self, text: str) -> None:\n"
+        "        logging.info(text)\n\n\n"
+        "class WebhookNotifier(Notifier):\n"
+        "    def send(self, text: str) -> None:\n"
+        '        httpx.post("https://hooks.example.com/notify", json={"text": text}, timeout=5)\n\n\n'
+        "NOTIFIERS: dict[str, Notifier] = {}\n"
+        'mcp = FastMCP("notify")\n\n\n'
+        "@mcp.tool()\n"
+        "def notify(kind: str, text: str) -> str:\n"
+        '    """Notify through a channel."""\n'
+        "    NOTIFIERS[kind].send(text)\n"
+        '    return "sent"\n'
+    )
+    (tool,) = scan_files({"notify.py": source}).project.tools
+    assert "network_write" in {e.kind for e in tool.effects}

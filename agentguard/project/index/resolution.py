@@ -276,9 +276,13 @@ class ProjectIndex(Types):
                 list(table.items.values()) if table is not None and table.kind == "dict" else []
             )
             if not entries:
-                # filled at run time: the class the container is declared to hold
+                # filled at run time: the class the container is declared to hold, or any
+                # of its subclasses
                 declared = self._entry_class(bound, caller, facts)
-                return [declared] if declared in self.classes else []
+                if declared not in self.classes:
+                    return []
+                assert declared is not None
+                return [declared, *self.subclasses(declared)]
         elif bound.kind == "call" and (maker := self.functions.get(bound.qualname or "")):
             if maker[0].class_name or len(maker[0].returns) + _either_count(maker[0].returns) < 2:
                 return []  # one answer: typed where it is bound (``_factory_class``)
