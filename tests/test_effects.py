@@ -2061,6 +2061,8 @@ def test_an_entry_kept_for_the_next_call_that_asks_the_same_is_a_memo_not_a_writ
 
 
 TASK_LIST = """\
+import time
+
 from langchain_core.tools import tool
 
 tasks = []
@@ -2086,16 +2088,40 @@ def count_tasks() -> int:
     if _client is None:
         _client = object()
     return len(tasks)
+
+
+calls = []
+hits = {}
+
+
+def recent_calls() -> list:
+    return calls
+
+
+def hits_of(user: str) -> list:
+    return hits.get(user, [])
+
+
+@tool
+def search_tasks(word: str, user: str) -> list:
+    \"\"\"Tasks holding a word.\"\"\"
+    global calls
+    calls = [t for t in calls if time.time() - t < 60]
+    hits[user] = [t for t in hits.get(user, []) if time.time() - t < 60]
+    return [task for task in tasks if word in task["title"]]
 """
 
 
 def test_rebinding_a_kept_list_to_what_is_left_of_it_is_a_write(scan_files: ScanFiles) -> None:
     """``global tasks; tasks = [t for t in tasks if ...]`` where another function hands
     ``tasks`` back: what every later call sees changes, a local write. A variable first
-    bound on first use (``_client = object()``) is set-up."""
+    bound on first use (``_client = object()``) is set-up, and a list pruned by the clock
+    (what is left of the last minute's calls) bookkeeping."""
     files = {"todo/__init__.py": "", "todo/tools.py": TASK_LIST}
     assert [e.kind for e in effects_of(scan_files, files, "delete_task")] == ["write"]
     assert effects_of(scan_files, files, "count_tasks") == []
+    # a window pruned by the clock, whole or per user: bookkeeping, the search reads
+    assert effects_of(scan_files, files, "search_tasks") == []
 
 
 CRM_DATABASE = """\

@@ -141,9 +141,10 @@ def module_store_writes(
 
 def _rebound_store(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> list[Effect]:
     """``global tasks; tasks = [t for t in tasks if t["id"] != task_id]``: a container the
-    module keeps, and a function hands back, bound again to what is made of it (what is
-    left, or more: ``tasks = tasks + [task]``). A first binding (``_client = Client()``)
-    reads nothing of the old value: set-up, not this."""
+    module keeps, and a function hands back, bound again to what is made of it and of
+    what the call is handed (what is left, or more: ``tasks = tasks + [task]``). A first
+    binding (``_client = Client()``) reads nothing of the old value: set-up, not this;
+    one made of nothing the caller hands (a window pruned by the clock) is bookkeeping."""
     world = project.catalog.open_world
     nested = [
         entry[0].span for name in fn.nested if (entry := project.functions.get(name)) is not None
@@ -152,8 +153,11 @@ def _rebound_store(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> l
         root, line = assignment.target, assignment.span.line
         if assignment.function is not None or not fn.span.line < line <= fn.span.end_line:
             continue
-        if not root.isidentifier() or root not in assignment.value.names:
+        value = assignment.value
+        if not root.isidentifier() or root not in value.names:
             continue
+        if not set(value.names) & set(fn.params):
+            continue  # ``calls = [t for t in calls if now - t < 60]``: a window pruned
         if assignment.value.text.startswith(f"{root}["):
             continue  # ``history = history[-20:]``: a window kept, bookkeeping of its own
         if any(span.line <= line <= span.end_line for span in nested):
@@ -184,8 +188,11 @@ def _made_once(fn: Function, root: str, store: Assignment) -> bool:
     store under a test of the container itself (``if name not in loaded: loaded[name] =
     load(name)``, ``if (!loaded[name]) ...``)."""
     value = store.value
-    if value.kind == "call" and value.text.startswith(f"{root}."):
-        return True  # the container's own answer put back (``.get(key, default)``)
+    if root in value.names and not value.text.startswith(f"{root}[") and value.kind != "dict":
+        # the container's own answer put back (``.get(key, default)``), or what is left
+        # of an entry (``hits[user] = [t for t in hits[user] if now - t < 60]``); a record
+        # spread anew (``{**orders[key], "day": day}``) is an update
+        return True
     line = store.span.line
     return any(
         branch.span.line <= line <= branch.span.end_line
