@@ -572,9 +572,23 @@ def _entry_of_filled_container(
     head = holder.partition(".")[0] if holder is not None else ""
     if holder is None or (head in fn.params and head not in SELF_NAMES):
         return False  # a container the caller hands in: what it holds is the caller's
-    return any(store.target == holder for store in facts.stores) or any(
-        filling.receiver == holder and filling.method in _FILLING_METHODS for filling in facts.calls
-    )
+    return holder in _filled_containers(project, facts)
+
+
+def _filled_containers(project: ProjectIndex, facts: ModuleFacts) -> frozenset[str]:
+    """The containers, as written, a module stores entries in or fills by a method: once
+    per module, asked for each write verb on an entry."""
+
+    def work_out() -> frozenset[str]:
+        filled = {store.target for store in facts.stores}
+        filled.update(
+            call.receiver
+            for call in facts.calls
+            if call.receiver and call.method in _FILLING_METHODS
+        )
+        return frozenset(filled)
+
+    return project.remembered(("filled containers", facts.path), work_out)
 
 
 def _named_at_run_time(
