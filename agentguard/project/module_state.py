@@ -149,13 +149,11 @@ def _rebound_store(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> l
     nested = [
         entry[0].span for name in fn.nested if (entry := project.functions.get(name)) is not None
     ]
-    for assignment in facts.assignments:
+    for assignment in _self_rebindings(project, facts):
         root, line = assignment.target, assignment.span.line
-        if assignment.function is not None or not fn.span.line < line <= fn.span.end_line:
+        if not fn.span.line < line <= fn.span.end_line:
             continue
         value = assignment.value
-        if not root.isidentifier() or root not in value.names:
-            continue
         if not set(value.names) & set(fn.params):
             continue  # ``calls = [t for t in calls if now - t < 60]``: a window pruned
         if assignment.value.text.startswith(f"{root}["):
@@ -179,6 +177,20 @@ def _rebound_store(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> l
             )
         ]
     return []
+
+
+def _self_rebindings(project: ProjectIndex, facts: ModuleFacts) -> tuple[Assignment, ...]:
+    """The module's variables bound anew from themselves inside a function (``global``):
+    few in any module, found once per module rather than per function."""
+
+    def work_out() -> tuple[Assignment, ...]:
+        return tuple(
+            a
+            for a in facts.assignments
+            if a.function is None and a.target.isidentifier() and a.target in a.value.names
+        )
+
+    return project.remembered(("self rebindings", facts.path), work_out)
 
 
 def _made_once(fn: Function, root: str, store: Assignment) -> bool:
