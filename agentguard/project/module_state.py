@@ -100,7 +100,6 @@ def module_store_writes(
     (``TASKS[task_id] = task``, ``del TASKS[task_id]``, the container the module's own or
     imported from another module of the project): no call, so no sink judges it. One
     effect says the function writes the store; ``skipped`` are the orders of its set-up."""
-    world = project.catalog.open_world
     # the item stores, and the entries set under a written key (``task["title"] = t``,
     # kept by the facts as a binding of ``task[title]``)
     keyed = [a for a in facts.assignments if a.function == fn.qualname and "[" in a.target]
@@ -121,9 +120,7 @@ def module_store_writes(
             _made_once(fn, root, store) or _answered_from(project, facts, fn, root, store)
         ):
             continue
-        if not handed_back(project, qualname):
-            continue  # bookkeeping the project only tests against
-        if set(words(root, identifier=True)) & (world.cache_words | world.log_words):
+        if not _the_tools_data(project, qualname):
             continue
         return [
             local_write(
@@ -145,7 +142,6 @@ def _rebound_store(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> l
     what the call is handed (what is left, or more: ``tasks = tasks + [task]``). A first
     binding (``_client = Client()``) reads nothing of the old value: set-up, not this;
     one made of nothing the caller hands (a window pruned by the clock) is bookkeeping."""
-    world = project.catalog.open_world
     nested = [
         entry[0].span for name in fn.nested if (entry := project.functions.get(name)) is not None
     ]
@@ -161,9 +157,7 @@ def _rebound_store(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> l
         if any(span.line <= line <= span.end_line for span in nested):
             continue  # a function defined inside this one binds it
         qualname = f"{facts.module}.{root}"
-        if not _kept_container(project, qualname) or not handed_back(project, qualname):
-            continue
-        if set(words(root, identifier=True)) & (world.cache_words | world.log_words):
+        if not _kept_container(project, qualname) or not _the_tools_data(project, qualname):
             continue
         return [
             local_write(
@@ -177,6 +171,15 @@ def _rebound_store(project: ProjectIndex, fn: Function, facts: ModuleFacts) -> l
             )
         ]
     return []
+
+
+def _the_tools_data(project: ProjectIndex, qualname: str) -> bool:
+    """Whether the module container ``qualname`` holds the tools' data: a function hands
+    it back (one the project only tests against is bookkeeping), and it is named as no
+    cache, memo or log (a derived copy)."""
+    world = project.catalog.open_world
+    named = set(words(qualname.rpartition(".")[2], identifier=True))
+    return handed_back(project, qualname) and not named & (world.cache_words | world.log_words)
 
 
 def _self_rebindings(project: ProjectIndex, facts: ModuleFacts) -> tuple[Assignment, ...]:
