@@ -14,7 +14,7 @@ from agentguard.diagnostics import Span
 from agentguard.facts.module_facts import Assignment, Branch, Call, Function, ModuleFacts, Value
 from agentguard.knowledge.words import words
 from agentguard.project.receivers import written_receiver
-from agentguard.project.tool_facts import SELF_NAMES
+from agentguard.project.tool_facts import SELF_NAMES, self_spelled
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -92,7 +92,7 @@ def _first_use_below(
     if not any(
         value.span is not None
         and guard.line <= value.span.line <= guard.end_line
-        and _held_name(value.text) == held
+        and self_spelled(value.text) == held
         for value in fn.returns
     ):
         return None
@@ -156,7 +156,7 @@ def _set_test(test: Value) -> str | None:
         tested = test.parts[0]
     elif test.op:
         return None
-    return _held_name(tested.text) if tested.kind in {"name", "attr"} else None
+    return self_spelled(tested.text) if tested.kind in {"name", "attr"} else None
 
 
 # What makes a folder when it is missing: ``path.mkdir(exist_ok=True)``, ``os.makedirs(p,
@@ -366,13 +366,7 @@ def _unset_test(test: Value) -> str | None:
     if not unset:
         return None
     tested = test.parts[0]
-    return _held_name(tested.text) if tested.kind in {"name", "attr"} else None
-
-
-def _held_name(written: str) -> str:
-    """A name or attribute as the facts record what binds it: TypeScript's ``this.token``
-    is bound as ``self.token``."""
-    return f"self.{written[5:]}" if written.startswith("this.") else written
+    return self_spelled(tested.text) if tested.kind in {"name", "attr"} else None
 
 
 def _missing_key_test(test: Value) -> str | None:
@@ -380,7 +374,7 @@ def _missing_key_test(test: Value) -> str | None:
     mapping tested for a missing key, as written."""
     if test.op == "not in" and len(test.parts) == 2:
         cache = test.parts[1]
-        return _held_name(cache.text) if cache.kind in {"name", "attr"} else None
+        return self_spelled(cache.text) if cache.kind in {"name", "attr"} else None
     unset = (test.op == "not" and bool(test.parts)) or (
         test.op in {"is", "=="} and len(test.parts) == 2 and test.parts[1].text == "None"
     )
@@ -391,7 +385,7 @@ def _missing_key_test(test: Value) -> str | None:
     receiver = chain.receiver() if chain is not None else None
     if chain is None or chain.called() != "get" or receiver is None:
         return None
-    text = _held_name(tested.text.split("(", 1)[0])
+    text = self_spelled(tested.text.split("(", 1)[0])
     return text[: -len(".get")] if text.endswith(".get") else None
 
 

@@ -23,7 +23,7 @@ from agentguard.facts.module_facts import Call, Function, ModuleFacts
 from agentguard.knowledge.words import words
 from agentguard.project.receivers import written_receiver
 from agentguard.project.schema_verbs import name_verb
-from agentguard.project.tool_facts import SELF_NAMES, Effect, ToolFacts
+from agentguard.project.tool_facts import SELF_NAMES, Effect, ToolFacts, self_spelled
 
 if TYPE_CHECKING:
     from agentguard.project.index import ProjectIndex
@@ -250,9 +250,7 @@ def _context_changes(
     (``context.context.seat = s``: a lookup may note what it found so, too)."""
 
     def rooted(target: str) -> bool:
-        root = target.split(".", 1)[0].split("[", 1)[0]
-        # TypeScript's ``this`` is the object's ``self``
-        return root in roots or (root == "this" and "self" in roots)
+        return self_spelled(target).split(".", 1)[0].split("[", 1)[0] in roots
 
     # ``node = self.nodes[node_id]`` (or ``.get(node_id)``): an entry the context keeps,
     # whose attributes set (``node.title = title``) change what it holds

@@ -12,6 +12,14 @@ from agentguard.facts.module_facts import Call, Value
 from agentguard.knowledge.catalog import RetryConstruct
 
 SELF_NAMES = {"self", "cls"}
+
+
+def self_spelled(written: str) -> str:
+    """A name or attribute as the facts bind it: TypeScript's ``this.token`` is bound as
+    ``self.token``."""
+    return f"self.{written[5:]}" if written.startswith("this.") else written
+
+
 # A parameter and the literals a branch compares it with (``method == "POST"``).
 Guard = tuple[str, frozenset[str]]
 REMOTE_EFFECTS = {"network_write", "payment", "message"}

@@ -21,7 +21,7 @@ from agentguard.project.index.guessed_types import (
     handed_back,
     unpacked_item,
 )
-from agentguard.project.tool_facts import SELF_NAMES
+from agentguard.project.tool_facts import SELF_NAMES, self_spelled
 
 # A callee as written, resolved wherever it is called: (the name without "()", its dotted
 # parts, whether the caller's class decides it, the project name it stands for if known).
@@ -64,7 +64,7 @@ def entry_holder(value: Value) -> str | None:
         holder = text.split("[", 1)[0]
     else:
         return None
-    return f"self.{holder[5:]}" if holder.startswith("this.") else holder
+    return self_spelled(holder)
 
 
 class ProjectIndex(Types):
@@ -279,9 +279,8 @@ class ProjectIndex(Types):
                 # filled at run time: the class the container is declared to hold, or any
                 # of its subclasses
                 declared = self._entry_class(bound, caller, facts)
-                if declared not in self.classes:
+                if declared is None or declared not in self.classes:
                     return []
-                assert declared is not None
                 return [declared, *self.subclasses(declared)]
         elif bound.kind == "call" and (maker := self.functions.get(bound.qualname or "")):
             if maker[0].class_name or len(maker[0].returns) + _either_count(maker[0].returns) < 2:
