@@ -55,8 +55,6 @@ def heuristic_sink(
         verb_class = batch[0]  # ``batchUpdate(body={"requests": [{"addChart": ...}]})``
         if verb_class == "read":
             return None
-    if project.catalog.reads(callee) or project.catalog.reads(call.callee):
-        return None
     world = project.catalog.open_world
     if world.reads(callee) or world.reads(call.callee):
         return None  # a library's own reads (``googlemaps.Client.place``)

@@ -118,9 +118,6 @@ def judge_built(
     said = len(named) == 1 or (len(named) == 2 and named[1] in world.nouns_alone)
     if not said or named[0] not in world.object_writes or "." not in call.callee:
         return None
-    reads = project.catalog.reads
-    if reads(call.callee) or reads(project.resolve_callee(call, fn, facts)):
-        return None  # ``cl.Message(...).send()``: the catalogue says it changes nothing
     head = call.callee.split(".", 1)[0]
     if head in STDLIB_MODULES or head in project.module_heads or head in world.in_process_packages:
         return None  # an in-process package's object creates nothing remote (its save: a file)

@@ -413,6 +413,8 @@ def _classify_sink(
     method = _literal_request_method(project, call)
     if method is not None:
         return _requested(project, call, method, fn, facts)
+    if project.catalog.reads(callee) or project.catalog.reads(call.callee):
+        return None  # ``cl.Message(...).send()``: the catalogue says it changes nothing
     guessed = open_world.judge_built(
         project, call, fn, facts, lambda sink: key_for(project, call, sink, fn, facts)
     ) or heuristic_sink(project, call, callee, fn, facts)
