@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
@@ -622,52 +622,53 @@ class ValueReader:
                     queue.append(child)
         return names, calls, attrs
 
-    def _annotation_type(self, node: ast.expr) -> str | None:
-        """The class an annotation names: ``Client``, ``"Client"``, ``Client | None``,
-        ``Optional[Client]``, ``Union[None, Client]``, ``Annotated[Client, ...]``; the
-        generic class of ``Client[T]``. ``Any`` names none (nothing is known of it)."""
+    def _alternatives(self, node: ast.expr) -> Iterator[ast.expr]:
+        """What an annotation may hold, each as written: ``"Client"`` parsed, each side of
+        ``X | None``, each choice of ``Optional``/``Union``, an ``Annotated`` type's first."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             try:
                 node = ast.parse(node.value, mode="eval").body
             except SyntaxError:
-                return None
+                return
         if isinstance(node, ast.BinOp):  # X | None, None | X
-            return self._annotation_type(node.left) or self._annotation_type(node.right)
+            yield from self._alternatives(node.left)
+            yield from self._alternatives(node.right)
+            return
         if isinstance(node, ast.Subscript):
             origin = self.resolve(node.value) or ""
             if origin.rsplit(".", 1)[-1] in _TYPE_WRAPPERS:
                 inner = node.slice
                 choices = inner.elts if isinstance(inner, ast.Tuple) else [inner]
-                if origin.endswith("Annotated"):
-                    choices = choices[:1]
-                return next(filter(None, map(self._annotation_type, choices)), None)
-            if origin.split(".", 1)[0] in _GENERIC_MODULES:
-                return None  # ``Iterator[Row]``, ``list[Client]``: a container, no client
-            node = node.value  # ``Client[T]`` is a ``Client``
-        name = self.resolve(node)
-        if name and name.rsplit(".", 1)[-1][:1].isupper() and name not in _NO_TYPE:
-            return name
+                for choice in choices[:1] if origin.endswith("Annotated") else choices:
+                    yield from self._alternatives(choice)
+                return
+        yield node
+
+    def _annotation_type(self, node: ast.expr) -> str | None:
+        """The class an annotation names: ``Client``, ``"Client"``, ``Client | None``,
+        ``Optional[Client]``, ``Union[None, Client]``, ``Annotated[Client, ...]``; the
+        generic class of ``Client[T]``. ``Any`` names none (nothing is known of it)."""
+        for held in self._alternatives(node):
+            if isinstance(held, ast.Subscript):
+                if (self.resolve(held.value) or "").split(".", 1)[0] in _GENERIC_MODULES:
+                    continue  # ``Iterator[Row]``, ``list[Client]``: a container, no client
+                held = held.value  # ``Client[T]`` is a ``Client``
+            name = self.resolve(held)
+            if name and name.rsplit(".", 1)[-1][:1].isupper() and name not in _NO_TYPE:
+                return name
         return None
 
     def _item_annotation(self, node: ast.expr) -> str | None:
         """The class of an entry of a container an annotation declares: ``dict[str,
         Adapter]``, ``Mapping[str, Adapter]``, ``list[Adapter]``, ``Optional[...]`` of one."""
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return None
-        if isinstance(node, ast.BinOp):  # X | None
-            return self._item_annotation(node.left) or self._item_annotation(node.right)
-        if not isinstance(node, ast.Subscript):
-            return None
-        origin = (self.resolve(node.value) or "").rsplit(".", 1)[-1]
-        arguments = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if origin in _TYPE_WRAPPERS:
-            return next(filter(None, map(self._item_annotation, arguments)), None)
-        if origin.lower() not in _CONTAINER_ANNOTATIONS:
-            return None
-        return self._annotation_type(arguments[-1])
+        for held in self._alternatives(node):
+            if not isinstance(held, ast.Subscript):
+                continue
+            origin = (self.resolve(held.value) or "").rsplit(".", 1)[-1]
+            if origin.lower() in _CONTAINER_ANNOTATIONS:
+                arguments = held.slice.elts if isinstance(held.slice, ast.Tuple) else [held.slice]
+                return self._annotation_type(arguments[-1])
+        return None
 
     def _default_type(self, node: ast.expr) -> str | None:
         """The class a class-level default builds: ``httpx.Client()``, or the factory of
